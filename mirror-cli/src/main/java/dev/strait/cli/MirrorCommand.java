@@ -1,0 +1,234 @@
+package dev.strait.cli;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+import com.codahale.metrics.MetricRegistry;
+import com.codahale.metrics.jmx.JmxReporter;
+import dev.strait.mirror.config.ClientConfigs;
+import dev.strait.mirror.config.ConfigException;
+import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.PartitionMode;
+import dev.strait.mirror.config.TopicRenamer;
+import dev.strait.mirror.config.TruncationPolicy;
+import dev.strait.mirror.engine.MirrorEngine;
+import dev.strait.mirror.handler.MessageHandler;
+import dev.strait.mirror.metrics.MetricsHttpServer;
+import dev.strait.mirror.metrics.MirrorMetrics;
+import dev.strait.mirror.metrics.ProgressLogger;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code strait mirror} / {@code bin/mirror-maker}: mirror topics from a source cluster to a target cluster. */
+@Command(name = "mirror", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
+    usageHelpWidth = 110,
+    description = {
+        "Mirrors topics from a source Kafka cluster to a target cluster, like Kafka's MirrorMaker 1, without losing data:",
+        "offsets are committed to the source only after the target acknowledged every record before them.",
+        "",
+        "Exit codes: 0 stopped cleanly, 1 failed while running (the log says why), 2 bad input."})
+public final class MirrorCommand implements Callable<Integer> {
+    private static final Logger LOGGER = LoggerFactory.getLogger(MirrorCommand.class);
+
+    @Option(names = "--consumer.config", required = true, paramLabel = "FILE",
+        description = "Consumer properties of the source cluster: bootstrap.servers, group.id (shared by all streams), "
+            + "security settings. enable.auto.commit must not be true.")
+    Path consumerConfig;
+
+    @Option(names = "--producer.config", required = true, paramLabel = "FILE",
+        description = "Producer properties of the target cluster: bootstrap.servers, security settings, tuning.")
+    Path producerConfig;
+
+    @Option(names = {"--whitelist", "--include"}, required = true, paramLabel = "REGEX",
+        description = "Regex of topics to mirror (a comma-separated list also works). Topics created later that "
+            + "match are picked up without a restart. Internal topics (__*) are never mirrored.")
+    String include;
+
+    @Option(names = "--num.streams", paramLabel = "N", defaultValue = "1",
+        description = "Consumer threads, all in one group, sharing one producer (default: ${DEFAULT-VALUE}).")
+    int numStreams;
+
+    @Option(names = "--offset.commit.interval.ms", paramLabel = "MS", defaultValue = "60000",
+        description = "How often each stream flushes the producer and commits acknowledged offsets "
+            + "(default: ${DEFAULT-VALUE}). Bounds the duplicates after a crash.")
+    long offsetCommitIntervalMs;
+
+    @Option(names = "--abort.on.send.failure", paramLabel = "true|false", defaultValue = "true", arity = "1",
+        description = "Stop (exit 1, nothing committed past the failed record) when a record cannot be written to "
+            + "the target; with false the record is counted, logged and skipped (default: ${DEFAULT-VALUE}).")
+    boolean abortOnSendFailure;
+
+    @Option(names = "--message.handler", paramLabel = "CLASS",
+        description = "A dev.strait.mirror.handler.MessageHandler class on the class path that may transform, "
+            + "drop or multiply records.")
+    String messageHandler;
+
+    @Option(names = "--message.handler.args", paramLabel = "ARGS",
+        description = "A string passed to the message handler's configure method.")
+    String messageHandlerArgs;
+
+    @Option(names = "--on.source.truncation", paramLabel = "fail|skip-and-alert", defaultValue = "fail",
+        description = "When the committed position is gone from the source (retention deleted records not yet "
+            + "mirrored, or the topic was re-created): fail stops with an error naming how many records were lost; "
+            + "skip-and-alert logs, counts (metric source-records-lost) and continues from the earliest offset "
+            + "(default: ${DEFAULT-VALUE}).")
+    String onSourceTruncation;
+
+    @Option(names = "--partition.mode", paramLabel = "preserve|hash", defaultValue = "preserve",
+        description = "preserve: target partition = source partition (key hash where the target has fewer); "
+            + "hash: Kafka's key hash over the target's partitions (default: ${DEFAULT-VALUE}).")
+    String partitionMode;
+
+    @Option(names = "--topic.prefix", paramLabel = "PREFIX",
+        description = "Prefix target topic names, e.g. 'nyc.' writes source topic orders to nyc.orders.")
+    String topicPrefix;
+
+    @Option(names = "--topic.rename", paramLabel = "PATTERN=REPLACEMENT",
+        description = "Rename target topics with a regex over the whole source name, e.g. 'prod\\.(.*)=dr.$1'.")
+    String topicRename;
+
+    @Option(names = "--target.replication.factor", paramLabel = "N", defaultValue = "-1",
+        description = "Replication factor of target topics the mirror creates; -1 uses the target's default "
+            + "(default: ${DEFAULT-VALUE}).")
+    int targetReplicationFactor;
+
+    @Option(names = "--provenance.headers", paramLabel = "true|false", defaultValue = "true", arity = "1",
+        description = "Add the strait.src header (source cluster, topic, partition, offset) to every record, for exact "
+            + "lag and active-active loop prevention (default: ${DEFAULT-VALUE}).")
+    boolean provenanceHeaders;
+
+    @Option(names = "--metrics.port", paramLabel = "PORT", defaultValue = "-1",
+        description = "Serve /metrics (Prometheus), /metrics.json and /healthz on this port; -1 turns it off, 0 picks "
+            + "a free port (default: ${DEFAULT-VALUE}).")
+    int metricsPort;
+
+    @Option(names = "--metrics.host", paramLabel = "HOST", defaultValue = "127.0.0.1",
+        description = "Address the metrics endpoint binds to; 0.0.0.0 in a container (default: ${DEFAULT-VALUE}).")
+    String metricsHost;
+
+    @Option(names = "--jmx", paramLabel = "true|false", defaultValue = "true", arity = "1",
+        description = "Publish the mirror's metrics over JMX in domain dev.strait.mirror (default: ${DEFAULT-VALUE}).")
+    boolean jmx;
+
+    @Option(names = "--progress.interval.ms", paramLabel = "MS", defaultValue = "30000",
+        description = "How often to log a one-line progress report (default: ${DEFAULT-VALUE}).")
+    long progressIntervalMs;
+
+    @Override
+    public Integer call() throws Exception {
+        MirrorSettings settings = settings();
+        MetricRegistry registry = new MetricRegistry();
+        MirrorMetrics metrics = new MirrorMetrics(registry);
+        MirrorEngine engine = new MirrorEngine(settings, metrics, Time.SYSTEM);
+        CountDownLatch exited = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            LOGGER.info("Stop requested: finishing in-flight records, committing, closing");
+            engine.requestStop();
+            try {
+                // Graceful: wait for the final flush and commit; the main thread then logs the outcome.
+                engine.awaitTermination(Duration.ofMinutes(5));
+                exited.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "strait-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try (JmxReporter jmxReporter = jmx ? JmxReporter.forRegistry(registry).inDomain("dev.strait.mirror").build() : null;
+             ProgressLogger progress = new ProgressLogger(metrics, settings.progressIntervalMs())) {
+            if (jmxReporter != null) {
+                jmxReporter.start();
+            }
+            engine.start();
+            try (MetricsHttpServer http = metricsPort < 0 ? null : new MetricsHttpServer(metricsHost, metricsPort, metrics,
+                () -> new MetricsHttpServer.Health(engine.state() == MirrorEngine.State.RUNNING, engine.state().name()
+                    .toLowerCase(Locale.ROOT) + (engine.failure() == null ? "" : ": " + engine.failure().getMessage())))) {
+                if (http != null) {
+                    LOGGER.info("Metrics on http://{}:{}/metrics (also /metrics.json, /healthz)", metricsHost, http.port());
+                }
+                while (!engine.awaitTermination(Duration.ofSeconds(1))) {
+                    // wait for a stop request or a failure
+                }
+            }
+        } finally {
+            exited.countDown();
+        }
+        Throwable failure = engine.failure();
+        if (failure != null) {
+            LOGGER.error("Mirror failed: {}", failure.getMessage());
+            throw new MirrorFailedException(failure.getMessage(), failure);
+        }
+        return Cli.OK;
+    }
+
+    MirrorSettings settings() {
+        MirrorSettings.Builder b = MirrorSettings.builder()
+            .consumerConfig(ClientConfigs.load(consumerConfig, "--consumer.config"))
+            .producerConfig(ClientConfigs.load(producerConfig, "--producer.config"))
+            .include(include)
+            .numStreams(numStreams)
+            .offsetCommitIntervalMs(offsetCommitIntervalMs)
+            .abortOnSendFailure(abortOnSendFailure)
+            .onSourceTruncation(TruncationPolicy.parse(onSourceTruncation))
+            .partitionMode(parsePartitionMode(partitionMode))
+            .renamer(TopicRenamer.of(topicPrefix, topicRename))
+            .provenanceHeaders(provenanceHeaders)
+            .targetReplicationFactor(targetReplicationFactor)
+            .progressIntervalMs(progressIntervalMs);
+        if (metricsPort < -1 || metricsPort > 65535) {
+            throw new ConfigException("--metrics.port must be -1 (off), 0 (any free port) or a port number, not " + metricsPort);
+        }
+        if (messageHandler != null) {
+            b.messageHandler(loadHandler(messageHandler, messageHandlerArgs));
+        } else if (messageHandlerArgs != null) {
+            throw new ConfigException("--message.handler.args needs --message.handler");
+        }
+        return b.build();
+    }
+
+    private static PartitionMode parsePartitionMode(String text) {
+        try {
+            return PartitionMode.valueOf(text.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("--partition.mode must be 'preserve' or 'hash', not '" + text + "'");
+        }
+    }
+
+    static MessageHandler loadHandler(String className, String args) {
+        Object instance;
+        try {
+            instance = Class.forName(className).getDeclaredConstructor().newInstance();
+        } catch (ClassNotFoundException e) {
+            throw new ConfigException("--message.handler class " + className + " is not on the class path "
+                + "(put its jar in STRAIT_CLASSPATH)");
+        } catch (ReflectiveOperationException | LinkageError e) {
+            throw new ConfigException("--message.handler class " + className + " cannot be created: " + e
+                + " (it needs a public no-argument constructor)");
+        }
+        if (!(instance instanceof MessageHandler)) {
+            throw new ConfigException("--message.handler class " + className + " does not implement "
+                + MessageHandler.class.getName());
+        }
+        MessageHandler handler = (MessageHandler) instance;
+        try {
+            handler.configure(args);
+        } catch (RuntimeException e) {
+            throw new ConfigException("--message.handler " + className + " rejected --message.handler.args: " + e.getMessage());
+        }
+        return handler;
+    }
+
+    /** The mirror ran and failed; exit code 1. */
+    static final class MirrorFailedException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        MirrorFailedException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}

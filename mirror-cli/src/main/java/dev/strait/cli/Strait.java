@@ -1,0 +1,22 @@
+package dev.strait.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** {@code bin/strait}: the one front door; each Strait program is a subcommand. */
+@Command(name = "strait", mixinStandardHelpOptions = true, versionProvider = Version.class,
+    description = "Strait: lossless Kafka topic mirroring.",
+    subcommands = {MirrorCommand.class, CommandLine.HelpCommand.class})
+public final class Strait implements Runnable {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required (e.g. 'mirror')");
+    }
+
+    public static void main(String[] args) {
+        System.exit(Cli.execute(new Strait(), args));
+    }
+}

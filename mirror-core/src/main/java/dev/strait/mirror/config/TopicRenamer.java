@@ -1,0 +1,79 @@
+package dev.strait.mirror.config;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * Maps a source topic name to its target name. Either a prefix ({@code nyc.} makes {@code orders} into
+ * {@code nyc.orders}), a regex rule {@code PATTERN=REPLACEMENT} applied to the whole name (topics that do not
+ * match keep their name), or both, the rule first. Immutable and thread-safe.
+ */
+public final class TopicRenamer {
+    private static final TopicRenamer IDENTITY = new TopicRenamer("", null, null);
+
+    private final String prefix;
+    private final Pattern pattern;
+    private final String replacement;
+
+    private TopicRenamer(String prefix, Pattern pattern, String replacement) {
+        this.prefix = prefix;
+        this.pattern = pattern;
+        this.replacement = replacement;
+    }
+
+    public static TopicRenamer identity() {
+        return IDENTITY;
+    }
+
+    /**
+     * @param prefix a prefix or null
+     * @param rule {@code PATTERN=REPLACEMENT} or null
+     */
+    public static TopicRenamer of(String prefix, String rule) {
+        Pattern pattern = null;
+        String replacement = null;
+        if (rule != null && !rule.isBlank()) {
+            int eq = rule.lastIndexOf('=');
+            if (eq <= 0) {
+                throw new ConfigException("--topic.rename must look like PATTERN=REPLACEMENT (e.g. 'prod\\.(.*)=dr.$1'), not '"
+                    + rule + "'");
+            }
+            try {
+                pattern = Pattern.compile(rule.substring(0, eq));
+            } catch (PatternSyntaxException e) {
+                throw new ConfigException("--topic.rename pattern is not a valid regex: " + e.getDescription());
+            }
+            replacement = rule.substring(eq + 1);
+        }
+        String p = prefix == null ? "" : prefix;
+        if (!p.isEmpty() && !p.matches("[a-zA-Z0-9._-]+")) {
+            throw new ConfigException("--topic.prefix may only contain letters, digits, '.', '_' and '-', not '" + p + "'");
+        }
+        return new TopicRenamer(p, pattern, replacement);
+    }
+
+    public String targetTopic(String sourceTopic) {
+        String name = sourceTopic;
+        if (pattern != null) {
+            Matcher m = pattern.matcher(name);
+            if (m.matches()) {
+                name = m.replaceAll(replacement);
+            }
+        }
+        return prefix.isEmpty() ? name : prefix + name;
+    }
+
+    public boolean isIdentity() {
+        return prefix.isEmpty() && pattern == null;
+    }
+
+    /** The rule in the form a user wrote it, for logs and for the lag monitor. */
+    public String describe() {
+        if (isIdentity()) {
+            return "none";
+        }
+        String rule = pattern == null ? "" : pattern.pattern() + "=" + replacement;
+        return (rule.isEmpty() ? "" : "rename " + rule) + (prefix.isEmpty() ? "" : (rule.isEmpty() ? "" : ", ") + "prefix " + prefix);
+    }
+}

@@ -1,0 +1,203 @@
+package dev.strait.mirror.engine;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.strait.mirror.config.ClientConfigs;
+import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.metrics.ClientMetricsBridge;
+import dev.strait.mirror.metrics.MirrorMetrics;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The mirror: {@code num.streams} consumer threads in one group, one shared producer, offsets committed
+ * only for what the target acknowledged (see {@link MirrorStream}).
+ *
+ * <pre>
+ *   NEW --start()--> RUNNING --requestStop() or a stream fails--> STOPPING --all streams done--> STOPPED | FAILED
+ * </pre>
+ *
+ * <p>When one stream fails (a send failure with abort.on.send.failure, a truncated source with
+ * on.source.truncation=fail, an unreachable target topic), the engine stops the other streams politely, so
+ * each commits what it copied, and ends FAILED with that stream's error.
+ *
+ * <p>Thread-safe: {@link #requestStop()} and the accessors may be called from any thread (e.g. a signal handler).
+ */
+public final class MirrorEngine implements AutoCloseable {
+    private static final Logger LOGGER = LoggerFactory.getLogger(MirrorEngine.class);
+
+    public enum State { NEW, RUNNING, STOPPING, STOPPED, FAILED }
+
+    private final MirrorSettings settings;
+    private final MirrorMetrics metrics;
+    private final Time time;
+    private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private final List<MirrorStream> streams = new ArrayList<>();
+    private final List<Thread> threads = new ArrayList<>();
+    private final CountDownLatch terminated = new CountDownLatch(1);
+    private final AtomicInteger running = new AtomicInteger();
+    private Admin sourceAdmin;
+    private Admin targetAdmin;
+    private Producer<byte[], byte[]> producer;
+    private String sourceClusterId;
+    private String targetClusterId;
+
+    public MirrorEngine(MirrorSettings settings, MirrorMetrics metrics, Time time) {
+        this.settings = settings;
+        this.metrics = metrics;
+        this.time = time;
+    }
+
+    /**
+     * Connects to both clusters, then starts the streams. Throws {@link MirrorException} (and starts nothing)
+     * if a cluster cannot be reached.
+     */
+    public synchronized void start() {
+        if (!state.compareAndSet(State.NEW, State.RUNNING)) {
+            throw new IllegalStateException("the engine was already started (state " + state.get() + ")");
+        }
+        try {
+            Properties consumerBase = ClientConfigs.consumer(settings.consumerConfig(), 0);
+            Properties producerProps = ClientConfigs.producer(settings.producerConfig());
+            sourceAdmin = Admin.create(ClientConfigs.admin(consumerBase, "strait-mirror-source-admin"));
+            targetAdmin = Admin.create(ClientConfigs.admin(producerProps, "strait-mirror-target-admin"));
+            sourceClusterId = clusterId(sourceAdmin, "source", consumerBase);
+            targetClusterId = clusterId(targetAdmin, "target", producerProps);
+            if (sourceClusterId.equals(targetClusterId)) {
+                throw new MirrorException("source and target are the same cluster (" + sourceClusterId + "); "
+                    + "check bootstrap.servers in --consumer.config and --producer.config");
+            }
+            producer = new KafkaProducer<>(producerProps);
+            ClientMetricsBridge.registerProducer(metrics.registry(), producer.metrics());
+            TargetTopics targetTopics = new TargetTopics(sourceAdmin, targetAdmin, settings.targetReplicationFactor());
+            String offsetReset = ClientConfigs.userOffsetReset(settings.consumerConfig());
+            for (int i = 0; i < settings.numStreams(); i++) {
+                KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(ClientConfigs.consumer(settings.consumerConfig(), i));
+                ClientMetricsBridge.registerConsumer(metrics.registry(), "stream-" + i, consumer.metrics());
+                streams.add(new MirrorStream(i, settings, consumer, producer, targetTopics, sourceClusterId, targetClusterId,
+                    metrics, time, offsetReset));
+            }
+        } catch (RuntimeException e) {
+            state.set(State.FAILED);
+            failure.set(e);
+            closeClients();
+            terminated.countDown();
+            throw e;
+        }
+        LOGGER.info("Mirroring topics matching '{}' from cluster {} to cluster {} with {} streams (rename: {}, "
+                + "partitions: {}, commit every {} ms, abort on send failure: {})", settings.include().pattern(),
+            sourceClusterId, targetClusterId, settings.numStreams(), settings.renamer().describe(),
+            settings.partitionMode().name().toLowerCase(java.util.Locale.ROOT), settings.offsetCommitIntervalMs(),
+            settings.abortOnSendFailure());
+        running.set(streams.size());
+        for (MirrorStream stream : streams) {
+            Thread t = new Thread(() -> runStream(stream), "strait-mirror-stream-" + threads.size());
+            threads.add(t);
+        }
+        threads.forEach(Thread::start);
+    }
+
+    private void runStream(MirrorStream stream) {
+        try {
+            stream.run();
+        } catch (Throwable t) {
+            if (failure.compareAndSet(null, t)) {
+                LOGGER.error("A mirror stream failed, stopping the mirror: {}", t.getMessage());
+            }
+            requestStop();
+        } finally {
+            if (running.decrementAndGet() == 0) {
+                finishAll();
+            }
+        }
+    }
+
+    private void finishAll() {
+        closeClients();
+        state.set(failure.get() == null ? State.STOPPED : State.FAILED);
+        LOGGER.info("Mirror {}: {} records consumed, {} produced, {} send errors",
+            state.get() == State.STOPPED ? "stopped" : "failed", metrics.recordsConsumed(), metrics.recordsProduced(),
+            metrics.sendErrors());
+        terminated.countDown();
+    }
+
+    /** Stops polling in every stream; each flushes, commits and closes. Returns at once; see {@link #awaitTermination}. */
+    public void requestStop() {
+        state.compareAndSet(State.RUNNING, State.STOPPING);
+        for (MirrorStream s : streams) {
+            s.requestStop();
+        }
+    }
+
+    /** Waits until every stream has finished and the clients are closed. Returns false on timeout. */
+    public boolean awaitTermination(Duration timeout) throws InterruptedException {
+        return terminated.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    public State state() {
+        return state.get();
+    }
+
+    /** The error that stopped the mirror, or null. */
+    public Throwable failure() {
+        return failure.get();
+    }
+
+    public MirrorMetrics metrics() {
+        return metrics;
+    }
+
+    public String sourceClusterId() {
+        return sourceClusterId;
+    }
+
+    public String targetClusterId() {
+        return targetClusterId;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        requestStop();
+        if (state.get() != State.NEW && !awaitTermination(Duration.ofMinutes(3))) {
+            LOGGER.warn("The mirror did not stop within 3 minutes; closing anyway");
+        }
+    }
+
+    private synchronized void closeClients() {
+        if (producer != null) {
+            try {
+                producer.close(Duration.ofSeconds(30));
+            } catch (RuntimeException e) {
+                LOGGER.warn("Closing the producer failed: {}", e.toString());
+            }
+        }
+        for (Admin admin : new Admin[] {sourceAdmin, targetAdmin}) {
+            if (admin != null) {
+                admin.close(Duration.ofSeconds(5));
+            }
+        }
+    }
+
+    private static String clusterId(Admin admin, String which, Properties props) {
+        try {
+            return admin.describeCluster().clusterId().get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            throw new MirrorException("cannot reach the " + which + " cluster at " + props.getProperty("bootstrap.servers")
+                + ": " + cause.getMessage() + "; check bootstrap.servers and security settings", cause);
+        }
+    }
+}

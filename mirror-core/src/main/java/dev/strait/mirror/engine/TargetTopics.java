@@ -1,0 +1,155 @@
+package dev.strait.mirror.engine;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Makes sure each target topic exists before the first record is sent to it, and knows its partition
+ * count. Creating topics ahead of the producer avoids the metadata stalls and idempotent-sequence errors
+ * that auto-creation under a running producer invites.
+ *
+ * <p>Thread-safe: streams call {@link #ensure} concurrently; each topic is resolved once (one caller does
+ * the admin calls, the others wait for its result). A failed resolution is forgotten, so a later call retries.
+ */
+public final class TargetTopics {
+    private static final Logger LOGGER = LoggerFactory.getLogger(TargetTopics.class);
+    private static final long ADMIN_TIMEOUT_MS = 60_000;
+    /** Topic settings copied from a source topic when the mirror creates its target; others keep the target's defaults. */
+    private static final Set<String> COPIED_CONFIGS = Set.of(
+        "cleanup.policy", "retention.ms", "retention.bytes", "max.message.bytes", "message.timestamp.type",
+        "min.compaction.lag.ms", "max.compaction.lag.ms", "delete.retention.ms", "compression.type");
+
+    private final Admin sourceAdmin;
+    private final Admin targetAdmin;
+    private final short replicationFactor;
+    private final Map<String, CompletableFuture<Integer>> partitionCounts = new ConcurrentHashMap<>();
+
+    public TargetTopics(Admin sourceAdmin, Admin targetAdmin, short replicationFactor) {
+        this.sourceAdmin = sourceAdmin;
+        this.targetAdmin = targetAdmin;
+        this.replicationFactor = replicationFactor;
+    }
+
+    /**
+     * Creates {@code targetTopic} if it is missing (with the partition count and selected configs of
+     * {@code sourceTopic}) and returns its partition count. Blocks for at most about two admin timeouts.
+     */
+    public int ensure(String sourceTopic, String targetTopic) {
+        CompletableFuture<Integer> mine = new CompletableFuture<>();
+        CompletableFuture<Integer> existing = partitionCounts.putIfAbsent(targetTopic, mine);
+        if (existing != null) {
+            return await(existing, targetTopic);
+        }
+        try {
+            mine.complete(resolve(sourceTopic, targetTopic));
+        } catch (RuntimeException e) {
+            partitionCounts.remove(targetTopic, mine);
+            mine.completeExceptionally(e);
+        }
+        return await(mine, targetTopic);
+    }
+
+    /** The partition count last seen for a target topic, if it was resolved. */
+    public Optional<Integer> knownPartitions(String targetTopic) {
+        CompletableFuture<Integer> f = partitionCounts.get(targetTopic);
+        return f != null && f.isDone() && !f.isCompletedExceptionally() ? Optional.of(f.join()) : Optional.empty();
+    }
+
+    /** Forgets what is known of a target topic, so the next {@link #ensure} looks again (e.g. after it grew). */
+    public void refresh(String targetTopic) {
+        partitionCounts.remove(targetTopic);
+    }
+
+    private int resolve(String sourceTopic, String targetTopic) {
+        Optional<Integer> existing = describe(targetAdmin, targetTopic);
+        if (existing.isPresent()) {
+            return existing.get();
+        }
+        int partitions = describe(sourceAdmin, sourceTopic).orElseThrow(() -> new MirrorException(
+            "source topic " + sourceTopic + " vanished while the mirror was creating its target " + targetTopic));
+        Map<String, String> configs = sourceConfigs(sourceTopic);
+        NewTopic topic = new NewTopic(targetTopic, Optional.of(partitions),
+            replicationFactor < 0 ? Optional.empty() : Optional.of(replicationFactor)).configs(configs);
+        try {
+            targetAdmin.createTopics(List.of(topic)).all().get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            LOGGER.info("Created target topic {} with {} partitions (replication factor {}, configs {})",
+                targetTopic, partitions, replicationFactor < 0 ? "broker default" : replicationFactor, configs);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) {
+                throw new MirrorException("could not create target topic " + targetTopic + ": " + e.getCause().getMessage()
+                    + "; create it on the target cluster or give the mirror's producer principal CREATE rights", e.getCause());
+            }
+        } catch (Exception e) {
+            throw new MirrorException("could not create target topic " + targetTopic + ": " + e, e);
+        }
+        // Another mirror instance may have created it first with a different count: read back the truth.
+        return describe(targetAdmin, targetTopic).orElse(partitions);
+    }
+
+    private Map<String, String> sourceConfigs(String sourceTopic) {
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, sourceTopic);
+        Map<String, String> out = new HashMap<>();
+        try {
+            Config config = sourceAdmin.describeConfigs(List.of(resource)).all()
+                .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS).get(resource);
+            for (ConfigEntry entry : config.entries()) {
+                if (entry.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG && COPIED_CONFIGS.contains(entry.name())) {
+                    out.put(entry.name(), entry.value());
+                }
+            }
+        } catch (Exception e) {
+            LOGGER.warn("Could not read configs of source topic {} ({}); the target topic gets the target's defaults",
+                sourceTopic, e.toString());
+        }
+        return out;
+    }
+
+    private static Optional<Integer> describe(Admin admin, String topic) {
+        try {
+            TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames()
+                .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS).get(topic);
+            return Optional.of(d.partitions().size());
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                return Optional.empty();
+            }
+            throw new MirrorException("could not describe topic " + topic + ": " + e.getCause(), e.getCause());
+        } catch (Exception e) {
+            throw new MirrorException("could not describe topic " + topic + ": " + e, e);
+        }
+    }
+
+    private static int await(CompletableFuture<Integer> f, String topic) {
+        try {
+            return f.get(3 * ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof MirrorException) {
+                throw (MirrorException) e.getCause();
+            }
+            throw new MirrorException("could not prepare target topic " + topic + ": " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MirrorException("interrupted while preparing target topic " + topic, e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new MirrorException("timed out preparing target topic " + topic, e);
+        }
+    }
+}

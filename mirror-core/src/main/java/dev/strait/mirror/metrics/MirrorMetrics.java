@@ -1,0 +1,151 @@
+package dev.strait.mirror.metrics;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import com.codahale.metrics.Counter;
+import com.codahale.metrics.Histogram;
+import com.codahale.metrics.LockFreeExponentiallyDecayingReservoir;
+import com.codahale.metrics.Meter;
+import com.codahale.metrics.MetricRegistry;
+import com.codahale.metrics.Timer;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The mirror's own metrics, in one dropwizard registry that the JMX reporter, the HTTP endpoint and the
+ * progress log all read. Thread-safe: streams and producer callbacks update it concurrently.
+ */
+public final class MirrorMetrics {
+    public static final String PREFIX = "strait.mirror.";
+
+    private final MetricRegistry registry;
+    private final Meter recordsIn;
+    private final Meter bytesIn;
+    private final Meter recordsOut;
+    private final Meter bytesOut;
+    private final Timer flushTime;
+    private final Timer commitTime;
+    private final Counter sendErrors;
+    private final Counter commitFailures;
+    private final Counter loopDrops;
+    private final Counter handlerDrops;
+    private final Counter sourceRecordsLost;
+    private final Histogram recordAgeMs;
+    /** Consumer-read lag per source partition, replaced as a whole by each stream (immutable snapshots). */
+    private final Map<Integer, Map<TopicPartition, Long>> lagByStream = new ConcurrentHashMap<>();
+
+    public MirrorMetrics(MetricRegistry registry) {
+        this.registry = registry;
+        this.recordsIn = registry.meter(PREFIX + "records-consumed");
+        this.bytesIn = registry.meter(PREFIX + "bytes-consumed");
+        this.recordsOut = registry.meter(PREFIX + "records-produced");
+        this.bytesOut = registry.meter(PREFIX + "bytes-produced");
+        this.flushTime = registry.timer(PREFIX + "flush-time");
+        this.commitTime = registry.timer(PREFIX + "commit-time");
+        this.sendErrors = registry.counter(PREFIX + "send-errors");
+        this.commitFailures = registry.counter(PREFIX + "commit-failures");
+        this.loopDrops = registry.counter(PREFIX + "records-dropped-loop");
+        this.handlerDrops = registry.counter(PREFIX + "records-dropped-handler");
+        this.sourceRecordsLost = registry.counter(PREFIX + "source-records-lost");
+        this.recordAgeMs = registry.register(PREFIX + "record-age-ms",
+            new Histogram(LockFreeExponentiallyDecayingReservoir.builder().build()));
+        registry.gauge(PREFIX + "consumer-lag-records", () -> this::totalLag);
+    }
+
+    public MetricRegistry registry() {
+        return registry;
+    }
+
+    public void consumed(int records, long bytes) {
+        recordsIn.mark(records);
+        bytesIn.mark(bytes);
+    }
+
+    public void produced(long bytes, long ageMs) {
+        recordsOut.mark();
+        bytesOut.mark(bytes);
+        recordAgeMs.update(Math.max(0, ageMs));
+    }
+
+    public Timer.Context timeFlush() {
+        return flushTime.time();
+    }
+
+    public Timer.Context timeCommit() {
+        return commitTime.time();
+    }
+
+    public void sendError() {
+        sendErrors.inc();
+    }
+
+    public void commitFailed() {
+        commitFailures.inc();
+    }
+
+    public void droppedByLoopPrevention() {
+        loopDrops.inc();
+    }
+
+    public void droppedByHandler() {
+        handlerDrops.inc();
+    }
+
+    public void sourceRecordsLost(long n) {
+        sourceRecordsLost.inc(n);
+    }
+
+    public void consumerLag(int stream, Map<TopicPartition, Long> lag) {
+        lagByStream.put(stream, Map.copyOf(lag));
+    }
+
+    public void forgetStream(int stream) {
+        lagByStream.remove(stream);
+    }
+
+    /** Consumer-read lag of every partition any stream owns (records the source has that the mirror has not read). */
+    public Map<TopicPartition, Long> consumerLag() {
+        Map<TopicPartition, Long> all = new java.util.TreeMap<>(
+            java.util.Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+        lagByStream.values().forEach(all::putAll);
+        return all;
+    }
+
+    public long totalLag() {
+        long sum = 0;
+        for (Map<TopicPartition, Long> m : lagByStream.values()) {
+            for (long v : m.values()) {
+                sum += v;
+            }
+        }
+        return sum;
+    }
+
+    public long recordsConsumed() {
+        return recordsIn.getCount();
+    }
+
+    public long recordsProduced() {
+        return recordsOut.getCount();
+    }
+
+    public long sendErrors() {
+        return sendErrors.getCount();
+    }
+
+    public long commits() {
+        return commitTime.getCount();
+    }
+
+    public double producedRate() {
+        return recordsOut.getOneMinuteRate();
+    }
+
+    public long sourceRecordsLost() {
+        return sourceRecordsLost.getCount();
+    }
+
+    public Histogram recordAge() {
+        return recordAgeMs;
+    }
+}

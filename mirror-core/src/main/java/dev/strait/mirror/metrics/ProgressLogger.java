@@ -1,0 +1,47 @@
+package dev.strait.mirror.metrics;
+
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Logs one line of progress every interval: what was copied since the last line, the rate, lag and errors. */
+public final class ProgressLogger implements AutoCloseable {
+    private static final Logger LOGGER = LoggerFactory.getLogger(ProgressLogger.class);
+
+    private final MirrorMetrics metrics;
+    private final ScheduledExecutorService scheduler;
+    private long lastProduced;
+    private long lastNanos = System.nanoTime();
+
+    public ProgressLogger(MirrorMetrics metrics, long intervalMs) {
+        this.metrics = metrics;
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "strait-progress");
+            t.setDaemon(true);
+            return t;
+        });
+        scheduler.scheduleAtFixedRate(this::logOnce, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
+    }
+
+    private void logOnce() {
+        long produced = metrics.recordsProduced();
+        long now = System.nanoTime();
+        double seconds = Math.max(1e-3, (now - lastNanos) / 1e9);
+        double rate = (produced - lastProduced) / seconds;
+        LOGGER.info("progress: mirrored {} records ({} since last report, {} rec/s), consumed {}, consumer lag {}, "
+                + "send errors {}, commits {}, replication latency p99 {} ms, source records lost {}",
+            produced, produced - lastProduced, Math.round(rate), metrics.recordsConsumed(), metrics.totalLag(),
+            metrics.sendErrors(), metrics.commits(), Math.round(metrics.recordAge().getSnapshot().get99thPercentile()),
+            metrics.sourceRecordsLost());
+        lastProduced = produced;
+        lastNanos = now;
+    }
+
+    @Override
+    public void close() {
+        scheduler.shutdownNow();
+    }
+}
