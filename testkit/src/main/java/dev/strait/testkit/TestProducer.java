@@ -22,6 +22,7 @@ public final class TestProducer implements AutoCloseable {
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "60000");
         props.put(ProducerConfig.BATCH_SIZE_CONFIG, "65536");
         producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
     }
@@ -33,12 +34,20 @@ public final class TestProducer implements AutoCloseable {
 
     public void produce(String topic, int partitions, int from, int perPartition) {
         long baseTs = 1_700_000_000_000L;
-        for (int n = from; n < from + perPartition; n++) {
+        java.util.concurrent.atomic.AtomicReference<Exception> failed = new java.util.concurrent.atomic.AtomicReference<>();
+        for (int n = from; n < from + perPartition && failed.get() == null; n++) {
             for (int p = 0; p < partitions; p++) {
-                producer.send(record(topic, p, n, baseTs + n, 64));
+                producer.send(record(topic, p, n, baseTs + n, 64), (md, e) -> {
+                    if (e != null) {
+                        failed.compareAndSet(null, e);
+                    }
+                });
             }
         }
         producer.flush();
+        if (failed.get() != null) {
+            throw new IllegalStateException("producing test records to " + topic + " failed: " + failed.get(), failed.get());
+        }
     }
 
     public static ProducerRecord<byte[], byte[]> record(String topic, int partition, long n, long ts, int valueSize) {

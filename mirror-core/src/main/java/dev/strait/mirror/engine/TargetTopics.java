@@ -14,7 +14,9 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -32,6 +34,7 @@ import org.slf4j.LoggerFactory;
 public final class TargetTopics {
     private static final Logger LOGGER = LoggerFactory.getLogger(TargetTopics.class);
     private static final long ADMIN_TIMEOUT_MS = 60_000;
+    private static final long WRITABLE_POLL_MS = 50;
     /** Topic settings copied from a source topic when the mirror creates its target; others keep the target's defaults. */
     private static final Set<String> COPIED_CONFIGS = Set.of(
         "cleanup.policy", "retention.ms", "retention.bytes", "max.message.bytes", "message.timestamp.type",
@@ -101,7 +104,45 @@ public final class TargetTopics {
             throw new MirrorException("could not create target topic " + targetTopic + ": " + e, e);
         }
         // Another mirror instance may have created it first with a different count: read back the truth.
-        return describe(targetAdmin, targetTopic).orElse(partitions);
+        int actual = describe(targetAdmin, targetTopic).orElse(partitions);
+        awaitWritable(targetTopic, actual);
+        return actual;
+    }
+
+    /**
+     * Waits until every partition's leader serves the new topic. A broker lists a new topic in its
+     * metadata a moment before the partition exists in its log; an idempotent producer that writes in that
+     * window gets NOT_LEADER_OR_FOLLOWER and then can stall on OUT_OF_ORDER_SEQUENCE_NUMBER retries.
+     */
+    private void awaitWritable(String topic, int partitions) {
+        Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
+        for (int p = 0; p < partitions; p++) {
+            specs.put(new TopicPartition(topic, p), OffsetSpec.latest());
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ADMIN_TIMEOUT_MS);
+        Exception last = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                targetAdmin.listOffsets(specs).all().get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                return;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new MirrorException("interrupted while waiting for target topic " + topic, e);
+            } catch (Exception e) {
+                last = e;
+                sleepQuietly(WRITABLE_POLL_MS);
+            }
+        }
+        throw new MirrorException("target topic " + topic + " was created but its partitions did not come online within "
+            + ADMIN_TIMEOUT_MS + " ms: " + last, last);
+    }
+
+    private static void sleepQuietly(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private Map<String, String> sourceConfigs(String sourceTopic) {
