@@ -17,6 +17,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -82,13 +83,15 @@ public final class MirrorEngine implements AutoCloseable {
             }
             producer = new KafkaProducer<>(producerProps);
             ClientMetricsBridge.registerProducer(metrics.registry(), producer.metrics());
-            TargetTopics targetTopics = new TargetTopics(sourceAdmin, targetAdmin, settings.targetReplicationFactor());
+            TargetTopics targetTopics = new TargetTopics(sourceAdmin, targetAdmin, settings.targetReplicationFactor(),
+                Integer.parseInt(producerProps.getProperty(ProducerConfig.BATCH_SIZE_CONFIG)));
             String offsetReset = ClientConfigs.userOffsetReset(settings.consumerConfig());
+            RecordSizer sizer = new RecordSizer(producerProps.getProperty(ProducerConfig.COMPRESSION_TYPE_CONFIG));
             for (int i = 0; i < settings.numStreams(); i++) {
                 KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(ClientConfigs.consumer(settings.consumerConfig(), i));
                 ClientMetricsBridge.registerConsumer(metrics.registry(), "stream-" + i, consumer.metrics());
                 streams.add(new MirrorStream(i, settings, consumer, producer, targetTopics, sourceClusterId, targetClusterId,
-                    metrics, time, offsetReset));
+                    metrics, time, offsetReset, sizer));
             }
         } catch (RuntimeException e) {
             state.set(State.FAILED);

@@ -31,6 +31,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
@@ -80,7 +81,8 @@ final class MirrorStream implements Runnable {
 
     private final OffsetTracker offsets = new OffsetTracker();
     private final Map<TopicPartition, Route> routes = new HashMap<>();
-    private final Map<String, Integer> handlerTopics = new HashMap<>();
+    private final Map<String, TargetTopics.TargetTopic> handlerTopics = new HashMap<>();
+    private final RecordSizer sizer;
 
     // Written by the producer's I/O thread, read by the stream thread.
     private final AtomicLong outstanding = new AtomicLong();
@@ -96,7 +98,7 @@ final class MirrorStream implements Runnable {
 
     MirrorStream(int index, MirrorSettings settings, Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer,
                  TargetTopics targetTopics, String sourceClusterId, String targetClusterId, MirrorMetrics metrics,
-                 Time time, String offsetReset) {
+                 Time time, String offsetReset, RecordSizer sizer) {
         this.index = index;
         this.logPrefix = "[stream " + index + "] ";
         this.settings = settings;
@@ -109,6 +111,7 @@ final class MirrorStream implements Runnable {
         this.time = time;
         this.handler = settings.messageHandler();
         this.offsetReset = offsetReset;
+        this.sizer = sizer;
         this.truncation = new SourceTruncationHandler(consumer, offsets, settings.onSourceTruncation(), metrics, logPrefix);
     }
 
@@ -209,7 +212,7 @@ final class MirrorStream implements Runnable {
         }
         ProducerRecord<byte[], byte[]> out = new ProducerRecord<>(route.targetTopic, route.partitionFor(record.key()),
             timestampOf(record), record.key(), record.value(), headers);
-        send(out, record);
+        send(out, record, route.maxMessageBytes);
     }
 
     private void mirrorThroughHandler(Route route, ConsumerRecord<byte[], byte[]> record) {
@@ -231,11 +234,18 @@ final class MirrorStream implements Runnable {
                 continue;
             }
             String targetTopic = settings.renamer().targetTopic(pr.topic());
-            int targetPartitions = targetTopic.equals(route.targetTopic) ? route.targetPartitions
-                : handlerTopics.computeIfAbsent(targetTopic, t -> targetTopics.ensure(record.topic(), t));
+            int targetPartitions = route.targetPartitions;
+            int maxMessageBytes = route.maxMessageBytes;
+            if (!targetTopic.equals(route.targetTopic)) {
+                TargetTopics.TargetTopic t = handlerTopics.computeIfAbsent(targetTopic,
+                    name -> targetTopics.ensure(record.topic(), name));
+                targetPartitions = t.partitions();
+                maxMessageBytes = t.maxMessageBytes();
+            }
             int partition = pr.partition() != null ? pr.partition()
                 : Route.partitionFor(settings.partitionMode(), record.partition(), targetPartitions, pr.key());
-            send(new ProducerRecord<>(targetTopic, partition, pr.timestamp(), pr.key(), pr.value(), headers), record);
+            send(new ProducerRecord<>(targetTopic, partition, pr.timestamp(), pr.key(), pr.value(), headers), record,
+                maxMessageBytes);
         }
     }
 
@@ -266,7 +276,14 @@ final class MirrorStream implements Runnable {
         return record.timestamp() == RecordBatch.NO_TIMESTAMP ? null : record.timestamp();
     }
 
-    private void send(ProducerRecord<byte[], byte[]> out, ConsumerRecord<byte[], byte[]> source) {
+    private void send(ProducerRecord<byte[], byte[]> out, ConsumerRecord<byte[], byte[]> source, int maxMessageBytes) {
+        int oversize = sizer.oversizeBytes(out, maxMessageBytes);
+        if (oversize > 0) {
+            onSendFailure(new TopicPartition(source.topic(), source.partition()), source.offset(),
+                new RecordTooLargeException("the record is " + oversize + " bytes, more than max.message.bytes="
+                    + maxMessageBytes + " of target topic " + out.topic()));
+            return;
+        }
         SendCallback callback = new SendCallback(new TopicPartition(source.topic(), source.partition()), source.offset(),
             source.timestamp(), Math.max(0, source.serializedKeySize()) + Math.max(0, source.serializedValueSize()));
         outstanding.incrementAndGet();
@@ -431,15 +448,14 @@ final class MirrorStream implements Runnable {
     }
 
     private Route buildRoute(TopicPartition tp) {
-        String targetTopic = settings.renamer().targetTopic(tp.topic());
-        int targetPartitions = targetTopics.ensure(tp.topic(), targetTopic);
+        TargetTopics.TargetTopic target = targetTopics.ensure(tp.topic(), settings.renamer().targetTopic(tp.topic()));
         if (settings.partitionMode() == dev.strait.mirror.config.PartitionMode.PRESERVE
-            && tp.partition() >= targetPartitions) {
+            && tp.partition() >= target.partitions()) {
             LOGGER.warn("{}Target topic {} has {} partitions, fewer than source partition {} needs; its records go by key "
-                + "hash instead. Add partitions to the target topic to keep partitions aligned.", logPrefix, targetTopic,
-                targetPartitions, tp);
+                + "hash instead. Add partitions to the target topic to keep partitions aligned.", logPrefix, target.name(),
+                target.partitions(), tp);
         }
-        Route route = new Route(targetTopic, tp.partition(), targetPartitions, settings.partitionMode(),
+        Route route = new Route(target, tp.partition(), settings.partitionMode(),
             Provenance.prefix(sourceClusterId, sourceClusterId, tp.topic(), tp.partition()));
         routes.put(tp, route);
         return route;

@@ -15,13 +15,16 @@ final class Route {
     final int targetPartitions;
     final PartitionMode mode;
     final Provenance.Prefix provenance;
+    /** The target topic's max.message.bytes: a record whose batch would be larger is refused by the target. */
+    final int maxMessageBytes;
 
-    Route(String targetTopic, int sourcePartition, int targetPartitions, PartitionMode mode, Provenance.Prefix provenance) {
-        this.targetTopic = targetTopic;
+    Route(TargetTopics.TargetTopic target, int sourcePartition, PartitionMode mode, Provenance.Prefix provenance) {
+        this.targetTopic = target.name();
         this.sourcePartition = sourcePartition;
-        this.targetPartitions = targetPartitions;
+        this.targetPartitions = target.partitions();
         this.mode = mode;
         this.provenance = provenance;
+        this.maxMessageBytes = target.maxMessageBytes();
     }
 
     int partitionFor(byte[] key) {

@@ -40,48 +40,73 @@ public final class TargetTopics {
         "cleanup.policy", "retention.ms", "retention.bytes", "max.message.bytes", "message.timestamp.type",
         "min.compaction.lag.ms", "max.compaction.lag.ms", "delete.retention.ms", "compression.type");
 
+    /** What the mirror needs to know of a target topic. Immutable. */
+    public record TargetTopic(String name, int partitions, int maxMessageBytes) {
+    }
+
     private final Admin sourceAdmin;
     private final Admin targetAdmin;
     private final short replicationFactor;
-    private final Map<String, CompletableFuture<Integer>> partitionCounts = new ConcurrentHashMap<>();
+    private final int producerBatchBytes;
+    private final Map<String, CompletableFuture<TargetTopic>> topics = new ConcurrentHashMap<>();
 
-    public TargetTopics(Admin sourceAdmin, Admin targetAdmin, short replicationFactor) {
+    public TargetTopics(Admin sourceAdmin, Admin targetAdmin, short replicationFactor, int producerBatchBytes) {
         this.sourceAdmin = sourceAdmin;
         this.targetAdmin = targetAdmin;
         this.replicationFactor = replicationFactor;
+        this.producerBatchBytes = producerBatchBytes;
     }
 
     /**
      * Creates {@code targetTopic} if it is missing (with the partition count and selected configs of
-     * {@code sourceTopic}) and returns its partition count. Blocks for at most about two admin timeouts.
+     * {@code sourceTopic}) and returns what the mirror needs to know of it. Blocks for at most about
+     * two admin timeouts.
      */
-    public int ensure(String sourceTopic, String targetTopic) {
-        CompletableFuture<Integer> mine = new CompletableFuture<>();
-        CompletableFuture<Integer> existing = partitionCounts.putIfAbsent(targetTopic, mine);
+    public TargetTopic ensure(String sourceTopic, String targetTopic) {
+        CompletableFuture<TargetTopic> mine = new CompletableFuture<>();
+        CompletableFuture<TargetTopic> existing = topics.putIfAbsent(targetTopic, mine);
         if (existing != null) {
             return await(existing, targetTopic);
         }
         try {
             mine.complete(resolve(sourceTopic, targetTopic));
         } catch (RuntimeException e) {
-            partitionCounts.remove(targetTopic, mine);
+            topics.remove(targetTopic, mine);
             mine.completeExceptionally(e);
         }
         return await(mine, targetTopic);
     }
 
-    /** The partition count last seen for a target topic, if it was resolved. */
-    public Optional<Integer> knownPartitions(String targetTopic) {
-        CompletableFuture<Integer> f = partitionCounts.get(targetTopic);
-        return f != null && f.isDone() && !f.isCompletedExceptionally() ? Optional.of(f.join()) : Optional.empty();
-    }
-
     /** Forgets what is known of a target topic, so the next {@link #ensure} looks again (e.g. after it grew). */
     public void refresh(String targetTopic) {
-        partitionCounts.remove(targetTopic);
+        topics.remove(targetTopic);
     }
 
-    private int resolve(String sourceTopic, String targetTopic) {
+    private TargetTopic resolve(String sourceTopic, String targetTopic) {
+        int partitions = partitionCount(sourceTopic, targetTopic);
+        int maxMessageBytes = maxMessageBytes(targetTopic);
+        if (maxMessageBytes < producerBatchBytes) {
+            LOGGER.warn("Target topic {} accepts batches of at most {} bytes (max.message.bytes) but the producer's "
+                + "batch.size is {}: the producer can retry an oversized batch until delivery.timeout.ms. Set batch.size "
+                + "in --producer.config below {}", targetTopic, maxMessageBytes, producerBatchBytes, maxMessageBytes);
+        }
+        return new TargetTopic(targetTopic, partitions, maxMessageBytes);
+    }
+
+    private int maxMessageBytes(String targetTopic) {
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, targetTopic);
+        try {
+            ConfigEntry entry = targetAdmin.describeConfigs(List.of(resource)).all()
+                .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS).get(resource).get("max.message.bytes");
+            return entry == null || entry.value() == null ? Integer.MAX_VALUE : Integer.parseInt(entry.value());
+        } catch (Exception e) {
+            LOGGER.warn("Could not read max.message.bytes of target topic {} ({}); oversized records will be reported "
+                + "by the target instead", targetTopic, e.toString());
+            return Integer.MAX_VALUE;
+        }
+    }
+
+    private int partitionCount(String sourceTopic, String targetTopic) {
         Optional<Integer> existing = describe(targetAdmin, targetTopic);
         if (existing.isPresent()) {
             return existing.get();
@@ -178,7 +203,7 @@ public final class TargetTopics {
         }
     }
 
-    private static int await(CompletableFuture<Integer> f, String topic) {
+    private static TargetTopic await(CompletableFuture<TargetTopic> f, String topic) {
         try {
             return f.get(3 * ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {

@@ -1,0 +1,82 @@
+package dev.strait.cli;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The mirror as a separate JVM ({@code bin/mirror-maker}'s main class on the test class path), so a test
+ * can SIGKILL it, SIGTERM it and read its exit code and log.
+ */
+final class MirrorProcess implements AutoCloseable {
+    private final Process process;
+    private final Path log;
+
+    private MirrorProcess(Process process, Path log) {
+        this.process = process;
+        this.log = log;
+    }
+
+    static MirrorProcess start(Path dir, String name, List<String> args) {
+        try {
+            Files.createDirectories(dir);
+            Path log = dir.resolve(name + ".log");
+            List<String> cmd = new ArrayList<>();
+            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            cmd.add("-Xmx512m");
+            cmd.add("-cp");
+            cmd.add(classPath());
+            cmd.add(MirrorMakerMain.class.getName());
+            cmd.addAll(args);
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+            return new MirrorProcess(p, log);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static String classPath() {
+        String cp = System.getProperty("surefire.test.class.path");
+        return cp != null && !cp.isBlank() ? cp : System.getProperty("java.class.path");
+    }
+
+    void kill9() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    /** SIGTERM, then the exit code (or -1 if it did not exit in time). */
+    int terminate(long timeoutSeconds) throws InterruptedException {
+        process.destroy();
+        return waitFor(timeoutSeconds);
+    }
+
+    int waitFor(long timeoutSeconds) throws InterruptedException {
+        return process.waitFor(timeoutSeconds, TimeUnit.SECONDS) ? process.exitValue() : -1;
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    String log() {
+        try {
+            return Files.readString(log, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "(no log: " + e + ")";
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            kill9();
+        }
+    }
+}

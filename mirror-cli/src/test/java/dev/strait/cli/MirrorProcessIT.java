@@ -1,0 +1,256 @@
+package dev.strait.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import dev.strait.mirror.testing.MirrorCheck;
+import dev.strait.testkit.Await;
+import dev.strait.testkit.KafkaCluster;
+import dev.strait.testkit.LoadGenerator;
+import dev.strait.testkit.SharedClusters;
+import dev.strait.testkit.TestProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The mirror as users run it, a separate JVM, against real Apache Kafka 4.1.1 clusters: killed with
+ * SIGKILL, stopped with SIGTERM, failing on a record the target refuses, and two processes sharing a group.
+ */
+class MirrorProcessIT {
+    private static KafkaCluster source;
+    private static KafkaCluster target;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void clusters() {
+        source = SharedClusters.source();
+        target = SharedClusters.target();
+    }
+
+    static List<String> args(Path dir, KafkaCluster source, KafkaCluster target, String group, String include,
+                             String... extra) throws IOException {
+        Path consumer = dir.resolve(group + "-consumer.properties");
+        Files.writeString(consumer, "bootstrap.servers=" + source.bootstrapServers() + "\ngroup.id=" + group
+            + "\nauto.offset.reset=earliest\nsession.timeout.ms=10000\nheartbeat.interval.ms=2000\n"
+            + "metadata.max.age.ms=2000\n");
+        Path producer = dir.resolve(group + "-producer.properties");
+        Files.writeString(producer, "bootstrap.servers=" + target.bootstrapServers() + "\n");
+        List<String> args = new ArrayList<>(List.of("--consumer.config", consumer.toString(), "--producer.config",
+            producer.toString(), "--whitelist", include, "--offset.commit.interval.ms", "1000",
+            "--progress.interval.ms", "5000"));
+        args.addAll(List.of(extra));
+        return args;
+    }
+
+    private static long sum(Map<Integer, Long> offsets) {
+        return offsets.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    @Test
+    void killedWithSigkillAndRestartedLosesNothingAndDuplicatesOnlyTheUncommittedTail() throws Exception {
+        // Given: a backlog of 200,000 records and a mirror copying it
+        String topic = "crash";
+        int perPartition = 50_000;
+        source.createTopic(topic, 4);
+        try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
+            producer.produce(topic, 4, perPartition);
+        }
+        List<String> args = args(dir, source, target, "g-crash", topic, "--num.streams", "2");
+        long onTargetAtKill;
+        long committedAtKill;
+        try (MirrorProcess first = MirrorProcess.start(dir, "first", args)) {
+            Await.until("a third of the backlog mirrored", Duration.ofSeconds(120),
+                () -> target.endOffsetSum(topic) >= 60_000);
+
+            // When: kill -9 mid-stream
+            first.kill9();
+        }
+        // Requests already on the wire may still land: let them settle before measuring.
+        Await.until("the target stops growing", Duration.ofSeconds(30), new StableCount(target, topic));
+        onTargetAtKill = target.endOffsetSum(topic);
+        committedAtKill = sum(source.committedOffsets("g-crash", topic));
+        assertThat(committedAtKill).as("commits happened before the kill").isPositive();
+        assertThat(committedAtKill).as("never committed past what the target has").isLessThanOrEqualTo(onTargetAtKill);
+
+        try (MirrorProcess second = MirrorProcess.start(dir, "second", args)) {
+            Await.until("everything committed after the restart", Duration.ofSeconds(180),
+                () -> sum(source.committedOffsets("g-crash", topic)) == 4L * perPartition);
+            assertThat(second.terminate(60)).as(second.log()).isNotEqualTo(-1);
+        }
+
+        // Then
+        MirrorCheck.Report report = MirrorCheck.compare(source, topic, target, topic);
+        long uncommittedTail = onTargetAtKill - committedAtKill;
+        System.out.printf("crash test: on target at kill %d, committed at kill %d, duplicates %d, report %s%n",
+            onTargetAtKill, committedAtKill, report.duplicates(), report);
+        assertThat(report.lost()).as(report.toString()).isZero();
+        assertThat(report.mismatched()).as(report.toString()).isZero();
+        assertThat(report.duplicates()).as("only records past the last commit are copied twice: " + report)
+            .isLessThanOrEqualTo(uncommittedTail);
+        assertThat(report.targetRecords()).isEqualTo(4L * perPartition + report.duplicates());
+    }
+
+    @Test
+    void stoppedWithSigtermAndRestartedCopiesNothingTwice() throws Exception {
+        // Given: a live load and a running mirror
+        String topic = "graceful";
+        source.createTopic(topic, 3);
+        List<String> args = args(dir, source, target, "g-graceful", topic, "--num.streams", "2");
+        try (LoadGenerator load = new LoadGenerator(source.bootstrapServers(), topic, 3, 8_000, 6_000)) {
+            try (MirrorProcess first = MirrorProcess.start(dir, "first", args)) {
+                Await.until("mirroring under way", Duration.ofSeconds(60), () -> target.endOffsetSum(topic) >= 5_000);
+
+                // When: SIGTERM mid-stream, then a restart
+                int code = first.terminate(120);
+                assertThat(code).as(first.log()).isIn(0, 143);
+                assertThat(first.log()).contains("Mirror stopped");
+            }
+            try (MirrorProcess second = MirrorProcess.start(dir, "second", args)) {
+                load.awaitDone(120);
+                Await.until("everything mirrored", Duration.ofSeconds(120),
+                    () -> sum(source.committedOffsets("g-graceful", topic)) == 24_000);
+                second.terminate(60);
+            }
+        }
+
+        // Then
+        MirrorCheck.Report report = MirrorCheck.compare(source, topic, target, topic);
+        assertThat(report.lost()).as(report.toString()).isZero();
+        assertThat(report.duplicates()).as(report.toString()).isZero();
+        assertThat(report.unordered()).as(report.toString()).isZero();
+        assertThat(report.digestsEqual()).as(report.toString()).isTrue();
+    }
+
+    @Test
+    void aRecordTheTargetRefusesStopsTheMirrorWithoutCommittingPastIt() throws Exception {
+        // Given: the target topic accepts at most 64 KiB per batch; source record 50 is 100 KB of random bytes
+        String topic = "abort";
+        source.createTopic(topic, 1);
+        target.createTopic(topic, 1, Map.of("max.message.bytes", "65536"));
+        byte[] big = new byte[100_000];
+        new java.util.Random(7).nextBytes(big);
+        try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
+            for (int i = 0; i < 100; i++) {
+                ProducerRecord<byte[], byte[]> r = TestProducer.record(topic, 0, i, 1_700_000_000_000L + i, 100);
+                producer.send(i == 50 ? new ProducerRecord<>(topic, 0, r.timestamp(), r.key(), big, r.headers()) : r);
+            }
+        }
+
+        // When
+        int code;
+        String log;
+        try (MirrorProcess mirror = MirrorProcess.start(dir, "abort", args(dir, source, target, "g-abort", topic))) {
+            code = mirror.waitFor(120);
+            log = mirror.log();
+        }
+
+        // Then
+        assertThat(code).as(log).isEqualTo(1);
+        assertThat(log).contains("abort-0@50").contains("RecordTooLargeException").contains("max.message.bytes=65536");
+        Map<Integer, Long> committed = source.committedOffsets("g-abort", topic);
+        assertThat(committed.getOrDefault(0, 0L)).as("committed offset of abort-0: not past the refused record, and "
+            + "everything before it was acknowledged").isEqualTo(50L);
+        assertThat(target.endOffsetSum(topic)).as("records before it are on the target").isGreaterThanOrEqualTo(50);
+    }
+
+    @Test
+    void withAbortOffARefusedRecordIsCountedAndSkipped() throws Exception {
+        // Given
+        String topic = "skip";
+        source.createTopic(topic, 1);
+        target.createTopic(topic, 1, Map.of("max.message.bytes", "65536"));
+        byte[] big = new byte[100_000];
+        new java.util.Random(8).nextBytes(big);
+        try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
+            for (int i = 0; i < 100; i++) {
+                ProducerRecord<byte[], byte[]> r = TestProducer.record(topic, 0, i, 1_700_000_000_000L + i, 100);
+                producer.send(i == 20 ? new ProducerRecord<>(topic, 0, r.timestamp(), r.key(), big, r.headers()) : r);
+            }
+        }
+
+        // When
+        try (MirrorProcess mirror = MirrorProcess.start(dir, "skip", args(dir, source, target, "g-skip", topic,
+            "--abort.on.send.failure", "false"))) {
+            Await.until("everything but the refused record mirrored and committed", Duration.ofSeconds(60),
+                () -> source.committedOffsets("g-skip", topic).getOrDefault(0, 0L) == 100L);
+            assertThat(mirror.isAlive()).isTrue();
+            mirror.terminate(60);
+            assertThat(mirror.log()).contains("Skipping source record skip-0@20");
+        }
+
+        // Then
+        MirrorCheck.Report report = MirrorCheck.compare(source, topic, target, topic);
+        assertThat(report.lost()).as(report.toString()).isEqualTo(1);
+        assertThat(report.lostSamples()).containsExactly("0@20");
+    }
+
+    @Test
+    void whenOneOfTwoMirrorProcessesIsKilledTheOtherTakesOverWithoutLoss() throws Exception {
+        // Given: two mirror processes in one group and a live load
+        String topic = "ha";
+        source.createTopic(topic, 4);
+        long committedAtKill;
+        long onTargetAtKill;
+        try (LoadGenerator load = new LoadGenerator(source.bootstrapServers(), topic, 4, 10_000, 5_000);
+             MirrorProcess a = MirrorProcess.start(dir, "a", args(dir, source, target, "g-ha", topic, "--num.streams", "2"));
+             MirrorProcess b = MirrorProcess.start(dir, "b", args(dir, source, target, "g-ha", topic, "--num.streams", "2"))) {
+            Await.until("both processes own partitions", Duration.ofSeconds(60),
+                () -> a.log().contains("Partitions assigned") && b.log().contains("Partitions assigned"));
+            Await.until("mirroring under way", Duration.ofSeconds(60), () -> target.endOffsetSum(topic) >= 8_000);
+
+            // When
+            a.kill9();
+            committedAtKill = sum(source.committedOffsets("g-ha", topic));
+            onTargetAtKill = target.endOffsetSum(topic);
+            load.awaitDone(120);
+            Await.until("b mirrored and committed everything", Duration.ofSeconds(120),
+                () -> sum(source.committedOffsets("g-ha", topic)) == 40_000);
+            assertThat(b.isAlive()).isTrue();
+            b.terminate(60);
+        }
+
+        // Then
+        MirrorCheck.Report report = MirrorCheck.compare(source, topic, target, topic);
+        System.out.printf("ha test: committed at kill %d, on target at kill %d, report %s%n", committedAtKill,
+            onTargetAtKill, report);
+        assertThat(report.lost()).as(report.toString()).isZero();
+        assertThat(report.mismatched()).as(report.toString()).isZero();
+        assertThat(report.targetRecords()).isEqualTo(40_000 + report.duplicates());
+    }
+
+    /** True once the target's record count has not changed for a second. */
+    static final class StableCount implements java.util.function.BooleanSupplier {
+        private final KafkaCluster cluster;
+        private final String topic;
+        private long last = -1;
+        private long since;
+
+        StableCount(KafkaCluster cluster, String topic) {
+            this.cluster = cluster;
+            this.topic = topic;
+        }
+
+        @Override
+        public boolean getAsBoolean() {
+            long now = System.nanoTime();
+            long count = cluster.endOffsetSum(topic);
+            if (count != last) {
+                last = count;
+                since = now;
+                return false;
+            }
+            return now - since >= 1_000_000_000L;
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package dev.strait.mirror.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Properties;
+
+import org.junit.jupiter.api.Test;
+
+class ClientConfigsTest {
+    private static Properties props(String... kv) {
+        Properties p = new Properties();
+        for (int i = 0; i < kv.length; i += 2) {
+            p.put(kv[i], kv[i + 1]);
+        }
+        return p;
+    }
+
+    @Test
+    void consumerNeverResetsOnItsOwnAndNeverAutoCommits() {
+        Properties c = ClientConfigs.consumer(props("bootstrap.servers", "h:1", "group.id", "g",
+            "auto.offset.reset", "latest"), 2);
+
+        assertThat(c.getProperty("auto.offset.reset")).isEqualTo("none");
+        assertThat(c.getProperty("enable.auto.commit")).isEqualTo("false");
+        assertThat(c.getProperty("client.id")).isEqualTo("strait-mirror-2");
+        assertThat(c.getProperty("partition.assignment.strategy")).contains("CooperativeSticky");
+    }
+
+    @Test
+    void userAssignmentStrategyIsKept() {
+        Properties c = ClientConfigs.consumer(props("bootstrap.servers", "h:1", "group.id", "g",
+            "partition.assignment.strategy", "org.apache.kafka.clients.consumer.RoundRobinAssignor"), 0);
+
+        assertThat(c.getProperty("partition.assignment.strategy")).endsWith("RoundRobinAssignor");
+    }
+
+    @Test
+    void autoCommitIsAnError() {
+        assertThatThrownBy(() -> ClientConfigs.consumer(props("bootstrap.servers", "h:1", "group.id", "g",
+            "enable.auto.commit", "true"), 0)).isInstanceOf(ConfigException.class).hasMessageContaining("enable.auto.commit");
+    }
+
+    @Test
+    void missingGroupOrBootstrapIsAnError() {
+        assertThatThrownBy(() -> ClientConfigs.consumer(props("bootstrap.servers", "h:1"), 0))
+            .hasMessageContaining("group.id");
+        assertThatThrownBy(() -> ClientConfigs.producer(props())).hasMessageContaining("bootstrap.servers");
+    }
+
+    @Test
+    void producerDefaultsKeepTheGuarantees() {
+        Properties p = ClientConfigs.producer(props("bootstrap.servers", "h:1"));
+
+        assertThat(p.getProperty("acks")).isEqualTo("all");
+        assertThat(p.getProperty("enable.idempotence")).isEqualTo("true");
+        assertThat(p.getProperty("max.in.flight.requests.per.connection")).isEqualTo("5");
+        assertThat(p.getProperty("retries")).isEqualTo(String.valueOf(Integer.MAX_VALUE));
+    }
+
+    @Test
+    void weakeningOverridesAreKeptButNamed() {
+        Properties user = props("bootstrap.servers", "h:1", "acks", "1", "enable.idempotence", "false", "retries", "3");
+
+        assertThat(ClientConfigs.producer(user).getProperty("acks")).isEqualTo("1");
+        assertThat(ClientConfigs.weakenings(user)).hasSize(3);
+        assertThat(ClientConfigs.weakenings(props("acks", "-1"))).isEmpty();
+    }
+
+    @Test
+    void adminGetsOnlyConnectionSettings() {
+        Properties a = ClientConfigs.admin(props("bootstrap.servers", "h:1", "group.id", "g",
+            "security.protocol", "SSL", "linger.ms", "5"), "x");
+
+        assertThat(a).containsEntry("bootstrap.servers", "h:1").containsEntry("security.protocol", "SSL")
+            .doesNotContainKey("group.id").doesNotContainKey("linger.ms");
+    }
+}

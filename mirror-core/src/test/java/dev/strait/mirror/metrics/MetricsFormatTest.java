@@ -1,0 +1,41 @@
+package dev.strait.mirror.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+
+import com.codahale.metrics.MetricRegistry;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+class MetricsFormatTest {
+    @Test
+    void prometheusTextHasCountersMetersSummariesAndPartitionLag() {
+        // Given
+        MirrorMetrics metrics = new MirrorMetrics(new MetricRegistry());
+        metrics.consumed(3, 300);
+        metrics.produced(100, 42);
+        metrics.sendError();
+        metrics.consumerLag(0, Map.of(new TopicPartition("orders", 1), 7L));
+
+        // When
+        String text = MetricsFormat.prometheus(metrics.registry(), metrics.consumerLag());
+
+        // Then
+        assertThat(text).contains("strait_mirror_records_consumed_total 3")
+            .contains("strait_mirror_send_errors_total 1")
+            .contains("# TYPE strait_mirror_record_age_ms summary")
+            .contains("strait_mirror_partition_consumer_lag_records{topic=\"orders\",partition=\"1\"} 7")
+            .contains("strait_mirror_consumer_lag_records 7");
+    }
+
+    @Test
+    void jsonIsWellFormedEnoughToFindTheFigures() {
+        MirrorMetrics metrics = new MirrorMetrics(new MetricRegistry());
+        metrics.consumerLag(1, Map.of(new TopicPartition("a\"b", 0), 2L));
+
+        String json = MetricsFormat.json(metrics.registry(), metrics.consumerLag());
+
+        assertThat(json).startsWith("{").endsWith("}").contains("\"topic\":\"a\\\"b\"").contains("\"lag\":2");
+    }
+}
