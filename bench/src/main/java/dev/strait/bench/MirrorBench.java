@@ -1,0 +1,312 @@
+package dev.strait.bench;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.strait.mirror.config.ClientConfigs;
+import dev.strait.testkit.KafkaCluster;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Mirror throughput, measured in one run on the same two local Apache Kafka clusters:
+ * <ol>
+ *   <li>a backlog of N records of S bytes is preloaded into a P-partition topic on the source;</li>
+ *   <li>the ceiling: a raw consumer reading the backlog and a raw producer writing N records, each with the
+ *       mirror's own client settings;</li>
+ *   <li>Strait's mirror (the real distribution, a child JVM) for each stream count;</li>
+ *   <li>Apache Kafka's MirrorMaker 2 in dedicated mode (a child JVM, heap as its start script sets it).</li>
+ * </ol>
+ * A mirror's time runs from its process start to the last record readable on the target; memory is the
+ * process's peak resident set. Prints a table and the ratios.
+ */
+public final class MirrorBench {
+    private static final String TOPIC = "bench";
+
+    private final long records;
+    private final int recordBytes;
+    private final int partitions;
+    private final List<Integer> streamCounts;
+    private final boolean runMm2;
+    private final Path repo;
+    private final Path work;
+    private final List<Result> results = new ArrayList<>();
+
+    record Result(String name, double seconds, long records, long bytes, long peakRssMiB) {
+        double recordsPerSecond() {
+            return records / seconds;
+        }
+
+        double mbPerSecond() {
+            return bytes / seconds / 1_000_000.0;
+        }
+    }
+
+    MirrorBench(long records, int recordBytes, int partitions, List<Integer> streamCounts, boolean runMm2, Path repo)
+        throws IOException {
+        this.records = records;
+        this.recordBytes = recordBytes;
+        this.partitions = partitions;
+        this.streamCounts = streamCounts;
+        this.runMm2 = runMm2;
+        this.repo = repo;
+        this.work = Files.createTempDirectory("strait-bench-");
+    }
+
+    public static void main(String[] args) throws Exception {
+        long records = 1_000_000;
+        int bytes = 1024;
+        int partitions = 6;
+        List<Integer> streams = List.of(1, 2, 4);
+        boolean mm2 = true;
+        Path repo = Path.of(".").toAbsolutePath().normalize();
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--records" -> records = Long.parseLong(args[++i]);
+                case "--record-size" -> bytes = Integer.parseInt(args[++i]);
+                case "--partitions" -> partitions = Integer.parseInt(args[++i]);
+                case "--streams" -> streams = parseList(args[++i]);
+                case "--no-mm2" -> mm2 = false;
+                case "--repo" -> repo = Path.of(args[++i]).toAbsolutePath().normalize();
+                case "--help", "-h" -> {
+                    System.out.println("usage: bin/bench [--records N] [--record-size BYTES] [--partitions P] "
+                        + "[--streams 1,2,4] [--no-mm2]");
+                    return;
+                }
+                default -> {
+                    System.err.println("bench: unknown argument " + args[i] + " (see --help)");
+                    System.exit(2);
+                }
+            }
+        }
+        new MirrorBench(records, bytes, partitions, streams, mm2, repo).run();
+    }
+
+    private static List<Integer> parseList(String s) {
+        List<Integer> out = new ArrayList<>();
+        for (String part : s.split(",")) {
+            out.add(Integer.parseInt(part.trim()));
+        }
+        return out;
+    }
+
+    void run() throws Exception {
+        System.out.printf("bench: %,d records of %d bytes, %d partitions; machine: %d cores, java %s%n", records,
+            recordBytes, partitions, Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+        try (KafkaCluster source = KafkaCluster.start("bench-source", 1, brokerTuning());
+             KafkaCluster target = KafkaCluster.start("bench-target", 1, brokerTuning())) {
+            source.createTopic(TOPIC, partitions);
+            Result preload = produce(source, TOPIC, "preload (source producer)");
+            System.out.printf("preloaded in %.1f s%n", preload.seconds());
+            results.add(consumeCeiling(source));
+            target.createTopic("ceiling", partitions);
+            results.add(produce(target, "ceiling", "ceiling: raw producer"));
+            deleteTopic(target, "ceiling");
+            for (int streams : streamCounts) {
+                results.add(strait(source, target, streams));
+            }
+            if (runMm2) {
+                results.add(mirrorMaker2(source, target));
+            }
+        } finally {
+            report();
+        }
+    }
+
+    private static java.util.Map<String, String> brokerTuning() {
+        return java.util.Map.of("num.io.threads", "4", "num.network.threads", "3", "log.segment.bytes", "268435456");
+    }
+
+    private Properties mirrorProducerProps(KafkaCluster cluster) {
+        Properties user = new Properties();
+        user.put("bootstrap.servers", cluster.bootstrapServers());
+        return ClientConfigs.producer(user);
+    }
+
+    private Result produce(KafkaCluster cluster, String topic, String name) throws Exception {
+        Payloads payloads = new Payloads(42, recordBytes);
+        AtomicReference<Exception> failed = new AtomicReference<>();
+        long start = System.nanoTime();
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(mirrorProducerProps(cluster))) {
+            for (long n = 0; n < records && failed.get() == null; n++) {
+                producer.send(new ProducerRecord<>(topic, (int) (n % partitions), 1_700_000_000_000L + n, payloads.key(n),
+                    payloads.value(n)), (md, e) -> {
+                        if (e != null) {
+                            failed.compareAndSet(null, e);
+                        }
+                    });
+            }
+            producer.flush();
+        }
+        if (failed.get() != null) {
+            throw new IllegalStateException(name + " failed: " + failed.get(), failed.get());
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        return new Result(name, seconds, records, records * recordBytes, -1);
+    }
+
+    private Result consumeCeiling(KafkaCluster source) {
+        Properties user = new Properties();
+        user.put("bootstrap.servers", source.bootstrapServers());
+        user.put("group.id", "bench-ceiling");
+        Properties props = ClientConfigs.consumer(user, 0);
+        props.remove("group.id");
+        long start = System.nanoTime();
+        long count = 0;
+        long bytes = 0;
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
+            List<TopicPartition> tps = new ArrayList<>();
+            for (int p = 0; p < partitions; p++) {
+                tps.add(new TopicPartition(TOPIC, p));
+            }
+            consumer.assign(tps);
+            consumer.seekToBeginning(tps);
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+            while (count < records && System.nanoTime() < deadline) {
+                ConsumerRecords<byte[], byte[]> batch = consumer.poll(Duration.ofMillis(200));
+                count += batch.count();
+                for (var r : batch) {
+                    bytes += r.serializedValueSize() + Math.max(0, r.serializedKeySize());
+                }
+            }
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        return new Result("ceiling: raw consumer", seconds, count, records * recordBytes, -1);
+    }
+
+    private Result strait(KafkaCluster source, KafkaCluster target, int streams) throws Exception {
+        String prefix = "s" + streams + ".";
+        Path consumer = work.resolve("strait-" + streams + "-consumer.properties");
+        Files.writeString(consumer, "bootstrap.servers=" + source.bootstrapServers() + "\ngroup.id=bench-strait-" + streams
+            + "\nauto.offset.reset=earliest\n");
+        Path producer = work.resolve("strait-producer.properties");
+        Files.writeString(producer, "bootstrap.servers=" + target.bootstrapServers() + "\n");
+        Path cliTarget = repo.resolve("mirror-cli").resolve("target");
+        String cp;
+        try (var files = Files.list(cliTarget)) {
+            cp = files.filter(p -> p.getFileName().toString().matches("strait-mirror-cli-.*\\.jar")
+                    && !p.getFileName().toString().contains("tests"))
+                .findFirst().orElseThrow(() -> new IllegalStateException("build mirror-cli first (mvn package)"))
+                + File.pathSeparator + cliTarget.resolve("lib") + File.separator + "*";
+        }
+        List<String> cmd = List.of(java(), "-Xms256m", "-Xmx512m", "-cp", cp, "dev.strait.cli.MirrorMakerMain",
+            "--consumer.config", consumer.toString(), "--producer.config", producer.toString(), "--whitelist", TOPIC,
+            "--num.streams", String.valueOf(streams), "--topic.prefix", prefix, "--jmx", "false");
+        return timeMirror("strait mirror, " + streams + (streams == 1 ? " stream" : " streams"), cmd, target,
+            prefix + TOPIC);
+    }
+
+    private Result mirrorMaker2(KafkaCluster source, KafkaCluster target) throws Exception {
+        Path config = work.resolve("mm2.properties");
+        Files.writeString(config, String.join("\n",
+            "clusters=source,target",
+            "source.bootstrap.servers=" + source.bootstrapServers(),
+            "target.bootstrap.servers=" + target.bootstrapServers(),
+            "source->target.enabled=true",
+            "target->source.enabled=false",
+            "source->target.topics=" + TOPIC,
+            "tasks.max=" + partitions,
+            "replication.factor=1",
+            "checkpoints.topic.replication.factor=1",
+            "heartbeats.topic.replication.factor=1",
+            "offset-syncs.topic.replication.factor=1",
+            "offset.storage.replication.factor=1",
+            "status.storage.replication.factor=1",
+            "config.storage.replication.factor=1",
+            "refresh.topics.interval.seconds=5",
+            "sync.topic.acls.enabled=false",
+            "emit.checkpoints.enabled=false",
+            "") );
+        String cp = System.getProperty("java.class.path");
+        List<String> cmd = List.of(java(), "-Xms256M", "-Xmx2G", "-cp", cp,
+            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+            "org.apache.kafka.connect.mirror.MirrorMaker", config.toString());
+        return timeMirror("MirrorMaker 2 (dedicated, tasks.max=" + partitions + ")", cmd, target, "source." + TOPIC);
+    }
+
+    private Result timeMirror(String name, List<String> cmd, KafkaCluster target, String targetTopic) throws Exception {
+        Path log = work.resolve(name.replaceAll("[^a-zA-Z0-9]+", "-") + ".log");
+        System.out.printf("running %s ...%n", name);
+        long start = System.nanoTime();
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        long peak = -1;
+        try {
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(20);
+            while (target.endOffsetSum(targetTopic) < records) {
+                if (!p.isAlive()) {
+                    throw new IllegalStateException(name + " exited early with " + p.exitValue() + "; see " + log);
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException(name + " did not finish in 20 minutes; see " + log);
+                }
+                peak = Math.max(peak, ProcessStats.peakRssMiB(p.pid()));
+                Thread.sleep(100);
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            peak = Math.max(peak, ProcessStats.peakRssMiB(p.pid()));
+            return new Result(name, seconds, records, records * recordBytes, peak);
+        } finally {
+            p.destroy();
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+            }
+            deleteTopic(target, targetTopic);
+        }
+    }
+
+    private static void deleteTopic(KafkaCluster cluster, String topic) {
+        try (Admin admin = cluster.admin()) {
+            admin.deleteTopics(List.of(topic)).all().get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            System.err.println("bench: could not delete " + topic + ": " + e);
+        }
+    }
+
+    private static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    private void report() throws IOException {
+        if (results.isEmpty()) {
+            return;
+        }
+        double ceiling = results.stream().filter(r -> r.name().startsWith("ceiling"))
+            .mapToDouble(Result::recordsPerSecond).min().orElse(Double.NaN);
+        double mm2 = results.stream().filter(r -> r.name().startsWith("MirrorMaker 2"))
+            .mapToDouble(Result::recordsPerSecond).findFirst().orElse(Double.NaN);
+        long mm2Rss = results.stream().filter(r -> r.name().startsWith("MirrorMaker 2"))
+            .mapToLong(Result::peakRssMiB).findFirst().orElse(-1);
+        StringBuilder out = new StringBuilder();
+        out.append(String.format(Locale.ROOT, "%n%-42s %8s %12s %8s %9s %10s %8s %8s%n", "run", "seconds", "records/s",
+            "MB/s", "RSS MiB", "x ceiling", "x MM2", "RSS/MM2"));
+        for (Result r : results) {
+            boolean mirror = r.peakRssMiB() >= 0;
+            out.append(String.format(Locale.ROOT, "%-42s %8.1f %12.0f %8.1f %9s %10s %8s %8s%n", r.name(), r.seconds(),
+                r.recordsPerSecond(), r.mbPerSecond(), mirror ? String.valueOf(r.peakRssMiB()) : "-",
+                mirror ? String.format(Locale.ROOT, "%.2f", r.recordsPerSecond() / ceiling) : "-",
+                mirror && !Double.isNaN(mm2) ? String.format(Locale.ROOT, "%.2f", r.recordsPerSecond() / mm2) : "-",
+                mirror && mm2Rss > 0 ? String.format(Locale.ROOT, "%.2f", (double) r.peakRssMiB() / mm2Rss) : "-"));
+        }
+        out.append(String.format(Locale.ROOT, "ceiling = the slower of the raw consumer and raw producer: %.0f records/s%n",
+            ceiling));
+        System.out.print(out);
+        Path file = repo.resolve("bench-results.txt");
+        Files.writeString(file, out.toString(), StandardCharsets.UTF_8);
+        System.out.println("written to " + file + "; logs in " + work);
+    }
+}
