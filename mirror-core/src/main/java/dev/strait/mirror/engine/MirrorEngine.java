@@ -130,6 +130,7 @@ public final class MirrorEngine implements AutoCloseable {
 
     private void finishAll() {
         closeClients();
+        metrics.sync();
         state.set(failure.get() == null ? State.STOPPED : State.FAILED);
         LOGGER.info("Mirror {}: {} records consumed, {} produced, {} send errors",
             state.get() == State.STOPPED ? "stopped" : "failed", metrics.recordsConsumed(), metrics.recordsProduced(),

@@ -174,6 +174,7 @@ final class MirrorStream implements Runnable {
             }
             if (now >= nextLagMs) {
                 publishLag();
+                metrics.sync();
                 nextLagMs = now + LAG_PUBLISH_INTERVAL_MS;
             }
         }
@@ -190,9 +191,9 @@ final class MirrorStream implements Runnable {
             for (ConsumerRecord<byte[], byte[]> record : batch) {
                 bytes += Math.max(0, record.serializedKeySize()) + Math.max(0, record.serializedValueSize());
                 if (handler == null) {
-                    mirrorOne(route, record);
+                    mirrorOne(tp, route, record);
                 } else {
-                    mirrorThroughHandler(route, record);
+                    mirrorThroughHandler(tp, route, record);
                 }
             }
             // Only after every record of the batch was handed to the producer may its offsets be committed.
@@ -205,22 +206,22 @@ final class MirrorStream implements Runnable {
         }
     }
 
-    private void mirrorOne(Route route, ConsumerRecord<byte[], byte[]> record) {
+    private void mirrorOne(TopicPartition tp, Route route, ConsumerRecord<byte[], byte[]> record) {
         Headers headers = record.headers();
         if (!stampProvenance(route, record, headers)) {
             return;
         }
         ProducerRecord<byte[], byte[]> out = new ProducerRecord<>(route.targetTopic, route.partitionFor(record.key()),
             timestampOf(record), record.key(), record.value(), headers);
-        send(out, record, route.maxMessageBytes);
+        send(out, tp, record, route.maxMessageBytes);
     }
 
-    private void mirrorThroughHandler(Route route, ConsumerRecord<byte[], byte[]> record) {
+    private void mirrorThroughHandler(TopicPartition tp, Route route, ConsumerRecord<byte[], byte[]> record) {
         List<ProducerRecord<byte[], byte[]>> outs;
         try {
             outs = handler.handle(record);
         } catch (RuntimeException e) {
-            onSendFailure(new TopicPartition(record.topic(), record.partition()), record.offset(),
+            onSendFailure(tp, record.offset(),
                 new KafkaException("message handler " + handler.getClass().getName() + " failed: " + e, e));
             return;
         }
@@ -244,7 +245,7 @@ final class MirrorStream implements Runnable {
             }
             int partition = pr.partition() != null ? pr.partition()
                 : Route.partitionFor(settings.partitionMode(), record.partition(), targetPartitions, pr.key());
-            send(new ProducerRecord<>(targetTopic, partition, pr.timestamp(), pr.key(), pr.value(), headers), record,
+            send(new ProducerRecord<>(targetTopic, partition, pr.timestamp(), pr.key(), pr.value(), headers), tp, record,
                 maxMessageBytes);
         }
     }
@@ -276,15 +277,16 @@ final class MirrorStream implements Runnable {
         return record.timestamp() == RecordBatch.NO_TIMESTAMP ? null : record.timestamp();
     }
 
-    private void send(ProducerRecord<byte[], byte[]> out, ConsumerRecord<byte[], byte[]> source, int maxMessageBytes) {
+    private void send(ProducerRecord<byte[], byte[]> out, TopicPartition tp, ConsumerRecord<byte[], byte[]> source,
+                      int maxMessageBytes) {
         int oversize = sizer.oversizeBytes(out, maxMessageBytes);
         if (oversize > 0) {
-            onSendFailure(new TopicPartition(source.topic(), source.partition()), source.offset(),
+            onSendFailure(tp, source.offset(),
                 new RecordTooLargeException("the record is " + oversize + " bytes, more than max.message.bytes="
                     + maxMessageBytes + " of target topic " + out.topic()));
             return;
         }
-        SendCallback callback = new SendCallback(new TopicPartition(source.topic(), source.partition()), source.offset(),
+        SendCallback callback = new SendCallback(tp, source.offset(),
             source.timestamp(), Math.max(0, source.serializedKeySize()) + Math.max(0, source.serializedValueSize()));
         outstanding.incrementAndGet();
         try {

@@ -29,6 +29,7 @@ public final class MetricsHttpServer implements AutoCloseable {
             throw new UncheckedIOException("cannot listen on " + host + ":" + port + " for metrics: " + e.getMessage(), e);
         }
         server.createContext("/metrics", ex -> {
+            metrics.sync();
             if (ex.getRequestURI().getPath().equals("/metrics.json")) {
                 respond(ex, 200, "application/json",
                     MetricsFormat.json(metrics.registry(), metrics.consumerLag()));

@@ -31,6 +31,11 @@ public final class MirrorMetrics {
     private final Counter handlerDrops;
     private final Counter sourceRecordsLost;
     private final Histogram recordAgeMs;
+    private static final int AGE_SAMPLE_EVERY = 16;
+    private final java.util.concurrent.atomic.AtomicLong pendingRecordsOut = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong pendingBytesOut = new java.util.concurrent.atomic.AtomicLong();
+    /** Racy on purpose: it only picks which records are sampled. */
+    private int ageSampleCounter;
     /** Consumer-read lag per source partition, replaced as a whole by each stream (immutable snapshots). */
     private final Map<Integer, Map<TopicPartition, Long>> lagByStream = new ConcurrentHashMap<>();
 
@@ -61,10 +66,27 @@ public final class MirrorMetrics {
         bytesIn.mark(bytes);
     }
 
+    /**
+     * One record acknowledged by the target. Runs on the producer's I/O thread for every record, so it only
+     * bumps two counters (moved into the meters by {@link #sync()}) and samples one record in
+     * {@value #AGE_SAMPLE_EVERY} for the latency histogram: the I/O thread is the one thread every stream shares.
+     */
     public void produced(long bytes, long ageMs) {
-        recordsOut.mark();
-        bytesOut.mark(bytes);
-        recordAgeMs.update(Math.max(0, ageMs));
+        pendingRecordsOut.incrementAndGet();
+        pendingBytesOut.addAndGet(bytes);
+        if ((ageSampleCounter++ & (AGE_SAMPLE_EVERY - 1)) == 0) {
+            recordAgeMs.update(Math.max(0, ageMs));
+        }
+    }
+
+    /** Moves the acknowledged-record counts into the rate meters; called about once a second. */
+    public void sync() {
+        long records = pendingRecordsOut.getAndSet(0);
+        long bytes = pendingBytesOut.getAndSet(0);
+        if (records > 0) {
+            recordsOut.mark(records);
+            bytesOut.mark(bytes);
+        }
     }
 
     public Timer.Context timeFlush() {
@@ -126,7 +148,7 @@ public final class MirrorMetrics {
     }
 
     public long recordsProduced() {
-        return recordsOut.getCount();
+        return recordsOut.getCount() + pendingRecordsOut.get();
     }
 
     public long sendErrors() {
