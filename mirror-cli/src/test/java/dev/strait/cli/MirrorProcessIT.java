@@ -92,6 +92,7 @@ class MirrorProcessIT {
         // Then
         MirrorCheck.Report report = MirrorCheck.compare(source, topic, target, topic);
         long uncommittedTail = onTargetAtKill - committedAtKill;
+        assertThat(report.sourceRecords()).isEqualTo(4L * perPartition);
         System.out.printf("crash test: on target at kill %d, committed at kill %d, duplicates %d, report %s%n",
             onTargetAtKill, committedAtKill, report.duplicates(), report);
         assertThat(report.lost()).as(report.toString()).isZero();

@@ -156,7 +156,7 @@ public final class KafkaCluster implements AutoCloseable {
      * metadata a moment before the partition exists in its log manager, and an idempotent producer that
      * writes in that window can stall on OUT_OF_ORDER_SEQUENCE_NUMBER.
      */
-    static void awaitWritable(Admin admin, String topic, int partitions) throws InterruptedException {
+    public static void awaitWritable(Admin admin, String topic, int partitions) throws InterruptedException {
         Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> specs = new LinkedHashMap<>();
         for (int p = 0; p < partitions; p++) {
             specs.put(new org.apache.kafka.common.TopicPartition(topic, p), org.apache.kafka.clients.admin.OffsetSpec.latest());
@@ -321,6 +321,8 @@ public final class KafkaCluster implements AutoCloseable {
             p.put("num.network.threads", "2");
             p.put("num.io.threads", "2");
             p.put("log.flush.interval.messages", String.valueOf(Long.MAX_VALUE));
+            // Test records carry fixed timestamps from 2023: time-based retention would delete them mid-test.
+            p.put("log.retention.ms", "-1");
             p.putAll(extraConfig);
             return p.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
                 .collect(Collectors.joining("\n", "", "\n"));

@@ -271,4 +271,31 @@ class MirrorEngineIT {
         assertThat(copy.get(0)).filteredOn(r -> Provenance.from(r.headers()).partition() == 0).hasSize(250);
         assertThat(copy.get(1)).filteredOn(r -> Provenance.from(r.headers()).partition() == 1).hasSize(250);
     }
+
+    @Test
+    void messageHandlerDropsAndMultipliesRecords() throws Exception {
+        // Given: 100 records per partition; the handler drops offsets 0, 10, 20, ... and copies 1, 11, 21, ...
+        source.createTopic("handled", 2);
+        try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
+            producer.produce("handled", 2, 100);
+        }
+        dev.strait.mirror.handler.DropAndCopyHandler handler = new dev.strait.mirror.handler.DropAndCopyHandler();
+        handler.configure("10");
+
+        // When
+        MirrorEngine engine = start(settings("g-handled", "handled").messageHandler(handler)
+            .renamer(TopicRenamer.of("h.", null)).build());
+        awaitTarget("h.handled", 180);
+        awaitTarget("h.handled.copy", 20);
+        stop(engine);
+
+        // Then
+        MirrorCheck.Report report = MirrorCheck.compare(source, "handled", target, "h.handled");
+        assertThat(report.lost()).as(report.toString()).isEqualTo(20);
+        assertThat(report.lostSamples()).allSatisfy(s -> assertThat(s).endsWith("0"));
+        assertThat(report.duplicates()).isZero();
+        assertThat(report.mismatched()).isZero();
+        assertThat(TopicReader.count(TopicReader.readAll(target.bootstrapServers(), "h.handled.copy"))).isEqualTo(20);
+        assertThat(engine.metrics().registry().counter("strait.mirror.records-dropped-handler").getCount()).isEqualTo(20);
+    }
 }
