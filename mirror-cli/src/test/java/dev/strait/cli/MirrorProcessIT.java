@@ -133,20 +133,28 @@ class MirrorProcessIT {
         assertThat(report.digestsEqual()).as(report.toString()).isTrue();
     }
 
+    /**
+     * 100 records in one source partition; the target topic accepts at most 64 KiB per batch and the record
+     * at {@code refusedOffset} is 100 KB of random (incompressible) bytes.
+     */
+    private static void topicWithOneRefusedRecord(String topic, int refusedOffset) {
+        source.createTopic(topic, 1);
+        target.createTopic(topic, 1, Map.of("max.message.bytes", "65536"));
+        byte[] big = new byte[100_000];
+        new java.util.Random(refusedOffset).nextBytes(big);
+        try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
+            for (int i = 0; i < 100; i++) {
+                ProducerRecord<byte[], byte[]> r = TestProducer.record(topic, 0, i, 1_700_000_000_000L + i, 100);
+                producer.send(i == refusedOffset ? new ProducerRecord<>(topic, 0, r.timestamp(), r.key(), big, r.headers()) : r);
+            }
+        }
+    }
+
     @Test
     void aRecordTheTargetRefusesStopsTheMirrorWithoutCommittingPastIt() throws Exception {
         // Given: the target topic accepts at most 64 KiB per batch; source record 50 is 100 KB of random bytes
         String topic = "abort";
-        source.createTopic(topic, 1);
-        target.createTopic(topic, 1, Map.of("max.message.bytes", "65536"));
-        byte[] big = new byte[100_000];
-        new java.util.Random(7).nextBytes(big);
-        try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
-            for (int i = 0; i < 100; i++) {
-                ProducerRecord<byte[], byte[]> r = TestProducer.record(topic, 0, i, 1_700_000_000_000L + i, 100);
-                producer.send(i == 50 ? new ProducerRecord<>(topic, 0, r.timestamp(), r.key(), big, r.headers()) : r);
-            }
-        }
+        topicWithOneRefusedRecord(topic, 50);
 
         // When
         int code;
@@ -169,16 +177,7 @@ class MirrorProcessIT {
     void withAbortOffARefusedRecordIsCountedAndSkipped() throws Exception {
         // Given
         String topic = "skip";
-        source.createTopic(topic, 1);
-        target.createTopic(topic, 1, Map.of("max.message.bytes", "65536"));
-        byte[] big = new byte[100_000];
-        new java.util.Random(8).nextBytes(big);
-        try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
-            for (int i = 0; i < 100; i++) {
-                ProducerRecord<byte[], byte[]> r = TestProducer.record(topic, 0, i, 1_700_000_000_000L + i, 100);
-                producer.send(i == 20 ? new ProducerRecord<>(topic, 0, r.timestamp(), r.key(), big, r.headers()) : r);
-            }
-        }
+        topicWithOneRefusedRecord(topic, 20);
 
         // When
         try (MirrorProcess mirror = MirrorProcess.start(dir, "skip", args(dir, source, target, "g-skip", topic,
