@@ -32,7 +32,7 @@ public final class ClientConfigs {
     /** Producer settings the mirror's guarantees rest on, with the values that keep them. */
     static final String DEFAULT_LINGER_MS = "20";
     static final String DEFAULT_BATCH_SIZE = String.valueOf(512 * 1024);
-    static final String DEFAULT_BUFFER_MEMORY = String.valueOf(128L * 1024 * 1024);
+    static final String DEFAULT_BUFFER_MEMORY = String.valueOf(64L * 1024 * 1024);
     static final String DEFAULT_COMPRESSION = "lz4";
 
     private ClientConfigs() {
@@ -87,6 +87,8 @@ public final class ClientConfigs {
         props.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
         props.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
         props.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(4 * 1024 * 1024));
+        // Bounded so that num.streams consumers fit the default 384 MiB heap beside the producer's buffer.
+        props.putIfAbsent(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, String.valueOf(16 * 1024 * 1024));
         props.putIfAbsent(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, "1");
         props.putIfAbsent(ConsumerConfig.RECEIVE_BUFFER_CONFIG, String.valueOf(1024 * 1024));
         // New topics that match the include pattern are found on a metadata refresh.

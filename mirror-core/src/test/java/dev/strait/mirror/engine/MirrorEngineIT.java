@@ -298,4 +298,40 @@ class MirrorEngineIT {
         assertThat(TopicReader.count(TopicReader.readAll(target.bootstrapServers(), "h.handled.copy"))).isEqualTo(20);
         assertThat(engine.metrics().registry().counter("strait.mirror.records-dropped-handler").getCount()).isEqualTo(20);
     }
+
+    @Test
+    void recreatedSourceTopicIsReportedNotSkippedSilently() throws Exception {
+        // Given: 300 records mirrored and committed, then the topic deleted and re-created with 40 records
+        String topic = "recreated";
+        source.createTopic(topic, 1);
+        try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
+            producer.produce(topic, 1, 300);
+            MirrorEngine first = start(settings("g-recreated", topic).build());
+            awaitTarget(topic, 300);
+            stop(first);
+            try (Admin admin = source.admin()) {
+                admin.deleteTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
+                Await.until("topic deleted", Duration.ofSeconds(30), () -> source.endOffsetSum(topic) == 0
+                    && !topicExists(admin, topic));
+            }
+            source.createTopic(topic, 1);
+            producer.produce(topic, 1, 40);
+        }
+
+        // When
+        MirrorEngine engine = start(settings("g-recreated", topic).build());
+        boolean ended = engine.awaitTermination(Duration.ofSeconds(60));
+
+        // Then
+        assertThat(ended).as("the mirror stops by itself").isTrue();
+        assertThat(engine.failure().getMessage()).contains("past its log end 40").contains("re-created");
+    }
+
+    private static boolean topicExists(Admin admin, String topic) {
+        try {
+            return admin.listTopics().names().get(10, TimeUnit.SECONDS).contains(topic);
+        } catch (Exception e) {
+            return true;
+        }
+    }
 }
