@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.jmx.JmxReporter;
@@ -133,7 +134,7 @@ public final class MirrorCommand implements Callable<Integer> {
             try {
                 // Graceful: wait for the final flush and commit; the main thread then logs the outcome.
                 engine.awaitTermination(Duration.ofMinutes(5));
-                exited.await();
+                exited.await(1, TimeUnit.MINUTES);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

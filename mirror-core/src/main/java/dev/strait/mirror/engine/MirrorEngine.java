@@ -106,6 +106,10 @@ public final class MirrorEngine implements AutoCloseable {
             settings.partitionMode().name().toLowerCase(java.util.Locale.ROOT), settings.offsetCommitIntervalMs(),
             settings.abortOnSendFailure());
         running.set(streams.size());
+        if (state.get() == State.STOPPING) {
+            // A stop (e.g. SIGTERM) arrived while the engine was connecting: the streams end at once.
+            streams.forEach(MirrorStream::requestStop);
+        }
         for (MirrorStream stream : streams) {
             Thread t = new Thread(() -> runStream(stream), "strait-mirror-stream-" + threads.size());
             threads.add(t);
