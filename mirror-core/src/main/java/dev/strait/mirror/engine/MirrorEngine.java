@@ -46,7 +46,7 @@ public final class MirrorEngine implements AutoCloseable {
     private final Time time;
     private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
-    private final List<MirrorStream> streams = new ArrayList<>();
+    private final List<MirrorStream> streams = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
     private final CountDownLatch terminated = new CountDownLatch(1);
     private final AtomicInteger running = new AtomicInteger();
