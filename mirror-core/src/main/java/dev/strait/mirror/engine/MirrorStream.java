@@ -447,6 +447,7 @@ final class MirrorStream implements Runnable {
             consumer.currentLag(tp).ifPresent(l -> lag.put(tp, l));
         }
         metrics.consumerLag(index, lag);
+        metrics.positions(index, offsets.positions());
     }
 
     private Route buildRoute(TopicPartition tp) {

@@ -21,6 +21,11 @@ public final class MetricsFormat {
     }
 
     public static String prometheus(MetricRegistry registry, Map<TopicPartition, Long> lag) {
+        return prometheus(registry, lag, Map.of());
+    }
+
+    public static String prometheus(MetricRegistry registry, Map<TopicPartition, Long> lag,
+                                    Map<TopicPartition, Long> positions) {
         StringBuilder out = new StringBuilder(4096);
         for (Map.Entry<String, Gauge> e : registry.getGauges().entrySet()) {
             Object v = e.getValue().getValue();
@@ -48,13 +53,18 @@ public final class MetricsFormat {
         for (Map.Entry<String, Timer> e : registry.getTimers().entrySet()) {
             summary(out, promName(e.getKey()) + "_seconds", e.getValue().getSnapshot(), e.getValue().getCount(), 1e-9);
         }
-        if (!lag.isEmpty()) {
-            String name = "strait_mirror_partition_consumer_lag_records";
-            out.append("# TYPE ").append(name).append(" gauge\n");
-            lag.forEach((tp, v) -> out.append(name).append("{topic=\"").append(escape(tp.topic()))
-                .append("\",partition=\"").append(tp.partition()).append("\"} ").append(v).append('\n'));
-        }
+        partitionGauge(out, "strait_mirror_partition_consumer_lag_records", lag);
+        partitionGauge(out, "strait_mirror_partition_position", positions);
         return out.toString();
+    }
+
+    private static void partitionGauge(StringBuilder out, String name, Map<TopicPartition, Long> values) {
+        if (values.isEmpty()) {
+            return;
+        }
+        out.append("# TYPE ").append(name).append(" gauge\n");
+        values.forEach((tp, v) -> out.append(name).append("{topic=\"").append(escape(tp.topic()))
+            .append("\",partition=\"").append(tp.partition()).append("\"} ").append(v).append('\n'));
     }
 
     private static void summary(StringBuilder out, String name, Snapshot s, long count, double scale) {

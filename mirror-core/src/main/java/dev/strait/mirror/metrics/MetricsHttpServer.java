@@ -35,7 +35,7 @@ public final class MetricsHttpServer implements AutoCloseable {
                     MetricsFormat.json(metrics.registry(), metrics.consumerLag()));
             } else {
                 respond(ex, 200, "text/plain; version=0.0.4; charset=utf-8",
-                    MetricsFormat.prometheus(metrics.registry(), metrics.consumerLag()));
+                    MetricsFormat.prometheus(metrics.registry(), metrics.consumerLag(), metrics.positions()));
             }
         });
         server.createContext("/healthz", ex -> {

@@ -38,6 +38,7 @@ public final class MirrorMetrics {
     private int ageSampleCounter;
     /** Consumer-read lag per source partition, replaced as a whole by each stream (immutable snapshots). */
     private final Map<Integer, Map<TopicPartition, Long>> lagByStream = new ConcurrentHashMap<>();
+    private final Map<Integer, Map<TopicPartition, Long>> positionsByStream = new ConcurrentHashMap<>();
 
     public MirrorMetrics(MetricRegistry registry) {
         this.registry = registry;
@@ -121,8 +122,24 @@ public final class MirrorMetrics {
         lagByStream.put(stream, Map.copyOf(lag));
     }
 
+    public void positions(int stream, Map<TopicPartition, Long> positions) {
+        positionsByStream.put(stream, Map.copyOf(positions));
+    }
+
     public void forgetStream(int stream) {
         lagByStream.remove(stream);
+        positionsByStream.remove(stream);
+    }
+
+    /**
+     * The mirror's read position per source partition: one past the last record a stream handed to the
+     * producer. The lag monitor subtracts it from the source end offset for the consumer-read lag.
+     */
+    public Map<TopicPartition, Long> positions() {
+        Map<TopicPartition, Long> all = new java.util.TreeMap<>(
+            java.util.Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+        positionsByStream.values().forEach(all::putAll);
+        return all;
     }
 
     /** Consumer-read lag of every partition any stream owns (records the source has that the mirror has not read). */

@@ -88,6 +88,17 @@ public final class OffsetTracker {
         return n;
     }
 
+    /** The read position (one past the last polled record) of every partition that has one. */
+    public Map<TopicPartition, Long> positions() {
+        Map<TopicPartition, Long> out = new HashMap<>();
+        partitions.forEach((tp, p) -> {
+            if (p.nextOffset >= 0) {
+                out.put(tp, p.nextOffset);
+            }
+        });
+        return out;
+    }
+
     public void remove(Collection<TopicPartition> tps) {
         tps.forEach(partitions::remove);
     }

@@ -33,9 +33,10 @@ class MetricsEndpointIT {
         try (MetricsHttpServer http = new MetricsHttpServer("127.0.0.1", 0, engine.metrics(),
             () -> new MetricsHttpServer.Health(engine.state() == MirrorEngine.State.RUNNING, engine.state().name()))) {
             MirrorEngineIT.awaitTarget("metrics.t", 600);
-            dev.strait.testkit.Await.until("per-partition lag published", Duration.ofSeconds(30), () -> {
+            dev.strait.testkit.Await.until("per-partition position published", Duration.ofSeconds(30), () -> {
                 try {
-                    return get(http.port(), "/metrics").body().contains("strait_mirror_partition_consumer_lag_records{");
+                    return get(http.port(), "/metrics").body()
+                        .contains("strait_mirror_partition_position{topic=\"metrics.t\",partition=\"0\"} 200");
                 } catch (Exception e) {
                     return false;
                 }
@@ -55,7 +56,8 @@ class MetricsEndpointIT {
                 .contains("strait_mirror_client_consumer_stream_0_fetch_size_avg")
                 .contains("strait_mirror_client_producer_requests_in_flight")
                 .contains("strait_mirror_flush_time_seconds_count")
-                .contains("strait_mirror_partition_consumer_lag_records{topic=\"metrics.t\"");
+                .contains("strait_mirror_partition_consumer_lag_records{topic=\"metrics.t\"")
+                .contains("strait_mirror_partition_position{topic=\"metrics.t\",partition=\"0\"} 200");
             assertThat(json.body()).contains("\"strait.mirror.records-produced\":{\"count\":600");
             assertThat(healthy.statusCode()).isEqualTo(200);
             assertThat(stopped.statusCode()).isEqualTo(503);
