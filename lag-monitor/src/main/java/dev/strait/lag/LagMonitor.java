@@ -1,0 +1,117 @@
+package dev.strait.lag;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.strait.lag.alert.Alerter;
+import dev.strait.lag.config.LagMonitorConfig;
+import dev.strait.lag.sample.LagSampler;
+import dev.strait.lag.sample.LagSnapshot;
+import dev.strait.lag.status.StatusEvaluator;
+import dev.strait.lag.status.StatusEvaluator.GroupStatus;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The lag monitor daemon: every {@code sample.interval.ms} it samples, evaluates and alerts, on one thread;
+ * the latest verdict is published as an immutable {@link GroupStatus} for the HTTP server to read.
+ * A cluster that cannot be read makes that cycle ERR; the loop goes on (no crash loop).
+ */
+public final class LagMonitor implements Runnable, AutoCloseable {
+    private static final Logger LOGGER = LoggerFactory.getLogger(LagMonitor.class);
+
+    private final LagMonitorConfig config;
+    private final Time time;
+    private final LagSampler sampler;
+    private final StatusEvaluator evaluator;
+    private final Alerter alerter;
+    private final AtomicReference<GroupStatus> latest = new AtomicReference<>();
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile boolean stopRequested;
+    private volatile boolean running;
+    private volatile long lastCycleEndMs = -1;
+
+    public LagMonitor(LagMonitorConfig config, Time time) {
+        this.config = config;
+        this.time = time;
+        this.sampler = new LagSampler(config, time);
+        this.evaluator = new StatusEvaluator(config.windowSize(), config.stopAfterMs(), config.maxLagRecords(),
+            config.maxLagSeconds());
+        this.alerter = new Alerter(config.mirrorGroupId(), config.webhookUrl(), config.alertSuppressMs());
+    }
+
+    /** Runs one cycle now and returns its verdict (used by the loop and by the one-shot check). */
+    public GroupStatus cycle() {
+        LagSnapshot snapshot = sampler.sample();
+        GroupStatus status = evaluator.evaluate(snapshot);
+        latest.set(status);
+        lastCycleEndMs = time.milliseconds();
+        alerter.onStatus(status, lastCycleEndMs);
+        if (snapshot.failed()) {
+            LOGGER.warn("Lag sample of group {} failed: {}", config.mirrorGroupId(), snapshot.errors());
+        }
+        return status;
+    }
+
+    @Override
+    public void run() {
+        running = true;
+        try {
+            while (!stopRequested) {
+                long start = time.milliseconds();
+                try {
+                    cycle();
+                } catch (RuntimeException e) {
+                    LOGGER.error("Lag cycle failed unexpectedly; retrying next interval", e);
+                }
+                long waitMs = config.sampleIntervalMs() - (time.milliseconds() - start);
+                if (waitMs > 0 && stopLatchAwait(waitMs)) {
+                    break;
+                }
+            }
+        } finally {
+            stopped.countDown();
+        }
+    }
+
+    private final CountDownLatch stopSignal = new CountDownLatch(1);
+
+    private boolean stopLatchAwait(long ms) {
+        try {
+            return stopSignal.await(ms, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return true;
+        }
+    }
+
+    public GroupStatus latest() {
+        return latest.get();
+    }
+
+    /** Healthy once a cycle completed within three intervals. */
+    public boolean healthy() {
+        long last = lastCycleEndMs;
+        return last >= 0 && time.milliseconds() - last < 3 * config.sampleIntervalMs() + 30_000;
+    }
+
+    public int alertsSent() {
+        return alerter.sent();
+    }
+
+    public void requestStop() {
+        stopRequested = true;
+        stopSignal.countDown();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        requestStop();
+        if (running) {
+            stopped.await(60, TimeUnit.SECONDS);
+        }
+        sampler.close();
+    }
+}

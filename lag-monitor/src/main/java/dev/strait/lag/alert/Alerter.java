@@ -1,0 +1,85 @@
+package dev.strait.lag.alert;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+
+import dev.strait.lag.http.StatusFormat;
+import dev.strait.lag.status.Status;
+import dev.strait.lag.status.StatusEvaluator.GroupStatus;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Alerts when the group's status changes: a log line and, if configured, a webhook POST with the /status
+ * JSON wrapped in {@code {"previous":…,"status":…,"detail":{…}}}. A change to a status that was already
+ * alerted within {@code suppressMs} is logged at debug only, so a flapping partition does not page twice.
+ *
+ * <p>Not thread-safe: the sampling thread owns it.
+ */
+public final class Alerter {
+    private static final Logger LOGGER = LoggerFactory.getLogger(Alerter.class);
+
+    private final String group;
+    private final URI webhook;
+    private final long suppressMs;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final Map<Status, Long> lastAlertMs = new EnumMap<>(Status.class);
+    private Status current;
+    private int sent;
+
+    public Alerter(String group, URI webhook, long suppressMs) {
+        this.group = group;
+        this.webhook = webhook;
+        this.suppressMs = suppressMs;
+    }
+
+    /** Called once per cycle; alerts only on a change. */
+    public void onStatus(GroupStatus status, long nowMs) {
+        Status previous = current;
+        current = status.status();
+        if (previous == current || previous == null && current == Status.OK) {
+            return;
+        }
+        Long last = lastAlertMs.get(current);
+        if (last != null && nowMs - last < suppressMs) {
+            LOGGER.debug("Suppressed repeated alert for group {}: {} -> {}", group, previous, current);
+            return;
+        }
+        lastAlertMs.put(current, nowMs);
+        LOGGER.warn("ALERT mirror group {}: status {} -> {}{}", group, previous == null ? "(start)" : previous, current,
+            status.partitions().stream().filter(p -> p.status() == current).findFirst()
+                .map(p -> " (" + p.lag().topic() + "-" + p.lag().partition() + ": " + p.reason() + ")").orElse(""));
+        if (webhook != null) {
+            post("{\"group\":" + quote(group) + ",\"previous\":" + (previous == null ? "null" : quote(previous.name()))
+                + ",\"status\":" + quote(current.name()) + ",\"detail\":" + StatusFormat.json(group, status) + "}");
+        }
+    }
+
+    /** Webhook calls made so far (for tests and the /metrics page). */
+    public int sent() {
+        return sent;
+    }
+
+    private void post(String body) {
+        try {
+            HttpResponse<Void> r = http.send(HttpRequest.newBuilder(webhook).timeout(Duration.ofSeconds(10))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.discarding());
+            sent++;
+            if (r.statusCode() >= 300) {
+                LOGGER.warn("Alert webhook {} answered HTTP {}", webhook, r.statusCode());
+            }
+        } catch (Exception e) {
+            LOGGER.warn("Alert webhook {} failed: {}", webhook, e.toString());
+        } 
+    }
+
+    private static String quote(String s) {
+        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    }
+}

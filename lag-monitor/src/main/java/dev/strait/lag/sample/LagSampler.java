@@ -1,0 +1,315 @@
+package dev.strait.lag.sample;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import dev.strait.lag.config.LagMonitorConfig;
+import dev.strait.mirror.provenance.Provenance;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Takes one {@link LagSnapshot}: source topics and end offsets, the mirror group's committed offsets, the
+ * target end offsets, the newest record of every target partition (for its provenance), the mirror's read
+ * positions, and the timestamp of the oldest record not yet mirrored. Every step is one batched call per
+ * cluster (the clients group partitions by leader), never one request per partition.
+ *
+ * <p>Not thread-safe: one sampling thread owns it.
+ */
+public final class LagSampler implements AutoCloseable {
+    private static final Logger LOGGER = LoggerFactory.getLogger(LagSampler.class);
+    private static final long CALL_TIMEOUT_MS = 15_000;
+    private static final Duration READ_TIMEOUT = Duration.ofSeconds(10);
+
+    private final LagMonitorConfig config;
+    private final Time time;
+    private final Admin source;
+    private final Admin target;
+    private final KafkaConsumer<byte[], byte[]> sourceReader;
+    private final KafkaConsumer<byte[], byte[]> targetReader;
+    private final MirrorPositions positions;
+    /** Newest mirrored source offset seen per source partition; kept across cycles because in hash mode
+     * the newest target record of a partition speaks for only one of the source partitions written there. */
+    private final Map<TopicPartition, Long> lastMirrored = new HashMap<>();
+    private int sourceCalls;
+    private int targetCalls;
+
+    public LagSampler(LagMonitorConfig config, Time time) {
+        this.config = config;
+        this.time = time;
+        this.source = Admin.create(adminProps(config.sourceClient(), "strait-lag-source"));
+        this.target = Admin.create(adminProps(config.targetClient(), "strait-lag-target"));
+        this.sourceReader = reader(config.sourceClient(), "strait-lag-source-reader");
+        this.targetReader = reader(config.targetClient(), "strait-lag-target-reader");
+        this.positions = config.mirrorMetricsUrl() == null ? null : new MirrorPositions(config.mirrorMetricsUrl());
+    }
+
+    public LagSnapshot sample() {
+        long start = time.milliseconds();
+        sourceCalls = 0;
+        targetCalls = 0;
+        List<String> errors = new ArrayList<>();
+        List<PartitionLag> out = new ArrayList<>();
+        Map<TopicPartition, Long> sourceEnd;
+        Map<TopicPartition, Long> sourceStart;
+        List<TopicPartition> partitions;
+        try {
+            partitions = sourcePartitions();
+            sourceEnd = offsets(source, partitions, OffsetSpec.latest(), true);
+            sourceStart = offsets(source, partitions, OffsetSpec.earliest(), true);
+        } catch (Exception e) {
+            errors.add("source cluster: " + rootMessage(e));
+            return new LagSnapshot(start, time.milliseconds() - start, out, errors, List.of(), sourceCalls, targetCalls);
+        }
+        Map<TopicPartition, Long> committed = committedOffsets(errors);
+        Map<TopicPartition, TopicPartition> targetOf = new HashMap<>();
+        for (TopicPartition tp : partitions) {
+            targetOf.put(tp, new TopicPartition(config.renamer().targetTopic(tp.topic()), tp.partition()));
+        }
+        Map<TopicPartition, Long> targetEnd = Map.of();
+        try {
+            targetEnd = targetEndOffsets(new HashSet<>(targetOf.values()));
+            readNewestTargetRecords(targetEnd);
+        } catch (Exception e) {
+            errors.add("target cluster: " + rootMessage(e));
+        }
+        Map<TopicPartition, Long> position = Map.of();
+        List<String> warnings = new ArrayList<>();
+        if (positions != null) {
+            try {
+                position = positions.fetch();
+            } catch (Exception e) {
+                warnings.add("mirror metrics " + config.mirrorMetricsUrl() + ": " + rootMessage(e));
+            }
+        }
+        Map<TopicPartition, Long> exact = new HashMap<>();
+        Map<TopicPartition, Long> oldestUnmirrored = new HashMap<>();
+        for (TopicPartition tp : partitions) {
+            long end = sourceEnd.getOrDefault(tp, -1L);
+            long begin = sourceStart.getOrDefault(tp, 0L);
+            long last = lastMirrored.getOrDefault(tp, -1L);
+            long lag = LagCalculator.exactLag(begin, end, last, committed.getOrDefault(tp, -1L));
+            exact.put(tp, lag);
+            if (lag > 0) {
+                oldestUnmirrored.put(tp, Math.max(begin, end - lag));
+            }
+        }
+        Map<TopicPartition, Long> timestamps = readTimestamps(oldestUnmirrored);
+        long now = time.milliseconds();
+        for (TopicPartition tp : partitions) {
+            long end = sourceEnd.getOrDefault(tp, -1L);
+            long c = committed.getOrDefault(tp, -1L);
+            long pos = position.getOrDefault(tp, -1L);
+            long lag = exact.get(tp);
+            Long ts = timestamps.get(tp);
+            long timeLag = lag == 0 ? 0 : ts == null ? -1 : Math.max(0, now - ts);
+            TopicPartition t = targetOf.get(tp);
+            out.add(new PartitionLag(tp.topic(), tp.partition(), t.topic(), sourceStart.getOrDefault(tp, -1L), end,
+                targetEnd.getOrDefault(t, -1L), c, pos, lastMirrored.getOrDefault(tp, -1L), lag,
+                LagCalculator.lag(end, c), LagCalculator.lag(end, pos), timeLag));
+        }
+        out.sort((a, b) -> a.topic().equals(b.topic()) ? Integer.compare(a.partition(), b.partition())
+            : a.topic().compareTo(b.topic()));
+        return new LagSnapshot(start, time.milliseconds() - start, out, errors, warnings, sourceCalls, targetCalls);
+    }
+
+    private List<TopicPartition> sourcePartitions() throws Exception {
+        sourceCalls++;
+        Set<String> names = new HashSet<>();
+        for (String name : source.listTopics().names().get(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)) {
+            if (config.topics().matcher(name).matches()) {
+                names.add(name);
+            }
+        }
+        List<TopicPartition> out = new ArrayList<>();
+        if (names.isEmpty()) {
+            return out;
+        }
+        sourceCalls++;
+        Map<String, TopicDescription> d = source.describeTopics(names).allTopicNames()
+            .get(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        d.values().forEach(td -> td.partitions().forEach(p -> out.add(new TopicPartition(td.name(), p.partition()))));
+        return out;
+    }
+
+    private Map<TopicPartition, Long> offsets(Admin admin, Collection<TopicPartition> tps, OffsetSpec spec,
+                                              boolean isSource) throws Exception {
+        if (isSource) {
+            sourceCalls++;
+        } else {
+            targetCalls++;
+        }
+        Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
+        tps.forEach(tp -> specs.put(tp, spec));
+        Map<TopicPartition, Long> out = new HashMap<>();
+        if (specs.isEmpty()) {
+            return out;
+        }
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> r = admin.listOffsets(specs).all()
+            .get(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        r.forEach((tp, info) -> out.put(tp, info.offset()));
+        return out;
+    }
+
+    private Map<TopicPartition, Long> committedOffsets(List<String> errors) {
+        sourceCalls++;
+        Map<TopicPartition, Long> out = new HashMap<>();
+        try {
+            Map<TopicPartition, OffsetAndMetadata> m = source.listConsumerGroupOffsets(config.mirrorGroupId())
+                .partitionsToOffsetAndMetadata().get(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            m.forEach((tp, om) -> {
+                if (om != null) {
+                    out.put(tp, om.offset());
+                }
+            });
+        } catch (Exception e) {
+            errors.add("committed offsets of group " + config.mirrorGroupId() + ": " + rootMessage(e));
+        }
+        return out;
+    }
+
+    /** End offsets of the target partitions that exist; missing target topics are simply not mirrored yet. */
+    private Map<TopicPartition, Long> targetEndOffsets(Set<TopicPartition> wanted) throws Exception {
+        Set<String> topics = new HashSet<>();
+        wanted.forEach(tp -> topics.add(tp.topic()));
+        if (topics.isEmpty()) {
+            return Map.of();
+        }
+        targetCalls++;
+        Set<String> existing = target.listTopics().names().get(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        List<TopicPartition> present = new ArrayList<>();
+        for (TopicPartition tp : wanted) {
+            if (existing.contains(tp.topic())) {
+                present.add(tp);
+            }
+        }
+        try {
+            return offsets(target, present, OffsetSpec.latest(), false);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                return Map.of();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Reads the newest record of every non-empty target partition in one consumer pass and remembers, per
+     * source partition, the newest source offset that reached the target.
+     */
+    private void readNewestTargetRecords(Map<TopicPartition, Long> targetEnd) {
+        Map<TopicPartition, Long> seekTo = new HashMap<>();
+        targetEnd.forEach((tp, end) -> {
+            if (end > 0) {
+                seekTo.put(tp, end - 1);
+            }
+        });
+        targetCalls++;
+        for (ConsumerRecord<byte[], byte[]> r : readAt(targetReader, seekTo)) {
+            Provenance p = Provenance.from(r.headers());
+            if (p != null) {
+                lastMirrored.merge(new TopicPartition(p.topic(), p.partition()), p.offset(), Math::max);
+            }
+        }
+    }
+
+    private Map<TopicPartition, Long> readTimestamps(Map<TopicPartition, Long> at) {
+        Map<TopicPartition, Long> out = new HashMap<>();
+        if (at.isEmpty()) {
+            return out;
+        }
+        sourceCalls++;
+        for (ConsumerRecord<byte[], byte[]> r : readAt(sourceReader, at)) {
+            TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+            out.putIfAbsent(tp, r.timestamp());
+        }
+        return out;
+    }
+
+    /** One record (at least) from each partition at the given offset; partitions that yield nothing in time are skipped. */
+    private static List<ConsumerRecord<byte[], byte[]>> readAt(KafkaConsumer<byte[], byte[]> consumer,
+                                                                Map<TopicPartition, Long> at) {
+        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+        if (at.isEmpty()) {
+            return out;
+        }
+        consumer.assign(at.keySet());
+        at.forEach(consumer::seek);
+        Set<TopicPartition> pending = new HashSet<>(at.keySet());
+        long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
+        while (!pending.isEmpty() && System.nanoTime() < deadline) {
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+                if (pending.remove(tp)) {
+                    out.add(r);
+                    consumer.pause(List.of(tp));
+                }
+            }
+        }
+        if (!pending.isEmpty()) {
+            LOGGER.debug("No record read in time from {}", pending);
+        }
+        consumer.assign(List.of());
+        return out;
+    }
+
+    private static Properties adminProps(Properties client, String clientId) {
+        Properties p = new Properties();
+        Set<String> known = AdminClientConfig.configNames();
+        client.stringPropertyNames().stream().filter(known::contains).forEach(k -> p.put(k, client.getProperty(k)));
+        p.put(AdminClientConfig.CLIENT_ID_CONFIG, clientId);
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, String.valueOf(CALL_TIMEOUT_MS));
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+        return p;
+    }
+
+    private static KafkaConsumer<byte[], byte[]> reader(Properties client, String clientId) {
+        Properties p = new Properties();
+        Set<String> known = ConsumerConfig.configNames();
+        client.stringPropertyNames().stream().filter(known::contains).forEach(k -> p.put(k, client.getProperty(k)));
+        p.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, "65536");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
+        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while ((t instanceof ExecutionException || t.getCause() != null && t.getMessage() == null) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t.getClass().getSimpleName() + ": " + t.getMessage();
+    }
+
+    @Override
+    public void close() {
+        source.close(Duration.ofSeconds(5));
+        target.close(Duration.ofSeconds(5));
+        sourceReader.close(Duration.ofSeconds(5));
+        targetReader.close(Duration.ofSeconds(5));
+    }
+}

@@ -1,0 +1,278 @@
+package dev.strait.lag;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import com.codahale.metrics.MetricRegistry;
+import com.sun.net.httpserver.HttpServer;
+import dev.strait.lag.config.LagMonitorConfig;
+import dev.strait.lag.sample.PartitionLag;
+import dev.strait.lag.status.Status;
+import dev.strait.lag.status.StatusEvaluator.GroupStatus;
+import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.engine.MirrorEngine;
+import dev.strait.mirror.handler.MessageHandler;
+import dev.strait.mirror.metrics.MirrorMetrics;
+import dev.strait.mirror.provenance.Provenance;
+import dev.strait.testkit.Await;
+import dev.strait.testkit.KafkaCluster;
+import dev.strait.testkit.LoadGenerator;
+import dev.strait.testkit.SharedClusters;
+import dev.strait.testkit.TestProducer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.utils.Time;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The lag monitor against real Apache Kafka 4.1.1 clusters, with the real mirror engine between them. */
+class LagMonitorIT {
+    private static KafkaCluster source;
+    private static KafkaCluster target;
+    private HttpServer webhook;
+    private final List<String> webhookBodies = new CopyOnWriteArrayList<>();
+
+    @BeforeAll
+    static void clusters() {
+        source = SharedClusters.source();
+        target = SharedClusters.target();
+    }
+
+    @AfterEach
+    void stopWebhook() {
+        if (webhook != null) {
+            webhook.stop(0);
+        }
+    }
+
+    private String startWebhook() throws IOException {
+        webhook = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        webhook.createContext("/hook", ex -> {
+            webhookBodies.add(new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+            ex.sendResponseHeaders(204, -1);
+            ex.close();
+        });
+        webhook.start();
+        return "http://127.0.0.1:" + webhook.getAddress().getPort() + "/hook";
+    }
+
+    private static LagMonitorConfig config(KafkaCluster src, String group, String topics, String... extra) {
+        Properties p = new Properties();
+        p.put("source.bootstrap.servers", src.bootstrapServers());
+        p.put("target.bootstrap.servers", target.bootstrapServers());
+        p.put("mirror.group.id", group);
+        p.put("topics", topics);
+        p.put("window.size", "3");
+        p.put("sample.interval.ms", "300");
+        for (int i = 0; i < extra.length; i += 2) {
+            p.put(extra[i], extra[i + 1]);
+        }
+        return LagMonitorConfig.from(p);
+    }
+
+    private static MirrorEngine mirror(String group, String topic, MessageHandler handler) {
+        Properties c = new Properties();
+        c.put("bootstrap.servers", source.bootstrapServers());
+        c.put("group.id", group);
+        Properties p = new Properties();
+        p.put("bootstrap.servers", target.bootstrapServers());
+        MirrorEngine engine = new MirrorEngine(MirrorSettings.builder().consumerConfig(c).producerConfig(p).include(topic)
+            .offsetCommitIntervalMs(500).messageHandler(handler).build(), new MirrorMetrics(new MetricRegistry()),
+            Time.SYSTEM);
+        engine.start();
+        return engine;
+    }
+
+    private static void stop(MirrorEngine engine) throws InterruptedException {
+        engine.requestStop();
+        assertThat(engine.awaitTermination(Duration.ofSeconds(60))).isTrue();
+    }
+
+    private static PartitionLag partition(GroupStatus s, int p) {
+        return s.partitions().stream().filter(x -> x.lag().partition() == p).findFirst().orElseThrow().lag();
+    }
+
+    @Test
+    void theWorkedExampleOnRealClusters() throws Exception {
+        // Given: source end offset 8; the target holds source offsets 0..5; committed 4; the mirror's position 7
+        String topic = "lag.example";
+        source.createTopic(topic, 1);
+        target.createTopic(topic, 1);
+        try (TestProducer src = new TestProducer(source.bootstrapServers());
+             TestProducer dst = new TestProducer(target.bootstrapServers())) {
+            src.produce(topic, 1, 8);
+            String sourceId;
+            try (Admin admin = source.admin()) {
+                sourceId = admin.describeCluster().clusterId().get(30, TimeUnit.SECONDS);
+                admin.alterConsumerGroupOffsets("g-example", Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(4)))
+                    .all().get(30, TimeUnit.SECONDS);
+            }
+            for (int i = 0; i <= 5; i++) {
+                RecordHeaders h = new RecordHeaders();
+                h.add(Provenance.HEADER, new Provenance(sourceId, sourceId, topic, 0, i).encode());
+                dst.send(new ProducerRecord<>(topic, 0, (byte[]) null, new byte[] {(byte) i}, h));
+            }
+        }
+        HttpServer mirrorMetrics = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        mirrorMetrics.createContext("/metrics", ex -> {
+            byte[] body = ("strait_mirror_partition_position{topic=\"" + topic + "\",partition=\"0\"} 7\n")
+                .getBytes(StandardCharsets.UTF_8);
+            ex.sendResponseHeaders(200, body.length);
+            ex.getResponseBody().write(body);
+            ex.close();
+        });
+        mirrorMetrics.start();
+        try (LagMonitor monitor = new LagMonitor(config(source, "g-example", "lag\\.example", "mirror.metrics.url",
+            "http://127.0.0.1:" + mirrorMetrics.getAddress().getPort() + "/metrics"), Time.SYSTEM)) {
+            // When
+            GroupStatus status = monitor.cycle();
+
+            // Then
+            PartitionLag lag = partition(status, 0);
+            assertThat(lag.sourceEnd()).isEqualTo(8);
+            assertThat(lag.exactLag()).isEqualTo(2);
+            assertThat(lag.committedLag()).isEqualTo(4);
+            assertThat(lag.consumerLag()).isEqualTo(1);
+            assertThat(lag.timeLagMs()).as("age of source offset 6").isPositive();
+        } finally {
+            mirrorMetrics.stop(0);
+        }
+    }
+
+    @Test
+    void lagWhileAProducerRunsAndExactLagZeroAfter() throws Exception {
+        // Given
+        String topic = "lag.live";
+        source.createTopic(topic, 3);
+        MirrorEngine engine = mirror("g-live", topic, null);
+        try (LagMonitor monitor = new LagMonitor(config(source, "g-live", "lag\\.live"), Time.SYSTEM);
+             LoadGenerator load = new LoadGenerator(source.bootstrapServers(), topic, 3, 2_000, 2_000)) {
+            // When: sampled while records flow, then after the producer stopped
+            long maxCommittedLag = 0;
+            while (load.sent() < 5_000) {
+                GroupStatus s = monitor.cycle();
+                maxCommittedLag = Math.max(maxCommittedLag, s.partitions().stream()
+                    .mapToLong(p -> p.lag().committedLag()).max().orElse(0));
+                Thread.sleep(200);
+            }
+            load.awaitDone(60);
+            Await.until("exact lag 0 on every partition", Duration.ofSeconds(60), () -> monitor.cycle().partitions()
+                .stream().allMatch(p -> p.lag().exactLag() == 0 && p.lag().sourceEnd() == 2_000));
+
+            // Then
+            GroupStatus last = monitor.latest();
+            assertThat(last.status()).isIn(Status.OK, Status.WARN);
+            assertThat(last.partitions()).allSatisfy(p -> {
+                assertThat(p.lag().timeLagMs()).isZero();
+                assertThat(p.lag().lastMirroredOffset()).isEqualTo(1_999);
+            });
+            assertThat(maxCommittedLag).as("lag was seen while the producer ran").isPositive();
+            assertThat(last.snapshot().sourceCalls()).as("batched calls, not one per partition").isLessThan(10);
+        } finally {
+            stop(engine);
+        }
+    }
+
+    @Test
+    void mirrorStoppedGivesStallThenStopOneWebhookPerChangeThenRewind() throws Exception {
+        // Given: a mirror that copied 300 records and was stopped; records keep arriving
+        String topic = "lag.stall";
+        source.createTopic(topic, 1);
+        try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
+            producer.produce(topic, 1, 300);
+            MirrorEngine engine = mirror("g-stall", topic, null);
+            Await.until("mirrored", Duration.ofSeconds(60), () -> target.endOffsetSum(topic) == 300);
+            stop(engine);
+            producer.produce(topic, 1, 300, 50);
+        }
+        String hook = startWebhook();
+        try (LagMonitor monitor = new LagMonitor(config(source, "g-stall", "lag\\.stall", "stop.after.ms", "2500",
+            "alert.webhook.url", hook, "alert.suppress.ms", "600000"), Time.SYSTEM)) {
+            // When / Then: STALL once the window is full, STOP after 2.5 s without a commit
+            Status first = monitor.cycle().status();
+            monitor.cycle();
+            Status third = monitor.cycle().status();
+            Await.until("STOP", Duration.ofSeconds(20), () -> monitor.cycle().status() == Status.STOP);
+            monitor.cycle();
+
+            assertThat(first).isEqualTo(Status.OK);
+            assertThat(third).isEqualTo(Status.STALL);
+            assertThat(partition(monitor.latest(), 0).exactLag()).isEqualTo(50);
+            assertThat(webhookBodies).hasSize(2);
+            assertThat(webhookBodies.get(0)).contains("\"previous\":\"OK\",\"status\":\"STALL\"");
+            assertThat(webhookBodies.get(1)).contains("\"previous\":\"STALL\",\"status\":\"STOP\"");
+
+            // When: the group's offset is reset backwards
+            try (Admin admin = source.admin()) {
+                admin.alterConsumerGroupOffsets("g-stall", Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(100)))
+                    .all().get(30, TimeUnit.SECONDS);
+            }
+
+            // Then
+            assertThat(monitor.cycle().status()).isEqualTo(Status.REWIND);
+        }
+    }
+
+    @Test
+    void producerOutrunningTheMirrorGivesWarn() throws Exception {
+        // Given: a mirror slowed to about 1,000 records/s and a producer at 3,000/s
+        String topic = "lag.warn";
+        source.createTopic(topic, 1);
+        MirrorEngine engine = mirror("g-warn", topic, new SlowHandler());
+        try (LagMonitor monitor = new LagMonitor(config(source, "g-warn", "lag\\.warn", "window.size", "4"), Time.SYSTEM);
+             LoadGenerator load = new LoadGenerator(source.bootstrapServers(), topic, 1, 30_000, 3_000)) {
+            Await.until("mirroring begun", Duration.ofSeconds(30), () -> target.endOffsetSum(topic) > 0);
+
+            // When / Then
+            Await.until("WARN", Duration.ofSeconds(20), () -> {
+                sleep(300);
+                return monitor.cycle().status() == Status.WARN;
+            });
+            load.close();
+        } finally {
+            stop(engine);
+        }
+    }
+
+    @Test
+    void aClusterThatCannotBeReadIsErrAndTheMonitorCarriesOn() throws Exception {
+        // Given: a monitor watching a source cluster that then goes down
+        try (KafkaCluster doomed = KafkaCluster.start("lag-err-source", 1)) {
+            doomed.createTopic("lag.err", 1);
+            try (LagMonitor monitor = new LagMonitor(config(doomed, "g-err", "lag\\.err"), Time.SYSTEM)) {
+                assertThat(monitor.cycle().status()).isEqualTo(Status.OK);
+
+                // When
+                doomed.stopAll();
+                GroupStatus down = monitor.cycle();
+
+                // Then
+                assertThat(down.status()).isEqualTo(Status.ERR);
+                assertThat(down.snapshot().errors()).anySatisfy(e -> assertThat(e).startsWith("source cluster"));
+                doomed.restartAll();
+                Await.until("back to OK", Duration.ofSeconds(60), () -> monitor.cycle().status() == Status.OK);
+            }
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
