@@ -1,0 +1,133 @@
+package dev.strait.cli;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+
+import dev.strait.lag.LagMonitor;
+import dev.strait.lag.config.LagMonitorConfig;
+import dev.strait.lag.http.StatusFormat;
+import dev.strait.lag.http.StatusServer;
+import dev.strait.lag.status.Status;
+import dev.strait.lag.status.StatusEvaluator.GroupStatus;
+import dev.strait.mirror.config.ClientConfigs;
+import dev.strait.mirror.config.ConfigException;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code strait lag-monitor} / {@code bin/lag-monitor}: watch a mirror's lag and status, or check it once. */
+@Command(name = "lag-monitor", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
+    usageHelpWidth = 110, subcommands = LagMonitorCommand.Check.class,
+    description = {
+        "Measures a mirror's lag three ways (exact from the provenance header, committed, consumer-read) plus time",
+        "lag, derives a Burrow-style status (OK, WARN, REWIND, STALL, STOP, ERR) and alerts on changes.",
+        "Serves /status (JSON), /metrics (Prometheus) and /healthz on http.port."})
+public final class LagMonitorCommand implements Callable<Integer> {
+    private static final Logger LOGGER = LoggerFactory.getLogger(LagMonitorCommand.class);
+
+    @Option(names = "--config", paramLabel = "FILE",
+        description = "Required. lag-monitor.properties: source./target. client settings, mirror.group.id, topics, topic.prefix, "
+            + "topic.rename, mirror.metrics.url, http.port, window.size, sample.interval.ms, stop.after.ms, "
+            + "max.lag.records, max.lag.seconds, alert.webhook.url, alert.suppress.ms")
+    Path config;
+
+    static LagMonitorConfig load(Path file) {
+        if (file == null) {
+            throw new ConfigException("--config is required: the lag-monitor.properties file");
+        }
+        Properties props = ClientConfigs.load(file, "--config");
+        return LagMonitorConfig.from(props);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        LagMonitorConfig cfg = load(config);
+        LagMonitor monitor = new LagMonitor(cfg, Time.SYSTEM);
+        Thread loop = new Thread(monitor, "strait-lag-monitor");
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            monitor.requestStop();
+            try {
+                loop.join(30_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "strait-lag-shutdown"));
+        try (StatusServer http = cfg.httpPort() < 0 ? null : new StatusServer(cfg.httpHost(), cfg.httpPort(),
+            cfg.mirrorGroupId(), monitor::latest, monitor::healthy)) {
+            if (http != null) {
+                LOGGER.info("Lag monitor for group {}: http://{}:{}/status (also /metrics, /healthz)", cfg.mirrorGroupId(),
+                    cfg.httpHost(), http.port());
+            }
+            loop.start();
+            loop.join();
+        } finally {
+            monitor.close();
+        }
+        return Cli.OK;
+    }
+
+    /** {@code lag-monitor check}: one verdict for cron or a Nagios-style check; exit 0 OK, 1 WARN, 2 critical. */
+    @Command(name = "check", mixinStandardHelpOptions = true, sortOptions = false, usageHelpWidth = 110,
+        description = {"Samples a few times, prints the table (or the /status JSON) and exits with the verdict:",
+            "0 OK, 1 WARN or REWIND, 2 ERR, STOP, STALL or a threshold crossed, 3 bad input (Nagios UNKNOWN)."})
+    static final class Check implements Callable<Integer> {
+        @Option(names = "--config", required = true, paramLabel = "FILE", description = "lag-monitor.properties")
+        Path config;
+
+        @Option(names = "--max-lag-records", paramLabel = "N", defaultValue = "-1",
+            description = "Critical when any partition's lag is above N records (default: off).")
+        long maxLagRecords;
+
+        @Option(names = "--max-lag-seconds", paramLabel = "S", defaultValue = "-1",
+            description = "Critical when any partition's oldest unmirrored record is older than S seconds (default: off).")
+        long maxLagSeconds;
+
+        @Option(names = "--json", description = "Print the /status JSON instead of the table.")
+        boolean json;
+
+        @Option(names = "--samples", paramLabel = "N", defaultValue = "3",
+            description = "Samples to take, sample.interval.ms apart (at least 2; default: ${DEFAULT-VALUE}).")
+        int samples;
+
+        @Override
+        public Integer call() throws Exception {
+            LagMonitorConfig base;
+            try {
+                if (samples < 2) {
+                    throw new ConfigException("--samples must be at least 2, not " + samples);
+                }
+                base = load(config);
+            } catch (ConfigException e) {
+                System.err.println("lag-monitor check: error: " + e.getMessage());
+                return 3;
+            }
+            LagMonitorConfig cfg = new LagMonitorConfig(base.sourceClient(), base.targetClient(), base.mirrorGroupId(),
+                base.topics(), base.renamer(), base.mirrorMetricsUrl(), -1, base.httpHost(), samples,
+                base.sampleIntervalMs(), base.stopAfterMs(), maxLagRecords >= 0 ? maxLagRecords : base.maxLagRecords(),
+                maxLagSeconds >= 0 ? maxLagSeconds : base.maxLagSeconds(), null, base.alertSuppressMs());
+            GroupStatus status;
+            try (LagMonitor monitor = new LagMonitor(cfg, Time.SYSTEM)) {
+                status = monitor.cycle();
+                for (int i = 1; i < samples; i++) {
+                    Thread.sleep(Duration.ofMillis(cfg.sampleIntervalMs()).toMillis());
+                    status = monitor.cycle();
+                }
+            }
+            System.out.print(json ? StatusFormat.json(cfg.mirrorGroupId(), status) + "\n"
+                : StatusFormat.table(cfg.mirrorGroupId(), status));
+            return exitCode(status);
+        }
+
+        static int exitCode(GroupStatus status) {
+            Status s = status.status();
+            if (status.thresholdCrossed() || s == Status.ERR || s == Status.STOP || s == Status.STALL) {
+                return 2;
+            }
+            return s == Status.OK ? 0 : 1;
+        }
+    }
+}
