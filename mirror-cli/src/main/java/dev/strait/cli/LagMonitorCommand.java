@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
 
 /** {@code strait lag-monitor} / {@code bin/lag-monitor}: watch a mirror's lag and status, or check it once. */
 @Command(name = "lag-monitor", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
-    usageHelpWidth = 110, subcommands = LagMonitorCommand.Check.class,
+    usageHelpWidth = 110, subcommands = {LagMonitorCommand.Check.class, LagMonitorCommand.Audit.class},
     description = {
         "Measures a mirror's lag three ways (exact from the provenance header, committed, consumer-read) plus time",
         "lag, derives a Burrow-style status (OK, WARN, REWIND, STALL, STOP, ERR) and alerts on changes.",
@@ -128,6 +128,61 @@ public final class LagMonitorCommand implements Callable<Integer> {
                 return 2;
             }
             return s == Status.OK ? 0 : 1;
+        }
+    }
+
+    /** {@code lag-monitor audit}: compare source ranges with the target record by record; exit 0 only when clean. */
+    @Command(name = "audit", mixinStandardHelpOptions = true, sortOptions = false, usageHelpWidth = 110,
+        description = {"Audits source offset ranges against the target (counts, fingerprints, order) and prints a",
+            "report naming missing, duplicated, reordered and altered records by source offset.",
+            "Exit 0 when clean, 1 when anything was found, 2 bad input."})
+    static final class Audit implements Callable<Integer> {
+        @Option(names = "--config", required = true, paramLabel = "FILE", description = "lag-monitor.properties")
+        Path config;
+
+        @Option(names = "--topics", paramLabel = "REGEX",
+            description = "Topics to audit (default: the config's topics).")
+        String topics;
+
+        @Option(names = "--from-offset", paramLabel = "N", defaultValue = "-1",
+            description = "First source offset of every partition's range (default: --last records back from the end).")
+        long fromOffset;
+
+        @Option(names = "--to-offset", paramLabel = "N", defaultValue = "-1",
+            description = "End (exclusive) of every range (default: the mirror group's committed offset).")
+        long toOffset;
+
+        @Option(names = "--last", paramLabel = "N", defaultValue = "10000",
+            description = "Records per partition to audit when --from-offset is not given (default: ${DEFAULT-VALUE}).")
+        long last;
+
+        @Override
+        public Integer call() throws Exception {
+            LagMonitorConfig cfg = load(config);
+            java.util.regex.Pattern pattern;
+            try {
+                pattern = topics == null ? cfg.topics() : java.util.regex.Pattern.compile(topics);
+            } catch (java.util.regex.PatternSyntaxException e) {
+                throw new ConfigException("--topics is not a valid regex: " + e.getDescription());
+            }
+            if (last < 1) {
+                throw new ConfigException("--last must be at least 1, not " + last);
+            }
+            var plan = dev.strait.lag.audit.AuditPlan.plan(cfg.sourceClient(), cfg.mirrorGroupId(), pattern, fromOffset,
+                toOffset, last);
+            if (plan.isEmpty()) {
+                throw new ConfigException("no source topic matches " + pattern.pattern());
+            }
+            boolean clean = true;
+            try (dev.strait.lag.audit.Auditor auditor = new dev.strait.lag.audit.Auditor(cfg.sourceClient(),
+                cfg.targetClient(), cfg.renamer())) {
+                for (var e : plan.entrySet()) {
+                    dev.strait.lag.audit.AuditReport report = auditor.audit(e.getKey(), e.getValue());
+                    System.out.print(report.table(50));
+                    clean &= report.clean();
+                }
+            }
+            return clean ? Cli.OK : Cli.FAILED;
         }
     }
 }

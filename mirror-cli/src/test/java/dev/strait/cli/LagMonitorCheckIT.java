@@ -26,8 +26,12 @@ class LagMonitorCheckIT {
     }
 
     private Run check(Path config, String... extra) throws Exception {
+        return run("check", config, extra);
+    }
+
+    private Run run(String sub, Path config, String... extra) throws Exception {
         List<String> cmd = new ArrayList<>(List.of("bash", Path.of("..", "bin", "lag-monitor").toAbsolutePath().normalize()
-            .toString(), "check", "--config", config.toString()));
+            .toString(), sub, "--config", config.toString()));
         cmd.addAll(List.of(extra));
         Path out = dir.resolve("out.txt");
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
@@ -70,5 +74,13 @@ class LagMonitorCheckIT {
 
         // When / Then: bad input is Nagios UNKNOWN
         assertThat(check(dir.resolve("missing.properties")).code()).isEqualTo(3);
+
+        // When / Then: the audit of what the mirror committed is clean; past it, the 30 uncopied records are missing
+        Run clean = run("audit", config);
+        assertThat(clean.code()).as(clean.out()).isZero();
+        assertThat(clean.out()).contains("audit: clean");
+        Run missing = run("audit", config, "--to-offset", "130");
+        assertThat(missing.code()).as(missing.out()).isEqualTo(1);
+        assertThat(missing.out()).contains("MISSING chk-0@100").contains("audit: 60 findings");
     }
 }

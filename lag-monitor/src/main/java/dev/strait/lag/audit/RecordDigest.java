@@ -1,0 +1,66 @@
+package dev.strait.lag.audit;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+
+import dev.strait.mirror.provenance.Provenance;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
+
+/**
+ * What makes two records "the same" for the audit: key, value, headers other than the mirror's provenance
+ * header, and timestamp. {@link #of} gives a 64-bit fingerprint of one record; {@link Sequence} an
+ * order-sensitive SHA-256 over a run of records. Not thread-safe.
+ */
+final class RecordDigest {
+    private RecordDigest() {
+    }
+
+    static long of(ConsumerRecord<byte[], byte[]> r) {
+        MessageDigest md = sha256();
+        feed(md, r);
+        return ByteBuffer.wrap(md.digest()).getLong();
+    }
+
+    /** An order-sensitive digest of a sequence of records. */
+    static final class Sequence {
+        private final MessageDigest md = sha256();
+
+        void add(long fingerprint) {
+            md.update(ByteBuffer.allocate(8).putLong(fingerprint).array());
+        }
+
+        byte[] finish() {
+            return md.digest();
+        }
+    }
+
+    private static void feed(MessageDigest md, ConsumerRecord<byte[], byte[]> r) {
+        field(md, r.key());
+        field(md, r.value());
+        for (Header h : r.headers()) {
+            if (!h.key().equals(Provenance.HEADER)) {
+                field(md, h.key().getBytes(StandardCharsets.UTF_8));
+                field(md, h.value());
+            }
+        }
+        md.update(ByteBuffer.allocate(8).putLong(r.timestamp()).array());
+    }
+
+    private static void field(MessageDigest md, byte[] bytes) {
+        md.update(ByteBuffer.allocate(4).putInt(bytes == null ? -1 : bytes.length).array());
+        if (bytes != null) {
+            md.update(bytes);
+        }
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
+        }
+    }
+}
