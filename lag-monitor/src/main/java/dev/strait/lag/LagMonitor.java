@@ -5,6 +5,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.strait.lag.alert.Alerter;
+import dev.strait.lag.audit.Auditor;
+import dev.strait.lag.audit.ContinuousAudit;
 import dev.strait.lag.config.LagMonitorConfig;
 import dev.strait.lag.sample.LagSampler;
 import dev.strait.lag.sample.LagSnapshot;
@@ -27,6 +29,9 @@ public final class LagMonitor implements Runnable, AutoCloseable {
     private final LagSampler sampler;
     private final StatusEvaluator evaluator;
     private final Alerter alerter;
+    private final Auditor auditor;
+    private final ContinuousAudit audit;
+    private long nextAuditMs;
     private final AtomicReference<GroupStatus> latest = new AtomicReference<>();
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean stopRequested;
@@ -40,6 +45,9 @@ public final class LagMonitor implements Runnable, AutoCloseable {
         this.evaluator = new StatusEvaluator(config.windowSize(), config.stopAfterMs(), config.maxLagRecords(),
             config.maxLagSeconds());
         this.alerter = new Alerter(config.mirrorGroupId(), config.webhookUrl(), config.alertSuppressMs());
+        this.auditor = config.auditIntervalMs() > 0
+            ? new Auditor(config.sourceClient(), config.targetClient(), config.renamer()) : null;
+        this.audit = auditor == null ? null : new ContinuousAudit(auditor, config.auditMaxRecords());
     }
 
     /** Runs one cycle now and returns its verdict (used by the loop and by the one-shot check). */
@@ -51,6 +59,13 @@ public final class LagMonitor implements Runnable, AutoCloseable {
         alerter.onStatus(status, lastCycleEndMs);
         if (snapshot.failed()) {
             LOGGER.warn("Lag sample of group {} failed: {}", config.mirrorGroupId(), snapshot.errors());
+        } else if (audit != null && lastCycleEndMs >= nextAuditMs) {
+            try {
+                audit.round(snapshot.partitions());
+            } catch (RuntimeException e) {
+                LOGGER.warn("Audit round failed ({}); it is retried next interval", e.toString());
+            }
+            nextAuditMs = time.milliseconds() + config.auditIntervalMs();
         }
         return status;
     }
@@ -97,6 +112,11 @@ public final class LagMonitor implements Runnable, AutoCloseable {
         return last >= 0 && time.milliseconds() - last < 3 * config.sampleIntervalMs() + 30_000;
     }
 
+    /** The continuous audit's summary, or null when it is off (audit.interval.ms=0). */
+    public ContinuousAudit.Summary auditSummary() {
+        return audit == null ? null : audit.summary();
+    }
+
     public int alertsSent() {
         return alerter.sent();
     }
@@ -113,5 +133,8 @@ public final class LagMonitor implements Runnable, AutoCloseable {
             stopped.await(60, TimeUnit.SECONDS);
         }
         sampler.close();
+        if (auditor != null) {
+            auditor.close();
+        }
     }
 }

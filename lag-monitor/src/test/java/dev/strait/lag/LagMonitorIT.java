@@ -275,4 +275,36 @@ class LagMonitorIT {
             Thread.currentThread().interrupt();
         }
     }
+
+    @Test
+    void theDaemonsAuditFindsWhatTheMirrorDroppedOrRepeatedAndServesIt() throws Exception {
+        // Given: a mirror whose handler drops 0@17 and repeats 0@23, and a monitor auditing every cycle
+        String topic = "lag.audited";
+        source.createTopic(topic, 2);
+        try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
+            producer.produce(topic, 2, 100);
+        }
+        MirrorEngine engine = mirror("g-audited", topic, new DropAndRepeatHandler());
+        Await.until("mirrored and committed", Duration.ofSeconds(60), () -> source.committedOffsets("g-audited", topic)
+            .values().stream().mapToLong(Long::longValue).sum() == 200);
+        stop(engine);
+        try (LagMonitor monitor = new LagMonitor(config(source, "g-audited", "lag\\.audited", "audit.interval.ms", "1",
+            "http.port", "0"), Time.SYSTEM);
+             dev.strait.lag.http.StatusServer http = new dev.strait.lag.http.StatusServer("127.0.0.1", 0, "g-audited",
+                 monitor::latest, monitor::healthy, monitor::auditSummary)) {
+            // When
+            monitor.cycle();
+            monitor.cycle();
+
+            // Then: each committed record audited once, both anomalies named
+            var summary = monitor.auditSummary();
+            assertThat(summary.recordsAudited()).isEqualTo(200);
+            assertThat(summary.findingsByKind()).containsEntry(dev.strait.lag.audit.AuditReport.Kind.MISSING, 1L)
+                .containsEntry(dev.strait.lag.audit.AuditReport.Kind.DUPLICATED, 1L);
+            String status = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://127.0.0.1:" + http.port() + "/status")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            assertThat(status).contains("\"kind\":\"MISSING\",\"topic\":\"lag.audited\",\"partition\":0,\"sourceOffset\":17");
+        }
+    }
 }

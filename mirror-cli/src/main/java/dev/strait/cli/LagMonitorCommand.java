@@ -32,7 +32,8 @@ public final class LagMonitorCommand implements Callable<Integer> {
     @Option(names = "--config", paramLabel = "FILE",
         description = "Required. lag-monitor.properties: source./target. client settings, mirror.group.id, topics, topic.prefix, "
             + "topic.rename, mirror.metrics.url, http.port, window.size, sample.interval.ms, stop.after.ms, "
-            + "max.lag.records, max.lag.seconds, alert.webhook.url, alert.suppress.ms")
+            + "max.lag.records, max.lag.seconds, alert.webhook.url, alert.suppress.ms, audit.interval.ms, "
+            + "audit.max.records")
     Path config;
 
     static LagMonitorConfig load(Path file) {
@@ -57,7 +58,7 @@ public final class LagMonitorCommand implements Callable<Integer> {
             }
         }, "strait-lag-shutdown"));
         try (StatusServer http = cfg.httpPort() < 0 ? null : new StatusServer(cfg.httpHost(), cfg.httpPort(),
-            cfg.mirrorGroupId(), monitor::latest, monitor::healthy)) {
+            cfg.mirrorGroupId(), monitor::latest, monitor::healthy, monitor::auditSummary)) {
             if (http != null) {
                 LOGGER.info("Lag monitor for group {}: http://{}:{}/status (also /metrics, /healthz)", cfg.mirrorGroupId(),
                     cfg.httpHost(), http.port());
@@ -108,7 +109,8 @@ public final class LagMonitorCommand implements Callable<Integer> {
             LagMonitorConfig cfg = new LagMonitorConfig(base.sourceClient(), base.targetClient(), base.mirrorGroupId(),
                 base.topics(), base.renamer(), base.mirrorMetricsUrl(), -1, base.httpHost(), samples,
                 base.sampleIntervalMs(), base.stopAfterMs(), maxLagRecords >= 0 ? maxLagRecords : base.maxLagRecords(),
-                maxLagSeconds >= 0 ? maxLagSeconds : base.maxLagSeconds(), null, base.alertSuppressMs());
+                maxLagSeconds >= 0 ? maxLagSeconds : base.maxLagSeconds(), null, base.alertSuppressMs(), 0,
+                base.auditMaxRecords());
             GroupStatus status;
             try (LagMonitor monitor = new LagMonitor(cfg, Time.SYSTEM)) {
                 status = monitor.cycle();

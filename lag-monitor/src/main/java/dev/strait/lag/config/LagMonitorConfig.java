@@ -15,7 +15,8 @@ import dev.strait.mirror.config.TopicRenamer;
 public record LagMonitorConfig(Properties sourceClient, Properties targetClient, String mirrorGroupId, Pattern topics,
                                TopicRenamer renamer, URI mirrorMetricsUrl, int httpPort, String httpHost,
                                int windowSize, long sampleIntervalMs, long stopAfterMs, long maxLagRecords,
-                               long maxLagSeconds, URI webhookUrl, long alertSuppressMs) {
+                               long maxLagSeconds, URI webhookUrl, long alertSuppressMs, long auditIntervalMs,
+                               long auditMaxRecords) {
 
     public static LagMonitorConfig from(Properties p) {
         Properties source = prefixed(p, "source.");
@@ -39,7 +40,9 @@ public record LagMonitorConfig(Properties sourceClient, Properties targetClient,
             (int) number(p, "http.port", -1, -1, 65535), p.getProperty("http.host", "127.0.0.1").trim(), window,
             interval, number(p, "stop.after.ms", 300_000, 1, Long.MAX_VALUE),
             number(p, "max.lag.records", -1, -1, Long.MAX_VALUE), number(p, "max.lag.seconds", -1, -1, Long.MAX_VALUE),
-            uri(p, "alert.webhook.url"), number(p, "alert.suppress.ms", 600_000, 0, Long.MAX_VALUE));
+            uri(p, "alert.webhook.url"), number(p, "alert.suppress.ms", 600_000, 0, Long.MAX_VALUE),
+            number(p, "audit.interval.ms", 60_000, 0, Long.MAX_VALUE),
+            number(p, "audit.max.records", 10_000, 1, 10_000_000));
     }
 
     private static Properties prefixed(Properties p, String prefix) {

@@ -2,6 +2,8 @@ package dev.strait.lag.http;
 
 import java.util.Locale;
 
+import dev.strait.lag.audit.AuditReport;
+import dev.strait.lag.audit.ContinuousAudit;
 import dev.strait.lag.sample.PartitionLag;
 import dev.strait.lag.status.StatusEvaluator.GroupStatus;
 import dev.strait.lag.status.StatusEvaluator.PartitionStatus;
@@ -9,6 +11,31 @@ import dev.strait.lag.status.StatusEvaluator.PartitionStatus;
 /** Renders a {@link GroupStatus} as the /status JSON, as Prometheus text, and as a table for the terminal. */
 public final class StatusFormat {
     private StatusFormat() {
+    }
+
+    /** The /status JSON with the continuous audit's summary (null when the audit is off). */
+    public static String json(String group, GroupStatus s, ContinuousAudit.Summary audit) {
+        String base = json(group, s);
+        if (audit == null) {
+            return base;
+        }
+        StringBuilder b = new StringBuilder(base.substring(0, base.length() - 1));
+        b.append(",\"audit\":{\"rounds\":").append(audit.rounds()).append(",\"recordsAudited\":")
+            .append(audit.recordsAudited()).append(",\"findings\":{");
+        boolean first = true;
+        for (var e : audit.findingsByKind().entrySet()) {
+            b.append(first ? "" : ",").append(str(e.getKey().name())).append(':').append(e.getValue());
+            first = false;
+        }
+        b.append("},\"latest\":[");
+        first = true;
+        for (AuditReport.Finding f : audit.latestFindings()) {
+            b.append(first ? "" : ",").append("{\"kind\":").append(str(f.kind().name())).append(",\"topic\":")
+                .append(str(f.topic())).append(",\"partition\":").append(f.partition()).append(",\"sourceOffset\":")
+                .append(f.sourceOffset()).append('}');
+            first = false;
+        }
+        return b.append("]}}").toString();
     }
 
     public static String json(String group, GroupStatus s) {
@@ -46,6 +73,22 @@ public final class StatusFormat {
                 .append(",\"thresholdCrossed\":").append(ps.thresholdCrossed()).append('}');
         }
         return b.append("]}").toString();
+    }
+
+    public static String prometheus(String group, GroupStatus s, ContinuousAudit.Summary audit) {
+        StringBuilder b = new StringBuilder(prometheus(group, s));
+        if (audit != null) {
+            b.append("# TYPE strait_lag_audit_records_total counter\n");
+            b.append("strait_lag_audit_records_total{group=\"").append(esc(group)).append("\"} ")
+                .append(audit.recordsAudited()).append('\n');
+            b.append("# TYPE strait_lag_audit_findings_total counter\n");
+            for (AuditReport.Kind kind : AuditReport.Kind.values()) {
+                b.append("strait_lag_audit_findings_total{group=\"").append(esc(group)).append("\",kind=\"")
+                    .append(kind.name().toLowerCase(Locale.ROOT)).append("\"} ")
+                    .append(audit.findingsByKind().getOrDefault(kind, 0L)).append('\n');
+            }
+        }
+        return b.toString();
     }
 
     public static String prometheus(String group, GroupStatus s) {

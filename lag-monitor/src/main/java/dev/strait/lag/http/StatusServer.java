@@ -10,6 +10,7 @@ import java.util.function.Supplier;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.strait.lag.audit.ContinuousAudit;
 import dev.strait.lag.status.StatusEvaluator.GroupStatus;
 
 /**
@@ -19,7 +20,8 @@ import dev.strait.lag.status.StatusEvaluator.GroupStatus;
 public final class StatusServer implements AutoCloseable {
     private final HttpServer server;
 
-    public StatusServer(String host, int port, String group, Supplier<GroupStatus> latest, Supplier<Boolean> healthy) {
+    public StatusServer(String host, int port, String group, Supplier<GroupStatus> latest, Supplier<Boolean> healthy,
+                        Supplier<ContinuousAudit.Summary> audit) {
         try {
             server = HttpServer.create(new InetSocketAddress(host, port), 16);
         } catch (IOException e) {
@@ -30,12 +32,12 @@ public final class StatusServer implements AutoCloseable {
             if (s == null) {
                 respond(ex, 503, "application/json", "{\"status\":\"STARTING\"}");
             } else {
-                respond(ex, 200, "application/json", StatusFormat.json(group, s));
+                respond(ex, 200, "application/json", StatusFormat.json(group, s, audit.get()));
             }
         });
         server.createContext("/metrics", ex -> {
             GroupStatus s = latest.get();
-            respond(ex, 200, "text/plain; version=0.0.4; charset=utf-8", s == null ? "" : StatusFormat.prometheus(group, s));
+            respond(ex, 200, "text/plain; version=0.0.4; charset=utf-8", s == null ? "" : StatusFormat.prometheus(group, s, audit.get()));
         });
         server.createContext("/healthz", ex -> {
             boolean ok = healthy.get();
