@@ -1,0 +1,741 @@
+package dev.strait.broker.log;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The log of one partition, in directory {@code <topic>-<partition>}: a sorted map of {@link LogSegment}s (only
+ * the last, the active segment, takes appends), a {@link LeaderEpochCache}, and four offsets:
+ *
+ * <pre>
+ * logStartOffset <= highWatermark <= logEndOffset        recoveryPoint <= logEndOffset
+ * </pre>
+ *
+ * <ul>
+ *   <li>{@code logEndOffset} (LEO): the next offset to assign.</li>
+ *   <li>{@code highWatermark}: set by the replication layer; never above the LEO and never backwards, except when
+ *       truncation lowers the LEO below it.</li>
+ *   <li>{@code logStartOffset}: the first readable offset; moved up by retention and DeleteRecords only.</li>
+ *   <li>{@code recoveryPoint}: everything below it is known to be flushed, so reopening checks it only cheaply.</li>
+ * </ul>
+ *
+ * <p>Not thread-safe. The owner (the replica layer's partition object, or a single partition thread) must hold one
+ * lock around every call, reads included, because appends, rolls and retention change the segment map. A returned
+ * {@link FileSlice} may be used after the lock is released; if retention or truncation deletes its segment in the
+ * meantime, the transfer fails with a ClosedChannelException and the fetch is retried.
+ *
+ * <p>Errors: bad input raises {@link CorruptRecordException}, {@link RecordBatchTooLargeException},
+ * {@link OffsetOutOfRangeException} or {@link IllegalArgumentException} and changes nothing. An I/O error marks the
+ * log offline and raises {@link LogStorageException}, as does every later call.
+ */
+public final class PartitionLog implements AutoCloseable {
+
+    private static final Logger LOGGER = LoggerFactory.getLogger(PartitionLog.class);
+    private static final String LOG_STATE_VERSION = "0";
+
+    private final Path dir;
+    private final String logPrefix;
+    private final Time time;
+    private final TreeMap<Long, LogSegment> segments = new TreeMap<>();
+    private final LeaderEpochCache epochCache;
+    private LogConfig config;
+    private long logStartOffset;
+    private long logEndOffset;
+    private long highWatermark;
+    private long recoveryPoint;
+    private boolean offline;
+    private boolean closed;
+
+    private PartitionLog(Path dir, LogConfig config, Time time, LeaderEpochCache epochCache) {
+        this.dir = dir;
+        this.logPrefix = "[PartitionLog " + dir.getFileName() + "] ";
+        this.config = config;
+        this.time = time;
+        this.epochCache = epochCache;
+    }
+
+    /**
+     * Opens (creating if needed) the log in {@code dir} and recovers it. After a clean shutdown, or for segments
+     * wholly below the recovery point, batch headers are scanned to rebuild the indexes (no CRC check; a header
+     * that is clearly damaged still triggers full recovery of that segment). Every other segment is validated
+     * batch by batch and its invalid tail truncated; segments after a truncated one are deleted, since they
+     * follow a hole.
+     *
+     * @throws LogStorageException if the directory cannot be read or repaired
+     */
+    public static PartitionLog open(Path dir, LogConfig config, Time time) {
+        try {
+            Files.createDirectories(dir);
+            LeaderEpochCache epochCache = LeaderEpochCache.load(dir.resolve(LogFiles.LEADER_EPOCH_CHECKPOINT));
+            PartitionLog log = new PartitionLog(dir, config, time, epochCache);
+            log.load();
+            return log;
+        } catch (IOException e) {
+            throw new LogStorageException("[PartitionLog " + dir.getFileName() + "] opening " + dir + " failed", e);
+        }
+    }
+
+    private void load() throws IOException {
+        Path marker = dir.resolve(LogFiles.CLEAN_SHUTDOWN_MARKER);
+        boolean cleanShutdown = Files.exists(marker);
+        long[] state = readLogState();
+        TreeSet<Long> baseOffsets = listFilesAndRemoveStrays();
+        boolean recovered = loadSegments(baseOffsets, cleanShutdown, state[1]);
+        long checkpointedStartOffset = state[0];
+        if (segments.isEmpty()) {
+            addSegment(LogSegment.create(dir, checkpointedStartOffset, config.indexIntervalBytes(), time));
+        }
+        logEndOffset = activeSegment().nextOffset();
+        logStartOffset = Math.max(checkpointedStartOffset, segments.firstKey());
+        if (logStartOffset > logEndOffset) {
+            LOGGER.warn("{}log start offset {} is above the recovered log end offset {}; starting empty there",
+                    logPrefix, logStartOffset, logEndOffset);
+            truncateFullyAndStartAtUnchecked(logStartOffset);
+        }
+        highWatermark = Math.min(Math.max(state[2], logStartOffset), logEndOffset);
+        recoveryPoint = cleanShutdown ? logEndOffset : Math.min(state[1], logEndOffset);
+        epochCache.truncateFromEnd(logEndOffset);
+        epochCache.truncateFromStart(logStartOffset);
+        if (recovered) {
+            // Recovered bytes may live only in the page cache; make them durable before trusting them.
+            flushSegmentsFrom(recoveryPoint);
+            recoveryPoint = logEndOffset;
+        }
+        writeLogState();
+        // From now on a crash is unclean again.
+        if (Files.deleteIfExists(marker)) {
+            CheckpointFile.fsyncDirectory(dir);
+        }
+        LOGGER.info("{}opened: {} segments, logStartOffset={}, logEndOffset={}, highWatermark={}, cleanShutdown={}",
+                logPrefix, segments.size(), logStartOffset, logEndOffset, highWatermark, cleanShutdown);
+    }
+
+    /** Base offsets of the segment files; deletes temp files and index files without a log file. */
+    private TreeSet<Long> listFilesAndRemoveStrays() throws IOException {
+        TreeSet<Long> baseOffsets = new TreeSet<>();
+        List<Path> indexFiles = new ArrayList<>();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+            for (Path file : files) {
+                String name = file.getFileName().toString();
+                long baseOffset = LogFiles.baseOffsetOfLogFile(name);
+                if (baseOffset >= 0) {
+                    baseOffsets.add(baseOffset);
+                } else if (name.endsWith(LogFiles.TEMP_SUFFIX)) {
+                    Files.delete(file);
+                } else if (name.endsWith(LogFiles.OFFSET_INDEX_SUFFIX) || name.endsWith(LogFiles.TIME_INDEX_SUFFIX)) {
+                    indexFiles.add(file);
+                }
+            }
+        }
+        for (Path indexFile : indexFiles) {
+            String name = indexFile.getFileName().toString();
+            String prefix = name.substring(0, name.indexOf('.'));
+            if (!Files.exists(dir.resolve(prefix + LogFiles.LOG_SUFFIX))) {
+                Files.delete(indexFile);
+            }
+        }
+        return baseOffsets;
+    }
+
+    /** Opens every segment; returns true if any segment went through full recovery. */
+    private boolean loadSegments(TreeSet<Long> baseOffsets, boolean cleanShutdown, long checkpointedRecoveryPoint)
+            throws IOException {
+        boolean recovered = false;
+        Long[] ordered = baseOffsets.toArray(new Long[0]);
+        for (int i = 0; i < ordered.length; i++) {
+            long baseOffset = ordered[i];
+            if (!segments.isEmpty() && baseOffset < activeSegment().nextOffset()) {
+                LOGGER.warn("{}segment {} overlaps the previous segment ending at {}; dropping it and later ones",
+                        logPrefix, baseOffset, activeSegment().nextOffset());
+                deleteSegmentFiles(ordered, i);
+                return true;
+            }
+            LogSegment segment = LogSegment.open(dir, baseOffset, config.indexIntervalBytes(), time);
+            boolean flushed = cleanShutdown || (i + 1 < ordered.length && ordered[i + 1] <= checkpointedRecoveryPoint);
+            long truncatedBytes = flushed ? segment.loadIndexes() : segment.recover();
+            recovered |= !flushed || truncatedBytes > 0;
+            addSegment(segment);
+            if (truncatedBytes > 0 && i + 1 < ordered.length) {
+                LOGGER.warn("{}segment {} lost {} bytes; deleting the {} segments after it", logPrefix, baseOffset,
+                        truncatedBytes, ordered.length - i - 1);
+                deleteSegmentFiles(ordered, i + 1);
+                return true;
+            }
+        }
+        return recovered;
+    }
+
+    private void deleteSegmentFiles(Long[] ordered, int from) throws IOException {
+        for (int j = from; j < ordered.length; j++) {
+            Files.deleteIfExists(LogFiles.logFile(dir, ordered[j]));
+            Files.deleteIfExists(LogFiles.offsetIndexFile(dir, ordered[j]));
+            Files.deleteIfExists(LogFiles.timeIndexFile(dir, ordered[j]));
+        }
+    }
+
+    public Path dir() {
+        return dir;
+    }
+
+    public LogConfig config() {
+        return config;
+    }
+
+    public void updateConfig(LogConfig newConfig) {
+        this.config = newConfig;
+    }
+
+    public long logStartOffset() {
+        return logStartOffset;
+    }
+
+    public long logEndOffset() {
+        return logEndOffset;
+    }
+
+    public long highWatermark() {
+        return highWatermark;
+    }
+
+    public long recoveryPoint() {
+        return recoveryPoint;
+    }
+
+    public int segmentCount() {
+        return segments.size();
+    }
+
+    /** Total size of all segments. */
+    public long sizeBytes() {
+        long total = 0;
+        for (LogSegment segment : segments.values()) {
+            total += segment.sizeBytes();
+        }
+        return total;
+    }
+
+    /** The segments, oldest first; for inspection only. */
+    List<LogSegment> segments() {
+        return List.copyOf(segments.values());
+    }
+
+    public LeaderEpochCache leaderEpochCache() {
+        return epochCache;
+    }
+
+    /** OffsetForLeaderEpoch for this log; see {@link LeaderEpochCache#endOffsetFor}. */
+    public EpochEndOffset endOffsetForEpoch(int leaderEpoch) {
+        return epochCache.endOffsetFor(leaderEpoch, logEndOffset);
+    }
+
+    private LogSegment activeSegment() {
+        return segments.lastEntry().getValue();
+    }
+
+    /**
+     * Appends batches from a produce request as leader. Every batch is validated first (structure, CRC,
+     * {@code max.message.bytes}); then, in place in {@code batches}, each gets its base offset (consecutive from the
+     * log end offset), the leader epoch, and under LogAppendTime the broker's time (with a new CRC).
+     *
+     * @param batches     whole v2 batches between position and limit; must be writable; modified in place
+     * @param leaderEpoch the current leader epoch; not below the latest epoch in the log
+     */
+    public AppendResult append(ByteBuffer batches, int leaderEpoch) {
+        ensureUsable();
+        List<RecordBatchHeader> views = validateBatches(batches);
+        int latestEpoch = epochCache.latestEpoch();
+        if (leaderEpoch < 0 || leaderEpoch < latestEpoch) {
+            throw new IllegalArgumentException(logPrefix + "append with leader epoch " + leaderEpoch
+                    + " but the log is already at epoch " + latestEpoch);
+        }
+        long nowMs = time.milliseconds();
+        boolean logAppendTime = config.timestampType() == TimestampType.LOG_APPEND_TIME;
+        long firstOffset = logEndOffset;
+        long nextOffset = firstOffset;
+        long maxTimestampMs = -1;
+        for (RecordBatchHeader batch : views) {
+            batch.setBaseOffset(nextOffset);
+            batch.setPartitionLeaderEpoch(leaderEpoch);
+            if (logAppendTime) {
+                batch.setLogAppendTime(nowMs);
+            }
+            maxTimestampMs = Math.max(maxTimestampMs, batch.maxTimestampMs());
+            nextOffset = batch.nextOffset();
+        }
+        long lastOffset = nextOffset - 1;
+        int sizeBytes = batches.remaining();
+        long appendMaxTimestampMs = maxTimestampMs;
+        io("append", () -> {
+            LogSegment active = maybeRoll(sizeBytes, appendMaxTimestampMs, lastOffset, nowMs);
+            if (leaderEpoch > latestEpoch) {
+                epochCache.assign(leaderEpoch, firstOffset);
+            }
+            active.append(lastOffset, batches);
+            return null;
+        });
+        logEndOffset = lastOffset + 1;
+        return new AppendResult(firstOffset, lastOffset, logAppendTime ? nowMs : -1, maxTimestampMs, views.size(),
+                sizeBytes, logStartOffset);
+    }
+
+    /**
+     * Appends batches fetched from the leader, keeping their offsets and leader epochs. The first batch must start
+     * at the log end offset (a follower fetches from its LEO), and offsets must increase.
+     */
+    public AppendResult appendAsFollower(ByteBuffer batches) {
+        ensureUsable();
+        List<RecordBatchHeader> views = validateBatches(batches);
+        long expectedOffset = logEndOffset;
+        long maxTimestampMs = -1;
+        int latestEpoch = epochCache.latestEpoch();
+        for (RecordBatchHeader batch : views) {
+            // The first batch continues the log exactly; later ones may skip offsets (compacted leaders).
+            boolean first = batch == views.get(0);
+            if (first ? batch.baseOffset() != expectedOffset : batch.baseOffset() < expectedOffset) {
+                throw new IllegalArgumentException(logPrefix + "follower batch at offset " + batch.baseOffset()
+                        + " does not follow offset " + (expectedOffset - 1));
+            }
+            if (batch.partitionLeaderEpoch() < latestEpoch) {
+                throw new IllegalArgumentException(logPrefix + "follower batch at offset " + batch.baseOffset()
+                        + " has epoch " + batch.partitionLeaderEpoch() + " below the log's epoch " + latestEpoch);
+            }
+            latestEpoch = batch.partitionLeaderEpoch();
+            maxTimestampMs = Math.max(maxTimestampMs, batch.maxTimestampMs());
+            expectedOffset = batch.nextOffset();
+        }
+        long firstOffset = views.get(0).baseOffset();
+        long lastOffset = expectedOffset - 1;
+        int sizeBytes = batches.remaining();
+        long appendMaxTimestampMs = maxTimestampMs;
+        long nowMs = time.milliseconds();
+        io("append as follower", () -> {
+            LogSegment active = maybeRoll(sizeBytes, appendMaxTimestampMs, lastOffset, nowMs);
+            for (RecordBatchHeader batch : views) {
+                if (batch.partitionLeaderEpoch() > epochCache.latestEpoch()) {
+                    epochCache.assign(batch.partitionLeaderEpoch(), batch.baseOffset());
+                }
+            }
+            active.append(lastOffset, batches);
+            return null;
+        });
+        logEndOffset = lastOffset + 1;
+        return new AppendResult(firstOffset, lastOffset, -1, maxTimestampMs, views.size(), sizeBytes,
+                logStartOffset);
+    }
+
+    private List<RecordBatchHeader> validateBatches(ByteBuffer batches) {
+        List<RecordBatchHeader> views = RecordBatches.split(batches);
+        if (views.isEmpty()) {
+            throw new CorruptRecordException("append holds no record batches");
+        }
+        for (RecordBatchHeader batch : views) {
+            if (batch.sizeInBytes() > config.maxMessageBytes()) {
+                throw new RecordBatchTooLargeException("batch of " + batch.sizeInBytes()
+                        + " bytes exceeds max.message.bytes " + config.maxMessageBytes());
+            }
+            batch.validate();
+        }
+        return views;
+    }
+
+    /** Rolls when the active segment would exceed segment.bytes, is older than segment.ms, or offsets overflow. */
+    private LogSegment maybeRoll(int appendBytes, long appendMaxTimestampMs, long lastOffset, long nowMs)
+            throws IOException {
+        LogSegment active = activeSegment();
+        if (active.isEmpty()) {
+            return active;
+        }
+        boolean full = (long) active.sizeBytes() + appendBytes > config.segmentBytes();
+        boolean old = active.timeWaitedForRollMs(nowMs, appendMaxTimestampMs) >= config.segmentMs();
+        // Index entries hold offsets relative to the base offset as int32.
+        boolean offsetsOverflow = lastOffset - active.baseOffset() > Integer.MAX_VALUE;
+        if (full || old || offsetsOverflow) {
+            LOGGER.debug("{}rolling segment {} (full={}, old={}, offsetsOverflow={})", logPrefix,
+                    active.baseOffset(), full, old, offsetsOverflow);
+            return roll();
+        }
+        return active;
+    }
+
+    /** Starts a new active segment at the log end offset, flushing the old one. */
+    private LogSegment roll() throws IOException {
+        LogSegment previous = activeSegment();
+        if (previous.isEmpty()) {
+            return previous;
+        }
+        previous.flush();
+        // Older segments were flushed when they rolled (or at open), so everything below the LEO is on disk now.
+        // The checkpoint keeps the older, lower value until the next flush(), which is safe: it only means more
+        // recovery work after a crash.
+        recoveryPoint = logEndOffset;
+        LogSegment next = LogSegment.create(dir, logEndOffset, config.indexIntervalBytes(), time);
+        addSegment(next);
+        return next;
+    }
+
+    private void addSegment(LogSegment segment) {
+        segments.put(segment.baseOffset(), segment);
+    }
+
+    /**
+     * Reads from {@code startOffset}, without going past {@code maxOffsetExclusive} (the high watermark for
+     * consumers, the log end offset for followers). The slice starts at the batch that contains
+     * {@code startOffset} and holds at most {@code maxBytes}, so it may end in a partial batch.
+     *
+     * @throws OffsetOutOfRangeException if {@code startOffset} is below the log start offset or above the LEO
+     */
+    public LogReadResult read(long startOffset, int maxBytes, long maxOffsetExclusive) {
+        return read(startOffset, maxBytes, maxOffsetExclusive, false);
+    }
+
+    /**
+     * As {@link #read(long, int, long)}; with {@code minOneBatch} the first batch is returned whole even if it is
+     * larger than {@code maxBytes}, so that a consumer with a small fetch size still makes progress (KIP-74).
+     */
+    public LogReadResult read(long startOffset, int maxBytes, long maxOffsetExclusive, boolean minOneBatch) {
+        ensureUsable();
+        if (startOffset < logStartOffset || startOffset > logEndOffset) {
+            throw new OffsetOutOfRangeException(logPrefix + "offset " + startOffset + " is outside [" + logStartOffset
+                    + ", " + logEndOffset + "]");
+        }
+        long limitOffset = Math.min(maxOffsetExclusive, logEndOffset);
+        FileSlice slice = FileSlice.empty();
+        if (startOffset < limitOffset) {
+            slice = io("read", () -> readSlice(startOffset, maxBytes, limitOffset, minOneBatch));
+        }
+        return new LogReadResult(slice, highWatermark, logStartOffset, logEndOffset);
+    }
+
+    private FileSlice readSlice(long startOffset, int maxBytes, long limitOffset, boolean minOneBatch)
+            throws IOException {
+        Map.Entry<Long, LogSegment> entry = segments.floorEntry(startOffset);
+        while (entry != null) {
+            LogSegment segment = entry.getValue();
+            int maxPosition = segment.positionLimitFor(limitOffset);
+            Optional<FileSlice> slice = segment.read(startOffset, maxBytes, maxPosition, minOneBatch);
+            if (slice.isPresent()) {
+                return slice.get();
+            }
+            entry = segments.higherEntry(entry.getKey());
+        }
+        return FileSlice.empty();
+    }
+
+    /**
+     * ListOffsets by timestamp: the first record at or after the log start offset with a timestamp >=
+     * {@code targetTimestampMs} (see {@link LogSegment#findOffsetByTimestamp} for compressed batches).
+     */
+    public Optional<TimestampAndOffset> findOffsetByTimestamp(long targetTimestampMs) {
+        ensureUsable();
+        return io("find offset by timestamp", () -> {
+            for (LogSegment segment : segments.values()) {
+                if (segment.nextOffset() > logStartOffset && segment.maxTimestampMs() >= targetTimestampMs) {
+                    Optional<TimestampAndOffset> found =
+                            segment.findOffsetByTimestamp(targetTimestampMs, logStartOffset);
+                    if (found.isPresent()) {
+                        return found;
+                    }
+                }
+            }
+            return Optional.<TimestampAndOffset>empty();
+        });
+    }
+
+    /**
+     * Raises the high watermark. A lower value is ignored (it never moves backwards, except through
+     * {@link #truncateTo}).
+     *
+     * @return true if it moved
+     * @throws IllegalArgumentException if {@code newHighWatermark} is above the log end offset
+     */
+    public boolean updateHighWatermark(long newHighWatermark) {
+        ensureUsable();
+        if (newHighWatermark > logEndOffset) {
+            throw new IllegalArgumentException(logPrefix + "high watermark " + newHighWatermark
+                    + " would pass the log end offset " + logEndOffset);
+        }
+        if (newHighWatermark <= highWatermark) {
+            return false;
+        }
+        highWatermark = newHighWatermark;
+        return true;
+    }
+
+    /**
+     * Removes the batch containing {@code offset} and everything after it (follower truncation). Afterwards the
+     * log end offset is at most {@code offset}; the high watermark and recovery point follow it down, and epochs
+     * starting at or after it are dropped. Below the log start offset the log is emptied and restarts at
+     * {@code offset}.
+     *
+     * @return true if anything was removed
+     */
+    public boolean truncateTo(long offset) {
+        ensureUsable();
+        if (offset < 0) {
+            throw new IllegalArgumentException(logPrefix + "cannot truncate to negative offset " + offset);
+        }
+        if (offset >= logEndOffset) {
+            return false;
+        }
+        io("truncate", () -> {
+            if (offset < logStartOffset) {
+                truncateFullyAndStartAtUnchecked(offset);
+            } else {
+                truncateSegmentsTo(offset);
+            }
+            writeLogState();
+            return null;
+        });
+        return true;
+    }
+
+    private void truncateSegmentsTo(long offset) throws IOException {
+        long firstBaseOffset = segments.firstKey();
+        for (LogSegment segment : new ArrayList<>(segments.tailMap(offset, true).values())) {
+            if (segment.baseOffset() != firstBaseOffset) {
+                segments.remove(segment.baseOffset());
+                segment.delete();
+            }
+        }
+        activeSegment().truncateTo(offset);
+        logEndOffset = activeSegment().nextOffset();
+        if (logEndOffset < logStartOffset) {
+            // The batch holding the log start offset was removed; nothing readable is left.
+            truncateFullyAndStartAtUnchecked(logStartOffset);
+            return;
+        }
+        highWatermark = Math.min(highWatermark, logEndOffset);
+        recoveryPoint = Math.min(recoveryPoint, logEndOffset);
+        epochCache.truncateFromEnd(logEndOffset);
+    }
+
+    /** Deletes every segment and restarts the log, empty, at {@code offset}. */
+    private void truncateFullyAndStartAtUnchecked(long offset) throws IOException {
+        for (LogSegment segment : segments.values()) {
+            segment.delete();
+        }
+        segments.clear();
+        addSegment(LogSegment.create(dir, offset, config.indexIntervalBytes(), time));
+        logStartOffset = offset;
+        logEndOffset = offset;
+        highWatermark = offset;
+        recoveryPoint = offset;
+        epochCache.clear();
+    }
+
+    /**
+     * DeleteRecords: makes offsets below {@code offset} unreadable and deletes segments that lie wholly below it.
+     *
+     * @return the new log start offset
+     * @throws OffsetOutOfRangeException if {@code offset} is above the high watermark
+     */
+    public long deleteRecordsBefore(long offset) {
+        ensureUsable();
+        if (offset > highWatermark) {
+            throw new OffsetOutOfRangeException(logPrefix + "cannot delete records before " + offset
+                    + ", above the high watermark " + highWatermark);
+        }
+        if (offset <= logStartOffset) {
+            return logStartOffset;
+        }
+        io("delete records", () -> {
+            logStartOffset = offset;
+            // Persist the new start first: after a crash, deleted records must not come back.
+            writeLogState();
+            epochCache.truncateFromStart(offset);
+            if (offset >= logEndOffset) {
+                roll();
+            }
+            deleteSegmentsBelowLogStartOffset();
+            return null;
+        });
+        return logStartOffset;
+    }
+
+    private int deleteSegmentsBelowLogStartOffset() throws IOException {
+        int deleted = 0;
+        while (segments.size() > 1) {
+            Map.Entry<Long, LogSegment> oldest = segments.firstEntry();
+            if (segments.higherKey(oldest.getKey()) > logStartOffset) {
+                break;
+            }
+            segments.remove(oldest.getKey());
+            oldest.getValue().delete();
+            deleted++;
+        }
+        return deleted;
+    }
+
+    /**
+     * Applies retention.ms (measured from each segment's largest timestamp) and retention.bytes, oldest segment
+     * first. Only segments wholly below the high watermark are deleted, so uncommitted records are never lost,
+     * and the active segment is never deleted (it becomes eligible once segment.ms or segment.bytes rolls it).
+     *
+     * @return the number of segments deleted
+     */
+    public int deleteSegmentsForRetention() {
+        ensureUsable();
+        long nowMs = time.milliseconds();
+        return io("retention", () -> {
+            long excessBytes = config.retentionBytes() < 0 ? 0 : sizeBytes() - config.retentionBytes();
+            int deleted = 0;
+            while (segments.size() > 1) {
+                Map.Entry<Long, LogSegment> oldest = segments.firstEntry();
+                LogSegment segment = oldest.getValue();
+                long upperBoundOffset = segments.higherKey(oldest.getKey());
+                boolean expired = config.retentionMs() >= 0
+                        && nowMs - segment.largestTimestampMs() > config.retentionMs();
+                boolean oversized = excessBytes > 0 && excessBytes >= segment.sizeBytes();
+                if (upperBoundOffset > highWatermark || !(expired || oversized)) {
+                    break;
+                }
+                LOGGER.info("{}deleting segment {} for retention (expired={}, oversized={})", logPrefix,
+                        segment.baseOffset(), expired, oversized);
+                excessBytes -= segment.sizeBytes();
+                segments.remove(oldest.getKey());
+                segment.delete();
+                deleted++;
+            }
+            if (deleted > 0 && segments.firstKey() > logStartOffset) {
+                logStartOffset = segments.firstKey();
+                epochCache.truncateFromStart(logStartOffset);
+                writeLogState();
+            }
+            return deleted;
+        });
+    }
+
+    /** Forces all unflushed segments to disk and advances the recovery point to the log end offset. */
+    public void flush() {
+        ensureUsable();
+        io("flush", () -> {
+            flushSegmentsFrom(recoveryPoint);
+            recoveryPoint = logEndOffset;
+            writeLogState();
+            return null;
+        });
+    }
+
+    private void flushSegmentsFrom(long offset) throws IOException {
+        for (LogSegment segment : segments.values()) {
+            if (segment.nextOffset() > offset || segment == activeSegment()) {
+                segment.flush();
+            }
+        }
+    }
+
+    /** Flushes, closes all files and leaves the clean-shutdown marker, so the next open skips CRC validation. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        if (offline) {
+            closeQuietly();
+            return;
+        }
+        io("close", () -> {
+            flushSegmentsFrom(recoveryPoint);
+            recoveryPoint = logEndOffset;
+            writeLogState();
+            for (LogSegment segment : segments.values()) {
+                segment.close();
+            }
+            Path marker = dir.resolve(LogFiles.CLEAN_SHUTDOWN_MARKER);
+            if (!Files.exists(marker)) {
+                Files.createFile(marker);
+            }
+            CheckpointFile.fsyncDirectory(dir);
+            return null;
+        });
+        closed = true;
+    }
+
+    /**
+     * Releases file handles as a process crash would: nothing is flushed and no marker is written, so the next
+     * open runs recovery. For crash tests and for giving up on an offline log.
+     */
+    void closeQuietly() {
+        for (LogSegment segment : segments.values()) {
+            try {
+                segment.close();
+            } catch (IOException e) {
+                LOGGER.warn("{}closing segment {} failed", logPrefix, segment.baseOffset(), e);
+            }
+        }
+        closed = true;
+    }
+
+    private long[] readLogState() throws IOException {
+        Path file = dir.resolve(LogFiles.LOG_STATE_CHECKPOINT);
+        List<String> lines = CheckpointFile.read(file);
+        long[] state = {0, 0, 0};
+        if (lines == null) {
+            return state;
+        }
+        try {
+            if (lines.size() < 4 || !LOG_STATE_VERSION.equals(lines.get(0).trim())) {
+                throw new IOException("unsupported content in " + file + ": " + lines);
+            }
+            String[] keys = {"logStartOffset", "recoveryPoint", "highWatermark"};
+            for (int i = 0; i < keys.length; i++) {
+                String[] parts = lines.get(i + 1).trim().split(" ");
+                if (!keys[i].equals(parts[0])) {
+                    throw new IOException("expected " + keys[i] + " on line " + (i + 2) + " of " + file);
+                }
+                state[i] = Long.parseLong(parts[1]);
+            }
+        } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
+            throw new IOException("malformed " + file + ": " + e.getMessage(), e);
+        }
+        return state;
+    }
+
+    private void writeLogState() throws IOException {
+        CheckpointFile.write(dir.resolve(LogFiles.LOG_STATE_CHECKPOINT), List.of(LOG_STATE_VERSION,
+                "logStartOffset " + logStartOffset, "recoveryPoint " + recoveryPoint,
+                "highWatermark " + highWatermark));
+    }
+
+    private void ensureUsable() {
+        if (offline) {
+            throw new LogStorageException(logPrefix + "the log is offline after an I/O error; reopen it to recover");
+        }
+        if (closed) {
+            throw new IllegalStateException(logPrefix + "the log is closed");
+        }
+    }
+
+    @FunctionalInterface
+    private interface IoAction<T> {
+        T run() throws IOException;
+    }
+
+    /** The one place where I/O errors become {@link LogStorageException} and take the log offline. */
+    private <T> T io(String action, IoAction<T> body) {
+        try {
+            return body.run();
+        } catch (IOException e) {
+            offline = true;
+            LOGGER.error("{}{} failed; the log is now offline", logPrefix, action, e);
+            throw new LogStorageException(logPrefix + action + " failed; the log is offline until reopened", e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "PartitionLog(" + dir.getFileName() + ", logStartOffset=" + logStartOffset + ", logEndOffset="
+                + logEndOffset + ", highWatermark=" + highWatermark + ", segments=" + segments.size() + ")";
+    }
+}

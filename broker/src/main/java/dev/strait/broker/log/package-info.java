@@ -1,0 +1,38 @@
+/**
+ * Storage layer of the companion broker: one {@link dev.strait.broker.log.PartitionLog} per partition, built for
+ * leader/follower replication. It works on raw Kafka v2 record batches (see
+ * {@link dev.strait.broker.log.RecordBatchHeader}) and imports nothing from {@code org.apache.kafka}; an adapter
+ * package converts between these types and kafka-clients' protocol classes.
+ *
+ * <h2>Files in a partition directory {@code <topic>-<partition>}</h2>
+ * <ul>
+ *   <li>{@code <baseOffset, 20 digits>.log}: whole batches back to back, byte-identical to Kafka's format.</li>
+ *   <li>{@code .index} / {@code .timeindex}: sparse offset and time indexes per segment. Derived data: rebuilt from
+ *       the log file every time the log is opened, so a missing or damaged index never matters.</li>
+ *   <li>{@code leader-epoch-checkpoint}: the {@link dev.strait.broker.log.LeaderEpochCache}.</li>
+ *   <li>{@code log-state-checkpoint}: log start offset, recovery point and high watermark.</li>
+ *   <li>{@code .clean-shutdown}: written by {@code close()}, removed by open.</li>
+ * </ul>
+ * Checkpoints are replaced atomically (temp file, fsync, rename, directory fsync).
+ *
+ * <h2>Invariants</h2>
+ * logStartOffset &lt;= highWatermark &lt;= logEndOffset; batch offsets strictly increase across the whole log;
+ * offsets are assigned by the log, consecutively from the log end offset, by rewriting each batch's baseOffset and
+ * partitionLeaderEpoch (fields outside the CRC); every offset in a segment fits in an int32 relative to its base
+ * offset; only the active (last) segment is written; the leader epoch cache has no entry beyond the log end offset (one
+ * at it only when DeleteRecords emptied the log; open and truncation drop entries at or beyond it).
+ *
+ * <h2>Recovery</h2>
+ * Writes can be torn and unflushed bytes lost. On open, segments that may hold unflushed data (at or after the
+ * recovery point, or all segments after an unclean shutdown) are validated batch by batch (length, magic, offsets,
+ * CRC-32C) and truncated at the first invalid batch; segments after a truncated one are deleted. Segments known to
+ * be flushed are only scanned header by header to rebuild the indexes. Then the leader epoch cache is truncated to
+ * the recovered log end offset. The recovery point advances on {@code flush()}, on segment roll and on close.
+ *
+ * <h2>Threading</h2>
+ * Nothing in this package is thread-safe by itself. A {@code PartitionLog} and everything it owns (segments,
+ * indexes, epoch cache) must be used under one lock, or from one thread, held by its owner: the replica layer's
+ * partition object. Returned {@link dev.strait.broker.log.FileSlice}s may be transferred outside that lock; see
+ * their documentation for the race with retention. Time comes from an injected {@link dev.strait.broker.log.Time}.
+ */
+package dev.strait.broker.log;
