@@ -1,0 +1,195 @@
+package dev.strait.canary;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import com.codahale.metrics.MetricRegistry;
+import com.sun.net.httpserver.HttpServer;
+import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.engine.MirrorEngine;
+import dev.strait.mirror.handler.MessageHandler;
+import dev.strait.mirror.metrics.MirrorMetrics;
+import dev.strait.testkit.Await;
+import dev.strait.testkit.KafkaCluster;
+import dev.strait.testkit.SharedClusters;
+import org.apache.kafka.common.utils.Time;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The canary against real Apache Kafka 4.1.1 clusters with the real mirror between them. */
+class CanaryIT {
+    private HttpServer webhook;
+    private final List<String> webhookBodies = new CopyOnWriteArrayList<>();
+
+    @AfterEach
+    void stopWebhook() {
+        if (webhook != null) {
+            webhook.stop(0);
+        }
+    }
+
+    private String startWebhook() throws IOException {
+        webhook = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        webhook.createContext("/hook", ex -> {
+            webhookBodies.add(new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+            ex.sendResponseHeaders(204, -1);
+            ex.close();
+        });
+        webhook.start();
+        return "http://127.0.0.1:" + webhook.getAddress().getPort() + "/hook";
+    }
+
+    private static Canary canary(KafkaCluster source, String topic, String... extra) {
+        Properties p = new Properties();
+        p.put("source.bootstrap.servers", source.bootstrapServers());
+        p.put("target.bootstrap.servers", SharedClusters.target().bootstrapServers());
+        p.put("topic", topic);
+        p.put("partitions", "2");
+        p.put("interval.ms", "1000");
+        p.put("canary.id", "it-" + topic);
+        for (int i = 0; i < extra.length; i += 2) {
+            p.put(extra[i], extra[i + 1]);
+        }
+        Canary c = new Canary(CanaryConfig.from(p), new MetricRegistry(), Time.SYSTEM);
+        c.start();
+        return c;
+    }
+
+    private static MirrorEngine mirror(KafkaCluster source, String group, String topic, MessageHandler handler) {
+        Properties c = new Properties();
+        c.put("bootstrap.servers", source.bootstrapServers());
+        c.put("group.id", group);
+        c.put("metadata.max.age.ms", "1000");
+        Properties p = new Properties();
+        p.put("bootstrap.servers", SharedClusters.target().bootstrapServers());
+        MirrorEngine engine = new MirrorEngine(MirrorSettings.builder().consumerConfig(c).producerConfig(p).include(topic)
+            .offsetCommitIntervalMs(500).messageHandler(handler).build(), new MirrorMetrics(new MetricRegistry()),
+            Time.SYSTEM);
+        engine.start();
+        return engine;
+    }
+
+    private static void stop(MirrorEngine engine) throws InterruptedException {
+        engine.requestStop();
+        assertThat(engine.awaitTermination(Duration.ofSeconds(60))).isTrue();
+    }
+
+    @Test
+    void measuresLatencyBelowTheThresholdWhileTheMirrorRuns() throws Exception {
+        KafkaCluster source = SharedClusters.source();
+        MirrorEngine engine = mirror(source, "g-canary-ok", "canary\\.ok", null);
+        try (Canary canary = canary(source, "canary.ok");
+             CanaryHttpServer http = new CanaryHttpServer("127.0.0.1", 0, canary)) {
+            Await.until("8 probes arrived", Duration.ofSeconds(60), () -> canary.counts().arrived() >= 8);
+
+            assertThat(canary.state()).isEqualTo(CanaryState.OK);
+            assertThat(canary.counts().lost()).isZero();
+            assertThat(canary.counts().duplicated()).isZero();
+            assertThat(canary.latency().getSnapshot().get99thPercentile()).isLessThan(2_000);
+            String status = get(http.port(), "/status");
+            assertThat(status).contains("\"state\":\"OK\"").contains("\"targetTopicPresent\":true");
+            assertThat(get(http.port(), "/metrics")).contains("strait_canary_probes_arrived_total{canary=\"it-canary.ok\"}");
+        } finally {
+            stop(engine);
+        }
+    }
+
+    @Test
+    void mirrorStoppedRaisesLateThenLostWithOneWebhookEachAndRecoversWhenItRestarts() throws Exception {
+        KafkaCluster source = SharedClusters.source();
+        String hook = startWebhook();
+        MirrorEngine engine = mirror(source, "g-canary-stop", "canary\\.stop", null);
+        try (Canary canary = canary(source, "canary.stop", "alert.webhook.url", hook)) {
+            Await.until("probes flowing", Duration.ofSeconds(60), () -> canary.counts().arrived() >= 4);
+
+            // When: the mirror stops
+            stop(engine);
+            long stoppedAt = System.nanoTime();
+            Await.until("LATE", Duration.ofSeconds(10), () -> canary.state() == CanaryState.LATE);
+            long lateAfterMs = (System.nanoTime() - stoppedAt) / 1_000_000;
+            Await.until("LOST", Duration.ofSeconds(15), () -> canary.state() == CanaryState.LOST);
+
+            // Then: LATE within the 2 s threshold (plus one interval and an evaluation tick)
+            assertThat(lateAfterMs).isLessThan(2_000 + 1_000 + 500 + 500);
+            assertThat(webhookBodies).hasSize(2);
+            assertThat(webhookBodies.get(0)).contains("\"previous\":\"OK\",\"state\":\"LATE\"");
+            assertThat(webhookBodies.get(1)).contains("\"previous\":\"LATE\",\"state\":\"LOST\"");
+
+            // When: the mirror comes back
+            engine = mirror(source, "g-canary-stop", "canary\\.stop", null);
+            Await.until("OK again", Duration.ofSeconds(30), () -> canary.state() == CanaryState.OK);
+            assertThat(webhookBodies).hasSize(3);
+            assertThat(webhookBodies.get(2)).contains("\"previous\":\"LOST\",\"state\":\"OK\"");
+        } finally {
+            stop(engine);
+        }
+    }
+
+    @Test
+    void aProbeTheMirrorDropsIsCountedLost() throws Exception {
+        KafkaCluster source = SharedClusters.source();
+        NthRecordHandler handler = new NthRecordHandler();
+        handler.configure("drop:3");
+        MirrorEngine engine = mirror(source, "g-canary-drop", "canary\\.drop", handler);
+        try (Canary canary = canary(source, "canary.drop")) {
+            Await.until("one probe lost", Duration.ofSeconds(30), () -> canary.counts().lost() == 1);
+            Await.until("later probes arrive", Duration.ofSeconds(30), () -> canary.counts().arrived() >= 8);
+            assertThat(canary.counts().lost()).isEqualTo(1);
+            assertThat(canary.counts().duplicated()).isZero();
+        } finally {
+            stop(engine);
+        }
+    }
+
+    @Test
+    void aProbeTheMirrorCopiesTwiceIsCountedDuplicated() throws Exception {
+        KafkaCluster source = SharedClusters.source();
+        NthRecordHandler handler = new NthRecordHandler();
+        handler.configure("repeat:3");
+        MirrorEngine engine = mirror(source, "g-canary-dup", "canary\\.dup", handler);
+        try (Canary canary = canary(source, "canary.dup")) {
+            Await.until("one duplicate", Duration.ofSeconds(30), () -> canary.counts().duplicated() == 1);
+            Await.until("later probes arrive", Duration.ofSeconds(30), () -> canary.counts().arrived() >= 6);
+            assertThat(canary.counts().lost()).isZero();
+            assertThat(canary.state()).isEqualTo(CanaryState.OK);
+        } finally {
+            stop(engine);
+        }
+    }
+
+    @Test
+    void sourceClusterDownIsReportedAndTheCanaryRecovers() throws Exception {
+        try (KafkaCluster source = KafkaCluster.start("canary-source", 1)) {
+            MirrorEngine engine = mirror(source, "g-canary-src", "canary\\.src", null);
+            try (Canary canary = canary(source, "canary.src")) {
+                Await.until("probes flowing", Duration.ofSeconds(60), () -> canary.counts().arrived() >= 4);
+
+                // When: the source goes away for a while
+                source.stopAll();
+                Await.until("produce failures reported", Duration.ofSeconds(30),
+                    () -> !canary.sourceAvailable() && canary.produceErrors() > 0);
+                source.restartAll();
+
+                // Then
+                Await.until("source available and OK again", Duration.ofSeconds(90),
+                    () -> canary.sourceAvailable() && canary.state() == CanaryState.OK
+                        && canary.counts().arrived() >= 10);
+            } finally {
+                stop(engine);
+            }
+        }
+    }
+
+    private static String get(int port, String path) throws Exception {
+        return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create("http://127.0.0.1:" + port + path)).build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    }
+}
