@@ -32,7 +32,11 @@ class BadInputIT {
     }
 
     private Result run(String... args) throws Exception {
-        Path script = Path.of("..", "bin", "mirror-maker").toAbsolutePath().normalize();
+        return runScript("mirror-maker", args);
+    }
+
+    private Result runScript(String name, String... args) throws Exception {
+        Path script = Path.of("..", "bin", name).toAbsolutePath().normalize();
         List<String> cmd = new ArrayList<>(List.of("bash", script.toString()));
         cmd.addAll(List.of(args));
         Path out = dir.resolve("out.txt");
@@ -90,5 +94,17 @@ class BadInputIT {
             "--on.source.truncation", "--partition.mode", "--topic.prefix", "--topic.rename", "--metrics.port")) {
             assertThat(r.stdout()).contains(flag);
         }
+    }
+
+    @Test
+    void canaryAndLagMonitorRejectBadConfigWithOneLine() throws Exception {
+        Path badInterval = file("canary.properties", "source.bootstrap.servers=127.0.0.1:1\n"
+            + "target.bootstrap.servers=127.0.0.1:1\ninterval.ms=5\n");
+        Path noTarget = file("lag.properties", "source.bootstrap.servers=127.0.0.1:1\nmirror.group.id=g\n");
+
+        assertBadInput(runScript("canary", "--config", badInterval.toString()), "interval.ms");
+        assertBadInput(runScript("canary", "--config", dir.resolve("none.properties").toString()), "not found");
+        assertBadInput(runScript("lag-monitor", "--config", noTarget.toString()), "target.bootstrap.servers");
+        assertBadInput(runScript("lag-monitor", "audit", "--config", noTarget.toString()), "target.bootstrap.servers");
     }
 }
