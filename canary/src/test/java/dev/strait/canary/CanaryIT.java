@@ -86,12 +86,17 @@ class CanaryIT {
         KafkaCluster source = SharedClusters.source();
         MirrorEngine engine = mirror(source, "g-canary-ok", "canary\\.ok", null);
         try (Canary canary = canary(source, "canary.ok");
+             Canary other = canary(source, "canary.ok", "canary.id", "another-datacenter-pair");
              CanaryHttpServer http = new CanaryHttpServer("127.0.0.1", 0, canary)) {
             Await.until("8 probes arrived", Duration.ofSeconds(60), () -> canary.counts().arrived() >= 8);
+            Await.until("the other canary's probes arrived too", Duration.ofSeconds(30),
+                () -> other.counts().arrived() >= 8);
 
             assertThat(canary.state()).isEqualTo(CanaryState.OK);
             assertThat(canary.counts().lost()).isZero();
             assertThat(canary.counts().duplicated()).isZero();
+            assertThat(other.counts().duplicated()).as("two canaries on one topic keep apart").isZero();
+            assertThat(canary.counts().arrived()).isLessThanOrEqualTo(canary.counts().sent());
             assertThat(canary.latency().getSnapshot().get99thPercentile()).isLessThan(2_000);
             String status = get(http.port(), "/status");
             assertThat(status).contains("\"state\":\"OK\"").contains("\"targetTopicPresent\":true");
