@@ -1,0 +1,124 @@
+package dev.strait.bench;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+
+import dev.strait.lag.config.LagMonitorConfig;
+import dev.strait.lag.sample.LagSampler;
+import dev.strait.lag.sample.LagSnapshot;
+import dev.strait.mirror.provenance.Provenance;
+import dev.strait.testkit.KafkaCluster;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.utils.Time;
+
+/**
+ * The lag monitor's evaluation cost: T topics × P partitions on a source and a target cluster (one Kafka
+ * node each), every partition with a few records, its mirror copy carrying provenance, and a committed
+ * offset; then the time of each sampling cycle and the client calls it made to each cluster.
+ * Usage: {@code bin/bench lag [--topics 100] [--partitions-per-topic 100] [--cycles 5]}.
+ */
+public final class LagBench {
+    private LagBench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int topics = 100;
+        int perTopic = 100;
+        int cycles = 5;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--topics" -> topics = Integer.parseInt(args[++i]);
+                case "--partitions-per-topic" -> perTopic = Integer.parseInt(args[++i]);
+                case "--cycles" -> cycles = Integer.parseInt(args[++i]);
+                default -> {
+                    System.err.println("bench lag: unknown argument " + args[i]);
+                    System.exit(2);
+                }
+            }
+        }
+        Map<String, String> broker = Map.of("log.index.size.max.bytes", "65536", "num.io.threads", "4");
+        try (KafkaCluster source = KafkaCluster.start("lagbench-source", 1, broker);
+             KafkaCluster target = KafkaCluster.start("lagbench-target", 1, broker)) {
+            long t0 = System.nanoTime();
+            String sourceId = prepare(source, target, topics, perTopic);
+            System.out.printf(Locale.ROOT, "prepared %d partitions (%d topics) in %.1f s; source cluster %s%n",
+                topics * perTopic, topics, (System.nanoTime() - t0) / 1e9, sourceId);
+            Properties p = new Properties();
+            p.put("source.bootstrap.servers", source.bootstrapServers());
+            p.put("target.bootstrap.servers", target.bootstrapServers());
+            p.put("mirror.group.id", "lagbench");
+            p.put("topics", "lb\\..*");
+            try (LagSampler sampler = new LagSampler(LagMonitorConfig.from(p), Time.SYSTEM)) {
+                System.out.printf("%-6s %10s %12s %14s %14s %8s%n", "cycle", "partitions", "cycle ms", "source calls",
+                    "target calls", "errors");
+                for (int c = 1; c <= cycles; c++) {
+                    LagSnapshot s = sampler.sample();
+                    long exactKnown = s.partitions().stream().filter(x -> x.lastMirroredOffset() >= 0).count();
+                    System.out.printf(Locale.ROOT, "%-6d %10d %12d %14d %14d %8d  (exact lag from provenance on %d)%n", c,
+                        s.partitions().size(), s.cycleMs(), s.sourceCalls(), s.targetCalls(), s.errors().size(),
+                        exactKnown);
+                }
+            }
+        }
+    }
+
+    private static String prepare(KafkaCluster source, KafkaCluster target, int topics, int perTopic) throws Exception {
+        String sourceId;
+        try (Admin s = source.admin(); Admin t = target.admin()) {
+            sourceId = s.describeCluster().clusterId().get(30, TimeUnit.SECONDS);
+            for (int from = 0; from < topics; from += 10) {
+                List<NewTopic> batch = new ArrayList<>();
+                for (int i = from; i < Math.min(topics, from + 10); i++) {
+                    batch.add(new NewTopic("lb." + i, perTopic, (short) 1));
+                }
+                s.createTopics(batch).all().get(300, TimeUnit.SECONDS);
+                t.createTopics(batch).all().get(300, TimeUnit.SECONDS);
+            }
+            for (int i = 0; i < topics; i++) {
+                KafkaCluster.awaitWritable(s, "lb." + i, perTopic);
+                KafkaCluster.awaitWritable(t, "lb." + i, perTopic);
+            }
+            Map<TopicPartition, OffsetAndMetadata> committed = new HashMap<>();
+            Properties sp = new Properties();
+            sp.put("bootstrap.servers", source.bootstrapServers());
+            sp.put("linger.ms", "20");
+            Properties tp = new Properties();
+            tp.put("bootstrap.servers", target.bootstrapServers());
+            tp.put("linger.ms", "20");
+            try (KafkaProducer<byte[], byte[]> sprod = new KafkaProducer<>(sp, new ByteArraySerializer(), new ByteArraySerializer());
+                 KafkaProducer<byte[], byte[]> tprod = new KafkaProducer<>(tp, new ByteArraySerializer(), new ByteArraySerializer())) {
+                for (int i = 0; i < topics; i++) {
+                    for (int p = 0; p < perTopic; p++) {
+                        String topic = "lb." + i;
+                        // 3 records on the source, 2 mirrored, 1 committed: every lag figure is non-trivial.
+                        for (int n = 0; n < 3; n++) {
+                            sprod.send(new ProducerRecord<>(topic, p, System.currentTimeMillis(), null, new byte[100]));
+                        }
+                        for (int n = 0; n < 2; n++) {
+                            RecordHeaders h = new RecordHeaders();
+                            h.add(Provenance.HEADER, new Provenance(sourceId, sourceId, topic, p, n).encode());
+                            tprod.send(new ProducerRecord<>(topic, p, System.currentTimeMillis(), null, new byte[100], h));
+                        }
+                        committed.put(new TopicPartition(topic, p), new OffsetAndMetadata(1));
+                    }
+                }
+                sprod.flush();
+                tprod.flush();
+            }
+            s.alterConsumerGroupOffsets("lagbench", committed).all().get(120, TimeUnit.SECONDS);
+        }
+        return sourceId;
+    }
+}
