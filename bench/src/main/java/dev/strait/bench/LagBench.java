@@ -27,7 +27,10 @@ import org.apache.kafka.common.utils.Time;
  * The lag monitor's evaluation cost: T topics × P partitions on a source and a target cluster (one Kafka
  * node each), every partition with a few records, its mirror copy carrying provenance, and a committed
  * offset; then the time of each sampling cycle and the client calls it made to each cluster.
- * Usage: {@code bin/bench lag [--topics 100] [--partitions-per-topic 100] [--cycles 5]}.
+ * Usage: {@code bin/bench lag [--topics 100] [--partitions-per-topic 100] [--cycles 5] [--churn]}. With
+ * {@code --churn} every partition gets a new record on both clusters between cycles (the worst case: every
+ * newest target record and every oldest-unmirrored timestamp is read again); without it, cycles after the first
+ * show the steady cost when partitions do not move (reads are skipped for unchanged end offsets).
  */
 public final class LagBench {
     private LagBench() {
@@ -37,11 +40,13 @@ public final class LagBench {
         int topics = 100;
         int perTopic = 100;
         int cycles = 5;
+        boolean churn = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--topics" -> topics = Integer.parseInt(args[++i]);
                 case "--partitions-per-topic" -> perTopic = Integer.parseInt(args[++i]);
                 case "--cycles" -> cycles = Integer.parseInt(args[++i]);
+                case "--churn" -> churn = true;
                 default -> {
                     System.err.println("bench lag: unknown argument " + args[i]);
                     System.exit(2);
@@ -64,6 +69,10 @@ public final class LagBench {
                 System.out.printf("%-6s %10s %12s %14s %14s %8s%n", "cycle", "partitions", "cycle ms", "source calls",
                     "target calls", "errors");
                 for (int c = 1; c <= cycles; c++) {
+                    if (churn && c > 1) {
+                        // Every partition moves on both clusters, so every newest record and timestamp is read again.
+                        append(source, target, sourceId, topics, perTopic, c);
+                    }
                     LagSnapshot s = sampler.sample();
                     long exactKnown = s.partitions().stream().filter(x -> x.lastMirroredOffset() >= 0).count();
                     System.out.printf(Locale.ROOT, "%-6d %10d %12d %14d %14d %8d  (exact lag from provenance on %d)%n", c,
@@ -71,6 +80,31 @@ public final class LagBench {
                         exactKnown);
                 }
             }
+        }
+    }
+
+    private static void append(KafkaCluster source, KafkaCluster target, String sourceId, int topics, int perTopic,
+                               int round) throws Exception {
+        Properties sp = new Properties();
+        sp.put("bootstrap.servers", source.bootstrapServers());
+        sp.put("linger.ms", "20");
+        Properties tp = new Properties();
+        tp.put("bootstrap.servers", target.bootstrapServers());
+        tp.put("linger.ms", "20");
+        try (KafkaProducer<byte[], byte[]> sprod = new KafkaProducer<>(sp, new ByteArraySerializer(), new ByteArraySerializer());
+             KafkaProducer<byte[], byte[]> tprod = new KafkaProducer<>(tp, new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (int i = 0; i < topics; i++) {
+                for (int p = 0; p < perTopic; p++) {
+                    String topic = "lb." + i;
+                    sprod.send(new ProducerRecord<>(topic, p, System.currentTimeMillis(), null, new byte[100]));
+                    RecordHeaders h = new RecordHeaders();
+                    // source offsets 0..2 exist from the start; round r adds offset r+1 on the source
+                    h.add(Provenance.HEADER, new Provenance(sourceId, sourceId, topic, p, round).encode());
+                    tprod.send(new ProducerRecord<>(topic, p, System.currentTimeMillis(), null, new byte[100], h));
+                }
+            }
+            sprod.flush();
+            tprod.flush();
         }
     }
 

@@ -53,6 +53,10 @@ public final class LagSampler implements AutoCloseable {
     /** Newest mirrored source offset seen per source partition; kept across cycles because in hash mode
      * the newest target record of a partition speaks for only one of the source partitions written there. */
     private final Map<TopicPartition, Long> lastMirrored = new HashMap<>();
+    /** Target end offset at which each target partition's newest record was last read: unchanged, no re-read. */
+    private final Map<TopicPartition, Long> newestReadAt = new HashMap<>();
+    /** The source timestamp last read per partition, by offset: a record's timestamp never changes. */
+    private final Map<TopicPartition, long[]> timestampAt = new HashMap<>();
     private int sourceCalls;
     private int targetCalls;
 
@@ -222,12 +226,17 @@ public final class LagSampler implements AutoCloseable {
     private void readNewestTargetRecords(Map<TopicPartition, Long> targetEnd) {
         Map<TopicPartition, Long> seekTo = new HashMap<>();
         targetEnd.forEach((tp, end) -> {
-            if (end > 0) {
+            if (end > 0 && !end.equals(newestReadAt.get(tp))) {
                 seekTo.put(tp, end - 1);
             }
         });
+        if (seekTo.isEmpty()) {
+            return;
+        }
         targetCalls++;
         for (ConsumerRecord<byte[], byte[]> r : readAt(targetReader, seekTo)) {
+            TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+            newestReadAt.put(tp, seekTo.get(tp) + 1);
             Provenance p = Provenance.from(r.headers());
             if (p != null) {
                 lastMirrored.merge(new TopicPartition(p.topic(), p.partition()), p.offset(), Math::max);
@@ -237,13 +246,24 @@ public final class LagSampler implements AutoCloseable {
 
     private Map<TopicPartition, Long> readTimestamps(Map<TopicPartition, Long> at) {
         Map<TopicPartition, Long> out = new HashMap<>();
-        if (at.isEmpty()) {
+        Map<TopicPartition, Long> toRead = new HashMap<>();
+        at.forEach((tp, offset) -> {
+            long[] known = timestampAt.get(tp);
+            if (known != null && known[0] == offset) {
+                out.put(tp, known[1]);
+            } else {
+                toRead.put(tp, offset);
+            }
+        });
+        if (toRead.isEmpty()) {
             return out;
         }
         sourceCalls++;
-        for (ConsumerRecord<byte[], byte[]> r : readAt(sourceReader, at)) {
+        for (ConsumerRecord<byte[], byte[]> r : readAt(sourceReader, toRead)) {
             TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-            out.putIfAbsent(tp, r.timestamp());
+            if (out.putIfAbsent(tp, r.timestamp()) == null) {
+                timestampAt.put(tp, new long[] {toRead.get(tp), r.timestamp()});
+            }
         }
         return out;
     }
