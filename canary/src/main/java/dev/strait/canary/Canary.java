@@ -19,6 +19,7 @@ import com.codahale.metrics.Counter;
 import com.codahale.metrics.Histogram;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.SlidingTimeWindowArrayReservoir;
+import dev.strait.mirror.config.ClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -340,9 +341,7 @@ public final class Canary implements AutoCloseable {
     }
 
     private static Properties filtered(Properties client, Set<String> known) {
-        Properties p = new Properties();
-        client.stringPropertyNames().stream().filter(known::contains).forEach(k -> p.put(k, client.getProperty(k)));
-        return p;
+        return ClientConfigs.only(client, known);
     }
 
     private static void sleep(long ms) {

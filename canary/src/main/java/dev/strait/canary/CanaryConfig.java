@@ -4,6 +4,11 @@ import java.net.URI;
 import java.util.Properties;
 import java.util.UUID;
 
+import static dev.strait.mirror.config.PropertyValues.number;
+import static dev.strait.mirror.config.PropertyValues.prefixed;
+import static dev.strait.mirror.config.PropertyValues.requireBootstrap;
+import static dev.strait.mirror.config.PropertyValues.url;
+
 import dev.strait.mirror.config.ConfigException;
 
 /**
@@ -21,8 +26,9 @@ public record CanaryConfig(Properties sourceClient, Properties targetClient, Str
     public static CanaryConfig from(Properties p) {
         Properties source = prefixed(p, "source.");
         Properties target = prefixed(p, "target.");
-        require(source, "source.bootstrap.servers");
-        require(target, "target.bootstrap.servers");
+        target.remove("topic");
+        requireBootstrap(source, "source.");
+        requireBootstrap(target, "target.");
         String topic = p.getProperty("topic", "strait-canary").trim();
         if (!topic.matches("[a-zA-Z0-9._-]{1,249}")) {
             throw new ConfigException("topic must be a valid Kafka topic name, not '" + topic + "'");
@@ -41,55 +47,6 @@ public record CanaryConfig(Properties sourceClient, Properties targetClient, Str
         return new CanaryConfig(source, target, topic, targetTopic, (int) number(p, "partitions", 3, 1, 10_000),
             (short) number(p, "replication.factor", -1, -1, 32), interval, threshold, lostAfter, id,
             (int) number(p, "http.port", -1, -1, 65535), p.getProperty("http.host", "127.0.0.1").trim(),
-            uri(p, "alert.webhook.url"), number(p, "alert.suppress.ms", 600_000, 0, Long.MAX_VALUE));
-    }
-
-    private static Properties prefixed(Properties p, String prefix) {
-        Properties out = new Properties();
-        for (String name : p.stringPropertyNames()) {
-            if (name.startsWith(prefix) && !name.equals("target.topic")) {
-                out.put(name.substring(prefix.length()), p.getProperty(name).trim());
-            }
-        }
-        return out;
-    }
-
-    private static void require(Properties client, String key) {
-        String v = client.getProperty("bootstrap.servers");
-        if (v == null || v.isBlank()) {
-            throw new ConfigException(key + " is required (host:port of the cluster)");
-        }
-    }
-
-    private static long number(Properties p, String key, long dflt, long min, long max) {
-        String v = p.getProperty(key);
-        if (v == null || v.isBlank()) {
-            return dflt;
-        }
-        try {
-            long n = Long.parseLong(v.trim());
-            if (n < min || n > max) {
-                throw new ConfigException(key + " must be between " + min + " and " + max + ", not " + n);
-            }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new ConfigException(key + " must be a whole number, not '" + v + "'");
-        }
-    }
-
-    private static URI uri(Properties p, String key) {
-        String v = p.getProperty(key);
-        if (v == null || v.isBlank()) {
-            return null;
-        }
-        try {
-            URI u = URI.create(v.trim());
-            if (!"http".equals(u.getScheme()) && !"https".equals(u.getScheme())) {
-                throw new ConfigException(key + " must be an http:// or https:// URL, not '" + v + "'");
-            }
-            return u;
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException(key + " is not a valid URL: " + e.getMessage());
-        }
+            url(p, "alert.webhook.url"), number(p, "alert.suppress.ms", 600_000, 0, Long.MAX_VALUE));
     }
 }

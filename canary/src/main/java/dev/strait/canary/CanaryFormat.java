@@ -2,6 +2,7 @@ package dev.strait.canary;
 
 import com.codahale.metrics.Histogram;
 import com.codahale.metrics.Snapshot;
+import dev.strait.mirror.http.Json;
 
 /** The canary's /status JSON and /metrics Prometheus text. */
 public final class CanaryFormat {
@@ -68,20 +69,10 @@ public final class CanaryFormat {
     }
 
     private static String str(String s) {
-        return "\"" + esc(s) + "\"";
+        return Json.quote(s);
     }
 
     private static String esc(String s) {
-        StringBuilder b = new StringBuilder(s.length());
-        for (char ch : s.toCharArray()) {
-            if (ch == '"' || ch == '\\') {
-                b.append('\\').append(ch);
-            } else if (ch < 0x20) {
-                b.append(' ');
-            } else {
-                b.append(ch);
-            }
-        }
-        return b.toString();
+        return Json.label(s);
     }
 }

@@ -4,11 +4,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
+import dev.strait.mirror.config.ClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -30,10 +30,7 @@ public final class AuditPlan {
     public static Map<String, Map<Integer, long[]>> plan(Properties sourceClient, String groupId, Pattern topics,
                                                         long fromOffset, long toOffset, long lastRecords)
         throws Exception {
-        Properties p = new Properties();
-        Set<String> known = AdminClientConfig.configNames();
-        sourceClient.stringPropertyNames().stream().filter(known::contains).forEach(k -> p.put(k, sourceClient.getProperty(k)));
-        try (Admin admin = Admin.create(p)) {
+        try (Admin admin = Admin.create(ClientConfigs.only(sourceClient, AdminClientConfig.configNames()))) {
             Map<String, Map<Integer, long[]>> out = new TreeMap<>();
             List<String> names = admin.listTopics().names().get(TIMEOUT_MS, TimeUnit.MILLISECONDS).stream()
                 .filter(n -> topics.matcher(n).matches()).sorted().toList();

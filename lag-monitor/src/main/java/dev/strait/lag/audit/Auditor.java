@@ -12,6 +12,7 @@ import java.util.TreeMap;
 import dev.strait.lag.audit.AuditReport.Finding;
 import dev.strait.lag.audit.AuditReport.Kind;
 import dev.strait.lag.audit.AuditReport.PartitionAudit;
+import dev.strait.mirror.config.ClientConfigs;
 import dev.strait.mirror.config.TopicRenamer;
 import dev.strait.mirror.provenance.Provenance;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -154,9 +155,7 @@ public final class Auditor implements AutoCloseable {
     }
 
     private static KafkaConsumer<byte[], byte[]> consumer(Properties client, String clientId) {
-        Properties p = new Properties();
-        Set<String> known = ConsumerConfig.configNames();
-        client.stringPropertyNames().stream().filter(known::contains).forEach(k -> p.put(k, client.getProperty(k)));
+        Properties p = ClientConfigs.only(client, ConsumerConfig.configNames());
         p.remove(ConsumerConfig.GROUP_ID_CONFIG);
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");

@@ -5,6 +5,7 @@ import java.util.Locale;
 import dev.strait.lag.audit.AuditReport;
 import dev.strait.lag.audit.ContinuousAudit;
 import dev.strait.lag.sample.PartitionLag;
+import dev.strait.mirror.http.Json;
 import dev.strait.lag.status.StatusEvaluator.GroupStatus;
 import dev.strait.lag.status.StatusEvaluator.PartitionStatus;
 
@@ -159,20 +160,10 @@ public final class StatusFormat {
     }
 
     static String str(String s) {
-        StringBuilder b = new StringBuilder(s.length() + 2).append('"');
-        for (char c : s.toCharArray()) {
-            if (c == '"' || c == '\\') {
-                b.append('\\').append(c);
-            } else if (c < 0x20) {
-                b.append(String.format("\\u%04x", (int) c));
-            } else {
-                b.append(c);
-            }
-        }
-        return b.append('"').toString();
+        return Json.quote(s);
     }
 
     private static String esc(String s) {
-        return s.replace("\\", "\\\\").replace("\"", "\\\"");
+        return Json.label(s);
     }
 }

@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import dev.strait.lag.config.LagMonitorConfig;
+import dev.strait.mirror.config.ClientConfigs;
 import dev.strait.mirror.provenance.Provenance;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -296,9 +297,7 @@ public final class LagSampler implements AutoCloseable {
     }
 
     private static Properties adminProps(Properties client, String clientId) {
-        Properties p = new Properties();
-        Set<String> known = AdminClientConfig.configNames();
-        client.stringPropertyNames().stream().filter(known::contains).forEach(k -> p.put(k, client.getProperty(k)));
+        Properties p = ClientConfigs.only(client, AdminClientConfig.configNames());
         p.put(AdminClientConfig.CLIENT_ID_CONFIG, clientId);
         p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, String.valueOf(CALL_TIMEOUT_MS));
         p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
@@ -306,13 +305,13 @@ public final class LagSampler implements AutoCloseable {
     }
 
     private static KafkaConsumer<byte[], byte[]> reader(Properties client, String clientId) {
-        Properties p = new Properties();
-        Set<String> known = ConsumerConfig.configNames();
-        client.stringPropertyNames().stream().filter(known::contains).forEach(k -> p.put(k, client.getProperty(k)));
+        Properties p = ClientConfigs.only(client, ConsumerConfig.configNames());
         p.remove(ConsumerConfig.GROUP_ID_CONFIG);
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, "65536");
+        // One record per partition is wanted, from thousands of partitions: take them in few polls.
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "20000");
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
         return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }

@@ -119,6 +119,17 @@ public final class ClientConfigs {
         return props;
     }
 
+    /** The settings among {@code client} that a client with these config names understands. */
+    public static Properties only(Properties client, Set<String> known) {
+        Properties props = new Properties();
+        for (String name : client.stringPropertyNames()) {
+            if (known.contains(name)) {
+                props.put(name, client.getProperty(name));
+            }
+        }
+        return props;
+    }
+
     /** Admin client settings taken from a consumer or producer configuration (connection and security only). */
     public static Properties admin(Properties clientProps, String clientId) {
         Set<String> known = AdminClientConfig.configNames();

@@ -11,6 +11,7 @@ import com.codahale.metrics.Meter;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Snapshot;
 import com.codahale.metrics.Timer;
+import dev.strait.mirror.http.Json;
 import org.apache.kafka.common.TopicPartition;
 
 /** Renders the registry as Prometheus text (exposition format 0.0.4) and as JSON. Stateless. */
@@ -149,20 +150,10 @@ public final class MetricsFormat {
     }
 
     static String str(String s) {
-        StringBuilder b = new StringBuilder(s.length() + 2).append('"');
-        for (char c : s.toCharArray()) {
-            if (c == '"' || c == '\\') {
-                b.append('\\').append(c);
-            } else if (c < 0x20) {
-                b.append(String.format("\\u%04x", (int) c));
-            } else {
-                b.append(c);
-            }
-        }
-        return b.append('"').toString();
+        return Json.quote(s);
     }
 
     private static String escape(String s) {
-        return s.replace("\\", "\\\\").replace("\"", "\\\"");
+        return Json.label(s);
     }
 }
