@@ -1,0 +1,207 @@
+package dev.strait.broker.metadata;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * {@link MetadataSource} kept in one properties file, {@code strait-metadata.properties}, in a log directory.
+ * Every change rewrites the whole file atomically (temp file, fsync, rename). Format, version 1:
+ * <pre>
+ * version=1
+ * cluster.id=&lt;base64 uuid&gt;
+ * next.producer.id=&lt;first producer id not yet reserved&gt;
+ * topic.count=N
+ * topic.&lt;i&gt;.name / .id / .partitions / .config.&lt;key&gt;
+ * </pre>
+ */
+public final class FileMetadataSource implements MetadataSource {
+
+    public static final String FILE_NAME = "strait-metadata.properties";
+    private static final String VERSION = "1";
+
+    private final Path file;
+    private final String clusterId;
+    private final Map<String, TopicMetadata> topics = new LinkedHashMap<>();
+    private long nextProducerId;
+
+    private FileMetadataSource(Path file, String clusterId) {
+        this.file = file;
+        this.clusterId = clusterId;
+    }
+
+    /** Loads the file in {@code dir}, or creates it with a new cluster id. */
+    public static FileMetadataSource open(Path dir) {
+        try {
+            Files.createDirectories(dir);
+            Path file = dir.resolve(FILE_NAME);
+            if (!Files.exists(file)) {
+                FileMetadataSource source = new FileMetadataSource(file, Uuid.randomUuid().toString());
+                source.write();
+                return source;
+            }
+            Properties props = new Properties();
+            try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+                props.load(reader);
+            }
+            if (!VERSION.equals(props.getProperty("version"))) {
+                throw new IllegalStateException(file + ": unsupported version " + props.getProperty("version"));
+            }
+            FileMetadataSource source = new FileMetadataSource(file, required(props, "cluster.id"));
+            source.nextProducerId = Long.parseLong(props.getProperty("next.producer.id", "0"));
+            int count = Integer.parseInt(required(props, "topic.count"));
+            for (int i = 0; i < count; i++) {
+                String prefix = "topic." + i + ".";
+                String configPrefix = prefix + "config.";
+                Map<String, String> configs = new HashMap<>();
+                for (String key : props.stringPropertyNames()) {
+                    if (key.startsWith(configPrefix)) {
+                        configs.put(key.substring(configPrefix.length()), props.getProperty(key));
+                    }
+                }
+                TopicMetadata topic = new TopicMetadata(required(props, prefix + "name"),
+                        Uuid.fromString(required(props, prefix + "id")),
+                        Integer.parseInt(required(props, prefix + "partitions")), configs);
+                source.topics.put(topic.name(), topic);
+            }
+            return source;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read cluster metadata in " + dir, e);
+        }
+    }
+
+    private static String required(Properties props, String key) {
+        String value = props.getProperty(key);
+        if (value == null) {
+            throw new IllegalStateException("cluster metadata file lacks '" + key + "'");
+        }
+        return value;
+    }
+
+    @Override
+    public String clusterId() {
+        return clusterId;
+    }
+
+    @Override
+    public synchronized Collection<TopicMetadata> topics() {
+        return List.copyOf(topics.values());
+    }
+
+    @Override
+    public synchronized Optional<TopicMetadata> topic(String name) {
+        return Optional.ofNullable(topics.get(name));
+    }
+
+    @Override
+    public synchronized Optional<TopicMetadata> topic(Uuid topicId) {
+        return topics.values().stream().filter(t -> t.topicId().equals(topicId)).findFirst();
+    }
+
+    @Override
+    public synchronized TopicMetadata createTopic(String name, int partitions, Map<String, String> configs) {
+        if (topics.containsKey(name)) {
+            throw new TopicExistsException(name);
+        }
+        Uuid id = Uuid.randomUuid();
+        while (topic(id).isPresent()) {
+            id = Uuid.randomUuid();
+        }
+        TopicMetadata topic = new TopicMetadata(name, id, partitions, configs);
+        topics.put(name, topic);
+        writeOrRollback(() -> topics.remove(name));
+        return topic;
+    }
+
+    @Override
+    public synchronized TopicMetadata deleteTopic(String name) {
+        TopicMetadata removed = topics.remove(name);
+        if (removed == null) {
+            throw new UnknownTopicException("unknown topic '" + name + "'");
+        }
+        writeOrRollback(() -> topics.put(name, removed));
+        return removed;
+    }
+
+    @Override
+    public synchronized TopicMetadata replaceConfigs(String name, Map<String, String> configs) {
+        TopicMetadata old = topics.get(name);
+        if (old == null) {
+            throw new UnknownTopicException("unknown topic '" + name + "'");
+        }
+        TopicMetadata updated = old.withConfigs(configs);
+        topics.put(name, updated);
+        writeOrRollback(() -> topics.put(name, old));
+        return updated;
+    }
+
+    private void writeOrRollback(Runnable rollback) {
+        try {
+            write();
+        } catch (IOException e) {
+            rollback.run();
+            throw new UncheckedIOException("cannot write cluster metadata " + file, e);
+        }
+    }
+
+    private void write() throws IOException {
+        Properties props = new Properties();
+        props.setProperty("version", VERSION);
+        props.setProperty("cluster.id", clusterId);
+        props.setProperty("next.producer.id", Long.toString(nextProducerId));
+        props.setProperty("topic.count", Integer.toString(topics.size()));
+        int i = 0;
+        for (TopicMetadata topic : topics.values()) {
+            String prefix = "topic." + i + ".";
+            props.setProperty(prefix + "name", topic.name());
+            props.setProperty(prefix + "id", topic.topicId().toString());
+            props.setProperty(prefix + "partitions", Integer.toString(topic.partitions()));
+            topic.configs().forEach((k, v) -> props.setProperty(prefix + "config." + k, v));
+            i++;
+        }
+        Path temp = file.resolveSibling(FILE_NAME + ".tmp");
+        try (OutputStream out = Files.newOutputStream(temp)) {
+            props.store(out, "Strait cluster metadata; do not edit while the broker runs");
+        }
+        try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+            channel.force(true);
+        }
+        Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
+            dir.force(true);
+        } catch (IOException e) {
+            // Some platforms cannot open a directory for fsync; the rename is still atomic.
+        }
+    }
+
+    @Override
+    public synchronized long allocateProducerIds(int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("count must be >= 1, got " + count);
+        }
+        long first = nextProducerId;
+        nextProducerId = first + count;
+        writeOrRollback(() -> nextProducerId = first);
+        return first;
+    }
+
+    @Override
+    public void close() {
+        // Every change is already durable.
+    }
+}

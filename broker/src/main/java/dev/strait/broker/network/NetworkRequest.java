@@ -1,0 +1,66 @@
+package dev.strait.broker.network;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One whole request frame (without its size prefix) read from a connection, plus the way back to that connection.
+ * Exactly one completion call takes effect; later ones are ignored.
+ */
+public final class NetworkRequest {
+
+    private final Processor processor;
+    private final String connectionId;
+    private final InetSocketAddress clientAddress;
+    private final ByteBuffer payload;
+    private final AtomicBoolean completed = new AtomicBoolean();
+
+    NetworkRequest(Processor processor, String connectionId, InetSocketAddress clientAddress, ByteBuffer payload) {
+        this.processor = processor;
+        this.connectionId = connectionId;
+        this.clientAddress = clientAddress;
+        this.payload = payload;
+    }
+
+    public String connectionId() {
+        return connectionId;
+    }
+
+    public InetSocketAddress clientAddress() {
+        return clientAddress;
+    }
+
+    /** The frame, header and body, positioned at its start. Owned by this request; never reused. */
+    public ByteBuffer payload() {
+        return payload;
+    }
+
+    /** Sends {@code response} and then unmutes the connection. */
+    public void respond(ResponseWriter response) {
+        if (completed.compareAndSet(false, true)) {
+            processor.enqueueResponse(new Processor.Response(connectionId, response, false));
+        } else {
+            response.release();
+        }
+    }
+
+    /** Unmutes the connection without sending anything (Produce with acks=0). */
+    public void noResponse() {
+        if (completed.compareAndSet(false, true)) {
+            processor.enqueueResponse(new Processor.Response(connectionId, null, false));
+        }
+    }
+
+    /** Closes the connection (unparseable request). */
+    public void closeConnection() {
+        if (completed.compareAndSet(false, true)) {
+            processor.enqueueResponse(new Processor.Response(connectionId, null, true));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "NetworkRequest[" + connectionId + ", " + payload.remaining() + " bytes]";
+    }
+}

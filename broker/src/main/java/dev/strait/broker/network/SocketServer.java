@@ -1,0 +1,158 @@
+package dev.strait.broker.network;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Kafka's reactor model for one listener: an acceptor thread hands new connections round-robin to
+ * {@code numNetworkThreads} {@link Processor}s; processors put whole frames on one bounded request queue;
+ * {@code numIoThreads} handler threads take them and call the {@link RequestDispatcher}, which answers through
+ * {@link NetworkRequest}.
+ */
+public final class SocketServer implements AutoCloseable {
+
+    private static final Logger LOGGER = LoggerFactory.getLogger(SocketServer.class);
+    private static final long SHUTDOWN_WAIT_MS = 5_000;
+
+    /** Settings, with Kafka's names in the comments. */
+    public record Settings(String listenerName, String host, int port,
+            int numNetworkThreads /* num.network.threads */, int numIoThreads /* num.io.threads */,
+            int queuedMaxRequests /* queued.max.requests */, int maxRequestBytes /* socket.request.max.bytes */) {
+        public Settings {
+            if (numNetworkThreads < 1 || numIoThreads < 1 || queuedMaxRequests < 1 || maxRequestBytes < 1) {
+                throw new IllegalArgumentException("thread counts, queue size and request size must be >= 1");
+            }
+        }
+    }
+
+    private final Settings settings;
+    private final RequestDispatcher dispatcher;
+    private final BlockingQueue<NetworkRequest> requestQueue;
+    private final List<Processor> processors = new ArrayList<>();
+    private final List<Thread> threads = new ArrayList<>();
+    private ServerSocketChannel serverChannel;
+    private volatile boolean running;
+
+    public SocketServer(Settings settings, RequestDispatcher dispatcher) {
+        this.settings = settings;
+        this.dispatcher = dispatcher;
+        this.requestQueue = new ArrayBlockingQueue<>(settings.queuedMaxRequests());
+    }
+
+    /** Binds the listener socket without accepting yet, so that {@link #boundPort()} is known before serving. */
+    public synchronized void bind() throws IOException {
+        if (serverChannel != null) {
+            return;
+        }
+        serverChannel = ServerSocketChannel.open();
+        serverChannel.setOption(java.net.StandardSocketOptions.SO_REUSEADDR, true);
+        serverChannel.bind(new InetSocketAddress(settings.host(), settings.port()));
+    }
+
+    /** Binds (if not yet bound) and starts all threads. */
+    public synchronized void start() throws IOException {
+        bind();
+        running = true;
+        for (int i = 0; i < settings.numNetworkThreads(); i++) {
+            Processor processor = new Processor(i, settings.listenerName(), settings.maxRequestBytes(), requestQueue);
+            processors.add(processor);
+            startThread("strait-network-" + settings.listenerName() + "-" + i, processor);
+        }
+        for (int i = 0; i < settings.numIoThreads(); i++) {
+            startThread("strait-request-handler-" + i, this::handleRequests);
+        }
+        startThread("strait-acceptor-" + settings.listenerName(), this::acceptConnections);
+        LOGGER.info("listener {} bound to {}", settings.listenerName(), serverChannel.getLocalAddress());
+    }
+
+    private void startThread(String name, Runnable body) {
+        Thread thread = new Thread(body, name);
+        thread.setDaemon(true);
+        threads.add(thread);
+        thread.start();
+    }
+
+    private void closeServerChannel() {
+        if (serverChannel == null) {
+            return;
+        }
+        try {
+            serverChannel.close();
+        } catch (IOException e) {
+            LOGGER.debug("closing server socket: {}", e.toString());
+        }
+    }
+
+    /** The port actually bound (useful with port 0). */
+    public int boundPort() {
+        return serverChannel.socket().getLocalPort();
+    }
+
+    public String host() {
+        return settings.host();
+    }
+
+    private void acceptConnections() {
+        int next = 0;
+        while (running) {
+            try {
+                SocketChannel channel = serverChannel.accept();
+                processors.get(next).accept(channel);
+                next = (next + 1) % processors.size();
+            } catch (IOException e) {
+                if (running) {
+                    LOGGER.warn("accept failed on listener {}: {}", settings.listenerName(), e.toString());
+                }
+            }
+        }
+    }
+
+    private void handleRequests() {
+        while (running) {
+            NetworkRequest request;
+            try {
+                request = requestQueue.poll(300, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            if (request == null) {
+                continue;
+            }
+            try {
+                dispatcher.dispatch(request);
+            } catch (RuntimeException e) {
+                LOGGER.error("closing connection {}: request handling failed", request.connectionId(), e);
+                request.closeConnection();
+            }
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (!running) {
+            closeServerChannel();
+            return;
+        }
+        running = false;
+        closeServerChannel();
+        processors.forEach(Processor::shutdown);
+        for (Thread thread : threads) {
+            try {
+                thread.join(SHUTDOWN_WAIT_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,198 @@
+package dev.strait.broker.protocol;
+
+import dev.strait.broker.log.LogReadResult;
+import dev.strait.broker.log.LogStorageException;
+import dev.strait.broker.log.OffsetOutOfRangeException;
+import dev.strait.broker.metadata.TopicMetadata;
+import dev.strait.broker.network.NetworkRequest;
+import dev.strait.broker.replica.DelayedOperation;
+import dev.strait.broker.replica.Partition;
+import dev.strait.broker.replica.ReplicaManager;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
+import org.apache.kafka.common.message.FetchRequestData.FetchTopic;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.FetchResponseData.FetchableTopicResponse;
+import org.apache.kafka.common.message.FetchResponseData.PartitionData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.common.requests.RequestContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Fetch for consumers. Every fetch is a full fetch: the response carries session id 0, which tells the client that
+ * no incremental session was created (KIP-227 fallback). If less than {@code minBytes} is available the fetch
+ * waits in the purgatory, without holding a handler thread, until an append makes enough data available or
+ * {@code maxWaitMs} passes. Records are sent zero-copy from the log files.
+ *
+ * <p>Thread-safe: a fetch is completed by a handler thread, an appending handler thread or the scheduler thread,
+ * exactly once (see {@link DelayedOperation}).
+ */
+final class FetchHandler {
+
+    private static final Logger LOGGER = LoggerFactory.getLogger(FetchHandler.class);
+
+    private final ReplicaManager replicaManager;
+
+    FetchHandler(ReplicaManager replicaManager) {
+        this.replicaManager = replicaManager;
+    }
+
+    /** One requested partition, resolved against the metadata. */
+    private record Target(FetchTopic topic, FetchPartition partition, Optional<TopicPartition> resolved) {
+    }
+
+    void handle(NetworkRequest request, RequestContext context, FetchRequest fetchRequest) {
+        FetchRequestData data = fetchRequest.data();
+        short version = context.apiVersion();
+        List<Target> targets = new ArrayList<>();
+        for (FetchTopic topic : data.topics()) {
+            Optional<TopicMetadata> metadata = version >= 13 ? replicaManager.topic(topic.topicId())
+                    : replicaManager.topic(topic.topic());
+            for (FetchPartition partition : topic.partitions()) {
+                Optional<TopicPartition> tp = metadata.map(t -> new TopicPartition(t.name(), partition.partition()));
+                targets.add(new Target(topic, partition, tp));
+            }
+        }
+        DelayedFetch fetch = new DelayedFetch(request, context, data, targets, version);
+        if (data.maxWaitMs() <= 0 || data.minBytes() <= 0 || targets.isEmpty()) {
+            fetch.completeNow();
+            return;
+        }
+        List<TopicPartition> keys = targets.stream().flatMap(t -> t.resolved().stream()).toList();
+        replicaManager.fetchPurgatory().tryCompleteElseWatch(fetch, keys, data.maxWaitMs());
+    }
+
+    private final class DelayedFetch extends DelayedOperation {
+        private final NetworkRequest request;
+        private final RequestContext context;
+        private final FetchRequestData data;
+        private final List<Target> targets;
+        private final short version;
+
+        DelayedFetch(NetworkRequest request, RequestContext context, FetchRequestData data, List<Target> targets,
+                short version) {
+            this.request = request;
+            this.context = context;
+            this.data = data;
+            this.targets = targets;
+            this.version = version;
+        }
+
+        void completeNow() {
+            onComplete();
+        }
+
+        /** Satisfied when enough bytes are available, or any partition would answer with an error. */
+        @Override
+        protected boolean isSatisfied() {
+            long available = 0;
+            for (Target target : targets) {
+                Optional<Partition> partition = target.resolved().flatMap(replicaManager::partition);
+                if (partition.isEmpty()) {
+                    return true;
+                }
+                if (KafkaApis.checkLeaderEpoch(target.partition().currentLeaderEpoch(), partition.get())
+                        != Errors.NONE) {
+                    return true;
+                }
+                try {
+                    LogReadResult read = partition.get().read(target.partition().fetchOffset(),
+                            target.partition().partitionMaxBytes(), true);
+                    available += read.records().sizeBytes();
+                } catch (OffsetOutOfRangeException | LogStorageException e) {
+                    return true;
+                }
+                if (available >= data.minBytes()) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        @Override
+        protected void onComplete() {
+            FetchResponse response;
+            try {
+                response = FetchResponse.of(buildResponse());
+            } catch (RuntimeException e) {
+                LOGGER.error("closing connection {}: fetch failed", request.connectionId(), e);
+                request.closeConnection();
+                return;
+            }
+            KafkaApis.sendResponse(request, context, response);
+        }
+
+        private FetchResponseData buildResponse() {
+            FetchResponseData response = new FetchResponseData().setErrorCode(Errors.NONE.code()).setSessionId(0);
+            Map<FetchTopic, FetchableTopicResponse> topics = new LinkedHashMap<>();
+            int remainingBytes = data.maxBytes();
+            boolean anyRecords = false;
+            for (Target target : targets) {
+                FetchableTopicResponse topicResponse = topics.computeIfAbsent(target.topic(), t -> {
+                    FetchableTopicResponse r = new FetchableTopicResponse();
+                    if (version >= 13) {
+                        r.setTopicId(t.topicId());
+                    } else {
+                        r.setTopic(t.topic());
+                    }
+                    return r;
+                });
+                PartitionData partitionData = readPartition(target, Math.max(0, remainingBytes), !anyRecords);
+                int size = partitionData.records() == null ? 0 : partitionData.records().sizeInBytes();
+                remainingBytes -= size;
+                anyRecords |= size > 0;
+                topicResponse.partitions().add(partitionData);
+            }
+            response.responses().addAll(topics.values());
+            return response;
+        }
+
+        private PartitionData readPartition(Target target, int maxBytes, boolean minOneBatch) {
+            FetchPartition requested = target.partition();
+            PartitionData result = new PartitionData().setPartitionIndex(requested.partition())
+                    .setHighWatermark(-1).setLastStableOffset(-1).setLogStartOffset(-1)
+                    .setRecords(MemoryRecords.EMPTY);
+            if (target.resolved().isEmpty()) {
+                Errors error = version >= 13 ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION;
+                return result.setErrorCode(error.code());
+            }
+            Optional<Partition> partition = replicaManager.partition(target.resolved().get());
+            if (partition.isEmpty()) {
+                return result.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+            }
+            Errors epochError = KafkaApis.checkLeaderEpoch(requested.currentLeaderEpoch(), partition.get());
+            if (epochError != Errors.NONE) {
+                return result.setErrorCode(epochError.code());
+            }
+            try {
+                int limit = Math.min(maxBytes, requested.partitionMaxBytes());
+                LogReadResult read = partition.get().read(requested.fetchOffset(), limit, minOneBatch);
+                result.setErrorCode(Errors.NONE.code()).setHighWatermark(read.highWatermark())
+                        .setLastStableOffset(read.highWatermark()).setLogStartOffset(read.logStartOffset());
+                if (!read.records().isEmpty() && FileSliceRecords.startsWithCompleteBatch(read.records())) {
+                    result.setRecords(new FileSliceRecords(read.records()));
+                }
+                return result;
+            } catch (OffsetOutOfRangeException e) {
+                return result.setErrorCode(Errors.OFFSET_OUT_OF_RANGE.code())
+                        .setHighWatermark(partition.get().highWatermark())
+                        .setLastStableOffset(partition.get().highWatermark())
+                        .setLogStartOffset(partition.get().logStartOffset());
+            } catch (LogStorageException | IOException e) {
+                LOGGER.error("read from {} failed", target.resolved().get(), e);
+                return result.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code());
+            }
+        }
+    }
+}

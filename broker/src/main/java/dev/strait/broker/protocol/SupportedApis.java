@@ -1,0 +1,44 @@
+package dev.strait.broker.protocol;
+
+import java.util.EnumSet;
+import java.util.Set;
+import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
+import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersionCollection;
+import org.apache.kafka.common.protocol.ApiKeys;
+
+/**
+ * The APIs this broker implements, advertised in ApiVersions with the ranges a Kafka 4.1.1 broker advertises for
+ * them (stable versions only; Produce from 0 as Kafka does, KAFKA-18659). Anything else is not advertised.
+ */
+final class SupportedApis {
+
+    static final Set<ApiKeys> IMPLEMENTED = EnumSet.of(ApiKeys.API_VERSIONS, ApiKeys.METADATA, ApiKeys.PRODUCE,
+            ApiKeys.FETCH, ApiKeys.LIST_OFFSETS, ApiKeys.CREATE_TOPICS, ApiKeys.DELETE_TOPICS,
+            ApiKeys.DESCRIBE_CONFIGS, ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.DESCRIBE_CLUSTER,
+            ApiKeys.INIT_PRODUCER_ID, ApiKeys.OFFSET_FOR_LEADER_EPOCH);
+
+    private SupportedApis() {
+    }
+
+    static short minVersion(ApiKeys key) {
+        return key == ApiKeys.PRODUCE ? ApiKeys.PRODUCE_API_VERSIONS_RESPONSE_MIN_VERSION : key.oldestVersion();
+    }
+
+    static short maxVersion(ApiKeys key) {
+        return key.latestVersion(false);
+    }
+
+    /** Whether a request of this key and version is implemented (Produce parses only from its oldest version). */
+    static boolean isSupported(ApiKeys key, short version) {
+        return IMPLEMENTED.contains(key) && version >= key.oldestVersion() && version <= maxVersion(key);
+    }
+
+    static ApiVersionCollection advertised() {
+        ApiVersionCollection collection = new ApiVersionCollection();
+        for (ApiKeys key : IMPLEMENTED) {
+            collection.add(new ApiVersion().setApiKey(key.id).setMinVersion(minVersion(key))
+                    .setMaxVersion(maxVersion(key)));
+        }
+        return collection;
+    }
+}

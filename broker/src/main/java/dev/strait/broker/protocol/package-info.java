@@ -1,0 +1,13 @@
+/**
+ * The adapter to kafka-clients' protocol classes ({@code org.apache.kafka.common.requests}, {@code .message},
+ * {@code .protocol}, {@code .record}, {@code .network}), which are not public API: every import of them in the
+ * broker lives in this package (enforced by {@code ProtocolIsolationTest}), so that a kafka-clients upgrade
+ * touches only this package.
+ *
+ * <p>{@link dev.strait.broker.protocol.KafkaApis} parses frames with {@code RequestHeader.parse} and
+ * {@code RequestContext.parseRequest}, executes them against the replica layer, and serializes responses with
+ * {@code RequestContext.buildResponseSend}; fetched log slices go out zero-copy as
+ * {@code FileSliceRecords}. The implemented APIs are advertised with Kafka 4.1.1's ranges
+ * ({@code SupportedApis}); nothing else is advertised.
+ */
+package dev.strait.broker.protocol;

@@ -1,0 +1,123 @@
+package dev.strait.broker.replica;
+
+import dev.strait.broker.log.AppendResult;
+import dev.strait.broker.log.EpochEndOffset;
+import dev.strait.broker.log.LogConfig;
+import dev.strait.broker.log.LogReadResult;
+import dev.strait.broker.log.PartitionLog;
+import dev.strait.broker.log.TimestampAndOffset;
+import java.util.List;
+import java.util.Optional;
+import java.nio.ByteBuffer;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * One partition led by this node, owning its {@link PartitionLog}. All log access goes through this object's lock
+ * (the log is not thread-safe); returned slices are transferred outside it. On a single node the high watermark
+ * is the log end offset, moved right after each append.
+ */
+public final class Partition {
+
+    /** The leader epoch of every partition on a single node; replication will make it move. */
+    public static final int SINGLE_NODE_LEADER_EPOCH = 0;
+
+    private final TopicPartition topicPartition;
+    private final PartitionLog log;
+    private final int leaderEpoch = SINGLE_NODE_LEADER_EPOCH;
+    private final ProducerStateTable producerState = new ProducerStateTable();
+
+    Partition(TopicPartition topicPartition, PartitionLog log) {
+        this.topicPartition = topicPartition;
+        this.log = log;
+    }
+
+    public TopicPartition topicPartition() {
+        return topicPartition;
+    }
+
+    public int leaderEpoch() {
+        return leaderEpoch;
+    }
+
+    /**
+     * Appends as leader and advances the high watermark (single node: nothing to wait for).
+     *
+     * @param producerBatches the idempotence fields of each batch in {@code batches}, in order
+     * @throws ProducerStateException for a duplicate (nothing appended) or a producer sequence/epoch error
+     */
+    public synchronized AppendResult appendAsLeader(ByteBuffer batches, List<ProducerBatch> producerBatches) {
+        producerState.check(producerBatches);
+        AppendResult result = log.append(batches, leaderEpoch);
+        producerState.update(producerBatches, result.firstOffset());
+        log.updateHighWatermark(log.logEndOffset());
+        return result;
+    }
+
+    /** Reads committed data (below the high watermark) for a consumer. */
+    public synchronized LogReadResult read(long offset, int maxBytes, boolean minOneBatch) {
+        return log.read(offset, maxBytes, log.highWatermark(), minOneBatch);
+    }
+
+    public synchronized long logStartOffset() {
+        return log.logStartOffset();
+    }
+
+    public synchronized long highWatermark() {
+        return log.highWatermark();
+    }
+
+    public synchronized long logEndOffset() {
+        return log.logEndOffset();
+    }
+
+    public synchronized Optional<TimestampAndOffset> offsetForTimestamp(long timestampMs) {
+        return log.findOffsetByTimestamp(timestampMs);
+    }
+
+    /**
+     * ListOffsets with MAX_TIMESTAMP: the first record carrying the largest timestamp in the log, found by a
+     * binary search over {@link PartitionLog#findOffsetByTimestamp} (at most 64 index lookups; the log keeps no
+     * per-log maximum). Empty if no record has a timestamp >= 0.
+     */
+    public synchronized Optional<TimestampAndOffset> offsetOfMaxTimestamp() {
+        if (log.findOffsetByTimestamp(0).isEmpty()) {
+            return Optional.empty();
+        }
+        long low = 0; // some record has a timestamp >= low
+        long high = Long.MAX_VALUE; // no record has a timestamp > high
+        while (low < high) {
+            long mid = low + (high - low) / 2 + 1;
+            if (log.findOffsetByTimestamp(mid).isPresent()) {
+                low = mid;
+            } else {
+                high = mid - 1;
+            }
+        }
+        return log.findOffsetByTimestamp(low);
+    }
+
+    public synchronized EpochEndOffset endOffsetForEpoch(int epoch) {
+        return log.endOffsetForEpoch(epoch);
+    }
+
+    synchronized void updateConfig(LogConfig config) {
+        log.updateConfig(config);
+    }
+
+    synchronized int deleteSegmentsForRetention() {
+        return log.deleteSegmentsForRetention();
+    }
+
+    synchronized void close() {
+        log.close();
+    }
+
+    java.nio.file.Path dir() {
+        return log.dir();
+    }
+
+    @Override
+    public String toString() {
+        return "Partition[" + topicPartition + "]";
+    }
+}

@@ -1,0 +1,80 @@
+package dev.strait.broker.replica;
+
+import dev.strait.broker.log.LogConfig;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The topic configs this broker understands, by their Kafka names, with validation and the merge of broker
+ * defaults and topic overrides. {@code cleanup.policy} is accepted only as {@code delete} (no compaction yet).
+ */
+public final class TopicConfigs {
+
+    public static final String CLEANUP_POLICY = "cleanup.policy";
+
+    /** Supported keys with the built-in defaults (Kafka's). */
+    public static final Map<String, String> BUILT_IN_DEFAULTS;
+
+    static {
+        LogConfig d = LogConfig.defaults();
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put(CLEANUP_POLICY, "delete");
+        m.put("retention.ms", Long.toString(d.retentionMs()));
+        m.put("retention.bytes", Long.toString(d.retentionBytes()));
+        m.put("segment.bytes", Integer.toString(d.segmentBytes()));
+        m.put("segment.ms", Long.toString(d.segmentMs()));
+        m.put("max.message.bytes", Integer.toString(d.maxMessageBytes()));
+        m.put("message.timestamp.type", d.timestampType().configValue());
+        m.put("index.interval.bytes", Integer.toString(d.indexIntervalBytes()));
+        BUILT_IN_DEFAULTS = java.util.Collections.unmodifiableMap(m);
+    }
+
+    private TopicConfigs() {
+    }
+
+    public static Set<String> supportedKeys() {
+        return BUILT_IN_DEFAULTS.keySet();
+    }
+
+    /**
+     * Checks names and values.
+     *
+     * @throws IllegalArgumentException naming the bad setting
+     */
+    public static void validate(Map<String, String> configs) {
+        toLogConfig(configs);
+    }
+
+    /** The log config for a topic: built-in defaults, then broker defaults, then topic overrides. */
+    public static LogConfig toLogConfig(Map<String, String> configs) {
+        Map<String, String> logConfigs = new HashMap<>();
+        for (Map.Entry<String, String> entry : configs.entrySet()) {
+            String key = entry.getKey();
+            String value = entry.getValue();
+            if (value == null) {
+                throw new IllegalArgumentException("config '" + key + "' needs a value");
+            }
+            if (CLEANUP_POLICY.equals(key)) {
+                if (!"delete".equals(value.trim())) {
+                    throw new IllegalArgumentException("cleanup.policy '" + value
+                            + "' is not supported; only 'delete' is (no log compaction yet)");
+                }
+            } else if (!BUILT_IN_DEFAULTS.containsKey(key)) {
+                throw new IllegalArgumentException("unknown topic config '" + key + "'");
+            } else {
+                logConfigs.put(key, value.trim());
+            }
+        }
+        return LogConfig.fromTopicConfigs(logConfigs);
+    }
+
+    /** Every supported key with its effective value: overrides over broker defaults over built-in defaults. */
+    public static Map<String, String> effective(Map<String, String> brokerDefaults, Map<String, String> overrides) {
+        Map<String, String> result = new LinkedHashMap<>(BUILT_IN_DEFAULTS);
+        result.putAll(brokerDefaults);
+        result.putAll(overrides);
+        return result;
+    }
+}

@@ -1,0 +1,253 @@
+package dev.strait.broker.server;
+
+import dev.strait.broker.replica.TopicConfigs;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Broker settings under Kafka's names. Immutable; built with {@link #from(Map)}, which fails with a
+ * {@link ConfigException} naming the first bad setting.
+ *
+ * <p>Supported: {@code node.id} (required), {@code listeners} (one PLAINTEXT listener, default
+ * {@code PLAINTEXT://127.0.0.1:9092}), {@code log.dirs} / {@code log.dir}, {@code num.network.threads},
+ * {@code num.io.threads}, {@code queued.max.requests}, {@code socket.request.max.bytes}, {@code num.partitions},
+ * {@code auto.create.topics.enable}, {@code log.retention.check.interval.ms}, and the topic defaults
+ * {@code log.retention.ms|minutes|hours}, {@code log.retention.bytes}, {@code log.segment.bytes},
+ * {@code log.roll.ms|hours}, {@code message.max.bytes}, {@code log.message.timestamp.type},
+ * {@code log.cleanup.policy}, {@code log.index.interval.bytes}. Unknown names are logged and ignored.
+ */
+public final class BrokerConfig {
+
+    private static final Logger LOGGER = LoggerFactory.getLogger(BrokerConfig.class);
+    private static final Pattern LISTENER = Pattern.compile("([A-Za-z_]+)://(\\[[^\\]]*\\]|[^:]*):(\\d+)");
+
+    /** Broker-level names of topic defaults, mapped to the topic config names. */
+    private static final Map<String, String> TOPIC_DEFAULT_NAMES = Map.of(
+            "log.retention.ms", "retention.ms",
+            "log.retention.bytes", "retention.bytes",
+            "log.segment.bytes", "segment.bytes",
+            "log.roll.ms", "segment.ms",
+            "message.max.bytes", "max.message.bytes",
+            "log.message.timestamp.type", "message.timestamp.type",
+            "log.cleanup.policy", "cleanup.policy",
+            "log.index.interval.bytes", "index.interval.bytes");
+
+    private static final Set<String> OTHER_NAMES = Set.of("node.id", "listeners", "log.dirs", "log.dir",
+            "num.network.threads", "num.io.threads", "queued.max.requests", "socket.request.max.bytes",
+            "num.partitions", "auto.create.topics.enable", "log.retention.check.interval.ms",
+            "log.retention.minutes", "log.retention.hours", "log.roll.hours");
+
+    private final Map<String, String> originals;
+    private final int nodeId;
+    private final String listenerName;
+    private final String host;
+    private final int port;
+    private final List<Path> logDirs;
+    private final int numNetworkThreads;
+    private final int numIoThreads;
+    private final int queuedMaxRequests;
+    private final int socketRequestMaxBytes;
+    private final int numPartitions;
+    private final boolean autoCreateTopics;
+    private final long retentionCheckIntervalMs;
+    private final Map<String, String> topicDefaults;
+
+    private BrokerConfig(Map<String, String> props) {
+        this.originals = Collections.unmodifiableMap(new LinkedHashMap<>(props));
+        for (String name : props.keySet()) {
+            if (!OTHER_NAMES.contains(name) && !TOPIC_DEFAULT_NAMES.containsKey(name)) {
+                LOGGER.warn("ignoring unknown broker config '{}'", name);
+            }
+        }
+        String nodeIdValue = props.get("node.id");
+        if (nodeIdValue == null) {
+            throw new ConfigException("Missing required configuration node.id");
+        }
+        this.nodeId = intValue(props, "node.id", 0, 0);
+        String listeners = props.getOrDefault("listeners", "PLAINTEXT://127.0.0.1:9092").trim();
+        if (listeners.contains(",")) {
+            throw new ConfigException("listeners", listeners, "only one listener is supported yet");
+        }
+        Matcher m = LISTENER.matcher(listeners);
+        if (!m.matches()) {
+            throw new ConfigException("listeners", listeners, "expected NAME://host:port");
+        }
+        this.listenerName = m.group(1).toUpperCase(java.util.Locale.ROOT);
+        if (!listenerName.equals("PLAINTEXT")) {
+            throw new ConfigException("listeners", listeners, "only PLAINTEXT is supported yet");
+        }
+        String hostValue = m.group(2);
+        if (hostValue.startsWith("[")) {
+            hostValue = hostValue.substring(1, hostValue.length() - 1);
+        }
+        this.host = hostValue.isEmpty() ? "0.0.0.0" : hostValue;
+        this.port = Integer.parseInt(m.group(3));
+        if (port > 65535) {
+            throw new ConfigException("listeners", listeners, "port must be <= 65535");
+        }
+        String dirs = props.getOrDefault("log.dirs", props.getOrDefault("log.dir", "/tmp/strait-logs"));
+        List<Path> paths = new ArrayList<>();
+        for (String dir : dirs.split(",")) {
+            if (!dir.isBlank()) {
+                paths.add(Path.of(dir.trim()));
+            }
+        }
+        if (paths.isEmpty()) {
+            throw new ConfigException("log.dirs", dirs, "needs at least one directory");
+        }
+        this.logDirs = List.copyOf(paths);
+        this.numNetworkThreads = intValue(props, "num.network.threads", 3, 1);
+        this.numIoThreads = intValue(props, "num.io.threads", 8, 1);
+        this.queuedMaxRequests = intValue(props, "queued.max.requests", 500, 1);
+        this.socketRequestMaxBytes = intValue(props, "socket.request.max.bytes", 104857600, 1);
+        this.numPartitions = intValue(props, "num.partitions", 1, 1);
+        this.autoCreateTopics = boolValue(props, "auto.create.topics.enable", true);
+        this.retentionCheckIntervalMs = longValue(props, "log.retention.check.interval.ms", 300000, 1);
+        this.topicDefaults = topicDefaults(props);
+    }
+
+    public static BrokerConfig from(Map<String, String> props) {
+        return new BrokerConfig(props);
+    }
+
+    public static BrokerConfig from(Properties props) {
+        Map<String, String> map = new LinkedHashMap<>();
+        for (String name : props.stringPropertyNames()) {
+            map.put(name, props.getProperty(name).trim());
+        }
+        return from(map);
+    }
+
+    private static Map<String, String> topicDefaults(Map<String, String> props) {
+        Map<String, String> defaults = new LinkedHashMap<>();
+        if (props.containsKey("log.retention.hours")) {
+            defaults.put("retention.ms", Long.toString(longValue(props, "log.retention.hours", 168, -1) * 3600_000L));
+        }
+        if (props.containsKey("log.retention.minutes")) {
+            defaults.put("retention.ms", Long.toString(longValue(props, "log.retention.minutes", 0, -1) * 60_000L));
+        }
+        if (props.containsKey("log.roll.hours")) {
+            defaults.put("segment.ms", Long.toString(longValue(props, "log.roll.hours", 168, 1) * 3600_000L));
+        }
+        for (Map.Entry<String, String> entry : TOPIC_DEFAULT_NAMES.entrySet()) {
+            String value = props.get(entry.getKey());
+            if (value != null) {
+                defaults.put(entry.getValue(), value);
+            }
+        }
+        for (Map.Entry<String, String> entry : defaults.entrySet()) {
+            try {
+                TopicConfigs.validate(Map.of(entry.getKey(), entry.getValue()));
+            } catch (IllegalArgumentException e) {
+                String brokerName = TOPIC_DEFAULT_NAMES.entrySet().stream()
+                        .filter(n -> n.getValue().equals(entry.getKey())).map(Map.Entry::getKey).findFirst()
+                        .orElse(entry.getKey());
+                throw new ConfigException(brokerName, entry.getValue(), e.getMessage());
+            }
+        }
+        return Collections.unmodifiableMap(defaults);
+    }
+
+    private static long longValue(Map<String, String> props, String name, long defaultValue, long min) {
+        String value = props.get(name);
+        if (value == null) {
+            return defaultValue;
+        }
+        long parsed;
+        try {
+            parsed = Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            throw new ConfigException(name, value, "not a number");
+        }
+        if (parsed < min) {
+            throw new ConfigException(name, value, "must be >= " + min);
+        }
+        return parsed;
+    }
+
+    private static int intValue(Map<String, String> props, String name, int defaultValue, int min) {
+        long value = longValue(props, name, defaultValue, min);
+        if (value > Integer.MAX_VALUE) {
+            throw new ConfigException(name, value, "must be <= " + Integer.MAX_VALUE);
+        }
+        return (int) value;
+    }
+
+    private static boolean boolValue(Map<String, String> props, String name, boolean defaultValue) {
+        String value = props.get(name);
+        if (value == null) {
+            return defaultValue;
+        }
+        if (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false")) {
+            return Boolean.parseBoolean(value);
+        }
+        throw new ConfigException(name, value, "expected true or false");
+    }
+
+    public Map<String, String> originals() {
+        return originals;
+    }
+
+    public int nodeId() {
+        return nodeId;
+    }
+
+    public String listenerName() {
+        return listenerName;
+    }
+
+    public String host() {
+        return host;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public List<Path> logDirs() {
+        return logDirs;
+    }
+
+    public int numNetworkThreads() {
+        return numNetworkThreads;
+    }
+
+    public int numIoThreads() {
+        return numIoThreads;
+    }
+
+    public int queuedMaxRequests() {
+        return queuedMaxRequests;
+    }
+
+    public int socketRequestMaxBytes() {
+        return socketRequestMaxBytes;
+    }
+
+    public int numPartitions() {
+        return numPartitions;
+    }
+
+    public boolean autoCreateTopics() {
+        return autoCreateTopics;
+    }
+
+    public long retentionCheckIntervalMs() {
+        return retentionCheckIntervalMs;
+    }
+
+    /** Topic config defaults under topic config names (e.g. retention.ms). */
+    public Map<String, String> topicDefaults() {
+        return topicDefaults;
+    }
+}

@@ -1,0 +1,58 @@
+package dev.strait.broker.server;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Runs one broker: {@code BrokerMain server.properties}. Bad input (no or unreadable file, bad config) is one line
+ * on stderr and exit code 2, as for every Strait command; a start-up failure is exit code 1.
+ */
+public final class BrokerMain {
+
+    private BrokerMain() {
+    }
+
+    public static void main(String[] args) {
+        if (args.length != 1) {
+            System.err.println("usage: BrokerMain <server.properties>");
+            System.exit(2);
+        }
+        BrokerServer server;
+        try {
+            Properties props = new Properties();
+            try (Reader reader = Files.newBufferedReader(Path.of(args[0]), StandardCharsets.UTF_8)) {
+                props.load(reader);
+            }
+            server = new BrokerServer(BrokerConfig.from(props));
+        } catch (IOException e) {
+            System.err.println("cannot read " + args[0] + ": " + e);
+            System.exit(2);
+            return;
+        } catch (ConfigException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }, "strait-shutdown"));
+        try {
+            server.start();
+        } catch (RuntimeException e) {
+            System.err.println("broker failed to start: " + e.getMessage());
+            System.exit(1);
+        }
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package dev.strait.broker.server;
+
+import dev.strait.broker.log.Time;
+import dev.strait.broker.metadata.FileMetadataSource;
+import dev.strait.broker.metadata.MetadataSource;
+import dev.strait.broker.network.SocketServer;
+import dev.strait.broker.protocol.BrokerEndpoint;
+import dev.strait.broker.protocol.KafkaApis;
+import dev.strait.broker.replica.ReplicaManager;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One broker node: wiring only. Start order: metadata, logs, request handling, then the listener; stop in reverse.
+ * All data lives in the first of {@code log.dirs} for now. {@link #start} and {@link #close} are synchronized;
+ * the accessors are valid between them.
+ */
+public final class BrokerServer implements AutoCloseable {
+
+    private static final Logger LOGGER = LoggerFactory.getLogger(BrokerServer.class);
+
+    private final BrokerConfig config;
+    private MetadataSource metadata;
+    private ScheduledExecutorService scheduler;
+    private ReplicaManager replicaManager;
+    private SocketServer socketServer;
+    private volatile BrokerEndpoint endpoint;
+    private boolean started;
+
+    public BrokerServer(BrokerConfig config) {
+        this.config = config;
+    }
+
+    public synchronized BrokerServer start() {
+        if (started) {
+            throw new IllegalStateException("already started");
+        }
+        Path logDir = config.logDirs().get(0);
+        if (config.logDirs().size() > 1) {
+            LOGGER.warn("only the first of log.dirs is used yet: {}", logDir);
+        }
+        try {
+            metadata = FileMetadataSource.open(logDir);
+            scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread thread = new Thread(r, "strait-scheduler-" + config.nodeId());
+                thread.setDaemon(true);
+                return thread;
+            });
+            replicaManager = new ReplicaManager(metadata, logDir, config.topicDefaults(), Time.SYSTEM, scheduler);
+            replicaManager.startup();
+            KafkaApis apis = new KafkaApis(() -> endpoint, replicaManager, config.numPartitions(),
+                    config.autoCreateTopics(), config.originals());
+            socketServer = new SocketServer(new SocketServer.Settings(config.listenerName(), config.host(),
+                    config.port(), config.numNetworkThreads(), config.numIoThreads(), config.queuedMaxRequests(),
+                    config.socketRequestMaxBytes()), apis);
+            socketServer.bind();
+            endpoint = new BrokerEndpoint(config.nodeId(), advertisedHost(), socketServer.boundPort());
+            socketServer.start();
+            scheduler.scheduleWithFixedDelay(replicaManager::deleteSegmentsForRetention,
+                    config.retentionCheckIntervalMs(), config.retentionCheckIntervalMs(), TimeUnit.MILLISECONDS);
+            started = true;
+            LOGGER.info("broker {} started on {}:{} with cluster id {}", config.nodeId(), endpoint.host(),
+                    endpoint.port(), metadata.clusterId());
+            return this;
+        } catch (IOException e) {
+            close();
+            throw new UncheckedIOException("broker " + config.nodeId() + " failed to start", e);
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    private String advertisedHost() {
+        String host = config.host();
+        return host.equals("0.0.0.0") ? "127.0.0.1" : host;
+    }
+
+    public BrokerConfig config() {
+        return config;
+    }
+
+    /** The port the listener is bound to. */
+    public int boundPort() {
+        return endpoint.port();
+    }
+
+    public String bootstrapServers() {
+        return endpoint.host() + ":" + endpoint.port();
+    }
+
+    @Override
+    public synchronized void close() {
+        if (socketServer != null) {
+            socketServer.close();
+            socketServer = null;
+        }
+        if (scheduler != null) {
+            scheduler.shutdownNow();
+            scheduler = null;
+        }
+        if (replicaManager != null) {
+            replicaManager.close();
+            replicaManager = null;
+        }
+        if (metadata != null) {
+            metadata.close();
+            metadata = null;
+        }
+        if (started) {
+            LOGGER.info("broker {} stopped", config.nodeId());
+        }
+        started = false;
+    }
+}
