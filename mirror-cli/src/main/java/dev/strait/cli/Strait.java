@@ -6,7 +6,8 @@ import picocli.CommandLine.Command;
 /** {@code bin/strait}: the one front door; each Strait program is a subcommand. */
 @Command(name = "strait", mixinStandardHelpOptions = true, versionProvider = Version.class,
     description = "Strait: lossless Kafka topic mirroring.",
-    subcommands = {MirrorCommand.class, LagMonitorCommand.class, CanaryCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {MirrorCommand.class, LagMonitorCommand.class, CanaryCommand.class, BrokerCommand.class,
+        CommandLine.HelpCommand.class})
 public final class Strait implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -1,0 +1,47 @@
+package dev.strait.cli;
+
+import java.nio.file.Path;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+import dev.strait.broker.server.BrokerConfig;
+import dev.strait.broker.server.BrokerServer;
+import dev.strait.mirror.config.ClientConfigs;
+import dev.strait.mirror.config.ConfigException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/** {@code strait broker} / {@code bin/broker}: run one node of the companion broker. */
+@Command(name = "broker", mixinStandardHelpOptions = true, versionProvider = Version.class, usageHelpWidth = 110,
+    description = {"Runs one companion broker node (single node so far: no replication, no consumer groups yet).",
+        "Kafka's config names: node.id, listeners (default PLAINTEXT://127.0.0.1:9092), log.dirs, num.network.threads,",
+        "num.io.threads, queued.max.requests, socket.request.max.bytes, num.partitions and topic defaults.",
+        "Exit codes: 0 stopped, 1 failed to start, 2 bad config."})
+public final class BrokerCommand implements Callable<Integer> {
+    private static final Logger LOGGER = LoggerFactory.getLogger(BrokerCommand.class);
+
+    @Parameters(index = "0", paramLabel = "server.properties", description = "The node's configuration file.")
+    Path config;
+
+    @Override
+    public Integer call() throws Exception {
+        Properties props = ClientConfigs.load(config, "server.properties");
+        BrokerConfig cfg;
+        try {
+            cfg = BrokerConfig.from(props);
+        } catch (dev.strait.broker.server.ConfigException e) {
+            throw new ConfigException(e.getMessage(), e);
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        try (BrokerServer server = new BrokerServer(cfg)) {
+            Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown, "strait-broker-shutdown"));
+            server.start();
+            LOGGER.info("Broker node {} serving on port {}", cfg.nodeId(), server.boundPort());
+            stopped.await();
+        }
+        return Cli.OK;
+    }
+}
