@@ -1,5 +1,6 @@
 package dev.strait.broker.protocol;
 
+import dev.strait.broker.group.GroupCoordinator;
 import dev.strait.broker.log.AppendResult;
 import dev.strait.broker.log.EpochEndOffset;
 import dev.strait.broker.log.LogStorageException;
@@ -116,7 +117,7 @@ import org.slf4j.LoggerFactory;
  * UNKNOWN_SERVER_ERROR.
  *
  * <p>Thread-safe and stateless apart from the producer id allocator: called concurrently by all handler threads.
- * Not implemented yet: transactions and consumer groups (their APIs are not advertised). Producer sequence state
+ * Consumer groups (classic protocol) are delegated to {@link GroupApis}. Not implemented yet: transactions. Producer sequence state
  * is in memory only (see ProducerStateTable).
  */
 public final class KafkaApis implements RequestDispatcher {
@@ -138,6 +139,7 @@ public final class KafkaApis implements RequestDispatcher {
     private final Map<String, String> brokerConfigs;
     private final FetchHandler fetchHandler;
     private final ProducerIdManager producerIds;
+    private final GroupApis groupApis;
 
     /**
      * @param endpoint             this node's id and address (known only after binding)
@@ -147,6 +149,14 @@ public final class KafkaApis implements RequestDispatcher {
      */
     public KafkaApis(Supplier<BrokerEndpoint> endpoint, ReplicaManager replicaManager, int defaultNumPartitions,
             boolean autoCreateTopics, Map<String, String> brokerConfigs) {
+        this(endpoint, replicaManager, defaultNumPartitions, autoCreateTopics, brokerConfigs, null);
+    }
+
+    /**
+     * @param groupCoordinator the group coordinator, or null for none (the group APIs are then not advertised)
+     */
+    public KafkaApis(Supplier<BrokerEndpoint> endpoint, ReplicaManager replicaManager, int defaultNumPartitions,
+            boolean autoCreateTopics, Map<String, String> brokerConfigs, GroupCoordinator groupCoordinator) {
         this.endpoint = endpoint;
         this.replicaManager = replicaManager;
         this.defaultNumPartitions = defaultNumPartitions;
@@ -154,6 +164,7 @@ public final class KafkaApis implements RequestDispatcher {
         this.brokerConfigs = Map.copyOf(brokerConfigs);
         this.fetchHandler = new FetchHandler(replicaManager);
         this.producerIds = new ProducerIdManager(replicaManager.metadata());
+        this.groupApis = groupCoordinator == null ? null : new GroupApis(groupCoordinator, endpoint);
     }
 
     @Override
@@ -215,7 +226,7 @@ public final class KafkaApis implements RequestDispatcher {
         if (key == ApiKeys.API_VERSIONS) {
             return handleApiVersions((ApiVersionsRequest) body);
         }
-        if (!SupportedApis.isSupported(key, version)) {
+        if (!SupportedApis.isSupported(key, version, groupApis != null)) {
             return errorResponse(request, body, new UnsupportedVersionException(
                     "this broker does not support " + key + " v" + version));
         }
@@ -244,6 +255,9 @@ public final class KafkaApis implements RequestDispatcher {
             case OFFSET_FOR_LEADER_EPOCH:
                 return handleOffsetForLeaderEpoch((OffsetsForLeaderEpochRequest) body);
             default:
+                if (SupportedApis.GROUP_APIS.contains(key)) {
+                    return groupApis.handle(request, context, body);
+                }
                 throw new IllegalStateException("advertised but not dispatched: " + key);
         }
     }
@@ -259,7 +273,7 @@ public final class KafkaApis implements RequestDispatcher {
         }
         ApiVersionsResponseData data = new ApiVersionsResponseData()
                 .setErrorCode(Errors.NONE.code())
-                .setApiKeys(SupportedApis.advertised())
+                .setApiKeys(SupportedApis.advertised(groupApis != null))
                 .setFinalizedFeaturesEpoch(-1);
         return new ApiVersionsResponse(data);
     }
@@ -275,6 +289,9 @@ public final class KafkaApis implements RequestDispatcher {
                 .setPort(self.port()));
         if (request.isAllTopics()) {
             for (TopicMetadata topic : replicaManager.topics()) {
+                if (isInternal(topic.name())) {
+                    continue; // as Kafka lists it only with isInternal; hiding it keeps it out of subscriptions
+                }
                 data.topics().add(topicMetadata(topic, self.nodeId()));
             }
         } else {
@@ -309,9 +326,13 @@ public final class KafkaApis implements RequestDispatcher {
                 .setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()));
     }
 
+    private static boolean isInternal(String topic) {
+        return OffsetsTopicLog.TOPIC.equals(topic);
+    }
+
     private static MetadataResponseTopic topicMetadata(TopicMetadata topic, int nodeId) {
         MetadataResponseTopic result = new MetadataResponseTopic().setName(topic.name())
-                .setTopicId(topic.topicId()).setIsInternal(false).setErrorCode(Errors.NONE.code());
+                .setTopicId(topic.topicId()).setIsInternal(isInternal(topic.name())).setErrorCode(Errors.NONE.code());
         for (int i = 0; i < topic.partitions(); i++) {
             result.partitions().add(new MetadataResponsePartition().setPartitionIndex(i)
                     .setErrorCode(Errors.NONE.code()).setLeaderId(nodeId)
@@ -356,6 +377,10 @@ public final class KafkaApis implements RequestDispatcher {
         if (topic.isEmpty()) {
             Errors error = version >= 13 ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION;
             return response.setErrorCode(error.code());
+        }
+        if (isInternal(topic.get().name())) {
+            return response.setErrorCode(Errors.INVALID_TOPIC_EXCEPTION.code())
+                    .setErrorMessage("cannot produce to internal topic " + topic.get().name());
         }
         TopicPartition tp = new TopicPartition(topic.get().name(), partitionData.index());
         if (!(partitionData.records() instanceof MemoryRecords)) {
@@ -563,6 +588,11 @@ public final class KafkaApis implements RequestDispatcher {
             if (topic.isEmpty()) {
                 Errors error = target.name() == null ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION;
                 data.responses().add(result.setErrorCode(error.code()));
+                continue;
+            }
+            if (isInternal(topic.get().name())) {
+                data.responses().add(result.setErrorCode(Errors.INVALID_TOPIC_EXCEPTION.code())
+                        .setErrorMessage("cannot delete internal topic " + topic.get().name()));
                 continue;
             }
             try {

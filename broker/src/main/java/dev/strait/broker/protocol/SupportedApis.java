@@ -17,6 +17,11 @@ final class SupportedApis {
             ApiKeys.DESCRIBE_CONFIGS, ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.DESCRIBE_CLUSTER,
             ApiKeys.INIT_PRODUCER_ID, ApiKeys.OFFSET_FOR_LEADER_EPOCH);
 
+    /** The classic group protocol and offsets, advertised only when a group coordinator runs. */
+    static final Set<ApiKeys> GROUP_APIS = EnumSet.of(ApiKeys.FIND_COORDINATOR, ApiKeys.JOIN_GROUP,
+            ApiKeys.SYNC_GROUP, ApiKeys.HEARTBEAT, ApiKeys.LEAVE_GROUP, ApiKeys.OFFSET_COMMIT, ApiKeys.OFFSET_FETCH,
+            ApiKeys.LIST_GROUPS, ApiKeys.DESCRIBE_GROUPS, ApiKeys.DELETE_GROUPS);
+
     private SupportedApis() {
     }
 
@@ -30,12 +35,25 @@ final class SupportedApis {
 
     /** Whether a request of this key and version is implemented (Produce parses only from its oldest version). */
     static boolean isSupported(ApiKeys key, short version) {
-        return IMPLEMENTED.contains(key) && version >= key.oldestVersion() && version <= maxVersion(key);
+        return isSupported(key, version, false);
+    }
+
+    static boolean isSupported(ApiKeys key, short version, boolean groups) {
+        return (IMPLEMENTED.contains(key) || groups && GROUP_APIS.contains(key)) && version >= key.oldestVersion()
+                && version <= maxVersion(key);
     }
 
     static ApiVersionCollection advertised() {
+        return advertised(false);
+    }
+
+    static ApiVersionCollection advertised(boolean groups) {
         ApiVersionCollection collection = new ApiVersionCollection();
-        for (ApiKeys key : IMPLEMENTED) {
+        Set<ApiKeys> keys = EnumSet.copyOf(IMPLEMENTED);
+        if (groups) {
+            keys.addAll(GROUP_APIS);
+        }
+        for (ApiKeys key : keys) {
             collection.add(new ApiVersion().setApiKey(key.id).setMinVersion(minVersion(key))
                     .setMaxVersion(maxVersion(key)));
         }

@@ -8,6 +8,9 @@
  * {@code RequestContext.parseRequest}, executes them against the replica layer, and serializes responses with
  * {@code RequestContext.buildResponseSend}; fetched log slices go out zero-copy as
  * {@code FileSliceRecords}. The implemented APIs are advertised with Kafka 4.1.1's ranges
- * ({@code SupportedApis}); nothing else is advertised.
+ * ({@code SupportedApis}); nothing else is advertised. The group APIs ({@code GroupApis}) are advertised only
+ * when a {@code GroupCoordinator} is wired in; {@code OffsetsTopicLog} stores its records in the internal topic
+ * {@code __consumer_offsets}, which Metadata lists only when asked for by name (as internal), and which cannot be
+ * produced to or deleted.
  */
 package dev.strait.broker.protocol;

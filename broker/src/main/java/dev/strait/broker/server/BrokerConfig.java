@@ -45,7 +45,8 @@ public final class BrokerConfig {
     private static final Set<String> OTHER_NAMES = Set.of("node.id", "listeners", "log.dirs", "log.dir",
             "num.network.threads", "num.io.threads", "queued.max.requests", "socket.request.max.bytes",
             "num.partitions", "auto.create.topics.enable", "log.retention.check.interval.ms",
-            "log.retention.minutes", "log.retention.hours", "log.roll.hours");
+            "log.retention.minutes", "log.retention.hours", "log.roll.hours", "offsets.topic.num.partitions",
+            "group.initial.rebalance.delay.ms", "group.min.session.timeout.ms", "group.max.session.timeout.ms");
 
     private final Map<String, String> originals;
     private final int nodeId;
@@ -232,6 +233,26 @@ public final class BrokerConfig {
 
     public int socketRequestMaxBytes() {
         return socketRequestMaxBytes;
+    }
+
+    /** {@code offsets.topic.num.partitions} (default 5; only used when the offsets topic is created). */
+    public int offsetsTopicNumPartitions() {
+        return (int) longValue(originals, "offsets.topic.num.partitions", 5, 1);
+    }
+
+    /** {@code group.initial.rebalance.delay.ms} (default 3000, as Kafka). */
+    public int groupInitialRebalanceDelayMs() {
+        return (int) longValue(originals, "group.initial.rebalance.delay.ms", 3000, 0);
+    }
+
+    /** {@code group.min.session.timeout.ms} (default 6000, as Kafka). */
+    public int groupMinSessionTimeoutMs() {
+        return (int) longValue(originals, "group.min.session.timeout.ms", 6000, 0);
+    }
+
+    /** {@code group.max.session.timeout.ms} (default 1800000, as Kafka). */
+    public int groupMaxSessionTimeoutMs() {
+        return (int) longValue(originals, "group.max.session.timeout.ms", 1_800_000, 1);
     }
 
     public int numPartitions() {

@@ -1,11 +1,13 @@
 package dev.strait.broker.server;
 
+import dev.strait.broker.group.GroupCoordinator;
 import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.FileMetadataSource;
 import dev.strait.broker.metadata.MetadataSource;
 import dev.strait.broker.network.SocketServer;
 import dev.strait.broker.protocol.BrokerEndpoint;
 import dev.strait.broker.protocol.KafkaApis;
+import dev.strait.broker.protocol.OffsetsTopicLog;
 import dev.strait.broker.replica.ReplicaManager;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -30,6 +32,7 @@ public final class BrokerServer implements AutoCloseable {
     private ScheduledExecutorService scheduler;
     private ReplicaManager replicaManager;
     private SocketServer socketServer;
+    private GroupCoordinator groupCoordinator;
     private volatile BrokerEndpoint endpoint;
     private boolean started;
 
@@ -54,8 +57,13 @@ public final class BrokerServer implements AutoCloseable {
             });
             replicaManager = new ReplicaManager(metadata, logDir, config.topicDefaults(), Time.SYSTEM, scheduler);
             replicaManager.startup();
+            OffsetsTopicLog offsetsLog = new OffsetsTopicLog(replicaManager, config.offsetsTopicNumPartitions());
+            groupCoordinator = new GroupCoordinator(new GroupCoordinator.Config(offsetsLog.numPartitions(),
+                    config.groupInitialRebalanceDelayMs(), config.groupMinSessionTimeoutMs(),
+                    config.groupMaxSessionTimeoutMs(), 100), offsetsLog, System::currentTimeMillis);
+            groupCoordinator.startup();
             KafkaApis apis = new KafkaApis(() -> endpoint, replicaManager, config.numPartitions(),
-                    config.autoCreateTopics(), config.originals());
+                    config.autoCreateTopics(), config.originals(), groupCoordinator);
             socketServer = new SocketServer(new SocketServer.Settings(config.listenerName(), config.host(),
                     config.port(), config.numNetworkThreads(), config.numIoThreads(), config.queuedMaxRequests(),
                     config.socketRequestMaxBytes()), apis);
@@ -100,6 +108,10 @@ public final class BrokerServer implements AutoCloseable {
         if (socketServer != null) {
             socketServer.close();
             socketServer = null;
+        }
+        if (groupCoordinator != null) {
+            groupCoordinator.close();
+            groupCoordinator = null;
         }
         if (scheduler != null) {
             scheduler.shutdownNow();

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopic;
 import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopicCollection;
@@ -36,6 +37,8 @@ import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
+import org.apache.kafka.common.requests.ConsumerGroupHeartbeatResponse;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.CreateTopicsResponse;
 import org.apache.kafka.common.requests.FetchRequest;
@@ -88,20 +91,48 @@ class KafkaApisWireTest {
                     Map.entry(ApiKeys.CREATE_TOPICS, "2-7"), Map.entry(ApiKeys.DELETE_TOPICS, "1-6"),
                     Map.entry(ApiKeys.INIT_PRODUCER_ID, "0-5"), Map.entry(ApiKeys.OFFSET_FOR_LEADER_EPOCH, "2-4"),
                     Map.entry(ApiKeys.DESCRIBE_CONFIGS, "1-4"), Map.entry(ApiKeys.INCREMENTAL_ALTER_CONFIGS, "0-1"),
-                    Map.entry(ApiKeys.DESCRIBE_CLUSTER, "0-2")));
+                    Map.entry(ApiKeys.DESCRIBE_CLUSTER, "0-2"), Map.entry(ApiKeys.FIND_COORDINATOR, "0-6"),
+                    Map.entry(ApiKeys.JOIN_GROUP, "0-9"), Map.entry(ApiKeys.SYNC_GROUP, "0-5"),
+                    Map.entry(ApiKeys.HEARTBEAT, "0-4"), Map.entry(ApiKeys.LEAVE_GROUP, "0-5"),
+                    Map.entry(ApiKeys.OFFSET_COMMIT, "2-9"), Map.entry(ApiKeys.OFFSET_FETCH, "1-9"),
+                    Map.entry(ApiKeys.LIST_GROUPS, "0-5"), Map.entry(ApiKeys.DESCRIBE_GROUPS, "0-6"),
+                    Map.entry(ApiKeys.DELETE_GROUPS, "0-2")));
         }
     }
 
     @Test
     void anApiThatIsNotAdvertisedIsAnsweredWithUnsupportedVersion() throws Exception {
         try (RawClient client = new RawClient()) {
-            FindCoordinatorResponse response = (FindCoordinatorResponse) client.call(
-                    new FindCoordinatorRequest.Builder(new FindCoordinatorRequestData().setKeyType((byte) 0)
-                            .setCoordinatorKeys(List.of("group"))).build((short) 6));
-            assertThat(response.data().coordinators()).extracting(c -> c.errorCode())
-                    .containsExactly(Errors.UNSUPPORTED_VERSION.code());
+            ConsumerGroupHeartbeatResponse response = (ConsumerGroupHeartbeatResponse) client.call(
+                    new ConsumerGroupHeartbeatRequest.Builder(new ConsumerGroupHeartbeatRequestData()
+                            .setGroupId("group").setMemberId("m")).build((short) 0));
+            assertThat(response.data().errorCode()).isEqualTo(Errors.UNSUPPORTED_VERSION.code());
             assertThat(((ApiVersionsResponse) client.call(new ApiVersionsRequest.Builder().build((short) 4)))
                     .data().errorCode()).isZero();
+        }
+    }
+
+    @Test
+    void findCoordinatorAnswersThisNodeForGroupsAndNotAvailableForTransactions() throws Exception {
+        try (RawClient client = new RawClient()) {
+            FindCoordinatorResponse groups = (FindCoordinatorResponse) client.call(
+                    new FindCoordinatorRequest.Builder(new FindCoordinatorRequestData().setKeyType((byte) 0)
+                            .setCoordinatorKeys(List.of("g1", "g2"))).build((short) 6));
+            assertThat(groups.data().coordinators()).extracting(c -> c.key()).containsExactly("g1", "g2");
+            assertThat(groups.data().coordinators()).allSatisfy(c -> {
+                assertThat(c.errorCode()).isEqualTo(Errors.NONE.code());
+                assertThat(c.nodeId()).isZero();
+            });
+            FindCoordinatorResponse old = (FindCoordinatorResponse) client.call(
+                    new FindCoordinatorRequest.Builder(new FindCoordinatorRequestData().setKeyType((byte) 0)
+                            .setKey("g1")).build((short) 3));
+            assertThat(old.data().errorCode()).isEqualTo(Errors.NONE.code());
+            assertThat(old.data().nodeId()).isZero();
+            FindCoordinatorResponse transactions = (FindCoordinatorResponse) client.call(
+                    new FindCoordinatorRequest.Builder(new FindCoordinatorRequestData().setKeyType((byte) 1)
+                            .setCoordinatorKeys(List.of("tx"))).build((short) 6));
+            assertThat(transactions.data().coordinators()).extracting(c -> c.errorCode())
+                    .containsExactly(Errors.COORDINATOR_NOT_AVAILABLE.code());
         }
     }
 

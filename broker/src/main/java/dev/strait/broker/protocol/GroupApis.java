@@ -1,0 +1,378 @@
+package dev.strait.broker.protocol;
+
+import dev.strait.broker.group.GroupCoordinator;
+import dev.strait.broker.group.GroupCoordinator.GroupDescription;
+import dev.strait.broker.group.GroupCoordinator.GroupListing;
+import dev.strait.broker.group.GroupCoordinator.JoinMember;
+import dev.strait.broker.group.GroupCoordinator.JoinResult;
+import dev.strait.broker.group.GroupCoordinator.LeaveMember;
+import dev.strait.broker.group.GroupCoordinator.MemberDescription;
+import dev.strait.broker.group.GroupCoordinator.OffsetAndMetadata;
+import dev.strait.broker.group.GroupCoordinator.Protocol;
+import dev.strait.broker.group.GroupCoordinator.SyncResult;
+import dev.strait.broker.group.GroupCoordinator.TopicPartitionKey;
+import dev.strait.broker.group.GroupError;
+import dev.strait.broker.network.NetworkRequest;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.apache.kafka.common.message.DeleteGroupsResponseData;
+import org.apache.kafka.common.message.DeleteGroupsResponseData.DeletableGroupResult;
+import org.apache.kafka.common.message.DescribeGroupsResponseData;
+import org.apache.kafka.common.message.DescribeGroupsResponseData.DescribedGroup;
+import org.apache.kafka.common.message.DescribeGroupsResponseData.DescribedGroupMember;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.message.FindCoordinatorResponseData.Coordinator;
+import org.apache.kafka.common.message.HeartbeatResponseData;
+import org.apache.kafka.common.message.JoinGroupRequestData.JoinGroupRequestProtocol;
+import org.apache.kafka.common.message.JoinGroupResponseData;
+import org.apache.kafka.common.message.JoinGroupResponseData.JoinGroupResponseMember;
+import org.apache.kafka.common.message.LeaveGroupRequestData.MemberIdentity;
+import org.apache.kafka.common.message.LeaveGroupResponseData.MemberResponse;
+import org.apache.kafka.common.message.ListGroupsResponseData;
+import org.apache.kafka.common.message.ListGroupsResponseData.ListedGroup;
+import org.apache.kafka.common.message.OffsetCommitRequestData.OffsetCommitRequestPartition;
+import org.apache.kafka.common.message.OffsetCommitRequestData.OffsetCommitRequestTopic;
+import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.OffsetCommitResponseData.OffsetCommitResponsePartition;
+import org.apache.kafka.common.message.OffsetCommitResponseData.OffsetCommitResponseTopic;
+import org.apache.kafka.common.message.OffsetFetchRequestData.OffsetFetchRequestGroup;
+import org.apache.kafka.common.message.OffsetFetchRequestData.OffsetFetchRequestTopic;
+import org.apache.kafka.common.message.OffsetFetchRequestData.OffsetFetchRequestTopics;
+import org.apache.kafka.common.message.OffsetFetchResponseData;
+import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponseGroup;
+import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponsePartition;
+import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponsePartitions;
+import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponseTopic;
+import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponseTopics;
+import org.apache.kafka.common.message.SyncGroupRequestData.SyncGroupRequestAssignment;
+import org.apache.kafka.common.message.SyncGroupResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.DeleteGroupsRequest;
+import org.apache.kafka.common.requests.DeleteGroupsResponse;
+import org.apache.kafka.common.requests.DescribeGroupsRequest;
+import org.apache.kafka.common.requests.DescribeGroupsResponse;
+import org.apache.kafka.common.requests.FindCoordinatorRequest;
+import org.apache.kafka.common.requests.FindCoordinatorResponse;
+import org.apache.kafka.common.requests.HeartbeatRequest;
+import org.apache.kafka.common.requests.HeartbeatResponse;
+import org.apache.kafka.common.requests.JoinGroupRequest;
+import org.apache.kafka.common.requests.JoinGroupResponse;
+import org.apache.kafka.common.requests.LeaveGroupRequest;
+import org.apache.kafka.common.requests.LeaveGroupResponse;
+import org.apache.kafka.common.requests.ListGroupsRequest;
+import org.apache.kafka.common.requests.ListGroupsResponse;
+import org.apache.kafka.common.requests.OffsetCommitRequest;
+import org.apache.kafka.common.requests.OffsetCommitResponse;
+import org.apache.kafka.common.requests.OffsetFetchRequest;
+import org.apache.kafka.common.requests.OffsetFetchResponse;
+import org.apache.kafka.common.requests.RequestContext;
+import org.apache.kafka.common.requests.SyncGroupRequest;
+import org.apache.kafka.common.requests.SyncGroupResponse;
+
+/**
+ * The classic group protocol and committed offsets on the wire, translated to {@link GroupCoordinator} calls.
+ * JoinGroup and SyncGroup answer from the coordinator's callback (possibly later, from another thread).
+ * FindCoordinator answers this node for groups and COORDINATOR_NOT_AVAILABLE for transaction keys (no
+ * transaction coordinator yet).
+ */
+final class GroupApis {
+
+    private static final byte KEY_TYPE_GROUP = 0;
+
+    private final GroupCoordinator coordinator;
+    private final Supplier<BrokerEndpoint> endpoint;
+
+    GroupApis(GroupCoordinator coordinator, Supplier<BrokerEndpoint> endpoint) {
+        this.coordinator = coordinator;
+        this.endpoint = endpoint;
+    }
+
+    private static Errors errors(GroupError error) {
+        return Errors.valueOf(error.name());
+    }
+
+    /** @return the response, or null if it will be sent later */
+    AbstractResponse handle(NetworkRequest request, RequestContext context, AbstractRequest body) {
+        short version = context.apiVersion();
+        ApiKeys key = context.header.apiKey();
+        switch (key) {
+            case FIND_COORDINATOR:
+                return findCoordinator((FindCoordinatorRequest) body, version);
+            case JOIN_GROUP:
+                joinGroup(request, context, (JoinGroupRequest) body, version);
+                return null;
+            case SYNC_GROUP:
+                syncGroup(request, context, (SyncGroupRequest) body);
+                return null;
+            case HEARTBEAT:
+                return heartbeat((HeartbeatRequest) body);
+            case LEAVE_GROUP:
+                return leaveGroup((LeaveGroupRequest) body, version);
+            case OFFSET_COMMIT:
+                return offsetCommit((OffsetCommitRequest) body);
+            case OFFSET_FETCH:
+                return offsetFetch((OffsetFetchRequest) body, version);
+            case LIST_GROUPS:
+                return listGroups((ListGroupsRequest) body);
+            case DESCRIBE_GROUPS:
+                return describeGroups((DescribeGroupsRequest) body, version);
+            case DELETE_GROUPS:
+                return deleteGroups((DeleteGroupsRequest) body);
+            default:
+                throw new IllegalStateException("not a group API: " + key);
+        }
+    }
+
+    AbstractResponse findCoordinator(FindCoordinatorRequest request, short version) {
+        BrokerEndpoint self = endpoint.get();
+        FindCoordinatorResponseData data = new FindCoordinatorResponseData();
+        boolean group = request.data().keyType() == KEY_TYPE_GROUP;
+        if (version < FindCoordinatorRequest.MIN_BATCHED_VERSION) {
+            if (group) {
+                data.setErrorCode(Errors.NONE.code()).setNodeId(self.nodeId()).setHost(self.host())
+                        .setPort(self.port());
+            } else {
+                data.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code()).setNodeId(-1).setHost("").setPort(-1)
+                        .setErrorMessage("no transaction coordinator");
+            }
+            return new FindCoordinatorResponse(data);
+        }
+        for (String key : request.data().coordinatorKeys()) {
+            Coordinator coordinator = new Coordinator().setKey(key);
+            if (group) {
+                coordinator.setErrorCode(Errors.NONE.code()).setNodeId(self.nodeId()).setHost(self.host())
+                        .setPort(self.port());
+            } else {
+                coordinator.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code()).setNodeId(-1).setHost("")
+                        .setPort(-1).setErrorMessage("no transaction coordinator");
+            }
+            data.coordinators().add(coordinator);
+        }
+        return new FindCoordinatorResponse(data);
+    }
+
+    private void joinGroup(NetworkRequest network, RequestContext context, JoinGroupRequest request,
+            short version) {
+        var data = request.data();
+        List<Protocol> protocols = new ArrayList<>();
+        for (JoinGroupRequestProtocol protocol : data.protocols()) {
+            protocols.add(new Protocol(protocol.name(), protocol.metadata()));
+        }
+        int rebalanceTimeout = version >= 1 ? data.rebalanceTimeoutMs() : data.sessionTimeoutMs();
+        coordinator.joinGroup(data.groupId(), data.memberId(), data.groupInstanceId(), data.protocolType(),
+                protocols, data.sessionTimeoutMs(), rebalanceTimeout, context.clientId(),
+                context.clientAddress.toString(), version >= 4, result -> KafkaApis.sendResponse(network, context,
+                        joinResponse(result, version)));
+    }
+
+    static JoinGroupResponse joinResponse(JoinResult result, short version) {
+        JoinGroupResponseData data = new JoinGroupResponseData().setErrorCode(errors(result.error()).code())
+                .setGenerationId(result.generation()).setProtocolType(result.protocolType())
+                .setProtocolName(result.protocolName() == null && version < 7 ? "" : result.protocolName())
+                .setLeader(result.leaderId() == null ? "" : result.leaderId())
+                .setMemberId(result.memberId() == null ? "" : result.memberId())
+                .setSkipAssignment(result.skipAssignment() && version >= 9);
+        for (JoinMember member : result.members()) {
+            data.members().add(new JoinGroupResponseMember().setMemberId(member.memberId())
+                    .setGroupInstanceId(member.instanceId()).setMetadata(member.metadata()));
+        }
+        return new JoinGroupResponse(data, version);
+    }
+
+    private void syncGroup(NetworkRequest network, RequestContext context, SyncGroupRequest request) {
+        var data = request.data();
+        Map<String, byte[]> assignments = new HashMap<>();
+        for (SyncGroupRequestAssignment assignment : data.assignments()) {
+            assignments.put(assignment.memberId(), assignment.assignment());
+        }
+        coordinator.syncGroup(data.groupId(), data.generationId(), data.memberId(), data.groupInstanceId(),
+                data.protocolType(), data.protocolName(), assignments,
+                result -> KafkaApis.sendResponse(network, context, syncResponse(result)));
+    }
+
+    static SyncGroupResponse syncResponse(SyncResult result) {
+        return new SyncGroupResponse(new SyncGroupResponseData().setErrorCode(errors(result.error()).code())
+                .setProtocolType(result.protocolType()).setProtocolName(result.protocolName())
+                .setAssignment(result.assignment()));
+    }
+
+    AbstractResponse heartbeat(HeartbeatRequest request) {
+        var data = request.data();
+        GroupError error = coordinator.heartbeat(data.groupId(), data.memberId(), data.groupInstanceId(),
+                data.generationId());
+        return new HeartbeatResponse(new HeartbeatResponseData().setErrorCode(errors(error).code()));
+    }
+
+    AbstractResponse leaveGroup(LeaveGroupRequest request, short version) {
+        List<LeaveMember> leaving = new ArrayList<>();
+        for (MemberIdentity member : request.members()) {
+            leaving.add(new LeaveMember(member.memberId(), member.groupInstanceId()));
+        }
+        List<GroupError> errors = coordinator.leaveGroup(request.data().groupId(), leaving);
+        List<MemberResponse> responses = new ArrayList<>();
+        for (int i = 0; i < leaving.size(); i++) {
+            responses.add(new MemberResponse().setMemberId(leaving.get(i).memberId())
+                    .setGroupInstanceId(leaving.get(i).instanceId()).setErrorCode(errors(errors.get(i)).code()));
+        }
+        Errors topLevel = Errors.NONE;
+        if (version < 3 && !errors.isEmpty()) {
+            topLevel = errors(errors.get(0));
+        }
+        return new LeaveGroupResponse(responses, topLevel, 0, version);
+    }
+
+    AbstractResponse offsetCommit(OffsetCommitRequest request) {
+        var data = request.data();
+        Map<TopicPartitionKey, OffsetAndMetadata> offsets = new LinkedHashMap<>();
+        long now = System.currentTimeMillis();
+        for (OffsetCommitRequestTopic topic : data.topics()) {
+            for (OffsetCommitRequestPartition partition : topic.partitions()) {
+                offsets.put(new TopicPartitionKey(topic.name(), partition.partitionIndex()), new OffsetAndMetadata(
+                        partition.committedOffset(), partition.committedLeaderEpoch(),
+                        partition.committedMetadata(), now));
+            }
+        }
+        GroupError error = coordinator.commitOffsets(data.groupId(), data.memberId(), data.groupInstanceId(),
+                data.generationIdOrMemberEpoch(), offsets);
+        OffsetCommitResponseData response = new OffsetCommitResponseData();
+        for (OffsetCommitRequestTopic topic : data.topics()) {
+            OffsetCommitResponseTopic topicResponse = new OffsetCommitResponseTopic().setName(topic.name());
+            for (OffsetCommitRequestPartition partition : topic.partitions()) {
+                topicResponse.partitions().add(new OffsetCommitResponsePartition()
+                        .setPartitionIndex(partition.partitionIndex()).setErrorCode(errors(error).code()));
+            }
+            response.topics().add(topicResponse);
+        }
+        return new OffsetCommitResponse(response);
+    }
+
+    AbstractResponse offsetFetch(OffsetFetchRequest request, short version) {
+        var data = request.data();
+        if (version < 8) {
+            List<TopicPartitionKey> wanted = null;
+            if (data.topics() != null) {
+                wanted = new ArrayList<>();
+                for (OffsetFetchRequestTopic topic : data.topics()) {
+                    for (int partition : topic.partitionIndexes()) {
+                        wanted.add(new TopicPartitionKey(topic.name(), partition));
+                    }
+                }
+            }
+            Map<String, List<OffsetFetchResponsePartition>> byTopic = new LinkedHashMap<>();
+            for (var entry : fetch(data.groupId(), wanted).entrySet()) {
+                OffsetAndMetadata offset = entry.getValue();
+                byTopic.computeIfAbsent(entry.getKey().topic(), t -> new ArrayList<>())
+                        .add(new OffsetFetchResponsePartition().setPartitionIndex(entry.getKey().partition())
+                                .setCommittedOffset(offset == null ? -1 : offset.offset())
+                                .setCommittedLeaderEpoch(offset == null ? -1 : offset.leaderEpoch())
+                                .setMetadata(offset == null ? "" : offset.metadata())
+                                .setErrorCode(Errors.NONE.code()));
+            }
+            OffsetFetchResponseData response = new OffsetFetchResponseData().setErrorCode(Errors.NONE.code());
+            byTopic.forEach((topic, partitions) -> response.topics()
+                    .add(new OffsetFetchResponseTopic().setName(topic).setPartitions(partitions)));
+            return new OffsetFetchResponse(response, version);
+        }
+        OffsetFetchResponseData response = new OffsetFetchResponseData();
+        for (OffsetFetchRequestGroup group : data.groups()) {
+            List<TopicPartitionKey> wanted = null;
+            if (group.topics() != null) {
+                wanted = new ArrayList<>();
+                for (OffsetFetchRequestTopics topic : group.topics()) {
+                    for (int partition : topic.partitionIndexes()) {
+                        wanted.add(new TopicPartitionKey(topic.name(), partition));
+                    }
+                }
+            }
+            Map<String, List<OffsetFetchResponsePartitions>> byTopic = new LinkedHashMap<>();
+            for (var entry : fetch(group.groupId(), wanted).entrySet()) {
+                OffsetAndMetadata offset = entry.getValue();
+                byTopic.computeIfAbsent(entry.getKey().topic(), t -> new ArrayList<>())
+                        .add(new OffsetFetchResponsePartitions().setPartitionIndex(entry.getKey().partition())
+                                .setCommittedOffset(offset == null ? -1 : offset.offset())
+                                .setCommittedLeaderEpoch(offset == null ? -1 : offset.leaderEpoch())
+                                .setMetadata(offset == null ? "" : offset.metadata())
+                                .setErrorCode(Errors.NONE.code()));
+            }
+            OffsetFetchResponseGroup groupResponse = new OffsetFetchResponseGroup().setGroupId(group.groupId())
+                    .setErrorCode(Errors.NONE.code());
+            byTopic.forEach((topic, partitions) -> groupResponse.topics()
+                    .add(new OffsetFetchResponseTopics().setName(topic).setPartitions(partitions)));
+            response.groups().add(groupResponse);
+        }
+        return new OffsetFetchResponse(response, version);
+    }
+
+    /** Committed offsets; requested partitions without a commit map to null. */
+    private Map<TopicPartitionKey, OffsetAndMetadata> fetch(String groupId, List<TopicPartitionKey> wanted) {
+        Map<TopicPartitionKey, OffsetAndMetadata> committed = coordinator.fetchOffsets(groupId, wanted);
+        if (wanted == null) {
+            return committed;
+        }
+        Map<TopicPartitionKey, OffsetAndMetadata> result = new LinkedHashMap<>();
+        for (TopicPartitionKey tp : wanted) {
+            result.put(tp, committed.get(tp));
+        }
+        return result;
+    }
+
+    AbstractResponse listGroups(ListGroupsRequest request) {
+        var data = request.data();
+        ListGroupsResponseData response = new ListGroupsResponseData().setErrorCode(Errors.NONE.code());
+        for (GroupListing listing : coordinator.listGroups()) {
+            if (!data.statesFilter().isEmpty() && data.statesFilter().stream()
+                    .noneMatch(s -> s.equalsIgnoreCase(listing.state().kafkaName()))) {
+                continue;
+            }
+            if (!data.typesFilter().isEmpty() && data.typesFilter().stream()
+                    .noneMatch(t -> t.equalsIgnoreCase("classic"))) {
+                continue;
+            }
+            response.groups().add(new ListedGroup().setGroupId(listing.groupId())
+                    .setProtocolType(listing.protocolType()).setGroupState(listing.state().kafkaName())
+                    .setGroupType("classic"));
+        }
+        return new ListGroupsResponse(response);
+    }
+
+    AbstractResponse describeGroups(DescribeGroupsRequest request, short version) {
+        DescribeGroupsResponseData response = new DescribeGroupsResponseData();
+        for (String groupId : request.data().groups()) {
+            GroupDescription description = coordinator.describeGroup(groupId);
+            DescribedGroup group = new DescribedGroup().setGroupId(groupId)
+                    .setGroupState(description.state().kafkaName()).setProtocolType(description.protocolType())
+                    .setProtocolData(description.protocolName() == null ? "" : description.protocolName())
+                    .setErrorCode(Errors.NONE.code());
+            if (description.error() == GroupError.GROUP_ID_NOT_FOUND && version >= 6) {
+                group.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                        .setErrorMessage("Group " + groupId + " not found.");
+            }
+            for (MemberDescription member : description.members()) {
+                group.members().add(new DescribedGroupMember().setMemberId(member.memberId())
+                        .setGroupInstanceId(member.instanceId()).setClientId(member.clientId())
+                        .setClientHost(member.clientHost()).setMemberMetadata(member.metadata())
+                        .setMemberAssignment(member.assignment()));
+            }
+            response.groups().add(group);
+        }
+        return new DescribeGroupsResponse(response);
+    }
+
+    AbstractResponse deleteGroups(DeleteGroupsRequest request) {
+        DeleteGroupsResponseData response = new DeleteGroupsResponseData();
+        for (String groupId : request.data().groupsNames()) {
+            GroupError error = coordinator.deleteGroup(groupId);
+            response.results().add(new DeletableGroupResult().setGroupId(groupId)
+                    .setErrorCode(errors(error).code()));
+        }
+        return new DeleteGroupsResponse(response);
+    }
+
+}

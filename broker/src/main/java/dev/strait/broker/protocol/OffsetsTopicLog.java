@@ -1,0 +1,88 @@
+package dev.strait.broker.protocol;
+
+import dev.strait.broker.group.OffsetsLog;
+import dev.strait.broker.log.LogReadResult;
+import dev.strait.broker.metadata.TopicExistsException;
+import dev.strait.broker.replica.Partition;
+import dev.strait.broker.replica.ReplicaManager;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.record.Record;
+import org.apache.kafka.common.record.RecordBatch;
+import org.apache.kafka.common.record.SimpleRecord;
+
+/**
+ * The group coordinator's {@link OffsetsLog}: the internal topic {@value #TOPIC}, created on first start with
+ * {@code offsets.topic.num.partitions} partitions and {@code retention.ms=-1}, written through the replica layer's
+ * {@code PartitionLog}s as ordinary Kafka v2 batches (one batch per append, uncompressed). No compaction yet.
+ */
+public final class OffsetsTopicLog implements OffsetsLog {
+
+    public static final String TOPIC = "__consumer_offsets";
+
+    private final ReplicaManager replicaManager;
+
+    public OffsetsTopicLog(ReplicaManager replicaManager, int numPartitions) {
+        this.replicaManager = replicaManager;
+        if (replicaManager.topic(TOPIC).isEmpty()) {
+            try {
+                replicaManager.createTopic(TOPIC, numPartitions, Map.of("retention.ms", "-1"), false);
+            } catch (TopicExistsException e) {
+                // created concurrently
+            }
+        }
+    }
+
+    /** The number of partitions of the existing topic (it wins over the config after the first start). */
+    public int numPartitions() {
+        return replicaManager.topic(TOPIC).orElseThrow().partitions();
+    }
+
+    @Override
+    public void append(int partition, List<Entry> records) {
+        SimpleRecord[] simple = new SimpleRecord[records.size()];
+        long now = System.currentTimeMillis();
+        for (int i = 0; i < simple.length; i++) {
+            simple[i] = new SimpleRecord(now, records.get(i).key(), records.get(i).value());
+        }
+        MemoryRecords batch = MemoryRecords.withRecords(Compression.NONE, simple);
+        replicaManager.appendRecords(new TopicPartition(TOPIC, partition), batch.buffer(), List.of());
+    }
+
+    @Override
+    public void replay(int partition, BiConsumer<byte[], byte[]> consumer) {
+        Partition log = replicaManager.partition(new TopicPartition(TOPIC, partition)).orElseThrow();
+        long offset = log.logStartOffset();
+        while (offset < log.logEndOffset()) {
+            LogReadResult read = log.read(offset, 1 << 20, true);
+            if (read.records().isEmpty()) {
+                break;
+            }
+            MemoryRecords records = MemoryRecords.readableRecords(read.records().readAll());
+            long next = offset;
+            for (RecordBatch batch : records.batches()) {
+                for (Record record : batch) {
+                    if (record.offset() >= offset) {
+                        consumer.accept(bytes(record.key()), record.hasValue() ? bytes(record.value()) : null);
+                    }
+                }
+                next = Math.max(next, batch.nextOffset());
+            }
+            if (next == offset) {
+                break;
+            }
+            offset = next;
+        }
+    }
+
+    private static byte[] bytes(ByteBuffer buffer) {
+        byte[] result = new byte[buffer.remaining()];
+        buffer.duplicate().get(result);
+        return result;
+    }
+}

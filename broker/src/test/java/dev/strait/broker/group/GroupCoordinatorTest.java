@@ -1,0 +1,181 @@
+package dev.strait.broker.group;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.strait.broker.group.GroupCoordinator.JoinResult;
+import dev.strait.broker.group.GroupCoordinator.LeaveMember;
+import dev.strait.broker.group.GroupCoordinator.OffsetAndMetadata;
+import dev.strait.broker.group.GroupCoordinator.Protocol;
+import dev.strait.broker.group.GroupCoordinator.SyncResult;
+import dev.strait.broker.group.GroupCoordinator.TopicPartitionKey;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The coordinator against an in-memory offsets log and a manual clock; the timer is driven by calling tick(). */
+class GroupCoordinatorTest {
+
+    private static final class MemoryLog implements OffsetsLog {
+        final Map<Integer, List<Entry>> partitions = new HashMap<>();
+
+        @Override
+        public synchronized void append(int partition, List<Entry> records) {
+            partitions.computeIfAbsent(partition, p -> new ArrayList<>()).addAll(records);
+        }
+
+        @Override
+        public synchronized void replay(int partition, BiConsumer<byte[], byte[]> consumer) {
+            for (Entry entry : partitions.getOrDefault(partition, List.of())) {
+                consumer.accept(entry.key(), entry.value());
+            }
+        }
+    }
+
+    private final AtomicLong clock = new AtomicLong(1_000);
+    private final MemoryLog log = new MemoryLog();
+    private final List<GroupCoordinator> coordinators = new ArrayList<>();
+
+    private GroupCoordinator coordinator() {
+        GroupCoordinator coordinator = new GroupCoordinator(new GroupCoordinator.Config(3, 0, 1000, 60_000,
+                3_600_000), log, clock::get);
+        coordinator.startup();
+        coordinators.add(coordinator);
+        return coordinator;
+    }
+
+    @AfterEach
+    void close() {
+        coordinators.forEach(GroupCoordinator::close);
+    }
+
+    private static List<Protocol> protocols(String... names) {
+        List<Protocol> result = new ArrayList<>();
+        for (String name : names) {
+            result.add(new Protocol(name, name.getBytes()));
+        }
+        return result;
+    }
+
+    private static AtomicReference<JoinResult> join(GroupCoordinator coordinator, String memberId,
+            List<Protocol> protocols) {
+        AtomicReference<JoinResult> result = new AtomicReference<>();
+        coordinator.joinGroup("g", memberId, null, "consumer", protocols, 5000, 10_000, "client", "/127.0.0.1",
+                true, result::set);
+        return result;
+    }
+
+    private static AtomicReference<SyncResult> sync(GroupCoordinator coordinator, JoinResult joined,
+            Map<String, byte[]> assignments) {
+        AtomicReference<SyncResult> result = new AtomicReference<>();
+        coordinator.syncGroup("g", joined.generation(), joined.memberId(), null, "consumer",
+                joined.protocolName(), assignments, result::set);
+        return result;
+    }
+
+    /** Joins a new dynamic member through MEMBER_ID_REQUIRED; returns the pending (or completed) join. */
+    private static AtomicReference<JoinResult> joinNew(GroupCoordinator coordinator, List<Protocol> protocols) {
+        JoinResult required = join(coordinator, "", protocols).get();
+        assertThat(required.error()).isEqualTo(GroupError.MEMBER_ID_REQUIRED);
+        assertThat(required.memberId()).startsWith("client-");
+        return join(coordinator, required.memberId(), protocols);
+    }
+
+    @Test
+    void firstMemberIsLeaderAndGetsItsAssignmentAfterSync() {
+        GroupCoordinator coordinator = coordinator();
+        JoinResult joined = joinNew(coordinator, protocols("range")).get();
+        assertThat(joined.error()).isEqualTo(GroupError.NONE);
+        assertThat(joined.generation()).isEqualTo(1);
+        assertThat(joined.leaderId()).isEqualTo(joined.memberId());
+        assertThat(joined.members()).extracting(GroupCoordinator.JoinMember::memberId)
+                .containsExactly(joined.memberId());
+        assertThat(coordinator.describeGroup("g").state()).isEqualTo(GroupState.COMPLETING_REBALANCE);
+        SyncResult synced = sync(coordinator, joined, Map.of(joined.memberId(), new byte[] {7})).get();
+        assertThat(synced.error()).isEqualTo(GroupError.NONE);
+        assertThat(synced.assignment()).containsExactly(7);
+        assertThat(coordinator.describeGroup("g").state()).isEqualTo(GroupState.STABLE);
+    }
+
+    @Test
+    void aSecondMemberTriggersARebalanceAndTheFollowerSyncWaitsForTheLeader() {
+        GroupCoordinator coordinator = coordinator();
+        JoinResult first = joinNew(coordinator, protocols("range", "sticky")).get();
+        sync(coordinator, first, Map.of());
+        AtomicReference<JoinResult> second = joinNew(coordinator, protocols("sticky", "range"));
+        assertThat(second.get()).as("waits for the first member to rejoin").isNull();
+        assertThat(coordinator.heartbeat("g", first.memberId(), null, 1)).isEqualTo(GroupError.REBALANCE_IN_PROGRESS);
+        JoinResult leader = join(coordinator, first.memberId(), protocols("range", "sticky")).get();
+        JoinResult follower = second.get();
+        assertThat(leader.generation()).isEqualTo(2).isEqualTo(follower.generation());
+        assertThat(leader.protocolName()).as("the leader's preference").isEqualTo("range");
+        assertThat(leader.members()).hasSize(2);
+        assertThat(follower.members()).isEmpty();
+        assertThat(follower.leaderId()).isEqualTo(first.memberId());
+
+        AtomicReference<SyncResult> followerSync = sync(coordinator, follower, Map.of());
+        assertThat(followerSync.get()).isNull();
+        SyncResult leaderSync = sync(coordinator, leader, Map.of(leader.memberId(), new byte[] {1},
+                follower.memberId(), new byte[] {2})).get();
+        assertThat(leaderSync.assignment()).containsExactly(1);
+        assertThat(followerSync.get().assignment()).containsExactly(2);
+
+        assertThat(coordinator.heartbeat("g", follower.memberId(), null, 2)).isEqualTo(GroupError.NONE);
+        assertThat(coordinator.heartbeat("g", follower.memberId(), null, 1)).isEqualTo(GroupError.ILLEGAL_GENERATION);
+        assertThat(coordinator.heartbeat("g", "nobody", null, 2)).isEqualTo(GroupError.UNKNOWN_MEMBER_ID);
+    }
+
+    @Test
+    void anExpiredMemberIsRemovedAndTheOthersRebalance() {
+        GroupCoordinator coordinator = coordinator();
+        JoinResult first = joinNew(coordinator, protocols("range")).get();
+        sync(coordinator, first, Map.of());
+        AtomicReference<JoinResult> second = joinNew(coordinator, protocols("range"));
+        JoinResult leader = join(coordinator, first.memberId(), protocols("range")).get();
+        sync(coordinator, leader, Map.of());
+        sync(coordinator, second.get(), Map.of());
+        assertThat(coordinator.describeGroup("g").members()).hasSize(2);
+
+        clock.addAndGet(4000);
+        coordinator.heartbeat("g", first.memberId(), null, 2);
+        clock.addAndGet(2000);
+        coordinator.tick();
+        assertThat(coordinator.describeGroup("g").state()).isEqualTo(GroupState.PREPARING_REBALANCE);
+        assertThat(coordinator.heartbeat("g", second.get().memberId(), null, 2))
+                .isEqualTo(GroupError.UNKNOWN_MEMBER_ID);
+        JoinResult alone = join(coordinator, first.memberId(), protocols("range")).get();
+        assertThat(alone.generation()).isEqualTo(3);
+        assertThat(alone.members()).hasSize(1);
+    }
+
+    @Test
+    void leavingLastMemberEmptiesTheGroupAndOffsetsSurviveAReload() {
+        GroupCoordinator coordinator = coordinator();
+        JoinResult joined = joinNew(coordinator, protocols("range")).get();
+        sync(coordinator, joined, Map.of());
+        TopicPartitionKey tp = new TopicPartitionKey("t", 0);
+        assertThat(coordinator.commitOffsets("g", joined.memberId(), null, 0,
+                Map.of(tp, new OffsetAndMetadata(5, -1, null, 1)))).isEqualTo(GroupError.ILLEGAL_GENERATION);
+        assertThat(coordinator.commitOffsets("g", joined.memberId(), null, 1,
+                Map.of(tp, new OffsetAndMetadata(5, 3, "meta", 1)))).isEqualTo(GroupError.NONE);
+        assertThat(coordinator.commitOffsets("g", "", null, -1,
+                Map.of(tp, new OffsetAndMetadata(9, -1, null, 1)))).isEqualTo(GroupError.UNKNOWN_MEMBER_ID);
+        assertThat(coordinator.deleteGroup("g")).isEqualTo(GroupError.NON_EMPTY_GROUP);
+
+        assertThat(coordinator.leaveGroup("g", List.of(new LeaveMember(joined.memberId(), null))))
+                .containsExactly(GroupError.NONE);
+        assertThat(coordinator.describeGroup("g").state()).isEqualTo(GroupState.EMPTY);
+
+        GroupCoordinator reloaded = coordinator();
+        assertThat(reloaded.fetchOffsets("g", null)).containsEntry(tp, new OffsetAndMetadata(5, 3, "meta", 1));
+        assertThat(reloaded.describeGroup("g").state()).isEqualTo(GroupState.EMPTY);
+        assertThat(reloaded.deleteGroup("g")).isEqualTo(GroupError.NONE);
+        assertThat(reloaded.fetchOffsets("g", null)).isEmpty();
+        assertThat(coordinator().listGroups()).isEmpty();
+    }
+}
