@@ -72,4 +72,53 @@ class MirrorToCompanionBrokerIT {
             }
         }
     }
+
+    @Test
+    void mirrorsBetweenTwoCompanionBrokersWithConsumerGroups() throws Exception {
+        try (EmbeddedCluster source = EmbeddedCluster.builder().nodes(1).brokerConfig("group.initial.rebalance.delay.ms", "0")
+                 .start();
+             EmbeddedCluster target = EmbeddedCluster.builder().nodes(1).start()) {
+            // Given
+            String topic = "companion.both";
+            try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+                Map.of("bootstrap.servers", source.bootstrapServers()))) {
+                admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, 4, (short) 1))).all().get();
+                KafkaCluster.awaitWritable(admin, topic, 4);
+            }
+            try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
+                producer.produce(topic, 4, 2_500);
+            }
+            Properties c = new Properties();
+            c.put("bootstrap.servers", source.bootstrapServers());
+            c.put("group.id", "g-both");
+            Properties p = new Properties();
+            p.put("bootstrap.servers", target.bootstrapServers());
+
+            // When
+            MirrorEngine engine = new MirrorEngine(MirrorSettings.builder().consumerConfig(c).producerConfig(p)
+                .include(topic).numStreams(2).offsetCommitIntervalMs(1000).build(),
+                new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
+            engine.start();
+            try {
+                Await.until("all 10,000 on the target", Duration.ofSeconds(120), () -> {
+                    try {
+                        return TopicReader.count(TopicReader.readAll(target.bootstrapServers(), topic)) == 10_000;
+                    } catch (IllegalStateException notYet) {
+                        return false;
+                    }
+                });
+            } finally {
+                engine.requestStop();
+                engine.awaitTermination(Duration.ofSeconds(60));
+            }
+
+            // Then
+            MirrorCheck.Report report = MirrorCheck.compare(TopicReader.readAll(source.bootstrapServers(), topic), topic,
+                TopicReader.readAll(target.bootstrapServers(), topic));
+            assertThat(report.lost()).as(report.toString()).isZero();
+            assertThat(report.duplicates()).as(report.toString()).isZero();
+            assertThat(report.digestsEqual()).as(report.toString()).isTrue();
+            assertThat(engine.state()).isEqualTo(MirrorEngine.State.STOPPED);
+        }
+    }
 }
