@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 @Command(name = "strait", mixinStandardHelpOptions = true, versionProvider = Version.class,
     description = "Strait: lossless Kafka topic mirroring.",
     subcommands = {MirrorCommand.class, LagMonitorCommand.class, CanaryCommand.class, BrokerCommand.class,
-        CommandLine.HelpCommand.class})
+        DemoCommand.class, CommandLine.HelpCommand.class})
 public final class Strait implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -32,6 +32,8 @@ public final class EmbeddedCluster implements AutoCloseable {
         this.brokerConfigs = brokerConfigs;
     }
 
+    private int stoppedPort;
+
     public static Builder builder() {
         return new Builder();
     }
@@ -98,7 +100,7 @@ public final class EmbeddedCluster implements AutoCloseable {
 
     /** {@code host:port} for {@code bootstrap.servers}. */
     public synchronized String bootstrapServers() {
-        return broker.bootstrapServers();
+        return broker != null ? broker.bootstrapServers() : "127.0.0.1:" + stoppedPort;
     }
 
     /** Stops the node and starts it again on the same port with the same data. */
@@ -106,6 +108,22 @@ public final class EmbeddedCluster implements AutoCloseable {
         int port = broker.boundPort();
         broker.close();
         startBroker(port);
+    }
+
+    /** Stops the node, as a crash or an operator would; {@link #resume()} starts it again on the same port. */
+    public synchronized void stop() {
+        if (broker != null) {
+            stoppedPort = broker.boundPort();
+            broker.close();
+            broker = null;
+        }
+    }
+
+    /** Starts a node stopped by {@link #stop()} on its old port with its data. */
+    public synchronized void resume() {
+        if (broker == null) {
+            startBroker(stoppedPort);
+        }
     }
 
     public Path dataDir() {
