@@ -16,7 +16,7 @@ import picocli.CommandLine.Parameters;
 
 /** {@code strait broker} / {@code bin/broker}: run one node of the companion broker. */
 @Command(name = "broker", mixinStandardHelpOptions = true, versionProvider = Version.class, usageHelpWidth = 110,
-    description = {"Runs one companion broker node (single node so far: no replication, no consumer groups yet).",
+    description = {"Runs one companion broker node (single node so far: no replication yet).",
         "Kafka's config names: node.id, listeners (default PLAINTEXT://127.0.0.1:9092), log.dirs, num.network.threads,",
         "num.io.threads, queued.max.requests, socket.request.max.bytes, num.partitions and topic defaults.",
         "Exit codes: 0 stopped, 1 failed to start, 2 bad config."})

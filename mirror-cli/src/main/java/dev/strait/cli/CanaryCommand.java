@@ -19,8 +19,9 @@ import picocli.CommandLine.Option;
 @Command(name = "canary", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
     usageHelpWidth = 110,
     description = {
-        "Produces a probe to every partition of the canary topic on the source each interval and reads it back on the",
-        "target after the mirror copied it: end-to-end latency, late, lost and duplicated probes, OK/LATE/LOST alarms.",
+        "Sends probe events through the mirror and alarms when they are late or lost.",
+        "Each interval a probe goes to every partition of the canary topic on the source and is read back on the",
+        "target: end-to-end latency, late, lost and duplicated probes, OK/LATE/LOST alarms.",
         "Serves /status (JSON), /metrics (Prometheus) and /healthz on http.port. Exit code 2 on bad input."})
 public final class CanaryCommand implements Callable<Integer> {
     private static final Logger LOGGER = LoggerFactory.getLogger(CanaryCommand.class);

@@ -41,8 +41,8 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
     usageHelpWidth = 110,
-    description = {"Runs Strait end to end on the built-in companion clusters and prints a verdict:",
-        "records produced, mirrored, lost (must be 0) and duplicated. Exit 0 only if nothing was lost."})
+    description = {"Runs Strait end to end on built-in companion clusters and prints a verdict.",
+        "Records produced, mirrored, lost (must be 0) and duplicated. Exit 0 only if nothing was lost."})
 public final class DemoCommand implements Callable<Integer> {
     private static final List<String> TOPICS = List.of("demo.orders", "demo.payments");
 

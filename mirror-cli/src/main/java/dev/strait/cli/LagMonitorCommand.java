@@ -23,8 +23,9 @@ import picocli.CommandLine.Option;
 @Command(name = "lag-monitor", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
     usageHelpWidth = 110, subcommands = {LagMonitorCommand.Check.class, LagMonitorCommand.Audit.class},
     description = {
-        "Measures a mirror's lag three ways (exact from the provenance header, committed, consumer-read) plus time",
-        "lag, derives a Burrow-style status (OK, WARN, REWIND, STALL, STOP, ERR) and alerts on changes.",
+        "Measures a mirror's lag and status, audits the target, and alerts.",
+        "Lag three ways (exact from the provenance header, committed, consumer-read) plus time lag; a Burrow-style",
+        "status (OK, WARN, REWIND, STALL, STOP, ERR); alerts on changes.",
         "Serves /status (JSON), /metrics (Prometheus) and /healthz on http.port."})
 public final class LagMonitorCommand implements Callable<Integer> {
     private static final Logger LOGGER = LoggerFactory.getLogger(LagMonitorCommand.class);

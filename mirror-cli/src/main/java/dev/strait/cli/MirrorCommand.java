@@ -30,8 +30,9 @@ import picocli.CommandLine.Option;
 @Command(name = "mirror", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
     usageHelpWidth = 110,
     description = {
-        "Mirrors topics from a source Kafka cluster to a target cluster, like Kafka's MirrorMaker 1, without losing data:",
-        "offsets are committed to the source only after the target acknowledged every record before them.",
+        "Mirrors topics from a source Kafka cluster to a target cluster without losing data.",
+        "Like Kafka's MirrorMaker 1, with its flags; offsets are committed to the source only after the target",
+        "acknowledged every record before them.",
         "",
         "Exit codes: 0 stopped cleanly, 1 failed while running (the log says why), 2 bad input."})
 public final class MirrorCommand implements Callable<Integer> {
