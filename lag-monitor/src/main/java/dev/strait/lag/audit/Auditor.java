@@ -15,6 +15,7 @@ import dev.strait.lag.audit.AuditReport.PartitionAudit;
 import dev.strait.mirror.config.ClientConfigs;
 import dev.strait.mirror.config.TopicRenamer;
 import dev.strait.mirror.provenance.Provenance;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -167,7 +168,7 @@ public final class Auditor implements AutoCloseable {
 
     @Override
     public void close() {
-        source.close(Duration.ofSeconds(5));
-        target.close(Duration.ofSeconds(5));
+        source.close(CloseOptions.timeout(Duration.ofSeconds(5)));
+        target.close(CloseOptions.timeout(Duration.ofSeconds(5)));
     }
 }

@@ -20,6 +20,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -328,7 +329,7 @@ public final class LagSampler implements AutoCloseable {
     public void close() {
         source.close(Duration.ofSeconds(5));
         target.close(Duration.ofSeconds(5));
-        sourceReader.close(Duration.ofSeconds(5));
-        targetReader.close(Duration.ofSeconds(5));
+        sourceReader.close(CloseOptions.timeout(Duration.ofSeconds(5)));
+        targetReader.close(CloseOptions.timeout(Duration.ofSeconds(5)));
     }
 }

@@ -16,6 +16,7 @@ import dev.strait.mirror.handler.MessageHandler;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.offsets.OffsetTracker;
 import dev.strait.mirror.provenance.Provenance;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -410,7 +411,7 @@ final class MirrorStream implements Runnable {
             }
         }
         try {
-            consumer.close(Duration.ofSeconds(30));
+            consumer.close(CloseOptions.timeout(Duration.ofSeconds(30)));
         } catch (Throwable t) {
             LOGGER.warn("{}Closing the consumer failed: {}", logPrefix, t.toString());
         }
