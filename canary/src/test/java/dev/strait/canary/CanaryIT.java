@@ -2,21 +2,16 @@ package dev.strait.canary;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.Properties;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import com.codahale.metrics.MetricRegistry;
-import com.sun.net.httpserver.HttpServer;
 import dev.strait.mirror.config.MirrorSettings;
 import dev.strait.mirror.engine.MirrorEngine;
 import dev.strait.mirror.handler.MessageHandler;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.testkit.Await;
+import dev.strait.testkit.WebhookReceiver;
 import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.SharedClusters;
 import org.apache.kafka.common.utils.Time;
@@ -25,26 +20,13 @@ import org.junit.jupiter.api.Test;
 
 /** The canary against real Apache Kafka 4.1.1 clusters with the real mirror between them. */
 class CanaryIT {
-    private HttpServer webhook;
-    private final List<String> webhookBodies = new CopyOnWriteArrayList<>();
+    private final WebhookReceiver webhook = new WebhookReceiver();
 
     @AfterEach
     void stopWebhook() {
-        if (webhook != null) {
-            webhook.stop(0);
-        }
+        webhook.close();
     }
 
-    private String startWebhook() throws IOException {
-        webhook = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        webhook.createContext("/hook", ex -> {
-            webhookBodies.add(new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
-            ex.sendResponseHeaders(204, -1);
-            ex.close();
-        });
-        webhook.start();
-        return "http://127.0.0.1:" + webhook.getAddress().getPort() + "/hook";
-    }
 
     private static Canary canary(KafkaCluster source, String topic, String... extra) {
         Properties p = new Properties();
@@ -109,7 +91,7 @@ class CanaryIT {
     @Test
     void mirrorStoppedRaisesLateThenLostWithOneWebhookEachAndRecoversWhenItRestarts() throws Exception {
         KafkaCluster source = SharedClusters.source();
-        String hook = startWebhook();
+        String hook = webhook.url();
         MirrorEngine engine = mirror(source, "g-canary-stop", "canary\\.stop", null);
         try (Canary canary = canary(source, "canary.stop", "alert.webhook.url", hook)) {
             Await.until("probes flowing", Duration.ofSeconds(60), () -> canary.counts().arrived() >= 4);
@@ -123,15 +105,15 @@ class CanaryIT {
 
             // Then: LATE within the 2 s threshold (plus one interval and an evaluation tick)
             assertThat(lateAfterMs).isLessThan(2_000 + 1_000 + 500 + 500);
-            assertThat(webhookBodies).hasSize(2);
-            assertThat(webhookBodies.get(0)).contains("\"previous\":\"OK\",\"state\":\"LATE\"");
-            assertThat(webhookBodies.get(1)).contains("\"previous\":\"LATE\",\"state\":\"LOST\"");
+            assertThat(webhook.bodies()).hasSize(2);
+            assertThat(webhook.bodies().get(0)).contains("\"previous\":\"OK\",\"state\":\"LATE\"");
+            assertThat(webhook.bodies().get(1)).contains("\"previous\":\"LATE\",\"state\":\"LOST\"");
 
             // When: the mirror comes back
             engine = mirror(source, "g-canary-stop", "canary\\.stop", null);
             Await.until("OK again", Duration.ofSeconds(30), () -> canary.state() == CanaryState.OK);
-            assertThat(webhookBodies).hasSize(3);
-            assertThat(webhookBodies.get(2)).contains("\"previous\":\"LOST\",\"state\":\"OK\"");
+            assertThat(webhook.bodies()).hasSize(3);
+            assertThat(webhook.bodies().get(2)).contains("\"previous\":\"LOST\",\"state\":\"OK\"");
         } finally {
             stop(engine);
         }

@@ -2,14 +2,11 @@ package dev.strait.lag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import com.codahale.metrics.MetricRegistry;
@@ -24,6 +21,7 @@ import dev.strait.mirror.handler.MessageHandler;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.provenance.Provenance;
 import dev.strait.testkit.Await;
+import dev.strait.testkit.WebhookReceiver;
 import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.LoadGenerator;
 import dev.strait.testkit.SharedClusters;
@@ -42,8 +40,7 @@ import org.junit.jupiter.api.Test;
 class LagMonitorIT {
     private static KafkaCluster source;
     private static KafkaCluster target;
-    private HttpServer webhook;
-    private final List<String> webhookBodies = new CopyOnWriteArrayList<>();
+    private final WebhookReceiver webhook = new WebhookReceiver();
 
     @BeforeAll
     static void clusters() {
@@ -53,21 +50,9 @@ class LagMonitorIT {
 
     @AfterEach
     void stopWebhook() {
-        if (webhook != null) {
-            webhook.stop(0);
-        }
+        webhook.close();
     }
 
-    private String startWebhook() throws IOException {
-        webhook = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        webhook.createContext("/hook", ex -> {
-            webhookBodies.add(new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
-            ex.sendResponseHeaders(204, -1);
-            ex.close();
-        });
-        webhook.start();
-        return "http://127.0.0.1:" + webhook.getAddress().getPort() + "/hook";
-    }
 
     private static LagMonitorConfig config(KafkaCluster src, String group, String topics, String... extra) {
         Properties p = new Properties();
@@ -198,7 +183,7 @@ class LagMonitorIT {
             stop(engine);
             producer.produce(topic, 1, 300, 50);
         }
-        String hook = startWebhook();
+        String hook = webhook.url();
         try (LagMonitor monitor = new LagMonitor(config(source, "g-stall", "lag\\.stall", "stop.after.ms", "2500",
             "alert.webhook.url", hook, "alert.suppress.ms", "600000"), Time.SYSTEM)) {
             // When / Then: STALL once the window is full, STOP after 2.5 s without a commit
@@ -211,9 +196,9 @@ class LagMonitorIT {
             assertThat(first).isEqualTo(Status.OK);
             assertThat(third).isEqualTo(Status.STALL);
             assertThat(partition(monitor.latest(), 0).exactLag()).isEqualTo(50);
-            assertThat(webhookBodies).hasSize(2);
-            assertThat(webhookBodies.get(0)).contains("\"previous\":\"OK\",\"status\":\"STALL\"");
-            assertThat(webhookBodies.get(1)).contains("\"previous\":\"STALL\",\"status\":\"STOP\"");
+            assertThat(webhook.bodies()).hasSize(2);
+            assertThat(webhook.bodies().get(0)).contains("\"previous\":\"OK\",\"status\":\"STALL\"");
+            assertThat(webhook.bodies().get(1)).contains("\"previous\":\"STALL\",\"status\":\"STOP\"");
 
             // When: the group's offset is reset backwards
             try (Admin admin = source.admin()) {
