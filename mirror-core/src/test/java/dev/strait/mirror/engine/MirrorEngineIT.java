@@ -341,4 +341,44 @@ class MirrorEngineIT {
             return true;
         }
     }
+
+    @Test
+    void activeActivePairCopiesEachRecordOnceAndNeverBack() throws Exception {
+        // Given: the same topic on both clusters, written locally on each, and a mirror in each direction
+        String topic = "aa.orders";
+        source.createTopic(topic, 2);
+        target.createTopic(topic, 2);
+        MirrorSettings toTarget = settings("g-aa-forward", topic).build();
+        Properties back = new Properties();
+        back.put("bootstrap.servers", target.bootstrapServers());
+        back.put("group.id", "g-aa-back");
+        Properties backProducer = new Properties();
+        backProducer.put("bootstrap.servers", source.bootstrapServers());
+        MirrorSettings toSource = MirrorSettings.builder().consumerConfig(back).producerConfig(backProducer)
+            .include(topic).offsetCommitIntervalMs(1000).build();
+        MirrorEngine forward = start(toTarget);
+        MirrorEngine backward = start(toSource);
+        try {
+            // When
+            try (TestProducer a = new TestProducer(source.bootstrapServers());
+                 TestProducer b = new TestProducer(target.bootstrapServers())) {
+                a.produce(topic, 2, 50);
+                b.produce(topic, 2, 50);
+            }
+
+            // Then: each side ends with its own 100 and the other's 100, and stays there
+            Await.until("200 on each side", Duration.ofSeconds(60),
+                () -> source.endOffsetSum(topic) == 200 && target.endOffsetSum(topic) == 200);
+            Await.until("both mirrors read everything, including the copies they must drop",
+                Duration.ofSeconds(30), () -> forward.metrics().recordsConsumed() == 200
+                    && backward.metrics().recordsConsumed() == 200);
+        } finally {
+            stop(forward);
+            stop(backward);
+        }
+        assertThat(source.endOffsetSum(topic)).isEqualTo(200);
+        assertThat(target.endOffsetSum(topic)).isEqualTo(200);
+        assertThat(forward.metrics().registry().counter("strait.mirror.records-dropped-loop").getCount()).isEqualTo(100);
+        assertThat(backward.metrics().registry().counter("strait.mirror.records-dropped-loop").getCount()).isEqualTo(100);
+    }
 }
