@@ -29,6 +29,10 @@ public final class Partition {
     Partition(TopicPartition topicPartition, PartitionLog log) {
         this.topicPartition = topicPartition;
         this.log = log;
+        // Single node: this node is the whole ISR, so everything in the (recovered) log is committed. After an
+        // unclean shutdown the checkpointed high watermark lags the recovered log end; without this the recovered
+        // records stayed invisible to consumers until the next append.
+        log.updateHighWatermark(log.logEndOffset());
     }
 
     public TopicPartition topicPartition() {

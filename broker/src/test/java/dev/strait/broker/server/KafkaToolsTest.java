@@ -1,0 +1,179 @@
+package dev.strait.broker.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Apache Kafka's own command-line tools (kafka-tools 4.1.1 and kafka.admin.ConfigCommand from kafka_2.13 4.1.1),
+ * each run as a child JVM with the test class path (the tools end with Exit.exit / System.exit), against a node.
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class KafkaToolsTest {
+
+    private static final String TOPICS = "org.apache.kafka.tools.TopicCommand";
+    private static final String CONSOLE_PRODUCER = "org.apache.kafka.tools.ConsoleProducer";
+    private static final String CONSOLE_CONSUMER = "org.apache.kafka.tools.consumer.ConsoleConsumer";
+    private static final String GROUPS = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand";
+    private static final String CONFIGS = "kafka.admin.ConfigCommand";
+    private static EmbeddedCluster cluster;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void start() {
+        cluster = EmbeddedCluster.builder().nodes(1).start();
+    }
+
+    @AfterAll
+    static void stop() {
+        cluster.close();
+    }
+
+    @Test
+    void topicsCreateAndDescribe() throws Exception {
+        Result create = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--create", "--topic", "tool-topics",
+                "--partitions", "2", "--replication-factor", "1");
+        assertThat(create.exitCode).as(create.toString()).isZero();
+        assertThat(create.stdout).as(create.toString()).contains("Created topic tool-topics.");
+
+        Result describe = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--describe", "--topic",
+                "tool-topics");
+        assertThat(describe.exitCode).as(describe.toString()).isZero();
+        assertThat(describe.stdout).as(describe.toString()).contains("Topic: tool-topics")
+                .contains("PartitionCount: 2").contains("ReplicationFactor: 1");
+        assertThat(describe.stdout.lines().filter(l -> l.contains("Partition: ") && l.contains("Leader: 0")))
+                .as(describe.toString()).hasSize(2);
+
+        Result list = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--list");
+        assertThat(list.exitCode).as(list.toString()).isZero();
+        assertThat(list.stdout.lines()).as(list.toString()).contains("tool-topics");
+    }
+
+    @Test
+    void consoleProducerLinesComeBackThroughTheConsoleConsumerAndTheGroupCanBeDescribedAndReset()
+            throws Exception {
+        Result create = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--create", "--topic", "tool-console",
+                "--partitions", "1", "--replication-factor", "1");
+        assertThat(create.exitCode).as(create.toString()).isZero();
+        List<String> lines = IntStream.range(0, 20).mapToObj(i -> "line-" + i).toList();
+        Path input = dir.resolve("input.txt");
+        Files.write(input, lines);
+
+        Result produce = run(CONSOLE_PRODUCER, input, "--bootstrap-server", bootstrap(), "--topic", "tool-console",
+                "--producer-property", "acks=all");
+        assertThat(produce.exitCode).as(produce.toString()).isZero();
+
+        Result consume = run(CONSOLE_CONSUMER, null, "--bootstrap-server", bootstrap(), "--topic", "tool-console",
+                "--from-beginning", "--max-messages", "20", "--timeout-ms", "30000", "--group", "tool-group");
+        assertThat(consume.exitCode).as(consume.toString()).isZero();
+        assertThat(consume.stdout.lines().filter(l -> l.startsWith("line-"))).as(consume.toString())
+                .containsExactlyElementsOf(lines);
+        assertThat(consume.stderr).as(consume.toString()).contains("Processed a total of 20 messages");
+
+        Result groupList = run(GROUPS, null, "--bootstrap-server", bootstrap(), "--list");
+        assertThat(groupList.exitCode).as(groupList.toString()).isZero();
+        assertThat(groupList.stdout.lines()).as(groupList.toString()).contains("tool-group");
+
+        Result describe = run(GROUPS, null, "--bootstrap-server", bootstrap(), "--describe", "--group",
+                "tool-group");
+        assertThat(describe.exitCode).as(describe.toString()).isZero();
+        assertThat(describe.stderr).as(describe.toString()).contains("Consumer group 'tool-group' has no active members.");
+        assertThat(row(describe.stdout, "tool-console")).as(describe.toString())
+                .startsWith("tool-group", "tool-console", "0", "20", "20", "0");
+
+        Result reset = run(GROUPS, null, "--bootstrap-server", bootstrap(), "--reset-offsets", "--to-earliest",
+                "--execute", "--group", "tool-group", "--topic", "tool-console");
+        assertThat(reset.exitCode).as(reset.toString()).isZero();
+        assertThat(row(reset.stdout, "tool-console")).as(reset.toString())
+                .containsExactly("tool-group", "tool-console", "0", "0");
+
+        Result after = run(GROUPS, null, "--bootstrap-server", bootstrap(), "--describe", "--group", "tool-group");
+        assertThat(after.exitCode).as(after.toString()).isZero();
+        assertThat(row(after.stdout, "tool-console")).as(after.toString())
+                .startsWith("tool-group", "tool-console", "0", "0", "20", "20");
+    }
+
+    @Test
+    void configsAlterAndDescribeATopicRetention() throws Exception {
+        Result create = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--create", "--topic", "tool-configs",
+                "--partitions", "1", "--replication-factor", "1");
+        assertThat(create.exitCode).as(create.toString()).isZero();
+
+        Result alter = run(CONFIGS, null, "--bootstrap-server", bootstrap(), "--entity-type", "topics",
+                "--entity-name", "tool-configs", "--alter", "--add-config", "retention.ms=123456789");
+        assertThat(alter.exitCode).as(alter.toString()).isZero();
+        assertThat(alter.stdout).as(alter.toString()).contains("Completed updating config for topic tool-configs.");
+
+        Result describe = run(CONFIGS, null, "--bootstrap-server", bootstrap(), "--entity-type", "topics",
+                "--entity-name", "tool-configs", "--describe");
+        assertThat(describe.exitCode).as(describe.toString()).isZero();
+        assertThat(describe.stdout).as(describe.toString()).contains("Dynamic configs for topic tool-configs are:")
+                .contains("retention.ms=123456789");
+    }
+
+    /** The whitespace-separated columns of the first output line whose second column is {@code topic}. */
+    private static List<String> row(String stdout, String topic) {
+        return stdout.lines().map(l -> List.of(l.trim().split("\\s+")))
+                .filter(cols -> cols.size() > 2 && cols.get(1).equals(topic)).findFirst().orElse(List.of());
+    }
+
+    private static String bootstrap() {
+        return cluster.bootstrapServers();
+    }
+
+    private record Result(int exitCode, String stdout, String stderr) {
+        @Override
+        public String toString() {
+            return "exit " + exitCode + "\n--- stdout ---\n" + stdout + "\n--- stderr ---\n" + stderr;
+        }
+    }
+
+    private Result run(String mainClass, Path stdin, String... args) throws Exception {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        List<String> command = new ArrayList<>(List.of(java.toString(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
+                "-cp", System.getProperty("java.class.path"), mainClass));
+        command.addAll(List.of(args));
+        Path out = Files.createTempFile(dir, "stdout", ".txt");
+        Path err = Files.createTempFile(dir, "stderr", ".txt");
+        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile())
+                .redirectError(err.toFile());
+        if (stdin != null) {
+            builder.redirectInput(stdin.toFile());
+        } else {
+            builder.redirectInput(ProcessBuilder.Redirect.from(emptyFile().toFile()));
+        }
+        Process process = builder.start();
+        try {
+            boolean exited = process.waitFor(60, TimeUnit.SECONDS);
+            assertThat(exited).as("%s %s did not exit within 60 s; stdout: %s", mainClass, String.join(" ", args),
+                    Files.readString(out, StandardCharsets.UTF_8)).isTrue();
+            return new Result(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                    Files.readAllLines(err, StandardCharsets.UTF_8).stream().collect(Collectors.joining("\n")));
+        } finally {
+            process.destroyForcibly();
+            process.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private Path emptyFile() throws Exception {
+        Path empty = dir.resolve("empty");
+        if (!Files.exists(empty)) {
+            Files.createFile(empty);
+        }
+        return empty;
+    }
+}
