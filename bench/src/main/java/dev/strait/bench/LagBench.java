@@ -83,16 +83,17 @@ public final class LagBench {
         }
     }
 
+    private static KafkaProducer<byte[], byte[]> producer(KafkaCluster cluster) {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", cluster.bootstrapServers());
+        p.put("linger.ms", "20");
+        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
     private static void append(KafkaCluster source, KafkaCluster target, String sourceId, int topics, int perTopic,
                                int round) throws Exception {
-        Properties sp = new Properties();
-        sp.put("bootstrap.servers", source.bootstrapServers());
-        sp.put("linger.ms", "20");
-        Properties tp = new Properties();
-        tp.put("bootstrap.servers", target.bootstrapServers());
-        tp.put("linger.ms", "20");
-        try (KafkaProducer<byte[], byte[]> sprod = new KafkaProducer<>(sp, new ByteArraySerializer(), new ByteArraySerializer());
-             KafkaProducer<byte[], byte[]> tprod = new KafkaProducer<>(tp, new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> sprod = producer(source);
+             KafkaProducer<byte[], byte[]> tprod = producer(target)) {
             for (int i = 0; i < topics; i++) {
                 for (int p = 0; p < perTopic; p++) {
                     String topic = "lb." + i;
@@ -125,14 +126,8 @@ public final class LagBench {
                 KafkaCluster.awaitWritable(t, "lb." + i, perTopic);
             }
             Map<TopicPartition, OffsetAndMetadata> committed = new HashMap<>();
-            Properties sp = new Properties();
-            sp.put("bootstrap.servers", source.bootstrapServers());
-            sp.put("linger.ms", "20");
-            Properties tp = new Properties();
-            tp.put("bootstrap.servers", target.bootstrapServers());
-            tp.put("linger.ms", "20");
-            try (KafkaProducer<byte[], byte[]> sprod = new KafkaProducer<>(sp, new ByteArraySerializer(), new ByteArraySerializer());
-                 KafkaProducer<byte[], byte[]> tprod = new KafkaProducer<>(tp, new ByteArraySerializer(), new ByteArraySerializer())) {
+            try (KafkaProducer<byte[], byte[]> sprod = producer(source);
+                 KafkaProducer<byte[], byte[]> tprod = producer(target)) {
                 for (int i = 0; i < topics; i++) {
                     for (int p = 0; p < perTopic; p++) {
                         String topic = "lb." + i;
