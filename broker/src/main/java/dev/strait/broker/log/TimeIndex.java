@@ -2,10 +2,7 @@ package dev.strait.broker.log;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 
 /**
@@ -17,33 +14,25 @@ import java.util.Arrays;
  * <p>Derived data like {@link OffsetIndex}, held in memory and written on {@link #flush}. Not thread-safe; owned by
  * its {@link LogSegment}.
  */
-public final class TimeIndex {
+public final class TimeIndex extends SparseIndexFile {
 
     static final int ENTRY_SIZE_BYTES = 12;
 
-    private final Path file;
-    private final long baseOffset;
-    private final FileChannel channel;
     private long[] timestampsMs = new long[16];
-    private int[] relativeOffsets = new int[16];
-    private int entries;
-    private int flushedEntries;
 
     /** Opens (creating if needed) the index file and empties it: the owner rebuilds the entries. */
     public TimeIndex(Path file, long baseOffset) throws IOException {
-        this.file = file;
-        this.baseOffset = baseOffset;
-        this.channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                StandardOpenOption.WRITE);
-        channel.truncate(0);
+        super(file, baseOffset, ENTRY_SIZE_BYTES);
     }
 
-    public Path file() {
-        return file;
+    @Override
+    void growColumns(int capacity) {
+        timestampsMs = Arrays.copyOf(timestampsMs, capacity);
     }
 
-    public int entries() {
-        return entries;
+    @Override
+    void writeEntry(ByteBuffer buffer, int index) {
+        buffer.putLong(timestampsMs[index]).putInt(relativeOffsets[index]);
     }
 
     /**
@@ -51,19 +40,13 @@ public final class TimeIndex {
      * otherwise the existing entries already describe it.
      */
     public void maybeAppend(long timestampMs, long offset) {
-        long relative = offset - baseOffset;
-        if (relative < 0 || relative > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("offset " + offset + " is out of range for index base " + baseOffset);
-        }
+        int relative = relative(offset);
         if (entries > 0 && (timestampMs <= timestampsMs[entries - 1] || relative <= relativeOffsets[entries - 1])) {
             return;
         }
-        if (entries == timestampsMs.length) {
-            timestampsMs = Arrays.copyOf(timestampsMs, entries * 2);
-            relativeOffsets = Arrays.copyOf(relativeOffsets, entries * 2);
-        }
+        ensureRoom();
         timestampsMs[entries] = timestampMs;
-        relativeOffsets[entries] = (int) relative;
+        relativeOffsets[entries] = relative;
         entries++;
     }
 
@@ -89,48 +72,5 @@ public final class TimeIndex {
 
     public TimestampAndOffset entry(int index) {
         return new TimestampAndOffset(timestampsMs[index], baseOffset + relativeOffsets[index]);
-    }
-
-    /** Removes every entry with offset >= {@code offset}. */
-    public void truncateTo(long offset) throws IOException {
-        int keep = entries;
-        while (keep > 0 && baseOffset + relativeOffsets[keep - 1] >= offset) {
-            keep--;
-        }
-        truncateToEntries(keep);
-    }
-
-    public void clear() throws IOException {
-        truncateToEntries(0);
-    }
-
-    private void truncateToEntries(int keep) throws IOException {
-        entries = keep;
-        if (flushedEntries > keep) {
-            flushedEntries = keep;
-            channel.truncate((long) keep * ENTRY_SIZE_BYTES);
-        }
-    }
-
-    public void flush() throws IOException {
-        if (flushedEntries < entries) {
-            ByteBuffer buffer = ByteBuffer.allocate((entries - flushedEntries) * ENTRY_SIZE_BYTES);
-            for (int i = flushedEntries; i < entries; i++) {
-                buffer.putLong(timestampsMs[i]).putInt(relativeOffsets[i]);
-            }
-            FileIo.writeFully(channel, buffer.flip(), (long) flushedEntries * ENTRY_SIZE_BYTES);
-            flushedEntries = entries;
-        }
-        channel.force(true);
-    }
-
-    public void close() throws IOException {
-        flush();
-        channel.close();
-    }
-
-    public void delete() throws IOException {
-        channel.close();
-        Files.deleteIfExists(file);
     }
 }
