@@ -319,7 +319,6 @@ public final class Canary implements AutoCloseable {
         p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, String.valueOf(Math.min(delivery, 30_000) / 2));
         p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, String.valueOf(delivery));
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, String.valueOf(Math.min(delivery, 10_000)));
-        p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
         return p;
     }
 

@@ -12,9 +12,9 @@ public final class CanaryFormat {
     public static String json(Canary c) {
         ProbeTracker.Counts n = c.counts();
         long now = c.nowMs();
-        return "{\"canaryId\":" + str(c.config().canaryId()) + ",\"state\":" + str(c.state().name())
-            + ",\"topic\":" + str(c.config().topic()) + ",\"targetTopic\":" + str(c.config().targetTopic())
-            + ",\"sourceAvailable\":" + c.sourceAvailable() + ",\"lastProduceError\":" + str(c.lastProduceError())
+        return "{\"canaryId\":" + Json.quote(c.config().canaryId()) + ",\"state\":" + Json.quote(c.state().name())
+            + ",\"topic\":" + Json.quote(c.config().topic()) + ",\"targetTopic\":" + Json.quote(c.config().targetTopic())
+            + ",\"sourceAvailable\":" + c.sourceAvailable() + ",\"lastProduceError\":" + Json.quote(c.lastProduceError())
             + ",\"targetTopicPresent\":" + c.targetTopicPresent()
             + ",\"sent\":" + n.sent() + ",\"arrived\":" + n.arrived() + ",\"late\":" + n.late() + ",\"lost\":" + n.lost()
             + ",\"arrivedAfterLost\":" + n.lateAfterLost() + ",\"duplicated\":" + n.duplicated()
@@ -31,7 +31,7 @@ public final class CanaryFormat {
 
     public static String prometheus(Canary c) {
         ProbeTracker.Counts n = c.counts();
-        String id = "canary=\"" + esc(c.config().canaryId()) + "\"";
+        String id = "canary=\"" + Json.label(c.config().canaryId()) + "\"";
         StringBuilder b = new StringBuilder(1024);
         gauge(b, "strait_canary_state", id, c.state().ordinal());
         gauge(b, "strait_canary_source_available", id, c.sourceAvailable() ? 1 : 0);
@@ -68,11 +68,5 @@ public final class CanaryFormat {
         b.append(name).append("_count{").append(labels).append("} ").append(h.getCount()).append('\n');
     }
 
-    private static String str(String s) {
-        return Json.quote(s);
-    }
 
-    private static String esc(String s) {
-        return Json.label(s);
-    }
 }

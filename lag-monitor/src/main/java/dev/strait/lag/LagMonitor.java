@@ -34,6 +34,8 @@ public final class LagMonitor implements Runnable, AutoCloseable {
     private long nextAuditMs;
     private final AtomicReference<GroupStatus> latest = new AtomicReference<>();
     private final CountDownLatch stopped = new CountDownLatch(1);
+    /** Counted down by {@link #requestStop()}; the loop waits on it between cycles so a stop is immediate. */
+    private final CountDownLatch stopSignal = new CountDownLatch(1);
     private volatile boolean stopRequested;
     private volatile boolean running;
     private volatile long lastCycleEndMs = -1;
@@ -90,8 +92,6 @@ public final class LagMonitor implements Runnable, AutoCloseable {
             stopped.countDown();
         }
     }
-
-    private final CountDownLatch stopSignal = new CountDownLatch(1);
 
     private boolean stopLatchAwait(long ms) {
         try {

@@ -25,14 +25,14 @@ public final class StatusFormat {
             .append(audit.recordsAudited()).append(",\"findings\":{");
         boolean first = true;
         for (var e : audit.findingsByKind().entrySet()) {
-            b.append(first ? "" : ",").append(str(e.getKey().name())).append(':').append(e.getValue());
+            b.append(first ? "" : ",").append(Json.quote(e.getKey().name())).append(':').append(e.getValue());
             first = false;
         }
         b.append("},\"latest\":[");
         first = true;
         for (AuditReport.Finding f : audit.latestFindings()) {
-            b.append(first ? "" : ",").append("{\"kind\":").append(str(f.kind().name())).append(",\"topic\":")
-                .append(str(f.topic())).append(",\"partition\":").append(f.partition()).append(",\"sourceOffset\":")
+            b.append(first ? "" : ",").append("{\"kind\":").append(Json.quote(f.kind().name())).append(",\"topic\":")
+                .append(Json.quote(f.topic())).append(",\"partition\":").append(f.partition()).append(",\"sourceOffset\":")
                 .append(f.sourceOffset()).append('}');
             first = false;
         }
@@ -41,7 +41,7 @@ public final class StatusFormat {
 
     public static String json(String group, GroupStatus s) {
         StringBuilder b = new StringBuilder(256 + 256 * s.partitions().size());
-        b.append("{\"group\":").append(str(group)).append(",\"status\":").append(str(s.status().name()))
+        b.append("{\"group\":").append(Json.quote(group)).append(",\"status\":").append(Json.quote(s.status().name()))
             .append(",\"thresholdCrossed\":").append(s.thresholdCrossed())
             .append(",\"sampledAtMs\":").append(s.snapshot().timestampMs())
             .append(",\"cycleMs\":").append(s.snapshot().cycleMs())
@@ -57,10 +57,10 @@ public final class StatusFormat {
             }
             first = false;
             PartitionLag p = ps.lag();
-            b.append("{\"topic\":").append(str(p.topic())).append(",\"partition\":").append(p.partition())
-                .append(",\"targetTopic\":").append(str(p.targetTopic()))
-                .append(",\"status\":").append(str(ps.status().name()))
-                .append(",\"reason\":").append(str(ps.reason()))
+            b.append("{\"topic\":").append(Json.quote(p.topic())).append(",\"partition\":").append(p.partition())
+                .append(",\"targetTopic\":").append(Json.quote(p.targetTopic()))
+                .append(",\"status\":").append(Json.quote(ps.status().name()))
+                .append(",\"reason\":").append(Json.quote(ps.reason()))
                 .append(",\"sourceStartOffset\":").append(p.sourceStart())
                 .append(",\"sourceEndOffset\":").append(p.sourceEnd())
                 .append(",\"targetEndOffset\":").append(p.targetEnd())
@@ -80,11 +80,11 @@ public final class StatusFormat {
         StringBuilder b = new StringBuilder(prometheus(group, s));
         if (audit != null) {
             b.append("# TYPE strait_lag_audit_records_total counter\n");
-            b.append("strait_lag_audit_records_total{group=\"").append(esc(group)).append("\"} ")
+            b.append("strait_lag_audit_records_total{group=\"").append(Json.label(group)).append("\"} ")
                 .append(audit.recordsAudited()).append('\n');
             b.append("# TYPE strait_lag_audit_findings_total counter\n");
             for (AuditReport.Kind kind : AuditReport.Kind.values()) {
-                b.append("strait_lag_audit_findings_total{group=\"").append(esc(group)).append("\",kind=\"")
+                b.append("strait_lag_audit_findings_total{group=\"").append(Json.label(group)).append("\",kind=\"")
                     .append(kind.name().toLowerCase(Locale.ROOT)).append("\"} ")
                     .append(audit.findingsByKind().getOrDefault(kind, 0L)).append('\n');
             }
@@ -94,7 +94,7 @@ public final class StatusFormat {
 
     public static String prometheus(String group, GroupStatus s) {
         StringBuilder b = new StringBuilder(4096);
-        String g = "group=\"" + esc(group) + "\"";
+        String g = "group=\"" + Json.label(group) + "\"";
         b.append("# TYPE strait_lag_group_status gauge\n");
         b.append("strait_lag_group_status{").append(g).append("} ").append(s.status().ordinal()).append('\n');
         b.append("# TYPE strait_lag_cycle_seconds gauge\n");
@@ -126,7 +126,7 @@ public final class StatusFormat {
     }
 
     private static String labels(PartitionLag p) {
-        return ",topic=\"" + esc(p.topic()) + "\",partition=\"" + p.partition() + "\"";
+        return ",topic=\"" + Json.label(p.topic()) + "\",partition=\"" + p.partition() + "\"";
     }
 
     public static String table(String group, GroupStatus s) {
@@ -154,16 +154,10 @@ public final class StatusFormat {
     private static String list(java.util.List<String> items) {
         StringBuilder b = new StringBuilder("[");
         for (int i = 0; i < items.size(); i++) {
-            b.append(i == 0 ? "" : ",").append(str(items.get(i)));
+            b.append(i == 0 ? "" : ",").append(Json.quote(items.get(i)));
         }
         return b.append(']').toString();
     }
 
-    static String str(String s) {
-        return Json.quote(s);
-    }
 
-    private static String esc(String s) {
-        return Json.label(s);
-    }
 }

@@ -190,7 +190,7 @@ final class MirrorStream implements Runnable {
             }
             long bytes = 0;
             for (ConsumerRecord<byte[], byte[]> record : batch) {
-                bytes += Math.max(0, record.serializedKeySize()) + Math.max(0, record.serializedValueSize());
+                bytes += payloadBytes(record);
                 if (handler == null) {
                     mirrorOne(tp, route, record);
                 } else {
@@ -274,6 +274,11 @@ final class MirrorStream implements Runnable {
         return true;
     }
 
+    /** Key and value bytes as read from the source (-1 sizes mean null). */
+    private static int payloadBytes(ConsumerRecord<byte[], byte[]> record) {
+        return Math.max(0, record.serializedKeySize()) + Math.max(0, record.serializedValueSize());
+    }
+
     private static Long timestampOf(ConsumerRecord<byte[], byte[]> record) {
         return record.timestamp() == RecordBatch.NO_TIMESTAMP ? null : record.timestamp();
     }
@@ -288,7 +293,7 @@ final class MirrorStream implements Runnable {
             return;
         }
         SendCallback callback = new SendCallback(tp, source.offset(),
-            source.timestamp(), Math.max(0, source.serializedKeySize()) + Math.max(0, source.serializedValueSize()));
+            source.timestamp(), payloadBytes(source));
         outstanding.incrementAndGet();
         try {
             producer.send(out, callback);

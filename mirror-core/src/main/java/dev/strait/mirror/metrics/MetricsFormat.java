@@ -64,7 +64,7 @@ public final class MetricsFormat {
             return;
         }
         out.append("# TYPE ").append(name).append(" gauge\n");
-        values.forEach((tp, v) -> out.append(name).append("{topic=\"").append(escape(tp.topic()))
+        values.forEach((tp, v) -> out.append(name).append("{topic=\"").append(Json.label(tp.topic()))
             .append("\",partition=\"").append(tp.partition()).append("\"} ").append(v).append('\n'));
     }
 
@@ -85,21 +85,21 @@ public final class MetricsFormat {
             Object v = e.getValue().getValue();
             if (v instanceof Number) {
                 first = sep(out, first);
-                out.append(str(e.getKey())).append(':').append(num(((Number) v).doubleValue()));
+                out.append(Json.quote(e.getKey())).append(':').append(num(((Number) v).doubleValue()));
             }
         }
         out.append("},\"counters\":{");
         first = true;
         for (Map.Entry<String, Counter> e : registry.getCounters().entrySet()) {
             first = sep(out, first);
-            out.append(str(e.getKey())).append(':').append(e.getValue().getCount());
+            out.append(Json.quote(e.getKey())).append(':').append(e.getValue().getCount());
         }
         out.append("},\"meters\":{");
         first = true;
         for (Map.Entry<String, Meter> e : registry.getMeters().entrySet()) {
             first = sep(out, first);
             Meter m = e.getValue();
-            out.append(str(e.getKey())).append(":{\"count\":").append(m.getCount()).append(",\"rate1m\":")
+            out.append(Json.quote(e.getKey())).append(":{\"count\":").append(m.getCount()).append(",\"rate1m\":")
                 .append(num(m.getOneMinuteRate())).append(",\"meanRate\":").append(num(m.getMeanRate())).append('}');
         }
         out.append("},\"histograms\":{");
@@ -118,14 +118,14 @@ public final class MetricsFormat {
         first = true;
         for (Map.Entry<TopicPartition, Long> e : lag.entrySet()) {
             first = sep(out, first);
-            out.append("{\"topic\":").append(str(e.getKey().topic())).append(",\"partition\":")
+            out.append("{\"topic\":").append(Json.quote(e.getKey().topic())).append(",\"partition\":")
                 .append(e.getKey().partition()).append(",\"lag\":").append(e.getValue()).append('}');
         }
         return out.append("]}").toString();
     }
 
     private static void snapshotJson(StringBuilder out, String key, Snapshot s, long count, double scale) {
-        out.append(str(key)).append(":{\"count\":").append(count)
+        out.append(Json.quote(key)).append(":{\"count\":").append(count)
             .append(",\"p50\":").append(num(s.getMedian() * scale))
             .append(",\"p99\":").append(num(s.get99thPercentile() * scale))
             .append(",\"max\":").append(num(s.getMax() * scale)).append('}');
@@ -149,11 +149,5 @@ public final class MetricsFormat {
         return d == Math.rint(d) && Math.abs(d) < 1e15 ? String.valueOf((long) d) : String.valueOf(d);
     }
 
-    static String str(String s) {
-        return Json.quote(s);
-    }
 
-    private static String escape(String s) {
-        return Json.label(s);
-    }
 }
