@@ -50,7 +50,7 @@ class LagMonitorCheckIT {
             producer.produce(topic, 2, 100);
         }
         try (MirrorProcess mirror = MirrorProcess.start(dir, "mirror",
-            MirrorProcessIT.args(dir, source, target, "g-chk", topic))) {
+            MirrorProcessSuite.args(dir, source, target, "g-chk", topic))) {
             Await.until("mirrored and committed", Duration.ofSeconds(60),
                 () -> source.committedOffsets("g-chk", topic).values().stream().mapToLong(Long::longValue).sum() == 200);
             mirror.terminate(60);

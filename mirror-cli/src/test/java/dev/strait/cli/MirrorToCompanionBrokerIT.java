@@ -16,6 +16,7 @@ import dev.strait.mirror.testing.MirrorCheck;
 import dev.strait.testkit.Await;
 import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.SharedClusters;
+import dev.strait.testkit.TestCluster;
 import dev.strait.testkit.TestProducer;
 import dev.strait.testkit.TopicReader;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -83,7 +84,7 @@ class MirrorToCompanionBrokerIT {
             try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
                 Map.of("bootstrap.servers", source.bootstrapServers()))) {
                 admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, 4, (short) 1))).all().get();
-                KafkaCluster.awaitWritable(admin, topic, 4);
+                TestCluster.awaitWritable(admin, topic, 4);
             }
             try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
                 producer.produce(topic, 4, 2_500);

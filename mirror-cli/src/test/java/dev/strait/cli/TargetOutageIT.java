@@ -26,7 +26,7 @@ class TargetOutageIT {
             // Given
             String topic = "outage";
             source.createTopic(topic, 3);
-            List<String> args = MirrorProcessIT.args(dir, source, target, "g-outage", topic, "--num.streams", "2");
+            List<String> args = MirrorProcessSuite.args(dir, source, target, "g-outage", topic, "--num.streams", "2");
             try (LoadGenerator load = new LoadGenerator(source.bootstrapServers(), topic, 3, 15_000, 1_000);
                  MirrorProcess mirror = MirrorProcess.start(dir, "mirror", args)) {
                 Await.until("mirroring under way", Duration.ofSeconds(60), () -> target.endOffsetSum(topic) >= 3_000);

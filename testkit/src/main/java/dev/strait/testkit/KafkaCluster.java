@@ -20,7 +20,6 @@ import java.util.stream.Collectors;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Uuid;
 
 /**
@@ -30,7 +29,7 @@ import org.apache.kafka.common.Uuid;
  *
  * <p>Not thread-safe: one test thread drives it.
  */
-public final class KafkaCluster implements AutoCloseable {
+public final class KafkaCluster implements TestCluster {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
 
     private final String name;
@@ -72,6 +71,12 @@ public final class KafkaCluster implements AutoCloseable {
         }
     }
 
+    @Override
+    public Kind kind() {
+        return Kind.KAFKA;
+    }
+
+    @Override
     public String name() {
         return name;
     }
@@ -88,91 +93,9 @@ public final class KafkaCluster implements AutoCloseable {
         return nodes.size();
     }
 
-    /** Client properties that reach this cluster. */
-    public Properties clientProperties() {
-        Properties props = new Properties();
-        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
-        return props;
-    }
-
-    public Admin admin() {
-        Properties props = clientProperties();
-        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "60000");
-        return Admin.create(props);
-    }
-
-    /** Sum of the log end offsets of a topic's partitions (0 if it does not exist yet). */
-    public long endOffsetSum(String topic) {
-        try (Admin admin = admin()) {
-            var desc = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
-            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> specs = new LinkedHashMap<>();
-            desc.partitions().forEach(p -> specs.put(new org.apache.kafka.common.TopicPartition(topic, p.partition()),
-                org.apache.kafka.clients.admin.OffsetSpec.latest()));
-            return admin.listOffsets(specs).all().get(30, TimeUnit.SECONDS).values().stream()
-                .mapToLong(org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo::offset).sum();
-        } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
-                return 0;
-            }
-            throw new IllegalStateException("could not read end offsets of " + topic + " on " + name, e);
-        } catch (Exception e) {
-            throw new IllegalStateException("could not read end offsets of " + topic + " on " + name, e);
-        }
-    }
-
-    /** Committed offsets of a consumer group, by partition number, for one topic. */
-    public Map<Integer, Long> committedOffsets(String groupId, String topic) {
-        try (Admin admin = admin()) {
-            Map<Integer, Long> out = new java.util.TreeMap<>();
-            admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
-                .forEach((tp, om) -> {
-                    if (tp.topic().equals(topic) && om != null) {
-                        out.put(tp.partition(), om.offset());
-                    }
-                });
-            return out;
-        } catch (Exception e) {
-            throw new IllegalStateException("could not read offsets of group " + groupId + " on " + name, e);
-        }
-    }
-
-    public void createTopic(String topic, int partitions) {
-        createTopic(topic, partitions, Map.of());
-    }
-
-    public void createTopic(String topic, int partitions, Map<String, String> configs) {
-        short rf = (short) Math.min(nodes.size(), 3);
-        try (Admin admin = admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, rf).configs(configs)))
-                .all().get(60, TimeUnit.SECONDS);
-            awaitWritable(admin, topic, partitions);
-        } catch (Exception e) {
-            throw new IllegalStateException("could not create topic " + topic + " on " + name, e);
-        }
-    }
-
-    /**
-     * Waits until every partition's leader answers ListOffsets: a broker can show a new topic in its
-     * metadata a moment before the partition exists in its log manager, and an idempotent producer that
-     * writes in that window can stall on OUT_OF_ORDER_SEQUENCE_NUMBER.
-     */
+    /** Kept for callers written before {@link TestCluster}; see {@link TestCluster#awaitWritable}. */
     public static void awaitWritable(Admin admin, String topic, int partitions) throws InterruptedException {
-        Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> specs = new LinkedHashMap<>();
-        for (int p = 0; p < partitions; p++) {
-            specs.put(new org.apache.kafka.common.TopicPartition(topic, p), org.apache.kafka.clients.admin.OffsetSpec.latest());
-        }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true) {
-            try {
-                admin.listOffsets(specs).all().get(10, TimeUnit.SECONDS);
-                return;
-            } catch (Exception e) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("topic " + topic + " did not become writable", e);
-                }
-                Thread.sleep(50);
-            }
-        }
+        TestCluster.awaitWritable(admin, topic, partitions);
     }
 
     /** SIGKILL of node {@code id} (1-based); its data stays for {@link #restart(int)}. */

@@ -1,30 +1,42 @@
 package dev.strait.testkit;
 
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+
 /**
- * One source and one target cluster shared by every test in a test JVM that does not stop or kill
- * brokers, so the suite pays the start-up cost once. Tests keep apart by using their own topics and
- * group ids. The clusters are killed and their directories deleted when the JVM exits.
+ * One source and one target cluster of each kind shared by every test in a test JVM that does not stop or
+ * kill brokers, so the suite pays the start-up cost once. Tests keep apart by using their own topics and
+ * group ids. The clusters are closed (Kafka nodes killed) and their directories deleted when the JVM exits.
  */
 public final class SharedClusters {
-    private static KafkaCluster source;
-    private static KafkaCluster target;
+    private static final Map<TestCluster.Kind, TestCluster> SOURCES = new EnumMap<>(TestCluster.Kind.class);
+    private static final Map<TestCluster.Kind, TestCluster> TARGETS = new EnumMap<>(TestCluster.Kind.class);
 
     private SharedClusters() {
     }
 
-    public static synchronized KafkaCluster source() {
-        if (source == null) {
-            source = KafkaCluster.start("shared-source", 1);
-            Runtime.getRuntime().addShutdownHook(new Thread(source::close, "close-shared-source"));
-        }
-        return source;
+    /** The shared Apache Kafka source cluster. */
+    public static KafkaCluster source() {
+        return (KafkaCluster) source(TestCluster.Kind.KAFKA);
     }
 
-    public static synchronized KafkaCluster target() {
-        if (target == null) {
-            target = KafkaCluster.start("shared-target", 1);
-            Runtime.getRuntime().addShutdownHook(new Thread(target::close, "close-shared-target"));
-        }
-        return target;
+    /** The shared Apache Kafka target cluster. */
+    public static KafkaCluster target() {
+        return (KafkaCluster) target(TestCluster.Kind.KAFKA);
+    }
+
+    public static synchronized TestCluster source(TestCluster.Kind kind) {
+        return SOURCES.computeIfAbsent(kind, k -> started(k, "shared-source"));
+    }
+
+    public static synchronized TestCluster target(TestCluster.Kind kind) {
+        return TARGETS.computeIfAbsent(kind, k -> started(k, "shared-target"));
+    }
+
+    private static TestCluster started(TestCluster.Kind kind, String name) {
+        TestCluster cluster = kind.start(name + "-" + kind.name().toLowerCase(Locale.ROOT), 1);
+        Runtime.getRuntime().addShutdownHook(new Thread(cluster::close, "close-" + name));
+        return cluster;
     }
 }

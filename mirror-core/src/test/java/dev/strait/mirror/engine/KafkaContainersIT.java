@@ -41,7 +41,7 @@ class KafkaContainersIT {
         // Given
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", SOURCE.getBootstrapServers()))) {
             admin.createTopics(List.of(new NewTopic("tc.orders", 3, (short) 1))).all().get();
-            dev.strait.testkit.KafkaCluster.awaitWritable(admin, "tc.orders", 3);
+            dev.strait.testkit.TestCluster.awaitWritable(admin, "tc.orders", 3);
         }
         try (TestProducer producer = new TestProducer(SOURCE.getBootstrapServers())) {
             producer.produce("tc.orders", 3, 2_000);

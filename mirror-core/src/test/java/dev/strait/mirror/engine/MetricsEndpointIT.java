@@ -9,7 +9,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 import dev.strait.mirror.metrics.MetricsHttpServer;
-import dev.strait.testkit.SharedClusters;
+import dev.strait.testkit.TestCluster;
 import dev.strait.testkit.TestProducer;
 import org.junit.jupiter.api.Test;
 
@@ -24,15 +24,15 @@ class MetricsEndpointIT {
     @Test
     void servesMirrorAndClientMetricsAndHealth() throws Exception {
         // Given: a running mirror that copied 600 records
-        MirrorEngineIT.clusters();
-        SharedClusters.source().createTopic("metrics.t", 3);
-        try (TestProducer producer = new TestProducer(SharedClusters.source().bootstrapServers())) {
+        MirrorFixture fixture = new MirrorFixture(TestCluster.Kind.KAFKA);
+        fixture.source().createTopic("metrics.t", 3);
+        try (TestProducer producer = new TestProducer(fixture.source().bootstrapServers())) {
             producer.produce("metrics.t", 3, 200);
         }
-        MirrorEngine engine = MirrorEngineIT.start(MirrorEngineIT.settings("g-metrics", "metrics\\.t").numStreams(2).build());
+        MirrorEngine engine = MirrorFixture.start(fixture.settings("g-metrics", "metrics\\.t").numStreams(2).build());
         try (MetricsHttpServer http = new MetricsHttpServer("127.0.0.1", 0, engine.metrics(),
             () -> new MetricsHttpServer.Health(engine.state() == MirrorEngine.State.RUNNING, engine.state().name()))) {
-            MirrorEngineIT.awaitTarget("metrics.t", 600);
+            fixture.awaitTarget("metrics.t", 600);
             dev.strait.testkit.Await.until("per-partition position published", Duration.ofSeconds(30), () -> {
                 try {
                     return get(http.port(), "/metrics").body()
@@ -46,7 +46,7 @@ class MetricsEndpointIT {
             HttpResponse<String> prometheus = get(http.port(), "/metrics");
             HttpResponse<String> json = get(http.port(), "/metrics.json");
             HttpResponse<String> healthy = get(http.port(), "/healthz");
-            MirrorEngineIT.stop(engine);
+            MirrorFixture.stop(engine);
             HttpResponse<String> stopped = get(http.port(), "/healthz");
 
             // Then

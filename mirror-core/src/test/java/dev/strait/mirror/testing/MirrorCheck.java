@@ -14,7 +14,7 @@ import java.util.Set;
 import java.util.TreeMap;
 
 import dev.strait.mirror.provenance.Provenance;
-import dev.strait.testkit.KafkaCluster;
+import dev.strait.testkit.TestCluster;
 import dev.strait.testkit.TopicReader;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
@@ -42,7 +42,7 @@ public final class MirrorCheck {
     private MirrorCheck() {
     }
 
-    public static Report compare(KafkaCluster source, String sourceTopic, KafkaCluster target, String targetTopic) {
+    public static Report compare(TestCluster source, String sourceTopic, TestCluster target, String targetTopic) {
         Map<Integer, List<ConsumerRecord<byte[], byte[]>>> src = TopicReader.readAll(source.bootstrapServers(), sourceTopic);
         Map<Integer, List<ConsumerRecord<byte[], byte[]>>> dst = TopicReader.readAll(target.bootstrapServers(), targetTopic);
         return compare(src, sourceTopic, dst);

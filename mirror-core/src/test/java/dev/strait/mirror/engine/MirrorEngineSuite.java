@@ -9,17 +9,14 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
-import com.codahale.metrics.MetricRegistry;
 import dev.strait.mirror.config.MirrorSettings;
 import dev.strait.mirror.config.TopicRenamer;
 import dev.strait.mirror.config.TruncationPolicy;
-import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.provenance.Provenance;
 import dev.strait.mirror.testing.MirrorCheck;
 import dev.strait.testkit.Await;
-import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.LoadGenerator;
-import dev.strait.testkit.SharedClusters;
+import dev.strait.testkit.TestCluster;
 import dev.strait.testkit.TestProducer;
 import dev.strait.testkit.TopicReader;
 import org.apache.kafka.clients.admin.Admin;
@@ -28,46 +25,37 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.utils.Time;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The engine in-process against real Apache Kafka 4.1.1 source and target clusters. */
-class MirrorEngineIT {
-    private static KafkaCluster source;
-    private static KafkaCluster target;
+/**
+ * The engine in-process against a real source and target cluster, run once per cluster kind: Apache Kafka
+ * 4.1.1 ({@link MirrorEngineOnKafkaIT}) and Strait's companion broker ({@link MirrorEngineOnCompanionIT}).
+ */
+abstract class MirrorEngineSuite {
+    private final MirrorFixture fixture;
+    private final TestCluster source;
+    private final TestCluster target;
 
-    @BeforeAll
-    static void clusters() {
-        source = SharedClusters.source();
-        target = SharedClusters.target();
+    MirrorEngineSuite(TestCluster.Kind kind) {
+        this.fixture = new MirrorFixture(kind);
+        this.source = fixture.source();
+        this.target = fixture.target();
     }
 
-    static MirrorSettings.Builder settings(String group, String include) {
-        Properties consumer = new Properties();
-        consumer.put("bootstrap.servers", source.bootstrapServers());
-        consumer.put("group.id", group);
-        consumer.put("metadata.max.age.ms", "1000");
-        Properties producer = new Properties();
-        producer.put("bootstrap.servers", target.bootstrapServers());
-        return MirrorSettings.builder().consumerConfig(consumer).producerConfig(producer).include(include)
-            .offsetCommitIntervalMs(1000);
+    private MirrorSettings.Builder settings(String group, String include) {
+        return fixture.settings(group, include);
     }
 
-    static MirrorEngine start(MirrorSettings settings) {
-        MirrorEngine engine = new MirrorEngine(settings, new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
-        engine.start();
-        return engine;
+    private static MirrorEngine start(MirrorSettings settings) {
+        return MirrorFixture.start(settings);
     }
 
-    static void stop(MirrorEngine engine) throws InterruptedException {
-        engine.requestStop();
-        assertThat(engine.awaitTermination(Duration.ofSeconds(90))).as("engine stops").isTrue();
+    private static void stop(MirrorEngine engine) throws InterruptedException {
+        MirrorFixture.stop(engine);
     }
 
-    static void awaitTarget(String topic, long records) {
-        Await.until(records + " records on target topic " + topic, Duration.ofSeconds(120),
-            () -> target.endOffsetSum(topic) >= records);
+    private void awaitTarget(String topic, long records) {
+        fixture.awaitTarget(topic, records);
     }
 
     @Test

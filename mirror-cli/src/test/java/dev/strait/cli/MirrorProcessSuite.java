@@ -12,33 +12,32 @@ import java.util.Map;
 
 import dev.strait.mirror.testing.MirrorCheck;
 import dev.strait.testkit.Await;
-import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.LoadGenerator;
 import dev.strait.testkit.SharedClusters;
+import dev.strait.testkit.TestCluster;
 import dev.strait.testkit.TestProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The mirror as users run it, a separate JVM, against real Apache Kafka 4.1.1 clusters: killed with
- * SIGKILL, stopped with SIGTERM, failing on a record the target refuses, and two processes sharing a group.
+ * The mirror as users run it, a separate JVM, killed with SIGKILL, stopped with SIGTERM, failing on a record
+ * the target refuses, and two processes sharing a group; run once per cluster kind, Apache Kafka 4.1.1
+ * ({@link MirrorProcessOnKafkaIT}) and Strait's companion broker ({@link MirrorProcessOnCompanionIT}).
  */
-class MirrorProcessIT {
-    private static KafkaCluster source;
-    private static KafkaCluster target;
+abstract class MirrorProcessSuite {
+    private final TestCluster source;
+    private final TestCluster target;
 
     @TempDir
     Path dir;
 
-    @BeforeAll
-    static void clusters() {
-        source = SharedClusters.source();
-        target = SharedClusters.target();
+    MirrorProcessSuite(TestCluster.Kind kind) {
+        source = SharedClusters.source(kind);
+        target = SharedClusters.target(kind);
     }
 
-    static List<String> args(Path dir, KafkaCluster source, KafkaCluster target, String group, String include,
+    static List<String> args(Path dir, TestCluster source, TestCluster target, String group, String include,
                              String... extra) throws IOException {
         Path consumer = dir.resolve(group + "-consumer.properties");
         Files.writeString(consumer, "bootstrap.servers=" + source.bootstrapServers() + "\ngroup.id=" + group
@@ -137,7 +136,7 @@ class MirrorProcessIT {
      * 100 records in one source partition; the target topic accepts at most 64 KiB per batch and the record
      * at {@code refusedOffset} is 100 KB of random (incompressible) bytes.
      */
-    private static void topicWithOneRefusedRecord(String topic, int refusedOffset) {
+    private void topicWithOneRefusedRecord(String topic, int refusedOffset) {
         source.createTopic(topic, 1);
         target.createTopic(topic, 1, Map.of("max.message.bytes", "65536"));
         byte[] big = new byte[100_000];
@@ -231,12 +230,12 @@ class MirrorProcessIT {
 
     /** True once the target's record count has not changed for a second. */
     static final class StableCount implements java.util.function.BooleanSupplier {
-        private final KafkaCluster cluster;
+        private final TestCluster cluster;
         private final String topic;
         private long last = -1;
         private long since;
 
-        StableCount(KafkaCluster cluster, String topic) {
+        StableCount(TestCluster cluster, String topic) {
             this.cluster = cluster;
             this.topic = topic;
         }

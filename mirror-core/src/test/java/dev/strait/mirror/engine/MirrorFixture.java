@@ -1,0 +1,60 @@
+package dev.strait.mirror.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.Properties;
+
+import com.codahale.metrics.MetricRegistry;
+import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.metrics.MirrorMetrics;
+import dev.strait.testkit.Await;
+import dev.strait.testkit.SharedClusters;
+import dev.strait.testkit.TestCluster;
+import org.apache.kafka.common.utils.Time;
+
+/** The shared source and target clusters of one kind and the steps every in-process engine test takes. */
+final class MirrorFixture {
+    private final TestCluster source;
+    private final TestCluster target;
+
+    MirrorFixture(TestCluster.Kind kind) {
+        this.source = SharedClusters.source(kind);
+        this.target = SharedClusters.target(kind);
+    }
+
+    TestCluster source() {
+        return source;
+    }
+
+    TestCluster target() {
+        return target;
+    }
+
+    MirrorSettings.Builder settings(String group, String include) {
+        Properties consumer = new Properties();
+        consumer.put("bootstrap.servers", source.bootstrapServers());
+        consumer.put("group.id", group);
+        consumer.put("metadata.max.age.ms", "1000");
+        Properties producer = new Properties();
+        producer.put("bootstrap.servers", target.bootstrapServers());
+        return MirrorSettings.builder().consumerConfig(consumer).producerConfig(producer).include(include)
+            .offsetCommitIntervalMs(1000);
+    }
+
+    static MirrorEngine start(MirrorSettings settings) {
+        MirrorEngine engine = new MirrorEngine(settings, new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
+        engine.start();
+        return engine;
+    }
+
+    static void stop(MirrorEngine engine) throws InterruptedException {
+        engine.requestStop();
+        assertThat(engine.awaitTermination(Duration.ofSeconds(90))).as("engine stops").isTrue();
+    }
+
+    void awaitTarget(String topic, long records) {
+        Await.until(records + " records on target topic " + topic, Duration.ofSeconds(120),
+            () -> target.endOffsetSum(topic) >= records);
+    }
+}
