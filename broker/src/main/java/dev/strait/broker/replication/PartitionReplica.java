@@ -1,0 +1,353 @@
+package dev.strait.broker.replication;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+import dev.strait.broker.log.EpochEndOffset;
+
+/**
+ * One replica of one partition: its role and what replication needs to know in it. Not thread-safe: the owner
+ * (a partition's lock in the broker, the single simulation thread in tests) serialises every call.
+ *
+ * <p>States: {@code OFFLINE} until the controller's first assignment arrives; {@code LEADER};
+ * {@code FOLLOWER_TRUNCATING} while it waits for the leader's answer to OffsetForLeaderEpoch; and
+ * {@code FOLLOWER_FETCHING}. A newer assignment moves it between them; nothing else does, apart from the
+ * truncation answer that moves a follower from truncating to fetching.
+ */
+public final class PartitionReplica {
+
+    public enum State { OFFLINE, LEADER, FOLLOWER_TRUNCATING, FOLLOWER_FETCHING }
+
+    /** What the leader knows of a follower, learned only from the offsets it fetches. */
+    private static final class FollowerProgress {
+        long logEndOffset = -1;
+        long lastCaughtUpMs;
+        long lastFetchLeaderLogEndOffset = -1;
+        long lastFetchMs;
+    }
+
+    private final int localId;
+    private final ReplicaLog log;
+    private final ReplicationConfig config;
+
+    private State state = State.OFFLINE;
+    private PartitionAssignment assignment;
+    private long leaderEpochStartOffset;
+    private final Map<Integer, FollowerProgress> followers = new HashMap<>();
+    /** An ISR change sent to the controller and not answered yet; at most one at a time, as Kafka does. */
+    private IsrChange pendingIsrChange;
+    /** The epoch a truncating follower asked about. */
+    private int queriedEpoch = -1;
+
+    public PartitionReplica(int localId, ReplicaLog log, ReplicationConfig config) {
+        this.localId = localId;
+        this.log = log;
+        this.config = config;
+    }
+
+    public State state() {
+        return state;
+    }
+
+    public int localId() {
+        return localId;
+    }
+
+    public Optional<PartitionAssignment> assignment() {
+        return Optional.ofNullable(assignment);
+    }
+
+    public int leaderEpoch() {
+        return assignment == null ? -1 : assignment.leaderEpoch();
+    }
+
+    public long highWatermark() {
+        return log.highWatermark();
+    }
+
+    public long logEndOffset() {
+        return log.logEndOffset();
+    }
+
+    /**
+     * Applies an assignment the controller committed. An older leader epoch or partition epoch than the one
+     * already applied is ignored (assignments can arrive late or twice).
+     *
+     * @return true if anything changed
+     */
+    public boolean applyAssignment(PartitionAssignment next, long nowMs) {
+        if (!next.replicas().contains(localId)) {
+            throw new IllegalArgumentException("replica " + localId + " is not among " + next.replicas());
+        }
+        if (assignment != null && (next.leaderEpoch() < assignment.leaderEpoch()
+                || next.leaderEpoch() == assignment.leaderEpoch()
+                && next.partitionEpoch() <= assignment.partitionEpoch())) {
+            return false;
+        }
+        boolean newEpoch = assignment == null || next.leaderEpoch() > assignment.leaderEpoch();
+        boolean wasLeader = state == State.LEADER;
+        assignment = next;
+        pendingIsrChange = null;
+        if (next.leader() == localId) {
+            if (newEpoch || !wasLeader) {
+                becomeLeader(nowMs);
+            } else {
+                forgetRemovedFollowers();
+            }
+        } else if (newEpoch || wasLeader || state == State.OFFLINE) {
+            becomeFollower();
+        }
+        return true;
+    }
+
+    /** The node stopped: nothing is led or followed until the next assignment. */
+    public void goOffline() {
+        state = State.OFFLINE;
+        assignment = null;
+        followers.clear();
+        pendingIsrChange = null;
+    }
+
+    private void becomeLeader(long nowMs) {
+        state = State.LEADER;
+        leaderEpochStartOffset = log.logEndOffset();
+        log.assignEpoch(assignment.leaderEpoch(), leaderEpochStartOffset);
+        followers.clear();
+        for (int replica : assignment.replicas()) {
+            if (replica != localId) {
+                FollowerProgress progress = new FollowerProgress();
+                // ISR members keep their place for a full lag interval after an election, as in Kafka.
+                progress.lastCaughtUpMs = assignment.isr().contains(replica) ? nowMs : 0;
+                followers.put(replica, progress);
+            }
+        }
+        maybeAdvanceHighWatermark();
+    }
+
+    private void forgetRemovedFollowers() {
+        followers.keySet().retainAll(assignment.replicas());
+        maybeAdvanceHighWatermark();
+    }
+
+    private void becomeFollower() {
+        followers.clear();
+        if (config.truncationRule() == TruncationRule.HIGH_WATERMARK) {
+            log.truncateTo(log.highWatermark());
+            state = State.FOLLOWER_FETCHING;
+        } else {
+            state = State.FOLLOWER_TRUNCATING;
+            queriedEpoch = log.latestEpoch();
+        }
+    }
+
+    // ---- follower side -------------------------------------------------------------------------------
+
+    /** The epoch a truncating follower asks the leader about (OffsetForLeaderEpoch); -1 if it has none. */
+    public int epochToQuery() {
+        requireState(State.FOLLOWER_TRUNCATING);
+        return queriedEpoch;
+    }
+
+    /**
+     * The leader's answer to OffsetForLeaderEpoch for {@link #epochToQuery()}. Truncates to where the two logs
+     * agree. When the leader does not know the queried epoch and this log does not have the one the leader
+     * answered with either, one round cannot tell, so the follower truncates as far as it can tell and asks
+     * again about its next lower epoch (KIP-279).
+     *
+     * @return true if the follower now fetches, false if it asks again
+     */
+    public boolean onEpochEndOffset(EpochEndOffset answer) {
+        requireState(State.FOLLOWER_TRUNCATING);
+        if (queriedEpoch < 0 || answer.isUndefined()) {
+            // Nothing to compare: only what is committed here is known to be on the leader too.
+            log.truncateTo(Math.min(log.highWatermark(), answer.isUndefined() ? Long.MAX_VALUE : answer.endOffset()));
+            state = State.FOLLOWER_FETCHING;
+            return true;
+        }
+        EpochEndOffset ours = log.endOffsetForEpoch(answer.leaderEpoch());
+        if (ours.isUndefined()) {
+            log.truncateTo(Math.min(log.highWatermark(), answer.endOffset()));
+            state = State.FOLLOWER_FETCHING;
+            return true;
+        }
+        log.truncateTo(Math.min(answer.endOffset(), ours.endOffset()));
+        if (ours.leaderEpoch() == answer.leaderEpoch()) {
+            state = State.FOLLOWER_FETCHING;
+            return true;
+        }
+        queriedEpoch = ours.leaderEpoch();
+        return false;
+    }
+
+    /** The offset a fetching follower asks for next: its log end. */
+    public long fetchOffset() {
+        requireState(State.FOLLOWER_FETCHING);
+        return log.logEndOffset();
+    }
+
+    /** After the records of a fetch response were appended: the leader's high watermark, capped by this log. */
+    public void onFetchResponse(long leaderHighWatermark) {
+        requireState(State.FOLLOWER_FETCHING);
+        log.updateHighWatermark(Math.min(leaderHighWatermark, log.logEndOffset()));
+    }
+
+    // ---- leader side ---------------------------------------------------------------------------------
+
+    /** Epoch fencing of a fetch, OffsetForLeaderEpoch or produce that names the leader epoch it expects. */
+    public EpochCheck checkEpoch(int requestEpoch) {
+        if (state != State.LEADER) {
+            return EpochCheck.NOT_LEADER;
+        }
+        if (requestEpoch < 0 || requestEpoch == assignment.leaderEpoch()) {
+            return EpochCheck.OK;
+        }
+        return requestEpoch < assignment.leaderEpoch() ? EpochCheck.FENCED : EpochCheck.UNKNOWN_EPOCH;
+    }
+
+    /** Before appending a produce: acks=all needs min.insync.replicas in the ISR. */
+    public ProduceCheck checkAppend(boolean acksAll) {
+        if (state != State.LEADER) {
+            return ProduceCheck.NOT_LEADER;
+        }
+        if (acksAll && assignment.isr().size() < config.minInsyncReplicas()) {
+            return ProduceCheck.NOT_ENOUGH_REPLICAS;
+        }
+        return ProduceCheck.OK;
+    }
+
+    /** After the leader appended: with no followers in the ISR the high watermark moves at once. */
+    public boolean onLeaderAppend() {
+        requireState(State.LEADER);
+        return maybeAdvanceHighWatermark();
+    }
+
+    /**
+     * Whether an acks=all produce whose last offset is {@code lastOffset}, appended in {@code appendEpoch}, is
+     * done: the high watermark passed it with enough replicas in the ISR.
+     */
+    public ProduceCheck checkProduceCompletion(long lastOffset, int appendEpoch) {
+        if (state != State.LEADER || assignment.leaderEpoch() != appendEpoch) {
+            return ProduceCheck.NOT_LEADER;
+        }
+        if (log.highWatermark() <= lastOffset) {
+            return ProduceCheck.PENDING;
+        }
+        return maximalIsr().size() >= config.minInsyncReplicas() ? ProduceCheck.OK
+                : ProduceCheck.NOT_ENOUGH_REPLICAS_AFTER_APPEND;
+    }
+
+    /**
+     * A follower fetched from {@code fetchOffset}: everything below it is on the follower. Advances the high
+     * watermark if it can and may ask the controller to add the follower to the ISR.
+     *
+     * @return an ISR expansion to send to the controller, if one is due
+     */
+    public Optional<IsrChange> onFollowerFetch(int followerId, long fetchOffset, long nowMs) {
+        requireState(State.LEADER);
+        FollowerProgress progress = followers.get(followerId);
+        if (progress == null) {
+            throw new IllegalArgumentException("replica " + followerId + " does not follow " + this);
+        }
+        long leaderEnd = log.logEndOffset();
+        if (fetchOffset > leaderEnd) {
+            throw new IllegalArgumentException("follower " + followerId + " fetches " + fetchOffset
+                    + " beyond the leader's log end " + leaderEnd);
+        }
+        progress.logEndOffset = fetchOffset;
+        if (fetchOffset >= leaderEnd) {
+            progress.lastCaughtUpMs = nowMs;
+        } else if (fetchOffset >= progress.lastFetchLeaderLogEndOffset && progress.lastFetchLeaderLogEndOffset >= 0) {
+            // Under steady load a follower is never level with the leader; reaching where the leader was at its
+            // previous fetch means it was caught up then.
+            progress.lastCaughtUpMs = Math.max(progress.lastCaughtUpMs, progress.lastFetchMs);
+        }
+        progress.lastFetchLeaderLogEndOffset = leaderEnd;
+        progress.lastFetchMs = nowMs;
+        maybeAdvanceHighWatermark();
+        if (pendingIsrChange == null && !assignment.isr().contains(followerId)
+                && fetchOffset >= log.highWatermark() && fetchOffset >= leaderEpochStartOffset) {
+            Set<Integer> grown = new TreeSet<>(assignment.isr());
+            grown.add(followerId);
+            pendingIsrChange = new IsrChange(localId, assignment.leaderEpoch(), assignment.partitionEpoch(), grown);
+            maybeAdvanceHighWatermark();
+            return Optional.of(pendingIsrChange);
+        }
+        return Optional.empty();
+    }
+
+    /** Periodically: ISR members that have not caught up within replica.lag.time.max.ms are proposed for removal. */
+    public Optional<IsrChange> maybeShrinkIsr(long nowMs) {
+        if (state != State.LEADER || pendingIsrChange != null) {
+            return Optional.empty();
+        }
+        Set<Integer> kept = new TreeSet<>();
+        for (int member : assignment.isr()) {
+            FollowerProgress progress = followers.get(member);
+            if (member == localId || progress != null && nowMs - progress.lastCaughtUpMs <= config.replicaLagTimeMaxMs()) {
+                kept.add(member);
+            }
+        }
+        if (kept.size() == assignment.isr().size()) {
+            return Optional.empty();
+        }
+        pendingIsrChange = new IsrChange(localId, assignment.leaderEpoch(), assignment.partitionEpoch(), kept);
+        return Optional.of(pendingIsrChange);
+    }
+
+    /** The controller refused the pending ISR change (stale epochs); the next fetch or check may propose again. */
+    public void onIsrChangeRejected() {
+        pendingIsrChange = null;
+    }
+
+    public Optional<IsrChange> pendingIsrChange() {
+        return Optional.ofNullable(pendingIsrChange);
+    }
+
+    /**
+     * The ISR the high watermark and acks=all use: the committed one plus members a pending expansion adds. A
+     * pending shrink does not count until committed, or a record could be acknowledged by fewer replicas
+     * than the controller believes hold it.
+     */
+    public Set<Integer> maximalIsr() {
+        if (assignment == null) {
+            return Set.of();
+        }
+        if (pendingIsrChange == null || !pendingIsrChange.newIsr().containsAll(assignment.isr())) {
+            return assignment.isr();
+        }
+        return pendingIsrChange.newIsr();
+    }
+
+    private boolean maybeAdvanceHighWatermark() {
+        if (state != State.LEADER) {
+            return false;
+        }
+        long candidate = log.logEndOffset();
+        for (int member : maximalIsr()) {
+            if (member == localId) {
+                continue;
+            }
+            FollowerProgress progress = followers.get(member);
+            if (progress == null || progress.logEndOffset < 0) {
+                return false;
+            }
+            candidate = Math.min(candidate, progress.logEndOffset);
+        }
+        return log.updateHighWatermark(candidate);
+    }
+
+    private void requireState(State expected) {
+        if (state != expected) {
+            throw new IllegalStateException(this + " is " + state + ", not " + expected);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "replica " + localId + " (" + state + ", epoch " + leaderEpoch() + ", leo " + log.logEndOffset()
+                + ", hw " + log.highWatermark() + ")";
+    }
+}
