@@ -64,7 +64,7 @@ public final class EnvConfig {
      */
     public static final Set<String> LAUNCHER_VARIABLES = Set.of("STRAIT_HOME", "STRAIT_HEAP_OPTS", "STRAIT_JAVA_OPTS",
         "STRAIT_CLASSPATH", "STRAIT_LOG_LEVEL", "STRAIT_KAFKA_LOG_LEVEL", "STRAIT_REBUILD", "STRAIT_MAIN",
-        "STRAIT_RUN_DIR", "STRAIT_DATA_DIR", "STRAIT_DRY_RUN", "STRAIT_MIRROR_ARGS");
+        "STRAIT_RUN_DIR", "STRAIT_DATA_DIR", "STRAIT_DRY_RUN", "STRAIT_MIRROR_ARGS", "STRAIT_HEALTH_TIMEOUT_S");
 
     private static final String RULE = "upper case, _ for '.', __ for '_', ___ for '-'";
 
