@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
 
 import dev.strait.mirror.config.ConfigException;
 
@@ -23,7 +24,8 @@ import dev.strait.mirror.config.ConfigException;
  *
  * <p>Every {@code STRAIT_*} variable is checked, whichever role runs: a name that is not a group prefix, not
  * one of the launcher's own variables ({@link #LAUNCHER_VARIABLES}) and not well formed is bad input, reported in
- * one line that names the variable and the fix. Immutable; the environment is passed in, never read here.
+ * one line that names the variable and the fix. Kubernetes service links ({@code STRAIT_MIRROR_SERVICE_HOST} and the
+ * like, {@link #isServiceLink}) are ignored. Immutable; the environment is passed in, never read here.
  */
 public final class EnvConfig {
 
@@ -67,6 +69,10 @@ public final class EnvConfig {
         "STRAIT_RUN_DIR", "STRAIT_DATA_DIR", "STRAIT_DRY_RUN", "STRAIT_MIRROR_ARGS", "STRAIT_HEALTH_TIMEOUT_S");
 
     private static final String RULE = "upper case, _ for '.', __ for '_', ___ for '-'";
+    /** Kubernetes service link variables ({@link #isServiceLink}). */
+    private static final Pattern SERVICE_LINK = Pattern.compile(
+        "STRAIT(_[A-Z0-9_]+)?_(SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT_\\d+_(TCP|UDP|SCTP)(_PROTO|_PORT|_ADDR)?)");
+    private static final Pattern SERVICE_LINK_URL = Pattern.compile("(tcp|udp|sctp)://[^\\s]+:\\d+");
 
     private final Map<Group, List<Setting>> settings;
     private final Map<String, String> launcher;
@@ -90,6 +96,9 @@ public final class EnvConfig {
         for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
             String name = e.getKey();
             if (!name.toUpperCase(Locale.ROOT).startsWith("STRAIT_")) {
+                continue;
+            }
+            if (isServiceLink(name, e.getValue())) {
                 continue;
             }
             if (LAUNCHER_VARIABLES.contains(name)) {
@@ -119,6 +128,18 @@ public final class EnvConfig {
             }
         }
         return null;
+    }
+
+    /**
+     * Kubernetes injects service links into every pod of a namespace (unless {@code enableServiceLinks: false}):
+     * a Service named {@code strait-mirror} gives {@code STRAIT_MIRROR_SERVICE_HOST}, {@code STRAIT_MIRROR_PORT=tcp://…}
+     * and {@code STRAIT_MIRROR_PORT_9101_TCP_ADDR}. They are not settings, and refusing them would stop the pod.
+     */
+    static boolean isServiceLink(String name, String value) {
+        if (SERVICE_LINK.matcher(name).matches()) {
+            return true;
+        }
+        return name.endsWith("_PORT") && value != null && SERVICE_LINK_URL.matcher(value).matches();
     }
 
     private static List<String> sortedLauncherVariables() {

@@ -120,4 +120,25 @@ class EnvConfigTest {
         assertThat(EnvConfig.isSecret("alert.webhook.url")).isTrue();
         assertThat(EnvConfig.isSecret("bootstrap.servers")).isFalse();
     }
+
+    @Test
+    void kubernetesServiceLinksAreIgnoredButSettingsEndingInPortAreNot() {
+        // Given
+        Map<String, String> env = Map.of(
+            "STRAIT_MIRROR_SERVICE_HOST", "10.0.0.7",
+            "STRAIT_MIRROR_SERVICE_PORT", "9101",
+            "STRAIT_MIRROR_SERVICE_PORT_METRICS", "9101",
+            "STRAIT_MIRROR_PORT", "tcp://10.0.0.7:9101",
+            "STRAIT_MIRROR_PORT_9101_TCP", "tcp://10.0.0.7:9101",
+            "STRAIT_MIRROR_PORT_9101_TCP_ADDR", "10.0.0.7",
+            "STRAIT_SERVICE_HOST", "10.0.0.8",
+            "STRAIT_LAG_HTTP_PORT", "9202");
+
+        // When
+        EnvConfig cfg = EnvConfig.from(env);
+
+        // Then
+        assertThat(cfg.settings(Group.MIRROR)).isEmpty();
+        assertThat(cfg.properties(Group.LAG)).containsOnly(Map.entry("http.port", "9202"));
+    }
 }
