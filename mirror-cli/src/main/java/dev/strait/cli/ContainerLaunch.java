@@ -36,6 +36,8 @@ import picocli.CommandLine.Model.OptionSpec;
  * http.host=0.0.0.0}; broker {@code node.id=1}, {@code listeners=PLAINTEXT://<hostname>:9092} (the broker
  * advertises its listener host, so the container's host name is what other containers can reach), and
  * {@code log.dirs=<data dir>/broker}.
+ *
+ * <p>Not thread-safe: an instance plans one launch on the calling thread ({@link #plan} makes and drops it).
  */
 final class ContainerLaunch {
     static final int MIRROR_METRICS_PORT = 9101;
