@@ -24,8 +24,12 @@ import org.slf4j.LoggerFactory;
  * {@code (groupId.hashCode() & 0x7fffffff) % numShards} and everything of a shard (groups, members, offsets) is
  * used only under that shard's lock. In a replicated cluster a shard will be served by the leader of its offsets
  * partition. Every change of offsets or group metadata is appended to the shard's partition (see
- * {@link GroupRecords}) before it takes effect in memory; {@link #startup} replays all partitions. Members are not
- * persisted: after a restart groups are Empty and consumers rejoin (their heartbeats get UNKNOWN_MEMBER_ID).
+ * {@link GroupRecords}) before it takes effect in memory; {@link #startup} replays all partitions. Group metadata
+ * is written, with the members and their assignments, when a rebalance completes (the leader's SyncGroup) and when
+ * the group becomes Empty, as Kafka does; after a restart a group that was Stable is loaded Stable with the same
+ * generation and members, whose session timeouts start again, so its consumers carry on heartbeating without a
+ * rebalance. A group caught mid-rebalance is loaded as of its last completed rebalance, and its members' next
+ * JoinGroup or heartbeat sorts it out as after any lost response.
  *
  * <p>Delayed JoinGroup / SyncGroup responses are callbacks kept on the member and invoked later by another request
  * or by the coordinator's timer thread, which every {@code tickMs} expires members (session timeout), pending
@@ -140,13 +144,51 @@ public final class GroupCoordinator implements AutoCloseable {
             if (value == null) {
                 shard.groups.remove(groupId);
             } else {
-                GroupRecords.GroupValue group = GroupRecords.readGroupValue(value);
-                ClassicGroup loaded = shard.groups.computeIfAbsent(groupId, ClassicGroup::new);
-                loaded.protocolType = group.protocolType();
-                loaded.generation = group.generation();
-                loaded.protocolName = group.protocolName();
+                ClassicGroup previous = shard.groups.get(groupId);
+                ClassicGroup loaded = loadGroup(groupId, GroupRecords.readGroupValue(value));
+                if (previous != null) {
+                    loaded.offsets.putAll(previous.offsets);
+                }
+                shard.groups.put(groupId, loaded);
             }
         }
+    }
+
+    /**
+     * A group as its latest metadata record describes it: Empty without members, else Stable (reached through the
+     * legal transitions) with the members' selected-protocol subscriptions and assignments. Session timeouts count
+     * from now.
+     */
+    private ClassicGroup loadGroup(String groupId, GroupRecords.GroupValue value) {
+        ClassicGroup group = new ClassicGroup(groupId);
+        group.protocolType = value.protocolType();
+        group.generation = value.generation();
+        group.protocolName = value.protocolName();
+        if (value.members().isEmpty() || value.protocolName() == null) {
+            return group;
+        }
+        long now = clock.getAsLong();
+        for (GroupRecords.MemberValue stored : value.members()) {
+            Member member = new Member(stored.memberId(), stored.instanceId());
+            member.clientId = stored.clientId();
+            member.clientHost = stored.clientHost();
+            member.rebalanceTimeoutMs = stored.rebalanceTimeoutMs();
+            member.sessionTimeoutMs = stored.sessionTimeoutMs();
+            member.protocolType = value.protocolType();
+            member.protocols = List.of(new Protocol(value.protocolName(), stored.subscription()));
+            member.assignment = stored.assignment();
+            member.lastHeartbeatMs = now;
+            group.members.put(member.memberId, member);
+            if (member.instanceId != null) {
+                group.staticMembers.put(member.instanceId, member.memberId);
+            }
+        }
+        group.leaderId = group.members.containsKey(value.leaderId()) ? value.leaderId()
+                : group.members.keySet().iterator().next();
+        group.transitionTo(GroupState.PREPARING_REBALANCE);
+        group.transitionTo(GroupState.COMPLETING_REBALANCE);
+        group.transitionTo(GroupState.STABLE);
+        return group;
     }
 
     public int numShards() {
@@ -477,10 +519,15 @@ public final class GroupCoordinator implements AutoCloseable {
                 case COMPLETING_REBALANCE:
                     member.awaitingSync = callback;
                     if (memberId.equals(group.leaderId)) {
-                        persistGroup(shard, group);
+                        Map<String, byte[]> complete = new HashMap<>();
                         for (Member m : group.members.values()) {
                             byte[] assignment = assignments.get(m.memberId);
-                            m.assignment = assignment == null ? new byte[0] : assignment;
+                            complete.put(m.memberId, assignment == null ? new byte[0] : assignment);
+                        }
+                        // Durable before anyone sees the assignment, so that a restart restores what they got.
+                        persistGroup(shard, group, complete);
+                        for (Member m : group.members.values()) {
+                            m.assignment = complete.get(m.memberId);
                         }
                         group.transitionTo(GroupState.STABLE);
                         for (Member m : group.members.values()) {
@@ -774,9 +821,23 @@ public final class GroupCoordinator implements AutoCloseable {
     }
 
     private void persistGroup(Shard shard, ClassicGroup group) {
+        Map<String, byte[]> assignments = new HashMap<>();
+        for (Member member : group.members.values()) {
+            assignments.put(member.memberId, member.assignment);
+        }
+        persistGroup(shard, group, assignments);
+    }
+
+    private void persistGroup(Shard shard, ClassicGroup group, Map<String, byte[]> assignments) {
+        List<GroupRecords.MemberValue> members = new ArrayList<>();
+        for (Member member : group.members.values()) {
+            members.add(new GroupRecords.MemberValue(member.memberId, member.instanceId, member.clientId,
+                    member.clientHost, member.rebalanceTimeoutMs, member.sessionTimeoutMs,
+                    member.metadata(group.protocolName), assignments.get(member.memberId)));
+        }
         log.append(shard.index, List.of(new OffsetsLog.Entry(GroupRecords.groupKey(group.groupId()),
                 GroupRecords.groupValue(new GroupRecords.GroupValue(group.protocolType, group.generation,
-                        group.protocolName)))));
+                        group.protocolName, group.leaderId, members)))));
     }
 
     @Override

@@ -6,6 +6,8 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Strait's own record encoding in the offsets topic (not Kafka's). All integers big-endian, strings as
@@ -13,11 +15,15 @@ import java.io.UncheckedIOException;
  * <ul>
  *   <li>Offset commit: key = short 1, group, topic, int partition; value = short 0 (version), long offset,
  *       int leaderEpoch, boolean hasMetadata, [metadata], long commitTimestamp.</li>
- *   <li>Group metadata: key = short 2, group; value = short 0, protocolType (empty for none), int generation,
- *       protocolName (empty for none).</li>
+ *   <li>Group metadata: key = short 2, group; value version 0 = short 0, protocolType (empty for none), int
+ *       generation, protocolName (empty for none); version 1 (written now) = short 1, the same fields, then leaderId
+ *       (empty for none), int memberCount and per member: memberId, boolean hasInstanceId, [instanceId], clientId,
+ *       clientHost, int rebalanceTimeoutMs, int sessionTimeoutMs, int subscription length, subscription bytes (the
+ *       member's metadata for the selected protocol), int assignment length, assignment bytes. Version 0 records
+ *       (from before members were persisted) load with no members.</li>
  * </ul>
- * A null value is a tombstone (offset deleted / group deleted). Latest record per key wins on replay; the log is
- * not compacted yet.
+ * A null value is a tombstone (offset deleted / group deleted). Latest record per key wins on replay, which is
+ * also what the log cleaner keeps.
  */
 final class GroupRecords {
 
@@ -30,7 +36,15 @@ final class GroupRecords {
     record OffsetKey(String group, String topic, int partition) {
     }
 
-    record GroupValue(String protocolType, int generation, String protocolName) {
+    record GroupValue(String protocolType, int generation, String protocolName, String leaderId,
+            List<MemberValue> members) {
+        GroupValue {
+            members = List.copyOf(members);
+        }
+    }
+
+    record MemberValue(String memberId, String instanceId, String clientId, String clientHost,
+            int rebalanceTimeoutMs, int sessionTimeoutMs, byte[] subscription, byte[] assignment) {
     }
 
     static byte[] offsetKey(String group, String topic, int partition) {
@@ -64,10 +78,27 @@ final class GroupRecords {
 
     static byte[] groupValue(GroupValue value) {
         return write(out -> {
-            out.writeShort(0);
+            out.writeShort(1);
             out.writeUTF(value.protocolType() == null ? "" : value.protocolType());
             out.writeInt(value.generation());
             out.writeUTF(value.protocolName() == null ? "" : value.protocolName());
+            out.writeUTF(value.leaderId() == null ? "" : value.leaderId());
+            out.writeInt(value.members().size());
+            for (MemberValue member : value.members()) {
+                out.writeUTF(member.memberId());
+                out.writeBoolean(member.instanceId() != null);
+                if (member.instanceId() != null) {
+                    out.writeUTF(member.instanceId());
+                }
+                out.writeUTF(member.clientId() == null ? "" : member.clientId());
+                out.writeUTF(member.clientHost() == null ? "" : member.clientHost());
+                out.writeInt(member.rebalanceTimeoutMs());
+                out.writeInt(member.sessionTimeoutMs());
+                out.writeInt(member.subscription().length);
+                out.write(member.subscription());
+                out.writeInt(member.assignment().length);
+                out.write(member.assignment());
+            }
         });
     }
 
@@ -100,14 +131,43 @@ final class GroupRecords {
 
     static GroupValue readGroupValue(byte[] value) {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(value))) {
-            in.readShort();
+            short version = in.readShort();
+            if (version < 0 || version > 1) {
+                throw new IllegalArgumentException("unknown group metadata version " + version);
+            }
             String type = in.readUTF();
             int generation = in.readInt();
             String name = in.readUTF();
-            return new GroupValue(type.isEmpty() ? null : type, generation, name.isEmpty() ? null : name);
+            String leaderId = null;
+            List<MemberValue> members = new ArrayList<>();
+            if (version >= 1) {
+                leaderId = emptyToNull(in.readUTF());
+                int count = in.readInt();
+                for (int i = 0; i < count; i++) {
+                    String memberId = in.readUTF();
+                    String instanceId = in.readBoolean() ? in.readUTF() : null;
+                    members.add(new MemberValue(memberId, instanceId, in.readUTF(), in.readUTF(), in.readInt(),
+                            in.readInt(), readBytes(in), readBytes(in)));
+                }
+            }
+            return new GroupValue(emptyToNull(type), generation, emptyToNull(name), leaderId, members);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    private static String emptyToNull(String value) {
+        return value.isEmpty() ? null : value;
+    }
+
+    private static byte[] readBytes(DataInputStream in) throws IOException {
+        int length = in.readInt();
+        if (length < 0 || length > in.available()) {
+            throw new IOException("byte field of length " + length + " with " + in.available() + " bytes left");
+        }
+        byte[] bytes = new byte[length];
+        in.readFully(bytes);
+        return bytes;
     }
 
     private interface Writer {

@@ -17,7 +17,9 @@
  * <h2>Durability</h2>
  * Offset commits, group metadata (protocol type, generation, protocol) and deletions (tombstones) are appended to
  * the shard's offsets partition ({@link dev.strait.broker.group.OffsetsLog}, record encoding in
- * {@link dev.strait.broker.group.GroupRecords}) before they take effect, and replayed on start. Members are not
- * persisted: after a restart groups are Empty and their consumers rejoin. The log is not compacted yet.
+ * {@link dev.strait.broker.group.GroupRecords}) before they take effect, and replayed on start. Group metadata
+ * includes the members and their assignments as of the last completed rebalance, so a Stable group is Stable
+ * again after a restart and its consumers need not rejoin. The log cleaner compacts the offsets topic (latest
+ * record per key).
  */
 package dev.strait.broker.group;

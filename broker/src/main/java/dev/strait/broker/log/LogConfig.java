@@ -13,9 +13,12 @@ import java.util.Map;
  * @param maxMessageBytes    {@code max.message.bytes}: largest batch accepted on append
  * @param indexIntervalBytes {@code index.interval.bytes}: bytes between offset/time index entries
  * @param timestampType      {@code message.timestamp.type}
+ * @param cleanupPolicy      {@code cleanup.policy}: whether retention deletes segments and/or the cleaner compacts
+ * @param deleteRetentionMs  {@code delete.retention.ms}: how long a compacted log keeps a tombstone after its
+ *                           record timestamp, so that consumers behind by less than this still see the delete
  */
 public record LogConfig(int segmentBytes, long segmentMs, long retentionMs, long retentionBytes, int maxMessageBytes,
-        int indexIntervalBytes, TimestampType timestampType) {
+        int indexIntervalBytes, TimestampType timestampType, CleanupPolicy cleanupPolicy, long deleteRetentionMs) {
 
     public static final int DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024;
     public static final long DEFAULT_SEGMENT_MS = 7L * 24 * 60 * 60 * 1000;
@@ -23,6 +26,63 @@ public record LogConfig(int segmentBytes, long segmentMs, long retentionMs, long
     public static final long DEFAULT_RETENTION_BYTES = -1;
     public static final int DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024 + 12;
     public static final int DEFAULT_INDEX_INTERVAL_BYTES = 4096;
+    public static final long DEFAULT_DELETE_RETENTION_MS = 24L * 60 * 60 * 1000;
+
+    /** The values of {@code cleanup.policy}: a set of {@code delete} and {@code compact}, at least one. */
+    public enum CleanupPolicy {
+        DELETE(true, false), COMPACT(false, true), COMPACT_DELETE(true, true);
+
+        private final boolean delete;
+        private final boolean compact;
+
+        CleanupPolicy(boolean delete, boolean compact) {
+            this.delete = delete;
+            this.compact = compact;
+        }
+
+        public boolean delete() {
+            return delete;
+        }
+
+        public boolean compact() {
+            return compact;
+        }
+
+        /**
+         * Parses Kafka's list syntax ({@code delete}, {@code compact}, {@code compact,delete} in any order).
+         *
+         * @throws IllegalArgumentException for an empty list or an unknown policy
+         */
+        public static CleanupPolicy forConfigValue(String value) {
+            boolean delete = false;
+            boolean compact = false;
+            for (String part : value.split(",")) {
+                String policy = part.trim();
+                if (policy.equals("delete")) {
+                    delete = true;
+                } else if (policy.equals("compact")) {
+                    compact = true;
+                } else {
+                    throw new IllegalArgumentException("cleanup.policy '" + value
+                            + "' is invalid; use delete, compact or compact,delete");
+                }
+            }
+            if (delete && compact) {
+                return COMPACT_DELETE;
+            }
+            if (compact) {
+                return COMPACT;
+            }
+            if (delete) {
+                return DELETE;
+            }
+            throw new IllegalArgumentException("cleanup.policy must name at least one policy");
+        }
+
+        public String configValue() {
+            return delete && compact ? "compact,delete" : delete ? "delete" : "compact";
+        }
+    }
 
     public LogConfig {
         // Smaller than one batch header would roll on every append; Kafka's own floor is larger, but tests need
@@ -35,15 +95,19 @@ public record LogConfig(int segmentBytes, long segmentMs, long retentionMs, long
         require(maxMessageBytes >= RecordBatchHeader.HEADER_SIZE_BYTES, "max.message.bytes", maxMessageBytes,
                 ">= " + RecordBatchHeader.HEADER_SIZE_BYTES);
         require(indexIntervalBytes >= 0, "index.interval.bytes", indexIntervalBytes, ">= 0");
+        require(deleteRetentionMs >= 0, "delete.retention.ms", deleteRetentionMs, ">= 0");
         if (timestampType == null) {
             throw new IllegalArgumentException("message.timestamp.type must be set");
+        }
+        if (cleanupPolicy == null) {
+            throw new IllegalArgumentException("cleanup.policy must be set");
         }
     }
 
     public static LogConfig defaults() {
         return new LogConfig(DEFAULT_SEGMENT_BYTES, DEFAULT_SEGMENT_MS, DEFAULT_RETENTION_MS,
                 DEFAULT_RETENTION_BYTES, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_INDEX_INTERVAL_BYTES,
-                TimestampType.CREATE_TIME);
+                TimestampType.CREATE_TIME, CleanupPolicy.DELETE, DEFAULT_DELETE_RETENTION_MS);
     }
 
     /**
@@ -76,6 +140,10 @@ public record LogConfig(int segmentBytes, long segmentMs, long retentionMs, long
                     return withIndexIntervalBytes(Integer.parseInt(value));
                 case "message.timestamp.type":
                     return withTimestampType(TimestampType.forConfigValue(value));
+                case "cleanup.policy":
+                    return withCleanupPolicy(CleanupPolicy.forConfigValue(value));
+                case "delete.retention.ms":
+                    return withDeleteRetentionMs(Long.parseLong(value));
                 default:
                     throw new IllegalArgumentException("unknown log config '" + name + "'");
             }
@@ -86,37 +154,47 @@ public record LogConfig(int segmentBytes, long segmentMs, long retentionMs, long
 
     public LogConfig withSegmentBytes(int value) {
         return new LogConfig(value, segmentMs, retentionMs, retentionBytes, maxMessageBytes, indexIntervalBytes,
-                timestampType);
+                timestampType, cleanupPolicy, deleteRetentionMs);
     }
 
     public LogConfig withSegmentMs(long value) {
         return new LogConfig(segmentBytes, value, retentionMs, retentionBytes, maxMessageBytes, indexIntervalBytes,
-                timestampType);
+                timestampType, cleanupPolicy, deleteRetentionMs);
     }
 
     public LogConfig withRetentionMs(long value) {
         return new LogConfig(segmentBytes, segmentMs, value, retentionBytes, maxMessageBytes, indexIntervalBytes,
-                timestampType);
+                timestampType, cleanupPolicy, deleteRetentionMs);
     }
 
     public LogConfig withRetentionBytes(long value) {
         return new LogConfig(segmentBytes, segmentMs, retentionMs, value, maxMessageBytes, indexIntervalBytes,
-                timestampType);
+                timestampType, cleanupPolicy, deleteRetentionMs);
     }
 
     public LogConfig withMaxMessageBytes(int value) {
         return new LogConfig(segmentBytes, segmentMs, retentionMs, retentionBytes, value, indexIntervalBytes,
-                timestampType);
+                timestampType, cleanupPolicy, deleteRetentionMs);
     }
 
     public LogConfig withIndexIntervalBytes(int value) {
         return new LogConfig(segmentBytes, segmentMs, retentionMs, retentionBytes, maxMessageBytes, value,
-                timestampType);
+                timestampType, cleanupPolicy, deleteRetentionMs);
     }
 
     public LogConfig withTimestampType(TimestampType value) {
         return new LogConfig(segmentBytes, segmentMs, retentionMs, retentionBytes, maxMessageBytes,
-                indexIntervalBytes, value);
+                indexIntervalBytes, value, cleanupPolicy, deleteRetentionMs);
+    }
+
+    public LogConfig withCleanupPolicy(CleanupPolicy value) {
+        return new LogConfig(segmentBytes, segmentMs, retentionMs, retentionBytes, maxMessageBytes,
+                indexIntervalBytes, timestampType, value, deleteRetentionMs);
+    }
+
+    public LogConfig withDeleteRetentionMs(long value) {
+        return new LogConfig(segmentBytes, segmentMs, retentionMs, retentionBytes, maxMessageBytes,
+                indexIntervalBytes, timestampType, cleanupPolicy, value);
     }
 
     private static void require(boolean ok, String name, long value, String rule) {

@@ -384,6 +384,22 @@ public final class LogSegment {
         return null;
     }
 
+    /**
+     * The whole batch at {@code position}, read with a positional read. Safe to call without the log's lock on a
+     * segment that no longer takes appends (the compactor does); fails with an IOException once it is closed.
+     */
+    ByteBuffer readBatchAt(int position) throws IOException {
+        RecordBatchHeader header = readHeader(position);
+        int sizeInBytes = header.sizeInBytes();
+        if (sizeInBytes < RecordBatchHeader.HEADER_SIZE_BYTES) {
+            throw new IOException("batch at position " + position + " of " + logFile + " has size " + sizeInBytes);
+        }
+        ByteBuffer batch = ByteBuffer.allocate(sizeInBytes);
+        FileIo.readFully(channel, batch, position);
+        batch.flip();
+        return batch;
+    }
+
     private RecordBatchHeader readHeader(int position) throws IOException {
         ByteBuffer header = ByteBuffer.allocate(RecordBatchHeader.HEADER_SIZE_BYTES);
         FileIo.readFully(channel, header, position);

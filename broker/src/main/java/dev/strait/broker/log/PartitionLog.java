@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -54,6 +55,8 @@ public final class PartitionLog implements AutoCloseable {
     private long logEndOffset;
     private long highWatermark;
     private long recoveryPoint;
+    /** Compaction: offsets below this were deduplicated by an earlier pass (Kafka's cleaner checkpoint). */
+    private long cleanerCheckpoint;
     private boolean offline;
     private boolean closed;
 
@@ -90,6 +93,7 @@ public final class PartitionLog implements AutoCloseable {
         Path marker = dir.resolve(LogFiles.CLEAN_SHUTDOWN_MARKER);
         boolean cleanShutdown = Files.exists(marker);
         long[] state = readLogState();
+        finishInterruptedCompaction();
         TreeSet<Long> baseOffsets = listFilesAndRemoveStrays();
         boolean recovered = loadSegments(baseOffsets, cleanShutdown, state[1]);
         long checkpointedStartOffset = state[0];
@@ -105,6 +109,7 @@ public final class PartitionLog implements AutoCloseable {
         }
         highWatermark = Math.min(Math.max(state[2], logStartOffset), logEndOffset);
         recoveryPoint = cleanShutdown ? logEndOffset : Math.min(state[1], logEndOffset);
+        cleanerCheckpoint = Math.min(state[3], logEndOffset);
         epochCache.truncateFromEnd(logEndOffset);
         epochCache.truncateFromStart(logStartOffset);
         if (recovered) {
@@ -119,6 +124,44 @@ public final class PartitionLog implements AutoCloseable {
         }
         LOGGER.info("{}opened: {} segments, logStartOffset={}, logEndOffset={}, highWatermark={}, cleanShutdown={}",
                 logPrefix, segments.size(), logStartOffset, logEndOffset, highWatermark, cleanShutdown);
+    }
+
+    /**
+     * Completes swaps that a crash interrupted after their commit point (a {@code .swap} file exists: the compacted
+     * data is complete and durable) by deleting the segments it replaces and renaming it to a {@code .log}; deletes
+     * {@code .cleaned} files, whose swap never started (the old segments are intact).
+     */
+    private void finishInterruptedCompaction() throws IOException {
+        List<Path> swaps = new ArrayList<>();
+        TreeSet<Long> logBaseOffsets = new TreeSet<>();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+            for (Path file : files) {
+                String name = file.getFileName().toString();
+                if (name.endsWith(LogFiles.CLEANED_SUFFIX)) {
+                    LOGGER.info("{}deleting incomplete compaction output {}", logPrefix, name);
+                    Files.delete(file);
+                } else if (LogFiles.rangeOfSwapFile(name) != null) {
+                    swaps.add(file);
+                } else if (LogFiles.baseOffsetOfLogFile(name) >= 0) {
+                    logBaseOffsets.add(LogFiles.baseOffsetOfLogFile(name));
+                }
+            }
+        }
+        for (Path swap : swaps) {
+            long[] range = LogFiles.rangeOfSwapFile(swap.getFileName().toString());
+            LOGGER.warn("{}finishing a compaction swap interrupted by a crash: {}", logPrefix, swap.getFileName());
+            for (long baseOffset : logBaseOffsets.subSet(range[0], true, range[1], true)) {
+                deleteSegmentFiles(baseOffset);
+            }
+            Files.move(swap, LogFiles.logFile(dir, range[0]), StandardCopyOption.ATOMIC_MOVE);
+            CheckpointFile.fsyncDirectory(dir);
+        }
+    }
+
+    private void deleteSegmentFiles(long baseOffset) throws IOException {
+        Files.deleteIfExists(LogFiles.logFile(dir, baseOffset));
+        Files.deleteIfExists(LogFiles.offsetIndexFile(dir, baseOffset));
+        Files.deleteIfExists(LogFiles.timeIndexFile(dir, baseOffset));
     }
 
     /** Base offsets of the segment files; deletes temp files and index files without a log file. */
@@ -178,9 +221,7 @@ public final class PartitionLog implements AutoCloseable {
 
     private void deleteSegmentFiles(Long[] ordered, int from) throws IOException {
         for (int j = from; j < ordered.length; j++) {
-            Files.deleteIfExists(LogFiles.logFile(dir, ordered[j]));
-            Files.deleteIfExists(LogFiles.offsetIndexFile(dir, ordered[j]));
-            Files.deleteIfExists(LogFiles.timeIndexFile(dir, ordered[j]));
+            deleteSegmentFiles(ordered[j]);
         }
     }
 
@@ -517,6 +558,7 @@ public final class PartitionLog implements AutoCloseable {
         }
         highWatermark = Math.min(highWatermark, logEndOffset);
         recoveryPoint = Math.min(recoveryPoint, logEndOffset);
+        cleanerCheckpoint = Math.min(cleanerCheckpoint, logEndOffset);
         epochCache.truncateFromEnd(logEndOffset);
     }
 
@@ -531,6 +573,7 @@ public final class PartitionLog implements AutoCloseable {
         logEndOffset = offset;
         highWatermark = offset;
         recoveryPoint = offset;
+        cleanerCheckpoint = offset;
         epochCache.clear();
     }
 
@@ -586,6 +629,9 @@ public final class PartitionLog implements AutoCloseable {
      */
     public int deleteSegmentsForRetention() {
         ensureUsable();
+        if (!config.cleanupPolicy().delete()) {
+            return 0;
+        }
         long nowMs = time.milliseconds();
         return io("retention", () -> {
             long excessBytes = config.retentionBytes() < 0 ? 0 : sizeBytes() - config.retentionBytes();
@@ -614,6 +660,92 @@ public final class PartitionLog implements AutoCloseable {
             }
             return deleted;
         });
+    }
+
+    /**
+     * Starts a compaction pass if {@code cleanup.policy} includes compact and closed segments below the high
+     * watermark hold data after the cleaner checkpoint; see {@link CompactionTask}. Changes nothing by itself.
+     *
+     * @param maxMapBytes the memory budget of the key map
+     */
+    public Optional<CompactionTask> beginCompaction(long maxMapBytes) {
+        ensureUsable();
+        if (!config.cleanupPolicy().compact()) {
+            return Optional.empty();
+        }
+        List<LogSegment> closed = new ArrayList<>();
+        List<Integer> sizes = new ArrayList<>();
+        LogSegment active = activeSegment();
+        for (LogSegment segment : segments.values()) {
+            if (segment == active || segment.nextOffset() > highWatermark) {
+                break;
+            }
+            closed.add(segment);
+            sizes.add(segment.sizeBytes());
+        }
+        if (closed.isEmpty()) {
+            return Optional.empty();
+        }
+        long closedEndOffset = segments.higherKey(closed.get(closed.size() - 1).baseOffset());
+        long firstDirtyOffset = Math.max(cleanerCheckpoint, logStartOffset);
+        if (closedEndOffset <= firstDirtyOffset) {
+            return Optional.empty();
+        }
+        long deleteHorizonMs = time.milliseconds() - config.deleteRetentionMs();
+        return Optional.of(new CompactionTask(dir, logPrefix, closed, sizes, firstDirtyOffset, deleteHorizonMs,
+                config.segmentBytes(), maxMapBytes));
+    }
+
+    /**
+     * Swaps in the segments a prepared {@link CompactionTask} wrote, unless any segment it read has left the log
+     * meanwhile (retention, DeleteRecords, truncation); then its files are deleted and nothing changes.
+     *
+     * @return true if the compacted segments replaced the old ones
+     */
+    public boolean completeCompaction(CompactionTask task) {
+        ensureUsable();
+        if (!task.isPrepared()) {
+            throw new IllegalStateException(logPrefix + "compaction completed before it was prepared");
+        }
+        for (CompactionTask.Group group : task.groups()) {
+            for (LogSegment source : group.sources()) {
+                if (segments.get(source.baseOffset()) != source) {
+                    LOGGER.info("{}segment {} changed during compaction; discarding the pass", logPrefix,
+                            source.baseOffset());
+                    task.abort();
+                    return false;
+                }
+            }
+        }
+        io("compaction swap", () -> {
+            for (CompactionTask.Group group : task.groups()) {
+                swapIn(group);
+            }
+            cleanerCheckpoint = Math.max(cleanerCheckpoint, task.dirtyEndOffset());
+            writeLogState();
+            return null;
+        });
+        return true;
+    }
+
+    private void swapIn(CompactionTask.Group group) throws IOException {
+        Path swap = LogFiles.swapFile(dir, group.firstBaseOffset(), group.lastBaseOffset());
+        // The commit point: from here on, open completes this swap instead of keeping the old segments.
+        Files.move(group.cleanedFile(), swap, StandardCopyOption.ATOMIC_MOVE);
+        CheckpointFile.fsyncDirectory(dir);
+        for (LogSegment source : group.sources()) {
+            segments.remove(source.baseOffset());
+            source.delete();
+        }
+        Files.move(swap, LogFiles.logFile(dir, group.firstBaseOffset()), StandardCopyOption.ATOMIC_MOVE);
+        CheckpointFile.fsyncDirectory(dir);
+        LogSegment compacted = LogSegment.open(dir, group.firstBaseOffset(), config.indexIntervalBytes(), time);
+        compacted.loadIndexes();
+        addSegment(compacted);
+    }
+
+    public long cleanerCheckpoint() {
+        return cleanerCheckpoint;
     }
 
     /** Forces all unflushed segments to disk and advances the recovery point to the log end offset. */
@@ -680,7 +812,7 @@ public final class PartitionLog implements AutoCloseable {
     private long[] readLogState() throws IOException {
         Path file = dir.resolve(LogFiles.LOG_STATE_CHECKPOINT);
         List<String> lines = CheckpointFile.read(file);
-        long[] state = {0, 0, 0};
+        long[] state = {0, 0, 0, 0};
         if (lines == null) {
             return state;
         }
@@ -696,6 +828,10 @@ public final class PartitionLog implements AutoCloseable {
                 }
                 state[i] = Long.parseLong(parts[1]);
             }
+            // Added later; files written before it lack the line and mean "nothing compacted yet".
+            if (lines.size() > 4 && lines.get(4).trim().startsWith("cleanerCheckpoint ")) {
+                state[3] = Long.parseLong(lines.get(4).trim().split(" ")[1]);
+            }
         } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
             throw new IOException("malformed " + file + ": " + e.getMessage(), e);
         }
@@ -705,7 +841,7 @@ public final class PartitionLog implements AutoCloseable {
     private void writeLogState() throws IOException {
         CheckpointFile.write(dir.resolve(LogFiles.LOG_STATE_CHECKPOINT), List.of(LOG_STATE_VERSION,
                 "logStartOffset " + logStartOffset, "recoveryPoint " + recoveryPoint,
-                "highWatermark " + highWatermark));
+                "highWatermark " + highWatermark, "cleanerCheckpoint " + cleanerCheckpoint));
     }
 
     private void ensureUsable() {

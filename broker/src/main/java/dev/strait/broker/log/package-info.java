@@ -10,7 +10,10 @@
  *   <li>{@code .index} / {@code .timeindex}: sparse offset and time indexes per segment. Derived data: rebuilt from
  *       the log file every time the log is opened, so a missing or damaged index never matters.</li>
  *   <li>{@code leader-epoch-checkpoint}: the {@link dev.strait.broker.log.LeaderEpochCache}.</li>
- *   <li>{@code log-state-checkpoint}: log start offset, recovery point and high watermark.</li>
+ *   <li>{@code log-state-checkpoint}: log start offset, recovery point, high watermark and the cleaner checkpoint
+ *       (compacted logs: offsets below it were deduplicated by an earlier pass).</li>
+ *   <li>{@code <first>-<last>.cleaned} / {@code .swap}: a compaction pass's output being written / committed; see
+ *       {@link dev.strait.broker.log.CompactionTask}.</li>
  *   <li>{@code .clean-shutdown}: written by {@code close()}, removed by open.</li>
  * </ul>
  * Checkpoints are replaced atomically (temp file, fsync, rename, directory fsync).
@@ -28,6 +31,13 @@
  * CRC-32C) and truncated at the first invalid batch; segments after a truncated one are deleted. Segments known to
  * be flushed are only scanned header by header to rebuild the indexes. Then the leader epoch cache is truncated to
  * the recovered log end offset. The recovery point advances on {@code flush()}, on segment roll and on close.
+ * Before any of this, a compaction swap interrupted after its commit point (a {@code .swap} file) is finished and
+ * leftover {@code .cleaned} files are deleted.
+ *
+ * <h2>Compaction</h2>
+ * For {@code cleanup.policy=compact}, the closed segments are rewritten keeping the last record per key; offsets are
+ * preserved, so a compacted log has gaps (reads return the next batch at or after the requested offset). Retention
+ * applies only when the policy includes {@code delete}.
  *
  * <h2>Threading</h2>
  * Nothing in this package is thread-safe by itself. A {@code PartitionLog} and everything it owns (segments,

@@ -150,6 +150,22 @@ public final class FileMetadataSource implements MetadataSource {
         return updated;
     }
 
+    @Override
+    public synchronized TopicMetadata increasePartitions(String name, int newCount) {
+        TopicMetadata old = topics.get(name);
+        if (old == null) {
+            throw new UnknownTopicException("unknown topic '" + name + "'");
+        }
+        if (newCount <= old.partitions()) {
+            throw new IllegalArgumentException("topic '" + name + "' has " + old.partitions()
+                    + " partitions; " + newCount + " would not be an increase");
+        }
+        TopicMetadata updated = old.withPartitions(newCount);
+        topics.put(name, updated);
+        writeOrRollback(() -> topics.put(name, old));
+        return updated;
+    }
+
     private void writeOrRollback(Runnable rollback) {
         try {
             write();

@@ -43,6 +43,14 @@ public interface MetadataSource extends AutoCloseable {
     TopicMetadata replaceConfigs(String name, Map<String, String> configs);
 
     /**
+     * Raises a topic's partition count; existing partitions keep their numbers.
+     *
+     * @throws UnknownTopicException    if there is none of that name
+     * @throws IllegalArgumentException if {@code newCount} is not above the current count
+     */
+    TopicMetadata increasePartitions(String name, int newCount);
+
+    /**
      * Reserves {@code count} producer ids that were never handed out before, also across restarts.
      *
      * @return the first id of the block

@@ -26,4 +26,8 @@ public record TopicMetadata(String name, Uuid topicId, int partitions, Map<Strin
     public TopicMetadata withConfigs(Map<String, String> newConfigs) {
         return new TopicMetadata(name, topicId, partitions, newConfigs);
     }
+
+    public TopicMetadata withPartitions(int newPartitions) {
+        return new TopicMetadata(name, topicId, newPartitions, configs);
+    }
 }

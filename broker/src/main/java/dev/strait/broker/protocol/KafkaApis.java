@@ -28,6 +28,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
@@ -79,7 +80,9 @@ import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
+import org.apache.kafka.common.requests.DeleteRecordsRequest;
 import org.apache.kafka.common.requests.CreateTopicsResponse;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
 import org.apache.kafka.common.requests.DeleteTopicsResponse;
@@ -117,7 +120,8 @@ import org.slf4j.LoggerFactory;
  * UNKNOWN_SERVER_ERROR.
  *
  * <p>Thread-safe and stateless apart from the producer id allocator: called concurrently by all handler threads.
- * Consumer groups (classic protocol) are delegated to {@link GroupApis}. Not implemented yet: transactions. Producer sequence state
+ * Consumer groups (classic protocol) are delegated to {@link GroupApis}, CreatePartitions and DeleteRecords to
+ * {@link PartitionAdminApis}. Not implemented yet: transactions. Producer sequence state
  * is in memory only (see ProducerStateTable).
  */
 public final class KafkaApis implements RequestDispatcher {
@@ -140,6 +144,7 @@ public final class KafkaApis implements RequestDispatcher {
     private final FetchHandler fetchHandler;
     private final ProducerIdManager producerIds;
     private final GroupApis groupApis;
+    private final PartitionAdminApis partitionAdminApis;
 
     /**
      * @param endpoint             this node's id and address (known only after binding)
@@ -165,6 +170,7 @@ public final class KafkaApis implements RequestDispatcher {
         this.fetchHandler = new FetchHandler(replicaManager);
         this.producerIds = new ProducerIdManager(replicaManager.metadata());
         this.groupApis = groupCoordinator == null ? null : new GroupApis(groupCoordinator, endpoint);
+        this.partitionAdminApis = new PartitionAdminApis(replicaManager, () -> endpoint.get().nodeId());
     }
 
     @Override
@@ -254,6 +260,10 @@ public final class KafkaApis implements RequestDispatcher {
                 return handleInitProducerId((InitProducerIdRequest) body);
             case OFFSET_FOR_LEADER_EPOCH:
                 return handleOffsetForLeaderEpoch((OffsetsForLeaderEpochRequest) body);
+            case CREATE_PARTITIONS:
+                return partitionAdminApis.handleCreatePartitions((CreatePartitionsRequest) body);
+            case DELETE_RECORDS:
+                return partitionAdminApis.handleDeleteRecords((DeleteRecordsRequest) body);
             default:
                 if (SupportedApis.GROUP_APIS.contains(key)) {
                     return groupApis.handle(request, context, body);
@@ -390,6 +400,9 @@ public final class KafkaApis implements RequestDispatcher {
         List<ProducerBatch> producerBatches = new ArrayList<>();
         try {
             ProduceRequest.validateRecords(version, records);
+            if (replicaManager.logConfigFor(topic.get()).cleanupPolicy().compact()) {
+                requireKeys(records);
+            }
             for (MutableRecordBatch batch : records.batches()) {
                 producerBatches.add(new ProducerBatch(batch.producerId(), batch.producerEpoch(),
                         batch.baseSequence(), batch.lastSequence(),
@@ -414,6 +427,20 @@ public final class KafkaApis implements RequestDispatcher {
         } catch (LogStorageException e) {
             LOGGER.error("append to {} failed", tp, e);
             return response.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code());
+        }
+    }
+
+    /** As Kafka: compaction keeps the last record per key, so a record without one has no place in the log. */
+    private static void requireKeys(MemoryRecords records) {
+        for (MutableRecordBatch batch : records.batches()) {
+            if (batch.isControlBatch()) {
+                continue;
+            }
+            for (org.apache.kafka.common.record.Record record : batch) {
+                if (!record.hasKey()) {
+                    throw new InvalidRecordException("Compacted topic cannot accept message without key");
+                }
+            }
         }
     }
 
@@ -715,7 +742,7 @@ public final class KafkaApis implements RequestDispatcher {
                 case 1: // DELETE
                     overrides.remove(config.name());
                     break;
-                default: // APPEND, SUBTRACT: only for list configs; cleanup.policy has one legal value here.
+                default: // APPEND, SUBTRACT (list configs, i.e. cleanup.policy): not yet; SET the whole list instead.
                     throw new UnsupportedOperationException("config operation " + config.configOperation()
                             + " is not supported");
             }

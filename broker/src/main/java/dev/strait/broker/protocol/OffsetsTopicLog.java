@@ -3,11 +3,14 @@ package dev.strait.broker.protocol;
 import dev.strait.broker.group.OffsetsLog;
 import dev.strait.broker.log.LogReadResult;
 import dev.strait.broker.metadata.TopicExistsException;
+import dev.strait.broker.metadata.TopicMetadata;
 import dev.strait.broker.replica.Partition;
 import dev.strait.broker.replica.ReplicaManager;
+import dev.strait.broker.replica.TopicConfigs;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.BiConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
@@ -18,8 +21,10 @@ import org.apache.kafka.common.record.SimpleRecord;
 
 /**
  * The group coordinator's {@link OffsetsLog}: the internal topic {@value #TOPIC}, created on first start with
- * {@code offsets.topic.num.partitions} partitions and {@code retention.ms=-1}, written through the replica layer's
- * {@code PartitionLog}s as ordinary Kafka v2 batches (one batch per append, uncompressed). No compaction yet.
+ * {@code offsets.topic.num.partitions} partitions, {@code cleanup.policy=compact} and
+ * {@code segment.bytes=offsets.topic.segment.bytes} (as Kafka), written through the replica layer's
+ * {@code PartitionLog}s as ordinary Kafka v2 batches (one batch per append, uncompressed, so the log cleaner can
+ * compact them: the latest commit per group and partition survives).
  */
 public final class OffsetsTopicLog implements OffsetsLog {
 
@@ -27,14 +32,21 @@ public final class OffsetsTopicLog implements OffsetsLog {
 
     private final ReplicaManager replicaManager;
 
-    public OffsetsTopicLog(ReplicaManager replicaManager, int numPartitions) {
+    public OffsetsTopicLog(ReplicaManager replicaManager, int numPartitions, int segmentBytes) {
         this.replicaManager = replicaManager;
-        if (replicaManager.topic(TOPIC).isEmpty()) {
+        Map<String, String> configs = Map.of(TopicConfigs.CLEANUP_POLICY, "compact", "segment.bytes",
+                Integer.toString(segmentBytes));
+        Optional<TopicMetadata> existing = replicaManager.topic(TOPIC);
+        if (existing.isEmpty()) {
             try {
-                replicaManager.createTopic(TOPIC, numPartitions, Map.of("retention.ms", "-1"), false);
+                replicaManager.createTopic(TOPIC, numPartitions, configs, false);
             } catch (TopicExistsException e) {
                 // created concurrently
             }
+        } else if (!existing.get().configs().equals(configs)) {
+            // Topics created before compaction existed had retention.ms=-1 only; bring them (and a changed
+            // offsets.topic.segment.bytes) in line so that committed offsets stop growing without bound.
+            replicaManager.replaceTopicConfigs(TOPIC, configs, false);
         }
     }
 

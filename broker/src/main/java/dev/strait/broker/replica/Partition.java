@@ -1,11 +1,14 @@
 package dev.strait.broker.replica;
 
 import dev.strait.broker.log.AppendResult;
+import dev.strait.broker.log.CompactionTask;
 import dev.strait.broker.log.EpochEndOffset;
 import dev.strait.broker.log.LogConfig;
 import dev.strait.broker.log.LogReadResult;
+import dev.strait.broker.log.OffsetOutOfRangeException;
 import dev.strait.broker.log.PartitionLog;
 import dev.strait.broker.log.TimestampAndOffset;
+import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
 import java.nio.ByteBuffer;
@@ -102,6 +105,48 @@ public final class Partition {
 
     public synchronized EpochEndOffset endOffsetForEpoch(int epoch) {
         return log.endOffsetForEpoch(epoch);
+    }
+
+    /**
+     * Moves the log start offset up; -1 means the high watermark.
+     *
+     * @return the new log start offset
+     * @throws OffsetOutOfRangeException if {@code offset} is another negative value or above the high watermark
+     */
+    synchronized long deleteRecordsBefore(long offset) {
+        if (offset < -1) {
+            throw new OffsetOutOfRangeException("[" + topicPartition + "] cannot delete records before offset "
+                    + offset);
+        }
+        return log.deleteRecordsBefore(offset == -1 ? log.highWatermark() : offset);
+    }
+
+    /**
+     * One compaction pass if the log is compacted and has dirty closed segments. The segments are read and
+     * rewritten without this partition's lock; only the start and the swap take it, so produce and fetch continue.
+     *
+     * @return true if compacted segments were swapped in
+     * @throws IOException if the pass failed before the swap (the log is unchanged; a segment it read may have been
+     *                     deleted by retention meanwhile)
+     */
+    boolean compact(long maxMapBytes, CompactionTask.IoThrottle throttle) throws IOException, InterruptedException {
+        Optional<CompactionTask> task;
+        synchronized (this) {
+            task = log.beginCompaction(maxMapBytes);
+        }
+        if (task.isEmpty()) {
+            return false;
+        }
+        task.get().prepare(throttle);
+        boolean swapped;
+        synchronized (this) {
+            swapped = log.completeCompaction(task.get());
+        }
+        return swapped;
+    }
+
+    public synchronized long sizeBytes() {
+        return log.sizeBytes();
     }
 
     synchronized void updateConfig(LogConfig config) {

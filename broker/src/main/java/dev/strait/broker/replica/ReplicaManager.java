@@ -2,6 +2,7 @@ package dev.strait.broker.replica;
 
 import dev.strait.broker.log.AppendResult;
 import dev.strait.broker.log.LogConfig;
+import dev.strait.broker.log.OffsetOutOfRangeException;
 import dev.strait.broker.log.PartitionLog;
 import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.MetadataSource;
@@ -85,6 +86,11 @@ public final class ReplicaManager implements AutoCloseable {
 
     public Optional<TopicMetadata> topic(Uuid topicId) {
         return metadata.topic(topicId);
+    }
+
+    /** The partitions open now; a snapshot. */
+    public List<Partition> partitions() {
+        return List.copyOf(partitions.values());
     }
 
     public Optional<Partition> partition(TopicPartition topicPartition) {
@@ -183,6 +189,54 @@ public final class ReplicaManager implements AutoCloseable {
         return updated;
     }
 
+    /**
+     * Raises a topic's partition count (or only validates the request) and opens the new partitions' logs, which
+     * start empty at offset 0 with the topic's config, like the existing ones did.
+     *
+     * @throws UnknownTopicException    if there is no such topic
+     * @throws IllegalArgumentException if {@code newCount} is not above the current count
+     */
+    public synchronized TopicMetadata createPartitions(String name, int newCount, boolean validateOnly) {
+        TopicMetadata topic = metadata.topic(name)
+                .orElseThrow(() -> new UnknownTopicException("unknown topic '" + name + "'"));
+        if (newCount <= topic.partitions()) {
+            throw new IllegalArgumentException("Topic currently has " + topic.partitions()
+                    + " partitions, which is higher than the requested " + newCount + ".");
+        }
+        if (validateOnly) {
+            return topic.withPartitions(newCount);
+        }
+        // Metadata first: if opening a log fails, the restart opens it from the metadata instead of forgetting it.
+        TopicMetadata updated = metadata.increasePartitions(name, newCount);
+        openPartitions(updated, topic.partitions());
+        LOGGER.info("topic {} now has {} partitions (was {})", name, newCount, topic.partitions());
+        return updated;
+    }
+
+    /**
+     * DeleteRecords: moves a partition's log start offset up to {@code offset} (-1: the high watermark), durably,
+     * and deletes the segments wholly below it. Fetches waiting on the partition are re-checked, since reads below
+     * the new start now fail.
+     *
+     * @return the new log start offset (the low watermark)
+     * @throws UnknownTopicException         if this node has no such partition
+     * @throws OffsetOutOfRangeException     if {@code offset} is negative (other than -1) or above the high watermark
+     * @throws DeleteRecordsRefusedException if the topic's cleanup.policy does not include delete
+     */
+    public long deleteRecords(TopicPartition topicPartition, long offset) {
+        Partition partition = partition(topicPartition)
+                .orElseThrow(() -> new UnknownTopicException("unknown partition " + topicPartition));
+        TopicMetadata topic = metadata.topic(topicPartition.topic())
+                .orElseThrow(() -> new UnknownTopicException("unknown partition " + topicPartition));
+        if (!logConfigFor(topic).cleanupPolicy().delete()) {
+            throw new DeleteRecordsRefusedException("Records of partition " + topicPartition
+                    + " can not be deleted due to the configured policy");
+        }
+        long lowWatermark = partition.deleteRecordsBefore(offset);
+        fetchPurgatory.checkAndComplete(topicPartition);
+        return lowWatermark;
+    }
+
     /** Applies retention to every partition; called periodically. */
     public void deleteSegmentsForRetention() {
         for (Partition partition : partitions.values()) {
@@ -194,13 +248,18 @@ public final class ReplicaManager implements AutoCloseable {
         }
     }
 
-    private LogConfig logConfigFor(TopicMetadata topic) {
+    /** The log config in effect for a topic: built-in defaults, broker defaults, topic overrides. */
+    public LogConfig logConfigFor(TopicMetadata topic) {
         return TopicConfigs.toLogConfig(effectiveConfigs(topic));
     }
 
     private void openPartitions(TopicMetadata topic) {
+        openPartitions(topic, 0);
+    }
+
+    private void openPartitions(TopicMetadata topic, int firstPartition) {
         LogConfig logConfig = logConfigFor(topic);
-        for (int i = 0; i < topic.partitions(); i++) {
+        for (int i = firstPartition; i < topic.partitions(); i++) {
             TopicPartition tp = new TopicPartition(topic.name(), i);
             PartitionLog log = PartitionLog.open(logDir.resolve(topic.name() + "-" + i), logConfig, time);
             partitions.put(tp, new Partition(tp, log));

@@ -8,7 +8,7 @@ import java.util.Set;
 
 /**
  * The topic configs this broker understands, by their Kafka names, with validation and the merge of broker
- * defaults and topic overrides. {@code cleanup.policy} is accepted only as {@code delete} (no compaction yet).
+ * defaults and topic overrides. {@code cleanup.policy} takes {@code delete}, {@code compact} or both.
  */
 public final class TopicConfigs {
 
@@ -20,7 +20,8 @@ public final class TopicConfigs {
     static {
         LogConfig d = LogConfig.defaults();
         Map<String, String> m = new LinkedHashMap<>();
-        m.put(CLEANUP_POLICY, "delete");
+        m.put(CLEANUP_POLICY, d.cleanupPolicy().configValue());
+        m.put("delete.retention.ms", Long.toString(d.deleteRetentionMs()));
         m.put("retention.ms", Long.toString(d.retentionMs()));
         m.put("retention.bytes", Long.toString(d.retentionBytes()));
         m.put("segment.bytes", Integer.toString(d.segmentBytes()));
@@ -56,12 +57,7 @@ public final class TopicConfigs {
             if (value == null) {
                 throw new IllegalArgumentException("config '" + key + "' needs a value");
             }
-            if (CLEANUP_POLICY.equals(key)) {
-                if (!"delete".equals(value.trim())) {
-                    throw new IllegalArgumentException("cleanup.policy '" + value
-                            + "' is not supported; only 'delete' is (no log compaction yet)");
-                }
-            } else if (!BUILT_IN_DEFAULTS.containsKey(key)) {
+            if (!BUILT_IN_DEFAULTS.containsKey(key)) {
                 throw new IllegalArgumentException("unknown topic config '" + key + "'");
             } else {
                 logConfigs.put(key, value.trim());

@@ -24,7 +24,10 @@ import org.slf4j.LoggerFactory;
  * {@code auto.create.topics.enable}, {@code log.retention.check.interval.ms}, and the topic defaults
  * {@code log.retention.ms|minutes|hours}, {@code log.retention.bytes}, {@code log.segment.bytes},
  * {@code log.roll.ms|hours}, {@code message.max.bytes}, {@code log.message.timestamp.type},
- * {@code log.cleanup.policy}, {@code log.index.interval.bytes}. Unknown names are logged and ignored.
+ * {@code log.cleanup.policy}, {@code log.index.interval.bytes}, {@code log.cleaner.delete.retention.ms}; the log
+ * cleaner's {@code log.cleaner.enable}, {@code log.cleaner.backoff.ms}, {@code log.cleaner.dedupe.buffer.size},
+ * {@code log.cleaner.io.max.bytes.per.second}; the group coordinator's {@code offsets.topic.num.partitions},
+ * {@code offsets.topic.segment.bytes} and {@code group.*} timeouts. Unknown names are logged and ignored.
  */
 public final class BrokerConfig {
 
@@ -40,13 +43,16 @@ public final class BrokerConfig {
             "message.max.bytes", "max.message.bytes",
             "log.message.timestamp.type", "message.timestamp.type",
             "log.cleanup.policy", "cleanup.policy",
-            "log.index.interval.bytes", "index.interval.bytes");
+            "log.index.interval.bytes", "index.interval.bytes",
+            "log.cleaner.delete.retention.ms", "delete.retention.ms");
 
     private static final Set<String> OTHER_NAMES = Set.of("node.id", "listeners", "log.dirs", "log.dir",
             "num.network.threads", "num.io.threads", "queued.max.requests", "socket.request.max.bytes",
             "num.partitions", "auto.create.topics.enable", "log.retention.check.interval.ms",
             "log.retention.minutes", "log.retention.hours", "log.roll.hours", "offsets.topic.num.partitions",
-            "group.initial.rebalance.delay.ms", "group.min.session.timeout.ms", "group.max.session.timeout.ms");
+            "group.initial.rebalance.delay.ms", "group.min.session.timeout.ms", "group.max.session.timeout.ms",
+            "offsets.topic.segment.bytes", "log.cleaner.enable", "log.cleaner.backoff.ms",
+            "log.cleaner.dedupe.buffer.size", "log.cleaner.io.max.bytes.per.second");
 
     private final Map<String, String> originals;
     private final int nodeId;
@@ -115,6 +121,12 @@ public final class BrokerConfig {
         this.autoCreateTopics = boolValue(props, "auto.create.topics.enable", true);
         this.retentionCheckIntervalMs = longValue(props, "log.retention.check.interval.ms", 300000, 1);
         this.topicDefaults = topicDefaults(props);
+        // Validated here so that a bad value fails at startup with the setting's name, not later.
+        offsetsTopicSegmentBytes();
+        logCleanerEnable();
+        logCleanerBackoffMs();
+        logCleanerDedupeBufferSize();
+        logCleanerIoMaxBytesPerSecond();
     }
 
     public static BrokerConfig from(Map<String, String> props) {
@@ -238,6 +250,46 @@ public final class BrokerConfig {
     /** {@code offsets.topic.num.partitions} (default 5; only used when the offsets topic is created). */
     public int offsetsTopicNumPartitions() {
         return (int) longValue(originals, "offsets.topic.num.partitions", 5, 1);
+    }
+
+    /** {@code offsets.topic.segment.bytes} (default 104857600, as Kafka): segment size of the compacted offsets topic. */
+    public int offsetsTopicSegmentBytes() {
+        return intValue(originals, "offsets.topic.segment.bytes", 104_857_600, 1);
+    }
+
+    /** {@code log.cleaner.enable} (default true): whether compacted topics are compacted. */
+    public boolean logCleanerEnable() {
+        return boolValue(originals, "log.cleaner.enable", true);
+    }
+
+    /** {@code log.cleaner.backoff.ms} (default 15000, as Kafka): pause between cleaner rounds. */
+    public long logCleanerBackoffMs() {
+        return longValue(originals, "log.cleaner.backoff.ms", 15_000, 1);
+    }
+
+    /** {@code log.cleaner.dedupe.buffer.size} (default 134217728, as Kafka): memory for a pass's key map. */
+    public long logCleanerDedupeBufferSize() {
+        return longValue(originals, "log.cleaner.dedupe.buffer.size", 134_217_728, 1);
+    }
+
+    /**
+     * {@code log.cleaner.io.max.bytes.per.second} (default: no limit, as Kafka): the cleaner's read plus write rate.
+     * Kafka's value is a double; a whole number is accepted here.
+     */
+    public long logCleanerIoMaxBytesPerSecond() {
+        String value = originals.get("log.cleaner.io.max.bytes.per.second");
+        if (value == null) {
+            return 0;
+        }
+        try {
+            double parsed = Double.parseDouble(value.trim());
+            if (!(parsed >= 1)) {
+                throw new ConfigException("log.cleaner.io.max.bytes.per.second", value, "must be >= 1");
+            }
+            return parsed >= Long.MAX_VALUE ? 0 : (long) parsed;
+        } catch (NumberFormatException e) {
+            throw new ConfigException("log.cleaner.io.max.bytes.per.second", value, "not a number");
+        }
     }
 
     /** {@code group.initial.rebalance.delay.ms} (default 3000, as Kafka). */

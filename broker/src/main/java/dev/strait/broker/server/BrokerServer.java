@@ -8,6 +8,7 @@ import dev.strait.broker.network.SocketServer;
 import dev.strait.broker.protocol.BrokerEndpoint;
 import dev.strait.broker.protocol.KafkaApis;
 import dev.strait.broker.protocol.OffsetsTopicLog;
+import dev.strait.broker.replica.LogCleaner;
 import dev.strait.broker.replica.ReplicaManager;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -33,6 +34,7 @@ public final class BrokerServer implements AutoCloseable {
     private ReplicaManager replicaManager;
     private SocketServer socketServer;
     private GroupCoordinator groupCoordinator;
+    private LogCleaner logCleaner;
     private volatile BrokerEndpoint endpoint;
     private boolean started;
 
@@ -57,7 +59,8 @@ public final class BrokerServer implements AutoCloseable {
             });
             replicaManager = new ReplicaManager(metadata, logDir, config.topicDefaults(), Time.SYSTEM, scheduler);
             replicaManager.startup();
-            OffsetsTopicLog offsetsLog = new OffsetsTopicLog(replicaManager, config.offsetsTopicNumPartitions());
+            OffsetsTopicLog offsetsLog = new OffsetsTopicLog(replicaManager, config.offsetsTopicNumPartitions(),
+                    config.offsetsTopicSegmentBytes());
             groupCoordinator = new GroupCoordinator(new GroupCoordinator.Config(offsetsLog.numPartitions(),
                     config.groupInitialRebalanceDelayMs(), config.groupMinSessionTimeoutMs(),
                     config.groupMaxSessionTimeoutMs(), 100), offsetsLog, System::currentTimeMillis);
@@ -70,6 +73,12 @@ public final class BrokerServer implements AutoCloseable {
             socketServer.bind();
             endpoint = new BrokerEndpoint(config.nodeId(), advertisedHost(), socketServer.boundPort());
             socketServer.start();
+            if (config.logCleanerEnable()) {
+                logCleaner = new LogCleaner(replicaManager, new LogCleaner.Settings(config.logCleanerBackoffMs(),
+                        config.logCleanerDedupeBufferSize(), config.logCleanerIoMaxBytesPerSecond()), Time.SYSTEM,
+                        config.nodeId());
+                logCleaner.startup();
+            }
             scheduler.scheduleWithFixedDelay(replicaManager::deleteSegmentsForRetention,
                     config.retentionCheckIntervalMs(), config.retentionCheckIntervalMs(), TimeUnit.MILLISECONDS);
             started = true;
@@ -112,6 +121,10 @@ public final class BrokerServer implements AutoCloseable {
         if (groupCoordinator != null) {
             groupCoordinator.close();
             groupCoordinator = null;
+        }
+        if (logCleaner != null) {
+            logCleaner.close();
+            logCleaner = null;
         }
         if (scheduler != null) {
             scheduler.shutdownNow();

@@ -178,4 +178,51 @@ class GroupCoordinatorTest {
         assertThat(reloaded.fetchOffsets("g", null)).isEmpty();
         assertThat(coordinator().listGroups()).isEmpty();
     }
+
+    @Test
+    void aStableGroupIsStableAgainAfterAReloadWithItsGenerationMembersAndAssignments() {
+        // Given: two members, generation 2, Stable
+        GroupCoordinator coordinator = coordinator();
+        JoinResult first = joinNew(coordinator, protocols("range")).get();
+        sync(coordinator, first, Map.of());
+        AtomicReference<JoinResult> second = joinNew(coordinator, protocols("range"));
+        JoinResult leader = join(coordinator, first.memberId(), protocols("range")).get();
+        JoinResult follower = second.get();
+        AtomicReference<SyncResult> followerSync = sync(coordinator, follower, Map.of());
+        sync(coordinator, leader, Map.of(leader.memberId(), new byte[] {1}, follower.memberId(), new byte[] {2}));
+        assertThat(followerSync.get().assignment()).containsExactly(2);
+
+        // When
+        GroupCoordinator reloaded = coordinator();
+
+        // Then
+        GroupCoordinator.GroupDescription description = reloaded.describeGroup("g");
+        assertThat(description.state()).isEqualTo(GroupState.STABLE);
+        assertThat(description.protocolName()).isEqualTo("range");
+        assertThat(description.members()).extracting(GroupCoordinator.MemberDescription::memberId)
+                .containsExactlyInAnyOrder(leader.memberId(), follower.memberId());
+        assertThat(description.members()).filteredOn(m -> m.memberId().equals(follower.memberId()))
+                .singleElement().satisfies(m -> {
+                    assertThat(m.assignment()).containsExactly(2);
+                    assertThat(m.metadata()).isEqualTo("range".getBytes());
+                    assertThat(m.clientId()).isEqualTo("client");
+                });
+        assertThat(reloaded.heartbeat("g", follower.memberId(), null, 2)).isEqualTo(GroupError.NONE);
+        assertThat(reloaded.heartbeat("g", leader.memberId(), null, 1)).isEqualTo(GroupError.ILLEGAL_GENERATION);
+        assertThat(sync(reloaded, leader, Map.of()).get().assignment()).containsExactly(1);
+        assertThat(reloaded.commitOffsets("g", follower.memberId(), null, 2,
+                Map.of(new TopicPartitionKey("t", 1), new OffsetAndMetadata(3, -1, null, 1))))
+                .isEqualTo(GroupError.NONE);
+
+        // When: only the leader keeps heartbeating past the follower's session timeout (5 s from the reload)
+        clock.addAndGet(4_000);
+        reloaded.heartbeat("g", leader.memberId(), null, 2);
+        clock.addAndGet(2_000);
+        reloaded.tick();
+
+        // Then: the follower expired and the group rebalances as usual
+        assertThat(reloaded.describeGroup("g").state()).isEqualTo(GroupState.PREPARING_REBALANCE);
+        JoinResult alone = join(reloaded, leader.memberId(), protocols("range")).get();
+        assertThat(alone.generation()).isEqualTo(3);
+    }
 }

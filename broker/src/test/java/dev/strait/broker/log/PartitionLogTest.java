@@ -495,7 +495,11 @@ class PartitionLogTest {
         assertThat(config.maxMessageBytes()).isEqualTo(1_048_588);
         assertThatThrownBy(() -> LogConfig.fromTopicConfigs(Map.of("segment.bytes", "x")))
                 .hasMessageContaining("segment.bytes");
-        assertThatThrownBy(() -> LogConfig.fromTopicConfigs(Map.of("cleanup.policy", "compact")))
-                .hasMessageContaining("unknown log config 'cleanup.policy'");
+        assertThat(LogConfig.fromTopicConfigs(Map.of("cleanup.policy", "compact", "delete.retention.ms", "5"))
+                .cleanupPolicy()).isEqualTo(LogConfig.CleanupPolicy.COMPACT);
+        assertThatThrownBy(() -> LogConfig.fromTopicConfigs(Map.of("cleanup.policy", "shred")))
+                .hasMessageContaining("cleanup.policy 'shred' is invalid");
+        assertThatThrownBy(() -> LogConfig.fromTopicConfigs(Map.of("unclean.leader.election.enable", "true")))
+                .hasMessageContaining("unknown log config 'unclean.leader.election.enable'");
     }
 }

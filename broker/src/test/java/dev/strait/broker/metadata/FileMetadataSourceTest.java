@@ -52,4 +52,27 @@ class FileMetadataSourceTest {
                     .isInstanceOf(UnknownTopicException.class);
         }
     }
+
+    @Test
+    void partitionCountIncreasesDurablyAndNeverDecreases() {
+        // Given
+        try (FileMetadataSource source = FileMetadataSource.open(dir)) {
+            source.createTopic("grow", 2, Map.of("retention.ms", "1000"));
+
+            // When
+            TopicMetadata grown = source.increasePartitions("grow", 5);
+
+            // Then
+            assertThat(grown.partitions()).isEqualTo(5);
+            assertThatThrownBy(() -> source.increasePartitions("grow", 5))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not be an increase");
+            assertThatThrownBy(() -> source.increasePartitions("nope", 3))
+                    .isInstanceOf(UnknownTopicException.class);
+        }
+        try (FileMetadataSource reopened = FileMetadataSource.open(dir)) {
+            TopicMetadata topic = reopened.topic("grow").orElseThrow();
+            assertThat(topic.partitions()).isEqualTo(5);
+            assertThat(topic.configs()).isEqualTo(Map.of("retention.ms", "1000"));
+        }
+    }
 }

@@ -18,7 +18,9 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.DeleteRecordsRequestData;
 import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopic;
 import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopicCollection;
 import org.apache.kafka.common.message.FetchRequestData;
@@ -39,7 +41,11 @@ import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.ConsumerGroupHeartbeatResponse;
+import org.apache.kafka.common.requests.CreatePartitionsRequest;
+import org.apache.kafka.common.requests.CreatePartitionsResponse;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
+import org.apache.kafka.common.requests.DeleteRecordsRequest;
+import org.apache.kafka.common.requests.DeleteRecordsResponse;
 import org.apache.kafka.common.requests.CreateTopicsResponse;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
@@ -96,7 +102,8 @@ class KafkaApisWireTest {
                     Map.entry(ApiKeys.HEARTBEAT, "0-4"), Map.entry(ApiKeys.LEAVE_GROUP, "0-5"),
                     Map.entry(ApiKeys.OFFSET_COMMIT, "2-9"), Map.entry(ApiKeys.OFFSET_FETCH, "1-9"),
                     Map.entry(ApiKeys.LIST_GROUPS, "0-5"), Map.entry(ApiKeys.DESCRIBE_GROUPS, "0-6"),
-                    Map.entry(ApiKeys.DELETE_GROUPS, "0-2")));
+                    Map.entry(ApiKeys.DELETE_GROUPS, "0-2"), Map.entry(ApiKeys.CREATE_PARTITIONS, "0-3"),
+                    Map.entry(ApiKeys.DELETE_RECORDS, "0-2")));
         }
     }
 
@@ -301,6 +308,42 @@ class KafkaApisWireTest {
                 .setTopics(new java.util.ArrayList<>(List.of(new FetchRequestData.FetchTopic().setTopicId(topicId)
                         .setPartitions(List.of(new FetchRequestData.FetchPartition().setPartition(0)
                                 .setFetchOffset(offset).setPartitionMaxBytes(1 << 20))))));
+    }
+
+    @Test
+    void deleteRecordsAndCreatePartitionsReportPerPartitionErrorsAtEveryVersion() throws Exception {
+        try (RawClient client = new RawClient()) {
+            createTopic(client, "wire-trim");
+            for (short version = 0; version <= 2; version++) {
+                List<DeleteRecordsRequestData.DeleteRecordsTopic> topics = new java.util.ArrayList<>();
+                topics.add(new DeleteRecordsRequestData.DeleteRecordsTopic().setName("wire-trim").setPartitions(List.of(
+                        new DeleteRecordsRequestData.DeleteRecordsPartition().setPartitionIndex(0).setOffset(-5),
+                        new DeleteRecordsRequestData.DeleteRecordsPartition().setPartitionIndex(7).setOffset(0))));
+                topics.add(new DeleteRecordsRequestData.DeleteRecordsTopic().setName("__consumer_offsets")
+                        .setPartitions(List.of(new DeleteRecordsRequestData.DeleteRecordsPartition()
+                                .setPartitionIndex(0).setOffset(0))));
+                DeleteRecordsResponse response = (DeleteRecordsResponse) client.call(new DeleteRecordsRequest.Builder(
+                        new DeleteRecordsRequestData().setTopics(topics).setTimeoutMs(1000)).build(version));
+                var trim = response.data().topics().find("wire-trim").partitions();
+                assertThat(trim.find(0).errorCode()).isEqualTo(Errors.OFFSET_OUT_OF_RANGE.code());
+                assertThat(trim.find(7).errorCode()).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+                assertThat(response.data().topics().find("__consumer_offsets").partitions().find(0).errorCode())
+                        .isEqualTo(Errors.INVALID_TOPIC_EXCEPTION.code());
+            }
+            for (short version = 0; version <= 3; version++) {
+                CreatePartitionsRequestData.CreatePartitionsTopicCollection topics =
+                        new CreatePartitionsRequestData.CreatePartitionsTopicCollection();
+                topics.add(new CreatePartitionsRequestData.CreatePartitionsTopic().setName("wire-trim").setCount(2));
+                topics.add(new CreatePartitionsRequestData.CreatePartitionsTopic().setName("wire-trim").setCount(3));
+                topics.add(new CreatePartitionsRequestData.CreatePartitionsTopic().setName("wire-none").setCount(3));
+                CreatePartitionsResponse response = (CreatePartitionsResponse) client.call(
+                        new CreatePartitionsRequest.Builder(new CreatePartitionsRequestData().setTopics(topics)
+                                .setTimeoutMs(1000)).build(version));
+                assertThat(response.data().results()).extracting(r -> r.name() + ":" + Errors.forCode(r.errorCode()))
+                        .containsExactly("wire-trim:INVALID_REQUEST", "wire-trim:INVALID_REQUEST",
+                                "wire-none:UNKNOWN_TOPIC_OR_PARTITION");
+            }
+        }
     }
 
     private static long initProducerId(RawClient client) throws IOException {

@@ -7,9 +7,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -61,6 +66,36 @@ class KafkaToolsTest {
         Result list = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--list");
         assertThat(list.exitCode).as(list.toString()).isZero();
         assertThat(list.stdout.lines()).as(list.toString()).contains("tool-topics");
+    }
+
+    @Test
+    void topicsAlterPartitionsThenDescribeShowsThemAndTheNewPartitionServesRecords() throws Exception {
+        Result create = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--create", "--topic", "tool-alter",
+                "--partitions", "1", "--replication-factor", "1");
+        assertThat(create.exitCode).as(create.toString()).isZero();
+
+        Result alter = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--alter", "--topic", "tool-alter",
+                "--partitions", "3");
+        assertThat(alter.exitCode).as(alter.toString()).isZero();
+
+        Result describe = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--describe", "--topic",
+                "tool-alter");
+        assertThat(describe.exitCode).as(describe.toString()).isZero();
+        assertThat(describe.stdout).as(describe.toString()).contains("PartitionCount: 3");
+        assertThat(describe.stdout.lines().filter(l -> l.contains("Partition: ") && l.contains("Leader: 0")))
+                .as(describe.toString()).hasSize(3);
+
+        Result shrink = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--alter", "--topic", "tool-alter",
+                "--partitions", "2");
+        assertThat(shrink.exitCode).as(shrink.toString()).isNotZero();
+        assertThat(shrink.stdout + shrink.stderr).as(shrink.toString()).contains("would not be an increase");
+
+        try (KafkaProducer<String, String> producer = KafkaClientsRoundTripTest.producer(bootstrap(), Map.of())) {
+            assertThat(producer.send(new ProducerRecord<>("tool-alter", 2, "k", "on-new-partition"))
+                    .get(20, TimeUnit.SECONDS).offset()).isZero();
+        }
+        assertThat(KafkaClientsRoundTripTest.consumeFromStart(bootstrap(), new TopicPartition("tool-alter", 2), 1))
+                .extracting(ConsumerRecord::value).containsExactly("on-new-partition");
     }
 
     @Test

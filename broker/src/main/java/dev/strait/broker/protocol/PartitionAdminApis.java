@@ -1,0 +1,189 @@
+package dev.strait.broker.protocol;
+
+import dev.strait.broker.log.LogStorageException;
+import dev.strait.broker.log.OffsetOutOfRangeException;
+import dev.strait.broker.metadata.TopicMetadata;
+import dev.strait.broker.metadata.UnknownTopicException;
+import dev.strait.broker.replica.ReplicaManager;
+import dev.strait.broker.replica.DeleteRecordsRefusedException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.IntSupplier;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.CreatePartitionsRequestData.CreatePartitionsAssignment;
+import org.apache.kafka.common.message.CreatePartitionsRequestData.CreatePartitionsTopic;
+import org.apache.kafka.common.message.CreatePartitionsResponseData;
+import org.apache.kafka.common.message.CreatePartitionsResponseData.CreatePartitionsTopicResult;
+import org.apache.kafka.common.message.DeleteRecordsRequestData.DeleteRecordsPartition;
+import org.apache.kafka.common.message.DeleteRecordsRequestData.DeleteRecordsTopic;
+import org.apache.kafka.common.message.DeleteRecordsResponseData;
+import org.apache.kafka.common.message.DeleteRecordsResponseData.DeleteRecordsPartitionResult;
+import org.apache.kafka.common.message.DeleteRecordsResponseData.DeleteRecordsTopicResult;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.CreatePartitionsRequest;
+import org.apache.kafka.common.requests.CreatePartitionsResponse;
+import org.apache.kafka.common.requests.DeleteRecordsRequest;
+import org.apache.kafka.common.requests.DeleteRecordsResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * CreatePartitions and DeleteRecords, with Kafka's error codes (and, for CreatePartitions, messages modelled on
+ * Kafka's). On a single node neither has anything to wait for, so {@code timeoutMs} is not used.
+ *
+ * <p>Thread-safe: stateless; the replica manager serializes topic changes.
+ */
+final class PartitionAdminApis {
+
+    private static final Logger LOGGER = LoggerFactory.getLogger(PartitionAdminApis.class);
+
+    private final ReplicaManager replicaManager;
+    private final IntSupplier nodeId;
+
+    PartitionAdminApis(ReplicaManager replicaManager, IntSupplier nodeId) {
+        this.replicaManager = replicaManager;
+        this.nodeId = nodeId;
+    }
+
+    // ---------------------------------------------------------------- CreatePartitions
+
+    AbstractResponse handleCreatePartitions(CreatePartitionsRequest request) {
+        CreatePartitionsResponseData data = new CreatePartitionsResponseData();
+        Set<String> seen = new HashSet<>();
+        Set<String> duplicates = new HashSet<>();
+        for (CreatePartitionsTopic topic : request.data().topics()) {
+            if (!seen.add(topic.name())) {
+                duplicates.add(topic.name());
+            }
+        }
+        for (CreatePartitionsTopic topic : request.data().topics()) {
+            CreatePartitionsTopicResult result = new CreatePartitionsTopicResult().setName(topic.name());
+            if (duplicates.contains(topic.name())) {
+                setError(result, Errors.INVALID_REQUEST, "Duplicate topic in request.");
+            } else {
+                createPartitions(topic, request.data().validateOnly(), result);
+            }
+            data.results().add(result);
+        }
+        return new CreatePartitionsResponse(data);
+    }
+
+    private void createPartitions(CreatePartitionsTopic request, boolean validateOnly,
+            CreatePartitionsTopicResult result) {
+        Optional<TopicMetadata> topic = replicaManager.topic(request.name());
+        if (topic.isEmpty()) {
+            setError(result, Errors.UNKNOWN_TOPIC_OR_PARTITION, "Topic '" + request.name() + "' does not exist.");
+            return;
+        }
+        if (OffsetsTopicLog.TOPIC.equals(request.name())) {
+            // Groups are mapped to offsets partitions by hash; a new count would orphan their committed offsets.
+            setError(result, Errors.INVALID_REQUEST, "Cannot change the partition count of the internal topic "
+                    + OffsetsTopicLog.TOPIC + ".");
+            return;
+        }
+        int current = topic.get().partitions();
+        if (request.count() < current) {
+            setError(result, Errors.INVALID_PARTITIONS, "The topic " + request.name() + " currently has " + current
+                    + " partition(s); " + request.count() + " would not be an increase.");
+            return;
+        }
+        if (request.count() == current) {
+            setError(result, Errors.INVALID_PARTITIONS, "Topic already has " + current + " partition(s).");
+            return;
+        }
+        String assignmentError = checkAssignments(request.assignments(), request.count() - current);
+        if (assignmentError != null) {
+            setError(result, Errors.INVALID_REPLICA_ASSIGNMENT, assignmentError);
+            return;
+        }
+        try {
+            replicaManager.createPartitions(request.name(), request.count(), validateOnly);
+            result.setErrorCode(Errors.NONE.code()).setErrorMessage(null);
+        } catch (UnknownTopicException e) {
+            setError(result, Errors.UNKNOWN_TOPIC_OR_PARTITION, e.getMessage());
+        } catch (IllegalArgumentException e) {
+            setError(result, Errors.INVALID_PARTITIONS, e.getMessage());
+        } catch (LogStorageException e) {
+            LOGGER.error("creating partitions of {} failed", request.name(), e);
+            setError(result, Errors.KAFKA_STORAGE_ERROR, e.getMessage());
+        }
+    }
+
+    /** @return why the manual assignments do not fit this one-node cluster, or null if they do (or are absent) */
+    private String checkAssignments(List<CreatePartitionsAssignment> assignments, int added) {
+        if (assignments == null) {
+            return null;
+        }
+        if (assignments.size() != added) {
+            return "Attempted to add " + added + " additional partition(s), but only " + assignments.size()
+                    + " assignment(s) were specified.";
+        }
+        int self = nodeId.getAsInt();
+        for (CreatePartitionsAssignment assignment : assignments) {
+            List<Integer> brokers = assignment.brokerIds();
+            if (brokers.isEmpty()) {
+                return "The manual partition assignment includes an empty replica list.";
+            }
+            for (int broker : brokers) {
+                if (broker != self) {
+                    return "The manual partition assignment includes broker " + broker
+                            + ", but no such broker is registered.";
+                }
+            }
+            if (brokers.size() != 1) {
+                return "The manual partition assignment includes a partition with " + brokers.size()
+                        + " replica(s), but this is not consistent with previous partitions, which have 1 replica(s).";
+            }
+        }
+        return null;
+    }
+
+    private static void setError(CreatePartitionsTopicResult result, Errors error, String message) {
+        result.setErrorCode(error.code()).setErrorMessage(message);
+    }
+
+    // ---------------------------------------------------------------- DeleteRecords
+
+    AbstractResponse handleDeleteRecords(DeleteRecordsRequest request) {
+        DeleteRecordsResponseData data = new DeleteRecordsResponseData();
+        for (DeleteRecordsTopic topic : request.data().topics()) {
+            DeleteRecordsTopicResult topicResult = data.topics().find(topic.name());
+            if (topicResult == null) {
+                topicResult = new DeleteRecordsTopicResult().setName(topic.name());
+                data.topics().add(topicResult);
+            }
+            for (DeleteRecordsPartition partition : topic.partitions()) {
+                DeleteRecordsPartitionResult result = deleteRecords(topic.name(), partition);
+                if (topicResult.partitions().find(result.partitionIndex()) == null) {
+                    topicResult.partitions().add(result);
+                }
+            }
+        }
+        return new DeleteRecordsResponse(data);
+    }
+
+    private DeleteRecordsPartitionResult deleteRecords(String topic, DeleteRecordsPartition request) {
+        DeleteRecordsPartitionResult result = new DeleteRecordsPartitionResult()
+                .setPartitionIndex(request.partitionIndex()).setLowWatermark(-1);
+        TopicPartition tp = new TopicPartition(topic, request.partitionIndex());
+        if (OffsetsTopicLog.TOPIC.equals(topic)) {
+            return result.setErrorCode(Errors.INVALID_TOPIC_EXCEPTION.code());
+        }
+        try {
+            long lowWatermark = replicaManager.deleteRecords(tp, request.offset());
+            return result.setErrorCode(Errors.NONE.code()).setLowWatermark(lowWatermark);
+        } catch (UnknownTopicException e) {
+            return result.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+        } catch (OffsetOutOfRangeException e) {
+            return result.setErrorCode(Errors.OFFSET_OUT_OF_RANGE.code());
+        } catch (DeleteRecordsRefusedException e) {
+            return result.setErrorCode(Errors.POLICY_VIOLATION.code());
+        } catch (LogStorageException e) {
+            LOGGER.error("deleting records of {} failed", tp, e);
+            return result.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code());
+        }
+    }
+}
