@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.common.Uuid;
 
 /**
@@ -37,21 +39,30 @@ public final class FileMetadataSource implements MetadataSource {
 
     private final Path file;
     private final String clusterId;
+    private final int nodeId;
+    private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+    private volatile BrokerRegistration self;
     private final Map<String, TopicMetadata> topics = new LinkedHashMap<>();
     private long nextProducerId;
 
-    private FileMetadataSource(Path file, String clusterId) {
+    private FileMetadataSource(Path file, String clusterId, int nodeId) {
         this.file = file;
         this.clusterId = clusterId;
+        this.nodeId = nodeId;
     }
 
-    /** Loads the file in {@code dir}, or creates it with a new cluster id. */
+    /** Loads the file in {@code dir}, or creates it with a new cluster id, for node 0. */
     public static FileMetadataSource open(Path dir) {
+        return open(dir, 0);
+    }
+
+    /** Loads the file in {@code dir}, or creates it with a new cluster id, for the node {@code nodeId}. */
+    public static FileMetadataSource open(Path dir, int nodeId) {
         try {
             Files.createDirectories(dir);
             Path file = dir.resolve(FILE_NAME);
             if (!Files.exists(file)) {
-                FileMetadataSource source = new FileMetadataSource(file, Uuid.randomUuid().toString());
+                FileMetadataSource source = new FileMetadataSource(file, Uuid.randomUuid().toString(), nodeId);
                 source.write();
                 return source;
             }
@@ -62,7 +73,7 @@ public final class FileMetadataSource implements MetadataSource {
             if (!VERSION.equals(props.getProperty("version"))) {
                 throw new IllegalStateException(file + ": unsupported version " + props.getProperty("version"));
             }
-            FileMetadataSource source = new FileMetadataSource(file, required(props, "cluster.id"));
+            FileMetadataSource source = new FileMetadataSource(file, required(props, "cluster.id"), nodeId);
             source.nextProducerId = Long.parseLong(props.getProperty("next.producer.id", "0"));
             int count = Integer.parseInt(required(props, "topic.count"));
             for (int i = 0; i < count; i++) {
@@ -99,6 +110,48 @@ public final class FileMetadataSource implements MetadataSource {
     }
 
     @Override
+    public int localNodeId() {
+        return nodeId;
+    }
+
+    @Override
+    public void registerLocalBroker(String host, int port) {
+        self = new BrokerRegistration(nodeId, host, port, false);
+        notifyListeners();
+    }
+
+    @Override
+    public Collection<BrokerRegistration> brokers() {
+        BrokerRegistration registered = self;
+        return registered == null ? List.of() : List.of(registered);
+    }
+
+    @Override
+    public synchronized Optional<PartitionState> partitionState(Uuid topicId, int partition) {
+        return topic(topicId).filter(t -> partition >= 0 && partition < t.partitions())
+                .map(t -> PartitionState.singleNode(nodeId));
+    }
+
+    @Override
+    public void addChangeListener(Runnable listener) {
+        listeners.add(listener);
+    }
+
+    /** A lone node has no followers, so nothing may ever ask to change an ISR. */
+    @Override
+    public CompletableFuture<PartitionState> alterPartition(Uuid topicId, int partition, int leaderEpoch,
+                                                            int partitionEpoch, List<Integer> newIsr) {
+        return CompletableFuture.failedFuture(new IllegalStateException(
+                "a single-node cluster has no followers; ISR change " + newIsr + " refused"));
+    }
+
+    private void notifyListeners() {
+        for (Runnable listener : listeners) {
+            listener.run();
+        }
+    }
+
+    @Override
     public synchronized Collection<TopicMetadata> topics() {
         return List.copyOf(topics.values());
     }
@@ -114,7 +167,12 @@ public final class FileMetadataSource implements MetadataSource {
     }
 
     @Override
-    public synchronized TopicMetadata createTopic(String name, int partitions, Map<String, String> configs) {
+    public synchronized TopicMetadata createTopic(String name, int partitions, int replicationFactor,
+                                                  Map<String, String> configs) {
+        if (replicationFactor != -1 && replicationFactor != 1) {
+            throw new InvalidReplicationFactorException("Replication factor: " + replicationFactor
+                    + " larger than available brokers: 1.");
+        }
         if (topics.containsKey(name)) {
             throw new TopicExistsException(name);
         }
@@ -125,6 +183,7 @@ public final class FileMetadataSource implements MetadataSource {
         TopicMetadata topic = new TopicMetadata(name, id, partitions, configs);
         topics.put(name, topic);
         writeOrRollback(() -> topics.remove(name));
+        notifyListeners();
         return topic;
     }
 
@@ -135,6 +194,7 @@ public final class FileMetadataSource implements MetadataSource {
             throw new UnknownTopicException("unknown topic '" + name + "'");
         }
         writeOrRollback(() -> topics.put(name, removed));
+        notifyListeners();
         return removed;
     }
 
@@ -147,6 +207,7 @@ public final class FileMetadataSource implements MetadataSource {
         TopicMetadata updated = old.withConfigs(configs);
         topics.put(name, updated);
         writeOrRollback(() -> topics.put(name, old));
+        notifyListeners();
         return updated;
     }
 
@@ -163,6 +224,7 @@ public final class FileMetadataSource implements MetadataSource {
         TopicMetadata updated = old.withPartitions(newCount);
         topics.put(name, updated);
         writeOrRollback(() -> topics.put(name, old));
+        notifyListeners();
         return updated;
     }
 

@@ -1,8 +1,10 @@
 package dev.strait.broker.metadata;
 
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.Uuid;
 
 /**
@@ -15,6 +17,35 @@ public interface MetadataSource extends AutoCloseable {
 
     String clusterId();
 
+    /** This node's {@code node.id}. */
+    int localNodeId();
+
+    /**
+     * Announces this node's client listener once it is bound. In a cluster this registers the broker with the
+     * controller; alone, it only makes the node list itself.
+     */
+    void registerLocalBroker(String host, int port);
+
+    /** Every broker the cluster knows, fenced ones included (clients are only told about unfenced ones). */
+    Collection<BrokerRegistration> brokers();
+
+    /** Leader, epochs, replicas and ISR of a partition; empty if the topic or partition does not exist. */
+    Optional<PartitionState> partitionState(Uuid topicId, int partition);
+
+    /**
+     * Runs {@code listener} after every committed change (topics, partitions, brokers), on a thread of the
+     * metadata source; the listener must not block. The replica manager reconciles its roles from it.
+     */
+    void addChangeListener(Runnable listener);
+
+    /**
+     * A partition leader asks the controller to change the ISR (Kafka's AlterPartition). Completes with the new
+     * committed state, or exceptionally with {@link StaleEpochException} when {@code leaderEpoch} or
+     * {@code partitionEpoch} is not current.
+     */
+    CompletableFuture<PartitionState> alterPartition(Uuid topicId, int partition, int leaderEpoch, int partitionEpoch,
+                                                     List<Integer> newIsr);
+
     Collection<TopicMetadata> topics();
 
     Optional<TopicMetadata> topic(String name);
@@ -26,7 +57,18 @@ public interface MetadataSource extends AutoCloseable {
      *
      * @throws TopicExistsException if a topic of that name exists
      */
-    TopicMetadata createTopic(String name, int partitions, Map<String, String> configs);
+    default TopicMetadata createTopic(String name, int partitions, Map<String, String> configs) {
+        return createTopic(name, partitions, -1, configs);
+    }
+
+    /**
+     * Adds a topic with a fresh id and its partitions spread over the brokers.
+     *
+     * @param replicationFactor replicas per partition; -1 for the cluster's default
+     * @throws TopicExistsException             if a topic of that name exists
+     * @throws InvalidReplicationFactorException if there are fewer brokers than replicas asked for
+     */
+    TopicMetadata createTopic(String name, int partitions, int replicationFactor, Map<String, String> configs);
 
     /**
      * Removes a topic.

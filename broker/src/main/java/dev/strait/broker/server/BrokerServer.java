@@ -51,7 +51,7 @@ public final class BrokerServer implements AutoCloseable {
             LOGGER.warn("only the first of log.dirs is used yet: {}", logDir);
         }
         try {
-            metadata = FileMetadataSource.open(logDir);
+            metadata = FileMetadataSource.open(logDir, config.nodeId());
             scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread thread = new Thread(r, "strait-scheduler-" + config.nodeId());
                 thread.setDaemon(true);
@@ -72,6 +72,7 @@ public final class BrokerServer implements AutoCloseable {
                     config.socketRequestMaxBytes()), apis);
             socketServer.bind();
             endpoint = new BrokerEndpoint(config.nodeId(), advertisedHost(), socketServer.boundPort());
+            metadata.registerLocalBroker(endpoint.host(), endpoint.port());
             socketServer.start();
             if (config.logCleanerEnable()) {
                 logCleaner = new LogCleaner(replicaManager, new LogCleaner.Settings(config.logCleanerBackoffMs(),

@@ -1,0 +1,31 @@
+package dev.strait.broker.metadata;
+
+import java.util.List;
+
+/**
+ * A partition as the controller last committed it: leader and leader epoch, replicas in preference order (the
+ * first is the preferred leader), in-sync replicas, and the partition epoch that every change bumps so a
+ * stale AlterPartition can be refused.
+ */
+public record PartitionState(int leader, int leaderEpoch, List<Integer> replicas, List<Integer> isr,
+                             int partitionEpoch) {
+
+    public static final int NO_LEADER = -1;
+
+    public PartitionState {
+        replicas = List.copyOf(replicas);
+        isr = List.copyOf(isr);
+        if (!replicas.containsAll(isr)) {
+            throw new IllegalArgumentException("ISR " + isr + " is not a subset of the replicas " + replicas);
+        }
+    }
+
+    /** A partition of a one-node cluster: the node leads it in epoch 0 and is its only replica. */
+    public static PartitionState singleNode(int nodeId) {
+        return new PartitionState(nodeId, 0, List.of(nodeId), List.of(nodeId), 0);
+    }
+
+    public boolean hasLeader() {
+        return leader != NO_LEADER;
+    }
+}
