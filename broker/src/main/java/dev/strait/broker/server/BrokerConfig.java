@@ -52,7 +52,10 @@ public final class BrokerConfig {
             "log.retention.minutes", "log.retention.hours", "log.roll.hours", "offsets.topic.num.partitions",
             "group.initial.rebalance.delay.ms", "group.min.session.timeout.ms", "group.max.session.timeout.ms",
             "offsets.topic.segment.bytes", "log.cleaner.enable", "log.cleaner.backoff.ms",
-            "log.cleaner.dedupe.buffer.size", "log.cleaner.io.max.bytes.per.second");
+            "log.cleaner.dedupe.buffer.size", "log.cleaner.io.max.bytes.per.second",
+            "default.replication.factor", "min.insync.replicas", "unclean.leader.election.enable",
+            "replica.lag.time.max.ms", "replica.fetch.max.bytes", "replica.fetch.min.bytes",
+            "replica.fetch.wait.max.ms", "replica.fetch.backoff.ms", "replica.socket.timeout.ms");
 
     private final Map<String, String> originals;
     private final int nodeId;
@@ -122,6 +125,15 @@ public final class BrokerConfig {
         this.retentionCheckIntervalMs = longValue(props, "log.retention.check.interval.ms", 300000, 1);
         this.topicDefaults = topicDefaults(props);
         // Validated here so that a bad value fails at startup with the setting's name, not later.
+        defaultReplicationFactor();
+        minInsyncReplicas();
+        uncleanLeaderElectionEnable();
+        replicaLagTimeMaxMs();
+        replicaFetchMaxBytes();
+        replicaFetchMinBytes();
+        replicaFetchWaitMaxMs();
+        replicaFetchBackoffMs();
+        replicaSocketTimeoutMs();
         offsetsTopicSegmentBytes();
         logCleanerEnable();
         logCleanerBackoffMs();
@@ -290,6 +302,59 @@ public final class BrokerConfig {
         } catch (NumberFormatException e) {
             throw new ConfigException("log.cleaner.io.max.bytes.per.second", value, "not a number");
         }
+    }
+
+    /** {@code default.replication.factor} (default 1, as Kafka): replicas of topics created without a factor. */
+    public int defaultReplicationFactor() {
+        return intValue(originals, "default.replication.factor", 1, 1);
+    }
+
+    /** {@code min.insync.replicas} (default 1, as Kafka): the ISR size an acks=all produce needs; a topic may override it. */
+    public int minInsyncReplicas() {
+        return intValue(originals, "min.insync.replicas", 1, 1);
+    }
+
+    /**
+     * {@code unclean.leader.election.enable} (default false, as Kafka). Only false is supported: a replica outside
+     * the ISR never leads, so an acknowledged record is never given up for availability.
+     */
+    public boolean uncleanLeaderElectionEnable() {
+        boolean enabled = boolValue(originals, "unclean.leader.election.enable", false);
+        if (enabled) {
+            throw new ConfigException("unclean.leader.election.enable", "true",
+                    "not supported: leaders are elected from the in-sync replicas only");
+        }
+        return false;
+    }
+
+    /** {@code replica.lag.time.max.ms} (default 30000, as Kafka): a follower not caught up for this long leaves the ISR. */
+    public long replicaLagTimeMaxMs() {
+        return longValue(originals, "replica.lag.time.max.ms", 30_000, 1);
+    }
+
+    /** {@code replica.fetch.max.bytes} (default 1048576, as Kafka): bytes per partition in a follower's fetch. */
+    public int replicaFetchMaxBytes() {
+        return intValue(originals, "replica.fetch.max.bytes", 1_048_576, 1);
+    }
+
+    /** {@code replica.fetch.min.bytes} (default 1, as Kafka). */
+    public int replicaFetchMinBytes() {
+        return intValue(originals, "replica.fetch.min.bytes", 1, 1);
+    }
+
+    /** {@code replica.fetch.wait.max.ms} (default 500, as Kafka): how long a follower's fetch may wait for data. */
+    public int replicaFetchWaitMaxMs() {
+        return intValue(originals, "replica.fetch.wait.max.ms", 500, 0);
+    }
+
+    /** {@code replica.fetch.backoff.ms} (default 1000, as Kafka): pause after a failed follower fetch. */
+    public int replicaFetchBackoffMs() {
+        return intValue(originals, "replica.fetch.backoff.ms", 1000, 0);
+    }
+
+    /** {@code replica.socket.timeout.ms} (default 30000, as Kafka): a follower's request timeout. */
+    public int replicaSocketTimeoutMs() {
+        return intValue(originals, "replica.socket.timeout.ms", 30_000, 1);
     }
 
     /** {@code group.initial.rebalance.delay.ms} (default 3000, as Kafka). */

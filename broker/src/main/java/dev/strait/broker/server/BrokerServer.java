@@ -2,7 +2,6 @@ package dev.strait.broker.server;
 
 import dev.strait.broker.group.GroupCoordinator;
 import dev.strait.broker.log.Time;
-import dev.strait.broker.metadata.FileMetadataSource;
 import dev.strait.broker.metadata.MetadataSource;
 import dev.strait.broker.network.SocketServer;
 import dev.strait.broker.protocol.BrokerEndpoint;
@@ -51,7 +50,7 @@ public final class BrokerServer implements AutoCloseable {
             LOGGER.warn("only the first of log.dirs is used yet: {}", logDir);
         }
         try {
-            metadata = FileMetadataSource.open(logDir, config.nodeId());
+            metadata = MetadataSources.open(config, logDir);
             scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread thread = new Thread(r, "strait-scheduler-" + config.nodeId());
                 thread.setDaemon(true);
