@@ -6,6 +6,7 @@ import picocli.CommandLine.Command;
 /** {@code bin/strait}: the one front door; each Strait program is a subcommand. */
 @Command(name = "strait", mixinStandardHelpOptions = true, versionProvider = Version.class,
     description = "Strait: lossless Kafka topic mirroring.",
+    footer = {"", "Benchmarks: strait bench [lag | broker] [flags] (runs bin/bench; see its header for flags)."},
     subcommands = {MirrorCommand.class, LagMonitorCommand.class, CanaryCommand.class, BrokerCommand.class,
         DemoCommand.class, CommandLine.HelpCommand.class})
 public final class Strait implements Runnable {
