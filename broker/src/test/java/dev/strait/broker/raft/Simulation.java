@@ -219,12 +219,15 @@ final class Simulation {
     }
 
     CompletableFuture<Long> propose(int nodeId, String payload) {
+        return propose(nodeId, payload.getBytes(StandardCharsets.UTF_8), payload);
+    }
+
+    CompletableFuture<Long> propose(int nodeId, byte[] bytes, String description) {
         Host host = hosts.get(nodeId);
         if (host.node == null) {
             return CompletableFuture.failedFuture(new NotLeaderException("down", -1, -1));
         }
-        byte[] bytes = payload.getBytes(StandardCharsets.UTF_8);
-        note("propose to " + nodeId + ": " + payload);
+        note("propose to " + nodeId + ": " + description);
         CompletableFuture<Long> result = host.node.propose(bytes, nowMs);
         result.thenAccept(offset -> acked.add(new Acked(offset, bytes)));
         afterNodeActivity(host);
