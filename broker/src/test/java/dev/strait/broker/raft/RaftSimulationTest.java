@@ -34,6 +34,7 @@ class RaftSimulationTest {
         long startNs = System.nanoTime();
         long events = 0;
         long committed = 0;
+        Simulation.Stats stats = new Simulation.Stats();
         List<Long> failedSeeds = new ArrayList<>();
         Simulation.SimulationFailure first = null;
         for (long seed = 0; seed < seeds; seed++) {
@@ -41,6 +42,7 @@ class RaftSimulationTest {
                 Simulation simulation = runOne(voters * 1_000_000L + seed, voters);
                 events += simulation.events();
                 committed += simulation.committedCount();
+                stats.add(simulation.stats());
             } catch (Simulation.SimulationFailure failure) {
                 failedSeeds.add(failure.seed);
                 if (first == null) {
@@ -49,8 +51,8 @@ class RaftSimulationTest {
             }
         }
         long elapsedMs = (System.nanoTime() - startNs) / 1_000_000;
-        System.out.printf("raft simulation: %d voters, %d schedules, %d events, %d committed entries, %d ms, "
-                + "failed seeds %s%n", voters, seeds, events, committed, elapsedMs, failedSeeds);
+        System.out.printf("raft simulation: %d voters, %d schedules, %d events, %d committed entries, %s, %d ms, "
+                + "failed seeds %s%n", voters, seeds, events, committed, stats, elapsedMs, failedSeeds);
         if (first != null) {
             System.out.println(first.getMessage());
             throw first;

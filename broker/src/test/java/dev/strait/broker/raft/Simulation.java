@@ -41,7 +41,13 @@ final class Simulation {
     private static final int TRACE_SIZE = 60;
     private static final long MAX_EVENTS = 2_000_000;
 
-    static final RaftConfig CONFIG = new RaftConfig(150, 150, 60, 15, 100, 450, 20);
+    /**
+     * Timings scaled down from the defaults; fetch size and backoff vary by seed, because a small fetch size is
+     * what lets a follower confirm entries of an old epoch without the new leader's first entry.
+     */
+    static RaftConfig randomConfig(Random random) {
+        return new RaftConfig(150, 150, 60, 5 + random.nextInt(25), 100, 450, 1 + random.nextInt(20));
+    }
 
     /** Fault rates for one run; random ones come from the seed. */
     record Faults(double dropRate, double duplicateRate, int maxDelayMs, double crashRate, double restartRate,
@@ -74,6 +80,31 @@ final class Simulation {
     private record Acked(long offset, byte[] payload) {
     }
 
+    /** What a run exercised, so a sweep can show the faults really happened. */
+    static final class Stats {
+        long crashes;
+        long partitions;
+        long dropped;
+        long duplicated;
+        long divergences;
+        long elections;
+
+        void add(Stats other) {
+            crashes += other.crashes;
+            partitions += other.partitions;
+            dropped += other.dropped;
+            duplicated += other.duplicated;
+            divergences += other.divergences;
+            elections += other.elections;
+        }
+
+        @Override
+        public String toString() {
+            return "elections=" + elections + " crashes=" + crashes + " partitions=" + partitions + " dropped="
+                    + dropped + " duplicated=" + duplicated + " divergence-answers=" + divergences;
+        }
+    }
+
     /** One simulated machine: its disk outlives the {@link RaftNode} that a crash destroys. */
     private static final class Host {
         final int id;
@@ -99,18 +130,21 @@ final class Simulation {
     private final Map<Integer, Integer> leaderOfEpoch = new HashMap<>();
     private final List<LogEntry> committed = new ArrayList<>();
     private final List<Acked> acked = new ArrayList<>();
+    private final RaftConfig config;
     private Faults faults;
     private boolean chaosOn;
     private long nowMs;
     private long seq;
     private long events;
     private long traced;
+    private final Stats stats = new Stats();
     private int proposals;
 
     Simulation(long seed, int voters, int observers, boolean lyingDisks) {
         this.seed = seed;
         this.random = new Random(seed);
         this.faults = Faults.NONE;
+        this.config = randomConfig(random);
         List<Integer> ids = new ArrayList<>();
         for (int id = 1; id <= voters; id++) {
             ids.add(id);
@@ -241,6 +275,7 @@ final class Simulation {
             return;
         }
         note("crash " + nodeId);
+        stats.crashes++;
         host.node = null;
         host.disk.crash(random);
         host.scheduledTickMs = Long.MAX_VALUE;
@@ -257,6 +292,7 @@ final class Simulation {
     /** Cuts {@code island} off from every other node until {@link #healPartition()}. */
     void partition(Set<Integer> island) {
         note("partition " + island);
+        stats.partitions++;
         for (Host host : hosts.values()) {
             host.side = island.contains(host.id) ? 1 : 0;
         }
@@ -271,6 +307,10 @@ final class Simulation {
 
     long nowMs() {
         return nowMs;
+    }
+
+    Stats stats() {
+        return stats;
     }
 
     long events() {
@@ -307,7 +347,7 @@ final class Simulation {
 
     private void start(Host host) {
         Random nodeRandom = new Random(random.nextLong());
-        host.node = new RaftNode(host.id, voterIds, CONFIG, host.disk, this::send, nodeRandom, nowMs);
+        host.node = new RaftNode(host.id, voterIds, config, host.disk, this::send, nodeRandom, nowMs);
         host.checkedHighWatermark = 0;
         host.scheduledTickMs = Long.MAX_VALUE;
         afterNodeActivity(host);
@@ -315,10 +355,15 @@ final class Simulation {
 
     private void send(RaftMessage message) {
         if (random.nextDouble() < faults.dropRate()) {
+            stats.dropped++;
             return;
+        }
+        if (message instanceof RaftMessage.FetchResponse response && response.divergingEpoch() != null) {
+            stats.divergences++;
         }
         schedule(1 + random.nextInt(faults.maxDelayMs()), new Deliver(message));
         if (random.nextDouble() < faults.duplicateRate()) {
+            stats.duplicated++;
             schedule(1 + random.nextInt(faults.maxDelayMs()), new Deliver(message));
         }
     }
@@ -412,6 +457,7 @@ final class Simulation {
             if (node.isLeader()) {
                 Integer previous = leaderOfEpoch.putIfAbsent(node.epoch(), host.id);
                 if (previous == null) {
+                    stats.elections++;
                     checkLeaderHoldsCommitted(node);
                 } else if (previous != host.id) {
                     fail("two leaders in epoch " + node.epoch() + ": " + previous + " and " + host.id);
@@ -469,6 +515,7 @@ final class Simulation {
                 .append("  seed=").append(seed).append(" voters=").append(voterIds.size()).append(" nodes=")
                 .append(hosts.size()).append(" t=").append(nowMs).append("ms events=").append(events)
                 .append("; replay with -Dsim.seed=").append(seed).append('\n');
+        text.append("  ").append(config).append('\n');
         for (Host host : hosts.values()) {
             text.append("  ").append(host.node == null ? "node " + host.id + " DOWN" : host.node.toString())
                     .append(" side=").append(host.side).append('\n');
