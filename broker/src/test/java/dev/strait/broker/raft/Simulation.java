@@ -26,7 +26,8 @@ import java.util.concurrent.CompletableFuture;
  *       {@link #CHAOS_INTERVAL_MS}; client proposals go to the leader (mostly) or to a random node.
  * </ul>
  *
- * Invariants checked after every event: at most one leader per epoch; a new leader holds every committed entry;
+ * Invariants checked after every event: at most one leader per epoch; a node's epoch never goes back, even
+ * across restarts; a new leader holds every committed entry;
  * a node's high watermark never goes back while it runs; committed entries (seen committed by any node) are
  * never changed; every acknowledged proposal is committed with its payload. After the chaos phase everything
  * heals, and the quorum must then commit a fresh proposal on every node within a step budget (liveness), with
@@ -112,6 +113,8 @@ final class Simulation {
         RaftNode node;
         long checkedHighWatermark;
         long scheduledTickMs = Long.MAX_VALUE;
+        /** Highest epoch seen, kept across restarts: the election state is durable, so epochs never go back. */
+        int highestEpoch;
         int side;
 
         Host(int id, boolean lyingDisk) {
@@ -454,6 +457,10 @@ final class Simulation {
             if (node == null) {
                 continue;
             }
+            if (node.epoch() < host.highestEpoch) {
+                fail("node " + host.id + " epoch went back from " + host.highestEpoch + " to " + node.epoch());
+            }
+            host.highestEpoch = node.epoch();
             if (node.isLeader()) {
                 Integer previous = leaderOfEpoch.putIfAbsent(node.epoch(), host.id);
                 if (previous == null) {
@@ -514,7 +521,8 @@ final class Simulation {
         text.append("Simulation failed: ").append(reason).append('\n')
                 .append("  seed=").append(seed).append(" voters=").append(voterIds.size()).append(" nodes=")
                 .append(hosts.size()).append(" t=").append(nowMs).append("ms events=").append(events)
-                .append("; replay with -Dsim.seed=").append(seed).append('\n');
+                .append("; replay with -Dsim.seed=").append(seed).append(" -Dsim.voters=")
+                .append(voterIds.size()).append('\n');
         text.append("  ").append(config).append('\n');
         for (Host host : hosts.values()) {
             text.append("  ").append(host.node == null ? "node " + host.id + " DOWN" : host.node.toString())
