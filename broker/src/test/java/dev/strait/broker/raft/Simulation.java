@@ -20,7 +20,8 @@ import java.util.concurrent.CompletableFuture;
  * <ul>
  *   <li>Clock: simulated milliseconds; events run in (time, sequence) order from one priority queue.
  *   <li>Network: every message gets a random delay (so messages reorder), may be dropped or duplicated, and is
- *       dropped when a partition separates sender and receiver at delivery time.
+ *       dropped when a partition separates sender and receiver at delivery time. A third of the random
+ *       partitions block only one direction.
  *   <li>Disk: {@link SimDisk}; a crash loses writes that were not flushed.
  *   <li>Faults: crashes, restarts, partitions and heals chosen at random by a chaos event every
  *       {@link #CHAOS_INTERVAL_MS}; client proposals go to the leader (mostly) or to a random node.
@@ -61,6 +62,11 @@ final class Simulation {
                     random.nextDouble() * 0.02, 0.02 + random.nextDouble() * 0.1, random.nextDouble() * 0.02,
                     0.01 + random.nextDouble() * 0.05, 0.1 + random.nextDouble() * 0.4);
         }
+    }
+
+    /** Which way a partition blocks messages; one-way partitions are the classic trap for liveness. */
+    enum Direction {
+        BOTH, FROM_ISLAND, TO_ISLAND
     }
 
     private record Event(long timeMs, long seq, Object what) {
@@ -135,6 +141,7 @@ final class Simulation {
     private final List<Acked> acked = new ArrayList<>();
     private final RaftConfig config;
     private Faults faults;
+    private Direction partitionDirection = Direction.BOTH;
     private boolean chaosOn;
     private long nowMs;
     private long seq;
@@ -292,9 +299,15 @@ final class Simulation {
         }
     }
 
-    /** Cuts {@code island} off from every other node until {@link #healPartition()}. */
+    /** Cuts {@code island} off from every other node, both ways, until {@link #healPartition()}. */
     void partition(Set<Integer> island) {
-        note("partition " + island);
+        partition(island, Direction.BOTH);
+    }
+
+    /** Cuts the links between {@code island} and the other nodes in the given direction(s). */
+    void partition(Set<Integer> island, Direction direction) {
+        note("partition " + island + " " + direction);
+        partitionDirection = direction;
         stats.partitions++;
         for (Host host : hosts.values()) {
             host.side = island.contains(host.id) ? 1 : 0;
@@ -385,7 +398,7 @@ final class Simulation {
             if (what instanceof Deliver deliver) {
                 Host to = hosts.get(deliver.message().destination());
                 Host from = hosts.get(deliver.message().source());
-                if (to.node == null || to.side != from.side) {
+                if (to.node == null || blocked(from, to)) {
                     return;
                 }
                 record(event);
@@ -411,6 +424,17 @@ final class Simulation {
             throw fail("node threw " + e);
         }
         checkInvariants();
+    }
+
+    private boolean blocked(Host from, Host to) {
+        if (from.side == to.side) {
+            return false;
+        }
+        return switch (partitionDirection) {
+            case BOTH -> true;
+            case FROM_ISLAND -> from.side == 1;
+            case TO_ISLAND -> to.side == 1;
+        };
     }
 
     private void afterNodeActivity(Host host) {
@@ -443,7 +467,8 @@ final class Simulation {
                     island.add(host.id);
                 }
             }
-            partition(island);
+            Direction[] directions = Direction.values();
+            partition(island, random.nextInt(3) == 0 ? directions[random.nextInt(directions.length)] : Direction.BOTH);
         } else if (partitioned && random.nextDouble() < faults.healRate()) {
             healPartition();
         }

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -13,7 +15,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * fault rates and every random choice, so a failure replays exactly: {@code -Dsim.seed=N} (optionally
  * {@code -Dsim.voters=3}) runs just that seed. {@code -Dsim.seeds=N} changes how many seeds each quorum size gets.
  */
-class RaftSimulationTest {
+@Tag("simulation")
+class RaftSimTest {
 
     private static final long CHAOS_MS = 3_000;
     private static final long LIVENESS_BUDGET_MS = 30_000;
@@ -58,6 +61,17 @@ class RaftSimulationTest {
             throw first;
         }
         assertThat(committed).isPositive();
+    }
+
+    /**
+     * Seeds that once caught a bug, kept as regressions. 5001715: with the own-epoch commit rule removed from
+     * {@code RaftNode.maybeAdvanceHighWatermark}, a leader committed an entry of an older epoch that a later
+     * leader did not have (Raft's "figure 8"); found by the sweep, replayed with {@code -Dsim.seed}.
+     */
+    @ParameterizedTest(name = "seed {0}, {1} voters")
+    @CsvSource({"5001715, 5"})
+    void seedsThatOnceFailed(long seed, int voters) {
+        runOne(seed, voters);
     }
 
     @Test

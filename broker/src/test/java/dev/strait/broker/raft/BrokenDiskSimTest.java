@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -12,7 +13,8 @@ import org.junit.jupiter.api.Test;
  * they are durable), crashes lose committed entries, and the simulation must catch it, name the seed, and
  * replay the same failure from that seed.
  */
-class BrokenDiskSimulationTest {
+@Tag("simulation")
+class BrokenDiskSimTest {
 
     @Test
     void ackingBeforeFlushIsCaughtAndTheSeedReplays() {
