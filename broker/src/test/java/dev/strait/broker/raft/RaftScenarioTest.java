@@ -95,8 +95,9 @@ class RaftScenarioTest {
         UUID orders = new UUID(42, 1);
         List<CompletableFuture<Long>> acked = new ArrayList<>();
         acked.add(proposeRecord(sim, first, new RegisterNode(4, new UUID(4, 4), "broker-4", 9092, "")));
-        acked.add(proposeRecord(sim, first, new CreateTopic("orders", orders)));
-        acked.add(proposeRecord(sim, first, new PartitionChange(orders, 0, List.of(1, 2, 3), List.of(1, 2, 3), 1, 0)));
+        acked.add(proposeBatch(sim, first, List.of(new CreateTopic("orders", orders),
+                new PartitionChange(orders, 0, List.of(1, 2, 3), List.of(1, 2, 3), 1, 0),
+                new PartitionChange(orders, 1, List.of(2, 3, 1), List.of(2, 3, 1), 2, 0))));
         sim.runFor(300);
         // When: the controller's leader crashes and another takes over
         sim.crash(first.nodeId());
@@ -115,12 +116,17 @@ class RaftScenarioTest {
         MetadataImage image = images.get(0);
         assertThat(images).allMatch(image::equals);
         assertThat(image.topic("orders").orElseThrow().partitions().get(0).leader()).isEqualTo(2);
+        assertThat(image.topic("orders").orElseThrow().partitions()).hasSize(2);
         assertThat(image.nodes()).containsKey(4);
         assertThat(image.nextProducerId()).isEqualTo(1000);
     }
 
     private static CompletableFuture<Long> proposeRecord(Simulation sim, RaftNode leader, MetadataRecord record) {
-        return sim.propose(leader.nodeId(), MetadataRecordSerde.serialize(record), record.toString());
+        return proposeBatch(sim, leader, List.of(record));
+    }
+
+    private static CompletableFuture<Long> proposeBatch(Simulation sim, RaftNode leader, List<MetadataRecord> batch) {
+        return sim.propose(leader.nodeId(), MetadataRecordSerde.serializeBatch(batch), batch.toString());
     }
 
     private static List<String> payloads(RaftNode node) {

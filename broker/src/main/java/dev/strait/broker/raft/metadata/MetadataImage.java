@@ -83,11 +83,27 @@ public final class MetadataImage {
         return nextProducerId;
     }
 
-    /** The image after the record committed at {@code offset}. */
+    /** The image after the single-record batch committed at {@code offset}. */
     public MetadataImage apply(long offset, MetadataRecord record) {
+        return apply(offset, List.of(record));
+    }
+
+    /**
+     * The image after the batch committed at {@code offset}. All or nothing: if any record contradicts the image
+     * this throws and, images being immutable, nothing of the batch is visible anywhere.
+     */
+    public MetadataImage apply(long offset, List<MetadataRecord> batch) {
         if (offset < nextOffset) {
-            throw new IllegalStateException("replay went back: record at " + offset + " after " + (nextOffset - 1));
+            throw new IllegalStateException("replay went back: batch at " + offset + " after " + (nextOffset - 1));
         }
+        MetadataImage image = this;
+        for (MetadataRecord record : batch) {
+            image = image.applyOne(offset, record);
+        }
+        return image;
+    }
+
+    private MetadataImage applyOne(long offset, MetadataRecord record) {
         long next = offset + 1;
         if (record instanceof RegisterNode r) {
             NodeRegistration registration = new NodeRegistration(r.nodeId(), offset, r.incarnationId(), r.host(),

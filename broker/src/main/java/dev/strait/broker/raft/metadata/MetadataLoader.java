@@ -4,7 +4,7 @@ import dev.strait.broker.raft.LogEntry;
 import dev.strait.broker.raft.RaftNode;
 
 /**
- * Follows a {@link RaftNode}'s committed log and replays each metadata record into the {@link MetadataImage}:
+ * Follows a {@link RaftNode}'s committed log and replays each metadata batch into the {@link MetadataImage}:
  * how every node, voter or observer, learns the metadata. Only entries below the node's high watermark are
  * read, so the image never shows something a failover could take back. Leader-change entries carry no
  * metadata and are skipped.
@@ -28,7 +28,7 @@ public final class MetadataLoader {
         while (nextOffset < committedEnd) {
             LogEntry entry = node.entry(nextOffset);
             if (entry.kind() == LogEntry.Kind.DATA) {
-                image = image.apply(nextOffset, MetadataRecordSerde.deserialize(entry.payload()));
+                image = image.apply(nextOffset, MetadataRecordSerde.deserializeBatch(entry.payload()));
             }
             nextOffset++;
         }

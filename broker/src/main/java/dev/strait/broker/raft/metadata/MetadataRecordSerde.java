@@ -24,6 +24,10 @@ import java.util.UUID;
  * then the fields in declaration order. Strings are {@code int length} (-1 for null) plus UTF-8, UUIDs two longs,
  * int lists {@code int count} plus the ints. Version 0 is the only version; a reader refuses anything else rather
  * than guess, because a node that misreads metadata is worse than one that stops.
+ *
+ * <p>A log entry's payload is a <em>batch</em>: {@code byte batchVersion, int count}, then per record
+ * {@code int length} plus the record. The controller writes the records of one decision (a topic and all its
+ * partitions) as one batch, so they commit, and are replayed, all or nothing.
  */
 public final class MetadataRecordSerde {
 
@@ -122,6 +126,56 @@ public final class MetadataRecordSerde {
             return record;
         } catch (BufferUnderflowException | NullPointerException e) {
             throw new IllegalArgumentException("truncated or malformed metadata record of " + payload.length + " bytes", e);
+        }
+    }
+
+    public static byte[] serializeBatch(List<MetadataRecord> records) {
+        if (records.isEmpty()) {
+            throw new IllegalArgumentException("empty metadata batch");
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 * records.size());
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeByte(VERSION);
+            out.writeInt(records.size());
+            for (MetadataRecord record : records) {
+                byte[] one = serialize(record);
+                out.writeInt(one.length);
+                out.write(one);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("writing to memory cannot fail", e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /** Parses a batch; throws {@link IllegalArgumentException} if any part of it is malformed. */
+    public static List<MetadataRecord> deserializeBatch(byte[] payload) {
+        ByteBuffer in = ByteBuffer.wrap(payload);
+        try {
+            byte version = in.get();
+            if (version != VERSION) {
+                throw new IllegalArgumentException("unsupported metadata batch version " + version);
+            }
+            int count = in.getInt();
+            if (count <= 0 || count > MAX_LIST) {
+                throw new IllegalArgumentException("bad metadata batch size " + count);
+            }
+            List<MetadataRecord> records = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                int length = in.getInt();
+                if (length < 2 || length > in.remaining()) {
+                    throw new IllegalArgumentException("bad record length " + length + " in metadata batch");
+                }
+                byte[] one = new byte[length];
+                in.get(one);
+                records.add(deserialize(one));
+            }
+            if (in.hasRemaining()) {
+                throw new IllegalArgumentException(in.remaining() + " trailing bytes after metadata batch");
+            }
+            return records;
+        } catch (BufferUnderflowException e) {
+            throw new IllegalArgumentException("truncated metadata batch of " + payload.length + " bytes", e);
         }
     }
 

@@ -88,6 +88,22 @@ class MetadataImageTest {
     }
 
     @Test
+    void aBatchAppliesAllOrNothing() {
+        // Given
+        MetadataImage image = replay(clusterWithOneTopic());
+        UUID payments = new UUID(2, 2);
+        List<MetadataRecord> broken = List.of(new CreateTopic("payments", payments),
+                new PartitionChange(payments, 0, List.of(1), List.of(1), 1, 0),
+                new PartitionChange(payments, 1, List.of(1), List.of(9), 9, 0));
+        // When / Then: the third record is invalid, so the topic of the first never appears
+        assertThatThrownBy(() -> image.apply(11, broken)).isInstanceOf(IllegalStateException.class);
+        assertThat(image.topic("payments")).isEmpty();
+        MetadataImage after = image.apply(11, broken.subList(0, 2));
+        assertThat(after.topic("payments").orElseThrow().partitions()).hasSize(1);
+        assertThat(after.nextOffset()).isEqualTo(12);
+    }
+
+    @Test
     void contradictoryRecordsStopTheReplay() {
         MetadataImage image = replay(clusterWithOneTopic());
         assertThatThrownBy(() -> image.apply(11, new CreateTopic("orders", new UUID(5, 5))))

@@ -53,6 +53,19 @@ class MetadataRecordSerdeTest {
     }
 
     @Test
+    void batchesRoundTripAndTruncatedBatchesAreRejected() {
+        byte[] bytes = MetadataRecordSerde.serializeBatch(oneOfEach());
+        assertThat(MetadataRecordSerde.deserializeBatch(bytes)).isEqualTo(oneOfEach());
+        for (int length = 0; length < bytes.length; length++) {
+            byte[] cut = Arrays.copyOf(bytes, length);
+            assertThatThrownBy(() -> MetadataRecordSerde.deserializeBatch(cut)).as("cut to %d bytes", length)
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+        assertThatThrownBy(() -> MetadataRecordSerde.serializeBatch(List.of()))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void unknownVersionTypeAndTrailingBytesAreRejected() {
         byte[] bytes = MetadataRecordSerde.serialize(new FenceNode(1, 2));
         byte[] futureVersion = bytes.clone();
