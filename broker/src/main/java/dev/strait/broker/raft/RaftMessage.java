@@ -16,11 +16,17 @@ public sealed interface RaftMessage {
 
     int epoch();
 
-    /** A candidate asks for a vote; {@code lastEntry} is the end of the candidate's log. */
-    record VoteRequest(int source, int destination, int epoch, OffsetAndEpoch lastEntry) implements RaftMessage {
+    /**
+     * A candidate asks for a vote; {@code lastEntry} is the end of the candidate's log. With {@code preVote} a
+     * prospective candidate asks, in its current epoch, whether it <em>could</em> win (KIP-996): nothing is
+     * persisted and nobody's epoch moves, so a node cut off from the quorum cannot disrupt it on its return.
+     */
+    record VoteRequest(int source, int destination, int epoch, OffsetAndEpoch lastEntry, boolean preVote)
+            implements RaftMessage {
     }
 
-    record VoteResponse(int source, int destination, int epoch, boolean granted) implements RaftMessage {
+    record VoteResponse(int source, int destination, int epoch, boolean granted, boolean preVote)
+            implements RaftMessage {
     }
 
     /** A new leader announces itself, so voters do not wait for their election timeout to find it. */

@@ -9,6 +9,7 @@ import dev.strait.broker.raft.RaftMessage.VoteResponse;
 import dev.strait.broker.raft.RaftRole.Candidate;
 import dev.strait.broker.raft.RaftRole.Follower;
 import dev.strait.broker.raft.RaftRole.Leader;
+import dev.strait.broker.raft.RaftRole.Prospective;
 import dev.strait.broker.raft.RaftRole.Resigned;
 import dev.strait.broker.raft.RaftRole.Unattached;
 import java.util.ArrayList;
@@ -33,13 +34,17 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Roles and transitions</h2>
  * <pre>
- *   Unattached --election timeout (voter)--> Candidate --majority of votes--> Leader
- *   Unattached/Candidate --BeginQuorumEpoch or fetch answer naming the leader--> Follower
- *   Follower --election timeout (voter)--> Candidate;  (observer) --> Unattached
- *   Candidate --election timeout--> Candidate in the next epoch
- *   Leader --no fetches from a majority for checkQuorumMs--> Resigned --election timeout--> Candidate
+ *   Unattached/Follower/Resigned/Candidate --election timeout (voter)--> Prospective
+ *   Prospective --majority of pre-votes--> Candidate (epoch + 1) --majority of votes--> Leader
+ *   Prospective --election timeout--> Prospective (asks again)
+ *   Unattached/Prospective/Candidate --BeginQuorumEpoch or fetch answer naming the leader--> Follower
+ *   Follower (observer) --election timeout--> Unattached
+ *   Leader --no fetches from a majority for checkQuorumMs--> Resigned
  *   any role --message with a higher epoch--> Unattached (or Follower, when the message names the leader)
  * </pre>
+ * The pre-vote round (KIP-996) changes no durable state and no epoch. A voter grants a pre-vote only if the
+ * prospect's log is at least as up to date as its own and it has not heard from a leader within the election
+ * timeout, so a node returning from a partition cannot depose a healthy leader by inflating the epoch.
  * Every transition that changes the epoch, the vote or the known leader writes the {@link ElectionState} before
  * the role changes and before any message is sent. A follower flushes what it appended before it sends the next
  * fetch, because that fetch is what tells the leader the entries are stored.
@@ -49,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * message, {@link #propose} for each client write, and {@link #tick} no later than {@link #nextDeadlineMs()},
  * always passing the current time. Outbound messages go to the {@link RaftTransport}. Not thread-safe.
  *
- * <p>Not implemented: snapshots and log compaction, pre-vote, voter-set changes, batching of proposals.
+ * <p>Not implemented: snapshots and log compaction, voter-set changes, batching of proposals.
  */
 public final class RaftNode {
 
@@ -75,6 +80,8 @@ public final class RaftNode {
     private long fetchDeadlineMs = Long.MAX_VALUE;
     private long beginQuorumDeadlineMs = Long.MAX_VALUE;
     private long checkQuorumDeadlineMs = Long.MAX_VALUE;
+    /** When a follower last heard from its leader; while recent, it refuses pre-votes. */
+    private long lastLeaderContactMs = Long.MIN_VALUE / 2;
 
     public RaftNode(int nodeId, Collection<Integer> voters, RaftConfig config, RaftStorage storage,
             RaftTransport transport, Random random, long nowMs) {
@@ -223,13 +230,26 @@ public final class RaftNode {
     // ---------------------------------------------------------------- votes
 
     private void handleVoteRequest(VoteRequest request, long nowMs) {
+        if (request.preVote()) {
+            boolean granted = mayGrantPreVote(request, nowMs);
+            transport.send(new VoteResponse(nodeId, request.source(), epoch(), granted, true));
+            return;
+        }
         boolean granted = request.epoch() == epoch() && mayVoteFor(request);
         if (granted && !electionState.hasVoted()) {
             persist(new ElectionState(epoch(), request.source(), NONE));
             role = new Unattached(epoch(), request.source());
             resetElectionTimer(nowMs);
         }
-        transport.send(new VoteResponse(nodeId, request.source(), epoch(), granted));
+        transport.send(new VoteResponse(nodeId, request.source(), epoch(), granted, false));
+    }
+
+    private boolean mayGrantPreVote(VoteRequest request, long nowMs) {
+        if (!voter || !voters.contains(request.source()) || request.epoch() < epoch() || role instanceof Leader) {
+            return false;
+        }
+        boolean leaderAlive = role instanceof Follower && nowMs - lastLeaderContactMs < config.electionTimeoutMs();
+        return !leaderAlive && request.lastEntry().compareTo(lastEntry()) >= 0;
     }
 
     private boolean mayVoteFor(VoteRequest request) {
@@ -245,6 +265,14 @@ public final class RaftNode {
     }
 
     private void handleVoteResponse(VoteResponse response, long nowMs) {
+        if (response.preVote()) {
+            if (role instanceof Prospective prospective && response.epoch() == prospective.epoch()
+                    && response.granted() && voters.contains(response.source())
+                    && prospective.recordGrant(response.source()) > voters.size() / 2) {
+                transitionToCandidate(nowMs);
+            }
+            return;
+        }
         if (role instanceof Candidate candidate && response.epoch() == candidate.epoch() && response.granted()
                 && voters.contains(response.source())) {
             if (candidate.recordGrant(response.source()) > voters.size() / 2) {
@@ -260,6 +288,7 @@ public final class RaftNode {
         int known = knownLeaderOfEpoch();
         if (known == begin.source()) {
             if (role instanceof Follower) {
+                lastLeaderContactMs = nowMs;
                 resetElectionTimer(nowMs);
             }
             return;
@@ -355,6 +384,7 @@ public final class RaftNode {
         if (response.fetchOffset() != storage.endOffset() || response.lastFetchedEpoch() != epochIndex.lastEpoch()) {
             return;
         }
+        lastLeaderContactMs = nowMs;
         resetElectionTimer(nowMs);
         if (response.divergingEpoch() != null) {
             truncateDivergentSuffix(response.divergingEpoch());
@@ -399,6 +429,8 @@ public final class RaftNode {
     private void onFetchTimeout(long nowMs) {
         if (role instanceof Follower follower) {
             sendFetch(follower.leaderId(), nowMs);
+        } else if (role instanceof Prospective prospective && prospective.leaderId() != NONE) {
+            sendFetch(prospective.leaderId(), nowMs);
         } else if (role instanceof Unattached) {
             // Ask a random voter who leads; whoever knows answers with the leader and its epoch.
             List<Integer> others = voters.stream().filter(v -> v != nodeId).toList();
@@ -414,7 +446,7 @@ public final class RaftNode {
 
     private void onElectionTimeout(long nowMs) {
         if (voter) {
-            transitionToCandidate(nowMs);
+            transitionToProspective(nowMs);
         } else {
             transitionToUnattached(epoch(), nowMs);
         }
@@ -448,9 +480,34 @@ public final class RaftNode {
         persist(new ElectionState(epoch, votedFor, leaderId));
         leaveLeadership();
         role = new Follower(epoch, leaderId);
+        lastLeaderContactMs = nowMs;
         resetElectionTimer(nowMs);
         sendFetch(leaderId, nowMs);
         LOGGER.debug("{}following {} in epoch {}", logPrefix, leaderId, epoch);
+    }
+
+    private void transitionToProspective(long nowMs) {
+        int leaderId = NONE;
+        if (role instanceof Follower follower) {
+            leaderId = follower.leaderId();
+        } else if (role instanceof Prospective previous) {
+            leaderId = previous.leaderId();
+        }
+        Prospective prospective = new Prospective(epoch(), nodeId, leaderId);
+        role = prospective;
+        resetElectionTimer(nowMs);
+        fetchDeadlineMs = leaderId == NONE ? Long.MAX_VALUE : Math.min(fetchDeadlineMs, nowMs + config.fetchTimeoutMs());
+        LOGGER.debug("{}prospective in epoch {}", logPrefix, epoch());
+        if (prospective.grants() > voters.size() / 2) {
+            transitionToCandidate(nowMs);
+            return;
+        }
+        OffsetAndEpoch last = lastEntry();
+        for (int other : voters) {
+            if (other != nodeId) {
+                transport.send(new VoteRequest(nodeId, other, epoch(), last, true));
+            }
+        }
     }
 
     private void transitionToCandidate(long nowMs) {
@@ -470,7 +527,7 @@ public final class RaftNode {
         OffsetAndEpoch last = lastEntry();
         for (int other : voters) {
             if (other != nodeId) {
-                transport.send(new VoteRequest(nodeId, other, epoch, last));
+                transport.send(new VoteRequest(nodeId, other, epoch, last, false));
             }
         }
     }

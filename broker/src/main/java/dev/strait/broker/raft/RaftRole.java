@@ -7,7 +7,8 @@ import java.util.TreeSet;
  * The role a {@link RaftNode} plays in its current epoch. Each role holds only what that role needs; the node
  * replaces the role object on every transition (see the table in {@link RaftNode}).
  */
-sealed interface RaftRole {
+sealed interface RaftRole permits RaftRole.Unattached, RaftRole.Follower, RaftRole.Prospective,
+        RaftRole.Candidate, RaftRole.Leader, RaftRole.Resigned {
 
     int epoch();
 
@@ -19,17 +20,40 @@ sealed interface RaftRole {
     record Follower(int epoch, int leaderId) implements RaftRole {
     }
 
+    /**
+     * Its election timeout fired; it asks the voters for pre-votes before standing in the next epoch. Keeps
+     * fetching from {@code leaderId} (-1 if none), and returns to following it if it answers.
+     */
+    final class Prospective extends Ballot implements RaftRole {
+        private final int leaderId;
+
+        Prospective(int epoch, int selfId, int leaderId) {
+            super(epoch, selfId);
+            this.leaderId = leaderId;
+        }
+
+        int leaderId() {
+            return leaderId;
+        }
+    }
+
     /** Asked the other voters to vote for it in {@code epoch}; collects their grants. */
-    final class Candidate implements RaftRole {
+    final class Candidate extends Ballot implements RaftRole {
+        Candidate(int epoch, int selfId) {
+            super(epoch, selfId);
+        }
+    }
+
+    /** The grants collected by a prospective candidate or a candidate. */
+    abstract class Ballot {
         private final int epoch;
         private final Set<Integer> granted = new TreeSet<>();
 
-        Candidate(int epoch, int selfId) {
+        Ballot(int epoch, int selfId) {
             this.epoch = epoch;
             granted.add(selfId);
         }
 
-        @Override
         public int epoch() {
             return epoch;
         }

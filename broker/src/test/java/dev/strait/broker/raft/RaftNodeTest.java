@@ -81,9 +81,9 @@ class RaftNodeTest {
         RaftNode voter = node(2, voters, new ElectionState(2, -1, -1), data(1, 0), data(2, 1), data(2, 2));
         node(1, voters, new ElectionState(2, -1, -1), data(1, 0), data(2, 1));
         // When
-        voter.handle(new VoteRequest(1, 2, 3, new OffsetAndEpoch(2, 2)), 0);
+        voter.handle(new VoteRequest(1, 2, 3, new OffsetAndEpoch(2, 2), false), 0);
         // Then
-        assertThat(network).containsExactly(new VoteResponse(2, 1, 3, false));
+        assertThat(network).containsExactly(new VoteResponse(2, 1, 3, false, false));
         assertThat(voter.epoch()).isEqualTo(3);
     }
 
@@ -93,14 +93,51 @@ class RaftNodeTest {
         List<Integer> voters = List.of(1, 2, 3);
         SimDisk disk = new SimDisk(false);
         RaftNode voter = new RaftNode(2, voters, CONFIG, disk, network::add, new Random(1), 0);
-        voter.handle(new VoteRequest(1, 2, 5, OffsetAndEpoch.START), 0);
-        assertThat(network.poll()).isEqualTo(new VoteResponse(2, 1, 5, true));
+        voter.handle(new VoteRequest(1, 2, 5, OffsetAndEpoch.START, false), 0);
+        assertThat(network.poll()).isEqualTo(new VoteResponse(2, 1, 5, true, false));
         // When
         disk.crash(new Random(1));
         RaftNode restarted = new RaftNode(2, voters, CONFIG, disk, network::add, new Random(2), 0);
-        restarted.handle(new VoteRequest(3, 2, 5, OffsetAndEpoch.START), 0);
+        restarted.handle(new VoteRequest(3, 2, 5, OffsetAndEpoch.START, false), 0);
         // Then
-        assertThat(network.poll()).isEqualTo(new VoteResponse(2, 3, 5, false));
+        assertThat(network.poll()).isEqualTo(new VoteResponse(2, 3, 5, false, false));
+    }
+
+    @Test
+    void preVoteChangesNothingDurableAndIsRefusedWhileTheLeaderIsAlive() {
+        // Given: node 2 follows node 1 in epoch 4 and has just heard from it
+        List<Integer> voters = List.of(1, 2, 3);
+        SimDisk disk = new SimDisk(false);
+        disk.writeElectionState(new ElectionState(4, -1, 1));
+        RaftNode follower = new RaftNode(2, voters, CONFIG, disk, network::add, new Random(1), 0);
+        follower.handle(new RaftMessage.BeginQuorumEpoch(1, 2, 4), 10);
+        network.clear();
+        // When: node 3 asks for a pre-vote, now and again after the election timeout without leader contact
+        follower.handle(new VoteRequest(3, 2, 4, new OffsetAndEpoch(10, 4), true), 10);
+        RaftMessage whileAlive = network.poll();
+        follower.handle(new VoteRequest(3, 2, 4, new OffsetAndEpoch(10, 4), true), 10 + CONFIG.electionTimeoutMs());
+        RaftMessage afterTimeout = network.poll();
+        // Then
+        assertThat(whileAlive).isEqualTo(new VoteResponse(2, 3, 4, false, true));
+        assertThat(afterTimeout).isEqualTo(new VoteResponse(2, 3, 4, true, true));
+        assertThat(disk.electionState()).isEqualTo(new ElectionState(4, -1, 1));
+        assertThat(follower.leaderId()).isEqualTo(1);
+    }
+
+    @Test
+    void electionTimeoutStartsAPreVoteInTheCurrentEpoch() {
+        // Given
+        List<Integer> voters = List.of(1, 2, 3);
+        RaftNode node = node(1, voters, new ElectionState(2, -1, -1), data(1, 0));
+        network.clear();
+        // When
+        node.tick(10_000);
+        // Then: pre-vote requests in epoch 2; the real election in epoch 3 waits for a majority of pre-votes
+        assertThat(network).hasSize(2).allMatch(m -> m instanceof VoteRequest r && r.preVote() && r.epoch() == 2);
+        network.clear();
+        node.handle(new VoteResponse(2, 1, 2, true, true), 10_001);
+        assertThat(node.epoch()).isEqualTo(3);
+        assertThat(network).hasSize(2).allMatch(m -> m instanceof VoteRequest r && !r.preVote() && r.epoch() == 3);
     }
 
     @Test

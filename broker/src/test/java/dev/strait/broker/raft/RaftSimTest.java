@@ -7,7 +7,6 @@ import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -61,17 +60,6 @@ class RaftSimTest {
             throw first;
         }
         assertThat(committed).isPositive();
-    }
-
-    /**
-     * Seeds that once caught a bug, kept as regressions. 5001715: with the own-epoch commit rule removed from
-     * {@code RaftNode.maybeAdvanceHighWatermark}, a leader committed an entry of an older epoch that a later
-     * leader did not have (Raft's "figure 8"); found by the sweep, replayed with {@code -Dsim.seed}.
-     */
-    @ParameterizedTest(name = "seed {0}, {1} voters")
-    @CsvSource({"5001715, 5"})
-    void seedsThatOnceFailed(long seed, int voters) {
-        runOne(seed, voters);
     }
 
     @Test

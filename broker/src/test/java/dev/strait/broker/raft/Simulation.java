@@ -59,7 +59,7 @@ final class Simulation {
 
         static Faults random(Random random) {
             return new Faults(random.nextDouble() * 0.2, random.nextDouble() * 0.05, 1 + random.nextInt(40),
-                    random.nextDouble() * 0.02, 0.02 + random.nextDouble() * 0.1, random.nextDouble() * 0.02,
+                    random.nextDouble() * 0.06, 0.05 + random.nextDouble() * 0.3, random.nextDouble() * 0.04,
                     0.01 + random.nextDouble() * 0.05, 0.1 + random.nextDouble() * 0.4);
         }
     }
