@@ -14,6 +14,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 import dev.strait.bench.BrokerNode.Kind;
 import dev.strait.testkit.KafkaCluster;
@@ -52,10 +53,12 @@ public final class BrokerBench {
     private final Path work;
     private final ChildProcesses children = new ChildProcesses();
     private final Map<Kind, Measured> results = new EnumMap<>(Kind.class);
+    private String header;
 
     /** Command-line options; see {@link #usage()}. */
     record Options(long records, int recordBytes, int partitions, List<Kind> brokers, Path output, String heap,
-                   int latencyRate, long latencyRecords, Duration stepTimeout, boolean keepLogs) {
+                   int latencyRate, long latencyRecords, Duration stepTimeout, boolean keepLogs,
+                   boolean jfr) {
     }
 
     /** What one broker measured: values by metric key, and the steps that failed. */
@@ -125,10 +128,12 @@ public final class BrokerBench {
 
     static String usage() {
         return String.join("\n",
-            "usage: bin/bench broker [--records N] [--record-size BYTES] [--partitions P] [--only strait|kafka]",
+            "usage: bin/bench broker [--records N] [--record-size BYTES] [--partitions P]",
+            "                        [--only strait|kafka|kafka,strait|strait,kafka (which, in this order)]",
             "                        [--output FILE.md] [--heap 1g] [--latency-rate RECORDS_PER_S (0: skip)]",
             "                        [--latency-records N] [--step-timeout-s S] [--keep-logs]",
-            "defaults: 1000000 records of 1024 bytes, 6 partitions, both brokers, -Xmx1g, latency run 100000 records",
+            "                        [--jfr (a flight recording of each broker, kept with the logs)]",
+            "defaults: 1000000 records of 1024 bytes, 6 partitions, both brokers, -Xmx1g, latency run 300000 records",
             "at 10000/s, 900 s per step.");
     }
 
@@ -140,15 +145,21 @@ public final class BrokerBench {
         Path output = null;
         String heap = "1g";
         int latencyRate = 10_000;
-        long latencyRecords = 100_000;
+        long latencyRecords = 300_000;
         Duration stepTimeout = Duration.ofSeconds(900);
         boolean keepLogs = false;
+        boolean jfr = false;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             if (arg.equals("--help") || arg.equals("-h")) {
                 return null;
             }
             if (arg.equals("--keep-logs")) {
+                keepLogs = true;
+                continue;
+            }
+            if (arg.equals("--jfr")) {
+                jfr = true;
                 keepLogs = true;
                 continue;
             }
@@ -161,11 +172,7 @@ public final class BrokerBench {
                     case "--records" -> records = Long.parseLong(value);
                     case "--record-size" -> bytes = Integer.parseInt(value);
                     case "--partitions" -> partitions = Integer.parseInt(value);
-                    case "--only" -> brokers = switch (value) {
-                        case "strait" -> List.of(Kind.STRAIT);
-                        case "kafka" -> List.of(Kind.KAFKA);
-                        default -> throw new IllegalArgumentException("--only takes strait or kafka, not " + value);
-                    };
+                    case "--only" -> brokers = parseBrokers(value);
                     case "--output" -> output = Path.of(value);
                     case "--heap" -> heap = value;
                     case "--latency-rate" -> latencyRate = Integer.parseInt(value);
@@ -181,12 +188,30 @@ public final class BrokerBench {
             throw new IllegalArgumentException("--records, --record-size and --partitions must be at least 1");
         }
         return new Options(records, bytes, partitions, brokers, output, heap, latencyRate, latencyRecords,
-            stepTimeout, keepLogs);
+            stepTimeout, keepLogs, jfr);
+    }
+
+    /** {@code strait}, {@code kafka}, or both in the order to run them ({@code strait,kafka}). */
+    private static List<Kind> parseBrokers(String value) {
+        List<Kind> kinds = new ArrayList<>();
+        for (String name : value.split(",")) {
+            Kind kind = switch (name.trim()) {
+                case "strait" -> Kind.STRAIT;
+                case "kafka" -> Kind.KAFKA;
+                default -> throw new IllegalArgumentException(
+                    "--only takes strait, kafka or both in order, not " + value);
+            };
+            if (!kinds.contains(kind)) {
+                kinds.add(kind);
+            }
+        }
+        return List.copyOf(kinds);
     }
 
     /** Runs every broker in turn and prints the report; false if any step failed. */
     boolean run() throws IOException {
-        System.out.println(header());
+        header = header();
+        System.out.println(header);
         for (Kind kind : options.brokers()) {
             System.out.printf("== %s ==%n", kind.label);
             results.put(kind, measure(kind));
@@ -214,7 +239,7 @@ public final class BrokerBench {
         return String.format(Locale.ROOT, "bench broker: %,d records of %d bytes, %d partitions, RF 1; broker JVM %s;"
             + " %d cores, java %s, load average at start %s, %s", options.records(), options.recordBytes(),
             options.partitions(), String.join(" ", brokerJvmOptions()), Runtime.getRuntime().availableProcessors(),
-            System.getProperty("java.version"), load, Instant.now());
+            System.getProperty("java.version"), load, Instant.now()) + (options.jfr() ? "; JFR recording on" : "");
     }
 
     /** The same for both brokers: Kafka's start script's performance options, with the heap limit given. */
@@ -232,7 +257,14 @@ public final class BrokerBench {
 
     private Measured measure(Kind kind) {
         Measured m = new Measured();
-        BrokerNode node = new BrokerNode(kind, work.resolve(kind.name().toLowerCase(Locale.ROOT)), brokerJvmOptions());
+        Path dir = work.resolve(kind.name().toLowerCase(Locale.ROOT));
+        List<String> jvm = new ArrayList<>(brokerJvmOptions());
+        if (options.jfr()) {
+            // Same recording settings for both brokers, so the overhead is the same for both.
+            jvm.add("-XX:StartFlightRecording=filename=" + dir.resolve("broker.jfr")
+                + ",settings=profile,dumponexit=true");
+        }
+        BrokerNode node = new BrokerNode(kind, dir, jvm);
         Process broker = null;
         try {
             node.prepare(children);
@@ -243,7 +275,8 @@ public final class BrokerBench {
             createTopics(node);
             Process b = broker;
             step(m, b, "produce acks=1", () -> produce(node, m, "p1", "bench-acks-1", "1", options.records(), -1));
-            step(m, b, "produce acks=all", () -> produce(node, m, "pall", "bench-acks-all", "all", options.records(), -1));
+            step(m, b, "produce acks=all",
+                () -> produce(node, m, "pall", "bench-acks-all", "all", options.records(), -1));
             if (options.latencyRate() > 0) {
                 step(m, b, "fixed-rate acks=all", () -> produce(node, m, "lat", "bench-latency", "all",
                     options.latencyRecords(), options.latencyRate()));
@@ -403,7 +436,8 @@ public final class BrokerBench {
 
     String report() {
         StringBuilder out = new StringBuilder();
-        out.append(header()).append("\n\n");
+        out.append(header).append("; run order: ")
+            .append(options.brokers().stream().map(k -> k.label).collect(Collectors.joining(", "))).append("\n\n");
         List<Kind> kinds = new ArrayList<>(results.keySet());
         out.append("| metric |");
         kinds.forEach(k -> out.append(' ').append(k.label).append(" |"));
