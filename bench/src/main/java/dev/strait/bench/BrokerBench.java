@@ -213,6 +213,9 @@ public final class BrokerBench {
         header = header();
         System.out.println(header);
         for (Kind kind : options.brokers()) {
+            if (children.isClosed()) {
+                break;
+            }
             System.out.printf("== %s ==%n", kind.label);
             results.put(kind, measure(kind));
         }
@@ -478,9 +481,12 @@ public final class BrokerBench {
         }
         out.append("\n\nLoad average at the end: ").append(loadAverage()).append(", ").append(Instant.now())
             .append(". Latencies are ProducerPerformance's send-to-acknowledgement times; unthrottled runs measure")
-            .append(" mostly the producer's own queue, the fixed-rate run (").append(options.latencyRate())
-            .append(" records/s, ").append(options.latencyRecords()).append(" records) the broker. Consumer: ")
-            .append("ConsumerPerformance --messages ").append(options.records()).append(" in a new group.");
+            .append(" mostly the producer's own queue");
+        if (options.latencyRate() > 0) {
+            out.append(", the fixed-rate run (").append(options.latencyRate()).append(" records/s, ")
+                .append(options.latencyRecords()).append(" records) the broker");
+        }
+        out.append(". Consumer: ConsumerPerformance --messages ").append(options.records()).append(" in a new group.");
         return out.toString();
     }
 

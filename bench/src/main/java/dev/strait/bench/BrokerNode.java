@@ -66,6 +66,9 @@ final class BrokerNode {
 
     /** Writes the config and, for Kafka, formats the log directory (not part of the timed start-up). */
     void prepare(ChildProcesses children) throws IOException, InterruptedException {
+        if (children.isClosed()) {
+            throw new IllegalStateException("the bench is shutting down");
+        }
         Files.createDirectories(dir);
         Files.writeString(config(), properties(), StandardCharsets.UTF_8);
         if (kind == Kind.KAFKA) {

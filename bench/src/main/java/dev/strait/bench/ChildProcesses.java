@@ -14,17 +14,27 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Child JVMs of a bench run. Every process started here is remembered until it ends, and {@link #killAll} (run by
- * the bench's shutdown hook) kills what is left, so an interrupted bench leaves no broker behind. Thread-safe.
+ * the bench's shutdown hook) kills what is left and refuses new starts, so an interrupted bench leaves no broker or
+ * client behind. Thread-safe: {@code start} and {@code killAll} synchronize on this object.
  */
 final class ChildProcesses {
     private final Set<Process> live = ConcurrentHashMap.newKeySet();
+    /** Set by {@link #killAll}: from then on nothing new is started, so a bench that is shutting down stays down. */
+    private boolean closed;
 
     /** What a child printed (stdout and stderr merged), and how long it ran. */
     record Completed(int exitCode, List<String> lines, double seconds, Path log) {
     }
 
+    synchronized boolean isClosed() {
+        return closed;
+    }
+
     /** Starts a long-running child whose merged output goes to {@code log}. */
-    Process start(List<String> cmd, Path log) {
+    synchronized Process start(List<String> cmd, Path log) {
+        if (closed) {
+            throw new IllegalStateException("the bench is shutting down; not starting " + cmd.get(cmd.size() - 1));
+        }
         try {
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
@@ -45,7 +55,8 @@ final class ChildProcesses {
         Process p = start(cmd, log);
         if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             stop(p, Duration.ZERO);
-            throw new IllegalStateException("timed out after " + timeout.toSeconds() + " s and killed; see " + log);
+            throw new IllegalStateException("timed out after " + timeout.toSeconds() + " s and killed; log tail:\n"
+                + tail(log, 5));
         }
         double seconds = (System.nanoTime() - startNanos) / 1e9;
         try {
@@ -73,7 +84,8 @@ final class ChildProcesses {
     }
 
     /** Kills every child still running (descendants first). For the shutdown hook. */
-    void killAll() {
+    synchronized void killAll() {
+        closed = true;
         for (Process p : new ArrayList<>(live)) {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly();
