@@ -4,26 +4,35 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** Peak resident memory of a process, from Linux's /proc (VmHWM). */
+/** Resident memory of a process, from Linux's /proc: current (VmRSS) and peak (VmHWM). */
 final class ProcessStats {
     private ProcessStats() {
     }
 
     /** Peak resident set size in MiB, or -1 where /proc is not available. */
     static long peakRssMiB(long pid) {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc", String.valueOf(pid), "status"))) {
-                if (line.startsWith("VmHWM:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024;
-                }
-            }
-        } catch (IOException | NumberFormatException e) {
-            return -1;
-        }
-        return -1;
+        return statusKiB(pid, "VmHWM:") / 1024;
+    }
+
+    /** Current resident set size in MiB, or -1 where /proc is not available. */
+    static long rssMiB(long pid) {
+        return statusKiB(pid, "VmRSS:") / 1024;
     }
 
     static long selfPeakRssMiB() {
         return peakRssMiB(ProcessHandle.current().pid());
+    }
+
+    private static long statusKiB(long pid, String field) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", String.valueOf(pid), "status"))) {
+                if (line.startsWith(field)) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            return -1024;
+        }
+        return -1024;
     }
 }
