@@ -300,9 +300,9 @@ public final class BrokerBench {
                 ChildProcesses.stop(broker, Duration.ofSeconds(30));
             }
             if (options.keepLogs()) {
-                deleteRecursively(node.dir.resolve("data"));
+                KafkaCluster.deleteRecursively(node.dir.resolve("data"));
             } else {
-                deleteRecursively(node.dir);
+                KafkaCluster.deleteRecursively(node.dir);
             }
         }
         return m;
@@ -507,7 +507,7 @@ public final class BrokerBench {
     private void cleanUp() {
         children.killAll();
         if (!options.keepLogs()) {
-            deleteRecursively(work);
+            KafkaCluster.deleteRecursively(work);
         } else {
             System.err.println("logs kept in " + work);
         }
@@ -517,20 +517,4 @@ public final class BrokerBench {
         Thread.sleep(d.toMillis());
     }
 
-    static void deleteRecursively(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (var paths = Files.walk(dir)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException ignored) {
-                    // best effort: a temp file left behind is not worth failing the bench for
-                }
-            });
-        } catch (IOException ignored) {
-            // best effort, as above
-        }
-    }
 }

@@ -1,8 +1,6 @@
 package dev.strait.bench;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,7 +70,7 @@ final class BrokerNode {
         Files.createDirectories(dir);
         Files.writeString(config(), properties(), StandardCharsets.UTF_8);
         if (kind == Kind.KAFKA) {
-            List<String> cmd = new ArrayList<>(List.of(java(), "-cp", kafkaClassPath(), "kafka.tools.StorageTool",
+            List<String> cmd = new ArrayList<>(List.of(java(), "-cp", KafkaCluster.kafkaClassPath(), "kafka.tools.StorageTool",
                 "format", "-t", Uuid.randomUuid().toString(), "-c", config().toString(), "--ignore-formatted"));
             ChildProcesses.Completed done = children.run(cmd, dir.resolve("format.log"), Duration.ofMinutes(2));
             if (done.exitCode() != 0) {
@@ -88,7 +86,7 @@ final class BrokerNode {
         cmd.addAll(jvmOptions);
         cmd.add("-cp");
         if (kind == Kind.KAFKA) {
-            cmd.add(kafkaClassPath());
+            cmd.add(KafkaCluster.kafkaClassPath());
             cmd.add(KafkaNodeMain.class.getName());
             cmd.add(config().toString());
             cmd.add("unused-cluster-id");
@@ -139,22 +137,5 @@ final class BrokerNode {
 
     static String java() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    }
-
-    /** The class path the testkit builds for its Kafka nodes (kafka_2.13 and its runtime dependencies). */
-    private static String kafkaClassPath() {
-        try (InputStream in = KafkaNodeMain.class.getResourceAsStream("kafka-broker.classpath")) {
-            if (in == null) {
-                throw new IllegalStateException("kafka-broker.classpath missing: build strait-testkit with Maven");
-            }
-            String deps = new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
-            String self = Path.of(KafkaNodeMain.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-                .toString();
-            return self + java.io.File.pathSeparator + deps;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (java.net.URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -203,7 +203,7 @@ public final class KafkaCluster implements TestCluster {
                 cmd.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=info");
                 cmd.add("-Dorg.slf4j.simpleLogger.showDateTime=true");
                 cmd.add("-cp");
-                cmd.add(brokerClassPath());
+                cmd.add(kafkaClassPath());
                 cmd.add(KafkaNodeMain.class.getName());
                 cmd.add(config.toString());
                 cmd.add(clusterId);
@@ -287,7 +287,8 @@ public final class KafkaCluster implements TestCluster {
         }
     }
 
-    private static String brokerClassPath() {
+    /** The class path of a Kafka 4.1.1 node (kafka_2.13 and its runtime dependencies) as built by Maven. */
+    public static String kafkaClassPath() {
         try (InputStream in = KafkaCluster.class.getResourceAsStream("kafka-broker.classpath")) {
             if (in == null) {
                 throw new IllegalStateException("kafka-broker.classpath missing: build strait-testkit with Maven");
@@ -322,7 +323,8 @@ public final class KafkaCluster implements TestCluster {
         }
     }
 
-    static void deleteRecursively(Path dir) {
+    /** Deletes a directory tree, best effort. */
+    public static void deleteRecursively(Path dir) {
         if (!Files.exists(dir)) {
             return;
         }

@@ -27,6 +27,23 @@ class ReplicationStoriesTest {
         return new PartitionAssignment(leader, epoch, List.of(A, B), isr, partitionEpoch);
     }
 
+    /** A leads B in epoch 0, both in the ISR, both logs empty. */
+    private record Pair(MemoryLog logA, MemoryLog logB, PartitionReplica a, PartitionReplica b) {
+        static Pair inEpochZero(TruncationRule rule) {
+            MemoryLog logA = new MemoryLog();
+            MemoryLog logB = new MemoryLog();
+            PartitionReplica a = new PartitionReplica(A, logA, config(rule));
+            PartitionReplica b = new PartitionReplica(B, logB, config(rule));
+            PartitionAssignment epoch0 = assignment(A, 0, Set.of(A, B), 0);
+            a.applyAssignment(epoch0, 0);
+            b.applyAssignment(epoch0, 0);
+            if (b.state() == PartitionReplica.State.FOLLOWER_TRUNCATING) {
+                b.onEpochEndOffset(logA.endOffsetForEpoch(b.epochToQuery()));
+            }
+            return new Pair(logA, logB, a, b);
+        }
+    }
+
     /** A follower's fetch round trip: the leader learns the offset, the follower appends what comes back. */
     private static void fetch(PartitionReplica leader, MemoryLog leaderLog, PartitionReplica follower, MemoryLog followerLog,
                               long nowMs) {
@@ -40,16 +57,11 @@ class ReplicationStoriesTest {
 
     /** Story 1: B holds m2 above its high watermark, restarts, then A dies and B leads. */
     private static MemoryLog lossStory(TruncationRule rule) {
-        MemoryLog logA = new MemoryLog();
-        MemoryLog logB = new MemoryLog();
-        PartitionReplica a = new PartitionReplica(A, logA, config(rule));
-        PartitionReplica b = new PartitionReplica(B, logB, config(rule));
-        PartitionAssignment epoch0 = assignment(A, 0, Set.of(A, B), 0);
-        a.applyAssignment(epoch0, 0);
-        b.applyAssignment(epoch0, 0);
-        if (b.state() == PartitionReplica.State.FOLLOWER_TRUNCATING) {
-            b.onEpochEndOffset(logA.endOffsetForEpoch(b.epochToQuery()));
-        }
+        Pair pair = Pair.inEpochZero(rule);
+        MemoryLog logA = pair.logA();
+        MemoryLog logB = pair.logB();
+        PartitionReplica a = pair.a();
+        PartitionReplica b = pair.b();
 
         logA.appendAsLeader(0, M1);
         a.onLeaderAppend();
@@ -66,7 +78,7 @@ class ReplicationStoriesTest {
         assertThat(logB.highWatermark()).as("m2 is above B's high watermark").isEqualTo(1);
 
         PartitionReplica restarted = new PartitionReplica(B, logB, config(rule));
-        restarted.applyAssignment(epoch0, 5);
+        restarted.applyAssignment(assignment(A, 0, Set.of(A, B), 0), 5);
         // A dies before B hears back; the controller elects B, still in the ISR.
         restarted.applyAssignment(assignment(B, 1, Set.of(B), 1), 6);
         assertThat(restarted.state()).isEqualTo(PartitionReplica.State.LEADER);
@@ -91,16 +103,11 @@ class ReplicationStoriesTest {
      * epoch 1 and takes m3 at offset 1; then A returns as its follower.
      */
     private static List<MemoryLog> divergenceStory(TruncationRule rule) {
-        MemoryLog logA = new MemoryLog();
-        MemoryLog logB = new MemoryLog();
-        PartitionReplica a = new PartitionReplica(A, logA, config(rule));
-        PartitionReplica b = new PartitionReplica(B, logB, config(rule));
-        PartitionAssignment epoch0 = assignment(A, 0, Set.of(A, B), 0);
-        a.applyAssignment(epoch0, 0);
-        b.applyAssignment(epoch0, 0);
-        if (b.state() == PartitionReplica.State.FOLLOWER_TRUNCATING) {
-            b.onEpochEndOffset(logA.endOffsetForEpoch(b.epochToQuery()));
-        }
+        Pair pair = Pair.inEpochZero(rule);
+        MemoryLog logA = pair.logA();
+        MemoryLog logB = pair.logB();
+        PartitionReplica a = pair.a();
+        PartitionReplica b = pair.b();
         logA.appendAsLeader(0, M1);
         fetch(a, logA, b, logB, 1);
         logB.flush();
