@@ -57,6 +57,11 @@ public final class PartitionLog implements AutoCloseable {
     private long recoveryPoint;
     /** Compaction: offsets below this were deduplicated by an earlier pass (Kafka's cleaner checkpoint). */
     private long cleanerCheckpoint;
+    /**
+     * The oldest tombstone the last compaction kept (Long.MAX_VALUE: none, or unknown since open). Once it is past
+     * delete.retention.ms, a pass runs even without new data so that idle logs drop their tombstones too.
+     */
+    private long oldestKeptTombstoneMs = Long.MAX_VALUE;
     private boolean offline;
     private boolean closed;
 
@@ -664,7 +669,8 @@ public final class PartitionLog implements AutoCloseable {
 
     /**
      * Starts a compaction pass if {@code cleanup.policy} includes compact and closed segments below the high
-     * watermark hold data after the cleaner checkpoint; see {@link CompactionTask}. Changes nothing by itself.
+     * watermark hold data after the cleaner checkpoint, or the last pass kept a tombstone that has expired since;
+     * see {@link CompactionTask}. Changes nothing by itself.
      *
      * @param maxMapBytes the memory budget of the key map
      */
@@ -688,10 +694,10 @@ public final class PartitionLog implements AutoCloseable {
         }
         long closedEndOffset = segments.higherKey(closed.get(closed.size() - 1).baseOffset());
         long firstDirtyOffset = Math.max(cleanerCheckpoint, logStartOffset);
-        if (closedEndOffset <= firstDirtyOffset) {
+        long deleteHorizonMs = time.milliseconds() - config.deleteRetentionMs();
+        if (closedEndOffset <= firstDirtyOffset && oldestKeptTombstoneMs >= deleteHorizonMs) {
             return Optional.empty();
         }
-        long deleteHorizonMs = time.milliseconds() - config.deleteRetentionMs();
         return Optional.of(new CompactionTask(dir, logPrefix, closed, sizes, firstDirtyOffset, deleteHorizonMs,
                 config.segmentBytes(), maxMapBytes));
     }
@@ -722,6 +728,7 @@ public final class PartitionLog implements AutoCloseable {
                 swapIn(group);
             }
             cleanerCheckpoint = Math.max(cleanerCheckpoint, task.dirtyEndOffset());
+            oldestKeptTombstoneMs = task.oldestKeptTombstoneMs();
             writeLogState();
             return null;
         });

@@ -145,6 +145,27 @@ class PartitionLogCompactionTest {
     }
 
     @Test
+    void anIdleLogDropsItsTombstonesOnceDeleteRetentionHasPassed() {
+        // Given: a compacted log that kept a fresh tombstone and gets no new data
+        PartitionLog log = open();
+        append(log, "k1", "a1"); // 0
+        append(log, "k1", null); // 1: tombstone
+        append(log, "k2", "b1"); // 2
+        append(log, "x", "active"); // 3
+        assertThat(compactOnce(log)).isTrue();
+        assertThat(readAll(log)).extracting(KeyedRec::offset).containsExactly(1L, 2L, 3L);
+        assertThat(log.beginCompaction(MAP_BYTES)).as("nothing to do yet").isEmpty();
+
+        // When
+        time.advance(DELETE_RETENTION_MS + 1);
+
+        // Then
+        assertThat(compactOnce(log)).isTrue();
+        assertThat(readAll(log)).extracting(KeyedRec::offset).containsExactly(2L, 3L);
+        assertThat(log.beginCompaction(MAP_BYTES)).as("no tombstone left to expire").isEmpty();
+    }
+
+    @Test
     void aCrashBeforeTheSwapKeepsTheOldSegmentsAndDeletesTheCleanedFile() throws Exception {
         // Given
         PartitionLog log = open();
