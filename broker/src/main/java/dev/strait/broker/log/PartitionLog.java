@@ -58,8 +58,8 @@ public final class PartitionLog implements AutoCloseable {
     /** Compaction: offsets below this were deduplicated by an earlier pass (Kafka's cleaner checkpoint). */
     private long cleanerCheckpoint;
     /**
-     * The oldest tombstone the last compaction kept (Long.MAX_VALUE: none, or unknown since open). Once it is past
-     * delete.retention.ms, a pass runs even without new data so that idle logs drop their tombstones too.
+     * The oldest tombstone the last compaction kept (Long.MAX_VALUE: none). Once it is past delete.retention.ms, a
+     * pass runs even without new data so that idle logs drop their tombstones too.
      */
     private long oldestKeptTombstoneMs = Long.MAX_VALUE;
     private boolean offline;
@@ -115,6 +115,7 @@ public final class PartitionLog implements AutoCloseable {
         highWatermark = Math.min(Math.max(state[2], logStartOffset), logEndOffset);
         recoveryPoint = cleanShutdown ? logEndOffset : Math.min(state[1], logEndOffset);
         cleanerCheckpoint = Math.min(state[3], logEndOffset);
+        oldestKeptTombstoneMs = state[4];
         epochCache.truncateFromEnd(logEndOffset);
         epochCache.truncateFromStart(logStartOffset);
         if (recovered) {
@@ -819,7 +820,7 @@ public final class PartitionLog implements AutoCloseable {
     private long[] readLogState() throws IOException {
         Path file = dir.resolve(LogFiles.LOG_STATE_CHECKPOINT);
         List<String> lines = CheckpointFile.read(file);
-        long[] state = {0, 0, 0, 0};
+        long[] state = {0, 0, 0, 0, Long.MAX_VALUE};
         if (lines == null) {
             return state;
         }
@@ -835,9 +836,14 @@ public final class PartitionLog implements AutoCloseable {
                 }
                 state[i] = Long.parseLong(parts[1]);
             }
-            // Added later; files written before it lack the line and mean "nothing compacted yet".
-            if (lines.size() > 4 && lines.get(4).trim().startsWith("cleanerCheckpoint ")) {
-                state[3] = Long.parseLong(lines.get(4).trim().split(" ")[1]);
+            // Compaction state, added later: older files lack it, which means nothing compacted and no tombstone kept.
+            for (int i = 4; i < lines.size(); i++) {
+                String[] parts = lines.get(i).trim().split(" ");
+                if (parts[0].equals("cleanerCheckpoint")) {
+                    state[3] = Long.parseLong(parts[1]);
+                } else if (parts[0].equals("oldestKeptTombstoneMs")) {
+                    state[4] = Long.parseLong(parts[1]);
+                }
             }
         } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
             throw new IOException("malformed " + file + ": " + e.getMessage(), e);
@@ -848,7 +854,8 @@ public final class PartitionLog implements AutoCloseable {
     private void writeLogState() throws IOException {
         CheckpointFile.write(dir.resolve(LogFiles.LOG_STATE_CHECKPOINT), List.of(LOG_STATE_VERSION,
                 "logStartOffset " + logStartOffset, "recoveryPoint " + recoveryPoint,
-                "highWatermark " + highWatermark, "cleanerCheckpoint " + cleanerCheckpoint));
+                "highWatermark " + highWatermark, "cleanerCheckpoint " + cleanerCheckpoint,
+                "oldestKeptTombstoneMs " + oldestKeptTombstoneMs));
     }
 
     private void ensureUsable() {
