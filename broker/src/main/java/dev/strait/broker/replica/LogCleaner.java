@@ -62,7 +62,7 @@ public final class LogCleaner implements AutoCloseable {
                 TimeUnit.MILLISECONDS);
     }
 
-    /** One round over every partition; public so that tests can run it on their own thread. */
+    /** One round over every partition, on the calling thread; returns how many partitions were compacted. */
     public int cleanAll() {
         int swapped = 0;
         for (Partition partition : replicaManager.partitions()) {
