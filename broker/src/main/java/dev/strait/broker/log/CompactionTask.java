@@ -74,6 +74,7 @@ public final class CompactionTask {
     private long dirtyEndOffset;
     private long bytesRead;
     private long bytesWritten;
+    private long oldestKeptTombstoneMs = Long.MAX_VALUE;
     private boolean prepared;
 
     CompactionTask(Path dir, String logPrefix, List<LogSegment> segments, List<Integer> sizes, long firstDirtyOffset,
@@ -140,6 +141,11 @@ public final class CompactionTask {
     /** The offset after the last segment whose keys went into the map: the next pass's first dirty offset. */
     long dirtyEndOffset() {
         return dirtyEndOffset;
+    }
+
+    /** The smallest timestamp of a tombstone this pass kept, or Long.MAX_VALUE if it kept none. */
+    long oldestKeptTombstoneMs() {
+        return oldestKeptTombstoneMs;
     }
 
     public long bytesRead() {
@@ -248,6 +254,9 @@ public final class CompactionTask {
         for (KeyedRecord record : records) {
             if (survives(record, lastOffsets)) {
                 kept.add(record);
+                if (record.tombstone() && record.key() != null) {
+                    oldestKeptTombstoneMs = Math.min(oldestKeptTombstoneMs, record.timestampMs());
+                }
             }
         }
         if (kept.size() == records.size()) {

@@ -57,6 +57,11 @@ public final class PartitionLog implements AutoCloseable {
     private long recoveryPoint;
     /** Compaction: offsets below this were deduplicated by an earlier pass (Kafka's cleaner checkpoint). */
     private long cleanerCheckpoint;
+    /**
+     * The oldest tombstone the last compaction kept (Long.MAX_VALUE: none). Once it is past delete.retention.ms, a
+     * pass runs even without new data so that idle logs drop their tombstones too.
+     */
+    private long oldestKeptTombstoneMs = Long.MAX_VALUE;
     private boolean offline;
     private boolean closed;
 
@@ -110,6 +115,7 @@ public final class PartitionLog implements AutoCloseable {
         highWatermark = Math.min(Math.max(state[2], logStartOffset), logEndOffset);
         recoveryPoint = cleanShutdown ? logEndOffset : Math.min(state[1], logEndOffset);
         cleanerCheckpoint = Math.min(state[3], logEndOffset);
+        oldestKeptTombstoneMs = state[4];
         epochCache.truncateFromEnd(logEndOffset);
         epochCache.truncateFromStart(logStartOffset);
         if (recovered) {
@@ -664,7 +670,8 @@ public final class PartitionLog implements AutoCloseable {
 
     /**
      * Starts a compaction pass if {@code cleanup.policy} includes compact and closed segments below the high
-     * watermark hold data after the cleaner checkpoint; see {@link CompactionTask}. Changes nothing by itself.
+     * watermark hold data after the cleaner checkpoint, or the last pass kept a tombstone that has expired since;
+     * see {@link CompactionTask}. Changes nothing by itself.
      *
      * @param maxMapBytes the memory budget of the key map
      */
@@ -688,10 +695,10 @@ public final class PartitionLog implements AutoCloseable {
         }
         long closedEndOffset = segments.higherKey(closed.get(closed.size() - 1).baseOffset());
         long firstDirtyOffset = Math.max(cleanerCheckpoint, logStartOffset);
-        if (closedEndOffset <= firstDirtyOffset) {
+        long deleteHorizonMs = time.milliseconds() - config.deleteRetentionMs();
+        if (closedEndOffset <= firstDirtyOffset && oldestKeptTombstoneMs >= deleteHorizonMs) {
             return Optional.empty();
         }
-        long deleteHorizonMs = time.milliseconds() - config.deleteRetentionMs();
         return Optional.of(new CompactionTask(dir, logPrefix, closed, sizes, firstDirtyOffset, deleteHorizonMs,
                 config.segmentBytes(), maxMapBytes));
     }
@@ -722,6 +729,7 @@ public final class PartitionLog implements AutoCloseable {
                 swapIn(group);
             }
             cleanerCheckpoint = Math.max(cleanerCheckpoint, task.dirtyEndOffset());
+            oldestKeptTombstoneMs = task.oldestKeptTombstoneMs();
             writeLogState();
             return null;
         });
@@ -812,7 +820,7 @@ public final class PartitionLog implements AutoCloseable {
     private long[] readLogState() throws IOException {
         Path file = dir.resolve(LogFiles.LOG_STATE_CHECKPOINT);
         List<String> lines = CheckpointFile.read(file);
-        long[] state = {0, 0, 0, 0};
+        long[] state = {0, 0, 0, 0, Long.MAX_VALUE};
         if (lines == null) {
             return state;
         }
@@ -828,9 +836,14 @@ public final class PartitionLog implements AutoCloseable {
                 }
                 state[i] = Long.parseLong(parts[1]);
             }
-            // Added later; files written before it lack the line and mean "nothing compacted yet".
-            if (lines.size() > 4 && lines.get(4).trim().startsWith("cleanerCheckpoint ")) {
-                state[3] = Long.parseLong(lines.get(4).trim().split(" ")[1]);
+            // Compaction state, added later: older files lack it, which means nothing compacted and no tombstone kept.
+            for (int i = 4; i < lines.size(); i++) {
+                String[] parts = lines.get(i).trim().split(" ");
+                if (parts[0].equals("cleanerCheckpoint")) {
+                    state[3] = Long.parseLong(parts[1]);
+                } else if (parts[0].equals("oldestKeptTombstoneMs")) {
+                    state[4] = Long.parseLong(parts[1]);
+                }
             }
         } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
             throw new IOException("malformed " + file + ": " + e.getMessage(), e);
@@ -841,7 +854,8 @@ public final class PartitionLog implements AutoCloseable {
     private void writeLogState() throws IOException {
         CheckpointFile.write(dir.resolve(LogFiles.LOG_STATE_CHECKPOINT), List.of(LOG_STATE_VERSION,
                 "logStartOffset " + logStartOffset, "recoveryPoint " + recoveryPoint,
-                "highWatermark " + highWatermark, "cleanerCheckpoint " + cleanerCheckpoint));
+                "highWatermark " + highWatermark, "cleanerCheckpoint " + cleanerCheckpoint,
+                "oldestKeptTombstoneMs " + oldestKeptTombstoneMs));
     }
 
     private void ensureUsable() {

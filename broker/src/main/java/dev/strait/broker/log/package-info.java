@@ -10,8 +10,9 @@
  *   <li>{@code .index} / {@code .timeindex}: sparse offset and time indexes per segment. Derived data: rebuilt from
  *       the log file every time the log is opened, so a missing or damaged index never matters.</li>
  *   <li>{@code leader-epoch-checkpoint}: the {@link dev.strait.broker.log.LeaderEpochCache}.</li>
- *   <li>{@code log-state-checkpoint}: log start offset, recovery point, high watermark and the cleaner checkpoint
- *       (compacted logs: offsets below it were deduplicated by an earlier pass).</li>
+ *   <li>{@code log-state-checkpoint}: log start offset, recovery point, high watermark, and for compacted logs the
+ *       cleaner checkpoint (offsets below it were deduplicated by an earlier pass) and the timestamp of the oldest
+ *       tombstone the last pass kept.</li>
  *   <li>{@code <first>-<last>.cleaned} / {@code .swap}: a compaction pass's output being written / committed; see
  *       {@link dev.strait.broker.log.CompactionTask}.</li>
  *   <li>{@code .clean-shutdown}: written by {@code close()}, removed by open.</li>

@@ -8,6 +8,7 @@ import dev.strait.broker.replica.Partition;
 import dev.strait.broker.replica.ReplicaManager;
 import dev.strait.broker.replica.TopicConfigs;
 import java.nio.ByteBuffer;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -43,10 +44,15 @@ public final class OffsetsTopicLog implements OffsetsLog {
             } catch (TopicExistsException e) {
                 // created concurrently
             }
-        } else if (!existing.get().configs().equals(configs)) {
+        } else {
             // Topics created before compaction existed had retention.ms=-1 only; bring them (and a changed
-            // offsets.topic.segment.bytes) in line so that committed offsets stop growing without bound.
-            replicaManager.replaceTopicConfigs(TOPIC, configs, false);
+            // offsets.topic.segment.bytes) in line so that committed offsets stop growing without bound, keeping
+            // any other override an operator set.
+            Map<String, String> merged = new HashMap<>(existing.get().configs());
+            merged.putAll(configs);
+            if (!merged.equals(existing.get().configs())) {
+                replicaManager.replaceTopicConfigs(TOPIC, merged, false);
+            }
         }
     }
 

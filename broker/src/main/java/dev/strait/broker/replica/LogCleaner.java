@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The broker's log cleaner: one background thread that, every {@code log.cleaner.backoff.ms}, runs one
  * compaction pass over each partition whose {@code cleanup.policy} includes {@code compact} and that has closed
- * segments written since its last pass (see {@link CompactionTask}). The key map of a pass is bounded by
+ * segments written since its last pass, or kept tombstones at its last pass that are now past
+ * {@code delete.retention.ms} (see {@link CompactionTask}). The key map of a pass is bounded by
  * {@code log.cleaner.dedupe.buffer.size}, and its reads and writes by {@code log.cleaner.io.max.bytes.per.second}.
  *
  * <p>A pass that fails (a segment deleted under it, a full disk) leaves the log as it was and is retried on the
@@ -61,7 +62,7 @@ public final class LogCleaner implements AutoCloseable {
                 TimeUnit.MILLISECONDS);
     }
 
-    /** One round over every partition; public so that tests can run it on their own thread. */
+    /** One round over every partition, on the calling thread; returns how many partitions were compacted. */
     public int cleanAll() {
         int swapped = 0;
         for (Partition partition : replicaManager.partitions()) {

@@ -264,7 +264,7 @@ public final class BrokerConfig {
         return (int) longValue(originals, "offsets.topic.num.partitions", 5, 1);
     }
 
-    /** {@code offsets.topic.segment.bytes} (default 104857600, as Kafka): segment size of the compacted offsets topic. */
+    /** {@code offsets.topic.segment.bytes} (default 104857600, as Kafka): segment size of the offsets topic. */
     public int offsetsTopicSegmentBytes() {
         return intValue(originals, "offsets.topic.segment.bytes", 104_857_600, 1);
     }

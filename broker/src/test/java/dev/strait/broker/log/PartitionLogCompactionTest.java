@@ -145,6 +145,29 @@ class PartitionLogCompactionTest {
     }
 
     @Test
+    void anIdleLogDropsItsTombstonesOnceDeleteRetentionHasPassedAlsoAfterARestart() {
+        // Given: a compacted log that kept a fresh tombstone and gets no new data
+        PartitionLog first = open();
+        append(first, "k1", "a1"); // 0
+        append(first, "k1", null); // 1: tombstone
+        append(first, "k2", "b1"); // 2
+        append(first, "x", "active"); // 3
+        assertThat(compactOnce(first)).isTrue();
+        assertThat(readAll(first)).extracting(KeyedRec::offset).containsExactly(1L, 2L, 3L);
+        first.close();
+        PartitionLog log = open();
+        assertThat(log.beginCompaction(MAP_BYTES)).as("nothing to do yet").isEmpty();
+
+        // When
+        time.advance(DELETE_RETENTION_MS + 1);
+
+        // Then
+        assertThat(compactOnce(log)).isTrue();
+        assertThat(readAll(log)).extracting(KeyedRec::offset).containsExactly(2L, 3L);
+        assertThat(log.beginCompaction(MAP_BYTES)).as("no tombstone left to expire").isEmpty();
+    }
+
+    @Test
     void aCrashBeforeTheSwapKeepsTheOldSegmentsAndDeletesTheCleanedFile() throws Exception {
         // Given
         PartitionLog log = open();

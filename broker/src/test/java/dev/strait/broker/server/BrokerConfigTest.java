@@ -47,4 +47,34 @@ class BrokerConfigTest {
                 .isInstanceOf(ConfigException.class).hasMessageContaining("log.message.timestamp.type")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
     }
+
+    @Test
+    void logCleanerAndOffsetsTopicSettingsUseKafkaNamesAndDefaults() {
+        // Given / When
+        BrokerConfig defaults = BrokerConfig.from(Map.of("node.id", "0"));
+        BrokerConfig set = BrokerConfig.from(Map.of("node.id", "0", "offsets.topic.segment.bytes", "4096",
+                "log.cleaner.enable", "false", "log.cleaner.backoff.ms", "250", "log.cleaner.dedupe.buffer.size",
+                "1000000", "log.cleaner.io.max.bytes.per.second", "2.5E6", "log.cleanup.policy", "compact,delete",
+                "log.cleaner.delete.retention.ms", "60000"));
+
+        // Then
+        assertThat(defaults.offsetsTopicSegmentBytes()).isEqualTo(104_857_600);
+        assertThat(defaults.logCleanerEnable()).isTrue();
+        assertThat(defaults.logCleanerBackoffMs()).isEqualTo(15_000);
+        assertThat(defaults.logCleanerDedupeBufferSize()).isEqualTo(134_217_728);
+        assertThat(defaults.logCleanerIoMaxBytesPerSecond()).as("no limit").isZero();
+        assertThat(set.offsetsTopicSegmentBytes()).isEqualTo(4096);
+        assertThat(set.logCleanerEnable()).isFalse();
+        assertThat(set.logCleanerBackoffMs()).isEqualTo(250);
+        assertThat(set.logCleanerDedupeBufferSize()).isEqualTo(1_000_000);
+        assertThat(set.logCleanerIoMaxBytesPerSecond()).isEqualTo(2_500_000);
+        assertThat(set.topicDefaults()).containsEntry("cleanup.policy", "compact,delete")
+                .containsEntry("delete.retention.ms", "60000");
+        assertThatThrownBy(() -> BrokerConfig.from(Map.of("node.id", "0", "log.cleaner.backoff.ms", "0")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("log.cleaner.backoff.ms");
+        assertThatThrownBy(() -> BrokerConfig.from(Map.of("node.id", "0", "log.cleaner.enable", "yes")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("log.cleaner.enable");
+        assertThatThrownBy(() -> BrokerConfig.from(Map.of("node.id", "0", "log.cleanup.policy", "archive")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("log.cleanup.policy");
+    }
 }

@@ -33,6 +33,8 @@ class KafkaToolsTest {
     private static final String CONSOLE_CONSUMER = "org.apache.kafka.tools.consumer.ConsoleConsumer";
     private static final String GROUPS = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand";
     private static final String CONFIGS = "kafka.admin.ConfigCommand";
+    private static final String DELETE_RECORDS = "org.apache.kafka.tools.DeleteRecordsCommand";
+    private static final String GET_OFFSETS = "org.apache.kafka.tools.GetOffsetShell";
     private static EmbeddedCluster cluster;
 
     @TempDir
@@ -96,6 +98,33 @@ class KafkaToolsTest {
         }
         assertThat(KafkaClientsRoundTripTest.consumeFromStart(bootstrap(), new TopicPartition("tool-alter", 2), 1))
                 .extracting(ConsumerRecord::value).containsExactly("on-new-partition");
+    }
+
+    @Test
+    void deleteRecordsToolMovesTheLowWatermarkAndGetOffsetShellReportsIt() throws Exception {
+        Result create = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--create", "--topic", "tool-trim",
+                "--partitions", "1", "--replication-factor", "1");
+        assertThat(create.exitCode).as(create.toString()).isZero();
+        try (KafkaProducer<String, String> producer = KafkaClientsRoundTripTest.producer(bootstrap(), Map.of())) {
+            for (int i = 0; i < 10; i++) {
+                producer.send(new ProducerRecord<>("tool-trim", 0, "k" + i, "v" + i));
+            }
+            producer.flush();
+        }
+        Path offsets = dir.resolve("delete-records.json");
+        Files.writeString(offsets, "{\"partitions\":[{\"topic\":\"tool-trim\",\"partition\":0,\"offset\":4}],"
+                + "\"version\":1}");
+
+        Result delete = run(DELETE_RECORDS, null, "--bootstrap-server", bootstrap(), "--offset-json-file",
+                offsets.toString());
+        assertThat(delete.exitCode).as(delete.toString()).isZero();
+        assertThat(delete.stdout).as(delete.toString()).contains("partition: tool-trim-0")
+                .contains("low_watermark: 4");
+
+        Result earliest = run(GET_OFFSETS, null, "--bootstrap-server", bootstrap(), "--topic", "tool-trim",
+                "--time", "-2");
+        assertThat(earliest.exitCode).as(earliest.toString()).isZero();
+        assertThat(earliest.stdout.lines()).as(earliest.toString()).contains("tool-trim:0:4");
     }
 
     @Test

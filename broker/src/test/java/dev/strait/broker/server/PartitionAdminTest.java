@@ -22,13 +22,14 @@ import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidPartitionsException;
 import org.apache.kafka.common.errors.InvalidReplicaAssignmentException;
-import org.apache.kafka.common.errors.OffsetOutOfRangeException;
+import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -133,7 +134,8 @@ class PartitionAdminTest {
             assertThat(consumeWithReset(cluster, tp, 2, 8)).extracting(ConsumerRecord::offset)
                     .containsExactly(12L, 13L, 14L, 15L, 16L, 17L, 18L, 19L);
             assertThatThrownBy(() -> admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(21)))
-                    .all().get(TIMEOUT_S, TimeUnit.SECONDS)).hasCauseInstanceOf(OffsetOutOfRangeException.class);
+                    .all().get(TIMEOUT_S, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(org.apache.kafka.common.errors.OffsetOutOfRangeException.class);
             // a lower offset than the current start leaves it where it is
             assertThat(admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(5))).lowWatermarks().get(tp)
                     .get(TIMEOUT_S, TimeUnit.SECONDS).lowWatermark()).isEqualTo(12);
@@ -157,6 +159,47 @@ class PartitionAdminTest {
                         .offset()).isEqualTo(20);
             }
             assertThat(consumeWithReset(cluster, tp, 3, 1)).extracting(ConsumerRecord::value).containsExactly("after");
+        }
+    }
+
+    @Test
+    void aGroupWhoseCommittedOffsetWasDeletedGetsOffsetOutOfRangeWithAutoOffsetResetNone() throws Exception {
+        // Given: 200 records, a group committed at 100, then records before 150 deleted (the mirror's truncation case)
+        TopicPartition tp = new TopicPartition("truncated", 0);
+        try (EmbeddedCluster cluster = EmbeddedCluster.builder().nodes(1).start(); Admin admin = admin(cluster)) {
+            admin.createTopics(List.of(new NewTopic("truncated", 1, (short) 1))).all().get(TIMEOUT_S, TimeUnit.SECONDS);
+            try (KafkaProducer<String, String> producer = KafkaClientsRoundTripTest.producer(
+                    cluster.bootstrapServers(), Map.of())) {
+                for (int i = 0; i < 200; i++) {
+                    producer.send(new ProducerRecord<>("truncated", 0, "k" + i, "v" + i));
+                }
+                producer.flush();
+            }
+            admin.alterConsumerGroupOffsets("truncated-group", Map.of(tp, new OffsetAndMetadata(100))).all()
+                    .get(TIMEOUT_S, TimeUnit.SECONDS);
+            admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(150))).all().get(TIMEOUT_S, TimeUnit.SECONDS);
+
+            // When
+            Properties props = KafkaClientsRoundTripTest.consumerProps(cluster.bootstrapServers());
+            props.put(ConsumerConfig.GROUP_ID_CONFIG, "truncated-group");
+            props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+            OffsetOutOfRangeException thrown = null;
+            try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
+                consumer.assign(List.of(tp));
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
+                while (thrown == null && System.nanoTime() < deadline) {
+                    try {
+                        assertThat(consumer.poll(Duration.ofMillis(200))).isEmpty();
+                    } catch (OffsetOutOfRangeException e) {
+                        thrown = e;
+                    }
+                }
+            }
+
+            // Then: the consumer learns the lost range from the broker
+            assertThat(thrown).isNotNull();
+            assertThat(thrown.offsetOutOfRangePartitions()).containsEntry(tp, 100L);
+            assertThat(earliest(admin, tp)).isEqualTo(150);
         }
     }
 
