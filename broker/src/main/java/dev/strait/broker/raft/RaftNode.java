@@ -1,0 +1,559 @@
+package dev.strait.broker.raft;
+
+import dev.strait.broker.raft.RaftMessage.BeginQuorumEpoch;
+import dev.strait.broker.raft.RaftMessage.FetchError;
+import dev.strait.broker.raft.RaftMessage.FetchRequest;
+import dev.strait.broker.raft.RaftMessage.FetchResponse;
+import dev.strait.broker.raft.RaftMessage.VoteRequest;
+import dev.strait.broker.raft.RaftMessage.VoteResponse;
+import dev.strait.broker.raft.RaftRole.Candidate;
+import dev.strait.broker.raft.RaftRole.Follower;
+import dev.strait.broker.raft.RaftRole.Leader;
+import dev.strait.broker.raft.RaftRole.Resigned;
+import dev.strait.broker.raft.RaftRole.Unattached;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.NavigableMap;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One member of a Raft quorum that replicates the metadata log, in the style of KRaft: voters elect a leader per
+ * epoch with Vote requests, the leader announces itself with BeginQuorumEpoch, and followers (voters and
+ * observers alike) <em>pull</em> the log with Fetch. The leader finds where a follower's log diverges from its
+ * own by the follower's last fetched epoch and answers with a diverging epoch; the follower truncates and fetches
+ * again. The high watermark (commit index) is the largest end offset that a majority of voters has flushed, and
+ * it only moves once an entry of the leader's own epoch is in that majority, which is why each new leader
+ * writes a {@link LogEntry.Kind#LEADER_CHANGE} entry first.
+ *
+ * <h2>Roles and transitions</h2>
+ * <pre>
+ *   Unattached --election timeout (voter)--> Candidate --majority of votes--> Leader
+ *   Unattached/Candidate --BeginQuorumEpoch or fetch answer naming the leader--> Follower
+ *   Follower --election timeout (voter)--> Candidate;  (observer) --> Unattached
+ *   Candidate --election timeout--> Candidate in the next epoch
+ *   Leader --no fetches from a majority for checkQuorumMs--> Resigned --election timeout--> Candidate
+ *   any role --message with a higher epoch--> Unattached (or Follower, when the message names the leader)
+ * </pre>
+ * Every transition that changes the epoch, the vote or the known leader writes the {@link ElectionState} before
+ * the role changes and before any message is sent. A follower flushes what it appended before it sends the next
+ * fetch, because that fetch is what tells the leader the entries are stored.
+ *
+ * <h2>Driving it</h2>
+ * Pure and single-threaded: no threads, sockets or clocks. The driver calls {@link #handle} for each inbound
+ * message, {@link #propose} for each client write, and {@link #tick} no later than {@link #nextDeadlineMs()},
+ * always passing the current time. Outbound messages go to the {@link RaftTransport}. Not thread-safe.
+ *
+ * <p>Not implemented: snapshots and log compaction, pre-vote, voter-set changes, batching of proposals.
+ */
+public final class RaftNode {
+
+    private static final Logger LOGGER = LoggerFactory.getLogger(RaftNode.class);
+    private static final int NONE = ElectionState.NONE;
+
+    private final int nodeId;
+    private final List<Integer> voters;
+    private final boolean voter;
+    private final RaftConfig config;
+    private final RaftStorage storage;
+    private final RaftTransport transport;
+    private final Random random;
+    private final EpochIndex epochIndex;
+    private final NavigableMap<Long, CompletableFuture<Long>> pendingProposals = new TreeMap<>();
+    private final String logPrefix;
+
+    private ElectionState electionState;
+    private RaftRole role;
+    /** Entries below this offset are committed. Not durable: a restarted node relearns it from the leader. */
+    private long highWatermark;
+    private long electionDeadlineMs = Long.MAX_VALUE;
+    private long fetchDeadlineMs = Long.MAX_VALUE;
+    private long beginQuorumDeadlineMs = Long.MAX_VALUE;
+    private long checkQuorumDeadlineMs = Long.MAX_VALUE;
+
+    public RaftNode(int nodeId, Collection<Integer> voters, RaftConfig config, RaftStorage storage,
+            RaftTransport transport, Random random, long nowMs) {
+        if (voters.isEmpty()) {
+            throw new IllegalArgumentException("a quorum needs at least one voter");
+        }
+        this.nodeId = nodeId;
+        this.voters = List.copyOf(new TreeSet<>(voters));
+        this.voter = this.voters.contains(nodeId);
+        this.config = config;
+        this.storage = storage;
+        this.transport = transport;
+        this.random = random;
+        this.epochIndex = EpochIndex.rebuild(storage);
+        this.logPrefix = "[RaftNode " + nodeId + "] ";
+        this.electionState = storage.electionState();
+        int epoch = electionState.epoch();
+        if (electionState.leaderId() == nodeId) {
+            // A leader that restarts has lost what it knew about its followers; it steps down rather than lead on.
+            role = new Resigned(epoch);
+            resetElectionTimer(nowMs);
+        } else if (electionState.hasLeader()) {
+            role = new Follower(epoch, electionState.leaderId());
+            resetElectionTimer(nowMs);
+            fetchDeadlineMs = nowMs;
+        } else {
+            role = new Unattached(epoch, electionState.votedFor());
+            resetElectionTimer(nowMs);
+            fetchDeadlineMs = nowMs;
+        }
+    }
+
+    // ---------------------------------------------------------------- inputs
+
+    /** Handles one inbound message addressed to this node. */
+    public void handle(RaftMessage message, long nowMs) {
+        if (message.destination() != nodeId) {
+            throw new IllegalArgumentException(logPrefix + "message for node " + message.destination());
+        }
+        if (message.epoch() > epoch()) {
+            onHigherEpoch(message, nowMs);
+        }
+        if (message instanceof VoteRequest request) {
+            handleVoteRequest(request, nowMs);
+        } else if (message instanceof VoteResponse response) {
+            handleVoteResponse(response, nowMs);
+        } else if (message instanceof BeginQuorumEpoch begin) {
+            handleBeginQuorumEpoch(begin, nowMs);
+        } else if (message instanceof FetchRequest request) {
+            handleFetchRequest(request, nowMs);
+        } else if (message instanceof FetchResponse response) {
+            handleFetchResponse(response, nowMs);
+        }
+    }
+
+    /**
+     * Appends {@code payload} if this node leads. The future completes with the entry's offset once the entry is
+     * committed, or fails with {@link NotLeaderException} right away (not leader) or when this node loses the
+     * leadership first (outcome unknown: a later leader may still commit it).
+     */
+    public CompletableFuture<Long> propose(byte[] payload, long nowMs) {
+        if (!(role instanceof Leader leader)) {
+            return CompletableFuture.failedFuture(new NotLeaderException("not the leader", leaderId(), epoch()));
+        }
+        long offset = storage.endOffset();
+        appendLocal(new LogEntry(leader.epoch(), offset, LogEntry.Kind.DATA, payload));
+        storage.flush();
+        leader.progress().onLocalFlush(storage.endOffset());
+        CompletableFuture<Long> committed = new CompletableFuture<>();
+        pendingProposals.put(offset, committed);
+        maybeAdvanceHighWatermark(leader);
+        return committed;
+    }
+
+    /** Fires whatever timers expired by {@code nowMs}; harmless to call early or often. */
+    public void tick(long nowMs) {
+        if (role instanceof Leader leader) {
+            pollLeader(leader, nowMs);
+            return;
+        }
+        if (nowMs >= electionDeadlineMs) {
+            onElectionTimeout(nowMs);
+        } else if (nowMs >= fetchDeadlineMs) {
+            onFetchTimeout(nowMs);
+        }
+    }
+
+    /** The time by which {@link #tick} must next be called. */
+    public long nextDeadlineMs() {
+        if (role instanceof Leader) {
+            return Math.min(beginQuorumDeadlineMs, checkQuorumDeadlineMs);
+        }
+        return Math.min(electionDeadlineMs, fetchDeadlineMs);
+    }
+
+    // ---------------------------------------------------------------- observers of state
+
+    public int nodeId() {
+        return nodeId;
+    }
+
+    public int epoch() {
+        return role.epoch();
+    }
+
+    public boolean isLeader() {
+        return role instanceof Leader;
+    }
+
+    public boolean isVoter() {
+        return voter;
+    }
+
+    /** The leader this node knows for its epoch, or -1. */
+    public int leaderId() {
+        if (role instanceof Leader) {
+            return nodeId;
+        }
+        return role instanceof Follower follower ? follower.leaderId() : NONE;
+    }
+
+    /** Short name of the current role, for logs and traces. */
+    public String roleName() {
+        return role.getClass().getSimpleName();
+    }
+
+    public long highWatermark() {
+        return highWatermark;
+    }
+
+    public long endOffset() {
+        return storage.endOffset();
+    }
+
+    /** An entry of the local log; only entries below {@link #highWatermark()} are known to be committed. */
+    public LogEntry entry(long offset) {
+        return storage.entry(offset);
+    }
+
+    @Override
+    public String toString() {
+        return "RaftNode(" + nodeId + " " + roleName() + " epoch=" + epoch() + " leader=" + leaderId() + " end="
+                + endOffset() + " hw=" + highWatermark + ")";
+    }
+
+    // ---------------------------------------------------------------- votes
+
+    private void handleVoteRequest(VoteRequest request, long nowMs) {
+        boolean granted = request.epoch() == epoch() && mayVoteFor(request);
+        if (granted && !electionState.hasVoted()) {
+            persist(new ElectionState(epoch(), request.source(), NONE));
+            role = new Unattached(epoch(), request.source());
+            resetElectionTimer(nowMs);
+        }
+        transport.send(new VoteResponse(nodeId, request.source(), epoch(), granted));
+    }
+
+    private boolean mayVoteFor(VoteRequest request) {
+        if (!voter || !voters.contains(request.source())) {
+            return false;
+        }
+        if (!(role instanceof Unattached unattached)) {
+            return false; // a candidate voted for itself; a follower or leader knows the epoch's leader
+        }
+        boolean freeToVote = unattached.votedFor() == NONE || unattached.votedFor() == request.source();
+        // Election restriction: only a candidate whose log holds everything we hold can hold every committed entry.
+        return freeToVote && request.lastEntry().compareTo(lastEntry()) >= 0;
+    }
+
+    private void handleVoteResponse(VoteResponse response, long nowMs) {
+        if (role instanceof Candidate candidate && response.epoch() == candidate.epoch() && response.granted()
+                && voters.contains(response.source())) {
+            if (candidate.recordGrant(response.source()) > voters.size() / 2) {
+                transitionToLeader(nowMs);
+            }
+        }
+    }
+
+    private void handleBeginQuorumEpoch(BeginQuorumEpoch begin, long nowMs) {
+        if (begin.epoch() < epoch()) {
+            return;
+        }
+        int known = knownLeaderOfEpoch();
+        if (known == begin.source()) {
+            if (role instanceof Follower) {
+                resetElectionTimer(nowMs);
+            }
+            return;
+        }
+        if (known != NONE) {
+            throw new IllegalStateException(logPrefix + "two leaders in epoch " + epoch() + ": " + known + " and "
+                    + begin.source());
+        }
+        transitionToFollower(begin.epoch(), begin.source(), nowMs);
+    }
+
+    // ---------------------------------------------------------------- fetch, leader side
+
+    private void handleFetchRequest(FetchRequest request, long nowMs) {
+        if (!(role instanceof Leader leader) || request.epoch() != leader.epoch()) {
+            FetchError error = request.epoch() < epoch() ? FetchError.FENCED_EPOCH : FetchError.NOT_LEADER;
+            transport.send(new FetchResponse(nodeId, request.source(), epoch(), error, leaderId(),
+                    request.fetchOffset(), request.lastFetchedEpoch(), null, List.of(), highWatermark));
+            return;
+        }
+        OffsetAndEpoch ours = epochIndex.endOffsetFor(request.lastFetchedEpoch(), storage.endOffset());
+        if (ours.epoch() != request.lastFetchedEpoch() || ours.offset() < request.fetchOffset()) {
+            transport.send(new FetchResponse(nodeId, request.source(), leader.epoch(), FetchError.NONE, nodeId,
+                    request.fetchOffset(), request.lastFetchedEpoch(), ours, List.of(), highWatermark));
+            return;
+        }
+        leader.progress().onFetch(request.source(), request.fetchOffset(), nowMs);
+        maybeAdvanceHighWatermark(leader);
+        long end = Math.min(storage.endOffset(), request.fetchOffset() + config.maxFetchEntries());
+        List<LogEntry> entries = new ArrayList<>((int) (end - request.fetchOffset()));
+        for (long offset = request.fetchOffset(); offset < end; offset++) {
+            entries.add(storage.entry(offset));
+        }
+        transport.send(new FetchResponse(nodeId, request.source(), leader.epoch(), FetchError.NONE, nodeId,
+                request.fetchOffset(), request.lastFetchedEpoch(), null, entries, highWatermark));
+    }
+
+    private void maybeAdvanceHighWatermark(Leader leader) {
+        long majorityEnd = leader.progress().majorityEndOffset();
+        // Raft's commit rule: count replicas only for an entry of our own epoch. Entries from earlier epochs
+        // become committed with it, never on their own, or a later leader could still overwrite them.
+        if (majorityEnd <= highWatermark || storage.entry(majorityEnd - 1).epoch() != leader.epoch()) {
+            return;
+        }
+        highWatermark = majorityEnd;
+        NavigableMap<Long, CompletableFuture<Long>> done = pendingProposals.headMap(majorityEnd, false);
+        List<Long> offsets = new ArrayList<>(done.keySet());
+        List<CompletableFuture<Long>> futures = new ArrayList<>(done.values());
+        done.clear();
+        for (int i = 0; i < offsets.size(); i++) {
+            futures.get(i).complete(offsets.get(i));
+        }
+    }
+
+    private void pollLeader(Leader leader, long nowMs) {
+        if (nowMs >= checkQuorumDeadlineMs) {
+            if (!leader.progress().heardFromMajority(nowMs, config.checkQuorumMs())) {
+                transitionToResigned(nowMs);
+                return;
+            }
+            checkQuorumDeadlineMs = nowMs + Math.max(1, config.checkQuorumMs() / 4);
+        }
+        if (nowMs >= beginQuorumDeadlineMs) {
+            // Voters that missed the announcement (lost message, partition, restart) would otherwise only find us
+            // by standing for election themselves.
+            for (int silent : leader.progress().silentVoters(nowMs, config.beginQuorumResendMs())) {
+                transport.send(new BeginQuorumEpoch(nodeId, silent, leader.epoch()));
+            }
+            beginQuorumDeadlineMs = nowMs + config.beginQuorumResendMs();
+        }
+    }
+
+    // ---------------------------------------------------------------- fetch, follower side
+
+    private void handleFetchResponse(FetchResponse response, long nowMs) {
+        if (response.epoch() < epoch()) {
+            return;
+        }
+        // Only the epoch's leader answers without error, so such an answer names the leader as surely as an error
+        // naming one does.
+        int named = response.error() == FetchError.NONE ? response.source() : response.leaderId();
+        if (knownLeaderOfEpoch() == NONE && named != NONE && named != nodeId) {
+            transitionToFollower(response.epoch(), named, nowMs);
+            return;
+        }
+        if (response.error() != FetchError.NONE) {
+            return;
+        }
+        if (!(role instanceof Follower follower) || follower.leaderId() != response.source()) {
+            return;
+        }
+        // Apply only to the log the request described; anything else is a late or duplicate answer.
+        if (response.fetchOffset() != storage.endOffset() || response.lastFetchedEpoch() != epochIndex.lastEpoch()) {
+            return;
+        }
+        resetElectionTimer(nowMs);
+        if (response.divergingEpoch() != null) {
+            truncateDivergentSuffix(response.divergingEpoch());
+            sendFetch(follower.leaderId(), nowMs);
+            return;
+        }
+        for (LogEntry entry : response.entries()) {
+            if (entry.offset() != storage.endOffset()) {
+                throw new IllegalStateException(logPrefix + "non-contiguous fetch: " + entry + " at end "
+                        + storage.endOffset());
+            }
+            appendLocal(entry);
+        }
+        if (!response.entries().isEmpty()) {
+            storage.flush(); // the next fetch tells the leader these are stored, so they must be durable first
+        }
+        highWatermark = Math.max(highWatermark, Math.min(response.highWatermark(), storage.endOffset()));
+        if (response.entries().isEmpty()) {
+            fetchDeadlineMs = nowMs + config.fetchBackoffMs();
+        } else {
+            sendFetch(follower.leaderId(), nowMs);
+        }
+    }
+
+    private void truncateDivergentSuffix(OffsetAndEpoch leaderEnd) {
+        OffsetAndEpoch ours = epochIndex.endOffsetFor(leaderEnd.epoch(), storage.endOffset());
+        long truncateTo = Math.min(leaderEnd.offset(), ours.offset());
+        if (truncateTo < highWatermark) {
+            throw new IllegalStateException(logPrefix + "leader asks to truncate to " + truncateTo
+                    + ", below the high watermark " + highWatermark);
+        }
+        LOGGER.debug("{}truncating divergent log from {} to {}", logPrefix, storage.endOffset(), truncateTo);
+        storage.truncateTo(truncateTo);
+        epochIndex.onTruncate(truncateTo);
+    }
+
+    private void sendFetch(int destination, long nowMs) {
+        transport.send(new FetchRequest(nodeId, destination, epoch(), storage.endOffset(), epochIndex.lastEpoch()));
+        fetchDeadlineMs = nowMs + config.fetchTimeoutMs();
+    }
+
+    private void onFetchTimeout(long nowMs) {
+        if (role instanceof Follower follower) {
+            sendFetch(follower.leaderId(), nowMs);
+        } else if (role instanceof Unattached) {
+            // Ask a random voter who leads; whoever knows answers with the leader and its epoch.
+            List<Integer> others = voters.stream().filter(v -> v != nodeId).toList();
+            if (others.isEmpty()) {
+                fetchDeadlineMs = Long.MAX_VALUE;
+            } else {
+                sendFetch(others.get(random.nextInt(others.size())), nowMs);
+            }
+        } else {
+            fetchDeadlineMs = Long.MAX_VALUE;
+        }
+    }
+
+    private void onElectionTimeout(long nowMs) {
+        if (voter) {
+            transitionToCandidate(nowMs);
+        } else {
+            transitionToUnattached(epoch(), nowMs);
+        }
+    }
+
+    // ---------------------------------------------------------------- transitions
+
+    private void onHigherEpoch(RaftMessage message, long nowMs) {
+        if (message instanceof BeginQuorumEpoch) {
+            transitionToFollower(message.epoch(), message.source(), nowMs);
+        } else if (message instanceof FetchResponse response && response.leaderId() != NONE
+                && response.leaderId() != nodeId) {
+            transitionToFollower(message.epoch(), response.leaderId(), nowMs);
+        } else {
+            transitionToUnattached(message.epoch(), nowMs);
+        }
+    }
+
+    private void transitionToUnattached(int epoch, long nowMs) {
+        int votedFor = epoch == electionState.epoch() ? electionState.votedFor() : NONE;
+        persist(new ElectionState(epoch, votedFor, NONE));
+        leaveLeadership();
+        role = new Unattached(epoch, votedFor);
+        resetElectionTimer(nowMs);
+        fetchDeadlineMs = nowMs + config.fetchBackoffMs();
+        LOGGER.debug("{}unattached in epoch {}", logPrefix, epoch);
+    }
+
+    private void transitionToFollower(int epoch, int leaderId, long nowMs) {
+        int votedFor = epoch == electionState.epoch() ? electionState.votedFor() : NONE;
+        persist(new ElectionState(epoch, votedFor, leaderId));
+        leaveLeadership();
+        role = new Follower(epoch, leaderId);
+        resetElectionTimer(nowMs);
+        sendFetch(leaderId, nowMs);
+        LOGGER.debug("{}following {} in epoch {}", logPrefix, leaderId, epoch);
+    }
+
+    private void transitionToCandidate(long nowMs) {
+        int epoch = epoch() + 1;
+        storage.flush(); // the log end we advertise in the vote request must survive a crash
+        persist(new ElectionState(epoch, nodeId, NONE));
+        leaveLeadership();
+        Candidate candidate = new Candidate(epoch, nodeId);
+        role = candidate;
+        resetElectionTimer(nowMs);
+        fetchDeadlineMs = Long.MAX_VALUE;
+        LOGGER.debug("{}candidate in epoch {}", logPrefix, epoch);
+        if (candidate.grants() > voters.size() / 2) {
+            transitionToLeader(nowMs);
+            return;
+        }
+        OffsetAndEpoch last = lastEntry();
+        for (int other : voters) {
+            if (other != nodeId) {
+                transport.send(new VoteRequest(nodeId, other, epoch, last));
+            }
+        }
+    }
+
+    private void transitionToLeader(long nowMs) {
+        int epoch = epoch();
+        persist(new ElectionState(epoch, nodeId, nodeId));
+        LeaderProgress progress = new LeaderProgress(nodeId, voters, nowMs);
+        Leader leader = new Leader(epoch, progress);
+        role = leader;
+        appendLocal(LogEntry.leaderChange(epoch, storage.endOffset(), nodeId));
+        storage.flush();
+        progress.onLocalFlush(storage.endOffset());
+        electionDeadlineMs = Long.MAX_VALUE;
+        fetchDeadlineMs = Long.MAX_VALUE;
+        beginQuorumDeadlineMs = nowMs + config.beginQuorumResendMs();
+        checkQuorumDeadlineMs = nowMs + config.checkQuorumMs();
+        LOGGER.debug("{}leader in epoch {}", logPrefix, epoch);
+        for (int other : voters) {
+            if (other != nodeId) {
+                transport.send(new BeginQuorumEpoch(nodeId, other, epoch));
+            }
+        }
+        maybeAdvanceHighWatermark(leader);
+    }
+
+    private void transitionToResigned(long nowMs) {
+        leaveLeadership();
+        role = new Resigned(epoch());
+        resetElectionTimer(nowMs);
+        fetchDeadlineMs = Long.MAX_VALUE;
+        LOGGER.debug("{}resigned in epoch {}", logPrefix, epoch());
+    }
+
+    /** Fails pending proposals: whether they commit is now up to the next leader. */
+    private void leaveLeadership() {
+        if (!(role instanceof Leader)) {
+            return;
+        }
+        beginQuorumDeadlineMs = Long.MAX_VALUE;
+        checkQuorumDeadlineMs = Long.MAX_VALUE;
+        List<CompletableFuture<Long>> orphans = new ArrayList<>(pendingProposals.values());
+        pendingProposals.clear();
+        for (CompletableFuture<Long> orphan : orphans) {
+            orphan.completeExceptionally(new NotLeaderException("lost the leadership", NONE, epoch()));
+        }
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    /** The leader of the current epoch as far as this node knows, including itself. */
+    private int knownLeaderOfEpoch() {
+        if (role instanceof Resigned) {
+            return nodeId;
+        }
+        return leaderId();
+    }
+
+    private OffsetAndEpoch lastEntry() {
+        return new OffsetAndEpoch(storage.endOffset(), epochIndex.lastEpoch());
+    }
+
+    private void appendLocal(LogEntry entry) {
+        storage.append(entry);
+        epochIndex.onAppend(entry);
+    }
+
+    private void persist(ElectionState next) {
+        if (next.epoch() < electionState.epoch()) {
+            throw new IllegalStateException(logPrefix + "epoch would go back: " + electionState + " -> " + next);
+        }
+        if (!next.equals(electionState)) {
+            storage.writeElectionState(next);
+            electionState = next;
+        }
+    }
+
+    private void resetElectionTimer(long nowMs) {
+        if (!voter && !(role instanceof Follower)) {
+            electionDeadlineMs = Long.MAX_VALUE;
+            return;
+        }
+        long jitterMs = config.electionJitterMs() == 0 ? 0 : (long) random.nextInt((int) config.electionJitterMs() + 1);
+        electionDeadlineMs = nowMs + config.electionTimeoutMs() + jitterMs;
+    }
+}

@@ -1,0 +1,198 @@
+package dev.strait.broker.raft.metadata;
+
+import dev.strait.broker.raft.metadata.MetadataRecord.CreateTopic;
+import dev.strait.broker.raft.metadata.MetadataRecord.DeleteTopic;
+import dev.strait.broker.raft.metadata.MetadataRecord.FenceNode;
+import dev.strait.broker.raft.metadata.MetadataRecord.PartitionChange;
+import dev.strait.broker.raft.metadata.MetadataRecord.ProducerIdBlock;
+import dev.strait.broker.raft.metadata.MetadataRecord.RegisterNode;
+import dev.strait.broker.raft.metadata.MetadataRecord.TopicConfig;
+import dev.strait.broker.raft.metadata.MetadataRecord.UnfenceNode;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.UUID;
+
+/**
+ * The cluster metadata as of some offset of the metadata log: an immutable value. {@link #apply} returns a new
+ * image and leaves this one untouched (copy-on-write of the one map that changes), so readers on other threads
+ * can hold an image without locks while the replaying thread moves on. Replay is deterministic: the same
+ * records at the same offsets give equal images on every node.
+ *
+ * <p>A record that contradicts the image (a partition of an unknown topic, a leader epoch going back, a
+ * producer-id block that does not continue the last one) throws {@link IllegalStateException}: the controller
+ * validates before it writes, so such a record means a bug, and the node must stop rather than diverge.
+ */
+public final class MetadataImage {
+
+    public static final MetadataImage EMPTY = new MetadataImage(0, Collections.emptySortedMap(),
+            Collections.emptySortedMap(), Collections.emptySortedMap(), 0);
+
+    /** A registered node. {@code nodeEpoch} is the offset of its registration record. */
+    public record NodeRegistration(int nodeId, long nodeEpoch, UUID incarnationId, String host, int port,
+            String rack, boolean fenced) {
+    }
+
+    public record PartitionState(List<Integer> replicas, List<Integer> isr, int leader, int leaderEpoch) {
+    }
+
+    public record TopicImage(String name, UUID topicId, SortedMap<Integer, PartitionState> partitions,
+            SortedMap<String, String> configs) {
+    }
+
+    private final long nextOffset;
+    private final SortedMap<Integer, NodeRegistration> nodes;
+    private final SortedMap<UUID, TopicImage> topics;
+    private final SortedMap<String, UUID> topicIds;
+    private final long nextProducerId;
+
+    private MetadataImage(long nextOffset, SortedMap<Integer, NodeRegistration> nodes,
+            SortedMap<UUID, TopicImage> topics, SortedMap<String, UUID> topicIds, long nextProducerId) {
+        this.nextOffset = nextOffset;
+        this.nodes = nodes;
+        this.topics = topics;
+        this.topicIds = topicIds;
+        this.nextProducerId = nextProducerId;
+    }
+
+    /** The offset after the last record applied. */
+    public long nextOffset() {
+        return nextOffset;
+    }
+
+    public SortedMap<Integer, NodeRegistration> nodes() {
+        return nodes;
+    }
+
+    public SortedMap<UUID, TopicImage> topics() {
+        return topics;
+    }
+
+    public Optional<TopicImage> topic(String name) {
+        UUID id = topicIds.get(name);
+        return id == null ? Optional.empty() : Optional.of(topics.get(id));
+    }
+
+    /** First producer id not yet handed to any node. */
+    public long nextProducerId() {
+        return nextProducerId;
+    }
+
+    /** The image after the record committed at {@code offset}. */
+    public MetadataImage apply(long offset, MetadataRecord record) {
+        if (offset < nextOffset) {
+            throw new IllegalStateException("replay went back: record at " + offset + " after " + (nextOffset - 1));
+        }
+        long next = offset + 1;
+        if (record instanceof RegisterNode r) {
+            NodeRegistration registration = new NodeRegistration(r.nodeId(), offset, r.incarnationId(), r.host(),
+                    r.port(), r.rack(), true);
+            return withNodes(next, put(nodes, r.nodeId(), registration));
+        } else if (record instanceof FenceNode r) {
+            return withNodes(next, setFenced(offset, r.nodeId(), r.nodeEpoch(), true));
+        } else if (record instanceof UnfenceNode r) {
+            return withNodes(next, setFenced(offset, r.nodeId(), r.nodeEpoch(), false));
+        } else if (record instanceof CreateTopic r) {
+            require(!topicIds.containsKey(r.name()) && !topics.containsKey(r.topicId()), offset, record,
+                    "topic name or id exists");
+            TopicImage topic = new TopicImage(r.name(), r.topicId(), Collections.emptySortedMap(),
+                    Collections.emptySortedMap());
+            return new MetadataImage(next, nodes, put(topics, r.topicId(), topic), put(topicIds, r.name(), r.topicId()),
+                    nextProducerId);
+        } else if (record instanceof PartitionChange r) {
+            return withTopic(next, applyPartitionChange(offset, r));
+        } else if (record instanceof TopicConfig r) {
+            TopicImage topic = existingTopic(offset, r, r.topicId());
+            SortedMap<String, String> configs = r.value() == null ? remove(topic.configs(), r.key())
+                    : put(topic.configs(), r.key(), r.value());
+            return withTopic(next, new TopicImage(topic.name(), topic.topicId(), topic.partitions(), configs));
+        } else if (record instanceof DeleteTopic r) {
+            TopicImage topic = existingTopic(offset, r, r.topicId());
+            return new MetadataImage(next, nodes, remove(topics, r.topicId()), remove(topicIds, topic.name()),
+                    nextProducerId);
+        } else if (record instanceof ProducerIdBlock r) {
+            require(r.firstProducerId() == nextProducerId && r.size() > 0, offset, record,
+                    "block must start at " + nextProducerId + " and be non-empty");
+            return new MetadataImage(next, nodes, topics, topicIds, nextProducerId + r.size());
+        }
+        throw new IllegalArgumentException("unknown metadata record " + record);
+    }
+
+    private TopicImage applyPartitionChange(long offset, PartitionChange r) {
+        TopicImage topic = existingTopic(offset, r, r.topicId());
+        require(!r.replicas().isEmpty() && new HashSet<>(r.replicas()).size() == r.replicas().size(), offset, r,
+                "replicas must be distinct and non-empty");
+        require(r.replicas().containsAll(r.isr()), offset, r, "ISR must be a subset of the replicas");
+        require(r.leader() == -1 || r.isr().contains(r.leader()), offset, r, "leader must be in the ISR");
+        PartitionState previous = topic.partitions().get(r.partition());
+        require(previous == null || r.leaderEpoch() >= previous.leaderEpoch(), offset, r, "leader epoch went back");
+        PartitionState state = new PartitionState(r.replicas(), r.isr(), r.leader(), r.leaderEpoch());
+        return new TopicImage(topic.name(), topic.topicId(), put(topic.partitions(), r.partition(), state),
+                topic.configs());
+    }
+
+    /** Fence/unfence for an older incarnation is a no-op: the node re-registered since the controller decided. */
+    private SortedMap<Integer, NodeRegistration> setFenced(long offset, int nodeId, long nodeEpoch, boolean fenced) {
+        NodeRegistration node = nodes.get(nodeId);
+        require(node != null, offset, nodeId, "unknown node");
+        if (node.nodeEpoch() != nodeEpoch) {
+            return nodes;
+        }
+        return put(nodes, nodeId, new NodeRegistration(nodeId, node.nodeEpoch(), node.incarnationId(), node.host(),
+                node.port(), node.rack(), fenced));
+    }
+
+    private TopicImage existingTopic(long offset, MetadataRecord record, UUID topicId) {
+        TopicImage topic = topics.get(topicId);
+        require(topic != null, offset, record, "unknown topic id " + topicId);
+        return topic;
+    }
+
+    private MetadataImage withNodes(long next, SortedMap<Integer, NodeRegistration> newNodes) {
+        return new MetadataImage(next, newNodes, topics, topicIds, nextProducerId);
+    }
+
+    private MetadataImage withTopic(long next, TopicImage topic) {
+        return new MetadataImage(next, nodes, put(topics, topic.topicId(), topic), topicIds, nextProducerId);
+    }
+
+    private static void require(boolean condition, long offset, Object record, String why) {
+        if (!condition) {
+            throw new IllegalStateException("cannot replay " + record + " at offset " + offset + ": " + why);
+        }
+    }
+
+    private static <K, V> SortedMap<K, V> put(SortedMap<K, V> map, K key, V value) {
+        TreeMap<K, V> copy = new TreeMap<>(map);
+        copy.put(key, value);
+        return Collections.unmodifiableSortedMap(copy);
+    }
+
+    private static <K, V> SortedMap<K, V> remove(SortedMap<K, V> map, K key) {
+        TreeMap<K, V> copy = new TreeMap<>(map);
+        copy.remove(key);
+        return Collections.unmodifiableSortedMap(copy);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof MetadataImage other && nextOffset == other.nextOffset
+                && nextProducerId == other.nextProducerId && nodes.equals(other.nodes) && topics.equals(other.topics);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(nextOffset, nodes, topics, nextProducerId);
+    }
+
+    @Override
+    public String toString() {
+        return "MetadataImage(next=" + nextOffset + " nodes=" + nodes.keySet() + " topics=" + topicIds.keySet()
+                + " nextProducerId=" + nextProducerId + ")";
+    }
+}

@@ -1,0 +1,183 @@
+package dev.strait.broker.raft.metadata;
+
+import dev.strait.broker.raft.metadata.MetadataRecord.CreateTopic;
+import dev.strait.broker.raft.metadata.MetadataRecord.DeleteTopic;
+import dev.strait.broker.raft.metadata.MetadataRecord.FenceNode;
+import dev.strait.broker.raft.metadata.MetadataRecord.PartitionChange;
+import dev.strait.broker.raft.metadata.MetadataRecord.ProducerIdBlock;
+import dev.strait.broker.raft.metadata.MetadataRecord.RegisterNode;
+import dev.strait.broker.raft.metadata.MetadataRecord.TopicConfig;
+import dev.strait.broker.raft.metadata.MetadataRecord.UnfenceNode;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Binary form of a {@link MetadataRecord} as stored in a log entry's payload: {@code byte type, byte version},
+ * then the fields in declaration order. Strings are {@code int length} (-1 for null) plus UTF-8, UUIDs two longs,
+ * int lists {@code int count} plus the ints. Version 0 is the only version; a reader refuses anything else rather
+ * than guess, because a node that misreads metadata is worse than one that stops.
+ */
+public final class MetadataRecordSerde {
+
+    private static final byte VERSION = 0;
+    private static final int MAX_LIST = 1 << 16;
+
+    private static final byte REGISTER_NODE = 1;
+    private static final byte FENCE_NODE = 2;
+    private static final byte UNFENCE_NODE = 3;
+    private static final byte CREATE_TOPIC = 4;
+    private static final byte PARTITION_CHANGE = 5;
+    private static final byte TOPIC_CONFIG = 6;
+    private static final byte DELETE_TOPIC = 7;
+    private static final byte PRODUCER_ID_BLOCK = 8;
+
+    private MetadataRecordSerde() {
+    }
+
+    public static byte[] serialize(MetadataRecord record) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            if (record instanceof RegisterNode r) {
+                header(out, REGISTER_NODE);
+                out.writeInt(r.nodeId());
+                writeUuid(out, r.incarnationId());
+                writeString(out, r.host());
+                out.writeInt(r.port());
+                writeString(out, r.rack());
+            } else if (record instanceof FenceNode r) {
+                header(out, FENCE_NODE);
+                out.writeInt(r.nodeId());
+                out.writeLong(r.nodeEpoch());
+            } else if (record instanceof UnfenceNode r) {
+                header(out, UNFENCE_NODE);
+                out.writeInt(r.nodeId());
+                out.writeLong(r.nodeEpoch());
+            } else if (record instanceof CreateTopic r) {
+                header(out, CREATE_TOPIC);
+                writeString(out, r.name());
+                writeUuid(out, r.topicId());
+            } else if (record instanceof PartitionChange r) {
+                header(out, PARTITION_CHANGE);
+                writeUuid(out, r.topicId());
+                out.writeInt(r.partition());
+                writeInts(out, r.replicas());
+                writeInts(out, r.isr());
+                out.writeInt(r.leader());
+                out.writeInt(r.leaderEpoch());
+            } else if (record instanceof TopicConfig r) {
+                header(out, TOPIC_CONFIG);
+                writeUuid(out, r.topicId());
+                writeString(out, r.key());
+                writeString(out, r.value());
+            } else if (record instanceof DeleteTopic r) {
+                header(out, DELETE_TOPIC);
+                writeUuid(out, r.topicId());
+            } else if (record instanceof ProducerIdBlock r) {
+                header(out, PRODUCER_ID_BLOCK);
+                out.writeInt(r.nodeId());
+                out.writeLong(r.firstProducerId());
+                out.writeInt(r.size());
+            } else {
+                throw new IllegalArgumentException("unknown metadata record " + record);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("writing to memory cannot fail", e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /** Parses one record; throws {@link IllegalArgumentException} for unknown types, versions or trailing bytes. */
+    public static MetadataRecord deserialize(byte[] payload) {
+        ByteBuffer in = ByteBuffer.wrap(payload);
+        try {
+            byte type = in.get();
+            byte version = in.get();
+            if (version != VERSION) {
+                throw new IllegalArgumentException("unsupported metadata record version " + version + " of type " + type);
+            }
+            MetadataRecord record = switch (type) {
+                case REGISTER_NODE -> new RegisterNode(in.getInt(), readUuid(in), readString(in), in.getInt(),
+                        readString(in));
+                case FENCE_NODE -> new FenceNode(in.getInt(), in.getLong());
+                case UNFENCE_NODE -> new UnfenceNode(in.getInt(), in.getLong());
+                case CREATE_TOPIC -> new CreateTopic(readString(in), readUuid(in));
+                case PARTITION_CHANGE -> new PartitionChange(readUuid(in), in.getInt(), readInts(in), readInts(in),
+                        in.getInt(), in.getInt());
+                case TOPIC_CONFIG -> new TopicConfig(readUuid(in), readString(in), readString(in));
+                case DELETE_TOPIC -> new DeleteTopic(readUuid(in));
+                case PRODUCER_ID_BLOCK -> new ProducerIdBlock(in.getInt(), in.getLong(), in.getInt());
+                default -> throw new IllegalArgumentException("unknown metadata record type " + type);
+            };
+            if (in.hasRemaining()) {
+                throw new IllegalArgumentException(in.remaining() + " trailing bytes after " + record);
+            }
+            return record;
+        } catch (BufferUnderflowException | NullPointerException e) {
+            throw new IllegalArgumentException("truncated or malformed metadata record of " + payload.length + " bytes", e);
+        }
+    }
+
+    private static void header(DataOutputStream out, byte type) throws IOException {
+        out.writeByte(type);
+        out.writeByte(VERSION);
+    }
+
+    private static void writeString(DataOutputStream out, String value) throws IOException {
+        if (value == null) {
+            out.writeInt(-1);
+            return;
+        }
+        byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
+        out.writeInt(utf8.length);
+        out.write(utf8);
+    }
+
+    private static String readString(ByteBuffer in) {
+        int length = in.getInt();
+        if (length == -1) {
+            return null;
+        }
+        if (length < 0 || length > in.remaining()) {
+            throw new IllegalArgumentException("bad string length " + length);
+        }
+        byte[] utf8 = new byte[length];
+        in.get(utf8);
+        return new String(utf8, StandardCharsets.UTF_8);
+    }
+
+    private static void writeUuid(DataOutputStream out, UUID id) throws IOException {
+        out.writeLong(id.getMostSignificantBits());
+        out.writeLong(id.getLeastSignificantBits());
+    }
+
+    private static UUID readUuid(ByteBuffer in) {
+        return new UUID(in.getLong(), in.getLong());
+    }
+
+    private static void writeInts(DataOutputStream out, List<Integer> values) throws IOException {
+        out.writeInt(values.size());
+        for (int value : values) {
+            out.writeInt(value);
+        }
+    }
+
+    private static List<Integer> readInts(ByteBuffer in) {
+        int count = in.getInt();
+        if (count < 0 || count > MAX_LIST) {
+            throw new IllegalArgumentException("bad list length " + count);
+        }
+        List<Integer> values = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            values.add(in.getInt());
+        }
+        return values;
+    }
+}
