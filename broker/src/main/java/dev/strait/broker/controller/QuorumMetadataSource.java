@@ -61,6 +61,8 @@ public final class QuorumMetadataSource implements MetadataSource {
     private final List<ImageWaiter> waiters = new CopyOnWriteArrayList<>();
     private final ExecutorService callbacks;
     private final QuorumRuntime runtime;
+    private final LongSupplier clock;
+    private final CompletableFuture<Void> selfUnfenced = new CompletableFuture<>();
     private volatile ClusterImage image = ClusterImage.EMPTY;
     private volatile boolean closed;
 
@@ -69,6 +71,7 @@ public final class QuorumMetadataSource implements MetadataSource {
 
     private QuorumMetadataSource(QuorumSettings settings, LongSupplier clock) {
         this.settings = settings;
+        this.clock = clock;
         this.clusterId = settings.clusterId();
         this.callbacks = Executors.newSingleThreadExecutor(r -> {
             Thread thread = new Thread(r, "strait-metadata-callbacks-" + settings.nodeId());
@@ -102,6 +105,9 @@ public final class QuorumMetadataSource implements MetadataSource {
         }
         if (changed) {
             callbacks.execute(this::fireListeners);
+            if (next.isUnfenced(settings.nodeId())) {
+                selfUnfenced.complete(null);
+            }
         }
     }
 
@@ -147,6 +153,38 @@ public final class QuorumMetadataSource implements MetadataSource {
     @Override
     public void registerLocalBroker(String host, int port) {
         runtime.registerBroker(host, port);
+        awaitUnfenced();
+    }
+
+    /**
+     * Like Kafka's broker start-up, waits until the controller unfenced this node, so that the first requests
+     * find it eligible (a one-node quorum would otherwise refuse topics for lack of brokers). Bounded: gives up
+     * at the request timeout, and early when no leader has appeared after a few election timeouts (the first
+     * node of a cluster started one node at a time cannot form a quorum alone); the registration then
+     * completes in the background once the quorum forms.
+     */
+    private void awaitUnfenced() {
+        long start = clock.getAsLong();
+        long deadline = start + settings.requestTimeoutMs();
+        long leaderDeadline = start + 3 * (settings.raftConfig().electionTimeoutMs()
+                + settings.raftConfig().electionJitterMs());
+        while (true) {
+            try {
+                selfUnfenced.get(50, TimeUnit.MILLISECONDS);
+                return;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+                // keep waiting
+            }
+            long now = clock.getAsLong();
+            if (now >= deadline || (runtime.knownLeader() == -1 && now >= leaderDeadline)) {
+                LOGGER.info("node {} not unfenced yet (known leader {}); it joins when the quorum commits its "
+                        + "registration", settings.nodeId(), runtime.knownLeader());
+                return;
+            }
+        }
     }
 
     @Override

@@ -81,6 +81,8 @@ final class QuorumRuntime implements AutoCloseable {
     private BrokerState broker;
 
     private volatile boolean running = true;
+    /** The Raft leader the loop last saw, for other threads; -1 if none. */
+    private volatile int knownLeader = -1;
     private volatile Throwable fatal;
 
     /** This node as a broker: registration and heartbeat state, once it announced its listener. */
@@ -228,6 +230,11 @@ final class QuorumRuntime implements AutoCloseable {
         return result;
     }
 
+    /** The leader the loop last saw, or -1; any thread. */
+    int knownLeader() {
+        return knownLeader;
+    }
+
     Throwable fatalError() {
         return fatal;
     }
@@ -304,6 +311,7 @@ final class QuorumRuntime implements AutoCloseable {
 
     private void afterEvents() {
         applyCommitted();
+        knownLeader = raft.leaderId();
         QuorumController active = activeController();
         if (active != null) {
             active.tick(nowMs);

@@ -38,21 +38,34 @@ final class QuorumTestCluster implements AutoCloseable {
         }
     }
 
+    /** Opens every node, then registers them all at once (registration waits for the quorum, briefly). */
     QuorumTestCluster startAll() {
         for (int id = 0; id < nodes.length; id++) {
-            start(id);
+            nodes[id] = open(id);
         }
+        List<java.util.concurrent.CompletableFuture<Void>> registrations = new ArrayList<>();
+        for (int id = 0; id < nodes.length; id++) {
+            QuorumMetadataSource node = nodes[id];
+            int port = 19_000 + id;
+            registrations.add(java.util.concurrent.CompletableFuture.runAsync(
+                    () -> node.registerLocalBroker("127.0.0.1", port)));
+        }
+        registrations.forEach(java.util.concurrent.CompletableFuture::join);
         return this;
     }
 
     QuorumMetadataSource start(int id) {
-        QuorumSettings settings = new QuorumSettings(id, voters, "127.0.0.1", voters.get(id).getPort(),
-                baseDir.resolve("node-" + id).resolve("__cluster_metadata-0"), SESSION_TIMEOUT_MS, HEARTBEAT_MS, 1,
-                10_000, 2_000, new RaftConfig(500, 300, 250, 20, 200, 1_500, 500));
-        QuorumMetadataSource node = QuorumMetadataSource.open(settings);
+        QuorumMetadataSource node = open(id);
         node.registerLocalBroker("127.0.0.1", 19_000 + id);
         nodes[id] = node;
         return node;
+    }
+
+    private QuorumMetadataSource open(int id) {
+        QuorumSettings settings = new QuorumSettings(id, voters, "127.0.0.1", voters.get(id).getPort(),
+                baseDir.resolve("node-" + id).resolve("__cluster_metadata-0"), SESSION_TIMEOUT_MS, HEARTBEAT_MS, 1,
+                10_000, 2_000, new RaftConfig(500, 300, 250, 20, 200, 1_500, 500));
+        return QuorumMetadataSource.open(settings);
     }
 
     QuorumMetadataSource node(int id) {
