@@ -171,10 +171,16 @@ final class QuorumRuntime implements AutoCloseable {
         return future;
     }
 
-    /** Starts registering this node as a broker; heartbeats follow. Does not wait for the quorum. */
+    /**
+     * Starts registering this node as a broker; heartbeats follow. Does not wait for the quorum. Repeating it with
+     * the same endpoint is a no-op; a different endpoint registers a new incarnation.
+     */
     void registerBroker(String host, int port) {
         RegisterBroker registration = new RegisterBroker(nodeId, UUID.randomUUID(), host, port);
         enqueue(() -> {
+            if (broker != null && broker.registration.host().equals(host) && broker.registration.port() == port) {
+                return; // already registered (or registering) with this endpoint in this process
+            }
             broker = new BrokerState(registration);
             broker.nextCallMs = nowMs;
         }, settings.requestTimeoutMs());

@@ -32,7 +32,24 @@ final class MetadataSources {
         if (!config.hasControllerQuorum()) {
             return FileMetadataSource.open(logDir, config.nodeId());
         }
-        return QuorumMetadataSource.open(quorumSettings(config, logDir));
+        QuorumMetadataSource source = QuorumMetadataSource.open(quorumSettings(config, logDir));
+        if (config.port() != 0) {
+            // The client endpoint is known before the listener binds, so register now (the broker's own later
+            // registerLocalBroker with the same endpoint is then a no-op): start-up steps that create topics,
+            // such as the offsets topic, find this broker eligible. With port 0 that waits for the bind.
+            try {
+                source.registerLocalBroker(advertisedHost(config), config.port());
+            } catch (RuntimeException e) {
+                source.close();
+                throw e;
+            }
+        }
+        return source;
+    }
+
+    /** The host the broker advertises, computed as {@code BrokerServer} does. */
+    private static String advertisedHost(BrokerConfig config) {
+        return config.host().equals("0.0.0.0") ? "127.0.0.1" : config.host();
     }
 
     static QuorumSettings quorumSettings(BrokerConfig config, Path logDir) {
