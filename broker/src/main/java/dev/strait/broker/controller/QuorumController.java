@@ -360,7 +360,8 @@ final class QuorumController {
             if (leader != -1) {
                 List<Integer> isr = new ArrayList<>(state.isr());
                 isr.remove(Integer.valueOf(id));
-                propose(new PartitionChange(topicId, partition, state.replicas(), isr, leader, state.leaderEpoch() + 1));
+                propose(new PartitionChange(topicId, partition, state.replicas(), isr, leader,
+                        state.leaderEpoch() + 1));
             }
         });
     }

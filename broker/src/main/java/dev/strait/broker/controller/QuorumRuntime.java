@@ -73,7 +73,23 @@ final class QuorumRuntime implements AutoCloseable {
 
     // Owned by the loop thread.
     private final Map<Long, PendingCall> pending = new LinkedHashMap<>();
-    private long nextCorrelationId;
+    /** Random start, so that a restarted node's ids do not meet its previous life's in a controller's memory. */
+    private long nextCorrelationId = new Random().nextLong() & Long.MAX_VALUE;
+    /**
+     * Requests the active controller is handling or recently answered, by caller and correlation id: a repeated
+     * attempt (the caller heard nothing in time) joins the first one instead of applying the mutation twice.
+     * Bounded; cleared when this node stops being the controller (across a failover a repeat may still find its
+     * own earlier attempt committed, e.g. TOPIC_EXISTS).
+     */
+    private final Map<String, CompletableFuture<ControllerResponse>> recentRequests =
+            new LinkedHashMap<>(256, 0.75f, false) {
+                private static final long serialVersionUID = 1L;
+
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, CompletableFuture<ControllerResponse>> eldest) {
+                    return size() > 1024;
+                }
+            };
     private long nowMs;
     private ClusterImage image = ClusterImage.EMPTY;
     private QuorumController controller;
@@ -350,6 +366,7 @@ final class QuorumRuntime implements AutoCloseable {
                         raft.leaderId());
                 controller = null;
                 controllerEpoch = -1;
+                recentRequests.clear();
             }
             return null;
         }
@@ -363,6 +380,7 @@ final class QuorumRuntime implements AutoCloseable {
             }
             projected = projected.withEndOffset(raft.endOffset());
             controllerEpoch = raft.epoch();
+            recentRequests.clear();
             controller = new QuorumController(nodeId, settings.sessionTimeoutMs(),
                     settings.defaultReplicationFactor(), projected, this::propose, QuorumRuntime::newTopicId, nowMs);
         }
@@ -398,12 +416,28 @@ final class QuorumRuntime implements AutoCloseable {
                         ControllerResponse.notController(raft.leaderId())));
                 return;
             }
-            active.handle(m.request(), nowMs).whenComplete((response, error) -> channel.send(m.source(),
-                    new Response(m.source(), m.correlationId(), error == null ? response
+            handleOnce(active, m.source(), m.correlationId(), m.request()).whenComplete((response, error) ->
+                    channel.send(m.source(), new Response(m.source(), m.correlationId(), error == null ? response
                             : ControllerResponse.error(Error.INVALID_REQUEST, String.valueOf(error)))));
         } else if (message instanceof Response m) {
             onResponse(m.correlationId(), m.response());
         }
+    }
+
+    private CompletableFuture<ControllerResponse> handleOnce(QuorumController active, int source, long correlationId,
+            ControllerRequest request) {
+        String key = source + ":" + correlationId;
+        CompletableFuture<ControllerResponse> earlier = recentRequests.get(key);
+        if (earlier != null) {
+            boolean repeatable = earlier.isCompletedExceptionally()
+                    || (earlier.isDone() && earlier.join().error() == Error.NOT_CONTROLLER);
+            if (!repeatable) {
+                return earlier;
+            }
+        }
+        CompletableFuture<ControllerResponse> result = active.handle(request, nowMs);
+        recentRequests.put(key, result);
+        return result;
     }
 
     // ---------------------------------------------------------------- outbound calls
@@ -433,8 +467,9 @@ final class QuorumRuntime implements AutoCloseable {
             if (active != null) {
                 call.nextAttemptMs = nowMs + ATTEMPT_TIMEOUT_MS;
                 call.sentTo = nodeId;
-                active.handle(call.request, nowMs).whenComplete((response, error) -> onResponse(call.correlationId,
-                        error == null ? response : ControllerResponse.error(Error.INVALID_REQUEST, String.valueOf(error))));
+                handleOnce(active, nodeId, call.correlationId, call.request).whenComplete((response, error) ->
+                        onResponse(call.correlationId, error == null ? response
+                                : ControllerResponse.error(Error.INVALID_REQUEST, String.valueOf(error))));
                 continue;
             }
             int leader = raft.leaderId();
