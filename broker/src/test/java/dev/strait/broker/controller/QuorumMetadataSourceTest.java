@@ -256,6 +256,33 @@ class QuorumMetadataSourceTest {
         assertThat(node.createTopic("from-restarted", 1, 3, Map.of()).partitions()).isEqualTo(1);
     }
 
+    @Test
+    void aWholeClusterRestartKeepsEveryCommittedChangeAndElectsLeadersFromTheIsr() {
+        // Given
+        threeNodes();
+        TopicMetadata topic = cluster.node(0).createTopic("everything", 3, 3, Map.of("retention.ms", "7"));
+        long producerIds = cluster.node(1).allocateProducerIds(50);
+
+        // When: every node stops, then all start again from their directories
+        cluster.close();
+        cluster.startAll();
+        cluster.awaitActiveController();
+        cluster.awaitAllUnfenced();
+
+        // Then
+        for (QuorumMetadataSource node : cluster.running()) {
+            assertThat(node.topic("everything")).contains(topic);
+            for (int p = 0; p < 3; p++) {
+                int partition = p;
+                await("partition " + p + " has a leader on node " + node.localNodeId(),
+                        () -> node.partitionState(topic.topicId(), partition).orElseThrow().hasLeader());
+                PartitionState state = node.partitionState(topic.topicId(), p).orElseThrow();
+                assertThat(state.isr()).contains(state.leader());
+            }
+        }
+        assertThat(cluster.node(2).allocateProducerIds(1)).isGreaterThanOrEqualTo(producerIds + 50);
+    }
+
     private PartitionState state(int node, TopicMetadata topic, int partition) {
         return cluster.node(node).partitionState(topic.topicId(), partition).orElseThrow();
     }
