@@ -28,6 +28,14 @@ import org.slf4j.LoggerFactory;
  * cleaner's {@code log.cleaner.enable}, {@code log.cleaner.backoff.ms}, {@code log.cleaner.dedupe.buffer.size},
  * {@code log.cleaner.io.max.bytes.per.second}; the group coordinator's {@code offsets.topic.num.partitions},
  * {@code offsets.topic.segment.bytes} and {@code group.*} timeouts. Unknown names are logged and ignored.
+ *
+ * <p>KRaft-style cluster settings: {@code process.roles} ({@code broker,controller} or {@code broker}),
+ * {@code controller.quorum.voters} ({@code id@host:port,...}), {@code controller.listener.names}, a controller
+ * listener among {@code listeners} (e.g. {@code PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0}),
+ * {@code advertised.listeners}, {@code broker.session.timeout.ms}, {@code broker.heartbeat.interval.ms} and
+ * {@code metadata.log.dir}. A config without {@code controller.quorum.voters} runs a standalone one-node cluster
+ * whose metadata is a local file, as before. {@link #host()}, {@link #port()} and {@link #listenerName()} always
+ * describe the client (non-controller) listener.
  */
 public final class BrokerConfig {
 
@@ -47,6 +55,9 @@ public final class BrokerConfig {
             "log.cleaner.delete.retention.ms", "delete.retention.ms");
 
     private static final Set<String> OTHER_NAMES = Set.of("node.id", "listeners", "log.dirs", "log.dir",
+            "process.roles", "controller.quorum.voters", "controller.listener.names", "advertised.listeners",
+            "listener.security.protocol.map", "broker.session.timeout.ms", "broker.heartbeat.interval.ms",
+            "metadata.log.dir",
             "num.network.threads", "num.io.threads", "queued.max.requests", "socket.request.max.bytes",
             "num.partitions", "auto.create.topics.enable", "log.retention.check.interval.ms",
             "log.retention.minutes", "log.retention.hours", "log.roll.hours", "offsets.topic.num.partitions",
@@ -71,6 +82,14 @@ public final class BrokerConfig {
     private final boolean autoCreateTopics;
     private final long retentionCheckIntervalMs;
     private final Map<String, String> topicDefaults;
+    private final Set<String> processRoles;
+    private final Map<Integer, Listener> quorumVoters;
+    private final Listener controllerListener;
+    private final Listener advertisedListener;
+
+    /** A listener: its name (upper case), host ({@code 0.0.0.0} when empty) and port. */
+    public record Listener(String name, String host, int port) {
+    }
 
     private BrokerConfig(Map<String, String> props) {
         this.originals = Collections.unmodifiableMap(new LinkedHashMap<>(props));
@@ -85,26 +104,28 @@ public final class BrokerConfig {
         }
         this.nodeId = intValue(props, "node.id", 0, 0);
         String listeners = props.getOrDefault("listeners", "PLAINTEXT://127.0.0.1:9092").trim();
-        if (listeners.contains(",")) {
-            throw new ConfigException("listeners", listeners, "only one listener is supported yet");
+        Set<String> controllerNames = names(props, "controller.listener.names");
+        List<Listener> parsed = parseListeners("listeners", listeners);
+        List<Listener> clients = parsed.stream().filter(l -> !controllerNames.contains(l.name())).toList();
+        if (clients.size() != 1) {
+            throw new ConfigException("listeners", listeners, clients.isEmpty() ? "no client listener"
+                    : "only one client listener is supported yet; name the controller listener in "
+                    + "controller.listener.names");
         }
-        Matcher m = LISTENER.matcher(listeners);
-        if (!m.matches()) {
-            throw new ConfigException("listeners", listeners, "expected NAME://host:port");
-        }
-        this.listenerName = m.group(1).toUpperCase(java.util.Locale.ROOT);
+        Listener client = clients.get(0);
+        this.listenerName = client.name();
         if (!listenerName.equals("PLAINTEXT")) {
             throw new ConfigException("listeners", listeners, "only PLAINTEXT is supported yet");
         }
-        String hostValue = m.group(2);
-        if (hostValue.startsWith("[")) {
-            hostValue = hostValue.substring(1, hostValue.length() - 1);
-        }
-        this.host = hostValue.isEmpty() ? "0.0.0.0" : hostValue;
-        this.port = Integer.parseInt(m.group(3));
-        if (port > 65535) {
-            throw new ConfigException("listeners", listeners, "port must be <= 65535");
-        }
+        this.host = client.host();
+        this.port = client.port();
+        this.controllerListener = parsed.stream().filter(l -> controllerNames.contains(l.name())).findFirst()
+                .orElse(null);
+        checkSecurityProtocolMap(props);
+        this.advertisedListener = advertisedListener(props, listenerName);
+        this.processRoles = processRoles(props);
+        this.quorumVoters = quorumVoters(props);
+        checkQuorum(props, controllerNames);
         String dirs = props.getOrDefault("log.dirs", props.getOrDefault("log.dir", "/tmp/strait-logs"));
         List<Path> paths = new ArrayList<>();
         for (String dir : dirs.split(",")) {
@@ -139,6 +160,171 @@ public final class BrokerConfig {
         logCleanerBackoffMs();
         logCleanerDedupeBufferSize();
         logCleanerIoMaxBytesPerSecond();
+        long session = brokerSessionTimeoutMs();
+        long heartbeat = brokerHeartbeatIntervalMs();
+        if (heartbeat >= session) {
+            throw new ConfigException("broker.heartbeat.interval.ms", heartbeat,
+                    "must be below broker.session.timeout.ms (" + session + ")");
+        }
+    }
+
+    private static List<Listener> parseListeners(String name, String value) {
+        List<Listener> result = new ArrayList<>();
+        Set<String> seen = new java.util.HashSet<>();
+        for (String part : value.split(",")) {
+            Matcher m = LISTENER.matcher(part.trim());
+            if (!m.matches()) {
+                throw new ConfigException(name, value, "expected NAME://host:port[,NAME://host:port]");
+            }
+            String listener = m.group(1).toUpperCase(java.util.Locale.ROOT);
+            String hostValue = m.group(2);
+            if (hostValue.startsWith("[")) {
+                hostValue = hostValue.substring(1, hostValue.length() - 1);
+            }
+            int portValue = Integer.parseInt(m.group(3));
+            if (portValue > 65535) {
+                throw new ConfigException(name, value, "port must be <= 65535");
+            }
+            if (!seen.add(listener)) {
+                throw new ConfigException(name, value, "listener name " + listener + " appears twice");
+            }
+            result.add(new Listener(listener, hostValue.isEmpty() ? "0.0.0.0" : hostValue, portValue));
+        }
+        return result;
+    }
+
+    private static Set<String> names(Map<String, String> props, String name) {
+        String value = props.get(name);
+        Set<String> names = new java.util.LinkedHashSet<>();
+        if (value != null) {
+            for (String part : value.split(",")) {
+                if (!part.isBlank()) {
+                    names.add(part.trim().toUpperCase(java.util.Locale.ROOT));
+                }
+            }
+            if (names.isEmpty()) {
+                throw new ConfigException(name, value, "needs at least one name");
+            }
+        }
+        return Collections.unmodifiableSet(names);
+    }
+
+    private static void checkSecurityProtocolMap(Map<String, String> props) {
+        String value = props.get("listener.security.protocol.map");
+        if (value == null) {
+            return;
+        }
+        for (String part : value.split(",")) {
+            String[] pair = part.trim().split(":");
+            if (pair.length != 2 || pair[0].isBlank()) {
+                throw new ConfigException("listener.security.protocol.map", value, "expected NAME:PROTOCOL,...");
+            }
+            if (!pair[1].trim().equalsIgnoreCase("PLAINTEXT")) {
+                throw new ConfigException("listener.security.protocol.map", value,
+                        "only PLAINTEXT is supported yet (" + pair[0].trim() + ")");
+            }
+        }
+    }
+
+    private static Listener advertisedListener(Map<String, String> props, String clientName) {
+        String value = props.get("advertised.listeners");
+        if (value == null || value.isBlank()) {
+            return null;
+        }
+        Listener found = null;
+        for (Listener listener : parseListeners("advertised.listeners", value.trim())) {
+            if (listener.host().equals("0.0.0.0") || listener.port() == 0) {
+                throw new ConfigException("advertised.listeners", value,
+                        "must name a reachable host and a port (not 0.0.0.0 or 0): " + listener.name());
+            }
+            if (listener.name().equals(clientName)) {
+                found = listener;
+            }
+        }
+        return found;
+    }
+
+    private static Set<String> processRoles(Map<String, String> props) {
+        String value = props.get("process.roles");
+        if (value == null) {
+            return Set.of();
+        }
+        Set<String> roles = new java.util.TreeSet<>();
+        for (String part : value.split(",")) {
+            String role = part.trim().toLowerCase(java.util.Locale.ROOT);
+            if (!role.equals("broker") && !role.equals("controller")) {
+                throw new ConfigException("process.roles", value, "expected broker, controller or broker,controller");
+            }
+            roles.add(role);
+        }
+        if (!roles.contains("broker")) {
+            throw new ConfigException("process.roles", value,
+                    "a controller-only node is not supported yet; use broker,controller");
+        }
+        return Collections.unmodifiableSet(roles);
+    }
+
+    private static final Pattern VOTER = Pattern.compile("(\\d+)@(\\[[^\\]]*\\]|[^:@]+):(\\d+)");
+
+    private static Map<Integer, Listener> quorumVoters(Map<String, String> props) {
+        String value = props.get("controller.quorum.voters");
+        if (value == null || value.isBlank()) {
+            return Map.of();
+        }
+        Map<Integer, Listener> voters = new java.util.TreeMap<>();
+        for (String part : value.split(",")) {
+            Matcher m = VOTER.matcher(part.trim());
+            if (!m.matches()) {
+                throw new ConfigException("controller.quorum.voters", value, "expected id@host:port[,id@host:port]");
+            }
+            int id;
+            int voterPort;
+            try {
+                id = Integer.parseInt(m.group(1));
+                voterPort = Integer.parseInt(m.group(3));
+            } catch (NumberFormatException e) {
+                throw new ConfigException("controller.quorum.voters", value, "id or port out of range");
+            }
+            if (voterPort < 1 || voterPort > 65535) {
+                throw new ConfigException("controller.quorum.voters", value, "port must be 1..65535 in " + part.trim());
+            }
+            String voterHost = m.group(2);
+            if (voterHost.startsWith("[")) {
+                voterHost = voterHost.substring(1, voterHost.length() - 1);
+            }
+            if (voters.put(id, new Listener("CONTROLLER", voterHost, voterPort)) != null) {
+                throw new ConfigException("controller.quorum.voters", value, "voter " + id + " appears twice");
+            }
+        }
+        return Collections.unmodifiableMap(voters);
+    }
+
+    private void checkQuorum(Map<String, String> props, Set<String> controllerNames) {
+        if (quorumVoters.isEmpty()) {
+            if (!processRoles.isEmpty()) {
+                throw new ConfigException("Missing required configuration controller.quorum.voters: it is required "
+                        + "when process.roles is set");
+            }
+            return;
+        }
+        if (processRoles.isEmpty()) {
+            throw new ConfigException("Missing required configuration process.roles: it is required with "
+                    + "controller.quorum.voters (broker,controller or broker)");
+        }
+        if (controllerNames.isEmpty()) {
+            throw new ConfigException("Missing required configuration controller.listener.names: it is required "
+                    + "with controller.quorum.voters");
+        }
+        boolean controller = processRoles.contains("controller");
+        if (controller != quorumVoters.containsKey(nodeId)) {
+            throw new ConfigException("controller.quorum.voters", props.get("controller.quorum.voters"), controller
+                    ? "node.id " + nodeId + " has the controller role but is not a voter"
+                    : "node.id " + nodeId + " is a voter but process.roles lacks controller");
+        }
+        if (controller && controllerListener == null) {
+            throw new ConfigException("listeners", props.getOrDefault("listeners", ""),
+                    "a controller needs a listener named in controller.listener.names " + controllerNames);
+        }
     }
 
     public static BrokerConfig from(Map<String, String> props) {
@@ -237,6 +423,51 @@ public final class BrokerConfig {
 
     public int port() {
         return port;
+    }
+
+    /** The {@code advertised.listeners} entry for the client listener, if there is one. */
+    public java.util.Optional<Listener> advertisedListener() {
+        return java.util.Optional.ofNullable(advertisedListener);
+    }
+
+    /** {@code process.roles} (empty for a standalone node). */
+    public Set<String> processRoles() {
+        return processRoles;
+    }
+
+    /** {@code controller.quorum.voters}: voter id to its controller endpoint; empty for a standalone node. */
+    public Map<Integer, Listener> controllerQuorumVoters() {
+        return quorumVoters;
+    }
+
+    /** Whether this node follows a controller quorum (otherwise it is a standalone one-node cluster). */
+    public boolean hasControllerQuorum() {
+        return !quorumVoters.isEmpty();
+    }
+
+    /**
+     * The controller listener among {@code listeners}, if any. Its port may be 0: a voter then binds the port its
+     * own {@code controller.quorum.voters} entry names, which the other nodes must know anyway.
+     */
+    public java.util.Optional<Listener> controllerListener() {
+        return java.util.Optional.ofNullable(controllerListener);
+    }
+
+    /** {@code broker.session.timeout.ms} (default 9000, as Kafka): a node silent this long is fenced. */
+    public long brokerSessionTimeoutMs() {
+        return longValue(originals, "broker.session.timeout.ms", 9_000, 1);
+    }
+
+    /** {@code broker.heartbeat.interval.ms} (default 2000, as Kafka). */
+    public long brokerHeartbeatIntervalMs() {
+        return longValue(originals, "broker.heartbeat.interval.ms", 2_000, 1);
+    }
+
+    /** {@code metadata.log.dir}: where the metadata log lives; default {@code <first log dir>/__cluster_metadata-0}. */
+    public java.util.Optional<Path> metadataLogDir() {
+        String value = originals.get("metadata.log.dir");
+        return value == null || value.isBlank() ? java.util.Optional.empty()
+                : java.util.Optional.of(Path.of(value.trim()));
     }
 
     public List<Path> logDirs() {

@@ -1,19 +1,73 @@
 package dev.strait.broker.server;
 
-import java.nio.file.Path;
-
+import dev.strait.broker.controller.QuorumMetadataSource;
+import dev.strait.broker.controller.QuorumSettings;
 import dev.strait.broker.metadata.FileMetadataSource;
 import dev.strait.broker.metadata.MetadataSource;
+import dev.strait.broker.raft.RaftConfig;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * Chooses a node's metadata source from its config: a config that names no controller quorum runs a standalone
- * one-node cluster whose metadata is a local file; one that does follows the quorum's metadata log.
+ * one-node cluster whose metadata is a local file; one that does follows the quorum's metadata log
+ * ({@link QuorumMetadataSource}, which starts the node's Raft node, controller listener and controller here and
+ * stops them in {@code close()}).
  */
 final class MetadataSources {
+
+    /** Bound on one metadata mutation, across controller changes (Kafka's default request timeout). */
+    static final long REQUEST_TIMEOUT_MS = 30_000;
+    /** Bound on the controlled shutdown a closing node asks for. */
+    static final long SHUTDOWN_TIMEOUT_MS = 5_000;
+    /** Where the metadata log goes when {@code metadata.log.dir} is not set (Kafka's name). */
+    static final String METADATA_DIR_NAME = "__cluster_metadata-0";
+
     private MetadataSources() {
     }
 
     static MetadataSource open(BrokerConfig config, Path logDir) {
-        return FileMetadataSource.open(logDir, config.nodeId());
+        if (!config.hasControllerQuorum()) {
+            return FileMetadataSource.open(logDir, config.nodeId());
+        }
+        QuorumMetadataSource source = QuorumMetadataSource.open(quorumSettings(config, logDir));
+        if (config.port() != 0) {
+            // The client endpoint is known before the listener binds, so register now (the broker's own later
+            // registerLocalBroker with the same endpoint is then a no-op): start-up steps that create topics,
+            // such as the offsets topic, find this broker eligible. With port 0 that waits for the bind.
+            try {
+                source.registerLocalBroker(advertisedHost(config), config.port());
+            } catch (RuntimeException e) {
+                source.close();
+                throw e;
+            }
+        }
+        return source;
+    }
+
+    /** The host the broker advertises, computed as {@code BrokerServer} does. */
+    private static String advertisedHost(BrokerConfig config) {
+        return config.host().equals("0.0.0.0") ? "127.0.0.1" : config.host();
+    }
+
+    static QuorumSettings quorumSettings(BrokerConfig config, Path logDir) {
+        Map<Integer, InetSocketAddress> voters = new LinkedHashMap<>();
+        config.controllerQuorumVoters().forEach((id, voter) -> voters.put(id,
+                new InetSocketAddress(voter.host(), voter.port())));
+        BrokerConfig.Listener self = config.controllerQuorumVoters().get(config.nodeId());
+        String listenHost = "0.0.0.0";
+        int listenPort = -1;
+        if (self != null) {
+            BrokerConfig.Listener listener = config.controllerListener().orElseThrow();
+            listenHost = listener.host();
+            // Port 0 binds the port this node's voter entry names: the other voters dial that one.
+            listenPort = listener.port() != 0 ? listener.port() : self.port();
+        }
+        Path metadataDir = config.metadataLogDir().orElse(logDir.resolve(METADATA_DIR_NAME));
+        return new QuorumSettings(config.nodeId(), voters, listenHost, listenPort, metadataDir,
+                config.brokerSessionTimeoutMs(), config.brokerHeartbeatIntervalMs(), config.defaultReplicationFactor(),
+                REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS, RaftConfig.defaults());
     }
 }

@@ -1,0 +1,95 @@
+package dev.strait.broker.controller;
+
+import dev.strait.broker.raft.metadata.MetadataImage;
+import dev.strait.broker.raft.metadata.MetadataImage.NodeRegistration;
+import dev.strait.broker.raft.metadata.MetadataImage.TopicImage;
+import dev.strait.broker.raft.metadata.MetadataRecord;
+import dev.strait.broker.raft.metadata.MetadataRecord.DeleteTopic;
+import dev.strait.broker.raft.metadata.MetadataRecord.PartitionChange;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * A {@link MetadataImage} plus what the controller protocol needs on top: the partition epoch of every partition
+ * (0 when created, +1 for each later {@link PartitionChange}, derived from the log so every node agrees) and how
+ * far the metadata log has been read ({@link #endOffset()}, which counts leader-change entries too, unlike the
+ * image's own offset). Immutable; copy-on-write like the image.
+ */
+final class ClusterImage {
+
+    static final ClusterImage EMPTY = new ClusterImage(MetadataImage.EMPTY, Map.of(), 0);
+
+    private final MetadataImage image;
+    private final Map<UUID, Map<Integer, Integer>> partitionEpochs;
+    private final long endOffset;
+
+    private ClusterImage(MetadataImage image, Map<UUID, Map<Integer, Integer>> partitionEpochs, long endOffset) {
+        this.image = image;
+        this.partitionEpochs = partitionEpochs;
+        this.endOffset = endOffset;
+    }
+
+    MetadataImage image() {
+        return image;
+    }
+
+    /** Log entries {@code [0, endOffset)} are reflected here. */
+    long endOffset() {
+        return endOffset;
+    }
+
+    ClusterImage withEndOffset(long newEndOffset) {
+        if (newEndOffset < endOffset) {
+            throw new IllegalStateException("image end offset would go back: " + endOffset + " -> " + newEndOffset);
+        }
+        return newEndOffset == endOffset ? this : new ClusterImage(image, partitionEpochs, newEndOffset);
+    }
+
+    /** The image after the record at {@code offset}. */
+    ClusterImage apply(long offset, MetadataRecord record) {
+        MetadataImage next = image.apply(offset, record);
+        Map<UUID, Map<Integer, Integer>> epochs = partitionEpochs;
+        if (record instanceof PartitionChange change) {
+            Map<Integer, Integer> ofTopic = new HashMap<>(epochs.getOrDefault(change.topicId(), Map.of()));
+            Integer previous = ofTopic.get(change.partition());
+            ofTopic.put(change.partition(), previous == null ? 0 : previous + 1);
+            Map<UUID, Map<Integer, Integer>> copy = new HashMap<>(epochs);
+            copy.put(change.topicId(), Collections.unmodifiableMap(ofTopic));
+            epochs = Collections.unmodifiableMap(copy);
+        } else if (record instanceof DeleteTopic delete) {
+            Map<UUID, Map<Integer, Integer>> copy = new HashMap<>(epochs);
+            copy.remove(delete.topicId());
+            epochs = Collections.unmodifiableMap(copy);
+        }
+        return new ClusterImage(next, epochs, Math.max(endOffset, offset + 1));
+    }
+
+    Optional<TopicImage> topic(String name) {
+        return image.topic(name);
+    }
+
+    Optional<TopicImage> topic(UUID topicId) {
+        return Optional.ofNullable(image.topics().get(topicId));
+    }
+
+    int partitionEpoch(UUID topicId, int partition) {
+        return partitionEpochs.getOrDefault(topicId, Map.of()).getOrDefault(partition, 0);
+    }
+
+    Optional<NodeRegistration> node(int nodeId) {
+        return Optional.ofNullable(image.nodes().get(nodeId));
+    }
+
+    boolean isUnfenced(int nodeId) {
+        NodeRegistration node = image.nodes().get(nodeId);
+        return node != null && !node.fenced();
+    }
+
+    @Override
+    public String toString() {
+        return "ClusterImage(end=" + endOffset + " " + image + ")";
+    }
+}

@@ -1,0 +1,322 @@
+package dev.strait.broker.controller;
+
+import dev.strait.broker.controller.ControllerMessage.Hello;
+import dev.strait.broker.controller.ControllerWire.MalformedFrameException;
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The controller listener of one node and its connections to the other nodes, carrying {@link ControllerMessage}
+ * frames ({@link ControllerWire}). Delivery is best effort, as Raft and the controller RPCs expect: a frame for
+ * a peer that cannot be reached, or that finds its bounded queue full, is dropped, and the sender's timers
+ * repeat it.
+ *
+ * <p>Routing: a message for a voter goes over this node's own (outbound) connection to that voter, opened
+ * lazily and reopened after a failure; a message for any other node goes back over the connection that node
+ * opened to us (its first frame, {@link Hello}, names it). Every connection has one reader thread, which hands
+ * decoded frames to the inbound consumer (the node's event loop enqueues them), and one writer thread draining
+ * a bounded queue, so a slow peer never blocks the event loop. A frame that does not decode closes its
+ * connection with one log line; it never stops the node.
+ *
+ * <p>Thread-safe.
+ */
+final class ControllerChannel implements AutoCloseable {
+
+    private static final Logger LOGGER = LoggerFactory.getLogger(ControllerChannel.class);
+    private static final int QUEUE_FRAMES = 1024;
+    private static final int CONNECT_TIMEOUT_MS = 1000;
+    private static final long RECONNECT_BACKOFF_MS = 200;
+
+    private final int nodeId;
+    private final String bindHost;
+    private final int bindPort;
+    private final Map<Integer, InetSocketAddress> voters;
+    private final Consumer<ControllerMessage> inbound;
+    private final LongSupplier clock;
+    private final Map<Integer, Link> outbound = new ConcurrentHashMap<>();
+    private final Map<Integer, Link> inboundByNode = new ConcurrentHashMap<>();
+    private final List<Link> allLinks = new CopyOnWriteArrayList<>();
+    private final String prefix;
+    private volatile boolean closed;
+    private ServerSocket serverSocket;
+    private Thread acceptor;
+
+    ControllerChannel(int nodeId, String bindHost, int bindPort, Map<Integer, InetSocketAddress> voters,
+            Consumer<ControllerMessage> inbound, LongSupplier clock) {
+        this.nodeId = nodeId;
+        this.bindHost = bindHost;
+        this.bindPort = bindPort;
+        this.voters = Map.copyOf(voters);
+        this.inbound = inbound;
+        this.clock = clock;
+        this.prefix = "[ControllerChannel " + nodeId + "] ";
+    }
+
+    /** Binds the listener (if this node has one) and starts accepting; returns the bound port or -1. */
+    synchronized int start() throws IOException {
+        if (bindPort < 0) {
+            return -1;
+        }
+        serverSocket = new ServerSocket();
+        serverSocket.setReuseAddress(true);
+        serverSocket.bind(new InetSocketAddress(bindHost, bindPort));
+        acceptor = new Thread(this::acceptLoop, "strait-controller-acceptor-" + nodeId);
+        acceptor.setDaemon(true);
+        acceptor.start();
+        return serverSocket.getLocalPort();
+    }
+
+    /** Queues {@code message} for {@code destination}; drops it if there is no route or the queue is full. */
+    void send(int destination, ControllerMessage message) {
+        if (closed) {
+            return;
+        }
+        if (destination == nodeId) {
+            inbound.accept(message);
+            return;
+        }
+        Link link;
+        InetSocketAddress address = voters.get(destination);
+        if (address != null) {
+            link = outbound.computeIfAbsent(destination, id -> startLink(new Link(id, address, null)));
+        } else {
+            link = inboundByNode.get(destination);
+        }
+        if (link == null) {
+            LOGGER.debug("{}no route to node {}; dropped {}", prefix, destination, message);
+            return;
+        }
+        if (!link.queue.offer(ControllerWire.encode(message))) {
+            LOGGER.debug("{}queue to node {} full; dropped a frame", prefix, destination);
+        }
+    }
+
+    private Link startLink(Link link) {
+        allLinks.add(link);
+        Thread writer = new Thread(link::writeLoop, "strait-controller-writer-" + nodeId + "-" + link.peerName());
+        writer.setDaemon(true);
+        link.writer = writer;
+        writer.start();
+        return link;
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            try {
+                Socket socket = serverSocket.accept();
+                socket.setTcpNoDelay(true);
+                Link link = new Link(-1, null, socket);
+                allLinks.add(link);
+                link.startReader();
+            } catch (IOException e) {
+                if (!closed) {
+                    LOGGER.warn("{}accept failed: {}", prefix, e.toString());
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            if (serverSocket != null) {
+                serverSocket.close();
+            }
+        } catch (IOException e) {
+            LOGGER.debug("{}closing listener: {}", prefix, e.toString());
+        }
+        List<Thread> threads = new ArrayList<>();
+        if (acceptor != null) {
+            threads.add(acceptor);
+        }
+        for (Link link : allLinks) {
+            link.close();
+            if (link.writer != null) {
+                link.writer.interrupt();
+                threads.add(link.writer);
+            }
+            if (link.reader != null) {
+                threads.add(link.reader);
+            }
+        }
+        for (Thread thread : threads) {
+            try {
+                thread.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /** One connection: outbound ones (address set) reconnect; inbound ones (socket given) live once. */
+    private final class Link {
+        private final InetSocketAddress address;
+        private final BlockingQueue<byte[]> queue = new ArrayBlockingQueue<>(QUEUE_FRAMES);
+        private volatile int peerId;
+        private volatile Socket socket;
+        private volatile Thread writer;
+        private volatile Thread reader;
+        private long retryAfterMs;
+
+        Link(int peerId, InetSocketAddress address, Socket socket) {
+            this.peerId = peerId;
+            this.address = address;
+            this.socket = socket;
+        }
+
+        String peerName() {
+            return peerId >= 0 ? Integer.toString(peerId) : "in";
+        }
+
+        void writeLoop() {
+            while (!closed) {
+                byte[] frame;
+                try {
+                    frame = queue.poll(500, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                if (frame == null) {
+                    continue;
+                }
+                Socket current = address == null ? socket : connected();
+                if (current == null) {
+                    continue; // dropped: the sender's timers repeat what matters
+                }
+                try {
+                    OutputStream out = current.getOutputStream();
+                    out.write(frame);
+                    out.flush();
+                } catch (IOException e) {
+                    LOGGER.debug("{}write to node {} failed: {}", prefix, peerId, e.toString());
+                    closeSocket(current);
+                    if (address == null) {
+                        return;
+                    }
+                }
+            }
+        }
+
+        /** The open outbound socket, connecting (with Hello) if needed; null while the peer is unreachable. */
+        private Socket connected() {
+            Socket current = socket;
+            if (current != null && !current.isClosed()) {
+                return current;
+            }
+            long now = clock.getAsLong();
+            if (now < retryAfterMs) {
+                return null;
+            }
+            Socket fresh = new Socket();
+            try {
+                fresh.setTcpNoDelay(true);
+                fresh.connect(address, CONNECT_TIMEOUT_MS);
+                OutputStream out = fresh.getOutputStream();
+                out.write(ControllerWire.encode(new Hello(nodeId)));
+                out.flush();
+            } catch (IOException e) {
+                closeSocket(fresh);
+                retryAfterMs = clock.getAsLong() + RECONNECT_BACKOFF_MS;
+                LOGGER.debug("{}cannot connect to node {} at {}: {}", prefix, peerId, address, e.toString());
+                return null;
+            }
+            socket = fresh;
+            startReader();
+            return fresh;
+        }
+
+        void startReader() {
+            Socket current = socket;
+            Thread thread = new Thread(() -> readLoop(current), "strait-controller-reader-" + nodeId + "-"
+                    + peerName());
+            thread.setDaemon(true);
+            reader = thread;
+            thread.start();
+        }
+
+        private void readLoop(Socket current) {
+            boolean expectHello = address == null;
+            try (DataInputStream in = new DataInputStream(new BufferedInputStream(current.getInputStream()))) {
+                while (!closed) {
+                    int size = in.readInt();
+                    ControllerWire.checkSize(size);
+                    byte[] frame = in.readNBytes(size);
+                    if (frame.length != size) {
+                        throw new EOFException();
+                    }
+                    ControllerMessage message = ControllerWire.decode(frame);
+                    if (expectHello) {
+                        if (!(message instanceof Hello hello)) {
+                            throw new MalformedFrameException("first frame must be Hello, got "
+                                    + message.getClass().getSimpleName());
+                        }
+                        peerId = hello.nodeId();
+                        inboundByNode.put(peerId, this);
+                        expectHello = false;
+                        Link self = this;
+                        Thread thread = new Thread(self::writeLoop, "strait-controller-writer-" + nodeId + "-in-"
+                                + peerId);
+                        thread.setDaemon(true);
+                        writer = thread;
+                        thread.start();
+                        continue;
+                    }
+                    inbound.accept(message);
+                }
+            } catch (MalformedFrameException e) {
+                LOGGER.warn("{}closing connection from {}: malformed frame: {}", prefix,
+                        current.getRemoteSocketAddress(), e.getMessage());
+            } catch (EOFException | SocketException e) {
+                LOGGER.debug("{}connection to node {} closed: {}", prefix, peerId, e.toString());
+            } catch (IOException | RuntimeException e) {
+                LOGGER.warn("{}connection to node {} failed: {}", prefix, peerId, e.toString());
+            } finally {
+                closeSocket(current);
+                if (address == null) {
+                    inboundByNode.remove(peerId, this);
+                    allLinks.remove(this);
+                    Thread w = writer;
+                    if (w != null) {
+                        w.interrupt();
+                    }
+                }
+            }
+        }
+
+        void close() {
+            Socket current = socket;
+            if (current != null) {
+                closeSocket(current);
+            }
+        }
+
+        private void closeSocket(Socket s) {
+            try {
+                s.close();
+            } catch (IOException e) {
+                LOGGER.debug("{}close: {}", prefix, e.toString());
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package dev.strait.broker.controller;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * What a node asks of the active controller. Immutable values: they cross threads and the wire. Each has one
+ * {@link ControllerResponse}; a mutation's response names the metadata log offset of its last record, and the
+ * caller waits until its own image has applied that offset before it answers its caller (read-your-writes).
+ */
+public sealed interface ControllerRequest {
+
+    /** A node announces its client listener; {@code incarnationId} is fresh for every process start. */
+    record RegisterBroker(int nodeId, UUID incarnationId, String host, int port) implements ControllerRequest {
+        public RegisterBroker {
+            Objects.requireNonNull(incarnationId, "incarnationId");
+            Objects.requireNonNull(host, "host");
+        }
+    }
+
+    /**
+     * A registered node is alive. {@code metadataOffset} is how far its image has applied the log (the controller
+     * unfences a node only once it has caught up with its own registration); {@code wantShutdown} asks for a
+     * controlled shutdown: move leaderships away, fence, then answer with {@code flag = true}.
+     */
+    record Heartbeat(int nodeId, long nodeEpoch, long metadataOffset, boolean wantShutdown)
+            implements ControllerRequest {
+    }
+
+    record CreateTopic(String name, int partitions, int replicationFactor, Map<String, String> configs)
+            implements ControllerRequest {
+        public CreateTopic {
+            Objects.requireNonNull(name, "name");
+            configs = Map.copyOf(configs);
+        }
+    }
+
+    record DeleteTopic(String name) implements ControllerRequest {
+        public DeleteTopic {
+            Objects.requireNonNull(name, "name");
+        }
+    }
+
+    record CreatePartitions(String name, int newCount) implements ControllerRequest {
+        public CreatePartitions {
+            Objects.requireNonNull(name, "name");
+        }
+    }
+
+    /** Replaces every override of the topic. */
+    record AlterConfigs(String name, Map<String, String> configs) implements ControllerRequest {
+        public AlterConfigs {
+            Objects.requireNonNull(name, "name");
+            configs = Map.copyOf(configs);
+        }
+    }
+
+    /** A partition leader asks to change the ISR (Kafka's AlterPartition). */
+    record AlterPartition(int leaderId, UUID topicId, int partition, int leaderEpoch, int partitionEpoch,
+            List<Integer> newIsr) implements ControllerRequest {
+        public AlterPartition {
+            Objects.requireNonNull(topicId, "topicId");
+            newIsr = List.copyOf(newIsr);
+        }
+    }
+
+    record AllocateProducerIds(int nodeId, int count) implements ControllerRequest {
+    }
+
+    /** Moves leadership back to each partition's first replica where it is in sync; empty list = every topic. */
+    record ElectPreferredLeaders(List<String> topics) implements ControllerRequest {
+        public ElectPreferredLeaders {
+            topics = List.copyOf(topics);
+        }
+    }
+}

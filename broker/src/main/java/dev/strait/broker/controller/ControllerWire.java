@@ -1,0 +1,426 @@
+package dev.strait.broker.controller;
+
+import dev.strait.broker.controller.ControllerMessage.Hello;
+import dev.strait.broker.controller.ControllerMessage.Raft;
+import dev.strait.broker.controller.ControllerMessage.Request;
+import dev.strait.broker.controller.ControllerMessage.Response;
+import dev.strait.broker.controller.ControllerRequest.AllocateProducerIds;
+import dev.strait.broker.controller.ControllerRequest.AlterConfigs;
+import dev.strait.broker.controller.ControllerRequest.AlterPartition;
+import dev.strait.broker.controller.ControllerRequest.CreatePartitions;
+import dev.strait.broker.controller.ControllerRequest.CreateTopic;
+import dev.strait.broker.controller.ControllerRequest.DeleteTopic;
+import dev.strait.broker.controller.ControllerRequest.ElectPreferredLeaders;
+import dev.strait.broker.controller.ControllerRequest.Heartbeat;
+import dev.strait.broker.controller.ControllerRequest.RegisterBroker;
+import dev.strait.broker.raft.LogEntry;
+import dev.strait.broker.raft.OffsetAndEpoch;
+import dev.strait.broker.raft.RaftMessage;
+import dev.strait.broker.raft.RaftMessage.BeginQuorumEpoch;
+import dev.strait.broker.raft.RaftMessage.FetchError;
+import dev.strait.broker.raft.RaftMessage.FetchRequest;
+import dev.strait.broker.raft.RaftMessage.FetchResponse;
+import dev.strait.broker.raft.RaftMessage.VoteRequest;
+import dev.strait.broker.raft.RaftMessage.VoteResponse;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.zip.CRC32C;
+
+/**
+ * The Strait-internal binary protocol of the controller listener. A frame is
+ * <pre>
+ *   int32 size      bytes that follow (version .. crc), at most {@link #MAX_FRAME_BYTES}
+ *   int8  version   {@link #VERSION}
+ *   int8  type      one per {@link ControllerMessage} / {@link RaftMessage} / {@link ControllerRequest} kind
+ *   ...   body      big-endian fields; strings are int16-length UTF-8 (DataOutput's modified UTF-8)
+ *   int32 crc32c    of version, type and body
+ * </pre>
+ * A frame that fails any check (size, version, type, CRC, a body that does not parse to its end) raises
+ * {@link MalformedFrameException}; the channel then closes that connection and logs one line. No Kafka classes.
+ */
+final class ControllerWire {
+
+    static final byte VERSION = 1;
+    static final int MAX_FRAME_BYTES = 64 * 1024 * 1024;
+    private static final int MAX_LIST = 1 << 20;
+
+    private static final byte HELLO = 1;
+    private static final byte VOTE_REQUEST = 10;
+    private static final byte VOTE_RESPONSE = 11;
+    private static final byte BEGIN_QUORUM_EPOCH = 12;
+    private static final byte FETCH_REQUEST = 13;
+    private static final byte FETCH_RESPONSE = 14;
+    private static final byte REQUEST = 20;
+    private static final byte RESPONSE = 21;
+
+    private static final byte REGISTER_BROKER = 1;
+    private static final byte HEARTBEAT = 2;
+    private static final byte CREATE_TOPIC = 3;
+    private static final byte DELETE_TOPIC = 4;
+    private static final byte CREATE_PARTITIONS = 5;
+    private static final byte ALTER_CONFIGS = 6;
+    private static final byte ALTER_PARTITION = 7;
+    private static final byte ALLOCATE_PRODUCER_IDS = 8;
+    private static final byte ELECT_PREFERRED_LEADERS = 9;
+
+    /** A frame that is not a valid controller message. */
+    static final class MalformedFrameException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        MalformedFrameException(String message) {
+            super(message);
+        }
+    }
+
+    private ControllerWire() {
+    }
+
+    /** The whole frame, size prefix included. */
+    static byte[] encode(ControllerMessage message) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeInt(0); // size, patched below
+            out.writeByte(VERSION);
+            writeMessage(out, message);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        byte[] withoutCrc = bytes.toByteArray();
+        CRC32C crc = new CRC32C();
+        crc.update(withoutCrc, 4, withoutCrc.length - 4);
+        ByteBuffer frame = ByteBuffer.allocate(withoutCrc.length + 4);
+        frame.put(withoutCrc).putInt((int) crc.getValue());
+        frame.putInt(0, frame.capacity() - 4);
+        return frame.array();
+    }
+
+    /** Checks a frame size read from the wire before allocating for it. */
+    static void checkSize(int size) throws MalformedFrameException {
+        if (size < 6 || size > MAX_FRAME_BYTES) {
+            throw new MalformedFrameException("frame size " + size + " outside [6, " + MAX_FRAME_BYTES + "]");
+        }
+    }
+
+    /** Decodes what followed the size prefix. */
+    static ControllerMessage decode(byte[] frame) throws MalformedFrameException {
+        checkSize(frame.length);
+        CRC32C crc = new CRC32C();
+        crc.update(frame, 0, frame.length - 4);
+        int expected = ByteBuffer.wrap(frame, frame.length - 4, 4).getInt();
+        if ((int) crc.getValue() != expected) {
+            throw new MalformedFrameException("CRC mismatch");
+        }
+        if (frame[0] != VERSION) {
+            throw new MalformedFrameException("unsupported version " + frame[0]);
+        }
+        ByteArrayInputStream bytes = new ByteArrayInputStream(frame, 1, frame.length - 5);
+        try (DataInputStream in = new DataInputStream(bytes)) {
+            ControllerMessage message = readMessage(in);
+            if (in.available() != 0) {
+                throw new MalformedFrameException(in.available() + " bytes left after " + kind(message));
+            }
+            return message;
+        } catch (EOFException e) {
+            throw new MalformedFrameException("frame body too short");
+        } catch (MalformedFrameException e) {
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            throw new MalformedFrameException("cannot parse frame: " + e.getMessage());
+        }
+    }
+
+    private static String kind(Object o) {
+        return o.getClass().getSimpleName();
+    }
+
+    private static void writeMessage(DataOutputStream out, ControllerMessage message) throws IOException {
+        if (message instanceof Hello m) {
+            out.writeByte(HELLO);
+            out.writeInt(m.nodeId());
+        } else if (message instanceof Raft m) {
+            writeRaft(out, m.message());
+        } else if (message instanceof Request m) {
+            out.writeByte(REQUEST);
+            out.writeInt(m.source());
+            out.writeLong(m.correlationId());
+            writeRequest(out, m.request());
+        } else if (message instanceof Response m) {
+            out.writeByte(RESPONSE);
+            out.writeInt(m.destination());
+            out.writeLong(m.correlationId());
+            ControllerResponse r = m.response();
+            out.writeByte(r.error().ordinal());
+            out.writeUTF(r.message());
+            out.writeLong(r.offset());
+            out.writeLong(r.value());
+            out.writeBoolean(r.flag());
+        } else {
+            throw new IllegalArgumentException("unknown message " + message);
+        }
+    }
+
+    private static ControllerMessage readMessage(DataInputStream in) throws IOException {
+        byte type = in.readByte();
+        switch (type) {
+            case HELLO:
+                return new Hello(in.readInt());
+            case VOTE_REQUEST:
+            case VOTE_RESPONSE:
+            case BEGIN_QUORUM_EPOCH:
+            case FETCH_REQUEST:
+            case FETCH_RESPONSE:
+                return new Raft(readRaft(type, in));
+            case REQUEST:
+                return new Request(in.readInt(), in.readLong(), readRequest(in));
+            case RESPONSE: {
+                int destination = in.readInt();
+                long correlationId = in.readLong();
+                ControllerResponse.Error error = ControllerResponse.Error.forCode(in.readByte());
+                return new Response(destination, correlationId,
+                        new ControllerResponse(error, in.readUTF(), in.readLong(), in.readLong(), in.readBoolean()));
+            }
+            default:
+                throw new MalformedFrameException("unknown frame type " + type);
+        }
+    }
+
+    private static void writeRaft(DataOutputStream out, RaftMessage message) throws IOException {
+        if (message instanceof VoteRequest m) {
+            out.writeByte(VOTE_REQUEST);
+            writeRaftHeader(out, m);
+            out.writeLong(m.lastEntry().offset());
+            out.writeInt(m.lastEntry().epoch());
+        } else if (message instanceof VoteResponse m) {
+            out.writeByte(VOTE_RESPONSE);
+            writeRaftHeader(out, m);
+            out.writeBoolean(m.granted());
+        } else if (message instanceof BeginQuorumEpoch m) {
+            out.writeByte(BEGIN_QUORUM_EPOCH);
+            writeRaftHeader(out, m);
+        } else if (message instanceof FetchRequest m) {
+            out.writeByte(FETCH_REQUEST);
+            writeRaftHeader(out, m);
+            out.writeLong(m.fetchOffset());
+            out.writeInt(m.lastFetchedEpoch());
+        } else if (message instanceof FetchResponse m) {
+            out.writeByte(FETCH_RESPONSE);
+            writeRaftHeader(out, m);
+            out.writeByte(m.error().ordinal());
+            out.writeInt(m.leaderId());
+            out.writeLong(m.fetchOffset());
+            out.writeInt(m.lastFetchedEpoch());
+            out.writeBoolean(m.divergingEpoch() != null);
+            if (m.divergingEpoch() != null) {
+                out.writeLong(m.divergingEpoch().offset());
+                out.writeInt(m.divergingEpoch().epoch());
+            }
+            out.writeInt(m.entries().size());
+            for (LogEntry entry : m.entries()) {
+                out.writeInt(entry.epoch());
+                out.writeLong(entry.offset());
+                out.writeByte(entry.kind().code());
+                byte[] payload = entry.payload();
+                out.writeInt(payload.length);
+                out.write(payload);
+            }
+            out.writeLong(m.highWatermark());
+        } else {
+            throw new IllegalArgumentException("unknown raft message " + message);
+        }
+    }
+
+    private static void writeRaftHeader(DataOutputStream out, RaftMessage m) throws IOException {
+        out.writeInt(m.source());
+        out.writeInt(m.destination());
+        out.writeInt(m.epoch());
+    }
+
+    private static RaftMessage readRaft(byte type, DataInputStream in) throws IOException {
+        int source = in.readInt();
+        int destination = in.readInt();
+        int epoch = in.readInt();
+        switch (type) {
+            case VOTE_REQUEST:
+                return new VoteRequest(source, destination, epoch, new OffsetAndEpoch(in.readLong(), in.readInt()));
+            case VOTE_RESPONSE:
+                return new VoteResponse(source, destination, epoch, in.readBoolean());
+            case BEGIN_QUORUM_EPOCH:
+                return new BeginQuorumEpoch(source, destination, epoch);
+            case FETCH_REQUEST:
+                return new FetchRequest(source, destination, epoch, in.readLong(), in.readInt());
+            default: {
+                int errorCode = in.readByte();
+                if (errorCode < 0 || errorCode >= FetchError.values().length) {
+                    throw new MalformedFrameException("unknown fetch error " + errorCode);
+                }
+                FetchError error = FetchError.values()[errorCode];
+                int leaderId = in.readInt();
+                long fetchOffset = in.readLong();
+                int lastFetchedEpoch = in.readInt();
+                OffsetAndEpoch diverging = in.readBoolean() ? new OffsetAndEpoch(in.readLong(), in.readInt()) : null;
+                int count = listSize(in);
+                List<LogEntry> entries = new ArrayList<>(Math.min(count, 1024));
+                for (int i = 0; i < count; i++) {
+                    int entryEpoch = in.readInt();
+                    long offset = in.readLong();
+                    LogEntry.Kind kind = LogEntry.Kind.forCode(in.readByte());
+                    int size = in.readInt();
+                    if (size < 0 || size > in.available()) {
+                        throw new MalformedFrameException("entry payload size " + size);
+                    }
+                    byte[] payload = in.readNBytes(size);
+                    entries.add(new LogEntry(entryEpoch, offset, kind, payload));
+                }
+                return new FetchResponse(source, destination, epoch, error, leaderId, fetchOffset, lastFetchedEpoch,
+                        diverging, entries, in.readLong());
+            }
+        }
+    }
+
+    private static void writeRequest(DataOutputStream out, ControllerRequest request) throws IOException {
+        if (request instanceof RegisterBroker r) {
+            out.writeByte(REGISTER_BROKER);
+            out.writeInt(r.nodeId());
+            writeUuid(out, r.incarnationId());
+            out.writeUTF(r.host());
+            out.writeInt(r.port());
+        } else if (request instanceof Heartbeat r) {
+            out.writeByte(HEARTBEAT);
+            out.writeInt(r.nodeId());
+            out.writeLong(r.nodeEpoch());
+            out.writeLong(r.metadataOffset());
+            out.writeBoolean(r.wantShutdown());
+        } else if (request instanceof CreateTopic r) {
+            out.writeByte(CREATE_TOPIC);
+            out.writeUTF(r.name());
+            out.writeInt(r.partitions());
+            out.writeInt(r.replicationFactor());
+            writeMap(out, r.configs());
+        } else if (request instanceof DeleteTopic r) {
+            out.writeByte(DELETE_TOPIC);
+            out.writeUTF(r.name());
+        } else if (request instanceof CreatePartitions r) {
+            out.writeByte(CREATE_PARTITIONS);
+            out.writeUTF(r.name());
+            out.writeInt(r.newCount());
+        } else if (request instanceof AlterConfigs r) {
+            out.writeByte(ALTER_CONFIGS);
+            out.writeUTF(r.name());
+            writeMap(out, r.configs());
+        } else if (request instanceof AlterPartition r) {
+            out.writeByte(ALTER_PARTITION);
+            out.writeInt(r.leaderId());
+            writeUuid(out, r.topicId());
+            out.writeInt(r.partition());
+            out.writeInt(r.leaderEpoch());
+            out.writeInt(r.partitionEpoch());
+            writeInts(out, r.newIsr());
+        } else if (request instanceof AllocateProducerIds r) {
+            out.writeByte(ALLOCATE_PRODUCER_IDS);
+            out.writeInt(r.nodeId());
+            out.writeInt(r.count());
+        } else if (request instanceof ElectPreferredLeaders r) {
+            out.writeByte(ELECT_PREFERRED_LEADERS);
+            out.writeInt(r.topics().size());
+            for (String topic : r.topics()) {
+                out.writeUTF(topic);
+            }
+        } else {
+            throw new IllegalArgumentException("unknown request " + request);
+        }
+    }
+
+    private static ControllerRequest readRequest(DataInputStream in) throws IOException {
+        byte type = in.readByte();
+        switch (type) {
+            case REGISTER_BROKER:
+                return new RegisterBroker(in.readInt(), readUuid(in), in.readUTF(), in.readInt());
+            case HEARTBEAT:
+                return new Heartbeat(in.readInt(), in.readLong(), in.readLong(), in.readBoolean());
+            case CREATE_TOPIC:
+                return new CreateTopic(in.readUTF(), in.readInt(), in.readInt(), readMap(in));
+            case DELETE_TOPIC:
+                return new DeleteTopic(in.readUTF());
+            case CREATE_PARTITIONS:
+                return new CreatePartitions(in.readUTF(), in.readInt());
+            case ALTER_CONFIGS:
+                return new AlterConfigs(in.readUTF(), readMap(in));
+            case ALTER_PARTITION:
+                return new AlterPartition(in.readInt(), readUuid(in), in.readInt(), in.readInt(), in.readInt(),
+                        readInts(in));
+            case ALLOCATE_PRODUCER_IDS:
+                return new AllocateProducerIds(in.readInt(), in.readInt());
+            case ELECT_PREFERRED_LEADERS: {
+                int count = listSize(in);
+                List<String> topics = new ArrayList<>();
+                for (int i = 0; i < count; i++) {
+                    topics.add(in.readUTF());
+                }
+                return new ElectPreferredLeaders(topics);
+            }
+            default:
+                throw new MalformedFrameException("unknown request type " + type);
+        }
+    }
+
+    private static int listSize(DataInputStream in) throws IOException {
+        int count = in.readInt();
+        if (count < 0 || count > MAX_LIST) {
+            throw new MalformedFrameException("list size " + count);
+        }
+        return count;
+    }
+
+    private static void writeUuid(DataOutputStream out, UUID id) throws IOException {
+        out.writeLong(id.getMostSignificantBits());
+        out.writeLong(id.getLeastSignificantBits());
+    }
+
+    private static UUID readUuid(DataInputStream in) throws IOException {
+        return new UUID(in.readLong(), in.readLong());
+    }
+
+    private static void writeInts(DataOutputStream out, List<Integer> values) throws IOException {
+        out.writeInt(values.size());
+        for (int value : values) {
+            out.writeInt(value);
+        }
+    }
+
+    private static List<Integer> readInts(DataInputStream in) throws IOException {
+        int count = listSize(in);
+        List<Integer> values = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            values.add(in.readInt());
+        }
+        return values;
+    }
+
+    private static void writeMap(DataOutputStream out, Map<String, String> map) throws IOException {
+        out.writeInt(map.size());
+        for (Map.Entry<String, String> entry : new java.util.TreeMap<>(map).entrySet()) {
+            out.writeUTF(entry.getKey());
+            out.writeUTF(entry.getValue());
+        }
+    }
+
+    private static Map<String, String> readMap(DataInputStream in) throws IOException {
+        int count = listSize(in);
+        Map<String, String> map = new LinkedHashMap<>();
+        for (int i = 0; i < count; i++) {
+            map.put(in.readUTF(), in.readUTF());
+        }
+        return map;
+    }
+}

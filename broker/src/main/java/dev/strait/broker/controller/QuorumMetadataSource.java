@@ -1,0 +1,435 @@
+package dev.strait.broker.controller;
+
+import dev.strait.broker.controller.ControllerRequest.AllocateProducerIds;
+import dev.strait.broker.controller.ControllerRequest.AlterConfigs;
+import dev.strait.broker.controller.ControllerRequest.AlterPartition;
+import dev.strait.broker.controller.ControllerRequest.CreatePartitions;
+import dev.strait.broker.controller.ControllerRequest.CreateTopic;
+import dev.strait.broker.controller.ControllerRequest.DeleteTopic;
+import dev.strait.broker.controller.ControllerRequest.ElectPreferredLeaders;
+import dev.strait.broker.metadata.BrokerRegistration;
+import dev.strait.broker.metadata.InvalidReplicationFactorException;
+import dev.strait.broker.metadata.MetadataSource;
+import dev.strait.broker.metadata.PartitionState;
+import dev.strait.broker.metadata.StaleEpochException;
+import dev.strait.broker.metadata.TopicExistsException;
+import dev.strait.broker.metadata.TopicMetadata;
+import dev.strait.broker.metadata.UnknownTopicException;
+import dev.strait.broker.raft.metadata.MetadataImage;
+import dev.strait.broker.raft.metadata.MetadataImage.NodeRegistration;
+import dev.strait.broker.raft.metadata.MetadataImage.TopicImage;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link MetadataSource} of a node in a cluster with a controller quorum. Reads come from the node's image of
+ * the committed metadata log, so they never show anything a controller failover could take back. Mutations go
+ * to the active controller (forwarded over the controller listener when that is another node, repeated across
+ * controller changes up to the request timeout) and return once this node's own image has applied the result:
+ * a caller reads its own writes. {@link #registerLocalBroker} registers the node and starts its heartbeats;
+ * {@link #close()} asks for a controlled shutdown first (bounded), then stops the quorum machinery.
+ *
+ * <p>Thread-safe. Change listeners and the completion of {@link #alterPartition} futures run on one callback
+ * thread per node ({@code strait-metadata-callbacks-<id>}), in commit order, never on the quorum loop.
+ * Errors: {@link TopicExistsException}, {@link UnknownTopicException}, {@link InvalidReplicationFactorException},
+ * {@link StaleEpochException}, {@link IllegalArgumentException} as the contract says; Kafka's
+ * {@link TimeoutException} when no controller answered in time.
+ */
+public final class QuorumMetadataSource implements MetadataSource {
+
+    private static final Logger LOGGER = LoggerFactory.getLogger(QuorumMetadataSource.class);
+
+    private final QuorumSettings settings;
+    private final String clusterId;
+    private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+    private final List<ImageWaiter> waiters = new CopyOnWriteArrayList<>();
+    private final ExecutorService callbacks;
+    private final QuorumRuntime runtime;
+    private final LongSupplier clock;
+    private final CompletableFuture<Void> selfUnfenced = new CompletableFuture<>();
+    private volatile ClusterImage image = ClusterImage.EMPTY;
+    private volatile boolean closed;
+
+    private record ImageWaiter(long offset, CompletableFuture<ClusterImage> future) {
+    }
+
+    private QuorumMetadataSource(QuorumSettings settings, LongSupplier clock) {
+        this.settings = settings;
+        this.clock = clock;
+        this.clusterId = settings.clusterId();
+        this.callbacks = Executors.newSingleThreadExecutor(r -> {
+            Thread thread = new Thread(r, "strait-metadata-callbacks-" + settings.nodeId());
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.runtime = new QuorumRuntime(settings, clock, this::publish);
+    }
+
+    /** Opens the metadata log, binds the controller listener (voters) and starts following the quorum. */
+    public static QuorumMetadataSource open(QuorumSettings settings) {
+        return new QuorumMetadataSource(settings, () -> System.nanoTime() / 1_000_000);
+    }
+
+    /** Port the controller listener is bound to, or -1 if this node has none. */
+    public int controllerPort() {
+        return runtime.boundPort();
+    }
+
+    // ---------------------------------------------------------------- image publication (quorum loop thread)
+
+    private void publish(ClusterImage next) {
+        ClusterImage previous = image;
+        image = next;
+        boolean changed = previous.image() != next.image();
+        for (ImageWaiter waiter : waiters) {
+            if (next.endOffset() > waiter.offset()) {
+                waiters.remove(waiter);
+                callbacks.execute(() -> waiter.future().complete(next));
+            }
+        }
+        if (changed) {
+            callbacks.execute(this::fireListeners);
+            if (next.isUnfenced(settings.nodeId())) {
+                selfUnfenced.complete(null);
+            }
+        }
+    }
+
+    private void fireListeners() {
+        for (Runnable listener : listeners) {
+            try {
+                listener.run();
+            } catch (RuntimeException e) {
+                LOGGER.warn("metadata change listener failed: {}", e.toString(), e);
+            }
+        }
+    }
+
+    /** Completes (on the callback thread) once the image holds the entry at {@code offset}. */
+    private CompletableFuture<ClusterImage> imageIncluding(long offset) {
+        CompletableFuture<ClusterImage> future = new CompletableFuture<>();
+        ClusterImage current = image;
+        if (current.endOffset() > offset) {
+            future.complete(current);
+            return future;
+        }
+        ImageWaiter waiter = new ImageWaiter(offset, future);
+        waiters.add(waiter);
+        current = image;
+        if (current.endOffset() > offset && waiters.remove(waiter)) {
+            future.complete(current);
+        }
+        return future;
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    @Override
+    public String clusterId() {
+        return clusterId;
+    }
+
+    @Override
+    public int localNodeId() {
+        return settings.nodeId();
+    }
+
+    @Override
+    public void registerLocalBroker(String host, int port) {
+        runtime.registerBroker(host, port);
+        awaitUnfenced();
+    }
+
+    /**
+     * Like Kafka's broker start-up, waits until the controller unfenced this node, so that the first requests
+     * find it eligible (a one-node quorum would otherwise refuse topics for lack of brokers). Bounded: gives up
+     * at the request timeout, and early when no leader has appeared after a few election timeouts (the first
+     * node of a cluster started one node at a time cannot form a quorum alone); the registration then
+     * completes in the background once the quorum forms.
+     */
+    private void awaitUnfenced() {
+        long start = clock.getAsLong();
+        long deadline = start + settings.requestTimeoutMs();
+        long leaderDeadline = start + 3 * (settings.raftConfig().electionTimeoutMs()
+                + settings.raftConfig().electionJitterMs());
+        while (true) {
+            try {
+                selfUnfenced.get(50, TimeUnit.MILLISECONDS);
+                return;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+                // keep waiting
+            }
+            long now = clock.getAsLong();
+            if (now >= deadline || (runtime.knownLeader() == -1 && now >= leaderDeadline)) {
+                LOGGER.info("node {} not unfenced yet (known leader {}); it joins when the quorum commits its "
+                        + "registration", settings.nodeId(), runtime.knownLeader());
+                return;
+            }
+        }
+    }
+
+    @Override
+    public Collection<BrokerRegistration> brokers() {
+        List<BrokerRegistration> brokers = new ArrayList<>();
+        for (NodeRegistration node : image.image().nodes().values()) {
+            brokers.add(new BrokerRegistration(node.nodeId(), node.host(), node.port(), node.fenced()));
+        }
+        return brokers;
+    }
+
+    @Override
+    public Optional<PartitionState> partitionState(Uuid topicId, int partition) {
+        return partitionState(image, toUuid(topicId), partition);
+    }
+
+    private static Optional<PartitionState> partitionState(ClusterImage image, UUID topicId, int partition) {
+        TopicImage topic = image.image().topics().get(topicId);
+        if (topic == null) {
+            return Optional.empty();
+        }
+        MetadataImage.PartitionState state = topic.partitions().get(partition);
+        if (state == null) {
+            return Optional.empty();
+        }
+        return Optional.of(new PartitionState(state.leader(), state.leaderEpoch(), state.replicas(), state.isr(),
+                image.partitionEpoch(topicId, partition)));
+    }
+
+    @Override
+    public void addChangeListener(Runnable listener) {
+        listeners.add(listener);
+    }
+
+    @Override
+    public Collection<TopicMetadata> topics() {
+        List<TopicMetadata> topics = new ArrayList<>();
+        for (TopicImage topic : image.image().topics().values()) {
+            topics.add(toTopicMetadata(topic));
+        }
+        return topics;
+    }
+
+    @Override
+    public Optional<TopicMetadata> topic(String name) {
+        return image.topic(name).map(QuorumMetadataSource::toTopicMetadata);
+    }
+
+    @Override
+    public Optional<TopicMetadata> topic(Uuid topicId) {
+        return Optional.ofNullable(image.image().topics().get(toUuid(topicId)))
+                .map(QuorumMetadataSource::toTopicMetadata);
+    }
+
+    // ---------------------------------------------------------------- mutations
+
+    @Override
+    public CompletableFuture<PartitionState> alterPartition(Uuid topicId, int partition, int leaderEpoch,
+            int partitionEpoch, List<Integer> newIsr) {
+        UUID id = toUuid(topicId);
+        AlterPartition request = new AlterPartition(settings.nodeId(), id, partition, leaderEpoch, partitionEpoch,
+                newIsr);
+        return runtime.call(request, settings.requestTimeoutMs())
+                .thenComposeAsync(response -> {
+                    checkError(response, request);
+                    return imageIncluding(response.offset());
+                }, callbacks)
+                .thenApply(committed -> partitionState(committed, id, partition).orElseThrow(
+                        () -> new UnknownTopicException("partition " + topicId + "-" + partition + " was deleted")))
+                .handle((state, error) -> {
+                    if (error == null) {
+                        return CompletableFuture.completedFuture(state);
+                    }
+                    return CompletableFuture.<PartitionState>failedFuture(unwrap(error));
+                }).thenCompose(f -> f);
+    }
+
+    @Override
+    public TopicMetadata createTopic(String name, int partitions, int replicationFactor, Map<String, String> configs) {
+        ClusterImage after = mutate(new CreateTopic(name, partitions, replicationFactor, configs));
+        return after.topic(name).map(QuorumMetadataSource::toTopicMetadata)
+                .orElseThrow(() -> new UnknownTopicException("topic '" + name + "' was deleted right after creation"));
+    }
+
+    @Override
+    public TopicMetadata deleteTopic(String name) {
+        TopicMetadata before = topic(name).orElse(null);
+        mutate(new DeleteTopic(name));
+        return before != null ? before : new TopicMetadata(name, Uuid.ZERO_UUID, 1, Map.of());
+    }
+
+    @Override
+    public TopicMetadata replaceConfigs(String name, Map<String, String> configs) {
+        ClusterImage after = mutate(new AlterConfigs(name, configs));
+        return after.topic(name).map(QuorumMetadataSource::toTopicMetadata)
+                .orElseThrow(() -> new UnknownTopicException("unknown topic '" + name + "'"));
+    }
+
+    @Override
+    public TopicMetadata increasePartitions(String name, int newCount) {
+        ClusterImage after = mutate(new CreatePartitions(name, newCount));
+        return after.topic(name).map(QuorumMetadataSource::toTopicMetadata)
+                .orElseThrow(() -> new UnknownTopicException("unknown topic '" + name + "'"));
+    }
+
+    @Override
+    public long allocateProducerIds(int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("count must be >= 1, got " + count);
+        }
+        ControllerResponse response = call(new AllocateProducerIds(settings.nodeId(), count));
+        await(response.offset());
+        return response.value();
+    }
+
+    /** Moves leadership back to each partition's first replica where that replica is in sync (all topics if empty). */
+    public void electPreferredLeaders(Collection<String> topics) {
+        mutate(new ElectPreferredLeaders(List.copyOf(topics)));
+    }
+
+    private ClusterImage mutate(ControllerRequest request) {
+        return await(call(request).offset());
+    }
+
+    private ControllerResponse call(ControllerRequest request) {
+        ensureOpen();
+        long timeoutMs = settings.requestTimeoutMs();
+        ControllerResponse response;
+        try {
+            response = runtime.call(request, timeoutMs).get(timeoutMs + 1_000, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TimeoutException("interrupted while waiting for the metadata controller");
+        } catch (ExecutionException e) {
+            throw unwrap(e.getCause());
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new TimeoutException("no answer from the metadata controller within " + timeoutMs + " ms");
+        }
+        checkError(response, request);
+        return response;
+    }
+
+    private ClusterImage await(long offset) {
+        long timeoutMs = settings.requestTimeoutMs();
+        try {
+            return imageIncluding(offset).get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TimeoutException("interrupted while waiting for metadata offset " + offset);
+        } catch (ExecutionException e) {
+            throw unwrap(e.getCause());
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new TimeoutException("node " + settings.nodeId() + " did not see metadata offset " + offset
+                    + " committed within " + timeoutMs + " ms");
+        }
+    }
+
+    private static void checkError(ControllerResponse response, ControllerRequest request) {
+        switch (response.error()) {
+            case NONE:
+                return;
+            case TOPIC_EXISTS:
+                throw new TopicExistsException(request instanceof CreateTopic c ? c.name() : response.message());
+            case UNKNOWN_TOPIC:
+                throw new UnknownTopicException(response.message());
+            case INVALID_REPLICATION_FACTOR:
+                throw new InvalidReplicationFactorException(response.message());
+            case STALE_EPOCH:
+                throw new StaleEpochException(response.message());
+            case INVALID_REQUEST:
+                throw new IllegalArgumentException(response.message());
+            default:
+                throw new IllegalStateException(response.error() + ": " + response.message());
+        }
+    }
+
+    private static RuntimeException unwrap(Throwable error) {
+        Throwable cause = error;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+                && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        if (cause instanceof java.util.concurrent.TimeoutException) {
+            return new TimeoutException(cause.getMessage());
+        }
+        return cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("metadata source of node " + settings.nodeId() + " is closed");
+        }
+    }
+
+    // ---------------------------------------------------------------- conversions and lifecycle
+
+    private static TopicMetadata toTopicMetadata(TopicImage topic) {
+        return new TopicMetadata(topic.name(), toKafkaUuid(topic.topicId()), Math.max(1, topic.partitions().size()),
+                topic.configs());
+    }
+
+    static UUID toUuid(Uuid id) {
+        return new UUID(id.getMostSignificantBits(), id.getLeastSignificantBits());
+    }
+
+    static Uuid toKafkaUuid(UUID id) {
+        return new Uuid(id.getMostSignificantBits(), id.getLeastSignificantBits());
+    }
+
+    /** For tests: a node that stops heartbeating but keeps following the log. */
+    void pauseHeartbeats(boolean paused) {
+        runtime.pauseHeartbeats(paused);
+    }
+
+    /** For tests: {role, epoch, leader, ...} of the local Raft node. */
+    String describe() {
+        try {
+            return runtime.describe().get(2, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            return "unavailable: " + e;
+        }
+    }
+
+    /** Leader id the local Raft node knows (-1 if none), and 1 if this node is the active controller. */
+    int[] leaderInfo() {
+        try {
+            return runtime.leaderInfo().get(2, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            return new int[] {-1, 0};
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        runtime.controlledShutdown(settings.shutdownTimeoutMs());
+        runtime.close();
+        callbacks.shutdown();
+        try {
+            callbacks.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,588 @@
+package dev.strait.broker.controller;
+
+import dev.strait.broker.controller.ControllerMessage.Raft;
+import dev.strait.broker.controller.ControllerMessage.Request;
+import dev.strait.broker.controller.ControllerMessage.Response;
+import dev.strait.broker.controller.ControllerRequest.Heartbeat;
+import dev.strait.broker.controller.ControllerRequest.RegisterBroker;
+import dev.strait.broker.controller.ControllerResponse.Error;
+import dev.strait.broker.raft.FileRaftStorage;
+import dev.strait.broker.raft.LogEntry;
+import dev.strait.broker.raft.RaftNode;
+import dev.strait.broker.raft.metadata.MetadataImage;
+import dev.strait.broker.raft.metadata.MetadataRecord;
+import dev.strait.broker.raft.metadata.MetadataRecordSerde;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import org.apache.kafka.common.Uuid;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One node's share of the metadata quorum: the event loop that owns the {@link RaftNode}, the metadata image
+ * built from its committed log, the {@link QuorumController} while this node leads, and the node's own calls to
+ * the controller (registration, heartbeats, mutations of its {@link QuorumMetadataSource}).
+ *
+ * <h2>Threads</h2>
+ * One loop thread ({@code strait-quorum-<id>}) owns all of the above; nothing here is locked. Other threads
+ * only enqueue tasks on a bounded queue: the channel's readers (decoded frames; dropped with a log line when
+ * the queue is full, the senders repeat) and callers of {@link #call} (which wait for room). Each loop turn runs
+ * the queued tasks, ticks the Raft node, applies newly committed entries, (de)activates the controller as the
+ * leadership moves, lets it fence silent nodes, and sends due calls. The image is published through a volatile
+ * field; change listeners run on {@link #callbacks}, never on the loop. An unexpected exception on the loop is
+ * fatal for the node's metadata: pending calls fail and the loop stops (logged as an error).
+ *
+ * <h2>Calls to the controller</h2>
+ * A call goes to the node the Raft node knows as leader (handled in place if that is this node), is repeated
+ * after {@code NOT_CONTROLLER} or a silent attempt, and fails with {@link TimeoutException} at its deadline.
+ * A repeated mutation may find its own earlier attempt committed (e.g. TOPIC_EXISTS); registrations are
+ * idempotent by incarnation id.
+ */
+final class QuorumRuntime implements AutoCloseable {
+
+    private static final Logger LOGGER = LoggerFactory.getLogger(QuorumRuntime.class);
+    private static final int QUEUE_TASKS = 10_000;
+    private static final long ATTEMPT_TIMEOUT_MS = 3_000;
+    private static final long RETRY_BACKOFF_MS = 50;
+    private static final long FENCED_HEARTBEAT_MS = 200;
+
+    private final QuorumSettings settings;
+    private final LongSupplier clock;
+    private final int nodeId;
+    private final String prefix;
+    private final BlockingQueue<Runnable> tasks = new ArrayBlockingQueue<>(QUEUE_TASKS);
+    private final Consumer<ClusterImage> publisher;
+    private final FileRaftStorage storage;
+    private final ControllerChannel channel;
+    private final RaftNode raft;
+    private final Thread thread;
+    private final int boundPort;
+
+    // Owned by the loop thread.
+    private final Map<Long, PendingCall> pending = new LinkedHashMap<>();
+    /** Random start, so that a restarted node's ids do not meet its previous life's in a controller's memory. */
+    private long nextCorrelationId = new Random().nextLong() & Long.MAX_VALUE;
+    /**
+     * Requests the active controller is handling or recently answered, by caller and correlation id: a repeated
+     * attempt (the caller heard nothing in time) joins the first one instead of applying the mutation twice.
+     * Bounded; cleared when this node stops being the controller (across a failover a repeat may still find its
+     * own earlier attempt committed, e.g. TOPIC_EXISTS).
+     */
+    private final Map<String, CompletableFuture<ControllerResponse>> recentRequests =
+            new LinkedHashMap<>(256, 0.75f, false) {
+                private static final long serialVersionUID = 1L;
+
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, CompletableFuture<ControllerResponse>> eldest) {
+                    return size() > 1024;
+                }
+            };
+    private long nowMs;
+    private ClusterImage image = ClusterImage.EMPTY;
+    private QuorumController controller;
+    private int controllerEpoch = -1;
+    private BrokerState broker;
+
+    private volatile boolean running = true;
+    /** The Raft leader the loop last saw, for other threads; -1 if none. */
+    private volatile int knownLeader = -1;
+    private volatile Throwable fatal;
+
+    /** This node as a broker: registration and heartbeat state, once it announced its listener. */
+    private static final class BrokerState {
+        final RegisterBroker registration;
+        long nodeEpoch = -1;
+        boolean callInFlight;
+        long nextCallMs;
+        boolean fenced = true;
+        boolean wantShutdown;
+        boolean heartbeatsPaused;
+        final CompletableFuture<Void> shutdownDone = new CompletableFuture<>();
+
+        BrokerState(RegisterBroker registration) {
+            this.registration = registration;
+        }
+    }
+
+    private static final class PendingCall {
+        final long correlationId;
+        final ControllerRequest request;
+        final CompletableFuture<ControllerResponse> future;
+        final long deadlineMs;
+        long nextAttemptMs;
+        /** Where the last attempt went (-1: none yet); a new known leader makes the call due at once. */
+        int sentTo = -1;
+
+        PendingCall(long correlationId, ControllerRequest request, CompletableFuture<ControllerResponse> future,
+                long deadlineMs, long nextAttemptMs) {
+            this.correlationId = correlationId;
+            this.request = request;
+            this.future = future;
+            this.deadlineMs = deadlineMs;
+            this.nextAttemptMs = nextAttemptMs;
+        }
+    }
+
+    /**
+     * Opens the Raft log, binds the controller listener and starts the loop.
+     *
+     * @param publisher receives every new image, on the loop thread; must only publish it (no blocking)
+     */
+    QuorumRuntime(QuorumSettings settings, LongSupplier clock, Consumer<ClusterImage> publisher) {
+        this.settings = settings;
+        this.clock = clock;
+        this.nodeId = settings.nodeId();
+        this.prefix = "[QuorumRuntime " + nodeId + "] ";
+        this.publisher = publisher;
+        try {
+            this.storage = FileRaftStorage.open(settings.metadataLogDir());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open the metadata log in " + settings.metadataLogDir(), e);
+        }
+        this.channel = new ControllerChannel(nodeId, settings.listenHost(),
+                settings.isVoter() ? settings.listenPort() : -1, settings.voters(), this::onFrame, clock);
+        nowMs = clock.getAsLong();
+        this.raft = new RaftNode(nodeId, settings.voters().keySet(), settings.raftConfig(), storage,
+                message -> channel.send(message.destination(), new Raft(message)), new Random(), nowMs);
+        try {
+            this.boundPort = channel.start();
+        } catch (IOException e) {
+            closeQuietly();
+            throw new UncheckedIOException("node " + nodeId + " cannot bind its controller listener "
+                    + settings.listenHost() + ":" + settings.listenPort(), e);
+        }
+        this.thread = new Thread(this::run, "strait-quorum-" + nodeId);
+        thread.setDaemon(true);
+        thread.start();
+        LOGGER.info("{}started: voters {}, controller listener port {}, metadata log {}", prefix,
+                settings.voters(), boundPort, settings.metadataLogDir());
+    }
+
+    int boundPort() {
+        return boundPort;
+    }
+
+    // ---------------------------------------------------------------- API for other threads
+
+    /** Sends {@code request} to the active controller, retrying until {@code timeoutMs} has passed. */
+    CompletableFuture<ControllerResponse> call(ControllerRequest request, long timeoutMs) {
+        CompletableFuture<ControllerResponse> future = new CompletableFuture<>();
+        long deadline = clock.getAsLong() + timeoutMs;
+        if (!enqueue(() -> addCall(request, future, deadline), timeoutMs)) {
+            future.completeExceptionally(new TimeoutException("metadata quorum of node " + nodeId + " is busy"));
+        }
+        return future;
+    }
+
+    /**
+     * Starts registering this node as a broker; heartbeats follow. Does not wait for the quorum. Repeating it with
+     * the same endpoint is a no-op; a different endpoint registers a new incarnation.
+     */
+    void registerBroker(String host, int port) {
+        RegisterBroker registration = new RegisterBroker(nodeId, UUID.randomUUID(), host, port);
+        enqueue(() -> {
+            if (broker != null && broker.registration.host().equals(host) && broker.registration.port() == port) {
+                return; // already registered (or registering) with this endpoint in this process
+            }
+            broker = new BrokerState(registration);
+            broker.nextCallMs = nowMs;
+        }, settings.requestTimeoutMs());
+    }
+
+    /** For tests: stop (or resume) heartbeating while still following the log, as a hung broker would. */
+    void pauseHeartbeats(boolean paused) {
+        enqueue(() -> {
+            if (broker != null) {
+                broker.heartbeatsPaused = paused;
+            }
+        }, settings.requestTimeoutMs());
+    }
+
+    /** Controlled shutdown: asks the controller to move leaderships away and fence us; bounded wait. */
+    void controlledShutdown(long timeoutMs) {
+        CompletableFuture<CompletableFuture<Void>> done = new CompletableFuture<>();
+        boolean queued = enqueue(() -> {
+            if (broker == null || broker.nodeEpoch < 0) {
+                done.complete(CompletableFuture.completedFuture(null));
+                return;
+            }
+            broker.wantShutdown = true;
+            broker.nextCallMs = nowMs;
+            done.complete(broker.shutdownDone);
+        }, timeoutMs);
+        if (!queued) {
+            return;
+        }
+        try {
+            done.get(timeoutMs, TimeUnit.MILLISECONDS).get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            LOGGER.warn("{}controlled shutdown did not complete within {} ms; stopping anyway", prefix, timeoutMs);
+        }
+    }
+
+    /** A snapshot for tests and logs: role, epoch and leader of the Raft node. */
+    CompletableFuture<String> describe() {
+        CompletableFuture<String> result = new CompletableFuture<>();
+        enqueue(() -> result.complete(raft.roleName() + " epoch=" + raft.epoch() + " leader=" + raft.leaderId()
+                + " hw=" + raft.highWatermark() + " active=" + (controller != null)), 1000);
+        return result;
+    }
+
+    /** The leader this node knows, or -1; and whether this node is the active controller. */
+    CompletableFuture<int[]> leaderInfo() {
+        CompletableFuture<int[]> result = new CompletableFuture<>();
+        if (!enqueue(() -> result.complete(new int[] {raft.leaderId(), controller != null ? 1 : 0}), 1000)) {
+            result.completeExceptionally(new TimeoutException("quorum loop busy"));
+        }
+        return result;
+    }
+
+    /** The leader the loop last saw, or -1; any thread. */
+    int knownLeader() {
+        return knownLeader;
+    }
+
+    Throwable fatalError() {
+        return fatal;
+    }
+
+    private boolean enqueue(Runnable task, long timeoutMs) {
+        if (!running) {
+            return false;
+        }
+        try {
+            return tasks.offer(task, timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private void onFrame(ControllerMessage message) {
+        if (!tasks.offer(() -> onMessage(message))) {
+            LOGGER.warn("{}event queue full; dropped an inbound {}", prefix, message.getClass().getSimpleName());
+        }
+    }
+
+    // ---------------------------------------------------------------- the loop
+
+    private void run() {
+        try {
+            while (running) {
+                nowMs = clock.getAsLong();
+                long wakeAt = Math.min(raft.nextDeadlineMs(), nextLocalDeadline());
+                long waitMs = Math.max(0, Math.min(100, wakeAt - nowMs));
+                Runnable task = tasks.poll(waitMs, TimeUnit.MILLISECONDS);
+                int handled = 0;
+                while (task != null && running) {
+                    nowMs = clock.getAsLong();
+                    task.run();
+                    afterEvents();
+                    task = ++handled < 1000 ? tasks.poll() : null;
+                }
+                nowMs = clock.getAsLong();
+                raft.tick(nowMs);
+                afterEvents();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Throwable t) {
+            fatal = t;
+            LOGGER.error("{}metadata quorum loop failed; this node stops following the metadata log", prefix, t);
+            running = false;
+        } finally {
+            for (PendingCall call : pending.values()) {
+                call.future.completeExceptionally(new IllegalStateException("metadata quorum of node " + nodeId
+                        + " stopped", fatal));
+            }
+            pending.clear();
+            if (broker != null) {
+                broker.shutdownDone.complete(null);
+            }
+        }
+    }
+
+    private long nextLocalDeadline() {
+        long next = Long.MAX_VALUE;
+        for (PendingCall call : pending.values()) {
+            next = Math.min(next, Math.min(call.deadlineMs, call.nextAttemptMs));
+        }
+        if (broker != null && !broker.callInFlight) {
+            next = Math.min(next, broker.nextCallMs);
+        }
+        if (controller != null) {
+            next = Math.min(next, controller.nextDeadlineMs());
+        }
+        return next;
+    }
+
+    private void afterEvents() {
+        applyCommitted();
+        knownLeader = raft.leaderId();
+        QuorumController active = activeController();
+        if (active != null) {
+            active.tick(nowMs);
+        }
+        maybeCallForBroker();
+        dispatchCalls();
+    }
+
+    private void applyCommitted() {
+        long committedEnd = raft.highWatermark();
+        ClusterImage next = image;
+        for (long offset = next.endOffset(); offset < committedEnd; offset++) {
+            LogEntry entry = raft.entry(offset);
+            if (entry.kind() == LogEntry.Kind.DATA) {
+                next = next.apply(offset, MetadataRecordSerde.deserialize(entry.payload()));
+            }
+        }
+        next = next.withEndOffset(Math.max(next.endOffset(), committedEnd));
+        if (next != image) {
+            image = next;
+            publisher.accept(next);
+        }
+    }
+
+    /** The controller, if this node leads the current epoch; (de)activates it as leadership moves. */
+    private QuorumController activeController() {
+        if (!raft.isLeader()) {
+            if (controller != null) {
+                LOGGER.info("{}no longer the active controller (epoch {}, leader {})", prefix, raft.epoch(),
+                        raft.leaderId());
+                controller = null;
+                controllerEpoch = -1;
+                recentRequests.clear();
+            }
+            return null;
+        }
+        if (controller == null || controllerEpoch != raft.epoch()) {
+            ClusterImage projected = image;
+            for (long offset = projected.endOffset(); offset < raft.endOffset(); offset++) {
+                LogEntry entry = raft.entry(offset);
+                if (entry.kind() == LogEntry.Kind.DATA) {
+                    projected = projected.apply(offset, MetadataRecordSerde.deserialize(entry.payload()));
+                }
+            }
+            projected = projected.withEndOffset(raft.endOffset());
+            controllerEpoch = raft.epoch();
+            recentRequests.clear();
+            controller = new QuorumController(nodeId, settings.sessionTimeoutMs(),
+                    settings.defaultReplicationFactor(), projected, this::propose, QuorumRuntime::newTopicId, nowMs);
+        }
+        return controller;
+    }
+
+    private QuorumController.Proposal propose(MetadataRecord record) {
+        CompletableFuture<Long> committed = raft.propose(MetadataRecordSerde.serialize(record), nowMs);
+        if (committed.isCompletedExceptionally()) {
+            throw new IllegalStateException(prefix + "proposal refused while active controller: " + record);
+        }
+        return new QuorumController.Proposal(raft.endOffset() - 1, committed);
+    }
+
+    private static UUID newTopicId() {
+        Uuid id = Uuid.randomUuid();
+        return new UUID(id.getMostSignificantBits(), id.getLeastSignificantBits());
+    }
+
+    // ---------------------------------------------------------------- inbound
+
+    private void onMessage(ControllerMessage message) {
+        if (message instanceof Raft m) {
+            if (m.message().destination() != nodeId) {
+                LOGGER.warn("{}dropped a raft message for node {}", prefix, m.message().destination());
+                return;
+            }
+            raft.handle(m.message(), nowMs);
+        } else if (message instanceof Request m) {
+            QuorumController active = activeController();
+            if (active == null) {
+                channel.send(m.source(), new Response(m.source(), m.correlationId(),
+                        ControllerResponse.notController(raft.leaderId())));
+                return;
+            }
+            handleOnce(active, m.source(), m.correlationId(), m.request()).whenComplete((response, error) ->
+                    channel.send(m.source(), new Response(m.source(), m.correlationId(), error == null ? response
+                            : ControllerResponse.error(Error.INVALID_REQUEST, String.valueOf(error)))));
+        } else if (message instanceof Response m) {
+            onResponse(m.correlationId(), m.response());
+        }
+    }
+
+    private CompletableFuture<ControllerResponse> handleOnce(QuorumController active, int source, long correlationId,
+            ControllerRequest request) {
+        String key = source + ":" + correlationId;
+        CompletableFuture<ControllerResponse> earlier = recentRequests.get(key);
+        if (earlier != null) {
+            boolean repeatable = earlier.isCompletedExceptionally()
+                    || (earlier.isDone() && earlier.join().error() == Error.NOT_CONTROLLER);
+            if (!repeatable) {
+                return earlier;
+            }
+        }
+        CompletableFuture<ControllerResponse> result = active.handle(request, nowMs);
+        recentRequests.put(key, result);
+        return result;
+    }
+
+    // ---------------------------------------------------------------- outbound calls
+
+    private void addCall(ControllerRequest request, CompletableFuture<ControllerResponse> future, long deadlineMs) {
+        long id = nextCorrelationId++;
+        pending.put(id, new PendingCall(id, request, future, deadlineMs, nowMs));
+        dispatchCalls();
+    }
+
+    private void dispatchCalls() {
+        if (pending.isEmpty()) {
+            return;
+        }
+        List<PendingCall> due = new ArrayList<>();
+        for (PendingCall call : List.copyOf(pending.values())) {
+            if (nowMs >= call.deadlineMs) {
+                pending.remove(call.correlationId);
+                call.future.completeExceptionally(new TimeoutException("no answer from the metadata controller for "
+                        + call.request.getClass().getSimpleName() + " (known leader " + raft.leaderId() + ")"));
+            } else if (nowMs >= call.nextAttemptMs || (call.sentTo >= 0 && call.sentTo != currentTarget())) {
+                due.add(call);
+            }
+        }
+        for (PendingCall call : due) {
+            QuorumController active = activeController();
+            if (active != null) {
+                call.nextAttemptMs = nowMs + ATTEMPT_TIMEOUT_MS;
+                call.sentTo = nodeId;
+                handleOnce(active, nodeId, call.correlationId, call.request).whenComplete((response, error) ->
+                        onResponse(call.correlationId, error == null ? response
+                                : ControllerResponse.error(Error.INVALID_REQUEST, String.valueOf(error))));
+                continue;
+            }
+            int leader = raft.leaderId();
+            if (leader >= 0 && leader != nodeId) {
+                call.nextAttemptMs = nowMs + ATTEMPT_TIMEOUT_MS;
+                call.sentTo = leader;
+                channel.send(leader, new Request(nodeId, call.correlationId, call.request));
+            } else {
+                call.sentTo = -1;
+                call.nextAttemptMs = nowMs + 2 * RETRY_BACKOFF_MS; // no leader known yet (or not yet active)
+            }
+        }
+    }
+
+    /** The node calls go to now: the known Raft leader, or -1. */
+    private int currentTarget() {
+        return raft.leaderId();
+    }
+
+    private void onResponse(long correlationId, ControllerResponse response) {
+        PendingCall call = pending.get(correlationId);
+        if (call == null) {
+            return; // late answer to an attempt we gave up on
+        }
+        if (response.error() == Error.NOT_CONTROLLER) {
+            call.sentTo = -1;
+            call.nextAttemptMs = nowMs + RETRY_BACKOFF_MS;
+            return;
+        }
+        pending.remove(correlationId);
+        call.future.complete(response);
+    }
+
+    // ---------------------------------------------------------------- this node as a broker
+
+    private void maybeCallForBroker() {
+        BrokerState state = broker;
+        if (state == null || state.callInFlight || nowMs < state.nextCallMs) {
+            return;
+        }
+        if (state.nodeEpoch < 0) {
+            state.callInFlight = true;
+            CompletableFuture<ControllerResponse> registered = new CompletableFuture<>();
+            registered.whenComplete((r, e) -> {
+                state.callInFlight = false;
+                if (e == null && r.isOk()) {
+                    state.nodeEpoch = r.value();
+                    state.nextCallMs = nowMs;
+                    LOGGER.info("{}registered as broker with epoch {}", prefix, state.nodeEpoch);
+                } else {
+                    state.nextCallMs = nowMs + FENCED_HEARTBEAT_MS;
+                }
+            });
+            addCall(state.registration, registered, nowMs + settings.requestTimeoutMs());
+            return;
+        }
+        if (state.heartbeatsPaused && !state.wantShutdown) {
+            state.nextCallMs = nowMs + settings.heartbeatIntervalMs();
+            return;
+        }
+        state.callInFlight = true;
+        boolean shutdown = state.wantShutdown;
+        CompletableFuture<ControllerResponse> future = new CompletableFuture<>();
+        future.whenComplete((r, e) -> {
+            state.callInFlight = false;
+            if (e != null) {
+                state.nextCallMs = nowMs + RETRY_BACKOFF_MS;
+            } else if (r.error() == Error.STALE_BROKER_EPOCH) {
+                LOGGER.info("{}controller does not know epoch {}: registering again", prefix, state.nodeEpoch);
+                state.nodeEpoch = -1;
+                state.nextCallMs = nowMs;
+            } else if (r.isOk()) {
+                if (shutdown && r.flag()) {
+                    state.shutdownDone.complete(null);
+                }
+                state.fenced = !shutdown && r.flag();
+                state.nextCallMs = nowMs + (state.fenced || state.wantShutdown ? FENCED_HEARTBEAT_MS
+                        : settings.heartbeatIntervalMs());
+            } else {
+                state.nextCallMs = nowMs + FENCED_HEARTBEAT_MS;
+            }
+        });
+        addCall(new Heartbeat(nodeId, state.nodeEpoch, image.endOffset(), shutdown), future,
+                nowMs + Math.max(settings.heartbeatIntervalMs(), ATTEMPT_TIMEOUT_MS));
+    }
+
+    // ---------------------------------------------------------------- close
+
+    @Override
+    public void close() {
+        // No interrupt: it would close the Raft log's file channels under the loop (ClosedByInterruptException).
+        running = false;
+        tasks.offer(() -> { });
+        try {
+            thread.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        closeQuietly();
+        LOGGER.info("{}stopped", prefix);
+    }
+
+    private void closeQuietly() {
+        channel.close();
+        try {
+            storage.close();
+        } catch (IOException e) {
+            LOGGER.warn("{}closing the metadata log: {}", prefix, e.toString());
+        }
+    }
+
+    /** For logs. */
+    MetadataImage lastImage() {
+        return image.image();
+    }
+}

@@ -1,0 +1,58 @@
+package dev.strait.broker.controller;
+
+import dev.strait.broker.raft.RaftConfig;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * What one node needs to take part in the metadata quorum, taken from its broker config by the server package
+ * (this package does not know the config names).
+ *
+ * @param nodeId                   {@code node.id}
+ * @param voters                   {@code controller.quorum.voters}: id to controller listener address
+ * @param listenHost               host of this node's controller listener (ignored if it has none)
+ * @param listenPort               port of this node's controller listener; -1 for a node without one (a broker
+ *                                 only node; it still connects out to the voters)
+ * @param metadataLogDir           where the Raft log and quorum state live
+ * @param sessionTimeoutMs         {@code broker.session.timeout.ms}: the controller fences a node silent this long
+ * @param heartbeatIntervalMs      {@code broker.heartbeat.interval.ms}
+ * @param defaultReplicationFactor {@code default.replication.factor}
+ * @param requestTimeoutMs         bound on one metadata mutation, retries across controller changes included
+ * @param shutdownTimeoutMs        bound on the controlled shutdown in {@code close()}
+ * @param raftConfig               timings of the Raft node
+ */
+public record QuorumSettings(int nodeId, Map<Integer, InetSocketAddress> voters, String listenHost, int listenPort,
+        Path metadataLogDir, long sessionTimeoutMs, long heartbeatIntervalMs, int defaultReplicationFactor,
+        long requestTimeoutMs, long shutdownTimeoutMs, RaftConfig raftConfig) {
+
+    public QuorumSettings {
+        voters = Map.copyOf(new TreeMap<>(voters));
+        Objects.requireNonNull(metadataLogDir, "metadataLogDir");
+        Objects.requireNonNull(raftConfig, "raftConfig");
+        if (voters.isEmpty()) {
+            throw new IllegalArgumentException("a quorum needs at least one voter");
+        }
+        if (heartbeatIntervalMs <= 0 || sessionTimeoutMs <= heartbeatIntervalMs) {
+            throw new IllegalArgumentException("heartbeat interval " + heartbeatIntervalMs
+                    + " ms must be positive and below the session timeout " + sessionTimeoutMs + " ms");
+        }
+    }
+
+    public boolean isVoter() {
+        return voters.containsKey(nodeId);
+    }
+
+    /** A stable cluster id every node derives alike from the voter set. */
+    String clusterId() {
+        StringBuilder text = new StringBuilder("strait-cluster:");
+        new TreeMap<>(voters).forEach((id, address) -> text.append(id).append('@').append(address.getHostString())
+                .append(':').append(address.getPort()).append(','));
+        java.util.UUID uuid = java.util.UUID.nameUUIDFromBytes(text.toString().getBytes(
+                java.nio.charset.StandardCharsets.UTF_8));
+        return new org.apache.kafka.common.Uuid(uuid.getMostSignificantBits(), uuid.getLeastSignificantBits())
+                .toString();
+    }
+}

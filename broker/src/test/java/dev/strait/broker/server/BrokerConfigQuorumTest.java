@@ -1,0 +1,125 @@
+package dev.strait.broker.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.strait.broker.controller.QuorumSettings;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The KRaft-style keys: process.roles, controller.quorum.voters, controller listener, advertised listeners. */
+class BrokerConfigQuorumTest {
+
+    private static Map<String, String> quorum() {
+        Map<String, String> props = new HashMap<>();
+        props.put("node.id", "1");
+        props.put("process.roles", "broker,controller");
+        props.put("controller.quorum.voters", "0@127.0.0.1:9190,1@127.0.0.1:9191,2@localhost:9192");
+        props.put("controller.listener.names", "CONTROLLER");
+        props.put("listeners", "PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0");
+        return props;
+    }
+
+    private static Map<String, String> with(String... keyValues) {
+        Map<String, String> props = quorum();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            if (keyValues[i + 1] == null) {
+                props.remove(keyValues[i]);
+            } else {
+                props.put(keyValues[i], keyValues[i + 1]);
+            }
+        }
+        return props;
+    }
+
+    @Test
+    void aStandaloneConfigHasNoQuorumAndKeepsItsListener() {
+        BrokerConfig config = BrokerConfig.from(Map.of("node.id", "0", "listeners", "PLAINTEXT://127.0.0.1:0"));
+        assertThat(config.hasControllerQuorum()).isFalse();
+        assertThat(config.processRoles()).isEmpty();
+        assertThat(config.controllerListener()).isEmpty();
+        assertThat(config.listenerName()).isEqualTo("PLAINTEXT");
+        assertThat(config.port()).isZero();
+        assertThat(config.brokerSessionTimeoutMs()).isEqualTo(9000);
+        assertThat(config.brokerHeartbeatIntervalMs()).isEqualTo(2000);
+        assertThat(config.metadataLogDir()).isEmpty();
+    }
+
+    @Test
+    void aQuorumConfigParsesEveryKey() {
+        BrokerConfig config = BrokerConfig.from(with("advertised.listeners", "PLAINTEXT://broker1.example:19092",
+                "broker.session.timeout.ms", "6000", "broker.heartbeat.interval.ms", "500",
+                "metadata.log.dir", "/data/meta", "listener.security.protocol.map",
+                "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"));
+        assertThat(config.hasControllerQuorum()).isTrue();
+        assertThat(config.processRoles()).containsExactlyInAnyOrder("broker", "controller");
+        assertThat(config.controllerQuorumVoters()).containsOnlyKeys(0, 1, 2);
+        assertThat(config.controllerQuorumVoters().get(2)).isEqualTo(new BrokerConfig.Listener("CONTROLLER",
+                "localhost", 9192));
+        assertThat(config.controllerListener()).contains(new BrokerConfig.Listener("CONTROLLER", "127.0.0.1", 0));
+        assertThat(config.listenerName()).isEqualTo("PLAINTEXT");
+        assertThat(config.host()).isEqualTo("127.0.0.1");
+        assertThat(config.advertisedListener()).contains(new BrokerConfig.Listener("PLAINTEXT", "broker1.example",
+                19092));
+        assertThat(config.brokerSessionTimeoutMs()).isEqualTo(6000);
+        assertThat(config.brokerHeartbeatIntervalMs()).isEqualTo(500);
+        assertThat(config.metadataLogDir()).contains(Path.of("/data/meta"));
+    }
+
+    @Test
+    void theQuorumSettingsBindTheVotersPortWhenTheControllerListenerSaysZero() {
+        BrokerConfig config = BrokerConfig.from(with("default.replication.factor", "3"));
+        QuorumSettings settings = MetadataSources.quorumSettings(config, Path.of("/logs"));
+        assertThat(settings.nodeId()).isEqualTo(1);
+        assertThat(settings.isVoter()).isTrue();
+        assertThat(settings.listenPort()).isEqualTo(9191);
+        assertThat(settings.listenHost()).isEqualTo("127.0.0.1");
+        assertThat(settings.voters()).containsOnlyKeys(0, 1, 2);
+        assertThat(settings.metadataLogDir()).isEqualTo(Path.of("/logs/__cluster_metadata-0"));
+        assertThat(settings.defaultReplicationFactor()).isEqualTo(3);
+        assertThat(settings.sessionTimeoutMs()).isEqualTo(9000);
+
+        BrokerConfig brokerOnly = BrokerConfig.from(with("node.id", "7", "process.roles", "broker",
+                "listeners", "PLAINTEXT://127.0.0.1:0"));
+        QuorumSettings observer = MetadataSources.quorumSettings(brokerOnly, Path.of("/logs"));
+        assertThat(observer.isVoter()).isFalse();
+        assertThat(observer.listenPort()).isEqualTo(-1);
+    }
+
+    @Test
+    void badValuesAreOneLineNamingTheSetting() {
+        assertBad(with("process.roles", "broker,zookeeper"), "process.roles");
+        assertBad(with("process.roles", "controller"), "process.roles");
+        assertBad(with("process.roles", null), "process.roles");
+        assertBad(with("controller.quorum.voters", null), "controller.quorum.voters");
+        assertBad(with("controller.quorum.voters", "0@127.0.0.1"), "controller.quorum.voters");
+        assertBad(with("controller.quorum.voters", "x@127.0.0.1:9190"), "controller.quorum.voters");
+        assertBad(with("controller.quorum.voters", "1@127.0.0.1:0"), "controller.quorum.voters");
+        assertBad(with("controller.quorum.voters", "1@127.0.0.1:70000"), "controller.quorum.voters");
+        assertBad(with("controller.quorum.voters", "1@h:1,1@h:2"), "controller.quorum.voters");
+        assertBad(with("controller.quorum.voters", "0@127.0.0.1:9190"), "controller.quorum.voters");
+        assertBad(with("process.roles", "broker"), "controller.quorum.voters");
+        assertBad(with("controller.listener.names", null), "controller.listener.names");
+        assertBad(with("listeners", "PLAINTEXT://127.0.0.1:0"), "listeners");
+        assertBad(with("listeners", "PLAINTEXT://127.0.0.1:0,OTHER://127.0.0.1:0"), "listeners");
+        assertBad(with("listeners", "PLAINTEXT://127.0.0.1:0,PLAINTEXT://127.0.0.1:1"), "listeners");
+        assertBad(with("listeners", "CONTROLLER://127.0.0.1:0"), "listeners");
+        assertBad(with("listeners", "PLAINTEXT://127.0.0.1:0;CONTROLLER://127.0.0.1:0"), "listeners");
+        assertBad(with("advertised.listeners", "PLAINTEXT://0.0.0.0:9092"), "advertised.listeners");
+        assertBad(with("advertised.listeners", "PLAINTEXT//h:1"), "advertised.listeners");
+        assertBad(with("listener.security.protocol.map", "PLAINTEXT:SSL"), "listener.security.protocol.map");
+        assertBad(with("broker.session.timeout.ms", "soon"), "broker.session.timeout.ms");
+        assertBad(with("broker.heartbeat.interval.ms", "0"), "broker.heartbeat.interval.ms");
+        assertBad(with("broker.heartbeat.interval.ms", "9000"), "broker.heartbeat.interval.ms");
+        assertBad(Map.of("node.id", "0", "listeners", "PLAINTEXT://a:1,PLAINTEXT2://b:2"), "listeners");
+        assertBad(Map.of("node.id", "0", "process.roles", "broker,controller"), "controller.quorum.voters");
+    }
+
+    private static void assertBad(Map<String, String> props, String setting) {
+        assertThatThrownBy(() -> BrokerConfig.from(props)).as("%s", props).isInstanceOf(ConfigException.class)
+                .hasMessageContaining(setting)
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+    }
+}
