@@ -201,10 +201,12 @@ final class ControllerWire {
             writeRaftHeader(out, m);
             out.writeLong(m.lastEntry().offset());
             out.writeInt(m.lastEntry().epoch());
+            out.writeBoolean(m.preVote());
         } else if (message instanceof VoteResponse m) {
             out.writeByte(VOTE_RESPONSE);
             writeRaftHeader(out, m);
             out.writeBoolean(m.granted());
+            out.writeBoolean(m.preVote());
         } else if (message instanceof BeginQuorumEpoch m) {
             out.writeByte(BEGIN_QUORUM_EPOCH);
             writeRaftHeader(out, m);
@@ -252,9 +254,10 @@ final class ControllerWire {
         int epoch = in.readInt();
         switch (type) {
             case VOTE_REQUEST:
-                return new VoteRequest(source, destination, epoch, new OffsetAndEpoch(in.readLong(), in.readInt()));
+                return new VoteRequest(source, destination, epoch, new OffsetAndEpoch(in.readLong(), in.readInt()),
+                        in.readBoolean());
             case VOTE_RESPONSE:
-                return new VoteResponse(source, destination, epoch, in.readBoolean());
+                return new VoteResponse(source, destination, epoch, in.readBoolean(), in.readBoolean());
             case BEGIN_QUORUM_EPOCH:
                 return new BeginQuorumEpoch(source, destination, epoch);
             case FETCH_REQUEST:

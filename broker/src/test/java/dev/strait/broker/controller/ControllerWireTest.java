@@ -25,8 +25,10 @@ class ControllerWireTest {
     static List<ControllerMessage> samples() {
         return List.of(
                 new Hello(3),
-                new Raft(new RaftMessage.VoteRequest(1, 2, 5, new OffsetAndEpoch(10, 4))),
-                new Raft(new RaftMessage.VoteResponse(2, 1, 5, true)),
+                new Raft(new RaftMessage.VoteRequest(1, 2, 5, new OffsetAndEpoch(10, 4), true)),
+                new Raft(new RaftMessage.VoteRequest(1, 2, 6, new OffsetAndEpoch(11, 5), false)),
+                new Raft(new RaftMessage.VoteResponse(2, 1, 5, true, true)),
+                new Raft(new RaftMessage.VoteResponse(2, 1, 6, false, false)),
                 new Raft(new RaftMessage.BeginQuorumEpoch(1, 2, 5)),
                 new Raft(new RaftMessage.FetchRequest(2, 1, 5, 7, 3)),
                 new Raft(new RaftMessage.FetchResponse(1, 2, 5, RaftMessage.FetchError.NONE, 1, 7, 3,
