@@ -89,6 +89,8 @@ public final class GroupCoordinator implements AutoCloseable {
     private static final class Shard {
         final int index;
         final Map<String, ClassicGroup> groups = new HashMap<>();
+        /** Whether this node leads the shard's offsets partition and has loaded it. */
+        boolean active;
 
         Shard(int index) {
             this.index = index;
@@ -116,11 +118,14 @@ public final class GroupCoordinator implements AutoCloseable {
         });
     }
 
-    /** Replays the offsets log and starts the timer. */
+    /**
+     * Loads the shards whose offsets partition this node leads (replaying their logs) and starts the timer. Later
+     * leadership changes arrive through {@link #onBecomeLeader} and {@link #onResign}.
+     */
     public void startup() {
         for (Shard shard : shards) {
-            synchronized (shard) {
-                log.replay(shard.index, (key, value) -> load(shard, key, value));
+            if (log.isLeader(shard.index)) {
+                loadShard(shard.index);
             }
         }
         timer.scheduleWithFixedDelay(this::tick, config.tickMs(), config.tickMs(), TimeUnit.MILLISECONDS);
@@ -189,6 +194,58 @@ public final class GroupCoordinator implements AutoCloseable {
         group.transitionTo(GroupState.COMPLETING_REBALANCE);
         group.transitionTo(GroupState.STABLE);
         return group;
+    }
+
+    /** This node now leads offsets partition {@code partition}: its shard is loaded on the timer thread. */
+    public void onBecomeLeader(int partition) {
+        submit(() -> loadShard(partition));
+    }
+
+    /** This node no longer leads offsets partition {@code partition}: its shard is dropped (NOT_COORDINATOR). */
+    public void onResign(int partition) {
+        submit(() -> unloadShard(partition));
+    }
+
+    private void submit(Runnable task) {
+        try {
+            timer.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closing
+        }
+    }
+
+    /** Whether this node serves the shard of offsets partition {@code partition} now. */
+    public boolean isActive(int partition) {
+        if (partition < 0 || partition >= shards.length) {
+            return false;
+        }
+        Shard shard = shards[partition];
+        synchronized (shard) {
+            return shard.active;
+        }
+    }
+
+    private void loadShard(int partition) {
+        if (partition < 0 || partition >= shards.length) {
+            return;
+        }
+        Shard shard = shards[partition];
+        synchronized (shard) {
+            shard.groups.clear();
+            log.replay(shard.index, (key, value) -> load(shard, key, value));
+            shard.active = true;
+        }
+    }
+
+    private void unloadShard(int partition) {
+        if (partition < 0 || partition >= shards.length) {
+            return;
+        }
+        Shard shard = shards[partition];
+        synchronized (shard) {
+            shard.active = false;
+            shard.groups.clear();
+        }
     }
 
     public int numShards() {

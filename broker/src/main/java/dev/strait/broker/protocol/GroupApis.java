@@ -17,6 +17,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.function.IntFunction;
+import java.util.Optional;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.apache.kafka.common.message.DeleteGroupsResponseData;
@@ -89,9 +91,54 @@ final class GroupApis {
     private final GroupCoordinator coordinator;
     private final Supplier<BrokerEndpoint> endpoint;
 
+    private final IntFunction<Optional<BrokerEndpoint>> offsetsPartitionLeader;
+
     GroupApis(GroupCoordinator coordinator, Supplier<BrokerEndpoint> endpoint) {
+        this(coordinator, endpoint, partition -> Optional.of(endpoint.get()));
+    }
+
+    /** @param offsetsPartitionLeader the leader of an offsets partition, which coordinates its groups */
+    GroupApis(GroupCoordinator coordinator, Supplier<BrokerEndpoint> endpoint,
+            IntFunction<Optional<BrokerEndpoint>> offsetsPartitionLeader) {
         this.coordinator = coordinator;
         this.endpoint = endpoint;
+        this.offsetsPartitionLeader = offsetsPartitionLeader;
+    }
+
+    /** The groups a request addresses (empty for FindCoordinator and ListGroups). */
+    private static List<String> groupsOf(AbstractRequest body) {
+        if (body instanceof JoinGroupRequest) {
+            return List.of(((JoinGroupRequest) body).data().groupId());
+        } else if (body instanceof SyncGroupRequest) {
+            return List.of(((SyncGroupRequest) body).data().groupId());
+        } else if (body instanceof HeartbeatRequest) {
+            return List.of(((HeartbeatRequest) body).data().groupId());
+        } else if (body instanceof LeaveGroupRequest) {
+            return List.of(((LeaveGroupRequest) body).data().groupId());
+        } else if (body instanceof OffsetCommitRequest) {
+            return List.of(((OffsetCommitRequest) body).data().groupId());
+        } else if (body instanceof OffsetFetchRequest) {
+            OffsetFetchRequest fetch = (OffsetFetchRequest) body;
+            if (fetch.data().groups().isEmpty()) {
+                return List.of(fetch.data().groupId());
+            }
+            return fetch.data().groups().stream().map(g -> g.groupId()).toList();
+        } else if (body instanceof DescribeGroupsRequest) {
+            return ((DescribeGroupsRequest) body).data().groups();
+        } else if (body instanceof DeleteGroupsRequest) {
+            return ((DeleteGroupsRequest) body).data().groupsNames();
+        }
+        return List.of();
+    }
+
+    /** Whether this node coordinates every group the request names (it leads their offsets partitions). */
+    private boolean coordinatesAll(AbstractRequest body) {
+        for (String group : groupsOf(body)) {
+            if (group != null && !group.isEmpty() && !coordinator.isActive(coordinator.partitionFor(group))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static Errors errors(GroupError error) {
@@ -102,6 +149,10 @@ final class GroupApis {
     AbstractResponse handle(NetworkRequest request, RequestContext context, AbstractRequest body) {
         short version = context.apiVersion();
         ApiKeys key = context.header.apiKey();
+        if (key != ApiKeys.FIND_COORDINATOR && !coordinatesAll(body)) {
+            // The client's coordinator moved (or is loading): it looks it up again.
+            return body.getErrorResponse(0, Errors.NOT_COORDINATOR.exception());
+        }
         switch (key) {
             case FIND_COORDINATOR:
                 return findCoordinator((FindCoordinatorRequest) body, version);
@@ -130,14 +181,24 @@ final class GroupApis {
         }
     }
 
+    /** The leader of the group's offsets partition, if it has one. */
+    private Optional<BrokerEndpoint> coordinatorOf(String groupId) {
+        return offsetsPartitionLeader.apply(coordinator.partitionFor(groupId == null ? "" : groupId));
+    }
+
     AbstractResponse findCoordinator(FindCoordinatorRequest request, short version) {
-        BrokerEndpoint self = endpoint.get();
         FindCoordinatorResponseData data = new FindCoordinatorResponseData();
         boolean group = request.data().keyType() == KEY_TYPE_GROUP;
         if (version < FindCoordinatorRequest.MIN_BATCHED_VERSION) {
             if (group) {
-                data.setErrorCode(Errors.NONE.code()).setNodeId(self.nodeId()).setHost(self.host())
-                        .setPort(self.port());
+                Optional<BrokerEndpoint> node = coordinatorOf(request.data().key());
+                if (node.isPresent()) {
+                    data.setErrorCode(Errors.NONE.code()).setNodeId(node.get().nodeId()).setHost(node.get().host())
+                            .setPort(node.get().port());
+                } else {
+                    data.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code()).setNodeId(-1).setHost("")
+                            .setPort(-1);
+                }
             } else {
                 data.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code()).setNodeId(-1).setHost("").setPort(-1)
                         .setErrorMessage("no transaction coordinator");
@@ -146,9 +207,13 @@ final class GroupApis {
         }
         for (String key : request.data().coordinatorKeys()) {
             Coordinator coordinator = new Coordinator().setKey(key);
-            if (group) {
-                coordinator.setErrorCode(Errors.NONE.code()).setNodeId(self.nodeId()).setHost(self.host())
-                        .setPort(self.port());
+            Optional<BrokerEndpoint> node = group ? coordinatorOf(key) : Optional.empty();
+            if (node.isPresent()) {
+                coordinator.setErrorCode(Errors.NONE.code()).setNodeId(node.get().nodeId())
+                        .setHost(node.get().host()).setPort(node.get().port());
+            } else if (group) {
+                coordinator.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code()).setNodeId(-1).setHost("")
+                        .setPort(-1);
             } else {
                 coordinator.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code()).setNodeId(-1).setHost("")
                         .setPort(-1).setErrorMessage("no transaction coordinator");

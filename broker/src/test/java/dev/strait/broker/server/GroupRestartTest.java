@@ -123,6 +123,10 @@ class GroupRestartTest {
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "30000");
         props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "500");
+        // While the only broker restarts, a rebootstrapping client (the 4.x default) empties its cached metadata,
+        // sees the subscribed topic without partitions and rebalances: a client artefact, not what this test
+        // is about. Seen intermittently on main too under load.
+        props.put("metadata.recovery.strategy", "none");
         return props;
     }
 
