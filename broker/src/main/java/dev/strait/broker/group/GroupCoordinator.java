@@ -22,9 +22,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Sharding: one shard per partition of the offsets topic ({@code __consumer_offsets}); a group lives in shard
  * {@code (groupId.hashCode() & 0x7fffffff) % numShards} and everything of a shard (groups, members, offsets) is
- * used only under that shard's lock. In a replicated cluster a shard will be served by the leader of its offsets
- * partition. Every change of offsets or group metadata is appended to the shard's partition (see
- * {@link GroupRecords}) before it takes effect in memory; {@link #startup} replays all partitions. Group metadata
+ * used only under that shard's lock. In a replicated cluster a shard is served by the leader of its offsets
+ * partition only (see {@link #onBecomeLeader} and {@link #onResign}). Every change of offsets or group metadata
+ * is appended to the shard's partition (see {@link GroupRecords}) before it takes effect in memory;
+ * {@link #startup} replays the partitions this node leads. Group metadata
  * is written, with the members and their assignments, when a rebalance completes (the leader's SyncGroup) and when
  * the group becomes Empty, as Kafka does; after a restart a group that was Stable is loaded Stable with the same
  * generation and members, whose session timeouts start again, so its consumers carry on heartbeating without a

@@ -92,17 +92,54 @@ final class GroupApis {
     private final Supplier<BrokerEndpoint> endpoint;
 
     private final IntFunction<Optional<BrokerEndpoint>> offsetsPartitionLeader;
+    private final OffsetsReplication offsetsReplication;
+
+    /**
+     * Waits until what the coordinator wrote to an offsets partition is on every in-sync replica, so that a
+     * response never acknowledges a commit or a rebalance a failover would lose (Kafka's coordinator writes with
+     * acks=all). {@code onReplicated} or {@code onFailure} (leadership lost, or timeout) runs exactly once, on
+     * any thread.
+     */
+    @FunctionalInterface
+    interface OffsetsReplication {
+        void whenReplicated(int partition, Runnable onReplicated, Runnable onFailure);
+    }
 
     GroupApis(GroupCoordinator coordinator, Supplier<BrokerEndpoint> endpoint) {
-        this(coordinator, endpoint, partition -> Optional.of(endpoint.get()));
+        this(coordinator, endpoint, partition -> Optional.of(endpoint.get()),
+                (partition, onReplicated, onFailure) -> onReplicated.run());
     }
 
     /** @param offsetsPartitionLeader the leader of an offsets partition, which coordinates its groups */
     GroupApis(GroupCoordinator coordinator, Supplier<BrokerEndpoint> endpoint,
-            IntFunction<Optional<BrokerEndpoint>> offsetsPartitionLeader) {
+            IntFunction<Optional<BrokerEndpoint>> offsetsPartitionLeader, OffsetsReplication offsetsReplication) {
         this.coordinator = coordinator;
         this.endpoint = endpoint;
         this.offsetsPartitionLeader = offsetsPartitionLeader;
+        this.offsetsReplication = offsetsReplication;
+    }
+
+    /**
+     * Sends {@code response} once the offsets partitions of {@code groups} are replicated as far as they are
+     * written now; if that fails, answers NOT_COORDINATOR so that the client finds the new coordinator and retries.
+     */
+    private void respondWhenReplicated(NetworkRequest network, RequestContext context, AbstractRequest body,
+            List<String> groups, AbstractResponse response) {
+        java.util.Deque<Integer> partitions = new java.util.ArrayDeque<>(new java.util.TreeSet<>(groups.stream()
+                .filter(g -> g != null && !g.isEmpty()).map(coordinator::partitionFor).toList()));
+        awaitReplicated(partitions, () -> KafkaApis.sendResponse(network, context, response),
+                () -> KafkaApis.sendResponse(network, context,
+                        body.getErrorResponse(0, Errors.NOT_COORDINATOR.exception())));
+    }
+
+    private void awaitReplicated(java.util.Deque<Integer> partitions, Runnable onReplicated, Runnable onFailure) {
+        Integer next = partitions.poll();
+        if (next == null) {
+            onReplicated.run();
+            return;
+        }
+        offsetsReplication.whenReplicated(next, () -> awaitReplicated(partitions, onReplicated, onFailure),
+                onFailure);
     }
 
     /** The groups a request addresses (empty for FindCoordinator and ListGroups). */
@@ -165,9 +202,13 @@ final class GroupApis {
             case HEARTBEAT:
                 return heartbeat((HeartbeatRequest) body);
             case LEAVE_GROUP:
-                return leaveGroup((LeaveGroupRequest) body, version);
+                respondWhenReplicated(request, context, body, groupsOf(body),
+                        leaveGroup((LeaveGroupRequest) body, version));
+                return null;
             case OFFSET_COMMIT:
-                return offsetCommit((OffsetCommitRequest) body);
+                respondWhenReplicated(request, context, body, groupsOf(body),
+                        offsetCommit((OffsetCommitRequest) body));
+                return null;
             case OFFSET_FETCH:
                 return offsetFetch((OffsetFetchRequest) body, version);
             case LIST_GROUPS:
@@ -175,7 +216,9 @@ final class GroupApis {
             case DESCRIBE_GROUPS:
                 return describeGroups((DescribeGroupsRequest) body, version);
             case DELETE_GROUPS:
-                return deleteGroups((DeleteGroupsRequest) body);
+                respondWhenReplicated(request, context, body, groupsOf(body),
+                        deleteGroups((DeleteGroupsRequest) body));
+                return null;
             default:
                 throw new IllegalStateException("not a group API: " + key);
         }
@@ -233,8 +276,8 @@ final class GroupApis {
         int rebalanceTimeout = version >= 1 ? data.rebalanceTimeoutMs() : data.sessionTimeoutMs();
         coordinator.joinGroup(data.groupId(), data.memberId(), data.groupInstanceId(), data.protocolType(),
                 protocols, data.sessionTimeoutMs(), rebalanceTimeout, context.clientId(),
-                context.clientAddress.toString(), version >= 4, result -> KafkaApis.sendResponse(network, context,
-                        joinResponse(result, version)));
+                context.clientAddress.toString(), version >= 4, result -> respondWhenReplicated(network, context,
+                        request, List.of(data.groupId()), joinResponse(result, version)));
     }
 
     static JoinGroupResponse joinResponse(JoinResult result, short version) {
@@ -259,7 +302,8 @@ final class GroupApis {
         }
         coordinator.syncGroup(data.groupId(), data.generationId(), data.memberId(), data.groupInstanceId(),
                 data.protocolType(), data.protocolName(), assignments,
-                result -> KafkaApis.sendResponse(network, context, syncResponse(result)));
+                result -> respondWhenReplicated(network, context, request, List.of(data.groupId()),
+                        syncResponse(result)));
     }
 
     static SyncGroupResponse syncResponse(SyncResult result) {

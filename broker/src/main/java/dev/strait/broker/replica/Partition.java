@@ -251,7 +251,7 @@ public final class Partition {
      * @param records whole batches only
      */
     public synchronized void appendAsFollower(int leaderEpoch, long fetchOffset, ByteBuffer records,
-            long leaderHighWatermark) {
+            long leaderHighWatermark, long leaderLogStartOffset) {
         if (replica.state() != PartitionReplica.State.FOLLOWER_FETCHING || replica.leaderEpoch() != leaderEpoch
                 || log.logEndOffset() != fetchOffset) {
             return;
@@ -264,6 +264,11 @@ public final class Partition {
             }
         }
         replica.onFetchResponse(leaderHighWatermark);
+        // DeleteRecords on the leader moved its log start: follow it as far as this replica's committed data goes.
+        long newStart = Math.min(leaderLogStartOffset, log.highWatermark());
+        if (newStart > log.logStartOffset()) {
+            log.deleteRecordsBefore(newStart);
+        }
     }
 
     private void trackProducer(RecordBatchHeader batch) {
@@ -276,10 +281,23 @@ public final class Partition {
                 batch.baseSequence(), lastSequence, count)), batch.baseOffset());
     }
 
-    /** Rebuilds the producer state from the batches in the log (after a truncation). */
-    private void rebuildProducerState() {
+    /**
+     * Loads the idempotent producer state from the tail of the log when the replica is opened, so that a replica
+     * that restarts and later leads still recognises recent retried batches. Only the last
+     * {@value #PRODUCER_STATE_WINDOW_OFFSETS} offsets are scanned (there are no producer state snapshots yet):
+     * producers last seen before that are unknown again, whose next batch is accepted as Kafka accepts an
+     * unknown producer's.
+     */
+    synchronized void loadProducerState() {
+        rebuildProducerState(Math.max(log.logStartOffset(), log.logEndOffset() - PRODUCER_STATE_WINDOW_OFFSETS));
+    }
+
+    static final long PRODUCER_STATE_WINDOW_OFFSETS = 100_000;
+
+    /** Rebuilds the producer state from the batches at and after {@code fromOffset}. */
+    private void rebuildProducerState(long fromOffset) {
         producerState = new ProducerStateTable();
-        long offset = log.logStartOffset();
+        long offset = fromOffset;
         long end = log.logEndOffset();
         while (offset < end) {
             LogReadResult read = log.read(offset, 1 << 20, end, true);
@@ -346,7 +364,7 @@ public final class Partition {
         public boolean truncateTo(long offset) {
             boolean truncated = log.truncateTo(offset);
             if (truncated) {
-                rebuildProducerState();
+                rebuildProducerState(Math.max(log.logStartOffset(), log.logEndOffset() - PRODUCER_STATE_WINDOW_OFFSETS));
             }
             return truncated;
         }
@@ -401,6 +419,7 @@ public final class Partition {
      * @throws OffsetOutOfRangeException if {@code offset} is another negative value or above the high watermark
      */
     synchronized long deleteRecordsBefore(long offset) {
+        checkLeader(-1); // followers follow the leader's log start offset from its fetch responses
         if (offset < -1) {
             throw new OffsetOutOfRangeException("[" + topicPartition + "] cannot delete records before offset "
                     + offset);

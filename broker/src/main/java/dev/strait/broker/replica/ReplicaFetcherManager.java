@@ -289,8 +289,8 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
                 }
                 try {
                     f.partition().appendAsFollower(f.leaderEpoch(), offsets.get(entry.getKey()), data.records(),
-                            data.highWatermark());
-                } catch (IllegalArgumentException | LogStorageException e) {
+                            data.highWatermark(), data.logStartOffset());
+                } catch (IllegalArgumentException | LogStorageException | dev.strait.broker.log.CorruptRecordException e) {
                     LOGGER.warn("[broker {}] cannot append the fetched data of {}: {}", localId, entry.getKey(),
                             e.toString());
                     ok = false;

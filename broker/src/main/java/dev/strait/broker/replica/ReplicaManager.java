@@ -184,6 +184,7 @@ public final class ReplicaManager implements AutoCloseable {
                     }
                     PartitionLog log = PartitionLog.open(logDir.resolve(topic.name() + "-" + i), logConfig, time);
                     partition = new Partition(tp, topic.topicId(), log, localId, replicationConfig);
+                    partition.loadProducerState();
                     partitions.put(tp, partition);
                 }
                 live.add(tp);

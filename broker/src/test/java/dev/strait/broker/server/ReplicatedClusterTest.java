@@ -409,4 +409,32 @@ class ReplicatedClusterTest {
         }
         assertThat(consumeAll("lagging", 20)).containsExactlyElementsOf(expectedValues(20));
     }
+
+    @Test
+    void deleteRecordsOnTheLeaderMovesTheLogStartOfTheFollowers() throws Exception {
+        // Given
+        createTopic("trimmed", 2);
+        try (KafkaProducer<String, String> producer = producer()) {
+            produce(producer, "trimmed", 0, 30);
+        }
+        waitForReplicasInSync("trimmed");
+        // When
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                cluster.bootstrapServers()))) {
+            admin.deleteRecords(Map.of(new TopicPartition("trimmed", 0),
+                    org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(20))).all().get(30, TimeUnit.SECONDS);
+        }
+        // Then: every replica starts at 20 once the followers fetched again
+        try (KafkaProducer<String, String> producer = producer()) {
+            produce(producer, "trimmed", 30, 31);
+        }
+        waitFor("log start 20 everywhere", () -> {
+            for (int i = 0; i < 3; i++) {
+                if (replica(i, "trimmed").map(Partition::logStartOffset).orElse(-1L) != 20) {
+                    return false;
+                }
+            }
+            return true;
+        });
+    }
 }
