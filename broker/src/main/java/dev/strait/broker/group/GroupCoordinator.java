@@ -245,6 +245,21 @@ public final class GroupCoordinator implements AutoCloseable {
         Shard shard = shards[partition];
         synchronized (shard) {
             shard.active = false;
+            // Members waiting in JoinGroup or SyncGroup are answered now; they find the new coordinator.
+            for (ClassicGroup group : shard.groups.values()) {
+                for (ClassicGroup.Member member : group.members.values()) {
+                    if (member.awaitingJoin != null) {
+                        Consumer<JoinResult> callback = member.awaitingJoin;
+                        member.awaitingJoin = null;
+                        callback.accept(JoinResult.error(GroupError.NOT_COORDINATOR, member.memberId));
+                    }
+                    if (member.awaitingSync != null) {
+                        Consumer<SyncResult> callback = member.awaitingSync;
+                        member.awaitingSync = null;
+                        callback.accept(SyncResult.error(GroupError.NOT_COORDINATOR));
+                    }
+                }
+            }
             shard.groups.clear();
         }
     }
