@@ -258,6 +258,13 @@ public final class Partition {
         }
         if (records.hasRemaining()) {
             List<RecordBatchHeader> batches = RecordBatches.split(records.duplicate());
+            RecordBatchHeader first = batches.get(0);
+            if (log.logEndOffset() == log.logStartOffset() && first.baseOffset() < log.logEndOffset()
+                    && first.lastOffset() >= log.logEndOffset()) {
+                // An empty log restarted at the leader's log start, which lies inside this batch (DeleteRecords
+                // cuts batches): take the whole batch; the log start moves up to the leader's below.
+                log.truncateFullyAndStartAt(first.baseOffset());
+            }
             log.appendAsFollower(records);
             for (RecordBatchHeader batch : batches) {
                 trackProducer(batch);
@@ -269,6 +276,22 @@ public final class Partition {
         if (newStart > log.logStartOffset()) {
             log.deleteRecordsBefore(newStart);
         }
+    }
+
+    /**
+     * The leader of {@code leaderEpoch} answered OFFSET_OUT_OF_RANGE because its log now starts at
+     * {@code leaderLogStartOffset}, beyond this replica's log end {@code fetchOffset}: start over there, empty.
+     *
+     * @return whether the log was reset
+     */
+    public synchronized boolean onLeaderLogStartAhead(int leaderEpoch, long fetchOffset, long leaderLogStartOffset) {
+        if (replica.state() != PartitionReplica.State.FOLLOWER_FETCHING || replica.leaderEpoch() != leaderEpoch
+                || log.logEndOffset() != fetchOffset || leaderLogStartOffset <= fetchOffset) {
+            return false;
+        }
+        log.truncateFullyAndStartAt(leaderLogStartOffset);
+        producerState = new ProducerStateTable();
+        return true;
     }
 
     private void trackProducer(RecordBatchHeader batch) {

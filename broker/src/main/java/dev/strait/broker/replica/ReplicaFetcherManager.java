@@ -281,6 +281,13 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
                 if (f == null) {
                     continue;
                 }
+                if (data.error() == LeaderClient.ReplicaError.OFFSET_OUT_OF_RANGE
+                        && f.partition().onLeaderLogStartAhead(f.leaderEpoch(), offsets.get(entry.getKey()),
+                                data.logStartOffset())) {
+                    LOGGER.info("[broker {}] {} restarted empty at the leader's log start offset {}", localId,
+                            entry.getKey(), data.logStartOffset());
+                    continue;
+                }
                 if (data.error() != LeaderClient.ReplicaError.NONE) {
                     LOGGER.debug("[broker {}] fetch of {} from {}: {}", localId, entry.getKey(), leaderId,
                             data.error());

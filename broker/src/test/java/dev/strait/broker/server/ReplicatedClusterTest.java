@@ -437,4 +437,33 @@ class ReplicatedClusterTest {
             return true;
         });
     }
+
+    @Test
+    void aFollowerBehindTheLeadersLogStartStartsOverThere() throws Exception {
+        // Given: a follower stopped at offset 10, then the leader wrote up to 30 and deleted records before 25
+        createTopic("restarting", 1);
+        try (KafkaProducer<String, String> producer = producer()) {
+            produce(producer, "restarting", 0, 10);
+            waitForReplicasInSync("restarting");
+            int leader = state("restarting").leader();
+            int follower = state("restarting").replicas().stream().filter(r -> r != leader).findFirst()
+                    .orElseThrow();
+            cluster.stop(follower);
+            produce(producer, "restarting", 10, 30);
+            waitForReplicasInSync("restarting");
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    cluster.bootstrapServers()))) {
+                admin.deleteRecords(Map.of(new TopicPartition("restarting", 0),
+                        org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(25))).all()
+                        .get(30, TimeUnit.SECONDS);
+            }
+            // When
+            cluster.start(follower);
+            // Then
+            waitFor("follower back in the ISR", () -> state("restarting").isr().contains(follower));
+            waitForReplicasInSync("restarting");
+            assertThat(replica(follower, "restarting").orElseThrow().logStartOffset()).isEqualTo(25);
+            assertThat(replica(follower, "restarting").orElseThrow().logEndOffset()).isEqualTo(30);
+        }
+    }
 }
