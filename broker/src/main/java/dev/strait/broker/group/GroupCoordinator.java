@@ -22,9 +22,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Sharding: one shard per partition of the offsets topic ({@code __consumer_offsets}); a group lives in shard
  * {@code (groupId.hashCode() & 0x7fffffff) % numShards} and everything of a shard (groups, members, offsets) is
- * used only under that shard's lock. In a replicated cluster a shard will be served by the leader of its offsets
- * partition. Every change of offsets or group metadata is appended to the shard's partition (see
- * {@link GroupRecords}) before it takes effect in memory; {@link #startup} replays all partitions. Group metadata
+ * used only under that shard's lock. In a replicated cluster a shard is served by the leader of its offsets
+ * partition only (see {@link #onBecomeLeader} and {@link #onResign}). Every change of offsets or group metadata
+ * is appended to the shard's partition (see {@link GroupRecords}) before it takes effect in memory;
+ * {@link #startup} replays the partitions this node leads. Group metadata
  * is written, with the members and their assignments, when a rebalance completes (the leader's SyncGroup) and when
  * the group becomes Empty, as Kafka does; after a restart a group that was Stable is loaded Stable with the same
  * generation and members, whose session timeouts start again, so its consumers carry on heartbeating without a
@@ -89,6 +90,8 @@ public final class GroupCoordinator implements AutoCloseable {
     private static final class Shard {
         final int index;
         final Map<String, ClassicGroup> groups = new HashMap<>();
+        /** Whether this node leads the shard's offsets partition and has loaded it. */
+        boolean active;
 
         Shard(int index) {
             this.index = index;
@@ -116,11 +119,14 @@ public final class GroupCoordinator implements AutoCloseable {
         });
     }
 
-    /** Replays the offsets log and starts the timer. */
+    /**
+     * Loads the shards whose offsets partition this node leads (replaying their logs) and starts the timer. Later
+     * leadership changes arrive through {@link #onBecomeLeader} and {@link #onResign}.
+     */
     public void startup() {
         for (Shard shard : shards) {
-            synchronized (shard) {
-                log.replay(shard.index, (key, value) -> load(shard, key, value));
+            if (log.isLeader(shard.index)) {
+                loadShard(shard.index);
             }
         }
         timer.scheduleWithFixedDelay(this::tick, config.tickMs(), config.tickMs(), TimeUnit.MILLISECONDS);
@@ -189,6 +195,73 @@ public final class GroupCoordinator implements AutoCloseable {
         group.transitionTo(GroupState.COMPLETING_REBALANCE);
         group.transitionTo(GroupState.STABLE);
         return group;
+    }
+
+    /** This node now leads offsets partition {@code partition}: its shard is loaded on the timer thread. */
+    public void onBecomeLeader(int partition) {
+        submit(() -> loadShard(partition));
+    }
+
+    /** This node no longer leads offsets partition {@code partition}: its shard is dropped (NOT_COORDINATOR). */
+    public void onResign(int partition) {
+        submit(() -> unloadShard(partition));
+    }
+
+    private void submit(Runnable task) {
+        try {
+            timer.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closing
+        }
+    }
+
+    /** Whether this node serves the shard of offsets partition {@code partition} now. */
+    public boolean isActive(int partition) {
+        if (partition < 0 || partition >= shards.length) {
+            return false;
+        }
+        Shard shard = shards[partition];
+        synchronized (shard) {
+            return shard.active;
+        }
+    }
+
+    private void loadShard(int partition) {
+        if (partition < 0 || partition >= shards.length) {
+            return;
+        }
+        Shard shard = shards[partition];
+        synchronized (shard) {
+            shard.groups.clear();
+            log.replay(shard.index, (key, value) -> load(shard, key, value));
+            shard.active = true;
+        }
+    }
+
+    private void unloadShard(int partition) {
+        if (partition < 0 || partition >= shards.length) {
+            return;
+        }
+        Shard shard = shards[partition];
+        synchronized (shard) {
+            shard.active = false;
+            // Members waiting in JoinGroup or SyncGroup are answered now; they find the new coordinator.
+            for (ClassicGroup group : shard.groups.values()) {
+                for (ClassicGroup.Member member : group.members.values()) {
+                    if (member.awaitingJoin != null) {
+                        Consumer<JoinResult> callback = member.awaitingJoin;
+                        member.awaitingJoin = null;
+                        callback.accept(JoinResult.error(GroupError.NOT_COORDINATOR, member.memberId));
+                    }
+                    if (member.awaitingSync != null) {
+                        Consumer<SyncResult> callback = member.awaitingSync;
+                        member.awaitingSync = null;
+                        callback.accept(SyncResult.error(GroupError.NOT_COORDINATOR));
+                    }
+                }
+            }
+            shard.groups.clear();
+        }
     }
 
     public int numShards() {

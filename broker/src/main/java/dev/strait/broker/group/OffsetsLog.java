@@ -16,6 +16,11 @@ public interface OffsetsLog {
     /** Appends the records to the partition durably (in one batch), or throws. */
     void append(int partition, List<Entry> records);
 
+    /** Whether this node leads the partition, and so serves its shard (always, on a single node). */
+    default boolean isLeader(int partition) {
+        return true;
+    }
+
     /** Replays every record of the partition in offset order. */
     void replay(int partition, BiConsumer<byte[], byte[]> consumer);
 }

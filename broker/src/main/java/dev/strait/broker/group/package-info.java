@@ -13,7 +13,10 @@
  * default 5); a group's shard is {@code (groupId.hashCode() & 0x7fffffff) % shards}. All state of a shard is used
  * only under the shard's lock (handler threads and the coordinator's own timer thread take it). Delayed JoinGroup
  * and SyncGroup responses are callbacks stored on the member and completed later under that lock; nothing waits.
- * When replication arrives, a shard will be active on the leader of its offsets partition only.
+ * A shard is active only on the leader of its offsets partition: it is loaded (replayed from the log) when this
+ * node becomes leader and dropped when it stops leading ({@code onBecomeLeader} / {@code onResign}, run on the
+ * coordinator's timer thread); requests for an inactive shard get NOT_COORDINATOR from the protocol adapter, which
+ * also holds responses of writing requests until the offsets partition is replicated to its ISR.
  * <h2>Durability</h2>
  * Offset commits, group metadata (protocol type, generation, protocol) and deletions (tombstones) are appended to
  * the shard's offsets partition ({@link dev.strait.broker.group.OffsetsLog}, record encoding in

@@ -547,6 +547,22 @@ public final class PartitionLog implements AutoCloseable {
         return true;
     }
 
+    /**
+     * Deletes everything and restarts the log, empty, at {@code offset}: a follower whose log end is below the
+     * leader's log start offset (the leader deleted what the follower would fetch next) starts over there.
+     */
+    public void truncateFullyAndStartAt(long offset) {
+        ensureUsable();
+        if (offset < 0) {
+            throw new IllegalArgumentException(logPrefix + "cannot restart at negative offset " + offset);
+        }
+        io("truncate fully", () -> {
+            truncateFullyAndStartAtUnchecked(offset);
+            writeLogState();
+            return null;
+        });
+    }
+
     private void truncateSegmentsTo(long offset) throws IOException {
         long firstBaseOffset = segments.firstKey();
         for (LogSegment segment : new ArrayList<>(segments.tailMap(offset, true).values())) {

@@ -6,7 +6,9 @@ import dev.strait.broker.log.OffsetOutOfRangeException;
 import dev.strait.broker.metadata.TopicMetadata;
 import dev.strait.broker.network.NetworkRequest;
 import dev.strait.broker.replica.DelayedOperation;
+import dev.strait.broker.metadata.UnknownTopicException;
 import dev.strait.broker.replica.Partition;
+import dev.strait.broker.replica.PartitionRoleException;
 import dev.strait.broker.replica.ReplicaManager;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -30,7 +32,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Fetch for consumers. Every fetch is a full fetch: the response carries session id 0, which tells the client that
+ * Fetch for consumers and for followers (a replica id >= 0). A follower's fetch offset is its log end offset:
+ * the leader records it first (which may move the high watermark, complete acks=all produces and propose an ISR
+ * expansion), then answers with data up to its own log end offset and its high watermark; a consumer only ever
+ * sees data below the high watermark. Only the leader answers, in the epoch the request names. Every fetch is a full fetch: the response carries session id 0, which tells the client that
  * no incremental session was created (KIP-227 fallback). If less than {@code minBytes} is available the fetch
  * waits in the purgatory, without holding a handler thread, until an append makes enough data available or
  * {@code maxWaitMs} passes. Records are sent zero-copy from the log files.
@@ -64,7 +69,24 @@ final class FetchHandler {
                 targets.add(new Target(topic, partition, tp));
             }
         }
-        DelayedFetch fetch = new DelayedFetch(request, context, data, targets, version);
+        int replicaId = fetchRequest.replicaId();
+        if (replicaId >= 0) {
+            // A follower: what it fetches from tells the leader what it has (Kafka's updateFollowerFetchState).
+            for (Target target : targets) {
+                target.resolved().ifPresent(tp -> {
+                    try {
+                        Optional<Partition> partition = replicaManager.partition(tp);
+                        if (partition.isPresent() && epochError(target.partition().currentLeaderEpoch(),
+                                partition.get()) == Errors.NONE) {
+                            replicaManager.onFollowerFetch(tp, replicaId, target.partition().fetchOffset());
+                        }
+                    } catch (PartitionRoleException | UnknownTopicException e) {
+                        LOGGER.debug("replica {} fetch of {}: {}", replicaId, tp, e.getMessage());
+                    }
+                });
+            }
+        }
+        DelayedFetch fetch = new DelayedFetch(request, context, data, targets, version, replicaId);
         if (data.maxWaitMs() <= 0 || data.minBytes() <= 0 || targets.isEmpty()) {
             fetch.completeNow();
             return;
@@ -73,15 +95,29 @@ final class FetchHandler {
         replicaManager.fetchPurgatory().tryCompleteElseWatch(fetch, keys, data.maxWaitMs());
     }
 
+    private static Errors epochError(int requestEpoch, Partition partition) {
+        return KafkaApis.checkLeaderEpoch(requestEpoch, partition);
+    }
+
     private final class DelayedFetch extends DelayedOperation {
+
+        /** A follower reads up to the leader's log end; a consumer only what is committed (below the HW). */
+        private LogReadResult read(Partition partition, long offset, int maxBytes, boolean minOneBatch) {
+            return replicaId >= 0 ? partition.readForFollower(offset, maxBytes)
+                    : partition.read(offset, maxBytes, minOneBatch);
+        }
+
         private final NetworkRequest request;
         private final RequestContext context;
         private final FetchRequestData data;
         private final List<Target> targets;
         private final short version;
+        /** The fetching follower's node id, or -1 for a consumer. */
+        private final int replicaId;
 
         DelayedFetch(NetworkRequest request, RequestContext context, FetchRequestData data, List<Target> targets,
-                short version) {
+                short version, int replicaId) {
+            this.replicaId = replicaId;
             this.request = request;
             this.context = context;
             this.data = data;
@@ -102,12 +138,11 @@ final class FetchHandler {
                 if (partition.isEmpty()) {
                     return true;
                 }
-                if (KafkaApis.checkLeaderEpoch(target.partition().currentLeaderEpoch(), partition.get())
-                        != Errors.NONE) {
+                if (epochError(target.partition().currentLeaderEpoch(), partition.get()) != Errors.NONE) {
                     return true;
                 }
                 try {
-                    LogReadResult read = partition.get().read(target.partition().fetchOffset(),
+                    LogReadResult read = read(partition.get(), target.partition().fetchOffset(),
                             target.partition().partitionMaxBytes(), true);
                     available += read.records().sizeBytes();
                 } catch (OffsetOutOfRangeException | LogStorageException e) {
@@ -171,13 +206,13 @@ final class FetchHandler {
             if (partition.isEmpty()) {
                 return result.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
             }
-            Errors epochError = KafkaApis.checkLeaderEpoch(requested.currentLeaderEpoch(), partition.get());
+            Errors epochError = epochError(requested.currentLeaderEpoch(), partition.get());
             if (epochError != Errors.NONE) {
                 return result.setErrorCode(epochError.code());
             }
             try {
                 int limit = Math.min(maxBytes, requested.partitionMaxBytes());
-                LogReadResult read = partition.get().read(requested.fetchOffset(), limit, minOneBatch);
+                LogReadResult read = read(partition.get(), requested.fetchOffset(), limit, minOneBatch);
                 result.setErrorCode(Errors.NONE.code()).setHighWatermark(read.highWatermark())
                         .setLastStableOffset(read.highWatermark()).setLogStartOffset(read.logStartOffset());
                 if (!read.records().isEmpty() && FileSliceRecords.startsWithCompleteBatch(read.records())) {

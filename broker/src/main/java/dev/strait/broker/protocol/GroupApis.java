@@ -17,6 +17,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.function.IntFunction;
+import java.util.Optional;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.apache.kafka.common.message.DeleteGroupsResponseData;
@@ -89,9 +91,91 @@ final class GroupApis {
     private final GroupCoordinator coordinator;
     private final Supplier<BrokerEndpoint> endpoint;
 
+    private final IntFunction<Optional<BrokerEndpoint>> offsetsPartitionLeader;
+    private final OffsetsReplication offsetsReplication;
+
+    /**
+     * Waits until what the coordinator wrote to an offsets partition is on every in-sync replica, so that a
+     * response never acknowledges a commit or a rebalance a failover would lose (Kafka's coordinator writes with
+     * acks=all). {@code onReplicated} or {@code onFailure} (leadership lost, or timeout) runs exactly once, on
+     * any thread.
+     */
+    @FunctionalInterface
+    interface OffsetsReplication {
+        void whenReplicated(int partition, Runnable onReplicated, Runnable onFailure);
+    }
+
     GroupApis(GroupCoordinator coordinator, Supplier<BrokerEndpoint> endpoint) {
+        this(coordinator, endpoint, partition -> Optional.of(endpoint.get()),
+                (partition, onReplicated, onFailure) -> onReplicated.run());
+    }
+
+    /** @param offsetsPartitionLeader the leader of an offsets partition, which coordinates its groups */
+    GroupApis(GroupCoordinator coordinator, Supplier<BrokerEndpoint> endpoint,
+            IntFunction<Optional<BrokerEndpoint>> offsetsPartitionLeader, OffsetsReplication offsetsReplication) {
         this.coordinator = coordinator;
         this.endpoint = endpoint;
+        this.offsetsPartitionLeader = offsetsPartitionLeader;
+        this.offsetsReplication = offsetsReplication;
+    }
+
+    /**
+     * Sends {@code response} once the offsets partitions of {@code groups} are replicated as far as they are
+     * written now; if that fails, answers NOT_COORDINATOR so that the client finds the new coordinator and retries.
+     */
+    private void respondWhenReplicated(NetworkRequest network, RequestContext context, AbstractRequest body,
+            List<String> groups, AbstractResponse response) {
+        java.util.Deque<Integer> partitions = new java.util.ArrayDeque<>(new java.util.TreeSet<>(groups.stream()
+                .filter(g -> g != null && !g.isEmpty()).map(coordinator::partitionFor).toList()));
+        awaitReplicated(partitions, () -> KafkaApis.sendResponse(network, context, response),
+                () -> KafkaApis.sendResponse(network, context,
+                        body.getErrorResponse(0, Errors.NOT_COORDINATOR.exception())));
+    }
+
+    private void awaitReplicated(java.util.Deque<Integer> partitions, Runnable onReplicated, Runnable onFailure) {
+        Integer next = partitions.poll();
+        if (next == null) {
+            onReplicated.run();
+            return;
+        }
+        offsetsReplication.whenReplicated(next, () -> awaitReplicated(partitions, onReplicated, onFailure),
+                onFailure);
+    }
+
+    /** The groups a request addresses (empty for FindCoordinator and ListGroups). */
+    private static List<String> groupsOf(AbstractRequest body) {
+        if (body instanceof JoinGroupRequest) {
+            return List.of(((JoinGroupRequest) body).data().groupId());
+        } else if (body instanceof SyncGroupRequest) {
+            return List.of(((SyncGroupRequest) body).data().groupId());
+        } else if (body instanceof HeartbeatRequest) {
+            return List.of(((HeartbeatRequest) body).data().groupId());
+        } else if (body instanceof LeaveGroupRequest) {
+            return List.of(((LeaveGroupRequest) body).data().groupId());
+        } else if (body instanceof OffsetCommitRequest) {
+            return List.of(((OffsetCommitRequest) body).data().groupId());
+        } else if (body instanceof OffsetFetchRequest) {
+            OffsetFetchRequest fetch = (OffsetFetchRequest) body;
+            if (fetch.data().groups().isEmpty()) {
+                return List.of(fetch.data().groupId());
+            }
+            return fetch.data().groups().stream().map(g -> g.groupId()).toList();
+        } else if (body instanceof DescribeGroupsRequest) {
+            return ((DescribeGroupsRequest) body).data().groups();
+        } else if (body instanceof DeleteGroupsRequest) {
+            return ((DeleteGroupsRequest) body).data().groupsNames();
+        }
+        return List.of();
+    }
+
+    /** Whether this node coordinates every group the request names (it leads their offsets partitions). */
+    private boolean coordinatesAll(AbstractRequest body) {
+        for (String group : groupsOf(body)) {
+            if (group != null && !group.isEmpty() && !coordinator.isActive(coordinator.partitionFor(group))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static Errors errors(GroupError error) {
@@ -102,6 +186,10 @@ final class GroupApis {
     AbstractResponse handle(NetworkRequest request, RequestContext context, AbstractRequest body) {
         short version = context.apiVersion();
         ApiKeys key = context.header.apiKey();
+        if (key != ApiKeys.FIND_COORDINATOR && !coordinatesAll(body)) {
+            // The client's coordinator moved (or is loading): it looks it up again.
+            return body.getErrorResponse(0, Errors.NOT_COORDINATOR.exception());
+        }
         switch (key) {
             case FIND_COORDINATOR:
                 return findCoordinator((FindCoordinatorRequest) body, version);
@@ -114,9 +202,13 @@ final class GroupApis {
             case HEARTBEAT:
                 return heartbeat((HeartbeatRequest) body);
             case LEAVE_GROUP:
-                return leaveGroup((LeaveGroupRequest) body, version);
+                respondWhenReplicated(request, context, body, groupsOf(body),
+                        leaveGroup((LeaveGroupRequest) body, version));
+                return null;
             case OFFSET_COMMIT:
-                return offsetCommit((OffsetCommitRequest) body);
+                respondWhenReplicated(request, context, body, groupsOf(body),
+                        offsetCommit((OffsetCommitRequest) body));
+                return null;
             case OFFSET_FETCH:
                 return offsetFetch((OffsetFetchRequest) body, version);
             case LIST_GROUPS:
@@ -124,20 +216,32 @@ final class GroupApis {
             case DESCRIBE_GROUPS:
                 return describeGroups((DescribeGroupsRequest) body, version);
             case DELETE_GROUPS:
-                return deleteGroups((DeleteGroupsRequest) body);
+                respondWhenReplicated(request, context, body, groupsOf(body),
+                        deleteGroups((DeleteGroupsRequest) body));
+                return null;
             default:
                 throw new IllegalStateException("not a group API: " + key);
         }
     }
 
+    /** The leader of the group's offsets partition, if it has one. */
+    private Optional<BrokerEndpoint> coordinatorOf(String groupId) {
+        return offsetsPartitionLeader.apply(coordinator.partitionFor(groupId == null ? "" : groupId));
+    }
+
     AbstractResponse findCoordinator(FindCoordinatorRequest request, short version) {
-        BrokerEndpoint self = endpoint.get();
         FindCoordinatorResponseData data = new FindCoordinatorResponseData();
         boolean group = request.data().keyType() == KEY_TYPE_GROUP;
         if (version < FindCoordinatorRequest.MIN_BATCHED_VERSION) {
             if (group) {
-                data.setErrorCode(Errors.NONE.code()).setNodeId(self.nodeId()).setHost(self.host())
-                        .setPort(self.port());
+                Optional<BrokerEndpoint> node = coordinatorOf(request.data().key());
+                if (node.isPresent()) {
+                    data.setErrorCode(Errors.NONE.code()).setNodeId(node.get().nodeId()).setHost(node.get().host())
+                            .setPort(node.get().port());
+                } else {
+                    data.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code()).setNodeId(-1).setHost("")
+                            .setPort(-1);
+                }
             } else {
                 data.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code()).setNodeId(-1).setHost("").setPort(-1)
                         .setErrorMessage("no transaction coordinator");
@@ -146,9 +250,13 @@ final class GroupApis {
         }
         for (String key : request.data().coordinatorKeys()) {
             Coordinator coordinator = new Coordinator().setKey(key);
-            if (group) {
-                coordinator.setErrorCode(Errors.NONE.code()).setNodeId(self.nodeId()).setHost(self.host())
-                        .setPort(self.port());
+            Optional<BrokerEndpoint> node = group ? coordinatorOf(key) : Optional.empty();
+            if (node.isPresent()) {
+                coordinator.setErrorCode(Errors.NONE.code()).setNodeId(node.get().nodeId())
+                        .setHost(node.get().host()).setPort(node.get().port());
+            } else if (group) {
+                coordinator.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code()).setNodeId(-1).setHost("")
+                        .setPort(-1);
             } else {
                 coordinator.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code()).setNodeId(-1).setHost("")
                         .setPort(-1).setErrorMessage("no transaction coordinator");
@@ -168,8 +276,8 @@ final class GroupApis {
         int rebalanceTimeout = version >= 1 ? data.rebalanceTimeoutMs() : data.sessionTimeoutMs();
         coordinator.joinGroup(data.groupId(), data.memberId(), data.groupInstanceId(), data.protocolType(),
                 protocols, data.sessionTimeoutMs(), rebalanceTimeout, context.clientId(),
-                context.clientAddress.toString(), version >= 4, result -> KafkaApis.sendResponse(network, context,
-                        joinResponse(result, version)));
+                context.clientAddress.toString(), version >= 4, result -> respondWhenReplicated(network, context,
+                        request, List.of(data.groupId()), joinResponse(result, version)));
     }
 
     static JoinGroupResponse joinResponse(JoinResult result, short version) {
@@ -194,7 +302,8 @@ final class GroupApis {
         }
         coordinator.syncGroup(data.groupId(), data.generationId(), data.memberId(), data.groupInstanceId(),
                 data.protocolType(), data.protocolName(), assignments,
-                result -> KafkaApis.sendResponse(network, context, syncResponse(result)));
+                result -> respondWhenReplicated(network, context, request, List.of(data.groupId()),
+                        syncResponse(result)));
     }
 
     static SyncGroupResponse syncResponse(SyncResult result) {

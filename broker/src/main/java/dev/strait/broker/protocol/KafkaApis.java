@@ -11,7 +11,13 @@ import dev.strait.broker.metadata.TopicMetadata;
 import dev.strait.broker.metadata.UnknownTopicException;
 import dev.strait.broker.network.NetworkRequest;
 import dev.strait.broker.network.RequestDispatcher;
+import dev.strait.broker.metadata.BrokerRegistration;
+import dev.strait.broker.metadata.InvalidReplicationFactorException;
+import dev.strait.broker.metadata.PartitionState;
 import dev.strait.broker.replica.Partition;
+import dev.strait.broker.replica.PartitionRoleException;
+import dev.strait.broker.replica.DelayedOperation;
+import dev.strait.broker.replication.ProduceCheck;
 import dev.strait.broker.replica.ProducerBatch;
 import dev.strait.broker.replica.ProducerIdManager;
 import dev.strait.broker.replica.ProducerStateException;
@@ -169,7 +175,8 @@ public final class KafkaApis implements RequestDispatcher {
         this.brokerConfigs = Map.copyOf(brokerConfigs);
         this.fetchHandler = new FetchHandler(replicaManager);
         this.producerIds = new ProducerIdManager(replicaManager.metadata());
-        this.groupApis = groupCoordinator == null ? null : new GroupApis(groupCoordinator, endpoint);
+        this.groupApis = groupCoordinator == null ? null
+                : new GroupApis(groupCoordinator, endpoint, this::offsetsPartitionLeader, this::whenOffsetsReplicated);
         this.partitionAdminApis = new PartitionAdminApis(replicaManager, () -> endpoint.get().nodeId());
     }
 
@@ -240,7 +247,7 @@ public final class KafkaApis implements RequestDispatcher {
             case METADATA:
                 return handleMetadata((MetadataRequest) body, version);
             case PRODUCE:
-                return handleProduce(request, (ProduceRequest) body, version);
+                return handleProduce(request, context, (ProduceRequest) body, version);
             case FETCH:
                 fetchHandler.handle(request, context, (FetchRequest) body);
                 return null;
@@ -295,8 +302,10 @@ public final class KafkaApis implements RequestDispatcher {
         MetadataResponseData data = new MetadataResponseData()
                 .setClusterId(replicaManager.metadata().clusterId())
                 .setControllerId(self.nodeId());
-        data.brokers().add(new MetadataResponseBroker().setNodeId(self.nodeId()).setHost(self.host())
-                .setPort(self.port()));
+        for (BrokerEndpoint broker : liveBrokers()) {
+            data.brokers().add(new MetadataResponseBroker().setNodeId(broker.nodeId()).setHost(broker.host())
+                    .setPort(broker.port()));
+        }
         if (request.isAllTopics()) {
             for (TopicMetadata topic : replicaManager.topics()) {
                 if (isInternal(topic.name())) {
@@ -340,21 +349,107 @@ public final class KafkaApis implements RequestDispatcher {
         return OffsetsTopicLog.TOPIC.equals(topic);
     }
 
-    private static MetadataResponseTopic topicMetadata(TopicMetadata topic, int nodeId) {
+    /**
+     * The unfenced brokers clients may talk to, this one first; this one is listed even before its registration
+     * reached the metadata, so that a client never sees an empty cluster from the node it asked.
+     */
+    private List<BrokerEndpoint> liveBrokers() {
+        BrokerEndpoint self = endpoint.get();
+        List<BrokerEndpoint> brokers = new ArrayList<>();
+        brokers.add(self);
+        for (BrokerRegistration broker : replicaManager.metadata().brokers()) {
+            if (!broker.fenced() && broker.id() != self.nodeId()) {
+                brokers.add(new BrokerEndpoint(broker.id(), broker.host(), broker.port()));
+            }
+        }
+        return brokers;
+    }
+
+    private MetadataResponseTopic topicMetadata(TopicMetadata topic, int nodeId) {
         MetadataResponseTopic result = new MetadataResponseTopic().setName(topic.name())
                 .setTopicId(topic.topicId()).setIsInternal(isInternal(topic.name())).setErrorCode(Errors.NONE.code());
+        Set<Integer> live = new HashSet<>();
+        for (BrokerEndpoint broker : liveBrokers()) {
+            live.add(broker.nodeId());
+        }
         for (int i = 0; i < topic.partitions(); i++) {
-            result.partitions().add(new MetadataResponsePartition().setPartitionIndex(i)
-                    .setErrorCode(Errors.NONE.code()).setLeaderId(nodeId)
-                    .setLeaderEpoch(Partition.SINGLE_NODE_LEADER_EPOCH)
-                    .setReplicaNodes(List.of(nodeId)).setIsrNodes(List.of(nodeId)).setOfflineReplicas(List.of()));
+            Optional<PartitionState> state = replicaManager.metadata().partitionState(topic.topicId(), i);
+            MetadataResponsePartition partition = new MetadataResponsePartition().setPartitionIndex(i);
+            if (state.isEmpty()) {
+                result.partitions().add(partition.setErrorCode(Errors.LEADER_NOT_AVAILABLE.code()).setLeaderId(-1)
+                        .setLeaderEpoch(-1).setReplicaNodes(List.of()).setIsrNodes(List.of())
+                        .setOfflineReplicas(List.of()));
+                continue;
+            }
+            PartitionState p = state.get();
+            List<Integer> offline = p.replicas().stream().filter(r -> !live.contains(r)).toList();
+            boolean leaderLive = p.hasLeader() && live.contains(p.leader());
+            result.partitions().add(partition
+                    .setErrorCode(leaderLive ? Errors.NONE.code() : Errors.LEADER_NOT_AVAILABLE.code())
+                    .setLeaderId(leaderLive ? p.leader() : -1).setLeaderEpoch(p.leaderEpoch())
+                    .setReplicaNodes(p.replicas()).setIsrNodes(p.isr()).setOfflineReplicas(offline));
         }
         return result;
     }
 
+    /** The live leader of a partition of the offsets topic: the coordinator of the groups mapped to it. */
+    private Optional<BrokerEndpoint> offsetsPartitionLeader(int partition) {
+        Optional<TopicMetadata> topic = replicaManager.topic(OffsetsTopicLog.TOPIC);
+        if (topic.isEmpty()) {
+            return Optional.empty();
+        }
+        Optional<PartitionState> state = replicaManager.metadata().partitionState(topic.get().topicId(), partition);
+        if (state.isEmpty() || !state.get().hasLeader()) {
+            return Optional.empty();
+        }
+        int leader = state.get().leader();
+        return liveBrokers().stream().filter(b -> b.nodeId() == leader).findFirst();
+    }
+
+    /** How long a group response waits for its offsets partition to be replicated (offsets.commit.timeout.ms). */
+    private static final long OFFSETS_COMMIT_TIMEOUT_MS = 5_000;
+
+    /**
+     * Runs {@code onReplicated} once the high watermark of offsets partition {@code partition} reaches its
+     * current log end (what the coordinator wrote is on the ISR), {@code onFailure} if leadership moves first or
+     * after {@value #OFFSETS_COMMIT_TIMEOUT_MS} ms.
+     */
+    private void whenOffsetsReplicated(int partition, Runnable onReplicated, Runnable onFailure) {
+        TopicPartition tp = new TopicPartition(OffsetsTopicLog.TOPIC, partition);
+        Optional<Partition> local = replicaManager.partition(tp);
+        if (local.isEmpty() || !local.get().isLeader()) {
+            onFailure.run();
+            return;
+        }
+        long target = local.get().logEndOffset();
+        int epoch = local.get().leaderEpoch();
+        replicaManager.producePurgatory().tryCompleteElseWatch(new DelayedOperation() {
+            private boolean replicated() {
+                Partition p = local.get();
+                return p.isLeader() && p.leaderEpoch() == epoch && p.highWatermark() >= target;
+            }
+
+            @Override
+            protected boolean isSatisfied() {
+                Partition p = local.get();
+                return replicated() || !p.isLeader() || p.leaderEpoch() != epoch;
+            }
+
+            @Override
+            protected void onComplete() {
+                if (replicated()) {
+                    onReplicated.run();
+                } else {
+                    onFailure.run();
+                }
+            }
+        }, List.of(tp), OFFSETS_COMMIT_TIMEOUT_MS);
+    }
+
     // ---------------------------------------------------------------- Produce
 
-    private AbstractResponse handleProduce(NetworkRequest networkRequest, ProduceRequest request, short version) {
+    private AbstractResponse handleProduce(NetworkRequest networkRequest, RequestContext context,
+            ProduceRequest request, short version) {
         ProduceResponseData data = new ProduceResponseData();
         if (request.transactionalId() != null) {
             throw Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.exception("transactions are not supported yet");
@@ -363,13 +458,17 @@ public final class KafkaApis implements RequestDispatcher {
         if (acks != 0 && acks != 1 && acks != -1) {
             throw Errors.INVALID_REQUIRED_ACKS.exception("acks must be -1, 0 or 1, got " + acks);
         }
+        boolean acksAll = acks == -1;
+        List<PendingProduce> pending = new ArrayList<>();
         for (TopicProduceData topicData : request.data().topicData()) {
             Optional<TopicMetadata> topic = version >= 13 ? replicaManager.topic(topicData.topicId())
                     : replicaManager.topic(topicData.name());
             TopicProduceResponse topicResponse = new TopicProduceResponse().setName(topicData.name())
                     .setTopicId(topicData.topicId());
             for (PartitionProduceData partitionData : topicData.partitionData()) {
-                topicResponse.partitionResponses().add(produceToPartition(topic, partitionData, version));
+                PartitionProduceResponse partitionResponse = produceToPartition(topic, partitionData, version,
+                        acksAll, pending);
+                topicResponse.partitionResponses().add(partitionResponse);
             }
             data.responses().add(topicResponse);
         }
@@ -377,11 +476,17 @@ public final class KafkaApis implements RequestDispatcher {
             networkRequest.noResponse();
             return null;
         }
+        if (!pending.isEmpty()) {
+            DelayedProduce delayed = new DelayedProduce(networkRequest, context, data, pending);
+            List<TopicPartition> keys = pending.stream().map(PendingProduce::topicPartition).distinct().toList();
+            replicaManager.producePurgatory().tryCompleteElseWatch(delayed, keys, Math.max(1, request.timeout()));
+            return null;
+        }
         return new ProduceResponse(data);
     }
 
     private PartitionProduceResponse produceToPartition(Optional<TopicMetadata> topic,
-            PartitionProduceData partitionData, short version) {
+            PartitionProduceData partitionData, short version, boolean acksAll, List<PendingProduce> pending) {
         PartitionProduceResponse response = new PartitionProduceResponse().setIndex(partitionData.index())
                 .setBaseOffset(-1);
         if (topic.isEmpty()) {
@@ -413,9 +518,16 @@ public final class KafkaApis implements RequestDispatcher {
         }
         ByteBuffer batches = records.buffer();
         try {
-            AppendResult result = replicaManager.appendRecords(tp, batches, producerBatches);
-            return response.setBaseOffset(result.firstOffset()).setLogAppendTimeMs(result.logAppendTimeMs())
+            Partition.LeaderAppend append = replicaManager.appendRecords(tp, batches, producerBatches, acksAll);
+            AppendResult result = append.result();
+            response.setBaseOffset(result.firstOffset()).setLogAppendTimeMs(result.logAppendTimeMs())
                     .setLogStartOffset(result.logStartOffset()).setErrorCode(Errors.NONE.code());
+            if (acksAll) {
+                pending.add(new PendingProduce(tp, response, result.lastOffset(), append.leaderEpoch()));
+            }
+            return response;
+        } catch (PartitionRoleException e) {
+            return response.setErrorCode(roleError(e).code()).setErrorMessage(e.getMessage());
         } catch (UnknownTopicException e) {
             return response.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
         } catch (ProducerStateException e) {
@@ -427,6 +539,72 @@ public final class KafkaApis implements RequestDispatcher {
         } catch (LogStorageException e) {
             LOGGER.error("append to {} failed", tp, e);
             return response.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code());
+        }
+    }
+
+    /** An acks=all partition append waiting for the high watermark to pass {@code lastOffset}. */
+    private record PendingProduce(TopicPartition topicPartition, PartitionProduceResponse response, long lastOffset,
+                                  int leaderEpoch) {
+    }
+
+    /**
+     * An acks=all produce: done when every appended partition's high watermark passed its batches in the epoch they
+     * were written in (then NONE, or NOT_ENOUGH_REPLICAS_AFTER_APPEND if the ISR fell below min.insync.replicas),
+     * when leadership was lost (NOT_LEADER_OR_FOLLOWER), or at the request timeout (REQUEST_TIMED_OUT).
+     */
+    private final class DelayedProduce extends DelayedOperation {
+        private final NetworkRequest request;
+        private final RequestContext context;
+        private final ProduceResponseData data;
+        private final List<PendingProduce> pending;
+
+        DelayedProduce(NetworkRequest request, RequestContext context, ProduceResponseData data,
+                List<PendingProduce> pending) {
+            this.request = request;
+            this.context = context;
+            this.data = data;
+            this.pending = pending;
+        }
+
+        private ProduceCheck check(PendingProduce p) {
+            return replicaManager.partition(p.topicPartition())
+                    .map(partition -> partition.checkProduceCompletion(p.lastOffset(), p.leaderEpoch()))
+                    .orElse(ProduceCheck.NOT_LEADER);
+        }
+
+        @Override
+        protected boolean isSatisfied() {
+            for (PendingProduce p : pending) {
+                if (check(p) == ProduceCheck.PENDING) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        @Override
+        protected void onComplete() {
+            for (PendingProduce p : pending) {
+                Errors error;
+                switch (check(p)) {
+                    case OK:
+                        error = Errors.NONE;
+                        break;
+                    case NOT_ENOUGH_REPLICAS_AFTER_APPEND:
+                        error = Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND;
+                        break;
+                    case PENDING:
+                        error = Errors.REQUEST_TIMED_OUT;
+                        break;
+                    default:
+                        error = Errors.NOT_LEADER_OR_FOLLOWER;
+                        break;
+                }
+                if (error != Errors.NONE) {
+                    p.response().setErrorCode(error.code()).setBaseOffset(-1).setLogAppendTimeMs(-1);
+                }
+            }
+            sendResponse(request, context, new ProduceResponse(data));
         }
     }
 
@@ -509,11 +687,29 @@ public final class KafkaApis implements RequestDispatcher {
         return response;
     }
 
+    /** Leadership and epoch fencing of a request naming {@code requestEpoch} (-1: any epoch). */
     static Errors checkLeaderEpoch(int requestEpoch, Partition partition) {
-        if (requestEpoch < 0 || requestEpoch == partition.leaderEpoch()) {
+        try {
+            partition.checkLeader(requestEpoch);
             return Errors.NONE;
+        } catch (PartitionRoleException e) {
+            return roleError(e);
         }
-        return requestEpoch > partition.leaderEpoch() ? Errors.UNKNOWN_LEADER_EPOCH : Errors.FENCED_LEADER_EPOCH;
+    }
+
+    static Errors roleError(PartitionRoleException e) {
+        switch (e.reason()) {
+            case FENCED_EPOCH:
+                return Errors.FENCED_LEADER_EPOCH;
+            case UNKNOWN_EPOCH:
+                return Errors.UNKNOWN_LEADER_EPOCH;
+            case NOT_ENOUGH_REPLICAS:
+                return Errors.NOT_ENOUGH_REPLICAS;
+            case OFFSET_OUT_OF_RANGE:
+                return Errors.OFFSET_OUT_OF_RANGE;
+            default:
+                return Errors.NOT_LEADER_OR_FOLLOWER;
+        }
     }
 
     // ---------------------------------------------------------------- CreateTopics / DeleteTopics
@@ -554,9 +750,9 @@ public final class KafkaApis implements RequestDispatcher {
             }
             partitions = topic.assignments().size();
         }
-        if (topic.replicationFactor() != -1 && topic.replicationFactor() != 1) {
-            setError(result, Errors.INVALID_REPLICATION_FACTOR, "Replication factor: " + topic.replicationFactor()
-                    + " larger than available brokers: 1.");
+        if (topic.replicationFactor() == 0 || topic.replicationFactor() < -1) {
+            setError(result, Errors.INVALID_REPLICATION_FACTOR, "Replication factor must be larger than 0, or -1 "
+                    + "to use the default value.");
             return;
         }
         if (partitions < 1) {
@@ -574,9 +770,13 @@ public final class KafkaApis implements RequestDispatcher {
             return;
         }
         try {
-            TopicMetadata created = replicaManager.createTopic(topic.name(), partitions, configs, validateOnly);
+            TopicMetadata created = replicaManager.createTopic(topic.name(), partitions, topic.replicationFactor(),
+                    configs, validateOnly);
+            short replicationFactor = replicaManager.metadata().partitionState(created.topicId(), 0)
+                    .map(p -> (short) p.replicas().size())
+                    .orElse(topic.replicationFactor() > 0 ? topic.replicationFactor() : (short) 1);
             result.setErrorCode(Errors.NONE.code()).setTopicId(created.topicId()).setNumPartitions(partitions)
-                    .setReplicationFactor((short) 1);
+                    .setReplicationFactor(replicationFactor);
             if (version >= 5) {
                 List<CreatableTopicConfigs> described = new ArrayList<>();
                 for (var entry : replicaManager.effectiveConfigs(created).entrySet()) {
@@ -588,6 +788,8 @@ public final class KafkaApis implements RequestDispatcher {
             }
         } catch (TopicExistsException e) {
             setError(result, Errors.TOPIC_ALREADY_EXISTS, "Topic '" + topic.name() + "' already exists.");
+        } catch (InvalidReplicationFactorException e) {
+            setError(result, Errors.INVALID_REPLICATION_FACTOR, e.getMessage());
         } catch (IllegalArgumentException e) {
             setError(result, Errors.INVALID_TOPIC_EXCEPTION, e.getMessage());
         }
@@ -761,8 +963,10 @@ public final class KafkaApis implements RequestDispatcher {
             return new DescribeClusterResponse(data.setErrorCode(Errors.UNSUPPORTED_ENDPOINT_TYPE.code())
                     .setErrorMessage("only the broker endpoint type (1) is served"));
         }
-        data.brokers().add(new DescribeClusterBroker().setBrokerId(self.nodeId()).setHost(self.host())
-                .setPort(self.port()).setRack(null).setIsFenced(false));
+        for (BrokerEndpoint broker : liveBrokers()) {
+            data.brokers().add(new DescribeClusterBroker().setBrokerId(broker.nodeId()).setHost(broker.host())
+                    .setPort(broker.port()).setRack(null).setIsFenced(false));
+        }
         return new DescribeClusterResponse(data.setErrorCode(Errors.NONE.code()));
     }
 

@@ -73,11 +73,22 @@ public final class OffsetsTopicLog implements OffsetsLog {
     }
 
     @Override
+    public boolean isLeader(int partition) {
+        return replicaManager.partition(new TopicPartition(TOPIC, partition)).map(Partition::isLeader).orElse(false);
+    }
+
+    @Override
     public void replay(int partition, BiConsumer<byte[], byte[]> consumer) {
-        Partition log = replicaManager.partition(new TopicPartition(TOPIC, partition)).orElseThrow();
+        Optional<Partition> local = replicaManager.partition(new TopicPartition(TOPIC, partition));
+        if (local.isEmpty() || !local.get().isLeader()) {
+            return; // the shard is served by the partition's leader, which loads it
+        }
+        Partition log = local.get();
         long offset = log.logStartOffset();
         while (offset < log.logEndOffset()) {
-            LogReadResult read = log.read(offset, 1 << 20, true);
+            // Up to the log end, not the high watermark: a new leader's high watermark trails until its followers
+            // fetch, and the records it holds are those the group's last coordinator wrote.
+            LogReadResult read = log.readForFollower(offset, 1 << 20);
             if (read.records().isEmpty()) {
                 break;
             }

@@ -6,6 +6,7 @@ import dev.strait.broker.metadata.TopicMetadata;
 import dev.strait.broker.metadata.UnknownTopicException;
 import dev.strait.broker.replica.ReplicaManager;
 import dev.strait.broker.replica.DeleteRecordsRefusedException;
+import dev.strait.broker.replica.PartitionRoleException;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -181,6 +182,8 @@ final class PartitionAdminApis {
             return result.setErrorCode(Errors.OFFSET_OUT_OF_RANGE.code());
         } catch (DeleteRecordsRefusedException e) {
             return result.setErrorCode(Errors.POLICY_VIOLATION.code());
+        } catch (PartitionRoleException e) {
+            return result.setErrorCode(KafkaApis.roleError(e).code());
         } catch (LogStorageException e) {
             LOGGER.error("deleting records of {} failed", tp, e);
             return result.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code());

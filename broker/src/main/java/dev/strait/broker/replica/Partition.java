@@ -8,61 +8,389 @@ import dev.strait.broker.log.LogReadResult;
 import dev.strait.broker.log.OffsetOutOfRangeException;
 import dev.strait.broker.log.PartitionLog;
 import dev.strait.broker.log.TimestampAndOffset;
+import dev.strait.broker.log.LogStorageException;
+import dev.strait.broker.log.RecordBatchHeader;
+import dev.strait.broker.log.RecordBatches;
+import dev.strait.broker.metadata.PartitionState;
+import dev.strait.broker.replication.EpochCheck;
+import dev.strait.broker.replication.IsrChange;
+import dev.strait.broker.replication.PartitionAssignment;
+import dev.strait.broker.replication.PartitionReplica;
+import dev.strait.broker.replication.ProduceCheck;
+import dev.strait.broker.replication.ReplicaLog;
+import dev.strait.broker.replication.ReplicationConfig;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Optional;
-import java.nio.ByteBuffer;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.TreeSet;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 
 /**
- * One partition led by this node, owning its {@link PartitionLog}. All log access goes through this object's lock
- * (the log is not thread-safe); returned slices are transferred outside it. On a single node the high watermark
- * is the log end offset, moved right after each append.
+ * One replica of a partition on this node, owning its {@link PartitionLog} and its replication state machine
+ * ({@link PartitionReplica}, driven through a {@link ReplicaLog} adapter over the log). All log and replica access
+ * goes through this object's lock (neither is thread-safe); returned slices are transferred outside it.
+ *
+ * <p>As leader it appends produced batches in its leader epoch, learns follower progress from their fetch
+ * offsets and moves the high watermark to the smallest log end offset in the ISR. As follower it truncates where
+ * the leader says its epoch ended, then appends fetched batches as they are. The idempotent producer state follows
+ * the log: follower appends update it and a truncation rebuilds it from the remaining batches, so a new leader
+ * recognises a retried batch its predecessor had already written.
  */
 public final class Partition {
 
-    /** The leader epoch of every partition on a single node; replication will make it move. */
+    /** The leader epoch of every partition on a single node. */
     public static final int SINGLE_NODE_LEADER_EPOCH = 0;
 
-    private final TopicPartition topicPartition;
-    private final PartitionLog log;
-    private final int leaderEpoch = SINGLE_NODE_LEADER_EPOCH;
-    private final ProducerStateTable producerState = new ProducerStateTable();
+    /** What applying a committed assignment did to this replica's role. */
+    public enum RoleChange { NONE, UPDATED, BECAME_LEADER, BECAME_FOLLOWER }
 
-    Partition(TopicPartition topicPartition, PartitionLog log) {
+    /** Result of a follower's fetch at the leader: whether the high watermark moved, and an ISR change to send. */
+    public record FollowerFetch(boolean highWatermarkMoved, Optional<IsrChange> isrChange) {
+    }
+
+    /** A leader append: the log result and the epoch it was written in (acks=all completes in that epoch only). */
+    public record LeaderAppend(AppendResult result, int leaderEpoch) {
+    }
+
+    private final TopicPartition topicPartition;
+    private final Uuid topicId;
+    private final PartitionLog log;
+    private final PartitionReplica replica;
+    private ProducerStateTable producerState = new ProducerStateTable();
+
+    Partition(TopicPartition topicPartition, Uuid topicId, PartitionLog log, int localId, ReplicationConfig config) {
         this.topicPartition = topicPartition;
+        this.topicId = topicId;
         this.log = log;
-        // Single node: this node is the whole ISR, so everything in the (recovered) log is committed. After an
-        // unclean shutdown the checkpointed high watermark lags the recovered log end; without this the recovered
-        // records stayed invisible to consumers until the next append.
-        log.updateHighWatermark(log.logEndOffset());
+        this.replica = new PartitionReplica(localId, new LogAdapter(), config);
     }
 
     public TopicPartition topicPartition() {
         return topicPartition;
     }
 
-    public int leaderEpoch() {
-        return leaderEpoch;
+    public Uuid topicId() {
+        return topicId;
+    }
+
+    public synchronized int leaderEpoch() {
+        return replica.leaderEpoch();
+    }
+
+    public synchronized boolean isLeader() {
+        return replica.state() == PartitionReplica.State.LEADER;
+    }
+
+    /** The leader of the applied assignment, -1 if none. */
+    public synchronized int leaderId() {
+        return replica.assignment().map(PartitionAssignment::leader).orElse(PartitionState.NO_LEADER);
+    }
+
+    public synchronized PartitionReplica.State replicaState() {
+        return replica.state();
+    }
+
+    /** The ISR acks=all and the high watermark use now (committed ISR plus a pending expansion). */
+    public synchronized java.util.Set<Integer> maximalIsr() {
+        return replica.maximalIsr();
+    }
+
+    /** Applies a committed partition state from the metadata; stale states are ignored. */
+    synchronized RoleChange applyAssignment(PartitionState state, long nowMs) {
+        boolean wasLeader = replica.state() == PartitionReplica.State.LEADER;
+        int oldEpoch = replica.leaderEpoch();
+        PartitionAssignment assignment = new PartitionAssignment(state.leader(), state.leaderEpoch(),
+                state.replicas(), new TreeSet<>(state.isr()), state.partitionEpoch());
+        if (!replica.applyAssignment(assignment, nowMs)) {
+            return RoleChange.NONE;
+        }
+        boolean leader = replica.state() == PartitionReplica.State.LEADER;
+        if (leader && (!wasLeader || oldEpoch != state.leaderEpoch())) {
+            return RoleChange.BECAME_LEADER;
+        }
+        if (!leader && (wasLeader || oldEpoch != state.leaderEpoch())) {
+            return RoleChange.BECAME_FOLLOWER;
+        }
+        return RoleChange.UPDATED;
+    }
+
+    synchronized void updateReplicationConfig(ReplicationConfig config) {
+        replica.updateConfig(config);
+    }
+
+    /** Epoch fencing of a request that must reach the leader in {@code requestEpoch} (-1: any). */
+    public synchronized void checkLeader(int requestEpoch) {
+        EpochCheck check = replica.checkEpoch(requestEpoch);
+        switch (check) {
+            case OK:
+                return;
+            case NOT_LEADER:
+                throw new PartitionRoleException(PartitionRoleException.Reason.NOT_LEADER,
+                        "node " + replica.localId() + " does not lead " + topicPartition);
+            case FENCED:
+                throw new PartitionRoleException(PartitionRoleException.Reason.FENCED_EPOCH, "epoch " + requestEpoch
+                        + " of " + topicPartition + " is older than " + replica.leaderEpoch());
+            default:
+                throw new PartitionRoleException(PartitionRoleException.Reason.UNKNOWN_EPOCH, "epoch "
+                        + requestEpoch + " of " + topicPartition + " is newer than " + replica.leaderEpoch());
+        }
     }
 
     /**
-     * Appends as leader and advances the high watermark (single node: nothing to wait for).
+     * Appends as leader in the current leader epoch; with no other ISR member the high watermark moves at once.
      *
      * @param producerBatches the idempotence fields of each batch in {@code batches}, in order
+     * @param acksAll         whether the producer waits for the ISR (min.insync.replicas is checked first)
+     * @throws PartitionRoleException for NOT_LEADER or NOT_ENOUGH_REPLICAS (nothing appended)
      * @throws ProducerStateException for a duplicate (nothing appended) or a producer sequence/epoch error
      */
-    public synchronized AppendResult appendAsLeader(ByteBuffer batches, List<ProducerBatch> producerBatches) {
+    public synchronized LeaderAppend appendAsLeader(ByteBuffer batches, List<ProducerBatch> producerBatches,
+            boolean acksAll) {
+        ProduceCheck check = replica.checkAppend(acksAll);
+        if (check == ProduceCheck.NOT_LEADER) {
+            throw new PartitionRoleException(PartitionRoleException.Reason.NOT_LEADER,
+                    "node " + replica.localId() + " does not lead " + topicPartition);
+        }
+        if (check == ProduceCheck.NOT_ENOUGH_REPLICAS) {
+            throw new PartitionRoleException(PartitionRoleException.Reason.NOT_ENOUGH_REPLICAS, "the ISR of "
+                    + topicPartition + " " + replica.assignment().map(PartitionAssignment::isr).orElse(java.util.Set.of())
+                    + " is below min.insync.replicas");
+        }
         producerState.check(producerBatches);
-        AppendResult result = log.append(batches, leaderEpoch);
+        int epoch = replica.leaderEpoch();
+        AppendResult result = log.append(batches, epoch);
         producerState.update(producerBatches, result.firstOffset());
-        log.updateHighWatermark(log.logEndOffset());
-        return result;
+        replica.onLeaderAppend();
+        return new LeaderAppend(result, epoch);
+    }
+
+    /** Whether an acks=all append ending at {@code lastOffset} in {@code appendEpoch} is done. */
+    public synchronized ProduceCheck checkProduceCompletion(long lastOffset, int appendEpoch) {
+        return replica.checkProduceCompletion(lastOffset, appendEpoch);
     }
 
     /** Reads committed data (below the high watermark) for a consumer. */
     public synchronized LogReadResult read(long offset, int maxBytes, boolean minOneBatch) {
         return log.read(offset, maxBytes, log.highWatermark(), minOneBatch);
+    }
+
+    /** Reads up to the log end offset, for a follower. */
+    public synchronized LogReadResult readForFollower(long offset, int maxBytes) {
+        return log.read(offset, maxBytes, log.logEndOffset(), true);
+    }
+
+    /**
+     * A follower fetches from {@code fetchOffset}: everything below it is on the follower.
+     *
+     * @throws PartitionRoleException NOT_LEADER, NOT_A_REPLICA, or OFFSET_OUT_OF_RANGE beyond the log end
+     */
+    public synchronized FollowerFetch onFollowerFetch(int followerId, long fetchOffset, long nowMs) {
+        if (replica.state() != PartitionReplica.State.LEADER) {
+            throw new PartitionRoleException(PartitionRoleException.Reason.NOT_LEADER,
+                    "node " + replica.localId() + " does not lead " + topicPartition);
+        }
+        if (!replica.assignment().orElseThrow().replicas().contains(followerId) || followerId == replica.localId()) {
+            throw new PartitionRoleException(PartitionRoleException.Reason.NOT_A_REPLICA,
+                    "node " + followerId + " is not a follower of " + topicPartition);
+        }
+        if (fetchOffset > log.logEndOffset() || fetchOffset < 0) {
+            throw new PartitionRoleException(PartitionRoleException.Reason.OFFSET_OUT_OF_RANGE, "follower "
+                    + followerId + " fetches " + topicPartition + " at " + fetchOffset + ", log end is "
+                    + log.logEndOffset());
+        }
+        long before = log.highWatermark();
+        Optional<IsrChange> change = replica.onFollowerFetch(followerId, fetchOffset, nowMs);
+        return new FollowerFetch(log.highWatermark() != before, change);
+    }
+
+    synchronized Optional<IsrChange> maybeShrinkIsr(long nowMs) {
+        return replica.maybeShrinkIsr(nowMs);
+    }
+
+    synchronized void onIsrChangeRejected(IsrChange change) {
+        if (replica.pendingIsrChange().filter(change::equals).isPresent()) {
+            replica.onIsrChangeRejected();
+        }
+    }
+
+    // ---- follower side -------------------------------------------------------------------------------
+
+    /** The epoch to ask the leader of {@code leaderEpoch} about, if this replica is truncating in that epoch. */
+    public synchronized OptionalInt epochToQuery(int leaderEpoch) {
+        if (replica.state() != PartitionReplica.State.FOLLOWER_TRUNCATING || replica.leaderEpoch() != leaderEpoch) {
+            return OptionalInt.empty();
+        }
+        return OptionalInt.of(replica.epochToQuery());
+    }
+
+    /** The leader's answer to OffsetForLeaderEpoch; ignored if the epoch moved on meanwhile. */
+    public synchronized void onEpochEndOffset(int leaderEpoch, EpochEndOffset answer) {
+        if (replica.state() != PartitionReplica.State.FOLLOWER_TRUNCATING || replica.leaderEpoch() != leaderEpoch) {
+            return;
+        }
+        replica.onEpochEndOffset(answer);
+    }
+
+    /** Where a fetching follower in {@code leaderEpoch} fetches from next, if it is fetching. */
+    public synchronized OptionalLong fetchOffset(int leaderEpoch) {
+        if (replica.state() != PartitionReplica.State.FOLLOWER_FETCHING || replica.leaderEpoch() != leaderEpoch) {
+            return OptionalLong.empty();
+        }
+        return OptionalLong.of(replica.fetchOffset());
+    }
+
+    /**
+     * Appends batches fetched from the leader of {@code leaderEpoch} at this replica's log end and takes the
+     * leader's high watermark. Ignored if this replica no longer follows in that epoch, or the fetch was for
+     * another offset.
+     *
+     * @param records whole batches only
+     */
+    public synchronized void appendAsFollower(int leaderEpoch, long fetchOffset, ByteBuffer records,
+            long leaderHighWatermark, long leaderLogStartOffset) {
+        if (replica.state() != PartitionReplica.State.FOLLOWER_FETCHING || replica.leaderEpoch() != leaderEpoch
+                || log.logEndOffset() != fetchOffset) {
+            return;
+        }
+        if (records.hasRemaining()) {
+            List<RecordBatchHeader> batches = RecordBatches.split(records.duplicate());
+            RecordBatchHeader first = batches.get(0);
+            if (log.logEndOffset() == log.logStartOffset() && first.baseOffset() < log.logEndOffset()
+                    && first.lastOffset() >= log.logEndOffset()) {
+                // An empty log restarted at the leader's log start, which lies inside this batch (DeleteRecords
+                // cuts batches): take the whole batch; the log start moves up to the leader's below.
+                log.truncateFullyAndStartAt(first.baseOffset());
+            }
+            log.appendAsFollower(records);
+            for (RecordBatchHeader batch : batches) {
+                trackProducer(batch);
+            }
+        }
+        replica.onFetchResponse(leaderHighWatermark);
+        // DeleteRecords on the leader moved its log start: follow it as far as this replica's committed data goes.
+        long newStart = Math.min(leaderLogStartOffset, log.highWatermark());
+        if (newStart > log.logStartOffset()) {
+            log.deleteRecordsBefore(newStart);
+        }
+    }
+
+    /**
+     * The leader of {@code leaderEpoch} answered OFFSET_OUT_OF_RANGE because its log now starts at
+     * {@code leaderLogStartOffset}, beyond this replica's log end {@code fetchOffset}: start over there, empty.
+     *
+     * @return whether the log was reset
+     */
+    public synchronized boolean onLeaderLogStartAhead(int leaderEpoch, long fetchOffset, long leaderLogStartOffset) {
+        if (replica.state() != PartitionReplica.State.FOLLOWER_FETCHING || replica.leaderEpoch() != leaderEpoch
+                || log.logEndOffset() != fetchOffset || leaderLogStartOffset <= fetchOffset) {
+            return false;
+        }
+        log.truncateFullyAndStartAt(leaderLogStartOffset);
+        producerState = new ProducerStateTable();
+        return true;
+    }
+
+    private void trackProducer(RecordBatchHeader batch) {
+        if (batch.producerId() < 0 || batch.isControl()) {
+            return;
+        }
+        int count = batch.lastOffsetDelta() + 1;
+        int lastSequence = (int) ((batch.baseSequence() + (long) batch.lastOffsetDelta()) % (1L << 31));
+        producerState.update(List.of(new ProducerBatch(batch.producerId(), batch.producerEpoch(),
+                batch.baseSequence(), lastSequence, count)), batch.baseOffset());
+    }
+
+    /**
+     * Loads the idempotent producer state from the tail of the log when the replica is opened, so that a replica
+     * that restarts and later leads still recognises recent retried batches. Only the last
+     * {@value #PRODUCER_STATE_WINDOW_OFFSETS} offsets are scanned (there are no producer state snapshots yet):
+     * producers last seen before that are unknown again, whose next batch is accepted as Kafka accepts an
+     * unknown producer's.
+     */
+    synchronized void loadProducerState() {
+        rebuildProducerState(Math.max(log.logStartOffset(), log.logEndOffset() - PRODUCER_STATE_WINDOW_OFFSETS));
+    }
+
+    static final long PRODUCER_STATE_WINDOW_OFFSETS = 100_000;
+
+    /** Rebuilds the producer state from the batches at and after {@code fromOffset}. */
+    private void rebuildProducerState(long fromOffset) {
+        producerState = new ProducerStateTable();
+        long offset = fromOffset;
+        long end = log.logEndOffset();
+        while (offset < end) {
+            LogReadResult read = log.read(offset, 1 << 20, end, true);
+            if (read.records().isEmpty()) {
+                break;
+            }
+            ByteBuffer buffer = read.records().readAll();
+            long next = offset;
+            int position = 0;
+            while (position + RecordBatchHeader.LOG_OVERHEAD_BYTES <= buffer.limit()) {
+                int length = buffer.getInt(position + RecordBatchHeader.BATCH_LENGTH_OFFSET);
+                if (position + RecordBatchHeader.LOG_OVERHEAD_BYTES + length > buffer.limit()) {
+                    break;
+                }
+                RecordBatchHeader batch = new RecordBatchHeader(buffer, position);
+                trackProducer(batch);
+                next = batch.nextOffset();
+                position += RecordBatchHeader.LOG_OVERHEAD_BYTES + length;
+            }
+            if (next <= offset) {
+                break;
+            }
+            offset = next;
+        }
+    }
+
+    /** The log as replication sees it; called under this partition's lock. */
+    private final class LogAdapter implements ReplicaLog {
+        @Override
+        public long logEndOffset() {
+            return log.logEndOffset();
+        }
+
+        @Override
+        public long highWatermark() {
+            return log.highWatermark();
+        }
+
+        @Override
+        public boolean updateHighWatermark(long highWatermark) {
+            return log.updateHighWatermark(highWatermark);
+        }
+
+        @Override
+        public int latestEpoch() {
+            return log.leaderEpochCache().latestEpoch();
+        }
+
+        @Override
+        public EpochEndOffset endOffsetForEpoch(int epoch) {
+            return log.endOffsetForEpoch(epoch);
+        }
+
+        @Override
+        public void assignEpoch(int epoch, long startOffset) {
+            try {
+                log.leaderEpochCache().assign(epoch, startOffset);
+            } catch (IOException e) {
+                throw new LogStorageException("[" + topicPartition + "] cannot record leader epoch " + epoch, e);
+            }
+        }
+
+        @Override
+        public boolean truncateTo(long offset) {
+            boolean truncated = log.truncateTo(offset);
+            if (truncated) {
+                rebuildProducerState(Math.max(log.logStartOffset(), log.logEndOffset() - PRODUCER_STATE_WINDOW_OFFSETS));
+            }
+            return truncated;
+        }
     }
 
     public synchronized long logStartOffset() {
@@ -114,6 +442,7 @@ public final class Partition {
      * @throws OffsetOutOfRangeException if {@code offset} is another negative value or above the high watermark
      */
     synchronized long deleteRecordsBefore(long offset) {
+        checkLeader(-1); // followers follow the leader's log start offset from its fetch responses
         if (offset < -1) {
             throw new OffsetOutOfRangeException("[" + topicPartition + "] cannot delete records before offset "
                     + offset);

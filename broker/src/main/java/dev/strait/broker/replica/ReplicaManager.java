@@ -6,6 +6,10 @@ import dev.strait.broker.log.OffsetOutOfRangeException;
 import dev.strait.broker.log.PartitionLog;
 import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.MetadataSource;
+import dev.strait.broker.metadata.PartitionState;
+import dev.strait.broker.replication.IsrChange;
+import dev.strait.broker.replication.ReplicationConfig;
+import dev.strait.broker.replication.TruncationRule;
 import dev.strait.broker.metadata.TopicExistsException;
 import dev.strait.broker.metadata.TopicMetadata;
 import dev.strait.broker.metadata.UnknownTopicException;
@@ -17,10 +21,17 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -30,12 +41,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The partitions this node leads (on a single node: all of them), their logs, topic lifecycle and delayed
- * fetches. Topic metadata lives in the {@link MetadataSource}; logs live under one log directory as
- * {@code <topic>-<partition>}.
+ * This node's replicas of partitions, their logs, topic lifecycle, delayed fetches and produces, and the roles
+ * the metadata gives them. Topic metadata and partition states (leader, epochs, replicas, ISR) live in the
+ * {@link MetadataSource}; logs live under one log directory as {@code <topic>-<partition>}.
  *
- * <p>Thread-safe: topic create/delete/config changes are serialized on this object; partition access goes through
- * each {@link Partition}'s lock.
+ * <p>Reconciliation: after every metadata change (the source's listener only enqueues a pass on the single
+ * {@code strait-replica-state} thread, so it never blocks the source) {@link #reconcile()} opens missing logs of
+ * partitions this node is a replica of, applies each committed {@link PartitionState} to its {@link Partition},
+ * tells {@link RoleListener}s (replica fetchers, the group coordinator) about leader and follower transitions, and
+ * deletes logs of partitions that are gone. Topic admin calls reconcile synchronously, so a single node (leader
+ * in epoch 0 of everything, ISR {self}) behaves as it always did.
+ *
+ * <p>Thread-safe: topic create/delete/config changes and reconciliation are serialized on this object; partition
+ * access goes through each {@link Partition}'s lock; {@link RoleListener} callbacks run under this object's lock,
+ * in reconciliation order, and must only enqueue work.
  */
 public final class ReplicaManager implements AutoCloseable {
 
@@ -43,29 +62,231 @@ public final class ReplicaManager implements AutoCloseable {
     private static final Pattern LEGAL_TOPIC = Pattern.compile("[a-zA-Z0-9._-]+");
     private static final int MAX_TOPIC_NAME_LENGTH = 249;
 
+    /** Told about role transitions of local replicas, in order, under the replica manager's lock; must not block. */
+    public interface RoleListener {
+        default void onBecomeLeader(Partition partition, int leaderEpoch) {
+        }
+
+        default void onBecomeFollower(Partition partition, int leaderId, int leaderEpoch) {
+        }
+
+        /** The replica was deleted (topic deleted, or this node removed from the replicas). */
+        default void onRemoved(TopicPartition topicPartition) {
+        }
+    }
+
     private final MetadataSource metadata;
     private final Path logDir;
     private final Map<String, String> brokerTopicDefaults;
     private final Time time;
+    private final long replicaLagTimeMaxMs;
+    private final int localId;
     private final ConcurrentHashMap<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
     private final DelayedOperationPurgatory fetchPurgatory;
+    private final DelayedOperationPurgatory producePurgatory;
+    private final List<RoleListener> roleListeners = new CopyOnWriteArrayList<>();
+    private final ExecutorService stateThread;
+    private final AtomicBoolean reconcilePending = new AtomicBoolean();
+    private volatile boolean closed;
 
     public ReplicaManager(MetadataSource metadata, Path logDir, Map<String, String> brokerTopicDefaults, Time time,
             ScheduledExecutorService scheduler) {
+        this(metadata, logDir, brokerTopicDefaults, time, scheduler, ReplicationConfig.DEFAULT_REPLICA_LAG_TIME_MAX_MS);
+    }
+
+    /**
+     * @param brokerTopicDefaults topic config defaults of this broker, min.insync.replicas included
+     * @param replicaLagTimeMaxMs {@code replica.lag.time.max.ms}
+     */
+    public ReplicaManager(MetadataSource metadata, Path logDir, Map<String, String> brokerTopicDefaults, Time time,
+            ScheduledExecutorService scheduler, long replicaLagTimeMaxMs) {
         this.metadata = metadata;
         this.logDir = logDir;
         this.brokerTopicDefaults = Map.copyOf(brokerTopicDefaults);
         this.time = time;
+        this.replicaLagTimeMaxMs = replicaLagTimeMaxMs;
+        this.localId = metadata.localNodeId();
         this.fetchPurgatory = new DelayedOperationPurgatory(scheduler);
+        this.producePurgatory = new DelayedOperationPurgatory(scheduler);
+        this.stateThread = Executors.newSingleThreadExecutor(r -> {
+            Thread thread = new Thread(r, "strait-replica-state-" + localId);
+            thread.setDaemon(true);
+            return thread;
+        });
         TopicConfigs.validate(this.brokerTopicDefaults);
+    }
+
+    public void addRoleListener(RoleListener listener) {
+        roleListeners.add(listener);
+    }
+
+    public int localId() {
+        return localId;
+    }
+
+    public DelayedOperationPurgatory producePurgatory() {
+        return producePurgatory;
     }
 
     /** Opens (recovering) the logs of every known topic. */
     public synchronized void startup() {
-        for (TopicMetadata topic : metadata.topics()) {
-            openPartitions(topic);
-        }
+        reconcile();
+        metadata.addChangeListener(this::scheduleReconcile);
         LOGGER.info("opened {} partitions of {} topics in {}", partitions.size(), metadata.topics().size(), logDir);
+    }
+
+    /** Called by the metadata source on every change: only enqueues a reconciliation pass (coalesced). */
+    private void scheduleReconcile() {
+        if (closed || !reconcilePending.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            stateThread.execute(() -> {
+                reconcilePending.set(false);
+                try {
+                    reconcile();
+                } catch (RuntimeException e) {
+                    LOGGER.error("[broker {}] reconciling replicas with the metadata failed", localId, e);
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            reconcilePending.set(false); // shutting down
+        }
+    }
+
+    /**
+     * Brings the local replicas in line with the metadata: opens logs of partitions this node is a replica of,
+     * applies their committed states, and deletes the logs of partitions that are gone.
+     */
+    public synchronized void reconcile() {
+        if (closed) {
+            return;
+        }
+        long nowMs = time.milliseconds();
+        Set<TopicPartition> live = new HashSet<>();
+        for (TopicMetadata topic : metadata.topics()) {
+            ReplicationConfig replicationConfig = replicationConfigFor(topic);
+            LogConfig logConfig = null;
+            for (int i = 0; i < topic.partitions(); i++) {
+                TopicPartition tp = new TopicPartition(topic.name(), i);
+                Optional<PartitionState> state = metadata.partitionState(topic.topicId(), i);
+                if (state.isEmpty() || !state.get().replicas().contains(localId)) {
+                    continue;
+                }
+                Partition partition = partitions.get(tp);
+                if (partition != null && !partition.topicId().equals(topic.topicId())) {
+                    removePartition(tp); // the topic was deleted and created again under the same name
+                    partition = null;
+                }
+                if (partition == null) {
+                    if (logConfig == null) {
+                        logConfig = logConfigFor(topic);
+                    }
+                    PartitionLog log = PartitionLog.open(logDir.resolve(topic.name() + "-" + i), logConfig, time);
+                    partition = new Partition(tp, topic.topicId(), log, localId, replicationConfig);
+                    partition.loadProducerState();
+                    partitions.put(tp, partition);
+                }
+                live.add(tp);
+                applyState(partition, state.get(), nowMs);
+            }
+        }
+        for (TopicPartition tp : List.copyOf(partitions.keySet())) {
+            if (!live.contains(tp)) {
+                removePartition(tp);
+            }
+        }
+    }
+
+    private void applyState(Partition partition, PartitionState state, long nowMs) {
+        Partition.RoleChange change = partition.applyAssignment(state, nowMs);
+        switch (change) {
+            case BECAME_LEADER:
+                LOGGER.info("[broker {}] leads {} in epoch {} (ISR {})", localId, partition.topicPartition(),
+                        state.leaderEpoch(), state.isr());
+                for (RoleListener listener : roleListeners) {
+                    listener.onBecomeLeader(partition, state.leaderEpoch());
+                }
+                break;
+            case BECAME_FOLLOWER:
+                LOGGER.info("[broker {}] follows {} led by {} in epoch {}", localId, partition.topicPartition(),
+                        state.leader(), state.leaderEpoch());
+                for (RoleListener listener : roleListeners) {
+                    listener.onBecomeFollower(partition, state.leader(), state.leaderEpoch());
+                }
+                break;
+            default:
+                break;
+        }
+        if (change != Partition.RoleChange.NONE) {
+            // The ISR or the role changed: waiting produces and fetches may be done (or must fail) now.
+            onHighWatermarkMaybeMoved(partition.topicPartition());
+        }
+    }
+
+    private void removePartition(TopicPartition tp) {
+        Partition partition = partitions.remove(tp);
+        if (partition == null) {
+            return;
+        }
+        for (RoleListener listener : roleListeners) {
+            listener.onRemoved(tp);
+        }
+        partition.close();
+        deleteRecursively(partition.dir());
+        // fetches waiting on the partition can now answer UNKNOWN_TOPIC instead of waiting out max.wait.ms
+        onHighWatermarkMaybeMoved(tp);
+        LOGGER.info("[broker {}] deleted the replica of {}", localId, tp);
+    }
+
+    /** Completes delayed produces and fetches of a partition that may be satisfied now. */
+    public void onHighWatermarkMaybeMoved(TopicPartition tp) {
+        producePurgatory.checkAndComplete(tp);
+        fetchPurgatory.checkAndComplete(tp);
+    }
+
+    /**
+     * A follower fetched {@code tp} from {@code fetchOffset}: updates its progress, completes what the high
+     * watermark now allows and sends an ISR expansion to the controller if one is due.
+     *
+     * @throws PartitionRoleException if this node cannot serve the follower
+     */
+    public void onFollowerFetch(TopicPartition tp, int followerId, long fetchOffset) {
+        Partition partition = partition(tp).orElseThrow(() -> new UnknownTopicException("unknown partition " + tp));
+        Partition.FollowerFetch result = partition.onFollowerFetch(followerId, fetchOffset, time.milliseconds());
+        if (result.highWatermarkMoved()) {
+            onHighWatermarkMaybeMoved(tp);
+        }
+        result.isrChange().ifPresent(change -> submitIsrChange(partition, change));
+    }
+
+    /** Periodically: proposes removing ISR members that fell behind for longer than replica.lag.time.max.ms. */
+    public void maybeShrinkIsr() {
+        long nowMs = time.milliseconds();
+        for (Partition partition : partitions.values()) {
+            partition.maybeShrinkIsr(nowMs).ifPresent(change -> submitIsrChange(partition, change));
+        }
+    }
+
+    private void submitIsrChange(Partition partition, IsrChange change) {
+        TopicPartition tp = partition.topicPartition();
+        LOGGER.info("[broker {}] proposes ISR {} for {} (leader epoch {}, partition epoch {})", localId,
+                change.newIsr(), tp, change.leaderEpoch(), change.partitionEpoch());
+        metadata.alterPartition(partition.topicId(), tp.partition(), change.leaderEpoch(), change.partitionEpoch(),
+                List.copyOf(new TreeSet<>(change.newIsr()))).whenComplete((state, error) -> {
+                    if (error != null) {
+                        LOGGER.info("[broker {}] ISR change {} for {} refused: {}", localId, change.newIsr(), tp,
+                                error.toString());
+                        partition.onIsrChangeRejected(change);
+                    }
+                    scheduleReconcile();
+                });
+    }
+
+    /** Replication settings of a topic: replica.lag.time.max.ms and its effective min.insync.replicas. */
+    public ReplicationConfig replicationConfigFor(TopicMetadata topic) {
+        int minInsync = Integer.parseInt(effectiveConfigs(topic).get(TopicConfigs.MIN_INSYNC_REPLICAS).trim());
+        return new ReplicationConfig(replicaLagTimeMaxMs, minInsync, TruncationRule.LEADER_EPOCH);
     }
 
     public MetadataSource metadata() {
@@ -114,10 +335,21 @@ public final class ReplicaManager implements AutoCloseable {
      */
     public AppendResult appendRecords(TopicPartition topicPartition, ByteBuffer batches,
             List<ProducerBatch> producerBatches) {
+        return appendRecords(topicPartition, batches, producerBatches, false).result();
+    }
+
+    /**
+     * Appends to a partition as leader (acks=all checks min.insync.replicas first) and completes delayed fetches
+     * (of followers and, if the high watermark moved, consumers) and produces waiting on it.
+     *
+     * @throws PartitionRoleException if this node does not lead the partition, or acks=all lacks in-sync replicas
+     */
+    public Partition.LeaderAppend appendRecords(TopicPartition topicPartition, ByteBuffer batches,
+            List<ProducerBatch> producerBatches, boolean acksAll) {
         Partition partition = partition(topicPartition)
                 .orElseThrow(() -> new UnknownTopicException("unknown partition " + topicPartition));
-        AppendResult result = partition.appendAsLeader(batches, producerBatches);
-        fetchPurgatory.checkAndComplete(topicPartition);
+        Partition.LeaderAppend result = partition.appendAsLeader(batches, producerBatches, acksAll);
+        onHighWatermarkMaybeMoved(topicPartition);
         return result;
     }
 
@@ -129,6 +361,16 @@ public final class ReplicaManager implements AutoCloseable {
      */
     public synchronized TopicMetadata createTopic(String name, int partitionCount, Map<String, String> configs,
             boolean validateOnly) {
+        return createTopic(name, partitionCount, -1, configs, validateOnly);
+    }
+
+    /**
+     * Creates a topic with {@code replicationFactor} replicas per partition (-1: the cluster default).
+     *
+     * @throws dev.strait.broker.metadata.InvalidReplicationFactorException if there are too few brokers
+     */
+    public synchronized TopicMetadata createTopic(String name, int partitionCount, int replicationFactor,
+            Map<String, String> configs, boolean validateOnly) {
         validateTopicName(name);
         if (partitionCount < 1) {
             throw new IllegalArgumentException("number of partitions must be >= 1, got " + partitionCount);
@@ -138,10 +380,15 @@ public final class ReplicaManager implements AutoCloseable {
             throw new TopicExistsException(name);
         }
         if (validateOnly) {
+            int brokers = metadata.brokers().size();
+            if (replicationFactor > Math.max(1, brokers)) {
+                throw new dev.strait.broker.metadata.InvalidReplicationFactorException("Replication factor: "
+                        + replicationFactor + " larger than available brokers: " + brokers + ".");
+            }
             return new TopicMetadata(name, Uuid.ZERO_UUID, partitionCount, configs);
         }
-        TopicMetadata topic = metadata.createTopic(name, partitionCount, configs);
-        openPartitions(topic);
+        TopicMetadata topic = metadata.createTopic(name, partitionCount, replicationFactor, configs);
+        reconcile();
         LOGGER.info("created topic {} ({}) with {} partitions and configs {}", name, topic.topicId(),
                 partitionCount, configs);
         return topic;
@@ -154,15 +401,7 @@ public final class ReplicaManager implements AutoCloseable {
      */
     public synchronized TopicMetadata deleteTopic(String name) {
         TopicMetadata topic = metadata.deleteTopic(name);
-        for (int i = 0; i < topic.partitions(); i++) {
-            Partition partition = partitions.remove(new TopicPartition(name, i));
-            if (partition != null) {
-                partition.close();
-                deleteRecursively(partition.dir());
-                // fetches waiting on the partition can now answer UNKNOWN_TOPIC instead of waiting out max.wait.ms
-                fetchPurgatory.checkAndComplete(partition.topicPartition());
-            }
-        }
+        reconcile();
         LOGGER.info("deleted topic {} ({})", name, topic.topicId());
         return topic;
     }
@@ -183,8 +422,12 @@ public final class ReplicaManager implements AutoCloseable {
         }
         TopicMetadata updated = metadata.replaceConfigs(name, overrides);
         LogConfig logConfig = logConfigFor(updated);
+        ReplicationConfig replicationConfig = replicationConfigFor(updated);
         for (int i = 0; i < updated.partitions(); i++) {
-            partition(new TopicPartition(name, i)).ifPresent(p -> p.updateConfig(logConfig));
+            partition(new TopicPartition(name, i)).ifPresent(p -> {
+                p.updateConfig(logConfig);
+                p.updateReplicationConfig(replicationConfig);
+            });
         }
         return updated;
     }
@@ -207,8 +450,9 @@ public final class ReplicaManager implements AutoCloseable {
             return topic.withPartitions(newCount);
         }
         // Metadata first: if opening a log fails, the restart opens it from the metadata instead of forgetting it.
-        TopicMetadata updated = metadata.increasePartitions(name, newCount);
-        openPartitions(updated, topic.partitions());
+        metadata.increasePartitions(name, newCount);
+        reconcile();
+        TopicMetadata updated = metadata.topic(name).orElseThrow();
         LOGGER.info("topic {} now has {} partitions (was {})", name, newCount, topic.partitions());
         return updated;
     }
@@ -253,19 +497,6 @@ public final class ReplicaManager implements AutoCloseable {
         return TopicConfigs.toLogConfig(effectiveConfigs(topic));
     }
 
-    private void openPartitions(TopicMetadata topic) {
-        openPartitions(topic, 0);
-    }
-
-    private void openPartitions(TopicMetadata topic, int firstPartition) {
-        LogConfig logConfig = logConfigFor(topic);
-        for (int i = firstPartition; i < topic.partitions(); i++) {
-            TopicPartition tp = new TopicPartition(topic.name(), i);
-            PartitionLog log = PartitionLog.open(logDir.resolve(topic.name() + "-" + i), logConfig, time);
-            partitions.put(tp, new Partition(tp, log));
-        }
-    }
-
     private static void validateTopicName(String name) {
         if (name == null || name.isEmpty() || name.equals(".") || name.equals("..")) {
             throw new IllegalArgumentException("topic name '" + name + "' is illegal");
@@ -295,6 +526,8 @@ public final class ReplicaManager implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        closed = true;
+        stateThread.shutdownNow();
         for (Partition partition : partitions.values()) {
             try {
                 partition.close();

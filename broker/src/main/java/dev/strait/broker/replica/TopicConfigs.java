@@ -13,6 +13,8 @@ import java.util.Set;
 public final class TopicConfigs {
 
     public static final String CLEANUP_POLICY = "cleanup.policy";
+    /** Replication, not the log: the ISR size an acks=all produce needs. */
+    public static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
 
     /** Supported keys with the built-in defaults (Kafka's). */
     public static final Map<String, String> BUILT_IN_DEFAULTS;
@@ -29,6 +31,7 @@ public final class TopicConfigs {
         m.put("max.message.bytes", Integer.toString(d.maxMessageBytes()));
         m.put("message.timestamp.type", d.timestampType().configValue());
         m.put("index.interval.bytes", Integer.toString(d.indexIntervalBytes()));
+        m.put(MIN_INSYNC_REPLICAS, "1");
         BUILT_IN_DEFAULTS = java.util.Collections.unmodifiableMap(m);
     }
 
@@ -59,11 +62,25 @@ public final class TopicConfigs {
             }
             if (!BUILT_IN_DEFAULTS.containsKey(key)) {
                 throw new IllegalArgumentException("unknown topic config '" + key + "'");
+            } else if (key.equals(MIN_INSYNC_REPLICAS)) {
+                validateMinInsync(value.trim());
             } else {
                 logConfigs.put(key, value.trim());
             }
         }
         return LogConfig.fromTopicConfigs(logConfigs);
+    }
+
+    private static void validateMinInsync(String value) {
+        int parsed;
+        try {
+            parsed = Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("min.insync.replicas must be an integer, got '" + value + "'");
+        }
+        if (parsed < 1) {
+            throw new IllegalArgumentException("min.insync.replicas must be at least 1, got " + parsed);
+        }
     }
 
     /** Every supported key with its effective value: overrides over broker defaults over built-in defaults. */

@@ -31,7 +31,7 @@ public final class PartitionReplica {
 
     private final int localId;
     private final ReplicaLog log;
-    private final ReplicationConfig config;
+    private ReplicationConfig config;
 
     private State state = State.OFFLINE;
     private PartitionAssignment assignment;
@@ -50,6 +50,11 @@ public final class PartitionReplica {
 
     public State state() {
         return state;
+    }
+
+    /** A topic's min.insync.replicas (or the broker's lag limit) changed; applies from the next check on. */
+    public void updateConfig(ReplicationConfig newConfig) {
+        this.config = newConfig;
     }
 
     public int localId() {

@@ -5,13 +5,21 @@ import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.MetadataSource;
 import dev.strait.broker.network.SocketServer;
 import dev.strait.broker.protocol.BrokerEndpoint;
+import dev.strait.broker.protocol.InterBrokerClient;
 import dev.strait.broker.protocol.KafkaApis;
 import dev.strait.broker.protocol.OffsetsTopicLog;
 import dev.strait.broker.replica.LogCleaner;
+import dev.strait.broker.replica.LeaderClient;
+import dev.strait.broker.replica.Partition;
+import dev.strait.broker.replica.ReplicaFetcherManager;
 import dev.strait.broker.replica.ReplicaManager;
+import dev.strait.broker.replica.TopicConfigs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +36,11 @@ public final class BrokerServer implements AutoCloseable {
     private static final Logger LOGGER = LoggerFactory.getLogger(BrokerServer.class);
 
     private final BrokerConfig config;
+    /** Opens this node's view of the cluster metadata; by default the one {@link MetadataSources} picks. */
+    private final MetadataFactory metadataFactory;
+    private final UnaryOperator<LeaderClient.Factory> leaderClients;
     private MetadataSource metadata;
+    private ReplicaFetcherManager fetcherManager;
     private ScheduledExecutorService scheduler;
     private ReplicaManager replicaManager;
     private SocketServer socketServer;
@@ -37,8 +49,33 @@ public final class BrokerServer implements AutoCloseable {
     private volatile BrokerEndpoint endpoint;
     private boolean started;
 
+    /** Opens the metadata source a broker uses; the broker closes it when it stops. */
+    @FunctionalInterface
+    public interface MetadataFactory {
+        MetadataSource open(BrokerConfig config, Path logDir) throws IOException;
+    }
+
     public BrokerServer(BrokerConfig config) {
+        this(config, MetadataSources::open);
+    }
+
+    /**
+     * A broker whose metadata comes from {@code metadataFactory} (tests inject a fake controller here). The source
+     * it returns belongs to this broker, which closes it on {@link #close()}.
+     */
+    public BrokerServer(BrokerConfig config, MetadataFactory metadataFactory) {
+        this(config, metadataFactory, UnaryOperator.identity());
+    }
+
+    /**
+     * As {@link #BrokerServer(BrokerConfig, MetadataFactory)}, with the connections of replica fetchers to leaders
+     * passed through {@code leaderClients} (tests cut links between brokers with it).
+     */
+    public BrokerServer(BrokerConfig config, MetadataFactory metadataFactory,
+            UnaryOperator<LeaderClient.Factory> leaderClients) {
         this.config = config;
+        this.metadataFactory = metadataFactory;
+        this.leaderClients = leaderClients;
     }
 
     public synchronized BrokerServer start() {
@@ -50,19 +87,52 @@ public final class BrokerServer implements AutoCloseable {
             LOGGER.warn("only the first of log.dirs is used yet: {}", logDir);
         }
         try {
-            metadata = MetadataSources.open(config, logDir);
+            metadata = metadataFactory.open(config, logDir);
             scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread thread = new Thread(r, "strait-scheduler-" + config.nodeId());
                 thread.setDaemon(true);
                 return thread;
             });
-            replicaManager = new ReplicaManager(metadata, logDir, config.topicDefaults(), Time.SYSTEM, scheduler);
+            Map<String, String> topicDefaults = new HashMap<>(config.topicDefaults());
+            topicDefaults.put(TopicConfigs.MIN_INSYNC_REPLICAS, Integer.toString(config.minInsyncReplicas()));
+            replicaManager = new ReplicaManager(metadata, logDir, topicDefaults, Time.SYSTEM, scheduler,
+                    config.replicaLagTimeMaxMs());
+            fetcherManager = new ReplicaFetcherManager(config.nodeId(), metadata,
+                    leaderClients.apply(InterBrokerClient.factory(config.nodeId(), config.replicaSocketTimeoutMs())),
+                    new ReplicaFetcherManager.Settings(config.replicaFetchWaitMaxMs(), config.replicaFetchMinBytes(),
+                            config.replicaFetchMaxBytes(), Math.max(config.replicaFetchMaxBytes(), 10 * 1024 * 1024),
+                            config.replicaFetchBackoffMs()));
+            replicaManager.addRoleListener(fetcherManager);
             replicaManager.startup();
             OffsetsTopicLog offsetsLog = new OffsetsTopicLog(replicaManager, config.offsetsTopicNumPartitions(),
                     config.offsetsTopicSegmentBytes());
             groupCoordinator = new GroupCoordinator(new GroupCoordinator.Config(offsetsLog.numPartitions(),
                     config.groupInitialRebalanceDelayMs(), config.groupMinSessionTimeoutMs(),
                     config.groupMaxSessionTimeoutMs(), 100), offsetsLog, System::currentTimeMillis);
+            GroupCoordinator coordinator = groupCoordinator;
+            // Registered before startup: a load can only repeat one (loads are idempotent), never be missed.
+            replicaManager.addRoleListener(new ReplicaManager.RoleListener() {
+                @Override
+                public void onBecomeLeader(Partition partition, int leaderEpoch) {
+                    if (partition.topicPartition().topic().equals(OffsetsTopicLog.TOPIC)) {
+                        coordinator.onBecomeLeader(partition.topicPartition().partition());
+                    }
+                }
+
+                @Override
+                public void onBecomeFollower(Partition partition, int leaderId, int leaderEpoch) {
+                    if (partition.topicPartition().topic().equals(OffsetsTopicLog.TOPIC)) {
+                        coordinator.onResign(partition.topicPartition().partition());
+                    }
+                }
+
+                @Override
+                public void onRemoved(org.apache.kafka.common.TopicPartition topicPartition) {
+                    if (topicPartition.topic().equals(OffsetsTopicLog.TOPIC)) {
+                        coordinator.onResign(topicPartition.partition());
+                    }
+                }
+            });
             groupCoordinator.startup();
             KafkaApis apis = new KafkaApis(() -> endpoint, replicaManager, config.numPartitions(),
                     config.autoCreateTopics(), config.originals(), groupCoordinator);
@@ -79,6 +149,14 @@ public final class BrokerServer implements AutoCloseable {
                         config.nodeId());
                 logCleaner.startup();
             }
+            long isrCheckMs = Math.max(1, config.replicaLagTimeMaxMs() / 2);
+            scheduler.scheduleWithFixedDelay(() -> {
+                try {
+                    replicaManager.maybeShrinkIsr();
+                } catch (RuntimeException e) {
+                    LOGGER.error("ISR check failed", e);
+                }
+            }, isrCheckMs, isrCheckMs, TimeUnit.MILLISECONDS);
             scheduler.scheduleWithFixedDelay(replicaManager::deleteSegmentsForRetention,
                     config.retentionCheckIntervalMs(), config.retentionCheckIntervalMs(), TimeUnit.MILLISECONDS);
             started = true;
@@ -103,6 +181,11 @@ public final class BrokerServer implements AutoCloseable {
         return config;
     }
 
+    /** The replica layer (tests inspect partitions through it); null when stopped. */
+    public synchronized ReplicaManager replicaManager() {
+        return replicaManager;
+    }
+
     /** The port the listener is bound to. */
     public int boundPort() {
         return endpoint.port();
@@ -117,6 +200,10 @@ public final class BrokerServer implements AutoCloseable {
         if (socketServer != null) {
             socketServer.close();
             socketServer = null;
+        }
+        if (fetcherManager != null) {
+            fetcherManager.close();
+            fetcherManager = null;
         }
         if (groupCoordinator != null) {
             groupCoordinator.close();

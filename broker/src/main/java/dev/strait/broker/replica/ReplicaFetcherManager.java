@@ -1,0 +1,309 @@
+package dev.strait.broker.replica;
+
+import dev.strait.broker.log.EpochEndOffset;
+import dev.strait.broker.log.LogStorageException;
+import dev.strait.broker.metadata.BrokerRegistration;
+import dev.strait.broker.metadata.MetadataSource;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The follower side of replication: one fetcher thread per leader broker, pulling the partitions this node
+ * follows from it. A partition's {@link Partition} decides what to do next: while it truncates, its thread asks
+ * the leader (OffsetForLeaderEpoch, as a replica) where the follower's latest epoch ended; once fetching, it fetches
+ * from its log end offset in the leader epoch it follows, appends what comes back as it is, and takes the leader's
+ * high watermark. Answers for an epoch the partition has left are dropped by the partition. On an error the
+ * thread backs off for {@code replica.fetch.backoff.ms}.
+ *
+ * <p>Thread-safe: the partition map of each thread is guarded by the thread object; role changes arrive from the
+ * replica manager's reconciliation ({@link ReplicaManager.RoleListener}) and only edit those maps.
+ */
+public final class ReplicaFetcherManager implements ReplicaManager.RoleListener, AutoCloseable {
+
+    private static final Logger LOGGER = LoggerFactory.getLogger(ReplicaFetcherManager.class);
+
+    /** {@code replica.fetch.*} and {@code replica.socket.timeout.ms}, by their Kafka meanings. */
+    public record Settings(int maxWaitMs, int minBytes, int maxBytesPerPartition, int responseMaxBytes,
+                           long backoffMs) {
+    }
+
+    private final int localId;
+    private final MetadataSource metadata;
+    private final LeaderClient.Factory clients;
+    private final Settings settings;
+    private final Map<Integer, FetcherThread> threads = new HashMap<>();
+    private boolean closed;
+
+    public ReplicaFetcherManager(int localId, MetadataSource metadata, LeaderClient.Factory clients,
+            Settings settings) {
+        this.localId = localId;
+        this.metadata = metadata;
+        this.clients = clients;
+        this.settings = settings;
+    }
+
+    @Override
+    public synchronized void onBecomeLeader(Partition partition, int leaderEpoch) {
+        remove(partition.topicPartition());
+    }
+
+    @Override
+    public synchronized void onBecomeFollower(Partition partition, int leaderId, int leaderEpoch) {
+        remove(partition.topicPartition());
+        if (closed || leaderId < 0 || leaderId == localId) {
+            return; // no leader: nothing to fetch from until the controller elects one
+        }
+        FetcherThread thread = threads.computeIfAbsent(leaderId, id -> {
+            FetcherThread created = new FetcherThread(id);
+            created.start();
+            return created;
+        });
+        thread.add(partition, leaderEpoch);
+    }
+
+    @Override
+    public synchronized void onRemoved(TopicPartition topicPartition) {
+        remove(topicPartition);
+    }
+
+    private void remove(TopicPartition topicPartition) {
+        for (FetcherThread thread : threads.values()) {
+            thread.remove(topicPartition);
+        }
+    }
+
+    /** Number of partitions being fetched (tests). */
+    public synchronized int fetchedPartitions() {
+        return threads.values().stream().mapToInt(FetcherThread::size).sum();
+    }
+
+    @Override
+    public void close() {
+        List<FetcherThread> stopping;
+        synchronized (this) {
+            closed = true;
+            stopping = List.copyOf(threads.values());
+            threads.clear();
+        }
+        for (FetcherThread thread : stopping) {
+            thread.shutdown();
+        }
+        for (FetcherThread thread : stopping) {
+            try {
+                thread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private record Followed(Partition partition, int leaderEpoch) {
+    }
+
+    private final class FetcherThread extends Thread {
+        private final int leaderId;
+        private final Map<TopicPartition, Followed> followed = new HashMap<>();
+        private volatile boolean running = true;
+        private LeaderClient client;
+
+        FetcherThread(int leaderId) {
+            super("strait-replica-fetcher-" + localId + "-from-" + leaderId);
+            setDaemon(true);
+            this.leaderId = leaderId;
+        }
+
+        synchronized void add(Partition partition, int leaderEpoch) {
+            followed.put(partition.topicPartition(), new Followed(partition, leaderEpoch));
+            notifyAll();
+        }
+
+        synchronized void remove(TopicPartition topicPartition) {
+            followed.remove(topicPartition);
+        }
+
+        synchronized int size() {
+            return followed.size();
+        }
+
+        void shutdown() {
+            running = false;
+            interrupt();
+            synchronized (this) {
+                notifyAll();
+            }
+            closeClient();
+        }
+
+        private synchronized void closeClient() {
+            if (client != null) {
+                client.close();
+                client = null;
+            }
+        }
+
+        @Override
+        public void run() {
+            while (running) {
+                try {
+                    if (!doWork()) {
+                        backoff();
+                    }
+                } catch (IOException e) {
+                    if (running) {
+                        LOGGER.info("[broker {}] fetching from broker {} failed: {}", localId, leaderId, e.toString());
+                    }
+                    closeClient();
+                    backoff();
+                } catch (InterruptedException e) {
+                    return;
+                } catch (RuntimeException e) {
+                    LOGGER.error("[broker {}] fetcher for broker {} failed", localId, leaderId, e);
+                    backoff();
+                }
+            }
+            closeClient();
+        }
+
+        private void backoff() {
+            synchronized (this) {
+                try {
+                    if (running) {
+                        wait(Math.max(1, settings.backoffMs()));
+                    }
+                } catch (InterruptedException e) {
+                    running = false;
+                }
+            }
+        }
+
+        /** One round: truncations, then one fetch. @return false if it should back off */
+        private boolean doWork() throws IOException, InterruptedException {
+            List<Followed> snapshot;
+            synchronized (this) {
+                while (running && followed.isEmpty()) {
+                    wait();
+                }
+                snapshot = new ArrayList<>(followed.values());
+            }
+            if (!running) {
+                return true;
+            }
+            LeaderClient leader = client();
+            if (leader == null) {
+                return false;
+            }
+            boolean ok = truncate(leader, snapshot);
+            return fetch(leader, snapshot) && ok;
+        }
+
+        private synchronized LeaderClient client() throws IOException {
+            if (client == null) {
+                Optional<BrokerRegistration> broker = metadata.brokers().stream()
+                        .filter(b -> b.id() == leaderId && !b.fenced()).findFirst();
+                if (broker.isEmpty()) {
+                    return null;
+                }
+                client = clients.connect(leaderId, broker.get().host(), broker.get().port());
+            }
+            return client;
+        }
+
+        private boolean truncate(LeaderClient leader, List<Followed> snapshot) throws IOException {
+            List<LeaderClient.EpochQuery> queries = new ArrayList<>();
+            Map<TopicPartition, Followed> asked = new HashMap<>();
+            for (Followed f : snapshot) {
+                OptionalInt epoch = f.partition().epochToQuery(f.leaderEpoch());
+                if (epoch.isPresent()) {
+                    queries.add(new LeaderClient.EpochQuery(f.partition().topicPartition(), f.leaderEpoch(),
+                            epoch.getAsInt()));
+                    asked.put(f.partition().topicPartition(), f);
+                }
+            }
+            if (queries.isEmpty()) {
+                return true;
+            }
+            boolean ok = true;
+            for (Map.Entry<TopicPartition, LeaderClient.EpochAnswer> entry
+                    : leader.offsetsForLeaderEpoch(queries).entrySet()) {
+                Followed f = asked.get(entry.getKey());
+                LeaderClient.EpochAnswer answer = entry.getValue();
+                if (f == null) {
+                    continue;
+                }
+                if (answer.error() != LeaderClient.ReplicaError.NONE) {
+                    LOGGER.debug("[broker {}] OffsetForLeaderEpoch of {} from {}: {}", localId, entry.getKey(),
+                            leaderId, answer.error());
+                    ok = false;
+                    continue;
+                }
+                EpochEndOffset end = answer.leaderEpoch() < 0 ? EpochEndOffset.UNDEFINED
+                        : new EpochEndOffset(answer.leaderEpoch(), answer.endOffset());
+                f.partition().onEpochEndOffset(f.leaderEpoch(), end);
+                LOGGER.info("[broker {}] {} truncated after the leader's answer {}; log end now {}", localId,
+                        entry.getKey(), end, f.partition().logEndOffset());
+            }
+            return ok;
+        }
+
+        private boolean fetch(LeaderClient leader, List<Followed> snapshot) throws IOException {
+            List<LeaderClient.FetchTarget> targets = new ArrayList<>();
+            Map<TopicPartition, Followed> fetched = new HashMap<>();
+            Map<TopicPartition, Long> offsets = new HashMap<>();
+            for (Followed f : snapshot) {
+                OptionalLong offset = f.partition().fetchOffset(f.leaderEpoch());
+                if (offset.isPresent()) {
+                    TopicPartition tp = f.partition().topicPartition();
+                    targets.add(new LeaderClient.FetchTarget(tp, f.partition().topicId(), offset.getAsLong(),
+                            f.partition().logStartOffset(), f.leaderEpoch(), settings.maxBytesPerPartition()));
+                    fetched.put(tp, f);
+                    offsets.put(tp, offset.getAsLong());
+                }
+            }
+            if (targets.isEmpty()) {
+                return true;
+            }
+            boolean ok = true;
+            Map<TopicPartition, LeaderClient.FetchedPartition> response = leader.fetch(targets,
+                    settings.maxWaitMs(), settings.minBytes(), settings.responseMaxBytes());
+            for (Map.Entry<TopicPartition, LeaderClient.FetchedPartition> entry : response.entrySet()) {
+                Followed f = fetched.get(entry.getKey());
+                LeaderClient.FetchedPartition data = entry.getValue();
+                if (f == null) {
+                    continue;
+                }
+                if (data.error() == LeaderClient.ReplicaError.OFFSET_OUT_OF_RANGE
+                        && f.partition().onLeaderLogStartAhead(f.leaderEpoch(), offsets.get(entry.getKey()),
+                                data.logStartOffset())) {
+                    LOGGER.info("[broker {}] {} restarted empty at the leader's log start offset {}", localId,
+                            entry.getKey(), data.logStartOffset());
+                    continue;
+                }
+                if (data.error() != LeaderClient.ReplicaError.NONE) {
+                    LOGGER.debug("[broker {}] fetch of {} from {}: {}", localId, entry.getKey(), leaderId,
+                            data.error());
+                    ok = false;
+                    continue;
+                }
+                try {
+                    f.partition().appendAsFollower(f.leaderEpoch(), offsets.get(entry.getKey()), data.records(),
+                            data.highWatermark(), data.logStartOffset());
+                } catch (IllegalArgumentException | LogStorageException | dev.strait.broker.log.CorruptRecordException e) {
+                    LOGGER.warn("[broker {}] cannot append the fetched data of {}: {}", localId, entry.getKey(),
+                            e.toString());
+                    ok = false;
+                }
+            }
+            return ok;
+        }
+    }
+}

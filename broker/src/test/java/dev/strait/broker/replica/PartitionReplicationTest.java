@@ -1,0 +1,142 @@
+package dev.strait.broker.replica;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.strait.broker.log.EpochEndOffset;
+import dev.strait.broker.log.LogConfig;
+import dev.strait.broker.log.PartitionLog;
+import dev.strait.broker.log.Time;
+import dev.strait.broker.metadata.PartitionState;
+import dev.strait.broker.replication.ProduceCheck;
+import dev.strait.broker.replication.ReplicationConfig;
+import dev.strait.broker.replication.TruncationRule;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.record.SimpleRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@link Partition} over a real log: the broker side of the replication state machine. */
+class PartitionReplicationTest {
+
+    private static final TopicPartition TP = new TopicPartition("t", 0);
+
+    @TempDir
+    Path dir;
+
+    private Partition partition;
+
+    private Partition open(int localId, int minInsync) {
+        PartitionLog log = PartitionLog.open(dir.resolve("t-0-" + localId), LogConfig.defaults(), Time.SYSTEM);
+        partition = new Partition(TP, Uuid.randomUuid(), log, localId,
+                new ReplicationConfig(30_000, minInsync, TruncationRule.LEADER_EPOCH));
+        partition.loadProducerState();
+        return partition;
+    }
+
+    @AfterEach
+    void close() {
+        if (partition != null) {
+            partition.close();
+        }
+    }
+
+    private static SimpleRecord[] records(int count) {
+        SimpleRecord[] records = new SimpleRecord[count];
+        for (int i = 0; i < count; i++) {
+            records[i] = new SimpleRecord(1_000L + i, null, ("v" + i).getBytes(StandardCharsets.UTF_8));
+        }
+        return records;
+    }
+
+    private static ByteBuffer batch(int count) {
+        return MemoryRecords.withRecords(Compression.NONE, records(count)).buffer();
+    }
+
+    private static ProducerBatch plain(int count) {
+        return new ProducerBatch(-1, (short) -1, -1, -1, count);
+    }
+
+    @Test
+    void acksAllIsRefusedBeforeAppendingWhenTheIsrIsBelowMinInsync() {
+        // Given
+        Partition p = open(0, 2);
+        p.applyAssignment(new PartitionState(0, 3, List.of(0, 1, 2), List.of(0), 1), 0);
+        // When / Then
+        assertThatThrownBy(() -> p.appendAsLeader(batch(1), List.of(plain(1)), true))
+                .isInstanceOfSatisfying(PartitionRoleException.class,
+                        e -> assertThat(e.reason()).isEqualTo(PartitionRoleException.Reason.NOT_ENOUGH_REPLICAS));
+        assertThat(p.logEndOffset()).isZero();
+        assertThat(p.appendAsLeader(batch(1), List.of(plain(1)), false).leaderEpoch()).isEqualTo(3);
+        assertThat(p.highWatermark()).isEqualTo(1);
+    }
+
+    @Test
+    void theHighWatermarkWaitsForEveryIsrMemberAndThenCompletesAcksAll() {
+        // Given
+        Partition p = open(0, 2);
+        p.applyAssignment(new PartitionState(0, 1, List.of(0, 1, 2), List.of(0, 1, 2), 0), 0);
+        Partition.LeaderAppend append = p.appendAsLeader(batch(3), List.of(plain(3)), true);
+        assertThat(p.checkProduceCompletion(append.result().lastOffset(), append.leaderEpoch()))
+                .isEqualTo(ProduceCheck.PENDING);
+        // When
+        assertThat(p.onFollowerFetch(1, 3, 10).highWatermarkMoved()).isFalse();
+        Partition.FollowerFetch second = p.onFollowerFetch(2, 3, 10);
+        // Then
+        assertThat(second.highWatermarkMoved()).isTrue();
+        assertThat(p.highWatermark()).isEqualTo(3);
+        assertThat(p.checkProduceCompletion(2, append.leaderEpoch())).isEqualTo(ProduceCheck.OK);
+        assertThat(p.readForFollower(0, 1 << 20).records().sizeBytes()).isPositive();
+    }
+
+    @Test
+    void aFollowerFencesRequestsAndAppendsOnlyInTheEpochItFollows() {
+        // Given
+        Partition p = open(1, 1);
+        p.applyAssignment(new PartitionState(0, 2, List.of(0, 1), List.of(0, 1), 0), 0);
+        assertThatThrownBy(() -> p.checkLeader(2)).isInstanceOfSatisfying(PartitionRoleException.class,
+                e -> assertThat(e.reason()).isEqualTo(PartitionRoleException.Reason.NOT_LEADER));
+        assertThat(p.epochToQuery(2)).hasValue(-1);
+        p.onEpochEndOffset(2, EpochEndOffset.UNDEFINED);
+        assertThat(p.fetchOffset(2)).hasValue(0);
+        assertThat(p.fetchOffset(1)).isEmpty();
+        // When: data for an epoch the replica left is dropped; data for its epoch is appended as it is
+        ByteBuffer fromLeader = MemoryRecords.withRecords(0L, Compression.NONE, 2, records(4)).buffer();
+        p.appendAsFollower(1, 0, fromLeader.duplicate(), 4, 0);
+        assertThat(p.logEndOffset()).isZero();
+        p.appendAsFollower(2, 0, fromLeader.duplicate(), 3, 0);
+        // Then
+        assertThat(p.logEndOffset()).isEqualTo(4);
+        assertThat(p.highWatermark()).isEqualTo(3);
+    }
+
+    @Test
+    void aNewLeaderRecognisesARetriedBatchThatItsPredecessorReplicatedToIt() {
+        // Given: a follower got an idempotent batch from the leader
+        Partition p = open(1, 1);
+        p.applyAssignment(new PartitionState(0, 0, List.of(0, 1), List.of(0, 1), 0), 0);
+        p.onEpochEndOffset(0, EpochEndOffset.UNDEFINED);
+        ByteBuffer replicated = MemoryRecords.withIdempotentRecords(Compression.NONE, 42L, (short) 0, 0, records(2))
+                .buffer();
+        p.appendAsFollower(0, 0, replicated, 2, 0);
+        // When: it leads, and the producer retries the batch whose acknowledgement it never got
+        p.applyAssignment(new PartitionState(1, 1, List.of(0, 1), List.of(1), 1), 0);
+        ByteBuffer retried = MemoryRecords.withIdempotentRecords(Compression.NONE, 42L, (short) 0, 0, records(2))
+                .buffer();
+        // Then: a duplicate, answered with the original offset, and nothing appended
+        assertThatThrownBy(() -> p.appendAsLeader(retried, List.of(new ProducerBatch(42L, (short) 0, 0, 1, 2)), true))
+                .isInstanceOfSatisfying(ProducerStateException.class, e -> {
+                    assertThat(e.reason()).isEqualTo(ProducerStateException.Reason.DUPLICATE);
+                    assertThat(e.duplicateFirstOffset()).isZero();
+                });
+        assertThat(p.logEndOffset()).isEqualTo(2);
+    }
+}
