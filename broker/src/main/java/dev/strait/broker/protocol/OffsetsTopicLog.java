@@ -2,6 +2,7 @@ package dev.strait.broker.protocol;
 
 import dev.strait.broker.group.OffsetsLog;
 import dev.strait.broker.log.LogReadResult;
+import dev.strait.broker.metadata.InvalidReplicationFactorException;
 import dev.strait.broker.metadata.TopicExistsException;
 import dev.strait.broker.metadata.TopicMetadata;
 import dev.strait.broker.replica.Partition;
@@ -33,18 +34,19 @@ public final class OffsetsTopicLog implements OffsetsLog {
 
     private final ReplicaManager replicaManager;
 
+    private final int configuredPartitions;
+    private final Map<String, String> configs;
+
+    /**
+     * Brings an existing offsets topic's configs in line; a missing topic is created by {@link #ensureCreated()},
+     * which the broker calls once it is registered: in a cluster the topic's replicas need registered brokers.
+     */
     public OffsetsTopicLog(ReplicaManager replicaManager, int numPartitions, int segmentBytes) {
         this.replicaManager = replicaManager;
-        Map<String, String> configs = Map.of(TopicConfigs.CLEANUP_POLICY, "compact", "segment.bytes",
-                Integer.toString(segmentBytes));
+        this.configuredPartitions = numPartitions;
+        this.configs = Map.of(TopicConfigs.CLEANUP_POLICY, "compact", "segment.bytes", Integer.toString(segmentBytes));
         Optional<TopicMetadata> existing = replicaManager.topic(TOPIC);
-        if (existing.isEmpty()) {
-            try {
-                replicaManager.createTopic(TOPIC, numPartitions, configs, false);
-            } catch (TopicExistsException e) {
-                // created concurrently
-            }
-        } else {
+        if (existing.isPresent()) {
             // Topics created before compaction existed had retention.ms=-1 only; bring them (and a changed
             // offsets.topic.segment.bytes) in line so that committed offsets stop growing without bound, keeping
             // any other override an operator set.
@@ -56,9 +58,29 @@ public final class OffsetsTopicLog implements OffsetsLog {
         }
     }
 
+    /**
+     * Creates the offsets topic if it does not exist yet. Until it does, FindCoordinator answers
+     * COORDINATOR_NOT_AVAILABLE and clients retry, as with Kafka, which also creates it on demand.
+     *
+     * @return true once the topic exists; false if the cluster cannot place it yet (too few brokers registered)
+     */
+    public boolean ensureCreated() {
+        if (replicaManager.topic(TOPIC).isPresent()) {
+            return true;
+        }
+        try {
+            replicaManager.createTopic(TOPIC, configuredPartitions, configs, false);
+            return true;
+        } catch (TopicExistsException e) {
+            return true;
+        } catch (InvalidReplicationFactorException e) {
+            return false;
+        }
+    }
+
     /** The number of partitions of the existing topic (it wins over the config after the first start). */
     public int numPartitions() {
-        return replicaManager.topic(TOPIC).orElseThrow().partitions();
+        return replicaManager.topic(TOPIC).map(TopicMetadata::partitions).orElse(configuredPartitions);
     }
 
     @Override

@@ -142,6 +142,12 @@ public final class BrokerServer implements AutoCloseable {
             socketServer.bind();
             endpoint = new BrokerEndpoint(config.nodeId(), advertisedHost(), socketServer.boundPort());
             metadata.registerLocalBroker(endpoint.host(), endpoint.port());
+            if (!offsetsLog.ensureCreated()) {
+                // A cluster's first nodes start before enough brokers registered to place the offsets topic's
+                // replicas; keep trying in the background, as Kafka creates it on demand.
+                LOGGER.info("offsets topic not created yet: too few brokers registered; retrying");
+                scheduleOffsetsTopicCreation(offsetsLog);
+            }
             socketServer.start();
             if (config.logCleanerEnable()) {
                 logCleaner = new LogCleaner(replicaManager, new LogCleaner.Settings(config.logCleanerBackoffMs(),
@@ -170,6 +176,27 @@ public final class BrokerServer implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    private void scheduleOffsetsTopicCreation(OffsetsTopicLog offsetsLog) {
+        ScheduledExecutorService executor = scheduler;
+        executor.schedule(new Runnable() {
+            @Override
+            public void run() {
+                boolean created;
+                try {
+                    created = offsetsLog.ensureCreated();
+                } catch (RuntimeException e) {
+                    LOGGER.warn("creating the offsets topic failed, retrying: {}", e.toString());
+                    created = false;
+                }
+                if (created) {
+                    LOGGER.info("offsets topic created");
+                } else if (!executor.isShutdown()) {
+                    executor.schedule(this, 1, TimeUnit.SECONDS);
+                }
+            }
+        }, 1, TimeUnit.SECONDS);
     }
 
     private String advertisedHost() {
