@@ -5,8 +5,8 @@ import java.util.Map;
 import dev.strait.broker.server.EmbeddedCluster;
 
 /**
- * Strait's companion broker as a {@link TestCluster}: an {@link EmbeddedCluster} inside the test JVM on an
- * ephemeral 127.0.0.1 port, so a suite written against Apache Kafka runs unchanged against our broker.
+ * Strait's companion broker as a {@link TestCluster}: an {@link EmbeddedCluster} of one or more nodes inside the
+ * test JVM on 127.0.0.1, so a suite written against Apache Kafka runs unchanged against our broker.
  */
 public final class CompanionCluster implements TestCluster {
     private final String name;
@@ -23,6 +23,11 @@ public final class CompanionCluster implements TestCluster {
 
     public static CompanionCluster start(String name, int nodes, Map<String, String> brokerConfig) {
         EmbeddedCluster.Builder builder = EmbeddedCluster.builder().nodes(nodes);
+        if (nodes >= 3) {
+            // Kafka's usual production settings, and failover fast enough for a test.
+            builder.brokerConfig("min.insync.replicas", "2").brokerConfig("broker.session.timeout.ms", "3000")
+                .brokerConfig("broker.heartbeat.interval.ms", "500");
+        }
         brokerConfig.forEach(builder::brokerConfig);
         return new CompanionCluster(name, builder.start());
     }
@@ -34,7 +39,7 @@ public final class CompanionCluster implements TestCluster {
 
     @Override
     public Kind kind() {
-        return Kind.COMPANION;
+        return cluster.size() == 1 ? Kind.COMPANION : Kind.COMPANION_CLUSTER;
     }
 
     @Override
@@ -44,7 +49,7 @@ public final class CompanionCluster implements TestCluster {
 
     @Override
     public int size() {
-        return 1;
+        return cluster.size();
     }
 
     @Override
@@ -55,6 +60,16 @@ public final class CompanionCluster implements TestCluster {
     @Override
     public void restartAll() {
         cluster.resume();
+    }
+
+    @Override
+    public void killNode(int index) {
+        cluster.kill(index);
+    }
+
+    @Override
+    public void restartNode(int index) {
+        cluster.resume(index);
     }
 
     @Override

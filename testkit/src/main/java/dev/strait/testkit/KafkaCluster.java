@@ -98,6 +98,16 @@ public final class KafkaCluster implements TestCluster {
         TestCluster.awaitWritable(admin, topic, partitions);
     }
 
+    @Override
+    public void killNode(int index) {
+        kill(index + 1);
+    }
+
+    @Override
+    public void restartNode(int index) {
+        restart(index + 1);
+    }
+
     /** SIGKILL of node {@code id} (1-based); its data stays for {@link #restart(int)}. */
     public void kill(int id) {
         nodes.get(id - 1).kill();

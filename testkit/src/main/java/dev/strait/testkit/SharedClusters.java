@@ -35,7 +35,7 @@ public final class SharedClusters {
     }
 
     private static TestCluster started(TestCluster.Kind kind, String name) {
-        TestCluster cluster = kind.start(name + "-" + kind.name().toLowerCase(Locale.ROOT), 1);
+        TestCluster cluster = kind.start(name + "-" + kind.name().toLowerCase(Locale.ROOT));
         Runtime.getRuntime().addShutdownHook(new Thread(cluster::close, "close-" + name));
         return cluster;
     }

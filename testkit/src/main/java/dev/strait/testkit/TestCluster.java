@@ -25,9 +25,24 @@ public interface TestCluster extends AutoCloseable {
 
     /** What runs a cluster; a suite parameterised by kind runs once per value. */
     enum Kind {
-        KAFKA, COMPANION;
+        /** Apache Kafka 4.1.1, one node per child JVM. */
+        KAFKA(1),
+        /** One companion broker node. */
+        COMPANION(1),
+        /** Three companion nodes in one quorum, topics replicated three times, min.insync.replicas=2. */
+        COMPANION_CLUSTER(3);
 
-        public TestCluster start(String name, int nodes) {
+        private final int nodes;
+
+        Kind(int nodes) {
+            this.nodes = nodes;
+        }
+
+        public int nodes() {
+            return nodes;
+        }
+
+        public TestCluster start(String name) {
             return this == KAFKA ? KafkaCluster.start(name, nodes) : CompanionCluster.start(name, nodes);
         }
     }
@@ -45,6 +60,12 @@ public interface TestCluster extends AutoCloseable {
     void stopAll();
 
     void restartAll();
+
+    /** Stops node {@code index} (0-based) at once, as a crash would. */
+    void killNode(int index);
+
+    /** Starts node {@code index} (0-based) again, on its old address with its data. */
+    void restartNode(int index);
 
     @Override
     void close();

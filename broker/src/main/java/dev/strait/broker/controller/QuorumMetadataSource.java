@@ -65,6 +65,7 @@ public final class QuorumMetadataSource implements MetadataSource {
     private final CompletableFuture<Void> selfUnfenced = new CompletableFuture<>();
     private volatile ClusterImage image = ClusterImage.EMPTY;
     private volatile boolean closed;
+    private volatile boolean shutDown;
 
     private record ImageWaiter(long offset, CompletableFuture<ClusterImage> future) {
     }
@@ -418,12 +419,26 @@ public final class QuorumMetadataSource implements MetadataSource {
     }
 
     @Override
+    public void controlledShutdown() {
+        if (!closed && !shutDown) {
+            shutDown = true;
+            runtime.controlledShutdown(settings.shutdownTimeoutMs());
+        }
+    }
+
+    @Override
+    public void closeAbruptly() {
+        shutDown = true;
+        close();
+    }
+
+    @Override
     public void close() {
         if (closed) {
             return;
         }
+        controlledShutdown();
         closed = true;
-        runtime.controlledShutdown(settings.shutdownTimeoutMs());
         runtime.close();
         callbacks.shutdown();
         try {

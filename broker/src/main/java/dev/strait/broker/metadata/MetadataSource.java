@@ -99,6 +99,18 @@ public interface MetadataSource extends AutoCloseable {
      */
     long allocateProducerIds(int count);
 
+    /**
+     * Before the node stops serving: asks the controller to move this node's leaderships elsewhere (controlled
+     * shutdown), bounded in time. Alone, a node has nowhere to move them, so this does nothing.
+     */
+    default void controlledShutdown() {
+    }
+
+    /** Closes without a controlled shutdown, as a crash would leave the cluster (tests and demos of failover). */
+    default void closeAbruptly() {
+        close();
+    }
+
     @Override
     void close();
 }

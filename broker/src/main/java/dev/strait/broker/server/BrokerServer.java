@@ -224,6 +224,22 @@ public final class BrokerServer implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        // Leaderships move first, while this node still answers, so clients only see retriable errors.
+        if (started && metadata != null) {
+            metadata.controlledShutdown();
+        }
+        stop(false);
+    }
+
+    /**
+     * Stops at once without a controlled shutdown, as a crash would leave the cluster: its leaderships move only
+     * once the controller misses its heartbeats. For failover tests and the demo.
+     */
+    public synchronized void halt() {
+        stop(true);
+    }
+
+    private void stop(boolean abruptly) {
         if (socketServer != null) {
             socketServer.close();
             socketServer = null;
@@ -249,11 +265,15 @@ public final class BrokerServer implements AutoCloseable {
             replicaManager = null;
         }
         if (metadata != null) {
-            metadata.close();
+            if (abruptly) {
+                metadata.closeAbruptly();
+            } else {
+                metadata.close();
+            }
             metadata = null;
         }
         if (started) {
-            LOGGER.info("broker {} stopped", config.nodeId());
+            LOGGER.info("broker {} {}", config.nodeId(), abruptly ? "halted" : "stopped");
         }
         started = false;
     }

@@ -4,7 +4,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -16,10 +20,11 @@ import java.util.stream.Stream;
  *     String bootstrap = cluster.bootstrapServers();
  * }
  * }</pre>
- * Node {@code i} has node id {@code i}, its data in {@code <dataDir>/node-<i>}, and keeps its port across
- * {@link #stop(int)} / {@link #resume(int)} and {@link #restart(int)}. Only one node is supported until the
- * controller quorum exists (the nodes of a cluster need a shared metadata source); the per-node handling is ready
- * for more. Closing deletes the data directory if the cluster created it.
+ * Node {@code i} has node id {@code i}, its data in {@code <dataDir>/node-<i>}, and keeps its ports across
+ * {@link #stop(int)} / {@link #resume(int)}, {@link #kill(int)} and {@link #restart(int)}. One node runs alone
+ * with its metadata in a file; several nodes are each broker and controller voter of one quorum (KRaft's combined
+ * mode), with topics replicated {@code min(3, nodes)} times unless told otherwise. Closing deletes the data
+ * directory if the cluster created it.
  */
 public final class EmbeddedCluster implements AutoCloseable {
 
@@ -29,12 +34,81 @@ public final class EmbeddedCluster implements AutoCloseable {
     private final BrokerServer[] brokers;
     private final int[] ports;
 
+    private final int[] controllerPorts;
+
     private EmbeddedCluster(Path dataDir, boolean ownsDataDir, Map<String, String> brokerConfigs, int nodes) {
         this.dataDir = dataDir;
         this.ownsDataDir = ownsDataDir;
         this.brokerConfigs = brokerConfigs;
         this.brokers = new BrokerServer[nodes];
         this.ports = new int[nodes];
+        this.controllerPorts = new int[nodes];
+        if (nodes > 1) {
+            // A quorum's voters must know each other's addresses before any of them starts.
+            for (int i = 0; i < nodes; i++) {
+                ports[i] = freePort();
+                controllerPorts[i] = freePort();
+            }
+        }
+    }
+
+    /**
+     * Starts every node. The nodes of a quorum start together: each waits, bounded, until a controller is
+     * elected and has registered it, which needs a majority of the others.
+     */
+    private void startAll() {
+        List<Integer> all = new ArrayList<>();
+        for (int i = 0; i < brokers.length; i++) {
+            all.add(i);
+        }
+        startTogether(all);
+    }
+
+    private void startTogether(List<Integer> nodeIds) {
+        if (nodeIds.size() == 1) {
+            startBroker(nodeIds.get(0));
+            return;
+        }
+        List<Thread> starters = new ArrayList<>();
+        List<RuntimeException> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        // Filled by the starter threads and read after join(); the caller may hold this cluster's lock.
+        BrokerServer[] started = new BrokerServer[brokers.length];
+        for (int nodeId : nodeIds) {
+            Thread starter = new Thread(() -> {
+                try {
+                    started[nodeId] = newBroker(nodeId).start();
+                } catch (RuntimeException e) {
+                    failures.add(e);
+                }
+            }, "strait-embedded-start-" + nodeId);
+            starter.start();
+            starters.add(starter);
+        }
+        for (Thread starter : starters) {
+            try {
+                starter.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while starting the cluster", e);
+            }
+        }
+        for (int nodeId : nodeIds) {
+            if (started[nodeId] != null) {
+                brokers[nodeId] = started[nodeId];
+                ports[nodeId] = started[nodeId].boundPort();
+            }
+        }
+        if (!failures.isEmpty()) {
+            throw failures.get(0);
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free port on 127.0.0.1", e);
+        }
     }
 
     public static Builder builder() {
@@ -48,9 +122,8 @@ public final class EmbeddedCluster implements AutoCloseable {
         private final Map<String, String> brokerConfigs = new LinkedHashMap<>();
 
         public Builder nodes(int count) {
-            if (count != 1) {
-                throw new IllegalArgumentException("only 1 node is supported until the controller quorum exists, got "
-                        + count);
+            if (count < 1 || count > 9) {
+                throw new IllegalArgumentException("nodes must be between 1 and 9, got " + count);
             }
             this.nodes = count;
             return this;
@@ -78,9 +151,7 @@ public final class EmbeddedCluster implements AutoCloseable {
             }
             EmbeddedCluster cluster = new EmbeddedCluster(dir, owns, Map.copyOf(brokerConfigs), nodes);
             try {
-                for (int i = 0; i < nodes; i++) {
-                    cluster.startBroker(i);
-                }
+                cluster.startAll();
             } catch (RuntimeException e) {
                 cluster.close();
                 throw e;
@@ -94,15 +165,32 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
 
     private void startBroker(int nodeId) {
+        brokers[nodeId] = newBroker(nodeId).start();
+        ports[nodeId] = brokers[nodeId].boundPort();
+    }
+
+    private BrokerServer newBroker(int nodeId) {
         Map<String, String> props = new LinkedHashMap<>();
         props.put("node.id", Integer.toString(nodeId));
-        props.put("listeners", "PLAINTEXT://127.0.0.1:" + ports[nodeId]);
         props.put("log.dirs", dataDir.resolve("node-" + nodeId).toString());
         props.put("num.network.threads", "2");
         props.put("num.io.threads", "4");
+        if (brokers.length == 1) {
+            props.put("listeners", "PLAINTEXT://127.0.0.1:" + ports[nodeId]);
+        } else {
+            StringBuilder voters = new StringBuilder();
+            for (int i = 0; i < brokers.length; i++) {
+                voters.append(i == 0 ? "" : ",").append(i).append("@127.0.0.1:").append(controllerPorts[i]);
+            }
+            props.put("process.roles", "broker,controller");
+            props.put("listeners", "PLAINTEXT://127.0.0.1:" + ports[nodeId] + ",CONTROLLER://127.0.0.1:"
+                    + controllerPorts[nodeId]);
+            props.put("controller.listener.names", "CONTROLLER");
+            props.put("controller.quorum.voters", voters.toString());
+            props.put("default.replication.factor", Integer.toString(Math.min(3, brokers.length)));
+        }
         props.putAll(brokerConfigs);
-        brokers[nodeId] = new BrokerServer(BrokerConfig.from(props)).start();
-        ports[nodeId] = brokers[nodeId].boundPort();
+        return new BrokerServer(BrokerConfig.from(props));
     }
 
     /** {@code host:port,...} of every node, running or stopped, for {@code bootstrap.servers}. */
@@ -151,10 +239,28 @@ public final class EmbeddedCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops one node at once, without a controlled shutdown, as a crash would: its leaderships move only when the
+     * controller misses its heartbeats. {@link #resume(int)} starts it again.
+     */
+    public synchronized void kill(int nodeId) {
+        if (brokers[nodeId] != null) {
+            ports[nodeId] = brokers[nodeId].boundPort();
+            brokers[nodeId].halt();
+            brokers[nodeId] = null;
+        }
+    }
+
     /** Starts the nodes stopped by {@link #stop()} on their old ports with their data. */
     public synchronized void resume() {
+        List<Integer> stopped = new ArrayList<>();
         for (int i = 0; i < brokers.length; i++) {
-            resume(i);
+            if (brokers[i] == null) {
+                stopped.add(i);
+            }
+        }
+        if (!stopped.isEmpty()) {
+            startTogether(stopped);
         }
     }
 
