@@ -16,9 +16,13 @@ import picocli.CommandLine.Parameters;
 
 /** {@code strait broker} / {@code bin/broker}: run one node of the companion broker. */
 @Command(name = "broker", mixinStandardHelpOptions = true, versionProvider = Version.class, usageHelpWidth = 110,
-    description = {"Runs one companion broker node (single node so far: no replication yet).",
+    description = {"Runs one companion broker node: alone, or one node of a replicated cluster.",
         "Kafka's config names: node.id, listeners (default PLAINTEXT://127.0.0.1:9092), log.dirs, num.network.threads,",
-        "num.io.threads, queued.max.requests, socket.request.max.bytes, num.partitions and topic defaults.",
+        "num.io.threads, queued.max.requests, socket.request.max.bytes, num.partitions and topic defaults. A cluster",
+        "uses KRaft's names: process.roles=broker,controller, controller.quorum.voters=1@host:port,...,",
+        "controller.listener.names=CONTROLLER with a CONTROLLER listener among listeners, advertised.listeners,",
+        "default.replication.factor, min.insync.replicas, replica.lag.time.max.ms, broker.session.timeout.ms.",
+        "Without controller.quorum.voters the node is a standalone one-node cluster.",
         "Exit codes: 0 stopped, 1 failed to start, 2 bad config."})
 public final class BrokerCommand implements Callable<Integer> {
     private static final Logger LOGGER = LoggerFactory.getLogger(BrokerCommand.class);

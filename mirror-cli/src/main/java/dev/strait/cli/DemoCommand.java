@@ -35,9 +35,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code strait demo}: the whole system on this machine. Two companion clusters ("source" and "target"),
- * a steady keyed load, the mirror, the lag monitor and the canary, a live line every second, one source
- * broker stopped and restarted partway, then a final audit and a verdict. Exit 0 only if nothing was lost.
+ * {@code strait demo}: the whole system on this machine. Two companion clusters ("source" and "target", three
+ * nodes each by default), a steady keyed load, the mirror, the lag monitor and the canary, a live line every
+ * second, one source broker killed partway (its partitions fail over) and started again, then a final audit and
+ * a verdict. Exit 0 only if nothing was lost.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
     usageHelpWidth = 110,
@@ -54,8 +55,23 @@ public final class DemoCommand implements Callable<Integer> {
         description = "Load on the source (default: ${DEFAULT-VALUE}).")
     int rate;
 
-    @Option(names = "--no-broker-kill", description = "Do not stop a source broker partway through.")
+    @Option(names = "--nodes", paramLabel = "N", defaultValue = "3",
+        description = "Nodes per cluster (default: ${DEFAULT-VALUE}); with 3 or more, topics are replicated three "
+            + "times with min.insync.replicas=2 and the killed broker's partitions fail over.")
+    int nodes;
+
+    @Option(names = "--no-broker-kill", description = "Do not kill a source broker partway through.")
     boolean noKill;
+
+    private EmbeddedCluster cluster() {
+        EmbeddedCluster.Builder builder = EmbeddedCluster.builder().nodes(nodes)
+            .brokerConfig("group.initial.rebalance.delay.ms", "0");
+        if (nodes >= 3) {
+            builder.brokerConfig("min.insync.replicas", "2").brokerConfig("broker.session.timeout.ms", "3000")
+                .brokerConfig("broker.heartbeat.interval.ms", "500");
+        }
+        return builder.start();
+    }
 
     @Override
     public Integer call() throws Exception {
@@ -65,13 +81,13 @@ public final class DemoCommand implements Callable<Integer> {
         if (rate < 1 || rate > 100_000) {
             throw new ConfigException("--rate must be between 1 and 100000, not " + rate);
         }
+        if (nodes < 1 || nodes > 5) {
+            throw new ConfigException("--nodes must be between 1 and 5, not " + nodes);
+        }
         PrintStream out = System.out;
-        out.println("strait demo: starting two companion clusters (one node each until replication lands) ...");
-        try (EmbeddedCluster source = EmbeddedCluster.builder().nodes(1)
-                 .brokerConfig("group.initial.rebalance.delay.ms", "0").start();
-             EmbeddedCluster target = EmbeddedCluster.builder().nodes(1)
-                 .brokerConfig("group.initial.rebalance.delay.ms", "0").start()) {
-            createTopics(source);
+        out.printf("strait demo: starting two companion clusters of %d node%s each ...%n", nodes, nodes == 1 ? "" : "s");
+        try (EmbeddedCluster source = cluster(); EmbeddedCluster target = cluster()) {
+            createTopics(source, (short) Math.min(3, nodes));
             out.printf("source %s, target %s%n", source.bootstrapServers(), target.bootstrapServers());
 
             MirrorMetrics mirrorMetrics = new MirrorMetrics(new MetricRegistry());
@@ -110,17 +126,28 @@ public final class DemoCommand implements Callable<Integer> {
 
                 long killAt = durationSeconds / 2;
                 long[] lastMirrored = {0};
+                int victim = -1;
                 for (int t = 1; t <= durationSeconds; t++) {
                     Thread.sleep(1000);
                     if (!noKill && t == killAt) {
-                        out.println(">>> stopping source broker node 1 for 5 s; the mirror and the load ride through");
-                        source.stop();
+                        victim = nodes == 1 ? 0 : leaderOf(source, TOPICS.get(0));
+                        out.printf(">>> killing source broker node %d (leader of %s-0) without a controlled shutdown;"
+                            + " %s%n", victim, TOPICS.get(0), nodes == 1
+                            ? "the only node, so the cluster is down for 5 s" : "its partitions fail over");
+                        out.println("    before: " + leaders(source));
+                        source.kill(victim);
+                    }
+                    if (!noKill && t == killAt + 3 && nodes > 1) {
+                        out.println("    after:  " + leaders(source));
                     }
                     if (!noKill && t == killAt + 5) {
-                        source.resume();
-                        out.println(">>> source broker node 1 is back");
+                        source.resume(victim);
+                        out.printf(">>> source broker node %d is back%n", victim);
                     }
                     out.println(line(t, load, mirrorMetrics, lag.latest(), canary, lastMirrored));
+                }
+                if (!noKill && nodes > 1) {
+                    out.println("    at the end: " + leaders(source));
                 }
                 out.println("load stopped; waiting for the mirror to catch up ...");
                 load.stop();
@@ -139,10 +166,32 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private static void createTopics(EmbeddedCluster source) throws Exception {
+    private static void createTopics(EmbeddedCluster source, short replicationFactor) throws Exception {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", source.bootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic(TOPICS.get(0), 6, (short) 1), new NewTopic(TOPICS.get(1), 3, (short) 1)))
-                .all().get(30, TimeUnit.SECONDS);
+            admin.createTopics(List.of(new NewTopic(TOPICS.get(0), 6, replicationFactor),
+                new NewTopic(TOPICS.get(1), 3, replicationFactor))).all().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private static int leaderOf(EmbeddedCluster cluster, String topic) throws Exception {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()))) {
+            return admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic)
+                .partitions().get(0).leader().id();
+        }
+    }
+
+    /** The source's partitions as kafka-topics --describe would show them: leader and in-sync replicas. */
+    private static String leaders(EmbeddedCluster cluster) {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers(),
+            "default.api.timeout.ms", "5000", "request.timeout.ms", "3000"))) {
+            StringBuilder sb = new StringBuilder();
+            admin.describeTopics(List.of(TOPICS.get(0))).allTopicNames().get(5, TimeUnit.SECONDS).get(TOPICS.get(0))
+                .partitions().forEach(p -> sb.append(TOPICS.get(0)).append('-').append(p.partition()).append(" leader ")
+                    .append(p.leader() == null ? "none" : Integer.toString(p.leader().id())).append(" isr ")
+                    .append(p.isr().stream().map(n -> Integer.toString(n.id())).toList()).append("  "));
+            return sb.toString().trim();
+        } catch (Exception e) {
+            return "(cluster view unavailable: " + e.getMessage() + ")";
         }
     }
 
