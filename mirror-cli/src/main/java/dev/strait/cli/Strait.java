@@ -8,6 +8,7 @@ import picocli.CommandLine.Command;
     description = "Strait: lossless Kafka topic mirroring.",
     footer = {"", "Benchmarks: strait bench [lag | broker] [flags] (runs bin/bench; see its header for flags)."},
     subcommands = {MirrorCommand.class, LagMonitorCommand.class, CanaryCommand.class, BrokerCommand.class,
+        ClusterCommand.class,
         DemoCommand.class, CommandLine.HelpCommand.class})
 public final class Strait implements Runnable {
     @CommandLine.Spec
