@@ -302,6 +302,7 @@ public final class QuorumMetadataSource implements MetadataSource {
     }
 
     /** Moves leadership back to each partition's first replica where that replica is in sync (all topics if empty). */
+    @Override
     public void electPreferredLeaders(Collection<String> topics) {
         mutate(new ElectPreferredLeaders(List.copyOf(topics)));
     }

@@ -100,6 +100,14 @@ public interface MetadataSource extends AutoCloseable {
     long allocateProducerIds(int count);
 
     /**
+     * Asks the controller to make each partition's preferred replica (the first) its leader where that replica is
+     * in the ISR (Kafka's preferred leader election), and waits until the result is committed. Alone, every
+     * partition is already led by its only replica, so this does nothing.
+     */
+    default void electPreferredLeaders(Collection<String> topics) {
+    }
+
+    /**
      * Before the node stops serving: asks the controller to move this node's leaderships elsewhere (controlled
      * shutdown), bounded in time. Alone, a node has nowhere to move them, so this does nothing.
      */

@@ -271,6 +271,8 @@ public final class KafkaApis implements RequestDispatcher {
                 return partitionAdminApis.handleCreatePartitions((CreatePartitionsRequest) body);
             case DELETE_RECORDS:
                 return partitionAdminApis.handleDeleteRecords((DeleteRecordsRequest) body);
+            case ELECT_LEADERS:
+                return partitionAdminApis.handleElectLeaders((org.apache.kafka.common.requests.ElectLeadersRequest) body);
             default:
                 if (SupportedApis.GROUP_APIS.contains(key)) {
                     return groupApis.handle(request, context, body);

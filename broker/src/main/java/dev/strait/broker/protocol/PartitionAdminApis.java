@@ -2,6 +2,7 @@ package dev.strait.broker.protocol;
 
 import dev.strait.broker.log.LogStorageException;
 import dev.strait.broker.log.OffsetOutOfRangeException;
+import dev.strait.broker.metadata.PartitionState;
 import dev.strait.broker.metadata.TopicMetadata;
 import dev.strait.broker.metadata.UnknownTopicException;
 import dev.strait.broker.replica.ReplicaManager;
@@ -9,6 +10,7 @@ import dev.strait.broker.replica.DeleteRecordsRefusedException;
 import dev.strait.broker.replica.PartitionRoleException;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.IntSupplier;
@@ -22,7 +24,11 @@ import org.apache.kafka.common.message.DeleteRecordsRequestData.DeleteRecordsTop
 import org.apache.kafka.common.message.DeleteRecordsResponseData;
 import org.apache.kafka.common.message.DeleteRecordsResponseData.DeleteRecordsPartitionResult;
 import org.apache.kafka.common.message.DeleteRecordsResponseData.DeleteRecordsTopicResult;
+import org.apache.kafka.common.message.ElectLeadersRequestData;
+import org.apache.kafka.common.message.ElectLeadersResponseData;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ElectLeadersRequest;
+import org.apache.kafka.common.requests.ElectLeadersResponse;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.CreatePartitionsResponse;
@@ -47,6 +53,81 @@ final class PartitionAdminApis {
     PartitionAdminApis(ReplicaManager replicaManager, IntSupplier nodeId) {
         this.replicaManager = replicaManager;
         this.nodeId = nodeId;
+    }
+
+    // ---------------------------------------------------------------- ElectLeaders
+
+    /**
+     * ElectLeaders (kafka-leader-election). PREFERRED moves each named partition's leadership to its first replica
+     * where that replica is in sync, through the controller; UNCLEAN is never performed (a replica outside the ISR
+     * never leads here), so it only reports partitions that already have a leader as needing no election.
+     */
+    AbstractResponse handleElectLeaders(ElectLeadersRequest request) {
+        boolean preferred = request.version() == 0 || request.data().electionType() == 0;
+        Map<String, List<Integer>> wanted = new java.util.LinkedHashMap<>();
+        if (request.data().topicPartitions() == null) {
+            for (TopicMetadata topic : replicaManager.topics()) {
+                if (!topic.name().startsWith("__")) {
+                    List<Integer> all = new java.util.ArrayList<>();
+                    for (int p = 0; p < topic.partitions(); p++) {
+                        all.add(p);
+                    }
+                    wanted.put(topic.name(), all);
+                }
+            }
+        } else {
+            for (ElectLeadersRequestData.TopicPartitions tp : request.data().topicPartitions()) {
+                wanted.computeIfAbsent(tp.topic(), t -> new java.util.ArrayList<>()).addAll(tp.partitions());
+            }
+        }
+        var metadata = replicaManager.metadata();
+        Set<String> toElect = new HashSet<>();
+        for (Map.Entry<String, List<Integer>> e : wanted.entrySet()) {
+            Optional<TopicMetadata> topic = replicaManager.topic(e.getKey());
+            for (int partition : e.getValue()) {
+                Optional<PartitionState> state = topic.flatMap(t -> metadata.partitionState(t.topicId(), partition));
+                if (preferred && state.isPresent() && state.get().leader() != state.get().replicas().get(0)
+                        && state.get().isr().contains(state.get().replicas().get(0))) {
+                    toElect.add(e.getKey());
+                }
+            }
+        }
+        if (!toElect.isEmpty()) {
+            try {
+                metadata.electPreferredLeaders(toElect);
+            } catch (RuntimeException ex) {
+                LOGGER.warn("preferred leader election for {} failed: {}", toElect, ex.toString());
+            }
+        }
+        List<ElectLeadersResponseData.ReplicaElectionResult> results = new java.util.ArrayList<>();
+        for (Map.Entry<String, List<Integer>> e : wanted.entrySet()) {
+            Optional<TopicMetadata> topic = replicaManager.topic(e.getKey());
+            List<ElectLeadersResponseData.PartitionResult> partitions = new java.util.ArrayList<>();
+            for (int partition : e.getValue()) {
+                Optional<PartitionState> state = topic.flatMap(t -> metadata.partitionState(t.topicId(), partition));
+                Errors error;
+                String message = null;
+                if (state.isEmpty()) {
+                    error = Errors.UNKNOWN_TOPIC_OR_PARTITION;
+                } else if (!preferred) {
+                    error = state.get().hasLeader() ? Errors.ELECTION_NOT_NEEDED : Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE;
+                    message = state.get().hasLeader() ? null
+                            : "unclean leader election is not supported: leaders come from the in-sync replicas only";
+                } else if (state.get().leader() == state.get().replicas().get(0)) {
+                    error = toElect.contains(e.getKey()) ? Errors.NONE : Errors.ELECTION_NOT_NEEDED;
+                } else {
+                    error = Errors.PREFERRED_LEADER_NOT_AVAILABLE;
+                    message = "preferred replica " + state.get().replicas().get(0) + " is not in the ISR "
+                            + state.get().isr();
+                }
+                partitions.add(new ElectLeadersResponseData.PartitionResult().setPartitionId(partition)
+                        .setErrorCode(error.code()).setErrorMessage(message));
+            }
+            results.add(new ElectLeadersResponseData.ReplicaElectionResult().setTopic(e.getKey())
+                    .setPartitionResult(partitions));
+        }
+        return new ElectLeadersResponse(new ElectLeadersResponseData().setErrorCode(Errors.NONE.code())
+                .setReplicaElectionResults(results));
     }
 
     // ---------------------------------------------------------------- CreatePartitions

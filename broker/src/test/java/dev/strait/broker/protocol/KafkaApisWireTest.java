@@ -97,7 +97,7 @@ class KafkaApisWireTest {
                     Map.entry(ApiKeys.CREATE_TOPICS, "2-7"), Map.entry(ApiKeys.DELETE_TOPICS, "1-6"),
                     Map.entry(ApiKeys.INIT_PRODUCER_ID, "0-5"), Map.entry(ApiKeys.OFFSET_FOR_LEADER_EPOCH, "2-4"),
                     Map.entry(ApiKeys.DESCRIBE_CONFIGS, "1-4"), Map.entry(ApiKeys.INCREMENTAL_ALTER_CONFIGS, "0-1"),
-                    Map.entry(ApiKeys.DESCRIBE_CLUSTER, "0-2"), Map.entry(ApiKeys.FIND_COORDINATOR, "0-6"),
+                    Map.entry(ApiKeys.DESCRIBE_CLUSTER, "0-2"), Map.entry(ApiKeys.ELECT_LEADERS, "0-2"), Map.entry(ApiKeys.FIND_COORDINATOR, "0-6"),
                     Map.entry(ApiKeys.JOIN_GROUP, "0-9"), Map.entry(ApiKeys.SYNC_GROUP, "0-5"),
                     Map.entry(ApiKeys.HEARTBEAT, "0-4"), Map.entry(ApiKeys.LEAVE_GROUP, "0-5"),
                     Map.entry(ApiKeys.OFFSET_COMMIT, "2-9"), Map.entry(ApiKeys.OFFSET_FETCH, "1-9"),

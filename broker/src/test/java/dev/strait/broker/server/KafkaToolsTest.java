@@ -52,45 +52,45 @@ class KafkaToolsTest {
 
     @Test
     void topicsCreateAndDescribe() throws Exception {
-        Result create = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--create", "--topic", "tool-topics",
+        KafkaTool.Result create = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--create", "--topic", "tool-topics",
                 "--partitions", "2", "--replication-factor", "1");
-        assertThat(create.exitCode).as(create.toString()).isZero();
-        assertThat(create.stdout).as(create.toString()).contains("Created topic tool-topics.");
+        assertThat(create.exitCode()).as(create.toString()).isZero();
+        assertThat(create.stdout()).as(create.toString()).contains("Created topic tool-topics.");
 
-        Result describe = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--describe", "--topic",
+        KafkaTool.Result describe = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--describe", "--topic",
                 "tool-topics");
-        assertThat(describe.exitCode).as(describe.toString()).isZero();
-        assertThat(describe.stdout).as(describe.toString()).contains("Topic: tool-topics")
+        assertThat(describe.exitCode()).as(describe.toString()).isZero();
+        assertThat(describe.stdout()).as(describe.toString()).contains("Topic: tool-topics")
                 .contains("PartitionCount: 2").contains("ReplicationFactor: 1");
-        assertThat(describe.stdout.lines().filter(l -> l.contains("Partition: ") && l.contains("Leader: 0")))
+        assertThat(describe.stdout().lines().filter(l -> l.contains("Partition: ") && l.contains("Leader: 0")))
                 .as(describe.toString()).hasSize(2);
 
-        Result list = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--list");
-        assertThat(list.exitCode).as(list.toString()).isZero();
-        assertThat(list.stdout.lines()).as(list.toString()).contains("tool-topics");
+        KafkaTool.Result list = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--list");
+        assertThat(list.exitCode()).as(list.toString()).isZero();
+        assertThat(list.stdout().lines()).as(list.toString()).contains("tool-topics");
     }
 
     @Test
     void topicsAlterPartitionsThenDescribeShowsThemAndTheNewPartitionServesRecords() throws Exception {
-        Result create = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--create", "--topic", "tool-alter",
+        KafkaTool.Result create = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--create", "--topic", "tool-alter",
                 "--partitions", "1", "--replication-factor", "1");
-        assertThat(create.exitCode).as(create.toString()).isZero();
+        assertThat(create.exitCode()).as(create.toString()).isZero();
 
-        Result alter = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--alter", "--topic", "tool-alter",
+        KafkaTool.Result alter = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--alter", "--topic", "tool-alter",
                 "--partitions", "3");
-        assertThat(alter.exitCode).as(alter.toString()).isZero();
+        assertThat(alter.exitCode()).as(alter.toString()).isZero();
 
-        Result describe = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--describe", "--topic",
+        KafkaTool.Result describe = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--describe", "--topic",
                 "tool-alter");
-        assertThat(describe.exitCode).as(describe.toString()).isZero();
-        assertThat(describe.stdout).as(describe.toString()).contains("PartitionCount: 3");
-        assertThat(describe.stdout.lines().filter(l -> l.contains("Partition: ") && l.contains("Leader: 0")))
+        assertThat(describe.exitCode()).as(describe.toString()).isZero();
+        assertThat(describe.stdout()).as(describe.toString()).contains("PartitionCount: 3");
+        assertThat(describe.stdout().lines().filter(l -> l.contains("Partition: ") && l.contains("Leader: 0")))
                 .as(describe.toString()).hasSize(3);
 
-        Result shrink = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--alter", "--topic", "tool-alter",
+        KafkaTool.Result shrink = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--alter", "--topic", "tool-alter",
                 "--partitions", "2");
-        assertThat(shrink.exitCode).as(shrink.toString()).isNotZero();
-        assertThat(shrink.stdout + shrink.stderr).as(shrink.toString()).contains("would not be an increase");
+        assertThat(shrink.exitCode()).as(shrink.toString()).isNotZero();
+        assertThat(shrink.stdout() + shrink.stderr()).as(shrink.toString()).contains("would not be an increase");
 
         try (KafkaProducer<String, String> producer = KafkaClientsRoundTripTest.producer(bootstrap(), Map.of())) {
             assertThat(producer.send(new ProducerRecord<>("tool-alter", 2, "k", "on-new-partition"))
@@ -102,9 +102,9 @@ class KafkaToolsTest {
 
     @Test
     void deleteRecordsToolMovesTheLowWatermarkAndGetOffsetShellReportsIt() throws Exception {
-        Result create = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--create", "--topic", "tool-trim",
+        KafkaTool.Result create = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--create", "--topic", "tool-trim",
                 "--partitions", "1", "--replication-factor", "1");
-        assertThat(create.exitCode).as(create.toString()).isZero();
+        assertThat(create.exitCode()).as(create.toString()).isZero();
         try (KafkaProducer<String, String> producer = KafkaClientsRoundTripTest.producer(bootstrap(), Map.of())) {
             for (int i = 0; i < 10; i++) {
                 producer.send(new ProducerRecord<>("tool-trim", 0, "k" + i, "v" + i));
@@ -115,77 +115,77 @@ class KafkaToolsTest {
         Files.writeString(offsets, "{\"partitions\":[{\"topic\":\"tool-trim\",\"partition\":0,\"offset\":4}],"
                 + "\"version\":1}");
 
-        Result delete = run(DELETE_RECORDS, null, "--bootstrap-server", bootstrap(), "--offset-json-file",
+        KafkaTool.Result delete = run(DELETE_RECORDS, null, "--bootstrap-server", bootstrap(), "--offset-json-file",
                 offsets.toString());
-        assertThat(delete.exitCode).as(delete.toString()).isZero();
-        assertThat(delete.stdout).as(delete.toString()).contains("partition: tool-trim-0")
+        assertThat(delete.exitCode()).as(delete.toString()).isZero();
+        assertThat(delete.stdout()).as(delete.toString()).contains("partition: tool-trim-0")
                 .contains("low_watermark: 4");
 
-        Result earliest = run(GET_OFFSETS, null, "--bootstrap-server", bootstrap(), "--topic", "tool-trim",
+        KafkaTool.Result earliest = run(GET_OFFSETS, null, "--bootstrap-server", bootstrap(), "--topic", "tool-trim",
                 "--time", "-2");
-        assertThat(earliest.exitCode).as(earliest.toString()).isZero();
-        assertThat(earliest.stdout.lines()).as(earliest.toString()).contains("tool-trim:0:4");
+        assertThat(earliest.exitCode()).as(earliest.toString()).isZero();
+        assertThat(earliest.stdout().lines()).as(earliest.toString()).contains("tool-trim:0:4");
     }
 
     @Test
     void consoleProducerLinesComeBackThroughTheConsoleConsumerAndTheGroupCanBeDescribedAndReset()
             throws Exception {
-        Result create = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--create", "--topic", "tool-console",
+        KafkaTool.Result create = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--create", "--topic", "tool-console",
                 "--partitions", "1", "--replication-factor", "1");
-        assertThat(create.exitCode).as(create.toString()).isZero();
+        assertThat(create.exitCode()).as(create.toString()).isZero();
         List<String> lines = IntStream.range(0, 20).mapToObj(i -> "line-" + i).toList();
         Path input = dir.resolve("input.txt");
         Files.write(input, lines);
 
-        Result produce = run(CONSOLE_PRODUCER, input, "--bootstrap-server", bootstrap(), "--topic", "tool-console",
+        KafkaTool.Result produce = run(CONSOLE_PRODUCER, input, "--bootstrap-server", bootstrap(), "--topic", "tool-console",
                 "--producer-property", "acks=all");
-        assertThat(produce.exitCode).as(produce.toString()).isZero();
+        assertThat(produce.exitCode()).as(produce.toString()).isZero();
 
-        Result consume = run(CONSOLE_CONSUMER, null, "--bootstrap-server", bootstrap(), "--topic", "tool-console",
+        KafkaTool.Result consume = run(CONSOLE_CONSUMER, null, "--bootstrap-server", bootstrap(), "--topic", "tool-console",
                 "--from-beginning", "--max-messages", "20", "--timeout-ms", "30000", "--group", "tool-group");
-        assertThat(consume.exitCode).as(consume.toString()).isZero();
-        assertThat(consume.stdout.lines().filter(l -> l.startsWith("line-"))).as(consume.toString())
+        assertThat(consume.exitCode()).as(consume.toString()).isZero();
+        assertThat(consume.stdout().lines().filter(l -> l.startsWith("line-"))).as(consume.toString())
                 .containsExactlyElementsOf(lines);
-        assertThat(consume.stderr).as(consume.toString()).contains("Processed a total of 20 messages");
+        assertThat(consume.stderr()).as(consume.toString()).contains("Processed a total of 20 messages");
 
-        Result groupList = run(GROUPS, null, "--bootstrap-server", bootstrap(), "--list");
-        assertThat(groupList.exitCode).as(groupList.toString()).isZero();
-        assertThat(groupList.stdout.lines()).as(groupList.toString()).contains("tool-group");
+        KafkaTool.Result groupList = run(GROUPS, null, "--bootstrap-server", bootstrap(), "--list");
+        assertThat(groupList.exitCode()).as(groupList.toString()).isZero();
+        assertThat(groupList.stdout().lines()).as(groupList.toString()).contains("tool-group");
 
-        Result describe = run(GROUPS, null, "--bootstrap-server", bootstrap(), "--describe", "--group",
+        KafkaTool.Result describe = run(GROUPS, null, "--bootstrap-server", bootstrap(), "--describe", "--group",
                 "tool-group");
-        assertThat(describe.exitCode).as(describe.toString()).isZero();
-        assertThat(describe.stderr).as(describe.toString()).contains("Consumer group 'tool-group' has no active members.");
-        assertThat(row(describe.stdout, "tool-console")).as(describe.toString())
+        assertThat(describe.exitCode()).as(describe.toString()).isZero();
+        assertThat(describe.stderr()).as(describe.toString()).contains("Consumer group 'tool-group' has no active members.");
+        assertThat(row(describe.stdout(), "tool-console")).as(describe.toString())
                 .startsWith("tool-group", "tool-console", "0", "20", "20", "0");
 
-        Result reset = run(GROUPS, null, "--bootstrap-server", bootstrap(), "--reset-offsets", "--to-earliest",
+        KafkaTool.Result reset = run(GROUPS, null, "--bootstrap-server", bootstrap(), "--reset-offsets", "--to-earliest",
                 "--execute", "--group", "tool-group", "--topic", "tool-console");
-        assertThat(reset.exitCode).as(reset.toString()).isZero();
-        assertThat(row(reset.stdout, "tool-console")).as(reset.toString())
+        assertThat(reset.exitCode()).as(reset.toString()).isZero();
+        assertThat(row(reset.stdout(), "tool-console")).as(reset.toString())
                 .containsExactly("tool-group", "tool-console", "0", "0");
 
-        Result after = run(GROUPS, null, "--bootstrap-server", bootstrap(), "--describe", "--group", "tool-group");
-        assertThat(after.exitCode).as(after.toString()).isZero();
-        assertThat(row(after.stdout, "tool-console")).as(after.toString())
+        KafkaTool.Result after = run(GROUPS, null, "--bootstrap-server", bootstrap(), "--describe", "--group", "tool-group");
+        assertThat(after.exitCode()).as(after.toString()).isZero();
+        assertThat(row(after.stdout(), "tool-console")).as(after.toString())
                 .startsWith("tool-group", "tool-console", "0", "0", "20", "20");
     }
 
     @Test
     void configsAlterAndDescribeATopicRetention() throws Exception {
-        Result create = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--create", "--topic", "tool-configs",
+        KafkaTool.Result create = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--create", "--topic", "tool-configs",
                 "--partitions", "1", "--replication-factor", "1");
-        assertThat(create.exitCode).as(create.toString()).isZero();
+        assertThat(create.exitCode()).as(create.toString()).isZero();
 
-        Result alter = run(CONFIGS, null, "--bootstrap-server", bootstrap(), "--entity-type", "topics",
+        KafkaTool.Result alter = run(CONFIGS, null, "--bootstrap-server", bootstrap(), "--entity-type", "topics",
                 "--entity-name", "tool-configs", "--alter", "--add-config", "retention.ms=123456789");
-        assertThat(alter.exitCode).as(alter.toString()).isZero();
-        assertThat(alter.stdout).as(alter.toString()).contains("Completed updating config for topic tool-configs.");
+        assertThat(alter.exitCode()).as(alter.toString()).isZero();
+        assertThat(alter.stdout()).as(alter.toString()).contains("Completed updating config for topic tool-configs.");
 
-        Result describe = run(CONFIGS, null, "--bootstrap-server", bootstrap(), "--entity-type", "topics",
+        KafkaTool.Result describe = run(CONFIGS, null, "--bootstrap-server", bootstrap(), "--entity-type", "topics",
                 "--entity-name", "tool-configs", "--describe");
-        assertThat(describe.exitCode).as(describe.toString()).isZero();
-        assertThat(describe.stdout).as(describe.toString()).contains("Dynamic configs for topic tool-configs are:")
+        assertThat(describe.exitCode()).as(describe.toString()).isZero();
+        assertThat(describe.stdout()).as(describe.toString()).contains("Dynamic configs for topic tool-configs are:")
                 .contains("retention.ms=123456789");
     }
 
@@ -199,45 +199,7 @@ class KafkaToolsTest {
         return cluster.bootstrapServers();
     }
 
-    private record Result(int exitCode, String stdout, String stderr) {
-        @Override
-        public String toString() {
-            return "exit " + exitCode + "\n--- stdout ---\n" + stdout + "\n--- stderr ---\n" + stderr;
-        }
-    }
-
-    private Result run(String mainClass, Path stdin, String... args) throws Exception {
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        List<String> command = new ArrayList<>(List.of(java.toString(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"), mainClass));
-        command.addAll(List.of(args));
-        Path out = Files.createTempFile(dir, "stdout", ".txt");
-        Path err = Files.createTempFile(dir, "stderr", ".txt");
-        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile())
-                .redirectError(err.toFile());
-        if (stdin != null) {
-            builder.redirectInput(stdin.toFile());
-        } else {
-            builder.redirectInput(ProcessBuilder.Redirect.from(emptyFile().toFile()));
-        }
-        Process process = builder.start();
-        try {
-            boolean exited = process.waitFor(60, TimeUnit.SECONDS);
-            assertThat(exited).as("%s %s did not exit within 60 s; stdout: %s", mainClass, String.join(" ", args),
-                    Files.readString(out, StandardCharsets.UTF_8)).isTrue();
-            return new Result(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
-                    Files.readAllLines(err, StandardCharsets.UTF_8).stream().collect(Collectors.joining("\n")));
-        } finally {
-            process.destroyForcibly();
-            process.waitFor(10, TimeUnit.SECONDS);
-        }
-    }
-
-    private Path emptyFile() throws Exception {
-        Path empty = dir.resolve("empty");
-        if (!Files.exists(empty)) {
-            Files.createFile(empty);
-        }
-        return empty;
+    private KafkaTool.Result run(String mainClass, Path stdin, String... args) throws Exception {
+        return KafkaTool.run(dir, mainClass, stdin, args);
     }
 }
