@@ -25,7 +25,7 @@ class ReplicationSimulationTest {
         if (replay != null) {
             seeds.add(Long.parseLong(replay));
         } else {
-            int schedules = Integer.getInteger("sim.schedules", 1_500);
+            int schedules = Integer.getInteger("sim.schedules", 2_000);
             for (long s = 0; s < schedules; s++) {
                 seeds.add(s * 0x9E3779B97F4A7C15L + 17);
             }
