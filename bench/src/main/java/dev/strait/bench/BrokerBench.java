@@ -108,6 +108,12 @@ public final class BrokerBench {
         if (System.getProperty("org.slf4j.simpleLogger.log.org.apache.kafka.clients.NetworkClient") == null) {
             System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka.clients.NetworkClient", "error");
         }
+        for (int i = 0; i + 1 < args.length; i++) {
+            if (args[i].equals("--nodes") && !args[i + 1].equals("1")) {
+                ClusterBench.main(args); // 3-node clusters: see ClusterBench
+                return;
+            }
+        }
         Options options;
         try {
             options = parse(args);
@@ -170,6 +176,7 @@ public final class BrokerBench {
             try {
                 switch (arg) {
                     case "--records" -> records = Long.parseLong(value);
+                    case "--nodes" -> { } // 1: this bench; 3: ClusterBench (see main)
                     case "--record-size" -> bytes = Integer.parseInt(value);
                     case "--partitions" -> partitions = Integer.parseInt(value);
                     case "--only" -> brokers = parseBrokers(value);

@@ -1,0 +1,595 @@
+package dev.strait.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+
+import dev.strait.bench.BrokerNode.Kind;
+import dev.strait.testkit.KafkaCluster;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Three-node clusters: {@code bin/bench cluster} (also {@code bin/bench broker --nodes 3}). For Apache Kafka 4.1.1
+ * (three combined broker+controller KRaft nodes, one cluster id formatted on each) and for Strait's companion broker
+ * (three {@code BrokerMain} nodes with the same KRaft-style keys), one after the other and never together, each
+ * node a child JVM with the same JVM options:
+ * <ol>
+ *   <li>start the three nodes; wait until Admin {@code describeCluster} lists all three;</li>
+ *   <li>create a topic with P partitions, RF 3, {@code min.insync.replicas=2};</li>
+ *   <li>Kafka's {@code ProducerPerformance} (child JVM), {@code acks=all}, N records of S bytes, unthrottled;</li>
+ *   <li>failover: an in-process idempotent {@code acks=all} producer sends to partition 0 every few ms; the JVM of
+ *       partition 0's leader (from Admin {@code describeTopics}) gets SIGKILL; failover time is from just before
+ *       the kill to the first acknowledgement of a record sent after the kill (bounded by a timeout); the new
+ *       leader is then read from {@code describeTopics}.</li>
+ * </ol>
+ * Both systems get the same {@code broker.session.timeout.ms} (one run per value given). A shutdown hook kills the
+ * children and deletes the temporary directory.
+ */
+public final class ClusterBench {
+    private static final int NODES = 3;
+    private static final String TOPIC = "bench-cluster";
+    private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
+    private static final long FAILOVER_SEND_INTERVAL_MS = 5;
+
+    record Options(long records, int recordBytes, int partitions, List<Kind> brokers, List<Integer> sessionTimeouts,
+                   String heap, Duration failoverTimeout, Duration stepTimeout, Path output, boolean keepLogs) {
+    }
+
+    /** One node of a 3-node cluster. */
+    static final class ClusterNode {
+        final Kind kind;
+        final int id;
+        final int port = KafkaCluster.freePort();
+        final int controllerPort = KafkaCluster.freePort();
+        final Path dir;
+        Process process;
+
+        ClusterNode(Kind kind, int id, Path dir) {
+            this.kind = kind;
+            this.id = id;
+            this.dir = dir;
+        }
+
+        Path log() {
+            return dir.resolve("node.log");
+        }
+
+        Path config() {
+            return dir.resolve("server.properties");
+        }
+
+        String properties(String voters, int sessionTimeoutMs) {
+            Map<String, String> p = new LinkedHashMap<>();
+            p.put("process.roles", "broker,controller");
+            p.put("node.id", Integer.toString(id));
+            p.put("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+            p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
+            p.put("controller.listener.names", "CONTROLLER");
+            p.put("controller.quorum.voters", voters);
+            p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+            p.put("log.dirs", dir.resolve("data").toString());
+            p.put("default.replication.factor", "3");
+            p.put("min.insync.replicas", "2");
+            p.put("broker.session.timeout.ms", Integer.toString(sessionTimeoutMs));
+            p.put("auto.create.topics.enable", "false");
+            p.put("num.partitions", "1");
+            p.put("offsets.topic.num.partitions", "5");
+            p.put("group.initial.rebalance.delay.ms", "0");
+            if (kind == Kind.KAFKA) {
+                p.put("inter.broker.listener.name", "PLAINTEXT");
+                p.put("offsets.topic.replication.factor", "3");
+                p.put("transaction.state.log.replication.factor", "3");
+                p.put("transaction.state.log.min.isr", "2");
+            }
+            return p.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+                .collect(Collectors.joining("\n", "", "\n"));
+        }
+
+        List<String> command(List<String> jvm, String clusterId) {
+            List<String> cmd = new ArrayList<>();
+            cmd.add(BrokerNode.java());
+            cmd.addAll(jvm);
+            cmd.add("-cp");
+            if (kind == Kind.KAFKA) {
+                // KafkaNodeMain formats the log directory with this cluster id on first start, then runs kafka.Kafka.
+                cmd.addAll(List.of(KafkaCluster.kafkaClassPath(), "dev.strait.testkit.KafkaNodeMain",
+                    config().toString(), clusterId, dir.resolve("data").toString()));
+            } else {
+                cmd.addAll(List.of(System.getProperty("java.class.path"), "dev.strait.broker.server.BrokerMain",
+                    config().toString()));
+            }
+            return cmd;
+        }
+    }
+
+    private final Options options;
+    private final Path work;
+    private final ChildProcesses children = new ChildProcesses();
+    /** Results by "kind/session timeout". */
+    private final Map<String, Map<String, Object>> results = new LinkedHashMap<>();
+    private final Map<String, String> failures = new LinkedHashMap<>();
+
+    ClusterBench(Options options) throws IOException {
+        this.options = options;
+        this.work = Files.createTempDirectory("strait-bench-cluster-");
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (System.getProperty("org.slf4j.simpleLogger.log.org.apache.kafka.clients.NetworkClient") == null) {
+            System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka.clients.NetworkClient", "error");
+        }
+        // The failover producer retries while the leader is dead; one warning per retried batch is noise.
+        if (System.getProperty("org.slf4j.simpleLogger.log.org.apache.kafka.clients.producer.internals") == null) {
+            System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka.clients.producer.internals", "error");
+        }
+        Options options;
+        try {
+            options = parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("bench cluster: " + e.getMessage() + " (see --help)");
+            System.exit(2);
+            return;
+        }
+        if (options == null) {
+            System.out.println(usage());
+            return;
+        }
+        ClusterBench bench = new ClusterBench(options);
+        Runtime.getRuntime().addShutdownHook(new Thread(bench::cleanUp, "bench-cleanup"));
+        boolean ok = bench.run();
+        System.exit(ok ? 0 : 1);
+    }
+
+    static String usage() {
+        return String.join("\n",
+            "usage: bin/bench cluster [--records N] [--record-size BYTES] [--partitions P]",
+            "                         [--only kafka|strait|kafka,strait] [--session-timeout-ms 9000[,3000]]",
+            "                         [--heap 512m] [--failover-timeout-s 60] [--step-timeout-s 900]",
+            "                         [--output FILE.md] [--keep-logs]",
+            "   (same as bin/bench broker --nodes 3 ...)",
+            "defaults: 1000000 records of 1024 bytes, 6 partitions, RF 3, min.insync.replicas=2, acks=all,",
+            "both systems, broker.session.timeout.ms 9000 (both systems' default), -Xmx512m per node.");
+    }
+
+    static Options parse(String[] args) {
+        long records = 1_000_000;
+        int bytes = 1024;
+        int partitions = 6;
+        List<Kind> brokers = List.of(Kind.KAFKA, Kind.STRAIT);
+        List<Integer> sessions = List.of(9000);
+        String heap = "512m";
+        Duration failoverTimeout = Duration.ofSeconds(60);
+        Duration stepTimeout = Duration.ofSeconds(900);
+        Path output = null;
+        boolean keepLogs = false;
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            if (arg.equals("--help") || arg.equals("-h")) {
+                return null;
+            }
+            if (arg.equals("--keep-logs")) {
+                keepLogs = true;
+                continue;
+            }
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException(arg + " needs a value");
+            }
+            String value = args[++i];
+            try {
+                switch (arg) {
+                    case "--records" -> records = Long.parseLong(value);
+                    case "--record-size" -> bytes = Integer.parseInt(value);
+                    case "--partitions" -> partitions = Integer.parseInt(value);
+                    case "--nodes" -> {
+                        if (!value.equals("3")) {
+                            throw new IllegalArgumentException("--nodes: only 1 (bin/bench broker) or 3");
+                        }
+                    }
+                    case "--only" -> {
+                        List<Kind> kinds = new ArrayList<>();
+                        for (String name : value.split(",")) {
+                            kinds.add(switch (name.trim()) {
+                                case "kafka" -> Kind.KAFKA;
+                                case "strait" -> Kind.STRAIT;
+                                default -> throw new IllegalArgumentException("--only takes kafka, strait or both");
+                            });
+                        }
+                        brokers = List.copyOf(kinds);
+                    }
+                    case "--session-timeout-ms" -> {
+                        List<Integer> s = new ArrayList<>();
+                        for (String v : value.split(",")) {
+                            s.add(Integer.parseInt(v.trim()));
+                        }
+                        sessions = List.copyOf(s);
+                    }
+                    case "--heap" -> heap = value;
+                    case "--failover-timeout-s" -> failoverTimeout = Duration.ofSeconds(Long.parseLong(value));
+                    case "--step-timeout-s" -> stepTimeout = Duration.ofSeconds(Long.parseLong(value));
+                    case "--output" -> output = Path.of(value);
+                    default -> throw new IllegalArgumentException("unknown argument " + arg);
+                }
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(arg + " takes a number, not " + value);
+            }
+        }
+        if (records < 1 || bytes < 1 || partitions < 1) {
+            throw new IllegalArgumentException("--records, --record-size and --partitions must be at least 1");
+        }
+        return new Options(records, bytes, partitions, brokers, sessions, heap, failoverTimeout, stepTimeout, output,
+            keepLogs);
+    }
+
+    private List<String> jvmOptions() {
+        return List.of("-Xmx" + options.heap(), "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+            "-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent", "-Djava.awt.headless=true",
+            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
+    }
+
+    private String header() {
+        return String.format(Locale.ROOT, "bench cluster: 3 nodes each (process.roles=broker,controller), topic of %d"
+                + " partitions, RF 3, min.insync.replicas=2; ProducerPerformance acks=all %,d records of %d bytes;"
+                + " node JVM %s; %d cores, java %s, load average at start %s, %s", options.partitions(),
+            options.records(), options.recordBytes(), String.join(" ", jvmOptions()),
+            Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), loadAverage(),
+            Instant.now());
+    }
+
+    boolean run() throws IOException {
+        String header = header();
+        System.out.println(header);
+        for (int session : options.sessionTimeouts()) {
+            for (Kind kind : options.brokers()) {
+                if (children.isClosed()) {
+                    break;
+                }
+                String key = kind.name() + "/" + session;
+                System.out.printf("== %s, 3 nodes, broker.session.timeout.ms=%d ==%n", kind.label, session);
+                Map<String, Object> m = new LinkedHashMap<>();
+                results.put(key, m);
+                measure(kind, session, m, key);
+            }
+        }
+        String report = header + "\n\n" + report();
+        System.out.println();
+        System.out.println(report);
+        if (options.output() != null) {
+            Files.writeString(options.output(), report + "\n", StandardCharsets.UTF_8);
+        }
+        return failures.isEmpty();
+    }
+
+    private void measure(Kind kind, int session, Map<String, Object> m, String key) {
+        Path dir = work.resolve(kind.name().toLowerCase(Locale.ROOT) + "-" + session);
+        List<ClusterNode> nodes = new ArrayList<>();
+        for (int id = 1; id <= NODES; id++) {
+            nodes.add(new ClusterNode(kind, id, dir.resolve("node-" + id)));
+        }
+        String voters = nodes.stream().map(n -> n.id + "@127.0.0.1:" + n.controllerPort)
+            .collect(Collectors.joining(","));
+        String bootstrap = nodes.stream().map(n -> "127.0.0.1:" + n.port).collect(Collectors.joining(","));
+        String clusterId = Uuid.randomUuid().toString();
+        try (Admin admin = admin(bootstrap)) {
+            long t0 = System.nanoTime();
+            for (ClusterNode n : nodes) {
+                Files.createDirectories(n.dir);
+                Files.writeString(n.config(), n.properties(voters, session), StandardCharsets.UTF_8);
+                n.process = children.start(n.command(jvmOptions(), clusterId), n.log());
+            }
+            awaitNodes(admin, nodes);
+            m.put("startup.ms", (System.nanoTime() - t0) / 1e6);
+            System.out.printf("  3 nodes up in %.0f ms (pids %s)%n", (double) m.get("startup.ms"),
+                nodes.stream().map(n -> String.valueOf(n.process.pid())).collect(Collectors.joining(",")));
+            NewTopic topic = new NewTopic(TOPIC, options.partitions(), (short) 3)
+                .configs(Map.of("min.insync.replicas", "2"));
+            admin.createTopics(List.of(topic)).all().get(60, TimeUnit.SECONDS);
+            KafkaCluster.awaitWritable(admin, TOPIC, options.partitions());
+            try {
+                produce(bootstrap, dir, m);
+            } catch (Exception e) {
+                fail(key, "produce acks=all", e, nodes);
+            }
+            try {
+                failover(admin, bootstrap, nodes, m);
+            } catch (Exception e) {
+                fail(key, "failover", e, nodes);
+            }
+        } catch (Exception e) {
+            fail(key, "set-up", e, nodes);
+        } finally {
+            for (ClusterNode n : nodes) {
+                if (n.process != null) {
+                    ChildProcesses.stop(n.process, Duration.ofSeconds(20));
+                }
+            }
+            if (!options.keepLogs()) {
+                KafkaCluster.deleteRecursively(dir);
+            } else {
+                nodes.forEach(n -> KafkaCluster.deleteRecursively(n.dir.resolve("data")));
+            }
+        }
+    }
+
+    private void fail(String key, String step, Exception e, List<ClusterNode> nodes) {
+        StringBuilder why = new StringBuilder(oneLine(e));
+        for (ClusterNode n : nodes) {
+            if (n.process != null && !n.process.isAlive() && !Boolean.TRUE.equals(killed.get(n.id))) {
+                why.append("\n  node ").append(n.id).append(" exited with ").append(n.process.exitValue())
+                    .append("; log tail:\n").append(ChildProcesses.tail(n.log(), 20));
+            }
+        }
+        if (step.equals("set-up")) {
+            for (ClusterNode n : nodes) {
+                why.append("\n  node ").append(n.id).append(" log tail (").append(n.log()).append("):\n")
+                    .append(ChildProcesses.tail(n.log(), 15));
+            }
+        }
+        failures.put(key + " " + step, why.toString());
+        System.out.printf("  %s FAILED: %s%n", step, why);
+    }
+
+    private final Map<Integer, Boolean> killed = new LinkedHashMap<>();
+
+    private static Admin admin(String bootstrap) {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "10000");
+        p.put(AdminClientConfig.RECONNECT_BACKOFF_MS_CONFIG, "20");
+        p.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, "200");
+        return Admin.create(p);
+    }
+
+    private void awaitNodes(Admin admin, List<ClusterNode> nodes) throws InterruptedException {
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        Exception last = null;
+        while (System.nanoTime() < deadline) {
+            for (ClusterNode n : nodes) {
+                if (!n.process.isAlive()) {
+                    throw new IllegalStateException("node " + n.id + " exited with " + n.process.exitValue()
+                        + " while starting; log tail:\n" + ChildProcesses.tail(n.log(), 30));
+                }
+            }
+            try {
+                int seen = admin.describeCluster(new DescribeClusterOptions().timeoutMs(2000)).nodes()
+                    .get(3, TimeUnit.SECONDS).size();
+                if (seen == NODES) {
+                    return;
+                }
+                last = new IllegalStateException(seen + " of " + NODES + " nodes registered");
+            } catch (Exception e) {
+                last = e;
+            }
+            Thread.sleep(50);
+        }
+        throw new IllegalStateException("the cluster did not list " + NODES + " nodes in "
+            + START_TIMEOUT.toSeconds() + " s: " + last);
+    }
+
+    private void produce(String bootstrap, Path dir, Map<String, Object> m) throws InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(BrokerNode.java());
+        cmd.addAll(List.of("-Xmx512m", "-Duser.language=en", "-Duser.country=US",
+            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "org.apache.kafka.tools.ProducerPerformance",
+            "--topic", TOPIC, "--num-records", String.valueOf(options.records()), "--record-size",
+            String.valueOf(options.recordBytes()), "--throughput", "-1", "--producer-props",
+            "bootstrap.servers=" + bootstrap, "acks=all"));
+        ChildProcesses.Completed done = children.run(cmd, dir.resolve("producer.log"), options.stepTimeout());
+        PerfOutput.ProducerSummary s = PerfOutput.parseProducer(done.lines()).orElseThrow(() ->
+            new IllegalStateException("no summary line (exit " + done.exitCode() + "); tail:\n"
+                + ChildProcesses.tail(done.log(), 10)));
+        if (done.exitCode() != 0 || s.records() != options.records()) {
+            throw new IllegalStateException("exit " + done.exitCode() + ", " + s.records() + " of "
+                + options.records() + " records sent; tail:\n" + ChildProcesses.tail(done.log(), 10));
+        }
+        m.put("rps", s.recordsPerSecond());
+        m.put("mbps", s.mbPerSecond());
+        m.put("p50", (double) s.p50Ms());
+        m.put("p99", (double) s.p99Ms());
+        m.put("p999", (double) s.p999Ms());
+        m.put("max", s.maxLatencyMs());
+        System.out.printf(Locale.ROOT, "  produce acks=all: %.0f records/s, %.2f MB/s, p50 %d ms, p99 %d ms,"
+                + " p99.9 %d ms, max %.0f ms (%.1f s)%n", s.recordsPerSecond(), s.mbPerSecond(), s.p50Ms(), s.p99Ms(),
+            s.p999Ms(), s.maxLatencyMs(), done.seconds());
+    }
+
+    private static int leaderOf(Admin admin, int partition) throws Exception {
+        TopicDescription d = admin.describeTopics(List.of(TOPIC)).allTopicNames().get(10, TimeUnit.SECONDS).get(TOPIC);
+        TopicPartitionInfo p = d.partitions().get(partition);
+        Node leader = p.leader();
+        return leader == null || leader.isEmpty() ? -1 : leader.id();
+    }
+
+    /** The active controller (metadata quorum leader) from Admin describeMetadataQuorum; -1 if not answered. */
+    private static int activeController(Admin admin) {
+        try {
+            return admin.describeMetadataQuorum().quorumInfo().get(10, TimeUnit.SECONDS).leaderId();
+        } catch (Exception e) {
+            System.out.printf("  describeMetadataQuorum: %s%n", oneLine(e));
+            return -1;
+        }
+    }
+
+    private void failover(Admin admin, String bootstrap, List<ClusterNode> nodes, Map<String, Object> m)
+        throws Exception {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000");
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "5000");
+        long timeoutNanos = options.failoverTimeout().toNanos();
+        AtomicLong killNanos = new AtomicLong(Long.MAX_VALUE);
+        AtomicLong firstAckNanos = new AtomicLong(0);
+        AtomicLong acked = new AtomicLong();
+        AtomicLong errors = new AtomicLong();
+        byte[] value = new byte[100];
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(),
+            new ByteArraySerializer())) {
+            // Warm up: the producer knows the leader and has acknowledged sends before the kill.
+            producer.send(new ProducerRecord<>(TOPIC, 0, null, value)).get(30, TimeUnit.SECONDS);
+            int leader = leaderOf(admin, 0);
+            ClusterNode victim = nodes.stream().filter(n -> n.id == leader).findFirst()
+                .orElseThrow(() -> new IllegalStateException("partition 0 has no leader (" + leader + ")"));
+            m.put("old.leader", (double) leader);
+            int controller = activeController(admin);
+            m.put("controller", (double) controller);
+            long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+            long killAt = System.nanoTime() + Duration.ofSeconds(1).toNanos();
+            long deadline = Long.MAX_VALUE;
+            while (System.nanoTime() < end) {
+                long now = System.nanoTime();
+                if (killNanos.get() == Long.MAX_VALUE && now >= killAt) {
+                    killed.put(victim.id, true);
+                    killNanos.set(System.nanoTime());
+                    victim.process.destroyForcibly(); // SIGKILL
+                    deadline = killNanos.get() + timeoutNanos;
+                    end = deadline;
+                    System.out.printf("  SIGKILL node %d (pid %d), the leader of %s-0 (active controller: node %d)%n",
+                        victim.id, victim.process.pid(), TOPIC, controller);
+                }
+                if (firstAckNanos.get() != 0) {
+                    break;
+                }
+                long sentNanos = System.nanoTime();
+                try {
+                    producer.send(new ProducerRecord<>(TOPIC, 0, null, value), (md, e) -> {
+                        if (e != null) {
+                            errors.incrementAndGet();
+                            return;
+                        }
+                        acked.incrementAndGet();
+                        long k = killNanos.get();
+                        if (sentNanos > k) {
+                            firstAckNanos.compareAndSet(0, System.nanoTime());
+                        }
+                    });
+                } catch (Exception e) {
+                    errors.incrementAndGet(); // e.g. buffer full / max.block.ms: keep trying
+                }
+                Thread.sleep(FAILOVER_SEND_INTERVAL_MS);
+            }
+            if (firstAckNanos.get() == 0) {
+                throw new IllegalStateException("no acknowledged send within "
+                    + options.failoverTimeout().toSeconds() + " s after the kill (" + errors.get() + " errors)");
+            }
+            double seconds = (firstAckNanos.get() - killNanos.get()) / 1e9;
+            m.put("failover.s", seconds);
+            int newLeader = -1;
+            long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (System.nanoTime() < until) {
+                newLeader = leaderOf(admin, 0);
+                if (newLeader != -1 && newLeader != leader) {
+                    break;
+                }
+                Thread.sleep(100);
+            }
+            m.put("new.leader", (double) newLeader);
+            m.put("failover.errors", (double) errors.get());
+            System.out.printf(Locale.ROOT, "  failover: first acknowledged send after the kill %.3f s later; new leader"
+                + " node %d; %d send errors%n", seconds, newLeader, errors.get());
+        }
+    }
+
+    private record Row(String key, String label, boolean higherBetter) {
+    }
+
+    private static final List<Row> ROWS = List.of(
+        new Row("startup.ms", "start-up: 3 nodes registered (ms)", false),
+        new Row("rps", "produce acks=all (records/s)", true),
+        new Row("mbps", "produce acks=all (MB/s)", true),
+        new Row("p50", "produce acks=all p50 latency (ms)", false),
+        new Row("p99", "produce acks=all p99 latency (ms)", false),
+        new Row("p999", "produce acks=all p99.9 latency (ms)", false),
+        new Row("failover.s", "failover: SIGKILL of leader to first ack (s)", false),
+        new Row("old.leader", "partition 0 leader killed (node id)", false),
+        new Row("controller", "active controller before the kill (node id)", false),
+        new Row("new.leader", "partition 0 new leader (node id)", false),
+        new Row("failover.errors", "failover: failed sends", false));
+
+    String report() {
+        StringBuilder out = new StringBuilder();
+        for (int session : options.sessionTimeouts()) {
+            Map<String, Object> kafka = results.get(Kind.KAFKA.name() + "/" + session);
+            Map<String, Object> strait = results.get(Kind.STRAIT.name() + "/" + session);
+            if (kafka == null && strait == null) {
+                continue;
+            }
+            out.append("broker.session.timeout.ms=").append(session).append(" (both)\n\n");
+            out.append("| metric | ").append(Kind.KAFKA.label).append(" | ").append(Kind.STRAIT.label)
+                .append(" | Strait / Kafka |\n|---|---:|---:|---:|\n");
+            for (Row row : ROWS) {
+                Double k = kafka == null ? null : (Double) kafka.get(row.key());
+                Double s = strait == null ? null : (Double) strait.get(row.key());
+                if (k == null && s == null) {
+                    continue;
+                }
+                boolean id = row.key().endsWith("leader") || row.key().equals("controller");
+                String ratio = id || k == null || s == null || k == 0 ? "-"
+                    : String.format(Locale.ROOT, "%.2f", s / k);
+                out.append("| ").append(row.label()).append(" | ").append(format(k)).append(" | ").append(format(s))
+                    .append(" | ").append(ratio).append(" |\n");
+            }
+            out.append('\n');
+        }
+        failures.forEach((step, why) -> out.append("**failed: ").append(step).append(":** ").append(why)
+            .append("\n"));
+        out.append("Load average at the end: ").append(loadAverage()).append(", ").append(Instant.now()).append('.');
+        return out.toString();
+    }
+
+    private static String format(Double v) {
+        if (v == null) {
+            return "-";
+        }
+        return v == Math.rint(v) || Math.abs(v) >= 100 ? String.format(Locale.ROOT, "%,.0f", v)
+            : String.format(Locale.ROOT, "%.2f", v);
+    }
+
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).trim();
+        } catch (IOException e) {
+            return "n/a";
+        }
+    }
+
+    private static String oneLine(Exception e) {
+        String msg = e.getMessage() == null ? e.toString() : e.getMessage();
+        return e.getClass().getSimpleName() + ": " + msg;
+    }
+
+    private void cleanUp() {
+        children.killAll();
+        if (!options.keepLogs()) {
+            KafkaCluster.deleteRecursively(work);
+        } else {
+            System.err.println("logs kept in " + work);
+        }
+    }
+}
