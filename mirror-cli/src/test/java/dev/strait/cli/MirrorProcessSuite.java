@@ -69,8 +69,10 @@ abstract class MirrorProcessSuite {
         long onTargetAtKill;
         long committedAtKill;
         try (MirrorProcess first = MirrorProcess.start(dir, "first", args)) {
-            Await.until("a third of the backlog mirrored", Duration.ofSeconds(120),
-                () -> target.endOffsetSum(topic) >= 60_000);
+            // A fast machine copies a third of the backlog within the first commit interval: wait for a commit
+            // too, so that the kill leaves both a committed head and an uncommitted tail.
+            Await.until("a third of the backlog mirrored and a commit made", Duration.ofSeconds(120),
+                () -> target.endOffsetSum(topic) >= 60_000 && sum(source.committedOffsets("g-crash", topic)) > 0);
 
             // When: kill -9 mid-stream
             first.kill9();
