@@ -1,7 +1,7 @@
 /**
  * The adapter to kafka-clients' protocol classes ({@code org.apache.kafka.common.requests}, {@code .message},
  * {@code .protocol}, {@code .record}, {@code .network}), which are not public API: every import of them in the
- * broker lives in this package (enforced by {@code ProtocolIsolationTest}), so that a kafka-clients upgrade
+ * broker lives in this package (enforced by checkstyle: build-tools/checkstyle), so that a kafka-clients upgrade
  * touches only this package.
  *
  * <p>{@link dev.strait.broker.protocol.KafkaApis} parses frames with {@code RequestHeader.parse} and

@@ -36,7 +36,6 @@ import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
-import org.apache.kafka.common.record.RecordBatch;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -280,7 +279,7 @@ final class MirrorStream implements Runnable {
     }
 
     private static Long timestampOf(ConsumerRecord<byte[], byte[]> record) {
-        return record.timestamp() == RecordBatch.NO_TIMESTAMP ? null : record.timestamp();
+        return record.timestamp() == ConsumerRecord.NO_TIMESTAMP ? null : record.timestamp();
     }
 
     private void send(ProducerRecord<byte[], byte[]> out, TopicPartition tp, ConsumerRecord<byte[], byte[]> source,

@@ -11,7 +11,6 @@ import dev.strait.broker.raft.metadata.MetadataRecord.UnfenceNode;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
