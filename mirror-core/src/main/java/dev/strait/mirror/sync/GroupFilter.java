@@ -1,0 +1,31 @@
+package dev.strait.mirror.sync;
+
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+import dev.strait.mirror.config.ConfigException;
+
+/** Which consumer groups to sync: an include regex, an optional exclude regex, never the mirror's own group. */
+public record GroupFilter(Pattern include, Pattern exclude) {
+
+    public static GroupFilter of(String include, String exclude, String includeFlag, String excludeFlag) {
+        return new GroupFilter(compile(include, includeFlag), exclude == null || exclude.isBlank() ? null
+            : compile(exclude, excludeFlag));
+    }
+
+    private static Pattern compile(String regex, String flag) {
+        if (regex == null || regex.isBlank()) {
+            throw new ConfigException(flag + " needs a regex of consumer group ids, e.g. 'orders-.*'");
+        }
+        try {
+            return Pattern.compile(regex.trim());
+        } catch (PatternSyntaxException e) {
+            throw new ConfigException(flag + " is not a valid regex: " + e.getDescription() + " near index "
+                + e.getIndex() + " in '" + regex + "'");
+        }
+    }
+
+    public boolean matches(String group) {
+        return include.matcher(group).matches() && (exclude == null || !exclude.matcher(group).matches());
+    }
+}

@@ -1,0 +1,376 @@
+package dev.strait.mirror.sync;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+import com.codahale.metrics.MetricRegistry;
+import dev.strait.mirror.config.TopicRenamer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The mirror's sync loop, on its own thread, every {@code interval}: keeps the offset map (what the target
+ * acknowledged) true and persisted in the sync topic, and, when groups were asked for, writes to each matching
+ * group on the target the exact translation of its committed source offsets (see {@link PartitionIndex}).
+ *
+ * <p>Rules: a group with members on the target is never touched (its consumers own their offsets); a target
+ * offset is never moved back (a group that already read further on the target keeps its place); the group's
+ * source commits are saved as a {@link GroupCheckpoint} so that {@code strait failover} works with the source
+ * down. A round that fails is logged, counted ({@code strait.mirror.sync.group-offsets.failing}) and retried on
+ * the next interval; it never stops the mirror.
+ *
+ * <p>Threading: the loop owns every field; {@link #requestStop()} may be called from any thread.
+ */
+public final class GroupOffsetSync implements Runnable {
+    private static final Logger LOGGER = LoggerFactory.getLogger(GroupOffsetSync.class);
+    private static final long TIMEOUT_MS = 30_000;
+    /** Records read from the target per round to fill what the offset map does not know. */
+    private static final long READ_BUDGET = 2_000_000;
+
+    /** What to sync; {@code groups} null means only the offset map is kept (no group offsets written). */
+    public record Settings(GroupFilter groups, long intervalMs, String mirrorGroup, Pattern topics, TopicRenamer renamer) {
+    }
+
+    private final Settings settings;
+    private final Admin sourceAdmin;
+    private final Admin targetAdmin;
+    private final OffsetMap map;
+    private final SyncTopic syncTopic;
+    private final TargetReader reader;
+    private final Time time;
+    private final String writerId;
+    private final SyncMetrics groupMetrics;
+    private final SyncMetrics mapMetrics;
+    private final Object wakeup = new Object();
+    private volatile boolean stopRequested;
+
+    private boolean loaded;
+    private final Map<TopicPartition, Long> persistedVersions = new HashMap<>();
+    private final Map<String, Map<TopicPartition, Long>> lastCheckpoints = new HashMap<>();
+    private final Map<String, Long> locateCache = new HashMap<>();
+    private volatile RoundStats lastRound = new RoundStats(0, 0, 0, 0, 0, 0);
+
+    /** What the last round did, for logs, metrics and tests. */
+    public record RoundStats(int groups, int partitions, int written, int skippedActive, int inexact, long millis) {
+    }
+
+    public GroupOffsetSync(Settings settings, Admin sourceAdmin, Admin targetAdmin, OffsetMap map, SyncTopic syncTopic,
+                           TargetReader reader, Time time, String writerId, MetricRegistry registry) {
+        this.settings = settings;
+        this.sourceAdmin = sourceAdmin;
+        this.targetAdmin = targetAdmin;
+        this.map = map;
+        this.syncTopic = syncTopic;
+        this.reader = reader;
+        this.time = time;
+        this.writerId = writerId;
+        this.groupMetrics = new SyncMetrics(registry, "group-offsets");
+        this.mapMetrics = new SyncMetrics(registry, "offset-map");
+        registry.gauge(SyncMetrics.PREFIX + "group-offsets.groups", () -> () -> lastRound.groups());
+        registry.gauge(SyncMetrics.PREFIX + "group-offsets.partitions", () -> () -> lastRound.partitions());
+        registry.gauge(SyncMetrics.PREFIX + "group-offsets.skipped-active", () -> () -> lastRound.skippedActive());
+        registry.gauge(SyncMetrics.PREFIX + "group-offsets.inexact", () -> () -> lastRound.inexact());
+        registry.gauge(SyncMetrics.PREFIX + "offset-map.segments",
+            () -> () -> map.histories().stream().mapToLong(TargetHistory::segments).sum());
+    }
+
+    public void requestStop() {
+        stopRequested = true;
+        synchronized (wakeup) {
+            wakeup.notifyAll();
+        }
+    }
+
+    public RoundStats lastRound() {
+        return lastRound;
+    }
+
+    public SyncMetrics groupMetrics() {
+        return groupMetrics;
+    }
+
+    @Override
+    public void run() {
+        while (!stopRequested) {
+            long start = time.milliseconds();
+            round();
+            long next = start + settings.intervalMs();
+            try {
+                time.waitObject(wakeup, () -> stopRequested || time.milliseconds() >= next, next);
+            } catch (org.apache.kafka.common.errors.TimeoutException e) {
+                // the deadline passed between two looks at the clock: time for the next round
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                stopRequested = true;
+            }
+        }
+        // A last snapshot, so that a restart (or a failover) starts from everything this process learnt.
+        try {
+            persistMap();
+            syncTopic.flush();
+        } catch (RuntimeException e) {
+            LOGGER.warn("Could not persist the offset map on stop: {}; a restart reads the missing part from the target",
+                e.toString());
+        }
+    }
+
+    /** One round; never throws. */
+    public void round() {
+        long start = time.milliseconds();
+        try (var ignored = mapMetrics.time()) {
+            long changed = upkeep();
+            mapMetrics.succeeded(time.milliseconds(), changed);
+        } catch (RuntimeException e) {
+            long n = mapMetrics.failed();
+            LOGGER.warn("Offset map upkeep failed ({} in a row): {}; retrying in {} ms", n, e.getMessage(),
+                settings.intervalMs());
+            return;
+        }
+        if (settings.groups() == null) {
+            return;
+        }
+        try (var ignored = groupMetrics.time()) {
+            RoundStats stats = syncGroups(start);
+            lastRound = stats;
+            groupMetrics.succeeded(time.milliseconds(), stats.written());
+            if (groupMetrics.rounds() == 1 || stats.written() > 0) {
+                LOGGER.info("Group offset sync: {} groups, {} partitions translated, {} offsets written, {} groups left "
+                    + "alone (active on the target), {} partitions inexact, {} ms", stats.groups(), stats.partitions(),
+                    stats.written(), stats.skippedActive(), stats.inexact(), stats.millis());
+            }
+        } catch (RuntimeException e) {
+            long n = groupMetrics.failed();
+            LOGGER.warn("Group offset sync failed ({} in a row): {}; retrying in {} ms", n, e.getMessage(),
+                settings.intervalMs());
+        }
+    }
+
+    /** Loads and merges the sync topic, reads what the map misses from the target, persists changes. */
+    private long upkeep() {
+        if (!loaded) {
+            syncTopic.ensure(targetAdmin, (short) -1);
+        }
+        for (ConsumerRecord<byte[], byte[]> r : syncTopic.readNew()) {
+            SyncRecords.Key key = SyncRecords.parseKey(r.key());
+            if (key == null || key.kind() != SyncRecords.Kind.MAP || !key.sourceCluster().equals(map.sourceCluster())) {
+                continue;
+            }
+            SyncRecords.MapValue value = SyncRecords.decodeMap(r.value());
+            // Our own snapshots add nothing after the first load; another process's are merged (facts agree).
+            if (value != null && (!loaded || !value.writer().equals(writerId))) {
+                map.merge(value.snapshot());
+            }
+        }
+        loaded = true;
+        Map<TopicPartition, Long> knownEnds = MapUpkeep.knownEnds(map);
+        List<TopicPartition> tps = new ArrayList<>(existing(MapUpkeep.partitions(map)));
+        Map<TopicPartition, Long> starts = Clusters.startOffsets(targetAdmin, tps, TIMEOUT_MS);
+        Map<TopicPartition, Long> ends = Clusters.endOffsets(targetAdmin, tps, TIMEOUT_MS);
+        MapUpkeep.Result result = MapUpkeep.run(map, reader, knownEnds, starts, ends, READ_BUDGET, false);
+        if (result.recordsRead() > 0) {
+            LOGGER.info("Offset map: read {} records back from the target to fill what it did not know{}",
+                result.recordsRead(), result.complete() ? "" : " (more next round)");
+        }
+        return persistMap() + result.partitionsReset();
+    }
+
+    /** The partitions among {@code tps} whose topics exist on the target. */
+    private Set<TopicPartition> existing(List<TopicPartition> tps) {
+        Set<String> topics = new HashSet<>();
+        tps.forEach(tp -> topics.add(tp.topic()));
+        Set<TopicPartition> all = Clusters.partitions(targetAdmin, topics, TIMEOUT_MS);
+        Set<TopicPartition> out = new HashSet<>(tps);
+        out.retainAll(all);
+        return out;
+    }
+
+    private long persistMap() {
+        List<Future<?>> sent = new ArrayList<>();
+        Map<TopicPartition, Long> versions = new HashMap<>();
+        for (TargetHistory h : map.histories()) {
+            long v = h.version();
+            if (persistedVersions.getOrDefault(h.target(), -1L) == v) {
+                continue;
+            }
+            sent.add(syncTopic.write(SyncRecords.mapKey(map.sourceCluster(), h.target()),
+                SyncRecords.encode(h.snapshot(), writerId)));
+            versions.put(h.target(), v);
+        }
+        await(sent, "persist the offset map");
+        persistedVersions.putAll(versions);
+        return versions.size();
+    }
+
+    private RoundStats syncGroups(long startMs) {
+        List<String> groups = Clusters.consumerGroups(sourceAdmin,
+            g -> !g.equals(settings.mirrorGroup()) && settings.groups().matches(g), TIMEOUT_MS);
+        Map<String, Map<TopicPartition, OffsetAndMetadata>> committed = Clusters.committed(sourceAdmin, groups, TIMEOUT_MS);
+        Set<TopicPartition> sourceTps = new HashSet<>();
+        Map<String, Map<TopicPartition, Long>> offsets = new HashMap<>();
+        for (Map.Entry<String, Map<TopicPartition, OffsetAndMetadata>> e : committed.entrySet()) {
+            Map<TopicPartition, Long> mirrored = new HashMap<>();
+            e.getValue().forEach((tp, om) -> {
+                if (settings.topics().matcher(tp.topic()).matches()) {
+                    mirrored.put(tp, om.offset());
+                }
+            });
+            if (!mirrored.isEmpty()) {
+                offsets.put(e.getKey(), mirrored);
+                sourceTps.addAll(mirrored.keySet());
+            }
+        }
+        Map<TopicPartition, Long> sourceEnds = Clusters.endOffsets(sourceAdmin, sourceTps, TIMEOUT_MS);
+        Set<String> targetTopics = new HashSet<>();
+        sourceTps.forEach(tp -> targetTopics.add(settings.renamer().targetTopic(tp.topic())));
+        map.histories().forEach(h -> targetTopics.add(h.target().topic()));
+        Set<TopicPartition> targetTps = Clusters.partitions(targetAdmin, targetTopics, TIMEOUT_MS);
+        Map<TopicPartition, Long> targetStarts = Clusters.startOffsets(targetAdmin, targetTps, TIMEOUT_MS);
+        Map<TopicPartition, Long> targetEnds = Clusters.endOffsets(targetAdmin, targetTps, TIMEOUT_MS);
+
+        TranslationRound round = new TranslationRound(map, settings.renamer(), targetEnds);
+        Map<String, Map<TopicPartition, Translation>> translated = new HashMap<>();
+        int partitions = 0;
+        int inexact = 0;
+        for (Map.Entry<String, Map<TopicPartition, Long>> e : offsets.entrySet()) {
+            Map<TopicPartition, Translation> t = resolveBelow(round, round.translate(e.getValue()), e.getValue(),
+                targetStarts);
+            translated.put(e.getKey(), t);
+            partitions += t.size();
+            for (Translation tr : t.values()) {
+                if (!tr.exact()) {
+                    inexact++;
+                }
+            }
+        }
+        List<String> candidates = new ArrayList<>(translated.keySet());
+        Map<String, Integer> members = Clusters.members(targetAdmin, candidates, TIMEOUT_MS);
+        List<String> idle = new ArrayList<>();
+        int skippedActive = 0;
+        for (String g : candidates) {
+            if (members.getOrDefault(g, 0) > 0) {
+                skippedActive++;
+            } else {
+                idle.add(g);
+            }
+        }
+        Map<String, Map<TopicPartition, OffsetAndMetadata>> onTarget = Clusters.committed(targetAdmin, idle, TIMEOUT_MS);
+        Map<String, KafkaFuture<Void>> writes = new HashMap<>();
+        int written = 0;
+        for (String g : idle) {
+            Map<TopicPartition, OffsetAndMetadata> current = onTarget.getOrDefault(g, Map.of());
+            Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
+            for (Translation t : translated.get(g).values()) {
+                OffsetAndMetadata now = current.get(t.target());
+                if (now == null || t.offset() > now.offset()) {
+                    out.put(t.target(), new OffsetAndMetadata(t.offset()));
+                }
+            }
+            if (!out.isEmpty()) {
+                writes.put(g, targetAdmin.alterConsumerGroupOffsets(g, out).all());
+                written += out.size();
+            }
+        }
+        for (Map.Entry<String, KafkaFuture<Void>> w : writes.entrySet()) {
+            try {
+                w.getValue().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                // A consumer joined between the check and the write: the broker refused, as it should.
+                skippedActive++;
+                LOGGER.debug("Group {} not written on the target: {}", w.getKey(), e.getCause().toString());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SyncException("interrupted", e);
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new SyncException("timed out writing the offsets of group " + w.getKey() + " on the target", e);
+            }
+        }
+        writeCheckpoints(offsets, sourceEnds, startMs);
+        return new RoundStats(offsets.size(), partitions, written, skippedActive, inexact,
+            time.milliseconds() - startMs);
+    }
+
+    /**
+     * A group whose position lies below everything the map knows of a partition, when the map does not reach
+     * back to the partition's first record (it was started on a target that already held copies): found on the
+     * target by binary search over the provenance of its records.
+     */
+    private Map<TopicPartition, Translation> resolveBelow(TranslationRound round, Map<TopicPartition, Translation> in,
+                                                          Map<TopicPartition, Long> committed,
+                                                          Map<TopicPartition, Long> starts) {
+        Map<TopicPartition, Translation> out = new java.util.TreeMap<>(
+            java.util.Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+        for (Map.Entry<TopicPartition, Translation> e : in.entrySet()) {
+            Translation t = e.getValue();
+            PartitionIndex index = round.index(e.getKey());
+            long start = starts.getOrDefault(e.getKey(), 0L);
+            if (!t.belowKnown() || index == null || index.from() <= start || index.sources().size() != 1) {
+                out.put(e.getKey(), t.belowKnown() && index != null && index.from() <= start
+                    ? new Translation(t.target(), t.offset(), t.readAgain(), false, t.uncommittedSources()) : t);
+                continue;
+            }
+            TopicPartition source = index.sources().iterator().next();
+            long c = committed.get(source);
+            String cacheKey = e.getKey() + "|" + source + "|" + c + "|" + index.from();
+            Long located = locateCache.get(cacheKey);
+            if (located == null) {
+                located = reader.locate(e.getKey(), source, c, start, index.from());
+                locateCache.put(cacheKey, located);
+            }
+            out.put(e.getKey(), new Translation(t.target(), Math.min(located, t.offset()), 0, false, 0));
+        }
+        return out;
+    }
+
+    private void writeCheckpoints(Map<String, Map<TopicPartition, Long>> offsets, Map<TopicPartition, Long> sourceEnds,
+                                  long nowMs) {
+        List<Future<?>> sent = new ArrayList<>();
+        Map<String, Map<TopicPartition, Long>> written = new HashMap<>();
+        for (Map.Entry<String, Map<TopicPartition, Long>> e : offsets.entrySet()) {
+            if (e.getValue().equals(lastCheckpoints.get(e.getKey()))) {
+                continue;
+            }
+            Map<TopicPartition, Long> ends = new HashMap<>();
+            e.getValue().keySet().forEach(tp -> {
+                Long end = sourceEnds.get(tp);
+                if (end != null) {
+                    ends.put(tp, end);
+                }
+            });
+            sent.add(syncTopic.write(SyncRecords.groupKey(map.sourceCluster(), e.getKey()),
+                SyncRecords.encode(new GroupCheckpoint(e.getKey(), nowMs, e.getValue(), ends))));
+            written.put(e.getKey(), e.getValue());
+        }
+        await(sent, "write group checkpoints");
+        lastCheckpoints.putAll(written);
+    }
+
+    private static void await(List<Future<?>> sent, String what) {
+        for (Future<?> f : sent) {
+            try {
+                f.get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                throw new SyncException("could not " + what + " in the sync topic: " + e.getCause().getMessage(),
+                    e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SyncException("interrupted", e);
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new SyncException("timed out trying to " + what + " in the sync topic", e);
+            }
+        }
+    }
+}

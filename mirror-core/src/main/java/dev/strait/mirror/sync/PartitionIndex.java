@@ -1,0 +1,380 @@
+package dev.strait.mirror.sync;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * An immutable view of one target partition's {@link TargetHistory} over its last complete range
+ * {@code [from, to)}, arranged for translating committed source offsets into a target offset.
+ *
+ * <h2>The rule</h2>
+ * For a group that committed source offset C (next record to read) on every source partition feeding this
+ * target partition, the target offset X must satisfy two things:
+ * <ul>
+ *   <li><b>never read again</b>: every copy at or after X is of a source record at or after its partition's C;
+ *       the lowest such X is R = 1 + the offset of the last copy below C;</li>
+ *   <li><b>never skip</b>: every source record at or after C that the target holds has a copy at or after X. A
+ *       source record can be held more than once: after a mirror crash the records since its last commit are
+ *       copied again, so the target's source offsets run 0..100, 60..200. Only the last run holding a record
+ *       counts, so the highest such X is L = the lowest position, over every source offset at or after C, of its
+ *       first copy in the last run that holds it.</li>
+ * </ul>
+ * When R &lt;= L every X in [R, L] is exact; X starts at R and moves over copies that are held again later (a
+ * duplicate the mirror wrote), never over a record that is not a copy. When L &lt; R (only when source partitions
+ * interleave, i.e. hash mode, or while a re-copy has not yet caught up with the first copy) no X is exact and X =
+ * L: nothing is skipped and {@link Translation#readAgain()} counts the copies read twice. With one source partition
+ * per target partition and a finished re-copy, R &lt;= L always holds, so the translation is exact.
+ *
+ * <p>A run is a stretch of one source partition's copies whose source offsets do not go down; runs are few
+ * (one per mirror restart that re-copied records), so a translation costs O(runs + log segments).
+ */
+public final class PartitionIndex {
+    private static final long NONE = -1;
+
+    private final TopicPartition target;
+    private final long from;
+    private final long to;
+    private final Map<TopicPartition, Feeder> feeders;
+    /** Every segment of every source partition, in target-offset order (for moving X over duplicates). */
+    private final long[] allT;
+    private final long[] allEnd;
+
+    private PartitionIndex(TopicPartition target, long from, long to, Map<TopicPartition, Feeder> feeders,
+                           long[] allT, long[] allEnd) {
+        this.target = target;
+        this.from = from;
+        this.to = to;
+        this.feeders = feeders;
+        this.allT = allT;
+        this.allEnd = allEnd;
+    }
+
+    static PartitionIndex build(TopicPartition target, List<TopicPartition> feederList, long[] t, long[] s, int[] len,
+                                int[] feeder, int size, long from, long to) {
+        if (from < 0) {
+            return new PartitionIndex(target, -1, -1, Map.of(), new long[0], new long[0]);
+        }
+        int first = 0;
+        while (first < size && t[first] + len[first] <= from) {
+            first++;
+        }
+        int n = size - first;
+        long[] allT = new long[n];
+        long[] allEnd = new long[n];
+        List<List<long[]>> bySource = new ArrayList<>();
+        for (int i = 0; i < feederList.size(); i++) {
+            bySource.add(new ArrayList<>());
+        }
+        for (int i = first; i < size; i++) {
+            long segT = t[i];
+            long segS = s[i];
+            long segLen = len[i];
+            if (segT < from) {
+                long cut = from - segT;
+                segT += cut;
+                segS += cut;
+                segLen -= cut;
+            }
+            allT[i - first] = segT;
+            allEnd[i - first] = segT + segLen;
+            bySource.get(feeder[i]).add(new long[] {segT, segS, segLen});
+        }
+        Map<TopicPartition, Feeder> feeders = new HashMap<>();
+        for (int i = 0; i < feederList.size(); i++) {
+            if (!bySource.get(i).isEmpty()) {
+                feeders.put(feederList.get(i), new Feeder(bySource.get(i)));
+            }
+        }
+        return new PartitionIndex(target, from, to, Collections.unmodifiableMap(feeders), allT, allEnd);
+    }
+
+    public TopicPartition target() {
+        return target;
+    }
+
+    /** The first offset of the complete range this index covers; -1 when nothing is known. */
+    public long from() {
+        return from;
+    }
+
+    /** One past the last offset of the complete range this index covers; -1 when nothing is known. */
+    public long to() {
+        return to;
+    }
+
+    /** The source partitions that have copies in this target partition. */
+    public java.util.Set<TopicPartition> sources() {
+        return feeders.keySet();
+    }
+
+    /** One past the highest source offset of {@code source} copied here, or -1 when none is. */
+    public long frontier(TopicPartition source) {
+        Feeder f = feeders.get(source);
+        return f == null ? -1 : f.maxS + 1;
+    }
+
+    /** The lowest source offset of {@code source} copied in the known range, or -1 when none is. */
+    public long lowestSource(TopicPartition source) {
+        Feeder f = feeders.get(source);
+        return f == null ? -1 : f.minS;
+    }
+
+    /**
+     * Translates a group's committed offsets ({@code committed}: source partition to next offset to read; other
+     * partitions are ignored). Returns null when the group committed none of the source partitions feeding here.
+     */
+    public Translation translate(Map<TopicPartition, Long> committed) {
+        if (from < 0) {
+            return null;
+        }
+        int uncommitted = 0;
+        boolean any = false;
+        for (TopicPartition source : feeders.keySet()) {
+            if (committed.containsKey(source)) {
+                any = true;
+            } else {
+                uncommitted++;
+            }
+        }
+        if (!any) {
+            return null;
+        }
+        long r = NONE;
+        long l = Long.MAX_VALUE;
+        boolean below = false;
+        for (Map.Entry<TopicPartition, Feeder> e : feeders.entrySet()) {
+            long c = committed.getOrDefault(e.getKey(), 0L);
+            Feeder f = e.getValue();
+            long last = f.lastBelow(c);
+            if (last != NONE) {
+                r = Math.max(r, last + 1);
+            } else if (committed.containsKey(e.getKey()) && c < f.minS) {
+                // Copies of records between C and the lowest known one may lie below the known range.
+                below = true;
+            }
+            l = Math.min(l, f.noSkipBound(c));
+        }
+        long x;
+        if (r == NONE) {
+            x = l == Long.MAX_VALUE ? to : l;
+        } else if (l == Long.MAX_VALUE) {
+            x = r;
+        } else if (r <= l) {
+            x = overDuplicates(r, l);
+        } else {
+            x = l;
+        }
+        long again = 0;
+        if (r != NONE && x < r) {
+            for (Map.Entry<TopicPartition, Feeder> e : feeders.entrySet()) {
+                again += e.getValue().countBelow(committed.getOrDefault(e.getKey(), 0L), x);
+            }
+        }
+        return new Translation(target, x, again, below, committed.isEmpty() ? 0 : uncommitted);
+    }
+
+    /** From {@code r}, moves over contiguous copies (all held again later, by the rule above) up to {@code l}. */
+    private long overDuplicates(long r, long l) {
+        long x = r;
+        int i = lastAtOrBelow(allT, x);
+        while (x < l && i >= 0 && i < allT.length && allT[i] <= x && x < allEnd[i]) {
+            x = Math.min(l, allEnd[i]);
+            i++;
+        }
+        return x;
+    }
+
+    /** Index of the last element {@code <= key} of a sorted array, or -1. */
+    private static int lastAtOrBelow(long[] sorted, long key) {
+        int i = Arrays.binarySearch(sorted, key);
+        return i >= 0 ? i : -i - 2;
+    }
+
+    /** The copies of one source partition in this target partition, in target-offset order, split into runs. */
+    private static final class Feeder {
+        final long[] t;
+        final long[] s;
+        final long[] len;
+        /** Entries (records) before segment i. */
+        final long[] before;
+        /** Segment index where each run starts; runs end where the next starts. */
+        final int[] runStart;
+        final long[] runMin;
+        final long[] runMax;
+        final long minS;
+        final long maxS;
+
+        Feeder(List<long[]> segs) {
+            int n = segs.size();
+            t = new long[n];
+            s = new long[n];
+            len = new long[n];
+            before = new long[n + 1];
+            List<Integer> starts = new ArrayList<>();
+            List<long[]> bounds = new ArrayList<>();
+            long min = Long.MAX_VALUE;
+            long max = Long.MIN_VALUE;
+            long runLo = 0;
+            long runHi = 0;
+            for (int i = 0; i < n; i++) {
+                long[] seg = segs.get(i);
+                t[i] = seg[0];
+                s[i] = seg[1];
+                len[i] = seg[2];
+                before[i + 1] = before[i] + len[i];
+                long last = s[i] + len[i] - 1;
+                boolean newRun = i == 0 || s[i] < s[i - 1] + len[i - 1] - 1;
+                if (newRun) {
+                    if (i > 0) {
+                        bounds.add(new long[] {runLo, runHi});
+                    }
+                    starts.add(i);
+                    runLo = s[i];
+                    runHi = last;
+                } else {
+                    runHi = Math.max(runHi, last);
+                }
+                min = Math.min(min, s[i]);
+                max = Math.max(max, last);
+            }
+            bounds.add(new long[] {runLo, runHi});
+            runStart = starts.stream().mapToInt(Integer::intValue).toArray();
+            runMin = bounds.stream().mapToLong(b -> b[0]).toArray();
+            runMax = bounds.stream().mapToLong(b -> b[1]).toArray();
+            minS = min;
+            maxS = max;
+        }
+
+        private int runEnd(int run) {
+            return run + 1 < runStart.length ? runStart[run + 1] : t.length;
+        }
+
+        /** Target offset of the last copy with source offset below {@code c}, or NONE. */
+        long lastBelow(long c) {
+            for (int run = runStart.length - 1; run >= 0; run--) {
+                if (runMin[run] < c) {
+                    int i = lastSegmentStartingBelow(runStart[run], runEnd(run), c);
+                    return t[i] + Math.min(len[i] - 1, c - 1 - s[i]);
+                }
+            }
+            return NONE;
+        }
+
+        /** In segments [lo, hi) of one run (source offsets not going down), the last whose first offset is below c. */
+        private int lastSegmentStartingBelow(int lo, int hi, long c) {
+            int a = lo;
+            int b = hi - 1;
+            while (a < b) {
+                int mid = (a + b + 1) >>> 1;
+                if (s[mid] < c) {
+                    a = mid;
+                } else {
+                    b = mid - 1;
+                }
+            }
+            return a;
+        }
+
+        /**
+         * The lowest target offset X such that starting at X skips no source record at or after {@code c}
+         * (judged by the last run holding each), or Long.MAX_VALUE when no such record is held.
+         */
+        long noSkipBound(long c) {
+            long bound = Long.MAX_VALUE;
+            List<long[]> covered = new ArrayList<>();
+            for (int run = runStart.length - 1; run >= 0; run--) {
+                long hi = runMax[run];
+                long u = firstUncovered(covered, Math.max(c, runMin[run]), hi);
+                while (u >= 0) {
+                    // u may be a hole in the source offsets (a record not copied): look at the next one held.
+                    int seg = firstSegmentEndingAtOrAfter(runStart[run], runEnd(run), u);
+                    long held = Math.max(u, s[seg]);
+                    long next = firstUncovered(covered, held, hi);
+                    if (next == held) {
+                        bound = t[seg] + (held - s[seg]);
+                        break;
+                    }
+                    u = next;
+                }
+                cover(covered, runMin[run], runMax[run]);
+            }
+            return bound;
+        }
+
+        /** In segments [lo, hi) of a run, the first whose last source offset is >= u (hi - 1 if none is). */
+        private int firstSegmentEndingAtOrAfter(int lo, int hi, long u) {
+            int a = lo;
+            int b = hi - 1;
+            while (a < b) {
+                int mid = (a + b) >>> 1;
+                if (s[mid] + len[mid] - 1 >= u) {
+                    b = mid;
+                } else {
+                    a = mid + 1;
+                }
+            }
+            return a;
+        }
+
+        /** Copies at or after target offset x with source offset below c. */
+        long countBelow(long c, long x) {
+            long n = 0;
+            for (int run = 0; run < runStart.length; run++) {
+                if (runMin[run] >= c) {
+                    continue;
+                }
+                int i = lastSegmentStartingBelow(runStart[run], runEnd(run), c);
+                long endT = t[i] + Math.min(len[i] - 1, c - 1 - s[i]) + 1;
+                long startT = Math.max(x, t[runStart[run]]);
+                if (endT > startT) {
+                    n += entriesBefore(endT) - entriesBefore(startT);
+                }
+            }
+            return n;
+        }
+
+        /** Copies of this source partition at target offsets below {@code offset}. */
+        private long entriesBefore(long offset) {
+            int i = lastAtOrBelow(t, offset);
+            if (i < 0) {
+                return 0;
+            }
+            return before[i] + Math.min(len[i], offset - t[i]);
+        }
+
+        private static long firstUncovered(List<long[]> covered, long lo, long hi) {
+            long u = lo;
+            boolean moved = true;
+            while (moved && u <= hi) {
+                moved = false;
+                for (long[] c : covered) {
+                    if (c[0] <= u && u <= c[1]) {
+                        u = c[1] + 1;
+                        moved = true;
+                    }
+                }
+            }
+            return u <= hi ? u : -1;
+        }
+
+        private static void cover(List<long[]> covered, long lo, long hi) {
+            long a = lo;
+            long b = hi;
+            for (int i = covered.size() - 1; i >= 0; i--) {
+                long[] c = covered.get(i);
+                if (c[1] + 1 >= a && c[0] <= b + 1) {
+                    a = Math.min(a, c[0]);
+                    b = Math.max(b, c[1]);
+                    covered.remove(i);
+                }
+            }
+            covered.add(new long[] {a, b});
+        }
+    }
+}

@@ -1,0 +1,141 @@
+package dev.strait.mirror.sync;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+
+import dev.strait.mirror.provenance.Provenance;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.utils.Time;
+
+/**
+ * Reads what the mirror wrote back from the target: the provenance header of each record in a range, as
+ * {@link Fact}s. Used to fill what the offset map does not know (records written before a restart and not yet
+ * persisted, or an offset map that never existed) and, where a range is too large to read, to locate a source
+ * offset by binary search. Not thread-safe: one caller at a time.
+ */
+public final class TargetReader implements AutoCloseable {
+    private static final Duration POLL = Duration.ofMillis(200);
+
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final String sourceCluster;
+    private final Time time;
+    private final long timeoutMs;
+
+    /**
+     * @param targetClient client settings of the target cluster (bootstrap and security; anything else is ignored
+     *     where a consumer does not know it)
+     * @param sourceCluster the cluster id whose copies are wanted (a record that passed through another cluster
+     *     first names this one as its source)
+     */
+    public TargetReader(Properties targetClient, String sourceCluster, Time time, long timeoutMs) {
+        Properties props = new Properties();
+        for (String name : targetClient.stringPropertyNames()) {
+            if (ConsumerConfig.configNames().contains(name)) {
+                props.put(name, targetClient.getProperty(name));
+            }
+        }
+        props.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
+        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "10000");
+        props.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "strait-sync-reader");
+        this.consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        this.sourceCluster = sourceCluster;
+        this.time = time;
+        this.timeoutMs = timeoutMs;
+    }
+
+    /** What a read found: the copies in {@code [from, reachedTo)}; the rest of the range was not reached. */
+    public record Range(long from, long reachedTo, List<Fact> facts) {
+    }
+
+    /**
+     * Reads {@code [from, to)} of {@code tp} (stopping earlier at the partition's end or after the timeout) and
+     * returns the copies of this source cluster's records in it.
+     */
+    public Range read(TopicPartition tp, long from, long to) {
+        List<Fact> facts = new ArrayList<>();
+        if (to <= from) {
+            return new Range(from, from, facts);
+        }
+        consumer.assign(List.of(tp));
+        consumer.seek(tp, from);
+        long end = Math.min(to, consumer.endOffsets(List.of(tp), Duration.ofMillis(timeoutMs)).getOrDefault(tp, from));
+        long deadline = time.milliseconds() + timeoutMs;
+        long position = from;
+        while (position < end && time.milliseconds() < deadline) {
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
+                if (r.offset() >= end) {
+                    continue;
+                }
+                Fact fact = factOf(r);
+                if (fact != null) {
+                    facts.add(fact);
+                }
+            }
+            position = consumer.position(tp, Duration.ofMillis(timeoutMs));
+        }
+        return new Range(from, Math.min(position, end), facts);
+    }
+
+    /** Reads a range and teaches it to {@code history}; returns the offset it reached. */
+    public long fill(TargetHistory history, long from, long to) {
+        Range range = read(history.target(), from, to);
+        history.merge(range.facts(), range.from(), range.reachedTo());
+        return range.reachedTo();
+    }
+
+    /**
+     * The first record at or after {@code offset} that is a copy from {@code source}, reading at most
+     * {@code maxRecords}; null when there is none.
+     */
+    public Fact firstCopyAtOrAfter(TopicPartition tp, TopicPartition source, long offset, long end, int maxRecords) {
+        Range range = read(tp, offset, Math.min(end, offset + maxRecords));
+        for (Fact f : range.facts()) {
+            if (f.source().equals(source)) {
+                return f;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Binary search over {@code [lo, hi)} of {@code tp} for the first copy from {@code source} whose source offset is
+     * at least {@code c}, assuming the source offsets do not go down in that range (no re-copied range). Reads about
+     * log2(hi - lo) small ranges. Returns {@code hi} when every copy there is below {@code c}.
+     */
+    public long locate(TopicPartition tp, TopicPartition source, long c, long lo, long hi) {
+        long a = lo;
+        long b = hi;
+        while (a < b) {
+            long mid = a + (b - a) / 2;
+            Fact f = firstCopyAtOrAfter(tp, source, mid, hi, 500);
+            if (f == null || f.sourceOffset() >= c) {
+                b = mid;
+            } else {
+                a = f.targetOffset() + 1;
+            }
+        }
+        return a;
+    }
+
+    private Fact factOf(ConsumerRecord<byte[], byte[]> r) {
+        Provenance p = Provenance.from(r.headers());
+        if (p == null || !p.sourceCluster().equals(sourceCluster)) {
+            return null;
+        }
+        return new Fact(r.offset(), new TopicPartition(p.topic(), p.partition()), p.offset());
+    }
+
+    @Override
+    public void close() {
+        consumer.close(Duration.ofSeconds(5));
+    }
+}

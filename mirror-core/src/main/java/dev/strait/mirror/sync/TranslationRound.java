@@ -1,0 +1,90 @@
+package dev.strait.mirror.sync;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+import dev.strait.mirror.config.TopicRenamer;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * One round of translation: the offset map's partitions indexed once, then any number of groups translated
+ * against them. A group's committed source offsets become target offsets per target partition: in preserve
+ * mode one source partition feeds one target partition; in hash mode each target partition is fed by several
+ * and translates from all of them at once (see {@link PartitionIndex}).
+ *
+ * <p>A source partition of which no copy is known yet (nothing mirrored, or an empty partition) goes to the
+ * target partition with its number, at that partition's end: nothing of it is there to skip or read again.
+ *
+ * <p>Not thread-safe; build one per round.
+ */
+public final class TranslationRound {
+    private final TopicRenamer renamer;
+    private final Map<TopicPartition, PartitionIndex> indexes = new HashMap<>();
+    private final Map<TopicPartition, List<PartitionIndex>> bySource = new HashMap<>();
+    private final Map<TopicPartition, Long> targetEnds;
+
+    /**
+     * @param targetEnds the log end offset of every target partition of the mirrored topics (a partition missing
+     *     here does not exist on the target)
+     */
+    public TranslationRound(OffsetMap map, TopicRenamer renamer, Map<TopicPartition, Long> targetEnds) {
+        this.renamer = renamer;
+        this.targetEnds = targetEnds;
+        for (TargetHistory h : map.histories()) {
+            PartitionIndex index = h.index();
+            indexes.put(h.target(), index);
+            for (TopicPartition source : index.sources()) {
+                bySource.computeIfAbsent(source, k -> new ArrayList<>()).add(index);
+            }
+        }
+    }
+
+    public PartitionIndex index(TopicPartition target) {
+        return indexes.get(target);
+    }
+
+    /** The target partitions holding copies of {@code source}. */
+    public List<PartitionIndex> targetsOf(TopicPartition source) {
+        return bySource.getOrDefault(source, List.of());
+    }
+
+    /**
+     * Translates one group. {@code committed} holds the group's committed offsets on the source (partitions of
+     * topics that are not mirrored are ignored by the caller). The result is ordered by topic and partition.
+     */
+    public Map<TopicPartition, Translation> translate(Map<TopicPartition, Long> committed) {
+        Map<TopicPartition, Map<TopicPartition, Long>> perTarget = new HashMap<>();
+        Map<TopicPartition, Translation> out = new TreeMap<>(
+            java.util.Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+        for (Map.Entry<TopicPartition, Long> e : committed.entrySet()) {
+            List<PartitionIndex> targets = bySource.get(e.getKey());
+            if (targets == null) {
+                TopicPartition same = new TopicPartition(renamer.targetTopic(e.getKey().topic()), e.getKey().partition());
+                Long end = targetEnds.get(same);
+                PartitionIndex index = indexes.get(same);
+                if (end != null && (index == null || index.sources().isEmpty())) {
+                    out.put(same, new Translation(same, end, 0, false, 0));
+                }
+                continue;
+            }
+            for (PartitionIndex index : targets) {
+                perTarget.computeIfAbsent(index.target(), k -> new HashMap<>()).put(e.getKey(), e.getValue());
+            }
+        }
+        for (Map.Entry<TopicPartition, Map<TopicPartition, Long>> e : perTarget.entrySet()) {
+            Translation t = indexes.get(e.getKey()).translate(e.getValue());
+            if (t != null) {
+                out.put(e.getKey(), t);
+            }
+        }
+        return out;
+    }
+
+    public Set<TopicPartition> targets() {
+        return indexes.keySet();
+    }
+}
