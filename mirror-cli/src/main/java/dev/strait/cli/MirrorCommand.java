@@ -12,7 +12,11 @@ import com.codahale.metrics.jmx.JmxReporter;
 import dev.strait.mirror.config.ClientConfigs;
 import dev.strait.mirror.config.ConfigException;
 import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.GroupFilter;
 import dev.strait.mirror.config.PartitionMode;
+import dev.strait.mirror.config.SyncSettings;
+import dev.strait.mirror.config.TopicConfigFilter;
+import dev.strait.mirror.config.TopicSyncSettings;
 import dev.strait.mirror.config.TopicRenamer;
 import dev.strait.mirror.config.TruncationPolicy;
 import dev.strait.mirror.engine.MirrorEngine;
@@ -105,6 +109,56 @@ public final class MirrorCommand implements Callable<Integer> {
             + "lag and active-active loop prevention (default: ${DEFAULT-VALUE}).")
     boolean provenanceHeaders;
 
+    @Option(names = "--groups", paramLabel = "REGEX",
+        description = "Consumer groups whose committed offsets are translated to the same groups on the target, every "
+            + "--sync.group.offsets.interval.ms: exactly, from the provenance of the copies (the first copy at or after "
+            + "the committed source offset). Groups with members on the target are left alone; a target offset is never "
+            + "moved back. Default: no groups.")
+    String groups;
+
+    @Option(names = "--groups.exclude", paramLabel = "REGEX",
+        description = "Groups matching --groups but not to be synced.")
+    String groupsExclude;
+
+    @Option(names = "--sync.group.offsets.interval.ms", paramLabel = "MS", defaultValue = "5000",
+        description = "How often group offsets are synced and the offset map is persisted (default: ${DEFAULT-VALUE}).")
+    long syncGroupOffsetsIntervalMs;
+
+    @Option(names = "--offset.map", paramLabel = "true|false", defaultValue = "true", arity = "1",
+        description = "Keep where each source record landed on the target and persist it in the sync topic, for "
+            + "--groups and for 'strait failover' with the source unreachable (default: ${DEFAULT-VALUE}).")
+    boolean offsetMap;
+
+    @Option(names = "--sync.topic", paramLabel = "TOPIC", defaultValue = "__strait_sync",
+        description = "Compacted topic on the target holding the offset map and the groups' last source offsets "
+            + "(default: ${DEFAULT-VALUE}).")
+    String syncTopic;
+
+    @Option(names = "--sync.topic.configs", paramLabel = "true|false", defaultValue = "true", arity = "1",
+        description = "Copy source topic settings that change to the target topics, every --sync.topics.interval.ms, "
+            + "except the excluded ones (default: ${DEFAULT-VALUE}).")
+    boolean syncTopicConfigs;
+
+    @Option(names = "--config.properties.exclude", paramLabel = "REGEX[,REGEX]",
+        description = "Topic settings never copied, on top of the built-in list: message.timestamp.type and "
+            + "message.timestamp.(difference|before|after).max.ms, leader/follower.replication.throttled.replicas, "
+            + "unclean.leader.election.enable, min.insync.replicas, remote.storage.enable, remote.log.*, local.retention.*.")
+    String configPropertiesExclude;
+
+    @Option(names = "--sync.topic.partitions", paramLabel = "true|false", defaultValue = "true", arity = "1",
+        description = "Grow a target topic when its source gains partitions (never shrunk) (default: ${DEFAULT-VALUE}).")
+    boolean syncTopicPartitions;
+
+    @Option(names = "--sync.topic.acls", paramLabel = "true|false", defaultValue = "false", arity = "1",
+        description = "Copy the source's READ and DESCRIBE ACLs of mirrored topics to the target topics (WRITE never); "
+            + "needs an authorizer on both clusters (default: ${DEFAULT-VALUE}).")
+    boolean syncTopicAcls;
+
+    @Option(names = "--sync.topics.interval.ms", paramLabel = "MS", defaultValue = "60000",
+        description = "How often topic settings, partition counts and ACLs are compared and synced "
+            + "(default: ${DEFAULT-VALUE}).")
+    long syncTopicsIntervalMs;
+
     @Option(names = "--metrics.port", paramLabel = "PORT", defaultValue = "-1",
         description = "Serve /metrics (Prometheus), /metrics.json and /healthz on this port; -1 turns it off, 0 picks "
             + "a free port (default: ${DEFAULT-VALUE}).")
@@ -181,7 +235,14 @@ public final class MirrorCommand implements Callable<Integer> {
             .renamer(TopicRenamer.of(topicPrefix, topicRename))
             .provenanceHeaders(provenanceHeaders)
             .targetReplicationFactor(targetReplicationFactor)
-            .progressIntervalMs(progressIntervalMs);
+            .progressIntervalMs(progressIntervalMs)
+            .sync(new SyncSettings(groups == null ? null : GroupFilter.of(groups, groupsExclude, "--groups",
+                "--groups.exclude"), syncGroupOffsetsIntervalMs, offsetMap, syncTopic,
+                new TopicSyncSettings(syncTopicConfigs, syncTopicPartitions, syncTopicAcls, syncTopicsIntervalMs,
+                    TopicConfigFilter.withExtra(configPropertiesExclude))));
+        if (groups == null && groupsExclude != null) {
+            throw new ConfigException("--groups.exclude needs --groups");
+        }
         if (metricsPort < -1 || metricsPort > 65535) {
             throw new ConfigException("--metrics.port must be -1 (off), 0 (any free port) or a port number, not " + metricsPort);
         }

@@ -24,6 +24,7 @@ public final class MirrorSettings {
     private final boolean provenanceHeaders;
     private final short targetReplicationFactor;
     private final long progressIntervalMs;
+    private final SyncSettings sync;
 
     private MirrorSettings(Builder b) {
         this.consumerConfig = copy(b.consumerConfig);
@@ -39,6 +40,7 @@ public final class MirrorSettings {
         this.provenanceHeaders = b.provenanceHeaders;
         this.targetReplicationFactor = b.targetReplicationFactor;
         this.progressIntervalMs = b.progressIntervalMs;
+        this.sync = b.sync;
     }
 
     public static Builder builder() {
@@ -107,6 +109,11 @@ public final class MirrorSettings {
         return progressIntervalMs;
     }
 
+    /** What the mirror keeps in step on the target besides the records: group offsets, the offset map, topics. */
+    public SyncSettings sync() {
+        return sync;
+    }
+
     private static Properties copy(Properties p) {
         Properties out = new Properties();
         out.putAll(p);
@@ -128,6 +135,7 @@ public final class MirrorSettings {
         private boolean provenanceHeaders = true;
         private short targetReplicationFactor = -1;
         private long progressIntervalMs = 30_000;
+        private SyncSettings sync = SyncSettings.defaults();
 
         private Builder() {
         }
@@ -222,6 +230,11 @@ public final class MirrorSettings {
             return this;
         }
 
+        public Builder sync(SyncSettings sync) {
+            this.sync = Objects.requireNonNull(sync);
+            return this;
+        }
+
         public MirrorSettings build() {
             if (consumerConfig == null) {
                 throw new ConfigException("--consumer.config is required (properties of the source cluster and group.id)");
@@ -231,6 +244,10 @@ public final class MirrorSettings {
             }
             if (include == null) {
                 throw new ConfigException("--whitelist (or --include) is required: a regex of topics to mirror");
+            }
+            if (sync.groups() != null && !provenanceHeaders) {
+                throw new ConfigException("--groups needs --provenance.headers=true: group offsets are translated from "
+                    + "the provenance of the copies");
             }
             // Validate the client configurations now, so bad input fails before anything starts.
             ClientConfigs.consumer(consumerConfig, 0);

@@ -51,6 +51,7 @@ public final class MirrorEngine implements AutoCloseable {
     private final List<Thread> threads = new ArrayList<>();
     private final CountDownLatch terminated = new CountDownLatch(1);
     private final AtomicInteger running = new AtomicInteger();
+    private EngineSyncs syncs;
     private Admin sourceAdmin;
     private Admin targetAdmin;
     private Producer<byte[], byte[]> producer;
@@ -94,7 +95,11 @@ public final class MirrorEngine implements AutoCloseable {
             producer = new KafkaProducer<>(producerProps);
             ClientMetricsBridge.registerProducer(metrics.registry(), producer.metrics());
             TargetTopics targetTopics = new TargetTopics(sourceAdmin, targetAdmin, settings.targetReplicationFactor(),
-                Integer.parseInt(producerProps.getProperty(ProducerConfig.BATCH_SIZE_CONFIG)));
+                Integer.parseInt(producerProps.getProperty(ProducerConfig.BATCH_SIZE_CONFIG)), settings.sync().topics(),
+                settings.renamer(), time, metrics.registry());
+            syncs = new EngineSyncs(settings, sourceAdmin, targetAdmin, producerProps, sourceClusterId, targetTopics,
+                metrics.registry(), time);
+            AcknowledgementListener acks = both(syncs.listener(), listener);
             String offsetReset = ClientConfigs.userOffsetReset(settings.consumerConfig());
             RecordSizer sizer = new RecordSizer(producerProps.getProperty(ProducerConfig.COMPRESSION_TYPE_CONFIG));
             RecordRouter.Targets targets = new RecordRouter.Targets() {
@@ -112,11 +117,14 @@ public final class MirrorEngine implements AutoCloseable {
                 KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(ClientConfigs.consumer(settings.consumerConfig(), i));
                 ClientMetricsBridge.registerConsumer(metrics.registry(), "stream-" + i, consumer.metrics());
                 streams.add(new MirrorStream(i, settings, consumer, producer, targets, sourceClusterId, targetClusterId,
-                    metrics, time, offsetReset, sizer, listener));
+                    metrics, time, offsetReset, sizer, acks));
             }
         } catch (RuntimeException e) {
             state.set(State.FAILED);
             failure.set(e);
+            if (syncs != null) {
+                syncs.stop();
+            }
             closeClients();
             terminated.countDown();
             throw e;
@@ -136,6 +144,25 @@ public final class MirrorEngine implements AutoCloseable {
             threads.add(t);
         }
         threads.forEach(Thread::start);
+        syncs.start();
+    }
+
+    private static AcknowledgementListener both(AcknowledgementListener a, AcknowledgementListener b) {
+        if (a == AcknowledgementListener.NONE) {
+            return b;
+        }
+        if (b == AcknowledgementListener.NONE) {
+            return a;
+        }
+        return (source, sourceOffset, target, targetOffset) -> {
+            a.acknowledged(source, sourceOffset, target, targetOffset);
+            b.acknowledged(source, sourceOffset, target, targetOffset);
+        };
+    }
+
+    /** The group offset sync, or null when the offset map is off (for tests and metrics). */
+    public dev.strait.mirror.sync.GroupOffsetSync groupSync() {
+        return syncs == null ? null : syncs.groupSync();
     }
 
     private void runStream(MirrorStream stream) {
@@ -154,6 +181,9 @@ public final class MirrorEngine implements AutoCloseable {
     }
 
     private void finishAll() {
+        if (syncs != null) {
+            syncs.stop();
+        }
         closeClients();
         metrics.sync();
         state.set(failure.get() == null ? State.STOPPED : State.FAILED);

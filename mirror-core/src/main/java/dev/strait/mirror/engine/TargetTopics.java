@@ -1,6 +1,9 @@
 package dev.strait.mirror.engine;
 
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -10,35 +13,69 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import com.codahale.metrics.MetricRegistry;
+import dev.strait.mirror.config.TopicConfigFilter;
+import dev.strait.mirror.config.TopicRenamer;
+import dev.strait.mirror.config.TopicSyncSettings;
+import dev.strait.mirror.sync.SyncMetrics;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AccessControlEntryFilter;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclBindingFilter;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.InvalidPartitionsException;
+import org.apache.kafka.common.errors.SecurityDisabledException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourcePatternFilter;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Makes sure each target topic exists before the first record is sent to it, and knows its partition
- * count. Creating topics ahead of the producer avoids the metadata stalls and idempotent-sequence errors
- * that auto-creation under a running producer invites.
+ * The target topics: each one exists before the first record is sent to it, with at least its source's
+ * partitions, and stays in step with its source while the mirror runs.
  *
- * <p>Thread-safe: streams call {@link #ensure} concurrently; each topic is resolved once (one caller does
- * the admin calls, the others wait for its result). A failed resolution is forgotten, so a later call retries.
+ * <ul>
+ *   <li><b>Creation</b>: the source's partition count and every setting the {@link TopicConfigFilter} lets
+ *       through, with {@code message.timestamp.type=CreateTime} so that the copies keep the source's timestamps
+ *       (a LogAppendTime source included). Creating topics ahead of the producer avoids the metadata stalls and
+ *       idempotent-sequence errors that auto-creation under a running producer invites.</li>
+ *   <li><b>Partitions</b>: when a source topic has more partitions than its target (it grew), the target grows
+ *       to match, at once when a new source partition is assigned and in every {@link #syncAll} round. Never
+ *       shrunk (Kafka cannot).</li>
+ *   <li><b>Settings</b>: in every round, source settings that differ on the target are set on it
+ *       (incrementally; settings made only on the target are left alone).</li>
+ *   <li><b>ACLs</b> (when asked for): every ACL on the source that grants or denies READ or DESCRIBE on a
+ *       mirrored topic (literal, prefixed or wildcard) is created on the target for the target topic, as a
+ *       literal ACL; ALL becomes READ and DESCRIBE; WRITE and the other operations are never copied, so only the
+ *       mirror writes to a target topic. ACLs are added, not removed (as MirrorMaker 2). Needs an authorizer on
+ *       both clusters; without one the sync turns itself off with a log line.</li>
+ * </ul>
+ * Each kind of sync counts rounds, failures and changes ({@code strait.mirror.sync.<kind>.*}); a failed round is
+ * logged with what to check and retried on the next interval, never failing the mirror.
+ *
+ * <p>Thread-safe: streams call {@link #ensure} concurrently; each topic is resolved once (one caller does the admin
+ * calls, the others wait for its result). A failed resolution is forgotten, so a later call retries.
+ * {@link #syncAll} runs on the engine's topic sync thread.
  */
 public final class TargetTopics {
     private static final Logger LOGGER = LoggerFactory.getLogger(TargetTopics.class);
     private static final long ADMIN_TIMEOUT_MS = 60_000;
     private static final long WRITABLE_POLL_MS = 50;
-    /** Topic settings copied from a source topic when the mirror creates its target; others keep the target's defaults. */
-    private static final Set<String> COPIED_CONFIGS = Set.of(
-        "cleanup.policy", "retention.ms", "retention.bytes", "max.message.bytes", "message.timestamp.type",
-        "min.compaction.lag.ms", "max.compaction.lag.ms", "delete.retention.ms", "compression.type");
 
     /** What the mirror needs to know of a target topic. Immutable. */
     public record TargetTopic(String name, int partitions, int maxMessageBytes) {
@@ -48,19 +85,41 @@ public final class TargetTopics {
     private final Admin targetAdmin;
     private final short replicationFactor;
     private final int producerBatchBytes;
+    private final TopicSyncSettings sync;
+    private final TopicRenamer renamer;
+    private final Time time;
     private final Map<String, CompletableFuture<TargetTopic>> topics = new ConcurrentHashMap<>();
+    /** Target topic to source topic, for every mirrored pair seen (not a handler's extra topics). */
+    private final Map<String, String> pairs = new ConcurrentHashMap<>();
+    private final SyncMetrics configMetrics;
+    private final SyncMetrics partitionMetrics;
+    private final SyncMetrics aclMetrics;
+    private volatile boolean aclsUnavailable;
 
+    /** Creation only, as before the syncs: kept for callers that do not sync (tests, tools). */
     public TargetTopics(Admin sourceAdmin, Admin targetAdmin, short replicationFactor, int producerBatchBytes) {
+        this(sourceAdmin, targetAdmin, replicationFactor, producerBatchBytes, TopicSyncSettings.defaults(),
+            TopicRenamer.identity(), Time.SYSTEM, new MetricRegistry());
+    }
+
+    public TargetTopics(Admin sourceAdmin, Admin targetAdmin, short replicationFactor, int producerBatchBytes,
+                        TopicSyncSettings sync, TopicRenamer renamer, Time time, MetricRegistry registry) {
         this.sourceAdmin = sourceAdmin;
         this.targetAdmin = targetAdmin;
         this.replicationFactor = replicationFactor;
         this.producerBatchBytes = producerBatchBytes;
+        this.sync = sync;
+        this.renamer = renamer;
+        this.time = time;
+        this.configMetrics = new SyncMetrics(registry, "topic-configs");
+        this.partitionMetrics = new SyncMetrics(registry, "partitions");
+        this.aclMetrics = new SyncMetrics(registry, "acls");
     }
 
     /**
-     * Creates {@code targetTopic} if it is missing (with the partition count and selected configs of
-     * {@code sourceTopic}) and returns what the mirror needs to know of it. Blocks for at most about
-     * two admin timeouts.
+     * Creates {@code targetTopic} if it is missing (with the partition count and settings of
+     * {@code sourceTopic}), grows it if the source has more partitions, and returns what the mirror needs to
+     * know of it. Blocks for at most about two admin timeouts.
      */
     public TargetTopic ensure(String sourceTopic, String targetTopic) {
         CompletableFuture<TargetTopic> mine = new CompletableFuture<>();
@@ -83,6 +142,9 @@ public final class TargetTopics {
     }
 
     private TargetTopic resolve(String sourceTopic, String targetTopic) {
+        if (renamer.targetTopic(sourceTopic).equals(targetTopic)) {
+            pairs.put(targetTopic, sourceTopic);
+        }
         int partitions = partitionCount(sourceTopic, targetTopic);
         int maxMessageBytes = maxMessageBytes(targetTopic);
         if (maxMessageBytes < producerBatchBytes) {
@@ -96,8 +158,14 @@ public final class TargetTopics {
     private int maxMessageBytes(String targetTopic) {
         ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, targetTopic);
         try {
-            ConfigEntry entry = targetAdmin.describeConfigs(List.of(resource)).all()
-                .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS).get(resource).get("max.message.bytes");
+            Config config = targetAdmin.describeConfigs(List.of(resource)).all()
+                .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS).get(resource);
+            ConfigEntry type = config.get("message.timestamp.type");
+            if (type != null && "LogAppendTime".equals(type.value())) {
+                LOGGER.warn("Target topic {} has message.timestamp.type=LogAppendTime: the target overwrites the source "
+                    + "timestamps the mirror copies. Set it to CreateTime on the target to keep them", targetTopic);
+            }
+            ConfigEntry entry = config.get("max.message.bytes");
             return entry == null || entry.value() == null ? Integer.MAX_VALUE : Integer.parseInt(entry.value());
         } catch (Exception e) {
             LOGGER.warn("Could not read max.message.bytes of target topic {} ({}); oversized records will be reported "
@@ -109,11 +177,17 @@ public final class TargetTopics {
     private int partitionCount(String sourceTopic, String targetTopic) {
         Optional<Integer> existing = describe(targetAdmin, targetTopic);
         if (existing.isPresent()) {
-            return existing.get();
+            if (!sync.partitions()) {
+                return existing.get();
+            }
+            int source = describe(sourceAdmin, sourceTopic).orElse(existing.get());
+            return source > existing.get() ? grow(targetTopic, existing.get(), source) : existing.get();
         }
         int partitions = describe(sourceAdmin, sourceTopic).orElseThrow(() -> new MirrorException(
             "source topic " + sourceTopic + " vanished while the mirror was creating its target " + targetTopic));
-        Map<String, String> configs = sourceConfigs(sourceTopic);
+        Map<String, String> configs = copiedConfigs(sourceTopic);
+        // The copies carry the source's timestamps; a LogAppendTime target would replace them.
+        configs.put("message.timestamp.type", "CreateTime");
         NewTopic topic = new NewTopic(targetTopic, Optional.of(partitions),
             replicationFactor < 0 ? Optional.empty() : Optional.of(replicationFactor)).configs(configs);
         try {
@@ -134,6 +208,31 @@ public final class TargetTopics {
         return actual;
     }
 
+    /** Grows the target topic to {@code to} partitions and waits until the new ones take writes. */
+    private int grow(String targetTopic, int from, int to) {
+        try {
+            targetAdmin.createPartitions(Map.of(targetTopic, NewPartitions.increaseTo(to)))
+                .all().get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            LOGGER.info("Grew target topic {} from {} to {} partitions, as its source grew", targetTopic, from, to);
+            partitionMetrics.changed(1);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof InvalidPartitionsException)) {
+                throw new MirrorException("could not grow target topic " + targetTopic + " from " + from + " to " + to
+                    + " partitions: " + e.getCause().getMessage() + "; add them on the target (kafka-topics --alter "
+                    + "--partitions " + to + ") or grant ALTER on the topic", e.getCause());
+            }
+            // Another mirror process grew it first.
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MirrorException("interrupted while growing target topic " + targetTopic, e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new MirrorException("timed out growing target topic " + targetTopic, e);
+        }
+        int actual = describe(targetAdmin, targetTopic).orElse(to);
+        awaitWritable(targetTopic, actual);
+        return actual;
+    }
+
     /**
      * Waits until every partition's leader serves the new topic. A broker lists a new topic in its
      * metadata a moment before the partition exists in its log; an idempotent producer that writes in that
@@ -144,9 +243,9 @@ public final class TargetTopics {
         for (int p = 0; p < partitions; p++) {
             specs.put(new TopicPartition(topic, p), OffsetSpec.latest());
         }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ADMIN_TIMEOUT_MS);
+        long deadline = time.milliseconds() + ADMIN_TIMEOUT_MS;
         Exception last = null;
-        while (System.nanoTime() < deadline) {
+        while (time.milliseconds() < deadline) {
             try {
                 targetAdmin.listOffsets(specs).all().get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
                 return;
@@ -155,37 +254,223 @@ public final class TargetTopics {
                 throw new MirrorException("interrupted while waiting for target topic " + topic, e);
             } catch (Exception e) {
                 last = e;
-                sleepQuietly(WRITABLE_POLL_MS);
+                time.sleep(WRITABLE_POLL_MS);
             }
         }
-        throw new MirrorException("target topic " + topic + " was created but its partitions did not come online within "
+        throw new MirrorException("target topic " + topic + " has partitions that did not come online within "
             + ADMIN_TIMEOUT_MS + " ms: " + last, last);
     }
 
-    private static void sleepQuietly(long ms) {
+    /** The settings made on {@code sourceTopic} that the filter lets through; empty if they cannot be read. */
+    private Map<String, String> copiedConfigs(String sourceTopic) {
         try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            return copiedConfigs(sourceConfigs(List.of(sourceTopic)).get(sourceTopic));
+        } catch (RuntimeException e) {
+            LOGGER.warn("Could not read configs of source topic {} ({}); the target topic gets the target's defaults",
+                sourceTopic, e.toString());
+            return new HashMap<>();
         }
     }
 
-    private Map<String, String> sourceConfigs(String sourceTopic) {
-        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, sourceTopic);
+    private Map<String, String> copiedConfigs(Config config) {
         Map<String, String> out = new HashMap<>();
-        try {
-            Config config = sourceAdmin.describeConfigs(List.of(resource)).all()
-                .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS).get(resource);
-            for (ConfigEntry entry : config.entries()) {
-                if (entry.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG && COPIED_CONFIGS.contains(entry.name())) {
-                    out.put(entry.name(), entry.value());
-                }
+        if (config == null) {
+            return out;
+        }
+        TopicConfigFilter filter = sync.filter();
+        for (ConfigEntry entry : config.entries()) {
+            if (entry.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG && entry.value() != null
+                && filter.copies(entry.name())) {
+                out.put(entry.name(), entry.value());
             }
-        } catch (Exception e) {
-            LOGGER.warn("Could not read configs of source topic {} ({}); the target topic gets the target's defaults",
-                sourceTopic, e.toString());
         }
         return out;
+    }
+
+    private Map<String, Config> sourceConfigs(Collection<String> topics) {
+        return configs(sourceAdmin, topics);
+    }
+
+    private static Map<String, Config> configs(Admin admin, Collection<String> topics) {
+        List<ConfigResource> resources = topics.stream()
+            .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
+        try {
+            Map<ConfigResource, Config> all = admin.describeConfigs(resources).all()
+                .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            Map<String, Config> out = new HashMap<>();
+            all.forEach((r, c) -> out.put(r.name(), c));
+            return out;
+        } catch (ExecutionException e) {
+            throw new MirrorException("could not read topic configs: " + e.getCause().getMessage(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MirrorException("interrupted reading topic configs", e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new MirrorException("timed out reading topic configs", e);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // The periodic syncs
+
+    /**
+     * One round of every sync that is on, for every mirrored topic seen so far. Never throws: a failed kind is
+     * logged, counted and retried on the next round.
+     */
+    public void syncAll() {
+        Map<String, String> snapshot = Map.copyOf(pairs);
+        if (snapshot.isEmpty()) {
+            return;
+        }
+        if (sync.partitions()) {
+            run(partitionMetrics, "partition counts", () -> syncPartitions(snapshot));
+        }
+        if (sync.configs()) {
+            run(configMetrics, "topic configs", () -> syncConfigs(snapshot));
+        }
+        if (sync.acls() && !aclsUnavailable) {
+            run(aclMetrics, "ACLs", () -> syncAcls(snapshot));
+        }
+    }
+
+    private interface Step {
+        long run();
+    }
+
+    private void run(SyncMetrics metrics, String what, Step step) {
+        try (var ignored = metrics.time()) {
+            long changes = step.run();
+            metrics.succeeded(time.milliseconds(), changes);
+        } catch (RuntimeException e) {
+            long n = metrics.failed();
+            LOGGER.warn("Sync of {} to the target failed ({} in a row): {}; retrying in {} ms", what, n, e.getMessage(),
+                sync.intervalMs());
+        }
+    }
+
+    /** Growth is counted where it happens ({@link #grow}), so this round reports no changes of its own. */
+    private long syncPartitions(Map<String, String> pairs) {
+        long changes = 0;
+        for (Map.Entry<String, String> p : pairs.entrySet()) {
+            Optional<Integer> source = describe(sourceAdmin, p.getValue());
+            Optional<Integer> target = describe(targetAdmin, p.getKey());
+            if (source.isPresent() && target.isPresent() && source.get() > target.get()) {
+                grow(p.getKey(), target.get(), source.get());
+                refresh(p.getKey());
+            }
+        }
+        return changes;
+    }
+
+    private long syncConfigs(Map<String, String> pairs) {
+        Map<String, Config> source = sourceConfigs(new HashSet<>(pairs.values()));
+        Map<String, Config> target = configs(targetAdmin, pairs.keySet());
+        Map<ConfigResource, Collection<AlterConfigOp>> ops = new HashMap<>();
+        for (Map.Entry<String, String> p : pairs.entrySet()) {
+            Map<String, String> wanted = copiedConfigs(source.get(p.getValue()));
+            Config now = target.get(p.getKey());
+            List<AlterConfigOp> changes = new ArrayList<>();
+            for (Map.Entry<String, String> w : wanted.entrySet()) {
+                ConfigEntry current = now == null ? null : now.get(w.getKey());
+                if (current == null || !w.getValue().equals(current.value())) {
+                    changes.add(new AlterConfigOp(new ConfigEntry(w.getKey(), w.getValue()), AlterConfigOp.OpType.SET));
+                }
+            }
+            if (!changes.isEmpty()) {
+                ops.put(new ConfigResource(ConfigResource.Type.TOPIC, p.getKey()), changes);
+            }
+        }
+        if (ops.isEmpty()) {
+            return 0;
+        }
+        try {
+            targetAdmin.incrementalAlterConfigs(ops).all().get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw new MirrorException("could not alter target topic configs " + ops.keySet() + ": "
+                + e.getCause().getMessage() + "; grant ALTER_CONFIGS on the target topics", e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MirrorException("interrupted altering target topic configs", e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new MirrorException("timed out altering target topic configs", e);
+        }
+        long n = 0;
+        for (Map.Entry<ConfigResource, Collection<AlterConfigOp>> e : ops.entrySet()) {
+            LOGGER.info("Target topic {}: set {} as on its source", e.getKey().name(),
+                e.getValue().stream().map(op -> op.configEntry().name() + "=" + op.configEntry().value()).toList());
+            n += e.getValue().size();
+        }
+        return n;
+    }
+
+    private long syncAcls(Map<String, String> pairs) {
+        Set<AclBinding> wanted = new HashSet<>();
+        Set<AclBinding> present = new HashSet<>();
+        try {
+            for (Map.Entry<String, String> p : pairs.entrySet()) {
+                for (AclBinding b : acls(sourceAdmin, p.getValue(), PatternType.MATCH)) {
+                    wanted.addAll(targetAcls(b, p.getKey()));
+                }
+                present.addAll(acls(targetAdmin, p.getKey(), PatternType.LITERAL));
+            }
+        } catch (SecurityDisabledException e) {
+            aclsUnavailable = true;
+            LOGGER.warn("ACL sync is on but a cluster has no authorizer ({}); ACL sync is off for this run", e.getMessage());
+            return 0;
+        }
+        wanted.removeAll(present);
+        if (wanted.isEmpty()) {
+            return 0;
+        }
+        try {
+            targetAdmin.createAcls(wanted).all().get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw new MirrorException("could not create ACLs on the target: " + e.getCause().getMessage()
+                + "; the mirror's target principal needs ALTER on the cluster", e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MirrorException("interrupted creating ACLs on the target", e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new MirrorException("timed out creating ACLs on the target", e);
+        }
+        LOGGER.info("Created {} ACLs on the target as on the source: {}", wanted.size(), wanted);
+        return wanted.size();
+    }
+
+    /** A source ACL that applies to a mirrored topic, as literal ACLs on its target topic (READ and DESCRIBE only). */
+    static List<AclBinding> targetAcls(AclBinding source, String targetTopic) {
+        AccessControlEntry e = source.entry();
+        List<AclOperation> ops = switch (e.operation()) {
+            case READ -> List.of(AclOperation.READ);
+            case DESCRIBE -> List.of(AclOperation.DESCRIBE);
+            case ALL -> List.of(AclOperation.READ, AclOperation.DESCRIBE);
+            default -> List.of();
+        };
+        ResourcePattern pattern = new ResourcePattern(ResourceType.TOPIC, targetTopic, PatternType.LITERAL);
+        List<AclBinding> out = new ArrayList<>();
+        for (AclOperation op : ops) {
+            out.add(new AclBinding(pattern, new AccessControlEntry(e.principal(), e.host(), op, e.permissionType())));
+        }
+        return out;
+    }
+
+    private static Collection<AclBinding> acls(Admin admin, String topic, PatternType type) {
+        AclBindingFilter filter = new AclBindingFilter(new ResourcePatternFilter(ResourceType.TOPIC, topic, type),
+            AccessControlEntryFilter.ANY);
+        try {
+            return admin.describeAcls(filter).values().get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof SecurityDisabledException) {
+                throw (SecurityDisabledException) e.getCause();
+            }
+            throw new MirrorException("could not describe ACLs of topic " + topic + ": " + e.getCause().getMessage()
+                + "; the mirror's principals need DESCRIBE on the cluster", e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MirrorException("interrupted describing ACLs", e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new MirrorException("timed out describing ACLs of topic " + topic, e);
+        }
     }
 
     private static Optional<Integer> describe(Admin admin, String topic) {

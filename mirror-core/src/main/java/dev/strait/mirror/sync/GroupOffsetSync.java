@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 import com.codahale.metrics.MetricRegistry;
+import dev.strait.mirror.config.GroupFilter;
 import dev.strait.mirror.config.TopicRenamer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -61,7 +62,7 @@ public final class GroupOffsetSync implements Runnable {
     private boolean loaded;
     private final Map<TopicPartition, Long> persistedVersions = new HashMap<>();
     private final Map<String, Map<TopicPartition, Long>> lastCheckpoints = new HashMap<>();
-    private final Map<String, Long> locateCache = new HashMap<>();
+    private final BelowResolver below;
     private volatile RoundStats lastRound = new RoundStats(0, 0, 0, 0, 0, 0);
 
     /** What the last round did, for logs, metrics and tests. */
@@ -78,6 +79,7 @@ public final class GroupOffsetSync implements Runnable {
         this.reader = reader;
         this.time = time;
         this.writerId = writerId;
+        this.below = new BelowResolver(reader);
         this.groupMetrics = new SyncMetrics(registry, "group-offsets");
         this.mapMetrics = new SyncMetrics(registry, "offset-map");
         registry.gauge(SyncMetrics.PREFIX + "group-offsets.groups", () -> () -> lastRound.groups());
@@ -246,7 +248,7 @@ public final class GroupOffsetSync implements Runnable {
         int partitions = 0;
         int inexact = 0;
         for (Map.Entry<String, Map<TopicPartition, Long>> e : offsets.entrySet()) {
-            Map<TopicPartition, Translation> t = resolveBelow(round, round.translate(e.getValue()), e.getValue(),
+            Map<TopicPartition, Translation> t = below.resolve(round, round.translate(e.getValue()), e.getValue(),
                 targetStarts);
             translated.put(e.getKey(), t);
             partitions += t.size();
@@ -303,38 +305,6 @@ public final class GroupOffsetSync implements Runnable {
             time.milliseconds() - startMs);
     }
 
-    /**
-     * A group whose position lies below everything the map knows of a partition, when the map does not reach
-     * back to the partition's first record (it was started on a target that already held copies): found on the
-     * target by binary search over the provenance of its records.
-     */
-    private Map<TopicPartition, Translation> resolveBelow(TranslationRound round, Map<TopicPartition, Translation> in,
-                                                          Map<TopicPartition, Long> committed,
-                                                          Map<TopicPartition, Long> starts) {
-        Map<TopicPartition, Translation> out = new java.util.TreeMap<>(
-            java.util.Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
-        for (Map.Entry<TopicPartition, Translation> e : in.entrySet()) {
-            Translation t = e.getValue();
-            PartitionIndex index = round.index(e.getKey());
-            long start = starts.getOrDefault(e.getKey(), 0L);
-            if (!t.belowKnown() || index == null || index.from() <= start || index.sources().size() != 1) {
-                out.put(e.getKey(), t.belowKnown() && index != null && index.from() <= start
-                    ? new Translation(t.target(), t.offset(), t.readAgain(), false, t.uncommittedSources()) : t);
-                continue;
-            }
-            TopicPartition source = index.sources().iterator().next();
-            long c = committed.get(source);
-            String cacheKey = e.getKey() + "|" + source + "|" + c + "|" + index.from();
-            Long located = locateCache.get(cacheKey);
-            if (located == null) {
-                located = reader.locate(e.getKey(), source, c, start, index.from());
-                locateCache.put(cacheKey, located);
-            }
-            out.put(e.getKey(), new Translation(t.target(), Math.min(located, t.offset()), 0, false, 0));
-        }
-        return out;
-    }
-
     private void writeCheckpoints(Map<String, Map<TopicPartition, Long>> offsets, Map<TopicPartition, Long> sourceEnds,
                                   long nowMs) {
         List<Future<?>> sent = new ArrayList<>();
@@ -350,7 +320,7 @@ public final class GroupOffsetSync implements Runnable {
                     ends.put(tp, end);
                 }
             });
-            sent.add(syncTopic.write(SyncRecords.groupKey(map.sourceCluster(), e.getKey()),
+            sent.add(syncTopic.write(SyncRecords.groupKey(map.sourceCluster(), e.getKey(), settings.mirrorGroup()),
                 SyncRecords.encode(new GroupCheckpoint(e.getKey(), nowMs, e.getValue(), ends))));
             written.put(e.getKey(), e.getValue());
         }

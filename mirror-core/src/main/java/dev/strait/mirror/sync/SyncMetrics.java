@@ -49,6 +49,11 @@ public final class SyncMetrics {
         lastSuccessMs.set(nowMs);
     }
 
+    /** A change made outside a round (e.g. a partition count grown when a new source partition was assigned). */
+    public void changed(long n) {
+        changes.inc(n);
+    }
+
     /** Returns how many rounds in a row failed, this one included. */
     public long failed() {
         rounds.inc();

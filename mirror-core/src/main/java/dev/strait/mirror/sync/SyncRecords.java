@@ -20,14 +20,15 @@ import org.apache.kafka.common.TopicPartition;
  * <ul>
  *   <li>{@code map|<source cluster>|<target topic>|<partition>}: the offset map of one target partition
  *       ({@link HistorySnapshot});</li>
- *   <li>{@code group|<source cluster>|<group>}: a group's last committed source offsets ({@link GroupCheckpoint});</li>
+ *   <li>{@code group|<source cluster>|<group>|<mirror's group>}: a group's last committed source offsets
+ *       ({@link GroupCheckpoint}) on the topics of one mirror;</li>
  *   <li>{@code failover|<source cluster>|<target topic>}: the target's end offsets when groups failed over
  *       ({@link FailoverMarker}).</li>
  * </ul>
  * Values are binary, version 1, big-endian; a value this version cannot read is skipped (a newer writer).
  */
 public final class SyncRecords {
-    public static final String DEFAULT_TOPIC = "__strait_sync";
+    public static final String DEFAULT_TOPIC = dev.strait.mirror.config.SyncSettings.DEFAULT_SYNC_TOPIC;
     private static final byte VERSION = 1;
 
     /** What a key names. */
@@ -44,8 +45,12 @@ public final class SyncRecords {
         return key("map|" + sourceCluster + "|" + target.topic() + "|" + target.partition());
     }
 
-    public static byte[] groupKey(String sourceCluster, String group) {
-        return key("group|" + sourceCluster + "|" + group);
+    /**
+     * One key per group and mirror: several mirrors from one source (disjoint topics) may sync the same group; the
+     * reader merges their checkpoints (the group name is read from the value).
+     */
+    public static byte[] groupKey(String sourceCluster, String group, String mirrorGroup) {
+        return key("group|" + sourceCluster + "|" + group + "|" + mirrorGroup);
     }
 
     public static byte[] failoverKey(String sourceCluster, String targetTopic) {

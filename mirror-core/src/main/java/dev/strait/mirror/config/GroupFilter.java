@@ -1,9 +1,8 @@
-package dev.strait.mirror.sync;
+package dev.strait.mirror.config;
 
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
-import dev.strait.mirror.config.ConfigException;
 
 /** Which consumer groups to sync: an include regex, an optional exclude regex, never the mirror's own group. */
 public record GroupFilter(Pattern include, Pattern exclude) {

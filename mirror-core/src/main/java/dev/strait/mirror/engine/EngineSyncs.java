@@ -1,0 +1,130 @@
+package dev.strait.mirror.engine;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+
+import com.codahale.metrics.MetricRegistry;
+import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.SyncSettings;
+import dev.strait.mirror.sync.GroupOffsetSync;
+import dev.strait.mirror.sync.OffsetMap;
+import dev.strait.mirror.sync.SyncTopic;
+import dev.strait.mirror.sync.TargetReader;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine's two sync threads beside the streams: the group offset sync (which also keeps and persists the
+ * offset map) and the topic sync (settings, partitions, ACLs). Neither can fail the mirror: each round catches
+ * and reports its own errors.
+ *
+ * <p>Threading: created, started and stopped by the engine; the offset map is fed from the producer's I/O thread.
+ */
+final class EngineSyncs {
+    private static final Logger LOGGER = LoggerFactory.getLogger(EngineSyncs.class);
+    private static final long JOIN_MS = 60_000;
+
+    private final OffsetMap offsetMap;
+    private final GroupOffsetSync groupSync;
+    private final SyncTopic syncTopic;
+    private final TargetReader reader;
+    private final TargetTopics targetTopics;
+    private final long topicIntervalMs;
+    private final Time time;
+    private final Object wakeup = new Object();
+    private final List<Thread> threads = new ArrayList<>();
+    private volatile boolean stopRequested;
+
+    EngineSyncs(MirrorSettings settings, Admin sourceAdmin, Admin targetAdmin, Properties targetClient,
+                String sourceClusterId, TargetTopics targetTopics, MetricRegistry registry, Time time) {
+        SyncSettings sync = settings.sync();
+        this.targetTopics = targetTopics;
+        this.topicIntervalMs = sync.topics().intervalMs();
+        this.time = time;
+        if (sync.offsetMap() && settings.provenanceHeaders()) {
+            offsetMap = new OffsetMap(sourceClusterId, OffsetMap.DEFAULT_MAX_SEGMENTS);
+            syncTopic = new SyncTopic(sync.syncTopic(), targetClient, time);
+            reader = new TargetReader(targetClient, sourceClusterId, time, 30_000);
+            groupSync = new GroupOffsetSync(new GroupOffsetSync.Settings(sync.groups(), sync.groupOffsetsIntervalMs(),
+                settings.consumerConfig().getProperty("group.id"), settings.subscription(), settings.renamer()),
+                sourceAdmin, targetAdmin, offsetMap, syncTopic, reader, time, Uuid.randomUuid().toString(), registry);
+        } else {
+            offsetMap = null;
+            syncTopic = null;
+            reader = null;
+            groupSync = null;
+        }
+    }
+
+    /** Where the streams report acknowledged copies. */
+    AcknowledgementListener listener() {
+        return offsetMap == null ? AcknowledgementListener.NONE : offsetMap::acknowledged;
+    }
+
+    OffsetMap offsetMap() {
+        return offsetMap;
+    }
+
+    GroupOffsetSync groupSync() {
+        return groupSync;
+    }
+
+    void start() {
+        if (groupSync != null) {
+            threads.add(new Thread(groupSync, "strait-group-sync"));
+        }
+        threads.add(new Thread(this::topicLoop, "strait-topic-sync"));
+        threads.forEach(t -> {
+            t.setDaemon(true);
+            t.start();
+        });
+    }
+
+    private void topicLoop() {
+        while (!stopRequested) {
+            long next = time.milliseconds() + topicIntervalMs;
+            try {
+                time.waitObject(wakeup, () -> stopRequested || time.milliseconds() >= next, next);
+            } catch (org.apache.kafka.common.errors.TimeoutException e) {
+                // the deadline passed between two looks at the clock
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            if (!stopRequested) {
+                targetTopics.syncAll();
+            }
+        }
+    }
+
+    /** Stops both loops (the group sync persists the offset map one last time) and closes their clients. */
+    void stop() {
+        stopRequested = true;
+        if (groupSync != null) {
+            groupSync.requestStop();
+        }
+        synchronized (wakeup) {
+            wakeup.notifyAll();
+        }
+        for (Thread t : threads) {
+            try {
+                t.join(JOIN_MS);
+                if (t.isAlive()) {
+                    LOGGER.warn("{} did not stop within {} ms", t.getName(), JOIN_MS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (syncTopic != null) {
+            syncTopic.close();
+        }
+        if (reader != null) {
+            reader.close();
+        }
+    }
+}

@@ -1,0 +1,286 @@
+package dev.strait.mirror.failover;
+
+import static dev.strait.mirror.failover.DrFixture.awaitTargetOffsets;
+import static dev.strait.mirror.failover.DrFixture.commit;
+import static dev.strait.mirror.failover.DrFixture.ends;
+import static dev.strait.mirror.failover.DrFixture.outcome;
+import static dev.strait.mirror.failover.DrFixture.readAsGroup;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+import dev.strait.mirror.config.GroupFilter;
+import dev.strait.mirror.config.PartitionMode;
+import dev.strait.mirror.config.TopicRenamer;
+import dev.strait.mirror.engine.MirrorEngine;
+import dev.strait.testkit.Await;
+import dev.strait.testkit.KafkaCluster;
+import dev.strait.testkit.TestProducer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.utils.Time;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Consumer groups fail over from a source to a target Apache Kafka 4.1.1 cluster and read exactly what they had
+ * not consumed: the mirror's continuous group offset sync, then {@code strait failover}'s planner and executor,
+ * the last time with the source stopped. The clusters are this class's own (the last tests stop the source).
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class FailoverOnKafkaIT {
+    private static final int PER_PARTITION = 12_000;
+    private static KafkaCluster source;
+    private static KafkaCluster target;
+
+    @BeforeAll
+    static void clusters() {
+        source = KafkaCluster.start("dr-source", 1);
+        target = KafkaCluster.start("dr-target", 1);
+    }
+
+    @AfterAll
+    static void close() {
+        if (source != null) {
+            source.close();
+        }
+        if (target != null) {
+            target.close();
+        }
+    }
+
+    private static FailoverConfig config(String prefix) {
+        Properties p = new Properties();
+        p.put("source.bootstrap.servers", source.bootstrapServers());
+        p.put("target.bootstrap.servers", target.bootstrapServers());
+        if (prefix != null) {
+            p.put("topic.prefix", prefix);
+        }
+        return FailoverConfig.parse(p);
+    }
+
+    private static FailoverPlan plan(String prefix, String groups) {
+        try (FailoverPlanner planner = new FailoverPlanner(config(prefix), Time.SYSTEM)) {
+            return planner.plan(GroupFilter.of(groups, null, "--groups", "--groups.exclude"));
+        }
+    }
+
+    @Test
+    @Order(1)
+    void groupsAtDifferentLagsResumeExactlyWhereTheyStopped() throws Exception {
+        // Given: 2 x 12,000 records, a group caught up, one 10,000 behind on each partition, one that never
+        // committed on partition 1
+        String topic = "lag.orders";
+        source.createTopic(topic, 2);
+        try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
+            producer.produce(topic, 2, PER_PARTITION);
+        }
+        long end = PER_PARTITION;
+        commit(source, "g-caught-up", topic, Map.of(0, end, 1, end));
+        commit(source, "g-behind", topic, Map.of(0, end - 10_000, 1, end - 10_000));
+        commit(source, "g-partial", topic, Map.of(0, 5_000L));
+
+        // When: the mirror runs with group sync
+        MirrorEngine engine = DrFixture.start(DrFixture.mirror(source, target, "mirror-lag", "lag\\..*", "g-.*").build());
+        try {
+            awaitTargetOffsets(target, "g-caught-up", topic, Map.of(0, end, 1, end));
+            awaitTargetOffsets(target, "g-behind", topic, Map.of(0, end - 10_000, 1, end - 10_000));
+            awaitTargetOffsets(target, "g-partial", topic, Map.of(0, 5_000L));
+
+            // The sync follows a group that moves on the source.
+            commit(source, "g-behind", topic, Map.of(0, 6_000L, 1, 7_000L));
+            awaitTargetOffsets(target, "g-behind", topic, Map.of(0, 6_000L, 1, 7_000L));
+        } finally {
+            DrFixture.stop(engine);
+        }
+
+        // Then: each group reads on the target exactly the records it had not consumed
+        Map<Integer, Long> ends = ends(source, topic, 2);
+        DrFixture.Outcome caughtUp = outcome(readAsGroup(target, "g-caught-up", topic, "none"), topic,
+            Map.of(0, end, 1, end), Map.of(), ends);
+        assertThat(caughtUp).isEqualTo(new DrFixture.Outcome(0, 0, 0, 0));
+        DrFixture.Outcome behind = outcome(readAsGroup(target, "g-behind", topic, "none"), topic,
+            Map.of(0, 6_000L, 1, 7_000L), Map.of(), ends);
+        assertThat(behind).isEqualTo(new DrFixture.Outcome(2 * end - 13_000, 0, 0, 0));
+        DrFixture.Outcome partial = outcome(readAsGroup(target, "g-partial", topic, "earliest"), topic,
+            Map.of(0, 5_000L), Map.of(1, 0L), ends);
+        assertThat(partial).isEqualTo(new DrFixture.Outcome(2 * end - 5_000, 0, 0, 0));
+
+        // And the failover planner agrees: exact, nothing read again, nothing missing on the target
+        FailoverPlan plan = plan(null, "g-(caught-up|behind|partial)");
+        assertThat(plan.sourceReachable()).isTrue();
+        assertThat(plan.groups()).extracting(FailoverPlan.GroupPlan::group)
+            .containsExactly("g-behind", "g-caught-up", "g-partial");
+        for (FailoverPlan.GroupPlan g : plan.groups()) {
+            assertThat(g.problem()).isNull();
+            for (FailoverPlan.PartitionPlan p : g.partitions()) {
+                assertThat(p.exact()).as(g.group() + " " + p.target()).isTrue();
+                assertThat(p.readAgain()).isZero();
+                assertThat(p.offset()).as(g.group() + " " + p.target()).isEqualTo(p.currentOffset());
+                assertThat(p.sources()).singleElement().satisfies(s -> assertThat(s.notOnTarget()).isZero());
+            }
+        }
+    }
+
+    @Test
+    @Order(2)
+    void aGroupActiveOnTheTargetIsLeftAlone() throws Exception {
+        String topic = "lag.orders";
+        commit(source, "g-active", topic, Map.of(0, 100L, 1, 100L));
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, target.bootstrapServers());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, "g-active");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "10");
+        try (KafkaConsumer<byte[], byte[]> live = new KafkaConsumer<>(props, new ByteArrayDeserializer(),
+            new ByteArrayDeserializer())) {
+            // Given: a consumer of the group running on the target, at offsets of its own
+            live.subscribe(List.of(topic));
+            Await.until("the target consumer joins", Duration.ofSeconds(60), () -> {
+                live.poll(Duration.ofMillis(100));
+                return live.assignment().size() == 2;
+            });
+            live.commitSync(Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(50),
+                new TopicPartition(topic, 1), new OffsetAndMetadata(50)));
+            MirrorEngine engine = DrFixture.start(DrFixture.mirror(source, target, "mirror-lag", "lag\\..*", "g-active")
+                .build());
+            try {
+                // When: the source group moves while the mirror syncs
+                commit(source, "g-active", topic, Map.of(0, 3_000L, 1, 3_000L));
+                long rounds = engine.groupSync().groupMetrics().rounds();
+                Await.until("three sync rounds", Duration.ofSeconds(60), () -> {
+                    live.poll(Duration.ofMillis(50));
+                    return engine.groupSync().groupMetrics().rounds() >= rounds + 3;
+                });
+                // Then: the live consumer's offsets are untouched
+                assertThat(engine.groupSync().lastRound().skippedActive()).isEqualTo(1);
+            } finally {
+                DrFixture.stop(engine);
+            }
+            assertThat(target.committedOffsets("g-active", topic)).isEqualTo(Map.of(0, 50L, 1, 50L));
+
+            // And failover --execute refuses it (exit 1 in the command), leaving it alone
+            try (FailoverPlanner planner = new FailoverPlanner(config(null), Time.SYSTEM)) {
+                FailoverPlan plan = planner.plan(GroupFilter.of("g-active", null, "--groups", "--groups.exclude"));
+                assertThat(plan.groups()).singleElement().satisfies(g -> assertThat(g.activeMembers()).isEqualTo(1));
+                List<FailoverPlanner.GroupResult> results = planner.execute(plan, false);
+                assertThat(results).singleElement().satisfies(r ->
+                    assertThat(r.outcome()).isEqualTo(FailoverPlanner.Outcome.REFUSED_ACTIVE));
+            }
+            assertThat(target.committedOffsets("g-active", topic)).isEqualTo(Map.of(0, 50L, 1, 50L));
+        }
+    }
+
+    @Test
+    @Order(3)
+    void throughARenameTheGroupResumesOnTheRenamedTopic() throws Exception {
+        String topic = "ren.orders";
+        source.createTopic(topic, 2);
+        try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
+            producer.produce(topic, 2, 3_000);
+        }
+        commit(source, "g-ren", topic, Map.of(0, 1_234L, 1, 2_500L));
+        MirrorEngine engine = DrFixture.start(DrFixture.mirror(source, target, "mirror-ren", "ren\\..*", "g-ren")
+            .renamer(TopicRenamer.of("dc1.", null)).build());
+        try {
+            awaitTargetOffsets(target, "g-ren", "dc1." + topic, Map.of(0, 1_234L, 1, 2_500L));
+        } finally {
+            DrFixture.stop(engine);
+        }
+        DrFixture.Outcome o = outcome(readAsGroup(target, "g-ren", "dc1." + topic, "none"), topic,
+            Map.of(0, 1_234L, 1, 2_500L), Map.of(), ends(source, topic, 2));
+        assertThat(o).isEqualTo(new DrFixture.Outcome(6_000 - 1_234 - 2_500, 0, 0, 0));
+        FailoverPlan plan = plan("dc1.", "g-ren");
+        assertThat(plan.groups()).singleElement().satisfies(g -> assertThat(g.partitions())
+            .allSatisfy(p -> assertThat(p.exact()).isTrue()));
+    }
+
+    @Test
+    @Order(4)
+    void inHashModeNothingIsSkippedAndWhatIsReadAgainIsCountedExactly() throws Exception {
+        // Given: 3 source partitions whose records spread over 3 target partitions by key hash
+        String topic = "hash.orders";
+        source.createTopic(topic, 3);
+        try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
+            producer.produce(topic, 3, 2_000);
+        }
+        commit(source, "g-hash-done", topic, Map.of(0, 2_000L, 1, 2_000L, 2, 2_000L));
+        commit(source, "g-hash-lag", topic, Map.of(0, 500L, 1, 1_500L, 2, 1_000L));
+        MirrorEngine engine = DrFixture.start(DrFixture.mirror(source, target, "mirror-hash", "hash\\..*", "g-hash-.*")
+            .partitionMode(PartitionMode.HASH).build());
+        try {
+            Await.until("every record copied", Duration.ofSeconds(90), () -> target.endOffsetSum(topic) == 6_000);
+            long rounds = engine.groupSync().groupMetrics().rounds();
+            Await.until("two sync rounds after the copy", Duration.ofSeconds(60),
+                () -> engine.groupSync().groupMetrics().rounds() >= rounds + 2);
+            assertThat(target.committedOffsets("g-hash-done", topic)).hasSize(3);
+            assertThat(target.committedOffsets("g-hash-lag", topic)).hasSize(3);
+        } finally {
+            DrFixture.stop(engine);
+        }
+        Map<Integer, Long> ends = ends(source, topic, 3);
+        // A caught-up group: exact
+        assertThat(outcome(readAsGroup(target, "g-hash-done", topic, "none"), topic, Map.of(0, 2_000L, 1, 2_000L,
+            2, 2_000L), Map.of(), ends)).isEqualTo(new DrFixture.Outcome(0, 0, 0, 0));
+        // A lagging one: nothing skipped, and the planner names exactly what is read again
+        DrFixture.Outcome lag = outcome(readAsGroup(target, "g-hash-lag", topic, "none"), topic, Map.of(0, 500L, 1, 1_500L,
+            2, 1_000L), Map.of(), ends);
+        assertThat(lag.skipped()).isZero();
+        assertThat(lag.duplicates()).isZero();
+        FailoverPlan plan = plan(null, "g-hash-lag");
+        long predicted = plan.groups().get(0).readAgain();
+        // Source partitions at different positions interleave in each target partition: some records come again.
+        assertThat(predicted).isPositive();
+        assertThat(lag.readAgain()).isEqualTo(predicted);
+        assertThat(lag.read()).isEqualTo(6_000 - 500 - 1_500 - 1_000 + predicted);
+    }
+
+    @Test
+    @Order(5)
+    void withTheSourceStoppedFailoverMovesTheGroupsFromTheCheckpoints() throws Exception {
+        // Given: a group the mirror synced, then the source moves it once more and the mirror saw that too
+        String topic = "lag.orders";
+        commit(source, "g-dark", topic, Map.of(0, 4_000L, 1, 9_000L));
+        MirrorEngine engine = DrFixture.start(DrFixture.mirror(source, target, "mirror-lag", "lag\\..*", "g-dark")
+            .build());
+        try {
+            awaitTargetOffsets(target, "g-dark", topic, Map.of(0, 4_000L, 1, 9_000L));
+            // A consumer on the target moved the group away since (e.g. a drill); failover puts it back.
+            commit(target, "g-dark", topic, Map.of(0, 11_000L, 1, 11_000L));
+        } finally {
+            DrFixture.stop(engine);
+        }
+        Map<Integer, Long> ends = ends(source, topic, 2);
+
+        // When: the source is lost and failover runs
+        source.stopAll();
+        FailoverPlan plan;
+        try (FailoverPlanner planner = new FailoverPlanner(config(null), Time.SYSTEM)) {
+            assertThat(planner.sourceReachable()).isFalse();
+            plan = planner.plan(GroupFilter.of("g-dark", null, "--groups", "--groups.exclude"));
+            assertThat(plan.groups()).singleElement().satisfies(g -> {
+                assertThat(g.partitions()).extracting(FailoverPlan.PartitionPlan::offset).containsExactly(4_000L, 9_000L);
+                assertThat(g.partitions()).allSatisfy(p -> assertThat(p.exact()).isTrue());
+            });
+            assertThat(planner.execute(plan, false)).singleElement().satisfies(r ->
+                assertThat(r.outcome()).isEqualTo(FailoverPlanner.Outcome.MOVED));
+        }
+
+        // Then
+        List<ConsumerRecord<byte[], byte[]>> read = readAsGroup(target, "g-dark", topic, "none");
+        assertThat(outcome(read, topic, Map.of(0, 4_000L, 1, 9_000L), Map.of(), ends))
+            .isEqualTo(new DrFixture.Outcome(2 * PER_PARTITION - 13_000, 0, 0, 0));
+    }
+}
