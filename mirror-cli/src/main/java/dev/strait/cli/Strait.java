@@ -1,5 +1,7 @@
 package dev.strait.cli;
 
+import dev.strait.cli.failover.FailbackCommand;
+import dev.strait.cli.failover.FailoverCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -8,7 +10,7 @@ import picocli.CommandLine.Command;
     description = "Strait: lossless Kafka topic mirroring.",
     footer = {"", "Benchmarks: strait bench [lag | broker] [flags] (runs bin/bench; see its header for flags)."},
     subcommands = {MirrorCommand.class, LagMonitorCommand.class, CanaryCommand.class, BrokerCommand.class,
-        ClusterCommand.class,
+        ClusterCommand.class, FailoverCommand.class, FailbackCommand.class,
         DemoCommand.class, CommandLine.HelpCommand.class})
 public final class Strait implements Runnable {
     @CommandLine.Spec

@@ -10,16 +10,24 @@ import java.util.regex.PatternSyntaxException;
  * match keep their name), or both, the rule first. Immutable and thread-safe.
  */
 public final class TopicRenamer {
-    private static final TopicRenamer IDENTITY = new TopicRenamer("", null, null);
+    private static final TopicRenamer IDENTITY = new TopicRenamer("", null, null, java.util.Map.of());
 
     private final String prefix;
     private final Pattern pattern;
     private final String replacement;
+    /** Names given one by one (failback's reverse of a rename); consulted first, names not in it are kept. */
+    private final java.util.Map<String, String> explicit;
 
-    private TopicRenamer(String prefix, Pattern pattern, String replacement) {
+    private TopicRenamer(String prefix, Pattern pattern, String replacement, java.util.Map<String, String> explicit) {
         this.prefix = prefix;
         this.pattern = pattern;
         this.replacement = replacement;
+        this.explicit = java.util.Map.copyOf(explicit);
+    }
+
+    /** A renamer that maps the given names and keeps every other name. */
+    public static TopicRenamer explicit(java.util.Map<String, String> names) {
+        return new TopicRenamer("", null, null, names);
     }
 
     public static TopicRenamer identity() {
@@ -50,10 +58,14 @@ public final class TopicRenamer {
         if (!p.isEmpty() && !p.matches("[a-zA-Z0-9._-]+")) {
             throw new ConfigException("--topic.prefix may only contain letters, digits, '.', '_' and '-', not '" + p + "'");
         }
-        return new TopicRenamer(p, pattern, replacement);
+        return new TopicRenamer(p, pattern, replacement, java.util.Map.of());
     }
 
     public String targetTopic(String sourceTopic) {
+        String mapped = explicit.get(sourceTopic);
+        if (mapped != null) {
+            return mapped;
+        }
         String name = sourceTopic;
         if (pattern != null) {
             Matcher m = pattern.matcher(name);
@@ -65,13 +77,16 @@ public final class TopicRenamer {
     }
 
     public boolean isIdentity() {
-        return prefix.isEmpty() && pattern == null;
+        return prefix.isEmpty() && pattern == null && explicit.entrySet().stream().allMatch(e -> e.getKey().equals(e.getValue()));
     }
 
     /** The rule in the form a user wrote it, for logs and for the lag monitor. */
     public String describe() {
         if (isIdentity()) {
             return "none";
+        }
+        if (!explicit.isEmpty()) {
+            return "names " + new java.util.TreeMap<>(explicit);
         }
         String rule = pattern == null ? "" : pattern.pattern() + "=" + replacement;
         return (rule.isEmpty() ? "" : "rename " + rule) + (prefix.isEmpty() ? "" : (rule.isEmpty() ? "" : ", ") + "prefix " + prefix);

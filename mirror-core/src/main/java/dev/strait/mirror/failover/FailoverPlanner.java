@@ -162,7 +162,7 @@ public final class FailoverPlanner implements AutoCloseable {
         Map<TopicPartition, Long> ends = Clusters.endOffsets(targetAdmin, targetTps, Connections.TIMEOUT_MS);
         TranslationRound round;
         try (TargetReader reader = new TargetReader(config.target(), sourceCluster, time, Connections.TIMEOUT_MS)) {
-            MapUpkeep.Result upkeep = MapUpkeep.run(map, reader, knownEnds, starts, ends, READ_BUDGET, true);
+            MapUpkeep.Result upkeep = MapUpkeep.run(map, reader, knownEnds, starts, ends, READ_BUDGET, ends);
             if (upkeep.recordsRead() > 0) {
                 LOGGER.info("Read {} records back from the target that the persisted offset map did not cover",
                     upkeep.recordsRead());

@@ -170,7 +170,8 @@ public final class Clusters {
         return out;
     }
 
-    static <T> T get(KafkaFuture<T> f, long timeoutMs, String what) {
+    /** Waits for an admin call; its failure becomes a {@link SyncException} that says what was being done. */
+    public static <T> T get(KafkaFuture<T> f, long timeoutMs, String what) {
         try {
             return f.get(timeoutMs, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {

@@ -182,7 +182,7 @@ public final class GroupOffsetSync implements Runnable {
         List<TopicPartition> tps = new ArrayList<>(existing(MapUpkeep.partitions(map)));
         Map<TopicPartition, Long> starts = Clusters.startOffsets(targetAdmin, tps, TIMEOUT_MS);
         Map<TopicPartition, Long> ends = Clusters.endOffsets(targetAdmin, tps, TIMEOUT_MS);
-        MapUpkeep.Result result = MapUpkeep.run(map, reader, knownEnds, starts, ends, READ_BUDGET, false);
+        MapUpkeep.Result result = MapUpkeep.run(map, reader, knownEnds, starts, ends, READ_BUDGET, null);
         if (result.recordsRead() > 0) {
             LOGGER.info("Offset map: read {} records back from the target to fill what it did not know{}",
                 result.recordsRead(), result.complete() ? "" : " (more next round)");

@@ -29,12 +29,12 @@ public final class MapUpkeep {
      *     that arrived in between cannot look like a truncation)
      * @param starts log start offsets of the target partitions
      * @param ends log end offsets of the target partitions (a partition missing here no longer exists)
-     * @param readTail also read from each history's known end to the partition's end (a command, with the mirror
-     *     stopped; a running mirror learns its own tail from acknowledgements)
+     * @param tailTo when not null, also read from each history's known end up to this offset (a command, with the
+     *     mirror stopped; a running mirror learns its own tail from acknowledgements)
      */
     public static Result run(OffsetMap map, TargetReader reader, Map<TopicPartition, Long> knownEndsBefore,
                              Map<TopicPartition, Long> starts, Map<TopicPartition, Long> ends, long budget,
-                             boolean readTail) {
+                             Map<TopicPartition, Long> tailTo) {
         long read = 0;
         int reset = 0;
         boolean complete = true;
@@ -76,10 +76,11 @@ public final class MapUpkeep {
                 complete = false;
             }
             long known = h.knownEnd();
-            if (readTail && (known < 0 || known < end)) {
+            long tailEnd = tailTo == null ? -1 : Math.min(end, tailTo.getOrDefault(tp, end));
+            if (tailEnd >= 0 && (known < 0 || known < tailEnd)) {
                 long fromTail = known < 0 ? start : known;
-                if (read + (end - fromTail) <= budget) {
-                    long reached = reader.fill(h, fromTail, end);
+                if (read + (tailEnd - fromTail) <= budget) {
+                    long reached = reader.fill(h, fromTail, tailEnd);
                     read += reached - fromTail;
                 } else {
                     complete = false;

@@ -119,6 +119,21 @@ public final class PartitionIndex {
         return f == null ? -1 : f.maxS + 1;
     }
 
+    /** One past the highest target offset holding a copy, or -1 when none is known. */
+    public long lastCopyEnd() {
+        return allEnd.length == 0 ? -1 : allEnd[allEnd.length - 1];
+    }
+
+    /**
+     * The source offset of the first copy of {@code source} at or after target offset {@code offset}, or -1 when
+     * there is none in the known range (failback: where a group that stopped at {@code offset} on the target
+     * resumes on the source).
+     */
+    public long sourceOffsetAtOrAfter(TopicPartition source, long offset) {
+        Feeder f = feeders.get(source);
+        return f == null ? -1 : f.sourceAtOrAfter(offset);
+    }
+
     /** The lowest source offset of {@code source} copied in the known range, or -1 when none is. */
     public long lowestSource(TopicPartition source) {
         Feeder f = feeders.get(source);
@@ -320,6 +335,15 @@ public final class PartitionIndex {
                 }
             }
             return a;
+        }
+
+        /** Source offset of the first copy at target offset {@code x} or later, or -1. */
+        long sourceAtOrAfter(long x) {
+            int i = lastAtOrBelow(t, x);
+            if (i >= 0 && x < t[i] + len[i]) {
+                return s[i] + (x - t[i]);
+            }
+            return i + 1 < t.length ? s[i + 1] : -1;
         }
 
         /** Copies at or after target offset x with source offset below c. */

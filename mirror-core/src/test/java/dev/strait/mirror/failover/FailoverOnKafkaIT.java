@@ -283,4 +283,63 @@ class FailoverOnKafkaIT {
         assertThat(outcome(read, topic, Map.of(0, 4_000L, 1, 9_000L), Map.of(), ends))
             .isEqualTo(new DrFixture.Outcome(2 * PER_PARTITION - 13_000, 0, 0, 0));
     }
+
+    @Test
+    @Order(6)
+    void failbackCopiesBackOnlyWhatWasWrittenOnTheTargetAndMovesTheGroupBack() throws Exception {
+        // Given: after the failover, applications wrote 300 records per partition on the target and the group read
+        // all old records and 100 new ones on partition 0, and up to 10,000 on partition 1
+        String topic = "lag.orders";
+        try (TestProducer producer = new TestProducer(target.bootstrapServers())) {
+            producer.produce(topic, 2, 100_000, 300);
+        }
+        commit(target, "g-dark", topic, Map.of(0, PER_PARTITION + 100L, 1, 10_000L));
+        // The source comes back with 40 records on partition 0 that never reached the target.
+        source.restartAll();
+        try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
+            for (int i = 0; i < 40; i++) {
+                producer.send(TestProducer.record(topic, 0, 200_000 + i, 1_700_000_000_000L + i, 64));
+            }
+        }
+
+        // When
+        FailbackPlan done;
+        try (Failback failback = new Failback(config(null), Time.SYSTEM)) {
+            GroupFilter filter = GroupFilter.of("g-dark", null, "--groups", "--groups.exclude");
+            FailbackPlan plan = failback.plan(filter);
+            assertThat(plan.topics()).singleElement().satisfies(t -> {
+                assertThat(t.targetTopic()).isEqualTo(topic);
+                assertThat(t.failoverTimeMs()).isPositive();
+                assertThat(t.partitions()).extracting(FailbackPlan.PartitionBack::failoverOffset)
+                    .containsExactly((long) PER_PARTITION, (long) PER_PARTITION);
+                assertThat(t.partitions()).extracting(FailbackPlan.PartitionBack::divergent).containsExactly(40L, 0L);
+            });
+            done = failback.execute(plan, filter, false, Duration.ofMinutes(3));
+        }
+
+        // Then: the source holds its records, the 40 divergent ones, then the 300 written on the target, once each
+        Map<Integer, List<ConsumerRecord<byte[], byte[]>>> back =
+            dev.strait.testkit.TopicReader.readAll(source.bootstrapServers(), topic);
+        assertThat(back.get(0)).hasSize(PER_PARTITION + 40 + 300);
+        assertThat(back.get(1)).hasSize(PER_PARTITION + 300);
+        for (int p = 0; p < 2; p++) {
+            List<ConsumerRecord<byte[], byte[]>> tail = back.get(p).subList(back.get(p).size() - 300, back.get(p).size());
+            for (int i = 0; i < 300; i++) {
+                dev.strait.mirror.provenance.Provenance prov = dev.strait.mirror.provenance.Provenance.from(tail.get(i).headers());
+                assertThat(prov.originCluster()).isEqualTo(target.clusterId());
+                assertThat(prov.offset()).isEqualTo(PER_PARTITION + i);
+            }
+        }
+        assertThat(done.topics().get(0).partitions()).extracting(FailbackPlan.PartitionBack::copied)
+            .containsExactly(300L, 300L);
+        assertThat(done.groups()).singleElement().satisfies(g -> {
+            assertThat(g.outcome()).isEqualTo("moved");
+            assertThat(g.partitions()).extracting(FailbackPlan.PartitionGroupBack::sourceOffset)
+                .containsExactly(PER_PARTITION + 40 + 100L, 10_000L);
+        });
+        assertThat(source.committedOffsets("g-dark", topic)).isEqualTo(Map.of(0, PER_PARTITION + 40 + 100L, 1, 10_000L));
+        // and what it reads there is exactly what it had not read on the target
+        List<ConsumerRecord<byte[], byte[]>> read = readAsGroup(source, "g-dark", topic, "none");
+        assertThat(read).hasSize(200 + 2_000 + 300);
+    }
 }

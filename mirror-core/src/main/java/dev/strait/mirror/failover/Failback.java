@@ -1,0 +1,427 @@
+package dev.strait.mirror.failover;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+import com.codahale.metrics.MetricRegistry;
+import dev.strait.mirror.config.GroupFilter;
+import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.PartitionMode;
+import dev.strait.mirror.config.SyncSettings;
+import dev.strait.mirror.config.TopicConfigFilter;
+import dev.strait.mirror.config.TopicRenamer;
+import dev.strait.mirror.config.TopicSyncSettings;
+import dev.strait.mirror.engine.MirrorEngine;
+import dev.strait.mirror.metrics.MirrorMetrics;
+import dev.strait.mirror.sync.Clusters;
+import dev.strait.mirror.sync.FailoverMarker;
+import dev.strait.mirror.sync.GroupCheckpoint;
+import dev.strait.mirror.sync.MapUpkeep;
+import dev.strait.mirror.sync.OffsetMap;
+import dev.strait.mirror.sync.SyncContents;
+import dev.strait.mirror.sync.SyncRecords;
+import dev.strait.mirror.sync.SyncTopic;
+import dev.strait.mirror.sync.TargetHistory;
+import dev.strait.mirror.sync.TargetReader;
+import dev.strait.mirror.sync.Translation;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code strait failback}: returns to the source after a failover. A reverse mirror (target to source, the
+ * source's topic names, loop prevention on) copies the records written on the target after the failover, and
+ * only those: it starts at the failover point {@code failover --execute} recorded (or, without one, after the
+ * last copy that came from the source). Source records that never reached the target before the failover are
+ * divergence: they stay on the source, before the records copied back, and are named. Each group then resumes on
+ * the source where it stopped on the target: at the source original of the first copy it had not read, or, if
+ * it read records written on the target, after their copies on the source.
+ *
+ * <p>Partitions keep their numbers in both directions (the mirror's preserve mode). Not thread-safe.
+ */
+public final class Failback implements AutoCloseable {
+    private static final Logger LOGGER = LoggerFactory.getLogger(Failback.class);
+    private static final long READ_BUDGET = 20_000_000;
+    private static final long POLL_MS = 500;
+
+    private final FailoverConfig config;
+    private final Time time;
+    private final Connections connections = new Connections();
+    private final Admin sourceAdmin;
+    private final Admin targetAdmin;
+    private final String sourceCluster;
+    private final String targetCluster;
+    private final SyncTopic syncTopic;
+    private final SyncContents contents;
+    private final List<String> warnings = new ArrayList<>();
+    private OffsetMap forward;
+    private Map<String, String> sourceTopicOf = Map.of();
+    private Map<TopicPartition, Long> failoverPoints = Map.of();
+
+    public Failback(FailoverConfig config, Time time) {
+        this.config = config;
+        this.time = time;
+        try {
+            targetAdmin = connections.admin(config.target(), "strait-failback-target");
+            targetCluster = Connections.clusterId(targetAdmin);
+            if (targetCluster == null) {
+                throw new FailoverException("cannot reach the target cluster at " + config.target().getProperty(
+                    "bootstrap.servers") + "; check target.bootstrap.servers and the target security settings");
+            }
+            sourceAdmin = connections.admin(config.source(), "strait-failback-source");
+            sourceCluster = Connections.clusterId(sourceAdmin);
+            if (sourceCluster == null) {
+                throw new FailoverException("cannot reach the source cluster at " + config.source().getProperty(
+                    "bootstrap.servers") + ": a failback writes to the source, so it must be back first");
+            }
+            syncTopic = new SyncTopic(config.syncTopic(), config.target(), time);
+            contents = SyncContents.read(syncTopic);
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /** The reverse mirror's consumer group on the target. */
+    public String reverseGroup() {
+        return "strait-failback-" + sourceCluster;
+    }
+
+    public FailbackPlan plan(GroupFilter groups) {
+        warnings.clear();
+        long now = time.milliseconds();
+        Map<String, FailoverMarker> markers = contents.markers(sourceCluster);
+        forward = contents.offsetMap(sourceCluster, Integer.MAX_VALUE / 4);
+        Set<String> targetTopics = new HashSet<>(markers.keySet());
+        if (targetTopics.isEmpty()) {
+            forward.histories().forEach(h -> targetTopics.add(h.target().topic()));
+            if (targetTopics.isEmpty()) {
+                throw new FailoverException("nothing to fail back: the sync topic " + config.syncTopic() + " holds no "
+                    + "failover point and no offset map for source cluster " + sourceCluster);
+            }
+            warnings.add("no failover point was recorded (failover --execute was not run): records after the last copy "
+                + "from the source count as written on the target");
+        }
+        sourceTopicOf = sourceTopics(targetTopics);
+        Map<String, Integer> counts = Clusters.partitionCounts(targetAdmin, targetTopics, Connections.TIMEOUT_MS);
+        Set<TopicPartition> tps = new HashSet<>();
+        counts.forEach((t, n) -> {
+            for (int p = 0; p < n; p++) {
+                tps.add(new TopicPartition(t, p));
+            }
+        });
+        tps.forEach(forward::history);
+        Map<TopicPartition, Long> starts = Clusters.startOffsets(targetAdmin, tps, Connections.TIMEOUT_MS);
+        Map<TopicPartition, Long> ends = Clusters.endOffsets(targetAdmin, tps, Connections.TIMEOUT_MS);
+        // Learn the copies up to the failover point (what is above it was written on the target).
+        Map<TopicPartition, Long> readTo = new HashMap<>();
+        for (TopicPartition tp : tps) {
+            FailoverMarker m = markers.get(tp.topic());
+            readTo.put(tp, m != null && m.endOffsets().containsKey(tp.partition())
+                ? Math.min(m.endOffsets().get(tp.partition()), ends.get(tp)) : ends.get(tp));
+        }
+        try (TargetReader reader = new TargetReader(config.target(), sourceCluster, time, Connections.TIMEOUT_MS)) {
+            MapUpkeep.run(forward, reader, MapUpkeep.knownEnds(forward), starts, ends, READ_BUDGET, readTo);
+        }
+        Map<TopicPartition, Long> points = new HashMap<>();
+        for (TopicPartition tp : tps) {
+            FailoverMarker m = markers.get(tp.topic());
+            long point;
+            if (m != null && m.endOffsets().containsKey(tp.partition())) {
+                point = m.endOffsets().get(tp.partition());
+            } else {
+                long last = forward.history(tp).index().lastCopyEnd();
+                point = last < 0 ? starts.get(tp) : last;
+            }
+            points.put(tp, point);
+        }
+        failoverPoints = points;
+
+        Set<TopicPartition> sourceTps = new HashSet<>();
+        tps.forEach(tp -> sourceTps.add(new TopicPartition(sourceTopicOf.get(tp.topic()), tp.partition())));
+        Set<TopicPartition> existingSource = Clusters.partitions(sourceAdmin,
+            new HashSet<>(sourceTopicOf.values()), Connections.TIMEOUT_MS);
+        sourceTps.retainAll(existingSource);
+        Map<TopicPartition, Long> sourceEnds = Clusters.endOffsets(sourceAdmin, sourceTps, Connections.TIMEOUT_MS);
+        List<FailbackPlan.TopicBack> topics = new ArrayList<>();
+        try (SourceTail tail = new SourceTail(config.source(), targetCluster, time, 1_000_000)) {
+            for (String topic : new java.util.TreeSet<>(targetTopics)) {
+                List<FailbackPlan.PartitionBack> parts = new ArrayList<>();
+                for (int p = 0; p < counts.getOrDefault(topic, 0); p++) {
+                    TopicPartition tp = new TopicPartition(topic, p);
+                    TopicPartition sp = new TopicPartition(sourceTopicOf.get(topic), p);
+                    long frontier = Math.max(0, frontier(sp));
+                    long sourceEnd = sourceEnds.getOrDefault(sp, 0L);
+                    SourceTail.Missing divergent = tail.missing(sp, frontier, sourceEnd);
+                    parts.add(new FailbackPlan.PartitionBack(p, points.get(tp), ends.get(tp), -1, -1, -1, frontier,
+                        sourceEnd, Math.max(0, divergent.records()), divergent.oldestAgeSeconds()));
+                }
+                FailoverMarker m = markers.get(topic);
+                topics.add(new FailbackPlan.TopicBack(topic, sourceTopicOf.get(topic), m == null ? -1 : m.timeMs(), parts));
+            }
+        }
+        List<FailbackPlan.GroupBack> groupPlans = groups(groups, tps, null);
+        return new FailbackPlan(sourceCluster, targetCluster, now, topics, groupPlans, List.copyOf(warnings));
+    }
+
+    /** One past the highest source offset of {@code sp} copied to the target before the failover, or -1. */
+    private long frontier(TopicPartition sp) {
+        long f = -1;
+        for (TargetHistory h : forward.histories()) {
+            f = Math.max(f, h.index().frontier(sp));
+        }
+        return f;
+    }
+
+    /** Source topic of each target topic: the one the mirror's rename maps to it, else the same name. */
+    private Map<String, String> sourceTopics(Set<String> targetTopics) {
+        Set<String> names = Clusters.get(sourceAdmin.listTopics().names(), Connections.TIMEOUT_MS, "list source topics");
+        Map<String, String> out = new HashMap<>();
+        TopicRenamer renamer = config.renamer();
+        for (String target : targetTopics) {
+            String found = null;
+            for (String s : names) {
+                if (renamer.targetTopic(s).equals(target)) {
+                    found = s;
+                }
+            }
+            if (found == null) {
+                found = target;
+                warnings.add("no source topic maps to " + target + " with the configured rename; copying back to a topic "
+                    + "named " + target + " (created if missing)");
+            }
+            out.put(target, found);
+        }
+        return out;
+    }
+
+    private List<FailbackPlan.GroupBack> groups(GroupFilter filter, Set<TopicPartition> tps, OffsetMap reverse) {
+        String reverseGroup = reverseGroup();
+        List<String> names = Clusters.consumerGroups(targetAdmin, g -> !g.equals(reverseGroup) && filter.matches(g),
+            Connections.TIMEOUT_MS);
+        Map<String, Map<TopicPartition, OffsetAndMetadata>> committed = Clusters.committed(targetAdmin, names,
+            Connections.TIMEOUT_MS);
+        Map<String, Integer> onTarget = Clusters.members(targetAdmin, names, Connections.TIMEOUT_MS);
+        Map<String, Integer> onSource = Clusters.members(sourceAdmin, names, Connections.TIMEOUT_MS);
+        Map<String, GroupCheckpoint> checkpoints = contents.checkpoints(sourceCluster);
+        List<FailbackPlan.GroupBack> out = new ArrayList<>();
+        for (String g : names) {
+            List<FailbackPlan.PartitionGroupBack> parts = new ArrayList<>();
+            Map<TopicPartition, OffsetAndMetadata> offsets = new TreeMap<>(
+                Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+            offsets.putAll(committed.getOrDefault(g, Map.of()));
+            for (Map.Entry<TopicPartition, OffsetAndMetadata> e : offsets.entrySet()) {
+                TopicPartition tp = e.getKey();
+                if (!tps.contains(tp)) {
+                    continue;
+                }
+                TopicPartition sp = new TopicPartition(sourceTopicOf.get(tp.topic()), tp.partition());
+                long x = e.getValue().offset();
+                long point = failoverPoints.get(tp);
+                if (x <= point) {
+                    long s = forward.history(tp).index().sourceOffsetAtOrAfter(sp, x);
+                    String how = "from the failover copy";
+                    if (s < 0 || x == point) {
+                        // It had read every copy: it resumes after them, or after what it had read on the source
+                        // before the failover (records that never reached the target are divergence).
+                        s = Math.max(0, frontier(sp));
+                        GroupCheckpoint c = checkpoints.get(g);
+                        if (c != null && c.committed().containsKey(sp)) {
+                            s = Math.max(s, c.committed().get(sp));
+                        }
+                        how = "after the failover copy";
+                    }
+                    parts.add(new FailbackPlan.PartitionGroupBack(tp, sp, x, s, how));
+                } else if (reverse == null) {
+                    parts.add(new FailbackPlan.PartitionGroupBack(tp, sp, x, -1, "after the copies written back"));
+                } else {
+                    TargetHistory h = reverse.existing(sp);
+                    Translation t = h == null ? null : h.index().translate(Map.of(tp, x));
+                    parts.add(new FailbackPlan.PartitionGroupBack(tp, sp, x, t == null ? -1 : t.offset(),
+                        "after the copies written back"));
+                }
+            }
+            out.add(new FailbackPlan.GroupBack(g, onTarget.getOrDefault(g, 0), onSource.getOrDefault(g, 0), parts, null));
+        }
+        return out;
+    }
+
+    /**
+     * Copies the records written on the target after the failover back to the source (waits until the copy
+     * reaches the target's end as of now, at most {@code timeout}), then moves the groups on the source and clears
+     * the failover points. Returns the plan with what was done.
+     */
+    public FailbackPlan execute(FailbackPlan plan, GroupFilter filter, boolean force, Duration timeout)
+        throws InterruptedException {
+        for (FailbackPlan.GroupBack g : plan.groups()) {
+            if (g.activeOnTarget() > 0 && !force) {
+                throw new FailoverException("group " + g.group() + " still has " + g.activeOnTarget() + " members on the "
+                    + "target: stop the applications on the target before failing back (or --force)");
+            }
+        }
+        Set<TopicPartition> tps = new HashSet<>(failoverPoints.keySet());
+        Map<TopicPartition, Long> endsAtStart = Clusters.endOffsets(targetAdmin, tps, Connections.TIMEOUT_MS);
+        Map<TopicPartition, OffsetAndMetadata> start = new HashMap<>();
+        failoverPoints.forEach((tp, point) -> start.put(tp, new OffsetAndMetadata(point)));
+        String group = reverseGroup();
+        Clusters.get(targetAdmin.alterConsumerGroupOffsets(group, start).all(), Connections.TIMEOUT_MS,
+            "set the failback mirror's start offsets on the target (is a failback already running?)");
+
+        OffsetMap reverse = new OffsetMap(targetCluster, OffsetMap.DEFAULT_MAX_SEGMENTS);
+        MirrorEngine engine = new MirrorEngine(reverseSettings(group, tps), new MirrorMetrics(new MetricRegistry()), time,
+            reverse::acknowledged);
+        engine.start();
+        long deadline = time.milliseconds() + timeout.toMillis();
+        try {
+            while (!caughtUp(group, endsAtStart)) {
+                if (engine.state() == MirrorEngine.State.FAILED) {
+                    throw new FailoverException("the failback mirror failed: " + engine.failure().getMessage());
+                }
+                if (time.milliseconds() > deadline) {
+                    throw new FailoverException("the failback copy did not reach the target's end within " + timeout
+                        .toSeconds() + " s; run failback --execute again to go on (it resumes where it stopped)");
+                }
+                time.sleep(POLL_MS);
+            }
+        } finally {
+            engine.requestStop();
+            if (!engine.awaitTermination(Duration.ofMinutes(2))) {
+                LOGGER.warn("The failback mirror did not stop within 2 minutes");
+            }
+        }
+        Map<TopicPartition, Long> endsAfter = Clusters.endOffsets(targetAdmin, tps, Connections.TIMEOUT_MS);
+        endsAfter.forEach((tp, end) -> {
+            if (end > endsAtStart.get(tp)) {
+                warnings.add(tp + " took " + (end - endsAtStart.get(tp)) + " records on the target during the failback; "
+                    + "they were not copied back: stop the producers on the target and run failback again");
+            }
+        });
+
+        List<FailbackPlan.TopicBack> topics = new ArrayList<>();
+        for (FailbackPlan.TopicBack t : plan.topics()) {
+            List<FailbackPlan.PartitionBack> parts = new ArrayList<>();
+            for (FailbackPlan.PartitionBack p : t.partitions()) {
+                TargetHistory h = reverse.existing(new TopicPartition(t.sourceTopic(), p.partition()));
+                long copied = 0;
+                long from = -1;
+                long to = -1;
+                if (h != null) {
+                    var snap = h.snapshot();
+                    for (int i = 0; i < snap.size(); i++) {
+                        copied += snap.len()[i];
+                        from = from < 0 ? snap.t()[i] : Math.min(from, snap.t()[i]);
+                        to = Math.max(to, snap.t()[i] + snap.len()[i]);
+                    }
+                }
+                parts.add(new FailbackPlan.PartitionBack(p.partition(), p.failoverOffset(), p.targetEnd(), copied, from, to,
+                    p.sourceFrontier(), p.sourceEnd(), p.divergent(), p.divergentAgeSeconds()));
+            }
+            topics.add(new FailbackPlan.TopicBack(t.targetTopic(), t.sourceTopic(), t.failoverTimeMs(), parts));
+        }
+
+        List<FailbackPlan.GroupBack> groups = new ArrayList<>();
+        for (FailbackPlan.GroupBack g : groups(filter, tps, reverse)) {
+            groups.add(moveOnSource(g, force));
+        }
+        clearMarkers(plan);
+        return new FailbackPlan(plan.sourceCluster(), plan.targetCluster(), time.milliseconds(), topics, groups,
+            List.copyOf(warnings));
+    }
+
+    private FailbackPlan.GroupBack moveOnSource(FailbackPlan.GroupBack g, boolean force) {
+        String outcome;
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        for (FailbackPlan.PartitionGroupBack p : g.partitions()) {
+            if (p.sourceOffset() >= 0) {
+                offsets.put(p.source(), new OffsetAndMetadata(p.sourceOffset()));
+            }
+        }
+        if (offsets.isEmpty()) {
+            outcome = "nothing to move";
+        } else if (g.activeOnSource() > 0 && !force) {
+            outcome = "refused: " + g.activeOnSource() + " members are active on the source (--force removes them)";
+        } else {
+            try {
+                if (g.activeOnSource() > 0) {
+                    Clusters.get(sourceAdmin.removeMembersFromConsumerGroup(g.group(),
+                        new org.apache.kafka.clients.admin.RemoveMembersFromConsumerGroupOptions()).all(),
+                        Connections.TIMEOUT_MS, "remove the members of " + g.group() + " on the source");
+                }
+                Clusters.get(sourceAdmin.alterConsumerGroupOffsets(g.group(), offsets).all(), Connections.TIMEOUT_MS,
+                    "write the offsets of " + g.group() + " on the source");
+                outcome = "moved";
+            } catch (RuntimeException e) {
+                outcome = "failed: " + e.getMessage();
+            }
+        }
+        return new FailbackPlan.GroupBack(g.group(), g.activeOnTarget(), g.activeOnSource(), g.partitions(), outcome);
+    }
+
+    private void clearMarkers(FailbackPlan plan) {
+        for (FailbackPlan.TopicBack t : plan.topics()) {
+            try {
+                syncTopic.write(SyncRecords.failoverKey(sourceCluster, t.targetTopic()), null)
+                    .get(Connections.TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            } catch (Exception e) {
+                warnings.add("could not clear the failover point of " + t.targetTopic() + ": " + e.getMessage());
+            }
+        }
+    }
+
+    private boolean caughtUp(String group, Map<TopicPartition, Long> ends) {
+        Map<TopicPartition, OffsetAndMetadata> committed = Clusters.committed(targetAdmin, List.of(group),
+            Connections.TIMEOUT_MS).getOrDefault(group, Map.of());
+        for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
+            OffsetAndMetadata c = committed.get(e.getKey());
+            if (c == null || c.offset() < e.getValue()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private MirrorSettings reverseSettings(String group, Set<TopicPartition> tps) {
+        Properties consumer = config.target();
+        consumer.put("group.id", group);
+        consumer.put("auto.offset.reset", "none");
+        Properties producer = config.source();
+        Set<String> topics = new java.util.TreeSet<>();
+        tps.forEach(tp -> topics.add(tp.topic()));
+        StringBuilder include = new StringBuilder();
+        for (String t : topics) {
+            include.append(include.length() == 0 ? "" : "|").append(Pattern.quote(t));
+        }
+        return MirrorSettings.builder().consumerConfig(consumer).producerConfig(producer).include(include.toString())
+            .offsetCommitIntervalMs(1000).partitionMode(PartitionMode.PRESERVE)
+            .renamer(TopicRenamer.explicit(sourceTopicOf))
+            .sync(new SyncSettings(null, SyncSettings.DEFAULT_GROUP_OFFSETS_INTERVAL_MS, false,
+                SyncSettings.DEFAULT_SYNC_TOPIC, new TopicSyncSettings(false, true, false, 60_000,
+                    TopicConfigFilter.defaults())))
+            .build();
+    }
+
+    public List<String> warnings() {
+        return List.copyOf(warnings);
+    }
+
+    @Override
+    public void close() {
+        if (syncTopic != null) {
+            syncTopic.close();
+        }
+        connections.close();
+    }
+}
