@@ -140,6 +140,38 @@ public final class PartitionIndex {
         return f == null ? -1 : f.minS;
     }
 
+    /** The only source partition feeding here, or null when there are several or none. */
+    public TopicPartition onlySource() {
+        return feeders.size() == 1 ? feeders.keySet().iterator().next() : null;
+    }
+
+    /**
+     * The translation when {@code source} is the only source partition feeding here (preserve mode): the same
+     * answer as {@link #translate(Map)}, without building maps (a round translates every group this way).
+     */
+    public Translation translateOnly(TopicPartition source, long c) {
+        Feeder f = feeders.get(source);
+        if (f == null || feeders.size() != 1) {
+            return translate(Map.of(source, c));
+        }
+        long last = f.lastBelow(c);
+        long r = last == NONE ? NONE : last + 1;
+        boolean below = last == NONE && c < f.minS;
+        long l = f.noSkipBound(c);
+        long x;
+        if (r == NONE) {
+            x = l == Long.MAX_VALUE ? to : l;
+        } else if (l == Long.MAX_VALUE) {
+            x = r;
+        } else if (r <= l) {
+            x = overDuplicates(r, l);
+        } else {
+            x = l;
+        }
+        long again = r != NONE && x < r ? f.countBelow(c, x) : 0;
+        return new Translation(target, x, again, below, 0);
+    }
+
     /**
      * Translates a group's committed offsets ({@code committed}: source partition to next offset to read; other
      * partitions are ignored). Returns null when the group committed none of the source partitions feeding here.
@@ -301,8 +333,12 @@ public final class PartitionIndex {
          * (judged by the last run holding each), or Long.MAX_VALUE when no such record is held.
          */
         long noSkipBound(long c) {
+            if (runStart.length == 1) {
+                long u = Math.max(c, runMin[0]);
+                return u > runMax[0] ? Long.MAX_VALUE : positionOfFirstAtLeast(0, u);
+            }
             long bound = Long.MAX_VALUE;
-            List<long[]> covered = new ArrayList<>();
+            List<long[]> covered = new ArrayList<>(runStart.length);
             for (int run = runStart.length - 1; run >= 0; run--) {
                 long hi = runMax[run];
                 long u = firstUncovered(covered, Math.max(c, runMin[run]), hi);
@@ -320,6 +356,12 @@ public final class PartitionIndex {
                 cover(covered, runMin[run], runMax[run]);
             }
             return bound;
+        }
+
+        /** Target offset of the first copy with source offset >= u in run {@code run} (u at most the run's maximum). */
+        private long positionOfFirstAtLeast(int run, long u) {
+            int seg = firstSegmentEndingAtOrAfter(runStart[run], runEnd(run), u);
+            return t[seg] + Math.max(0, u - s[seg]);
         }
 
         /** In segments [lo, hi) of a run, the first whose last source offset is >= u (hi - 1 if none is). */

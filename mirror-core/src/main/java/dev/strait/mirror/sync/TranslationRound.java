@@ -22,6 +22,9 @@ import org.apache.kafka.common.TopicPartition;
  * <p>Not thread-safe; build one per round.
  */
 public final class TranslationRound {
+    private static final java.util.Comparator<TopicPartition> ORDER =
+        java.util.Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
+
     private final TopicRenamer renamer;
     private final Map<TopicPartition, PartitionIndex> indexes = new HashMap<>();
     private final Map<TopicPartition, List<PartitionIndex>> bySource = new HashMap<>();
@@ -58,10 +61,15 @@ public final class TranslationRound {
      */
     public Map<TopicPartition, Translation> translate(Map<TopicPartition, Long> committed) {
         Map<TopicPartition, Map<TopicPartition, Long>> perTarget = new HashMap<>();
-        Map<TopicPartition, Translation> out = new TreeMap<>(
-            java.util.Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+        Map<TopicPartition, Translation> out = new TreeMap<>(ORDER);
         for (Map.Entry<TopicPartition, Long> e : committed.entrySet()) {
             List<PartitionIndex> targets = bySource.get(e.getKey());
+            if (targets != null && targets.size() == 1 && e.getKey().equals(targets.get(0).onlySource())) {
+                // Preserve mode: one source partition, one target partition.
+                PartitionIndex index = targets.get(0);
+                out.put(index.target(), index.translateOnly(e.getKey(), e.getValue()));
+                continue;
+            }
             if (targets == null) {
                 TopicPartition same = new TopicPartition(renamer.targetTopic(e.getKey().topic()), e.getKey().partition());
                 Long end = targetEnds.get(same);

@@ -251,6 +251,10 @@ class PartitionIndexTest {
                 }
             }
             Translation tr = index.translate(committed);
+            if (index.onlySource() != null && committed.containsKey(index.onlySource())) {
+                assertThat(index.translateOnly(index.onlySource(), committed.get(index.onlySource())))
+                    .as("seed %d: the one-source path", seed).isEqualTo(tr);
+            }
             boolean anyCopy = false;
             for (long[] e : log) {
                 if (e[0] >= 0 && committed.containsKey(feeders.get((int) e[0]))) {

@@ -1,0 +1,361 @@
+package dev.strait.bench;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import dev.strait.mirror.config.ClientConfigs;
+import dev.strait.testkit.KafkaCluster;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * Consumer group failover, Strait against MirrorMaker 2, in one run on the same two local Apache Kafka clusters
+ * and the same workload: a topic of {@code --records} records over {@code --partitions} partitions and
+ * {@code --groups} groups that consumed different shares of it (from none to all). Strait's mirror
+ * ({@code bin/mirror-maker --groups}) and MirrorMaker 2 (dedicated mode, {@code emit.checkpoints.enabled},
+ * {@code sync.group.offsets.enabled}, every interval 1 s) copy the topic side by side (to {@code s.<topic>} and
+ * {@code source.<topic>}). After the copy the mirrors run {@code --settle-seconds} more; then:
+ * <ul>
+ *   <li><b>latency</b>: a probe group commits a new position on the source {@code --probes} times; the time until
+ *       each mirror's target group shows its translation;</li>
+ *   <li><b>failover</b>: both mirrors are stopped and every group reads its target topic from the offsets the
+ *       mirror synced: records read again (below the group's source position) and skipped (at or after it, not
+ *       read), per group. Each record's value names its source partition and offset.</li>
+ * </ul>
+ * Usage: {@code bin/bench failover [--records 20000] [--partitions 4] [--groups 6] [--settle-seconds 60]
+ * [--probes 5]}.
+ */
+public final class FailoverBench {
+    private static final String TOPIC = "fo";
+    private static final String PROBE = "fo-g-probe";
+
+    private final long records;
+    private final int partitions;
+    private final int groups;
+    private final int settleSeconds;
+    private final int probes;
+    private final Path repo;
+    private final Path work;
+
+    private FailoverBench(long records, int partitions, int groups, int settleSeconds, int probes, Path repo)
+        throws java.io.IOException {
+        this.records = records;
+        this.partitions = partitions;
+        this.groups = groups;
+        this.settleSeconds = settleSeconds;
+        this.probes = probes;
+        this.repo = repo;
+        this.work = Files.createTempDirectory("strait-failover-bench-");
+    }
+
+    public static void main(String[] args) throws Exception {
+        long records = 20_000;
+        int partitions = 4;
+        int groups = 6;
+        int settle = 60;
+        int probes = 5;
+        Path repo = Path.of(".").toAbsolutePath().normalize();
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--records" -> records = Long.parseLong(args[++i]);
+                case "--partitions" -> partitions = Integer.parseInt(args[++i]);
+                case "--groups" -> groups = Integer.parseInt(args[++i]);
+                case "--settle-seconds" -> settle = Integer.parseInt(args[++i]);
+                case "--probes" -> probes = Integer.parseInt(args[++i]);
+                case "--repo" -> repo = Path.of(args[++i]).toAbsolutePath().normalize();
+                default -> {
+                    System.err.println("bench failover: unknown argument " + args[i] + " (usage: bin/bench failover "
+                        + "[--records N] [--partitions P] [--groups G] [--settle-seconds S] [--probes N])");
+                    System.exit(2);
+                }
+            }
+        }
+        new FailoverBench(records, partitions, groups, settle, probes, repo).run();
+    }
+
+    /** The share of its partitions group {@code g} had consumed: 0 for the first, all for the last. */
+    private Map<Integer, Long> consumed(int g) {
+        long perPartition = records / partitions;
+        double share = groups == 1 ? 0.5 : (double) g / (groups - 1);
+        Map<Integer, Long> out = new LinkedHashMap<>();
+        for (int p = 0; p < partitions; p++) {
+            // a little different per partition, so that no position lines up with a round number
+            long c = Math.round(perPartition * share) - (g == groups - 1 || g == 0 ? 0 : 37L * p + 11);
+            out.put(p, Math.max(0, Math.min(perPartition, c)));
+        }
+        return out;
+    }
+
+    private static String group(int g) {
+        return String.format(Locale.ROOT, "fo-g%02d", g);
+    }
+
+    void run() throws Exception {
+        System.out.printf(Locale.ROOT, "bench failover: %,d records over %d partitions, %d groups; machine: %d cores, "
+            + "java %s%n", records, partitions, groups, Runtime.getRuntime().availableProcessors(),
+            System.getProperty("java.version"));
+        try (KafkaCluster source = KafkaCluster.start("fobench-source", 1);
+             KafkaCluster target = KafkaCluster.start("fobench-target", 1)) {
+            source.createTopic(TOPIC, partitions);
+            produce(source);
+            for (int g = 0; g < groups; g++) {
+                commit(source, group(g), consumed(g));
+            }
+            commit(source, PROBE, zeros());
+            Process strait = startStrait(source, target);
+            Process mm2 = startMm2(source, target);
+            try {
+                long copyStart = System.nanoTime();
+                awaitCopy(target, "s." + TOPIC, strait, "Strait");
+                awaitCopy(target, "source." + TOPIC, mm2, "MirrorMaker 2");
+                System.out.printf(Locale.ROOT, "both copies complete after %.1f s; letting the mirrors run %d s more%n",
+                    (System.nanoTime() - copyStart) / 1e9, settleSeconds);
+                Thread.sleep(TimeUnit.SECONDS.toMillis(settleSeconds));
+                latency(source, target);
+            } finally {
+                stop(strait);
+                stop(mm2);
+            }
+            failover(target);
+        }
+        System.out.println("logs in " + work);
+    }
+
+    private Map<Integer, Long> zeros() {
+        Map<Integer, Long> m = new LinkedHashMap<>();
+        for (int p = 0; p < partitions; p++) {
+            m.put(p, 0L);
+        }
+        return m;
+    }
+
+    private void produce(KafkaCluster source) throws Exception {
+        Properties user = new Properties();
+        user.put("bootstrap.servers", source.bootstrapServers());
+        Properties props = ClientConfigs.producer(user);
+        props.put("max.in.flight.requests.per.connection", "1");
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props)) {
+            long perPartition = records / partitions;
+            for (long n = 0; n < perPartition; n++) {
+                for (int p = 0; p < partitions; p++) {
+                    // the value names the record's source position (one producer per partition order: offset n)
+                    byte[] value = (p + "/" + n).getBytes(StandardCharsets.UTF_8);
+                    producer.send(new ProducerRecord<>(TOPIC, p, ("k" + n).getBytes(StandardCharsets.UTF_8), value));
+                }
+            }
+            producer.flush();
+        }
+    }
+
+    private static void commit(KafkaCluster cluster, String group, Map<Integer, Long> offsets) throws Exception {
+        Map<TopicPartition, OffsetAndMetadata> m = new HashMap<>();
+        offsets.forEach((p, o) -> m.put(new TopicPartition(TOPIC, p), new OffsetAndMetadata(o)));
+        try (Admin admin = cluster.admin()) {
+            admin.alterConsumerGroupOffsets(group, m).all().get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    private Process startStrait(KafkaCluster source, KafkaCluster target) throws Exception {
+        Path consumer = work.resolve("strait-consumer.properties");
+        Files.writeString(consumer, "bootstrap.servers=" + source.bootstrapServers() + "\ngroup.id=fo-strait-mirror\n"
+            + "auto.offset.reset=earliest\n");
+        Path producer = work.resolve("strait-producer.properties");
+        Files.writeString(producer, "bootstrap.servers=" + target.bootstrapServers() + "\n");
+        List<String> cmd = List.of("bash", repo.resolve("bin").resolve("mirror-maker").toString(),
+            "--consumer.config", consumer.toString(), "--producer.config", producer.toString(), "--whitelist", TOPIC,
+            "--topic.prefix", "s.", "--groups", "fo-g.*", "--sync.group.offsets.interval.ms", "1000", "--jmx", "false");
+        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(work.resolve("strait.log").toFile()).start();
+    }
+
+    private Process startMm2(KafkaCluster source, KafkaCluster target) throws Exception {
+        Path config = work.resolve("mm2.properties");
+        Files.writeString(config, String.join("\n",
+            "clusters=source,target",
+            "source.bootstrap.servers=" + source.bootstrapServers(),
+            "target.bootstrap.servers=" + target.bootstrapServers(),
+            "source->target.enabled=true",
+            "target->source.enabled=false",
+            "source->target.topics=" + TOPIC,
+            "source->target.groups=fo-g.*",
+            "tasks.max=" + partitions,
+            "emit.checkpoints.enabled=true",
+            "emit.checkpoints.interval.seconds=1",
+            "sync.group.offsets.enabled=true",
+            "sync.group.offsets.interval.seconds=1",
+            "refresh.groups.interval.seconds=1",
+            "refresh.topics.interval.seconds=1",
+            "emit.heartbeats.interval.seconds=1",
+            "replication.factor=1",
+            "checkpoints.topic.replication.factor=1",
+            "heartbeats.topic.replication.factor=1",
+            "offset-syncs.topic.replication.factor=1",
+            "offset.storage.replication.factor=1",
+            "status.storage.replication.factor=1",
+            "config.storage.replication.factor=1",
+            "sync.topic.acls.enabled=false",
+            ""));
+        String cp = System.getProperty("java.class.path");
+        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xms256M",
+            "-Xmx1G", "-cp", cp, "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+            "org.apache.kafka.connect.mirror.MirrorMaker", config.toString());
+        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(work.resolve("mm2.log").toFile()).start();
+    }
+
+    private void awaitCopy(KafkaCluster target, String topic, Process p, String name) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+        while (target.endOffsetSum(topic) < records) {
+            if (!p.isAlive()) {
+                throw new IllegalStateException(name + " exited with " + p.exitValue() + "; see " + work);
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(name + " did not copy " + records + " records in 10 minutes; see " + work);
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    /** Time from a source commit of the probe group to its offset on each mirror's target topic. */
+    private void latency(KafkaCluster source, KafkaCluster target) throws Exception {
+        List<Double> straitTimes = new ArrayList<>();
+        List<Double> mm2Times = new ArrayList<>();
+        List<Long> mm2Errors = new ArrayList<>();
+        long perPartition = records / partitions;
+        for (int k = 1; k <= probes; k++) {
+            long c = Math.min(perPartition, perPartition * k / (probes + 1) + 3);
+            Map<Integer, Long> before = target.committedOffsets(PROBE, "source." + TOPIC);
+            Map<Integer, Long> offsets = zeros();
+            offsets.replaceAll((p, o) -> c);
+            long start = System.nanoTime();
+            commit(source, PROBE, offsets);
+            double strait = -1;
+            double mm2 = -1;
+            long mm2Value = -1;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while ((strait < 0 || mm2 < 0) && System.nanoTime() < deadline) {
+                if (strait < 0 && target.committedOffsets(PROBE, "s." + TOPIC).equals(offsets)) {
+                    strait = (System.nanoTime() - start) / 1e9;
+                }
+                Map<Integer, Long> now = target.committedOffsets(PROBE, "source." + TOPIC);
+                if (mm2 < 0 && now.size() == partitions && !now.equals(before)) {
+                    mm2 = (System.nanoTime() - start) / 1e9;
+                    mm2Value = now.get(0);
+                }
+                Thread.sleep(50);
+            }
+            straitTimes.add(strait);
+            mm2Times.add(mm2);
+            mm2Errors.add(mm2Value < 0 ? -1 : c - mm2Value);
+            System.out.printf(Locale.ROOT, "probe %d: source commit %d -> Strait exact on the target after %s; MM2 "
+                + "translated to %s after %s%n", k, c, strait < 0 ? "(not within 60 s)" : String.format(Locale.ROOT,
+                "%.2f s", strait), mm2Value < 0 ? "-" : String.valueOf(mm2Value), mm2 < 0 ? "(not within 60 s)"
+                : String.format(Locale.ROOT, "%.2f s", mm2));
+        }
+        System.out.printf(Locale.ROOT, "latency source commit -> target offset: Strait %s; MM2 %s (MM2's offsets below the "
+            + "source commit by %s records)%n", straitTimes, mm2Times, mm2Errors);
+    }
+
+    private record Outcome(long read, long again, long skipped, boolean synced) {
+    }
+
+    private void failover(KafkaCluster target) throws Exception {
+        System.out.printf(Locale.ROOT, "%nfailover: every group reads its target topic from the offsets its mirror synced%n");
+        System.out.printf(Locale.ROOT, "%-10s %10s | %-30s | %-30s%n", "group", "consumed", "Strait: read / again / skipped",
+            "MM2: read / again / skipped");
+        long straitAgain = 0;
+        long straitSkipped = 0;
+        long mm2Again = 0;
+        long mm2Skipped = 0;
+        for (int g = 0; g < groups; g++) {
+            Map<Integer, Long> c = consumed(g);
+            Outcome s = readAs(target, group(g), "s." + TOPIC, c);
+            Outcome m = readAs(target, group(g), "source." + TOPIC, c);
+            straitAgain += s.again();
+            straitSkipped += s.skipped();
+            mm2Again += m.again();
+            mm2Skipped += m.skipped();
+            System.out.printf(Locale.ROOT, "%-10s %10d | %-30s | %-30s%n", group(g),
+                c.values().stream().mapToLong(Long::longValue).sum(), cell(s), cell(m));
+        }
+        System.out.printf(Locale.ROOT, "total: Strait read again %d, skipped %d; MirrorMaker 2 read again %d, skipped %d%n",
+            straitAgain, straitSkipped, mm2Again, mm2Skipped);
+    }
+
+    private static String cell(Outcome o) {
+        return o.read() + " / " + o.again() + " / " + o.skipped() + (o.synced() ? "" : " (no offsets: from the start)");
+    }
+
+    /** Reads {@code topic} from the group's committed offsets (the start where it has none) and classifies. */
+    private Outcome readAs(KafkaCluster cluster, String group, String topic, Map<Integer, Long> consumed) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+        Map<Integer, Long> committed = cluster.committedOffsets(group, topic);
+        Set<String> seen = new HashSet<>();
+        long read = 0;
+        long again = 0;
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(),
+            new ByteArrayDeserializer())) {
+            List<TopicPartition> parts = new ArrayList<>();
+            for (int p = 0; p < partitions; p++) {
+                parts.add(new TopicPartition(topic, p));
+            }
+            consumer.assign(parts);
+            Map<TopicPartition, Long> end = consumer.endOffsets(parts, Duration.ofSeconds(30));
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+            while (parts.stream().anyMatch(tp -> consumer.position(tp, Duration.ofSeconds(30)) < end.get(tp))
+                && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    String[] pos = new String(r.value(), StandardCharsets.UTF_8).split("/");
+                    int p = Integer.parseInt(pos[0]);
+                    long n = Long.parseLong(pos[1]);
+                    read++;
+                    if (n < consumed.get(p)) {
+                        again++;
+                    } else {
+                        seen.add(p + "/" + n);
+                    }
+                }
+            }
+        }
+        long perPartition = records / partitions;
+        long skipped = 0;
+        for (Map.Entry<Integer, Long> e : consumed.entrySet()) {
+            for (long n = e.getValue(); n < perPartition; n++) {
+                if (!seen.contains(e.getKey() + "/" + n)) {
+                    skipped++;
+                }
+            }
+        }
+        return new Outcome(read, again, skipped, committed.size() == partitions);
+    }
+
+    private static void stop(Process p) throws InterruptedException {
+        p.destroy();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            p.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+}

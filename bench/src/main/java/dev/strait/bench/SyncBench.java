@@ -1,0 +1,228 @@
+package dev.strait.bench;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+import com.codahale.metrics.MetricRegistry;
+import dev.strait.mirror.config.GroupFilter;
+import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.SyncSettings;
+import dev.strait.mirror.config.TopicRenamer;
+import dev.strait.mirror.config.TopicSyncSettings;
+import dev.strait.mirror.engine.MirrorEngine;
+import dev.strait.mirror.metrics.MirrorMetrics;
+import dev.strait.mirror.sync.GroupOffsetSync;
+import dev.strait.mirror.sync.OffsetMap;
+import dev.strait.mirror.sync.TargetHistory;
+import dev.strait.mirror.sync.Translation;
+import dev.strait.mirror.sync.TranslationRound;
+import dev.strait.testkit.KafkaCluster;
+import dev.strait.testkit.TestProducer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Time;
+
+/**
+ * The cost of group offset translation. Two parts:
+ * <ol>
+ *   <li><b>translate</b> (in-process): an offset map of {@code --partitions} target partitions, each with
+ *       {@code --segments} segments (one per hole in the source offsets: transaction markers, dropped records)
+ *       and {@code --runs} re-copied ranges (mirror restarts); {@code --groups} groups with a committed offset on
+ *       every partition at random positions; then {@code --rounds} rounds, each indexing the map and translating
+ *       every group. Prints the time per round.</li>
+ *   <li><b>live</b> ({@code --live}): the same number of groups and partitions on two one-node Apache Kafka
+ *       clusters, the mirror running with {@code --groups}: the time of a whole sync round (read the groups'
+ *       offsets on the source, translate, check the target groups, write the offsets), once when every group
+ *       moved and once when none did.</li>
+ * </ol>
+ * Usage: {@code bin/bench sync [--groups 1000] [--partitions 100] [--segments 1000] [--runs 3] [--rounds 10] [--live]}.
+ */
+public final class SyncBench {
+    private SyncBench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int groups = 1000;
+        int partitions = 100;
+        int segments = 1000;
+        int runs = 3;
+        int rounds = 10;
+        boolean live = false;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--groups" -> groups = Integer.parseInt(args[++i]);
+                case "--partitions" -> partitions = Integer.parseInt(args[++i]);
+                case "--segments" -> segments = Integer.parseInt(args[++i]);
+                case "--runs" -> runs = Integer.parseInt(args[++i]);
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--live" -> live = true;
+                default -> {
+                    System.err.println("bench sync: unknown argument " + args[i]
+                        + " (usage: bin/bench sync [--groups N] [--partitions P] [--segments S] [--runs R] [--rounds N] "
+                        + "[--live])");
+                    System.exit(2);
+                }
+            }
+        }
+        System.out.printf(Locale.ROOT, "bench sync: %d groups x %d partitions; machine: %d cores, java %s%n", groups,
+            partitions, Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+        translate(groups, partitions, segments, runs, rounds);
+        if (live) {
+            live(groups, partitions);
+        }
+    }
+
+    /** In-process: index and translate every group, per round. */
+    static void translate(int groups, int partitions, int segments, int runs, int rounds) {
+        Random random = new Random(42);
+        OffsetMap map = new OffsetMap("bench-source", OffsetMap.DEFAULT_MAX_SEGMENTS);
+        long perSegment = 250;
+        long sourceEnd = 0;
+        for (int p = 0; p < partitions; p++) {
+            TopicPartition source = new TopicPartition("orders", p);
+            TopicPartition target = new TopicPartition("orders", p);
+            TargetHistory h = map.history(target);
+            List<long[]> facts = new ArrayList<>();
+            long t = 0;
+            long s = 0;
+            for (int seg = 0; seg < segments; seg++) {
+                facts.add(new long[] {s, t, perSegment});
+                t += perSegment;
+                // a commit marker (or a dropped record) leaves a hole of one source offset
+                s += perSegment + 1;
+            }
+            sourceEnd = s;
+            // re-copied ranges: the mirror restarted from a commit a little behind what it had copied
+            for (int r = 0; r < runs; r++) {
+                long from = s - perSegment * (runs - r) * 3;
+                facts.add(new long[] {from, t, perSegment});
+                t += perSegment;
+            }
+            for (long[] f : facts) {
+                for (long i = 0; i < f[2]; i++) {
+                    h.acknowledged(source, f[0] + i, f[1] + i);
+                }
+            }
+        }
+        Map<TopicPartition, Long> ends = new HashMap<>();
+        map.histories().forEach(h -> ends.put(h.target(), h.knownEnd()));
+        List<Map<TopicPartition, Long>> committed = new ArrayList<>();
+        for (int g = 0; g < groups; g++) {
+            Map<TopicPartition, Long> c = new HashMap<>();
+            for (int p = 0; p < partitions; p++) {
+                c.put(new TopicPartition("orders", p), (long) random.nextInt((int) Math.min(Integer.MAX_VALUE, sourceEnd + 1)));
+            }
+            committed.add(c);
+        }
+        long segmentsTotal = map.histories().stream().mapToLong(TargetHistory::segments).sum();
+        System.out.printf(Locale.ROOT, "translate: offset map of %d partitions, %,d segments in all (%d holes and %d "
+            + "re-copied ranges per partition)%n", partitions, segmentsTotal, segments, runs);
+        List<Double> times = new ArrayList<>();
+        List<Double> cpuTimes = new ArrayList<>();
+        long checksum = 0;
+        for (int round = 0; round < rounds; round++) {
+            // Each round sees a changed map (as with a running mirror): the index is rebuilt.
+            for (TargetHistory h : map.histories()) {
+                h.merge(List.of(), h.knownEnd(), h.knownEnd() + 1);
+            }
+            java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+            long cpuStart = cpu.getCurrentThreadCpuTime();
+            long start = System.nanoTime();
+            TranslationRound tr = new TranslationRound(map, TopicRenamer.identity(), ends);
+            long n = 0;
+            for (Map<TopicPartition, Long> c : committed) {
+                for (Translation t : tr.translate(c).values()) {
+                    checksum += t.offset();
+                    n++;
+                }
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            double cpuSeconds = (cpu.getCurrentThreadCpuTime() - cpuStart) / 1e9;
+            times.add(seconds);
+            cpuTimes.add(cpuSeconds);
+            System.out.printf(Locale.ROOT, "  round %2d: %,d partition offsets translated in %.3f s (%.3f s of CPU)%n",
+                round + 1, n, seconds, cpuSeconds);
+        }
+        times.sort(Double::compare);
+        cpuTimes.sort(Double::compare);
+        System.out.printf(Locale.ROOT, "translate: median %.3f s, max %.3f s per round of %d groups x %d partitions; CPU "
+            + "median %.3f s, max %.3f s (checksum %d)%n", times.get(times.size() / 2), times.get(times.size() - 1), groups,
+            partitions, cpuTimes.get(cpuTimes.size() / 2), cpuTimes.get(cpuTimes.size() - 1), checksum);
+    }
+
+    /** On real clusters: whole sync rounds with the mirror running. */
+    static void live(int groups, int partitions) throws Exception {
+        Map<String, String> broker = Map.of("num.io.threads", "4", "offsets.topic.num.partitions", "10");
+        try (KafkaCluster source = KafkaCluster.start("syncbench-source", 1, broker);
+             KafkaCluster target = KafkaCluster.start("syncbench-target", 1, broker)) {
+            String topic = "orders";
+            source.createTopic(topic, partitions);
+            try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
+                producer.produce(topic, partitions, 200);
+            }
+            commitAll(source, groups, partitions, topic, 0);
+            Properties consumer = new Properties();
+            consumer.put("bootstrap.servers", source.bootstrapServers());
+            consumer.put("group.id", "syncbench-mirror");
+            Properties producer = new Properties();
+            producer.put("bootstrap.servers", target.bootstrapServers());
+            MirrorSettings settings = MirrorSettings.builder().consumerConfig(consumer).producerConfig(producer)
+                .include(topic).sync(new SyncSettings(GroupFilter.of("bench-g.*", null, "--groups", "--groups.exclude"),
+                    1000, true, SyncSettings.DEFAULT_SYNC_TOPIC, TopicSyncSettings.defaults())).build();
+            MirrorEngine engine = new MirrorEngine(settings, new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
+            engine.start();
+            try {
+                GroupOffsetSync sync = engine.groupSync();
+                awaitRounds(sync, 3, Duration.ofMinutes(10));
+                System.out.printf(Locale.ROOT, "live: first rounds done; last round %s%n", sync.lastRound());
+                for (int move = 1; move <= 3; move++) {
+                    commitAll(source, groups, partitions, topic, move);
+                    long before = sync.groupMetrics().rounds();
+                    awaitRounds(sync, before + 2, Duration.ofMinutes(10));
+                    System.out.printf(Locale.ROOT, "live: every group moved: round %s%n", sync.lastRound());
+                }
+                long before = sync.groupMetrics().rounds();
+                awaitRounds(sync, before + 3, Duration.ofMinutes(10));
+                System.out.printf(Locale.ROOT, "live: nothing moved: round %s%n", sync.lastRound());
+            } finally {
+                engine.requestStop();
+                engine.awaitTermination(Duration.ofMinutes(2));
+            }
+        }
+    }
+
+    private static void awaitRounds(GroupOffsetSync sync, long rounds, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (sync.groupMetrics().rounds() < rounds) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("sync rounds did not happen in " + timeout);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    private static void commitAll(KafkaCluster cluster, int groups, int partitions, String topic, int shift)
+        throws Exception {
+        try (Admin admin = cluster.admin()) {
+            List<org.apache.kafka.common.KafkaFuture<Void>> futures = new ArrayList<>();
+            for (int g = 0; g < groups; g++) {
+                Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+                for (int p = 0; p < partitions; p++) {
+                    offsets.put(new TopicPartition(topic, p), new OffsetAndMetadata((g * 7L + p + shift * 13L) % 200));
+                }
+                futures.add(admin.alterConsumerGroupOffsets(String.format(Locale.ROOT, "bench-g%04d", g), offsets).all());
+            }
+            for (var f : futures) {
+                f.get(5, TimeUnit.MINUTES);
+            }
+        }
+    }
+}
