@@ -261,13 +261,17 @@ public final class FailoverBench {
                 }
                 Thread.sleep(50);
             }
+            if (mm2Value < 0) {
+                Map<Integer, Long> now = target.committedOffsets(PROBE, "source." + TOPIC);
+                mm2Value = now.getOrDefault(0, -1L);
+            }
             straitTimes.add(strait);
             mm2Times.add(mm2);
             mm2Errors.add(mm2Value < 0 ? -1 : c - mm2Value);
             System.out.printf(Locale.ROOT, "probe %d: source commit %d -> Strait exact on the target after %s; MM2 "
-                + "translated to %s after %s%n", k, c, strait < 0 ? "(not within 60 s)" : String.format(Locale.ROOT,
-                "%.2f s", strait), mm2Value < 0 ? "-" : String.valueOf(mm2Value), mm2 < 0 ? "(not within 60 s)"
-                : String.format(Locale.ROOT, "%.2f s", mm2));
+                + "%s%n", k, c, strait < 0 ? "(not within 60 s)" : String.format(Locale.ROOT, "%.2f s", strait),
+                mm2 < 0 ? "left its target offset at " + mm2Value + " (no change within 60 s)"
+                    : String.format(Locale.ROOT, "translated to %d after %.2f s", mm2Value, mm2));
         }
         System.out.printf(Locale.ROOT, "latency source commit -> target offset: Strait %s; MM2 %s (MM2's offsets below the "
             + "source commit by %s records)%n", straitTimes, mm2Times, mm2Errors);
