@@ -103,7 +103,7 @@ public final class FailbackCommand implements Callable<Integer> {
             b.append('\n').append("topic ").append(t.targetTopic()).append(" -> ").append(t.sourceTopic())
                 .append(t.failoverTimeMs() < 0 ? " (failover point found from the records' provenance)"
                     : " (failover point recorded " + Instant.ofEpochMilli(t.failoverTimeMs()) + ")").append('\n');
-            b.append(String.format(Locale.ROOT, "  %-9s %14s %12s %12s %16s %12s  %s%n", "partition", "failover point",
+            b.append(String.format(Locale.ROOT, "  %-9s %14s %12s %20s %16s %12s  %s%n", "partition", "failover point",
                 "target end", execute ? "copied back" : "to copy back", "source frontier", "source end",
                 "divergent (kept on the source)"));
             for (FailbackPlan.PartitionBack p : t.partitions()) {
@@ -114,7 +114,7 @@ public final class FailbackCommand implements Callable<Integer> {
                     : String.valueOf(toCopy);
                 String div = p.divergent() == 0 ? "0" : p.divergent() + " records at offsets " + p.sourceFrontier() + ".."
                     + (p.sourceEnd() - 1) + String.format(Locale.ROOT, " (oldest %.1f s)", p.divergentAgeSeconds());
-                b.append(String.format(Locale.ROOT, "  %-9d %14d %12d %12s %16d %12d  %s%n", p.partition(),
+                b.append(String.format(Locale.ROOT, "  %-9d %14d %12d %20s %16d %12d  %s%n", p.partition(),
                     p.failoverOffset(), p.targetEnd(), copied, p.sourceFrontier(), p.sourceEnd(), div));
             }
         }

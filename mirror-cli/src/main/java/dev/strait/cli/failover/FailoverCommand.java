@@ -89,7 +89,8 @@ public final class FailoverCommand implements Callable<Integer> {
             if (json) {
                 out.println(PlanText.json(plan, execute, results));
             } else {
-                PlanText.text(out, plan, execute, results, cfg.describe());
+                PlanText.text(out, plan, execute, results, cfg.source().getProperty("bootstrap.servers"),
+                    cfg.target().getProperty("bootstrap.servers"));
             }
             out.flush();
             if (results != null && results.values().stream().anyMatch(r -> r.outcome() == FailoverPlanner.Outcome.FAILED

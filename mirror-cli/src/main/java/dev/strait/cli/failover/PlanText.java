@@ -16,11 +16,11 @@ final class PlanText {
     }
 
     static void text(PrintWriter out, FailoverPlan plan, boolean execute, Map<String, FailoverPlanner.GroupResult> results,
-                     String where) {
+                     String sourceAddress, String targetAddress) {
         out.println("strait failover: " + (execute ? "EXECUTE" : "DRY RUN (nothing is written; --execute moves the groups)"));
-        out.println("source: cluster " + plan.sourceCluster() + (plan.sourceReachable() ? " (reachable)"
-            : " (UNREACHABLE: group positions are the mirror's last checkpoints)"));
-        out.println("target: cluster " + plan.targetCluster() + "; " + where);
+        out.println("source: cluster " + plan.sourceCluster() + " at " + sourceAddress + (plan.sourceReachable()
+            ? " (reachable)" : " (UNREACHABLE: positions and source ends are the mirror's last checkpoint of each group)"));
+        out.println("target: cluster " + plan.targetCluster() + " at " + targetAddress);
         for (String w : plan.warnings()) {
             out.println("warning: " + w);
         }
@@ -47,7 +47,7 @@ final class PlanText {
             for (FailoverPlan.PartitionPlan p : g.partitions()) {
                 partitions++;
                 exact += p.exact() ? 1 : 0;
-                again += p.readAgain();
+                again += Math.max(0, p.readAgain());
                 boolean first = true;
                 for (FailoverPlan.SourceState s : p.sources()) {
                     if (s.notOnTarget() > 0) {
@@ -59,7 +59,7 @@ final class PlanText {
                         s.committed() < 0 ? "none" : String.valueOf(s.committed()), first ? p.target().toString() : "",
                         first ? String.valueOf(p.offset()) : "", first ? (p.currentOffset() < 0 ? "none"
                             : String.valueOf(p.currentOffset())) : "",
-                        first ? String.valueOf(p.readAgain()) : "", missing(s));
+                        first ? (p.readAgain() < 0 ? "unknown" : String.valueOf(p.readAgain())) : "", missing(s));
                     first = false;
                 }
             }

@@ -28,6 +28,7 @@ import dev.strait.mirror.sync.FailoverMarker;
 import dev.strait.mirror.sync.GroupCheckpoint;
 import dev.strait.mirror.sync.MapUpkeep;
 import dev.strait.mirror.sync.OffsetMap;
+import dev.strait.mirror.sync.PartitionIndex;
 import dev.strait.mirror.sync.SyncContents;
 import dev.strait.mirror.sync.SyncRecords;
 import dev.strait.mirror.sync.SyncTopic;
@@ -232,19 +233,28 @@ public final class Failback implements AutoCloseable {
                 long x = e.getValue().offset();
                 long point = failoverPoints.get(tp);
                 if (x <= point) {
-                    long s = forward.history(tp).index().sourceOffsetAtOrAfter(sp, x);
-                    String how = "from the failover copy";
-                    if (s < 0 || x == point) {
-                        // It had read every copy: it resumes after them, or after what it had read on the source
-                        // before the failover (records that never reached the target are divergence).
-                        s = Math.max(0, frontier(sp));
-                        GroupCheckpoint c = checkpoints.get(g);
-                        if (c != null && c.committed().containsKey(sp)) {
-                            s = Math.max(s, c.committed().get(sp));
-                        }
-                        how = "after the failover copy";
+                    PartitionIndex index = forward.history(tp).index();
+                    // One source partition in preserve mode; in hash mode every source partition feeding tp.
+                    Set<TopicPartition> feeders = index.sources().isEmpty() ? Set.of(sp) : new java.util.TreeSet<>(
+                        Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+                    if (!index.sources().isEmpty()) {
+                        feeders.addAll(index.sources());
                     }
-                    parts.add(new FailbackPlan.PartitionGroupBack(tp, sp, x, s, how));
+                    for (TopicPartition f : feeders) {
+                        long s = x == point ? -1 : index.sourceOffsetAtOrAfter(f, x);
+                        String how = "from the failover copy";
+                        if (s < 0) {
+                            // It had read every copy: it resumes after them, or after what it had read on the source
+                            // before the failover (records that never reached the target are divergence).
+                            s = Math.max(0, frontier(f));
+                            GroupCheckpoint c = checkpoints.get(g);
+                            if (c != null && c.committed().containsKey(f)) {
+                                s = Math.max(s, c.committed().get(f));
+                            }
+                            how = "after the failover copy";
+                        }
+                        parts.add(new FailbackPlan.PartitionGroupBack(tp, f, x, s, how));
+                    }
                 } else if (reverse == null) {
                     parts.add(new FailbackPlan.PartitionGroupBack(tp, sp, x, -1, "after the copies written back"));
                 } else {
@@ -345,8 +355,10 @@ public final class Failback implements AutoCloseable {
         String outcome;
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         for (FailbackPlan.PartitionGroupBack p : g.partitions()) {
+            // Several target partitions may point into one source partition (hash mode): the lowest skips nothing.
             if (p.sourceOffset() >= 0) {
-                offsets.put(p.source(), new OffsetAndMetadata(p.sourceOffset()));
+                offsets.merge(p.source(), new OffsetAndMetadata(p.sourceOffset()),
+                    (a, b) -> a.offset() <= b.offset() ? a : b);
             }
         }
         if (offsets.isEmpty()) {

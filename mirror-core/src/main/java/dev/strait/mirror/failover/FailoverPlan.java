@@ -31,7 +31,7 @@ public record FailoverPlan(boolean sourceReachable, String sourceCluster, String
     public record GroupPlan(String group, int activeMembers, long positionsTimeMs, List<PartitionPlan> partitions,
                             String problem) {
         public long readAgain() {
-            return partitions.stream().mapToLong(PartitionPlan::readAgain).sum();
+            return partitions.stream().mapToLong(p -> Math.max(0, p.readAgain())).sum();
         }
     }
 
@@ -41,7 +41,8 @@ public record FailoverPlan(boolean sourceReachable, String sourceCluster, String
      * @param target the target partition
      * @param offset the offset the group resumes at
      * @param currentOffset the group's committed offset on the target now, or -1
-     * @param readAgain records at or after {@code offset} the group had already consumed on the source (0 when exact)
+     * @param readAgain records at or after {@code offset} the group had already consumed on the source (0 when exact,
+     *     -1 when unknown)
      * @param exact whether the translation is exact
      * @param sources the source partitions feeding this target partition (one, except in hash mode)
      */

@@ -126,7 +126,8 @@ public final class FailoverPlanner implements AutoCloseable {
                 positionTimes.put(g, now);
             });
         } else {
-            warnings.add("the source is unreachable: group positions are the mirror's last checkpoints");
+            warnings.add("the source is unreachable: each group's positions are the mirror's last checkpoint of it; records "
+                + "the source took after that are not counted in 'not on target'");
             for (GroupCheckpoint c : contents.checkpoints(sourceCluster).values()) {
                 if (filter.matches(c.group())) {
                     positions.put(c.group(), new HashMap<>(c.committed()));
@@ -172,7 +173,7 @@ public final class FailoverPlanner implements AutoCloseable {
                     + "positions below them were found by binary search over the records' provenance");
             }
             round = new TranslationRound(map, config.renamer(), ends);
-            BelowResolver below = new BelowResolver(reader);
+            BelowResolver below = new BelowResolver(reader).from(map);
             Map<String, Map<TopicPartition, Translation>> translated = new TreeMap<>();
             for (Map.Entry<String, Map<TopicPartition, Long>> e : positions.entrySet()) {
                 translated.put(e.getKey(), below.resolve(round, round.translate(e.getValue()), e.getValue(), starts));

@@ -17,10 +17,50 @@ import org.apache.kafka.common.TopicPartition;
  */
 public final class BelowResolver {
     private final TargetReader reader;
+    private final Map<TopicPartition, TargetHistory> histories = new HashMap<>();
     private final Map<String, Long> cache = new HashMap<>();
 
     public BelowResolver(TargetReader reader) {
         this.reader = reader;
+    }
+
+    /** The offset map the translations came from (for positions below the window of interleaved partitions). */
+    public BelowResolver from(OffsetMap map) {
+        histories.clear();
+        map.histories().forEach(h -> histories.put(h.target(), h));
+        return this;
+    }
+
+    /** Records read back per attempt when several source partitions interleave below the offset map's window. */
+    private static final long INTERLEAVED_READ = 200_000;
+
+    /**
+     * Several source partitions interleave (hash mode) and the group lies below the map's window: read the target
+     * below the window (at most {@value #INTERLEAVED_READ} records), translate over what was read and the window
+     * together; if that still does not reach back far enough, start at the partition's first record, which reads
+     * again but never skips.
+     */
+    private Translation resolveInterleaved(TopicPartition tp, PartitionIndex index, Map<TopicPartition, Long> committed,
+                                           long start) {
+        TargetHistory history = histories.get(tp);
+        if (history != null) {
+            long from = Math.max(start, index.from() - INTERLEAVED_READ);
+            TargetHistory wide = new TargetHistory(tp, Integer.MAX_VALUE / 4);
+            wide.merge(history.snapshot());
+            TargetReader.Range range = reader.read(tp, from, index.from());
+            wide.merge(range.facts(), from, range.reachedTo());
+            Map<TopicPartition, Long> mine = new HashMap<>();
+            committed.forEach((source, c) -> {
+                if (wide.index().sources().contains(source)) {
+                    mine.put(source, c);
+                }
+            });
+            Translation t = wide.index().translate(mine);
+            if (t != null && (!t.belowKnown() || from <= start)) {
+                return new Translation(t.target(), t.offset(), t.readAgain(), false, t.uncommittedSources());
+            }
+        }
+        return new Translation(tp, start, -1, false, 0);
     }
 
     /** {@code in} with every {@link Translation#belowKnown()} entry resolved; the others are returned as they are. */
@@ -42,7 +82,7 @@ public final class BelowResolver {
                 continue;
             }
             if (index.sources().size() != 1) {
-                out.put(e.getKey(), t);
+                out.put(e.getKey(), resolveInterleaved(e.getKey(), index, committed, start));
                 continue;
             }
             TopicPartition source = index.sources().iterator().next();

@@ -63,10 +63,23 @@ public final class GroupOffsetSync implements Runnable {
     private final Map<TopicPartition, Long> persistedVersions = new HashMap<>();
     private final Map<String, Map<TopicPartition, Long>> lastCheckpoints = new HashMap<>();
     private final BelowResolver below;
+    /**
+     * Per group, the target offsets it is known to have (written by this process, or found at or beyond the
+     * translation): a group whose translation does not go past them needs no look at the target this round.
+     */
+    private final Map<String, Map<TopicPartition, Long>> knownOnTarget = new HashMap<>();
     private volatile RoundStats lastRound = new RoundStats(0, 0, 0, 0, 0, 0);
 
-    /** What the last round did, for logs, metrics and tests. */
-    public record RoundStats(int groups, int partitions, int written, int skippedActive, int inexact, long millis) {
+    /**
+     * What the last round did, for logs, metrics and tests: groups and partitions translated, offsets written,
+     * groups left alone because they have members on the target, partitions not exactly translatable, the whole
+     * round's time and its parts (reading the source, translating, checking and writing the target groups).
+     */
+    public record RoundStats(int groups, int partitions, int written, int skippedActive, int inexact, long millis,
+                             long sourceMillis, long translateMillis, long targetMillis) {
+        RoundStats(int groups, int partitions, int written, int skippedActive, int inexact, long millis) {
+            this(groups, partitions, written, skippedActive, inexact, millis, 0, 0, 0);
+        }
     }
 
     public GroupOffsetSync(Settings settings, Admin sourceAdmin, Admin targetAdmin, OffsetMap map, SyncTopic syncTopic,
@@ -236,6 +249,7 @@ public final class GroupOffsetSync implements Runnable {
             }
         }
         Map<TopicPartition, Long> sourceEnds = Clusters.endOffsets(sourceAdmin, sourceTps, TIMEOUT_MS);
+        long sourceDone = time.milliseconds();
         Set<String> targetTopics = new HashSet<>();
         sourceTps.forEach(tp -> targetTopics.add(settings.renamer().targetTopic(tp.topic())));
         map.histories().forEach(h -> targetTopics.add(h.target().topic()));
@@ -248,7 +262,7 @@ public final class GroupOffsetSync implements Runnable {
         int partitions = 0;
         int inexact = 0;
         for (Map.Entry<String, Map<TopicPartition, Long>> e : offsets.entrySet()) {
-            Map<TopicPartition, Translation> t = below.resolve(round, round.translate(e.getValue()), e.getValue(),
+            Map<TopicPartition, Translation> t = below.from(map).resolve(round, round.translate(e.getValue()), e.getValue(),
                 targetStarts);
             translated.put(e.getKey(), t);
             partitions += t.size();
@@ -258,13 +272,28 @@ public final class GroupOffsetSync implements Runnable {
                 }
             }
         }
-        List<String> candidates = new ArrayList<>(translated.keySet());
+        long translateDone = time.milliseconds();
+        List<String> candidates = new ArrayList<>();
+        for (Map.Entry<String, Map<TopicPartition, Translation>> e : translated.entrySet()) {
+            Map<TopicPartition, Long> known = knownOnTarget.get(e.getKey());
+            boolean ahead = known == null;
+            for (Translation t : e.getValue().values()) {
+                Long k = known == null ? null : known.get(t.target());
+                if (k == null || t.offset() > k) {
+                    ahead = true;
+                }
+            }
+            if (ahead) {
+                candidates.add(e.getKey());
+            }
+        }
         Map<String, Integer> members = Clusters.members(targetAdmin, candidates, TIMEOUT_MS);
         List<String> idle = new ArrayList<>();
         int skippedActive = 0;
         for (String g : candidates) {
             if (members.getOrDefault(g, 0) > 0) {
                 skippedActive++;
+                knownOnTarget.remove(g);
             } else {
                 idle.add(g);
             }
@@ -275,12 +304,17 @@ public final class GroupOffsetSync implements Runnable {
         for (String g : idle) {
             Map<TopicPartition, OffsetAndMetadata> current = onTarget.getOrDefault(g, Map.of());
             Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
+            Map<TopicPartition, Long> known = new HashMap<>();
             for (Translation t : translated.get(g).values()) {
                 OffsetAndMetadata now = current.get(t.target());
                 if (now == null || t.offset() > now.offset()) {
                     out.put(t.target(), new OffsetAndMetadata(t.offset()));
+                    known.put(t.target(), t.offset());
+                } else {
+                    known.put(t.target(), now.offset());
                 }
             }
+            knownOnTarget.put(g, known);
             if (!out.isEmpty()) {
                 writes.put(g, targetAdmin.alterConsumerGroupOffsets(g, out).all());
                 written += out.size();
@@ -292,6 +326,7 @@ public final class GroupOffsetSync implements Runnable {
             } catch (ExecutionException e) {
                 // A consumer joined between the check and the write: the broker refused, as it should.
                 skippedActive++;
+                knownOnTarget.remove(w.getKey());
                 LOGGER.debug("Group {} not written on the target: {}", w.getKey(), e.getCause().toString());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -301,8 +336,10 @@ public final class GroupOffsetSync implements Runnable {
             }
         }
         writeCheckpoints(offsets, sourceEnds, startMs);
-        return new RoundStats(offsets.size(), partitions, written, skippedActive, inexact,
-            time.milliseconds() - startMs);
+        knownOnTarget.keySet().retainAll(translated.keySet());
+        long end = time.milliseconds();
+        return new RoundStats(offsets.size(), partitions, written, skippedActive, inexact, end - startMs,
+            sourceDone - startMs, translateDone - sourceDone, end - translateDone);
     }
 
     private void writeCheckpoints(Map<String, Map<TopicPartition, Long>> offsets, Map<TopicPartition, Long> sourceEnds,

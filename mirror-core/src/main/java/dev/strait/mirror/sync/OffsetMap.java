@@ -12,8 +12,13 @@ import org.apache.kafka.common.TopicPartition;
  * persisted in the sync topic. Thread-safe.
  */
 public final class OffsetMap {
-    /** Enough for a preserve-mode partition through years of restarts; hash mode keeps about this many records. */
-    public static final int DEFAULT_MAX_SEGMENTS = 200_000;
+    /**
+     * Per target partition: a preserve-mode partition needs one segment per restart, dropped record or transaction
+     * marker in the window that matters; hash mode needs about one per record, so it keeps about the last 10,000 to
+     * 20,000 records of each partition exactly (at most 480 KB per partition); positions below are resolved on the
+     * target ({@link BelowResolver}).
+     */
+    public static final int DEFAULT_MAX_SEGMENTS = 20_000;
 
     private final String sourceCluster;
     private final int maxSegments;

@@ -10,7 +10,8 @@ import org.apache.kafka.common.TopicPartition;
  * @param readAgain copies at or after {@code offset} of source records the group had already consumed (0 when the
  *     translation is exact; above 0 only when records of several source partitions interleave in this target
  *     partition (hash mode), or when a re-copy after a mirror crash has not caught up yet: the translation then
- *     prefers reading again to skipping)
+ *     prefers reading again to skipping); -1 when unknown (hash mode, a position far below what the map keeps: the
+ *     group starts at the partition's first record rather than risk a skip)
  * @param belowKnown the group's position lies below what the offset map knows of this partition and the map does
  *     not reach back to the partition's first record: the caller must resolve it on the target
  * @param uncommittedSources source partitions feeding this target partition for which the group has no committed
