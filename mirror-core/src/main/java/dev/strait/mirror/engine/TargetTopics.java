@@ -37,6 +37,7 @@ import org.apache.kafka.common.errors.InvalidPartitionsException;
 import org.apache.kafka.common.errors.SecurityDisabledException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourcePatternFilter;
@@ -339,12 +340,18 @@ public final class TargetTopics {
 
     private void run(SyncMetrics metrics, String what, Step step) {
         try (var ignored = metrics.time()) {
+            long failedBefore = metrics.consecutiveFailures();
             long changes = step.run();
             metrics.succeeded(time.milliseconds(), changes);
+            if (failedBefore > 0) {
+                LOGGER.info("Sync of {} to the target works again after {} failed rounds", what, failedBefore);
+            }
         } catch (RuntimeException e) {
             long n = metrics.failed();
-            LOGGER.warn("Sync of {} to the target failed ({} in a row): {}; retrying in {} ms", what, n, e.getMessage(),
-                sync.intervalMs());
+            if (SyncMetrics.worthLogging(n)) {
+                LOGGER.warn("Sync of {} to the target failed ({} in a row): {}; retrying every {} ms", what, n,
+                    e.getMessage(), sync.intervalMs());
+            }
         }
     }
 
@@ -413,9 +420,10 @@ public final class TargetTopics {
                 }
                 present.addAll(acls(targetAdmin, p.getKey(), PatternType.LITERAL));
             }
-        } catch (SecurityDisabledException e) {
+        } catch (SecurityDisabledException | UnsupportedVersionException e) {
             aclsUnavailable = true;
-            LOGGER.warn("ACL sync is on but a cluster has no authorizer ({}); ACL sync is off for this run", e.getMessage());
+            LOGGER.warn("ACL sync is on but a cluster has no authorizer or does not support ACLs ({}); ACL sync is off "
+                + "for this run", e.getMessage());
             return 0;
         }
         wanted.removeAll(present);
@@ -462,6 +470,9 @@ public final class TargetTopics {
         } catch (ExecutionException e) {
             if (e.getCause() instanceof SecurityDisabledException) {
                 throw (SecurityDisabledException) e.getCause();
+            }
+            if (e.getCause() instanceof UnsupportedVersionException) {
+                throw (UnsupportedVersionException) e.getCause();
             }
             throw new MirrorException("could not describe ACLs of topic " + topic + ": " + e.getCause().getMessage()
                 + "; the mirror's principals need DESCRIBE on the cluster", e.getCause());

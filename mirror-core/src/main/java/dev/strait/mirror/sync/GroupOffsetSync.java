@@ -147,19 +147,29 @@ public final class GroupOffsetSync implements Runnable {
     public void round() {
         long start = time.milliseconds();
         try (var ignored = mapMetrics.time()) {
+            long failedBefore = mapMetrics.consecutiveFailures();
             long changed = upkeep();
             mapMetrics.succeeded(time.milliseconds(), changed);
+            if (failedBefore > 0) {
+                LOGGER.info("Offset map upkeep works again after {} failed rounds", failedBefore);
+            }
         } catch (RuntimeException e) {
             long n = mapMetrics.failed();
-            LOGGER.warn("Offset map upkeep failed ({} in a row): {}; retrying in {} ms", n, e.getMessage(),
-                settings.intervalMs());
+            if (SyncMetrics.worthLogging(n)) {
+                LOGGER.warn("Offset map upkeep failed ({} in a row): {}; retrying every {} ms", n, e.getMessage(),
+                    settings.intervalMs());
+            }
             return;
         }
         if (settings.groups() == null) {
             return;
         }
         try (var ignored = groupMetrics.time()) {
+            long failedBefore = groupMetrics.consecutiveFailures();
             RoundStats stats = syncGroups(start);
+            if (failedBefore > 0) {
+                LOGGER.info("Group offset sync works again after {} failed rounds", failedBefore);
+            }
             lastRound = stats;
             groupMetrics.succeeded(time.milliseconds(), stats.written());
             if (groupMetrics.rounds() == 1 || stats.written() > 0) {
@@ -169,8 +179,10 @@ public final class GroupOffsetSync implements Runnable {
             }
         } catch (RuntimeException e) {
             long n = groupMetrics.failed();
-            LOGGER.warn("Group offset sync failed ({} in a row): {}; retrying in {} ms", n, e.getMessage(),
-                settings.intervalMs());
+            if (SyncMetrics.worthLogging(n)) {
+                LOGGER.warn("Group offset sync failed ({} in a row): {}; retrying every {} ms", n, e.getMessage(),
+                    settings.intervalMs());
+            }
         }
     }
 
@@ -301,6 +313,8 @@ public final class GroupOffsetSync implements Runnable {
         Map<String, Map<TopicPartition, OffsetAndMetadata>> onTarget = Clusters.committed(targetAdmin, idle, TIMEOUT_MS);
         Map<String, KafkaFuture<Void>> writes = new HashMap<>();
         int written = 0;
+        int writeFailures = 0;
+        String firstFailure = null;
         for (String g : idle) {
             Map<TopicPartition, OffsetAndMetadata> current = onTarget.getOrDefault(g, Map.of());
             Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
@@ -324,10 +338,18 @@ public final class GroupOffsetSync implements Runnable {
             try {
                 w.getValue().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
             } catch (ExecutionException e) {
-                // A consumer joined between the check and the write: the broker refused, as it should.
-                skippedActive++;
                 knownOnTarget.remove(w.getKey());
-                LOGGER.debug("Group {} not written on the target: {}", w.getKey(), e.getCause().toString());
+                Throwable cause = e.getCause();
+                if (cause instanceof org.apache.kafka.common.errors.UnknownMemberIdException
+                    || cause instanceof org.apache.kafka.common.errors.GroupNotEmptyException
+                    || cause instanceof org.apache.kafka.common.errors.IllegalGenerationException) {
+                    // A consumer joined between the check and the write: the broker refused, as it should.
+                    skippedActive++;
+                } else {
+                    if (writeFailures++ == 0) {
+                        firstFailure = w.getKey() + ": " + cause;
+                    }
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new SyncException("interrupted", e);
@@ -337,6 +359,10 @@ public final class GroupOffsetSync implements Runnable {
         }
         writeCheckpoints(offsets, sourceEnds, startMs);
         knownOnTarget.keySet().retainAll(translated.keySet());
+        if (writeFailures > 0) {
+            throw new SyncException(writeFailures + " groups' offsets could not be written on the target (first: "
+                + firstFailure + "); they are written again next round");
+        }
         long end = time.milliseconds();
         return new RoundStats(offsets.size(), partitions, written, skippedActive, inexact, end - startMs,
             sourceDone - startMs, translateDone - sourceDone, end - translateDone);

@@ -61,6 +61,11 @@ public final class SyncMetrics {
         return consecutiveFailures.incrementAndGet();
     }
 
+    /** Log the 1st, 2nd, 4th, 8th... failure in a row, so a long outage does not flood the log. */
+    public static boolean worthLogging(long consecutiveFailures) {
+        return Long.bitCount(consecutiveFailures) == 1;
+    }
+
     public long rounds() {
         return rounds.getCount();
     }

@@ -57,7 +57,7 @@ public final class SyncTopic implements AutoCloseable {
     public void ensure(Admin targetAdmin, short replicationFactor) {
         NewTopic topic = new NewTopic(name, Optional.of(1), replicationFactor < 0 ? Optional.empty()
             : Optional.of(replicationFactor)).configs(Map.of("cleanup.policy", "compact",
-                "max.message.bytes", String.valueOf(MAX_MESSAGE_BYTES), "min.compaction.lag.ms", "60000"));
+                "max.message.bytes", String.valueOf(MAX_MESSAGE_BYTES)));
         try {
             targetAdmin.createTopics(List.of(topic)).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
