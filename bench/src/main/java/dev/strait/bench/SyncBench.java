@@ -219,9 +219,12 @@ public final class SyncBench {
                     offsets.put(new TopicPartition(topic, p), new OffsetAndMetadata((g * 7L + p + shift * 13L) % 200));
                 }
                 futures.add(admin.alterConsumerGroupOffsets(String.format(Locale.ROOT, "bench-g%04d", g), offsets).all());
-            }
-            for (var f : futures) {
-                f.get(5, TimeUnit.MINUTES);
+                if (futures.size() == 50 || g == groups - 1) {
+                    for (var f : futures) {
+                        f.get(5, TimeUnit.MINUTES);
+                    }
+                    futures.clear();
+                }
             }
         }
     }

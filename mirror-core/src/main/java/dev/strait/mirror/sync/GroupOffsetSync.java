@@ -41,6 +41,7 @@ public final class GroupOffsetSync implements Runnable {
     private static final long TIMEOUT_MS = 30_000;
     /** Records read from the target per round to fill what the offset map does not know. */
     private static final long READ_BUDGET = 2_000_000;
+    private static final int WRITES_IN_FLIGHT = 50;
 
     /** What to sync; {@code groups} null means only the offset map is kept (no group offsets written). */
     public record Settings(GroupFilter groups, long intervalMs, String mirrorGroup, Pattern topics, TopicRenamer renamer) {
@@ -311,7 +312,7 @@ public final class GroupOffsetSync implements Runnable {
             }
         }
         Map<String, Map<TopicPartition, OffsetAndMetadata>> onTarget = Clusters.committed(targetAdmin, idle, TIMEOUT_MS);
-        Map<String, KafkaFuture<Void>> writes = new HashMap<>();
+        Map<String, Map<TopicPartition, OffsetAndMetadata>> pending = new HashMap<>();
         int written = 0;
         int writeFailures = 0;
         String firstFailure = null;
@@ -330,31 +331,40 @@ public final class GroupOffsetSync implements Runnable {
             }
             knownOnTarget.put(g, known);
             if (!out.isEmpty()) {
-                writes.put(g, targetAdmin.alterConsumerGroupOffsets(g, out).all());
+                pending.put(g, out);
                 written += out.size();
             }
         }
-        for (Map.Entry<String, KafkaFuture<Void>> w : writes.entrySet()) {
-            try {
-                w.getValue().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
-            } catch (ExecutionException e) {
-                knownOnTarget.remove(w.getKey());
-                Throwable cause = e.getCause();
-                if (cause instanceof org.apache.kafka.common.errors.UnknownMemberIdException
-                    || cause instanceof org.apache.kafka.common.errors.GroupNotEmptyException
-                    || cause instanceof org.apache.kafka.common.errors.IllegalGenerationException) {
-                    // A consumer joined between the check and the write: the broker refused, as it should.
-                    skippedActive++;
-                } else {
-                    if (writeFailures++ == 0) {
-                        firstFailure = w.getKey() + ": " + cause;
+        // A bounded number of writes in flight, so that a thousand groups moving at once do not swamp the
+        // target's group coordinators (and time out).
+        List<String> order = new ArrayList<>(pending.keySet());
+        for (int from = 0; from < order.size(); from += WRITES_IN_FLIGHT) {
+            Map<String, KafkaFuture<Void>> writes = new HashMap<>();
+            for (String g : order.subList(from, Math.min(order.size(), from + WRITES_IN_FLIGHT))) {
+                writes.put(g, targetAdmin.alterConsumerGroupOffsets(g, pending.get(g)).all());
+            }
+            for (Map.Entry<String, KafkaFuture<Void>> w : writes.entrySet()) {
+                try {
+                    w.getValue().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                } catch (ExecutionException e) {
+                    knownOnTarget.remove(w.getKey());
+                    Throwable cause = e.getCause();
+                    if (cause instanceof org.apache.kafka.common.errors.UnknownMemberIdException
+                        || cause instanceof org.apache.kafka.common.errors.GroupNotEmptyException
+                        || cause instanceof org.apache.kafka.common.errors.IllegalGenerationException) {
+                        // A consumer joined between the check and the write: the broker refused, as it should.
+                        skippedActive++;
+                    } else {
+                        if (writeFailures++ == 0) {
+                            firstFailure = w.getKey() + ": " + cause;
+                        }
                     }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new SyncException("interrupted", e);
+                } catch (java.util.concurrent.TimeoutException e) {
+                    throw new SyncException("timed out writing the offsets of group " + w.getKey() + " on the target", e);
                 }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new SyncException("interrupted", e);
-            } catch (java.util.concurrent.TimeoutException e) {
-                throw new SyncException("timed out writing the offsets of group " + w.getKey() + " on the target", e);
             }
         }
         writeCheckpoints(offsets, sourceEnds, startMs);
