@@ -522,6 +522,8 @@ public final class KafkaApis implements RequestDispatcher {
         try {
             Partition.LeaderAppend append = replicaManager.appendRecords(tp, batches, producerBatches, acksAll);
             AppendResult result = append.result();
+            // A duplicate (a retried batch already in the log) is answered with its original offsets, and under
+            // acks=all only once they are replicated, exactly like the first attempt.
             response.setBaseOffset(result.firstOffset()).setLogAppendTimeMs(result.logAppendTimeMs())
                     .setLogStartOffset(result.logStartOffset()).setErrorCode(Errors.NONE.code());
             if (acksAll) {
@@ -627,9 +629,6 @@ public final class KafkaApis implements RequestDispatcher {
     private static PartitionProduceResponse producerStateError(PartitionProduceResponse response,
             ProducerStateException e) {
         switch (e.reason()) {
-            case DUPLICATE:
-                // As Kafka: a retried batch that is already in the log succeeds with its original offset.
-                return response.setErrorCode(Errors.NONE.code()).setBaseOffset(e.duplicateFirstOffset());
             case OUT_OF_ORDER_SEQUENCE:
                 return response.setErrorCode(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER.code())
                         .setErrorMessage(e.getMessage());

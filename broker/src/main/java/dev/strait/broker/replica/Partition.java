@@ -52,8 +52,11 @@ public final class Partition {
     public record FollowerFetch(boolean highWatermarkMoved, Optional<IsrChange> isrChange) {
     }
 
-    /** A leader append: the log result and the epoch it was written in (acks=all completes in that epoch only). */
-    public record LeaderAppend(AppendResult result, int leaderEpoch) {
+    /**
+     * A leader append: the log result and the epoch whose leader answers it (acks=all completes in that epoch only).
+     * A duplicate appended nothing; its result holds the offsets the original batch has in the log.
+     */
+    public record LeaderAppend(AppendResult result, int leaderEpoch, boolean duplicate) {
     }
 
     private final TopicPartition topicPartition;
@@ -145,8 +148,13 @@ public final class Partition {
      *
      * @param producerBatches the idempotence fields of each batch in {@code batches}, in order
      * @param acksAll         whether the producer waits for the ISR (min.insync.replicas is checked first)
+     * <p>A retried idempotent batch that is already in the log is not appended again: the result is the original
+     * batch's offsets, and the caller answers it exactly like a fresh append (acks=all waits until the high
+     * watermark passes those offsets in this epoch). Answering it at once would acknowledge a record that may be on
+     * this replica only, which the next leader does not have (issue 11, defect 1).
+     *
      * @throws PartitionRoleException for NOT_LEADER or NOT_ENOUGH_REPLICAS (nothing appended)
-     * @throws ProducerStateException for a duplicate (nothing appended) or a producer sequence/epoch error
+     * @throws ProducerStateException for a producer sequence or epoch error (nothing appended)
      */
     public synchronized LeaderAppend appendAsLeader(ByteBuffer batches, List<ProducerBatch> producerBatches,
             boolean acksAll) {
@@ -160,12 +168,16 @@ public final class Partition {
                     + topicPartition + " " + replica.assignment().map(PartitionAssignment::isr).orElse(java.util.Set.of())
                     + " is below min.insync.replicas");
         }
-        producerState.check(producerBatches);
+        Optional<ProducerStateTable.Duplicate> duplicate = producerState.check(producerBatches);
         int epoch = replica.leaderEpoch();
+        if (duplicate.isPresent()) {
+            return new LeaderAppend(new AppendResult(duplicate.get().firstOffset(), duplicate.get().lastOffset(), -1,
+                    -1, 0, 0, log.logStartOffset()), epoch, true);
+        }
         AppendResult result = log.append(batches, epoch);
         producerState.update(producerBatches, result.firstOffset());
         replica.onLeaderAppend();
-        return new LeaderAppend(result, epoch);
+        return new LeaderAppend(result, epoch, false);
     }
 
     /** Whether an acks=all append ending at {@code lastOffset} in {@code appendEpoch} is done. */

@@ -330,8 +330,8 @@ public final class ReplicaManager implements AutoCloseable {
     /**
      * Appends to a partition as leader and completes delayed fetches waiting on it.
      *
-     * @throws ProducerStateException   for a duplicate batch or a producer sequence/epoch error
-     * @throws UnknownTopicException if this node has no such partition
+     * @throws ProducerStateException for a producer sequence/epoch error
+     * @throws UnknownTopicException  if this node has no such partition
      */
     public AppendResult appendRecords(TopicPartition topicPartition, ByteBuffer batches,
             List<ProducerBatch> producerBatches) {

@@ -129,14 +129,62 @@ class PartitionReplicationTest {
         p.appendAsFollower(0, 0, replicated, 2, 0);
         // When: it leads, and the producer retries the batch whose acknowledgement it never got
         p.applyAssignment(new PartitionState(1, 1, List.of(0, 1), List.of(1), 1), 0);
-        ByteBuffer retried = MemoryRecords.withIdempotentRecords(Compression.NONE, 42L, (short) 0, 0, records(2))
-                .buffer();
-        // Then: a duplicate, answered with the original offset, and nothing appended
-        assertThatThrownBy(() -> p.appendAsLeader(retried, List.of(new ProducerBatch(42L, (short) 0, 0, 1, 2)), true))
-                .isInstanceOfSatisfying(ProducerStateException.class, e -> {
-                    assertThat(e.reason()).isEqualTo(ProducerStateException.Reason.DUPLICATE);
-                    assertThat(e.duplicateFirstOffset()).isZero();
-                });
+        Partition.LeaderAppend retried = p.appendAsLeader(idempotent(42L, 0, 2),
+                List.of(new ProducerBatch(42L, (short) 0, 0, 1, 2)), true);
+        // Then: a duplicate at the original offsets, and nothing appended
+        assertThat(retried.result().firstOffset()).isZero();
+        assertThat(retried.result().lastOffset()).isEqualTo(1);
         assertThat(p.logEndOffset()).isEqualTo(2);
+    }
+
+    /**
+     * Issue 11, defect 1: leader A appends a batch, is cut off from its followers, the delayed produce times out and
+     * the idempotent producer resends. The retry must not be acknowledged from the producer state while the batch
+     * is still only on A: it waits for the high watermark exactly like the first attempt did.
+     */
+    @Test
+    void aRetriedBatchThatIsNotReplicatedYetWaitsForTheHighWatermarkLikeTheFirstAttempt() {
+        // Given: the leader appended an idempotent acks=all batch that no follower fetched yet
+        Partition p = open(0, 2);
+        p.applyAssignment(new PartitionState(0, 1, List.of(0, 1, 2), List.of(0, 1, 2), 0), 0);
+        p.appendAsLeader(batch(2), List.of(plain(2)), true);
+        ProducerBatch fields = new ProducerBatch(42L, (short) 0, 0, 2, 3);
+        Partition.LeaderAppend first = p.appendAsLeader(idempotent(42L, 0, 3), List.of(fields), true);
+        assertThat(p.checkProduceCompletion(first.result().lastOffset(), first.leaderEpoch()))
+                .isEqualTo(ProduceCheck.PENDING);
+        // When: the producer's request timed out and it sends the same batch again
+        Partition.LeaderAppend retried = p.appendAsLeader(idempotent(42L, 0, 3), List.of(fields), true);
+        // Then: nothing is appended, and the retry waits for the original offsets to be replicated
+        assertThat(retried.result().firstOffset()).isEqualTo(2);
+        assertThat(retried.result().lastOffset()).isEqualTo(4);
+        assertThat(p.logEndOffset()).isEqualTo(5);
+        assertThat(p.checkProduceCompletion(retried.result().lastOffset(), retried.leaderEpoch()))
+                .isEqualTo(ProduceCheck.PENDING);
+        p.onFollowerFetch(1, 5, 10);
+        assertThat(p.checkProduceCompletion(retried.result().lastOffset(), retried.leaderEpoch()))
+                .isEqualTo(ProduceCheck.PENDING);
+        p.onFollowerFetch(2, 5, 10);
+        assertThat(p.checkProduceCompletion(retried.result().lastOffset(), retried.leaderEpoch()))
+                .isEqualTo(ProduceCheck.OK);
+    }
+
+    @Test
+    void aWaitingRetriedBatchFailsRetriablyWhenLeadershipMoves() {
+        // Given: a retried batch waits for the high watermark
+        Partition p = open(0, 2);
+        p.applyAssignment(new PartitionState(0, 1, List.of(0, 1, 2), List.of(0, 1, 2), 0), 0);
+        ProducerBatch fields = new ProducerBatch(7L, (short) 0, 0, 0, 1);
+        p.appendAsLeader(idempotent(7L, 0, 1), List.of(fields), true);
+        Partition.LeaderAppend retried = p.appendAsLeader(idempotent(7L, 0, 1), List.of(fields), true);
+        // When: the controller elects another replica
+        p.applyAssignment(new PartitionState(1, 2, List.of(0, 1, 2), List.of(0, 1, 2), 1), 0);
+        // Then: NOT_LEADER (NOT_LEADER_OR_FOLLOWER on the wire, which the producer retries at the new leader)
+        assertThat(p.checkProduceCompletion(retried.result().lastOffset(), retried.leaderEpoch()))
+                .isEqualTo(ProduceCheck.NOT_LEADER);
+    }
+
+    private static ByteBuffer idempotent(long producerId, int baseSequence, int count) {
+        return MemoryRecords.withIdempotentRecords(Compression.NONE, producerId, (short) 0, baseSequence,
+                records(count)).buffer();
     }
 }
