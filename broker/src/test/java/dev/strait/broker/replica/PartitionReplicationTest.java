@@ -32,21 +32,36 @@ class PartitionReplicationTest {
     @TempDir
     Path dir;
 
-    private Partition partition;
+    private final List<Partition> opened = new java.util.ArrayList<>();
 
     private Partition open(int localId, int minInsync) {
         PartitionLog log = PartitionLog.open(dir.resolve("t-0-" + localId), LogConfig.defaults(), Time.SYSTEM);
-        partition = new Partition(TP, Uuid.randomUuid(), log, localId,
+        Partition partition = new Partition(TP, Uuid.randomUuid(), log, localId,
                 new ReplicationConfig(30_000, minInsync, TruncationRule.LEADER_EPOCH));
         partition.loadProducerState();
+        opened.add(partition);
         return partition;
     }
 
     @AfterEach
     void close() {
-        if (partition != null) {
+        for (Partition partition : opened) {
             partition.close();
         }
+    }
+
+    /** One fetch round trip of {@code follower} at {@code leader} in {@code epoch}, as the replica fetcher does it. */
+    private static void fetch(Partition leader, Partition follower, int followerId, int epoch) {
+        long offset = follower.fetchOffset(epoch).orElseThrow();
+        leader.onFollowerFetch(followerId, offset, 0);
+        ByteBuffer records = leader.readForFollower(offset, 1 << 20).records().readAll();
+        follower.appendAsFollower(epoch, offset, records, leader.highWatermark(), leader.logStartOffset());
+    }
+
+    /** A follower's truncation round in {@code epoch}: OffsetForLeaderEpoch at the leader, then truncation. */
+    private static void truncate(Partition leader, Partition follower, int epoch) {
+        int asked = follower.epochToQuery(epoch).orElseThrow();
+        follower.onEpochEndOffset(epoch, leader.endOffsetForEpoch(asked));
     }
 
     private static SimpleRecord[] records(int count) {
@@ -181,6 +196,47 @@ class PartitionReplicationTest {
         // Then: NOT_LEADER (NOT_LEADER_OR_FOLLOWER on the wire, which the producer retries at the new leader)
         assertThat(p.checkProduceCompletion(retried.result().lastOffset(), retried.leaderEpoch()))
                 .isEqualTo(ProduceCheck.NOT_LEADER);
+    }
+
+    /**
+     * Issue 11, defect 3: A was elected in epoch 2 and lost leadership before appending anything (paused past the
+     * session timeout); B, which never heard of epoch 2, leads epoch 3 with records of epoch 1 that A lacks. The
+     * epoch entry (2, 3) A wrote when it became leader must not stop it from taking those records.
+     */
+    @Test
+    void aReplicaThatLedWithoutAppendingTakesTheNewLeadersOlderEpochRecords() {
+        // Given: B leads epoch 1; A has offsets 0-2 of it, B also 3-4
+        Partition a = open(0, 1);
+        Partition b = open(1, 1);
+        PartitionState epoch1 = new PartitionState(1, 1, List.of(0, 1), List.of(0, 1), 0);
+        b.applyAssignment(epoch1, 0);
+        a.applyAssignment(epoch1, 0);
+        truncate(b, a, 1);
+        for (int i = 0; i < 3; i++) {
+            b.appendAsLeader(batch(1), List.of(plain(1)), false);
+        }
+        fetch(b, a, 0, 1);
+        b.appendAsLeader(batch(1), List.of(plain(1)), false);
+        b.appendAsLeader(batch(1), List.of(plain(1)), false);
+        // A leads epoch 2 without appending; B never learns of it, and leads epoch 3
+        a.applyAssignment(new PartitionState(0, 2, List.of(0, 1), List.of(0, 1), 1), 0);
+        PartitionState epoch3 = new PartitionState(1, 3, List.of(0, 1), List.of(0, 1), 2);
+        b.applyAssignment(epoch3, 0);
+        a.applyAssignment(epoch3, 0);
+
+        // When: A truncates where its log agrees with B's (its own log end) and fetches
+        truncate(b, a, 3);
+        fetch(b, a, 0, 3);
+
+        // Then: A has B's records of epoch 1, and its epoch cache agrees with B's
+        assertThat(a.logEndOffset()).isEqualTo(5);
+        assertThat(a.endOffsetForEpoch(1)).isEqualTo(new EpochEndOffset(1, 5));
+        b.appendAsLeader(batch(2), List.of(plain(2)), false);
+        fetch(b, a, 0, 3);
+        fetch(b, a, 0, 3);
+        assertThat(a.logEndOffset()).isEqualTo(7);
+        assertThat(a.highWatermark()).isEqualTo(7);
+        assertThat(a.endOffsetForEpoch(2)).isEqualTo(b.endOffsetForEpoch(2));
     }
 
     private static ByteBuffer idempotent(long producerId, int baseSequence, int count) {
