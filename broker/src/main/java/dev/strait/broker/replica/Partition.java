@@ -223,10 +223,16 @@ public final class Partition {
         return replica.maybeShrinkIsr(nowMs);
     }
 
+    /** The controller did not apply {@code change}; ignored if another change is pending by now. */
     synchronized void onIsrChangeRejected(IsrChange change) {
-        if (replica.pendingIsrChange().filter(change::equals).isPresent()) {
+        if (isPending(change)) {
             replica.onIsrChangeRejected();
         }
+    }
+
+    /** Whether {@code change} is still the ISR change waiting for the controller. */
+    synchronized boolean isPending(IsrChange change) {
+        return replica.pendingIsrChange().filter(change::equals).isPresent();
     }
 
     // ---- follower side -------------------------------------------------------------------------------
