@@ -176,7 +176,7 @@ public final class KafkaApis implements RequestDispatcher {
         this.fetchHandler = new FetchHandler(replicaManager);
         this.producerIds = new ProducerIdManager(replicaManager.metadata());
         this.groupApis = groupCoordinator == null ? null
-                : new GroupApis(groupCoordinator, endpoint, this::offsetsPartitionLeader, this::whenOffsetsReplicated);
+                : new GroupApis(groupCoordinator, endpoint, this::offsetsPartitionLeader);
         this.partitionAdminApis = new PartitionAdminApis(replicaManager, () -> endpoint.get().nodeId());
     }
 
@@ -406,46 +406,6 @@ public final class KafkaApis implements RequestDispatcher {
         }
         int leader = state.get().leader();
         return liveBrokers().stream().filter(b -> b.nodeId() == leader).findFirst();
-    }
-
-    /** How long a group response waits for its offsets partition to be replicated (offsets.commit.timeout.ms). */
-    private static final long OFFSETS_COMMIT_TIMEOUT_MS = 5_000;
-
-    /**
-     * Runs {@code onReplicated} once the high watermark of offsets partition {@code partition} reaches its
-     * current log end (what the coordinator wrote is on the ISR), {@code onFailure} if leadership moves first or
-     * after {@value #OFFSETS_COMMIT_TIMEOUT_MS} ms.
-     */
-    private void whenOffsetsReplicated(int partition, Runnable onReplicated, Runnable onFailure) {
-        TopicPartition tp = new TopicPartition(OffsetsTopicLog.TOPIC, partition);
-        Optional<Partition> local = replicaManager.partition(tp);
-        if (local.isEmpty() || !local.get().isLeader()) {
-            onFailure.run();
-            return;
-        }
-        long target = local.get().logEndOffset();
-        int epoch = local.get().leaderEpoch();
-        replicaManager.producePurgatory().tryCompleteElseWatch(new DelayedOperation() {
-            private boolean replicated() {
-                Partition p = local.get();
-                return p.isLeader() && p.leaderEpoch() == epoch && p.highWatermark() >= target;
-            }
-
-            @Override
-            protected boolean isSatisfied() {
-                Partition p = local.get();
-                return replicated() || !p.isLeader() || p.leaderEpoch() != epoch;
-            }
-
-            @Override
-            protected void onComplete() {
-                if (replicated()) {
-                    onReplicated.run();
-                } else {
-                    onFailure.run();
-                }
-            }
-        }, List.of(tp), OFFSETS_COMMIT_TIMEOUT_MS);
     }
 
     // ---------------------------------------------------------------- Produce

@@ -411,6 +411,18 @@ public final class Partition {
         }
     }
 
+    /** The high watermark, log end and leader epoch, read together; empty unless this replica leads. */
+    public synchronized Optional<LeaderPosition> leaderPosition() {
+        if (replica.state() != PartitionReplica.State.LEADER) {
+            return Optional.empty();
+        }
+        return Optional.of(new LeaderPosition(log.highWatermark(), log.logEndOffset(), replica.leaderEpoch()));
+    }
+
+    /** A leader's view of its log at one instant. */
+    public record LeaderPosition(long highWatermark, long logEndOffset, int leaderEpoch) {
+    }
+
     public synchronized long logStartOffset() {
         return log.logStartOffset();
     }

@@ -338,6 +338,11 @@ public final class ReplicaManager implements AutoCloseable {
         return new ReplicationConfig(replicaLagTimeMaxMs, minInsync, TruncationRule.LEADER_EPOCH);
     }
 
+    /** The clock this node's logs and replicas run on. */
+    public Time time() {
+        return time;
+    }
+
     public MetadataSource metadata() {
         return metadata;
     }

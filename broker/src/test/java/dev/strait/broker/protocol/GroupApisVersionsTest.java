@@ -9,7 +9,7 @@ import dev.strait.broker.group.GroupCoordinator.SyncResult;
 import dev.strait.broker.group.GroupError;
 import dev.strait.broker.group.OffsetsLog;
 import java.util.List;
-import java.util.function.BiConsumer;
+import java.util.Optional;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
@@ -41,15 +41,38 @@ import org.junit.jupiter.api.Test;
  */
 class GroupApisVersionsTest {
 
+    /** A log that keeps nothing and calls every write durable at once. */
     private static final OffsetsLog NO_LOG = new OffsetsLog() {
         @Override
-        public void append(int partition, List<Entry> records) {
+        public Appended append(int partition, List<Entry> records) {
+            return new Appended(0, 0);
         }
 
         @Override
-        public void replay(int partition, BiConsumer<byte[], byte[]> consumer) {
+        public Optional<Position> position(int partition) {
+            return Optional.of(new Position(0, 0, 0));
+        }
+
+        @Override
+        public void awaitReplication(int partition, Appended appended, Runnable onChange) {
+            onChange.run();
+        }
+
+        @Override
+        public long replay(int partition, RecordConsumer consumer) {
+            return 0;
         }
     };
+
+    /** Calls a handler that answers through a callback; here every answer comes at once. */
+    private static AbstractResponse answer(java.util.function.Consumer<java.util.function.Consumer<AbstractResponse>>
+            call) {
+        java.util.concurrent.atomic.AtomicReference<AbstractResponse> response =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        call.accept(response::set);
+        assertThat(response.get()).as("answered at once").isNotNull();
+        return response.get();
+    }
 
     private final GroupCoordinator coordinator = new GroupCoordinator(new GroupCoordinator.Config(2, 0, 1000,
             60_000, 3_600_000), NO_LOG, System::currentTimeMillis);
@@ -116,16 +139,19 @@ class GroupApisVersionsTest {
             } else {
                 data.setMemberId("m");
             }
-            serializes(apis.leaveGroup((org.apache.kafka.common.requests.LeaveGroupRequest)
-                    request(ApiKeys.LEAVE_GROUP, data, v), v), v);
+            short version = v;
+            serializes(answer(respond -> apis.leaveGroup((org.apache.kafka.common.requests.LeaveGroupRequest)
+                    request(ApiKeys.LEAVE_GROUP, data, version), version, respond)), v);
         }
         for (short v : versions(ApiKeys.OFFSET_COMMIT)) {
             OffsetCommitRequestData data = new OffsetCommitRequestData().setGroupId("g-" + v)
                     .setGenerationIdOrMemberEpoch(-1).setMemberId("")
                     .setTopics(List.of(new OffsetCommitRequestTopic().setName("t").setPartitions(List.of(
                             new OffsetCommitRequestPartition().setPartitionIndex(0).setCommittedOffset(5)))));
-            AbstractResponse response = apis.offsetCommit((org.apache.kafka.common.requests.OffsetCommitRequest)
-                    request(ApiKeys.OFFSET_COMMIT, data, v));
+            short version = v;
+            AbstractResponse response = answer(respond -> apis.offsetCommit(
+                    (org.apache.kafka.common.requests.OffsetCommitRequest) request(ApiKeys.OFFSET_COMMIT, data,
+                            version), respond));
             serializes(response, v);
             assertThat(response.errorCounts()).containsOnlyKeys(Errors.NONE);
         }
@@ -156,9 +182,10 @@ class GroupApisVersionsTest {
                             .setGroups(List.of("g-2", "missing")), v), v), v);
         }
         for (short v : versions(ApiKeys.DELETE_GROUPS)) {
-            serializes(apis.deleteGroups((org.apache.kafka.common.requests.DeleteGroupsRequest)
+            short version = v;
+            serializes(answer(respond -> apis.deleteGroups((org.apache.kafka.common.requests.DeleteGroupsRequest)
                     request(ApiKeys.DELETE_GROUPS, new DeleteGroupsRequestData()
-                            .setGroupsNames(List.of("g-" + (v + 4), "missing")), v)), v);
+                            .setGroupsNames(List.of("g-" + (version + 4), "missing")), version), respond)), v);
         }
     }
 }
