@@ -1,7 +1,7 @@
 /**
  * The group coordinator for the classic consumer group protocol (JoinGroup / SyncGroup / Heartbeat / LeaveGroup)
  * and committed offsets, modelled on Kafka's. Imports nothing from kafka-clients' protocol classes: the protocol
- * adapter ({@code dev.strait.broker.protocol.GroupApis}) translates requests into calls on
+ * adapter ({@code dev.strait.broker.protocol.GroupHandler}) translates requests into calls on
  * {@link dev.strait.broker.group.GroupCoordinator} and errors from {@link dev.strait.broker.group.GroupError}.
  * <h2>State machine</h2>
  * {@link dev.strait.broker.group.ClassicGroup#transitionTo} enforces Kafka's transitions and throws

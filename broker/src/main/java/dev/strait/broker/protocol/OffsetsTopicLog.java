@@ -1,18 +1,13 @@
 package dev.strait.broker.protocol;
 
-import dev.strait.broker.group.GroupError;
 import dev.strait.broker.group.OffsetsLog;
 import dev.strait.broker.log.LogReadResult;
-import dev.strait.broker.log.LogStorageException;
-import dev.strait.broker.log.RecordBatchTooLargeException;
 import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.InvalidReplicationFactorException;
 import dev.strait.broker.metadata.TopicExistsException;
 import dev.strait.broker.metadata.TopicMetadata;
-import dev.strait.broker.metadata.UnknownTopicException;
 import dev.strait.broker.replica.DelayedOperation;
 import dev.strait.broker.replica.Partition;
-import dev.strait.broker.replica.PartitionRoleException;
 import dev.strait.broker.replica.ReplicaManager;
 import dev.strait.broker.replica.TopicConfigs;
 import java.nio.ByteBuffer;
@@ -109,16 +104,9 @@ public final class OffsetsTopicLog implements OffsetsLog {
             // As Kafka's coordinator writes: acks=all, so min.insync.replicas applies.
             Partition.LeaderAppend append = replicaManager.appendRecords(tp, batch.buffer(), List.of(), true);
             return new Appended(append.result().lastOffset() + 1, append.leaderEpoch());
-        } catch (PartitionRoleException e) {
-            GroupError error = e.reason() == PartitionRoleException.Reason.NOT_ENOUGH_REPLICAS
-                    ? GroupError.COORDINATOR_NOT_AVAILABLE : GroupError.NOT_COORDINATOR;
-            throw new AppendFailedException(error, e.getMessage(), e);
-        } catch (UnknownTopicException e) {
-            throw new AppendFailedException(GroupError.COORDINATOR_NOT_AVAILABLE, e.getMessage(), e);
-        } catch (RecordBatchTooLargeException e) {
-            throw new AppendFailedException(GroupError.INVALID_COMMIT_OFFSET_SIZE, e.getMessage(), e);
-        } catch (LogStorageException e) {
-            throw new AppendFailedException(GroupError.NOT_COORDINATOR, e.getMessage(), e);
+        } catch (RuntimeException e) {
+            throw new AppendFailedException(ApiErrors.forCoordinatorWrite(ApiErrors.forException(e)), e.getMessage(),
+                    e);
         }
     }
 

@@ -86,7 +86,7 @@ import org.apache.kafka.common.requests.SyncGroupResponse;
  * FindCoordinator answers this node for groups and COORDINATOR_NOT_AVAILABLE for transaction keys (no
  * transaction coordinator yet).
  */
-final class GroupApis {
+final class GroupHandler {
 
     private static final byte KEY_TYPE_GROUP = 0;
 
@@ -95,12 +95,12 @@ final class GroupApis {
 
     private final IntFunction<Optional<BrokerEndpoint>> offsetsPartitionLeader;
 
-    GroupApis(GroupCoordinator coordinator, Supplier<BrokerEndpoint> endpoint) {
+    GroupHandler(GroupCoordinator coordinator, Supplier<BrokerEndpoint> endpoint) {
         this(coordinator, endpoint, partition -> Optional.of(endpoint.get()));
     }
 
     /** @param offsetsPartitionLeader the leader of an offsets partition, which coordinates its groups */
-    GroupApis(GroupCoordinator coordinator, Supplier<BrokerEndpoint> endpoint,
+    GroupHandler(GroupCoordinator coordinator, Supplier<BrokerEndpoint> endpoint,
             IntFunction<Optional<BrokerEndpoint>> offsetsPartitionLeader) {
         this.coordinator = coordinator;
         this.endpoint = endpoint;
@@ -158,7 +158,7 @@ final class GroupApis {
     }
 
     /** @return the response, or null if it will be sent later */
-    AbstractResponse handle(NetworkRequest request, RequestContext context, AbstractRequest body) {
+    AbstractResponse handleGroupRequest(NetworkRequest request, RequestContext context, AbstractRequest body) {
         short version = context.apiVersion();
         ApiKeys key = context.header.apiKey();
         Errors coordination = key == ApiKeys.FIND_COORDINATOR ? Errors.NONE : coordinationError(body);
@@ -170,30 +170,30 @@ final class GroupApis {
                 response);
         switch (key) {
             case FIND_COORDINATOR:
-                return findCoordinator((FindCoordinatorRequest) body, version);
+                return handleFindCoordinatorRequest((FindCoordinatorRequest) body, version);
             case JOIN_GROUP:
-                joinGroup((JoinGroupRequest) body, version, context.clientId(), context.clientAddress.toString(),
+                handleJoinGroupRequest((JoinGroupRequest) body, version, context.clientId(), context.clientAddress.toString(),
                         respond);
                 return null;
             case SYNC_GROUP:
-                syncGroup((SyncGroupRequest) body, respond);
+                handleSyncGroupRequest((SyncGroupRequest) body, respond);
                 return null;
             case HEARTBEAT:
-                return heartbeat((HeartbeatRequest) body);
+                return handleHeartbeatRequest((HeartbeatRequest) body);
             case LEAVE_GROUP:
-                leaveGroup((LeaveGroupRequest) body, version, respond);
+                handleLeaveGroupRequest((LeaveGroupRequest) body, version, respond);
                 return null;
             case OFFSET_COMMIT:
-                offsetCommit((OffsetCommitRequest) body, respond);
+                handleOffsetCommitRequest((OffsetCommitRequest) body, respond);
                 return null;
             case OFFSET_FETCH:
-                return offsetFetch((OffsetFetchRequest) body, version);
+                return handleOffsetFetchRequest((OffsetFetchRequest) body, version);
             case LIST_GROUPS:
-                return listGroups((ListGroupsRequest) body);
+                return handleListGroupsRequest((ListGroupsRequest) body);
             case DESCRIBE_GROUPS:
-                return describeGroups((DescribeGroupsRequest) body, version);
+                return handleDescribeGroupsRequest((DescribeGroupsRequest) body, version);
             case DELETE_GROUPS:
-                deleteGroups((DeleteGroupsRequest) body, respond);
+                handleDeleteGroupsRequest((DeleteGroupsRequest) body, respond);
                 return null;
             default:
                 throw new IllegalStateException("not a group API: " + key);
@@ -205,7 +205,7 @@ final class GroupApis {
         return offsetsPartitionLeader.apply(coordinator.partitionFor(groupId == null ? "" : groupId));
     }
 
-    AbstractResponse findCoordinator(FindCoordinatorRequest request, short version) {
+    AbstractResponse handleFindCoordinatorRequest(FindCoordinatorRequest request, short version) {
         FindCoordinatorResponseData data = new FindCoordinatorResponseData();
         boolean group = request.data().keyType() == KEY_TYPE_GROUP;
         if (version < FindCoordinatorRequest.MIN_BATCHED_VERSION) {
@@ -243,7 +243,7 @@ final class GroupApis {
     }
 
     /** JoinGroup: the coordinator answers through {@code respond}, now or when the join phase completes. */
-    void joinGroup(JoinGroupRequest request, short version, String clientId, String clientHost,
+    void handleJoinGroupRequest(JoinGroupRequest request, short version, String clientId, String clientHost,
             java.util.function.Consumer<AbstractResponse> respond) {
         var data = request.data();
         List<Protocol> protocols = new ArrayList<>();
@@ -270,7 +270,7 @@ final class GroupApis {
         return new JoinGroupResponse(data, version);
     }
 
-    void syncGroup(SyncGroupRequest request, java.util.function.Consumer<AbstractResponse> respond) {
+    void handleSyncGroupRequest(SyncGroupRequest request, java.util.function.Consumer<AbstractResponse> respond) {
         var data = request.data();
         Map<String, byte[]> assignments = new HashMap<>();
         for (SyncGroupRequestAssignment assignment : data.assignments()) {
@@ -286,14 +286,14 @@ final class GroupApis {
                 .setAssignment(result.assignment()));
     }
 
-    AbstractResponse heartbeat(HeartbeatRequest request) {
+    AbstractResponse handleHeartbeatRequest(HeartbeatRequest request) {
         var data = request.data();
         GroupError error = coordinator.heartbeat(data.groupId(), data.memberId(), data.groupInstanceId(),
                 data.generationId());
         return new HeartbeatResponse(new HeartbeatResponseData().setErrorCode(errors(error).code()));
     }
 
-    void leaveGroup(LeaveGroupRequest request, short version, java.util.function.Consumer<AbstractResponse> respond) {
+    void handleLeaveGroupRequest(LeaveGroupRequest request, short version, java.util.function.Consumer<AbstractResponse> respond) {
         List<LeaveMember> leaving = new ArrayList<>();
         for (MemberIdentity member : request.members()) {
             leaving.add(new LeaveMember(member.memberId(), member.groupInstanceId()));
@@ -318,7 +318,7 @@ final class GroupApis {
     }
 
     /** OffsetCommit: answered once the commit is durable (or failed); the coordinator stamps the commit time. */
-    void offsetCommit(OffsetCommitRequest request, java.util.function.Consumer<AbstractResponse> respond) {
+    void handleOffsetCommitRequest(OffsetCommitRequest request, java.util.function.Consumer<AbstractResponse> respond) {
         var data = request.data();
         Map<TopicPartitionKey, OffsetAndMetadata> offsets = new LinkedHashMap<>();
         for (OffsetCommitRequestTopic topic : data.topics()) {
@@ -345,7 +345,7 @@ final class GroupApis {
                 });
     }
 
-    AbstractResponse offsetFetch(OffsetFetchRequest request, short version) {
+    AbstractResponse handleOffsetFetchRequest(OffsetFetchRequest request, short version) {
         var data = request.data();
         if (version < 8) {
             List<TopicPartitionKey> wanted = null;
@@ -415,7 +415,7 @@ final class GroupApis {
         return result;
     }
 
-    AbstractResponse listGroups(ListGroupsRequest request) {
+    AbstractResponse handleListGroupsRequest(ListGroupsRequest request) {
         var data = request.data();
         ListGroupsResponseData response = new ListGroupsResponseData().setErrorCode(Errors.NONE.code());
         for (GroupListing listing : coordinator.listGroups()) {
@@ -434,7 +434,7 @@ final class GroupApis {
         return new ListGroupsResponse(response);
     }
 
-    AbstractResponse describeGroups(DescribeGroupsRequest request, short version) {
+    AbstractResponse handleDescribeGroupsRequest(DescribeGroupsRequest request, short version) {
         DescribeGroupsResponseData response = new DescribeGroupsResponseData();
         for (String groupId : request.data().groups()) {
             GroupDescription description = coordinator.describeGroup(groupId);
@@ -458,7 +458,7 @@ final class GroupApis {
     }
 
     /** DeleteGroups: answered once every group's deletion is durable (or failed). */
-    void deleteGroups(DeleteGroupsRequest request, java.util.function.Consumer<AbstractResponse> respond) {
+    void handleDeleteGroupsRequest(DeleteGroupsRequest request, java.util.function.Consumer<AbstractResponse> respond) {
         List<String> groups = request.data().groupsNames();
         GroupError[] results = new GroupError[groups.size()];
         java.util.concurrent.atomic.AtomicInteger remaining = new java.util.concurrent.atomic.AtomicInteger(

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
  * Every advertised version of every group API: the request parses, is handled, and the response serializes at that
  * version (pitfall: version-gated fields throw in write()).
  */
-class GroupApisVersionsTest {
+class GroupHandlerVersionsTest {
 
     /** A log that keeps nothing and calls every write durable at once. */
     private static final OffsetsLog NO_LOG = new OffsetsLog() {
@@ -76,7 +76,7 @@ class GroupApisVersionsTest {
 
     private final GroupCoordinator coordinator = new GroupCoordinator(new GroupCoordinator.Config(2, 0, 1000,
             60_000, 3_600_000), NO_LOG, System::currentTimeMillis);
-    private final GroupApis apis = new GroupApis(coordinator, () -> new BrokerEndpoint(0, "127.0.0.1", 9092));
+    private final GroupHandler apis = new GroupHandler(coordinator, () -> new BrokerEndpoint(0, "127.0.0.1", 9092));
 
     @AfterEach
     void close() {
@@ -108,11 +108,11 @@ class GroupApisVersionsTest {
                 List.of(new JoinMember("m1", "i1", new byte[] {1})));
         JoinResult error = new JoinResult(GroupError.MEMBER_ID_REQUIRED, -1, null, null, "", "m2", false, List.of());
         for (short v : versions(ApiKeys.JOIN_GROUP)) {
-            serializes(GroupApis.joinResponse(ok, v), v);
-            serializes(GroupApis.joinResponse(error, v), v);
+            serializes(GroupHandler.joinResponse(ok, v), v);
+            serializes(GroupHandler.joinResponse(error, v), v);
         }
         for (short v : versions(ApiKeys.SYNC_GROUP)) {
-            serializes(GroupApis.syncResponse(new SyncResult(GroupError.NONE, "consumer", "range", new byte[2])), v);
+            serializes(GroupHandler.syncResponse(new SyncResult(GroupError.NONE, "consumer", "range", new byte[2])), v);
         }
     }
 
@@ -125,11 +125,11 @@ class GroupApisVersionsTest {
             } else {
                 data.setKey("g");
             }
-            serializes(apis.findCoordinator((org.apache.kafka.common.requests.FindCoordinatorRequest)
+            serializes(apis.handleFindCoordinatorRequest((org.apache.kafka.common.requests.FindCoordinatorRequest)
                     request(ApiKeys.FIND_COORDINATOR, data, v), v), v);
         }
         for (short v : versions(ApiKeys.HEARTBEAT)) {
-            serializes(apis.heartbeat((org.apache.kafka.common.requests.HeartbeatRequest) request(ApiKeys.HEARTBEAT,
+            serializes(apis.handleHeartbeatRequest((org.apache.kafka.common.requests.HeartbeatRequest) request(ApiKeys.HEARTBEAT,
                     new HeartbeatRequestData().setGroupId("g").setMemberId("m").setGenerationId(1), v)), v);
         }
         for (short v : versions(ApiKeys.LEAVE_GROUP)) {
@@ -140,7 +140,7 @@ class GroupApisVersionsTest {
                 data.setMemberId("m");
             }
             short version = v;
-            serializes(answer(respond -> apis.leaveGroup((org.apache.kafka.common.requests.LeaveGroupRequest)
+            serializes(answer(respond -> apis.handleLeaveGroupRequest((org.apache.kafka.common.requests.LeaveGroupRequest)
                     request(ApiKeys.LEAVE_GROUP, data, version), version, respond)), v);
         }
         for (short v : versions(ApiKeys.OFFSET_COMMIT)) {
@@ -149,7 +149,7 @@ class GroupApisVersionsTest {
                     .setTopics(List.of(new OffsetCommitRequestTopic().setName("t").setPartitions(List.of(
                             new OffsetCommitRequestPartition().setPartitionIndex(0).setCommittedOffset(5)))));
             short version = v;
-            AbstractResponse response = answer(respond -> apis.offsetCommit(
+            AbstractResponse response = answer(respond -> apis.handleOffsetCommitRequest(
                     (org.apache.kafka.common.requests.OffsetCommitRequest) request(ApiKeys.OFFSET_COMMIT, data,
                             version), respond));
             serializes(response, v);
@@ -165,7 +165,7 @@ class GroupApisVersionsTest {
                 data.setGroupId("g-2").setTopics(v >= 2 ? null : List.of(new OffsetFetchRequestTopic().setName("t")
                         .setPartitionIndexes(List.of(0, 1))));
             }
-            OffsetFetchResponse response = (OffsetFetchResponse) apis.offsetFetch(
+            OffsetFetchResponse response = (OffsetFetchResponse) apis.handleOffsetFetchRequest(
                     (org.apache.kafka.common.requests.OffsetFetchRequest) request(ApiKeys.OFFSET_FETCH, data, v), v);
             serializes(response, v);
             long committed = v >= 8 ? response.data().groups().get(0).topics().get(0).partitions().get(0)
@@ -173,17 +173,17 @@ class GroupApisVersionsTest {
             assertThat(committed).isEqualTo(5);
         }
         for (short v : versions(ApiKeys.LIST_GROUPS)) {
-            serializes(apis.listGroups((org.apache.kafka.common.requests.ListGroupsRequest)
+            serializes(apis.handleListGroupsRequest((org.apache.kafka.common.requests.ListGroupsRequest)
                     request(ApiKeys.LIST_GROUPS, new ListGroupsRequestData(), v)), v);
         }
         for (short v : versions(ApiKeys.DESCRIBE_GROUPS)) {
-            serializes(apis.describeGroups((org.apache.kafka.common.requests.DescribeGroupsRequest)
+            serializes(apis.handleDescribeGroupsRequest((org.apache.kafka.common.requests.DescribeGroupsRequest)
                     request(ApiKeys.DESCRIBE_GROUPS, new DescribeGroupsRequestData()
                             .setGroups(List.of("g-2", "missing")), v), v), v);
         }
         for (short v : versions(ApiKeys.DELETE_GROUPS)) {
             short version = v;
-            serializes(answer(respond -> apis.deleteGroups((org.apache.kafka.common.requests.DeleteGroupsRequest)
+            serializes(answer(respond -> apis.handleDeleteGroupsRequest((org.apache.kafka.common.requests.DeleteGroupsRequest)
                     request(ApiKeys.DELETE_GROUPS, new DeleteGroupsRequestData()
                             .setGroupsNames(List.of("g-" + (version + 4), "missing")), version), respond)), v);
         }
