@@ -26,7 +26,6 @@ import org.slf4j.LoggerFactory;
  */
 final class EngineSyncs {
     private static final Logger LOGGER = LoggerFactory.getLogger(EngineSyncs.class);
-    private static final long JOIN_MS = 60_000;
 
     private final OffsetMap offsetMap;
     private final GroupOffsetSync groupSync;
@@ -101,8 +100,8 @@ final class EngineSyncs {
         }
     }
 
-    /** Stops both loops (the group sync persists the offset map one last time) and closes their clients. */
-    void stop() {
+    /** Asks both loops to stop (the group sync persists the offset map one last time); returns at once. */
+    void requestStop() {
         stopRequested = true;
         if (groupSync != null) {
             groupSync.requestStop();
@@ -110,21 +109,39 @@ final class EngineSyncs {
         synchronized (wakeup) {
             wakeup.notifyAll();
         }
+    }
+
+    /** Waits up to {@code timeoutMs} for both loops to end; true when they did. */
+    boolean awaitStop(long timeoutMs) {
+        long deadline = time.milliseconds() + timeoutMs;
         for (Thread t : threads) {
             try {
-                t.join(JOIN_MS);
-                if (t.isAlive()) {
-                    LOGGER.warn("{} did not stop within {} ms", t.getName(), JOIN_MS);
-                }
+                t.join(Math.max(1, deadline - time.milliseconds()));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+                return false;
             }
         }
-        if (syncTopic != null) {
-            syncTopic.close();
+        return threads.stream().noneMatch(Thread::isAlive);
+    }
+
+    /** Closes the loops' own clients (after {@link #awaitStop}; a loop still running then fails its round). */
+    void close() {
+        for (Thread t : threads) {
+            if (t.isAlive()) {
+                LOGGER.warn("{} did not stop in time; closing its clients under it", t.getName());
+            }
         }
-        if (reader != null) {
-            reader.close();
+        try {
+            if (syncTopic != null) {
+                syncTopic.close();
+            }
+            if (reader != null) {
+                reader.close();
+            }
+        } catch (RuntimeException e) {
+            // A loop still inside a client call (a cluster unreachable): the client is dropped with the process.
+            LOGGER.warn("Closing the sync clients failed: {}", e.toString());
         }
     }
 }

@@ -123,7 +123,8 @@ public final class MirrorEngine implements AutoCloseable {
             state.set(State.FAILED);
             failure.set(e);
             if (syncs != null) {
-                syncs.stop();
+                syncs.requestStop();
+                syncs.close();
             }
             closeClients();
             terminated.countDown();
@@ -181,10 +182,20 @@ public final class MirrorEngine implements AutoCloseable {
     }
 
     private void finishAll() {
+        // The producer closes first (after a failure without sending what is queued); the sync threads may be in
+        // admin calls to an unreachable cluster, and must not hold it up.
         if (syncs != null) {
-            syncs.stop();
+            syncs.requestStop();
+        }
+        closeProducer();
+        if (syncs != null) {
+            syncs.awaitStop(5_000);
         }
         closeClients();
+        if (syncs != null) {
+            syncs.awaitStop(30_000);
+            syncs.close();
+        }
         metrics.sync();
         state.set(failure.get() == null ? State.STOPPED : State.FAILED);
         LOGGER.info("Mirror {}: {} records consumed, {} produced, {} send errors",
@@ -266,6 +277,16 @@ public final class MirrorEngine implements AutoCloseable {
         requestStop();
         if (state.get() != State.NEW && !awaitTermination(Duration.ofMinutes(3))) {
             LOGGER.warn("The mirror did not stop within 3 minutes; closing anyway");
+        }
+    }
+
+    private synchronized void closeProducer() {
+        if (producer != null) {
+            try {
+                producer.close(failure.get() == null ? Duration.ofSeconds(30) : Duration.ZERO);
+            } catch (RuntimeException e) {
+                LOGGER.warn("Closing the producer failed: {}", e.toString());
+            }
         }
     }
 
