@@ -23,7 +23,10 @@ import dev.strait.lag.sample.PartitionLag;
 import dev.strait.lag.status.Status;
 import dev.strait.lag.status.StatusEvaluator.GroupStatus;
 import dev.strait.mirror.config.ConfigException;
+import dev.strait.mirror.config.GroupFilter;
 import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.SyncSettings;
+import dev.strait.mirror.config.TopicSyncSettings;
 import dev.strait.mirror.engine.MirrorEngine;
 import dev.strait.mirror.metrics.MetricsHttpServer;
 import dev.strait.mirror.metrics.MirrorMetrics;
@@ -37,14 +40,18 @@ import picocli.CommandLine.Option;
  * {@code strait demo}: the whole system on this machine. Two companion clusters ("source" and "target", three
  * nodes each by default), a steady keyed load, the mirror, the lag monitor and the canary, a live line every
  * second, the {@link DemoScenario} (by default one source broker killed partway, its partitions failing over,
- * and started again), then a {@link DemoVerdict} by sequence number. The terminal shows only the live lines,
- * the failover view and the verdict; every log goes to a file named at the start and the end. Exit 0 only if
- * nothing was lost.
+ * and started again), then a {@link DemoVerdict} by sequence number. With {@code --failover-drill} it ends with the
+ * {@link DemoDrill}: an application's consumer group fails over to the target with the source stopped. The terminal
+ * shows only the live lines, the failover view, the verdict and the drill; every log goes to a file named at the
+ * start and the end. Exit 0 only if nothing was lost (and, with the drill, it read nothing again and skipped
+ * nothing).
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
     usageHelpWidth = 110,
     description = {"Runs Strait end to end on built-in companion clusters and prints a verdict.",
-        "Records produced, mirrored, lost (must be 0) and duplicated. Exit 0 only if nothing was lost."})
+        "Records produced, mirrored, lost (must be 0) and duplicated. Exit 0 only if nothing was lost.",
+        "With --failover-drill it ends with a disaster-recovery drill: the source is stopped, strait failover moves",
+        "an application's consumer group to the target and it resumes there (read again and skipped must be 0)."})
 public final class DemoCommand implements Callable<Integer> {
     private static final List<String> TOPICS = List.of("demo.orders", "demo.payments");
     private static final String GROUP = "strait-demo-mirror";
@@ -68,6 +75,11 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--no-broker-kill", description = "Do not kill a source broker partway through.")
     boolean noKill;
+
+    @Option(names = "--failover-drill", description = "Also run an application's consumer group on the source "
+        + "(its offsets synced by the mirror) and end with a failover drill: the whole source cluster stopped, the "
+        + "group moved by strait failover, and read on the target (records read again and skipped must be 0).")
+    boolean drill;
 
     @Option(names = "--log-file", paramLabel = "FILE",
         description = "Where the logs of the brokers, clients, mirror, lag monitor and canary go (default: a new "
@@ -112,12 +124,17 @@ public final class DemoCommand implements Callable<Integer> {
 
     private int run(PrintStream out, EmbeddedCluster source, EmbeddedCluster target) throws Exception {
         MirrorMetrics mirrorMetrics = new MirrorMetrics(new MetricRegistry());
-        MirrorEngine mirror = new MirrorEngine(MirrorSettings.builder()
+        MirrorSettings.Builder settings = MirrorSettings.builder()
             .consumerConfig(props("bootstrap.servers", source.bootstrapServers(), "group.id", GROUP,
                 "metadata.max.age.ms", "5000"))
             .producerConfig(props("bootstrap.servers", target.bootstrapServers()))
-            .include("demo\\..*|strait-canary").numStreams(2).offsetCommitIntervalMs(COMMIT_INTERVAL_MS).build(),
-            mirrorMetrics, time);
+            .include("demo\\..*|strait-canary").numStreams(2).offsetCommitIntervalMs(COMMIT_INTERVAL_MS);
+        if (drill) {
+            // The drill's application group, synced every second (the offset map feeds the exact translation).
+            settings.sync(new SyncSettings(GroupFilter.of(DemoDrill.GROUP, null, "--groups", "--groups.exclude"), 1000,
+                true, SyncSettings.DEFAULT_SYNC_TOPIC, TopicSyncSettings.defaults()));
+        }
+        MirrorEngine mirror = new MirrorEngine(settings.build(), mirrorMetrics, time);
         mirror.start();
         try (MetricsHttpServer mirrorHttp = new MetricsHttpServer("127.0.0.1", 0, mirrorMetrics,
                  () -> new MetricsHttpServer.Health(mirror.healthy(), mirror.healthDetail()));
@@ -136,12 +153,18 @@ public final class DemoCommand implements Callable<Integer> {
                  "interval.ms", "1000", "alarm.threshold.ms", "3000", "lost.after.ms", "30000", "partitions", "3",
                  "canary.id", "demo")), new MetricRegistry(), time);
              CanaryHttpServer canaryHttp = new CanaryHttpServer("127.0.0.1", 0, canary);
-             DemoLoad load = new DemoLoad(source.bootstrapServers(), TOPICS, rate, time)) {
+             DemoLoad load = new DemoLoad(source.bootstrapServers(), TOPICS, rate, time);
+             // The drill's application: reads the orders at a quarter of the load (half of it goes there).
+             DemoDrill.App app = drill ? new DemoDrill.App(source.bootstrapServers(), TOPICS.get(0), rate / 4, time)
+                 : null) {
             Thread lagLoop = new Thread(lag, "strait-demo-lag");
             lagLoop.setDaemon(true);
             lagLoop.start();
             canary.start();
             load.start();
+            if (app != null) {
+                app.start();
+            }
             out.printf("mirror metrics http://127.0.0.1:%d/metrics | lag monitor http://127.0.0.1:%d/status | "
                 + "canary http://127.0.0.1:%d/status%n", mirrorHttp.port(), lagHttp.port(), canaryHttp.port());
 
@@ -161,6 +184,15 @@ public final class DemoCommand implements Callable<Integer> {
                 time.sleep(1000);
                 out.println(live.line(durationSeconds, lag.latest()));
             }
+            long consumed = app == null ? 0 : app.stop();
+            if (app != null) {
+                // Two sync rounds after the application's last commit: the target holds its final position.
+                long rounds = mirror.groupSync().groupMetrics().rounds();
+                long syncDeadline = time.milliseconds() + TimeUnit.SECONDS.toMillis(60);
+                while (mirror.groupSync().groupMetrics().rounds() < rounds + 2 && time.milliseconds() < syncDeadline) {
+                    time.sleep(200);
+                }
+            }
             mirror.requestStop();
             mirror.awaitTermination(Duration.ofSeconds(60));
 
@@ -173,8 +205,22 @@ public final class DemoCommand implements Callable<Integer> {
                 canary.latency().getSnapshot().getMedian(), canary.latency().getSnapshot().get99thPercentile());
             out.printf("endpoints (now closed): mirror :%d/metrics, lag monitor :%d/status, canary :%d/status%n",
                 mirrorHttp.port(), lagHttp.port(), canaryHttp.port());
+            DemoDrill.Result drilled = null;
+            if (app != null) {
+                drilled = DemoDrill.run(out, source, target, TOPICS.get(0), consumed, time);
+                if (app.error() != null) {
+                    out.println("the drill's application failed: " + app.error());
+                }
+                out.println();
+            }
             out.println(result.nothingLost() ? "VERDICT: nothing lost" : "VERDICT: RECORDS LOST");
-            return result.nothingLost() ? Cli.OK : Cli.FAILED;
+            if (drilled != null) {
+                out.printf(Locale.ROOT, "DRILL: %s failed over to the target: read again %d, skipped %d%s%n",
+                    DemoDrill.GROUP, drilled.readAgain(), drilled.skipped(), drilled.failoverExit() == 0 ? ""
+                        : " (strait failover exited " + drilled.failoverExit() + ")");
+            }
+            boolean ok = result.nothingLost() && (drilled == null || drilled.exact() && app.error() == null);
+            return ok ? Cli.OK : Cli.FAILED;
         } finally {
             mirror.close();
         }
