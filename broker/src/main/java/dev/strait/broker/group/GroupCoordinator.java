@@ -13,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -103,6 +104,7 @@ public final class GroupCoordinator implements AutoCloseable {
     private final LongSupplier clock;
     private final Shard[] shards;
     private final ScheduledExecutorService timer;
+    private volatile BiConsumer<String, Throwable> faults = (what, cause) -> { };
 
     public GroupCoordinator(Config config, OffsetsLog log, LongSupplier clockMs) {
         this.config = config;
@@ -117,6 +119,11 @@ public final class GroupCoordinator implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         });
+    }
+
+    /** Told (what failed, the error) when the timer fails: group sessions would no longer expire. */
+    public void setFaultHandler(BiConsumer<String, Throwable> handler) {
+        this.faults = handler;
     }
 
     /**
@@ -755,6 +762,7 @@ public final class GroupCoordinator implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             LOGGER.error("group coordinator timer failed", e);
+            faults.accept("group coordinator timer", e);
         }
     }
 
