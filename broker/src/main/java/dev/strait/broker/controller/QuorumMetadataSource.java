@@ -183,6 +183,9 @@ public final class QuorumMetadataSource implements MetadataSource {
                 // keep waiting
             }
             long now = time.hiResClockMs();
+            if (runtime.fatalError() != null) {
+                return; // the quorum loop failed; the broker is told through its fault handler
+            }
             if (now >= deadline || (runtime.knownLeader() == -1 && now >= leaderDeadline)) {
                 LOGGER.info("node {} not unfenced yet (known leader {}); it joins when the quorum commits its "
                         + "registration", settings.nodeId(), runtime.knownLeader());
@@ -381,6 +384,11 @@ public final class QuorumMetadataSource implements MetadataSource {
     private void ensureOpen() {
         if (closed) {
             throw new IllegalStateException("metadata source of node " + settings.nodeId() + " is closed");
+        }
+        Throwable fatal = runtime.fatalError();
+        if (fatal != null) {
+            throw new IllegalStateException("the metadata quorum of node " + settings.nodeId()
+                    + " stopped after a fatal error: " + fatal, fatal);
         }
     }
 

@@ -50,15 +50,17 @@ public final class BrokerMain {
         try {
             server.start();
         } catch (RuntimeException e) {
-            System.err.println("broker failed to start: " + e.getMessage());
-            System.exit(1);
+            if (fatal.get() == null) {
+                System.err.println("broker failed to start: " + e.getMessage());
+                System.exit(1);
+            }
         }
         try {
             stop.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        System.err.println("broker stopped after a fatal error in the " + fatal.get());
+        System.err.println("broker stopped after a fatal error in the " + fatal.get() + " (details in the log)");
         System.exit(1);
     }
 }

@@ -122,6 +122,12 @@ final class QuorumTestCluster implements AutoCloseable {
         nodes[id] = null;
     }
 
+    /** Stops a node without a controlled shutdown: its connections close, as when its process is killed. */
+    void kill(int id) {
+        nodes[id].closeAbruptly();
+        nodes[id] = null;
+    }
+
     /** The id of the active controller, once exactly one running node says it is. */
     int awaitActiveController() {
         int[] found = new int[1];
