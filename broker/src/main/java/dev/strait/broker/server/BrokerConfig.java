@@ -500,18 +500,22 @@ public final class BrokerConfig {
     /**
      * {@code offsets.topic.replication.factor}: replicas of each partition of {@code __consumer_offsets}, which is
      * created only once that many brokers are registered (as Kafka: until then group and offset requests answer
-     * COORDINATOR_NOT_AVAILABLE and clients retry). Default 3, as Kafka, in a cluster with a controller quorum; a
-     * standalone node (no {@code controller.quorum.voters}) is a one-broker cluster for good, so there the default
-     * is 1 and a larger value is refused.
+     * COORDINATOR_NOT_AVAILABLE and clients retry). Default 3, as Kafka, in a cluster with a controller quorum. A
+     * standalone node (no {@code controller.quorum.voters}) is a one-broker cluster for good: there a value above 1
+     * is refused, and when unset this returns -1, the metadata source's own default (one replica).
      */
     public int offsetsTopicReplicationFactor() {
-        int factor = intValue(originals, "offsets.topic.replication.factor", hasControllerQuorum() ? 3 : 1, 1);
-        if (factor > 1 && !hasControllerQuorum()) {
-            throw new ConfigException("offsets.topic.replication.factor", factor, "a standalone node (no "
-                    + "controller.quorum.voters) is a one-broker cluster: set it to 1, or configure a quorum");
-        }
+        String name = "offsets.topic.replication.factor";
+        int factor = intValue(originals, name, hasControllerQuorum() ? 3 : 1, 1);
         if (factor > Short.MAX_VALUE) {
-            throw new ConfigException("offsets.topic.replication.factor", factor, "must be <= " + Short.MAX_VALUE);
+            throw new ConfigException(name, factor, "must be <= " + Short.MAX_VALUE);
+        }
+        if (!hasControllerQuorum()) {
+            if (factor > 1) {
+                throw new ConfigException(name, factor, "a standalone node (no controller.quorum.voters) is a "
+                        + "one-broker cluster: set it to 1, or configure a controller quorum");
+            }
+            return originals.containsKey(name) ? factor : -1;
         }
         return factor;
     }

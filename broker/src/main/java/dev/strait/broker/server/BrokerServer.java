@@ -193,7 +193,7 @@ public final class BrokerServer implements AutoCloseable {
                 // replicas; keep trying in the background, as Kafka creates it on demand.
                 LOGGER.info("offsets topic {} not created yet: it needs {} registered brokers "
                         + "(offsets.topic.replication.factor), {} are; retrying", OffsetsTopicLog.TOPIC,
-                        config.offsetsTopicReplicationFactor(), metadata.brokers().size());
+                        Math.max(1, config.offsetsTopicReplicationFactor()), metadata.brokers().size());
                 scheduleOffsetsTopicCreation(offsetsLog);
             }
             socketServer.start();
