@@ -328,7 +328,7 @@ final class QuorumRuntime implements AutoCloseable {
             while (running) {
                 nowMs = time.hiResClockMs();
                 long wakeAt = Math.min(raft.nextDeadlineMs(), nextLocalDeadline());
-                long waitMs = Math.max(0, Math.min(100, wakeAt - nowMs));
+                long waitMs = unflushed.isEmpty() ? Math.max(0, Math.min(100, wakeAt - nowMs)) : 0;
                 Runnable task = tasks.poll(waitMs, TimeUnit.MILLISECONDS);
                 int handled = 0;
                 while (task != null && running) {
@@ -345,9 +345,9 @@ final class QuorumRuntime implements AutoCloseable {
                 QuorumController active = controller;
                 if (drained && active != null) {
                     active.tick(nowMs);
-                    dispatchCalls();
                 }
                 flushDecisions();
+                afterEvents(); // a lone voter commits on the flush: apply it now, not after the next wait
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
