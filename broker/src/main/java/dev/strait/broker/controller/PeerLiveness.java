@@ -22,7 +22,7 @@ final class PeerLiveness implements ControllerTransport.Receiver {
     private final ControllerTransport.Receiver next;
     private final Map<Integer, Long> unreachableSinceMs = new ConcurrentHashMap<>();
 
-    /** @param next receives every event too (the runtime's inbound queue) */
+    /** @param next receives every message and every unreachable peer too (the runtime's inbound queue) */
     PeerLiveness(Time time, ControllerTransport.Receiver next) {
         this.time = time;
         this.next = next;
@@ -41,6 +41,7 @@ final class PeerLiveness implements ControllerTransport.Receiver {
     @Override
     public void onPeerUnreachable(int peer) {
         unreachableSinceMs.putIfAbsent(peer, time.hiResClockMs());
+        next.onPeerUnreachable(peer);
     }
 
     /** The peer is there: it connected, sent a frame, or registered through a controller. */

@@ -192,6 +192,10 @@ final class QuorumRuntime implements AutoCloseable {
 
             @Override
             public void onPeerUnreachable(int peer) {
+                // If it was the Raft leader, the followers need not wait out their election timeout.
+                if (!tasks.offer(() -> raft.onPeerUnreachable(peer, nowMs))) {
+                    LOGGER.debug("{}event queue full; dropped node {} unreachable", prefix, peer);
+                }
             }
         });
         this.transport = environment.transport.create(settings, time, liveness);

@@ -176,6 +176,21 @@ public final class RaftNode {
         return futures;
     }
 
+    /**
+     * Evidence from the driver's transport that {@code peer}'s process is gone: every connection with it closed,
+     * or connecting to it was refused. If it is this node's leader, the node stops counting on it: it grants
+     * pre-votes from now on, and its election timer (an observer's search for a leader) fires within half the
+     * election jitter instead of after the whole timeout. False evidence costs nothing: the pre-vote still fails
+     * while a majority hears from a live leader, whose next fetch answer resets the timer.
+     */
+    public void onPeerUnreachable(int peer, long nowMs) {
+        if (role instanceof Follower follower && follower.leaderId() == peer) {
+            lastLeaderContactMs = Long.MIN_VALUE / 2;
+            long delayMs = config.electionJitterMs() == 0 ? 0 : random.nextInt((int) config.electionJitterMs() / 2 + 1);
+            electionDeadlineMs = Math.min(electionDeadlineMs, nowMs + delayMs);
+        }
+    }
+
     /** Fires whatever timers expired by {@code nowMs}; harmless to call early or often. */
     public void tick(long nowMs) {
         if (role instanceof Leader leader) {
