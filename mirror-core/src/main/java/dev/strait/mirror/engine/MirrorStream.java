@@ -197,14 +197,20 @@ final class MirrorStream implements Runnable {
             List<ConsumerRecord<byte[], byte[]>> batch = records.records(tp);
             Route route = router.routeFor(tp);
             long bytes = 0;
+            ConsumerRecord<byte[], byte[]> lastHanded = null;
             for (ConsumerRecord<byte[], byte[]> record : batch) {
                 if (sends.failed()) {
                     // Stop handing records over at once: each further send to a dead target could block for
-                    // max.block.ms. The position is not advanced, so nothing unsent is committed.
+                    // max.block.ms. The position moves only past what was handed over (the commit stops at the
+                    // failed record anyway), so nothing unsent is committed.
+                    if (lastHanded != null) {
+                        offsets.polled(tp, lastHanded.offset(), lastHanded.leaderEpoch());
+                    }
                     return;
                 }
                 bytes += payloadBytes(record);
                 mirrorOne(tp, route, record);
+                lastHanded = record;
             }
             // Only after every record of the batch was handed to the producer may the position be committed.
             advance(tp, next.get(tp), batch.get(batch.size() - 1));
