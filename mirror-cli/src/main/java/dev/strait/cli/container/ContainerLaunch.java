@@ -1,4 +1,4 @@
-package dev.strait.cli;
+package dev.strait.cli.container;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -8,8 +8,12 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import dev.strait.cli.EnvConfig.Group;
-import dev.strait.cli.EnvConfig.Setting;
+import dev.strait.cli.CanaryCommand;
+import dev.strait.cli.LagMonitorCommand;
+import dev.strait.cli.MirrorCommand;
+import dev.strait.cli.Strait;
+import dev.strait.cli.container.EnvConfig.Group;
+import dev.strait.cli.container.EnvConfig.Setting;
 import dev.strait.mirror.config.ClientConfigs;
 import dev.strait.mirror.config.ConfigException;
 import picocli.CommandLine;

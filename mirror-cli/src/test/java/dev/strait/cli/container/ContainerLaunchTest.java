@@ -1,4 +1,4 @@
-package dev.strait.cli;
+package dev.strait.cli.container;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -13,8 +13,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import dev.strait.cli.ContainerLaunch.ConfigFile;
-import dev.strait.cli.ContainerLaunch.Plan;
+import dev.strait.cli.container.ContainerLaunch.ConfigFile;
+import dev.strait.cli.container.ContainerLaunch.Plan;
 import dev.strait.mirror.config.ClientConfigs;
 import dev.strait.mirror.config.ConfigException;
 import org.junit.jupiter.api.Test;
