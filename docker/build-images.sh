@@ -186,7 +186,7 @@ build_on_jre() {
     return
   fi
   log "$tag: $JRE_BASE + $packages"
-  if ! printf '%s\n' "$dockerfile" | docker build --network host --label "dev.strait.recipe=$recipe" -t "$tag" - \
+  if ! printf '%s\n' "$dockerfile" | docker build --force-rm --network host --label "dev.strait.recipe=$recipe" -t "$tag" - \
       >/tmp/strait-base-build.log 2>&1; then
     tail -30 /tmp/strait-base-build.log >&2
     die "building $tag failed (log: /tmp/strait-base-build.log)"
@@ -229,7 +229,7 @@ build_strait() {
   start_mirror
   args+=(--network host --build-arg "MAVEN_MIRROR_URL=$MIRROR_URL")
   log "$STRAIT_IMAGE: docker build ${args[*]} $ROOT"
-  if ! docker build "${args[@]}" "$ROOT" 2>&1 | stamp >/tmp/strait-image-build.log; then
+  if ! docker build --force-rm "${args[@]}" "$ROOT" 2>&1 | stamp >/tmp/strait-image-build.log; then
     tail -40 /tmp/strait-image-build.log >&2
     die "docker build of $STRAIT_IMAGE failed (log: /tmp/strait-image-build.log)"
   fi
@@ -253,7 +253,7 @@ build_kafka() {
   rm -rf "$dir/target/libs"
   mvn -B -q -Dstyle.color=never -f "$dir/pom.xml" dependency:copy-dependencies >&2
   log "$STRAIT_KAFKA_IMAGE: docker build (base $base)"
-  if ! docker build -t "$STRAIT_KAFKA_IMAGE" --build-arg "JRE_IMAGE=$base" --label "dev.strait.recipe=$recipe" \
+  if ! docker build --force-rm -t "$STRAIT_KAFKA_IMAGE" --build-arg "JRE_IMAGE=$base" --label "dev.strait.recipe=$recipe" \
       "$dir" 2>&1 | stamp >/tmp/strait-kafka-image-build.log; then
     tail -40 /tmp/strait-kafka-image-build.log >&2
     die "docker build of $STRAIT_KAFKA_IMAGE failed (log: /tmp/strait-kafka-image-build.log)"
