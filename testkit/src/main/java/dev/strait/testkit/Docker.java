@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Assumptions;
  * The local Docker engine, for the tests that run Strait's images (testcontainers, docker-compose) and the CLI
  * calls they make.
  *
- * <p>{@link #require} decides whether such a test runs: with an engine that answers and the images it needs, it
+ * <p>{@link RequiresDocker} (a class) or {@link #require} (a test) decides whether such a test runs: with an engine that answers and the images it needs, it
  * runs. Without them it FAILS in CI and is skipped elsewhere, with the reason either way. A run is CI when the
  * environment variable {@code CI} is {@code true} (or {@code 1}, {@code yes}), which CI services set and
  * {@code .ci/run} exports, or when the system property {@code strait.ci} is {@code true}. CI prepares the engine
@@ -32,6 +32,8 @@ import org.junit.jupiter.api.Assumptions;
  */
 public final class Docker {
     private static final Duration CHECK_TIMEOUT = Duration.ofSeconds(60);
+    private static final String HOW = "Start a Docker engine and build the images with docker/build-images.sh "
+        + "(.ci/run does both before mvn verify)";
 
     private Docker() {
     }
@@ -70,24 +72,31 @@ public final class Docker {
 
     /**
      * Returns when a Docker engine answers and every image is present; otherwise fails the calling test in CI, or
-     * aborts it (JUnit reports it as skipped) outside CI. Call it from {@code @BeforeAll}, before anything starts.
+     * aborts it (JUnit reports it as skipped) outside CI. For a whole class, {@link RequiresDocker} decides before
+     * anything starts.
      */
     public static void require(String... images) {
-        String missing = whatIsMissing(images);
+        String missing = missing(images);
         if (missing == null) {
             return;
         }
-        String why = missing + ". Start a Docker engine and build the images with docker/build-images.sh "
-            + "(.ci/run does both before mvn verify)";
         if (inCi()) {
-            throw new AssertionError("this test needs Docker, and CI (CI=" + System.getenv("CI")
-                + ") must run it: " + why);
+            throw new AssertionError(ciFailure(missing));
         }
-        Assumptions.abort("skipped outside CI: " + why);
+        Assumptions.abort(skipReason(missing));
+    }
+
+    static String ciFailure(String missing) {
+        return "this test needs Docker, and CI (CI=" + System.getenv("CI") + ") must run it: " + missing + ". "
+            + HOW;
+    }
+
+    static String skipReason(String missing) {
+        return "skipped outside CI: " + missing + ". " + HOW;
     }
 
     /** Null when the engine answers and the images exist, else what is missing. */
-    private static String whatIsMissing(String... images) {
+    public static String missing(String... images) {
         Result version;
         try {
             version = run(CHECK_TIMEOUT, List.of("docker", "version", "--format", "{{.Server.Version}}"));

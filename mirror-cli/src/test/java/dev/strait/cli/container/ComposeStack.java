@@ -50,7 +50,9 @@ final class ComposeStack implements AutoCloseable {
         env.put("DC2_ADVERTISED_HOST", "127.0.0.1");
         env.put("STRAIT_IMAGE", Docker.straitImage());
         env.put("KAFKA_IMAGE", Docker.kafkaImage());
-        env.put("STRAIT_HEAP_OPTS", "-Xms64m -Xmx256m -XX:+UseSerialGC");
+        // Seven or eight JVMs start at once on the CI machine's two cores: C1 only, so the JIT does not starve them.
+        env.put("STRAIT_HEAP_OPTS", "-Xms64m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
+        env.put("KAFKA_JVM_PERFORMANCE_OPTS", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.awt.headless=true");
     }
 
     String project() {

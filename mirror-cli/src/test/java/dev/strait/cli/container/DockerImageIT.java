@@ -13,6 +13,7 @@ import com.github.dockerjava.api.command.InspectImageResponse;
 import dev.strait.mirror.testing.MirrorCheck;
 import dev.strait.testkit.Await;
 import dev.strait.testkit.Docker;
+import dev.strait.testkit.RequiresDocker;
 import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.TestProducer;
 import dev.strait.testkit.TopicReader;
@@ -36,9 +37,12 @@ import org.testcontainers.utility.DockerImageName;
  * The Strait image ({@link Docker#straitImage()}, built by docker/build-images.sh) run the way docs/operating.md
  * describes: configured only by environment variables, on a network with two Apache Kafka 4.1.1 containers (the
  * source and the target, reached by their network aliases) and a companion broker container. Needs Docker: fails
- * in CI without it, skipped elsewhere ({@link Docker#require}).
+ * in CI without it, skipped elsewhere ({@link RequiresDocker}).
  */
+@RequiresDocker(strait = true, kafka = true)
 class DockerImageIT {
+    /** Small JVMs on a shared 2-core machine: the serial collector, the C1 compiler only. */
+    private static final String LEAN_JVM = "-XX:+UseSerialGC -XX:TieredStopAtLevel=1";
     private static final Duration START = Duration.ofMinutes(3);
 
     private static Network network;
@@ -47,14 +51,15 @@ class DockerImageIT {
 
     @BeforeAll
     static void startKafka() {
-        Docker.require(Docker.straitImage(), Docker.kafkaImage());
         DockerImageName kafka = DockerImageName.parse(Docker.kafkaImage()).asCompatibleSubstituteFor("apache/kafka");
         network = Network.newNetwork();
         source = new KafkaContainer(kafka).withNetwork(network).withNetworkAliases("source")
-            .withListener("source:19092").withEnv("KAFKA_HEAP_OPTS", "-Xmx256m")
+            .withListener("source:19092")
+            .withEnv("KAFKA_HEAP_OPTS", "-Xmx256m").withEnv("KAFKA_JVM_PERFORMANCE_OPTS", LEAN_JVM)
             .withEnv("CLUSTER_ID", "c291cmNlLWNsdXN0ZXItMQ");
         target = new KafkaContainer(kafka).withNetwork(network).withNetworkAliases("target")
-            .withListener("target:19092").withEnv("KAFKA_HEAP_OPTS", "-Xmx256m")
+            .withListener("target:19092")
+            .withEnv("KAFKA_HEAP_OPTS", "-Xmx256m").withEnv("KAFKA_JVM_PERFORMANCE_OPTS", LEAN_JVM)
             .withEnv("CLUSTER_ID", "dGFyZ2V0LWNsdXN0ZXItMg");
         source.start();
         target.start();
@@ -187,7 +192,7 @@ class DockerImageIT {
 
     private static GenericContainer<?> strait(String role) {
         return new GenericContainer<>(DockerImageName.parse(Docker.straitImage())).withNetwork(network)
-            .withCommand(role).withEnv("STRAIT_HEAP_OPTS", "-Xmx256m");
+            .withCommand(role).withEnv("STRAIT_HEAP_OPTS", "-Xmx256m " + LEAN_JVM);
     }
 
     private record OneShot(long exitCode, String logs) {

@@ -12,7 +12,6 @@ import java.util.stream.IntStream;
 
 import dev.strait.mirror.testing.MirrorCheck;
 import dev.strait.testkit.Await;
-import dev.strait.testkit.Docker;
 import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.TestProducer;
 import dev.strait.testkit.TopicReader;
@@ -29,7 +28,8 @@ import org.junit.jupiter.api.Test;
  * in order; every service turns healthy; the lag monitor reports OK with exact lag 0 and the canary OK; the mirror's
  * process is SIGKILLed and its restart policy brings it back with nothing lost; `down` and `up` keep both clusters'
  * data (named volumes) and the mirror goes on from its committed offsets without copying a record twice. Each
- * subclass names the compose file. Needs Docker: fails in CI without it, skipped elsewhere.
+ * subclass names the compose file and, with {@link dev.strait.testkit.RequiresDocker}, the images it needs: without
+ * Docker it fails in CI and is skipped elsewhere.
  */
 abstract class TwoDatacenterStackSuite {
     static final List<String> SERVICES = List.of("dc1-broker", "dc1-broker-2", "dc1-broker-3", "dc2-broker", "mirror",
@@ -40,11 +40,17 @@ abstract class TwoDatacenterStackSuite {
 
     abstract String composeFile();
 
-    abstract List<String> images();
+    /**
+     * Whether the scenario goes on after the first copy with the mirror's crash and the stack's down and up. Those
+     * test Docker's restart policy and volumes and the mirror's recovery, which do not depend on the brokers' kind;
+     * the companion stack runs them, the Apache Kafka stack (slower to start) stops after the first copy.
+     */
+    boolean crashAndRestart() {
+        return true;
+    }
 
     @Test
-    void dc1ToDc2SurvivesAMirrorCrashAndADownUp() throws Exception {
-        Docker.require(images().toArray(new String[0]));
+    void dc1ToDc2ExactlyOnceThroughAMirrorCrashAndADownUp() throws Exception {
         try (ComposeStack stack = new ComposeStack(composeFile())) {
             try {
                 scenario(stack);
@@ -74,6 +80,10 @@ abstract class TwoDatacenterStackSuite {
         Await.until("the lag monitor reports OK with exact lag 0 on orders-0..2", ARRIVE, () -> lagOk(stack));
         Await.until("the canary reports OK with probes arrived", ARRIVE, () -> canaryOk(stack));
 
+        if (!crashAndRestart()) {
+            return;
+        }
+
         // When: more records, and the mirror's process is killed (SIGKILL) while it copies them
         int restarts = stack.restartCount("mirror");
         produce(stack, PER_PARTITION);
@@ -91,9 +101,11 @@ abstract class TwoDatacenterStackSuite {
         stack.down();
         stack.up();
         stack.awaitHealthy(HEALTHY, SERVICES);
-        assertThat(count(stack.dc1Bootstrap())).as("dc1 keeps its records over down/up").isEqualTo(6 * PER_PARTITION);
-        assertThat(count(stack.dc2Bootstrap())).as("dc2 keeps its records over down/up")
-            .isEqualTo(afterCrash.targetRecords());
+        // Healthy brokers may still be electing partition leaders: wait, bounded, for the records to be readable.
+        Await.until("dc1 keeps its " + 6 * PER_PARTITION + " records over down/up", ARRIVE,
+            () -> countOrMinusOne(stack.dc1Bootstrap()) == 6 * PER_PARTITION);
+        Await.until("dc2 keeps its " + afterCrash.targetRecords() + " records over down/up", ARRIVE,
+            () -> countOrMinusOne(stack.dc2Bootstrap()) == afterCrash.targetRecords());
         produce(stack, 2 * PER_PARTITION);
 
         // Then: everything arrives, and the clean stop added no duplicate
@@ -152,8 +164,12 @@ abstract class TwoDatacenterStackSuite {
         });
     }
 
-    private static long count(String bootstrap) {
-        return TopicReader.count(TopicReader.readAll(bootstrap, "orders"));
+    private static long countOrMinusOne(String bootstrap) {
+        try {
+            return TopicReader.count(TopicReader.readAll(bootstrap, "orders"));
+        } catch (IllegalStateException | org.apache.kafka.common.KafkaException notYet) {
+            return -1;
+        }
     }
 
     private static boolean lagOk(ComposeStack stack) {

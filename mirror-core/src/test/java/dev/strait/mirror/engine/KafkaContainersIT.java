@@ -13,6 +13,7 @@ import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.testing.MirrorCheck;
 import dev.strait.testkit.Await;
 import dev.strait.testkit.Docker;
+import dev.strait.testkit.RequiresDocker;
 import dev.strait.testkit.TestProducer;
 import dev.strait.testkit.TopicReader;
 import org.apache.kafka.clients.admin.Admin;
@@ -31,24 +32,28 @@ import org.testcontainers.utility.DockerImageName;
  * their published ports. The image is {@link Docker#kafkaImage()}: by default the local strait-kafka:4.1.1 that
  * docker/build-images.sh builds from the Maven artifacts, a stand-in for apache/kafka:4.1.1
  * ({@code -Dstrait.kafka.image=apache/kafka:4.1.1} where a registry is reachable). Needs Docker: fails in CI
- * without it, skipped elsewhere ({@link Docker#require}).
+ * without it, skipped elsewhere ({@link RequiresDocker}).
  */
+@RequiresDocker(kafka = true)
 class KafkaContainersIT {
+    /** Small JVMs on a shared 2-core machine: the serial collector, the C1 compiler only. */
+    private static final String LEAN_JVM = "-XX:+UseSerialGC -XX:TieredStopAtLevel=1";
     private static Network network;
     private static KafkaContainer source;
     private static KafkaContainer target;
 
     @BeforeAll
     static void startKafka() {
-        Docker.require(Docker.kafkaImage());
         DockerImageName image = DockerImageName.parse(Docker.kafkaImage()).asCompatibleSubstituteFor("apache/kafka");
         // The engine CI starts has no default bridge: containers join a network of their own to publish ports.
         network = Network.newNetwork();
         // KafkaContainer gives every broker the same cluster id; the mirror rightly refuses to copy a cluster onto
         // itself, so each gets its own.
-        source = new KafkaContainer(image).withNetwork(network).withEnv("KAFKA_HEAP_OPTS", "-Xmx256m")
+        source = new KafkaContainer(image).withNetwork(network)
+            .withEnv("KAFKA_HEAP_OPTS", "-Xmx256m").withEnv("KAFKA_JVM_PERFORMANCE_OPTS", LEAN_JVM)
             .withEnv("CLUSTER_ID", "c291cmNlLWNsdXN0ZXItMQ");
-        target = new KafkaContainer(image).withNetwork(network).withEnv("KAFKA_HEAP_OPTS", "-Xmx256m")
+        target = new KafkaContainer(image).withNetwork(network)
+            .withEnv("KAFKA_HEAP_OPTS", "-Xmx256m").withEnv("KAFKA_JVM_PERFORMANCE_OPTS", LEAN_JVM)
             .withEnv("CLUSTER_ID", "dGFyZ2V0LWNsdXN0ZXItMg");
         source.start();
         target.start();
