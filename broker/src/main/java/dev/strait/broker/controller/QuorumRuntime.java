@@ -344,7 +344,7 @@ final class QuorumRuntime implements AutoCloseable {
 
     private void applyCommitted() {
         long committedEnd = raft.highWatermark();
-        ClusterImage next = image;
+        ClusterImage next = MetadataSnapshots.catchUp(raft, image);
         for (long offset = next.endOffset(); offset < committedEnd; offset++) {
             LogEntry entry = raft.entry(offset);
             if (entry.kind() == LogEntry.Kind.DATA) {
@@ -356,6 +356,7 @@ final class QuorumRuntime implements AutoCloseable {
             image = next;
             publisher.accept(next);
         }
+        MetadataSnapshots.maybeTake(raft, image, nowMs);
     }
 
     /** The controller, if this node leads the current epoch; (de)activates it as leadership moves. */
