@@ -129,6 +129,8 @@ final class Simulation {
         long snapshotCrashes;
         long corruptedChunks;
         long highWatermarkRestarts;
+        /** SNAPSHOT_NOT_FOUND answers: a leader replaced the snapshot a follower was downloading. */
+        long snapshotsReplacedMidDownload;
 
         void add(Stats other) {
             crashes += other.crashes;
@@ -143,6 +145,7 @@ final class Simulation {
             snapshotCrashes += other.snapshotCrashes;
             corruptedChunks += other.corruptedChunks;
             highWatermarkRestarts += other.highWatermarkRestarts;
+            snapshotsReplacedMidDownload += other.snapshotsReplacedMidDownload;
         }
 
         @Override
@@ -151,7 +154,8 @@ final class Simulation {
                     + dropped + " duplicated=" + duplicated + " divergence-answers=" + divergences
                     + " snapshots-taken=" + snapshotsTaken + " snapshots-installed=" + snapshotsInstalled
                     + " snapshot-loads=" + snapshotLoads + " snapshot-crashes=" + snapshotCrashes
-                    + " corrupted-chunks=" + corruptedChunks + " restarts-with-durable-hw=" + highWatermarkRestarts;
+                    + " corrupted-chunks=" + corruptedChunks + " restarts-with-durable-hw=" + highWatermarkRestarts
+                    + " snapshots-replaced-mid-download=" + snapshotsReplacedMidDownload;
         }
     }
 
@@ -469,6 +473,10 @@ final class Simulation {
         }
         if (message instanceof RaftMessage.FetchResponse response && response.divergingEpoch() != null) {
             stats.divergences++;
+        }
+        if (message instanceof RaftMessage.FetchSnapshotResponse response
+                && response.error() == RaftMessage.FetchError.SNAPSHOT_NOT_FOUND) {
+            stats.snapshotsReplacedMidDownload++;
         }
         schedule(1 + random.nextInt(faults.maxDelayMs()), new Deliver(message));
         if (random.nextDouble() < faults.duplicateRate()) {
