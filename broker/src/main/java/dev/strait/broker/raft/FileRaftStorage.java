@@ -73,7 +73,7 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
 
     private final Path directory;
     private FileChannel log;
-    private final List<LogEntry> entries = new ArrayList<>();
+    private ArrayList<LogEntry> entries = new ArrayList<>();
     /** File position of each entry in {@link #entries}. */
     private long[] positions = new long[64];
     private final long recoveredTruncatedBytes;
@@ -357,27 +357,35 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
      * holds entries the latest snapshot covers (or entries that do not continue it).
      */
     private boolean recoverLog(long size) throws IOException {
-        ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES);
+        // one large read at a time: a restart reads the whole suffix, and two small reads per entry cost seconds
+        // window.position() always holds the byte at file offset `position`, where the next record starts
+        ByteBuffer window = ByteBuffer.allocate((int) Math.min(size, READ_CHUNK_BYTES)).flip();
         long position = 0;
         int lastEpoch = 0;
         long expected = -1;
         boolean dropped = false;
         int epochBeforeStart = -1;
         while (position + HEADER_BYTES <= size) {
-            header.clear();
-            readFully(log, logFile(), header, position);
-            int bodyLength = header.getInt(0);
-            int expectedCrc = header.getInt(4);
+            if (window.remaining() < HEADER_BYTES) {
+                window = refill(window, position, HEADER_BYTES, size);
+            }
+            int bodyLength = window.getInt(window.position());
+            int expectedCrc = window.getInt(window.position() + 4);
             if (bodyLength < FIXED_BODY_BYTES || bodyLength > MAX_ENTRY_BYTES
                     || position + HEADER_BYTES + bodyLength > size) {
                 break;
             }
-            ByteBuffer body = ByteBuffer.allocate(bodyLength);
-            readFully(log, logFile(), body, position + HEADER_BYTES);
-            if (crc(body.array(), 0, bodyLength) != expectedCrc) {
+            if (window.remaining() < HEADER_BYTES + bodyLength) {
+                window = refill(window, position, HEADER_BYTES + bodyLength, size);
+            }
+            int bodyAt = window.position() + HEADER_BYTES;
+            CRC32C crc = new CRC32C();
+            crc.update(window.array(), bodyAt, bodyLength);
+            if ((int) crc.getValue() != expectedCrc) {
                 break;
             }
-            body.flip();
+            ByteBuffer body = window.slice(bodyAt, bodyLength);
+            window.position(bodyAt + bodyLength);
             byte kindCode = body.get();
             int epoch = body.getInt();
             long offset = body.getLong();
@@ -422,6 +430,21 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
         return dropped;
     }
 
+    /**
+     * A window onto the log file from offset {@code from} (where the unread rest of {@code window} starts) holding
+     * at least {@code needed} bytes, which the caller checked the file has: the unread rest moved to the front,
+     * then filled from the file.
+     */
+    private ByteBuffer refill(ByteBuffer window, long from, int needed, long size) throws IOException {
+        ByteBuffer next = window.capacity() >= needed ? window.compact()
+                : ByteBuffer.allocate(Math.max(needed, window.capacity())).put(window);
+        long fileAt = from + next.position();
+        int limit = (int) Math.min(next.capacity(), next.position() + (size - fileAt));
+        next.limit(limit);
+        readFully(log, logFile(), next, fileAt);
+        return next.flip();
+    }
+
     // ---------------------------------------------------------------- helpers
 
     private void addEntry(LogEntry entry, long position) {
@@ -436,8 +459,9 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
     /** Writes the entries in memory to a new log file and swaps it in atomically. */
     private void rewriteLog() throws IOException {
         Path temp = directory.resolve(LOG_FILE + ".tmp");
-        List<LogEntry> kept = new ArrayList<>(entries);
-        entries.clear();
+        List<LogEntry> kept = entries;
+        // fresh arrays: the old ones are as large as the log was before the snapshot
+        entries = new ArrayList<>(Math.max(64, kept.size()));
         positions = new long[Math.max(64, kept.size())];
         long position = 0;
         try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
