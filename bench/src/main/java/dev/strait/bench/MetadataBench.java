@@ -174,15 +174,24 @@ public final class MetadataBench {
                 nodes[id] = QuorumMetadataSource.open(settings(id, voters, base, raft));
             }
             long openedNs = System.nanoTime();
+            long[] nodeCaughtUpNs = new long[NODES];
             await("every restarted node holds every change", () -> {
-                for (QuorumMetadataSource node : nodes) {
-                    if (!holds(node, topic.topicId(), targetEpochs)) {
-                        return false;
+                boolean all = true;
+                for (int id = 0; id < NODES; id++) {
+                    if (nodeCaughtUpNs[id] == 0 && holds(nodes[id], topic.topicId(), targetEpochs)) {
+                        nodeCaughtUpNs[id] = System.nanoTime();
                     }
+                    all &= nodeCaughtUpNs[id] != 0;
                 }
-                return true;
+                return all;
             });
             long caughtUpNs = System.nanoTime();
+            StringBuilder perNode = new StringBuilder();
+            for (int id = 0; id < NODES; id++) {
+                perNode.append(id == 0 ? "" : ", ").append("node ").append(id).append(' ')
+                        .append((nodeCaughtUpNs[id] - restartNs) / 1_000_000).append(" ms");
+            }
+            System.err.printf(Locale.ROOT, "bench metadata: %s: caught up after the restart: %s%n", mode, perNode);
             long heapAfterRestart = usedHeapAfterGc();
             return new Result(mode, done, seconds, heapBefore, heapAfter, logBytes, snapshotBytes,
                     (openedNs - restartNs) / 1_000_000, (caughtUpNs - restartNs) / 1_000_000, heapAfterRestart);
