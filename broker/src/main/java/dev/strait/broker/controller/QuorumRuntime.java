@@ -99,6 +99,8 @@ final class QuorumRuntime implements AutoCloseable {
     private volatile boolean running = true;
     /** The Raft leader the loop last saw, for other threads; -1 if none. */
     private volatile int knownLeader = -1;
+    /** Incarnation id of this process's broker registration, for other threads; null before it registers. */
+    private volatile UUID brokerIncarnation;
     private volatile Throwable fatal;
 
     /** This node as a broker: registration and heartbeat state, once it announced its listener. */
@@ -199,6 +201,7 @@ final class QuorumRuntime implements AutoCloseable {
             }
             broker = new BrokerState(registration);
             broker.nextCallMs = nowMs;
+            brokerIncarnation = registration.incarnationId();
         }, settings.requestTimeoutMs());
     }
 
@@ -255,6 +258,15 @@ final class QuorumRuntime implements AutoCloseable {
     /** The leader the loop last saw, or -1; any thread. */
     int knownLeader() {
         return knownLeader;
+    }
+
+    /**
+     * The incarnation this process registered the node with, or null; any thread. A restarted node's image (its
+     * snapshot and the log up to its checkpointed high watermark) still shows its previous incarnation, which
+     * says nothing about whether the controller accepted this one.
+     */
+    UUID brokerIncarnation() {
+        return brokerIncarnation;
     }
 
     Throwable fatalError() {

@@ -43,8 +43,9 @@ import org.slf4j.LoggerFactory;
  *       is either the old or the new state and never torn. A corrupt state file is an error, not something to
  *       recover from: forgetting a vote could elect two leaders.
  *   <li>{@value #HIGH_WATERMARK_FILE}: the last checkpointed high watermark, {@code int version, long hw,
- *       int crc32c}, replaced the same way. It only saves a restarted node from waiting for a leader before it
- *       can use what it knows is committed, so a corrupt one is ignored (with a warning), never fatal.
+ *       int crc32c}, replaced by a rename but not fsynced (see {@link #writeHighWatermark}). It only saves a
+ *       restarted node from waiting for a leader before it can use what it knows is committed, so a corrupt one
+ *       is ignored (with a warning), never fatal.
  * </ul>
  *
  * A corrupt snapshot under its final name (its fsync lied, or the disk rotted) stops the open: the log no longer
@@ -130,7 +131,7 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
         ByteBuffer buffer = ByteBuffer.allocate(20);
         buffer.putInt(STATE_VERSION).putInt(state.epoch()).putInt(state.votedFor()).putInt(state.leaderId());
         buffer.putInt(crc(buffer.array(), 0, 16));
-        replaceAtomically(STATE_FILE, buffer.array());
+        replaceAtomically(STATE_FILE, buffer.array(), true);
         electionState = state;
     }
 
@@ -268,7 +269,10 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
         ByteBuffer buffer = ByteBuffer.allocate(16);
         buffer.putInt(HIGH_WATERMARK_VERSION).putLong(value);
         buffer.putInt(crc(buffer.array(), 0, 12));
-        replaceAtomically(HIGH_WATERMARK_FILE, buffer.array());
+        // No fsync: an older checkpoint after a crash only means a longer wait for the leader, and a newer one can
+        // never outrun the log, whose entries below it were flushed before it was written. A rename that reached
+        // the disk before the data leaves an empty or garbled file, which fails its CRC and is ignored.
+        replaceAtomically(HIGH_WATERMARK_FILE, buffer.array(), false);
         highWatermark = value;
     }
 
@@ -499,17 +503,21 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
         return header.array();
     }
 
-    private void replaceAtomically(String name, byte[] bytes) {
+    private void replaceAtomically(String name, byte[] bytes, boolean durable) {
         Path target = directory.resolve(name);
         Path temp = directory.resolve(name + ".tmp");
         try {
             try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                     StandardOpenOption.TRUNCATE_EXISTING)) {
                 writeFully(out, ByteBuffer.wrap(bytes), 0);
-                out.force(true);
+                if (durable) {
+                    out.force(true);
+                }
             }
             Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            forceDirectory();
+            if (durable) {
+                forceDirectory();
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + target, e);
         }

@@ -62,6 +62,10 @@ public interface RaftStorage {
     /** The high watermark last checkpointed with {@link #writeHighWatermark}, or 0. */
     long highWatermark();
 
-    /** Checkpoints the high watermark durably. The entries below it must already be flushed. */
+    /**
+     * Checkpoints the high watermark. The entries below it must already be flushed. The checkpoint need not be
+     * durable at once: a crash may bring back an older one (the node then waits for a leader to learn the rest),
+     * never a newer one than what was written.
+     */
     void writeHighWatermark(long highWatermark);
 }

@@ -80,6 +80,8 @@ class RaftSimTest {
         assertThat(stats.snapshotCrashes).as("power losses inside a snapshot install").isPositive();
         assertThat(stats.corruptedChunks).as("snapshot chunks corrupted in flight").isPositive();
         assertThat(stats.highWatermarkRestarts).as("restarts that knew their high watermark").isPositive();
+        assertThat(stats.snapshotsReplacedMidDownload).as("snapshots replaced while a follower downloaded them")
+                .isPositive();
         if (voters > 1) {
             // with one voter nothing uncommitted survives a leader's crash, so no follower ever diverges
             assertThat(stats.divergences).as("diverging-epoch answers").isPositive();

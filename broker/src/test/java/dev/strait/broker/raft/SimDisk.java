@@ -11,9 +11,10 @@ import java.util.zip.CRC32C;
  * A {@link RaftStorage} for the simulation whose log forgets what was not flushed when the node crashes. A crash
  * keeps a random prefix of the appends made since the last flush (writes reach the platter in order, but any
  * number of them may be missing), unless a truncation happened since, in which case it returns to exactly the
- * flushed log. The election state, the high-watermark checkpoint and snapshots are durable on write, as
- * {@link FileRaftStorage} makes them (temp file, fsync, rename); installing a snapshot rewrites (and so makes
- * durable) the suffix of the log it keeps.
+ * flushed log. The election state and snapshots are durable on write, as {@link FileRaftStorage} makes them
+ * (temp file, fsync, rename); installing a snapshot rewrites (and so makes durable) the suffix of the log it
+ * keeps. The high-watermark checkpoint is renamed into place without an fsync, so a crash leaves the latest
+ * checkpoint, the one before it, or a garbled file that counts as none.
  *
  * <p>A crash in the middle of {@link #installSnapshot} can be armed ({@link #armSnapshotCrash}): the power
  * fails either while the snapshot's temp file is written (it is torn and never renamed, so the old state
@@ -52,6 +53,7 @@ final class SimDisk implements RaftStorage {
     private SnapshotInfo snapshot;
     private byte[] snapshotContent;
     private long highWatermark;
+    private long previousHighWatermark;
     private SnapshotCrash armed;
     private long flushes;
 
@@ -167,6 +169,7 @@ final class SimDisk implements RaftStorage {
 
     @Override
     public void writeHighWatermark(long value) {
+        previousHighWatermark = highWatermark;
         highWatermark = value;
     }
 
@@ -182,6 +185,9 @@ final class SimDisk implements RaftStorage {
      */
     void crash(Random random) {
         armed = null;
+        int checkpoint = random.nextInt(3);
+        highWatermark = checkpoint == 0 ? highWatermark : checkpoint == 1 ? previousHighWatermark : 0;
+        previousHighWatermark = highWatermark;
         List<LogEntry> survivors = new ArrayList<>(flushedLog);
         if (!truncatedSinceFlush && log.size() > flushedLog.size() && startsWith(log, flushedLog)) {
             int unflushed = log.size() - flushedLog.size();

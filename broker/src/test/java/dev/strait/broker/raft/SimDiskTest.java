@@ -118,6 +118,19 @@ class SimDiskTest {
     }
 
     @Test
+    void powerLossKeepsTheLatestHighWatermarkCheckpointTheOneBeforeOrNone() {
+        java.util.Set<Long> seen = new java.util.TreeSet<>();
+        for (long seed = 0; seed < 30; seed++) {
+            SimDisk disk = new SimDisk(false);
+            disk.writeHighWatermark(3);
+            disk.writeHighWatermark(7);
+            disk.crash(new Random(seed));
+            seen.add(disk.highWatermark());
+        }
+        assertThat(seen).containsExactly(0L, 3L, 7L);
+    }
+
+    @Test
     void lyingDiskForgetsEvenFlushedEntries() {
         SimDisk disk = new SimDisk(true);
         disk.append(entry(1, 0));
