@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  *       is either the old or the new state and never torn. A corrupt state file is an error, not something to
  *       recover from: forgetting a vote could elect two leaders.
  *   <li>{@value #HIGH_WATERMARK_FILE}: the last checkpointed high watermark, {@code int version, long hw,
- *       int crc32c}, replaced by a rename but not fsynced (see {@link #writeHighWatermark}). It only saves a
+ *       int crc32c}, overwritten in place and not fsynced (see {@link #writeHighWatermark}). It only saves a
  *       restarted node from waiting for a leader before it can use what it knows is committed, so a corrupt one
  *       is ignored (with a warning), never fatal.
  * </ul>
@@ -83,6 +83,7 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
     private ElectionState electionState;
     private SnapshotInfo latestSnapshot;
     private long highWatermark;
+    private FileChannel highWatermarkFile;
 
     private FileRaftStorage(Path directory) throws IOException {
         this.directory = directory;
@@ -131,7 +132,7 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
         ByteBuffer buffer = ByteBuffer.allocate(20);
         buffer.putInt(STATE_VERSION).putInt(state.epoch()).putInt(state.votedFor()).putInt(state.leaderId());
         buffer.putInt(crc(buffer.array(), 0, 16));
-        replaceAtomically(STATE_FILE, buffer.array(), true);
+        replaceAtomically(STATE_FILE, buffer.array());
         electionState = state;
     }
 
@@ -269,16 +270,29 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
         ByteBuffer buffer = ByteBuffer.allocate(16);
         buffer.putInt(HIGH_WATERMARK_VERSION).putLong(value);
         buffer.putInt(crc(buffer.array(), 0, 12));
-        // No fsync: an older checkpoint after a crash only means a longer wait for the leader, and a newer one can
-        // never outrun the log, whose entries below it were flushed before it was written. A rename that reached
-        // the disk before the data leaves an empty or garbled file, which fails its CRC and is ignored.
-        replaceAtomically(HIGH_WATERMARK_FILE, buffer.array(), false);
+        // Overwritten in place and not fsynced, so a checkpoint costs the loop one write to the page cache (a rename
+        // can cost a journal commit). An older checkpoint after a crash only means a longer wait for the leader; a
+        // newer one cannot outrun the log, whose entries below it were flushed first; a torn one fails its CRC and
+        // is ignored.
+        try {
+            if (highWatermarkFile == null) {
+                // truncated once, so a file left longer by anything else cannot hide every later checkpoint
+                highWatermarkFile = FileChannel.open(directory.resolve(HIGH_WATERMARK_FILE), StandardOpenOption.CREATE,
+                        StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+            }
+            writeFully(highWatermarkFile, ByteBuffer.wrap(buffer.array()), 0);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + directory.resolve(HIGH_WATERMARK_FILE), e);
+        }
         highWatermark = value;
     }
 
     @Override
     public void close() throws IOException {
         log.close();
+        if (highWatermarkFile != null) {
+            highWatermarkFile.close();
+        }
     }
 
     // ---------------------------------------------------------------- recovery
@@ -503,21 +517,17 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
         return header.array();
     }
 
-    private void replaceAtomically(String name, byte[] bytes, boolean durable) {
+    private void replaceAtomically(String name, byte[] bytes) {
         Path target = directory.resolve(name);
         Path temp = directory.resolve(name + ".tmp");
         try {
             try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                     StandardOpenOption.TRUNCATE_EXISTING)) {
                 writeFully(out, ByteBuffer.wrap(bytes), 0);
-                if (durable) {
-                    out.force(true);
-                }
+                out.force(true);
             }
             Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            if (durable) {
-                forceDirectory();
-            }
+            forceDirectory();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + target, e);
         }

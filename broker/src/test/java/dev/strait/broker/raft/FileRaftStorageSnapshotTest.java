@@ -246,9 +246,13 @@ class FileRaftStorageSnapshotTest {
         try (FileRaftStorage reopened = FileRaftStorage.open(dir)) {
             assertThat(reopened.highWatermark()).isEqualTo(7);
         }
-        Files.write(dir.resolve(FileRaftStorage.HIGH_WATERMARK_FILE), new byte[] {0, 0, 0, 1, 9});
+        Files.write(dir.resolve(FileRaftStorage.HIGH_WATERMARK_FILE), new byte[40]);
         try (FileRaftStorage reopened = FileRaftStorage.open(dir)) {
             assertThat(reopened.highWatermark()).isZero();
+            reopened.writeHighWatermark(9);
+        }
+        try (FileRaftStorage reopened = FileRaftStorage.open(dir)) {
+            assertThat(reopened.highWatermark()).as("a later checkpoint replaces the garbage").isEqualTo(9);
         }
     }
 

@@ -13,7 +13,7 @@ import java.util.zip.CRC32C;
  * number of them may be missing), unless a truncation happened since, in which case it returns to exactly the
  * flushed log. The election state and snapshots are durable on write, as {@link FileRaftStorage} makes them
  * (temp file, fsync, rename); installing a snapshot rewrites (and so makes durable) the suffix of the log it
- * keeps. The high-watermark checkpoint is renamed into place without an fsync, so a crash leaves the latest
+ * keeps. The high-watermark checkpoint is overwritten in place without an fsync, so a crash leaves the latest
  * checkpoint, the one before it, or a garbled file that counts as none.
  *
  * <p>A crash in the middle of {@link #installSnapshot} can be armed ({@link #armSnapshotCrash}): the power
