@@ -80,6 +80,8 @@ final class MirrorStream implements Runnable {
     private final AtomicLong lastFailureLogMs = new AtomicLong();
     private final AtomicLong suppressedFailureLogs = new AtomicLong();
 
+    /** Set by a failure of the target or the path to it (not of one record): nothing is flushed after it. */
+    private volatile boolean systemicFailure;
     /** When the stream last moved: a poll handed records over, or the target acknowledged a copy. */
     private volatile long lastProgressMs;
     private volatile boolean stopRequested;
@@ -195,14 +197,20 @@ final class MirrorStream implements Runnable {
             List<ConsumerRecord<byte[], byte[]>> batch = records.records(tp);
             Route route = router.routeFor(tp);
             long bytes = 0;
+            ConsumerRecord<byte[], byte[]> lastHanded = null;
             for (ConsumerRecord<byte[], byte[]> record : batch) {
                 if (sends.failed()) {
                     // Stop handing records over at once: each further send to a dead target could block for
-                    // max.block.ms. The position is not advanced, so nothing unsent is committed.
+                    // max.block.ms. The position moves only past what was handed over (the commit stops at the
+                    // failed record anyway), so nothing unsent is committed.
+                    if (lastHanded != null) {
+                        offsets.polled(tp, lastHanded.offset(), lastHanded.leaderEpoch());
+                    }
                     return;
                 }
                 bytes += payloadBytes(record);
                 mirrorOne(tp, route, record);
+                lastHanded = record;
             }
             // Only after every record of the batch was handed to the producer may the position be committed.
             advance(tp, next.get(tp), batch.get(batch.size() - 1));
@@ -305,7 +313,11 @@ final class MirrorStream implements Runnable {
     private void onSendFailure(SendTracker.Send ticket, Exception cause) {
         metrics.sendError();
         SendFailure failure = new SendFailure(ticket.source(), ticket.offset(), cause);
-        boolean skippable = !settings.abortOnSendFailure() && SendFailures.isRecordLevel(cause);
+        boolean recordLevel = SendFailures.isRecordLevel(cause);
+        boolean skippable = !settings.abortOnSendFailure() && recordLevel;
+        if (!recordLevel) {
+            systemicFailure = true;
+        }
         if (!skippable) {
             boolean first = !sends.failed();
             ticket.failed(cause, false);
@@ -350,13 +362,16 @@ final class MirrorStream implements Runnable {
         if (partitions.isEmpty()) {
             return;
         }
-        if (!sends.failed()) {
+        if (!systemicFailure && !sends.pendingBeyondAFailure()) {
             try (var ignored = metrics.timeFlush()) {
                 producer.flush();
             }
         }
-        // After a failure nothing more is flushed: the batches behind the failed one would land after it, out of
-        // order, and the restart copies the failed one after them. What was acknowledged is committed as is.
+        // After a failure of the target or the path to it, or with copies in flight behind a failed record,
+        // nothing is flushed: they would land after the gap the failed record left, and the restart would copy it
+        // after them, out of order. What was acknowledged is committed as is. After a record-level failure with
+        // nothing behind it (a record too large, refused before it was sent) the records before it are flushed
+        // and committed, up to it.
         // Never past a copy still owed: unacknowledged (whatever flush() promised) or failed and not skipped.
         Map<TopicPartition, OffsetAndMetadata> toCommit = offsets.commitOffsets(partitions, sends.owed());
         if (toCommit.isEmpty()) {

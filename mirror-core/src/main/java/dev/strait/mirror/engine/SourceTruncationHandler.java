@@ -55,8 +55,15 @@ final class SourceTruncationHandler {
         this.topicIds = topicIds;
     }
 
-    /** Remembers the id of a topic the stream reads, when a partition of it is assigned. */
+    /**
+     * Remembers the id of a topic the stream reads, the first time a partition of it is assigned. Kept across
+     * later assignments: a topic re-created while the stream read it is often re-assigned before its first fetch
+     * fails, and it is the id the stream read from that tells.
+     */
     void assigned(String topic) {
+        if (knownIds.containsKey(topic)) {
+            return;
+        }
         String id = topicIds.apply(topic);
         if (id != null) {
             knownIds.put(topic, id);
@@ -70,6 +77,22 @@ final class SourceTruncationHandler {
     void diverged(Map<TopicPartition, OffsetAndMetadata> divergent, Map<TopicPartition, Long> positions) {
         for (Map.Entry<TopicPartition, OffsetAndMetadata> e : divergent.entrySet()) {
             TopicPartition tp = e.getKey();
+            if (recreated(tp.topic())) {
+                // A re-created topic can look like a diverged log (its leader epochs start over): it is a new log,
+                // copied from its start.
+                long first = consumer.beginningOffsets(java.util.List.of(tp)).getOrDefault(tp, 0L);
+                String what = "source topic " + tp.topic() + " was deleted and re-created (its topic id changed): "
+                    + "records of the old topic not yet copied are lost, the new topic is copied from its start";
+                if (policy == TruncationPolicy.FAIL) {
+                    throw new MirrorException(what + ". Stopping (--on.source.truncation=fail). To copy the new topic, "
+                        + "restart with --on.source.truncation=skip-and-alert");
+                }
+                LOGGER.error("{}ALERT {}. Continuing from offset {} (--on.source.truncation=skip-and-alert)", logPrefix,
+                    what, first);
+                consumer.seek(tp, first);
+                offsets.seeked(tp, first, Optional.empty());
+                continue;
+            }
             long at = e.getValue().offset();
             long position = positions.getOrDefault(tp, offsets.position(tp));
             long diverged = Math.max(0, position - at);

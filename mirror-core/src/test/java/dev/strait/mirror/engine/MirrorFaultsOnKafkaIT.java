@@ -101,7 +101,9 @@ class MirrorFaultsOnKafkaIT {
                 assertThat(second.awaitTermination(Duration.ofSeconds(60))).isTrue();
                 MirrorCheck.Report report = MirrorCheck.compare(source, topic, target, topic);
                 assertThat(report.lost()).as("abort " + abort + ": " + report).isZero();
-                assertThat(report.unordered()).as(report.toString()).isZero();
+                assertThat(report.mismatched()).as(report.toString()).isZero();
+                // Not asserted: order. Batches the producer created after an expired one can land before the restart
+                // fills the gap the expired one left (docs/architecture.md, "Send failures and bounded waits").
             }
         }
     }
