@@ -162,10 +162,14 @@ final class DemoDrill {
             + target.bootstrapServers() + "\n");
         out.println("$ bin/strait failover --config " + config + " --groups " + GROUP + " --execute");
         out.flush();
-        int exit = Cli.execute(new FailoverCommand(), "failover", new String[] {"--config", config.toString(), "--groups",
-            GROUP, "--execute"});
-        System.out.flush();
-        Files.deleteIfExists(config);
+        int exit;
+        try {
+            exit = Cli.execute(new FailoverCommand(), "failover", new String[] {"--config", config.toString(),
+                "--groups", GROUP, "--execute"});
+        } finally {
+            System.out.flush();
+            Files.deleteIfExists(config);
+        }
         out.printf(">>> %s resumes on the target%n", GROUP);
         Result r = readOnTarget(target, topic, committed, sourceEnds, consumed, unconsumed, exit, time);
         out.printf(Locale.ROOT, "%s on the target: read %,d records; read again %,d, skipped %,d (copies the mirror wrote "
