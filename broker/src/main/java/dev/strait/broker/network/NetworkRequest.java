@@ -50,6 +50,15 @@ public final class NetworkRequest {
         }
     }
 
+    /** Sends {@code response} and then closes the connection (a refused SASL authentication). */
+    public void respondAndClose(ResponseWriter response) {
+        if (completed.compareAndSet(false, true)) {
+            processor.enqueueResponse(new Processor.Response(connectionId, response, true));
+        } else {
+            response.release();
+        }
+    }
+
     /** Unmutes the connection without sending anything (Produce with acks=0). */
     public void noResponse() {
         if (completed.compareAndSet(false, true)) {

@@ -193,12 +193,13 @@ final class Processor implements Runnable {
                 }
                 continue;
             }
-            if (response.close()) {
+            if (response.close() && response.writer() == null) {
                 close(connection);
             } else if (response.writer() == null) {
                 unmute(connection);
             } else {
                 connection.writer = response.writer();
+                connection.closeAfterWrite = response.close();
                 try {
                     write(connection);
                 } catch (IOException e) {
@@ -309,6 +310,10 @@ final class Processor implements Runnable {
             connection.key.interestOps(SelectionKey.OP_WRITE);
             return;
         }
+        if (connection.closeAfterWrite) {
+            close(connection);
+            return;
+        }
         if (connection.key.interestOps() != SelectionKey.OP_READ) {
             unmute(connection);
         }
@@ -371,6 +376,7 @@ final class Processor implements Runnable {
         final ByteBuffer sizeBuffer = ByteBuffer.allocate(4);
         SelectionKey key;
         boolean ready;
+        boolean closeAfterWrite;
         ByteBuffer payload;
         ResponseWriter writer;
 
