@@ -183,7 +183,8 @@ public final class ListenerSecurity {
         String key = name.saslMechanismConfigPrefix("PLAIN") + "sasl.jaas.config";
         Map<String, Object> jaas = new HashMap<>();
         if (props.get(key) != null) {
-            jaas.put(key, new Password(props.get(key)));
+            // JaasContext reads the listener's settings with the listener prefix already stripped.
+            jaas.put("plain.sasl.jaas.config", new Password(props.get(key)));
         }
         List<AppConfigurationEntry> entries;
         try {
@@ -215,7 +216,8 @@ public final class ListenerSecurity {
         if (props.get(key) == null) {
             return Optional.empty();
         }
-        Map<String, Object> jaas = Map.of(key, new Password(props.get(key)));
+        Map<String, Object> jaas = Map.of(mechanism.toLowerCase(Locale.ROOT) + ".sasl.jaas.config",
+                new Password(props.get(key)));
         for (AppConfigurationEntry entry : JaasContext.loadServerContext(name, mechanism, jaas)
                 .configurationEntries()) {
             Object user = entry.getOptions().get("username");
