@@ -16,6 +16,7 @@ import dev.strait.broker.server.EmbeddedCluster;
 import dev.strait.canary.Canary;
 import dev.strait.canary.CanaryConfig;
 import dev.strait.canary.CanaryHttpServer;
+import dev.strait.canary.CanaryState;
 import dev.strait.lag.LagMonitor;
 import dev.strait.lag.config.LagMonitorConfig;
 import dev.strait.lag.http.StatusServer;
@@ -52,6 +53,7 @@ public final class DemoCommand implements Callable<Integer> {
     private static final long COMMIT_INTERVAL_MS = 2_000;
     /** How long after a fault is undone the live lines still name it. */
     private static final int FAULT_SETTLE_SECONDS = 10;
+    private static final int WARM_UP_SECONDS = 60;
 
     @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "60",
         description = "How long the load runs (default: ${DEFAULT-VALUE}).")
@@ -145,6 +147,7 @@ public final class DemoCommand implements Callable<Integer> {
             out.printf("mirror metrics http://127.0.0.1:%d/metrics | lag monitor http://127.0.0.1:%d/status | "
                 + "canary http://127.0.0.1:%d/status%n", mirrorHttp.port(), lagHttp.port(), canaryHttp.port());
 
+            warmUp(out, lag, canary);
             LiveLine live = new LiveLine(load, mirrorMetrics, canary);
             DemoScenario scenario = scenario(source);
             for (int t = 1; t <= durationSeconds; t++) {
@@ -178,6 +181,29 @@ public final class DemoCommand implements Callable<Integer> {
         } finally {
             mirror.close();
         }
+    }
+
+    /**
+     * Waits, bounded, until a canary probe has crossed the mirror and the lag monitor reads OK, so that the live lines
+     * (t=1 on) show the steady state and the fault: before the mirror's consumers are assigned and the canary's
+     * reader has its partitions, the first probes wait longer than the canary's alarm threshold on a slow machine,
+     * which is start-up, not a stuck mirror.
+     */
+    private void warmUp(PrintStream out, LagMonitor lag, Canary canary) {
+        out.println("warming up: waiting for the first canary probe to cross the mirror ...");
+        long started = time.milliseconds();
+        long deadline = started + TimeUnit.SECONDS.toMillis(WARM_UP_SECONDS);
+        while (time.milliseconds() < deadline) {
+            GroupStatus s = lag.latest();
+            if (canary.counts().arrived() > 0 && canary.state() == CanaryState.OK && s != null
+                && s.status() == Status.OK) {
+                out.printf(Locale.ROOT, "warm: first probe across in %.1f s%n", (time.milliseconds() - started) / 1000.0);
+                return;
+            }
+            time.sleep(200);
+        }
+        out.printf("warm-up: no canary probe crossed with the lag monitor OK within %d s; going on, the live lines "
+            + "show what is wrong%n", WARM_UP_SECONDS);
     }
 
     /** The default scenario: the leader of the first topic's partition 0 is killed halfway, then comes back. */
@@ -297,7 +323,7 @@ public final class DemoCommand implements Callable<Integer> {
             }
             String status = lag == null ? "-" : lag.status().name();
             String canaryState = canary.state().name();
-            boolean allOk = (lag == null || lag.status() == Status.OK) && canary.state() == dev.strait.canary.CanaryState.OK;
+            boolean allOk = (lag == null || lag.status() == Status.OK) && canary.state() == CanaryState.OK;
             long latency = canary.lastLatencyMs();
             return String.format(Locale.ROOT, "t=%3ds produced %,9d  mirrored %,9d  %,7d rec/s | lag exact %,6d committed "
                     + "%,6d consumer %,6d  %-6s | canary %5s ms %-4s%s", t, load.acked(), mirrored, rate, exact,

@@ -38,7 +38,7 @@ class DemoIT {
         assertThat(p.exitValue()).as(text).isZero();
         assertThat(text).containsPattern("killing source broker node \\d \\(leader of demo.orders-0\\)")
             .containsPattern("source broker node \\d is back").contains("after:  demo.orders-0 leader")
-            .contains("==== verdict ====").contains("lost: 0   duplicated:").contains("VERDICT: nothing lost")
+            .contains("warm: first probe across in").contains("==== verdict ====").contains("lost: 0   duplicated:").contains("VERDICT: nothing lost")
             .contains("logs go to " + log).contains("logs: " + log);
         assertThat(text).containsPattern("produced \\(acknowledged by the source\\): [1-9][0-9,]+");
         assertThat(text).as("no log line on the terminal").doesNotContain(" INFO ").doesNotContain(" WARN ")

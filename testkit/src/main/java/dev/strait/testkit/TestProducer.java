@@ -16,6 +16,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  */
 public final class TestProducer implements AutoCloseable {
     private final KafkaProducer<byte[], byte[]> producer;
+    /**
+     * Timestamps start at this producer's creation: brokers that keep their default time retention (7 days), as
+     * the compose stacks' Apache Kafka does, delete records stamped years ago within a minute of their arrival.
+     */
+    private final long baseTs = System.currentTimeMillis();
 
     public TestProducer(String bootstrap) {
         Properties props = new Properties();
@@ -33,7 +38,6 @@ public final class TestProducer implements AutoCloseable {
     }
 
     public void produce(String topic, int partitions, int from, int perPartition) {
-        long baseTs = 1_700_000_000_000L;
         java.util.concurrent.atomic.AtomicReference<Exception> failed = new java.util.concurrent.atomic.AtomicReference<>();
         for (int n = from; n < from + perPartition && failed.get() == null; n++) {
             for (int p = 0; p < partitions; p++) {

@@ -191,7 +191,7 @@ public final class BrokerServer implements AutoCloseable {
                     config.port(), config.numNetworkThreads(), config.numIoThreads(), config.queuedMaxRequests(),
                     config.socketRequestMaxBytes(), security.tlsEngines(config.listenerName())), apis);
             socketServer.bind();
-            endpoint = new BrokerEndpoint(config.nodeId(), advertisedHost(), socketServer.boundPort());
+            endpoint = new BrokerEndpoint(config.nodeId(), advertisedHost(), advertisedPort(socketServer.boundPort()));
             metadata.registerLocalBroker(endpoint.host(), endpoint.port());
             bootstrapScramCredentials();
             if (!offsetsLog.ensureCreated()) {
@@ -310,9 +310,20 @@ public final class BrokerServer implements AutoCloseable {
         }, 1, TimeUnit.SECONDS);
     }
 
+    /**
+     * What clients are told to connect to: {@code advertised.listeners} when it names the client listener (a broker
+     * in a container, bound to 0.0.0.0, reached through the host's published port), else the listener's own host.
+     */
     private String advertisedHost() {
+        if (config.advertisedListener().isPresent()) {
+            return config.advertisedListener().get().host();
+        }
         String host = config.host();
         return host.equals("0.0.0.0") ? "127.0.0.1" : host;
+    }
+
+    private int advertisedPort(int boundPort) {
+        return config.advertisedListener().map(BrokerConfig.Listener::port).orElse(boundPort);
     }
 
     public BrokerConfig config() {

@@ -42,12 +42,12 @@ final class MetadataSources {
         }
         QuorumMetadataSource source = QuorumMetadataSource.open(quorumSettings(config, logDir),
                 QuorumEnvironment.of(time, new SecureRandom(), faults));
-        if (config.port() != 0) {
+        if (config.advertisedListener().isPresent() || config.port() != 0) {
             // The client endpoint is known before the listener binds, so register now (the broker's own later
             // registerLocalBroker with the same endpoint is then a no-op): start-up steps that create topics,
             // such as the offsets topic, find this broker eligible. With port 0 that waits for the bind.
             try {
-                source.registerLocalBroker(advertisedHost(config), config.port());
+                source.registerLocalBroker(advertisedHost(config), advertisedPort(config));
             } catch (RuntimeException e) {
                 source.close();
                 throw e;
@@ -58,7 +58,14 @@ final class MetadataSources {
 
     /** The host the broker advertises, computed as {@code BrokerServer} does. */
     private static String advertisedHost(BrokerConfig config) {
+        if (config.advertisedListener().isPresent()) {
+            return config.advertisedListener().get().host();
+        }
         return config.host().equals("0.0.0.0") ? "127.0.0.1" : config.host();
+    }
+
+    private static int advertisedPort(BrokerConfig config) {
+        return config.advertisedListener().map(BrokerConfig.Listener::port).orElse(config.port());
     }
 
     static QuorumSettings quorumSettings(BrokerConfig config, Path logDir) {
@@ -77,6 +84,7 @@ final class MetadataSources {
         Path metadataDir = config.metadataLogDir().orElse(logDir.resolve(METADATA_DIR_NAME));
         return new QuorumSettings(config.nodeId(), voters, listenHost, listenPort, metadataDir,
                 config.brokerSessionTimeoutMs(), config.brokerHeartbeatIntervalMs(), config.defaultReplicationFactor(),
-                REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS, RaftConfig.defaults());
+                REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS, RaftConfig.defaults().withSnapshots(
+                        config.metadataLogMaxRecordBytesBetweenSnapshots(), config.metadataLogMaxSnapshotIntervalMs()));
     }
 }

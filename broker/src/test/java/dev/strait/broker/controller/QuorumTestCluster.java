@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 
@@ -30,6 +31,7 @@ final class QuorumTestCluster implements AutoCloseable {
     static final long SESSION_TIMEOUT_MS = 1_500;
     static final long HEARTBEAT_MS = 250;
     static final Duration WAIT = Duration.ofSeconds(30);
+    private static final AtomicLong STARTS = new AtomicLong();
 
     private final Path baseDir;
     private final Map<Integer, InetSocketAddress> voters = new LinkedHashMap<>();
@@ -60,7 +62,10 @@ final class QuorumTestCluster implements AutoCloseable {
 
     /** The environment of a test node: the system clock, a seeded random source, faults recorded. */
     static QuorumEnvironment testEnvironment(int nodeId, List<String> faults) {
-        return QuorumEnvironment.of(Time.SYSTEM, new Random(31L * nodeId + 7),
+        // Every start is a new process: seeded by the node alone, a restarted node drew its previous life's
+        // incarnation id, and the controller took its new registration for a retry of the old one.
+        long start = STARTS.incrementAndGet();
+        return QuorumEnvironment.of(Time.SYSTEM, new Random(31L * nodeId + 7 + 1_000_003L * start),
                 (what, cause) -> faults.add(what + ": " + cause));
     }
 
