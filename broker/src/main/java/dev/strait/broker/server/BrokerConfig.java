@@ -74,6 +74,7 @@ public final class BrokerConfig {
     /** Security settings read by the protocol adapter with Kafka's own config definitions. */
     private static final List<String> SECURITY_PREFIXES = List.of("ssl.", "sasl.", "listener.name.");
     private static final Set<String> SECURITY_PROTOCOLS = Set.of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL");
+    private static final Set<String> SECURED_NAMES = Set.of("SSL", "SASL_PLAINTEXT", "SASL_SSL");
 
     private final Map<String, String> originals;
     private final int nodeId;
@@ -248,6 +249,14 @@ public final class BrokerConfig {
                 protocol = listener.name();
             }
             if (protocol == null && controllerNames.contains(listener.name())) {
+                if (!map.isEmpty() || listeners.stream().anyMatch(l -> SECURED_NAMES.contains(l.name()))) {
+                    // Kafka's rule: the PLAINTEXT default is only for an all-PLAINTEXT node without a map, so a
+                    // secured cluster never ends up with an unencrypted controller listener by omission.
+                    throw new ConfigException("listener.security.protocol.map", value, "controller listener "
+                            + listener.name() + " defined in controller.listener.names is not in it; name its "
+                            + "protocol explicitly, e.g. " + listener.name() + ":SSL (Kafka requires a mapping for "
+                            + "each controller listener once the map is set or SSL/SASL listeners are in use)");
+                }
                 protocol = "PLAINTEXT";
             }
             if (protocol == null) {
