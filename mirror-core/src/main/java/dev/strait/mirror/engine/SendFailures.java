@@ -3,6 +3,7 @@ package dev.strait.mirror.engine;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.CorruptRecordException;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.SerializationException;
@@ -27,6 +28,24 @@ final class SendFailures {
         return cause instanceof RecordTooLargeException || cause instanceof RecordBatchTooLargeException
             || INVALID_RECORD.equals(cause.getClass().getName()) || cause instanceof CorruptRecordException
             || cause instanceof SerializationException || cause instanceof RecordRouter.HandlerFailedException;
+    }
+
+    /** One line for the source refusing the consumer: which operation on which resource, and how to grant it. */
+    static String sourceDenied(org.apache.kafka.common.errors.AuthorizationException denied) {
+        String resource;
+        String flag;
+        if (denied instanceof GroupAuthorizationException group) {
+            resource = "group " + group.groupId();
+            flag = "--group " + group.groupId();
+        } else {
+            java.util.Set<String> topics = denied instanceof TopicAuthorizationException t
+                ? new java.util.TreeSet<>(t.unauthorizedTopics()) : java.util.Set.of();
+            resource = topics.isEmpty() ? "a mirrored topic" : "topic " + String.join(", ", topics);
+            flag = "--topic " + (topics.isEmpty() ? "<topic>" : topics.iterator().next());
+        }
+        return "The source cluster denied the principal of --consumer.config READ on " + resource + " (" + denied
+            + "): grant it (kafka-acls --bootstrap-server <source> --add --allow-principal User:<mirror> --operation "
+            + "Read " + flag + "), then restart; nothing was committed past what the target acknowledged.";
     }
 
     static String advice(Throwable cause) {

@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import com.codahale.metrics.MetricRegistry;
@@ -64,10 +65,16 @@ class MirrorOnSecuredKafkaIT {
         originalOut = System.out;
         System.setErr(new PrintStream(new Tee(originalErr), true, StandardCharsets.UTF_8));
         System.setOut(new PrintStream(new Tee(originalOut), true, StandardCharsets.UTF_8));
-        KafkaSecurity security = KafkaSecurity.saslSsl("admin", ADMIN_PASSWORD, Map.of(MIRROR_USER, MIRROR_PASSWORD));
-        source = KafkaCluster.startSecured("secured-source", 1, security);
-        target = KafkaCluster.startSecured("secured-target", 1, KafkaSecurity.saslSsl("admin", ADMIN_PASSWORD,
-            Map.of(MIRROR_USER, MIRROR_PASSWORD)));
+        // Both at once: starting two child JVMs is most of this class's time.
+        CompletableFuture<KafkaCluster> sourceStart = CompletableFuture.supplyAsync(() -> KafkaCluster.startSecured(
+            "secured-source", 1, KafkaSecurity.saslSsl("admin", ADMIN_PASSWORD, Map.of(MIRROR_USER, MIRROR_PASSWORD))));
+        CompletableFuture<KafkaCluster> targetStart = CompletableFuture.supplyAsync(() -> KafkaCluster.startSecured(
+            "secured-target", 1, KafkaSecurity.saslSsl("admin", ADMIN_PASSWORD, Map.of(MIRROR_USER, MIRROR_PASSWORD))));
+        try {
+            source = sourceStart.join();
+        } finally {
+            target = targetStart.join();
+        }
     }
 
     @AfterAll
@@ -158,6 +165,33 @@ class MirrorOnSecuredKafkaIT {
         assertThat(committed).as("committed: everything before the refused record, nothing past it")
             .isBetween(100L, 199L).isEqualTo(target.endOffsetSum(topic));
         assertThat(message).as(message).contains(topic + "-0@" + committed);
+    }
+
+    @Test
+    void withoutReadOnTheGroupTheMirrorStopsWithOneLineNamingIt() throws Exception {
+        // Given: the documented ACLs but READ on the group
+        String topic = "refunds";
+        source.createTopic(topic, 1);
+        produce(topic, 0, 10, 1);
+        grant(source, topic, null, AclOperation.READ, AclOperation.DESCRIBE_CONFIGS);
+        grant(target, topic, null, AclOperation.CREATE, AclOperation.WRITE, AclOperation.DESCRIBE_CONFIGS);
+
+        // When
+        MirrorEngine engine = start(settings("g-refunds", topic));
+        try {
+            assertThat(engine.awaitTermination(Duration.ofSeconds(90))).as("the mirror stops by itself").isTrue();
+        } finally {
+            MirrorFixture.stop(engine);
+        }
+
+        // Then
+        Throwable failure = engine.failure();
+        assertThat(failure).as("the mirror failed").isNotNull();
+        assertThat(failure.getMessage()).doesNotContain("\n").contains("source cluster denied")
+            .contains("READ on group g-refunds").contains("--operation Read --group g-refunds")
+            .doesNotContain(MIRROR_PASSWORD);
+        assertThat(target.endOffsetSum(topic)).as("nothing mirrored").isZero();
+        assertThat(source.committedOffsets("g-refunds", topic)).as("nothing committed").isEmpty();
     }
 
     private static MirrorSettings settings(String group, String include) {
