@@ -37,15 +37,21 @@ public final class KafkaCluster implements TestCluster {
     private final String clusterId;
     private final List<Node> nodes = new ArrayList<>();
     private final Map<String, String> extraConfig;
+    /** Null for the PLAINTEXT cluster most tests use. */
+    private final KafkaSecurity security;
 
-    private KafkaCluster(String name, int size, Map<String, String> extraConfig) {
+    private KafkaCluster(String name, int size, Map<String, String> extraConfig, KafkaSecurity security) {
         this.name = name;
         this.extraConfig = Map.copyOf(extraConfig);
+        this.security = security;
         this.clusterId = Uuid.randomUuid().toString();
         try {
             this.baseDir = Files.createTempDirectory("strait-kafka-" + name + "-");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+        if (security != null) {
+            security.prepare(baseDir.resolve("tls"));
         }
         for (int id = 1; id <= size; id++) {
             nodes.add(new Node(id, freePort(), freePort(), baseDir.resolve("node-" + id)));
@@ -58,7 +64,18 @@ public final class KafkaCluster implements TestCluster {
     }
 
     public static KafkaCluster start(String name, int size, Map<String, String> extraConfig) {
-        KafkaCluster cluster = new KafkaCluster(name, size, extraConfig);
+        return start(new KafkaCluster(name, size, extraConfig, null));
+    }
+
+    /**
+     * Starts a cluster whose only client listener is SASL_SSL with SCRAM-SHA-512 and ACLs enforced; see
+     * {@link KafkaSecurity}. {@link #clientProperties()} logs in as its admin super user.
+     */
+    public static KafkaCluster startSecured(String name, int size, KafkaSecurity security) {
+        return start(new KafkaCluster(name, size, Map.of(), security));
+    }
+
+    private static KafkaCluster start(KafkaCluster cluster) {
         try {
             for (Node node : cluster.nodes) {
                 node.launch();
@@ -91,6 +108,24 @@ public final class KafkaCluster implements TestCluster {
 
     public int size() {
         return nodes.size();
+    }
+
+    /** Connects as the admin super user when the cluster is secured. */
+    @Override
+    public Properties clientProperties() {
+        Properties props = security == null ? new Properties() : security.adminClientProperties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        return props;
+    }
+
+    /** Settings that log in as {@code user} (with {@code bootstrap.servers}); only for a secured cluster. */
+    public Properties clientProperties(String user, String password) {
+        if (security == null) {
+            throw new IllegalStateException(name + " is not secured");
+        }
+        Properties props = security.clientProperties(user, password);
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        return props;
     }
 
     /** Kept for callers written before {@link TestCluster}; see {@link TestCluster#awaitWritable}. */
@@ -227,6 +262,9 @@ public final class KafkaCluster implements TestCluster {
                 cmd.add(config.toString());
                 cmd.add(clusterId);
                 cmd.add(logDir.toString());
+                if (security != null) {
+                    cmd.addAll(security.formatArguments());
+                }
                 Path log = dir.resolve("kafka.log");
                 process = new ProcessBuilder(cmd)
                     .redirectErrorStream(true)
@@ -265,6 +303,9 @@ public final class KafkaCluster implements TestCluster {
             p.put("log.flush.interval.messages", String.valueOf(Long.MAX_VALUE));
             // Test records carry fixed timestamps from 2023: time-based retention would delete them mid-test.
             p.put("log.retention.ms", "-1");
+            if (security != null) {
+                p.putAll(security.serverProperties(brokerPort, controllerPort));
+            }
             p.putAll(extraConfig);
             return p.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
                 .collect(Collectors.joining("\n", "", "\n"));

@@ -30,6 +30,10 @@ import org.apache.kafka.common.Uuid;
  * next.producer.id=&lt;first producer id not yet reserved&gt;
  * topic.count=N
  * topic.&lt;i&gt;.name / .id / .partitions / .config.&lt;key&gt;
+ * acl.count=N                       (optional: ACLs, in Kafka's codes)
+ * acl.&lt;i&gt;.resource.type / .resource.name / .pattern.type / .principal / .host / .operation / .permission
+ * scram.count=N                     (optional: SCRAM credentials, keys base64)
+ * scram.&lt;i&gt;.user / .mechanism / .salt / .stored.key / .server.key / .iterations
  * </pre>
  */
 public final class FileMetadataSource implements MetadataSource {
@@ -44,6 +48,9 @@ public final class FileMetadataSource implements MetadataSource {
     private volatile BrokerRegistration self;
     private final Map<String, TopicMetadata> topics = new LinkedHashMap<>();
     private long nextProducerId;
+    /** Immutable lists, replaced on change (readers cache by identity). */
+    private volatile List<AclEntry> acls = List.of();
+    private volatile List<ScramCredentialEntry> scramCredentials = List.of();
 
     private FileMetadataSource(Path file, String clusterId, int nodeId) {
         this.file = file;
@@ -90,10 +97,42 @@ public final class FileMetadataSource implements MetadataSource {
                         Integer.parseInt(required(props, prefix + "partitions")), configs);
                 source.topics.put(topic.name(), topic);
             }
+            source.acls = readAcls(props);
+            source.scramCredentials = readScramCredentials(props);
             return source;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read cluster metadata in " + dir, e);
         }
+    }
+
+    private static List<AclEntry> readAcls(Properties props) {
+        int count = Integer.parseInt(props.getProperty("acl.count", "0"));
+        List<AclEntry> result = new java.util.ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            String prefix = "acl." + i + ".";
+            result.add(new AclEntry(Byte.parseByte(required(props, prefix + "resource.type")),
+                    required(props, prefix + "resource.name"), Byte.parseByte(required(props, prefix + "pattern.type")),
+                    required(props, prefix + "principal"), required(props, prefix + "host"),
+                    Byte.parseByte(required(props, prefix + "operation")),
+                    Byte.parseByte(required(props, prefix + "permission"))));
+        }
+        return List.copyOf(result);
+    }
+
+    private static List<ScramCredentialEntry> readScramCredentials(Properties props) {
+        int count = Integer.parseInt(props.getProperty("scram.count", "0"));
+        java.util.Base64.Decoder base64 = java.util.Base64.getDecoder();
+        List<ScramCredentialEntry> result = new java.util.ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            String prefix = "scram." + i + ".";
+            result.add(new ScramCredentialEntry(required(props, prefix + "user"),
+                    Byte.parseByte(required(props, prefix + "mechanism")),
+                    base64.decode(required(props, prefix + "salt")),
+                    base64.decode(required(props, prefix + "stored.key")),
+                    base64.decode(required(props, prefix + "server.key")),
+                    Integer.parseInt(required(props, prefix + "iterations"))));
+        }
+        return List.copyOf(result);
     }
 
     private static String required(Properties props, String key) {
@@ -228,6 +267,44 @@ public final class FileMetadataSource implements MetadataSource {
         return updated;
     }
 
+    @Override
+    public Collection<AclEntry> acls() {
+        return acls;
+    }
+
+    @Override
+    public synchronized void alterAcls(List<AclEntry> added, List<AclEntry> removed) {
+        java.util.LinkedHashSet<AclEntry> next = new java.util.LinkedHashSet<>(acls);
+        next.removeAll(removed);
+        next.addAll(added);
+        List<AclEntry> old = acls;
+        acls = List.copyOf(next);
+        writeOrRollback(() -> acls = old);
+        notifyListeners();
+    }
+
+    @Override
+    public Collection<ScramCredentialEntry> scramCredentials() {
+        return scramCredentials;
+    }
+
+    @Override
+    public synchronized void alterScramCredentials(List<ScramCredentialEntry> upserts,
+            List<ScramCredentialEntry.Id> deletions) {
+        Map<ScramCredentialEntry.Id, ScramCredentialEntry> next = new LinkedHashMap<>();
+        for (ScramCredentialEntry credential : scramCredentials) {
+            next.put(credential.id(), credential);
+        }
+        deletions.forEach(next::remove);
+        for (ScramCredentialEntry credential : upserts) {
+            next.put(credential.id(), credential);
+        }
+        List<ScramCredentialEntry> old = scramCredentials;
+        scramCredentials = List.copyOf(next.values());
+        writeOrRollback(() -> scramCredentials = old);
+        notifyListeners();
+    }
+
     private void writeOrRollback(Runnable rollback) {
         try {
             write();
@@ -251,6 +328,32 @@ public final class FileMetadataSource implements MetadataSource {
             props.setProperty(prefix + "partitions", Integer.toString(topic.partitions()));
             topic.configs().forEach((k, v) -> props.setProperty(prefix + "config." + k, v));
             i++;
+        }
+        List<AclEntry> aclList = acls;
+        props.setProperty("acl.count", Integer.toString(aclList.size()));
+        for (int a = 0; a < aclList.size(); a++) {
+            AclEntry acl = aclList.get(a);
+            String prefix = "acl." + a + ".";
+            props.setProperty(prefix + "resource.type", Byte.toString(acl.resourceType()));
+            props.setProperty(prefix + "resource.name", acl.resourceName());
+            props.setProperty(prefix + "pattern.type", Byte.toString(acl.patternType()));
+            props.setProperty(prefix + "principal", acl.principal());
+            props.setProperty(prefix + "host", acl.host());
+            props.setProperty(prefix + "operation", Byte.toString(acl.operation()));
+            props.setProperty(prefix + "permission", Byte.toString(acl.permissionType()));
+        }
+        List<ScramCredentialEntry> scramList = scramCredentials;
+        java.util.Base64.Encoder base64 = java.util.Base64.getEncoder();
+        props.setProperty("scram.count", Integer.toString(scramList.size()));
+        for (int c = 0; c < scramList.size(); c++) {
+            ScramCredentialEntry credential = scramList.get(c);
+            String prefix = "scram." + c + ".";
+            props.setProperty(prefix + "user", credential.user());
+            props.setProperty(prefix + "mechanism", Byte.toString(credential.mechanism()));
+            props.setProperty(prefix + "salt", base64.encodeToString(credential.salt()));
+            props.setProperty(prefix + "stored.key", base64.encodeToString(credential.storedKey()));
+            props.setProperty(prefix + "server.key", base64.encodeToString(credential.serverKey()));
+            props.setProperty(prefix + "iterations", Integer.toString(credential.iterations()));
         }
         Path temp = file.resolveSibling(FILE_NAME + ".tmp");
         try (OutputStream out = Files.newOutputStream(temp)) {

@@ -114,6 +114,34 @@ public interface MetadataSource extends AutoCloseable {
     default void controlledShutdown() {
     }
 
+    /**
+     * The ACLs of the cluster. The same collection instance is returned until they change, so that a reader can
+     * cache what it derives from them by identity.
+     */
+    default Collection<AclEntry> acls() {
+        return List.of();
+    }
+
+    /**
+     * Adds and removes ACLs in one durable change (set semantics: adding a present ACL or removing an absent one
+     * does nothing).
+     */
+    default void alterAcls(List<AclEntry> added, List<AclEntry> removed) {
+        throw new UnsupportedOperationException("this metadata source keeps no ACLs");
+    }
+
+    /** Every user's SCRAM credentials; the same instance until they change. */
+    default Collection<ScramCredentialEntry> scramCredentials() {
+        return List.of();
+    }
+
+    /**
+     * Sets ({@code upserts}) and removes ({@code deletions}) SCRAM credentials in one durable change.
+     */
+    default void alterScramCredentials(List<ScramCredentialEntry> upserts, List<ScramCredentialEntry.Id> deletions) {
+        throw new UnsupportedOperationException("this metadata source keeps no SCRAM credentials");
+    }
+
     /** Closes without a controlled shutdown, as a crash would leave the cluster (tests and demos of failover). */
     default void closeAbruptly() {
         close();

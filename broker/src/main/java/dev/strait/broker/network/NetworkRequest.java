@@ -11,15 +11,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class NetworkRequest {
 
     private final Processor processor;
+    private final ConnectionContext connection;
     private final String connectionId;
-    private final InetSocketAddress clientAddress;
     private final ByteBuffer payload;
     private final AtomicBoolean completed = new AtomicBoolean();
 
-    NetworkRequest(Processor processor, String connectionId, InetSocketAddress clientAddress, ByteBuffer payload) {
+    NetworkRequest(Processor processor, ConnectionContext connection, ByteBuffer payload) {
         this.processor = processor;
-        this.connectionId = connectionId;
-        this.clientAddress = clientAddress;
+        this.connection = connection;
+        this.connectionId = connection.id();
         this.payload = payload;
     }
 
@@ -28,7 +28,12 @@ public final class NetworkRequest {
     }
 
     public InetSocketAddress clientAddress() {
-        return clientAddress;
+        return connection.clientAddress();
+    }
+
+    /** The connection this request came on: listener, TLS session, the protocol layer's attachment. */
+    public ConnectionContext connection() {
+        return connection;
     }
 
     /** The frame, header and body, positioned at its start. Owned by this request; never reused. */
@@ -40,6 +45,15 @@ public final class NetworkRequest {
     public void respond(ResponseWriter response) {
         if (completed.compareAndSet(false, true)) {
             processor.enqueueResponse(new Processor.Response(connectionId, response, false));
+        } else {
+            response.release();
+        }
+    }
+
+    /** Sends {@code response} and then closes the connection (a refused SASL authentication). */
+    public void respondAndClose(ResponseWriter response) {
+        if (completed.compareAndSet(false, true)) {
+            processor.enqueueResponse(new Processor.Response(connectionId, response, true));
         } else {
             response.release();
         }

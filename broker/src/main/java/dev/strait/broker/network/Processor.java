@@ -10,7 +10,9 @@ import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.Queue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -25,6 +27,11 @@ import org.slf4j.LoggerFactory;
  * the handler said there is none; so there is at most one request per connection in flight, and responses keep
  * request order. Backpressure: when the request queue is full, read frames wait here (their connections stay
  * muted) and are offered again on every loop; nothing is dropped.
+ *
+ * <p>Transport: each connection reads and writes through its {@link Transport}, plain TCP or TLS. A TLS
+ * connection first completes its handshake (no frame is read before); a failed handshake closes that connection
+ * only. TLS may hold decrypted bytes that no readiness event announces, so a connection unmuted with buffered
+ * input is read again on the next loop without waiting for the selector.
  *
  * <p>Threading: all connection state is confined to this thread; other threads only add to the new-connection and
  * response queues and wake the selector.
@@ -47,12 +54,16 @@ final class Processor implements Runnable {
     private final Queue<Response> responses = new ConcurrentLinkedQueue<>();
     private final Queue<NetworkRequest> waitingForQueue = new ArrayDeque<>();
     private final Map<String, Connection> connections = new HashMap<>();
+    private final Set<Connection> bufferedReads = new LinkedHashSet<>();
+    private final TlsEngineFactory tls;
     private volatile boolean running = true;
     private long connectionCounter;
 
-    Processor(int id, String listenerName, int maxRequestBytes, BlockingQueue<NetworkRequest> requestQueue)
-            throws IOException {
+    /** @param tls the TLS listener's engine factory, or null for plain TCP */
+    Processor(int id, String listenerName, int maxRequestBytes, BlockingQueue<NetworkRequest> requestQueue,
+            TlsEngineFactory tls) throws IOException {
         this.id = id;
+        this.tls = tls;
         this.listenerName = listenerName;
         this.maxRequestBytes = maxRequestBytes;
         this.requestQueue = requestQueue;
@@ -82,13 +93,18 @@ final class Processor implements Runnable {
                 processResponses();
                 offerWaitingRequests();
                 long timeoutMs = waitingForQueue.isEmpty() ? SELECT_TIMEOUT_MS : RETRY_QUEUE_TIMEOUT_MS;
-                selector.select(timeoutMs);
+                if (bufferedReads.isEmpty()) {
+                    selector.select(timeoutMs);
+                } else {
+                    selector.selectNow();
+                }
                 Iterator<SelectionKey> keys = selector.selectedKeys().iterator();
                 while (keys.hasNext()) {
                     SelectionKey key = keys.next();
                     keys.remove();
                     handleKey(key);
                 }
+                readBuffered();
             }
         } catch (IOException | ClosedSelectorException e) {
             if (running) {
@@ -99,9 +115,36 @@ final class Processor implements Runnable {
         }
     }
 
+    private void readBuffered() {
+        if (bufferedReads.isEmpty()) {
+            return;
+        }
+        Connection[] ready = bufferedReads.toArray(new Connection[0]);
+        bufferedReads.clear();
+        for (Connection connection : ready) {
+            if (connections.get(connection.id) != connection || !connection.key.isValid()
+                    || connection.key.interestOps() != SelectionKey.OP_READ) {
+                continue;
+            }
+            try {
+                read(connection);
+            } catch (IOException e) {
+                LOGGER.debug("connection {} failed: {}", connection.id, e.toString());
+                close(connection);
+            } catch (RuntimeException e) {
+                LOGGER.error("closing connection {} after an unexpected failure", connection.id, e);
+                close(connection);
+            }
+        }
+    }
+
     private void handleKey(SelectionKey key) {
         Connection connection = (Connection) key.attachment();
         try {
+            if (!connection.ready) {
+                handshake(connection);
+                return;
+            }
             if (key.isValid() && key.isReadable()) {
                 read(connection);
             }
@@ -126,10 +169,14 @@ final class Processor implements Runnable {
                 channel.socket().setTcpNoDelay(true);
                 InetSocketAddress remote = (InetSocketAddress) channel.getRemoteAddress();
                 String connectionId = listenerName + "-" + id + "-" + (connectionCounter++) + "-" + remote;
-                Connection connection = new Connection(connectionId, channel, remote);
+                Transport transport = tls == null ? new PlaintextTransport(channel)
+                        : new TlsTransport(channel, tls.createServerEngine(remote.getHostString(), remote.getPort()));
+                Connection connection = new Connection(new ConnectionContext(connectionId, listenerName, remote),
+                        channel, transport);
+                connection.ready = tls == null;
                 connection.key = channel.register(selector, SelectionKey.OP_READ, connection);
                 connections.put(connectionId, connection);
-            } catch (IOException e) {
+            } catch (IOException | RuntimeException e) {
                 LOGGER.warn("could not register a new connection: {}", e.toString());
                 closeQuietly(channel);
             }
@@ -146,12 +193,13 @@ final class Processor implements Runnable {
                 }
                 continue;
             }
-            if (response.close()) {
+            if (response.close() && response.writer() == null) {
                 close(connection);
             } else if (response.writer() == null) {
                 unmute(connection);
             } else {
                 connection.writer = response.writer();
+                connection.closeAfterWrite = response.close();
                 try {
                     write(connection);
                 } catch (IOException e) {
@@ -172,54 +220,102 @@ final class Processor implements Runnable {
         }
     }
 
+    private void handshake(Connection connection) throws IOException {
+        boolean done;
+        try {
+            done = connection.transport.handshake();
+        } catch (IOException e) {
+            // A peer speaking plaintext or garbage to a TLS port, or a certificate this listener does not trust.
+            LOGGER.info("closing connection {}: TLS handshake failed: {}", connection.id, e.getMessage());
+            close(connection);
+            return;
+        }
+        if (!done) {
+            connection.key.interestOps(connection.transport.handshakeInterest());
+            return;
+        }
+        connection.ready = true;
+        connection.context.tlsSession(connection.transport.tlsSession());
+        connection.key.interestOps(SelectionKey.OP_READ);
+        if (connection.transport.hasBufferedInput()) {
+            read(connection); // a client's first request may have come with the end of its handshake
+        }
+    }
+
     private void read(Connection connection) throws IOException {
+        while (connection.key.isValid() && connection.key.interestOps() == SelectionKey.OP_READ) {
+            int progress = readOnce(connection);
+            if (progress <= 0) {
+                return;
+            }
+        }
+    }
+
+    /** @return bytes read, 0 if no progress now, -1 if the connection was closed or a frame completed */
+    private int readOnce(Connection connection) throws IOException {
         if (connection.sizeBuffer.hasRemaining()) {
-            if (connection.channel.read(connection.sizeBuffer) < 0) {
+            int n = connection.transport.read(connection.sizeBuffer);
+            if (n < 0) {
                 if (connection.sizeBuffer.position() > 0) {
                     LOGGER.warn("closing connection {}: peer closed inside a size prefix", connection.id);
                 }
                 close(connection);
-                return;
+                return -1;
             }
             if (connection.sizeBuffer.hasRemaining()) {
-                return;
+                return n;
             }
             int size = connection.sizeBuffer.getInt(0);
             if (size < 0 || size > maxRequestBytes) {
                 LOGGER.warn("closing connection {}: request size {} is outside [0, {}] (socket.request.max.bytes)",
                         connection.id, size, maxRequestBytes);
                 close(connection);
-                return;
+                return -1;
             }
             connection.payload = ByteBuffer.allocate(size);
         }
-        if (connection.payload.hasRemaining() && connection.channel.read(connection.payload) < 0) {
-            LOGGER.warn("closing connection {}: peer closed after {} of {} bytes of a request", connection.id,
-                    connection.payload.position(), connection.payload.capacity());
-            close(connection);
-            return;
+        int n = 0;
+        if (connection.payload.hasRemaining()) {
+            n = connection.transport.read(connection.payload);
+            if (n < 0) {
+                LOGGER.warn("closing connection {}: peer closed after {} of {} bytes of a request", connection.id,
+                        connection.payload.position(), connection.payload.capacity());
+                close(connection);
+                return -1;
+            }
         }
         if (!connection.payload.hasRemaining()) {
             ByteBuffer frame = connection.payload.flip();
             connection.payload = null;
             connection.sizeBuffer.clear();
             mute(connection);
-            NetworkRequest request = new NetworkRequest(this, connection.id, connection.remote, frame);
+            NetworkRequest request = new NetworkRequest(this, connection.context, frame);
             if (!waitingForQueue.isEmpty() || !requestQueue.offer(request)) {
                 waitingForQueue.add(request);
             }
+            return -1;
         }
+        return n;
     }
 
     private void write(Connection connection) throws IOException {
-        if (connection.writer == null) {
+        if (connection.writer != null) {
+            if (!connection.writer.writeTo(connection.transport)) {
+                connection.key.interestOps(SelectionKey.OP_WRITE);
+                return;
+            }
+            connection.writer = null;
+        }
+        if (!connection.transport.flush()) {
+            connection.key.interestOps(SelectionKey.OP_WRITE);
             return;
         }
-        if (connection.writer.writeTo(connection.channel)) {
-            connection.writer = null;
+        if (connection.closeAfterWrite) {
+            close(connection);
+            return;
+        }
+        if (connection.key.interestOps() != SelectionKey.OP_READ) {
             unmute(connection);
-        } else {
-            connection.key.interestOps(SelectionKey.OP_WRITE);
         }
     }
 
@@ -227,9 +323,12 @@ final class Processor implements Runnable {
         connection.key.interestOps(0);
     }
 
-    private static void unmute(Connection connection) {
+    private void unmute(Connection connection) {
         if (connection.key.isValid()) {
             connection.key.interestOps(SelectionKey.OP_READ);
+            if (connection.transport.hasBufferedInput()) {
+                bufferedReads.add(connection);
+            }
         }
     }
 
@@ -242,7 +341,8 @@ final class Processor implements Runnable {
             connection.writer.release();
             connection.writer = null;
         }
-        closeQuietly(connection.channel);
+        bufferedReads.remove(connection);
+        connection.transport.close();
     }
 
     private void closeAll() {
@@ -270,17 +370,21 @@ final class Processor implements Runnable {
 
     private static final class Connection {
         final String id;
+        final ConnectionContext context;
         final SocketChannel channel;
-        final InetSocketAddress remote;
+        final Transport transport;
         final ByteBuffer sizeBuffer = ByteBuffer.allocate(4);
         SelectionKey key;
+        boolean ready;
+        boolean closeAfterWrite;
         ByteBuffer payload;
         ResponseWriter writer;
 
-        Connection(String id, SocketChannel channel, InetSocketAddress remote) {
-            this.id = id;
+        Connection(ConnectionContext context, SocketChannel channel, Transport transport) {
+            this.id = context.id();
+            this.context = context;
             this.channel = channel;
-            this.remote = remote;
+            this.transport = transport;
         }
     }
 }

@@ -26,11 +26,19 @@ public final class SocketServer implements AutoCloseable {
     /** Settings, with Kafka's names in the comments. */
     public record Settings(String listenerName, String host, int port,
             int numNetworkThreads /* num.network.threads */, int numIoThreads /* num.io.threads */,
-            int queuedMaxRequests /* queued.max.requests */, int maxRequestBytes /* socket.request.max.bytes */) {
+            int queuedMaxRequests /* queued.max.requests */, int maxRequestBytes /* socket.request.max.bytes */,
+            TlsEngineFactory tls /* null: plain TCP; else every connection speaks TLS first */) {
         public Settings {
             if (numNetworkThreads < 1 || numIoThreads < 1 || queuedMaxRequests < 1 || maxRequestBytes < 1) {
                 throw new IllegalArgumentException("thread counts, queue size and request size must be >= 1");
             }
+        }
+
+        /** A plain-TCP listener. */
+        public Settings(String listenerName, String host, int port, int numNetworkThreads, int numIoThreads,
+                int queuedMaxRequests, int maxRequestBytes) {
+            this(listenerName, host, port, numNetworkThreads, numIoThreads, queuedMaxRequests, maxRequestBytes,
+                    null);
         }
     }
 
@@ -63,12 +71,13 @@ public final class SocketServer implements AutoCloseable {
         bind();
         running = true;
         for (int i = 0; i < settings.numNetworkThreads(); i++) {
-            Processor processor = new Processor(i, settings.listenerName(), settings.maxRequestBytes(), requestQueue);
+            Processor processor = new Processor(i, settings.listenerName(), settings.maxRequestBytes(), requestQueue,
+                    settings.tls());
             processors.add(processor);
             startThread("strait-network-" + settings.listenerName() + "-" + i, processor);
         }
         for (int i = 0; i < settings.numIoThreads(); i++) {
-            startThread("strait-request-handler-" + i, this::handleRequests);
+            startThread("strait-request-handler-" + settings.listenerName() + "-" + i, this::handleRequests);
         }
         startThread("strait-acceptor-" + settings.listenerName(), this::acceptConnections);
         LOGGER.info("listener {} bound to {}", settings.listenerName(), serverChannel.getLocalAddress());

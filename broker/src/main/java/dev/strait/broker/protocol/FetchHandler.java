@@ -21,6 +21,7 @@ import org.apache.kafka.common.message.FetchRequestData.FetchTopic;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.FetchResponseData.FetchableTopicResponse;
 import org.apache.kafka.common.message.FetchResponseData.PartitionData;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.requests.FetchRequest;
@@ -46,28 +47,44 @@ final class FetchHandler {
     private static final Logger LOGGER = LoggerFactory.getLogger(FetchHandler.class);
 
     private final ReplicaManager replicaManager;
+    private final RequestAuthorizer authorizer;
 
-    FetchHandler(ReplicaManager replicaManager) {
+    FetchHandler(ReplicaManager replicaManager, RequestAuthorizer authorizer) {
         this.replicaManager = replicaManager;
+        this.authorizer = authorizer;
     }
 
-    /** One requested partition, resolved against the metadata. */
-    private record Target(FetchTopic topic, FetchPartition partition, Optional<TopicPartition> resolved) {
+    /**
+     * One requested partition, resolved against the metadata; {@code refused} is the authorization error it is
+     * answered with instead of records (resolved is then empty), or null.
+     */
+    private record Target(FetchTopic topic, FetchPartition partition, Optional<TopicPartition> resolved,
+            Errors refused) {
     }
 
     void handleFetchRequest(NetworkRequest request, RequestContext context, FetchRequest fetchRequest) {
         FetchRequestData data = fetchRequest.data();
         short version = context.apiVersion();
         List<Target> targets = new ArrayList<>();
+        int replicaId = fetchRequest.replicaId();
+        // As Kafka: a follower needs CLUSTER_ACTION on the cluster (else every partition is refused), a consumer
+        // READ on each topic.
+        boolean replicaAuthorized = replicaId < 0 || authorizer.cluster(context, AclOperation.CLUSTER_ACTION);
         for (FetchTopic topic : data.topics()) {
             Optional<TopicMetadata> metadata = version >= 13 ? replicaManager.topic(topic.topicId())
                     : replicaManager.topic(topic.topic());
+            String name = metadata.map(TopicMetadata::name).orElse(version >= 13 ? null : topic.topic());
+            boolean authorized = replicaId >= 0 ? replicaAuthorized
+                    : name == null || authorizer.topic(context, AclOperation.READ, name);
             for (FetchPartition partition : topic.partitions()) {
+                if (!authorized) {
+                    targets.add(new Target(topic, partition, Optional.empty(), Errors.TOPIC_AUTHORIZATION_FAILED));
+                    continue;
+                }
                 Optional<TopicPartition> tp = metadata.map(t -> new TopicPartition(t.name(), partition.partition()));
-                targets.add(new Target(topic, partition, tp));
+                targets.add(new Target(topic, partition, tp, null));
             }
         }
-        int replicaId = fetchRequest.replicaId();
         if (replicaId >= 0) {
             // A follower: what it fetches from tells the leader what it has (Kafka's updateFollowerFetchState).
             for (Target target : targets) {
@@ -134,7 +151,7 @@ final class FetchHandler {
             long available = 0;
             for (Target target : targets) {
                 Optional<Partition> partition = target.resolved().flatMap(replicaManager::partition);
-                if (partition.isEmpty()) {
+                if (partition.isEmpty()) { // unknown or refused: answered with its error now
                     return true;
                 }
                 if (epochError(target.partition().currentLeaderEpoch(), partition.get()) != Errors.NONE) {
@@ -197,6 +214,9 @@ final class FetchHandler {
             PartitionData result = new PartitionData().setPartitionIndex(requested.partition())
                     .setHighWatermark(-1).setLastStableOffset(-1).setLogStartOffset(-1)
                     .setRecords(MemoryRecords.EMPTY);
+            if (target.refused() != null) {
+                return result.setErrorCode(target.refused().code());
+            }
             if (target.resolved().isEmpty()) {
                 Errors error = version >= 13 ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION;
                 return result.setErrorCode(error.code());

@@ -15,6 +15,8 @@ import dev.strait.broker.group.GroupError;
 import dev.strait.broker.network.NetworkRequest;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.function.IntFunction;
@@ -53,7 +55,9 @@ import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchRespon
 import org.apache.kafka.common.message.SyncGroupRequestData.SyncGroupRequestAssignment;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.DeleteGroupsRequest;
@@ -95,13 +99,18 @@ final class GroupHandler {
 
     private final IntFunction<Optional<BrokerEndpoint>> offsetsPartitionLeader;
 
+    private final RequestAuthorizer authorizer;
+    /** Set per request by handleGroupRequest for the per-group and per-topic checks of the handlers below. */
+    private static final ThreadLocal<RequestContext> CONTEXT = new ThreadLocal<>();
+
     GroupHandler(GroupCoordinator coordinator, Supplier<BrokerEndpoint> endpoint) {
-        this(coordinator, endpoint, partition -> Optional.of(endpoint.get()));
+        this(coordinator, endpoint, partition -> Optional.of(endpoint.get()), RequestAuthorizer.none());
     }
 
     /** @param offsetsPartitionLeader the leader of an offsets partition, which coordinates its groups */
     GroupHandler(GroupCoordinator coordinator, Supplier<BrokerEndpoint> endpoint,
-            IntFunction<Optional<BrokerEndpoint>> offsetsPartitionLeader) {
+            IntFunction<Optional<BrokerEndpoint>> offsetsPartitionLeader, RequestAuthorizer authorizer) {
+        this.authorizer = authorizer;
         this.coordinator = coordinator;
         this.endpoint = endpoint;
         this.offsetsPartitionLeader = offsetsPartitionLeader;
@@ -137,11 +146,11 @@ final class GroupHandler {
      * NONE if this node coordinates every group the request names (it leads their offsets partitions and has
      * loaded them); else COORDINATOR_LOAD_IN_PROGRESS while it is loading one, NOT_COORDINATOR otherwise.
      */
-    private Errors coordinationError(AbstractRequest body) {
+    private Errors coordinationError(AbstractRequest body, java.util.function.Predicate<String> authorized) {
         Errors result = Errors.NONE;
         for (String group : groupsOf(body)) {
-            if (group == null || group.isEmpty()) {
-                continue;
+            if (group == null || group.isEmpty() || !authorized.test(group)) {
+                continue; // an unauthorized group is answered GROUP_AUTHORIZATION_FAILED wherever it lives
             }
             int partition = coordinator.partitionFor(group);
             if (coordinator.isLoading(partition)) {
@@ -159,9 +168,53 @@ final class GroupHandler {
 
     /** @return the response, or null if it will be sent later */
     AbstractResponse handleGroupRequest(NetworkRequest request, RequestContext context, AbstractRequest body) {
+        CONTEXT.set(context);
+        try {
+            return handleAuthorized(request, context, body);
+        } finally {
+            CONTEXT.remove();
+        }
+    }
+
+    /** The operation Kafka checks on a group for each group API. */
+    private static AclOperation groupOperation(ApiKeys key) {
+        switch (key) {
+            case OFFSET_FETCH:
+            case DESCRIBE_GROUPS:
+            case FIND_COORDINATOR:
+            case LIST_GROUPS:
+                return AclOperation.DESCRIBE;
+            case DELETE_GROUPS:
+                return AclOperation.DELETE;
+            default:
+                return AclOperation.READ;
+        }
+    }
+
+    private boolean groupAllowed(AclOperation operation, String group) {
+        return authorizer.group(CONTEXT.get(), operation, group == null ? "" : group);
+    }
+
+    private boolean topicAllowed(AclOperation operation, String topic) {
+        return authorizer.topic(CONTEXT.get(), operation, topic);
+    }
+
+    private AbstractResponse handleAuthorized(NetworkRequest request, RequestContext context, AbstractRequest body) {
         short version = context.apiVersion();
         ApiKeys key = context.header.apiKey();
-        Errors coordination = key == ApiKeys.FIND_COORDINATOR ? Errors.NONE : coordinationError(body);
+        AclOperation operation = groupOperation(key);
+        boolean multiGroup = key == ApiKeys.DESCRIBE_GROUPS || key == ApiKeys.DELETE_GROUPS
+                || key == ApiKeys.OFFSET_FETCH && version >= 8;
+        if (!multiGroup && key != ApiKeys.FIND_COORDINATOR && key != ApiKeys.LIST_GROUPS) {
+            for (String group : groupsOf(body)) {
+                if (!groupAllowed(operation, group)) {
+                    // As Kafka: checked before anything else, so a principal learns nothing about the group.
+                    return body.getErrorResponse(0, Errors.GROUP_AUTHORIZATION_FAILED.exception());
+                }
+            }
+        }
+        Errors coordination = key == ApiKeys.FIND_COORDINATOR || key == ApiKeys.LIST_GROUPS ? Errors.NONE
+                : coordinationError(body, group -> groupAllowed(operation, group));
         if (coordination != Errors.NONE) {
             // The client's coordinator moved (it looks it up again) or is loading (it retries).
             return body.getErrorResponse(0, coordination.exception());
@@ -209,7 +262,10 @@ final class GroupHandler {
         FindCoordinatorResponseData data = new FindCoordinatorResponseData();
         boolean group = request.data().keyType() == KEY_TYPE_GROUP;
         if (version < FindCoordinatorRequest.MIN_BATCHED_VERSION) {
-            if (group) {
+            Errors refused = refusedCoordinatorKey(group, request.data().key());
+            if (refused != null) {
+                data.setErrorCode(refused.code()).setNodeId(-1).setHost("").setPort(-1);
+            } else if (group) {
                 Optional<BrokerEndpoint> node = coordinatorOf(request.data().key());
                 if (node.isPresent()) {
                     data.setErrorCode(Errors.NONE.code()).setNodeId(node.get().nodeId()).setHost(node.get().host())
@@ -226,8 +282,11 @@ final class GroupHandler {
         }
         for (String key : request.data().coordinatorKeys()) {
             Coordinator coordinator = new Coordinator().setKey(key);
-            Optional<BrokerEndpoint> node = group ? coordinatorOf(key) : Optional.empty();
-            if (node.isPresent()) {
+            Errors refused = refusedCoordinatorKey(group, key);
+            Optional<BrokerEndpoint> node = group && refused == null ? coordinatorOf(key) : Optional.empty();
+            if (refused != null) {
+                coordinator.setErrorCode(refused.code()).setNodeId(-1).setHost("").setPort(-1);
+            } else if (node.isPresent()) {
                 coordinator.setErrorCode(Errors.NONE.code()).setNodeId(node.get().nodeId())
                         .setHost(node.get().host()).setPort(node.get().port());
             } else if (group) {
@@ -240,6 +299,15 @@ final class GroupHandler {
             data.coordinators().add(coordinator);
         }
         return new FindCoordinatorResponse(data);
+    }
+
+    /** DESCRIBE on the group or the transactional id, as Kafka's FindCoordinator checks it; null if allowed. */
+    private Errors refusedCoordinatorKey(boolean group, String key) {
+        if (group) {
+            return groupAllowed(AclOperation.DESCRIBE, key) ? null : Errors.GROUP_AUTHORIZATION_FAILED;
+        }
+        return authorizer.authorize(CONTEXT.get(), AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key) ? null
+                : Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
     }
 
     /** JoinGroup: the coordinator answers through {@code respond}, now or when the join phase completes. */
@@ -321,7 +389,12 @@ final class GroupHandler {
     void handleOffsetCommitRequest(OffsetCommitRequest request, java.util.function.Consumer<AbstractResponse> respond) {
         var data = request.data();
         Map<TopicPartitionKey, OffsetAndMetadata> offsets = new LinkedHashMap<>();
+        Set<String> refusedTopics = new HashSet<>();
         for (OffsetCommitRequestTopic topic : data.topics()) {
+            if (!topicAllowed(AclOperation.READ, topic.name())) {
+                refusedTopics.add(topic.name()); // answered TOPIC_AUTHORIZATION_FAILED; the others commit
+                continue;
+            }
             for (OffsetCommitRequestPartition partition : topic.partitions()) {
                 offsets.put(new TopicPartitionKey(topic.name(), partition.partitionIndex()), new OffsetAndMetadata(
                         partition.committedOffset(), partition.committedLeaderEpoch(),
@@ -334,10 +407,12 @@ final class GroupHandler {
                     for (OffsetCommitRequestTopic topic : data.topics()) {
                         OffsetCommitResponseTopic topicResponse = new OffsetCommitResponseTopic()
                                 .setName(topic.name());
+                        Errors topicError = refusedTopics.contains(topic.name()) ? Errors.TOPIC_AUTHORIZATION_FAILED
+                                : errors(error);
                         for (OffsetCommitRequestPartition partition : topic.partitions()) {
                             topicResponse.partitions().add(new OffsetCommitResponsePartition()
                                     .setPartitionIndex(partition.partitionIndex())
-                                    .setErrorCode(errors(error).code()));
+                                    .setErrorCode(topicError.code()));
                         }
                         response.topics().add(topicResponse);
                     }
@@ -360,12 +435,17 @@ final class GroupHandler {
             Map<String, List<OffsetFetchResponsePartition>> byTopic = new LinkedHashMap<>();
             for (var entry : fetch(data.groupId(), wanted).entrySet()) {
                 OffsetAndMetadata offset = entry.getValue();
+                boolean allowed = topicAllowed(AclOperation.DESCRIBE, entry.getKey().topic());
+                if (!allowed && wanted == null) {
+                    continue; // all partitions asked for: the unauthorized topics are left out
+                }
                 byTopic.computeIfAbsent(entry.getKey().topic(), t -> new ArrayList<>())
                         .add(new OffsetFetchResponsePartition().setPartitionIndex(entry.getKey().partition())
-                                .setCommittedOffset(offset == null ? -1 : offset.offset())
-                                .setCommittedLeaderEpoch(offset == null ? -1 : offset.leaderEpoch())
-                                .setMetadata(offset == null ? "" : offset.metadata())
-                                .setErrorCode(Errors.NONE.code()));
+                                .setCommittedOffset(offset == null || !allowed ? -1 : offset.offset())
+                                .setCommittedLeaderEpoch(offset == null || !allowed ? -1 : offset.leaderEpoch())
+                                .setMetadata(offset == null || !allowed ? "" : offset.metadata())
+                                .setErrorCode(allowed ? Errors.NONE.code()
+                                        : Errors.TOPIC_AUTHORIZATION_FAILED.code()));
             }
             OffsetFetchResponseData response = new OffsetFetchResponseData().setErrorCode(Errors.NONE.code());
             byTopic.forEach((topic, partitions) -> response.topics()
@@ -374,6 +454,11 @@ final class GroupHandler {
         }
         OffsetFetchResponseData response = new OffsetFetchResponseData();
         for (OffsetFetchRequestGroup group : data.groups()) {
+            if (!groupAllowed(AclOperation.DESCRIBE, group.groupId())) {
+                response.groups().add(new OffsetFetchResponseGroup().setGroupId(group.groupId())
+                        .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
+                continue;
+            }
             List<TopicPartitionKey> wanted = null;
             if (group.topics() != null) {
                 wanted = new ArrayList<>();
@@ -386,12 +471,17 @@ final class GroupHandler {
             Map<String, List<OffsetFetchResponsePartitions>> byTopic = new LinkedHashMap<>();
             for (var entry : fetch(group.groupId(), wanted).entrySet()) {
                 OffsetAndMetadata offset = entry.getValue();
+                boolean allowed = topicAllowed(AclOperation.DESCRIBE, entry.getKey().topic());
+                if (!allowed && wanted == null) {
+                    continue;
+                }
                 byTopic.computeIfAbsent(entry.getKey().topic(), t -> new ArrayList<>())
                         .add(new OffsetFetchResponsePartitions().setPartitionIndex(entry.getKey().partition())
-                                .setCommittedOffset(offset == null ? -1 : offset.offset())
-                                .setCommittedLeaderEpoch(offset == null ? -1 : offset.leaderEpoch())
-                                .setMetadata(offset == null ? "" : offset.metadata())
-                                .setErrorCode(Errors.NONE.code()));
+                                .setCommittedOffset(offset == null || !allowed ? -1 : offset.offset())
+                                .setCommittedLeaderEpoch(offset == null || !allowed ? -1 : offset.leaderEpoch())
+                                .setMetadata(offset == null || !allowed ? "" : offset.metadata())
+                                .setErrorCode(allowed ? Errors.NONE.code()
+                                        : Errors.TOPIC_AUTHORIZATION_FAILED.code()));
             }
             OffsetFetchResponseGroup groupResponse = new OffsetFetchResponseGroup().setGroupId(group.groupId())
                     .setErrorCode(Errors.NONE.code());
@@ -418,7 +508,12 @@ final class GroupHandler {
     AbstractResponse handleListGroupsRequest(ListGroupsRequest request) {
         var data = request.data();
         ListGroupsResponseData response = new ListGroupsResponseData().setErrorCode(Errors.NONE.code());
+        // As Kafka: DESCRIBE on the cluster lists every group, else only the groups the principal may DESCRIBE.
+        boolean all = authorizer.cluster(CONTEXT.get(), AclOperation.DESCRIBE);
         for (GroupListing listing : coordinator.listGroups()) {
+            if (!all && !groupAllowed(AclOperation.DESCRIBE, listing.groupId())) {
+                continue;
+            }
             if (!data.statesFilter().isEmpty() && data.statesFilter().stream()
                     .noneMatch(s -> s.equalsIgnoreCase(listing.state().kafkaName()))) {
                 continue;
@@ -437,6 +532,11 @@ final class GroupHandler {
     AbstractResponse handleDescribeGroupsRequest(DescribeGroupsRequest request, short version) {
         DescribeGroupsResponseData response = new DescribeGroupsResponseData();
         for (String groupId : request.data().groups()) {
+            if (!groupAllowed(AclOperation.DESCRIBE, groupId)) {
+                response.groups().add(new DescribedGroup().setGroupId(groupId).setGroupState("").setProtocolType("")
+                        .setProtocolData("").setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
+                continue;
+            }
             GroupDescription description = coordinator.describeGroup(groupId);
             DescribedGroup group = new DescribedGroup().setGroupId(groupId)
                     .setGroupState(description.state().kafkaName()).setProtocolType(description.protocolType())
@@ -461,13 +561,18 @@ final class GroupHandler {
     void handleDeleteGroupsRequest(DeleteGroupsRequest request, java.util.function.Consumer<AbstractResponse> respond) {
         List<String> groups = request.data().groupsNames();
         GroupError[] results = new GroupError[groups.size()];
+        boolean[] refused = new boolean[groups.size()];
+        for (int i = 0; i < groups.size(); i++) {
+            refused[i] = !groupAllowed(AclOperation.DELETE, groups.get(i));
+        }
         java.util.concurrent.atomic.AtomicInteger remaining = new java.util.concurrent.atomic.AtomicInteger(
                 groups.size());
         Runnable done = () -> {
             DeleteGroupsResponseData response = new DeleteGroupsResponseData();
             for (int i = 0; i < groups.size(); i++) {
                 response.results().add(new DeletableGroupResult().setGroupId(groups.get(i))
-                        .setErrorCode(errors(results[i]).code()));
+                        .setErrorCode(refused[i] ? Errors.GROUP_AUTHORIZATION_FAILED.code()
+                                : errors(results[i]).code()));
             }
             respond.accept(new DeleteGroupsResponse(response));
         };
@@ -477,6 +582,14 @@ final class GroupHandler {
         }
         for (int i = 0; i < groups.size(); i++) {
             int index = i;
+            if (refused[i]) {
+                if (remaining.decrementAndGet() == 0) {
+                    synchronized (results) {
+                        done.run();
+                    }
+                }
+                continue;
+            }
             coordinator.deleteGroup(groups.get(i), error -> {
                 synchronized (results) {
                     results[index] = error;

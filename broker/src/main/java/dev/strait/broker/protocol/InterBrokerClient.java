@@ -9,7 +9,13 @@ import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.ReadableByteChannel;
-import java.nio.channels.SocketChannel;
+import java.nio.channels.WritableByteChannel;
+import org.apache.kafka.common.message.SaslAuthenticateRequestData;
+import org.apache.kafka.common.message.SaslHandshakeRequestData;
+import org.apache.kafka.common.requests.SaslAuthenticateRequest;
+import org.apache.kafka.common.requests.SaslAuthenticateResponse;
+import org.apache.kafka.common.requests.SaslHandshakeRequest;
+import org.apache.kafka.common.requests.SaslHandshakeResponse;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,34 +54,80 @@ public final class InterBrokerClient implements LeaderClient {
 
     private final int localId;
     private final String clientId;
-    private final SocketChannel channel;
+    private final Socket socket;
+    private final WritableByteChannel output;
     private final ReadableByteChannel timedInput;
     private int correlationId;
 
-    private InterBrokerClient(int localId, SocketChannel channel, ReadableByteChannel timedInput) {
+    private InterBrokerClient(int localId, Socket socket) throws IOException {
         this.localId = localId;
         this.clientId = "strait-replica-" + localId;
-        this.channel = channel;
-        this.timedInput = timedInput;
+        this.socket = socket;
+        this.output = Channels.newChannel(socket.getOutputStream());
+        // Reads through the socket's stream honour SO_TIMEOUT; a channel's own reads would not.
+        this.timedInput = Channels.newChannel(socket.getInputStream());
     }
 
-    /** A factory connecting with {@code replica.socket.timeout.ms} as connect and read timeout. */
+    /** A factory connecting with {@code replica.socket.timeout.ms} as connect and read timeout, over plain TCP. */
     public static LeaderClient.Factory factory(int localId, int socketTimeoutMs) {
+        return factory(localId, socketTimeoutMs, InterBrokerSecurity.PLAINTEXT);
+    }
+
+    /**
+     * A factory whose connections speak the inter-broker listener's protocol: TLS (trusting, and with mutual
+     * authentication presenting, the listener's own stores) and SASL with this broker's credentials.
+     */
+    public static LeaderClient.Factory factory(int localId, int socketTimeoutMs, InterBrokerSecurity security) {
         return (leaderId, host, port) -> {
-            SocketChannel channel = SocketChannel.open();
+            Socket socket = new Socket();
             try {
-                Socket socket = channel.socket();
                 socket.setTcpNoDelay(true);
                 socket.connect(new InetSocketAddress(host, port), socketTimeoutMs);
                 socket.setSoTimeout(socketTimeoutMs);
-                // Reads through the socket's stream honour SO_TIMEOUT; the channel's own reads would not.
-                ReadableByteChannel input = Channels.newChannel(socket.getInputStream());
-                return new InterBrokerClient(localId, channel, input);
+                Socket secured = security.wrap(socket, host, port);
+                InterBrokerClient client = new InterBrokerClient(localId, secured);
+                if (security.usesSasl()) {
+                    client.authenticate(security);
+                }
+                return client;
             } catch (IOException | RuntimeException e) {
-                channel.close();
+                socket.close();
                 throw e;
             }
         };
+    }
+
+    /** SaslHandshake v1 and SaslAuthenticate with this broker's credentials, as a Kafka broker's client does. */
+    private void authenticate(InterBrokerSecurity security) throws IOException {
+        SaslHandshakeResponse handshake = (SaslHandshakeResponse) send(ApiKeys.SASL_HANDSHAKE, (short) 1,
+                new SaslHandshakeRequest.Builder(new SaslHandshakeRequestData()
+                        .setMechanism(security.mechanism())).build((short) 1));
+        if (handshake.error() != Errors.NONE) {
+            throw new IOException("the leader refused SASL mechanism " + security.mechanism() + " ("
+                    + handshake.error() + "; it enables " + handshake.data().mechanisms() + ")");
+        }
+        javax.security.sasl.SaslClient sasl = security.newSaslClient();
+        try {
+            byte[] token = sasl.hasInitialResponse() ? sasl.evaluateChallenge(new byte[0]) : new byte[0];
+            while (true) {
+                SaslAuthenticateResponse response = (SaslAuthenticateResponse) send(ApiKeys.SASL_AUTHENTICATE,
+                        (short) 2, new SaslAuthenticateRequest.Builder(new SaslAuthenticateRequestData()
+                                .setAuthBytes(token)).build((short) 2));
+                if (response.error() != Errors.NONE) {
+                    throw new IOException("the leader refused this broker's credentials ("
+                            + security.mechanism() + "): " + response.errorMessage());
+                }
+                if (sasl.isComplete()) {
+                    return;
+                }
+                token = sasl.evaluateChallenge(response.saslAuthBytes());
+                if (sasl.isComplete() && (token == null || token.length == 0)) {
+                    return;
+                }
+            }
+        } finally {
+            sasl.dispose();
+        }
     }
 
     @Override
@@ -155,10 +207,12 @@ public final class InterBrokerClient implements LeaderClient {
     private AbstractResponse send(ApiKeys key, short version, AbstractRequest request) throws IOException {
         RequestHeader header = new RequestHeader(key, version, clientId, ++correlationId);
         ByteBuffer payload = request.serializeWithHeader(header);
-        ByteBuffer size = ByteBuffer.allocate(4).putInt(0, payload.remaining());
-        while (size.hasRemaining() || payload.hasRemaining()) {
-            channel.write(new ByteBuffer[] {size, payload});
+        ByteBuffer frame = ByteBuffer.allocate(4 + payload.remaining());
+        frame.putInt(payload.remaining()).put(payload).flip();
+        while (frame.hasRemaining()) {
+            output.write(frame);
         }
+        socket.getOutputStream().flush();
         ByteBuffer responseSize = ByteBuffer.allocate(4);
         readFully(responseSize);
         int length = responseSize.getInt(0);
@@ -210,7 +264,7 @@ public final class InterBrokerClient implements LeaderClient {
     @Override
     public void close() {
         try {
-            channel.close();
+            socket.close();
         } catch (IOException e) {
             // closing: nothing to do
         }
@@ -219,7 +273,7 @@ public final class InterBrokerClient implements LeaderClient {
     /** For log lines. */
     @Override
     public String toString() {
-        return "InterBrokerClient[" + clientId + " -> " + channel.socket().getRemoteSocketAddress() + "]";
+        return "InterBrokerClient[" + clientId + " -> " + socket.getRemoteSocketAddress() + "]";
     }
 
 }

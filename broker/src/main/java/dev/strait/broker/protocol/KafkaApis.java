@@ -17,7 +17,12 @@ import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.AlterUserScramCredentialsRequest;
+import org.apache.kafka.common.requests.CreateAclsRequest;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
+import org.apache.kafka.common.requests.DeleteAclsRequest;
+import org.apache.kafka.common.requests.DescribeAclsRequest;
+import org.apache.kafka.common.requests.DescribeUserScramCredentialsRequest;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.DeleteRecordsRequest;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
@@ -33,8 +38,6 @@ import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.requests.RequestHeader;
-import org.apache.kafka.common.security.auth.KafkaPrincipal;
-import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,7 +61,6 @@ import org.slf4j.LoggerFactory;
 public final class KafkaApis implements RequestDispatcher {
 
     private static final Logger LOGGER = LoggerFactory.getLogger(KafkaApis.class);
-    private static final ListenerName LISTENER = ListenerName.forSecurityProtocol(SecurityProtocol.PLAINTEXT);
 
     private final ProduceHandler produceHandler;
     private final FetchHandler fetchHandler;
@@ -67,6 +69,8 @@ public final class KafkaApis implements RequestDispatcher {
     private final TopicAdminHandler topicAdminHandler;
     private final PartitionAdminHandler partitionAdminHandler;
     private final GroupHandler groupHandler;
+    private final SecurityAdminHandler securityAdminHandler;
+    private final BrokerSecurity security;
 
     /**
      * @param endpoint             this node's id and address (known only after binding)
@@ -84,29 +88,86 @@ public final class KafkaApis implements RequestDispatcher {
      */
     public KafkaApis(Supplier<BrokerEndpoint> endpoint, ReplicaManager replicaManager, int defaultNumPartitions,
             boolean autoCreateTopics, Map<String, String> brokerConfigs, GroupCoordinator groupCoordinator) {
-        this.produceHandler = new ProduceHandler(replicaManager);
-        this.fetchHandler = new FetchHandler(replicaManager);
-        this.offsetsHandler = new PartitionOffsetsHandler(replicaManager);
-        this.metadataHandler = new MetadataHandler(endpoint, replicaManager, defaultNumPartitions, autoCreateTopics);
-        this.topicAdminHandler = new TopicAdminHandler(endpoint, replicaManager, defaultNumPartitions, brokerConfigs);
-        this.partitionAdminHandler = new PartitionAdminHandler(replicaManager, () -> endpoint.get().nodeId());
+        this(endpoint, replicaManager, defaultNumPartitions, autoCreateTopics, brokerConfigs, groupCoordinator,
+                BrokerSecurity.none());
+    }
+
+    /**
+     * @param security each listener's authentication and the authorizer (see {@link BrokerSecurity})
+     */
+    public KafkaApis(Supplier<BrokerEndpoint> endpoint, ReplicaManager replicaManager, int defaultNumPartitions,
+            boolean autoCreateTopics, Map<String, String> brokerConfigs, GroupCoordinator groupCoordinator,
+            BrokerSecurity security) {
+        this.security = security;
+        RequestAuthorizer authorizer = new RequestAuthorizer(security.authorizer());
+        this.produceHandler = new ProduceHandler(replicaManager, authorizer);
+        this.fetchHandler = new FetchHandler(replicaManager, authorizer);
+        this.offsetsHandler = new PartitionOffsetsHandler(replicaManager, authorizer);
+        this.metadataHandler = new MetadataHandler(endpoint, replicaManager, defaultNumPartitions, autoCreateTopics,
+                authorizer);
+        this.topicAdminHandler = new TopicAdminHandler(endpoint, replicaManager, defaultNumPartitions, brokerConfigs,
+                authorizer);
+        this.partitionAdminHandler = new PartitionAdminHandler(replicaManager, () -> endpoint.get().nodeId(),
+                authorizer);
         this.groupHandler = groupCoordinator == null ? null
-                : new GroupHandler(groupCoordinator, endpoint, metadataHandler::offsetsPartitionLeader);
+                : new GroupHandler(groupCoordinator, endpoint, metadataHandler::offsetsPartitionLeader, authorizer);
+        this.securityAdminHandler = new SecurityAdminHandler(replicaManager.metadata(), authorizer);
+    }
+
+    /**
+     * The authentication state of the request's connection, made on its first request: authenticated at once on a
+     * PLAINTEXT or SSL listener (anonymous, or the client certificate's principal), before SASL otherwise.
+     */
+    private SaslAuthenticator.Session session(NetworkRequest request, ListenerSecurity listener) {
+        Object attached = request.connection().attachment();
+        if (attached instanceof SaslAuthenticator.Session session) {
+            return session;
+        }
+        SaslAuthenticator.Session session = listener.usesSasl() ? SaslAuthenticator.Session.beforeSasl()
+                : SaslAuthenticator.Session.authenticated(listener.transportPrincipal(
+                        request.connection().tlsSession()));
+        request.connection().attach(session);
+        return session;
     }
 
     @Override
     public void dispatch(NetworkRequest request) {
+        ListenerSecurity listener = security.listener(request.connection().listenerName());
+        SaslAuthenticator.Session session;
+        try {
+            session = session(request, listener);
+        } catch (RuntimeException e) {
+            LOGGER.warn("closing connection {}: no principal for its certificate: {}", request.connectionId(),
+                    e.getMessage());
+            request.closeConnection();
+            return;
+        }
+        if (session.expectsBareToken()) {
+            SaslAuthenticator.handleBareToken(request, session);
+            return;
+        }
         RequestContext context;
         AbstractRequest body;
         try {
             ByteBuffer buffer = request.payload();
             RequestHeader header = RequestHeader.parse(buffer);
             context = new RequestContext(header, request.connectionId(), request.clientAddress().getAddress(),
-                    KafkaPrincipal.ANONYMOUS, LISTENER, SecurityProtocol.PLAINTEXT, ClientInformation.EMPTY, false);
+                    session.principal(), new ListenerName(listener.listenerName()), listener.protocol(),
+                    ClientInformation.EMPTY, false);
             body = context.parseRequest(buffer).request;
         } catch (RuntimeException e) {
             LOGGER.warn("closing connection {}: cannot parse request: {}", request.connectionId(), e.toString());
             request.closeConnection();
+            return;
+        }
+        if (!session.complete()) {
+            try {
+                SaslAuthenticator.handle(request, context, body, session, listener,
+                        b -> handleApiVersionsRequest((ApiVersionsRequest) b));
+            } catch (RuntimeException e) {
+                LOGGER.error("closing connection {}: SASL exchange failed", request.connectionId(), e);
+                request.closeConnection();
+            }
             return;
         }
         AbstractResponse response;
@@ -159,34 +220,51 @@ public final class KafkaApis implements RequestDispatcher {
         }
         switch (key) {
             case METADATA:
-                return metadataHandler.handleMetadataRequest((MetadataRequest) body, version);
+                return metadataHandler.handleMetadataRequest(context, (MetadataRequest) body, version);
             case PRODUCE:
                 return produceHandler.handleProduceRequest(request, context, (ProduceRequest) body, version);
             case FETCH:
                 fetchHandler.handleFetchRequest(request, context, (FetchRequest) body);
                 return null;
             case LIST_OFFSETS:
-                return offsetsHandler.handleListOffsetsRequest((ListOffsetsRequest) body, version);
+                return offsetsHandler.handleListOffsetsRequest(context, (ListOffsetsRequest) body, version);
             case CREATE_TOPICS:
-                return topicAdminHandler.handleCreateTopicsRequest((CreateTopicsRequest) body, version);
+                return topicAdminHandler.handleCreateTopicsRequest(context, (CreateTopicsRequest) body, version);
             case DELETE_TOPICS:
-                return topicAdminHandler.handleDeleteTopicsRequest((DeleteTopicsRequest) body, version);
+                return topicAdminHandler.handleDeleteTopicsRequest(context, (DeleteTopicsRequest) body, version);
             case DESCRIBE_CONFIGS:
-                return topicAdminHandler.handleDescribeConfigsRequest((DescribeConfigsRequest) body);
+                return topicAdminHandler.handleDescribeConfigsRequest(context, (DescribeConfigsRequest) body);
             case INCREMENTAL_ALTER_CONFIGS:
-                return topicAdminHandler.handleIncrementalAlterConfigsRequest((IncrementalAlterConfigsRequest) body);
+                return topicAdminHandler.handleIncrementalAlterConfigsRequest(context,
+                        (IncrementalAlterConfigsRequest) body);
             case DESCRIBE_CLUSTER:
-                return metadataHandler.handleDescribeClusterRequest((DescribeClusterRequest) body);
+                return metadataHandler.handleDescribeClusterRequest(context, (DescribeClusterRequest) body);
             case INIT_PRODUCER_ID:
-                return produceHandler.handleInitProducerIdRequest((InitProducerIdRequest) body);
+                return produceHandler.handleInitProducerIdRequest(context, (InitProducerIdRequest) body);
             case OFFSET_FOR_LEADER_EPOCH:
-                return offsetsHandler.handleOffsetForLeaderEpochRequest((OffsetsForLeaderEpochRequest) body);
+                return offsetsHandler.handleOffsetForLeaderEpochRequest(context,
+                        (OffsetsForLeaderEpochRequest) body);
             case CREATE_PARTITIONS:
-                return partitionAdminHandler.handleCreatePartitionsRequest((CreatePartitionsRequest) body);
+                return partitionAdminHandler.handleCreatePartitionsRequest(context, (CreatePartitionsRequest) body);
             case DELETE_RECORDS:
-                return partitionAdminHandler.handleDeleteRecordsRequest((DeleteRecordsRequest) body);
+                return partitionAdminHandler.handleDeleteRecordsRequest(context, (DeleteRecordsRequest) body);
             case ELECT_LEADERS:
-                return partitionAdminHandler.handleElectLeadersRequest((ElectLeadersRequest) body);
+                return partitionAdminHandler.handleElectLeadersRequest(context, (ElectLeadersRequest) body);
+            case SASL_HANDSHAKE:
+            case SASL_AUTHENTICATE:
+                return SaslAuthenticator.afterAuthentication(key);
+            case CREATE_ACLS:
+                return securityAdminHandler.handleCreateAclsRequest(context, (CreateAclsRequest) body);
+            case DESCRIBE_ACLS:
+                return securityAdminHandler.handleDescribeAclsRequest(context, (DescribeAclsRequest) body);
+            case DELETE_ACLS:
+                return securityAdminHandler.handleDeleteAclsRequest(context, (DeleteAclsRequest) body);
+            case DESCRIBE_USER_SCRAM_CREDENTIALS:
+                return securityAdminHandler.handleDescribeUserScramCredentialsRequest(context,
+                        (DescribeUserScramCredentialsRequest) body);
+            case ALTER_USER_SCRAM_CREDENTIALS:
+                return securityAdminHandler.handleAlterUserScramCredentialsRequest(context,
+                        (AlterUserScramCredentialsRequest) body);
             default:
                 if (SupportedApis.GROUP_APIS.contains(key)) {
                     return groupHandler.handleGroupRequest(request, context, body);

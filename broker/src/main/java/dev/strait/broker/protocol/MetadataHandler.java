@@ -19,7 +19,10 @@ import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePartition;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.RequestContext;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.DescribeClusterRequest;
 import org.apache.kafka.common.requests.DescribeClusterResponse;
@@ -41,16 +44,23 @@ final class MetadataHandler {
     private final ReplicaManager replicaManager;
     private final int defaultNumPartitions;
     private final boolean autoCreateTopics;
+    private final RequestAuthorizer authorizer;
 
     MetadataHandler(Supplier<BrokerEndpoint> endpoint, ReplicaManager replicaManager, int defaultNumPartitions,
-            boolean autoCreateTopics) {
+            boolean autoCreateTopics, RequestAuthorizer authorizer) {
+        this.authorizer = authorizer;
         this.endpoint = endpoint;
         this.replicaManager = replicaManager;
         this.defaultNumPartitions = defaultNumPartitions;
         this.autoCreateTopics = autoCreateTopics;
     }
 
-    AbstractResponse handleMetadataRequest(MetadataRequest request, short version) {
+    /**
+     * Under an authorizer, as Kafka: topics the principal may not DESCRIBE are left out of an all-topics answer and
+     * answered TOPIC_AUTHORIZATION_FAILED when named; creating a missing topic needs CREATE on the cluster or the
+     * topic, else TOPIC_AUTHORIZATION_FAILED.
+     */
+    AbstractResponse handleMetadataRequest(RequestContext context, MetadataRequest request, short version) {
         BrokerEndpoint self = endpoint.get();
         MetadataResponseData data = new MetadataResponseData()
                 .setClusterId(replicaManager.metadata().clusterId())
@@ -64,26 +74,56 @@ final class MetadataHandler {
                 if (isInternal(topic.name())) {
                     continue; // as Kafka lists it only with isInternal; hiding it keeps it out of subscriptions
                 }
-                data.topics().add(topicMetadata(topic));
+                if (authorizer.topic(context, AclOperation.DESCRIBE, topic.name())) {
+                    data.topics().add(withOperations(context, request, topicMetadata(topic)));
+                }
             }
         } else {
             boolean allowAutoCreate = version < 4 || request.allowAutoTopicCreation();
             for (MetadataRequestTopic requested : request.data().topics()) {
-                data.topics().add(requestedTopicMetadata(requested, allowAutoCreate));
+                data.topics().add(withOperations(context, request,
+                        requestedTopicMetadata(context, requested, allowAutoCreate)));
             }
+        }
+        if (version >= 8 && version <= 10 && request.data().includeClusterAuthorizedOperations()) {
+            data.setClusterAuthorizedOperations(authorizer.authorizedOperations(context, ResourceType.CLUSTER,
+                    RequestAuthorizer.CLUSTER_NAME));
         }
         return new MetadataResponse(data, version);
     }
 
-    private MetadataResponseTopic requestedTopicMetadata(MetadataRequestTopic requested, boolean allowAutoCreate) {
+    private MetadataResponseTopic withOperations(RequestContext context, MetadataRequest request,
+            MetadataResponseTopic topic) {
+        if (request.data().includeTopicAuthorizedOperations() && topic.errorCode() == Errors.NONE.code()) {
+            topic.setTopicAuthorizedOperations(authorizer.authorizedOperations(context, ResourceType.TOPIC,
+                    topic.name()));
+        }
+        return topic;
+    }
+
+    private MetadataResponseTopic requestedTopicMetadata(RequestContext context, MetadataRequestTopic requested,
+            boolean allowAutoCreate) {
         if (requested.name() == null) {
             Optional<TopicMetadata> byId = replicaManager.topic(requested.topicId());
+            if (byId.isPresent() && !authorizer.topic(context, AclOperation.DESCRIBE, byId.get().name())) {
+                return new MetadataResponseTopic().setTopicId(requested.topicId()).setName(null)
+                        .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+            }
             return byId.map(this::topicMetadata).orElseGet(() -> new MetadataResponseTopic()
                     .setTopicId(requested.topicId()).setName(null).setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()));
         }
         String name = requested.name();
+        if (!authorizer.topic(context, AclOperation.DESCRIBE, name)) {
+            return new MetadataResponseTopic().setName(name).setIsInternal(isInternal(name))
+                    .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+        }
         Optional<TopicMetadata> topic = replicaManager.topic(name);
         if (topic.isEmpty() && allowAutoCreate && autoCreateTopics) {
+            if (!authorizer.cluster(context, AclOperation.CREATE)
+                    && !authorizer.topic(context, AclOperation.CREATE, name)) {
+                return new MetadataResponseTopic().setName(name)
+                        .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+            }
             try {
                 topic = Optional.of(replicaManager.createTopic(name, defaultNumPartitions, Map.of(), false));
             } catch (TopicExistsException e) {
@@ -158,7 +198,7 @@ final class MetadataHandler {
         return liveBrokers().stream().filter(b -> b.nodeId() == leader).findFirst();
     }
 
-    AbstractResponse handleDescribeClusterRequest(DescribeClusterRequest request) {
+    AbstractResponse handleDescribeClusterRequest(RequestContext context, DescribeClusterRequest request) {
         BrokerEndpoint self = endpoint.get();
         DescribeClusterResponseData data = new DescribeClusterResponseData()
                 .setClusterId(replicaManager.metadata().clusterId()).setControllerId(self.nodeId())
@@ -170,6 +210,10 @@ final class MetadataHandler {
         for (BrokerEndpoint broker : liveBrokers()) {
             data.brokers().add(new DescribeClusterBroker().setBrokerId(broker.nodeId()).setHost(broker.host())
                     .setPort(broker.port()).setRack(null).setIsFenced(false));
+        }
+        if (request.data().includeClusterAuthorizedOperations()) {
+            data.setClusterAuthorizedOperations(authorizer.authorizedOperations(context, ResourceType.CLUSTER,
+                    RequestAuthorizer.CLUSTER_NAME));
         }
         return new DescribeClusterResponse(data.setErrorCode(Errors.NONE.code()));
     }

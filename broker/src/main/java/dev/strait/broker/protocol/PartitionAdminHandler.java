@@ -21,7 +21,9 @@ import org.apache.kafka.common.message.DeleteRecordsResponseData.DeleteRecordsPa
 import org.apache.kafka.common.message.DeleteRecordsResponseData.DeleteRecordsTopicResult;
 import org.apache.kafka.common.message.ElectLeadersRequestData;
 import org.apache.kafka.common.message.ElectLeadersResponseData;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.requests.ElectLeadersRequest;
 import org.apache.kafka.common.requests.ElectLeadersResponse;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -44,8 +46,10 @@ final class PartitionAdminHandler {
 
     private final ReplicaManager replicaManager;
     private final IntSupplier nodeId;
+    private final RequestAuthorizer authorizer;
 
-    PartitionAdminHandler(ReplicaManager replicaManager, IntSupplier nodeId) {
+    PartitionAdminHandler(ReplicaManager replicaManager, IntSupplier nodeId, RequestAuthorizer authorizer) {
+        this.authorizer = authorizer;
         this.replicaManager = replicaManager;
         this.nodeId = nodeId;
     }
@@ -57,7 +61,11 @@ final class PartitionAdminHandler {
      * where that replica is in sync, through the controller; UNCLEAN is never performed (a replica outside the ISR
      * never leads here), so it only reports partitions that already have a leader as needing no election.
      */
-    AbstractResponse handleElectLeadersRequest(ElectLeadersRequest request) {
+    AbstractResponse handleElectLeadersRequest(RequestContext context, ElectLeadersRequest request) {
+        if (!authorizer.cluster(context, AclOperation.ALTER)) {
+            // As Kafka: the whole request needs ALTER on the cluster.
+            return request.getErrorResponse(0, Errors.CLUSTER_AUTHORIZATION_FAILED.exception());
+        }
         boolean preferred = request.version() == 0 || request.data().electionType() == 0;
         Map<String, List<Integer>> wanted = new java.util.LinkedHashMap<>();
         if (request.data().topicPartitions() == null) {
@@ -127,7 +135,8 @@ final class PartitionAdminHandler {
 
     // ---------------------------------------------------------------- CreatePartitions
 
-    AbstractResponse handleCreatePartitionsRequest(CreatePartitionsRequest request) {
+    /** ALTER on each topic (else TOPIC_AUTHORIZATION_FAILED), as Kafka. */
+    AbstractResponse handleCreatePartitionsRequest(RequestContext context, CreatePartitionsRequest request) {
         CreatePartitionsResponseData data = new CreatePartitionsResponseData();
         Set<String> seen = new HashSet<>();
         Set<String> duplicates = new HashSet<>();
@@ -140,6 +149,8 @@ final class PartitionAdminHandler {
             CreatePartitionsTopicResult result = new CreatePartitionsTopicResult().setName(topic.name());
             if (duplicates.contains(topic.name())) {
                 setError(result, Errors.INVALID_REQUEST, "Duplicate topic in request.");
+            } else if (!authorizer.topic(context, AclOperation.ALTER, topic.name())) {
+                setError(result, Errors.TOPIC_AUTHORIZATION_FAILED, "Authorization failed.");
             } else {
                 createPartitions(topic, request.data().validateOnly(), result);
             }
@@ -219,7 +230,8 @@ final class PartitionAdminHandler {
 
     // ---------------------------------------------------------------- DeleteRecords
 
-    AbstractResponse handleDeleteRecordsRequest(DeleteRecordsRequest request) {
+    /** DELETE on each topic (else TOPIC_AUTHORIZATION_FAILED), as Kafka. */
+    AbstractResponse handleDeleteRecordsRequest(RequestContext context, DeleteRecordsRequest request) {
         DeleteRecordsResponseData data = new DeleteRecordsResponseData();
         for (DeleteRecordsTopic topic : request.data().topics()) {
             DeleteRecordsTopicResult topicResult = data.topics().find(topic.name());
@@ -227,8 +239,11 @@ final class PartitionAdminHandler {
                 topicResult = new DeleteRecordsTopicResult().setName(topic.name());
                 data.topics().add(topicResult);
             }
+            boolean authorized = authorizer.topic(context, AclOperation.DELETE, topic.name());
             for (DeleteRecordsPartition partition : topic.partitions()) {
-                DeleteRecordsPartitionResult result = deleteRecords(topic.name(), partition);
+                DeleteRecordsPartitionResult result = authorized ? deleteRecords(topic.name(), partition)
+                        : new DeleteRecordsPartitionResult().setPartitionIndex(partition.partitionIndex())
+                                .setLowWatermark(-1).setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
                 if (topicResult.partitions().find(result.partitionIndex()) == null) {
                     topicResult.partitions().add(result);
                 }

@@ -15,7 +15,9 @@ import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData.OffsetFor
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData.OffsetForLeaderTopic;
 import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResult;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.ListOffsetsResponse;
@@ -32,17 +34,23 @@ import org.apache.kafka.common.requests.OffsetsForLeaderEpochResponse;
 final class PartitionOffsetsHandler {
 
     private final ReplicaManager replicaManager;
+    private final RequestAuthorizer authorizer;
 
-    PartitionOffsetsHandler(ReplicaManager replicaManager) {
+    PartitionOffsetsHandler(ReplicaManager replicaManager, RequestAuthorizer authorizer) {
         this.replicaManager = replicaManager;
+        this.authorizer = authorizer;
     }
 
-    AbstractResponse handleListOffsetsRequest(ListOffsetsRequest request, short version) {
+    /** Needs DESCRIBE on each topic (else TOPIC_AUTHORIZATION_FAILED), as Kafka. */
+    AbstractResponse handleListOffsetsRequest(RequestContext context, ListOffsetsRequest request, short version) {
         ListOffsetsResponseData data = new ListOffsetsResponseData();
         for (ListOffsetsTopic topic : request.data().topics()) {
             ListOffsetsTopicResponse topicResponse = new ListOffsetsTopicResponse().setName(topic.name());
+            boolean authorized = authorizer.topic(context, AclOperation.DESCRIBE, topic.name());
             for (ListOffsetsPartition partition : topic.partitions()) {
-                topicResponse.partitions().add(listOffsets(topic.name(), partition, version));
+                topicResponse.partitions().add(authorized ? listOffsets(topic.name(), partition, version)
+                        : new ListOffsetsPartitionResponse().setPartitionIndex(partition.partitionIndex())
+                                .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()));
             }
             data.topics().add(topicResponse);
         }
@@ -84,16 +92,21 @@ final class PartitionOffsetsHandler {
         return response;
     }
 
-    AbstractResponse handleOffsetForLeaderEpochRequest(OffsetsForLeaderEpochRequest request) {
+    /** CLUSTER_ACTION on the cluster (followers) or DESCRIBE on each topic, as Kafka. */
+    AbstractResponse handleOffsetForLeaderEpochRequest(RequestContext context, OffsetsForLeaderEpochRequest request) {
         OffsetForLeaderEpochResponseData data = new OffsetForLeaderEpochResponseData();
+        boolean clusterAction = authorizer.cluster(context, AclOperation.CLUSTER_ACTION);
         for (OffsetForLeaderTopic topic : request.data().topics()) {
             OffsetForLeaderTopicResult topicResult = new OffsetForLeaderTopicResult().setTopic(topic.topic());
+            boolean authorized = clusterAction || authorizer.topic(context, AclOperation.DESCRIBE, topic.topic());
             for (OffsetForLeaderPartition requested : topic.partitions()) {
                 OffsetForLeaderEpochResponseData.EpochEndOffset result =
                         new OffsetForLeaderEpochResponseData.EpochEndOffset().setPartition(requested.partition());
-                Optional<Partition> partition = replicaManager.partition(
-                        new TopicPartition(topic.topic(), requested.partition()));
-                if (partition.isEmpty()) {
+                Optional<Partition> partition = authorized ? replicaManager.partition(
+                        new TopicPartition(topic.topic(), requested.partition())) : Optional.empty();
+                if (!authorized) {
+                    result.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+                } else if (partition.isEmpty()) {
                     result.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                 } else {
                     Errors epochError = ApiErrors.checkLeaderEpoch(requested.currentLeaderEpoch(), partition.get());

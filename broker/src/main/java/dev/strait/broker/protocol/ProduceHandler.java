@@ -21,7 +21,9 @@ import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
 import org.apache.kafka.common.message.ProduceResponseData.TopicProduceResponse;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.MutableRecordBatch;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -46,8 +48,10 @@ final class ProduceHandler {
 
     private final ReplicaManager replicaManager;
     private final ProducerIdManager producerIds;
+    private final RequestAuthorizer authorizer;
 
-    ProduceHandler(ReplicaManager replicaManager) {
+    ProduceHandler(ReplicaManager replicaManager, RequestAuthorizer authorizer) {
+        this.authorizer = authorizer;
         this.replicaManager = replicaManager;
         this.producerIds = new ProducerIdManager(replicaManager.metadata());
     }
@@ -70,7 +74,17 @@ final class ProduceHandler {
                     : replicaManager.topic(topicData.name());
             TopicProduceResponse topicResponse = new TopicProduceResponse().setName(topicData.name())
                     .setTopicId(topicData.topicId());
+            // Kafka checks WRITE on the topic first: a principal without it learns nothing, not even existence.
+            boolean authorized = topic.isEmpty() && version < 13
+                    ? authorizer.topic(context, AclOperation.WRITE, topicData.name())
+                    : topic.isEmpty() || authorizer.topic(context, AclOperation.WRITE, topic.get().name());
             for (PartitionProduceData partitionData : topicData.partitionData()) {
+                if (!authorized) {
+                    topicResponse.partitionResponses().add(new PartitionProduceResponse()
+                            .setIndex(partitionData.index()).setBaseOffset(-1)
+                            .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()));
+                    continue;
+                }
                 topicResponse.partitionResponses().add(produceToPartition(topic, partitionData, version, acksAll,
                         pending));
             }
@@ -219,8 +233,13 @@ final class ProduceHandler {
 
     // ---------------------------------------------------------------- InitProducerId
 
-    AbstractResponse handleInitProducerIdRequest(InitProducerIdRequest request) {
+    AbstractResponse handleInitProducerIdRequest(RequestContext context, InitProducerIdRequest request) {
         InitProducerIdResponseData data = new InitProducerIdResponseData();
+        if (request.data().transactionalId() == null && !authorizer.cluster(context, AclOperation.IDEMPOTENT_WRITE)
+                && !authorizer.anyOfType(context, AclOperation.WRITE, ResourceType.TOPIC)) {
+            return new InitProducerIdResponse(data.setErrorCode(Errors.CLUSTER_AUTHORIZATION_FAILED.code())
+                    .setProducerId(-1).setProducerEpoch((short) -1));
+        }
         if (request.data().transactionalId() != null) {
             return new InitProducerIdResponse(data.setErrorCode(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code())
                     .setProducerId(-1).setProducerEpoch((short) -1));

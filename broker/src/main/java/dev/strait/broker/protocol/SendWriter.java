@@ -1,16 +1,16 @@
 package dev.strait.broker.protocol;
 
 import dev.strait.broker.network.ResponseWriter;
+import dev.strait.broker.network.TransportChannel;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.SocketChannel;
 import org.apache.kafka.common.network.Send;
 import org.apache.kafka.common.network.TransferableChannel;
 
 /**
  * Adapts a kafka-clients {@link Send} (size prefix, response header, body; file-backed records via
- * {@link FileChannel#transferTo}, zero-copy) to the network layer's {@link ResponseWriter}.
+ * {@link FileChannel#transferTo}, zero-copy over plain TCP) to the network layer's {@link ResponseWriter}.
  */
 final class SendWriter implements ResponseWriter {
 
@@ -21,31 +21,31 @@ final class SendWriter implements ResponseWriter {
     }
 
     @Override
-    public boolean writeTo(SocketChannel channel) throws IOException {
-        send.writeTo(new SocketTransferableChannel(channel));
-        return send.completed();
+    public boolean writeTo(TransportChannel channel) throws IOException {
+        send.writeTo(new TransportTransferableChannel(channel));
+        return send.completed(); // TLS records still pending are flushed by the processor
     }
 
     long size() {
         return send.size();
     }
 
-    /** A plain non-blocking socket as Kafka's {@link TransferableChannel}. */
-    private static final class SocketTransferableChannel implements TransferableChannel {
-        private final SocketChannel socket;
+    /** A connection's transport (plain TCP or TLS) as Kafka's {@link TransferableChannel}. */
+    private static final class TransportTransferableChannel implements TransferableChannel {
+        private final TransportChannel socket;
 
-        SocketTransferableChannel(SocketChannel socket) {
+        TransportTransferableChannel(TransportChannel socket) {
             this.socket = socket;
         }
 
         @Override
         public boolean hasPendingWrites() {
-            return false;
+            return socket.hasPendingWrites();
         }
 
         @Override
         public long transferFrom(FileChannel fileChannel, long position, long count) throws IOException {
-            return fileChannel.transferTo(position, count, socket);
+            return socket.transferFrom(fileChannel, position, count);
         }
 
         @Override
@@ -55,7 +55,7 @@ final class SendWriter implements ResponseWriter {
 
         @Override
         public long write(ByteBuffer[] srcs) throws IOException {
-            return socket.write(srcs);
+            return socket.write(srcs, 0, srcs.length);
         }
 
         @Override
@@ -69,8 +69,8 @@ final class SendWriter implements ResponseWriter {
         }
 
         @Override
-        public void close() throws IOException {
-            socket.close();
+        public void close() {
+            // the processor owns the connection and closes it
         }
     }
 }

@@ -16,7 +16,9 @@ final class SupportedApis {
             ApiKeys.FETCH, ApiKeys.LIST_OFFSETS, ApiKeys.CREATE_TOPICS, ApiKeys.DELETE_TOPICS,
             ApiKeys.DESCRIBE_CONFIGS, ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.DESCRIBE_CLUSTER,
             ApiKeys.INIT_PRODUCER_ID, ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.CREATE_PARTITIONS,
-            ApiKeys.DELETE_RECORDS, ApiKeys.ELECT_LEADERS);
+            ApiKeys.DELETE_RECORDS, ApiKeys.ELECT_LEADERS, ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_AUTHENTICATE,
+            ApiKeys.CREATE_ACLS, ApiKeys.DESCRIBE_ACLS, ApiKeys.DELETE_ACLS, ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS,
+            ApiKeys.ALTER_USER_SCRAM_CREDENTIALS);
 
     /** The classic group protocol and offsets, advertised only when a group coordinator runs. */
     static final Set<ApiKeys> GROUP_APIS = EnumSet.of(ApiKeys.FIND_COORDINATOR, ApiKeys.JOIN_GROUP,

@@ -29,7 +29,9 @@ import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData.AlterC
 import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData.AlterableConfig;
 import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.CreateTopicsResponse;
@@ -60,21 +62,25 @@ final class TopicAdminHandler {
     private final ReplicaManager replicaManager;
     private final int defaultNumPartitions;
     private final Map<String, String> brokerConfigs;
+    private final RequestAuthorizer authorizer;
 
     /**
      * @param defaultNumPartitions {@code num.partitions}
      * @param brokerConfigs        the static broker configs to report in DescribeConfigs
      */
     TopicAdminHandler(Supplier<BrokerEndpoint> endpoint, ReplicaManager replicaManager, int defaultNumPartitions,
-            Map<String, String> brokerConfigs) {
+            Map<String, String> brokerConfigs, RequestAuthorizer authorizer) {
+        this.authorizer = authorizer;
         this.endpoint = endpoint;
         this.replicaManager = replicaManager;
         this.defaultNumPartitions = defaultNumPartitions;
         this.brokerConfigs = Map.copyOf(brokerConfigs);
     }
 
-    AbstractResponse handleCreateTopicsRequest(CreateTopicsRequest request, short version) {
+    /** CREATE on the cluster or on each topic (else TOPIC_AUTHORIZATION_FAILED), as Kafka. */
+    AbstractResponse handleCreateTopicsRequest(RequestContext context, CreateTopicsRequest request, short version) {
         CreateTopicsResponseData data = new CreateTopicsResponseData();
+        boolean clusterCreate = authorizer.cluster(context, AclOperation.CREATE);
         Set<String> seen = new HashSet<>();
         Set<String> duplicates = new HashSet<>();
         for (CreatableTopic topic : request.data().topics()) {
@@ -86,8 +92,14 @@ final class TopicAdminHandler {
             CreatableTopicResult result = new CreatableTopicResult().setName(topic.name());
             if (duplicates.contains(topic.name())) {
                 setError(result, Errors.INVALID_REQUEST, "duplicate topic in request");
+            } else if (!clusterCreate && !authorizer.topic(context, AclOperation.CREATE, topic.name())) {
+                setError(result, Errors.TOPIC_AUTHORIZATION_FAILED, "Authorization failed.");
             } else {
                 createTopic(topic, request.data().validateOnly(), version, result);
+                if (version >= 5 && result.errorCode() == Errors.NONE.code()
+                        && !authorizer.topic(context, AclOperation.DESCRIBE_CONFIGS, topic.name())) {
+                    result.setConfigs(List.of()).setTopicConfigErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+                }
             }
             data.topics().add(result);
         }
@@ -157,7 +169,8 @@ final class TopicAdminHandler {
         result.setErrorCode(error.code()).setErrorMessage(message);
     }
 
-    AbstractResponse handleDeleteTopicsRequest(DeleteTopicsRequest request, short version) {
+    /** DELETE on each topic (else TOPIC_AUTHORIZATION_FAILED; a topic id it may not DESCRIBE is unknown). */
+    AbstractResponse handleDeleteTopicsRequest(RequestContext context, DeleteTopicsRequest request, short version) {
         DeleteTopicsResponseData data = new DeleteTopicsResponseData();
         List<DeleteTopicState> targets = new ArrayList<>();
         if (version >= 6) {
@@ -172,6 +185,15 @@ final class TopicAdminHandler {
                     .setTopicId(target.topicId());
             Optional<TopicMetadata> topic = target.name() != null ? replicaManager.topic(target.name())
                     : replicaManager.topic(target.topicId());
+            if (target.name() == null && topic.isPresent()
+                    && !authorizer.topic(context, AclOperation.DESCRIBE, topic.get().name())) {
+                topic = Optional.empty();
+            }
+            String name = topic.map(TopicMetadata::name).orElse(target.name());
+            if (name != null && !authorizer.topic(context, AclOperation.DELETE, name)) {
+                data.responses().add(result.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()));
+                continue;
+            }
             if (topic.isEmpty()) {
                 Errors error = target.name() == null ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION;
                 data.responses().add(result.setErrorCode(error.code()));
@@ -217,13 +239,22 @@ final class TopicAdminHandler {
         }
     }
 
-    AbstractResponse handleDescribeConfigsRequest(DescribeConfigsRequest request) {
+    /**
+     * DESCRIBE_CONFIGS on the topic (else TOPIC_AUTHORIZATION_FAILED) or the cluster for a broker (else
+     * CLUSTER_AUTHORIZATION_FAILED). Secrets among the broker's settings (passwords, JAAS configs) are reported
+     * as sensitive without their values, as Kafka does.
+     */
+    AbstractResponse handleDescribeConfigsRequest(RequestContext context, DescribeConfigsRequest request) {
         DescribeConfigsResponseData data = new DescribeConfigsResponseData();
         for (DescribeConfigsResource resource : request.data().resources()) {
             DescribeConfigsResult result = new DescribeConfigsResult().setResourceType(resource.resourceType())
                     .setResourceName(resource.resourceName()).setErrorCode(Errors.NONE.code());
             List<String> keys = resource.configurationKeys();
-            if (resource.resourceType() == RESOURCE_TOPIC) {
+            Errors refused = refusedConfigAccess(context, resource.resourceType(), resource.resourceName(),
+                    AclOperation.DESCRIBE_CONFIGS);
+            if (refused != null) {
+                result.setErrorCode(refused.code()).setErrorMessage("Authorization failed.");
+            } else if (resource.resourceType() == RESOURCE_TOPIC) {
                 Optional<TopicMetadata> topic = replicaManager.topic(resource.resourceName());
                 if (topic.isEmpty()) {
                     result.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
@@ -244,8 +275,10 @@ final class TopicAdminHandler {
                 } else {
                     for (var entry : brokerConfigs.entrySet()) {
                         if (keys == null || keys.contains(entry.getKey())) {
-                            result.configs().add(describedConfig(entry.getKey(), entry.getValue(),
-                                    SOURCE_STATIC_BROKER).setReadOnly(true).setConfigType((byte) 2));
+                            boolean sensitive = isSensitive(entry.getKey());
+                            result.configs().add(describedConfig(entry.getKey(), sensitive ? null : entry.getValue(),
+                                    SOURCE_STATIC_BROKER).setReadOnly(true).setIsSensitive(sensitive)
+                                    .setConfigType(sensitive ? (byte) 9 : (byte) 2));
                         }
                     }
                 }
@@ -258,16 +291,42 @@ final class TopicAdminHandler {
         return new DescribeConfigsResponse(data);
     }
 
+    /** Kafka's PASSWORD-typed broker settings, never shown: passwords, keys and JAAS configs (with passwords). */
+    static boolean isSensitive(String key) {
+        String lower = key.toLowerCase(java.util.Locale.ROOT);
+        return lower.contains("password") || lower.endsWith("sasl.jaas.config") || lower.endsWith("ssl.keystore.key")
+                || lower.endsWith("ssl.keystore.certificate.chain") || lower.endsWith("ssl.truststore.certificates")
+                || lower.contains("secret");
+    }
+
+    private Errors refusedConfigAccess(RequestContext context, byte resourceType, String name, AclOperation op) {
+        if (resourceType == RESOURCE_TOPIC) {
+            return authorizer.topic(context, op, name) ? null : Errors.TOPIC_AUTHORIZATION_FAILED;
+        }
+        if (resourceType == RESOURCE_BROKER) {
+            return authorizer.cluster(context, op) ? null : Errors.CLUSTER_AUTHORIZATION_FAILED;
+        }
+        return null;
+    }
+
     private static DescribeConfigsResourceResult describedConfig(String key, String value, byte source) {
         return new DescribeConfigsResourceResult().setName(key).setValue(value).setReadOnly(false)
                 .setIsSensitive(false).setConfigSource(source).setConfigType(configType(key));
     }
 
-    AbstractResponse handleIncrementalAlterConfigsRequest(IncrementalAlterConfigsRequest request) {
+    /** ALTER_CONFIGS on the topic (else TOPIC_AUTHORIZATION_FAILED) or the cluster (CLUSTER_AUTHORIZATION_FAILED). */
+    AbstractResponse handleIncrementalAlterConfigsRequest(RequestContext context,
+            IncrementalAlterConfigsRequest request) {
         IncrementalAlterConfigsResponseData data = new IncrementalAlterConfigsResponseData();
         for (AlterConfigsResource resource : request.data().resources()) {
             AlterConfigsResourceResponse response = new AlterConfigsResourceResponse()
                     .setResourceType(resource.resourceType()).setResourceName(resource.resourceName());
+            Errors refused = refusedConfigAccess(context, resource.resourceType(), resource.resourceName(),
+                    AclOperation.ALTER_CONFIGS);
+            if (refused != null) {
+                data.responses().add(response.setErrorCode(refused.code()).setErrorMessage("Authorization failed."));
+                continue;
+            }
             try {
                 alterTopicConfigs(resource, request.data().validateOnly());
                 response.setErrorCode(Errors.NONE.code());

@@ -68,7 +68,13 @@ public final class BrokerConfig {
             "log.cleaner.dedupe.buffer.size", "log.cleaner.io.max.bytes.per.second",
             "default.replication.factor", "min.insync.replicas", "unclean.leader.election.enable",
             "replica.lag.time.max.ms", "replica.fetch.max.bytes", "replica.fetch.min.bytes",
-            "replica.fetch.wait.max.ms", "replica.fetch.backoff.ms", "replica.socket.timeout.ms");
+            "replica.fetch.wait.max.ms", "replica.fetch.backoff.ms", "replica.socket.timeout.ms",
+            "authorizer.class.name", "super.users", "allow.everyone.if.no.acl.found", "inter.broker.listener.name",
+            "sasl.mechanism.inter.broker.protocol", "strait.bootstrap.scram.credentials");
+    /** Security settings read by the protocol adapter with Kafka's own config definitions. */
+    private static final List<String> SECURITY_PREFIXES = List.of("ssl.", "sasl.", "listener.name.");
+    private static final Set<String> SECURITY_PROTOCOLS = Set.of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL");
+    private static final Set<String> SECURED_NAMES = Set.of("SSL", "SASL_PLAINTEXT", "SASL_SSL");
 
     private final Map<String, String> originals;
     private final int nodeId;
@@ -88,6 +94,7 @@ public final class BrokerConfig {
     private final Map<Integer, Listener> quorumVoters;
     private final Listener controllerListener;
     private final Listener advertisedListener;
+    private final Map<String, String> listenerProtocols;
 
     /** A listener: its name (upper case), host ({@code 0.0.0.0} when empty) and port. */
     public record Listener(String name, String host, int port) {
@@ -96,7 +103,8 @@ public final class BrokerConfig {
     private BrokerConfig(Map<String, String> props) {
         this.originals = Collections.unmodifiableMap(new LinkedHashMap<>(props));
         for (String name : props.keySet()) {
-            if (!OTHER_NAMES.contains(name) && !TOPIC_DEFAULT_NAMES.containsKey(name)) {
+            if (!OTHER_NAMES.contains(name) && !TOPIC_DEFAULT_NAMES.containsKey(name)
+                    && SECURITY_PREFIXES.stream().noneMatch(name::startsWith)) {
                 LOGGER.warn("ignoring unknown broker config '{}'", name);
             }
         }
@@ -116,14 +124,11 @@ public final class BrokerConfig {
         }
         Listener client = clients.get(0);
         this.listenerName = client.name();
-        if (!listenerName.equals("PLAINTEXT")) {
-            throw new ConfigException("listeners", listeners, "only PLAINTEXT is supported yet");
-        }
         this.host = client.host();
         this.port = client.port();
         this.controllerListener = parsed.stream().filter(l -> controllerNames.contains(l.name())).findFirst()
                 .orElse(null);
-        checkSecurityProtocolMap(props);
+        this.listenerProtocols = listenerProtocols(props, parsed, controllerNames);
         this.advertisedListener = advertisedListener(props, listenerName);
         this.processRoles = processRoles(props);
         this.quorumVoters = quorumVoters(props);
@@ -214,21 +219,58 @@ public final class BrokerConfig {
         return Collections.unmodifiableSet(names);
     }
 
-    private static void checkSecurityProtocolMap(Map<String, String> props) {
+    /**
+     * Each listener's security protocol, as Kafka resolves it: from {@code listener.security.protocol.map}, else the
+     * listener's name when it is a protocol's, else PLAINTEXT for a controller listener (Kafka's KRaft default).
+     * The controller wire speaks PLAINTEXT or SSL (mutual TLS); SASL is for client listeners.
+     */
+    private static Map<String, String> listenerProtocols(Map<String, String> props, List<Listener> listeners,
+            Set<String> controllerNames) {
         String value = props.get("listener.security.protocol.map");
-        if (value == null) {
-            return;
-        }
-        for (String part : value.split(",")) {
-            String[] pair = part.trim().split(":");
-            if (pair.length != 2 || pair[0].isBlank()) {
-                throw new ConfigException("listener.security.protocol.map", value, "expected NAME:PROTOCOL,...");
+        Map<String, String> map = new LinkedHashMap<>();
+        if (value != null && !value.isBlank()) {
+            for (String part : value.split(",")) {
+                String[] pair = part.trim().split(":");
+                if (pair.length != 2 || pair[0].isBlank()) {
+                    throw new ConfigException("listener.security.protocol.map", value, "expected NAME:PROTOCOL,...");
+                }
+                String protocol = pair[1].trim().toUpperCase(java.util.Locale.ROOT);
+                if (!SECURITY_PROTOCOLS.contains(protocol)) {
+                    throw new ConfigException("listener.security.protocol.map", value, "unknown security protocol "
+                            + pair[1].trim() + " (PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL)");
+                }
+                map.put(pair[0].trim().toUpperCase(java.util.Locale.ROOT), protocol);
             }
-            if (!pair[1].trim().equalsIgnoreCase("PLAINTEXT")) {
+        }
+        Map<String, String> result = new LinkedHashMap<>();
+        for (Listener listener : listeners) {
+            String protocol = map.get(listener.name());
+            if (protocol == null && SECURITY_PROTOCOLS.contains(listener.name())) {
+                protocol = listener.name();
+            }
+            if (protocol == null && controllerNames.contains(listener.name())) {
+                if (!map.isEmpty() || listeners.stream().anyMatch(l -> SECURED_NAMES.contains(l.name()))) {
+                    // Kafka's rule: the PLAINTEXT default is only for an all-PLAINTEXT node without a map, so a
+                    // secured cluster never ends up with an unencrypted controller listener by omission.
+                    throw new ConfigException("listener.security.protocol.map", value, "controller listener "
+                            + listener.name() + " defined in controller.listener.names is not in it; name its "
+                            + "protocol explicitly, e.g. " + listener.name() + ":SSL (Kafka requires a mapping for "
+                            + "each controller listener once the map is set or SSL/SASL listeners are in use)");
+                }
+                protocol = "PLAINTEXT";
+            }
+            if (protocol == null) {
                 throw new ConfigException("listener.security.protocol.map", value,
-                        "only PLAINTEXT is supported yet (" + pair[0].trim() + ")");
+                        "no security protocol for listener " + listener.name());
             }
+            if (controllerNames.contains(listener.name()) && protocol.startsWith("SASL")) {
+                throw new ConfigException("listener.security.protocol.map", value, "the controller listener "
+                        + listener.name() + " speaks PLAINTEXT or SSL (with ssl.client.auth=required for mutual TLS),"
+                        + " not " + protocol);
+            }
+            result.put(listener.name(), protocol);
         }
+        return Collections.unmodifiableMap(result);
     }
 
     private static Listener advertisedListener(Map<String, String> props, String clientName) {
@@ -408,6 +450,16 @@ public final class BrokerConfig {
             return Boolean.parseBoolean(value);
         }
         throw new ConfigException(name, value, "expected true or false");
+    }
+
+    /** Each listener's name and security protocol (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL). */
+    public Map<String, String> listenerProtocols() {
+        return listenerProtocols;
+    }
+
+    /** The client listener's security protocol. */
+    public String securityProtocol() {
+        return listenerProtocols.get(listenerName);
     }
 
     public Map<String, String> originals() {

@@ -6,6 +6,9 @@ import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.MetadataSource;
 import dev.strait.broker.network.SocketServer;
 import dev.strait.broker.protocol.BrokerEndpoint;
+import dev.strait.broker.protocol.BrokerSecurity;
+import dev.strait.broker.protocol.InterBrokerSecurity;
+import dev.strait.broker.protocol.ScramBootstrap;
 import dev.strait.broker.protocol.InterBrokerClient;
 import dev.strait.broker.protocol.KafkaApis;
 import dev.strait.broker.protocol.OffsetsTopicLog;
@@ -131,6 +134,7 @@ public final class BrokerServer implements AutoCloseable {
         }
         try {
             metadata = metadataFactory.open(config, logDir);
+            BrokerSecurity security = security(metadata);
             scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread thread = new Thread(r, "strait-scheduler-" + config.nodeId());
                 thread.setDaemon(true);
@@ -142,7 +146,8 @@ public final class BrokerServer implements AutoCloseable {
                     config.replicaLagTimeMaxMs());
             replicaManager.setFaultHandler(this::onFault);
             fetcherManager = new ReplicaFetcherManager(config.nodeId(), metadata,
-                    leaderClients.apply(InterBrokerClient.factory(config.nodeId(), config.replicaSocketTimeoutMs())),
+                    leaderClients.apply(InterBrokerClient.factory(config.nodeId(), config.replicaSocketTimeoutMs(),
+                            interBrokerSecurity(security))),
                     new ReplicaFetcherManager.Settings(config.replicaFetchWaitMaxMs(), config.replicaFetchMinBytes(),
                             config.replicaFetchMaxBytes(), Math.max(config.replicaFetchMaxBytes(), 10 * 1024 * 1024),
                             config.replicaFetchBackoffMs()));
@@ -181,13 +186,14 @@ public final class BrokerServer implements AutoCloseable {
             });
             groupCoordinator.startup();
             KafkaApis apis = new KafkaApis(() -> endpoint, replicaManager, config.numPartitions(),
-                    config.autoCreateTopics(), config.originals(), groupCoordinator);
+                    config.autoCreateTopics(), config.originals(), groupCoordinator, security);
             socketServer = new SocketServer(new SocketServer.Settings(config.listenerName(), config.host(),
                     config.port(), config.numNetworkThreads(), config.numIoThreads(), config.queuedMaxRequests(),
-                    config.socketRequestMaxBytes()), apis);
+                    config.socketRequestMaxBytes(), security.tlsEngines(config.listenerName())), apis);
             socketServer.bind();
             endpoint = new BrokerEndpoint(config.nodeId(), advertisedHost(), advertisedPort(socketServer.boundPort()));
             metadata.registerLocalBroker(endpoint.host(), endpoint.port());
+            bootstrapScramCredentials();
             if (!offsetsLog.ensureCreated()) {
                 // A cluster's first nodes start before enough brokers registered to place the offsets topic's
                 // replicas; keep trying in the background, as Kafka creates it on demand.
@@ -224,6 +230,63 @@ public final class BrokerServer implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /** The client listener's TLS and SASL, and the authorizer, from Kafka's settings. */
+    private BrokerSecurity security(MetadataSource source) {
+        try {
+            return BrokerSecurity.create(config.originals(),
+                    Map.of(config.listenerName(), config.securityProtocol()), source);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage());
+        }
+    }
+
+    private InterBrokerSecurity interBrokerSecurity(BrokerSecurity security) {
+        try {
+            return InterBrokerSecurity.create(security.listener(config.listenerName()),
+                    config.originals().get("sasl.mechanism.inter.broker.protocol"), config.originals());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage());
+        }
+    }
+
+    /**
+     * {@code strait.bootstrap.scram.credentials}: the users {@code kafka-storage format --add-scram} would create,
+     * written once the metadata accepts writes, only where the user has no credential of that mechanism yet (so a
+     * password changed later with kafka-configs stays changed). Retried in the background until a controller
+     * takes it.
+     */
+    private void bootstrapScramCredentials() {
+        String value = config.originals().get(ScramBootstrap.CONFIG);
+        if (value == null || value.isBlank()) {
+            return;
+        }
+        ScramBootstrap bootstrap;
+        try {
+            bootstrap = ScramBootstrap.parse(value);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(ScramBootstrap.CONFIG, "(hidden)", e.getMessage());
+        }
+        ScheduledExecutorService executor = scheduler;
+        MetadataSource source = metadata;
+        Runnable attempt = new Runnable() {
+            @Override
+            public void run() {
+                try {
+                    int written = bootstrap.apply(source);
+                    if (written > 0) {
+                        LOGGER.info("wrote {} bootstrap SCRAM credential(s) from {}", written, ScramBootstrap.CONFIG);
+                    }
+                } catch (RuntimeException e) {
+                    LOGGER.info("bootstrap SCRAM credentials not written yet, retrying: {}", e.getMessage());
+                    if (!executor.isShutdown()) {
+                        executor.schedule(this, 1, TimeUnit.SECONDS);
+                    }
+                }
+            }
+        };
+        executor.execute(attempt);
     }
 
     private void scheduleOffsetsTopicCreation(OffsetsTopicLog offsetsLog) {

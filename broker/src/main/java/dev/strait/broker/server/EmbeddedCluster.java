@@ -36,8 +36,11 @@ public final class EmbeddedCluster implements AutoCloseable {
     private final int[] ports;
 
     private final int[] controllerPorts;
+    private final String clientListener;
 
-    private EmbeddedCluster(Path dataDir, boolean ownsDataDir, Map<String, String> brokerConfigs, int nodes) {
+    private EmbeddedCluster(Path dataDir, boolean ownsDataDir, Map<String, String> brokerConfigs, int nodes,
+            String clientListener) {
+        this.clientListener = clientListener;
         this.dataDir = dataDir;
         this.ownsDataDir = ownsDataDir;
         this.brokerConfigs = brokerConfigs;
@@ -121,6 +124,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         private int nodes = 1;
         private Path dataDir;
         private final Map<String, String> brokerConfigs = new LinkedHashMap<>();
+        private String clientListener = "PLAINTEXT";
 
         public Builder nodes(int count) {
             if (count < 1 || count > 9) {
@@ -133,6 +137,15 @@ public final class EmbeddedCluster implements AutoCloseable {
         /** Keep data here instead of a temporary directory (not deleted on close). */
         public Builder dataDir(Path dir) {
             this.dataDir = dir;
+            return this;
+        }
+
+        /**
+         * The client listener's name (default PLAINTEXT), e.g. SASL_SSL; its security settings come as broker
+         * configs ({@code ssl.*}, {@code sasl.*}, {@code listener.name.<name>.*}).
+         */
+        public Builder clientListener(String name) {
+            this.clientListener = name;
             return this;
         }
 
@@ -150,7 +163,7 @@ public final class EmbeddedCluster implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot create a data directory", e);
             }
-            EmbeddedCluster cluster = new EmbeddedCluster(dir, owns, Map.copyOf(brokerConfigs), nodes);
+            EmbeddedCluster cluster = new EmbeddedCluster(dir, owns, Map.copyOf(brokerConfigs), nodes, clientListener);
             try {
                 cluster.startAll();
             } catch (RuntimeException e) {
@@ -177,14 +190,14 @@ public final class EmbeddedCluster implements AutoCloseable {
         props.put("num.network.threads", "2");
         props.put("num.io.threads", "4");
         if (brokers.length == 1) {
-            props.put("listeners", "PLAINTEXT://127.0.0.1:" + ports[nodeId]);
+            props.put("listeners", clientListener + "://127.0.0.1:" + ports[nodeId]);
         } else {
             StringBuilder voters = new StringBuilder();
             for (int i = 0; i < brokers.length; i++) {
                 voters.append(i == 0 ? "" : ",").append(i).append("@127.0.0.1:").append(controllerPorts[i]);
             }
             props.put("process.roles", "broker,controller");
-            props.put("listeners", "PLAINTEXT://127.0.0.1:" + ports[nodeId] + ",CONTROLLER://127.0.0.1:"
+            props.put("listeners", clientListener + "://127.0.0.1:" + ports[nodeId] + ",CONTROLLER://127.0.0.1:"
                     + controllerPorts[nodeId]);
             props.put("controller.listener.names", "CONTROLLER");
             props.put("controller.quorum.voters", voters.toString());

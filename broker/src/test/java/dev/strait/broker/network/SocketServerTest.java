@@ -8,7 +8,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
-import java.nio.channels.SocketChannel;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -29,7 +29,7 @@ class SocketServerTest {
         frame.putInt(payload.remaining()).put(payload.duplicate()).flip();
         return new ResponseWriter() {
             @Override
-            public boolean writeTo(SocketChannel channel) throws IOException {
+            public boolean writeTo(TransportChannel channel) throws IOException {
                 channel.write(frame);
                 return !frame.hasRemaining();
             }

@@ -103,7 +103,11 @@ class KafkaApisWireTest {
                     Map.entry(ApiKeys.OFFSET_COMMIT, "2-9"), Map.entry(ApiKeys.OFFSET_FETCH, "1-9"),
                     Map.entry(ApiKeys.LIST_GROUPS, "0-5"), Map.entry(ApiKeys.DESCRIBE_GROUPS, "0-6"),
                     Map.entry(ApiKeys.DELETE_GROUPS, "0-2"), Map.entry(ApiKeys.CREATE_PARTITIONS, "0-3"),
-                    Map.entry(ApiKeys.DELETE_RECORDS, "0-2")));
+                    Map.entry(ApiKeys.DELETE_RECORDS, "0-2"), Map.entry(ApiKeys.SASL_HANDSHAKE, "0-1"),
+                    Map.entry(ApiKeys.SASL_AUTHENTICATE, "0-2"), Map.entry(ApiKeys.CREATE_ACLS, "1-3"),
+                    Map.entry(ApiKeys.DESCRIBE_ACLS, "1-3"), Map.entry(ApiKeys.DELETE_ACLS, "1-3"),
+                    Map.entry(ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, "0-0"),
+                    Map.entry(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, "0-0")));
         }
     }
 

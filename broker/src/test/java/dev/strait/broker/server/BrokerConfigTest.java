@@ -41,8 +41,13 @@ class BrokerConfigTest {
         assertThatThrownBy(() -> BrokerConfig.from(Map.of("node.id", "0", "num.io.threads", "zero")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("Invalid value zero for configuration num.io.threads: not a number");
-        assertThatThrownBy(() -> BrokerConfig.from(Map.of("node.id", "0", "listeners", "SSL://h:1")))
+        assertThatThrownBy(() -> BrokerConfig.from(Map.of("node.id", "0", "listeners", "SSL//h:1")))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("listeners");
+        assertThatThrownBy(() -> BrokerConfig.from(Map.of("node.id", "0", "listeners", "CLIENT://h:1")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("listener.security.protocol.map")
+                .hasMessageContaining("no security protocol for listener CLIENT");
+        assertThat(BrokerConfig.from(Map.of("node.id", "0", "listeners", "SSL://h:1")).securityProtocol())
+                .isEqualTo("SSL");
         assertThatThrownBy(() -> BrokerConfig.from(Map.of("node.id", "0", "log.message.timestamp.type", "Now")))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("log.message.timestamp.type")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));

@@ -28,9 +28,11 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -170,6 +172,8 @@ final class MirrorStream implements Runnable {
             } catch (OffsetOutOfRangeException e) {
                 truncation.handle(e.offsetOutOfRangePartitions());
                 continue;
+            } catch (GroupAuthorizationException | TopicAuthorizationException e) {
+                throw new MirrorException(SendFailures.sourceDenied(e), e);
             }
             if (!records.isEmpty() || !records.nextOffsets().isEmpty()) {
                 mirror(records);
