@@ -10,20 +10,19 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -40,22 +39,25 @@ import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Thousands of random and mutated frames on many raw connections (seeded: the seed is in every assertion message;
- * replay with {@code -Dstrait.fuzz.seed=N}). Afterwards the broker still answers every fresh connection quickly,
- * the records written before the fuzzing are unchanged, and a normal produce/consume round trip works.
+ * Thousands of random and mutated frames on many raw connections, sent one connection at a time so that a seed
+ * replays exactly: three fixed seeds and one drawn for this run (printed, and in every assertion message; replay
+ * one with {@code -Dstrait.fuzz.seed=N}). Afterwards the broker still answers every fresh connection, the records
+ * written before the fuzzing are unchanged, every record the fuzzed produce requests got into the log is one of
+ * the template's records intact (a corrupted batch must be refused, never stored), and a normal produce/consume
+ * round trip works.
  */
 @Timeout(value = 150, unit = TimeUnit.SECONDS)
 class WireFuzzTest {
 
-    private static final int FRAMES = 3000;
-    private static final int WORKERS = 4;
-    private static final long BUDGET_NANOS = TimeUnit.SECONDS.toNanos(70);
+    private static final long[] FIXED_SEEDS = {11L, 4242L, 918_273L};
+    private static final int FRAMES_PER_SEED = 750;
     private static final String PRISTINE = "pristine-records";
     private static final String TARGET = "fz";
     private static final int PRISTINE_COUNT = 50;
@@ -74,8 +76,17 @@ class WireFuzzTest {
 
     @Test
     void randomAndMutatedFramesLeaveTheBrokerServingAndTheDataIntact() throws Exception {
-        long seed = Long.getLong("strait.fuzz.seed", System.nanoTime());
-        String context = "fuzz seed " + seed + " (replay with -Dstrait.fuzz.seed=" + seed + ")";
+        Long replay = Long.getLong("strait.fuzz.seed");
+        List<Long> seeds = new ArrayList<>();
+        if (replay != null) {
+            seeds.add(replay);
+        } else {
+            for (long fixed : FIXED_SEEDS) {
+                seeds.add(fixed);
+            }
+            seeds.add(new Random().nextLong());
+        }
+        String context = "fuzz seeds " + seeds + " (replay one with -Dstrait.fuzz.seed=N)";
         System.out.println("WireFuzzTest: " + context);
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
                 cluster.bootstrapServers()))) {
@@ -93,41 +104,24 @@ class WireFuzzTest {
         }
         List<byte[]> templates = templates();
 
-        // When: WORKERS threads each take connections; connection n draws its frames from Random(seed + n)
-        AtomicInteger framesSent = new AtomicInteger();
-        AtomicInteger nextConnection = new AtomicInteger();
-        long deadline = System.nanoTime() + BUDGET_NANOS;
-        ExecutorService pool = Executors.newFixedThreadPool(WORKERS);
-        List<Future<?>> workers = new ArrayList<>();
-        try {
-            for (int w = 0; w < WORKERS; w++) {
-                workers.add(pool.submit(() -> {
-                    while (framesSent.get() < FRAMES && System.nanoTime() < deadline) {
-                        int connection = nextConnection.getAndIncrement();
-                        Random random = new Random(seed + connection);
-                        fuzzOneConnection(random, templates, framesSent);
-                    }
-                    return null;
-                }));
+        // When: for each seed, connections one after another draw their frames from Random(seed)
+        int connections = 0;
+        for (long seed : seeds) {
+            Random random = new Random(seed);
+            AtomicInteger framesSent = new AtomicInteger();
+            while (framesSent.get() < FRAMES_PER_SEED) {
+                fuzzOneConnection(random, templates, framesSent, FRAMES_PER_SEED);
+                connections++;
             }
-            for (Future<?> worker : workers) {
-                worker.get(BUDGET_NANOS + TimeUnit.SECONDS.toNanos(20), TimeUnit.NANOSECONDS);
-            }
-        } finally {
-            pool.shutdownNow();
-            assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).as(context).isTrue();
+            assertThat(framesSent.get()).as("frames of seed " + seed).isEqualTo(FRAMES_PER_SEED);
         }
-        System.out.println("WireFuzzTest: sent " + framesSent.get() + " frames on " + nextConnection.get()
+        System.out.println("WireFuzzTest: sent " + seeds.size() * FRAMES_PER_SEED + " frames on " + connections
                 + " connections");
-        assertThat(framesSent.get()).as(context).isGreaterThanOrEqualTo(FRAMES / 3);
-        assertThat(nextConnection.get()).as(context).isGreaterThan(100);
 
-        // Then: every fresh connection (spread over all network threads) gets ApiVersions answered quickly
+        // Then: every fresh connection (spread over all network threads) gets ApiVersions answered
         for (int i = 0; i < 20; i++) {
-            try (Socket socket = connect(2000)) {
-                long start = System.nanoTime();
+            try (Socket socket = connect(5000)) {
                 assertThat(apiVersionsErrorCode(socket, 1000 + i)).as(context).isZero();
-                assertThat(System.nanoTime() - start).as(context).isLessThan(TimeUnit.SECONDS.toNanos(2));
             }
         }
         // concurrent requests: all io threads still take work
@@ -152,6 +146,8 @@ class WireFuzzTest {
         assertThat(pristine).as(context).extracting(ConsumerRecord::value).containsExactlyElementsOf(before);
         assertThat(pristine).as(context).extracting(ConsumerRecord::offset)
                 .containsExactlyElementsOf(java.util.stream.LongStream.range(0, PRISTINE_COUNT).boxed().toList());
+        // what the fuzzed produce requests appended is the template's records, whole, at consecutive offsets
+        assertOnlyTemplateRecords(context);
         // and a normal round trip works
         String topic = "after-fuzz";
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
@@ -168,14 +164,47 @@ class WireFuzzTest {
     }
 
     /**
+     * Reads the fuzzed topic from its start to its end with CRC checks on: a batch stored with a flipped byte
+     * would fail the read or show a record the template does not hold.
+     */
+    private static void assertOnlyTemplateRecords(String context) {
+        TopicPartition tp = new TopicPartition(TARGET, 0);
+        Map<String, Object> props = new java.util.HashMap<>();
+        props.put("bootstrap.servers", cluster.bootstrapServers());
+        props.put("check.crcs", "true");
+        props.put("enable.auto.commit", "false");
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
+                new StringDeserializer())) {
+            consumer.assign(List.of(tp));
+            long end = consumer.endOffsets(List.of(tp), Duration.ofSeconds(20)).get(tp);
+            consumer.seekToBeginning(List.of(tp));
+            long expectedOffset = consumer.position(tp, Duration.ofSeconds(20));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (expectedOffset < end && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
+                    assertThat(r.offset()).as(context + ": offsets of " + TARGET).isEqualTo(expectedOffset);
+                    boolean first = "fuzz-key".equals(r.key()) && "fuzz-value".equals(r.value());
+                    boolean second = r.key() == null && "second".equals(r.value());
+                    assertThat(first || second).as(context + ": record at " + r.offset() + " is the template's, not "
+                            + r.key() + "=" + r.value()).isTrue();
+                    expectedOffset++;
+                }
+            }
+            assertThat(expectedOffset).as(context + ": read " + TARGET + " to its end").isEqualTo(end);
+            System.out.println("WireFuzzTest: " + end + " records appended by fuzzed produce requests, all intact");
+        }
+    }
+
+    /**
      * One connection: 1 to 10 frames, then either an abrupt close or a half-close and reading whatever comes back
      * until the broker closes (bounded by the socket timeout). I/O errors caused by the broker closing are expected.
      */
-    private static void fuzzOneConnection(Random random, List<byte[]> templates, AtomicInteger framesSent) {
+    private static void fuzzOneConnection(Random random, List<byte[]> templates, AtomicInteger framesSent,
+            int limit) {
         int frames = 1 + random.nextInt(10);
         try (Socket socket = connect(1000)) {
             DataOutputStream out = new DataOutputStream(socket.getOutputStream());
-            for (int i = 0; i < frames && framesSent.get() < FRAMES; i++) {
+            for (int i = 0; i < frames && framesSent.get() < limit; i++) {
                 out.write(frame(random, templates));
                 framesSent.incrementAndGet();
             }
