@@ -110,6 +110,11 @@ public final class SocketServer implements AutoCloseable {
         return settings.host();
     }
 
+    /** Requests read and waiting for an io thread; for tests of back-pressure. */
+    int queuedRequests() {
+        return requestQueue.size();
+    }
+
     private void acceptConnections() {
         int next = 0;
         while (running) {

@@ -44,12 +44,19 @@ class SocketServerTest {
     }
 
     @Test
-    void pipelinedRequestsAreAnsweredInOrderEvenWhenHandledOutOfOrder() throws Exception {
-        // Given: handlers that answer later requests faster (the connection is muted, so they cannot overtake)
-        AtomicInteger handled = new AtomicInteger();
+    void pipelinedRequestsAreAnsweredInOrderOneAtATimePerConnection() throws Exception {
+        // Given: four io threads; the first request's handler holds on for a while, the window in which a server
+        // that did not mute the connection would hand the next request to another io thread
+        AtomicInteger inFlight = new AtomicInteger();
+        AtomicInteger maxInFlight = new AtomicInteger();
+        CountDownLatch secondDispatch = new CountDownLatch(2);
         try (SocketServer server = start(10, 4, request -> {
-            int delayMs = Math.max(0, 50 - 10 * handled.getAndIncrement());
-            sleep(delayMs);
+            maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+            secondDispatch.countDown();
+            if (request.payload().get(0) == 0) {
+                await(secondDispatch, 300);
+            }
+            inFlight.decrementAndGet();
             request.respond(echo(request.payload()));
         }); Socket socket = connect(server)) {
             // When
@@ -60,6 +67,7 @@ class SocketServerTest {
             for (int i = 0; i < 5; i++) {
                 assertThat(readFrame(socket)).containsExactly((byte) i);
             }
+            assertThat(maxInFlight.get()).as("requests of one connection handled at once").isEqualTo(1);
         }
     }
 
@@ -80,7 +88,12 @@ class SocketServerTest {
                     sockets.add(socket);
                     writeFrame(socket, new byte[] {(byte) i, 42});
                 }
-                Thread.sleep(300);
+                // the one io thread is held, so the queue fills with one request and the other frames stay unread
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while ((dispatched.get() < 1 || server.queuedRequests() < 1) && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+                assertThat(server.queuedRequests()).as("requests queued").isEqualTo(1);
                 assertThat(dispatched.get()).isEqualTo(1);
 
                 // When
@@ -149,17 +162,13 @@ class SocketServerTest {
         return frame;
     }
 
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+    private static void await(CountDownLatch latch) {
+        await(latch, 10_000);
     }
 
-    private static void await(CountDownLatch latch) {
+    private static void await(CountDownLatch latch, long millis) {
         try {
-            latch.await(10, TimeUnit.SECONDS);
+            latch.await(millis, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
