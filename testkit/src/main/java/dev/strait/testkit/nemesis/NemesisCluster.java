@@ -210,11 +210,22 @@ public final class NemesisCluster implements AutoCloseable {
         }
     }
 
-    /** {@code ip netns exec} execs the JVM; if it forked instead, SIGSTOP would freeze the wrong process. */
+    /**
+     * {@code ip netns exec} enters the namespace and then execs the JVM in the same process; if it forked instead,
+     * SIGSTOP would freeze the wrong process. Polled, since the exec happens a moment after the start.
+     */
     private void verifyPidsAreJvms() {
         for (Node node : nodes) {
-            String command = node.process.info().command().orElse("");
-            if (!command.isEmpty() && !command.endsWith("java")) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            String command = "";
+            while (System.nanoTime() < deadline && node.process.isAlive()) {
+                command = node.process.info().command().orElse("");
+                if (command.endsWith("java")) {
+                    break;
+                }
+                sleep(50);
+            }
+            if (node.process.isAlive() && !command.endsWith("java")) {
                 throw new IllegalStateException("node " + node.id + ": pid " + node.process.pid() + " runs " + command
                         + ", not the JVM; the nemesis signals nodes by this pid");
             }

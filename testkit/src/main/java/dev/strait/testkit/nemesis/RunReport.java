@@ -17,7 +17,9 @@ public record RunReport(SystemKind system, long seed, Schedule schedule, Map<Fau
                         Path keptDirectory, String replay) {
 
     public RunReport {
-        faultsInjected = faultsInjected.isEmpty() ? Map.of() : new EnumMap<>(faultsInjected);
+        Map<FaultKind, Integer> faults = new EnumMap<>(FaultKind.class);
+        faults.putAll(faultsInjected);
+        faultsInjected = faults;
         sendFailures = Map.copyOf(sendFailures);
         anomalies = List.copyOf(anomalies);
     }
@@ -40,7 +42,9 @@ public record RunReport(SystemKind system, long seed, Schedule schedule, Map<Fau
     }
 
     public static String byKind(Map<FaultKind, Integer> faults) {
-        return new EnumMap<>(faults).entrySet().stream().map(e -> e.getKey().flag() + " " + e.getValue())
+        Map<FaultKind, Integer> sorted = new EnumMap<>(FaultKind.class);
+        sorted.putAll(faults);
+        return sorted.entrySet().stream().map(e -> e.getKey().flag() + " " + e.getValue())
                 .collect(Collectors.joining(", "));
     }
 

@@ -36,8 +36,9 @@ public record ScheduleSpec(long faultPhaseMs, long sessionTimeoutMs, int nodes, 
 
     /** The flags that reproduce this spec on the bench command line. */
     public String flags() {
-        return "--fault-phase-s " + (faultPhaseMs / 1000) + " --faults " + EnumSet.copyOf(kinds).stream()
-                .map(FaultKind::flag).collect(Collectors.joining(",")) + " --partitions " + partitions
+        String faults = kinds.size() == FaultKind.values().length ? "all" : EnumSet.copyOf(kinds).stream()
+                .map(FaultKind::flag).collect(Collectors.joining(","));
+        return "--fault-phase-s " + (faultPhaseMs / 1000) + " --faults " + faults + " --partitions " + partitions
                 + " --create-partitions " + createPartitions + " --session-timeout-ms " + sessionTimeoutMs;
     }
 }

@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Timeout;
  * {@code -Dnemesis.faultPhaseS=}.
  */
 class NemesisIT {
-    private static final long SEED = Long.getLong("nemesis.seed", 11);
-    private static final long FAULT_PHASE_MS = Long.getLong("nemesis.faultPhaseS", 50) * 1000;
+    private static final long SEED = Long.getLong("nemesis.seed", 47);
+    private static final long FAULT_PHASE_MS = Long.getLong("nemesis.faultPhaseS", 45) * 1000;
 
     @Test
     @Timeout(value = 8, unit = TimeUnit.MINUTES)
