@@ -79,13 +79,16 @@ public final class Checker {
         List<History.Ack> sorted = new ArrayList<>(acks);
         sorted.sort(Comparator.comparingLong(History.Ack::offset));
         List<History.Ack> lost = new ArrayList<>();
+        List<History.Ack> intact = new ArrayList<>();
         List<String> moved = new ArrayList<>();
         long movedCount = 0;
         for (History.Ack ack : sorted) {
             List<Long> at = positions.get(ack.value());
             if (at == null) {
                 lost.add(ack);
-            } else if (!at.contains(ack.offset())) {
+            } else if (at.contains(ack.offset())) {
+                intact.add(ack);
+            } else {
                 movedCount++;
                 if (moved.size() < EXAMPLES) {
                     moved.add(ack.value() + " acknowledged at " + ack.offset() + ", found at " + at);
@@ -133,10 +136,12 @@ public final class Checker {
                     + ranges(vanished) + ", but the log now ends at " + logEnd));
         }
 
-        // Order per producer: by number, acknowledged offsets rise; in the log, acknowledged numbers rise.
+        // Order per producer, among the acknowledged records that are where they were acknowledged (the others are
+        // reported above): by number, offsets rise; in the log, numbers rise.
         long reordered = 0;
         List<String> reorderedExamples = new ArrayList<>();
-        Map<String, List<History.Ack>> byProducer = acks.stream().collect(Collectors.groupingBy(History.Ack::producer));
+        Map<String, List<History.Ack>> byProducer = intact.stream()
+                .collect(Collectors.groupingBy(History.Ack::producer));
         Set<String> ackedValues = new java.util.HashSet<>();
         for (Map.Entry<String, List<History.Ack>> e : byProducer.entrySet()) {
             List<History.Ack> list = new ArrayList<>(e.getValue());
@@ -182,7 +187,10 @@ public final class Checker {
 
     private static String describeLost(List<History.Ack> lost, TreeMap<Long, String> valueAt, long logEnd) {
         List<Long> offsets = lost.stream().map(History.Ack::offset).toList();
+        long first = lost.stream().mapToLong(History.Ack::atMs).min().orElse(0);
+        long last = lost.stream().mapToLong(History.Ack::atMs).max().orElse(0);
         StringBuilder sb = new StringBuilder("acknowledged at offsets ").append(ranges(offsets))
+                .append(String.format(java.util.Locale.ROOT, " (between %.1f s and %.1f s)", first / 1000.0, last / 1000.0))
                 .append(", not in the log; e.g. ");
         for (int i = 0; i < Math.min(EXAMPLES, lost.size()); i++) {
             History.Ack a = lost.get(i);

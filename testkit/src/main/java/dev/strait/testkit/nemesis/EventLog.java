@@ -12,6 +12,11 @@ public final class EventLog {
         this.out = out;
     }
 
+    /** System.nanoTime at the run's start: the zero of the log's time stamps. */
+    public long startNanos() {
+        return startNanos;
+    }
+
     public void log(String line) {
         out.println(String.format(Locale.ROOT, "[%7.1f s] %s", (System.nanoTime() - startNanos) / 1e9, line));
         out.flush();

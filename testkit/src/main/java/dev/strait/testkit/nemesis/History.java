@@ -17,8 +17,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * (a producer that hit a fatal error is replaced by the next generation).
  */
 public final class History {
-    /** An acknowledged record: the producer's callback said it was written at {@code offset}. */
-    public record Ack(String producer, int partition, long number, long offset) {
+    /**
+     * An acknowledged record: the producer's callback said it was written at {@code offset}, {@code atMs} after the
+     * run began (to line it up with the fault log).
+     */
+    public record Ack(String producer, int partition, long number, long offset, long atMs) {
         public String value() {
             return producer + ":" + partition + ":" + number;
         }
@@ -44,14 +47,25 @@ public final class History {
     private final AtomicLong consumedCount = new AtomicLong();
     private final Map<String, AtomicLong> failures = new ConcurrentHashMap<>();
     private final Map<Integer, AtomicLong> lastAckNanos = new ConcurrentHashMap<>();
+    private final long startNanos;
+
+    /** A history whose times count from {@code startNanos} (System.nanoTime of the run's start). */
+    public History(long startNanos) {
+        this.startNanos = startNanos;
+    }
+
+    public History() {
+        this(System.nanoTime());
+    }
 
     public void sent() {
         sent.incrementAndGet();
     }
 
     public void acked(String producer, int partition, long number, long offset) {
-        acks.add(new Ack(producer, partition, number, offset));
-        lastAckNanos.computeIfAbsent(partition, p -> new AtomicLong()).set(System.nanoTime());
+        long now = System.nanoTime();
+        acks.add(new Ack(producer, partition, number, offset, (now - startNanos) / 1_000_000));
+        lastAckNanos.computeIfAbsent(partition, p -> new AtomicLong()).set(now);
     }
 
     /** A send that failed or was never sent: neither acknowledged nor known to be absent. */

@@ -60,7 +60,7 @@ public final class NemesisRun {
     public RunReport run() {
         Schedule schedule = schedule();
         long started = System.nanoTime();
-        History history = new History();
+        History history = new History(events.startNanos());
         List<Anomaly> anomalies = new ArrayList<>();
         Map<FaultKind, Integer> injected = Map.of();
         String error = null;
