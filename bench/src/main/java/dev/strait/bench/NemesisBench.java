@@ -127,6 +127,7 @@ public final class NemesisBench {
         final Map<FaultKind, Integer> faults = new EnumMap<>(FaultKind.class);
         long acknowledged;
         long anomalies;
+        long staleReads;
         final List<Long> anomalousSeeds = new ArrayList<>();
         final List<Long> errorSeeds = new ArrayList<>();
 
@@ -136,7 +137,8 @@ public final class NemesisBench {
             r.faultsInjected().forEach((k, v) -> faults.merge(k, v, Integer::sum));
             acknowledged += r.acknowledged();
             anomalies += r.anomalyCount();
-            if (!r.anomalies().isEmpty()) {
+            staleReads += r.observationCount();
+            if (r.anomalyCount() > 0) {
                 anomalousSeeds.add(r.seed());
             }
             if (r.error() != null) {
@@ -147,10 +149,11 @@ public final class NemesisBench {
         String describe(SystemKind system) {
             int total = faults.values().stream().mapToInt(Integer::intValue).sum();
             return String.format(Locale.ROOT, "%s: %d runs, %.1f min; %d faults (%s: %s); %,d acknowledged;"
-                            + " anomalies %d%s; harness errors %d%s", system.label(), runs, elapsedMs / 60_000.0, total,
-                    RunReport.byFamily(faults), RunReport.byKind(faults), acknowledged, anomalies,
-                    anomalousSeeds.isEmpty() ? "" : " in " + anomalousSeeds.size() + " runs (seeds " + anomalousSeeds
-                            + ")", errorSeeds.size(), errorSeeds.isEmpty() ? "" : " (seeds " + errorSeeds + ")");
+                            + " anomalies %d%s; stale committed-offset reads %d (not counted); harness errors %d%s",
+                    system.label(), runs, elapsedMs / 60_000.0, total, RunReport.byFamily(faults),
+                    RunReport.byKind(faults), acknowledged, anomalies, anomalousSeeds.isEmpty() ? ""
+                            : " in " + anomalousSeeds.size() + " runs (seeds " + anomalousSeeds + ")", staleReads,
+                    errorSeeds.size(), errorSeeds.isEmpty() ? "" : " (seeds " + errorSeeds + ")");
         }
     }
 

@@ -21,8 +21,17 @@ public record Anomaly(Type type, int partition, long count, String detail) {
         VANISHED,
         /** Acknowledged records of one producer are not in the order they were produced in. */
         REORDERED,
-        /** A committed group offset went backwards. */
+        /**
+         * A committed group offset went backwards: an acknowledged commit below one acknowledged before it began, or
+         * the group's final committed offset below an acknowledged commit.
+         */
         COMMIT_REGRESSION,
+        /**
+         * Not counted: an OffsetFetch answered less than a commit acknowledged (or an offset read) before it began.
+         * Apache Kafka does this too for a moment after the coordinator moves (the new coordinator serves what its
+         * high watermark covers), so it is reported, for comparison, but is no verdict.
+         */
+        STALE_OFFSET_READ(false),
         /** After healing, a partition lacked a live leader or a full ISR, or the nodes' metadata disagreed. */
         UNHEALTHY,
         /** After healing, a partition took no acknowledged write. */
@@ -30,7 +39,26 @@ public record Anomaly(Type type, int partition, long count, String detail) {
         /** A node exited although the nemesis did not stop it. */
         CRASHED,
         /** The history could not be read back completely. */
-        UNREADABLE
+        UNREADABLE;
+
+        private final boolean counted;
+
+        Type() {
+            this(true);
+        }
+
+        Type(boolean counted) {
+            this.counted = counted;
+        }
+
+        /** Whether it is a verdict (counted as an anomaly) or only an observation. */
+        public boolean counted() {
+            return counted;
+        }
+    }
+
+    public boolean counted() {
+        return type.counted();
     }
 
     public String flag() {

@@ -47,6 +47,7 @@ public final class History {
     private final AtomicLong consumedCount = new AtomicLong();
     private final Map<String, AtomicLong> failures = new ConcurrentHashMap<>();
     private final Map<Integer, AtomicLong> lastAckNanos = new ConcurrentHashMap<>();
+    private final Map<Integer, Long> finalCommitted = new ConcurrentHashMap<>();
     private final long startNanos;
 
     /** A history whose times count from {@code startNanos} (System.nanoTime of the run's start). */
@@ -90,6 +91,11 @@ public final class History {
         offsetEvents.add(new OffsetEvent(partition, offset, startNanos, endNanos, false, "OffsetFetch"));
     }
 
+    /** The group's committed offsets once everything healed and the consumers stopped. */
+    public void finalCommitted(Map<Integer, Long> offsets) {
+        finalCommitted.putAll(offsets);
+    }
+
     public long ackCount() {
         return acks.size();
     }
@@ -123,17 +129,18 @@ public final class History {
         Map<Integer, Map<Long, String>> reads = new TreeMap<>();
         consumed.forEach((p, m) -> reads.put(p, new TreeMap<>(m)));
         return new Snapshot(new ArrayList<>(acks), reads, new ArrayList<>(readConflicts),
-                new ArrayList<>(offsetEvents));
+                new ArrayList<>(offsetEvents), new TreeMap<>(finalCommitted), startNanos);
     }
 
     /** The history as the checker sees it. */
     public record Snapshot(List<Ack> acks, Map<Integer, Map<Long, String>> consumed, List<ReadConflict> readConflicts,
-                           List<OffsetEvent> offsetEvents) {
+                           List<OffsetEvent> offsetEvents, Map<Integer, Long> finalCommitted, long startNanos) {
         public Snapshot {
             acks = List.copyOf(acks);
             consumed = Map.copyOf(consumed);
             readConflicts = List.copyOf(readConflicts);
             offsetEvents = List.copyOf(offsetEvents);
+            finalCommitted = Map.copyOf(finalCommitted);
         }
     }
 }

@@ -120,6 +120,13 @@ public final class NemesisRun {
                     }
                     workload.stop();
                 }
+                Map<Integer, Long> committed = finalCommitted(admin, spec);
+                if (committed == null) {
+                    anomalies.add(new Anomaly(Anomaly.Type.UNREADABLE, -1, 1, "the group's committed offsets could"
+                            + " not be read (twice the same) within 30 s after the consumers stopped"));
+                } else {
+                    history.finalCommitted(committed);
+                }
                 events.log("workload stopped: " + history.ackCount() + " acknowledged of " + history.sentCount()
                         + " sent; reading back");
                 Map<Integer, List<Checker.LogRecord>> log = new TreeMap<>();
@@ -150,6 +157,34 @@ public final class NemesisRun {
         return new RunReport(options.system(), seed, schedule, injected, sent, acked, sent - acked,
                 history.consumedCount(), history.failuresByType(), anomalies,
                 (System.nanoTime() - started) / 1_000_000, error, kept, options.replayCommand(seed));
+    }
+
+    /** The group's committed offsets once two reads in a row agree (nothing commits any more), or null. */
+    private static Map<Integer, Long> finalCommitted(Admin admin, WorkloadSpec spec) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        Map<Integer, Long> previous = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                Map<Integer, Long> now = new TreeMap<>();
+                admin.listConsumerGroupOffsets(Workload.GROUP).partitionsToOffsetAndMetadata()
+                        .get(10, TimeUnit.SECONDS).forEach((tp, o) -> {
+                            if (o != null && tp.topic().equals(spec.topic())) {
+                                now.put(tp.partition(), o.offset());
+                            }
+                        });
+                if (now.equals(previous)) {
+                    return now;
+                }
+                previous = now;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            } catch (Exception e) {
+                previous = null;
+            }
+            NemesisCluster.sleep(500);
+        }
+        return null;
     }
 
     /** Waits until {@code offsetMs} into the phase; returns how late we already were. */

@@ -26,11 +26,16 @@ public record RunReport(SystemKind system, long seed, Schedule schedule, Map<Fau
 
     /** Anomalies counted by the records (or offsets, events) they concern. */
     public long anomalyCount() {
-        return anomalies.stream().mapToLong(Anomaly::count).sum();
+        return anomalies.stream().filter(Anomaly::counted).mapToLong(Anomaly::count).sum();
+    }
+
+    /** Observations that are no verdict (stale committed-offset reads), counted like anomalies. */
+    public long observationCount() {
+        return anomalies.stream().filter(a -> !a.counted()).mapToLong(Anomaly::count).sum();
     }
 
     public boolean clean() {
-        return error == null && anomalies.isEmpty();
+        return error == null && anomalies.stream().noneMatch(Anomaly::counted);
     }
 
     /** Faults per family, e.g. {@code pause 2, partition 3, kill 1}. */
@@ -53,14 +58,15 @@ public record RunReport(SystemKind system, long seed, Schedule schedule, Map<Fau
         StringBuilder sb = new StringBuilder();
         int faults = faultsInjected.values().stream().mapToInt(Integer::intValue).sum();
         sb.append(String.format(Locale.ROOT, "%s seed %d: %s, %.1f min, %d faults (%s), %,d acknowledged of %,d sent"
-                        + " (%,d not acknowledged), %,d consumed, anomalies %d", system.flag(), seed,
-                error != null ? "HARNESS ERROR" : anomalies.isEmpty() ? "ok" : "ANOMALIES", elapsedMs / 60_000.0,
-                faults, byKind(faultsInjected), acknowledged, sent, notAcknowledged, consumed, anomalyCount()));
+                        + " (%,d not acknowledged), %,d consumed, anomalies %d (stale offset reads %d, not counted)",
+                system.flag(), seed, error != null ? "HARNESS ERROR" : clean() ? "ok" : "ANOMALIES",
+                elapsedMs / 60_000.0, faults, byKind(faultsInjected), acknowledged, sent, notAcknowledged, consumed,
+                anomalyCount(), observationCount()));
         if (!sendFailures.isEmpty()) {
             sb.append("\n  send failures: ").append(sendFailures);
         }
         for (Anomaly anomaly : anomalies) {
-            sb.append("\n  ").append(anomaly);
+            sb.append("\n  ").append(anomaly.counted() ? "" : "(not counted) ").append(anomaly);
         }
         if (error != null) {
             sb.append("\n  error: ").append(error);

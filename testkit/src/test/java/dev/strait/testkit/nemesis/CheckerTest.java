@@ -119,31 +119,44 @@ class CheckerTest {
     }
 
     @Test
-    void aCommittedOffsetThatGoesBackIsARegression() {
+    void aLaterCommitBelowAnAcknowledgedOneIsARegression() {
         History h = cleanHistory(10);
         h.offsetCommitted(0, 8, 10, 20, "c1");
-        h.committedOffsetRead(0, 5, 30, 40); // began after the commit of 8 was acknowledged
+        h.offsetCommitted(0, 6, 30, 40, "c2"); // the new member started from a committed offset that went back
         List<Anomaly> anomalies = Checker.check(h.snapshot(), Map.of(0, log(10)));
         assertThat(anomalies).extracting(Anomaly::type).containsExactly(Anomaly.Type.COMMIT_REGRESSION);
-        assertThat(anomalies.get(0).detail()).contains("committed offset read 5").contains("commit of 8");
+        assertThat(anomalies.get(0).detail()).contains("commit of 6 (c2").contains("after commit of 8 (c1");
     }
 
     @Test
-    void overlappingCallsMaySeeEitherOffset() {
+    void overlappingCommitsMayLandInEitherOrder() {
         History h = cleanHistory(10);
-        h.offsetCommitted(0, 8, 10, 20, "c1");
-        h.committedOffsetRead(0, 5, 15, 25); // concurrent with the commit: may see the old value
-        h.committedOffsetRead(0, 8, 30, 40);
+        h.offsetCommitted(0, 8, 10, 30, "c1");
+        h.offsetCommitted(0, 6, 20, 40, "c2");
         assertThat(Checker.check(h.snapshot(), Map.of(0, log(10)))).isEmpty();
     }
 
     @Test
-    void aLaterCommitBelowAnEarlierOneIsARegression() {
+    void aFinalCommittedOffsetBelowAnAcknowledgedCommitIsARegression() {
         History h = cleanHistory(10);
         h.offsetCommitted(0, 8, 10, 20, "c1");
-        h.offsetCommitted(0, 6, 30, 40, "c2"); // the new member started from a committed offset that went back
-        assertThat(Checker.check(h.snapshot(), Map.of(0, log(10)))).extracting(Anomaly::type)
-                .containsExactly(Anomaly.Type.COMMIT_REGRESSION);
+        h.finalCommitted(Map.of(0, 5L));
+        List<Anomaly> anomalies = Checker.check(h.snapshot(), Map.of(0, log(10)));
+        assertThat(anomalies).extracting(Anomaly::type).containsExactly(Anomaly.Type.COMMIT_REGRESSION);
+        assertThat(anomalies.get(0).detail()).contains("final committed offset is 5");
+    }
+
+    @Test
+    void aStaleOffsetReadIsReportedButNotCounted() {
+        History h = cleanHistory(10);
+        h.offsetCommitted(0, 8, 10, 20, "c1");
+        h.committedOffsetRead(0, 5, 30, 40); // began after the commit of 8 was acknowledged
+        h.committedOffsetRead(0, 5, 15, 25); // concurrent with it: may see the old value, not even stale
+        h.finalCommitted(Map.of(0, 8L));
+        List<Anomaly> anomalies = Checker.check(h.snapshot(), Map.of(0, log(10)));
+        assertThat(anomalies).extracting(Anomaly::type).containsExactly(Anomaly.Type.STALE_OFFSET_READ);
+        assertThat(anomalies.get(0).count()).isEqualTo(1);
+        assertThat(anomalies.get(0).counted()).isFalse();
     }
 
     @Test
