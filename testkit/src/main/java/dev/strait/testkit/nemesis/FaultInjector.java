@@ -181,19 +181,33 @@ final class FaultInjector {
                     : " ignored SIGTERM for 60 s, SIGKILL") + "; down " + Fault.seconds(step.downMs()));
             hold(step.downMs());
             cluster.restart(node);
-            boolean back = awaitBack(node, Duration.ofMillis(Schedule.ROLLING_WAIT_PER_NODE_MS * 3));
-            events.log(tag + ": node " + node + (back ? " back in every ISR" : " NOT back in every ISR") + " after "
+            boolean back = awaitBack(Duration.ofMillis(Schedule.ROLLING_WAIT_PER_NODE_MS * 3));
+            events.log(tag + ": node " + node + (back ? " serving, no partition under-replicated"
+                    : " NOT back: partitions still under-replicated") + " after "
                     + (System.nanoTime() - start) / 1_000_000 + " ms");
         }
     }
 
-    /** Until the node is registered and in the ISR of every workload partition it replicates, bounded. */
-    private boolean awaitBack(int node, Duration timeout) {
+    /**
+     * Until the restarted node answers Metadata itself and every node lists all brokers and every workload partition
+     * with a full ISR (what an operator's rolling restart waits for: no under-replicated partitions), bounded.
+     */
+    private boolean awaitBack(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
+        Set<Integer> all = new TreeSet<>(cluster.allIds());
         while (System.nanoTime() < deadline) {
-            Map<Integer, MetadataProbe.PartitionView> views = partitionViews();
-            if (views.size() == workload.partitions() && views.values().stream()
-                    .allMatch(v -> !v.replicas().contains(node) || v.isr().contains(node))) {
+            boolean back = true;
+            for (int id : cluster.allIds()) {
+                try {
+                    MetadataProbe.NodeView view = MetadataProbe.fetch(id, cluster.host(id), cluster.clientPort(),
+                            List.of(workload.topic()), 2_000);
+                    back &= view.brokers().equals(all) && view.partitions().size() == workload.partitions()
+                            && view.partitions().values().stream().allMatch(v -> v.healthy(all));
+                } catch (IOException | RuntimeException e) {
+                    back = false;
+                }
+            }
+            if (back) {
                 return true;
             }
             NemesisCluster.sleep(250);
