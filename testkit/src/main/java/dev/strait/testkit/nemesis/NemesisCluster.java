@@ -16,6 +16,8 @@ import java.util.Properties;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import dev.strait.testkit.KafkaCluster;
@@ -33,14 +35,18 @@ import org.apache.kafka.common.Uuid;
  * ({@link KafkaNodeMain} formats the log directory first). Both get the same KRaft settings under Kafka's names and
  * the same JVM options. The nemesis signals nodes by pid: SIGSTOP, SIGCONT, SIGKILL, SIGTERM.
  *
- * <p>The active controller: Kafka answers DescribeQuorum; Strait does not, so its nodes' logs are followed for the
- * lines its controller writes when it becomes active and when it steps down.
+ * <p>The active controller: Kafka answers DescribeQuorum (and each node logs the leader of every quorum epoch it
+ * learns, the fallback when DescribeQuorum times out); Strait does not, so its nodes' logs are followed for the lines
+ * its controller writes when it becomes active and when it steps down.
  *
  * <p>Driven by one thread (the run), except {@link #close()}.
  */
 public final class NemesisCluster implements AutoCloseable {
     static final int CLIENT_PORT = 9092;
     static final int CONTROLLER_PORT = 9093;
+    /** Kafka's controller logs every quorum epoch it learns: "In the new epoch 5, the leader is 2." */
+    private static final Pattern KAFKA_NEW_EPOCH =
+            Pattern.compile("In the new epoch (\\d+), the leader is (\\d+|\\(none\\))");
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
 
     /** Settings both systems get. */
@@ -83,6 +89,9 @@ public final class NemesisCluster implements AutoCloseable {
         /** From the log: whether this node said it became the active controller, and when the harness saw it. */
         volatile boolean claimsController;
         volatile long claimedAtNanos;
+        /** Kafka: the latest quorum epoch this node logged, and the leader it named for it (-1: none). */
+        volatile int quorumEpoch = -1;
+        volatile int quorumLeader = -1;
         long logOffset;
         final StringBuilder partialLine = new StringBuilder();
 
@@ -407,6 +416,9 @@ public final class NemesisCluster implements AutoCloseable {
             }
         }
         scanLogs();
+        if (kind == SystemKind.KAFKA) {
+            return kafkaLeaderFromLogs();
+        }
         Node best = null;
         for (Node node : nodes) {
             if (node.state == State.RUNNING && node.claimsController
@@ -449,15 +461,33 @@ public final class NemesisCluster implements AutoCloseable {
     }
 
     private void followControllerClaims(Node node, String line) {
-        String strait = "[QuorumController " + node.id + "] active at log offset";
-        String kafka = "[QuorumController id=" + node.id + "] Becoming the active controller";
-        if (line.contains(strait) || line.contains(kafka)) {
+        if (line.contains("[QuorumController " + node.id + "] active at log offset")) {
             node.claimsController = true;
             node.claimedAtNanos = System.nanoTime();
-        } else if (line.contains("[QuorumRuntime " + node.id + "] no longer the active controller")
-                || line.contains("[QuorumController id=" + node.id + "] Renouncing the leadership")) {
+        } else if (line.contains("[QuorumRuntime " + node.id + "] no longer the active controller")) {
             node.claimsController = false;
         }
+        Matcher epoch = KAFKA_NEW_EPOCH.matcher(line);
+        if (epoch.find()) {
+            int e = Integer.parseInt(epoch.group(1));
+            if (e >= node.quorumEpoch) {
+                node.quorumEpoch = e;
+                node.quorumLeader = epoch.group(2).equals("(none)") ? -1 : Integer.parseInt(epoch.group(2));
+            }
+        }
+    }
+
+    /** Kafka's leader as the running nodes logged it: the one named for the highest epoch. */
+    private OptionalInt kafkaLeaderFromLogs() {
+        int epoch = -1;
+        int leader = -1;
+        for (Node node : nodes) {
+            if (node.state == State.RUNNING && node.quorumEpoch > epoch) {
+                epoch = node.quorumEpoch;
+                leader = node.quorumLeader;
+            }
+        }
+        return leader > 0 && node(leader).state == State.RUNNING ? OptionalInt.of(leader) : OptionalInt.empty();
     }
 
     public String logTail(int id, int lines) {

@@ -147,7 +147,7 @@ public final class NemesisRun {
             }
         }
         Path kept = null;
-        if ((error != null || !anomalies.isEmpty()) && options.keepOnAnomaly()) {
+        if ((error != null || anomalies.stream().anyMatch(Anomaly::counted)) && options.keepOnAnomaly()) {
             kept = dir;
         } else {
             KafkaCluster.deleteRecursively(dir);
