@@ -1,5 +1,9 @@
 /**
- * The companion broker cluster. Empty until issue 3 (a durable single node) and issue 4 (replication and
- * the controller quorum) land; nothing in Strait depends on it yet.
+ * The companion broker cluster: a replicated, Kafka-wire-compatible broker. The packages, from the bottom up:
+ * {@code log} (storage), {@code raft} (the metadata quorum's state machine), {@code network} (the reactor),
+ * {@code group} (consumer groups), {@code replication} (the replica state machine), {@code metadata},
+ * {@code replica} (partitions and fetchers), {@code controller} (the active controller), {@code protocol} (the
+ * adapter to kafka-clients' wire classes) and {@code server} (wiring). The layering is held by checkstyle
+ * ({@code build-tools/checkstyle/import-control-strait-broker.xml}). Nothing here depends on the mirror.
  */
 package dev.strait.broker;

@@ -1,19 +1,18 @@
 package dev.strait.broker.group;
 
-import dev.strait.broker.group.ClassicGroup.Member;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,20 +20,23 @@ import org.slf4j.LoggerFactory;
  * The classic-protocol group coordinator with committed offsets, modelled on Kafka's.
  *
  * <p>Sharding: one shard per partition of the offsets topic ({@code __consumer_offsets}); a group lives in shard
- * {@code (groupId.hashCode() & 0x7fffffff) % numShards} and everything of a shard (groups, members, offsets) is
- * used only under that shard's lock. In a replicated cluster a shard is served by the leader of its offsets
- * partition only (see {@link #onBecomeLeader} and {@link #onResign}). Every change of offsets or group metadata
- * is appended to the shard's partition (see {@link GroupRecords}) before it takes effect in memory;
- * {@link #startup} replays the partitions this node leads. Group metadata
- * is written, with the members and their assignments, when a rebalance completes (the leader's SyncGroup) and when
- * the group becomes Empty, as Kafka does; after a restart a group that was Stable is loaded Stable with the same
- * generation and members, whose session timeouts start again, so its consumers carry on heartbeating without a
- * rebalance. A group caught mid-rebalance is loaded as of its last completed rebalance, and its members' next
- * JoinGroup or heartbeat sorts it out as after any lost response.
+ * {@code (groupId.hashCode() & 0x7fffffff) % numShards} and everything of a shard (groups, members, offsets,
+ * writes in flight) is used only under that shard's lock. A shard is served by the leader of its offsets
+ * partition only (see {@link #onBecomeLeader} and {@link #onResign}).
+ *
+ * <p>Durability: every operation runs the group's rules ({@link ClassicGroup}), which change the in-memory group
+ * and return a {@link GroupResult}: records to append to the shard's partition and responses to send. Responses
+ * are sent only once those records, and every record appended before them, are on the partition's in-sync
+ * replicas (its high watermark passed them, {@link PendingWrites}); committed offsets and deletions take effect in
+ * what readers see only then, so OffsetFetch never serves an offset that a failover takes back (issue 11, defect
+ * 6). A shard that becomes active replays its partition and serves requests only once everything it replayed is
+ * durable (COORDINATOR_LOAD_IN_PROGRESS until then). Group metadata is written, with the members and their
+ * assignments, when a rebalance completes and when the group becomes Empty, as Kafka does; after a restart a
+ * Stable group is Stable again with the same generation and members, whose session timeouts start again.
  *
  * <p>Delayed JoinGroup / SyncGroup responses are callbacks kept on the member and invoked later by another request
  * or by the coordinator's timer thread, which every {@code tickMs} expires members (session timeout), pending
- * member ids, and join phases (rebalance timeout / initial delay). No handler thread ever blocks.
+ * member ids, and join phases. Time is the injected clock. No handler thread ever blocks.
  */
 public final class GroupCoordinator implements AutoCloseable {
 
@@ -67,6 +69,7 @@ public final class GroupCoordinator implements AutoCloseable {
         }
     }
 
+    /** A committed offset; a commit timestamp below 0 means "stamp it with the coordinator's clock". */
     public record OffsetAndMetadata(long offset, int leaderEpoch, String metadata, long commitTimestamp) {
     }
 
@@ -74,6 +77,10 @@ public final class GroupCoordinator implements AutoCloseable {
     }
 
     public record LeaveMember(String memberId, String instanceId) {
+    }
+
+    /** The outcome of a LeaveGroup: an error for the whole request, or NONE and one error per member. */
+    public record LeaveResult(GroupError error, List<GroupError> members) {
     }
 
     public record GroupListing(String groupId, String protocolType, GroupState state) {
@@ -87,11 +94,15 @@ public final class GroupCoordinator implements AutoCloseable {
             String protocolName, List<MemberDescription> members) {
     }
 
+    /** Whether this node serves a shard now. */
+    private enum ShardStatus { NOT_COORDINATOR, LOADING, ACTIVE }
+
     private static final class Shard {
         final int index;
         final Map<String, ClassicGroup> groups = new HashMap<>();
-        /** Whether this node leads the shard's offsets partition and has loaded it. */
-        boolean active;
+        final OffsetManager offsets = new OffsetManager();
+        final PendingWrites writes = new PendingWrites();
+        ShardStatus status = ShardStatus.NOT_COORDINATOR;
 
         Shard(int index) {
             this.index = index;
@@ -101,13 +112,20 @@ public final class GroupCoordinator implements AutoCloseable {
     private final Config config;
     private final OffsetsLog log;
     private final LongSupplier clock;
+    private final Supplier<String> memberIds;
     private final Shard[] shards;
     private final ScheduledExecutorService timer;
 
     public GroupCoordinator(Config config, OffsetsLog log, LongSupplier clockMs) {
+        this(config, log, clockMs, () -> UUID.randomUUID().toString());
+    }
+
+    /** @param memberIds the unique suffix of each new member id (random; a simulation passes a seeded one) */
+    public GroupCoordinator(Config config, OffsetsLog log, LongSupplier clockMs, Supplier<String> memberIds) {
         this.config = config;
         this.log = log;
         this.clock = clockMs;
+        this.memberIds = memberIds;
         this.shards = new Shard[config.numShards()];
         for (int i = 0; i < shards.length; i++) {
             shards[i] = new Shard(i);
@@ -132,71 +150,6 @@ public final class GroupCoordinator implements AutoCloseable {
         timer.scheduleWithFixedDelay(this::tick, config.tickMs(), config.tickMs(), TimeUnit.MILLISECONDS);
     }
 
-    private void load(Shard shard, byte[] keyBytes, byte[] value) {
-        Object key = GroupRecords.readKey(keyBytes);
-        if (key instanceof GroupRecords.OffsetKey offsetKey) {
-            TopicPartitionKey tp = new TopicPartitionKey(offsetKey.topic(), offsetKey.partition());
-            if (value == null) {
-                ClassicGroup group = shard.groups.get(offsetKey.group());
-                if (group != null) {
-                    group.offsets.remove(tp);
-                }
-            } else {
-                shard.groups.computeIfAbsent(offsetKey.group(), ClassicGroup::new).offsets.put(tp,
-                        GroupRecords.readOffsetValue(value));
-            }
-        } else {
-            String groupId = (String) key;
-            if (value == null) {
-                shard.groups.remove(groupId);
-            } else {
-                ClassicGroup previous = shard.groups.get(groupId);
-                ClassicGroup loaded = loadGroup(groupId, GroupRecords.readGroupValue(value));
-                if (previous != null) {
-                    loaded.offsets.putAll(previous.offsets);
-                }
-                shard.groups.put(groupId, loaded);
-            }
-        }
-    }
-
-    /**
-     * A group as its latest metadata record describes it: Empty without members, else Stable (reached through the
-     * legal transitions) with the members' selected-protocol subscriptions and assignments. Session timeouts count
-     * from now.
-     */
-    private ClassicGroup loadGroup(String groupId, GroupRecords.GroupValue value) {
-        ClassicGroup group = new ClassicGroup(groupId);
-        group.protocolType = value.protocolType();
-        group.generation = value.generation();
-        group.protocolName = value.protocolName();
-        if (value.members().isEmpty() || value.protocolName() == null) {
-            return group;
-        }
-        long now = clock.getAsLong();
-        for (GroupRecords.MemberValue stored : value.members()) {
-            Member member = new Member(stored.memberId(), stored.instanceId());
-            member.clientId = stored.clientId();
-            member.clientHost = stored.clientHost();
-            member.rebalanceTimeoutMs = stored.rebalanceTimeoutMs();
-            member.sessionTimeoutMs = stored.sessionTimeoutMs();
-            member.protocolType = value.protocolType();
-            member.protocols = List.of(new Protocol(value.protocolName(), stored.subscription()));
-            member.assignment = stored.assignment();
-            member.lastHeartbeatMs = now;
-            group.members.put(member.memberId, member);
-            if (member.instanceId != null) {
-                group.staticMembers.put(member.instanceId, member.memberId);
-            }
-        }
-        group.leaderId = group.members.containsKey(value.leaderId()) ? value.leaderId()
-                : group.members.keySet().iterator().next();
-        group.transitionTo(GroupState.PREPARING_REBALANCE);
-        group.transitionTo(GroupState.COMPLETING_REBALANCE);
-        group.transitionTo(GroupState.STABLE);
-        return group;
-    }
-
     /** This node now leads offsets partition {@code partition}: its shard is loaded on the timer thread. */
     public void onBecomeLeader(int partition) {
         submit(() -> loadShard(partition));
@@ -217,50 +170,21 @@ public final class GroupCoordinator implements AutoCloseable {
 
     /** Whether this node serves the shard of offsets partition {@code partition} now. */
     public boolean isActive(int partition) {
-        if (partition < 0 || partition >= shards.length) {
-            return false;
-        }
-        Shard shard = shards[partition];
-        synchronized (shard) {
-            return shard.active;
-        }
+        return status(partition) == ShardStatus.ACTIVE;
     }
 
-    private void loadShard(int partition) {
-        if (partition < 0 || partition >= shards.length) {
-            return;
-        }
-        Shard shard = shards[partition];
-        synchronized (shard) {
-            shard.groups.clear();
-            log.replay(shard.index, (key, value) -> load(shard, key, value));
-            shard.active = true;
-        }
+    /** Whether this node is taking over the shard: it replayed its partition and waits for that to be durable. */
+    public boolean isLoading(int partition) {
+        return status(partition) == ShardStatus.LOADING;
     }
 
-    private void unloadShard(int partition) {
+    private ShardStatus status(int partition) {
         if (partition < 0 || partition >= shards.length) {
-            return;
+            return ShardStatus.NOT_COORDINATOR;
         }
         Shard shard = shards[partition];
         synchronized (shard) {
-            shard.active = false;
-            // Members waiting in JoinGroup or SyncGroup are answered now; they find the new coordinator.
-            for (ClassicGroup group : shard.groups.values()) {
-                for (ClassicGroup.Member member : group.members.values()) {
-                    if (member.awaitingJoin != null) {
-                        Consumer<JoinResult> callback = member.awaitingJoin;
-                        member.awaitingJoin = null;
-                        callback.accept(JoinResult.error(GroupError.NOT_COORDINATOR, member.memberId));
-                    }
-                    if (member.awaitingSync != null) {
-                        Consumer<SyncResult> callback = member.awaitingSync;
-                        member.awaitingSync = null;
-                        callback.accept(SyncResult.error(GroupError.NOT_COORDINATOR));
-                    }
-                }
-            }
-            shard.groups.clear();
+            return shard.status;
         }
     }
 
@@ -275,6 +199,142 @@ public final class GroupCoordinator implements AutoCloseable {
 
     private Shard shard(String groupId) {
         return shards[partitionFor(groupId)];
+    }
+
+    // ------------------------------------------------------------------------------------------------ loading
+
+    private void loadShard(int partition) {
+        if (partition < 0 || partition >= shards.length) {
+            return;
+        }
+        Shard shard = shards[partition];
+        synchronized (shard) {
+            reset(shard, GroupError.NOT_COORDINATOR);
+            Optional<OffsetsLog.Position> position = log.position(partition);
+            if (position.isEmpty()) {
+                return;
+            }
+            long now = clock.getAsLong();
+            long end = log.replay(partition, (offset, key, value) -> load(shard, key, value, now));
+            shard.status = ShardStatus.LOADING;
+            // Serve nothing of the replayed tail until it is durable: a new leader's high watermark trails until its
+            // followers fetch, and what lies above it could still be lost with this leadership.
+            GroupResult loaded = new GroupResult();
+            loaded.onDurable(() -> {
+                shard.status = ShardStatus.ACTIVE;
+                LOGGER.info("group coordinator: serving offsets partition {} ({} groups)", partition,
+                        shard.groups.size());
+            });
+            loaded.onFailed((error, nowMs) -> shard.status = ShardStatus.NOT_COORDINATOR);
+            enqueue(shard, new OffsetsLog.Appended(end, position.get().leaderEpoch()), loaded, true);
+        }
+    }
+
+    private void load(Shard shard, byte[] keyBytes, byte[] value, long nowMs) {
+        Object key = GroupRecords.readKey(keyBytes);
+        if (key instanceof GroupRecords.OffsetKey offsetKey) {
+            TopicPartitionKey tp = new TopicPartitionKey(offsetKey.topic(), offsetKey.partition());
+            shard.offsets.load(offsetKey.group(), tp, value == null ? null : GroupRecords.readOffsetValue(value));
+            if (value != null) {
+                // A group with committed offsets exists (Empty) even if it never had members: it is listed and
+                // can be deleted, as in Kafka.
+                shard.groups.computeIfAbsent(offsetKey.group(), this::newGroup);
+            }
+        } else {
+            String groupId = (String) key;
+            if (value == null) {
+                shard.groups.remove(groupId);
+            } else {
+                shard.groups.put(groupId, ClassicGroup.fromRecord(groupId, GroupRecords.readGroupValue(value),
+                        config.initialRebalanceDelayMs(), nowMs));
+            }
+        }
+    }
+
+    private ClassicGroup newGroup(String groupId) {
+        return new ClassicGroup(groupId, config.initialRebalanceDelayMs());
+    }
+
+    private void unloadShard(int partition) {
+        if (partition < 0 || partition >= shards.length) {
+            return;
+        }
+        Shard shard = shards[partition];
+        synchronized (shard) {
+            reset(shard, GroupError.NOT_COORDINATOR);
+        }
+    }
+
+    /** Drops everything of the shard; whoever waits hears {@code error} now and finds the new coordinator. */
+    private void reset(Shard shard, GroupError error) {
+        shard.status = ShardStatus.NOT_COORDINATOR;
+        for (ClassicGroup group : shard.groups.values()) {
+            group.abandon(error);
+        }
+        shard.writes.failAll(error, clock.getAsLong());
+        shard.groups.clear();
+        shard.offsets.clear();
+    }
+
+    // ------------------------------------------------------------------------------------------------ writes
+
+    /**
+     * Carries out what an operation produced: appends its records and sends its responses once they (and all
+     * earlier records) are durable; without records, once the earlier ones are.
+     */
+    private void complete(Shard shard, GroupResult result) {
+        if (result.isEmpty()) {
+            return;
+        }
+        if (!result.records().isEmpty()) {
+            OffsetsLog.Appended appended;
+            try {
+                appended = log.append(shard.index, result.records());
+            } catch (OffsetsLog.AppendFailedException e) {
+                LOGGER.info("group coordinator: write to offsets partition {} failed: {}", shard.index,
+                        e.getMessage());
+                result.failResponses(e.error());
+                result.runFailureHandlers(e.error(), clock.getAsLong());
+                return;
+            }
+            enqueue(shard, appended, result, false);
+        } else if (shard.writes.isEmpty()) {
+            result.completeDurable();
+        } else {
+            enqueue(shard, shard.writes.last().orElseThrow(), result, false);
+        }
+    }
+
+    private void enqueue(Shard shard, OffsetsLog.Appended appended, GroupResult result, boolean untilDurable) {
+        PendingWrites.Pending pending = shard.writes.add(appended, result, untilDurable);
+        await(shard, pending);
+        shard.writes.drain(log.position(shard.index), clock.getAsLong());
+    }
+
+    private void await(Shard shard, PendingWrites.Pending pending) {
+        log.awaitReplication(shard.index, pending.appended, () -> onReplicationProgress(shard, pending));
+    }
+
+    /** The high watermark moved, leadership changed, or the commit timeout passed for {@code pending}. */
+    private void onReplicationProgress(Shard shard, PendingWrites.Pending pending) {
+        synchronized (shard) {
+            if (!shard.writes.contains(pending)) {
+                return;
+            }
+            Optional<OffsetsLog.Position> position = log.position(shard.index);
+            long now = clock.getAsLong();
+            boolean stillLeading = position.isPresent()
+                    && position.get().leaderEpoch() == pending.appended.leaderEpoch();
+            if (stillLeading && position.get().highWatermark() < pending.appended.endOffset()) {
+                if (pending.untilDurable) {
+                    await(shard, pending);
+                } else {
+                    shard.writes.timedOut(pending, now);
+                    await(shard, pending); // it may still become durable; then it applies
+                }
+            }
+            shard.writes.drain(position, now);
+        }
     }
 
     // ------------------------------------------------------------------------------------------------ JoinGroup
@@ -304,264 +364,15 @@ public final class GroupCoordinator implements AutoCloseable {
                     callback.accept(JoinResult.error(GroupError.UNKNOWN_MEMBER_ID, memberId));
                     return;
                 }
-                group = new ClassicGroup(groupId);
+                group = newGroup(groupId);
                 shard.groups.put(groupId, group);
             }
-            if (group.is(GroupState.DEAD)) {
-                callback.accept(JoinResult.error(GroupError.COORDINATOR_NOT_AVAILABLE, memberId));
-                return;
-            }
-            long now = clock.getAsLong();
-            if (unknownMember) {
-                joinUnknown(shard, group, instanceId, protocolType, protocols, sessionTimeoutMs, rebalanceTimeoutMs,
-                        clientId, clientHost, requireKnownMemberId, now, callback);
-            } else {
-                joinKnown(shard, group, memberId, instanceId, protocolType, protocols, sessionTimeoutMs,
-                        rebalanceTimeoutMs, clientId, clientHost, now, callback);
-            }
+            GroupResult result = new GroupResult();
+            group.join(new ClassicGroup.JoinRequest(memberId, instanceId, protocolType, protocols, sessionTimeoutMs,
+                    rebalanceTimeoutMs, clientId, clientHost, requireKnownMemberId), clock.getAsLong(), memberIds,
+                    callback, result);
+            complete(shard, result);
         }
-    }
-
-    private void joinUnknown(Shard shard, ClassicGroup group, String instanceId, String protocolType,
-            List<Protocol> protocols, int sessionTimeoutMs, int rebalanceTimeoutMs, String clientId,
-            String clientHost, boolean requireKnownMemberId, long now, Consumer<JoinResult> callback) {
-        String newId = (instanceId != null ? instanceId : clientId) + "-" + UUID.randomUUID();
-        if (instanceId != null && group.staticMembers.containsKey(instanceId)) {
-            Member old = group.members.get(group.staticMembers.get(instanceId));
-            if (!group.supportsProtocolsExcept(old, protocolType, protocols)) {
-                callback.accept(JoinResult.error(GroupError.INCONSISTENT_GROUP_PROTOCOL, ""));
-                return;
-            }
-            replaceStaticMember(group, old, newId);
-            List<Protocol> previous = old.protocols;
-            old.protocols = List.copyOf(protocols);
-            if (group.is(GroupState.STABLE) && group.selectProtocol().equals(group.protocolName)) {
-                // As Kafka: a static member came back and the group's protocol stays the same, so no rebalance;
-                // hand back the current generation (the leader skips assignment, SyncGroup returns the old one).
-                old.lastHeartbeatMs = now;
-                old.sessionTimeoutMs = sessionTimeoutMs;
-                old.rebalanceTimeoutMs = rebalanceTimeoutMs;
-                boolean leader = newId.equals(group.leaderId);
-                callback.accept(new JoinResult(GroupError.NONE, group.generation, group.protocolType,
-                        group.protocolName, group.leaderId, newId, leader,
-                        leader ? joinMembers(group) : List.of()));
-                return;
-            }
-            old.protocols = previous;
-            joinKnown(shard, group, newId, instanceId, protocolType, protocols, sessionTimeoutMs,
-                    rebalanceTimeoutMs, clientId, clientHost, now, callback);
-            return;
-        }
-        if (!group.supportsProtocols(protocolType, protocols)) {
-            callback.accept(JoinResult.error(GroupError.INCONSISTENT_GROUP_PROTOCOL, ""));
-            return;
-        }
-        if (instanceId == null && requireKnownMemberId) {
-            group.pendingMembers.put(newId, now + sessionTimeoutMs);
-            callback.accept(JoinResult.error(GroupError.MEMBER_ID_REQUIRED, newId));
-            return;
-        }
-        addMemberAndRebalance(shard, group, newId, instanceId, protocolType, protocols, sessionTimeoutMs,
-                rebalanceTimeoutMs, clientId, clientHost, now, callback);
-    }
-
-    private static boolean sameProtocols(List<Protocol> a, List<Protocol> b) {
-        if (a.size() != b.size()) {
-            return false;
-        }
-        for (int i = 0; i < a.size(); i++) {
-            if (!a.get(i).name().equals(b.get(i).name()) || !Arrays.equals(a.get(i).metadata(), b.get(i).metadata())) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static void replaceStaticMember(ClassicGroup group, Member old, String newId) {
-        String oldId = old.memberId;
-        if (old.awaitingJoin != null) {
-            old.awaitingJoin.accept(JoinResult.error(GroupError.FENCED_INSTANCE_ID, oldId));
-            old.awaitingJoin = null;
-        }
-        if (old.awaitingSync != null) {
-            old.awaitingSync.accept(SyncResult.error(GroupError.FENCED_INSTANCE_ID));
-            old.awaitingSync = null;
-        }
-        LinkedHashMap<String, Member> reordered = new LinkedHashMap<>();
-        for (Map.Entry<String, Member> entry : group.members.entrySet()) {
-            reordered.put(entry.getKey().equals(oldId) ? newId : entry.getKey(), entry.getValue());
-        }
-        group.members.clear();
-        group.members.putAll(reordered);
-        old.memberId = newId;
-        group.staticMembers.put(old.instanceId, newId);
-        if (oldId.equals(group.leaderId)) {
-            group.leaderId = newId;
-        }
-    }
-
-    private void addMemberAndRebalance(Shard shard, ClassicGroup group, String memberId, String instanceId,
-            String protocolType, List<Protocol> protocols, int sessionTimeoutMs, int rebalanceTimeoutMs,
-            String clientId, String clientHost, long now, Consumer<JoinResult> callback) {
-        Member member = new Member(memberId, instanceId);
-        member.clientId = clientId;
-        member.clientHost = clientHost;
-        member.sessionTimeoutMs = sessionTimeoutMs;
-        member.rebalanceTimeoutMs = rebalanceTimeoutMs;
-        member.protocolType = protocolType;
-        member.protocols = List.copyOf(protocols);
-        member.lastHeartbeatMs = now;
-        member.awaitingJoin = callback;
-        if (group.members.isEmpty()) {
-            group.protocolType = protocolType;
-        }
-        group.members.put(memberId, member);
-        if (instanceId != null) {
-            group.staticMembers.put(instanceId, memberId);
-        }
-        if (group.leaderId == null || !group.members.containsKey(group.leaderId)) {
-            group.leaderId = memberId;
-        }
-        group.pendingMembers.remove(memberId);
-        maybePrepareRebalance(group, now);
-        tryCompleteJoin(shard, group, now, false);
-    }
-
-    private void joinKnown(Shard shard, ClassicGroup group, String memberId, String instanceId,
-            String protocolType, List<Protocol> protocols, int sessionTimeoutMs, int rebalanceTimeoutMs,
-            String clientId, String clientHost, long now, Consumer<JoinResult> callback) {
-        if (group.pendingMembers.containsKey(memberId)) {
-            if (!group.supportsProtocols(protocolType, protocols)) {
-                group.pendingMembers.remove(memberId);
-                callback.accept(JoinResult.error(GroupError.INCONSISTENT_GROUP_PROTOCOL, memberId));
-                return;
-            }
-            addMemberAndRebalance(shard, group, memberId, instanceId, protocolType, protocols, sessionTimeoutMs,
-                    rebalanceTimeoutMs, clientId, clientHost, now, callback);
-            return;
-        }
-        Member member = group.members.get(memberId);
-        if (instanceId != null && group.staticMembers.containsKey(instanceId)
-                && !group.staticMembers.get(instanceId).equals(memberId)) {
-            callback.accept(JoinResult.error(GroupError.FENCED_INSTANCE_ID, memberId));
-            return;
-        }
-        if (member == null || group.is(GroupState.EMPTY)) {
-            callback.accept(JoinResult.error(GroupError.UNKNOWN_MEMBER_ID, memberId));
-            return;
-        }
-        if (!group.supportsProtocolsExcept(member, protocolType, protocols)) {
-            callback.accept(JoinResult.error(GroupError.INCONSISTENT_GROUP_PROTOCOL, memberId));
-            return;
-        }
-        member.lastHeartbeatMs = now;
-        member.sessionTimeoutMs = sessionTimeoutMs;
-        member.rebalanceTimeoutMs = rebalanceTimeoutMs;
-        member.clientId = clientId;
-        member.clientHost = clientHost;
-        boolean changed = !sameProtocols(member.protocols, protocols);
-        switch (group.state()) {
-            case PREPARING_REBALANCE:
-                member.protocols = List.copyOf(protocols);
-                if (member.awaitingJoin != null) {
-                    member.awaitingJoin.accept(JoinResult.error(GroupError.REBALANCE_IN_PROGRESS, memberId));
-                }
-                member.awaitingJoin = callback;
-                tryCompleteJoin(shard, group, now, false);
-                return;
-            case COMPLETING_REBALANCE:
-            case STABLE:
-                if (!changed && (group.is(GroupState.COMPLETING_REBALANCE) || !memberId.equals(group.leaderId))) {
-                    boolean leader = memberId.equals(group.leaderId);
-                    callback.accept(new JoinResult(GroupError.NONE, group.generation, group.protocolType,
-                            group.protocolName, group.leaderId, memberId, false,
-                            leader ? joinMembers(group) : List.of()));
-                    return;
-                }
-                member.protocols = List.copyOf(protocols);
-                member.awaitingJoin = callback;
-                maybePrepareRebalance(group, now);
-                tryCompleteJoin(shard, group, now, false);
-                return;
-            default:
-                callback.accept(JoinResult.error(GroupError.UNKNOWN_MEMBER_ID, memberId));
-        }
-    }
-
-    private void maybePrepareRebalance(ClassicGroup group, long now) {
-        if (group.is(GroupState.PREPARING_REBALANCE)) {
-            return;
-        }
-        if (group.is(GroupState.COMPLETING_REBALANCE)) {
-            for (Member member : group.members.values()) {
-                if (member.awaitingSync != null) {
-                    member.awaitingSync.accept(SyncResult.error(GroupError.REBALANCE_IN_PROGRESS));
-                    member.awaitingSync = null;
-                }
-            }
-        }
-        boolean wasEmpty = group.is(GroupState.EMPTY);
-        group.transitionTo(GroupState.PREPARING_REBALANCE);
-        if (wasEmpty && config.initialRebalanceDelayMs() > 0) {
-            group.joinDeadlineMs = now + Math.min(config.initialRebalanceDelayMs(),
-                    Math.max(group.maxRebalanceTimeoutMs(), 1));
-            group.completeEarly = false;
-        } else {
-            group.joinDeadlineMs = now + group.maxRebalanceTimeoutMs();
-            group.completeEarly = true;
-        }
-    }
-
-    /** Completes the join phase if everyone joined (or, when forced, drops those who did not). */
-    private void tryCompleteJoin(Shard shard, ClassicGroup group, long now, boolean force) {
-        if (!group.is(GroupState.PREPARING_REBALANCE)) {
-            return;
-        }
-        if (!force && !(group.completeEarly && group.hasAllMembersJoined())) {
-            return;
-        }
-        for (Iterator<Member> it = group.members.values().iterator(); it.hasNext();) {
-            Member member = it.next();
-            if (member.awaitingJoin == null) {
-                it.remove();
-                if (member.instanceId != null) {
-                    group.staticMembers.remove(member.instanceId);
-                }
-            }
-        }
-        group.pendingMembers.clear();
-        group.joinDeadlineMs = Long.MAX_VALUE;
-        group.generation++;
-        if (group.members.isEmpty()) {
-            group.transitionTo(GroupState.EMPTY);
-            group.protocolName = null;
-            group.leaderId = null;
-            persistGroup(shard, group);
-            return;
-        }
-        if (!group.members.containsKey(group.leaderId)) {
-            group.leaderId = group.members.keySet().iterator().next();
-        }
-        group.protocolName = group.selectProtocol();
-        group.transitionTo(GroupState.COMPLETING_REBALANCE);
-        List<JoinMember> all = joinMembers(group);
-        for (Member member : group.members.values()) {
-            boolean leader = member.memberId.equals(group.leaderId);
-            Consumer<JoinResult> callback = member.awaitingJoin;
-            member.awaitingJoin = null;
-            member.lastHeartbeatMs = now;
-            member.assignment = new byte[0];
-            callback.accept(new JoinResult(GroupError.NONE, group.generation, group.protocolType,
-                    group.protocolName, group.leaderId, member.memberId, false, leader ? all : List.of()));
-        }
-    }
-
-    private static List<JoinMember> joinMembers(ClassicGroup group) {
-        List<JoinMember> result = new ArrayList<>();
-        for (Member member : group.members.values()) {
-            result.add(new JoinMember(member.memberId, member.instanceId, member.metadata(group.protocolName)));
-        }
-        return result;
     }
 
     // ------------------------------------------------------------------------------------------------ SyncGroup
@@ -571,71 +382,15 @@ public final class GroupCoordinator implements AutoCloseable {
         Shard shard = shard(groupId);
         synchronized (shard) {
             ClassicGroup group = shard.groups.get(groupId);
-            GroupError error = validateMember(group, memberId, instanceId);
-            if (error == GroupError.NONE && generation != group.generation) {
-                error = GroupError.ILLEGAL_GENERATION;
-            }
-            if (error == GroupError.NONE && ((protocolType != null && !protocolType.equals(group.protocolType))
-                    || (protocolName != null && !protocolName.equals(group.protocolName)))) {
-                error = GroupError.INCONSISTENT_GROUP_PROTOCOL;
-            }
-            if (error != GroupError.NONE) {
-                callback.accept(SyncResult.error(error));
+            if (group == null) {
+                callback.accept(SyncResult.error(GroupError.UNKNOWN_MEMBER_ID));
                 return;
             }
-            Member member = group.members.get(memberId);
-            member.lastHeartbeatMs = clock.getAsLong();
-            switch (group.state()) {
-                case PREPARING_REBALANCE:
-                    callback.accept(SyncResult.error(GroupError.REBALANCE_IN_PROGRESS));
-                    return;
-                case COMPLETING_REBALANCE:
-                    member.awaitingSync = callback;
-                    if (memberId.equals(group.leaderId)) {
-                        Map<String, byte[]> complete = new HashMap<>();
-                        for (Member m : group.members.values()) {
-                            byte[] assignment = assignments.get(m.memberId);
-                            complete.put(m.memberId, assignment == null ? new byte[0] : assignment);
-                        }
-                        // Durable before anyone sees the assignment, so that a restart restores what they got.
-                        persistGroup(shard, group, complete);
-                        for (Member m : group.members.values()) {
-                            m.assignment = complete.get(m.memberId);
-                        }
-                        group.transitionTo(GroupState.STABLE);
-                        for (Member m : group.members.values()) {
-                            if (m.awaitingSync != null) {
-                                m.awaitingSync.accept(new SyncResult(GroupError.NONE, group.protocolType,
-                                        group.protocolName, m.assignment));
-                                m.awaitingSync = null;
-                            }
-                        }
-                    }
-                    return;
-                case STABLE:
-                    callback.accept(new SyncResult(GroupError.NONE, group.protocolType, group.protocolName,
-                            member.assignment));
-                    return;
-                default:
-                    callback.accept(SyncResult.error(GroupError.UNKNOWN_MEMBER_ID));
-            }
+            GroupResult result = new GroupResult();
+            group.sync(memberId, instanceId, generation, protocolType, protocolName, assignments, clock.getAsLong(),
+                    callback, result);
+            complete(shard, result);
         }
-    }
-
-    private static GroupError validateMember(ClassicGroup group, String memberId, String instanceId) {
-        if (group == null || group.is(GroupState.DEAD)) {
-            return GroupError.UNKNOWN_MEMBER_ID;
-        }
-        if (instanceId != null) {
-            String current = group.staticMembers.get(instanceId);
-            if (current != null && !current.equals(memberId)) {
-                return GroupError.FENCED_INSTANCE_ID;
-            }
-        }
-        if (!group.members.containsKey(memberId)) {
-            return GroupError.UNKNOWN_MEMBER_ID;
-        }
-        return GroupError.NONE;
     }
 
     // ------------------------------------------------------------------------------------------------ Heartbeat
@@ -644,89 +399,31 @@ public final class GroupCoordinator implements AutoCloseable {
         Shard shard = shard(groupId);
         synchronized (shard) {
             ClassicGroup group = shard.groups.get(groupId);
-            GroupError error = validateMember(group, memberId, instanceId);
-            if (error != GroupError.NONE) {
-                return error;
-            }
-            if (group.is(GroupState.EMPTY)) {
+            if (group == null) {
                 return GroupError.UNKNOWN_MEMBER_ID;
             }
-            if (generation != group.generation) {
-                return GroupError.ILLEGAL_GENERATION;
-            }
-            group.members.get(memberId).lastHeartbeatMs = clock.getAsLong();
-            return group.is(GroupState.PREPARING_REBALANCE) ? GroupError.REBALANCE_IN_PROGRESS : GroupError.NONE;
+            return group.heartbeat(memberId, instanceId, generation, clock.getAsLong());
         }
     }
 
     // ------------------------------------------------------------------------------------------------ LeaveGroup
 
-    /** @return one error per member, in order */
-    public List<GroupError> leaveGroup(String groupId, List<LeaveMember> leaving) {
+    /** The callback gets one error per member, in order, once what the departures wrote is durable. */
+    public void leaveGroup(String groupId, List<LeaveMember> leaving, Consumer<LeaveResult> callback) {
         Shard shard = shard(groupId);
-        List<GroupError> errors = new ArrayList<>();
         synchronized (shard) {
             ClassicGroup group = shard.groups.get(groupId);
-            long now = clock.getAsLong();
-            for (LeaveMember leave : leaving) {
-                if (group == null || group.is(GroupState.DEAD)) {
-                    errors.add(GroupError.UNKNOWN_MEMBER_ID);
-                    continue;
-                }
-                String memberId = leave.memberId();
-                if (leave.instanceId() != null) {
-                    String current = group.staticMembers.get(leave.instanceId());
-                    if (current == null) {
-                        errors.add(GroupError.UNKNOWN_MEMBER_ID);
-                        continue;
-                    }
-                    if (memberId != null && !memberId.isEmpty() && !memberId.equals(current)) {
-                        errors.add(GroupError.FENCED_INSTANCE_ID);
-                        continue;
-                    }
-                    memberId = current;
-                }
-                if (group.pendingMembers.remove(memberId) != null) {
-                    errors.add(GroupError.NONE);
-                    tryCompleteJoin(shard, group, now, false);
-                    continue;
-                }
-                Member member = group.members.get(memberId);
-                if (member == null) {
-                    errors.add(GroupError.UNKNOWN_MEMBER_ID);
-                    continue;
-                }
-                removeMember(shard, group, member, now);
-                errors.add(GroupError.NONE);
+            GroupResult result = new GroupResult();
+            List<GroupError> errors;
+            if (group == null) {
+                errors = new ArrayList<>();
+                leaving.forEach(l -> errors.add(GroupError.UNKNOWN_MEMBER_ID));
+            } else {
+                errors = group.leave(leaving, clock.getAsLong(), result);
             }
-        }
-        return errors;
-    }
-
-    private void removeMember(Shard shard, ClassicGroup group, Member member, long now) {
-        if (member.awaitingJoin != null) {
-            member.awaitingJoin.accept(JoinResult.error(GroupError.UNKNOWN_MEMBER_ID, member.memberId));
-            member.awaitingJoin = null;
-        }
-        if (member.awaitingSync != null) {
-            member.awaitingSync.accept(SyncResult.error(GroupError.UNKNOWN_MEMBER_ID));
-            member.awaitingSync = null;
-        }
-        group.members.remove(member.memberId);
-        if (member.instanceId != null) {
-            group.staticMembers.remove(member.instanceId);
-        }
-        switch (group.state()) {
-            case STABLE:
-            case COMPLETING_REBALANCE:
-                maybePrepareRebalance(group, now);
-                tryCompleteJoin(shard, group, now, false);
-                break;
-            case PREPARING_REBALANCE:
-                tryCompleteJoin(shard, group, now, false);
-                break;
-            default:
-                break;
+            result.respond(() -> callback.accept(new LeaveResult(GroupError.NONE, errors)),
+                    error -> callback.accept(new LeaveResult(error, List.of())));
+            complete(shard, result);
         }
     }
 
@@ -737,19 +434,13 @@ public final class GroupCoordinator implements AutoCloseable {
             long now = clock.getAsLong();
             for (Shard shard : shards) {
                 synchronized (shard) {
+                    if (shard.status != ShardStatus.ACTIVE) {
+                        continue;
+                    }
                     for (ClassicGroup group : new ArrayList<>(shard.groups.values())) {
-                        group.pendingMembers.values().removeIf(deadline -> deadline <= now);
-                        for (Member member : new ArrayList<>(group.members.values())) {
-                            if (member.awaitingJoin == null
-                                    && member.lastHeartbeatMs + member.sessionTimeoutMs <= now) {
-                                LOGGER.info("group {}: member {} expired (session timeout)", group.groupId(),
-                                        member.memberId);
-                                removeMember(shard, group, member, now);
-                            }
-                        }
-                        if (group.is(GroupState.PREPARING_REBALANCE)) {
-                            tryCompleteJoin(shard, group, now, group.joinDeadlineMs <= now);
-                        }
+                        GroupResult result = new GroupResult();
+                        group.expire(now, result);
+                        complete(shard, result);
                     }
                 }
             }
@@ -761,101 +452,93 @@ public final class GroupCoordinator implements AutoCloseable {
     // ------------------------------------------------------------------------------------------------ offsets
 
     /**
-     * Commits offsets. generation &lt; 0 with an empty member id is a simple commit (standalone consumer, Admin),
-     * allowed only when the group has no members.
+     * Commits offsets; the callback hears NONE once they are durable, and only then does OffsetFetch serve them.
+     * generation &lt; 0 with an empty member id is a simple commit (standalone consumer, Admin), allowed only when
+     * the group has no members. A commit timestamp below 0 is stamped with the coordinator's clock.
      */
-    public GroupError commitOffsets(String groupId, String memberId, String instanceId, int generation,
-            Map<TopicPartitionKey, OffsetAndMetadata> offsets) {
+    public void commitOffsets(String groupId, String memberId, String instanceId, int generation,
+            Map<TopicPartitionKey, OffsetAndMetadata> offsets, Consumer<GroupError> callback) {
         if (groupId == null || groupId.isEmpty()) {
-            return GroupError.INVALID_GROUP_ID;
+            callback.accept(GroupError.INVALID_GROUP_ID);
+            return;
         }
         Shard shard = shard(groupId);
         synchronized (shard) {
+            long now = clock.getAsLong();
             ClassicGroup group = shard.groups.get(groupId);
-            if (generation < 0 && (memberId == null || memberId.isEmpty())) {
-                if (group != null && !group.is(GroupState.EMPTY)) {
-                    return group.is(GroupState.DEAD) ? GroupError.COORDINATOR_NOT_AVAILABLE
-                            : GroupError.UNKNOWN_MEMBER_ID;
-                }
-                if (group == null) {
-                    group = new ClassicGroup(groupId);
-                    shard.groups.put(groupId, group);
-                }
+            boolean simple = generation < 0 && (memberId == null || memberId.isEmpty());
+            GroupError error;
+            if (group == null) {
+                error = simple ? GroupError.NONE : GroupError.ILLEGAL_GENERATION;
             } else {
-                if (group == null) {
-                    return GroupError.ILLEGAL_GENERATION;
-                }
-                GroupError error = validateMember(group, memberId, instanceId);
-                if (error != GroupError.NONE) {
-                    return error;
-                }
-                if (generation != group.generation) {
-                    return GroupError.ILLEGAL_GENERATION;
-                }
-                if (group.is(GroupState.COMPLETING_REBALANCE)) {
-                    return GroupError.REBALANCE_IN_PROGRESS;
-                }
-                group.members.get(memberId).lastHeartbeatMs = clock.getAsLong();
+                error = group.validateOffsetCommit(memberId, instanceId, generation, now);
             }
-            List<OffsetsLog.Entry> records = new ArrayList<>();
-            for (Map.Entry<TopicPartitionKey, OffsetAndMetadata> entry : offsets.entrySet()) {
-                records.add(new OffsetsLog.Entry(GroupRecords.offsetKey(groupId, entry.getKey().topic(),
-                        entry.getKey().partition()), GroupRecords.offsetValue(entry.getValue())));
+            GroupResult result = new GroupResult();
+            if (error != GroupError.NONE || offsets.isEmpty()) {
+                GroupError answer = error;
+                result.respond(() -> callback.accept(answer), callback);
+                complete(shard, result);
+                return;
             }
-            if (!records.isEmpty()) {
-                log.append(shard.index, records);
-            }
-            group.offsets.putAll(offsets);
-            return GroupError.NONE;
+            Map<TopicPartitionKey, OffsetAndMetadata> stamped = new LinkedHashMap<>();
+            offsets.forEach((tp, offset) -> stamped.put(tp, offset.commitTimestamp() >= 0 ? offset
+                    : new OffsetAndMetadata(offset.offset(), offset.leaderEpoch(), offset.metadata(), now)));
+            OffsetManager.writeCommit(groupId, stamped, result);
+            result.onDurable(() -> {
+                shard.groups.computeIfAbsent(groupId, this::newGroup);
+                shard.offsets.commit(groupId, stamped);
+            });
+            result.respond(() -> callback.accept(GroupError.NONE), callback);
+            complete(shard, result);
         }
     }
 
     /**
-     * Committed offsets of a group; topics null means all. Partitions without a commit are absent from the map.
+     * Committed (durable) offsets of a group; {@code wanted} null means all. Partitions without a commit are
+     * absent from the map.
      */
     public Map<TopicPartitionKey, OffsetAndMetadata> fetchOffsets(String groupId, List<TopicPartitionKey> wanted) {
         Shard shard = shard(groupId);
         synchronized (shard) {
-            ClassicGroup group = shard.groups.get(groupId);
-            Map<TopicPartitionKey, OffsetAndMetadata> result = new LinkedHashMap<>();
-            if (group == null) {
-                return result;
-            }
-            if (wanted == null) {
-                result.putAll(group.offsets);
-            } else {
-                for (TopicPartitionKey tp : wanted) {
-                    OffsetAndMetadata offset = group.offsets.get(tp);
-                    if (offset != null) {
-                        result.put(tp, offset);
-                    }
-                }
-            }
-            return result;
+            return shard.offsets.fetch(groupId, wanted);
         }
     }
 
     // ------------------------------------------------------------------------------------------------ admin
 
-    public GroupError deleteGroup(String groupId) {
+    /**
+     * Deletes an Empty group and its offsets. The group is Dead at once (it takes no members), and disappears,
+     * offsets and all, once the tombstones are durable; then the callback hears NONE.
+     */
+    public void deleteGroup(String groupId, Consumer<GroupError> callback) {
         Shard shard = shard(groupId);
         synchronized (shard) {
             ClassicGroup group = shard.groups.get(groupId);
+            GroupResult result = new GroupResult();
             if (group == null || group.is(GroupState.DEAD)) {
-                return GroupError.GROUP_ID_NOT_FOUND;
+                result.respond(() -> callback.accept(GroupError.GROUP_ID_NOT_FOUND), callback);
+            } else if (!group.is(GroupState.EMPTY)) {
+                result.respond(() -> callback.accept(GroupError.NON_EMPTY_GROUP), callback);
+            } else {
+                shard.offsets.writeDeletion(groupId, result);
+                result.write(group.tombstone());
+                group.transitionTo(GroupState.DEAD);
+                result.onDurable(() -> {
+                    ClassicGroup current = shard.groups.get(groupId);
+                    if (current != null && current.members.isEmpty()) {
+                        shard.groups.remove(groupId);
+                    }
+                    shard.offsets.delete(groupId);
+                });
+                result.onFailed((error, nowMs) -> {
+                    // Not deleted (or not yet known to be): the group is Empty again and takes members.
+                    if (shard.groups.get(groupId) == group) {
+                        shard.groups.put(groupId, group.revived());
+                    }
+                });
+                result.respond(() -> callback.accept(GroupError.NONE), callback);
             }
-            if (!group.is(GroupState.EMPTY)) {
-                return GroupError.NON_EMPTY_GROUP;
-            }
-            List<OffsetsLog.Entry> records = new ArrayList<>();
-            for (TopicPartitionKey tp : group.offsets.keySet()) {
-                records.add(new OffsetsLog.Entry(GroupRecords.offsetKey(groupId, tp.topic(), tp.partition()), null));
-            }
-            records.add(new OffsetsLog.Entry(GroupRecords.groupKey(groupId), null));
-            log.append(shard.index, records);
-            group.transitionTo(GroupState.DEAD);
-            shard.groups.remove(groupId);
-            return GroupError.NONE;
+            complete(shard, result);
         }
     }
 
@@ -864,8 +547,10 @@ public final class GroupCoordinator implements AutoCloseable {
         for (Shard shard : shards) {
             synchronized (shard) {
                 for (ClassicGroup group : shard.groups.values()) {
-                    result.add(new GroupListing(group.groupId(), group.protocolType == null ? ""
-                            : group.protocolType, group.state()));
+                    if (!group.is(GroupState.DEAD)) {
+                        result.add(new GroupListing(group.groupId(), group.protocolType == null ? ""
+                                : group.protocolType, group.state()));
+                    }
                 }
             }
         }
@@ -882,7 +567,7 @@ public final class GroupCoordinator implements AutoCloseable {
             }
             List<MemberDescription> members = new ArrayList<>();
             boolean stable = group.is(GroupState.STABLE);
-            for (Member member : group.members.values()) {
+            for (ClassicGroup.Member member : group.members.values()) {
                 members.add(new MemberDescription(member.memberId, member.instanceId, member.clientId,
                         member.clientHost, stable ? member.metadata(group.protocolName) : new byte[0],
                         stable ? member.assignment : new byte[0]));
@@ -891,26 +576,6 @@ public final class GroupCoordinator implements AutoCloseable {
                     group.protocolType == null ? "" : group.protocolType,
                     stable ? group.protocolName : "", members);
         }
-    }
-
-    private void persistGroup(Shard shard, ClassicGroup group) {
-        Map<String, byte[]> assignments = new HashMap<>();
-        for (Member member : group.members.values()) {
-            assignments.put(member.memberId, member.assignment);
-        }
-        persistGroup(shard, group, assignments);
-    }
-
-    private void persistGroup(Shard shard, ClassicGroup group, Map<String, byte[]> assignments) {
-        List<GroupRecords.MemberValue> members = new ArrayList<>();
-        for (Member member : group.members.values()) {
-            members.add(new GroupRecords.MemberValue(member.memberId, member.instanceId, member.clientId,
-                    member.clientHost, member.rebalanceTimeoutMs, member.sessionTimeoutMs,
-                    member.metadata(group.protocolName), assignments.get(member.memberId)));
-        }
-        log.append(shard.index, List.of(new OffsetsLog.Entry(GroupRecords.groupKey(group.groupId()),
-                GroupRecords.groupValue(new GroupRecords.GroupValue(group.protocolType, group.generation,
-                        group.protocolName, group.leaderId, members)))));
     }
 
     @Override

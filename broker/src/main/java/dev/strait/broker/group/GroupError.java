@@ -4,7 +4,9 @@ package dev.strait.broker.group;
 public enum GroupError {
     NONE, UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, REBALANCE_IN_PROGRESS, MEMBER_ID_REQUIRED,
     INCONSISTENT_GROUP_PROTOCOL, GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP, COORDINATOR_NOT_AVAILABLE, INVALID_GROUP_ID,
-    FENCED_INSTANCE_ID, INVALID_SESSION_TIMEOUT, UNKNOWN_SERVER_ERROR,
+    FENCED_INSTANCE_ID, INVALID_SESSION_TIMEOUT, UNKNOWN_SERVER_ERROR, INVALID_COMMIT_OFFSET_SIZE,
+    /** This node is taking over the group's offsets partition and replays it; the client retries. */
+    COORDINATOR_LOAD_IN_PROGRESS,
     /** This node no longer coordinates the group (its offsets partition moved); the client looks it up again. */
     NOT_COORDINATOR
 }

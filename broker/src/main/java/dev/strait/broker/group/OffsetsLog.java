@@ -1,11 +1,14 @@
 package dev.strait.broker.group;
 
 import java.util.List;
-import java.util.function.BiConsumer;
+import java.util.Optional;
 
 /**
  * The durable log behind the coordinator: the partitions of the internal offsets topic. Implemented by the protocol
  * adapter (it builds Kafka record batches); records are opaque key/value bytes encoded by {@link GroupRecords}.
+ *
+ * <p>A record is durable once the partition's high watermark passed it: it is then on every in-sync replica and
+ * survives a change of leader. The coordinator serves nothing before that (issue 11, defect 6).
  */
 public interface OffsetsLog {
 
@@ -13,14 +16,62 @@ public interface OffsetsLog {
     record Entry(byte[] key, byte[] value) {
     }
 
-    /** Appends the records to the partition durably (in one batch), or throws. */
-    void append(int partition, List<Entry> records);
-
-    /** Whether this node leads the partition, and so serves its shard (always, on a single node). */
-    default boolean isLeader(int partition) {
-        return true;
+    /** Where an append ended: the offset after its last record, in the leader epoch it was written in. */
+    record Appended(long endOffset, int leaderEpoch) {
     }
 
-    /** Replays every record of the partition in offset order. */
-    void replay(int partition, BiConsumer<byte[], byte[]> consumer);
+    /** A partition as its leader sees it now. */
+    record Position(long highWatermark, long logEndOffset, int leaderEpoch) {
+    }
+
+    /** A record replayed from the log, with its offset. */
+    @FunctionalInterface
+    interface RecordConsumer {
+        void accept(long offset, byte[] key, byte[] value);
+    }
+
+    /** Nothing was appended; {@link #error()} is what the client is told (NOT_COORDINATOR, say). */
+    final class AppendFailedException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final GroupError error;
+
+        public AppendFailedException(GroupError error, String message, Throwable cause) {
+            super(message, cause);
+            this.error = error;
+        }
+
+        public GroupError error() {
+            return error;
+        }
+    }
+
+    /**
+     * Appends the records to the partition as its leader, in one batch.
+     *
+     * @throws AppendFailedException if nothing was appended
+     */
+    Appended append(int partition, List<Entry> records);
+
+    /** The partition's high watermark, log end and leader epoch if this node leads it, else empty. */
+    Optional<Position> position(int partition);
+
+    /**
+     * Runs {@code onChange} once, on any thread, when the first of these happens: the partition's high watermark
+     * reaches {@code appended.endOffset()}, this node stops leading it in {@code appended.leaderEpoch()}, or the
+     * commit timeout passes. The callee tells which by reading {@link #position} again.
+     */
+    void awaitReplication(int partition, Appended appended, Runnable onChange);
+
+    /**
+     * Replays every record of the partition, up to its log end, in offset order (nothing if this node does not
+     * lead it).
+     *
+     * @return the offset after the last record replayed
+     */
+    long replay(int partition, RecordConsumer consumer);
+
+    /** Whether this node leads the partition, and so serves its shard. */
+    default boolean isLeader(int partition) {
+        return position(partition).isPresent();
+    }
 }

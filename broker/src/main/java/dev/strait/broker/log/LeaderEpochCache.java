@@ -73,6 +73,11 @@ public final class LeaderEpochCache {
         return entries.isEmpty() ? UNDEFINED_EPOCH : entries.get(entries.size() - 1).epoch();
     }
 
+    /** The start offset of the latest epoch, or {@link #UNDEFINED_EPOCH_OFFSET} if there is none. */
+    public long latestStartOffset() {
+        return entries.isEmpty() ? UNDEFINED_EPOCH_OFFSET : entries.get(entries.size() - 1).startOffset();
+    }
+
     /**
      * Records that {@code epoch} starts at {@code startOffset}. Re-assigning the latest epoch is a no-op.
      *

@@ -525,7 +525,12 @@ public final class PartitionLog implements AutoCloseable {
      * starting at or after it are dropped. Below the log start offset the log is emptied and restarts at
      * {@code offset}.
      *
-     * @return true if anything was removed
+     * <p>At or beyond the log end no record is removed, but an epoch entry starting at the log end is: a replica
+     * that became leader recorded (its epoch, its log end) and may have lost leadership before appending anything.
+     * Left in place, that entry is newer than the epochs of the batches the next leader sends from that offset, so
+     * the follower could never append them (issue 11, defect 3; Kafka truncates its epoch cache here too).
+     *
+     * @return true if any record was removed
      */
     public boolean truncateTo(long offset) {
         ensureUsable();
@@ -533,6 +538,12 @@ public final class PartitionLog implements AutoCloseable {
             throw new IllegalArgumentException(logPrefix + "cannot truncate to negative offset " + offset);
         }
         if (offset >= logEndOffset) {
+            if (epochCache.latestStartOffset() >= logEndOffset) {
+                io("truncate epochs", () -> {
+                    epochCache.truncateFromEnd(logEndOffset);
+                    return null;
+                });
+            }
             return false;
         }
         io("truncate", () -> {

@@ -6,9 +6,7 @@ import dev.strait.broker.log.OffsetOutOfRangeException;
 import dev.strait.broker.metadata.TopicMetadata;
 import dev.strait.broker.network.NetworkRequest;
 import dev.strait.broker.replica.DelayedOperation;
-import dev.strait.broker.metadata.UnknownTopicException;
 import dev.strait.broker.replica.Partition;
-import dev.strait.broker.replica.PartitionRoleException;
 import dev.strait.broker.replica.ReplicaManager;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -57,7 +55,7 @@ final class FetchHandler {
     private record Target(FetchTopic topic, FetchPartition partition, Optional<TopicPartition> resolved) {
     }
 
-    void handle(NetworkRequest request, RequestContext context, FetchRequest fetchRequest) {
+    void handleFetchRequest(NetworkRequest request, RequestContext context, FetchRequest fetchRequest) {
         FetchRequestData data = fetchRequest.data();
         short version = context.apiVersion();
         List<Target> targets = new ArrayList<>();
@@ -80,8 +78,9 @@ final class FetchHandler {
                                 partition.get()) == Errors.NONE) {
                             replicaManager.onFollowerFetch(tp, replicaId, target.partition().fetchOffset());
                         }
-                    } catch (PartitionRoleException | UnknownTopicException e) {
-                        LOGGER.debug("replica {} fetch of {}: {}", replicaId, tp, e.getMessage());
+                    } catch (RuntimeException e) {
+                        // The read below answers the follower with the same error.
+                        LOGGER.debug("replica {} fetch of {}: {}", replicaId, tp, ApiErrors.forException(e));
                     }
                 });
             }
@@ -96,7 +95,7 @@ final class FetchHandler {
     }
 
     private static Errors epochError(int requestEpoch, Partition partition) {
-        return KafkaApis.checkLeaderEpoch(requestEpoch, partition);
+        return ApiErrors.checkLeaderEpoch(requestEpoch, partition);
     }
 
     private final class DelayedFetch extends DelayedOperation {
@@ -219,14 +218,18 @@ final class FetchHandler {
                     result.setRecords(new FileSliceRecords(read.records()));
                 }
                 return result;
-            } catch (OffsetOutOfRangeException e) {
-                return result.setErrorCode(Errors.OFFSET_OUT_OF_RANGE.code())
-                        .setHighWatermark(partition.get().highWatermark())
-                        .setLastStableOffset(partition.get().highWatermark())
-                        .setLogStartOffset(partition.get().logStartOffset());
-            } catch (LogStorageException | IOException e) {
+            } catch (IOException e) {
                 LOGGER.error("read from {} failed", target.resolved().get(), e);
                 return result.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code());
+            } catch (RuntimeException e) {
+                Errors error = ApiErrors.forException(e);
+                if (error == Errors.OFFSET_OUT_OF_RANGE) {
+                    // The consumer resets its position from these.
+                    result.setHighWatermark(partition.get().highWatermark())
+                            .setLastStableOffset(partition.get().highWatermark())
+                            .setLogStartOffset(partition.get().logStartOffset());
+                }
+                return result.setErrorCode(error.code());
             }
         }
     }

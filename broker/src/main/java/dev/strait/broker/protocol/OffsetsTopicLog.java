@@ -2,9 +2,11 @@ package dev.strait.broker.protocol;
 
 import dev.strait.broker.group.OffsetsLog;
 import dev.strait.broker.log.LogReadResult;
+import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.InvalidReplicationFactorException;
 import dev.strait.broker.metadata.TopicExistsException;
 import dev.strait.broker.metadata.TopicMetadata;
+import dev.strait.broker.replica.DelayedOperation;
 import dev.strait.broker.replica.Partition;
 import dev.strait.broker.replica.ReplicaManager;
 import dev.strait.broker.replica.TopicConfigs;
@@ -13,7 +15,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.BiConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.MemoryRecords;
@@ -26,13 +27,19 @@ import org.apache.kafka.common.record.SimpleRecord;
  * {@code offsets.topic.num.partitions} partitions, {@code cleanup.policy=compact} and
  * {@code segment.bytes=offsets.topic.segment.bytes} (as Kafka), written through the replica layer's
  * {@code PartitionLog}s as ordinary Kafka v2 batches (one batch per append, uncompressed, so the log cleaner can
- * compact them: the latest commit per group and partition survives).
+ * compact them: the latest commit per group and partition survives). Appends are acks=all; a write is durable once
+ * the partition's high watermark passed it, which {@link #awaitReplication} waits for in the produce purgatory.
+ * Record timestamps come from the replica manager's clock.
  */
 public final class OffsetsTopicLog implements OffsetsLog {
 
     public static final String TOPIC = "__consumer_offsets";
 
+    /** How long a write of the coordinator waits to be replicated before its client hears so (Kafka's default). */
+    static final long OFFSETS_COMMIT_TIMEOUT_MS = 5_000;
+
     private final ReplicaManager replicaManager;
+    private final Time time;
 
     private final int configuredPartitions;
     private final Map<String, String> configs;
@@ -43,6 +50,7 @@ public final class OffsetsTopicLog implements OffsetsLog {
      */
     public OffsetsTopicLog(ReplicaManager replicaManager, int numPartitions, int segmentBytes) {
         this.replicaManager = replicaManager;
+        this.time = replicaManager.time();
         this.configuredPartitions = numPartitions;
         this.configs = Map.of(TopicConfigs.CLEANUP_POLICY, "compact", "segment.bytes", Integer.toString(segmentBytes));
         Optional<TopicMetadata> existing = replicaManager.topic(TOPIC);
@@ -84,32 +92,58 @@ public final class OffsetsTopicLog implements OffsetsLog {
     }
 
     @Override
-    public void append(int partition, List<Entry> records) {
+    public Appended append(int partition, List<Entry> records) {
         SimpleRecord[] simple = new SimpleRecord[records.size()];
-        long now = System.currentTimeMillis();
+        long now = time.milliseconds();
         for (int i = 0; i < simple.length; i++) {
             simple[i] = new SimpleRecord(now, records.get(i).key(), records.get(i).value());
         }
         MemoryRecords batch = MemoryRecords.withRecords(Compression.NONE, simple);
-        replicaManager.appendRecords(new TopicPartition(TOPIC, partition), batch.buffer(), List.of());
+        TopicPartition tp = new TopicPartition(TOPIC, partition);
+        try {
+            // As Kafka's coordinator writes: acks=all, so min.insync.replicas applies.
+            Partition.LeaderAppend append = replicaManager.appendRecords(tp, batch.buffer(), List.of(), true);
+            return new Appended(append.result().lastOffset() + 1, append.leaderEpoch());
+        } catch (RuntimeException e) {
+            throw new AppendFailedException(ApiErrors.forCoordinatorWrite(ApiErrors.forException(e)), e.getMessage(),
+                    e);
+        }
     }
 
     @Override
-    public boolean isLeader(int partition) {
-        return replicaManager.partition(new TopicPartition(TOPIC, partition)).map(Partition::isLeader).orElse(false);
+    public Optional<Position> position(int partition) {
+        return replicaManager.partition(new TopicPartition(TOPIC, partition)).flatMap(Partition::leaderPosition)
+                .map(p -> new Position(p.highWatermark(), p.logEndOffset(), p.leaderEpoch()));
     }
 
     @Override
-    public void replay(int partition, BiConsumer<byte[], byte[]> consumer) {
+    public void awaitReplication(int partition, Appended appended, Runnable onChange) {
+        TopicPartition tp = new TopicPartition(TOPIC, partition);
+        replicaManager.producePurgatory().tryCompleteElseWatch(new DelayedOperation() {
+            @Override
+            protected boolean isSatisfied() {
+                Optional<Position> now = position(partition);
+                return now.isEmpty() || now.get().leaderEpoch() != appended.leaderEpoch()
+                        || now.get().highWatermark() >= appended.endOffset();
+            }
+
+            @Override
+            protected void onComplete() {
+                onChange.run();
+            }
+        }, List.of(tp), OFFSETS_COMMIT_TIMEOUT_MS);
+    }
+
+    @Override
+    public long replay(int partition, RecordConsumer consumer) {
         Optional<Partition> local = replicaManager.partition(new TopicPartition(TOPIC, partition));
         if (local.isEmpty() || !local.get().isLeader()) {
-            return; // the shard is served by the partition's leader, which loads it
+            return 0; // the shard is served by the partition's leader, which loads it
         }
         Partition log = local.get();
         long offset = log.logStartOffset();
         while (offset < log.logEndOffset()) {
-            // Up to the log end, not the high watermark: a new leader's high watermark trails until its followers
-            // fetch, and the records it holds are those the group's last coordinator wrote.
+            // Up to the log end: the coordinator serves none of it before the high watermark passed it.
             LogReadResult read = log.readForFollower(offset, 1 << 20);
             if (read.records().isEmpty()) {
                 break;
@@ -119,7 +153,8 @@ public final class OffsetsTopicLog implements OffsetsLog {
             for (RecordBatch batch : records.batches()) {
                 for (Record record : batch) {
                     if (record.offset() >= offset) {
-                        consumer.accept(bytes(record.key()), record.hasValue() ? bytes(record.value()) : null);
+                        consumer.accept(record.offset(), bytes(record.key()),
+                                record.hasValue() ? bytes(record.value()) : null);
                     }
                 }
                 next = Math.max(next, batch.nextOffset());
@@ -129,6 +164,7 @@ public final class OffsetsTopicLog implements OffsetsLog {
             }
             offset = next;
         }
+        return offset;
     }
 
     private static byte[] bytes(ByteBuffer buffer) {

@@ -5,10 +5,13 @@
  * touches only this package.
  *
  * <p>{@link dev.strait.broker.protocol.KafkaApis} parses frames with {@code RequestHeader.parse} and
- * {@code RequestContext.parseRequest}, executes them against the replica layer, and serializes responses with
- * {@code RequestContext.buildResponseSend}; fetched log slices go out zero-copy as
+ * {@code RequestContext.parseRequest}, routes each to its API's handler ({@code ProduceHandler},
+ * {@code FetchHandler}, {@code PartitionOffsetsHandler}, {@code MetadataHandler}, {@code TopicAdminHandler},
+ * {@code PartitionAdminHandler}, {@code GroupHandler}; entry points named {@code handleXRequest}), which execute
+ * them against the replica layer and map exceptions to Kafka error codes in one place ({@code ApiErrors}), and
+ * serializes responses with {@code RequestContext.buildResponseSend}; fetched log slices go out zero-copy as
  * {@code FileSliceRecords}. The implemented APIs are advertised with Kafka 4.1.1's ranges
- * ({@code SupportedApis}); nothing else is advertised. The group APIs ({@code GroupApis}) are advertised only
+ * ({@code SupportedApis}); nothing else is advertised. The group APIs ({@code GroupHandler}) are advertised only
  * when a {@code GroupCoordinator} is wired in; {@code OffsetsTopicLog} stores its records in the internal topic
  * {@code __consumer_offsets}, which Metadata lists only when asked for by name (as internal), and which cannot be
  * produced to or deleted.

@@ -52,8 +52,11 @@ public final class Partition {
     public record FollowerFetch(boolean highWatermarkMoved, Optional<IsrChange> isrChange) {
     }
 
-    /** A leader append: the log result and the epoch it was written in (acks=all completes in that epoch only). */
-    public record LeaderAppend(AppendResult result, int leaderEpoch) {
+    /**
+     * A leader append: the log result and the epoch whose leader answers it (acks=all completes in that epoch only).
+     * A duplicate appended nothing; its result holds the offsets the original batch has in the log.
+     */
+    public record LeaderAppend(AppendResult result, int leaderEpoch, boolean duplicate) {
     }
 
     private final TopicPartition topicPartition;
@@ -145,8 +148,13 @@ public final class Partition {
      *
      * @param producerBatches the idempotence fields of each batch in {@code batches}, in order
      * @param acksAll         whether the producer waits for the ISR (min.insync.replicas is checked first)
+     * <p>A retried idempotent batch that is already in the log is not appended again: the result is the original
+     * batch's offsets, and the caller answers it exactly like a fresh append (acks=all waits until the high
+     * watermark passes those offsets in this epoch). Answering it at once would acknowledge a record that may be on
+     * this replica only, which the next leader does not have (issue 11, defect 1).
+     *
      * @throws PartitionRoleException for NOT_LEADER or NOT_ENOUGH_REPLICAS (nothing appended)
-     * @throws ProducerStateException for a duplicate (nothing appended) or a producer sequence/epoch error
+     * @throws ProducerStateException for a producer sequence or epoch error (nothing appended)
      */
     public synchronized LeaderAppend appendAsLeader(ByteBuffer batches, List<ProducerBatch> producerBatches,
             boolean acksAll) {
@@ -160,12 +168,16 @@ public final class Partition {
                     + topicPartition + " " + replica.assignment().map(PartitionAssignment::isr).orElse(java.util.Set.of())
                     + " is below min.insync.replicas");
         }
-        producerState.check(producerBatches);
+        Optional<ProducerStateTable.Duplicate> duplicate = producerState.check(producerBatches);
         int epoch = replica.leaderEpoch();
+        if (duplicate.isPresent()) {
+            return new LeaderAppend(new AppendResult(duplicate.get().firstOffset(), duplicate.get().lastOffset(), -1,
+                    -1, 0, 0, log.logStartOffset()), epoch, true);
+        }
         AppendResult result = log.append(batches, epoch);
         producerState.update(producerBatches, result.firstOffset());
         replica.onLeaderAppend();
-        return new LeaderAppend(result, epoch);
+        return new LeaderAppend(result, epoch, false);
     }
 
     /** Whether an acks=all append ending at {@code lastOffset} in {@code appendEpoch} is done. */
@@ -211,10 +223,16 @@ public final class Partition {
         return replica.maybeShrinkIsr(nowMs);
     }
 
+    /** The controller did not apply {@code change}; ignored if another change is pending by now. */
     synchronized void onIsrChangeRejected(IsrChange change) {
-        if (replica.pendingIsrChange().filter(change::equals).isPresent()) {
+        if (isPending(change)) {
             replica.onIsrChangeRejected();
         }
+    }
+
+    /** Whether {@code change} is still the ISR change waiting for the controller. */
+    synchronized boolean isPending(IsrChange change) {
+        return replica.pendingIsrChange().filter(change::equals).isPresent();
     }
 
     // ---- follower side -------------------------------------------------------------------------------
@@ -391,6 +409,18 @@ public final class Partition {
             }
             return truncated;
         }
+    }
+
+    /** The high watermark, log end and leader epoch, read together; empty unless this replica leads. */
+    public synchronized Optional<LeaderPosition> leaderPosition() {
+        if (replica.state() != PartitionReplica.State.LEADER) {
+            return Optional.empty();
+        }
+        return Optional.of(new LeaderPosition(log.highWatermark(), log.logEndOffset(), replica.leaderEpoch()));
+    }
+
+    /** A leader's view of its log at one instant. */
+    public record LeaderPosition(long highWatermark, long logEndOffset, int leaderEpoch) {
     }
 
     public synchronized long logStartOffset() {

@@ -5,12 +5,14 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Per-partition idempotent producer state, as Kafka's ProducerStateManager keeps it, reduced to what a single
  * node needs: per producer id the current epoch and the last {@value #CACHED_BATCHES} appended batches (sequence
- * range and offsets). A retried batch that was already appended is recognised as a duplicate and answered with
- * its original offset; a sequence gap is OUT_OF_ORDER_SEQUENCE_NUMBER; an older epoch is INVALID_PRODUCER_EPOCH.
+ * range and offsets). A retried batch that was already appended is recognised as a duplicate and reported with
+ * its original offsets (the caller answers it like the first attempt, acks=all waiting for the high watermark);
+ * a sequence gap is OUT_OF_ORDER_SEQUENCE_NUMBER; an older epoch is INVALID_PRODUCER_EPOCH.
  *
  * <p>In memory only: after a restart every producer is unknown, and the first batch of an unknown producer is
  * accepted whatever its sequence (Kafka rebuilds this state from the log instead). Not thread-safe: used under the
@@ -21,7 +23,11 @@ final class ProducerStateTable {
     /** Kafka keeps the last five batches per producer (max.in.flight.requests.per.connection with idempotence). */
     static final int CACHED_BATCHES = 5;
 
-    private record CachedBatch(int baseSequence, int lastSequence, long firstOffset) {
+    private record CachedBatch(int baseSequence, int lastSequence, long firstOffset, long lastOffset) {
+    }
+
+    /** A batch that is already in the log: where it was appended. */
+    record Duplicate(long firstOffset, long lastOffset) {
     }
 
     private static final class ProducerEntry {
@@ -38,9 +44,16 @@ final class ProducerStateTable {
     /**
      * Checks batches about to be appended together, in order.
      *
-     * @throws ProducerStateException if the append must not happen (duplicate or error)
+     * @return the original offsets if the request is a single batch already in the log (append nothing then)
+     * @throws ProducerStateException if the append must not happen (sequence or epoch error)
      */
-    void check(List<ProducerBatch> batches) {
+    Optional<Duplicate> check(List<ProducerBatch> batches) {
+        if (batches.size() == 1 && batches.get(0).isIdempotent()) {
+            Optional<Duplicate> duplicate = findDuplicate(batches.get(0));
+            if (duplicate.isPresent()) {
+                return duplicate;
+            }
+        }
         Map<Long, Integer> nextInRequest = new HashMap<>();
         for (ProducerBatch batch : batches) {
             if (!batch.isIdempotent()) {
@@ -52,13 +65,28 @@ final class ProducerStateTable {
                     throw outOfOrder(batch, expected - 1);
                 }
             } else {
-                checkAgainstState(batch, batches.size() == 1);
+                checkAgainstState(batch);
             }
             nextInRequest.put(batch.producerId(), nextSequence(batch.lastSequence()));
         }
+        return Optional.empty();
     }
 
-    private void checkAgainstState(ProducerBatch batch, boolean onlyBatch) {
+    /** As Kafka: only a request of one batch is matched against the cached batches of its producer and epoch. */
+    private Optional<Duplicate> findDuplicate(ProducerBatch batch) {
+        ProducerEntry entry = producers.get(batch.producerId());
+        if (entry == null || entry.epoch != batch.producerEpoch()) {
+            return Optional.empty();
+        }
+        for (CachedBatch cached : entry.batches) {
+            if (cached.baseSequence() == batch.baseSequence() && cached.lastSequence() == batch.lastSequence()) {
+                return Optional.of(new Duplicate(cached.firstOffset(), cached.lastOffset()));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private void checkAgainstState(ProducerBatch batch) {
         ProducerEntry entry = producers.get(batch.producerId());
         if (entry == null) {
             return;
@@ -66,21 +94,13 @@ final class ProducerStateTable {
         if (batch.producerEpoch() < entry.epoch) {
             throw new ProducerStateException(ProducerStateException.Reason.INVALID_PRODUCER_EPOCH,
                     "producer " + batch.producerId() + " epoch " + batch.producerEpoch() + " is older than "
-                            + entry.epoch, -1);
+                            + entry.epoch);
         }
         if (batch.producerEpoch() > entry.epoch) {
             if (batch.baseSequence() != 0) {
                 throw outOfOrder(batch, -1);
             }
             return;
-        }
-        if (onlyBatch) {
-            for (CachedBatch cached : entry.batches) {
-                if (cached.baseSequence() == batch.baseSequence() && cached.lastSequence() == batch.lastSequence()) {
-                    throw new ProducerStateException(ProducerStateException.Reason.DUPLICATE,
-                            "duplicate of the batch at offset " + cached.firstOffset(), cached.firstOffset());
-                }
-            }
         }
         int last = entry.lastSequence();
         if (last >= 0 && batch.baseSequence() != nextSequence(last)) {
@@ -98,7 +118,8 @@ final class ProducerStateTable {
                     entry.epoch = batch.producerEpoch();
                     entry.batches.clear();
                 }
-                entry.batches.addLast(new CachedBatch(batch.baseSequence(), batch.lastSequence(), offset));
+                entry.batches.addLast(new CachedBatch(batch.baseSequence(), batch.lastSequence(), offset,
+                        offset + batch.recordCount() - 1));
                 while (entry.batches.size() > CACHED_BATCHES) {
                     entry.batches.removeFirst();
                 }
@@ -114,6 +135,6 @@ final class ProducerStateTable {
     private static ProducerStateException outOfOrder(ProducerBatch batch, int lastSequence) {
         return new ProducerStateException(ProducerStateException.Reason.OUT_OF_ORDER_SEQUENCE,
                 "producer " + batch.producerId() + " sent sequence " + batch.baseSequence() + " after "
-                        + lastSequence, -1);
+                        + lastSequence);
     }
 }

@@ -2,6 +2,7 @@ package dev.strait.broker.replica;
 
 import dev.strait.broker.log.EpochEndOffset;
 import dev.strait.broker.log.LogStorageException;
+import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.BrokerRegistration;
 import dev.strait.broker.metadata.MetadataSource;
 import java.io.IOException;
@@ -12,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,8 +23,10 @@ import org.slf4j.LoggerFactory;
  * follows from it. A partition's {@link Partition} decides what to do next: while it truncates, its thread asks
  * the leader (OffsetForLeaderEpoch, as a replica) where the follower's latest epoch ended; once fetching, it fetches
  * from its log end offset in the leader epoch it follows, appends what comes back as it is, and takes the leader's
- * high watermark. Answers for an epoch the partition has left are dropped by the partition. On an error the
- * thread backs off for {@code replica.fetch.backoff.ms}.
+ * high watermark. Answers for an epoch the partition has left are dropped by the partition. A partition the
+ * leader answers with an error, or whose data cannot be appended, backs off alone for
+ * {@code replica.fetch.backoff.ms} while the thread goes on with the others (as Kafka delays partitions); only a
+ * failed connection to the leader backs off the whole thread.
  *
  * <p>Thread-safe: the partition map of each thread is guarded by the thread object; role changes arrive from the
  * replica manager's reconciliation ({@link ReplicaManager.RoleListener}) and only edit those maps.
@@ -40,15 +44,23 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
     private final MetadataSource metadata;
     private final LeaderClient.Factory clients;
     private final Settings settings;
+    private final Time time;
     private final Map<Integer, FetcherThread> threads = new HashMap<>();
     private boolean closed;
 
     public ReplicaFetcherManager(int localId, MetadataSource metadata, LeaderClient.Factory clients,
             Settings settings) {
+        this(localId, metadata, clients, settings, Time.SYSTEM);
+    }
+
+    /** @param time the clock partition backoffs are measured on */
+    public ReplicaFetcherManager(int localId, MetadataSource metadata, LeaderClient.Factory clients,
+            Settings settings, Time time) {
         this.localId = localId;
         this.metadata = metadata;
         this.clients = clients;
         this.settings = settings;
+        this.time = time;
     }
 
     @Override
@@ -113,6 +125,8 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
     private final class FetcherThread extends Thread {
         private final int leaderId;
         private final Map<TopicPartition, Followed> followed = new HashMap<>();
+        /** Partitions backing off after an error, to the time they may be fetched again. */
+        private final Map<TopicPartition, Long> delayedUntilMs = new HashMap<>();
         private volatile boolean running = true;
         private LeaderClient client;
 
@@ -124,11 +138,22 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
 
         synchronized void add(Partition partition, int leaderEpoch) {
             followed.put(partition.topicPartition(), new Followed(partition, leaderEpoch));
+            delayedUntilMs.remove(partition.topicPartition()); // a new epoch starts afresh
             notifyAll();
         }
 
         synchronized void remove(TopicPartition topicPartition) {
             followed.remove(topicPartition);
+            delayedUntilMs.remove(topicPartition);
+        }
+
+        private synchronized void delay(Set<TopicPartition> failed) {
+            long until = time.milliseconds() + Math.max(1, settings.backoffMs());
+            for (TopicPartition tp : failed) {
+                if (followed.containsKey(tp)) {
+                    delayedUntilMs.put(tp, until);
+                }
+            }
         }
 
         synchronized int size() {
@@ -155,9 +180,7 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
         public void run() {
             while (running) {
                 try {
-                    if (!doWork()) {
-                        backoff();
-                    }
+                    doWork();
                 } catch (IOException e) {
                     if (running) {
                         LOGGER.info("[broker {}] fetching from broker {} failed: {}", localId, leaderId, e.toString());
@@ -186,24 +209,52 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
             }
         }
 
-        /** One round: truncations, then one fetch. @return false if it should back off */
-        private boolean doWork() throws IOException, InterruptedException {
-            List<Followed> snapshot;
-            synchronized (this) {
-                while (running && followed.isEmpty()) {
-                    wait();
-                }
-                snapshot = new ArrayList<>(followed.values());
-            }
-            if (!running) {
-                return true;
+        /** One round over the partitions not backing off: truncations, then one fetch. */
+        private void doWork() throws IOException, InterruptedException {
+            List<Followed> snapshot = awaitReady();
+            if (snapshot.isEmpty()) {
+                return;
             }
             LeaderClient leader = client();
             if (leader == null) {
-                return false;
+                backoff(); // the leader is not registered (or fenced): nothing of it can be fetched
+                return;
             }
-            boolean ok = truncate(leader, snapshot);
-            return fetch(leader, snapshot) && ok;
+            Set<TopicPartition> failed = new java.util.HashSet<>();
+            boolean asked = truncate(leader, snapshot, failed);
+            asked |= fetch(leader, snapshot, failed);
+            delay(failed);
+            if (!asked) {
+                // Every partition is between a role change and its new registration here: wait for it.
+                backoff();
+            }
+        }
+
+        /** Waits until some followed partition is not backing off; returns those, empty when stopping. */
+        private synchronized List<Followed> awaitReady() throws InterruptedException {
+            while (running) {
+                long nowMs = time.milliseconds();
+                long nextReadyMs = Long.MAX_VALUE;
+                List<Followed> ready = new ArrayList<>();
+                for (Map.Entry<TopicPartition, Followed> entry : followed.entrySet()) {
+                    Long until = delayedUntilMs.get(entry.getKey());
+                    if (until == null || until <= nowMs) {
+                        delayedUntilMs.remove(entry.getKey());
+                        ready.add(entry.getValue());
+                    } else {
+                        nextReadyMs = Math.min(nextReadyMs, until);
+                    }
+                }
+                if (!ready.isEmpty()) {
+                    return ready;
+                }
+                if (nextReadyMs == Long.MAX_VALUE) {
+                    wait();
+                } else {
+                    wait(Math.max(1, nextReadyMs - nowMs));
+                }
+            }
+            return List.of();
         }
 
         private synchronized LeaderClient client() throws IOException {
@@ -218,7 +269,9 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
             return client;
         }
 
-        private boolean truncate(LeaderClient leader, List<Followed> snapshot) throws IOException {
+        /** @return whether anything was asked */
+        private boolean truncate(LeaderClient leader, List<Followed> snapshot, Set<TopicPartition> failed)
+                throws IOException {
             List<LeaderClient.EpochQuery> queries = new ArrayList<>();
             Map<TopicPartition, Followed> asked = new HashMap<>();
             for (Followed f : snapshot) {
@@ -230,9 +283,8 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
                 }
             }
             if (queries.isEmpty()) {
-                return true;
+                return false;
             }
-            boolean ok = true;
             for (Map.Entry<TopicPartition, LeaderClient.EpochAnswer> entry
                     : leader.offsetsForLeaderEpoch(queries).entrySet()) {
                 Followed f = asked.get(entry.getKey());
@@ -243,19 +295,28 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
                 if (answer.error() != LeaderClient.ReplicaError.NONE) {
                     LOGGER.debug("[broker {}] OffsetForLeaderEpoch of {} from {}: {}", localId, entry.getKey(),
                             leaderId, answer.error());
-                    ok = false;
+                    failed.add(entry.getKey());
                     continue;
                 }
                 EpochEndOffset end = answer.leaderEpoch() < 0 ? EpochEndOffset.UNDEFINED
                         : new EpochEndOffset(answer.leaderEpoch(), answer.endOffset());
-                f.partition().onEpochEndOffset(f.leaderEpoch(), end);
+                try {
+                    f.partition().onEpochEndOffset(f.leaderEpoch(), end);
+                } catch (IllegalArgumentException | LogStorageException e) {
+                    LOGGER.warn("[broker {}] cannot truncate {} after the leader's answer {}: {}", localId,
+                            entry.getKey(), end, e.toString());
+                    failed.add(entry.getKey());
+                    continue;
+                }
                 LOGGER.info("[broker {}] {} truncated after the leader's answer {}; log end now {}", localId,
                         entry.getKey(), end, f.partition().logEndOffset());
             }
-            return ok;
+            return true;
         }
 
-        private boolean fetch(LeaderClient leader, List<Followed> snapshot) throws IOException {
+        /** @return whether anything was asked */
+        private boolean fetch(LeaderClient leader, List<Followed> snapshot, Set<TopicPartition> failed)
+                throws IOException {
             List<LeaderClient.FetchTarget> targets = new ArrayList<>();
             Map<TopicPartition, Followed> fetched = new HashMap<>();
             Map<TopicPartition, Long> offsets = new HashMap<>();
@@ -270,9 +331,8 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
                 }
             }
             if (targets.isEmpty()) {
-                return true;
+                return false;
             }
-            boolean ok = true;
             Map<TopicPartition, LeaderClient.FetchedPartition> response = leader.fetch(targets,
                     settings.maxWaitMs(), settings.minBytes(), settings.responseMaxBytes());
             for (Map.Entry<TopicPartition, LeaderClient.FetchedPartition> entry : response.entrySet()) {
@@ -291,7 +351,7 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
                 if (data.error() != LeaderClient.ReplicaError.NONE) {
                     LOGGER.debug("[broker {}] fetch of {} from {}: {}", localId, entry.getKey(), leaderId,
                             data.error());
-                    ok = false;
+                    failed.add(entry.getKey());
                     continue;
                 }
                 try {
@@ -300,10 +360,10 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
                 } catch (IllegalArgumentException | LogStorageException | dev.strait.broker.log.CorruptRecordException e) {
                     LOGGER.warn("[broker {}] cannot append the fetched data of {}: {}", localId, entry.getKey(),
                             e.toString());
-                    ok = false;
+                    failed.add(entry.getKey());
                 }
             }
-            return ok;
+            return true;
         }
     }
 }

@@ -7,6 +7,7 @@ import dev.strait.broker.log.PartitionLog;
 import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.MetadataSource;
 import dev.strait.broker.metadata.PartitionState;
+import dev.strait.broker.metadata.StaleEpochException;
 import dev.strait.broker.replication.IsrChange;
 import dev.strait.broker.replication.ReplicationConfig;
 import dev.strait.broker.replication.TruncationRule;
@@ -33,6 +34,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.kafka.common.TopicPartition;
@@ -82,6 +84,10 @@ public final class ReplicaManager implements AutoCloseable {
     private final long replicaLagTimeMaxMs;
     private final int localId;
     private final ConcurrentHashMap<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+    /** How long a leader waits before asking again about an ISR change whose outcome it does not know. */
+    static final long ISR_CHANGE_RETRY_BACKOFF_MS = 100;
+
+    private final ScheduledExecutorService scheduler;
     private final DelayedOperationPurgatory fetchPurgatory;
     private final DelayedOperationPurgatory producePurgatory;
     private final List<RoleListener> roleListeners = new CopyOnWriteArrayList<>();
@@ -106,6 +112,7 @@ public final class ReplicaManager implements AutoCloseable {
         this.time = time;
         this.replicaLagTimeMaxMs = replicaLagTimeMaxMs;
         this.localId = metadata.localNodeId();
+        this.scheduler = scheduler;
         this.fetchPurgatory = new DelayedOperationPurgatory(scheduler);
         this.producePurgatory = new DelayedOperationPurgatory(scheduler);
         this.stateThread = Executors.newSingleThreadExecutor(r -> {
@@ -275,18 +282,65 @@ public final class ReplicaManager implements AutoCloseable {
         metadata.alterPartition(partition.topicId(), tp.partition(), change.leaderEpoch(), change.partitionEpoch(),
                 List.copyOf(new TreeSet<>(change.newIsr()))).whenComplete((state, error) -> {
                     if (error != null) {
-                        LOGGER.info("[broker {}] ISR change {} for {} refused: {}", localId, change.newIsr(), tp,
-                                error.toString());
-                        partition.onIsrChangeRejected(change);
+                        onIsrChangeFailed(partition, change, unwrap(error));
                     }
                     scheduleReconcile();
                 });
+    }
+
+    /**
+     * An AlterPartition did not come back with the committed state. Only an answer saying the controller did not
+     * apply it drops the pending change; otherwise it may have been committed (its answer lost in a timeout or a
+     * controller failover, and a retry then refused as stale), so it stays pending and keeps counting in the
+     * maximal ISR until the metadata shows what the controller decided (issue 11, defect 4; Kafka's rule).
+     */
+    private void onIsrChangeFailed(Partition partition, IsrChange change, Throwable error) {
+        TopicPartition tp = partition.topicPartition();
+        if (error instanceof IllegalArgumentException || error instanceof UnknownTopicException) {
+            // Checked against the current epochs and refused, or the topic is gone: not applied.
+            LOGGER.info("[broker {}] ISR change {} for {} not applied: {}", localId, change.newIsr(), tp,
+                    error.toString());
+            partition.onIsrChangeRejected(change);
+        } else if (error instanceof StaleEpochException) {
+            // Newer metadata exists (perhaps this very change, committed); it is on its way to this node.
+            LOGGER.info("[broker {}] ISR change {} for {} is stale; it stays pending until the metadata catches up: {}",
+                    localId, change.newIsr(), tp, error.toString());
+        } else {
+            LOGGER.info("[broker {}] no answer to ISR change {} for {} ({}); asking again", localId, change.newIsr(),
+                    tp, error.toString());
+            try {
+                scheduler.schedule(() -> retryIsrChange(partition, change), ISR_CHANGE_RETRY_BACKOFF_MS,
+                        TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // shutting down
+            }
+        }
+    }
+
+    private void retryIsrChange(Partition partition, IsrChange change) {
+        if (!closed && partitions.get(partition.topicPartition()) == partition && partition.isPending(change)) {
+            submitIsrChange(partition, change);
+        }
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        Throwable cause = error;
+        while ((cause instanceof java.util.concurrent.CompletionException
+                || cause instanceof java.util.concurrent.ExecutionException) && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
     }
 
     /** Replication settings of a topic: replica.lag.time.max.ms and its effective min.insync.replicas. */
     public ReplicationConfig replicationConfigFor(TopicMetadata topic) {
         int minInsync = Integer.parseInt(effectiveConfigs(topic).get(TopicConfigs.MIN_INSYNC_REPLICAS).trim());
         return new ReplicationConfig(replicaLagTimeMaxMs, minInsync, TruncationRule.LEADER_EPOCH);
+    }
+
+    /** The clock this node's logs and replicas run on. */
+    public Time time() {
+        return time;
     }
 
     public MetadataSource metadata() {
@@ -330,8 +384,8 @@ public final class ReplicaManager implements AutoCloseable {
     /**
      * Appends to a partition as leader and completes delayed fetches waiting on it.
      *
-     * @throws ProducerStateException   for a duplicate batch or a producer sequence/epoch error
-     * @throws UnknownTopicException if this node has no such partition
+     * @throws ProducerStateException for a producer sequence/epoch error
+     * @throws UnknownTopicException  if this node has no such partition
      */
     public AppendResult appendRecords(TopicPartition topicPartition, ByteBuffer batches,
             List<ProducerBatch> producerBatches) {

@@ -302,7 +302,13 @@ public final class PartitionReplica {
         return Optional.of(pendingIsrChange);
     }
 
-    /** The controller refused the pending ISR change (stale epochs); the next fetch or check may propose again. */
+    /**
+     * The controller said it did not apply the pending ISR change (it checked it against the current epochs and
+     * refused it, e.g. a fenced replica): the committed ISR stands, and the next fetch or check may propose again.
+     * Any other outcome (no answer, a stale-epoch refusal that may follow a lost success) keeps the change pending
+     * until a newer assignment replaces it, as Kafka does: the controller may have committed it, so the maximal
+     * ISR must keep counting the replicas it adds (issue 11, defect 4).
+     */
     public void onIsrChangeRejected() {
         pendingIsrChange = null;
     }

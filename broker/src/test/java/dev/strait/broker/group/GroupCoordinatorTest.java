@@ -14,26 +14,91 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BiConsumer;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** The coordinator against an in-memory offsets log and a manual clock; the timer is driven by calling tick(). */
 class GroupCoordinatorTest {
 
-    private static final class MemoryLog implements OffsetsLog {
+    /** An offsets log in memory whose high watermark follows every append at once, unless the test holds it. */
+    static final class MemoryLog implements OffsetsLog {
         final Map<Integer, List<Entry>> partitions = new HashMap<>();
+        final Map<Integer, Long> heldHighWatermark = new HashMap<>();
+        final List<Runnable> waiting = new ArrayList<>();
+        int leaderEpoch;
+        boolean leader = true;
 
         @Override
-        public synchronized void append(int partition, List<Entry> records) {
-            partitions.computeIfAbsent(partition, p -> new ArrayList<>()).addAll(records);
+        public synchronized Appended append(int partition, List<Entry> records) {
+            if (!leader) {
+                throw new AppendFailedException(GroupError.NOT_COORDINATOR, "not the leader", null);
+            }
+            List<Entry> log = partitions.computeIfAbsent(partition, p -> new ArrayList<>());
+            log.addAll(records);
+            return new Appended(log.size(), leaderEpoch);
         }
 
         @Override
-        public synchronized void replay(int partition, BiConsumer<byte[], byte[]> consumer) {
-            for (Entry entry : partitions.getOrDefault(partition, List.of())) {
-                consumer.accept(entry.key(), entry.value());
+        public synchronized Optional<Position> position(int partition) {
+            if (!leader) {
+                return Optional.empty();
             }
+            long end = partitions.getOrDefault(partition, List.of()).size();
+            return Optional.of(new Position(Math.min(end, heldHighWatermark.getOrDefault(partition, Long.MAX_VALUE)),
+                    end, leaderEpoch));
+        }
+
+        @Override
+        public void awaitReplication(int partition, Appended appended, Runnable onChange) {
+            boolean now;
+            synchronized (this) {
+                Optional<Position> position = position(partition);
+                now = position.isEmpty() || position.get().leaderEpoch() != appended.leaderEpoch()
+                        || position.get().highWatermark() >= appended.endOffset();
+                if (!now) {
+                    waiting.add(onChange);
+                }
+            }
+            if (now) {
+                onChange.run();
+            }
+        }
+
+        /** The partition's high watermark stops where it is until {@link #release}. */
+        synchronized void hold(int partition) {
+            heldHighWatermark.put(partition, (long) partitions.getOrDefault(partition, List.of()).size());
+        }
+
+        /** The high watermark catches up (the followers fetched); waiting writes hear so. */
+        void release(int partition) {
+            List<Runnable> wake;
+            synchronized (this) {
+                heldHighWatermark.remove(partition);
+                wake = List.copyOf(waiting);
+                waiting.clear();
+            }
+            wake.forEach(Runnable::run);
+        }
+
+        /** This node loses leadership of every partition. */
+        void loseLeadership() {
+            List<Runnable> wake;
+            synchronized (this) {
+                leader = false;
+                wake = List.copyOf(waiting);
+                waiting.clear();
+            }
+            wake.forEach(Runnable::run);
+        }
+
+        @Override
+        public synchronized long replay(int partition, RecordConsumer consumer) {
+            List<Entry> log = partitions.getOrDefault(partition, List.of());
+            for (int i = 0; i < log.size(); i++) {
+                consumer.accept(i, log.get(i).key(), log.get(i).value());
+            }
+            return log.size();
         }
     }
 
@@ -76,6 +141,27 @@ class GroupCoordinatorTest {
         coordinator.syncGroup("g", joined.generation(), joined.memberId(), null, "consumer",
                 joined.protocolName(), assignments, result::set);
         return result;
+    }
+
+    /** A commit's answer; null while it waits to be durable. */
+    private static GroupError commit(GroupCoordinator coordinator, String group, String memberId, String instanceId,
+            int generation, Map<TopicPartitionKey, OffsetAndMetadata> offsets) {
+        AtomicReference<GroupError> result = new AtomicReference<>();
+        coordinator.commitOffsets(group, memberId, instanceId, generation, offsets, result::set);
+        return result.get();
+    }
+
+    private static GroupError delete(GroupCoordinator coordinator, String group) {
+        AtomicReference<GroupError> result = new AtomicReference<>();
+        coordinator.deleteGroup(group, result::set);
+        return result.get();
+    }
+
+    private static GroupCoordinator.LeaveResult leave(GroupCoordinator coordinator, String group,
+            LeaveMember... members) {
+        AtomicReference<GroupCoordinator.LeaveResult> result = new AtomicReference<>();
+        coordinator.leaveGroup(group, List.of(members), result::set);
+        return result.get();
     }
 
     /** Joins a new dynamic member through MEMBER_ID_REQUIRED; returns the pending (or completed) join. */
@@ -159,22 +245,22 @@ class GroupCoordinatorTest {
         JoinResult joined = joinNew(coordinator, protocols("range")).get();
         sync(coordinator, joined, Map.of());
         TopicPartitionKey tp = new TopicPartitionKey("t", 0);
-        assertThat(coordinator.commitOffsets("g", joined.memberId(), null, 0,
+        assertThat(commit(coordinator, "g", joined.memberId(), null, 0,
                 Map.of(tp, new OffsetAndMetadata(5, -1, null, 1)))).isEqualTo(GroupError.ILLEGAL_GENERATION);
-        assertThat(coordinator.commitOffsets("g", joined.memberId(), null, 1,
+        assertThat(commit(coordinator, "g", joined.memberId(), null, 1,
                 Map.of(tp, new OffsetAndMetadata(5, 3, "meta", 1)))).isEqualTo(GroupError.NONE);
-        assertThat(coordinator.commitOffsets("g", "", null, -1,
+        assertThat(commit(coordinator, "g", "", null, -1,
                 Map.of(tp, new OffsetAndMetadata(9, -1, null, 1)))).isEqualTo(GroupError.UNKNOWN_MEMBER_ID);
-        assertThat(coordinator.deleteGroup("g")).isEqualTo(GroupError.NON_EMPTY_GROUP);
+        assertThat(delete(coordinator, "g")).isEqualTo(GroupError.NON_EMPTY_GROUP);
 
-        assertThat(coordinator.leaveGroup("g", List.of(new LeaveMember(joined.memberId(), null))))
+        assertThat(leave(coordinator, "g", new LeaveMember(joined.memberId(), null)).members())
                 .containsExactly(GroupError.NONE);
         assertThat(coordinator.describeGroup("g").state()).isEqualTo(GroupState.EMPTY);
 
         GroupCoordinator reloaded = coordinator();
         assertThat(reloaded.fetchOffsets("g", null)).containsEntry(tp, new OffsetAndMetadata(5, 3, "meta", 1));
         assertThat(reloaded.describeGroup("g").state()).isEqualTo(GroupState.EMPTY);
-        assertThat(reloaded.deleteGroup("g")).isEqualTo(GroupError.NONE);
+        assertThat(delete(reloaded, "g")).isEqualTo(GroupError.NONE);
         assertThat(reloaded.fetchOffsets("g", null)).isEmpty();
         assertThat(coordinator().listGroups()).isEmpty();
     }
@@ -210,7 +296,7 @@ class GroupCoordinatorTest {
         assertThat(reloaded.heartbeat("g", follower.memberId(), null, 2)).isEqualTo(GroupError.NONE);
         assertThat(reloaded.heartbeat("g", leader.memberId(), null, 1)).isEqualTo(GroupError.ILLEGAL_GENERATION);
         assertThat(sync(reloaded, leader, Map.of()).get().assignment()).containsExactly(1);
-        assertThat(reloaded.commitOffsets("g", follower.memberId(), null, 2,
+        assertThat(commit(reloaded, "g", follower.memberId(), null, 2,
                 Map.of(new TopicPartitionKey("t", 1), new OffsetAndMetadata(3, -1, null, 1))))
                 .isEqualTo(GroupError.NONE);
 
@@ -224,5 +310,121 @@ class GroupCoordinatorTest {
         assertThat(reloaded.describeGroup("g").state()).isEqualTo(GroupState.PREPARING_REBALANCE);
         JoinResult alone = join(reloaded, leader.memberId(), protocols("range")).get();
         assertThat(alone.generation()).isEqualTo(3);
+    }
+
+    // ---------------------------------------------------------------- issue 11, defect 6: durable before visible
+
+    @Test
+    void aCommitIsServedAndAnsweredOnlyOnceItIsDurable() {
+        // Given: the offsets partition's followers have not fetched what the coordinator appends
+        GroupCoordinator coordinator = coordinator();
+        TopicPartitionKey tp = new TopicPartitionKey("t", 0);
+        int partition = coordinator.partitionFor("g");
+        assertThat(commit(coordinator, "g", "", null, -1, Map.of(tp, new OffsetAndMetadata(5, -1, null, -1))))
+                .isEqualTo(GroupError.NONE);
+        log.hold(partition);
+
+        // When
+        AtomicReference<GroupError> answer = new AtomicReference<>();
+        coordinator.commitOffsets("g", "", null, -1, Map.of(tp, new OffsetAndMetadata(10, -1, null, -1)),
+                answer::set);
+
+        // Then: appended, but neither answered nor served
+        assertThat(log.partitions.get(partition)).hasSize(2);
+        assertThat(answer.get()).isNull();
+        assertThat(coordinator.fetchOffsets("g", null).get(tp).offset()).isEqualTo(5);
+        log.release(partition);
+        assertThat(answer.get()).isEqualTo(GroupError.NONE);
+        assertThat(coordinator.fetchOffsets("g", null).get(tp).offset()).isEqualTo(10);
+        assertThat(coordinator.fetchOffsets("g", null).get(tp).commitTimestamp()).as("stamped by the clock")
+                .isEqualTo(clock.get());
+    }
+
+    @Test
+    void aCommitThatLosesItsLeadershipIsNeverServedAndFailsRetriably() {
+        // Given
+        GroupCoordinator coordinator = coordinator();
+        TopicPartitionKey tp = new TopicPartitionKey("t", 0);
+        int partition = coordinator.partitionFor("g");
+        log.hold(partition);
+        AtomicReference<GroupError> answer = new AtomicReference<>();
+        coordinator.commitOffsets("g", "", null, -1, Map.of(tp, new OffsetAndMetadata(10, -1, null, -1)),
+                answer::set);
+
+        // When: another node takes over the offsets partition before the commit was replicated
+        log.loseLeadership();
+
+        // Then
+        assertThat(answer.get()).isEqualTo(GroupError.NOT_COORDINATOR);
+        assertThat(coordinator.fetchOffsets("g", null)).isEmpty();
+    }
+
+    @Test
+    void commitsTakeEffectInLogOrder() {
+        GroupCoordinator coordinator = coordinator();
+        TopicPartitionKey tp = new TopicPartitionKey("t", 0);
+        int partition = coordinator.partitionFor("g");
+        log.hold(partition);
+        List<GroupError> answers = new ArrayList<>();
+        for (long offset : new long[] {3, 7, 9}) {
+            coordinator.commitOffsets("g", "", null, -1, Map.of(tp, new OffsetAndMetadata(offset, -1, null, -1)),
+                    answers::add);
+        }
+        assertThat(answers).isEmpty();
+        log.release(partition);
+        assertThat(answers).containsExactly(GroupError.NONE, GroupError.NONE, GroupError.NONE);
+        assertThat(coordinator.fetchOffsets("g", null).get(tp).offset()).isEqualTo(9);
+    }
+
+    @Test
+    void aNewCoordinatorServesItsReplayedLogOnlyOnceItIsDurable() {
+        // Given: a log whose last commit is not on the followers yet
+        GroupCoordinator first = coordinator();
+        TopicPartitionKey tp = new TopicPartitionKey("t", 0);
+        int partition = first.partitionFor("g");
+        commit(first, "g", "", null, -1, Map.of(tp, new OffsetAndMetadata(5, -1, null, 1)));
+        log.hold(partition);
+        first.commitOffsets("g", "", null, -1, Map.of(tp, new OffsetAndMetadata(8, -1, null, 1)), e -> { });
+
+        // When: a coordinator takes over the partition
+        GroupCoordinator next = coordinator();
+
+        // Then: loading until the replayed tail is durable, then serving it
+        assertThat(next.isLoading(partition)).isTrue();
+        assertThat(next.isActive(partition)).isFalse();
+        log.release(partition);
+        assertThat(next.isActive(partition)).isTrue();
+        assertThat(next.fetchOffsets("g", null).get(tp).offset()).isEqualTo(8);
+    }
+
+    @Test
+    void syncGroupAnswersOnceTheAssignmentIsDurable() {
+        GroupCoordinator coordinator = coordinator();
+        JoinResult joined = joinNew(coordinator, protocols("range")).get();
+        log.hold(coordinator.partitionFor("g"));
+        AtomicReference<SyncResult> synced = sync(coordinator, joined, Map.of(joined.memberId(), new byte[] {7}));
+        assertThat(synced.get()).as("waits for the group record").isNull();
+        log.release(coordinator.partitionFor("g"));
+        assertThat(synced.get().error()).isEqualTo(GroupError.NONE);
+        assertThat(synced.get().assignment()).containsExactly(7);
+    }
+
+    @Test
+    void aDeletedGroupKeepsItsOffsetsUntilTheTombstonesAreDurable() {
+        GroupCoordinator coordinator = coordinator();
+        TopicPartitionKey tp = new TopicPartitionKey("t", 0);
+        commit(coordinator, "g", "", null, -1, Map.of(tp, new OffsetAndMetadata(5, -1, null, 1)));
+        log.hold(coordinator.partitionFor("g"));
+        AtomicReference<GroupError> deleted = new AtomicReference<>();
+        coordinator.deleteGroup("g", deleted::set);
+        assertThat(deleted.get()).isNull();
+        assertThat(coordinator.fetchOffsets("g", null)).containsKey(tp);
+        AtomicReference<JoinResult> joining = join(coordinator, "", protocols("range"));
+        log.release(coordinator.partitionFor("g"));
+        assertThat(deleted.get()).isEqualTo(GroupError.NONE);
+        assertThat(joining.get().error()).as("a Dead group took no members")
+                .isEqualTo(GroupError.COORDINATOR_NOT_AVAILABLE);
+        assertThat(coordinator.fetchOffsets("g", null)).isEmpty();
+        assertThat(coordinator.listGroups()).isEmpty();
     }
 }

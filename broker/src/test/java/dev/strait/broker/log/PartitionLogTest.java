@@ -246,6 +246,23 @@ class PartitionLogTest {
     }
 
     @Test
+    void truncateToTheLogEndDropsAnEpochThatStartsThere() throws Exception {
+        // Given: a replica became leader in epoch 2 at its log end and lost leadership before appending
+        PartitionLog log = open(smallConfig());
+        log.append(TestBatches.batch(START_MS, "a", "b"), 1);
+        log.leaderEpochCache().assign(2, 2);
+
+        // When: as a follower it truncates to where its log agrees with the new leader's: its own log end
+        assertThat(log.truncateTo(2)).isFalse();
+
+        // Then: no record is removed, and neither is epoch 1's, but the empty epoch 2 is gone
+        assertThat(log.logEndOffset()).isEqualTo(2);
+        assertThat(log.leaderEpochCache().entries()).containsExactly(new EpochEntry(1, 0));
+        assertThat(LeaderEpochCache.load(root.resolve("orders-0").resolve("leader-epoch-checkpoint")).entries())
+                .as("durably").containsExactly(new EpochEntry(1, 0));
+    }
+
+    @Test
     void truncateToRemovesLaterSegmentsBatchesAndEpochs() {
         // Given
         PartitionLog log = open(smallConfig().withSegmentBytes(200));

@@ -32,21 +32,36 @@ class PartitionReplicationTest {
     @TempDir
     Path dir;
 
-    private Partition partition;
+    private final List<Partition> opened = new java.util.ArrayList<>();
 
     private Partition open(int localId, int minInsync) {
         PartitionLog log = PartitionLog.open(dir.resolve("t-0-" + localId), LogConfig.defaults(), Time.SYSTEM);
-        partition = new Partition(TP, Uuid.randomUuid(), log, localId,
+        Partition partition = new Partition(TP, Uuid.randomUuid(), log, localId,
                 new ReplicationConfig(30_000, minInsync, TruncationRule.LEADER_EPOCH));
         partition.loadProducerState();
+        opened.add(partition);
         return partition;
     }
 
     @AfterEach
     void close() {
-        if (partition != null) {
+        for (Partition partition : opened) {
             partition.close();
         }
+    }
+
+    /** One fetch round trip of {@code follower} at {@code leader} in {@code epoch}, as the replica fetcher does it. */
+    private static void fetch(Partition leader, Partition follower, int followerId, int epoch) {
+        long offset = follower.fetchOffset(epoch).orElseThrow();
+        leader.onFollowerFetch(followerId, offset, 0);
+        ByteBuffer records = leader.readForFollower(offset, 1 << 20).records().readAll();
+        follower.appendAsFollower(epoch, offset, records, leader.highWatermark(), leader.logStartOffset());
+    }
+
+    /** A follower's truncation round in {@code epoch}: OffsetForLeaderEpoch at the leader, then truncation. */
+    private static void truncate(Partition leader, Partition follower, int epoch) {
+        int asked = follower.epochToQuery(epoch).orElseThrow();
+        follower.onEpochEndOffset(epoch, leader.endOffsetForEpoch(asked));
     }
 
     private static SimpleRecord[] records(int count) {
@@ -129,14 +144,103 @@ class PartitionReplicationTest {
         p.appendAsFollower(0, 0, replicated, 2, 0);
         // When: it leads, and the producer retries the batch whose acknowledgement it never got
         p.applyAssignment(new PartitionState(1, 1, List.of(0, 1), List.of(1), 1), 0);
-        ByteBuffer retried = MemoryRecords.withIdempotentRecords(Compression.NONE, 42L, (short) 0, 0, records(2))
-                .buffer();
-        // Then: a duplicate, answered with the original offset, and nothing appended
-        assertThatThrownBy(() -> p.appendAsLeader(retried, List.of(new ProducerBatch(42L, (short) 0, 0, 1, 2)), true))
-                .isInstanceOfSatisfying(ProducerStateException.class, e -> {
-                    assertThat(e.reason()).isEqualTo(ProducerStateException.Reason.DUPLICATE);
-                    assertThat(e.duplicateFirstOffset()).isZero();
-                });
+        Partition.LeaderAppend retried = p.appendAsLeader(idempotent(42L, 0, 2),
+                List.of(new ProducerBatch(42L, (short) 0, 0, 1, 2)), true);
+        // Then: a duplicate at the original offsets, and nothing appended
+        assertThat(retried.result().firstOffset()).isZero();
+        assertThat(retried.result().lastOffset()).isEqualTo(1);
         assertThat(p.logEndOffset()).isEqualTo(2);
+    }
+
+    /**
+     * Issue 11, defect 1: leader A appends a batch, is cut off from its followers, the delayed produce times out and
+     * the idempotent producer resends. The retry must not be acknowledged from the producer state while the batch
+     * is still only on A: it waits for the high watermark exactly like the first attempt did.
+     */
+    @Test
+    void aRetriedBatchThatIsNotReplicatedYetWaitsForTheHighWatermarkLikeTheFirstAttempt() {
+        // Given: the leader appended an idempotent acks=all batch that no follower fetched yet
+        Partition p = open(0, 2);
+        p.applyAssignment(new PartitionState(0, 1, List.of(0, 1, 2), List.of(0, 1, 2), 0), 0);
+        p.appendAsLeader(batch(2), List.of(plain(2)), true);
+        ProducerBatch fields = new ProducerBatch(42L, (short) 0, 0, 2, 3);
+        Partition.LeaderAppend first = p.appendAsLeader(idempotent(42L, 0, 3), List.of(fields), true);
+        assertThat(p.checkProduceCompletion(first.result().lastOffset(), first.leaderEpoch()))
+                .isEqualTo(ProduceCheck.PENDING);
+        // When: the producer's request timed out and it sends the same batch again
+        Partition.LeaderAppend retried = p.appendAsLeader(idempotent(42L, 0, 3), List.of(fields), true);
+        // Then: nothing is appended, and the retry waits for the original offsets to be replicated
+        assertThat(retried.result().firstOffset()).isEqualTo(2);
+        assertThat(retried.result().lastOffset()).isEqualTo(4);
+        assertThat(p.logEndOffset()).isEqualTo(5);
+        assertThat(p.checkProduceCompletion(retried.result().lastOffset(), retried.leaderEpoch()))
+                .isEqualTo(ProduceCheck.PENDING);
+        p.onFollowerFetch(1, 5, 10);
+        assertThat(p.checkProduceCompletion(retried.result().lastOffset(), retried.leaderEpoch()))
+                .isEqualTo(ProduceCheck.PENDING);
+        p.onFollowerFetch(2, 5, 10);
+        assertThat(p.checkProduceCompletion(retried.result().lastOffset(), retried.leaderEpoch()))
+                .isEqualTo(ProduceCheck.OK);
+    }
+
+    @Test
+    void aWaitingRetriedBatchFailsRetriablyWhenLeadershipMoves() {
+        // Given: a retried batch waits for the high watermark
+        Partition p = open(0, 2);
+        p.applyAssignment(new PartitionState(0, 1, List.of(0, 1, 2), List.of(0, 1, 2), 0), 0);
+        ProducerBatch fields = new ProducerBatch(7L, (short) 0, 0, 0, 1);
+        p.appendAsLeader(idempotent(7L, 0, 1), List.of(fields), true);
+        Partition.LeaderAppend retried = p.appendAsLeader(idempotent(7L, 0, 1), List.of(fields), true);
+        // When: the controller elects another replica
+        p.applyAssignment(new PartitionState(1, 2, List.of(0, 1, 2), List.of(0, 1, 2), 1), 0);
+        // Then: NOT_LEADER (NOT_LEADER_OR_FOLLOWER on the wire, which the producer retries at the new leader)
+        assertThat(p.checkProduceCompletion(retried.result().lastOffset(), retried.leaderEpoch()))
+                .isEqualTo(ProduceCheck.NOT_LEADER);
+    }
+
+    /**
+     * Issue 11, defect 3: A was elected in epoch 2 and lost leadership before appending anything (paused past the
+     * session timeout); B, which never heard of epoch 2, leads epoch 3 with records of epoch 1 that A lacks. The
+     * epoch entry (2, 3) A wrote when it became leader must not stop it from taking those records.
+     */
+    @Test
+    void aReplicaThatLedWithoutAppendingTakesTheNewLeadersOlderEpochRecords() {
+        // Given: B leads epoch 1; A has offsets 0-2 of it, B also 3-4
+        Partition a = open(0, 1);
+        Partition b = open(1, 1);
+        PartitionState epoch1 = new PartitionState(1, 1, List.of(0, 1), List.of(0, 1), 0);
+        b.applyAssignment(epoch1, 0);
+        a.applyAssignment(epoch1, 0);
+        truncate(b, a, 1);
+        for (int i = 0; i < 3; i++) {
+            b.appendAsLeader(batch(1), List.of(plain(1)), false);
+        }
+        fetch(b, a, 0, 1);
+        b.appendAsLeader(batch(1), List.of(plain(1)), false);
+        b.appendAsLeader(batch(1), List.of(plain(1)), false);
+        // A leads epoch 2 without appending; B never learns of it, and leads epoch 3
+        a.applyAssignment(new PartitionState(0, 2, List.of(0, 1), List.of(0, 1), 1), 0);
+        PartitionState epoch3 = new PartitionState(1, 3, List.of(0, 1), List.of(0, 1), 2);
+        b.applyAssignment(epoch3, 0);
+        a.applyAssignment(epoch3, 0);
+
+        // When: A truncates where its log agrees with B's (its own log end) and fetches
+        truncate(b, a, 3);
+        fetch(b, a, 0, 3);
+
+        // Then: A has B's records of epoch 1, and its epoch cache agrees with B's
+        assertThat(a.logEndOffset()).isEqualTo(5);
+        assertThat(a.endOffsetForEpoch(1)).isEqualTo(new EpochEndOffset(1, 5));
+        b.appendAsLeader(batch(2), List.of(plain(2)), false);
+        fetch(b, a, 0, 3);
+        fetch(b, a, 0, 3);
+        assertThat(a.logEndOffset()).isEqualTo(7);
+        assertThat(a.highWatermark()).isEqualTo(7);
+        assertThat(a.endOffsetForEpoch(2)).isEqualTo(b.endOffsetForEpoch(2));
+    }
+
+    private static ByteBuffer idempotent(long producerId, int baseSequence, int count) {
+        return MemoryRecords.withIdempotentRecords(Compression.NONE, producerId, (short) 0, baseSequence,
+                records(count)).buffer();
     }
 }

@@ -36,6 +36,11 @@ final class MemoryLog implements ReplicaLog {
         if (offset != entries.size()) {
             throw new IllegalStateException("follower append at " + offset + " but log end is " + entries.size());
         }
+        if (!epochs.isEmpty() && entry.epoch() < epochs.get(epochs.size() - 1).epoch()) {
+            // As PartitionLog: a batch may not carry an epoch older than the log's latest.
+            throw new IllegalArgumentException("follower entry at " + offset + " has epoch " + entry.epoch()
+                    + " below the log's epoch " + epochs.get(epochs.size() - 1).epoch());
+        }
         if (epochs.isEmpty() || epochs.get(epochs.size() - 1).epoch() < entry.epoch()) {
             epochs.add(new EpochStart(entry.epoch(), offset));
         }
@@ -144,6 +149,8 @@ final class MemoryLog implements ReplicaLog {
     @Override
     public boolean truncateTo(long offset) {
         if (offset >= entries.size()) {
+            // As PartitionLog: an epoch that starts at the log end has no records and is dropped (issue 11, defect 3).
+            epochs.removeIf(e -> e.startOffset() >= entries.size());
             return false;
         }
         noteTruncation(offset);

@@ -595,8 +595,15 @@ final class ReplicationSimulation {
             return;
         }
         long offset = r.offset();
-        for (MemoryLog.Entry entry : r.entries()) {
-            node.log.appendAsFollower(offset++, entry);
+        try {
+            for (MemoryLog.Entry entry : r.entries()) {
+                node.log.appendAsFollower(offset++, entry);
+            }
+        } catch (IllegalArgumentException e) {
+            // The broker's fetcher logs this and tries again later; a replica that can never append shows as a
+            // liveness failure once every fault has healed.
+            trace("node " + node.id + " cannot append: " + e.getMessage());
+            return;
         }
         replica.onFetchResponse(r.highWatermark());
     }

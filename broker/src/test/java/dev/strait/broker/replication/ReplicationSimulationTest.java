@@ -53,6 +53,18 @@ class ReplicationSimulationTest {
         assertThat(elections).isGreaterThan(seeds.size());
     }
 
+    /**
+     * Issue 11, defect 3, found by this simulation once its log rejected follower batches older than its latest
+     * epoch as PartitionLog does: a replica led an epoch without appending, and the entry it wrote kept it from
+     * ever taking the next leader's records.
+     */
+    @Test
+    void aReplicaThatLedWithoutAppendingCatchesUp() {
+        ReplicationSimulation.Outcome outcome = new ReplicationSimulation(6909569809687631497L,
+                TruncationRule.LEADER_EPOCH).run(DURATION_MS);
+        assertThat(outcome.acked()).isPositive();
+    }
+
     @Test
     void theCheckerCatchesHighWatermarkTruncationAndNamesTheSeed() {
         ReplicationSimulation.Violation found = null;

@@ -71,14 +71,19 @@ final class TestCluster implements AutoCloseable {
                 public Map<TopicPartition, FetchedPartition> fetch(List<FetchTarget> targets, int maxWaitMs,
                         int minBytes, int maxBytes) throws IOException {
                     check();
-                    return client.fetch(targets, maxWaitMs, minBytes, maxBytes);
+                    Map<TopicPartition, FetchedPartition> response = client.fetch(targets, maxWaitMs, minBytes,
+                            maxBytes);
+                    check(); // an answer in flight when the link was cut is lost with it
+                    return response;
                 }
 
                 @Override
                 public Map<TopicPartition, EpochAnswer> offsetsForLeaderEpoch(List<EpochQuery> queries)
                         throws IOException {
                     check();
-                    return client.offsetsForLeaderEpoch(queries);
+                    Map<TopicPartition, EpochAnswer> answers = client.offsetsForLeaderEpoch(queries);
+                    check();
+                    return answers;
                 }
 
                 @Override

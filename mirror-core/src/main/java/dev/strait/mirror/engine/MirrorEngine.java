@@ -44,6 +44,7 @@ public final class MirrorEngine implements AutoCloseable {
     private final MirrorSettings settings;
     private final MirrorMetrics metrics;
     private final Time time;
+    private final AcknowledgementListener listener;
     private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final List<MirrorStream> streams = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -57,9 +58,18 @@ public final class MirrorEngine implements AutoCloseable {
     private String targetClusterId;
 
     public MirrorEngine(MirrorSettings settings, MirrorMetrics metrics, Time time) {
+        this(settings, metrics, time, AcknowledgementListener.NONE);
+    }
+
+    /**
+     * An engine that reports every acknowledged copy to {@code listener} (source partition and offset to
+     * target partition and offset), e.g. for offset translation; see {@link AcknowledgementListener}.
+     */
+    public MirrorEngine(MirrorSettings settings, MirrorMetrics metrics, Time time, AcknowledgementListener listener) {
         this.settings = settings;
         this.metrics = metrics;
         this.time = time;
+        this.listener = java.util.Objects.requireNonNull(listener);
     }
 
     /**
@@ -87,11 +97,22 @@ public final class MirrorEngine implements AutoCloseable {
                 Integer.parseInt(producerProps.getProperty(ProducerConfig.BATCH_SIZE_CONFIG)));
             String offsetReset = ClientConfigs.userOffsetReset(settings.consumerConfig());
             RecordSizer sizer = new RecordSizer(producerProps.getProperty(ProducerConfig.COMPRESSION_TYPE_CONFIG));
+            RecordRouter.Targets targets = new RecordRouter.Targets() {
+                @Override
+                public TargetTopics.TargetTopic ensure(String sourceTopic, String targetTopic) {
+                    return targetTopics.ensure(sourceTopic, targetTopic);
+                }
+
+                @Override
+                public void refresh(String targetTopic) {
+                    targetTopics.refresh(targetTopic);
+                }
+            };
             for (int i = 0; i < settings.numStreams(); i++) {
                 KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(ClientConfigs.consumer(settings.consumerConfig(), i));
                 ClientMetricsBridge.registerConsumer(metrics.registry(), "stream-" + i, consumer.metrics());
-                streams.add(new MirrorStream(i, settings, consumer, producer, targetTopics, sourceClusterId, targetClusterId,
-                    metrics, time, offsetReset, sizer));
+                streams.add(new MirrorStream(i, settings, consumer, producer, targets, sourceClusterId, targetClusterId,
+                    metrics, time, offsetReset, sizer, listener));
             }
         } catch (RuntimeException e) {
             state.set(State.FAILED);

@@ -4,18 +4,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.strait.mirror.config.MirrorSettings;
-import dev.strait.mirror.handler.MessageHandler;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.offsets.OffsetTracker;
-import dev.strait.mirror.provenance.Provenance;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -34,8 +30,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.RetriableException;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,12 +43,13 @@ import org.slf4j.LoggerFactory;
  *                     \--send failure (abort) / truncation (fail) / fatal error--> FAILED (after a safe commit)
  * </pre>
  *
- * <p>The no-loss rule: a source offset is committed only after the producer was flushed, so every record
- * sent before it has completed, and never past the first record whose send failed (see {@link OffsetTracker}).
- * Partitions revoked in a rebalance are flushed and committed first, inside the rebalance callback.
+ * <p>The no-loss rule: a source offset is committed only after the producer was flushed, and never past a
+ * copy the target has not acknowledged or that failed (the {@link SendTracker} says which offset is owed;
+ * {@link OffsetTracker} what was polled). Partitions revoked in a rebalance are flushed and committed first,
+ * inside the rebalance callback. What each record becomes on the target is the {@link RecordRouter}'s call.
  *
  * <p>Threading: everything here runs on the stream's own thread, except {@link SendCallback}, which the
- * producer's I/O thread runs; it touches only the atomic counter, the failure queue and the metrics.
+ * producer's I/O thread runs; it touches only the send tracker, the failure-log counters and the metrics.
  */
 final class MirrorStream implements Runnable {
     private static final Logger LOGGER = LoggerFactory.getLogger(MirrorStream.class);
@@ -70,26 +65,19 @@ final class MirrorStream implements Runnable {
     private final MirrorSettings settings;
     private final Consumer<byte[], byte[]> consumer;
     private final Producer<byte[], byte[]> producer;
-    private final TargetTopics targetTopics;
-    private final String sourceClusterId;
-    private final String targetClusterId;
     private final MirrorMetrics metrics;
     private final Time time;
-    private final MessageHandler handler;
     private final SourceTruncationHandler truncation;
     private final String offsetReset;
 
     private final OffsetTracker offsets = new OffsetTracker();
-    private final Map<TopicPartition, Route> routes = new HashMap<>();
-    private final Map<String, TargetTopics.TargetTopic> handlerTopics = new HashMap<>();
+    private final RecordRouter router;
+    private final SendTracker sends;
     private final RecordSizer sizer;
 
     // Written by the producer's I/O thread, read by the stream thread.
-    private final AtomicLong outstanding = new AtomicLong();
-    private final ConcurrentLinkedQueue<SendFailure> failures = new ConcurrentLinkedQueue<>();
     private final AtomicLong lastFailureLogMs = new AtomicLong();
     private final AtomicLong suppressedFailureLogs = new AtomicLong();
-    private volatile boolean sendFailed;
 
     private volatile boolean stopRequested;
     private volatile State state = State.NEW;
@@ -97,21 +85,19 @@ final class MirrorStream implements Runnable {
     private long nextLagMs;
 
     MirrorStream(int index, MirrorSettings settings, Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer,
-                 TargetTopics targetTopics, String sourceClusterId, String targetClusterId, MirrorMetrics metrics,
-                 Time time, String offsetReset, RecordSizer sizer) {
+                 RecordRouter.Targets targets, String sourceClusterId, String targetClusterId, MirrorMetrics metrics,
+                 Time time, String offsetReset, RecordSizer sizer, AcknowledgementListener listener) {
         this.index = index;
         this.logPrefix = "[stream " + index + "] ";
         this.settings = settings;
         this.consumer = consumer;
         this.producer = producer;
-        this.targetTopics = targetTopics;
-        this.sourceClusterId = sourceClusterId;
-        this.targetClusterId = targetClusterId;
         this.metrics = metrics;
         this.time = time;
-        this.handler = settings.messageHandler();
         this.offsetReset = offsetReset;
         this.sizer = sizer;
+        this.router = new RecordRouter(settings, targets, sourceClusterId, targetClusterId, logPrefix);
+        this.sends = new SendTracker(listener);
         this.truncation = new SourceTruncationHandler(consumer, offsets, settings.onSourceTruncation(), metrics, logPrefix);
     }
 
@@ -163,7 +149,7 @@ final class MirrorStream implements Runnable {
             if (!records.isEmpty()) {
                 mirror(records);
             }
-            if (sendFailed) {
+            if (sends.failed()) {
                 // The failing record is named by the exception; finish() commits only up to it.
                 throw abortError();
             }
@@ -183,94 +169,35 @@ final class MirrorStream implements Runnable {
     private void mirror(ConsumerRecords<byte[], byte[]> records) {
         for (TopicPartition tp : records.partitions()) {
             List<ConsumerRecord<byte[], byte[]>> batch = records.records(tp);
-            Route route = routes.get(tp);
-            if (route == null) {
-                route = buildRoute(tp);
-            }
+            Route route = router.routeFor(tp);
             long bytes = 0;
             for (ConsumerRecord<byte[], byte[]> record : batch) {
                 bytes += payloadBytes(record);
-                if (handler == null) {
-                    mirrorOne(tp, route, record);
-                } else {
-                    mirrorThroughHandler(tp, route, record);
-                }
+                mirrorOne(tp, route, record);
             }
             // Only after every record of the batch was handed to the producer may its offsets be committed.
             ConsumerRecord<byte[], byte[]> last = batch.get(batch.size() - 1);
             offsets.polled(tp, last.offset(), last.leaderEpoch());
             metrics.consumed(batch.size(), bytes);
-            if (sendFailed) {
+            if (sends.failed()) {
                 return;
             }
         }
     }
 
     private void mirrorOne(TopicPartition tp, Route route, ConsumerRecord<byte[], byte[]> record) {
-        Headers headers = record.headers();
-        if (!stampProvenance(route, record, headers)) {
-            return;
-        }
-        ProducerRecord<byte[], byte[]> out = new ProducerRecord<>(route.targetTopic, route.partitionFor(record.key()),
-            timestampOf(record), record.key(), record.value(), headers);
-        send(out, tp, record, route.maxMessageBytes);
-    }
-
-    private void mirrorThroughHandler(TopicPartition tp, Route route, ConsumerRecord<byte[], byte[]> record) {
-        List<ProducerRecord<byte[], byte[]>> outs;
+        RecordRouter.Verdict verdict;
         try {
-            outs = handler.handle(record);
-        } catch (RuntimeException e) {
-            onSendFailure(tp, record.offset(),
-                new KafkaException("message handler " + handler.getClass().getName() + " failed: " + e, e));
+            verdict = router.route(route, record, (out, maxMessageBytes) -> send(out, tp, record, maxMessageBytes));
+        } catch (RecordRouter.HandlerFailedException e) {
+            onSendFailure(sends.begin(tp, record.offset()), e);
             return;
         }
-        if (outs == null || outs.isEmpty()) {
-            metrics.droppedByHandler();
-            return;
-        }
-        for (ProducerRecord<byte[], byte[]> pr : outs) {
-            Headers headers = pr.headers();
-            if (!stampProvenance(route, record, headers)) {
-                continue;
-            }
-            String targetTopic = settings.renamer().targetTopic(pr.topic());
-            int targetPartitions = route.targetPartitions;
-            int maxMessageBytes = route.maxMessageBytes;
-            if (!targetTopic.equals(route.targetTopic)) {
-                TargetTopics.TargetTopic t = handlerTopics.computeIfAbsent(targetTopic,
-                    name -> targetTopics.ensure(record.topic(), name));
-                targetPartitions = t.partitions();
-                maxMessageBytes = t.maxMessageBytes();
-            }
-            int partition = pr.partition() != null ? pr.partition()
-                : Route.partitionFor(settings.partitionMode(), record.partition(), targetPartitions, pr.key());
-            send(new ProducerRecord<>(targetTopic, partition, pr.timestamp(), pr.key(), pr.value(), headers), tp, record,
-                maxMessageBytes);
-        }
-    }
-
-    /**
-     * Replaces any provenance header with this hop's. Returns false when the record must not be mirrored
-     * because it originated on the target cluster (active-active loop prevention).
-     */
-    private boolean stampProvenance(Route route, ConsumerRecord<byte[], byte[]> record, Headers headers) {
-        Header incoming = headers.lastHeader(Provenance.HEADER);
-        String origin = incoming == null ? null : Provenance.originOf(incoming.value());
-        if (origin != null && origin.equals(targetClusterId)) {
+        if (verdict == RecordRouter.Verdict.DROPPED_BY_LOOP_PREVENTION) {
             metrics.droppedByLoopPrevention();
-            return false;
+        } else if (verdict == RecordRouter.Verdict.DROPPED_BY_HANDLER) {
+            metrics.droppedByHandler();
         }
-        if (!settings.provenanceHeaders()) {
-            return true;
-        }
-        if (incoming != null) {
-            headers.remove(Provenance.HEADER);
-        }
-        byte[] value = origin == null ? route.provenance.withOffset(record.offset())
-            : Provenance.prefix(origin, sourceClusterId, record.topic(), record.partition()).withOffset(record.offset());
-        headers.add(Provenance.HEADER, value);
-        return true;
     }
 
     /** Key and value bytes as read from the source (-1 sizes mean null). */
@@ -284,16 +211,14 @@ final class MirrorStream implements Runnable {
 
     private void send(ProducerRecord<byte[], byte[]> out, TopicPartition tp, ConsumerRecord<byte[], byte[]> source,
                       int maxMessageBytes) {
+        SendTracker.Send ticket = sends.begin(tp, source.offset());
         int oversize = sizer.oversizeBytes(out, maxMessageBytes);
         if (oversize > 0) {
-            onSendFailure(tp, source.offset(),
-                new RecordTooLargeException("the record is " + oversize + " bytes, more than max.message.bytes="
-                    + maxMessageBytes + " of target topic " + out.topic()));
+            onSendFailure(ticket, new RecordTooLargeException("the record is " + oversize + " bytes, more than "
+                + "max.message.bytes=" + maxMessageBytes + " of target topic " + out.topic()));
             return;
         }
-        SendCallback callback = new SendCallback(tp, source.offset(),
-            source.timestamp(), payloadBytes(source));
-        outstanding.incrementAndGet();
+        SendCallback callback = new SendCallback(ticket, source.timestamp(), payloadBytes(source));
         try {
             producer.send(out, callback);
         } catch (RuntimeException e) {
@@ -303,44 +228,41 @@ final class MirrorStream implements Runnable {
 
     /** Runs on the producer's I/O thread once the target acknowledged or rejected one record. */
     private final class SendCallback implements Callback {
-        private final TopicPartition source;
-        private final long offset;
+        private final SendTracker.Send ticket;
         private final long timestampMs;
         private final int bytes;
 
-        SendCallback(TopicPartition source, long offset, long timestampMs, int bytes) {
-            this.source = source;
-            this.offset = offset;
+        SendCallback(SendTracker.Send ticket, long timestampMs, int bytes) {
+            this.ticket = ticket;
             this.timestampMs = timestampMs;
             this.bytes = bytes;
         }
 
         @Override
         public void onCompletion(RecordMetadata metadata, Exception exception) {
-            try {
-                if (exception == null) {
-                    metrics.produced(bytes, time.milliseconds() - timestampMs);
-                } else {
-                    onSendFailure(source, offset, exception);
-                }
-            } finally {
-                outstanding.decrementAndGet();
+            if (exception == null) {
+                metrics.produced(bytes, time.milliseconds() - timestampMs);
+                ticket.acknowledged(new TopicPartition(metadata.topic(), metadata.partition()), metadata.offset());
+            } else {
+                onSendFailure(ticket, exception);
             }
         }
     }
 
-    private void onSendFailure(TopicPartition source, long offset, Exception cause) {
+    /** A copy the target did not take: skipped (counted, logged) or, with abort.on.send.failure, the stream stops. */
+    private void onSendFailure(SendTracker.Send ticket, Exception cause) {
         metrics.sendError();
-        SendFailure failure = new SendFailure(source, offset, cause);
+        SendFailure failure = new SendFailure(ticket.source(), ticket.offset(), cause);
         if (settings.abortOnSendFailure()) {
-            failures.add(failure);
-            sendFailed = true;
-            if (failures.size() == 1) {
+            boolean first = !sends.failed();
+            ticket.failed(cause, false);
+            if (first) {
                 LOGGER.error("{}Send of source record {} to the target failed: {}; stopping without committing past it "
                     + "(abort.on.send.failure=true)", logPrefix, failure.describe(), cause.toString());
             }
             return;
         }
+        ticket.failed(cause, true);
         long now = time.milliseconds();
         long last = lastFailureLogMs.get();
         if (now - last >= FAILURE_LOG_INTERVAL_MS && lastFailureLogMs.compareAndSet(last, now)) {
@@ -354,9 +276,9 @@ final class MirrorStream implements Runnable {
     }
 
     private MirrorException abortError() {
-        SendFailure earliest = failures.peek();
+        SendFailure earliest = sends.firstFailure();
         // Name the lowest failed offset of the partition that failed first: that is where the commit stopped.
-        long lowest = firstFailedOffsets().get(earliest.source());
+        long lowest = sends.firstFailed().getOrDefault(earliest.source(), earliest.offset());
         SendFailure first = lowest == earliest.offset() ? earliest
             : new SendFailure(earliest.source(), lowest, earliest.cause());
         return new MirrorException("send of source record " + first.describe() + " (topic " + first.source().topic()
@@ -377,10 +299,8 @@ final class MirrorStream implements Runnable {
         try (var ignored = metrics.timeFlush()) {
             producer.flush();
         }
-        if (outstanding.get() != 0 && !sendFailed) {
-            throw new IllegalStateException(logPrefix + outstanding.get() + " sends still outstanding after flush");
-        }
-        Map<TopicPartition, OffsetAndMetadata> toCommit = offsets.commitOffsets(partitions, firstFailedOffsets());
+        // Never past a copy still owed: unacknowledged (whatever flush() promised) or failed and not skipped.
+        Map<TopicPartition, OffsetAndMetadata> toCommit = offsets.commitOffsets(partitions, sends.owed());
         if (toCommit.isEmpty()) {
             return;
         }
@@ -393,14 +313,6 @@ final class MirrorStream implements Runnable {
             LOGGER.warn("{}Offset commit failed ({}); records mirrored since the last commit may be mirrored again "
                 + "after a restart or rebalance (duplicates, not loss)", logPrefix, e.toString());
         }
-    }
-
-    private Map<TopicPartition, Long> firstFailedOffsets() {
-        Map<TopicPartition, Long> out = new HashMap<>();
-        for (SendFailure f : failures) {
-            out.merge(f.source(), f.offset(), Math::min);
-        }
-        return out;
     }
 
     /** Final flush and commit, then close the consumer. Returns the error the stream ends with, if any. */
@@ -419,7 +331,7 @@ final class MirrorStream implements Runnable {
         } catch (Throwable t) {
             LOGGER.warn("{}Closing the consumer failed: {}", logPrefix, t.toString());
         }
-        if (result == null && sendFailed) {
+        if (result == null && sends.failed()) {
             result = abortError();
         }
         return result;
@@ -455,20 +367,6 @@ final class MirrorStream implements Runnable {
         metrics.positions(index, offsets.positions());
     }
 
-    private Route buildRoute(TopicPartition tp) {
-        TargetTopics.TargetTopic target = targetTopics.ensure(tp.topic(), settings.renamer().targetTopic(tp.topic()));
-        if (settings.partitionMode() == dev.strait.mirror.config.PartitionMode.PRESERVE
-            && tp.partition() >= target.partitions()) {
-            LOGGER.warn("{}Target topic {} has {} partitions, fewer than source partition {} needs; its records go by key "
-                + "hash instead. Add partitions to the target topic to keep partitions aligned.", logPrefix, target.name(),
-                target.partitions(), tp);
-        }
-        Route route = new Route(target, tp.partition(), settings.partitionMode(),
-            Provenance.prefix(sourceClusterId, sourceClusterId, tp.topic(), tp.partition()));
-        routes.put(tp, route);
-        return route;
-    }
-
     private final class RebalanceListener implements ConsumerRebalanceListener {
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
@@ -497,18 +395,13 @@ final class MirrorStream implements Runnable {
             }
             LOGGER.info("{}Partitions assigned: {}", logPrefix, partitions);
             // Target topics are created here, before the first record of any of these partitions is fetched.
-            Set<String> topics = new HashSet<>();
-            for (TopicPartition tp : partitions) {
-                if (topics.add(tp.topic())) {
-                    targetTopics.refresh(settings.renamer().targetTopic(tp.topic()));
-                }
-                buildRoute(tp);
-            }
+            router.assigned(partitions);
         }
 
         private void forget(Collection<TopicPartition> partitions) {
             offsets.remove(partitions);
-            partitions.forEach(routes::remove);
+            router.forget(partitions);
+            sends.forget(partitions);
         }
     }
 

@@ -1,13 +1,8 @@
 package dev.strait.broker.protocol;
 
-import dev.strait.broker.log.LogStorageException;
-import dev.strait.broker.log.OffsetOutOfRangeException;
 import dev.strait.broker.metadata.PartitionState;
 import dev.strait.broker.metadata.TopicMetadata;
-import dev.strait.broker.metadata.UnknownTopicException;
 import dev.strait.broker.replica.ReplicaManager;
-import dev.strait.broker.replica.DeleteRecordsRefusedException;
-import dev.strait.broker.replica.PartitionRoleException;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -43,14 +38,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe: stateless; the replica manager serializes topic changes.
  */
-final class PartitionAdminApis {
+final class PartitionAdminHandler {
 
-    private static final Logger LOGGER = LoggerFactory.getLogger(PartitionAdminApis.class);
+    private static final Logger LOGGER = LoggerFactory.getLogger(PartitionAdminHandler.class);
 
     private final ReplicaManager replicaManager;
     private final IntSupplier nodeId;
 
-    PartitionAdminApis(ReplicaManager replicaManager, IntSupplier nodeId) {
+    PartitionAdminHandler(ReplicaManager replicaManager, IntSupplier nodeId) {
         this.replicaManager = replicaManager;
         this.nodeId = nodeId;
     }
@@ -62,7 +57,7 @@ final class PartitionAdminApis {
      * where that replica is in sync, through the controller; UNCLEAN is never performed (a replica outside the ISR
      * never leads here), so it only reports partitions that already have a leader as needing no election.
      */
-    AbstractResponse handleElectLeaders(ElectLeadersRequest request) {
+    AbstractResponse handleElectLeadersRequest(ElectLeadersRequest request) {
         boolean preferred = request.version() == 0 || request.data().electionType() == 0;
         Map<String, List<Integer>> wanted = new java.util.LinkedHashMap<>();
         if (request.data().topicPartitions() == null) {
@@ -132,7 +127,7 @@ final class PartitionAdminApis {
 
     // ---------------------------------------------------------------- CreatePartitions
 
-    AbstractResponse handleCreatePartitions(CreatePartitionsRequest request) {
+    AbstractResponse handleCreatePartitionsRequest(CreatePartitionsRequest request) {
         CreatePartitionsResponseData data = new CreatePartitionsResponseData();
         Set<String> seen = new HashSet<>();
         Set<String> duplicates = new HashSet<>();
@@ -184,13 +179,8 @@ final class PartitionAdminApis {
         try {
             replicaManager.createPartitions(request.name(), request.count(), validateOnly);
             result.setErrorCode(Errors.NONE.code()).setErrorMessage(null);
-        } catch (UnknownTopicException e) {
-            setError(result, Errors.UNKNOWN_TOPIC_OR_PARTITION, e.getMessage());
-        } catch (IllegalArgumentException e) {
-            setError(result, Errors.INVALID_PARTITIONS, e.getMessage());
-        } catch (LogStorageException e) {
-            LOGGER.error("creating partitions of {} failed", request.name(), e);
-            setError(result, Errors.KAFKA_STORAGE_ERROR, e.getMessage());
+        } catch (RuntimeException e) {
+            setError(result, ApiErrors.forException(e, Errors.INVALID_PARTITIONS), e.getMessage());
         }
     }
 
@@ -229,7 +219,7 @@ final class PartitionAdminApis {
 
     // ---------------------------------------------------------------- DeleteRecords
 
-    AbstractResponse handleDeleteRecords(DeleteRecordsRequest request) {
+    AbstractResponse handleDeleteRecordsRequest(DeleteRecordsRequest request) {
         DeleteRecordsResponseData data = new DeleteRecordsResponseData();
         for (DeleteRecordsTopic topic : request.data().topics()) {
             DeleteRecordsTopicResult topicResult = data.topics().find(topic.name());
@@ -257,17 +247,8 @@ final class PartitionAdminApis {
         try {
             long lowWatermark = replicaManager.deleteRecords(tp, request.offset());
             return result.setErrorCode(Errors.NONE.code()).setLowWatermark(lowWatermark);
-        } catch (UnknownTopicException e) {
-            return result.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
-        } catch (OffsetOutOfRangeException e) {
-            return result.setErrorCode(Errors.OFFSET_OUT_OF_RANGE.code());
-        } catch (DeleteRecordsRefusedException e) {
-            return result.setErrorCode(Errors.POLICY_VIOLATION.code());
-        } catch (PartitionRoleException e) {
-            return result.setErrorCode(KafkaApis.roleError(e).code());
-        } catch (LogStorageException e) {
-            LOGGER.error("deleting records of {} failed", tp, e);
-            return result.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code());
+        } catch (RuntimeException e) {
+            return result.setErrorCode(ApiErrors.forException(e).code());
         }
     }
 }

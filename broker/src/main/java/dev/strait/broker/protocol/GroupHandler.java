@@ -80,11 +80,13 @@ import org.apache.kafka.common.requests.SyncGroupResponse;
 
 /**
  * The classic group protocol and committed offsets on the wire, translated to {@link GroupCoordinator} calls.
- * JoinGroup and SyncGroup answer from the coordinator's callback (possibly later, from another thread).
+ * Every writing API (JoinGroup, SyncGroup, LeaveGroup, OffsetCommit, DeleteGroups) answers from the coordinator's
+ * callback, possibly later and from another thread: the coordinator answers only once what it wrote is on the
+ * offsets partition's in-sync replicas.
  * FindCoordinator answers this node for groups and COORDINATOR_NOT_AVAILABLE for transaction keys (no
  * transaction coordinator yet).
  */
-final class GroupApis {
+final class GroupHandler {
 
     private static final byte KEY_TYPE_GROUP = 0;
 
@@ -92,54 +94,17 @@ final class GroupApis {
     private final Supplier<BrokerEndpoint> endpoint;
 
     private final IntFunction<Optional<BrokerEndpoint>> offsetsPartitionLeader;
-    private final OffsetsReplication offsetsReplication;
 
-    /**
-     * Waits until what the coordinator wrote to an offsets partition is on every in-sync replica, so that a
-     * response never acknowledges a commit or a rebalance a failover would lose (Kafka's coordinator writes with
-     * acks=all). {@code onReplicated} or {@code onFailure} (leadership lost, or timeout) runs exactly once, on
-     * any thread.
-     */
-    @FunctionalInterface
-    interface OffsetsReplication {
-        void whenReplicated(int partition, Runnable onReplicated, Runnable onFailure);
-    }
-
-    GroupApis(GroupCoordinator coordinator, Supplier<BrokerEndpoint> endpoint) {
-        this(coordinator, endpoint, partition -> Optional.of(endpoint.get()),
-                (partition, onReplicated, onFailure) -> onReplicated.run());
+    GroupHandler(GroupCoordinator coordinator, Supplier<BrokerEndpoint> endpoint) {
+        this(coordinator, endpoint, partition -> Optional.of(endpoint.get()));
     }
 
     /** @param offsetsPartitionLeader the leader of an offsets partition, which coordinates its groups */
-    GroupApis(GroupCoordinator coordinator, Supplier<BrokerEndpoint> endpoint,
-            IntFunction<Optional<BrokerEndpoint>> offsetsPartitionLeader, OffsetsReplication offsetsReplication) {
+    GroupHandler(GroupCoordinator coordinator, Supplier<BrokerEndpoint> endpoint,
+            IntFunction<Optional<BrokerEndpoint>> offsetsPartitionLeader) {
         this.coordinator = coordinator;
         this.endpoint = endpoint;
         this.offsetsPartitionLeader = offsetsPartitionLeader;
-        this.offsetsReplication = offsetsReplication;
-    }
-
-    /**
-     * Sends {@code response} once the offsets partitions of {@code groups} are replicated as far as they are
-     * written now; if that fails, answers NOT_COORDINATOR so that the client finds the new coordinator and retries.
-     */
-    private void respondWhenReplicated(NetworkRequest network, RequestContext context, AbstractRequest body,
-            List<String> groups, AbstractResponse response) {
-        java.util.Deque<Integer> partitions = new java.util.ArrayDeque<>(new java.util.TreeSet<>(groups.stream()
-                .filter(g -> g != null && !g.isEmpty()).map(coordinator::partitionFor).toList()));
-        awaitReplicated(partitions, () -> KafkaApis.sendResponse(network, context, response),
-                () -> KafkaApis.sendResponse(network, context,
-                        body.getErrorResponse(0, Errors.NOT_COORDINATOR.exception())));
-    }
-
-    private void awaitReplicated(java.util.Deque<Integer> partitions, Runnable onReplicated, Runnable onFailure) {
-        Integer next = partitions.poll();
-        if (next == null) {
-            onReplicated.run();
-            return;
-        }
-        offsetsReplication.whenReplicated(next, () -> awaitReplicated(partitions, onReplicated, onFailure),
-                onFailure);
     }
 
     /** The groups a request addresses (empty for FindCoordinator and ListGroups). */
@@ -168,14 +133,24 @@ final class GroupApis {
         return List.of();
     }
 
-    /** Whether this node coordinates every group the request names (it leads their offsets partitions). */
-    private boolean coordinatesAll(AbstractRequest body) {
+    /**
+     * NONE if this node coordinates every group the request names (it leads their offsets partitions and has
+     * loaded them); else COORDINATOR_LOAD_IN_PROGRESS while it is loading one, NOT_COORDINATOR otherwise.
+     */
+    private Errors coordinationError(AbstractRequest body) {
+        Errors result = Errors.NONE;
         for (String group : groupsOf(body)) {
-            if (group != null && !group.isEmpty() && !coordinator.isActive(coordinator.partitionFor(group))) {
-                return false;
+            if (group == null || group.isEmpty()) {
+                continue;
+            }
+            int partition = coordinator.partitionFor(group);
+            if (coordinator.isLoading(partition)) {
+                result = Errors.COORDINATOR_LOAD_IN_PROGRESS;
+            } else if (!coordinator.isActive(partition)) {
+                return Errors.NOT_COORDINATOR;
             }
         }
-        return true;
+        return result;
     }
 
     private static Errors errors(GroupError error) {
@@ -183,41 +158,42 @@ final class GroupApis {
     }
 
     /** @return the response, or null if it will be sent later */
-    AbstractResponse handle(NetworkRequest request, RequestContext context, AbstractRequest body) {
+    AbstractResponse handleGroupRequest(NetworkRequest request, RequestContext context, AbstractRequest body) {
         short version = context.apiVersion();
         ApiKeys key = context.header.apiKey();
-        if (key != ApiKeys.FIND_COORDINATOR && !coordinatesAll(body)) {
-            // The client's coordinator moved (or is loading): it looks it up again.
-            return body.getErrorResponse(0, Errors.NOT_COORDINATOR.exception());
+        Errors coordination = key == ApiKeys.FIND_COORDINATOR ? Errors.NONE : coordinationError(body);
+        if (coordination != Errors.NONE) {
+            // The client's coordinator moved (it looks it up again) or is loading (it retries).
+            return body.getErrorResponse(0, coordination.exception());
         }
+        java.util.function.Consumer<AbstractResponse> respond = response -> KafkaApis.sendResponse(request, context,
+                response);
         switch (key) {
             case FIND_COORDINATOR:
-                return findCoordinator((FindCoordinatorRequest) body, version);
+                return handleFindCoordinatorRequest((FindCoordinatorRequest) body, version);
             case JOIN_GROUP:
-                joinGroup(request, context, (JoinGroupRequest) body, version);
+                handleJoinGroupRequest((JoinGroupRequest) body, version, context.clientId(), context.clientAddress.toString(),
+                        respond);
                 return null;
             case SYNC_GROUP:
-                syncGroup(request, context, (SyncGroupRequest) body);
+                handleSyncGroupRequest((SyncGroupRequest) body, respond);
                 return null;
             case HEARTBEAT:
-                return heartbeat((HeartbeatRequest) body);
+                return handleHeartbeatRequest((HeartbeatRequest) body);
             case LEAVE_GROUP:
-                respondWhenReplicated(request, context, body, groupsOf(body),
-                        leaveGroup((LeaveGroupRequest) body, version));
+                handleLeaveGroupRequest((LeaveGroupRequest) body, version, respond);
                 return null;
             case OFFSET_COMMIT:
-                respondWhenReplicated(request, context, body, groupsOf(body),
-                        offsetCommit((OffsetCommitRequest) body));
+                handleOffsetCommitRequest((OffsetCommitRequest) body, respond);
                 return null;
             case OFFSET_FETCH:
-                return offsetFetch((OffsetFetchRequest) body, version);
+                return handleOffsetFetchRequest((OffsetFetchRequest) body, version);
             case LIST_GROUPS:
-                return listGroups((ListGroupsRequest) body);
+                return handleListGroupsRequest((ListGroupsRequest) body);
             case DESCRIBE_GROUPS:
-                return describeGroups((DescribeGroupsRequest) body, version);
+                return handleDescribeGroupsRequest((DescribeGroupsRequest) body, version);
             case DELETE_GROUPS:
-                respondWhenReplicated(request, context, body, groupsOf(body),
-                        deleteGroups((DeleteGroupsRequest) body));
+                handleDeleteGroupsRequest((DeleteGroupsRequest) body, respond);
                 return null;
             default:
                 throw new IllegalStateException("not a group API: " + key);
@@ -229,7 +205,7 @@ final class GroupApis {
         return offsetsPartitionLeader.apply(coordinator.partitionFor(groupId == null ? "" : groupId));
     }
 
-    AbstractResponse findCoordinator(FindCoordinatorRequest request, short version) {
+    AbstractResponse handleFindCoordinatorRequest(FindCoordinatorRequest request, short version) {
         FindCoordinatorResponseData data = new FindCoordinatorResponseData();
         boolean group = request.data().keyType() == KEY_TYPE_GROUP;
         if (version < FindCoordinatorRequest.MIN_BATCHED_VERSION) {
@@ -266,8 +242,9 @@ final class GroupApis {
         return new FindCoordinatorResponse(data);
     }
 
-    private void joinGroup(NetworkRequest network, RequestContext context, JoinGroupRequest request,
-            short version) {
+    /** JoinGroup: the coordinator answers through {@code respond}, now or when the join phase completes. */
+    void handleJoinGroupRequest(JoinGroupRequest request, short version, String clientId, String clientHost,
+            java.util.function.Consumer<AbstractResponse> respond) {
         var data = request.data();
         List<Protocol> protocols = new ArrayList<>();
         for (JoinGroupRequestProtocol protocol : data.protocols()) {
@@ -275,9 +252,8 @@ final class GroupApis {
         }
         int rebalanceTimeout = version >= 1 ? data.rebalanceTimeoutMs() : data.sessionTimeoutMs();
         coordinator.joinGroup(data.groupId(), data.memberId(), data.groupInstanceId(), data.protocolType(),
-                protocols, data.sessionTimeoutMs(), rebalanceTimeout, context.clientId(),
-                context.clientAddress.toString(), version >= 4, result -> respondWhenReplicated(network, context,
-                        request, List.of(data.groupId()), joinResponse(result, version)));
+                protocols, data.sessionTimeoutMs(), rebalanceTimeout, clientId, clientHost, version >= 4,
+                result -> respond.accept(joinResponse(result, version)));
     }
 
     static JoinGroupResponse joinResponse(JoinResult result, short version) {
@@ -294,16 +270,14 @@ final class GroupApis {
         return new JoinGroupResponse(data, version);
     }
 
-    private void syncGroup(NetworkRequest network, RequestContext context, SyncGroupRequest request) {
+    void handleSyncGroupRequest(SyncGroupRequest request, java.util.function.Consumer<AbstractResponse> respond) {
         var data = request.data();
         Map<String, byte[]> assignments = new HashMap<>();
         for (SyncGroupRequestAssignment assignment : data.assignments()) {
             assignments.put(assignment.memberId(), assignment.assignment());
         }
         coordinator.syncGroup(data.groupId(), data.generationId(), data.memberId(), data.groupInstanceId(),
-                data.protocolType(), data.protocolName(), assignments,
-                result -> respondWhenReplicated(network, context, request, List.of(data.groupId()),
-                        syncResponse(result)));
+                data.protocolType(), data.protocolName(), assignments, result -> respond.accept(syncResponse(result)));
     }
 
     static SyncGroupResponse syncResponse(SyncResult result) {
@@ -312,57 +286,66 @@ final class GroupApis {
                 .setAssignment(result.assignment()));
     }
 
-    AbstractResponse heartbeat(HeartbeatRequest request) {
+    AbstractResponse handleHeartbeatRequest(HeartbeatRequest request) {
         var data = request.data();
         GroupError error = coordinator.heartbeat(data.groupId(), data.memberId(), data.groupInstanceId(),
                 data.generationId());
         return new HeartbeatResponse(new HeartbeatResponseData().setErrorCode(errors(error).code()));
     }
 
-    AbstractResponse leaveGroup(LeaveGroupRequest request, short version) {
+    void handleLeaveGroupRequest(LeaveGroupRequest request, short version, java.util.function.Consumer<AbstractResponse> respond) {
         List<LeaveMember> leaving = new ArrayList<>();
         for (MemberIdentity member : request.members()) {
             leaving.add(new LeaveMember(member.memberId(), member.groupInstanceId()));
         }
-        List<GroupError> errors = coordinator.leaveGroup(request.data().groupId(), leaving);
-        List<MemberResponse> responses = new ArrayList<>();
-        for (int i = 0; i < leaving.size(); i++) {
-            responses.add(new MemberResponse().setMemberId(leaving.get(i).memberId())
-                    .setGroupInstanceId(leaving.get(i).instanceId()).setErrorCode(errors(errors.get(i)).code()));
-        }
-        Errors topLevel = Errors.NONE;
-        if (version < 3 && !errors.isEmpty()) {
-            topLevel = errors(errors.get(0));
-        }
-        return new LeaveGroupResponse(responses, topLevel, 0, version);
+        coordinator.leaveGroup(request.data().groupId(), leaving, result -> {
+            if (result.error() != GroupError.NONE) {
+                respond.accept(request.getErrorResponse(0, errors(result.error()).exception()));
+                return;
+            }
+            List<GroupError> errors = result.members();
+            List<MemberResponse> responses = new ArrayList<>();
+            for (int i = 0; i < leaving.size(); i++) {
+                responses.add(new MemberResponse().setMemberId(leaving.get(i).memberId())
+                        .setGroupInstanceId(leaving.get(i).instanceId()).setErrorCode(errors(errors.get(i)).code()));
+            }
+            Errors topLevel = Errors.NONE;
+            if (version < 3 && !errors.isEmpty()) {
+                topLevel = errors(errors.get(0));
+            }
+            respond.accept(new LeaveGroupResponse(responses, topLevel, 0, version));
+        });
     }
 
-    AbstractResponse offsetCommit(OffsetCommitRequest request) {
+    /** OffsetCommit: answered once the commit is durable (or failed); the coordinator stamps the commit time. */
+    void handleOffsetCommitRequest(OffsetCommitRequest request, java.util.function.Consumer<AbstractResponse> respond) {
         var data = request.data();
         Map<TopicPartitionKey, OffsetAndMetadata> offsets = new LinkedHashMap<>();
-        long now = System.currentTimeMillis();
         for (OffsetCommitRequestTopic topic : data.topics()) {
             for (OffsetCommitRequestPartition partition : topic.partitions()) {
                 offsets.put(new TopicPartitionKey(topic.name(), partition.partitionIndex()), new OffsetAndMetadata(
                         partition.committedOffset(), partition.committedLeaderEpoch(),
-                        partition.committedMetadata(), now));
+                        partition.committedMetadata(), -1));
             }
         }
-        GroupError error = coordinator.commitOffsets(data.groupId(), data.memberId(), data.groupInstanceId(),
-                data.generationIdOrMemberEpoch(), offsets);
-        OffsetCommitResponseData response = new OffsetCommitResponseData();
-        for (OffsetCommitRequestTopic topic : data.topics()) {
-            OffsetCommitResponseTopic topicResponse = new OffsetCommitResponseTopic().setName(topic.name());
-            for (OffsetCommitRequestPartition partition : topic.partitions()) {
-                topicResponse.partitions().add(new OffsetCommitResponsePartition()
-                        .setPartitionIndex(partition.partitionIndex()).setErrorCode(errors(error).code()));
-            }
-            response.topics().add(topicResponse);
-        }
-        return new OffsetCommitResponse(response);
+        coordinator.commitOffsets(data.groupId(), data.memberId(), data.groupInstanceId(),
+                data.generationIdOrMemberEpoch(), offsets, error -> {
+                    OffsetCommitResponseData response = new OffsetCommitResponseData();
+                    for (OffsetCommitRequestTopic topic : data.topics()) {
+                        OffsetCommitResponseTopic topicResponse = new OffsetCommitResponseTopic()
+                                .setName(topic.name());
+                        for (OffsetCommitRequestPartition partition : topic.partitions()) {
+                            topicResponse.partitions().add(new OffsetCommitResponsePartition()
+                                    .setPartitionIndex(partition.partitionIndex())
+                                    .setErrorCode(errors(error).code()));
+                        }
+                        response.topics().add(topicResponse);
+                    }
+                    respond.accept(new OffsetCommitResponse(response));
+                });
     }
 
-    AbstractResponse offsetFetch(OffsetFetchRequest request, short version) {
+    AbstractResponse handleOffsetFetchRequest(OffsetFetchRequest request, short version) {
         var data = request.data();
         if (version < 8) {
             List<TopicPartitionKey> wanted = null;
@@ -432,7 +415,7 @@ final class GroupApis {
         return result;
     }
 
-    AbstractResponse listGroups(ListGroupsRequest request) {
+    AbstractResponse handleListGroupsRequest(ListGroupsRequest request) {
         var data = request.data();
         ListGroupsResponseData response = new ListGroupsResponseData().setErrorCode(Errors.NONE.code());
         for (GroupListing listing : coordinator.listGroups()) {
@@ -451,7 +434,7 @@ final class GroupApis {
         return new ListGroupsResponse(response);
     }
 
-    AbstractResponse describeGroups(DescribeGroupsRequest request, short version) {
+    AbstractResponse handleDescribeGroupsRequest(DescribeGroupsRequest request, short version) {
         DescribeGroupsResponseData response = new DescribeGroupsResponseData();
         for (String groupId : request.data().groups()) {
             GroupDescription description = coordinator.describeGroup(groupId);
@@ -474,14 +457,37 @@ final class GroupApis {
         return new DescribeGroupsResponse(response);
     }
 
-    AbstractResponse deleteGroups(DeleteGroupsRequest request) {
-        DeleteGroupsResponseData response = new DeleteGroupsResponseData();
-        for (String groupId : request.data().groupsNames()) {
-            GroupError error = coordinator.deleteGroup(groupId);
-            response.results().add(new DeletableGroupResult().setGroupId(groupId)
-                    .setErrorCode(errors(error).code()));
+    /** DeleteGroups: answered once every group's deletion is durable (or failed). */
+    void handleDeleteGroupsRequest(DeleteGroupsRequest request, java.util.function.Consumer<AbstractResponse> respond) {
+        List<String> groups = request.data().groupsNames();
+        GroupError[] results = new GroupError[groups.size()];
+        java.util.concurrent.atomic.AtomicInteger remaining = new java.util.concurrent.atomic.AtomicInteger(
+                groups.size());
+        Runnable done = () -> {
+            DeleteGroupsResponseData response = new DeleteGroupsResponseData();
+            for (int i = 0; i < groups.size(); i++) {
+                response.results().add(new DeletableGroupResult().setGroupId(groups.get(i))
+                        .setErrorCode(errors(results[i]).code()));
+            }
+            respond.accept(new DeleteGroupsResponse(response));
+        };
+        if (groups.isEmpty()) {
+            done.run();
+            return;
         }
-        return new DeleteGroupsResponse(response);
+        for (int i = 0; i < groups.size(); i++) {
+            int index = i;
+            coordinator.deleteGroup(groups.get(i), error -> {
+                synchronized (results) {
+                    results[index] = error;
+                }
+                if (remaining.decrementAndGet() == 0) {
+                    synchronized (results) {
+                        done.run();
+                    }
+                }
+            });
+        }
     }
 
 }

@@ -9,7 +9,7 @@ import dev.strait.broker.group.GroupCoordinator.SyncResult;
 import dev.strait.broker.group.GroupError;
 import dev.strait.broker.group.OffsetsLog;
 import java.util.List;
-import java.util.function.BiConsumer;
+import java.util.Optional;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
@@ -39,21 +39,44 @@ import org.junit.jupiter.api.Test;
  * Every advertised version of every group API: the request parses, is handled, and the response serializes at that
  * version (pitfall: version-gated fields throw in write()).
  */
-class GroupApisVersionsTest {
+class GroupHandlerVersionsTest {
 
+    /** A log that keeps nothing and calls every write durable at once. */
     private static final OffsetsLog NO_LOG = new OffsetsLog() {
         @Override
-        public void append(int partition, List<Entry> records) {
+        public Appended append(int partition, List<Entry> records) {
+            return new Appended(0, 0);
         }
 
         @Override
-        public void replay(int partition, BiConsumer<byte[], byte[]> consumer) {
+        public Optional<Position> position(int partition) {
+            return Optional.of(new Position(0, 0, 0));
+        }
+
+        @Override
+        public void awaitReplication(int partition, Appended appended, Runnable onChange) {
+            onChange.run();
+        }
+
+        @Override
+        public long replay(int partition, RecordConsumer consumer) {
+            return 0;
         }
     };
 
+    /** Calls a handler that answers through a callback; here every answer comes at once. */
+    private static AbstractResponse answer(java.util.function.Consumer<java.util.function.Consumer<AbstractResponse>>
+            call) {
+        java.util.concurrent.atomic.AtomicReference<AbstractResponse> response =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        call.accept(response::set);
+        assertThat(response.get()).as("answered at once").isNotNull();
+        return response.get();
+    }
+
     private final GroupCoordinator coordinator = new GroupCoordinator(new GroupCoordinator.Config(2, 0, 1000,
             60_000, 3_600_000), NO_LOG, System::currentTimeMillis);
-    private final GroupApis apis = new GroupApis(coordinator, () -> new BrokerEndpoint(0, "127.0.0.1", 9092));
+    private final GroupHandler apis = new GroupHandler(coordinator, () -> new BrokerEndpoint(0, "127.0.0.1", 9092));
 
     @AfterEach
     void close() {
@@ -85,11 +108,11 @@ class GroupApisVersionsTest {
                 List.of(new JoinMember("m1", "i1", new byte[] {1})));
         JoinResult error = new JoinResult(GroupError.MEMBER_ID_REQUIRED, -1, null, null, "", "m2", false, List.of());
         for (short v : versions(ApiKeys.JOIN_GROUP)) {
-            serializes(GroupApis.joinResponse(ok, v), v);
-            serializes(GroupApis.joinResponse(error, v), v);
+            serializes(GroupHandler.joinResponse(ok, v), v);
+            serializes(GroupHandler.joinResponse(error, v), v);
         }
         for (short v : versions(ApiKeys.SYNC_GROUP)) {
-            serializes(GroupApis.syncResponse(new SyncResult(GroupError.NONE, "consumer", "range", new byte[2])), v);
+            serializes(GroupHandler.syncResponse(new SyncResult(GroupError.NONE, "consumer", "range", new byte[2])), v);
         }
     }
 
@@ -102,11 +125,11 @@ class GroupApisVersionsTest {
             } else {
                 data.setKey("g");
             }
-            serializes(apis.findCoordinator((org.apache.kafka.common.requests.FindCoordinatorRequest)
+            serializes(apis.handleFindCoordinatorRequest((org.apache.kafka.common.requests.FindCoordinatorRequest)
                     request(ApiKeys.FIND_COORDINATOR, data, v), v), v);
         }
         for (short v : versions(ApiKeys.HEARTBEAT)) {
-            serializes(apis.heartbeat((org.apache.kafka.common.requests.HeartbeatRequest) request(ApiKeys.HEARTBEAT,
+            serializes(apis.handleHeartbeatRequest((org.apache.kafka.common.requests.HeartbeatRequest) request(ApiKeys.HEARTBEAT,
                     new HeartbeatRequestData().setGroupId("g").setMemberId("m").setGenerationId(1), v)), v);
         }
         for (short v : versions(ApiKeys.LEAVE_GROUP)) {
@@ -116,16 +139,19 @@ class GroupApisVersionsTest {
             } else {
                 data.setMemberId("m");
             }
-            serializes(apis.leaveGroup((org.apache.kafka.common.requests.LeaveGroupRequest)
-                    request(ApiKeys.LEAVE_GROUP, data, v), v), v);
+            short version = v;
+            serializes(answer(respond -> apis.handleLeaveGroupRequest((org.apache.kafka.common.requests.LeaveGroupRequest)
+                    request(ApiKeys.LEAVE_GROUP, data, version), version, respond)), v);
         }
         for (short v : versions(ApiKeys.OFFSET_COMMIT)) {
             OffsetCommitRequestData data = new OffsetCommitRequestData().setGroupId("g-" + v)
                     .setGenerationIdOrMemberEpoch(-1).setMemberId("")
                     .setTopics(List.of(new OffsetCommitRequestTopic().setName("t").setPartitions(List.of(
                             new OffsetCommitRequestPartition().setPartitionIndex(0).setCommittedOffset(5)))));
-            AbstractResponse response = apis.offsetCommit((org.apache.kafka.common.requests.OffsetCommitRequest)
-                    request(ApiKeys.OFFSET_COMMIT, data, v));
+            short version = v;
+            AbstractResponse response = answer(respond -> apis.handleOffsetCommitRequest(
+                    (org.apache.kafka.common.requests.OffsetCommitRequest) request(ApiKeys.OFFSET_COMMIT, data,
+                            version), respond));
             serializes(response, v);
             assertThat(response.errorCounts()).containsOnlyKeys(Errors.NONE);
         }
@@ -139,7 +165,7 @@ class GroupApisVersionsTest {
                 data.setGroupId("g-2").setTopics(v >= 2 ? null : List.of(new OffsetFetchRequestTopic().setName("t")
                         .setPartitionIndexes(List.of(0, 1))));
             }
-            OffsetFetchResponse response = (OffsetFetchResponse) apis.offsetFetch(
+            OffsetFetchResponse response = (OffsetFetchResponse) apis.handleOffsetFetchRequest(
                     (org.apache.kafka.common.requests.OffsetFetchRequest) request(ApiKeys.OFFSET_FETCH, data, v), v);
             serializes(response, v);
             long committed = v >= 8 ? response.data().groups().get(0).topics().get(0).partitions().get(0)
@@ -147,18 +173,19 @@ class GroupApisVersionsTest {
             assertThat(committed).isEqualTo(5);
         }
         for (short v : versions(ApiKeys.LIST_GROUPS)) {
-            serializes(apis.listGroups((org.apache.kafka.common.requests.ListGroupsRequest)
+            serializes(apis.handleListGroupsRequest((org.apache.kafka.common.requests.ListGroupsRequest)
                     request(ApiKeys.LIST_GROUPS, new ListGroupsRequestData(), v)), v);
         }
         for (short v : versions(ApiKeys.DESCRIBE_GROUPS)) {
-            serializes(apis.describeGroups((org.apache.kafka.common.requests.DescribeGroupsRequest)
+            serializes(apis.handleDescribeGroupsRequest((org.apache.kafka.common.requests.DescribeGroupsRequest)
                     request(ApiKeys.DESCRIBE_GROUPS, new DescribeGroupsRequestData()
                             .setGroups(List.of("g-2", "missing")), v), v), v);
         }
         for (short v : versions(ApiKeys.DELETE_GROUPS)) {
-            serializes(apis.deleteGroups((org.apache.kafka.common.requests.DeleteGroupsRequest)
+            short version = v;
+            serializes(answer(respond -> apis.handleDeleteGroupsRequest((org.apache.kafka.common.requests.DeleteGroupsRequest)
                     request(ApiKeys.DELETE_GROUPS, new DeleteGroupsRequestData()
-                            .setGroupsNames(List.of("g-" + (v + 4), "missing")), v)), v);
+                            .setGroupsNames(List.of("g-" + (version + 4), "missing")), version), respond)), v);
         }
     }
 }

@@ -1,0 +1,89 @@
+package dev.strait.broker.group;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * What one operation of the coordinator produced: the records to append to the shard's offsets partition, and what
+ * waits for them to be durable. The operation has already changed the in-memory group state; it returns the rest
+ * instead of doing it, so that the coordinator can make one rule for all of them: responses are sent only once
+ * the records (and every record appended before them) are on the partition's in-sync replicas, and state that
+ * readers see as durable (committed offsets, deleted groups) changes only then.
+ *
+ * <p>Not thread-safe: built and consumed under the shard's lock.
+ */
+final class GroupResult {
+
+    /** A response, and the error response to send instead if the records it waits for do not become durable. */
+    record Response(Runnable send, Consumer<GroupError> fail) {
+    }
+
+    /** What to undo, or start over, when the records will not become durable in time (or at all). */
+    @FunctionalInterface
+    interface FailureHandler {
+        void onFailed(GroupError error, long nowMs);
+    }
+
+    private final List<OffsetsLog.Entry> records = new ArrayList<>();
+    private final List<Response> responses = new ArrayList<>();
+    private final List<Runnable> onDurable = new ArrayList<>();
+    private final List<FailureHandler> onFailed = new ArrayList<>();
+
+    void write(OffsetsLog.Entry record) {
+        records.add(record);
+    }
+
+    void respond(Runnable send, Consumer<GroupError> fail) {
+        responses.add(new Response(send, fail));
+    }
+
+    void join(Consumer<GroupCoordinator.JoinResult> callback, GroupCoordinator.JoinResult result) {
+        respond(() -> callback.accept(result),
+                error -> callback.accept(GroupCoordinator.JoinResult.error(error, result.memberId())));
+    }
+
+    void sync(Consumer<GroupCoordinator.SyncResult> callback, GroupCoordinator.SyncResult result) {
+        respond(() -> callback.accept(result), error -> callback.accept(GroupCoordinator.SyncResult.error(error)));
+    }
+
+    /** State to change once the records are durable (runs exactly then, also after a timeout was answered). */
+    void onDurable(Runnable change) {
+        onDurable.add(change);
+    }
+
+    void onFailed(FailureHandler handler) {
+        onFailed.add(handler);
+    }
+
+    List<OffsetsLog.Entry> records() {
+        return records;
+    }
+
+    List<Response> responses() {
+        return responses;
+    }
+
+    boolean isEmpty() {
+        return records.isEmpty() && responses.isEmpty() && onDurable.isEmpty();
+    }
+
+    /** The records are durable: changes first, then the responses that report them. */
+    void completeDurable() {
+        applyDurableChanges();
+        responses.forEach(r -> r.send().run());
+    }
+
+    void applyDurableChanges() {
+        onDurable.forEach(Runnable::run);
+    }
+
+    /** Error responses instead (each sent once, by the caller's bookkeeping), and the failure handlers. */
+    void failResponses(GroupError error) {
+        responses.forEach(r -> r.fail().accept(error));
+    }
+
+    void runFailureHandlers(GroupError error, long nowMs) {
+        onFailed.forEach(h -> h.onFailed(error, nowMs));
+    }
+}

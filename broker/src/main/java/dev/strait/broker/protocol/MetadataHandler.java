@@ -1,0 +1,176 @@
+package dev.strait.broker.protocol;
+
+import dev.strait.broker.metadata.BrokerRegistration;
+import dev.strait.broker.metadata.PartitionState;
+import dev.strait.broker.metadata.TopicExistsException;
+import dev.strait.broker.metadata.TopicMetadata;
+import dev.strait.broker.replica.ReplicaManager;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.apache.kafka.common.message.DescribeClusterResponseData;
+import org.apache.kafka.common.message.DescribeClusterResponseData.DescribeClusterBroker;
+import org.apache.kafka.common.message.MetadataRequestData.MetadataRequestTopic;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
+import org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePartition;
+import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.DescribeClusterRequest;
+import org.apache.kafka.common.requests.DescribeClusterResponse;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.MetadataResponse;
+
+/**
+ * Metadata and DescribeCluster: the live brokers (this one first) and each topic's partitions with their leader,
+ * epoch, replicas and ISR from the committed metadata. A Metadata request naming an unknown topic creates it when
+ * {@code auto.create.topics.enable} allows (with {@code num.partitions}). The internal offsets topic is listed only
+ * when asked for by name, so that it stays out of pattern subscriptions. Also answers who leads an offsets
+ * partition, for the group coordinator's FindCoordinator.
+ *
+ * <p>Thread-safe: stateless; reads the replica manager's metadata.
+ */
+final class MetadataHandler {
+
+    private final Supplier<BrokerEndpoint> endpoint;
+    private final ReplicaManager replicaManager;
+    private final int defaultNumPartitions;
+    private final boolean autoCreateTopics;
+
+    MetadataHandler(Supplier<BrokerEndpoint> endpoint, ReplicaManager replicaManager, int defaultNumPartitions,
+            boolean autoCreateTopics) {
+        this.endpoint = endpoint;
+        this.replicaManager = replicaManager;
+        this.defaultNumPartitions = defaultNumPartitions;
+        this.autoCreateTopics = autoCreateTopics;
+    }
+
+    AbstractResponse handleMetadataRequest(MetadataRequest request, short version) {
+        BrokerEndpoint self = endpoint.get();
+        MetadataResponseData data = new MetadataResponseData()
+                .setClusterId(replicaManager.metadata().clusterId())
+                .setControllerId(self.nodeId());
+        for (BrokerEndpoint broker : liveBrokers()) {
+            data.brokers().add(new MetadataResponseBroker().setNodeId(broker.nodeId()).setHost(broker.host())
+                    .setPort(broker.port()));
+        }
+        if (request.isAllTopics()) {
+            for (TopicMetadata topic : replicaManager.topics()) {
+                if (isInternal(topic.name())) {
+                    continue; // as Kafka lists it only with isInternal; hiding it keeps it out of subscriptions
+                }
+                data.topics().add(topicMetadata(topic));
+            }
+        } else {
+            boolean allowAutoCreate = version < 4 || request.allowAutoTopicCreation();
+            for (MetadataRequestTopic requested : request.data().topics()) {
+                data.topics().add(requestedTopicMetadata(requested, allowAutoCreate));
+            }
+        }
+        return new MetadataResponse(data, version);
+    }
+
+    private MetadataResponseTopic requestedTopicMetadata(MetadataRequestTopic requested, boolean allowAutoCreate) {
+        if (requested.name() == null) {
+            Optional<TopicMetadata> byId = replicaManager.topic(requested.topicId());
+            return byId.map(this::topicMetadata).orElseGet(() -> new MetadataResponseTopic()
+                    .setTopicId(requested.topicId()).setName(null).setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()));
+        }
+        String name = requested.name();
+        Optional<TopicMetadata> topic = replicaManager.topic(name);
+        if (topic.isEmpty() && allowAutoCreate && autoCreateTopics) {
+            try {
+                topic = Optional.of(replicaManager.createTopic(name, defaultNumPartitions, Map.of(), false));
+            } catch (TopicExistsException e) {
+                topic = replicaManager.topic(name); // created meanwhile by another request
+            } catch (RuntimeException e) {
+                return new MetadataResponseTopic().setName(name)
+                        .setErrorCode(ApiErrors.forException(e, Errors.INVALID_TOPIC_EXCEPTION).code());
+            }
+        }
+        return topic.map(this::topicMetadata).orElseGet(() -> new MetadataResponseTopic().setName(name)
+                .setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()));
+    }
+
+    static boolean isInternal(String topic) {
+        return OffsetsTopicLog.TOPIC.equals(topic);
+    }
+
+    /**
+     * The unfenced brokers clients may talk to, this one first; this one is listed even before its registration
+     * reached the metadata, so that a client never sees an empty cluster from the node it asked.
+     */
+    private List<BrokerEndpoint> liveBrokers() {
+        BrokerEndpoint self = endpoint.get();
+        List<BrokerEndpoint> brokers = new ArrayList<>();
+        brokers.add(self);
+        for (BrokerRegistration broker : replicaManager.metadata().brokers()) {
+            if (!broker.fenced() && broker.id() != self.nodeId()) {
+                brokers.add(new BrokerEndpoint(broker.id(), broker.host(), broker.port()));
+            }
+        }
+        return brokers;
+    }
+
+    private MetadataResponseTopic topicMetadata(TopicMetadata topic) {
+        MetadataResponseTopic result = new MetadataResponseTopic().setName(topic.name())
+                .setTopicId(topic.topicId()).setIsInternal(isInternal(topic.name())).setErrorCode(Errors.NONE.code());
+        Set<Integer> live = new HashSet<>();
+        for (BrokerEndpoint broker : liveBrokers()) {
+            live.add(broker.nodeId());
+        }
+        for (int i = 0; i < topic.partitions(); i++) {
+            Optional<PartitionState> state = replicaManager.metadata().partitionState(topic.topicId(), i);
+            MetadataResponsePartition partition = new MetadataResponsePartition().setPartitionIndex(i);
+            if (state.isEmpty()) {
+                result.partitions().add(partition.setErrorCode(Errors.LEADER_NOT_AVAILABLE.code()).setLeaderId(-1)
+                        .setLeaderEpoch(-1).setReplicaNodes(List.of()).setIsrNodes(List.of())
+                        .setOfflineReplicas(List.of()));
+                continue;
+            }
+            PartitionState p = state.get();
+            List<Integer> offline = p.replicas().stream().filter(r -> !live.contains(r)).toList();
+            boolean leaderLive = p.hasLeader() && live.contains(p.leader());
+            result.partitions().add(partition
+                    .setErrorCode(leaderLive ? Errors.NONE.code() : Errors.LEADER_NOT_AVAILABLE.code())
+                    .setLeaderId(leaderLive ? p.leader() : -1).setLeaderEpoch(p.leaderEpoch())
+                    .setReplicaNodes(p.replicas()).setIsrNodes(p.isr()).setOfflineReplicas(offline));
+        }
+        return result;
+    }
+
+    /** The live leader of a partition of the offsets topic: the coordinator of the groups mapped to it. */
+    Optional<BrokerEndpoint> offsetsPartitionLeader(int partition) {
+        Optional<TopicMetadata> topic = replicaManager.topic(OffsetsTopicLog.TOPIC);
+        if (topic.isEmpty()) {
+            return Optional.empty();
+        }
+        Optional<PartitionState> state = replicaManager.metadata().partitionState(topic.get().topicId(), partition);
+        if (state.isEmpty() || !state.get().hasLeader()) {
+            return Optional.empty();
+        }
+        int leader = state.get().leader();
+        return liveBrokers().stream().filter(b -> b.nodeId() == leader).findFirst();
+    }
+
+    AbstractResponse handleDescribeClusterRequest(DescribeClusterRequest request) {
+        BrokerEndpoint self = endpoint.get();
+        DescribeClusterResponseData data = new DescribeClusterResponseData()
+                .setClusterId(replicaManager.metadata().clusterId()).setControllerId(self.nodeId())
+                .setEndpointType(request.data().endpointType());
+        if (request.data().endpointType() != 1) {
+            return new DescribeClusterResponse(data.setErrorCode(Errors.UNSUPPORTED_ENDPOINT_TYPE.code())
+                    .setErrorMessage("only the broker endpoint type (1) is served"));
+        }
+        for (BrokerEndpoint broker : liveBrokers()) {
+            data.brokers().add(new DescribeClusterBroker().setBrokerId(broker.nodeId()).setHost(broker.host())
+                    .setPort(broker.port()).setRack(null).setIsFenced(false));
+        }
+        return new DescribeClusterResponse(data.setErrorCode(Errors.NONE.code()));
+    }
+}

@@ -1,0 +1,114 @@
+package dev.strait.broker.protocol;
+
+import dev.strait.broker.log.EpochEndOffset;
+import dev.strait.broker.log.TimestampAndOffset;
+import dev.strait.broker.replica.Partition;
+import dev.strait.broker.replica.ReplicaManager;
+import java.util.Optional;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsPartition;
+import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsTopic;
+import org.apache.kafka.common.message.ListOffsetsResponseData;
+import org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsPartitionResponse;
+import org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsTopicResponse;
+import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData.OffsetForLeaderPartition;
+import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData.OffsetForLeaderTopic;
+import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData;
+import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResult;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
+import org.apache.kafka.common.requests.ListOffsetsResponse;
+import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
+import org.apache.kafka.common.requests.OffsetsForLeaderEpochResponse;
+
+/**
+ * ListOffsets (earliest, latest = the high watermark, by timestamp, max timestamp) and OffsetForLeaderEpoch (where
+ * a leader epoch ended, from the leader's epoch cache), both answered by the leader only, in the epoch the request
+ * names.
+ *
+ * <p>Thread-safe: stateless.
+ */
+final class PartitionOffsetsHandler {
+
+    private final ReplicaManager replicaManager;
+
+    PartitionOffsetsHandler(ReplicaManager replicaManager) {
+        this.replicaManager = replicaManager;
+    }
+
+    AbstractResponse handleListOffsetsRequest(ListOffsetsRequest request, short version) {
+        ListOffsetsResponseData data = new ListOffsetsResponseData();
+        for (ListOffsetsTopic topic : request.data().topics()) {
+            ListOffsetsTopicResponse topicResponse = new ListOffsetsTopicResponse().setName(topic.name());
+            for (ListOffsetsPartition partition : topic.partitions()) {
+                topicResponse.partitions().add(listOffsets(topic.name(), partition, version));
+            }
+            data.topics().add(topicResponse);
+        }
+        return new ListOffsetsResponse(data);
+    }
+
+    private ListOffsetsPartitionResponse listOffsets(String topic, ListOffsetsPartition request, short version) {
+        ListOffsetsPartitionResponse response = new ListOffsetsPartitionResponse()
+                .setPartitionIndex(request.partitionIndex());
+        Optional<Partition> partition = replicaManager.partition(new TopicPartition(topic, request.partitionIndex()));
+        if (partition.isEmpty()) {
+            return response.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+        }
+        Errors epochError = ApiErrors.checkLeaderEpoch(request.currentLeaderEpoch(), partition.get());
+        if (epochError != Errors.NONE) {
+            return response.setErrorCode(epochError.code());
+        }
+        long timestamp = request.timestamp();
+        long offset;
+        long foundTimestamp = -1;
+        if (timestamp == ListOffsetsRequest.EARLIEST_TIMESTAMP
+                || timestamp == ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP) {
+            offset = partition.get().logStartOffset();
+        } else if (timestamp == ListOffsetsRequest.LATEST_TIMESTAMP) {
+            offset = partition.get().highWatermark();
+        } else if (timestamp >= 0 || timestamp == ListOffsetsRequest.MAX_TIMESTAMP) {
+            Optional<TimestampAndOffset> found = timestamp >= 0 ? partition.get().offsetForTimestamp(timestamp)
+                    : partition.get().offsetOfMaxTimestamp();
+            offset = found.map(TimestampAndOffset::offset).orElse(-1L);
+            foundTimestamp = found.map(TimestampAndOffset::timestampMs).orElse(-1L);
+        } else {
+            // The tiered-storage specials (-5 latest tiered, -6 earliest pending upload) mean nothing here.
+            return response.setErrorCode(Errors.UNSUPPORTED_VERSION.code());
+        }
+        response.setErrorCode(Errors.NONE.code()).setOffset(offset).setTimestamp(foundTimestamp);
+        if (version >= 4) {
+            response.setLeaderEpoch(partition.get().leaderEpoch());
+        }
+        return response;
+    }
+
+    AbstractResponse handleOffsetForLeaderEpochRequest(OffsetsForLeaderEpochRequest request) {
+        OffsetForLeaderEpochResponseData data = new OffsetForLeaderEpochResponseData();
+        for (OffsetForLeaderTopic topic : request.data().topics()) {
+            OffsetForLeaderTopicResult topicResult = new OffsetForLeaderTopicResult().setTopic(topic.topic());
+            for (OffsetForLeaderPartition requested : topic.partitions()) {
+                OffsetForLeaderEpochResponseData.EpochEndOffset result =
+                        new OffsetForLeaderEpochResponseData.EpochEndOffset().setPartition(requested.partition());
+                Optional<Partition> partition = replicaManager.partition(
+                        new TopicPartition(topic.topic(), requested.partition()));
+                if (partition.isEmpty()) {
+                    result.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+                } else {
+                    Errors epochError = ApiErrors.checkLeaderEpoch(requested.currentLeaderEpoch(), partition.get());
+                    if (epochError != Errors.NONE) {
+                        result.setErrorCode(epochError.code());
+                    } else {
+                        EpochEndOffset end = partition.get().endOffsetForEpoch(requested.leaderEpoch());
+                        result.setErrorCode(Errors.NONE.code()).setLeaderEpoch(end.leaderEpoch())
+                                .setEndOffset(end.endOffset());
+                    }
+                }
+                topicResult.partitions().add(result);
+            }
+            data.topics().add(topicResult);
+        }
+        return new OffsetsForLeaderEpochResponse(data);
+    }
+}

@@ -1,0 +1,237 @@
+package dev.strait.broker.protocol;
+
+import dev.strait.broker.log.AppendResult;
+import dev.strait.broker.metadata.TopicMetadata;
+import dev.strait.broker.network.NetworkRequest;
+import dev.strait.broker.replica.DelayedOperation;
+import dev.strait.broker.replica.Partition;
+import dev.strait.broker.replica.ProducerBatch;
+import dev.strait.broker.replica.ProducerIdManager;
+import dev.strait.broker.replica.ReplicaManager;
+import dev.strait.broker.replication.ProduceCheck;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.InitProducerIdResponseData;
+import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
+import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
+import org.apache.kafka.common.message.ProduceResponseData.TopicProduceResponse;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.record.MutableRecordBatch;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.InitProducerIdRequest;
+import org.apache.kafka.common.requests.InitProducerIdResponse;
+import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.ProduceResponse;
+import org.apache.kafka.common.requests.RequestContext;
+
+/**
+ * Produce and InitProducerId. Each partition's batches are validated (format, keys on compacted topics) and
+ * appended by the leader; acks=0 gets no response, acks=1 its answer at once, acks=all waits in the produce
+ * purgatory until every appended partition's high watermark passed its batches in the epoch they were written in.
+ * A retried idempotent batch that is already in the log is answered like the first attempt, with its original
+ * offsets, and under acks=all only once they are replicated (issue 11, defect 1). Producer ids come from blocks the
+ * controller hands out; transactions are not supported yet.
+ *
+ * <p>Thread-safe: a delayed produce is completed exactly once, by whichever thread sees it first (see
+ * {@link DelayedOperation}).
+ */
+final class ProduceHandler {
+
+    private final ReplicaManager replicaManager;
+    private final ProducerIdManager producerIds;
+
+    ProduceHandler(ReplicaManager replicaManager) {
+        this.replicaManager = replicaManager;
+        this.producerIds = new ProducerIdManager(replicaManager.metadata());
+    }
+
+    /** @return the response, or null if it is sent later (acks=all) or never (acks=0) */
+    AbstractResponse handleProduceRequest(NetworkRequest networkRequest, RequestContext context,
+            ProduceRequest request, short version) {
+        ProduceResponseData data = new ProduceResponseData();
+        if (request.transactionalId() != null) {
+            throw Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.exception("transactions are not supported yet");
+        }
+        short acks = request.acks();
+        if (acks != 0 && acks != 1 && acks != -1) {
+            throw Errors.INVALID_REQUIRED_ACKS.exception("acks must be -1, 0 or 1, got " + acks);
+        }
+        boolean acksAll = acks == -1;
+        List<PendingProduce> pending = new ArrayList<>();
+        for (TopicProduceData topicData : request.data().topicData()) {
+            Optional<TopicMetadata> topic = version >= 13 ? replicaManager.topic(topicData.topicId())
+                    : replicaManager.topic(topicData.name());
+            TopicProduceResponse topicResponse = new TopicProduceResponse().setName(topicData.name())
+                    .setTopicId(topicData.topicId());
+            for (PartitionProduceData partitionData : topicData.partitionData()) {
+                topicResponse.partitionResponses().add(produceToPartition(topic, partitionData, version, acksAll,
+                        pending));
+            }
+            data.responses().add(topicResponse);
+        }
+        if (request.acks() == 0) {
+            networkRequest.noResponse();
+            return null;
+        }
+        if (!pending.isEmpty()) {
+            DelayedProduce delayed = new DelayedProduce(networkRequest, context, data, pending);
+            List<TopicPartition> keys = pending.stream().map(PendingProduce::topicPartition).distinct().toList();
+            replicaManager.producePurgatory().tryCompleteElseWatch(delayed, keys, Math.max(1, request.timeout()));
+            return null;
+        }
+        return new ProduceResponse(data);
+    }
+
+    private PartitionProduceResponse produceToPartition(Optional<TopicMetadata> topic,
+            PartitionProduceData partitionData, short version, boolean acksAll, List<PendingProduce> pending) {
+        PartitionProduceResponse response = new PartitionProduceResponse().setIndex(partitionData.index())
+                .setBaseOffset(-1);
+        if (topic.isEmpty()) {
+            Errors error = version >= 13 ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION;
+            return response.setErrorCode(error.code());
+        }
+        if (MetadataHandler.isInternal(topic.get().name())) {
+            return response.setErrorCode(Errors.INVALID_TOPIC_EXCEPTION.code())
+                    .setErrorMessage("cannot produce to internal topic " + topic.get().name());
+        }
+        TopicPartition tp = new TopicPartition(topic.get().name(), partitionData.index());
+        if (!(partitionData.records() instanceof MemoryRecords)) {
+            return response.setErrorCode(Errors.CORRUPT_MESSAGE.code());
+        }
+        MemoryRecords records = (MemoryRecords) partitionData.records();
+        List<ProducerBatch> producerBatches = new ArrayList<>();
+        try {
+            ProduceRequest.validateRecords(version, records);
+            if (replicaManager.logConfigFor(topic.get()).cleanupPolicy().compact()) {
+                requireKeys(records);
+            }
+            for (MutableRecordBatch batch : records.batches()) {
+                producerBatches.add(new ProducerBatch(batch.producerId(), batch.producerEpoch(),
+                        batch.baseSequence(), batch.lastSequence(),
+                        (int) (batch.lastOffset() - batch.baseOffset() + 1)));
+            }
+            ByteBuffer batches = records.buffer();
+            Partition.LeaderAppend append = replicaManager.appendRecords(tp, batches, producerBatches, acksAll);
+            AppendResult result = append.result();
+            // A duplicate (a retried batch already in the log) is answered with its original offsets, and under
+            // acks=all only once they are replicated, exactly like the first attempt.
+            response.setBaseOffset(result.firstOffset()).setLogAppendTimeMs(result.logAppendTimeMs())
+                    .setLogStartOffset(result.logStartOffset()).setErrorCode(Errors.NONE.code());
+            if (acksAll) {
+                pending.add(new PendingProduce(tp, response, result.lastOffset(), append.leaderEpoch()));
+            }
+            return response;
+        } catch (RuntimeException e) {
+            Errors error = ApiErrors.forException(e);
+            return response.setErrorCode(error.code()).setErrorMessage(
+                    error == Errors.UNKNOWN_TOPIC_OR_PARTITION || error == Errors.KAFKA_STORAGE_ERROR ? null
+                            : e.getMessage());
+        }
+    }
+
+    /** As Kafka: compaction keeps the last record per key, so a record without one has no place in the log. */
+    private static void requireKeys(MemoryRecords records) {
+        for (MutableRecordBatch batch : records.batches()) {
+            if (batch.isControlBatch()) {
+                continue;
+            }
+            for (org.apache.kafka.common.record.Record record : batch) {
+                if (!record.hasKey()) {
+                    throw new InvalidRecordException("Compacted topic cannot accept message without key");
+                }
+            }
+        }
+    }
+
+    /** An acks=all partition append waiting for the high watermark to pass {@code lastOffset}. */
+    private record PendingProduce(TopicPartition topicPartition, PartitionProduceResponse response, long lastOffset,
+                                  int leaderEpoch) {
+    }
+
+    /**
+     * An acks=all produce: done when every appended partition's high watermark passed its batches in the epoch they
+     * were written in (then NONE, or NOT_ENOUGH_REPLICAS_AFTER_APPEND if the ISR fell below min.insync.replicas),
+     * when leadership was lost (NOT_LEADER_OR_FOLLOWER), or at the request timeout (REQUEST_TIMED_OUT). Never
+     * success without replication.
+     */
+    private final class DelayedProduce extends DelayedOperation {
+        private final NetworkRequest request;
+        private final RequestContext context;
+        private final ProduceResponseData data;
+        private final List<PendingProduce> pending;
+
+        DelayedProduce(NetworkRequest request, RequestContext context, ProduceResponseData data,
+                List<PendingProduce> pending) {
+            this.request = request;
+            this.context = context;
+            this.data = data;
+            this.pending = pending;
+        }
+
+        private ProduceCheck check(PendingProduce p) {
+            return replicaManager.partition(p.topicPartition())
+                    .map(partition -> partition.checkProduceCompletion(p.lastOffset(), p.leaderEpoch()))
+                    .orElse(ProduceCheck.NOT_LEADER);
+        }
+
+        @Override
+        protected boolean isSatisfied() {
+            for (PendingProduce p : pending) {
+                if (check(p) == ProduceCheck.PENDING) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        @Override
+        protected void onComplete() {
+            for (PendingProduce p : pending) {
+                Errors error;
+                switch (check(p)) {
+                    case OK:
+                        error = Errors.NONE;
+                        break;
+                    case NOT_ENOUGH_REPLICAS_AFTER_APPEND:
+                        error = Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND;
+                        break;
+                    case PENDING:
+                        error = Errors.REQUEST_TIMED_OUT;
+                        break;
+                    default:
+                        error = Errors.NOT_LEADER_OR_FOLLOWER;
+                        break;
+                }
+                if (error != Errors.NONE) {
+                    p.response().setErrorCode(error.code()).setBaseOffset(-1).setLogAppendTimeMs(-1);
+                }
+            }
+            KafkaApis.sendResponse(request, context, new ProduceResponse(data));
+        }
+    }
+
+    // ---------------------------------------------------------------- InitProducerId
+
+    AbstractResponse handleInitProducerIdRequest(InitProducerIdRequest request) {
+        InitProducerIdResponseData data = new InitProducerIdResponseData();
+        if (request.data().transactionalId() != null) {
+            return new InitProducerIdResponse(data.setErrorCode(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code())
+                    .setProducerId(-1).setProducerEpoch((short) -1));
+        }
+        long producerId = request.data().producerId();
+        short epoch = request.data().producerEpoch();
+        if (producerId >= 0 && epoch >= 0 && epoch < Short.MAX_VALUE - 1) {
+            data.setProducerId(producerId).setProducerEpoch((short) (epoch + 1));
+        } else {
+            data.setProducerId(producerIds.nextProducerId()).setProducerEpoch((short) 0);
+        }
+        return new InitProducerIdResponse(data.setErrorCode(Errors.NONE.code()));
+    }
+}

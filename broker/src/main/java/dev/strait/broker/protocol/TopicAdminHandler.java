@@ -1,0 +1,309 @@
+package dev.strait.broker.protocol;
+
+import dev.strait.broker.metadata.TopicMetadata;
+import dev.strait.broker.metadata.UnknownTopicException;
+import dev.strait.broker.replica.ReplicaManager;
+import dev.strait.broker.replica.TopicConfigs;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopic;
+import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopicConfig;
+import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.message.CreateTopicsResponseData.CreatableTopicConfigs;
+import org.apache.kafka.common.message.CreateTopicsResponseData.CreatableTopicResult;
+import org.apache.kafka.common.message.DeleteTopicsRequestData.DeleteTopicState;
+import org.apache.kafka.common.message.DeleteTopicsResponseData;
+import org.apache.kafka.common.message.DeleteTopicsResponseData.DeletableTopicResult;
+import org.apache.kafka.common.message.DescribeConfigsRequestData.DescribeConfigsResource;
+import org.apache.kafka.common.message.DescribeConfigsResponseData;
+import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResourceResult;
+import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResult;
+import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData.AlterConfigsResource;
+import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData.AlterableConfig;
+import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
+import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.CreateTopicsRequest;
+import org.apache.kafka.common.requests.CreateTopicsResponse;
+import org.apache.kafka.common.requests.DeleteTopicsRequest;
+import org.apache.kafka.common.requests.DeleteTopicsResponse;
+import org.apache.kafka.common.requests.DescribeConfigsRequest;
+import org.apache.kafka.common.requests.DescribeConfigsResponse;
+import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
+import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
+
+/**
+ * Topic administration: CreateTopics and DeleteTopics, DescribeConfigs and IncrementalAlterConfigs (topic configs;
+ * the broker's are static and read-only), with Kafka's error codes and, where Kafka has them, its messages. The
+ * internal offsets topic cannot be deleted. Errors come from {@link ApiErrors}.
+ *
+ * <p>Thread-safe: stateless; the replica manager serializes topic changes.
+ */
+final class TopicAdminHandler {
+
+    // DescribeConfigs config sources and types (DescribeConfigsResponse.ConfigSource / ConfigType ids).
+    private static final byte SOURCE_DYNAMIC_TOPIC = 1;
+    private static final byte SOURCE_STATIC_BROKER = 4;
+    private static final byte SOURCE_DEFAULT = 5;
+    private static final byte RESOURCE_TOPIC = 2;
+    private static final byte RESOURCE_BROKER = 4;
+
+    private final Supplier<BrokerEndpoint> endpoint;
+    private final ReplicaManager replicaManager;
+    private final int defaultNumPartitions;
+    private final Map<String, String> brokerConfigs;
+
+    /**
+     * @param defaultNumPartitions {@code num.partitions}
+     * @param brokerConfigs        the static broker configs to report in DescribeConfigs
+     */
+    TopicAdminHandler(Supplier<BrokerEndpoint> endpoint, ReplicaManager replicaManager, int defaultNumPartitions,
+            Map<String, String> brokerConfigs) {
+        this.endpoint = endpoint;
+        this.replicaManager = replicaManager;
+        this.defaultNumPartitions = defaultNumPartitions;
+        this.brokerConfigs = Map.copyOf(brokerConfigs);
+    }
+
+    AbstractResponse handleCreateTopicsRequest(CreateTopicsRequest request, short version) {
+        CreateTopicsResponseData data = new CreateTopicsResponseData();
+        Set<String> seen = new HashSet<>();
+        Set<String> duplicates = new HashSet<>();
+        for (CreatableTopic topic : request.data().topics()) {
+            if (!seen.add(topic.name())) {
+                duplicates.add(topic.name());
+            }
+        }
+        for (CreatableTopic topic : request.data().topics()) {
+            CreatableTopicResult result = new CreatableTopicResult().setName(topic.name());
+            if (duplicates.contains(topic.name())) {
+                setError(result, Errors.INVALID_REQUEST, "duplicate topic in request");
+            } else {
+                createTopic(topic, request.data().validateOnly(), version, result);
+            }
+            data.topics().add(result);
+        }
+        return new CreateTopicsResponse(data);
+    }
+
+    private void createTopic(CreatableTopic topic, boolean validateOnly, short version, CreatableTopicResult result) {
+        int nodeId = endpoint.get().nodeId();
+        int partitions = topic.numPartitions() == -1 ? defaultNumPartitions : topic.numPartitions();
+        if (!topic.assignments().isEmpty()) {
+            boolean valid = topic.numPartitions() == -1 && topic.replicationFactor() == -1;
+            for (var assignment : topic.assignments()) {
+                valid &= assignment.brokerIds().equals(List.of(nodeId));
+            }
+            if (!valid) {
+                setError(result, Errors.INVALID_REPLICA_ASSIGNMENT, "only assignments to node " + nodeId
+                        + " are possible, without numPartitions and replicationFactor");
+                return;
+            }
+            partitions = topic.assignments().size();
+        }
+        if (topic.replicationFactor() == 0 || topic.replicationFactor() < -1) {
+            setError(result, Errors.INVALID_REPLICATION_FACTOR, "Replication factor must be larger than 0, or -1 "
+                    + "to use the default value.");
+            return;
+        }
+        if (partitions < 1) {
+            setError(result, Errors.INVALID_PARTITIONS, "Number of partitions must be larger than 0.");
+            return;
+        }
+        Map<String, String> configs = new HashMap<>();
+        for (CreatableTopicConfig config : topic.configs()) {
+            configs.put(config.name(), config.value());
+        }
+        try {
+            TopicConfigs.validate(configs);
+        } catch (RuntimeException e) {
+            setError(result, ApiErrors.forException(e, Errors.INVALID_CONFIG), e.getMessage());
+            return;
+        }
+        try {
+            TopicMetadata created = replicaManager.createTopic(topic.name(), partitions, topic.replicationFactor(),
+                    configs, validateOnly);
+            short replicationFactor = replicaManager.metadata().partitionState(created.topicId(), 0)
+                    .map(p -> (short) p.replicas().size())
+                    .orElse(topic.replicationFactor() > 0 ? topic.replicationFactor() : (short) 1);
+            result.setErrorCode(Errors.NONE.code()).setTopicId(created.topicId()).setNumPartitions(partitions)
+                    .setReplicationFactor(replicationFactor);
+            if (version >= 5) {
+                List<CreatableTopicConfigs> described = new ArrayList<>();
+                for (var entry : replicaManager.effectiveConfigs(created).entrySet()) {
+                    described.add(new CreatableTopicConfigs().setName(entry.getKey()).setValue(entry.getValue())
+                            .setReadOnly(false).setIsSensitive(false)
+                            .setConfigSource(configSource(created, entry.getKey())));
+                }
+                result.setConfigs(described);
+            }
+        } catch (RuntimeException e) {
+            // Bad input left after the checks above is the topic name.
+            Errors error = ApiErrors.forException(e, Errors.INVALID_TOPIC_EXCEPTION);
+            setError(result, error, error == Errors.TOPIC_ALREADY_EXISTS
+                    ? "Topic '" + topic.name() + "' already exists." : e.getMessage());
+        }
+    }
+
+    private static void setError(CreatableTopicResult result, Errors error, String message) {
+        result.setErrorCode(error.code()).setErrorMessage(message);
+    }
+
+    AbstractResponse handleDeleteTopicsRequest(DeleteTopicsRequest request, short version) {
+        DeleteTopicsResponseData data = new DeleteTopicsResponseData();
+        List<DeleteTopicState> targets = new ArrayList<>();
+        if (version >= 6) {
+            targets.addAll(request.data().topics());
+        } else {
+            for (String name : request.data().topicNames()) {
+                targets.add(new DeleteTopicState().setName(name));
+            }
+        }
+        for (DeleteTopicState target : targets) {
+            DeletableTopicResult result = new DeletableTopicResult().setName(target.name())
+                    .setTopicId(target.topicId());
+            Optional<TopicMetadata> topic = target.name() != null ? replicaManager.topic(target.name())
+                    : replicaManager.topic(target.topicId());
+            if (topic.isEmpty()) {
+                Errors error = target.name() == null ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION;
+                data.responses().add(result.setErrorCode(error.code()));
+                continue;
+            }
+            if (MetadataHandler.isInternal(topic.get().name())) {
+                data.responses().add(result.setErrorCode(Errors.INVALID_TOPIC_EXCEPTION.code())
+                        .setErrorMessage("cannot delete internal topic " + topic.get().name()));
+                continue;
+            }
+            try {
+                replicaManager.deleteTopic(topic.get().name());
+                result.setName(topic.get().name()).setTopicId(topic.get().topicId()).setErrorCode(Errors.NONE.code());
+            } catch (RuntimeException e) {
+                result.setErrorCode(ApiErrors.forException(e).code());
+            }
+            data.responses().add(result);
+        }
+        return new DeleteTopicsResponse(data);
+    }
+
+    // ---------------------------------------------------------------- Configs
+
+    private byte configSource(TopicMetadata topic, String key) {
+        if (topic.configs().containsKey(key)) {
+            return SOURCE_DYNAMIC_TOPIC;
+        }
+        return replicaManager.brokerTopicDefaults().containsKey(key) ? SOURCE_STATIC_BROKER : SOURCE_DEFAULT;
+    }
+
+    private static byte configType(String key) {
+        switch (key) {
+            case TopicConfigs.CLEANUP_POLICY:
+                return 7; // LIST
+            case "message.timestamp.type":
+                return 2; // STRING
+            case "segment.bytes":
+            case "max.message.bytes":
+            case "index.interval.bytes":
+                return 3; // INT
+            default:
+                return 5; // LONG
+        }
+    }
+
+    AbstractResponse handleDescribeConfigsRequest(DescribeConfigsRequest request) {
+        DescribeConfigsResponseData data = new DescribeConfigsResponseData();
+        for (DescribeConfigsResource resource : request.data().resources()) {
+            DescribeConfigsResult result = new DescribeConfigsResult().setResourceType(resource.resourceType())
+                    .setResourceName(resource.resourceName()).setErrorCode(Errors.NONE.code());
+            List<String> keys = resource.configurationKeys();
+            if (resource.resourceType() == RESOURCE_TOPIC) {
+                Optional<TopicMetadata> topic = replicaManager.topic(resource.resourceName());
+                if (topic.isEmpty()) {
+                    result.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
+                            .setErrorMessage("unknown topic '" + resource.resourceName() + "'");
+                } else {
+                    for (var entry : replicaManager.effectiveConfigs(topic.get()).entrySet()) {
+                        if (keys == null || keys.contains(entry.getKey())) {
+                            result.configs().add(describedConfig(entry.getKey(), entry.getValue(),
+                                    configSource(topic.get(), entry.getKey())));
+                        }
+                    }
+                }
+            } else if (resource.resourceType() == RESOURCE_BROKER) {
+                String self = Integer.toString(endpoint.get().nodeId());
+                if (!resource.resourceName().isEmpty() && !resource.resourceName().equals(self)) {
+                    result.setErrorCode(Errors.INVALID_REQUEST.code())
+                            .setErrorMessage("this is node " + self + ", not " + resource.resourceName());
+                } else {
+                    for (var entry : brokerConfigs.entrySet()) {
+                        if (keys == null || keys.contains(entry.getKey())) {
+                            result.configs().add(describedConfig(entry.getKey(), entry.getValue(),
+                                    SOURCE_STATIC_BROKER).setReadOnly(true).setConfigType((byte) 2));
+                        }
+                    }
+                }
+            } else {
+                result.setErrorCode(Errors.INVALID_REQUEST.code())
+                        .setErrorMessage("resource type " + resource.resourceType() + " is not supported");
+            }
+            data.results().add(result);
+        }
+        return new DescribeConfigsResponse(data);
+    }
+
+    private static DescribeConfigsResourceResult describedConfig(String key, String value, byte source) {
+        return new DescribeConfigsResourceResult().setName(key).setValue(value).setReadOnly(false)
+                .setIsSensitive(false).setConfigSource(source).setConfigType(configType(key));
+    }
+
+    AbstractResponse handleIncrementalAlterConfigsRequest(IncrementalAlterConfigsRequest request) {
+        IncrementalAlterConfigsResponseData data = new IncrementalAlterConfigsResponseData();
+        for (AlterConfigsResource resource : request.data().resources()) {
+            AlterConfigsResourceResponse response = new AlterConfigsResourceResponse()
+                    .setResourceType(resource.resourceType()).setResourceName(resource.resourceName());
+            try {
+                alterTopicConfigs(resource, request.data().validateOnly());
+                response.setErrorCode(Errors.NONE.code());
+            } catch (RuntimeException e) {
+                response.setErrorCode(ApiErrors.forException(e, Errors.INVALID_CONFIG).code())
+                        .setErrorMessage(e.getMessage());
+            }
+            data.responses().add(response);
+        }
+        return new IncrementalAlterConfigsResponse(data);
+    }
+
+    private void alterTopicConfigs(AlterConfigsResource resource, boolean validateOnly) {
+        if (resource.resourceType() != RESOURCE_TOPIC) {
+            throw new UnsupportedOperationException("only topic configs can be altered (broker configs are static)");
+        }
+        TopicMetadata topic = replicaManager.topic(resource.resourceName())
+                .orElseThrow(() -> new UnknownTopicException("unknown topic '" + resource.resourceName() + "'"));
+        Map<String, String> overrides = new LinkedHashMap<>(topic.configs());
+        Set<String> seen = new HashSet<>();
+        for (AlterableConfig config : resource.configs()) {
+            if (!seen.add(config.name())) {
+                throw new UnsupportedOperationException("config '" + config.name() + "' appears twice");
+            }
+            switch (config.configOperation()) {
+                case 0: // SET
+                    overrides.put(config.name(), config.value());
+                    break;
+                case 1: // DELETE
+                    overrides.remove(config.name());
+                    break;
+                default: // APPEND, SUBTRACT (list configs, i.e. cleanup.policy): not yet; SET the whole list instead.
+                    throw new UnsupportedOperationException("config operation " + config.configOperation()
+                            + " is not supported");
+            }
+        }
+        replicaManager.replaceTopicConfigs(topic.name(), overrides, validateOnly);
+    }
+}

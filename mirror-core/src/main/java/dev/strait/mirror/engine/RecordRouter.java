@@ -1,0 +1,183 @@
+package dev.strait.mirror.engine;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.PartitionMode;
+import dev.strait.mirror.handler.MessageHandler;
+import dev.strait.mirror.provenance.Provenance;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides what the target receives for one consumed record: the target topic and partition, the
+ * provenance header, whether loop prevention drops it, and what the message handler makes of it. Knows
+ * nothing of sending or committing; the stream hands each output to a {@link Sink}.
+ *
+ * <p>Not thread-safe: owned by one stream's thread (the handler it calls is shared and thread-safe).
+ */
+final class RecordRouter {
+    private static final Logger LOGGER = LoggerFactory.getLogger(RecordRouter.class);
+
+    /** Where target topics come from: created on first use, with their partition count and size limit. */
+    interface Targets {
+        TargetTopics.TargetTopic ensure(String sourceTopic, String targetTopic);
+
+        /** Forgets what is known of a target topic so that the next {@link #ensure} looks again. */
+        void refresh(String targetTopic);
+    }
+
+    /** Receives each record to send for a consumed record, with the target topic's max.message.bytes. */
+    interface Sink {
+        void send(ProducerRecord<byte[], byte[]> out, int maxMessageBytes);
+    }
+
+    /** What became of a consumed record. */
+    enum Verdict { COPIED, DROPPED_BY_LOOP_PREVENTION, DROPPED_BY_HANDLER }
+
+    /** The message handler threw for a record: treated like a failed send of that record. */
+    static final class HandlerFailedException extends KafkaException {
+        private static final long serialVersionUID = 1L;
+
+        HandlerFailedException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    private final MirrorSettings settings;
+    private final Targets targets;
+    private final String sourceClusterId;
+    private final String targetClusterId;
+    private final MessageHandler handler;
+    private final String logPrefix;
+    private final Map<TopicPartition, Route> routes = new HashMap<>();
+    private final Map<String, TargetTopics.TargetTopic> handlerTopics = new HashMap<>();
+
+    RecordRouter(MirrorSettings settings, Targets targets, String sourceClusterId, String targetClusterId,
+                 String logPrefix) {
+        this.settings = settings;
+        this.targets = targets;
+        this.sourceClusterId = sourceClusterId;
+        this.targetClusterId = targetClusterId;
+        this.handler = settings.messageHandler();
+        this.logPrefix = logPrefix;
+    }
+
+    /** Newly assigned partitions: their target topics are looked up afresh and created before the first fetch. */
+    void assigned(Collection<TopicPartition> partitions) {
+        Set<String> topics = new HashSet<>();
+        for (TopicPartition tp : partitions) {
+            if (topics.add(tp.topic())) {
+                targets.refresh(settings.renamer().targetTopic(tp.topic()));
+            }
+            buildRoute(tp);
+        }
+    }
+
+    void forget(Collection<TopicPartition> partitions) {
+        partitions.forEach(routes::remove);
+    }
+
+    Route routeFor(TopicPartition tp) {
+        Route route = routes.get(tp);
+        return route != null ? route : buildRoute(tp);
+    }
+
+    /**
+     * Hands the records to send for {@code record} to {@code sink}, and says what became of it.
+     *
+     * @throws HandlerFailedException when the message handler threw
+     */
+    Verdict route(Route route, ConsumerRecord<byte[], byte[]> record, Sink sink) {
+        if (handler == null) {
+            Headers headers = record.headers();
+            if (!stampProvenance(route, record, headers)) {
+                return Verdict.DROPPED_BY_LOOP_PREVENTION;
+            }
+            sink.send(new ProducerRecord<>(route.targetTopic, route.partitionFor(record.key()), timestampOf(record),
+                record.key(), record.value(), headers), route.maxMessageBytes);
+            return Verdict.COPIED;
+        }
+        List<ProducerRecord<byte[], byte[]>> outs;
+        try {
+            outs = handler.handle(record);
+        } catch (RuntimeException e) {
+            throw new HandlerFailedException("message handler " + handler.getClass().getName() + " failed: " + e, e);
+        }
+        if (outs == null || outs.isEmpty()) {
+            return Verdict.DROPPED_BY_HANDLER;
+        }
+        boolean any = false;
+        for (ProducerRecord<byte[], byte[]> pr : outs) {
+            Headers headers = pr.headers();
+            if (!stampProvenance(route, record, headers)) {
+                continue;
+            }
+            any = true;
+            String targetTopic = settings.renamer().targetTopic(pr.topic());
+            int targetPartitions = route.targetPartitions;
+            int maxMessageBytes = route.maxMessageBytes;
+            if (!targetTopic.equals(route.targetTopic)) {
+                TargetTopics.TargetTopic t = handlerTopics.computeIfAbsent(targetTopic,
+                    name -> targets.ensure(record.topic(), name));
+                targetPartitions = t.partitions();
+                maxMessageBytes = t.maxMessageBytes();
+            }
+            int partition = pr.partition() != null ? pr.partition()
+                : Route.partitionFor(settings.partitionMode(), record.partition(), targetPartitions, pr.key());
+            sink.send(new ProducerRecord<>(targetTopic, partition, pr.timestamp(), pr.key(), pr.value(), headers),
+                maxMessageBytes);
+        }
+        return any ? Verdict.COPIED : Verdict.DROPPED_BY_LOOP_PREVENTION;
+    }
+
+    /**
+     * Replaces any provenance header with this hop's. Returns false when the record must not be mirrored
+     * because it originated on the target cluster (active-active loop prevention).
+     */
+    private boolean stampProvenance(Route route, ConsumerRecord<byte[], byte[]> record, Headers headers) {
+        Header incoming = headers.lastHeader(Provenance.HEADER);
+        String origin = incoming == null ? null : Provenance.originOf(incoming.value());
+        if (origin != null && origin.equals(targetClusterId)) {
+            return false;
+        }
+        if (!settings.provenanceHeaders()) {
+            return true;
+        }
+        if (incoming != null) {
+            headers.remove(Provenance.HEADER);
+        }
+        byte[] value = origin == null ? route.provenance.withOffset(record.offset())
+            : Provenance.prefix(origin, sourceClusterId, record.topic(), record.partition()).withOffset(record.offset());
+        headers.add(Provenance.HEADER, value);
+        return true;
+    }
+
+    private static Long timestampOf(ConsumerRecord<byte[], byte[]> record) {
+        return record.timestamp() == ConsumerRecord.NO_TIMESTAMP ? null : record.timestamp();
+    }
+
+    private Route buildRoute(TopicPartition tp) {
+        TargetTopics.TargetTopic target = targets.ensure(tp.topic(), settings.renamer().targetTopic(tp.topic()));
+        if (settings.partitionMode() == PartitionMode.PRESERVE && tp.partition() >= target.partitions()) {
+            LOGGER.warn("{}Target topic {} has {} partitions, fewer than source partition {} needs; its records go by key "
+                + "hash instead. Add partitions to the target topic to keep partitions aligned.", logPrefix, target.name(),
+                target.partitions(), tp);
+        }
+        Route route = new Route(target, tp.partition(), settings.partitionMode(),
+            Provenance.prefix(sourceClusterId, sourceClusterId, tp.topic(), tp.partition()));
+        routes.put(tp, route);
+        return route;
+    }
+}
