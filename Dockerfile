@@ -2,22 +2,43 @@
 #
 #   docker build -t strait:dev .
 #   docker run --rm strait:dev mirror --help
-#   docker run --rm -e STRAIT_CONSUMER_BOOTSTRAP_SERVERS=dc-a:9092 -e STRAIT_CONSUMER_GROUP_ID=dc-b-mirror \
-#     -e STRAIT_PRODUCER_BOOTSTRAP_SERVERS=dc-b:9092 -e STRAIT_MIRROR_WHITELIST='orders\..*' -p 9101:9101 strait:dev
+#   docker run --rm -e STRAIT_CONSUMER_BOOTSTRAP_SERVERS=dc1-kafka:9092 -e STRAIT_CONSUMER_GROUP_ID=dc1-to-dc2 \
+#     -e STRAIT_PRODUCER_BOOTSTRAP_SERVERS=dc2-kafka:9092 -e STRAIT_MIRROR_WHITELIST='orders\..*' -p 9101:9101 strait:dev
 #
-# Environment variables, healthchecks, volumes and the two-datacenter compose file: docs/operating.md,
-# "Running in Docker". No BuildKit-only syntax, so the classic builder (and testcontainers) builds it too.
+# Build arguments:
+#   MAVEN_IMAGE       the build stage: a JDK 17 with Maven 3.8 or later (default maven:3.9-eclipse-temurin-17)
+#   RUNTIME_IMAGE     the runtime: a JRE 17 on a Debian-like system with bash, groupadd and useradd
+#                     (default eclipse-temurin:17-jre)
+#   MAVEN_MIRROR_URL  a Maven repository that stands in for every other (a site's Nexus or Artifactory); empty: Maven
+#                     Central. docker/build-images.sh passes its local mirror here and builds both base images from
+#                     Debian's packages where no registry is reachable.
+#   RUNTIME_UID       the runtime user's id (default 10001; not STRAIT_*: the launcher refuses unknown STRAIT_ variables)
+#
+# Environment variables, healthchecks, volumes and the compose files: docs/operating.md, "Running in Docker".
+# No BuildKit-only syntax, so the classic builder builds it too.
 
 ARG MAVEN_IMAGE=maven:3.9-eclipse-temurin-17
 ARG RUNTIME_IMAGE=eclipse-temurin:17-jre
 
 # ---- Stage 1: build the distribution with Maven -------------------------------------------------------------
 FROM ${MAVEN_IMAGE} AS build
+ARG MAVEN_MIRROR_URL=
 WORKDIR /src
+
+# Settings that name the mirror, when one is given; otherwise none, and Maven uses Central.
+RUN mkdir -p /tmp/maven \
+ && if [ -n "$MAVEN_MIRROR_URL" ]; then \
+      printf '%s\n' '<settings><mirrors><mirror><id>build-mirror</id><mirrorOf>*</mirrorOf>' \
+        "<url>$MAVEN_MIRROR_URL</url></mirror></mirrors></settings>" >/tmp/maven/settings.xml; \
+    else \
+      printf '%s\n' '<settings/>' >/tmp/maven/settings.xml; \
+    fi
 
 # The poms alone first: this dependency layer is rebuilt only when a pom changes, not on every source edit.
 # bench/pom.xml is listed in the root pom's modules, so it must be there, but bench itself is not built.
 COPY pom.xml ./
+COPY .mvn/ .mvn/
+COPY build-tools/ build-tools/
 COPY testkit/pom.xml testkit/
 COPY mirror-core/pom.xml mirror-core/
 COPY broker/pom.xml broker/
@@ -25,7 +46,8 @@ COPY lag-monitor/pom.xml lag-monitor/
 COPY canary/pom.xml canary/
 COPY mirror-cli/pom.xml mirror-cli/
 COPY bench/pom.xml bench/
-RUN mvn -B -q -pl mirror-cli -am dependency:go-offline
+RUN mvn -B -q -s /tmp/maven/settings.xml -Dmaven.repo.local=/tmp/maven/repository \
+      -pl mirror-cli -am dependency:go-offline
 
 COPY testkit/src testkit/src
 COPY mirror-core/src mirror-core/src
@@ -33,8 +55,10 @@ COPY broker/src broker/src
 COPY lag-monitor/src lag-monitor/src
 COPY canary/src canary/src
 COPY mirror-cli/src mirror-cli/src
-# Online: go-offline does not fetch every plugin's run-time dependencies; the rest is small.
-RUN mvn -B -DskipTests -pl mirror-cli -am package \
+# go-offline does not fetch every plugin's run-time dependencies: this step may still download a few. Tests are
+# compiled (the modules share test jars) but not run, and checkstyle is skipped: `mvn verify` does both.
+RUN mvn -B -q -s /tmp/maven/settings.xml -Dmaven.repo.local=/tmp/maven/repository \
+      -DskipTests -Dcheckstyle.skip=true -pl mirror-cli -am package \
  && mkdir -p /dist/lib \
  && cp mirror-cli/target/lib/*.jar mirror-cli/target/strait-mirror-cli-*.jar /dist/lib/
 
@@ -46,12 +70,12 @@ LABEL org.opencontainers.image.title="strait" \
 
 # A fixed, non-root user (numeric, so Kubernetes' runAsNonRoot can check it); group 0 may write the data
 # directory too, for platforms that run the image under an arbitrary user id in group 0.
-ARG STRAIT_UID=10001
-RUN groupadd --system --gid "${STRAIT_UID}" strait \
- && useradd --system --no-log-init --uid "${STRAIT_UID}" --gid strait --home-dir /opt/strait \
+ARG RUNTIME_UID=10001
+RUN groupadd --system --gid "${RUNTIME_UID}" strait \
+ && useradd --system --no-log-init --uid "${RUNTIME_UID}" --gid strait --home-dir /opt/strait \
       --shell /usr/sbin/nologin strait \
  && mkdir -p /var/lib/strait \
- && chown "${STRAIT_UID}:0" /var/lib/strait \
+ && chown "${RUNTIME_UID}:0" /var/lib/strait \
  && chmod 0775 /var/lib/strait
 
 ENV STRAIT_HOME=/opt/strait \
@@ -63,8 +87,10 @@ COPY --from=build /dist/lib/ /opt/strait/lib/
 COPY config/ /opt/strait/config/
 COPY docker/entrypoint.sh /opt/strait/bin/strait
 COPY docker/healthcheck.sh /opt/strait/bin/healthcheck
+RUN chmod 0755 /opt/strait/bin/strait /opt/strait/bin/healthcheck \
+ && /opt/strait/bin/strait --version
 
-USER ${STRAIT_UID}:${STRAIT_UID}
+USER ${RUNTIME_UID}:${RUNTIME_UID}
 WORKDIR /opt/strait
 
 # The broker's log directories (default log.dirs=/var/lib/strait/broker). The other roles keep no state here.

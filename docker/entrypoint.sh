@@ -4,7 +4,7 @@
 #   docker run strait:dev <role> [flags]     role: mirror (default), lag-monitor, canary, broker, demo, help
 #   docker run strait:dev bash               anything else is run as it is
 #
-# A role runs dev.strait.cli.ContainerMain, which maps STRAIT_CONSUMER_*, STRAIT_PRODUCER_*, STRAIT_MIRROR_*,
+# A role runs dev.strait.cli.container.ContainerMain, which maps STRAIT_CONSUMER_*, STRAIT_PRODUCER_*, STRAIT_MIRROR_*,
 # STRAIT_LAG_*, STRAIT_CANARY_* and STRAIT_BROKER_* to properties files and flags (docs/operating.md, "Running in
 # Docker"), writes them to STRAIT_RUN_DIR (default /tmp/strait), then runs the command in the same JVM, as PID 1
 # when this script is the entrypoint, so SIGTERM reaches the JVM and the mirror flushes and commits before it exits.
@@ -37,4 +37,4 @@ fi
 # The option lists are split into words on purpose.
 # shellcheck disable=SC2086
 exec "$JAVA" ${STRAIT_HEAP_OPTS:--Xms128m -Xmx384m -XX:+UseParallelGC} ${STRAIT_JAVA_OPTS:-} -cp "$CP" \
-  dev.strait.cli.ContainerMain "$@"
+  dev.strait.cli.container.ContainerMain "$@"

@@ -51,6 +51,8 @@ import org.slf4j.LoggerFactory;
 public final class Canary implements AutoCloseable {
     private static final Logger LOGGER = LoggerFactory.getLogger(Canary.class);
     private static final long EVALUATE_EVERY_MS = 250;
+    /** How often the reader looks for partitions added to the target topic. */
+    private static final long PARTITION_REFRESH_MS = 10_000;
 
     private final CanaryConfig config;
     private final Time time;
@@ -63,7 +65,11 @@ public final class Canary implements AutoCloseable {
     private final ScheduledExecutorService scheduler;
     private final Thread reader;
     private final AtomicLong seq = new AtomicLong();
+    /** New on every start: probes of an earlier run of the same canary.id are told apart by it. */
+    private final long runId;
     private final long startedMs;
+    /** Probes of earlier runs of this canary id that arrived (their fate was unknown when this run started). */
+    private final AtomicLong earlierRunArrivals = new AtomicLong();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final Map<CanaryState, Long> lastAlertMs = new HashMap<>();
     private volatile CanaryState state = CanaryState.OK;
@@ -72,6 +78,9 @@ public final class Canary implements AutoCloseable {
     private volatile boolean targetTopicPresent;
     private volatile boolean running = true;
     private volatile int webhooksSent;
+    private volatile java.util.concurrent.ScheduledFuture<?> probing;
+    /** End-to-end latency of the latest probe that arrived, or -1. */
+    private volatile long lastLatencyMs = -1;
 
     public Canary(CanaryConfig config, MetricRegistry registry, Time time) {
         this.config = config;
@@ -84,6 +93,8 @@ public final class Canary implements AutoCloseable {
             new Histogram(new SlidingTimeWindowArrayReservoir(5, TimeUnit.MINUTES)));
         this.produceErrors = registry.counter("strait.canary.produce-errors");
         this.startedMs = time.milliseconds();
+        long id = java.util.UUID.randomUUID().getMostSignificantBits();
+        this.runId = id == Probe.UNKNOWN_RUN ? 1 : id;
         ensureTopic();
         this.producer = new KafkaProducer<>(producerProps(), new ByteArraySerializer(), new ByteArraySerializer());
         this.scheduler = Executors.newScheduledThreadPool(1, r -> {
@@ -97,7 +108,7 @@ public final class Canary implements AutoCloseable {
 
     public void start() {
         reader.start();
-        scheduler.scheduleAtFixedRate(this::probeRound, 0, config.intervalMs(), TimeUnit.MILLISECONDS);
+        probing = scheduler.scheduleAtFixedRate(this::probeRound, 0, config.intervalMs(), TimeUnit.MILLISECONDS);
         scheduler.scheduleAtFixedRate(this::evaluate, EVALUATE_EVERY_MS, EVALUATE_EVERY_MS, TimeUnit.MILLISECONDS);
         LOGGER.info("Canary {} probing {} ({} partitions) every {} ms, reading {} on the target; alarm after {} ms, "
                 + "lost after {} ms", config.canaryId(), config.topic(), config.partitions(), config.intervalMs(),
@@ -127,7 +138,7 @@ public final class Canary implements AutoCloseable {
             List<PartitionInfo> parts = producer.partitionsFor(config.topic());
             int n = parts == null || parts.isEmpty() ? config.partitions() : parts.size();
             for (int p = 0; p < n; p++) {
-                Probe probe = new Probe(config.canaryId(), seq.incrementAndGet(), p, time.milliseconds());
+                Probe probe = new Probe(config.canaryId(), runId, seq.incrementAndGet(), p, time.milliseconds());
                 tracker.sent(probe);
                 producer.send(new ProducerRecord<>(config.topic(), p, probe.sentMs(), probe.key(), probe.value()),
                     (md, e) -> onProduced(probe, e));
@@ -161,39 +172,54 @@ public final class Canary implements AutoCloseable {
 
     private void readLoop() {
         Properties props = consumerProps();
+        // Where the reader is in each target partition: after an error it resumes there, so no probe is read
+        // (and counted) twice; a partition added to the topic is picked up at the next refresh.
+        Map<TopicPartition, Long> resumeAt = new HashMap<>();
         try (KafkaConsumer<byte[], byte[]> consumer =
                  new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             boolean warned = false;
+            long nextRefreshMs = 0;
             while (running) {
                 try {
-                    if (consumer.assignment().isEmpty()) {
-                        if (!assign(consumer)) {
-                            if (!warned && time.milliseconds() - startedMs > 2 * config.intervalMs() + 10_000) {
+                    long now = time.milliseconds();
+                    if (consumer.assignment().isEmpty() || now >= nextRefreshMs) {
+                        nextRefreshMs = now + PARTITION_REFRESH_MS;
+                        if (!assign(consumer, resumeAt)) {
+                            if (!warned && now - startedMs > 2 * config.intervalMs() + 10_000) {
                                 LOGGER.warn("Canary {}: target topic {} has not appeared on the target; does the mirror's "
                                     + "include pattern match {}?", config.canaryId(), config.targetTopic(), config.topic());
                                 warned = true;
                             }
-                            sleep(1000);
+                            time.sleep(1000);
                             continue;
                         }
                     }
                     for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                        resumeAt.put(new TopicPartition(r.topic(), r.partition()), r.offset() + 1);
                         Probe probe = Probe.decode(config.canaryId(), r.key(), r.value());
-                        if (probe != null) {
+                        if (probe == null) {
+                            continue;
+                        }
+                        if (probe.runId() != runId) {
+                            onEarlierRunArrival(probe);
+                        } else {
                             onArrival(probe);
                         }
                     }
                 } catch (RuntimeException e) {
                     LOGGER.warn("Canary {}: reading the target failed ({}); retrying", config.canaryId(), e.toString());
-                    consumer.unsubscribe();
-                    sleep(1000);
+                    consumer.assign(List.of());
+                    time.sleep(1000);
                 }
             }
         }
     }
 
-    /** Assigns every partition of the target topic, from the records written since this canary started. */
-    private boolean assign(KafkaConsumer<byte[], byte[]> consumer) {
+    /**
+     * Assigns every partition of the target topic: each at the offset the reader had reached, or, the first
+     * time, at the records written since this canary started. Returns false while the topic is missing.
+     */
+    private boolean assign(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> resumeAt) {
         Map<String, List<PartitionInfo>> topics = consumer.listTopics(Duration.ofSeconds(10));
         List<PartitionInfo> infos = topics.get(config.targetTopic());
         if (infos == null || infos.isEmpty()) {
@@ -203,23 +229,67 @@ public final class Canary implements AutoCloseable {
         targetTopicPresent = true;
         List<TopicPartition> tps = new ArrayList<>();
         infos.forEach(i -> tps.add(new TopicPartition(i.topic(), i.partition())));
+        if (consumer.assignment().containsAll(tps)) {
+            return true;
+        }
+        Map<TopicPartition, Long> position = new HashMap<>();
+        for (TopicPartition tp : consumer.assignment()) {
+            position.put(tp, consumer.position(tp));
+        }
         consumer.assign(tps);
-        Map<TopicPartition, Long> since = new HashMap<>();
-        tps.forEach(tp -> since.put(tp, startedMs));
-        Map<TopicPartition, OffsetAndTimestamp> at = consumer.offsetsForTimes(since, Duration.ofSeconds(10));
-        Map<TopicPartition, Long> ends = consumer.endOffsets(tps, Duration.ofSeconds(10));
+        List<TopicPartition> fresh = new ArrayList<>();
         for (TopicPartition tp : tps) {
-            OffsetAndTimestamp o = at.get(tp);
-            consumer.seek(tp, o == null ? ends.get(tp) : o.offset());
+            Long at = position.containsKey(tp) ? position.get(tp) : resumeAt.get(tp);
+            if (at != null) {
+                consumer.seek(tp, at);
+            } else {
+                fresh.add(tp);
+            }
+        }
+        if (!fresh.isEmpty()) {
+            Map<TopicPartition, Long> since = new HashMap<>();
+            fresh.forEach(tp -> since.put(tp, startedMs));
+            Map<TopicPartition, OffsetAndTimestamp> at = consumer.offsetsForTimes(since, Duration.ofSeconds(10));
+            Map<TopicPartition, Long> ends = consumer.endOffsets(fresh, Duration.ofSeconds(10));
+            for (TopicPartition tp : fresh) {
+                OffsetAndTimestamp o = at.get(tp);
+                long offset = o == null ? ends.get(tp) : o.offset();
+                consumer.seek(tp, offset);
+                resumeAt.put(tp, offset);
+            }
+            if (!position.isEmpty()) {
+                LOGGER.info("Canary {}: target topic {} grew to {} partitions; reading the new ones", config.canaryId(),
+                    config.targetTopic(), tps.size());
+            }
         }
         return true;
+    }
+
+    /**
+     * A probe of an earlier run of this canary id: one that was outstanding when that run ended (a crash, a
+     * restart). Counted apart, never matched to this run's probes.
+     */
+    private void onEarlierRunArrival(Probe probe) {
+        long n = earlierRunArrivals.incrementAndGet();
+        if (n == 1) {
+            LOGGER.info("Canary {}: probes of an earlier run of this canary arrive (e.g. seq {} of partition {}); they are "
+                + "counted as earlier-run arrivals, apart from this run's", config.canaryId(), probe.seq(), probe.partition());
+        }
+    }
+
+    /** Probes of earlier runs of this canary id that arrived during this run. */
+    public long earlierRunArrivals() {
+        return earlierRunArrivals.get();
     }
 
     private void onArrival(Probe probe) {
         long now = time.milliseconds();
         ProbeTracker.Arrival a = tracker.arrived(probe, now);
         switch (a) {
-            case IN_TIME, LATE, AFTER_LOST -> latencyMs.update(now - probe.sentMs());
+            case IN_TIME, LATE, AFTER_LOST -> {
+                latencyMs.update(now - probe.sentMs());
+                lastLatencyMs = now - probe.sentMs();
+            }
             case DUPLICATE -> LOGGER.warn("Canary {}: probe {} (partition {}) arrived twice", config.canaryId(),
                 probe.seq(), probe.partition());
             default -> {
@@ -267,6 +337,22 @@ public final class Canary implements AutoCloseable {
 
     public CanaryState state() {
         return state;
+    }
+
+    /**
+     * Sends no more probes; those outstanding are still read and evaluated. For a clean end: stop probing,
+     * wait until nothing is outstanding, then stop what the probes go through.
+     */
+    public void stopProbing() {
+        java.util.concurrent.ScheduledFuture<?> p = probing;
+        if (p != null) {
+            p.cancel(false);
+        }
+    }
+
+    /** End-to-end latency of the latest probe that arrived, or -1 before the first. */
+    public long lastLatencyMs() {
+        return lastLatencyMs;
     }
 
     public ProbeTracker.Counts counts() {
@@ -341,14 +427,6 @@ public final class Canary implements AutoCloseable {
 
     private static Properties filtered(Properties client, Set<String> known) {
         return ClientConfigs.only(client, known);
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     @Override

@@ -18,7 +18,8 @@ public final class CanaryFormat {
             + ",\"targetTopicPresent\":" + c.targetTopicPresent()
             + ",\"sent\":" + n.sent() + ",\"arrived\":" + n.arrived() + ",\"late\":" + n.late() + ",\"lost\":" + n.lost()
             + ",\"arrivedAfterLost\":" + n.lateAfterLost() + ",\"duplicated\":" + n.duplicated()
-            + ",\"outstanding\":" + n.outstanding() + ",\"produceErrors\":" + c.produceErrors()
+            + ",\"outstanding\":" + n.outstanding() + ",\"earlierRunArrivals\":" + c.earlierRunArrivals()
+            + ",\"produceErrors\":" + c.produceErrors()
             + ",\"lastArrivalAgeMs\":" + (n.lastArrivalMs() < 0 ? -1 : now - n.lastArrivalMs())
             + ",\"latencyMs\":" + hist(c.latency()) + ",\"produceLatencyMs\":" + hist(c.produceLatency()) + "}";
     }
@@ -41,6 +42,7 @@ public final class CanaryFormat {
         counter(b, "strait_canary_probes_lost_total", id, n.lost());
         counter(b, "strait_canary_probes_duplicated_total", id, n.duplicated());
         counter(b, "strait_canary_produce_errors_total", id, c.produceErrors());
+        counter(b, "strait_canary_earlier_run_arrivals_total", id, c.earlierRunArrivals());
         gauge(b, "strait_canary_last_arrival_age_seconds", id,
             n.lastArrivalMs() < 0 ? -1 : (c.nowMs() - n.lastArrivalMs()) / 1000.0);
         summary(b, "strait_canary_latency_seconds", id, c.latency());

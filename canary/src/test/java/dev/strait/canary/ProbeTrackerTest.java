@@ -8,7 +8,7 @@ class ProbeTrackerTest {
     private final ProbeTracker tracker = new ProbeTracker(2_000, 5_000);
 
     private static Probe probe(long seq, long sentMs) {
-        return new Probe("c1", seq, 0, sentMs);
+        return new Probe("c1", 7, seq, 0, sentMs);
     }
 
     @Test
@@ -67,10 +67,22 @@ class ProbeTrackerTest {
 
     @Test
     void probesOfOtherCanariesAreIgnored() {
-        Probe mine = new Probe("c1", 7, 2, 123);
+        Probe mine = new Probe("c1", 7, 7, 2, 123);
 
         assertThat(Probe.decode("c1", mine.key(), mine.value())).isEqualTo(mine);
         assertThat(Probe.decode("c2", mine.key(), mine.value())).isNull();
         assertThat(Probe.decode("c1", mine.key(), new byte[] {1, 2})).isNull();
+    }
+
+    @Test
+    void aProbeCarriesItsRunSoARestartedCanaryTellsItsOwnFromItsPredecessors() {
+        Probe now = new Probe("c1", 42, 5, 1, 1_000);
+        Probe before = new Probe("c1", 41, 5, 1, 900);
+
+        assertThat(Probe.decode("c1", now.key(), now.value())).isEqualTo(now);
+        assertThat(Probe.decode("c1", before.key(), before.value()).runId()).isEqualTo(41).isNotEqualTo(now.runId());
+        // A probe of a canary from before run ids: seq 5 too, but of no known run
+        byte[] v1 = java.nio.ByteBuffer.allocate(21).put((byte) 1).putLong(5).putInt(1).putLong(900).array();
+        assertThat(Probe.decode("c1", now.key(), v1)).isEqualTo(new Probe("c1", Probe.UNKNOWN_RUN, 5, 1, 900));
     }
 }

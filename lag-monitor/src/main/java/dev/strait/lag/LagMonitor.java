@@ -48,8 +48,11 @@ public final class LagMonitor implements Runnable, AutoCloseable {
             config.maxLagSeconds());
         this.alerter = new Alerter(config.mirrorGroupId(), config.webhookUrl(), config.alertSuppressMs());
         this.auditor = config.auditIntervalMs() > 0
-            ? new Auditor(config.sourceClient(), config.targetClient(), config.renamer()) : null;
+            ? new Auditor(config.sourceClient(), config.targetClient(), config.renamer(), time) : null;
         this.audit = auditor == null ? null : new ContinuousAudit(auditor, config.auditMaxRecords());
+        if (config.windowWarning() != null) {
+            LOGGER.warn("Lag monitor for group {}: {}", config.mirrorGroupId(), config.windowWarning());
+        }
     }
 
     /** Runs one cycle now and returns its verdict (used by the loop and by the one-shot check). */

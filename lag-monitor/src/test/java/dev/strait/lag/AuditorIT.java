@@ -68,7 +68,7 @@ class AuditorIT {
 
         // When
         AuditReport report;
-        try (Auditor auditor = new Auditor(client(source), client(target), TopicRenamer.identity())) {
+        try (Auditor auditor = new Auditor(client(source), client(target), TopicRenamer.identity(), Time.SYSTEM)) {
             report = auditor.audit(topic, Map.of(0, new long[] {0, 100}, 1, new long[] {0, 100}));
         }
 
@@ -108,7 +108,7 @@ class AuditorIT {
 
         // When
         AuditReport report;
-        try (Auditor auditor = new Auditor(client(source), client(target), TopicRenamer.identity())) {
+        try (Auditor auditor = new Auditor(client(source), client(target), TopicRenamer.identity(), Time.SYSTEM)) {
             report = auditor.audit(topic, Map.of(0, new long[] {0, 5}));
         }
 
@@ -116,5 +116,76 @@ class AuditorIT {
         assertThat(report.findings()).extracting(f -> f.kind() + "@" + f.sourceOffset())
             .containsExactlyInAnyOrder("REORDERED@2", "ALTERED@4");
         assertThat(report.partitions().get(0).count(Kind.MISSING)).isZero();
+    }
+
+    @Test
+    void theAuditHoldsTheMirrorToWhatItPromisesNoMore() throws Exception {
+        // Given: a source topic with a committed and an aborted transaction, a record that is a copy of one of the
+        // target's own records (loop prevention drops it), and plain records; a LogAppendTime target topic (it
+        // stamps its own timestamps); a copy from another source cluster naming one of the source's offsets
+        String topic = "audit.promise";
+        source.createTopic(topic, 1);
+        target.createTopic(topic, 1, Map.of("message.timestamp.type", "LogAppendTime"));
+        String targetId;
+        try (Admin admin = target.admin()) {
+            targetId = admin.describeCluster().clusterId().get(30, TimeUnit.SECONDS);
+        }
+        Properties tx = client(source);
+        tx.put("transactional.id", "audit-promise-writer");
+        try (org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> producer =
+                 new org.apache.kafka.clients.producer.KafkaProducer<>(tx,
+                     new org.apache.kafka.common.serialization.ByteArraySerializer(),
+                     new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+            producer.initTransactions();
+            for (boolean commit : new boolean[] {true, false}) {
+                producer.beginTransaction();
+                for (int i = 0; i < 5; i++) {
+                    producer.send(new ProducerRecord<>(topic, 0, 1_700_000_000_000L + i, ("t" + i).getBytes(
+                        StandardCharsets.UTF_8), (commit ? "committed" : "aborted").getBytes(StandardCharsets.UTF_8)));
+                }
+                if (commit) {
+                    producer.commitTransaction();
+                } else {
+                    producer.abortTransaction();
+                }
+            }
+        }
+        try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
+            RecordHeaders h = new RecordHeaders();
+            h.add(Provenance.HEADER, new Provenance(targetId, targetId, topic, 0, 0).encode());
+            producer.send(new ProducerRecord<>(topic, 0, 1_700_000_000_100L, "echo".getBytes(StandardCharsets.UTF_8),
+                "a copy of a target record".getBytes(StandardCharsets.UTF_8), h));
+            for (int i = 0; i < 4; i++) {
+                producer.send(TestProducer.record(topic, 0, i, 1_700_000_000_200L + i, 10));
+            }
+        }
+        Properties c = client(source);
+        c.put("group.id", "g-audit-promise");
+        MirrorEngine engine = new MirrorEngine(MirrorSettings.builder().consumerConfig(c).producerConfig(client(target))
+            .include(topic).offsetCommitIntervalMs(500).build(), new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
+        engine.start();
+        long end = source.endOffsetSum(topic);
+        Await.until("mirrored and committed", Duration.ofSeconds(60),
+            () -> source.committedOffsets("g-audit-promise", topic).getOrDefault(0, 0L) == end);
+        engine.requestStop();
+        engine.awaitTermination(Duration.ofSeconds(60));
+        try (TestProducer other = new TestProducer(target.bootstrapServers())) {
+            RecordHeaders h = new RecordHeaders();
+            h.add(Provenance.HEADER, new Provenance("other-source", "other-source", topic, 0, 3).encode());
+            other.send(new ProducerRecord<>(topic, 0, null, "x".getBytes(StandardCharsets.UTF_8),
+                "from elsewhere".getBytes(StandardCharsets.UTF_8), h));
+        }
+
+        // When
+        AuditReport report;
+        try (Auditor auditor = new Auditor(client(source), client(target), TopicRenamer.identity(), Time.SYSTEM)) {
+            report = auditor.audit(topic, Map.of(0, new long[] {0, end}));
+        }
+
+        // Then: clean; the echo is not expected on the target, the aborted records are not data
+        assertThat(report.findings()).as(report.table(20)).isEmpty();
+        assertThat(report.partitions().get(0).notCopiedByDesign()).isEqualTo(1);
+        assertThat(report.partitions().get(0).sourceRecords()).as("5 committed + 4 plain").isEqualTo(9);
+        assertThat(report.partitions().get(0).targetRecords()).isEqualTo(9);
     }
 }

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.strait.broker.server.BrokerConfig;
 import dev.strait.broker.server.BrokerServer;
@@ -23,7 +24,7 @@ import picocli.CommandLine.Parameters;
         "controller.listener.names=CONTROLLER with a CONTROLLER listener among listeners, advertised.listeners,",
         "default.replication.factor, min.insync.replicas, replica.lag.time.max.ms, broker.session.timeout.ms.",
         "Without controller.quorum.voters the node is a standalone one-node cluster.",
-        "Exit codes: 0 stopped, 1 failed to start, 2 bad config."})
+        "Exit codes: 0 stopped, 1 failed to start or stopped on a fatal error (logged), 2 bad config."})
 public final class BrokerCommand implements Callable<Integer> {
     private static final Logger LOGGER = LoggerFactory.getLogger(BrokerCommand.class);
 
@@ -40,12 +41,17 @@ public final class BrokerCommand implements Callable<Integer> {
             throw new ConfigException(e.getMessage(), e);
         }
         CountDownLatch stopped = new CountDownLatch(1);
-        try (BrokerServer server = new BrokerServer(cfg)) {
+        AtomicBoolean fatal = new AtomicBoolean();
+        // A fatal error in a background loop (logged by the broker) stops the node: it must not keep serving.
+        try (BrokerServer server = new BrokerServer(cfg, (what, cause) -> {
+            fatal.set(true);
+            stopped.countDown();
+        })) {
             Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown, "strait-broker-shutdown"));
             server.start();
             LOGGER.info("Broker node {} serving on port {}", cfg.nodeId(), server.boundPort());
             stopped.await();
         }
-        return Cli.OK;
+        return fatal.get() ? Cli.FAILED : Cli.OK;
     }
 }

@@ -1,6 +1,8 @@
 package dev.strait.cli;
 
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -8,7 +10,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 
 import com.codahale.metrics.MetricRegistry;
 import dev.strait.broker.server.EmbeddedCluster;
@@ -16,12 +17,10 @@ import dev.strait.canary.Canary;
 import dev.strait.canary.CanaryConfig;
 import dev.strait.canary.CanaryHttpServer;
 import dev.strait.lag.LagMonitor;
-import dev.strait.lag.audit.AuditPlan;
-import dev.strait.lag.audit.AuditReport;
-import dev.strait.lag.audit.Auditor;
 import dev.strait.lag.config.LagMonitorConfig;
 import dev.strait.lag.http.StatusServer;
 import dev.strait.lag.sample.PartitionLag;
+import dev.strait.lag.status.Status;
 import dev.strait.lag.status.StatusEvaluator.GroupStatus;
 import dev.strait.mirror.config.ConfigException;
 import dev.strait.mirror.config.MirrorSettings;
@@ -37,8 +36,10 @@ import picocli.CommandLine.Option;
 /**
  * {@code strait demo}: the whole system on this machine. Two companion clusters ("source" and "target", three
  * nodes each by default), a steady keyed load, the mirror, the lag monitor and the canary, a live line every
- * second, one source broker killed partway (its partitions fail over) and started again, then a final audit and
- * a verdict. Exit 0 only if nothing was lost.
+ * second, the {@link DemoScenario} (by default one source broker killed partway, its partitions failing over,
+ * and started again), then a {@link DemoVerdict} by sequence number. The terminal shows only the live lines,
+ * the failover view and the verdict; every log goes to a file named at the start and the end. Exit 0 only if
+ * nothing was lost.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
     usageHelpWidth = 110,
@@ -46,6 +47,11 @@ import picocli.CommandLine.Option;
         "Records produced, mirrored, lost (must be 0) and duplicated. Exit 0 only if nothing was lost."})
 public final class DemoCommand implements Callable<Integer> {
     private static final List<String> TOPICS = List.of("demo.orders", "demo.payments");
+    private static final String GROUP = "strait-demo-mirror";
+    /** The mirror commits this often; the lag monitor's window (10 samples a second apart) spans it. */
+    private static final long COMMIT_INTERVAL_MS = 2_000;
+    /** How long after a fault is undone the live lines still name it. */
+    private static final int FAULT_SETTLE_SECONDS = 10;
 
     @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "60",
         description = "How long the load runs (default: ${DEFAULT-VALUE}).")
@@ -62,6 +68,13 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--no-broker-kill", description = "Do not kill a source broker partway through.")
     boolean noKill;
+
+    @Option(names = "--log-file", paramLabel = "FILE",
+        description = "Where the logs of the brokers, clients, mirror, lag monitor and canary go (default: a new "
+            + "file strait-demo-*.log in the temporary directory).")
+    Path logFile;
+
+    private final Time time = Time.SYSTEM;
 
     private EmbeddedCluster cluster() {
         EmbeddedCluster.Builder builder = EmbeddedCluster.builder().nodes(nodes)
@@ -85,85 +98,114 @@ public final class DemoCommand implements Callable<Integer> {
             throw new ConfigException("--nodes must be between 1 and 5, not " + nodes);
         }
         PrintStream out = System.out;
+        Path log = DemoLogs.toFile(logFile != null ? logFile : Files.createTempFile("strait-demo-", ".log"));
+        out.printf("strait demo: logs go to %s%n", log);
         out.printf("strait demo: starting two companion clusters of %d node%s each ...%n", nodes, nodes == 1 ? "" : "s");
         try (EmbeddedCluster source = cluster(); EmbeddedCluster target = cluster()) {
             createTopics(source, (short) Math.min(3, nodes));
             out.printf("source %s, target %s%n", source.bootstrapServers(), target.bootstrapServers());
-
-            MirrorMetrics mirrorMetrics = new MirrorMetrics(new MetricRegistry());
-            MirrorEngine mirror = new MirrorEngine(MirrorSettings.builder()
-                .consumerConfig(props("bootstrap.servers", source.bootstrapServers(), "group.id", "strait-demo-mirror",
-                    "metadata.max.age.ms", "5000"))
-                .producerConfig(props("bootstrap.servers", target.bootstrapServers()))
-                .include("demo\\..*|strait-canary").numStreams(2).offsetCommitIntervalMs(5_000).build(),
-                mirrorMetrics, Time.SYSTEM);
-            mirror.start();
-            try (MetricsHttpServer mirrorHttp = new MetricsHttpServer("127.0.0.1", 0, mirrorMetrics,
-                     () -> new MetricsHttpServer.Health(mirror.state() == MirrorEngine.State.RUNNING, mirror.state().name()));
-                 LagMonitor lag = new LagMonitor(LagMonitorConfig.from(props(
-                     "source.bootstrap.servers", source.bootstrapServers(),
-                     "target.bootstrap.servers", target.bootstrapServers(),
-                     "mirror.group.id", "strait-demo-mirror", "topics", "demo\\..*",
-                     "mirror.metrics.url", "http://127.0.0.1:" + mirrorHttp.port() + "/metrics",
-                     "window.size", "5", "sample.interval.ms", "1000", "stop.after.ms", "30000",
-                     "audit.interval.ms", "0")), Time.SYSTEM);
-                 StatusServer lagHttp = new StatusServer("127.0.0.1", 0, "strait-demo-mirror", lag::latest, lag::healthy,
-                     lag::auditSummary);
-                 Canary canary = new Canary(CanaryConfig.from(props(
-                     "source.bootstrap.servers", source.bootstrapServers(),
-                     "target.bootstrap.servers", target.bootstrapServers(),
-                     "interval.ms", "1000", "alarm.threshold.ms", "3000", "lost.after.ms", "30000", "partitions", "3",
-                     "canary.id", "demo")), new MetricRegistry(), Time.SYSTEM);
-                 CanaryHttpServer canaryHttp = new CanaryHttpServer("127.0.0.1", 0, canary);
-                 DemoLoad load = new DemoLoad(source.bootstrapServers(), TOPICS, rate)) {
-                Thread lagLoop = new Thread(lag, "strait-demo-lag");
-                lagLoop.setDaemon(true);
-                lagLoop.start();
-                canary.start();
-                load.start();
-                out.printf("mirror metrics http://127.0.0.1:%d/metrics | lag monitor http://127.0.0.1:%d/status | "
-                    + "canary http://127.0.0.1:%d/status%n", mirrorHttp.port(), lagHttp.port(), canaryHttp.port());
-
-                long killAt = durationSeconds / 2;
-                long[] lastMirrored = {0};
-                int victim = -1;
-                for (int t = 1; t <= durationSeconds; t++) {
-                    Thread.sleep(1000);
-                    if (!noKill && t == killAt) {
-                        victim = nodes == 1 ? 0 : leaderOf(source, TOPICS.get(0));
-                        out.printf(">>> killing source broker node %d (leader of %s-0) without a controlled shutdown;"
-                            + " %s%n", victim, TOPICS.get(0), nodes == 1
-                            ? "the only node, so the cluster is down for 5 s" : "its partitions fail over");
-                        out.println("    before: " + leaders(source));
-                        source.kill(victim);
-                    }
-                    if (!noKill && t == killAt + 3 && nodes > 1) {
-                        out.println("    after:  " + leaders(source));
-                    }
-                    if (!noKill && t == killAt + 5) {
-                        source.resume(victim);
-                        out.printf(">>> source broker node %d is back%n", victim);
-                    }
-                    out.println(line(t, load, mirrorMetrics, lag.latest(), canary, lastMirrored));
-                }
-                if (!noKill && nodes > 1) {
-                    out.println("    at the end: " + leaders(source));
-                }
-                out.println("load stopped; waiting for the mirror to catch up ...");
-                load.stop();
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-                while (System.nanoTime() < deadline && !caughtUp(lag.latest(), load.acked())) {
-                    Thread.sleep(1000);
-                    out.println(line(durationSeconds, load, mirrorMetrics, lag.latest(), canary, lastMirrored));
-                }
-                mirror.requestStop();
-                mirror.awaitTermination(Duration.ofSeconds(60));
-                return verdict(out, source, target, load, lag.latest(), canary, mirrorHttp.port(), lagHttp.port(),
-                    canaryHttp.port());
-            } finally {
-                mirror.close();
-            }
+            int code = run(out, source, target);
+            out.printf("logs: %s%n", log);
+            return code;
         }
+    }
+
+    private int run(PrintStream out, EmbeddedCluster source, EmbeddedCluster target) throws Exception {
+        MirrorMetrics mirrorMetrics = new MirrorMetrics(new MetricRegistry());
+        MirrorEngine mirror = new MirrorEngine(MirrorSettings.builder()
+            .consumerConfig(props("bootstrap.servers", source.bootstrapServers(), "group.id", GROUP,
+                "metadata.max.age.ms", "5000"))
+            .producerConfig(props("bootstrap.servers", target.bootstrapServers()))
+            .include("demo\\..*|strait-canary").numStreams(2).offsetCommitIntervalMs(COMMIT_INTERVAL_MS).build(),
+            mirrorMetrics, time);
+        mirror.start();
+        try (MetricsHttpServer mirrorHttp = new MetricsHttpServer("127.0.0.1", 0, mirrorMetrics,
+                 () -> new MetricsHttpServer.Health(mirror.healthy(), mirror.healthDetail()));
+             LagMonitor lag = new LagMonitor(LagMonitorConfig.from(props(
+                 "source.bootstrap.servers", source.bootstrapServers(),
+                 "target.bootstrap.servers", target.bootstrapServers(),
+                 "mirror.group.id", GROUP, "topics", "demo\\..*",
+                 "mirror.metrics.url", "http://127.0.0.1:" + mirrorHttp.port() + "/metrics",
+                 "window.size", "10", "sample.interval.ms", "1000", "stop.after.ms", "30000",
+                 "mirror.commit.interval.ms", Long.toString(COMMIT_INTERVAL_MS), "audit.interval.ms", "0")), time);
+             StatusServer lagHttp = new StatusServer("127.0.0.1", 0, GROUP, lag::latest, lag::healthy,
+                 lag::auditSummary);
+             Canary canary = new Canary(CanaryConfig.from(props(
+                 "source.bootstrap.servers", source.bootstrapServers(),
+                 "target.bootstrap.servers", target.bootstrapServers(),
+                 "interval.ms", "1000", "alarm.threshold.ms", "3000", "lost.after.ms", "30000", "partitions", "3",
+                 "canary.id", "demo")), new MetricRegistry(), time);
+             CanaryHttpServer canaryHttp = new CanaryHttpServer("127.0.0.1", 0, canary);
+             DemoLoad load = new DemoLoad(source.bootstrapServers(), TOPICS, rate, time)) {
+            Thread lagLoop = new Thread(lag, "strait-demo-lag");
+            lagLoop.setDaemon(true);
+            lagLoop.start();
+            canary.start();
+            load.start();
+            out.printf("mirror metrics http://127.0.0.1:%d/metrics | lag monitor http://127.0.0.1:%d/status | "
+                + "canary http://127.0.0.1:%d/status%n", mirrorHttp.port(), lagHttp.port(), canaryHttp.port());
+
+            LiveLine live = new LiveLine(load, mirrorMetrics, canary);
+            DemoScenario scenario = scenario(source);
+            for (int t = 1; t <= durationSeconds; t++) {
+                time.sleep(1000);
+                scenario.runDue(t, live);
+                out.println(live.line(t, lag.latest()));
+            }
+            out.println("load stopped; waiting for the mirror to catch up ...");
+            load.stop();
+            canary.stopProbing();
+            long deadline = time.milliseconds() + TimeUnit.SECONDS.toMillis(120);
+            while (time.milliseconds() < deadline && !(caughtUp(lag.latest(), load.acked())
+                && canary.counts().outstanding() == 0)) {
+                time.sleep(1000);
+                out.println(live.line(durationSeconds, lag.latest()));
+            }
+            mirror.requestStop();
+            mirror.awaitTermination(Duration.ofSeconds(60));
+
+            DemoVerdict.Result result = DemoVerdict.check(target.bootstrapServers(), TOPICS, load.ackedSeqs(), time);
+            out.println();
+            out.println("==== verdict ====");
+            DemoVerdict.print(out, result, load.failed());
+            out.printf(Locale.ROOT, "canary: %s, %d probes sent, %d arrived, %d lost; latency p50 %.0f ms, p99 %.0f ms%n",
+                canary.state(), canary.counts().sent(), canary.counts().arrived(), canary.counts().lost(),
+                canary.latency().getSnapshot().getMedian(), canary.latency().getSnapshot().get99thPercentile());
+            out.printf("endpoints (now closed): mirror :%d/metrics, lag monitor :%d/status, canary :%d/status%n",
+                mirrorHttp.port(), lagHttp.port(), canaryHttp.port());
+            out.println(result.nothingLost() ? "VERDICT: nothing lost" : "VERDICT: RECORDS LOST");
+            return result.nothingLost() ? Cli.OK : Cli.FAILED;
+        } finally {
+            mirror.close();
+        }
+    }
+
+    /** The default scenario: the leader of the first topic's partition 0 is killed halfway, then comes back. */
+    private DemoScenario scenario(EmbeddedCluster source) {
+        DemoScenario scenario = new DemoScenario();
+        if (noKill) {
+            return scenario;
+        }
+        int killAt = durationSeconds / 2;
+        int[] victim = {-1};
+        scenario.then(killAt, "kill a source broker", ctx -> {
+            victim[0] = nodes == 1 ? 0 : leaderOf(source, TOPICS.get(0));
+            ctx.say(String.format(">>> killing source broker node %d (leader of %s-0) without a controlled shutdown; %s",
+                victim[0], TOPICS.get(0), nodes == 1 ? "the only node, so the cluster is down for 5 s"
+                    : "its partitions fail over"));
+            ctx.say("    before: " + leaders(source));
+            source.kill(victim[0]);
+            ctx.faultStarted("source broker " + victim[0] + " killed");
+        });
+        if (nodes > 1) {
+            scenario.then(killAt + 3, "show the failover", ctx -> ctx.say("    after:  " + leaders(source)));
+        }
+        scenario.then(killAt + 5, "bring the broker back", ctx -> {
+            source.resume(victim[0]);
+            ctx.say(String.format(">>> source broker node %d is back", victim[0]));
+        });
+        scenario.then(killAt + 5 + FAULT_SETTLE_SECONDS, "settle", DemoScenario.Context::faultCleared);
+        return scenario;
     }
 
     private static void createTopics(EmbeddedCluster source, short replicationFactor) throws Exception {
@@ -209,73 +251,59 @@ public final class DemoCommand implements Callable<Integer> {
         return end >= acked;
     }
 
-    /** One live line; {@code lastMirrored} carries the previous line's mirrored count for the rate. */
-    private static String line(int t, DemoLoad load, MirrorMetrics metrics, GroupStatus lag, Canary canary,
-                               long[] lastMirrored) {
-        long mirrored = metrics.recordsProduced();
-        long rate = mirrored - lastMirrored[0];
-        lastMirrored[0] = mirrored;
-        long exact = 0;
-        long committed = 0;
-        long consumer = 0;
-        if (lag != null) {
-            for (PartitionLag p : lag.snapshot().partitions()) {
-                exact += Math.max(0, p.exactLag());
-                committed += Math.max(0, p.committedLag());
-                consumer += Math.max(0, p.consumerLag());
-            }
-        }
-        return String.format(Locale.ROOT, "t=%3ds produced %,9d  mirrored %,9d  %,7.0f rec/s | lag exact %,6d committed "
-                + "%,6d consumer %,6d  %-6s | canary p99 %5.0f ms %s", t, load.acked(), mirrored, (double) rate, exact,
-            committed, consumer,
-            lag == null ? "-" : lag.status(), canary.latency().getSnapshot().get99thPercentile(), canary.state());
-    }
+    /** The live line, and the scenario's voice: prints its lines and names the fault the live lines are in. */
+    private static final class LiveLine implements DemoScenario.Context {
+        private final DemoLoad load;
+        private final MirrorMetrics metrics;
+        private final Canary canary;
+        private final PrintStream out = System.out;
+        private long lastMirrored;
+        private String fault;
 
-    private static int verdict(PrintStream out, EmbeddedCluster source, EmbeddedCluster target, DemoLoad load,
-                               GroupStatus lag, Canary canary, int mirrorPort, int lagPort, int canaryPort)
-        throws Exception {
-        Properties src = props("bootstrap.servers", source.bootstrapServers());
-        long missing = 0;
-        long duplicated = 0;
-        long reordered = 0;
-        long audited = 0;
-        // Every record on the source, not just what the mirror committed: the target must hold them all.
-        var plan = AuditPlan.plan(src, "strait-demo-mirror", Pattern.compile("demo\\..*"), 0, Long.MAX_VALUE,
-            Long.MAX_VALUE / 4);
-        try (Auditor auditor = new Auditor(src, props("bootstrap.servers", target.bootstrapServers()),
-            dev.strait.mirror.config.TopicRenamer.identity())) {
-            for (var e : plan.entrySet()) {
-                AuditReport report = auditor.audit(e.getKey(), e.getValue());
-                for (AuditReport.PartitionAudit pa : report.partitions()) {
-                    audited += pa.sourceRecords();
-                    missing += pa.count(AuditReport.Kind.MISSING);
-                    duplicated += pa.count(AuditReport.Kind.DUPLICATED);
-                    reordered += pa.count(AuditReport.Kind.REORDERED);
+        LiveLine(DemoLoad load, MirrorMetrics metrics, Canary canary) {
+            this.load = load;
+            this.metrics = metrics;
+            this.canary = canary;
+        }
+
+        @Override
+        public void say(String line) {
+            out.println(line);
+        }
+
+        @Override
+        public void faultStarted(String description) {
+            fault = description;
+        }
+
+        @Override
+        public void faultCleared() {
+            fault = null;
+        }
+
+        String line(int t, GroupStatus lag) {
+            long mirrored = metrics.recordsProduced();
+            long rate = mirrored - lastMirrored;
+            lastMirrored = mirrored;
+            long exact = 0;
+            long committed = 0;
+            long consumer = 0;
+            if (lag != null) {
+                for (PartitionLag p : lag.snapshot().partitions()) {
+                    exact += Math.max(0, p.exactLag());
+                    committed += Math.max(0, p.committedLag());
+                    consumer += Math.max(0, p.consumerLag());
                 }
             }
+            String status = lag == null ? "-" : lag.status().name();
+            String canaryState = canary.state().name();
+            boolean allOk = (lag == null || lag.status() == Status.OK) && canary.state() == dev.strait.canary.CanaryState.OK;
+            long latency = canary.lastLatencyMs();
+            return String.format(Locale.ROOT, "t=%3ds produced %,9d  mirrored %,9d  %,7d rec/s | lag exact %,6d committed "
+                    + "%,6d consumer %,6d  %-6s | canary %5s ms %-4s%s", t, load.acked(), mirrored, rate, exact,
+                committed, consumer, status, latency < 0 ? "-" : Long.toString(latency), canaryState,
+                fault == null || allOk ? "" : "   (" + fault + ")");
         }
-        long onSource = 0;
-        if (lag != null) {
-            for (PartitionLag p : lag.snapshot().partitions()) {
-                onSource += p.sourceEnd();
-            }
-        }
-        // Records the source acknowledged but no longer has would be the source's loss, not the mirror's.
-        long lostOnSource = Math.max(0, load.acked() - audited);
-        long lost = missing + lostOnSource;
-        out.println();
-        out.println("==== verdict ====");
-        out.printf(Locale.ROOT, "produced (acknowledged by the source): %,d (send failures: %,d)%n", load.acked(), load.failed());
-        out.printf(Locale.ROOT, "on the source: %,d; audited against the target: %,d%n", onSource, audited);
-        out.printf(Locale.ROOT, "lost: %,d (missing on the target %,d, acknowledged but gone from the source %,d)   "
-            + "duplicated: %,d   reordered: %,d%n", lost, missing, lostOnSource, duplicated, reordered);
-        out.printf(Locale.ROOT, "canary: %s, %d probes sent, %d arrived, %d lost, p99 latency %.0f ms%n", canary.state(),
-            canary.counts().sent(), canary.counts().arrived(), canary.counts().lost(),
-            canary.latency().getSnapshot().get99thPercentile());
-        out.printf("endpoints (now closed): mirror :%d/metrics, lag monitor :%d/status, canary :%d/status%n", mirrorPort,
-            lagPort, canaryPort);
-        out.println(lost == 0 ? "VERDICT: nothing lost" : "VERDICT: RECORDS LOST");
-        return lost == 0 ? Cli.OK : Cli.FAILED;
     }
 
     private static Properties props(String... kv) {

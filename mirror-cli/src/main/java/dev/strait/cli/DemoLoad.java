@@ -1,9 +1,9 @@
 package dev.strait.cli;
 
 import java.nio.charset.StandardCharsets;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -11,21 +11,28 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.utils.Time;
 
 /**
  * The demo's steady, bounded load: keyed records with headers, round-robin over the demo topics, at a fixed
- * rate until stopped. Counts what the source acknowledged: the figure the verdict checks the target against.
+ * rate until stopped. Every record carries its sequence number (header {@value #SEQ_HEADER}); the load
+ * remembers which ones the source acknowledged, so the verdict can name each acknowledged record the target
+ * lacks instead of comparing counts (where one extra record would hide one lost).
  */
 final class DemoLoad implements AutoCloseable {
+    static final String SEQ_HEADER = "seq";
+
     private final KafkaProducer<byte[], byte[]> producer;
     private final List<String> topics;
     private final int recordsPerSecond;
+    private final Time time;
     private final Thread thread;
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
+    private final BitSet ackedSeqs = new BitSet();
     private volatile boolean running = true;
 
-    DemoLoad(String bootstrap, List<String> topics, int recordsPerSecond) {
+    DemoLoad(String bootstrap, List<String> topics, int recordsPerSecond, Time time) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -34,6 +41,7 @@ final class DemoLoad implements AutoCloseable {
         this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
         this.topics = topics;
         this.recordsPerSecond = recordsPerSecond;
+        this.time = time;
         this.thread = new Thread(this::run, "strait-demo-load");
         thread.setDaemon(true);
     }
@@ -43,33 +51,32 @@ final class DemoLoad implements AutoCloseable {
     }
 
     private void run() {
-        long start = System.nanoTime();
+        long startNanos = time.nanoseconds();
         long n = 0;
         while (running) {
             String topic = topics.get((int) (n % topics.size()));
             RecordHeaders headers = new RecordHeaders();
             headers.add("source", "strait-demo".getBytes(StandardCharsets.UTF_8));
-            headers.add("seq", Long.toString(n).getBytes(StandardCharsets.UTF_8));
+            headers.add(SEQ_HEADER, Long.toString(n).getBytes(StandardCharsets.UTF_8));
             byte[] key = ("customer-" + (n % 997)).getBytes(StandardCharsets.UTF_8);
             byte[] value = ("{\"order\":" + n + ",\"amount\":" + (n * 37 % 10_000) / 100.0 + "}")
                 .getBytes(StandardCharsets.UTF_8);
-            producer.send(new ProducerRecord<>(topic, null, System.currentTimeMillis(), key, value, headers), (md, e) -> {
+            int seq = (int) n;
+            producer.send(new ProducerRecord<>(topic, null, time.milliseconds(), key, value, headers), (md, e) -> {
                 if (e == null) {
                     acked.incrementAndGet();
+                    synchronized (ackedSeqs) {
+                        ackedSeqs.set(seq);
+                    }
                 } else {
                     failed.incrementAndGet();
                 }
             });
             n++;
-            long dueNanos = start + TimeUnit.SECONDS.toNanos(1) * n / recordsPerSecond;
-            long waitNanos = dueNanos - System.nanoTime();
-            if (waitNanos > 0) {
-                try {
-                    TimeUnit.NANOSECONDS.sleep(waitNanos);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
+            long dueNanos = startNanos + 1_000_000_000L * n / recordsPerSecond;
+            long waitMs = (dueNanos - time.nanoseconds()) / 1_000_000;
+            if (waitMs > 0) {
+                time.sleep(waitMs);
             }
         }
     }
@@ -80,6 +87,26 @@ final class DemoLoad implements AutoCloseable {
 
     long failed() {
         return failed.get();
+    }
+
+    /** The sequence numbers the source acknowledged (a copy). */
+    BitSet ackedSeqs() {
+        synchronized (ackedSeqs) {
+            return (BitSet) ackedSeqs.clone();
+        }
+    }
+
+    /** The sequence number a record of this load carries, or -1. */
+    static long seqOf(org.apache.kafka.common.header.Headers headers) {
+        var h = headers.lastHeader(SEQ_HEADER);
+        if (h == null) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(new String(h.value(), StandardCharsets.UTF_8));
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     /** Stops producing and waits until every record sent was acknowledged or failed. */

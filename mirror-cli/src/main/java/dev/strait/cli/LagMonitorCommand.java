@@ -1,7 +1,6 @@
 package dev.strait.cli;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 
@@ -32,7 +31,8 @@ public final class LagMonitorCommand implements Callable<Integer> {
 
     @Option(names = "--config", paramLabel = "FILE",
         description = "Required. lag-monitor.properties: source./target. client settings, mirror.group.id, topics, topic.prefix, "
-            + "topic.rename, mirror.metrics.url, http.port, window.size, sample.interval.ms, stop.after.ms, "
+            + "topic.rename, mirror.metrics.url, http.port, window.size, sample.interval.ms, mirror.commit.interval.ms, "
+            + "stop.after.ms, "
             + "max.lag.records, max.lag.seconds, alert.webhook.url, alert.suppress.ms, audit.interval.ms, "
             + "audit.max.records")
     Path config;
@@ -91,32 +91,42 @@ public final class LagMonitorCommand implements Callable<Integer> {
         @Option(names = "--json", description = "Print the /status JSON instead of the table.")
         boolean json;
 
-        @Option(names = "--samples", paramLabel = "N", defaultValue = "3",
-            description = "Samples to take, sample.interval.ms apart (at least 2; default: ${DEFAULT-VALUE}).")
+        @Option(names = "--samples", paramLabel = "N", defaultValue = "0",
+            description = "Samples to take, sample.interval.ms apart; when the config gives mirror.commit.interval.ms "
+                + "their span must exceed it, so a healthy mirror is seen committing (default: the fewest that do; "
+                + "3 when the commit interval is not given).")
         int samples;
 
         @Override
         public Integer call() throws Exception {
-            LagMonitorConfig base;
+            LagMonitorConfig cfg;
             try {
-                if (samples < 2) {
-                    throw new ConfigException("--samples must be at least 2, not " + samples);
+                LagMonitorConfig base = load(config);
+                boolean known = base.mirrorCommitIntervalMs() != LagMonitorConfig.UNKNOWN;
+                int n = samples > 0 ? samples : known
+                    ? LagMonitorConfig.samplesSpanning(base.sampleIntervalMs(), base.mirrorCommitIntervalMs()) : 3;
+                if (n < 2) {
+                    throw new ConfigException("--samples must be at least 2, not " + n);
                 }
-                base = load(config);
+                if (known) {
+                    LagMonitorConfig.requireWindowSpansACommit(n, base.sampleIntervalMs(), base.mirrorCommitIntervalMs(),
+                        "--samples");
+                }
+                cfg = new LagMonitorConfig(base.sourceClient(), base.targetClient(), base.mirrorGroupId(),
+                    base.topics(), base.renamer(), base.mirrorMetricsUrl(), -1, base.httpHost(), n,
+                    base.sampleIntervalMs(), base.stopAfterMs(), maxLagRecords >= 0 ? maxLagRecords : base.maxLagRecords(),
+                    maxLagSeconds >= 0 ? maxLagSeconds : base.maxLagSeconds(), null, base.alertSuppressMs(), 0,
+                    base.auditMaxRecords(), base.mirrorCommitIntervalMs());
             } catch (ConfigException e) {
                 System.err.println("lag-monitor check: error: " + e.getMessage());
                 return 3;
             }
-            LagMonitorConfig cfg = new LagMonitorConfig(base.sourceClient(), base.targetClient(), base.mirrorGroupId(),
-                base.topics(), base.renamer(), base.mirrorMetricsUrl(), -1, base.httpHost(), samples,
-                base.sampleIntervalMs(), base.stopAfterMs(), maxLagRecords >= 0 ? maxLagRecords : base.maxLagRecords(),
-                maxLagSeconds >= 0 ? maxLagSeconds : base.maxLagSeconds(), null, base.alertSuppressMs(), 0,
-                base.auditMaxRecords());
+            int samples = cfg.windowSize();
             GroupStatus status;
             try (LagMonitor monitor = new LagMonitor(cfg, Time.SYSTEM)) {
                 status = monitor.cycle();
                 for (int i = 1; i < samples; i++) {
-                    Thread.sleep(Duration.ofMillis(cfg.sampleIntervalMs()).toMillis());
+                    Time.SYSTEM.sleep(cfg.sampleIntervalMs());
                     status = monitor.cycle();
                 }
             }
@@ -178,7 +188,7 @@ public final class LagMonitorCommand implements Callable<Integer> {
             }
             boolean clean = true;
             try (dev.strait.lag.audit.Auditor auditor = new dev.strait.lag.audit.Auditor(cfg.sourceClient(),
-                cfg.targetClient(), cfg.renamer())) {
+                cfg.targetClient(), cfg.renamer(), Time.SYSTEM)) {
                 for (var e : plan.entrySet()) {
                     dev.strait.lag.audit.AuditReport report = auditor.audit(e.getKey(), e.getValue());
                     System.out.print(report.table(50));

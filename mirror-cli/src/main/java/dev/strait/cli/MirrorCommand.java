@@ -23,6 +23,7 @@ import dev.strait.mirror.metrics.ProgressLogger;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -63,7 +64,10 @@ public final class MirrorCommand implements Callable<Integer> {
 
     @Option(names = "--abort.on.send.failure", paramLabel = "true|false", defaultValue = "true", arity = "1",
         description = "Stop (exit 1, nothing committed past the failed record) when a record cannot be written to "
-            + "the target; with false the record is counted, logged and skipped (default: ${DEFAULT-VALUE}).")
+            + "the target; with false a record the target refuses on its own account (too large, invalid) or that the "
+            + "message handler fails on is counted, logged and skipped, while failures of the target or the path to it "
+            + "(delivery timeout, authorization, a fatal producer error) still stop the mirror (default: "
+            + "${DEFAULT-VALUE}).")
     boolean abortOnSendFailure;
 
     @Option(names = "--message.handler", paramLabel = "CLASS",
@@ -76,16 +80,20 @@ public final class MirrorCommand implements Callable<Integer> {
     String messageHandlerArgs;
 
     @Option(names = "--on.source.truncation", paramLabel = "fail|skip-and-alert", defaultValue = "fail",
-        description = "When the committed position is gone from the source (retention deleted records not yet "
-            + "mirrored, or the topic was re-created): fail stops with an error naming how many records were lost; "
-            + "skip-and-alert logs, counts (metric source-records-lost) and continues from the earliest offset "
-            + "(default: ${DEFAULT-VALUE}).")
-    String onSourceTruncation;
+        converter = TruncationPolicyConverter.class,
+        description = "When the source no longer holds the mirror's position: retention deleted records not yet "
+            + "mirrored, the topic was re-created, or the log diverged after an unclean leader election (records the "
+            + "mirror had read were lost and replaced). fail stops with an error naming the partition, the offsets "
+            + "and how many records; skip-and-alert logs and counts them (metrics source-records-lost, "
+            + "source-records-diverged) and continues: from the log start, a re-created topic's start, or the "
+            + "divergence point (default: fail).")
+    TruncationPolicy onSourceTruncation;
 
     @Option(names = "--partition.mode", paramLabel = "preserve|hash", defaultValue = "preserve",
+        converter = PartitionModeConverter.class,
         description = "preserve: target partition = source partition (key hash where the target has fewer); "
-            + "hash: Kafka's key hash over the target's partitions (default: ${DEFAULT-VALUE}).")
-    String partitionMode;
+            + "hash: Kafka's key hash over the target's partitions (default: preserve).")
+    PartitionMode partitionMode;
 
     @Option(names = "--topic.prefix", paramLabel = "PREFIX",
         description = "Prefix target topic names, e.g. 'nyc.' writes source topic orders to nyc.orders.")
@@ -102,7 +110,8 @@ public final class MirrorCommand implements Callable<Integer> {
 
     @Option(names = "--provenance.headers", paramLabel = "true|false", defaultValue = "true", arity = "1",
         description = "Add the strait.src header (source cluster, topic, partition, offset) to every record, for exact "
-            + "lag and active-active loop prevention (default: ${DEFAULT-VALUE}).")
+            + "lag, the audit and active-active loop prevention; with false the mirror removes any strait.src header "
+            + "its input carries (default: ${DEFAULT-VALUE}).")
     boolean provenanceHeaders;
 
     @Option(names = "--metrics.port", paramLabel = "PORT", defaultValue = "-1",
@@ -142,14 +151,13 @@ public final class MirrorCommand implements Callable<Integer> {
         }, "strait-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try (JmxReporter jmxReporter = jmx ? JmxReporter.forRegistry(registry).inDomain("dev.strait.mirror").build() : null;
-             ProgressLogger progress = new ProgressLogger(metrics, settings.progressIntervalMs())) {
+             ProgressLogger progress = new ProgressLogger(metrics, settings.progressIntervalMs(), Time.SYSTEM)) {
             if (jmxReporter != null) {
                 jmxReporter.start();
             }
             engine.start();
             try (MetricsHttpServer http = metricsPort < 0 ? null : new MetricsHttpServer(metricsHost, metricsPort, metrics,
-                () -> new MetricsHttpServer.Health(engine.state() == MirrorEngine.State.RUNNING, engine.state().name()
-                    .toLowerCase(Locale.ROOT) + (engine.failure() == null ? "" : ": " + engine.failure().getMessage())))) {
+                () -> new MetricsHttpServer.Health(engine.healthy(), engine.healthDetail()))) {
                 if (http != null) {
                     LOGGER.info("Metrics on http://{}:{}/metrics (also /metrics.json, /healthz)", metricsHost, http.port());
                 }
@@ -176,8 +184,8 @@ public final class MirrorCommand implements Callable<Integer> {
             .numStreams(numStreams)
             .offsetCommitIntervalMs(offsetCommitIntervalMs)
             .abortOnSendFailure(abortOnSendFailure)
-            .onSourceTruncation(TruncationPolicy.parse(onSourceTruncation))
-            .partitionMode(parsePartitionMode(partitionMode))
+            .onSourceTruncation(onSourceTruncation)
+            .partitionMode(partitionMode)
             .renamer(TopicRenamer.of(topicPrefix, topicRename))
             .provenanceHeaders(provenanceHeaders)
             .targetReplicationFactor(targetReplicationFactor)
@@ -193,11 +201,28 @@ public final class MirrorCommand implements Callable<Integer> {
         return b.build();
     }
 
-    private static PartitionMode parsePartitionMode(String text) {
-        try {
-            return PartitionMode.valueOf(text.trim().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException("--partition.mode must be 'preserve' or 'hash', not '" + text + "'");
+    /** {@code fail} or {@code skip-and-alert}. */
+    static final class TruncationPolicyConverter implements CommandLine.ITypeConverter<TruncationPolicy> {
+        @Override
+        public TruncationPolicy convert(String value) {
+            try {
+                return TruncationPolicy.parse(value);
+            } catch (ConfigException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    /** {@code preserve} or {@code hash}, in any case. */
+    static final class PartitionModeConverter implements CommandLine.ITypeConverter<PartitionMode> {
+        @Override
+        public PartitionMode convert(String value) {
+            try {
+                return PartitionMode.valueOf(value.trim().toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException("--partition.mode must be 'preserve' or 'hash', not '"
+                    + value + "'");
+            }
         }
     }
 

@@ -39,6 +39,18 @@ class LagMonitorCheckIT {
         return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
     }
 
+    /** Runs with stdout and stderr apart; {@link Run#out()} is stdout alone. */
+    private Run runSplit(String sub, Path config, String... extra) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("bash", Path.of("..", "bin", "lag-monitor").toAbsolutePath().normalize()
+            .toString(), sub, "--config", config.toString()));
+        cmd.addAll(List.of(extra));
+        Path out = dir.resolve("stdout.txt");
+        Path err = dir.resolve("stderr.txt");
+        Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
+    }
+
     @Test
     void exitCodeFollowsTheVerdict() throws Exception {
         // Given: a topic fully mirrored by a mirror process that then stopped cleanly
@@ -57,7 +69,8 @@ class LagMonitorCheckIT {
         }
         Path config = dir.resolve("lag.properties");
         Files.writeString(config, "source.bootstrap.servers=" + source.bootstrapServers() + "\ntarget.bootstrap.servers="
-            + target.bootstrapServers() + "\nmirror.group.id=g-chk\ntopics=chk\nsample.interval.ms=200\n");
+            + target.bootstrapServers() + "\nmirror.group.id=g-chk\ntopics=chk\nsample.interval.ms=200\n"
+            + "mirror.commit.interval.ms=1000\n");
 
         // When / Then: caught up
         Run ok = check(config);
@@ -71,6 +84,11 @@ class LagMonitorCheckIT {
         Run critical = check(config, "--max-lag-records", "10", "--json");
         assertThat(critical.code()).as(critical.out()).isEqualTo(2);
         assertThat(critical.out()).contains("\"thresholdCrossed\":true").contains("\"exactLag\":30");
+        // stdout holds the JSON alone (check --json | jq works); the alert log line goes to stderr
+        Run split = runSplit("check", config, "--max-lag-records", "10", "--json");
+        assertThat(split.code()).isEqualTo(2);
+        assertThat(split.out().strip()).as("stdout: " + split.out()).startsWith("{\"group\":\"g-chk\"").endsWith("}")
+            .doesNotContain("ALERT").hasLineCount(1);
 
         // When / Then: bad input is Nagios UNKNOWN
         assertThat(check(dir.resolve("missing.properties")).code()).isEqualTo(3);

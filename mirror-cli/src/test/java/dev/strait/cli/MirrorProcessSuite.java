@@ -80,7 +80,9 @@ abstract class MirrorProcessSuite {
         // Requests already on the wire may still land: let them settle before measuring.
         Await.until("the target stops growing", Duration.ofSeconds(30), new StableCount(target, topic));
         onTargetAtKill = target.endOffsetSum(topic);
-        committedAtKill = sum(source.committedOffsets("g-crash", topic));
+        Map<Integer, Long> landedAtKill = endOffsets(target, topic);
+        Map<Integer, Long> committedByPartition = source.committedOffsets("g-crash", topic);
+        committedAtKill = sum(committedByPartition);
         assertThat(committedAtKill).as("commits happened before the kill").isPositive();
         assertThat(committedAtKill).as("never committed past what the target has").isLessThanOrEqualTo(onTargetAtKill);
 
@@ -92,15 +94,39 @@ abstract class MirrorProcessSuite {
 
         // Then
         MirrorCheck.Report report = MirrorCheck.compare(source, topic, target, topic);
-        long uncommittedTail = onTargetAtKill - committedAtKill;
         assertThat(report.sourceRecords()).isEqualTo(4L * perPartition);
         System.out.printf("crash test: on target at kill %d, committed at kill %d, duplicates %d, report %s%n",
             onTargetAtKill, committedAtKill, report.duplicates(), report);
         assertThat(report.lost()).as(report.toString()).isZero();
         assertThat(report.mismatched()).as(report.toString()).isZero();
-        assertThat(report.duplicates()).as("only records past the last commit are copied twice: " + report)
-            .isLessThanOrEqualTo(uncommittedTail);
+        assertThat(report.unordered()).as("first copies in source order, per partition: " + report).isZero();
         assertThat(report.targetRecords()).isEqualTo(4L * perPartition + report.duplicates());
+        // Per partition (preserve mode: target partition = source partition): only the uncommitted tail that had
+        // landed is copied twice, nothing below the commit, and no more than that tail.
+        for (int p = 0; p < 4; p++) {
+            long committed = committedByPartition.getOrDefault(p, 0L);
+            long landed = landedAtKill.getOrDefault(p, 0L);
+            List<Long> dups = report.duplicatedOffsets().getOrDefault(p, List.of());
+            assertThat(dups).as("partition %d: duplicates only at or above the committed offset %d", p, committed)
+                .allSatisfy(o -> assertThat(o).isBetween(committed, landed - 1));
+            assertThat((long) dups.size()).as("partition %d: at most the uncommitted tail", p)
+                .isLessThanOrEqualTo(landed - committed);
+        }
+    }
+
+    /** End offset of every partition of a topic, by partition number. */
+    static Map<Integer, Long> endOffsets(TestCluster cluster, String topic) throws Exception {
+        try (org.apache.kafka.clients.admin.Admin admin = cluster.admin()) {
+            var desc = admin.describeTopics(List.of(topic)).allTopicNames().get(30, java.util.concurrent.TimeUnit.SECONDS)
+                .get(topic);
+            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> specs = new java.util.HashMap<>();
+            desc.partitions().forEach(p -> specs.put(new org.apache.kafka.common.TopicPartition(topic, p.partition()),
+                org.apache.kafka.clients.admin.OffsetSpec.latest()));
+            Map<Integer, Long> out = new java.util.TreeMap<>();
+            admin.listOffsets(specs).all().get(30, java.util.concurrent.TimeUnit.SECONDS)
+                .forEach((tp, info) -> out.put(tp.partition(), info.offset()));
+            return out;
+        }
     }
 
     @Test
@@ -203,6 +229,7 @@ abstract class MirrorProcessSuite {
         source.createTopic(topic, 4);
         long committedAtKill;
         long onTargetAtKill;
+        Map<Integer, Long> committedByPartition;
         try (LoadGenerator load = new LoadGenerator(source.bootstrapServers(), topic, 4, 10_000, 5_000);
              MirrorProcess a = MirrorProcess.start(dir, "a", args(dir, source, target, "g-ha", topic, "--num.streams", "2"));
              MirrorProcess b = MirrorProcess.start(dir, "b", args(dir, source, target, "g-ha", topic, "--num.streams", "2"))) {
@@ -212,7 +239,8 @@ abstract class MirrorProcessSuite {
 
             // When
             a.kill9();
-            committedAtKill = sum(source.committedOffsets("g-ha", topic));
+            committedByPartition = source.committedOffsets("g-ha", topic);
+            committedAtKill = sum(committedByPartition);
             onTargetAtKill = target.endOffsetSum(topic);
             load.awaitDone(120);
             Await.until("b mirrored and committed everything", Duration.ofSeconds(120),
@@ -228,6 +256,12 @@ abstract class MirrorProcessSuite {
         assertThat(report.lost()).as(report.toString()).isZero();
         assertThat(report.mismatched()).as(report.toString()).isZero();
         assertThat(report.targetRecords()).isEqualTo(40_000 + report.duplicates());
+        // The duplicate bound: the survivor re-copies only what the killed process had not committed. Committed
+        // offsets measured at the kill can only have grown since, so no duplicate may lie below them.
+        committedByPartition.forEach((p, committed) -> assertThat(report.duplicatedOffsets().getOrDefault(p, List.of()))
+            .as("partition %d: no committed record copied twice", p).allSatisfy(o -> assertThat(o).isGreaterThanOrEqualTo(committed)));
+        assertThat(report.duplicates()).as("at most what was on the target beyond the commits at the kill, plus what "
+            + "landed from requests in flight").isLessThanOrEqualTo(Math.max(0, report.targetRecords() - 40_000));
     }
 
     /** True once the target's record count has not changed for a second. */

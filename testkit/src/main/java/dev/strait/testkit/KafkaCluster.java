@@ -118,6 +118,12 @@ public final class KafkaCluster implements TestCluster {
         nodes.get(id - 1).stop();
     }
 
+    /** The process id of node {@code id} (1-based), e.g. to SIGSTOP it; -1 when it is not running. */
+    public long pid(int id) {
+        Process p = nodes.get(id - 1).process;
+        return p != null && p.isAlive() ? p.pid() : -1;
+    }
+
     public void stopAll() {
         for (Node node : nodes) {
             node.stop();
@@ -143,7 +149,7 @@ public final class KafkaCluster implements TestCluster {
         Exception last = null;
         while (System.nanoTime() < deadline) {
             for (Node node : nodes) {
-                if (node.process != null && !node.process.isAlive()) {
+                if (node.process != null && !node.process.isAlive() && !node.downOnPurpose) {
                     throw new IllegalStateException("Kafka node " + node.id + " of " + name
                         + " exited with " + node.process.exitValue() + "; log tail:\n" + node.logTail());
                 }
@@ -183,6 +189,8 @@ public final class KafkaCluster implements TestCluster {
         final int controllerPort;
         final Path dir;
         Process process;
+        /** Killed or stopped by the test: not a node that died by itself, which start-up checks report. */
+        boolean downOnPurpose;
 
         Node(int id, int brokerPort, int controllerPort, Path dir) {
             this.id = id;
@@ -199,6 +207,7 @@ public final class KafkaCluster implements TestCluster {
             if (isAlive()) {
                 return;
             }
+            downOnPurpose = false;
             try {
                 Files.createDirectories(dir);
                 Path logDir = dir.resolve("data");
@@ -262,6 +271,7 @@ public final class KafkaCluster implements TestCluster {
         }
 
         void kill() {
+            downOnPurpose = true;
             if (process != null) {
                 process.destroyForcibly();
                 waitFor(process, 30);
@@ -269,6 +279,7 @@ public final class KafkaCluster implements TestCluster {
         }
 
         void stop() {
+            downOnPurpose = true;
             if (process != null && process.isAlive()) {
                 process.destroy();
                 if (!waitFor(process, 60)) {

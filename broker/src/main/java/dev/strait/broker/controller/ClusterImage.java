@@ -8,6 +8,7 @@ import dev.strait.broker.raft.metadata.MetadataRecord.DeleteTopic;
 import dev.strait.broker.raft.metadata.MetadataRecord.PartitionChange;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -48,20 +49,38 @@ final class ClusterImage {
         return newEndOffset == endOffset ? this : new ClusterImage(image, partitionEpochs, newEndOffset);
     }
 
-    /** The image after the record at {@code offset}. */
+    /** The image after a batch of one record at {@code offset}. */
     ClusterImage apply(long offset, MetadataRecord record) {
-        MetadataImage next = image.apply(offset, record);
+        return apply(offset, List.of(record));
+    }
+
+    /** The image after the batch (one log entry, one controller decision) at {@code offset}; all or nothing. */
+    ClusterImage apply(long offset, List<MetadataRecord> batch) {
+        MetadataImage next = image.apply(offset, batch);
         Map<UUID, Map<Integer, Integer>> epochs = partitionEpochs;
-        if (record instanceof PartitionChange change) {
-            Map<Integer, Integer> ofTopic = new HashMap<>(epochs.getOrDefault(change.topicId(), Map.of()));
-            Integer previous = ofTopic.get(change.partition());
-            ofTopic.put(change.partition(), previous == null ? 0 : previous + 1);
-            Map<UUID, Map<Integer, Integer>> copy = new HashMap<>(epochs);
-            copy.put(change.topicId(), Collections.unmodifiableMap(ofTopic));
-            epochs = Collections.unmodifiableMap(copy);
-        } else if (record instanceof DeleteTopic delete) {
-            Map<UUID, Map<Integer, Integer>> copy = new HashMap<>(epochs);
-            copy.remove(delete.topicId());
+        Map<UUID, Map<Integer, Integer>> copy = null;
+        Map<UUID, Map<Integer, Integer>> changedTopics = new HashMap<>();
+        for (MetadataRecord record : batch) {
+            if (record instanceof PartitionChange change) {
+                if (copy == null) {
+                    copy = new HashMap<>(epochs);
+                }
+                Map<UUID, Map<Integer, Integer>> source = copy;
+                Map<Integer, Integer> ofTopic = changedTopics.computeIfAbsent(change.topicId(),
+                        id -> new HashMap<>(source.getOrDefault(id, Map.of())));
+                ofTopic.merge(change.partition(), 0, (previous, zero) -> previous + 1);
+            } else if (record instanceof DeleteTopic delete) {
+                if (copy == null) {
+                    copy = new HashMap<>(epochs);
+                }
+                copy.remove(delete.topicId());
+                changedTopics.remove(delete.topicId());
+            }
+        }
+        if (copy != null) {
+            for (Map.Entry<UUID, Map<Integer, Integer>> e : changedTopics.entrySet()) {
+                copy.put(e.getKey(), Collections.unmodifiableMap(e.getValue()));
+            }
             epochs = Collections.unmodifiableMap(copy);
         }
         return new ClusterImage(next, epochs, Math.max(endOffset, offset + 1));

@@ -7,6 +7,7 @@ import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -19,8 +20,8 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
-import java.util.function.LongSupplier;
+import dev.strait.broker.log.Time;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,9 +38,14 @@ import org.slf4j.LoggerFactory;
  * a bounded queue, so a slow peer never blocks the event loop. A frame that does not decode closes its
  * connection with one log line; it never stops the node.
  *
+ * <p>Peer evidence ({@link ControllerTransport.Receiver}): a peer is reachable while at least one connection with
+ * it is open (counted per socket, both directions) and whenever a frame from it arrives; it becomes unreachable
+ * when the last such connection closes or when connecting to it is refused. A connect that times out says
+ * nothing (the peer may be paused or cut off), nor does an idle connection.
+ *
  * <p>Thread-safe.
  */
-final class ControllerChannel implements AutoCloseable {
+final class ControllerChannel implements ControllerTransport {
 
     private static final Logger LOGGER = LoggerFactory.getLogger(ControllerChannel.class);
     private static final int QUEUE_FRAMES = 1024;
@@ -50,29 +56,38 @@ final class ControllerChannel implements AutoCloseable {
     private final String bindHost;
     private final int bindPort;
     private final Map<Integer, InetSocketAddress> voters;
-    private final Consumer<ControllerMessage> inbound;
-    private final LongSupplier clock;
+    private final Receiver receiver;
+    private final Time time;
     private final Map<Integer, Link> outbound = new ConcurrentHashMap<>();
     private final Map<Integer, Link> inboundByNode = new ConcurrentHashMap<>();
     private final List<Link> allLinks = new CopyOnWriteArrayList<>();
+    /** Sockets counted in {@link #openConnections}, so that each is counted open and closed once. */
+    private final Set<Socket> counted = ConcurrentHashMap.newKeySet();
+    private final Map<Integer, Integer> openConnections = new ConcurrentHashMap<>();
     private final String prefix;
     private volatile boolean closed;
     private ServerSocket serverSocket;
     private Thread acceptor;
 
     ControllerChannel(int nodeId, String bindHost, int bindPort, Map<Integer, InetSocketAddress> voters,
-            Consumer<ControllerMessage> inbound, LongSupplier clock) {
+            Receiver receiver, Time time) {
         this.nodeId = nodeId;
         this.bindHost = bindHost;
         this.bindPort = bindPort;
         this.voters = Map.copyOf(voters);
-        this.inbound = inbound;
-        this.clock = clock;
+        this.receiver = receiver;
+        this.time = time;
         this.prefix = "[ControllerChannel " + nodeId + "] ";
     }
 
-    /** Binds the listener (if this node has one) and starts accepting; returns the bound port or -1. */
-    synchronized int start() throws IOException {
+    /** The production transport of a node, from its quorum settings. */
+    static ControllerTransport create(QuorumSettings settings, Time time, Receiver receiver) {
+        return new ControllerChannel(settings.nodeId(), settings.listenHost(),
+                settings.isVoter() ? settings.listenPort() : -1, settings.voters(), receiver, time);
+    }
+
+    @Override
+    public synchronized int start() throws IOException {
         if (bindPort < 0) {
             return -1;
         }
@@ -85,13 +100,13 @@ final class ControllerChannel implements AutoCloseable {
         return serverSocket.getLocalPort();
     }
 
-    /** Queues {@code message} for {@code destination}; drops it if there is no route or the queue is full. */
-    void send(int destination, ControllerMessage message) {
+    @Override
+    public void send(int destination, ControllerMessage message) {
         if (closed) {
             return;
         }
         if (destination == nodeId) {
-            inbound.accept(message);
+            receiver.onMessage(message);
             return;
         }
         Link link;
@@ -117,6 +132,28 @@ final class ControllerChannel implements AutoCloseable {
         link.writer = writer;
         writer.start();
         return link;
+    }
+
+    private void connectionOpened(int peer, Socket socket) {
+        if (peer >= 0 && counted.add(socket)) {
+            openConnections.merge(peer, 1, Integer::sum);
+            receiver.onPeerReachable(peer);
+        }
+    }
+
+    private void connectionClosed(int peer, Socket socket) {
+        if (peer >= 0 && counted.remove(socket)) {
+            Integer left = openConnections.merge(peer, -1, (a, b) -> a + b == 0 ? null : a + b);
+            if (left == null && !closed) {
+                receiver.onPeerUnreachable(peer);
+            }
+        }
+    }
+
+    private void connectRefused(int peer) {
+        if (!closed && openConnections.getOrDefault(peer, 0) == 0) {
+            receiver.onPeerUnreachable(peer);
+        }
     }
 
     private void acceptLoop() {
@@ -224,7 +261,7 @@ final class ControllerChannel implements AutoCloseable {
             if (current != null && !current.isClosed()) {
                 return current;
             }
-            long now = clock.getAsLong();
+            long now = time.hiResClockMs();
             if (now < retryAfterMs) {
                 return null;
             }
@@ -237,11 +274,15 @@ final class ControllerChannel implements AutoCloseable {
                 out.flush();
             } catch (IOException e) {
                 closeSocket(fresh);
-                retryAfterMs = clock.getAsLong() + RECONNECT_BACKOFF_MS;
+                retryAfterMs = time.hiResClockMs() + RECONNECT_BACKOFF_MS;
                 LOGGER.debug("{}cannot connect to node {} at {}: {}", prefix, peerId, address, e.toString());
+                if (e instanceof ConnectException) {
+                    connectRefused(peerId);
+                }
                 return null;
             }
             socket = fresh;
+            connectionOpened(peerId, fresh);
             startReader();
             return fresh;
         }
@@ -273,6 +314,7 @@ final class ControllerChannel implements AutoCloseable {
                         }
                         peerId = hello.nodeId();
                         inboundByNode.put(peerId, this);
+                        connectionOpened(peerId, current);
                         expectHello = false;
                         Link self = this;
                         Thread thread = new Thread(self::writeLoop, "strait-controller-writer-" + nodeId + "-in-"
@@ -282,7 +324,8 @@ final class ControllerChannel implements AutoCloseable {
                         thread.start();
                         continue;
                     }
-                    inbound.accept(message);
+                    receiver.onPeerReachable(peerId);
+                    receiver.onMessage(message);
                 }
             } catch (MalformedFrameException e) {
                 LOGGER.warn("{}closing connection from {}: malformed frame: {}", prefix,
@@ -312,6 +355,7 @@ final class ControllerChannel implements AutoCloseable {
         }
 
         private void closeSocket(Socket s) {
+            connectionClosed(peerId, s);
             try {
                 s.close();
             } catch (IOException e) {

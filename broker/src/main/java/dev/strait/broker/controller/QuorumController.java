@@ -26,36 +26,53 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.IntPredicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The active controller: runs only on the Raft leader, decides every metadata change and writes it as
- * {@link MetadataRecord}s through the leader's log. Nothing it decides is visible to anyone until committed:
- * replies are sent when the last record of a change commits, and every node (this one too) learns the change
- * by replaying the committed log.
+ * The active controller: runs only on the Raft leader, decides every metadata change and writes it through the
+ * leader's log. Nothing it decides is visible to anyone until committed: replies are sent when the change
+ * commits, and every node (this one too) learns the change by replaying the committed log.
+ *
+ * <h2>One decision, one entry</h2>
+ * Every decision (a topic with its configs and partitions, a fencing with the leader and ISR changes it implies,
+ * a registration, ...) is one batch of records proposed as one Raft entry, so it commits, is replayed and
+ * fsynced all or nothing: a controller failover can never leave half of it. User operations are bounded to
+ * {@value #MAX_RECORDS_PER_USER_OP} records, as Kafka's; the controller's own decisions (fencing a node that
+ * leads more partitions than that) are cut into entries of at most {@value #MAX_RECORDS_PER_BATCH} records, the
+ * node's {@link FenceNode} first, and whatever a failover cuts off is redone by the next controller's
+ * reconciliation.
  *
  * <h2>State</h2>
- * {@link #projected} is the committed image plus every record this leader (or an earlier one) has appended but
+ * {@link #projected} is the committed image plus every entry this leader (or an earlier one) has appended but
  * not yet seen committed, so that two quick requests validate against each other (two creations of one name
  * cannot both pass). It is built from the local log when the node becomes leader, which by Raft's leader
- * completeness holds every committed entry. Liveness (last heartbeat per node) is kept in memory only; a new
- * controller gives every node a full session timeout before it fences anyone.
+ * completeness holds every committed entry. Liveness (last heartbeat per node) is kept in memory only.
  *
  * <h2>Rules</h2>
  * <ul>
  *   <li>Placement: round robin over unfenced nodes; the first replica is the preferred leader.</li>
  *   <li>Leaders are elected from the ISR only, in replica order, among unfenced nodes (no unclean election);
  *       every leader change bumps the leader epoch; every {@link PartitionChange} bumps the partition epoch.</li>
- *   <li>A node is fenced when it misses heartbeats for the session timeout, and on controlled shutdown (after
- *       its leaderships are moved). A fenced node leaves every ISR unless it is the last member, which keeps
- *       the partition's last in-sync copy eligible (a simplified ELR, KIP-966): the partition stays leaderless
- *       until that node is back.</li>
+ *   <li>A fenced node leaves every ISR unless it is the last member, which keeps the partition's last in-sync
+ *       copy eligible (a simplified ELR, KIP-966): the partition stays leaderless until that node is back.
+ *       {@link #reconcile} applies this rule, and the election, to every partition in one pass; each decision
+ *       that changes who is fenced runs it, and so does a newly active controller, which repairs partitions led
+ *       by a fenced or unknown node that an older log (one record per entry) may have left.</li>
+ *   <li>A node is fenced when it misses heartbeats for the session timeout; on controlled shutdown; and early
+ *       (fast fencing) when its connections with this node closed and it showed no sign of life for
+ *       {@link #fastFenceGraceMs} ({@link PeerLiveness}), which a newly active controller applies only after
+ *       {@link #activationGraceMs} so that live nodes have reached it first. A paused or partitioned node's
+ *       connections do not close, so it is fenced at its session timeout: fast fencing only speeds up the
+ *       failover after a crash, and never decides safety, which rests on epochs.</li>
  *   <li>A registration of a new incarnation (restart) fences the node and takes it out of every ISR in the same
  *       way (KIP-903): it may have lost unflushed records; it rejoins ISRs only through its leaders'
  *       AlterPartition.</li>
@@ -70,10 +87,19 @@ final class QuorumController {
 
     private static final Logger LOGGER = LoggerFactory.getLogger(QuorumController.class);
 
-    /** Appends one record to the Raft leader's log. */
+    /** Kafka's {@code MAX_RECORDS_PER_USER_OP}: one request may not produce more records than this. */
+    static final int MAX_RECORDS_PER_USER_OP = 10_000;
+    /** Largest entry the controller writes for its own decisions; far below what one entry may hold. */
+    static final int MAX_RECORDS_PER_BATCH = 10_000;
+    /** Upper bound of the fast-fencing grace; a third of the session timeout if that is less. */
+    static final long FAST_FENCE_GRACE_MS = 1_000;
+    /** Upper bound of the grace a new controller gives before it fences on connection evidence. */
+    static final long ACTIVATION_GRACE_MS = 500;
+
+    /** Appends one decision, as one entry, to the Raft leader's log. */
     interface Proposer {
-        /** @return the record's offset and a future completing when it is committed */
-        Proposal propose(MetadataRecord record);
+        /** @return the entry's offset and a future completing when it is committed */
+        Proposal propose(List<MetadataRecord> batch);
     }
 
     record Proposal(long offset, CompletableFuture<Long> committed) {
@@ -81,26 +107,45 @@ final class QuorumController {
 
     private final int nodeId;
     private final long sessionTimeoutMs;
+    private final long fastFenceGraceMs;
+    private final long activationGraceMs;
     private final int defaultReplicationFactor;
     private final Proposer proposer;
     private final Supplier<UUID> topicIds;
+    private final PeerLiveness liveness;
     private final Map<Integer, Long> lastHeartbeatMs = new HashMap<>();
     private final String prefix;
     private ClusterImage projected;
-    private long activatedAtMs;
+    private final long activatedAtMs;
     private int placementCursor;
+    private CompletableFuture<Long> lastProposal;
 
+    /**
+     * Becomes the active controller over {@code projected} and, before anything else, writes the reconciliation
+     * of partitions whose leader is fenced or unknown (nothing if there are none).
+     */
     QuorumController(int nodeId, long sessionTimeoutMs, int defaultReplicationFactor, ClusterImage projected,
-            Proposer proposer, Supplier<UUID> topicIds, long nowMs) {
+            Proposer proposer, Supplier<UUID> topicIds, PeerLiveness liveness, long nowMs) {
         this.nodeId = nodeId;
         this.sessionTimeoutMs = sessionTimeoutMs;
+        this.fastFenceGraceMs = Math.min(FAST_FENCE_GRACE_MS, sessionTimeoutMs / 3);
+        this.activationGraceMs = Math.min(ACTIVATION_GRACE_MS, sessionTimeoutMs / 6);
         this.defaultReplicationFactor = defaultReplicationFactor;
         this.projected = projected;
         this.proposer = proposer;
         this.topicIds = topicIds;
+        this.liveness = liveness;
         this.activatedAtMs = nowMs;
         this.prefix = "[QuorumController " + nodeId + "] ";
         LOGGER.info("{}active at log offset {} with {}", prefix, projected.endOffset(), projected.image());
+        Decision repair = new Decision();
+        reconcile(repair, projected::isUnfenced);
+        if (!repair.isEmpty()) {
+            LOGGER.info("{}reconciling {} partitions led by fenced or unknown nodes, or holding them in their ISR",
+                    prefix, repair.size());
+            commitInternal(repair);
+            lastProposal = null;
+        }
     }
 
     ClusterImage projected() {
@@ -122,8 +167,8 @@ final class QuorumController {
                 if (topic == null) {
                     return failed(Error.UNKNOWN_TOPIC, "unknown topic '" + r.name() + "'");
                 }
-                propose(new MetadataRecord.DeleteTopic(topic.topicId()));
-                return replyWhenCommitted(offset -> ControllerResponse.ok(offset));
+                commit(Decision.of(new MetadataRecord.DeleteTopic(topic.topicId())));
+                return replyWhenCommitted(ControllerResponse::ok);
             } else if (request instanceof CreatePartitions r) {
                 return createPartitions(r);
             } else if (request instanceof AlterConfigs r) {
@@ -135,7 +180,7 @@ final class QuorumController {
                     return failed(Error.INVALID_REQUEST, "count must be >= 1, got " + r.count());
                 }
                 long first = projected.image().nextProducerId();
-                propose(new ProducerIdBlock(r.nodeId(), first, r.count()));
+                commit(Decision.of(new ProducerIdBlock(r.nodeId(), first, r.count())));
                 return replyWhenCommitted(offset -> ControllerResponse.ok(offset, first, false));
             } else if (request instanceof ElectPreferredLeaders r) {
                 return electPreferredLeaders(r);
@@ -146,17 +191,25 @@ final class QuorumController {
         }
     }
 
-    /** Fences nodes whose session expired. */
+    /**
+     * Fences nodes whose session expired, or whose connections closed and stayed closed (fast fencing). The
+     * caller runs this only once every heartbeat that arrived before {@code nowMs} has been handled.
+     */
     void tick(long nowMs) {
         for (NodeRegistration node : List.copyOf(projected.image().nodes().values())) {
             if (node.fenced()) {
                 continue;
             }
-            long last = lastHeartbeatMs.getOrDefault(node.nodeId(), activatedAtMs);
-            if (nowMs - Math.max(last, activatedAtMs) > sessionTimeoutMs) {
-                LOGGER.info("{}fencing node {}: no heartbeat for {} ms", prefix, node.nodeId(), nowMs - last);
-                fence(node.nodeId());
-                replyWhenCommitted(offset -> ControllerResponse.ok(offset));
+            int id = node.nodeId();
+            long last = lastHeartbeat(id);
+            if (nowMs - last > sessionTimeoutMs) {
+                fence(id, "no heartbeat for " + (nowMs - last) + " ms");
+                continue;
+            }
+            OptionalLong gone = unreachableSince(id);
+            if (gone.isPresent() && nowMs >= fastFenceDeadline(gone.getAsLong())) {
+                fence(id, "its connections with this controller closed " + (nowMs - gone.getAsLong())
+                        + " ms ago and it has not been back since");
             }
         }
     }
@@ -165,11 +218,35 @@ final class QuorumController {
         long next = Long.MAX_VALUE;
         for (NodeRegistration node : projected.image().nodes().values()) {
             if (!node.fenced()) {
-                long last = Math.max(lastHeartbeatMs.getOrDefault(node.nodeId(), activatedAtMs), activatedAtMs);
-                next = Math.min(next, last + sessionTimeoutMs + 1);
+                next = Math.min(next, lastHeartbeat(node.nodeId()) + sessionTimeoutMs + 1);
+                OptionalLong gone = unreachableSince(node.nodeId());
+                if (gone.isPresent()) {
+                    next = Math.min(next, fastFenceDeadline(gone.getAsLong()));
+                }
             }
         }
         return next;
+    }
+
+    private long lastHeartbeat(int id) {
+        return Math.max(lastHeartbeatMs.getOrDefault(id, activatedAtMs), activatedAtMs);
+    }
+
+    /** When the node went unreachable, if it did and has not heartbeaten since; never for this node itself. */
+    private OptionalLong unreachableSince(int id) {
+        if (id == nodeId) {
+            return OptionalLong.empty();
+        }
+        OptionalLong since = liveness.unreachableSinceMs(id);
+        Long heartbeat = lastHeartbeatMs.get(id);
+        if (since.isPresent() && heartbeat != null && heartbeat > since.getAsLong()) {
+            return OptionalLong.empty();
+        }
+        return since;
+    }
+
+    private long fastFenceDeadline(long unreachableSinceMs) {
+        return Math.max(unreachableSinceMs + fastFenceGraceMs, activatedAtMs + activationGraceMs);
     }
 
     private CompletableFuture<ControllerResponse> register(RegisterBroker r, long nowMs) {
@@ -180,12 +257,16 @@ final class QuorumController {
             return CompletableFuture.completedFuture(ControllerResponse.ok(existing.nodeEpoch(),
                     existing.nodeEpoch(), existing.fenced()));
         }
-        long epoch = propose(new RegisterNode(r.nodeId(), r.incarnationId(), r.host(), r.port(), ""));
+        Decision decision = Decision.of(new RegisterNode(r.nodeId(), r.incarnationId(), r.host(), r.port(), ""));
+        if (existing != null) {
+            // The new incarnation starts fenced: out of every ISR it is not the last member of.
+            reconcile(decision, id -> id != r.nodeId() && projected.isUnfenced(id));
+        }
+        long epoch = commit(decision);
         lastHeartbeatMs.put(r.nodeId(), nowMs);
         if (existing != null) {
             LOGGER.info("{}node {} re-registered (epoch {}): out of every ISR it is not the last member of", prefix,
                     r.nodeId(), epoch);
-            takeOutOfIsrs(r.nodeId());
         }
         return replyWhenCommitted(offset -> ControllerResponse.ok(offset, epoch, true));
     }
@@ -202,15 +283,14 @@ final class QuorumController {
                 return CompletableFuture.completedFuture(ControllerResponse.ok(projected.endOffset() - 1, 0, true));
             }
             LOGGER.info("{}controlled shutdown of node {}", prefix, r.nodeId());
-            moveLeadershipsAway(r.nodeId());
-            propose(new FenceNode(r.nodeId(), node.nodeEpoch()));
-            takeOutOfIsrs(r.nodeId());
+            commitFencing(r.nodeId(), node.nodeEpoch());
             return replyWhenCommitted(offset -> ControllerResponse.ok(offset, 0, true));
         }
         if (node.fenced() && r.metadataOffset() > node.nodeEpoch()) {
             LOGGER.info("{}unfencing node {} (epoch {})", prefix, r.nodeId(), node.nodeEpoch());
-            propose(new UnfenceNode(r.nodeId(), node.nodeEpoch()));
-            electLeaderless();
+            Decision decision = Decision.of(new UnfenceNode(r.nodeId(), node.nodeEpoch()));
+            reconcile(decision, id -> id == r.nodeId() || projected.isUnfenced(id));
+            commit(decision);
             return replyWhenCommitted(offset -> ControllerResponse.ok(offset, 0, false));
         }
         return CompletableFuture.completedFuture(ControllerResponse.ok(-1, 0, node.fenced()));
@@ -223,6 +303,11 @@ final class QuorumController {
         if (r.partitions() < 1) {
             return failed(Error.INVALID_REQUEST, "partitions must be >= 1, got " + r.partitions());
         }
+        if ((long) r.partitions() + r.configs().size() + 1 > MAX_RECORDS_PER_USER_OP) {
+            return failed(Error.INVALID_REQUEST, "Excessively large number of partitions per request: "
+                    + r.partitions() + " (one request creates at most " + (MAX_RECORDS_PER_USER_OP - 1)
+                    + " partitions and configs); create the topic with fewer and add partitions in steps");
+        }
         int factor = r.replicationFactor() == -1 ? defaultReplicationFactor : r.replicationFactor();
         List<Integer> brokers = unfencedNodes();
         if (factor < 1 || factor > brokers.size()) {
@@ -233,12 +318,13 @@ final class QuorumController {
         while (projected.topic(topicId).isPresent()) {
             topicId = topicIds.get();
         }
-        propose(new MetadataRecord.CreateTopic(r.name(), topicId));
-        for (Map.Entry<String, String> config : new java.util.TreeMap<>(r.configs()).entrySet()) {
-            propose(new TopicConfig(topicId, config.getKey(), config.getValue()));
+        Decision decision = Decision.of(new MetadataRecord.CreateTopic(r.name(), topicId));
+        for (Map.Entry<String, String> config : new TreeMap<>(r.configs()).entrySet()) {
+            decision.add(new TopicConfig(topicId, config.getKey(), config.getValue()));
         }
-        addPartitions(topicId, 0, r.partitions(), factor, brokers);
-        return replyWhenCommitted(offset -> ControllerResponse.ok(offset));
+        addPartitions(decision, topicId, 0, r.partitions(), factor, brokers);
+        commit(decision);
+        return replyWhenCommitted(ControllerResponse::ok);
     }
 
     private CompletableFuture<ControllerResponse> createPartitions(CreatePartitions r) {
@@ -251,6 +337,11 @@ final class QuorumController {
             return failed(Error.INVALID_REQUEST, "topic '" + r.name() + "' has " + current + " partitions; "
                     + r.newCount() + " would not be an increase");
         }
+        if (r.newCount() - current > MAX_RECORDS_PER_USER_OP) {
+            return failed(Error.INVALID_REQUEST, "Excessively large number of partitions per request: "
+                    + (r.newCount() - current) + " new partitions (at most " + MAX_RECORDS_PER_USER_OP
+                    + " per request); add them in steps");
+        }
         int factor = topic.partitions().isEmpty() ? defaultReplicationFactor
                 : topic.partitions().get(topic.partitions().firstKey()).replicas().size();
         List<Integer> brokers = unfencedNodes();
@@ -258,18 +349,21 @@ final class QuorumController {
             return failed(Error.INVALID_REPLICATION_FACTOR, "Replication factor: " + factor
                     + " larger than available brokers: " + brokers.size() + ".");
         }
-        addPartitions(topic.topicId(), current, r.newCount(), factor, brokers);
-        return replyWhenCommitted(offset -> ControllerResponse.ok(offset));
+        Decision decision = new Decision();
+        addPartitions(decision, topic.topicId(), current, r.newCount(), factor, brokers);
+        commit(decision);
+        return replyWhenCommitted(ControllerResponse::ok);
     }
 
-    private void addPartitions(UUID topicId, int from, int to, int factor, List<Integer> brokers) {
+    private void addPartitions(Decision decision, UUID topicId, int from, int to, int factor,
+            List<Integer> brokers) {
         int start = Math.floorMod(placementCursor++, brokers.size());
         for (int p = from; p < to; p++) {
             List<Integer> replicas = new ArrayList<>();
             for (int j = 0; j < factor; j++) {
                 replicas.add(brokers.get((start + p + j) % brokers.size()));
             }
-            propose(new PartitionChange(topicId, p, replicas, replicas, replicas.get(0), 0));
+            decision.partition(topicId, p, replicas, replicas, replicas.get(0), 0);
         }
     }
 
@@ -278,17 +372,22 @@ final class QuorumController {
         if (topic == null) {
             return failed(Error.UNKNOWN_TOPIC, "unknown topic '" + r.name() + "'");
         }
+        Decision decision = new Decision();
         for (String key : List.copyOf(topic.configs().keySet())) {
             if (!r.configs().containsKey(key)) {
-                propose(new TopicConfig(topic.topicId(), key, null));
+                decision.add(new TopicConfig(topic.topicId(), key, null));
             }
         }
-        for (Map.Entry<String, String> config : new java.util.TreeMap<>(r.configs()).entrySet()) {
+        for (Map.Entry<String, String> config : new TreeMap<>(r.configs()).entrySet()) {
             if (!config.getValue().equals(topic.configs().get(config.getKey()))) {
-                propose(new TopicConfig(topic.topicId(), config.getKey(), config.getValue()));
+                decision.add(new TopicConfig(topic.topicId(), config.getKey(), config.getValue()));
             }
         }
-        return replyWhenCommitted(offset -> ControllerResponse.ok(offset));
+        if (decision.size() > MAX_RECORDS_PER_USER_OP) {
+            return failed(Error.INVALID_REQUEST, "too many config changes in one request: " + decision.size());
+        }
+        commit(decision);
+        return replyWhenCommitted(ControllerResponse::ok);
     }
 
     private CompletableFuture<ControllerResponse> alterPartition(AlterPartition r) {
@@ -320,13 +419,16 @@ final class QuorumController {
         if (ordered.equals(inReplicaOrder(state.replicas(), new HashSet<>(state.isr())))) {
             return CompletableFuture.completedFuture(ControllerResponse.ok(projected.endOffset() - 1));
         }
-        propose(new PartitionChange(r.topicId(), r.partition(), state.replicas(), ordered, state.leader(),
-                state.leaderEpoch()));
-        return replyWhenCommitted(offset -> ControllerResponse.ok(offset));
+        Decision decision = new Decision();
+        decision.partition(r.topicId(), r.partition(), state.replicas(), ordered, state.leader(),
+                state.leaderEpoch());
+        commit(decision);
+        return replyWhenCommitted(ControllerResponse::ok);
     }
 
     private CompletableFuture<ControllerResponse> electPreferredLeaders(ElectPreferredLeaders r) {
-        for (TopicImage topic : List.copyOf(projected.image().topics().values())) {
+        Decision decision = new Decision();
+        for (TopicImage topic : projected.image().topics().values()) {
             if (!r.topics().isEmpty() && !r.topics().contains(topic.name())) {
                 continue;
             }
@@ -334,97 +436,66 @@ final class QuorumController {
                 PartitionState state = e.getValue();
                 int preferred = state.replicas().get(0);
                 if (state.leader() != preferred && state.isr().contains(preferred) && projected.isUnfenced(preferred)) {
-                    propose(new PartitionChange(topic.topicId(), e.getKey(), state.replicas(), state.isr(), preferred,
-                            state.leaderEpoch() + 1));
+                    decision.partition(topic.topicId(), e.getKey(), state.replicas(), state.isr(), preferred,
+                            state.leaderEpoch() + 1);
                 }
             }
         }
-        return replyWhenCommitted(offset -> ControllerResponse.ok(offset));
+        commitInternal(decision);
+        return replyWhenCommitted(ControllerResponse::ok);
     }
 
-    // ---------------------------------------------------------------- partition changes
+    // ---------------------------------------------------------------- fencing and reconciliation
 
-    private void fence(int id) {
-        NodeRegistration node = projected.node(id).orElseThrow();
-        propose(new FenceNode(id, node.nodeEpoch()));
-        takeOutOfIsrs(id);
+    private void fence(int id, String why) {
+        LOGGER.info("{}fencing node {}: {}", prefix, id, why);
+        commitFencing(id, projected.node(id).orElseThrow().nodeEpoch());
+        replyWhenCommitted(ControllerResponse::ok);
     }
 
-    /** Before fencing for a controlled shutdown: leaders move to another in-sync replica where there is one. */
-    private void moveLeadershipsAway(int id) {
-        forEachPartition((topicId, partition, state) -> {
-            if (state.leader() != id) {
-                return;
-            }
-            int leader = pickLeader(state.replicas(), state.isr(), id);
-            if (leader != -1) {
-                List<Integer> isr = new ArrayList<>(state.isr());
-                isr.remove(Integer.valueOf(id));
-                propose(new PartitionChange(topicId, partition, state.replicas(), isr, leader,
-                        state.leaderEpoch() + 1));
-            }
-        });
+    /** The node's {@link FenceNode} and the partition changes it implies, as one decision. */
+    private void commitFencing(int id, long nodeEpoch) {
+        Decision decision = Decision.of(new FenceNode(id, nodeEpoch));
+        reconcile(decision, other -> other != id && projected.isUnfenced(other));
+        commitInternal(decision);
     }
 
     /**
-     * The node (already fenced in {@link #projected}) leaves every ISR it is not the last member of, and gives
-     * up what it leads: the next in-sync, unfenced replica leads in a new epoch, or nobody.
+     * Adds to {@code decision} the changes that bring every partition in line with the nodes {@code live} accepts
+     * (those unfenced once the decision applies): members that are not live leave the ISR unless none would be
+     * left, in which case the ISR stays as it is (its last members stay eligible, as with KIP-966's ELR); the
+     * leader stays if it is live and in that ISR, else the first live ISR member in replica order leads in a new
+     * epoch, else nobody (-1).
      */
-    private void takeOutOfIsrs(int id) {
-        forEachPartition((topicId, partition, state) -> {
-            if (!state.isr().contains(id) && state.leader() != id) {
-                return;
-            }
-            List<Integer> isr = new ArrayList<>(state.isr());
-            if (isr.size() > 1) {
-                isr.remove(Integer.valueOf(id));
-            }
-            int leader = state.leader();
-            int leaderEpoch = state.leaderEpoch();
-            if (leader == id) {
-                leader = pickLeader(state.replicas(), isr, id);
-                leaderEpoch++;
-            }
-            if (!isr.equals(state.isr()) || leader != state.leader()) {
-                propose(new PartitionChange(topicId, partition, state.replicas(), isr, leader, leaderEpoch));
-            }
-        });
-    }
-
-    private void electLeaderless() {
-        forEachPartition((topicId, partition, state) -> {
-            if (state.leader() != -1) {
-                return;
-            }
-            int leader = pickLeader(state.replicas(), state.isr(), -1);
-            if (leader != -1) {
-                propose(new PartitionChange(topicId, partition, state.replicas(), state.isr(), leader,
-                        state.leaderEpoch() + 1));
-            }
-        });
-    }
-
-    private interface PartitionVisitor {
-        void visit(UUID topicId, int partition, PartitionState state);
-    }
-
-    /** Visits a snapshot of the partitions, so proposing while visiting is safe. */
-    private void forEachPartition(PartitionVisitor visitor) {
-        for (TopicImage topic : List.copyOf(projected.image().topics().values())) {
+    private void reconcile(Decision decision, IntPredicate live) {
+        for (TopicImage topic : projected.image().topics().values()) {
             for (Map.Entry<Integer, PartitionState> e : topic.partitions().entrySet()) {
-                visitor.visit(topic.topicId(), e.getKey(), e.getValue());
+                PartitionState state = e.getValue();
+                List<Integer> isr = new ArrayList<>();
+                for (int member : state.isr()) {
+                    if (live.test(member)) {
+                        isr.add(member);
+                    }
+                }
+                if (isr.isEmpty()) {
+                    isr = state.isr();
+                }
+                int leader = state.leader();
+                if (leader == -1 || !live.test(leader) || !isr.contains(leader)) {
+                    leader = -1;
+                    for (int replica : state.replicas()) {
+                        if (isr.contains(replica) && live.test(replica)) {
+                            leader = replica;
+                            break;
+                        }
+                    }
+                }
+                if (leader != state.leader() || !isr.equals(state.isr())) {
+                    int leaderEpoch = leader != state.leader() ? state.leaderEpoch() + 1 : state.leaderEpoch();
+                    decision.partition(topic.topicId(), e.getKey(), state.replicas(), isr, leader, leaderEpoch);
+                }
             }
         }
-    }
-
-    /** First replica, in preference order, that is in the ISR, unfenced and not {@code excluded}; or -1. */
-    private int pickLeader(List<Integer> replicas, List<Integer> isr, int excluded) {
-        for (int replica : replicas) {
-            if (replica != excluded && isr.contains(replica) && projected.isUnfenced(replica)) {
-                return replica;
-            }
-        }
-        return -1;
     }
 
     private static List<Integer> inReplicaOrder(List<Integer> replicas, Set<Integer> members) {
@@ -449,12 +520,65 @@ final class QuorumController {
 
     // ---------------------------------------------------------------- writing
 
-    private CompletableFuture<Long> lastProposal;
+    /**
+     * The records of one decision. A partition changed twice within it gets one record, its final state, so
+     * that its partition epoch moves by one per decision.
+     */
+    private static final class Decision {
+        private final List<MetadataRecord> records = new ArrayList<>();
+        private final Map<UUID, Map<Integer, Integer>> partitionIndex = new HashMap<>();
 
-    /** Appends {@code record} and applies it to {@link #projected}; returns its offset. */
-    private long propose(MetadataRecord record) {
-        Proposal proposal = proposer.propose(record);
-        projected = projected.apply(proposal.offset(), record);
+        static Decision of(MetadataRecord first) {
+            Decision decision = new Decision();
+            decision.add(first);
+            return decision;
+        }
+
+        void add(MetadataRecord record) {
+            records.add(record);
+        }
+
+        void partition(UUID topicId, int partition, List<Integer> replicas, List<Integer> isr, int leader,
+                int leaderEpoch) {
+            PartitionChange change = new PartitionChange(topicId, partition, replicas, isr, leader, leaderEpoch);
+            Map<Integer, Integer> ofTopic = partitionIndex.computeIfAbsent(topicId, id -> new HashMap<>());
+            Integer index = ofTopic.get(partition);
+            if (index == null) {
+                ofTopic.put(partition, records.size());
+                records.add(change);
+            } else {
+                records.set(index, change);
+            }
+        }
+
+        boolean isEmpty() {
+            return records.isEmpty();
+        }
+
+        int size() {
+            return records.size();
+        }
+    }
+
+    /** Proposes the decision as one entry and applies it to {@link #projected}; returns its offset (-1: empty). */
+    private long commit(Decision decision) {
+        if (decision.isEmpty()) {
+            return -1;
+        }
+        return propose(List.copyOf(decision.records));
+    }
+
+    /** As {@link #commit}, cut into entries of at most {@value #MAX_RECORDS_PER_BATCH} records. */
+    private void commitInternal(Decision decision) {
+        List<MetadataRecord> records = decision.records;
+        for (int from = 0; from < records.size(); from += MAX_RECORDS_PER_BATCH) {
+            propose(List.copyOf(records.subList(from, Math.min(records.size(), from + MAX_RECORDS_PER_BATCH))));
+        }
+    }
+
+    private long propose(List<MetadataRecord> batch) {
+        Proposal proposal = proposer.propose(batch);
+        projected = projected.apply(proposal.offset(), batch);
         lastProposal = proposal.committed();
         return proposal.offset();
     }

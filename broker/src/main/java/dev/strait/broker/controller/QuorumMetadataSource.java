@@ -7,6 +7,7 @@ import dev.strait.broker.controller.ControllerRequest.CreatePartitions;
 import dev.strait.broker.controller.ControllerRequest.CreateTopic;
 import dev.strait.broker.controller.ControllerRequest.DeleteTopic;
 import dev.strait.broker.controller.ControllerRequest.ElectPreferredLeaders;
+import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.BrokerRegistration;
 import dev.strait.broker.metadata.InvalidReplicationFactorException;
 import dev.strait.broker.metadata.MetadataSource;
@@ -31,7 +32,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.slf4j.Logger;
@@ -61,7 +61,7 @@ public final class QuorumMetadataSource implements MetadataSource {
     private final List<ImageWaiter> waiters = new CopyOnWriteArrayList<>();
     private final ExecutorService callbacks;
     private final QuorumRuntime runtime;
-    private final LongSupplier clock;
+    private final Time time;
     private final CompletableFuture<Void> selfUnfenced = new CompletableFuture<>();
     private volatile ClusterImage image = ClusterImage.EMPTY;
     private volatile boolean closed;
@@ -70,21 +70,24 @@ public final class QuorumMetadataSource implements MetadataSource {
     private record ImageWaiter(long offset, CompletableFuture<ClusterImage> future) {
     }
 
-    private QuorumMetadataSource(QuorumSettings settings, LongSupplier clock) {
+    private QuorumMetadataSource(QuorumSettings settings, QuorumEnvironment environment) {
         this.settings = settings;
-        this.clock = clock;
+        this.time = environment.time;
         this.clusterId = settings.clusterId();
         this.callbacks = Executors.newSingleThreadExecutor(r -> {
             Thread thread = new Thread(r, "strait-metadata-callbacks-" + settings.nodeId());
             thread.setDaemon(true);
             return thread;
         });
-        this.runtime = new QuorumRuntime(settings, clock, this::publish);
+        this.runtime = new QuorumRuntime(settings, environment, this::publish);
     }
 
-    /** Opens the metadata log, binds the controller listener (voters) and starts following the quorum. */
-    public static QuorumMetadataSource open(QuorumSettings settings) {
-        return new QuorumMetadataSource(settings, () -> System.nanoTime() / 1_000_000);
+    /**
+     * Opens the metadata log, binds the controller listener (voters) and starts following the quorum. If the
+     * quorum loop fails, the environment's fault handler is called and every later mutation fails.
+     */
+    public static QuorumMetadataSource open(QuorumSettings settings, QuorumEnvironment environment) {
+        return new QuorumMetadataSource(settings, environment);
     }
 
     /** Port the controller listener is bound to, or -1 if this node has none. */
@@ -165,7 +168,7 @@ public final class QuorumMetadataSource implements MetadataSource {
      * completes in the background once the quorum forms.
      */
     private void awaitUnfenced() {
-        long start = clock.getAsLong();
+        long start = time.hiResClockMs();
         long deadline = start + settings.requestTimeoutMs();
         long leaderDeadline = start + 3 * (settings.raftConfig().electionTimeoutMs()
                 + settings.raftConfig().electionJitterMs());
@@ -179,7 +182,10 @@ public final class QuorumMetadataSource implements MetadataSource {
             } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
                 // keep waiting
             }
-            long now = clock.getAsLong();
+            long now = time.hiResClockMs();
+            if (runtime.fatalError() != null) {
+                return; // the quorum loop failed; the broker is told through its fault handler
+            }
             if (now >= deadline || (runtime.knownLeader() == -1 && now >= leaderDeadline)) {
                 LOGGER.info("node {} not unfenced yet (known leader {}); it joins when the quorum commits its "
                         + "registration", settings.nodeId(), runtime.knownLeader());
@@ -378,6 +384,11 @@ public final class QuorumMetadataSource implements MetadataSource {
     private void ensureOpen() {
         if (closed) {
             throw new IllegalStateException("metadata source of node " + settings.nodeId() + " is closed");
+        }
+        Throwable fatal = runtime.fatalError();
+        if (fatal != null) {
+            throw new IllegalStateException("the metadata quorum of node " + settings.nodeId()
+                    + " stopped after a fatal error: " + fatal, fatal);
         }
     }
 

@@ -6,12 +6,14 @@ import dev.strait.broker.controller.ControllerMessage.Response;
 import dev.strait.broker.controller.ControllerRequest.Heartbeat;
 import dev.strait.broker.controller.ControllerRequest.RegisterBroker;
 import dev.strait.broker.controller.ControllerResponse.Error;
-import dev.strait.broker.raft.FileRaftStorage;
+import dev.strait.broker.log.FaultHandler;
+import dev.strait.broker.log.Time;
 import dev.strait.broker.raft.LogEntry;
 import dev.strait.broker.raft.RaftNode;
+import dev.strait.broker.raft.RaftStorage;
 import dev.strait.broker.raft.metadata.MetadataImage;
 import dev.strait.broker.raft.metadata.MetadataRecord;
-import dev.strait.broker.raft.metadata.MetadataRecordSerde;
+import dev.strait.broker.raft.metadata.MetadataRecord.RegisterNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -26,7 +28,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
-import java.util.function.LongSupplier;
 import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,16 +35,31 @@ import org.slf4j.LoggerFactory;
 /**
  * One node's share of the metadata quorum: the event loop that owns the {@link RaftNode}, the metadata image
  * built from its committed log, the {@link QuorumController} while this node leads, and the node's own calls to
- * the controller (registration, heartbeats, mutations of its {@link QuorumMetadataSource}).
+ * the controller (registration, heartbeats, mutations of its {@link QuorumMetadataSource}). Its storage,
+ * transport, time, randomness and thread come from a {@link QuorumEnvironment}.
  *
  * <h2>Threads</h2>
  * One loop thread ({@code strait-quorum-<id>}) owns all of the above; nothing here is locked. Other threads
- * only enqueue tasks on a bounded queue: the channel's readers (decoded frames; dropped with a log line when
- * the queue is full, the senders repeat) and callers of {@link #call} (which wait for room). Each loop turn runs
- * the queued tasks, ticks the Raft node, applies newly committed entries, (de)activates the controller as the
- * leadership moves, lets it fence silent nodes, and sends due calls. The image is published through a volatile
- * field; change listeners run on {@link #callbacks}, never on the loop. An unexpected exception on the loop is
- * fatal for the node's metadata: pending calls fail and the loop stops (logged as an error).
+ * only enqueue tasks on a bounded queue: the transport's readers (decoded frames; dropped with a log line when
+ * the queue is full, the senders repeat) and callers of {@link #call} (which wait for room). The image is
+ * published through a volatile field; change listeners run on the metadata source's callback thread, never on
+ * the loop.
+ *
+ * <h2>One turn of the loop</h2>
+ * <ol>
+ *   <li>Run the queued tasks (up to {@value #MAX_TASKS_PER_TURN}), each followed by applying newly committed
+ *       entries, (de)activating the controller as the leadership moves and sending due calls.</li>
+ *   <li>Append what the controller decided in this turn to the Raft log, all entries with one fsync (group
+ *       commit). Decisions are also appended before any Raft message is handled or the Raft node ticks, since
+ *       those may change the log or the leadership; so an entry's offset is known when it is decided.</li>
+ *   <li>Tick the Raft node; send this node's own heartbeat if due.</li>
+ *   <li>Only if the queue was drained: let the controller fence silent nodes. A heartbeat queued behind a long
+ *       task therefore always counts before a fencing decision, and a node is never fenced because this loop
+ *       was busy.</li>
+ * </ol>
+ * An unexpected exception on the loop is fatal for the node: pending calls fail, the loop stops, and the
+ * environment's {@link FaultHandler} is told (which stops the broker), because a node whose metadata no longer
+ * moves must not keep serving.
  *
  * <h2>Calls to the controller</h2>
  * A call goes to the node the Raft node knows as leader (handled in place if that is this node), is repeated
@@ -55,18 +71,22 @@ final class QuorumRuntime implements AutoCloseable {
 
     private static final Logger LOGGER = LoggerFactory.getLogger(QuorumRuntime.class);
     private static final int QUEUE_TASKS = 10_000;
+    private static final int MAX_TASKS_PER_TURN = 1_000;
     private static final long ATTEMPT_TIMEOUT_MS = 3_000;
     private static final long RETRY_BACKOFF_MS = 50;
     private static final long FENCED_HEARTBEAT_MS = 200;
 
     private final QuorumSettings settings;
-    private final LongSupplier clock;
+    private final Time time;
+    private final Random random;
+    private final FaultHandler faults;
     private final int nodeId;
     private final String prefix;
     private final BlockingQueue<Runnable> tasks = new ArrayBlockingQueue<>(QUEUE_TASKS);
     private final Consumer<ClusterImage> publisher;
-    private final FileRaftStorage storage;
-    private final ControllerChannel channel;
+    private final RaftStorage storage;
+    private final PeerLiveness liveness;
+    private final ControllerTransport transport;
     private final RaftNode raft;
     private final Thread thread;
     private final int boundPort;
@@ -74,7 +94,7 @@ final class QuorumRuntime implements AutoCloseable {
     // Owned by the loop thread.
     private final Map<Long, PendingCall> pending = new LinkedHashMap<>();
     /** Random start, so that a restarted node's ids do not meet its previous life's in a controller's memory. */
-    private long nextCorrelationId = new Random().nextLong() & Long.MAX_VALUE;
+    private long nextCorrelationId;
     /**
      * Requests the active controller is handling or recently answered, by caller and correlation id: a repeated
      * attempt (the caller heard nothing in time) joins the first one instead of applying the mutation twice.
@@ -90,6 +110,8 @@ final class QuorumRuntime implements AutoCloseable {
                     return size() > 1024;
                 }
             };
+    /** Decisions of this turn not yet in the Raft log; their offsets follow the log end in this order. */
+    private final List<Unflushed> unflushed = new ArrayList<>();
     private long nowMs;
     private ClusterImage image = ClusterImage.EMPTY;
     private QuorumController controller;
@@ -136,36 +158,59 @@ final class QuorumRuntime implements AutoCloseable {
         }
     }
 
+    private record Unflushed(byte[] payload, CompletableFuture<Long> committed) {
+    }
+
     /**
      * Opens the Raft log, binds the controller listener and starts the loop.
      *
      * @param publisher receives every new image, on the loop thread; must only publish it (no blocking)
      */
-    QuorumRuntime(QuorumSettings settings, LongSupplier clock, Consumer<ClusterImage> publisher) {
+    QuorumRuntime(QuorumSettings settings, QuorumEnvironment environment, Consumer<ClusterImage> publisher) {
         this.settings = settings;
-        this.clock = clock;
+        this.time = environment.time;
+        this.random = environment.random;
+        this.faults = environment.faults;
         this.nodeId = settings.nodeId();
         this.prefix = "[QuorumRuntime " + nodeId + "] ";
         this.publisher = publisher;
+        this.nextCorrelationId = random.nextLong() & Long.MAX_VALUE;
         try {
-            this.storage = FileRaftStorage.open(settings.metadataLogDir());
+            this.storage = environment.storage.open(settings.metadataLogDir());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open the metadata log in " + settings.metadataLogDir(), e);
         }
-        this.channel = new ControllerChannel(nodeId, settings.listenHost(),
-                settings.isVoter() ? settings.listenPort() : -1, settings.voters(), this::onFrame, clock);
-        nowMs = clock.getAsLong();
+        this.liveness = new PeerLiveness(time, new ControllerTransport.Receiver() {
+            @Override
+            public void onMessage(ControllerMessage message) {
+                onFrame(message);
+            }
+
+            @Override
+            public void onPeerReachable(int peer) {
+            }
+
+            @Override
+            public void onPeerUnreachable(int peer) {
+                // If it was the Raft leader, the followers need not wait out their election timeout.
+                if (!tasks.offer(() -> raft.onPeerUnreachable(peer, nowMs))) {
+                    LOGGER.debug("{}event queue full; dropped node {} unreachable", prefix, peer);
+                }
+            }
+        });
+        this.transport = environment.transport.create(settings, time, liveness);
+        nowMs = time.hiResClockMs();
         this.raft = new RaftNode(nodeId, settings.voters().keySet(), settings.raftConfig(), storage,
-                message -> channel.send(message.destination(), new Raft(message)), new Random(), nowMs);
+                message -> transport.send(message.destination(), new Raft(message)), random, nowMs);
         try {
-            this.boundPort = channel.start();
+            this.boundPort = transport.start();
         } catch (IOException e) {
             closeQuietly();
             throw new UncheckedIOException("node " + nodeId + " cannot bind its controller listener "
                     + settings.listenHost() + ":" + settings.listenPort(), e);
         }
-        this.thread = new Thread(this::run, "strait-quorum-" + nodeId);
-        thread.setDaemon(true);
+        this.thread = environment.threads.newThread(this::run);
+        thread.setName("strait-quorum-" + nodeId);
         thread.start();
         LOGGER.info("{}started: voters {}, controller listener port {}, metadata log {}", prefix,
                 settings.voters(), boundPort, settings.metadataLogDir());
@@ -180,9 +225,10 @@ final class QuorumRuntime implements AutoCloseable {
     /** Sends {@code request} to the active controller, retrying until {@code timeoutMs} has passed. */
     CompletableFuture<ControllerResponse> call(ControllerRequest request, long timeoutMs) {
         CompletableFuture<ControllerResponse> future = new CompletableFuture<>();
-        long deadline = clock.getAsLong() + timeoutMs;
+        long deadline = time.hiResClockMs() + timeoutMs;
         if (!enqueue(() -> addCall(request, future, deadline), timeoutMs)) {
-            future.completeExceptionally(new TimeoutException("metadata quorum of node " + nodeId + " is busy"));
+            future.completeExceptionally(new TimeoutException("metadata quorum of node " + nodeId + " is "
+                    + (running ? "busy" : "stopped")));
         }
         return future;
     }
@@ -192,12 +238,12 @@ final class QuorumRuntime implements AutoCloseable {
      * the same endpoint is a no-op; a different endpoint registers a new incarnation.
      */
     void registerBroker(String host, int port) {
-        RegisterBroker registration = new RegisterBroker(nodeId, UUID.randomUUID(), host, port);
         enqueue(() -> {
             if (broker != null && broker.registration.host().equals(host) && broker.registration.port() == port) {
                 return; // already registered (or registering) with this endpoint in this process
             }
-            broker = new BrokerState(registration);
+            UUID incarnation = new UUID(random.nextLong(), random.nextLong());
+            broker = new BrokerState(new RegisterBroker(nodeId, incarnation, host, port));
             broker.nextCallMs = nowMs;
         }, settings.requestTimeoutMs());
     }
@@ -284,28 +330,38 @@ final class QuorumRuntime implements AutoCloseable {
     private void run() {
         try {
             while (running) {
-                nowMs = clock.getAsLong();
+                nowMs = time.hiResClockMs();
                 long wakeAt = Math.min(raft.nextDeadlineMs(), nextLocalDeadline());
-                long waitMs = Math.max(0, Math.min(100, wakeAt - nowMs));
+                long waitMs = unflushed.isEmpty() ? Math.max(0, Math.min(100, wakeAt - nowMs)) : 0;
                 Runnable task = tasks.poll(waitMs, TimeUnit.MILLISECONDS);
                 int handled = 0;
                 while (task != null && running) {
-                    nowMs = clock.getAsLong();
+                    nowMs = time.hiResClockMs();
                     task.run();
                     afterEvents();
-                    task = ++handled < 1000 ? tasks.poll() : null;
+                    task = ++handled < MAX_TASKS_PER_TURN ? tasks.poll() : null;
                 }
-                nowMs = clock.getAsLong();
+                boolean drained = handled < MAX_TASKS_PER_TURN;
+                nowMs = time.hiResClockMs();
+                flushDecisions();
                 raft.tick(nowMs);
                 afterEvents();
+                QuorumController active = controller;
+                if (drained && active != null) {
+                    active.tick(nowMs);
+                }
+                flushDecisions();
+                afterEvents(); // a lone voter commits on the flush: apply it now, not after the next wait
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Throwable t) {
             fatal = t;
-            LOGGER.error("{}metadata quorum loop failed; this node stops following the metadata log", prefix, t);
             running = false;
+            LOGGER.error("{}metadata quorum loop failed; this node stops following the metadata log", prefix, t);
+            faults.handleFault("metadata quorum loop of node " + nodeId, t);
         } finally {
+            failUnflushed(new IllegalStateException("metadata quorum of node " + nodeId + " stopped", fatal));
             for (PendingCall call : pending.values()) {
                 call.future.completeExceptionally(new IllegalStateException("metadata quorum of node " + nodeId
                         + " stopped", fatal));
@@ -334,10 +390,7 @@ final class QuorumRuntime implements AutoCloseable {
     private void afterEvents() {
         applyCommitted();
         knownLeader = raft.leaderId();
-        QuorumController active = activeController();
-        if (active != null) {
-            active.tick(nowMs);
-        }
+        activeController();
         maybeCallForBroker();
         dispatchCalls();
     }
@@ -348,7 +401,14 @@ final class QuorumRuntime implements AutoCloseable {
         for (long offset = next.endOffset(); offset < committedEnd; offset++) {
             LogEntry entry = raft.entry(offset);
             if (entry.kind() == LogEntry.Kind.DATA) {
-                next = next.apply(offset, MetadataRecordSerde.deserialize(entry.payload()));
+                List<MetadataRecord> batch = MetadataEntries.decode(entry.payload());
+                next = next.apply(offset, batch);
+                for (MetadataRecord record : batch) {
+                    if (record instanceof RegisterNode registered) {
+                        // Registered through some controller since: whatever closed before is an older life.
+                        liveness.reachable(registered.nodeId());
+                    }
+                }
             }
         }
         next = next.withEndOffset(Math.max(next.endOffset(), committedEnd));
@@ -371,33 +431,80 @@ final class QuorumRuntime implements AutoCloseable {
             return null;
         }
         if (controller == null || controllerEpoch != raft.epoch()) {
+            if (!unflushed.isEmpty()) {
+                throw new IllegalStateException(prefix + "decisions of an earlier term were never appended");
+            }
             ClusterImage projected = image;
             for (long offset = projected.endOffset(); offset < raft.endOffset(); offset++) {
                 LogEntry entry = raft.entry(offset);
                 if (entry.kind() == LogEntry.Kind.DATA) {
-                    projected = projected.apply(offset, MetadataRecordSerde.deserialize(entry.payload()));
+                    projected = projected.apply(offset, MetadataEntries.decode(entry.payload()));
                 }
             }
             projected = projected.withEndOffset(raft.endOffset());
             controllerEpoch = raft.epoch();
             recentRequests.clear();
             controller = new QuorumController(nodeId, settings.sessionTimeoutMs(),
-                    settings.defaultReplicationFactor(), projected, this::propose, QuorumRuntime::newTopicId, nowMs);
+                    settings.defaultReplicationFactor(), projected, this::propose, this::newTopicId, liveness, nowMs);
         }
         return controller;
     }
 
-    private QuorumController.Proposal propose(MetadataRecord record) {
-        CompletableFuture<Long> committed = raft.propose(MetadataRecordSerde.serialize(record), nowMs);
-        if (committed.isCompletedExceptionally()) {
-            throw new IllegalStateException(prefix + "proposal refused while active controller: " + record);
+    /** Takes one decision for the Raft log; it is appended by the next {@link #flushDecisions()}. */
+    private QuorumController.Proposal propose(List<MetadataRecord> batch) {
+        if (!raft.isLeader()) {
+            throw new IllegalStateException(prefix + "a decision while not the Raft leader: " + batch);
         }
-        return new QuorumController.Proposal(raft.endOffset() - 1, committed);
+        long offset = raft.endOffset() + unflushed.size();
+        CompletableFuture<Long> committed = new CompletableFuture<>();
+        unflushed.add(new Unflushed(MetadataEntries.encode(batch), committed));
+        return new QuorumController.Proposal(offset, committed);
     }
 
-    private static UUID newTopicId() {
-        Uuid id = Uuid.randomUuid();
-        return new UUID(id.getMostSignificantBits(), id.getLeastSignificantBits());
+    /** Appends this turn's decisions with one fsync; if the leadership is gone, they fail (not controller). */
+    private void flushDecisions() {
+        if (unflushed.isEmpty()) {
+            return;
+        }
+        List<Unflushed> decisions = List.copyOf(unflushed);
+        unflushed.clear();
+        List<byte[]> payloads = new ArrayList<>(decisions.size());
+        for (Unflushed decision : decisions) {
+            payloads.add(decision.payload());
+        }
+        long expectedEnd = raft.endOffset() + payloads.size();
+        List<CompletableFuture<Long>> results = raft.propose(payloads, nowMs);
+        if (raft.isLeader() && raft.endOffset() != expectedEnd) {
+            throw new IllegalStateException(prefix + "decisions appended at the wrong offsets: log end "
+                    + raft.endOffset() + ", expected " + expectedEnd);
+        }
+        for (int i = 0; i < decisions.size(); i++) {
+            CompletableFuture<Long> committed = decisions.get(i).committed();
+            results.get(i).whenComplete((offset, error) -> {
+                if (error != null) {
+                    committed.completeExceptionally(error);
+                } else {
+                    committed.complete(offset);
+                }
+            });
+        }
+    }
+
+    private void failUnflushed(Throwable error) {
+        for (Unflushed decision : unflushed) {
+            decision.committed().completeExceptionally(error);
+        }
+        unflushed.clear();
+    }
+
+    /** A topic id as Kafka's {@code Uuid.randomUuid} would pick it (never a reserved id, never starting '-'). */
+    private UUID newTopicId() {
+        while (true) {
+            Uuid id = new Uuid(random.nextLong(), random.nextLong());
+            if (!id.equals(Uuid.ZERO_UUID) && !id.equals(Uuid.ONE_UUID) && !id.toString().startsWith("-")) {
+                return new UUID(id.getMostSignificantBits(), id.getLeastSignificantBits());
+            }
+        }
     }
 
     // ---------------------------------------------------------------- inbound
@@ -408,16 +515,17 @@ final class QuorumRuntime implements AutoCloseable {
                 LOGGER.warn("{}dropped a raft message for node {}", prefix, m.message().destination());
                 return;
             }
+            flushDecisions();
             raft.handle(m.message(), nowMs);
         } else if (message instanceof Request m) {
             QuorumController active = activeController();
             if (active == null) {
-                channel.send(m.source(), new Response(m.source(), m.correlationId(),
+                transport.send(m.source(), new Response(m.source(), m.correlationId(),
                         ControllerResponse.notController(raft.leaderId())));
                 return;
             }
             handleOnce(active, m.source(), m.correlationId(), m.request()).whenComplete((response, error) ->
-                    channel.send(m.source(), new Response(m.source(), m.correlationId(), error == null ? response
+                    transport.send(m.source(), new Response(m.source(), m.correlationId(), error == null ? response
                             : ControllerResponse.error(Error.INVALID_REQUEST, String.valueOf(error)))));
         } else if (message instanceof Response m) {
             onResponse(m.correlationId(), m.response());
@@ -476,7 +584,7 @@ final class QuorumRuntime implements AutoCloseable {
             if (leader >= 0 && leader != nodeId) {
                 call.nextAttemptMs = nowMs + ATTEMPT_TIMEOUT_MS;
                 call.sentTo = leader;
-                channel.send(leader, new Request(nodeId, call.correlationId, call.request));
+                transport.send(leader, new Request(nodeId, call.correlationId, call.request));
             } else {
                 call.sentTo = -1;
                 call.nextAttemptMs = nowMs + 2 * RETRY_BACKOFF_MS; // no leader known yet (or not yet active)
@@ -563,21 +671,25 @@ final class QuorumRuntime implements AutoCloseable {
         // No interrupt: it would close the Raft log's file channels under the loop (ClosedByInterruptException).
         running = false;
         tasks.offer(() -> { });
-        try {
-            thread.join(5_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (Thread.currentThread() != thread) {
+            try {
+                thread.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         closeQuietly();
         LOGGER.info("{}stopped", prefix);
     }
 
     private void closeQuietly() {
-        channel.close();
-        try {
-            storage.close();
-        } catch (IOException e) {
-            LOGGER.warn("{}closing the metadata log: {}", prefix, e.toString());
+        transport.close();
+        if (storage instanceof AutoCloseable closeable) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                LOGGER.warn("{}closing the metadata log: {}", prefix, e.toString());
+            }
         }
     }
 

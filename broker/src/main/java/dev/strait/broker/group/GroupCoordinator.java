@@ -11,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -115,6 +116,7 @@ public final class GroupCoordinator implements AutoCloseable {
     private final Supplier<String> memberIds;
     private final Shard[] shards;
     private final ScheduledExecutorService timer;
+    private volatile BiConsumer<String, Throwable> faults = (what, cause) -> { };
 
     public GroupCoordinator(Config config, OffsetsLog log, LongSupplier clockMs) {
         this(config, log, clockMs, () -> UUID.randomUUID().toString());
@@ -135,6 +137,11 @@ public final class GroupCoordinator implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         });
+    }
+
+    /** Told (what failed, the error) when the timer fails: group sessions would no longer expire. */
+    public void setFaultHandler(BiConsumer<String, Throwable> handler) {
+        this.faults = handler;
     }
 
     /**
@@ -446,6 +453,7 @@ public final class GroupCoordinator implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             LOGGER.error("group coordinator timer failed", e);
+            faults.accept("group coordinator timer", e);
         }
     }
 

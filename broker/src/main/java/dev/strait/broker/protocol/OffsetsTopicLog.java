@@ -24,7 +24,8 @@ import org.apache.kafka.common.record.SimpleRecord;
 
 /**
  * The group coordinator's {@link OffsetsLog}: the internal topic {@value #TOPIC}, created on first start with
- * {@code offsets.topic.num.partitions} partitions, {@code cleanup.policy=compact} and
+ * {@code offsets.topic.num.partitions} partitions of {@code offsets.topic.replication.factor} replicas (created
+ * only once that many brokers are registered, as Kafka), {@code cleanup.policy=compact} and
  * {@code segment.bytes=offsets.topic.segment.bytes} (as Kafka), written through the replica layer's
  * {@code PartitionLog}s as ordinary Kafka v2 batches (one batch per append, uncompressed, so the log cleaner can
  * compact them: the latest commit per group and partition survives). Appends are acks=all; a write is durable once
@@ -42,6 +43,7 @@ public final class OffsetsTopicLog implements OffsetsLog {
     private final Time time;
 
     private final int configuredPartitions;
+    private final int replicationFactor;
     private final Map<String, String> configs;
 
     /**
@@ -49,9 +51,15 @@ public final class OffsetsTopicLog implements OffsetsLog {
      * which the broker calls once it is registered: in a cluster the topic's replicas need registered brokers.
      */
     public OffsetsTopicLog(ReplicaManager replicaManager, int numPartitions, int segmentBytes) {
+        this(replicaManager, numPartitions, -1, segmentBytes);
+    }
+
+    /** @param replicationFactor replicas per partition when the topic is created; -1 for the cluster default */
+    public OffsetsTopicLog(ReplicaManager replicaManager, int numPartitions, int replicationFactor, int segmentBytes) {
         this.replicaManager = replicaManager;
         this.time = replicaManager.time();
         this.configuredPartitions = numPartitions;
+        this.replicationFactor = replicationFactor;
         this.configs = Map.of(TopicConfigs.CLEANUP_POLICY, "compact", "segment.bytes", Integer.toString(segmentBytes));
         Optional<TopicMetadata> existing = replicaManager.topic(TOPIC);
         if (existing.isPresent()) {
@@ -77,7 +85,7 @@ public final class OffsetsTopicLog implements OffsetsLog {
             return true;
         }
         try {
-            replicaManager.createTopic(TOPIC, configuredPartitions, configs, false);
+            replicaManager.createTopic(TOPIC, configuredPartitions, replicationFactor, configs, false);
             return true;
         } catch (TopicExistsException e) {
             return true;

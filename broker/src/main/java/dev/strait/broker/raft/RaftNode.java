@@ -60,6 +60,8 @@ public final class RaftNode {
 
     private static final Logger LOGGER = LoggerFactory.getLogger(RaftNode.class);
     private static final int NONE = ElectionState.NONE;
+    /** A fetch answer stops adding entries past this many payload bytes, well inside a transport frame. */
+    private static final long MAX_FETCH_BYTES = 4L * 1024 * 1024;
 
     private final int nodeId;
     private final List<Integer> voters;
@@ -143,17 +145,50 @@ public final class RaftNode {
      * leadership first (outcome unknown: a later leader may still commit it).
      */
     public CompletableFuture<Long> propose(byte[] payload, long nowMs) {
+        return propose(List.of(payload), nowMs).get(0);
+    }
+
+    /**
+     * Appends each payload as its own entry, in order, with one flush for all of them (group commit); otherwise
+     * as {@link #propose(byte[], long)}, one future per payload.
+     */
+    public List<CompletableFuture<Long>> propose(List<byte[]> payloads, long nowMs) {
+        List<CompletableFuture<Long>> futures = new ArrayList<>(payloads.size());
         if (!(role instanceof Leader leader)) {
-            return CompletableFuture.failedFuture(new NotLeaderException("not the leader", leaderId(), epoch()));
+            for (int i = 0; i < payloads.size(); i++) {
+                futures.add(CompletableFuture.failedFuture(new NotLeaderException("not the leader", leaderId(),
+                        epoch())));
+            }
+            return futures;
         }
-        long offset = storage.endOffset();
-        appendLocal(new LogEntry(leader.epoch(), offset, LogEntry.Kind.DATA, payload));
+        long first = storage.endOffset();
+        for (byte[] payload : payloads) {
+            appendLocal(new LogEntry(leader.epoch(), storage.endOffset(), LogEntry.Kind.DATA, payload));
+        }
         storage.flush();
         leader.progress().onLocalFlush(storage.endOffset());
-        CompletableFuture<Long> committed = new CompletableFuture<>();
-        pendingProposals.put(offset, committed);
+        for (int i = 0; i < payloads.size(); i++) {
+            CompletableFuture<Long> committed = new CompletableFuture<>();
+            pendingProposals.put(first + i, committed);
+            futures.add(committed);
+        }
         maybeAdvanceHighWatermark(leader);
-        return committed;
+        return futures;
+    }
+
+    /**
+     * Evidence from the driver's transport that {@code peer}'s process is gone: every connection with it closed,
+     * or connecting to it was refused. If it is this node's leader, the node stops counting on it: it grants
+     * pre-votes from now on, and its election timer (an observer's search for a leader) fires within half the
+     * election jitter instead of after the whole timeout. False evidence costs nothing: the pre-vote still fails
+     * while a majority hears from a live leader, whose next fetch answer resets the timer.
+     */
+    public void onPeerUnreachable(int peer, long nowMs) {
+        if (role instanceof Follower follower && follower.leaderId() == peer) {
+            lastLeaderContactMs = Long.MIN_VALUE / 2;
+            long delayMs = config.electionJitterMs() == 0 ? 0 : random.nextInt((int) config.electionJitterMs() / 2 + 1);
+            electionDeadlineMs = Math.min(electionDeadlineMs, nowMs + delayMs);
+        }
     }
 
     /** Fires whatever timers expired by {@code nowMs}; harmless to call early or often. */
@@ -319,8 +354,12 @@ public final class RaftNode {
         maybeAdvanceHighWatermark(leader);
         long end = Math.min(storage.endOffset(), request.fetchOffset() + config.maxFetchEntries());
         List<LogEntry> entries = new ArrayList<>((int) (end - request.fetchOffset()));
-        for (long offset = request.fetchOffset(); offset < end; offset++) {
-            entries.add(storage.entry(offset));
+        long bytes = 0;
+        for (long offset = request.fetchOffset(); offset < end && (entries.isEmpty() || bytes < MAX_FETCH_BYTES);
+                offset++) {
+            LogEntry entry = storage.entry(offset);
+            entries.add(entry);
+            bytes += entry.payloadSize();
         }
         transport.send(new FetchResponse(nodeId, request.source(), leader.epoch(), FetchError.NONE, nodeId,
                 request.fetchOffset(), request.lastFetchedEpoch(), null, entries, highWatermark));

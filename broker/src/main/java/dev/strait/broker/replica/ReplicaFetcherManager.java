@@ -1,6 +1,7 @@
 package dev.strait.broker.replica;
 
 import dev.strait.broker.log.EpochEndOffset;
+import dev.strait.broker.log.FaultHandler;
 import dev.strait.broker.log.LogStorageException;
 import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.BrokerRegistration;
@@ -47,6 +48,7 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
     private final Time time;
     private final Map<Integer, FetcherThread> threads = new HashMap<>();
     private boolean closed;
+    private volatile FaultHandler faults = (what, cause) -> { };
 
     public ReplicaFetcherManager(int localId, MetadataSource metadata, LeaderClient.Factory clients,
             Settings settings) {
@@ -61,6 +63,11 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
         this.clients = clients;
         this.settings = settings;
         this.time = time;
+    }
+
+    /** Told when a fetcher thread fails unexpectedly (a bug, not a network or leader error). */
+    public void setFaultHandler(FaultHandler handler) {
+        this.faults = handler;
     }
 
     @Override
@@ -191,6 +198,9 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
                     return;
                 } catch (RuntimeException e) {
                     LOGGER.error("[broker {}] fetcher for broker {} failed", localId, leaderId, e);
+                    if (running) {
+                        faults.handleFault("replica fetcher of broker " + localId + " from broker " + leaderId, e);
+                    }
                     backoff();
                 }
             }

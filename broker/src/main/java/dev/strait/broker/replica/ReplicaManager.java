@@ -1,5 +1,6 @@
 package dev.strait.broker.replica;
 
+import dev.strait.broker.log.FaultHandler;
 import dev.strait.broker.log.AppendResult;
 import dev.strait.broker.log.LogConfig;
 import dev.strait.broker.log.OffsetOutOfRangeException;
@@ -94,6 +95,7 @@ public final class ReplicaManager implements AutoCloseable {
     private final ExecutorService stateThread;
     private final AtomicBoolean reconcilePending = new AtomicBoolean();
     private volatile boolean closed;
+    private volatile FaultHandler faults = (what, cause) -> { };
 
     public ReplicaManager(MetadataSource metadata, Path logDir, Map<String, String> brokerTopicDefaults, Time time,
             ScheduledExecutorService scheduler) {
@@ -121,6 +123,11 @@ public final class ReplicaManager implements AutoCloseable {
             return thread;
         });
         TopicConfigs.validate(this.brokerTopicDefaults);
+    }
+
+    /** Told when reconciling the replicas with the metadata fails: the replicas no longer follow it. */
+    public void setFaultHandler(FaultHandler handler) {
+        this.faults = handler;
     }
 
     public void addRoleListener(RoleListener listener) {
@@ -154,6 +161,9 @@ public final class ReplicaManager implements AutoCloseable {
                     reconcile();
                 } catch (RuntimeException e) {
                     LOGGER.error("[broker {}] reconciling replicas with the metadata failed", localId, e);
+                    if (!closed) {
+                        faults.handleFault("replica reconciliation of broker " + localId, e);
+                    }
                 }
             });
         } catch (java.util.concurrent.RejectedExecutionException e) {

@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * {@code log.cleanup.policy}, {@code log.index.interval.bytes}, {@code log.cleaner.delete.retention.ms}; the log
  * cleaner's {@code log.cleaner.enable}, {@code log.cleaner.backoff.ms}, {@code log.cleaner.dedupe.buffer.size},
  * {@code log.cleaner.io.max.bytes.per.second}; the group coordinator's {@code offsets.topic.num.partitions},
- * {@code offsets.topic.segment.bytes} and {@code group.*} timeouts. Unknown names are logged and ignored.
+ * {@code offsets.topic.replication.factor}, {@code offsets.topic.segment.bytes} and {@code group.*} timeouts. Unknown names are logged and ignored.
  *
  * <p>KRaft-style cluster settings: {@code process.roles} ({@code broker,controller} or {@code broker}),
  * {@code controller.quorum.voters} ({@code id@host:port,...}), {@code controller.listener.names}, a controller
@@ -61,6 +61,7 @@ public final class BrokerConfig {
             "num.network.threads", "num.io.threads", "queued.max.requests", "socket.request.max.bytes",
             "num.partitions", "auto.create.topics.enable", "log.retention.check.interval.ms",
             "log.retention.minutes", "log.retention.hours", "log.roll.hours", "offsets.topic.num.partitions",
+            "offsets.topic.replication.factor",
             "group.initial.rebalance.delay.ms", "group.min.session.timeout.ms", "group.max.session.timeout.ms",
             "offsets.topic.segment.bytes", "log.cleaner.enable", "log.cleaner.backoff.ms",
             "log.cleaner.dedupe.buffer.size", "log.cleaner.io.max.bytes.per.second",
@@ -156,6 +157,7 @@ public final class BrokerConfig {
         replicaFetchBackoffMs();
         replicaSocketTimeoutMs();
         offsetsTopicSegmentBytes();
+        offsetsTopicReplicationFactor();
         logCleanerEnable();
         logCleanerBackoffMs();
         logCleanerDedupeBufferSize();
@@ -493,6 +495,29 @@ public final class BrokerConfig {
     /** {@code offsets.topic.num.partitions} (default 5; only used when the offsets topic is created). */
     public int offsetsTopicNumPartitions() {
         return (int) longValue(originals, "offsets.topic.num.partitions", 5, 1);
+    }
+
+    /**
+     * {@code offsets.topic.replication.factor}: replicas of each partition of {@code __consumer_offsets}, which is
+     * created only once that many brokers are registered (as Kafka: until then group and offset requests answer
+     * COORDINATOR_NOT_AVAILABLE and clients retry). Default 3, as Kafka, in a cluster with a controller quorum. A
+     * standalone node (no {@code controller.quorum.voters}) is a one-broker cluster for good: there a value above 1
+     * is refused, and when unset this returns -1, the metadata source's own default (one replica).
+     */
+    public int offsetsTopicReplicationFactor() {
+        String name = "offsets.topic.replication.factor";
+        int factor = intValue(originals, name, hasControllerQuorum() ? 3 : 1, 1);
+        if (factor > Short.MAX_VALUE) {
+            throw new ConfigException(name, factor, "must be <= " + Short.MAX_VALUE);
+        }
+        if (!hasControllerQuorum()) {
+            if (factor > 1) {
+                throw new ConfigException(name, factor, "a standalone node (no controller.quorum.voters) is a "
+                        + "one-broker cluster: set it to 1, or configure a controller quorum");
+            }
+            return originals.containsKey(name) ? factor : -1;
+        }
+        return factor;
     }
 
     /** {@code offsets.topic.segment.bytes} (default 104857600, as Kafka): segment size of the offsets topic. */

@@ -7,10 +7,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Runs one broker: {@code BrokerMain server.properties}. Bad input (no or unreadable file, bad config) is one line
- * on stderr and exit code 2, as for every Strait command; a start-up failure is exit code 1.
+ * on stderr and exit code 2, as for every Strait command; a start-up failure is exit code 1, and so is a fatal
+ * error in one of the broker's background loops (logged, and named in one line on stderr): the node stops rather
+ * than serve from state that no longer follows the cluster.
  */
 public final class BrokerMain {
 
@@ -22,13 +25,18 @@ public final class BrokerMain {
             System.err.println("usage: BrokerMain <server.properties>");
             System.exit(2);
         }
+        AtomicReference<String> fatal = new AtomicReference<>();
+        CountDownLatch stop = new CountDownLatch(1);
         BrokerServer server;
         try {
             Properties props = new Properties();
             try (Reader reader = Files.newBufferedReader(Path.of(args[0]), StandardCharsets.UTF_8)) {
                 props.load(reader);
             }
-            server = new BrokerServer(BrokerConfig.from(props));
+            server = new BrokerServer(BrokerConfig.from(props), (what, cause) -> {
+                fatal.compareAndSet(null, what + ": " + cause);
+                stop.countDown();
+            });
         } catch (IOException e) {
             System.err.println("cannot read " + args[0] + ": " + e);
             System.exit(2);
@@ -38,21 +46,21 @@ public final class BrokerMain {
             System.exit(2);
             return;
         }
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.close();
-            stopped.countDown();
-        }, "strait-shutdown"));
+        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "strait-shutdown"));
         try {
             server.start();
         } catch (RuntimeException e) {
-            System.err.println("broker failed to start: " + e.getMessage());
-            System.exit(1);
+            if (fatal.get() == null) {
+                System.err.println("broker failed to start: " + e.getMessage());
+                System.exit(1);
+            }
         }
         try {
-            stopped.await();
+            stop.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        System.err.println("broker stopped after a fatal error in the " + fatal.get() + " (details in the log)");
+        System.exit(1);
     }
 }

@@ -1,6 +1,7 @@
 package dev.strait.broker.server;
 
 import dev.strait.broker.group.GroupCoordinator;
+import dev.strait.broker.log.FaultHandler;
 import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.MetadataSource;
 import dev.strait.broker.network.SocketServer;
@@ -19,6 +20,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.UnaryOperator;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -30,6 +32,12 @@ import org.slf4j.LoggerFactory;
  * One broker node: wiring only. Start order: metadata, logs, request handling, then the listener; stop in reverse.
  * All data lives in the first of {@code log.dirs} for now. {@link #start} and {@link #close} are synchronized;
  * the accessors are valid between them.
+ *
+ * <p>Fatal faults: every background loop (the metadata quorum loop, replica reconciliation, the replica fetchers,
+ * the group coordinator's timer) reports an error it cannot recover from to one {@link FaultHandler}. The one
+ * given to the constructor decides what happens ({@code BrokerMain} ends the process with exit code 1); by
+ * default the broker halts itself, once, on a thread of its own: it stops serving rather than serve from state
+ * that no longer follows the cluster.
  */
 public final class BrokerServer implements AutoCloseable {
 
@@ -39,6 +47,9 @@ public final class BrokerServer implements AutoCloseable {
     /** Opens this node's view of the cluster metadata; by default the one {@link MetadataSources} picks. */
     private final MetadataFactory metadataFactory;
     private final UnaryOperator<LeaderClient.Factory> leaderClients;
+    private final Time time;
+    private final FaultHandler faults;
+    private final AtomicBoolean faulted = new AtomicBoolean();
     private MetadataSource metadata;
     private ReplicaFetcherManager fetcherManager;
     private ScheduledExecutorService scheduler;
@@ -56,7 +67,12 @@ public final class BrokerServer implements AutoCloseable {
     }
 
     public BrokerServer(BrokerConfig config) {
-        this(config, MetadataSources::open);
+        this(config, null, null, UnaryOperator.identity());
+    }
+
+    /** A broker whose background loops report fatal faults to {@code faults} (which must not block). */
+    public BrokerServer(BrokerConfig config, FaultHandler faults) {
+        this(config, faults, null, UnaryOperator.identity());
     }
 
     /**
@@ -64,7 +80,7 @@ public final class BrokerServer implements AutoCloseable {
      * it returns belongs to this broker, which closes it on {@link #close()}.
      */
     public BrokerServer(BrokerConfig config, MetadataFactory metadataFactory) {
-        this(config, metadataFactory, UnaryOperator.identity());
+        this(config, null, metadataFactory, UnaryOperator.identity());
     }
 
     /**
@@ -73,9 +89,36 @@ public final class BrokerServer implements AutoCloseable {
      */
     public BrokerServer(BrokerConfig config, MetadataFactory metadataFactory,
             UnaryOperator<LeaderClient.Factory> leaderClients) {
+        this(config, null, metadataFactory, leaderClients);
+    }
+
+    private BrokerServer(BrokerConfig config, FaultHandler faults, MetadataFactory metadataFactory,
+            UnaryOperator<LeaderClient.Factory> leaderClients) {
         this.config = config;
-        this.metadataFactory = metadataFactory;
+        this.time = Time.SYSTEM;
+        this.faults = faults != null ? faults : this::haltOnFault;
+        this.metadataFactory = metadataFactory != null ? metadataFactory
+                : (c, logDir) -> MetadataSources.open(c, logDir, time, this::onFault);
         this.leaderClients = leaderClients;
+    }
+
+    /** Every fatal fault of this broker's loops comes here: logged, then handed to the handler once. */
+    private void onFault(String what, Throwable cause) {
+        if (faulted.compareAndSet(false, true)) {
+            LOGGER.error("broker {}: fatal error in the {}; stopping the broker", config.nodeId(), what, cause);
+            faults.handleFault(what, cause);
+        }
+    }
+
+    private void haltOnFault(String what, Throwable cause) {
+        Thread halter = new Thread(this::halt, "strait-fatal-halt-" + config.nodeId());
+        halter.setDaemon(true);
+        halter.start();
+    }
+
+    /** Whether a background loop of this broker failed fatally (the broker then stops, or has stopped). */
+    public boolean hasFailed() {
+        return faulted.get();
     }
 
     public synchronized BrokerServer start() {
@@ -95,20 +138,23 @@ public final class BrokerServer implements AutoCloseable {
             });
             Map<String, String> topicDefaults = new HashMap<>(config.topicDefaults());
             topicDefaults.put(TopicConfigs.MIN_INSYNC_REPLICAS, Integer.toString(config.minInsyncReplicas()));
-            replicaManager = new ReplicaManager(metadata, logDir, topicDefaults, Time.SYSTEM, scheduler,
+            replicaManager = new ReplicaManager(metadata, logDir, topicDefaults, time, scheduler,
                     config.replicaLagTimeMaxMs());
+            replicaManager.setFaultHandler(this::onFault);
             fetcherManager = new ReplicaFetcherManager(config.nodeId(), metadata,
                     leaderClients.apply(InterBrokerClient.factory(config.nodeId(), config.replicaSocketTimeoutMs())),
                     new ReplicaFetcherManager.Settings(config.replicaFetchWaitMaxMs(), config.replicaFetchMinBytes(),
                             config.replicaFetchMaxBytes(), Math.max(config.replicaFetchMaxBytes(), 10 * 1024 * 1024),
                             config.replicaFetchBackoffMs()));
+            fetcherManager.setFaultHandler(this::onFault);
             replicaManager.addRoleListener(fetcherManager);
             replicaManager.startup();
             OffsetsTopicLog offsetsLog = new OffsetsTopicLog(replicaManager, config.offsetsTopicNumPartitions(),
-                    config.offsetsTopicSegmentBytes());
+                    config.offsetsTopicReplicationFactor(), config.offsetsTopicSegmentBytes());
             groupCoordinator = new GroupCoordinator(new GroupCoordinator.Config(offsetsLog.numPartitions(),
                     config.groupInitialRebalanceDelayMs(), config.groupMinSessionTimeoutMs(),
-                    config.groupMaxSessionTimeoutMs(), 100), offsetsLog, System::currentTimeMillis);
+                    config.groupMaxSessionTimeoutMs(), 100), offsetsLog, time::milliseconds);
+            groupCoordinator.setFaultHandler(this::onFault);
             GroupCoordinator coordinator = groupCoordinator;
             // Registered before startup: a load can only repeat one (loads are idempotent), never be missed.
             replicaManager.addRoleListener(new ReplicaManager.RoleListener() {
@@ -140,18 +186,20 @@ public final class BrokerServer implements AutoCloseable {
                     config.port(), config.numNetworkThreads(), config.numIoThreads(), config.queuedMaxRequests(),
                     config.socketRequestMaxBytes()), apis);
             socketServer.bind();
-            endpoint = new BrokerEndpoint(config.nodeId(), advertisedHost(), socketServer.boundPort());
+            endpoint = new BrokerEndpoint(config.nodeId(), advertisedHost(), advertisedPort(socketServer.boundPort()));
             metadata.registerLocalBroker(endpoint.host(), endpoint.port());
             if (!offsetsLog.ensureCreated()) {
                 // A cluster's first nodes start before enough brokers registered to place the offsets topic's
                 // replicas; keep trying in the background, as Kafka creates it on demand.
-                LOGGER.info("offsets topic not created yet: too few brokers registered; retrying");
+                LOGGER.info("offsets topic {} not created yet: it needs {} registered brokers "
+                        + "(offsets.topic.replication.factor), {} are; retrying", OffsetsTopicLog.TOPIC,
+                        Math.max(1, config.offsetsTopicReplicationFactor()), metadata.brokers().size());
                 scheduleOffsetsTopicCreation(offsetsLog);
             }
             socketServer.start();
             if (config.logCleanerEnable()) {
                 logCleaner = new LogCleaner(replicaManager, new LogCleaner.Settings(config.logCleanerBackoffMs(),
-                        config.logCleanerDedupeBufferSize(), config.logCleanerIoMaxBytesPerSecond()), Time.SYSTEM,
+                        config.logCleanerDedupeBufferSize(), config.logCleanerIoMaxBytesPerSecond()), time,
                         config.nodeId());
                 logCleaner.startup();
             }
@@ -199,9 +247,20 @@ public final class BrokerServer implements AutoCloseable {
         }, 1, TimeUnit.SECONDS);
     }
 
+    /**
+     * What clients are told to connect to: {@code advertised.listeners} when it names the client listener (a broker
+     * in a container, bound to 0.0.0.0, reached through the host's published port), else the listener's own host.
+     */
     private String advertisedHost() {
+        if (config.advertisedListener().isPresent()) {
+            return config.advertisedListener().get().host();
+        }
         String host = config.host();
         return host.equals("0.0.0.0") ? "127.0.0.1" : host;
+    }
+
+    private int advertisedPort(int boundPort) {
+        return config.advertisedListener().map(BrokerConfig.Listener::port).orElse(boundPort);
     }
 
     public BrokerConfig config() {

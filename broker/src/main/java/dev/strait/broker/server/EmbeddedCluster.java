@@ -23,7 +23,8 @@ import java.util.stream.Stream;
  * Node {@code i} has node id {@code i}, its data in {@code <dataDir>/node-<i>}, and keeps its ports across
  * {@link #stop(int)} / {@link #resume(int)}, {@link #kill(int)} and {@link #restart(int)}. One node runs alone
  * with its metadata in a file; several nodes are each broker and controller voter of one quorum (KRaft's combined
- * mode), with topics replicated {@code min(3, nodes)} times unless told otherwise. Closing deletes the data
+ * mode), with topics (the offsets topic too) replicated {@code min(3, nodes)} times unless told otherwise
+ * ({@code default.replication.factor}, {@code offsets.topic.replication.factor}). Closing deletes the data
  * directory if the cluster created it.
  */
 public final class EmbeddedCluster implements AutoCloseable {
@@ -188,6 +189,8 @@ public final class EmbeddedCluster implements AutoCloseable {
             props.put("controller.listener.names", "CONTROLLER");
             props.put("controller.quorum.voters", voters.toString());
             props.put("default.replication.factor", Integer.toString(Math.min(3, brokers.length)));
+            // Kafka's default of 3 would leave a 2-node cluster without consumer groups.
+            props.put("offsets.topic.replication.factor", Integer.toString(Math.min(3, brokers.length)));
         }
         props.putAll(brokerConfigs);
         return new BrokerServer(BrokerConfig.from(props));

@@ -1,12 +1,16 @@
 package dev.strait.broker.server;
 
+import dev.strait.broker.controller.QuorumEnvironment;
 import dev.strait.broker.controller.QuorumMetadataSource;
+import dev.strait.broker.log.FaultHandler;
+import dev.strait.broker.log.Time;
 import dev.strait.broker.controller.QuorumSettings;
 import dev.strait.broker.metadata.FileMetadataSource;
 import dev.strait.broker.metadata.MetadataSource;
 import dev.strait.broker.raft.RaftConfig;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -15,6 +19,9 @@ import java.util.Map;
  * one-node cluster whose metadata is a local file; one that does follows the quorum's metadata log
  * ({@link QuorumMetadataSource}, which starts the node's Raft node, controller listener and controller here and
  * stops them in {@code close()}).
+ *
+ * <p>The one place the broker's randomness is bound: the quorum's election jitter, incarnation ids and topic ids
+ * come from a {@link SecureRandom} made here (topic ids must not repeat across controllers and restarts).
  */
 final class MetadataSources {
 
@@ -28,17 +35,19 @@ final class MetadataSources {
     private MetadataSources() {
     }
 
-    static MetadataSource open(BrokerConfig config, Path logDir) {
+    /** @param faults told if the quorum loop fails (the broker must then stop) */
+    static MetadataSource open(BrokerConfig config, Path logDir, Time time, FaultHandler faults) {
         if (!config.hasControllerQuorum()) {
             return FileMetadataSource.open(logDir, config.nodeId());
         }
-        QuorumMetadataSource source = QuorumMetadataSource.open(quorumSettings(config, logDir));
-        if (config.port() != 0) {
+        QuorumMetadataSource source = QuorumMetadataSource.open(quorumSettings(config, logDir),
+                QuorumEnvironment.of(time, new SecureRandom(), faults));
+        if (config.advertisedListener().isPresent() || config.port() != 0) {
             // The client endpoint is known before the listener binds, so register now (the broker's own later
             // registerLocalBroker with the same endpoint is then a no-op): start-up steps that create topics,
             // such as the offsets topic, find this broker eligible. With port 0 that waits for the bind.
             try {
-                source.registerLocalBroker(advertisedHost(config), config.port());
+                source.registerLocalBroker(advertisedHost(config), advertisedPort(config));
             } catch (RuntimeException e) {
                 source.close();
                 throw e;
@@ -49,7 +58,14 @@ final class MetadataSources {
 
     /** The host the broker advertises, computed as {@code BrokerServer} does. */
     private static String advertisedHost(BrokerConfig config) {
+        if (config.advertisedListener().isPresent()) {
+            return config.advertisedListener().get().host();
+        }
         return config.host().equals("0.0.0.0") ? "127.0.0.1" : config.host();
+    }
+
+    private static int advertisedPort(BrokerConfig config) {
+        return config.advertisedListener().map(BrokerConfig.Listener::port).orElse(config.port());
     }
 
     static QuorumSettings quorumSettings(BrokerConfig config, Path logDir) {

@@ -8,7 +8,9 @@ import dev.strait.broker.metadata.TopicMetadata;
 import dev.strait.broker.raft.RaftConfig;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -33,8 +35,11 @@ class BrokerOnlyNodeTest {
     void anObserverRegistersFollowsTheLogAndMutatesThroughTheVoter() {
         int voterPort = QuorumTestCluster.freePort();
         Map<Integer, InetSocketAddress> voters = Map.of(0, new InetSocketAddress("127.0.0.1", voterPort));
-        try (QuorumMetadataSource voter = QuorumMetadataSource.open(settings(0, voters, voterPort));
-             QuorumMetadataSource observer = QuorumMetadataSource.open(settings(7, voters, -1))) {
+        List<String> faults = new CopyOnWriteArrayList<>();
+        try (QuorumMetadataSource voter = QuorumMetadataSource.open(settings(0, voters, voterPort),
+                QuorumTestCluster.testEnvironment(0, faults));
+             QuorumMetadataSource observer = QuorumMetadataSource.open(settings(7, voters, -1),
+                QuorumTestCluster.testEnvironment(7, faults))) {
             // Given
             voter.registerLocalBroker("127.0.0.1", 19_000);
             observer.registerLocalBroker("127.0.0.1", 19_007);
@@ -51,5 +56,6 @@ class BrokerOnlyNodeTest {
             await("voter sees it", () -> voter.topic("observed").isPresent());
             assertThat(voter.topic("observed")).contains(topic);
         }
+        assertThat(faults).isEmpty();
     }
 }

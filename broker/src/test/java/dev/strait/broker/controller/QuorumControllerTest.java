@@ -7,9 +7,11 @@ import dev.strait.broker.controller.ControllerRequest.CreateTopic;
 import dev.strait.broker.controller.ControllerRequest.Heartbeat;
 import dev.strait.broker.controller.ControllerRequest.RegisterBroker;
 import dev.strait.broker.controller.ControllerResponse.Error;
+import dev.strait.broker.raft.metadata.MetadataImage.NodeRegistration;
 import dev.strait.broker.raft.metadata.MetadataImage.PartitionState;
 import dev.strait.broker.raft.metadata.MetadataImage.TopicImage;
 import dev.strait.broker.raft.metadata.MetadataRecord;
+import dev.strait.broker.raft.metadata.MetadataRecord.FenceNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,23 +20,49 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
- * The controller's rules without Raft or sockets: a fake proposer appends records to a list and commits each
- * one at once, and the test drives time by hand.
+ * The controller's rules without Raft or sockets: a fake proposer appends each decision to a list of log entries
+ * and commits it at once, and the test drives time by hand.
  */
 class QuorumControllerTest {
 
     private static final long SESSION_MS = 1_000;
 
-    private final List<MetadataRecord> log = new ArrayList<>();
+    /** The log: one entry per proposal. */
+    private final List<List<MetadataRecord>> log = new ArrayList<>();
     private long now = 10_000;
     private long nextTopic;
-    private final QuorumController controller = new QuorumController(0, SESSION_MS, 1, ClusterImage.EMPTY,
-            record -> {
-                log.add(record);
-                long offset = log.size() - 1;
-                return new QuorumController.Proposal(offset, CompletableFuture.completedFuture(offset));
-            }, () -> new UUID(7, ++nextTopic), now);
+    private final PeerLiveness liveness = new PeerLiveness(() -> now, new ControllerTransport.Receiver() {
+        @Override
+        public void onMessage(ControllerMessage message) {
+        }
+
+        @Override
+        public void onPeerReachable(int peer) {
+        }
+
+        @Override
+        public void onPeerUnreachable(int peer) {
+        }
+    });
+    private QuorumController controller = newController(SESSION_MS, ClusterImage.EMPTY);
     private final long[] epochs = new long[4];
+
+    private QuorumController newController(long sessionMs, ClusterImage image) {
+        return new QuorumController(0, sessionMs, 1, image, batch -> {
+            log.add(List.copyOf(batch));
+            long offset = log.size() - 1;
+            return new QuorumController.Proposal(offset, CompletableFuture.completedFuture(offset));
+        }, () -> new UUID(7, ++nextTopic), liveness, now);
+    }
+
+    /** The image a node replaying the first {@code entries} entries of the log has. */
+    private ClusterImage replay(int entries) {
+        ClusterImage image = ClusterImage.EMPTY;
+        for (int offset = 0; offset < entries; offset++) {
+            image = image.apply(offset, log.get(offset));
+        }
+        return image;
+    }
 
     private ControllerResponse call(ControllerRequest request) {
         return controller.handle(request, now).join();
@@ -195,5 +223,246 @@ class QuorumControllerTest {
                 .isEqualTo(Error.STALE_EPOCH);
         assertThat(call(new AlterPartition(leader, id, 0, 0, 1, state.replicas())).error()).isEqualTo(Error.NONE);
         assertThat(partition("t", 0).isr()).containsExactlyElementsOf(state.replicas());
+    }
+
+    // ---------------------------------------------------------------- one decision, one entry (issue 11, defect 2)
+
+    /**
+     * What a controller failover can leave: any prefix of the log. Whatever prefix a new controller starts from,
+     * no partition is led by a fenced node, no fenced node sits in an ISR beside live members, and a topic has
+     * all its partitions or does not exist.
+     */
+    private void assertEveryPrefixConsistent(Map<String, Integer> partitionCounts) {
+        for (int entries = 0; entries <= log.size(); entries++) {
+            ClusterImage image = replay(entries);
+            for (TopicImage topic : image.image().topics().values()) {
+                assertThat(topic.partitions().size()).as("partitions of %s after %d entries", topic.name(), entries)
+                        .isEqualTo(partitionCounts.get(topic.name()));
+                for (Map.Entry<Integer, PartitionState> e : topic.partitions().entrySet()) {
+                    PartitionState state = e.getValue();
+                    if (state.leader() != -1) {
+                        assertThat(image.isUnfenced(state.leader()))
+                                .as("leader %d of %s-%d is unfenced after %d entries", state.leader(), topic.name(),
+                                        e.getKey(), entries).isTrue();
+                    }
+                    if (state.isr().size() > 1) {
+                        assertThat(state.isr()).as("ISR of %s-%d after %d entries", topic.name(), e.getKey(), entries)
+                                .allMatch(image::isUnfenced);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void aFencingIsOneEntrySoNoPrefixLeavesAPartitionLedByTheFencedNode() {
+        // Given
+        registerAndUnfence(1, 2, 3);
+        call(new CreateTopic("t", 30, 3, Map.of()));
+
+        // When: node 2 goes silent and is fenced
+        now += SESSION_MS / 2;
+        heartbeat(1, 3);
+        now += SESSION_MS / 2 + 1;
+        int before = log.size();
+        controller.tick(now);
+
+        // Then
+        assertThat(log.size()).as("one entry for the fencing and its partition changes").isEqualTo(before + 1);
+        assertThat(log.get(before)).first().isInstanceOf(FenceNode.class);
+        assertThat(controller.projected().isUnfenced(2)).isFalse();
+        assertEveryPrefixConsistent(Map.of("t", 30));
+    }
+
+    @Test
+    void aTopicOf500PartitionsIsOneEntrySoNoPrefixHoldsHalfOfIt() {
+        // Given
+        registerAndUnfence(1, 2, 3);
+        int before = log.size();
+
+        // When
+        assertThat(call(new CreateTopic("big", 500, 3, Map.of("cleanup.policy", "compact"))).error())
+                .isEqualTo(Error.NONE);
+
+        // Then
+        assertThat(log.size()).isEqualTo(before + 1);
+        assertThat(log.get(before)).hasSize(1 + 1 + 500);
+        assertEveryPrefixConsistent(Map.of("big", 500));
+    }
+
+    @Test
+    void aRestartAndAControlledShutdownAreOneEntryEach() {
+        // Given
+        registerAndUnfence(1, 2, 3);
+        call(new CreateTopic("t", 12, 3, Map.of()));
+        int before = log.size();
+
+        // When: node 1 restarts (new incarnation), node 3 shuts down
+        call(new RegisterBroker(1, UUID.randomUUID(), "h", 1));
+        call(new Heartbeat(3, epochs[3], Long.MAX_VALUE, true));
+
+        // Then
+        assertThat(log.size()).isEqualTo(before + 2);
+        assertEveryPrefixConsistent(Map.of("t", 12));
+        for (int p = 0; p < 12; p++) {
+            assertThat(partition("t", p).leader()).isEqualTo(2);
+            assertThat(partition("t", p).isr()).containsExactly(2);
+        }
+    }
+
+    @Test
+    void aRequestOfMoreThanTenThousandRecordsIsRefusedAsKafkaDoes() {
+        registerAndUnfence(1);
+        assertThat(call(new CreateTopic("huge", 10_000, 1, Map.of())).error()).isEqualTo(Error.INVALID_REQUEST);
+        assertThat(controller.projected().topic("huge")).isEmpty();
+    }
+
+    /**
+     * A log written one record per entry (before decisions were batched) may end in the middle of a fencing: the
+     * node fenced, its partitions still led by it. The next controller repairs them before anything else.
+     */
+    @Test
+    void aNewControllerReconcilesPartitionsLedByAFencedNodeOrHoldingItInTheirIsr() {
+        // Given: 1, 2, 3 unfenced; t-0..t-5 on all three; then only node 1's FenceNode made it into the log
+        registerAndUnfence(1, 2, 3);
+        call(new CreateTopic("t", 6, 3, Map.of()));
+        call(new CreateTopic("solo", 1, 1, Map.of()));
+        int soloOwner = partition("solo", 0).leader();
+        ClusterImage image = replay(log.size());
+        long offset = image.endOffset();
+        image = image.apply(offset, new FenceNode(1, epochs[1]));
+        if (soloOwner != 1) {
+            image = image.apply(offset + 1, new FenceNode(soloOwner, epochs[soloOwner]));
+        }
+        log.add(List.of(new FenceNode(1, epochs[1])));
+        if (soloOwner != 1) {
+            log.add(List.of(new FenceNode(soloOwner, epochs[soloOwner])));
+        }
+        assertThat(image.topic("t").orElseThrow().partitions().values()).anyMatch(s -> s.leader() == 1);
+
+        // When: a controller activates on that log
+        now += 100;
+        controller = newController(SESSION_MS, image);
+
+        // Then: one entry moved every partition off the fenced node(s), from the ISR, in a new leader epoch
+        for (int p = 0; p < 6; p++) {
+            PartitionState state = partition("t", p);
+            assertThat(state.leader()).isNotEqualTo(1).isNotEqualTo(-1);
+            assertThat(controller.projected().isUnfenced(state.leader())).isTrue();
+            assertThat(state.isr()).doesNotContain(1);
+        }
+        assertThat(partition("solo", 0).leader()).as("no live ISR member: leaderless, ISR kept").isEqualTo(-1);
+        assertThat(partition("solo", 0).isr()).containsExactly(soloOwner);
+        assertThat(replay(log.size()).image()).isEqualTo(controller.projected().image());
+    }
+
+    // ---------------------------------------------------------------- fast fencing (issue 11, failover time)
+
+    private static final long DEFAULT_SESSION_MS = 9_000;
+
+    @Test
+    void aNodeWhoseConnectionsClosedIsFencedAfterAShortGraceNotTheSessionTimeout() {
+        // Given
+        controller = newController(DEFAULT_SESSION_MS, ClusterImage.EMPTY);
+        registerAndUnfence(1, 2, 3);
+        call(new CreateTopic("t", 3, 3, Map.of()));
+
+        // When: node 2's process dies (its connections close), the others heartbeat
+        liveness.onPeerUnreachable(2);
+        now += QuorumController.FAST_FENCE_GRACE_MS - 1;
+        heartbeat(1, 3);
+        controller.tick(now);
+        assertThat(controller.projected().isUnfenced(2)).as("still within the grace").isTrue();
+        now += 2;
+        controller.tick(now);
+
+        // Then
+        assertThat(controller.projected().isUnfenced(2)).isFalse();
+        for (int p = 0; p < 3; p++) {
+            assertThat(partition("t", p).leader()).isNotEqualTo(2);
+        }
+    }
+
+    @Test
+    void aPausedNodeKeepsItsConnectionsAndIsFencedOnlyAtItsSessionTimeout() {
+        // Given
+        controller = newController(DEFAULT_SESSION_MS, ClusterImage.EMPTY);
+        registerAndUnfence(1, 2, 3);
+
+        // When: node 2 stops heartbeating, its connections stay open (SIGSTOP)
+        for (int i = 0; i < 4; i++) {
+            now += 2_000;
+            heartbeat(1, 3);
+            controller.tick(now);
+        }
+
+        // Then
+        assertThat(controller.projected().isUnfenced(2)).isTrue();
+        now += 1_001;
+        heartbeat(1, 3);
+        controller.tick(now);
+        assertThat(controller.projected().isUnfenced(2)).isFalse();
+    }
+
+    @Test
+    void aNodeThatReconnectsOrHeartbeatsWithinTheGraceIsNotFenced() {
+        // Given
+        controller = newController(DEFAULT_SESSION_MS, ClusterImage.EMPTY);
+        registerAndUnfence(1, 2, 3);
+
+        // When: node 2's connection drops and comes back; node 3's drops and it heartbeats over a new one
+        liveness.onPeerUnreachable(2);
+        liveness.onPeerUnreachable(3);
+        now += 100;
+        liveness.onPeerReachable(2);
+        heartbeat(3);
+        now += 5_000;
+        heartbeat(1, 2, 3);
+        controller.tick(now);
+
+        // Then
+        assertThat(controller.projected().isUnfenced(2)).isTrue();
+        assertThat(controller.projected().isUnfenced(3)).isTrue();
+    }
+
+    @Test
+    void aNewControllerUsesWhatItSawAsAFollowerButOnlyAfterItsActivationGrace() {
+        // Given: an image with 1, 2, 3 unfenced, and node 2's connections closed before this node leads
+        registerAndUnfence(1, 2, 3);
+        ClusterImage image = replay(log.size());
+        liveness.onPeerUnreachable(2);
+        now += 1_500; // the election
+
+        // When
+        controller = newController(DEFAULT_SESSION_MS, image);
+        now += QuorumController.ACTIVATION_GRACE_MS - 1;
+        controller.tick(now);
+        assertThat(controller.projected().isUnfenced(2)).isTrue();
+        now += 2;
+        controller.tick(now);
+
+        // Then: fenced long before a session timeout; node 3, silent but with no such evidence, is not
+        assertThat(controller.projected().isUnfenced(2)).isFalse();
+        assertThat(controller.projected().isUnfenced(3)).isTrue();
+    }
+
+    @Test
+    void aNewControllerWithoutEvidenceGivesEveryNodeAFullSession() {
+        // Given
+        registerAndUnfence(1, 2, 3);
+        ClusterImage image = replay(log.size());
+
+        // When: node 2 never heartbeats to the new controller
+        controller = newController(DEFAULT_SESSION_MS, image);
+        now += DEFAULT_SESSION_MS;
+        heartbeat(1, 3);
+        controller.tick(now);
+        assertThat(controller.projected().isUnfenced(2)).isTrue();
+        now += 1;
+        controller.tick(now);
+
+        // Then
+        assertThat(controller.projected().isUnfenced(2)).isFalse();
+        assertThat(controller.projected().node(2).map(NodeRegistration::fenced)).contains(true);
     }
 }

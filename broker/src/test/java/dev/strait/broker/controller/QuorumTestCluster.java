@@ -1,5 +1,6 @@
 package dev.strait.broker.controller;
 
+import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.BrokerRegistration;
 import dev.strait.broker.raft.RaftConfig;
 import java.io.IOException;
@@ -12,13 +13,17 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
 
 /**
  * N nodes, each a {@link QuorumMetadataSource} with its own controller (every node is broker and controller
  * voter), on 127.0.0.1 ports picked before start so that every node can name every voter. No BrokerServer:
  * each node registers a made-up client port. Timings are short so that elections and fencing take well under
- * a second or two. Every wait is bounded.
+ * a second or two. Every wait is bounded. A fatal fault of any node's quorum loop is recorded and fails
+ * {@link #close()}.
  */
 final class QuorumTestCluster implements AutoCloseable {
 
@@ -29,6 +34,9 @@ final class QuorumTestCluster implements AutoCloseable {
     private final Path baseDir;
     private final Map<Integer, InetSocketAddress> voters = new LinkedHashMap<>();
     private final QuorumMetadataSource[] nodes;
+    private final List<String> faults = new CopyOnWriteArrayList<>();
+    private long sessionTimeoutMs = SESSION_TIMEOUT_MS;
+    private UnaryOperator<QuorumEnvironment> environment = UnaryOperator.identity();
 
     QuorumTestCluster(Path baseDir, int size) {
         this.baseDir = baseDir;
@@ -36,6 +44,29 @@ final class QuorumTestCluster implements AutoCloseable {
         for (int id = 0; id < size; id++) {
             voters.put(id, new InetSocketAddress("127.0.0.1", freePort()));
         }
+    }
+
+    /** Every node's controller fences a silent node after this long (default {@value #SESSION_TIMEOUT_MS} ms). */
+    QuorumTestCluster sessionTimeoutMs(long timeoutMs) {
+        this.sessionTimeoutMs = timeoutMs;
+        return this;
+    }
+
+    /** Changes every node's environment (e.g. its storage) before it opens. */
+    QuorumTestCluster environment(UnaryOperator<QuorumEnvironment> change) {
+        this.environment = change;
+        return this;
+    }
+
+    /** The environment of a test node: the system clock, a seeded random source, faults recorded. */
+    static QuorumEnvironment testEnvironment(int nodeId, List<String> faults) {
+        return QuorumEnvironment.of(Time.SYSTEM, new Random(31L * nodeId + 7),
+                (what, cause) -> faults.add(what + ": " + cause));
+    }
+
+    /** Fatal faults reported so far, one line each. */
+    List<String> faults() {
+        return faults;
     }
 
     /** Opens every node, then registers them all at once (registration waits for the quorum, briefly). */
@@ -63,9 +94,9 @@ final class QuorumTestCluster implements AutoCloseable {
 
     private QuorumMetadataSource open(int id) {
         QuorumSettings settings = new QuorumSettings(id, voters, "127.0.0.1", voters.get(id).getPort(),
-                baseDir.resolve("node-" + id).resolve("__cluster_metadata-0"), SESSION_TIMEOUT_MS, HEARTBEAT_MS, 1,
+                baseDir.resolve("node-" + id).resolve("__cluster_metadata-0"), sessionTimeoutMs, HEARTBEAT_MS, 1,
                 10_000, 2_000, new RaftConfig(500, 300, 250, 20, 200, 1_500, 500));
-        return QuorumMetadataSource.open(settings);
+        return QuorumMetadataSource.open(settings, environment.apply(testEnvironment(id, faults)));
     }
 
     QuorumMetadataSource node(int id) {
@@ -88,6 +119,12 @@ final class QuorumTestCluster implements AutoCloseable {
 
     void stop(int id) {
         nodes[id].close();
+        nodes[id] = null;
+    }
+
+    /** Stops a node without a controlled shutdown: its connections close, as when its process is killed. */
+    void kill(int id) {
+        nodes[id].closeAbruptly();
         nodes[id] = null;
     }
 
@@ -160,6 +197,9 @@ final class QuorumTestCluster implements AutoCloseable {
                 }
                 nodes[id] = null;
             }
+        }
+        if (!faults.isEmpty()) {
+            throw new AssertionError("fatal faults in the quorum: " + faults);
         }
     }
 }

@@ -47,6 +47,27 @@ class BrokerConfigQuorumTest {
         assertThat(config.metadataLogDir()).isEmpty();
     }
 
+    /** Issue 11, defect 7: the offsets topic no longer follows default.replication.factor. */
+    @Test
+    void theOffsetsTopicHasThreeReplicasInAQuorumAsKafkasAndOneOnAStandaloneNode() {
+        assertThat(BrokerConfig.from(quorum()).offsetsTopicReplicationFactor()).isEqualTo(3);
+        assertThat(BrokerConfig.from(with("default.replication.factor", "1")).offsetsTopicReplicationFactor())
+                .isEqualTo(3);
+        assertThat(BrokerConfig.from(with("offsets.topic.replication.factor", "2")).offsetsTopicReplicationFactor())
+                .isEqualTo(2);
+        assertThatThrownBy(() -> BrokerConfig.from(with("offsets.topic.replication.factor", "0")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("offsets.topic.replication.factor");
+
+        BrokerConfig standalone = BrokerConfig.from(Map.of("node.id", "0"));
+        assertThat(standalone.offsetsTopicReplicationFactor()).as("the metadata source's default: one replica")
+                .isEqualTo(-1);
+        assertThat(BrokerConfig.from(Map.of("node.id", "0", "offsets.topic.replication.factor", "1"))
+                .offsetsTopicReplicationFactor()).isEqualTo(1);
+        assertThatThrownBy(() -> BrokerConfig.from(Map.of("node.id", "0", "offsets.topic.replication.factor", "3")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("offsets.topic.replication.factor")
+                .hasMessageContaining("standalone");
+    }
+
     @Test
     void aQuorumConfigParsesEveryKey() {
         BrokerConfig config = BrokerConfig.from(with("advertised.listeners", "PLAINTEXT://broker1.example:19092",

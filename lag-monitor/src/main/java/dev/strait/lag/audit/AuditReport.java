@@ -13,9 +13,16 @@ public record AuditReport(List<PartitionAudit> partitions) {
     public record Finding(Kind kind, String topic, int partition, long sourceOffset, String detail) {
     }
 
-    /** One source partition's range [fromOffset, toOffset) and what the target holds of it. */
+    /**
+     * One source partition's range [fromOffset, toOffset) and what the target holds of it.
+     *
+     * @param notCopiedByDesign source records the mirror does not copy on purpose (copies of the target's own
+     *                          records, which loop prevention drops); not findings
+     * @param removedOnTarget   missing copies that the target's own retention or compaction removed; not findings
+     */
     public record PartitionAudit(String topic, int partition, long fromOffset, long toOffset, long sourceRecords,
-                                 long targetRecords, byte[] sourceDigest, byte[] targetDigest, List<Finding> findings) {
+                                 long targetRecords, byte[] sourceDigest, byte[] targetDigest, List<Finding> findings,
+                                 long notCopiedByDesign, long removedOnTarget) {
         public PartitionAudit {
             findings = List.copyOf(findings);
         }
@@ -59,6 +66,12 @@ public record AuditReport(List<PartitionAudit> partitions) {
             f.topic(), f.partition(), f.sourceOffset(), f.detail().isEmpty() ? "" : " (" + f.detail() + ")")));
         if (all.size() > maxFindings) {
             b.append("... and ").append(all.size() - maxFindings).append(" more findings\n");
+        }
+        long byDesign = partitions.stream().mapToLong(PartitionAudit::notCopiedByDesign).sum();
+        long removed = partitions.stream().mapToLong(PartitionAudit::removedOnTarget).sum();
+        if (byDesign > 0 || removed > 0) {
+            b.append(String.format(Locale.ROOT, "not findings: %d source records not copied by design (loop prevention), "
+                + "%d copies removed by the target's own retention or compaction%n", byDesign, removed));
         }
         b.append(clean() ? "audit: clean\n" : "audit: " + all.size() + " findings\n");
         return b.toString();

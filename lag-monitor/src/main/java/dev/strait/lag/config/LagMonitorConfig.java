@@ -21,7 +21,52 @@ public record LagMonitorConfig(Properties sourceClient, Properties targetClient,
                                TopicRenamer renamer, URI mirrorMetricsUrl, int httpPort, String httpHost,
                                int windowSize, long sampleIntervalMs, long stopAfterMs, long maxLagRecords,
                                long maxLagSeconds, URI webhookUrl, long alertSuppressMs, long auditIntervalMs,
-                               long auditMaxRecords) {
+                               long auditMaxRecords, long mirrorCommitIntervalMs) {
+
+    /** The mirror's default --offset.commit.interval.ms. */
+    public static final long DEFAULT_MIRROR_COMMIT_INTERVAL_MS = 60_000;
+
+    /** {@link #mirrorCommitIntervalMs} when mirror.commit.interval.ms is not set. */
+    public static final long UNKNOWN = -1;
+
+    /**
+     * Refuses a status window too short to see a commit of a healthy mirror: its first and last samples must
+     * lie further apart than the mirror's commit interval (mirror.commit.interval.ms), or a mirror between two
+     * commits looks stalled. When the interval is not given, the lag monitor warns instead (see
+     * {@link #windowWarning()}).
+     */
+    public LagMonitorConfig {
+        if (mirrorCommitIntervalMs != UNKNOWN) {
+            requireWindowSpansACommit(windowSize, sampleIntervalMs, mirrorCommitIntervalMs, "window.size");
+        }
+    }
+
+    /** A warning to log when the window may not span a commit of a mirror at its default interval, or null. */
+    public String windowWarning() {
+        long span = (windowSize - 1) * sampleIntervalMs;
+        if (mirrorCommitIntervalMs == UNKNOWN && span <= DEFAULT_MIRROR_COMMIT_INTERVAL_MS) {
+            return "the status window (" + windowSize + " samples " + sampleIntervalMs + " ms apart) spans " + span
+                + " ms, not more than the mirror's default commit interval (60000 ms): set mirror.commit.interval.ms to "
+                + "the mirror's --offset.commit.interval.ms, or a healthy mirror may look stalled between two commits";
+        }
+        return null;
+    }
+
+    /** The fewest samples whose span exceeds the commit interval. */
+    public static int samplesSpanning(long sampleIntervalMs, long mirrorCommitIntervalMs) {
+        return (int) Math.max(2, mirrorCommitIntervalMs / sampleIntervalMs + 2);
+    }
+
+    public static void requireWindowSpansACommit(int windowSize, long sampleIntervalMs, long mirrorCommitIntervalMs,
+                                                 String what) {
+        long span = (windowSize - 1) * sampleIntervalMs;
+        if (span <= mirrorCommitIntervalMs) {
+            throw new ConfigException(what + " " + windowSize + " samples " + sampleIntervalMs + " ms apart span " + span
+                + " ms, not more than the mirror's commit interval (mirror.commit.interval.ms=" + mirrorCommitIntervalMs
+                + "): a healthy mirror would look stalled between two commits. Use at least "
+                + samplesSpanning(sampleIntervalMs, mirrorCommitIntervalMs) + " samples, or a shorter sample.interval.ms");
+        }
+    }
 
     public static LagMonitorConfig from(Properties p) {
         Properties source = prefixed(p, "source.");
@@ -47,6 +92,8 @@ public record LagMonitorConfig(Properties sourceClient, Properties targetClient,
             number(p, "max.lag.records", -1, -1, Long.MAX_VALUE), number(p, "max.lag.seconds", -1, -1, Long.MAX_VALUE),
             url(p, "alert.webhook.url"), number(p, "alert.suppress.ms", 600_000, 0, Long.MAX_VALUE),
             number(p, "audit.interval.ms", 60_000, 0, Long.MAX_VALUE),
-            number(p, "audit.max.records", 10_000, 1, 10_000_000));
+            number(p, "audit.max.records", 10_000, 1, 10_000_000),
+            p.getProperty("mirror.commit.interval.ms", "").isBlank() ? UNKNOWN
+                : number(p, "mirror.commit.interval.ms", DEFAULT_MIRROR_COMMIT_INTERVAL_MS, 100, 86_400_000));
     }
 }

@@ -22,7 +22,10 @@ public final class StatusFormat {
         }
         StringBuilder b = new StringBuilder(base.substring(0, base.length() - 1));
         b.append(",\"audit\":{\"rounds\":").append(audit.rounds()).append(",\"recordsAudited\":")
-            .append(audit.recordsAudited()).append(",\"findings\":{");
+            .append(audit.recordsAudited()).append(",\"recordsBehind\":").append(audit.recordsBehind())
+            .append(",\"recordsNotCovered\":").append(audit.recordsNotCovered())
+            .append(",\"notCopiedByDesign\":").append(audit.notCopiedByDesign())
+            .append(",\"removedOnTarget\":").append(audit.removedOnTarget()).append(",\"findings\":{");
         boolean first = true;
         for (var e : audit.findingsByKind().entrySet()) {
             b.append(first ? "" : ",").append(Json.quote(e.getKey().name())).append(':').append(e.getValue());

@@ -21,7 +21,10 @@ public final class LagCalculator {
         }
         long next;
         if (lastMirroredOffset >= 0) {
-            next = lastMirroredOffset + 1;
+            // The mirror commits only what the target acknowledged, so everything below the committed offset is
+            // on the target: the committed lag is a proven upper bound, even when the newest target record
+            // speaks for an older position (hash mode, a stale read).
+            next = Math.max(lastMirroredOffset + 1, committed);
         } else if (committed >= 0) {
             next = committed;
         } else {

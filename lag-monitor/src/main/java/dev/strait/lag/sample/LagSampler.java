@@ -52,9 +52,18 @@ public final class LagSampler implements AutoCloseable {
     private final KafkaConsumer<byte[], byte[]> sourceReader;
     private final KafkaConsumer<byte[], byte[]> targetReader;
     private final MirrorPositions positions;
-    /** Newest mirrored source offset seen per source partition; kept across cycles because in hash mode
-     * the newest target record of a partition speaks for only one of the source partitions written there. */
+    /** Newest mirrored source offset seen per source partition of the watched source cluster; kept across
+     * cycles because in hash mode the newest target record of a partition speaks for only one of the source
+     * partitions written there. Records whose provenance names another source cluster (a fan-in of two
+     * mirrors into one target) are not counted. */
     private final Map<TopicPartition, Long> lastMirrored = new HashMap<>();
+    /** Source partitions whose newest mirrored offset came from each target partition: reset on truncation. */
+    private final Map<TopicPartition, Set<TopicPartition>> fedBy = new HashMap<>();
+    /** The last end offset seen per target partition: one lower than before means truncated or re-created. */
+    private final Map<TopicPartition, Long> lastTargetEnd = new HashMap<>();
+    private String sourceClusterId;
+    /** Per source partition: {oldest unmirrored offset, when this monitor first saw it unmirrored}. */
+    private final Map<TopicPartition, long[]> waitingSince = new HashMap<>();
     /** Target end offset at which each target partition's newest record was last read: unchanged, no re-read. */
     private final Map<TopicPartition, Long> newestReadAt = new HashMap<>();
     /** The source timestamp last read per partition, by offset: a record's timestamp never changes. */
@@ -90,6 +99,15 @@ public final class LagSampler implements AutoCloseable {
             return new LagSnapshot(start, time.milliseconds() - start, out, errors, List.of(), sourceCalls, targetCalls);
         }
         Map<TopicPartition, Long> committed = committedOffsets(errors);
+        if (sourceClusterId == null) {
+            try {
+                sourceCalls++;
+                sourceClusterId = source.describeCluster().clusterId().get(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            } catch (Exception e) {
+                errors.add("source cluster id: " + rootMessage(e));
+                return new LagSnapshot(start, time.milliseconds() - start, out, errors, List.of(), sourceCalls, targetCalls);
+            }
+        }
         Map<TopicPartition, TopicPartition> targetOf = new HashMap<>();
         for (TopicPartition tp : partitions) {
             targetOf.put(tp, new TopicPartition(config.renamer().targetTopic(tp.topic()), tp.partition()));
@@ -122,7 +140,7 @@ public final class LagSampler implements AutoCloseable {
                 oldestUnmirrored.put(tp, Math.max(begin, end - lag));
             }
         }
-        Map<TopicPartition, Long> timestamps = readTimestamps(oldestUnmirrored);
+        Map<TopicPartition, Long> timestamps = readTimestamps(oldestUnmirrored, sourceEnd);
         long now = time.milliseconds();
         for (TopicPartition tp : partitions) {
             long end = sourceEnd.getOrDefault(tp, -1L);
@@ -130,7 +148,7 @@ public final class LagSampler implements AutoCloseable {
             long pos = position.getOrDefault(tp, -1L);
             long lag = exact.get(tp);
             Long ts = timestamps.get(tp);
-            long timeLag = lag == 0 ? 0 : ts == null ? -1 : Math.max(0, now - ts);
+            long timeLag = lag == 0 ? 0 : timeLag(tp, oldestUnmirrored.get(tp), ts, now);
             TopicPartition t = targetOf.get(tp);
             out.add(new PartitionLag(tp.topic(), tp.partition(), t.topic(), sourceStart.getOrDefault(tp, -1L), end,
                 targetEnd.getOrDefault(t, -1L), c, pos, lastMirrored.getOrDefault(tp, -1L), lag,
@@ -139,6 +157,24 @@ public final class LagSampler implements AutoCloseable {
         out.sort((a, b) -> a.topic().equals(b.topic()) ? Integer.compare(a.partition(), b.partition())
             : a.topic().compareTo(b.topic()));
         return new LagSnapshot(start, time.milliseconds() - start, out, errors, warnings, sourceCalls, targetCalls);
+    }
+
+    /**
+     * Age of the oldest unmirrored record: by its timestamp, but never less than how long this monitor has
+     * seen that very offset waiting. A producer whose clock runs ahead stamps records in the future; their
+     * timestamp alone would hide the lag.
+     */
+    private long timeLag(TopicPartition tp, Long oldestOffset, Long timestamp, long now) {
+        long[] since = waitingSince.get(tp);
+        if (oldestOffset != null && (since == null || since[0] != oldestOffset)) {
+            since = new long[] {oldestOffset, now};
+            waitingSince.put(tp, since);
+        }
+        long seen = since == null ? 0 : now - since[1];
+        if (timestamp == null) {
+            return since == null ? -1 : seen;
+        }
+        return Math.max(Math.max(0, now - timestamp), seen);
     }
 
     private List<TopicPartition> sourcePartitions() throws Exception {
@@ -226,6 +262,19 @@ public final class LagSampler implements AutoCloseable {
      * source partition, the newest source offset that reached the target.
      */
     private void readNewestTargetRecords(Map<TopicPartition, Long> targetEnd) {
+        targetEnd.forEach((tp, end) -> {
+            Long before = lastTargetEnd.put(tp, end);
+            if (before != null && end < before) {
+                // Truncated or re-created: what it said of the source no longer holds; the running maximum starts over.
+                LOGGER.info("Target partition {} went back from end offset {} to {}; forgetting what it held", tp, before,
+                    end);
+                for (TopicPartition src : fedBy.getOrDefault(tp, Set.of())) {
+                    lastMirrored.remove(src);
+                }
+                fedBy.remove(tp);
+                newestReadAt.remove(tp);
+            }
+        });
         Map<TopicPartition, Long> seekTo = new HashMap<>();
         targetEnd.forEach((tp, end) -> {
             if (end > 0 && !end.equals(newestReadAt.get(tp))) {
@@ -236,17 +285,22 @@ public final class LagSampler implements AutoCloseable {
             return;
         }
         targetCalls++;
-        for (ConsumerRecord<byte[], byte[]> r : readAt(targetReader, seekTo)) {
+        // The last offset may be a transaction marker, which yields no record: give up on a partition once the
+        // reader's position reaches the end, rather than waiting out the read timeout.
+        List<ConsumerRecord<byte[], byte[]>> newest = readAt(targetReader, seekTo, targetEnd);
+        for (ConsumerRecord<byte[], byte[]> r : newest) {
             TopicPartition tp = new TopicPartition(r.topic(), r.partition());
             newestReadAt.put(tp, seekTo.get(tp) + 1);
             Provenance p = Provenance.from(r.headers());
-            if (p != null) {
-                lastMirrored.merge(new TopicPartition(p.topic(), p.partition()), p.offset(), Math::max);
+            if (p != null && p.sourceCluster().equals(sourceClusterId)) {
+                TopicPartition src = new TopicPartition(p.topic(), p.partition());
+                lastMirrored.merge(src, p.offset(), Math::max);
+                fedBy.computeIfAbsent(tp, k -> new HashSet<>()).add(src);
             }
         }
     }
 
-    private Map<TopicPartition, Long> readTimestamps(Map<TopicPartition, Long> at) {
+    private Map<TopicPartition, Long> readTimestamps(Map<TopicPartition, Long> at, Map<TopicPartition, Long> ends) {
         Map<TopicPartition, Long> out = new HashMap<>();
         Map<TopicPartition, Long> toRead = new HashMap<>();
         at.forEach((tp, offset) -> {
@@ -261,7 +315,7 @@ public final class LagSampler implements AutoCloseable {
             return out;
         }
         sourceCalls++;
-        for (ConsumerRecord<byte[], byte[]> r : readAt(sourceReader, toRead)) {
+        for (ConsumerRecord<byte[], byte[]> r : readAt(sourceReader, toRead, ends)) {
             TopicPartition tp = new TopicPartition(r.topic(), r.partition());
             if (out.putIfAbsent(tp, r.timestamp()) == null) {
                 timestampAt.put(tp, new long[] {toRead.get(tp), r.timestamp()});
@@ -270,9 +324,12 @@ public final class LagSampler implements AutoCloseable {
         return out;
     }
 
-    /** One record (at least) from each partition at the given offset; partitions that yield nothing in time are skipped. */
-    private static List<ConsumerRecord<byte[], byte[]>> readAt(KafkaConsumer<byte[], byte[]> consumer,
-                                                                Map<TopicPartition, Long> at) {
+    /**
+     * One record (at least) from each partition at the given offset; partitions that yield nothing in time, or
+     * whose position reaches {@code ends} without a record (only markers left), are skipped.
+     */
+    private List<ConsumerRecord<byte[], byte[]>> readAt(KafkaConsumer<byte[], byte[]> consumer,
+                                                         Map<TopicPartition, Long> at, Map<TopicPartition, Long> ends) {
         List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
         if (at.isEmpty()) {
             return out;
@@ -280,12 +337,20 @@ public final class LagSampler implements AutoCloseable {
         consumer.assign(at.keySet());
         at.forEach(consumer::seek);
         Set<TopicPartition> pending = new HashSet<>(at.keySet());
-        long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
-        while (!pending.isEmpty() && System.nanoTime() < deadline) {
+        long deadline = time.milliseconds() + READ_TIMEOUT.toMillis();
+        while (!pending.isEmpty() && time.milliseconds() < deadline) {
             for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                 TopicPartition tp = new TopicPartition(r.topic(), r.partition());
                 if (pending.remove(tp)) {
                     out.add(r);
+                    consumer.pause(List.of(tp));
+                }
+            }
+            for (java.util.Iterator<TopicPartition> it = pending.iterator(); it.hasNext();) {
+                TopicPartition tp = it.next();
+                Long end = ends.get(tp);
+                if (end != null && consumer.position(tp, Duration.ZERO) >= end) {
+                    it.remove();
                     consumer.pause(List.of(tp));
                 }
             }

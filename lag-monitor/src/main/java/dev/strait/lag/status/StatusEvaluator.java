@@ -12,23 +12,35 @@ import dev.strait.lag.sample.PartitionLag;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Burrow's idea, without hand-set thresholds: each partition keeps a sliding window of samples
- * (committed offset, lag) and its status follows from their shape:
- * <ul>
- *   <li>STOP: lag above zero and the committed offset has not moved for longer than {@code stopAfterMs};</li>
- *   <li>STALL: the window is full, lag stayed above zero and the committed offset never moved;</li>
- *   <li>REWIND: the committed offset moved backwards within the window;</li>
- *   <li>WARN: the window is full and lag grew across it (never shrank, and ended higher);</li>
- *   <li>OK otherwise, in particular a quiet partition whose lag is zero, however old its last commit.</li>
- * </ul>
- * ERR is the status of every partition in a cycle that could not read a cluster. The lag used is the exact
- * lag where known (the committed lag moves in steps of a commit interval and would cry wolf).
- * Optional hard thresholds on records and seconds are reported beside the status.
+ * Burrow's consumer lag evaluation rules (linkedin/Burrow wiki, "Consumer Lag Evaluation Rules"), without
+ * hand-set thresholds. Each partition keeps a sliding window of {@code windowSize} samples (committed offset,
+ * lag, source end offset) and the commits seen (each time the committed offset moved, with when); the rules
+ * run in Burrow's order, the first that holds decides:
+ * <ol>
+ *   <li>OK when the lag is zero now or anywhere in the window: nothing further is checked;</li>
+ *   <li>REWIND when the committed offset went backwards between two samples of the window;</li>
+ *   <li>STOP when the mirror stopped committing: the time since the last commit is longer than the span
+ *   of the window's commits (Burrow's rule; before the window holds {@code windowSize} commits, longer than
+ *   {@code stopAfterMs}), unless the committed offset reached the source end offset of the previous sample
+ *   (the recent-zero guard: at the previous sample the mirror had everything, so the partition was idle and has
+ *   just received records, and the mirror gets time);</li>
+ *   <li>STALL when the window is full and the committed offset never moved;</li>
+ *   <li>WARN when the window is full and the lag never decreased from one sample to the next (it grew or
+ *   stood still: the mirror keeps up at best, it does not catch up);</li>
+ *   <li>OK otherwise.</li>
+ * </ol>
+ * The window counts samples; {@link dev.strait.lag.config.LagMonitorConfig} refuses a window whose span does
+ * not exceed the mirror's commit interval, so a healthy mirror commits within every window. The lag is the
+ * exact lag where known (it is never above the committed lag). ERR is the status of every partition in a
+ * cycle that could not read a cluster. Optional hard thresholds on records and seconds are reported beside.
  *
  * <p>Not thread-safe: the sampling thread owns it.
  */
 public final class StatusEvaluator {
-    private record Sample(long timestampMs, long committed, long lag) {
+    private record Sample(long timestampMs, long committed, long lag, long sourceEnd) {
+    }
+
+    private record Commit(long offset, long seenAtMs) {
     }
 
     /** A partition's verdict. Immutable. */
@@ -48,7 +60,7 @@ public final class StatusEvaluator {
     private final long maxLagRecords;
     private final long maxLagSeconds;
     private final Map<TopicPartition, Deque<Sample>> windows = new HashMap<>();
-    private final Map<TopicPartition, Long> lastCommitChangeMs = new HashMap<>();
+    private final Map<TopicPartition, Deque<Commit>> commits = new HashMap<>();
 
     public StatusEvaluator(int windowSize, long stopAfterMs, long maxLagRecords, long maxLagSeconds) {
         if (windowSize < 2) {
@@ -81,10 +93,14 @@ public final class StatusEvaluator {
     private PartitionStatus evaluate(PartitionLag p, long nowMs) {
         TopicPartition tp = new TopicPartition(p.topic(), p.partition());
         Deque<Sample> window = windows.computeIfAbsent(tp, k -> new ArrayDeque<>());
+        Deque<Commit> seen = commits.computeIfAbsent(tp, k -> new ArrayDeque<>());
         Sample previous = window.peekLast();
-        Sample current = new Sample(nowMs, p.committed(), p.bestLag());
+        Sample current = new Sample(nowMs, p.committed(), p.bestLag(), p.sourceEnd());
         if (previous == null || previous.committed() != current.committed()) {
-            lastCommitChangeMs.put(tp, nowMs);
+            seen.addLast(new Commit(current.committed(), nowMs));
+            while (seen.size() > windowSize) {
+                seen.removeFirst();
+            }
         }
         window.addLast(current);
         while (window.size() > windowSize) {
@@ -92,32 +108,31 @@ public final class StatusEvaluator {
         }
         boolean threshold = maxLagRecords >= 0 && current.lag() > maxLagRecords
             || maxLagSeconds >= 0 && p.timeLagMs() > maxLagSeconds * 1000;
-        if (current.lag() > 0 && nowMs - lastCommitChangeMs.get(tp) > stopAfterMs) {
-            return new PartitionStatus(p, Status.STOP, "lag " + current.lag() + " and no commit for "
-                + (nowMs - lastCommitChangeMs.get(tp)) / 1000 + " s", threshold);
+        Status status = Status.OK;
+        String reason = "";
+        if (current.lag() > 0 && lagNeverZero(window)) {
+            boolean full = window.size() == windowSize;
+            if (rewound(window)) {
+                status = Status.REWIND;
+                reason = "committed offset moved backwards within the window";
+            } else if (stopped(window, seen, nowMs)) {
+                status = Status.STOP;
+                reason = "lag " + current.lag() + " and no commit for " + (nowMs - seen.peekLast().seenAtMs()) / 1000 + " s";
+            } else if (full && sameCommitted(window)) {
+                status = Status.STALL;
+                reason = "committed offset " + current.committed() + " did not move over " + windowSize
+                    + " samples while lag stayed above zero";
+            } else if (full && lagNeverDecreased(window)) {
+                status = Status.WARN;
+                reason = "lag did not decrease over " + windowSize + " samples (" + window.peekFirst().lag() + " to "
+                    + current.lag() + ")";
+            }
         }
-        boolean full = window.size() == windowSize;
-        if (full && allLagging(window) && sameCommitted(window)) {
-            return new PartitionStatus(p, Status.STALL, "committed offset " + current.committed()
-                + " did not move over " + windowSize + " samples while lag stayed above zero", threshold);
-        }
-        if (rewound(window)) {
-            return new PartitionStatus(p, Status.REWIND, "committed offset moved backwards", threshold);
-        }
-        if (full && growing(window)) {
-            return new PartitionStatus(p, Status.WARN, "lag grew from " + window.peekFirst().lag() + " to "
-                + current.lag() + " over " + windowSize + " samples", threshold);
-        }
-        return new PartitionStatus(p, Status.OK, "", threshold);
+        return new PartitionStatus(p, status, reason, threshold);
     }
 
-    private static boolean allLagging(Deque<Sample> window) {
-        return window.stream().allMatch(s -> s.lag() > 0);
-    }
-
-    private static boolean sameCommitted(Deque<Sample> window) {
-        long first = window.peekFirst().committed();
-        return window.stream().allMatch(s -> s.committed() == first);
+    private static boolean lagNeverZero(Deque<Sample> window) {
+        return window.stream().allMatch(s -> s.lag() != 0);
     }
 
     private static boolean rewound(Deque<Sample> window) {
@@ -131,7 +146,32 @@ public final class StatusEvaluator {
         return false;
     }
 
-    private static boolean growing(Deque<Sample> window) {
+    private boolean stopped(Deque<Sample> window, Deque<Commit> seen, long nowMs) {
+        // The recent-zero guard: at the previous sample the mirror had everything the source had, so the lag is
+        // from records that arrived since; give it time to commit them.
+        long committed = window.peekLast().committed();
+        Sample previous = null;
+        for (Sample s : window) {
+            if (s != window.peekLast()) {
+                previous = s;
+            }
+        }
+        if (previous != null && previous.sourceEnd() >= 0 && committed >= previous.sourceEnd()) {
+            return false;
+        }
+        long last = seen.peekLast().seenAtMs();
+        if (seen.size() < windowSize) {
+            return nowMs - last > stopAfterMs;
+        }
+        return nowMs - last > last - seen.peekFirst().seenAtMs();
+    }
+
+    private static boolean sameCommitted(Deque<Sample> window) {
+        long first = window.peekFirst().committed();
+        return window.stream().allMatch(s -> s.committed() == first);
+    }
+
+    private static boolean lagNeverDecreased(Deque<Sample> window) {
         Sample prev = null;
         for (Sample s : window) {
             if (prev != null && s.lag() < prev.lag()) {
@@ -139,6 +179,6 @@ public final class StatusEvaluator {
             }
             prev = s;
         }
-        return window.peekLast().lag() > window.peekFirst().lag();
+        return true;
     }
 }

@@ -22,6 +22,13 @@ class LagCalculatorTest {
     }
 
     @Test
+    void exactLagNeverExceedsTheCommittedLag() {
+        // The newest target record speaks for source offset 2 (stale, or hash mode), but 6 is committed:
+        // everything below 6 is on the target.
+        assertThat(LagCalculator.exactLag(0, 10, 2, 6)).isEqualTo(4).isLessThanOrEqualTo(LagCalculator.lag(10, 6));
+    }
+
+    @Test
     void neverNegativeAndUnknownStaysUnknown() {
         assertThat(LagCalculator.lag(10, 12)).isZero();
         assertThat(LagCalculator.lag(10, -1)).isEqualTo(-1);

@@ -34,6 +34,8 @@ public final class ClientConfigs {
     static final String DEFAULT_BATCH_SIZE = String.valueOf(512 * 1024);
     static final String DEFAULT_BUFFER_MEMORY = String.valueOf(64L * 1024 * 1024);
     static final String DEFAULT_COMPRESSION = "lz4";
+    /** Kafka's default delivery.timeout.ms; also the longest send() may block. */
+    static final long DEFAULT_DELIVERY_TIMEOUT_MS = 120_000;
 
     private ClientConfigs() {
     }
@@ -84,6 +86,8 @@ public final class ClientConfigs {
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         props.put(ConsumerConfig.EXCLUDE_INTERNAL_TOPICS_CONFIG, "true");
+        // Aborted transactions are not data: read only what the source's producers committed.
+        props.putIfAbsent(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
         props.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
         props.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(4 * 1024 * 1024));
@@ -107,9 +111,17 @@ public final class ClientConfigs {
         props.putIfAbsent(ProducerConfig.ACKS_CONFIG, "all");
         props.putIfAbsent(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         props.putIfAbsent(ProducerConfig.RETRIES_CONFIG, String.valueOf(Integer.MAX_VALUE));
-        props.putIfAbsent(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "5");
-        // A full buffer blocks the streams (back-pressure) rather than failing sends while the target is slow.
-        props.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, String.valueOf(Long.MAX_VALUE));
+        if (Boolean.parseBoolean(props.getProperty(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG))) {
+            props.putIfAbsent(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "5");
+        } else {
+            // Without sequence numbers a retried batch lands after the ones sent behind it: one at a time keeps order.
+            props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
+        }
+        // A full buffer blocks the streams (back-pressure) rather than failing sends while the target is slow, but
+        // never for longer than a record may take to deliver: a target topic that was deleted or shrank under an
+        // explicit partition would otherwise block send() for ever, and the mirror hang while it reports healthy.
+        props.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, props.getProperty(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
+            String.valueOf(DEFAULT_DELIVERY_TIMEOUT_MS)));
         props.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, DEFAULT_LINGER_MS);
         props.putIfAbsent(ProducerConfig.BATCH_SIZE_CONFIG, DEFAULT_BATCH_SIZE);
         props.putIfAbsent(ProducerConfig.BUFFER_MEMORY_CONFIG, DEFAULT_BUFFER_MEMORY);
@@ -159,7 +171,11 @@ public final class ClientConfigs {
             out.add("retries=" + retries.trim() + " (a transient target error fails the send instead of retrying)");
         }
         String inFlight = user.getProperty(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION);
-        if (inFlight != null && parseLong(inFlight, ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION) > 5) {
+        if (idem != null && !Boolean.parseBoolean(idem.trim()) && inFlight != null
+            && parseLong(inFlight, ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION) > 1) {
+            out.add("max.in.flight.requests.per.connection=" + inFlight.trim() + " is overridden to 1: without idempotence "
+                + "a retry reorders records otherwise");
+        } else if (inFlight != null && parseLong(inFlight, ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION) > 5) {
             out.add("max.in.flight.requests.per.connection=" + inFlight.trim() + " (above 5 order is not kept)");
         }
         return out;

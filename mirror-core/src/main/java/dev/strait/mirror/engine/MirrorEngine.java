@@ -112,7 +112,7 @@ public final class MirrorEngine implements AutoCloseable {
                 KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(ClientConfigs.consumer(settings.consumerConfig(), i));
                 ClientMetricsBridge.registerConsumer(metrics.registry(), "stream-" + i, consumer.metrics());
                 streams.add(new MirrorStream(i, settings, consumer, producer, targets, sourceClusterId, targetClusterId,
-                    metrics, time, offsetReset, sizer, listener));
+                    metrics, time, offsetReset, sizer, listener, this::sourceTopicId));
             }
         } catch (RuntimeException e) {
             state.set(State.FAILED);
@@ -180,6 +180,40 @@ public final class MirrorEngine implements AutoCloseable {
         return state.get();
     }
 
+    /**
+     * The longest time any running stream has made no progress while it had work (copies in flight, or
+     * records on the source it has not read), in ms; 0 when every stream moves or is idle with nothing to do.
+     * A mirror can be RUNNING and stuck (a target that takes nothing but fails nothing yet): health checks
+     * compare this with how long a healthy stream may pause.
+     */
+    public long longestStallMs() {
+        long now = time.milliseconds();
+        long worst = 0;
+        for (MirrorStream s : streams) {
+            worst = Math.max(worst, s.stalledForMs(now));
+        }
+        return worst;
+    }
+
+    /** How long a stream may go without progress before health checks call it stuck. */
+    public long stallThresholdMs() {
+        return Math.max(120_000, 2 * settings.offsetCommitIntervalMs());
+    }
+
+    /** What /healthz reports: running and not stuck. */
+    public String healthDetail() {
+        State s = state.get();
+        long stall = longestStallMs();
+        if (s == State.RUNNING && stall > stallThresholdMs()) {
+            return "running but stuck: a stream made no progress for " + stall / 1000 + " s while it had records to copy";
+        }
+        return s.name().toLowerCase(java.util.Locale.ROOT) + (failure.get() == null ? "" : ": " + failure.get().getMessage());
+    }
+
+    public boolean healthy() {
+        return state.get() == State.RUNNING && longestStallMs() <= stallThresholdMs();
+    }
+
     /** The error that stopped the mirror, or null. */
     public Throwable failure() {
         return failure.get();
@@ -208,7 +242,9 @@ public final class MirrorEngine implements AutoCloseable {
     private synchronized void closeClients() {
         if (producer != null) {
             try {
-                producer.close(Duration.ofSeconds(30));
+                // After a failure the batches still queued are dropped, not sent: they lie behind the failed
+                // record, which a restart copies first (nothing past it was committed).
+                producer.close(failure.get() == null ? Duration.ofSeconds(30) : Duration.ZERO);
             } catch (RuntimeException e) {
                 LOGGER.warn("Closing the producer failed: {}", e.toString());
             }
@@ -217,6 +253,19 @@ public final class MirrorEngine implements AutoCloseable {
             if (admin != null) {
                 admin.close(Duration.ofSeconds(5));
             }
+        }
+    }
+
+    /** The id of a source topic, or null when it cannot be read now (the caller then assumes the worst). */
+    private String sourceTopicId(String topic) {
+        try {
+            return sourceAdmin.describeTopics(List.of(topic)).topicNameValues().get(topic).get(30, TimeUnit.SECONDS)
+                .topicId().toString();
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            return null;
         }
     }
 

@@ -20,6 +20,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.NoOffsetForPartitionException;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.LogTruncationException;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.Producer;
@@ -79,14 +80,21 @@ final class MirrorStream implements Runnable {
     private final AtomicLong lastFailureLogMs = new AtomicLong();
     private final AtomicLong suppressedFailureLogs = new AtomicLong();
 
+    /** Set by a failure of the target or the path to it (not of one record): nothing is flushed after it. */
+    private volatile boolean systemicFailure;
+    /** When the stream last moved: a poll handed records over, or the target acknowledged a copy. */
+    private volatile long lastProgressMs;
     private volatile boolean stopRequested;
     private volatile State state = State.NEW;
     private long nextCommitMs;
+    /** Consumer lag summed over the assignment at the last publish; read by {@link #stalledForMs}. */
+    private volatile long lastLag;
     private long nextLagMs;
 
     MirrorStream(int index, MirrorSettings settings, Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer,
                  RecordRouter.Targets targets, String sourceClusterId, String targetClusterId, MirrorMetrics metrics,
-                 Time time, String offsetReset, RecordSizer sizer, AcknowledgementListener listener) {
+                 Time time, String offsetReset, RecordSizer sizer, AcknowledgementListener listener,
+                 java.util.function.Function<String, String> sourceTopicIds) {
         this.index = index;
         this.logPrefix = "[stream " + index + "] ";
         this.settings = settings;
@@ -98,11 +106,23 @@ final class MirrorStream implements Runnable {
         this.sizer = sizer;
         this.router = new RecordRouter(settings, targets, sourceClusterId, targetClusterId, logPrefix);
         this.sends = new SendTracker(listener);
-        this.truncation = new SourceTruncationHandler(consumer, offsets, settings.onSourceTruncation(), metrics, logPrefix);
+        this.truncation = new SourceTruncationHandler(consumer, offsets, settings.onSourceTruncation(), metrics, logPrefix,
+            sourceTopicIds);
     }
 
     State state() {
         return state;
+    }
+
+    /**
+     * How long the stream has made no progress while it had work: copies in flight or records on the
+     * source it has not read. 0 when it is idle with nothing to do, or moving.
+     */
+    long stalledForMs(long nowMs) {
+        if (state != State.RUNNING || sends.outstanding() == 0 && lastLag == 0) {
+            return 0;
+        }
+        return Math.max(0, nowMs - lastProgressMs);
     }
 
     /** Asks the stream to stop after its current poll; it then flushes, commits and closes. */
@@ -119,6 +139,7 @@ final class MirrorStream implements Runnable {
             long now = time.milliseconds();
             nextCommitMs = now + settings.offsetCommitIntervalMs();
             nextLagMs = now;
+            lastProgressMs = now;
             pollLoop();
         } catch (Throwable t) {
             fatal = unwrap(t);
@@ -142,11 +163,15 @@ final class MirrorStream implements Runnable {
             } catch (NoOffsetForPartitionException e) {
                 startNeverCommitted(e.partitions());
                 continue;
+            } catch (LogTruncationException e) {
+                // Caught before its superclass: the divergence point, not the old position, is where to look.
+                truncation.diverged(e.divergentOffsets(), e.offsetOutOfRangePartitions());
+                continue;
             } catch (OffsetOutOfRangeException e) {
                 truncation.handle(e.offsetOutOfRangePartitions());
                 continue;
             }
-            if (!records.isEmpty()) {
+            if (!records.isEmpty() || !records.nextOffsets().isEmpty()) {
                 mirror(records);
             }
             if (sends.failed()) {
@@ -167,21 +192,49 @@ final class MirrorStream implements Runnable {
     }
 
     private void mirror(ConsumerRecords<byte[], byte[]> records) {
+        Map<TopicPartition, OffsetAndMetadata> next = records.nextOffsets();
         for (TopicPartition tp : records.partitions()) {
             List<ConsumerRecord<byte[], byte[]>> batch = records.records(tp);
             Route route = router.routeFor(tp);
             long bytes = 0;
+            ConsumerRecord<byte[], byte[]> lastHanded = null;
             for (ConsumerRecord<byte[], byte[]> record : batch) {
+                if (sends.failed()) {
+                    // Stop handing records over at once: each further send to a dead target could block for
+                    // max.block.ms. The position moves only past what was handed over (the commit stops at the
+                    // failed record anyway), so nothing unsent is committed.
+                    if (lastHanded != null) {
+                        offsets.polled(tp, lastHanded.offset(), lastHanded.leaderEpoch());
+                    }
+                    return;
+                }
                 bytes += payloadBytes(record);
                 mirrorOne(tp, route, record);
+                lastHanded = record;
             }
-            // Only after every record of the batch was handed to the producer may its offsets be committed.
-            ConsumerRecord<byte[], byte[]> last = batch.get(batch.size() - 1);
-            offsets.polled(tp, last.offset(), last.leaderEpoch());
+            // Only after every record of the batch was handed to the producer may the position be committed.
+            advance(tp, next.get(tp), batch.get(batch.size() - 1));
             metrics.consumed(batch.size(), bytes);
-            if (sends.failed()) {
-                return;
+        }
+        if (sends.failed()) {
+            return;
+        }
+        // Partitions whose position moved past offsets that hold no record for us (transaction markers, aborted
+        // records): committing the position, not the last record + 1, is what lets an idle transactional
+        // partition reach lag 0.
+        next.forEach((tp, om) -> {
+            if (!records.partitions().contains(tp) && om.offset() > offsets.position(tp)) {
+                offsets.advanced(tp, om);
             }
+        });
+        lastProgressMs = time.milliseconds();
+    }
+
+    private void advance(TopicPartition tp, OffsetAndMetadata next, ConsumerRecord<byte[], byte[]> last) {
+        if (next != null && next.offset() > last.offset()) {
+            offsets.advanced(tp, next);
+        } else {
+            offsets.polled(tp, last.offset(), last.leaderEpoch());
         }
     }
 
@@ -241,7 +294,9 @@ final class MirrorStream implements Runnable {
         @Override
         public void onCompletion(RecordMetadata metadata, Exception exception) {
             if (exception == null) {
-                metrics.produced(bytes, time.milliseconds() - timestampMs);
+                long now = time.milliseconds();
+                lastProgressMs = now;
+                metrics.produced(bytes, now - timestampMs);
                 ticket.acknowledged(new TopicPartition(metadata.topic(), metadata.partition()), metadata.offset());
             } else {
                 onSendFailure(ticket, exception);
@@ -249,16 +304,28 @@ final class MirrorStream implements Runnable {
         }
     }
 
-    /** A copy the target did not take: skipped (counted, logged) or, with abort.on.send.failure, the stream stops. */
+    /**
+     * A copy the target did not take. With abort.on.send.failure the stream stops without committing past
+     * it. Without, only a failure of that one record (too large, invalid, the handler threw for it) is
+     * counted, logged and skipped; a failure of the target or the path to it (delivery timeout, authorization,
+     * a fatal producer error) would skip every record sent meanwhile, so it stops the stream all the same.
+     */
     private void onSendFailure(SendTracker.Send ticket, Exception cause) {
         metrics.sendError();
         SendFailure failure = new SendFailure(ticket.source(), ticket.offset(), cause);
-        if (settings.abortOnSendFailure()) {
+        boolean recordLevel = SendFailures.isRecordLevel(cause);
+        boolean skippable = !settings.abortOnSendFailure() && recordLevel;
+        if (!recordLevel) {
+            systemicFailure = true;
+        }
+        if (!skippable) {
             boolean first = !sends.failed();
             ticket.failed(cause, false);
             if (first) {
                 LOGGER.error("{}Send of source record {} to the target failed: {}; stopping without committing past it "
-                    + "(abort.on.send.failure=true)", logPrefix, failure.describe(), cause.toString());
+                    + "({})", logPrefix, failure.describe(), cause.toString(), settings.abortOnSendFailure()
+                    ? "abort.on.send.failure=true" : "not a failure of this record alone, so not skipped even with "
+                    + "abort.on.send.failure=false");
             }
             return;
         }
@@ -283,8 +350,7 @@ final class MirrorStream implements Runnable {
             : new SendFailure(earliest.source(), lowest, earliest.cause());
         return new MirrorException("send of source record " + first.describe() + " (topic " + first.source().topic()
             + ", partition " + first.source().partition() + ", offset " + first.offset() + ") failed: " + first.cause()
-            + "; offsets were committed up to it, not past it. Fix the cause (e.g. the target topic's max.message.bytes) "
-            + "or run with --abort.on.send.failure=false to skip such records", first.cause());
+            + "; offsets were committed up to it, not past it. " + SendFailures.advice(first.cause()), first.cause());
     }
 
     /**
@@ -296,9 +362,16 @@ final class MirrorStream implements Runnable {
         if (partitions.isEmpty()) {
             return;
         }
-        try (var ignored = metrics.timeFlush()) {
-            producer.flush();
+        if (!systemicFailure && !sends.pendingBeyondAFailure()) {
+            try (var ignored = metrics.timeFlush()) {
+                producer.flush();
+            }
         }
+        // After a failure of the target or the path to it, or with copies in flight behind a failed record,
+        // nothing is flushed: they would land after the gap the failed record left, and the restart would copy it
+        // after them, out of order. What was acknowledged is committed as is. After a record-level failure with
+        // nothing behind it (a record too large, refused before it was sent) the records before it are flushed
+        // and committed, up to it.
         // Never past a copy still owed: unacknowledged (whatever flush() promised) or failed and not skipped.
         Map<TopicPartition, OffsetAndMetadata> toCommit = offsets.commitOffsets(partitions, sends.owed());
         if (toCommit.isEmpty()) {
@@ -360,9 +433,15 @@ final class MirrorStream implements Runnable {
 
     private void publishLag() {
         Map<TopicPartition, Long> lag = new HashMap<>();
+        long total = 0;
         for (TopicPartition tp : consumer.assignment()) {
-            consumer.currentLag(tp).ifPresent(l -> lag.put(tp, l));
+            java.util.OptionalLong l = consumer.currentLag(tp);
+            if (l.isPresent()) {
+                lag.put(tp, l.getAsLong());
+                total += l.getAsLong();
+            }
         }
+        lastLag = total;
         metrics.consumerLag(index, lag);
         metrics.positions(index, offsets.positions());
     }
@@ -396,6 +475,7 @@ final class MirrorStream implements Runnable {
             LOGGER.info("{}Partitions assigned: {}", logPrefix, partitions);
             // Target topics are created here, before the first record of any of these partitions is fetched.
             router.assigned(partitions);
+            partitions.stream().map(TopicPartition::topic).distinct().forEach(truncation::assigned);
         }
 
         private void forget(Collection<TopicPartition> partitions) {

@@ -17,6 +17,7 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,7 +45,12 @@ final class RecordRouter {
     }
 
     /** What became of a consumed record. */
-    enum Verdict { COPIED, DROPPED_BY_LOOP_PREVENTION, DROPPED_BY_HANDLER }
+    enum Verdict {
+        COPIED,
+        /** A copy of a record the target already holds (see {@link #isCopyOfATargetRecord}). */
+        DROPPED_BY_LOOP_PREVENTION,
+        DROPPED_BY_HANDLER
+    }
 
     /** The message handler threw for a record: treated like a failed send of that record. */
     static final class HandlerFailedException extends KafkaException {
@@ -100,10 +106,21 @@ final class RecordRouter {
      * @throws HandlerFailedException when the message handler threw
      */
     Verdict route(Route route, ConsumerRecord<byte[], byte[]> record, Sink sink) {
+        // Everything is decided on the consumed record, never on what a handler made of it: a handler that
+        // builds records without headers must not turn a copy into a "local" record that echoes back.
+        Header incoming = record.headers().lastHeader(Provenance.HEADER);
+        Provenance provenance = incoming == null ? null : Provenance.decode(incoming.value());
+        if (isCopyOfATargetRecord(provenance, route)) {
+            return Verdict.DROPPED_BY_LOOP_PREVENTION;
+        }
+        byte[] stamp = settings.provenanceHeaders() ? stampFor(route, record, provenance) : null;
         if (handler == null) {
             Headers headers = record.headers();
-            if (!stampProvenance(route, record, headers)) {
-                return Verdict.DROPPED_BY_LOOP_PREVENTION;
+            if (incoming != null) {
+                headers.remove(Provenance.HEADER);
+            }
+            if (stamp != null) {
+                headers.add(Provenance.HEADER, stamp);
             }
             sink.send(new ProducerRecord<>(route.targetTopic, route.partitionFor(record.key()), timestampOf(record),
                 record.key(), record.value(), headers), route.maxMessageBytes);
@@ -118,13 +135,7 @@ final class RecordRouter {
         if (outs == null || outs.isEmpty()) {
             return Verdict.DROPPED_BY_HANDLER;
         }
-        boolean any = false;
         for (ProducerRecord<byte[], byte[]> pr : outs) {
-            Headers headers = pr.headers();
-            if (!stampProvenance(route, record, headers)) {
-                continue;
-            }
-            any = true;
             String targetTopic = settings.renamer().targetTopic(pr.topic());
             int targetPartitions = route.targetPartitions;
             int maxMessageBytes = route.maxMessageBytes;
@@ -136,32 +147,51 @@ final class RecordRouter {
             }
             int partition = pr.partition() != null ? pr.partition()
                 : Route.partitionFor(settings.partitionMode(), record.partition(), targetPartitions, pr.key());
-            sink.send(new ProducerRecord<>(targetTopic, partition, pr.timestamp(), pr.key(), pr.value(), headers),
-                maxMessageBytes);
+            sink.send(new ProducerRecord<>(targetTopic, partition, pr.timestamp(), pr.key(), pr.value(),
+                headersFor(pr.headers(), stamp)), maxMessageBytes);
         }
-        return any ? Verdict.COPIED : Verdict.DROPPED_BY_LOOP_PREVENTION;
+        return Verdict.COPIED;
     }
 
     /**
-     * Replaces any provenance header with this hop's. Returns false when the record must not be mirrored
-     * because it originated on the target cluster (active-active loop prevention).
+     * True when the consumed record is itself a copy of a record of the target topic this route writes to:
+     * the previous hop read it from the target cluster, from that very topic. Writing it would echo the
+     * record back to where it came from. Anything else is copied, including records that carry a provenance
+     * header naming the target only because an application forwarded the headers of its input (Kafka Streams
+     * does by default): the target does not hold those.
      */
-    private boolean stampProvenance(Route route, ConsumerRecord<byte[], byte[]> record, Headers headers) {
-        Header incoming = headers.lastHeader(Provenance.HEADER);
-        String origin = incoming == null ? null : Provenance.originOf(incoming.value());
-        if (origin != null && origin.equals(targetClusterId)) {
-            return false;
+    private boolean isCopyOfATargetRecord(Provenance provenance, Route route) {
+        return provenance != null && provenance.sourceCluster().equals(targetClusterId)
+            && provenance.topic().equals(route.targetTopic);
+    }
+
+    /** This hop's provenance: the record's first cluster is kept across hops, the rest describes this read. */
+    private byte[] stampFor(Route route, ConsumerRecord<byte[], byte[]> record, Provenance incoming) {
+        if (incoming == null || incoming.originCluster().equals(sourceClusterId)) {
+            return route.provenance.withOffset(record.offset());
         }
-        if (!settings.provenanceHeaders()) {
-            return true;
+        return Provenance.prefix(incoming.originCluster(), sourceClusterId, record.topic(), record.partition())
+            .withOffset(record.offset());
+    }
+
+    /**
+     * A fresh header set for one handler output: the handler's headers without any provenance, plus this
+     * hop's. Each output gets its own, because the producer freezes a record's headers when it sends it
+     * and a handler may hand the same headers (often the input's) to several outputs.
+     */
+    private static Headers headersFor(Headers handlerHeaders, byte[] stamp) {
+        RecordHeaders out = new RecordHeaders();
+        if (handlerHeaders != null) {
+            for (Header h : handlerHeaders) {
+                if (!h.key().equals(Provenance.HEADER)) {
+                    out.add(h);
+                }
+            }
         }
-        if (incoming != null) {
-            headers.remove(Provenance.HEADER);
+        if (stamp != null) {
+            out.add(Provenance.HEADER, stamp);
         }
-        byte[] value = origin == null ? route.provenance.withOffset(record.offset())
-            : Provenance.prefix(origin, sourceClusterId, record.topic(), record.partition()).withOffset(record.offset());
-        headers.add(Provenance.HEADER, value);
-        return true;
+        return out;
     }
 
     private static Long timestampOf(ConsumerRecord<byte[], byte[]> record) {

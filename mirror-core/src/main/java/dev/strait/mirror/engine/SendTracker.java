@@ -98,6 +98,19 @@ final class SendTracker {
         return failures.peek();
     }
 
+    /**
+     * True when some partition has a copy in flight above its first failed offset: flushing would write it
+     * after the gap the failed record left, and a restart would copy the failed record after it (out of order).
+     */
+    boolean pendingBeyondAFailure() {
+        for (PartitionSends p : partitions.values()) {
+            if (p.pendingBeyondFailure()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Drops what is known of partitions the stream no longer owns, failures included. */
     void forget(Collection<TopicPartition> tps) {
         tps.forEach(partitions::remove);
@@ -175,6 +188,10 @@ final class SendTracker {
 
         synchronized long firstFailed() {
             return firstFailed;
+        }
+
+        synchronized boolean pendingBeyondFailure() {
+            return firstFailed != Long.MAX_VALUE && pending.higherKey(firstFailed) != null;
         }
     }
 }

@@ -30,6 +30,7 @@ public final class MirrorMetrics {
     private final Counter loopDrops;
     private final Counter handlerDrops;
     private final Counter sourceRecordsLost;
+    private final Counter sourceRecordsDiverged;
     private final Histogram recordAgeMs;
     private static final int AGE_SAMPLE_EVERY = 16;
     private final java.util.concurrent.atomic.AtomicLong pendingRecordsOut = new java.util.concurrent.atomic.AtomicLong();
@@ -53,6 +54,7 @@ public final class MirrorMetrics {
         this.loopDrops = registry.counter(PREFIX + "records-dropped-loop");
         this.handlerDrops = registry.counter(PREFIX + "records-dropped-handler");
         this.sourceRecordsLost = registry.counter(PREFIX + "source-records-lost");
+        this.sourceRecordsDiverged = registry.counter(PREFIX + "source-records-diverged");
         this.recordAgeMs = registry.register(PREFIX + "record-age-ms",
             new Histogram(LockFreeExponentiallyDecayingReservoir.builder().build()));
         registry.gauge(PREFIX + "consumer-lag-records", () -> this::totalLag);
@@ -116,6 +118,15 @@ public final class MirrorMetrics {
 
     public void sourceRecordsLost(long n) {
         sourceRecordsLost.inc(n);
+    }
+
+    /** Records the mirror had read that the source then lost (its log diverged); their copies are on the target. */
+    public void sourceRecordsDiverged(long n) {
+        sourceRecordsDiverged.inc(n);
+    }
+
+    public long sourceRecordsDiverged() {
+        return sourceRecordsDiverged.getCount();
     }
 
     public void consumerLag(int stream, Map<TopicPartition, Long> lag) {

@@ -38,11 +38,37 @@ public final class OffsetTracker {
         p.leaderEpoch = leaderEpoch;
     }
 
+    /**
+     * The consumer's position after a poll ({@code ConsumerRecords.nextOffsets()}), once every record of
+     * the poll below it was handed to the producer. It can be past the last record: a transaction's commit
+     * marker, or an aborted transaction's records, take offsets no record is returned for.
+     */
+    public void advanced(TopicPartition tp, OffsetAndMetadata next) {
+        Progress p = partitions.computeIfAbsent(tp, k -> new Progress());
+        if (next.offset() < p.nextOffset) {
+            throw new IllegalStateException("position of " + tp + " went back from " + p.nextOffset + " to "
+                + next.offset() + " without a seek");
+        }
+        p.nextOffset = next.offset();
+        p.leaderEpoch = next.leaderEpoch();
+    }
+
     /** The position moved by a seek (offset reset or truncation handling): nothing before it is owed. */
     public void seeked(TopicPartition tp, long offset) {
+        seeked(tp, offset, Optional.empty());
+    }
+
+    /** A seek to a position whose leader epoch is known (e.g. the point where the source log diverged). */
+    public void seeked(TopicPartition tp, long offset, Optional<Integer> leaderEpoch) {
         Progress p = partitions.computeIfAbsent(tp, k -> new Progress());
         p.nextOffset = offset;
-        p.leaderEpoch = Optional.empty();
+        p.leaderEpoch = leaderEpoch;
+    }
+
+    /** The position of {@code tp}, or -1 when none is known. */
+    public long position(TopicPartition tp) {
+        Progress p = partitions.get(tp);
+        return p == null ? -1 : p.nextOffset;
     }
 
     /**

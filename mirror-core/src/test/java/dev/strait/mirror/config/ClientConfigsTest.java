@@ -75,4 +75,32 @@ class ClientConfigsTest {
         assertThat(a).containsEntry("bootstrap.servers", "h:1").containsEntry("security.protocol", "SSL")
             .doesNotContainKey("group.id").doesNotContainKey("linger.ms");
     }
+
+    @Test
+    void consumerReadsCommittedTransactionsOnlyUnlessTold() {
+        assertThat(ClientConfigs.consumer(props("bootstrap.servers", "h:1", "group.id", "g"), 0)
+            .getProperty("isolation.level")).isEqualTo("read_committed");
+        assertThat(ClientConfigs.consumer(props("bootstrap.servers", "h:1", "group.id", "g",
+            "isolation.level", "read_uncommitted"), 0).getProperty("isolation.level")).isEqualTo("read_uncommitted");
+    }
+
+    @Test
+    void withoutIdempotenceOneRequestInFlightKeepsOrder() {
+        Properties p = ClientConfigs.producer(props("bootstrap.servers", "h:1", "enable.idempotence", "false",
+            "max.in.flight.requests.per.connection", "5"));
+
+        assertThat(p.getProperty("max.in.flight.requests.per.connection")).isEqualTo("1");
+        assertThat(ClientConfigs.weakenings(props("enable.idempotence", "false", "max.in.flight.requests.per.connection",
+            "5"))).anySatisfy(w -> assertThat(w).contains("overridden to 1"));
+        assertThat(ClientConfigs.producer(props("bootstrap.servers", "h:1"))
+            .getProperty("max.in.flight.requests.per.connection")).isEqualTo("5");
+    }
+
+    @Test
+    void sendNeverBlocksLongerThanADelivery() {
+        assertThat(ClientConfigs.producer(props("bootstrap.servers", "h:1")).getProperty("max.block.ms"))
+            .isEqualTo("120000");
+        assertThat(ClientConfigs.producer(props("bootstrap.servers", "h:1", "delivery.timeout.ms", "5000"))
+            .getProperty("max.block.ms")).isEqualTo("5000");
+    }
 }

@@ -369,4 +369,173 @@ abstract class MirrorEngineSuite {
         assertThat(forward.metrics().registry().counter("strait.mirror.records-dropped-loop").getCount()).isEqualTo(100);
         assertThat(backward.metrics().registry().counter("strait.mirror.records-dropped-loop").getCount()).isEqualTo(100);
     }
+
+    private String clusterId(TestCluster cluster) throws Exception {
+        try (Admin admin = cluster.admin()) {
+            return admin.describeCluster().clusterId().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** The reverse mirror of an active-active pair: target to source, same topic names. */
+    private MirrorSettings.Builder backwards(String group, String include) {
+        Properties back = new Properties();
+        back.put("bootstrap.servers", target.bootstrapServers());
+        back.put("group.id", group);
+        back.put("metadata.max.age.ms", "1000");
+        Properties backProducer = new Properties();
+        backProducer.put("bootstrap.servers", source.bootstrapServers());
+        return MirrorSettings.builder().consumerConfig(back).producerConfig(backProducer).include(include)
+            .offsetCommitIntervalMs(1000);
+    }
+
+    @Test
+    void anActiveActivePairWhoseHandlersBuildNewRecordsStillCopiesEachRecordOnceAndNeverBack() throws Exception {
+        // Given: a mirror each way, both with a handler that builds a new record (no headers) for every input
+        String topic = "aa.handled";
+        source.createTopic(topic, 1);
+        target.createTopic(topic, 1);
+        MirrorEngine forward = start(settings("g-aah-forward", topic).messageHandler(new HeaderlessHandler()).build());
+        MirrorEngine backward = start(backwards("g-aah-back", topic).messageHandler(new HeaderlessHandler()).build());
+        try {
+            // When
+            try (TestProducer a = new TestProducer(source.bootstrapServers());
+                 TestProducer b = new TestProducer(target.bootstrapServers())) {
+                a.produce(topic, 1, 30);
+                b.produce(topic, 1, 30);
+            }
+
+            // Then: each side holds its own 30 and the other's 30, and both mirrors read all 60 without copying back
+            Await.until("60 on each side", Duration.ofSeconds(60),
+                () -> source.endOffsetSum(topic) >= 60 && target.endOffsetSum(topic) >= 60);
+            Await.until("both mirrors read all 60", Duration.ofSeconds(30),
+                () -> forward.metrics().recordsConsumed() >= 60 && backward.metrics().recordsConsumed() >= 60);
+            Await.until("both mirrors committed all 60", Duration.ofSeconds(30),
+                () -> source.committedOffsets("g-aah-forward", topic).getOrDefault(0, 0L) == source.endOffsetSum(topic)
+                    && target.committedOffsets("g-aah-back", topic).getOrDefault(0, 0L) == target.endOffsetSum(topic));
+        } finally {
+            stop(forward);
+            stop(backward);
+        }
+        assertThat(source.endOffsetSum(topic)).as("no echo on the source").isEqualTo(60);
+        assertThat(target.endOffsetSum(topic)).as("no echo on the target").isEqualTo(60);
+        assertThat(TopicReader.readAll(target.bootstrapServers(), topic).get(0))
+            .filteredOn(r -> Provenance.from(r.headers()) != null).hasSize(30)
+            .allSatisfy(r -> assertThat(Provenance.from(r.headers()).originCluster()).isEqualTo(forward.sourceClusterId()));
+    }
+
+    @Test
+    void aRecordAnApplicationOnTheTargetBuiltFromACopyIsMirroredBack() throws Exception {
+        // Given: records copied to the target, and an application there (Kafka Streams-like) that writes a new
+        // record for each into another topic, forwarding its input's headers, provenance included
+        String in = "fwd.in";
+        String out = "fwd.out";
+        source.createTopic(in, 1);
+        target.createTopic(out, 1);
+        try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
+            producer.produce(in, 1, 20);
+        }
+        MirrorEngine forward = start(settings("g-fwd-forward", "fwd\\.in").build());
+        awaitTarget(in, 20);
+        stop(forward);
+        try (TestProducer app = new TestProducer(target.bootstrapServers())) {
+            for (ConsumerRecord<byte[], byte[]> r : TopicReader.readAll(target.bootstrapServers(), in).get(0)) {
+                app.send(new ProducerRecord<>(out, 0, r.timestamp(), r.key(),
+                    ("enriched " + new String(r.value(), StandardCharsets.UTF_8)).getBytes(StandardCharsets.UTF_8),
+                    r.headers()));
+            }
+        }
+
+        // When: the reverse mirror copies the application's topic
+        MirrorEngine backward = start(backwards("g-fwd-back", "fwd\\.out").build());
+        Await.until("the application's 20 records read", Duration.ofSeconds(60),
+            () -> backward.metrics().recordsConsumed() == 20);
+        Await.until("and copied", Duration.ofSeconds(30), () -> source.endOffsetSum(out) == 20);
+        stop(backward);
+
+        // Then: they are new records the source never held, so all 20 arrive, marked as the target's
+        assertThat(backward.metrics().registry().counter("strait.mirror.records-dropped-loop").getCount()).isZero();
+        List<ConsumerRecord<byte[], byte[]>> copies = TopicReader.readAll(source.bootstrapServers(), out).get(0);
+        assertThat(copies).hasSize(20).allSatisfy(r -> {
+            assertThat(Provenance.from(r.headers()).sourceCluster()).isEqualTo(clusterIdOf(target));
+            assertThat(Provenance.from(r.headers()).topic()).isEqualTo(out);
+        });
+    }
+
+    private String clusterIdOf(TestCluster cluster) {
+        try {
+            return clusterId(cluster);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void withProvenanceHeadersOffAStaleHeaderFromUpstreamDoesNotSurvive() throws Exception {
+        // Given: a source record carrying the provenance header of an earlier hop
+        String topic = "prov.off";
+        source.createTopic(topic, 1);
+        try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
+            RecordHeaders h = new RecordHeaders();
+            h.add(Provenance.HEADER, new Provenance("upstream-cluster-id-000", "upstream-cluster-id-000", "x", 0, 7).encode());
+            h.add("app", "kept".getBytes(StandardCharsets.UTF_8));
+            producer.send(new ProducerRecord<>(topic, 0, 1_700_000_000_000L, "k".getBytes(StandardCharsets.UTF_8),
+                "v".getBytes(StandardCharsets.UTF_8), h));
+        }
+
+        // When
+        MirrorEngine engine = start(settings("g-prov-off", topic).provenanceHeaders(false).build());
+        awaitTarget(topic, 1);
+        stop(engine);
+
+        // Then
+        ConsumerRecord<byte[], byte[]> copy = TopicReader.readAll(target.bootstrapServers(), topic).get(0).get(0);
+        assertThat(copy.headers().lastHeader(Provenance.HEADER)).as("no provenance header at all").isNull();
+        assertThat(new String(copy.headers().lastHeader("app").value(), StandardCharsets.UTF_8)).isEqualTo("kept");
+    }
+
+    @Test
+    void aHandlerThatGivesTheInputsHeadersToSeveralOutputsGetsOneProvenanceOnEach() throws Exception {
+        // Given: the handler writes each record twice, to the topic and to <topic>.copy, reusing the input's headers
+        String topic = "shared.headers";
+        source.createTopic(topic, 1);
+        try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
+            producer.produce(topic, 1, 10);
+        }
+        // When: the mirror runs, is stopped, and runs again over the same records (a restart re-reads them)
+        for (String group : List.of("g-shared-1", "g-shared-2")) {
+            MirrorEngine engine = start(settings(group, topic).messageHandler(new ReusingHeadersHandler()).build());
+            Await.until("10 records read by " + group, Duration.ofSeconds(60),
+                () -> engine.metrics().recordsConsumed() == 10);
+            stop(engine);
+            assertThat(engine.state()).isEqualTo(MirrorEngine.State.STOPPED);
+        }
+
+        // Then
+        for (String t : List.of(topic, topic + ".copy")) {
+            assertThat(TopicReader.readAll(target.bootstrapServers(), t).get(0)).hasSize(20).allSatisfy(r -> {
+                assertThat(r.headers().headers(Provenance.HEADER)).hasSize(1);
+                assertThat(Provenance.from(r.headers()).topic()).isEqualTo(topic);
+            });
+        }
+    }
+
+    /** A handler that builds a new record for each input, without headers (an enricher, say). */
+    public static final class HeaderlessHandler implements dev.strait.mirror.handler.MessageHandler {
+        @Override
+        public List<ProducerRecord<byte[], byte[]>> handle(ConsumerRecord<byte[], byte[]> record) {
+            return List.of(new ProducerRecord<>(record.topic(), null, record.timestamp(), record.key(), record.value()));
+        }
+    }
+
+    /** A handler that sends every record twice with the very same header object: the input's. */
+    public static final class ReusingHeadersHandler implements dev.strait.mirror.handler.MessageHandler {
+        @Override
+        public List<ProducerRecord<byte[], byte[]>> handle(ConsumerRecord<byte[], byte[]> record) {
+            org.apache.kafka.common.header.Headers shared = record.headers();
+            shared.add("seen", new byte[] {1});
+            return List.of(
+                new ProducerRecord<>(record.topic(), null, record.timestamp(), record.key(), record.value(), shared),
+                new ProducerRecord<>(record.topic() + ".copy", null, record.timestamp(), record.key(), record.value(), shared));
+        }
+    }
 }

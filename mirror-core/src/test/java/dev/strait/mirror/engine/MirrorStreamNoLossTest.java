@@ -102,7 +102,7 @@ class MirrorStreamNoLossTest {
             };
             stream = new MirrorStream(0, settings, consumer, producer, targets, "src-cluster", "dst-cluster",
                 new MirrorMetrics(new MetricRegistry()), time, "earliest", new RecordSizer("none"),
-                AcknowledgementListener.NONE);
+                AcknowledgementListener.NONE, topic -> null);
             consumer.setMaxPollRecords(1 + random.nextInt(40));
             consumer.schedulePollTask(this::start);
             consumer.schedulePollTask(this::step);

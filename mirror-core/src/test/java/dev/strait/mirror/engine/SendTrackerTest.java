@@ -74,4 +74,18 @@ class SendTrackerTest {
         assertThat(t.owedFrom(A)).isEqualTo(Long.MAX_VALUE);
         assertThat(t.outstanding()).isZero();
     }
+
+    @Test
+    void copiesInFlightBehindAFailureAreNamedSoTheyAreNotFlushedOutOfOrder() {
+        SendTracker t = new SendTracker(AcknowledgementListener.NONE);
+        SendTracker.Send s1 = t.begin(A, 1);
+        t.begin(A, 2);
+        assertThat(t.pendingBeyondAFailure()).isFalse();
+        t.failedBeforeSend(A, 3, new RecordTooLargeException("x"), false);
+        assertThat(t.pendingBeyondAFailure()).as("only records before the failure in flight: safe to flush").isFalse();
+        t.begin(A, 4);
+        assertThat(t.pendingBeyondAFailure()).isTrue();
+        s1.failed(new TimeoutException("expired"), false);
+        assertThat(t.owedFrom(A)).isEqualTo(1);
+    }
 }

@@ -1,4 +1,4 @@
-package dev.strait.cli;
+package dev.strait.cli.container;
 
 import java.util.ArrayList;
 import java.util.EnumMap;

@@ -1,4 +1,4 @@
-package dev.strait.cli;
+package dev.strait.cli.container;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -13,8 +13,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import dev.strait.cli.ContainerLaunch.ConfigFile;
-import dev.strait.cli.ContainerLaunch.Plan;
+import dev.strait.cli.container.ContainerLaunch.ConfigFile;
+import dev.strait.cli.container.ContainerLaunch.Plan;
 import dev.strait.mirror.config.ClientConfigs;
 import dev.strait.mirror.config.ConfigException;
 import org.junit.jupiter.api.Test;
@@ -211,14 +211,24 @@ class ContainerLaunchTest {
         assertThat(plan.files().get(0).props()).containsOnly(Map.entry("node.id", "1"),
             Map.entry("listeners", "PLAINTEXT://dc-b-mirror:9092"),
             Map.entry("log.dirs", dir.resolve("data").resolve("broker").toString()), Map.entry("num.partitions", "3"));
-        assertThat(plan.health()).isEqualTo("tcp dc-b-mirror 9092");
+        assertThat(plan.health()).isEqualTo("kafka dc-b-mirror 9092");
     }
 
     @Test
     void brokerListenerFromTheEnvironmentDecidesTheHealthProbe() {
         Plan plan = plan(Map.of("STRAIT_BROKER_LISTENERS", "PLAINTEXT://0.0.0.0:19092"), "broker");
 
-        assertThat(plan.health()).isEqualTo("tcp 127.0.0.1 19092");
+        assertThat(plan.health()).isEqualTo("kafka 127.0.0.1 19092");
+    }
+
+    @Test
+    void aClusterNodeIsProbedOnItsClientListenerNotItsControllerListener() {
+        Plan plan = plan(Map.of("STRAIT_BROKER_LISTENERS", "CONTROLLER://127.0.0.1:19192,PLAINTEXT://0.0.0.0:19092",
+            "STRAIT_BROKER_CONTROLLER_LISTENER_NAMES", "CONTROLLER",
+            "STRAIT_BROKER_PROCESS_ROLES", "broker,controller",
+            "STRAIT_BROKER_CONTROLLER_QUORUM_VOTERS", "1@127.0.0.1:19192"), "broker");
+
+        assertThat(plan.health()).isEqualTo("kafka 127.0.0.1 19092");
     }
 
     @Test

@@ -1,4 +1,4 @@
-package dev.strait.cli;
+package dev.strait.cli.container;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -19,8 +19,10 @@ import java.util.Properties;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
 
-import dev.strait.cli.ContainerLaunch.ConfigFile;
-import dev.strait.cli.ContainerLaunch.Plan;
+import dev.strait.cli.Cli;
+import dev.strait.cli.Strait;
+import dev.strait.cli.container.ContainerLaunch.ConfigFile;
+import dev.strait.cli.container.ContainerLaunch.Plan;
 import dev.strait.mirror.config.ConfigException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,12 +1,12 @@
-package dev.strait.cli;
+package dev.strait.cli.container;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Map;
 
-import dev.strait.cli.EnvConfig.Group;
-import dev.strait.cli.EnvConfig.Setting;
+import dev.strait.cli.container.EnvConfig.Group;
+import dev.strait.cli.container.EnvConfig.Setting;
 import dev.strait.mirror.config.ConfigException;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

@@ -1,62 +1,106 @@
-package dev.strait.cli;
+package dev.strait.cli.container;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.InspectContainerResponse;
+import com.github.dockerjava.api.command.InspectImageResponse;
 import dev.strait.mirror.testing.MirrorCheck;
 import dev.strait.testkit.Await;
+import dev.strait.testkit.Docker;
+import dev.strait.testkit.RequiresDocker;
 import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.TestProducer;
 import dev.strait.testkit.TopicReader;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.Network;
 import org.testcontainers.containers.startupcheck.StartupCheckStrategy;
 import org.testcontainers.containers.wait.strategy.Wait;
-import org.testcontainers.images.builder.ImageFromDockerfile;
-import org.testcontainers.junit.jupiter.Container;
-import org.testcontainers.junit.jupiter.Testcontainers;
 import org.testcontainers.kafka.KafkaContainer;
+import org.testcontainers.utility.DockerImageName;
 
 /**
- * The image built from the repository's Dockerfile, run the way docs/operating.md describes: configured only by
- * environment variables, on a network with two Apache Kafka 4.1.1 containers (the source and the target, reached
- * by their network aliases) and a companion broker container. Runs where a Docker engine is available and is
- * reported as skipped (not passed) where none is. The first run builds the image (Maven inside Docker: minutes).
+ * The Strait image ({@link Docker#straitImage()}, built by docker/build-images.sh) run the way docs/operating.md
+ * describes: configured only by environment variables, on a network with two Apache Kafka 4.1.1 containers (the
+ * source and the target, reached by their network aliases) and a companion broker container. Needs Docker: fails
+ * in CI without it, skipped elsewhere ({@link RequiresDocker}).
  */
-@Testcontainers(disabledWithoutDocker = true)
+@RequiresDocker(strait = true, kafka = true)
 class DockerImageIT {
-    private static final String KAFKA_IMAGE = "apache/kafka:4.1.1";
-    private static final Path REPO = Path.of("..").toAbsolutePath().normalize();
-    private static final Duration BUILD_AND_START = Duration.ofMinutes(15);
+    /** Small JVMs on a shared 2-core machine: the serial collector, the C1 compiler only. */
+    private static final String LEAN_JVM = "-XX:+UseSerialGC -XX:TieredStopAtLevel=1";
+    private static final Duration START = Duration.ofMinutes(3);
 
-    /** Built once for the class (on first use), removed when the JVM exits. */
-    private static final ImageFromDockerfile IMAGE = new ImageFromDockerfile("strait-it/strait", true)
-        .withDockerfile(REPO.resolve("Dockerfile"));
-    private static final Network NETWORK = Network.newNetwork();
+    private static Network network;
+    private static KafkaContainer source;
+    private static KafkaContainer target;
 
-    @Container
-    static final KafkaContainer SOURCE = new KafkaContainer(KAFKA_IMAGE).withNetwork(NETWORK)
-        .withNetworkAliases("source").withListener("source:19092");
-    @Container
-    static final KafkaContainer TARGET = new KafkaContainer(KAFKA_IMAGE).withNetwork(NETWORK)
-        .withNetworkAliases("target").withListener("target:19092");
+    @BeforeAll
+    static void startKafka() {
+        DockerImageName kafka = DockerImageName.parse(Docker.kafkaImage()).asCompatibleSubstituteFor("apache/kafka");
+        network = Network.newNetwork();
+        source = new KafkaContainer(kafka).withNetwork(network).withNetworkAliases("source")
+            .withListener("source:19092")
+            .withEnv("KAFKA_HEAP_OPTS", "-Xmx256m").withEnv("KAFKA_JVM_PERFORMANCE_OPTS", LEAN_JVM)
+            .withEnv("CLUSTER_ID", "c291cmNlLWNsdXN0ZXItMQ");
+        target = new KafkaContainer(kafka).withNetwork(network).withNetworkAliases("target")
+            .withListener("target:19092")
+            .withEnv("KAFKA_HEAP_OPTS", "-Xmx256m").withEnv("KAFKA_JVM_PERFORMANCE_OPTS", LEAN_JVM)
+            .withEnv("CLUSTER_ID", "dGFyZ2V0LWNsdXN0ZXItMg");
+        source.start();
+        target.start();
+    }
+
+    @AfterAll
+    static void stopKafka() {
+        for (AutoCloseable c : new AutoCloseable[] {source, target, network}) {
+            if (c != null) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    System.err.println("DockerImageIT: cleanup: " + e);
+                }
+            }
+        }
+    }
 
     @Test
-    void theMirrorRoleCopiesABacklogAndStopsCleanlyOnSigterm() throws Exception {
+    void theImageRunsAJreAsANonRootUserWithAHealthcheck() {
+        // When
+        InspectImageResponse image = DockerClientFactory.instance().client().inspectImageCmd(Docker.straitImage())
+            .exec();
+        OneShot whoAmI = runOnce(Map.of(), "bash", "-c",
+            "id -u; java -version 2>&1 | head -1; command -v javac || echo no-javac");
+
+        // Then
+        assertThat(image.getConfig().getUser()).isEqualTo("10001:10001");
+        assertThat(image.getConfig().getHealthcheck().getTest()).containsExactly("CMD", "/opt/strait/bin/healthcheck");
+        assertThat(whoAmI.exitCode()).as(whoAmI.logs()).isZero();
+        assertThat(whoAmI.logs().lines().toList()).as(whoAmI.logs()).hasSize(3).element(0).isEqualTo("10001");
+        assertThat(whoAmI.logs().lines().toList().get(1)).contains("version \"17");
+        assertThat(whoAmI.logs().lines().toList().get(2)).isEqualTo("no-javac");
+        System.out.println("DockerImageIT: image " + Docker.straitImage() + " is " + image.getSize() / 1_000_000 + " MB");
+    }
+
+    @Test
+    void theMirrorRoleCopiesABacklogAndOnSigtermCommitsAndExits143() throws Exception {
         // Given
-        createTopic(SOURCE.getBootstrapServers(), "it.orders", 3);
-        try (TestProducer producer = new TestProducer(SOURCE.getBootstrapServers())) {
+        createTopic(source.getBootstrapServers(), "it.orders", 3);
+        try (TestProducer producer = new TestProducer(source.getBootstrapServers())) {
             producer.produce("it.orders", 3, 1_000);
         }
         try (GenericContainer<?> mirror = strait("mirror")
@@ -65,9 +109,10 @@ class DockerImageIT {
             .withEnv("STRAIT_PRODUCER_BOOTSTRAP_SERVERS", "target:19092")
             .withEnv("STRAIT_MIRROR_WHITELIST", "it\\..*")
             .withEnv("STRAIT_MIRROR_NUM_STREAMS", "2")
-            .withEnv("STRAIT_MIRROR_OFFSET_COMMIT_INTERVAL_MS", "1000")
+            // Longer than the test: the only commit that can cover the whole backlog is the one SIGTERM makes.
+            .withEnv("STRAIT_MIRROR_OFFSET_COMMIT_INTERVAL_MS", "600000")
             .withExposedPorts(9101)
-            .waitingFor(Wait.forHttp("/healthz").forPort(9101).forStatusCode(200).withStartupTimeout(BUILD_AND_START))) {
+            .waitingFor(Wait.forHttp("/healthz").forPort(9101).forStatusCode(200).withStartupTimeout(START))) {
 
             // When
             mirror.start();
@@ -83,8 +128,10 @@ class DockerImageIT {
             assertThat(mirror.getLogs()).contains("consumer.properties: container defaults, overridden by "
                 + "STRAIT_CONSUMER_BOOTSTRAP_SERVERS, STRAIT_CONSUMER_GROUP_ID").contains("Mirror stopped");
         }
-        Map<Integer, List<ConsumerRecord<byte[], byte[]>>> src = TopicReader.readAll(SOURCE.getBootstrapServers(), "it.orders");
-        Map<Integer, List<ConsumerRecord<byte[], byte[]>>> dst = TopicReader.readAll(TARGET.getBootstrapServers(), "it.orders");
+        assertThat(committed(source.getBootstrapServers(), "it-docker", "it.orders"))
+            .as("the group's committed offsets after SIGTERM").isEqualTo(Map.of(0, 1_000L, 1, 1_000L, 2, 1_000L));
+        Map<Integer, List<ConsumerRecord<byte[], byte[]>>> src = TopicReader.readAll(source.getBootstrapServers(), "it.orders");
+        Map<Integer, List<ConsumerRecord<byte[], byte[]>>> dst = TopicReader.readAll(target.getBootstrapServers(), "it.orders");
         MirrorCheck.Report report = MirrorCheck.compare(src, "it.orders", dst);
         assertThat(report.lost()).as(report.toString()).isZero();
         assertThat(report.duplicates()).as(report.toString()).isZero();
@@ -94,8 +141,8 @@ class DockerImageIT {
     @Test
     void theBrokerRoleIsHealthyAndTheMirrorWritesIntoItThenTheLagMonitorAuditsIt() throws Exception {
         // Given
-        createTopic(SOURCE.getBootstrapServers(), "it.payments", 2);
-        try (TestProducer producer = new TestProducer(SOURCE.getBootstrapServers())) {
+        createTopic(source.getBootstrapServers(), "it.payments", 2);
+        try (TestProducer producer = new TestProducer(source.getBootstrapServers())) {
             producer.produce("it.payments", 2, 500);
         }
         Map<String, String> lagEnv = Map.of(
@@ -108,14 +155,14 @@ class DockerImageIT {
                  .withNetworkAliases("strait-broker")
                  .withCreateContainerCmdModifier(cmd -> cmd.withHostName("strait-broker"))
                  .withEnv("STRAIT_BROKER_GROUP_INITIAL_REBALANCE_DELAY_MS", "0")
-                 .waitingFor(Wait.forLogMessage(".*serving on port 9092.*", 1).withStartupTimeout(BUILD_AND_START));
+                 .waitingFor(Wait.forLogMessage(".*serving on port 9092.*", 1).withStartupTimeout(START));
              GenericContainer<?> mirror = strait("mirror")
                  .withEnv("STRAIT_CONSUMER_BOOTSTRAP_SERVERS", "source:19092")
                  .withEnv("STRAIT_CONSUMER_GROUP_ID", "it-docker-broker")
                  .withEnv("STRAIT_PRODUCER_BOOTSTRAP_SERVERS", "strait-broker:9092")
                  .withEnv("STRAIT_MIRROR_ARGS", "--whitelist it\\.payments --offset.commit.interval.ms 1000")
                  .withExposedPorts(9101)
-                 .waitingFor(Wait.forHttp("/healthz").forPort(9101).forStatusCode(200).withStartupTimeout(BUILD_AND_START))) {
+                 .waitingFor(Wait.forHttp("/healthz").forPort(9101).forStatusCode(200).withStartupTimeout(START))) {
             broker.start();
             Await.until("Docker reports the broker healthy", Duration.ofMinutes(2), () -> "healthy".equals(health(broker)));
 
@@ -144,8 +191,8 @@ class DockerImageIT {
     }
 
     private static GenericContainer<?> strait(String role) {
-        return new GenericContainer<>(IMAGE).withNetwork(NETWORK).withCommand(role)
-            .withEnv("STRAIT_HEAP_OPTS", "-Xmx256m");
+        return new GenericContainer<>(DockerImageName.parse(Docker.straitImage())).withNetwork(network)
+            .withCommand(role).withEnv("STRAIT_HEAP_OPTS", "-Xmx256m " + LEAN_JVM);
     }
 
     private record OneShot(long exitCode, String logs) {
@@ -154,7 +201,7 @@ class DockerImageIT {
     /** Runs the image once to completion (any exit code) and returns its exit code and output. */
     private static OneShot runOnce(Map<String, String> env, String... command) {
         try (GenericContainer<?> c = strait(command[0]).withCommand(command).withEnv(env)
-            .withStartupCheckStrategy(new UntilExited().withTimeout(BUILD_AND_START))) {
+            .withStartupCheckStrategy(new UntilExited().withTimeout(START))) {
             c.start();
             return new OneShot(c.getCurrentContainerInfo().getState().getExitCodeLong(), c.getLogs());
         }
@@ -176,7 +223,7 @@ class DockerImageIT {
 
     private static long targetCount(String topic) {
         try {
-            return TopicReader.count(TopicReader.readAll(TARGET.getBootstrapServers(), topic));
+            return TopicReader.count(TopicReader.readAll(target.getBootstrapServers(), topic));
         } catch (IllegalStateException notYet) {
             return 0;
         }
@@ -186,6 +233,16 @@ class DockerImageIT {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
             KafkaCluster.awaitWritable(admin, topic, partitions);
+        }
+    }
+
+    private static Map<Integer, Long> committed(String bootstrap, String group, String topic)
+        throws Exception {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+            Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
+                .partitionsToOffsetAndMetadata().get();
+            return offsets.entrySet().stream().filter(e -> e.getKey().topic().equals(topic) && e.getValue() != null)
+                .collect(Collectors.toMap(e -> e.getKey().partition(), e -> e.getValue().offset()));
         }
     }
 }

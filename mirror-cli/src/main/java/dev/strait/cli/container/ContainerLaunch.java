@@ -1,15 +1,21 @@
-package dev.strait.cli;
+package dev.strait.cli.container;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Properties;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import dev.strait.cli.EnvConfig.Group;
-import dev.strait.cli.EnvConfig.Setting;
+import dev.strait.cli.CanaryCommand;
+import dev.strait.cli.LagMonitorCommand;
+import dev.strait.cli.MirrorCommand;
+import dev.strait.cli.Strait;
+import dev.strait.cli.container.EnvConfig.Group;
+import dev.strait.cli.container.EnvConfig.Setting;
 import dev.strait.mirror.config.ClientConfigs;
 import dev.strait.mirror.config.ConfigException;
 import picocli.CommandLine;
@@ -46,7 +52,7 @@ final class ContainerLaunch {
     static final int BROKER_PORT = 9092;
 
     private static final Set<String> HELP = Set.of("-h", "--help", "-V", "--version");
-    private static final Pattern LISTENER = Pattern.compile("[A-Za-z_]+://(\\[[^\\]]*\\]|[^:]*):(\\d+)");
+    private static final Pattern LISTENER = Pattern.compile("([A-Za-z_]+)://(\\[[^\\]]*\\]|[^:]*):(\\d+)");
 
     /** A properties file to write, where its settings came from, for the log and the dry run. */
     record ConfigFile(Path path, Properties props, String base, List<Setting> fromEnv) {
@@ -54,7 +60,8 @@ final class ContainerLaunch {
 
     /**
      * What to run. {@code health} is the endpoint the image's healthcheck probes ({@code http HOST PORT PATH},
-     * {@code tcp HOST PORT}, or {@code none} for a daemon with its endpoint off), or null for a one-shot command
+     * {@code kafka HOST PORT} for a broker, {@code none} for a daemon with its endpoint off, {@code unparsable} when
+     * the broker's listeners cannot be read), or null for a one-shot command
      * that must leave the running daemon's health file alone.
      */
     record Plan(List<String> args, List<ConfigFile> files, String health) {
@@ -238,12 +245,32 @@ final class ContainerLaunch {
         List<String> command = new ArrayList<>();
         command.add("broker");
         command.addAll(args);
+        return new Plan(command, List.copyOf(files), brokerHealth(props));
+    }
+
+    /**
+     * The broker's probe: a Kafka ApiVersions round trip on its client listener, the one listener not named in
+     * {@code controller.listener.names}. A listener list the broker cannot parse is its own one-line error at start;
+     * the probe then has nothing to find and reports unhealthy ("unparsable").
+     */
+    private static String brokerHealth(Properties props) {
         String listeners = props.getProperty("listeners", "PLAINTEXT://127.0.0.1:" + BROKER_PORT).trim();
-        Matcher m = LISTENER.matcher(listeners);
-        // A listener the broker cannot parse is its own one-line error at start; the healthcheck then just fails.
-        String health = m.matches() ? "tcp " + probeHost(m.group(1).replace("[", "").replace("]", "")) + " " + m.group(2)
-            : "none";
-        return new Plan(command, List.copyOf(files), health);
+        Set<String> controllers = new HashSet<>();
+        for (String name : props.getProperty("controller.listener.names", "").split(",")) {
+            if (!name.isBlank()) {
+                controllers.add(name.trim().toUpperCase(Locale.ROOT));
+            }
+        }
+        for (String listener : listeners.split(",")) {
+            Matcher m = LISTENER.matcher(listener.trim());
+            if (!m.matches()) {
+                return "unparsable";
+            }
+            if (!controllers.contains(m.group(1).toUpperCase(Locale.ROOT))) {
+                return "kafka " + probeHost(m.group(2).replace("[", "").replace("]", "")) + " " + m.group(3);
+            }
+        }
+        return "unparsable";
     }
 
     private static String base(String explicit, OptionSpec flag) {
