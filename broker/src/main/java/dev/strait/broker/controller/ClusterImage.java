@@ -33,6 +33,20 @@ final class ClusterImage {
         this.endOffset = endOffset;
     }
 
+    /**
+     * The image a metadata snapshot holds, as of log offset {@code endOffset} (the snapshot's end): the partition
+     * epochs come from the image, which keeps them for exactly this.
+     */
+    static ClusterImage fromSnapshot(MetadataImage image, long endOffset) {
+        if (image.nextOffset() > endOffset) {
+            throw new IllegalStateException("snapshot image at " + image.nextOffset() + " beyond its end " + endOffset);
+        }
+        Map<UUID, Map<Integer, Integer>> epochs = new HashMap<>();
+        image.partitionEpochs().forEach((topicId, ofTopic) -> epochs.put(topicId,
+                Collections.unmodifiableMap(new HashMap<>(ofTopic))));
+        return new ClusterImage(image, Collections.unmodifiableMap(epochs), endOffset);
+    }
+
     MetadataImage image() {
         return image;
     }

@@ -181,6 +181,10 @@ final class ControllerWire {
             case FETCH_REQUEST:
             case FETCH_RESPONSE:
                 return new Raft(readRaft(type, in));
+            case SnapshotWire.FETCH_RESPONSE_SNAPSHOT:
+            case SnapshotWire.FETCH_SNAPSHOT_REQUEST:
+            case SnapshotWire.FETCH_SNAPSHOT_RESPONSE:
+                return new Raft(SnapshotWire.read(type, in));
             case REQUEST:
                 return new Request(in.readInt(), in.readLong(), readRequest(in));
             case RESPONSE: {
@@ -196,7 +200,9 @@ final class ControllerWire {
     }
 
     private static void writeRaft(DataOutputStream out, RaftMessage message) throws IOException {
-        if (message instanceof VoteRequest m) {
+        if (SnapshotWire.handles(message)) {
+            SnapshotWire.write(out, message);
+        } else if (message instanceof VoteRequest m) {
             out.writeByte(VOTE_REQUEST);
             writeRaftHeader(out, m);
             out.writeLong(m.lastEntry().offset());

@@ -109,10 +109,22 @@ public final class QuorumMetadataSource implements MetadataSource {
         }
         if (changed) {
             callbacks.execute(this::fireListeners);
-            if (next.isUnfenced(settings.nodeId())) {
+            if (next.isUnfenced(settings.nodeId()) && registeredInThisProcess(next)) {
                 selfUnfenced.complete(null);
             }
         }
+    }
+
+    /**
+     * Whether the node's registration in {@code next} is the one this process made, not the previous life's that
+     * a restarted node's own image shows before it hears from the controller. Runs on the loop thread, which can
+     * publish before this object's constructor has stored {@link #runtime}.
+     */
+    private boolean registeredInThisProcess(ClusterImage next) {
+        QuorumRuntime current = runtime;
+        java.util.UUID incarnation = current == null ? null : current.brokerIncarnation();
+        return incarnation != null && next.node(settings.nodeId())
+                .map(node -> incarnation.equals(node.incarnationId())).orElse(false);
     }
 
     private void fireListeners() {

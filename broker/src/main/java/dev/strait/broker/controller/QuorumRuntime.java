@@ -121,6 +121,8 @@ final class QuorumRuntime implements AutoCloseable {
     private volatile boolean running = true;
     /** The Raft leader the loop last saw, for other threads; -1 if none. */
     private volatile int knownLeader = -1;
+    /** Incarnation id of this process's broker registration, for other threads; null before it registers. */
+    private volatile UUID brokerIncarnation;
     private volatile Throwable fatal;
 
     /** This node as a broker: registration and heartbeat state, once it announced its listener. */
@@ -245,6 +247,7 @@ final class QuorumRuntime implements AutoCloseable {
             UUID incarnation = new UUID(random.nextLong(), random.nextLong());
             broker = new BrokerState(new RegisterBroker(nodeId, incarnation, host, port));
             broker.nextCallMs = nowMs;
+            brokerIncarnation = incarnation;
         }, settings.requestTimeoutMs());
     }
 
@@ -301,6 +304,15 @@ final class QuorumRuntime implements AutoCloseable {
     /** The leader the loop last saw, or -1; any thread. */
     int knownLeader() {
         return knownLeader;
+    }
+
+    /**
+     * The incarnation this process registered the node with, or null; any thread. A restarted node's image (its
+     * snapshot and the log up to its checkpointed high watermark) still shows its previous incarnation, which
+     * says nothing about whether the controller accepted this one.
+     */
+    UUID brokerIncarnation() {
+        return brokerIncarnation;
     }
 
     Throwable fatalError() {
@@ -397,7 +409,7 @@ final class QuorumRuntime implements AutoCloseable {
 
     private void applyCommitted() {
         long committedEnd = raft.highWatermark();
-        ClusterImage next = image;
+        ClusterImage next = MetadataSnapshots.catchUp(raft, image);
         for (long offset = next.endOffset(); offset < committedEnd; offset++) {
             LogEntry entry = raft.entry(offset);
             if (entry.kind() == LogEntry.Kind.DATA) {
@@ -416,6 +428,7 @@ final class QuorumRuntime implements AutoCloseable {
             image = next;
             publisher.accept(next);
         }
+        MetadataSnapshots.maybeTake(raft, image, nowMs);
     }
 
     /** The controller, if this node leads the current epoch; (de)activates it as leadership moves. */

@@ -44,6 +44,16 @@ final class LeaderProgress {
         lastFetchMs.put(voterId, nowMs);
     }
 
+    /**
+     * A voter that downloads a snapshot confirms no offset, but it is in touch: counting it keeps a leader whose
+     * only other reachable voter is catching up from resigning for lack of a quorum.
+     */
+    void onContact(int voterId, long nowMs) {
+        if (isVoter(voterId)) {
+            lastFetchMs.put(voterId, nowMs);
+        }
+    }
+
     void onLocalFlush(long endOffset) {
         confirmedEndOffsets.put(selfId, endOffset);
     }

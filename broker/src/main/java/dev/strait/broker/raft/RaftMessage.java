@@ -1,9 +1,12 @@
 package dev.strait.broker.raft;
 
+import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 
 /**
- * The messages nodes exchange, modelled on KRaft's Vote, BeginQuorumEpoch and Fetch (see PROTOCOL.md §3) but
+ * The messages nodes exchange, modelled on KRaft's Vote, BeginQuorumEpoch, Fetch and FetchSnapshot (see
+ * PROTOCOL.md §3 and KIP-630) but
  * reduced to the fields the algorithm needs. The broker's adapter maps them to and from the Kafka wire types;
  * this package never sees the wire. Every message carries the sender's current epoch, and a receiver that
  * learns of a higher epoch moves to it before doing anything else.
@@ -45,23 +48,98 @@ public sealed interface RaftMessage {
      * The answer to a fetch. Echoes the request's {@code fetchOffset} and {@code lastFetchedEpoch} so that a
      * follower applies a response only to the log it asked about (responses may arrive late, twice or out of
      * order). {@code divergingEpoch} is non-null when the follower's log diverges: it names the leader's end
-     * offset for the largest epoch not above {@code lastFetchedEpoch}.
+     * offset for the largest epoch not above {@code lastFetchedEpoch}. {@code snapshotId} is non-null when the
+     * leader can no longer check or serve the follower's position from its log (the entries were truncated
+     * behind a snapshot): the follower must fetch that snapshot with {@link FetchSnapshotRequest} first.
      */
     record FetchResponse(int source, int destination, int epoch, FetchError error, int leaderId, long fetchOffset,
-            int lastFetchedEpoch, OffsetAndEpoch divergingEpoch, List<LogEntry> entries, long highWatermark)
-            implements RaftMessage {
+            int lastFetchedEpoch, OffsetAndEpoch divergingEpoch, List<LogEntry> entries, long highWatermark,
+            OffsetAndEpoch snapshotId) implements RaftMessage {
 
         public FetchResponse {
             entries = List.copyOf(entries);
+            if (snapshotId != null && (divergingEpoch != null || !entries.isEmpty())) {
+                throw new IllegalArgumentException("a snapshot answer carries neither entries nor a diverging epoch");
+            }
+        }
+
+        /** An answer that does not point at a snapshot. */
+        public FetchResponse(int source, int destination, int epoch, FetchError error, int leaderId,
+                long fetchOffset, int lastFetchedEpoch, OffsetAndEpoch divergingEpoch, List<LogEntry> entries,
+                long highWatermark) {
+            this(source, destination, epoch, error, leaderId, fetchOffset, lastFetchedEpoch, divergingEpoch, entries,
+                    highWatermark, null);
         }
     }
 
-    /** Why a fetch returned no data. */
+    /**
+     * A follower downloads the leader's snapshot {@code snapshotId} from byte {@code position} of its content, at
+     * most {@code maxBytes} at a time (KIP-630's FetchSnapshot).
+     */
+    record FetchSnapshotRequest(int source, int destination, int epoch, OffsetAndEpoch snapshotId, long position,
+            int maxBytes) implements RaftMessage {
+
+        public FetchSnapshotRequest {
+            Objects.requireNonNull(snapshotId, "snapshotId");
+        }
+    }
+
+    /**
+     * One chunk of a snapshot: {@code bytes} of the content starting at {@code position}, with the content's
+     * total {@code size} and {@code crc32c}, which the follower checks once it holds every byte. Echoes the
+     * request's {@code snapshotId} and {@code position}, so a late or repeated chunk is recognised and dropped.
+     * On an error {@code bytes} is empty and {@code size}/{@code crc32c} are 0.
+     */
+    record FetchSnapshotResponse(int source, int destination, int epoch, FetchError error, int leaderId,
+            OffsetAndEpoch snapshotId, long size, int crc32c, long position, byte[] bytes) implements RaftMessage {
+
+        public FetchSnapshotResponse {
+            Objects.requireNonNull(snapshotId, "snapshotId");
+            bytes = bytes.clone();
+        }
+
+        @Override
+        public byte[] bytes() {
+            return bytes.clone();
+        }
+
+        /** Length of {@link #bytes()} without copying. */
+        public int length() {
+            return bytes.length;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof FetchSnapshotResponse other && source == other.source
+                    && destination == other.destination && epoch == other.epoch && error == other.error
+                    && leaderId == other.leaderId && snapshotId.equals(other.snapshotId) && size == other.size
+                    && crc32c == other.crc32c && position == other.position && Arrays.equals(bytes, other.bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(source, destination, epoch, error, leaderId, snapshotId, size, crc32c, position,
+                    Arrays.hashCode(bytes));
+        }
+
+        @Override
+        public String toString() {
+            return "FetchSnapshotResponse[" + source + "->" + destination + " epoch=" + epoch + " " + error
+                    + " leader=" + leaderId + " snapshot=" + snapshotId + " size=" + size + " position=" + position
+                    + " bytes=" + bytes.length + "]";
+        }
+    }
+
+    /** Why a fetch or a snapshot fetch returned no data. New values go at the end: the wire sends the ordinal. */
     enum FetchError {
         NONE,
         /** The fetcher's epoch is older than the responder's; {@code leaderId}/{@code epoch} tell it the news. */
         FENCED_EPOCH,
         /** The responder is not the leader; {@code leaderId} is the leader it knows, or -1. */
-        NOT_LEADER
+        NOT_LEADER,
+        /** The leader no longer holds the snapshot asked for (it took a newer one); fetch again to learn it. */
+        SNAPSHOT_NOT_FOUND,
+        /** The position asked for is outside the snapshot's content. */
+        POSITION_OUT_OF_RANGE
     }
 }

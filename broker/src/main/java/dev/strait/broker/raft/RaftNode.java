@@ -4,6 +4,8 @@ import dev.strait.broker.raft.RaftMessage.BeginQuorumEpoch;
 import dev.strait.broker.raft.RaftMessage.FetchError;
 import dev.strait.broker.raft.RaftMessage.FetchRequest;
 import dev.strait.broker.raft.RaftMessage.FetchResponse;
+import dev.strait.broker.raft.RaftMessage.FetchSnapshotRequest;
+import dev.strait.broker.raft.RaftMessage.FetchSnapshotResponse;
 import dev.strait.broker.raft.RaftMessage.VoteRequest;
 import dev.strait.broker.raft.RaftMessage.VoteResponse;
 import dev.strait.broker.raft.RaftRole.Candidate;
@@ -16,10 +18,12 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.NavigableMap;
+import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,7 +58,20 @@ import org.slf4j.LoggerFactory;
  * message, {@link #propose} for each client write, and {@link #tick} no later than {@link #nextDeadlineMs()},
  * always passing the current time. Outbound messages go to the {@link RaftTransport}. Not thread-safe.
  *
- * <p>Not implemented: snapshots and log compaction, voter-set changes, batching of proposals.
+ * <h2>Snapshots (KIP-630)</h2>
+ * The driver owns the state machine, so it writes snapshots: when {@link #snapshotDue} says so (by bytes
+ * committed since the latest snapshot and by age, {@link RaftConfig}), it serializes its state as of a committed
+ * offset and hands it to {@link #createSnapshot}. The log is then truncated behind the snapshot: its start offset
+ * moves to the snapshot's end and only the suffix is kept. A fetch the leader can no longer check or serve from
+ * its log (below its log start, or in an epoch older than its snapshot's) is answered with the snapshot's id; the
+ * follower downloads it chunk by chunk with FetchSnapshot, checks its size and CRC, installs it (which empties
+ * or truncates its own log), and fetches the log from the snapshot's end. The driver notices that
+ * {@link #logStartOffset()} passed what it has applied and reloads its state from {@link #readLatestSnapshot()}.
+ * The high watermark is checkpointed to disk every {@link RaftConfig#highWatermarkCheckpointMs()}, and a
+ * restarted node starts from the larger of that checkpoint and its snapshot's end, so it can serve what it knows
+ * is committed before it hears from a leader.
+ *
+ * <p>Not implemented: voter-set changes, batching of proposals.
  */
 public final class RaftNode {
 
@@ -62,6 +79,9 @@ public final class RaftNode {
     private static final int NONE = ElectionState.NONE;
     /** A fetch answer stops adding entries past this many payload bytes, well inside a transport frame. */
     private static final long MAX_FETCH_BYTES = 4L * 1024 * 1024;
+    /** Cap on one FetchSnapshot chunk whatever the follower asks, well below the controller wire's frame limit. */
+    private static final int MAX_SNAPSHOT_CHUNK_BYTES = 8 * 1024 * 1024;
+    private static final byte[] NO_BYTES = new byte[0];
 
     private final int nodeId;
     private final List<Integer> voters;
@@ -76,8 +96,15 @@ public final class RaftNode {
 
     private ElectionState electionState;
     private RaftRole role;
-    /** Entries below this offset are committed. Not durable: a restarted node relearns it from the leader. */
+    /** Entries below this offset are committed. Checkpointed to disk from time to time; never goes back. */
     private long highWatermark;
+    private long durableHighWatermark;
+    private long highWatermarkCheckpointDueMs;
+    /** The snapshot a follower is downloading from its leader; null when it fetches the log. */
+    private SnapshotDownload download;
+    private long committedBytesSinceSnapshot;
+    private long committedEntriesSinceSnapshot;
+    private long lastSnapshotMs;
     private long electionDeadlineMs = Long.MAX_VALUE;
     private long fetchDeadlineMs = Long.MAX_VALUE;
     private long beginQuorumDeadlineMs = Long.MAX_VALUE;
@@ -100,6 +127,16 @@ public final class RaftNode {
         this.epochIndex = EpochIndex.rebuild(storage);
         this.logPrefix = "[RaftNode " + nodeId + "] ";
         this.electionState = storage.electionState();
+        this.durableHighWatermark = storage.highWatermark();
+        if (durableHighWatermark > storage.endOffset()) {
+            throw new IllegalStateException(logPrefix + "the high-watermark checkpoint " + durableHighWatermark
+                    + " is beyond the end of the log " + storage.endOffset() + ": the disk lost entries that were "
+                    + "flushed, so this node may have acknowledged what it no longer has; refusing to start");
+        }
+        this.highWatermark = Math.max(durableHighWatermark, storage.startOffset());
+        this.highWatermarkCheckpointDueMs = nowMs;
+        this.lastSnapshotMs = nowMs;
+        recountSinceSnapshot();
         int epoch = electionState.epoch();
         if (electionState.leaderId() == nodeId) {
             // A leader that restarts has lost what it knew about its followers; it steps down rather than lead on.
@@ -136,6 +173,10 @@ public final class RaftNode {
             handleFetchRequest(request, nowMs);
         } else if (message instanceof FetchResponse response) {
             handleFetchResponse(response, nowMs);
+        } else if (message instanceof FetchSnapshotRequest request) {
+            handleFetchSnapshotRequest(request, nowMs);
+        } else if (message instanceof FetchSnapshotResponse response) {
+            handleFetchSnapshotResponse(response, nowMs);
         }
     }
 
@@ -193,6 +234,7 @@ public final class RaftNode {
 
     /** Fires whatever timers expired by {@code nowMs}; harmless to call early or often. */
     public void tick(long nowMs) {
+        maybeCheckpointHighWatermark(nowMs);
         if (role instanceof Leader leader) {
             pollLeader(leader, nowMs);
             return;
@@ -206,10 +248,77 @@ public final class RaftNode {
 
     /** The time by which {@link #tick} must next be called. */
     public long nextDeadlineMs() {
+        long checkpointMs = highWatermark > durableHighWatermark ? highWatermarkCheckpointDueMs : Long.MAX_VALUE;
         if (role instanceof Leader) {
-            return Math.min(beginQuorumDeadlineMs, checkQuorumDeadlineMs);
+            return Math.min(checkpointMs, Math.min(beginQuorumDeadlineMs, checkQuorumDeadlineMs));
         }
-        return Math.min(electionDeadlineMs, fetchDeadlineMs);
+        return Math.min(checkpointMs, Math.min(electionDeadlineMs, fetchDeadlineMs));
+    }
+
+    // ---------------------------------------------------------------- snapshots, driver side
+
+    /**
+     * Whether the driver should take a snapshot now: something was committed since the latest one, and either
+     * its payloads reach {@link RaftConfig#maxRecordBytesBetweenSnapshots()} or the latest snapshot (or the
+     * start of this node) is {@link RaftConfig#maxSnapshotIntervalMs()} old.
+     */
+    public boolean snapshotDue(long nowMs) {
+        if (committedEntriesSinceSnapshot == 0) {
+            return false;
+        }
+        if (committedBytesSinceSnapshot >= config.maxRecordBytesBetweenSnapshots()) {
+            return true;
+        }
+        return config.maxSnapshotIntervalMs() > 0 && nowMs - lastSnapshotMs >= config.maxSnapshotIntervalMs();
+    }
+
+    /**
+     * Stores {@code content}, the driver's state after applying every entry below {@code endOffset}, as the
+     * snapshot of that prefix, and truncates the log behind it. {@code endOffset} must be committed and beyond
+     * the log start. Durable when this returns.
+     */
+    public SnapshotInfo createSnapshot(long endOffset, byte[] content, long nowMs) {
+        long start = storage.startOffset();
+        if (endOffset <= start || endOffset > highWatermark) {
+            throw new IllegalArgumentException(logPrefix + "a snapshot must end in (" + start + ", " + highWatermark
+                    + "] (after the log start, at most the high watermark), not at " + endOffset);
+        }
+        OffsetAndEpoch id = new OffsetAndEpoch(endOffset, storage.entry(endOffset - 1).epoch());
+        storage.installSnapshot(id, content);
+        epochIndex.onPrefixTruncated(id);
+        lastSnapshotMs = nowMs;
+        recountSinceSnapshot();
+        LOGGER.debug("{}snapshot {} taken ({} bytes); log now starts at {}", logPrefix, id, content.length,
+                storage.startOffset());
+        return storage.latestSnapshot().orElseThrow();
+    }
+
+    /** The latest snapshot, taken here or downloaded from a leader. */
+    public Optional<SnapshotInfo> latestSnapshot() {
+        return storage.latestSnapshot();
+    }
+
+    /**
+     * The whole content of the latest snapshot, checked against its size and CRC. A driver whose state is behind
+     * {@link #logStartOffset()} loads this, then applies the log from the snapshot's end.
+     */
+    public byte[] readLatestSnapshot() {
+        SnapshotInfo info = storage.latestSnapshot().orElseThrow(() -> new IllegalStateException(logPrefix
+                + "no snapshot"));
+        byte[] content = new byte[Math.toIntExact(info.sizeBytes())];
+        int at = 0;
+        while (at < content.length) {
+            byte[] chunk = storage.readSnapshot(info.id(), at, Math.min(content.length - at, 1 << 20))
+                    .orElseThrow(() -> new IllegalStateException(logPrefix + "snapshot " + info + " vanished"));
+            System.arraycopy(chunk, 0, content, at, chunk.length);
+            at += chunk.length;
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(content, 0, content.length);
+        if ((int) crc.getValue() != info.crc32c()) {
+            throw new IllegalStateException(logPrefix + "snapshot " + info + " fails its checksum on read");
+        }
+        return content;
     }
 
     // ---------------------------------------------------------------- observers of state
@@ -251,15 +360,24 @@ public final class RaftNode {
         return storage.endOffset();
     }
 
-    /** An entry of the local log; only entries below {@link #highWatermark()} are known to be committed. */
+    /** First offset in the log; the latest snapshot covers everything below it (0 without a snapshot). */
+    public long logStartOffset() {
+        return storage.startOffset();
+    }
+
+    /**
+     * An entry of the local log, in {@code [logStartOffset(), endOffset())}; only entries below
+     * {@link #highWatermark()} are known to be committed.
+     */
     public LogEntry entry(long offset) {
         return storage.entry(offset);
     }
 
     @Override
     public String toString() {
-        return "RaftNode(" + nodeId + " " + roleName() + " epoch=" + epoch() + " leader=" + leaderId() + " end="
-                + endOffset() + " hw=" + highWatermark + ")";
+        return "RaftNode(" + nodeId + " " + roleName() + " epoch=" + epoch() + " leader=" + leaderId() + " start="
+                + logStartOffset() + " end=" + endOffset() + " hw=" + highWatermark
+                + (download == null ? "" : " " + download) + ")";
     }
 
     // ---------------------------------------------------------------- votes
@@ -344,6 +462,14 @@ public final class RaftNode {
                     request.fetchOffset(), request.lastFetchedEpoch(), null, List.of(), highWatermark));
             return;
         }
+        Optional<SnapshotInfo> snapshot = storage.latestSnapshot();
+        if (snapshot.isPresent() && mustFetchSnapshot(request, snapshot.get().id())) {
+            leader.progress().onContact(request.source(), nowMs);
+            transport.send(new FetchResponse(nodeId, request.source(), leader.epoch(), FetchError.NONE, nodeId,
+                    request.fetchOffset(), request.lastFetchedEpoch(), null, List.of(), highWatermark,
+                    snapshot.get().id()));
+            return;
+        }
         OffsetAndEpoch ours = epochIndex.endOffsetFor(request.lastFetchedEpoch(), storage.endOffset());
         if (ours.epoch() != request.lastFetchedEpoch() || ours.offset() < request.fetchOffset()) {
             transport.send(new FetchResponse(nodeId, request.source(), leader.epoch(), FetchError.NONE, nodeId,
@@ -365,6 +491,45 @@ public final class RaftNode {
                 request.fetchOffset(), request.lastFetchedEpoch(), null, entries, highWatermark));
     }
 
+    /**
+     * KIP-630's check: the log can no longer validate the follower's position when it is below the log start,
+     * at the log start in another epoch than the snapshot's last entry, or in an epoch older than that one
+     * (the follower's entries then part from ours somewhere the snapshot covers).
+     */
+    private static boolean mustFetchSnapshot(FetchRequest request, OffsetAndEpoch snapshotId) {
+        return request.fetchOffset() < snapshotId.offset()
+                || (request.fetchOffset() == snapshotId.offset() && request.lastFetchedEpoch() != snapshotId.epoch())
+                || request.lastFetchedEpoch() < snapshotId.epoch();
+    }
+
+    private void handleFetchSnapshotRequest(FetchSnapshotRequest request, long nowMs) {
+        if (!(role instanceof Leader leader) || request.epoch() != leader.epoch()) {
+            FetchError error = request.epoch() < epoch() ? FetchError.FENCED_EPOCH : FetchError.NOT_LEADER;
+            sendSnapshotError(request, error);
+            return;
+        }
+        leader.progress().onContact(request.source(), nowMs);
+        Optional<SnapshotInfo> latest = storage.latestSnapshot();
+        if (latest.isEmpty() || !latest.get().id().equals(request.snapshotId())) {
+            sendSnapshotError(request, FetchError.SNAPSHOT_NOT_FOUND);
+            return;
+        }
+        SnapshotInfo info = latest.get();
+        if (request.position() < 0 || request.position() >= info.sizeBytes() || request.maxBytes() <= 0) {
+            sendSnapshotError(request, FetchError.POSITION_OUT_OF_RANGE);
+            return;
+        }
+        byte[] chunk = storage.readSnapshot(info.id(), request.position(),
+                Math.min(request.maxBytes(), MAX_SNAPSHOT_CHUNK_BYTES)).orElseThrow();
+        transport.send(new FetchSnapshotResponse(nodeId, request.source(), leader.epoch(), FetchError.NONE, nodeId,
+                info.id(), info.sizeBytes(), info.crc32c(), request.position(), chunk));
+    }
+
+    private void sendSnapshotError(FetchSnapshotRequest request, FetchError error) {
+        transport.send(new FetchSnapshotResponse(nodeId, request.source(), epoch(), error, leaderId(),
+                request.snapshotId(), 0, 0, request.position(), NO_BYTES));
+    }
+
     private void maybeAdvanceHighWatermark(Leader leader) {
         long majorityEnd = leader.progress().majorityEndOffset();
         // Raft's commit rule: count replicas only for an entry of our own epoch. Entries from earlier epochs
@@ -372,7 +537,7 @@ public final class RaftNode {
         if (majorityEnd <= highWatermark || storage.entry(majorityEnd - 1).epoch() != leader.epoch()) {
             return;
         }
-        highWatermark = majorityEnd;
+        advanceHighWatermark(majorityEnd);
         NavigableMap<Long, CompletableFuture<Long>> done = pendingProposals.headMap(majorityEnd, false);
         List<Long> offsets = new ArrayList<>(done.keySet());
         List<CompletableFuture<Long>> futures = new ArrayList<>(done.values());
@@ -416,7 +581,7 @@ public final class RaftNode {
         if (response.error() != FetchError.NONE) {
             return;
         }
-        if (!(role instanceof Follower follower) || follower.leaderId() != response.source()) {
+        if (!(role instanceof Follower follower) || follower.leaderId() != response.source() || download != null) {
             return;
         }
         // Apply only to the log the request described; anything else is a late or duplicate answer.
@@ -425,6 +590,10 @@ public final class RaftNode {
         }
         lastLeaderContactMs = nowMs;
         resetElectionTimer(nowMs);
+        if (response.snapshotId() != null) {
+            startSnapshotDownload(follower, response.snapshotId(), nowMs);
+            return;
+        }
         if (response.divergingEpoch() != null) {
             truncateDivergentSuffix(response.divergingEpoch());
             sendFetch(follower.leaderId(), nowMs);
@@ -440,12 +609,91 @@ public final class RaftNode {
         if (!response.entries().isEmpty()) {
             storage.flush(); // the next fetch tells the leader these are stored, so they must be durable first
         }
-        highWatermark = Math.max(highWatermark, Math.min(response.highWatermark(), storage.endOffset()));
+        advanceHighWatermark(Math.min(response.highWatermark(), storage.endOffset()));
         if (response.entries().isEmpty()) {
             fetchDeadlineMs = nowMs + config.fetchBackoffMs();
         } else {
             sendFetch(follower.leaderId(), nowMs);
         }
+    }
+
+    private void startSnapshotDownload(Follower follower, OffsetAndEpoch id, long nowMs) {
+        long ours = storage.latestSnapshot().map(SnapshotInfo::endOffset).orElse(0L);
+        if (id.offset() <= ours || id.epoch() <= 0 || id.epoch() > follower.epoch()) {
+            // A leader only points at a snapshot beyond ours; anything else is a confused peer, not a reason to
+            // throw away our log. Ask again later.
+            LOGGER.warn("{}ignoring leader {}'s snapshot {}: this node's latest snapshot ends at {}", logPrefix,
+                    follower.leaderId(), id, ours);
+            fetchDeadlineMs = nowMs + config.fetchTimeoutMs();
+            return;
+        }
+        LOGGER.info("{}fetching snapshot {} from leader {} (log {}..{})", logPrefix, id, follower.leaderId(),
+                storage.startOffset(), storage.endOffset());
+        download = new SnapshotDownload(id);
+        sendFetchSnapshot(follower.leaderId(), nowMs);
+    }
+
+    private void sendFetchSnapshot(int destination, long nowMs) {
+        transport.send(new FetchSnapshotRequest(nodeId, destination, epoch(), download.id(), download.position(),
+                config.snapshotChunkBytes()));
+        fetchDeadlineMs = nowMs + config.fetchTimeoutMs();
+    }
+
+    private void handleFetchSnapshotResponse(FetchSnapshotResponse response, long nowMs) {
+        if (response.epoch() < epoch()) {
+            return;
+        }
+        int named = response.error() == FetchError.NONE ? response.source() : response.leaderId();
+        if (knownLeaderOfEpoch() == NONE && named != NONE && named != nodeId) {
+            transitionToFollower(response.epoch(), named, nowMs);
+            return;
+        }
+        if (response.error() == FetchError.FENCED_EPOCH || response.error() == FetchError.NOT_LEADER) {
+            return;
+        }
+        // Apply only to the chunk we asked for; anything else is a late or duplicate answer.
+        if (!(role instanceof Follower follower) || follower.leaderId() != response.source() || download == null
+                || !download.id().equals(response.snapshotId()) || response.position() != download.position()) {
+            return;
+        }
+        lastLeaderContactMs = nowMs;
+        resetElectionTimer(nowMs);
+        if (response.error() != FetchError.NONE) {
+            // SNAPSHOT_NOT_FOUND: the leader took a newer snapshot; POSITION_OUT_OF_RANGE: we and the leader
+            // disagree about this one. Either way a fresh fetch tells us which snapshot to get.
+            LOGGER.info("{}snapshot {} download ended by {}; fetching again", logPrefix, download.id(),
+                    response.error());
+            download = null;
+            fetchDeadlineMs = nowMs + config.fetchBackoffMs();
+            return;
+        }
+        switch (download.accept(response.size(), response.crc32c(), response.bytes())) {
+            case MORE -> sendFetchSnapshot(follower.leaderId(), nowMs);
+            case RESTARTED -> {
+                LOGGER.warn("{}snapshot {} chunk at {} disagrees with its size or checksum; downloading again",
+                        logPrefix, download.id(), response.position());
+                sendFetchSnapshot(follower.leaderId(), nowMs);
+            }
+            case COMPLETE -> installDownloadedSnapshot(follower, nowMs);
+        }
+    }
+
+    private void installDownloadedSnapshot(Follower follower, long nowMs) {
+        OffsetAndEpoch id = download.id();
+        byte[] content = download.content();
+        download = null;
+        long ours = storage.latestSnapshot().map(SnapshotInfo::endOffset).orElse(0L);
+        if (id.offset() > ours) {
+            storage.installSnapshot(id, content);
+            epochIndex.reset(storage);
+            // the leader only snapshots what it committed
+            highWatermark = Math.max(highWatermark, id.offset());
+            lastSnapshotMs = nowMs;
+            recountSinceSnapshot();
+            LOGGER.info("{}installed snapshot {} ({} bytes) from leader {}; log now {}..{}", logPrefix, id,
+                    content.length, follower.leaderId(), storage.startOffset(), storage.endOffset());
+        }
+        sendFetch(follower.leaderId(), nowMs);
     }
 
     private void truncateDivergentSuffix(OffsetAndEpoch leaderEnd) {
@@ -466,7 +714,9 @@ public final class RaftNode {
     }
 
     private void onFetchTimeout(long nowMs) {
-        if (role instanceof Follower follower) {
+        if (role instanceof Follower follower && download != null) {
+            sendFetchSnapshot(follower.leaderId(), nowMs);
+        } else if (role instanceof Follower follower) {
             sendFetch(follower.leaderId(), nowMs);
         } else if (role instanceof Prospective prospective && prospective.leaderId() != NONE) {
             sendFetch(prospective.leaderId(), nowMs);
@@ -505,6 +755,7 @@ public final class RaftNode {
     }
 
     private void transitionToUnattached(int epoch, long nowMs) {
+        download = null; // a download belongs to one leader in one epoch
         int votedFor = epoch == electionState.epoch() ? electionState.votedFor() : NONE;
         persist(new ElectionState(epoch, votedFor, NONE));
         leaveLeadership();
@@ -515,6 +766,7 @@ public final class RaftNode {
     }
 
     private void transitionToFollower(int epoch, int leaderId, long nowMs) {
+        download = null; // a download belongs to one leader in one epoch
         int votedFor = epoch == electionState.epoch() ? electionState.votedFor() : NONE;
         persist(new ElectionState(epoch, votedFor, leaderId));
         leaveLeadership();
@@ -526,6 +778,7 @@ public final class RaftNode {
     }
 
     private void transitionToProspective(long nowMs) {
+        download = null; // a download belongs to one leader in one epoch
         int leaderId = NONE;
         if (role instanceof Follower follower) {
             leaderId = follower.leaderId();
@@ -550,6 +803,7 @@ public final class RaftNode {
     }
 
     private void transitionToCandidate(long nowMs) {
+        download = null; // a download belongs to one leader in one epoch
         int epoch = epoch() + 1;
         storage.flush(); // the log end we advertise in the vote request must survive a crash
         persist(new ElectionState(epoch, nodeId, NONE));
@@ -572,6 +826,7 @@ public final class RaftNode {
     }
 
     private void transitionToLeader(long nowMs) {
+        download = null; // a download belongs to one leader in one epoch
         int epoch = epoch();
         persist(new ElectionState(epoch, nodeId, nodeId));
         LeaderProgress progress = new LeaderProgress(nodeId, voters, nowMs);
@@ -594,6 +849,7 @@ public final class RaftNode {
     }
 
     private void transitionToResigned(long nowMs) {
+        download = null; // a download belongs to one leader in one epoch
         leaveLeadership();
         role = new Resigned(epoch());
         resetElectionTimer(nowMs);
@@ -627,6 +883,39 @@ public final class RaftNode {
 
     private OffsetAndEpoch lastEntry() {
         return new OffsetAndEpoch(storage.endOffset(), epochIndex.lastEpoch());
+    }
+
+    private void advanceHighWatermark(long candidate) {
+        for (long offset = highWatermark; offset < candidate; offset++) {
+            LogEntry entry = storage.entry(offset);
+            if (entry.kind() == LogEntry.Kind.DATA) {
+                committedEntriesSinceSnapshot++;
+                committedBytesSinceSnapshot += entry.payloadSize();
+            }
+        }
+        highWatermark = Math.max(highWatermark, candidate);
+    }
+
+    /** Recounts the committed data after the log start (the latest snapshot), for {@link #snapshotDue}. */
+    private void recountSinceSnapshot() {
+        committedEntriesSinceSnapshot = 0;
+        committedBytesSinceSnapshot = 0;
+        for (long offset = storage.startOffset(); offset < highWatermark; offset++) {
+            LogEntry entry = storage.entry(offset);
+            if (entry.kind() == LogEntry.Kind.DATA) {
+                committedEntriesSinceSnapshot++;
+                committedBytesSinceSnapshot += entry.payloadSize();
+            }
+        }
+    }
+
+    /** Writes the high watermark to disk at most every checkpoint interval; everything below it is flushed. */
+    private void maybeCheckpointHighWatermark(long nowMs) {
+        if (highWatermark > durableHighWatermark && nowMs >= highWatermarkCheckpointDueMs) {
+            storage.writeHighWatermark(highWatermark);
+            durableHighWatermark = highWatermark;
+            highWatermarkCheckpointDueMs = nowMs + config.highWatermarkCheckpointMs();
+        }
     }
 
     private void appendLocal(LogEntry entry) {

@@ -57,7 +57,8 @@ public final class BrokerConfig {
     private static final Set<String> OTHER_NAMES = Set.of("node.id", "listeners", "log.dirs", "log.dir",
             "process.roles", "controller.quorum.voters", "controller.listener.names", "advertised.listeners",
             "listener.security.protocol.map", "broker.session.timeout.ms", "broker.heartbeat.interval.ms",
-            "metadata.log.dir",
+            "metadata.log.dir", "metadata.log.max.record.bytes.between.snapshots",
+            "metadata.log.max.snapshot.interval.ms",
             "num.network.threads", "num.io.threads", "queued.max.requests", "socket.request.max.bytes",
             "num.partitions", "auto.create.topics.enable", "log.retention.check.interval.ms",
             "log.retention.minutes", "log.retention.hours", "log.roll.hours", "offsets.topic.num.partitions",
@@ -162,6 +163,8 @@ public final class BrokerConfig {
         logCleanerBackoffMs();
         logCleanerDedupeBufferSize();
         logCleanerIoMaxBytesPerSecond();
+        metadataLogMaxRecordBytesBetweenSnapshots();
+        metadataLogMaxSnapshotIntervalMs();
         long session = brokerSessionTimeoutMs();
         long heartbeat = brokerHeartbeatIntervalMs();
         if (heartbeat >= session) {
@@ -470,6 +473,24 @@ public final class BrokerConfig {
         String value = originals.get("metadata.log.dir");
         return value == null || value.isBlank() ? java.util.Optional.empty()
                 : java.util.Optional.of(Path.of(value.trim()));
+    }
+
+    /**
+     * {@code metadata.log.max.record.bytes.between.snapshots} (default 20 MiB, as Kafka): a node snapshots its
+     * metadata image, and truncates the metadata log behind it, once this many bytes of records were committed
+     * since its latest snapshot.
+     */
+    public long metadataLogMaxRecordBytesBetweenSnapshots() {
+        return longValue(originals, "metadata.log.max.record.bytes.between.snapshots",
+                20L * 1024 * 1024, 1);
+    }
+
+    /**
+     * {@code metadata.log.max.snapshot.interval.ms} (default one hour, as Kafka): a node also snapshots this long
+     * after its latest snapshot if anything was committed since; 0 turns the timer off.
+     */
+    public long metadataLogMaxSnapshotIntervalMs() {
+        return longValue(originals, "metadata.log.max.snapshot.interval.ms", 3_600_000L, 0);
     }
 
     public List<Path> logDirs() {

@@ -84,6 +84,7 @@ final class MetadataSources {
         Path metadataDir = config.metadataLogDir().orElse(logDir.resolve(METADATA_DIR_NAME));
         return new QuorumSettings(config.nodeId(), voters, listenHost, listenPort, metadataDir,
                 config.brokerSessionTimeoutMs(), config.brokerHeartbeatIntervalMs(), config.defaultReplicationFactor(),
-                REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS, RaftConfig.defaults());
+                REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS, RaftConfig.defaults().withSnapshots(
+                        config.metadataLogMaxRecordBytesBetweenSnapshots(), config.metadataLogMaxSnapshotIntervalMs()));
     }
 }

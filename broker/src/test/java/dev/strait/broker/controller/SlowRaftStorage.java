@@ -89,4 +89,35 @@ final class SlowRaftStorage implements RaftStorage, AutoCloseable {
     public void close() throws IOException {
         delegate.close();
     }
+
+    @Override
+    public long startOffset() {
+        return delegate.startOffset();
+    }
+
+    @Override
+    public java.util.Optional<dev.strait.broker.raft.SnapshotInfo> latestSnapshot() {
+        return delegate.latestSnapshot();
+    }
+
+    @Override
+    public java.util.Optional<byte[]> readSnapshot(dev.strait.broker.raft.OffsetAndEpoch id, long position,
+            int maxBytes) {
+        return delegate.readSnapshot(id, position, maxBytes);
+    }
+
+    @Override
+    public void installSnapshot(dev.strait.broker.raft.OffsetAndEpoch id, byte[] content) {
+        delegate.installSnapshot(id, content);
+    }
+
+    @Override
+    public long highWatermark() {
+        return delegate.highWatermark();
+    }
+
+    @Override
+    public void writeHighWatermark(long highWatermark) {
+        delegate.writeHighWatermark(highWatermark);
+    }
 }

@@ -110,6 +110,28 @@ class FileRaftStorageTest {
     }
 
     @Test
+    void aLogLargerThanTheReadWindowWithRecordsAcrossItsEdgesReadsBackWhole() throws IOException {
+        // Given: 2.5 MB of records of odd sizes, one of them larger than the 1 MiB window
+        List<LogEntry> written = new ArrayList<>();
+        Random random = new Random(3);
+        for (int i = 0; i < 60; i++) {
+            byte[] payload = new byte[i == 30 ? 3 * 1024 * 1024 : random.nextInt(60_000)];
+            random.nextBytes(payload);
+            written.add(new LogEntry(1 + i / 20, i, LogEntry.Kind.DATA, payload));
+        }
+        try (FileRaftStorage storage = FileRaftStorage.open(dir)) {
+            written.forEach(storage::append);
+            storage.flush();
+        }
+        // When
+        try (FileRaftStorage reopened = FileRaftStorage.open(dir)) {
+            // Then
+            assertThat(reopened.recoveredTruncatedBytes()).isZero();
+            assertThat(read(reopened)).isEqualTo(written);
+        }
+    }
+
+    @Test
     void truncationRewindsTheFile() throws IOException {
         List<LogEntry> written = entries(5);
         try (FileRaftStorage storage = FileRaftStorage.open(dir)) {

@@ -65,6 +65,37 @@ class RaftGroupCommitTest {
             flushes++;
             disk.flush();
         }
+
+        @Override
+        public long startOffset() {
+            return disk.startOffset();
+        }
+
+        @Override
+        public java.util.Optional<SnapshotInfo> latestSnapshot() {
+            return disk.latestSnapshot();
+        }
+
+        @Override
+        public java.util.Optional<byte[]> readSnapshot(OffsetAndEpoch id, long position,
+                int maxBytes) {
+            return disk.readSnapshot(id, position, maxBytes);
+        }
+
+        @Override
+        public void installSnapshot(OffsetAndEpoch id, byte[] content) {
+            disk.installSnapshot(id, content);
+        }
+
+        @Override
+        public long highWatermark() {
+            return disk.highWatermark();
+        }
+
+        @Override
+        public void writeHighWatermark(long highWatermark) {
+            disk.writeHighWatermark(highWatermark);
+        }
     }
 
     private RaftNode node(int id, List<Integer> voters) {

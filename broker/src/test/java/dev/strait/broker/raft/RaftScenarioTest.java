@@ -27,7 +27,7 @@ class RaftScenarioTest {
     @Test
     void leaderCrashAfterProposalBeforeCommitLosesOnlyThatProposal() {
         // Given
-        Simulation sim = new Simulation(1, 3, 1, false);
+        Simulation sim = new Simulation(1, 3, 1, false, false);
         RaftNode oldLeader = sim.awaitLeader(5_000);
         CompletableFuture<Long> committedBefore = sim.propose(oldLeader.nodeId(), "kept");
         sim.runFor(200);
@@ -54,7 +54,7 @@ class RaftScenarioTest {
     @Test
     void partitionedOldLeaderCannotCommitAndItsDivergentSuffixIsTruncated() {
         // Given
-        Simulation sim = new Simulation(2, 5, 0, false);
+        Simulation sim = new Simulation(2, 5, 0, false, false);
         RaftNode oldLeader = sim.awaitLeader(5_000);
         sim.runFor(200);
         long highWatermarkBefore = oldLeader.highWatermark();
@@ -93,7 +93,7 @@ class RaftScenarioTest {
     @Test
     void controllerFailoverLosesNoCommittedMetadataAndEveryNodeBuildsTheSameImage() {
         // Given: three voters and one observer (a broker that only follows the log)
-        Simulation sim = new Simulation(3, 3, 1, false);
+        Simulation sim = new Simulation(3, 3, 1, false, false);
         RaftNode first = sim.awaitLeader(5_000);
         UUID orders = new UUID(42, 1);
         List<CompletableFuture<Long>> acked = new ArrayList<>();

@@ -13,6 +13,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Thousands of random schedules against quorums of 1, 3 and 5 voters plus one observer. Each seed fixes the
  * fault rates and every random choice, so a failure replays exactly: {@code -Dsim.seed=N} (optionally
  * {@code -Dsim.voters=3}) runs just that seed. {@code -Dsim.seeds=N} changes how many seeds each quorum size gets.
+ * A sweep asserts its fault statistics, so a change that quietly stops injecting a fault (or stops taking
+ * snapshots) fails here instead of passing on schedules that no longer test anything.
  */
 @Tag("simulation")
 class RaftSimTest {
@@ -60,6 +62,30 @@ class RaftSimTest {
             throw first;
         }
         assertThat(committed).isPositive();
+        if (seeds >= 500) {
+            assertFaultsHappened(voters, stats);
+        }
+    }
+
+    /** Every kind of fault and every snapshot path was exercised by the sweep, not just configured. */
+    private static void assertFaultsHappened(int voters, Simulation.Stats stats) {
+        assertThat(stats.elections).as("elections").isPositive();
+        assertThat(stats.crashes).as("crashes").isPositive();
+        assertThat(stats.partitions).as("partitions").isPositive();
+        assertThat(stats.dropped).as("dropped messages").isPositive();
+        assertThat(stats.duplicated).as("duplicated messages").isPositive();
+        assertThat(stats.snapshotsTaken).as("snapshots taken").isPositive();
+        assertThat(stats.snapshotsInstalled).as("snapshots a follower or observer downloaded").isPositive();
+        assertThat(stats.snapshotLoads).as("restarts that loaded a snapshot").isPositive();
+        assertThat(stats.snapshotCrashes).as("power losses inside a snapshot install").isPositive();
+        assertThat(stats.corruptedChunks).as("snapshot chunks corrupted in flight").isPositive();
+        assertThat(stats.highWatermarkRestarts).as("restarts that knew their high watermark").isPositive();
+        assertThat(stats.snapshotsReplacedMidDownload).as("snapshots replaced while a follower downloaded them")
+                .isPositive();
+        if (voters > 1) {
+            // with one voter nothing uncommitted survives a leader's crash, so no follower ever diverges
+            assertThat(stats.divergences).as("diverging-epoch answers").isPositive();
+        }
     }
 
     @Test
@@ -69,6 +95,7 @@ class RaftSimTest {
         assertThat(again.events()).isEqualTo(once.events());
         assertThat(again.nowMs()).isEqualTo(once.nowMs());
         assertThat(again.committedEntries()).isEqualTo(once.committedEntries());
+        assertThat(again.stats()).hasToString(once.stats().toString());
     }
 
     private static Simulation runOne(long seed, int voters) {

@@ -1,5 +1,10 @@
 package dev.strait.broker.raft;
 
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -23,16 +28,24 @@ import java.util.concurrent.CompletableFuture;
  *       dropped when a partition separates sender and receiver at delivery time. A third of the random
  *       partitions block only one direction.
  *   <li>Disk: {@link SimDisk}; a crash loses writes that were not flushed.
+ *   <li>State machine and snapshots: every node applies its committed entries to a list of them (the
+ *       simulated state) and, when its {@link RaftNode#snapshotDue} says so, writes that list as a snapshot,
+ *       which truncates its log. Snapshot thresholds, the FetchSnapshot chunk size and the high-watermark
+ *       checkpoint interval vary by seed (a quarter of the seeds take no snapshots at all), so followers and the
+ *       observer that fall behind a leader's log start must download a snapshot.
  *   <li>Faults: crashes, restarts, partitions and heals chosen at random by a chaos event every
- *       {@link #CHAOS_INTERVAL_MS}; client proposals go to the leader (mostly) or to a random node.
+ *       {@link #CHAOS_INTERVAL_MS}; client proposals go to the leader (mostly) or to a random node; a power loss
+ *       in the middle of a node's next snapshot install (torn temp file, or before the log is rewritten behind
+ *       it); snapshot chunks corrupted in flight (the follower must catch it by the content's CRC).
  * </ul>
  *
  * Invariants checked after every event: at most one leader per epoch; a node's epoch never goes back, even
- * across restarts; a new leader holds every committed entry;
+ * across restarts; a new leader holds every committed entry (in its log or its snapshot);
  * a node's high watermark never goes back while it runs; committed entries (seen committed by any node) are
- * never changed; every acknowledged proposal is committed with its payload. After the chaos phase everything
- * heals, and the quorum must then commit a fresh proposal on every node within a step budget (liveness), with
- * identical committed logs everywhere.
+ * never changed; every snapshot a node holds is exactly the committed prefix it claims to cover, and covers
+ * nothing beyond the node's high watermark; every acknowledged proposal is committed with its payload. After
+ * the chaos phase everything heals, and the quorum must then commit a fresh proposal on every node within a step
+ * budget (liveness), with identical committed logs everywhere.
  *
  * <p>Manual methods ({@link #crash}, {@link #partition}, {@link #runFor}, ...) let scenario tests script a
  * schedule while the same invariants run. Not thread-safe.
@@ -48,19 +61,31 @@ final class Simulation {
      * what lets a follower confirm entries of an old epoch without the new leader's first entry.
      */
     static RaftConfig randomConfig(Random random) {
+        RaftConfig timings = new RaftConfig(150, 150, 60, 5 + random.nextInt(25), 100, 450, 1 + random.nextInt(20));
+        boolean snapshots = random.nextInt(4) > 0;
+        long maxBytes = snapshots ? 20 + random.nextInt(300) : Long.MAX_VALUE;
+        long intervalMs = snapshots && random.nextBoolean() ? 50 + random.nextInt(500) : 0;
+        return timings.withSnapshots(maxBytes, intervalMs).withTransfer(16 + random.nextInt(400),
+                5 + random.nextInt(100));
+    }
+
+    /** Timings as {@link #randomConfig} would draw them, without snapshots. */
+    static RaftConfig configWithoutSnapshots(Random random) {
         return new RaftConfig(150, 150, 60, 5 + random.nextInt(25), 100, 450, 1 + random.nextInt(20));
     }
 
     /** Fault rates for one run; random ones come from the seed. */
     record Faults(double dropRate, double duplicateRate, int maxDelayMs, double crashRate, double restartRate,
-            double partitionRate, double healRate, double proposeRate) {
+            double partitionRate, double healRate, double proposeRate, double snapshotCrashRate,
+            double corruptChunkRate) {
 
-        static final Faults NONE = new Faults(0, 0, 5, 0, 0, 0, 0, 0);
+        static final Faults NONE = new Faults(0, 0, 5, 0, 0, 0, 0, 0, 0, 0);
 
         static Faults random(Random random) {
             return new Faults(random.nextDouble() * 0.2, random.nextDouble() * 0.05, 1 + random.nextInt(40),
                     random.nextDouble() * 0.06, 0.05 + random.nextDouble() * 0.3, random.nextDouble() * 0.04,
-                    0.01 + random.nextDouble() * 0.05, 0.1 + random.nextDouble() * 0.4);
+                    0.01 + random.nextDouble() * 0.05, 0.1 + random.nextDouble() * 0.4, random.nextDouble() * 0.02,
+                    random.nextDouble() * 0.05);
         }
     }
 
@@ -87,7 +112,7 @@ final class Simulation {
     private record Acked(long offset, byte[] payload) {
     }
 
-    /** What a run exercised, so a sweep can show the faults really happened. */
+    /** What a run exercised, so a sweep can show (and assert) that the faults really happened. */
     static final class Stats {
         long crashes;
         long partitions;
@@ -95,6 +120,17 @@ final class Simulation {
         long duplicated;
         long divergences;
         long elections;
+        long snapshotsTaken;
+        /** Snapshots a node downloaded from its leader and installed. */
+        long snapshotsInstalled;
+        /** Nodes that started on a truncated log and loaded their state from a snapshot. */
+        long snapshotLoads;
+        /** Power losses inside a snapshot install (torn temp file, or before the log rewrite). */
+        long snapshotCrashes;
+        long corruptedChunks;
+        long highWatermarkRestarts;
+        /** SNAPSHOT_NOT_FOUND answers: a leader replaced the snapshot a follower was downloading. */
+        long snapshotsReplacedMidDownload;
 
         void add(Stats other) {
             crashes += other.crashes;
@@ -103,12 +139,23 @@ final class Simulation {
             duplicated += other.duplicated;
             divergences += other.divergences;
             elections += other.elections;
+            snapshotsTaken += other.snapshotsTaken;
+            snapshotsInstalled += other.snapshotsInstalled;
+            snapshotLoads += other.snapshotLoads;
+            snapshotCrashes += other.snapshotCrashes;
+            corruptedChunks += other.corruptedChunks;
+            highWatermarkRestarts += other.highWatermarkRestarts;
+            snapshotsReplacedMidDownload += other.snapshotsReplacedMidDownload;
         }
 
         @Override
         public String toString() {
             return "elections=" + elections + " crashes=" + crashes + " partitions=" + partitions + " dropped="
-                    + dropped + " duplicated=" + duplicated + " divergence-answers=" + divergences;
+                    + dropped + " duplicated=" + duplicated + " divergence-answers=" + divergences
+                    + " snapshots-taken=" + snapshotsTaken + " snapshots-installed=" + snapshotsInstalled
+                    + " snapshot-loads=" + snapshotLoads + " snapshot-crashes=" + snapshotCrashes
+                    + " corrupted-chunks=" + corruptedChunks + " restarts-with-durable-hw=" + highWatermarkRestarts
+                    + " snapshots-replaced-mid-download=" + snapshotsReplacedMidDownload;
         }
     }
 
@@ -122,6 +169,10 @@ final class Simulation {
         /** Highest epoch seen, kept across restarts: the election state is durable, so epochs never go back. */
         int highestEpoch;
         int side;
+        /** The node's state machine: its committed entries from offset 0, rebuilt from snapshot + log on start. */
+        List<LogEntry> applied = new ArrayList<>();
+        /** The latest snapshot the checker verified on this node. */
+        SnapshotInfo verifiedSnapshot;
 
         Host(int id, boolean lyingDisk) {
             this.id = id;
@@ -151,10 +202,26 @@ final class Simulation {
     private int proposals;
 
     Simulation(long seed, int voters, int observers, boolean lyingDisks) {
+        this(seed, voters, observers, lyingDisks, true);
+    }
+
+    /** With {@code snapshots} false the nodes never snapshot (the pre-snapshot behaviour, for scripted tests). */
+    Simulation(long seed, int voters, int observers, boolean lyingDisks, boolean snapshots) {
+        this(seed, voters, observers, lyingDisks, snapshots ? Simulation::randomConfig
+                : Simulation::configWithoutSnapshots);
+    }
+
+    /** With a config of the test's own. */
+    Simulation(long seed, int voters, int observers, boolean lyingDisks, RaftConfig config) {
+        this(seed, voters, observers, lyingDisks, random -> config);
+    }
+
+    private Simulation(long seed, int voters, int observers, boolean lyingDisks,
+            java.util.function.Function<Random, RaftConfig> configs) {
         this.seed = seed;
         this.random = new Random(seed);
         this.faults = Faults.NONE;
-        this.config = randomConfig(random);
+        this.config = configs.apply(random);
         List<Integer> ids = new ArrayList<>();
         for (int id = 1; id <= voters; id++) {
             ids.add(id);
@@ -185,9 +252,10 @@ final class Simulation {
     /** Heals partitions, restarts crashed nodes and stops message loss (delays and reordering go on). */
     void healEverything() {
         note("heal everything");
-        faults = new Faults(0, 0, faults.maxDelayMs(), 0, 0, 0, 0, 0);
+        faults = new Faults(0, 0, faults.maxDelayMs(), 0, 0, 0, 0, 0, 0, 0);
         for (Host host : hosts.values()) {
             host.side = 0;
+            host.disk.armSnapshotCrash(null);
             if (host.node == null) {
                 start(host);
             }
@@ -279,12 +347,19 @@ final class Simulation {
         return result;
     }
 
+    /** Power fails during node {@code nodeId}'s next snapshot install (its own or one from a leader). */
+    void armSnapshotCrash(int nodeId, SimDisk.SnapshotCrash where) {
+        note("arm a power loss in node " + nodeId + "'s next snapshot: " + where);
+        hosts.get(nodeId).disk.armSnapshotCrash(where);
+    }
+
     void crash(int nodeId) {
         Host host = hosts.get(nodeId);
         if (host.node == null) {
             return;
         }
         note("crash " + nodeId);
+        host.applied = new ArrayList<>();
         stats.crashes++;
         host.node = null;
         host.disk.crash(random);
@@ -351,7 +426,8 @@ final class Simulation {
             if (hw > committed.size()) {
                 fail("node " + host.id + " hw " + hw + " beyond the checked committed log " + committed.size());
             }
-            for (long offset = 0; offset < hw; offset++) {
+            verifySnapshot(host);
+            for (long offset = host.node.logStartOffset(); offset < hw; offset++) {
                 if (!host.node.entry(offset).equals(committed.get((int) offset))) {
                     fail("node " + host.id + " committed entry " + offset + " differs: " + host.node.entry(offset));
                 }
@@ -363,9 +439,20 @@ final class Simulation {
 
     private void start(Host host) {
         Random nodeRandom = new Random(random.nextLong());
-        host.node = new RaftNode(host.id, voterIds, config, host.disk, this::send, nodeRandom, nowMs);
+        try {
+            host.node = new RaftNode(host.id, voterIds, config, host.disk, this::send, nodeRandom, nowMs);
+        } catch (RuntimeException e) {
+            throw fail("node " + host.id + " failed to start: " + e);
+        }
         host.checkedHighWatermark = 0;
         host.scheduledTickMs = Long.MAX_VALUE;
+        host.applied = new ArrayList<>();
+        if (host.node.highWatermark() > 0) {
+            stats.highWatermarkRestarts++;
+        }
+        if (host.node.logStartOffset() > 0) {
+            stats.snapshotLoads++;
+        }
         afterNodeActivity(host);
     }
 
@@ -374,8 +461,22 @@ final class Simulation {
             stats.dropped++;
             return;
         }
+        if (message instanceof RaftMessage.FetchSnapshotResponse chunk && chunk.length() > 0
+                && random.nextDouble() < faults.corruptChunkRate()) {
+            // the wire's CRC would catch this first in production; here the snapshot's own CRC must
+            byte[] bytes = chunk.bytes();
+            bytes[random.nextInt(bytes.length)] ^= (byte) (1 + random.nextInt(255));
+            message = new RaftMessage.FetchSnapshotResponse(chunk.source(), chunk.destination(), chunk.epoch(),
+                    chunk.error(), chunk.leaderId(), chunk.snapshotId(), chunk.size(), chunk.crc32c(),
+                    chunk.position(), bytes);
+            stats.corruptedChunks++;
+        }
         if (message instanceof RaftMessage.FetchResponse response && response.divergingEpoch() != null) {
             stats.divergences++;
+        }
+        if (message instanceof RaftMessage.FetchSnapshotResponse response
+                && response.error() == RaftMessage.FetchError.SNAPSHOT_NOT_FOUND) {
+            stats.snapshotsReplacedMidDownload++;
         }
         schedule(1 + random.nextInt(faults.maxDelayMs()), new Deliver(message));
         if (random.nextDouble() < faults.duplicateRate()) {
@@ -402,7 +503,18 @@ final class Simulation {
                     return;
                 }
                 record(event);
-                to.node.handle(deliver.message(), nowMs);
+                long startBefore = to.node.logStartOffset();
+                try {
+                    to.node.handle(deliver.message(), nowMs);
+                } catch (SimDisk.PowerLoss lost) {
+                    powerLoss(to, lost);
+                    checkInvariants();
+                    return;
+                }
+                if (deliver.message() instanceof RaftMessage.FetchSnapshotResponse
+                        && to.node.logStartOffset() > startBefore) {
+                    stats.snapshotsInstalled++;
+                }
                 afterNodeActivity(to);
             } else if (what instanceof Tick tick) {
                 Host host = hosts.get(tick.node());
@@ -438,6 +550,16 @@ final class Simulation {
     }
 
     private void afterNodeActivity(Host host) {
+        applyCommitted(host);
+        if (host.node.snapshotDue(nowMs) && host.applied.size() > host.node.logStartOffset()) {
+            try {
+                host.node.createSnapshot(host.applied.size(), encode(host.applied), nowMs);
+                stats.snapshotsTaken++;
+            } catch (SimDisk.PowerLoss lost) {
+                powerLoss(host, lost);
+                return;
+            }
+        }
         long deadlineMs = host.node.nextDeadlineMs();
         if (deadlineMs != Long.MAX_VALUE && deadlineMs < host.scheduledTickMs) {
             host.scheduledTickMs = Math.max(deadlineMs, nowMs);
@@ -445,9 +567,40 @@ final class Simulation {
         }
     }
 
+    /**
+     * The node's state machine catches up with its high watermark: from its latest snapshot if its log starts
+     * beyond what it applied (restart on a truncated log, or a snapshot downloaded from the leader), then from
+     * its log.
+     */
+    private void applyCommitted(Host host) {
+        RaftNode node = host.node;
+        if (host.applied.size() < node.logStartOffset()) {
+            host.applied = decode(node.readLatestSnapshot());
+            if (host.applied.size() != node.logStartOffset()) {
+                fail("node " + host.id + " snapshot holds " + host.applied.size() + " entries but its log starts at "
+                        + node.logStartOffset());
+            }
+        }
+        for (long offset = host.applied.size(); offset < node.highWatermark(); offset++) {
+            host.applied.add(node.entry(offset));
+        }
+    }
+
+    private void powerLoss(Host host, SimDisk.PowerLoss lost) {
+        note("node " + host.id + ": " + lost.getMessage());
+        // what the node committed (and acknowledged) in this step happened before the power went
+        recordCommitted(host);
+        stats.snapshotCrashes++;
+        crash(host.id);
+    }
+
     private void chaos() {
         List<Host> up = hosts.values().stream().filter(h -> h.node != null).toList();
         List<Host> down = hosts.values().stream().filter(h -> h.node == null).toList();
+        if (!up.isEmpty() && random.nextDouble() < faults.snapshotCrashRate()) {
+            SimDisk.SnapshotCrash[] where = SimDisk.SnapshotCrash.values();
+            armSnapshotCrash(up.get(random.nextInt(up.size())).id, where[random.nextInt(where.length)]);
+        }
         if (random.nextDouble() < faults.proposeRate()) {
             RaftNode leader = currentLeader();
             int target = leader != null && random.nextInt(5) > 0 ? leader.nodeId() : 1 + random.nextInt(hosts.size());
@@ -489,28 +642,15 @@ final class Simulation {
             if (node.isLeader()) {
                 Integer previous = leaderOfEpoch.putIfAbsent(node.epoch(), host.id);
                 if (previous == null) {
+                    verifySnapshot(host);
                     stats.elections++;
                     checkLeaderHoldsCommitted(node);
                 } else if (previous != host.id) {
                     fail("two leaders in epoch " + node.epoch() + ": " + previous + " and " + host.id);
                 }
             }
-            long hw = node.highWatermark();
-            if (hw < host.checkedHighWatermark) {
-                fail("node " + host.id + " high watermark went back from " + host.checkedHighWatermark + " to " + hw);
-            }
-            for (long offset = host.checkedHighWatermark; offset < hw; offset++) {
-                LogEntry entry = node.entry(offset);
-                if (offset < committed.size()) {
-                    if (!committed.get((int) offset).equals(entry)) {
-                        fail("committed entry " + offset + " was " + committed.get((int) offset) + ", node "
-                                + host.id + " has " + entry + " below its high watermark");
-                    }
-                } else {
-                    committed.add(entry);
-                }
-            }
-            host.checkedHighWatermark = hw;
+            verifySnapshot(host);
+            recordCommitted(host);
         }
         for (Acked ack : acked) {
             if (ack.offset() >= committed.size()
@@ -521,14 +661,107 @@ final class Simulation {
         acked.clear();
     }
 
+    /** The node's high watermark never goes back, and what it holds below it is the committed record. */
+    private void recordCommitted(Host host) {
+        RaftNode node = host.node;
+        long hw = node.highWatermark();
+        if (hw < host.checkedHighWatermark) {
+            fail("node " + host.id + " high watermark went back from " + host.checkedHighWatermark + " to " + hw);
+        }
+        for (long offset = Math.max(host.checkedHighWatermark, node.logStartOffset()); offset < hw; offset++) {
+            LogEntry entry = node.entry(offset);
+            if (offset < committed.size()) {
+                if (!committed.get((int) offset).equals(entry)) {
+                    fail("committed entry " + offset + " was " + committed.get((int) offset) + ", node "
+                            + host.id + " has " + entry + " below its high watermark");
+                }
+            } else if (offset == committed.size()) {
+                committed.add(entry);
+            } else {
+                fail("node " + host.id + " skipped committed entries " + committed.size() + ".." + offset);
+            }
+        }
+        host.checkedHighWatermark = hw;
+    }
+
     /** Leader completeness: the first time we see a leader of an epoch, its log must hold every committed entry. */
     private void checkLeaderHoldsCommitted(RaftNode leader) {
-        for (int offset = 0; offset < committed.size(); offset++) {
+        // below its log start the leader's snapshot stands in, and verifySnapshot checked it against the record
+        for (int offset = (int) leader.logStartOffset(); offset < committed.size(); offset++) {
             if (offset >= leader.endOffset() || !leader.entry(offset).equals(committed.get(offset))) {
                 fail("leader " + leader.nodeId() + " of epoch " + leader.epoch() + " lacks committed entry "
                         + committed.get(offset));
             }
         }
+    }
+
+    /**
+     * A snapshot must be exactly the committed prefix it names, no longer than the node's high watermark, with
+     * the id of that prefix's last entry. Checked once per snapshot and node (taken or downloaded).
+     */
+    private void verifySnapshot(Host host) {
+        SnapshotInfo snapshot = host.node.latestSnapshot().orElse(null);
+        if (snapshot == null || snapshot.equals(host.verifiedSnapshot)) {
+            return;
+        }
+        long end = snapshot.endOffset();
+        if (end > host.node.highWatermark() || end != host.node.logStartOffset()) {
+            fail("node " + host.id + " snapshot " + snapshot + " is beyond its high watermark "
+                    + host.node.highWatermark() + " or not at its log start " + host.node.logStartOffset());
+        }
+        List<LogEntry> content = decode(host.node.readLatestSnapshot());
+        if (content.size() != end) {
+            fail("node " + host.id + " snapshot " + snapshot + " holds " + content.size() + " entries");
+        }
+        for (int offset = 0; offset < end; offset++) {
+            if (offset == committed.size()) {
+                committed.add(content.get(offset)); // below the node's high watermark, so committed
+            } else if (!content.get(offset).equals(committed.get(offset))) {
+                fail("node " + host.id + " snapshot " + snapshot + " has " + content.get(offset) + " at " + offset
+                        + " where " + committed.get(offset) + " was committed");
+            }
+        }
+        if (content.get((int) end - 1).epoch() != snapshot.id().epoch()) {
+            fail("node " + host.id + " snapshot " + snapshot + " is named for epoch " + snapshot.id().epoch()
+                    + " but its last entry is " + content.get((int) end - 1));
+        }
+        host.verifiedSnapshot = snapshot;
+    }
+
+    /** The simulated state machine's snapshot: every committed entry, in order. */
+    static byte[] encode(List<LogEntry> entries) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeInt(entries.size());
+            for (LogEntry entry : entries) {
+                out.writeInt(entry.epoch());
+                out.writeLong(entry.offset());
+                out.writeByte(entry.kind().code());
+                out.writeInt(entry.payloadSize());
+                out.write(entry.payload());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    static List<LogEntry> decode(byte[] content) {
+        ByteBuffer in = ByteBuffer.wrap(content);
+        int count = in.getInt();
+        List<LogEntry> entries = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            int epoch = in.getInt();
+            long offset = in.getLong();
+            LogEntry.Kind kind = LogEntry.Kind.forCode(in.get());
+            byte[] payload = new byte[in.getInt()];
+            in.get(payload);
+            entries.add(new LogEntry(epoch, offset, kind, payload));
+        }
+        if (in.hasRemaining()) {
+            throw new IllegalArgumentException("trailing bytes in a simulated snapshot");
+        }
+        return entries;
     }
 
     // ---------------------------------------------------------------- failure reporting

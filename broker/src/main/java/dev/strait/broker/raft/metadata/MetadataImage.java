@@ -30,7 +30,7 @@ import java.util.UUID;
 public final class MetadataImage {
 
     public static final MetadataImage EMPTY = new MetadataImage(0, Collections.emptySortedMap(),
-            Collections.emptySortedMap(), Collections.emptySortedMap(), 0);
+            Collections.emptySortedMap(), Collections.emptySortedMap(), Collections.emptySortedMap(), 0);
 
     /** A registered node. {@code nodeEpoch} is the offset of its registration record. */
     public record NodeRegistration(int nodeId, long nodeEpoch, UUID incarnationId, String host, int port,
@@ -48,15 +48,46 @@ public final class MetadataImage {
     private final SortedMap<Integer, NodeRegistration> nodes;
     private final SortedMap<UUID, TopicImage> topics;
     private final SortedMap<String, UUID> topicIds;
+    /** Per topic and partition: 0 when created, +1 for every later {@link PartitionChange} (Kafka's partition epoch). */
+    private final SortedMap<UUID, SortedMap<Integer, Integer>> partitionEpochs;
     private final long nextProducerId;
 
     private MetadataImage(long nextOffset, SortedMap<Integer, NodeRegistration> nodes,
-            SortedMap<UUID, TopicImage> topics, SortedMap<String, UUID> topicIds, long nextProducerId) {
+            SortedMap<UUID, TopicImage> topics, SortedMap<String, UUID> topicIds,
+            SortedMap<UUID, SortedMap<Integer, Integer>> partitionEpochs, long nextProducerId) {
         this.nextOffset = nextOffset;
         this.nodes = nodes;
         this.topics = topics;
         this.topicIds = topicIds;
+        this.partitionEpochs = partitionEpochs;
         this.nextProducerId = nextProducerId;
+    }
+
+    /**
+     * An image from its parts, as a snapshot stores them ({@link MetadataImageSerde}). Checks what replay would
+     * have guaranteed: names unique, every partition with an epoch, every topic known.
+     */
+    static MetadataImage restore(long nextOffset, SortedMap<Integer, NodeRegistration> nodes,
+            SortedMap<UUID, TopicImage> topics, SortedMap<UUID, SortedMap<Integer, Integer>> partitionEpochs,
+            long nextProducerId) {
+        TreeMap<String, UUID> ids = new TreeMap<>();
+        for (TopicImage topic : topics.values()) {
+            if (ids.put(topic.name(), topic.topicId()) != null) {
+                throw new IllegalArgumentException("topic name " + topic.name() + " appears twice");
+            }
+            SortedMap<Integer, Integer> epochs = partitionEpochs.getOrDefault(topic.topicId(),
+                    Collections.emptySortedMap());
+            if (!epochs.keySet().equals(topic.partitions().keySet())) {
+                throw new IllegalArgumentException("partition epochs " + epochs.keySet() + " do not match the "
+                        + "partitions " + topic.partitions().keySet() + " of topic " + topic.name());
+            }
+        }
+        if (!topics.keySet().containsAll(partitionEpochs.keySet())) {
+            throw new IllegalArgumentException("partition epochs for unknown topics");
+        }
+        return new MetadataImage(nextOffset, Collections.unmodifiableSortedMap(new TreeMap<>(nodes)),
+                Collections.unmodifiableSortedMap(new TreeMap<>(topics)), Collections.unmodifiableSortedMap(ids),
+                Collections.unmodifiableSortedMap(new TreeMap<>(partitionEpochs)), nextProducerId);
     }
 
     /** The offset after the last record applied. */
@@ -75,6 +106,16 @@ public final class MetadataImage {
     public Optional<TopicImage> topic(String name) {
         UUID id = topicIds.get(name);
         return id == null ? Optional.empty() : Optional.of(topics.get(id));
+    }
+
+    /** The partition epoch of a partition: 0 when created, +1 per later change; 0 for an unknown one. */
+    public int partitionEpoch(UUID topicId, int partition) {
+        return partitionEpochs.getOrDefault(topicId, Collections.emptySortedMap()).getOrDefault(partition, 0);
+    }
+
+    /** Every partition's epoch, by topic id and partition (what a snapshot stores). */
+    public SortedMap<UUID, SortedMap<Integer, Integer>> partitionEpochs() {
+        return partitionEpochs;
     }
 
     /** First producer id not yet handed to any node. */
@@ -118,9 +159,16 @@ public final class MetadataImage {
             TopicImage topic = new TopicImage(r.name(), r.topicId(), Collections.emptySortedMap(),
                     Collections.emptySortedMap());
             return new MetadataImage(next, nodes, put(topics, r.topicId(), topic), put(topicIds, r.name(), r.topicId()),
-                    nextProducerId);
+                    partitionEpochs, nextProducerId);
         } else if (record instanceof PartitionChange r) {
-            return withTopic(next, applyPartitionChange(offset, r));
+            TopicImage topic = applyPartitionChange(offset, r);
+            SortedMap<Integer, Integer> epochs = partitionEpochs.getOrDefault(r.topicId(),
+                    Collections.emptySortedMap());
+            Integer previous = epochs.get(r.partition());
+            SortedMap<UUID, SortedMap<Integer, Integer>> newEpochs = put(partitionEpochs, r.topicId(),
+                    put(epochs, r.partition(), previous == null ? 0 : previous + 1));
+            return new MetadataImage(next, nodes, put(topics, topic.topicId(), topic), topicIds, newEpochs,
+                    nextProducerId);
         } else if (record instanceof TopicConfig r) {
             TopicImage topic = existingTopic(offset, r, r.topicId());
             SortedMap<String, String> configs = r.value() == null ? remove(topic.configs(), r.key())
@@ -129,11 +177,11 @@ public final class MetadataImage {
         } else if (record instanceof DeleteTopic r) {
             TopicImage topic = existingTopic(offset, r, r.topicId());
             return new MetadataImage(next, nodes, remove(topics, r.topicId()), remove(topicIds, topic.name()),
-                    nextProducerId);
+                    remove(partitionEpochs, r.topicId()), nextProducerId);
         } else if (record instanceof ProducerIdBlock r) {
             require(r.firstProducerId() == nextProducerId && r.size() > 0, offset, record,
                     "block must start at " + nextProducerId + " and be non-empty");
-            return new MetadataImage(next, nodes, topics, topicIds, nextProducerId + r.size());
+            return new MetadataImage(next, nodes, topics, topicIds, partitionEpochs, nextProducerId + r.size());
         }
         throw new IllegalArgumentException("unknown metadata record " + record);
     }
@@ -169,11 +217,12 @@ public final class MetadataImage {
     }
 
     private MetadataImage withNodes(long next, SortedMap<Integer, NodeRegistration> newNodes) {
-        return new MetadataImage(next, newNodes, topics, topicIds, nextProducerId);
+        return new MetadataImage(next, newNodes, topics, topicIds, partitionEpochs, nextProducerId);
     }
 
     private MetadataImage withTopic(long next, TopicImage topic) {
-        return new MetadataImage(next, nodes, put(topics, topic.topicId(), topic), topicIds, nextProducerId);
+        return new MetadataImage(next, nodes, put(topics, topic.topicId(), topic), topicIds, partitionEpochs,
+                nextProducerId);
     }
 
     private static void require(boolean condition, long offset, Object record, String why) {
@@ -197,12 +246,13 @@ public final class MetadataImage {
     @Override
     public boolean equals(Object o) {
         return o instanceof MetadataImage other && nextOffset == other.nextOffset
-                && nextProducerId == other.nextProducerId && nodes.equals(other.nodes) && topics.equals(other.topics);
+                && nextProducerId == other.nextProducerId && nodes.equals(other.nodes) && topics.equals(other.topics)
+                && partitionEpochs.equals(other.partitionEpochs);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(nextOffset, nodes, topics, nextProducerId);
+        return Objects.hash(nextOffset, nodes, topics, partitionEpochs, nextProducerId);
     }
 
     @Override

@@ -184,7 +184,7 @@ public final class MetadataRecordSerde {
         out.writeByte(VERSION);
     }
 
-    private static void writeString(DataOutputStream out, String value) throws IOException {
+    static void writeString(DataOutputStream out, String value) throws IOException {
         if (value == null) {
             out.writeInt(-1);
             return;
@@ -194,7 +194,7 @@ public final class MetadataRecordSerde {
         out.write(utf8);
     }
 
-    private static String readString(ByteBuffer in) {
+    static String readString(ByteBuffer in) {
         int length = in.getInt();
         if (length == -1) {
             return null;
@@ -207,23 +207,23 @@ public final class MetadataRecordSerde {
         return new String(utf8, StandardCharsets.UTF_8);
     }
 
-    private static void writeUuid(DataOutputStream out, UUID id) throws IOException {
+    static void writeUuid(DataOutputStream out, UUID id) throws IOException {
         out.writeLong(id.getMostSignificantBits());
         out.writeLong(id.getLeastSignificantBits());
     }
 
-    private static UUID readUuid(ByteBuffer in) {
+    static UUID readUuid(ByteBuffer in) {
         return new UUID(in.getLong(), in.getLong());
     }
 
-    private static void writeInts(DataOutputStream out, List<Integer> values) throws IOException {
+    static void writeInts(DataOutputStream out, List<Integer> values) throws IOException {
         out.writeInt(values.size());
         for (int value : values) {
             out.writeInt(value);
         }
     }
 
-    private static List<Integer> readInts(ByteBuffer in) {
+    static List<Integer> readInts(ByteBuffer in) {
         int count = in.getInt();
         if (count < 0 || count > MAX_LIST) {
             throw new IllegalArgumentException("bad list length " + count);

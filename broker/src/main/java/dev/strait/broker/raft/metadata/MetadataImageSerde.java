@@ -1,0 +1,162 @@
+package dev.strait.broker.raft.metadata;
+
+import dev.strait.broker.raft.metadata.MetadataImage.NodeRegistration;
+import dev.strait.broker.raft.metadata.MetadataImage.PartitionState;
+import dev.strait.broker.raft.metadata.MetadataImage.TopicImage;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.util.Collections;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.UUID;
+
+/**
+ * Binary form of a whole {@link MetadataImage}: the content of a metadata snapshot. Unlike replaying records,
+ * it keeps what replay derives from offsets (a node's epoch is the offset of its registration) and from counting
+ * (partition epochs), so a node that loads a snapshot has the image that replaying the log would have given it,
+ * exactly ({@code equals}).
+ *
+ * <pre>
+ *   byte version (0), long nextOffset, long nextProducerId,
+ *   int nodes,  per node:  int id, long nodeEpoch, uuid incarnation, string host, int port, string rack, bool fenced
+ *   int topics, per topic: string name, uuid id, int configs (string key, string value)...,
+ *                          int partitions, per partition: int index, ints replicas, ints isr, int leader,
+ *                          int leaderEpoch, int partitionEpoch
+ * </pre>
+ * Strings, UUIDs and int lists as in {@link MetadataRecordSerde}. In key order, so equal images give equal bytes.
+ * A reader refuses an unknown version, a count larger than the bytes left could hold, or trailing bytes.
+ */
+public final class MetadataImageSerde {
+
+    private static final byte VERSION = 0;
+
+    private MetadataImageSerde() {
+    }
+
+    public static byte[] serialize(MetadataImage image) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(1024);
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeByte(VERSION);
+            out.writeLong(image.nextOffset());
+            out.writeLong(image.nextProducerId());
+            out.writeInt(image.nodes().size());
+            for (NodeRegistration node : image.nodes().values()) {
+                out.writeInt(node.nodeId());
+                out.writeLong(node.nodeEpoch());
+                MetadataRecordSerde.writeUuid(out, node.incarnationId());
+                MetadataRecordSerde.writeString(out, node.host());
+                out.writeInt(node.port());
+                MetadataRecordSerde.writeString(out, node.rack());
+                out.writeBoolean(node.fenced());
+            }
+            out.writeInt(image.topics().size());
+            for (TopicImage topic : image.topics().values()) {
+                MetadataRecordSerde.writeString(out, topic.name());
+                MetadataRecordSerde.writeUuid(out, topic.topicId());
+                out.writeInt(topic.configs().size());
+                for (Map.Entry<String, String> config : topic.configs().entrySet()) {
+                    MetadataRecordSerde.writeString(out, config.getKey());
+                    MetadataRecordSerde.writeString(out, config.getValue());
+                }
+                out.writeInt(topic.partitions().size());
+                for (Map.Entry<Integer, PartitionState> entry : topic.partitions().entrySet()) {
+                    PartitionState partition = entry.getValue();
+                    out.writeInt(entry.getKey());
+                    MetadataRecordSerde.writeInts(out, partition.replicas());
+                    MetadataRecordSerde.writeInts(out, partition.isr());
+                    out.writeInt(partition.leader());
+                    out.writeInt(partition.leaderEpoch());
+                    out.writeInt(image.partitionEpoch(topic.topicId(), entry.getKey()));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("writing to memory cannot fail", e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /** Parses an image; throws {@link IllegalArgumentException} if any part of it is malformed. */
+    public static MetadataImage deserialize(byte[] content) {
+        ByteBuffer in = ByteBuffer.wrap(content);
+        try {
+            byte version = in.get();
+            if (version != VERSION) {
+                throw new IllegalArgumentException("unsupported metadata snapshot version " + version);
+            }
+            long nextOffset = in.getLong();
+            long nextProducerId = in.getLong();
+            SortedMap<Integer, NodeRegistration> nodes = new TreeMap<>();
+            for (int i = count(in, 4 + 8 + 16 + 4 + 4 + 4 + 1); i > 0; i--) {
+                NodeRegistration node = new NodeRegistration(in.getInt(), in.getLong(),
+                        MetadataRecordSerde.readUuid(in), required(MetadataRecordSerde.readString(in), "host"),
+                        in.getInt(), required(MetadataRecordSerde.readString(in), "rack"), readBoolean(in));
+                if (nodes.put(node.nodeId(), node) != null) {
+                    throw new IllegalArgumentException("node " + node.nodeId() + " appears twice");
+                }
+            }
+            SortedMap<UUID, TopicImage> topics = new TreeMap<>();
+            SortedMap<UUID, SortedMap<Integer, Integer>> epochs = new TreeMap<>();
+            for (int t = count(in, 4 + 16 + 4 + 4); t > 0; t--) {
+                String name = required(MetadataRecordSerde.readString(in), "topic name");
+                UUID topicId = MetadataRecordSerde.readUuid(in);
+                SortedMap<String, String> configs = new TreeMap<>();
+                for (int c = count(in, 8); c > 0; c--) {
+                    configs.put(required(MetadataRecordSerde.readString(in), "config key"),
+                            required(MetadataRecordSerde.readString(in), "config value"));
+                }
+                SortedMap<Integer, PartitionState> partitions = new TreeMap<>();
+                SortedMap<Integer, Integer> partitionEpochs = new TreeMap<>();
+                for (int p = count(in, 4 + 4 + 4 + 4 + 4 + 4); p > 0; p--) {
+                    int index = in.getInt();
+                    PartitionState state = new PartitionState(MetadataRecordSerde.readInts(in),
+                            MetadataRecordSerde.readInts(in), in.getInt(), in.getInt());
+                    partitions.put(index, state);
+                    partitionEpochs.put(index, in.getInt());
+                }
+                TopicImage topic = new TopicImage(name, topicId, Collections.unmodifiableSortedMap(partitions),
+                        Collections.unmodifiableSortedMap(configs));
+                if (topics.put(topicId, topic) != null) {
+                    throw new IllegalArgumentException("topic id " + topicId + " appears twice");
+                }
+                if (!partitionEpochs.isEmpty()) {
+                    epochs.put(topicId, Collections.unmodifiableSortedMap(partitionEpochs));
+                }
+            }
+            if (in.hasRemaining()) {
+                throw new IllegalArgumentException(in.remaining() + " trailing bytes after the metadata snapshot");
+            }
+            return MetadataImage.restore(nextOffset, nodes, topics, epochs, nextProducerId);
+        } catch (BufferUnderflowException e) {
+            throw new IllegalArgumentException("truncated metadata snapshot of " + content.length + " bytes", e);
+        }
+    }
+
+    /** A count that the remaining bytes could hold at {@code minBytesEach}; guards allocations. */
+    private static int count(ByteBuffer in, int minBytesEach) {
+        int count = in.getInt();
+        if (count < 0 || (long) count * minBytesEach > in.remaining()) {
+            throw new IllegalArgumentException("bad count " + count + " with " + in.remaining() + " bytes left");
+        }
+        return count;
+    }
+
+    private static boolean readBoolean(ByteBuffer in) {
+        byte value = in.get();
+        if (value != 0 && value != 1) {
+            throw new IllegalArgumentException("bad boolean " + value);
+        }
+        return value == 1;
+    }
+
+    private static String required(String value, String what) {
+        if (value == null) {
+            throw new IllegalArgumentException("missing " + what);
+        }
+        return value;
+    }
+}

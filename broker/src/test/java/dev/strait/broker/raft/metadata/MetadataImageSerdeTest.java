@@ -1,0 +1,118 @@
+package dev.strait.broker.raft.metadata;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.strait.broker.raft.metadata.MetadataRecord.CreateTopic;
+import dev.strait.broker.raft.metadata.MetadataRecord.DeleteTopic;
+import dev.strait.broker.raft.metadata.MetadataRecord.FenceNode;
+import dev.strait.broker.raft.metadata.MetadataRecord.PartitionChange;
+import dev.strait.broker.raft.metadata.MetadataRecord.ProducerIdBlock;
+import dev.strait.broker.raft.metadata.MetadataRecord.RegisterNode;
+import dev.strait.broker.raft.metadata.MetadataRecord.TopicConfig;
+import dev.strait.broker.raft.metadata.MetadataRecord.UnfenceNode;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** A snapshot's image is the image replay gives, exactly: node epochs and partition epochs included. */
+class MetadataImageSerdeTest {
+
+    private static final UUID ORDERS = new UUID(1, 1);
+    private static final UUID GONE = new UUID(1, 2);
+    private static final UUID EMPTY_TOPIC = new UUID(1, 3);
+
+    private static MetadataImage replay(List<MetadataRecord> records, int leaderChangesEvery) {
+        MetadataImage image = MetadataImage.EMPTY;
+        long offset = 0;
+        for (MetadataRecord record : records) {
+            image = image.apply(offset, record);
+            offset += offset % leaderChangesEvery == 0 ? 2 : 1; // leave gaps, as leader-change entries do
+        }
+        return image;
+    }
+
+    private static List<MetadataRecord> history() {
+        List<MetadataRecord> records = new ArrayList<>(List.of(
+                new RegisterNode(1, new UUID(7, 1), "h1", 9092, "rack-a"),
+                new RegisterNode(2, new UUID(7, 2), "h2", 9093, ""),
+                new UnfenceNode(1, 0),
+                new CreateTopic("orders", ORDERS),
+                new PartitionChange(ORDERS, 0, List.of(1, 2), List.of(1, 2), 1, 0),
+                new PartitionChange(ORDERS, 1, List.of(2, 1), List.of(2, 1), 2, 0),
+                new TopicConfig(ORDERS, "retention.ms", "60000"),
+                new TopicConfig(ORDERS, "cleanup.policy", "compact"),
+                new TopicConfig(ORDERS, "cleanup.policy", null),
+                new CreateTopic("gone", GONE),
+                new PartitionChange(GONE, 0, List.of(1), List.of(1), 1, 0),
+                new DeleteTopic(GONE),
+                new CreateTopic("empty", EMPTY_TOPIC),
+                new FenceNode(1, 0),
+                new ProducerIdBlock(2, 0, 1000)));
+        for (int flap = 0; flap < 10; flap++) {
+            records.add(new PartitionChange(ORDERS, 0, List.of(1, 2), flap % 2 == 0 ? List.of(1) : List.of(1, 2), 1,
+                    0));
+        }
+        return records;
+    }
+
+    @Test
+    void aRoundTripGivesAnEqualImageAndTheSameBytes() {
+        // Given
+        MetadataImage image = replay(history(), 3);
+        // When
+        byte[] bytes = MetadataImageSerde.serialize(image);
+        MetadataImage loaded = MetadataImageSerde.deserialize(bytes);
+        // Then
+        assertThat(loaded).isEqualTo(image);
+        assertThat(loaded.partitionEpoch(ORDERS, 0)).isEqualTo(10);
+        assertThat(loaded.partitionEpoch(ORDERS, 1)).isZero();
+        assertThat(loaded.nodes().get(2).nodeEpoch()).isEqualTo(image.nodes().get(2).nodeEpoch()).isPositive();
+        assertThat(loaded.topic("gone")).isEmpty();
+        assertThat(loaded.topic("empty")).isPresent();
+        assertThat(loaded.topic("orders").orElseThrow().configs()).containsOnlyKeys("retention.ms");
+        assertThat(MetadataImageSerde.serialize(loaded)).isEqualTo(bytes);
+        assertThat(MetadataImageSerde.deserialize(MetadataImageSerde.serialize(MetadataImage.EMPTY)))
+                .isEqualTo(MetadataImage.EMPTY);
+    }
+
+    @Test
+    void replayContinuesFromALoadedImageAsFromTheOriginal() {
+        // Given
+        MetadataImage image = replay(history(), 3);
+        MetadataImage loaded = MetadataImageSerde.deserialize(MetadataImageSerde.serialize(image));
+        PartitionChange next = new PartitionChange(ORDERS, 1, List.of(2, 1), List.of(2), 2, 1);
+        // When
+        MetadataImage fromOriginal = image.apply(image.nextOffset() + 5, next);
+        MetadataImage fromLoaded = loaded.apply(image.nextOffset() + 5, next);
+        // Then
+        assertThat(fromLoaded).isEqualTo(fromOriginal);
+        assertThat(fromLoaded.partitionEpoch(ORDERS, 1)).isEqualTo(1);
+    }
+
+    @Test
+    void malformedSnapshotsAreRefusedWithAnError() {
+        byte[] bytes = MetadataImageSerde.serialize(replay(history(), 3));
+        assertThatThrownBy(() -> MetadataImageSerde.deserialize(Arrays.copyOf(bytes, bytes.length - 1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> MetadataImageSerde.deserialize(Arrays.copyOf(bytes, bytes.length + 1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("trailing");
+        byte[] badVersion = bytes.clone();
+        badVersion[0] = 9;
+        assertThatThrownBy(() -> MetadataImageSerde.deserialize(badVersion))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("version");
+        Random random = new Random(7);
+        for (int i = 0; i < 2_000; i++) {
+            byte[] garbled = bytes.clone();
+            garbled[random.nextInt(garbled.length)] ^= (byte) (1 + random.nextInt(255));
+            try {
+                MetadataImageSerde.deserialize(garbled);
+            } catch (IllegalArgumentException expected) {
+                // refused with a message; anything else (an OutOfMemoryError, a NegativeArraySize...) fails
+            }
+        }
+    }
+}
