@@ -21,8 +21,9 @@ import java.util.stream.Collectors;
  *   <li>acknowledged records of one producer are in the log in the order they were produced;</li>
  *   <li>committed group offsets never go backwards: an acknowledged commit is never below one acknowledged before it
  *       began, and the group's final committed offset is not below any acknowledged commit. (OffsetFetch answers
- *       that are lower than what was acknowledged before are reported apart and not counted: Kafka gives them too,
- *       for a moment after its group coordinator moves.)</li>
+ *       that are lower than what was acknowledged before are reported apart and not counted: Kafka 4.1.1 gives them
+ *       too, for a moment after its group coordinator moves, because it serves reads as of the new leader's high
+ *       watermark; see the package documentation.)</li>
  * </ul>
  */
 public final class Checker {

@@ -22,5 +22,18 @@
  *       ISRs and agreeing metadata on every node within 60 s; writes acknowledged again).</li>
  * </ul>
  * {@code NemesisIT} runs one short schedule per system in the build; {@code bin/bench nemesis} runs long campaigns.
+ *
+ * <p>Committed offsets: the verdict is about durability (an acknowledged commit never goes back, the final
+ * committed offset is not below any acknowledged commit). An OffsetFetch that answers below a commit acknowledged
+ * before it began is reported as a stale read and not counted, because Apache Kafka 4.1.1 gives such answers by
+ * design: its group coordinator serves a plain read ({@code requireStable=false}, as
+ * {@code Admin#listConsumerGroupOffsets} sends it) from its state as of its last committed offset (the read event of
+ * {@code CoordinatorRuntime} passes {@code lastCommittedOffset}), and a coordinator that has just loaded the offsets
+ * partition on a new leader sets that to the local high watermark ({@code CoordinatorLoaderImpl} calls
+ * {@code updateLastCommittedOffset(log.highWatermark)}). A new leader's high watermark lags the old leader's until
+ * the followers fetch from it, so for that moment the answer is an older commit; a leader cut off from the controller
+ * that has not yet learned it was replaced answers from its own state too. Kafka promises that an acknowledged commit
+ * survives, not that every OffsetFetch sees the latest one; Strait (which serves an offset only once the offsets
+ * partition's high watermark passed it) is held to the same line, and both systems' stale reads are printed.
  */
 package dev.strait.testkit.nemesis;
