@@ -1,0 +1,223 @@
+package dev.strait.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import dev.strait.testkit.nemesis.FaultKind;
+import dev.strait.testkit.nemesis.NemesisCluster;
+import dev.strait.testkit.nemesis.NemesisRun;
+import dev.strait.testkit.nemesis.RunOptions;
+import dev.strait.testkit.nemesis.RunReport;
+import dev.strait.testkit.nemesis.ScheduleSpec;
+import dev.strait.testkit.nemesis.SystemKind;
+import dev.strait.testkit.nemesis.WorkloadSpec;
+
+/**
+ * {@code bin/bench nemesis}: the long nemesis campaign. Run i (0-based) uses seed S+i, so any run is replayed with
+ * {@code --runs 1 --seed <its seed>} and the same flags; each run is a fresh 3-node cluster of each system asked
+ * for, the same schedule for both. Per run: seed, faults by kind, acknowledged records, anomalies (on stdout; the
+ * live fault log goes to stderr); at the end a summary per system. Exit code 0 when every run was clean, 1 when a
+ * run found anomalies or could not finish, 2 for bad input. Needs root (network namespaces, tc).
+ */
+public final class NemesisBench {
+
+    record Options(int runs, long seed, List<SystemKind> systems, long faultPhaseS, Set<FaultKind> faults,
+                   int partitions, int createPartitions, int rate, long sessionTimeoutMs, Path workDir,
+                   boolean keepLogs) {
+    }
+
+    private NemesisBench() {
+    }
+
+    public static void main(String[] args) {
+        Options options;
+        try {
+            options = parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("bench nemesis: " + e.getMessage() + " (see --help)");
+            System.exit(2);
+            return;
+        }
+        if (options == null) {
+            System.out.println(usage());
+            return;
+        }
+        System.exit(run(options));
+    }
+
+    static String usage() {
+        return String.join("\n",
+            "usage: bin/bench nemesis [--runs N] [--seed S] [--system strait|kafka|both]",
+            "                         [--fault-phase-s 120] [--faults all|pause,partition,kill|NAME,...]",
+            "                         [--partitions 4] [--create-partitions 500] [--rate 400]",
+            "                         [--session-timeout-ms 6000] [--work-dir DIR] [--keep-logs]",
+            "Run i uses seed S+i (default S: from the clock, printed); replay one with --runs 1 --seed <seed>.",
+            "Faults: " + String.join(", ", EnumSet.allOf(FaultKind.class).stream().map(FaultKind::flag).toList()),
+            "Defaults: 1 run of strait, 120 s of faults, all faults, 4 partitions, 400 records/s from 2 idempotent",
+            "acks=all producers (request.timeout.ms 3000), a group of 2 consumers. Needs root (ip netns, tc).");
+    }
+
+    static Options parse(String[] args) {
+        int runs = 1;
+        Long seed = null;
+        List<SystemKind> systems = List.of(SystemKind.STRAIT);
+        long faultPhaseS = 120;
+        Set<FaultKind> faults = EnumSet.allOf(FaultKind.class);
+        int partitions = 4;
+        int createPartitions = 500;
+        int rate = 400;
+        long session = NemesisCluster.Settings.defaults().sessionTimeoutMs();
+        Path workDir = Path.of(System.getProperty("java.io.tmpdir"), "strait-nemesis");
+        boolean keepLogs = false;
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            if (arg.equals("--help") || arg.equals("-h")) {
+                return null;
+            }
+            if (arg.equals("--keep-logs")) {
+                keepLogs = true;
+                continue;
+            }
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException(arg + " needs a value");
+            }
+            String value = args[++i];
+            try {
+                switch (arg) {
+                    case "--runs" -> runs = Integer.parseInt(value);
+                    case "--seed" -> seed = Long.parseLong(value);
+                    case "--system" -> systems = value.equals("both") ? List.of(SystemKind.STRAIT, SystemKind.KAFKA)
+                            : List.of(SystemKind.parse(value));
+                    case "--fault-phase-s" -> faultPhaseS = Long.parseLong(value);
+                    case "--faults" -> faults = FaultKind.parseList(value);
+                    case "--partitions" -> partitions = Integer.parseInt(value);
+                    case "--create-partitions" -> createPartitions = Integer.parseInt(value);
+                    case "--rate" -> rate = Integer.parseInt(value);
+                    case "--session-timeout-ms" -> session = Long.parseLong(value);
+                    case "--work-dir" -> workDir = Path.of(value);
+                    default -> throw new IllegalArgumentException("unknown argument " + arg);
+                }
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(arg + " takes a number, not " + value);
+            }
+        }
+        if (runs < 1 || faultPhaseS < 10 || partitions < 1 || createPartitions < 1 || rate < 1 || session < 1000) {
+            throw new IllegalArgumentException("--runs, --partitions, --create-partitions, --rate must be at least 1,"
+                    + " --fault-phase-s at least 10, --session-timeout-ms at least 1000");
+        }
+        return new Options(runs, seed != null ? seed : System.currentTimeMillis() % 1_000_000, systems, faultPhaseS,
+                faults, partitions, createPartitions, rate, session, workDir, keepLogs);
+    }
+
+    /** Per system: runs, minutes, faults, acknowledged records, anomalies, and the seeds that found any. */
+    private static final class Totals {
+        int runs;
+        long elapsedMs;
+        final Map<FaultKind, Integer> faults = new EnumMap<>(FaultKind.class);
+        long acknowledged;
+        long anomalies;
+        long staleReads;
+        final List<Long> anomalousSeeds = new ArrayList<>();
+        final List<Long> errorSeeds = new ArrayList<>();
+
+        void add(RunReport r) {
+            runs++;
+            elapsedMs += r.elapsedMs();
+            r.faultsInjected().forEach((k, v) -> faults.merge(k, v, Integer::sum));
+            acknowledged += r.acknowledged();
+            anomalies += r.anomalyCount();
+            staleReads += r.observationCount();
+            if (r.anomalyCount() > 0) {
+                anomalousSeeds.add(r.seed());
+            }
+            if (r.error() != null) {
+                errorSeeds.add(r.seed());
+            }
+        }
+
+        String describe(SystemKind system) {
+            int total = faults.values().stream().mapToInt(Integer::intValue).sum();
+            return String.format(Locale.ROOT, "%s: %d runs, %.1f min; %d faults (%s: %s); %,d acknowledged;"
+                            + " anomalies %d%s; stale committed-offset reads %d (not counted); harness errors %d%s",
+                    system.label(), runs, elapsedMs / 60_000.0, total, RunReport.byFamily(faults),
+                    RunReport.byKind(faults), acknowledged, anomalies, anomalousSeeds.isEmpty() ? ""
+                            : " in " + anomalousSeeds.size() + " runs (seeds " + anomalousSeeds + ")", staleReads,
+                    errorSeeds.size(), errorSeeds.isEmpty() ? "" : " (seeds " + errorSeeds + ")");
+        }
+    }
+
+    static int run(Options o) {
+        // The clients retry through every fault by design; their per-retry warnings would drown the fault log.
+        System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "error");
+        WorkloadSpec workload = WorkloadSpec.defaults().withPartitions(o.partitions()).withRate(o.rate());
+        NemesisCluster.Settings base = NemesisCluster.Settings.defaults();
+        NemesisCluster.Settings settings = new NemesisCluster.Settings(o.sessionTimeoutMs(),
+                Math.max(500, Math.min(base.heartbeatIntervalMs(), o.sessionTimeoutMs() / 3)),
+                base.replicaLagTimeMaxMs(), base.heap(), base.extraConfig());
+        ScheduleSpec spec = new ScheduleSpec(o.faultPhaseS() * 1000, o.sessionTimeoutMs(), 3, o.partitions(),
+                o.createPartitions(), o.faults());
+        System.out.printf("bench nemesis: %d run(s) of %s from seed %d; %s; code %s; %d cores, load average %s%n",
+                o.runs(), o.systems().stream().map(SystemKind::flag).toList(), o.seed(), spec.flags(), gitCommit(),
+                Runtime.getRuntime().availableProcessors(), loadAverage());
+        Map<SystemKind, Totals> totals = new LinkedHashMap<>();
+        boolean clean = true;
+        for (int i = 0; i < o.runs(); i++) {
+            long seed = o.seed() + i;
+            for (SystemKind system : o.systems()) {
+                RunOptions options = new RunOptions(system, spec, workload, settings, o.workDir(), o.keepLogs(),
+                        System.err);
+                NemesisRun run = new NemesisRun(options, seed);
+                System.out.printf("%n== run %d/%d, %s, seed %d, load average %s ==%n%s", i + 1, o.runs(),
+                        system.flag(), seed, loadAverage(), run.schedule().describe());
+                System.out.flush();
+                RunReport report = run.run();
+                System.out.println(report.describe());
+                System.out.flush();
+                totals.computeIfAbsent(system, s -> new Totals()).add(report);
+                clean &= report.clean();
+            }
+        }
+        System.out.println();
+        System.out.println("== summary (load average " + loadAverage() + ") ==");
+        totals.forEach((system, t) -> System.out.println(t.describe(system)));
+        return clean ? 0 : 1;
+    }
+
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).trim();
+        } catch (IOException e) {
+            return "n/a";
+        }
+    }
+
+    /** The commit the bench runs on (and whether the tree has changes), for the record. */
+    private static String gitCommit() {
+        try {
+            Process p = new ProcessBuilder("git", "log", "-1", "--format=%h %s").redirectErrorStream(true).start();
+            String head = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            p.waitFor(10, TimeUnit.SECONDS);
+            Process s = new ProcessBuilder("git", "status", "--porcelain", "--untracked-files=no")
+                    .redirectErrorStream(true).start();
+            String status = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            s.waitFor(10, TimeUnit.SECONDS);
+            return head + (status.isEmpty() ? "" : " (with uncommitted changes)");
+        } catch (IOException e) {
+            return "unknown";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "unknown";
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package dev.strait.testkit.nemesis;
+
+import java.util.Locale;
+
+/**
+ * Something the checker found wrong. {@code count} is how many records (or offsets, or events) it concerns, so a
+ * lost range of 29 records is one anomaly with count 29; {@code partition} is -1 when it is not about one partition.
+ */
+public record Anomaly(Type type, int partition, long count, String detail) {
+
+    public enum Type {
+        /** An acknowledged record is not in the log at all. */
+        LOST,
+        /** An acknowledged record is in the log, but not at the offset it was acknowledged at. */
+        MOVED,
+        /** A record is in the log more than once. */
+        DUPLICATED,
+        /** Two different values were seen at one offset (acknowledged, read by a consumer, or read back). */
+        OFFSET_CONFLICT,
+        /** A record a consumer read is gone from the log (the offset is now past its end). */
+        VANISHED,
+        /** Acknowledged records of one producer are not in the order they were produced in. */
+        REORDERED,
+        /**
+         * A committed group offset went backwards: an acknowledged commit below one acknowledged before it began, or
+         * the group's final committed offset below an acknowledged commit.
+         */
+        COMMIT_REGRESSION,
+        /**
+         * Not counted: an OffsetFetch answered less than a commit acknowledged (or an offset read) before it began.
+         * Apache Kafka does this too for a moment after the coordinator moves (the new coordinator serves what its
+         * high watermark covers), so it is reported, for comparison, but is no verdict.
+         */
+        STALE_OFFSET_READ(false),
+        /** After healing, a partition lacked a live leader or a full ISR, or the nodes' metadata disagreed. */
+        UNHEALTHY,
+        /** After healing, a partition took no acknowledged write. */
+        STUCK,
+        /** A node exited although the nemesis did not stop it. */
+        CRASHED,
+        /** The history could not be read back completely. */
+        UNREADABLE;
+
+        private final boolean counted;
+
+        Type() {
+            this(true);
+        }
+
+        Type(boolean counted) {
+            this.counted = counted;
+        }
+
+        /** Whether it is a verdict (counted as an anomaly) or only an observation. */
+        public boolean counted() {
+            return counted;
+        }
+    }
+
+    public boolean counted() {
+        return type.counted();
+    }
+
+    public String flag() {
+        return type.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    @Override
+    public String toString() {
+        return flag() + (partition >= 0 ? " p" + partition : "") + " (" + count + "): " + detail;
+    }
+}

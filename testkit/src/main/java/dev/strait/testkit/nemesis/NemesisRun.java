@@ -1,0 +1,332 @@
+package dev.strait.testkit.nemesis;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+import dev.strait.testkit.KafkaCluster;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * One nemesis run, start to verdict: network namespaces and a fresh 3-node cluster; the workload topic (RF 3,
+ * min.insync.replicas 2); the workload; the fault schedule generated from the seed, fault after fault; then
+ * everything healed, and the checks:
+ * <ol>
+ *   <li>within 60 s every partition has a live leader and a full ISR and every node's metadata agrees (each node
+ *       asked on its own);</li>
+ *   <li>within 60 s every workload partition takes acknowledged writes again;</li>
+ *   <li>the producers stop, the log is read back, and the {@link Checker} judges the history.</li>
+ * </ol>
+ * The seed and the schedule are printed first, so any run can be replayed.
+ */
+public final class NemesisRun {
+    static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration READ_BACK_TIMEOUT = Duration.ofSeconds(120);
+    private static final String OFFSETS_TOPIC = "__consumer_offsets";
+
+    private final RunOptions options;
+    private final long seed;
+    private final EventLog events;
+
+    public NemesisRun(RunOptions options, long seed) {
+        this.options = options;
+        this.seed = seed;
+        this.events = new EventLog(options.events());
+    }
+
+    /** The schedule this run will inject (a pure function of the seed and the spec). */
+    public Schedule schedule() {
+        return Schedule.generate(seed, options.schedule());
+    }
+
+    public RunReport run() {
+        Schedule schedule = schedule();
+        long started = System.nanoTime();
+        History history = new History(events.startNanos());
+        List<Anomaly> anomalies = new ArrayList<>();
+        Map<FaultKind, Integer> injected = Map.of();
+        String error = null;
+        Path dir;
+        try {
+            Files.createDirectories(options.workDir());
+            dir = Files.createTempDirectory(options.workDir(), options.system().flag() + "-seed-" + seed + "-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a run directory under " + options.workDir(), e);
+        }
+        events.log("run " + options.system().flag() + " seed " + seed + " in " + dir + "\n" + schedule.describe());
+        try (NetNamespaces net = NetNamespaces.create(3)) {
+            try (NemesisCluster cluster = NemesisCluster.start(options.system(), net, dir, options.cluster(), events);
+                 Admin admin = cluster.admin()) {
+                events.log(options.system().label() + " up: " + cluster.bootstrapServers());
+                WorkloadSpec spec = options.workload();
+                admin.createTopics(List.of(new NewTopic(spec.topic(), spec.partitions(), (short) 3)))
+                        .all().get(60, TimeUnit.SECONDS);
+                String unhealthy = awaitHealthy(cluster, List.of(spec.topic()), RECOVERY_TIMEOUT);
+                if (unhealthy != null) {
+                    throw new IllegalStateException("the workload topic never became healthy: " + unhealthy);
+                }
+                FaultInjector injector = new FaultInjector(cluster, net, admin, spec, events);
+                try (Workload workload = new Workload(spec, cluster.bootstrapServers(), history, events)) {
+                    workload.start(admin);
+                    awaitAcks(history, spec.partitions(), System.nanoTime() - 1, Duration.ofSeconds(60), "first");
+                    events.log("workload acknowledged on every partition; faults begin");
+                    long phase = System.nanoTime();
+                    for (Fault fault : schedule.faults()) {
+                        long late = waitUntil(phase, fault.atMs());
+                        if (late > 1_000) {
+                            events.log("#" + fault.index() + " starts " + late + " ms late (the previous step ran long)");
+                        }
+                        injector.apply(fault);
+                    }
+                    waitUntil(phase, options.schedule().faultPhaseMs());
+                    injected = injector.injected();
+                    net.healAll();
+                    cluster.healProcesses();
+                    long healed = System.nanoTime();
+                    events.log("healed: every link up, every node running; acknowledged so far " + history.ackCount());
+
+                    List<String> topics = new ArrayList<>(List.of(spec.topic(), OFFSETS_TOPIC));
+                    topics.addAll(injector.createdTopics());
+                    String stillUnhealthy = awaitHealthy(cluster, topics, RECOVERY_TIMEOUT);
+                    if (stillUnhealthy != null) {
+                        anomalies.add(new Anomaly(Anomaly.Type.UNHEALTHY, -1, 1, "not healthy "
+                                + RECOVERY_TIMEOUT.toSeconds() + " s after healing: " + stillUnhealthy));
+                    } else {
+                        events.log("recovered in " + (System.nanoTime() - healed) / 1_000_000 + " ms: live leaders,"
+                                + " full ISRs, every node agrees");
+                    }
+                    List<Integer> stuck = awaitAcks(history, spec.partitions(), healed, RECOVERY_TIMEOUT, "after heal");
+                    for (int p : stuck) {
+                        anomalies.add(new Anomaly(Anomaly.Type.STUCK, p, 1, "no write acknowledged within "
+                                + RECOVERY_TIMEOUT.toSeconds() + " s after healing"));
+                    }
+                    workload.stop();
+                }
+                Map<Integer, Long> committed = finalCommitted(admin, spec);
+                if (committed == null) {
+                    anomalies.add(new Anomaly(Anomaly.Type.UNREADABLE, -1, 1, "the group's committed offsets could"
+                            + " not be read (twice the same) within 30 s after the consumers stopped"));
+                } else {
+                    history.finalCommitted(committed);
+                }
+                events.log("workload stopped: " + history.ackCount() + " acknowledged of " + history.sentCount()
+                        + " sent; reading back");
+                Map<Integer, List<Checker.LogRecord>> log = new TreeMap<>();
+                String unread = readBack(cluster, spec, log);
+                if (unread != null) {
+                    anomalies.add(new Anomaly(Anomaly.Type.UNREADABLE, -1, 1, unread));
+                }
+                anomalies.addAll(Checker.check(history.snapshot(), log));
+                for (String exit : cluster.unexpectedExits()) {
+                    anomalies.add(new Anomaly(Anomaly.Type.CRASHED, -1, 1, exit));
+                }
+            }
+        } catch (Exception e) {
+            error = e.toString();
+            events.log("harness error: " + e);
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        Path kept = null;
+        if ((error != null || anomalies.stream().anyMatch(Anomaly::counted)) && options.keepOnAnomaly()) {
+            kept = dir;
+        } else {
+            KafkaCluster.deleteRecursively(dir);
+        }
+        long sent = history.sentCount();
+        long acked = history.ackCount();
+        return new RunReport(options.system(), seed, schedule, injected, sent, acked, sent - acked,
+                history.consumedCount(), history.failuresByType(), anomalies,
+                (System.nanoTime() - started) / 1_000_000, error, kept, options.replayCommand(seed));
+    }
+
+    /** The group's committed offsets once two reads in a row agree (nothing commits any more), or null. */
+    private static Map<Integer, Long> finalCommitted(Admin admin, WorkloadSpec spec) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        Map<Integer, Long> previous = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                Map<Integer, Long> now = new TreeMap<>();
+                admin.listConsumerGroupOffsets(Workload.GROUP).partitionsToOffsetAndMetadata()
+                        .get(10, TimeUnit.SECONDS).forEach((tp, o) -> {
+                            if (o != null && tp.topic().equals(spec.topic())) {
+                                now.put(tp.partition(), o.offset());
+                            }
+                        });
+                if (now.equals(previous)) {
+                    return now;
+                }
+                previous = now;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            } catch (Exception e) {
+                previous = null;
+            }
+            NemesisCluster.sleep(500);
+        }
+        return null;
+    }
+
+    /** Waits until {@code offsetMs} into the phase; returns how late we already were. */
+    private static long waitUntil(long phaseStartNanos, long offsetMs) {
+        long wait = offsetMs - (System.nanoTime() - phaseStartNanos) / 1_000_000;
+        if (wait > 0) {
+            NemesisCluster.sleep(wait);
+            return 0;
+        }
+        return -wait;
+    }
+
+    /** Partitions that had no acknowledgement after {@code sinceNanos} within the timeout (empty: all had). */
+    private List<Integer> awaitAcks(History history, int partitions, long sinceNanos, Duration timeout, String what) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<Integer> missing = new ArrayList<>();
+        while (true) {
+            missing.clear();
+            for (int p = 0; p < partitions; p++) {
+                if (history.lastAckNanos(p) <= sinceNanos) {
+                    missing.add(p);
+                }
+            }
+            if (missing.isEmpty() || System.nanoTime() > deadline) {
+                break;
+            }
+            NemesisCluster.sleep(100);
+        }
+        if (!missing.isEmpty() && what.equals("first")) {
+            throw new IllegalStateException("no " + what + " acknowledgement on partitions " + missing + " within "
+                    + timeout.toSeconds() + " s; failures so far " + history.failuresByType());
+        }
+        return List.copyOf(missing);
+    }
+
+    /**
+     * Polls every node on its own until all answer, every partition of {@code topics} has a live leader and a full
+     * ISR on each, and all nodes report the same; returns null then, or the last reason it was not so.
+     */
+    String awaitHealthy(NemesisCluster cluster, List<String> topics, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String reason;
+        do {
+            reason = healthProblem(cluster, topics);
+            if (reason == null) {
+                return null;
+            }
+            NemesisCluster.sleep(500);
+        } while (System.nanoTime() < deadline);
+        return reason;
+    }
+
+    private static String healthProblem(NemesisCluster cluster, List<String> topics) {
+        Set<Integer> all = new TreeSet<>(cluster.allIds());
+        List<MetadataProbe.NodeView> views = new ArrayList<>();
+        for (int node : cluster.allIds()) {
+            try {
+                views.add(MetadataProbe.fetch(node, cluster.host(node), cluster.clientPort(), topics, 5_000));
+            } catch (IOException | RuntimeException e) {
+                return "node " + node + " does not answer Metadata: " + e;
+            }
+        }
+        for (MetadataProbe.NodeView view : views) {
+            if (!view.brokers().equals(all)) {
+                return "node " + view.node() + " lists brokers " + view.brokers() + ", not " + all;
+            }
+            for (String topic : List.of(topics.get(0), OFFSETS_TOPIC)) {
+                if (view.topicErrors().containsKey(topic)) {
+                    return "node " + view.node() + " answers error " + view.topicErrors().get(topic) + " for " + topic;
+                }
+            }
+            for (Map.Entry<TopicPartition, MetadataProbe.PartitionView> e : view.partitions().entrySet()) {
+                if (!e.getValue().healthy(all)) {
+                    return "node " + view.node() + " reports " + e.getKey() + ": " + e.getValue();
+                }
+            }
+        }
+        MetadataProbe.NodeView first = views.get(0);
+        for (MetadataProbe.NodeView view : views.subList(1, views.size())) {
+            if (!view.agreesWith(first)) {
+                return "node " + first.node() + " and node " + view.node() + " disagree: " + difference(first, view);
+            }
+        }
+        return null;
+    }
+
+    private static String difference(MetadataProbe.NodeView a, MetadataProbe.NodeView b) {
+        if (!a.topicErrors().equals(b.topicErrors())) {
+            return "topic errors " + a.topicErrors() + " vs " + b.topicErrors();
+        }
+        Set<TopicPartition> keys = new TreeSet<>(a.partitions().comparator());
+        keys.addAll(a.partitions().keySet());
+        keys.addAll(b.partitions().keySet());
+        for (TopicPartition tp : keys) {
+            var x = a.partitions().get(tp);
+            var y = b.partitions().get(tp);
+            if (x == null || !x.equals(y)) {
+                return tp + ": " + x + " vs " + y;
+            }
+        }
+        return "brokers " + a.brokers() + " vs " + b.brokers();
+    }
+
+    /** Reads every workload partition from the start to its end offset; null when complete, else what is missing. */
+    private static String readBack(NemesisCluster cluster, WorkloadSpec spec, Map<Integer, List<Checker.LogRecord>> log) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (int i = 0; i < spec.partitions(); i++) {
+            partitions.add(new TopicPartition(spec.topic(), i));
+            log.put(i, new ArrayList<>());
+        }
+        long deadline = System.nanoTime() + READ_BACK_TIMEOUT.toNanos();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> end = new HashMap<>(consumer.endOffsets(partitions, Duration.ofSeconds(60)));
+            while (System.nanoTime() < deadline) {
+                boolean done = true;
+                for (TopicPartition tp : partitions) {
+                    if (consumer.position(tp, Duration.ofSeconds(30)) < end.get(tp)) {
+                        done = false;
+                    }
+                }
+                if (done) {
+                    return null;
+                }
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+                    if (r.offset() < end.get(new TopicPartition(r.topic(), r.partition()))) {
+                        log.get(r.partition()).add(new Checker.LogRecord(r.offset(),
+                                new String(r.value(), StandardCharsets.UTF_8)));
+                    }
+                }
+            }
+            return "read back incomplete after " + READ_BACK_TIMEOUT.toSeconds() + " s: end offsets " + end;
+        } catch (RuntimeException e) {
+            return "read back failed: " + e;
+        }
+    }
+}
