@@ -41,8 +41,8 @@ import picocli.CommandLine.Option;
  * {@code strait demo}: the whole system on this machine. Two companion clusters ("source" and "target", three
  * nodes each by default), a steady keyed load, the mirror, the lag monitor and the canary, a live line every
  * second, the {@link DemoScenario} (by default one source broker killed partway, its partitions failing over,
- * and started again), then a {@link DemoVerdict} by sequence number. With {@code --failover-drill} it ends with the
- * {@link DemoDrill}: an application's consumer group fails over to the target with the source stopped. The terminal
+ * and started again), then a {@link DemoVerdict} by sequence number. Unless {@code --no-failover-drill}, it ends
+ * with the {@link DemoDrill}: an application's consumer group fails over to the target with the source stopped. The terminal
  * shows only the live lines, the failover view, the verdict and the drill; every log goes to a file named at the
  * start and the end. Exit 0 only if nothing was lost (and, with the drill, it read nothing again and skipped
  * nothing).
@@ -51,7 +51,7 @@ import picocli.CommandLine.Option;
     usageHelpWidth = 110,
     description = {"Runs Strait end to end on built-in companion clusters and prints a verdict.",
         "Records produced, mirrored, lost (must be 0) and duplicated. Exit 0 only if nothing was lost.",
-        "With --failover-drill it ends with a disaster-recovery drill: the source is stopped, strait failover moves",
+        "It ends with a disaster-recovery drill: the source is stopped, strait failover moves",
         "an application's consumer group to the target and it resumes there (read again and skipped must be 0)."})
 public final class DemoCommand implements Callable<Integer> {
     private static final List<String> TOPICS = List.of("demo.orders", "demo.payments");
@@ -78,9 +78,10 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--no-broker-kill", description = "Do not kill a source broker partway through.")
     boolean noKill;
 
-    @Option(names = "--failover-drill", description = "Also run an application's consumer group on the source "
-        + "(its offsets synced by the mirror) and end with a failover drill: the whole source cluster stopped, the "
-        + "group moved by strait failover, and read on the target (records read again and skipped must be 0).")
+    @Option(names = "--failover-drill", negatable = true, defaultValue = "true", fallbackValue = "true",
+        description = "Run an application's consumer group on the source (its offsets synced by the mirror) and end "
+        + "with a failover drill: the whole source cluster stopped, the group moved by strait failover, and read on "
+        + "the target (records read again and skipped must be 0). On by default; --no-failover-drill leaves it out.")
     boolean drill;
 
     @Option(names = "--log-file", paramLabel = "FILE",

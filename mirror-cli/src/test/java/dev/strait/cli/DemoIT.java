@@ -16,7 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code bin/strait demo} as a user runs it: built-in 3-node clusters, load, a broker killed, a verdict, exit 0;
  * the terminal shows the live lines and the verdict only (the logs go to a file), and the healthy run reads OK
- * throughout, except while the broker kill is named on the line.
+ * throughout, except while the broker kill is named on the line; then the failover drill moves an application's
+ * group to the target with the source stopped, reading nothing again and skipping nothing.
  */
 class DemoIT {
     private static final Pattern LIVE = Pattern.compile("^t=.*\\| lag exact .* (\\S+) +\\| canary +\\S+ ms (\\S+)(.*)$");
@@ -59,35 +60,15 @@ class DemoIT {
         }
         assertThat(live).as("live lines").isGreaterThanOrEqualTo(16);
         assertThat(text).containsPattern("canary: OK, \\d+ probes sent, \\d+ arrived, 0 lost");
-    }
 
-    /**
-     * {@code --failover-drill}: an application's group reads the orders on the source behind the load, the whole
-     * source is stopped, {@code strait failover --execute} moves the group from what the target holds, and the group
-     * reads on the target exactly the records it had not read (by provenance), none again and none skipped. One node
-     * per cluster and no broker kill keep it short; the broker kill is the other test's.
-     */
-    @Test
-    void theFailoverDrillMovesTheApplicationsGroupToTheTargetExactly() throws Exception {
-        Path out = dir.resolve("drill.txt");
-        Path log = dir.resolve("drill.log");
-        Process p = new ProcessBuilder(List.of("bash", Path.of("..", "bin", "strait").toAbsolutePath().normalize()
-            .toString(), "demo", "--duration", "10", "--rate", "1000", "--nodes", "1", "--no-broker-kill",
-            "--failover-drill", "--log-file", log.toString()))
-            .redirectErrorStream(true).redirectOutput(out.toFile()).start();
-        assertThat(p.waitFor(240, TimeUnit.SECONDS)).as("demo finishes").isTrue();
-        String text = Files.readString(out, StandardCharsets.UTF_8);
-        System.out.println(text);
-
-        assertThat(p.exitValue()).as(text).isZero();
-        assertThat(text).contains("VERDICT: nothing lost").contains("==== failover drill ====")
-            .contains(">>> stopping the whole source cluster").contains("strait failover: EXECUTE")
-            .contains("moved 1 of 1 groups")
+        // the failover drill at the end: an application's group reads the orders on the source behind the load,
+        // the whole source is stopped, strait failover --execute moves the group from what the target holds, and
+        // the group reads on the target exactly the records it had not read (by provenance)
+        assertThat(text).contains("==== failover drill ====").contains(">>> stopping the whole source cluster")
+            .contains("strait failover: EXECUTE").contains("moved 1 of 1 groups")
             .containsPattern("demo-app read [1-9][0-9,]* records of demo.orders on the source and stopped; "
                 + "[1-9][0-9,]* it has not read")
             .containsPattern("demo-app on the target: read [1-9][0-9,]* records; read again 0, skipped 0")
             .contains("DRILL: demo-app failed over to the target: read again 0, skipped 0");
-        assertThat(text).as("no log line on the terminal").doesNotContain(" INFO ").doesNotContain(" WARN ")
-            .doesNotContain(" ERROR ");
     }
 }
