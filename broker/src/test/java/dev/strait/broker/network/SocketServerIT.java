@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Timeout;
 
 /** The reactor on its own, with an echo dispatcher: ordering, backpressure, no-response and close. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
-class SocketServerTest {
+class SocketServerIT {
 
     private static final int SOCKET_TIMEOUT_MS = 5000;
 

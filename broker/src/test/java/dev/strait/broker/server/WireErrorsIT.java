@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Timeout;
  * working, and a normal produce/consume round trip still works afterwards.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class WireErrorsTest {
+class WireErrorsIT {
 
     private static final int SOCKET_TIMEOUT_MS = 5000;
     private static final short API_VERSIONS = 18;
@@ -51,11 +51,11 @@ class WireErrorsTest {
     @AfterEach
     void normalTrafficStillWorks() throws Exception {
         String topic = "after-bad-input-" + (roundTrips++);
-        try (KafkaProducer<String, String> producer = KafkaClientsRoundTripTest.producer(cluster.bootstrapServers(),
+        try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(cluster.bootstrapServers(),
                 Map.of())) {
             producer.send(new ProducerRecord<>(topic, 0, "k", "still-alive")).get(20, TimeUnit.SECONDS);
         }
-        List<ConsumerRecord<String, String>> records = KafkaClientsRoundTripTest.consumeFromStart(
+        List<ConsumerRecord<String, String>> records = KafkaClientsRoundTripIT.consumeFromStart(
                 cluster.bootstrapServers(), new TopicPartition(topic, 0), 1);
         assertThat(records).extracting(ConsumerRecord::value).containsExactly("still-alive");
     }

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Timeout;
 
 /** Consumer groups (classic protocol) and committed offsets with the real kafka-clients 4.1.1 clients. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class ConsumerGroupTest {
+class ConsumerGroupIT {
 
     private static final long WAIT_MS = 40_000;
     private static EmbeddedCluster cluster;

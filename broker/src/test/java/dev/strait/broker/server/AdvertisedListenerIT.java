@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * binds 127.0.0.1 and advertises "localhost", a name that reaches the same socket, so the clients still work.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
-class AdvertisedListenerTest {
+class AdvertisedListenerIT {
 
     @TempDir
     Path dir;

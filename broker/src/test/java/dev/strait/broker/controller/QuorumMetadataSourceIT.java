@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Three nodes, each broker and controller voter, over real sockets on 127.0.0.1. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class QuorumMetadataSourceTest {
+class QuorumMetadataSourceIT {
 
     @TempDir
     Path dir;

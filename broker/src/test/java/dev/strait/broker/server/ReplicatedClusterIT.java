@@ -51,7 +51,7 @@ import org.junit.jupiter.api.Timeout;
  * Waits are bounded polls of observable state, never fixed sleeps.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
-class ReplicatedClusterTest {
+class ReplicatedClusterIT {
 
     private TestCluster cluster;
 

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * still there after a restart.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
-class QuorumBrokerServerTest {
+class QuorumBrokerServerIT {
 
     @TempDir
     Path dir;
@@ -62,7 +62,7 @@ class QuorumBrokerServerTest {
                 admin.createTopics(List.of(new NewTopic("quorum-topic", 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
                 assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS)).contains("quorum-topic");
             }
-            try (KafkaProducer<String, String> producer = KafkaClientsRoundTripTest.producer(bootstrap,
+            try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(bootstrap,
                     Map.of("acks", "all"))) {
                 for (int i = 0; i < 10; i++) {
                     producer.send(new ProducerRecord<>("quorum-topic", i % 2, "k" + i, "v" + i)).get(30, TimeUnit.SECONDS);
@@ -70,7 +70,7 @@ class QuorumBrokerServerTest {
             }
             List<String> values = new ArrayList<>();
             try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(
-                    KafkaClientsRoundTripTest.consumerProps(bootstrap), new StringDeserializer(),
+                    KafkaClientsRoundTripIT.consumerProps(bootstrap), new StringDeserializer(),
                     new StringDeserializer())) {
                 consumer.assign(List.of(new TopicPartition("quorum-topic", 0), new TopicPartition("quorum-topic", 1)));
                 consumer.seekToBeginning(consumer.assignment());

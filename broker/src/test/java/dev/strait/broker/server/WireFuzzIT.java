@@ -54,7 +54,7 @@ import org.junit.jupiter.api.Timeout;
  * round trip works.
  */
 @Timeout(value = 150, unit = TimeUnit.SECONDS)
-class WireFuzzTest {
+class WireFuzzIT {
 
     private static final long[] FIXED_SEEDS = {11L, 4242L, 918_273L};
     private static final int FRAMES_PER_SEED = 750;
@@ -87,14 +87,14 @@ class WireFuzzTest {
             seeds.add(new Random().nextLong());
         }
         String context = "fuzz seeds " + seeds + " (replay one with -Dstrait.fuzz.seed=N)";
-        System.out.println("WireFuzzTest: " + context);
+        System.out.println("WireFuzzIT: " + context);
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
                 cluster.bootstrapServers()))) {
             admin.createTopics(List.of(new NewTopic(PRISTINE, 1, (short) 1), new NewTopic(TARGET, 1, (short) 1)))
                     .all().get(20, TimeUnit.SECONDS);
         }
         List<String> before = new ArrayList<>();
-        try (KafkaProducer<String, String> producer = KafkaClientsRoundTripTest.producer(cluster.bootstrapServers(),
+        try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(cluster.bootstrapServers(),
                 Map.of("acks", "all"))) {
             for (int i = 0; i < PRISTINE_COUNT; i++) {
                 before.add("pristine-" + i);
@@ -115,7 +115,7 @@ class WireFuzzTest {
             }
             assertThat(framesSent.get()).as("frames of seed " + seed).isEqualTo(FRAMES_PER_SEED);
         }
-        System.out.println("WireFuzzTest: sent " + seeds.size() * FRAMES_PER_SEED + " frames on " + connections
+        System.out.println("WireFuzzIT: sent " + seeds.size() * FRAMES_PER_SEED + " frames on " + connections
                 + " connections");
 
         // Then: every fresh connection (spread over all network threads) gets ApiVersions answered
@@ -141,7 +141,7 @@ class WireFuzzTest {
             }
         }
         // the records written before are unchanged
-        List<ConsumerRecord<String, String>> pristine = KafkaClientsRoundTripTest.consumeFromStart(
+        List<ConsumerRecord<String, String>> pristine = KafkaClientsRoundTripIT.consumeFromStart(
                 cluster.bootstrapServers(), new TopicPartition(PRISTINE, 0), PRISTINE_COUNT + 1);
         assertThat(pristine).as(context).extracting(ConsumerRecord::value).containsExactlyElementsOf(before);
         assertThat(pristine).as(context).extracting(ConsumerRecord::offset)
@@ -154,11 +154,11 @@ class WireFuzzTest {
                 cluster.bootstrapServers()))) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(20, TimeUnit.SECONDS);
         }
-        try (KafkaProducer<String, String> producer = KafkaClientsRoundTripTest.producer(cluster.bootstrapServers(),
+        try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(cluster.bootstrapServers(),
                 Map.of())) {
             producer.send(new ProducerRecord<>(topic, 0, "k", "still-alive")).get(20, TimeUnit.SECONDS);
         }
-        assertThat(KafkaClientsRoundTripTest.consumeFromStart(cluster.bootstrapServers(),
+        assertThat(KafkaClientsRoundTripIT.consumeFromStart(cluster.bootstrapServers(),
                 new TopicPartition(topic, 0), 1)).as(context).extracting(ConsumerRecord::value)
                 .containsExactly("still-alive");
     }
@@ -191,7 +191,7 @@ class WireFuzzTest {
                 }
             }
             assertThat(expectedOffset).as(context + ": read " + TARGET + " to its end").isEqualTo(end);
-            System.out.println("WireFuzzTest: " + end + " records appended by fuzzed produce requests, all intact");
+            System.out.println("WireFuzzIT: " + end + " records appended by fuzzed produce requests, all intact");
         }
     }
 

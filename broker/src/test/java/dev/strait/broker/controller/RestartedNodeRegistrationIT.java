@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * high watermark, and that image still shows its previous incarnation unfenced. Registering the new incarnation
  * must wait for the controller to unfence it, not return on the strength of the old one.
  */
-class RestartedNodeRegistrationTest {
+class RestartedNodeRegistrationIT {
 
     /** Fatal faults the nodes reported (none expected). */
     private final List<String> faults = new java.util.concurrent.CopyOnWriteArrayList<>();

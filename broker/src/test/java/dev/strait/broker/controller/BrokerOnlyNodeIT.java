@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * observer and calls the controller over the connection it opened, which the voter answers on.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class BrokerOnlyNodeTest {
+class BrokerOnlyNodeIT {
 
     @TempDir
     Path dir;

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and OffsetFetch still answers the latest commits. Real kafka-clients Admin against a node.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class OffsetsCompactionTest {
+class OffsetsCompactionIT {
 
     private static final long TIMEOUT_S = 20;
     private static final int COMMITS = 300;
@@ -104,7 +104,7 @@ class OffsetsCompactionTest {
             admin.createTopics(List.of(new NewTopic("kv", 1, (short) 1).configs(Map.of("cleanup.policy", "compact",
                     "segment.bytes", "1024")))).all().get(TIMEOUT_S, TimeUnit.SECONDS);
             Map<String, String> latest = new HashMap<>();
-            try (KafkaProducer<String, String> producer = KafkaClientsRoundTripTest.producer(
+            try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(
                     cluster.bootstrapServers(), Map.of("linger.ms", "0"))) {
                 for (int i = 0; i < 200; i++) {
                     String key = "key-" + (i % 5);
@@ -130,7 +130,7 @@ class OffsetsCompactionTest {
             Map<String, String> read = new HashMap<>();
             int records = 0;
             long lastOffset = -1;
-            Properties props = KafkaClientsRoundTripTest.consumerProps(cluster.bootstrapServers());
+            Properties props = KafkaClientsRoundTripIT.consumerProps(cluster.bootstrapServers());
             try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
                 consumer.assign(List.of(tp));
                 consumer.seekToBeginning(List.of(tp));

@@ -49,7 +49,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * once, and a damaged tail of the active segment is cut off on restart instead of being served.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
-class BrokerCrashRecoveryTest {
+class BrokerCrashRecoveryIT {
 
     private static final Pattern BOUND = Pattern.compile("listener PLAINTEXT bound to /127\\.0\\.0\\.1:(\\d+)");
 
@@ -74,7 +74,7 @@ class BrokerCrashRecoveryTest {
         createTopic("crash");
         Set<Integer> acked = new ConcurrentSkipListSet<>();
         AtomicBoolean stop = new AtomicBoolean();
-        KafkaProducer<String, String> producer = KafkaClientsRoundTripTest.producer(bootstrap(),
+        KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(bootstrap(),
                 Map.of("acks", "all", "linger.ms", "1", "batch.size", "2048"));
         Thread sender = new Thread(() -> {
             try {
@@ -124,7 +124,7 @@ class BrokerCrashRecoveryTest {
         assertThat(numbers).containsExactlyElementsOf(IntStream.range(0, numbers.size()).boxed().toList());
 
         // and producing continues after the recovered end
-        try (KafkaProducer<String, String> again = KafkaClientsRoundTripTest.producer(bootstrap(),
+        try (KafkaProducer<String, String> again = KafkaClientsRoundTripIT.producer(bootstrap(),
                 Map.of("acks", "all"))) {
             long offset = again.send(new ProducerRecord<>("crash", 0, "k", "after-restart"))
                     .get(20, TimeUnit.SECONDS).offset();
@@ -144,7 +144,7 @@ class BrokerCrashRecoveryTest {
         Process broker = launch();
         createTopic("damaged");
         int count = 100;
-        try (KafkaProducer<String, String> producer = KafkaClientsRoundTripTest.producer(bootstrap(),
+        try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(bootstrap(),
                 Map.of("acks", "all"))) {
             for (int i = 0; i < count; i++) {
                 // one batch per record: each send waits for its acknowledgement
@@ -177,7 +177,7 @@ class BrokerCrashRecoveryTest {
         List<String> expected = IntStream.range(0, count - 1).mapToObj(i -> "value-" + i)
                 .collect(Collectors.toList());
         assertThat(records).extracting(ConsumerRecord::value).containsExactlyElementsOf(expected);
-        try (KafkaProducer<String, String> producer = KafkaClientsRoundTripTest.producer(bootstrap(),
+        try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(bootstrap(),
                 Map.of("acks", "all"))) {
             long offset = producer.send(new ProducerRecord<>("damaged", 0, "k", "new")).get(20, TimeUnit.SECONDS)
                     .offset();
@@ -208,7 +208,7 @@ class BrokerCrashRecoveryTest {
     /** Reads the partition from offset 0 to its end offset; a CorruptRecordException fails the test. */
     private List<ConsumerRecord<String, String>> readAll(String topic) {
         TopicPartition tp = new TopicPartition(topic, 0);
-        Properties props = KafkaClientsRoundTripTest.consumerProps(bootstrap());
+        Properties props = KafkaClientsRoundTripIT.consumerProps(bootstrap());
         props.put("check.crcs", "true");
         List<ConsumerRecord<String, String>> records = new ArrayList<>();
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {

@@ -67,7 +67,7 @@ import org.junit.jupiter.api.Timeout;
 
 /** Requests built with kafka-clients' classes, on a raw socket, for behaviour the clients do not show directly. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
-class KafkaApisWireTest {
+class KafkaApisWireIT {
 
     private static EmbeddedCluster cluster;
 

@@ -40,7 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * connection.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class TlsSocketServerTest {
+class TlsSocketServerIT {
 
     private static final int SOCKET_TIMEOUT_MS = 10_000;
     private static SSLContext serverContext;

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * each run as a child JVM with the test class path (the tools end with Exit.exit / System.exit), against a node.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
-class KafkaToolsTest {
+class KafkaToolsIT {
 
     private static final String TOPICS = "org.apache.kafka.tools.TopicCommand";
     private static final String CONSOLE_PRODUCER = "org.apache.kafka.tools.ConsoleProducer";
@@ -92,11 +92,11 @@ class KafkaToolsTest {
         assertThat(shrink.exitCode()).as(shrink.toString()).isNotZero();
         assertThat(shrink.stdout() + shrink.stderr()).as(shrink.toString()).contains("would not be an increase");
 
-        try (KafkaProducer<String, String> producer = KafkaClientsRoundTripTest.producer(bootstrap(), Map.of())) {
+        try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(bootstrap(), Map.of())) {
             assertThat(producer.send(new ProducerRecord<>("tool-alter", 2, "k", "on-new-partition"))
                     .get(20, TimeUnit.SECONDS).offset()).isZero();
         }
-        assertThat(KafkaClientsRoundTripTest.consumeFromStart(bootstrap(), new TopicPartition("tool-alter", 2), 1))
+        assertThat(KafkaClientsRoundTripIT.consumeFromStart(bootstrap(), new TopicPartition("tool-alter", 2), 1))
                 .extracting(ConsumerRecord::value).containsExactly("on-new-partition");
     }
 
@@ -105,7 +105,7 @@ class KafkaToolsTest {
         KafkaTool.Result create = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--create", "--topic", "tool-trim",
                 "--partitions", "1", "--replication-factor", "1");
         assertThat(create.exitCode()).as(create.toString()).isZero();
-        try (KafkaProducer<String, String> producer = KafkaClientsRoundTripTest.producer(bootstrap(), Map.of())) {
+        try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(bootstrap(), Map.of())) {
             for (int i = 0; i < 10; i++) {
                 producer.send(new ProducerRecord<>("tool-trim", 0, "k" + i, "v" + i));
             }

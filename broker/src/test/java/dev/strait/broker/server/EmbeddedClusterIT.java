@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Three nodes in one JVM as a quorum: replicated topics, and a leader killed without a controlled shutdown. */
-class EmbeddedClusterTest {
+class EmbeddedClusterIT {
 
     @Test
     @Timeout(value = 3, unit = TimeUnit.MINUTES)

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Apache Kafka's tools against a 3-node companion cluster: kafka-topics --describe shows leader, replicas and
  * ISR before and after a broker dies, and kafka-leader-election gives leadership back to the preferred replicas.
  */
-class ClusterToolsTest {
+class ClusterToolsIT {
     private static final String TOPICS = "org.apache.kafka.tools.TopicCommand";
     private static final String LEADER_ELECTION = "org.apache.kafka.tools.LeaderElectionCommand";
 

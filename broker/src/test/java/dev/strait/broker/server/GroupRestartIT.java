@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Timeout;
  * restart does not force a rebalance: the real kafka-clients 4.1.1 consumer keeps its member id and generation.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class GroupRestartTest {
+class GroupRestartIT {
 
     private static final long TIMEOUT_S = 30;
     private static final String GROUP = "restart-group";
@@ -101,7 +101,7 @@ class GroupRestartTest {
     }
 
     private static void produce(EmbeddedCluster cluster, int from, int count) throws Exception {
-        try (KafkaProducer<String, String> producer = KafkaClientsRoundTripTest.producer(cluster.bootstrapServers(),
+        try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(cluster.bootstrapServers(),
                 Map.of())) {
             for (int i = from; i < from + count; i++) {
                 producer.send(new ProducerRecord<>(TOPIC, i % 2, "k" + i, "v" + i)).get(TIMEOUT_S, TimeUnit.SECONDS);
@@ -119,7 +119,7 @@ class GroupRestartTest {
     }
 
     private static Properties consumerProps(EmbeddedCluster cluster) {
-        Properties props = KafkaClientsRoundTripTest.consumerProps(cluster.bootstrapServers());
+        Properties props = KafkaClientsRoundTripIT.consumerProps(cluster.bootstrapServers());
         props.put(ConsumerConfig.GROUP_ID_CONFIG, GROUP);
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "30000");

@@ -37,7 +37,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** The unmodified kafka-clients 4.1.1 producer and consumer against a one-node {@link EmbeddedCluster}. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class KafkaClientsRoundTripTest {
+class KafkaClientsRoundTripIT {
 
     private static final int RECORDS = 40;
     private static final Duration WAIT = Duration.ofSeconds(20);

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Five voters survive the loss of two, the active controller among them. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class FiveVoterQuorumTest {
+class FiveVoterQuorumIT {
 
     @TempDir
     Path dir;

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Timeout;
 
 /** Admin operations and restart, with the real kafka-clients 4.1.1 Admin, producer and consumer. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class AdminAndRestartTest {
+class AdminAndRestartIT {
 
     private static final long TIMEOUT_S = 20;
 
@@ -82,7 +82,7 @@ class AdminAndRestartTest {
                     .hasCauseInstanceOf(InvalidConfigurationException.class);
 
             // The new max.message.bytes is enforced on produce
-            try (KafkaProducer<String, String> producer = KafkaClientsRoundTripTest.producer(
+            try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(
                     cluster.bootstrapServers(), Map.of("retries", "0"))) {
                 assertThatThrownBy(() -> producer.send(new ProducerRecord<>("orders", 1, "k", "x".repeat(5000)))
                         .get(TIMEOUT_S, TimeUnit.SECONDS)).hasCauseInstanceOf(RecordTooLargeException.class);
@@ -124,7 +124,7 @@ class AdminAndRestartTest {
                 topicId = admin.describeTopics(List.of("durable")).allTopicNames().get(TIMEOUT_S, TimeUnit.SECONDS)
                         .get("durable").topicId();
             }
-            try (KafkaProducer<String, String> producer = KafkaClientsRoundTripTest.producer(
+            try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(
                     cluster.bootstrapServers(), Map.of())) {
                 for (int i = 0; i < 10; i++) {
                     producer.send(new ProducerRecord<>("durable", 1, "k" + i, "v" + i));
@@ -144,12 +144,12 @@ class AdminAndRestartTest {
                 Config config = describe(admin, new ConfigResource(ConfigResource.Type.TOPIC, "durable"));
                 assertThat(config.get("retention.bytes").value()).isEqualTo("123456789");
             }
-            try (KafkaProducer<String, String> producer = KafkaClientsRoundTripTest.producer(
+            try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(
                     cluster.bootstrapServers(), Map.of())) {
                 assertThat(producer.send(new ProducerRecord<>("durable", 1, "k10", "v10"))
                         .get(TIMEOUT_S, TimeUnit.SECONDS).offset()).isEqualTo(10);
             }
-            List<ConsumerRecord<String, String>> records = KafkaClientsRoundTripTest.consumeFromStart(
+            List<ConsumerRecord<String, String>> records = KafkaClientsRoundTripIT.consumeFromStart(
                     cluster.bootstrapServers(), new TopicPartition("durable", 1), 11);
             assertThat(records).extracting(ConsumerRecord::value)
                     .containsExactly("v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10");

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Timeout;
 
 /** CreatePartitions and DeleteRecords through the real kafka-clients 4.1.1 Admin, producer and consumer. */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
-class PartitionAdminTest {
+class PartitionAdminIT {
 
     private static final long TIMEOUT_S = 20;
 
@@ -80,7 +80,7 @@ class PartitionAdminTest {
                 createPartitions(admin, "grow", NewPartitions.increaseTo(5, List.of(List.of(0))));
                 assertThat(partitionCount(admin, "grow")).isEqualTo(5);
             }
-            try (KafkaProducer<String, String> producer = KafkaClientsRoundTripTest.producer(
+            try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(
                     cluster.bootstrapServers(), Map.of())) {
                 for (int i = 0; i < 3; i++) {
                     RecordMetadata sent = producer.send(new ProducerRecord<>("grow", 4, "k" + i, "new-" + i))
@@ -89,7 +89,7 @@ class PartitionAdminTest {
                     assertThat(sent.offset()).isEqualTo(i);
                 }
             }
-            assertThat(KafkaClientsRoundTripTest.consumeFromStart(cluster.bootstrapServers(),
+            assertThat(KafkaClientsRoundTripIT.consumeFromStart(cluster.bootstrapServers(),
                     new TopicPartition("grow", 4), 3)).extracting(ConsumerRecord::value)
                     .containsExactly("new-0", "new-1", "new-2");
 
@@ -100,7 +100,7 @@ class PartitionAdminTest {
             try (Admin admin = admin(cluster)) {
                 assertThat(partitionCount(admin, "grow")).isEqualTo(5);
             }
-            assertThat(KafkaClientsRoundTripTest.consumeFromStart(cluster.bootstrapServers(),
+            assertThat(KafkaClientsRoundTripIT.consumeFromStart(cluster.bootstrapServers(),
                     new TopicPartition("grow", 4), 3)).extracting(ConsumerRecord::value)
                     .containsExactly("new-0", "new-1", "new-2");
         }
@@ -113,7 +113,7 @@ class PartitionAdminTest {
             TopicPartition tp = new TopicPartition("trim", 0);
             admin.createTopics(List.of(new NewTopic("trim", 1, (short) 1).configs(Map.of("segment.bytes", "300"))))
                     .all().get(TIMEOUT_S, TimeUnit.SECONDS);
-            try (KafkaProducer<String, String> producer = KafkaClientsRoundTripTest.producer(
+            try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(
                     cluster.bootstrapServers(), Map.of())) {
                 for (int i = 0; i < 20; i++) {
                     producer.send(new ProducerRecord<>("trim", 0, "k" + i, "v" + i)).get(TIMEOUT_S, TimeUnit.SECONDS);
@@ -153,7 +153,7 @@ class PartitionAdminTest {
                         .get(TIMEOUT_S, TimeUnit.SECONDS).lowWatermark()).isEqualTo(20);
                 assertThat(earliest(after, tp)).isEqualTo(20);
             }
-            try (KafkaProducer<String, String> producer = KafkaClientsRoundTripTest.producer(
+            try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(
                     cluster.bootstrapServers(), Map.of())) {
                 assertThat(producer.send(new ProducerRecord<>("trim", 0, "k", "after")).get(TIMEOUT_S, TimeUnit.SECONDS)
                         .offset()).isEqualTo(20);
@@ -168,7 +168,7 @@ class PartitionAdminTest {
         TopicPartition tp = new TopicPartition("truncated", 0);
         try (EmbeddedCluster cluster = EmbeddedCluster.builder().nodes(1).start(); Admin admin = admin(cluster)) {
             admin.createTopics(List.of(new NewTopic("truncated", 1, (short) 1))).all().get(TIMEOUT_S, TimeUnit.SECONDS);
-            try (KafkaProducer<String, String> producer = KafkaClientsRoundTripTest.producer(
+            try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(
                     cluster.bootstrapServers(), Map.of())) {
                 for (int i = 0; i < 200; i++) {
                     producer.send(new ProducerRecord<>("truncated", 0, "k" + i, "v" + i));
@@ -180,7 +180,7 @@ class PartitionAdminTest {
             admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(150))).all().get(TIMEOUT_S, TimeUnit.SECONDS);
 
             // When
-            Properties props = KafkaClientsRoundTripTest.consumerProps(cluster.bootstrapServers());
+            Properties props = KafkaClientsRoundTripIT.consumerProps(cluster.bootstrapServers());
             props.put(ConsumerConfig.GROUP_ID_CONFIG, "truncated-group");
             props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
             OffsetOutOfRangeException thrown = null;
@@ -206,7 +206,7 @@ class PartitionAdminTest {
     /** Seeks to {@code offset} (below the log start) with auto.offset.reset=earliest and reads {@code expected}. */
     private static List<ConsumerRecord<String, String>> consumeWithReset(EmbeddedCluster cluster, TopicPartition tp,
             long offset, int expected) {
-        Properties props = KafkaClientsRoundTripTest.consumerProps(cluster.bootstrapServers());
+        Properties props = KafkaClientsRoundTripIT.consumerProps(cluster.bootstrapServers());
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         List<ConsumerRecord<String, String>> records = new ArrayList<>();
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** {@link BrokerMain} as a child JVM: a bad config is one line on stderr; a good one serves clients. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class BrokerMainTest {
+class BrokerMainIT {
 
     private static final Pattern BOUND = Pattern.compile("listener PLAINTEXT bound to /127\\.0\\.0\\.1:(\\d+)");
 

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Timeout;
  * stopped with SIGTERM) and restarted, round after round. At the end a consumer must find every acknowledged
  * record exactly once and in order, and the three replicas' logs must be byte for byte the same.
  */
-class ReplicatedClusterFaultTest {
+class ReplicatedClusterFaultIT {
     private static final String TOPIC = "numbered";
     private static final int ROUNDS = 5;
 

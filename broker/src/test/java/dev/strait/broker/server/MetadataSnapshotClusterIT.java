@@ -38,7 +38,7 @@ import org.junit.jupiter.api.Timeout;
  * own image, not whatever node a client would pick.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
-class MetadataSnapshotClusterTest {
+class MetadataSnapshotClusterIT {
 
     private static final Pattern SNAPSHOT = Pattern.compile("(\\d{20})-(\\d{10})\\.checkpoint");
     private static final long WAIT_MS = 60_000;

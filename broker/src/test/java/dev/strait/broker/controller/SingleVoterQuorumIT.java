@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** One voter: the smallest quorum, its restart, and garbage on its controller listener. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class SingleVoterQuorumTest {
+class SingleVoterQuorumIT {
 
     @TempDir
     Path dir;
