@@ -793,8 +793,12 @@ final class Simulation {
                 text.append("    ").append(event).append('\n');
             }
         }
-        throw new SimulationFailure(seed, text.toString());
+        throw new SimulationFailure(seed, !LIVENESS.matcher(reason).lookingAt(), text.toString());
     }
+
+    /** The reasons that say the quorum got stuck or the harness failed; every other reason is a safety rule. */
+    private static final java.util.regex.Pattern LIVENESS = java.util.regex.Pattern.compile(
+            "no progress |no leader |event budget |node \\d+ failed to start|node threw ");
 
     /** A violated invariant or a stuck quorum; the message names the seed and shows the last events. */
     static final class SimulationFailure extends AssertionError {
@@ -802,10 +806,13 @@ final class Simulation {
         private static final long serialVersionUID = 1L;
 
         final long seed;
+        /** A broken safety rule (committed entries lost or changed, two leaders, epochs back); else liveness. */
+        final boolean safety;
 
-        SimulationFailure(long seed, String message) {
+        SimulationFailure(long seed, boolean safety, String message) {
             super(message);
             this.seed = seed;
+            this.safety = safety;
         }
     }
 }

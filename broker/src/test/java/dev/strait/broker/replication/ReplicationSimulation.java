@@ -33,8 +33,16 @@ final class ReplicationSimulation {
 
     /** An invariant did not hold; the message says which, with the seed and a trace. */
     static final class Violation extends AssertionError {
-        Violation(String message) {
+        private static final long serialVersionUID = 1L;
+
+        final long seed;
+        /** A broken safety rule (a record lost or changed, two leaders); otherwise liveness (no progress). */
+        final boolean safety;
+
+        Violation(long seed, boolean safety, String message) {
             super(message);
+            this.seed = seed;
+            this.safety = safety;
         }
     }
 
@@ -166,10 +174,10 @@ final class ReplicationSimulation {
             probeAcked |= acked.size() > before;
         }
         if (!probeAcked) {
-            fail("no record was acknowledged within 4 s after every fault healed (liveness)");
+            fail(false, "no record was acknowledged within 4 s after every fault healed (liveness)");
         }
         if (!converged()) {
-            fail("replicas did not converge after healing: " + describeNodes());
+            fail(false, "replicas did not converge after healing: " + describeNodes());
         }
         checkAckedOn(nodes[assignment.leader()], "final leader");
         return new Outcome(seed, acked.size(), leaderChanges, crashes, powerLosses, committed.size());
@@ -719,7 +727,12 @@ final class ReplicationSimulation {
     }
 
     private void fail(String what) {
-        throw new Violation("seed " + seed + " (replay with -Dsim.seed=" + seed + "): " + what + describeNodes()
+        fail(true, what);
+    }
+
+    private void fail(boolean safety, String what) {
+        throw new Violation(seed, safety, "seed " + seed + " (replay with -Dsim.seed=" + seed + "): " + what
+                + describeNodes()
                 + "\nlast events:\n  " + String.join("\n  ", trace));
     }
 
