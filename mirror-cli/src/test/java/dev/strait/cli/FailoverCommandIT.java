@@ -78,10 +78,17 @@ class FailoverCommandIT {
 
         // Given: under a live load the mirror is killed after a commit, with an uncommitted tail on the target (copied
         // again after the restart), then restarted
-        try (LoadGenerator load = new LoadGenerator(source.bootstrapServers(), topic, 2, perPartition, 8_000);
+        try (LoadGenerator load = new LoadGenerator(source.bootstrapServers(), topic, 2, perPartition, 3_000);
              MirrorProcess first = MirrorProcess.start(dir, "first", args)) {
-            Await.until("half copied and a commit made", Duration.ofSeconds(120),
-                () -> target.endOffsetSum(topic) >= 30_000 && sum(source.committedOffsets("m-drkill", topic)) > 0);
+            // Killed while the load still runs and the target holds copies past the last commit: that tail is what
+            // the restart copies again (after the load, a caught-up mirror may have committed everything it wrote).
+            Await.until("a commit made, copies past it, the load still running", Duration.ofSeconds(120),
+                () -> {
+                    long copied = target.endOffsetSum(topic);
+                    long committed = sum(source.committedOffsets("m-drkill", topic));
+                    return copied >= 5_000 && committed > 0 && copied > committed + 100
+                        && source.endOffsetSum(topic) < 2L * perPartition;
+                });
             first.kill9();
             load.awaitDone(120);
         }
