@@ -35,6 +35,16 @@ final class Connections implements AutoCloseable {
         return admin;
     }
 
+    /** The target's cluster id; a target that does not answer ends the command with what to check. */
+    static String requireTarget(Admin targetAdmin, Properties target) {
+        String id = clusterId(targetAdmin);
+        if (id == null) {
+            throw new FailoverException("cannot reach the target cluster at " + target.getProperty("bootstrap.servers")
+                + "; check target.bootstrap.servers and the target security settings");
+        }
+        return id;
+    }
+
     /** The cluster id, or null when the cluster does not answer within a few seconds. */
     static String clusterId(Admin admin) {
         try {

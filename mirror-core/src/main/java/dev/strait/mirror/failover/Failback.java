@@ -77,11 +77,7 @@ public final class Failback implements AutoCloseable {
         this.time = time;
         try {
             targetAdmin = connections.admin(config.target(), "strait-failback-target");
-            targetCluster = Connections.clusterId(targetAdmin);
-            if (targetCluster == null) {
-                throw new FailoverException("cannot reach the target cluster at " + config.target().getProperty(
-                    "bootstrap.servers") + "; check target.bootstrap.servers and the target security settings");
-            }
+            targetCluster = Connections.requireTarget(targetAdmin, config.target());
             sourceAdmin = connections.admin(config.source(), "strait-failback-source");
             sourceCluster = Connections.clusterId(sourceAdmin);
             if (sourceCluster == null) {

@@ -63,11 +63,7 @@ public final class FailoverPlanner implements AutoCloseable {
         this.time = time;
         try {
             targetAdmin = connections.admin(config.target(), "strait-failover-target");
-            targetCluster = Connections.clusterId(targetAdmin);
-            if (targetCluster == null) {
-                throw new FailoverException("cannot reach the target cluster at " + config.target().getProperty(
-                    "bootstrap.servers") + "; check target.bootstrap.servers and the target security settings");
-            }
+            targetCluster = Connections.requireTarget(targetAdmin, config.target());
             sourceAdmin = connections.admin(config.source(), "strait-failover-source");
             String reached = Connections.clusterId(sourceAdmin);
             sourceReachable = reached != null;
