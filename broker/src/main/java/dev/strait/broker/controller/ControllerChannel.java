@@ -69,8 +69,17 @@ final class ControllerChannel implements ControllerTransport {
     private ServerSocket serverSocket;
     private Thread acceptor;
 
+    /** TLS of the wire, or null for plain TCP. */
+    private final ControllerTls tls;
+
     ControllerChannel(int nodeId, String bindHost, int bindPort, Map<Integer, InetSocketAddress> voters,
             Receiver receiver, Time time) {
+        this(nodeId, bindHost, bindPort, voters, receiver, time, null);
+    }
+
+    ControllerChannel(int nodeId, String bindHost, int bindPort, Map<Integer, InetSocketAddress> voters,
+            Receiver receiver, Time time, ControllerTls tls) {
+        this.tls = tls;
         this.nodeId = nodeId;
         this.bindHost = bindHost;
         this.bindPort = bindPort;
@@ -83,7 +92,7 @@ final class ControllerChannel implements ControllerTransport {
     /** The production transport of a node, from its quorum settings. */
     static ControllerTransport create(QuorumSettings settings, Time time, Receiver receiver) {
         return new ControllerChannel(settings.nodeId(), settings.listenHost(),
-                settings.isVoter() ? settings.listenPort() : -1, settings.voters(), receiver, time);
+                settings.isVoter() ? settings.listenPort() : -1, settings.voters(), receiver, time, settings.tls());
     }
 
     @Override
@@ -91,7 +100,16 @@ final class ControllerChannel implements ControllerTransport {
         if (bindPort < 0) {
             return -1;
         }
-        serverSocket = new ServerSocket();
+        if (tls != null) {
+            // Accepted sockets handshake on their reader thread's first read: a peer speaking no TLS, or without
+            // a trusted certificate where ssl.client.auth=required, fails there and loses only its connection.
+            javax.net.ssl.SSLServerSocket secure = (javax.net.ssl.SSLServerSocket) tls.serverContext()
+                    .getServerSocketFactory().createServerSocket();
+            secure.setSSLParameters(tls.serverParameters());
+            serverSocket = secure;
+        } else {
+            serverSocket = new ServerSocket();
+        }
         serverSocket.setReuseAddress(true);
         serverSocket.bind(new InetSocketAddress(bindHost, bindPort));
         acceptor = new Thread(this::acceptLoop, "strait-controller-acceptor-" + nodeId);
@@ -265,10 +283,22 @@ final class ControllerChannel implements ControllerTransport {
             if (now < retryAfterMs) {
                 return null;
             }
-            Socket fresh = new Socket();
+            Socket fresh;
+            try {
+                fresh = tls == null ? new Socket() : tls.clientContext().getSocketFactory().createSocket();
+            } catch (IOException e) {
+                LOGGER.warn("{}cannot create a TLS socket: {}", prefix, e.toString());
+                return null;
+            }
             try {
                 fresh.setTcpNoDelay(true);
                 fresh.connect(address, CONNECT_TIMEOUT_MS);
+                if (fresh instanceof javax.net.ssl.SSLSocket secure) {
+                    secure.setSSLParameters(tls.clientParameters());
+                    secure.setSoTimeout(CONNECT_TIMEOUT_MS * 5);
+                    secure.startHandshake();
+                    secure.setSoTimeout(0);
+                }
                 OutputStream out = fresh.getOutputStream();
                 out.write(ControllerWire.encode(new Hello(nodeId)));
                 out.flush();

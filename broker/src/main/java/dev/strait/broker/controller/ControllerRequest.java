@@ -75,4 +75,15 @@ public sealed interface ControllerRequest {
             topics = List.copyOf(topics);
         }
     }
+
+    /**
+     * Adds and removes ACLs and SCRAM credentials: the records to commit, as one decision. Only the security
+     * records ({@code AddAcl}, {@code RemoveAcl}, {@code ScramCredential}, {@code RemoveScramCredential}) are
+     * accepted; each is idempotent, so the node that asks can build them from its own image.
+     */
+    record AlterSecurity(List<dev.strait.broker.raft.metadata.MetadataRecord> records) implements ControllerRequest {
+        public AlterSecurity {
+            records = List.copyOf(records);
+        }
+    }
 }

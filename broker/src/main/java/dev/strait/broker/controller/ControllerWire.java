@@ -73,6 +73,7 @@ final class ControllerWire {
     private static final byte ALTER_PARTITION = 7;
     private static final byte ALLOCATE_PRODUCER_IDS = 8;
     private static final byte ELECT_PREFERRED_LEADERS = 9;
+    private static final byte ALTER_SECURITY = 10;
 
     /** A frame that is not a valid controller message. */
     static final class MalformedFrameException extends IOException {
@@ -345,6 +346,12 @@ final class ControllerWire {
             for (String topic : r.topics()) {
                 out.writeUTF(topic);
             }
+        } else if (request instanceof ControllerRequest.AlterSecurity r) {
+            out.writeByte(ALTER_SECURITY);
+            // The metadata log's own record encoding: one format for these records everywhere.
+            byte[] batch = dev.strait.broker.raft.metadata.MetadataRecordSerde.serializeBatch(r.records());
+            out.writeInt(batch.length);
+            out.write(batch);
         } else {
             throw new IllegalArgumentException("unknown request " + request);
         }
@@ -377,6 +384,20 @@ final class ControllerWire {
                     topics.add(in.readUTF());
                 }
                 return new ElectPreferredLeaders(topics);
+            }
+            case ALTER_SECURITY: {
+                int length = in.readInt();
+                if (length < 0 || length > MAX_FRAME_BYTES) {
+                    throw new MalformedFrameException("security batch of " + length + " bytes");
+                }
+                byte[] batch = new byte[length];
+                in.readFully(batch);
+                try {
+                    return new ControllerRequest.AlterSecurity(
+                            dev.strait.broker.raft.metadata.MetadataRecordSerde.deserializeBatch(batch));
+                } catch (IllegalArgumentException e) {
+                    throw new MalformedFrameException("security batch: " + e.getMessage());
+                }
             }
             default:
                 throw new MalformedFrameException("unknown request type " + type);

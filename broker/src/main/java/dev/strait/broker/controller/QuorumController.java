@@ -184,11 +184,31 @@ final class QuorumController {
                 return replyWhenCommitted(offset -> ControllerResponse.ok(offset, first, false));
             } else if (request instanceof ElectPreferredLeaders r) {
                 return electPreferredLeaders(r);
+            } else if (request instanceof ControllerRequest.AlterSecurity r) {
+                return alterSecurity(r);
             }
             return failed(Error.INVALID_REQUEST, "unknown request " + request);
         } catch (IllegalArgumentException e) {
             return failed(Error.INVALID_REQUEST, e.getMessage());
         }
+    }
+
+    /** ACL and SCRAM credential changes: idempotent records, committed as one decision. */
+    private CompletableFuture<ControllerResponse> alterSecurity(ControllerRequest.AlterSecurity r) {
+        if (r.records().isEmpty()) {
+            return failed(Error.INVALID_REQUEST, "no security records");
+        }
+        Decision decision = new Decision();
+        for (MetadataRecord record : r.records()) {
+            if (!(record instanceof MetadataRecord.AddAcl || record instanceof MetadataRecord.RemoveAcl
+                    || record instanceof MetadataRecord.ScramCredential
+                    || record instanceof MetadataRecord.RemoveScramCredential)) {
+                return failed(Error.INVALID_REQUEST, "not a security record: " + record);
+            }
+            decision.add(record);
+        }
+        commit(decision);
+        return replyWhenCommitted(ControllerResponse::ok);
     }
 
     /**

@@ -8,7 +8,9 @@ import dev.strait.broker.controller.ControllerRequest.CreateTopic;
 import dev.strait.broker.controller.ControllerRequest.DeleteTopic;
 import dev.strait.broker.controller.ControllerRequest.ElectPreferredLeaders;
 import dev.strait.broker.log.Time;
+import dev.strait.broker.metadata.AclEntry;
 import dev.strait.broker.metadata.BrokerRegistration;
+import dev.strait.broker.metadata.ScramCredentialEntry;
 import dev.strait.broker.metadata.InvalidReplicationFactorException;
 import dev.strait.broker.metadata.MetadataSource;
 import dev.strait.broker.metadata.PartitionState;
@@ -19,6 +21,7 @@ import dev.strait.broker.metadata.UnknownTopicException;
 import dev.strait.broker.raft.metadata.MetadataImage;
 import dev.strait.broker.raft.metadata.MetadataImage.NodeRegistration;
 import dev.strait.broker.raft.metadata.MetadataImage.TopicImage;
+import dev.strait.broker.raft.metadata.MetadataRecord;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -323,6 +326,84 @@ public final class QuorumMetadataSource implements MetadataSource {
     @Override
     public void electPreferredLeaders(Collection<String> topics) {
         mutate(new ElectPreferredLeaders(List.copyOf(topics)));
+    }
+
+    // ---------------------------------------------------------------- ACLs and SCRAM credentials
+
+    /** The image's ACL set mapped once to the metadata layer's entries; the same list until the set changes. */
+    private volatile AclView aclView = new AclView(null, List.of());
+    private volatile ScramView scramView = new ScramView(null, List.of());
+
+    private record AclView(Object source, List<AclEntry> entries) {
+    }
+
+    private record ScramView(Object source, List<ScramCredentialEntry> entries) {
+    }
+
+    @Override
+    public Collection<AclEntry> acls() {
+        java.util.Set<MetadataRecord.Acl> current = image.image().security().acls();
+        AclView view = aclView;
+        if (view.source() != current) {
+            List<AclEntry> entries = new ArrayList<>(current.size());
+            for (MetadataRecord.Acl acl : current) {
+                entries.add(new AclEntry(acl.resourceType(), acl.resourceName(), acl.patternType(), acl.principal(),
+                        acl.host(), acl.operation(), acl.permissionType()));
+            }
+            view = new AclView(current, List.copyOf(entries));
+            aclView = view;
+        }
+        return view.entries();
+    }
+
+    @Override
+    public void alterAcls(List<AclEntry> added, List<AclEntry> removed) {
+        List<MetadataRecord> records = new ArrayList<>();
+        for (AclEntry acl : removed) {
+            records.add(new MetadataRecord.RemoveAcl(toAcl(acl)));
+        }
+        for (AclEntry acl : added) {
+            records.add(new MetadataRecord.AddAcl(toAcl(acl)));
+        }
+        if (!records.isEmpty()) {
+            mutate(new ControllerRequest.AlterSecurity(records));
+        }
+    }
+
+    private static MetadataRecord.Acl toAcl(AclEntry acl) {
+        return new MetadataRecord.Acl(acl.resourceType(), acl.resourceName(), acl.patternType(), acl.principal(),
+                acl.host(), acl.operation(), acl.permissionType());
+    }
+
+    @Override
+    public Collection<ScramCredentialEntry> scramCredentials() {
+        Collection<MetadataRecord.ScramCredential> current = image.image().security().scramCredentials();
+        ScramView view = scramView;
+        if (view.source() != current) {
+            List<ScramCredentialEntry> entries = new ArrayList<>(current.size());
+            for (MetadataRecord.ScramCredential c : current) {
+                entries.add(new ScramCredentialEntry(c.user(), c.mechanism(), c.salt(), c.storedKey(),
+                        c.serverKey(), c.iterations()));
+            }
+            view = new ScramView(current, List.copyOf(entries));
+            scramView = view;
+        }
+        return view.entries();
+    }
+
+    @Override
+    public void alterScramCredentials(List<ScramCredentialEntry> upserts, List<ScramCredentialEntry.Id> deletions) {
+        List<MetadataRecord> records = new ArrayList<>();
+        for (ScramCredentialEntry.Id id : deletions) {
+            records.add(new MetadataRecord.RemoveScramCredential(id.user(), id.mechanism()));
+        }
+        for (ScramCredentialEntry c : upserts) {
+            records.add(new MetadataRecord.ScramCredential(c.user(), c.mechanism(), c.salt(), c.storedKey(),
+                    c.serverKey(), c.iterations()));
+        }
+        if (!records.isEmpty()) {
+            mutate(new ControllerRequest.AlterSecurity(records));
+        }
     }
 
     private ClusterImage mutate(ControllerRequest request) {

@@ -23,10 +23,19 @@ import java.util.TreeMap;
  * @param requestTimeoutMs         bound on one metadata mutation, retries across controller changes included
  * @param shutdownTimeoutMs        bound on the controlled shutdown in {@code close()}
  * @param raftConfig               timings of the Raft node
+ * @param tls                      TLS of the controller wire, or null for plain TCP
  */
 public record QuorumSettings(int nodeId, Map<Integer, InetSocketAddress> voters, String listenHost, int listenPort,
         Path metadataLogDir, long sessionTimeoutMs, long heartbeatIntervalMs, int defaultReplicationFactor,
-        long requestTimeoutMs, long shutdownTimeoutMs, RaftConfig raftConfig) {
+        long requestTimeoutMs, long shutdownTimeoutMs, RaftConfig raftConfig, ControllerTls tls) {
+
+    /** Over plain TCP. */
+    public QuorumSettings(int nodeId, Map<Integer, InetSocketAddress> voters, String listenHost, int listenPort,
+            Path metadataLogDir, long sessionTimeoutMs, long heartbeatIntervalMs, int defaultReplicationFactor,
+            long requestTimeoutMs, long shutdownTimeoutMs, RaftConfig raftConfig) {
+        this(nodeId, voters, listenHost, listenPort, metadataLogDir, sessionTimeoutMs, heartbeatIntervalMs,
+                defaultReplicationFactor, requestTimeoutMs, shutdownTimeoutMs, raftConfig, null);
+    }
 
     public QuorumSettings {
         voters = Map.copyOf(new TreeMap<>(voters));

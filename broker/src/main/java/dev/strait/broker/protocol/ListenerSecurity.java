@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
 import javax.security.auth.callback.Callback;
@@ -39,6 +41,7 @@ import org.apache.kafka.common.security.plain.internals.PlainSaslServer;
 import org.apache.kafka.common.security.scram.ScramCredentialCallback;
 import org.apache.kafka.common.security.scram.internals.ScramMechanism;
 import org.apache.kafka.common.security.scram.internals.ScramSaslServer;
+import org.apache.kafka.common.security.ssl.DefaultSslEngineFactory;
 import org.apache.kafka.common.security.ssl.SslFactory;
 import org.apache.kafka.common.security.ssl.SslPrincipalMapper;
 
@@ -139,6 +142,47 @@ public final class ListenerSecurity {
         }
         return new ListenerSecurity(listenerName, securityProtocol, mechanisms, plainUsers, scramCredentials, mapper,
                 sslFactory, values);
+    }
+
+    /** A listener's TLS as JDK objects for blocking sockets (the controller wire), both sides. */
+    public record SocketTls(SSLContext serverContext, SSLParameters serverParameters, SSLContext clientContext,
+            SSLParameters clientParameters) {
+    }
+
+    /**
+     * The TLS of {@code listenerName} from Kafka's {@code ssl.*} settings (with its {@code listener.name.<name>.}
+     * overrides), through Kafka's own SslFactory so that every setting means what it means in Kafka.
+     *
+     * @throws IllegalArgumentException naming what is missing or rejected
+     */
+    public static SocketTls socketTls(String listenerName, Map<String, String> brokerProps) {
+        ListenerName name = ListenerName.normalised(listenerName);
+        Map<String, Object> values;
+        try {
+            values = new AbstractConfig(securityConfigDef(), brokerProps, false)
+                    .valuesWithPrefixOverride(name.configPrefix());
+        } catch (org.apache.kafka.common.config.ConfigException e) {
+            throw new IllegalArgumentException(e.getMessage());
+        }
+        if (values.get(SslConfigs.SSL_KEYSTORE_LOCATION_CONFIG) == null) {
+            throw new IllegalArgumentException("listener " + listenerName + " (SSL) needs a key store: set "
+                    + name.configPrefix() + "ssl.keystore.location (or ssl.keystore.location), its password and "
+                    + "ssl.key.password");
+        }
+        try {
+            SslFactory server = new SslFactory(ConnectionMode.SERVER, null, false);
+            server.configure(values);
+            SslFactory client = new SslFactory(ConnectionMode.CLIENT, null, false);
+            client.configure(values);
+            SSLParameters serverParameters = server.createSslEngine("localhost", 0).getSSLParameters();
+            SSLParameters clientParameters = client.createSslEngine("localhost", 0).getSSLParameters();
+            clientParameters.setServerNames(null); // each socket names its own peer
+            return new SocketTls(((DefaultSslEngineFactory) server.sslEngineFactory()).sslContext(), serverParameters,
+                    ((DefaultSslEngineFactory) client.sslEngineFactory()).sslContext(), clientParameters);
+        } catch (KafkaException e) {
+            throw new IllegalArgumentException("listener " + listenerName + ": TLS settings rejected: "
+                    + rootMessage(e));
+        }
     }
 
     private static ConfigDef securityConfigDef() {

@@ -457,6 +457,38 @@ public final class BrokerConfig {
         return listenerProtocols;
     }
 
+    /** The first of {@code controller.listener.names}, or null. */
+    public String controllerListenerName() {
+        String value = originals.get("controller.listener.names");
+        if (value == null || value.isBlank()) {
+            return null;
+        }
+        return value.split(",")[0].trim().toUpperCase(java.util.Locale.ROOT);
+    }
+
+    /**
+     * The controller listener's security protocol (PLAINTEXT or SSL), also on a broker-only node that has no
+     * controller listener of its own but dials the voters with it.
+     */
+    public String controllerSecurityProtocol() {
+        String name = controllerListenerName();
+        if (name == null) {
+            return "PLAINTEXT";
+        }
+        String protocol = listenerProtocols.get(name);
+        if (protocol != null) {
+            return protocol;
+        }
+        String map = originals.getOrDefault("listener.security.protocol.map", "");
+        for (String part : map.split(",")) {
+            String[] pair = part.trim().split(":");
+            if (pair.length == 2 && pair[0].trim().equalsIgnoreCase(name)) {
+                return pair[1].trim().toUpperCase(java.util.Locale.ROOT);
+            }
+        }
+        return "PLAINTEXT";
+    }
+
     /** The client listener's security protocol. */
     public String securityProtocol() {
         return listenerProtocols.get(listenerName);

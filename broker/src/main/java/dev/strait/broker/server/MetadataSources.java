@@ -4,7 +4,9 @@ import dev.strait.broker.controller.QuorumEnvironment;
 import dev.strait.broker.controller.QuorumMetadataSource;
 import dev.strait.broker.log.FaultHandler;
 import dev.strait.broker.log.Time;
+import dev.strait.broker.controller.ControllerTls;
 import dev.strait.broker.controller.QuorumSettings;
+import dev.strait.broker.protocol.ListenerSecurity;
 import dev.strait.broker.metadata.FileMetadataSource;
 import dev.strait.broker.metadata.MetadataSource;
 import dev.strait.broker.raft.RaftConfig;
@@ -68,6 +70,25 @@ final class MetadataSources {
         return config.advertisedListener().map(BrokerConfig.Listener::port).orElse(config.port());
     }
 
+    /**
+     * TLS of the controller wire when the controller listener maps to SSL (both for this node's listener and for
+     * its connections to the voters); null over PLAINTEXT.
+     */
+    private static ControllerTls controllerTls(BrokerConfig config) {
+        String listener = config.controllerListenerName();
+        if (listener == null || !"SSL".equals(config.controllerSecurityProtocol())) {
+            return null;
+        }
+        ListenerSecurity.SocketTls tls;
+        try {
+            tls = ListenerSecurity.socketTls(listener, config.originals());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage());
+        }
+        return new ControllerTls(tls.serverContext(), tls.serverParameters(), tls.clientContext(),
+                tls.clientParameters());
+    }
+
     static QuorumSettings quorumSettings(BrokerConfig config, Path logDir) {
         Map<Integer, InetSocketAddress> voters = new LinkedHashMap<>();
         config.controllerQuorumVoters().forEach((id, voter) -> voters.put(id,
@@ -85,6 +106,7 @@ final class MetadataSources {
         return new QuorumSettings(config.nodeId(), voters, listenHost, listenPort, metadataDir,
                 config.brokerSessionTimeoutMs(), config.brokerHeartbeatIntervalMs(), config.defaultReplicationFactor(),
                 REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS, RaftConfig.defaults().withSnapshots(
-                        config.metadataLogMaxRecordBytesBetweenSnapshots(), config.metadataLogMaxSnapshotIntervalMs()));
+                        config.metadataLogMaxRecordBytesBetweenSnapshots(), config.metadataLogMaxSnapshotIntervalMs()),
+                controllerTls(config));
     }
 }

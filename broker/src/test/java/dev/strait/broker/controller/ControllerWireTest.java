@@ -11,6 +11,7 @@ import dev.strait.broker.controller.ControllerWire.MalformedFrameException;
 import dev.strait.broker.raft.LogEntry;
 import dev.strait.broker.raft.OffsetAndEpoch;
 import dev.strait.broker.raft.RaftMessage;
+import dev.strait.broker.raft.metadata.MetadataRecord;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -45,6 +46,11 @@ class ControllerWireTest {
                 new Request(2, 15, new ControllerRequest.AlterPartition(2, ID, 1, 4, 9, List.of(2, 0))),
                 new Request(2, 16, new ControllerRequest.AllocateProducerIds(2, 1000)),
                 new Request(2, 17, new ControllerRequest.ElectPreferredLeaders(List.of("t", "u"))),
+                new Request(2, 18, new ControllerRequest.AlterSecurity(List.of(
+                        new MetadataRecord.AddAcl(new MetadataRecord.Acl((byte) 2, "t", (byte) 3, "User:a", "*",
+                                (byte) 3, (byte) 3)),
+                        new MetadataRecord.ScramCredential("a", (byte) 2, new byte[] {1}, new byte[] {2},
+                                new byte[] {3}, 4096)))),
                 new Response(2, 11, new ControllerResponse(ControllerResponse.Error.TOPIC_EXISTS, "exists", -1, 4,
                         true)));
     }

@@ -311,6 +311,35 @@ class QuorumControllerTest {
     }
 
     @Test
+    void anAclAndCredentialChangeIsOneEntryAndOtherRecordsCannotBeSmuggledIn() {
+        // Given
+        registerAndUnfence(1);
+        MetadataRecord.Acl read = new MetadataRecord.Acl((byte) 2, "orders", (byte) 3, "User:alice", "*", (byte) 3,
+                (byte) 3);
+        MetadataRecord.Acl write = new MetadataRecord.Acl((byte) 2, "orders", (byte) 3, "User:alice", "*",
+                (byte) 4, (byte) 3);
+        List<MetadataRecord> change = List.of(new MetadataRecord.AddAcl(read), new MetadataRecord.AddAcl(write),
+                new MetadataRecord.ScramCredential("alice", (byte) 2, new byte[] {1}, new byte[] {2}, new byte[] {3},
+                        4096));
+        int before = log.size();
+
+        // When
+        ControllerResponse response = call(new ControllerRequest.AlterSecurity(change));
+        ControllerResponse smuggled = call(new ControllerRequest.AlterSecurity(List.of(
+                new MetadataRecord.RemoveAcl(write), new FenceNode(1, epochs[1]))));
+
+        // Then
+        assertThat(response.error()).isEqualTo(Error.NONE);
+        assertThat(log.size()).isEqualTo(before + 1);
+        assertThat(log.get(before)).isEqualTo(change);
+        assertThat(smuggled.error()).isEqualTo(Error.INVALID_REQUEST);
+        assertThat(log.size()).as("nothing of a refused request is written").isEqualTo(before + 1);
+        assertThat(replay(log.size()).image().security().acls()).containsExactlyInAnyOrder(read, write);
+        assertThat(replay(log.size()).image().security().scramCredentials()).hasSize(1);
+        assertThat(controller.projected().isUnfenced(1)).isTrue();
+    }
+
+    @Test
     void aRequestOfMoreThanTenThousandRecordsIsRefusedAsKafkaDoes() {
         registerAndUnfence(1);
         assertThat(call(new CreateTopic("huge", 10_000, 1, Map.of())).error()).isEqualTo(Error.INVALID_REQUEST);

@@ -1,11 +1,15 @@
 package dev.strait.broker.raft.metadata;
 
+import dev.strait.broker.raft.metadata.MetadataRecord.AddAcl;
 import dev.strait.broker.raft.metadata.MetadataRecord.CreateTopic;
 import dev.strait.broker.raft.metadata.MetadataRecord.DeleteTopic;
 import dev.strait.broker.raft.metadata.MetadataRecord.FenceNode;
 import dev.strait.broker.raft.metadata.MetadataRecord.PartitionChange;
 import dev.strait.broker.raft.metadata.MetadataRecord.ProducerIdBlock;
 import dev.strait.broker.raft.metadata.MetadataRecord.RegisterNode;
+import dev.strait.broker.raft.metadata.MetadataRecord.RemoveAcl;
+import dev.strait.broker.raft.metadata.MetadataRecord.RemoveScramCredential;
+import dev.strait.broker.raft.metadata.MetadataRecord.ScramCredential;
 import dev.strait.broker.raft.metadata.MetadataRecord.TopicConfig;
 import dev.strait.broker.raft.metadata.MetadataRecord.UnfenceNode;
 import java.util.Collections;
@@ -30,7 +34,8 @@ import java.util.UUID;
 public final class MetadataImage {
 
     public static final MetadataImage EMPTY = new MetadataImage(0, Collections.emptySortedMap(),
-            Collections.emptySortedMap(), Collections.emptySortedMap(), Collections.emptySortedMap(), 0);
+            Collections.emptySortedMap(), Collections.emptySortedMap(), Collections.emptySortedMap(), 0,
+            SecurityImage.EMPTY);
 
     /** A registered node. {@code nodeEpoch} is the offset of its registration record. */
     public record NodeRegistration(int nodeId, long nodeEpoch, UUID incarnationId, String host, int port,
@@ -51,16 +56,19 @@ public final class MetadataImage {
     /** Per topic and partition: 0 when created, +1 for every later {@link PartitionChange} (Kafka's partition epoch). */
     private final SortedMap<UUID, SortedMap<Integer, Integer>> partitionEpochs;
     private final long nextProducerId;
+    private final SecurityImage security;
 
     private MetadataImage(long nextOffset, SortedMap<Integer, NodeRegistration> nodes,
             SortedMap<UUID, TopicImage> topics, SortedMap<String, UUID> topicIds,
-            SortedMap<UUID, SortedMap<Integer, Integer>> partitionEpochs, long nextProducerId) {
+            SortedMap<UUID, SortedMap<Integer, Integer>> partitionEpochs, long nextProducerId,
+            SecurityImage security) {
         this.nextOffset = nextOffset;
         this.nodes = nodes;
         this.topics = topics;
         this.topicIds = topicIds;
         this.partitionEpochs = partitionEpochs;
         this.nextProducerId = nextProducerId;
+        this.security = security;
     }
 
     /**
@@ -69,7 +77,7 @@ public final class MetadataImage {
      */
     static MetadataImage restore(long nextOffset, SortedMap<Integer, NodeRegistration> nodes,
             SortedMap<UUID, TopicImage> topics, SortedMap<UUID, SortedMap<Integer, Integer>> partitionEpochs,
-            long nextProducerId) {
+            long nextProducerId, SecurityImage security) {
         TreeMap<String, UUID> ids = new TreeMap<>();
         for (TopicImage topic : topics.values()) {
             if (ids.put(topic.name(), topic.topicId()) != null) {
@@ -87,7 +95,8 @@ public final class MetadataImage {
         }
         return new MetadataImage(nextOffset, Collections.unmodifiableSortedMap(new TreeMap<>(nodes)),
                 Collections.unmodifiableSortedMap(new TreeMap<>(topics)), Collections.unmodifiableSortedMap(ids),
-                Collections.unmodifiableSortedMap(new TreeMap<>(partitionEpochs)), nextProducerId);
+                Collections.unmodifiableSortedMap(new TreeMap<>(partitionEpochs)), nextProducerId,
+                Objects.requireNonNull(security, "security"));
     }
 
     /** The offset after the last record applied. */
@@ -116,6 +125,11 @@ public final class MetadataImage {
     /** Every partition's epoch, by topic id and partition (what a snapshot stores). */
     public SortedMap<UUID, SortedMap<Integer, Integer>> partitionEpochs() {
         return partitionEpochs;
+    }
+
+    /** The ACLs and SCRAM credentials. */
+    public SecurityImage security() {
+        return security;
     }
 
     /** First producer id not yet handed to any node. */
@@ -159,7 +173,7 @@ public final class MetadataImage {
             TopicImage topic = new TopicImage(r.name(), r.topicId(), Collections.emptySortedMap(),
                     Collections.emptySortedMap());
             return new MetadataImage(next, nodes, put(topics, r.topicId(), topic), put(topicIds, r.name(), r.topicId()),
-                    partitionEpochs, nextProducerId);
+                    partitionEpochs, nextProducerId, security);
         } else if (record instanceof PartitionChange r) {
             TopicImage topic = applyPartitionChange(offset, r);
             SortedMap<Integer, Integer> epochs = partitionEpochs.getOrDefault(r.topicId(),
@@ -168,7 +182,7 @@ public final class MetadataImage {
             SortedMap<UUID, SortedMap<Integer, Integer>> newEpochs = put(partitionEpochs, r.topicId(),
                     put(epochs, r.partition(), previous == null ? 0 : previous + 1));
             return new MetadataImage(next, nodes, put(topics, topic.topicId(), topic), topicIds, newEpochs,
-                    nextProducerId);
+                    nextProducerId, security);
         } else if (record instanceof TopicConfig r) {
             TopicImage topic = existingTopic(offset, r, r.topicId());
             SortedMap<String, String> configs = r.value() == null ? remove(topic.configs(), r.key())
@@ -177,11 +191,20 @@ public final class MetadataImage {
         } else if (record instanceof DeleteTopic r) {
             TopicImage topic = existingTopic(offset, r, r.topicId());
             return new MetadataImage(next, nodes, remove(topics, r.topicId()), remove(topicIds, topic.name()),
-                    remove(partitionEpochs, r.topicId()), nextProducerId);
+                    remove(partitionEpochs, r.topicId()), nextProducerId, security);
         } else if (record instanceof ProducerIdBlock r) {
             require(r.firstProducerId() == nextProducerId && r.size() > 0, offset, record,
                     "block must start at " + nextProducerId + " and be non-empty");
-            return new MetadataImage(next, nodes, topics, topicIds, partitionEpochs, nextProducerId + r.size());
+            return new MetadataImage(next, nodes, topics, topicIds, partitionEpochs, nextProducerId + r.size(),
+                    security);
+        } else if (record instanceof AddAcl r) {
+            return withSecurity(next, security.withAcl(r.acl(), true));
+        } else if (record instanceof RemoveAcl r) {
+            return withSecurity(next, security.withAcl(r.acl(), false));
+        } else if (record instanceof ScramCredential r) {
+            return withSecurity(next, security.withScram(r));
+        } else if (record instanceof RemoveScramCredential r) {
+            return withSecurity(next, security.withoutScram(r.user(), r.mechanism()));
         }
         throw new IllegalArgumentException("unknown metadata record " + record);
     }
@@ -217,12 +240,16 @@ public final class MetadataImage {
     }
 
     private MetadataImage withNodes(long next, SortedMap<Integer, NodeRegistration> newNodes) {
-        return new MetadataImage(next, newNodes, topics, topicIds, partitionEpochs, nextProducerId);
+        return new MetadataImage(next, newNodes, topics, topicIds, partitionEpochs, nextProducerId, security);
     }
 
     private MetadataImage withTopic(long next, TopicImage topic) {
         return new MetadataImage(next, nodes, put(topics, topic.topicId(), topic), topicIds, partitionEpochs,
-                nextProducerId);
+                nextProducerId, security);
+    }
+
+    private MetadataImage withSecurity(long next, SecurityImage newSecurity) {
+        return new MetadataImage(next, nodes, topics, topicIds, partitionEpochs, nextProducerId, newSecurity);
     }
 
     private static void require(boolean condition, long offset, Object record, String why) {
@@ -247,17 +274,17 @@ public final class MetadataImage {
     public boolean equals(Object o) {
         return o instanceof MetadataImage other && nextOffset == other.nextOffset
                 && nextProducerId == other.nextProducerId && nodes.equals(other.nodes) && topics.equals(other.topics)
-                && partitionEpochs.equals(other.partitionEpochs);
+                && partitionEpochs.equals(other.partitionEpochs) && security.equals(other.security);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(nextOffset, nodes, topics, partitionEpochs, nextProducerId);
+        return Objects.hash(nextOffset, nodes, topics, partitionEpochs, nextProducerId, security);
     }
 
     @Override
     public String toString() {
         return "MetadataImage(next=" + nextOffset + " nodes=" + nodes.keySet() + " topics=" + topicIds.keySet()
-                + " nextProducerId=" + nextProducerId + ")";
+                + " nextProducerId=" + nextProducerId + " " + security + ")";
     }
 }

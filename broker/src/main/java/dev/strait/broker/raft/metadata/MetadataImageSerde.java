@@ -9,7 +9,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -22,18 +24,24 @@ import java.util.UUID;
  * exactly ({@code equals}).
  *
  * <pre>
- *   byte version (0), long nextOffset, long nextProducerId,
+ *   byte version (1), long nextOffset, long nextProducerId,
  *   int nodes,  per node:  int id, long nodeEpoch, uuid incarnation, string host, int port, string rack, bool fenced
  *   int topics, per topic: string name, uuid id, int configs (string key, string value)...,
  *                          int partitions, per partition: int index, ints replicas, ints isr, int leader,
  *                          int leaderEpoch, int partitionEpoch
+ *   int acls,  per ACL:    byte resourceType, string resourceName, byte patternType, string principal,
+ *                          string host, byte operation, byte permissionType
+ *   int scram credentials, per credential: string user, byte mechanism, bytes salt, bytes storedKey,
+ *                          bytes serverKey, int iterations
  * </pre>
  * Strings, UUIDs and int lists as in {@link MetadataRecordSerde}. In key order, so equal images give equal bytes.
- * A reader refuses an unknown version, a count larger than the bytes left could hold, or trailing bytes.
+ * A reader refuses an unknown version, a count larger than the bytes left could hold, or trailing bytes. Version 0
+ * (written before the ACLs and SCRAM credentials were replicated) ends after the topics: its image has none.
  */
 public final class MetadataImageSerde {
 
-    private static final byte VERSION = 0;
+    private static final byte VERSION = 1;
+    private static final byte VERSION_WITHOUT_SECURITY = 0;
 
     private MetadataImageSerde() {
     }
@@ -74,6 +82,20 @@ public final class MetadataImageSerde {
                     out.writeInt(image.partitionEpoch(topic.topicId(), entry.getKey()));
                 }
             }
+            SecurityImage security = image.security();
+            out.writeInt(security.acls().size());
+            for (MetadataRecord.Acl acl : security.acls()) {
+                MetadataRecordSerde.writeAcl(out, acl);
+            }
+            out.writeInt(security.scramCredentials().size());
+            for (MetadataRecord.ScramCredential credential : security.scramCredentials()) {
+                MetadataRecordSerde.writeString(out, credential.user());
+                out.writeByte(credential.mechanism());
+                MetadataRecordSerde.writeBytes(out, credential.salt());
+                MetadataRecordSerde.writeBytes(out, credential.storedKey());
+                MetadataRecordSerde.writeBytes(out, credential.serverKey());
+                out.writeInt(credential.iterations());
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("writing to memory cannot fail", e);
         }
@@ -85,7 +107,7 @@ public final class MetadataImageSerde {
         ByteBuffer in = ByteBuffer.wrap(content);
         try {
             byte version = in.get();
-            if (version != VERSION) {
+            if (version != VERSION && version != VERSION_WITHOUT_SECURITY) {
                 throw new IllegalArgumentException("unsupported metadata snapshot version " + version);
             }
             long nextOffset = in.getLong();
@@ -127,13 +149,28 @@ public final class MetadataImageSerde {
                     epochs.put(topicId, Collections.unmodifiableSortedMap(partitionEpochs));
                 }
             }
+            SecurityImage security = version == VERSION_WITHOUT_SECURITY ? SecurityImage.EMPTY : readSecurity(in);
             if (in.hasRemaining()) {
                 throw new IllegalArgumentException(in.remaining() + " trailing bytes after the metadata snapshot");
             }
-            return MetadataImage.restore(nextOffset, nodes, topics, epochs, nextProducerId);
-        } catch (BufferUnderflowException e) {
+            return MetadataImage.restore(nextOffset, nodes, topics, epochs, nextProducerId, security);
+        } catch (BufferUnderflowException | NullPointerException e) {
             throw new IllegalArgumentException("truncated metadata snapshot of " + content.length + " bytes", e);
         }
+    }
+
+    private static SecurityImage readSecurity(ByteBuffer in) {
+        List<MetadataRecord.Acl> acls = new ArrayList<>();
+        for (int i = count(in, 1 + 4 + 1 + 4 + 4 + 1 + 1); i > 0; i--) {
+            acls.add(MetadataRecordSerde.readAcl(in));
+        }
+        List<MetadataRecord.ScramCredential> credentials = new ArrayList<>();
+        for (int i = count(in, 4 + 1 + 4 + 4 + 4 + 4); i > 0; i--) {
+            credentials.add(new MetadataRecord.ScramCredential(required(MetadataRecordSerde.readString(in), "user"),
+                    in.get(), MetadataRecordSerde.readBytes(in), MetadataRecordSerde.readBytes(in),
+                    MetadataRecordSerde.readBytes(in), in.getInt()));
+        }
+        return SecurityImage.of(acls, credentials);
     }
 
     /** A count that the remaining bytes could hold at {@code minBytesEach}; guards allocations. */

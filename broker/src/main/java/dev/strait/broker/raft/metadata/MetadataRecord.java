@@ -77,4 +77,85 @@ public sealed interface MetadataRecord {
      */
     record ProducerIdBlock(int nodeId, long firstProducerId, int size) implements MetadataRecord {
     }
+
+    /**
+     * One ACL in Kafka's wire codes (resource type, pattern type, operation, permission type), so this pure
+     * package needs no Kafka classes. A value: ACLs have set semantics.
+     */
+    record Acl(byte resourceType, String resourceName, byte patternType, String principal, String host,
+            byte operation, byte permissionType) {
+        public Acl {
+            Objects.requireNonNull(resourceName, "resourceName");
+            Objects.requireNonNull(principal, "principal");
+            Objects.requireNonNull(host, "host");
+        }
+    }
+
+    /** Adds an ACL (no-op if present). */
+    record AddAcl(Acl acl) implements MetadataRecord {
+        public AddAcl {
+            Objects.requireNonNull(acl, "acl");
+        }
+    }
+
+    /** Removes an ACL (no-op if absent). */
+    record RemoveAcl(Acl acl) implements MetadataRecord {
+        public RemoveAcl {
+            Objects.requireNonNull(acl, "acl");
+        }
+    }
+
+    /**
+     * Sets a user's SCRAM credential for one mechanism (Kafka's code: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512): salt,
+     * stored key, server key and iterations, never the password.
+     */
+    record ScramCredential(String user, byte mechanism, byte[] salt, byte[] storedKey, byte[] serverKey,
+            int iterations) implements MetadataRecord {
+        public ScramCredential {
+            Objects.requireNonNull(user, "user");
+            salt = salt.clone();
+            storedKey = storedKey.clone();
+            serverKey = serverKey.clone();
+        }
+
+        @Override
+        public byte[] salt() {
+            return salt.clone();
+        }
+
+        @Override
+        public byte[] storedKey() {
+            return storedKey.clone();
+        }
+
+        @Override
+        public byte[] serverKey() {
+            return serverKey.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ScramCredential other && user.equals(other.user) && mechanism == other.mechanism
+                    && iterations == other.iterations && java.util.Arrays.equals(salt, other.salt)
+                    && java.util.Arrays.equals(storedKey, other.storedKey)
+                    && java.util.Arrays.equals(serverKey, other.serverKey);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(user, mechanism, iterations, java.util.Arrays.hashCode(salt));
+        }
+
+        @Override
+        public String toString() {
+            return "ScramCredential(" + user + ", mechanism " + mechanism + ", " + iterations + " iterations)";
+        }
+    }
+
+    /** Removes a user's SCRAM credential for one mechanism (no-op if absent). */
+    record RemoveScramCredential(String user, byte mechanism) implements MetadataRecord {
+        public RemoveScramCredential {
+            Objects.requireNonNull(user, "user");
+        }
+    }
 }

@@ -42,6 +42,10 @@ public final class MetadataRecordSerde {
     private static final byte TOPIC_CONFIG = 6;
     private static final byte DELETE_TOPIC = 7;
     private static final byte PRODUCER_ID_BLOCK = 8;
+    private static final byte ADD_ACL = 9;
+    private static final byte REMOVE_ACL = 10;
+    private static final byte SCRAM_CREDENTIAL = 11;
+    private static final byte REMOVE_SCRAM_CREDENTIAL = 12;
 
     private MetadataRecordSerde() {
     }
@@ -89,6 +93,24 @@ public final class MetadataRecordSerde {
                 out.writeInt(r.nodeId());
                 out.writeLong(r.firstProducerId());
                 out.writeInt(r.size());
+            } else if (record instanceof MetadataRecord.AddAcl r) {
+                header(out, ADD_ACL);
+                writeAcl(out, r.acl());
+            } else if (record instanceof MetadataRecord.RemoveAcl r) {
+                header(out, REMOVE_ACL);
+                writeAcl(out, r.acl());
+            } else if (record instanceof MetadataRecord.ScramCredential r) {
+                header(out, SCRAM_CREDENTIAL);
+                writeString(out, r.user());
+                out.writeByte(r.mechanism());
+                writeBytes(out, r.salt());
+                writeBytes(out, r.storedKey());
+                writeBytes(out, r.serverKey());
+                out.writeInt(r.iterations());
+            } else if (record instanceof MetadataRecord.RemoveScramCredential r) {
+                header(out, REMOVE_SCRAM_CREDENTIAL);
+                writeString(out, r.user());
+                out.writeByte(r.mechanism());
             } else {
                 throw new IllegalArgumentException("unknown metadata record " + record);
             }
@@ -118,6 +140,11 @@ public final class MetadataRecordSerde {
                 case TOPIC_CONFIG -> new TopicConfig(readUuid(in), readString(in), readString(in));
                 case DELETE_TOPIC -> new DeleteTopic(readUuid(in));
                 case PRODUCER_ID_BLOCK -> new ProducerIdBlock(in.getInt(), in.getLong(), in.getInt());
+                case ADD_ACL -> new MetadataRecord.AddAcl(readAcl(in));
+                case REMOVE_ACL -> new MetadataRecord.RemoveAcl(readAcl(in));
+                case SCRAM_CREDENTIAL -> new MetadataRecord.ScramCredential(readString(in), in.get(), readBytes(in),
+                        readBytes(in), readBytes(in), in.getInt());
+                case REMOVE_SCRAM_CREDENTIAL -> new MetadataRecord.RemoveScramCredential(readString(in), in.get());
                 default -> throw new IllegalArgumentException("unknown metadata record type " + type);
             };
             if (in.hasRemaining()) {
@@ -205,6 +232,36 @@ public final class MetadataRecordSerde {
         byte[] utf8 = new byte[length];
         in.get(utf8);
         return new String(utf8, StandardCharsets.UTF_8);
+    }
+
+    static void writeAcl(DataOutputStream out, MetadataRecord.Acl acl) throws IOException {
+        out.writeByte(acl.resourceType());
+        writeString(out, acl.resourceName());
+        out.writeByte(acl.patternType());
+        writeString(out, acl.principal());
+        writeString(out, acl.host());
+        out.writeByte(acl.operation());
+        out.writeByte(acl.permissionType());
+    }
+
+    static MetadataRecord.Acl readAcl(ByteBuffer in) {
+        return new MetadataRecord.Acl(in.get(), readString(in), in.get(), readString(in), readString(in), in.get(),
+                in.get());
+    }
+
+    static void writeBytes(DataOutputStream out, byte[] value) throws IOException {
+        out.writeInt(value.length);
+        out.write(value);
+    }
+
+    static byte[] readBytes(ByteBuffer in) {
+        int length = in.getInt();
+        if (length < 0 || length > in.remaining()) {
+            throw new IllegalArgumentException("bad byte string length " + length);
+        }
+        byte[] value = new byte[length];
+        in.get(value);
+        return value;
     }
 
     static void writeUuid(DataOutputStream out, UUID id) throws IOException {

@@ -3,12 +3,17 @@ package dev.strait.broker.raft.metadata;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.strait.broker.raft.metadata.MetadataRecord.Acl;
+import dev.strait.broker.raft.metadata.MetadataRecord.AddAcl;
 import dev.strait.broker.raft.metadata.MetadataRecord.CreateTopic;
 import dev.strait.broker.raft.metadata.MetadataRecord.DeleteTopic;
 import dev.strait.broker.raft.metadata.MetadataRecord.FenceNode;
 import dev.strait.broker.raft.metadata.MetadataRecord.PartitionChange;
 import dev.strait.broker.raft.metadata.MetadataRecord.ProducerIdBlock;
 import dev.strait.broker.raft.metadata.MetadataRecord.RegisterNode;
+import dev.strait.broker.raft.metadata.MetadataRecord.RemoveAcl;
+import dev.strait.broker.raft.metadata.MetadataRecord.RemoveScramCredential;
+import dev.strait.broker.raft.metadata.MetadataRecord.ScramCredential;
 import dev.strait.broker.raft.metadata.MetadataRecord.TopicConfig;
 import dev.strait.broker.raft.metadata.MetadataRecord.UnfenceNode;
 import java.util.ArrayList;
@@ -24,6 +29,13 @@ class MetadataImageSerdeTest {
     private static final UUID ORDERS = new UUID(1, 1);
     private static final UUID GONE = new UUID(1, 2);
     private static final UUID EMPTY_TOPIC = new UUID(1, 3);
+
+    private static final Acl READ_ORDERS = new Acl((byte) 2, "orders", (byte) 3, "User:alice", "*", (byte) 3,
+            (byte) 3);
+    private static final Acl WRITE_PREFIXED = new Acl((byte) 2, "ord", (byte) 4, "User:alice", "*", (byte) 4,
+            (byte) 3);
+    private static final Acl DENY_ALL_HOST = new Acl((byte) 4, "kafka-cluster", (byte) 3, "User:*", "10.0.0.9",
+            (byte) 1, (byte) 2);
 
     private static MetadataImage replay(List<MetadataRecord> records, int leaderChangesEvery) {
         MetadataImage image = MetadataImage.EMPTY;
@@ -51,7 +63,17 @@ class MetadataImageSerdeTest {
                 new DeleteTopic(GONE),
                 new CreateTopic("empty", EMPTY_TOPIC),
                 new FenceNode(1, 0),
-                new ProducerIdBlock(2, 0, 1000)));
+                new ProducerIdBlock(2, 0, 1000),
+                new AddAcl(READ_ORDERS),
+                new AddAcl(WRITE_PREFIXED),
+                new AddAcl(READ_ORDERS),
+                new AddAcl(DENY_ALL_HOST),
+                new RemoveAcl(WRITE_PREFIXED),
+                new ScramCredential("alice", (byte) 1, new byte[] {1}, new byte[] {2}, new byte[] {3}, 4096),
+                new ScramCredential("alice", (byte) 2, new byte[] {4}, new byte[] {5}, new byte[] {6}, 4096),
+                new ScramCredential("bob", (byte) 2, new byte[] {7}, new byte[] {8}, new byte[] {9}, 8192),
+                new RemoveScramCredential("bob", (byte) 2),
+                new ScramCredential("alice", (byte) 2, new byte[] {10}, new byte[] {11}, new byte[] {12}, 4096)));
         for (int flap = 0; flap < 10; flap++) {
             records.add(new PartitionChange(ORDERS, 0, List.of(1, 2), flap % 2 == 0 ? List.of(1) : List.of(1, 2), 1,
                     0));
@@ -74,6 +96,11 @@ class MetadataImageSerdeTest {
         assertThat(loaded.topic("gone")).isEmpty();
         assertThat(loaded.topic("empty")).isPresent();
         assertThat(loaded.topic("orders").orElseThrow().configs()).containsOnlyKeys("retention.ms");
+        assertThat(loaded.security().acls()).containsExactlyInAnyOrder(READ_ORDERS, DENY_ALL_HOST);
+        assertThat(loaded.security().scramCredentials()).extracting(ScramCredential::user,
+                ScramCredential::mechanism, c -> c.salt()[0]).containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("alice", (byte) 1, (byte) 1),
+                        org.assertj.core.groups.Tuple.tuple("alice", (byte) 2, (byte) 10));
         assertThat(MetadataImageSerde.serialize(loaded)).isEqualTo(bytes);
         assertThat(MetadataImageSerde.deserialize(MetadataImageSerde.serialize(MetadataImage.EMPTY)))
                 .isEqualTo(MetadataImage.EMPTY);
@@ -91,6 +118,26 @@ class MetadataImageSerdeTest {
         // Then
         assertThat(fromLoaded).isEqualTo(fromOriginal);
         assertThat(fromLoaded.partitionEpoch(ORDERS, 1)).isEqualTo(1);
+    }
+
+    @Test
+    void equalSecurityReachedInAnotherOrderSerializesToTheSameBytes() {
+        MetadataImage one = MetadataImage.EMPTY.apply(0, List.of(new AddAcl(READ_ORDERS), new AddAcl(DENY_ALL_HOST)));
+        MetadataImage other = MetadataImage.EMPTY.apply(0, List.of(new AddAcl(DENY_ALL_HOST), new AddAcl(READ_ORDERS)));
+        assertThat(other).isEqualTo(one);
+        assertThat(MetadataImageSerde.serialize(other)).isEqualTo(MetadataImageSerde.serialize(one));
+    }
+
+    /** A snapshot written before ACLs and SCRAM credentials were replicated: version 0, no security section. */
+    @Test
+    void aVersionZeroSnapshotLoadsWithNoAclsOrCredentials() {
+        MetadataImage image = replay(history().subList(0, 15), 3);
+        byte[] current = MetadataImageSerde.serialize(image);
+        // Version 1 appends two empty counts (ACLs, credentials) to what version 0 holds.
+        byte[] v0 = Arrays.copyOf(current, current.length - 8);
+        v0[0] = 0;
+        assertThat(MetadataImageSerde.deserialize(v0)).isEqualTo(image);
+        assertThat(image.security()).isEqualTo(SecurityImage.EMPTY);
     }
 
     @Test

@@ -30,7 +30,14 @@ class MetadataRecordSerdeTest {
                 new TopicConfig(TOPIC, "retention.ms", "1000"),
                 new TopicConfig(TOPIC, "cleanup.policy", null),
                 new DeleteTopic(TOPIC),
-                new ProducerIdBlock(1, 0, 1000));
+                new ProducerIdBlock(1, 0, 1000),
+                new MetadataRecord.AddAcl(new MetadataRecord.Acl((byte) 2, "orders", (byte) 3, "User:alice", "*",
+                        (byte) 4, (byte) 3)),
+                new MetadataRecord.RemoveAcl(new MetadataRecord.Acl((byte) 2, "ord", (byte) 4, "User:bob",
+                        "10.0.0.1", (byte) 3, (byte) 2)),
+                new MetadataRecord.ScramCredential("alice", (byte) 2, new byte[] {1, 2, 3}, new byte[64],
+                        new byte[] {9}, 4096),
+                new MetadataRecord.RemoveScramCredential("alice", (byte) 1));
     }
 
     @Test
