@@ -335,6 +335,11 @@ public final class BrokerServer implements AutoCloseable {
         return replicaManager;
     }
 
+    /** The node's view of the cluster metadata (tests wait on it); null when stopped. */
+    synchronized MetadataSource metadata() {
+        return metadata;
+    }
+
     /** The port the listener is bound to. */
     public int boundPort() {
         return endpoint.port();

@@ -287,6 +287,11 @@ public final class EmbeddedCluster implements AutoCloseable {
         }
     }
 
+    /** A running node, or null if it is stopped. */
+    synchronized BrokerServer node(int nodeId) {
+        return brokers[nodeId];
+    }
+
     /** Whether a node is running. */
     public synchronized boolean isRunning(int nodeId) {
         return brokers[nodeId] != null;
