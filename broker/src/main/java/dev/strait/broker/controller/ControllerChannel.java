@@ -22,6 +22,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import dev.strait.broker.log.Time;
 import java.util.Set;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLServerSocket;
+import javax.net.ssl.SSLSocket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -101,9 +104,9 @@ final class ControllerChannel implements ControllerTransport {
             return -1;
         }
         if (tls != null) {
-            // Accepted sockets handshake on their reader thread's first read: a peer speaking no TLS, or without
-            // a trusted certificate where ssl.client.auth=required, fails there and loses only its connection.
-            javax.net.ssl.SSLServerSocket secure = (javax.net.ssl.SSLServerSocket) tls.serverContext()
+            // Accepted sockets handshake on their reader thread, bounded: a peer speaking no TLS, without a trusted
+            // certificate where ssl.client.auth=required, or refused by the peer check loses only its connection.
+            SSLServerSocket secure = (SSLServerSocket) tls.serverContext()
                     .getServerSocketFactory().createServerSocket();
             secure.setSSLParameters(tls.serverParameters());
             serverSocket = secure;
@@ -293,7 +296,7 @@ final class ControllerChannel implements ControllerTransport {
             try {
                 fresh.setTcpNoDelay(true);
                 fresh.connect(address, CONNECT_TIMEOUT_MS);
-                if (fresh instanceof javax.net.ssl.SSLSocket secure) {
+                if (fresh instanceof SSLSocket secure) {
                     secure.setSSLParameters(tls.clientParameters());
                     secure.setSoTimeout(CONNECT_TIMEOUT_MS * 5);
                     secure.startHandshake();
@@ -329,6 +332,9 @@ final class ControllerChannel implements ControllerTransport {
         private void readLoop(Socket current) {
             boolean expectHello = address == null;
             try (DataInputStream in = new DataInputStream(new BufferedInputStream(current.getInputStream()))) {
+                if (expectHello && current instanceof SSLSocket secure && !admitted(secure)) {
+                    return;
+                }
                 while (!closed) {
                     int size = in.readInt();
                     ControllerWire.checkSize(size);
@@ -375,6 +381,28 @@ final class ControllerChannel implements ControllerTransport {
                     }
                 }
             }
+        }
+
+        /**
+         * Handshakes (bounded) and asks the peer check; a peer without a trusted certificate or without the right
+         * to speak here loses its connection, logged once per connection.
+         */
+        private boolean admitted(SSLSocket secure) throws IOException {
+            String host = secure.getInetAddress().getHostAddress();
+            String refusal;
+            try {
+                secure.setSoTimeout(CONNECT_TIMEOUT_MS * 5);
+                secure.startHandshake();
+                secure.setSoTimeout(0);
+                refusal = tls.peerCheck().refusal(secure.getSession(), host);
+            } catch (SSLException e) {
+                refusal = "TLS handshake failed: " + e.getMessage();
+            }
+            if (refusal != null) {
+                LOGGER.warn("{}refused a controller connection from {}: {}", prefix, host, refusal);
+                return false;
+            }
+            return true;
         }
 
         void close() {

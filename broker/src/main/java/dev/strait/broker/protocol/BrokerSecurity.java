@@ -52,7 +52,7 @@ public final class BrokerSecurity {
         return new BrokerSecurity(listeners, authorizer(props, metadata));
     }
 
-    private static Supplier<AclAuthorizer> authorizer(Map<String, String> props, MetadataSource metadata) {
+    static Supplier<AclAuthorizer> authorizer(Map<String, String> props, MetadataSource metadata) {
         String className = props.getOrDefault("authorizer.class.name", "").trim();
         if (className.isEmpty()) {
             return () -> null;

@@ -256,6 +256,9 @@ public final class InterBrokerClient implements LeaderClient {
             case UNKNOWN_TOPIC_OR_PARTITION:
             case UNKNOWN_TOPIC_ID:
                 return ReplicaError.UNKNOWN_PARTITION;
+            case TOPIC_AUTHORIZATION_FAILED:
+            case CLUSTER_AUTHORIZATION_FAILED:
+                return ReplicaError.NOT_AUTHORIZED;
             default:
                 return ReplicaError.OTHER;
         }

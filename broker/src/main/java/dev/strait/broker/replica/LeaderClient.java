@@ -15,7 +15,10 @@ import org.apache.kafka.common.Uuid;
 public interface LeaderClient extends AutoCloseable {
 
     /** Errors a leader answers a replica with, reduced to what the fetcher acts on. */
-    enum ReplicaError { NONE, NOT_LEADER, FENCED_EPOCH, UNKNOWN_EPOCH, OFFSET_OUT_OF_RANGE, UNKNOWN_PARTITION, OTHER }
+    /** {@code NOT_AUTHORIZED}: the leader refused this broker's principal (it needs CLUSTER_ACTION). */
+    enum ReplicaError {
+        NONE, NOT_LEADER, FENCED_EPOCH, UNKNOWN_EPOCH, OFFSET_OUT_OF_RANGE, UNKNOWN_PARTITION, NOT_AUTHORIZED, OTHER
+    }
 
     record FetchTarget(TopicPartition topicPartition, Uuid topicId, long fetchOffset, long logStartOffset,
                        int currentLeaderEpoch, int maxBytes) {

@@ -136,6 +136,8 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
         private final Map<TopicPartition, Long> delayedUntilMs = new HashMap<>();
         private volatile boolean running = true;
         private LeaderClient client;
+        /** Whether the leader's refusal of this broker's principal was logged since the last accepted fetch. */
+        private boolean refusalLogged;
 
         FetcherThread(int leaderId) {
             super("strait-replica-fetcher-" + localId + "-from-" + leaderId);
@@ -160,6 +162,17 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
                 if (followed.containsKey(tp)) {
                     delayedUntilMs.put(tp, until);
                 }
+            }
+        }
+
+        /** Once until a fetch is accepted again: the fetch repeats every backoff, and so would the line. */
+        private void logRefusal(TopicPartition partition) {
+            if (!refusalLogged) {
+                refusalLogged = true;
+                LOGGER.warn("[broker {}] broker {} refuses to replicate {} to this broker: the principal this broker "
+                        + "authenticates as (sasl.mechanism.inter.broker.protocol and its JAAS entry, or its "
+                        + "certificate) needs CLUSTER_ACTION on the cluster, or to be in super.users", localId,
+                        leaderId, partition);
             }
         }
 
@@ -302,6 +315,9 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
                 if (f == null) {
                     continue;
                 }
+                if (answer.error() == LeaderClient.ReplicaError.NOT_AUTHORIZED) {
+                    logRefusal(entry.getKey());
+                }
                 if (answer.error() != LeaderClient.ReplicaError.NONE) {
                     LOGGER.debug("[broker {}] OffsetForLeaderEpoch of {} from {}: {}", localId, entry.getKey(),
                             leaderId, answer.error());
@@ -357,6 +373,11 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
                     LOGGER.info("[broker {}] {} restarted empty at the leader's log start offset {}", localId,
                             entry.getKey(), data.logStartOffset());
                     continue;
+                }
+                if (data.error() == LeaderClient.ReplicaError.NOT_AUTHORIZED) {
+                    logRefusal(entry.getKey());
+                } else if (data.error() == LeaderClient.ReplicaError.NONE) {
+                    refusalLogged = false;
                 }
                 if (data.error() != LeaderClient.ReplicaError.NONE) {
                     LOGGER.debug("[broker {}] fetch of {} from {}: {}", localId, entry.getKey(), leaderId,

@@ -70,7 +70,8 @@ public final class BrokerConfig {
             "replica.lag.time.max.ms", "replica.fetch.max.bytes", "replica.fetch.min.bytes",
             "replica.fetch.wait.max.ms", "replica.fetch.backoff.ms", "replica.socket.timeout.ms",
             "authorizer.class.name", "super.users", "allow.everyone.if.no.acl.found", "inter.broker.listener.name",
-            "sasl.mechanism.inter.broker.protocol", "strait.bootstrap.scram.credentials");
+            "security.inter.broker.protocol", "sasl.mechanism.inter.broker.protocol",
+            "strait.bootstrap.scram.credentials");
     /** Security settings read by the protocol adapter with Kafka's own config definitions. */
     private static final List<String> SECURITY_PREFIXES = List.of("ssl.", "sasl.", "listener.name.");
     private static final Set<String> SECURITY_PROTOCOLS = Set.of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL");
@@ -130,6 +131,7 @@ public final class BrokerConfig {
                 .orElse(null);
         this.listenerProtocols = listenerProtocols(props, parsed, controllerNames);
         this.advertisedListener = advertisedListener(props, listenerName);
+        checkInterBrokerListener(props);
         this.processRoles = processRoles(props);
         this.quorumVoters = quorumVoters(props);
         checkQuorum(props, controllerNames);
@@ -265,12 +267,38 @@ public final class BrokerConfig {
             }
             if (controllerNames.contains(listener.name()) && protocol.startsWith("SASL")) {
                 throw new ConfigException("listener.security.protocol.map", value, "the controller listener "
-                        + listener.name() + " speaks PLAINTEXT or SSL (with ssl.client.auth=required for mutual TLS),"
-                        + " not " + protocol);
+                        + listener.name() + " speaks PLAINTEXT or SSL (with ssl.client.auth=required for mutual TLS "
+                        + "and the nodes' certificate principals in super.users), not " + protocol + "; SASL on the "
+                        + "controller wire (sasl.mechanism.controller.protocol) is not supported");
             }
             result.put(listener.name(), protocol);
         }
         return Collections.unmodifiableMap(result);
+    }
+
+    /**
+     * Kafka's inter-broker listener settings. Replica fetchers connect to the one broker listener (several are not
+     * supported yet), so these may only name that listener or its protocol; the credentials are that listener's
+     * ({@code sasl.mechanism.inter.broker.protocol} and its JAAS entry).
+     */
+    private void checkInterBrokerListener(Map<String, String> props) {
+        String name = props.get("inter.broker.listener.name");
+        String protocol = props.get("security.inter.broker.protocol");
+        if (name != null && protocol != null) {
+            throw new ConfigException("security.inter.broker.protocol", protocol, "set inter.broker.listener.name "
+                    + "or security.inter.broker.protocol, not both (as Kafka)");
+        }
+        if (name != null && !name.trim().equalsIgnoreCase(listenerName)) {
+            throw new ConfigException("inter.broker.listener.name", name, "replicas fetch from the broker's one "
+                    + "listener " + listenerName + " (several broker listeners are not supported yet); name it or "
+                    + "leave the setting out");
+        }
+        String own = listenerProtocols.get(listenerName);
+        if (protocol != null && !protocol.trim().equalsIgnoreCase(own)) {
+            throw new ConfigException("security.inter.broker.protocol", protocol, "replicas fetch from the broker's "
+                    + "one listener " + listenerName + ", which speaks " + own + "; set " + own + " or leave the "
+                    + "setting out");
+        }
     }
 
     private static Listener advertisedListener(Map<String, String> props, String clientName) {

@@ -1,14 +1,15 @@
 package dev.strait.broker.server;
 
+import dev.strait.broker.controller.ControllerTls;
 import dev.strait.broker.controller.QuorumEnvironment;
 import dev.strait.broker.controller.QuorumMetadataSource;
+import dev.strait.broker.controller.QuorumSettings;
 import dev.strait.broker.log.FaultHandler;
 import dev.strait.broker.log.Time;
-import dev.strait.broker.controller.ControllerTls;
-import dev.strait.broker.controller.QuorumSettings;
-import dev.strait.broker.protocol.ListenerSecurity;
 import dev.strait.broker.metadata.FileMetadataSource;
 import dev.strait.broker.metadata.MetadataSource;
+import dev.strait.broker.protocol.ControllerPeerCheck;
+import dev.strait.broker.protocol.ListenerSecurity;
 import dev.strait.broker.raft.RaftConfig;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -42,8 +43,12 @@ final class MetadataSources {
         if (!config.hasControllerQuorum()) {
             return FileMetadataSource.open(logDir, config.nodeId());
         }
-        QuorumMetadataSource source = QuorumMetadataSource.open(quorumSettings(config, logDir),
+        ControllerPeerCheck peerCheck = controllerPeerCheck(config);
+        QuorumMetadataSource source = QuorumMetadataSource.open(quorumSettings(config, logDir, peerCheck),
                 QuorumEnvironment.of(time, new SecureRandom(), faults));
+        if (peerCheck != null) {
+            peerCheck.bind(source);
+        }
         if (config.advertisedListener().isPresent() || config.port() != 0) {
             // The client endpoint is known before the listener binds, so register now (the broker's own later
             // registerLocalBroker with the same endpoint is then a no-op): start-up steps that create topics,
@@ -74,22 +79,38 @@ final class MetadataSources {
      * TLS of the controller wire when the controller listener maps to SSL (both for this node's listener and for
      * its connections to the voters); null over PLAINTEXT.
      */
-    private static ControllerTls controllerTls(BrokerConfig config) {
-        String listener = config.controllerListenerName();
-        if (listener == null || !"SSL".equals(config.controllerSecurityProtocol())) {
+    private static ControllerTls controllerTls(BrokerConfig config, ControllerPeerCheck peerCheck) {
+        if (peerCheck == null) {
             return null;
         }
         ListenerSecurity.SocketTls tls;
         try {
-            tls = ListenerSecurity.socketTls(listener, config.originals());
+            tls = ListenerSecurity.socketTls(config.controllerListenerName(), config.originals());
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage());
         }
         return new ControllerTls(tls.serverContext(), tls.serverParameters(), tls.clientContext(),
-                tls.clientParameters());
+                tls.clientParameters(), peerCheck::refusal);
+    }
+
+    /** Who may connect to the controller listener when it speaks SSL; null over PLAINTEXT. */
+    private static ControllerPeerCheck controllerPeerCheck(BrokerConfig config) {
+        String listener = config.controllerListenerName();
+        if (listener == null || !"SSL".equals(config.controllerSecurityProtocol())) {
+            return null;
+        }
+        try {
+            return ControllerPeerCheck.create(listener, config.originals());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage());
+        }
     }
 
     static QuorumSettings quorumSettings(BrokerConfig config, Path logDir) {
+        return quorumSettings(config, logDir, controllerPeerCheck(config));
+    }
+
+    private static QuorumSettings quorumSettings(BrokerConfig config, Path logDir, ControllerPeerCheck peerCheck) {
         Map<Integer, InetSocketAddress> voters = new LinkedHashMap<>();
         config.controllerQuorumVoters().forEach((id, voter) -> voters.put(id,
                 new InetSocketAddress(voter.host(), voter.port())));
@@ -107,6 +128,6 @@ final class MetadataSources {
                 config.brokerSessionTimeoutMs(), config.brokerHeartbeatIntervalMs(), config.defaultReplicationFactor(),
                 REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS, RaftConfig.defaults().withSnapshots(
                         config.metadataLogMaxRecordBytesBetweenSnapshots(), config.metadataLogMaxSnapshotIntervalMs()),
-                controllerTls(config));
+                controllerTls(config, peerCheck));
     }
 }

@@ -143,4 +143,37 @@ class BrokerConfigQuorumTest {
                 .hasMessageContaining(setting)
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
     }
+
+    @Test
+    void interBrokerAndControllerSecurityUseKafkasNamesAndRefuseWhatIsNotSupported() {
+        // Given: a SASL_SSL broker listener and an SSL controller listener
+        Map<String, String> secured = with("listeners", "SASL_SSL://127.0.0.1:0,CONTROLLER://127.0.0.1:0",
+                "listener.security.protocol.map", "SASL_SSL:SASL_SSL,CONTROLLER:SSL");
+        Map<String, String> byName = new HashMap<>(secured);
+        byName.put("inter.broker.listener.name", "sasl_ssl");
+        Map<String, String> byProtocol = new HashMap<>(secured);
+        byProtocol.put("security.inter.broker.protocol", "SASL_SSL");
+
+        // Then: naming the one broker listener, or its protocol, is accepted
+        assertThat(BrokerConfig.from(byName).controllerSecurityProtocol()).isEqualTo("SSL");
+        assertThat(BrokerConfig.from(byProtocol).securityProtocol()).isEqualTo("SASL_SSL");
+        // and anything else is one line naming the setting
+        Map<String, String> both = new HashMap<>(byName);
+        both.put("security.inter.broker.protocol", "SASL_SSL");
+        Map<String, String> otherListener = new HashMap<>(secured);
+        otherListener.put("inter.broker.listener.name", "REPLICATION");
+        Map<String, String> otherProtocol = new HashMap<>(secured);
+        otherProtocol.put("security.inter.broker.protocol", "PLAINTEXT");
+        Map<String, String> saslController = with("listeners", "SASL_SSL://127.0.0.1:0,CONTROLLER://127.0.0.1:0",
+                "listener.security.protocol.map", "SASL_SSL:SASL_SSL,CONTROLLER:SASL_SSL",
+                "sasl.mechanism.controller.protocol", "SCRAM-SHA-512");
+        assertThatThrownBy(() -> BrokerConfig.from(both)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("not both");
+        assertThatThrownBy(() -> BrokerConfig.from(otherListener)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("inter.broker.listener.name").hasMessageContaining("SASL_SSL");
+        assertThatThrownBy(() -> BrokerConfig.from(otherProtocol)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("security.inter.broker.protocol").hasMessageContaining("speaks SASL_SSL");
+        assertThatThrownBy(() -> BrokerConfig.from(saslController)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("sasl.mechanism.controller.protocol");
+    }
 }

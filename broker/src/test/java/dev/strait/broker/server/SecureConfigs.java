@@ -37,8 +37,10 @@ final class SecureConfigs {
         props.put("super.users", "User:admin;User:broker");
         props.put("strait.bootstrap.scram.credentials", "SCRAM-SHA-512=[name=" + BOOTSTRAP_SCRAM_USER + ",password="
                 + BOOTSTRAP_SCRAM_PASSWORD + "]");
-        // The controller wire: mutual TLS with the same certificates.
+        // The controller wire: mutual TLS with the same certificates, whose subject CN=broker,O=... maps to the
+        // super user User:broker (a controller peer must be a super user or hold CLUSTER_ACTION).
         props.put("listener.name.controller.ssl.client.auth", "required");
+        props.put("listener.name.controller.ssl.principal.mapping.rules", "RULE:^CN=([^,]*),.*$/$1/,DEFAULT");
         return props;
     }
 
