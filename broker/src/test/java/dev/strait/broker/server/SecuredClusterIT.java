@@ -61,7 +61,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Three companion nodes secured end to end: a SASL_SSL client listener (SCRAM-SHA-512 users made through the
- * Admin API), replica fetchers over the same TLS listener authenticating as the super user {@code User:broker},
+ * Admin API), replica fetchers over the same TLS listener authenticating with SCRAM-SHA-512 as the bootstrap
+ * user and super user {@code User:broker},
  * the controller wire over mutual TLS, Kafka's StandardAuthorizer with {@code allow.everyone.if.no.acl.found=false}.
  * Users and ACLs made through one node are enforced by every node, also by one that was down while they changed
  * and got them from a metadata snapshot; the partition leader is killed in the middle of an acks=all stream and
@@ -80,6 +81,13 @@ class SecuredClusterIT {
     @BeforeAll
     static void start() {
         cluster = SecureConfigs.saslSslCluster(3, Map.of())
+                // Replication authenticates with SCRAM as a bootstrap user, as config/broker-secured.properties
+                .brokerConfig("sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-512")
+                .brokerConfig("listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
+                        "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"broker\" "
+                                + "password=\"" + SecureConfigs.BROKER_PASSWORD + "\";")
+                .brokerConfig("strait.bootstrap.scram.credentials", "SCRAM-SHA-512=[name=broker,password="
+                        + SecureConfigs.BROKER_PASSWORD + "]")
                 .brokerConfig("allow.everyone.if.no.acl.found", "false")
                 .brokerConfig("min.insync.replicas", "2")
                 .brokerConfig("metadata.log.max.record.bytes.between.snapshots", "2048")
