@@ -1,5 +1,6 @@
 package dev.strait.broker.controller;
 
+import dev.strait.broker.raft.metadata.MetadataRecord;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -81,7 +82,7 @@ public sealed interface ControllerRequest {
      * records ({@code AddAcl}, {@code RemoveAcl}, {@code ScramCredential}, {@code RemoveScramCredential}) are
      * accepted; each is idempotent, so the node that asks can build them from its own image.
      */
-    record AlterSecurity(List<dev.strait.broker.raft.metadata.MetadataRecord> records) implements ControllerRequest {
+    record AlterSecurity(List<MetadataRecord> records) implements ControllerRequest {
         public AlterSecurity {
             records = List.copyOf(records);
         }

@@ -22,6 +22,7 @@ import dev.strait.broker.raft.RaftMessage.FetchRequest;
 import dev.strait.broker.raft.RaftMessage.FetchResponse;
 import dev.strait.broker.raft.RaftMessage.VoteRequest;
 import dev.strait.broker.raft.RaftMessage.VoteResponse;
+import dev.strait.broker.raft.metadata.MetadataRecordSerde;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -349,7 +350,7 @@ final class ControllerWire {
         } else if (request instanceof ControllerRequest.AlterSecurity r) {
             out.writeByte(ALTER_SECURITY);
             // The metadata log's own record encoding: one format for these records everywhere.
-            byte[] batch = dev.strait.broker.raft.metadata.MetadataRecordSerde.serializeBatch(r.records());
+            byte[] batch = MetadataRecordSerde.serializeBatch(r.records());
             out.writeInt(batch.length);
             out.write(batch);
         } else {
@@ -394,7 +395,7 @@ final class ControllerWire {
                 in.readFully(batch);
                 try {
                     return new ControllerRequest.AlterSecurity(
-                            dev.strait.broker.raft.metadata.MetadataRecordSerde.deserializeBatch(batch));
+                            MetadataRecordSerde.deserializeBatch(batch));
                 } catch (IllegalArgumentException e) {
                     throw new MalformedFrameException("security batch: " + e.getMessage());
                 }

@@ -193,10 +193,18 @@ final class QuorumController {
         }
     }
 
-    /** ACL and SCRAM credential changes: idempotent records, committed as one decision. */
+    /**
+     * ACL and SCRAM credential changes: idempotent records (set semantics), so the asking node may build them from
+     * its own image; committed as one decision, so a CreateAcls or AlterUserScramCredentials request is all or
+     * nothing on every node.
+     */
     private CompletableFuture<ControllerResponse> alterSecurity(ControllerRequest.AlterSecurity r) {
         if (r.records().isEmpty()) {
             return failed(Error.INVALID_REQUEST, "no security records");
+        }
+        if (r.records().size() > MAX_RECORDS_PER_USER_OP) {
+            return failed(Error.INVALID_REQUEST, "too many ACL or SCRAM credential changes in one request: "
+                    + r.records().size() + " (at most " + MAX_RECORDS_PER_USER_OP + ")");
         }
         Decision decision = new Decision();
         for (MetadataRecord record : r.records()) {

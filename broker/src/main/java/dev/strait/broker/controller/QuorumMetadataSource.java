@@ -10,10 +10,10 @@ import dev.strait.broker.controller.ControllerRequest.ElectPreferredLeaders;
 import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.AclEntry;
 import dev.strait.broker.metadata.BrokerRegistration;
-import dev.strait.broker.metadata.ScramCredentialEntry;
 import dev.strait.broker.metadata.InvalidReplicationFactorException;
 import dev.strait.broker.metadata.MetadataSource;
 import dev.strait.broker.metadata.PartitionState;
+import dev.strait.broker.metadata.ScramCredentialEntry;
 import dev.strait.broker.metadata.StaleEpochException;
 import dev.strait.broker.metadata.TopicExistsException;
 import dev.strait.broker.metadata.TopicMetadata;
@@ -27,6 +27,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -342,7 +343,7 @@ public final class QuorumMetadataSource implements MetadataSource {
 
     @Override
     public Collection<AclEntry> acls() {
-        java.util.Set<MetadataRecord.Acl> current = image.image().security().acls();
+        Set<MetadataRecord.Acl> current = image.image().security().acls();
         AclView view = aclView;
         if (view.source() != current) {
             List<AclEntry> entries = new ArrayList<>(current.size());

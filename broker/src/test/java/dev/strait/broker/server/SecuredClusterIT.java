@@ -34,6 +34,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.ScramCredentialInfo;
 import org.apache.kafka.clients.admin.ScramMechanism;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.admin.UserScramCredentialDeletion;
 import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -66,7 +67,8 @@ import org.junit.jupiter.api.Timeout;
  * the controller wire over mutual TLS, Kafka's StandardAuthorizer with {@code allow.everyone.if.no.acl.found=false}.
  * Users and ACLs made through one node are enforced by every node, also by one that was down while they changed
  * and got them from a metadata snapshot; the partition leader is killed in the middle of an acks=all stream and
- * every acknowledged record is read back once, in order, at its offset.
+ * every acknowledged record is read back once, in order, at its offset. Deletions of ACLs and credentials travel
+ * the same way.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class SecuredClusterIT {
@@ -181,6 +183,27 @@ class SecuredClusterIT {
                 assertThat(producer.send(new ProducerRecord<>(TOPIC, "k", "after")).get(30, TimeUnit.SECONDS)
                         .offset()).isEqualTo(values.size());
             }
+
+            // When: through another node, alice loses WRITE and mallory's credential is deleted
+            try (Admin other = Admin.create(SecureConfigs.admin(nodes[(victim + 1) % nodes.length]))) {
+                other.deleteAcls(List.of(binding("User:alice", TOPIC, AclOperation.WRITE).toFilter())).all()
+                        .get(30, TimeUnit.SECONDS);
+                other.alterUserScramCredentials(List.of(new UserScramCredentialDeletion("mallory",
+                        ScramMechanism.SCRAM_SHA_512))).all().get(30, TimeUnit.SECONDS);
+            }
+            awaitEveryRunningNode("the deletions", 42, Set.of("alice", "late"), Set.of("mallory"));
+            // Then: the leader refuses alice's writes and every node mallory's password
+            try (KafkaProducer<String, String> refused = producer(restarted, "alice", false)) {
+                assertThatThrownBy(() -> refused.send(new ProducerRecord<>(TOPIC, "x")).get(30, TimeUnit.SECONDS))
+                        .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(TopicAuthorizationException.class);
+            }
+            for (String node : nodes) {
+                try (Admin gone = Admin.create(SecureConfigs.client(node, "SCRAM-SHA-512", "mallory",
+                        "mallory-secret"))) {
+                    assertThatThrownBy(() -> gone.listTopics().names().get(30, TimeUnit.SECONDS)).as(node)
+                            .hasCauseInstanceOf(SaslAuthenticationException.class);
+                }
+            }
         }
     }
 
@@ -263,6 +286,11 @@ class SecuredClusterIT {
 
     /** Until every running node's own metadata holds {@code acls} ACLs and SCRAM credentials of these users. */
     private static void awaitEveryRunningNode(String what, int acls, Set<String> users) throws Exception {
+        awaitEveryRunningNode(what, acls, users, Set.of());
+    }
+
+    private static void awaitEveryRunningNode(String what, int acls, Set<String> users, Set<String> absent)
+            throws Exception {
         await(what + " on every running node", () -> {
             for (int node = 0; node < nodes.length; node++) {
                 BrokerServer server = cluster.node(node);
@@ -272,7 +300,8 @@ class SecuredClusterIT {
                 var metadata = server.metadata();
                 Set<String> withCredentials = new java.util.HashSet<>();
                 metadata.scramCredentials().forEach(c -> withCredentials.add(c.user()));
-                if (metadata.acls().size() != acls || !withCredentials.containsAll(users)) {
+                if (metadata.acls().size() != acls || !withCredentials.containsAll(users)
+                        || absent.stream().anyMatch(withCredentials::contains)) {
                     return false;
                 }
             }

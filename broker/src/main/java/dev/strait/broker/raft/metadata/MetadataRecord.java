@@ -1,5 +1,6 @@
 package dev.strait.broker.raft.metadata;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
@@ -136,14 +137,14 @@ public sealed interface MetadataRecord {
         @Override
         public boolean equals(Object o) {
             return o instanceof ScramCredential other && user.equals(other.user) && mechanism == other.mechanism
-                    && iterations == other.iterations && java.util.Arrays.equals(salt, other.salt)
-                    && java.util.Arrays.equals(storedKey, other.storedKey)
-                    && java.util.Arrays.equals(serverKey, other.serverKey);
+                    && iterations == other.iterations && Arrays.equals(salt, other.salt)
+                    && Arrays.equals(storedKey, other.storedKey)
+                    && Arrays.equals(serverKey, other.serverKey);
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(user, mechanism, iterations, java.util.Arrays.hashCode(salt));
+            return Objects.hash(user, mechanism, iterations, Arrays.hashCode(salt));
         }
 
         @Override
