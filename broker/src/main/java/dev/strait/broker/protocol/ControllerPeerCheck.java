@@ -67,6 +67,11 @@ public final class ControllerPeerCheck {
         if (superUsers.contains(principal)) {
             return null;
         }
+        if (principal.equals(KafkaPrincipal.ANONYMOUS)) {
+            return "the peer showed no certificate, so it has no principal to authorize: set "
+                    + "listener.name." + listenerName.toLowerCase(java.util.Locale.ROOT) + ".ssl.client.auth=required "
+                    + "on every node (mutual TLS), with certificates whose principals are in super.users";
+        }
         AclAuthorizer current = authorizer.get();
         if (current != null && current.authorize(principal, host, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER,
                 RequestAuthorizer.CLUSTER_NAME)) {
