@@ -415,7 +415,8 @@ class LagMonitorIT {
             }
             dst.commitTransaction();
         }
-        assertThat(target.endOffsetSum(topic)).as("50 copies and the marker").isEqualTo(51);
+        // The coordinator writes the marker after commitTransaction returns
+        Await.until("50 copies and the commit marker", Duration.ofSeconds(30), () -> target.endOffsetSum(topic) == 51);
         commit("g-marker", topic, 50);
 
         // When
