@@ -117,7 +117,7 @@ public final class KafkaApis implements RequestDispatcher {
                 : new GroupHandler(groupCoordinator, endpoint, metadataHandler::offsetsPartitionLeader, authorizer);
         this.securityAdminHandler = new SecurityAdminHandler(replicaManager.metadata(), authorizer);
         this.quorumHandler = replicaManager.metadata().hasQuorum()
-                ? new QuorumHandler(replicaManager.metadata(), authorizer) : null;
+                ? new QuorumHandler(replicaManager.metadata()::describeQuorum, authorizer) : null;
     }
 
     /**

@@ -1,12 +1,13 @@
 package dev.strait.broker.protocol;
 
-import dev.strait.broker.metadata.MetadataSource;
 import dev.strait.broker.metadata.QuorumLeaderUnknownException;
 import dev.strait.broker.metadata.QuorumStatus;
 import dev.strait.broker.network.NetworkRequest;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Supplier;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -34,37 +35,41 @@ final class QuorumHandler {
 
     private static final Logger LOGGER = LoggerFactory.getLogger(QuorumHandler.class);
 
-    private final MetadataSource metadata;
+    private final Supplier<CompletableFuture<QuorumStatus>> describeQuorum;
     private final RequestAuthorizer authorizer;
 
-    QuorumHandler(MetadataSource metadata, RequestAuthorizer authorizer) {
-        this.metadata = metadata;
+    /** @param describeQuorum the metadata source's {@code describeQuorum} */
+    QuorumHandler(Supplier<CompletableFuture<QuorumStatus>> describeQuorum, RequestAuthorizer authorizer) {
+        this.describeQuorum = describeQuorum;
         this.authorizer = authorizer;
     }
 
     /** Answers through {@code request} once the leader has; the response may go out from another thread. */
     void handleDescribeQuorumRequest(NetworkRequest request, RequestContext context, DescribeQuorumRequest body,
             short version) {
+        describe(context, body.data(), version).whenComplete((response, error) -> KafkaApis.sendResponse(request,
+                context, new DescribeQuorumResponse(error == null ? response : errorResponse(unwrap(error)))));
+    }
+
+    /** The response to one request; completes when the leader answered or failed (never exceptionally). */
+    CompletableFuture<DescribeQuorumResponseData> describe(RequestContext context, DescribeQuorumRequestData data,
+            short version) {
         if (!authorizer.cluster(context, AclOperation.DESCRIBE)) {
-            KafkaApis.sendResponse(request, context, new DescribeQuorumResponse(
-                    DescribeQuorumRequest.getTopLevelErrorResponse(Errors.CLUSTER_AUTHORIZATION_FAILED)));
-            return;
+            return CompletableFuture.completedFuture(DescribeQuorumRequest.getTopLevelErrorResponse(
+                    Errors.CLUSTER_AUTHORIZATION_FAILED));
         }
-        DescribeQuorumRequestData data = body.data();
         if (!asksForTheMetadataPartition(data)) {
-            KafkaApis.sendResponse(request, context, new DescribeQuorumResponse(
-                    DescribeQuorumRequest.getPartitionLevelErrorResponse(data, Errors.UNKNOWN_TOPIC_OR_PARTITION)));
-            return;
+            return CompletableFuture.completedFuture(DescribeQuorumRequest.getPartitionLevelErrorResponse(data,
+                    Errors.UNKNOWN_TOPIC_OR_PARTITION));
         }
-        metadata.describeQuorum().whenComplete((status, error) -> {
-            DescribeQuorumResponseData response;
-            if (error == null) {
-                response = describedResponse(status, version);
-            } else {
-                response = errorResponse(unwrap(error));
-            }
-            KafkaApis.sendResponse(request, context, new DescribeQuorumResponse(response));
-        });
+        CompletableFuture<QuorumStatus> described;
+        try {
+            described = describeQuorum.get();
+        } catch (RuntimeException e) {
+            described = CompletableFuture.failedFuture(e);
+        }
+        return described.handle((status, error) -> error == null ? describedResponse(status, version)
+                : errorResponse(unwrap(error)));
     }
 
     private static boolean asksForTheMetadataPartition(DescribeQuorumRequestData data) {
