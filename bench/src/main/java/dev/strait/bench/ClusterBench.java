@@ -30,6 +30,8 @@ import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Three-node clusters: {@code bin/bench cluster} (also {@code bin/bench broker --nodes 3}). For Apache Kafka 4.1.1
@@ -170,88 +172,82 @@ public final class ClusterBench {
         System.exit(ok ? 0 : 1);
     }
 
-    static String usage() {
-        return String.join("\n",
-            "usage: bin/bench cluster [--records N] [--record-size BYTES] [--partitions P]",
-            "                         [--only kafka|strait|kafka,strait] [--session-timeout-ms 9000[,3000]]",
-            "                         [--heap 512m] [--failover-timeout-s 60] [--step-timeout-s 900]",
-            "                         [--output FILE.md] [--keep-logs] [--runs N]",
-            "   (same as bin/bench broker --nodes 3 ...)",
-            "defaults: 1000000 records of 1024 bytes, 6 partitions, RF 3, min.insync.replicas=2, acks=all,",
-            "both systems, broker.session.timeout.ms 9000 (both systems' default), -Xmx512m per node, 1 run.",
-            "--runs N: N runs per system on fresh clusters, alternating systems; the report lists each failover",
-            "time with its median and p99 (nearest rank: the maximum for N <= 100) and the ratio Strait / Kafka.");
+    /** The flags of {@code bin/bench cluster} (picocli), with their defaults. */
+    @Command(name = "bin/bench cluster", sortOptions = false, showDefaultValues = true,
+        description = {"3-node clusters of Apache Kafka 4.1.1 and of Strait's broker, one after the other: start-up,",
+            "acks=all throughput, and the failover after a SIGKILL of partition 0's leader (same as",
+            "bin/bench broker --nodes 3 ...). RF 3, min.insync.replicas=2."},
+        footer = {"--runs N: N runs per system on fresh clusters, alternating systems; the report lists each failover",
+            "time with its median and p99 (nearest rank: the maximum for N <= 100) and the ratio Strait / Kafka."})
+    static final class Flags {
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
+        boolean help;
+
+        @Option(names = "--records", paramLabel = "N", description = "ProducerPerformance records.")
+        long records = 1_000_000;
+
+        @Option(names = "--record-size", paramLabel = "BYTES", description = "Bytes per record.")
+        int recordBytes = 1024;
+
+        @Option(names = "--partitions", paramLabel = "P", description = "Partitions of the topic.")
+        int partitions = 6;
+
+        @Option(names = "--nodes", paramLabel = "3", description = "Only 3 (bin/bench broker runs 1).")
+        int nodes = 3;
+
+        @Option(names = "--only", paramLabel = "kafka|strait|kafka,strait", description = "Which systems, in order.")
+        String only = "kafka,strait";
+
+        @Option(names = "--session-timeout-ms", paramLabel = "MS[,MS]", split = ",",
+            description = "broker.session.timeout.ms of both systems; one set of runs per value.")
+        List<Integer> sessionTimeouts = new ArrayList<>(List.of(9000));
+
+        @Option(names = "--heap", description = "-Xmx of each node.")
+        String heap = "512m";
+
+        @Option(names = "--failover-timeout-s", paramLabel = "S", description = "Bound on one failover.")
+        long failoverTimeoutS = 60;
+
+        @Option(names = "--step-timeout-s", paramLabel = "S", description = "Bound on the produce step.")
+        long stepTimeoutS = 900;
+
+        @Option(names = "--output", paramLabel = "FILE.md", description = "Also write the report here.")
+        Path output;
+
+        @Option(names = "--keep-logs", description = "Keep the nodes' logs (the path is printed at the end).")
+        boolean keepLogs;
+
+        @Option(names = "--runs", paramLabel = "N", description = "Runs per system, each on fresh clusters.")
+        int runs = 1;
     }
 
+    static String usage() {
+        return BenchFlags.usage(new Flags());
+    }
+
+    /** The options, or null if help was asked for. */
     static Options parse(String[] args) {
-        long records = 1_000_000;
-        int bytes = 1024;
-        int partitions = 6;
-        List<Kind> brokers = List.of(Kind.KAFKA, Kind.STRAIT);
-        List<Integer> sessions = List.of(9000);
-        String heap = "512m";
-        Duration failoverTimeout = Duration.ofSeconds(60);
-        Duration stepTimeout = Duration.ofSeconds(900);
-        Path output = null;
-        boolean keepLogs = false;
-        int runs = 1;
-        for (int i = 0; i < args.length; i++) {
-            String arg = args[i];
-            if (arg.equals("--help") || arg.equals("-h")) {
-                return null;
-            }
-            if (arg.equals("--keep-logs")) {
-                keepLogs = true;
-                continue;
-            }
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException(arg + " needs a value");
-            }
-            String value = args[++i];
-            try {
-                switch (arg) {
-                    case "--records" -> records = Long.parseLong(value);
-                    case "--record-size" -> bytes = Integer.parseInt(value);
-                    case "--partitions" -> partitions = Integer.parseInt(value);
-                    case "--nodes" -> {
-                        if (!value.equals("3")) {
-                            throw new IllegalArgumentException("--nodes: only 1 (bin/bench broker) or 3");
-                        }
-                    }
-                    case "--only" -> {
-                        List<Kind> kinds = new ArrayList<>();
-                        for (String name : value.split(",")) {
-                            kinds.add(switch (name.trim()) {
-                                case "kafka" -> Kind.KAFKA;
-                                case "strait" -> Kind.STRAIT;
-                                default -> throw new IllegalArgumentException("--only takes kafka, strait or both");
-                            });
-                        }
-                        brokers = List.copyOf(kinds);
-                    }
-                    case "--session-timeout-ms" -> {
-                        List<Integer> s = new ArrayList<>();
-                        for (String v : value.split(",")) {
-                            s.add(Integer.parseInt(v.trim()));
-                        }
-                        sessions = List.copyOf(s);
-                    }
-                    case "--heap" -> heap = value;
-                    case "--failover-timeout-s" -> failoverTimeout = Duration.ofSeconds(Long.parseLong(value));
-                    case "--step-timeout-s" -> stepTimeout = Duration.ofSeconds(Long.parseLong(value));
-                    case "--output" -> output = Path.of(value);
-                    case "--runs" -> runs = Integer.parseInt(value);
-                    default -> throw new IllegalArgumentException("unknown argument " + arg);
-                }
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(arg + " takes a number, not " + value);
-            }
+        Flags f = new Flags();
+        if (!BenchFlags.parse(f, args)) {
+            return null;
         }
-        if (records < 1 || bytes < 1 || partitions < 1 || runs < 1) {
+        if (f.nodes != 3) {
+            throw new IllegalArgumentException("--nodes: only 1 (bin/bench broker) or 3");
+        }
+        List<Kind> brokers = new ArrayList<>();
+        for (String name : f.only.split(",")) {
+            brokers.add(switch (name.trim()) {
+                case "kafka" -> Kind.KAFKA;
+                case "strait" -> Kind.STRAIT;
+                default -> throw new IllegalArgumentException("--only takes kafka, strait or both");
+            });
+        }
+        if (f.records < 1 || f.recordBytes < 1 || f.partitions < 1 || f.runs < 1) {
             throw new IllegalArgumentException("--records, --record-size, --partitions and --runs must be at least 1");
         }
-        return new Options(records, bytes, partitions, brokers, sessions, heap, failoverTimeout, stepTimeout, output,
-            keepLogs, runs);
+        return new Options(f.records, f.recordBytes, f.partitions, List.copyOf(brokers),
+            List.copyOf(f.sessionTimeouts), f.heap, Duration.ofSeconds(f.failoverTimeoutS),
+            Duration.ofSeconds(f.stepTimeoutS), f.output, f.keepLogs, f.runs);
     }
 
     private List<String> jvmOptions() {
