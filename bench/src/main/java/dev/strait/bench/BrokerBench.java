@@ -135,9 +135,10 @@ public final class BrokerBench {
     }
 
     /** The flags of {@code bin/bench broker} (picocli), with their defaults. */
-    @Command(name = "bin/bench broker", sortOptions = false, showDefaultValues = true,
-        description = {"One node of Strait's broker against one node of Apache Kafka 4.1.1, run in turn, with Kafka's",
-            "ProducerPerformance and ConsumerPerformance. --nodes 3 runs bin/bench cluster instead."})
+    @Command(name = "bin/bench broker", sortOptions = false, showDefaultValues = true, usageHelpWidth = 100,
+        description = "One node of Strait's broker against one node of Apache Kafka 4.1.1, run in turn, with "
+            + "Kafka's ProducerPerformance and ConsumerPerformance. --nodes 3 runs bin/bench cluster "
+            + "instead.")
     static final class Flags {
         @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
         boolean help;

@@ -173,12 +173,13 @@ public final class ClusterBench {
     }
 
     /** The flags of {@code bin/bench cluster} (picocli), with their defaults. */
-    @Command(name = "bin/bench cluster", sortOptions = false, showDefaultValues = true,
-        description = {"3-node clusters of Apache Kafka 4.1.1 and of Strait's broker, one after the other: start-up,",
-            "acks=all throughput, and the failover after a SIGKILL of partition 0's leader (same as",
-            "bin/bench broker --nodes 3 ...). RF 3, min.insync.replicas=2."},
-        footer = {"--runs N: N runs per system on fresh clusters, alternating systems; the report lists each failover",
-            "time with its median and p99 (nearest rank: the maximum for N <= 100) and the ratio Strait / Kafka."})
+    @Command(name = "bin/bench cluster", sortOptions = false, showDefaultValues = true, usageHelpWidth = 100,
+        description = "3-node clusters of Apache Kafka 4.1.1 and of Strait's broker, one after the other: "
+            + "start-up, acks=all throughput, and the failover after a SIGKILL of partition 0's leader "
+            + "(same as bin/bench broker --nodes 3 ...). RF 3, min.insync.replicas=2.",
+        footer = "--runs N: N runs per system on fresh clusters, alternating systems; the report lists each "
+            + "failover time with its median and p99 (nearest rank: the maximum for N <= 100) and the "
+            + "ratio Strait / Kafka.")
     static final class Flags {
         @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
         boolean help;
@@ -198,7 +199,7 @@ public final class ClusterBench {
         @Option(names = "--only", paramLabel = "kafka|strait|kafka,strait", description = "Which systems, in order.")
         String only = "kafka,strait";
 
-        @Option(names = "--session-timeout-ms", paramLabel = "MS[,MS]", split = ",",
+        @Option(names = "--session-timeout-ms", paramLabel = "MS", split = ",",
             description = "broker.session.timeout.ms of both systems; one set of runs per value.")
         List<Integer> sessionTimeouts = new ArrayList<>(List.of(9000));
 

@@ -59,12 +59,13 @@ public final class NemesisBench {
     }
 
     /** The flags of {@code bin/bench nemesis} (picocli), with their defaults. */
-    @Command(name = "bin/bench nemesis", sortOptions = false, showDefaultValues = true,
-        description = {"The long nemesis campaign: Jepsen-style faults on 3-node clusters while idempotent acks=all",
-            "producers and a consumer group run; every acknowledged record is checked. Needs root (ip netns, tc)."},
-        footer = {"Run i uses seed S+i (default S: from the clock, printed); replay one with --runs 1 --seed <seed>.",
-            "Workload: 2 idempotent acks=all producers (request.timeout.ms 3000) at --rate records/s in all,",
-            "a group of 2 consumers."})
+    @Command(name = "bin/bench nemesis", sortOptions = false, showDefaultValues = true, usageHelpWidth = 100,
+        description = "The long nemesis campaign: Jepsen-style faults on 3-node clusters while idempotent "
+            + "acks=all producers and a consumer group run; every acknowledged record is checked. Needs "
+            + "root (ip netns, tc).",
+        footer = "Run i uses seed S+i (default S: from the clock, printed); replay one with --runs 1 --seed "
+            + "<seed>. Workload: 2 idempotent acks=all producers (request.timeout.ms 3000) at --rate "
+            + "records/s in all, a group of 2 consumers.")
     static final class Flags {
         @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
         boolean help;
