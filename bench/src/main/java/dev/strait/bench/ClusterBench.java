@@ -48,7 +48,8 @@ import picocli.CommandLine.Option;
  *       leader is then read from {@code describeTopics}. The active controller (the metadata quorum's Raft
  *       leader) is named before and after the kill by Admin {@code describeMetadataQuorum}, for both systems, so
  *       the report says whether the killed node was also the controller (then the new controller has to notice
- *       the dead broker itself, which is the slow case).</li>
+ *       the dead broker itself, which is the slow case). {@code --victim controller} measures that case on
+ *       purpose: it writes to a partition the active controller leads and kills that node.</li>
  * </ol>
  * Both systems get the same {@code broker.session.timeout.ms} (one set of runs per value given). With
  * {@code --runs N} the whole sequence runs N times per system on fresh clusters (new directories, ports and
@@ -64,7 +65,15 @@ public final class ClusterBench {
 
     record Options(long records, int recordBytes, int partitions, List<Kind> brokers, List<Integer> sessionTimeouts,
                    String heap, Duration failoverTimeout, Duration stepTimeout, Path output, boolean keepLogs,
-                   int runs) {
+                   int runs, Victim victim) {
+    }
+
+    /** Whose SIGKILL the failover measures. */
+    enum Victim {
+        /** partition 0's leader, whichever node it is (the controller in about one run of three) */
+        LEADER,
+        /** the active controller, through a partition it leads: the new controller must first notice it is gone */
+        CONTROLLER
     }
 
     /** One node of a 3-node cluster. */
@@ -220,6 +229,10 @@ public final class ClusterBench {
 
         @Option(names = "--runs", paramLabel = "N", description = "Runs per system, each on fresh clusters.")
         int runs = 1;
+
+        @Option(names = "--victim", paramLabel = "leader|controller",
+            description = "Kill partition 0's leader, or the active controller (producing to a partition it leads).")
+        String victim = "leader";
     }
 
     static String usage() {
@@ -243,12 +256,17 @@ public final class ClusterBench {
                 default -> throw new IllegalArgumentException("--only takes kafka, strait or both");
             });
         }
+        Victim victim = switch (f.victim.trim()) {
+            case "leader" -> Victim.LEADER;
+            case "controller" -> Victim.CONTROLLER;
+            default -> throw new IllegalArgumentException("--victim takes leader or controller, not " + f.victim);
+        };
         if (f.records < 1 || f.recordBytes < 1 || f.partitions < 1 || f.runs < 1) {
             throw new IllegalArgumentException("--records, --record-size, --partitions and --runs must be at least 1");
         }
         return new Options(f.records, f.recordBytes, f.partitions, List.copyOf(brokers),
             List.copyOf(f.sessionTimeouts), f.heap, Duration.ofSeconds(f.failoverTimeoutS),
-            Duration.ofSeconds(f.stepTimeoutS), f.output, f.keepLogs, f.runs);
+            Duration.ofSeconds(f.stepTimeoutS), f.output, f.keepLogs, f.runs, victim);
     }
 
     private List<String> jvmOptions() {
@@ -437,6 +455,21 @@ public final class ClusterBench {
         return leader == null || leader.isEmpty() ? -1 : leader.id();
     }
 
+    /** The first partition of the topic that {@code node} leads (--victim controller). */
+    private int partitionLedBy(Admin admin, int node) throws Exception {
+        if (node < 0) {
+            throw new IllegalStateException("--victim controller: describeMetadataQuorum named no active controller");
+        }
+        TopicDescription d = admin.describeTopics(List.of(TOPIC)).allTopicNames().get(10, TimeUnit.SECONDS).get(TOPIC);
+        for (TopicPartitionInfo p : d.partitions()) {
+            if (p.leader() != null && !p.leader().isEmpty() && p.leader().id() == node) {
+                return p.partition();
+            }
+        }
+        throw new IllegalStateException("--victim controller: the active controller, node " + node + ", leads none of "
+            + "the " + d.partitions().size() + " partitions; use more --partitions");
+    }
+
     /** The active controller (metadata quorum leader) from Admin describeMetadataQuorum; -1 if not answered. */
     private static int activeController(Admin admin) {
         try {
@@ -487,13 +520,14 @@ public final class ClusterBench {
         byte[] value = new byte[100];
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(),
             new ByteArraySerializer())) {
-            // Warm up: the producer knows the leader and has acknowledged sends before the kill.
-            producer.send(new ProducerRecord<>(TOPIC, 0, null, value)).get(30, TimeUnit.SECONDS);
-            int leader = leaderOf(admin, 0);
-            ClusterNode victim = nodes.stream().filter(n -> n.id == leader).findFirst()
-                .orElseThrow(() -> new IllegalStateException("partition 0 has no leader (" + leader + ")"));
-            m.put("old.leader", (double) leader);
             int controller = activeController(admin);
+            int partition = options.victim() == Victim.CONTROLLER ? partitionLedBy(admin, controller) : 0;
+            // Warm up: the producer knows the leader and has acknowledged sends before the kill.
+            producer.send(new ProducerRecord<>(TOPIC, partition, null, value)).get(30, TimeUnit.SECONDS);
+            int leader = leaderOf(admin, partition);
+            ClusterNode victim = nodes.stream().filter(n -> n.id == leader).findFirst()
+                .orElseThrow(() -> new IllegalStateException("partition " + partition + " has no leader (" + leader + ")"));
+            m.put("old.leader", (double) leader);
             m.put("controller", (double) controller);
             m.put("controller.killed", controller == leader ? 1.0 : 0.0);
             long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
@@ -507,8 +541,8 @@ public final class ClusterBench {
                     victim.process.destroyForcibly(); // SIGKILL
                     deadline = killNanos.get() + timeoutNanos;
                     end = deadline;
-                    System.out.printf("  SIGKILL node %d (pid %d), the leader of %s-0 (active controller: node %d, %s)%n",
-                        victim.id, victim.process.pid(), TOPIC, controller,
+                    System.out.printf("  SIGKILL node %d (pid %d), the leader of %s-%d (active controller: node %d, %s)%n",
+                        victim.id, victim.process.pid(), TOPIC, partition, controller,
                         controller == victim.id ? "the killed node" : "not the killed node");
                 }
                 if (firstAckNanos.get() != 0) {
@@ -516,7 +550,7 @@ public final class ClusterBench {
                 }
                 long sentNanos = System.nanoTime();
                 try {
-                    producer.send(new ProducerRecord<>(TOPIC, 0, null, value), (md, e) -> {
+                    producer.send(new ProducerRecord<>(TOPIC, partition, null, value), (md, e) -> {
                         if (e != null) {
                             errors.incrementAndGet();
                             return;
@@ -541,7 +575,7 @@ public final class ClusterBench {
             int newLeader = -1;
             long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
             while (System.nanoTime() < until) {
-                newLeader = leaderOf(admin, 0);
+                newLeader = leaderOf(admin, partition);
                 if (newLeader != -1 && newLeader != leader) {
                     break;
                 }
@@ -568,10 +602,10 @@ public final class ClusterBench {
         new Row("p99", "produce acks=all p99 latency (ms)", false),
         new Row("p999", "produce acks=all p99.9 latency (ms)", false),
         new Row("failover.s", "failover: SIGKILL of leader to first ack (s)", false),
-        new Row("old.leader", "partition 0 leader killed (node id)", false),
+        new Row("old.leader", "killed partition's leader (node id)", false),
         new Row("controller", "active controller before the kill (node id)", false),
         new Row("controller.killed", "killed node was the active controller (1 yes, 0 no)", false),
-        new Row("new.leader", "partition 0 new leader (node id)", false),
+        new Row("new.leader", "that partition's new leader (node id)", false),
         new Row("new.controller", "active controller after the kill (node id)", false),
         new Row("failover.errors", "failover: failed sends", false));
 
@@ -617,8 +651,11 @@ public final class ClusterBench {
     /** Every run's failover time, whether the killed leader was also the controller, median and p99 per system. */
     private String failoverRuns(List<Map<String, Object>> kafka, List<Map<String, Object>> strait) {
         StringBuilder out = new StringBuilder();
-        out.append("failover, SIGKILL of partition 0's leader to the first acknowledged send (s); C = the killed node "
-            + "was also the active controller\n\n| run | ").append(Kind.KAFKA.label).append(" | ")
+        out.append(options.victim() == Victim.CONTROLLER
+            ? "failover, SIGKILL of the active controller (the leader of the partition written) to the first acknowledged "
+                + "send (s); C = the killed node was the active controller\n\n| run | "
+            : "failover, SIGKILL of partition 0's leader to the first acknowledged send (s); C = the killed node "
+                + "was also the active controller\n\n| run | ").append(Kind.KAFKA.label).append(" | ")
             .append(Kind.STRAIT.label).append(" |\n|---|---:|---:|\n");
         for (int run = 0; run < Math.max(kafka.size(), strait.size()); run++) {
             out.append("| ").append(run + 1).append(" | ").append(failoverCell(kafka, run)).append(" | ")

@@ -57,10 +57,13 @@ class ClusterBenchTest {
         ClusterBench.Options set = ClusterBench.parse(new String[] {"--records", "5", "--record-size", "10",
             "--partitions", "2", "--nodes", "3", "--only", "strait", "--session-timeout-ms", "9000,3000", "--heap",
             "1g", "--failover-timeout-s", "7", "--step-timeout-s", "8", "--output", "x.md", "--keep-logs",
-            "--runs", "2"});
+            "--runs", "2", "--victim", "controller"});
         assertThat(set).isEqualTo(new ClusterBench.Options(5, 10, 2, java.util.List.of(BrokerNode.Kind.STRAIT),
             java.util.List.of(9000, 3000), "1g", java.time.Duration.ofSeconds(7), java.time.Duration.ofSeconds(8),
-            java.nio.file.Path.of("x.md"), true, 2));
+            java.nio.file.Path.of("x.md"), true, 2, ClusterBench.Victim.CONTROLLER));
+        assertThat(defaults.victim()).isEqualTo(ClusterBench.Victim.LEADER);
+        assertThatThrownBy(() -> ClusterBench.parse(new String[] {"--victim", "follower"}))
+            .hasMessageContaining("--victim takes leader or controller");
         assertThatThrownBy(() -> ClusterBench.parse(new String[] {"--nodes", "5"}))
             .hasMessageContaining("--nodes");
         assertThatThrownBy(() -> ClusterBench.parse(new String[] {"--only", "redpanda"}))
