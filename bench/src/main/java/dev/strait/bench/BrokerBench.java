@@ -23,6 +23,8 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * One Strait companion broker node against one Apache Kafka 4.1.1 KRaft node on this machine: {@code bin/bench
@@ -132,70 +134,68 @@ public final class BrokerBench {
         System.exit(complete ? 0 : 1);
     }
 
-    static String usage() {
-        return String.join("\n",
-            "usage: bin/bench broker [--records N] [--record-size BYTES] [--partitions P]",
-            "                        [--only strait|kafka|kafka,strait|strait,kafka (which, in this order)]",
-            "                        [--output FILE.md] [--heap 1g] [--latency-rate RECORDS_PER_S (0: skip)]",
-            "                        [--latency-records N] [--step-timeout-s S] [--keep-logs]",
-            "                        [--jfr (a flight recording of each broker, kept with the logs)]",
-            "defaults: 1000000 records of 1024 bytes, 6 partitions, both brokers, -Xmx1g, latency run 300000 records",
-            "at 10000/s, 900 s per step.");
+    /** The flags of {@code bin/bench broker} (picocli), with their defaults. */
+    @Command(name = "bin/bench broker", sortOptions = false, showDefaultValues = true, usageHelpWidth = 100,
+        description = "One node of Strait's broker against one node of Apache Kafka 4.1.1, run in turn, with "
+            + "Kafka's ProducerPerformance and ConsumerPerformance. --nodes 3 runs bin/bench cluster "
+            + "instead.")
+    static final class Flags {
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
+        boolean help;
+
+        @Option(names = "--records", paramLabel = "N", description = "Records per throughput run.")
+        long records = 1_000_000;
+
+        @Option(names = "--nodes", paramLabel = "1|3", description = "1: this bench; 3: bin/bench cluster.")
+        String nodes = "1";
+
+        @Option(names = "--record-size", paramLabel = "BYTES", description = "Bytes per record.")
+        int recordBytes = 1024;
+
+        @Option(names = "--partitions", paramLabel = "P", description = "Partitions of the topic.")
+        int partitions = 6;
+
+        @Option(names = "--only", paramLabel = "strait|kafka|kafka,strait|strait,kafka",
+            description = "Which brokers, in this order.")
+        String only = "kafka,strait";
+
+        @Option(names = "--output", paramLabel = "FILE.md", description = "Also write the report here.")
+        Path output;
+
+        @Option(names = "--heap", description = "-Xmx of each broker.")
+        String heap = "1g";
+
+        @Option(names = "--latency-rate", paramLabel = "RECORDS_PER_S", description = "Fixed-rate run (0: skip).")
+        int latencyRate = 10_000;
+
+        @Option(names = "--latency-records", paramLabel = "N", description = "Records of the fixed-rate run.")
+        long latencyRecords = 300_000;
+
+        @Option(names = "--step-timeout-s", paramLabel = "S", description = "Bound on each step.")
+        long stepTimeoutS = 900;
+
+        @Option(names = "--keep-logs", description = "Keep the brokers' logs.")
+        boolean keepLogs;
+
+        @Option(names = "--jfr", description = "A flight recording of each broker, kept with the logs.")
+        boolean jfr;
     }
 
+    static String usage() {
+        return BenchFlags.usage(new Flags());
+    }
+
+    /** The options, or null if help was asked for. */
     static Options parse(String[] args) {
-        long records = 1_000_000;
-        int bytes = 1024;
-        int partitions = 6;
-        List<Kind> brokers = List.of(Kind.KAFKA, Kind.STRAIT);
-        Path output = null;
-        String heap = "1g";
-        int latencyRate = 10_000;
-        long latencyRecords = 300_000;
-        Duration stepTimeout = Duration.ofSeconds(900);
-        boolean keepLogs = false;
-        boolean jfr = false;
-        for (int i = 0; i < args.length; i++) {
-            String arg = args[i];
-            if (arg.equals("--help") || arg.equals("-h")) {
-                return null;
-            }
-            if (arg.equals("--keep-logs")) {
-                keepLogs = true;
-                continue;
-            }
-            if (arg.equals("--jfr")) {
-                jfr = true;
-                keepLogs = true;
-                continue;
-            }
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException(arg + " needs a value");
-            }
-            String value = args[++i];
-            try {
-                switch (arg) {
-                    case "--records" -> records = Long.parseLong(value);
-                    case "--nodes" -> { } // 1: this bench; 3: ClusterBench (see main)
-                    case "--record-size" -> bytes = Integer.parseInt(value);
-                    case "--partitions" -> partitions = Integer.parseInt(value);
-                    case "--only" -> brokers = parseBrokers(value);
-                    case "--output" -> output = Path.of(value);
-                    case "--heap" -> heap = value;
-                    case "--latency-rate" -> latencyRate = Integer.parseInt(value);
-                    case "--latency-records" -> latencyRecords = Long.parseLong(value);
-                    case "--step-timeout-s" -> stepTimeout = Duration.ofSeconds(Long.parseLong(value));
-                    default -> throw new IllegalArgumentException("unknown argument " + arg);
-                }
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(arg + " takes a number, not " + value);
-            }
+        Flags f = new Flags();
+        if (!BenchFlags.parse(f, args)) {
+            return null;
         }
-        if (records < 1 || bytes < 1 || partitions < 1) {
+        if (f.records < 1 || f.recordBytes < 1 || f.partitions < 1) {
             throw new IllegalArgumentException("--records, --record-size and --partitions must be at least 1");
         }
-        return new Options(records, bytes, partitions, brokers, output, heap, latencyRate, latencyRecords,
-            stepTimeout, keepLogs, jfr);
+        return new Options(f.records, f.recordBytes, f.partitions, parseBrokers(f.only), f.output, f.heap,
+            f.latencyRate, f.latencyRecords, Duration.ofSeconds(f.stepTimeoutS), f.keepLogs || f.jfr, f.jfr);
     }
 
     /** {@code strait}, {@code kafka}, or both in the order to run them ({@code strait,kafka}). */

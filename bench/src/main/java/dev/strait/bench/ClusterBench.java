@@ -30,6 +30,8 @@ import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Three-node clusters: {@code bin/bench cluster} (also {@code bin/bench broker --nodes 3}). For Apache Kafka 4.1.1
@@ -43,10 +45,17 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   <li>failover: an in-process idempotent {@code acks=all} producer sends to partition 0 every few ms; the JVM of
  *       partition 0's leader (from Admin {@code describeTopics}) gets SIGKILL; failover time is from just before
  *       the kill to the first acknowledgement of a record sent after the kill (bounded by a timeout); the new
- *       leader is then read from {@code describeTopics}.</li>
+ *       leader is then read from {@code describeTopics}. The active controller (the metadata quorum's Raft
+ *       leader) is named before and after the kill by Admin {@code describeMetadataQuorum}, for both systems, so
+ *       the report says whether the killed node was also the controller (then the new controller has to notice
+ *       the dead broker itself, which is the slow case). {@code --victim controller} measures that case on
+ *       purpose: it writes to a partition the active controller leads and kills that node.</li>
  * </ol>
- * Both systems get the same {@code broker.session.timeout.ms} (one run per value given). A shutdown hook kills the
- * children and deletes the temporary directory.
+ * Both systems get the same {@code broker.session.timeout.ms} (one set of runs per value given). With
+ * {@code --runs N} the whole sequence runs N times per system on fresh clusters (new directories, ports and
+ * cluster ids; the systems alternate run by run so that load drifts hit both alike), and the report gives every
+ * failover time, the median and the p99 (nearest rank, which is the maximum for N up to 100), and Strait / Kafka.
+ * A shutdown hook kills the children and deletes the temporary directory.
  */
 public final class ClusterBench {
     private static final int NODES = 3;
@@ -55,7 +64,16 @@ public final class ClusterBench {
     private static final long FAILOVER_SEND_INTERVAL_MS = 5;
 
     record Options(long records, int recordBytes, int partitions, List<Kind> brokers, List<Integer> sessionTimeouts,
-                   String heap, Duration failoverTimeout, Duration stepTimeout, Path output, boolean keepLogs) {
+                   String heap, Duration failoverTimeout, Duration stepTimeout, Path output, boolean keepLogs,
+                   int runs, Victim victim) {
+    }
+
+    /** Whose SIGKILL the failover measures. */
+    enum Victim {
+        /** partition 0's leader, whichever node it is (the controller in about one run of three) */
+        LEADER,
+        /** the active controller, through a partition it leads: the new controller must first notice it is gone */
+        CONTROLLER
     }
 
     /** One node of a 3-node cluster. */
@@ -128,8 +146,8 @@ public final class ClusterBench {
     private final Options options;
     private final Path work;
     private final ChildProcesses children = new ChildProcesses();
-    /** Results by "kind/session timeout". */
-    private final Map<String, Map<String, Object>> results = new LinkedHashMap<>();
+    /** Results by "kind/session timeout", one map per run. */
+    private final Map<String, List<Map<String, Object>>> results = new LinkedHashMap<>();
     private final Map<String, String> failures = new LinkedHashMap<>();
 
     ClusterBench(Options options) throws IOException {
@@ -163,84 +181,92 @@ public final class ClusterBench {
         System.exit(ok ? 0 : 1);
     }
 
-    static String usage() {
-        return String.join("\n",
-            "usage: bin/bench cluster [--records N] [--record-size BYTES] [--partitions P]",
-            "                         [--only kafka|strait|kafka,strait] [--session-timeout-ms 9000[,3000]]",
-            "                         [--heap 512m] [--failover-timeout-s 60] [--step-timeout-s 900]",
-            "                         [--output FILE.md] [--keep-logs]",
-            "   (same as bin/bench broker --nodes 3 ...)",
-            "defaults: 1000000 records of 1024 bytes, 6 partitions, RF 3, min.insync.replicas=2, acks=all,",
-            "both systems, broker.session.timeout.ms 9000 (both systems' default), -Xmx512m per node.");
+    /** The flags of {@code bin/bench cluster} (picocli), with their defaults. */
+    @Command(name = "bin/bench cluster", sortOptions = false, showDefaultValues = true, usageHelpWidth = 100,
+        description = "3-node clusters of Apache Kafka 4.1.1 and of Strait's broker, one after the other: "
+            + "start-up, acks=all throughput, and the failover after a SIGKILL of partition 0's leader "
+            + "(same as bin/bench broker --nodes 3 ...). RF 3, min.insync.replicas=2.",
+        footer = "--runs N: N runs per system on fresh clusters, alternating systems; the report lists each "
+            + "failover time with its median and p99 (nearest rank: the maximum for N <= 100) and the "
+            + "ratio Strait / Kafka.")
+    static final class Flags {
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
+        boolean help;
+
+        @Option(names = "--records", paramLabel = "N", description = "ProducerPerformance records.")
+        long records = 1_000_000;
+
+        @Option(names = "--record-size", paramLabel = "BYTES", description = "Bytes per record.")
+        int recordBytes = 1024;
+
+        @Option(names = "--partitions", paramLabel = "P", description = "Partitions of the topic.")
+        int partitions = 6;
+
+        @Option(names = "--nodes", paramLabel = "3", description = "Only 3 (bin/bench broker runs 1).")
+        int nodes = 3;
+
+        @Option(names = "--only", paramLabel = "kafka|strait|kafka,strait", description = "Which systems, in order.")
+        String only = "kafka,strait";
+
+        @Option(names = "--session-timeout-ms", paramLabel = "MS", split = ",",
+            description = "broker.session.timeout.ms of both systems; one set of runs per value.")
+        List<Integer> sessionTimeouts = new ArrayList<>(List.of(9000));
+
+        @Option(names = "--heap", description = "-Xmx of each node.")
+        String heap = "512m";
+
+        @Option(names = "--failover-timeout-s", paramLabel = "S", description = "Bound on one failover.")
+        long failoverTimeoutS = 60;
+
+        @Option(names = "--step-timeout-s", paramLabel = "S", description = "Bound on the produce step.")
+        long stepTimeoutS = 900;
+
+        @Option(names = "--output", paramLabel = "FILE.md", description = "Also write the report here.")
+        Path output;
+
+        @Option(names = "--keep-logs", description = "Keep the nodes' logs (the path is printed at the end).")
+        boolean keepLogs;
+
+        @Option(names = "--runs", paramLabel = "N", description = "Runs per system, each on fresh clusters.")
+        int runs = 1;
+
+        @Option(names = "--victim", paramLabel = "leader|controller",
+            description = "Kill partition 0's leader, or the active controller (producing to a partition it leads).")
+        String victim = "leader";
     }
 
+    static String usage() {
+        return BenchFlags.usage(new Flags());
+    }
+
+    /** The options, or null if help was asked for. */
     static Options parse(String[] args) {
-        long records = 1_000_000;
-        int bytes = 1024;
-        int partitions = 6;
-        List<Kind> brokers = List.of(Kind.KAFKA, Kind.STRAIT);
-        List<Integer> sessions = List.of(9000);
-        String heap = "512m";
-        Duration failoverTimeout = Duration.ofSeconds(60);
-        Duration stepTimeout = Duration.ofSeconds(900);
-        Path output = null;
-        boolean keepLogs = false;
-        for (int i = 0; i < args.length; i++) {
-            String arg = args[i];
-            if (arg.equals("--help") || arg.equals("-h")) {
-                return null;
-            }
-            if (arg.equals("--keep-logs")) {
-                keepLogs = true;
-                continue;
-            }
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException(arg + " needs a value");
-            }
-            String value = args[++i];
-            try {
-                switch (arg) {
-                    case "--records" -> records = Long.parseLong(value);
-                    case "--record-size" -> bytes = Integer.parseInt(value);
-                    case "--partitions" -> partitions = Integer.parseInt(value);
-                    case "--nodes" -> {
-                        if (!value.equals("3")) {
-                            throw new IllegalArgumentException("--nodes: only 1 (bin/bench broker) or 3");
-                        }
-                    }
-                    case "--only" -> {
-                        List<Kind> kinds = new ArrayList<>();
-                        for (String name : value.split(",")) {
-                            kinds.add(switch (name.trim()) {
-                                case "kafka" -> Kind.KAFKA;
-                                case "strait" -> Kind.STRAIT;
-                                default -> throw new IllegalArgumentException("--only takes kafka, strait or both");
-                            });
-                        }
-                        brokers = List.copyOf(kinds);
-                    }
-                    case "--session-timeout-ms" -> {
-                        List<Integer> s = new ArrayList<>();
-                        for (String v : value.split(",")) {
-                            s.add(Integer.parseInt(v.trim()));
-                        }
-                        sessions = List.copyOf(s);
-                    }
-                    case "--heap" -> heap = value;
-                    case "--failover-timeout-s" -> failoverTimeout = Duration.ofSeconds(Long.parseLong(value));
-                    case "--step-timeout-s" -> stepTimeout = Duration.ofSeconds(Long.parseLong(value));
-                    case "--output" -> output = Path.of(value);
-                    default -> throw new IllegalArgumentException("unknown argument " + arg);
-                }
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(arg + " takes a number, not " + value);
-            }
+        Flags f = new Flags();
+        if (!BenchFlags.parse(f, args)) {
+            return null;
         }
-        if (records < 1 || bytes < 1 || partitions < 1) {
-            throw new IllegalArgumentException("--records, --record-size and --partitions must be at least 1");
+        if (f.nodes != 3) {
+            throw new IllegalArgumentException("--nodes: only 1 (bin/bench broker) or 3");
         }
-        return new Options(records, bytes, partitions, brokers, sessions, heap, failoverTimeout, stepTimeout, output,
-            keepLogs);
+        List<Kind> brokers = new ArrayList<>();
+        for (String name : f.only.split(",")) {
+            brokers.add(switch (name.trim()) {
+                case "kafka" -> Kind.KAFKA;
+                case "strait" -> Kind.STRAIT;
+                default -> throw new IllegalArgumentException("--only takes kafka, strait or both");
+            });
+        }
+        Victim victim = switch (f.victim.trim()) {
+            case "leader" -> Victim.LEADER;
+            case "controller" -> Victim.CONTROLLER;
+            default -> throw new IllegalArgumentException("--victim takes leader or controller, not " + f.victim);
+        };
+        if (f.records < 1 || f.recordBytes < 1 || f.partitions < 1 || f.runs < 1) {
+            throw new IllegalArgumentException("--records, --record-size, --partitions and --runs must be at least 1");
+        }
+        return new Options(f.records, f.recordBytes, f.partitions, List.copyOf(brokers),
+            List.copyOf(f.sessionTimeouts), f.heap, Duration.ofSeconds(f.failoverTimeoutS),
+            Duration.ofSeconds(f.stepTimeoutS), f.output, f.keepLogs, f.runs, victim);
     }
 
     private List<String> jvmOptions() {
@@ -262,15 +288,19 @@ public final class ClusterBench {
         String header = header();
         System.out.println(header);
         for (int session : options.sessionTimeouts()) {
-            for (Kind kind : options.brokers()) {
-                if (children.isClosed()) {
-                    break;
+            for (int run = 1; run <= options.runs(); run++) {
+                for (Kind kind : options.brokers()) {
+                    if (children.isClosed()) {
+                        break;
+                    }
+                    String key = kind.name() + "/" + session;
+                    String label = options.runs() == 1 ? key : key + " run " + run;
+                    System.out.printf("== %s, 3 nodes, broker.session.timeout.ms=%d%s ==%n", kind.label, session,
+                        options.runs() == 1 ? "" : ", run " + run + " of " + options.runs());
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    results.computeIfAbsent(key, k -> new ArrayList<>()).add(m);
+                    measure(kind, session, m, label, run);
                 }
-                String key = kind.name() + "/" + session;
-                System.out.printf("== %s, 3 nodes, broker.session.timeout.ms=%d ==%n", kind.label, session);
-                Map<String, Object> m = new LinkedHashMap<>();
-                results.put(key, m);
-                measure(kind, session, m, key);
             }
         }
         String report = header + "\n\n" + report();
@@ -282,8 +312,9 @@ public final class ClusterBench {
         return failures.isEmpty();
     }
 
-    private void measure(Kind kind, int session, Map<String, Object> m, String key) {
-        Path dir = work.resolve(kind.name().toLowerCase(Locale.ROOT) + "-" + session);
+    private void measure(Kind kind, int session, Map<String, Object> m, String key, int run) {
+        Path dir = work.resolve(kind.name().toLowerCase(Locale.ROOT) + "-" + session + "-" + run);
+        killed.clear(); // node ids repeat in every run
         List<ClusterNode> nodes = new ArrayList<>();
         for (int id = 1; id <= NODES; id++) {
             nodes.add(new ClusterNode(kind, id, dir.resolve("node-" + id)));
@@ -424,6 +455,21 @@ public final class ClusterBench {
         return leader == null || leader.isEmpty() ? -1 : leader.id();
     }
 
+    /** The first partition of the topic that {@code node} leads (--victim controller). */
+    private int partitionLedBy(Admin admin, int node) throws Exception {
+        if (node < 0) {
+            throw new IllegalStateException("--victim controller: describeMetadataQuorum named no active controller");
+        }
+        TopicDescription d = admin.describeTopics(List.of(TOPIC)).allTopicNames().get(10, TimeUnit.SECONDS).get(TOPIC);
+        for (TopicPartitionInfo p : d.partitions()) {
+            if (p.leader() != null && !p.leader().isEmpty() && p.leader().id() == node) {
+                return p.partition();
+            }
+        }
+        throw new IllegalStateException("--victim controller: the active controller, node " + node + ", leads none of "
+            + "the " + d.partitions().size() + " partitions; use more --partitions");
+    }
+
     /** The active controller (metadata quorum leader) from Admin describeMetadataQuorum; -1 if not answered. */
     private static int activeController(Admin admin) {
         try {
@@ -432,6 +478,29 @@ public final class ClusterBench {
             System.out.printf("  describeMetadataQuorum: %s%n", oneLine(e));
             return -1;
         }
+    }
+
+    /**
+     * The controller after the kill: polls describeMetadataQuorum (bounded) until it names a live leader, i.e.
+     * another node than the killed one if the killed node was the controller. -1 if none within 30 s.
+     */
+    private static int controllerAfter(Admin admin, int killed) throws InterruptedException {
+        long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        Exception last = null;
+        while (System.nanoTime() < until) {
+            try {
+                int leader = admin.describeMetadataQuorum().quorumInfo().get(10, TimeUnit.SECONDS).leaderId();
+                if (leader >= 0 && leader != killed) {
+                    return leader;
+                }
+            } catch (Exception e) {
+                last = e;
+            }
+            Thread.sleep(100);
+        }
+        System.out.printf("  describeMetadataQuorum after the kill named no live controller in 30 s%s%n",
+            last == null ? "" : ": " + oneLine(last));
+        return -1;
     }
 
     private void failover(Admin admin, String bootstrap, List<ClusterNode> nodes, Map<String, Object> m)
@@ -451,14 +520,16 @@ public final class ClusterBench {
         byte[] value = new byte[100];
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(),
             new ByteArraySerializer())) {
-            // Warm up: the producer knows the leader and has acknowledged sends before the kill.
-            producer.send(new ProducerRecord<>(TOPIC, 0, null, value)).get(30, TimeUnit.SECONDS);
-            int leader = leaderOf(admin, 0);
-            ClusterNode victim = nodes.stream().filter(n -> n.id == leader).findFirst()
-                .orElseThrow(() -> new IllegalStateException("partition 0 has no leader (" + leader + ")"));
-            m.put("old.leader", (double) leader);
             int controller = activeController(admin);
+            int partition = options.victim() == Victim.CONTROLLER ? partitionLedBy(admin, controller) : 0;
+            // Warm up: the producer knows the leader and has acknowledged sends before the kill.
+            producer.send(new ProducerRecord<>(TOPIC, partition, null, value)).get(30, TimeUnit.SECONDS);
+            int leader = leaderOf(admin, partition);
+            ClusterNode victim = nodes.stream().filter(n -> n.id == leader).findFirst()
+                .orElseThrow(() -> new IllegalStateException("partition " + partition + " has no leader (" + leader + ")"));
+            m.put("old.leader", (double) leader);
             m.put("controller", (double) controller);
+            m.put("controller.killed", controller == leader ? 1.0 : 0.0);
             long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
             long killAt = System.nanoTime() + Duration.ofSeconds(1).toNanos();
             long deadline = Long.MAX_VALUE;
@@ -470,15 +541,16 @@ public final class ClusterBench {
                     victim.process.destroyForcibly(); // SIGKILL
                     deadline = killNanos.get() + timeoutNanos;
                     end = deadline;
-                    System.out.printf("  SIGKILL node %d (pid %d), the leader of %s-0 (active controller: node %d)%n",
-                        victim.id, victim.process.pid(), TOPIC, controller);
+                    System.out.printf("  SIGKILL node %d (pid %d), the leader of %s-%d (active controller: node %d, %s)%n",
+                        victim.id, victim.process.pid(), TOPIC, partition, controller,
+                        controller == victim.id ? "the killed node" : "not the killed node");
                 }
                 if (firstAckNanos.get() != 0) {
                     break;
                 }
                 long sentNanos = System.nanoTime();
                 try {
-                    producer.send(new ProducerRecord<>(TOPIC, 0, null, value), (md, e) -> {
+                    producer.send(new ProducerRecord<>(TOPIC, partition, null, value), (md, e) -> {
                         if (e != null) {
                             errors.incrementAndGet();
                             return;
@@ -503,7 +575,7 @@ public final class ClusterBench {
             int newLeader = -1;
             long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
             while (System.nanoTime() < until) {
-                newLeader = leaderOf(admin, 0);
+                newLeader = leaderOf(admin, partition);
                 if (newLeader != -1 && newLeader != leader) {
                     break;
                 }
@@ -511,8 +583,11 @@ public final class ClusterBench {
             }
             m.put("new.leader", (double) newLeader);
             m.put("failover.errors", (double) errors.get());
+            int newController = controllerAfter(admin, leader);
+            m.put("new.controller", (double) newController);
             System.out.printf(Locale.ROOT, "  failover: first acknowledged send after the kill %.3f s later; new leader"
-                + " node %d; %d send errors%n", seconds, newLeader, errors.get());
+                + " node %d; controller now node %d; %d send errors%n", seconds, newLeader, newController,
+                errors.get());
         }
     }
 
@@ -527,40 +602,119 @@ public final class ClusterBench {
         new Row("p99", "produce acks=all p99 latency (ms)", false),
         new Row("p999", "produce acks=all p99.9 latency (ms)", false),
         new Row("failover.s", "failover: SIGKILL of leader to first ack (s)", false),
-        new Row("old.leader", "partition 0 leader killed (node id)", false),
+        new Row("old.leader", "killed partition's leader (node id)", false),
         new Row("controller", "active controller before the kill (node id)", false),
-        new Row("new.leader", "partition 0 new leader (node id)", false),
+        new Row("controller.killed", "killed node was the active controller (1 yes, 0 no)", false),
+        new Row("new.leader", "that partition's new leader (node id)", false),
+        new Row("new.controller", "active controller after the kill (node id)", false),
         new Row("failover.errors", "failover: failed sends", false));
 
     String report() {
         StringBuilder out = new StringBuilder();
+        int runs = options.runs();
         for (int session : options.sessionTimeouts()) {
-            Map<String, Object> kafka = results.get(Kind.KAFKA.name() + "/" + session);
-            Map<String, Object> strait = results.get(Kind.STRAIT.name() + "/" + session);
-            if (kafka == null && strait == null) {
+            List<Map<String, Object>> kafka = results.getOrDefault(Kind.KAFKA.name() + "/" + session, List.of());
+            List<Map<String, Object>> strait = results.getOrDefault(Kind.STRAIT.name() + "/" + session, List.of());
+            if (kafka.isEmpty() && strait.isEmpty()) {
                 continue;
             }
-            out.append("broker.session.timeout.ms=").append(session).append(" (both)\n\n");
+            out.append("broker.session.timeout.ms=").append(session).append(" (both)")
+                .append(runs == 1 ? "" : ", " + runs + " runs each on fresh clusters: medians, node ids per run")
+                .append("\n\n");
             out.append("| metric | ").append(Kind.KAFKA.label).append(" | ").append(Kind.STRAIT.label)
                 .append(" | Strait / Kafka |\n|---|---:|---:|---:|\n");
             for (Row row : ROWS) {
-                Double k = kafka == null ? null : (Double) kafka.get(row.key());
-                Double s = strait == null ? null : (Double) strait.get(row.key());
-                if (k == null && s == null) {
+                List<Double> k = values(kafka, row.key());
+                List<Double> s = values(strait, row.key());
+                if (k.isEmpty() && s.isEmpty()) {
                     continue;
                 }
-                boolean id = row.key().endsWith("leader") || row.key().equals("controller");
-                String ratio = id || k == null || s == null || k == 0 ? "-"
-                    : String.format(Locale.ROOT, "%.2f", s / k);
-                out.append("| ").append(row.label()).append(" | ").append(format(k)).append(" | ").append(format(s))
-                    .append(" | ").append(ratio).append(" |\n");
+                boolean perRun = row.key().endsWith("leader") || row.key().endsWith("controller")
+                    || row.key().equals("controller.killed");
+                String ratio = perRun || k.isEmpty() || s.isEmpty() || median(k) == 0 ? "-"
+                    : String.format(Locale.ROOT, "%.2f", median(s) / median(k));
+                out.append("| ").append(row.label()).append(" | ").append(perRun ? list(k) : format(median(k)))
+                    .append(" | ").append(perRun ? list(s) : format(median(s))).append(" | ").append(ratio)
+                    .append(" |\n");
             }
             out.append('\n');
+            if (runs > 1) {
+                out.append(failoverRuns(kafka, strait));
+            }
         }
         failures.forEach((step, why) -> out.append("**failed: ").append(step).append(":** ").append(why)
             .append("\n"));
         out.append("Load average at the end: ").append(loadAverage()).append(", ").append(Instant.now()).append('.');
         return out.toString();
+    }
+
+    /** Every run's failover time, whether the killed leader was also the controller, median and p99 per system. */
+    private String failoverRuns(List<Map<String, Object>> kafka, List<Map<String, Object>> strait) {
+        StringBuilder out = new StringBuilder();
+        out.append(options.victim() == Victim.CONTROLLER
+            ? "failover, SIGKILL of the active controller (the leader of the partition written) to the first acknowledged "
+                + "send (s); C = the killed node was the active controller\n\n| run | "
+            : "failover, SIGKILL of partition 0's leader to the first acknowledged send (s); C = the killed node "
+                + "was also the active controller\n\n| run | ").append(Kind.KAFKA.label).append(" | ")
+            .append(Kind.STRAIT.label).append(" |\n|---|---:|---:|\n");
+        for (int run = 0; run < Math.max(kafka.size(), strait.size()); run++) {
+            out.append("| ").append(run + 1).append(" | ").append(failoverCell(kafka, run)).append(" | ")
+                .append(failoverCell(strait, run)).append(" |\n");
+        }
+        List<Double> k = values(kafka, "failover.s");
+        List<Double> s = values(strait, "failover.s");
+        out.append("| median | ").append(k.isEmpty() ? "-" : seconds(median(k))).append(" | ")
+            .append(s.isEmpty() ? "-" : seconds(median(s))).append(" |\n");
+        out.append("| p99 (nearest rank; = max for N <= 100) | ").append(k.isEmpty() ? "-" : seconds(p99(k)))
+            .append(" | ").append(s.isEmpty() ? "-" : seconds(p99(s))).append(" |\n");
+        if (!k.isEmpty() && !s.isEmpty()) {
+            out.append(String.format(Locale.ROOT, "%nStrait / Kafka: median %.2f, p99 %.2f (%d and %d successful "
+                + "runs).%n%n", median(s) / median(k), p99(s) / p99(k), s.size(), k.size()));
+        } else {
+            out.append('\n');
+        }
+        return out.toString();
+    }
+
+    private static String failoverCell(List<Map<String, Object>> runs, int run) {
+        if (run >= runs.size() || runs.get(run).get("failover.s") == null) {
+            return "failed";
+        }
+        Map<String, Object> m = runs.get(run);
+        return seconds((Double) m.get("failover.s")) + (Double.valueOf(1.0).equals(m.get("controller.killed"))
+            ? " C" : "");
+    }
+
+    private static String seconds(double v) {
+        return String.format(Locale.ROOT, "%.3f", v);
+    }
+
+    private static List<Double> values(List<Map<String, Object>> runs, String key) {
+        List<Double> values = new ArrayList<>();
+        for (Map<String, Object> m : runs) {
+            if (m.get(key) instanceof Double d) {
+                values.add(d);
+            }
+        }
+        return values;
+    }
+
+    private static String list(List<Double> values) {
+        return values.isEmpty() ? "-" : values.stream().map(v -> String.format(Locale.ROOT, "%.0f", v))
+            .collect(Collectors.joining(","));
+    }
+
+    static double median(List<Double> values) {
+        List<Double> sorted = values.stream().sorted().toList();
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+
+    /** Nearest-rank 99th percentile: the value at rank ceil(0.99 N); the maximum whenever N <= 100. */
+    static double p99(List<Double> values) {
+        List<Double> sorted = values.stream().sorted().toList();
+        int rank = (int) Math.ceil(0.99 * sorted.size());
+        return sorted.get(Math.max(0, rank - 1));
     }
 
     private static String format(Double v) {

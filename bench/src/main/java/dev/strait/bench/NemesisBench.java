@@ -22,6 +22,8 @@ import dev.strait.testkit.nemesis.RunReport;
 import dev.strait.testkit.nemesis.ScheduleSpec;
 import dev.strait.testkit.nemesis.SystemKind;
 import dev.strait.testkit.nemesis.WorkloadSpec;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code bin/bench nemesis}: the long nemesis campaign. Run i (0-based) uses seed S+i, so any run is replayed with
@@ -56,68 +58,76 @@ public final class NemesisBench {
         System.exit(run(options));
     }
 
-    static String usage() {
-        return String.join("\n",
-            "usage: bin/bench nemesis [--runs N] [--seed S] [--system strait|kafka|both]",
-            "                         [--fault-phase-s 120] [--faults all|pause,partition,kill|NAME,...]",
-            "                         [--partitions 4] [--create-partitions 500] [--rate 400]",
-            "                         [--session-timeout-ms 6000] [--work-dir DIR] [--keep-logs]",
-            "Run i uses seed S+i (default S: from the clock, printed); replay one with --runs 1 --seed <seed>.",
-            "Faults: " + String.join(", ", EnumSet.allOf(FaultKind.class).stream().map(FaultKind::flag).toList()),
-            "Defaults: 1 run of strait, 120 s of faults, all faults, 4 partitions, 400 records/s from 2 idempotent",
-            "acks=all producers (request.timeout.ms 3000), a group of 2 consumers. Needs root (ip netns, tc).");
+    /** The flags of {@code bin/bench nemesis} (picocli), with their defaults. */
+    @Command(name = "bin/bench nemesis", sortOptions = false, showDefaultValues = true, usageHelpWidth = 100,
+        description = "The long nemesis campaign: Jepsen-style faults on 3-node clusters while idempotent "
+            + "acks=all producers and a consumer group run; every acknowledged record is checked. Needs "
+            + "root (ip netns, tc).",
+        footer = "Run i uses seed S+i (default S: from the clock, printed); replay one with --runs 1 --seed "
+            + "<seed>. Workload: 2 idempotent acks=all producers (request.timeout.ms 3000) at --rate "
+            + "records/s in all, a group of 2 consumers.")
+    static final class Flags {
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
+        boolean help;
+
+        @Option(names = "--runs", paramLabel = "N", description = "Runs (each a fresh cluster per system).")
+        int runs = 1;
+
+        @Option(names = "--seed", paramLabel = "S", description = "Seed of run 1 (default: from the clock).")
+        Long seed;
+
+        @Option(names = "--system", paramLabel = "strait|kafka|both", description = "Which systems.")
+        String system = "strait";
+
+        @Option(names = "--fault-phase-s", paramLabel = "S", description = "Seconds of faults per run.")
+        long faultPhaseS = 120;
+
+        @Option(names = "--faults", paramLabel = "all|pause,partition,kill|NAME,...",
+            description = "Fault kinds: all, families or names.")
+        String faults = "all";
+
+        @Option(names = "--partitions", paramLabel = "P", description = "Partitions of the workload topic.")
+        int partitions = 4;
+
+        @Option(names = "--create-partitions", paramLabel = "N",
+            description = "Partitions of the CreateTopics a controller kill interrupts.")
+        int createPartitions = 500;
+
+        @Option(names = "--rate", paramLabel = "RECORDS_PER_S", description = "Workload rate.")
+        int rate = 400;
+
+        @Option(names = "--session-timeout-ms", paramLabel = "MS", description = "broker.session.timeout.ms.")
+        long sessionTimeoutMs = NemesisCluster.Settings.defaults().sessionTimeoutMs();
+
+        @Option(names = "--work-dir", paramLabel = "DIR", description = "Where the runs' clusters live.")
+        Path workDir = Path.of(System.getProperty("java.io.tmpdir"), "strait-nemesis");
+
+        @Option(names = "--keep-logs", description = "Keep the nodes' logs.")
+        boolean keepLogs;
     }
 
+    static String usage() {
+        return BenchFlags.usage(new Flags()) + "\nFault names: " + String.join(", ",
+            EnumSet.allOf(FaultKind.class).stream().map(FaultKind::flag).toList());
+    }
+
+    /** The options, or null if help was asked for. */
     static Options parse(String[] args) {
-        int runs = 1;
-        Long seed = null;
-        List<SystemKind> systems = List.of(SystemKind.STRAIT);
-        long faultPhaseS = 120;
-        Set<FaultKind> faults = EnumSet.allOf(FaultKind.class);
-        int partitions = 4;
-        int createPartitions = 500;
-        int rate = 400;
-        long session = NemesisCluster.Settings.defaults().sessionTimeoutMs();
-        Path workDir = Path.of(System.getProperty("java.io.tmpdir"), "strait-nemesis");
-        boolean keepLogs = false;
-        for (int i = 0; i < args.length; i++) {
-            String arg = args[i];
-            if (arg.equals("--help") || arg.equals("-h")) {
-                return null;
-            }
-            if (arg.equals("--keep-logs")) {
-                keepLogs = true;
-                continue;
-            }
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException(arg + " needs a value");
-            }
-            String value = args[++i];
-            try {
-                switch (arg) {
-                    case "--runs" -> runs = Integer.parseInt(value);
-                    case "--seed" -> seed = Long.parseLong(value);
-                    case "--system" -> systems = value.equals("both") ? List.of(SystemKind.STRAIT, SystemKind.KAFKA)
-                            : List.of(SystemKind.parse(value));
-                    case "--fault-phase-s" -> faultPhaseS = Long.parseLong(value);
-                    case "--faults" -> faults = FaultKind.parseList(value);
-                    case "--partitions" -> partitions = Integer.parseInt(value);
-                    case "--create-partitions" -> createPartitions = Integer.parseInt(value);
-                    case "--rate" -> rate = Integer.parseInt(value);
-                    case "--session-timeout-ms" -> session = Long.parseLong(value);
-                    case "--work-dir" -> workDir = Path.of(value);
-                    default -> throw new IllegalArgumentException("unknown argument " + arg);
-                }
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(arg + " takes a number, not " + value);
-            }
+        Flags f = new Flags();
+        if (!BenchFlags.parse(f, args)) {
+            return null;
         }
-        if (runs < 1 || faultPhaseS < 10 || partitions < 1 || createPartitions < 1 || rate < 1 || session < 1000) {
+        List<SystemKind> systems = f.system.equals("both") ? List.of(SystemKind.STRAIT, SystemKind.KAFKA)
+                : List.of(SystemKind.parse(f.system));
+        Set<FaultKind> faults = FaultKind.parseList(f.faults);
+        if (f.runs < 1 || f.faultPhaseS < 10 || f.partitions < 1 || f.createPartitions < 1 || f.rate < 1
+                || f.sessionTimeoutMs < 1000) {
             throw new IllegalArgumentException("--runs, --partitions, --create-partitions, --rate must be at least 1,"
                     + " --fault-phase-s at least 10, --session-timeout-ms at least 1000");
         }
-        return new Options(runs, seed != null ? seed : System.currentTimeMillis() % 1_000_000, systems, faultPhaseS,
-                faults, partitions, createPartitions, rate, session, workDir, keepLogs);
+        return new Options(f.runs, f.seed != null ? f.seed : System.currentTimeMillis() % 1_000_000, systems,
+                f.faultPhaseS, faults, f.partitions, f.createPartitions, f.rate, f.sessionTimeoutMs, f.workDir,
+                f.keepLogs);
     }
 
     /** Per system: runs, minutes, faults, acknowledged records, anomalies, and the seeds that found any. */

@@ -48,7 +48,7 @@ public final class LagMonitor implements Runnable, AutoCloseable {
             config.maxLagSeconds());
         this.alerter = new Alerter(config.mirrorGroupId(), config.webhookUrl(), config.alertSuppressMs());
         this.auditor = config.auditIntervalMs() > 0
-            ? new Auditor(config.sourceClient(), config.targetClient(), config.renamer(), time) : null;
+            ? new Auditor(config.sourceClient(), config.targetClient(), config.renamer(), config.messageHandler(), time) : null;
         this.audit = auditor == null ? null : new ContinuousAudit(auditor, config.auditMaxRecords());
         if (config.windowWarning() != null) {
             LOGGER.warn("Lag monitor for group {}: {}", config.mirrorGroupId(), config.windowWarning());

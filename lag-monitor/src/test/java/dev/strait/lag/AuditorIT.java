@@ -14,6 +14,7 @@ import dev.strait.lag.audit.AuditReport;
 import dev.strait.lag.audit.AuditReport.Kind;
 import dev.strait.lag.audit.Auditor;
 import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.PartitionMode;
 import dev.strait.mirror.config.TopicRenamer;
 import dev.strait.mirror.engine.MirrorEngine;
 import dev.strait.mirror.metrics.MirrorMetrics;
@@ -80,6 +81,87 @@ class AuditorIT {
         assertThat(report.partitions().get(1).digestsEqual()).isTrue();
         assertThat(report.partitions().get(0).digestsEqual()).isFalse();
         assertThat(report.table(20)).contains("MISSING audit.handled-0@17").contains("audit: 2 findings");
+    }
+
+    @Test
+    void givenTheMirrorsHandlerTheAuditExpectsWhatItWritesAndStillFindsALoss() throws Exception {
+        // Given: a mirror whose handler drops every fifth record, splits every seventh in two and rewrites the
+        // rest; run with lose=43, it also drops 0@43, which the plain handler keeps
+        String topic = "audit.filtered";
+        source.createTopic(topic, 2);
+        try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
+            producer.produce(topic, 2, 100);
+        }
+        FilterAndSplitHandler lossy = new FilterAndSplitHandler();
+        lossy.configure("lose=43");
+        mirror(topic, "g-audit-filtered", MirrorSettings.builder().messageHandler(lossy));
+        FilterAndSplitHandler handler = new FilterAndSplitHandler();
+        handler.configure(null);
+        Map<Integer, long[]> ranges = Map.of(0, new long[] {0, 100}, 1, new long[] {0, 100});
+
+        // When: audited with the mirror's handler, and without it
+        AuditReport withHandler;
+        AuditReport without;
+        try (Auditor auditor = new Auditor(client(source), client(target), TopicRenamer.identity(), handler,
+            Time.SYSTEM)) {
+            withHandler = auditor.audit(topic, ranges);
+        }
+        try (Auditor auditor = new Auditor(client(source), client(target), TopicRenamer.identity(), Time.SYSTEM)) {
+            without = auditor.audit(topic, ranges);
+        }
+
+        // Then: with the handler, its drops are not findings, its two outputs are not duplicates, its rewrites are
+        // not alterations, and the one record the mirror lost is the one finding
+        assertThat(withHandler.findings()).as(withHandler.table(20))
+            .extracting(f -> f.kind() + " " + f.partition() + "@" + f.sourceOffset()).containsExactly("MISSING 0@43");
+        for (AuditReport.PartitionAudit pa : withHandler.partitions()) {
+            assertThat(pa.droppedByHandler()).as("offsets 0, 5, ..., 95").isEqualTo(20);
+            assertThat(pa.count(Kind.DUPLICATED)).isZero();
+        }
+        assertThat(withHandler.partitions().get(1).digestsEqual()).isTrue();
+        assertThat(withHandler.table(20)).contains("40 dropped by the message handler");
+        // Without it (as before the audit knew the handler), every handled record looks altered or missing
+        assertThat(without.partitions().get(1).count(Kind.MISSING)).isEqualTo(20);
+        assertThat(without.partitions().get(1).count(Kind.ALTERED)).isEqualTo(80);
+    }
+
+    @Test
+    void hashModeCopiesSpreadOverTargetPartitionsAreNotReordered() throws Exception {
+        // Given: in hash mode each source partition's records spread over both target partitions by key
+        String topic = "audit.hashed";
+        source.createTopic(topic, 2);
+        try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
+            producer.produce(topic, 2, 200);
+        }
+        mirror(topic, "g-audit-hashed", MirrorSettings.builder().partitionMode(PartitionMode.HASH));
+        Map<Integer, List<ConsumerRecord<byte[], byte[]>>> onTarget = TopicReader.readAll(target.bootstrapServers(),
+            topic);
+        assertThat(onTarget.get(0)).extracting(r -> Provenance.from(r.headers()).partition())
+            .as("the precondition: target partition 0 holds copies of both source partitions").contains(0, 1);
+
+        // When
+        AuditReport report;
+        try (Auditor auditor = new Auditor(client(source), client(target), TopicRenamer.identity(), Time.SYSTEM)) {
+            report = auditor.audit(topic, Map.of(0, new long[] {0, 200}, 1, new long[] {0, 200}));
+        }
+
+        // Then
+        assertThat(report.findings()).as(report.table(20)).isEmpty();
+        assertThat(report.partitions()).allMatch(AuditReport.PartitionAudit::digestsEqual);
+    }
+
+    /** Mirrors {@code topic} with {@code settings} until the target holds what the source committed, then stops. */
+    private static void mirror(String topic, String group, MirrorSettings.Builder settings) throws Exception {
+        Properties c = client(source);
+        c.put("group.id", group);
+        MirrorEngine engine = new MirrorEngine(settings.consumerConfig(c).producerConfig(client(target)).include(topic)
+            .offsetCommitIntervalMs(500).build(), new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
+        engine.start();
+        long end = source.endOffsetSum(topic);
+        Await.until("mirrored and committed", Duration.ofSeconds(60), () -> source.committedOffsets(group, topic)
+            .values().stream().mapToLong(Long::longValue).sum() == end);
+        engine.requestStop();
+        engine.awaitTermination(Duration.ofSeconds(60));
     }
 
     @Test

@@ -30,8 +30,10 @@ import dev.strait.testkit.TestProducer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -385,6 +387,45 @@ class LagMonitorIT {
             PartitionLag lag = partition(monitor.cycle(), 0);
             assertThat(lag.lastMirroredOffset()).isEqualTo(9);
             assertThat(lag.exactLag()).isEqualTo(90);
+        }
+    }
+
+    @Test
+    void aTargetEndingInACommitMarkerIsReadWithoutWaitingForARecordThatIsNotThere() throws Exception {
+        // Given: the copies on the target were written in a transaction, so its partition ends in the commit
+        // marker, an offset that yields no record
+        String topic = "lag.marker";
+        source.createTopic(topic, 1);
+        target.createTopic(topic, 1);
+        try (TestProducer src = new TestProducer(source.bootstrapServers())) {
+            src.produce(topic, 1, 50);
+        }
+        String sourceId = sourceId();
+        Properties tx = new Properties();
+        tx.put("bootstrap.servers", target.bootstrapServers());
+        tx.put("transactional.id", "lag-marker-copies");
+        try (KafkaProducer<byte[], byte[]> dst = new KafkaProducer<>(tx, new ByteArraySerializer(),
+            new ByteArraySerializer())) {
+            dst.initTransactions();
+            dst.beginTransaction();
+            for (int i = 0; i < 50; i++) {
+                RecordHeaders h = new RecordHeaders();
+                h.add(Provenance.HEADER, new Provenance(sourceId, sourceId, topic, 0, i).encode());
+                dst.send(new ProducerRecord<>(topic, 0, (byte[]) null, new byte[] {(byte) i}, h));
+            }
+            dst.commitTransaction();
+        }
+        // The coordinator writes the marker after commitTransaction returns
+        Await.until("50 copies and the commit marker", Duration.ofSeconds(30), () -> target.endOffsetSum(topic) == 51);
+        commit("g-marker", topic, 50);
+
+        // When
+        try (LagMonitor monitor = new LagMonitor(config(source, "g-marker", "lag\\.marker"), Time.SYSTEM)) {
+            GroupStatus s = monitor.cycle();
+
+            // Then: the read stops at the marker (the log end) instead of waiting out its 10 s for a record
+            assertThat(s.snapshot().warnings()).isEmpty();
+            assertThat(partition(s, 0).exactLag()).isZero();
         }
     }
 

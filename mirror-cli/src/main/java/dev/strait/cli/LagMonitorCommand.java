@@ -34,7 +34,8 @@ public final class LagMonitorCommand implements Callable<Integer> {
             + "topic.rename, mirror.metrics.url, http.port, window.size, sample.interval.ms, mirror.commit.interval.ms, "
             + "stop.after.ms, "
             + "max.lag.records, max.lag.seconds, alert.webhook.url, alert.suppress.ms, audit.interval.ms, "
-            + "audit.max.records")
+            + "audit.max.records, message.handler, message.handler.args (the mirror's, so the audit expects what it "
+            + "writes)")
     Path config;
 
     static LagMonitorConfig load(Path file) {
@@ -116,7 +117,7 @@ public final class LagMonitorCommand implements Callable<Integer> {
                     base.topics(), base.renamer(), base.mirrorMetricsUrl(), -1, base.httpHost(), n,
                     base.sampleIntervalMs(), base.stopAfterMs(), maxLagRecords >= 0 ? maxLagRecords : base.maxLagRecords(),
                     maxLagSeconds >= 0 ? maxLagSeconds : base.maxLagSeconds(), null, base.alertSuppressMs(), 0,
-                    base.auditMaxRecords(), base.mirrorCommitIntervalMs());
+                    base.auditMaxRecords(), base.mirrorCommitIntervalMs(), base.messageHandler());
             } catch (ConfigException e) {
                 System.err.println("lag-monitor check: error: " + e.getMessage());
                 return 3;
@@ -188,7 +189,7 @@ public final class LagMonitorCommand implements Callable<Integer> {
             }
             boolean clean = true;
             try (dev.strait.lag.audit.Auditor auditor = new dev.strait.lag.audit.Auditor(cfg.sourceClient(),
-                cfg.targetClient(), cfg.renamer(), Time.SYSTEM)) {
+                cfg.targetClient(), cfg.renamer(), cfg.messageHandler(), Time.SYSTEM)) {
                 for (var e : plan.entrySet()) {
                     dev.strait.lag.audit.AuditReport report = auditor.audit(e.getKey(), e.getValue());
                     System.out.print(report.table(50));

@@ -20,7 +20,7 @@ import dev.strait.mirror.config.TopicSyncSettings;
 import dev.strait.mirror.config.TopicRenamer;
 import dev.strait.mirror.config.TruncationPolicy;
 import dev.strait.mirror.engine.MirrorEngine;
-import dev.strait.mirror.handler.MessageHandler;
+import dev.strait.mirror.handler.MessageHandlers;
 import dev.strait.mirror.metrics.MetricsHttpServer;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.metrics.ProgressLogger;
@@ -255,7 +255,7 @@ public final class MirrorCommand implements Callable<Integer> {
             throw new ConfigException("--metrics.port must be -1 (off), 0 (any free port) or a port number, not " + metricsPort);
         }
         if (messageHandler != null) {
-            b.messageHandler(loadHandler(messageHandler, messageHandlerArgs));
+            b.messageHandler(MessageHandlers.load(messageHandler, messageHandlerArgs, "--message.handler"));
         } else if (messageHandlerArgs != null) {
             throw new ConfigException("--message.handler.args needs --message.handler");
         }
@@ -285,30 +285,6 @@ public final class MirrorCommand implements Callable<Integer> {
                     + value + "'");
             }
         }
-    }
-
-    static MessageHandler loadHandler(String className, String args) {
-        Object instance;
-        try {
-            instance = Class.forName(className).getDeclaredConstructor().newInstance();
-        } catch (ClassNotFoundException e) {
-            throw new ConfigException("--message.handler class " + className + " is not on the class path "
-                + "(put its jar in STRAIT_CLASSPATH)");
-        } catch (ReflectiveOperationException | LinkageError e) {
-            throw new ConfigException("--message.handler class " + className + " cannot be created: " + e
-                + " (it needs a public no-argument constructor)");
-        }
-        if (!(instance instanceof MessageHandler)) {
-            throw new ConfigException("--message.handler class " + className + " does not implement "
-                + MessageHandler.class.getName());
-        }
-        MessageHandler handler = (MessageHandler) instance;
-        try {
-            handler.configure(args);
-        } catch (RuntimeException e) {
-            throw new ConfigException("--message.handler " + className + " rejected --message.handler.args: " + e.getMessage());
-        }
-        return handler;
     }
 
     /** The mirror ran and failed; exit code 1. */

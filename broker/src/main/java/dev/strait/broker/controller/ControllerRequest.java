@@ -87,4 +87,12 @@ public sealed interface ControllerRequest {
             records = List.copyOf(records);
         }
     }
+
+    /**
+     * Asks the Raft leader to describe the quorum (Kafka's DescribeQuorum). Answered by the leader's runtime from
+     * its Raft node, not by the controller's state machine, and never written to the log; a node that does not
+     * lead answers {@code NOT_CONTROLLER} like for any other request.
+     */
+    record DescribeQuorum() implements ControllerRequest {
+    }
 }

@@ -1,5 +1,6 @@
 package dev.strait.broker.controller;
 
+import dev.strait.broker.raft.QuorumDescription;
 import java.util.Objects;
 
 /**
@@ -11,8 +12,11 @@ import java.util.Objects;
  * @param value   request specific: the node epoch for a registration, the first producer id of a block, the
  *                known controller for {@link Error#NOT_CONTROLLER} (-1 if unknown)
  * @param flag    request specific: for a heartbeat, "fenced" (or "shutdown done" when shutdown was asked)
+ * @param quorum  the answer to {@link ControllerRequest.DescribeQuorum}, with times in wall-clock milliseconds of
+ *                the leader; null for every other request
  */
-public record ControllerResponse(Error error, String message, long offset, long value, boolean flag) {
+public record ControllerResponse(Error error, String message, long offset, long value, boolean flag,
+        QuorumDescription quorum) {
 
     /** Outcomes, each mapped to one of the metadata contract's exception types by the caller. */
     public enum Error {
@@ -30,6 +34,14 @@ public record ControllerResponse(Error error, String message, long offset, long 
     public ControllerResponse {
         Objects.requireNonNull(error, "error");
         Objects.requireNonNull(message, "message");
+    }
+
+    public ControllerResponse(Error error, String message, long offset, long value, boolean flag) {
+        this(error, message, offset, value, flag, null);
+    }
+
+    static ControllerResponse quorum(QuorumDescription description) {
+        return new ControllerResponse(Error.NONE, "", -1, 0, false, Objects.requireNonNull(description));
     }
 
     static ControllerResponse ok(long offset) {

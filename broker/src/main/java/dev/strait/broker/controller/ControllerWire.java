@@ -10,11 +10,13 @@ import dev.strait.broker.controller.ControllerRequest.AlterPartition;
 import dev.strait.broker.controller.ControllerRequest.CreatePartitions;
 import dev.strait.broker.controller.ControllerRequest.CreateTopic;
 import dev.strait.broker.controller.ControllerRequest.DeleteTopic;
+import dev.strait.broker.controller.ControllerRequest.DescribeQuorum;
 import dev.strait.broker.controller.ControllerRequest.ElectPreferredLeaders;
 import dev.strait.broker.controller.ControllerRequest.Heartbeat;
 import dev.strait.broker.controller.ControllerRequest.RegisterBroker;
 import dev.strait.broker.raft.LogEntry;
 import dev.strait.broker.raft.OffsetAndEpoch;
+import dev.strait.broker.raft.QuorumDescription;
 import dev.strait.broker.raft.RaftMessage;
 import dev.strait.broker.raft.RaftMessage.BeginQuorumEpoch;
 import dev.strait.broker.raft.RaftMessage.FetchError;
@@ -35,6 +37,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.zip.CRC32C;
 
@@ -64,6 +67,8 @@ final class ControllerWire {
     private static final byte FETCH_RESPONSE = 14;
     private static final byte REQUEST = 20;
     private static final byte RESPONSE = 21;
+    /** A response that carries a {@link QuorumDescription}: a frame type of its own, so RESPONSE stays as it was. */
+    private static final byte RESPONSE_QUORUM = 22;
 
     private static final byte REGISTER_BROKER = 1;
     private static final byte HEARTBEAT = 2;
@@ -74,7 +79,8 @@ final class ControllerWire {
     private static final byte ALTER_PARTITION = 7;
     private static final byte ALLOCATE_PRODUCER_IDS = 8;
     private static final byte ELECT_PREFERRED_LEADERS = 9;
-    private static final byte ALTER_SECURITY = 10;
+    private static final byte DESCRIBE_QUORUM = 10;
+    private static final byte ALTER_SECURITY = 11;
 
     /** A frame that is not a valid controller message. */
     static final class MalformedFrameException extends IOException {
@@ -158,15 +164,18 @@ final class ControllerWire {
             out.writeLong(m.correlationId());
             writeRequest(out, m.request());
         } else if (message instanceof Response m) {
-            out.writeByte(RESPONSE);
+            ControllerResponse r = m.response();
+            out.writeByte(r.quorum() == null ? RESPONSE : RESPONSE_QUORUM);
             out.writeInt(m.destination());
             out.writeLong(m.correlationId());
-            ControllerResponse r = m.response();
             out.writeByte(r.error().ordinal());
             out.writeUTF(r.message());
             out.writeLong(r.offset());
             out.writeLong(r.value());
             out.writeBoolean(r.flag());
+            if (r.quorum() != null) {
+                writeQuorum(out, r.quorum());
+            }
         } else {
             throw new IllegalArgumentException("unknown message " + message);
         }
@@ -195,6 +204,13 @@ final class ControllerWire {
                 ControllerResponse.Error error = ControllerResponse.Error.forCode(in.readByte());
                 return new Response(destination, correlationId,
                         new ControllerResponse(error, in.readUTF(), in.readLong(), in.readLong(), in.readBoolean()));
+            }
+            case RESPONSE_QUORUM: {
+                int destination = in.readInt();
+                long correlationId = in.readLong();
+                ControllerResponse.Error error = ControllerResponse.Error.forCode(in.readByte());
+                return new Response(destination, correlationId, new ControllerResponse(error, in.readUTF(),
+                        in.readLong(), in.readLong(), in.readBoolean(), readQuorum(in)));
             }
             default:
                 throw new MalformedFrameException("unknown frame type " + type);
@@ -341,6 +357,8 @@ final class ControllerWire {
             out.writeByte(ALLOCATE_PRODUCER_IDS);
             out.writeInt(r.nodeId());
             out.writeInt(r.count());
+        } else if (request instanceof DescribeQuorum) {
+            out.writeByte(DESCRIBE_QUORUM);
         } else if (request instanceof ElectPreferredLeaders r) {
             out.writeByte(ELECT_PREFERRED_LEADERS);
             out.writeInt(r.topics().size());
@@ -378,6 +396,8 @@ final class ControllerWire {
                         readInts(in));
             case ALLOCATE_PRODUCER_IDS:
                 return new AllocateProducerIds(in.readInt(), in.readInt());
+            case DESCRIBE_QUORUM:
+                return new DescribeQuorum();
             case ELECT_PREFERRED_LEADERS: {
                 int count = listSize(in);
                 List<String> topics = new ArrayList<>();
@@ -403,6 +423,50 @@ final class ControllerWire {
             default:
                 throw new MalformedFrameException("unknown request type " + type);
         }
+    }
+
+    private static void writeQuorum(DataOutputStream out, QuorumDescription quorum) throws IOException {
+        out.writeInt(quorum.leaderId());
+        out.writeInt(quorum.leaderEpoch());
+        out.writeLong(quorum.highWatermark());
+        writeReplicas(out, quorum.voters());
+        writeReplicas(out, quorum.observers());
+    }
+
+    private static QuorumDescription readQuorum(DataInputStream in) throws IOException {
+        return new QuorumDescription(in.readInt(), in.readInt(), in.readLong(), readReplicas(in), readReplicas(in));
+    }
+
+    private static void writeReplicas(DataOutputStream out, List<QuorumDescription.Replica> replicas)
+            throws IOException {
+        out.writeInt(replicas.size());
+        for (QuorumDescription.Replica replica : replicas) {
+            out.writeInt(replica.nodeId());
+            out.writeLong(replica.logEndOffset());
+            writeOptionalLong(out, replica.lastFetchMs());
+            writeOptionalLong(out, replica.lastCaughtUpMs());
+        }
+    }
+
+    private static List<QuorumDescription.Replica> readReplicas(DataInputStream in) throws IOException {
+        int count = listSize(in);
+        List<QuorumDescription.Replica> replicas = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            replicas.add(new QuorumDescription.Replica(in.readInt(), in.readLong(), readOptionalLong(in),
+                    readOptionalLong(in)));
+        }
+        return replicas;
+    }
+
+    private static void writeOptionalLong(DataOutputStream out, OptionalLong value) throws IOException {
+        out.writeBoolean(value.isPresent());
+        out.writeLong(value.orElse(0));
+    }
+
+    private static OptionalLong readOptionalLong(DataInputStream in) throws IOException {
+        boolean present = in.readBoolean();
+        long value = in.readLong();
+        return present ? OptionalLong.of(value) : OptionalLong.empty();
     }
 
     private static int listSize(DataInputStream in) throws IOException {

@@ -6,6 +6,7 @@ import dev.strait.broker.controller.ControllerRequest.AlterPartition;
 import dev.strait.broker.controller.ControllerRequest.CreatePartitions;
 import dev.strait.broker.controller.ControllerRequest.CreateTopic;
 import dev.strait.broker.controller.ControllerRequest.DeleteTopic;
+import dev.strait.broker.controller.ControllerRequest.DescribeQuorum;
 import dev.strait.broker.controller.ControllerRequest.ElectPreferredLeaders;
 import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.AclEntry;
@@ -13,11 +14,14 @@ import dev.strait.broker.metadata.BrokerRegistration;
 import dev.strait.broker.metadata.InvalidReplicationFactorException;
 import dev.strait.broker.metadata.MetadataSource;
 import dev.strait.broker.metadata.PartitionState;
+import dev.strait.broker.metadata.QuorumLeaderUnknownException;
+import dev.strait.broker.metadata.QuorumStatus;
 import dev.strait.broker.metadata.ScramCredentialEntry;
 import dev.strait.broker.metadata.StaleEpochException;
 import dev.strait.broker.metadata.TopicExistsException;
 import dev.strait.broker.metadata.TopicMetadata;
 import dev.strait.broker.metadata.UnknownTopicException;
+import dev.strait.broker.raft.QuorumDescription;
 import dev.strait.broker.raft.metadata.MetadataImage;
 import dev.strait.broker.raft.metadata.MetadataImage.NodeRegistration;
 import dev.strait.broker.raft.metadata.MetadataImage.TopicImage;
@@ -58,6 +62,16 @@ import org.slf4j.LoggerFactory;
 public final class QuorumMetadataSource implements MetadataSource {
 
     private static final Logger LOGGER = LoggerFactory.getLogger(QuorumMetadataSource.class);
+    /**
+     * Bound on one DescribeQuorum, retries across leader changes included: well below a client's default
+     * {@code request.timeout.ms} (30 s), so the client gets a retriable error instead of a dropped request.
+     */
+    private static final long DESCRIBE_QUORUM_TIMEOUT_MS = 5_000;
+    /**
+     * The name DescribeQuorum gives the voters' endpoints. {@code controller.quorum.voters} names no listener;
+     * Kafka uses the first of {@code controller.listener.names}, which is CONTROLLER in Strait's configs.
+     */
+    static final String CONTROLLER_LISTENER_NAME = "CONTROLLER";
 
     private final QuorumSettings settings;
     private final String clusterId;
@@ -405,6 +419,62 @@ public final class QuorumMetadataSource implements MetadataSource {
         if (!records.isEmpty()) {
             mutate(new ControllerRequest.AlterSecurity(records));
         }
+    }
+
+    @Override
+    public boolean hasQuorum() {
+        return true;
+    }
+
+    @Override
+    public CompletableFuture<QuorumStatus> describeQuorum() {
+        try {
+            ensureOpen();
+        } catch (IllegalStateException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<QuorumStatus> result = new CompletableFuture<>();
+        // Completed on the callback thread, never on the quorum loop: the caller may do I/O when it completes.
+        runtime.call(new DescribeQuorum(), DESCRIBE_QUORUM_TIMEOUT_MS).whenCompleteAsync((response, error) -> {
+            if (error != null) {
+                Throwable cause = unwrap(error);
+                int leader = runtime.knownLeader();
+                result.completeExceptionally(cause instanceof TimeoutException && leader < 0
+                        ? new QuorumLeaderUnknownException("node " + settings.nodeId() + " knows no leader of the "
+                                + "metadata quorum (an election is under way); retry shortly")
+                        : cause);
+            } else if (response.quorum() == null) {
+                result.completeExceptionally(new IllegalStateException("DescribeQuorum answered " + response.error()
+                        + ": " + response.message()));
+            } else {
+                result.complete(toQuorumStatus(response.quorum()));
+            }
+        }, task -> {
+            try {
+                callbacks.execute(task);
+            } catch (java.util.concurrent.RejectedExecutionException closing) {
+                task.run(); // closed meanwhile: still answer the caller
+            }
+        });
+        return result;
+    }
+
+    private QuorumStatus toQuorumStatus(QuorumDescription quorum) {
+        List<QuorumStatus.VoterNode> nodes = new ArrayList<>();
+        settings.voters().forEach((id, address) -> nodes.add(new QuorumStatus.VoterNode(id, CONTROLLER_LISTENER_NAME,
+                address.getHostString(), address.getPort())));
+        nodes.sort(java.util.Comparator.comparingInt(QuorumStatus.VoterNode::nodeId));
+        return new QuorumStatus(quorum.leaderId(), quorum.leaderEpoch(), quorum.highWatermark(),
+                toReplicas(quorum.voters()), toReplicas(quorum.observers()), nodes);
+    }
+
+    private static List<QuorumStatus.Replica> toReplicas(List<QuorumDescription.Replica> replicas) {
+        List<QuorumStatus.Replica> converted = new ArrayList<>(replicas.size());
+        for (QuorumDescription.Replica r : replicas) {
+            converted.add(new QuorumStatus.Replica(r.nodeId(), r.logEndOffset(), r.lastFetchMs().orElse(-1),
+                    r.lastCaughtUpMs().orElse(-1)));
+        }
+        return converted;
     }
 
     private ClusterImage mutate(ControllerRequest request) {

@@ -3,12 +3,14 @@ package dev.strait.broker.controller;
 import dev.strait.broker.controller.ControllerMessage.Raft;
 import dev.strait.broker.controller.ControllerMessage.Request;
 import dev.strait.broker.controller.ControllerMessage.Response;
+import dev.strait.broker.controller.ControllerRequest.DescribeQuorum;
 import dev.strait.broker.controller.ControllerRequest.Heartbeat;
 import dev.strait.broker.controller.ControllerRequest.RegisterBroker;
 import dev.strait.broker.controller.ControllerResponse.Error;
 import dev.strait.broker.log.FaultHandler;
 import dev.strait.broker.log.Time;
 import dev.strait.broker.raft.LogEntry;
+import dev.strait.broker.raft.QuorumDescription;
 import dev.strait.broker.raft.RaftNode;
 import dev.strait.broker.raft.RaftStorage;
 import dev.strait.broker.raft.metadata.MetadataImage;
@@ -20,6 +22,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -547,6 +551,10 @@ final class QuorumRuntime implements AutoCloseable {
 
     private CompletableFuture<ControllerResponse> handleOnce(QuorumController active, int source, long correlationId,
             ControllerRequest request) {
+        if (request instanceof DescribeQuorum) {
+            // Read-only and answered from the Raft node: nothing to deduplicate, nothing for the controller.
+            return CompletableFuture.completedFuture(describeQuorumHere());
+        }
         String key = source + ":" + correlationId;
         CompletableFuture<ControllerResponse> earlier = recentRequests.get(key);
         if (earlier != null) {
@@ -559,6 +567,35 @@ final class QuorumRuntime implements AutoCloseable {
         CompletableFuture<ControllerResponse> result = active.handle(request, nowMs);
         recentRequests.put(key, result);
         return result;
+    }
+
+    /**
+     * This node's Raft leader view of the quorum, its times moved from the loop's monotonic clock to the wall
+     * clock (DescribeQuorum reports the leader's wall-clock times); NOT_CONTROLLER if it does not lead.
+     */
+    private ControllerResponse describeQuorumHere() {
+        Optional<QuorumDescription> described = raft.describeQuorum(nowMs);
+        if (described.isEmpty()) {
+            return ControllerResponse.notController(raft.leaderId());
+        }
+        long wallMinusMonotonicMs = time.milliseconds() - nowMs;
+        QuorumDescription q = described.get();
+        return ControllerResponse.quorum(new QuorumDescription(q.leaderId(), q.leaderEpoch(), q.highWatermark(),
+                toWallClock(q.voters(), wallMinusMonotonicMs), toWallClock(q.observers(), wallMinusMonotonicMs)));
+    }
+
+    private static List<QuorumDescription.Replica> toWallClock(List<QuorumDescription.Replica> replicas,
+            long offsetMs) {
+        List<QuorumDescription.Replica> moved = new ArrayList<>(replicas.size());
+        for (QuorumDescription.Replica r : replicas) {
+            moved.add(new QuorumDescription.Replica(r.nodeId(), r.logEndOffset(), shift(r.lastFetchMs(), offsetMs),
+                    shift(r.lastCaughtUpMs(), offsetMs)));
+        }
+        return moved;
+    }
+
+    private static OptionalLong shift(OptionalLong ms, long offsetMs) {
+        return ms.isPresent() ? OptionalLong.of(ms.getAsLong() + offsetMs) : ms;
     }
 
     // ---------------------------------------------------------------- outbound calls

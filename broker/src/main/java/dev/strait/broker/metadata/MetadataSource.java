@@ -142,6 +142,22 @@ public interface MetadataSource extends AutoCloseable {
         throw new UnsupportedOperationException("this metadata source keeps no SCRAM credentials");
     }
 
+    /** Whether this source is a Raft quorum that can describe itself ({@link #describeQuorum()}). */
+    default boolean hasQuorum() {
+        return false;
+    }
+
+    /**
+     * Asks the quorum's leader for its view of the voters and observers (Kafka's DescribeQuorum), wherever it
+     * runs. Completes, never on the caller's thread, with the description, or exceptionally with
+     * {@link QuorumLeaderUnknownException} when no leader is known in time, or a timeout when the known leader did
+     * not answer in time. A source without a quorum fails with {@link UnsupportedOperationException}.
+     */
+    default CompletableFuture<QuorumStatus> describeQuorum() {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException("this metadata source is not a "
+                + "Raft quorum"));
+    }
+
     /** Closes without a controlled shutdown, as a crash would leave the cluster (tests and demos of failover). */
     default void closeAbruptly() {
         close();

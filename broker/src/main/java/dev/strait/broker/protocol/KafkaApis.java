@@ -28,6 +28,7 @@ import org.apache.kafka.common.requests.DeleteRecordsRequest;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
 import org.apache.kafka.common.requests.DescribeClusterRequest;
 import org.apache.kafka.common.requests.DescribeConfigsRequest;
+import org.apache.kafka.common.requests.DescribeQuorumRequest;
 import org.apache.kafka.common.requests.ElectLeadersRequest;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
@@ -47,7 +48,8 @@ import org.slf4j.LoggerFactory;
  * InitProducerId ({@link ProduceHandler}), Fetch ({@link FetchHandler}), ListOffsets and OffsetForLeaderEpoch
  * ({@link PartitionOffsetsHandler}), Metadata and DescribeCluster ({@link MetadataHandler}), topic administration
  * and configs ({@link TopicAdminHandler}), CreatePartitions, DeleteRecords and ElectLeaders
- * ({@link PartitionAdminHandler}), the classic group protocol and committed offsets ({@link GroupHandler}). Each
+ * ({@link PartitionAdminHandler}), the classic group protocol and committed offsets ({@link GroupHandler}),
+ * DescribeQuorum ({@link QuorumHandler}, only on a node of a Raft quorum). Each
  * names its entry points {@code handleXRequest}; all map exceptions to error codes through {@link ApiErrors}.
  *
  * <p>Errors: an unparseable frame (garbage, truncated, unknown API key, unsupported version of anything but
@@ -70,6 +72,8 @@ public final class KafkaApis implements RequestDispatcher {
     private final PartitionAdminHandler partitionAdminHandler;
     private final GroupHandler groupHandler;
     private final SecurityAdminHandler securityAdminHandler;
+    /** Null when the metadata source is no Raft quorum: DescribeQuorum is then not advertised. */
+    private final QuorumHandler quorumHandler;
     private final BrokerSecurity security;
 
     /**
@@ -112,6 +116,8 @@ public final class KafkaApis implements RequestDispatcher {
         this.groupHandler = groupCoordinator == null ? null
                 : new GroupHandler(groupCoordinator, endpoint, metadataHandler::offsetsPartitionLeader, authorizer);
         this.securityAdminHandler = new SecurityAdminHandler(replicaManager.metadata(), authorizer);
+        this.quorumHandler = replicaManager.metadata().hasQuorum()
+                ? new QuorumHandler(replicaManager.metadata()::describeQuorum, authorizer) : null;
     }
 
     /**
@@ -214,7 +220,7 @@ public final class KafkaApis implements RequestDispatcher {
         if (key == ApiKeys.API_VERSIONS) {
             return handleApiVersionsRequest((ApiVersionsRequest) body);
         }
-        if (!SupportedApis.isSupported(key, version, groupHandler != null)) {
+        if (!SupportedApis.isSupported(key, version, groupHandler != null, quorumHandler != null)) {
             return errorResponse(request, body, new UnsupportedVersionException(
                     "this broker does not support " + key + " v" + version));
         }
@@ -265,6 +271,9 @@ public final class KafkaApis implements RequestDispatcher {
             case ALTER_USER_SCRAM_CREDENTIALS:
                 return securityAdminHandler.handleAlterUserScramCredentialsRequest(context,
                         (AlterUserScramCredentialsRequest) body);
+            case DESCRIBE_QUORUM:
+                quorumHandler.handleDescribeQuorumRequest(request, context, (DescribeQuorumRequest) body, version);
+                return null;
             default:
                 if (SupportedApis.GROUP_APIS.contains(key)) {
                     return groupHandler.handleGroupRequest(request, context, body);
@@ -282,7 +291,7 @@ public final class KafkaApis implements RequestDispatcher {
         }
         ApiVersionsResponseData data = new ApiVersionsResponseData()
                 .setErrorCode(Errors.NONE.code())
-                .setApiKeys(SupportedApis.advertised(groupHandler != null))
+                .setApiKeys(SupportedApis.advertised(groupHandler != null, quorumHandler != null))
                 .setFinalizedFeaturesEpoch(-1);
         return new ApiVersionsResponse(data);
     }

@@ -25,6 +25,9 @@ final class SupportedApis {
             ApiKeys.SYNC_GROUP, ApiKeys.HEARTBEAT, ApiKeys.LEAVE_GROUP, ApiKeys.OFFSET_COMMIT, ApiKeys.OFFSET_FETCH,
             ApiKeys.LIST_GROUPS, ApiKeys.DESCRIBE_GROUPS, ApiKeys.DELETE_GROUPS);
 
+    /** Advertised only by a node of a Raft metadata quorum (a standalone node has no quorum to describe). */
+    static final Set<ApiKeys> QUORUM_APIS = EnumSet.of(ApiKeys.DESCRIBE_QUORUM);
+
     private SupportedApis() {
     }
 
@@ -42,8 +45,12 @@ final class SupportedApis {
     }
 
     static boolean isSupported(ApiKeys key, short version, boolean groups) {
-        return (IMPLEMENTED.contains(key) || groups && GROUP_APIS.contains(key)) && version >= key.oldestVersion()
-                && version <= maxVersion(key);
+        return isSupported(key, version, groups, false);
+    }
+
+    static boolean isSupported(ApiKeys key, short version, boolean groups, boolean quorum) {
+        return (IMPLEMENTED.contains(key) || groups && GROUP_APIS.contains(key) || quorum && QUORUM_APIS.contains(key))
+                && version >= key.oldestVersion() && version <= maxVersion(key);
     }
 
     static ApiVersionCollection advertised() {
@@ -51,10 +58,17 @@ final class SupportedApis {
     }
 
     static ApiVersionCollection advertised(boolean groups) {
+        return advertised(groups, false);
+    }
+
+    static ApiVersionCollection advertised(boolean groups, boolean quorum) {
         ApiVersionCollection collection = new ApiVersionCollection();
         Set<ApiKeys> keys = EnumSet.copyOf(IMPLEMENTED);
         if (groups) {
             keys.addAll(GROUP_APIS);
+        }
+        if (quorum) {
+            keys.addAll(QUORUM_APIS);
         }
         for (ApiKeys key : keys) {
             collection.add(new ApiVersion().setApiKey(key.id).setMinVersion(minVersion(key))

@@ -1,13 +1,18 @@
 package dev.strait.broker.raft;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 
 /**
  * What a leader knows about the voters in its epoch: for each, the end offset it has confirmed (by fetching from
  * that offset, which a follower does only after flushing everything before it) and when it last fetched. The
  * high watermark is the largest end offset a majority has confirmed, under Raft's rule that a leader may only
- * commit by counting replicas of an entry from its own epoch.
+ * commit by counting replicas of an entry from its own epoch. For DescribeQuorum it also keeps, per voter and per
+ * observer (a non-voter that fetches), the offset and time of its latest valid fetch and when it was last caught
+ * up; observers never count towards the high watermark or the quorum check.
  *
  * <p>Not thread-safe; owned by the node's driver.
  */
@@ -18,6 +23,37 @@ final class LeaderProgress {
     private final int selfId;
     private final Map<Integer, Long> confirmedEndOffsets = new TreeMap<>();
     private final Map<Integer, Long> lastFetchMs = new TreeMap<>();
+    /** What DescribeQuorum reports; unlike {@link #lastFetchMs}, the election does not count as a fetch. */
+    private final Map<Integer, Activity> voterActivity = new TreeMap<>();
+    private final Map<Integer, Activity> observerActivity = new TreeMap<>();
+
+    /** One replica's fetches as DescribeQuorum reports them; {@link #NEVER} or -1 where unknown. */
+    private static final class Activity {
+        long endOffset = -1;
+        long lastFetchMs = NEVER;
+        long leaderEndAtLastFetch = -1;
+        long lastCaughtUpMs = NEVER;
+
+        /** Kafka's rule for "caught up": fetching from the leader's end, or from the end it had at the last fetch. */
+        void onFetch(long fetchOffset, long leaderEndOffset, long nowMs) {
+            if (fetchOffset >= leaderEndOffset) {
+                lastCaughtUpMs = Math.max(lastCaughtUpMs, nowMs);
+            } else if (leaderEndAtLastFetch > 0 && fetchOffset >= leaderEndAtLastFetch) {
+                lastCaughtUpMs = Math.max(lastCaughtUpMs, lastFetchMs);
+            }
+            leaderEndAtLastFetch = leaderEndOffset;
+            lastFetchMs = Math.max(lastFetchMs, nowMs);
+            endOffset = Math.max(endOffset, fetchOffset);
+        }
+
+        QuorumDescription.Replica describe(int nodeId) {
+            return new QuorumDescription.Replica(nodeId, endOffset, optional(lastFetchMs), optional(lastCaughtUpMs));
+        }
+
+        private static OptionalLong optional(long ms) {
+            return ms == NEVER ? OptionalLong.empty() : OptionalLong.of(ms);
+        }
+    }
 
     LeaderProgress(int selfId, Iterable<Integer> voters, long nowMs) {
         this.selfId = selfId;
@@ -25,6 +61,7 @@ final class LeaderProgress {
             confirmedEndOffsets.put(voter, 0L);
             // Count the election itself as contact: the voters just granted their votes.
             lastFetchMs.put(voter, voter == selfId ? Long.MAX_VALUE : nowMs);
+            voterActivity.put(voter, new Activity());
         }
     }
 
@@ -33,15 +70,42 @@ final class LeaderProgress {
     }
 
     /**
-     * Records a validated fetch. Fetches may arrive reordered, so a smaller offset than one already confirmed
-     * is ignored: the larger one was flushed by the follower and validated against this leader's log.
+     * Records a validated fetch of a voter or an observer, made while this leader's log ended at
+     * {@code leaderEndOffset}. Fetches may arrive reordered, so a smaller offset than one already confirmed is
+     * ignored: the larger one was flushed by the follower and validated against this leader's log.
      */
-    void onFetch(int voterId, long fetchOffset, long nowMs) {
-        if (!isVoter(voterId)) {
+    void onFetch(int replicaId, long fetchOffset, long leaderEndOffset, long nowMs) {
+        if (replicaId == selfId) {
             return;
         }
-        confirmedEndOffsets.merge(voterId, fetchOffset, Math::max);
-        lastFetchMs.put(voterId, nowMs);
+        if (!isVoter(replicaId)) {
+            observerActivity.computeIfAbsent(replicaId, id -> new Activity()).onFetch(fetchOffset, leaderEndOffset,
+                    nowMs);
+            return;
+        }
+        voterActivity.get(replicaId).onFetch(fetchOffset, leaderEndOffset, nowMs);
+        confirmedEndOffsets.merge(replicaId, fetchOffset, Math::max);
+        lastFetchMs.put(replicaId, nowMs);
+    }
+
+    /**
+     * The quorum as this leader sees it at {@code nowMs}. Forgets observers silent for
+     * {@link QuorumDescription#OBSERVER_SESSION_MS}, as Kafka does.
+     */
+    QuorumDescription describe(int epoch, long highWatermark, long nowMs) {
+        observerActivity.values().removeIf(a -> nowMs - a.lastFetchMs >= QuorumDescription.OBSERVER_SESSION_MS);
+        List<QuorumDescription.Replica> voters = new ArrayList<>(voterActivity.size());
+        for (Map.Entry<Integer, Activity> voter : voterActivity.entrySet()) {
+            if (voter.getKey() == selfId) {
+                voters.add(new QuorumDescription.Replica(selfId, confirmedEndOffsets.get(selfId),
+                        OptionalLong.of(nowMs), OptionalLong.of(nowMs)));
+            } else {
+                voters.add(voter.getValue().describe(voter.getKey()));
+            }
+        }
+        List<QuorumDescription.Replica> observers = new ArrayList<>(observerActivity.size());
+        observerActivity.forEach((id, activity) -> observers.add(activity.describe(id)));
+        return new QuorumDescription(selfId, epoch, highWatermark, voters, observers);
     }
 
     /**

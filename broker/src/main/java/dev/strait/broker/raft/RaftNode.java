@@ -347,6 +347,17 @@ public final class RaftNode {
         return role instanceof Follower follower ? follower.leaderId() : NONE;
     }
 
+    /**
+     * The quorum as this node sees it if it leads the current epoch (Kafka's DescribeQuorum, answered only by the
+     * leader); empty otherwise. An immutable copy: the caller may hand it to other threads.
+     */
+    public Optional<QuorumDescription> describeQuorum(long nowMs) {
+        if (!(role instanceof Leader leader)) {
+            return Optional.empty();
+        }
+        return Optional.of(leader.progress().describe(leader.epoch(), highWatermark, nowMs));
+    }
+
     /** Short name of the current role, for logs and traces. */
     public String roleName() {
         return role.getClass().getSimpleName();
@@ -476,7 +487,7 @@ public final class RaftNode {
                     request.fetchOffset(), request.lastFetchedEpoch(), ours, List.of(), highWatermark));
             return;
         }
-        leader.progress().onFetch(request.source(), request.fetchOffset(), nowMs);
+        leader.progress().onFetch(request.source(), request.fetchOffset(), storage.endOffset(), nowMs);
         maybeAdvanceHighWatermark(leader);
         long end = Math.min(storage.endOffset(), request.fetchOffset() + config.maxFetchEntries());
         List<LogEntry> entries = new ArrayList<>((int) (end - request.fetchOffset()));

@@ -52,7 +52,16 @@ class ControllerWireTest {
                         new MetadataRecord.ScramCredential("a", (byte) 2, new byte[] {1}, new byte[] {2},
                                 new byte[] {3}, 4096)))),
                 new Response(2, 11, new ControllerResponse(ControllerResponse.Error.TOPIC_EXISTS, "exists", -1, 4,
-                        true)));
+                        true)),
+                new Request(2, 18, new ControllerRequest.DescribeQuorum()),
+                new Response(2, 18, ControllerResponse.quorum(new dev.strait.broker.raft.QuorumDescription(1, 7, 42,
+                        List.of(new dev.strait.broker.raft.QuorumDescription.Replica(1, 43,
+                                java.util.OptionalLong.of(1_700_000_000_000L),
+                                java.util.OptionalLong.of(1_700_000_000_000L)),
+                                new dev.strait.broker.raft.QuorumDescription.Replica(2, -1,
+                                        java.util.OptionalLong.empty(), java.util.OptionalLong.empty())),
+                        List.of(new dev.strait.broker.raft.QuorumDescription.Replica(9, 40,
+                                java.util.OptionalLong.of(5), java.util.OptionalLong.empty()))))));
     }
 
     @Test

@@ -16,13 +16,15 @@ public record AuditReport(List<PartitionAudit> partitions) {
     /**
      * One source partition's range [fromOffset, toOffset) and what the target holds of it.
      *
-     * @param notCopiedByDesign source records the mirror does not copy on purpose (copies of the target's own
-     *                          records, which loop prevention drops); not findings
+     * @param notCopiedByDesign source records the mirror does not copy on purpose: copies of the target's own
+     *                          records, which loop prevention drops; not findings
+     * @param droppedByHandler  source records the mirror's message handler writes nothing to this topic for (given the
+     *                          handler); not findings
      * @param removedOnTarget   missing copies that the target's own retention or compaction removed; not findings
      */
     public record PartitionAudit(String topic, int partition, long fromOffset, long toOffset, long sourceRecords,
                                  long targetRecords, byte[] sourceDigest, byte[] targetDigest, List<Finding> findings,
-                                 long notCopiedByDesign, long removedOnTarget) {
+                                 long notCopiedByDesign, long droppedByHandler, long removedOnTarget) {
         public PartitionAudit {
             findings = List.copyOf(findings);
         }
@@ -68,10 +70,12 @@ public record AuditReport(List<PartitionAudit> partitions) {
             b.append("... and ").append(all.size() - maxFindings).append(" more findings\n");
         }
         long byDesign = partitions.stream().mapToLong(PartitionAudit::notCopiedByDesign).sum();
+        long dropped = partitions.stream().mapToLong(PartitionAudit::droppedByHandler).sum();
         long removed = partitions.stream().mapToLong(PartitionAudit::removedOnTarget).sum();
-        if (byDesign > 0 || removed > 0) {
+        if (byDesign > 0 || dropped > 0 || removed > 0) {
             b.append(String.format(Locale.ROOT, "not findings: %d source records not copied by design (loop prevention), "
-                + "%d copies removed by the target's own retention or compaction%n", byDesign, removed));
+                + "%d dropped by the message handler, %d copies removed by the target's own retention or compaction%n",
+                byDesign, dropped, removed));
         }
         b.append(clean() ? "audit: clean\n" : "audit: " + all.size() + " findings\n");
         return b.toString();

@@ -3,6 +3,7 @@ package dev.strait.lag.audit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +17,7 @@ import dev.strait.lag.audit.AuditReport.Kind;
 import dev.strait.lag.audit.AuditReport.PartitionAudit;
 import dev.strait.mirror.config.ClientConfigs;
 import dev.strait.mirror.config.TopicRenamer;
+import dev.strait.mirror.handler.MessageHandler;
 import dev.strait.mirror.provenance.Provenance;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -26,6 +28,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
@@ -42,8 +45,17 @@ import org.apache.kafka.common.utils.Time;
  * transaction is not data); a source record that is itself a copy of a record of the target topic is not
  * expected there (loop prevention drops it); a copy the target's own retention or compaction removed is
  * not missing; only copies whose provenance names this source cluster count; timestamps are compared only
- * where both records carry the producer's CreateTime. A message handler that drops records on purpose makes
- * those records MISSING: the audit cannot tell a drop from a loss.
+ * where both records carry the producer's CreateTime.
+ *
+ * <p>Given the mirror's message handler, the audit runs it on each source record and expects exactly what it
+ * returns for the audited topic: nothing for a record it drops, each of several outputs once, their content
+ * as the handler made it. That needs a handler whose output depends on the record alone (the usual kind);
+ * one that draws on time, randomness or state shows up as ALTERED. Outputs the handler sends to other topics
+ * are not audited. Without the handler, a record it dropped is MISSING: the audit cannot tell a drop from a
+ * loss.
+ *
+ * <p>Order is checked per target partition: in hash mode, or when the handler picks partitions, one source
+ * partition's copies spread over several target partitions and only their order within each is defined.
  *
  * <p>The target is read from a little before the range's earliest timestamp (the mirror keeps source
  * timestamps), to its end. Not thread-safe.
@@ -53,12 +65,19 @@ public final class Auditor implements AutoCloseable {
     private static final long TIMESTAMP_SLACK_MS = 300_000;
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(120);
 
-    /** One source record as the audit needs it. */
-    private record SourceRecord(long fingerprint, long timestamp, boolean createTime, byte[] key) {
+    /** One copy the target must hold of a source record; its timestamp is compared only when {@code timed}. */
+    private record Output(long fingerprint, long timestamp, boolean timed, byte[] key) {
     }
 
-    /** One copy on the target: which source offset, and what it holds. */
-    private record Copy(long sourceOffset, long fingerprint, long timestamp, boolean createTime, byte[] key) {
+    /** One copy on the target: which source offset, where it is, and what it holds. */
+    private record Copy(long sourceOffset, int targetPartition, long fingerprint, long timestamp, boolean createTime,
+                        byte[] key) {
+    }
+
+    /** Source records not expected on the target, per source partition, by reason. */
+    private static final class NotExpected {
+        long loopPrevention;
+        long handler;
     }
 
     private final KafkaConsumer<byte[], byte[]> source;
@@ -66,16 +85,24 @@ public final class Auditor implements AutoCloseable {
     private final Admin sourceAdmin;
     private final Admin targetAdmin;
     private final TopicRenamer renamer;
+    private final MessageHandler handler;
     private final Time time;
     private String sourceClusterId;
     private String targetClusterId;
 
     public Auditor(Properties sourceClient, Properties targetClient, TopicRenamer renamer, Time time) {
+        this(sourceClient, targetClient, renamer, null, time);
+    }
+
+    /** @param handler the mirror's message handler, or null when it runs without one */
+    public Auditor(Properties sourceClient, Properties targetClient, TopicRenamer renamer, MessageHandler handler,
+                   Time time) {
         this.source = consumer(sourceClient, "strait-audit-source", "read_committed");
         this.target = consumer(targetClient, "strait-audit-target", "read_uncommitted");
         this.sourceAdmin = Admin.create(admin(sourceClient));
         this.targetAdmin = Admin.create(admin(targetClient));
         this.renamer = renamer;
+        this.handler = handler;
         this.time = time;
     }
 
@@ -83,22 +110,33 @@ public final class Auditor implements AutoCloseable {
     public AuditReport audit(String topic, Map<Integer, long[]> ranges) {
         resolveClusterIds();
         String targetTopic = renamer.targetTopic(topic);
-        Map<Integer, Map<Long, SourceRecord>> sourceRecords = new TreeMap<>();
-        Map<Integer, Long> byDesign = new HashMap<>();
+        Map<Integer, Map<Long, List<Output>>> expected = new TreeMap<>();
+        Map<Integer, NotExpected> notExpected = new HashMap<>();
         long minTimestamp = Long.MAX_VALUE;
         for (Map.Entry<Integer, long[]> e : ranges.entrySet()) {
-            Map<Long, SourceRecord> records = new TreeMap<>();
+            Map<Long, List<Output>> records = new TreeMap<>();
+            NotExpected skipped = notExpected.computeIfAbsent(e.getKey(), k -> new NotExpected());
             for (ConsumerRecord<byte[], byte[]> r : read(source, new TopicPartition(topic, e.getKey()), e.getValue()[0],
                 e.getValue()[1])) {
                 Provenance p = Provenance.from(r.headers());
                 if (p != null && p.sourceCluster().equals(targetClusterId) && p.topic().equals(targetTopic)) {
-                    byDesign.merge(e.getKey(), 1L, Long::sum);
+                    skipped.loopPrevention++;
                     continue;
                 }
-                records.put(r.offset(), new SourceRecord(RecordDigest.of(r), r.timestamp(), RecordDigest.createTime(r), r.key()));
+                List<Output> outputs = outputsFor(r, targetTopic);
+                if (outputs.isEmpty()) {
+                    skipped.handler++;
+                    continue;
+                }
+                records.put(r.offset(), outputs);
                 minTimestamp = Math.min(minTimestamp, r.timestamp());
+                for (Output o : outputs) {
+                    if (o.timed()) {
+                        minTimestamp = Math.min(minTimestamp, o.timestamp());
+                    }
+                }
             }
-            sourceRecords.put(e.getKey(), records);
+            expected.put(e.getKey(), records);
         }
         // Per source partition: the target copies of its records in target order.
         Map<Integer, List<Copy>> copies = new HashMap<>();
@@ -123,27 +161,55 @@ public final class Auditor implements AutoCloseable {
                     }
                     long[] range = ranges.get(p.partition());
                     if (p.offset() >= range[0] && p.offset() < range[1]) {
-                        copies.computeIfAbsent(p.partition(), k -> new ArrayList<>())
-                            .add(new Copy(p.offset(), RecordDigest.of(r), r.timestamp(), RecordDigest.createTime(r), r.key()));
+                        copies.computeIfAbsent(p.partition(), k -> new ArrayList<>()).add(new Copy(p.offset(),
+                            info.partition(), RecordDigest.of(r), r.timestamp(), RecordDigest.createTime(r), r.key()));
                     }
                 }
             }
         }
         boolean compacted = compacted(targetTopic);
         List<PartitionAudit> out = new ArrayList<>();
-        for (Map.Entry<Integer, Map<Long, SourceRecord>> e : sourceRecords.entrySet()) {
+        for (Map.Entry<Integer, Map<Long, List<Output>>> e : expected.entrySet()) {
+            NotExpected skipped = notExpected.get(e.getKey());
             out.add(compare(topic, e.getKey(), ranges.get(e.getKey()), e.getValue(), copies.getOrDefault(e.getKey(),
-                List.of()), byDesign.getOrDefault(e.getKey(), 0L), targetTrimmed, compacted));
+                List.of()), skipped.loopPrevention, skipped.handler, targetTrimmed, compacted));
         }
         return new AuditReport(out);
     }
 
-    private static PartitionAudit compare(String topic, int partition, long[] range, Map<Long, SourceRecord> source,
-                                          List<Copy> copies, long byDesign, boolean targetTrimmed, boolean compacted) {
+    /** What the mirror writes to {@code targetTopic} for a source record: the record itself, or the handler's outputs. */
+    private List<Output> outputsFor(ConsumerRecord<byte[], byte[]> r, String targetTopic) {
+        if (handler == null) {
+            return List.of(new Output(RecordDigest.of(r), r.timestamp(), RecordDigest.createTime(r), r.key()));
+        }
+        List<ProducerRecord<byte[], byte[]>> outs;
+        try {
+            outs = handler.handle(r);
+        } catch (RuntimeException e) {
+            // The mirror never commits past a record its handler fails on, unless it was told to skip such records.
+            return List.of();
+        }
+        List<Output> out = new ArrayList<>();
+        if (outs != null) {
+            for (ProducerRecord<byte[], byte[]> pr : outs) {
+                if (renamer.targetTopic(pr.topic()).equals(targetTopic)) {
+                    out.add(new Output(RecordDigest.of(pr), pr.timestamp() == null ? -1 : pr.timestamp(),
+                        pr.timestamp() != null, pr.key()));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static PartitionAudit compare(String topic, int partition, long[] range, Map<Long, List<Output>> expected,
+                                          List<Copy> copies, long loopPrevention, long handlerDropped,
+                                          boolean targetTrimmed, boolean compacted) {
         List<Finding> findings = new ArrayList<>();
+        Map<Long, List<Output>> unmatched = new HashMap<>();
+        expected.forEach((offset, outputs) -> unmatched.put(offset, new ArrayList<>(outputs)));
         Map<Long, Integer> seen = new HashMap<>();
-        RecordDigest.Sequence targetDigest = new RecordDigest.Sequence();
-        long highest = -1;
+        Map<Integer, Long> highest = new HashMap<>();
+        List<Copy> kept = new ArrayList<>();
         long lowestCopied = Long.MAX_VALUE;
         Map<ByteKey, Long> newestCopyOfKey = new HashMap<>();
         for (Copy copy : copies) {
@@ -151,45 +217,82 @@ public final class Auditor implements AutoCloseable {
             lowestCopied = Math.min(lowestCopied, offset);
             newestCopyOfKey.merge(new ByteKey(copy.key()), offset, Math::max);
             int n = seen.merge(offset, 1, Integer::sum);
-            if (n > 1) {
-                findings.add(new Finding(Kind.DUPLICATED, topic, partition, offset, "copy " + n));
-                continue;
-            }
-            targetDigest.add(copy.fingerprint());
-            SourceRecord expected = source.get(offset);
-            if (expected == null) {
+            List<Output> open = unmatched.get(offset);
+            if (open == null) {
                 // On the target but no longer (or never) in the source range read: compacted or deleted at the source.
+                if (n > 1) {
+                    findings.add(new Finding(Kind.DUPLICATED, topic, partition, offset, "copy " + n));
+                }
                 continue;
             }
-            if (expected.fingerprint() != copy.fingerprint()) {
+            if (open.isEmpty()) {
+                int wanted = expected.get(offset).size();
+                findings.add(new Finding(Kind.DUPLICATED, topic, partition, offset, wanted == 1 ? "copy " + n
+                    : "copy " + n + " of " + wanted + " outputs"));
+                continue;
+            }
+            kept.add(copy);
+            Output match = null;
+            for (Output o : open) {
+                if (o.fingerprint() == copy.fingerprint()) {
+                    match = o;
+                    break;
+                }
+            }
+            if (match == null) {
+                open.remove(0);
                 findings.add(new Finding(Kind.ALTERED, topic, partition, offset, "content differs from the source"));
-            } else if (expected.createTime() && copy.createTime() && expected.timestamp() != copy.timestamp()) {
-                findings.add(new Finding(Kind.ALTERED, topic, partition, offset, "timestamp " + copy.timestamp()
-                    + " instead of " + expected.timestamp()));
-            }
-            if (offset < highest) {
-                findings.add(new Finding(Kind.REORDERED, topic, partition, offset, "after source offset " + highest));
-            }
-            highest = Math.max(highest, offset);
-        }
-        RecordDigest.Sequence sourceDigest = new RecordDigest.Sequence();
-        long removed = 0;
-        for (Map.Entry<Long, SourceRecord> e : source.entrySet()) {
-            long offset = e.getKey();
-            sourceDigest.add(e.getValue().fingerprint());
-            if (seen.containsKey(offset)) {
-                continue;
-            }
-            Long newer = newestCopyOfKey.get(new ByteKey(e.getValue().key()));
-            if (targetTrimmed && offset < lowestCopied || compacted && newer != null && newer > offset) {
-                removed++;
             } else {
-                findings.add(new Finding(Kind.MISSING, topic, partition, offset, ""));
+                open.remove(match);
+                if (match.timed() && copy.createTime() && match.timestamp() != copy.timestamp()) {
+                    findings.add(new Finding(Kind.ALTERED, topic, partition, offset, "timestamp " + copy.timestamp()
+                        + " instead of " + match.timestamp()));
+                }
+            }
+            long before = highest.getOrDefault(copy.targetPartition(), -1L);
+            if (offset < before) {
+                findings.add(new Finding(Kind.REORDERED, topic, partition, offset, "after source offset " + before
+                    + " in target partition " + copy.targetPartition()));
+            }
+            highest.put(copy.targetPartition(), Math.max(before, offset));
+        }
+        long removed = 0;
+        boolean spread = kept.stream().map(Copy::targetPartition).distinct().count() > 1;
+        RecordDigest.Sequence sourceDigest = new RecordDigest.Sequence();
+        for (Map.Entry<Long, List<Output>> e : expected.entrySet()) {
+            long offset = e.getKey();
+            e.getValue().stream().map(Output::fingerprint).sorted(spread ? Comparator.naturalOrder() : (x, y) -> 0)
+                .forEach(sourceDigest::add);
+            List<Output> open = unmatched.get(offset);
+            for (Output o : open) {
+                Long newer = newestCopyOfKey.get(new ByteKey(o.key()));
+                if (targetTrimmed && offset < lowestCopied || compacted && newer != null && newer > offset) {
+                    removed++;
+                } else {
+                    int wanted = e.getValue().size();
+                    findings.add(new Finding(Kind.MISSING, topic, partition, offset, wanted == 1 ? ""
+                        : (wanted - open.size() + 1) + " of " + wanted + " outputs on the target"));
+                }
             }
         }
         findings.sort((a, b) -> Long.compare(a.sourceOffset(), b.sourceOffset()));
-        return new PartitionAudit(topic, partition, range[0], range[1], source.size(), copies.size(),
-            sourceDigest.finish(), targetDigest.finish(), findings, byDesign, removed);
+        return new PartitionAudit(topic, partition, range[0], range[1], expected.size(), copies.size(),
+            sourceDigest.finish(), targetDigest(kept, spread), findings, loopPrevention, handlerDropped, removed);
+    }
+
+    /**
+     * The copies' digest: in target order when one target partition holds them (so a reordering changes it); by
+     * source offset (then fingerprint, as the source side) when they spread over several, whose order is not defined.
+     */
+    private static byte[] targetDigest(List<Copy> kept, boolean spread) {
+        List<Copy> ordered = kept;
+        if (spread) {
+            ordered = new ArrayList<>(kept);
+            ordered.sort(Comparator.comparingLong(Copy::sourceOffset).thenComparingLong(Copy::fingerprint));
+        }
+        RecordDigest.Sequence digest = new RecordDigest.Sequence();
+        ordered.forEach(c -> digest.add(c.fingerprint()));
+        return digest.finish();
     }
 
     /** A record key as a map key. */

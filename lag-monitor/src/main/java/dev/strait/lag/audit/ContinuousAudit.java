@@ -28,7 +28,7 @@ public final class ContinuousAudit {
     /** What /status shows of the audit. Immutable. */
     public record Summary(long rounds, long recordsAudited, Map<AuditReport.Kind, Long> findingsByKind,
                           List<AuditReport.Finding> latestFindings, long recordsBehind, long recordsNotCovered,
-                          long notCopiedByDesign, long removedOnTarget) {
+                          long notCopiedByDesign, long droppedByHandler, long removedOnTarget) {
         public Summary {
             findingsByKind = Map.copyOf(findingsByKind);
             latestFindings = List.copyOf(latestFindings);
@@ -44,8 +44,9 @@ public final class ContinuousAudit {
     private long recordsAudited;
     private long notCovered;
     private long byDesign;
+    private long droppedByHandler;
     private long removed;
-    private volatile Summary summary = new Summary(0, 0, Map.of(), List.of(), 0, 0, 0, 0);
+    private volatile Summary summary = new Summary(0, 0, Map.of(), List.of(), 0, 0, 0, 0, 0);
 
     public ContinuousAudit(Auditor auditor, long maxRecordsPerPartition) {
         this.auditor = auditor;
@@ -83,6 +84,7 @@ public final class ContinuousAudit {
             for (AuditReport.PartitionAudit pa : report.partitions()) {
                 recordsAudited += pa.sourceRecords();
                 byDesign += pa.notCopiedByDesign();
+                droppedByHandler += pa.droppedByHandler();
                 removed += pa.removedOnTarget();
                 auditedTo.put(new TopicPartition(pa.topic(), pa.partition()), pa.toOffset());
                 for (AuditReport.Finding f : pa.findings()) {
@@ -105,7 +107,7 @@ public final class ContinuousAudit {
             latest.remove(0);
         }
         rounds++;
-        summary = new Summary(rounds, recordsAudited, totals, latest, behind, notCovered, byDesign, removed);
+        summary = new Summary(rounds, recordsAudited, totals, latest, behind, notCovered, byDesign, droppedByHandler, removed);
     }
 
     public Summary summary() {

@@ -7,6 +7,7 @@ import java.security.NoSuchAlgorithmException;
 
 import dev.strait.mirror.provenance.Provenance;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
 
 /**
@@ -20,8 +21,26 @@ final class RecordDigest {
     }
 
     static long of(ConsumerRecord<byte[], byte[]> r) {
+        return of(r.key(), r.value(), r.headers());
+    }
+
+    /** The fingerprint of what a message handler returned: what its copy on the target must hold. */
+    static long of(ProducerRecord<byte[], byte[]> r) {
+        return of(r.key(), r.value(), r.headers());
+    }
+
+    private static long of(byte[] key, byte[] value, Iterable<Header> headers) {
         MessageDigest md = sha256();
-        feed(md, r);
+        field(md, key);
+        field(md, value);
+        if (headers != null) {
+            for (Header h : headers) {
+                if (!h.key().equals(Provenance.HEADER)) {
+                    field(md, h.key().getBytes(StandardCharsets.UTF_8));
+                    field(md, h.value());
+                }
+            }
+        }
         return ByteBuffer.wrap(md.digest()).getLong();
     }
 
@@ -41,17 +60,6 @@ final class RecordDigest {
 
         byte[] finish() {
             return md.digest();
-        }
-    }
-
-    private static void feed(MessageDigest md, ConsumerRecord<byte[], byte[]> r) {
-        field(md, r.key());
-        field(md, r.value());
-        for (Header h : r.headers()) {
-            if (!h.key().equals(Provenance.HEADER)) {
-                field(md, h.key().getBytes(StandardCharsets.UTF_8));
-                field(md, h.value());
-            }
         }
     }
 

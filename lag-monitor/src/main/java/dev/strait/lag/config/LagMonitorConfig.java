@@ -12,16 +12,20 @@ import static dev.strait.mirror.config.PropertyValues.url;
 
 import dev.strait.mirror.config.ConfigException;
 import dev.strait.mirror.config.TopicRenamer;
+import dev.strait.mirror.handler.MessageHandler;
+import dev.strait.mirror.handler.MessageHandlers;
 
 /**
  * The lag monitor's settings, from {@code lag-monitor.properties}. Client settings pass through with the
- * {@code source.} and {@code target.} prefixes (e.g. {@code source.security.protocol}). Immutable.
+ * {@code source.} and {@code target.} prefixes (e.g. {@code source.security.protocol}). Immutable, but for the
+ * mirror's message handler ({@code message.handler}, may be null), which the audit runs to know what the mirror
+ * writes for each source record.
  */
 public record LagMonitorConfig(Properties sourceClient, Properties targetClient, String mirrorGroupId, Pattern topics,
                                TopicRenamer renamer, URI mirrorMetricsUrl, int httpPort, String httpHost,
                                int windowSize, long sampleIntervalMs, long stopAfterMs, long maxLagRecords,
                                long maxLagSeconds, URI webhookUrl, long alertSuppressMs, long auditIntervalMs,
-                               long auditMaxRecords, long mirrorCommitIntervalMs) {
+                               long auditMaxRecords, long mirrorCommitIntervalMs, MessageHandler messageHandler) {
 
     /** The mirror's default --offset.commit.interval.ms. */
     public static final long DEFAULT_MIRROR_COMMIT_INTERVAL_MS = 60_000;
@@ -94,6 +98,20 @@ public record LagMonitorConfig(Properties sourceClient, Properties targetClient,
             number(p, "audit.interval.ms", 60_000, 0, Long.MAX_VALUE),
             number(p, "audit.max.records", 10_000, 1, 10_000_000),
             p.getProperty("mirror.commit.interval.ms", "").isBlank() ? UNKNOWN
-                : number(p, "mirror.commit.interval.ms", DEFAULT_MIRROR_COMMIT_INTERVAL_MS, 100, 86_400_000));
+                : number(p, "mirror.commit.interval.ms", DEFAULT_MIRROR_COMMIT_INTERVAL_MS, 100, 86_400_000),
+            handler(p));
+    }
+
+    /** The mirror's {@code --message.handler}, named again here so that the audit expects what the mirror writes. */
+    private static MessageHandler handler(Properties p) {
+        String className = p.getProperty("message.handler", "").trim();
+        String args = p.getProperty("message.handler.args");
+        if (className.isEmpty()) {
+            if (args != null) {
+                throw new ConfigException("message.handler.args needs message.handler");
+            }
+            return null;
+        }
+        return MessageHandlers.load(className, args, "message.handler");
     }
 }

@@ -25,6 +25,7 @@ public final class StatusFormat {
             .append(audit.recordsAudited()).append(",\"recordsBehind\":").append(audit.recordsBehind())
             .append(",\"recordsNotCovered\":").append(audit.recordsNotCovered())
             .append(",\"notCopiedByDesign\":").append(audit.notCopiedByDesign())
+            .append(",\"droppedByHandler\":").append(audit.droppedByHandler())
             .append(",\"removedOnTarget\":").append(audit.removedOnTarget()).append(",\"findings\":{");
         boolean first = true;
         for (var e : audit.findingsByKind().entrySet()) {

@@ -70,6 +70,8 @@ public final class LagSampler implements AutoCloseable {
     private final Map<TopicPartition, long[]> timestampAt = new HashMap<>();
     private int sourceCalls;
     private int targetCalls;
+    /** This cycle's reads that ended by timeout rather than with a record or at the log end: warnings. */
+    private final List<String> unread = new ArrayList<>();
 
     public LagSampler(LagMonitorConfig config, Time time) {
         this.config = config;
@@ -85,6 +87,7 @@ public final class LagSampler implements AutoCloseable {
         long start = time.milliseconds();
         sourceCalls = 0;
         targetCalls = 0;
+        unread.clear();
         List<String> errors = new ArrayList<>();
         List<PartitionLag> out = new ArrayList<>();
         Map<TopicPartition, Long> sourceEnd;
@@ -141,6 +144,7 @@ public final class LagSampler implements AutoCloseable {
             }
         }
         Map<TopicPartition, Long> timestamps = readTimestamps(oldestUnmirrored, sourceEnd);
+        warnings.addAll(unread);
         long now = time.milliseconds();
         for (TopicPartition tp : partitions) {
             long end = sourceEnd.getOrDefault(tp, -1L);
@@ -287,7 +291,7 @@ public final class LagSampler implements AutoCloseable {
         targetCalls++;
         // The last offset may be a transaction marker, which yields no record: give up on a partition once the
         // reader's position reaches the end, rather than waiting out the read timeout.
-        List<ConsumerRecord<byte[], byte[]>> newest = readAt(targetReader, seekTo, targetEnd);
+        List<ConsumerRecord<byte[], byte[]>> newest = readAt(targetReader, "target", seekTo, targetEnd);
         for (ConsumerRecord<byte[], byte[]> r : newest) {
             TopicPartition tp = new TopicPartition(r.topic(), r.partition());
             newestReadAt.put(tp, seekTo.get(tp) + 1);
@@ -315,7 +319,7 @@ public final class LagSampler implements AutoCloseable {
             return out;
         }
         sourceCalls++;
-        for (ConsumerRecord<byte[], byte[]> r : readAt(sourceReader, toRead, ends)) {
+        for (ConsumerRecord<byte[], byte[]> r : readAt(sourceReader, "source", toRead, ends)) {
             TopicPartition tp = new TopicPartition(r.topic(), r.partition());
             if (out.putIfAbsent(tp, r.timestamp()) == null) {
                 timestampAt.put(tp, new long[] {toRead.get(tp), r.timestamp()});
@@ -328,7 +332,7 @@ public final class LagSampler implements AutoCloseable {
      * One record (at least) from each partition at the given offset; partitions that yield nothing in time, or
      * whose position reaches {@code ends} without a record (only markers left), are skipped.
      */
-    private List<ConsumerRecord<byte[], byte[]>> readAt(KafkaConsumer<byte[], byte[]> consumer,
+    private List<ConsumerRecord<byte[], byte[]>> readAt(KafkaConsumer<byte[], byte[]> consumer, String cluster,
                                                          Map<TopicPartition, Long> at, Map<TopicPartition, Long> ends) {
         List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
         if (at.isEmpty()) {
@@ -356,7 +360,11 @@ public final class LagSampler implements AutoCloseable {
             }
         }
         if (!pending.isEmpty()) {
-            LOGGER.debug("No record read in time from {}", pending);
+            List<String> names = pending.stream().map(TopicPartition::toString).sorted().toList();
+            unread.add("no record read from the " + cluster + " within " + READ_TIMEOUT.toSeconds() + " s: "
+                + String.join(", ", names.subList(0, Math.min(5, names.size())))
+                + (names.size() > 5 ? " and " + (names.size() - 5) + " more" : "")
+                + " (read again next cycle)");
         }
         consumer.assign(List.of());
         return out;
