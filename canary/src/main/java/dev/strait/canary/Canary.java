@@ -163,9 +163,10 @@ public final class Canary implements AutoCloseable {
     }
 
     private void onSourceError(Exception e) {
-        produceErrors.inc();
         String denied = denied(e, "source", "WRITE", config.topic());
         lastProduceError = denied != null ? denied : e.toString();
+        // After the message: whoever sees the count go up reads this error, not the one before.
+        produceErrors.inc();
         if (sourceAvailable) {
             LOGGER.warn("Canary {}: probe could not be produced to the source: {}", config.canaryId(), lastProduceError);
         }

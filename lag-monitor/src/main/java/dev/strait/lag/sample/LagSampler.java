@@ -73,6 +73,8 @@ public final class LagSampler implements AutoCloseable {
     private int targetCalls;
     /** This cycle's reads that ended by timeout rather than with a record or at the log end: warnings. */
     private final List<String> unread = new ArrayList<>();
+    /** This cycle's target topic names as the target lists them to this principal, or null before the listing. */
+    private Set<String> targetTopicsListed;
 
     public LagSampler(LagMonitorConfig config, Time time) {
         this.config = config;
@@ -88,6 +90,7 @@ public final class LagSampler implements AutoCloseable {
         long start = time.milliseconds();
         sourceCalls = 0;
         targetCalls = 0;
+        targetTopicsListed = null;
         unread.clear();
         List<String> errors = new ArrayList<>();
         List<PartitionLag> out = new ArrayList<>();
@@ -129,7 +132,9 @@ public final class LagSampler implements AutoCloseable {
         } catch (Exception e) {
             errors.add(failure(e, "target", "READ", "a target topic"));
         }
-        warnings.addAll(invisibleTargets(partitions, targetOf, committed, targetEnd));
+        if (targetTopicsListed != null) {
+            warnings.addAll(invisibleTargets(partitions, targetOf, committed, targetTopicsListed));
+        }
         Map<TopicPartition, Long> position = Map.of();
         if (positions != null) {
             try {
@@ -261,6 +266,7 @@ public final class LagSampler implements AutoCloseable {
         }
         targetCalls++;
         Set<String> existing = target.listTopics().names().get(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        targetTopicsListed = existing;
         List<TopicPartition> present = new ArrayList<>();
         for (TopicPartition tp : wanted) {
             if (existing.contains(tp.topic())) {
@@ -411,12 +417,12 @@ public final class LagSampler implements AutoCloseable {
      * hidden from this principal (without DESCRIBE a topic does not exist for a client).
      */
     private static List<String> invisibleTargets(List<TopicPartition> partitions, Map<TopicPartition, TopicPartition> targetOf,
-                                                 Map<TopicPartition, Long> committed, Map<TopicPartition, Long> targetEnd) {
+                                                 Map<TopicPartition, Long> committed, Set<String> present) {
         Set<String> missing = new java.util.TreeSet<>();
         for (TopicPartition tp : partitions) {
-            TopicPartition t = targetOf.get(tp);
-            if (committed.getOrDefault(tp, -1L) > 0 && !targetEnd.containsKey(t)) {
-                missing.add(t.topic());
+            String t = targetOf.get(tp).topic();
+            if (committed.getOrDefault(tp, -1L) > 0 && !present.contains(t)) {
+                missing.add(t);
             }
         }
         List<String> out = new ArrayList<>();
