@@ -32,6 +32,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -162,10 +163,12 @@ public final class Canary implements AutoCloseable {
     }
 
     private void onSourceError(Exception e) {
+        String denied = denied(e, "source", "WRITE", config.topic());
+        lastProduceError = denied != null ? denied : e.toString();
+        // After the message: whoever sees the count go up reads this error, not the one before.
         produceErrors.inc();
-        lastProduceError = e.toString();
         if (sourceAvailable) {
-            LOGGER.warn("Canary {}: probe could not be produced to the source: {}", config.canaryId(), e.toString());
+            LOGGER.warn("Canary {}: probe could not be produced to the source: {}", config.canaryId(), lastProduceError);
         }
         sourceAvailable = false;
     }
@@ -207,7 +210,9 @@ public final class Canary implements AutoCloseable {
                         }
                     }
                 } catch (RuntimeException e) {
-                    LOGGER.warn("Canary {}: reading the target failed ({}); retrying", config.canaryId(), e.toString());
+                    String denied = denied(e, "target", "READ", config.targetTopic());
+                    LOGGER.warn("Canary {}: reading the target failed ({}); retrying", config.canaryId(),
+                        denied != null ? denied : e.toString());
                     consumer.assign(List.of());
                     time.sleep(1000);
                 }
@@ -393,6 +398,23 @@ public final class Canary implements AutoCloseable {
 
     public long nowMs() {
         return time.milliseconds();
+    }
+
+    /**
+     * One line for the cluster refusing the canary's principal: the operation, the topic, the grant; null
+     * when {@code e} is no authorization failure. Kafka's message names the topic but not the operation.
+     */
+    static String denied(Throwable e, String cluster, String operation, String topic) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof AuthorizationException) {
+                String op = operation.charAt(0) + operation.substring(1).toLowerCase(java.util.Locale.ROOT);
+                return "the " + cluster + " cluster denied the canary's principal (" + cluster + ". settings) " + operation
+                    + " on topic " + topic + " (" + t.getClass().getSimpleName() + "): grant it (kafka-acls "
+                    + "--bootstrap-server <" + cluster + "> --add --allow-principal User:<canary> --operation " + op
+                    + " --topic " + topic + ")";
+            }
+        }
+        return null;
     }
 
     private Properties producerProps() {

@@ -68,7 +68,9 @@ public final class LagMonitor implements Runnable, AutoCloseable {
             try {
                 audit.round(snapshot.partitions());
             } catch (RuntimeException e) {
-                LOGGER.warn("Audit round failed ({}); it is retried next interval", e.toString());
+                // The audit's own messages (a refused read, a read that did not finish) need no class name.
+                LOGGER.warn("Audit round failed ({}); it is retried next interval",
+                    e instanceof IllegalStateException ? e.getMessage() : e.toString());
             }
             nextAuditMs = time.milliseconds() + config.auditIntervalMs();
         }

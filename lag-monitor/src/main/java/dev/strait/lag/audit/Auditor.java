@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import dev.strait.lag.audit.AuditReport.Finding;
 import dev.strait.lag.audit.AuditReport.Kind;
 import dev.strait.lag.audit.AuditReport.PartitionAudit;
+import dev.strait.lag.sample.AccessDenied;
 import dev.strait.mirror.config.ClientConfigs;
 import dev.strait.mirror.config.TopicRenamer;
 import dev.strait.mirror.handler.MessageHandler;
@@ -32,6 +33,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.Time;
 
@@ -141,11 +143,12 @@ public final class Auditor implements AutoCloseable {
         // Per source partition: the target copies of its records in target order.
         Map<Integer, List<Copy>> copies = new HashMap<>();
         boolean targetTrimmed = false;
-        List<PartitionInfo> infos = target.partitionsFor(targetTopic, Duration.ofSeconds(30));
+        List<PartitionInfo> infos = denialNamed("target", targetTopic,
+            () -> target.partitionsFor(targetTopic, Duration.ofSeconds(30)));
         if (infos != null && minTimestamp != Long.MAX_VALUE) {
             for (PartitionInfo info : infos) {
                 TopicPartition tp = new TopicPartition(targetTopic, info.partition());
-                long end = target.endOffsets(Set.of(tp)).get(tp);
+                long end = denialNamed("target", targetTopic, () -> target.endOffsets(Set.of(tp)).get(tp));
                 long begin = target.beginningOffsets(Set.of(tp)).get(tp);
                 targetTrimmed |= begin > 0;
                 OffsetAndTimestamp start = target.offsetsForTimes(Map.of(tp, Math.max(0, minTimestamp - TIMESTAMP_SLACK_MS)))
@@ -336,8 +339,22 @@ public final class Auditor implements AutoCloseable {
         }
     }
 
+    /** Runs a client call; a refusal becomes one line naming the cluster, READ on the topic, and the grant. */
+    private static <T> T denialNamed(String cluster, String topic, java.util.function.Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (AuthorizationException e) {
+            throw new IllegalStateException(AccessDenied.message(e, cluster, "READ", "topic " + topic), e);
+        }
+    }
+
     private List<ConsumerRecord<byte[], byte[]>> read(KafkaConsumer<byte[], byte[]> consumer, TopicPartition tp,
                                                       long from, long to) {
+        return denialNamed(consumer == source ? "source" : "target", tp.topic(), () -> readRange(consumer, tp, from, to));
+    }
+
+    private List<ConsumerRecord<byte[], byte[]>> readRange(KafkaConsumer<byte[], byte[]> consumer, TopicPartition tp,
+                                                           long from, long to) {
         List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
         if (from >= to) {
             return out;

@@ -26,6 +26,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.Time;
@@ -72,6 +73,8 @@ public final class LagSampler implements AutoCloseable {
     private int targetCalls;
     /** This cycle's reads that ended by timeout rather than with a record or at the log end: warnings. */
     private final List<String> unread = new ArrayList<>();
+    /** This cycle's target topic names as the target lists them to this principal, or null before the listing. */
+    private Set<String> targetTopicsListed;
 
     public LagSampler(LagMonitorConfig config, Time time) {
         this.config = config;
@@ -87,6 +90,7 @@ public final class LagSampler implements AutoCloseable {
         long start = time.milliseconds();
         sourceCalls = 0;
         targetCalls = 0;
+        targetTopicsListed = null;
         unread.clear();
         List<String> errors = new ArrayList<>();
         List<PartitionLag> out = new ArrayList<>();
@@ -98,8 +102,14 @@ public final class LagSampler implements AutoCloseable {
             sourceEnd = offsets(source, partitions, OffsetSpec.latest(), true);
             sourceStart = offsets(source, partitions, OffsetSpec.earliest(), true);
         } catch (Exception e) {
-            errors.add("source cluster: " + rootMessage(e));
+            errors.add(failure(e, "source", "DESCRIBE", "a mirrored topic"));
             return new LagSnapshot(start, time.milliseconds() - start, out, errors, List.of(), sourceCalls, targetCalls);
+        }
+        List<String> warnings = new ArrayList<>();
+        if (partitions.isEmpty()) {
+            String given = config.topics().pattern().replaceFirst("^\\(\\?!__\\)\\(\\?:(.*)\\)$", "$1");
+            warnings.add("no source topic matches topics=" + given + ": none exists yet, or the lag "
+                + "monitor's principal (source. settings) may not DESCRIBE them; grant it READ on the mirrored topics");
         }
         Map<TopicPartition, Long> committed = committedOffsets(errors);
         if (sourceClusterId == null) {
@@ -120,10 +130,12 @@ public final class LagSampler implements AutoCloseable {
             targetEnd = targetEndOffsets(new HashSet<>(targetOf.values()));
             readNewestTargetRecords(targetEnd);
         } catch (Exception e) {
-            errors.add("target cluster: " + rootMessage(e));
+            errors.add(failure(e, "target", "READ", "a target topic"));
+        }
+        if (targetTopicsListed != null) {
+            warnings.addAll(invisibleTargets(partitions, targetOf, committed, targetTopicsListed));
         }
         Map<TopicPartition, Long> position = Map.of();
-        List<String> warnings = new ArrayList<>();
         if (positions != null) {
             try {
                 position = positions.fetch();
@@ -143,7 +155,14 @@ public final class LagSampler implements AutoCloseable {
                 oldestUnmirrored.put(tp, Math.max(begin, end - lag));
             }
         }
-        Map<TopicPartition, Long> timestamps = readTimestamps(oldestUnmirrored, sourceEnd);
+        Map<TopicPartition, Long> timestamps;
+        try {
+            timestamps = readTimestamps(oldestUnmirrored, sourceEnd);
+        } catch (RuntimeException e) {
+            // The time lag then rests on how long this monitor has seen the records waiting.
+            warnings.add(failure(e, "source", "READ", "a mirrored topic"));
+            timestamps = Map.of();
+        }
         warnings.addAll(unread);
         long now = time.milliseconds();
         for (TopicPartition tp : partitions) {
@@ -231,7 +250,9 @@ public final class LagSampler implements AutoCloseable {
                 }
             });
         } catch (Exception e) {
-            errors.add("committed offsets of group " + config.mirrorGroupId() + ": " + rootMessage(e));
+            AuthorizationException denied = AccessDenied.find(e);
+            errors.add(denied != null ? AccessDenied.message(denied, "source", "DESCRIBE", "group " + config.mirrorGroupId())
+                : "committed offsets of group " + config.mirrorGroupId() + ": " + rootMessage(e));
         }
         return out;
     }
@@ -245,6 +266,7 @@ public final class LagSampler implements AutoCloseable {
         }
         targetCalls++;
         Set<String> existing = target.listTopics().names().get(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        targetTopicsListed = existing;
         List<TopicPartition> present = new ArrayList<>();
         for (TopicPartition tp : wanted) {
             if (existing.contains(tp.topic())) {
@@ -388,6 +410,35 @@ public final class LagSampler implements AutoCloseable {
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "20000");
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
         return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /**
+     * A target topic missing although the mirror committed offsets of its source partitions: deleted, or
+     * hidden from this principal (without DESCRIBE a topic does not exist for a client).
+     */
+    private static List<String> invisibleTargets(List<TopicPartition> partitions, Map<TopicPartition, TopicPartition> targetOf,
+                                                 Map<TopicPartition, Long> committed, Set<String> present) {
+        Set<String> missing = new java.util.TreeSet<>();
+        for (TopicPartition tp : partitions) {
+            String t = targetOf.get(tp).topic();
+            if (committed.getOrDefault(tp, -1L) > 0 && !present.contains(t)) {
+                missing.add(t);
+            }
+        }
+        List<String> out = new ArrayList<>();
+        for (String topic : missing) {
+            out.add("target topic " + topic + " is not visible on the target although the mirror committed offsets for "
+                + "it: it was deleted, or the lag monitor's principal (target. settings) may not READ it; grant it READ "
+                + "on topic " + topic + " on the target");
+        }
+        return out;
+    }
+
+    /** One line for a failed step: what the principal lacks when the cluster refused it, else the root cause. */
+    private static String failure(Throwable e, String cluster, String operation, String resource) {
+        AuthorizationException denied = AccessDenied.find(e);
+        return denied != null ? AccessDenied.message(denied, cluster, operation, resource)
+            : cluster + " cluster: " + rootMessage(e);
     }
 
     private static String rootMessage(Throwable e) {

@@ -311,7 +311,7 @@ public final class FailoverPlanner implements AutoCloseable {
                     .get(Connections.TIMEOUT_MS, TimeUnit.MILLISECONDS);
                 results.add(new GroupResult(g.group(), Outcome.MOVED, offsets.size() + " partitions"));
             } catch (ExecutionException e) {
-                results.add(new GroupResult(g.group(), Outcome.FAILED, e.getCause().getMessage()));
+                results.add(new GroupResult(g.group(), Outcome.FAILED, failure(e.getCause(), g.group(), offsets)));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 results.add(new GroupResult(g.group(), Outcome.FAILED, "interrupted"));
@@ -321,6 +321,21 @@ public final class FailoverPlanner implements AutoCloseable {
         }
         writeMarkers(topics);
         return results;
+    }
+
+    /** Kafka's message for a refused offset commit names the partitions only: say which grant is missing. */
+    private static String failure(Throwable cause, String group, Map<TopicPartition, OffsetAndMetadata> offsets) {
+        if (!(cause instanceof org.apache.kafka.common.errors.AuthorizationException)) {
+            return cause.getMessage();
+        }
+        Set<String> topics = new java.util.TreeSet<>();
+        offsets.keySet().forEach(tp -> topics.add(tp.topic()));
+        boolean onGroup = cause instanceof org.apache.kafka.common.errors.GroupAuthorizationException;
+        String resource = onGroup ? "group " + group : "topic " + String.join(", ", topics);
+        return "the target cluster denied the principal of the target. settings READ on " + resource + " ("
+            + cause.getClass().getSimpleName() + "): grant it (kafka-acls --bootstrap-server <target> --add "
+            + "--allow-principal User:<failover> --operation Read " + (onGroup ? "--group " + group
+            : "--topic " + topics.iterator().next()) + ")";
     }
 
     private void writeMarkers(Set<String> topics) {
