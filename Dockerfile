@@ -56,9 +56,10 @@ COPY lag-monitor/src lag-monitor/src
 COPY canary/src canary/src
 COPY mirror-cli/src mirror-cli/src
 # go-offline does not fetch every plugin's run-time dependencies: this step may still download a few. Tests are
-# compiled (the modules share test jars) but not run, and checkstyle is skipped: `mvn verify` does both.
+# compiled (the modules share test jars) but not run, and checkstyle and the format check are skipped: `mvn verify`
+# does them.
 RUN mvn -B -q -s /tmp/maven/settings.xml -Dmaven.repo.local=/tmp/maven/repository \
-      -DskipTests -Dcheckstyle.skip=true -pl mirror-cli -am package \
+      -DskipTests -Dcheckstyle.skip=true -Dspotless.check.skip=true -pl mirror-cli -am package \
  && mkdir -p /dist/lib \
  && cp mirror-cli/target/lib/*.jar mirror-cli/target/strait-mirror-cli-*.jar /dist/lib/
 
