@@ -11,8 +11,7 @@ import picocli.CommandLine.ParseResult;
  */
 final class BenchFlags {
 
-    private BenchFlags() {
-    }
+    private BenchFlags() {}
 
     /**
      * Fills {@code flags} from {@code args}.

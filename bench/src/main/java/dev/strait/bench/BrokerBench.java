@@ -1,5 +1,7 @@
 package dev.strait.bench;
 
+import dev.strait.bench.BrokerNode.Kind;
+import dev.strait.testkit.KafkaCluster;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,9 +17,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-
-import dev.strait.bench.BrokerNode.Kind;
-import dev.strait.testkit.KafkaCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
@@ -58,10 +57,18 @@ public final class BrokerBench {
     private String header;
 
     /** Command-line options; see {@link #usage()}. */
-    record Options(long records, int recordBytes, int partitions, List<Kind> brokers, Path output, String heap,
-                   int latencyRate, long latencyRecords, Duration stepTimeout, boolean keepLogs,
-                   boolean jfr) {
-    }
+    record Options(
+            long records,
+            int recordBytes,
+            int partitions,
+            List<Kind> brokers,
+            Path output,
+            String heap,
+            int latencyRate,
+            long latencyRecords,
+            Duration stepTimeout,
+            boolean keepLogs,
+            boolean jfr) {}
 
     /** What one broker measured: values by metric key, and the steps that failed. */
     static final class Measured {
@@ -70,35 +77,38 @@ public final class BrokerBench {
     }
 
     /** A line of the report: which way is better decides how the ratio reads. */
-    private record Row(String key, String label, Better better) {
+    private record Row(String key, String label, Better better) {}
+
+    private enum Better {
+        HIGHER,
+        LOWER,
+        NEITHER
     }
 
-    private enum Better { HIGHER, LOWER, NEITHER }
-
     private static final List<Row> ROWS = List.of(
-        new Row("startup.ms", "start-up: spawn to Admin answered (ms)", Better.LOWER),
-        new Row("p1.rps", "produce acks=1 (records/s)", Better.HIGHER),
-        new Row("p1.mbps", "produce acks=1 (MB/s)", Better.HIGHER),
-        new Row("p1.p50", "produce acks=1 p50 latency (ms)", Better.LOWER),
-        new Row("p1.p99", "produce acks=1 p99 latency (ms)", Better.LOWER),
-        new Row("p1.p999", "produce acks=1 p99.9 latency (ms)", Better.LOWER),
-        new Row("pall.rps", "produce acks=all (records/s)", Better.HIGHER),
-        new Row("pall.mbps", "produce acks=all (MB/s)", Better.HIGHER),
-        new Row("pall.p50", "produce acks=all p50 latency (ms)", Better.LOWER),
-        new Row("pall.p99", "produce acks=all p99 latency (ms)", Better.LOWER),
-        new Row("pall.p999", "produce acks=all p99.9 latency (ms)", Better.LOWER),
-        new Row("lat.rps", "fixed-rate acks=all: achieved (records/s)", Better.NEITHER),
-        new Row("lat.avg", "fixed-rate acks=all avg latency (ms)", Better.LOWER),
-        new Row("lat.p50", "fixed-rate acks=all p50 latency (ms)", Better.LOWER),
-        new Row("lat.p99", "fixed-rate acks=all p99 latency (ms)", Better.LOWER),
-        new Row("lat.p999", "fixed-rate acks=all p99.9 latency (ms)", Better.LOWER),
-        new Row("c.rps", "consume, whole run incl. group join (records/s)", Better.HIGHER),
-        new Row("c.mbps", "consume, whole run (MB/s)", Better.HIGHER),
-        new Row("c.fetch.rps", "consume, fetch only (records/s)", Better.HIGHER),
-        new Row("c.rebalance.ms", "consume: group join (ms)", Better.LOWER),
-        new Row("rss.idle", "RSS idle after start-up (MiB)", Better.LOWER),
-        new Row("rss.after", "RSS after the workload (MiB)", Better.LOWER),
-        new Row("rss.peak", "RSS peak, VmHWM (MiB)", Better.LOWER));
+            new Row("startup.ms", "start-up: spawn to Admin answered (ms)", Better.LOWER),
+            new Row("p1.rps", "produce acks=1 (records/s)", Better.HIGHER),
+            new Row("p1.mbps", "produce acks=1 (MB/s)", Better.HIGHER),
+            new Row("p1.p50", "produce acks=1 p50 latency (ms)", Better.LOWER),
+            new Row("p1.p99", "produce acks=1 p99 latency (ms)", Better.LOWER),
+            new Row("p1.p999", "produce acks=1 p99.9 latency (ms)", Better.LOWER),
+            new Row("pall.rps", "produce acks=all (records/s)", Better.HIGHER),
+            new Row("pall.mbps", "produce acks=all (MB/s)", Better.HIGHER),
+            new Row("pall.p50", "produce acks=all p50 latency (ms)", Better.LOWER),
+            new Row("pall.p99", "produce acks=all p99 latency (ms)", Better.LOWER),
+            new Row("pall.p999", "produce acks=all p99.9 latency (ms)", Better.LOWER),
+            new Row("lat.rps", "fixed-rate acks=all: achieved (records/s)", Better.NEITHER),
+            new Row("lat.avg", "fixed-rate acks=all avg latency (ms)", Better.LOWER),
+            new Row("lat.p50", "fixed-rate acks=all p50 latency (ms)", Better.LOWER),
+            new Row("lat.p99", "fixed-rate acks=all p99 latency (ms)", Better.LOWER),
+            new Row("lat.p999", "fixed-rate acks=all p99.9 latency (ms)", Better.LOWER),
+            new Row("c.rps", "consume, whole run incl. group join (records/s)", Better.HIGHER),
+            new Row("c.mbps", "consume, whole run (MB/s)", Better.HIGHER),
+            new Row("c.fetch.rps", "consume, fetch only (records/s)", Better.HIGHER),
+            new Row("c.rebalance.ms", "consume: group join (ms)", Better.LOWER),
+            new Row("rss.idle", "RSS idle after start-up (MiB)", Better.LOWER),
+            new Row("rss.after", "RSS after the workload (MiB)", Better.LOWER),
+            new Row("rss.peak", "RSS peak, VmHWM (MiB)", Better.LOWER));
 
     BrokerBench(Options options) throws IOException {
         this.options = options;
@@ -135,12 +145,19 @@ public final class BrokerBench {
     }
 
     /** The flags of {@code bin/bench broker} (picocli), with their defaults. */
-    @Command(name = "bin/bench broker", sortOptions = false, showDefaultValues = true, usageHelpWidth = 100,
-        description = "One node of Strait's broker against one node of Apache Kafka 4.1.1, run in turn, with "
-            + "Kafka's ProducerPerformance and ConsumerPerformance. --nodes 3 runs bin/bench cluster "
-            + "instead.")
+    @Command(
+            name = "bin/bench broker",
+            sortOptions = false,
+            showDefaultValues = true,
+            usageHelpWidth = 100,
+            description = "One node of Strait's broker against one node of Apache Kafka 4.1.1, run in turn, with "
+                    + "Kafka's ProducerPerformance and ConsumerPerformance. --nodes 3 runs bin/bench cluster "
+                    + "instead.")
     static final class Flags {
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
+        @Option(
+                names = {"-h", "--help"},
+                usageHelp = true,
+                description = "Show this help.")
         boolean help;
 
         @Option(names = "--records", paramLabel = "N", description = "Records per throughput run.")
@@ -155,8 +172,10 @@ public final class BrokerBench {
         @Option(names = "--partitions", paramLabel = "P", description = "Partitions of the topic.")
         int partitions = 6;
 
-        @Option(names = "--only", paramLabel = "strait|kafka|kafka,strait|strait,kafka",
-            description = "Which brokers, in this order.")
+        @Option(
+                names = "--only",
+                paramLabel = "strait|kafka|kafka,strait|strait,kafka",
+                description = "Which brokers, in this order.")
         String only = "kafka,strait";
 
         @Option(names = "--output", paramLabel = "FILE.md", description = "Also write the report here.")
@@ -194,8 +213,18 @@ public final class BrokerBench {
         if (f.records < 1 || f.recordBytes < 1 || f.partitions < 1) {
             throw new IllegalArgumentException("--records, --record-size and --partitions must be at least 1");
         }
-        return new Options(f.records, f.recordBytes, f.partitions, parseBrokers(f.only), f.output, f.heap,
-            f.latencyRate, f.latencyRecords, Duration.ofSeconds(f.stepTimeoutS), f.keepLogs || f.jfr, f.jfr);
+        return new Options(
+                f.records,
+                f.recordBytes,
+                f.partitions,
+                parseBrokers(f.only),
+                f.output,
+                f.heap,
+                f.latencyRate,
+                f.latencyRecords,
+                Duration.ofSeconds(f.stepTimeoutS),
+                f.keepLogs || f.jfr,
+                f.jfr);
     }
 
     /** {@code strait}, {@code kafka}, or both in the order to run them ({@code strait,kafka}). */
@@ -205,8 +234,8 @@ public final class BrokerBench {
             Kind kind = switch (name.trim()) {
                 case "strait" -> Kind.STRAIT;
                 case "kafka" -> Kind.KAFKA;
-                default -> throw new IllegalArgumentException(
-                    "--only takes strait, kafka or both in order, not " + value);
+                default ->
+                    throw new IllegalArgumentException("--only takes strait, kafka or both in order, not " + value);
             };
             if (!kinds.contains(kind)) {
                 kinds.add(kind);
@@ -246,23 +275,37 @@ public final class BrokerBench {
 
     private String header() {
         String load = loadAverage();
-        return String.format(Locale.ROOT, "bench broker: %,d records of %d bytes, %d partitions, RF 1; broker JVM %s;"
-            + " %d cores, java %s, load average at start %s, %s", options.records(), options.recordBytes(),
-            options.partitions(), String.join(" ", brokerJvmOptions()), Runtime.getRuntime().availableProcessors(),
-            System.getProperty("java.version"), load, Instant.now()) + (options.jfr() ? "; JFR recording on" : "");
+        return String.format(
+                        Locale.ROOT,
+                        "bench broker: %,d records of %d bytes, %d partitions, RF 1; broker JVM %s;"
+                                + " %d cores, java %s, load average at start %s, %s",
+                        options.records(),
+                        options.recordBytes(),
+                        options.partitions(),
+                        String.join(" ", brokerJvmOptions()),
+                        Runtime.getRuntime().availableProcessors(),
+                        System.getProperty("java.version"),
+                        load,
+                        Instant.now())
+                + (options.jfr() ? "; JFR recording on" : "");
     }
 
     /** The same for both brokers: Kafka's start script's performance options, with the heap limit given. */
     private List<String> brokerJvmOptions() {
-        return List.of("-Xmx" + options.heap(), "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
-            "-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent", "-Djava.awt.headless=true",
-            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
+        return List.of(
+                "-Xmx" + options.heap(),
+                "-XX:+UseG1GC",
+                "-XX:MaxGCPauseMillis=20",
+                "-XX:InitiatingHeapOccupancyPercent=35",
+                "-XX:+ExplicitGCInvokesConcurrent",
+                "-Djava.awt.headless=true",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
     }
 
     /** The same for every client tool run, whichever broker it talks to. */
     private static List<String> clientJvmOptions() {
-        return List.of("-Xmx512m", "-Duser.language=en", "-Duser.country=US",
-            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
+        return List.of(
+                "-Xmx512m", "-Duser.language=en", "-Duser.country=US", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
     }
 
     private Measured measure(Kind kind) {
@@ -272,7 +315,7 @@ public final class BrokerBench {
         if (options.jfr()) {
             // Same recording settings for both brokers, so the overhead is the same for both.
             jvm.add("-XX:StartFlightRecording=filename=" + dir.resolve("broker.jfr")
-                + ",settings=profile,dumponexit=true");
+                    + ",settings=profile,dumponexit=true");
         }
         BrokerNode node = new BrokerNode(kind, dir, jvm);
         Process broker = null;
@@ -285,11 +328,24 @@ public final class BrokerBench {
             createTopics(node);
             Process b = broker;
             step(m, b, "produce acks=1", () -> produce(node, m, "p1", "bench-acks-1", "1", options.records(), -1));
-            step(m, b, "produce acks=all",
-                () -> produce(node, m, "pall", "bench-acks-all", "all", options.records(), -1));
+            step(
+                    m,
+                    b,
+                    "produce acks=all",
+                    () -> produce(node, m, "pall", "bench-acks-all", "all", options.records(), -1));
             if (options.latencyRate() > 0) {
-                step(m, b, "fixed-rate acks=all", () -> produce(node, m, "lat", "bench-latency", "all",
-                    options.latencyRecords(), options.latencyRate()));
+                step(
+                        m,
+                        b,
+                        "fixed-rate acks=all",
+                        () -> produce(
+                                node,
+                                m,
+                                "lat",
+                                "bench-latency",
+                                "all",
+                                options.latencyRecords(),
+                                options.latencyRate()));
             }
             step(m, b, "consume", () -> consume(node, m, "bench-acks-all"));
             sleep(SETTLE);
@@ -301,8 +357,10 @@ public final class BrokerBench {
         } finally {
             if (broker != null) {
                 if (!broker.isAlive()) {
-                    m.failures.put("broker", "exited with " + broker.exitValue() + "; log tail:\n"
-                        + ChildProcesses.tail(node.log(), 20));
+                    m.failures.put(
+                            "broker",
+                            "exited with " + broker.exitValue() + "; log tail:\n"
+                                    + ChildProcesses.tail(node.log(), 20));
                 }
                 ChildProcesses.stop(broker, Duration.ofSeconds(30));
             }
@@ -333,12 +391,16 @@ public final class BrokerBench {
             while (System.nanoTime() < deadline) {
                 if (!broker.isAlive()) {
                     throw new IllegalStateException(node.kind.label + " exited with " + broker.exitValue()
-                        + " while starting; log tail:\n" + ChildProcesses.tail(node.log(), 30));
+                            + " while starting; log tail:\n" + ChildProcesses.tail(node.log(), 30));
                 }
                 try {
-                    if (!admin.describeCluster(new DescribeClusterOptions().timeoutMs(1000)).nodes()
-                        .get(2, TimeUnit.SECONDS).isEmpty()) {
-                        admin.listTopics(new ListTopicsOptions().timeoutMs(1000)).names().get(2, TimeUnit.SECONDS);
+                    if (!admin.describeCluster(new DescribeClusterOptions().timeoutMs(1000))
+                            .nodes()
+                            .get(2, TimeUnit.SECONDS)
+                            .isEmpty()) {
+                        admin.listTopics(new ListTopicsOptions().timeoutMs(1000))
+                                .names()
+                                .get(2, TimeUnit.SECONDS);
                         double ms = (System.nanoTime() - startNanos) / 1e6;
                         m.values.put("startup.ms", ms);
                         System.out.printf("  started in %.0f ms (pid %d)%n", ms, broker.pid());
@@ -350,8 +412,8 @@ public final class BrokerBench {
                 Thread.sleep(5);
             }
             ChildProcesses.stop(broker, Duration.ZERO);
-            throw new IllegalStateException(node.kind.label + " did not answer in " + START_TIMEOUT.toSeconds()
-                + " s: " + last);
+            throw new IllegalStateException(
+                    node.kind.label + " did not answer in " + START_TIMEOUT.toSeconds() + " s: " + last);
         }
     }
 
@@ -370,23 +432,35 @@ public final class BrokerBench {
         }
     }
 
-    private void produce(BrokerNode node, Measured m, String prefix, String topic, String acks, long records,
-                         int throughput) throws InterruptedException {
+    private void produce(
+            BrokerNode node, Measured m, String prefix, String topic, String acks, long records, int throughput)
+            throws InterruptedException {
         List<String> cmd = new ArrayList<>();
         cmd.add(BrokerNode.java());
         cmd.addAll(clientJvmOptions());
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "org.apache.kafka.tools.ProducerPerformance",
-            "--topic", topic, "--num-records", String.valueOf(records), "--record-size",
-            String.valueOf(options.recordBytes()), "--throughput", String.valueOf(throughput), "--producer-props",
-            "bootstrap.servers=" + node.bootstrapServers(), "acks=" + acks));
-        ChildProcesses.Completed done = children.run(cmd, node.dir.resolve(prefix + "-producer.log"),
-            options.stepTimeout());
-        PerfOutput.ProducerSummary s = PerfOutput.parseProducer(done.lines()).orElseThrow(() ->
-            new IllegalStateException("no summary line (exit " + done.exitCode() + "); tail:\n"
-                + ChildProcesses.tail(done.log(), 10)));
+        cmd.addAll(List.of(
+                "-cp",
+                System.getProperty("java.class.path"),
+                "org.apache.kafka.tools.ProducerPerformance",
+                "--topic",
+                topic,
+                "--num-records",
+                String.valueOf(records),
+                "--record-size",
+                String.valueOf(options.recordBytes()),
+                "--throughput",
+                String.valueOf(throughput),
+                "--producer-props",
+                "bootstrap.servers=" + node.bootstrapServers(),
+                "acks=" + acks));
+        ChildProcesses.Completed done =
+                children.run(cmd, node.dir.resolve(prefix + "-producer.log"), options.stepTimeout());
+        PerfOutput.ProducerSummary s = PerfOutput.parseProducer(done.lines())
+                .orElseThrow(() -> new IllegalStateException("no summary line (exit " + done.exitCode() + "); tail:\n"
+                        + ChildProcesses.tail(done.log(), 10)));
         if (done.exitCode() != 0 || s.records() != records) {
             throw new IllegalStateException("exit " + done.exitCode() + ", " + s.records() + " of " + records
-                + " records sent; tail:\n" + ChildProcesses.tail(done.log(), 10));
+                    + " records sent; tail:\n" + ChildProcesses.tail(done.log(), 10));
         }
         m.values.put(prefix + ".rps", s.recordsPerSecond());
         m.values.put(prefix + ".mbps", s.mbPerSecond());
@@ -395,34 +469,60 @@ public final class BrokerBench {
         m.values.put(prefix + ".p99", (double) s.p99Ms());
         m.values.put(prefix + ".p999", (double) s.p999Ms());
         m.values.put(prefix + ".max", s.maxLatencyMs());
-        System.out.printf(Locale.ROOT, "  %s acks=%s: %.0f records/s, %.2f MB/s, p50 %d ms, p99 %d ms, p99.9 %d ms,"
-            + " max %.0f ms (%.1f s)%n", topic, acks, s.recordsPerSecond(), s.mbPerSecond(), s.p50Ms(), s.p99Ms(),
-            s.p999Ms(), s.maxLatencyMs(), done.seconds());
+        System.out.printf(
+                Locale.ROOT,
+                "  %s acks=%s: %.0f records/s, %.2f MB/s, p50 %d ms, p99 %d ms, p99.9 %d ms,"
+                        + " max %.0f ms (%.1f s)%n",
+                topic,
+                acks,
+                s.recordsPerSecond(),
+                s.mbPerSecond(),
+                s.p50Ms(),
+                s.p99Ms(),
+                s.p999Ms(),
+                s.maxLatencyMs(),
+                done.seconds());
     }
 
     private void consume(BrokerNode node, Measured m, String topic) throws InterruptedException {
         List<String> cmd = new ArrayList<>();
         cmd.add(BrokerNode.java());
         cmd.addAll(clientJvmOptions());
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "org.apache.kafka.tools.ConsumerPerformance",
-            "--bootstrap-server", node.bootstrapServers(), "--topic", topic, "--messages",
-            String.valueOf(options.records()), "--group", "bench-consumer", "--timeout",
-            String.valueOf(CONSUMER_IDLE_TIMEOUT_MS)));
+        cmd.addAll(List.of(
+                "-cp",
+                System.getProperty("java.class.path"),
+                "org.apache.kafka.tools.ConsumerPerformance",
+                "--bootstrap-server",
+                node.bootstrapServers(),
+                "--topic",
+                topic,
+                "--messages",
+                String.valueOf(options.records()),
+                "--group",
+                "bench-consumer",
+                "--timeout",
+                String.valueOf(CONSUMER_IDLE_TIMEOUT_MS)));
         ChildProcesses.Completed done = children.run(cmd, node.dir.resolve("consumer.log"), options.stepTimeout());
-        PerfOutput.ConsumerSummary s = PerfOutput.parseConsumer(done.lines()).orElseThrow(() ->
-            new IllegalStateException("no CSV line (exit " + done.exitCode() + "); tail:\n"
-                + ChildProcesses.tail(done.log(), 10)));
+        PerfOutput.ConsumerSummary s = PerfOutput.parseConsumer(done.lines())
+                .orElseThrow(() -> new IllegalStateException(
+                        "no CSV line (exit " + done.exitCode() + "); tail:\n" + ChildProcesses.tail(done.log(), 10)));
         if (done.exitCode() != 0 || s.records() < options.records()) {
-            throw new IllegalStateException("exit " + done.exitCode() + ", " + s.records() + " of "
-                + options.records() + " records read; tail:\n" + ChildProcesses.tail(done.log(), 10));
+            throw new IllegalStateException("exit " + done.exitCode() + ", " + s.records() + " of " + options.records()
+                    + " records read; tail:\n" + ChildProcesses.tail(done.log(), 10));
         }
         m.values.put("c.rps", s.recordsPerSecond());
         m.values.put("c.mbps", s.mbPerSecond());
         m.values.put("c.fetch.rps", s.fetchRecordsPerSecond());
         m.values.put("c.rebalance.ms", (double) s.rebalanceMs());
-        System.out.printf(Locale.ROOT, "  consume: %.0f records/s (%.2f MB/s) whole run, %.0f records/s fetching,"
-            + " group join %d ms (%.1f s)%n", s.recordsPerSecond(), s.mbPerSecond(), s.fetchRecordsPerSecond(),
-            s.rebalanceMs(), done.seconds());
+        System.out.printf(
+                Locale.ROOT,
+                "  consume: %.0f records/s (%.2f MB/s) whole run, %.0f records/s fetching,"
+                        + " group join %d ms (%.1f s)%n",
+                s.recordsPerSecond(),
+                s.mbPerSecond(),
+                s.fetchRecordsPerSecond(),
+                s.rebalanceMs(),
+                done.seconds());
     }
 
     @FunctionalInterface
@@ -446,8 +546,10 @@ public final class BrokerBench {
 
     String report() {
         StringBuilder out = new StringBuilder();
-        out.append(header).append("; run order: ")
-            .append(options.brokers().stream().map(k -> k.label).collect(Collectors.joining(", "))).append("\n\n");
+        out.append(header)
+                .append("; run order: ")
+                .append(options.brokers().stream().map(k -> k.label).collect(Collectors.joining(", ")))
+                .append("\n\n");
         List<Kind> kinds = new ArrayList<>(results.keySet());
         out.append("| metric |");
         kinds.forEach(k -> out.append(' ').append(k.label).append(" |"));
@@ -467,33 +569,55 @@ public final class BrokerBench {
             }
             out.append("| ").append(row.label()).append(" |");
             for (Kind k : kinds) {
-                out.append(' ').append(format(results.get(k).values.get(row.key()))).append(" |");
+                out.append(' ')
+                        .append(format(results.get(k).values.get(row.key())))
+                        .append(" |");
             }
             if (both) {
                 Double kafka = results.get(Kind.KAFKA).values.get(row.key());
                 Double strait = results.get(Kind.STRAIT).values.get(row.key());
-                String ratio = kafka == null || strait == null || kafka == 0 ? "-"
-                    : String.format(Locale.ROOT, "%.2f", strait / kafka);
-                out.append(' ').append(ratio).append(" | ").append(switch (row.better()) {
-                    case HIGHER -> "higher";
-                    case LOWER -> "lower";
-                    case NEITHER -> "";
-                }).append(" |");
+                String ratio = kafka == null || strait == null || kafka == 0
+                        ? "-"
+                        : String.format(Locale.ROOT, "%.2f", strait / kafka);
+                out.append(' ')
+                        .append(ratio)
+                        .append(" | ")
+                        .append(
+                                switch (row.better()) {
+                                    case HIGHER -> "higher";
+                                    case LOWER -> "lower";
+                                    case NEITHER -> "";
+                                })
+                        .append(" |");
             }
             out.append('\n');
         }
         for (Kind k : kinds) {
-            results.get(k).failures.forEach((step, why) ->
-                out.append("\n**").append(k.label).append(" failed at ").append(step).append(":** ").append(why));
+            results.get(k)
+                    .failures
+                    .forEach((step, why) -> out.append("\n**")
+                            .append(k.label)
+                            .append(" failed at ")
+                            .append(step)
+                            .append(":** ")
+                            .append(why));
         }
-        out.append("\n\nLoad average at the end: ").append(loadAverage()).append(", ").append(Instant.now())
-            .append(". Latencies are ProducerPerformance's send-to-acknowledgement times; unthrottled runs measure")
-            .append(" mostly the producer's own queue");
+        out.append("\n\nLoad average at the end: ")
+                .append(loadAverage())
+                .append(", ")
+                .append(Instant.now())
+                .append(". Latencies are ProducerPerformance's send-to-acknowledgement times; unthrottled runs measure")
+                .append(" mostly the producer's own queue");
         if (options.latencyRate() > 0) {
-            out.append(", the fixed-rate run (").append(options.latencyRate()).append(" records/s, ")
-                .append(options.latencyRecords()).append(" records) the broker");
+            out.append(", the fixed-rate run (")
+                    .append(options.latencyRate())
+                    .append(" records/s, ")
+                    .append(options.latencyRecords())
+                    .append(" records) the broker");
         }
-        out.append(". Consumer: ConsumerPerformance --messages ").append(options.records()).append(" in a new group.");
+        out.append(". Consumer: ConsumerPerformance --messages ")
+                .append(options.records())
+                .append(" in a new group.");
         return out.toString();
     }
 
@@ -502,8 +626,9 @@ public final class BrokerBench {
             return "-";
         }
         boolean whole = v == Math.rint(v);
-        return whole || Math.abs(v) >= 100 ? String.format(Locale.ROOT, "%,.0f", v)
-            : String.format(Locale.ROOT, "%.2f", v);
+        return whole || Math.abs(v) >= 100
+                ? String.format(Locale.ROOT, "%,.0f", v)
+                : String.format(Locale.ROOT, "%.2f", v);
     }
 
     private static String oneLine(Exception e) {
@@ -523,5 +648,4 @@ public final class BrokerBench {
     private static void sleep(Duration d) throws InterruptedException {
         Thread.sleep(d.toMillis());
     }
-
 }

@@ -1,5 +1,7 @@
 package dev.strait.bench;
 
+import dev.strait.testkit.KafkaCluster;
+import dev.strait.testkit.KafkaNodeMain;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -10,9 +12,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
-
-import dev.strait.testkit.KafkaCluster;
-import dev.strait.testkit.KafkaNodeMain;
 import org.apache.kafka.common.Uuid;
 
 /**
@@ -37,10 +36,10 @@ final class BrokerNode {
 
     /** Settings both brokers get, under Kafka's names (both accept them). */
     private static final Map<String, String> COMMON = Map.of(
-        "auto.create.topics.enable", "false",
-        "num.partitions", "1",
-        "offsets.topic.num.partitions", "5",
-        "group.initial.rebalance.delay.ms", "0");
+            "auto.create.topics.enable", "false",
+            "num.partitions", "1",
+            "offsets.topic.num.partitions", "5",
+            "group.initial.rebalance.delay.ms", "0");
 
     final Kind kind;
     final int port;
@@ -70,8 +69,17 @@ final class BrokerNode {
         Files.createDirectories(dir);
         Files.writeString(config(), properties(), StandardCharsets.UTF_8);
         if (kind == Kind.KAFKA) {
-            List<String> cmd = new ArrayList<>(List.of(java(), "-cp", KafkaCluster.kafkaClassPath(), "kafka.tools.StorageTool",
-                "format", "-t", Uuid.randomUuid().toString(), "-c", config().toString(), "--ignore-formatted"));
+            List<String> cmd = new ArrayList<>(List.of(
+                    java(),
+                    "-cp",
+                    KafkaCluster.kafkaClassPath(),
+                    "kafka.tools.StorageTool",
+                    "format",
+                    "-t",
+                    Uuid.randomUuid().toString(),
+                    "-c",
+                    config().toString(),
+                    "--ignore-formatted"));
             ChildProcesses.Completed done = children.run(cmd, dir.resolve("format.log"), Duration.ofMinutes(2));
             if (done.exitCode() != 0) {
                 throw new IllegalStateException("kafka-storage format failed:\n" + ChildProcesses.tail(done.log(), 20));
@@ -131,8 +139,9 @@ final class BrokerNode {
             p.put("listeners", "PLAINTEXT://127.0.0.1:" + port);
         }
         p.putAll(COMMON);
-        return p.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
-            .collect(Collectors.joining("\n", "", "\n"));
+        return p.entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue())
+                .collect(Collectors.joining("\n", "", "\n"));
     }
 
     static String java() {

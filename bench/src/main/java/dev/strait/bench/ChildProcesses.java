@@ -23,8 +23,7 @@ final class ChildProcesses {
     private boolean closed;
 
     /** What a child printed (stdout and stderr merged), and how long it ran. */
-    record Completed(int exitCode, List<String> lines, double seconds, Path log) {
-    }
+    record Completed(int exitCode, List<String> lines, double seconds, Path log) {}
 
     synchronized boolean isClosed() {
         return closed;
@@ -36,8 +35,10 @@ final class ChildProcesses {
             throw new IllegalStateException("the bench is shutting down; not starting " + cmd.get(cmd.size() - 1));
         }
         try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+            Process p = new ProcessBuilder(cmd)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .start();
             live.add(p);
             p.onExit().thenRun(() -> live.remove(p));
             return p;
@@ -55,8 +56,8 @@ final class ChildProcesses {
         Process p = start(cmd, log);
         if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             stop(p, Duration.ZERO);
-            throw new IllegalStateException("timed out after " + timeout.toSeconds() + " s and killed; log tail:\n"
-                + tail(log, 5));
+            throw new IllegalStateException(
+                    "timed out after " + timeout.toSeconds() + " s and killed; log tail:\n" + tail(log, 5));
         }
         double seconds = (System.nanoTime() - startNanos) / 1e9;
         try {

@@ -1,5 +1,7 @@
 package dev.strait.bench;
 
+import dev.strait.bench.BrokerNode.Kind;
+import dev.strait.testkit.KafkaCluster;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,9 +17,6 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
-
-import dev.strait.bench.BrokerNode.Kind;
-import dev.strait.testkit.KafkaCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
@@ -63,10 +62,19 @@ public final class ClusterBench {
     private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
     private static final long FAILOVER_SEND_INTERVAL_MS = 5;
 
-    record Options(long records, int recordBytes, int partitions, List<Kind> brokers, List<Integer> sessionTimeouts,
-                   String heap, Duration failoverTimeout, Duration stepTimeout, Path output, boolean keepLogs,
-                   int runs, Victim victim) {
-    }
+    record Options(
+            long records,
+            int recordBytes,
+            int partitions,
+            List<Kind> brokers,
+            List<Integer> sessionTimeouts,
+            String heap,
+            Duration failoverTimeout,
+            Duration stepTimeout,
+            Path output,
+            boolean keepLogs,
+            int runs,
+            Victim victim) {}
 
     /** Whose SIGKILL the failover measures. */
     enum Victim {
@@ -122,8 +130,9 @@ public final class ClusterBench {
                 p.put("transaction.state.log.replication.factor", "3");
                 p.put("transaction.state.log.min.isr", "2");
             }
-            return p.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
-                .collect(Collectors.joining("\n", "", "\n"));
+            return p.entrySet().stream()
+                    .map(e -> e.getKey() + "=" + e.getValue())
+                    .collect(Collectors.joining("\n", "", "\n"));
         }
 
         List<String> command(List<String> jvm, String clusterId) {
@@ -133,11 +142,17 @@ public final class ClusterBench {
             cmd.add("-cp");
             if (kind == Kind.KAFKA) {
                 // KafkaNodeMain formats the log directory with this cluster id on first start, then runs kafka.Kafka.
-                cmd.addAll(List.of(KafkaCluster.kafkaClassPath(), "dev.strait.testkit.KafkaNodeMain",
-                    config().toString(), clusterId, dir.resolve("data").toString()));
+                cmd.addAll(List.of(
+                        KafkaCluster.kafkaClassPath(),
+                        "dev.strait.testkit.KafkaNodeMain",
+                        config().toString(),
+                        clusterId,
+                        dir.resolve("data").toString()));
             } else {
-                cmd.addAll(List.of(System.getProperty("java.class.path"), "dev.strait.broker.server.BrokerMain",
-                    config().toString()));
+                cmd.addAll(List.of(
+                        System.getProperty("java.class.path"),
+                        "dev.strait.broker.server.BrokerMain",
+                        config().toString()));
             }
             return cmd;
         }
@@ -148,6 +163,7 @@ public final class ClusterBench {
     private final ChildProcesses children = new ChildProcesses();
     /** Results by "kind/session timeout", one map per run. */
     private final Map<String, List<Map<String, Object>>> results = new LinkedHashMap<>();
+
     private final Map<String, String> failures = new LinkedHashMap<>();
 
     ClusterBench(Options options) throws IOException {
@@ -182,15 +198,22 @@ public final class ClusterBench {
     }
 
     /** The flags of {@code bin/bench cluster} (picocli), with their defaults. */
-    @Command(name = "bin/bench cluster", sortOptions = false, showDefaultValues = true, usageHelpWidth = 100,
-        description = "3-node clusters of Apache Kafka 4.1.1 and of Strait's broker, one after the other: "
-            + "start-up, acks=all throughput, and the failover after a SIGKILL of partition 0's leader "
-            + "(same as bin/bench broker --nodes 3 ...). RF 3, min.insync.replicas=2.",
-        footer = "--runs N: N runs per system on fresh clusters, alternating systems; the report lists each "
-            + "failover time with its median and p99 (nearest rank: the maximum for N <= 100) and the "
-            + "ratio Strait / Kafka.")
+    @Command(
+            name = "bin/bench cluster",
+            sortOptions = false,
+            showDefaultValues = true,
+            usageHelpWidth = 100,
+            description = "3-node clusters of Apache Kafka 4.1.1 and of Strait's broker, one after the other: "
+                    + "start-up, acks=all throughput, and the failover after a SIGKILL of partition 0's leader "
+                    + "(same as bin/bench broker --nodes 3 ...). RF 3, min.insync.replicas=2.",
+            footer = "--runs N: N runs per system on fresh clusters, alternating systems; the report lists each "
+                    + "failover time with its median and p99 (nearest rank: the maximum for N <= 100) and the "
+                    + "ratio Strait / Kafka.")
     static final class Flags {
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
+        @Option(
+                names = {"-h", "--help"},
+                usageHelp = true,
+                description = "Show this help.")
         boolean help;
 
         @Option(names = "--records", paramLabel = "N", description = "ProducerPerformance records.")
@@ -208,8 +231,11 @@ public final class ClusterBench {
         @Option(names = "--only", paramLabel = "kafka|strait|kafka,strait", description = "Which systems, in order.")
         String only = "kafka,strait";
 
-        @Option(names = "--session-timeout-ms", paramLabel = "MS", split = ",",
-            description = "broker.session.timeout.ms of both systems; one set of runs per value.")
+        @Option(
+                names = "--session-timeout-ms",
+                paramLabel = "MS",
+                split = ",",
+                description = "broker.session.timeout.ms of both systems; one set of runs per value.")
         List<Integer> sessionTimeouts = new ArrayList<>(List.of(9000));
 
         @Option(names = "--heap", description = "-Xmx of each node.")
@@ -230,8 +256,11 @@ public final class ClusterBench {
         @Option(names = "--runs", paramLabel = "N", description = "Runs per system, each on fresh clusters.")
         int runs = 1;
 
-        @Option(names = "--victim", paramLabel = "leader|controller",
-            description = "Kill partition 0's leader, or the active controller (producing to a partition it leads).")
+        @Option(
+                names = "--victim",
+                paramLabel = "leader|controller",
+                description =
+                        "Kill partition 0's leader, or the active controller (producing to a partition it leads).")
         String victim = "leader";
     }
 
@@ -250,11 +279,12 @@ public final class ClusterBench {
         }
         List<Kind> brokers = new ArrayList<>();
         for (String name : f.only.split(",")) {
-            brokers.add(switch (name.trim()) {
-                case "kafka" -> Kind.KAFKA;
-                case "strait" -> Kind.STRAIT;
-                default -> throw new IllegalArgumentException("--only takes kafka, strait or both");
-            });
+            brokers.add(
+                    switch (name.trim()) {
+                        case "kafka" -> Kind.KAFKA;
+                        case "strait" -> Kind.STRAIT;
+                        default -> throw new IllegalArgumentException("--only takes kafka, strait or both");
+                    });
         }
         Victim victim = switch (f.victim.trim()) {
             case "leader" -> Victim.LEADER;
@@ -264,24 +294,46 @@ public final class ClusterBench {
         if (f.records < 1 || f.recordBytes < 1 || f.partitions < 1 || f.runs < 1) {
             throw new IllegalArgumentException("--records, --record-size, --partitions and --runs must be at least 1");
         }
-        return new Options(f.records, f.recordBytes, f.partitions, List.copyOf(brokers),
-            List.copyOf(f.sessionTimeouts), f.heap, Duration.ofSeconds(f.failoverTimeoutS),
-            Duration.ofSeconds(f.stepTimeoutS), f.output, f.keepLogs, f.runs, victim);
+        return new Options(
+                f.records,
+                f.recordBytes,
+                f.partitions,
+                List.copyOf(brokers),
+                List.copyOf(f.sessionTimeouts),
+                f.heap,
+                Duration.ofSeconds(f.failoverTimeoutS),
+                Duration.ofSeconds(f.stepTimeoutS),
+                f.output,
+                f.keepLogs,
+                f.runs,
+                victim);
     }
 
     private List<String> jvmOptions() {
-        return List.of("-Xmx" + options.heap(), "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
-            "-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent", "-Djava.awt.headless=true",
-            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
+        return List.of(
+                "-Xmx" + options.heap(),
+                "-XX:+UseG1GC",
+                "-XX:MaxGCPauseMillis=20",
+                "-XX:InitiatingHeapOccupancyPercent=35",
+                "-XX:+ExplicitGCInvokesConcurrent",
+                "-Djava.awt.headless=true",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
     }
 
     private String header() {
-        return String.format(Locale.ROOT, "bench cluster: 3 nodes each (process.roles=broker,controller), topic of %d"
-                + " partitions, RF 3, min.insync.replicas=2; ProducerPerformance acks=all %,d records of %d bytes;"
-                + " node JVM %s; %d cores, java %s, load average at start %s, %s", options.partitions(),
-            options.records(), options.recordBytes(), String.join(" ", jvmOptions()),
-            Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), loadAverage(),
-            Instant.now());
+        return String.format(
+                Locale.ROOT,
+                "bench cluster: 3 nodes each (process.roles=broker,controller), topic of %d"
+                        + " partitions, RF 3, min.insync.replicas=2; ProducerPerformance acks=all %,d records of %d bytes;"
+                        + " node JVM %s; %d cores, java %s, load average at start %s, %s",
+                options.partitions(),
+                options.records(),
+                options.recordBytes(),
+                String.join(" ", jvmOptions()),
+                Runtime.getRuntime().availableProcessors(),
+                System.getProperty("java.version"),
+                loadAverage(),
+                Instant.now());
     }
 
     boolean run() throws IOException {
@@ -295,8 +347,9 @@ public final class ClusterBench {
                     }
                     String key = kind.name() + "/" + session;
                     String label = options.runs() == 1 ? key : key + " run " + run;
-                    System.out.printf("== %s, 3 nodes, broker.session.timeout.ms=%d%s ==%n", kind.label, session,
-                        options.runs() == 1 ? "" : ", run " + run + " of " + options.runs());
+                    System.out.printf(
+                            "== %s, 3 nodes, broker.session.timeout.ms=%d%s ==%n",
+                            kind.label, session, options.runs() == 1 ? "" : ", run " + run + " of " + options.runs());
                     Map<String, Object> m = new LinkedHashMap<>();
                     results.computeIfAbsent(key, k -> new ArrayList<>()).add(m);
                     measure(kind, session, m, label, run);
@@ -319,8 +372,8 @@ public final class ClusterBench {
         for (int id = 1; id <= NODES; id++) {
             nodes.add(new ClusterNode(kind, id, dir.resolve("node-" + id)));
         }
-        String voters = nodes.stream().map(n -> n.id + "@127.0.0.1:" + n.controllerPort)
-            .collect(Collectors.joining(","));
+        String voters =
+                nodes.stream().map(n -> n.id + "@127.0.0.1:" + n.controllerPort).collect(Collectors.joining(","));
         String bootstrap = nodes.stream().map(n -> "127.0.0.1:" + n.port).collect(Collectors.joining(","));
         String clusterId = Uuid.randomUuid().toString();
         try (Admin admin = admin(bootstrap)) {
@@ -332,10 +385,12 @@ public final class ClusterBench {
             }
             awaitNodes(admin, nodes);
             m.put("startup.ms", (System.nanoTime() - t0) / 1e6);
-            System.out.printf("  3 nodes up in %.0f ms (pids %s)%n", (double) m.get("startup.ms"),
-                nodes.stream().map(n -> String.valueOf(n.process.pid())).collect(Collectors.joining(",")));
-            NewTopic topic = new NewTopic(TOPIC, options.partitions(), (short) 3)
-                .configs(Map.of("min.insync.replicas", "2"));
+            System.out.printf(
+                    "  3 nodes up in %.0f ms (pids %s)%n",
+                    (double) m.get("startup.ms"),
+                    nodes.stream().map(n -> String.valueOf(n.process.pid())).collect(Collectors.joining(",")));
+            NewTopic topic =
+                    new NewTopic(TOPIC, options.partitions(), (short) 3).configs(Map.of("min.insync.replicas", "2"));
             admin.createTopics(List.of(topic)).all().get(60, TimeUnit.SECONDS);
             KafkaCluster.awaitWritable(admin, TOPIC, options.partitions());
             try {
@@ -368,14 +423,22 @@ public final class ClusterBench {
         StringBuilder why = new StringBuilder(oneLine(e));
         for (ClusterNode n : nodes) {
             if (n.process != null && !n.process.isAlive() && !Boolean.TRUE.equals(killed.get(n.id))) {
-                why.append("\n  node ").append(n.id).append(" exited with ").append(n.process.exitValue())
-                    .append("; log tail:\n").append(ChildProcesses.tail(n.log(), 20));
+                why.append("\n  node ")
+                        .append(n.id)
+                        .append(" exited with ")
+                        .append(n.process.exitValue())
+                        .append("; log tail:\n")
+                        .append(ChildProcesses.tail(n.log(), 20));
             }
         }
         if (step.equals("set-up")) {
             for (ClusterNode n : nodes) {
-                why.append("\n  node ").append(n.id).append(" log tail (").append(n.log()).append("):\n")
-                    .append(ChildProcesses.tail(n.log(), 15));
+                why.append("\n  node ")
+                        .append(n.id)
+                        .append(" log tail (")
+                        .append(n.log())
+                        .append("):\n")
+                        .append(ChildProcesses.tail(n.log(), 15));
             }
         }
         failures.put(key + " " + step, why.toString());
@@ -401,12 +464,14 @@ public final class ClusterBench {
             for (ClusterNode n : nodes) {
                 if (!n.process.isAlive()) {
                     throw new IllegalStateException("node " + n.id + " exited with " + n.process.exitValue()
-                        + " while starting; log tail:\n" + ChildProcesses.tail(n.log(), 30));
+                            + " while starting; log tail:\n" + ChildProcesses.tail(n.log(), 30));
                 }
             }
             try {
-                int seen = admin.describeCluster(new DescribeClusterOptions().timeoutMs(2000)).nodes()
-                    .get(3, TimeUnit.SECONDS).size();
+                int seen = admin.describeCluster(new DescribeClusterOptions().timeoutMs(2000))
+                        .nodes()
+                        .get(3, TimeUnit.SECONDS)
+                        .size();
                 if (seen == NODES) {
                     return;
                 }
@@ -416,26 +481,40 @@ public final class ClusterBench {
             }
             Thread.sleep(50);
         }
-        throw new IllegalStateException("the cluster did not list " + NODES + " nodes in "
-            + START_TIMEOUT.toSeconds() + " s: " + last);
+        throw new IllegalStateException(
+                "the cluster did not list " + NODES + " nodes in " + START_TIMEOUT.toSeconds() + " s: " + last);
     }
 
     private void produce(String bootstrap, Path dir, Map<String, Object> m) throws InterruptedException {
         List<String> cmd = new ArrayList<>();
         cmd.add(BrokerNode.java());
-        cmd.addAll(List.of("-Xmx512m", "-Duser.language=en", "-Duser.country=US",
-            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "org.apache.kafka.tools.ProducerPerformance",
-            "--topic", TOPIC, "--num-records", String.valueOf(options.records()), "--record-size",
-            String.valueOf(options.recordBytes()), "--throughput", "-1", "--producer-props",
-            "bootstrap.servers=" + bootstrap, "acks=all"));
+        cmd.addAll(List.of(
+                "-Xmx512m",
+                "-Duser.language=en",
+                "-Duser.country=US",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+        cmd.addAll(List.of(
+                "-cp",
+                System.getProperty("java.class.path"),
+                "org.apache.kafka.tools.ProducerPerformance",
+                "--topic",
+                TOPIC,
+                "--num-records",
+                String.valueOf(options.records()),
+                "--record-size",
+                String.valueOf(options.recordBytes()),
+                "--throughput",
+                "-1",
+                "--producer-props",
+                "bootstrap.servers=" + bootstrap,
+                "acks=all"));
         ChildProcesses.Completed done = children.run(cmd, dir.resolve("producer.log"), options.stepTimeout());
-        PerfOutput.ProducerSummary s = PerfOutput.parseProducer(done.lines()).orElseThrow(() ->
-            new IllegalStateException("no summary line (exit " + done.exitCode() + "); tail:\n"
-                + ChildProcesses.tail(done.log(), 10)));
+        PerfOutput.ProducerSummary s = PerfOutput.parseProducer(done.lines())
+                .orElseThrow(() -> new IllegalStateException("no summary line (exit " + done.exitCode() + "); tail:\n"
+                        + ChildProcesses.tail(done.log(), 10)));
         if (done.exitCode() != 0 || s.records() != options.records()) {
-            throw new IllegalStateException("exit " + done.exitCode() + ", " + s.records() + " of "
-                + options.records() + " records sent; tail:\n" + ChildProcesses.tail(done.log(), 10));
+            throw new IllegalStateException("exit " + done.exitCode() + ", " + s.records() + " of " + options.records()
+                    + " records sent; tail:\n" + ChildProcesses.tail(done.log(), 10));
         }
         m.put("rps", s.recordsPerSecond());
         m.put("mbps", s.mbPerSecond());
@@ -443,13 +522,24 @@ public final class ClusterBench {
         m.put("p99", (double) s.p99Ms());
         m.put("p999", (double) s.p999Ms());
         m.put("max", s.maxLatencyMs());
-        System.out.printf(Locale.ROOT, "  produce acks=all: %.0f records/s, %.2f MB/s, p50 %d ms, p99 %d ms,"
-                + " p99.9 %d ms, max %.0f ms (%.1f s)%n", s.recordsPerSecond(), s.mbPerSecond(), s.p50Ms(), s.p99Ms(),
-            s.p999Ms(), s.maxLatencyMs(), done.seconds());
+        System.out.printf(
+                Locale.ROOT,
+                "  produce acks=all: %.0f records/s, %.2f MB/s, p50 %d ms, p99 %d ms,"
+                        + " p99.9 %d ms, max %.0f ms (%.1f s)%n",
+                s.recordsPerSecond(),
+                s.mbPerSecond(),
+                s.p50Ms(),
+                s.p99Ms(),
+                s.p999Ms(),
+                s.maxLatencyMs(),
+                done.seconds());
     }
 
     private static int leaderOf(Admin admin, int partition) throws Exception {
-        TopicDescription d = admin.describeTopics(List.of(TOPIC)).allTopicNames().get(10, TimeUnit.SECONDS).get(TOPIC);
+        TopicDescription d = admin.describeTopics(List.of(TOPIC))
+                .allTopicNames()
+                .get(10, TimeUnit.SECONDS)
+                .get(TOPIC);
         TopicPartitionInfo p = d.partitions().get(partition);
         Node leader = p.leader();
         return leader == null || leader.isEmpty() ? -1 : leader.id();
@@ -460,20 +550,26 @@ public final class ClusterBench {
         if (node < 0) {
             throw new IllegalStateException("--victim controller: describeMetadataQuorum named no active controller");
         }
-        TopicDescription d = admin.describeTopics(List.of(TOPIC)).allTopicNames().get(10, TimeUnit.SECONDS).get(TOPIC);
+        TopicDescription d = admin.describeTopics(List.of(TOPIC))
+                .allTopicNames()
+                .get(10, TimeUnit.SECONDS)
+                .get(TOPIC);
         for (TopicPartitionInfo p : d.partitions()) {
             if (p.leader() != null && !p.leader().isEmpty() && p.leader().id() == node) {
                 return p.partition();
             }
         }
         throw new IllegalStateException("--victim controller: the active controller, node " + node + ", leads none of "
-            + "the " + d.partitions().size() + " partitions; use more --partitions");
+                + "the " + d.partitions().size() + " partitions; use more --partitions");
     }
 
     /** The active controller (metadata quorum leader) from Admin describeMetadataQuorum; -1 if not answered. */
     private static int activeController(Admin admin) {
         try {
-            return admin.describeMetadataQuorum().quorumInfo().get(10, TimeUnit.SECONDS).leaderId();
+            return admin.describeMetadataQuorum()
+                    .quorumInfo()
+                    .get(10, TimeUnit.SECONDS)
+                    .leaderId();
         } catch (Exception e) {
             System.out.printf("  describeMetadataQuorum: %s%n", oneLine(e));
             return -1;
@@ -489,7 +585,10 @@ public final class ClusterBench {
         Exception last = null;
         while (System.nanoTime() < until) {
             try {
-                int leader = admin.describeMetadataQuorum().quorumInfo().get(10, TimeUnit.SECONDS).leaderId();
+                int leader = admin.describeMetadataQuorum()
+                        .quorumInfo()
+                        .get(10, TimeUnit.SECONDS)
+                        .leaderId();
                 if (leader >= 0 && leader != killed) {
                     return leader;
                 }
@@ -498,13 +597,14 @@ public final class ClusterBench {
             }
             Thread.sleep(100);
         }
-        System.out.printf("  describeMetadataQuorum after the kill named no live controller in 30 s%s%n",
-            last == null ? "" : ": " + oneLine(last));
+        System.out.printf(
+                "  describeMetadataQuorum after the kill named no live controller in 30 s%s%n",
+                last == null ? "" : ": " + oneLine(last));
         return -1;
     }
 
     private void failover(Admin admin, String bootstrap, List<ClusterNode> nodes, Map<String, Object> m)
-        throws Exception {
+            throws Exception {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -518,15 +618,18 @@ public final class ClusterBench {
         AtomicLong acked = new AtomicLong();
         AtomicLong errors = new AtomicLong();
         byte[] value = new byte[100];
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(),
-            new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
             int controller = activeController(admin);
             int partition = options.victim() == Victim.CONTROLLER ? partitionLedBy(admin, controller) : 0;
             // Warm up: the producer knows the leader and has acknowledged sends before the kill.
             producer.send(new ProducerRecord<>(TOPIC, partition, null, value)).get(30, TimeUnit.SECONDS);
             int leader = leaderOf(admin, partition);
-            ClusterNode victim = nodes.stream().filter(n -> n.id == leader).findFirst()
-                .orElseThrow(() -> new IllegalStateException("partition " + partition + " has no leader (" + leader + ")"));
+            ClusterNode victim = nodes.stream()
+                    .filter(n -> n.id == leader)
+                    .findFirst()
+                    .orElseThrow(() ->
+                            new IllegalStateException("partition " + partition + " has no leader (" + leader + ")"));
             m.put("old.leader", (double) leader);
             m.put("controller", (double) controller);
             m.put("controller.killed", controller == leader ? 1.0 : 0.0);
@@ -541,9 +644,14 @@ public final class ClusterBench {
                     victim.process.destroyForcibly(); // SIGKILL
                     deadline = killNanos.get() + timeoutNanos;
                     end = deadline;
-                    System.out.printf("  SIGKILL node %d (pid %d), the leader of %s-%d (active controller: node %d, %s)%n",
-                        victim.id, victim.process.pid(), TOPIC, partition, controller,
-                        controller == victim.id ? "the killed node" : "not the killed node");
+                    System.out.printf(
+                            "  SIGKILL node %d (pid %d), the leader of %s-%d (active controller: node %d, %s)%n",
+                            victim.id,
+                            victim.process.pid(),
+                            TOPIC,
+                            partition,
+                            controller,
+                            controller == victim.id ? "the killed node" : "not the killed node");
                 }
                 if (firstAckNanos.get() != 0) {
                     break;
@@ -568,7 +676,7 @@ public final class ClusterBench {
             }
             if (firstAckNanos.get() == 0) {
                 throw new IllegalStateException("no acknowledged send within "
-                    + options.failoverTimeout().toSeconds() + " s after the kill (" + errors.get() + " errors)");
+                        + options.failoverTimeout().toSeconds() + " s after the kill (" + errors.get() + " errors)");
             }
             double seconds = (firstAckNanos.get() - killNanos.get()) / 1e9;
             m.put("failover.s", seconds);
@@ -585,29 +693,33 @@ public final class ClusterBench {
             m.put("failover.errors", (double) errors.get());
             int newController = controllerAfter(admin, leader);
             m.put("new.controller", (double) newController);
-            System.out.printf(Locale.ROOT, "  failover: first acknowledged send after the kill %.3f s later; new leader"
-                + " node %d; controller now node %d; %d send errors%n", seconds, newLeader, newController,
-                errors.get());
+            System.out.printf(
+                    Locale.ROOT,
+                    "  failover: first acknowledged send after the kill %.3f s later; new leader"
+                            + " node %d; controller now node %d; %d send errors%n",
+                    seconds,
+                    newLeader,
+                    newController,
+                    errors.get());
         }
     }
 
-    private record Row(String key, String label, boolean higherBetter) {
-    }
+    private record Row(String key, String label, boolean higherBetter) {}
 
     private static final List<Row> ROWS = List.of(
-        new Row("startup.ms", "start-up: 3 nodes registered (ms)", false),
-        new Row("rps", "produce acks=all (records/s)", true),
-        new Row("mbps", "produce acks=all (MB/s)", true),
-        new Row("p50", "produce acks=all p50 latency (ms)", false),
-        new Row("p99", "produce acks=all p99 latency (ms)", false),
-        new Row("p999", "produce acks=all p99.9 latency (ms)", false),
-        new Row("failover.s", "failover: SIGKILL of leader to first ack (s)", false),
-        new Row("old.leader", "killed partition's leader (node id)", false),
-        new Row("controller", "active controller before the kill (node id)", false),
-        new Row("controller.killed", "killed node was the active controller (1 yes, 0 no)", false),
-        new Row("new.leader", "that partition's new leader (node id)", false),
-        new Row("new.controller", "active controller after the kill (node id)", false),
-        new Row("failover.errors", "failover: failed sends", false));
+            new Row("startup.ms", "start-up: 3 nodes registered (ms)", false),
+            new Row("rps", "produce acks=all (records/s)", true),
+            new Row("mbps", "produce acks=all (MB/s)", true),
+            new Row("p50", "produce acks=all p50 latency (ms)", false),
+            new Row("p99", "produce acks=all p99 latency (ms)", false),
+            new Row("p999", "produce acks=all p99.9 latency (ms)", false),
+            new Row("failover.s", "failover: SIGKILL of leader to first ack (s)", false),
+            new Row("old.leader", "killed partition's leader (node id)", false),
+            new Row("controller", "active controller before the kill (node id)", false),
+            new Row("controller.killed", "killed node was the active controller (1 yes, 0 no)", false),
+            new Row("new.leader", "that partition's new leader (node id)", false),
+            new Row("new.controller", "active controller after the kill (node id)", false),
+            new Row("failover.errors", "failover: failed sends", false));
 
     String report() {
         StringBuilder out = new StringBuilder();
@@ -618,58 +730,95 @@ public final class ClusterBench {
             if (kafka.isEmpty() && strait.isEmpty()) {
                 continue;
             }
-            out.append("broker.session.timeout.ms=").append(session).append(" (both)")
-                .append(runs == 1 ? "" : ", " + runs + " runs each on fresh clusters: medians, node ids per run")
-                .append("\n\n");
-            out.append("| metric | ").append(Kind.KAFKA.label).append(" | ").append(Kind.STRAIT.label)
-                .append(" | Strait / Kafka |\n|---|---:|---:|---:|\n");
+            out.append("broker.session.timeout.ms=")
+                    .append(session)
+                    .append(" (both)")
+                    .append(runs == 1 ? "" : ", " + runs + " runs each on fresh clusters: medians, node ids per run")
+                    .append("\n\n");
+            out.append("| metric | ")
+                    .append(Kind.KAFKA.label)
+                    .append(" | ")
+                    .append(Kind.STRAIT.label)
+                    .append(" | Strait / Kafka |\n|---|---:|---:|---:|\n");
             for (Row row : ROWS) {
                 List<Double> k = values(kafka, row.key());
                 List<Double> s = values(strait, row.key());
                 if (k.isEmpty() && s.isEmpty()) {
                     continue;
                 }
-                boolean perRun = row.key().endsWith("leader") || row.key().endsWith("controller")
-                    || row.key().equals("controller.killed");
-                String ratio = perRun || k.isEmpty() || s.isEmpty() || median(k) == 0 ? "-"
-                    : String.format(Locale.ROOT, "%.2f", median(s) / median(k));
-                out.append("| ").append(row.label()).append(" | ").append(perRun ? list(k) : format(median(k)))
-                    .append(" | ").append(perRun ? list(s) : format(median(s))).append(" | ").append(ratio)
-                    .append(" |\n");
+                boolean perRun = row.key().endsWith("leader")
+                        || row.key().endsWith("controller")
+                        || row.key().equals("controller.killed");
+                String ratio = perRun || k.isEmpty() || s.isEmpty() || median(k) == 0
+                        ? "-"
+                        : String.format(Locale.ROOT, "%.2f", median(s) / median(k));
+                out.append("| ")
+                        .append(row.label())
+                        .append(" | ")
+                        .append(perRun ? list(k) : format(median(k)))
+                        .append(" | ")
+                        .append(perRun ? list(s) : format(median(s)))
+                        .append(" | ")
+                        .append(ratio)
+                        .append(" |\n");
             }
             out.append('\n');
             if (runs > 1) {
                 out.append(failoverRuns(kafka, strait));
             }
         }
-        failures.forEach((step, why) -> out.append("**failed: ").append(step).append(":** ").append(why)
-            .append("\n"));
-        out.append("Load average at the end: ").append(loadAverage()).append(", ").append(Instant.now()).append('.');
+        failures.forEach((step, why) ->
+                out.append("**failed: ").append(step).append(":** ").append(why).append("\n"));
+        out.append("Load average at the end: ")
+                .append(loadAverage())
+                .append(", ")
+                .append(Instant.now())
+                .append('.');
         return out.toString();
     }
 
     /** Every run's failover time, whether the killed leader was also the controller, median and p99 per system. */
     private String failoverRuns(List<Map<String, Object>> kafka, List<Map<String, Object>> strait) {
         StringBuilder out = new StringBuilder();
-        out.append(options.victim() == Victim.CONTROLLER
-            ? "failover, SIGKILL of the active controller (the leader of the partition written) to the first acknowledged "
-                + "send (s); C = the killed node was the active controller\n\n| run | "
-            : "failover, SIGKILL of partition 0's leader to the first acknowledged send (s); C = the killed node "
-                + "was also the active controller\n\n| run | ").append(Kind.KAFKA.label).append(" | ")
-            .append(Kind.STRAIT.label).append(" |\n|---|---:|---:|\n");
+        out.append(
+                        options.victim() == Victim.CONTROLLER
+                                ? "failover, SIGKILL of the active controller (the leader of the partition written) to the first acknowledged "
+                                        + "send (s); C = the killed node was the active controller\n\n| run | "
+                                : "failover, SIGKILL of partition 0's leader to the first acknowledged send (s); C = the killed node "
+                                        + "was also the active controller\n\n| run | ")
+                .append(Kind.KAFKA.label)
+                .append(" | ")
+                .append(Kind.STRAIT.label)
+                .append(" |\n|---|---:|---:|\n");
         for (int run = 0; run < Math.max(kafka.size(), strait.size()); run++) {
-            out.append("| ").append(run + 1).append(" | ").append(failoverCell(kafka, run)).append(" | ")
-                .append(failoverCell(strait, run)).append(" |\n");
+            out.append("| ")
+                    .append(run + 1)
+                    .append(" | ")
+                    .append(failoverCell(kafka, run))
+                    .append(" | ")
+                    .append(failoverCell(strait, run))
+                    .append(" |\n");
         }
         List<Double> k = values(kafka, "failover.s");
         List<Double> s = values(strait, "failover.s");
-        out.append("| median | ").append(k.isEmpty() ? "-" : seconds(median(k))).append(" | ")
-            .append(s.isEmpty() ? "-" : seconds(median(s))).append(" |\n");
-        out.append("| p99 (nearest rank; = max for N <= 100) | ").append(k.isEmpty() ? "-" : seconds(p99(k)))
-            .append(" | ").append(s.isEmpty() ? "-" : seconds(p99(s))).append(" |\n");
+        out.append("| median | ")
+                .append(k.isEmpty() ? "-" : seconds(median(k)))
+                .append(" | ")
+                .append(s.isEmpty() ? "-" : seconds(median(s)))
+                .append(" |\n");
+        out.append("| p99 (nearest rank; = max for N <= 100) | ")
+                .append(k.isEmpty() ? "-" : seconds(p99(k)))
+                .append(" | ")
+                .append(s.isEmpty() ? "-" : seconds(p99(s)))
+                .append(" |\n");
         if (!k.isEmpty() && !s.isEmpty()) {
-            out.append(String.format(Locale.ROOT, "%nStrait / Kafka: median %.2f, p99 %.2f (%d and %d successful "
-                + "runs).%n%n", median(s) / median(k), p99(s) / p99(k), s.size(), k.size()));
+            out.append(String.format(
+                    Locale.ROOT,
+                    "%nStrait / Kafka: median %.2f, p99 %.2f (%d and %d successful " + "runs).%n%n",
+                    median(s) / median(k),
+                    p99(s) / p99(k),
+                    s.size(),
+                    k.size()));
         } else {
             out.append('\n');
         }
@@ -681,8 +830,8 @@ public final class ClusterBench {
             return "failed";
         }
         Map<String, Object> m = runs.get(run);
-        return seconds((Double) m.get("failover.s")) + (Double.valueOf(1.0).equals(m.get("controller.killed"))
-            ? " C" : "");
+        return seconds((Double) m.get("failover.s"))
+                + (Double.valueOf(1.0).equals(m.get("controller.killed")) ? " C" : "");
     }
 
     private static String seconds(double v) {
@@ -700,8 +849,11 @@ public final class ClusterBench {
     }
 
     private static String list(List<Double> values) {
-        return values.isEmpty() ? "-" : values.stream().map(v -> String.format(Locale.ROOT, "%.0f", v))
-            .collect(Collectors.joining(","));
+        return values.isEmpty()
+                ? "-"
+                : values.stream()
+                        .map(v -> String.format(Locale.ROOT, "%.0f", v))
+                        .collect(Collectors.joining(","));
     }
 
     static double median(List<Double> values) {
@@ -721,8 +873,9 @@ public final class ClusterBench {
         if (v == null) {
             return "-";
         }
-        return v == Math.rint(v) || Math.abs(v) >= 100 ? String.format(Locale.ROOT, "%,.0f", v)
-            : String.format(Locale.ROOT, "%.2f", v);
+        return v == Math.rint(v) || Math.abs(v) >= 100
+                ? String.format(Locale.ROOT, "%,.0f", v)
+                : String.format(Locale.ROOT, "%.2f", v);
     }
 
     private static String loadAverage() {

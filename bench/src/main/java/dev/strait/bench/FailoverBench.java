@@ -1,5 +1,7 @@
 package dev.strait.bench;
 
+import dev.strait.mirror.config.ClientConfigs;
+import dev.strait.testkit.KafkaCluster;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,9 +16,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-
-import dev.strait.mirror.config.ClientConfigs;
-import dev.strait.testkit.KafkaCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -57,7 +56,7 @@ public final class FailoverBench {
     private final Path work;
 
     private FailoverBench(long records, int partitions, int groups, int settleSeconds, int probes, Path repo)
-        throws java.io.IOException {
+            throws java.io.IOException {
         this.records = records;
         this.partitions = partitions;
         this.groups = groups;
@@ -84,7 +83,7 @@ public final class FailoverBench {
                 case "--repo" -> repo = Path.of(args[++i]).toAbsolutePath().normalize();
                 default -> {
                     System.err.println("bench failover: unknown argument " + args[i] + " (usage: bin/bench failover "
-                        + "[--records N] [--partitions P] [--groups G] [--settle-seconds S] [--probes N])");
+                            + "[--records N] [--partitions P] [--groups G] [--settle-seconds S] [--probes N])");
                     System.exit(2);
                 }
             }
@@ -110,11 +109,16 @@ public final class FailoverBench {
     }
 
     void run() throws Exception {
-        System.out.printf(Locale.ROOT, "bench failover: %,d records over %d partitions, %d groups; machine: %d cores, "
-            + "java %s%n", records, partitions, groups, Runtime.getRuntime().availableProcessors(),
-            System.getProperty("java.version"));
+        System.out.printf(
+                Locale.ROOT,
+                "bench failover: %,d records over %d partitions, %d groups; machine: %d cores, " + "java %s%n",
+                records,
+                partitions,
+                groups,
+                Runtime.getRuntime().availableProcessors(),
+                System.getProperty("java.version"));
         try (KafkaCluster source = KafkaCluster.start("fobench-source", 1);
-             KafkaCluster target = KafkaCluster.start("fobench-target", 1)) {
+                KafkaCluster target = KafkaCluster.start("fobench-target", 1)) {
             source.createTopic(TOPIC, partitions);
             produce(source);
             for (int g = 0; g < groups; g++) {
@@ -127,8 +131,11 @@ public final class FailoverBench {
                 long copyStart = System.nanoTime();
                 awaitCopy(target, "s." + TOPIC, strait, "Strait");
                 awaitCopy(target, "source." + TOPIC, mm2, "MirrorMaker 2");
-                System.out.printf(Locale.ROOT, "both copies complete after %.1f s; letting the mirrors run %d s more%n",
-                    (System.nanoTime() - copyStart) / 1e9, settleSeconds);
+                System.out.printf(
+                        Locale.ROOT,
+                        "both copies complete after %.1f s; letting the mirrors run %d s more%n",
+                        (System.nanoTime() - copyStart) / 1e9,
+                        settleSeconds);
                 Thread.sleep(TimeUnit.SECONDS.toMillis(settleSeconds));
                 latency(source, target);
             } finally {
@@ -176,48 +183,79 @@ public final class FailoverBench {
 
     private Process startStrait(KafkaCluster source, KafkaCluster target) throws Exception {
         Path consumer = work.resolve("strait-consumer.properties");
-        Files.writeString(consumer, "bootstrap.servers=" + source.bootstrapServers() + "\ngroup.id=fo-strait-mirror\n"
-            + "auto.offset.reset=earliest\n");
+        Files.writeString(
+                consumer,
+                "bootstrap.servers=" + source.bootstrapServers() + "\ngroup.id=fo-strait-mirror\n"
+                        + "auto.offset.reset=earliest\n");
         Path producer = work.resolve("strait-producer.properties");
         Files.writeString(producer, "bootstrap.servers=" + target.bootstrapServers() + "\n");
-        List<String> cmd = List.of("bash", repo.resolve("bin").resolve("mirror-maker").toString(),
-            "--consumer.config", consumer.toString(), "--producer.config", producer.toString(), "--whitelist", TOPIC,
-            "--topic.prefix", "s.", "--groups", "fo-g.*", "--sync.group.offsets.interval.ms", "1000", "--jmx", "false");
-        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(work.resolve("strait.log").toFile()).start();
+        List<String> cmd = List.of(
+                "bash",
+                repo.resolve("bin").resolve("mirror-maker").toString(),
+                "--consumer.config",
+                consumer.toString(),
+                "--producer.config",
+                producer.toString(),
+                "--whitelist",
+                TOPIC,
+                "--topic.prefix",
+                "s.",
+                "--groups",
+                "fo-g.*",
+                "--sync.group.offsets.interval.ms",
+                "1000",
+                "--jmx",
+                "false");
+        return new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(work.resolve("strait.log").toFile())
+                .start();
     }
 
     private Process startMm2(KafkaCluster source, KafkaCluster target) throws Exception {
         Path config = work.resolve("mm2.properties");
-        Files.writeString(config, String.join("\n",
-            "clusters=source,target",
-            "source.bootstrap.servers=" + source.bootstrapServers(),
-            "target.bootstrap.servers=" + target.bootstrapServers(),
-            "source->target.enabled=true",
-            "target->source.enabled=false",
-            "source->target.topics=" + TOPIC,
-            "source->target.groups=fo-g.*",
-            "tasks.max=" + partitions,
-            "emit.checkpoints.enabled=true",
-            "emit.checkpoints.interval.seconds=1",
-            "sync.group.offsets.enabled=true",
-            "sync.group.offsets.interval.seconds=1",
-            "refresh.groups.interval.seconds=1",
-            "refresh.topics.interval.seconds=1",
-            "emit.heartbeats.interval.seconds=1",
-            "replication.factor=1",
-            "checkpoints.topic.replication.factor=1",
-            "heartbeats.topic.replication.factor=1",
-            "offset-syncs.topic.replication.factor=1",
-            "offset.storage.replication.factor=1",
-            "status.storage.replication.factor=1",
-            "config.storage.replication.factor=1",
-            "sync.topic.acls.enabled=false",
-            ""));
+        Files.writeString(
+                config,
+                String.join(
+                        "\n",
+                        "clusters=source,target",
+                        "source.bootstrap.servers=" + source.bootstrapServers(),
+                        "target.bootstrap.servers=" + target.bootstrapServers(),
+                        "source->target.enabled=true",
+                        "target->source.enabled=false",
+                        "source->target.topics=" + TOPIC,
+                        "source->target.groups=fo-g.*",
+                        "tasks.max=" + partitions,
+                        "emit.checkpoints.enabled=true",
+                        "emit.checkpoints.interval.seconds=1",
+                        "sync.group.offsets.enabled=true",
+                        "sync.group.offsets.interval.seconds=1",
+                        "refresh.groups.interval.seconds=1",
+                        "refresh.topics.interval.seconds=1",
+                        "emit.heartbeats.interval.seconds=1",
+                        "replication.factor=1",
+                        "checkpoints.topic.replication.factor=1",
+                        "heartbeats.topic.replication.factor=1",
+                        "offset-syncs.topic.replication.factor=1",
+                        "offset.storage.replication.factor=1",
+                        "status.storage.replication.factor=1",
+                        "config.storage.replication.factor=1",
+                        "sync.topic.acls.enabled=false",
+                        ""));
         String cp = System.getProperty("java.class.path");
-        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xms256M",
-            "-Xmx1G", "-cp", cp, "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-            "org.apache.kafka.connect.mirror.MirrorMaker", config.toString());
-        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(work.resolve("mm2.log").toFile()).start();
+        List<String> cmd = List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xms256M",
+                "-Xmx1G",
+                "-cp",
+                cp,
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                "org.apache.kafka.connect.mirror.MirrorMaker",
+                config.toString());
+        return new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(work.resolve("mm2.log").toFile())
+                .start();
     }
 
     private void awaitCopy(KafkaCluster target, String topic, Process p, String name) throws Exception {
@@ -227,7 +265,8 @@ public final class FailoverBench {
                 throw new IllegalStateException(name + " exited with " + p.exitValue() + "; see " + work);
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(name + " did not copy " + records + " records in 10 minutes; see " + work);
+                throw new IllegalStateException(
+                        name + " did not copy " + records + " records in 10 minutes; see " + work);
             }
             Thread.sleep(200);
         }
@@ -268,22 +307,37 @@ public final class FailoverBench {
             straitTimes.add(strait);
             mm2Times.add(mm2);
             mm2Errors.add(mm2Value < 0 ? -1 : c - mm2Value);
-            System.out.printf(Locale.ROOT, "probe %d: source commit %d -> Strait exact on the target after %s; MM2 "
-                + "%s%n", k, c, strait < 0 ? "(not within 60 s)" : String.format(Locale.ROOT, "%.2f s", strait),
-                mm2 < 0 ? "left its target offset at " + mm2Value + " (no change within 60 s)"
-                    : String.format(Locale.ROOT, "translated to %d after %.2f s", mm2Value, mm2));
+            System.out.printf(
+                    Locale.ROOT,
+                    "probe %d: source commit %d -> Strait exact on the target after %s; MM2 " + "%s%n",
+                    k,
+                    c,
+                    strait < 0 ? "(not within 60 s)" : String.format(Locale.ROOT, "%.2f s", strait),
+                    mm2 < 0
+                            ? "left its target offset at " + mm2Value + " (no change within 60 s)"
+                            : String.format(Locale.ROOT, "translated to %d after %.2f s", mm2Value, mm2));
         }
-        System.out.printf(Locale.ROOT, "latency source commit -> target offset: Strait %s; MM2 %s (MM2's offsets below the "
-            + "source commit by %s records)%n", straitTimes, mm2Times, mm2Errors);
+        System.out.printf(
+                Locale.ROOT,
+                "latency source commit -> target offset: Strait %s; MM2 %s (MM2's offsets below the "
+                        + "source commit by %s records)%n",
+                straitTimes,
+                mm2Times,
+                mm2Errors);
     }
 
-    private record Outcome(long read, long again, long skipped, boolean synced) {
-    }
+    private record Outcome(long read, long again, long skipped, boolean synced) {}
 
     private void failover(KafkaCluster target) throws Exception {
-        System.out.printf(Locale.ROOT, "%nfailover: every group reads its target topic from the offsets its mirror synced%n");
-        System.out.printf(Locale.ROOT, "%-10s %10s | %-30s | %-30s%n", "group", "consumed", "Strait: read / again / skipped",
-            "MM2: read / again / skipped");
+        System.out.printf(
+                Locale.ROOT, "%nfailover: every group reads its target topic from the offsets its mirror synced%n");
+        System.out.printf(
+                Locale.ROOT,
+                "%-10s %10s | %-30s | %-30s%n",
+                "group",
+                "consumed",
+                "Strait: read / again / skipped",
+                "MM2: read / again / skipped");
         long straitAgain = 0;
         long straitSkipped = 0;
         long mm2Again = 0;
@@ -296,11 +350,21 @@ public final class FailoverBench {
             straitSkipped += s.skipped();
             mm2Again += m.again();
             mm2Skipped += m.skipped();
-            System.out.printf(Locale.ROOT, "%-10s %10d | %-30s | %-30s%n", group(g),
-                c.values().stream().mapToLong(Long::longValue).sum(), cell(s), cell(m));
+            System.out.printf(
+                    Locale.ROOT,
+                    "%-10s %10d | %-30s | %-30s%n",
+                    group(g),
+                    c.values().stream().mapToLong(Long::longValue).sum(),
+                    cell(s),
+                    cell(m));
         }
-        System.out.printf(Locale.ROOT, "total: Strait read again %d, skipped %d; MirrorMaker 2 read again %d, skipped %d%n",
-            straitAgain, straitSkipped, mm2Again, mm2Skipped);
+        System.out.printf(
+                Locale.ROOT,
+                "total: Strait read again %d, skipped %d; MirrorMaker 2 read again %d, skipped %d%n",
+                straitAgain,
+                straitSkipped,
+                mm2Again,
+                mm2Skipped);
     }
 
     private static String cell(Outcome o) {
@@ -319,8 +383,8 @@ public final class FailoverBench {
         Set<String> seen = new HashSet<>();
         long read = 0;
         long again = 0;
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(),
-            new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> parts = new ArrayList<>();
             for (int p = 0; p < partitions; p++) {
                 parts.add(new TopicPartition(topic, p));
@@ -329,7 +393,7 @@ public final class FailoverBench {
             Map<TopicPartition, Long> end = consumer.endOffsets(parts, Duration.ofSeconds(30));
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
             while (parts.stream().anyMatch(tp -> consumer.position(tp, Duration.ofSeconds(30)) < end.get(tp))
-                && System.nanoTime() < deadline) {
+                    && System.nanoTime() < deadline) {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                     String[] pos = new String(r.value(), StandardCharsets.UTF_8).split("/");
                     int p = Integer.parseInt(pos[0]);

@@ -1,5 +1,10 @@
 package dev.strait.bench;
 
+import dev.strait.lag.config.LagMonitorConfig;
+import dev.strait.lag.sample.LagSampler;
+import dev.strait.lag.sample.LagSnapshot;
+import dev.strait.mirror.provenance.Provenance;
+import dev.strait.testkit.KafkaCluster;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -7,12 +12,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-
-import dev.strait.lag.config.LagMonitorConfig;
-import dev.strait.lag.sample.LagSampler;
-import dev.strait.lag.sample.LagSnapshot;
-import dev.strait.mirror.provenance.Provenance;
-import dev.strait.testkit.KafkaCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -33,8 +32,7 @@ import org.apache.kafka.common.utils.Time;
  * show the steady cost when partitions do not move (reads are skipped for unchanged end offsets).
  */
 public final class LagBench {
-    private LagBench() {
-    }
+    private LagBench() {}
 
     public static void main(String[] args) throws Exception {
         int topics = 100;
@@ -55,29 +53,44 @@ public final class LagBench {
         }
         Map<String, String> broker = Map.of("log.index.size.max.bytes", "65536", "num.io.threads", "4");
         try (KafkaCluster source = KafkaCluster.start("lagbench-source", 1, broker);
-             KafkaCluster target = KafkaCluster.start("lagbench-target", 1, broker)) {
+                KafkaCluster target = KafkaCluster.start("lagbench-target", 1, broker)) {
             long t0 = System.nanoTime();
             String sourceId = prepare(source, target, topics, perTopic);
-            System.out.printf(Locale.ROOT, "prepared %d partitions (%d topics) in %.1f s; source cluster %s%n",
-                topics * perTopic, topics, (System.nanoTime() - t0) / 1e9, sourceId);
+            System.out.printf(
+                    Locale.ROOT,
+                    "prepared %d partitions (%d topics) in %.1f s; source cluster %s%n",
+                    topics * perTopic,
+                    topics,
+                    (System.nanoTime() - t0) / 1e9,
+                    sourceId);
             Properties p = new Properties();
             p.put("source.bootstrap.servers", source.bootstrapServers());
             p.put("target.bootstrap.servers", target.bootstrapServers());
             p.put("mirror.group.id", "lagbench");
             p.put("topics", "lb\\..*");
             try (LagSampler sampler = new LagSampler(LagMonitorConfig.from(p), Time.SYSTEM)) {
-                System.out.printf("%-6s %10s %12s %14s %14s %8s%n", "cycle", "partitions", "cycle ms", "source calls",
-                    "target calls", "errors");
+                System.out.printf(
+                        "%-6s %10s %12s %14s %14s %8s%n",
+                        "cycle", "partitions", "cycle ms", "source calls", "target calls", "errors");
                 for (int c = 1; c <= cycles; c++) {
                     if (churn && c > 1) {
                         // Every partition moves on both clusters, so every newest record and timestamp is read again.
                         append(source, target, sourceId, topics, perTopic, c);
                     }
                     LagSnapshot s = sampler.sample();
-                    long exactKnown = s.partitions().stream().filter(x -> x.lastMirroredOffset() >= 0).count();
-                    System.out.printf(Locale.ROOT, "%-6d %10d %12d %14d %14d %8d  (exact lag from provenance on %d)%n", c,
-                        s.partitions().size(), s.cycleMs(), s.sourceCalls(), s.targetCalls(), s.errors().size(),
-                        exactKnown);
+                    long exactKnown = s.partitions().stream()
+                            .filter(x -> x.lastMirroredOffset() >= 0)
+                            .count();
+                    System.out.printf(
+                            Locale.ROOT,
+                            "%-6d %10d %12d %14d %14d %8d  (exact lag from provenance on %d)%n",
+                            c,
+                            s.partitions().size(),
+                            s.cycleMs(),
+                            s.sourceCalls(),
+                            s.targetCalls(),
+                            s.errors().size(),
+                            exactKnown);
                 }
             }
         }
@@ -90,10 +103,11 @@ public final class LagBench {
         return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
     }
 
-    private static void append(KafkaCluster source, KafkaCluster target, String sourceId, int topics, int perTopic,
-                               int round) throws Exception {
+    private static void append(
+            KafkaCluster source, KafkaCluster target, String sourceId, int topics, int perTopic, int round)
+            throws Exception {
         try (KafkaProducer<byte[], byte[]> sprod = producer(source);
-             KafkaProducer<byte[], byte[]> tprod = producer(target)) {
+                KafkaProducer<byte[], byte[]> tprod = producer(target)) {
             for (int i = 0; i < topics; i++) {
                 for (int p = 0; p < perTopic; p++) {
                     String topic = "lb." + i;
@@ -111,7 +125,8 @@ public final class LagBench {
 
     private static String prepare(KafkaCluster source, KafkaCluster target, int topics, int perTopic) throws Exception {
         String sourceId;
-        try (Admin s = source.admin(); Admin t = target.admin()) {
+        try (Admin s = source.admin();
+                Admin t = target.admin()) {
             sourceId = s.describeCluster().clusterId().get(30, TimeUnit.SECONDS);
             for (int from = 0; from < topics; from += 10) {
                 List<NewTopic> batch = new ArrayList<>();
@@ -127,7 +142,7 @@ public final class LagBench {
             }
             Map<TopicPartition, OffsetAndMetadata> committed = new HashMap<>();
             try (KafkaProducer<byte[], byte[]> sprod = producer(source);
-                 KafkaProducer<byte[], byte[]> tprod = producer(target)) {
+                    KafkaProducer<byte[], byte[]> tprod = producer(target)) {
                 for (int i = 0; i < topics; i++) {
                     for (int p = 0; p < perTopic; p++) {
                         String topic = "lb." + i;
@@ -138,7 +153,8 @@ public final class LagBench {
                         for (int n = 0; n < 2; n++) {
                             RecordHeaders h = new RecordHeaders();
                             h.add(Provenance.HEADER, new Provenance(sourceId, sourceId, topic, p, n).encode());
-                            tprod.send(new ProducerRecord<>(topic, p, System.currentTimeMillis(), null, new byte[100], h));
+                            tprod.send(
+                                    new ProducerRecord<>(topic, p, System.currentTimeMillis(), null, new byte[100], h));
                         }
                         committed.put(new TopicPartition(topic, p), new OffsetAndMetadata(1));
                     }

@@ -3,10 +3,10 @@ package dev.strait.bench;
 import dev.strait.broker.controller.QuorumEnvironment;
 import dev.strait.broker.controller.QuorumMetadataSource;
 import dev.strait.broker.controller.QuorumSettings;
+import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.BrokerRegistration;
 import dev.strait.broker.metadata.PartitionState;
 import dev.strait.broker.metadata.TopicMetadata;
-import dev.strait.broker.log.Time;
 import dev.strait.broker.raft.RaftConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -57,16 +57,21 @@ public final class MetadataBench {
     private static final String TOPIC = "flaps";
     private static final long WAIT_MS = 600_000;
 
-    private MetadataBench() {
-    }
+    private MetadataBench() {}
 
-    record Options(long changes, int partitions, long snapshotBytes, List<Boolean> modes, Path dir) {
-    }
+    record Options(long changes, int partitions, long snapshotBytes, List<Boolean> modes, Path dir) {}
 
-    record Result(String mode, long changes, double seconds, long heapBeforeBytes, long heapAfterBytes,
-            long logBytesPerNode, long snapshotBytesPerNode, long restartOpenMs, long restartCaughtUpMs,
-            long heapAfterRestartBytes) {
-    }
+    record Result(
+            String mode,
+            long changes,
+            double seconds,
+            long heapBeforeBytes,
+            long heapAfterBytes,
+            long logBytesPerNode,
+            long snapshotBytesPerNode,
+            long restartOpenMs,
+            long restartCaughtUpMs,
+            long heapAfterRestartBytes) {}
 
     public static void main(String[] args) throws Exception {
         Options options = parse(args);
@@ -90,12 +95,13 @@ public final class MetadataBench {
                 case "--partitions" -> partitions = Integer.parseInt(require(args[i], value));
                 case "--snapshot-bytes" -> snapshotBytes = Long.parseLong(require(args[i], value));
                 case "--dir" -> dir = Path.of(require(args[i], value));
-                case "--mode" -> modes = switch (require(args[i], value)) {
-                    case "both" -> List.of(true, false);
-                    case "snapshots" -> List.of(true);
-                    case "whole-log" -> List.of(false);
-                    default -> throw usage("--mode must be both, snapshots or whole-log, not " + value);
-                };
+                case "--mode" ->
+                    modes = switch (require(args[i], value)) {
+                        case "both" -> List.of(true, false);
+                        case "snapshots" -> List.of(true);
+                        case "whole-log" -> List.of(false);
+                        default -> throw usage("--mode must be both, snapshots or whole-log, not " + value);
+                    };
                 default -> throw usage("unknown argument " + args[i]);
             }
             i++;
@@ -131,14 +137,17 @@ public final class MetadataBench {
         for (int id = 0; id < NODES; id++) {
             voters.put(id, new InetSocketAddress("127.0.0.1", freePort()));
         }
-        RaftConfig raft = snapshots ? RaftConfig.defaults().withSnapshots(options.snapshotBytes(), 0)
+        RaftConfig raft = snapshots
+                ? RaftConfig.defaults().withSnapshots(options.snapshotBytes(), 0)
                 // the behaviour before snapshots: no snapshot, and no high-watermark checkpoint after the first
-                : RaftConfig.defaults().withSnapshots(Long.MAX_VALUE, 0).withTransfer(
-                        RaftConfig.DEFAULT_SNAPSHOT_CHUNK_BYTES, Long.MAX_VALUE / 4);
+                : RaftConfig.defaults()
+                        .withSnapshots(Long.MAX_VALUE, 0)
+                        .withTransfer(RaftConfig.DEFAULT_SNAPSHOT_CHUNK_BYTES, Long.MAX_VALUE / 4);
         QuorumMetadataSource[] nodes = new QuorumMetadataSource[NODES];
         try {
             for (int id = 0; id < NODES; id++) {
-                nodes[id] = QuorumMetadataSource.open(settings(id, voters, base, raft),
+                nodes[id] = QuorumMetadataSource.open(
+                        settings(id, voters, base, raft),
                         QuorumEnvironment.of(Time.SYSTEM, new Random(id), (what, cause) -> {
                             throw new IllegalStateException(what, cause);
                         }));
@@ -150,8 +159,13 @@ public final class MetadataBench {
                 registrations.add(CompletableFuture.runAsync(() -> node.registerLocalBroker("127.0.0.1", port)));
             }
             registrations.forEach(CompletableFuture::join);
-            await("all three brokers unfenced", () -> nodes[0].brokers().stream().filter(b -> !b.fenced())
-                    .map(BrokerRegistration::id).count() == NODES);
+            await(
+                    "all three brokers unfenced",
+                    () -> nodes[0].brokers().stream()
+                                    .filter(b -> !b.fenced())
+                                    .map(BrokerRegistration::id)
+                                    .count()
+                            == NODES);
             TopicMetadata topic = nodes[0].createTopic(TOPIC, options.partitions(), NODES, Map.of());
             long heapBefore = usedHeapAfterGc();
 
@@ -166,8 +180,12 @@ public final class MetadataBench {
                 logBytes = Math.max(logBytes, sizeOf(metadataDir(base, id), ".log"));
                 snapshotBytes = Math.max(snapshotBytes, sizeOf(metadataDir(base, id), ".checkpoint"));
             }
-            System.err.printf(Locale.ROOT, "bench metadata: %s: %d changes in %.1f s; restarting all nodes%n", mode,
-                    done, seconds);
+            System.err.printf(
+                    Locale.ROOT,
+                    "bench metadata: %s: %d changes in %.1f s; restarting all nodes%n",
+                    mode,
+                    done,
+                    seconds);
             // a restart after a quiet moment, as an operator's would be: the high-watermark checkpoint is current
             Thread.sleep(2 * RaftConfig.DEFAULT_HIGH_WATERMARK_CHECKPOINT_MS);
 
@@ -177,7 +195,8 @@ public final class MetadataBench {
             }
             long restartNs = System.nanoTime();
             for (int id = 0; id < NODES; id++) {
-                nodes[id] = QuorumMetadataSource.open(settings(id, voters, base, raft),
+                nodes[id] = QuorumMetadataSource.open(
+                        settings(id, voters, base, raft),
                         QuorumEnvironment.of(Time.SYSTEM, new Random(id), (what, cause) -> {
                             throw new IllegalStateException(what, cause);
                         }));
@@ -197,13 +216,26 @@ public final class MetadataBench {
             long caughtUpNs = System.nanoTime();
             StringBuilder perNode = new StringBuilder();
             for (int id = 0; id < NODES; id++) {
-                perNode.append(id == 0 ? "" : ", ").append("node ").append(id).append(' ')
-                        .append((nodeCaughtUpNs[id] - restartNs) / 1_000_000).append(" ms");
+                perNode.append(id == 0 ? "" : ", ")
+                        .append("node ")
+                        .append(id)
+                        .append(' ')
+                        .append((nodeCaughtUpNs[id] - restartNs) / 1_000_000)
+                        .append(" ms");
             }
             System.err.printf(Locale.ROOT, "bench metadata: %s: caught up after the restart: %s%n", mode, perNode);
             long heapAfterRestart = usedHeapAfterGc();
-            return new Result(mode, done, seconds, heapBefore, heapAfter, logBytes, snapshotBytes,
-                    (openedNs - restartNs) / 1_000_000, (caughtUpNs - restartNs) / 1_000_000, heapAfterRestart);
+            return new Result(
+                    mode,
+                    done,
+                    seconds,
+                    heapBefore,
+                    heapAfter,
+                    logBytes,
+                    snapshotBytes,
+                    (openedNs - restartNs) / 1_000_000,
+                    (caughtUpNs - restartNs) / 1_000_000,
+                    heapAfterRestart);
         } finally {
             for (QuorumMetadataSource node : nodes) {
                 if (node != null) {
@@ -215,8 +247,18 @@ public final class MetadataBench {
     }
 
     private static QuorumSettings settings(int id, Map<Integer, InetSocketAddress> voters, Path base, RaftConfig raft) {
-        return new QuorumSettings(id, voters, "127.0.0.1", voters.get(id).getPort(), metadataDir(base, id), 9_000,
-                2_000, NODES, 30_000, 5_000, raft);
+        return new QuorumSettings(
+                id,
+                voters,
+                "127.0.0.1",
+                voters.get(id).getPort(),
+                metadataDir(base, id),
+                9_000,
+                2_000,
+                NODES,
+                30_000,
+                5_000,
+                raft);
     }
 
     private static Path metadataDir(Path base, int id) {
@@ -245,8 +287,8 @@ public final class MetadataBench {
                 throw new IllegalStateException("an ISR change failed", failure.get());
             }
             if (System.nanoTime() - lastReport > TimeUnit.SECONDS.toNanos(15)) {
-                System.err.printf(Locale.ROOT, "bench metadata: %d of %d changes committed%n", committed.get(),
-                        changes);
+                System.err.printf(
+                        Locale.ROOT, "bench metadata: %d of %d changes committed%n", committed.get(), changes);
                 lastReport = System.nanoTime();
             }
         }
@@ -256,15 +298,23 @@ public final class MetadataBench {
         return committed.get();
     }
 
-    private static void next(QuorumMetadataSource[] nodes, Uuid topicId, int partition, PartitionState state,
-            AtomicLong issued, AtomicLong committed, long changes, AtomicReference<Throwable> failure,
+    private static void next(
+            QuorumMetadataSource[] nodes,
+            Uuid topicId,
+            int partition,
+            PartitionState state,
+            AtomicLong issued,
+            AtomicLong committed,
+            long changes,
+            AtomicReference<Throwable> failure,
             CountDownLatch chains) {
         if (failure.get() != null || issued.incrementAndGet() > changes) {
             chains.countDown();
             return;
         }
         List<Integer> isr = state.isr().size() == 1 ? state.replicas() : List.of(state.leader());
-        nodes[state.leader()].alterPartition(topicId, partition, state.leaderEpoch(), state.partitionEpoch(), isr)
+        nodes[state.leader()]
+                .alterPartition(topicId, partition, state.leaderEpoch(), state.partitionEpoch(), isr)
                 .whenComplete((after, error) -> {
                     if (error != null) {
                         failure.compareAndSet(null, error);
@@ -297,7 +347,9 @@ public final class MetadataBench {
 
     private static boolean holds(QuorumMetadataSource node, Uuid topicId, int[] epochs) {
         for (int p = 0; p < epochs.length; p++) {
-            int epoch = node.partitionState(topicId, p).map(PartitionState::partitionEpoch).orElse(-1);
+            int epoch = node.partitionState(topicId, p)
+                    .map(PartitionState::partitionEpoch)
+                    .orElse(-1);
             if (epoch < epochs[p]) {
                 return false;
             }
@@ -317,7 +369,8 @@ public final class MetadataBench {
     private static long sizeOf(Path dir, String suffix) throws IOException {
         try (Stream<Path> files = Files.list(dir)) {
             long total = 0;
-            for (Path file : files.filter(f -> f.getFileName().toString().endsWith(suffix)).toList()) {
+            for (Path file : files.filter(f -> f.getFileName().toString().endsWith(suffix))
+                    .toList()) {
                 total += Files.size(file);
             }
             return total;
@@ -354,19 +407,50 @@ public final class MetadataBench {
     }
 
     private static void print(Options options, List<Result> results) {
-        System.out.printf(Locale.ROOT, "Metadata quorum: 3 nodes in one JVM, %d ISR changes through the controller "
-                + "on %d partitions (RF 3)%n%n", options.changes(), options.partitions());
-        System.out.printf(Locale.ROOT, "| %-30s | %9s | %10s | %14s | %16s | %14s | %13s | %15s | %18s |%n", "mode",
-                "changes", "changes/s", "heap used MiB", "log on disk KiB", "snapshot KiB", "restart open",
-                "restart caught up", "heap after restart");
-        System.out.printf(Locale.ROOT, "|%s|%s|%s|%s|%s|%s|%s|%s|%s|%n", "-".repeat(32), "-".repeat(11),
-                "-".repeat(12), "-".repeat(16), "-".repeat(18), "-".repeat(16), "-".repeat(15), "-".repeat(17),
+        System.out.printf(
+                Locale.ROOT,
+                "Metadata quorum: 3 nodes in one JVM, %d ISR changes through the controller "
+                        + "on %d partitions (RF 3)%n%n",
+                options.changes(),
+                options.partitions());
+        System.out.printf(
+                Locale.ROOT,
+                "| %-30s | %9s | %10s | %14s | %16s | %14s | %13s | %15s | %18s |%n",
+                "mode",
+                "changes",
+                "changes/s",
+                "heap used MiB",
+                "log on disk KiB",
+                "snapshot KiB",
+                "restart open",
+                "restart caught up",
+                "heap after restart");
+        System.out.printf(
+                Locale.ROOT,
+                "|%s|%s|%s|%s|%s|%s|%s|%s|%s|%n",
+                "-".repeat(32),
+                "-".repeat(11),
+                "-".repeat(12),
+                "-".repeat(16),
+                "-".repeat(18),
+                "-".repeat(16),
+                "-".repeat(15),
+                "-".repeat(17),
                 "-".repeat(20));
         for (Result r : results) {
-            System.out.printf(Locale.ROOT, "| %-30s | %9d | %10.0f | %5.1f -> %5.1f | %16d | %14d | %10d ms | %14d ms |"
-                    + " %14.1f MiB |%n", r.mode(), r.changes(), r.changes() / r.seconds(), mib(r.heapBeforeBytes()),
-                    mib(r.heapAfterBytes()), r.logBytesPerNode() / 1024, r.snapshotBytesPerNode() / 1024,
-                    r.restartOpenMs(), r.restartCaughtUpMs(), mib(r.heapAfterRestartBytes()));
+            System.out.printf(
+                    Locale.ROOT,
+                    "| %-30s | %9d | %10.0f | %5.1f -> %5.1f | %16d | %14d | %10d ms | %14d ms |" + " %14.1f MiB |%n",
+                    r.mode(),
+                    r.changes(),
+                    r.changes() / r.seconds(),
+                    mib(r.heapBeforeBytes()),
+                    mib(r.heapAfterBytes()),
+                    r.logBytesPerNode() / 1024,
+                    r.snapshotBytesPerNode() / 1024,
+                    r.restartOpenMs(),
+                    r.restartCaughtUpMs(),
+                    mib(r.heapAfterRestartBytes()));
         }
         System.out.println();
         System.out.println("heap used: after a full GC, all three nodes in this JVM, before -> after the changes. "

@@ -1,5 +1,7 @@
 package dev.strait.bench;
 
+import dev.strait.mirror.config.ClientConfigs;
+import dev.strait.testkit.KafkaCluster;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,9 +13,6 @@ import java.util.Locale;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-
-import dev.strait.mirror.config.ClientConfigs;
-import dev.strait.testkit.KafkaCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -64,7 +63,7 @@ public final class MirrorBench {
     }
 
     MirrorBench(long records, int recordBytes, int partitions, List<Integer> streamCounts, boolean runMm2, Path repo)
-        throws IOException {
+            throws IOException {
         this.records = records;
         this.recordBytes = recordBytes;
         this.partitions = partitions;
@@ -91,7 +90,7 @@ public final class MirrorBench {
                 case "--repo" -> repo = Path.of(args[++i]).toAbsolutePath().normalize();
                 case "--help", "-h" -> {
                     System.out.println("usage: bin/bench [--records N] [--record-size BYTES] [--partitions P] "
-                        + "[--streams 1,2,4] [--no-mm2]");
+                            + "[--streams 1,2,4] [--no-mm2]");
                     return;
                 }
                 default -> {
@@ -112,10 +111,15 @@ public final class MirrorBench {
     }
 
     void run() throws Exception {
-        System.out.printf("bench: %,d records of %d bytes, %d partitions; machine: %d cores, java %s%n", records,
-            recordBytes, partitions, Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+        System.out.printf(
+                "bench: %,d records of %d bytes, %d partitions; machine: %d cores, java %s%n",
+                records,
+                recordBytes,
+                partitions,
+                Runtime.getRuntime().availableProcessors(),
+                System.getProperty("java.version"));
         try (KafkaCluster source = KafkaCluster.start("bench-source", 1, brokerTuning());
-             KafkaCluster target = KafkaCluster.start("bench-target", 1, brokerTuning())) {
+                KafkaCluster target = KafkaCluster.start("bench-target", 1, brokerTuning())) {
             source.createTopic(TOPIC, partitions);
             Result preload = produce(source, TOPIC, "preload (source producer)");
             System.out.printf("preloaded in %.1f s%n", preload.seconds());
@@ -150,12 +154,18 @@ public final class MirrorBench {
         long start = System.nanoTime();
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(mirrorProducerProps(cluster))) {
             for (long n = 0; n < records && failed.get() == null; n++) {
-                producer.send(new ProducerRecord<>(topic, (int) (n % partitions), 1_700_000_000_000L + n, payloads.key(n),
-                    payloads.value(n)), (md, e) -> {
-                        if (e != null) {
-                            failed.compareAndSet(null, e);
-                        }
-                    });
+                producer.send(
+                        new ProducerRecord<>(
+                                topic,
+                                (int) (n % partitions),
+                                1_700_000_000_000L + n,
+                                payloads.key(n),
+                                payloads.value(n)),
+                        (md, e) -> {
+                            if (e != null) {
+                                failed.compareAndSet(null, e);
+                            }
+                        });
             }
             producer.flush();
         }
@@ -198,44 +208,67 @@ public final class MirrorBench {
     private Result strait(KafkaCluster source, KafkaCluster target, int streams) throws Exception {
         String prefix = "s" + streams + ".";
         Path consumer = work.resolve("strait-" + streams + "-consumer.properties");
-        Files.writeString(consumer, "bootstrap.servers=" + source.bootstrapServers() + "\ngroup.id=bench-strait-" + streams
-            + "\nauto.offset.reset=earliest\n");
+        Files.writeString(
+                consumer,
+                "bootstrap.servers=" + source.bootstrapServers() + "\ngroup.id=bench-strait-" + streams
+                        + "\nauto.offset.reset=earliest\n");
         Path producer = work.resolve("strait-producer.properties");
         Files.writeString(producer, "bootstrap.servers=" + target.bootstrapServers() + "\n");
         // The real entry point, as users run it (its heap and JVM defaults included); it execs the JVM, so the
         // process measured is the mirror itself.
-        List<String> cmd = List.of("bash", repo.resolve("bin").resolve("mirror-maker").toString(),
-            "--consumer.config", consumer.toString(), "--producer.config", producer.toString(), "--whitelist", TOPIC,
-            "--num.streams", String.valueOf(streams), "--topic.prefix", prefix, "--jmx", "false");
-        return timeMirror("strait mirror, " + streams + (streams == 1 ? " stream" : " streams"), cmd, target,
-            prefix + TOPIC);
+        List<String> cmd = List.of(
+                "bash",
+                repo.resolve("bin").resolve("mirror-maker").toString(),
+                "--consumer.config",
+                consumer.toString(),
+                "--producer.config",
+                producer.toString(),
+                "--whitelist",
+                TOPIC,
+                "--num.streams",
+                String.valueOf(streams),
+                "--topic.prefix",
+                prefix,
+                "--jmx",
+                "false");
+        return timeMirror(
+                "strait mirror, " + streams + (streams == 1 ? " stream" : " streams"), cmd, target, prefix + TOPIC);
     }
 
     private Result mirrorMaker2(KafkaCluster source, KafkaCluster target) throws Exception {
         Path config = work.resolve("mm2.properties");
-        Files.writeString(config, String.join("\n",
-            "clusters=source,target",
-            "source.bootstrap.servers=" + source.bootstrapServers(),
-            "target.bootstrap.servers=" + target.bootstrapServers(),
-            "source->target.enabled=true",
-            "target->source.enabled=false",
-            "source->target.topics=" + TOPIC,
-            "tasks.max=" + partitions,
-            "replication.factor=1",
-            "checkpoints.topic.replication.factor=1",
-            "heartbeats.topic.replication.factor=1",
-            "offset-syncs.topic.replication.factor=1",
-            "offset.storage.replication.factor=1",
-            "status.storage.replication.factor=1",
-            "config.storage.replication.factor=1",
-            "refresh.topics.interval.seconds=5",
-            "sync.topic.acls.enabled=false",
-            "emit.checkpoints.enabled=false",
-            "") );
+        Files.writeString(
+                config,
+                String.join(
+                        "\n",
+                        "clusters=source,target",
+                        "source.bootstrap.servers=" + source.bootstrapServers(),
+                        "target.bootstrap.servers=" + target.bootstrapServers(),
+                        "source->target.enabled=true",
+                        "target->source.enabled=false",
+                        "source->target.topics=" + TOPIC,
+                        "tasks.max=" + partitions,
+                        "replication.factor=1",
+                        "checkpoints.topic.replication.factor=1",
+                        "heartbeats.topic.replication.factor=1",
+                        "offset-syncs.topic.replication.factor=1",
+                        "offset.storage.replication.factor=1",
+                        "status.storage.replication.factor=1",
+                        "config.storage.replication.factor=1",
+                        "refresh.topics.interval.seconds=5",
+                        "sync.topic.acls.enabled=false",
+                        "emit.checkpoints.enabled=false",
+                        ""));
         String cp = System.getProperty("java.class.path");
-        List<String> cmd = List.of(java(), "-Xms256M", "-Xmx2G", "-cp", cp,
-            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-            "org.apache.kafka.connect.mirror.MirrorMaker", config.toString());
+        List<String> cmd = List.of(
+                java(),
+                "-Xms256M",
+                "-Xmx2G",
+                "-cp",
+                cp,
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                "org.apache.kafka.connect.mirror.MirrorMaker",
+                config.toString());
         return timeMirror("MirrorMaker 2 (dedicated, tasks.max=" + partitions + ")", cmd, target, "source." + TOPIC);
     }
 
@@ -243,7 +276,10 @@ public final class MirrorBench {
         Path log = work.resolve(name.replaceAll("[^a-zA-Z0-9]+", "-") + ".log");
         System.out.printf("running %s ...%n", name);
         long start = System.nanoTime();
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         long peak = -1;
         long firstRecordNanos = -1;
         try {
@@ -292,27 +328,55 @@ public final class MirrorBench {
         if (results.isEmpty()) {
             return;
         }
-        double ceiling = results.stream().filter(r -> r.name().startsWith("ceiling"))
-            .mapToDouble(Result::recordsPerSecond).min().orElse(Double.NaN);
-        double mm2 = results.stream().filter(r -> r.name().startsWith("MirrorMaker 2"))
-            .mapToDouble(Result::recordsPerSecond).findFirst().orElse(Double.NaN);
-        long mm2Rss = results.stream().filter(r -> r.name().startsWith("MirrorMaker 2"))
-            .mapToLong(Result::peakRssMiB).findFirst().orElse(-1);
+        double ceiling = results.stream()
+                .filter(r -> r.name().startsWith("ceiling"))
+                .mapToDouble(Result::recordsPerSecond)
+                .min()
+                .orElse(Double.NaN);
+        double mm2 = results.stream()
+                .filter(r -> r.name().startsWith("MirrorMaker 2"))
+                .mapToDouble(Result::recordsPerSecond)
+                .findFirst()
+                .orElse(Double.NaN);
+        long mm2Rss = results.stream()
+                .filter(r -> r.name().startsWith("MirrorMaker 2"))
+                .mapToLong(Result::peakRssMiB)
+                .findFirst()
+                .orElse(-1);
         StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, "%n%-40s %7s %10s %7s %11s %8s %10s %7s %8s%n", "run", "seconds",
-            "records/s", "MB/s", "steady r/s", "RSS MiB", "x ceiling", "x MM2", "RSS/MM2"));
+        out.append(String.format(
+                Locale.ROOT,
+                "%n%-40s %7s %10s %7s %11s %8s %10s %7s %8s%n",
+                "run",
+                "seconds",
+                "records/s",
+                "MB/s",
+                "steady r/s",
+                "RSS MiB",
+                "x ceiling",
+                "x MM2",
+                "RSS/MM2"));
         for (Result r : results) {
             boolean mirror = r.peakRssMiB() >= 0;
-            out.append(String.format(Locale.ROOT, "%-40s %7.1f %10.0f %7.1f %11.0f %8s %10s %7s %8s%n", r.name(),
-                r.seconds(), r.recordsPerSecond(), r.mbPerSecond(), r.steadyRecordsPerSecond(),
-                mirror ? String.valueOf(r.peakRssMiB()) : "-",
-                mirror ? String.format(Locale.ROOT, "%.2f", r.steadyRecordsPerSecond() / ceiling) : "-",
-                mirror && !Double.isNaN(mm2) ? String.format(Locale.ROOT, "%.2f", r.recordsPerSecond() / mm2) : "-",
-                mirror && mm2Rss > 0 ? String.format(Locale.ROOT, "%.2f", (double) r.peakRssMiB() / mm2Rss) : "-"));
+            out.append(String.format(
+                    Locale.ROOT,
+                    "%-40s %7.1f %10.0f %7.1f %11.0f %8s %10s %7s %8s%n",
+                    r.name(),
+                    r.seconds(),
+                    r.recordsPerSecond(),
+                    r.mbPerSecond(),
+                    r.steadyRecordsPerSecond(),
+                    mirror ? String.valueOf(r.peakRssMiB()) : "-",
+                    mirror ? String.format(Locale.ROOT, "%.2f", r.steadyRecordsPerSecond() / ceiling) : "-",
+                    mirror && !Double.isNaN(mm2) ? String.format(Locale.ROOT, "%.2f", r.recordsPerSecond() / mm2) : "-",
+                    mirror && mm2Rss > 0 ? String.format(Locale.ROOT, "%.2f", (double) r.peakRssMiB() / mm2Rss) : "-"));
         }
-        out.append(String.format(Locale.ROOT, "ceiling = the slower of the raw consumer and raw producer: %.0f records/s; "
-            + "x ceiling compares steady rates (first to last record on the target); x MM2 compares whole runs "
-            + "(process start to last record)%n", ceiling));
+        out.append(String.format(
+                Locale.ROOT,
+                "ceiling = the slower of the raw consumer and raw producer: %.0f records/s; "
+                        + "x ceiling compares steady rates (first to last record on the target); x MM2 compares whole runs "
+                        + "(process start to last record)%n",
+                ceiling));
         System.out.print(out);
         Path file = repo.resolve("bench-results.txt");
         Files.writeString(file, out.toString(), StandardCharsets.UTF_8);

@@ -1,5 +1,13 @@
 package dev.strait.bench;
 
+import dev.strait.testkit.nemesis.FaultKind;
+import dev.strait.testkit.nemesis.NemesisCluster;
+import dev.strait.testkit.nemesis.NemesisRun;
+import dev.strait.testkit.nemesis.RunOptions;
+import dev.strait.testkit.nemesis.RunReport;
+import dev.strait.testkit.nemesis.ScheduleSpec;
+import dev.strait.testkit.nemesis.SystemKind;
+import dev.strait.testkit.nemesis.WorkloadSpec;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -13,15 +21,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-
-import dev.strait.testkit.nemesis.FaultKind;
-import dev.strait.testkit.nemesis.NemesisCluster;
-import dev.strait.testkit.nemesis.NemesisRun;
-import dev.strait.testkit.nemesis.RunOptions;
-import dev.strait.testkit.nemesis.RunReport;
-import dev.strait.testkit.nemesis.ScheduleSpec;
-import dev.strait.testkit.nemesis.SystemKind;
-import dev.strait.testkit.nemesis.WorkloadSpec;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -34,13 +33,20 @@ import picocli.CommandLine.Option;
  */
 public final class NemesisBench {
 
-    record Options(int runs, long seed, List<SystemKind> systems, long faultPhaseS, Set<FaultKind> faults,
-                   int partitions, int createPartitions, int rate, long sessionTimeoutMs, Path workDir,
-                   boolean keepLogs) {
-    }
+    record Options(
+            int runs,
+            long seed,
+            List<SystemKind> systems,
+            long faultPhaseS,
+            Set<FaultKind> faults,
+            int partitions,
+            int createPartitions,
+            int rate,
+            long sessionTimeoutMs,
+            Path workDir,
+            boolean keepLogs) {}
 
-    private NemesisBench() {
-    }
+    private NemesisBench() {}
 
     public static void main(String[] args) {
         Options options;
@@ -59,15 +65,22 @@ public final class NemesisBench {
     }
 
     /** The flags of {@code bin/bench nemesis} (picocli), with their defaults. */
-    @Command(name = "bin/bench nemesis", sortOptions = false, showDefaultValues = true, usageHelpWidth = 100,
-        description = "The long nemesis campaign: Jepsen-style faults on 3-node clusters while idempotent "
-            + "acks=all producers and a consumer group run; every acknowledged record is checked. Needs "
-            + "root (ip netns, tc).",
-        footer = "Run i uses seed S+i (default S: from the clock, printed); replay one with --runs 1 --seed "
-            + "<seed>. Workload: 2 idempotent acks=all producers (request.timeout.ms 3000) at --rate "
-            + "records/s in all, a group of 2 consumers.")
+    @Command(
+            name = "bin/bench nemesis",
+            sortOptions = false,
+            showDefaultValues = true,
+            usageHelpWidth = 100,
+            description = "The long nemesis campaign: Jepsen-style faults on 3-node clusters while idempotent "
+                    + "acks=all producers and a consumer group run; every acknowledged record is checked. Needs "
+                    + "root (ip netns, tc).",
+            footer = "Run i uses seed S+i (default S: from the clock, printed); replay one with --runs 1 --seed "
+                    + "<seed>. Workload: 2 idempotent acks=all producers (request.timeout.ms 3000) at --rate "
+                    + "records/s in all, a group of 2 consumers.")
     static final class Flags {
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
+        @Option(
+                names = {"-h", "--help"},
+                usageHelp = true,
+                description = "Show this help.")
         boolean help;
 
         @Option(names = "--runs", paramLabel = "N", description = "Runs (each a fresh cluster per system).")
@@ -82,15 +95,19 @@ public final class NemesisBench {
         @Option(names = "--fault-phase-s", paramLabel = "S", description = "Seconds of faults per run.")
         long faultPhaseS = 120;
 
-        @Option(names = "--faults", paramLabel = "all|pause,partition,kill|NAME,...",
-            description = "Fault kinds: all, families or names.")
+        @Option(
+                names = "--faults",
+                paramLabel = "all|pause,partition,kill|NAME,...",
+                description = "Fault kinds: all, families or names.")
         String faults = "all";
 
         @Option(names = "--partitions", paramLabel = "P", description = "Partitions of the workload topic.")
         int partitions = 4;
 
-        @Option(names = "--create-partitions", paramLabel = "N",
-            description = "Partitions of the CreateTopics a controller kill interrupts.")
+        @Option(
+                names = "--create-partitions",
+                paramLabel = "N",
+                description = "Partitions of the CreateTopics a controller kill interrupts.")
         int createPartitions = 500;
 
         @Option(names = "--rate", paramLabel = "RECORDS_PER_S", description = "Workload rate.")
@@ -107,8 +124,12 @@ public final class NemesisBench {
     }
 
     static String usage() {
-        return BenchFlags.usage(new Flags()) + "\nFault names: " + String.join(", ",
-            EnumSet.allOf(FaultKind.class).stream().map(FaultKind::flag).toList());
+        return BenchFlags.usage(new Flags()) + "\nFault names: "
+                + String.join(
+                        ", ",
+                        EnumSet.allOf(FaultKind.class).stream()
+                                .map(FaultKind::flag)
+                                .toList());
     }
 
     /** The options, or null if help was asked for. */
@@ -117,16 +138,30 @@ public final class NemesisBench {
         if (!BenchFlags.parse(f, args)) {
             return null;
         }
-        List<SystemKind> systems = f.system.equals("both") ? List.of(SystemKind.STRAIT, SystemKind.KAFKA)
+        List<SystemKind> systems = f.system.equals("both")
+                ? List.of(SystemKind.STRAIT, SystemKind.KAFKA)
                 : List.of(SystemKind.parse(f.system));
         Set<FaultKind> faults = FaultKind.parseList(f.faults);
-        if (f.runs < 1 || f.faultPhaseS < 10 || f.partitions < 1 || f.createPartitions < 1 || f.rate < 1
+        if (f.runs < 1
+                || f.faultPhaseS < 10
+                || f.partitions < 1
+                || f.createPartitions < 1
+                || f.rate < 1
                 || f.sessionTimeoutMs < 1000) {
             throw new IllegalArgumentException("--runs, --partitions, --create-partitions, --rate must be at least 1,"
                     + " --fault-phase-s at least 10, --session-timeout-ms at least 1000");
         }
-        return new Options(f.runs, f.seed != null ? f.seed : System.currentTimeMillis() % 1_000_000, systems,
-                f.faultPhaseS, faults, f.partitions, f.createPartitions, f.rate, f.sessionTimeoutMs, f.workDir,
+        return new Options(
+                f.runs,
+                f.seed != null ? f.seed : System.currentTimeMillis() % 1_000_000,
+                systems,
+                f.faultPhaseS,
+                faults,
+                f.partitions,
+                f.createPartitions,
+                f.rate,
+                f.sessionTimeoutMs,
+                f.workDir,
                 f.keepLogs);
     }
 
@@ -158,38 +193,66 @@ public final class NemesisBench {
 
         String describe(SystemKind system) {
             int total = faults.values().stream().mapToInt(Integer::intValue).sum();
-            return String.format(Locale.ROOT, "%s: %d runs, %.1f min; %d faults (%s: %s); %,d acknowledged;"
+            return String.format(
+                    Locale.ROOT,
+                    "%s: %d runs, %.1f min; %d faults (%s: %s); %,d acknowledged;"
                             + " anomalies %d%s; stale committed-offset reads %d (not counted); harness errors %d%s",
-                    system.label(), runs, elapsedMs / 60_000.0, total, RunReport.byFamily(faults),
-                    RunReport.byKind(faults), acknowledged, anomalies, anomalousSeeds.isEmpty() ? ""
-                            : " in " + anomalousSeeds.size() + " runs (seeds " + anomalousSeeds + ")", staleReads,
-                    errorSeeds.size(), errorSeeds.isEmpty() ? "" : " (seeds " + errorSeeds + ")");
+                    system.label(),
+                    runs,
+                    elapsedMs / 60_000.0,
+                    total,
+                    RunReport.byFamily(faults),
+                    RunReport.byKind(faults),
+                    acknowledged,
+                    anomalies,
+                    anomalousSeeds.isEmpty()
+                            ? ""
+                            : " in " + anomalousSeeds.size() + " runs (seeds " + anomalousSeeds + ")",
+                    staleReads,
+                    errorSeeds.size(),
+                    errorSeeds.isEmpty() ? "" : " (seeds " + errorSeeds + ")");
         }
     }
 
     static int run(Options o) {
         // The clients retry through every fault by design; their per-retry warnings would drown the fault log.
         System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "error");
-        WorkloadSpec workload = WorkloadSpec.defaults().withPartitions(o.partitions()).withRate(o.rate());
+        WorkloadSpec workload =
+                WorkloadSpec.defaults().withPartitions(o.partitions()).withRate(o.rate());
         NemesisCluster.Settings base = NemesisCluster.Settings.defaults();
-        NemesisCluster.Settings settings = new NemesisCluster.Settings(o.sessionTimeoutMs(),
+        NemesisCluster.Settings settings = new NemesisCluster.Settings(
+                o.sessionTimeoutMs(),
                 Math.max(500, Math.min(base.heartbeatIntervalMs(), o.sessionTimeoutMs() / 3)),
-                base.replicaLagTimeMaxMs(), base.heap(), base.extraConfig());
-        ScheduleSpec spec = new ScheduleSpec(o.faultPhaseS() * 1000, o.sessionTimeoutMs(), 3, o.partitions(),
-                o.createPartitions(), o.faults());
-        System.out.printf("bench nemesis: %d run(s) of %s from seed %d; %s; code %s; %d cores, load average %s%n",
-                o.runs(), o.systems().stream().map(SystemKind::flag).toList(), o.seed(), spec.flags(), gitCommit(),
-                Runtime.getRuntime().availableProcessors(), loadAverage());
+                base.replicaLagTimeMaxMs(),
+                base.heap(),
+                base.extraConfig());
+        ScheduleSpec spec = new ScheduleSpec(
+                o.faultPhaseS() * 1000, o.sessionTimeoutMs(), 3, o.partitions(), o.createPartitions(), o.faults());
+        System.out.printf(
+                "bench nemesis: %d run(s) of %s from seed %d; %s; code %s; %d cores, load average %s%n",
+                o.runs(),
+                o.systems().stream().map(SystemKind::flag).toList(),
+                o.seed(),
+                spec.flags(),
+                gitCommit(),
+                Runtime.getRuntime().availableProcessors(),
+                loadAverage());
         Map<SystemKind, Totals> totals = new LinkedHashMap<>();
         boolean clean = true;
         for (int i = 0; i < o.runs(); i++) {
             long seed = o.seed() + i;
             for (SystemKind system : o.systems()) {
-                RunOptions options = new RunOptions(system, spec, workload, settings, o.workDir(), o.keepLogs(),
-                        System.err);
+                RunOptions options =
+                        new RunOptions(system, spec, workload, settings, o.workDir(), o.keepLogs(), System.err);
                 NemesisRun run = new NemesisRun(options, seed);
-                System.out.printf("%n== run %d/%d, %s, seed %d, load average %s ==%n%s", i + 1, o.runs(),
-                        system.flag(), seed, loadAverage(), run.schedule().describe());
+                System.out.printf(
+                        "%n== run %d/%d, %s, seed %d, load average %s ==%n%s",
+                        i + 1,
+                        o.runs(),
+                        system.flag(),
+                        seed,
+                        loadAverage(),
+                        run.schedule().describe());
                 System.out.flush();
                 RunReport report = run.run();
                 System.out.println(report.describe());
@@ -215,11 +278,14 @@ public final class NemesisBench {
     /** The commit the bench runs on (and whether the tree has changes), for the record. */
     private static String gitCommit() {
         try {
-            Process p = new ProcessBuilder("git", "log", "-1", "--format=%h %s").redirectErrorStream(true).start();
+            Process p = new ProcessBuilder("git", "log", "-1", "--format=%h %s")
+                    .redirectErrorStream(true)
+                    .start();
             String head = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
             p.waitFor(10, TimeUnit.SECONDS);
             Process s = new ProcessBuilder("git", "status", "--porcelain", "--untracked-files=no")
-                    .redirectErrorStream(true).start();
+                    .redirectErrorStream(true)
+                    .start();
             String status = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
             s.waitFor(10, TimeUnit.SECONDS);
             return head + (status.isEmpty() ? "" : " (with uncommitted changes)");

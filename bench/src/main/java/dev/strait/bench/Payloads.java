@@ -8,8 +8,24 @@ import java.util.Random;
  * and text, so compression has realistic work to do (neither random bytes nor a repeated constant).
  */
 final class Payloads {
-    private static final String[] WORDS = {"order", "payment", "refund", "customer", "warehouse", "shipment", "invoice",
-        "eu-west", "us-east", "priority", "standard", "express", "pending", "settled", "failed", "retry"};
+    private static final String[] WORDS = {
+        "order",
+        "payment",
+        "refund",
+        "customer",
+        "warehouse",
+        "shipment",
+        "invoice",
+        "eu-west",
+        "us-east",
+        "priority",
+        "standard",
+        "express",
+        "pending",
+        "settled",
+        "failed",
+        "retry"
+    };
 
     private final Random random;
     private final int size;
@@ -25,11 +41,19 @@ final class Payloads {
 
     byte[] value(long n) {
         StringBuilder b = new StringBuilder(size + 64);
-        b.append("{\"id\":").append(n).append(",\"ts\":").append(1_700_000_000_000L + n)
-            .append(",\"amount\":").append(random.nextInt(1_000_000) / 100.0).append(",\"tags\":[");
+        b.append("{\"id\":")
+                .append(n)
+                .append(",\"ts\":")
+                .append(1_700_000_000_000L + n)
+                .append(",\"amount\":")
+                .append(random.nextInt(1_000_000) / 100.0)
+                .append(",\"tags\":[");
         while (b.length() < size - 40) {
-            b.append('"').append(WORDS[random.nextInt(WORDS.length)]).append('-')
-                .append(Integer.toHexString(random.nextInt())).append("\",");
+            b.append('"')
+                    .append(WORDS[random.nextInt(WORDS.length)])
+                    .append('-')
+                    .append(Integer.toHexString(random.nextInt()))
+                    .append("\",");
         }
         b.append("\"end\"],\"note\":\"");
         while (b.length() < size - 2) {

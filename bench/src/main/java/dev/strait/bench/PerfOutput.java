@@ -16,27 +16,39 @@ final class PerfOutput {
      * The interim lines (every 5 s) lack the percentiles, so they do not match.
      */
     private static final Pattern PRODUCER_SUMMARY = Pattern.compile(
-        "(\\d+) records sent, ([\\d.]+) records/sec \\(([\\d.]+) MB/sec\\), ([\\d.]+) ms avg latency, "
-            + "([\\d.]+) ms max latency, (\\d+) ms 50th, (\\d+) ms 95th, (\\d+) ms 99th, (\\d+) ms 99\\.9th\\.?");
+            "(\\d+) records sent, ([\\d.]+) records/sec \\(([\\d.]+) MB/sec\\), ([\\d.]+) ms avg latency, "
+                    + "([\\d.]+) ms max latency, (\\d+) ms 50th, (\\d+) ms 95th, (\\d+) ms 99th, (\\d+) ms 99\\.9th\\.?");
 
     private static final int CONSUMER_FIELDS = 10;
 
-    private PerfOutput() {
-    }
+    private PerfOutput() {}
 
     /** The producer's end-of-run summary; latencies are send-to-acknowledgement times in milliseconds. */
-    record ProducerSummary(long records, double recordsPerSecond, double mbPerSecond, double avgLatencyMs,
-                           double maxLatencyMs, long p50Ms, long p95Ms, long p99Ms, long p999Ms) {
-    }
+    record ProducerSummary(
+            long records,
+            double recordsPerSecond,
+            double mbPerSecond,
+            double avgLatencyMs,
+            double maxLatencyMs,
+            long p50Ms,
+            long p95Ms,
+            long p99Ms,
+            long p999Ms) {}
 
     /**
      * The consumer's CSV line (header {@code start.time, end.time, data.consumed.in.MB, MB.sec,
      * data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec}). The
      * {@code fetch.*} rates leave out the group join (rebalance) time; the others cover the whole run.
      */
-    record ConsumerSummary(double mb, double mbPerSecond, long records, double recordsPerSecond, long rebalanceMs,
-                           long fetchMs, double fetchMbPerSecond, double fetchRecordsPerSecond) {
-    }
+    record ConsumerSummary(
+            double mb,
+            double mbPerSecond,
+            long records,
+            double recordsPerSecond,
+            long rebalanceMs,
+            long fetchMs,
+            double fetchMbPerSecond,
+            double fetchRecordsPerSecond) {}
 
     /** The last summary line in the output, if there is one. */
     static Optional<ProducerSummary> parseProducer(List<String> lines) {
@@ -44,10 +56,16 @@ final class PerfOutput {
         for (String line : lines) {
             Matcher m = PRODUCER_SUMMARY.matcher(line.trim());
             if (m.matches()) {
-                found = new ProducerSummary(Long.parseLong(m.group(1)), Double.parseDouble(m.group(2)),
-                    Double.parseDouble(m.group(3)), Double.parseDouble(m.group(4)), Double.parseDouble(m.group(5)),
-                    Long.parseLong(m.group(6)), Long.parseLong(m.group(7)), Long.parseLong(m.group(8)),
-                    Long.parseLong(m.group(9)));
+                found = new ProducerSummary(
+                        Long.parseLong(m.group(1)),
+                        Double.parseDouble(m.group(2)),
+                        Double.parseDouble(m.group(3)),
+                        Double.parseDouble(m.group(4)),
+                        Double.parseDouble(m.group(5)),
+                        Long.parseLong(m.group(6)),
+                        Long.parseLong(m.group(7)),
+                        Long.parseLong(m.group(8)),
+                        Long.parseLong(m.group(9)));
             }
         }
         return Optional.ofNullable(found);
@@ -62,9 +80,15 @@ final class PerfOutput {
                 continue;
             }
             try {
-                found = new ConsumerSummary(Double.parseDouble(f[2].trim()), Double.parseDouble(f[3].trim()),
-                    Long.parseLong(f[4].trim()), Double.parseDouble(f[5].trim()), Long.parseLong(f[6].trim()),
-                    Long.parseLong(f[7].trim()), Double.parseDouble(f[8].trim()), Double.parseDouble(f[9].trim()));
+                found = new ConsumerSummary(
+                        Double.parseDouble(f[2].trim()),
+                        Double.parseDouble(f[3].trim()),
+                        Long.parseLong(f[4].trim()),
+                        Double.parseDouble(f[5].trim()),
+                        Long.parseLong(f[6].trim()),
+                        Long.parseLong(f[7].trim()),
+                        Double.parseDouble(f[8].trim()),
+                        Double.parseDouble(f[9].trim()));
             } catch (NumberFormatException e) {
                 // not a data line (a log line that happens to hold nine commas)
             }

@@ -6,8 +6,7 @@ import java.nio.file.Path;
 
 /** Resident memory of a process, from Linux's /proc: current (VmRSS) and peak (VmHWM). */
 final class ProcessStats {
-    private ProcessStats() {
-    }
+    private ProcessStats() {}
 
     /** Peak resident set size in MiB, or -1 where /proc is not available. */
     static long peakRssMiB(long pid) {

@@ -1,15 +1,5 @@
 package dev.strait.bench;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Properties;
-import java.util.Random;
-import java.util.concurrent.TimeUnit;
-
 import com.codahale.metrics.MetricRegistry;
 import dev.strait.mirror.config.GroupFilter;
 import dev.strait.mirror.config.MirrorSettings;
@@ -25,6 +15,15 @@ import dev.strait.mirror.sync.Translation;
 import dev.strait.mirror.sync.TranslationRound;
 import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.TestProducer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -46,8 +45,7 @@ import org.apache.kafka.common.utils.Time;
  * Usage: {@code bin/bench sync [--groups 1000] [--partitions 100] [--segments 1000] [--runs 3] [--rounds 10] [--live]}.
  */
 public final class SyncBench {
-    private SyncBench() {
-    }
+    private SyncBench() {}
 
     public static void main(String[] args) throws Exception {
         int groups = 1000;
@@ -66,14 +64,19 @@ public final class SyncBench {
                 case "--live" -> live = true;
                 default -> {
                     System.err.println("bench sync: unknown argument " + args[i]
-                        + " (usage: bin/bench sync [--groups N] [--partitions P] [--segments S] [--runs R] [--rounds N] "
-                        + "[--live])");
+                            + " (usage: bin/bench sync [--groups N] [--partitions P] [--segments S] [--runs R] [--rounds N] "
+                            + "[--live])");
                     System.exit(2);
                 }
             }
         }
-        System.out.printf(Locale.ROOT, "bench sync: %d groups x %d partitions; machine: %d cores, java %s%n", groups,
-            partitions, Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+        System.out.printf(
+                Locale.ROOT,
+                "bench sync: %d groups x %d partitions; machine: %d cores, java %s%n",
+                groups,
+                partitions,
+                Runtime.getRuntime().availableProcessors(),
+                System.getProperty("java.version"));
         translate(groups, partitions, segments, runs, rounds);
         if (live) {
             live(groups, partitions);
@@ -118,13 +121,21 @@ public final class SyncBench {
         for (int g = 0; g < groups; g++) {
             Map<TopicPartition, Long> c = new HashMap<>();
             for (int p = 0; p < partitions; p++) {
-                c.put(new TopicPartition("orders", p), (long) random.nextInt((int) Math.min(Integer.MAX_VALUE, sourceEnd + 1)));
+                c.put(new TopicPartition("orders", p), (long)
+                        random.nextInt((int) Math.min(Integer.MAX_VALUE, sourceEnd + 1)));
             }
             committed.add(c);
         }
-        long segmentsTotal = map.histories().stream().mapToLong(TargetHistory::segments).sum();
-        System.out.printf(Locale.ROOT, "translate: offset map of %d partitions, %,d segments in all (%d holes and %d "
-            + "re-copied ranges per partition)%n", partitions, segmentsTotal, segments, runs);
+        long segmentsTotal =
+                map.histories().stream().mapToLong(TargetHistory::segments).sum();
+        System.out.printf(
+                Locale.ROOT,
+                "translate: offset map of %d partitions, %,d segments in all (%d holes and %d "
+                        + "re-copied ranges per partition)%n",
+                partitions,
+                segmentsTotal,
+                segments,
+                runs);
         List<Double> times = new ArrayList<>();
         List<Double> cpuTimes = new ArrayList<>();
         long checksum = 0;
@@ -148,21 +159,34 @@ public final class SyncBench {
             double cpuSeconds = (cpu.getCurrentThreadCpuTime() - cpuStart) / 1e9;
             times.add(seconds);
             cpuTimes.add(cpuSeconds);
-            System.out.printf(Locale.ROOT, "  round %2d: %,d partition offsets translated in %.3f s (%.3f s of CPU)%n",
-                round + 1, n, seconds, cpuSeconds);
+            System.out.printf(
+                    Locale.ROOT,
+                    "  round %2d: %,d partition offsets translated in %.3f s (%.3f s of CPU)%n",
+                    round + 1,
+                    n,
+                    seconds,
+                    cpuSeconds);
         }
         times.sort(Double::compare);
         cpuTimes.sort(Double::compare);
-        System.out.printf(Locale.ROOT, "translate: median %.3f s, max %.3f s per round of %d groups x %d partitions; CPU "
-            + "median %.3f s, max %.3f s (checksum %d)%n", times.get(times.size() / 2), times.get(times.size() - 1), groups,
-            partitions, cpuTimes.get(cpuTimes.size() / 2), cpuTimes.get(cpuTimes.size() - 1), checksum);
+        System.out.printf(
+                Locale.ROOT,
+                "translate: median %.3f s, max %.3f s per round of %d groups x %d partitions; CPU "
+                        + "median %.3f s, max %.3f s (checksum %d)%n",
+                times.get(times.size() / 2),
+                times.get(times.size() - 1),
+                groups,
+                partitions,
+                cpuTimes.get(cpuTimes.size() / 2),
+                cpuTimes.get(cpuTimes.size() - 1),
+                checksum);
     }
 
     /** On real clusters: whole sync rounds with the mirror running. */
     static void live(int groups, int partitions) throws Exception {
         Map<String, String> broker = Map.of("num.io.threads", "4", "offsets.topic.num.partitions", "10");
         try (KafkaCluster source = KafkaCluster.start("syncbench-source", 1, broker);
-             KafkaCluster target = KafkaCluster.start("syncbench-target", 1, broker)) {
+                KafkaCluster target = KafkaCluster.start("syncbench-target", 1, broker)) {
             String topic = "orders";
             source.createTopic(topic, partitions);
             try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
@@ -174,9 +198,17 @@ public final class SyncBench {
             consumer.put("group.id", "syncbench-mirror");
             Properties producer = new Properties();
             producer.put("bootstrap.servers", target.bootstrapServers());
-            MirrorSettings settings = MirrorSettings.builder().consumerConfig(consumer).producerConfig(producer)
-                .include(topic).sync(new SyncSettings(GroupFilter.of("bench-g.*", null, "--groups", "--groups.exclude"),
-                    1000, true, SyncSettings.DEFAULT_SYNC_TOPIC, TopicSyncSettings.defaults())).build();
+            MirrorSettings settings = MirrorSettings.builder()
+                    .consumerConfig(consumer)
+                    .producerConfig(producer)
+                    .include(topic)
+                    .sync(new SyncSettings(
+                            GroupFilter.of("bench-g.*", null, "--groups", "--groups.exclude"),
+                            1000,
+                            true,
+                            SyncSettings.DEFAULT_SYNC_TOPIC,
+                            TopicSyncSettings.defaults()))
+                    .build();
             MirrorEngine engine = new MirrorEngine(settings, new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
             engine.start();
             try {
@@ -210,7 +242,7 @@ public final class SyncBench {
     }
 
     private static void commitAll(KafkaCluster cluster, int groups, int partitions, String topic, int shift)
-        throws Exception {
+            throws Exception {
         try (Admin admin = cluster.admin()) {
             List<org.apache.kafka.common.KafkaFuture<Void>> futures = new ArrayList<>();
             for (int g = 0; g < groups; g++) {
@@ -218,7 +250,8 @@ public final class SyncBench {
                 for (int p = 0; p < partitions; p++) {
                     offsets.put(new TopicPartition(topic, p), new OffsetAndMetadata((g * 7L + p + shift * 13L) % 200));
                 }
-                futures.add(admin.alterConsumerGroupOffsets(String.format(Locale.ROOT, "bench-g%04d", g), offsets).all());
+                futures.add(admin.alterConsumerGroupOffsets(String.format(Locale.ROOT, "bench-g%04d", g), offsets)
+                        .all());
                 if (futures.size() == 50 || g == groups - 1) {
                     for (var f : futures) {
                         f.get(5, TimeUnit.MINUTES);

@@ -17,14 +17,55 @@ class BenchFlagsTest {
     @Test
     void brokerBenchKeepsItsFlagsAndDefaults() {
         BrokerBench.Options defaults = BrokerBench.parse(new String[0]);
-        assertThat(defaults).isEqualTo(new BrokerBench.Options(1_000_000, 1024, 6,
-                List.of(BrokerNode.Kind.KAFKA, BrokerNode.Kind.STRAIT), null, "1g", 10_000, 300_000,
-                Duration.ofSeconds(900), false, false));
-        BrokerBench.Options set = BrokerBench.parse(new String[] {"--records", "5", "--nodes", "1", "--record-size",
-            "10", "--partitions", "2", "--only", "strait,kafka", "--output", "o.md", "--heap", "2g", "--latency-rate",
-            "0", "--latency-records", "7", "--step-timeout-s", "9", "--jfr"});
-        assertThat(set).isEqualTo(new BrokerBench.Options(5, 10, 2, List.of(BrokerNode.Kind.STRAIT,
-                BrokerNode.Kind.KAFKA), Path.of("o.md"), "2g", 0, 7, Duration.ofSeconds(9), true, true));
+        assertThat(defaults)
+                .isEqualTo(new BrokerBench.Options(
+                        1_000_000,
+                        1024,
+                        6,
+                        List.of(BrokerNode.Kind.KAFKA, BrokerNode.Kind.STRAIT),
+                        null,
+                        "1g",
+                        10_000,
+                        300_000,
+                        Duration.ofSeconds(900),
+                        false,
+                        false));
+        BrokerBench.Options set = BrokerBench.parse(new String[] {
+            "--records",
+            "5",
+            "--nodes",
+            "1",
+            "--record-size",
+            "10",
+            "--partitions",
+            "2",
+            "--only",
+            "strait,kafka",
+            "--output",
+            "o.md",
+            "--heap",
+            "2g",
+            "--latency-rate",
+            "0",
+            "--latency-records",
+            "7",
+            "--step-timeout-s",
+            "9",
+            "--jfr"
+        });
+        assertThat(set)
+                .isEqualTo(new BrokerBench.Options(
+                        5,
+                        10,
+                        2,
+                        List.of(BrokerNode.Kind.STRAIT, BrokerNode.Kind.KAFKA),
+                        Path.of("o.md"),
+                        "2g",
+                        0,
+                        7,
+                        Duration.ofSeconds(9),
+                        true,
+                        true));
         assertThat(BrokerBench.parse(new String[] {"-h"})).isNull();
         assertThat(BrokerBench.usage()).contains("--latency-rate").contains("10000");
         assertOneLineError(() -> BrokerBench.parse(new String[] {"--recods", "5"}), "--recods");
@@ -45,20 +86,53 @@ class BenchFlagsTest {
         assertThat(defaults.createPartitions()).isEqualTo(500);
         assertThat(defaults.rate()).isEqualTo(400);
         assertThat(defaults.keepLogs()).isFalse();
-        NemesisBench.Options set = NemesisBench.parse(new String[] {"--runs", "3", "--seed", "7", "--system",
-            "both", "--fault-phase-s", "30", "--faults", "pause", "--partitions", "2", "--create-partitions", "9",
-            "--rate", "50", "--session-timeout-ms", "3000", "--work-dir", "/tmp/x", "--keep-logs"});
-        assertThat(set).isEqualTo(new NemesisBench.Options(3, 7, List.of(SystemKind.STRAIT, SystemKind.KAFKA), 30,
-                FaultKind.parseList("pause"), 2, 9, 50, 3000, Path.of("/tmp/x"), true));
+        NemesisBench.Options set = NemesisBench.parse(new String[] {
+            "--runs",
+            "3",
+            "--seed",
+            "7",
+            "--system",
+            "both",
+            "--fault-phase-s",
+            "30",
+            "--faults",
+            "pause",
+            "--partitions",
+            "2",
+            "--create-partitions",
+            "9",
+            "--rate",
+            "50",
+            "--session-timeout-ms",
+            "3000",
+            "--work-dir",
+            "/tmp/x",
+            "--keep-logs"
+        });
+        assertThat(set)
+                .isEqualTo(new NemesisBench.Options(
+                        3,
+                        7,
+                        List.of(SystemKind.STRAIT, SystemKind.KAFKA),
+                        30,
+                        FaultKind.parseList("pause"),
+                        2,
+                        9,
+                        50,
+                        3000,
+                        Path.of("/tmp/x"),
+                        true));
         assertThat(NemesisBench.parse(new String[] {"--help"})).isNull();
         assertThat(NemesisBench.usage()).contains("--fault-phase-s").contains("Fault names:");
         assertOneLineError(() -> NemesisBench.parse(new String[] {"--bogus"}), "--bogus");
         assertOneLineError(() -> NemesisBench.parse(new String[] {"--runs", "0"}), "--runs");
     }
 
-    private static void assertOneLineError(org.assertj.core.api.ThrowableAssert.ThrowingCallable call,
-            String mentions) {
-        assertThatThrownBy(call).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(mentions)
+    private static void assertOneLineError(
+            org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String mentions) {
+        assertThatThrownBy(call)
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(mentions)
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
     }
 }

@@ -31,14 +31,20 @@ class ClusterBenchTest {
         assertThat(ClusterBench.parse(new String[] {"--runs", "5"}).runs()).isEqualTo(5);
         assertThat(ClusterBench.parse(new String[0]).runs()).isEqualTo(1);
         assertThatThrownBy(() -> ClusterBench.parse(new String[] {"--runs", "0"}))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--runs");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--runs");
         assertThatThrownBy(() -> ClusterBench.parse(new String[] {"--runs", "x"}))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--runs");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--runs");
         assertThatThrownBy(() -> ClusterBench.parse(new String[] {"--no-such-flag"}))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--no-such-flag")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--no-such-flag")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
         assertThat(ClusterBench.parse(new String[] {"--help"})).isNull();
-        assertThat(ClusterBench.usage()).contains("--session-timeout-ms").contains("9000").contains("--runs");
+        assertThat(ClusterBench.usage())
+                .contains("--session-timeout-ms")
+                .contains("9000")
+                .contains("--runs");
     }
 
     @Test
@@ -54,19 +60,53 @@ class ClusterBenchTest {
         assertThat(defaults.stepTimeout()).hasSeconds(900);
         assertThat(defaults.output()).isNull();
         assertThat(defaults.keepLogs()).isFalse();
-        ClusterBench.Options set = ClusterBench.parse(new String[] {"--records", "5", "--record-size", "10",
-            "--partitions", "2", "--nodes", "3", "--only", "strait", "--session-timeout-ms", "9000,3000", "--heap",
-            "1g", "--failover-timeout-s", "7", "--step-timeout-s", "8", "--output", "x.md", "--keep-logs",
-            "--runs", "2", "--victim", "controller"});
-        assertThat(set).isEqualTo(new ClusterBench.Options(5, 10, 2, java.util.List.of(BrokerNode.Kind.STRAIT),
-            java.util.List.of(9000, 3000), "1g", java.time.Duration.ofSeconds(7), java.time.Duration.ofSeconds(8),
-            java.nio.file.Path.of("x.md"), true, 2, ClusterBench.Victim.CONTROLLER));
+        ClusterBench.Options set = ClusterBench.parse(new String[] {
+            "--records",
+            "5",
+            "--record-size",
+            "10",
+            "--partitions",
+            "2",
+            "--nodes",
+            "3",
+            "--only",
+            "strait",
+            "--session-timeout-ms",
+            "9000,3000",
+            "--heap",
+            "1g",
+            "--failover-timeout-s",
+            "7",
+            "--step-timeout-s",
+            "8",
+            "--output",
+            "x.md",
+            "--keep-logs",
+            "--runs",
+            "2",
+            "--victim",
+            "controller"
+        });
+        assertThat(set)
+                .isEqualTo(new ClusterBench.Options(
+                        5,
+                        10,
+                        2,
+                        java.util.List.of(BrokerNode.Kind.STRAIT),
+                        java.util.List.of(9000, 3000),
+                        "1g",
+                        java.time.Duration.ofSeconds(7),
+                        java.time.Duration.ofSeconds(8),
+                        java.nio.file.Path.of("x.md"),
+                        true,
+                        2,
+                        ClusterBench.Victim.CONTROLLER));
         assertThat(defaults.victim()).isEqualTo(ClusterBench.Victim.LEADER);
         assertThatThrownBy(() -> ClusterBench.parse(new String[] {"--victim", "follower"}))
-            .hasMessageContaining("--victim takes leader or controller");
+                .hasMessageContaining("--victim takes leader or controller");
         assertThatThrownBy(() -> ClusterBench.parse(new String[] {"--nodes", "5"}))
-            .hasMessageContaining("--nodes");
+                .hasMessageContaining("--nodes");
         assertThatThrownBy(() -> ClusterBench.parse(new String[] {"--only", "redpanda"}))
-            .hasMessageContaining("--only");
+                .hasMessageContaining("--only");
     }
 }

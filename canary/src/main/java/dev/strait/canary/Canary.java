@@ -1,5 +1,10 @@
 package dev.strait.canary;
 
+import com.codahale.metrics.Counter;
+import com.codahale.metrics.Histogram;
+import com.codahale.metrics.MetricRegistry;
+import com.codahale.metrics.SlidingTimeWindowArrayReservoir;
+import dev.strait.mirror.config.ClientConfigs;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -14,12 +19,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-
-import com.codahale.metrics.Counter;
-import com.codahale.metrics.Histogram;
-import com.codahale.metrics.MetricRegistry;
-import com.codahale.metrics.SlidingTimeWindowArrayReservoir;
-import dev.strait.mirror.config.ClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -68,10 +67,13 @@ public final class Canary implements AutoCloseable {
     private final AtomicLong seq = new AtomicLong();
     /** New on every start: probes of an earlier run of the same canary.id are told apart by it. */
     private final long runId;
+
     private final long startedMs;
     /** Probes of earlier runs of this canary id that arrived (their fate was unknown when this run started). */
     private final AtomicLong earlierRunArrivals = new AtomicLong();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final Map<CanaryState, Long> lastAlertMs = new HashMap<>();
     private volatile CanaryState state = CanaryState.OK;
     private volatile boolean sourceAvailable = true;
@@ -88,10 +90,11 @@ public final class Canary implements AutoCloseable {
         this.time = time;
         this.registry = registry;
         this.tracker = new ProbeTracker(config.alarmThresholdMs(), config.lostAfterMs());
-        this.latencyMs = registry.register("strait.canary.latency-ms",
-            new Histogram(new SlidingTimeWindowArrayReservoir(5, TimeUnit.MINUTES)));
-        this.produceLatencyMs = registry.register("strait.canary.produce-latency-ms",
-            new Histogram(new SlidingTimeWindowArrayReservoir(5, TimeUnit.MINUTES)));
+        this.latencyMs = registry.register(
+                "strait.canary.latency-ms", new Histogram(new SlidingTimeWindowArrayReservoir(5, TimeUnit.MINUTES)));
+        this.produceLatencyMs = registry.register(
+                "strait.canary.produce-latency-ms",
+                new Histogram(new SlidingTimeWindowArrayReservoir(5, TimeUnit.MINUTES)));
         this.produceErrors = registry.counter("strait.canary.produce-errors");
         this.startedMs = time.milliseconds();
         long id = java.util.UUID.randomUUID().getMostSignificantBits();
@@ -111,23 +114,40 @@ public final class Canary implements AutoCloseable {
         reader.start();
         probing = scheduler.scheduleAtFixedRate(this::probeRound, 0, config.intervalMs(), TimeUnit.MILLISECONDS);
         scheduler.scheduleAtFixedRate(this::evaluate, EVALUATE_EVERY_MS, EVALUATE_EVERY_MS, TimeUnit.MILLISECONDS);
-        LOGGER.info("Canary {} probing {} ({} partitions) every {} ms, reading {} on the target; alarm after {} ms, "
-                + "lost after {} ms", config.canaryId(), config.topic(), config.partitions(), config.intervalMs(),
-            config.targetTopic(), config.alarmThresholdMs(), config.lostAfterMs());
+        LOGGER.info(
+                "Canary {} probing {} ({} partitions) every {} ms, reading {} on the target; alarm after {} ms, "
+                        + "lost after {} ms",
+                config.canaryId(),
+                config.topic(),
+                config.partitions(),
+                config.intervalMs(),
+                config.targetTopic(),
+                config.alarmThresholdMs(),
+                config.lostAfterMs());
     }
 
     private void ensureTopic() {
         try (Admin admin = Admin.create(adminProps(config.sourceClient()))) {
             if (!admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(config.topic())) {
-                admin.createTopics(List.of(new NewTopic(config.topic(), java.util.Optional.of(config.partitions()),
-                    config.replicationFactor() < 0 ? java.util.Optional.empty()
-                        : java.util.Optional.of(config.replicationFactor())))).all().get(30, TimeUnit.SECONDS);
-                LOGGER.info("Created canary topic {} with {} partitions on the source", config.topic(), config.partitions());
+                admin.createTopics(List.of(new NewTopic(
+                                config.topic(),
+                                java.util.Optional.of(config.partitions()),
+                                config.replicationFactor() < 0
+                                        ? java.util.Optional.empty()
+                                        : java.util.Optional.of(config.replicationFactor()))))
+                        .all()
+                        .get(30, TimeUnit.SECONDS);
+                LOGGER.info(
+                        "Created canary topic {} with {} partitions on the source",
+                        config.topic(),
+                        config.partitions());
             }
         } catch (java.util.concurrent.ExecutionException e) {
             if (!(e.getCause() instanceof TopicExistsException)) {
-                LOGGER.warn("Could not create canary topic {} ({}); probing goes on and will fail until it exists",
-                    config.topic(), e.getCause().toString());
+                LOGGER.warn(
+                        "Could not create canary topic {} ({}); probing goes on and will fail until it exists",
+                        config.topic(),
+                        e.getCause().toString());
             }
         } catch (Exception e) {
             LOGGER.warn("Could not check canary topic {} ({}); probing goes on", config.topic(), e.toString());
@@ -141,8 +161,9 @@ public final class Canary implements AutoCloseable {
             for (int p = 0; p < n; p++) {
                 Probe probe = new Probe(config.canaryId(), runId, seq.incrementAndGet(), p, time.milliseconds());
                 tracker.sent(probe);
-                producer.send(new ProducerRecord<>(config.topic(), p, probe.sentMs(), probe.key(), probe.value()),
-                    (md, e) -> onProduced(probe, e));
+                producer.send(
+                        new ProducerRecord<>(config.topic(), p, probe.sentMs(), probe.key(), probe.value()),
+                        (md, e) -> onProduced(probe, e));
             }
         } catch (RuntimeException e) {
             onSourceError(e);
@@ -168,7 +189,8 @@ public final class Canary implements AutoCloseable {
         // After the message: whoever sees the count go up reads this error, not the one before.
         produceErrors.inc();
         if (sourceAvailable) {
-            LOGGER.warn("Canary {}: probe could not be produced to the source: {}", config.canaryId(), lastProduceError);
+            LOGGER.warn(
+                    "Canary {}: probe could not be produced to the source: {}", config.canaryId(), lastProduceError);
         }
         sourceAvailable = false;
     }
@@ -179,7 +201,7 @@ public final class Canary implements AutoCloseable {
         // (and counted) twice; a partition added to the topic is picked up at the next refresh.
         Map<TopicPartition, Long> resumeAt = new HashMap<>();
         try (KafkaConsumer<byte[], byte[]> consumer =
-                 new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             boolean warned = false;
             long nextRefreshMs = 0;
             while (running) {
@@ -189,8 +211,12 @@ public final class Canary implements AutoCloseable {
                         nextRefreshMs = now + PARTITION_REFRESH_MS;
                         if (!assign(consumer, resumeAt)) {
                             if (!warned && now - startedMs > 2 * config.intervalMs() + 10_000) {
-                                LOGGER.warn("Canary {}: target topic {} has not appeared on the target; does the mirror's "
-                                    + "include pattern match {}?", config.canaryId(), config.targetTopic(), config.topic());
+                                LOGGER.warn(
+                                        "Canary {}: target topic {} has not appeared on the target; does the mirror's "
+                                                + "include pattern match {}?",
+                                        config.canaryId(),
+                                        config.targetTopic(),
+                                        config.topic());
                                 warned = true;
                             }
                             time.sleep(1000);
@@ -211,8 +237,10 @@ public final class Canary implements AutoCloseable {
                     }
                 } catch (RuntimeException e) {
                     String denied = denied(e, "target", "READ", config.targetTopic());
-                    LOGGER.warn("Canary {}: reading the target failed ({}); retrying", config.canaryId(),
-                        denied != null ? denied : e.toString());
+                    LOGGER.warn(
+                            "Canary {}: reading the target failed ({}); retrying",
+                            config.canaryId(),
+                            denied != null ? denied : e.toString());
                     consumer.assign(List.of());
                     time.sleep(1000);
                 }
@@ -263,8 +291,11 @@ public final class Canary implements AutoCloseable {
                 resumeAt.put(tp, offset);
             }
             if (!position.isEmpty()) {
-                LOGGER.info("Canary {}: target topic {} grew to {} partitions; reading the new ones", config.canaryId(),
-                    config.targetTopic(), tps.size());
+                LOGGER.info(
+                        "Canary {}: target topic {} grew to {} partitions; reading the new ones",
+                        config.canaryId(),
+                        config.targetTopic(),
+                        tps.size());
             }
         }
         return true;
@@ -277,8 +308,12 @@ public final class Canary implements AutoCloseable {
     private void onEarlierRunArrival(Probe probe) {
         long n = earlierRunArrivals.incrementAndGet();
         if (n == 1) {
-            LOGGER.info("Canary {}: probes of an earlier run of this canary arrive (e.g. seq {} of partition {}); they are "
-                + "counted as earlier-run arrivals, apart from this run's", config.canaryId(), probe.seq(), probe.partition());
+            LOGGER.info(
+                    "Canary {}: probes of an earlier run of this canary arrive (e.g. seq {} of partition {}); they are "
+                            + "counted as earlier-run arrivals, apart from this run's",
+                    config.canaryId(),
+                    probe.seq(),
+                    probe.partition());
         }
     }
 
@@ -295,10 +330,13 @@ public final class Canary implements AutoCloseable {
                 latencyMs.update(now - probe.sentMs());
                 lastLatencyMs = now - probe.sentMs();
             }
-            case DUPLICATE -> LOGGER.warn("Canary {}: probe {} (partition {}) arrived twice", config.canaryId(),
-                probe.seq(), probe.partition());
-            default -> {
-            }
+            case DUPLICATE ->
+                LOGGER.warn(
+                        "Canary {}: probe {} (partition {}) arrived twice",
+                        config.canaryId(),
+                        probe.seq(),
+                        probe.partition());
+            default -> {}
         }
     }
 
@@ -324,15 +362,27 @@ public final class Canary implements AutoCloseable {
         }
         lastAlertMs.put(next, now);
         ProbeTracker.Counts c = tracker.counts();
-        LOGGER.warn("ALERT canary {}: {} -> {} (sent {}, arrived {}, late {}, lost {}, source {})", config.canaryId(),
-            previous, next, c.sent(), c.arrived(), c.late(), c.lost(), sourceAvailable ? "available" : "unavailable");
+        LOGGER.warn(
+                "ALERT canary {}: {} -> {} (sent {}, arrived {}, late {}, lost {}, source {})",
+                config.canaryId(),
+                previous,
+                next,
+                c.sent(),
+                c.arrived(),
+                c.late(),
+                c.lost(),
+                sourceAvailable ? "available" : "unavailable");
         if (config.webhookUrl() != null) {
             String body = "{\"canaryId\":\"" + config.canaryId() + "\",\"previous\":\"" + previous + "\",\"state\":\""
-                + next + "\",\"detail\":" + CanaryFormat.json(this) + "}";
+                    + next + "\",\"detail\":" + CanaryFormat.json(this) + "}";
             try {
-                http.send(HttpRequest.newBuilder(config.webhookUrl()).timeout(Duration.ofSeconds(10))
-                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-                    HttpResponse.BodyHandlers.discarding());
+                http.send(
+                        HttpRequest.newBuilder(config.webhookUrl())
+                                .timeout(Duration.ofSeconds(10))
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString(body))
+                                .build(),
+                        HttpResponse.BodyHandlers.discarding());
                 webhooksSent++;
             } catch (Exception e) {
                 LOGGER.warn("Canary webhook {} failed: {}", config.webhookUrl(), e.toString());
@@ -408,10 +458,11 @@ public final class Canary implements AutoCloseable {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof AuthorizationException) {
                 String op = operation.charAt(0) + operation.substring(1).toLowerCase(java.util.Locale.ROOT);
-                return "the " + cluster + " cluster denied the canary's principal (" + cluster + ". settings) " + operation
-                    + " on topic " + topic + " (" + t.getClass().getSimpleName() + "): grant it (kafka-acls "
-                    + "--bootstrap-server <" + cluster + "> --add --allow-principal User:<canary> --operation " + op
-                    + " --topic " + topic + ")";
+                return "the " + cluster + " cluster denied the canary's principal (" + cluster + ". settings) "
+                        + operation
+                        + " on topic " + topic + " (" + t.getClass().getSimpleName() + "): grant it (kafka-acls "
+                        + "--bootstrap-server <" + cluster + "> --add --allow-principal User:<canary> --operation " + op
+                        + " --topic " + topic + ")";
             }
         }
         return null;

@@ -9,11 +9,14 @@ public final class CanaryHttpServer implements AutoCloseable {
 
     public CanaryHttpServer(String host, int port, Canary canary) {
         endpoint = new HttpEndpoint(host, port, "strait-canary-http")
-            .route("/status", () -> Response.json(200, CanaryFormat.json(canary)))
-            .route("/metrics", () -> Response.prometheus(CanaryFormat.prometheus(canary)))
-            .route("/healthz", () -> Response.json(canary.state() != CanaryState.LOST ? 200 : 503,
-                "{\"state\":\"" + canary.state() + "\"}"))
-            .start();
+                .route("/status", () -> Response.json(200, CanaryFormat.json(canary)))
+                .route("/metrics", () -> Response.prometheus(CanaryFormat.prometheus(canary)))
+                .route(
+                        "/healthz",
+                        () -> Response.json(
+                                canary.state() != CanaryState.LOST ? 200 : 503,
+                                "{\"state\":\"" + canary.state() + "\"}"))
+                .start();
     }
 
     public int port() {

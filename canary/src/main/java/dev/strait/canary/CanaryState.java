@@ -2,5 +2,7 @@ package dev.strait.canary;
 
 /** The canary's alarm state: probes arrive in time, some are late, or some were lost. */
 public enum CanaryState {
-    OK, LATE, LOST
+    OK,
+    LATE,
+    LOST
 }

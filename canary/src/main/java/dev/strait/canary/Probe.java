@@ -23,8 +23,13 @@ public record Probe(String canaryId, long runId, long seq, int partition, long s
     }
 
     public byte[] value() {
-        return ByteBuffer.allocate(VALUE_BYTES).put(VERSION).putLong(runId).putLong(seq).putInt(partition)
-            .putLong(sentMs).array();
+        return ByteBuffer.allocate(VALUE_BYTES)
+                .put(VERSION)
+                .putLong(runId)
+                .putLong(seq)
+                .putInt(partition)
+                .putLong(sentMs)
+                .array();
     }
 
     /** The probe in a record, of any run of {@code canaryId}, or null when the record is not one of its probes. */

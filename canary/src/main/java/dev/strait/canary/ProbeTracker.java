@@ -22,7 +22,13 @@ import java.util.Set;
  */
 public final class ProbeTracker {
     /** What happened to an arriving probe. */
-    public enum Arrival { IN_TIME, LATE, AFTER_LOST, DUPLICATE, UNKNOWN }
+    public enum Arrival {
+        IN_TIME,
+        LATE,
+        AFTER_LOST,
+        DUPLICATE,
+        UNKNOWN
+    }
 
     private static final int REMEMBERED_ARRIVALS = 100_000;
 
@@ -85,7 +91,7 @@ public final class ProbeTracker {
     /** Ages the outstanding probes: counts the newly late and the newly lost, and returns the state. */
     public synchronized CanaryState evaluate(long nowMs) {
         boolean anyLate = false;
-        for (Iterator<Probe> it = outstanding.values().iterator(); it.hasNext();) {
+        for (Iterator<Probe> it = outstanding.values().iterator(); it.hasNext(); ) {
             Probe p = it.next();
             long age = nowMs - p.sentMs();
             if (age > lostAfterMs) {
@@ -108,9 +114,15 @@ public final class ProbeTracker {
     }
 
     /** Counters at one moment. Immutable. */
-    public record Counts(long sent, long arrived, long late, long lost, long lateAfterLost, long duplicated,
-                         int outstanding, long lastArrivalMs) {
-    }
+    public record Counts(
+            long sent,
+            long arrived,
+            long late,
+            long lost,
+            long lateAfterLost,
+            long duplicated,
+            int outstanding,
+            long lastArrivalMs) {}
 
     public synchronized Counts counts() {
         return new Counts(sent, arrived, late, lost, lateAfterLost, duplicated, outstanding.size(), lastArrivalMs);

@@ -1,9 +1,8 @@
 package dev.strait.canary;
 
+import dev.strait.mirror.handler.MessageHandler;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
-
-import dev.strait.mirror.handler.MessageHandler;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
@@ -22,8 +21,8 @@ public final class NthRecordHandler implements MessageHandler {
 
     @Override
     public List<ProducerRecord<byte[], byte[]>> handle(ConsumerRecord<byte[], byte[]> r) {
-        ProducerRecord<byte[], byte[]> copy = new ProducerRecord<>(r.topic(), null, r.timestamp(), r.key(), r.value(),
-            r.headers());
+        ProducerRecord<byte[], byte[]> copy =
+                new ProducerRecord<>(r.topic(), null, r.timestamp(), r.key(), r.value(), r.headers());
         if (seen.incrementAndGet() == n) {
             return drop ? List.of() : List.of(copy, copy);
         }

@@ -31,7 +31,9 @@ class ProbeTrackerTest {
 
         tracker.sent(probe(2, 9_000));
         tracker.arrived(probe(2, 9_000), 9_100);
-        assertThat(tracker.evaluate(9_200)).as("still within lost.after.ms of the loss").isEqualTo(CanaryState.LOST);
+        assertThat(tracker.evaluate(9_200))
+                .as("still within lost.after.ms of the loss")
+                .isEqualTo(CanaryState.LOST);
         assertThat(tracker.evaluate(10_600)).isEqualTo(CanaryState.OK);
     }
 
@@ -80,9 +82,16 @@ class ProbeTrackerTest {
         Probe before = new Probe("c1", 41, 5, 1, 900);
 
         assertThat(Probe.decode("c1", now.key(), now.value())).isEqualTo(now);
-        assertThat(Probe.decode("c1", before.key(), before.value()).runId()).isEqualTo(41).isNotEqualTo(now.runId());
+        assertThat(Probe.decode("c1", before.key(), before.value()).runId())
+                .isEqualTo(41)
+                .isNotEqualTo(now.runId());
         // A probe of a canary from before run ids: seq 5 too, but of no known run
-        byte[] v1 = java.nio.ByteBuffer.allocate(21).put((byte) 1).putLong(5).putInt(1).putLong(900).array();
+        byte[] v1 = java.nio.ByteBuffer.allocate(21)
+                .put((byte) 1)
+                .putLong(5)
+                .putInt(1)
+                .putLong(900)
+                .array();
         assertThat(Probe.decode("c1", now.key(), v1)).isEqualTo(new Probe("c1", Probe.UNKNOWN_RUN, 5, 1, 900));
     }
 }

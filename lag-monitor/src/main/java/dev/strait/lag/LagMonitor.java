@@ -1,9 +1,5 @@
 package dev.strait.lag;
 
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-
 import dev.strait.lag.alert.Alerter;
 import dev.strait.lag.audit.Auditor;
 import dev.strait.lag.audit.ContinuousAudit;
@@ -12,6 +8,9 @@ import dev.strait.lag.sample.LagSampler;
 import dev.strait.lag.sample.LagSnapshot;
 import dev.strait.lag.status.StatusEvaluator;
 import dev.strait.lag.status.StatusEvaluator.GroupStatus;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +35,7 @@ public final class LagMonitor implements Runnable, AutoCloseable {
     private final CountDownLatch stopped = new CountDownLatch(1);
     /** Counted down by {@link #requestStop()}; the loop waits on it between cycles so a stop is immediate. */
     private final CountDownLatch stopSignal = new CountDownLatch(1);
+
     private volatile boolean stopRequested;
     private volatile boolean running;
     private volatile long lastCycleEndMs = -1;
@@ -44,11 +44,13 @@ public final class LagMonitor implements Runnable, AutoCloseable {
         this.config = config;
         this.time = time;
         this.sampler = new LagSampler(config, time);
-        this.evaluator = new StatusEvaluator(config.windowSize(), config.stopAfterMs(), config.maxLagRecords(),
-            config.maxLagSeconds());
+        this.evaluator = new StatusEvaluator(
+                config.windowSize(), config.stopAfterMs(), config.maxLagRecords(), config.maxLagSeconds());
         this.alerter = new Alerter(config.mirrorGroupId(), config.webhookUrl(), config.alertSuppressMs());
         this.auditor = config.auditIntervalMs() > 0
-            ? new Auditor(config.sourceClient(), config.targetClient(), config.renamer(), config.messageHandler(), time) : null;
+                ? new Auditor(
+                        config.sourceClient(), config.targetClient(), config.renamer(), config.messageHandler(), time)
+                : null;
         this.audit = auditor == null ? null : new ContinuousAudit(auditor, config.auditMaxRecords());
         if (config.windowWarning() != null) {
             LOGGER.warn("Lag monitor for group {}: {}", config.mirrorGroupId(), config.windowWarning());
@@ -69,8 +71,9 @@ public final class LagMonitor implements Runnable, AutoCloseable {
                 audit.round(snapshot.partitions());
             } catch (RuntimeException e) {
                 // The audit's own messages (a refused read, a read that did not finish) need no class name.
-                LOGGER.warn("Audit round failed ({}); it is retried next interval",
-                    e instanceof IllegalStateException ? e.getMessage() : e.toString());
+                LOGGER.warn(
+                        "Audit round failed ({}); it is retried next interval",
+                        e instanceof IllegalStateException ? e.getMessage() : e.toString());
             }
             nextAuditMs = time.milliseconds() + config.auditIntervalMs();
         }

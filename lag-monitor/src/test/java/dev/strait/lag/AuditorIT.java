@@ -2,13 +2,6 @@ package dev.strait.lag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.Properties;
-import java.util.concurrent.TimeUnit;
-
 import com.codahale.metrics.MetricRegistry;
 import dev.strait.lag.audit.AuditReport;
 import dev.strait.lag.audit.AuditReport.Kind;
@@ -24,6 +17,12 @@ import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.SharedClusters;
 import dev.strait.testkit.TestProducer;
 import dev.strait.testkit.TopicReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -59,9 +58,16 @@ class AuditorIT {
         }
         Properties c = client(source);
         c.put("group.id", "g-audit");
-        MirrorEngine engine = new MirrorEngine(MirrorSettings.builder().consumerConfig(c).producerConfig(client(target))
-            .include(topic).offsetCommitIntervalMs(500).messageHandler(new DropAndRepeatHandler()).build(),
-            new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
+        MirrorEngine engine = new MirrorEngine(
+                MirrorSettings.builder()
+                        .consumerConfig(c)
+                        .producerConfig(client(target))
+                        .include(topic)
+                        .offsetCommitIntervalMs(500)
+                        .messageHandler(new DropAndRepeatHandler())
+                        .build(),
+                new MirrorMetrics(new MetricRegistry()),
+                Time.SYSTEM);
         engine.start();
         Await.until("mirrored", Duration.ofSeconds(60), () -> target.endOffsetSum(topic) == 200);
         engine.requestStop();
@@ -75,8 +81,9 @@ class AuditorIT {
 
         // Then
         assertThat(report.clean()).isFalse();
-        assertThat(report.findings()).extracting(f -> f.kind() + " " + f.partition() + "@" + f.sourceOffset())
-            .containsExactlyInAnyOrder("MISSING 0@17", "DUPLICATED 0@23");
+        assertThat(report.findings())
+                .extracting(f -> f.kind() + " " + f.partition() + "@" + f.sourceOffset())
+                .containsExactlyInAnyOrder("MISSING 0@17", "DUPLICATED 0@23");
         assertThat(report.partitions().get(1).findings()).isEmpty();
         assertThat(report.partitions().get(1).digestsEqual()).isTrue();
         assertThat(report.partitions().get(0).digestsEqual()).isFalse();
@@ -102,8 +109,8 @@ class AuditorIT {
         // When: audited with the mirror's handler, and without it
         AuditReport withHandler;
         AuditReport without;
-        try (Auditor auditor = new Auditor(client(source), client(target), TopicRenamer.identity(), handler,
-            Time.SYSTEM)) {
+        try (Auditor auditor =
+                new Auditor(client(source), client(target), TopicRenamer.identity(), handler, Time.SYSTEM)) {
             withHandler = auditor.audit(topic, ranges);
         }
         try (Auditor auditor = new Auditor(client(source), client(target), TopicRenamer.identity(), Time.SYSTEM)) {
@@ -112,8 +119,10 @@ class AuditorIT {
 
         // Then: with the handler, its drops are not findings, its two outputs are not duplicates, its rewrites are
         // not alterations, and the one record the mirror lost is the one finding
-        assertThat(withHandler.findings()).as(withHandler.table(20))
-            .extracting(f -> f.kind() + " " + f.partition() + "@" + f.sourceOffset()).containsExactly("MISSING 0@43");
+        assertThat(withHandler.findings())
+                .as(withHandler.table(20))
+                .extracting(f -> f.kind() + " " + f.partition() + "@" + f.sourceOffset())
+                .containsExactly("MISSING 0@43");
         for (AuditReport.PartitionAudit pa : withHandler.partitions()) {
             assertThat(pa.droppedByHandler()).as("offsets 0, 5, ..., 95").isEqualTo(20);
             assertThat(pa.count(Kind.DUPLICATED)).isZero();
@@ -134,10 +143,12 @@ class AuditorIT {
             producer.produce(topic, 2, 200);
         }
         mirror(topic, "g-audit-hashed", MirrorSettings.builder().partitionMode(PartitionMode.HASH));
-        Map<Integer, List<ConsumerRecord<byte[], byte[]>>> onTarget = TopicReader.readAll(target.bootstrapServers(),
-            topic);
-        assertThat(onTarget.get(0)).extracting(r -> Provenance.from(r.headers()).partition())
-            .as("the precondition: target partition 0 holds copies of both source partitions").contains(0, 1);
+        Map<Integer, List<ConsumerRecord<byte[], byte[]>>> onTarget =
+                TopicReader.readAll(target.bootstrapServers(), topic);
+        assertThat(onTarget.get(0))
+                .extracting(r -> Provenance.from(r.headers()).partition())
+                .as("the precondition: target partition 0 holds copies of both source partitions")
+                .contains(0, 1);
 
         // When
         AuditReport report;
@@ -154,12 +165,23 @@ class AuditorIT {
     private static void mirror(String topic, String group, MirrorSettings.Builder settings) throws Exception {
         Properties c = client(source);
         c.put("group.id", group);
-        MirrorEngine engine = new MirrorEngine(settings.consumerConfig(c).producerConfig(client(target)).include(topic)
-            .offsetCommitIntervalMs(500).build(), new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
+        MirrorEngine engine = new MirrorEngine(
+                settings.consumerConfig(c)
+                        .producerConfig(client(target))
+                        .include(topic)
+                        .offsetCommitIntervalMs(500)
+                        .build(),
+                new MirrorMetrics(new MetricRegistry()),
+                Time.SYSTEM);
         engine.start();
         long end = source.endOffsetSum(topic);
-        Await.until("mirrored and committed", Duration.ofSeconds(60), () -> source.committedOffsets(group, topic)
-            .values().stream().mapToLong(Long::longValue).sum() == end);
+        Await.until(
+                "mirrored and committed",
+                Duration.ofSeconds(60),
+                () -> source.committedOffsets(group, topic).values().stream()
+                                .mapToLong(Long::longValue)
+                                .sum()
+                        == end);
         engine.requestStop();
         engine.awaitTermination(Duration.ofSeconds(60));
     }
@@ -177,7 +199,8 @@ class AuditorIT {
         try (Admin admin = source.admin()) {
             sourceId = admin.describeCluster().clusterId().get(30, TimeUnit.SECONDS);
         }
-        List<ConsumerRecord<byte[], byte[]>> records = TopicReader.readAll(source.bootstrapServers(), topic).get(0);
+        List<ConsumerRecord<byte[], byte[]>> records =
+                TopicReader.readAll(source.bootstrapServers(), topic).get(0);
         try (TestProducer producer = new TestProducer(target.bootstrapServers())) {
             for (int i : new int[] {0, 1, 3, 2, 4}) {
                 ConsumerRecord<byte[], byte[]> r = records.get(i);
@@ -195,8 +218,9 @@ class AuditorIT {
         }
 
         // Then
-        assertThat(report.findings()).extracting(f -> f.kind() + "@" + f.sourceOffset())
-            .containsExactlyInAnyOrder("REORDERED@2", "ALTERED@4");
+        assertThat(report.findings())
+                .extracting(f -> f.kind() + "@" + f.sourceOffset())
+                .containsExactlyInAnyOrder("REORDERED@2", "ALTERED@4");
         assertThat(report.partitions().get(0).count(Kind.MISSING)).isZero();
     }
 
@@ -215,15 +239,20 @@ class AuditorIT {
         Properties tx = client(source);
         tx.put("transactional.id", "audit-promise-writer");
         try (org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> producer =
-                 new org.apache.kafka.clients.producer.KafkaProducer<>(tx,
-                     new org.apache.kafka.common.serialization.ByteArraySerializer(),
-                     new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+                new org.apache.kafka.clients.producer.KafkaProducer<>(
+                        tx,
+                        new org.apache.kafka.common.serialization.ByteArraySerializer(),
+                        new org.apache.kafka.common.serialization.ByteArraySerializer())) {
             producer.initTransactions();
             for (boolean commit : new boolean[] {true, false}) {
                 producer.beginTransaction();
                 for (int i = 0; i < 5; i++) {
-                    producer.send(new ProducerRecord<>(topic, 0, 1_700_000_000_000L + i, ("t" + i).getBytes(
-                        StandardCharsets.UTF_8), (commit ? "committed" : "aborted").getBytes(StandardCharsets.UTF_8)));
+                    producer.send(new ProducerRecord<>(
+                            topic,
+                            0,
+                            1_700_000_000_000L + i,
+                            ("t" + i).getBytes(StandardCharsets.UTF_8),
+                            (commit ? "committed" : "aborted").getBytes(StandardCharsets.UTF_8)));
                 }
                 if (commit) {
                     producer.commitTransaction();
@@ -235,27 +264,46 @@ class AuditorIT {
         try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
             RecordHeaders h = new RecordHeaders();
             h.add(Provenance.HEADER, new Provenance(targetId, targetId, topic, 0, 0).encode());
-            producer.send(new ProducerRecord<>(topic, 0, 1_700_000_000_100L, "echo".getBytes(StandardCharsets.UTF_8),
-                "a copy of a target record".getBytes(StandardCharsets.UTF_8), h));
+            producer.send(new ProducerRecord<>(
+                    topic,
+                    0,
+                    1_700_000_000_100L,
+                    "echo".getBytes(StandardCharsets.UTF_8),
+                    "a copy of a target record".getBytes(StandardCharsets.UTF_8),
+                    h));
             for (int i = 0; i < 4; i++) {
                 producer.send(TestProducer.record(topic, 0, i, 1_700_000_000_200L + i, 10));
             }
         }
         Properties c = client(source);
         c.put("group.id", "g-audit-promise");
-        MirrorEngine engine = new MirrorEngine(MirrorSettings.builder().consumerConfig(c).producerConfig(client(target))
-            .include(topic).offsetCommitIntervalMs(500).build(), new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
+        MirrorEngine engine = new MirrorEngine(
+                MirrorSettings.builder()
+                        .consumerConfig(c)
+                        .producerConfig(client(target))
+                        .include(topic)
+                        .offsetCommitIntervalMs(500)
+                        .build(),
+                new MirrorMetrics(new MetricRegistry()),
+                Time.SYSTEM);
         engine.start();
         long end = source.endOffsetSum(topic);
-        Await.until("mirrored and committed", Duration.ofSeconds(60),
-            () -> source.committedOffsets("g-audit-promise", topic).getOrDefault(0, 0L) == end);
+        Await.until(
+                "mirrored and committed",
+                Duration.ofSeconds(60),
+                () -> source.committedOffsets("g-audit-promise", topic).getOrDefault(0, 0L) == end);
         engine.requestStop();
         engine.awaitTermination(Duration.ofSeconds(60));
         try (TestProducer other = new TestProducer(target.bootstrapServers())) {
             RecordHeaders h = new RecordHeaders();
             h.add(Provenance.HEADER, new Provenance("other-source", "other-source", topic, 0, 3).encode());
-            other.send(new ProducerRecord<>(topic, 0, null, "x".getBytes(StandardCharsets.UTF_8),
-                "from elsewhere".getBytes(StandardCharsets.UTF_8), h));
+            other.send(new ProducerRecord<>(
+                    topic,
+                    0,
+                    null,
+                    "x".getBytes(StandardCharsets.UTF_8),
+                    "from elsewhere".getBytes(StandardCharsets.UTF_8),
+                    h));
         }
 
         // When
@@ -267,7 +315,9 @@ class AuditorIT {
         // Then: clean; the echo is not expected on the target, the aborted records are not data
         assertThat(report.findings()).as(report.table(20)).isEmpty();
         assertThat(report.partitions().get(0).notCopiedByDesign()).isEqualTo(1);
-        assertThat(report.partitions().get(0).sourceRecords()).as("5 committed + 4 plain").isEqualTo(9);
+        assertThat(report.partitions().get(0).sourceRecords())
+                .as("5 committed + 4 plain")
+                .isEqualTo(9);
         assertThat(report.partitions().get(0).targetRecords()).isEqualTo(9);
     }
 }

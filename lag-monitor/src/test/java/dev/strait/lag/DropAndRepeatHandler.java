@@ -1,8 +1,7 @@
 package dev.strait.lag;
 
-import java.util.List;
-
 import dev.strait.mirror.handler.MessageHandler;
+import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
@@ -10,8 +9,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 public final class DropAndRepeatHandler implements MessageHandler {
     @Override
     public List<ProducerRecord<byte[], byte[]>> handle(ConsumerRecord<byte[], byte[]> r) {
-        ProducerRecord<byte[], byte[]> copy = new ProducerRecord<>(r.topic(), null, r.timestamp(), r.key(), r.value(),
-            r.headers());
+        ProducerRecord<byte[], byte[]> copy =
+                new ProducerRecord<>(r.topic(), null, r.timestamp(), r.key(), r.value(), r.headers());
         if (r.partition() == 0 && r.offset() == 17) {
             return List.of();
         }

@@ -1,9 +1,8 @@
 package dev.strait.lag;
 
+import dev.strait.mirror.handler.MessageHandler;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-
-import dev.strait.mirror.handler.MessageHandler;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;

@@ -2,14 +2,6 @@ package dev.strait.lag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.Properties;
-import java.util.concurrent.TimeUnit;
-
 import com.codahale.metrics.MetricRegistry;
 import com.sun.net.httpserver.HttpServer;
 import dev.strait.lag.config.LagMonitorConfig;
@@ -22,15 +14,22 @@ import dev.strait.mirror.handler.MessageHandler;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.provenance.Provenance;
 import dev.strait.testkit.Await;
-import dev.strait.testkit.WebhookReceiver;
 import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.LoadGenerator;
 import dev.strait.testkit.SharedClusters;
 import dev.strait.testkit.TestProducer;
+import dev.strait.testkit.WebhookReceiver;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -55,7 +54,6 @@ class LagMonitorIT {
     void stopWebhook() {
         webhook.close();
     }
-
 
     private static LagMonitorConfig config(KafkaCluster src, String group, String topics, String... extra) {
         Properties p = new Properties();
@@ -84,9 +82,16 @@ class LagMonitorIT {
         c.putAll(extra);
         Properties p = new Properties();
         p.put("bootstrap.servers", target.bootstrapServers());
-        MirrorEngine engine = new MirrorEngine(MirrorSettings.builder().consumerConfig(c).producerConfig(p).include(topic)
-            .offsetCommitIntervalMs(500).messageHandler(handler).build(), new MirrorMetrics(new MetricRegistry()),
-            Time.SYSTEM);
+        MirrorEngine engine = new MirrorEngine(
+                MirrorSettings.builder()
+                        .consumerConfig(c)
+                        .producerConfig(p)
+                        .include(topic)
+                        .offsetCommitIntervalMs(500)
+                        .messageHandler(handler)
+                        .build(),
+                new MirrorMetrics(new MetricRegistry()),
+                Time.SYSTEM);
         engine.start();
         return engine;
     }
@@ -97,7 +102,11 @@ class LagMonitorIT {
     }
 
     private static PartitionLag partition(GroupStatus s, int p) {
-        return s.partitions().stream().filter(x -> x.lag().partition() == p).findFirst().orElseThrow().lag();
+        return s.partitions().stream()
+                .filter(x -> x.lag().partition() == p)
+                .findFirst()
+                .orElseThrow()
+                .lag();
     }
 
     @Test
@@ -107,13 +116,15 @@ class LagMonitorIT {
         source.createTopic(topic, 1);
         target.createTopic(topic, 1);
         try (TestProducer src = new TestProducer(source.bootstrapServers());
-             TestProducer dst = new TestProducer(target.bootstrapServers())) {
+                TestProducer dst = new TestProducer(target.bootstrapServers())) {
             src.produce(topic, 1, 8);
             String sourceId;
             try (Admin admin = source.admin()) {
                 sourceId = admin.describeCluster().clusterId().get(30, TimeUnit.SECONDS);
-                admin.alterConsumerGroupOffsets("g-example", Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(4)))
-                    .all().get(30, TimeUnit.SECONDS);
+                admin.alterConsumerGroupOffsets(
+                                "g-example", Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(4)))
+                        .all()
+                        .get(30, TimeUnit.SECONDS);
             }
             for (int i = 0; i <= 5; i++) {
                 RecordHeaders h = new RecordHeaders();
@@ -124,14 +135,20 @@ class LagMonitorIT {
         HttpServer mirrorMetrics = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         mirrorMetrics.createContext("/metrics", ex -> {
             byte[] body = ("strait_mirror_partition_position{topic=\"" + topic + "\",partition=\"0\"} 7\n")
-                .getBytes(StandardCharsets.UTF_8);
+                    .getBytes(StandardCharsets.UTF_8);
             ex.sendResponseHeaders(200, body.length);
             ex.getResponseBody().write(body);
             ex.close();
         });
         mirrorMetrics.start();
-        try (LagMonitor monitor = new LagMonitor(config(source, "g-example", "lag\\.example", "mirror.metrics.url",
-            "http://127.0.0.1:" + mirrorMetrics.getAddress().getPort() + "/metrics"), Time.SYSTEM)) {
+        try (LagMonitor monitor = new LagMonitor(
+                config(
+                        source,
+                        "g-example",
+                        "lag\\.example",
+                        "mirror.metrics.url",
+                        "http://127.0.0.1:" + mirrorMetrics.getAddress().getPort() + "/metrics"),
+                Time.SYSTEM)) {
             // When
             GroupStatus status = monitor.cycle();
 
@@ -154,28 +171,41 @@ class LagMonitorIT {
         source.createTopic(topic, 3);
         MirrorEngine engine = mirror("g-live", topic, null);
         try (LagMonitor monitor = new LagMonitor(config(source, "g-live", "lag\\.live"), Time.SYSTEM);
-             LoadGenerator load = new LoadGenerator(source.bootstrapServers(), topic, 3, 2_000, 1_000)) {
+                LoadGenerator load = new LoadGenerator(source.bootstrapServers(), topic, 3, 2_000, 1_000)) {
             // When: sampled while records flow, then after the producer stopped
             long maxCommittedLag = 0;
             while (load.sent() < 5_500 && maxCommittedLag == 0) {
                 GroupStatus s = monitor.cycle();
-                maxCommittedLag = Math.max(maxCommittedLag, s.partitions().stream()
-                    .mapToLong(p -> p.lag().committedLag()).max().orElse(0));
+                maxCommittedLag = Math.max(
+                        maxCommittedLag,
+                        s.partitions().stream()
+                                .mapToLong(p -> p.lag().committedLag())
+                                .max()
+                                .orElse(0));
                 Thread.sleep(200);
             }
             load.awaitDone(60);
-            Await.until("exact lag 0 on every partition", Duration.ofSeconds(60), () -> monitor.cycle().partitions()
-                .stream().allMatch(p -> p.lag().exactLag() == 0 && p.lag().sourceEnd() == 2_000));
+            Await.until(
+                    "exact lag 0 on every partition",
+                    Duration.ofSeconds(60),
+                    () -> monitor.cycle().partitions().stream()
+                            .allMatch(p -> p.lag().exactLag() == 0 && p.lag().sourceEnd() == 2_000));
 
             // Then
             GroupStatus last = monitor.latest();
-            assertThat(last.status()).as("lag 0 is OK, whatever the window held before").isEqualTo(Status.OK);
+            assertThat(last.status())
+                    .as("lag 0 is OK, whatever the window held before")
+                    .isEqualTo(Status.OK);
             assertThat(last.partitions()).allSatisfy(p -> {
                 assertThat(p.lag().timeLagMs()).isZero();
                 assertThat(p.lag().lastMirroredOffset()).isEqualTo(1_999);
             });
-            assertThat(maxCommittedLag).as("lag was seen while the producer ran").isPositive();
-            assertThat(last.snapshot().sourceCalls()).as("batched calls, not one per partition").isLessThan(10);
+            assertThat(maxCommittedLag)
+                    .as("lag was seen while the producer ran")
+                    .isPositive();
+            assertThat(last.snapshot().sourceCalls())
+                    .as("batched calls, not one per partition")
+                    .isLessThan(10);
         } finally {
             stop(engine);
         }
@@ -194,8 +224,18 @@ class LagMonitorIT {
             producer.produce(topic, 1, 300, 50);
         }
         String hook = webhook.url();
-        try (LagMonitor monitor = new LagMonitor(config(source, "g-stall", "lag\\.stall", "stop.after.ms", "2500",
-            "alert.webhook.url", hook, "alert.suppress.ms", "600000"), Time.SYSTEM)) {
+        try (LagMonitor monitor = new LagMonitor(
+                config(
+                        source,
+                        "g-stall",
+                        "lag\\.stall",
+                        "stop.after.ms",
+                        "2500",
+                        "alert.webhook.url",
+                        hook,
+                        "alert.suppress.ms",
+                        "600000"),
+                Time.SYSTEM)) {
             // When / Then: STALL once the window is full, STOP after 2.5 s without a commit
             Status first = monitor.cycle().status();
             monitor.cycle();
@@ -212,8 +252,10 @@ class LagMonitorIT {
 
             // When: the group's offset is reset backwards
             try (Admin admin = source.admin()) {
-                admin.alterConsumerGroupOffsets("g-stall", Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(100)))
-                    .all().get(30, TimeUnit.SECONDS);
+                admin.alterConsumerGroupOffsets(
+                                "g-stall", Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(100)))
+                        .all()
+                        .get(30, TimeUnit.SECONDS);
             }
 
             // Then
@@ -230,8 +272,9 @@ class LagMonitorIT {
         Properties smallPolls = new Properties();
         smallPolls.put("max.poll.records", "200");
         MirrorEngine engine = mirror("g-warn", topic, new SlowHandler(), smallPolls);
-        try (LagMonitor monitor = new LagMonitor(config(source, "g-warn", "lag\\.warn", "window.size", "4"), Time.SYSTEM);
-             LoadGenerator load = new LoadGenerator(source.bootstrapServers(), topic, 1, 180_000, 3_000)) {
+        try (LagMonitor monitor =
+                        new LagMonitor(config(source, "g-warn", "lag\\.warn", "window.size", "4"), Time.SYSTEM);
+                LoadGenerator load = new LoadGenerator(source.bootstrapServers(), topic, 1, 180_000, 3_000)) {
             Await.until("mirroring begun", Duration.ofSeconds(30), () -> target.endOffsetSum(topic) > 0);
 
             // When / Then
@@ -259,9 +302,13 @@ class LagMonitorIT {
 
                 // Then
                 assertThat(down.status()).isEqualTo(Status.ERR);
-                assertThat(down.snapshot().errors()).anySatisfy(e -> assertThat(e).startsWith("source cluster"));
+                assertThat(down.snapshot().errors())
+                        .anySatisfy(e -> assertThat(e).startsWith("source cluster"));
                 doomed.restartAll();
-                Await.until("back to OK", Duration.ofSeconds(60), () -> monitor.cycle().status() == Status.OK);
+                Await.until(
+                        "back to OK",
+                        Duration.ofSeconds(60),
+                        () -> monitor.cycle().status() == Status.OK);
             }
         }
     }
@@ -283,13 +330,19 @@ class LagMonitorIT {
             producer.produce(topic, 2, 100);
         }
         MirrorEngine engine = mirror("g-audited", topic, new DropAndRepeatHandler());
-        Await.until("mirrored and committed", Duration.ofSeconds(60), () -> source.committedOffsets("g-audited", topic)
-            .values().stream().mapToLong(Long::longValue).sum() == 200);
+        Await.until(
+                "mirrored and committed",
+                Duration.ofSeconds(60),
+                () -> source.committedOffsets("g-audited", topic).values().stream()
+                                .mapToLong(Long::longValue)
+                                .sum()
+                        == 200);
         stop(engine);
-        try (LagMonitor monitor = new LagMonitor(config(source, "g-audited", "lag\\.audited", "audit.interval.ms", "1",
-            "http.port", "0"), Time.SYSTEM);
-             dev.strait.lag.http.StatusServer http = new dev.strait.lag.http.StatusServer("127.0.0.1", 0, "g-audited",
-                 monitor::latest, monitor::healthy, monitor::auditSummary)) {
+        try (LagMonitor monitor = new LagMonitor(
+                        config(source, "g-audited", "lag\\.audited", "audit.interval.ms", "1", "http.port", "0"),
+                        Time.SYSTEM);
+                dev.strait.lag.http.StatusServer http = new dev.strait.lag.http.StatusServer(
+                        "127.0.0.1", 0, "g-audited", monitor::latest, monitor::healthy, monitor::auditSummary)) {
             // When
             monitor.cycle();
             monitor.cycle();
@@ -297,12 +350,18 @@ class LagMonitorIT {
             // Then: each committed record audited once, both anomalies named
             var summary = monitor.auditSummary();
             assertThat(summary.recordsAudited()).isEqualTo(200);
-            assertThat(summary.findingsByKind()).containsEntry(dev.strait.lag.audit.AuditReport.Kind.MISSING, 1L)
-                .containsEntry(dev.strait.lag.audit.AuditReport.Kind.DUPLICATED, 1L);
-            String status = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
-                    java.net.URI.create("http://127.0.0.1:" + http.port() + "/status")).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
-            assertThat(status).contains("\"kind\":\"MISSING\",\"topic\":\"lag.audited\",\"partition\":0,\"sourceOffset\":17");
+            assertThat(summary.findingsByKind())
+                    .containsEntry(dev.strait.lag.audit.AuditReport.Kind.MISSING, 1L)
+                    .containsEntry(dev.strait.lag.audit.AuditReport.Kind.DUPLICATED, 1L);
+            String status = java.net.http.HttpClient.newHttpClient()
+                    .send(
+                            java.net.http.HttpRequest.newBuilder(
+                                            java.net.URI.create("http://127.0.0.1:" + http.port() + "/status"))
+                                    .build(),
+                            java.net.http.HttpResponse.BodyHandlers.ofString())
+                    .body();
+            assertThat(status)
+                    .contains("\"kind\":\"MISSING\",\"topic\":\"lag.audited\",\"partition\":0,\"sourceOffset\":17");
         }
     }
 
@@ -325,7 +384,8 @@ class LagMonitorIT {
     private static void commit(String group, String topic, long offset) throws Exception {
         try (Admin admin = source.admin()) {
             admin.alterConsumerGroupOffsets(group, Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(offset)))
-                .all().get(30, TimeUnit.SECONDS);
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
         }
     }
 
@@ -348,7 +408,9 @@ class LagMonitorIT {
             PartitionLag lag = partition(monitor.cycle(), 0);
 
             // Then
-            assertThat(lag.lastMirroredOffset()).as("the other cluster's offset 99 is not ours").isNotEqualTo(99);
+            assertThat(lag.lastMirroredOffset())
+                    .as("the other cluster's offset 99 is not ours")
+                    .isNotEqualTo(99);
             assertThat(lag.exactLag()).isEqualTo(50);
         }
     }
@@ -373,7 +435,10 @@ class LagMonitorIT {
                 admin.deleteTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
                 Await.until("deleted", Duration.ofSeconds(30), () -> {
                     try {
-                        return !admin.listTopics().names().get(10, TimeUnit.SECONDS).contains(topic);
+                        return !admin.listTopics()
+                                .names()
+                                .get(10, TimeUnit.SECONDS)
+                                .contains(topic);
                     } catch (Exception e) {
                         return false;
                     }
@@ -404,8 +469,8 @@ class LagMonitorIT {
         Properties tx = new Properties();
         tx.put("bootstrap.servers", target.bootstrapServers());
         tx.put("transactional.id", "lag-marker-copies");
-        try (KafkaProducer<byte[], byte[]> dst = new KafkaProducer<>(tx, new ByteArraySerializer(),
-            new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> dst =
+                new KafkaProducer<>(tx, new ByteArraySerializer(), new ByteArraySerializer())) {
             dst.initTransactions();
             dst.beginTransaction();
             for (int i = 0; i < 50; i++) {
@@ -444,7 +509,10 @@ class LagMonitorIT {
             // When / Then: the oldest unmirrored record's age by its timestamp is negative; the monitor reports how
             // long it has seen it waiting instead of 0
             assertThat(partition(monitor.cycle(), 0).exactLag()).isEqualTo(20);
-            Await.until("a positive time lag", Duration.ofSeconds(30), () -> partition(monitor.cycle(), 0).timeLagMs() > 0);
+            Await.until(
+                    "a positive time lag",
+                    Duration.ofSeconds(30),
+                    () -> partition(monitor.cycle(), 0).timeLagMs() > 0);
             assertThat(partition(monitor.latest(), 0).timeLagMs()).isLessThan(600_000);
         }
     }

@@ -1,8 +1,7 @@
 package dev.strait.lag;
 
-import java.util.List;
-
 import dev.strait.mirror.handler.MessageHandler;
+import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 

@@ -1,8 +1,7 @@
 package dev.strait.cli;
 
-import java.io.PrintWriter;
-
 import dev.strait.mirror.config.ConfigException;
+import java.io.PrintWriter;
 import picocli.CommandLine;
 
 /**
@@ -14,8 +13,7 @@ public final class Cli {
     public static final int FAILED = 1;
     public static final int BAD_INPUT = 2;
 
-    private Cli() {
-    }
+    private Cli() {}
 
     public static int execute(Object command, String[] args) {
         return execute(command, null, args);
@@ -28,8 +26,7 @@ public final class Cli {
         }
         cl.setParameterExceptionHandler((ex, a) -> {
             PrintWriter err = ex.getCommandLine().getErr();
-            err.println(ex.getCommandLine().getCommandName() + ": error: " + ex.getMessage()
-                + " (see --help)");
+            err.println(ex.getCommandLine().getCommandName() + ": error: " + ex.getMessage() + " (see --help)");
             err.flush();
             return BAD_INPUT;
         });

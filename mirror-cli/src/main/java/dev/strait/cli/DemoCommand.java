@@ -1,16 +1,5 @@
 package dev.strait.cli;
 
-import java.io.PrintStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Properties;
-import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
-
 import com.codahale.metrics.MetricRegistry;
 import dev.strait.broker.server.EmbeddedCluster;
 import dev.strait.canary.Canary;
@@ -31,6 +20,16 @@ import dev.strait.mirror.config.TopicSyncSettings;
 import dev.strait.mirror.engine.MirrorEngine;
 import dev.strait.mirror.metrics.MetricsHttpServer;
 import dev.strait.mirror.metrics.MirrorMetrics;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.utils.Time;
@@ -47,12 +46,18 @@ import picocli.CommandLine.Option;
  * start and the end. Exit 0 only if nothing was lost (and, with the drill, it read nothing again and skipped
  * nothing).
  */
-@Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
-    usageHelpWidth = 110,
-    description = {"Runs Strait end to end on built-in companion clusters and prints a verdict.",
-        "Records produced, mirrored, lost (must be 0) and duplicated. Exit 0 only if nothing was lost.",
-        "It ends with a disaster-recovery drill: the source is stopped, strait failover moves",
-        "an application's consumer group to the target and it resumes there (read again and skipped must be 0)."})
+@Command(
+        name = "demo",
+        mixinStandardHelpOptions = true,
+        versionProvider = Version.class,
+        sortOptions = false,
+        usageHelpWidth = 110,
+        description = {
+            "Runs Strait end to end on built-in companion clusters and prints a verdict.",
+            "Records produced, mirrored, lost (must be 0) and duplicated. Exit 0 only if nothing was lost.",
+            "It ends with a disaster-recovery drill: the source is stopped, strait failover moves",
+            "an application's consumer group to the target and it resumes there (read again and skipped must be 0)."
+        })
 public final class DemoCommand implements Callable<Integer> {
     private static final List<String> TOPICS = List.of("demo.orders", "demo.payments");
     private static final String GROUP = "strait-demo-mirror";
@@ -60,43 +65,61 @@ public final class DemoCommand implements Callable<Integer> {
     private static final long COMMIT_INTERVAL_MS = 2_000;
     /** How long after a fault is undone the live lines still name it. */
     private static final int FAULT_SETTLE_SECONDS = 10;
+
     private static final int WARM_UP_SECONDS = 60;
 
-    @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "60",
-        description = "How long the load runs (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--duration",
+            paramLabel = "SECONDS",
+            defaultValue = "60",
+            description = "How long the load runs (default: ${DEFAULT-VALUE}).")
     int durationSeconds;
 
-    @Option(names = "--rate", paramLabel = "RECORDS_PER_SECOND", defaultValue = "2000",
-        description = "Load on the source (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--rate",
+            paramLabel = "RECORDS_PER_SECOND",
+            defaultValue = "2000",
+            description = "Load on the source (default: ${DEFAULT-VALUE}).")
     int rate;
 
-    @Option(names = "--nodes", paramLabel = "N", defaultValue = "3",
-        description = "Nodes per cluster (default: ${DEFAULT-VALUE}); with 3 or more, topics are replicated three "
-            + "times with min.insync.replicas=2 and the killed broker's partitions fail over.")
+    @Option(
+            names = "--nodes",
+            paramLabel = "N",
+            defaultValue = "3",
+            description = "Nodes per cluster (default: ${DEFAULT-VALUE}); with 3 or more, topics are replicated three "
+                    + "times with min.insync.replicas=2 and the killed broker's partitions fail over.")
     int nodes;
 
     @Option(names = "--no-broker-kill", description = "Do not kill a source broker partway through.")
     boolean noKill;
 
-    @Option(names = "--failover-drill", negatable = true, defaultValue = "true", fallbackValue = "true",
-        description = "Run an application's consumer group on the source (its offsets synced by the mirror) and end "
-        + "with a failover drill: the whole source cluster stopped, the group moved by strait failover, and read on "
-        + "the target (records read again and skipped must be 0). On by default; --no-failover-drill leaves it out.")
+    @Option(
+            names = "--failover-drill",
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
+            description =
+                    "Run an application's consumer group on the source (its offsets synced by the mirror) and end "
+                            + "with a failover drill: the whole source cluster stopped, the group moved by strait failover, and read on "
+                            + "the target (records read again and skipped must be 0). On by default; --no-failover-drill leaves it out.")
     boolean drill;
 
-    @Option(names = "--log-file", paramLabel = "FILE",
-        description = "Where the logs of the brokers, clients, mirror, lag monitor and canary go (default: a new "
-            + "file strait-demo-*.log in the temporary directory).")
+    @Option(
+            names = "--log-file",
+            paramLabel = "FILE",
+            description = "Where the logs of the brokers, clients, mirror, lag monitor and canary go (default: a new "
+                    + "file strait-demo-*.log in the temporary directory).")
     Path logFile;
 
     private final Time time = Time.SYSTEM;
 
     private EmbeddedCluster cluster() {
-        EmbeddedCluster.Builder builder = EmbeddedCluster.builder().nodes(nodes)
-            .brokerConfig("group.initial.rebalance.delay.ms", "0");
+        EmbeddedCluster.Builder builder =
+                EmbeddedCluster.builder().nodes(nodes).brokerConfig("group.initial.rebalance.delay.ms", "0");
         if (nodes >= 3) {
-            builder.brokerConfig("min.insync.replicas", "2").brokerConfig("broker.session.timeout.ms", "3000")
-                .brokerConfig("broker.heartbeat.interval.ms", "500");
+            builder.brokerConfig("min.insync.replicas", "2")
+                    .brokerConfig("broker.session.timeout.ms", "3000")
+                    .brokerConfig("broker.heartbeat.interval.ms", "500");
         }
         return builder.start();
     }
@@ -115,8 +138,10 @@ public final class DemoCommand implements Callable<Integer> {
         PrintStream out = System.out;
         Path log = DemoLogs.toFile(logFile != null ? logFile : Files.createTempFile("strait-demo-", ".log"));
         out.printf("strait demo: logs go to %s%n", log);
-        out.printf("strait demo: starting two companion clusters of %d node%s each ...%n", nodes, nodes == 1 ? "" : "s");
-        try (EmbeddedCluster source = cluster(); EmbeddedCluster target = cluster()) {
+        out.printf(
+                "strait demo: starting two companion clusters of %d node%s each ...%n", nodes, nodes == 1 ? "" : "s");
+        try (EmbeddedCluster source = cluster();
+                EmbeddedCluster target = cluster()) {
             createTopics(source, (short) Math.min(3, nodes));
             out.printf("source %s, target %s%n", source.bootstrapServers(), target.bootstrapServers());
             int code = run(out, source, target);
@@ -128,38 +153,81 @@ public final class DemoCommand implements Callable<Integer> {
     private int run(PrintStream out, EmbeddedCluster source, EmbeddedCluster target) throws Exception {
         MirrorMetrics mirrorMetrics = new MirrorMetrics(new MetricRegistry());
         MirrorSettings.Builder settings = MirrorSettings.builder()
-            .consumerConfig(props("bootstrap.servers", source.bootstrapServers(), "group.id", GROUP,
-                "metadata.max.age.ms", "5000"))
-            .producerConfig(props("bootstrap.servers", target.bootstrapServers()))
-            .include("demo\\..*|strait-canary").numStreams(2).offsetCommitIntervalMs(COMMIT_INTERVAL_MS);
+                .consumerConfig(props(
+                        "bootstrap.servers",
+                        source.bootstrapServers(),
+                        "group.id",
+                        GROUP,
+                        "metadata.max.age.ms",
+                        "5000"))
+                .producerConfig(props("bootstrap.servers", target.bootstrapServers()))
+                .include("demo\\..*|strait-canary")
+                .numStreams(2)
+                .offsetCommitIntervalMs(COMMIT_INTERVAL_MS);
         if (drill) {
             // The drill's application group, synced every second (the offset map feeds the exact translation).
-            settings.sync(new SyncSettings(GroupFilter.of(DemoDrill.GROUP, null, "--groups", "--groups.exclude"), 1000,
-                true, SyncSettings.DEFAULT_SYNC_TOPIC, TopicSyncSettings.defaults()));
+            settings.sync(new SyncSettings(
+                    GroupFilter.of(DemoDrill.GROUP, null, "--groups", "--groups.exclude"),
+                    1000,
+                    true,
+                    SyncSettings.DEFAULT_SYNC_TOPIC,
+                    TopicSyncSettings.defaults()));
         }
         MirrorEngine mirror = new MirrorEngine(settings.build(), mirrorMetrics, time);
         mirror.start();
-        try (MetricsHttpServer mirrorHttp = new MetricsHttpServer("127.0.0.1", 0, mirrorMetrics,
-                 () -> new MetricsHttpServer.Health(mirror.healthy(), mirror.healthDetail()));
-             LagMonitor lag = new LagMonitor(LagMonitorConfig.from(props(
-                 "source.bootstrap.servers", source.bootstrapServers(),
-                 "target.bootstrap.servers", target.bootstrapServers(),
-                 "mirror.group.id", GROUP, "topics", "demo\\..*",
-                 "mirror.metrics.url", "http://127.0.0.1:" + mirrorHttp.port() + "/metrics",
-                 "window.size", "10", "sample.interval.ms", "1000", "stop.after.ms", "30000",
-                 "mirror.commit.interval.ms", Long.toString(COMMIT_INTERVAL_MS), "audit.interval.ms", "0")), time);
-             StatusServer lagHttp = new StatusServer("127.0.0.1", 0, GROUP, lag::latest, lag::healthy,
-                 lag::auditSummary);
-             Canary canary = new Canary(CanaryConfig.from(props(
-                 "source.bootstrap.servers", source.bootstrapServers(),
-                 "target.bootstrap.servers", target.bootstrapServers(),
-                 "interval.ms", "1000", "alarm.threshold.ms", "3000", "lost.after.ms", "30000", "partitions", "3",
-                 "canary.id", "demo")), new MetricRegistry(), time);
-             CanaryHttpServer canaryHttp = new CanaryHttpServer("127.0.0.1", 0, canary);
-             DemoLoad load = new DemoLoad(source.bootstrapServers(), TOPICS, rate, time);
-             // The drill's application: reads the orders at a quarter of the load (half of it goes there).
-             DemoDrill.App app = drill ? new DemoDrill.App(source.bootstrapServers(), TOPICS.get(0), rate / 4, time)
-                 : null) {
+        try (MetricsHttpServer mirrorHttp = new MetricsHttpServer(
+                        "127.0.0.1",
+                        0,
+                        mirrorMetrics,
+                        () -> new MetricsHttpServer.Health(mirror.healthy(), mirror.healthDetail()));
+                LagMonitor lag = new LagMonitor(
+                        LagMonitorConfig.from(props(
+                                "source.bootstrap.servers",
+                                source.bootstrapServers(),
+                                "target.bootstrap.servers",
+                                target.bootstrapServers(),
+                                "mirror.group.id",
+                                GROUP,
+                                "topics",
+                                "demo\\..*",
+                                "mirror.metrics.url",
+                                "http://127.0.0.1:" + mirrorHttp.port() + "/metrics",
+                                "window.size",
+                                "10",
+                                "sample.interval.ms",
+                                "1000",
+                                "stop.after.ms",
+                                "30000",
+                                "mirror.commit.interval.ms",
+                                Long.toString(COMMIT_INTERVAL_MS),
+                                "audit.interval.ms",
+                                "0")),
+                        time);
+                StatusServer lagHttp =
+                        new StatusServer("127.0.0.1", 0, GROUP, lag::latest, lag::healthy, lag::auditSummary);
+                Canary canary = new Canary(
+                        CanaryConfig.from(props(
+                                "source.bootstrap.servers",
+                                source.bootstrapServers(),
+                                "target.bootstrap.servers",
+                                target.bootstrapServers(),
+                                "interval.ms",
+                                "1000",
+                                "alarm.threshold.ms",
+                                "3000",
+                                "lost.after.ms",
+                                "30000",
+                                "partitions",
+                                "3",
+                                "canary.id",
+                                "demo")),
+                        new MetricRegistry(),
+                        time);
+                CanaryHttpServer canaryHttp = new CanaryHttpServer("127.0.0.1", 0, canary);
+                DemoLoad load = new DemoLoad(source.bootstrapServers(), TOPICS, rate, time);
+                // The drill's application: reads the orders at a quarter of the load (half of it goes there).
+                DemoDrill.App app =
+                        drill ? new DemoDrill.App(source.bootstrapServers(), TOPICS.get(0), rate / 4, time) : null) {
             Thread lagLoop = new Thread(lag, "strait-demo-lag");
             lagLoop.setDaemon(true);
             lagLoop.start();
@@ -168,8 +236,10 @@ public final class DemoCommand implements Callable<Integer> {
             if (app != null) {
                 app.start();
             }
-            out.printf("mirror metrics http://127.0.0.1:%d/metrics | lag monitor http://127.0.0.1:%d/status | "
-                + "canary http://127.0.0.1:%d/status%n", mirrorHttp.port(), lagHttp.port(), canaryHttp.port());
+            out.printf(
+                    "mirror metrics http://127.0.0.1:%d/metrics | lag monitor http://127.0.0.1:%d/status | "
+                            + "canary http://127.0.0.1:%d/status%n",
+                    mirrorHttp.port(), lagHttp.port(), canaryHttp.port());
 
             warmUp(out, lag, canary);
             LiveLine live = new LiveLine(load, mirrorMetrics, canary);
@@ -183,8 +253,8 @@ public final class DemoCommand implements Callable<Integer> {
             load.stop();
             canary.stopProbing();
             long deadline = time.milliseconds() + TimeUnit.SECONDS.toMillis(120);
-            while (time.milliseconds() < deadline && !(caughtUp(lag.latest(), load.acked())
-                && canary.counts().outstanding() == 0)) {
+            while (time.milliseconds() < deadline
+                    && !(caughtUp(lag.latest(), load.acked()) && canary.counts().outstanding() == 0)) {
                 time.sleep(1000);
                 out.println(live.line(durationSeconds, lag.latest()));
             }
@@ -204,11 +274,18 @@ public final class DemoCommand implements Callable<Integer> {
             out.println();
             out.println("==== verdict ====");
             DemoVerdict.print(out, result, load.failed());
-            out.printf(Locale.ROOT, "canary: %s, %d probes sent, %d arrived, %d lost; latency p50 %.0f ms, p99 %.0f ms%n",
-                canary.state(), canary.counts().sent(), canary.counts().arrived(), canary.counts().lost(),
-                canary.latency().getSnapshot().getMedian(), canary.latency().getSnapshot().get99thPercentile());
-            out.printf("endpoints (now closed): mirror :%d/metrics, lag monitor :%d/status, canary :%d/status%n",
-                mirrorHttp.port(), lagHttp.port(), canaryHttp.port());
+            out.printf(
+                    Locale.ROOT,
+                    "canary: %s, %d probes sent, %d arrived, %d lost; latency p50 %.0f ms, p99 %.0f ms%n",
+                    canary.state(),
+                    canary.counts().sent(),
+                    canary.counts().arrived(),
+                    canary.counts().lost(),
+                    canary.latency().getSnapshot().getMedian(),
+                    canary.latency().getSnapshot().get99thPercentile());
+            out.printf(
+                    "endpoints (now closed): mirror :%d/metrics, lag monitor :%d/status, canary :%d/status%n",
+                    mirrorHttp.port(), lagHttp.port(), canaryHttp.port());
             DemoDrill.Result drilled = null;
             if (app != null) {
                 drilled = DemoDrill.run(out, source, target, TOPICS.get(0), consumed, time);
@@ -219,9 +296,13 @@ public final class DemoCommand implements Callable<Integer> {
             }
             out.println(result.nothingLost() ? "VERDICT: nothing lost" : "VERDICT: RECORDS LOST");
             if (drilled != null) {
-                out.printf(Locale.ROOT, "DRILL: %s failed over to the target: read again %d, skipped %d%s%n",
-                    DemoDrill.GROUP, drilled.readAgain(), drilled.skipped(), drilled.failoverExit() == 0 ? ""
-                        : " (strait failover exited " + drilled.failoverExit() + ")");
+                out.printf(
+                        Locale.ROOT,
+                        "DRILL: %s failed over to the target: read again %d, skipped %d%s%n",
+                        DemoDrill.GROUP,
+                        drilled.readAgain(),
+                        drilled.skipped(),
+                        drilled.failoverExit() == 0 ? "" : " (strait failover exited " + drilled.failoverExit() + ")");
             }
             boolean ok = result.nothingLost() && (drilled == null || drilled.exact() && app.error() == null);
             return ok ? Cli.OK : Cli.FAILED;
@@ -242,15 +323,20 @@ public final class DemoCommand implements Callable<Integer> {
         long deadline = started + TimeUnit.SECONDS.toMillis(WARM_UP_SECONDS);
         while (time.milliseconds() < deadline) {
             GroupStatus s = lag.latest();
-            if (canary.counts().arrived() > 0 && canary.state() == CanaryState.OK && s != null
-                && s.status() == Status.OK) {
-                out.printf(Locale.ROOT, "warm: first probe across in %.1f s%n", (time.milliseconds() - started) / 1000.0);
+            if (canary.counts().arrived() > 0
+                    && canary.state() == CanaryState.OK
+                    && s != null
+                    && s.status() == Status.OK) {
+                out.printf(
+                        Locale.ROOT, "warm: first probe across in %.1f s%n", (time.milliseconds() - started) / 1000.0);
                 return;
             }
             time.sleep(200);
         }
-        out.printf("warm-up: no canary probe crossed with the lag monitor OK within %d s; going on, the live lines "
-            + "show what is wrong%n", WARM_UP_SECONDS);
+        out.printf(
+                "warm-up: no canary probe crossed with the lag monitor OK within %d s; going on, the live lines "
+                        + "show what is wrong%n",
+                WARM_UP_SECONDS);
     }
 
     /** The default scenario: the leader of the first topic's partition 0 is killed halfway, then comes back. */
@@ -263,9 +349,11 @@ public final class DemoCommand implements Callable<Integer> {
         int[] victim = {-1};
         scenario.then(killAt, "kill a source broker", ctx -> {
             victim[0] = nodes == 1 ? 0 : leaderOf(source, TOPICS.get(0));
-            ctx.say(String.format(">>> killing source broker node %d (leader of %s-0) without a controlled shutdown; %s",
-                victim[0], TOPICS.get(0), nodes == 1 ? "the only node, so the cluster is down for 5 s"
-                    : "its partitions fail over"));
+            ctx.say(String.format(
+                    ">>> killing source broker node %d (leader of %s-0) without a controlled shutdown; %s",
+                    victim[0],
+                    TOPICS.get(0),
+                    nodes == 1 ? "the only node, so the cluster is down for 5 s" : "its partitions fail over"));
             ctx.say("    before: " + leaders(source));
             source.kill(victim[0]);
             ctx.faultStarted("source broker " + victim[0] + " killed");
@@ -283,27 +371,55 @@ public final class DemoCommand implements Callable<Integer> {
 
     private static void createTopics(EmbeddedCluster source, short replicationFactor) throws Exception {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", source.bootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic(TOPICS.get(0), 6, replicationFactor),
-                new NewTopic(TOPICS.get(1), 3, replicationFactor))).all().get(30, TimeUnit.SECONDS);
+            admin.createTopics(List.of(
+                            new NewTopic(TOPICS.get(0), 6, replicationFactor),
+                            new NewTopic(TOPICS.get(1), 3, replicationFactor)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
         }
     }
 
     private static int leaderOf(EmbeddedCluster cluster, String topic) throws Exception {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()))) {
-            return admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic)
-                .partitions().get(0).leader().id();
+            return admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(topic)
+                    .partitions()
+                    .get(0)
+                    .leader()
+                    .id();
         }
     }
 
     /** The source's partitions as kafka-topics --describe would show them: leader and in-sync replicas. */
     private static String leaders(EmbeddedCluster cluster) {
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers(),
-            "default.api.timeout.ms", "5000", "request.timeout.ms", "3000"))) {
+        try (Admin admin = Admin.create(Map.of(
+                "bootstrap.servers",
+                cluster.bootstrapServers(),
+                "default.api.timeout.ms",
+                "5000",
+                "request.timeout.ms",
+                "3000"))) {
             StringBuilder sb = new StringBuilder();
-            admin.describeTopics(List.of(TOPICS.get(0))).allTopicNames().get(5, TimeUnit.SECONDS).get(TOPICS.get(0))
-                .partitions().forEach(p -> sb.append(TOPICS.get(0)).append('-').append(p.partition()).append(" leader ")
-                    .append(p.leader() == null ? "none" : Integer.toString(p.leader().id())).append(" isr ")
-                    .append(p.isr().stream().map(n -> Integer.toString(n.id())).toList()).append("  "));
+            admin.describeTopics(List.of(TOPICS.get(0)))
+                    .allTopicNames()
+                    .get(5, TimeUnit.SECONDS)
+                    .get(TOPICS.get(0))
+                    .partitions()
+                    .forEach(p -> sb.append(TOPICS.get(0))
+                            .append('-')
+                            .append(p.partition())
+                            .append(" leader ")
+                            .append(
+                                    p.leader() == null
+                                            ? "none"
+                                            : Integer.toString(p.leader().id()))
+                            .append(" isr ")
+                            .append(p.isr().stream()
+                                    .map(n -> Integer.toString(n.id()))
+                                    .toList())
+                            .append("  "));
             return sb.toString().trim();
         } catch (Exception e) {
             return "(cluster view unavailable: " + e.getMessage() + ")";
@@ -372,10 +488,21 @@ public final class DemoCommand implements Callable<Integer> {
             String canaryState = canary.state().name();
             boolean allOk = (lag == null || lag.status() == Status.OK) && canary.state() == CanaryState.OK;
             long latency = canary.lastLatencyMs();
-            return String.format(Locale.ROOT, "t=%3ds produced %,9d  mirrored %,9d  %,7d rec/s | lag exact %,6d committed "
-                    + "%,6d consumer %,6d  %-6s | canary %5s ms %-4s%s", t, load.acked(), mirrored, rate, exact,
-                committed, consumer, status, latency < 0 ? "-" : Long.toString(latency), canaryState,
-                fault == null || allOk ? "" : "   (" + fault + ")");
+            return String.format(
+                    Locale.ROOT,
+                    "t=%3ds produced %,9d  mirrored %,9d  %,7d rec/s | lag exact %,6d committed "
+                            + "%,6d consumer %,6d  %-6s | canary %5s ms %-4s%s",
+                    t,
+                    load.acked(),
+                    mirrored,
+                    rate,
+                    exact,
+                    committed,
+                    consumer,
+                    status,
+                    latency < 0 ? "-" : Long.toString(latency),
+                    canaryState,
+                    fault == null || allOk ? "" : "   (" + fault + ")");
         }
     }
 

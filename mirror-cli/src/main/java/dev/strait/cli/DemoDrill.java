@@ -1,5 +1,9 @@
 package dev.strait.cli;
 
+import dev.strait.broker.server.EmbeddedCluster;
+import dev.strait.cli.failover.FailoverCommand;
+import dev.strait.mirror.provenance.Provenance;
+import dev.strait.mirror.sync.Clusters;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,11 +16,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-
-import dev.strait.broker.server.EmbeddedCluster;
-import dev.strait.cli.failover.FailoverCommand;
-import dev.strait.mirror.provenance.Provenance;
-import dev.strait.mirror.sync.Clusters;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -39,8 +38,7 @@ final class DemoDrill {
     static final String GROUP = "demo-app";
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(120);
 
-    private DemoDrill() {
-    }
+    private DemoDrill() {}
 
     /** The application on the source: a consumer of one topic at a bounded rate, committing every second. */
     static final class App implements AutoCloseable {
@@ -126,8 +124,14 @@ final class DemoDrill {
     }
 
     /** What the drill found. */
-    record Result(long consumedOnSource, long unconsumed, long readOnTarget, long readAgain, long skipped,
-                  long duplicates, int failoverExit) {
+    record Result(
+            long consumedOnSource,
+            long unconsumed,
+            long readOnTarget,
+            long readAgain,
+            long skipped,
+            long duplicates,
+            int failoverExit) {
         boolean exact() {
             return failoverExit == 0 && readAgain == 0 && skipped == 0;
         }
@@ -137,14 +141,16 @@ final class DemoDrill {
      * Runs the drill after the application stopped and the mirror synced its last commit and stopped: stops the
      * source, fails the group over with the real command, and reads as the group on the target.
      */
-    static Result run(PrintStream out, EmbeddedCluster source, EmbeddedCluster target, String topic, long consumed,
-                      Time time) throws Exception {
+    static Result run(
+            PrintStream out, EmbeddedCluster source, EmbeddedCluster target, String topic, long consumed, Time time)
+            throws Exception {
         Map<TopicPartition, Long> committed;
         Map<TopicPartition, Long> sourceEnds;
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", source.bootstrapServers()))) {
             committed = new HashMap<>();
-            Clusters.committed(admin, List.of(GROUP), 30_000).getOrDefault(GROUP, Map.of())
-                .forEach((tp, om) -> committed.put(tp, om.offset()));
+            Clusters.committed(admin, List.of(GROUP), 30_000)
+                    .getOrDefault(GROUP, Map.of())
+                    .forEach((tp, om) -> committed.put(tp, om.offset()));
             sourceEnds = Clusters.endOffsets(admin, Clusters.partitions(admin, List.of(topic), 30_000), 30_000);
         }
         long unconsumed = 0;
@@ -153,34 +159,55 @@ final class DemoDrill {
         }
         out.println();
         out.println("==== failover drill ====");
-        out.printf(Locale.ROOT, ">>> %s read %,d records of %s on the source and stopped; %,d it has not read%n", GROUP,
-            consumed, topic, unconsumed);
+        out.printf(
+                Locale.ROOT,
+                ">>> %s read %,d records of %s on the source and stopped; %,d it has not read%n",
+                GROUP,
+                consumed,
+                topic,
+                unconsumed);
         out.println(">>> stopping the whole source cluster");
         source.stop();
         Path config = Files.createTempFile("strait-demo-failover-", ".properties");
-        Files.writeString(config, "source.bootstrap.servers=" + source.bootstrapServers() + "\ntarget.bootstrap.servers="
-            + target.bootstrapServers() + "\n");
+        Files.writeString(
+                config,
+                "source.bootstrap.servers=" + source.bootstrapServers() + "\ntarget.bootstrap.servers="
+                        + target.bootstrapServers() + "\n");
         out.println("$ bin/strait failover --config " + config + " --groups " + GROUP + " --execute");
         out.flush();
         int exit;
         try {
-            exit = Cli.execute(new FailoverCommand(), "failover", new String[] {"--config", config.toString(),
-                "--groups", GROUP, "--execute"});
+            exit = Cli.execute(new FailoverCommand(), "failover", new String[] {
+                "--config", config.toString(), "--groups", GROUP, "--execute"
+            });
         } finally {
             System.out.flush();
             Files.deleteIfExists(config);
         }
         out.printf(">>> %s resumes on the target%n", GROUP);
         Result r = readOnTarget(target, topic, committed, sourceEnds, consumed, unconsumed, exit, time);
-        out.printf(Locale.ROOT, "%s on the target: read %,d records; read again %,d, skipped %,d (copies the mirror wrote "
-            + "twice: %,d)%n", GROUP, r.readOnTarget(), r.readAgain(), r.skipped(), r.duplicates());
+        out.printf(
+                Locale.ROOT,
+                "%s on the target: read %,d records; read again %,d, skipped %,d (copies the mirror wrote "
+                        + "twice: %,d)%n",
+                GROUP,
+                r.readOnTarget(),
+                r.readAgain(),
+                r.skipped(),
+                r.duplicates());
         return r;
     }
 
     /** Joins the group on the target, reads to the end and compares with what it had not read on the source. */
-    private static Result readOnTarget(EmbeddedCluster target, String topic, Map<TopicPartition, Long> committed,
-                                       Map<TopicPartition, Long> sourceEnds, long consumed, long unconsumed, int exit,
-                                       Time time) {
+    private static Result readOnTarget(
+            EmbeddedCluster target,
+            String topic,
+            Map<TopicPartition, Long> committed,
+            Map<TopicPartition, Long> sourceEnds,
+            long consumed,
+            long unconsumed,
+            int exit,
+            Time time) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, target.bootstrapServers());
         p.put(ConsumerConfig.GROUP_ID_CONFIG, GROUP);
@@ -192,8 +219,8 @@ final class DemoDrill {
         long read = 0;
         long again = 0;
         long duplicates = 0;
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
-            new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             consumer.subscribe(List.of(topic));
             long deadline = time.milliseconds() + READ_TIMEOUT.toMillis();
             Map<TopicPartition, Long> ends = null;

@@ -5,7 +5,6 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
-
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -60,7 +59,7 @@ final class DemoLoad implements AutoCloseable {
             headers.add(SEQ_HEADER, Long.toString(n).getBytes(StandardCharsets.UTF_8));
             byte[] key = ("customer-" + (n % 997)).getBytes(StandardCharsets.UTF_8);
             byte[] value = ("{\"order\":" + n + ",\"amount\":" + (n * 37 % 10_000) / 100.0 + "}")
-                .getBytes(StandardCharsets.UTF_8);
+                    .getBytes(StandardCharsets.UTF_8);
             int seq = (int) n;
             producer.send(new ProducerRecord<>(topic, null, time.milliseconds(), key, value, headers), (md, e) -> {
                 if (e == null) {

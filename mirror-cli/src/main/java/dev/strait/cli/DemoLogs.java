@@ -1,12 +1,11 @@
 package dev.strait.cli;
 
-import java.nio.file.Path;
-
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.FileAppender;
+import java.nio.file.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,8 +14,7 @@ import org.slf4j.LoggerFactory;
  * live lines and verdict alone, while the embedded brokers and clients log hundreds of lines.
  */
 final class DemoLogs {
-    private DemoLogs() {
-    }
+    private DemoLogs() {}
 
     /** Redirects the logs to {@code file} and returns it; leaves logging alone when logback is not the backend. */
     static Path toFile(Path file) {

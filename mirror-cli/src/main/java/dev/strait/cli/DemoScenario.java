@@ -28,8 +28,7 @@ final class DemoScenario {
         void run(Context ctx) throws Exception;
     }
 
-    record Step(int at, String name, Action action) {
-    }
+    record Step(int at, String name, Action action) {}
 
     private final List<Step> steps = new ArrayList<>();
 

@@ -1,5 +1,6 @@
 package dev.strait.cli;
 
+import dev.strait.mirror.provenance.Provenance;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,8 +10,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-
-import dev.strait.mirror.provenance.Provenance;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -27,8 +26,14 @@ import org.apache.kafka.common.utils.Time;
  */
 final class DemoVerdict {
     /** What the target holds of the load. Immutable. */
-    record Result(long acknowledged, long onTarget, long missing, long duplicated, long reordered, long unacknowledged,
-                  List<Long> missingSamples) {
+    record Result(
+            long acknowledged,
+            long onTarget,
+            long missing,
+            long duplicated,
+            long reordered,
+            long unacknowledged,
+            List<Long> missingSamples) {
         boolean nothingLost() {
             return missing == 0;
         }
@@ -36,8 +41,7 @@ final class DemoVerdict {
 
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(120);
 
-    private DemoVerdict() {
-    }
+    private DemoVerdict() {}
 
     static Result check(String targetBootstrap, List<String> topics, BitSet acked, Time time) {
         BitSet seen = new BitSet();
@@ -49,8 +53,8 @@ final class DemoVerdict {
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, targetBootstrap);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, "strait-demo-verdict");
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
-            new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> tps = new ArrayList<>();
             for (String topic : topics) {
                 List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(30));
@@ -66,8 +70,8 @@ final class DemoVerdict {
             long deadline = time.milliseconds() + READ_TIMEOUT.toMillis();
             while (!caughtUp(consumer, ends)) {
                 if (time.milliseconds() > deadline) {
-                    throw new IllegalStateException("reading the target's demo topics did not finish in "
-                        + READ_TIMEOUT.toSeconds() + " s");
+                    throw new IllegalStateException(
+                            "reading the target's demo topics did not finish in " + READ_TIMEOUT.toSeconds() + " s");
                 }
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                     long seq = DemoLoad.seqOf(r.headers());
@@ -85,7 +89,8 @@ final class DemoVerdict {
                     }
                     Provenance prov = Provenance.from(r.headers());
                     if (prov != null) {
-                        Long last = lastSourceOffset.put(new TopicPartition(prov.topic(), prov.partition()), prov.offset());
+                        Long last =
+                                lastSourceOffset.put(new TopicPartition(prov.topic(), prov.partition()), prov.offset());
                         if (last != null && prov.offset() < last) {
                             reordered++;
                         }
@@ -99,8 +104,8 @@ final class DemoVerdict {
         for (int i = missing.nextSetBit(0); i >= 0 && samples.size() < 10; i = missing.nextSetBit(i + 1)) {
             samples.add((long) i);
         }
-        return new Result(acked.cardinality(), onTarget, missing.cardinality(), duplicated, reordered, unacknowledged,
-            samples);
+        return new Result(
+                acked.cardinality(), onTarget, missing.cardinality(), duplicated, reordered, unacknowledged, samples);
     }
 
     private static boolean caughtUp(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> ends) {
@@ -113,12 +118,22 @@ final class DemoVerdict {
     }
 
     static void print(PrintStream out, Result r, long sendFailures) {
-        out.printf(Locale.ROOT, "produced (acknowledged by the source): %,d (send failures: %,d)%n", r.acknowledged(),
-            sendFailures);
-        out.printf(Locale.ROOT, "on the target: %,d copies; every acknowledged record checked by its sequence number%n",
-            r.onTarget());
-        out.printf(Locale.ROOT, "lost: %,d%s   duplicated: %,d   reordered: %,d   arrived though not acknowledged: %,d%n",
-            r.missing(), r.missing() == 0 ? "" : " (e.g. seq " + r.missingSamples() + ")", r.duplicated(), r.reordered(),
-            r.unacknowledged());
+        out.printf(
+                Locale.ROOT,
+                "produced (acknowledged by the source): %,d (send failures: %,d)%n",
+                r.acknowledged(),
+                sendFailures);
+        out.printf(
+                Locale.ROOT,
+                "on the target: %,d copies; every acknowledged record checked by its sequence number%n",
+                r.onTarget());
+        out.printf(
+                Locale.ROOT,
+                "lost: %,d%s   duplicated: %,d   reordered: %,d   arrived though not acknowledged: %,d%n",
+                r.missing(),
+                r.missing() == 0 ? "" : " (e.g. seq " + r.missingSamples() + ")",
+                r.duplicated(),
+                r.reordered(),
+                r.unacknowledged());
     }
 }

@@ -1,29 +1,28 @@
 package dev.strait.cli;
 
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.Locale;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.jmx.JmxReporter;
 import dev.strait.mirror.config.ClientConfigs;
 import dev.strait.mirror.config.ConfigException;
-import dev.strait.mirror.config.MirrorSettings;
 import dev.strait.mirror.config.GroupFilter;
+import dev.strait.mirror.config.MirrorSettings;
 import dev.strait.mirror.config.PartitionMode;
 import dev.strait.mirror.config.SyncSettings;
 import dev.strait.mirror.config.TopicConfigFilter;
-import dev.strait.mirror.config.TopicSyncSettings;
 import dev.strait.mirror.config.TopicRenamer;
+import dev.strait.mirror.config.TopicSyncSettings;
 import dev.strait.mirror.config.TruncationPolicy;
 import dev.strait.mirror.engine.MirrorEngine;
 import dev.strait.mirror.handler.MessageHandlers;
 import dev.strait.mirror.metrics.MetricsHttpServer;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.metrics.ProgressLogger;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,157 +31,256 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code strait mirror} / {@code bin/mirror-maker}: mirror topics from a source cluster to a target cluster. */
-@Command(name = "mirror", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
-    usageHelpWidth = 110,
-    description = {
-        "Mirrors topics from a source Kafka cluster to a target cluster without losing data.",
-        "Like Kafka's MirrorMaker 1, with its flags; offsets are committed to the source only after the target",
-        "acknowledged every record before them.",
-        "",
-        "Exit codes: 0 stopped cleanly, 1 failed while running (the log says why), 2 bad input."})
+@Command(
+        name = "mirror",
+        mixinStandardHelpOptions = true,
+        versionProvider = Version.class,
+        sortOptions = false,
+        usageHelpWidth = 110,
+        description = {
+            "Mirrors topics from a source Kafka cluster to a target cluster without losing data.",
+            "Like Kafka's MirrorMaker 1, with its flags; offsets are committed to the source only after the target",
+            "acknowledged every record before them.",
+            "",
+            "Exit codes: 0 stopped cleanly, 1 failed while running (the log says why), 2 bad input."
+        })
 public final class MirrorCommand implements Callable<Integer> {
     private static final Logger LOGGER = LoggerFactory.getLogger(MirrorCommand.class);
 
-    @Option(names = "--consumer.config", required = true, paramLabel = "FILE",
-        description = "Consumer properties of the source cluster: bootstrap.servers, group.id (shared by all streams), "
-            + "security settings. enable.auto.commit must not be true.")
+    @Option(
+            names = "--consumer.config",
+            required = true,
+            paramLabel = "FILE",
+            description =
+                    "Consumer properties of the source cluster: bootstrap.servers, group.id (shared by all streams), "
+                            + "security settings. enable.auto.commit must not be true.")
     Path consumerConfig;
 
-    @Option(names = "--producer.config", required = true, paramLabel = "FILE",
-        description = "Producer properties of the target cluster: bootstrap.servers, security settings, tuning.")
+    @Option(
+            names = "--producer.config",
+            required = true,
+            paramLabel = "FILE",
+            description = "Producer properties of the target cluster: bootstrap.servers, security settings, tuning.")
     Path producerConfig;
 
-    @Option(names = {"--whitelist", "--include"}, required = true, paramLabel = "REGEX",
-        description = "Regex of topics to mirror (a comma-separated list also works). Topics created later that "
-            + "match are picked up without a restart. Internal topics (__*) are never mirrored.")
+    @Option(
+            names = {"--whitelist", "--include"},
+            required = true,
+            paramLabel = "REGEX",
+            description = "Regex of topics to mirror (a comma-separated list also works). Topics created later that "
+                    + "match are picked up without a restart. Internal topics (__*) are never mirrored.")
     String include;
 
-    @Option(names = "--num.streams", paramLabel = "N", defaultValue = "1",
-        description = "Consumer threads, all in one group, sharing one producer (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--num.streams",
+            paramLabel = "N",
+            defaultValue = "1",
+            description = "Consumer threads, all in one group, sharing one producer (default: ${DEFAULT-VALUE}).")
     int numStreams;
 
-    @Option(names = "--offset.commit.interval.ms", paramLabel = "MS", defaultValue = "60000",
-        description = "How often each stream flushes the producer and commits acknowledged offsets "
-            + "(default: ${DEFAULT-VALUE}). Bounds the duplicates after a crash.")
+    @Option(
+            names = "--offset.commit.interval.ms",
+            paramLabel = "MS",
+            defaultValue = "60000",
+            description = "How often each stream flushes the producer and commits acknowledged offsets "
+                    + "(default: ${DEFAULT-VALUE}). Bounds the duplicates after a crash.")
     long offsetCommitIntervalMs;
 
-    @Option(names = "--abort.on.send.failure", paramLabel = "true|false", defaultValue = "true", arity = "1",
-        description = "Stop (exit 1, nothing committed past the failed record) when a record cannot be written to "
-            + "the target; with false a record the target refuses on its own account (too large, invalid) or that the "
-            + "message handler fails on is counted, logged and skipped, while failures of the target or the path to it "
-            + "(delivery timeout, authorization, a fatal producer error) still stop the mirror (default: "
-            + "${DEFAULT-VALUE}).")
+    @Option(
+            names = "--abort.on.send.failure",
+            paramLabel = "true|false",
+            defaultValue = "true",
+            arity = "1",
+            description = "Stop (exit 1, nothing committed past the failed record) when a record cannot be written to "
+                    + "the target; with false a record the target refuses on its own account (too large, invalid) or that the "
+                    + "message handler fails on is counted, logged and skipped, while failures of the target or the path to it "
+                    + "(delivery timeout, authorization, a fatal producer error) still stop the mirror (default: "
+                    + "${DEFAULT-VALUE}).")
     boolean abortOnSendFailure;
 
-    @Option(names = "--message.handler", paramLabel = "CLASS",
-        description = "A dev.strait.mirror.handler.MessageHandler class on the class path that may transform, "
-            + "drop or multiply records.")
+    @Option(
+            names = "--message.handler",
+            paramLabel = "CLASS",
+            description = "A dev.strait.mirror.handler.MessageHandler class on the class path that may transform, "
+                    + "drop or multiply records.")
     String messageHandler;
 
-    @Option(names = "--message.handler.args", paramLabel = "ARGS",
-        description = "A string passed to the message handler's configure method.")
+    @Option(
+            names = "--message.handler.args",
+            paramLabel = "ARGS",
+            description = "A string passed to the message handler's configure method.")
     String messageHandlerArgs;
 
-    @Option(names = "--on.source.truncation", paramLabel = "fail|skip-and-alert", defaultValue = "fail",
-        converter = TruncationPolicyConverter.class,
-        description = "When the source no longer holds the mirror's position: retention deleted records not yet "
-            + "mirrored, the topic was re-created, or the log diverged after an unclean leader election (records the "
-            + "mirror had read were lost and replaced). fail stops with an error naming the partition, the offsets "
-            + "and how many records; skip-and-alert logs and counts them (metrics source-records-lost, "
-            + "source-records-diverged) and continues: from the log start, a re-created topic's start, or the "
-            + "divergence point (default: fail).")
+    @Option(
+            names = "--on.source.truncation",
+            paramLabel = "fail|skip-and-alert",
+            defaultValue = "fail",
+            converter = TruncationPolicyConverter.class,
+            description = "When the source no longer holds the mirror's position: retention deleted records not yet "
+                    + "mirrored, the topic was re-created, or the log diverged after an unclean leader election (records the "
+                    + "mirror had read were lost and replaced). fail stops with an error naming the partition, the offsets "
+                    + "and how many records; skip-and-alert logs and counts them (metrics source-records-lost, "
+                    + "source-records-diverged) and continues: from the log start, a re-created topic's start, or the "
+                    + "divergence point (default: fail).")
     TruncationPolicy onSourceTruncation;
 
-    @Option(names = "--partition.mode", paramLabel = "preserve|hash", defaultValue = "preserve",
-        converter = PartitionModeConverter.class,
-        description = "preserve: target partition = source partition (key hash where the target has fewer); "
-            + "hash: Kafka's key hash over the target's partitions (default: preserve).")
+    @Option(
+            names = "--partition.mode",
+            paramLabel = "preserve|hash",
+            defaultValue = "preserve",
+            converter = PartitionModeConverter.class,
+            description = "preserve: target partition = source partition (key hash where the target has fewer); "
+                    + "hash: Kafka's key hash over the target's partitions (default: preserve).")
     PartitionMode partitionMode;
 
-    @Option(names = "--topic.prefix", paramLabel = "PREFIX",
-        description = "Prefix target topic names, e.g. 'nyc.' writes source topic orders to nyc.orders.")
+    @Option(
+            names = "--topic.prefix",
+            paramLabel = "PREFIX",
+            description = "Prefix target topic names, e.g. 'nyc.' writes source topic orders to nyc.orders.")
     String topicPrefix;
 
-    @Option(names = "--topic.rename", paramLabel = "PATTERN=REPLACEMENT",
-        description = "Rename target topics with a regex over the whole source name, e.g. 'prod\\.(.*)=dr.$1'.")
+    @Option(
+            names = "--topic.rename",
+            paramLabel = "PATTERN=REPLACEMENT",
+            description = "Rename target topics with a regex over the whole source name, e.g. 'prod\\.(.*)=dr.$1'.")
     String topicRename;
 
-    @Option(names = "--target.replication.factor", paramLabel = "N", defaultValue = "-1",
-        description = "Replication factor of target topics the mirror creates; -1 uses the target's default "
-            + "(default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--target.replication.factor",
+            paramLabel = "N",
+            defaultValue = "-1",
+            description = "Replication factor of target topics the mirror creates; -1 uses the target's default "
+                    + "(default: ${DEFAULT-VALUE}).")
     int targetReplicationFactor;
 
-    @Option(names = "--provenance.headers", paramLabel = "true|false", defaultValue = "true", arity = "1",
-        description = "Add the strait.src header (source cluster, topic, partition, offset) to every record, for exact "
-            + "lag, the audit and active-active loop prevention; with false the mirror removes any strait.src header "
-            + "its input carries (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--provenance.headers",
+            paramLabel = "true|false",
+            defaultValue = "true",
+            arity = "1",
+            description =
+                    "Add the strait.src header (source cluster, topic, partition, offset) to every record, for exact "
+                            + "lag, the audit and active-active loop prevention; with false the mirror removes any strait.src header "
+                            + "its input carries (default: ${DEFAULT-VALUE}).")
     boolean provenanceHeaders;
 
-    @Option(names = "--groups", paramLabel = "REGEX",
-        description = "Consumer groups whose committed offsets are translated to the same groups on the target, every "
-            + "--sync.group.offsets.interval.ms: exactly, from the provenance of the copies (the first copy at or after "
-            + "the committed source offset). Groups with members on the target are left alone; a target offset is never "
-            + "moved back. Default: no groups.")
+    @Option(
+            names = "--groups",
+            paramLabel = "REGEX",
+            description =
+                    "Consumer groups whose committed offsets are translated to the same groups on the target, every "
+                            + "--sync.group.offsets.interval.ms: exactly, from the provenance of the copies (the first copy at or after "
+                            + "the committed source offset). Groups with members on the target are left alone; a target offset is never "
+                            + "moved back. Default: no groups.")
     String groups;
 
-    @Option(names = "--groups.exclude", paramLabel = "REGEX",
-        description = "Groups matching --groups but not to be synced.")
+    @Option(
+            names = "--groups.exclude",
+            paramLabel = "REGEX",
+            description = "Groups matching --groups but not to be synced.")
     String groupsExclude;
 
-    @Option(names = "--sync.group.offsets.interval.ms", paramLabel = "MS", defaultValue = "5000",
-        description = "How often group offsets are synced and the offset map is persisted (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--sync.group.offsets.interval.ms",
+            paramLabel = "MS",
+            defaultValue = "5000",
+            description =
+                    "How often group offsets are synced and the offset map is persisted (default: ${DEFAULT-VALUE}).")
     long syncGroupOffsetsIntervalMs;
 
-    @Option(names = "--offset.map", paramLabel = "true|false", defaultValue = "true", arity = "1",
-        description = "Keep where each source record landed on the target and persist it in the sync topic, for "
-            + "--groups and for 'strait failover' with the source unreachable (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--offset.map",
+            paramLabel = "true|false",
+            defaultValue = "true",
+            arity = "1",
+            description = "Keep where each source record landed on the target and persist it in the sync topic, for "
+                    + "--groups and for 'strait failover' with the source unreachable (default: ${DEFAULT-VALUE}).")
     boolean offsetMap;
 
-    @Option(names = "--sync.topic", paramLabel = "TOPIC", defaultValue = "__strait_sync",
-        description = "Compacted topic on the target holding the offset map and the groups' last source offsets "
-            + "(default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--sync.topic",
+            paramLabel = "TOPIC",
+            defaultValue = "__strait_sync",
+            description = "Compacted topic on the target holding the offset map and the groups' last source offsets "
+                    + "(default: ${DEFAULT-VALUE}).")
     String syncTopic;
 
-    @Option(names = "--sync.topic.configs", paramLabel = "true|false", defaultValue = "true", arity = "1",
-        description = "Copy source topic settings that change to the target topics, every --sync.topics.interval.ms, "
-            + "except the excluded ones (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--sync.topic.configs",
+            paramLabel = "true|false",
+            defaultValue = "true",
+            arity = "1",
+            description =
+                    "Copy source topic settings that change to the target topics, every --sync.topics.interval.ms, "
+                            + "except the excluded ones (default: ${DEFAULT-VALUE}).")
     boolean syncTopicConfigs;
 
-    @Option(names = "--config.properties.exclude", paramLabel = "REGEX[,REGEX]",
-        description = "Topic settings never copied, on top of the built-in list: message.timestamp.type and "
-            + "message.timestamp.(difference|before|after).max.ms, leader/follower.replication.throttled.replicas, "
-            + "unclean.leader.election.enable, min.insync.replicas, remote.storage.enable, remote.log.*, local.retention.*.")
+    @Option(
+            names = "--config.properties.exclude",
+            paramLabel = "REGEX[,REGEX]",
+            description =
+                    "Topic settings never copied, on top of the built-in list: message.timestamp.type and "
+                            + "message.timestamp.(difference|before|after).max.ms, leader/follower.replication.throttled.replicas, "
+                            + "unclean.leader.election.enable, min.insync.replicas, remote.storage.enable, remote.log.*, local.retention.*.")
     String configPropertiesExclude;
 
-    @Option(names = "--sync.topic.partitions", paramLabel = "true|false", defaultValue = "true", arity = "1",
-        description = "Grow a target topic when its source gains partitions (never shrunk) (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--sync.topic.partitions",
+            paramLabel = "true|false",
+            defaultValue = "true",
+            arity = "1",
+            description =
+                    "Grow a target topic when its source gains partitions (never shrunk) (default: ${DEFAULT-VALUE}).")
     boolean syncTopicPartitions;
 
-    @Option(names = "--sync.topic.acls", paramLabel = "true|false", defaultValue = "false", arity = "1",
-        description = "Copy the source's READ and DESCRIBE ACLs of mirrored topics to the target topics (WRITE never); "
-            + "needs an authorizer on both clusters (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--sync.topic.acls",
+            paramLabel = "true|false",
+            defaultValue = "false",
+            arity = "1",
+            description =
+                    "Copy the source's READ and DESCRIBE ACLs of mirrored topics to the target topics (WRITE never); "
+                            + "needs an authorizer on both clusters (default: ${DEFAULT-VALUE}).")
     boolean syncTopicAcls;
 
-    @Option(names = "--sync.topics.interval.ms", paramLabel = "MS", defaultValue = "60000",
-        description = "How often topic settings, partition counts and ACLs are compared and synced "
-            + "(default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--sync.topics.interval.ms",
+            paramLabel = "MS",
+            defaultValue = "60000",
+            description = "How often topic settings, partition counts and ACLs are compared and synced "
+                    + "(default: ${DEFAULT-VALUE}).")
     long syncTopicsIntervalMs;
 
-    @Option(names = "--metrics.port", paramLabel = "PORT", defaultValue = "-1",
-        description = "Serve /metrics (Prometheus), /metrics.json and /healthz on this port; -1 turns it off, 0 picks "
-            + "a free port (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--metrics.port",
+            paramLabel = "PORT",
+            defaultValue = "-1",
+            description =
+                    "Serve /metrics (Prometheus), /metrics.json and /healthz on this port; -1 turns it off, 0 picks "
+                            + "a free port (default: ${DEFAULT-VALUE}).")
     int metricsPort;
 
-    @Option(names = "--metrics.host", paramLabel = "HOST", defaultValue = "127.0.0.1",
-        description = "Address the metrics endpoint binds to; 0.0.0.0 in a container (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--metrics.host",
+            paramLabel = "HOST",
+            defaultValue = "127.0.0.1",
+            description = "Address the metrics endpoint binds to; 0.0.0.0 in a container (default: ${DEFAULT-VALUE}).")
     String metricsHost;
 
-    @Option(names = "--jmx", paramLabel = "true|false", defaultValue = "true", arity = "1",
-        description = "Publish the mirror's metrics over JMX in domain dev.strait.mirror (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--jmx",
+            paramLabel = "true|false",
+            defaultValue = "true",
+            arity = "1",
+            description =
+                    "Publish the mirror's metrics over JMX in domain dev.strait.mirror (default: ${DEFAULT-VALUE}).")
     boolean jmx;
 
-    @Option(names = "--progress.interval.ms", paramLabel = "MS", defaultValue = "30000",
-        description = "How often to log a one-line progress report (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--progress.interval.ms",
+            paramLabel = "MS",
+            defaultValue = "30000",
+            description = "How often to log a one-line progress report (default: ${DEFAULT-VALUE}).")
     long progressIntervalMs;
 
     @Override
@@ -192,28 +290,40 @@ public final class MirrorCommand implements Callable<Integer> {
         MirrorMetrics metrics = new MirrorMetrics(registry);
         MirrorEngine engine = new MirrorEngine(settings, metrics, Time.SYSTEM);
         CountDownLatch exited = new CountDownLatch(1);
-        Thread hook = new Thread(() -> {
-            LOGGER.info("Stop requested: finishing in-flight records, committing, closing");
-            engine.requestStop();
-            try {
-                // Graceful: wait for the final flush and commit; the main thread then logs the outcome.
-                engine.awaitTermination(Duration.ofMinutes(5));
-                exited.await(1, TimeUnit.MINUTES);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "strait-shutdown");
+        Thread hook = new Thread(
+                () -> {
+                    LOGGER.info("Stop requested: finishing in-flight records, committing, closing");
+                    engine.requestStop();
+                    try {
+                        // Graceful: wait for the final flush and commit; the main thread then logs the outcome.
+                        engine.awaitTermination(Duration.ofMinutes(5));
+                        exited.await(1, TimeUnit.MINUTES);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "strait-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        try (JmxReporter jmxReporter = jmx ? JmxReporter.forRegistry(registry).inDomain("dev.strait.mirror").build() : null;
-             ProgressLogger progress = new ProgressLogger(metrics, settings.progressIntervalMs(), Time.SYSTEM)) {
+        try (JmxReporter jmxReporter = jmx
+                        ? JmxReporter.forRegistry(registry)
+                                .inDomain("dev.strait.mirror")
+                                .build()
+                        : null;
+                ProgressLogger progress = new ProgressLogger(metrics, settings.progressIntervalMs(), Time.SYSTEM)) {
             if (jmxReporter != null) {
                 jmxReporter.start();
             }
             engine.start();
-            try (MetricsHttpServer http = metricsPort < 0 ? null : new MetricsHttpServer(metricsHost, metricsPort, metrics,
-                () -> new MetricsHttpServer.Health(engine.healthy(), engine.healthDetail()))) {
+            try (MetricsHttpServer http = metricsPort < 0
+                    ? null
+                    : new MetricsHttpServer(
+                            metricsHost,
+                            metricsPort,
+                            metrics,
+                            () -> new MetricsHttpServer.Health(engine.healthy(), engine.healthDetail()))) {
                 if (http != null) {
-                    LOGGER.info("Metrics on http://{}:{}/metrics (also /metrics.json, /healthz)", metricsHost, http.port());
+                    LOGGER.info(
+                            "Metrics on http://{}:{}/metrics (also /metrics.json, /healthz)", metricsHost, http.port());
                 }
                 while (!engine.awaitTermination(Duration.ofSeconds(1))) {
                     // wait for a stop request or a failure
@@ -232,27 +342,35 @@ public final class MirrorCommand implements Callable<Integer> {
 
     MirrorSettings settings() {
         MirrorSettings.Builder b = MirrorSettings.builder()
-            .consumerConfig(ClientConfigs.load(consumerConfig, "--consumer.config"))
-            .producerConfig(ClientConfigs.load(producerConfig, "--producer.config"))
-            .include(include)
-            .numStreams(numStreams)
-            .offsetCommitIntervalMs(offsetCommitIntervalMs)
-            .abortOnSendFailure(abortOnSendFailure)
-            .onSourceTruncation(onSourceTruncation)
-            .partitionMode(partitionMode)
-            .renamer(TopicRenamer.of(topicPrefix, topicRename))
-            .provenanceHeaders(provenanceHeaders)
-            .targetReplicationFactor(targetReplicationFactor)
-            .progressIntervalMs(progressIntervalMs)
-            .sync(new SyncSettings(groups == null ? null : GroupFilter.of(groups, groupsExclude, "--groups",
-                "--groups.exclude"), syncGroupOffsetsIntervalMs, offsetMap, syncTopic,
-                new TopicSyncSettings(syncTopicConfigs, syncTopicPartitions, syncTopicAcls, syncTopicsIntervalMs,
-                    TopicConfigFilter.withExtra(configPropertiesExclude))));
+                .consumerConfig(ClientConfigs.load(consumerConfig, "--consumer.config"))
+                .producerConfig(ClientConfigs.load(producerConfig, "--producer.config"))
+                .include(include)
+                .numStreams(numStreams)
+                .offsetCommitIntervalMs(offsetCommitIntervalMs)
+                .abortOnSendFailure(abortOnSendFailure)
+                .onSourceTruncation(onSourceTruncation)
+                .partitionMode(partitionMode)
+                .renamer(TopicRenamer.of(topicPrefix, topicRename))
+                .provenanceHeaders(provenanceHeaders)
+                .targetReplicationFactor(targetReplicationFactor)
+                .progressIntervalMs(progressIntervalMs)
+                .sync(new SyncSettings(
+                        groups == null ? null : GroupFilter.of(groups, groupsExclude, "--groups", "--groups.exclude"),
+                        syncGroupOffsetsIntervalMs,
+                        offsetMap,
+                        syncTopic,
+                        new TopicSyncSettings(
+                                syncTopicConfigs,
+                                syncTopicPartitions,
+                                syncTopicAcls,
+                                syncTopicsIntervalMs,
+                                TopicConfigFilter.withExtra(configPropertiesExclude))));
         if (groups == null && groupsExclude != null) {
             throw new ConfigException("--groups.exclude needs --groups");
         }
         if (metricsPort < -1 || metricsPort > 65535) {
-            throw new ConfigException("--metrics.port must be -1 (off), 0 (any free port) or a port number, not " + metricsPort);
+            throw new ConfigException(
+                    "--metrics.port must be -1 (off), 0 (any free port) or a port number, not " + metricsPort);
         }
         if (messageHandler != null) {
             b.messageHandler(MessageHandlers.load(messageHandler, messageHandlerArgs, "--message.handler"));
@@ -281,8 +399,8 @@ public final class MirrorCommand implements Callable<Integer> {
             try {
                 return PartitionMode.valueOf(value.trim().toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException("--partition.mode must be 'preserve' or 'hash', not '"
-                    + value + "'");
+                throw new CommandLine.TypeConversionException(
+                        "--partition.mode must be 'preserve' or 'hash', not '" + value + "'");
             }
         }
     }

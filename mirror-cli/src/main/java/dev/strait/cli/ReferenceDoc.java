@@ -5,7 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-
 import picocli.CommandLine;
 
 /**
@@ -14,8 +13,7 @@ import picocli.CommandLine;
  * a fresh rendering. Run {@code ReferenceDoc <repo-root>} to rewrite it.
  */
 public final class ReferenceDoc {
-    private ReferenceDoc() {
-    }
+    private ReferenceDoc() {}
 
     public static void main(String[] args) throws IOException {
         Path root = Path.of(args.length > 0 ? args[0] : ".");
@@ -25,9 +23,9 @@ public final class ReferenceDoc {
     public static String render(Path root) throws IOException {
         StringBuilder b = new StringBuilder();
         b.append("# Reference\n\n")
-            .append("Generated from the commands' own help and the example configuration files by\n")
-            .append("`dev.strait.cli.ReferenceDoc`; `ReferenceDocTest` fails when this file is out of date.\n\n")
-            .append("## Commands\n\n");
+                .append("Generated from the commands' own help and the example configuration files by\n")
+                .append("`dev.strait.cli.ReferenceDoc`; `ReferenceDocTest` fails when this file is out of date.\n\n")
+                .append("## Commands\n\n");
         CommandLine top = new CommandLine(new Strait());
         section(b, "bin/strait", top);
         for (CommandLine sub : top.getSubcommands().values()) {
@@ -40,20 +38,30 @@ public final class ReferenceDoc {
             }
         }
         b.append("`bin/mirror-maker`, `bin/lag-monitor`, `bin/canary` and `bin/broker` are the same commands under\n")
-            .append("their familiar names.\n\n## Configuration files\n\n")
-            .append("Every key with its default, as the example files in `config/` give them.\n\n");
-        for (String name : List.of("consumer.properties", "producer.properties", "lag-monitor.properties",
-            "canary.properties", "broker.properties")) {
-            b.append("### config/").append(name).append("\n\n```properties\n")
-                .append(Files.readString(root.resolve("config").resolve(name), StandardCharsets.UTF_8).stripTrailing())
-                .append("\n```\n\n");
+                .append("their familiar names.\n\n## Configuration files\n\n")
+                .append("Every key with its default, as the example files in `config/` give them.\n\n");
+        for (String name : List.of(
+                "consumer.properties",
+                "producer.properties",
+                "lag-monitor.properties",
+                "canary.properties",
+                "broker.properties")) {
+            b.append("### config/")
+                    .append(name)
+                    .append("\n\n```properties\n")
+                    .append(Files.readString(root.resolve("config").resolve(name), StandardCharsets.UTF_8)
+                            .stripTrailing())
+                    .append("\n```\n\n");
         }
         return b.toString();
     }
 
     private static void section(StringBuilder b, String title, CommandLine cl) {
         cl.setUsageHelpWidth(110);
-        b.append("### ").append(title).append("\n\n```\n")
-            .append(cl.getUsageMessage(CommandLine.Help.Ansi.OFF).stripTrailing()).append("\n```\n\n");
+        b.append("### ")
+                .append(title)
+                .append("\n\n```\n")
+                .append(cl.getUsageMessage(CommandLine.Help.Ansi.OFF).stripTrailing())
+                .append("\n```\n\n");
     }
 }

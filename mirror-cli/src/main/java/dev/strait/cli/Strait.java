@@ -6,12 +6,26 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code bin/strait}: the one front door; each Strait program is a subcommand. */
-@Command(name = "strait", mixinStandardHelpOptions = true, versionProvider = Version.class,
-    description = "Strait: lossless Kafka topic mirroring.",
-    footer = {"", "Benchmarks: strait bench [lag | broker | cluster | metadata | sync | failover | nemesis] [flags] (runs bin/bench; see its header for flags)."},
-    subcommands = {MirrorCommand.class, LagMonitorCommand.class, CanaryCommand.class, BrokerCommand.class,
-        ClusterCommand.class, FailoverCommand.class, FailbackCommand.class,
-        DemoCommand.class, CommandLine.HelpCommand.class})
+@Command(
+        name = "strait",
+        mixinStandardHelpOptions = true,
+        versionProvider = Version.class,
+        description = "Strait: lossless Kafka topic mirroring.",
+        footer = {
+            "",
+            "Benchmarks: strait bench [lag | broker | cluster | metadata | sync | failover | nemesis] [flags] (runs bin/bench; see its header for flags)."
+        },
+        subcommands = {
+            MirrorCommand.class,
+            LagMonitorCommand.class,
+            CanaryCommand.class,
+            BrokerCommand.class,
+            ClusterCommand.class,
+            FailoverCommand.class,
+            FailbackCommand.class,
+            DemoCommand.class,
+            CommandLine.HelpCommand.class
+        })
 public final class Strait implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

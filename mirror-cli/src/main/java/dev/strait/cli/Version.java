@@ -7,7 +7,9 @@ public final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
         String v = Version.class.getPackage().getImplementationVersion();
-        return new String[] {"strait " + (v == null ? "(development build)" : v)
-            + ", kafka-clients " + org.apache.kafka.common.utils.AppInfoParser.getVersion()};
+        return new String[] {
+            "strait " + (v == null ? "(development build)" : v) + ", kafka-clients "
+                    + org.apache.kafka.common.utils.AppInfoParser.getVersion()
+        };
     }
 }

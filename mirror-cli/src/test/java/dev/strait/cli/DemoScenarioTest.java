@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
 
 class DemoScenarioTest {
@@ -29,13 +28,13 @@ class DemoScenarioTest {
             }
         };
         DemoScenario scenario = new DemoScenario()
-            .then(5, "kill", c -> {
-                c.say("kill");
-                c.faultStarted("broker 2 killed");
-            })
-            .then(2, "warm up", c -> c.say("warm"))
-            .then(5, "view", c -> c.say("view"))
-            .then(9, "settle", DemoScenario.Context::faultCleared);
+                .then(5, "kill", c -> {
+                    c.say("kill");
+                    c.faultStarted("broker 2 killed");
+                })
+                .then(2, "warm up", c -> c.say("warm"))
+                .then(5, "view", c -> c.say("view"))
+                .then(9, "settle", DemoScenario.Context::faultCleared);
 
         for (int t = 1; t <= 10; t++) {
             scenario.runDue(t, ctx);
@@ -46,6 +45,8 @@ class DemoScenarioTest {
 
         assertThat(said).containsExactly("warm", "kill", "view");
         assertThat(fault[0]).isNull();
-        assertThat(scenario.steps()).extracting(DemoScenario.Step::name).containsExactly("warm up", "kill", "view", "settle");
+        assertThat(scenario.steps())
+                .extracting(DemoScenario.Step::name)
+                .containsExactly("warm up", "kill", "view", "settle");
     }
 }

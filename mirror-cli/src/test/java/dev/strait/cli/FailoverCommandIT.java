@@ -2,6 +2,12 @@ package dev.strait.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.strait.mirror.provenance.Provenance;
+import dev.strait.mirror.testing.MirrorCheck;
+import dev.strait.testkit.Await;
+import dev.strait.testkit.KafkaCluster;
+import dev.strait.testkit.LoadGenerator;
+import dev.strait.testkit.SharedClusters;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,13 +20,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-
-import dev.strait.mirror.provenance.Provenance;
-import dev.strait.mirror.testing.MirrorCheck;
-import dev.strait.testkit.Await;
-import dev.strait.testkit.KafkaCluster;
-import dev.strait.testkit.LoadGenerator;
-import dev.strait.testkit.SharedClusters;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -39,22 +38,30 @@ class FailoverCommandIT {
     @TempDir
     Path dir;
 
-    private record Run(int code, String out, String err) {
-    }
+    private record Run(int code, String out, String err) {}
 
     private Run strait(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-Xmx256m",
-            // The production logging set-up (logs on stderr), not the tests' own.
-            "-Dlogback.configurationFile=" + Path.of("target", "classes", "logback.xml").toAbsolutePath(),
-            "-cp", MirrorProcess.classPath(), Strait.class.getName()));
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                // The production logging set-up (logs on stderr), not the tests' own.
+                "-Dlogback.configurationFile="
+                        + Path.of("target", "classes", "logback.xml").toAbsolutePath(),
+                "-cp",
+                MirrorProcess.classPath(),
+                Strait.class.getName()));
         cmd.addAll(List.of(args));
         Path out = dir.resolve("out.txt");
         Path err = dir.resolve("err.txt");
-        Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        Process p = new ProcessBuilder(cmd)
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile())
+                .start();
         assertThat(p.waitFor(180, TimeUnit.SECONDS)).isTrue();
-        return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err,
-            StandardCharsets.UTF_8));
+        return new Run(
+                p.exitValue(),
+                Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8));
     }
 
     private static long sum(Map<Integer, Long> offsets) {
@@ -68,35 +75,51 @@ class FailoverCommandIT {
         String topic = "drkill";
         int perPartition = 30_000;
         source.createTopic(topic, 2);
-        Map<TopicPartition, OffsetAndMetadata> app = Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(20_000),
-            new TopicPartition(topic, 1), new OffsetAndMetadata(25_000));
+        Map<TopicPartition, OffsetAndMetadata> app = Map.of(
+                new TopicPartition(topic, 0),
+                new OffsetAndMetadata(20_000),
+                new TopicPartition(topic, 1),
+                new OffsetAndMetadata(25_000));
         try (Admin admin = source.admin()) {
             admin.alterConsumerGroupOffsets("app-kill", app).all().get(30, TimeUnit.SECONDS);
         }
-        List<String> args = MirrorProcessSuite.args(dir, source, target, "m-drkill", topic, "--groups", "app-kill",
-            "--sync.group.offsets.interval.ms", "500");
+        List<String> args = MirrorProcessSuite.args(
+                dir,
+                source,
+                target,
+                "m-drkill",
+                topic,
+                "--groups",
+                "app-kill",
+                "--sync.group.offsets.interval.ms",
+                "500");
 
         // Given: under a live load the mirror is killed after a commit, with an uncommitted tail on the target (copied
         // again after the restart), then restarted
         try (LoadGenerator load = new LoadGenerator(source.bootstrapServers(), topic, 2, perPartition, 3_000);
-             MirrorProcess first = MirrorProcess.start(dir, "first", args)) {
+                MirrorProcess first = MirrorProcess.start(dir, "first", args)) {
             // Killed while the load still runs and the target holds copies past the last commit: that tail is what
             // the restart copies again (after the load, a caught-up mirror may have committed everything it wrote).
-            Await.until("a commit made, copies past it, the load still running", Duration.ofSeconds(120),
-                () -> {
-                    long copied = target.endOffsetSum(topic);
-                    long committed = sum(source.committedOffsets("m-drkill", topic));
-                    return copied >= 5_000 && committed > 0 && copied > committed + 100
+            Await.until("a commit made, copies past it, the load still running", Duration.ofSeconds(120), () -> {
+                long copied = target.endOffsetSum(topic);
+                long committed = sum(source.committedOffsets("m-drkill", topic));
+                return copied >= 5_000
+                        && committed > 0
+                        && copied > committed + 100
                         && source.endOffsetSum(topic) < 2L * perPartition;
-                });
+            });
             first.kill9();
             load.awaitDone(120);
         }
         try (MirrorProcess second = MirrorProcess.start(dir, "second", args)) {
-            Await.until("everything committed after the restart", Duration.ofSeconds(180),
-                () -> sum(source.committedOffsets("m-drkill", topic)) == 2L * perPartition);
-            Await.until("the group synced", Duration.ofSeconds(60),
-                () -> target.committedOffsets("app-kill", topic).size() == 2);
+            Await.until(
+                    "everything committed after the restart",
+                    Duration.ofSeconds(180),
+                    () -> sum(source.committedOffsets("m-drkill", topic)) == 2L * perPartition);
+            Await.until(
+                    "the group synced",
+                    Duration.ofSeconds(60),
+                    () -> target.committedOffsets("app-kill", topic).size() == 2);
             assertThat(second.terminate(60)).as(second.log()).isNotEqualTo(-1);
         }
         MirrorCheck.Report report = MirrorCheck.compare(source, topic, target, topic);
@@ -105,14 +128,20 @@ class FailoverCommandIT {
         assertThat(report.duplicates()).as("the restart copied a range again").isPositive();
 
         Path config = dir.resolve("failover.properties");
-        Files.writeString(config, "source.bootstrap.servers=" + source.bootstrapServers() + "\ntarget.bootstrap.servers="
-            + target.bootstrapServers() + "\n");
+        Files.writeString(
+                config,
+                "source.bootstrap.servers=" + source.bootstrapServers() + "\ntarget.bootstrap.servers="
+                        + target.bootstrapServers() + "\n");
 
         // When: a dry run, then the real thing
         Run dry = strait("failover", "--config", config.toString(), "--groups", "app-kill", "--json");
         assertThat(dry.code()).as(dry.out() + dry.err()).isZero();
-        assertThat(dry.out().trim()).startsWith("{\"mode\":\"dry-run\"").endsWith("}")
-            .contains("\"group\":\"app-kill\"").contains("\"readAgain\":0").doesNotContain("\"exact\":false");
+        assertThat(dry.out().trim())
+                .startsWith("{\"mode\":\"dry-run\"")
+                .endsWith("}")
+                .contains("\"group\":\"app-kill\"")
+                .contains("\"readAgain\":0")
+                .doesNotContain("\"exact\":false");
         Run exec = strait("failover", "--config", config.toString(), "--groups", "app-kill", "--execute");
         assertThat(exec.code()).as(exec.out() + exec.err()).isZero();
         assertThat(exec.out()).contains("group app-kill").contains("=> moved").contains("moved 1 of 1 groups");
@@ -141,11 +170,14 @@ class FailoverCommandIT {
         KafkaCluster source = SharedClusters.source();
         KafkaCluster target = SharedClusters.target();
         Path config = dir.resolve("f.properties");
-        Files.writeString(config, "source.bootstrap.servers=" + source.bootstrapServers() + "\ntarget.bootstrap.servers="
-            + target.bootstrapServers() + "\n");
+        Files.writeString(
+                config,
+                "source.bootstrap.servers=" + source.bootstrapServers() + "\ntarget.bootstrap.servers="
+                        + target.bootstrapServers() + "\n");
         assertThat(strait("failover", "--groups", "x").code()).isEqualTo(2);
-        assertThat(strait("failover", "--config", config.toString(), "--groups", "x", "--dry-run", "--execute").code())
-            .isEqualTo(2);
+        assertThat(strait("failover", "--config", config.toString(), "--groups", "x", "--dry-run", "--execute")
+                        .code())
+                .isEqualTo(2);
         Run regex = strait("failover", "--config", config.toString(), "--groups", "(");
         assertThat(regex.code()).isEqualTo(2);
         assertThat(regex.err()).contains("--groups is not a valid regex");
@@ -155,8 +187,10 @@ class FailoverCommandIT {
         assertThat(unknown.code()).isEqualTo(2);
         assertThat(unknown.err()).contains("'source.' or 'target.' prefix");
         Path nowhere = dir.resolve("nowhere.properties");
-        Files.writeString(nowhere, "source.bootstrap.servers=127.0.0.1:" + KafkaCluster.freePort()
-            + "\ntarget.bootstrap.servers=127.0.0.1:" + KafkaCluster.freePort() + "\n");
+        Files.writeString(
+                nowhere,
+                "source.bootstrap.servers=127.0.0.1:" + KafkaCluster.freePort()
+                        + "\ntarget.bootstrap.servers=127.0.0.1:" + KafkaCluster.freePort() + "\n");
         Run unreachable = strait("failover", "--config", nowhere.toString(), "--groups", "x");
         assertThat(unreachable.code()).isEqualTo(1);
         assertThat(unreachable.err()).contains("cannot reach the target cluster");
@@ -167,7 +201,8 @@ class FailoverCommandIT {
         target.createTopic(topic, 1);
         try (Admin admin = source.admin()) {
             admin.alterConsumerGroupOffsets("app-live", Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(0)))
-                .all().get(30, TimeUnit.SECONDS);
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
         }
         try (KafkaConsumer<byte[], byte[]> live = consumer(target, "app-live", "earliest")) {
             live.subscribe(List.of(topic));
@@ -196,7 +231,8 @@ class FailoverCommandIT {
         List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> c = consumer(cluster, group, "none")) {
             List<TopicPartition> parts = new ArrayList<>();
-            c.partitionsFor(topic, Duration.ofSeconds(30)).forEach(i -> parts.add(new TopicPartition(topic, i.partition())));
+            c.partitionsFor(topic, Duration.ofSeconds(30))
+                    .forEach(i -> parts.add(new TopicPartition(topic, i.partition())));
             c.assign(parts);
             Map<TopicPartition, Long> end = new HashMap<>(c.endOffsets(parts, Duration.ofSeconds(30)));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);

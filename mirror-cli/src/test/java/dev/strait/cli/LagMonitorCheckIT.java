@@ -2,6 +2,10 @@ package dev.strait.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.strait.testkit.Await;
+import dev.strait.testkit.KafkaCluster;
+import dev.strait.testkit.SharedClusters;
+import dev.strait.testkit.TestProducer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,11 +13,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
-import dev.strait.testkit.Await;
-import dev.strait.testkit.KafkaCluster;
-import dev.strait.testkit.SharedClusters;
-import dev.strait.testkit.TestProducer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,31 +21,44 @@ class LagMonitorCheckIT {
     @TempDir
     Path dir;
 
-    private record Run(int code, String out) {
-    }
+    private record Run(int code, String out) {}
 
     private Run check(Path config, String... extra) throws Exception {
         return run("check", config, extra);
     }
 
     private Run run(String sub, Path config, String... extra) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("bash", Path.of("..", "bin", "lag-monitor").toAbsolutePath().normalize()
-            .toString(), sub, "--config", config.toString()));
+        List<String> cmd = new ArrayList<>(List.of(
+                "bash",
+                Path.of("..", "bin", "lag-monitor").toAbsolutePath().normalize().toString(),
+                sub,
+                "--config",
+                config.toString()));
         cmd.addAll(List.of(extra));
         Path out = dir.resolve("out.txt");
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        Process p = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(out.toFile())
+                .start();
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
         return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
     }
 
     /** Runs with stdout and stderr apart; {@link Run#out()} is stdout alone. */
     private Run runSplit(String sub, Path config, String... extra) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("bash", Path.of("..", "bin", "lag-monitor").toAbsolutePath().normalize()
-            .toString(), sub, "--config", config.toString()));
+        List<String> cmd = new ArrayList<>(List.of(
+                "bash",
+                Path.of("..", "bin", "lag-monitor").toAbsolutePath().normalize().toString(),
+                sub,
+                "--config",
+                config.toString()));
         cmd.addAll(List.of(extra));
         Path out = dir.resolve("stdout.txt");
         Path err = dir.resolve("stderr.txt");
-        Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        Process p = new ProcessBuilder(cmd)
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile())
+                .start();
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
         return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
     }
@@ -61,16 +73,23 @@ class LagMonitorCheckIT {
         try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
             producer.produce(topic, 2, 100);
         }
-        try (MirrorProcess mirror = MirrorProcess.start(dir, "mirror",
-            MirrorProcessSuite.args(dir, source, target, "g-chk", topic))) {
-            Await.until("mirrored and committed", Duration.ofSeconds(60),
-                () -> source.committedOffsets("g-chk", topic).values().stream().mapToLong(Long::longValue).sum() == 200);
+        try (MirrorProcess mirror =
+                MirrorProcess.start(dir, "mirror", MirrorProcessSuite.args(dir, source, target, "g-chk", topic))) {
+            Await.until(
+                    "mirrored and committed",
+                    Duration.ofSeconds(60),
+                    () -> source.committedOffsets("g-chk", topic).values().stream()
+                                    .mapToLong(Long::longValue)
+                                    .sum()
+                            == 200);
             mirror.terminate(60);
         }
         Path config = dir.resolve("lag.properties");
-        Files.writeString(config, "source.bootstrap.servers=" + source.bootstrapServers() + "\ntarget.bootstrap.servers="
-            + target.bootstrapServers() + "\nmirror.group.id=g-chk\ntopics=chk\nsample.interval.ms=200\n"
-            + "mirror.commit.interval.ms=1000\n");
+        Files.writeString(
+                config,
+                "source.bootstrap.servers=" + source.bootstrapServers() + "\ntarget.bootstrap.servers="
+                        + target.bootstrapServers() + "\nmirror.group.id=g-chk\ntopics=chk\nsample.interval.ms=200\n"
+                        + "mirror.commit.interval.ms=1000\n");
 
         // When / Then: caught up
         Run ok = check(config);
@@ -87,8 +106,12 @@ class LagMonitorCheckIT {
         // stdout holds the JSON alone (check --json | jq works); the alert log line goes to stderr
         Run split = runSplit("check", config, "--max-lag-records", "10", "--json");
         assertThat(split.code()).isEqualTo(2);
-        assertThat(split.out().strip()).as("stdout: " + split.out()).startsWith("{\"group\":\"g-chk\"").endsWith("}")
-            .doesNotContain("ALERT").hasLineCount(1);
+        assertThat(split.out().strip())
+                .as("stdout: " + split.out())
+                .startsWith("{\"group\":\"g-chk\"")
+                .endsWith("}")
+                .doesNotContain("ALERT")
+                .hasLineCount(1);
 
         // When / Then: bad input is Nagios UNKNOWN
         assertThat(check(dir.resolve("missing.properties")).code()).isEqualTo(3);

@@ -33,8 +33,10 @@ final class MirrorProcess implements AutoCloseable {
             cmd.add(classPath());
             cmd.add(MirrorMakerMain.class.getName());
             cmd.addAll(args);
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+            Process p = new ProcessBuilder(cmd)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .start();
             return new MirrorProcess(p, log);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -2,6 +2,12 @@ package dev.strait.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.strait.mirror.testing.MirrorCheck;
+import dev.strait.testkit.Await;
+import dev.strait.testkit.LoadGenerator;
+import dev.strait.testkit.SharedClusters;
+import dev.strait.testkit.TestCluster;
+import dev.strait.testkit.TestProducer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,13 +15,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
-import dev.strait.mirror.testing.MirrorCheck;
-import dev.strait.testkit.Await;
-import dev.strait.testkit.LoadGenerator;
-import dev.strait.testkit.SharedClusters;
-import dev.strait.testkit.TestCluster;
-import dev.strait.testkit.TestProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,17 +36,28 @@ abstract class MirrorProcessSuite {
         target = SharedClusters.target(kind);
     }
 
-    static List<String> args(Path dir, TestCluster source, TestCluster target, String group, String include,
-                             String... extra) throws IOException {
+    static List<String> args(
+            Path dir, TestCluster source, TestCluster target, String group, String include, String... extra)
+            throws IOException {
         Path consumer = dir.resolve(group + "-consumer.properties");
-        Files.writeString(consumer, "bootstrap.servers=" + source.bootstrapServers() + "\ngroup.id=" + group
-            + "\nauto.offset.reset=earliest\nsession.timeout.ms=10000\nheartbeat.interval.ms=2000\n"
-            + "metadata.max.age.ms=2000\n");
+        Files.writeString(
+                consumer,
+                "bootstrap.servers=" + source.bootstrapServers() + "\ngroup.id=" + group
+                        + "\nauto.offset.reset=earliest\nsession.timeout.ms=10000\nheartbeat.interval.ms=2000\n"
+                        + "metadata.max.age.ms=2000\n");
         Path producer = dir.resolve(group + "-producer.properties");
         Files.writeString(producer, "bootstrap.servers=" + target.bootstrapServers() + "\n");
-        List<String> args = new ArrayList<>(List.of("--consumer.config", consumer.toString(), "--producer.config",
-            producer.toString(), "--whitelist", include, "--offset.commit.interval.ms", "1000",
-            "--progress.interval.ms", "5000"));
+        List<String> args = new ArrayList<>(List.of(
+                "--consumer.config",
+                consumer.toString(),
+                "--producer.config",
+                producer.toString(),
+                "--whitelist",
+                include,
+                "--offset.commit.interval.ms",
+                "1000",
+                "--progress.interval.ms",
+                "5000"));
         args.addAll(List.of(extra));
         return args;
     }
@@ -71,8 +81,10 @@ abstract class MirrorProcessSuite {
         try (MirrorProcess first = MirrorProcess.start(dir, "first", args)) {
             // A fast machine copies a third of the backlog within the first commit interval: wait for a commit
             // too, so that the kill leaves both a committed head and an uncommitted tail.
-            Await.until("a third of the backlog mirrored and a commit made", Duration.ofSeconds(120),
-                () -> target.endOffsetSum(topic) >= 60_000 && sum(source.committedOffsets("g-crash", topic)) > 0);
+            Await.until(
+                    "a third of the backlog mirrored and a commit made",
+                    Duration.ofSeconds(120),
+                    () -> target.endOffsetSum(topic) >= 60_000 && sum(source.committedOffsets("g-crash", topic)) > 0);
 
             // When: kill -9 mid-stream
             first.kill9();
@@ -84,22 +96,29 @@ abstract class MirrorProcessSuite {
         Map<Integer, Long> committedByPartition = source.committedOffsets("g-crash", topic);
         committedAtKill = sum(committedByPartition);
         assertThat(committedAtKill).as("commits happened before the kill").isPositive();
-        assertThat(committedAtKill).as("never committed past what the target has").isLessThanOrEqualTo(onTargetAtKill);
+        assertThat(committedAtKill)
+                .as("never committed past what the target has")
+                .isLessThanOrEqualTo(onTargetAtKill);
 
         try (MirrorProcess second = MirrorProcess.start(dir, "second", args)) {
-            Await.until("everything committed after the restart", Duration.ofSeconds(180),
-                () -> sum(source.committedOffsets("g-crash", topic)) == 4L * perPartition);
+            Await.until(
+                    "everything committed after the restart",
+                    Duration.ofSeconds(180),
+                    () -> sum(source.committedOffsets("g-crash", topic)) == 4L * perPartition);
             assertThat(second.terminate(60)).as(second.log()).isNotEqualTo(-1);
         }
 
         // Then
         MirrorCheck.Report report = MirrorCheck.compare(source, topic, target, topic);
         assertThat(report.sourceRecords()).isEqualTo(4L * perPartition);
-        System.out.printf("crash test: on target at kill %d, committed at kill %d, duplicates %d, report %s%n",
-            onTargetAtKill, committedAtKill, report.duplicates(), report);
+        System.out.printf(
+                "crash test: on target at kill %d, committed at kill %d, duplicates %d, report %s%n",
+                onTargetAtKill, committedAtKill, report.duplicates(), report);
         assertThat(report.lost()).as(report.toString()).isZero();
         assertThat(report.mismatched()).as(report.toString()).isZero();
-        assertThat(report.unordered()).as("first copies in source order, per partition: " + report).isZero();
+        assertThat(report.unordered())
+                .as("first copies in source order, per partition: " + report)
+                .isZero();
         assertThat(report.targetRecords()).isEqualTo(4L * perPartition + report.duplicates());
         // Per partition (preserve mode: target partition = source partition): only the uncommitted tail that had
         // landed is copied twice, nothing below the commit, and no more than that tail.
@@ -107,24 +126,33 @@ abstract class MirrorProcessSuite {
             long committed = committedByPartition.getOrDefault(p, 0L);
             long landed = landedAtKill.getOrDefault(p, 0L);
             List<Long> dups = report.duplicatedOffsets().getOrDefault(p, List.of());
-            assertThat(dups).as("partition %d: duplicates only at or above the committed offset %d", p, committed)
-                .allSatisfy(o -> assertThat(o).isBetween(committed, landed - 1));
-            assertThat((long) dups.size()).as("partition %d: at most the uncommitted tail", p)
-                .isLessThanOrEqualTo(landed - committed);
+            assertThat(dups)
+                    .as("partition %d: duplicates only at or above the committed offset %d", p, committed)
+                    .allSatisfy(o -> assertThat(o).isBetween(committed, landed - 1));
+            assertThat((long) dups.size())
+                    .as("partition %d: at most the uncommitted tail", p)
+                    .isLessThanOrEqualTo(landed - committed);
         }
     }
 
     /** End offset of every partition of a topic, by partition number. */
     static Map<Integer, Long> endOffsets(TestCluster cluster, String topic) throws Exception {
         try (org.apache.kafka.clients.admin.Admin admin = cluster.admin()) {
-            var desc = admin.describeTopics(List.of(topic)).allTopicNames().get(30, java.util.concurrent.TimeUnit.SECONDS)
-                .get(topic);
-            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> specs = new java.util.HashMap<>();
-            desc.partitions().forEach(p -> specs.put(new org.apache.kafka.common.TopicPartition(topic, p.partition()),
-                org.apache.kafka.clients.admin.OffsetSpec.latest()));
+            var desc = admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(30, java.util.concurrent.TimeUnit.SECONDS)
+                    .get(topic);
+            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> specs =
+                    new java.util.HashMap<>();
+            desc.partitions()
+                    .forEach(p -> specs.put(
+                            new org.apache.kafka.common.TopicPartition(topic, p.partition()),
+                            org.apache.kafka.clients.admin.OffsetSpec.latest()));
             Map<Integer, Long> out = new java.util.TreeMap<>();
-            admin.listOffsets(specs).all().get(30, java.util.concurrent.TimeUnit.SECONDS)
-                .forEach((tp, info) -> out.put(tp.partition(), info.offset()));
+            admin.listOffsets(specs)
+                    .all()
+                    .get(30, java.util.concurrent.TimeUnit.SECONDS)
+                    .forEach((tp, info) -> out.put(tp.partition(), info.offset()));
             return out;
         }
     }
@@ -146,8 +174,10 @@ abstract class MirrorProcessSuite {
             }
             try (MirrorProcess second = MirrorProcess.start(dir, "second", args)) {
                 load.awaitDone(120);
-                Await.until("everything mirrored", Duration.ofSeconds(120),
-                    () -> sum(source.committedOffsets("g-graceful", topic)) == 24_000);
+                Await.until(
+                        "everything mirrored",
+                        Duration.ofSeconds(120),
+                        () -> sum(source.committedOffsets("g-graceful", topic)) == 24_000);
                 second.terminate(60);
             }
         }
@@ -172,7 +202,10 @@ abstract class MirrorProcessSuite {
         try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
             for (int i = 0; i < 100; i++) {
                 ProducerRecord<byte[], byte[]> r = TestProducer.record(topic, 0, i, 1_700_000_000_000L + i, 100);
-                producer.send(i == refusedOffset ? new ProducerRecord<>(topic, 0, r.timestamp(), r.key(), big, r.headers()) : r);
+                producer.send(
+                        i == refusedOffset
+                                ? new ProducerRecord<>(topic, 0, r.timestamp(), r.key(), big, r.headers())
+                                : r);
             }
         }
     }
@@ -193,11 +226,18 @@ abstract class MirrorProcessSuite {
 
         // Then
         assertThat(code).as(log).isEqualTo(1);
-        assertThat(log).contains("abort-0@50").contains("RecordTooLargeException").contains("max.message.bytes=65536");
+        assertThat(log)
+                .contains("abort-0@50")
+                .contains("RecordTooLargeException")
+                .contains("max.message.bytes=65536");
         Map<Integer, Long> committed = source.committedOffsets("g-abort", topic);
-        assertThat(committed.getOrDefault(0, 0L)).as("committed offset of abort-0: not past the refused record, and "
-            + "everything before it was acknowledged").isEqualTo(50L);
-        assertThat(target.endOffsetSum(topic)).as("records before it are on the target").isGreaterThanOrEqualTo(50);
+        assertThat(committed.getOrDefault(0, 0L))
+                .as("committed offset of abort-0: not past the refused record, and "
+                        + "everything before it was acknowledged")
+                .isEqualTo(50L);
+        assertThat(target.endOffsetSum(topic))
+                .as("records before it are on the target")
+                .isGreaterThanOrEqualTo(50);
     }
 
     @Test
@@ -207,10 +247,12 @@ abstract class MirrorProcessSuite {
         topicWithOneRefusedRecord(topic, 20);
 
         // When
-        try (MirrorProcess mirror = MirrorProcess.start(dir, "skip", args(dir, source, target, "g-skip", topic,
-            "--abort.on.send.failure", "false"))) {
-            Await.until("everything but the refused record mirrored and committed", Duration.ofSeconds(60),
-                () -> source.committedOffsets("g-skip", topic).getOrDefault(0, 0L) == 100L);
+        try (MirrorProcess mirror = MirrorProcess.start(
+                dir, "skip", args(dir, source, target, "g-skip", topic, "--abort.on.send.failure", "false"))) {
+            Await.until(
+                    "everything but the refused record mirrored and committed",
+                    Duration.ofSeconds(60),
+                    () -> source.committedOffsets("g-skip", topic).getOrDefault(0, 0L) == 100L);
             assertThat(mirror.isAlive()).isTrue();
             mirror.terminate(60);
             assertThat(mirror.log()).contains("Skipping source record skip-0@20");
@@ -231,10 +273,14 @@ abstract class MirrorProcessSuite {
         long onTargetAtKill;
         Map<Integer, Long> committedByPartition;
         try (LoadGenerator load = new LoadGenerator(source.bootstrapServers(), topic, 4, 10_000, 5_000);
-             MirrorProcess a = MirrorProcess.start(dir, "a", args(dir, source, target, "g-ha", topic, "--num.streams", "2"));
-             MirrorProcess b = MirrorProcess.start(dir, "b", args(dir, source, target, "g-ha", topic, "--num.streams", "2"))) {
-            Await.until("both processes own partitions", Duration.ofSeconds(60),
-                () -> a.log().contains("Partitions assigned") && b.log().contains("Partitions assigned"));
+                MirrorProcess a =
+                        MirrorProcess.start(dir, "a", args(dir, source, target, "g-ha", topic, "--num.streams", "2"));
+                MirrorProcess b =
+                        MirrorProcess.start(dir, "b", args(dir, source, target, "g-ha", topic, "--num.streams", "2"))) {
+            Await.until(
+                    "both processes own partitions",
+                    Duration.ofSeconds(60),
+                    () -> a.log().contains("Partitions assigned") && b.log().contains("Partitions assigned"));
             Await.until("mirroring under way", Duration.ofSeconds(60), () -> target.endOffsetSum(topic) >= 8_000);
 
             // When
@@ -243,25 +289,32 @@ abstract class MirrorProcessSuite {
             committedAtKill = sum(committedByPartition);
             onTargetAtKill = target.endOffsetSum(topic);
             load.awaitDone(120);
-            Await.until("b mirrored and committed everything", Duration.ofSeconds(120),
-                () -> sum(source.committedOffsets("g-ha", topic)) == 40_000);
+            Await.until(
+                    "b mirrored and committed everything",
+                    Duration.ofSeconds(120),
+                    () -> sum(source.committedOffsets("g-ha", topic)) == 40_000);
             assertThat(b.isAlive()).isTrue();
             b.terminate(60);
         }
 
         // Then
         MirrorCheck.Report report = MirrorCheck.compare(source, topic, target, topic);
-        System.out.printf("ha test: committed at kill %d, on target at kill %d, report %s%n", committedAtKill,
-            onTargetAtKill, report);
+        System.out.printf(
+                "ha test: committed at kill %d, on target at kill %d, report %s%n",
+                committedAtKill, onTargetAtKill, report);
         assertThat(report.lost()).as(report.toString()).isZero();
         assertThat(report.mismatched()).as(report.toString()).isZero();
         assertThat(report.targetRecords()).isEqualTo(40_000 + report.duplicates());
         // The duplicate bound: the survivor re-copies only what the killed process had not committed. Committed
         // offsets measured at the kill can only have grown since, so no duplicate may lie below them.
-        committedByPartition.forEach((p, committed) -> assertThat(report.duplicatedOffsets().getOrDefault(p, List.of()))
-            .as("partition %d: no committed record copied twice", p).allSatisfy(o -> assertThat(o).isGreaterThanOrEqualTo(committed)));
-        assertThat(report.duplicates()).as("at most what was on the target beyond the commits at the kill, plus what "
-            + "landed from requests in flight").isLessThanOrEqualTo(Math.max(0, report.targetRecords() - 40_000));
+        committedByPartition.forEach(
+                (p, committed) -> assertThat(report.duplicatedOffsets().getOrDefault(p, List.of()))
+                        .as("partition %d: no committed record copied twice", p)
+                        .allSatisfy(o -> assertThat(o).isGreaterThanOrEqualTo(committed)));
+        assertThat(report.duplicates())
+                .as("at most what was on the target beyond the commits at the kill, plus what "
+                        + "landed from requests in flight")
+                .isLessThanOrEqualTo(Math.max(0, report.targetRecords() - 40_000));
     }
 
     /** True once the target's record count has not changed for a second. */

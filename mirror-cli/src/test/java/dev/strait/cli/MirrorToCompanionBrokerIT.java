@@ -2,11 +2,6 @@ package dev.strait.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.Properties;
-
 import com.codahale.metrics.MetricRegistry;
 import dev.strait.broker.server.EmbeddedCluster;
 import dev.strait.mirror.config.MirrorSettings;
@@ -19,6 +14,10 @@ import dev.strait.testkit.SharedClusters;
 import dev.strait.testkit.TestCluster;
 import dev.strait.testkit.TestProducer;
 import dev.strait.testkit.TopicReader;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.Test;
@@ -48,14 +47,27 @@ class MirrorToCompanionBrokerIT {
             p.put("bootstrap.servers", target.bootstrapServers());
 
             // When
-            MirrorEngine engine = new MirrorEngine(MirrorSettings.builder().consumerConfig(c).producerConfig(p)
-                .include("companion\\..*").numStreams(2).offsetCommitIntervalMs(1000).build(),
-                new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
+            MirrorEngine engine = new MirrorEngine(
+                    MirrorSettings.builder()
+                            .consumerConfig(c)
+                            .producerConfig(p)
+                            .include("companion\\..*")
+                            .numStreams(2)
+                            .offsetCommitIntervalMs(1000)
+                            .build(),
+                    new MirrorMetrics(new MetricRegistry()),
+                    Time.SYSTEM);
             engine.start();
             try {
-                Await.until("everything committed", Duration.ofSeconds(120), () -> topics.stream().mapToLong(t ->
-                    source.committedOffsets("g-companion", t).values().stream().mapToLong(Long::longValue).sum()).sum()
-                    == 12_000);
+                Await.until(
+                        "everything committed",
+                        Duration.ofSeconds(120),
+                        () -> topics.stream()
+                                        .mapToLong(t -> source.committedOffsets("g-companion", t).values().stream()
+                                                .mapToLong(Long::longValue)
+                                                .sum())
+                                        .sum()
+                                == 12_000);
             } finally {
                 engine.requestStop();
                 engine.awaitTermination(Duration.ofSeconds(60));
@@ -63,8 +75,10 @@ class MirrorToCompanionBrokerIT {
 
             // Then
             for (String t : topics) {
-                Map<Integer, List<ConsumerRecord<byte[], byte[]>>> src = TopicReader.readAll(source.bootstrapServers(), t);
-                Map<Integer, List<ConsumerRecord<byte[], byte[]>>> dst = TopicReader.readAll(target.bootstrapServers(), t);
+                Map<Integer, List<ConsumerRecord<byte[], byte[]>>> src =
+                        TopicReader.readAll(source.bootstrapServers(), t);
+                Map<Integer, List<ConsumerRecord<byte[], byte[]>>> dst =
+                        TopicReader.readAll(target.bootstrapServers(), t);
                 MirrorCheck.Report report = MirrorCheck.compare(src, t, dst);
                 assertThat(report.lost()).as(report.toString()).isZero();
                 assertThat(report.duplicates()).as(report.toString()).isZero();
@@ -76,14 +90,18 @@ class MirrorToCompanionBrokerIT {
 
     @Test
     void mirrorsBetweenTwoCompanionBrokersWithConsumerGroups() throws Exception {
-        try (EmbeddedCluster source = EmbeddedCluster.builder().nodes(1).brokerConfig("group.initial.rebalance.delay.ms", "0")
-                 .start();
-             EmbeddedCluster target = EmbeddedCluster.builder().nodes(1).start()) {
+        try (EmbeddedCluster source = EmbeddedCluster.builder()
+                        .nodes(1)
+                        .brokerConfig("group.initial.rebalance.delay.ms", "0")
+                        .start();
+                EmbeddedCluster target = EmbeddedCluster.builder().nodes(1).start()) {
             // Given
             String topic = "companion.both";
             try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
-                Map.of("bootstrap.servers", source.bootstrapServers()))) {
-                admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, 4, (short) 1))).all().get();
+                    Map.of("bootstrap.servers", source.bootstrapServers()))) {
+                admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, 4, (short) 1)))
+                        .all()
+                        .get();
                 TestCluster.awaitWritable(admin, topic, 4);
             }
             try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
@@ -96,9 +114,16 @@ class MirrorToCompanionBrokerIT {
             p.put("bootstrap.servers", target.bootstrapServers());
 
             // When
-            MirrorEngine engine = new MirrorEngine(MirrorSettings.builder().consumerConfig(c).producerConfig(p)
-                .include(topic).numStreams(2).offsetCommitIntervalMs(1000).build(),
-                new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
+            MirrorEngine engine = new MirrorEngine(
+                    MirrorSettings.builder()
+                            .consumerConfig(c)
+                            .producerConfig(p)
+                            .include(topic)
+                            .numStreams(2)
+                            .offsetCommitIntervalMs(1000)
+                            .build(),
+                    new MirrorMetrics(new MetricRegistry()),
+                    Time.SYSTEM);
             engine.start();
             try {
                 Await.until("all 10,000 on the target", Duration.ofSeconds(120), () -> {
@@ -114,8 +139,10 @@ class MirrorToCompanionBrokerIT {
             }
 
             // Then
-            MirrorCheck.Report report = MirrorCheck.compare(TopicReader.readAll(source.bootstrapServers(), topic), topic,
-                TopicReader.readAll(target.bootstrapServers(), topic));
+            MirrorCheck.Report report = MirrorCheck.compare(
+                    TopicReader.readAll(source.bootstrapServers(), topic),
+                    topic,
+                    TopicReader.readAll(target.bootstrapServers(), topic));
             assertThat(report.lost()).as(report.toString()).isZero();
             assertThat(report.duplicates()).as(report.toString()).isZero();
             assertThat(report.digestsEqual()).as(report.toString()).isTrue();

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
 import org.junit.jupiter.api.Test;
 
 class ReferenceDocTest {
@@ -15,9 +14,12 @@ class ReferenceDocTest {
         String fresh = ReferenceDoc.render(root);
 
         assertThat(Files.readString(root.resolve("docs").resolve("reference.md"), StandardCharsets.UTF_8))
-            .as("docs/reference.md is out of date: regenerate it with "
-                + "java -cp 'mirror-cli/target/classes:mirror-cli/target/lib/*' dev.strait.cli.ReferenceDoc .")
-            .isEqualTo(fresh);
-        assertThat(fresh).contains("--consumer.config").contains("lag-monitor check").contains("alert.webhook.url");
+                .as("docs/reference.md is out of date: regenerate it with "
+                        + "java -cp 'mirror-cli/target/classes:mirror-cli/target/lib/*' dev.strait.cli.ReferenceDoc .")
+                .isEqualTo(fresh);
+        assertThat(fresh)
+                .contains("--consumer.config")
+                .contains("lag-monitor check")
+                .contains("alert.webhook.url");
     }
 }

@@ -2,15 +2,14 @@ package dev.strait.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
-
 import dev.strait.mirror.testing.MirrorCheck;
 import dev.strait.testkit.Await;
 import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.LoadGenerator;
 import dev.strait.testkit.SharedClusters;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,7 +27,7 @@ class TargetOutageIT {
             source.createTopic(topic, 3);
             List<String> args = MirrorProcessSuite.args(dir, source, target, "g-outage", topic, "--num.streams", "2");
             try (LoadGenerator load = new LoadGenerator(source.bootstrapServers(), topic, 3, 15_000, 1_000);
-                 MirrorProcess mirror = MirrorProcess.start(dir, "mirror", args)) {
+                    MirrorProcess mirror = MirrorProcess.start(dir, "mirror", args)) {
                 Await.until("mirroring under way", Duration.ofSeconds(60), () -> target.endOffsetSum(topic) >= 3_000);
 
                 // When: the target is down for 30 s while the source keeps receiving records
@@ -37,9 +36,13 @@ class TargetOutageIT {
                 target.restartAll();
 
                 load.awaitDone(120);
-                Await.until("everything mirrored and committed", Duration.ofSeconds(180),
-                    () -> source.committedOffsets("g-outage", topic).values().stream().mapToLong(Long::longValue).sum()
-                        == 45_000);
+                Await.until(
+                        "everything mirrored and committed",
+                        Duration.ofSeconds(180),
+                        () -> source.committedOffsets("g-outage", topic).values().stream()
+                                        .mapToLong(Long::longValue)
+                                        .sum()
+                                == 45_000);
                 assertThat(mirror.isAlive()).as(mirror.log()).isTrue();
                 mirror.terminate(60);
             }

@@ -5,8 +5,7 @@ import java.util.function.BooleanSupplier;
 
 /** Waits for a condition, polling; fails with a message that says what did not happen. */
 public final class Await {
-    private Await() {
-    }
+    private Await() {}
 
     public static void until(String what, Duration timeout, BooleanSupplier condition) {
         long deadline = System.nanoTime() + timeout.toNanos();

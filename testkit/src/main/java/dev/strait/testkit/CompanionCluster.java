@@ -1,8 +1,7 @@
 package dev.strait.testkit;
 
-import java.util.Map;
-
 import dev.strait.broker.server.EmbeddedCluster;
+import java.util.Map;
 
 /**
  * Strait's companion broker as a {@link TestCluster}: an {@link EmbeddedCluster} of one or more nodes inside the
@@ -25,8 +24,9 @@ public final class CompanionCluster implements TestCluster {
         EmbeddedCluster.Builder builder = EmbeddedCluster.builder().nodes(nodes);
         if (nodes >= 3) {
             // Kafka's usual production settings, and failover fast enough for a test.
-            builder.brokerConfig("min.insync.replicas", "2").brokerConfig("broker.session.timeout.ms", "3000")
-                .brokerConfig("broker.heartbeat.interval.ms", "500");
+            builder.brokerConfig("min.insync.replicas", "2")
+                    .brokerConfig("broker.session.timeout.ms", "3000")
+                    .brokerConfig("broker.heartbeat.interval.ms", "500");
         }
         brokerConfig.forEach(builder::brokerConfig);
         return new CompanionCluster(name, builder.start());

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -33,10 +32,9 @@ import org.junit.jupiter.api.Assumptions;
 public final class Docker {
     private static final Duration CHECK_TIMEOUT = Duration.ofSeconds(60);
     private static final String HOW = "Start a Docker engine and build the images with docker/build-images.sh "
-        + "(.ci/run does both before mvn verify)";
+            + "(.ci/run does both before mvn verify)";
 
-    private Docker() {
-    }
+    private Docker() {}
 
     /** The output (stdout and stderr together) and exit code of a command that finished. */
     public record Result(int exitCode, String output) {
@@ -87,8 +85,7 @@ public final class Docker {
     }
 
     static String ciFailure(String missing) {
-        return "this test needs Docker, and CI (CI=" + System.getenv("CI") + ") must run it: " + missing + ". "
-            + HOW;
+        return "this test needs Docker, and CI (CI=" + System.getenv("CI") + ") must run it: " + missing + ". " + HOW;
     }
 
     static String skipReason(String missing) {
@@ -110,7 +107,8 @@ public final class Docker {
         }
         List<String> absent = new ArrayList<>();
         for (String image : images) {
-            if (!run(CHECK_TIMEOUT, List.of("docker", "image", "inspect", "--format", "{{.Id}}", image)).ok()) {
+            if (!run(CHECK_TIMEOUT, List.of("docker", "image", "inspect", "--format", "{{.Id}}", image))
+                    .ok()) {
                 absent.add(image);
             }
         }
@@ -145,14 +143,16 @@ public final class Docker {
         Process process = null;
         try {
             out = Files.createTempFile("strait-docker-", ".out").toFile();
-            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(out).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+            ProcessBuilder builder = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(out)
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
             builder.environment().putAll(environment);
             process = builder.start();
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
                 throw new AssertionError("timed out after " + timeout.toSeconds() + " s: " + String.join(" ", command)
-                    + "\n" + Files.readString(out.toPath(), StandardCharsets.UTF_8));
+                        + "\n" + Files.readString(out.toPath(), StandardCharsets.UTF_8));
             }
             return new Result(process.exitValue(), Files.readString(out.toPath(), StandardCharsets.UTF_8));
         } catch (IOException e) {
@@ -178,8 +178,8 @@ public final class Docker {
     public static String check(Duration timeout, Map<String, String> environment, List<String> command) {
         Result result = run(timeout, environment, command);
         if (!result.ok()) {
-            throw new AssertionError("exit code " + result.exitCode() + ": " + String.join(" ", command) + "\n"
-                + result.output());
+            throw new AssertionError(
+                    "exit code " + result.exitCode() + ": " + String.join(" ", command) + "\n" + result.output());
         }
         return result.output();
     }

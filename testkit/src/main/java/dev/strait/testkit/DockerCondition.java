@@ -2,7 +2,6 @@ package dev.strait.testkit;
 
 import java.util.ArrayList;
 import java.util.List;
-
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;

@@ -17,7 +17,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Uuid;
@@ -185,8 +184,8 @@ public final class KafkaCluster implements TestCluster {
         while (System.nanoTime() < deadline) {
             for (Node node : nodes) {
                 if (node.process != null && !node.process.isAlive() && !node.downOnPurpose) {
-                    throw new IllegalStateException("Kafka node " + node.id + " of " + name
-                        + " exited with " + node.process.exitValue() + "; log tail:\n" + node.logTail());
+                    throw new IllegalStateException("Kafka node " + node.id + " of " + name + " exited with "
+                            + node.process.exitValue() + "; log tail:\n" + node.logTail());
                 }
             }
             Properties props = clientProperties();
@@ -267,9 +266,9 @@ public final class KafkaCluster implements TestCluster {
                 }
                 Path log = dir.resolve("kafka.log");
                 process = new ProcessBuilder(cmd)
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                    .start();
+                        .redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                        .start();
             } catch (IOException e) {
                 throw new UncheckedIOException("could not launch Kafka node " + id + " of " + name, e);
             }
@@ -307,8 +306,9 @@ public final class KafkaCluster implements TestCluster {
                 p.putAll(security.serverProperties(brokerPort, controllerPort));
             }
             p.putAll(extraConfig);
-            return p.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
-                .collect(Collectors.joining("\n", "", "\n"));
+            return p.entrySet().stream()
+                    .map(e -> e.getKey() + "=" + e.getValue())
+                    .collect(Collectors.joining("\n", "", "\n"));
         }
 
         void kill() {
@@ -356,8 +356,12 @@ public final class KafkaCluster implements TestCluster {
                 throw new IllegalStateException("kafka-broker.classpath missing: build strait-testkit with Maven");
             }
             String deps = new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
-            String self = Path.of(KafkaNodeMain.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-                .toString();
+            String self = Path.of(KafkaNodeMain.class
+                            .getProtectionDomain()
+                            .getCodeSource()
+                            .getLocation()
+                            .toURI())
+                    .toString();
             return self + java.io.File.pathSeparator + deps;
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -11,8 +11,7 @@ import java.nio.file.Path;
  * <p>Arguments: {@code <server.properties> <cluster-id> <log-dir> [format arguments, e.g. --add-scram ...]}.
  */
 public final class KafkaNodeMain {
-    private KafkaNodeMain() {
-    }
+    private KafkaNodeMain() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length < 3) {
@@ -25,7 +24,7 @@ public final class KafkaNodeMain {
         if (!Files.exists(logDir.resolve("meta.properties"))) {
             PrintStream out = System.out;
             java.util.List<String> format = new java.util.ArrayList<>(
-                java.util.List.of("format", "-t", clusterId, "-c", config, "--ignore-formatted"));
+                    java.util.List.of("format", "-t", clusterId, "-c", config, "--ignore-formatted"));
             format.addAll(java.util.Arrays.asList(args).subList(3, args.length));
             int rc = kafka.tools.StorageTool.execute(format.toArray(new String[0]), out);
             if (rc != 0) {

@@ -50,14 +50,52 @@ public final class KafkaSecurity {
             keystore = dir.resolve("broker.p12");
             truststore = dir.resolve("truststore.p12");
             Path cert = dir.resolve("broker.crt");
-            keytool("-genkeypair", "-alias", "broker", "-keyalg", "EC", "-groupname", "secp256r1",
-                "-dname", "CN=localhost", "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-validity", "2",
-                "-keystore", keystore.toString(), "-storetype", "PKCS12", "-storepass", STORE_PASSWORD,
-                "-keypass", STORE_PASSWORD);
-            keytool("-exportcert", "-rfc", "-alias", "broker", "-keystore", keystore.toString(),
-                "-storepass", STORE_PASSWORD, "-file", cert.toString());
-            keytool("-importcert", "-noprompt", "-alias", "broker", "-file", cert.toString(),
-                "-keystore", truststore.toString(), "-storetype", "PKCS12", "-storepass", STORE_PASSWORD);
+            keytool(
+                    "-genkeypair",
+                    "-alias",
+                    "broker",
+                    "-keyalg",
+                    "EC",
+                    "-groupname",
+                    "secp256r1",
+                    "-dname",
+                    "CN=localhost",
+                    "-ext",
+                    "SAN=ip:127.0.0.1,dns:localhost",
+                    "-validity",
+                    "2",
+                    "-keystore",
+                    keystore.toString(),
+                    "-storetype",
+                    "PKCS12",
+                    "-storepass",
+                    STORE_PASSWORD,
+                    "-keypass",
+                    STORE_PASSWORD);
+            keytool(
+                    "-exportcert",
+                    "-rfc",
+                    "-alias",
+                    "broker",
+                    "-keystore",
+                    keystore.toString(),
+                    "-storepass",
+                    STORE_PASSWORD,
+                    "-file",
+                    cert.toString());
+            keytool(
+                    "-importcert",
+                    "-noprompt",
+                    "-alias",
+                    "broker",
+                    "-file",
+                    cert.toString(),
+                    "-keystore",
+                    truststore.toString(),
+                    "-storetype",
+                    "PKCS12",
+                    "-storepass",
+                    STORE_PASSWORD);
         } catch (IOException e) {
             throw new UncheckedIOException("could not make test certificates in " + dir, e);
         }
@@ -134,7 +172,7 @@ public final class KafkaSecurity {
     }
 
     private static String jaas(String user, String password) {
-        return "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + user
-            + "\" password=\"" + password + "\";";
+        return "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + user + "\" password=\""
+                + password + "\";";
     }
 }

@@ -15,31 +15,36 @@ public final class LoadGenerator implements AutoCloseable {
     private volatile Throwable error;
 
     public LoadGenerator(String bootstrap, String topic, int partitions, int perPartition, int recordsPerSecond) {
-        thread = new Thread(() -> {
-            try (TestProducer producer = new TestProducer(bootstrap)) {
-                long start = System.nanoTime();
-                long n = 0;
-                for (int i = 0; i < perPartition && !stop; i++) {
-                    for (int p = 0; p < partitions; p++) {
-                        producer.raw().send(TestProducer.record(topic, p, i, 1_700_000_000_000L + i, 100), (md, e) -> {
-                            if (e != null) {
-                                error = e;
+        thread = new Thread(
+                () -> {
+                    try (TestProducer producer = new TestProducer(bootstrap)) {
+                        long start = System.nanoTime();
+                        long n = 0;
+                        for (int i = 0; i < perPartition && !stop; i++) {
+                            for (int p = 0; p < partitions; p++) {
+                                producer.raw()
+                                        .send(
+                                                TestProducer.record(topic, p, i, 1_700_000_000_000L + i, 100),
+                                                (md, e) -> {
+                                                    if (e != null) {
+                                                        error = e;
+                                                    }
+                                                });
+                                n++;
                             }
-                        });
-                        n++;
+                            sent.set(n);
+                            long dueNanos = start + TimeUnit.SECONDS.toNanos(1) * n / recordsPerSecond;
+                            long waitNanos = dueNanos - System.nanoTime();
+                            if (waitNanos > 0) {
+                                TimeUnit.NANOSECONDS.sleep(waitNanos);
+                            }
+                        }
+                        producer.raw().flush();
+                    } catch (Throwable t) {
+                        error = t;
                     }
-                    sent.set(n);
-                    long dueNanos = start + TimeUnit.SECONDS.toNanos(1) * n / recordsPerSecond;
-                    long waitNanos = dueNanos - System.nanoTime();
-                    if (waitNanos > 0) {
-                        TimeUnit.NANOSECONDS.sleep(waitNanos);
-                    }
-                }
-                producer.raw().flush();
-            } catch (Throwable t) {
-                error = t;
-            }
-        }, "load-" + topic);
+                },
+                "load-" + topic);
         thread.setDaemon(true);
         thread.start();
     }

@@ -2,7 +2,6 @@ package dev.strait.testkit;
 
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
-
 import org.apache.kafka.common.utils.Time;
 
 /**

@@ -13,8 +13,7 @@ public final class SharedClusters {
     private static final Map<TestCluster.Kind, TestCluster> SOURCES = new EnumMap<>(TestCluster.Kind.class);
     private static final Map<TestCluster.Kind, TestCluster> TARGETS = new EnumMap<>(TestCluster.Kind.class);
 
-    private SharedClusters() {
-    }
+    private SharedClusters() {}
 
     /** The shared Apache Kafka source cluster. */
     public static KafkaCluster source() {

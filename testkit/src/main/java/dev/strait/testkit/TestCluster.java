@@ -7,7 +7,6 @@ import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
@@ -86,11 +85,15 @@ public interface TestCluster extends AutoCloseable {
     /** Sum of the log end offsets of a topic's partitions (0 if it does not exist yet). */
     default long endOffsetSum(String topic) {
         try (Admin admin = admin()) {
-            var desc = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+            var desc = admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(topic);
             Map<TopicPartition, OffsetSpec> specs = new LinkedHashMap<>();
             desc.partitions().forEach(p -> specs.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
             return admin.listOffsets(specs).all().get(30, TimeUnit.SECONDS).values().stream()
-                .mapToLong(ListOffsetsResultInfo::offset).sum();
+                    .mapToLong(ListOffsetsResultInfo::offset)
+                    .sum();
         } catch (ExecutionException e) {
             if (e.getCause() instanceof UnknownTopicOrPartitionException) {
                 return 0;
@@ -105,12 +108,14 @@ public interface TestCluster extends AutoCloseable {
     default Map<Integer, Long> committedOffsets(String groupId, String topic) {
         try (Admin admin = admin()) {
             Map<Integer, Long> out = new TreeMap<>();
-            admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
-                .forEach((tp, om) -> {
-                    if (tp.topic().equals(topic) && om != null) {
-                        out.put(tp.partition(), om.offset());
-                    }
-                });
+            admin.listConsumerGroupOffsets(groupId)
+                    .partitionsToOffsetAndMetadata()
+                    .get(30, TimeUnit.SECONDS)
+                    .forEach((tp, om) -> {
+                        if (tp.topic().equals(topic) && om != null) {
+                            out.put(tp.partition(), om.offset());
+                        }
+                    });
             return out;
         } catch (Exception e) {
             throw new IllegalStateException("could not read offsets of group " + groupId + " on " + name(), e);
@@ -126,7 +131,8 @@ public interface TestCluster extends AutoCloseable {
         short rf = (short) Math.min(size(), 3);
         try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic(topic, partitions, rf).configs(configs)))
-                .all().get(60, TimeUnit.SECONDS);
+                    .all()
+                    .get(60, TimeUnit.SECONDS);
             awaitWritable(admin, topic, partitions);
         } catch (Exception e) {
             throw new IllegalStateException("could not create topic " + topic + " on " + name(), e);

@@ -3,7 +3,6 @@ package dev.strait.testkit;
 import java.nio.charset.StandardCharsets;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -38,7 +37,8 @@ public final class TestProducer implements AutoCloseable {
     }
 
     public void produce(String topic, int partitions, int from, int perPartition) {
-        java.util.concurrent.atomic.AtomicReference<Exception> failed = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<Exception> failed =
+                new java.util.concurrent.atomic.AtomicReference<>();
         for (int n = from; n < from + perPartition && failed.get() == null; n++) {
             for (int p = 0; p < partitions; p++) {
                 producer.send(record(topic, p, n, baseTs + n, 64), (md, e) -> {
@@ -50,7 +50,8 @@ public final class TestProducer implements AutoCloseable {
         }
         producer.flush();
         if (failed.get() != null) {
-            throw new IllegalStateException("producing test records to " + topic + " failed: " + failed.get(), failed.get());
+            throw new IllegalStateException(
+                    "producing test records to " + topic + " failed: " + failed.get(), failed.get());
         }
     }
 
@@ -58,13 +59,18 @@ public final class TestProducer implements AutoCloseable {
         RecordHeaders headers = new RecordHeaders();
         headers.add("trace", ("t-" + n).getBytes(StandardCharsets.UTF_8));
         headers.add("part", new byte[] {(byte) partition});
-        StringBuilder value = new StringBuilder(topic).append('/').append(partition).append('/').append(n).append('/');
+        StringBuilder value = new StringBuilder(topic)
+                .append('/')
+                .append(partition)
+                .append('/')
+                .append(n)
+                .append('/');
         while (value.length() < valueSize) {
             value.append((char) ('a' + (value.length() % 26)));
         }
         byte[] key = n % 10 == 9 ? null : ("k-" + n).getBytes(StandardCharsets.UTF_8);
-        return new ProducerRecord<>(topic, partition, ts, key, value.toString().getBytes(StandardCharsets.UTF_8),
-            headers);
+        return new ProducerRecord<>(
+                topic, partition, ts, key, value.toString().getBytes(StandardCharsets.UTF_8), headers);
     }
 
     public void send(ProducerRecord<byte[], byte[]> record) {

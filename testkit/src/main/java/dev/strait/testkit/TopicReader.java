@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
-
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -18,8 +17,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /** Reads a whole topic, partition by partition, up to the end offsets seen when reading starts. */
 public final class TopicReader {
-    private TopicReader() {
-    }
+    private TopicReader() {}
 
     public static Map<Integer, List<ConsumerRecord<byte[], byte[]>>> readAll(String bootstrap, String topic) {
         Properties props = new Properties();
@@ -28,13 +26,14 @@ public final class TopicReader {
         props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         try (KafkaConsumer<byte[], byte[]> consumer =
-                 new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(30));
             if (infos == null || infos.isEmpty()) {
                 throw new IllegalStateException("topic " + topic + " not found at " + bootstrap);
             }
-            List<TopicPartition> parts = infos.stream().map(i -> new TopicPartition(topic, i.partition()))
-                .collect(Collectors.toList());
+            List<TopicPartition> parts = infos.stream()
+                    .map(i -> new TopicPartition(topic, i.partition()))
+                    .collect(Collectors.toList());
             consumer.assign(parts);
             consumer.seekToBeginning(parts);
             Map<TopicPartition, Long> end = new HashMap<>(consumer.endOffsets(parts, Duration.ofSeconds(30)));

@@ -1,13 +1,12 @@
 package dev.strait.testkit;
 
+import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-
-import com.sun.net.httpserver.HttpServer;
 
 /** Collects the bodies of webhook POSTs on 127.0.0.1, for alerting tests. */
 public final class WebhookReceiver implements AutoCloseable {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import java.util.Map;
-
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 
@@ -23,12 +22,13 @@ class KafkaClusterIT {
             cluster.kill(1);
             cluster.restart(1);
             Map<Integer, List<ConsumerRecord<byte[], byte[]>>> records =
-                TopicReader.readAll(cluster.bootstrapServers(), "smoke");
+                    TopicReader.readAll(cluster.bootstrapServers(), "smoke");
 
             // Then
             assertThat(records.get(0)).hasSize(50);
             assertThat(records.get(1)).hasSize(50);
-            assertThat(records.get(1).get(7).headers().lastHeader("trace").value()).containsExactly("t-7".getBytes());
+            assertThat(records.get(1).get(7).headers().lastHeader("trace").value())
+                    .containsExactly("t-7".getBytes());
         }
     }
 }

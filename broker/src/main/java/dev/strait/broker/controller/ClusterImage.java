@@ -42,8 +42,9 @@ final class ClusterImage {
             throw new IllegalStateException("snapshot image at " + image.nextOffset() + " beyond its end " + endOffset);
         }
         Map<UUID, Map<Integer, Integer>> epochs = new HashMap<>();
-        image.partitionEpochs().forEach((topicId, ofTopic) -> epochs.put(topicId,
-                Collections.unmodifiableMap(new HashMap<>(ofTopic))));
+        image.partitionEpochs()
+                .forEach(
+                        (topicId, ofTopic) -> epochs.put(topicId, Collections.unmodifiableMap(new HashMap<>(ofTopic))));
         return new ClusterImage(image, Collections.unmodifiableMap(epochs), endOffset);
     }
 
@@ -80,8 +81,8 @@ final class ClusterImage {
                     copy = new HashMap<>(epochs);
                 }
                 Map<UUID, Map<Integer, Integer>> source = copy;
-                Map<Integer, Integer> ofTopic = changedTopics.computeIfAbsent(change.topicId(),
-                        id -> new HashMap<>(source.getOrDefault(id, Map.of())));
+                Map<Integer, Integer> ofTopic = changedTopics.computeIfAbsent(
+                        change.topicId(), id -> new HashMap<>(source.getOrDefault(id, Map.of())));
                 ofTopic.merge(change.partition(), 0, (previous, zero) -> previous + 1);
             } else if (record instanceof DeleteTopic delete) {
                 if (copy == null) {

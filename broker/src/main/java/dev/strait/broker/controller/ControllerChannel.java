@@ -2,6 +2,7 @@ package dev.strait.broker.controller;
 
 import dev.strait.broker.controller.ControllerMessage.Hello;
 import dev.strait.broker.controller.ControllerWire.MalformedFrameException;
+import dev.strait.broker.log.Time;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -15,13 +16,12 @@ import java.net.SocketException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import dev.strait.broker.log.Time;
-import java.util.Set;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLServerSocket;
 import javax.net.ssl.SSLSocket;
@@ -66,6 +66,7 @@ final class ControllerChannel implements ControllerTransport {
     private final List<Link> allLinks = new CopyOnWriteArrayList<>();
     /** Sockets counted in {@link #openConnections}, so that each is counted open and closed once. */
     private final Set<Socket> counted = ConcurrentHashMap.newKeySet();
+
     private final Map<Integer, Integer> openConnections = new ConcurrentHashMap<>();
     private final String prefix;
     private volatile boolean closed;
@@ -75,13 +76,24 @@ final class ControllerChannel implements ControllerTransport {
     /** TLS of the wire, or null for plain TCP. */
     private final ControllerTls tls;
 
-    ControllerChannel(int nodeId, String bindHost, int bindPort, Map<Integer, InetSocketAddress> voters,
-            Receiver receiver, Time time) {
+    ControllerChannel(
+            int nodeId,
+            String bindHost,
+            int bindPort,
+            Map<Integer, InetSocketAddress> voters,
+            Receiver receiver,
+            Time time) {
         this(nodeId, bindHost, bindPort, voters, receiver, time, null);
     }
 
-    ControllerChannel(int nodeId, String bindHost, int bindPort, Map<Integer, InetSocketAddress> voters,
-            Receiver receiver, Time time, ControllerTls tls) {
+    ControllerChannel(
+            int nodeId,
+            String bindHost,
+            int bindPort,
+            Map<Integer, InetSocketAddress> voters,
+            Receiver receiver,
+            Time time,
+            ControllerTls tls) {
         this.tls = tls;
         this.nodeId = nodeId;
         this.bindHost = bindHost;
@@ -94,8 +106,14 @@ final class ControllerChannel implements ControllerTransport {
 
     /** The production transport of a node, from its quorum settings. */
     static ControllerTransport create(QuorumSettings settings, Time time, Receiver receiver) {
-        return new ControllerChannel(settings.nodeId(), settings.listenHost(),
-                settings.isVoter() ? settings.listenPort() : -1, settings.voters(), receiver, time, settings.tls());
+        return new ControllerChannel(
+                settings.nodeId(),
+                settings.listenHost(),
+                settings.isVoter() ? settings.listenPort() : -1,
+                settings.voters(),
+                receiver,
+                time,
+                settings.tls());
     }
 
     @Override
@@ -106,8 +124,8 @@ final class ControllerChannel implements ControllerTransport {
         if (tls != null) {
             // Accepted sockets handshake on their reader thread, bounded: a peer speaking no TLS, without a trusted
             // certificate where ssl.client.auth=required, or refused by the peer check loses only its connection.
-            SSLServerSocket secure = (SSLServerSocket) tls.serverContext()
-                    .getServerSocketFactory().createServerSocket();
+            SSLServerSocket secure = (SSLServerSocket)
+                    tls.serverContext().getServerSocketFactory().createServerSocket();
             secure.setSSLParameters(tls.serverParameters());
             serverSocket = secure;
         } else {
@@ -288,7 +306,9 @@ final class ControllerChannel implements ControllerTransport {
             }
             Socket fresh;
             try {
-                fresh = tls == null ? new Socket() : tls.clientContext().getSocketFactory().createSocket();
+                fresh = tls == null
+                        ? new Socket()
+                        : tls.clientContext().getSocketFactory().createSocket();
             } catch (IOException e) {
                 LOGGER.warn("{}cannot create a TLS socket: {}", prefix, e.toString());
                 return null;
@@ -322,8 +342,8 @@ final class ControllerChannel implements ControllerTransport {
 
         void startReader() {
             Socket current = socket;
-            Thread thread = new Thread(() -> readLoop(current), "strait-controller-reader-" + nodeId + "-"
-                    + peerName());
+            Thread thread =
+                    new Thread(() -> readLoop(current), "strait-controller-reader-" + nodeId + "-" + peerName());
             thread.setDaemon(true);
             reader = thread;
             thread.start();
@@ -353,8 +373,8 @@ final class ControllerChannel implements ControllerTransport {
                         connectionOpened(peerId, current);
                         expectHello = false;
                         Link self = this;
-                        Thread thread = new Thread(self::writeLoop, "strait-controller-writer-" + nodeId + "-in-"
-                                + peerId);
+                        Thread thread =
+                                new Thread(self::writeLoop, "strait-controller-writer-" + nodeId + "-in-" + peerId);
                         thread.setDaemon(true);
                         writer = thread;
                         thread.start();
@@ -364,8 +384,11 @@ final class ControllerChannel implements ControllerTransport {
                     receiver.onMessage(message);
                 }
             } catch (MalformedFrameException e) {
-                LOGGER.warn("{}closing connection from {}: malformed frame: {}", prefix,
-                        current.getRemoteSocketAddress(), e.getMessage());
+                LOGGER.warn(
+                        "{}closing connection from {}: malformed frame: {}",
+                        prefix,
+                        current.getRemoteSocketAddress(),
+                        e.getMessage());
             } catch (EOFException | SocketException e) {
                 LOGGER.debug("{}connection to node {} closed: {}", prefix, peerId, e.toString());
             } catch (IOException | RuntimeException e) {

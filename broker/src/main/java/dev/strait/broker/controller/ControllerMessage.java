@@ -7,8 +7,7 @@ import java.util.Objects;
 sealed interface ControllerMessage {
 
     /** First frame on every connection: who opened it, so replies to a non-voter can use the same connection. */
-    record Hello(int nodeId) implements ControllerMessage {
-    }
+    record Hello(int nodeId) implements ControllerMessage {}
 
     record Raft(RaftMessage message) implements ControllerMessage {
         public Raft {

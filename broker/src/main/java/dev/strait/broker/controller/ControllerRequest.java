@@ -27,8 +27,7 @@ public sealed interface ControllerRequest {
      * controlled shutdown: move leaderships away, fence, then answer with {@code flag = true}.
      */
     record Heartbeat(int nodeId, long nodeEpoch, long metadataOffset, boolean wantShutdown)
-            implements ControllerRequest {
-    }
+            implements ControllerRequest {}
 
     record CreateTopic(String name, int partitions, int replicationFactor, Map<String, String> configs)
             implements ControllerRequest {
@@ -59,16 +58,16 @@ public sealed interface ControllerRequest {
     }
 
     /** A partition leader asks to change the ISR (Kafka's AlterPartition). */
-    record AlterPartition(int leaderId, UUID topicId, int partition, int leaderEpoch, int partitionEpoch,
-            List<Integer> newIsr) implements ControllerRequest {
+    record AlterPartition(
+            int leaderId, UUID topicId, int partition, int leaderEpoch, int partitionEpoch, List<Integer> newIsr)
+            implements ControllerRequest {
         public AlterPartition {
             Objects.requireNonNull(topicId, "topicId");
             newIsr = List.copyOf(newIsr);
         }
     }
 
-    record AllocateProducerIds(int nodeId, int count) implements ControllerRequest {
-    }
+    record AllocateProducerIds(int nodeId, int count) implements ControllerRequest {}
 
     /** Moves leadership back to each partition's first replica where it is in sync; empty list = every topic. */
     record ElectPreferredLeaders(List<String> topics) implements ControllerRequest {
@@ -93,6 +92,5 @@ public sealed interface ControllerRequest {
      * its Raft node, not by the controller's state machine, and never written to the log; a node that does not
      * lead answers {@code NOT_CONTROLLER} like for any other request.
      */
-    record DescribeQuorum() implements ControllerRequest {
-    }
+    record DescribeQuorum() implements ControllerRequest {}
 }

@@ -15,12 +15,18 @@ import java.util.Objects;
  * @param quorum  the answer to {@link ControllerRequest.DescribeQuorum}, with times in wall-clock milliseconds of
  *                the leader; null for every other request
  */
-public record ControllerResponse(Error error, String message, long offset, long value, boolean flag,
-        QuorumDescription quorum) {
+public record ControllerResponse(
+        Error error, String message, long offset, long value, boolean flag, QuorumDescription quorum) {
 
     /** Outcomes, each mapped to one of the metadata contract's exception types by the caller. */
     public enum Error {
-        NONE, NOT_CONTROLLER, TOPIC_EXISTS, UNKNOWN_TOPIC, INVALID_REPLICATION_FACTOR, STALE_EPOCH, INVALID_REQUEST,
+        NONE,
+        NOT_CONTROLLER,
+        TOPIC_EXISTS,
+        UNKNOWN_TOPIC,
+        INVALID_REPLICATION_FACTOR,
+        STALE_EPOCH,
+        INVALID_REQUEST,
         STALE_BROKER_EPOCH;
 
         static Error forCode(int code) {

@@ -11,8 +11,12 @@ import javax.net.ssl.SSLSession;
  * mutually authenticated), the side this node dials the voters with (its key store is presented to them, its
  * trust store checks them, {@code ssl.endpoint.identification.algorithm} applies), and who may connect.
  */
-public record ControllerTls(SSLContext serverContext, SSLParameters serverParameters, SSLContext clientContext,
-        SSLParameters clientParameters, PeerCheck peerCheck) {
+public record ControllerTls(
+        SSLContext serverContext,
+        SSLParameters serverParameters,
+        SSLContext clientContext,
+        SSLParameters clientParameters,
+        PeerCheck peerCheck) {
 
     /** Decides, after the handshake, whether an inbound peer may speak. */
     @FunctionalInterface

@@ -91,8 +91,7 @@ final class ControllerWire {
         }
     }
 
-    private ControllerWire() {
-    }
+    private ControllerWire() {}
 
     /** The whole frame, size prefix included. */
     static byte[] encode(ControllerMessage message) {
@@ -202,15 +201,20 @@ final class ControllerWire {
                 int destination = in.readInt();
                 long correlationId = in.readLong();
                 ControllerResponse.Error error = ControllerResponse.Error.forCode(in.readByte());
-                return new Response(destination, correlationId,
+                return new Response(
+                        destination,
+                        correlationId,
                         new ControllerResponse(error, in.readUTF(), in.readLong(), in.readLong(), in.readBoolean()));
             }
             case RESPONSE_QUORUM: {
                 int destination = in.readInt();
                 long correlationId = in.readLong();
                 ControllerResponse.Error error = ControllerResponse.Error.forCode(in.readByte());
-                return new Response(destination, correlationId, new ControllerResponse(error, in.readUTF(),
-                        in.readLong(), in.readLong(), in.readBoolean(), readQuorum(in)));
+                return new Response(
+                        destination,
+                        correlationId,
+                        new ControllerResponse(
+                                error, in.readUTF(), in.readLong(), in.readLong(), in.readBoolean(), readQuorum(in)));
             }
             default:
                 throw new MalformedFrameException("unknown frame type " + type);
@@ -278,8 +282,8 @@ final class ControllerWire {
         int epoch = in.readInt();
         switch (type) {
             case VOTE_REQUEST:
-                return new VoteRequest(source, destination, epoch, new OffsetAndEpoch(in.readLong(), in.readInt()),
-                        in.readBoolean());
+                return new VoteRequest(
+                        source, destination, epoch, new OffsetAndEpoch(in.readLong(), in.readInt()), in.readBoolean());
             case VOTE_RESPONSE:
                 return new VoteResponse(source, destination, epoch, in.readBoolean(), in.readBoolean());
             case BEGIN_QUORUM_EPOCH:
@@ -309,8 +313,17 @@ final class ControllerWire {
                     byte[] payload = in.readNBytes(size);
                     entries.add(new LogEntry(entryEpoch, offset, kind, payload));
                 }
-                return new FetchResponse(source, destination, epoch, error, leaderId, fetchOffset, lastFetchedEpoch,
-                        diverging, entries, in.readLong());
+                return new FetchResponse(
+                        source,
+                        destination,
+                        epoch,
+                        error,
+                        leaderId,
+                        fetchOffset,
+                        lastFetchedEpoch,
+                        diverging,
+                        entries,
+                        in.readLong());
             }
         }
     }
@@ -392,8 +405,8 @@ final class ControllerWire {
             case ALTER_CONFIGS:
                 return new AlterConfigs(in.readUTF(), readMap(in));
             case ALTER_PARTITION:
-                return new AlterPartition(in.readInt(), readUuid(in), in.readInt(), in.readInt(), in.readInt(),
-                        readInts(in));
+                return new AlterPartition(
+                        in.readInt(), readUuid(in), in.readInt(), in.readInt(), in.readInt(), readInts(in));
             case ALLOCATE_PRODUCER_IDS:
                 return new AllocateProducerIds(in.readInt(), in.readInt());
             case DESCRIBE_QUORUM:
@@ -414,8 +427,7 @@ final class ControllerWire {
                 byte[] batch = new byte[length];
                 in.readFully(batch);
                 try {
-                    return new ControllerRequest.AlterSecurity(
-                            MetadataRecordSerde.deserializeBatch(batch));
+                    return new ControllerRequest.AlterSecurity(MetadataRecordSerde.deserializeBatch(batch));
                 } catch (IllegalArgumentException e) {
                     throw new MalformedFrameException("security batch: " + e.getMessage());
                 }
@@ -452,8 +464,8 @@ final class ControllerWire {
         int count = listSize(in);
         List<QuorumDescription.Replica> replicas = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            replicas.add(new QuorumDescription.Replica(in.readInt(), in.readLong(), readOptionalLong(in),
-                    readOptionalLong(in)));
+            replicas.add(new QuorumDescription.Replica(
+                    in.readInt(), in.readLong(), readOptionalLong(in), readOptionalLong(in)));
         }
         return replicas;
     }

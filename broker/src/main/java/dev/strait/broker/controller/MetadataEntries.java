@@ -12,8 +12,7 @@ import java.util.List;
  */
 final class MetadataEntries {
 
-    private MetadataEntries() {
-    }
+    private MetadataEntries() {}
 
     static byte[] encode(List<MetadataRecord> batch) {
         return MetadataRecordSerde.serializeBatch(batch);

@@ -18,32 +18,39 @@ final class MetadataSnapshots {
 
     private static final Logger LOGGER = LoggerFactory.getLogger(MetadataSnapshots.class);
 
-    private MetadataSnapshots() {
-    }
+    private MetadataSnapshots() {}
 
     /** {@code image}, or the latest snapshot's image if the log no longer holds what follows {@code image}. */
     static ClusterImage catchUp(RaftNode raft, ClusterImage image) {
         if (image.endOffset() >= raft.logStartOffset()) {
             return image;
         }
-        SnapshotInfo snapshot = raft.latestSnapshot().orElseThrow(() -> new IllegalStateException("the metadata log "
-                + "starts at " + raft.logStartOffset() + " but there is no snapshot"));
-        ClusterImage loaded = ClusterImage.fromSnapshot(MetadataImageSerde.deserialize(raft.readLatestSnapshot()),
-                snapshot.endOffset());
-        LOGGER.info("[QuorumRuntime {}] loaded metadata snapshot {} ({} bytes)", raft.nodeId(), snapshot.id(),
+        SnapshotInfo snapshot = raft.latestSnapshot()
+                .orElseThrow(() -> new IllegalStateException(
+                        "the metadata log " + "starts at " + raft.logStartOffset() + " but there is no snapshot"));
+        ClusterImage loaded = ClusterImage.fromSnapshot(
+                MetadataImageSerde.deserialize(raft.readLatestSnapshot()), snapshot.endOffset());
+        LOGGER.info(
+                "[QuorumRuntime {}] loaded metadata snapshot {} ({} bytes)",
+                raft.nodeId(),
+                snapshot.id(),
                 snapshot.sizeBytes());
         return loaded;
     }
 
     /** Writes a snapshot of {@code committed} (the image as of the high watermark) if one is due. */
     static void maybeTake(RaftNode raft, ClusterImage committed, long nowMs) {
-        if (!raft.snapshotDue(nowMs) || committed.endOffset() <= raft.logStartOffset()
+        if (!raft.snapshotDue(nowMs)
+                || committed.endOffset() <= raft.logStartOffset()
                 || committed.endOffset() > raft.highWatermark()) {
             return;
         }
-        SnapshotInfo snapshot = raft.createSnapshot(committed.endOffset(),
-                MetadataImageSerde.serialize(committed.image()), nowMs);
-        LOGGER.info("[QuorumRuntime {}] wrote metadata snapshot {} ({} bytes); the log now starts there",
-                raft.nodeId(), snapshot.id(), snapshot.sizeBytes());
+        SnapshotInfo snapshot =
+                raft.createSnapshot(committed.endOffset(), MetadataImageSerde.serialize(committed.image()), nowMs);
+        LOGGER.info(
+                "[QuorumRuntime {}] wrote metadata snapshot {} ({} bytes); the log now starts there",
+                raft.nodeId(),
+                snapshot.id(),
+                snapshot.sizeBytes());
     }
 }

@@ -102,8 +102,7 @@ final class QuorumController {
         Proposal propose(List<MetadataRecord> batch);
     }
 
-    record Proposal(long offset, CompletableFuture<Long> committed) {
-    }
+    record Proposal(long offset, CompletableFuture<Long> committed) {}
 
     private final int nodeId;
     private final long sessionTimeoutMs;
@@ -124,8 +123,15 @@ final class QuorumController {
      * Becomes the active controller over {@code projected} and, before anything else, writes the reconciliation
      * of partitions whose leader is fenced or unknown (nothing if there are none).
      */
-    QuorumController(int nodeId, long sessionTimeoutMs, int defaultReplicationFactor, ClusterImage projected,
-            Proposer proposer, Supplier<UUID> topicIds, PeerLiveness liveness, long nowMs) {
+    QuorumController(
+            int nodeId,
+            long sessionTimeoutMs,
+            int defaultReplicationFactor,
+            ClusterImage projected,
+            Proposer proposer,
+            Supplier<UUID> topicIds,
+            PeerLiveness liveness,
+            long nowMs) {
         this.nodeId = nodeId;
         this.sessionTimeoutMs = sessionTimeoutMs;
         this.fastFenceGraceMs = Math.min(FAST_FENCE_GRACE_MS, sessionTimeoutMs / 3);
@@ -141,8 +147,10 @@ final class QuorumController {
         Decision repair = new Decision();
         reconcile(repair, projected::isUnfenced);
         if (!repair.isEmpty()) {
-            LOGGER.info("{}reconciling {} partitions led by fenced or unknown nodes, or holding them in their ISR",
-                    prefix, repair.size());
+            LOGGER.info(
+                    "{}reconciling {} partitions led by fenced or unknown nodes, or holding them in their ISR",
+                    prefix,
+                    repair.size());
             commitInternal(repair);
             lastProposal = null;
         }
@@ -203,12 +211,15 @@ final class QuorumController {
             return failed(Error.INVALID_REQUEST, "no security records");
         }
         if (r.records().size() > MAX_RECORDS_PER_USER_OP) {
-            return failed(Error.INVALID_REQUEST, "too many ACL or SCRAM credential changes in one request: "
-                    + r.records().size() + " (at most " + MAX_RECORDS_PER_USER_OP + ")");
+            return failed(
+                    Error.INVALID_REQUEST,
+                    "too many ACL or SCRAM credential changes in one request: "
+                            + r.records().size() + " (at most " + MAX_RECORDS_PER_USER_OP + ")");
         }
         Decision decision = new Decision();
         for (MetadataRecord record : r.records()) {
-            if (!(record instanceof MetadataRecord.AddAcl || record instanceof MetadataRecord.RemoveAcl
+            if (!(record instanceof MetadataRecord.AddAcl
+                    || record instanceof MetadataRecord.RemoveAcl
                     || record instanceof MetadataRecord.ScramCredential
                     || record instanceof MetadataRecord.RemoveScramCredential)) {
                 return failed(Error.INVALID_REQUEST, "not a security record: " + record);
@@ -236,8 +247,10 @@ final class QuorumController {
             }
             OptionalLong gone = unreachableSince(id);
             if (gone.isPresent() && nowMs >= fastFenceDeadline(gone.getAsLong())) {
-                fence(id, "its connections with this controller closed " + (nowMs - gone.getAsLong())
-                        + " ms ago and it has not been back since");
+                fence(
+                        id,
+                        "its connections with this controller closed " + (nowMs - gone.getAsLong())
+                                + " ms ago and it has not been back since");
             }
         }
     }
@@ -282,8 +295,8 @@ final class QuorumController {
         if (existing != null && existing.incarnationId().equals(r.incarnationId())) {
             // A retry of a registration that already went through.
             lastHeartbeatMs.put(r.nodeId(), nowMs);
-            return CompletableFuture.completedFuture(ControllerResponse.ok(existing.nodeEpoch(),
-                    existing.nodeEpoch(), existing.fenced()));
+            return CompletableFuture.completedFuture(
+                    ControllerResponse.ok(existing.nodeEpoch(), existing.nodeEpoch(), existing.fenced()));
         }
         Decision decision = Decision.of(new RegisterNode(r.nodeId(), r.incarnationId(), r.host(), r.port(), ""));
         if (existing != null) {
@@ -293,8 +306,11 @@ final class QuorumController {
         long epoch = commit(decision);
         lastHeartbeatMs.put(r.nodeId(), nowMs);
         if (existing != null) {
-            LOGGER.info("{}node {} re-registered (epoch {}): out of every ISR it is not the last member of", prefix,
-                    r.nodeId(), epoch);
+            LOGGER.info(
+                    "{}node {} re-registered (epoch {}): out of every ISR it is not the last member of",
+                    prefix,
+                    r.nodeId(),
+                    epoch);
         }
         return replyWhenCommitted(offset -> ControllerResponse.ok(offset, epoch, true));
     }
@@ -302,8 +318,10 @@ final class QuorumController {
     private CompletableFuture<ControllerResponse> heartbeat(Heartbeat r, long nowMs) {
         NodeRegistration node = projected.node(r.nodeId()).orElse(null);
         if (node == null || node.nodeEpoch() != r.nodeEpoch()) {
-            return failed(Error.STALE_BROKER_EPOCH, "node " + r.nodeId() + " epoch " + r.nodeEpoch()
-                    + " is not registered" + (node == null ? "" : " (current epoch " + node.nodeEpoch() + ")"));
+            return failed(
+                    Error.STALE_BROKER_EPOCH,
+                    "node " + r.nodeId() + " epoch " + r.nodeEpoch() + " is not registered"
+                            + (node == null ? "" : " (current epoch " + node.nodeEpoch() + ")"));
         }
         lastHeartbeatMs.put(r.nodeId(), nowMs);
         if (r.wantShutdown()) {
@@ -332,15 +350,18 @@ final class QuorumController {
             return failed(Error.INVALID_REQUEST, "partitions must be >= 1, got " + r.partitions());
         }
         if ((long) r.partitions() + r.configs().size() + 1 > MAX_RECORDS_PER_USER_OP) {
-            return failed(Error.INVALID_REQUEST, "Excessively large number of partitions per request: "
-                    + r.partitions() + " (one request creates at most " + (MAX_RECORDS_PER_USER_OP - 1)
-                    + " partitions and configs); create the topic with fewer and add partitions in steps");
+            return failed(
+                    Error.INVALID_REQUEST,
+                    "Excessively large number of partitions per request: "
+                            + r.partitions() + " (one request creates at most " + (MAX_RECORDS_PER_USER_OP - 1)
+                            + " partitions and configs); create the topic with fewer and add partitions in steps");
         }
         int factor = r.replicationFactor() == -1 ? defaultReplicationFactor : r.replicationFactor();
         List<Integer> brokers = unfencedNodes();
         if (factor < 1 || factor > brokers.size()) {
-            return failed(Error.INVALID_REPLICATION_FACTOR, "Replication factor: " + factor
-                    + " larger than available brokers: " + brokers.size() + ".");
+            return failed(
+                    Error.INVALID_REPLICATION_FACTOR,
+                    "Replication factor: " + factor + " larger than available brokers: " + brokers.size() + ".");
         }
         UUID topicId = topicIds.get();
         while (projected.topic(topicId).isPresent()) {
@@ -362,20 +383,29 @@ final class QuorumController {
         }
         int current = topic.partitions().size();
         if (r.newCount() <= current) {
-            return failed(Error.INVALID_REQUEST, "topic '" + r.name() + "' has " + current + " partitions; "
-                    + r.newCount() + " would not be an increase");
+            return failed(
+                    Error.INVALID_REQUEST,
+                    "topic '" + r.name() + "' has " + current + " partitions; " + r.newCount()
+                            + " would not be an increase");
         }
         if (r.newCount() - current > MAX_RECORDS_PER_USER_OP) {
-            return failed(Error.INVALID_REQUEST, "Excessively large number of partitions per request: "
-                    + (r.newCount() - current) + " new partitions (at most " + MAX_RECORDS_PER_USER_OP
-                    + " per request); add them in steps");
+            return failed(
+                    Error.INVALID_REQUEST,
+                    "Excessively large number of partitions per request: "
+                            + (r.newCount() - current) + " new partitions (at most " + MAX_RECORDS_PER_USER_OP
+                            + " per request); add them in steps");
         }
-        int factor = topic.partitions().isEmpty() ? defaultReplicationFactor
-                : topic.partitions().get(topic.partitions().firstKey()).replicas().size();
+        int factor = topic.partitions().isEmpty()
+                ? defaultReplicationFactor
+                : topic.partitions()
+                        .get(topic.partitions().firstKey())
+                        .replicas()
+                        .size();
         List<Integer> brokers = unfencedNodes();
         if (factor > brokers.size()) {
-            return failed(Error.INVALID_REPLICATION_FACTOR, "Replication factor: " + factor
-                    + " larger than available brokers: " + brokers.size() + ".");
+            return failed(
+                    Error.INVALID_REPLICATION_FACTOR,
+                    "Replication factor: " + factor + " larger than available brokers: " + brokers.size() + ".");
         }
         Decision decision = new Decision();
         addPartitions(decision, topic.topicId(), current, r.newCount(), factor, brokers);
@@ -383,8 +413,7 @@ final class QuorumController {
         return replyWhenCommitted(ControllerResponse::ok);
     }
 
-    private void addPartitions(Decision decision, UUID topicId, int from, int to, int factor,
-            List<Integer> brokers) {
+    private void addPartitions(Decision decision, UUID topicId, int from, int to, int factor, List<Integer> brokers) {
         int start = Math.floorMod(placementCursor++, brokers.size());
         for (int p = from; p < to; p++) {
             List<Integer> replicas = new ArrayList<>();
@@ -425,18 +454,24 @@ final class QuorumController {
             return failed(Error.UNKNOWN_TOPIC, "unknown partition " + r.topicId() + "-" + r.partition());
         }
         int partitionEpoch = projected.partitionEpoch(r.topicId(), r.partition());
-        if (r.leaderId() != state.leader() || r.leaderEpoch() != state.leaderEpoch()
+        if (r.leaderId() != state.leader()
+                || r.leaderEpoch() != state.leaderEpoch()
                 || r.partitionEpoch() != partitionEpoch) {
-            return failed(Error.STALE_EPOCH, "AlterPartition from " + r.leaderId() + " with leader epoch "
-                    + r.leaderEpoch() + " and partition epoch " + r.partitionEpoch() + " refused: leader "
-                    + state.leader() + ", leader epoch " + state.leaderEpoch() + ", partition epoch "
-                    + partitionEpoch);
+            return failed(
+                    Error.STALE_EPOCH,
+                    "AlterPartition from " + r.leaderId() + " with leader epoch "
+                            + r.leaderEpoch() + " and partition epoch " + r.partitionEpoch() + " refused: leader "
+                            + state.leader() + ", leader epoch " + state.leaderEpoch() + ", partition epoch "
+                            + partitionEpoch);
         }
         Set<Integer> distinct = new HashSet<>(r.newIsr());
-        if (distinct.size() != r.newIsr().size() || !state.replicas().containsAll(r.newIsr())
+        if (distinct.size() != r.newIsr().size()
+                || !state.replicas().containsAll(r.newIsr())
                 || !r.newIsr().contains(state.leader())) {
-            return failed(Error.INVALID_REQUEST, "ISR " + r.newIsr() + " must be distinct replicas of "
-                    + state.replicas() + " including the leader " + state.leader());
+            return failed(
+                    Error.INVALID_REQUEST,
+                    "ISR " + r.newIsr() + " must be distinct replicas of " + state.replicas() + " including the leader "
+                            + state.leader());
         }
         for (int id : r.newIsr()) {
             if (!state.isr().contains(id) && !projected.isUnfenced(id)) {
@@ -448,8 +483,7 @@ final class QuorumController {
             return CompletableFuture.completedFuture(ControllerResponse.ok(projected.endOffset() - 1));
         }
         Decision decision = new Decision();
-        decision.partition(r.topicId(), r.partition(), state.replicas(), ordered, state.leader(),
-                state.leaderEpoch());
+        decision.partition(r.topicId(), r.partition(), state.replicas(), ordered, state.leader(), state.leaderEpoch());
         commit(decision);
         return replyWhenCommitted(ControllerResponse::ok);
     }
@@ -464,7 +498,12 @@ final class QuorumController {
                 PartitionState state = e.getValue();
                 int preferred = state.replicas().get(0);
                 if (state.leader() != preferred && state.isr().contains(preferred) && projected.isUnfenced(preferred)) {
-                    decision.partition(topic.topicId(), e.getKey(), state.replicas(), state.isr(), preferred,
+                    decision.partition(
+                            topic.topicId(),
+                            e.getKey(),
+                            state.replicas(),
+                            state.isr(),
+                            preferred,
                             state.leaderEpoch() + 1);
                 }
             }
@@ -566,8 +605,8 @@ final class QuorumController {
             records.add(record);
         }
 
-        void partition(UUID topicId, int partition, List<Integer> replicas, List<Integer> isr, int leader,
-                int leaderEpoch) {
+        void partition(
+                UUID topicId, int partition, List<Integer> replicas, List<Integer> isr, int leader, int leaderEpoch) {
             PartitionChange change = new PartitionChange(topicId, partition, replicas, isr, leader, leaderEpoch);
             Map<Integer, Integer> ofTopic = partitionIndex.computeIfAbsent(topicId, id -> new HashMap<>());
             Integer index = ofTopic.get(partition);
@@ -618,8 +657,8 @@ final class QuorumController {
         if (last == null) {
             return CompletableFuture.completedFuture(reply.apply(projected.endOffset() - 1));
         }
-        return last.handle((offset, error) -> error == null ? reply.apply(offset)
-                : ControllerResponse.notController(-1));
+        return last.handle(
+                (offset, error) -> error == null ? reply.apply(offset) : ControllerResponse.notController(-1));
     }
 
     private static CompletableFuture<ControllerResponse> failed(Error error, String message) {

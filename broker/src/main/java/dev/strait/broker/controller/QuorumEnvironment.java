@@ -30,8 +30,13 @@ public final class QuorumEnvironment {
     final ControllerTransport.Factory transport;
     final ThreadFactory threads;
 
-    private QuorumEnvironment(Time time, Random random, FaultHandler faults, StorageOpener storage,
-            ControllerTransport.Factory transport, ThreadFactory threads) {
+    private QuorumEnvironment(
+            Time time,
+            Random random,
+            FaultHandler faults,
+            StorageOpener storage,
+            ControllerTransport.Factory transport,
+            ThreadFactory threads) {
         this.time = Objects.requireNonNull(time, "time");
         this.random = Objects.requireNonNull(random, "random");
         this.faults = Objects.requireNonNull(faults, "faults");
@@ -49,12 +54,11 @@ public final class QuorumEnvironment {
      * @param faults called once if the quorum loop fails; the node must then stop
      */
     public static QuorumEnvironment of(Time time, Random random, FaultHandler faults) {
-        return new QuorumEnvironment(time, random, faults, FileRaftStorage::open, ControllerChannel::create,
-                body -> {
-                    Thread thread = new Thread(body);
-                    thread.setDaemon(true);
-                    return thread;
-                });
+        return new QuorumEnvironment(time, random, faults, FileRaftStorage::open, ControllerChannel::create, body -> {
+            Thread thread = new Thread(body);
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 
     /** For tests: another Raft storage (a slow or failing disk). */

@@ -85,8 +85,7 @@ public final class QuorumMetadataSource implements MetadataSource {
     private volatile boolean closed;
     private volatile boolean shutDown;
 
-    private record ImageWaiter(long offset, CompletableFuture<ClusterImage> future) {
-    }
+    private record ImageWaiter(long offset, CompletableFuture<ClusterImage> future) {}
 
     private QuorumMetadataSource(QuorumSettings settings, QuorumEnvironment environment) {
         this.settings = settings;
@@ -141,8 +140,10 @@ public final class QuorumMetadataSource implements MetadataSource {
     private boolean registeredInThisProcess(ClusterImage next) {
         QuorumRuntime current = runtime;
         java.util.UUID incarnation = current == null ? null : current.brokerIncarnation();
-        return incarnation != null && next.node(settings.nodeId())
-                .map(node -> incarnation.equals(node.incarnationId())).orElse(false);
+        return incarnation != null
+                && next.node(settings.nodeId())
+                        .map(node -> incarnation.equals(node.incarnationId()))
+                        .orElse(false);
     }
 
     private void fireListeners() {
@@ -200,8 +201,10 @@ public final class QuorumMetadataSource implements MetadataSource {
     private void awaitUnfenced() {
         long start = time.hiResClockMs();
         long deadline = start + settings.requestTimeoutMs();
-        long leaderDeadline = start + 3 * (settings.raftConfig().electionTimeoutMs()
-                + settings.raftConfig().electionJitterMs());
+        long leaderDeadline = start
+                + 3
+                        * (settings.raftConfig().electionTimeoutMs()
+                                + settings.raftConfig().electionJitterMs());
         while (true) {
             try {
                 selfUnfenced.get(50, TimeUnit.MILLISECONDS);
@@ -217,8 +220,11 @@ public final class QuorumMetadataSource implements MetadataSource {
                 return; // the quorum loop failed; the broker is told through its fault handler
             }
             if (now >= deadline || (runtime.knownLeader() == -1 && now >= leaderDeadline)) {
-                LOGGER.info("node {} not unfenced yet (known leader {}); it joins when the quorum commits its "
-                        + "registration", settings.nodeId(), runtime.knownLeader());
+                LOGGER.info(
+                        "node {} not unfenced yet (known leader {}); it joins when the quorum commits its "
+                                + "registration",
+                        settings.nodeId(),
+                        runtime.knownLeader());
                 return;
             }
         }
@@ -247,7 +253,11 @@ public final class QuorumMetadataSource implements MetadataSource {
         if (state == null) {
             return Optional.empty();
         }
-        return Optional.of(new PartitionState(state.leader(), state.leaderEpoch(), state.replicas(), state.isr(),
+        return Optional.of(new PartitionState(
+                state.leader(),
+                state.leaderEpoch(),
+                state.replicas(),
+                state.isr(),
                 image.partitionEpoch(topicId, partition)));
     }
 
@@ -279,30 +289,35 @@ public final class QuorumMetadataSource implements MetadataSource {
     // ---------------------------------------------------------------- mutations
 
     @Override
-    public CompletableFuture<PartitionState> alterPartition(Uuid topicId, int partition, int leaderEpoch,
-            int partitionEpoch, List<Integer> newIsr) {
+    public CompletableFuture<PartitionState> alterPartition(
+            Uuid topicId, int partition, int leaderEpoch, int partitionEpoch, List<Integer> newIsr) {
         UUID id = toUuid(topicId);
-        AlterPartition request = new AlterPartition(settings.nodeId(), id, partition, leaderEpoch, partitionEpoch,
-                newIsr);
+        AlterPartition request =
+                new AlterPartition(settings.nodeId(), id, partition, leaderEpoch, partitionEpoch, newIsr);
         return runtime.call(request, settings.requestTimeoutMs())
-                .thenComposeAsync(response -> {
-                    checkError(response, request);
-                    return imageIncluding(response.offset());
-                }, callbacks)
-                .thenApply(committed -> partitionState(committed, id, partition).orElseThrow(
-                        () -> new UnknownTopicException("partition " + topicId + "-" + partition + " was deleted")))
+                .thenComposeAsync(
+                        response -> {
+                            checkError(response, request);
+                            return imageIncluding(response.offset());
+                        },
+                        callbacks)
+                .thenApply(committed -> partitionState(committed, id, partition)
+                        .orElseThrow(() ->
+                                new UnknownTopicException("partition " + topicId + "-" + partition + " was deleted")))
                 .handle((state, error) -> {
                     if (error == null) {
                         return CompletableFuture.completedFuture(state);
                     }
                     return CompletableFuture.<PartitionState>failedFuture(unwrap(error));
-                }).thenCompose(f -> f);
+                })
+                .thenCompose(f -> f);
     }
 
     @Override
     public TopicMetadata createTopic(String name, int partitions, int replicationFactor, Map<String, String> configs) {
         ClusterImage after = mutate(new CreateTopic(name, partitions, replicationFactor, configs));
-        return after.topic(name).map(QuorumMetadataSource::toTopicMetadata)
+        return after.topic(name)
+                .map(QuorumMetadataSource::toTopicMetadata)
                 .orElseThrow(() -> new UnknownTopicException("topic '" + name + "' was deleted right after creation"));
     }
 
@@ -316,14 +331,16 @@ public final class QuorumMetadataSource implements MetadataSource {
     @Override
     public TopicMetadata replaceConfigs(String name, Map<String, String> configs) {
         ClusterImage after = mutate(new AlterConfigs(name, configs));
-        return after.topic(name).map(QuorumMetadataSource::toTopicMetadata)
+        return after.topic(name)
+                .map(QuorumMetadataSource::toTopicMetadata)
                 .orElseThrow(() -> new UnknownTopicException("unknown topic '" + name + "'"));
     }
 
     @Override
     public TopicMetadata increasePartitions(String name, int newCount) {
         ClusterImage after = mutate(new CreatePartitions(name, newCount));
-        return after.topic(name).map(QuorumMetadataSource::toTopicMetadata)
+        return after.topic(name)
+                .map(QuorumMetadataSource::toTopicMetadata)
                 .orElseThrow(() -> new UnknownTopicException("unknown topic '" + name + "'"));
     }
 
@@ -347,13 +364,12 @@ public final class QuorumMetadataSource implements MetadataSource {
 
     /** The image's ACL set mapped once to the metadata layer's entries; the same list until the set changes. */
     private volatile AclView aclView = new AclView(null, List.of());
+
     private volatile ScramView scramView = new ScramView(null, List.of());
 
-    private record AclView(Object source, List<AclEntry> entries) {
-    }
+    private record AclView(Object source, List<AclEntry> entries) {}
 
-    private record ScramView(Object source, List<ScramCredentialEntry> entries) {
-    }
+    private record ScramView(Object source, List<ScramCredentialEntry> entries) {}
 
     @Override
     public Collection<AclEntry> acls() {
@@ -362,8 +378,14 @@ public final class QuorumMetadataSource implements MetadataSource {
         if (view.source() != current) {
             List<AclEntry> entries = new ArrayList<>(current.size());
             for (MetadataRecord.Acl acl : current) {
-                entries.add(new AclEntry(acl.resourceType(), acl.resourceName(), acl.patternType(), acl.principal(),
-                        acl.host(), acl.operation(), acl.permissionType()));
+                entries.add(new AclEntry(
+                        acl.resourceType(),
+                        acl.resourceName(),
+                        acl.patternType(),
+                        acl.principal(),
+                        acl.host(),
+                        acl.operation(),
+                        acl.permissionType()));
             }
             view = new AclView(current, List.copyOf(entries));
             aclView = view;
@@ -386,19 +408,26 @@ public final class QuorumMetadataSource implements MetadataSource {
     }
 
     private static MetadataRecord.Acl toAcl(AclEntry acl) {
-        return new MetadataRecord.Acl(acl.resourceType(), acl.resourceName(), acl.patternType(), acl.principal(),
-                acl.host(), acl.operation(), acl.permissionType());
+        return new MetadataRecord.Acl(
+                acl.resourceType(),
+                acl.resourceName(),
+                acl.patternType(),
+                acl.principal(),
+                acl.host(),
+                acl.operation(),
+                acl.permissionType());
     }
 
     @Override
     public Collection<ScramCredentialEntry> scramCredentials() {
-        Collection<MetadataRecord.ScramCredential> current = image.image().security().scramCredentials();
+        Collection<MetadataRecord.ScramCredential> current =
+                image.image().security().scramCredentials();
         ScramView view = scramView;
         if (view.source() != current) {
             List<ScramCredentialEntry> entries = new ArrayList<>(current.size());
             for (MetadataRecord.ScramCredential c : current) {
-                entries.add(new ScramCredentialEntry(c.user(), c.mechanism(), c.salt(), c.storedKey(),
-                        c.serverKey(), c.iterations()));
+                entries.add(new ScramCredentialEntry(
+                        c.user(), c.mechanism(), c.salt(), c.storedKey(), c.serverKey(), c.iterations()));
             }
             view = new ScramView(current, List.copyOf(entries));
             scramView = view;
@@ -413,8 +442,8 @@ public final class QuorumMetadataSource implements MetadataSource {
             records.add(new MetadataRecord.RemoveScramCredential(id.user(), id.mechanism()));
         }
         for (ScramCredentialEntry c : upserts) {
-            records.add(new MetadataRecord.ScramCredential(c.user(), c.mechanism(), c.salt(), c.storedKey(),
-                    c.serverKey(), c.iterations()));
+            records.add(new MetadataRecord.ScramCredential(
+                    c.user(), c.mechanism(), c.salt(), c.storedKey(), c.serverKey(), c.iterations()));
         }
         if (!records.isEmpty()) {
             mutate(new ControllerRequest.AlterSecurity(records));
@@ -435,43 +464,57 @@ public final class QuorumMetadataSource implements MetadataSource {
         }
         CompletableFuture<QuorumStatus> result = new CompletableFuture<>();
         // Completed on the callback thread, never on the quorum loop: the caller may do I/O when it completes.
-        runtime.call(new DescribeQuorum(), DESCRIBE_QUORUM_TIMEOUT_MS).whenCompleteAsync((response, error) -> {
-            if (error != null) {
-                Throwable cause = unwrap(error);
-                int leader = runtime.knownLeader();
-                result.completeExceptionally(cause instanceof TimeoutException && leader < 0
-                        ? new QuorumLeaderUnknownException("node " + settings.nodeId() + " knows no leader of the "
-                                + "metadata quorum (an election is under way); retry shortly")
-                        : cause);
-            } else if (response.quorum() == null) {
-                result.completeExceptionally(new IllegalStateException("DescribeQuorum answered " + response.error()
-                        + ": " + response.message()));
-            } else {
-                result.complete(toQuorumStatus(response.quorum()));
-            }
-        }, task -> {
-            try {
-                callbacks.execute(task);
-            } catch (java.util.concurrent.RejectedExecutionException closing) {
-                task.run(); // closed meanwhile: still answer the caller
-            }
-        });
+        runtime.call(new DescribeQuorum(), DESCRIBE_QUORUM_TIMEOUT_MS)
+                .whenCompleteAsync(
+                        (response, error) -> {
+                            if (error != null) {
+                                Throwable cause = unwrap(error);
+                                int leader = runtime.knownLeader();
+                                result.completeExceptionally(
+                                        cause instanceof TimeoutException && leader < 0
+                                                ? new QuorumLeaderUnknownException(
+                                                        "node " + settings.nodeId() + " knows no leader of the "
+                                                                + "metadata quorum (an election is under way); retry shortly")
+                                                : cause);
+                            } else if (response.quorum() == null) {
+                                result.completeExceptionally(new IllegalStateException(
+                                        "DescribeQuorum answered " + response.error() + ": " + response.message()));
+                            } else {
+                                result.complete(toQuorumStatus(response.quorum()));
+                            }
+                        },
+                        task -> {
+                            try {
+                                callbacks.execute(task);
+                            } catch (java.util.concurrent.RejectedExecutionException closing) {
+                                task.run(); // closed meanwhile: still answer the caller
+                            }
+                        });
         return result;
     }
 
     private QuorumStatus toQuorumStatus(QuorumDescription quorum) {
         List<QuorumStatus.VoterNode> nodes = new ArrayList<>();
-        settings.voters().forEach((id, address) -> nodes.add(new QuorumStatus.VoterNode(id, CONTROLLER_LISTENER_NAME,
-                address.getHostString(), address.getPort())));
+        settings.voters()
+                .forEach((id, address) -> nodes.add(new QuorumStatus.VoterNode(
+                        id, CONTROLLER_LISTENER_NAME, address.getHostString(), address.getPort())));
         nodes.sort(java.util.Comparator.comparingInt(QuorumStatus.VoterNode::nodeId));
-        return new QuorumStatus(quorum.leaderId(), quorum.leaderEpoch(), quorum.highWatermark(),
-                toReplicas(quorum.voters()), toReplicas(quorum.observers()), nodes);
+        return new QuorumStatus(
+                quorum.leaderId(),
+                quorum.leaderEpoch(),
+                quorum.highWatermark(),
+                toReplicas(quorum.voters()),
+                toReplicas(quorum.observers()),
+                nodes);
     }
 
     private static List<QuorumStatus.Replica> toReplicas(List<QuorumDescription.Replica> replicas) {
         List<QuorumStatus.Replica> converted = new ArrayList<>(replicas.size());
         for (QuorumDescription.Replica r : replicas) {
-            converted.add(new QuorumStatus.Replica(r.nodeId(), r.logEndOffset(), r.lastFetchMs().orElse(-1),
+            converted.add(new QuorumStatus.Replica(
+                    r.nodeId(),
+                    r.logEndOffset(),
+                    r.lastFetchMs().orElse(-1),
                     r.lastCaughtUpMs().orElse(-1)));
         }
         return converted;
@@ -551,15 +594,19 @@ public final class QuorumMetadataSource implements MetadataSource {
         }
         Throwable fatal = runtime.fatalError();
         if (fatal != null) {
-            throw new IllegalStateException("the metadata quorum of node " + settings.nodeId()
-                    + " stopped after a fatal error: " + fatal, fatal);
+            throw new IllegalStateException(
+                    "the metadata quorum of node " + settings.nodeId() + " stopped after a fatal error: " + fatal,
+                    fatal);
         }
     }
 
     // ---------------------------------------------------------------- conversions and lifecycle
 
     private static TopicMetadata toTopicMetadata(TopicImage topic) {
-        return new TopicMetadata(topic.name(), toKafkaUuid(topic.topicId()), Math.max(1, topic.partitions().size()),
+        return new TopicMetadata(
+                topic.name(),
+                toKafkaUuid(topic.topicId()),
+                Math.max(1, topic.partitions().size()),
                 topic.configs());
     }
 

@@ -116,6 +116,7 @@ final class QuorumRuntime implements AutoCloseable {
             };
     /** Decisions of this turn not yet in the Raft log; their offsets follow the log end in this order. */
     private final List<Unflushed> unflushed = new ArrayList<>();
+
     private long nowMs;
     private ClusterImage image = ClusterImage.EMPTY;
     private QuorumController controller;
@@ -127,6 +128,7 @@ final class QuorumRuntime implements AutoCloseable {
     private volatile int knownLeader = -1;
     /** Incarnation id of this process's broker registration, for other threads; null before it registers. */
     private volatile UUID brokerIncarnation;
+
     private volatile Throwable fatal;
 
     /** This node as a broker: registration and heartbeat state, once it announced its listener. */
@@ -154,8 +156,12 @@ final class QuorumRuntime implements AutoCloseable {
         /** Where the last attempt went (-1: none yet); a new known leader makes the call due at once. */
         int sentTo = -1;
 
-        PendingCall(long correlationId, ControllerRequest request, CompletableFuture<ControllerResponse> future,
-                long deadlineMs, long nextAttemptMs) {
+        PendingCall(
+                long correlationId,
+                ControllerRequest request,
+                CompletableFuture<ControllerResponse> future,
+                long deadlineMs,
+                long nextAttemptMs) {
             this.correlationId = correlationId;
             this.request = request;
             this.future = future;
@@ -164,8 +170,7 @@ final class QuorumRuntime implements AutoCloseable {
         }
     }
 
-    private record Unflushed(byte[] payload, CompletableFuture<Long> committed) {
-    }
+    private record Unflushed(byte[] payload, CompletableFuture<Long> committed) {}
 
     /**
      * Opens the Raft log, binds the controller listener and starts the loop.
@@ -193,8 +198,7 @@ final class QuorumRuntime implements AutoCloseable {
             }
 
             @Override
-            public void onPeerReachable(int peer) {
-            }
+            public void onPeerReachable(int peer) {}
 
             @Override
             public void onPeerUnreachable(int peer) {
@@ -206,20 +210,32 @@ final class QuorumRuntime implements AutoCloseable {
         });
         this.transport = environment.transport.create(settings, time, liveness);
         nowMs = time.hiResClockMs();
-        this.raft = new RaftNode(nodeId, settings.voters().keySet(), settings.raftConfig(), storage,
-                message -> transport.send(message.destination(), new Raft(message)), random, nowMs);
+        this.raft = new RaftNode(
+                nodeId,
+                settings.voters().keySet(),
+                settings.raftConfig(),
+                storage,
+                message -> transport.send(message.destination(), new Raft(message)),
+                random,
+                nowMs);
         try {
             this.boundPort = transport.start();
         } catch (IOException e) {
             closeQuietly();
-            throw new UncheckedIOException("node " + nodeId + " cannot bind its controller listener "
-                    + settings.listenHost() + ":" + settings.listenPort(), e);
+            throw new UncheckedIOException(
+                    "node " + nodeId + " cannot bind its controller listener " + settings.listenHost() + ":"
+                            + settings.listenPort(),
+                    e);
         }
         this.thread = environment.threads.newThread(this::run);
         thread.setName("strait-quorum-" + nodeId);
         thread.start();
-        LOGGER.info("{}started: voters {}, controller listener port {}, metadata log {}", prefix,
-                settings.voters(), boundPort, settings.metadataLogDir());
+        LOGGER.info(
+                "{}started: voters {}, controller listener port {}, metadata log {}",
+                prefix,
+                settings.voters(),
+                boundPort,
+                settings.metadataLogDir());
     }
 
     int boundPort() {
@@ -233,8 +249,8 @@ final class QuorumRuntime implements AutoCloseable {
         CompletableFuture<ControllerResponse> future = new CompletableFuture<>();
         long deadline = time.hiResClockMs() + timeoutMs;
         if (!enqueue(() -> addCall(request, future, deadline), timeoutMs)) {
-            future.completeExceptionally(new TimeoutException("metadata quorum of node " + nodeId + " is "
-                    + (running ? "busy" : "stopped")));
+            future.completeExceptionally(new TimeoutException(
+                    "metadata quorum of node " + nodeId + " is " + (running ? "busy" : "stopped")));
         }
         return future;
     }
@@ -244,38 +260,46 @@ final class QuorumRuntime implements AutoCloseable {
      * the same endpoint is a no-op; a different endpoint registers a new incarnation.
      */
     void registerBroker(String host, int port) {
-        enqueue(() -> {
-            if (broker != null && broker.registration.host().equals(host) && broker.registration.port() == port) {
-                return; // already registered (or registering) with this endpoint in this process
-            }
-            UUID incarnation = new UUID(random.nextLong(), random.nextLong());
-            broker = new BrokerState(new RegisterBroker(nodeId, incarnation, host, port));
-            broker.nextCallMs = nowMs;
-            brokerIncarnation = incarnation;
-        }, settings.requestTimeoutMs());
+        enqueue(
+                () -> {
+                    if (broker != null
+                            && broker.registration.host().equals(host)
+                            && broker.registration.port() == port) {
+                        return; // already registered (or registering) with this endpoint in this process
+                    }
+                    UUID incarnation = new UUID(random.nextLong(), random.nextLong());
+                    broker = new BrokerState(new RegisterBroker(nodeId, incarnation, host, port));
+                    broker.nextCallMs = nowMs;
+                    brokerIncarnation = incarnation;
+                },
+                settings.requestTimeoutMs());
     }
 
     /** For tests: stop (or resume) heartbeating while still following the log, as a hung broker would. */
     void pauseHeartbeats(boolean paused) {
-        enqueue(() -> {
-            if (broker != null) {
-                broker.heartbeatsPaused = paused;
-            }
-        }, settings.requestTimeoutMs());
+        enqueue(
+                () -> {
+                    if (broker != null) {
+                        broker.heartbeatsPaused = paused;
+                    }
+                },
+                settings.requestTimeoutMs());
     }
 
     /** Controlled shutdown: asks the controller to move leaderships away and fence us; bounded wait. */
     void controlledShutdown(long timeoutMs) {
         CompletableFuture<CompletableFuture<Void>> done = new CompletableFuture<>();
-        boolean queued = enqueue(() -> {
-            if (broker == null || broker.nodeEpoch < 0) {
-                done.complete(CompletableFuture.completedFuture(null));
-                return;
-            }
-            broker.wantShutdown = true;
-            broker.nextCallMs = nowMs;
-            done.complete(broker.shutdownDone);
-        }, timeoutMs);
+        boolean queued = enqueue(
+                () -> {
+                    if (broker == null || broker.nodeEpoch < 0) {
+                        done.complete(CompletableFuture.completedFuture(null));
+                        return;
+                    }
+                    broker.wantShutdown = true;
+                    broker.nextCallMs = nowMs;
+                    done.complete(broker.shutdownDone);
+                },
+                timeoutMs);
         if (!queued) {
             return;
         }
@@ -291,8 +315,10 @@ final class QuorumRuntime implements AutoCloseable {
     /** A snapshot for tests and logs: role, epoch and leader of the Raft node. */
     CompletableFuture<String> describe() {
         CompletableFuture<String> result = new CompletableFuture<>();
-        enqueue(() -> result.complete(raft.roleName() + " epoch=" + raft.epoch() + " leader=" + raft.leaderId()
-                + " hw=" + raft.highWatermark() + " active=" + (controller != null)), 1000);
+        enqueue(
+                () -> result.complete(raft.roleName() + " epoch=" + raft.epoch() + " leader=" + raft.leaderId() + " hw="
+                        + raft.highWatermark() + " active=" + (controller != null)),
+                1000);
         return result;
     }
 
@@ -337,7 +363,10 @@ final class QuorumRuntime implements AutoCloseable {
 
     private void onFrame(ControllerMessage message) {
         if (!tasks.offer(() -> onMessage(message))) {
-            LOGGER.warn("{}event queue full; dropped an inbound {}", prefix, message.getClass().getSimpleName());
+            LOGGER.warn(
+                    "{}event queue full; dropped an inbound {}",
+                    prefix,
+                    message.getClass().getSimpleName());
         }
     }
 
@@ -379,8 +408,8 @@ final class QuorumRuntime implements AutoCloseable {
         } finally {
             failUnflushed(new IllegalStateException("metadata quorum of node " + nodeId + " stopped", fatal));
             for (PendingCall call : pending.values()) {
-                call.future.completeExceptionally(new IllegalStateException("metadata quorum of node " + nodeId
-                        + " stopped", fatal));
+                call.future.completeExceptionally(
+                        new IllegalStateException("metadata quorum of node " + nodeId + " stopped", fatal));
             }
             pending.clear();
             if (broker != null) {
@@ -439,7 +468,10 @@ final class QuorumRuntime implements AutoCloseable {
     private QuorumController activeController() {
         if (!raft.isLeader()) {
             if (controller != null) {
-                LOGGER.info("{}no longer the active controller (epoch {}, leader {})", prefix, raft.epoch(),
+                LOGGER.info(
+                        "{}no longer the active controller (epoch {}, leader {})",
+                        prefix,
+                        raft.epoch(),
                         raft.leaderId());
                 controller = null;
                 controllerEpoch = -1;
@@ -461,8 +493,15 @@ final class QuorumRuntime implements AutoCloseable {
             projected = projected.withEndOffset(raft.endOffset());
             controllerEpoch = raft.epoch();
             recentRequests.clear();
-            controller = new QuorumController(nodeId, settings.sessionTimeoutMs(),
-                    settings.defaultReplicationFactor(), projected, this::propose, this::newTopicId, liveness, nowMs);
+            controller = new QuorumController(
+                    nodeId,
+                    settings.sessionTimeoutMs(),
+                    settings.defaultReplicationFactor(),
+                    projected,
+                    this::propose,
+                    this::newTopicId,
+                    liveness,
+                    nowMs);
         }
         return controller;
     }
@@ -518,7 +557,9 @@ final class QuorumRuntime implements AutoCloseable {
     private UUID newTopicId() {
         while (true) {
             Uuid id = new Uuid(random.nextLong(), random.nextLong());
-            if (!id.equals(Uuid.ZERO_UUID) && !id.equals(Uuid.ONE_UUID) && !id.toString().startsWith("-")) {
+            if (!id.equals(Uuid.ZERO_UUID)
+                    && !id.equals(Uuid.ONE_UUID)
+                    && !id.toString().startsWith("-")) {
                 return new UUID(id.getMostSignificantBits(), id.getLeastSignificantBits());
             }
         }
@@ -529,7 +570,10 @@ final class QuorumRuntime implements AutoCloseable {
     private void onMessage(ControllerMessage message) {
         if (message instanceof Raft m) {
             if (m.message().destination() != nodeId) {
-                LOGGER.warn("{}dropped a raft message for node {}", prefix, m.message().destination());
+                LOGGER.warn(
+                        "{}dropped a raft message for node {}",
+                        prefix,
+                        m.message().destination());
                 return;
             }
             flushDecisions();
@@ -537,20 +581,27 @@ final class QuorumRuntime implements AutoCloseable {
         } else if (message instanceof Request m) {
             QuorumController active = activeController();
             if (active == null) {
-                transport.send(m.source(), new Response(m.source(), m.correlationId(),
-                        ControllerResponse.notController(raft.leaderId())));
+                transport.send(
+                        m.source(),
+                        new Response(m.source(), m.correlationId(), ControllerResponse.notController(raft.leaderId())));
                 return;
             }
-            handleOnce(active, m.source(), m.correlationId(), m.request()).whenComplete((response, error) ->
-                    transport.send(m.source(), new Response(m.source(), m.correlationId(), error == null ? response
-                            : ControllerResponse.error(Error.INVALID_REQUEST, String.valueOf(error)))));
+            handleOnce(active, m.source(), m.correlationId(), m.request())
+                    .whenComplete((response, error) -> transport.send(
+                            m.source(),
+                            new Response(
+                                    m.source(),
+                                    m.correlationId(),
+                                    error == null
+                                            ? response
+                                            : ControllerResponse.error(Error.INVALID_REQUEST, String.valueOf(error)))));
         } else if (message instanceof Response m) {
             onResponse(m.correlationId(), m.response());
         }
     }
 
-    private CompletableFuture<ControllerResponse> handleOnce(QuorumController active, int source, long correlationId,
-            ControllerRequest request) {
+    private CompletableFuture<ControllerResponse> handleOnce(
+            QuorumController active, int source, long correlationId, ControllerRequest request) {
         if (request instanceof DescribeQuorum) {
             // Read-only and answered from the Raft node: nothing to deduplicate, nothing for the controller.
             return CompletableFuture.completedFuture(describeQuorumHere());
@@ -580,15 +631,22 @@ final class QuorumRuntime implements AutoCloseable {
         }
         long wallMinusMonotonicMs = time.milliseconds() - nowMs;
         QuorumDescription q = described.get();
-        return ControllerResponse.quorum(new QuorumDescription(q.leaderId(), q.leaderEpoch(), q.highWatermark(),
-                toWallClock(q.voters(), wallMinusMonotonicMs), toWallClock(q.observers(), wallMinusMonotonicMs)));
+        return ControllerResponse.quorum(new QuorumDescription(
+                q.leaderId(),
+                q.leaderEpoch(),
+                q.highWatermark(),
+                toWallClock(q.voters(), wallMinusMonotonicMs),
+                toWallClock(q.observers(), wallMinusMonotonicMs)));
     }
 
-    private static List<QuorumDescription.Replica> toWallClock(List<QuorumDescription.Replica> replicas,
-            long offsetMs) {
+    private static List<QuorumDescription.Replica> toWallClock(
+            List<QuorumDescription.Replica> replicas, long offsetMs) {
         List<QuorumDescription.Replica> moved = new ArrayList<>(replicas.size());
         for (QuorumDescription.Replica r : replicas) {
-            moved.add(new QuorumDescription.Replica(r.nodeId(), r.logEndOffset(), shift(r.lastFetchMs(), offsetMs),
+            moved.add(new QuorumDescription.Replica(
+                    r.nodeId(),
+                    r.logEndOffset(),
+                    shift(r.lastFetchMs(), offsetMs),
                     shift(r.lastCaughtUpMs(), offsetMs)));
         }
         return moved;
@@ -625,9 +683,12 @@ final class QuorumRuntime implements AutoCloseable {
             if (active != null) {
                 call.nextAttemptMs = nowMs + ATTEMPT_TIMEOUT_MS;
                 call.sentTo = nodeId;
-                handleOnce(active, nodeId, call.correlationId, call.request).whenComplete((response, error) ->
-                        onResponse(call.correlationId, error == null ? response
-                                : ControllerResponse.error(Error.INVALID_REQUEST, String.valueOf(error))));
+                handleOnce(active, nodeId, call.correlationId, call.request)
+                        .whenComplete((response, error) -> onResponse(
+                                call.correlationId,
+                                error == null
+                                        ? response
+                                        : ControllerResponse.error(Error.INVALID_REQUEST, String.valueOf(error))));
                 continue;
             }
             int leader = raft.leaderId();
@@ -704,13 +765,15 @@ final class QuorumRuntime implements AutoCloseable {
                     state.shutdownDone.complete(null);
                 }
                 state.fenced = !shutdown && r.flag();
-                state.nextCallMs = nowMs + (state.fenced || state.wantShutdown ? FENCED_HEARTBEAT_MS
-                        : settings.heartbeatIntervalMs());
+                state.nextCallMs = nowMs
+                        + (state.fenced || state.wantShutdown ? FENCED_HEARTBEAT_MS : settings.heartbeatIntervalMs());
             } else {
                 state.nextCallMs = nowMs + FENCED_HEARTBEAT_MS;
             }
         });
-        addCall(new Heartbeat(nodeId, state.nodeEpoch, image.endOffset(), shutdown), future,
+        addCall(
+                new Heartbeat(nodeId, state.nodeEpoch, image.endOffset(), shutdown),
+                future,
                 nowMs + Math.max(settings.heartbeatIntervalMs(), ATTEMPT_TIMEOUT_MS));
     }
 
@@ -720,7 +783,7 @@ final class QuorumRuntime implements AutoCloseable {
     public void close() {
         // No interrupt: it would close the Raft log's file channels under the loop (ClosedByInterruptException).
         running = false;
-        tasks.offer(() -> { });
+        tasks.offer(() -> {});
         if (Thread.currentThread() != thread) {
             try {
                 thread.join(5_000);

@@ -25,16 +25,46 @@ import java.util.TreeMap;
  * @param raftConfig               timings of the Raft node
  * @param tls                      TLS of the controller wire, or null for plain TCP
  */
-public record QuorumSettings(int nodeId, Map<Integer, InetSocketAddress> voters, String listenHost, int listenPort,
-        Path metadataLogDir, long sessionTimeoutMs, long heartbeatIntervalMs, int defaultReplicationFactor,
-        long requestTimeoutMs, long shutdownTimeoutMs, RaftConfig raftConfig, ControllerTls tls) {
+public record QuorumSettings(
+        int nodeId,
+        Map<Integer, InetSocketAddress> voters,
+        String listenHost,
+        int listenPort,
+        Path metadataLogDir,
+        long sessionTimeoutMs,
+        long heartbeatIntervalMs,
+        int defaultReplicationFactor,
+        long requestTimeoutMs,
+        long shutdownTimeoutMs,
+        RaftConfig raftConfig,
+        ControllerTls tls) {
 
     /** Over plain TCP. */
-    public QuorumSettings(int nodeId, Map<Integer, InetSocketAddress> voters, String listenHost, int listenPort,
-            Path metadataLogDir, long sessionTimeoutMs, long heartbeatIntervalMs, int defaultReplicationFactor,
-            long requestTimeoutMs, long shutdownTimeoutMs, RaftConfig raftConfig) {
-        this(nodeId, voters, listenHost, listenPort, metadataLogDir, sessionTimeoutMs, heartbeatIntervalMs,
-                defaultReplicationFactor, requestTimeoutMs, shutdownTimeoutMs, raftConfig, null);
+    public QuorumSettings(
+            int nodeId,
+            Map<Integer, InetSocketAddress> voters,
+            String listenHost,
+            int listenPort,
+            Path metadataLogDir,
+            long sessionTimeoutMs,
+            long heartbeatIntervalMs,
+            int defaultReplicationFactor,
+            long requestTimeoutMs,
+            long shutdownTimeoutMs,
+            RaftConfig raftConfig) {
+        this(
+                nodeId,
+                voters,
+                listenHost,
+                listenPort,
+                metadataLogDir,
+                sessionTimeoutMs,
+                heartbeatIntervalMs,
+                defaultReplicationFactor,
+                requestTimeoutMs,
+                shutdownTimeoutMs,
+                raftConfig,
+                null);
     }
 
     public QuorumSettings {
@@ -57,10 +87,15 @@ public record QuorumSettings(int nodeId, Map<Integer, InetSocketAddress> voters,
     /** A stable cluster id every node derives alike from the voter set. */
     String clusterId() {
         StringBuilder text = new StringBuilder("strait-cluster:");
-        new TreeMap<>(voters).forEach((id, address) -> text.append(id).append('@').append(address.getHostString())
-                .append(':').append(address.getPort()).append(','));
-        java.util.UUID uuid = java.util.UUID.nameUUIDFromBytes(text.toString().getBytes(
-                java.nio.charset.StandardCharsets.UTF_8));
+        new TreeMap<>(voters)
+                .forEach((id, address) -> text.append(id)
+                        .append('@')
+                        .append(address.getHostString())
+                        .append(':')
+                        .append(address.getPort())
+                        .append(','));
+        java.util.UUID uuid =
+                java.util.UUID.nameUUIDFromBytes(text.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
         return new org.apache.kafka.common.Uuid(uuid.getMostSignificantBits(), uuid.getLeastSignificantBits())
                 .toString();
     }

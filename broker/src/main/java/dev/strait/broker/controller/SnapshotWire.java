@@ -34,12 +34,12 @@ final class SnapshotWire {
     static final byte FETCH_SNAPSHOT_REQUEST = 16;
     static final byte FETCH_SNAPSHOT_RESPONSE = 17;
 
-    private SnapshotWire() {
-    }
+    private SnapshotWire() {}
 
     /** Whether this module writes {@code message}: the snapshot messages, and fetch answers naming a snapshot. */
     static boolean handles(RaftMessage message) {
-        return message instanceof FetchSnapshotRequest || message instanceof FetchSnapshotResponse
+        return message instanceof FetchSnapshotRequest
+                || message instanceof FetchSnapshotResponse
                 || message instanceof FetchResponse response && response.snapshotId() != null;
     }
 
@@ -85,8 +85,18 @@ final class SnapshotWire {
                 long fetchOffset = in.readLong();
                 int lastFetchedEpoch = in.readInt();
                 long highWatermark = in.readLong();
-                return new FetchResponse(source, destination, epoch, FetchError.NONE, leaderId, fetchOffset,
-                        lastFetchedEpoch, null, List.of(), highWatermark, readId(in));
+                return new FetchResponse(
+                        source,
+                        destination,
+                        epoch,
+                        FetchError.NONE,
+                        leaderId,
+                        fetchOffset,
+                        lastFetchedEpoch,
+                        null,
+                        List.of(),
+                        highWatermark,
+                        readId(in));
             }
             case FETCH_SNAPSHOT_REQUEST:
                 return new FetchSnapshotRequest(source, destination, epoch, readId(in), in.readLong(), in.readInt());
@@ -104,8 +114,17 @@ final class SnapshotWire {
                 if (length < 0 || length > in.available()) {
                     throw new MalformedFrameException("snapshot chunk length " + length);
                 }
-                return new FetchSnapshotResponse(source, destination, epoch, FetchError.values()[errorCode], leaderId,
-                        id, size, crc, position, in.readNBytes(length));
+                return new FetchSnapshotResponse(
+                        source,
+                        destination,
+                        epoch,
+                        FetchError.values()[errorCode],
+                        leaderId,
+                        id,
+                        size,
+                        crc,
+                        position,
+                        in.readNBytes(length));
             }
             default:
                 throw new MalformedFrameException("not a snapshot frame type " + type);

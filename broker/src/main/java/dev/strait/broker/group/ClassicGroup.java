@@ -64,14 +64,21 @@ public final class ClassicGroup {
     }
 
     /** A JoinGroup as the rules need it. */
-    record JoinRequest(String memberId, String instanceId, String protocolType, List<Protocol> protocols,
-            int sessionTimeoutMs, int rebalanceTimeoutMs, String clientId, String clientHost,
-            boolean requireKnownMemberId) {
-    }
+    record JoinRequest(
+            String memberId,
+            String instanceId,
+            String protocolType,
+            List<Protocol> protocols,
+            int sessionTimeoutMs,
+            int rebalanceTimeoutMs,
+            String clientId,
+            String clientHost,
+            boolean requireKnownMemberId) {}
 
     private final String groupId;
     /** {@code group.initial.rebalance.delay.ms}: how long the first rebalance of an Empty group waits for more. */
     private final int initialRebalanceDelayMs;
+
     private GroupState state = GroupState.EMPTY;
     int generation;
     String protocolType;
@@ -114,8 +121,8 @@ public final class ClassicGroup {
     /** Moves to the target state; throws IllegalStateException naming both states if the transition is illegal. */
     public void transitionTo(GroupState target) {
         if (!target.validPrevious().contains(state)) {
-            throw new IllegalStateException("group " + groupId + ": illegal transition from " + state + " to "
-                    + target);
+            throw new IllegalStateException(
+                    "group " + groupId + ": illegal transition from " + state + " to " + target);
         }
         state = target;
     }
@@ -127,8 +134,8 @@ public final class ClassicGroup {
      * the legal transitions) with the members' selected-protocol subscriptions and assignments. Session timeouts
      * count from {@code nowMs}.
      */
-    static ClassicGroup fromRecord(String groupId, GroupRecords.GroupValue value, int initialRebalanceDelayMs,
-            long nowMs) {
+    static ClassicGroup fromRecord(
+            String groupId, GroupRecords.GroupValue value, int initialRebalanceDelayMs, long nowMs) {
         ClassicGroup group = new ClassicGroup(groupId, initialRebalanceDelayMs);
         group.protocolType = value.protocolType();
         group.generation = value.generation();
@@ -151,7 +158,8 @@ public final class ClassicGroup {
                 group.staticMembers.put(member.instanceId, member.memberId);
             }
         }
-        group.leaderId = group.members.containsKey(value.leaderId()) ? value.leaderId()
+        group.leaderId = group.members.containsKey(value.leaderId())
+                ? value.leaderId()
                 : group.members.keySet().iterator().next();
         group.transitionTo(GroupState.PREPARING_REBALANCE);
         group.transitionTo(GroupState.COMPLETING_REBALANCE);
@@ -163,12 +171,20 @@ public final class ClassicGroup {
     private OffsetsLog.Entry record(Map<String, byte[]> assignments) {
         List<GroupRecords.MemberValue> stored = new ArrayList<>();
         for (Member member : members.values()) {
-            stored.add(new GroupRecords.MemberValue(member.memberId, member.instanceId, member.clientId,
-                    member.clientHost, member.rebalanceTimeoutMs, member.sessionTimeoutMs,
-                    member.metadata(protocolName), assignments.get(member.memberId)));
+            stored.add(new GroupRecords.MemberValue(
+                    member.memberId,
+                    member.instanceId,
+                    member.clientId,
+                    member.clientHost,
+                    member.rebalanceTimeoutMs,
+                    member.sessionTimeoutMs,
+                    member.metadata(protocolName),
+                    assignments.get(member.memberId)));
         }
-        return new OffsetsLog.Entry(GroupRecords.groupKey(groupId), GroupRecords.groupValue(
-                new GroupRecords.GroupValue(protocolType, generation, protocolName, leaderId, stored)));
+        return new OffsetsLog.Entry(
+                GroupRecords.groupKey(groupId),
+                GroupRecords.groupValue(
+                        new GroupRecords.GroupValue(protocolType, generation, protocolName, leaderId, stored)));
     }
 
     private OffsetsLog.Entry record() {
@@ -182,7 +198,11 @@ public final class ClassicGroup {
     // ------------------------------------------------------------------------------------------------ JoinGroup
 
     /** A JoinGroup; its response (now or from a later call) goes through {@code out}. */
-    void join(JoinRequest request, long nowMs, Supplier<String> newMemberId, Consumer<JoinResult> callback,
+    void join(
+            JoinRequest request,
+            long nowMs,
+            Supplier<String> newMemberId,
+            Consumer<JoinResult> callback,
             GroupResult out) {
         if (is(GroupState.DEAD)) {
             out.join(callback, JoinResult.error(GroupError.COORDINATOR_NOT_AVAILABLE, request.memberId()));
@@ -196,8 +216,12 @@ public final class ClassicGroup {
         }
     }
 
-    private void joinUnknown(JoinRequest request, long nowMs, Supplier<String> newMemberId,
-            Consumer<JoinResult> callback, GroupResult out) {
+    private void joinUnknown(
+            JoinRequest request,
+            long nowMs,
+            Supplier<String> newMemberId,
+            Consumer<JoinResult> callback,
+            GroupResult out) {
         String instanceId = request.instanceId();
         String newId = (instanceId != null ? instanceId : request.clientId()) + "-" + newMemberId.get();
         if (instanceId != null && staticMembers.containsKey(instanceId)) {
@@ -216,8 +240,17 @@ public final class ClassicGroup {
                 old.sessionTimeoutMs = request.sessionTimeoutMs();
                 old.rebalanceTimeoutMs = request.rebalanceTimeoutMs();
                 boolean leader = newId.equals(leaderId);
-                out.join(callback, new JoinResult(GroupError.NONE, generation, protocolType, protocolName, leaderId,
-                        newId, leader, leader ? joinMembers() : List.of()));
+                out.join(
+                        callback,
+                        new JoinResult(
+                                GroupError.NONE,
+                                generation,
+                                protocolType,
+                                protocolName,
+                                leaderId,
+                                newId,
+                                leader,
+                                leader ? joinMembers() : List.of()));
                 return;
             }
             old.protocols = previous;
@@ -259,8 +292,8 @@ public final class ClassicGroup {
         }
     }
 
-    private void addMemberAndRebalance(JoinRequest request, String memberId, long nowMs,
-            Consumer<JoinResult> callback, GroupResult out) {
+    private void addMemberAndRebalance(
+            JoinRequest request, String memberId, long nowMs, Consumer<JoinResult> callback, GroupResult out) {
         Member member = new Member(memberId, request.instanceId());
         member.clientId = request.clientId();
         member.clientHost = request.clientHost();
@@ -285,8 +318,8 @@ public final class ClassicGroup {
         tryCompleteJoin(nowMs, false, out);
     }
 
-    private void joinKnown(JoinRequest request, String memberId, long nowMs, Consumer<JoinResult> callback,
-            GroupResult out) {
+    private void joinKnown(
+            JoinRequest request, String memberId, long nowMs, Consumer<JoinResult> callback, GroupResult out) {
         if (pendingMembers.containsKey(memberId)) {
             if (!supportsProtocols(request.protocolType(), request.protocols())) {
                 pendingMembers.remove(memberId);
@@ -298,7 +331,8 @@ public final class ClassicGroup {
         }
         Member member = members.get(memberId);
         String instanceId = request.instanceId();
-        if (instanceId != null && staticMembers.containsKey(instanceId)
+        if (instanceId != null
+                && staticMembers.containsKey(instanceId)
                 && !staticMembers.get(instanceId).equals(memberId)) {
             out.join(callback, JoinResult.error(GroupError.FENCED_INSTANCE_ID, memberId));
             return;
@@ -330,8 +364,17 @@ public final class ClassicGroup {
             case STABLE:
                 if (!changed && (is(GroupState.COMPLETING_REBALANCE) || !memberId.equals(leaderId))) {
                     boolean leader = memberId.equals(leaderId);
-                    out.join(callback, new JoinResult(GroupError.NONE, generation, protocolType, protocolName,
-                            leaderId, memberId, false, leader ? joinMembers() : List.of()));
+                    out.join(
+                            callback,
+                            new JoinResult(
+                                    GroupError.NONE,
+                                    generation,
+                                    protocolType,
+                                    protocolName,
+                                    leaderId,
+                                    memberId,
+                                    false,
+                                    leader ? joinMembers() : List.of()));
                     return;
                 }
                 member.protocols = List.copyOf(request.protocols());
@@ -375,7 +418,7 @@ public final class ClassicGroup {
         if (!force && !(completeEarly && hasAllMembersJoined())) {
             return;
         }
-        for (Iterator<Member> it = members.values().iterator(); it.hasNext();) {
+        for (Iterator<Member> it = members.values().iterator(); it.hasNext(); ) {
             Member member = it.next();
             if (member.awaitingJoin == null) {
                 it.remove();
@@ -406,8 +449,17 @@ public final class ClassicGroup {
             member.awaitingJoin = null;
             member.lastHeartbeatMs = nowMs;
             member.assignment = new byte[0];
-            out.join(callback, new JoinResult(GroupError.NONE, generation, protocolType, protocolName, leaderId,
-                    member.memberId, false, leader ? all : List.of()));
+            out.join(
+                    callback,
+                    new JoinResult(
+                            GroupError.NONE,
+                            generation,
+                            protocolType,
+                            protocolName,
+                            leaderId,
+                            member.memberId,
+                            false,
+                            leader ? all : List.of()));
         }
     }
 
@@ -426,15 +478,23 @@ public final class ClassicGroup {
      * group record it writes, and every member's SyncGroup response waits for that record to be durable. If it
      * does not become durable in time the members hear an error and the group rebalances again, as in Kafka.
      */
-    void sync(String memberId, String instanceId, int generationId, String requestProtocolType,
-            String requestProtocolName, Map<String, byte[]> assignments, long nowMs, Consumer<SyncResult> callback,
+    void sync(
+            String memberId,
+            String instanceId,
+            int generationId,
+            String requestProtocolType,
+            String requestProtocolName,
+            Map<String, byte[]> assignments,
+            long nowMs,
+            Consumer<SyncResult> callback,
             GroupResult out) {
         GroupError error = validateMember(memberId, instanceId);
         if (error == GroupError.NONE && generationId != generation) {
             error = GroupError.ILLEGAL_GENERATION;
         }
-        if (error == GroupError.NONE && ((requestProtocolType != null && !requestProtocolType.equals(protocolType))
-                || (requestProtocolName != null && !requestProtocolName.equals(protocolName)))) {
+        if (error == GroupError.NONE
+                && ((requestProtocolType != null && !requestProtocolType.equals(protocolType))
+                        || (requestProtocolName != null && !requestProtocolName.equals(protocolName)))) {
             error = GroupError.INCONSISTENT_GROUP_PROTOCOL;
         }
         if (error != GroupError.NONE) {
@@ -462,8 +522,9 @@ public final class ClassicGroup {
                     transitionTo(GroupState.STABLE);
                     for (Member m : members.values()) {
                         if (m.awaitingSync != null) {
-                            out.sync(m.awaitingSync, new SyncResult(GroupError.NONE, protocolType, protocolName,
-                                    m.assignment));
+                            out.sync(
+                                    m.awaitingSync,
+                                    new SyncResult(GroupError.NONE, protocolType, protocolName, m.assignment));
                             m.awaitingSync = null;
                         }
                     }
@@ -668,7 +729,8 @@ public final class ClassicGroup {
             return false;
         }
         for (int i = 0; i < a.size(); i++) {
-            if (!a.get(i).name().equals(b.get(i).name()) || !Arrays.equals(a.get(i).metadata(), b.get(i).metadata())) {
+            if (!a.get(i).name().equals(b.get(i).name())
+                    || !Arrays.equals(a.get(i).metadata(), b.get(i).metadata())) {
                 return false;
             }
         }

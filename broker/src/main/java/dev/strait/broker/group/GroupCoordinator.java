@@ -10,8 +10,8 @@ import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -44,21 +44,26 @@ public final class GroupCoordinator implements AutoCloseable {
     private static final Logger LOGGER = LoggerFactory.getLogger(GroupCoordinator.class);
 
     /** Settings. */
-    public record Config(int numShards, int initialRebalanceDelayMs, int minSessionTimeoutMs,
-            int maxSessionTimeoutMs, long tickMs) {
+    public record Config(
+            int numShards, int initialRebalanceDelayMs, int minSessionTimeoutMs, int maxSessionTimeoutMs, long tickMs) {
         public static Config defaults() {
             return new Config(5, 3000, 6000, 1_800_000, 100);
         }
     }
 
-    public record Protocol(String name, byte[] metadata) {
-    }
+    public record Protocol(String name, byte[] metadata) {}
 
-    public record JoinMember(String memberId, String instanceId, byte[] metadata) {
-    }
+    public record JoinMember(String memberId, String instanceId, byte[] metadata) {}
 
-    public record JoinResult(GroupError error, int generation, String protocolType, String protocolName,
-            String leaderId, String memberId, boolean skipAssignment, List<JoinMember> members) {
+    public record JoinResult(
+            GroupError error,
+            int generation,
+            String protocolType,
+            String protocolName,
+            String leaderId,
+            String memberId,
+            boolean skipAssignment,
+            List<JoinMember> members) {
         static JoinResult error(GroupError error, String memberId) {
             return new JoinResult(error, -1, null, null, "", memberId, false, List.of());
         }
@@ -71,32 +76,39 @@ public final class GroupCoordinator implements AutoCloseable {
     }
 
     /** A committed offset; a commit timestamp below 0 means "stamp it with the coordinator's clock". */
-    public record OffsetAndMetadata(long offset, int leaderEpoch, String metadata, long commitTimestamp) {
-    }
+    public record OffsetAndMetadata(long offset, int leaderEpoch, String metadata, long commitTimestamp) {}
 
-    public record TopicPartitionKey(String topic, int partition) {
-    }
+    public record TopicPartitionKey(String topic, int partition) {}
 
-    public record LeaveMember(String memberId, String instanceId) {
-    }
+    public record LeaveMember(String memberId, String instanceId) {}
 
     /** The outcome of a LeaveGroup: an error for the whole request, or NONE and one error per member. */
-    public record LeaveResult(GroupError error, List<GroupError> members) {
-    }
+    public record LeaveResult(GroupError error, List<GroupError> members) {}
 
-    public record GroupListing(String groupId, String protocolType, GroupState state) {
-    }
+    public record GroupListing(String groupId, String protocolType, GroupState state) {}
 
-    public record MemberDescription(String memberId, String instanceId, String clientId, String clientHost,
-            byte[] metadata, byte[] assignment) {
-    }
+    public record MemberDescription(
+            String memberId,
+            String instanceId,
+            String clientId,
+            String clientHost,
+            byte[] metadata,
+            byte[] assignment) {}
 
-    public record GroupDescription(GroupError error, String groupId, GroupState state, String protocolType,
-            String protocolName, List<MemberDescription> members) {
-    }
+    public record GroupDescription(
+            GroupError error,
+            String groupId,
+            GroupState state,
+            String protocolType,
+            String protocolName,
+            List<MemberDescription> members) {}
 
     /** Whether this node serves a shard now. */
-    private enum ShardStatus { NOT_COORDINATOR, LOADING, ACTIVE }
+    private enum ShardStatus {
+        NOT_COORDINATOR,
+        LOADING,
+        ACTIVE
+    }
 
     private static final class Shard {
         final int index;
@@ -116,7 +128,7 @@ public final class GroupCoordinator implements AutoCloseable {
     private final Supplier<String> memberIds;
     private final Shard[] shards;
     private final ScheduledExecutorService timer;
-    private volatile BiConsumer<String, Throwable> faults = (what, cause) -> { };
+    private volatile BiConsumer<String, Throwable> faults = (what, cause) -> {};
 
     public GroupCoordinator(Config config, OffsetsLog log, LongSupplier clockMs) {
         this(config, log, clockMs, () -> UUID.randomUUID().toString());
@@ -229,8 +241,8 @@ public final class GroupCoordinator implements AutoCloseable {
             GroupResult loaded = new GroupResult();
             loaded.onDurable(() -> {
                 shard.status = ShardStatus.ACTIVE;
-                LOGGER.info("group coordinator: serving offsets partition {} ({} groups)", partition,
-                        shard.groups.size());
+                LOGGER.info(
+                        "group coordinator: serving offsets partition {} ({} groups)", partition, shard.groups.size());
             });
             loaded.onFailed((error, nowMs) -> shard.status = ShardStatus.NOT_COORDINATOR);
             enqueue(shard, new OffsetsLog.Appended(end, position.get().leaderEpoch()), loaded, true);
@@ -252,8 +264,10 @@ public final class GroupCoordinator implements AutoCloseable {
             if (value == null) {
                 shard.groups.remove(groupId);
             } else {
-                shard.groups.put(groupId, ClassicGroup.fromRecord(groupId, GroupRecords.readGroupValue(value),
-                        config.initialRebalanceDelayMs(), nowMs));
+                shard.groups.put(
+                        groupId,
+                        ClassicGroup.fromRecord(
+                                groupId, GroupRecords.readGroupValue(value), config.initialRebalanceDelayMs(), nowMs));
             }
         }
     }
@@ -298,8 +312,7 @@ public final class GroupCoordinator implements AutoCloseable {
             try {
                 appended = log.append(shard.index, result.records());
             } catch (OffsetsLog.AppendFailedException e) {
-                LOGGER.info("group coordinator: write to offsets partition {} failed: {}", shard.index,
-                        e.getMessage());
+                LOGGER.info("group coordinator: write to offsets partition {} failed: {}", shard.index, e.getMessage());
                 result.failResponses(e.error());
                 result.runFailureHandlers(e.error(), clock.getAsLong());
                 return;
@@ -330,8 +343,8 @@ public final class GroupCoordinator implements AutoCloseable {
             }
             Optional<OffsetsLog.Position> position = log.position(shard.index);
             long now = clock.getAsLong();
-            boolean stillLeading = position.isPresent()
-                    && position.get().leaderEpoch() == pending.appended.leaderEpoch();
+            boolean stillLeading =
+                    position.isPresent() && position.get().leaderEpoch() == pending.appended.leaderEpoch();
             if (stillLeading && position.get().highWatermark() < pending.appended.endOffset()) {
                 if (pending.untilDurable) {
                     await(shard, pending);
@@ -351,9 +364,18 @@ public final class GroupCoordinator implements AutoCloseable {
      *
      * @param requireKnownMemberId JoinGroup v4+: a dynamic member without id first gets MEMBER_ID_REQUIRED
      */
-    public void joinGroup(String groupId, String memberId, String instanceId, String protocolType,
-            List<Protocol> protocols, int sessionTimeoutMs, int rebalanceTimeoutMs, String clientId,
-            String clientHost, boolean requireKnownMemberId, Consumer<JoinResult> callback) {
+    public void joinGroup(
+            String groupId,
+            String memberId,
+            String instanceId,
+            String protocolType,
+            List<Protocol> protocols,
+            int sessionTimeoutMs,
+            int rebalanceTimeoutMs,
+            String clientId,
+            String clientHost,
+            boolean requireKnownMemberId,
+            Consumer<JoinResult> callback) {
         if (groupId == null || groupId.isEmpty()) {
             callback.accept(JoinResult.error(GroupError.INVALID_GROUP_ID, memberId));
             return;
@@ -375,17 +397,36 @@ public final class GroupCoordinator implements AutoCloseable {
                 shard.groups.put(groupId, group);
             }
             GroupResult result = new GroupResult();
-            group.join(new ClassicGroup.JoinRequest(memberId, instanceId, protocolType, protocols, sessionTimeoutMs,
-                    rebalanceTimeoutMs, clientId, clientHost, requireKnownMemberId), clock.getAsLong(), memberIds,
-                    callback, result);
+            group.join(
+                    new ClassicGroup.JoinRequest(
+                            memberId,
+                            instanceId,
+                            protocolType,
+                            protocols,
+                            sessionTimeoutMs,
+                            rebalanceTimeoutMs,
+                            clientId,
+                            clientHost,
+                            requireKnownMemberId),
+                    clock.getAsLong(),
+                    memberIds,
+                    callback,
+                    result);
             complete(shard, result);
         }
     }
 
     // ------------------------------------------------------------------------------------------------ SyncGroup
 
-    public void syncGroup(String groupId, int generation, String memberId, String instanceId, String protocolType,
-            String protocolName, Map<String, byte[]> assignments, Consumer<SyncResult> callback) {
+    public void syncGroup(
+            String groupId,
+            int generation,
+            String memberId,
+            String instanceId,
+            String protocolType,
+            String protocolName,
+            Map<String, byte[]> assignments,
+            Consumer<SyncResult> callback) {
         Shard shard = shard(groupId);
         synchronized (shard) {
             ClassicGroup group = shard.groups.get(groupId);
@@ -394,8 +435,16 @@ public final class GroupCoordinator implements AutoCloseable {
                 return;
             }
             GroupResult result = new GroupResult();
-            group.sync(memberId, instanceId, generation, protocolType, protocolName, assignments, clock.getAsLong(),
-                    callback, result);
+            group.sync(
+                    memberId,
+                    instanceId,
+                    generation,
+                    protocolType,
+                    protocolName,
+                    assignments,
+                    clock.getAsLong(),
+                    callback,
+                    result);
             complete(shard, result);
         }
     }
@@ -428,7 +477,8 @@ public final class GroupCoordinator implements AutoCloseable {
             } else {
                 errors = group.leave(leaving, clock.getAsLong(), result);
             }
-            result.respond(() -> callback.accept(new LeaveResult(GroupError.NONE, errors)),
+            result.respond(
+                    () -> callback.accept(new LeaveResult(GroupError.NONE, errors)),
                     error -> callback.accept(new LeaveResult(error, List.of())));
             complete(shard, result);
         }
@@ -464,8 +514,13 @@ public final class GroupCoordinator implements AutoCloseable {
      * generation &lt; 0 with an empty member id is a simple commit (standalone consumer, Admin), allowed only when
      * the group has no members. A commit timestamp below 0 is stamped with the coordinator's clock.
      */
-    public void commitOffsets(String groupId, String memberId, String instanceId, int generation,
-            Map<TopicPartitionKey, OffsetAndMetadata> offsets, Consumer<GroupError> callback) {
+    public void commitOffsets(
+            String groupId,
+            String memberId,
+            String instanceId,
+            int generation,
+            Map<TopicPartitionKey, OffsetAndMetadata> offsets,
+            Consumer<GroupError> callback) {
         if (groupId == null || groupId.isEmpty()) {
             callback.accept(GroupError.INVALID_GROUP_ID);
             return;
@@ -489,8 +544,11 @@ public final class GroupCoordinator implements AutoCloseable {
                 return;
             }
             Map<TopicPartitionKey, OffsetAndMetadata> stamped = new LinkedHashMap<>();
-            offsets.forEach((tp, offset) -> stamped.put(tp, offset.commitTimestamp() >= 0 ? offset
-                    : new OffsetAndMetadata(offset.offset(), offset.leaderEpoch(), offset.metadata(), now)));
+            offsets.forEach((tp, offset) -> stamped.put(
+                    tp,
+                    offset.commitTimestamp() >= 0
+                            ? offset
+                            : new OffsetAndMetadata(offset.offset(), offset.leaderEpoch(), offset.metadata(), now)));
             OffsetManager.writeCommit(groupId, stamped, result);
             result.onDurable(() -> {
                 shard.groups.computeIfAbsent(groupId, this::newGroup);
@@ -556,8 +614,8 @@ public final class GroupCoordinator implements AutoCloseable {
             synchronized (shard) {
                 for (ClassicGroup group : shard.groups.values()) {
                     if (!group.is(GroupState.DEAD)) {
-                        result.add(new GroupListing(group.groupId(), group.protocolType == null ? ""
-                                : group.protocolType, group.state()));
+                        result.add(new GroupListing(
+                                group.groupId(), group.protocolType == null ? "" : group.protocolType, group.state()));
                     }
                 }
             }
@@ -570,19 +628,26 @@ public final class GroupCoordinator implements AutoCloseable {
         synchronized (shard) {
             ClassicGroup group = shard.groups.get(groupId);
             if (group == null) {
-                return new GroupDescription(GroupError.GROUP_ID_NOT_FOUND, groupId, GroupState.DEAD, "", "",
-                        List.of());
+                return new GroupDescription(GroupError.GROUP_ID_NOT_FOUND, groupId, GroupState.DEAD, "", "", List.of());
             }
             List<MemberDescription> members = new ArrayList<>();
             boolean stable = group.is(GroupState.STABLE);
             for (ClassicGroup.Member member : group.members.values()) {
-                members.add(new MemberDescription(member.memberId, member.instanceId, member.clientId,
-                        member.clientHost, stable ? member.metadata(group.protocolName) : new byte[0],
+                members.add(new MemberDescription(
+                        member.memberId,
+                        member.instanceId,
+                        member.clientId,
+                        member.clientHost,
+                        stable ? member.metadata(group.protocolName) : new byte[0],
                         stable ? member.assignment : new byte[0]));
             }
-            return new GroupDescription(GroupError.NONE, groupId, group.state(),
+            return new GroupDescription(
+                    GroupError.NONE,
+                    groupId,
+                    group.state(),
                     group.protocolType == null ? "" : group.protocolType,
-                    stable ? group.protocolName : "", members);
+                    stable ? group.protocolName : "",
+                    members);
         }
     }
 

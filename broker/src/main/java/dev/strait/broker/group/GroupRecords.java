@@ -30,22 +30,26 @@ final class GroupRecords {
     static final short OFFSET_KEY = 1;
     static final short GROUP_KEY = 2;
 
-    private GroupRecords() {
-    }
+    private GroupRecords() {}
 
-    record OffsetKey(String group, String topic, int partition) {
-    }
+    record OffsetKey(String group, String topic, int partition) {}
 
-    record GroupValue(String protocolType, int generation, String protocolName, String leaderId,
-            List<MemberValue> members) {
+    record GroupValue(
+            String protocolType, int generation, String protocolName, String leaderId, List<MemberValue> members) {
         GroupValue {
             members = List.copyOf(members);
         }
     }
 
-    record MemberValue(String memberId, String instanceId, String clientId, String clientHost,
-            int rebalanceTimeoutMs, int sessionTimeoutMs, byte[] subscription, byte[] assignment) {
-    }
+    record MemberValue(
+            String memberId,
+            String instanceId,
+            String clientId,
+            String clientHost,
+            int rebalanceTimeoutMs,
+            int sessionTimeoutMs,
+            byte[] subscription,
+            byte[] assignment) {}
 
     static byte[] offsetKey(String group, String topic, int partition) {
         return write(out -> {
@@ -146,8 +150,15 @@ final class GroupRecords {
                 for (int i = 0; i < count; i++) {
                     String memberId = in.readUTF();
                     String instanceId = in.readBoolean() ? in.readUTF() : null;
-                    members.add(new MemberValue(memberId, instanceId, in.readUTF(), in.readUTF(), in.readInt(),
-                            in.readInt(), readBytes(in), readBytes(in)));
+                    members.add(new MemberValue(
+                            memberId,
+                            instanceId,
+                            in.readUTF(),
+                            in.readUTF(),
+                            in.readInt(),
+                            in.readInt(),
+                            readBytes(in),
+                            readBytes(in)));
                 }
             }
             return new GroupValue(emptyToNull(type), generation, emptyToNull(name), leaderId, members);

@@ -16,8 +16,7 @@ import java.util.function.Consumer;
 final class GroupResult {
 
     /** A response, and the error response to send instead if the records it waits for do not become durable. */
-    record Response(Runnable send, Consumer<GroupError> fail) {
-    }
+    record Response(Runnable send, Consumer<GroupError> fail) {}
 
     /** What to undo, or start over, when the records will not become durable in time (or at all). */
     @FunctionalInterface
@@ -39,7 +38,8 @@ final class GroupResult {
     }
 
     void join(Consumer<GroupCoordinator.JoinResult> callback, GroupCoordinator.JoinResult result) {
-        respond(() -> callback.accept(result),
+        respond(
+                () -> callback.accept(result),
                 error -> callback.accept(GroupCoordinator.JoinResult.error(error, result.memberId())));
     }
 

@@ -7,8 +7,11 @@ import java.util.Set;
  * States of a classic-protocol group, with Kafka's names and legal transitions (see {@link ClassicGroup#transitionTo}).
  */
 public enum GroupState {
-    EMPTY("Empty"), PREPARING_REBALANCE("PreparingRebalance"), COMPLETING_REBALANCE("CompletingRebalance"),
-    STABLE("Stable"), DEAD("Dead");
+    EMPTY("Empty"),
+    PREPARING_REBALANCE("PreparingRebalance"),
+    COMPLETING_REBALANCE("CompletingRebalance"),
+    STABLE("Stable"),
+    DEAD("Dead");
 
     private final String kafkaName;
 

@@ -23,8 +23,10 @@ final class OffsetManager {
     /** The records of a commit, one per partition. */
     static void writeCommit(String groupId, Map<TopicPartitionKey, OffsetAndMetadata> offsets, GroupResult out) {
         for (Map.Entry<TopicPartitionKey, OffsetAndMetadata> entry : offsets.entrySet()) {
-            out.write(new OffsetsLog.Entry(GroupRecords.offsetKey(groupId, entry.getKey().topic(),
-                    entry.getKey().partition()), GroupRecords.offsetValue(entry.getValue())));
+            out.write(new OffsetsLog.Entry(
+                    GroupRecords.offsetKey(
+                            groupId, entry.getKey().topic(), entry.getKey().partition()),
+                    GroupRecords.offsetValue(entry.getValue())));
         }
     }
 

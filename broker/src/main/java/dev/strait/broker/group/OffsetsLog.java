@@ -13,16 +13,13 @@ import java.util.Optional;
 public interface OffsetsLog {
 
     /** A record; a null value is a tombstone. */
-    record Entry(byte[] key, byte[] value) {
-    }
+    record Entry(byte[] key, byte[] value) {}
 
     /** Where an append ended: the offset after its last record, in the leader epoch it was written in. */
-    record Appended(long endOffset, int leaderEpoch) {
-    }
+    record Appended(long endOffset, int leaderEpoch) {}
 
     /** A partition as its leader sees it now. */
-    record Position(long highWatermark, long logEndOffset, int leaderEpoch) {
-    }
+    record Position(long highWatermark, long logEndOffset, int leaderEpoch) {}
 
     /** A record replayed from the log, with its offset. */
     @FunctionalInterface

@@ -22,6 +22,7 @@ final class PendingWrites {
         final GroupResult result;
         /** A write that must not give up on a timeout, only on a lost leadership (the load of a shard). */
         final boolean untilDurable;
+
         private boolean answered;
 
         Pending(OffsetsLog.Appended appended, GroupResult result, boolean untilDurable) {

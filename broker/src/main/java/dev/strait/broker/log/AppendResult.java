@@ -11,6 +11,11 @@ package dev.strait.broker.log;
  * @param sizeBytes       bytes appended
  * @param logStartOffset  the log start offset at the time of the append (returned in produce responses)
  */
-public record AppendResult(long firstOffset, long lastOffset, long logAppendTimeMs, long maxTimestampMs,
-        int batchCount, int sizeBytes, long logStartOffset) {
-}
+public record AppendResult(
+        long firstOffset,
+        long lastOffset,
+        long logAppendTimeMs,
+        long maxTimestampMs,
+        int batchCount,
+        int sizeBytes,
+        long logStartOffset) {}

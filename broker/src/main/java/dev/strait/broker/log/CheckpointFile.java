@@ -17,14 +17,13 @@ import java.util.List;
  */
 final class CheckpointFile {
 
-    private CheckpointFile() {
-    }
+    private CheckpointFile() {}
 
     static void write(Path file, List<String> lines) throws IOException {
         Path temp = file.resolveSibling(file.getFileName() + LogFiles.TEMP_SUFFIX);
         ByteBuffer content = ByteBuffer.wrap((String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8));
-        try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
+        try (FileChannel channel = FileChannel.open(
+                temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
             FileIo.writeFully(channel, content, 0);
             channel.force(true);
         }

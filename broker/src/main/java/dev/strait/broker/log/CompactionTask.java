@@ -46,7 +46,7 @@ public final class CompactionTask {
     /** Charged for bytes read and written, to bound the cleaner's I/O rate. */
     @FunctionalInterface
     public interface IoThrottle {
-        IoThrottle NONE = bytes -> { };
+        IoThrottle NONE = bytes -> {};
 
         void acquire(long bytes) throws InterruptedException;
     }
@@ -77,8 +77,15 @@ public final class CompactionTask {
     private long oldestKeptTombstoneMs = Long.MAX_VALUE;
     private boolean prepared;
 
-    CompactionTask(Path dir, String logPrefix, List<LogSegment> segments, List<Integer> sizes, long firstDirtyOffset,
-            long deleteHorizonMs, int maxSegmentBytes, long maxMapBytes) {
+    CompactionTask(
+            Path dir,
+            String logPrefix,
+            List<LogSegment> segments,
+            List<Integer> sizes,
+            long firstDirtyOffset,
+            long deleteHorizonMs,
+            int maxSegmentBytes,
+            long maxMapBytes) {
         if (segments.isEmpty() || segments.size() != sizes.size()) {
             throw new IllegalArgumentException(logPrefix + "a compaction needs segments with their sizes");
         }
@@ -178,8 +185,7 @@ public final class CompactionTask {
                 RecordBatchHeader header = new RecordBatchHeader(batch, 0);
                 if (isCompactable(header)) {
                     for (KeyedRecord record : records(batch, header)) {
-                        if (record.key() != null
-                                && lastOffsets.put(record.key(), record.offset()) == null) {
+                        if (record.key() != null && lastOffsets.put(record.key(), record.offset()) == null) {
                             mapBytes += record.key().remaining() + MAP_ENTRY_OVERHEAD_BYTES;
                         }
                     }
@@ -210,15 +216,23 @@ public final class CompactionTask {
                 groupBytes += sizes.get(i);
                 i++;
             }
-            groups.add(new Group(List.copyOf(sources), List.copyOf(sourceSizes), LogFiles.cleanedFile(dir,
-                    sources.get(0).baseOffset(), sources.get(sources.size() - 1).baseOffset())));
+            groups.add(new Group(
+                    List.copyOf(sources),
+                    List.copyOf(sourceSizes),
+                    LogFiles.cleanedFile(
+                            dir,
+                            sources.get(0).baseOffset(),
+                            sources.get(sources.size() - 1).baseOffset())));
         }
     }
 
     private void writeCleaned(Group group, Map<ByteBuffer, Long> lastOffsets, IoThrottle throttle)
             throws IOException, InterruptedException {
-        try (FileChannel out = FileChannel.open(group.cleanedFile(), StandardOpenOption.CREATE,
-                StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+        try (FileChannel out = FileChannel.open(
+                group.cleanedFile(),
+                StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE)) {
             long outPosition = 0;
             for (int s = 0; s < group.sources().size(); s++) {
                 LogSegment source = group.sources().get(s);
@@ -272,14 +286,13 @@ public final class CompactionTask {
         ByteBuffer rebuilt = ByteBuffer.allocate(RecordBatchHeader.HEADER_SIZE_BYTES + recordsBytes);
         rebuilt.put(batch.duplicate().position(0).limit(RecordBatchHeader.HEADER_SIZE_BYTES));
         for (KeyedRecord record : kept) {
-            rebuilt.put(batch.duplicate().position(record.position()).limit(record.position()
-                    + record.sizeInBytes()));
+            rebuilt.put(batch.duplicate().position(record.position()).limit(record.position() + record.sizeInBytes()));
         }
         rebuilt.flip();
         // baseOffset, lastOffsetDelta and the timestamps stay: record deltas are relative to them, and keeping the
         // batch's offset span keeps the producer's last sequence where it was, as Kafka's cleaner does.
-        rebuilt.putInt(RecordBatchHeader.BATCH_LENGTH_OFFSET,
-                rebuilt.remaining() - RecordBatchHeader.LOG_OVERHEAD_BYTES);
+        rebuilt.putInt(
+                RecordBatchHeader.BATCH_LENGTH_OFFSET, rebuilt.remaining() - RecordBatchHeader.LOG_OVERHEAD_BYTES);
         rebuilt.putInt(RecordBatchHeader.RECORDS_COUNT_OFFSET, kept.size());
         CRC32C crc = new CRC32C();
         crc.update(rebuilt.duplicate().position(RecordBatchHeader.ATTRIBUTES_OFFSET));
@@ -299,14 +312,12 @@ public final class CompactionTask {
     }
 
     private static boolean isCompactable(RecordBatchHeader header) {
-        return header.magic() == RecordBatchHeader.MAGIC_V2 && header.compressionCodec() == 0
-                && !header.isControl();
+        return header.magic() == RecordBatchHeader.MAGIC_V2 && header.compressionCodec() == 0 && !header.isControl();
     }
 
     /** A record inside an uncompressed batch: where its bytes are, its key (null for none), and what it holds. */
-    record KeyedRecord(int position, int sizeInBytes, long offset, long timestampMs, ByteBuffer key,
-            boolean tombstone) {
-    }
+    record KeyedRecord(
+            int position, int sizeInBytes, long offset, long timestampMs, ByteBuffer key, boolean tombstone) {}
 
     /**
      * Decodes the records of an uncompressed v2 batch held alone in {@code batch}: length varint, attributes int8,
@@ -323,12 +334,13 @@ public final class CompactionTask {
             int length = Varints.readVarint(in);
             int end = in.position() + length;
             if (length < 0 || end > in.limit()) {
-                throw new CorruptRecordException("record " + i + " of the batch at offset " + header.baseOffset()
-                        + " does not fit the batch");
+                throw new CorruptRecordException(
+                        "record " + i + " of the batch at offset " + header.baseOffset() + " does not fit the batch");
             }
             in.get(); // attributes
             long timestampDeltaMs = Varints.readVarlong(in);
-            long timestampMs = header.timestampType() == TimestampType.LOG_APPEND_TIME ? header.maxTimestampMs()
+            long timestampMs = header.timestampType() == TimestampType.LOG_APPEND_TIME
+                    ? header.maxTimestampMs()
                     : header.baseTimestampMs() + timestampDeltaMs;
             long offset = header.baseOffset() + Varints.readVarint(in);
             int keyLength = Varints.readVarint(in);

@@ -8,8 +8,7 @@ import java.nio.channels.FileChannel;
 /** Positional read/write loops over a {@link FileChannel}; they never touch the channel's own position. */
 final class FileIo {
 
-    private FileIo() {
-    }
+    private FileIo() {}
 
     /** Fills {@code buffer} from {@code position}, or throws {@link EOFException} if the file is too short. */
     static void readFully(FileChannel channel, ByteBuffer buffer, long position) throws IOException {

@@ -27,8 +27,8 @@ public record FileSlice(FileChannel channel, long position, int sizeBytes) {
 
     public FileSlice {
         if (sizeBytes < 0 || position < 0) {
-            throw new IllegalArgumentException("position " + position + " and sizeBytes " + sizeBytes
-                    + " must be >= 0");
+            throw new IllegalArgumentException(
+                    "position " + position + " and sizeBytes " + sizeBytes + " must be >= 0");
         }
         if (channel == null && sizeBytes != 0) {
             throw new IllegalArgumentException("a non-empty slice needs a channel");

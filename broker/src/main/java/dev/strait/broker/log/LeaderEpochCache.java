@@ -70,12 +70,16 @@ public final class LeaderEpochCache {
 
     /** The latest epoch, or {@link #UNDEFINED_EPOCH} if there is none. */
     public int latestEpoch() {
-        return entries.isEmpty() ? UNDEFINED_EPOCH : entries.get(entries.size() - 1).epoch();
+        return entries.isEmpty()
+                ? UNDEFINED_EPOCH
+                : entries.get(entries.size() - 1).epoch();
     }
 
     /** The start offset of the latest epoch, or {@link #UNDEFINED_EPOCH_OFFSET} if there is none. */
     public long latestStartOffset() {
-        return entries.isEmpty() ? UNDEFINED_EPOCH_OFFSET : entries.get(entries.size() - 1).startOffset();
+        return entries.isEmpty()
+                ? UNDEFINED_EPOCH_OFFSET
+                : entries.get(entries.size() - 1).startOffset();
     }
 
     /**
@@ -86,8 +90,7 @@ public final class LeaderEpochCache {
      */
     public boolean assign(int epoch, long startOffset) throws IOException {
         if (epoch < 0 || startOffset < 0) {
-            throw new IllegalArgumentException("epoch " + epoch + " and start offset " + startOffset
-                    + " must be >= 0");
+            throw new IllegalArgumentException("epoch " + epoch + " and start offset " + startOffset + " must be >= 0");
         }
         if (!entries.isEmpty() && entries.get(entries.size() - 1).epoch() == epoch) {
             return false;
@@ -137,8 +140,8 @@ public final class LeaderEpochCache {
             }
             floor = entry;
         }
-        throw new IllegalStateException("epoch " + requestedEpoch + " below latest " + latest
-                + " has no higher entry in " + entries);
+        throw new IllegalStateException(
+                "epoch " + requestedEpoch + " below latest " + latest + " has no higher entry in " + entries);
     }
 
     /** Removes entries that start at or after {@code endOffset} (the log was truncated to it). */

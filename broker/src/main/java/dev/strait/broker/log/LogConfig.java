@@ -17,8 +17,16 @@ import java.util.Map;
  * @param deleteRetentionMs  {@code delete.retention.ms}: how long a compacted log keeps a tombstone after its
  *                           record timestamp, so that consumers behind by less than this still see the delete
  */
-public record LogConfig(int segmentBytes, long segmentMs, long retentionMs, long retentionBytes, int maxMessageBytes,
-        int indexIntervalBytes, TimestampType timestampType, CleanupPolicy cleanupPolicy, long deleteRetentionMs) {
+public record LogConfig(
+        int segmentBytes,
+        long segmentMs,
+        long retentionMs,
+        long retentionBytes,
+        int maxMessageBytes,
+        int indexIntervalBytes,
+        TimestampType timestampType,
+        CleanupPolicy cleanupPolicy,
+        long deleteRetentionMs) {
 
     public static final int DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024;
     public static final long DEFAULT_SEGMENT_MS = 7L * 24 * 60 * 60 * 1000;
@@ -30,7 +38,9 @@ public record LogConfig(int segmentBytes, long segmentMs, long retentionMs, long
 
     /** The values of {@code cleanup.policy}: a set of {@code delete} and {@code compact}, at least one. */
     public enum CleanupPolicy {
-        DELETE(true, false), COMPACT(false, true), COMPACT_DELETE(true, true);
+        DELETE(true, false),
+        COMPACT(false, true),
+        COMPACT_DELETE(true, true);
 
         private final boolean delete;
         private final boolean compact;
@@ -63,8 +73,8 @@ public record LogConfig(int segmentBytes, long segmentMs, long retentionMs, long
                 } else if (policy.equals("compact")) {
                     compact = true;
                 } else {
-                    throw new IllegalArgumentException("cleanup.policy '" + value
-                            + "' is invalid; use delete, compact or compact,delete");
+                    throw new IllegalArgumentException(
+                            "cleanup.policy '" + value + "' is invalid; use delete, compact or compact,delete");
                 }
             }
             if (delete && compact) {
@@ -87,12 +97,18 @@ public record LogConfig(int segmentBytes, long segmentMs, long retentionMs, long
     public LogConfig {
         // Smaller than one batch header would roll on every append; Kafka's own floor is larger, but tests need
         // tiny segments.
-        require(segmentBytes >= RecordBatchHeader.HEADER_SIZE_BYTES, "segment.bytes", segmentBytes,
+        require(
+                segmentBytes >= RecordBatchHeader.HEADER_SIZE_BYTES,
+                "segment.bytes",
+                segmentBytes,
                 ">= " + RecordBatchHeader.HEADER_SIZE_BYTES);
         require(segmentMs >= 1, "segment.ms", segmentMs, ">= 1");
         require(retentionMs >= -1, "retention.ms", retentionMs, ">= -1");
         require(retentionBytes >= -1, "retention.bytes", retentionBytes, ">= -1");
-        require(maxMessageBytes >= RecordBatchHeader.HEADER_SIZE_BYTES, "max.message.bytes", maxMessageBytes,
+        require(
+                maxMessageBytes >= RecordBatchHeader.HEADER_SIZE_BYTES,
+                "max.message.bytes",
+                maxMessageBytes,
                 ">= " + RecordBatchHeader.HEADER_SIZE_BYTES);
         require(indexIntervalBytes >= 0, "index.interval.bytes", indexIntervalBytes, ">= 0");
         require(deleteRetentionMs >= 0, "delete.retention.ms", deleteRetentionMs, ">= 0");
@@ -105,9 +121,16 @@ public record LogConfig(int segmentBytes, long segmentMs, long retentionMs, long
     }
 
     public static LogConfig defaults() {
-        return new LogConfig(DEFAULT_SEGMENT_BYTES, DEFAULT_SEGMENT_MS, DEFAULT_RETENTION_MS,
-                DEFAULT_RETENTION_BYTES, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_INDEX_INTERVAL_BYTES,
-                TimestampType.CREATE_TIME, CleanupPolicy.DELETE, DEFAULT_DELETE_RETENTION_MS);
+        return new LogConfig(
+                DEFAULT_SEGMENT_BYTES,
+                DEFAULT_SEGMENT_MS,
+                DEFAULT_RETENTION_MS,
+                DEFAULT_RETENTION_BYTES,
+                DEFAULT_MAX_MESSAGE_BYTES,
+                DEFAULT_INDEX_INTERVAL_BYTES,
+                TimestampType.CREATE_TIME,
+                CleanupPolicy.DELETE,
+                DEFAULT_DELETE_RETENTION_MS);
     }
 
     /**
@@ -153,48 +176,120 @@ public record LogConfig(int segmentBytes, long segmentMs, long retentionMs, long
     }
 
     public LogConfig withSegmentBytes(int value) {
-        return new LogConfig(value, segmentMs, retentionMs, retentionBytes, maxMessageBytes, indexIntervalBytes,
-                timestampType, cleanupPolicy, deleteRetentionMs);
+        return new LogConfig(
+                value,
+                segmentMs,
+                retentionMs,
+                retentionBytes,
+                maxMessageBytes,
+                indexIntervalBytes,
+                timestampType,
+                cleanupPolicy,
+                deleteRetentionMs);
     }
 
     public LogConfig withSegmentMs(long value) {
-        return new LogConfig(segmentBytes, value, retentionMs, retentionBytes, maxMessageBytes, indexIntervalBytes,
-                timestampType, cleanupPolicy, deleteRetentionMs);
+        return new LogConfig(
+                segmentBytes,
+                value,
+                retentionMs,
+                retentionBytes,
+                maxMessageBytes,
+                indexIntervalBytes,
+                timestampType,
+                cleanupPolicy,
+                deleteRetentionMs);
     }
 
     public LogConfig withRetentionMs(long value) {
-        return new LogConfig(segmentBytes, segmentMs, value, retentionBytes, maxMessageBytes, indexIntervalBytes,
-                timestampType, cleanupPolicy, deleteRetentionMs);
+        return new LogConfig(
+                segmentBytes,
+                segmentMs,
+                value,
+                retentionBytes,
+                maxMessageBytes,
+                indexIntervalBytes,
+                timestampType,
+                cleanupPolicy,
+                deleteRetentionMs);
     }
 
     public LogConfig withRetentionBytes(long value) {
-        return new LogConfig(segmentBytes, segmentMs, retentionMs, value, maxMessageBytes, indexIntervalBytes,
-                timestampType, cleanupPolicy, deleteRetentionMs);
+        return new LogConfig(
+                segmentBytes,
+                segmentMs,
+                retentionMs,
+                value,
+                maxMessageBytes,
+                indexIntervalBytes,
+                timestampType,
+                cleanupPolicy,
+                deleteRetentionMs);
     }
 
     public LogConfig withMaxMessageBytes(int value) {
-        return new LogConfig(segmentBytes, segmentMs, retentionMs, retentionBytes, value, indexIntervalBytes,
-                timestampType, cleanupPolicy, deleteRetentionMs);
+        return new LogConfig(
+                segmentBytes,
+                segmentMs,
+                retentionMs,
+                retentionBytes,
+                value,
+                indexIntervalBytes,
+                timestampType,
+                cleanupPolicy,
+                deleteRetentionMs);
     }
 
     public LogConfig withIndexIntervalBytes(int value) {
-        return new LogConfig(segmentBytes, segmentMs, retentionMs, retentionBytes, maxMessageBytes, value,
-                timestampType, cleanupPolicy, deleteRetentionMs);
+        return new LogConfig(
+                segmentBytes,
+                segmentMs,
+                retentionMs,
+                retentionBytes,
+                maxMessageBytes,
+                value,
+                timestampType,
+                cleanupPolicy,
+                deleteRetentionMs);
     }
 
     public LogConfig withTimestampType(TimestampType value) {
-        return new LogConfig(segmentBytes, segmentMs, retentionMs, retentionBytes, maxMessageBytes,
-                indexIntervalBytes, value, cleanupPolicy, deleteRetentionMs);
+        return new LogConfig(
+                segmentBytes,
+                segmentMs,
+                retentionMs,
+                retentionBytes,
+                maxMessageBytes,
+                indexIntervalBytes,
+                value,
+                cleanupPolicy,
+                deleteRetentionMs);
     }
 
     public LogConfig withCleanupPolicy(CleanupPolicy value) {
-        return new LogConfig(segmentBytes, segmentMs, retentionMs, retentionBytes, maxMessageBytes,
-                indexIntervalBytes, timestampType, value, deleteRetentionMs);
+        return new LogConfig(
+                segmentBytes,
+                segmentMs,
+                retentionMs,
+                retentionBytes,
+                maxMessageBytes,
+                indexIntervalBytes,
+                timestampType,
+                value,
+                deleteRetentionMs);
     }
 
     public LogConfig withDeleteRetentionMs(long value) {
-        return new LogConfig(segmentBytes, segmentMs, retentionMs, retentionBytes, maxMessageBytes,
-                indexIntervalBytes, timestampType, cleanupPolicy, value);
+        return new LogConfig(
+                segmentBytes,
+                segmentMs,
+                retentionMs,
+                retentionBytes,
+                maxMessageBytes,
+                indexIntervalBytes,
+                timestampType,
+                cleanupPolicy,
+                value);
     }
 
     private static void require(boolean ok, String name, long value, String rule) {

@@ -23,8 +23,7 @@ final class LogFiles {
      */
     static final String SWAP_SUFFIX = ".swap";
 
-    private LogFiles() {
-    }
+    private LogFiles() {}
 
     static String fileNamePrefix(long baseOffset) {
         return String.format("%020d", baseOffset);

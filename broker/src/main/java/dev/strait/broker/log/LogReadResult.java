@@ -9,5 +9,4 @@ package dev.strait.broker.log;
  * @param logStartOffset the log start offset when the read happened
  * @param logEndOffset   the log end offset when the read happened
  */
-public record LogReadResult(FileSlice records, long highWatermark, long logStartOffset, long logEndOffset) {
-}
+public record LogReadResult(FileSlice records, long highWatermark, long logStartOffset, long logEndOffset) {}

@@ -42,6 +42,7 @@ public final class LogSegment {
     private long offsetOfMaxTimestamp = -1;
     /** maxTimestamp of the first batch; segment.ms counts from it (as Kafka does) so it survives restarts. */
     private long firstBatchTimestampMs = NO_TIMESTAMP;
+
     private long lastModifiedMs;
     private int bytesSinceLastIndexEntry;
 
@@ -52,19 +53,19 @@ public final class LogSegment {
         this.indexIntervalBytes = indexIntervalBytes;
         this.time = time;
         this.channel = create
-                ? FileChannel.open(logFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                        StandardOpenOption.WRITE)
+                ? FileChannel.open(
+                        logFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE)
                 : FileChannel.open(logFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
         this.offsetIndex = new OffsetIndex(LogFiles.offsetIndexFile(dir, baseOffset), baseOffset);
         this.timeIndex = new TimeIndex(LogFiles.timeIndexFile(dir, baseOffset), baseOffset);
         this.createdMs = time.milliseconds();
-        this.lastModifiedMs = create ? createdMs : Files.getLastModifiedTime(logFile).toMillis();
+        this.lastModifiedMs =
+                create ? createdMs : Files.getLastModifiedTime(logFile).toMillis();
         this.nextOffset = baseOffset;
     }
 
     /** Creates a new, empty segment; fails if its log file already exists. */
-    public static LogSegment create(Path dir, long baseOffset, int indexIntervalBytes, Time time)
-            throws IOException {
+    public static LogSegment create(Path dir, long baseOffset, int indexIntervalBytes, Time time) throws IOException {
         return new LogSegment(dir, baseOffset, indexIntervalBytes, time, true);
     }
 
@@ -72,8 +73,7 @@ public final class LogSegment {
      * Opens an existing segment file. It is not usable until {@link #recover()} or {@link #loadIndexes()} has
      * established which bytes are valid and rebuilt the indexes.
      */
-    public static LogSegment open(Path dir, long baseOffset, int indexIntervalBytes, Time time)
-            throws IOException {
+    public static LogSegment open(Path dir, long baseOffset, int indexIntervalBytes, Time time) throws IOException {
         return new LogSegment(dir, baseOffset, indexIntervalBytes, time, false);
     }
 
@@ -255,7 +255,8 @@ public final class LogSegment {
             return Optional.empty();
         }
         TimestampAndOffset indexed = timeIndex.lookupBefore(targetTimestampMs);
-        int position = offsetIndex.lookup(Math.max(indexed.offset(), startingOffset)).position();
+        int position =
+                offsetIndex.lookup(Math.max(indexed.offset(), startingOffset)).position();
         while (position < sizeBytes) {
             RecordBatchHeader header = readHeader(position);
             if (header.lastOffset() >= startingOffset && header.maxTimestampMs() >= targetTimestampMs) {
@@ -266,8 +267,8 @@ public final class LogSegment {
         return Optional.empty();
     }
 
-    private TimestampAndOffset findInBatch(RecordBatchHeader header, int position, long targetTimestampMs,
-            long startingOffset) throws IOException {
+    private TimestampAndOffset findInBatch(
+            RecordBatchHeader header, int position, long targetTimestampMs, long startingOffset) throws IOException {
         long batchStart = Math.max(header.baseOffset(), startingOffset);
         if (header.compressionCodec() != 0 || header.timestampType() == TimestampType.LOG_APPEND_TIME) {
             return new TimestampAndOffset(header.maxTimestampMs(), batchStart);
@@ -301,8 +302,12 @@ public final class LogSegment {
         int validBytes = rebuild(true);
         long truncatedBytes = fileSizeBytes - validBytes;
         if (truncatedBytes > 0) {
-            LOGGER.warn("[Segment {}] truncating {} invalid bytes at position {} of {}", logFile, truncatedBytes,
-                    validBytes, fileSizeBytes);
+            LOGGER.warn(
+                    "[Segment {}] truncating {} invalid bytes at position {} of {}",
+                    logFile,
+                    truncatedBytes,
+                    validBytes,
+                    fileSizeBytes);
             channel.truncate(validBytes);
         }
         return truncatedBytes;
@@ -367,7 +372,8 @@ public final class LogSegment {
                 || batchLength > remaining - RecordBatchHeader.LOG_OVERHEAD_BYTES) {
             return "batchLength " + batchLength + " with " + remaining + " bytes left (torn write)";
         }
-        if (view.lastOffsetDelta() < 0 || view.baseOffset() < nextOffset
+        if (view.lastOffsetDelta() < 0
+                || view.baseOffset() < nextOffset
                 || view.lastOffset() - baseOffset > Integer.MAX_VALUE) {
             return "offsets " + view.baseOffset() + ".." + view.lastOffset() + " do not follow " + (nextOffset - 1)
                     + " within segment " + baseOffset;
@@ -447,7 +453,6 @@ public final class LogSegment {
 
     @Override
     public String toString() {
-        return "LogSegment(baseOffset=" + baseOffset + ", nextOffset=" + nextOffset + ", sizeBytes=" + sizeBytes
-                + ")";
+        return "LogSegment(baseOffset=" + baseOffset + ", nextOffset=" + nextOffset + ", sizeBytes=" + sizeBytes + ")";
     }
 }

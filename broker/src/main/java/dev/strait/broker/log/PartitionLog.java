@@ -62,6 +62,7 @@ public final class PartitionLog implements AutoCloseable {
      * pass runs even without new data so that idle logs drop their tombstones too.
      */
     private long oldestKeptTombstoneMs = Long.MAX_VALUE;
+
     private boolean offline;
     private boolean closed;
 
@@ -108,8 +109,11 @@ public final class PartitionLog implements AutoCloseable {
         logEndOffset = activeSegment().nextOffset();
         logStartOffset = Math.max(checkpointedStartOffset, segments.firstKey());
         if (logStartOffset > logEndOffset) {
-            LOGGER.warn("{}log start offset {} is above the recovered log end offset {}; starting empty there",
-                    logPrefix, logStartOffset, logEndOffset);
+            LOGGER.warn(
+                    "{}log start offset {} is above the recovered log end offset {}; starting empty there",
+                    logPrefix,
+                    logStartOffset,
+                    logEndOffset);
             truncateFullyAndStartAtUnchecked(logStartOffset);
         }
         highWatermark = Math.min(Math.max(state[2], logStartOffset), logEndOffset);
@@ -128,8 +132,14 @@ public final class PartitionLog implements AutoCloseable {
         if (Files.deleteIfExists(marker)) {
             CheckpointFile.fsyncDirectory(dir);
         }
-        LOGGER.info("{}opened: {} segments, logStartOffset={}, logEndOffset={}, highWatermark={}, cleanShutdown={}",
-                logPrefix, segments.size(), logStartOffset, logEndOffset, highWatermark, cleanShutdown);
+        LOGGER.info(
+                "{}opened: {} segments, logStartOffset={}, logEndOffset={}, highWatermark={}, cleanShutdown={}",
+                logPrefix,
+                segments.size(),
+                logStartOffset,
+                logEndOffset,
+                highWatermark,
+                cleanShutdown);
     }
 
     /**
@@ -205,8 +215,11 @@ public final class PartitionLog implements AutoCloseable {
         for (int i = 0; i < ordered.length; i++) {
             long baseOffset = ordered[i];
             if (!segments.isEmpty() && baseOffset < activeSegment().nextOffset()) {
-                LOGGER.warn("{}segment {} overlaps the previous segment ending at {}; dropping it and later ones",
-                        logPrefix, baseOffset, activeSegment().nextOffset());
+                LOGGER.warn(
+                        "{}segment {} overlaps the previous segment ending at {}; dropping it and later ones",
+                        logPrefix,
+                        baseOffset,
+                        activeSegment().nextOffset());
                 deleteSegmentFiles(ordered, i);
                 return true;
             }
@@ -216,8 +229,12 @@ public final class PartitionLog implements AutoCloseable {
             recovered |= !flushed || truncatedBytes > 0;
             addSegment(segment);
             if (truncatedBytes > 0 && i + 1 < ordered.length) {
-                LOGGER.warn("{}segment {} lost {} bytes; deleting the {} segments after it", logPrefix, baseOffset,
-                        truncatedBytes, ordered.length - i - 1);
+                LOGGER.warn(
+                        "{}segment {} lost {} bytes; deleting the {} segments after it",
+                        logPrefix,
+                        baseOffset,
+                        truncatedBytes,
+                        ordered.length - i - 1);
                 deleteSegmentFiles(ordered, i + 1);
                 return true;
             }
@@ -332,8 +349,14 @@ public final class PartitionLog implements AutoCloseable {
             return null;
         });
         logEndOffset = lastOffset + 1;
-        return new AppendResult(firstOffset, lastOffset, logAppendTime ? nowMs : -1, maxTimestampMs, views.size(),
-                sizeBytes, logStartOffset);
+        return new AppendResult(
+                firstOffset,
+                lastOffset,
+                logAppendTime ? nowMs : -1,
+                maxTimestampMs,
+                views.size(),
+                sizeBytes,
+                logStartOffset);
     }
 
     /**
@@ -377,8 +400,7 @@ public final class PartitionLog implements AutoCloseable {
             return null;
         });
         logEndOffset = lastOffset + 1;
-        return new AppendResult(firstOffset, lastOffset, -1, maxTimestampMs, views.size(), sizeBytes,
-                logStartOffset);
+        return new AppendResult(firstOffset, lastOffset, -1, maxTimestampMs, views.size(), sizeBytes, logStartOffset);
     }
 
     private List<RecordBatchHeader> validateBatches(ByteBuffer batches) {
@@ -408,8 +430,13 @@ public final class PartitionLog implements AutoCloseable {
         // Index entries hold offsets relative to the base offset as int32.
         boolean offsetsOverflow = lastOffset - active.baseOffset() > Integer.MAX_VALUE;
         if (full || old || offsetsOverflow) {
-            LOGGER.debug("{}rolling segment {} (full={}, old={}, offsetsOverflow={})", logPrefix,
-                    active.baseOffset(), full, old, offsetsOverflow);
+            LOGGER.debug(
+                    "{}rolling segment {} (full={}, old={}, offsetsOverflow={})",
+                    logPrefix,
+                    active.baseOffset(),
+                    full,
+                    old,
+                    offsetsOverflow);
             return roll();
         }
         return active;
@@ -453,8 +480,8 @@ public final class PartitionLog implements AutoCloseable {
     public LogReadResult read(long startOffset, int maxBytes, long maxOffsetExclusive, boolean minOneBatch) {
         ensureUsable();
         if (startOffset < logStartOffset || startOffset > logEndOffset) {
-            throw new OffsetOutOfRangeException(logPrefix + "offset " + startOffset + " is outside [" + logStartOffset
-                    + ", " + logEndOffset + "]");
+            throw new OffsetOutOfRangeException(
+                    logPrefix + "offset " + startOffset + " is outside [" + logStartOffset + ", " + logEndOffset + "]");
         }
         long limitOffset = Math.min(maxOffsetExclusive, logEndOffset);
         FileSlice slice = FileSlice.empty();
@@ -673,14 +700,18 @@ public final class PartitionLog implements AutoCloseable {
                 Map.Entry<Long, LogSegment> oldest = segments.firstEntry();
                 LogSegment segment = oldest.getValue();
                 long upperBoundOffset = segments.higherKey(oldest.getKey());
-                boolean expired = config.retentionMs() >= 0
-                        && nowMs - segment.largestTimestampMs() > config.retentionMs();
+                boolean expired =
+                        config.retentionMs() >= 0 && nowMs - segment.largestTimestampMs() > config.retentionMs();
                 boolean oversized = excessBytes > 0 && excessBytes >= segment.sizeBytes();
                 if (upperBoundOffset > highWatermark || !(expired || oversized)) {
                     break;
                 }
-                LOGGER.info("{}deleting segment {} for retention (expired={}, oversized={})", logPrefix,
-                        segment.baseOffset(), expired, oversized);
+                LOGGER.info(
+                        "{}deleting segment {} for retention (expired={}, oversized={})",
+                        logPrefix,
+                        segment.baseOffset(),
+                        expired,
+                        oversized);
                 excessBytes -= segment.sizeBytes();
                 segments.remove(oldest.getKey());
                 segment.delete();
@@ -726,8 +757,8 @@ public final class PartitionLog implements AutoCloseable {
         if (closedEndOffset <= firstDirtyOffset && oldestKeptTombstoneMs >= deleteHorizonMs) {
             return Optional.empty();
         }
-        return Optional.of(new CompactionTask(dir, logPrefix, closed, sizes, firstDirtyOffset, deleteHorizonMs,
-                config.segmentBytes(), maxMapBytes));
+        return Optional.of(new CompactionTask(
+                dir, logPrefix, closed, sizes, firstDirtyOffset, deleteHorizonMs, config.segmentBytes(), maxMapBytes));
     }
 
     /**
@@ -744,7 +775,9 @@ public final class PartitionLog implements AutoCloseable {
         for (CompactionTask.Group group : task.groups()) {
             for (LogSegment source : group.sources()) {
                 if (segments.get(source.baseOffset()) != source) {
-                    LOGGER.info("{}segment {} changed during compaction; discarding the pass", logPrefix,
+                    LOGGER.info(
+                            "{}segment {} changed during compaction; discarding the pass",
+                            logPrefix,
                             source.baseOffset());
                     task.abort();
                     return false;
@@ -879,10 +912,15 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     private void writeLogState() throws IOException {
-        CheckpointFile.write(dir.resolve(LogFiles.LOG_STATE_CHECKPOINT), List.of(LOG_STATE_VERSION,
-                "logStartOffset " + logStartOffset, "recoveryPoint " + recoveryPoint,
-                "highWatermark " + highWatermark, "cleanerCheckpoint " + cleanerCheckpoint,
-                "oldestKeptTombstoneMs " + oldestKeptTombstoneMs));
+        CheckpointFile.write(
+                dir.resolve(LogFiles.LOG_STATE_CHECKPOINT),
+                List.of(
+                        LOG_STATE_VERSION,
+                        "logStartOffset " + logStartOffset,
+                        "recoveryPoint " + recoveryPoint,
+                        "highWatermark " + highWatermark,
+                        "cleanerCheckpoint " + cleanerCheckpoint,
+                        "oldestKeptTombstoneMs " + oldestKeptTombstoneMs));
     }
 
     private void ensureUsable() {

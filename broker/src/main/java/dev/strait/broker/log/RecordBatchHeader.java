@@ -42,6 +42,7 @@ public final class RecordBatchHeader {
     public static final int LOG_OVERHEAD_BYTES = 12;
     /** Smallest legal batchLength: a header with no records. */
     public static final int MIN_BATCH_LENGTH = HEADER_SIZE_BYTES - LOG_OVERHEAD_BYTES;
+
     public static final byte MAGIC_V2 = 2;
 
     private static final int COMPRESSION_CODEC_MASK = 0x07;
@@ -172,17 +173,17 @@ public final class RecordBatchHeader {
                     + "; expected " + MIN_BATCH_LENGTH + ".." + (available - LOG_OVERHEAD_BYTES));
         }
         if (lastOffsetDelta() < 0) {
-            throw new CorruptRecordException("batch at offset " + baseOffset() + " has negative lastOffsetDelta "
-                    + lastOffsetDelta());
+            throw new CorruptRecordException(
+                    "batch at offset " + baseOffset() + " has negative lastOffsetDelta " + lastOffsetDelta());
         }
         if (recordsCount() < 0) {
-            throw new CorruptRecordException("batch at offset " + baseOffset() + " has negative recordsCount "
-                    + recordsCount());
+            throw new CorruptRecordException(
+                    "batch at offset " + baseOffset() + " has negative recordsCount " + recordsCount());
         }
         long computed = computeCrc();
         if (computed != crc()) {
-            throw new CorruptRecordException("batch at offset " + baseOffset() + " has CRC " + crc()
-                    + " but its contents hash to " + computed);
+            throw new CorruptRecordException(
+                    "batch at offset " + baseOffset() + " has CRC " + crc() + " but its contents hash to " + computed);
         }
     }
 

@@ -7,8 +7,7 @@ import java.util.List;
 /** Splitting a buffer of concatenated batches into {@link RecordBatchHeader} views. Stateless. */
 public final class RecordBatches {
 
-    private RecordBatches() {
-    }
+    private RecordBatches() {}
 
     /**
      * Views of every batch between the buffer's position and limit. The split is strict: the buffer must hold

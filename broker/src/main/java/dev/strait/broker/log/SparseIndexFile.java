@@ -29,8 +29,8 @@ abstract class SparseIndexFile {
         this.file = file;
         this.baseOffset = baseOffset;
         this.entrySizeBytes = entrySizeBytes;
-        this.channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                StandardOpenOption.WRITE);
+        this.channel =
+                FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
         channel.truncate(0);
     }
 

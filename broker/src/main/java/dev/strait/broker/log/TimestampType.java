@@ -23,7 +23,7 @@ public enum TimestampType {
                 return type;
             }
         }
-        throw new IllegalArgumentException("message.timestamp.type must be CreateTime or LogAppendTime, got '"
-                + value + "'");
+        throw new IllegalArgumentException(
+                "message.timestamp.type must be CreateTime or LogAppendTime, got '" + value + "'");
     }
 }

@@ -8,8 +8,7 @@ import java.nio.ByteBuffer;
  */
 public final class Varints {
 
-    private Varints() {
-    }
+    private Varints() {}
 
     public static int readVarint(ByteBuffer buffer) {
         int raw = 0;

@@ -8,8 +8,14 @@ import java.util.Objects;
  * Kafka's ACL classes. A value: two entries with the same fields are the same ACL (Kafka's ACLs have set
  * semantics).
  */
-public record AclEntry(byte resourceType, String resourceName, byte patternType, String principal, String host,
-        byte operation, byte permissionType) {
+public record AclEntry(
+        byte resourceType,
+        String resourceName,
+        byte patternType,
+        String principal,
+        String host,
+        byte operation,
+        byte permissionType) {
     public AclEntry {
         Objects.requireNonNull(resourceName, "resourceName");
         Objects.requireNonNull(principal, "principal");

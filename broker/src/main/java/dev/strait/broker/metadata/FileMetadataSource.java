@@ -50,6 +50,7 @@ public final class FileMetadataSource implements MetadataSource {
     private long nextProducerId;
     /** Immutable lists, replaced on change (readers cache by identity). */
     private volatile List<AclEntry> acls = List.of();
+
     private volatile List<ScramCredentialEntry> scramCredentials = List.of();
 
     private FileMetadataSource(Path file, String clusterId, int nodeId) {
@@ -69,7 +70,8 @@ public final class FileMetadataSource implements MetadataSource {
             Files.createDirectories(dir);
             Path file = dir.resolve(FILE_NAME);
             if (!Files.exists(file)) {
-                FileMetadataSource source = new FileMetadataSource(file, Uuid.randomUuid().toString(), nodeId);
+                FileMetadataSource source =
+                        new FileMetadataSource(file, Uuid.randomUuid().toString(), nodeId);
                 source.write();
                 return source;
             }
@@ -92,9 +94,11 @@ public final class FileMetadataSource implements MetadataSource {
                         configs.put(key.substring(configPrefix.length()), props.getProperty(key));
                     }
                 }
-                TopicMetadata topic = new TopicMetadata(required(props, prefix + "name"),
+                TopicMetadata topic = new TopicMetadata(
+                        required(props, prefix + "name"),
                         Uuid.fromString(required(props, prefix + "id")),
-                        Integer.parseInt(required(props, prefix + "partitions")), configs);
+                        Integer.parseInt(required(props, prefix + "partitions")),
+                        configs);
                 source.topics.put(topic.name(), topic);
             }
             source.acls = readAcls(props);
@@ -110,9 +114,12 @@ public final class FileMetadataSource implements MetadataSource {
         List<AclEntry> result = new java.util.ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             String prefix = "acl." + i + ".";
-            result.add(new AclEntry(Byte.parseByte(required(props, prefix + "resource.type")),
-                    required(props, prefix + "resource.name"), Byte.parseByte(required(props, prefix + "pattern.type")),
-                    required(props, prefix + "principal"), required(props, prefix + "host"),
+            result.add(new AclEntry(
+                    Byte.parseByte(required(props, prefix + "resource.type")),
+                    required(props, prefix + "resource.name"),
+                    Byte.parseByte(required(props, prefix + "pattern.type")),
+                    required(props, prefix + "principal"),
+                    required(props, prefix + "host"),
                     Byte.parseByte(required(props, prefix + "operation")),
                     Byte.parseByte(required(props, prefix + "permission"))));
         }
@@ -125,7 +132,8 @@ public final class FileMetadataSource implements MetadataSource {
         List<ScramCredentialEntry> result = new java.util.ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             String prefix = "scram." + i + ".";
-            result.add(new ScramCredentialEntry(required(props, prefix + "user"),
+            result.add(new ScramCredentialEntry(
+                    required(props, prefix + "user"),
                     Byte.parseByte(required(props, prefix + "mechanism")),
                     base64.decode(required(props, prefix + "salt")),
                     base64.decode(required(props, prefix + "stored.key")),
@@ -167,7 +175,8 @@ public final class FileMetadataSource implements MetadataSource {
 
     @Override
     public synchronized Optional<PartitionState> partitionState(Uuid topicId, int partition) {
-        return topic(topicId).filter(t -> partition >= 0 && partition < t.partitions())
+        return topic(topicId)
+                .filter(t -> partition >= 0 && partition < t.partitions())
                 .map(t -> PartitionState.singleNode(nodeId));
     }
 
@@ -178,10 +187,10 @@ public final class FileMetadataSource implements MetadataSource {
 
     /** A lone node has no followers, so nothing may ever ask to change an ISR. */
     @Override
-    public CompletableFuture<PartitionState> alterPartition(Uuid topicId, int partition, int leaderEpoch,
-                                                            int partitionEpoch, List<Integer> newIsr) {
-        return CompletableFuture.failedFuture(new IllegalStateException(
-                "a single-node cluster has no followers; ISR change " + newIsr + " refused"));
+    public CompletableFuture<PartitionState> alterPartition(
+            Uuid topicId, int partition, int leaderEpoch, int partitionEpoch, List<Integer> newIsr) {
+        return CompletableFuture.failedFuture(
+                new IllegalStateException("a single-node cluster has no followers; ISR change " + newIsr + " refused"));
     }
 
     private void notifyListeners() {
@@ -206,11 +215,11 @@ public final class FileMetadataSource implements MetadataSource {
     }
 
     @Override
-    public synchronized TopicMetadata createTopic(String name, int partitions, int replicationFactor,
-                                                  Map<String, String> configs) {
+    public synchronized TopicMetadata createTopic(
+            String name, int partitions, int replicationFactor, Map<String, String> configs) {
         if (replicationFactor != -1 && replicationFactor != 1) {
-            throw new InvalidReplicationFactorException("Replication factor: " + replicationFactor
-                    + " larger than available brokers: 1.");
+            throw new InvalidReplicationFactorException(
+                    "Replication factor: " + replicationFactor + " larger than available brokers: 1.");
         }
         if (topics.containsKey(name)) {
             throw new TopicExistsException(name);
@@ -257,8 +266,8 @@ public final class FileMetadataSource implements MetadataSource {
             throw new UnknownTopicException("unknown topic '" + name + "'");
         }
         if (newCount <= old.partitions()) {
-            throw new IllegalArgumentException("topic '" + name + "' has " + old.partitions()
-                    + " partitions; " + newCount + " would not be an increase");
+            throw new IllegalArgumentException("topic '" + name + "' has " + old.partitions() + " partitions; "
+                    + newCount + " would not be an increase");
         }
         TopicMetadata updated = old.withPartitions(newCount);
         topics.put(name, updated);
@@ -289,8 +298,8 @@ public final class FileMetadataSource implements MetadataSource {
     }
 
     @Override
-    public synchronized void alterScramCredentials(List<ScramCredentialEntry> upserts,
-            List<ScramCredentialEntry.Id> deletions) {
+    public synchronized void alterScramCredentials(
+            List<ScramCredentialEntry> upserts, List<ScramCredentialEntry.Id> deletions) {
         Map<ScramCredentialEntry.Id, ScramCredentialEntry> next = new LinkedHashMap<>();
         for (ScramCredentialEntry credential : scramCredentials) {
             next.put(credential.id(), credential);

@@ -43,8 +43,8 @@ public interface MetadataSource extends AutoCloseable {
      * committed state, or exceptionally with {@link StaleEpochException} when {@code leaderEpoch} or
      * {@code partitionEpoch} is not current.
      */
-    CompletableFuture<PartitionState> alterPartition(Uuid topicId, int partition, int leaderEpoch, int partitionEpoch,
-                                                     List<Integer> newIsr);
+    CompletableFuture<PartitionState> alterPartition(
+            Uuid topicId, int partition, int leaderEpoch, int partitionEpoch, List<Integer> newIsr);
 
     Collection<TopicMetadata> topics();
 
@@ -104,15 +104,13 @@ public interface MetadataSource extends AutoCloseable {
      * in the ISR (Kafka's preferred leader election), and waits until the result is committed. Alone, every
      * partition is already led by its only replica, so this does nothing.
      */
-    default void electPreferredLeaders(Collection<String> topics) {
-    }
+    default void electPreferredLeaders(Collection<String> topics) {}
 
     /**
      * Before the node stops serving: asks the controller to move this node's leaderships elsewhere (controlled
      * shutdown), bounded in time. Alone, a node has nowhere to move them, so this does nothing.
      */
-    default void controlledShutdown() {
-    }
+    default void controlledShutdown() {}
 
     /**
      * The ACLs of the cluster. The same collection instance is returned until they change, so that a reader can
@@ -154,8 +152,8 @@ public interface MetadataSource extends AutoCloseable {
      * not answer in time. A source without a quorum fails with {@link UnsupportedOperationException}.
      */
     default CompletableFuture<QuorumStatus> describeQuorum() {
-        return CompletableFuture.failedFuture(new UnsupportedOperationException("this metadata source is not a "
-                + "Raft quorum"));
+        return CompletableFuture.failedFuture(
+                new UnsupportedOperationException("this metadata source is not a " + "Raft quorum"));
     }
 
     /** Closes without a controlled shutdown, as a crash would leave the cluster (tests and demos of failover). */

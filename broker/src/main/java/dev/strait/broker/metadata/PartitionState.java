@@ -7,8 +7,8 @@ import java.util.List;
  * first is the preferred leader), in-sync replicas, and the partition epoch that every change bumps so a
  * stale AlterPartition can be refused.
  */
-public record PartitionState(int leader, int leaderEpoch, List<Integer> replicas, List<Integer> isr,
-                             int partitionEpoch) {
+public record PartitionState(
+        int leader, int leaderEpoch, List<Integer> replicas, List<Integer> isr, int partitionEpoch) {
 
     public static final int NO_LEADER = -1;
 

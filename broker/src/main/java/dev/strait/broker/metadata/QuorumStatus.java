@@ -13,8 +13,13 @@ import java.util.Objects;
  * @param observers     non-voters that fetch the metadata log from the leader
  * @param voterNodes    the voters' controller endpoints
  */
-public record QuorumStatus(int leaderId, int leaderEpoch, long highWatermark, List<Replica> voters,
-        List<Replica> observers, List<VoterNode> voterNodes) {
+public record QuorumStatus(
+        int leaderId,
+        int leaderEpoch,
+        long highWatermark,
+        List<Replica> voters,
+        List<Replica> observers,
+        List<VoterNode> voterNodes) {
 
     public QuorumStatus {
         voters = List.copyOf(voters);
@@ -28,8 +33,7 @@ public record QuorumStatus(int leaderId, int leaderEpoch, long highWatermark, Li
      * @param lastCaughtUpTimestamp the leader's wall-clock time at which it last held all the leader held; -1 if
      *                              unknown
      */
-    public record Replica(int nodeId, long logEndOffset, long lastFetchTimestamp, long lastCaughtUpTimestamp) {
-    }
+    public record Replica(int nodeId, long logEndOffset, long lastFetchTimestamp, long lastCaughtUpTimestamp) {}
 
     /** A voter's controller listener. */
     public record VoterNode(int nodeId, String listenerName, String host, int port) {

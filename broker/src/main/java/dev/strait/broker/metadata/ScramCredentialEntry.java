@@ -24,8 +24,8 @@ public final class ScramCredentialEntry {
     private final byte[] serverKey;
     private final int iterations;
 
-    public ScramCredentialEntry(String user, byte mechanism, byte[] salt, byte[] storedKey, byte[] serverKey,
-            int iterations) {
+    public ScramCredentialEntry(
+            String user, byte mechanism, byte[] salt, byte[] storedKey, byte[] serverKey, int iterations) {
         this.user = Objects.requireNonNull(user, "user");
         this.mechanism = mechanism;
         this.salt = salt.clone();
@@ -64,9 +64,13 @@ public final class ScramCredentialEntry {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof ScramCredentialEntry other && user.equals(other.user) && mechanism == other.mechanism
-                && iterations == other.iterations && Arrays.equals(salt, other.salt)
-                && Arrays.equals(storedKey, other.storedKey) && Arrays.equals(serverKey, other.serverKey);
+        return o instanceof ScramCredentialEntry other
+                && user.equals(other.user)
+                && mechanism == other.mechanism
+                && iterations == other.iterations
+                && Arrays.equals(salt, other.salt)
+                && Arrays.equals(storedKey, other.storedKey)
+                && Arrays.equals(serverKey, other.serverKey);
     }
 
     @Override

@@ -12,8 +12,8 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.Map;
-import java.util.Set;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.slf4j.Logger;
@@ -42,8 +42,7 @@ final class Processor implements Runnable {
     private static final long SELECT_TIMEOUT_MS = 300;
     private static final long RETRY_QUEUE_TIMEOUT_MS = 5;
 
-    record Response(String connectionId, ResponseWriter writer, boolean close) {
-    }
+    record Response(String connectionId, ResponseWriter writer, boolean close) {}
 
     private final int id;
     private final String listenerName;
@@ -60,8 +59,13 @@ final class Processor implements Runnable {
     private long connectionCounter;
 
     /** @param tls the TLS listener's engine factory, or null for plain TCP */
-    Processor(int id, String listenerName, int maxRequestBytes, BlockingQueue<NetworkRequest> requestQueue,
-            TlsEngineFactory tls) throws IOException {
+    Processor(
+            int id,
+            String listenerName,
+            int maxRequestBytes,
+            BlockingQueue<NetworkRequest> requestQueue,
+            TlsEngineFactory tls)
+            throws IOException {
         this.id = id;
         this.tls = tls;
         this.listenerName = listenerName;
@@ -122,7 +126,8 @@ final class Processor implements Runnable {
         Connection[] ready = bufferedReads.toArray(new Connection[0]);
         bufferedReads.clear();
         for (Connection connection : ready) {
-            if (connections.get(connection.id) != connection || !connection.key.isValid()
+            if (connections.get(connection.id) != connection
+                    || !connection.key.isValid()
                     || connection.key.interestOps() != SelectionKey.OP_READ) {
                 continue;
             }
@@ -169,10 +174,11 @@ final class Processor implements Runnable {
                 channel.socket().setTcpNoDelay(true);
                 InetSocketAddress remote = (InetSocketAddress) channel.getRemoteAddress();
                 String connectionId = listenerName + "-" + id + "-" + (connectionCounter++) + "-" + remote;
-                Transport transport = tls == null ? new PlaintextTransport(channel)
+                Transport transport = tls == null
+                        ? new PlaintextTransport(channel)
                         : new TlsTransport(channel, tls.createServerEngine(remote.getHostString(), remote.getPort()));
-                Connection connection = new Connection(new ConnectionContext(connectionId, listenerName, remote),
-                        channel, transport);
+                Connection connection =
+                        new Connection(new ConnectionContext(connectionId, listenerName, remote), channel, transport);
                 connection.ready = tls == null;
                 connection.key = channel.register(selector, SelectionKey.OP_READ, connection);
                 connections.put(connectionId, connection);
@@ -206,8 +212,7 @@ final class Processor implements Runnable {
                     LOGGER.debug("connection {} failed while writing: {}", connection.id, e.toString());
                     close(connection);
                 } catch (RuntimeException e) {
-                    LOGGER.error("closing connection {} after an unexpected failure while writing", connection.id,
-                            e);
+                    LOGGER.error("closing connection {} after an unexpected failure while writing", connection.id, e);
                     close(connection);
                 }
             }
@@ -267,8 +272,11 @@ final class Processor implements Runnable {
             }
             int size = connection.sizeBuffer.getInt(0);
             if (size < 0 || size > maxRequestBytes) {
-                LOGGER.warn("closing connection {}: request size {} is outside [0, {}] (socket.request.max.bytes)",
-                        connection.id, size, maxRequestBytes);
+                LOGGER.warn(
+                        "closing connection {}: request size {} is outside [0, {}] (socket.request.max.bytes)",
+                        connection.id,
+                        size,
+                        maxRequestBytes);
                 close(connection);
                 return -1;
             }
@@ -278,8 +286,11 @@ final class Processor implements Runnable {
         if (connection.payload.hasRemaining()) {
             n = connection.transport.read(connection.payload);
             if (n < 0) {
-                LOGGER.warn("closing connection {}: peer closed after {} of {} bytes of a request", connection.id,
-                        connection.payload.position(), connection.payload.capacity());
+                LOGGER.warn(
+                        "closing connection {}: peer closed after {} of {} bytes of a request",
+                        connection.id,
+                        connection.payload.position(),
+                        connection.payload.capacity());
                 close(connection);
                 return -1;
             }

@@ -17,6 +17,5 @@ public interface ResponseWriter {
     boolean writeTo(TransportChannel channel) throws IOException;
 
     /** Releases resources if the connection closes before the response was written; default does nothing. */
-    default void release() {
-    }
+    default void release() {}
 }

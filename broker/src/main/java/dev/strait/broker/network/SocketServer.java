@@ -24,9 +24,14 @@ public final class SocketServer implements AutoCloseable {
     private static final long SHUTDOWN_WAIT_MS = 5_000;
 
     /** Settings, with Kafka's names in the comments. */
-    public record Settings(String listenerName, String host, int port,
-            int numNetworkThreads /* num.network.threads */, int numIoThreads /* num.io.threads */,
-            int queuedMaxRequests /* queued.max.requests */, int maxRequestBytes /* socket.request.max.bytes */,
+    public record Settings(
+            String listenerName,
+            String host,
+            int port,
+            int numNetworkThreads /* num.network.threads */,
+            int numIoThreads /* num.io.threads */,
+            int queuedMaxRequests /* queued.max.requests */,
+            int maxRequestBytes /* socket.request.max.bytes */,
             TlsEngineFactory tls /* null: plain TCP; else every connection speaks TLS first */) {
         public Settings {
             if (numNetworkThreads < 1 || numIoThreads < 1 || queuedMaxRequests < 1 || maxRequestBytes < 1) {
@@ -35,10 +40,15 @@ public final class SocketServer implements AutoCloseable {
         }
 
         /** A plain-TCP listener. */
-        public Settings(String listenerName, String host, int port, int numNetworkThreads, int numIoThreads,
-                int queuedMaxRequests, int maxRequestBytes) {
-            this(listenerName, host, port, numNetworkThreads, numIoThreads, queuedMaxRequests, maxRequestBytes,
-                    null);
+        public Settings(
+                String listenerName,
+                String host,
+                int port,
+                int numNetworkThreads,
+                int numIoThreads,
+                int queuedMaxRequests,
+                int maxRequestBytes) {
+            this(listenerName, host, port, numNetworkThreads, numIoThreads, queuedMaxRequests, maxRequestBytes, null);
         }
     }
 
@@ -71,8 +81,8 @@ public final class SocketServer implements AutoCloseable {
         bind();
         running = true;
         for (int i = 0; i < settings.numNetworkThreads(); i++) {
-            Processor processor = new Processor(i, settings.listenerName(), settings.maxRequestBytes(), requestQueue,
-                    settings.tls());
+            Processor processor =
+                    new Processor(i, settings.listenerName(), settings.maxRequestBytes(), requestQueue, settings.tls());
             processors.add(processor);
             startThread("strait-network-" + settings.listenerName() + "-" + i, processor);
         }

@@ -111,7 +111,8 @@ final class TlsTransport implements Transport {
             SSLEngineResult result = engine.wrap(EMPTY, netOut);
             netOut.flip();
             if (result.getStatus() == SSLEngineResult.Status.BUFFER_OVERFLOW) {
-                netOut = ByteBuffer.allocate(Math.max(netOut.capacity() * 2, engine.getSession().getPacketBufferSize()))
+                netOut = ByteBuffer.allocate(Math.max(
+                                netOut.capacity() * 2, engine.getSession().getPacketBufferSize()))
                         .flip();
                 continue;
             }
@@ -166,8 +167,8 @@ final class TlsTransport implements Transport {
             switch (result.getStatus()) {
                 case BUFFER_OVERFLOW:
                     int appSize = engine.getSession().getApplicationBufferSize();
-                    ByteBuffer larger = ByteBuffer.allocate(Math.max(appSize, appIn.capacity() * 2)
-                            + appIn.remaining());
+                    ByteBuffer larger =
+                            ByteBuffer.allocate(Math.max(appSize, appIn.capacity() * 2) + appIn.remaining());
                     larger.put(appIn).flip();
                     appIn = larger;
                     continue;
@@ -229,7 +230,8 @@ final class TlsTransport implements Transport {
 
     private void handlePostHandshake(SSLEngineResult result) throws IOException {
         HandshakeStatus status = result.getHandshakeStatus();
-        if (status == HandshakeStatus.NEED_WRAP || status == HandshakeStatus.NEED_UNWRAP
+        if (status == HandshakeStatus.NEED_WRAP
+                || status == HandshakeStatus.NEED_UNWRAP
                 || status == HandshakeStatus.NEED_TASK) {
             if (!engine.getSession().getProtocol().startsWith("TLSv1.3")) {
                 throw new SSLException("TLS renegotiation is not supported");
@@ -290,8 +292,9 @@ final class TlsTransport implements Transport {
                 netOut.flip();
             }
             if (result.getStatus() == SSLEngineResult.Status.BUFFER_OVERFLOW) {
-                netOut = ByteBuffer.allocate(Math.max(netOut.capacity() * 2,
-                        engine.getSession().getPacketBufferSize())).flip();
+                netOut = ByteBuffer.allocate(Math.max(
+                                netOut.capacity() * 2, engine.getSession().getPacketBufferSize()))
+                        .flip();
                 continue;
             }
             if (result.getStatus() == SSLEngineResult.Status.CLOSED) {

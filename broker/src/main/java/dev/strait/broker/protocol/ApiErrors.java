@@ -27,8 +27,7 @@ final class ApiErrors {
 
     private static final Logger LOGGER = LoggerFactory.getLogger(ApiErrors.class);
 
-    private ApiErrors() {
-    }
+    private ApiErrors() {}
 
     /**
      * The Kafka error for {@code e}.
@@ -46,7 +45,8 @@ final class ApiErrors {
         }
         if (e instanceof ProducerStateException producerState) {
             return producerState.reason() == ProducerStateException.Reason.INVALID_PRODUCER_EPOCH
-                    ? Errors.INVALID_PRODUCER_EPOCH : Errors.OUT_OF_ORDER_SEQUENCE_NUMBER;
+                    ? Errors.INVALID_PRODUCER_EPOCH
+                    : Errors.OUT_OF_ORDER_SEQUENCE_NUMBER;
         }
         if (e instanceof CorruptRecordException) {
             return Errors.CORRUPT_MESSAGE;

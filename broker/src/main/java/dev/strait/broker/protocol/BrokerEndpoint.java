@@ -1,5 +1,4 @@
 package dev.strait.broker.protocol;
 
 /** How clients reach this node, as returned in Metadata and DescribeCluster. */
-public record BrokerEndpoint(int nodeId, String host, int port) {
-}
+public record BrokerEndpoint(int nodeId, String host, int port) {}

@@ -42,12 +42,18 @@ public final class BrokerSecurity {
      *                          {@code listener.security.protocol.map})
      * @throws IllegalArgumentException naming a missing or wrong setting
      */
-    public static BrokerSecurity create(Map<String, String> props, Map<String, String> listenerProtocols,
-            MetadataSource metadata) {
+    public static BrokerSecurity create(
+            Map<String, String> props, Map<String, String> listenerProtocols, MetadataSource metadata) {
         Map<String, ListenerSecurity> listeners = new LinkedHashMap<>();
         for (Map.Entry<String, String> listener : listenerProtocols.entrySet()) {
-            listeners.put(listener.getKey(), ListenerSecurity.create(listener.getKey(), listener.getValue(), props,
-                    (user, mechanism) -> SecurityAdminHandler.lookup(metadata.scramCredentials(), user, mechanism)));
+            listeners.put(
+                    listener.getKey(),
+                    ListenerSecurity.create(
+                            listener.getKey(),
+                            listener.getValue(),
+                            props,
+                            (user, mechanism) ->
+                                    SecurityAdminHandler.lookup(metadata.scramCredentials(), user, mechanism)));
         }
         return new BrokerSecurity(listeners, authorizer(props, metadata));
     }
@@ -62,11 +68,12 @@ public final class BrokerSecurity {
                     + AclAuthorizer.KAFKA_STANDARD_AUTHORIZER + " (ACLs kept in the cluster metadata)");
         }
         Set<KafkaPrincipal> superUsers = Principals.parseList(props.get("super.users"));
-        String allowValue = props.getOrDefault("allow.everyone.if.no.acl.found", "false").trim()
+        String allowValue = props.getOrDefault("allow.everyone.if.no.acl.found", "false")
+                .trim()
                 .toLowerCase(Locale.ROOT);
         if (!allowValue.equals("true") && !allowValue.equals("false")) {
-            throw new IllegalArgumentException("allow.everyone.if.no.acl.found: expected true or false, got "
-                    + allowValue);
+            throw new IllegalArgumentException(
+                    "allow.everyone.if.no.acl.found: expected true or false, got " + allowValue);
         }
         AclAuthorizer empty = new AclAuthorizer(superUsers, Boolean.parseBoolean(allowValue), java.util.List.of());
         return new Supplier<>() {
@@ -88,8 +95,7 @@ public final class BrokerSecurity {
     }
 
     /** An authorizer and the ACL collection it was built from. */
-    private record Cached(Collection<AclEntry> source, AclAuthorizer authorizer) {
-    }
+    private record Cached(Collection<AclEntry> source, AclAuthorizer authorizer) {}
 
     /** The security of a listener; a listener not configured here is PLAINTEXT. */
     public ListenerSecurity listener(String name) {

@@ -36,15 +36,16 @@ public final class ControllerPeerCheck {
         this.listener = listener;
         this.props = Map.copyOf(props);
         this.superUsers = Principals.parseList(props.get("super.users"));
-        this.authorizerConfigured = !props.getOrDefault("authorizer.class.name", "").isBlank();
+        this.authorizerConfigured =
+                !props.getOrDefault("authorizer.class.name", "").isBlank();
     }
 
     /**
      * @throws IllegalArgumentException naming the setting that is missing or wrong
      */
     public static ControllerPeerCheck create(String listenerName, Map<String, String> props) {
-        ListenerSecurity listener = ListenerSecurity.create(listenerName, "SSL", props,
-                (user, mechanism) -> Optional.empty());
+        ListenerSecurity listener =
+                ListenerSecurity.create(listenerName, "SSL", props, (user, mechanism) -> Optional.empty());
         return new ControllerPeerCheck(listenerName, listener, props);
     }
 
@@ -73,8 +74,13 @@ public final class ControllerPeerCheck {
                     + "on every node (mutual TLS), with certificates whose principals are in super.users";
         }
         AclAuthorizer current = authorizer.get();
-        if (current != null && current.authorize(principal, host, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER,
-                RequestAuthorizer.CLUSTER_NAME)) {
+        if (current != null
+                && current.authorize(
+                        principal,
+                        host,
+                        AclOperation.CLUSTER_ACTION,
+                        ResourceType.CLUSTER,
+                        RequestAuthorizer.CLUSTER_NAME)) {
             return null;
         }
         return principal + " is not in super.users and has no CLUSTER_ACTION on the cluster; grant it (kafka-acls "

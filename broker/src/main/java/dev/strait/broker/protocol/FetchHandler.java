@@ -15,13 +15,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
 import org.apache.kafka.common.message.FetchRequestData.FetchTopic;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.FetchResponseData.FetchableTopicResponse;
 import org.apache.kafka.common.message.FetchResponseData.PartitionData;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.requests.FetchRequest;
@@ -58,9 +58,8 @@ final class FetchHandler {
      * One requested partition, resolved against the metadata; {@code refused} is the authorization error it is
      * answered with instead of records (resolved is then empty), or null.
      */
-    private record Target(FetchTopic topic, FetchPartition partition, Optional<TopicPartition> resolved,
-            Errors refused) {
-    }
+    private record Target(
+            FetchTopic topic, FetchPartition partition, Optional<TopicPartition> resolved, Errors refused) {}
 
     void handleFetchRequest(NetworkRequest request, RequestContext context, FetchRequest fetchRequest) {
         FetchRequestData data = fetchRequest.data();
@@ -71,10 +70,11 @@ final class FetchHandler {
         // READ on each topic.
         boolean replicaAuthorized = replicaId < 0 || authorizer.cluster(context, AclOperation.CLUSTER_ACTION);
         for (FetchTopic topic : data.topics()) {
-            Optional<TopicMetadata> metadata = version >= 13 ? replicaManager.topic(topic.topicId())
-                    : replicaManager.topic(topic.topic());
+            Optional<TopicMetadata> metadata =
+                    version >= 13 ? replicaManager.topic(topic.topicId()) : replicaManager.topic(topic.topic());
             String name = metadata.map(TopicMetadata::name).orElse(version >= 13 ? null : topic.topic());
-            boolean authorized = replicaId >= 0 ? replicaAuthorized
+            boolean authorized = replicaId >= 0
+                    ? replicaAuthorized
                     : name == null || authorizer.topic(context, AclOperation.READ, name);
             for (FetchPartition partition : topic.partitions()) {
                 if (!authorized) {
@@ -91,9 +91,11 @@ final class FetchHandler {
                 target.resolved().ifPresent(tp -> {
                     try {
                         Optional<Partition> partition = replicaManager.partition(tp);
-                        if (partition.isPresent() && epochError(target.partition().currentLeaderEpoch(),
-                                partition.get()) == Errors.NONE) {
-                            replicaManager.onFollowerFetch(tp, replicaId, target.partition().fetchOffset());
+                        if (partition.isPresent()
+                                && epochError(target.partition().currentLeaderEpoch(), partition.get())
+                                        == Errors.NONE) {
+                            replicaManager.onFollowerFetch(
+                                    tp, replicaId, target.partition().fetchOffset());
                         }
                     } catch (RuntimeException e) {
                         // The read below answers the follower with the same error.
@@ -107,7 +109,8 @@ final class FetchHandler {
             fetch.completeNow();
             return;
         }
-        List<TopicPartition> keys = targets.stream().flatMap(t -> t.resolved().stream()).toList();
+        List<TopicPartition> keys =
+                targets.stream().flatMap(t -> t.resolved().stream()).toList();
         replicaManager.fetchPurgatory().tryCompleteElseWatch(fetch, keys, data.maxWaitMs());
     }
 
@@ -119,7 +122,8 @@ final class FetchHandler {
 
         /** A follower reads up to the leader's log end; a consumer only what is committed (below the HW). */
         private LogReadResult read(Partition partition, long offset, int maxBytes, boolean minOneBatch) {
-            return replicaId >= 0 ? partition.readForFollower(offset, maxBytes)
+            return replicaId >= 0
+                    ? partition.readForFollower(offset, maxBytes)
                     : partition.read(offset, maxBytes, minOneBatch);
         }
 
@@ -131,8 +135,13 @@ final class FetchHandler {
         /** The fetching follower's node id, or -1 for a consumer. */
         private final int replicaId;
 
-        DelayedFetch(NetworkRequest request, RequestContext context, FetchRequestData data, List<Target> targets,
-                short version, int replicaId) {
+        DelayedFetch(
+                NetworkRequest request,
+                RequestContext context,
+                FetchRequestData data,
+                List<Target> targets,
+                short version,
+                int replicaId) {
             this.replicaId = replicaId;
             this.request = request;
             this.context = context;
@@ -158,8 +167,11 @@ final class FetchHandler {
                     return true;
                 }
                 try {
-                    LogReadResult read = read(partition.get(), target.partition().fetchOffset(),
-                            target.partition().partitionMaxBytes(), true);
+                    LogReadResult read = read(
+                            partition.get(),
+                            target.partition().fetchOffset(),
+                            target.partition().partitionMaxBytes(),
+                            true);
                     available += read.records().sizeBytes();
                 } catch (OffsetOutOfRangeException | LogStorageException e) {
                     return true;
@@ -185,7 +197,8 @@ final class FetchHandler {
         }
 
         private FetchResponseData buildResponse() {
-            FetchResponseData response = new FetchResponseData().setErrorCode(Errors.NONE.code()).setSessionId(0);
+            FetchResponseData response =
+                    new FetchResponseData().setErrorCode(Errors.NONE.code()).setSessionId(0);
             Map<FetchTopic, FetchableTopicResponse> topics = new LinkedHashMap<>();
             int remainingBytes = data.maxBytes();
             boolean anyRecords = false;
@@ -200,7 +213,9 @@ final class FetchHandler {
                     return r;
                 });
                 PartitionData partitionData = readPartition(target, Math.max(0, remainingBytes), !anyRecords);
-                int size = partitionData.records() == null ? 0 : partitionData.records().sizeInBytes();
+                int size = partitionData.records() == null
+                        ? 0
+                        : partitionData.records().sizeInBytes();
                 remainingBytes -= size;
                 anyRecords |= size > 0;
                 topicResponse.partitions().add(partitionData);
@@ -211,8 +226,11 @@ final class FetchHandler {
 
         private PartitionData readPartition(Target target, int maxBytes, boolean minOneBatch) {
             FetchPartition requested = target.partition();
-            PartitionData result = new PartitionData().setPartitionIndex(requested.partition())
-                    .setHighWatermark(-1).setLastStableOffset(-1).setLogStartOffset(-1)
+            PartitionData result = new PartitionData()
+                    .setPartitionIndex(requested.partition())
+                    .setHighWatermark(-1)
+                    .setLastStableOffset(-1)
+                    .setLogStartOffset(-1)
                     .setRecords(MemoryRecords.EMPTY);
             if (target.refused() != null) {
                 return result.setErrorCode(target.refused().code());
@@ -221,7 +239,8 @@ final class FetchHandler {
                 Errors error = version >= 13 ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION;
                 return result.setErrorCode(error.code());
             }
-            Optional<Partition> partition = replicaManager.partition(target.resolved().get());
+            Optional<Partition> partition =
+                    replicaManager.partition(target.resolved().get());
             if (partition.isEmpty()) {
                 return result.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
             }
@@ -232,8 +251,10 @@ final class FetchHandler {
             try {
                 int limit = Math.min(maxBytes, requested.partitionMaxBytes());
                 LogReadResult read = read(partition.get(), requested.fetchOffset(), limit, minOneBatch);
-                result.setErrorCode(Errors.NONE.code()).setHighWatermark(read.highWatermark())
-                        .setLastStableOffset(read.highWatermark()).setLogStartOffset(read.logStartOffset());
+                result.setErrorCode(Errors.NONE.code())
+                        .setHighWatermark(read.highWatermark())
+                        .setLastStableOffset(read.highWatermark())
+                        .setLogStartOffset(read.logStartOffset());
                 if (!read.records().isEmpty() && FileSliceRecords.startsWithCompleteBatch(read.records())) {
                     result.setRecords(new FileSliceRecords(read.records()));
                 }

@@ -17,6 +17,7 @@ final class FileSliceRecords implements BaseRecords {
 
     /** baseOffset (int64) then batchLength (int32, the bytes after this field). */
     private static final int BATCH_LENGTH_FIELD_OFFSET = 8;
+
     private static final int BATCH_SIZE_PREFIX_BYTES = 12;
 
     private final FileSlice slice;

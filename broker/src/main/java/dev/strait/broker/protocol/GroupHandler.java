@@ -16,13 +16,14 @@ import dev.strait.broker.network.NetworkRequest;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Set;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.function.IntFunction;
-import java.util.Optional;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.IntFunction;
 import java.util.function.Supplier;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.DeleteGroupsResponseData;
 import org.apache.kafka.common.message.DeleteGroupsResponseData.DeletableGroupResult;
 import org.apache.kafka.common.message.DescribeGroupsResponseData;
@@ -55,9 +56,7 @@ import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchRespon
 import org.apache.kafka.common.message.SyncGroupRequestData.SyncGroupRequestAssignment;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.DeleteGroupsRequest;
@@ -81,6 +80,7 @@ import org.apache.kafka.common.requests.OffsetFetchResponse;
 import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.requests.SyncGroupRequest;
 import org.apache.kafka.common.requests.SyncGroupResponse;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * The classic group protocol and committed offsets on the wire, translated to {@link GroupCoordinator} calls.
@@ -108,8 +108,11 @@ final class GroupHandler {
     }
 
     /** @param offsetsPartitionLeader the leader of an offsets partition, which coordinates its groups */
-    GroupHandler(GroupCoordinator coordinator, Supplier<BrokerEndpoint> endpoint,
-            IntFunction<Optional<BrokerEndpoint>> offsetsPartitionLeader, RequestAuthorizer authorizer) {
+    GroupHandler(
+            GroupCoordinator coordinator,
+            Supplier<BrokerEndpoint> endpoint,
+            IntFunction<Optional<BrokerEndpoint>> offsetsPartitionLeader,
+            RequestAuthorizer authorizer) {
         this.authorizer = authorizer;
         this.coordinator = coordinator;
         this.endpoint = endpoint;
@@ -203,7 +206,8 @@ final class GroupHandler {
         short version = context.apiVersion();
         ApiKeys key = context.header.apiKey();
         AclOperation operation = groupOperation(key);
-        boolean multiGroup = key == ApiKeys.DESCRIBE_GROUPS || key == ApiKeys.DELETE_GROUPS
+        boolean multiGroup = key == ApiKeys.DESCRIBE_GROUPS
+                || key == ApiKeys.DELETE_GROUPS
                 || key == ApiKeys.OFFSET_FETCH && version >= 8;
         if (!multiGroup && key != ApiKeys.FIND_COORDINATOR && key != ApiKeys.LIST_GROUPS) {
             for (String group : groupsOf(body)) {
@@ -213,19 +217,24 @@ final class GroupHandler {
                 }
             }
         }
-        Errors coordination = key == ApiKeys.FIND_COORDINATOR || key == ApiKeys.LIST_GROUPS ? Errors.NONE
+        Errors coordination = key == ApiKeys.FIND_COORDINATOR || key == ApiKeys.LIST_GROUPS
+                ? Errors.NONE
                 : coordinationError(body, group -> groupAllowed(operation, group));
         if (coordination != Errors.NONE) {
             // The client's coordinator moved (it looks it up again) or is loading (it retries).
             return body.getErrorResponse(0, coordination.exception());
         }
-        java.util.function.Consumer<AbstractResponse> respond = response -> KafkaApis.sendResponse(request, context,
-                response);
+        java.util.function.Consumer<AbstractResponse> respond =
+                response -> KafkaApis.sendResponse(request, context, response);
         switch (key) {
             case FIND_COORDINATOR:
                 return handleFindCoordinatorRequest((FindCoordinatorRequest) body, version);
             case JOIN_GROUP:
-                handleJoinGroupRequest((JoinGroupRequest) body, version, context.clientId(), context.clientAddress.toString(),
+                handleJoinGroupRequest(
+                        (JoinGroupRequest) body,
+                        version,
+                        context.clientId(),
+                        context.clientAddress.toString(),
                         respond);
                 return null;
             case SYNC_GROUP:
@@ -268,14 +277,21 @@ final class GroupHandler {
             } else if (group) {
                 Optional<BrokerEndpoint> node = coordinatorOf(request.data().key());
                 if (node.isPresent()) {
-                    data.setErrorCode(Errors.NONE.code()).setNodeId(node.get().nodeId()).setHost(node.get().host())
+                    data.setErrorCode(Errors.NONE.code())
+                            .setNodeId(node.get().nodeId())
+                            .setHost(node.get().host())
                             .setPort(node.get().port());
                 } else {
-                    data.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code()).setNodeId(-1).setHost("")
+                    data.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code())
+                            .setNodeId(-1)
+                            .setHost("")
                             .setPort(-1);
                 }
             } else {
-                data.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code()).setNodeId(-1).setHost("").setPort(-1)
+                data.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code())
+                        .setNodeId(-1)
+                        .setHost("")
+                        .setPort(-1)
                         .setErrorMessage("no transaction coordinator");
             }
             return new FindCoordinatorResponse(data);
@@ -285,16 +301,30 @@ final class GroupHandler {
             Errors refused = refusedCoordinatorKey(group, key);
             Optional<BrokerEndpoint> node = group && refused == null ? coordinatorOf(key) : Optional.empty();
             if (refused != null) {
-                coordinator.setErrorCode(refused.code()).setNodeId(-1).setHost("").setPort(-1);
+                coordinator
+                        .setErrorCode(refused.code())
+                        .setNodeId(-1)
+                        .setHost("")
+                        .setPort(-1);
             } else if (node.isPresent()) {
-                coordinator.setErrorCode(Errors.NONE.code()).setNodeId(node.get().nodeId())
-                        .setHost(node.get().host()).setPort(node.get().port());
+                coordinator
+                        .setErrorCode(Errors.NONE.code())
+                        .setNodeId(node.get().nodeId())
+                        .setHost(node.get().host())
+                        .setPort(node.get().port());
             } else if (group) {
-                coordinator.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code()).setNodeId(-1).setHost("")
+                coordinator
+                        .setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code())
+                        .setNodeId(-1)
+                        .setHost("")
                         .setPort(-1);
             } else {
-                coordinator.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code()).setNodeId(-1).setHost("")
-                        .setPort(-1).setErrorMessage("no transaction coordinator");
+                coordinator
+                        .setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code())
+                        .setNodeId(-1)
+                        .setHost("")
+                        .setPort(-1)
+                        .setErrorMessage("no transaction coordinator");
             }
             data.coordinators().add(coordinator);
         }
@@ -306,12 +336,17 @@ final class GroupHandler {
         if (group) {
             return groupAllowed(AclOperation.DESCRIBE, key) ? null : Errors.GROUP_AUTHORIZATION_FAILED;
         }
-        return authorizer.authorize(CONTEXT.get(), AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key) ? null
+        return authorizer.authorize(CONTEXT.get(), AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key)
+                ? null
                 : Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
     }
 
     /** JoinGroup: the coordinator answers through {@code respond}, now or when the join phase completes. */
-    void handleJoinGroupRequest(JoinGroupRequest request, short version, String clientId, String clientHost,
+    void handleJoinGroupRequest(
+            JoinGroupRequest request,
+            short version,
+            String clientId,
+            String clientHost,
             java.util.function.Consumer<AbstractResponse> respond) {
         var data = request.data();
         List<Protocol> protocols = new ArrayList<>();
@@ -319,21 +354,35 @@ final class GroupHandler {
             protocols.add(new Protocol(protocol.name(), protocol.metadata()));
         }
         int rebalanceTimeout = version >= 1 ? data.rebalanceTimeoutMs() : data.sessionTimeoutMs();
-        coordinator.joinGroup(data.groupId(), data.memberId(), data.groupInstanceId(), data.protocolType(),
-                protocols, data.sessionTimeoutMs(), rebalanceTimeout, clientId, clientHost, version >= 4,
+        coordinator.joinGroup(
+                data.groupId(),
+                data.memberId(),
+                data.groupInstanceId(),
+                data.protocolType(),
+                protocols,
+                data.sessionTimeoutMs(),
+                rebalanceTimeout,
+                clientId,
+                clientHost,
+                version >= 4,
                 result -> respond.accept(joinResponse(result, version)));
     }
 
     static JoinGroupResponse joinResponse(JoinResult result, short version) {
-        JoinGroupResponseData data = new JoinGroupResponseData().setErrorCode(errors(result.error()).code())
-                .setGenerationId(result.generation()).setProtocolType(result.protocolType())
+        JoinGroupResponseData data = new JoinGroupResponseData()
+                .setErrorCode(errors(result.error()).code())
+                .setGenerationId(result.generation())
+                .setProtocolType(result.protocolType())
                 .setProtocolName(result.protocolName() == null && version < 7 ? "" : result.protocolName())
                 .setLeader(result.leaderId() == null ? "" : result.leaderId())
                 .setMemberId(result.memberId() == null ? "" : result.memberId())
                 .setSkipAssignment(result.skipAssignment() && version >= 9);
         for (JoinMember member : result.members()) {
-            data.members().add(new JoinGroupResponseMember().setMemberId(member.memberId())
-                    .setGroupInstanceId(member.instanceId()).setMetadata(member.metadata()));
+            data.members()
+                    .add(new JoinGroupResponseMember()
+                            .setMemberId(member.memberId())
+                            .setGroupInstanceId(member.instanceId())
+                            .setMetadata(member.metadata()));
         }
         return new JoinGroupResponse(data, version);
     }
@@ -344,38 +393,52 @@ final class GroupHandler {
         for (SyncGroupRequestAssignment assignment : data.assignments()) {
             assignments.put(assignment.memberId(), assignment.assignment());
         }
-        coordinator.syncGroup(data.groupId(), data.generationId(), data.memberId(), data.groupInstanceId(),
-                data.protocolType(), data.protocolName(), assignments, result -> respond.accept(syncResponse(result)));
+        coordinator.syncGroup(
+                data.groupId(),
+                data.generationId(),
+                data.memberId(),
+                data.groupInstanceId(),
+                data.protocolType(),
+                data.protocolName(),
+                assignments,
+                result -> respond.accept(syncResponse(result)));
     }
 
     static SyncGroupResponse syncResponse(SyncResult result) {
-        return new SyncGroupResponse(new SyncGroupResponseData().setErrorCode(errors(result.error()).code())
-                .setProtocolType(result.protocolType()).setProtocolName(result.protocolName())
+        return new SyncGroupResponse(new SyncGroupResponseData()
+                .setErrorCode(errors(result.error()).code())
+                .setProtocolType(result.protocolType())
+                .setProtocolName(result.protocolName())
                 .setAssignment(result.assignment()));
     }
 
     AbstractResponse handleHeartbeatRequest(HeartbeatRequest request) {
         var data = request.data();
-        GroupError error = coordinator.heartbeat(data.groupId(), data.memberId(), data.groupInstanceId(),
-                data.generationId());
-        return new HeartbeatResponse(new HeartbeatResponseData().setErrorCode(errors(error).code()));
+        GroupError error =
+                coordinator.heartbeat(data.groupId(), data.memberId(), data.groupInstanceId(), data.generationId());
+        return new HeartbeatResponse(
+                new HeartbeatResponseData().setErrorCode(errors(error).code()));
     }
 
-    void handleLeaveGroupRequest(LeaveGroupRequest request, short version, java.util.function.Consumer<AbstractResponse> respond) {
+    void handleLeaveGroupRequest(
+            LeaveGroupRequest request, short version, java.util.function.Consumer<AbstractResponse> respond) {
         List<LeaveMember> leaving = new ArrayList<>();
         for (MemberIdentity member : request.members()) {
             leaving.add(new LeaveMember(member.memberId(), member.groupInstanceId()));
         }
         coordinator.leaveGroup(request.data().groupId(), leaving, result -> {
             if (result.error() != GroupError.NONE) {
-                respond.accept(request.getErrorResponse(0, errors(result.error()).exception()));
+                respond.accept(
+                        request.getErrorResponse(0, errors(result.error()).exception()));
                 return;
             }
             List<GroupError> errors = result.members();
             List<MemberResponse> responses = new ArrayList<>();
             for (int i = 0; i < leaving.size(); i++) {
-                responses.add(new MemberResponse().setMemberId(leaving.get(i).memberId())
-                        .setGroupInstanceId(leaving.get(i).instanceId()).setErrorCode(errors(errors.get(i)).code()));
+                responses.add(new MemberResponse()
+                        .setMemberId(leaving.get(i).memberId())
+                        .setGroupInstanceId(leaving.get(i).instanceId())
+                        .setErrorCode(errors(errors.get(i)).code()));
             }
             Errors topLevel = Errors.NONE;
             if (version < 3 && !errors.isEmpty()) {
@@ -396,23 +459,34 @@ final class GroupHandler {
                 continue;
             }
             for (OffsetCommitRequestPartition partition : topic.partitions()) {
-                offsets.put(new TopicPartitionKey(topic.name(), partition.partitionIndex()), new OffsetAndMetadata(
-                        partition.committedOffset(), partition.committedLeaderEpoch(),
-                        partition.committedMetadata(), -1));
+                offsets.put(
+                        new TopicPartitionKey(topic.name(), partition.partitionIndex()),
+                        new OffsetAndMetadata(
+                                partition.committedOffset(),
+                                partition.committedLeaderEpoch(),
+                                partition.committedMetadata(),
+                                -1));
             }
         }
-        coordinator.commitOffsets(data.groupId(), data.memberId(), data.groupInstanceId(),
-                data.generationIdOrMemberEpoch(), offsets, error -> {
+        coordinator.commitOffsets(
+                data.groupId(),
+                data.memberId(),
+                data.groupInstanceId(),
+                data.generationIdOrMemberEpoch(),
+                offsets,
+                error -> {
                     OffsetCommitResponseData response = new OffsetCommitResponseData();
                     for (OffsetCommitRequestTopic topic : data.topics()) {
-                        OffsetCommitResponseTopic topicResponse = new OffsetCommitResponseTopic()
-                                .setName(topic.name());
-                        Errors topicError = refusedTopics.contains(topic.name()) ? Errors.TOPIC_AUTHORIZATION_FAILED
+                        OffsetCommitResponseTopic topicResponse = new OffsetCommitResponseTopic().setName(topic.name());
+                        Errors topicError = refusedTopics.contains(topic.name())
+                                ? Errors.TOPIC_AUTHORIZATION_FAILED
                                 : errors(error);
                         for (OffsetCommitRequestPartition partition : topic.partitions()) {
-                            topicResponse.partitions().add(new OffsetCommitResponsePartition()
-                                    .setPartitionIndex(partition.partitionIndex())
-                                    .setErrorCode(topicError.code()));
+                            topicResponse
+                                    .partitions()
+                                    .add(new OffsetCommitResponsePartition()
+                                            .setPartitionIndex(partition.partitionIndex())
+                                            .setErrorCode(topicError.code()));
                         }
                         response.topics().add(topicResponse);
                     }
@@ -435,17 +509,18 @@ final class GroupHandler {
             Map<String, List<OffsetFetchResponsePartition>> byTopic = new LinkedHashMap<>();
             for (var entry : fetch(data.groupId(), wanted).entrySet()) {
                 OffsetAndMetadata offset = entry.getValue();
-                boolean allowed = topicAllowed(AclOperation.DESCRIBE, entry.getKey().topic());
+                boolean allowed =
+                        topicAllowed(AclOperation.DESCRIBE, entry.getKey().topic());
                 if (!allowed && wanted == null) {
                     continue; // all partitions asked for: the unauthorized topics are left out
                 }
                 byTopic.computeIfAbsent(entry.getKey().topic(), t -> new ArrayList<>())
-                        .add(new OffsetFetchResponsePartition().setPartitionIndex(entry.getKey().partition())
+                        .add(new OffsetFetchResponsePartition()
+                                .setPartitionIndex(entry.getKey().partition())
                                 .setCommittedOffset(offset == null || !allowed ? -1 : offset.offset())
                                 .setCommittedLeaderEpoch(offset == null || !allowed ? -1 : offset.leaderEpoch())
                                 .setMetadata(offset == null || !allowed ? "" : offset.metadata())
-                                .setErrorCode(allowed ? Errors.NONE.code()
-                                        : Errors.TOPIC_AUTHORIZATION_FAILED.code()));
+                                .setErrorCode(allowed ? Errors.NONE.code() : Errors.TOPIC_AUTHORIZATION_FAILED.code()));
             }
             OffsetFetchResponseData response = new OffsetFetchResponseData().setErrorCode(Errors.NONE.code());
             byTopic.forEach((topic, partitions) -> response.topics()
@@ -455,8 +530,10 @@ final class GroupHandler {
         OffsetFetchResponseData response = new OffsetFetchResponseData();
         for (OffsetFetchRequestGroup group : data.groups()) {
             if (!groupAllowed(AclOperation.DESCRIBE, group.groupId())) {
-                response.groups().add(new OffsetFetchResponseGroup().setGroupId(group.groupId())
-                        .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
+                response.groups()
+                        .add(new OffsetFetchResponseGroup()
+                                .setGroupId(group.groupId())
+                                .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
                 continue;
             }
             List<TopicPartitionKey> wanted = null;
@@ -471,21 +548,23 @@ final class GroupHandler {
             Map<String, List<OffsetFetchResponsePartitions>> byTopic = new LinkedHashMap<>();
             for (var entry : fetch(group.groupId(), wanted).entrySet()) {
                 OffsetAndMetadata offset = entry.getValue();
-                boolean allowed = topicAllowed(AclOperation.DESCRIBE, entry.getKey().topic());
+                boolean allowed =
+                        topicAllowed(AclOperation.DESCRIBE, entry.getKey().topic());
                 if (!allowed && wanted == null) {
                     continue;
                 }
                 byTopic.computeIfAbsent(entry.getKey().topic(), t -> new ArrayList<>())
-                        .add(new OffsetFetchResponsePartitions().setPartitionIndex(entry.getKey().partition())
+                        .add(new OffsetFetchResponsePartitions()
+                                .setPartitionIndex(entry.getKey().partition())
                                 .setCommittedOffset(offset == null || !allowed ? -1 : offset.offset())
                                 .setCommittedLeaderEpoch(offset == null || !allowed ? -1 : offset.leaderEpoch())
                                 .setMetadata(offset == null || !allowed ? "" : offset.metadata())
-                                .setErrorCode(allowed ? Errors.NONE.code()
-                                        : Errors.TOPIC_AUTHORIZATION_FAILED.code()));
+                                .setErrorCode(allowed ? Errors.NONE.code() : Errors.TOPIC_AUTHORIZATION_FAILED.code()));
             }
-            OffsetFetchResponseGroup groupResponse = new OffsetFetchResponseGroup().setGroupId(group.groupId())
-                    .setErrorCode(Errors.NONE.code());
-            byTopic.forEach((topic, partitions) -> groupResponse.topics()
+            OffsetFetchResponseGroup groupResponse =
+                    new OffsetFetchResponseGroup().setGroupId(group.groupId()).setErrorCode(Errors.NONE.code());
+            byTopic.forEach((topic, partitions) -> groupResponse
+                    .topics()
                     .add(new OffsetFetchResponseTopics().setName(topic).setPartitions(partitions)));
             response.groups().add(groupResponse);
         }
@@ -514,17 +593,21 @@ final class GroupHandler {
             if (!all && !groupAllowed(AclOperation.DESCRIBE, listing.groupId())) {
                 continue;
             }
-            if (!data.statesFilter().isEmpty() && data.statesFilter().stream()
-                    .noneMatch(s -> s.equalsIgnoreCase(listing.state().kafkaName()))) {
+            if (!data.statesFilter().isEmpty()
+                    && data.statesFilter().stream()
+                            .noneMatch(s -> s.equalsIgnoreCase(listing.state().kafkaName()))) {
                 continue;
             }
-            if (!data.typesFilter().isEmpty() && data.typesFilter().stream()
-                    .noneMatch(t -> t.equalsIgnoreCase("classic"))) {
+            if (!data.typesFilter().isEmpty()
+                    && data.typesFilter().stream().noneMatch(t -> t.equalsIgnoreCase("classic"))) {
                 continue;
             }
-            response.groups().add(new ListedGroup().setGroupId(listing.groupId())
-                    .setProtocolType(listing.protocolType()).setGroupState(listing.state().kafkaName())
-                    .setGroupType("classic"));
+            response.groups()
+                    .add(new ListedGroup()
+                            .setGroupId(listing.groupId())
+                            .setProtocolType(listing.protocolType())
+                            .setGroupState(listing.state().kafkaName())
+                            .setGroupType("classic"));
         }
         return new ListGroupsResponse(response);
     }
@@ -533,13 +616,20 @@ final class GroupHandler {
         DescribeGroupsResponseData response = new DescribeGroupsResponseData();
         for (String groupId : request.data().groups()) {
             if (!groupAllowed(AclOperation.DESCRIBE, groupId)) {
-                response.groups().add(new DescribedGroup().setGroupId(groupId).setGroupState("").setProtocolType("")
-                        .setProtocolData("").setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
+                response.groups()
+                        .add(new DescribedGroup()
+                                .setGroupId(groupId)
+                                .setGroupState("")
+                                .setProtocolType("")
+                                .setProtocolData("")
+                                .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
                 continue;
             }
             GroupDescription description = coordinator.describeGroup(groupId);
-            DescribedGroup group = new DescribedGroup().setGroupId(groupId)
-                    .setGroupState(description.state().kafkaName()).setProtocolType(description.protocolType())
+            DescribedGroup group = new DescribedGroup()
+                    .setGroupId(groupId)
+                    .setGroupState(description.state().kafkaName())
+                    .setProtocolType(description.protocolType())
                     .setProtocolData(description.protocolName() == null ? "" : description.protocolName())
                     .setErrorCode(Errors.NONE.code());
             if (description.error() == GroupError.GROUP_ID_NOT_FOUND && version >= 6) {
@@ -547,10 +637,14 @@ final class GroupHandler {
                         .setErrorMessage("Group " + groupId + " not found.");
             }
             for (MemberDescription member : description.members()) {
-                group.members().add(new DescribedGroupMember().setMemberId(member.memberId())
-                        .setGroupInstanceId(member.instanceId()).setClientId(member.clientId())
-                        .setClientHost(member.clientHost()).setMemberMetadata(member.metadata())
-                        .setMemberAssignment(member.assignment()));
+                group.members()
+                        .add(new DescribedGroupMember()
+                                .setMemberId(member.memberId())
+                                .setGroupInstanceId(member.instanceId())
+                                .setClientId(member.clientId())
+                                .setClientHost(member.clientHost())
+                                .setMemberMetadata(member.metadata())
+                                .setMemberAssignment(member.assignment()));
             }
             response.groups().add(group);
         }
@@ -565,14 +659,18 @@ final class GroupHandler {
         for (int i = 0; i < groups.size(); i++) {
             refused[i] = !groupAllowed(AclOperation.DELETE, groups.get(i));
         }
-        java.util.concurrent.atomic.AtomicInteger remaining = new java.util.concurrent.atomic.AtomicInteger(
-                groups.size());
+        java.util.concurrent.atomic.AtomicInteger remaining =
+                new java.util.concurrent.atomic.AtomicInteger(groups.size());
         Runnable done = () -> {
             DeleteGroupsResponseData response = new DeleteGroupsResponseData();
             for (int i = 0; i < groups.size(); i++) {
-                response.results().add(new DeletableGroupResult().setGroupId(groups.get(i))
-                        .setErrorCode(refused[i] ? Errors.GROUP_AUTHORIZATION_FAILED.code()
-                                : errors(results[i]).code()));
+                response.results()
+                        .add(new DeletableGroupResult()
+                                .setGroupId(groups.get(i))
+                                .setErrorCode(
+                                        refused[i]
+                                                ? Errors.GROUP_AUTHORIZATION_FAILED.code()
+                                                : errors(results[i]).code()));
             }
             respond.accept(new DeleteGroupsResponse(response));
         };
@@ -602,5 +700,4 @@ final class GroupHandler {
             });
         }
     }
-
 }

@@ -10,12 +10,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.WritableByteChannel;
-import org.apache.kafka.common.message.SaslAuthenticateRequestData;
-import org.apache.kafka.common.message.SaslHandshakeRequestData;
-import org.apache.kafka.common.requests.SaslAuthenticateRequest;
-import org.apache.kafka.common.requests.SaslAuthenticateResponse;
-import org.apache.kafka.common.requests.SaslHandshakeRequest;
-import org.apache.kafka.common.requests.SaslHandshakeResponse;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,6 +22,8 @@ import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData.OffsetFor
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData.OffsetForLeaderTopic;
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData.OffsetForLeaderTopicCollection;
 import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData;
+import org.apache.kafka.common.message.SaslAuthenticateRequestData;
+import org.apache.kafka.common.message.SaslHandshakeRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.MemoryRecords;
@@ -39,6 +35,10 @@ import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochResponse;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.SaslAuthenticateRequest;
+import org.apache.kafka.common.requests.SaslAuthenticateResponse;
+import org.apache.kafka.common.requests.SaslHandshakeRequest;
+import org.apache.kafka.common.requests.SaslHandshakeResponse;
 
 /**
  * The inter-broker client a follower uses to reach its leader: one blocking socket, one request in flight,
@@ -99,23 +99,27 @@ public final class InterBrokerClient implements LeaderClient {
 
     /** SaslHandshake v1 and SaslAuthenticate with this broker's credentials, as a Kafka broker's client does. */
     private void authenticate(InterBrokerSecurity security) throws IOException {
-        SaslHandshakeResponse handshake = (SaslHandshakeResponse) send(ApiKeys.SASL_HANDSHAKE, (short) 1,
-                new SaslHandshakeRequest.Builder(new SaslHandshakeRequestData()
-                        .setMechanism(security.mechanism())).build((short) 1));
+        SaslHandshakeResponse handshake = (SaslHandshakeResponse) send(
+                ApiKeys.SASL_HANDSHAKE,
+                (short) 1,
+                new SaslHandshakeRequest.Builder(new SaslHandshakeRequestData().setMechanism(security.mechanism()))
+                        .build((short) 1));
         if (handshake.error() != Errors.NONE) {
-            throw new IOException("the leader refused SASL mechanism " + security.mechanism() + " ("
-                    + handshake.error() + "; it enables " + handshake.data().mechanisms() + ")");
+            throw new IOException("the leader refused SASL mechanism " + security.mechanism() + " (" + handshake.error()
+                    + "; it enables " + handshake.data().mechanisms() + ")");
         }
         javax.security.sasl.SaslClient sasl = security.newSaslClient();
         try {
             byte[] token = sasl.hasInitialResponse() ? sasl.evaluateChallenge(new byte[0]) : new byte[0];
             while (true) {
-                SaslAuthenticateResponse response = (SaslAuthenticateResponse) send(ApiKeys.SASL_AUTHENTICATE,
-                        (short) 2, new SaslAuthenticateRequest.Builder(new SaslAuthenticateRequestData()
-                                .setAuthBytes(token)).build((short) 2));
+                SaslAuthenticateResponse response = (SaslAuthenticateResponse) send(
+                        ApiKeys.SASL_AUTHENTICATE,
+                        (short) 2,
+                        new SaslAuthenticateRequest.Builder(new SaslAuthenticateRequestData().setAuthBytes(token))
+                                .build((short) 2));
                 if (response.error() != Errors.NONE) {
-                    throw new IOException("the leader refused this broker's credentials ("
-                            + security.mechanism() + "): " + response.errorMessage());
+                    throw new IOException("the leader refused this broker's credentials (" + security.mechanism()
+                            + "): " + response.errorMessage());
                 }
                 if (sasl.isComplete()) {
                     return;
@@ -131,17 +135,24 @@ public final class InterBrokerClient implements LeaderClient {
     }
 
     @Override
-    public Map<TopicPartition, FetchedPartition> fetch(List<FetchTarget> targets, int maxWaitMs, int minBytes,
-            int maxBytes) throws IOException {
+    public Map<TopicPartition, FetchedPartition> fetch(
+            List<FetchTarget> targets, int maxWaitMs, int minBytes, int maxBytes) throws IOException {
         Map<TopicPartition, FetchRequest.PartitionData> data = new LinkedHashMap<>();
         Map<Uuid, String> names = new HashMap<>();
         for (FetchTarget target : targets) {
-            data.put(target.topicPartition(), new FetchRequest.PartitionData(target.topicId(), target.fetchOffset(),
-                    target.logStartOffset(), target.maxBytes(), Optional.of(target.currentLeaderEpoch())));
+            data.put(
+                    target.topicPartition(),
+                    new FetchRequest.PartitionData(
+                            target.topicId(),
+                            target.fetchOffset(),
+                            target.logStartOffset(),
+                            target.maxBytes(),
+                            Optional.of(target.currentLeaderEpoch())));
             names.put(target.topicId(), target.topicPartition().topic());
         }
-        FetchRequest.Builder builder = FetchRequest.Builder.forReplica(FETCH_VERSION, localId, -1, maxWaitMs, minBytes,
-                data).setMaxBytes(maxBytes);
+        FetchRequest.Builder builder = FetchRequest.Builder.forReplica(
+                        FETCH_VERSION, localId, -1, maxWaitMs, minBytes, data)
+                .setMaxBytes(maxBytes);
         FetchResponse response = (FetchResponse) send(ApiKeys.FETCH, FETCH_VERSION, builder.build(FETCH_VERSION));
         Map<TopicPartition, FetchedPartition> result = new HashMap<>();
         if (response.error() != Errors.NONE) {
@@ -156,8 +167,10 @@ public final class InterBrokerClient implements LeaderClient {
                 TopicPartition tp = new TopicPartition(name, partition.partitionIndex());
                 Errors error = Errors.forCode(partition.errorCode());
                 ByteBuffer records = error == Errors.NONE ? wholeBatches(partition) : ByteBuffer.allocate(0);
-                result.put(tp, new FetchedPartition(map(error), partition.highWatermark(),
-                        partition.logStartOffset(), records));
+                result.put(
+                        tp,
+                        new FetchedPartition(
+                                map(error), partition.highWatermark(), partition.logStartOffset(), records));
             }
         }
         return result;
@@ -184,21 +197,30 @@ public final class InterBrokerClient implements LeaderClient {
         for (EpochQuery query : queries) {
             OffsetForLeaderTopic topic = topics.find(query.topicPartition().topic());
             if (topic == null) {
-                topic = new OffsetForLeaderTopic().setTopic(query.topicPartition().topic());
+                topic = new OffsetForLeaderTopic()
+                        .setTopic(query.topicPartition().topic());
                 topics.add(topic);
             }
-            topic.partitions().add(new OffsetForLeaderPartition().setPartition(query.topicPartition().partition())
-                    .setCurrentLeaderEpoch(query.currentLeaderEpoch()).setLeaderEpoch(query.epoch()));
+            topic.partitions()
+                    .add(new OffsetForLeaderPartition()
+                            .setPartition(query.topicPartition().partition())
+                            .setCurrentLeaderEpoch(query.currentLeaderEpoch())
+                            .setLeaderEpoch(query.epoch()));
         }
         AbstractRequest request = OffsetsForLeaderEpochRequest.Builder.forFollower(topics, localId)
                 .build(OFFSET_FOR_LEADER_EPOCH_VERSION);
-        OffsetsForLeaderEpochResponse response = (OffsetsForLeaderEpochResponse) send(
-                ApiKeys.OFFSET_FOR_LEADER_EPOCH, OFFSET_FOR_LEADER_EPOCH_VERSION, request);
+        OffsetsForLeaderEpochResponse response = (OffsetsForLeaderEpochResponse)
+                send(ApiKeys.OFFSET_FOR_LEADER_EPOCH, OFFSET_FOR_LEADER_EPOCH_VERSION, request);
         Map<TopicPartition, EpochAnswer> result = new HashMap<>();
-        for (OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResult topic : response.data().topics()) {
+        for (OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResult topic :
+                response.data().topics()) {
             for (OffsetForLeaderEpochResponseData.EpochEndOffset partition : topic.partitions()) {
-                result.put(new TopicPartition(topic.topic(), partition.partition()), new EpochAnswer(
-                        map(Errors.forCode(partition.errorCode())), partition.leaderEpoch(), partition.endOffset()));
+                result.put(
+                        new TopicPartition(topic.topic(), partition.partition()),
+                        new EpochAnswer(
+                                map(Errors.forCode(partition.errorCode())),
+                                partition.leaderEpoch(),
+                                partition.endOffset()));
             }
         }
         return result;
@@ -278,5 +300,4 @@ public final class InterBrokerClient implements LeaderClient {
     public String toString() {
         return "InterBrokerClient[" + clientId + " -> " + socket.getRemoteSocketAddress() + "]";
     }
-
 }

@@ -33,8 +33,8 @@ import org.apache.kafka.common.security.ssl.SslFactory;
  */
 public final class InterBrokerSecurity {
 
-    static final InterBrokerSecurity PLAINTEXT = new InterBrokerSecurity(SecurityProtocol.PLAINTEXT, null, null,
-            null, null);
+    static final InterBrokerSecurity PLAINTEXT =
+            new InterBrokerSecurity(SecurityProtocol.PLAINTEXT, null, null, null, null);
 
     private final SecurityProtocol protocol;
     private final SslFactory sslFactory;
@@ -42,8 +42,8 @@ public final class InterBrokerSecurity {
     private final String username;
     private final String password;
 
-    private InterBrokerSecurity(SecurityProtocol protocol, SslFactory sslFactory, String mechanism, String username,
-            String password) {
+    private InterBrokerSecurity(
+            SecurityProtocol protocol, SslFactory sslFactory, String mechanism, String username, String password) {
         this.protocol = protocol;
         this.sslFactory = sslFactory;
         this.mechanism = mechanism;
@@ -63,8 +63,8 @@ public final class InterBrokerSecurity {
             try {
                 ssl.configure(listener.resolvedSslValues());
             } catch (KafkaException e) {
-                throw new IllegalArgumentException("inter-broker TLS on listener " + listener.listenerName()
-                        + " rejected: " + e.getMessage());
+                throw new IllegalArgumentException(
+                        "inter-broker TLS on listener " + listener.listenerName() + " rejected: " + e.getMessage());
             }
         }
         if (!listener.usesSasl()) {
@@ -112,8 +112,8 @@ public final class InterBrokerSecurity {
     SaslClient newSaslClient() throws SaslException {
         CallbackHandler callbacks = this::handle;
         if (mechanism.equals("PLAIN")) {
-            SaslClient client = Sasl.createSaslClient(new String[] {"PLAIN"}, null, "kafka", "broker", Map.of(),
-                    callbacks);
+            SaslClient client =
+                    Sasl.createSaslClient(new String[] {"PLAIN"}, null, "kafka", "broker", Map.of(), callbacks);
             if (client == null) {
                 throw new SaslException("the JDK offers no PLAIN SASL client");
             }

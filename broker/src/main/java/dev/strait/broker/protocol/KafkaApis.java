@@ -15,20 +15,20 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.AlterUserScramCredentialsRequest;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
-import org.apache.kafka.common.requests.AlterUserScramCredentialsRequest;
 import org.apache.kafka.common.requests.CreateAclsRequest;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
-import org.apache.kafka.common.requests.DeleteAclsRequest;
-import org.apache.kafka.common.requests.DescribeAclsRequest;
-import org.apache.kafka.common.requests.DescribeUserScramCredentialsRequest;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
+import org.apache.kafka.common.requests.DeleteAclsRequest;
 import org.apache.kafka.common.requests.DeleteRecordsRequest;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
+import org.apache.kafka.common.requests.DescribeAclsRequest;
 import org.apache.kafka.common.requests.DescribeClusterRequest;
 import org.apache.kafka.common.requests.DescribeConfigsRequest;
 import org.apache.kafka.common.requests.DescribeQuorumRequest;
+import org.apache.kafka.common.requests.DescribeUserScramCredentialsRequest;
 import org.apache.kafka.common.requests.ElectLeadersRequest;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
@@ -74,6 +74,7 @@ public final class KafkaApis implements RequestDispatcher {
     private final SecurityAdminHandler securityAdminHandler;
     /** Null when the metadata source is no Raft quorum: DescribeQuorum is then not advertised. */
     private final QuorumHandler quorumHandler;
+
     private final BrokerSecurity security;
 
     /**
@@ -82,42 +83,64 @@ public final class KafkaApis implements RequestDispatcher {
      * @param autoCreateTopics     {@code auto.create.topics.enable}
      * @param brokerConfigs        the static broker configs to report in DescribeConfigs
      */
-    public KafkaApis(Supplier<BrokerEndpoint> endpoint, ReplicaManager replicaManager, int defaultNumPartitions,
-            boolean autoCreateTopics, Map<String, String> brokerConfigs) {
+    public KafkaApis(
+            Supplier<BrokerEndpoint> endpoint,
+            ReplicaManager replicaManager,
+            int defaultNumPartitions,
+            boolean autoCreateTopics,
+            Map<String, String> brokerConfigs) {
         this(endpoint, replicaManager, defaultNumPartitions, autoCreateTopics, brokerConfigs, null);
     }
 
     /**
      * @param groupCoordinator the group coordinator, or null for none (the group APIs are then not advertised)
      */
-    public KafkaApis(Supplier<BrokerEndpoint> endpoint, ReplicaManager replicaManager, int defaultNumPartitions,
-            boolean autoCreateTopics, Map<String, String> brokerConfigs, GroupCoordinator groupCoordinator) {
-        this(endpoint, replicaManager, defaultNumPartitions, autoCreateTopics, brokerConfigs, groupCoordinator,
+    public KafkaApis(
+            Supplier<BrokerEndpoint> endpoint,
+            ReplicaManager replicaManager,
+            int defaultNumPartitions,
+            boolean autoCreateTopics,
+            Map<String, String> brokerConfigs,
+            GroupCoordinator groupCoordinator) {
+        this(
+                endpoint,
+                replicaManager,
+                defaultNumPartitions,
+                autoCreateTopics,
+                brokerConfigs,
+                groupCoordinator,
                 BrokerSecurity.none());
     }
 
     /**
      * @param security each listener's authentication and the authorizer (see {@link BrokerSecurity})
      */
-    public KafkaApis(Supplier<BrokerEndpoint> endpoint, ReplicaManager replicaManager, int defaultNumPartitions,
-            boolean autoCreateTopics, Map<String, String> brokerConfigs, GroupCoordinator groupCoordinator,
+    public KafkaApis(
+            Supplier<BrokerEndpoint> endpoint,
+            ReplicaManager replicaManager,
+            int defaultNumPartitions,
+            boolean autoCreateTopics,
+            Map<String, String> brokerConfigs,
+            GroupCoordinator groupCoordinator,
             BrokerSecurity security) {
         this.security = security;
         RequestAuthorizer authorizer = new RequestAuthorizer(security.authorizer());
         this.produceHandler = new ProduceHandler(replicaManager, authorizer);
         this.fetchHandler = new FetchHandler(replicaManager, authorizer);
         this.offsetsHandler = new PartitionOffsetsHandler(replicaManager, authorizer);
-        this.metadataHandler = new MetadataHandler(endpoint, replicaManager, defaultNumPartitions, autoCreateTopics,
-                authorizer);
-        this.topicAdminHandler = new TopicAdminHandler(endpoint, replicaManager, defaultNumPartitions, brokerConfigs,
-                authorizer);
-        this.partitionAdminHandler = new PartitionAdminHandler(replicaManager, () -> endpoint.get().nodeId(),
-                authorizer);
-        this.groupHandler = groupCoordinator == null ? null
+        this.metadataHandler =
+                new MetadataHandler(endpoint, replicaManager, defaultNumPartitions, autoCreateTopics, authorizer);
+        this.topicAdminHandler =
+                new TopicAdminHandler(endpoint, replicaManager, defaultNumPartitions, brokerConfigs, authorizer);
+        this.partitionAdminHandler =
+                new PartitionAdminHandler(replicaManager, () -> endpoint.get().nodeId(), authorizer);
+        this.groupHandler = groupCoordinator == null
+                ? null
                 : new GroupHandler(groupCoordinator, endpoint, metadataHandler::offsetsPartitionLeader, authorizer);
         this.securityAdminHandler = new SecurityAdminHandler(replicaManager.metadata(), authorizer);
         this.quorumHandler = replicaManager.metadata().hasQuorum()
-                ? new QuorumHandler(replicaManager.metadata()::describeQuorum, authorizer) : null;
+                ? new QuorumHandler(replicaManager.metadata()::describeQuorum, authorizer)
+                : null;
     }
 
     /**
@@ -129,9 +152,10 @@ public final class KafkaApis implements RequestDispatcher {
         if (attached instanceof SaslAuthenticator.Session session) {
             return session;
         }
-        SaslAuthenticator.Session session = listener.usesSasl() ? SaslAuthenticator.Session.beforeSasl()
-                : SaslAuthenticator.Session.authenticated(listener.transportPrincipal(
-                        request.connection().tlsSession()));
+        SaslAuthenticator.Session session = listener.usesSasl()
+                ? SaslAuthenticator.Session.beforeSasl()
+                : SaslAuthenticator.Session.authenticated(
+                        listener.transportPrincipal(request.connection().tlsSession()));
         request.connection().attach(session);
         return session;
     }
@@ -143,7 +167,9 @@ public final class KafkaApis implements RequestDispatcher {
         try {
             session = session(request, listener);
         } catch (RuntimeException e) {
-            LOGGER.warn("closing connection {}: no principal for its certificate: {}", request.connectionId(),
+            LOGGER.warn(
+                    "closing connection {}: no principal for its certificate: {}",
+                    request.connectionId(),
                     e.getMessage());
             request.closeConnection();
             return;
@@ -157,9 +183,15 @@ public final class KafkaApis implements RequestDispatcher {
         try {
             ByteBuffer buffer = request.payload();
             RequestHeader header = RequestHeader.parse(buffer);
-            context = new RequestContext(header, request.connectionId(), request.clientAddress().getAddress(),
-                    session.principal(), new ListenerName(listener.listenerName()), listener.protocol(),
-                    ClientInformation.EMPTY, false);
+            context = new RequestContext(
+                    header,
+                    request.connectionId(),
+                    request.clientAddress().getAddress(),
+                    session.principal(),
+                    new ListenerName(listener.listenerName()),
+                    listener.protocol(),
+                    ClientInformation.EMPTY,
+                    false);
             body = context.parseRequest(buffer).request;
         } catch (RuntimeException e) {
             LOGGER.warn("closing connection {}: cannot parse request: {}", request.connectionId(), e.toString());
@@ -168,7 +200,12 @@ public final class KafkaApis implements RequestDispatcher {
         }
         if (!session.complete()) {
             try {
-                SaslAuthenticator.handle(request, context, body, session, listener,
+                SaslAuthenticator.handle(
+                        request,
+                        context,
+                        body,
+                        session,
+                        listener,
                         b -> handleApiVersionsRequest((ApiVersionsRequest) b));
             } catch (RuntimeException e) {
                 LOGGER.error("closing connection {}: SASL exchange failed", request.connectionId(), e);
@@ -196,8 +233,12 @@ public final class KafkaApis implements RequestDispatcher {
         try {
             request.respond(new SendWriter(context.buildResponseSend(response)));
         } catch (RuntimeException e) {
-            LOGGER.error("closing connection {}: cannot serialize the {} v{} response", request.connectionId(),
-                    context.header.apiKey(), context.apiVersion(), e);
+            LOGGER.error(
+                    "closing connection {}: cannot serialize the {} v{} response",
+                    request.connectionId(),
+                    context.header.apiKey(),
+                    context.apiVersion(),
+                    e);
             request.closeConnection();
         }
     }
@@ -206,8 +247,7 @@ public final class KafkaApis implements RequestDispatcher {
         try {
             return body.getErrorResponse(0, error);
         } catch (RuntimeException e) {
-            LOGGER.warn("closing connection {}: no error response possible: {}", request.connectionId(),
-                    e.toString());
+            LOGGER.warn("closing connection {}: no error response possible: {}", request.connectionId(), e.toString());
             request.closeConnection();
             return null;
         }
@@ -221,8 +261,10 @@ public final class KafkaApis implements RequestDispatcher {
             return handleApiVersionsRequest((ApiVersionsRequest) body);
         }
         if (!SupportedApis.isSupported(key, version, groupHandler != null, quorumHandler != null)) {
-            return errorResponse(request, body, new UnsupportedVersionException(
-                    "this broker does not support " + key + " v" + version));
+            return errorResponse(
+                    request,
+                    body,
+                    new UnsupportedVersionException("this broker does not support " + key + " v" + version));
         }
         switch (key) {
             case METADATA:
@@ -241,15 +283,14 @@ public final class KafkaApis implements RequestDispatcher {
             case DESCRIBE_CONFIGS:
                 return topicAdminHandler.handleDescribeConfigsRequest(context, (DescribeConfigsRequest) body);
             case INCREMENTAL_ALTER_CONFIGS:
-                return topicAdminHandler.handleIncrementalAlterConfigsRequest(context,
-                        (IncrementalAlterConfigsRequest) body);
+                return topicAdminHandler.handleIncrementalAlterConfigsRequest(
+                        context, (IncrementalAlterConfigsRequest) body);
             case DESCRIBE_CLUSTER:
                 return metadataHandler.handleDescribeClusterRequest(context, (DescribeClusterRequest) body);
             case INIT_PRODUCER_ID:
                 return produceHandler.handleInitProducerIdRequest(context, (InitProducerIdRequest) body);
             case OFFSET_FOR_LEADER_EPOCH:
-                return offsetsHandler.handleOffsetForLeaderEpochRequest(context,
-                        (OffsetsForLeaderEpochRequest) body);
+                return offsetsHandler.handleOffsetForLeaderEpochRequest(context, (OffsetsForLeaderEpochRequest) body);
             case CREATE_PARTITIONS:
                 return partitionAdminHandler.handleCreatePartitionsRequest(context, (CreatePartitionsRequest) body);
             case DELETE_RECORDS:
@@ -266,11 +307,11 @@ public final class KafkaApis implements RequestDispatcher {
             case DELETE_ACLS:
                 return securityAdminHandler.handleDeleteAclsRequest(context, (DeleteAclsRequest) body);
             case DESCRIBE_USER_SCRAM_CREDENTIALS:
-                return securityAdminHandler.handleDescribeUserScramCredentialsRequest(context,
-                        (DescribeUserScramCredentialsRequest) body);
+                return securityAdminHandler.handleDescribeUserScramCredentialsRequest(
+                        context, (DescribeUserScramCredentialsRequest) body);
             case ALTER_USER_SCRAM_CREDENTIALS:
-                return securityAdminHandler.handleAlterUserScramCredentialsRequest(context,
-                        (AlterUserScramCredentialsRequest) body);
+                return securityAdminHandler.handleAlterUserScramCredentialsRequest(
+                        context, (AlterUserScramCredentialsRequest) body);
             case DESCRIBE_QUORUM:
                 quorumHandler.handleDescribeQuorumRequest(request, context, (DescribeQuorumRequest) body, version);
                 return null;

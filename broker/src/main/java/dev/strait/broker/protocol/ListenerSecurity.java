@@ -3,10 +3,10 @@ package dev.strait.broker.protocol;
 import dev.strait.broker.network.TlsEngineFactory;
 import dev.strait.broker.security.ScramCredentialStore;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.Principal;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -71,9 +71,15 @@ public final class ListenerSecurity {
     private final SslFactory sslFactory;
     private final Map<String, Object> clientSideSsl;
 
-    private ListenerSecurity(String listenerName, SecurityProtocol protocol, List<String> mechanisms,
-            Map<String, String> plainUsers, ScramCredentialStore scramCredentials, SslPrincipalMapper principalMapper,
-            SslFactory sslFactory, Map<String, Object> clientSideSsl) {
+    private ListenerSecurity(
+            String listenerName,
+            SecurityProtocol protocol,
+            List<String> mechanisms,
+            Map<String, String> plainUsers,
+            ScramCredentialStore scramCredentials,
+            SslPrincipalMapper principalMapper,
+            SslFactory sslFactory,
+            Map<String, Object> clientSideSsl) {
         this.listenerName = listenerName;
         this.protocol = protocol;
         this.mechanisms = mechanisms;
@@ -86,8 +92,8 @@ public final class ListenerSecurity {
 
     /** A PLAINTEXT listener: no TLS, no SASL, everyone is {@code User:ANONYMOUS}. */
     public static ListenerSecurity plaintext(String listenerName) {
-        return new ListenerSecurity(listenerName, SecurityProtocol.PLAINTEXT, List.of(), Map.of(), null,
-                null, null, Map.of());
+        return new ListenerSecurity(
+                listenerName, SecurityProtocol.PLAINTEXT, List.of(), Map.of(), null, null, null, Map.of());
     }
 
     /**
@@ -95,7 +101,10 @@ public final class ListenerSecurity {
      *
      * @throws IllegalArgumentException naming the setting that is missing or wrong
      */
-    public static ListenerSecurity create(String listenerName, String protocol, Map<String, String> brokerProps,
+    public static ListenerSecurity create(
+            String listenerName,
+            String protocol,
+            Map<String, String> brokerProps,
             ScramCredentialStore scramCredentials) {
         SecurityProtocol securityProtocol;
         try {
@@ -128,8 +137,8 @@ public final class ListenerSecurity {
             try {
                 sslFactory.configure(values);
             } catch (KafkaException e) {
-                throw new IllegalArgumentException("listener " + listenerName + ": TLS settings rejected: "
-                        + rootMessage(e));
+                throw new IllegalArgumentException(
+                        "listener " + listenerName + ": TLS settings rejected: " + rootMessage(e));
             }
         }
         List<String> mechanisms = List.of();
@@ -140,14 +149,16 @@ public final class ListenerSecurity {
                 plainUsers = plainUsers(name, brokerProps);
             }
         }
-        return new ListenerSecurity(listenerName, securityProtocol, mechanisms, plainUsers, scramCredentials, mapper,
-                sslFactory, values);
+        return new ListenerSecurity(
+                listenerName, securityProtocol, mechanisms, plainUsers, scramCredentials, mapper, sslFactory, values);
     }
 
     /** A listener's TLS as JDK objects for blocking sockets (the controller wire), both sides. */
-    public record SocketTls(SSLContext serverContext, SSLParameters serverParameters, SSLContext clientContext,
-            SSLParameters clientParameters) {
-    }
+    public record SocketTls(
+            SSLContext serverContext,
+            SSLParameters serverParameters,
+            SSLContext clientContext,
+            SSLParameters clientParameters) {}
 
     /**
      * The TLS of {@code listenerName} from Kafka's {@code ssl.*} settings (with its {@code listener.name.<name>.}
@@ -174,25 +185,37 @@ public final class ListenerSecurity {
             server.configure(values);
             SslFactory client = new SslFactory(ConnectionMode.CLIENT, null, false);
             client.configure(values);
-            SSLParameters serverParameters = server.createSslEngine("localhost", 0).getSSLParameters();
-            SSLParameters clientParameters = client.createSslEngine("localhost", 0).getSSLParameters();
+            SSLParameters serverParameters =
+                    server.createSslEngine("localhost", 0).getSSLParameters();
+            SSLParameters clientParameters =
+                    client.createSslEngine("localhost", 0).getSSLParameters();
             clientParameters.setServerNames(null); // each socket names its own peer
-            return new SocketTls(((DefaultSslEngineFactory) server.sslEngineFactory()).sslContext(), serverParameters,
-                    ((DefaultSslEngineFactory) client.sslEngineFactory()).sslContext(), clientParameters);
+            return new SocketTls(
+                    ((DefaultSslEngineFactory) server.sslEngineFactory()).sslContext(),
+                    serverParameters,
+                    ((DefaultSslEngineFactory) client.sslEngineFactory()).sslContext(),
+                    clientParameters);
         } catch (KafkaException e) {
-            throw new IllegalArgumentException("listener " + listenerName + ": TLS settings rejected: "
-                    + rootMessage(e));
+            throw new IllegalArgumentException(
+                    "listener " + listenerName + ": TLS settings rejected: " + rootMessage(e));
         }
     }
 
     private static ConfigDef securityConfigDef() {
         ConfigDef def = new ConfigDef();
         SslConfigs.addClientSslSupport(def);
-        def.define(BrokerSecurityConfigs.SSL_CLIENT_AUTH_CONFIG, ConfigDef.Type.STRING,
-                BrokerSecurityConfigs.SSL_CLIENT_AUTH_DEFAULT, ConfigDef.ValidString.in("required", "requested",
-                        "none"), ConfigDef.Importance.MEDIUM, BrokerSecurityConfigs.SSL_CLIENT_AUTH_DOC);
-        def.define(BrokerSecurityConfigs.SSL_PRINCIPAL_MAPPING_RULES_CONFIG, ConfigDef.Type.STRING,
-                BrokerSecurityConfigs.DEFAULT_SSL_PRINCIPAL_MAPPING_RULES, ConfigDef.Importance.LOW,
+        def.define(
+                BrokerSecurityConfigs.SSL_CLIENT_AUTH_CONFIG,
+                ConfigDef.Type.STRING,
+                BrokerSecurityConfigs.SSL_CLIENT_AUTH_DEFAULT,
+                ConfigDef.ValidString.in("required", "requested", "none"),
+                ConfigDef.Importance.MEDIUM,
+                BrokerSecurityConfigs.SSL_CLIENT_AUTH_DOC);
+        def.define(
+                BrokerSecurityConfigs.SSL_PRINCIPAL_MAPPING_RULES_CONFIG,
+                ConfigDef.Type.STRING,
+                BrokerSecurityConfigs.DEFAULT_SSL_PRINCIPAL_MAPPING_RULES,
+                ConfigDef.Importance.LOW,
                 BrokerSecurityConfigs.SSL_PRINCIPAL_MAPPING_RULES_DOC);
         return def;
     }
@@ -253,17 +276,17 @@ public final class ListenerSecurity {
      * The {@code username} and {@code password} options of the listener's JAAS entry for {@code mechanism}: what
      * this broker authenticates with when it connects to another broker (Kafka's inter-broker credentials).
      */
-    public static Optional<String[]> clientCredentials(String listenerName, String mechanism,
-            Map<String, String> props) {
+    public static Optional<String[]> clientCredentials(
+            String listenerName, String mechanism, Map<String, String> props) {
         ListenerName name = ListenerName.normalised(listenerName);
         String key = name.saslMechanismConfigPrefix(mechanism) + "sasl.jaas.config";
         if (props.get(key) == null) {
             return Optional.empty();
         }
-        Map<String, Object> jaas = Map.of(mechanism.toLowerCase(Locale.ROOT) + ".sasl.jaas.config",
-                new Password(props.get(key)));
-        for (AppConfigurationEntry entry : JaasContext.loadServerContext(name, mechanism, jaas)
-                .configurationEntries()) {
+        Map<String, Object> jaas =
+                Map.of(mechanism.toLowerCase(Locale.ROOT) + ".sasl.jaas.config", new Password(props.get(key)));
+        for (AppConfigurationEntry entry :
+                JaasContext.loadServerContext(name, mechanism, jaas).configurationEntries()) {
             Object user = entry.getOptions().get("username");
             Object password = entry.getOptions().get("password");
             if (user instanceof String u && password instanceof String p) {
@@ -342,8 +365,7 @@ public final class ListenerSecurity {
             return new PlainSaslServer(this::handlePlainCallbacks);
         }
         try {
-            return new ScramSaslServer(ScramMechanism.forMechanismName(mechanism), Map.of(),
-                    scramCallbacks(mechanism));
+            return new ScramSaslServer(ScramMechanism.forMechanismName(mechanism), Map.of(), scramCallbacks(mechanism));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("the JDK lacks the hash of " + mechanism, e);
         }
@@ -356,9 +378,10 @@ public final class ListenerSecurity {
                 user = name.getDefaultName();
             } else if (callback instanceof PlainAuthenticateCallback plain) {
                 String expected = user == null ? null : plainUsers.get(user);
-                plain.authenticated(expected != null && MessageDigest.isEqual(
-                        expected.getBytes(StandardCharsets.UTF_8),
-                        new String(plain.password()).getBytes(StandardCharsets.UTF_8)));
+                plain.authenticated(expected != null
+                        && MessageDigest.isEqual(
+                                expected.getBytes(StandardCharsets.UTF_8),
+                                new String(plain.password()).getBytes(StandardCharsets.UTF_8)));
             } else {
                 throw new UnsupportedCallbackException(callback);
             }
@@ -372,8 +395,12 @@ public final class ListenerSecurity {
                 if (callback instanceof NameCallback name) {
                     user = name.getDefaultName();
                 } else if (callback instanceof ScramCredentialCallback scram) {
-                    scram.scramCredential(user == null || scramCredentials == null ? null
-                            : scramCredentials.credential(user, mechanism).orElse(null));
+                    scram.scramCredential(
+                            user == null || scramCredentials == null
+                                    ? null
+                                    : scramCredentials
+                                            .credential(user, mechanism)
+                                            .orElse(null));
                 } else {
                     // delegation tokens (tokenauth) are not supported
                     throw new UnsupportedCallbackException(callback);

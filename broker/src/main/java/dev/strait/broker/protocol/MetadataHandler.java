@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.DescribeClusterResponseData.DescribeClusterBroker;
 import org.apache.kafka.common.message.MetadataRequestData.MetadataRequestTopic;
@@ -19,15 +20,14 @@ import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePartition;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.RequestContext;
-import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.DescribeClusterRequest;
 import org.apache.kafka.common.requests.DescribeClusterResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
+import org.apache.kafka.common.requests.RequestContext;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * Metadata and DescribeCluster: the live brokers (this one first) and each topic's partitions with their leader,
@@ -46,8 +46,12 @@ final class MetadataHandler {
     private final boolean autoCreateTopics;
     private final RequestAuthorizer authorizer;
 
-    MetadataHandler(Supplier<BrokerEndpoint> endpoint, ReplicaManager replicaManager, int defaultNumPartitions,
-            boolean autoCreateTopics, RequestAuthorizer authorizer) {
+    MetadataHandler(
+            Supplier<BrokerEndpoint> endpoint,
+            ReplicaManager replicaManager,
+            int defaultNumPartitions,
+            boolean autoCreateTopics,
+            RequestAuthorizer authorizer) {
         this.authorizer = authorizer;
         this.endpoint = endpoint;
         this.replicaManager = replicaManager;
@@ -66,8 +70,11 @@ final class MetadataHandler {
                 .setClusterId(replicaManager.metadata().clusterId())
                 .setControllerId(self.nodeId());
         for (BrokerEndpoint broker : liveBrokers()) {
-            data.brokers().add(new MetadataResponseBroker().setNodeId(broker.nodeId()).setHost(broker.host())
-                    .setPort(broker.port()));
+            data.brokers()
+                    .add(new MetadataResponseBroker()
+                            .setNodeId(broker.nodeId())
+                            .setHost(broker.host())
+                            .setPort(broker.port()));
         }
         if (request.isAllTopics()) {
             for (TopicMetadata topic : replicaManager.topics()) {
@@ -81,60 +88,73 @@ final class MetadataHandler {
         } else {
             boolean allowAutoCreate = version < 4 || request.allowAutoTopicCreation();
             for (MetadataRequestTopic requested : request.data().topics()) {
-                data.topics().add(withOperations(context, request,
-                        requestedTopicMetadata(context, requested, allowAutoCreate)));
+                data.topics()
+                        .add(withOperations(
+                                context, request, requestedTopicMetadata(context, requested, allowAutoCreate)));
             }
         }
         if (version >= 8 && version <= 10 && request.data().includeClusterAuthorizedOperations()) {
-            data.setClusterAuthorizedOperations(authorizer.authorizedOperations(context, ResourceType.CLUSTER,
-                    RequestAuthorizer.CLUSTER_NAME));
+            data.setClusterAuthorizedOperations(
+                    authorizer.authorizedOperations(context, ResourceType.CLUSTER, RequestAuthorizer.CLUSTER_NAME));
         }
         return new MetadataResponse(data, version);
     }
 
-    private MetadataResponseTopic withOperations(RequestContext context, MetadataRequest request,
-            MetadataResponseTopic topic) {
+    private MetadataResponseTopic withOperations(
+            RequestContext context, MetadataRequest request, MetadataResponseTopic topic) {
         if (request.data().includeTopicAuthorizedOperations() && topic.errorCode() == Errors.NONE.code()) {
-            topic.setTopicAuthorizedOperations(authorizer.authorizedOperations(context, ResourceType.TOPIC,
-                    topic.name()));
+            topic.setTopicAuthorizedOperations(
+                    authorizer.authorizedOperations(context, ResourceType.TOPIC, topic.name()));
         }
         return topic;
     }
 
-    private MetadataResponseTopic requestedTopicMetadata(RequestContext context, MetadataRequestTopic requested,
-            boolean allowAutoCreate) {
+    private MetadataResponseTopic requestedTopicMetadata(
+            RequestContext context, MetadataRequestTopic requested, boolean allowAutoCreate) {
         if (requested.name() == null) {
             Optional<TopicMetadata> byId = replicaManager.topic(requested.topicId());
-            if (byId.isPresent() && !authorizer.topic(context, AclOperation.DESCRIBE, byId.get().name())) {
-                return new MetadataResponseTopic().setTopicId(requested.topicId()).setName(null)
+            if (byId.isPresent()
+                    && !authorizer.topic(
+                            context, AclOperation.DESCRIBE, byId.get().name())) {
+                return new MetadataResponseTopic()
+                        .setTopicId(requested.topicId())
+                        .setName(null)
                         .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
             }
-            return byId.map(this::topicMetadata).orElseGet(() -> new MetadataResponseTopic()
-                    .setTopicId(requested.topicId()).setName(null).setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()));
+            return byId.map(this::topicMetadata)
+                    .orElseGet(() -> new MetadataResponseTopic()
+                            .setTopicId(requested.topicId())
+                            .setName(null)
+                            .setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()));
         }
         String name = requested.name();
         if (!authorizer.topic(context, AclOperation.DESCRIBE, name)) {
-            return new MetadataResponseTopic().setName(name).setIsInternal(isInternal(name))
+            return new MetadataResponseTopic()
+                    .setName(name)
+                    .setIsInternal(isInternal(name))
                     .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
         }
         Optional<TopicMetadata> topic = replicaManager.topic(name);
         if (topic.isEmpty() && allowAutoCreate && autoCreateTopics) {
             if (!authorizer.cluster(context, AclOperation.CREATE)
                     && !authorizer.topic(context, AclOperation.CREATE, name)) {
-                return new MetadataResponseTopic().setName(name)
-                        .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+                return new MetadataResponseTopic().setName(name).setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
             }
             try {
                 topic = Optional.of(replicaManager.createTopic(name, defaultNumPartitions, Map.of(), false));
             } catch (TopicExistsException e) {
                 topic = replicaManager.topic(name); // created meanwhile by another request
             } catch (RuntimeException e) {
-                return new MetadataResponseTopic().setName(name)
-                        .setErrorCode(ApiErrors.forException(e, Errors.INVALID_TOPIC_EXCEPTION).code());
+                return new MetadataResponseTopic()
+                        .setName(name)
+                        .setErrorCode(ApiErrors.forException(e, Errors.INVALID_TOPIC_EXCEPTION)
+                                .code());
             }
         }
-        return topic.map(this::topicMetadata).orElseGet(() -> new MetadataResponseTopic().setName(name)
-                .setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()));
+        return topic.map(this::topicMetadata)
+                .orElseGet(() -> new MetadataResponseTopic()
+                        .setName(name)
+                        .setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()));
     }
 
     static boolean isInternal(String topic) {
@@ -158,8 +178,11 @@ final class MetadataHandler {
     }
 
     private MetadataResponseTopic topicMetadata(TopicMetadata topic) {
-        MetadataResponseTopic result = new MetadataResponseTopic().setName(topic.name())
-                .setTopicId(topic.topicId()).setIsInternal(isInternal(topic.name())).setErrorCode(Errors.NONE.code());
+        MetadataResponseTopic result = new MetadataResponseTopic()
+                .setName(topic.name())
+                .setTopicId(topic.topicId())
+                .setIsInternal(isInternal(topic.name()))
+                .setErrorCode(Errors.NONE.code());
         Set<Integer> live = new HashSet<>();
         for (BrokerEndpoint broker : liveBrokers()) {
             live.add(broker.nodeId());
@@ -168,18 +191,28 @@ final class MetadataHandler {
             Optional<PartitionState> state = replicaManager.metadata().partitionState(topic.topicId(), i);
             MetadataResponsePartition partition = new MetadataResponsePartition().setPartitionIndex(i);
             if (state.isEmpty()) {
-                result.partitions().add(partition.setErrorCode(Errors.LEADER_NOT_AVAILABLE.code()).setLeaderId(-1)
-                        .setLeaderEpoch(-1).setReplicaNodes(List.of()).setIsrNodes(List.of())
-                        .setOfflineReplicas(List.of()));
+                result.partitions()
+                        .add(partition
+                                .setErrorCode(Errors.LEADER_NOT_AVAILABLE.code())
+                                .setLeaderId(-1)
+                                .setLeaderEpoch(-1)
+                                .setReplicaNodes(List.of())
+                                .setIsrNodes(List.of())
+                                .setOfflineReplicas(List.of()));
                 continue;
             }
             PartitionState p = state.get();
-            List<Integer> offline = p.replicas().stream().filter(r -> !live.contains(r)).toList();
+            List<Integer> offline =
+                    p.replicas().stream().filter(r -> !live.contains(r)).toList();
             boolean leaderLive = p.hasLeader() && live.contains(p.leader());
-            result.partitions().add(partition
-                    .setErrorCode(leaderLive ? Errors.NONE.code() : Errors.LEADER_NOT_AVAILABLE.code())
-                    .setLeaderId(leaderLive ? p.leader() : -1).setLeaderEpoch(p.leaderEpoch())
-                    .setReplicaNodes(p.replicas()).setIsrNodes(p.isr()).setOfflineReplicas(offline));
+            result.partitions()
+                    .add(partition
+                            .setErrorCode(leaderLive ? Errors.NONE.code() : Errors.LEADER_NOT_AVAILABLE.code())
+                            .setLeaderId(leaderLive ? p.leader() : -1)
+                            .setLeaderEpoch(p.leaderEpoch())
+                            .setReplicaNodes(p.replicas())
+                            .setIsrNodes(p.isr())
+                            .setOfflineReplicas(offline));
         }
         return result;
     }
@@ -190,7 +223,8 @@ final class MetadataHandler {
         if (topic.isEmpty()) {
             return Optional.empty();
         }
-        Optional<PartitionState> state = replicaManager.metadata().partitionState(topic.get().topicId(), partition);
+        Optional<PartitionState> state =
+                replicaManager.metadata().partitionState(topic.get().topicId(), partition);
         if (state.isEmpty() || !state.get().hasLeader()) {
             return Optional.empty();
         }
@@ -201,19 +235,25 @@ final class MetadataHandler {
     AbstractResponse handleDescribeClusterRequest(RequestContext context, DescribeClusterRequest request) {
         BrokerEndpoint self = endpoint.get();
         DescribeClusterResponseData data = new DescribeClusterResponseData()
-                .setClusterId(replicaManager.metadata().clusterId()).setControllerId(self.nodeId())
+                .setClusterId(replicaManager.metadata().clusterId())
+                .setControllerId(self.nodeId())
                 .setEndpointType(request.data().endpointType());
         if (request.data().endpointType() != 1) {
             return new DescribeClusterResponse(data.setErrorCode(Errors.UNSUPPORTED_ENDPOINT_TYPE.code())
                     .setErrorMessage("only the broker endpoint type (1) is served"));
         }
         for (BrokerEndpoint broker : liveBrokers()) {
-            data.brokers().add(new DescribeClusterBroker().setBrokerId(broker.nodeId()).setHost(broker.host())
-                    .setPort(broker.port()).setRack(null).setIsFenced(false));
+            data.brokers()
+                    .add(new DescribeClusterBroker()
+                            .setBrokerId(broker.nodeId())
+                            .setHost(broker.host())
+                            .setPort(broker.port())
+                            .setRack(null)
+                            .setIsFenced(false));
         }
         if (request.data().includeClusterAuthorizedOperations()) {
-            data.setClusterAuthorizedOperations(authorizer.authorizedOperations(context, ResourceType.CLUSTER,
-                    RequestAuthorizer.CLUSTER_NAME));
+            data.setClusterAuthorizedOperations(
+                    authorizer.authorizedOperations(context, ResourceType.CLUSTER, RequestAuthorizer.CLUSTER_NAME));
         }
         return new DescribeClusterResponse(data.setErrorCode(Errors.NONE.code()));
     }

@@ -104,7 +104,8 @@ public final class OffsetsTopicLog implements OffsetsLog {
         SimpleRecord[] simple = new SimpleRecord[records.size()];
         long now = time.milliseconds();
         for (int i = 0; i < simple.length; i++) {
-            simple[i] = new SimpleRecord(now, records.get(i).key(), records.get(i).value());
+            simple[i] =
+                    new SimpleRecord(now, records.get(i).key(), records.get(i).value());
         }
         MemoryRecords batch = MemoryRecords.withRecords(Compression.NONE, simple);
         TopicPartition tp = new TopicPartition(TOPIC, partition);
@@ -113,33 +114,41 @@ public final class OffsetsTopicLog implements OffsetsLog {
             Partition.LeaderAppend append = replicaManager.appendRecords(tp, batch.buffer(), List.of(), true);
             return new Appended(append.result().lastOffset() + 1, append.leaderEpoch());
         } catch (RuntimeException e) {
-            throw new AppendFailedException(ApiErrors.forCoordinatorWrite(ApiErrors.forException(e)), e.getMessage(),
-                    e);
+            throw new AppendFailedException(
+                    ApiErrors.forCoordinatorWrite(ApiErrors.forException(e)), e.getMessage(), e);
         }
     }
 
     @Override
     public Optional<Position> position(int partition) {
-        return replicaManager.partition(new TopicPartition(TOPIC, partition)).flatMap(Partition::leaderPosition)
+        return replicaManager
+                .partition(new TopicPartition(TOPIC, partition))
+                .flatMap(Partition::leaderPosition)
                 .map(p -> new Position(p.highWatermark(), p.logEndOffset(), p.leaderEpoch()));
     }
 
     @Override
     public void awaitReplication(int partition, Appended appended, Runnable onChange) {
         TopicPartition tp = new TopicPartition(TOPIC, partition);
-        replicaManager.producePurgatory().tryCompleteElseWatch(new DelayedOperation() {
-            @Override
-            protected boolean isSatisfied() {
-                Optional<Position> now = position(partition);
-                return now.isEmpty() || now.get().leaderEpoch() != appended.leaderEpoch()
-                        || now.get().highWatermark() >= appended.endOffset();
-            }
+        replicaManager
+                .producePurgatory()
+                .tryCompleteElseWatch(
+                        new DelayedOperation() {
+                            @Override
+                            protected boolean isSatisfied() {
+                                Optional<Position> now = position(partition);
+                                return now.isEmpty()
+                                        || now.get().leaderEpoch() != appended.leaderEpoch()
+                                        || now.get().highWatermark() >= appended.endOffset();
+                            }
 
-            @Override
-            protected void onComplete() {
-                onChange.run();
-            }
-        }, List.of(tp), OFFSETS_COMMIT_TIMEOUT_MS);
+                            @Override
+                            protected void onComplete() {
+                                onChange.run();
+                            }
+                        },
+                        List.of(tp),
+                        OFFSETS_COMMIT_TIMEOUT_MS);
     }
 
     @Override
@@ -161,8 +170,8 @@ public final class OffsetsTopicLog implements OffsetsLog {
             for (RecordBatch batch : records.batches()) {
                 for (Record record : batch) {
                     if (record.offset() >= offset) {
-                        consumer.accept(record.offset(), bytes(record.key()),
-                                record.hasValue() ? bytes(record.value()) : null);
+                        consumer.accept(
+                                record.offset(), bytes(record.key()), record.hasValue() ? bytes(record.value()) : null);
                     }
                 }
                 next = Math.max(next, batch.nextOffset());

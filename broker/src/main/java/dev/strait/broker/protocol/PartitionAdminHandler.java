@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.IntSupplier;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.CreatePartitionsRequestData.CreatePartitionsAssignment;
 import org.apache.kafka.common.message.CreatePartitionsRequestData.CreatePartitionsTopic;
 import org.apache.kafka.common.message.CreatePartitionsResponseData;
@@ -21,16 +22,15 @@ import org.apache.kafka.common.message.DeleteRecordsResponseData.DeleteRecordsPa
 import org.apache.kafka.common.message.DeleteRecordsResponseData.DeleteRecordsTopicResult;
 import org.apache.kafka.common.message.ElectLeadersRequestData;
 import org.apache.kafka.common.message.ElectLeadersResponseData;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.RequestContext;
-import org.apache.kafka.common.requests.ElectLeadersRequest;
-import org.apache.kafka.common.requests.ElectLeadersResponse;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.CreatePartitionsResponse;
 import org.apache.kafka.common.requests.DeleteRecordsRequest;
 import org.apache.kafka.common.requests.DeleteRecordsResponse;
+import org.apache.kafka.common.requests.ElectLeadersRequest;
+import org.apache.kafka.common.requests.ElectLeadersResponse;
+import org.apache.kafka.common.requests.RequestContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,7 +80,8 @@ final class PartitionAdminHandler {
             }
         } else {
             for (ElectLeadersRequestData.TopicPartitions tp : request.data().topicPartitions()) {
-                wanted.computeIfAbsent(tp.topic(), t -> new java.util.ArrayList<>()).addAll(tp.partitions());
+                wanted.computeIfAbsent(tp.topic(), t -> new java.util.ArrayList<>())
+                        .addAll(tp.partitions());
             }
         }
         var metadata = replicaManager.metadata();
@@ -89,7 +90,9 @@ final class PartitionAdminHandler {
             Optional<TopicMetadata> topic = replicaManager.topic(e.getKey());
             for (int partition : e.getValue()) {
                 Optional<PartitionState> state = topic.flatMap(t -> metadata.partitionState(t.topicId(), partition));
-                if (preferred && state.isPresent() && state.get().leader() != state.get().replicas().get(0)
+                if (preferred
+                        && state.isPresent()
+                        && state.get().leader() != state.get().replicas().get(0)
                         && state.get().isr().contains(state.get().replicas().get(0))) {
                     toElect.add(e.getKey());
                 }
@@ -113,8 +116,11 @@ final class PartitionAdminHandler {
                 if (state.isEmpty()) {
                     error = Errors.UNKNOWN_TOPIC_OR_PARTITION;
                 } else if (!preferred) {
-                    error = state.get().hasLeader() ? Errors.ELECTION_NOT_NEEDED : Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE;
-                    message = state.get().hasLeader() ? null
+                    error = state.get().hasLeader()
+                            ? Errors.ELECTION_NOT_NEEDED
+                            : Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE;
+                    message = state.get().hasLeader()
+                            ? null
                             : "unclean leader election is not supported: leaders come from the in-sync replicas only";
                 } else if (state.get().leader() == state.get().replicas().get(0)) {
                     error = toElect.contains(e.getKey()) ? Errors.NONE : Errors.ELECTION_NOT_NEEDED;
@@ -123,14 +129,17 @@ final class PartitionAdminHandler {
                     message = "preferred replica " + state.get().replicas().get(0) + " is not in the ISR "
                             + state.get().isr();
                 }
-                partitions.add(new ElectLeadersResponseData.PartitionResult().setPartitionId(partition)
-                        .setErrorCode(error.code()).setErrorMessage(message));
+                partitions.add(new ElectLeadersResponseData.PartitionResult()
+                        .setPartitionId(partition)
+                        .setErrorCode(error.code())
+                        .setErrorMessage(message));
             }
-            results.add(new ElectLeadersResponseData.ReplicaElectionResult().setTopic(e.getKey())
+            results.add(new ElectLeadersResponseData.ReplicaElectionResult()
+                    .setTopic(e.getKey())
                     .setPartitionResult(partitions));
         }
-        return new ElectLeadersResponse(new ElectLeadersResponseData().setErrorCode(Errors.NONE.code())
-                .setReplicaElectionResults(results));
+        return new ElectLeadersResponse(
+                new ElectLeadersResponseData().setErrorCode(Errors.NONE.code()).setReplicaElectionResults(results));
     }
 
     // ---------------------------------------------------------------- CreatePartitions
@@ -159,8 +168,8 @@ final class PartitionAdminHandler {
         return new CreatePartitionsResponse(data);
     }
 
-    private void createPartitions(CreatePartitionsTopic request, boolean validateOnly,
-            CreatePartitionsTopicResult result) {
+    private void createPartitions(
+            CreatePartitionsTopic request, boolean validateOnly, CreatePartitionsTopicResult result) {
         Optional<TopicMetadata> topic = replicaManager.topic(request.name());
         if (topic.isEmpty()) {
             setError(result, Errors.UNKNOWN_TOPIC_OR_PARTITION, "Topic '" + request.name() + "' does not exist.");
@@ -168,14 +177,19 @@ final class PartitionAdminHandler {
         }
         if (OffsetsTopicLog.TOPIC.equals(request.name())) {
             // Groups are mapped to offsets partitions by hash; a new count would orphan their committed offsets.
-            setError(result, Errors.INVALID_REQUEST, "Cannot change the partition count of the internal topic "
-                    + OffsetsTopicLog.TOPIC + ".");
+            setError(
+                    result,
+                    Errors.INVALID_REQUEST,
+                    "Cannot change the partition count of the internal topic " + OffsetsTopicLog.TOPIC + ".");
             return;
         }
         int current = topic.get().partitions();
         if (request.count() < current) {
-            setError(result, Errors.INVALID_PARTITIONS, "The topic " + request.name() + " currently has " + current
-                    + " partition(s); " + request.count() + " would not be an increase.");
+            setError(
+                    result,
+                    Errors.INVALID_PARTITIONS,
+                    "The topic " + request.name() + " currently has " + current + " partition(s); " + request.count()
+                            + " would not be an increase.");
             return;
         }
         if (request.count() == current) {
@@ -241,9 +255,12 @@ final class PartitionAdminHandler {
             }
             boolean authorized = authorizer.topic(context, AclOperation.DELETE, topic.name());
             for (DeleteRecordsPartition partition : topic.partitions()) {
-                DeleteRecordsPartitionResult result = authorized ? deleteRecords(topic.name(), partition)
-                        : new DeleteRecordsPartitionResult().setPartitionIndex(partition.partitionIndex())
-                                .setLowWatermark(-1).setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+                DeleteRecordsPartitionResult result = authorized
+                        ? deleteRecords(topic.name(), partition)
+                        : new DeleteRecordsPartitionResult()
+                                .setPartitionIndex(partition.partitionIndex())
+                                .setLowWatermark(-1)
+                                .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
                 if (topicResult.partitions().find(result.partitionIndex()) == null) {
                     topicResult.partitions().add(result);
                 }
@@ -254,7 +271,8 @@ final class PartitionAdminHandler {
 
     private DeleteRecordsPartitionResult deleteRecords(String topic, DeleteRecordsPartition request) {
         DeleteRecordsPartitionResult result = new DeleteRecordsPartitionResult()
-                .setPartitionIndex(request.partitionIndex()).setLowWatermark(-1);
+                .setPartitionIndex(request.partitionIndex())
+                .setLowWatermark(-1);
         TopicPartition tp = new TopicPartition(topic, request.partitionIndex());
         if (OffsetsTopicLog.TOPIC.equals(topic)) {
             return result.setErrorCode(Errors.INVALID_TOPIC_EXCEPTION.code());

@@ -6,6 +6,7 @@ import dev.strait.broker.replica.Partition;
 import dev.strait.broker.replica.ReplicaManager;
 import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsPartition;
 import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsTopic;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
@@ -15,14 +16,13 @@ import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData.OffsetFor
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData.OffsetForLeaderTopic;
 import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResult;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.ListOffsetsResponse;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochResponse;
+import org.apache.kafka.common.requests.RequestContext;
 
 /**
  * ListOffsets (earliest, latest = the high watermark, by timestamp, max timestamp) and OffsetForLeaderEpoch (where
@@ -48,9 +48,14 @@ final class PartitionOffsetsHandler {
             ListOffsetsTopicResponse topicResponse = new ListOffsetsTopicResponse().setName(topic.name());
             boolean authorized = authorizer.topic(context, AclOperation.DESCRIBE, topic.name());
             for (ListOffsetsPartition partition : topic.partitions()) {
-                topicResponse.partitions().add(authorized ? listOffsets(topic.name(), partition, version)
-                        : new ListOffsetsPartitionResponse().setPartitionIndex(partition.partitionIndex())
-                                .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()));
+                topicResponse
+                        .partitions()
+                        .add(
+                                authorized
+                                        ? listOffsets(topic.name(), partition, version)
+                                        : new ListOffsetsPartitionResponse()
+                                                .setPartitionIndex(partition.partitionIndex())
+                                                .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()));
             }
             data.topics().add(topicResponse);
         }
@@ -58,8 +63,8 @@ final class PartitionOffsetsHandler {
     }
 
     private ListOffsetsPartitionResponse listOffsets(String topic, ListOffsetsPartition request, short version) {
-        ListOffsetsPartitionResponse response = new ListOffsetsPartitionResponse()
-                .setPartitionIndex(request.partitionIndex());
+        ListOffsetsPartitionResponse response =
+                new ListOffsetsPartitionResponse().setPartitionIndex(request.partitionIndex());
         Optional<Partition> partition = replicaManager.partition(new TopicPartition(topic, request.partitionIndex()));
         if (partition.isEmpty()) {
             return response.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
@@ -77,7 +82,8 @@ final class PartitionOffsetsHandler {
         } else if (timestamp == ListOffsetsRequest.LATEST_TIMESTAMP) {
             offset = partition.get().highWatermark();
         } else if (timestamp >= 0 || timestamp == ListOffsetsRequest.MAX_TIMESTAMP) {
-            Optional<TimestampAndOffset> found = timestamp >= 0 ? partition.get().offsetForTimestamp(timestamp)
+            Optional<TimestampAndOffset> found = timestamp >= 0
+                    ? partition.get().offsetForTimestamp(timestamp)
                     : partition.get().offsetOfMaxTimestamp();
             offset = found.map(TimestampAndOffset::offset).orElse(-1L);
             foundTimestamp = found.map(TimestampAndOffset::timestampMs).orElse(-1L);
@@ -102,8 +108,9 @@ final class PartitionOffsetsHandler {
             for (OffsetForLeaderPartition requested : topic.partitions()) {
                 OffsetForLeaderEpochResponseData.EpochEndOffset result =
                         new OffsetForLeaderEpochResponseData.EpochEndOffset().setPartition(requested.partition());
-                Optional<Partition> partition = authorized ? replicaManager.partition(
-                        new TopicPartition(topic.topic(), requested.partition())) : Optional.empty();
+                Optional<Partition> partition = authorized
+                        ? replicaManager.partition(new TopicPartition(topic.topic(), requested.partition()))
+                        : Optional.empty();
                 if (!authorized) {
                     result.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
                 } else if (partition.isEmpty()) {
@@ -114,7 +121,8 @@ final class PartitionOffsetsHandler {
                         result.setErrorCode(epochError.code());
                     } else {
                         EpochEndOffset end = partition.get().endOffsetForEpoch(requested.leaderEpoch());
-                        result.setErrorCode(Errors.NONE.code()).setLeaderEpoch(end.leaderEpoch())
+                        result.setErrorCode(Errors.NONE.code())
+                                .setLeaderEpoch(end.leaderEpoch())
                                 .setEndOffset(end.endOffset());
                     }
                 }

@@ -15,15 +15,14 @@ import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
 import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
 import org.apache.kafka.common.message.ProduceResponseData.TopicProduceResponse;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.MutableRecordBatch;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -32,6 +31,7 @@ import org.apache.kafka.common.requests.InitProducerIdResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
 import org.apache.kafka.common.requests.RequestContext;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * Produce and InitProducerId. Each partition's batches are validated (format, keys on compacted topics) and
@@ -57,8 +57,8 @@ final class ProduceHandler {
     }
 
     /** @return the response, or null if it is sent later (acks=all) or never (acks=0) */
-    AbstractResponse handleProduceRequest(NetworkRequest networkRequest, RequestContext context,
-            ProduceRequest request, short version) {
+    AbstractResponse handleProduceRequest(
+            NetworkRequest networkRequest, RequestContext context, ProduceRequest request, short version) {
         ProduceResponseData data = new ProduceResponseData();
         if (request.transactionalId() != null) {
             throw Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.exception("transactions are not supported yet");
@@ -70,23 +70,29 @@ final class ProduceHandler {
         boolean acksAll = acks == -1;
         List<PendingProduce> pending = new ArrayList<>();
         for (TopicProduceData topicData : request.data().topicData()) {
-            Optional<TopicMetadata> topic = version >= 13 ? replicaManager.topic(topicData.topicId())
-                    : replicaManager.topic(topicData.name());
-            TopicProduceResponse topicResponse = new TopicProduceResponse().setName(topicData.name())
-                    .setTopicId(topicData.topicId());
+            Optional<TopicMetadata> topic =
+                    version >= 13 ? replicaManager.topic(topicData.topicId()) : replicaManager.topic(topicData.name());
+            TopicProduceResponse topicResponse =
+                    new TopicProduceResponse().setName(topicData.name()).setTopicId(topicData.topicId());
             // Kafka checks WRITE on the topic first: a principal without it learns nothing, not even existence.
             boolean authorized = topic.isEmpty() && version < 13
                     ? authorizer.topic(context, AclOperation.WRITE, topicData.name())
-                    : topic.isEmpty() || authorizer.topic(context, AclOperation.WRITE, topic.get().name());
+                    : topic.isEmpty()
+                            || authorizer.topic(
+                                    context, AclOperation.WRITE, topic.get().name());
             for (PartitionProduceData partitionData : topicData.partitionData()) {
                 if (!authorized) {
-                    topicResponse.partitionResponses().add(new PartitionProduceResponse()
-                            .setIndex(partitionData.index()).setBaseOffset(-1)
-                            .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()));
+                    topicResponse
+                            .partitionResponses()
+                            .add(new PartitionProduceResponse()
+                                    .setIndex(partitionData.index())
+                                    .setBaseOffset(-1)
+                                    .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()));
                     continue;
                 }
-                topicResponse.partitionResponses().add(produceToPartition(topic, partitionData, version, acksAll,
-                        pending));
+                topicResponse
+                        .partitionResponses()
+                        .add(produceToPartition(topic, partitionData, version, acksAll, pending));
             }
             data.responses().add(topicResponse);
         }
@@ -96,24 +102,32 @@ final class ProduceHandler {
         }
         if (!pending.isEmpty()) {
             DelayedProduce delayed = new DelayedProduce(networkRequest, context, data, pending);
-            List<TopicPartition> keys = pending.stream().map(PendingProduce::topicPartition).distinct().toList();
+            List<TopicPartition> keys = pending.stream()
+                    .map(PendingProduce::topicPartition)
+                    .distinct()
+                    .toList();
             replicaManager.producePurgatory().tryCompleteElseWatch(delayed, keys, Math.max(1, request.timeout()));
             return null;
         }
         return new ProduceResponse(data);
     }
 
-    private PartitionProduceResponse produceToPartition(Optional<TopicMetadata> topic,
-            PartitionProduceData partitionData, short version, boolean acksAll, List<PendingProduce> pending) {
-        PartitionProduceResponse response = new PartitionProduceResponse().setIndex(partitionData.index())
-                .setBaseOffset(-1);
+    private PartitionProduceResponse produceToPartition(
+            Optional<TopicMetadata> topic,
+            PartitionProduceData partitionData,
+            short version,
+            boolean acksAll,
+            List<PendingProduce> pending) {
+        PartitionProduceResponse response =
+                new PartitionProduceResponse().setIndex(partitionData.index()).setBaseOffset(-1);
         if (topic.isEmpty()) {
             Errors error = version >= 13 ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION;
             return response.setErrorCode(error.code());
         }
         if (MetadataHandler.isInternal(topic.get().name())) {
             return response.setErrorCode(Errors.INVALID_TOPIC_EXCEPTION.code())
-                    .setErrorMessage("cannot produce to internal topic " + topic.get().name());
+                    .setErrorMessage(
+                            "cannot produce to internal topic " + topic.get().name());
         }
         TopicPartition tp = new TopicPartition(topic.get().name(), partitionData.index());
         if (!(partitionData.records() instanceof MemoryRecords)) {
@@ -127,26 +141,30 @@ final class ProduceHandler {
                 requireKeys(records);
             }
             for (MutableRecordBatch batch : records.batches()) {
-                producerBatches.add(new ProducerBatch(batch.producerId(), batch.producerEpoch(),
-                        batch.baseSequence(), batch.lastSequence(),
-                        (int) (batch.lastOffset() - batch.baseOffset() + 1)));
+                producerBatches.add(new ProducerBatch(
+                        batch.producerId(), batch.producerEpoch(), batch.baseSequence(), batch.lastSequence(), (int)
+                                (batch.lastOffset() - batch.baseOffset() + 1)));
             }
             ByteBuffer batches = records.buffer();
             Partition.LeaderAppend append = replicaManager.appendRecords(tp, batches, producerBatches, acksAll);
             AppendResult result = append.result();
             // A duplicate (a retried batch already in the log) is answered with its original offsets, and under
             // acks=all only once they are replicated, exactly like the first attempt.
-            response.setBaseOffset(result.firstOffset()).setLogAppendTimeMs(result.logAppendTimeMs())
-                    .setLogStartOffset(result.logStartOffset()).setErrorCode(Errors.NONE.code());
+            response.setBaseOffset(result.firstOffset())
+                    .setLogAppendTimeMs(result.logAppendTimeMs())
+                    .setLogStartOffset(result.logStartOffset())
+                    .setErrorCode(Errors.NONE.code());
             if (acksAll) {
                 pending.add(new PendingProduce(tp, response, result.lastOffset(), append.leaderEpoch()));
             }
             return response;
         } catch (RuntimeException e) {
             Errors error = ApiErrors.forException(e);
-            return response.setErrorCode(error.code()).setErrorMessage(
-                    error == Errors.UNKNOWN_TOPIC_OR_PARTITION || error == Errors.KAFKA_STORAGE_ERROR ? null
-                            : e.getMessage());
+            return response.setErrorCode(error.code())
+                    .setErrorMessage(
+                            error == Errors.UNKNOWN_TOPIC_OR_PARTITION || error == Errors.KAFKA_STORAGE_ERROR
+                                    ? null
+                                    : e.getMessage());
         }
     }
 
@@ -165,9 +183,8 @@ final class ProduceHandler {
     }
 
     /** An acks=all partition append waiting for the high watermark to pass {@code lastOffset}. */
-    private record PendingProduce(TopicPartition topicPartition, PartitionProduceResponse response, long lastOffset,
-                                  int leaderEpoch) {
-    }
+    private record PendingProduce(
+            TopicPartition topicPartition, PartitionProduceResponse response, long lastOffset, int leaderEpoch) {}
 
     /**
      * An acks=all produce: done when every appended partition's high watermark passed its batches in the epoch they
@@ -181,7 +198,10 @@ final class ProduceHandler {
         private final ProduceResponseData data;
         private final List<PendingProduce> pending;
 
-        DelayedProduce(NetworkRequest request, RequestContext context, ProduceResponseData data,
+        DelayedProduce(
+                NetworkRequest request,
+                RequestContext context,
+                ProduceResponseData data,
                 List<PendingProduce> pending) {
             this.request = request;
             this.context = context;
@@ -190,7 +210,8 @@ final class ProduceHandler {
         }
 
         private ProduceCheck check(PendingProduce p) {
-            return replicaManager.partition(p.topicPartition())
+            return replicaManager
+                    .partition(p.topicPartition())
                     .map(partition -> partition.checkProduceCompletion(p.lastOffset(), p.leaderEpoch()))
                     .orElse(ProduceCheck.NOT_LEADER);
         }
@@ -235,14 +256,17 @@ final class ProduceHandler {
 
     AbstractResponse handleInitProducerIdRequest(RequestContext context, InitProducerIdRequest request) {
         InitProducerIdResponseData data = new InitProducerIdResponseData();
-        if (request.data().transactionalId() == null && !authorizer.cluster(context, AclOperation.IDEMPOTENT_WRITE)
+        if (request.data().transactionalId() == null
+                && !authorizer.cluster(context, AclOperation.IDEMPOTENT_WRITE)
                 && !authorizer.anyOfType(context, AclOperation.WRITE, ResourceType.TOPIC)) {
             return new InitProducerIdResponse(data.setErrorCode(Errors.CLUSTER_AUTHORIZATION_FAILED.code())
-                    .setProducerId(-1).setProducerEpoch((short) -1));
+                    .setProducerId(-1)
+                    .setProducerEpoch((short) -1));
         }
         if (request.data().transactionalId() != null) {
             return new InitProducerIdResponse(data.setErrorCode(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code())
-                    .setProducerId(-1).setProducerEpoch((short) -1));
+                    .setProducerId(-1)
+                    .setProducerEpoch((short) -1));
         }
         long producerId = request.data().producerId();
         short epoch = request.data().producerEpoch();

@@ -45,22 +45,25 @@ final class QuorumHandler {
     }
 
     /** Answers through {@code request} once the leader has; the response may go out from another thread. */
-    void handleDescribeQuorumRequest(NetworkRequest request, RequestContext context, DescribeQuorumRequest body,
-            short version) {
-        describe(context, body.data(), version).whenComplete((response, error) -> KafkaApis.sendResponse(request,
-                context, new DescribeQuorumResponse(error == null ? response : errorResponse(unwrap(error)))));
+    void handleDescribeQuorumRequest(
+            NetworkRequest request, RequestContext context, DescribeQuorumRequest body, short version) {
+        describe(context, body.data(), version)
+                .whenComplete((response, error) -> KafkaApis.sendResponse(
+                        request,
+                        context,
+                        new DescribeQuorumResponse(error == null ? response : errorResponse(unwrap(error)))));
     }
 
     /** The response to one request; completes when the leader answered or failed (never exceptionally). */
-    CompletableFuture<DescribeQuorumResponseData> describe(RequestContext context, DescribeQuorumRequestData data,
-            short version) {
+    CompletableFuture<DescribeQuorumResponseData> describe(
+            RequestContext context, DescribeQuorumRequestData data, short version) {
         if (!authorizer.cluster(context, AclOperation.DESCRIBE)) {
-            return CompletableFuture.completedFuture(DescribeQuorumRequest.getTopLevelErrorResponse(
-                    Errors.CLUSTER_AUTHORIZATION_FAILED));
+            return CompletableFuture.completedFuture(
+                    DescribeQuorumRequest.getTopLevelErrorResponse(Errors.CLUSTER_AUTHORIZATION_FAILED));
         }
         if (!asksForTheMetadataPartition(data)) {
-            return CompletableFuture.completedFuture(DescribeQuorumRequest.getPartitionLevelErrorResponse(data,
-                    Errors.UNKNOWN_TOPIC_OR_PARTITION));
+            return CompletableFuture.completedFuture(
+                    DescribeQuorumRequest.getPartitionLevelErrorResponse(data, Errors.UNKNOWN_TOPIC_OR_PARTITION));
         }
         CompletableFuture<QuorumStatus> described;
         try {
@@ -68,8 +71,8 @@ final class QuorumHandler {
         } catch (RuntimeException e) {
             described = CompletableFuture.failedFuture(e);
         }
-        return described.handle((status, error) -> error == null ? describedResponse(status, version)
-                : errorResponse(unwrap(error)));
+        return described.handle(
+                (status, error) -> error == null ? describedResponse(status, version) : errorResponse(unwrap(error)));
     }
 
     private static boolean asksForTheMetadataPartition(DescribeQuorumRequestData data) {
@@ -99,9 +102,13 @@ final class QuorumHandler {
             for (QuorumStatus.VoterNode voter : status.voterNodes()) {
                 DescribeQuorumResponseData.ListenerCollection listeners =
                         new DescribeQuorumResponseData.ListenerCollection();
-                listeners.add(new DescribeQuorumResponseData.Listener().setName(voter.listenerName())
-                        .setHost(voter.host()).setPort(voter.port()));
-                nodes.add(new DescribeQuorumResponseData.Node().setNodeId(voter.nodeId()).setListeners(listeners));
+                listeners.add(new DescribeQuorumResponseData.Listener()
+                        .setName(voter.listenerName())
+                        .setHost(voter.host())
+                        .setPort(voter.port()));
+                nodes.add(new DescribeQuorumResponseData.Node()
+                        .setNodeId(voter.nodeId())
+                        .setListeners(listeners));
             }
             response.setNodes(nodes);
         }
@@ -109,12 +116,14 @@ final class QuorumHandler {
     }
 
     private static List<DescribeQuorumResponseData.ReplicaState> replicaStates(List<QuorumStatus.Replica> replicas) {
-        return replicas.stream().map(r -> new DescribeQuorumResponseData.ReplicaState()
-                .setReplicaId(r.nodeId())
-                .setReplicaDirectoryId(Uuid.ZERO_UUID)
-                .setLogEndOffset(r.logEndOffset())
-                .setLastFetchTimestamp(r.lastFetchTimestamp())
-                .setLastCaughtUpTimestamp(r.lastCaughtUpTimestamp())).toList();
+        return replicas.stream()
+                .map(r -> new DescribeQuorumResponseData.ReplicaState()
+                        .setReplicaId(r.nodeId())
+                        .setReplicaDirectoryId(Uuid.ZERO_UUID)
+                        .setLogEndOffset(r.logEndOffset())
+                        .setLastFetchTimestamp(r.lastFetchTimestamp())
+                        .setLastCaughtUpTimestamp(r.lastCaughtUpTimestamp()))
+                .toList();
     }
 
     private static DescribeQuorumResponseData errorResponse(Throwable error) {

@@ -19,14 +19,25 @@ final class RequestAuthorizer {
     /** Kafka's "not requested" value of the authorized-operations fields. */
     static final int OPERATIONS_NOT_REQUESTED = Integer.MIN_VALUE;
 
-    private static final Set<AclOperation> TOPIC_OPERATIONS = EnumSet.of(AclOperation.READ, AclOperation.WRITE,
-            AclOperation.CREATE, AclOperation.DELETE, AclOperation.ALTER, AclOperation.DESCRIBE,
-            AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS);
-    private static final Set<AclOperation> CLUSTER_OPERATIONS = EnumSet.of(AclOperation.CREATE, AclOperation.ALTER,
-            AclOperation.DESCRIBE, AclOperation.CLUSTER_ACTION, AclOperation.DESCRIBE_CONFIGS,
-            AclOperation.ALTER_CONFIGS, AclOperation.IDEMPOTENT_WRITE);
-    private static final Set<AclOperation> GROUP_OPERATIONS = EnumSet.of(AclOperation.READ, AclOperation.DESCRIBE,
-            AclOperation.DELETE);
+    private static final Set<AclOperation> TOPIC_OPERATIONS = EnumSet.of(
+            AclOperation.READ,
+            AclOperation.WRITE,
+            AclOperation.CREATE,
+            AclOperation.DELETE,
+            AclOperation.ALTER,
+            AclOperation.DESCRIBE,
+            AclOperation.DESCRIBE_CONFIGS,
+            AclOperation.ALTER_CONFIGS);
+    private static final Set<AclOperation> CLUSTER_OPERATIONS = EnumSet.of(
+            AclOperation.CREATE,
+            AclOperation.ALTER,
+            AclOperation.DESCRIBE,
+            AclOperation.CLUSTER_ACTION,
+            AclOperation.DESCRIBE_CONFIGS,
+            AclOperation.ALTER_CONFIGS,
+            AclOperation.IDEMPOTENT_WRITE);
+    private static final Set<AclOperation> GROUP_OPERATIONS =
+            EnumSet.of(AclOperation.READ, AclOperation.DESCRIBE, AclOperation.DELETE);
 
     private static final RequestAuthorizer NONE = new RequestAuthorizer(() -> null);
 
@@ -77,7 +88,8 @@ final class RequestAuthorizer {
             default -> Set.of();
         };
         AclAuthorizer authorizer = current.get();
-        Set<AclOperation> allowed = authorizer == null ? candidates
+        Set<AclOperation> allowed = authorizer == null
+                ? candidates
                 : authorizer.allowedOperations(context.principal, host(context), type, name, candidates);
         Set<Byte> codes = new java.util.HashSet<>();
         for (AclOperation operation : allowed) {

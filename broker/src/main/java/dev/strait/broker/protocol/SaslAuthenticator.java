@@ -43,7 +43,12 @@ final class SaslAuthenticator {
 
     /** One connection's authentication state; the network layer keeps it as the connection's attachment. */
     static final class Session {
-        enum State { HANDSHAKE, AUTHENTICATE, AUTHENTICATE_BARE_TOKENS, COMPLETE }
+        enum State {
+            HANDSHAKE,
+            AUTHENTICATE,
+            AUTHENTICATE_BARE_TOKENS,
+            COMPLETE
+        }
 
         // Written and read by whichever handler thread has the connection's one request in flight; the network
         // layer's queues order those accesses.
@@ -78,16 +83,20 @@ final class SaslAuthenticator {
         }
     }
 
-    private SaslAuthenticator() {
-    }
+    private SaslAuthenticator() {}
 
     /**
      * Handles a request on a connection that is not authenticated yet.
      *
      * @param apiVersions answers ApiVersions as on any connection
      */
-    static void handle(NetworkRequest request, RequestContext context, AbstractRequest body, Session session,
-            ListenerSecurity security, java.util.function.Function<AbstractRequest, AbstractResponse> apiVersions) {
+    static void handle(
+            NetworkRequest request,
+            RequestContext context,
+            AbstractRequest body,
+            Session session,
+            ListenerSecurity security,
+            java.util.function.Function<AbstractRequest, AbstractResponse> apiVersions) {
         ApiKeys key = context.header.apiKey();
         if (key == ApiKeys.API_VERSIONS && session.state == Session.State.HANDSHAKE) {
             KafkaApis.sendResponse(request, context, apiVersions.apply(body));
@@ -103,54 +112,78 @@ final class SaslAuthenticator {
         }
         if (session.state == Session.State.AUTHENTICATE) {
             LOGGER.info("closing connection {}: {} during SASL authentication", request.connectionId(), key);
-            respondAndClose(request, context, body.getErrorResponse(0, Errors.ILLEGAL_SASL_STATE.exception(
-                    "Unexpected Kafka request of type " + key + " during SASL authentication.")));
+            respondAndClose(
+                    request,
+                    context,
+                    body.getErrorResponse(
+                            0,
+                            Errors.ILLEGAL_SASL_STATE.exception(
+                                    "Unexpected Kafka request of type " + key + " during SASL authentication.")));
             return;
         }
-        LOGGER.info("closing connection {}: {} before SASL authentication on listener {} ({})",
-                request.connectionId(), key, security.listenerName(), security.protocol());
+        LOGGER.info(
+                "closing connection {}: {} before SASL authentication on listener {} ({})",
+                request.connectionId(),
+                key,
+                security.listenerName(),
+                security.protocol());
         request.closeConnection();
     }
 
-    private static void handshake(NetworkRequest request, RequestContext context, SaslHandshakeRequest body,
-            Session session, ListenerSecurity security) {
+    private static void handshake(
+            NetworkRequest request,
+            RequestContext context,
+            SaslHandshakeRequest body,
+            Session session,
+            ListenerSecurity security) {
         String mechanism = body.data().mechanism();
-        SaslHandshakeResponseData data = new SaslHandshakeResponseData()
-                .setMechanisms(security.mechanisms());
+        SaslHandshakeResponseData data = new SaslHandshakeResponseData().setMechanisms(security.mechanisms());
         if (!security.mechanisms().contains(mechanism)) {
-            LOGGER.info("closing connection {}: client asked for SASL mechanism {}, listener {} enables {}",
-                    request.connectionId(), mechanism, security.listenerName(), security.mechanisms());
-            respondAndClose(request, context,
+            LOGGER.info(
+                    "closing connection {}: client asked for SASL mechanism {}, listener {} enables {}",
+                    request.connectionId(),
+                    mechanism,
+                    security.listenerName(),
+                    security.mechanisms());
+            respondAndClose(
+                    request,
+                    context,
                     new SaslHandshakeResponse(data.setErrorCode(Errors.UNSUPPORTED_SASL_MECHANISM.code())));
             return;
         }
         session.server = security.newSaslServer(mechanism);
         session.mechanism = mechanism;
-        session.state = context.apiVersion() == 0 ? Session.State.AUTHENTICATE_BARE_TOKENS
-                : Session.State.AUTHENTICATE;
+        session.state = context.apiVersion() == 0 ? Session.State.AUTHENTICATE_BARE_TOKENS : Session.State.AUTHENTICATE;
         KafkaApis.sendResponse(request, context, new SaslHandshakeResponse(data.setErrorCode(Errors.NONE.code())));
     }
 
-    private static void authenticate(NetworkRequest request, RequestContext context, SaslAuthenticateRequest body,
-            Session session) {
+    private static void authenticate(
+            NetworkRequest request, RequestContext context, SaslAuthenticateRequest body, Session session) {
         SaslAuthenticateResponseData data = new SaslAuthenticateResponseData();
         try {
             byte[] token = session.server.evaluateResponse(body.data().authBytes());
-            data.setErrorCode(Errors.NONE.code()).setAuthBytes(token == null ? new byte[0] : token)
+            data.setErrorCode(Errors.NONE.code())
+                    .setAuthBytes(token == null ? new byte[0] : token)
                     .setSessionLifetimeMs(0);
             completeIfDone(request, session);
             KafkaApis.sendResponse(request, context, new SaslAuthenticateResponse(data));
         } catch (SaslAuthenticationException e) {
             failed(request, session, e.getMessage());
-            respondAndClose(request, context, new SaslAuthenticateResponse(data
-                    .setErrorCode(Errors.SASL_AUTHENTICATION_FAILED.code()).setErrorMessage(e.getMessage())));
+            respondAndClose(
+                    request,
+                    context,
+                    new SaslAuthenticateResponse(data.setErrorCode(Errors.SASL_AUTHENTICATION_FAILED.code())
+                            .setErrorMessage(e.getMessage())));
         } catch (SaslException | RuntimeException e) {
             // Kafka's wording; the SaslException's own text may tell whether the user exists, so it stays here.
             String message = "Authentication failed during authentication due to invalid credentials with SASL "
                     + "mechanism " + session.mechanism;
             failed(request, session, message + " (" + e.getMessage() + ")");
-            respondAndClose(request, context, new SaslAuthenticateResponse(data
-                    .setErrorCode(Errors.SASL_AUTHENTICATION_FAILED.code()).setErrorMessage(message)));
+            respondAndClose(
+                    request,
+                    context,
+                    new SaslAuthenticateResponse(data.setErrorCode(Errors.SASL_AUTHENTICATION_FAILED.code())
+                            .setErrorMessage(message)));
         }
     }
 
@@ -169,7 +202,10 @@ final class SaslAuthenticator {
         }
         completeIfDone(request, session);
         byte[] frame = answer == null ? new byte[0] : answer;
-        ByteBuffer out = ByteBuffer.allocate(4 + frame.length).putInt(frame.length).put(frame).flip();
+        ByteBuffer out = ByteBuffer.allocate(4 + frame.length)
+                .putInt(frame.length)
+                .put(frame)
+                .flip();
         request.respond(channel -> {
             channel.write(out);
             return !out.hasRemaining();
@@ -188,21 +224,27 @@ final class SaslAuthenticator {
             LOGGER.debug("disposing the SASL server: {}", e.toString());
         }
         session.server = null;
-        LOGGER.debug("connection {} authenticated as {} with {}", request.connectionId(), session.principal,
+        LOGGER.debug(
+                "connection {} authenticated as {} with {}",
+                request.connectionId(),
+                session.principal,
                 session.mechanism);
     }
 
     private static void failed(NetworkRequest request, Session session, String message) {
-        LOGGER.info("failed authentication with {} on connection {} ({}: {})",
-                request.clientAddress().getAddress().getHostAddress(), request.connectionId(), session.mechanism,
+        LOGGER.info(
+                "failed authentication with {} on connection {} ({}: {})",
+                request.clientAddress().getAddress().getHostAddress(),
+                request.connectionId(),
+                session.mechanism,
                 message);
     }
 
     /** SaslHandshake or SaslAuthenticate on an authenticated (or non-SASL) connection. */
     static AbstractResponse afterAuthentication(ApiKeys key) {
         if (key == ApiKeys.SASL_HANDSHAKE) {
-            return new SaslHandshakeResponse(new SaslHandshakeResponseData()
-                    .setErrorCode(Errors.ILLEGAL_SASL_STATE.code()));
+            return new SaslHandshakeResponse(
+                    new SaslHandshakeResponseData().setErrorCode(Errors.ILLEGAL_SASL_STATE.code()));
         }
         return new SaslAuthenticateResponse(new SaslAuthenticateResponseData()
                 .setErrorCode(Errors.ILLEGAL_SASL_STATE.code())

@@ -27,8 +27,7 @@ public final class ScramBootstrap {
     private static final int DEFAULT_ITERATIONS = 4096;
     private static final Pattern ENTRY = Pattern.compile("\\s*(SCRAM-SHA-256|SCRAM-SHA-512)\\s*=\\s*\\[(.*)]\\s*");
 
-    private record User(ScramMechanism mechanism, String name, String password, int iterations) {
-    }
+    private record User(ScramMechanism mechanism, String name, String password, int iterations) {}
 
     private final List<User> users;
 
@@ -115,16 +114,23 @@ public final class ScramBootstrap {
         }
         List<ScramCredentialEntry> missing = new ArrayList<>();
         for (User user : users) {
-            if (existing.contains(new ScramCredentialEntry.Id(user.name(), user.mechanism().type()))) {
+            if (existing.contains(
+                    new ScramCredentialEntry.Id(user.name(), user.mechanism().type()))) {
                 continue;
             }
             try {
-                ScramCredential credential = new ScramFormatter(user.mechanism())
-                        .generateCredential(user.password(), user.iterations());
-                missing.add(new ScramCredentialEntry(user.name(), user.mechanism().type(), credential.salt(),
-                        credential.storedKey(), credential.serverKey(), credential.iterations()));
+                ScramCredential credential =
+                        new ScramFormatter(user.mechanism()).generateCredential(user.password(), user.iterations());
+                missing.add(new ScramCredentialEntry(
+                        user.name(),
+                        user.mechanism().type(),
+                        credential.salt(),
+                        credential.storedKey(),
+                        credential.serverKey(),
+                        credential.iterations()));
             } catch (NoSuchAlgorithmException e) {
-                throw new IllegalStateException("the JDK lacks " + user.mechanism().hashAlgorithm(), e);
+                throw new IllegalStateException(
+                        "the JDK lacks " + user.mechanism().hashAlgorithm(), e);
             }
         }
         if (!missing.isEmpty()) {

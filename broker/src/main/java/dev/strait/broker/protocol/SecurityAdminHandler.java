@@ -76,15 +76,27 @@ final class SecurityAdminHandler {
     // ---------------------------------------------------------------- ACLs
 
     static AclBinding binding(AclEntry entry) {
-        return new AclBinding(new ResourcePattern(ResourceType.fromCode(entry.resourceType()), entry.resourceName(),
-                PatternType.fromCode(entry.patternType())), new AccessControlEntry(entry.principal(), entry.host(),
-                AclOperation.fromCode(entry.operation()), AclPermissionType.fromCode(entry.permissionType())));
+        return new AclBinding(
+                new ResourcePattern(
+                        ResourceType.fromCode(entry.resourceType()),
+                        entry.resourceName(),
+                        PatternType.fromCode(entry.patternType())),
+                new AccessControlEntry(
+                        entry.principal(),
+                        entry.host(),
+                        AclOperation.fromCode(entry.operation()),
+                        AclPermissionType.fromCode(entry.permissionType())));
     }
 
     static AclEntry entry(AclBinding binding) {
-        return new AclEntry(binding.pattern().resourceType().code(), binding.pattern().name(),
-                binding.pattern().patternType().code(), binding.entry().principal(), binding.entry().host(),
-                binding.entry().operation().code(), binding.entry().permissionType().code());
+        return new AclEntry(
+                binding.pattern().resourceType().code(),
+                binding.pattern().name(),
+                binding.pattern().patternType().code(),
+                binding.entry().principal(),
+                binding.entry().host(),
+                binding.entry().operation().code(),
+                binding.entry().permissionType().code());
     }
 
     /** The current ACLs as Kafka's bindings. */
@@ -171,8 +183,8 @@ final class SecurityAdminHandler {
         DescribeAclsResponseData data = new DescribeAclsResponseData();
         Errors refused = refusedAclAccess(context, AclOperation.DESCRIBE);
         if (refused != null) {
-            return new DescribeAclsResponse(data.setErrorCode(refused.code()).setErrorMessage(refusalMessage(refused)),
-                    request.version());
+            return new DescribeAclsResponse(
+                    data.setErrorCode(refused.code()).setErrorMessage(refusalMessage(refused)), request.version());
         }
         AclBindingFilter filter = request.filter();
         List<AclBinding> matching = new ArrayList<>();
@@ -181,8 +193,9 @@ final class SecurityAdminHandler {
                 matching.add(binding);
             }
         }
-        return new DescribeAclsResponse(data.setErrorCode(Errors.NONE.code())
-                .setResources(DescribeAclsResponse.aclsResources(matching)), request.version());
+        return new DescribeAclsResponse(
+                data.setErrorCode(Errors.NONE.code()).setResources(DescribeAclsResponse.aclsResources(matching)),
+                request.version());
     }
 
     AbstractResponse handleDeleteAclsRequest(RequestContext context, DeleteAclsRequest request) {
@@ -212,7 +225,8 @@ final class SecurityAdminHandler {
             } catch (RuntimeException e) {
                 Errors error = ApiErrors.forException(e);
                 for (DeleteAclsFilterResult result : results) {
-                    if (result.errorCode() == Errors.NONE.code() && !result.matchingAcls().isEmpty()) {
+                    if (result.errorCode() == Errors.NONE.code()
+                            && !result.matchingAcls().isEmpty()) {
                         result.setErrorCode(error.code()).setErrorMessage(e.getMessage());
                         for (DeleteAclsMatchingAcl acl : result.matchingAcls()) {
                             acl.setErrorCode(error.code());
@@ -237,24 +251,29 @@ final class SecurityAdminHandler {
 
     // ---------------------------------------------------------------- SCRAM credentials
 
-    AbstractResponse handleDescribeUserScramCredentialsRequest(RequestContext context,
-            DescribeUserScramCredentialsRequest request) {
+    AbstractResponse handleDescribeUserScramCredentialsRequest(
+            RequestContext context, DescribeUserScramCredentialsRequest request) {
         DescribeUserScramCredentialsResponseData data = new DescribeUserScramCredentialsResponseData();
         if (!authorizer.cluster(context, AclOperation.DESCRIBE)) {
-            return new DescribeUserScramCredentialsResponse(data
-                    .setErrorCode(Errors.CLUSTER_AUTHORIZATION_FAILED.code())
-                    .setErrorMessage("Cluster authorization failed."));
+            return new DescribeUserScramCredentialsResponse(
+                    data.setErrorCode(Errors.CLUSTER_AUTHORIZATION_FAILED.code())
+                            .setErrorMessage("Cluster authorization failed."));
         }
         Map<String, List<CredentialInfo>> byUser = new LinkedHashMap<>();
         for (ScramCredentialEntry credential : metadata.scramCredentials()) {
-            byUser.computeIfAbsent(credential.user(), u -> new ArrayList<>()).add(new CredentialInfo()
-                    .setMechanism(credential.mechanism()).setIterations(credential.iterations()));
+            byUser.computeIfAbsent(credential.user(), u -> new ArrayList<>())
+                    .add(new CredentialInfo()
+                            .setMechanism(credential.mechanism())
+                            .setIterations(credential.iterations()));
         }
         data.setErrorCode(Errors.NONE.code());
         List<UserName> users = request.data().users();
         if (users == null || users.isEmpty()) {
-            byUser.forEach((user, infos) -> data.results().add(new DescribeUserScramCredentialsResult().setUser(user)
-                    .setErrorCode(Errors.NONE.code()).setCredentialInfos(infos)));
+            byUser.forEach((user, infos) -> data.results()
+                    .add(new DescribeUserScramCredentialsResult()
+                            .setUser(user)
+                            .setErrorCode(Errors.NONE.code())
+                            .setCredentialInfos(infos)));
             return new DescribeUserScramCredentialsResponse(data);
         }
         Map<String, Integer> counts = new HashMap<>();
@@ -266,16 +285,14 @@ final class SecurityAdminHandler {
             if (!answered.add(user.name())) {
                 continue;
             }
-            DescribeUserScramCredentialsResult result = new DescribeUserScramCredentialsResult()
-                    .setUser(user.name());
+            DescribeUserScramCredentialsResult result = new DescribeUserScramCredentialsResult().setUser(user.name());
             if (counts.get(user.name()) > 1) {
                 result.setErrorCode(Errors.DUPLICATE_RESOURCE.code())
                         .setErrorMessage("Cannot describe SCRAM credentials for the same user twice in a single "
                                 + "request: " + user.name());
             } else if (!byUser.containsKey(user.name())) {
                 result.setErrorCode(Errors.RESOURCE_NOT_FOUND.code())
-                        .setErrorMessage("Attempt to describe a user credential that does not exist: "
-                                + user.name());
+                        .setErrorMessage("Attempt to describe a user credential that does not exist: " + user.name());
             } else {
                 result.setErrorCode(Errors.NONE.code()).setCredentialInfos(byUser.get(user.name()));
             }
@@ -284,8 +301,8 @@ final class SecurityAdminHandler {
         return new DescribeUserScramCredentialsResponse(data);
     }
 
-    AbstractResponse handleAlterUserScramCredentialsRequest(RequestContext context,
-            AlterUserScramCredentialsRequest request) {
+    AbstractResponse handleAlterUserScramCredentialsRequest(
+            RequestContext context, AlterUserScramCredentialsRequest request) {
         AlterUserScramCredentialsResponseData data = new AlterUserScramCredentialsResponseData();
         List<ScramCredentialDeletion> deletions = request.data().deletions();
         List<ScramCredentialUpsertion> upsertions = request.data().upsertions();
@@ -308,8 +325,8 @@ final class SecurityAdminHandler {
             ScramCredentialEntry.Id id = new ScramCredentialEntry.Id(deletion.name(), deletion.mechanism());
             Refusal refusal = !allowed ? Refusal.UNAUTHORIZED : check(deletion.name(), deletion.mechanism(), counts);
             if (refusal == null && !existing.contains(id)) {
-                refusal = new Refusal(Errors.RESOURCE_NOT_FOUND,
-                        "Attempt to delete a user credential that does not exist");
+                refusal = new Refusal(
+                        Errors.RESOURCE_NOT_FOUND, "Attempt to delete a user credential that does not exist");
             }
             results.putIfAbsent(deletion.name(), result(deletion.name(), refusal));
             if (refusal == null) {
@@ -317,8 +334,7 @@ final class SecurityAdminHandler {
             }
         }
         for (ScramCredentialUpsertion upsertion : upsertions) {
-            Refusal refusal = !allowed ? Refusal.UNAUTHORIZED
-                    : check(upsertion.name(), upsertion.mechanism(), counts);
+            Refusal refusal = !allowed ? Refusal.UNAUTHORIZED : check(upsertion.name(), upsertion.mechanism(), counts);
             ScramMechanism mechanism = scramMechanism(upsertion.mechanism());
             if (refusal == null && upsertion.iterations() < mechanism.minIterations()) {
                 refusal = new Refusal(Errors.UNACCEPTABLE_CREDENTIAL, "Too few iterations");
@@ -358,8 +374,8 @@ final class SecurityAdminHandler {
 
     /** Why a credential change is refused. */
     private record Refusal(Errors error, String message) {
-        static final Refusal UNAUTHORIZED = new Refusal(Errors.CLUSTER_AUTHORIZATION_FAILED,
-                "Cluster authorization failed.");
+        static final Refusal UNAUTHORIZED =
+                new Refusal(Errors.CLUSTER_AUTHORIZATION_FAILED, "Cluster authorization failed.");
     }
 
     /** Kafka's checks shared by deletions and upsertions; null when fine. */
@@ -368,8 +384,8 @@ final class SecurityAdminHandler {
             return new Refusal(Errors.UNACCEPTABLE_CREDENTIAL, "Username must not be empty");
         }
         if (counts.get(user) > 1) {
-            return new Refusal(Errors.DUPLICATE_RESOURCE,
-                    "Cannot alter the same user more than once in a single request");
+            return new Refusal(
+                    Errors.DUPLICATE_RESOURCE, "Cannot alter the same user more than once in a single request");
         }
         ScramMechanism scram = scramMechanism(mechanism);
         if (scram == null) {
@@ -379,8 +395,10 @@ final class SecurityAdminHandler {
     }
 
     private static AlterUserScramCredentialsResult result(String user, Refusal refusal) {
-        return new AlterUserScramCredentialsResult().setUser(user)
-                .setErrorCode(refusal == null ? Errors.NONE.code() : refusal.error().code())
+        return new AlterUserScramCredentialsResult()
+                .setUser(user)
+                .setErrorCode(
+                        refusal == null ? Errors.NONE.code() : refusal.error().code())
                 .setErrorMessage(refusal == null ? null : refusal.message());
     }
 
@@ -389,8 +407,8 @@ final class SecurityAdminHandler {
             ScramFormatter formatter = new ScramFormatter(mechanism);
             byte[] storedKey = formatter.storedKey(formatter.clientKey(upsertion.saltedPassword()));
             byte[] serverKey = formatter.serverKey(upsertion.saltedPassword());
-            return new ScramCredentialEntry(upsertion.name(), mechanism.type(), upsertion.salt(), storedKey,
-                    serverKey, upsertion.iterations());
+            return new ScramCredentialEntry(
+                    upsertion.name(), mechanism.type(), upsertion.salt(), storedKey, serverKey, upsertion.iterations());
         } catch (NoSuchAlgorithmException | InvalidKeyException e) {
             throw new IllegalStateException("the JDK cannot compute " + mechanism.mechanismName(), e);
         }
@@ -405,8 +423,8 @@ final class SecurityAdminHandler {
         }
         for (ScramCredentialEntry credential : credentials) {
             if (credential.user().equals(user) && credential.mechanism() == mechanism.type()) {
-                return Optional.of(new org.apache.kafka.common.security.scram.ScramCredential(credential.salt(),
-                        credential.storedKey(), credential.serverKey(), credential.iterations()));
+                return Optional.of(new org.apache.kafka.common.security.scram.ScramCredential(
+                        credential.salt(), credential.storedKey(), credential.serverKey(), credential.iterations()));
             }
         }
         return Optional.empty();

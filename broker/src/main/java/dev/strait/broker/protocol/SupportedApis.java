@@ -12,24 +12,47 @@ import org.apache.kafka.common.protocol.ApiKeys;
  */
 final class SupportedApis {
 
-    static final Set<ApiKeys> IMPLEMENTED = EnumSet.of(ApiKeys.API_VERSIONS, ApiKeys.METADATA, ApiKeys.PRODUCE,
-            ApiKeys.FETCH, ApiKeys.LIST_OFFSETS, ApiKeys.CREATE_TOPICS, ApiKeys.DELETE_TOPICS,
-            ApiKeys.DESCRIBE_CONFIGS, ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.DESCRIBE_CLUSTER,
-            ApiKeys.INIT_PRODUCER_ID, ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.CREATE_PARTITIONS,
-            ApiKeys.DELETE_RECORDS, ApiKeys.ELECT_LEADERS, ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_AUTHENTICATE,
-            ApiKeys.CREATE_ACLS, ApiKeys.DESCRIBE_ACLS, ApiKeys.DELETE_ACLS, ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS,
+    static final Set<ApiKeys> IMPLEMENTED = EnumSet.of(
+            ApiKeys.API_VERSIONS,
+            ApiKeys.METADATA,
+            ApiKeys.PRODUCE,
+            ApiKeys.FETCH,
+            ApiKeys.LIST_OFFSETS,
+            ApiKeys.CREATE_TOPICS,
+            ApiKeys.DELETE_TOPICS,
+            ApiKeys.DESCRIBE_CONFIGS,
+            ApiKeys.INCREMENTAL_ALTER_CONFIGS,
+            ApiKeys.DESCRIBE_CLUSTER,
+            ApiKeys.INIT_PRODUCER_ID,
+            ApiKeys.OFFSET_FOR_LEADER_EPOCH,
+            ApiKeys.CREATE_PARTITIONS,
+            ApiKeys.DELETE_RECORDS,
+            ApiKeys.ELECT_LEADERS,
+            ApiKeys.SASL_HANDSHAKE,
+            ApiKeys.SASL_AUTHENTICATE,
+            ApiKeys.CREATE_ACLS,
+            ApiKeys.DESCRIBE_ACLS,
+            ApiKeys.DELETE_ACLS,
+            ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS,
             ApiKeys.ALTER_USER_SCRAM_CREDENTIALS);
 
     /** The classic group protocol and offsets, advertised only when a group coordinator runs. */
-    static final Set<ApiKeys> GROUP_APIS = EnumSet.of(ApiKeys.FIND_COORDINATOR, ApiKeys.JOIN_GROUP,
-            ApiKeys.SYNC_GROUP, ApiKeys.HEARTBEAT, ApiKeys.LEAVE_GROUP, ApiKeys.OFFSET_COMMIT, ApiKeys.OFFSET_FETCH,
-            ApiKeys.LIST_GROUPS, ApiKeys.DESCRIBE_GROUPS, ApiKeys.DELETE_GROUPS);
+    static final Set<ApiKeys> GROUP_APIS = EnumSet.of(
+            ApiKeys.FIND_COORDINATOR,
+            ApiKeys.JOIN_GROUP,
+            ApiKeys.SYNC_GROUP,
+            ApiKeys.HEARTBEAT,
+            ApiKeys.LEAVE_GROUP,
+            ApiKeys.OFFSET_COMMIT,
+            ApiKeys.OFFSET_FETCH,
+            ApiKeys.LIST_GROUPS,
+            ApiKeys.DESCRIBE_GROUPS,
+            ApiKeys.DELETE_GROUPS);
 
     /** Advertised only by a node of a Raft metadata quorum (a standalone node has no quorum to describe). */
     static final Set<ApiKeys> QUORUM_APIS = EnumSet.of(ApiKeys.DESCRIBE_QUORUM);
 
-    private SupportedApis() {
-    }
+    private SupportedApis() {}
 
     static short minVersion(ApiKeys key) {
         return key == ApiKeys.PRODUCE ? ApiKeys.PRODUCE_API_VERSIONS_RESPONSE_MIN_VERSION : key.oldestVersion();
@@ -50,7 +73,8 @@ final class SupportedApis {
 
     static boolean isSupported(ApiKeys key, short version, boolean groups, boolean quorum) {
         return (IMPLEMENTED.contains(key) || groups && GROUP_APIS.contains(key) || quorum && QUORUM_APIS.contains(key))
-                && version >= key.oldestVersion() && version <= maxVersion(key);
+                && version >= key.oldestVersion()
+                && version <= maxVersion(key);
     }
 
     static ApiVersionCollection advertised() {
@@ -71,7 +95,9 @@ final class SupportedApis {
             keys.addAll(QUORUM_APIS);
         }
         for (ApiKeys key : keys) {
-            collection.add(new ApiVersion().setApiKey(key.id).setMinVersion(minVersion(key))
+            collection.add(new ApiVersion()
+                    .setApiKey(key.id)
+                    .setMinVersion(minVersion(key))
                     .setMaxVersion(maxVersion(key)));
         }
         return collection;

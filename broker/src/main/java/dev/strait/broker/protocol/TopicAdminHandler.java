@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopic;
 import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopicConfig;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
@@ -29,9 +30,7 @@ import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData.AlterC
 import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData.AlterableConfig;
 import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.CreateTopicsResponse;
@@ -41,6 +40,7 @@ import org.apache.kafka.common.requests.DescribeConfigsRequest;
 import org.apache.kafka.common.requests.DescribeConfigsResponse;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
+import org.apache.kafka.common.requests.RequestContext;
 
 /**
  * Topic administration: CreateTopics and DeleteTopics, DescribeConfigs and IncrementalAlterConfigs (topic configs;
@@ -68,8 +68,12 @@ final class TopicAdminHandler {
      * @param defaultNumPartitions {@code num.partitions}
      * @param brokerConfigs        the static broker configs to report in DescribeConfigs
      */
-    TopicAdminHandler(Supplier<BrokerEndpoint> endpoint, ReplicaManager replicaManager, int defaultNumPartitions,
-            Map<String, String> brokerConfigs, RequestAuthorizer authorizer) {
+    TopicAdminHandler(
+            Supplier<BrokerEndpoint> endpoint,
+            ReplicaManager replicaManager,
+            int defaultNumPartitions,
+            Map<String, String> brokerConfigs,
+            RequestAuthorizer authorizer) {
         this.authorizer = authorizer;
         this.endpoint = endpoint;
         this.replicaManager = replicaManager;
@@ -96,7 +100,8 @@ final class TopicAdminHandler {
                 setError(result, Errors.TOPIC_AUTHORIZATION_FAILED, "Authorization failed.");
             } else {
                 createTopic(topic, request.data().validateOnly(), version, result);
-                if (version >= 5 && result.errorCode() == Errors.NONE.code()
+                if (version >= 5
+                        && result.errorCode() == Errors.NONE.code()
                         && !authorizer.topic(context, AclOperation.DESCRIBE_CONFIGS, topic.name())) {
                     result.setConfigs(List.of()).setTopicConfigErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
                 }
@@ -115,15 +120,20 @@ final class TopicAdminHandler {
                 valid &= assignment.brokerIds().equals(List.of(nodeId));
             }
             if (!valid) {
-                setError(result, Errors.INVALID_REPLICA_ASSIGNMENT, "only assignments to node " + nodeId
-                        + " are possible, without numPartitions and replicationFactor");
+                setError(
+                        result,
+                        Errors.INVALID_REPLICA_ASSIGNMENT,
+                        "only assignments to node " + nodeId
+                                + " are possible, without numPartitions and replicationFactor");
                 return;
             }
             partitions = topic.assignments().size();
         }
         if (topic.replicationFactor() == 0 || topic.replicationFactor() < -1) {
-            setError(result, Errors.INVALID_REPLICATION_FACTOR, "Replication factor must be larger than 0, or -1 "
-                    + "to use the default value.");
+            setError(
+                    result,
+                    Errors.INVALID_REPLICATION_FACTOR,
+                    "Replication factor must be larger than 0, or -1 " + "to use the default value.");
             return;
         }
         if (partitions < 1) {
@@ -141,18 +151,25 @@ final class TopicAdminHandler {
             return;
         }
         try {
-            TopicMetadata created = replicaManager.createTopic(topic.name(), partitions, topic.replicationFactor(),
-                    configs, validateOnly);
-            short replicationFactor = replicaManager.metadata().partitionState(created.topicId(), 0)
+            TopicMetadata created = replicaManager.createTopic(
+                    topic.name(), partitions, topic.replicationFactor(), configs, validateOnly);
+            short replicationFactor = replicaManager
+                    .metadata()
+                    .partitionState(created.topicId(), 0)
                     .map(p -> (short) p.replicas().size())
                     .orElse(topic.replicationFactor() > 0 ? topic.replicationFactor() : (short) 1);
-            result.setErrorCode(Errors.NONE.code()).setTopicId(created.topicId()).setNumPartitions(partitions)
+            result.setErrorCode(Errors.NONE.code())
+                    .setTopicId(created.topicId())
+                    .setNumPartitions(partitions)
                     .setReplicationFactor(replicationFactor);
             if (version >= 5) {
                 List<CreatableTopicConfigs> described = new ArrayList<>();
                 for (var entry : replicaManager.effectiveConfigs(created).entrySet()) {
-                    described.add(new CreatableTopicConfigs().setName(entry.getKey()).setValue(entry.getValue())
-                            .setReadOnly(false).setIsSensitive(false)
+                    described.add(new CreatableTopicConfigs()
+                            .setName(entry.getKey())
+                            .setValue(entry.getValue())
+                            .setReadOnly(false)
+                            .setIsSensitive(false)
                             .setConfigSource(configSource(created, entry.getKey())));
                 }
                 result.setConfigs(described);
@@ -160,8 +177,12 @@ final class TopicAdminHandler {
         } catch (RuntimeException e) {
             // Bad input left after the checks above is the topic name.
             Errors error = ApiErrors.forException(e, Errors.INVALID_TOPIC_EXCEPTION);
-            setError(result, error, error == Errors.TOPIC_ALREADY_EXISTS
-                    ? "Topic '" + topic.name() + "' already exists." : e.getMessage());
+            setError(
+                    result,
+                    error,
+                    error == Errors.TOPIC_ALREADY_EXISTS
+                            ? "Topic '" + topic.name() + "' already exists."
+                            : e.getMessage());
         }
     }
 
@@ -181,12 +202,15 @@ final class TopicAdminHandler {
             }
         }
         for (DeleteTopicState target : targets) {
-            DeletableTopicResult result = new DeletableTopicResult().setName(target.name())
-                    .setTopicId(target.topicId());
-            Optional<TopicMetadata> topic = target.name() != null ? replicaManager.topic(target.name())
+            DeletableTopicResult result =
+                    new DeletableTopicResult().setName(target.name()).setTopicId(target.topicId());
+            Optional<TopicMetadata> topic = target.name() != null
+                    ? replicaManager.topic(target.name())
                     : replicaManager.topic(target.topicId());
-            if (target.name() == null && topic.isPresent()
-                    && !authorizer.topic(context, AclOperation.DESCRIBE, topic.get().name())) {
+            if (target.name() == null
+                    && topic.isPresent()
+                    && !authorizer.topic(
+                            context, AclOperation.DESCRIBE, topic.get().name())) {
                 topic = Optional.empty();
             }
             String name = topic.map(TopicMetadata::name).orElse(target.name());
@@ -200,13 +224,17 @@ final class TopicAdminHandler {
                 continue;
             }
             if (MetadataHandler.isInternal(topic.get().name())) {
-                data.responses().add(result.setErrorCode(Errors.INVALID_TOPIC_EXCEPTION.code())
-                        .setErrorMessage("cannot delete internal topic " + topic.get().name()));
+                data.responses()
+                        .add(result.setErrorCode(Errors.INVALID_TOPIC_EXCEPTION.code())
+                                .setErrorMessage("cannot delete internal topic "
+                                        + topic.get().name()));
                 continue;
             }
             try {
                 replicaManager.deleteTopic(topic.get().name());
-                result.setName(topic.get().name()).setTopicId(topic.get().topicId()).setErrorCode(Errors.NONE.code());
+                result.setName(topic.get().name())
+                        .setTopicId(topic.get().topicId())
+                        .setErrorCode(Errors.NONE.code());
             } catch (RuntimeException e) {
                 result.setErrorCode(ApiErrors.forException(e).code());
             }
@@ -247,11 +275,13 @@ final class TopicAdminHandler {
     AbstractResponse handleDescribeConfigsRequest(RequestContext context, DescribeConfigsRequest request) {
         DescribeConfigsResponseData data = new DescribeConfigsResponseData();
         for (DescribeConfigsResource resource : request.data().resources()) {
-            DescribeConfigsResult result = new DescribeConfigsResult().setResourceType(resource.resourceType())
-                    .setResourceName(resource.resourceName()).setErrorCode(Errors.NONE.code());
+            DescribeConfigsResult result = new DescribeConfigsResult()
+                    .setResourceType(resource.resourceType())
+                    .setResourceName(resource.resourceName())
+                    .setErrorCode(Errors.NONE.code());
             List<String> keys = resource.configurationKeys();
-            Errors refused = refusedConfigAccess(context, resource.resourceType(), resource.resourceName(),
-                    AclOperation.DESCRIBE_CONFIGS);
+            Errors refused = refusedConfigAccess(
+                    context, resource.resourceType(), resource.resourceName(), AclOperation.DESCRIBE_CONFIGS);
             if (refused != null) {
                 result.setErrorCode(refused.code()).setErrorMessage("Authorization failed.");
             } else if (resource.resourceType() == RESOURCE_TOPIC) {
@@ -260,25 +290,35 @@ final class TopicAdminHandler {
                     result.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
                             .setErrorMessage("unknown topic '" + resource.resourceName() + "'");
                 } else {
-                    for (var entry : replicaManager.effectiveConfigs(topic.get()).entrySet()) {
+                    for (var entry :
+                            replicaManager.effectiveConfigs(topic.get()).entrySet()) {
                         if (keys == null || keys.contains(entry.getKey())) {
-                            result.configs().add(describedConfig(entry.getKey(), entry.getValue(),
-                                    configSource(topic.get(), entry.getKey())));
+                            result.configs()
+                                    .add(describedConfig(
+                                            entry.getKey(),
+                                            entry.getValue(),
+                                            configSource(topic.get(), entry.getKey())));
                         }
                     }
                 }
             } else if (resource.resourceType() == RESOURCE_BROKER) {
                 String self = Integer.toString(endpoint.get().nodeId());
-                if (!resource.resourceName().isEmpty() && !resource.resourceName().equals(self)) {
+                if (!resource.resourceName().isEmpty()
+                        && !resource.resourceName().equals(self)) {
                     result.setErrorCode(Errors.INVALID_REQUEST.code())
                             .setErrorMessage("this is node " + self + ", not " + resource.resourceName());
                 } else {
                     for (var entry : brokerConfigs.entrySet()) {
                         if (keys == null || keys.contains(entry.getKey())) {
                             boolean sensitive = isSensitive(entry.getKey());
-                            result.configs().add(describedConfig(entry.getKey(), sensitive ? null : entry.getValue(),
-                                    SOURCE_STATIC_BROKER).setReadOnly(true).setIsSensitive(sensitive)
-                                    .setConfigType(sensitive ? (byte) 9 : (byte) 2));
+                            result.configs()
+                                    .add(describedConfig(
+                                                    entry.getKey(),
+                                                    sensitive ? null : entry.getValue(),
+                                                    SOURCE_STATIC_BROKER)
+                                            .setReadOnly(true)
+                                            .setIsSensitive(sensitive)
+                                            .setConfigType(sensitive ? (byte) 9 : (byte) 2));
                         }
                     }
                 }
@@ -294,8 +334,11 @@ final class TopicAdminHandler {
     /** Kafka's PASSWORD-typed broker settings, never shown: passwords, keys and JAAS configs (with passwords). */
     static boolean isSensitive(String key) {
         String lower = key.toLowerCase(java.util.Locale.ROOT);
-        return lower.contains("password") || lower.endsWith("sasl.jaas.config") || lower.endsWith("ssl.keystore.key")
-                || lower.endsWith("ssl.keystore.certificate.chain") || lower.endsWith("ssl.truststore.certificates")
+        return lower.contains("password")
+                || lower.endsWith("sasl.jaas.config")
+                || lower.endsWith("ssl.keystore.key")
+                || lower.endsWith("ssl.keystore.certificate.chain")
+                || lower.endsWith("ssl.truststore.certificates")
                 || lower.contains("secret");
     }
 
@@ -310,19 +353,25 @@ final class TopicAdminHandler {
     }
 
     private static DescribeConfigsResourceResult describedConfig(String key, String value, byte source) {
-        return new DescribeConfigsResourceResult().setName(key).setValue(value).setReadOnly(false)
-                .setIsSensitive(false).setConfigSource(source).setConfigType(configType(key));
+        return new DescribeConfigsResourceResult()
+                .setName(key)
+                .setValue(value)
+                .setReadOnly(false)
+                .setIsSensitive(false)
+                .setConfigSource(source)
+                .setConfigType(configType(key));
     }
 
     /** ALTER_CONFIGS on the topic (else TOPIC_AUTHORIZATION_FAILED) or the cluster (CLUSTER_AUTHORIZATION_FAILED). */
-    AbstractResponse handleIncrementalAlterConfigsRequest(RequestContext context,
-            IncrementalAlterConfigsRequest request) {
+    AbstractResponse handleIncrementalAlterConfigsRequest(
+            RequestContext context, IncrementalAlterConfigsRequest request) {
         IncrementalAlterConfigsResponseData data = new IncrementalAlterConfigsResponseData();
         for (AlterConfigsResource resource : request.data().resources()) {
             AlterConfigsResourceResponse response = new AlterConfigsResourceResponse()
-                    .setResourceType(resource.resourceType()).setResourceName(resource.resourceName());
-            Errors refused = refusedConfigAccess(context, resource.resourceType(), resource.resourceName(),
-                    AclOperation.ALTER_CONFIGS);
+                    .setResourceType(resource.resourceType())
+                    .setResourceName(resource.resourceName());
+            Errors refused = refusedConfigAccess(
+                    context, resource.resourceType(), resource.resourceName(), AclOperation.ALTER_CONFIGS);
             if (refused != null) {
                 data.responses().add(response.setErrorCode(refused.code()).setErrorMessage("Authorization failed."));
                 continue;
@@ -331,7 +380,8 @@ final class TopicAdminHandler {
                 alterTopicConfigs(resource, request.data().validateOnly());
                 response.setErrorCode(Errors.NONE.code());
             } catch (RuntimeException e) {
-                response.setErrorCode(ApiErrors.forException(e, Errors.INVALID_CONFIG).code())
+                response.setErrorCode(
+                                ApiErrors.forException(e, Errors.INVALID_CONFIG).code())
                         .setErrorMessage(e.getMessage());
             }
             data.responses().add(response);
@@ -343,7 +393,8 @@ final class TopicAdminHandler {
         if (resource.resourceType() != RESOURCE_TOPIC) {
             throw new UnsupportedOperationException("only topic configs can be altered (broker configs are static)");
         }
-        TopicMetadata topic = replicaManager.topic(resource.resourceName())
+        TopicMetadata topic = replicaManager
+                .topic(resource.resourceName())
                 .orElseThrow(() -> new UnknownTopicException("unknown topic '" + resource.resourceName() + "'"));
         Map<String, String> overrides = new LinkedHashMap<>(topic.configs());
         Set<String> seen = new HashSet<>();
@@ -359,8 +410,8 @@ final class TopicAdminHandler {
                     overrides.remove(config.name());
                     break;
                 default: // APPEND, SUBTRACT (list configs, i.e. cleanup.policy): not yet; SET the whole list instead.
-                    throw new UnsupportedOperationException("config operation " + config.configOperation()
-                            + " is not supported");
+                    throw new UnsupportedOperationException(
+                            "config operation " + config.configOperation() + " is not supported");
             }
         }
         replicaManager.replaceTopicConfigs(topic.name(), overrides, validateOnly);

@@ -28,8 +28,9 @@ final class EpochIndex {
     /** Forgets everything and indexes {@code storage}'s latest snapshot and log afresh. */
     void reset(RaftStorage storage) {
         startOffsets.clear();
-        storage.latestSnapshot().ifPresent(snapshot -> startOffsets.put(snapshot.id().epoch(),
-                snapshot.id().offset() - 1));
+        storage.latestSnapshot()
+                .ifPresent(snapshot ->
+                        startOffsets.put(snapshot.id().epoch(), snapshot.id().offset() - 1));
         for (long offset = storage.startOffset(); offset < storage.endOffset(); offset++) {
             onAppend(storage.entry(offset));
         }

@@ -77,6 +77,7 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
     private ArrayList<LogEntry> entries = new ArrayList<>();
     /** File position of each entry in {@link #entries}. */
     private long[] positions = new long[64];
+
     private final long recoveredTruncatedBytes;
     private long startOffset;
     private long fileEnd;
@@ -92,8 +93,8 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
         deleteLeftovers();
         this.latestSnapshot = recoverSnapshots();
         this.startOffset = latestSnapshot == null ? 0 : latestSnapshot.endOffset();
-        this.log = FileChannel.open(logFile(), StandardOpenOption.CREATE, StandardOpenOption.READ,
-                StandardOpenOption.WRITE);
+        this.log = FileChannel.open(
+                logFile(), StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
         long size = log.size();
         boolean rewrite = recoverLog(size);
         this.recoveredTruncatedBytes = size - fileEnd;
@@ -130,7 +131,10 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
     @Override
     public void writeElectionState(ElectionState state) {
         ByteBuffer buffer = ByteBuffer.allocate(20);
-        buffer.putInt(STATE_VERSION).putInt(state.epoch()).putInt(state.votedFor()).putInt(state.leaderId());
+        buffer.putInt(STATE_VERSION)
+                .putInt(state.epoch())
+                .putInt(state.votedFor())
+                .putInt(state.leaderId());
         buffer.putInt(crc(buffer.array(), 0, 16));
         replaceAtomically(STATE_FILE, buffer.array());
         electionState = state;
@@ -149,8 +153,8 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
     @Override
     public LogEntry entry(long offset) {
         if (offset < startOffset || offset >= endOffset()) {
-            throw new IndexOutOfBoundsException("offset " + offset + " outside the log [" + startOffset + ", "
-                    + endOffset() + ")");
+            throw new IndexOutOfBoundsException(
+                    "offset " + offset + " outside the log [" + startOffset + ", " + endOffset() + ")");
         }
         return entries.get(Math.toIntExact(offset - startOffset));
     }
@@ -176,8 +180,8 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
             return;
         }
         if (endOffset < startOffset) {
-            throw new IllegalArgumentException("truncation to " + endOffset + " below the log start " + startOffset
-                    + " (the snapshot covers it)");
+            throw new IllegalArgumentException(
+                    "truncation to " + endOffset + " below the log start " + startOffset + " (the snapshot covers it)");
         }
         int end = Math.toIntExact(endOffset - startOffset);
         long position = positions[end];
@@ -232,7 +236,10 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
         Path target = directory.resolve(snapshotFileName(id));
         Path partial = directory.resolve(snapshotFileName(id) + PARTIAL_SUFFIX);
         try {
-            try (FileChannel out = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+            try (FileChannel out = FileChannel.open(
+                    partial,
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE,
                     StandardOpenOption.TRUNCATE_EXISTING)) {
                 writeFully(out, ByteBuffer.wrap(snapshotHeader(info)), 0);
                 writeFully(out, ByteBuffer.wrap(content), SNAPSHOT_HEADER_BYTES);
@@ -245,7 +252,8 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
         }
         SnapshotInfo previous = latestSnapshot;
         latestSnapshot = info;
-        boolean continues = id.offset() - 1 >= startOffset && id.offset() - 1 < endOffset()
+        boolean continues = id.offset() - 1 >= startOffset
+                && id.offset() - 1 < endOffset()
                 && entry(id.offset() - 1).epoch() == id.epoch();
         int keepFrom = continues ? Math.toIntExact(id.offset() - startOffset) : entries.size();
         entries.subList(0, keepFrom).clear();
@@ -277,8 +285,11 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
         try {
             if (highWatermarkFile == null) {
                 // truncated once, so a file left longer by anything else cannot hide every later checkpoint
-                highWatermarkFile = FileChannel.open(directory.resolve(HIGH_WATERMARK_FILE), StandardOpenOption.CREATE,
-                        StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+                highWatermarkFile = FileChannel.open(
+                        directory.resolve(HIGH_WATERMARK_FILE),
+                        StandardOpenOption.CREATE,
+                        StandardOpenOption.WRITE,
+                        StandardOpenOption.TRUNCATE_EXISTING);
             }
             writeFully(highWatermarkFile, ByteBuffer.wrap(buffer.array()), 0);
         } catch (IOException e) {
@@ -312,13 +323,13 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
     /** Finds the latest snapshot, checks it whole, and deletes older ones (left by an interrupted cleanup). */
     private SnapshotInfo recoverSnapshots() throws IOException {
         TreeMap<OffsetAndEpoch, Path> found = new TreeMap<>((a, b) -> a.offset() != b.offset()
-                ? Long.compare(a.offset(), b.offset()) : Integer.compare(a.epoch(), b.epoch()));
+                ? Long.compare(a.offset(), b.offset())
+                : Integer.compare(a.epoch(), b.epoch()));
         try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "*" + SNAPSHOT_SUFFIX)) {
             for (Path file : files) {
                 Matcher name = SNAPSHOT_NAME.matcher(file.getFileName().toString());
                 if (name.matches()) {
-                    found.put(new OffsetAndEpoch(Long.parseLong(name.group(1)), Integer.parseInt(name.group(2))),
-                            file);
+                    found.put(new OffsetAndEpoch(Long.parseLong(name.group(1)), Integer.parseInt(name.group(2))), file);
                 }
             }
         }
@@ -328,7 +339,8 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
         OffsetAndEpoch latestId = found.lastKey();
         SnapshotInfo latest = checkSnapshot(latestId, found.get(latestId));
         for (Path older : found.headMap(latestId, false).values()) {
-            LOGGER.info("deleting {}, superseded by {}", older, found.get(latestId).getFileName());
+            LOGGER.info(
+                    "deleting {}, superseded by {}", older, found.get(latestId).getFileName());
             Files.delete(older);
         }
         return latest;
@@ -346,9 +358,12 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
             ByteBuffer header = ByteBuffer.allocate(SNAPSHOT_HEADER_BYTES);
             readFully(in, file, header, 0);
             byte[] bytes = header.array();
-            boolean valid = header.getInt(0) == SNAPSHOT_MAGIC && header.getInt(4) == SNAPSHOT_VERSION
-                    && header.getInt(32) == crc(bytes, 0, 32) && header.getLong(8) == id.offset()
-                    && header.getInt(16) == id.epoch() && header.getLong(20) == size - SNAPSHOT_HEADER_BYTES;
+            boolean valid = header.getInt(0) == SNAPSHOT_MAGIC
+                    && header.getInt(4) == SNAPSHOT_VERSION
+                    && header.getInt(32) == crc(bytes, 0, 32)
+                    && header.getLong(8) == id.offset()
+                    && header.getInt(16) == id.epoch()
+                    && header.getLong(20) == size - SNAPSHOT_HEADER_BYTES;
             if (!valid) {
                 throw new IOException("snapshot " + file + " has a corrupt header or a wrong size; " + refusal);
             }
@@ -377,7 +392,8 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
     private boolean recoverLog(long size) throws IOException {
         // one large read at a time: a restart reads the whole suffix, and two small reads per entry cost seconds
         // window.position() always holds the byte at file offset `position`, where the next record starts
-        ByteBuffer window = ByteBuffer.allocate((int) Math.min(size, READ_CHUNK_BYTES)).flip();
+        ByteBuffer window =
+                ByteBuffer.allocate((int) Math.min(size, READ_CHUNK_BYTES)).flip();
         long position = 0;
         int lastEpoch = 0;
         long expected = -1;
@@ -389,7 +405,8 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
             }
             int bodyLength = window.getInt(window.position());
             int expectedCrc = window.getInt(window.position() + 4);
-            if (bodyLength < FIXED_BODY_BYTES || bodyLength > MAX_ENTRY_BYTES
+            if (bodyLength < FIXED_BODY_BYTES
+                    || bodyLength > MAX_ENTRY_BYTES
                     || position + HEADER_BYTES + bodyLength > size) {
                 break;
             }
@@ -410,8 +427,10 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
             if (expected < 0) {
                 if (offset > startOffset || (latestSnapshot == null && offset != 0)) {
                     throw new IOException(logFile() + " starts at offset " + offset + " but "
-                            + (latestSnapshot == null ? "there is no snapshot" : "the latest snapshot ends at "
-                            + startOffset) + ": the entries in between are missing. Restore the directory from a "
+                            + (latestSnapshot == null
+                                    ? "there is no snapshot"
+                                    : "the latest snapshot ends at " + startOffset)
+                            + ": the entries in between are missing. Restore the directory from a "
                             + "backup, or (only if a majority of the other controllers is healthy) move it away so "
                             + "that the node fetches the metadata from the leader");
                 }
@@ -454,7 +473,8 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
      * then filled from the file.
      */
     private ByteBuffer refill(ByteBuffer window, long from, int needed, long size) throws IOException {
-        ByteBuffer next = window.capacity() >= needed ? window.compact()
+        ByteBuffer next = window.capacity() >= needed
+                ? window.compact()
                 : ByteBuffer.allocate(Math.max(needed, window.capacity())).put(window);
         long fileAt = from + next.position();
         int limit = (int) Math.min(next.capacity(), next.position() + (size - fileAt));
@@ -482,8 +502,8 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
         entries = new ArrayList<>(Math.max(64, kept.size()));
         positions = new long[Math.max(64, kept.size())];
         long position = 0;
-        try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
+        try (FileChannel out = FileChannel.open(
+                temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
             for (LogEntry entry : kept) {
                 ByteBuffer record = encode(entry);
                 writeFully(out, record, position);
@@ -503,7 +523,10 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
         byte[] payload = entry.payload();
         ByteBuffer record = ByteBuffer.allocate(HEADER_BYTES + FIXED_BODY_BYTES + payload.length);
         record.putInt(FIXED_BODY_BYTES + payload.length).putInt(0);
-        record.put(entry.kind().code()).putInt(entry.epoch()).putLong(entry.offset()).put(payload);
+        record.put(entry.kind().code())
+                .putInt(entry.epoch())
+                .putLong(entry.offset())
+                .put(payload);
         record.putInt(4, crc(record.array(), HEADER_BYTES, FIXED_BODY_BYTES + payload.length));
         record.flip();
         return record;
@@ -511,8 +534,12 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
 
     private static byte[] snapshotHeader(SnapshotInfo info) {
         ByteBuffer header = ByteBuffer.allocate(SNAPSHOT_HEADER_BYTES);
-        header.putInt(SNAPSHOT_MAGIC).putInt(SNAPSHOT_VERSION).putLong(info.id().offset()).putInt(info.id().epoch())
-                .putLong(info.sizeBytes()).putInt(info.crc32c());
+        header.putInt(SNAPSHOT_MAGIC)
+                .putInt(SNAPSHOT_VERSION)
+                .putLong(info.id().offset())
+                .putInt(info.id().epoch())
+                .putLong(info.sizeBytes())
+                .putInt(info.crc32c());
         header.putInt(crc(header.array(), 0, 32));
         return header.array();
     }
@@ -521,8 +548,8 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
         Path target = directory.resolve(name);
         Path temp = directory.resolve(name + ".tmp");
         try {
-            try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
+            try (FileChannel out = FileChannel.open(
+                    temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
                 writeFully(out, ByteBuffer.wrap(bytes), 0);
                 out.force(true);
             }
@@ -572,17 +599,21 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
         }
         byte[] bytes = Files.readAllBytes(file);
         ByteBuffer buffer = ByteBuffer.wrap(bytes);
-        if (bytes.length != 16 || buffer.getInt(0) != HIGH_WATERMARK_VERSION || buffer.getInt(12) != crc(bytes, 0, 12)
+        if (bytes.length != 16
+                || buffer.getInt(0) != HIGH_WATERMARK_VERSION
+                || buffer.getInt(12) != crc(bytes, 0, 12)
                 || buffer.getLong(4) < 0) {
-            LOGGER.warn("ignoring the corrupt high-watermark checkpoint {} ({} bytes): the node learns the high "
-                    + "watermark from the leader instead", file, bytes.length);
+            LOGGER.warn(
+                    "ignoring the corrupt high-watermark checkpoint {} ({} bytes): the node learns the high "
+                            + "watermark from the leader instead",
+                    file,
+                    bytes.length);
             return 0;
         }
         return buffer.getLong(4);
     }
 
-    private static void readFully(FileChannel channel, Path file, ByteBuffer buffer, long position)
-            throws IOException {
+    private static void readFully(FileChannel channel, Path file, ByteBuffer buffer, long position) throws IOException {
         long at = position;
         while (buffer.hasRemaining()) {
             int read = channel.read(buffer, at);

@@ -25,6 +25,7 @@ final class LeaderProgress {
     private final Map<Integer, Long> lastFetchMs = new TreeMap<>();
     /** What DescribeQuorum reports; unlike {@link #lastFetchMs}, the election does not count as a fetch. */
     private final Map<Integer, Activity> voterActivity = new TreeMap<>();
+
     private final Map<Integer, Activity> observerActivity = new TreeMap<>();
 
     /** One replica's fetches as DescribeQuorum reports them; {@link #NEVER} or -1 where unknown. */
@@ -79,8 +80,9 @@ final class LeaderProgress {
             return;
         }
         if (!isVoter(replicaId)) {
-            observerActivity.computeIfAbsent(replicaId, id -> new Activity()).onFetch(fetchOffset, leaderEndOffset,
-                    nowMs);
+            observerActivity
+                    .computeIfAbsent(replicaId, id -> new Activity())
+                    .onFetch(fetchOffset, leaderEndOffset, nowMs);
             return;
         }
         voterActivity.get(replicaId).onFetch(fetchOffset, leaderEndOffset, nowMs);
@@ -97,8 +99,8 @@ final class LeaderProgress {
         List<QuorumDescription.Replica> voters = new ArrayList<>(voterActivity.size());
         for (Map.Entry<Integer, Activity> voter : voterActivity.entrySet()) {
             if (voter.getKey() == selfId) {
-                voters.add(new QuorumDescription.Replica(selfId, confirmedEndOffsets.get(selfId),
-                        OptionalLong.of(nowMs), OptionalLong.of(nowMs)));
+                voters.add(new QuorumDescription.Replica(
+                        selfId, confirmedEndOffsets.get(selfId), OptionalLong.of(nowMs), OptionalLong.of(nowMs)));
             } else {
                 voters.add(voter.getValue().describe(voter.getKey()));
             }
@@ -124,14 +126,19 @@ final class LeaderProgress {
 
     /** Largest end offset confirmed by a majority of the voters. */
     long majorityEndOffset() {
-        long[] ends = confirmedEndOffsets.values().stream().mapToLong(Long::longValue).sorted().toArray();
+        long[] ends = confirmedEndOffsets.values().stream()
+                .mapToLong(Long::longValue)
+                .sorted()
+                .toArray();
         // ascending; the majority-th largest value sits at index (n - majority) = (n - 1) / 2
         return ends[(ends.length - 1) / 2];
     }
 
     /** Whether a majority of voters (the leader included) fetched within {@code windowMs} of {@code nowMs}. */
     boolean heardFromMajority(long nowMs, long windowMs) {
-        long recent = lastFetchMs.values().stream().filter(t -> t != NEVER && nowMs - t <= windowMs).count();
+        long recent = lastFetchMs.values().stream()
+                .filter(t -> t != NEVER && nowMs - t <= windowMs)
+                .count();
         return recent > confirmedEndOffsets.size() / 2;
     }
 
@@ -139,7 +146,8 @@ final class LeaderProgress {
     int[] silentVoters(long nowMs, long windowMs) {
         return lastFetchMs.entrySet().stream()
                 .filter(e -> e.getKey() != selfId && nowMs - e.getValue() > windowMs)
-                .mapToInt(Map.Entry::getKey).toArray();
+                .mapToInt(Map.Entry::getKey)
+                .toArray();
     }
 
     @Override

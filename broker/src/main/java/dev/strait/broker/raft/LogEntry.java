@@ -13,7 +13,8 @@ public final class LogEntry {
 
     /** What an entry carries. */
     public enum Kind {
-        LEADER_CHANGE(0), DATA(1);
+        LEADER_CHANGE(0),
+        DATA(1);
 
         private final byte code;
 
@@ -52,7 +53,8 @@ public final class LogEntry {
 
     public static LogEntry leaderChange(int epoch, long offset, int leaderId) {
         return new LogEntry(epoch, offset, Kind.LEADER_CHANGE, new byte[] {
-            (byte) (leaderId >>> 24), (byte) (leaderId >>> 16), (byte) (leaderId >>> 8), (byte) leaderId});
+            (byte) (leaderId >>> 24), (byte) (leaderId >>> 16), (byte) (leaderId >>> 8), (byte) leaderId
+        });
     }
 
     public int epoch() {
@@ -77,7 +79,10 @@ public final class LogEntry {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof LogEntry other && epoch == other.epoch && offset == other.offset && kind == other.kind
+        return o instanceof LogEntry other
+                && epoch == other.epoch
+                && offset == other.offset
+                && kind == other.kind
                 && Arrays.equals(payload, other.payload);
     }
 

@@ -16,8 +16,8 @@ import java.util.OptionalLong;
  * @param observers     non-voters that fetched from this leader in its epoch (within the last
  *                      {@link #OBSERVER_SESSION_MS} ms), by node id
  */
-public record QuorumDescription(int leaderId, int leaderEpoch, long highWatermark, List<Replica> voters,
-        List<Replica> observers) {
+public record QuorumDescription(
+        int leaderId, int leaderEpoch, long highWatermark, List<Replica> voters, List<Replica> observers) {
 
     /** An observer that has not fetched for this long is left out, as Kafka forgets it (five minutes). */
     public static final long OBSERVER_SESSION_MS = 300_000L;

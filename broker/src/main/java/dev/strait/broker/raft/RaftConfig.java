@@ -21,38 +21,70 @@ package dev.strait.broker.raft;
  * @param highWatermarkCheckpointMs how often a node that learned of a higher high watermark writes it to disk,
  *     so that a restart knows what was committed before it hears from a leader
  */
-public record RaftConfig(long electionTimeoutMs, long electionJitterMs, long fetchTimeoutMs, long fetchBackoffMs,
-        long beginQuorumResendMs, long checkQuorumMs, int maxFetchEntries, long maxRecordBytesBetweenSnapshots,
-        long maxSnapshotIntervalMs, int snapshotChunkBytes, long highWatermarkCheckpointMs) {
+public record RaftConfig(
+        long electionTimeoutMs,
+        long electionJitterMs,
+        long fetchTimeoutMs,
+        long fetchBackoffMs,
+        long beginQuorumResendMs,
+        long checkQuorumMs,
+        int maxFetchEntries,
+        long maxRecordBytesBetweenSnapshots,
+        long maxSnapshotIntervalMs,
+        int snapshotChunkBytes,
+        long highWatermarkCheckpointMs) {
 
     /** Kafka's default of {@code metadata.log.max.record.bytes.between.snapshots}: 20 MiB. */
     public static final long DEFAULT_MAX_RECORD_BYTES_BETWEEN_SNAPSHOTS = 20L * 1024 * 1024;
     /** Kafka's default of {@code metadata.log.max.snapshot.interval.ms}: one hour. */
     public static final long DEFAULT_MAX_SNAPSHOT_INTERVAL_MS = 3_600_000L;
+
     public static final int DEFAULT_SNAPSHOT_CHUNK_BYTES = 1024 * 1024;
     public static final long DEFAULT_HIGH_WATERMARK_CHECKPOINT_MS = 1_000L;
 
     public RaftConfig {
-        if (electionTimeoutMs <= 0 || electionJitterMs < 0 || fetchTimeoutMs <= 0 || fetchBackoffMs < 0
-                || beginQuorumResendMs <= 0 || checkQuorumMs <= 0 || maxFetchEntries <= 0) {
+        if (electionTimeoutMs <= 0
+                || electionJitterMs < 0
+                || fetchTimeoutMs <= 0
+                || fetchBackoffMs < 0
+                || beginQuorumResendMs <= 0
+                || checkQuorumMs <= 0
+                || maxFetchEntries <= 0) {
             throw new IllegalArgumentException("invalid raft config " + this);
         }
         if (fetchTimeoutMs >= electionTimeoutMs) {
             throw new IllegalArgumentException("fetchTimeoutMs must be below electionTimeoutMs, or a single lost "
                     + "fetch starts an election: " + fetchTimeoutMs + " >= " + electionTimeoutMs);
         }
-        if (maxRecordBytesBetweenSnapshots <= 0 || maxSnapshotIntervalMs < 0 || snapshotChunkBytes <= 0
+        if (maxRecordBytesBetweenSnapshots <= 0
+                || maxSnapshotIntervalMs < 0
+                || snapshotChunkBytes <= 0
                 || highWatermarkCheckpointMs <= 0) {
             throw new IllegalArgumentException("invalid snapshot settings in raft config " + this);
         }
     }
 
     /** The timings alone; snapshot and checkpoint settings take their defaults. */
-    public RaftConfig(long electionTimeoutMs, long electionJitterMs, long fetchTimeoutMs, long fetchBackoffMs,
-            long beginQuorumResendMs, long checkQuorumMs, int maxFetchEntries) {
-        this(electionTimeoutMs, electionJitterMs, fetchTimeoutMs, fetchBackoffMs, beginQuorumResendMs,
-                checkQuorumMs, maxFetchEntries, DEFAULT_MAX_RECORD_BYTES_BETWEEN_SNAPSHOTS,
-                DEFAULT_MAX_SNAPSHOT_INTERVAL_MS, DEFAULT_SNAPSHOT_CHUNK_BYTES, DEFAULT_HIGH_WATERMARK_CHECKPOINT_MS);
+    public RaftConfig(
+            long electionTimeoutMs,
+            long electionJitterMs,
+            long fetchTimeoutMs,
+            long fetchBackoffMs,
+            long beginQuorumResendMs,
+            long checkQuorumMs,
+            int maxFetchEntries) {
+        this(
+                electionTimeoutMs,
+                electionJitterMs,
+                fetchTimeoutMs,
+                fetchBackoffMs,
+                beginQuorumResendMs,
+                checkQuorumMs,
+                maxFetchEntries,
+                DEFAULT_MAX_RECORD_BYTES_BETWEEN_SNAPSHOTS,
+                DEFAULT_MAX_SNAPSHOT_INTERVAL_MS,
+                DEFAULT_SNAPSHOT_CHUNK_BYTES,
+                DEFAULT_HIGH_WATERMARK_CHECKPOINT_MS);
     }
 
     /** Defaults close to KRaft's (1 s election timeout, 2 s fetch timeout is Kafka's; ours is tighter). */
@@ -62,15 +94,33 @@ public record RaftConfig(long electionTimeoutMs, long electionJitterMs, long fet
 
     /** This config with other snapshot triggers (see the parameters of the same names). */
     public RaftConfig withSnapshots(long maxRecordBytesBetweenSnapshots, long maxSnapshotIntervalMs) {
-        return new RaftConfig(electionTimeoutMs, electionJitterMs, fetchTimeoutMs, fetchBackoffMs,
-                beginQuorumResendMs, checkQuorumMs, maxFetchEntries, maxRecordBytesBetweenSnapshots,
-                maxSnapshotIntervalMs, snapshotChunkBytes, highWatermarkCheckpointMs);
+        return new RaftConfig(
+                electionTimeoutMs,
+                electionJitterMs,
+                fetchTimeoutMs,
+                fetchBackoffMs,
+                beginQuorumResendMs,
+                checkQuorumMs,
+                maxFetchEntries,
+                maxRecordBytesBetweenSnapshots,
+                maxSnapshotIntervalMs,
+                snapshotChunkBytes,
+                highWatermarkCheckpointMs);
     }
 
     /** This config with another FetchSnapshot chunk size and high-watermark checkpoint interval. */
     public RaftConfig withTransfer(int snapshotChunkBytes, long highWatermarkCheckpointMs) {
-        return new RaftConfig(electionTimeoutMs, electionJitterMs, fetchTimeoutMs, fetchBackoffMs,
-                beginQuorumResendMs, checkQuorumMs, maxFetchEntries, maxRecordBytesBetweenSnapshots,
-                maxSnapshotIntervalMs, snapshotChunkBytes, highWatermarkCheckpointMs);
+        return new RaftConfig(
+                electionTimeoutMs,
+                electionJitterMs,
+                fetchTimeoutMs,
+                fetchBackoffMs,
+                beginQuorumResendMs,
+                checkQuorumMs,
+                maxFetchEntries,
+                maxRecordBytesBetweenSnapshots,
+                maxSnapshotIntervalMs,
+                snapshotChunkBytes,
+                highWatermarkCheckpointMs);
     }
 }

@@ -25,24 +25,20 @@ public sealed interface RaftMessage {
      * persisted and nobody's epoch moves, so a node cut off from the quorum cannot disrupt it on its return.
      */
     record VoteRequest(int source, int destination, int epoch, OffsetAndEpoch lastEntry, boolean preVote)
-            implements RaftMessage {
-    }
+            implements RaftMessage {}
 
     record VoteResponse(int source, int destination, int epoch, boolean granted, boolean preVote)
-            implements RaftMessage {
-    }
+            implements RaftMessage {}
 
     /** A new leader announces itself, so voters do not wait for their election timeout to find it. */
-    record BeginQuorumEpoch(int source, int destination, int epoch) implements RaftMessage {
-    }
+    record BeginQuorumEpoch(int source, int destination, int epoch) implements RaftMessage {}
 
     /**
      * A follower pulls from {@code fetchOffset}; {@code lastFetchedEpoch} is the epoch of its entry at
      * {@code fetchOffset - 1}, which the leader checks against its own log to find divergence.
      */
     record FetchRequest(int source, int destination, int epoch, long fetchOffset, int lastFetchedEpoch)
-            implements RaftMessage {
-    }
+            implements RaftMessage {}
 
     /**
      * The answer to a fetch. Echoes the request's {@code fetchOffset} and {@code lastFetchedEpoch} so that a
@@ -52,9 +48,19 @@ public sealed interface RaftMessage {
      * leader can no longer check or serve the follower's position from its log (the entries were truncated
      * behind a snapshot): the follower must fetch that snapshot with {@link FetchSnapshotRequest} first.
      */
-    record FetchResponse(int source, int destination, int epoch, FetchError error, int leaderId, long fetchOffset,
-            int lastFetchedEpoch, OffsetAndEpoch divergingEpoch, List<LogEntry> entries, long highWatermark,
-            OffsetAndEpoch snapshotId) implements RaftMessage {
+    record FetchResponse(
+            int source,
+            int destination,
+            int epoch,
+            FetchError error,
+            int leaderId,
+            long fetchOffset,
+            int lastFetchedEpoch,
+            OffsetAndEpoch divergingEpoch,
+            List<LogEntry> entries,
+            long highWatermark,
+            OffsetAndEpoch snapshotId)
+            implements RaftMessage {
 
         public FetchResponse {
             entries = List.copyOf(entries);
@@ -64,11 +70,29 @@ public sealed interface RaftMessage {
         }
 
         /** An answer that does not point at a snapshot. */
-        public FetchResponse(int source, int destination, int epoch, FetchError error, int leaderId,
-                long fetchOffset, int lastFetchedEpoch, OffsetAndEpoch divergingEpoch, List<LogEntry> entries,
+        public FetchResponse(
+                int source,
+                int destination,
+                int epoch,
+                FetchError error,
+                int leaderId,
+                long fetchOffset,
+                int lastFetchedEpoch,
+                OffsetAndEpoch divergingEpoch,
+                List<LogEntry> entries,
                 long highWatermark) {
-            this(source, destination, epoch, error, leaderId, fetchOffset, lastFetchedEpoch, divergingEpoch, entries,
-                    highWatermark, null);
+            this(
+                    source,
+                    destination,
+                    epoch,
+                    error,
+                    leaderId,
+                    fetchOffset,
+                    lastFetchedEpoch,
+                    divergingEpoch,
+                    entries,
+                    highWatermark,
+                    null);
         }
     }
 
@@ -76,8 +100,9 @@ public sealed interface RaftMessage {
      * A follower downloads the leader's snapshot {@code snapshotId} from byte {@code position} of its content, at
      * most {@code maxBytes} at a time (KIP-630's FetchSnapshot).
      */
-    record FetchSnapshotRequest(int source, int destination, int epoch, OffsetAndEpoch snapshotId, long position,
-            int maxBytes) implements RaftMessage {
+    record FetchSnapshotRequest(
+            int source, int destination, int epoch, OffsetAndEpoch snapshotId, long position, int maxBytes)
+            implements RaftMessage {
 
         public FetchSnapshotRequest {
             Objects.requireNonNull(snapshotId, "snapshotId");
@@ -90,8 +115,18 @@ public sealed interface RaftMessage {
      * request's {@code snapshotId} and {@code position}, so a late or repeated chunk is recognised and dropped.
      * On an error {@code bytes} is empty and {@code size}/{@code crc32c} are 0.
      */
-    record FetchSnapshotResponse(int source, int destination, int epoch, FetchError error, int leaderId,
-            OffsetAndEpoch snapshotId, long size, int crc32c, long position, byte[] bytes) implements RaftMessage {
+    record FetchSnapshotResponse(
+            int source,
+            int destination,
+            int epoch,
+            FetchError error,
+            int leaderId,
+            OffsetAndEpoch snapshotId,
+            long size,
+            int crc32c,
+            long position,
+            byte[] bytes)
+            implements RaftMessage {
 
         public FetchSnapshotResponse {
             Objects.requireNonNull(snapshotId, "snapshotId");
@@ -110,15 +145,31 @@ public sealed interface RaftMessage {
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof FetchSnapshotResponse other && source == other.source
-                    && destination == other.destination && epoch == other.epoch && error == other.error
-                    && leaderId == other.leaderId && snapshotId.equals(other.snapshotId) && size == other.size
-                    && crc32c == other.crc32c && position == other.position && Arrays.equals(bytes, other.bytes);
+            return o instanceof FetchSnapshotResponse other
+                    && source == other.source
+                    && destination == other.destination
+                    && epoch == other.epoch
+                    && error == other.error
+                    && leaderId == other.leaderId
+                    && snapshotId.equals(other.snapshotId)
+                    && size == other.size
+                    && crc32c == other.crc32c
+                    && position == other.position
+                    && Arrays.equals(bytes, other.bytes);
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(source, destination, epoch, error, leaderId, snapshotId, size, crc32c, position,
+            return Objects.hash(
+                    source,
+                    destination,
+                    epoch,
+                    error,
+                    leaderId,
+                    snapshotId,
+                    size,
+                    crc32c,
+                    position,
                     Arrays.hashCode(bytes));
         }
 

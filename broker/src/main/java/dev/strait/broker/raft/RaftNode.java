@@ -81,6 +81,7 @@ public final class RaftNode {
     private static final long MAX_FETCH_BYTES = 4L * 1024 * 1024;
     /** Cap on one FetchSnapshot chunk whatever the follower asks, well below the controller wire's frame limit. */
     private static final int MAX_SNAPSHOT_CHUNK_BYTES = 8 * 1024 * 1024;
+
     private static final byte[] NO_BYTES = new byte[0];
 
     private final int nodeId;
@@ -98,10 +99,12 @@ public final class RaftNode {
     private RaftRole role;
     /** Entries below this offset are committed. Checkpointed to disk from time to time; never goes back. */
     private long highWatermark;
+
     private long durableHighWatermark;
     private long highWatermarkCheckpointDueMs;
     /** The snapshot a follower is downloading from its leader; null when it fetches the log. */
     private SnapshotDownload download;
+
     private long committedBytesSinceSnapshot;
     private long committedEntriesSinceSnapshot;
     private long lastSnapshotMs;
@@ -112,8 +115,14 @@ public final class RaftNode {
     /** When a follower last heard from its leader; while recent, it refuses pre-votes. */
     private long lastLeaderContactMs = Long.MIN_VALUE / 2;
 
-    public RaftNode(int nodeId, Collection<Integer> voters, RaftConfig config, RaftStorage storage,
-            RaftTransport transport, Random random, long nowMs) {
+    public RaftNode(
+            int nodeId,
+            Collection<Integer> voters,
+            RaftConfig config,
+            RaftStorage storage,
+            RaftTransport transport,
+            Random random,
+            long nowMs) {
         if (voters.isEmpty()) {
             throw new IllegalArgumentException("a quorum needs at least one voter");
         }
@@ -197,8 +206,8 @@ public final class RaftNode {
         List<CompletableFuture<Long>> futures = new ArrayList<>(payloads.size());
         if (!(role instanceof Leader leader)) {
             for (int i = 0; i < payloads.size(); i++) {
-                futures.add(CompletableFuture.failedFuture(new NotLeaderException("not the leader", leaderId(),
-                        epoch())));
+                futures.add(
+                        CompletableFuture.failedFuture(new NotLeaderException("not the leader", leaderId(), epoch())));
             }
             return futures;
         }
@@ -283,12 +292,17 @@ public final class RaftNode {
             throw new IllegalArgumentException(logPrefix + "a snapshot must end in (" + start + ", " + highWatermark
                     + "] (after the log start, at most the high watermark), not at " + endOffset);
         }
-        OffsetAndEpoch id = new OffsetAndEpoch(endOffset, storage.entry(endOffset - 1).epoch());
+        OffsetAndEpoch id =
+                new OffsetAndEpoch(endOffset, storage.entry(endOffset - 1).epoch());
         storage.installSnapshot(id, content);
         epochIndex.onPrefixTruncated(id);
         lastSnapshotMs = nowMs;
         recountSinceSnapshot();
-        LOGGER.debug("{}snapshot {} taken ({} bytes); log now starts at {}", logPrefix, id, content.length,
+        LOGGER.debug(
+                "{}snapshot {} taken ({} bytes); log now starts at {}",
+                logPrefix,
+                id,
+                content.length,
                 storage.startOffset());
         return storage.latestSnapshot().orElseThrow();
     }
@@ -303,8 +317,8 @@ public final class RaftNode {
      * {@link #logStartOffset()} loads this, then applies the log from the snapshot's end.
      */
     public byte[] readLatestSnapshot() {
-        SnapshotInfo info = storage.latestSnapshot().orElseThrow(() -> new IllegalStateException(logPrefix
-                + "no snapshot"));
+        SnapshotInfo info =
+                storage.latestSnapshot().orElseThrow(() -> new IllegalStateException(logPrefix + "no snapshot"));
         byte[] content = new byte[Math.toIntExact(info.sizeBytes())];
         int at = 0;
         while (at < content.length) {
@@ -430,14 +444,18 @@ public final class RaftNode {
 
     private void handleVoteResponse(VoteResponse response, long nowMs) {
         if (response.preVote()) {
-            if (role instanceof Prospective prospective && response.epoch() == prospective.epoch()
-                    && response.granted() && voters.contains(response.source())
+            if (role instanceof Prospective prospective
+                    && response.epoch() == prospective.epoch()
+                    && response.granted()
+                    && voters.contains(response.source())
                     && prospective.recordGrant(response.source()) > voters.size() / 2) {
                 transitionToCandidate(nowMs);
             }
             return;
         }
-        if (role instanceof Candidate candidate && response.epoch() == candidate.epoch() && response.granted()
+        if (role instanceof Candidate candidate
+                && response.epoch() == candidate.epoch()
+                && response.granted()
                 && voters.contains(response.source())) {
             if (candidate.recordGrant(response.source()) > voters.size() / 2) {
                 transitionToLeader(nowMs);
@@ -458,8 +476,8 @@ public final class RaftNode {
             return;
         }
         if (known != NONE) {
-            throw new IllegalStateException(logPrefix + "two leaders in epoch " + epoch() + ": " + known + " and "
-                    + begin.source());
+            throw new IllegalStateException(
+                    logPrefix + "two leaders in epoch " + epoch() + ": " + known + " and " + begin.source());
         }
         transitionToFollower(begin.epoch(), begin.source(), nowMs);
     }
@@ -469,22 +487,49 @@ public final class RaftNode {
     private void handleFetchRequest(FetchRequest request, long nowMs) {
         if (!(role instanceof Leader leader) || request.epoch() != leader.epoch()) {
             FetchError error = request.epoch() < epoch() ? FetchError.FENCED_EPOCH : FetchError.NOT_LEADER;
-            transport.send(new FetchResponse(nodeId, request.source(), epoch(), error, leaderId(),
-                    request.fetchOffset(), request.lastFetchedEpoch(), null, List.of(), highWatermark));
+            transport.send(new FetchResponse(
+                    nodeId,
+                    request.source(),
+                    epoch(),
+                    error,
+                    leaderId(),
+                    request.fetchOffset(),
+                    request.lastFetchedEpoch(),
+                    null,
+                    List.of(),
+                    highWatermark));
             return;
         }
         Optional<SnapshotInfo> snapshot = storage.latestSnapshot();
         if (snapshot.isPresent() && mustFetchSnapshot(request, snapshot.get().id())) {
             leader.progress().onContact(request.source(), nowMs);
-            transport.send(new FetchResponse(nodeId, request.source(), leader.epoch(), FetchError.NONE, nodeId,
-                    request.fetchOffset(), request.lastFetchedEpoch(), null, List.of(), highWatermark,
+            transport.send(new FetchResponse(
+                    nodeId,
+                    request.source(),
+                    leader.epoch(),
+                    FetchError.NONE,
+                    nodeId,
+                    request.fetchOffset(),
+                    request.lastFetchedEpoch(),
+                    null,
+                    List.of(),
+                    highWatermark,
                     snapshot.get().id()));
             return;
         }
         OffsetAndEpoch ours = epochIndex.endOffsetFor(request.lastFetchedEpoch(), storage.endOffset());
         if (ours.epoch() != request.lastFetchedEpoch() || ours.offset() < request.fetchOffset()) {
-            transport.send(new FetchResponse(nodeId, request.source(), leader.epoch(), FetchError.NONE, nodeId,
-                    request.fetchOffset(), request.lastFetchedEpoch(), ours, List.of(), highWatermark));
+            transport.send(new FetchResponse(
+                    nodeId,
+                    request.source(),
+                    leader.epoch(),
+                    FetchError.NONE,
+                    nodeId,
+                    request.fetchOffset(),
+                    request.lastFetchedEpoch(),
+                    ours,
+                    List.of(),
+                    highWatermark));
             return;
         }
         leader.progress().onFetch(request.source(), request.fetchOffset(), storage.endOffset(), nowMs);
@@ -492,14 +537,24 @@ public final class RaftNode {
         long end = Math.min(storage.endOffset(), request.fetchOffset() + config.maxFetchEntries());
         List<LogEntry> entries = new ArrayList<>((int) (end - request.fetchOffset()));
         long bytes = 0;
-        for (long offset = request.fetchOffset(); offset < end && (entries.isEmpty() || bytes < MAX_FETCH_BYTES);
+        for (long offset = request.fetchOffset();
+                offset < end && (entries.isEmpty() || bytes < MAX_FETCH_BYTES);
                 offset++) {
             LogEntry entry = storage.entry(offset);
             entries.add(entry);
             bytes += entry.payloadSize();
         }
-        transport.send(new FetchResponse(nodeId, request.source(), leader.epoch(), FetchError.NONE, nodeId,
-                request.fetchOffset(), request.lastFetchedEpoch(), null, entries, highWatermark));
+        transport.send(new FetchResponse(
+                nodeId,
+                request.source(),
+                leader.epoch(),
+                FetchError.NONE,
+                nodeId,
+                request.fetchOffset(),
+                request.lastFetchedEpoch(),
+                null,
+                entries,
+                highWatermark));
     }
 
     /**
@@ -530,15 +585,34 @@ public final class RaftNode {
             sendSnapshotError(request, FetchError.POSITION_OUT_OF_RANGE);
             return;
         }
-        byte[] chunk = storage.readSnapshot(info.id(), request.position(),
-                Math.min(request.maxBytes(), MAX_SNAPSHOT_CHUNK_BYTES)).orElseThrow();
-        transport.send(new FetchSnapshotResponse(nodeId, request.source(), leader.epoch(), FetchError.NONE, nodeId,
-                info.id(), info.sizeBytes(), info.crc32c(), request.position(), chunk));
+        byte[] chunk = storage.readSnapshot(
+                        info.id(), request.position(), Math.min(request.maxBytes(), MAX_SNAPSHOT_CHUNK_BYTES))
+                .orElseThrow();
+        transport.send(new FetchSnapshotResponse(
+                nodeId,
+                request.source(),
+                leader.epoch(),
+                FetchError.NONE,
+                nodeId,
+                info.id(),
+                info.sizeBytes(),
+                info.crc32c(),
+                request.position(),
+                chunk));
     }
 
     private void sendSnapshotError(FetchSnapshotRequest request, FetchError error) {
-        transport.send(new FetchSnapshotResponse(nodeId, request.source(), epoch(), error, leaderId(),
-                request.snapshotId(), 0, 0, request.position(), NO_BYTES));
+        transport.send(new FetchSnapshotResponse(
+                nodeId,
+                request.source(),
+                epoch(),
+                error,
+                leaderId(),
+                request.snapshotId(),
+                0,
+                0,
+                request.position(),
+                NO_BYTES));
     }
 
     private void maybeAdvanceHighWatermark(Leader leader) {
@@ -612,8 +686,8 @@ public final class RaftNode {
         }
         for (LogEntry entry : response.entries()) {
             if (entry.offset() != storage.endOffset()) {
-                throw new IllegalStateException(logPrefix + "non-contiguous fetch: " + entry + " at end "
-                        + storage.endOffset());
+                throw new IllegalStateException(
+                        logPrefix + "non-contiguous fetch: " + entry + " at end " + storage.endOffset());
             }
             appendLocal(entry);
         }
@@ -633,20 +707,29 @@ public final class RaftNode {
         if (id.offset() <= ours || id.epoch() <= 0 || id.epoch() > follower.epoch()) {
             // A leader only points at a snapshot beyond ours; anything else is a confused peer, not a reason to
             // throw away our log. Ask again later.
-            LOGGER.warn("{}ignoring leader {}'s snapshot {}: this node's latest snapshot ends at {}", logPrefix,
-                    follower.leaderId(), id, ours);
+            LOGGER.warn(
+                    "{}ignoring leader {}'s snapshot {}: this node's latest snapshot ends at {}",
+                    logPrefix,
+                    follower.leaderId(),
+                    id,
+                    ours);
             fetchDeadlineMs = nowMs + config.fetchTimeoutMs();
             return;
         }
-        LOGGER.info("{}fetching snapshot {} from leader {} (log {}..{})", logPrefix, id, follower.leaderId(),
-                storage.startOffset(), storage.endOffset());
+        LOGGER.info(
+                "{}fetching snapshot {} from leader {} (log {}..{})",
+                logPrefix,
+                id,
+                follower.leaderId(),
+                storage.startOffset(),
+                storage.endOffset());
         download = new SnapshotDownload(id);
         sendFetchSnapshot(follower.leaderId(), nowMs);
     }
 
     private void sendFetchSnapshot(int destination, long nowMs) {
-        transport.send(new FetchSnapshotRequest(nodeId, destination, epoch(), download.id(), download.position(),
-                config.snapshotChunkBytes()));
+        transport.send(new FetchSnapshotRequest(
+                nodeId, destination, epoch(), download.id(), download.position(), config.snapshotChunkBytes()));
         fetchDeadlineMs = nowMs + config.fetchTimeoutMs();
     }
 
@@ -663,8 +746,11 @@ public final class RaftNode {
             return;
         }
         // Apply only to the chunk we asked for; anything else is a late or duplicate answer.
-        if (!(role instanceof Follower follower) || follower.leaderId() != response.source() || download == null
-                || !download.id().equals(response.snapshotId()) || response.position() != download.position()) {
+        if (!(role instanceof Follower follower)
+                || follower.leaderId() != response.source()
+                || download == null
+                || !download.id().equals(response.snapshotId())
+                || response.position() != download.position()) {
             return;
         }
         lastLeaderContactMs = nowMs;
@@ -672,8 +758,8 @@ public final class RaftNode {
         if (response.error() != FetchError.NONE) {
             // SNAPSHOT_NOT_FOUND: the leader took a newer snapshot; POSITION_OUT_OF_RANGE: we and the leader
             // disagree about this one. Either way a fresh fetch tells us which snapshot to get.
-            LOGGER.info("{}snapshot {} download ended by {}; fetching again", logPrefix, download.id(),
-                    response.error());
+            LOGGER.info(
+                    "{}snapshot {} download ended by {}; fetching again", logPrefix, download.id(), response.error());
             download = null;
             fetchDeadlineMs = nowMs + config.fetchBackoffMs();
             return;
@@ -681,8 +767,11 @@ public final class RaftNode {
         switch (download.accept(response.size(), response.crc32c(), response.bytes())) {
             case MORE -> sendFetchSnapshot(follower.leaderId(), nowMs);
             case RESTARTED -> {
-                LOGGER.warn("{}snapshot {} chunk at {} disagrees with its size or checksum; downloading again",
-                        logPrefix, download.id(), response.position());
+                LOGGER.warn(
+                        "{}snapshot {} chunk at {} disagrees with its size or checksum; downloading again",
+                        logPrefix,
+                        download.id(),
+                        response.position());
                 sendFetchSnapshot(follower.leaderId(), nowMs);
             }
             case COMPLETE -> installDownloadedSnapshot(follower, nowMs);
@@ -701,8 +790,14 @@ public final class RaftNode {
             highWatermark = Math.max(highWatermark, id.offset());
             lastSnapshotMs = nowMs;
             recountSinceSnapshot();
-            LOGGER.info("{}installed snapshot {} ({} bytes) from leader {}; log now {}..{}", logPrefix, id,
-                    content.length, follower.leaderId(), storage.startOffset(), storage.endOffset());
+            LOGGER.info(
+                    "{}installed snapshot {} ({} bytes) from leader {}; log now {}..{}",
+                    logPrefix,
+                    id,
+                    content.length,
+                    follower.leaderId(),
+                    storage.startOffset(),
+                    storage.endOffset());
         }
         sendFetch(follower.leaderId(), nowMs);
     }
@@ -757,7 +852,8 @@ public final class RaftNode {
     private void onHigherEpoch(RaftMessage message, long nowMs) {
         if (message instanceof BeginQuorumEpoch) {
             transitionToFollower(message.epoch(), message.source(), nowMs);
-        } else if (message instanceof FetchResponse response && response.leaderId() != NONE
+        } else if (message instanceof FetchResponse response
+                && response.leaderId() != NONE
                 && response.leaderId() != nodeId) {
             transitionToFollower(message.epoch(), response.leaderId(), nowMs);
         } else {
@@ -799,7 +895,8 @@ public final class RaftNode {
         Prospective prospective = new Prospective(epoch(), nodeId, leaderId);
         role = prospective;
         resetElectionTimer(nowMs);
-        fetchDeadlineMs = leaderId == NONE ? Long.MAX_VALUE : Math.min(fetchDeadlineMs, nowMs + config.fetchTimeoutMs());
+        fetchDeadlineMs =
+                leaderId == NONE ? Long.MAX_VALUE : Math.min(fetchDeadlineMs, nowMs + config.fetchTimeoutMs());
         LOGGER.debug("{}prospective in epoch {}", logPrefix, epoch());
         if (prospective.grants() > voters.size() / 2) {
             transitionToCandidate(nowMs);

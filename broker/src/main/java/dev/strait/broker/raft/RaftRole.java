@@ -7,18 +7,21 @@ import java.util.TreeSet;
  * The role a {@link RaftNode} plays in its current epoch. Each role holds only what that role needs; the node
  * replaces the role object on every transition (see the table in {@link RaftNode}).
  */
-sealed interface RaftRole permits RaftRole.Unattached, RaftRole.Follower, RaftRole.Prospective,
-        RaftRole.Candidate, RaftRole.Leader, RaftRole.Resigned {
+sealed interface RaftRole
+        permits RaftRole.Unattached,
+                RaftRole.Follower,
+                RaftRole.Prospective,
+                RaftRole.Candidate,
+                RaftRole.Leader,
+                RaftRole.Resigned {
 
     int epoch();
 
     /** Knows the epoch but not its leader; may have voted ({@code votedFor}) in it. Observers start here. */
-    record Unattached(int epoch, int votedFor) implements RaftRole {
-    }
+    record Unattached(int epoch, int votedFor) implements RaftRole {}
 
     /** Follows {@code leaderId}, fetching from it. */
-    record Follower(int epoch, int leaderId) implements RaftRole {
-    }
+    record Follower(int epoch, int leaderId) implements RaftRole {}
 
     /**
      * Its election timeout fired; it asks the voters for pre-votes before standing in the next epoch. Keeps
@@ -70,13 +73,11 @@ sealed interface RaftRole permits RaftRole.Unattached, RaftRole.Follower, RaftRo
     }
 
     /** Leads {@code epoch}; {@link LeaderProgress} tracks the voters. */
-    record Leader(int epoch, LeaderProgress progress) implements RaftRole {
-    }
+    record Leader(int epoch, LeaderProgress progress) implements RaftRole {}
 
     /**
      * A leader that lost contact with a majority (or restarted) and stepped down without knowing a successor.
      * It voted for itself in this epoch, so it waits out an election timeout and then stands in the next epoch.
      */
-    record Resigned(int epoch) implements RaftRole {
-    }
+    record Resigned(int epoch) implements RaftRole {}
 }

@@ -47,15 +47,18 @@ public final class DelayedOperationPurgatory {
             unwatch(operation, keyList);
             return;
         }
-        operation.setTimeout(scheduler.schedule(() -> {
-            try {
-                operation.forceComplete();
-            } catch (RuntimeException e) {
-                LOGGER.error("delayed operation failed on expiry", e);
-            } finally {
-                unwatch(operation, keyList);
-            }
-        }, timeoutMs, TimeUnit.MILLISECONDS));
+        operation.setTimeout(scheduler.schedule(
+                () -> {
+                    try {
+                        operation.forceComplete();
+                    } catch (RuntimeException e) {
+                        LOGGER.error("delayed operation failed on expiry", e);
+                    } finally {
+                        unwatch(operation, keyList);
+                    }
+                },
+                timeoutMs,
+                TimeUnit.MILLISECONDS));
     }
 
     /** Completes the operations watching {@code key} that are now satisfied. */

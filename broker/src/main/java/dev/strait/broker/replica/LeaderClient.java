@@ -17,22 +17,30 @@ public interface LeaderClient extends AutoCloseable {
     /** Errors a leader answers a replica with, reduced to what the fetcher acts on. */
     /** {@code NOT_AUTHORIZED}: the leader refused this broker's principal (it needs CLUSTER_ACTION). */
     enum ReplicaError {
-        NONE, NOT_LEADER, FENCED_EPOCH, UNKNOWN_EPOCH, OFFSET_OUT_OF_RANGE, UNKNOWN_PARTITION, NOT_AUTHORIZED, OTHER
+        NONE,
+        NOT_LEADER,
+        FENCED_EPOCH,
+        UNKNOWN_EPOCH,
+        OFFSET_OUT_OF_RANGE,
+        UNKNOWN_PARTITION,
+        NOT_AUTHORIZED,
+        OTHER
     }
 
-    record FetchTarget(TopicPartition topicPartition, Uuid topicId, long fetchOffset, long logStartOffset,
-                       int currentLeaderEpoch, int maxBytes) {
-    }
+    record FetchTarget(
+            TopicPartition topicPartition,
+            Uuid topicId,
+            long fetchOffset,
+            long logStartOffset,
+            int currentLeaderEpoch,
+            int maxBytes) {}
 
     /** @param records whole batches only (a trailing partial batch is cut off), possibly empty */
-    record FetchedPartition(ReplicaError error, long highWatermark, long logStartOffset, ByteBuffer records) {
-    }
+    record FetchedPartition(ReplicaError error, long highWatermark, long logStartOffset, ByteBuffer records) {}
 
-    record EpochQuery(TopicPartition topicPartition, int currentLeaderEpoch, int epoch) {
-    }
+    record EpochQuery(TopicPartition topicPartition, int currentLeaderEpoch, int epoch) {}
 
-    record EpochAnswer(ReplicaError error, int leaderEpoch, long endOffset) {
-    }
+    record EpochAnswer(ReplicaError error, int leaderEpoch, long endOffset) {}
 
     /** Creates clients; {@code host:port} is the leader's listener as registered in the metadata. */
     interface Factory {

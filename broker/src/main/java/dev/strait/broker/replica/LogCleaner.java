@@ -58,8 +58,8 @@ public final class LogCleaner implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         });
-        executor.scheduleWithFixedDelay(this::cleanAll, settings.backoffMs(), settings.backoffMs(),
-                TimeUnit.MILLISECONDS);
+        executor.scheduleWithFixedDelay(
+                this::cleanAll, settings.backoffMs(), settings.backoffMs(), TimeUnit.MILLISECONDS);
     }
 
     /** One round over every partition, on the calling thread; returns how many partitions were compacted. */
@@ -79,7 +79,10 @@ public final class LogCleaner implements AutoCloseable {
         try {
             boolean swapped = partition.compact(settings.dedupeBufferBytes(), new RateLimit());
             if (swapped) {
-                LOGGER.info("[LogCleaner] compacted {}: {} -> {} bytes", partition.topicPartition(), beforeBytes,
+                LOGGER.info(
+                        "[LogCleaner] compacted {}: {} -> {} bytes",
+                        partition.topicPartition(),
+                        beforeBytes,
                         partition.sizeBytes());
             }
             return swapped;
@@ -87,7 +90,9 @@ public final class LogCleaner implements AutoCloseable {
             Thread.currentThread().interrupt();
             return false;
         } catch (IOException e) {
-            LOGGER.info("[LogCleaner] compaction of {} abandoned, will retry: {}", partition.topicPartition(),
+            LOGGER.info(
+                    "[LogCleaner] compaction of {} abandoned, will retry: {}",
+                    partition.topicPartition(),
                     e.toString());
             return false;
         } catch (IllegalStateException | LogStorageException e) {

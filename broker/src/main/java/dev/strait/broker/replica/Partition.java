@@ -5,12 +5,12 @@ import dev.strait.broker.log.CompactionTask;
 import dev.strait.broker.log.EpochEndOffset;
 import dev.strait.broker.log.LogConfig;
 import dev.strait.broker.log.LogReadResult;
+import dev.strait.broker.log.LogStorageException;
 import dev.strait.broker.log.OffsetOutOfRangeException;
 import dev.strait.broker.log.PartitionLog;
-import dev.strait.broker.log.TimestampAndOffset;
-import dev.strait.broker.log.LogStorageException;
 import dev.strait.broker.log.RecordBatchHeader;
 import dev.strait.broker.log.RecordBatches;
+import dev.strait.broker.log.TimestampAndOffset;
 import dev.strait.broker.metadata.PartitionState;
 import dev.strait.broker.replication.EpochCheck;
 import dev.strait.broker.replication.IsrChange;
@@ -46,18 +46,21 @@ public final class Partition {
     public static final int SINGLE_NODE_LEADER_EPOCH = 0;
 
     /** What applying a committed assignment did to this replica's role. */
-    public enum RoleChange { NONE, UPDATED, BECAME_LEADER, BECAME_FOLLOWER }
+    public enum RoleChange {
+        NONE,
+        UPDATED,
+        BECAME_LEADER,
+        BECAME_FOLLOWER
+    }
 
     /** Result of a follower's fetch at the leader: whether the high watermark moved, and an ISR change to send. */
-    public record FollowerFetch(boolean highWatermarkMoved, Optional<IsrChange> isrChange) {
-    }
+    public record FollowerFetch(boolean highWatermarkMoved, Optional<IsrChange> isrChange) {}
 
     /**
      * A leader append: the log result and the epoch whose leader answers it (acks=all completes in that epoch only).
      * A duplicate appended nothing; its result holds the offsets the original batch has in the log.
      */
-    public record LeaderAppend(AppendResult result, int leaderEpoch, boolean duplicate) {
-    }
+    public record LeaderAppend(AppendResult result, int leaderEpoch, boolean duplicate) {}
 
     private final TopicPartition topicPartition;
     private final Uuid topicId;
@@ -106,8 +109,12 @@ public final class Partition {
     synchronized RoleChange applyAssignment(PartitionState state, long nowMs) {
         boolean wasLeader = replica.state() == PartitionReplica.State.LEADER;
         int oldEpoch = replica.leaderEpoch();
-        PartitionAssignment assignment = new PartitionAssignment(state.leader(), state.leaderEpoch(),
-                state.replicas(), new TreeSet<>(state.isr()), state.partitionEpoch());
+        PartitionAssignment assignment = new PartitionAssignment(
+                state.leader(),
+                state.leaderEpoch(),
+                state.replicas(),
+                new TreeSet<>(state.isr()),
+                state.partitionEpoch());
         if (!replica.applyAssignment(assignment, nowMs)) {
             return RoleChange.NONE;
         }
@@ -132,14 +139,17 @@ public final class Partition {
             case OK:
                 return;
             case NOT_LEADER:
-                throw new PartitionRoleException(PartitionRoleException.Reason.NOT_LEADER,
+                throw new PartitionRoleException(
+                        PartitionRoleException.Reason.NOT_LEADER,
                         "node " + replica.localId() + " does not lead " + topicPartition);
             case FENCED:
-                throw new PartitionRoleException(PartitionRoleException.Reason.FENCED_EPOCH, "epoch " + requestEpoch
-                        + " of " + topicPartition + " is older than " + replica.leaderEpoch());
+                throw new PartitionRoleException(
+                        PartitionRoleException.Reason.FENCED_EPOCH,
+                        "epoch " + requestEpoch + " of " + topicPartition + " is older than " + replica.leaderEpoch());
             default:
-                throw new PartitionRoleException(PartitionRoleException.Reason.UNKNOWN_EPOCH, "epoch "
-                        + requestEpoch + " of " + topicPartition + " is newer than " + replica.leaderEpoch());
+                throw new PartitionRoleException(
+                        PartitionRoleException.Reason.UNKNOWN_EPOCH,
+                        "epoch " + requestEpoch + " of " + topicPartition + " is newer than " + replica.leaderEpoch());
         }
     }
 
@@ -156,23 +166,36 @@ public final class Partition {
      * @throws PartitionRoleException for NOT_LEADER or NOT_ENOUGH_REPLICAS (nothing appended)
      * @throws ProducerStateException for a producer sequence or epoch error (nothing appended)
      */
-    public synchronized LeaderAppend appendAsLeader(ByteBuffer batches, List<ProducerBatch> producerBatches,
-            boolean acksAll) {
+    public synchronized LeaderAppend appendAsLeader(
+            ByteBuffer batches, List<ProducerBatch> producerBatches, boolean acksAll) {
         ProduceCheck check = replica.checkAppend(acksAll);
         if (check == ProduceCheck.NOT_LEADER) {
-            throw new PartitionRoleException(PartitionRoleException.Reason.NOT_LEADER,
+            throw new PartitionRoleException(
+                    PartitionRoleException.Reason.NOT_LEADER,
                     "node " + replica.localId() + " does not lead " + topicPartition);
         }
         if (check == ProduceCheck.NOT_ENOUGH_REPLICAS) {
-            throw new PartitionRoleException(PartitionRoleException.Reason.NOT_ENOUGH_REPLICAS, "the ISR of "
-                    + topicPartition + " " + replica.assignment().map(PartitionAssignment::isr).orElse(java.util.Set.of())
-                    + " is below min.insync.replicas");
+            throw new PartitionRoleException(
+                    PartitionRoleException.Reason.NOT_ENOUGH_REPLICAS,
+                    "the ISR of "
+                            + topicPartition + " "
+                            + replica.assignment().map(PartitionAssignment::isr).orElse(java.util.Set.of())
+                            + " is below min.insync.replicas");
         }
         Optional<ProducerStateTable.Duplicate> duplicate = producerState.check(producerBatches);
         int epoch = replica.leaderEpoch();
         if (duplicate.isPresent()) {
-            return new LeaderAppend(new AppendResult(duplicate.get().firstOffset(), duplicate.get().lastOffset(), -1,
-                    -1, 0, 0, log.logStartOffset()), epoch, true);
+            return new LeaderAppend(
+                    new AppendResult(
+                            duplicate.get().firstOffset(),
+                            duplicate.get().lastOffset(),
+                            -1,
+                            -1,
+                            0,
+                            0,
+                            log.logStartOffset()),
+                    epoch,
+                    true);
         }
         AppendResult result = log.append(batches, epoch);
         producerState.update(producerBatches, result.firstOffset());
@@ -202,17 +225,21 @@ public final class Partition {
      */
     public synchronized FollowerFetch onFollowerFetch(int followerId, long fetchOffset, long nowMs) {
         if (replica.state() != PartitionReplica.State.LEADER) {
-            throw new PartitionRoleException(PartitionRoleException.Reason.NOT_LEADER,
+            throw new PartitionRoleException(
+                    PartitionRoleException.Reason.NOT_LEADER,
                     "node " + replica.localId() + " does not lead " + topicPartition);
         }
         if (!replica.assignment().orElseThrow().replicas().contains(followerId) || followerId == replica.localId()) {
-            throw new PartitionRoleException(PartitionRoleException.Reason.NOT_A_REPLICA,
+            throw new PartitionRoleException(
+                    PartitionRoleException.Reason.NOT_A_REPLICA,
                     "node " + followerId + " is not a follower of " + topicPartition);
         }
         if (fetchOffset > log.logEndOffset() || fetchOffset < 0) {
-            throw new PartitionRoleException(PartitionRoleException.Reason.OFFSET_OUT_OF_RANGE, "follower "
-                    + followerId + " fetches " + topicPartition + " at " + fetchOffset + ", log end is "
-                    + log.logEndOffset());
+            throw new PartitionRoleException(
+                    PartitionRoleException.Reason.OFFSET_OUT_OF_RANGE,
+                    "follower "
+                            + followerId + " fetches " + topicPartition + " at " + fetchOffset + ", log end is "
+                            + log.logEndOffset());
         }
         long before = log.highWatermark();
         Optional<IsrChange> change = replica.onFollowerFetch(followerId, fetchOffset, nowMs);
@@ -268,16 +295,22 @@ public final class Partition {
      *
      * @param records whole batches only
      */
-    public synchronized void appendAsFollower(int leaderEpoch, long fetchOffset, ByteBuffer records,
-            long leaderHighWatermark, long leaderLogStartOffset) {
-        if (replica.state() != PartitionReplica.State.FOLLOWER_FETCHING || replica.leaderEpoch() != leaderEpoch
+    public synchronized void appendAsFollower(
+            int leaderEpoch,
+            long fetchOffset,
+            ByteBuffer records,
+            long leaderHighWatermark,
+            long leaderLogStartOffset) {
+        if (replica.state() != PartitionReplica.State.FOLLOWER_FETCHING
+                || replica.leaderEpoch() != leaderEpoch
                 || log.logEndOffset() != fetchOffset) {
             return;
         }
         if (records.hasRemaining()) {
             List<RecordBatchHeader> batches = RecordBatches.split(records.duplicate());
             RecordBatchHeader first = batches.get(0);
-            if (log.logEndOffset() == log.logStartOffset() && first.baseOffset() < log.logEndOffset()
+            if (log.logEndOffset() == log.logStartOffset()
+                    && first.baseOffset() < log.logEndOffset()
                     && first.lastOffset() >= log.logEndOffset()) {
                 // An empty log restarted at the leader's log start, which lies inside this batch (DeleteRecords
                 // cuts batches): take the whole batch; the log start moves up to the leader's below.
@@ -303,8 +336,10 @@ public final class Partition {
      * @return whether the log was reset
      */
     public synchronized boolean onLeaderLogStartAhead(int leaderEpoch, long fetchOffset, long leaderLogStartOffset) {
-        if (replica.state() != PartitionReplica.State.FOLLOWER_FETCHING || replica.leaderEpoch() != leaderEpoch
-                || log.logEndOffset() != fetchOffset || leaderLogStartOffset <= fetchOffset) {
+        if (replica.state() != PartitionReplica.State.FOLLOWER_FETCHING
+                || replica.leaderEpoch() != leaderEpoch
+                || log.logEndOffset() != fetchOffset
+                || leaderLogStartOffset <= fetchOffset) {
             return false;
         }
         log.truncateFullyAndStartAt(leaderLogStartOffset);
@@ -318,8 +353,10 @@ public final class Partition {
         }
         int count = batch.lastOffsetDelta() + 1;
         int lastSequence = (int) ((batch.baseSequence() + (long) batch.lastOffsetDelta()) % (1L << 31));
-        producerState.update(List.of(new ProducerBatch(batch.producerId(), batch.producerEpoch(),
-                batch.baseSequence(), lastSequence, count)), batch.baseOffset());
+        producerState.update(
+                List.of(new ProducerBatch(
+                        batch.producerId(), batch.producerEpoch(), batch.baseSequence(), lastSequence, count)),
+                batch.baseOffset());
     }
 
     /**
@@ -405,7 +442,8 @@ public final class Partition {
         public boolean truncateTo(long offset) {
             boolean truncated = log.truncateTo(offset);
             if (truncated) {
-                rebuildProducerState(Math.max(log.logStartOffset(), log.logEndOffset() - PRODUCER_STATE_WINDOW_OFFSETS));
+                rebuildProducerState(
+                        Math.max(log.logStartOffset(), log.logEndOffset() - PRODUCER_STATE_WINDOW_OFFSETS));
             }
             return truncated;
         }
@@ -420,8 +458,7 @@ public final class Partition {
     }
 
     /** A leader's view of its log at one instant. */
-    public record LeaderPosition(long highWatermark, long logEndOffset, int leaderEpoch) {
-    }
+    public record LeaderPosition(long highWatermark, long logEndOffset, int leaderEpoch) {}
 
     public synchronized long logStartOffset() {
         return log.logStartOffset();
@@ -474,8 +511,8 @@ public final class Partition {
     synchronized long deleteRecordsBefore(long offset) {
         checkLeader(-1); // followers follow the leader's log start offset from its fetch responses
         if (offset < -1) {
-            throw new OffsetOutOfRangeException("[" + topicPartition + "] cannot delete records before offset "
-                    + offset);
+            throw new OffsetOutOfRangeException(
+                    "[" + topicPartition + "] cannot delete records before offset " + offset);
         }
         return log.deleteRecordsBefore(offset == -1 ? log.highWatermark() : offset);
     }

@@ -9,8 +9,7 @@ package dev.strait.broker.replica;
  * @param lastSequence  sequence number of the last record
  * @param recordCount   number of offsets the batch spans (lastOffsetDelta + 1)
  */
-public record ProducerBatch(long producerId, short producerEpoch, int baseSequence, int lastSequence,
-        int recordCount) {
+public record ProducerBatch(long producerId, short producerEpoch, int baseSequence, int lastSequence, int recordCount) {
 
     public boolean isIdempotent() {
         return producerId >= 0;

@@ -23,12 +23,10 @@ final class ProducerStateTable {
     /** Kafka keeps the last five batches per producer (max.in.flight.requests.per.connection with idempotence). */
     static final int CACHED_BATCHES = 5;
 
-    private record CachedBatch(int baseSequence, int lastSequence, long firstOffset, long lastOffset) {
-    }
+    private record CachedBatch(int baseSequence, int lastSequence, long firstOffset, long lastOffset) {}
 
     /** A batch that is already in the log: where it was appended. */
-    record Duplicate(long firstOffset, long lastOffset) {
-    }
+    record Duplicate(long firstOffset, long lastOffset) {}
 
     private static final class ProducerEntry {
         short epoch;
@@ -92,7 +90,8 @@ final class ProducerStateTable {
             return;
         }
         if (batch.producerEpoch() < entry.epoch) {
-            throw new ProducerStateException(ProducerStateException.Reason.INVALID_PRODUCER_EPOCH,
+            throw new ProducerStateException(
+                    ProducerStateException.Reason.INVALID_PRODUCER_EPOCH,
                     "producer " + batch.producerId() + " epoch " + batch.producerEpoch() + " is older than "
                             + entry.epoch);
         }
@@ -118,8 +117,8 @@ final class ProducerStateTable {
                     entry.epoch = batch.producerEpoch();
                     entry.batches.clear();
                 }
-                entry.batches.addLast(new CachedBatch(batch.baseSequence(), batch.lastSequence(), offset,
-                        offset + batch.recordCount() - 1));
+                entry.batches.addLast(new CachedBatch(
+                        batch.baseSequence(), batch.lastSequence(), offset, offset + batch.recordCount() - 1));
                 while (entry.batches.size() > CACHED_BATCHES) {
                     entry.batches.removeFirst();
                 }
@@ -133,8 +132,8 @@ final class ProducerStateTable {
     }
 
     private static ProducerStateException outOfOrder(ProducerBatch batch, int lastSequence) {
-        return new ProducerStateException(ProducerStateException.Reason.OUT_OF_ORDER_SEQUENCE,
-                "producer " + batch.producerId() + " sent sequence " + batch.baseSequence() + " after "
-                        + lastSequence);
+        return new ProducerStateException(
+                ProducerStateException.Reason.OUT_OF_ORDER_SEQUENCE,
+                "producer " + batch.producerId() + " sent sequence " + batch.baseSequence() + " after " + lastSequence);
     }
 }

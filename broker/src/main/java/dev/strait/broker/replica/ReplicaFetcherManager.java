@@ -37,9 +37,8 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
     private static final Logger LOGGER = LoggerFactory.getLogger(ReplicaFetcherManager.class);
 
     /** {@code replica.fetch.*} and {@code replica.socket.timeout.ms}, by their Kafka meanings. */
-    public record Settings(int maxWaitMs, int minBytes, int maxBytesPerPartition, int responseMaxBytes,
-                           long backoffMs) {
-    }
+    public record Settings(
+            int maxWaitMs, int minBytes, int maxBytesPerPartition, int responseMaxBytes, long backoffMs) {}
 
     private final int localId;
     private final MetadataSource metadata;
@@ -48,16 +47,16 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
     private final Time time;
     private final Map<Integer, FetcherThread> threads = new HashMap<>();
     private boolean closed;
-    private volatile FaultHandler faults = (what, cause) -> { };
+    private volatile FaultHandler faults = (what, cause) -> {};
 
-    public ReplicaFetcherManager(int localId, MetadataSource metadata, LeaderClient.Factory clients,
-            Settings settings) {
+    public ReplicaFetcherManager(
+            int localId, MetadataSource metadata, LeaderClient.Factory clients, Settings settings) {
         this(localId, metadata, clients, settings, Time.SYSTEM);
     }
 
     /** @param time the clock partition backoffs are measured on */
-    public ReplicaFetcherManager(int localId, MetadataSource metadata, LeaderClient.Factory clients,
-            Settings settings, Time time) {
+    public ReplicaFetcherManager(
+            int localId, MetadataSource metadata, LeaderClient.Factory clients, Settings settings, Time time) {
         this.localId = localId;
         this.metadata = metadata;
         this.clients = clients;
@@ -126,14 +125,14 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
         }
     }
 
-    private record Followed(Partition partition, int leaderEpoch) {
-    }
+    private record Followed(Partition partition, int leaderEpoch) {}
 
     private final class FetcherThread extends Thread {
         private final int leaderId;
         private final Map<TopicPartition, Followed> followed = new HashMap<>();
         /** Partitions backing off after an error, to the time they may be fetched again. */
         private final Map<TopicPartition, Long> delayedUntilMs = new HashMap<>();
+
         private volatile boolean running = true;
         private LeaderClient client;
         /** Whether the leader's refusal of this broker's principal was logged since the last accepted fetch. */
@@ -169,10 +168,13 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
         private void logRefusal(TopicPartition partition) {
             if (!refusalLogged) {
                 refusalLogged = true;
-                LOGGER.warn("[broker {}] broker {} refuses to replicate {} to this broker: the principal this broker "
-                        + "authenticates as (sasl.mechanism.inter.broker.protocol and its JAAS entry, or its "
-                        + "certificate) needs CLUSTER_ACTION on the cluster, or to be in super.users", localId,
-                        leaderId, partition);
+                LOGGER.warn(
+                        "[broker {}] broker {} refuses to replicate {} to this broker: the principal this broker "
+                                + "authenticates as (sasl.mechanism.inter.broker.protocol and its JAAS entry, or its "
+                                + "certificate) needs CLUSTER_ACTION on the cluster, or to be in super.users",
+                        localId,
+                        leaderId,
+                        partition);
             }
         }
 
@@ -283,11 +285,13 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
         private synchronized LeaderClient client() throws IOException {
             if (client == null) {
                 Optional<BrokerRegistration> broker = metadata.brokers().stream()
-                        .filter(b -> b.id() == leaderId && !b.fenced()).findFirst();
+                        .filter(b -> b.id() == leaderId && !b.fenced())
+                        .findFirst();
                 if (broker.isEmpty()) {
                     return null;
                 }
-                client = clients.connect(leaderId, broker.get().host(), broker.get().port());
+                client = clients.connect(
+                        leaderId, broker.get().host(), broker.get().port());
             }
             return client;
         }
@@ -300,16 +304,16 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
             for (Followed f : snapshot) {
                 OptionalInt epoch = f.partition().epochToQuery(f.leaderEpoch());
                 if (epoch.isPresent()) {
-                    queries.add(new LeaderClient.EpochQuery(f.partition().topicPartition(), f.leaderEpoch(),
-                            epoch.getAsInt()));
+                    queries.add(new LeaderClient.EpochQuery(
+                            f.partition().topicPartition(), f.leaderEpoch(), epoch.getAsInt()));
                     asked.put(f.partition().topicPartition(), f);
                 }
             }
             if (queries.isEmpty()) {
                 return false;
             }
-            for (Map.Entry<TopicPartition, LeaderClient.EpochAnswer> entry
-                    : leader.offsetsForLeaderEpoch(queries).entrySet()) {
+            for (Map.Entry<TopicPartition, LeaderClient.EpochAnswer> entry :
+                    leader.offsetsForLeaderEpoch(queries).entrySet()) {
                 Followed f = asked.get(entry.getKey());
                 LeaderClient.EpochAnswer answer = entry.getValue();
                 if (f == null) {
@@ -319,23 +323,36 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
                     logRefusal(entry.getKey());
                 }
                 if (answer.error() != LeaderClient.ReplicaError.NONE) {
-                    LOGGER.debug("[broker {}] OffsetForLeaderEpoch of {} from {}: {}", localId, entry.getKey(),
-                            leaderId, answer.error());
+                    LOGGER.debug(
+                            "[broker {}] OffsetForLeaderEpoch of {} from {}: {}",
+                            localId,
+                            entry.getKey(),
+                            leaderId,
+                            answer.error());
                     failed.add(entry.getKey());
                     continue;
                 }
-                EpochEndOffset end = answer.leaderEpoch() < 0 ? EpochEndOffset.UNDEFINED
+                EpochEndOffset end = answer.leaderEpoch() < 0
+                        ? EpochEndOffset.UNDEFINED
                         : new EpochEndOffset(answer.leaderEpoch(), answer.endOffset());
                 try {
                     f.partition().onEpochEndOffset(f.leaderEpoch(), end);
                 } catch (IllegalArgumentException | LogStorageException e) {
-                    LOGGER.warn("[broker {}] cannot truncate {} after the leader's answer {}: {}", localId,
-                            entry.getKey(), end, e.toString());
+                    LOGGER.warn(
+                            "[broker {}] cannot truncate {} after the leader's answer {}: {}",
+                            localId,
+                            entry.getKey(),
+                            end,
+                            e.toString());
                     failed.add(entry.getKey());
                     continue;
                 }
-                LOGGER.info("[broker {}] {} truncated after the leader's answer {}; log end now {}", localId,
-                        entry.getKey(), end, f.partition().logEndOffset());
+                LOGGER.info(
+                        "[broker {}] {} truncated after the leader's answer {}; log end now {}",
+                        localId,
+                        entry.getKey(),
+                        end,
+                        f.partition().logEndOffset());
             }
             return true;
         }
@@ -350,8 +367,13 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
                 OptionalLong offset = f.partition().fetchOffset(f.leaderEpoch());
                 if (offset.isPresent()) {
                     TopicPartition tp = f.partition().topicPartition();
-                    targets.add(new LeaderClient.FetchTarget(tp, f.partition().topicId(), offset.getAsLong(),
-                            f.partition().logStartOffset(), f.leaderEpoch(), settings.maxBytesPerPartition()));
+                    targets.add(new LeaderClient.FetchTarget(
+                            tp,
+                            f.partition().topicId(),
+                            offset.getAsLong(),
+                            f.partition().logStartOffset(),
+                            f.leaderEpoch(),
+                            settings.maxBytesPerPartition()));
                     fetched.put(tp, f);
                     offsets.put(tp, offset.getAsLong());
                 }
@@ -359,8 +381,8 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
             if (targets.isEmpty()) {
                 return false;
             }
-            Map<TopicPartition, LeaderClient.FetchedPartition> response = leader.fetch(targets,
-                    settings.maxWaitMs(), settings.minBytes(), settings.responseMaxBytes());
+            Map<TopicPartition, LeaderClient.FetchedPartition> response =
+                    leader.fetch(targets, settings.maxWaitMs(), settings.minBytes(), settings.responseMaxBytes());
             for (Map.Entry<TopicPartition, LeaderClient.FetchedPartition> entry : response.entrySet()) {
                 Followed f = fetched.get(entry.getKey());
                 LeaderClient.FetchedPartition data = entry.getValue();
@@ -368,10 +390,14 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
                     continue;
                 }
                 if (data.error() == LeaderClient.ReplicaError.OFFSET_OUT_OF_RANGE
-                        && f.partition().onLeaderLogStartAhead(f.leaderEpoch(), offsets.get(entry.getKey()),
-                                data.logStartOffset())) {
-                    LOGGER.info("[broker {}] {} restarted empty at the leader's log start offset {}", localId,
-                            entry.getKey(), data.logStartOffset());
+                        && f.partition()
+                                .onLeaderLogStartAhead(
+                                        f.leaderEpoch(), offsets.get(entry.getKey()), data.logStartOffset())) {
+                    LOGGER.info(
+                            "[broker {}] {} restarted empty at the leader's log start offset {}",
+                            localId,
+                            entry.getKey(),
+                            data.logStartOffset());
                     continue;
                 }
                 if (data.error() == LeaderClient.ReplicaError.NOT_AUTHORIZED) {
@@ -380,16 +406,26 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
                     refusalLogged = false;
                 }
                 if (data.error() != LeaderClient.ReplicaError.NONE) {
-                    LOGGER.debug("[broker {}] fetch of {} from {}: {}", localId, entry.getKey(), leaderId,
-                            data.error());
+                    LOGGER.debug(
+                            "[broker {}] fetch of {} from {}: {}", localId, entry.getKey(), leaderId, data.error());
                     failed.add(entry.getKey());
                     continue;
                 }
                 try {
-                    f.partition().appendAsFollower(f.leaderEpoch(), offsets.get(entry.getKey()), data.records(),
-                            data.highWatermark(), data.logStartOffset());
-                } catch (IllegalArgumentException | LogStorageException | dev.strait.broker.log.CorruptRecordException e) {
-                    LOGGER.warn("[broker {}] cannot append the fetched data of {}: {}", localId, entry.getKey(),
+                    f.partition()
+                            .appendAsFollower(
+                                    f.leaderEpoch(),
+                                    offsets.get(entry.getKey()),
+                                    data.records(),
+                                    data.highWatermark(),
+                                    data.logStartOffset());
+                } catch (IllegalArgumentException
+                        | LogStorageException
+                        | dev.strait.broker.log.CorruptRecordException e) {
+                    LOGGER.warn(
+                            "[broker {}] cannot append the fetched data of {}: {}",
+                            localId,
+                            entry.getKey(),
                             e.toString());
                     failed.add(entry.getKey());
                 }

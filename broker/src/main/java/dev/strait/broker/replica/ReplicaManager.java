@@ -1,7 +1,7 @@
 package dev.strait.broker.replica;
 
-import dev.strait.broker.log.FaultHandler;
 import dev.strait.broker.log.AppendResult;
+import dev.strait.broker.log.FaultHandler;
 import dev.strait.broker.log.LogConfig;
 import dev.strait.broker.log.OffsetOutOfRangeException;
 import dev.strait.broker.log.PartitionLog;
@@ -9,12 +9,12 @@ import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.MetadataSource;
 import dev.strait.broker.metadata.PartitionState;
 import dev.strait.broker.metadata.StaleEpochException;
-import dev.strait.broker.replication.IsrChange;
-import dev.strait.broker.replication.ReplicationConfig;
-import dev.strait.broker.replication.TruncationRule;
 import dev.strait.broker.metadata.TopicExistsException;
 import dev.strait.broker.metadata.TopicMetadata;
 import dev.strait.broker.metadata.UnknownTopicException;
+import dev.strait.broker.replication.IsrChange;
+import dev.strait.broker.replication.ReplicationConfig;
+import dev.strait.broker.replication.TruncationRule;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -33,9 +33,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.kafka.common.TopicPartition;
@@ -67,15 +67,12 @@ public final class ReplicaManager implements AutoCloseable {
 
     /** Told about role transitions of local replicas, in order, under the replica manager's lock; must not block. */
     public interface RoleListener {
-        default void onBecomeLeader(Partition partition, int leaderEpoch) {
-        }
+        default void onBecomeLeader(Partition partition, int leaderEpoch) {}
 
-        default void onBecomeFollower(Partition partition, int leaderId, int leaderEpoch) {
-        }
+        default void onBecomeFollower(Partition partition, int leaderId, int leaderEpoch) {}
 
         /** The replica was deleted (topic deleted, or this node removed from the replicas). */
-        default void onRemoved(TopicPartition topicPartition) {
-        }
+        default void onRemoved(TopicPartition topicPartition) {}
     }
 
     private final MetadataSource metadata;
@@ -95,9 +92,13 @@ public final class ReplicaManager implements AutoCloseable {
     private final ExecutorService stateThread;
     private final AtomicBoolean reconcilePending = new AtomicBoolean();
     private volatile boolean closed;
-    private volatile FaultHandler faults = (what, cause) -> { };
+    private volatile FaultHandler faults = (what, cause) -> {};
 
-    public ReplicaManager(MetadataSource metadata, Path logDir, Map<String, String> brokerTopicDefaults, Time time,
+    public ReplicaManager(
+            MetadataSource metadata,
+            Path logDir,
+            Map<String, String> brokerTopicDefaults,
+            Time time,
             ScheduledExecutorService scheduler) {
         this(metadata, logDir, brokerTopicDefaults, time, scheduler, ReplicationConfig.DEFAULT_REPLICA_LAG_TIME_MAX_MS);
     }
@@ -106,8 +107,13 @@ public final class ReplicaManager implements AutoCloseable {
      * @param brokerTopicDefaults topic config defaults of this broker, min.insync.replicas included
      * @param replicaLagTimeMaxMs {@code replica.lag.time.max.ms}
      */
-    public ReplicaManager(MetadataSource metadata, Path logDir, Map<String, String> brokerTopicDefaults, Time time,
-            ScheduledExecutorService scheduler, long replicaLagTimeMaxMs) {
+    public ReplicaManager(
+            MetadataSource metadata,
+            Path logDir,
+            Map<String, String> brokerTopicDefaults,
+            Time time,
+            ScheduledExecutorService scheduler,
+            long replicaLagTimeMaxMs) {
         this.metadata = metadata;
         this.logDir = logDir;
         this.brokerTopicDefaults = Map.copyOf(brokerTopicDefaults);
@@ -146,7 +152,11 @@ public final class ReplicaManager implements AutoCloseable {
     public synchronized void startup() {
         reconcile();
         metadata.addChangeListener(this::scheduleReconcile);
-        LOGGER.info("opened {} partitions of {} topics in {}", partitions.size(), metadata.topics().size(), logDir);
+        LOGGER.info(
+                "opened {} partitions of {} topics in {}",
+                partitions.size(),
+                metadata.topics().size(),
+                logDir);
     }
 
     /** Called by the metadata source on every change: only enqueues a reconciliation pass (coalesced). */
@@ -219,15 +229,23 @@ public final class ReplicaManager implements AutoCloseable {
         Partition.RoleChange change = partition.applyAssignment(state, nowMs);
         switch (change) {
             case BECAME_LEADER:
-                LOGGER.info("[broker {}] leads {} in epoch {} (ISR {})", localId, partition.topicPartition(),
-                        state.leaderEpoch(), state.isr());
+                LOGGER.info(
+                        "[broker {}] leads {} in epoch {} (ISR {})",
+                        localId,
+                        partition.topicPartition(),
+                        state.leaderEpoch(),
+                        state.isr());
                 for (RoleListener listener : roleListeners) {
                     listener.onBecomeLeader(partition, state.leaderEpoch());
                 }
                 break;
             case BECAME_FOLLOWER:
-                LOGGER.info("[broker {}] follows {} led by {} in epoch {}", localId, partition.topicPartition(),
-                        state.leader(), state.leaderEpoch());
+                LOGGER.info(
+                        "[broker {}] follows {} led by {} in epoch {}",
+                        localId,
+                        partition.topicPartition(),
+                        state.leader(),
+                        state.leaderEpoch());
                 for (RoleListener listener : roleListeners) {
                     listener.onBecomeFollower(partition, state.leader(), state.leaderEpoch());
                 }
@@ -287,10 +305,20 @@ public final class ReplicaManager implements AutoCloseable {
 
     private void submitIsrChange(Partition partition, IsrChange change) {
         TopicPartition tp = partition.topicPartition();
-        LOGGER.info("[broker {}] proposes ISR {} for {} (leader epoch {}, partition epoch {})", localId,
-                change.newIsr(), tp, change.leaderEpoch(), change.partitionEpoch());
-        metadata.alterPartition(partition.topicId(), tp.partition(), change.leaderEpoch(), change.partitionEpoch(),
-                List.copyOf(new TreeSet<>(change.newIsr()))).whenComplete((state, error) -> {
+        LOGGER.info(
+                "[broker {}] proposes ISR {} for {} (leader epoch {}, partition epoch {})",
+                localId,
+                change.newIsr(),
+                tp,
+                change.leaderEpoch(),
+                change.partitionEpoch());
+        metadata.alterPartition(
+                        partition.topicId(),
+                        tp.partition(),
+                        change.leaderEpoch(),
+                        change.partitionEpoch(),
+                        List.copyOf(new TreeSet<>(change.newIsr())))
+                .whenComplete((state, error) -> {
                     if (error != null) {
                         onIsrChangeFailed(partition, change, unwrap(error));
                     }
@@ -308,19 +336,27 @@ public final class ReplicaManager implements AutoCloseable {
         TopicPartition tp = partition.topicPartition();
         if (error instanceof IllegalArgumentException || error instanceof UnknownTopicException) {
             // Checked against the current epochs and refused, or the topic is gone: not applied.
-            LOGGER.info("[broker {}] ISR change {} for {} not applied: {}", localId, change.newIsr(), tp,
-                    error.toString());
+            LOGGER.info(
+                    "[broker {}] ISR change {} for {} not applied: {}", localId, change.newIsr(), tp, error.toString());
             partition.onIsrChangeRejected(change);
         } else if (error instanceof StaleEpochException) {
             // Newer metadata exists (perhaps this very change, committed); it is on its way to this node.
-            LOGGER.info("[broker {}] ISR change {} for {} is stale; it stays pending until the metadata catches up: {}",
-                    localId, change.newIsr(), tp, error.toString());
+            LOGGER.info(
+                    "[broker {}] ISR change {} for {} is stale; it stays pending until the metadata catches up: {}",
+                    localId,
+                    change.newIsr(),
+                    tp,
+                    error.toString());
         } else {
-            LOGGER.info("[broker {}] no answer to ISR change {} for {} ({}); asking again", localId, change.newIsr(),
-                    tp, error.toString());
+            LOGGER.info(
+                    "[broker {}] no answer to ISR change {} for {} ({}); asking again",
+                    localId,
+                    change.newIsr(),
+                    tp,
+                    error.toString());
             try {
-                scheduler.schedule(() -> retryIsrChange(partition, change), ISR_CHANGE_RETRY_BACKOFF_MS,
-                        TimeUnit.MILLISECONDS);
+                scheduler.schedule(
+                        () -> retryIsrChange(partition, change), ISR_CHANGE_RETRY_BACKOFF_MS, TimeUnit.MILLISECONDS);
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 // shutting down
             }
@@ -336,7 +372,8 @@ public final class ReplicaManager implements AutoCloseable {
     private static Throwable unwrap(Throwable error) {
         Throwable cause = error;
         while ((cause instanceof java.util.concurrent.CompletionException
-                || cause instanceof java.util.concurrent.ExecutionException) && cause.getCause() != null) {
+                        || cause instanceof java.util.concurrent.ExecutionException)
+                && cause.getCause() != null) {
             cause = cause.getCause();
         }
         return cause;
@@ -344,7 +381,8 @@ public final class ReplicaManager implements AutoCloseable {
 
     /** Replication settings of a topic: replica.lag.time.max.ms and its effective min.insync.replicas. */
     public ReplicationConfig replicationConfigFor(TopicMetadata topic) {
-        int minInsync = Integer.parseInt(effectiveConfigs(topic).get(TopicConfigs.MIN_INSYNC_REPLICAS).trim());
+        int minInsync = Integer.parseInt(
+                effectiveConfigs(topic).get(TopicConfigs.MIN_INSYNC_REPLICAS).trim());
         return new ReplicationConfig(replicaLagTimeMaxMs, minInsync, TruncationRule.LEADER_EPOCH);
     }
 
@@ -397,8 +435,8 @@ public final class ReplicaManager implements AutoCloseable {
      * @throws ProducerStateException for a producer sequence/epoch error
      * @throws UnknownTopicException  if this node has no such partition
      */
-    public AppendResult appendRecords(TopicPartition topicPartition, ByteBuffer batches,
-            List<ProducerBatch> producerBatches) {
+    public AppendResult appendRecords(
+            TopicPartition topicPartition, ByteBuffer batches, List<ProducerBatch> producerBatches) {
         return appendRecords(topicPartition, batches, producerBatches, false).result();
     }
 
@@ -408,8 +446,8 @@ public final class ReplicaManager implements AutoCloseable {
      *
      * @throws PartitionRoleException if this node does not lead the partition, or acks=all lacks in-sync replicas
      */
-    public Partition.LeaderAppend appendRecords(TopicPartition topicPartition, ByteBuffer batches,
-            List<ProducerBatch> producerBatches, boolean acksAll) {
+    public Partition.LeaderAppend appendRecords(
+            TopicPartition topicPartition, ByteBuffer batches, List<ProducerBatch> producerBatches, boolean acksAll) {
         Partition partition = partition(topicPartition)
                 .orElseThrow(() -> new UnknownTopicException("unknown partition " + topicPartition));
         Partition.LeaderAppend result = partition.appendAsLeader(batches, producerBatches, acksAll);
@@ -423,8 +461,8 @@ public final class ReplicaManager implements AutoCloseable {
      * @throws IllegalArgumentException for a bad name, partition count or config
      * @throws TopicExistsException     if it exists
      */
-    public synchronized TopicMetadata createTopic(String name, int partitionCount, Map<String, String> configs,
-            boolean validateOnly) {
+    public synchronized TopicMetadata createTopic(
+            String name, int partitionCount, Map<String, String> configs, boolean validateOnly) {
         return createTopic(name, partitionCount, -1, configs, validateOnly);
     }
 
@@ -433,8 +471,8 @@ public final class ReplicaManager implements AutoCloseable {
      *
      * @throws dev.strait.broker.metadata.InvalidReplicationFactorException if there are too few brokers
      */
-    public synchronized TopicMetadata createTopic(String name, int partitionCount, int replicationFactor,
-            Map<String, String> configs, boolean validateOnly) {
+    public synchronized TopicMetadata createTopic(
+            String name, int partitionCount, int replicationFactor, Map<String, String> configs, boolean validateOnly) {
         validateTopicName(name);
         if (partitionCount < 1) {
             throw new IllegalArgumentException("number of partitions must be >= 1, got " + partitionCount);
@@ -453,8 +491,12 @@ public final class ReplicaManager implements AutoCloseable {
         }
         TopicMetadata topic = metadata.createTopic(name, partitionCount, replicationFactor, configs);
         reconcile();
-        LOGGER.info("created topic {} ({}) with {} partitions and configs {}", name, topic.topicId(),
-                partitionCount, configs);
+        LOGGER.info(
+                "created topic {} ({}) with {} partitions and configs {}",
+                name,
+                topic.topicId(),
+                partitionCount,
+                configs);
         return topic;
     }
 
@@ -476,10 +518,10 @@ public final class ReplicaManager implements AutoCloseable {
      * @throws UnknownTopicException    if there is no such topic
      * @throws IllegalArgumentException for a bad config
      */
-    public synchronized TopicMetadata replaceTopicConfigs(String name, Map<String, String> overrides,
-            boolean validateOnly) {
-        TopicMetadata topic = metadata.topic(name)
-                .orElseThrow(() -> new UnknownTopicException("unknown topic '" + name + "'"));
+    public synchronized TopicMetadata replaceTopicConfigs(
+            String name, Map<String, String> overrides, boolean validateOnly) {
+        TopicMetadata topic =
+                metadata.topic(name).orElseThrow(() -> new UnknownTopicException("unknown topic '" + name + "'"));
         TopicConfigs.validate(overrides);
         if (validateOnly) {
             return topic.withConfigs(overrides);
@@ -504,8 +546,8 @@ public final class ReplicaManager implements AutoCloseable {
      * @throws IllegalArgumentException if {@code newCount} is not above the current count
      */
     public synchronized TopicMetadata createPartitions(String name, int newCount, boolean validateOnly) {
-        TopicMetadata topic = metadata.topic(name)
-                .orElseThrow(() -> new UnknownTopicException("unknown topic '" + name + "'"));
+        TopicMetadata topic =
+                metadata.topic(name).orElseThrow(() -> new UnknownTopicException("unknown topic '" + name + "'"));
         if (newCount <= topic.partitions()) {
             throw new IllegalArgumentException("Topic currently has " + topic.partitions()
                     + " partitions, which is higher than the requested " + newCount + ".");
@@ -537,8 +579,8 @@ public final class ReplicaManager implements AutoCloseable {
         TopicMetadata topic = metadata.topic(topicPartition.topic())
                 .orElseThrow(() -> new UnknownTopicException("unknown partition " + topicPartition));
         if (!logConfigFor(topic).cleanupPolicy().delete()) {
-            throw new DeleteRecordsRefusedException("Records of partition " + topicPartition
-                    + " can not be deleted due to the configured policy");
+            throw new DeleteRecordsRefusedException(
+                    "Records of partition " + topicPartition + " can not be deleted due to the configured policy");
         }
         long lowWatermark = partition.deleteRecordsBefore(offset);
         fetchPurgatory.checkAndComplete(topicPartition);
@@ -569,8 +611,8 @@ public final class ReplicaManager implements AutoCloseable {
             throw new IllegalArgumentException("topic name is longer than " + MAX_TOPIC_NAME_LENGTH + " characters");
         }
         if (!LEGAL_TOPIC.matcher(name).matches()) {
-            throw new IllegalArgumentException("topic name '" + name
-                    + "' may only contain ASCII letters, digits, '.', '_' and '-'");
+            throw new IllegalArgumentException(
+                    "topic name '" + name + "' may only contain ASCII letters, digits, '.', '_' and '-'");
         }
     }
 
@@ -579,7 +621,8 @@ public final class ReplicaManager implements AutoCloseable {
             return;
         }
         try (Stream<Path> paths = Files.walk(dir)) {
-            List<Path> all = new ArrayList<>(paths.sorted(Comparator.reverseOrder()).toList());
+            List<Path> all =
+                    new ArrayList<>(paths.sorted(Comparator.reverseOrder()).toList());
             for (Path path : all) {
                 Files.deleteIfExists(path);
             }

@@ -35,8 +35,7 @@ public final class TopicConfigs {
         BUILT_IN_DEFAULTS = java.util.Collections.unmodifiableMap(m);
     }
 
-    private TopicConfigs() {
-    }
+    private TopicConfigs() {}
 
     public static Set<String> supportedKeys() {
         return BUILT_IN_DEFAULTS.keySet();

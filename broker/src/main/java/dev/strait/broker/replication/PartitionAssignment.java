@@ -8,8 +8,8 @@ import java.util.Set;
  * order, the in-sync replicas, and the partition epoch, which every ISR change bumps so that a stale
  * proposal can be recognised and refused.
  */
-public record PartitionAssignment(int leader, int leaderEpoch, List<Integer> replicas, Set<Integer> isr,
-                                  int partitionEpoch) {
+public record PartitionAssignment(
+        int leader, int leaderEpoch, List<Integer> replicas, Set<Integer> isr, int partitionEpoch) {
 
     public static final int NO_LEADER = -1;
 

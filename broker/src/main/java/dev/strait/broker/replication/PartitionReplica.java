@@ -1,12 +1,11 @@
 package dev.strait.broker.replication;
 
+import dev.strait.broker.log.EpochEndOffset;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-
-import dev.strait.broker.log.EpochEndOffset;
 
 /**
  * One replica of one partition: its role and what replication needs to know in it. Not thread-safe: the owner
@@ -19,7 +18,12 @@ import dev.strait.broker.log.EpochEndOffset;
  */
 public final class PartitionReplica {
 
-    public enum State { OFFLINE, LEADER, FOLLOWER_TRUNCATING, FOLLOWER_FETCHING }
+    public enum State {
+        OFFLINE,
+        LEADER,
+        FOLLOWER_TRUNCATING,
+        FOLLOWER_FETCHING
+    }
 
     /** What the leader knows of a follower, learned only from the offsets it fetches. */
     private static final class FollowerProgress {
@@ -87,9 +91,10 @@ public final class PartitionReplica {
         if (!next.replicas().contains(localId)) {
             throw new IllegalArgumentException("replica " + localId + " is not among " + next.replicas());
         }
-        if (assignment != null && (next.leaderEpoch() < assignment.leaderEpoch()
-                || next.leaderEpoch() == assignment.leaderEpoch()
-                && next.partitionEpoch() <= assignment.partitionEpoch())) {
+        if (assignment != null
+                && (next.leaderEpoch() < assignment.leaderEpoch()
+                        || next.leaderEpoch() == assignment.leaderEpoch()
+                                && next.partitionEpoch() <= assignment.partitionEpoch())) {
             return false;
         }
         boolean newEpoch = assignment == null || next.leaderEpoch() > assignment.leaderEpoch();
@@ -240,7 +245,8 @@ public final class PartitionReplica {
         if (log.highWatermark() <= lastOffset) {
             return ProduceCheck.PENDING;
         }
-        return maximalIsr().size() >= config.minInsyncReplicas() ? ProduceCheck.OK
+        return maximalIsr().size() >= config.minInsyncReplicas()
+                ? ProduceCheck.OK
                 : ProduceCheck.NOT_ENOUGH_REPLICAS_AFTER_APPEND;
     }
 
@@ -258,8 +264,8 @@ public final class PartitionReplica {
         }
         long leaderEnd = log.logEndOffset();
         if (fetchOffset > leaderEnd) {
-            throw new IllegalArgumentException("follower " + followerId + " fetches " + fetchOffset
-                    + " beyond the leader's log end " + leaderEnd);
+            throw new IllegalArgumentException(
+                    "follower " + followerId + " fetches " + fetchOffset + " beyond the leader's log end " + leaderEnd);
         }
         progress.logEndOffset = fetchOffset;
         if (fetchOffset >= leaderEnd) {
@@ -272,8 +278,10 @@ public final class PartitionReplica {
         progress.lastFetchLeaderLogEndOffset = leaderEnd;
         progress.lastFetchMs = nowMs;
         maybeAdvanceHighWatermark();
-        if (pendingIsrChange == null && !assignment.isr().contains(followerId)
-                && fetchOffset >= log.highWatermark() && fetchOffset >= leaderEpochStartOffset) {
+        if (pendingIsrChange == null
+                && !assignment.isr().contains(followerId)
+                && fetchOffset >= log.highWatermark()
+                && fetchOffset >= leaderEpochStartOffset) {
             Set<Integer> grown = new TreeSet<>(assignment.isr());
             grown.add(followerId);
             pendingIsrChange = new IsrChange(localId, assignment.leaderEpoch(), assignment.partitionEpoch(), grown);
@@ -291,7 +299,8 @@ public final class PartitionReplica {
         Set<Integer> kept = new TreeSet<>();
         for (int member : assignment.isr()) {
             FollowerProgress progress = followers.get(member);
-            if (member == localId || progress != null && nowMs - progress.lastCaughtUpMs <= config.replicaLagTimeMaxMs()) {
+            if (member == localId
+                    || progress != null && nowMs - progress.lastCaughtUpMs <= config.replicaLagTimeMaxMs()) {
                 kept.add(member);
             }
         }

@@ -40,10 +40,10 @@ public final class AclAuthorizer {
     private static final String WILDCARD = ResourcePattern.WILDCARD_RESOURCE;
     private static final String WILDCARD_HOST = "*";
     private static final KafkaPrincipal WILDCARD_PRINCIPAL = new KafkaPrincipal(KafkaPrincipal.USER_TYPE, "*");
-    private static final Set<AclOperation> IMPLIES_DESCRIBE = EnumSet.of(AclOperation.DESCRIBE, AclOperation.READ,
-            AclOperation.WRITE, AclOperation.DELETE, AclOperation.ALTER);
-    private static final Set<AclOperation> IMPLIES_DESCRIBE_CONFIGS = EnumSet.of(AclOperation.DESCRIBE_CONFIGS,
-            AclOperation.ALTER_CONFIGS);
+    private static final Set<AclOperation> IMPLIES_DESCRIBE = EnumSet.of(
+            AclOperation.DESCRIBE, AclOperation.READ, AclOperation.WRITE, AclOperation.DELETE, AclOperation.ALTER);
+    private static final Set<AclOperation> IMPLIES_DESCRIBE_CONFIGS =
+            EnumSet.of(AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS);
     /** A literal name no ACL names, so only the defaults (super user, no ACL found) can allow it. */
     private static final String NAME_NO_ACL_NAMES = "\u0000strait:no-such-resource";
 
@@ -53,11 +53,10 @@ public final class AclAuthorizer {
     private final Collection<AclBinding> bindings;
 
     /** An ACL with its principal parsed once. */
-    private record Acl(ResourcePattern pattern, KafkaPrincipal principal, AccessControlEntry entry) {
-    }
+    private record Acl(ResourcePattern pattern, KafkaPrincipal principal, AccessControlEntry entry) {}
 
-    public AclAuthorizer(Set<KafkaPrincipal> superUsers, boolean allowEveryoneIfNoAclFound,
-            Collection<AclBinding> acls) {
+    public AclAuthorizer(
+            Set<KafkaPrincipal> superUsers, boolean allowEveryoneIfNoAclFound, Collection<AclBinding> acls) {
         this.superUsers = Set.copyOf(superUsers);
         this.allowEveryoneIfNoAclFound = allowEveryoneIfNoAclFound;
         this.bindings = List.copyOf(acls);
@@ -88,8 +87,8 @@ public final class AclAuthorizer {
      * Whether {@code principal} connecting from {@code host} (an IP address) may do {@code operation} on the
      * resource {@code type}/{@code name}.
      */
-    public boolean authorize(KafkaPrincipal principal, String host, AclOperation operation, ResourceType type,
-            String name) {
+    public boolean authorize(
+            KafkaPrincipal principal, String host, AclOperation operation, ResourceType type, String name) {
         KafkaPrincipal base = base(principal);
         if (superUsers.contains(base)) {
             return true;
@@ -119,8 +118,8 @@ public final class AclAuthorizer {
      * of WRITE on topics): allowed if the defaults allow an unnamed resource, else if some ALLOW pattern is not
      * covered by a DENY pattern of the same principal and host.
      */
-    public boolean authorizeByResourceType(KafkaPrincipal principal, String host, AclOperation operation,
-            ResourceType type) {
+    public boolean authorizeByResourceType(
+            KafkaPrincipal principal, String host, AclOperation operation, ResourceType type) {
         if (authorize(principal, host, operation, type, NAME_NO_ACL_NAMES)) {
             return true;
         }
@@ -130,24 +129,27 @@ public final class AclAuthorizer {
         List<ResourcePattern> allows = new ArrayList<>();
         for (Acl acl : aclsByType.getOrDefault(type, List.of())) {
             AccessControlEntry entry = acl.entry();
-            if (!principalMatches(acl, base) || !hostMatches(entry, host)
+            if (!principalMatches(acl, base)
+                    || !hostMatches(entry, host)
                     || entry.operation() != operation && entry.operation() != AclOperation.ALL) {
                 continue;
             }
             if (entry.permissionType() == AclPermissionType.DENY) {
-                if (acl.pattern().patternType() == PatternType.LITERAL && acl.pattern().name().equals(WILDCARD)) {
+                if (acl.pattern().patternType() == PatternType.LITERAL
+                        && acl.pattern().name().equals(WILDCARD)) {
                     return false;
                 }
-                (acl.pattern().patternType() == PatternType.PREFIXED ? denyPrefixes : denyLiterals)
-                        .add(acl.pattern());
+                (acl.pattern().patternType() == PatternType.PREFIXED ? denyPrefixes : denyLiterals).add(acl.pattern());
             } else if (entry.permissionType() == AclPermissionType.ALLOW) {
                 allows.add(acl.pattern());
             }
         }
         for (ResourcePattern allow : allows) {
-            boolean covered = denyPrefixes.stream().anyMatch(deny -> allow.name().startsWith(deny.name()))
-                    || allow.patternType() == PatternType.LITERAL
-                    && denyLiterals.stream().anyMatch(deny -> deny.name().equals(allow.name()));
+            boolean covered =
+                    denyPrefixes.stream().anyMatch(deny -> allow.name().startsWith(deny.name()))
+                            || allow.patternType() == PatternType.LITERAL
+                                    && denyLiterals.stream()
+                                            .anyMatch(deny -> deny.name().equals(allow.name()));
             if (!covered) {
                 return true;
             }
@@ -156,8 +158,8 @@ public final class AclAuthorizer {
     }
 
     /** The operations of {@code candidates} allowed on the resource (Kafka's "authorized operations" fields). */
-    public Set<AclOperation> allowedOperations(KafkaPrincipal principal, String host, ResourceType type, String name,
-            Set<AclOperation> candidates) {
+    public Set<AclOperation> allowedOperations(
+            KafkaPrincipal principal, String host, ResourceType type, String name, Set<AclOperation> candidates) {
         Set<AclOperation> allowed = EnumSet.noneOf(AclOperation.class);
         for (AclOperation operation : candidates) {
             if (authorize(principal, host, operation, type, name)) {
@@ -214,7 +216,8 @@ public final class AclAuthorizer {
 
     /** Subclasses of KafkaPrincipal compare by class; the ACLs name plain principals. */
     private static KafkaPrincipal base(KafkaPrincipal principal) {
-        return principal.getClass() == KafkaPrincipal.class ? principal
+        return principal.getClass() == KafkaPrincipal.class
+                ? principal
                 : new KafkaPrincipal(principal.getPrincipalType(), principal.getName());
     }
 }

@@ -7,8 +7,7 @@ import org.apache.kafka.common.security.auth.KafkaPrincipal;
 /** Kafka's textual principals, {@code Type:name} (e.g. {@code User:alice}), as ACLs and {@code super.users} name them. */
 public final class Principals {
 
-    private Principals() {
-    }
+    private Principals() {}
 
     /** @throws IllegalArgumentException for text without a {@code Type:} prefix */
     public static KafkaPrincipal parse(String text) {

@@ -54,26 +54,60 @@ public final class BrokerConfig {
             "log.index.interval.bytes", "index.interval.bytes",
             "log.cleaner.delete.retention.ms", "delete.retention.ms");
 
-    private static final Set<String> OTHER_NAMES = Set.of("node.id", "listeners", "log.dirs", "log.dir",
-            "process.roles", "controller.quorum.voters", "controller.listener.names", "advertised.listeners",
-            "listener.security.protocol.map", "broker.session.timeout.ms", "broker.heartbeat.interval.ms",
-            "metadata.log.dir", "metadata.log.max.record.bytes.between.snapshots",
+    private static final Set<String> OTHER_NAMES = Set.of(
+            "node.id",
+            "listeners",
+            "log.dirs",
+            "log.dir",
+            "process.roles",
+            "controller.quorum.voters",
+            "controller.listener.names",
+            "advertised.listeners",
+            "listener.security.protocol.map",
+            "broker.session.timeout.ms",
+            "broker.heartbeat.interval.ms",
+            "metadata.log.dir",
+            "metadata.log.max.record.bytes.between.snapshots",
             "metadata.log.max.snapshot.interval.ms",
-            "num.network.threads", "num.io.threads", "queued.max.requests", "socket.request.max.bytes",
-            "num.partitions", "auto.create.topics.enable", "log.retention.check.interval.ms",
-            "log.retention.minutes", "log.retention.hours", "log.roll.hours", "offsets.topic.num.partitions",
+            "num.network.threads",
+            "num.io.threads",
+            "queued.max.requests",
+            "socket.request.max.bytes",
+            "num.partitions",
+            "auto.create.topics.enable",
+            "log.retention.check.interval.ms",
+            "log.retention.minutes",
+            "log.retention.hours",
+            "log.roll.hours",
+            "offsets.topic.num.partitions",
             "offsets.topic.replication.factor",
-            "group.initial.rebalance.delay.ms", "group.min.session.timeout.ms", "group.max.session.timeout.ms",
-            "offsets.topic.segment.bytes", "log.cleaner.enable", "log.cleaner.backoff.ms",
-            "log.cleaner.dedupe.buffer.size", "log.cleaner.io.max.bytes.per.second",
-            "default.replication.factor", "min.insync.replicas", "unclean.leader.election.enable",
-            "replica.lag.time.max.ms", "replica.fetch.max.bytes", "replica.fetch.min.bytes",
-            "replica.fetch.wait.max.ms", "replica.fetch.backoff.ms", "replica.socket.timeout.ms",
-            "authorizer.class.name", "super.users", "allow.everyone.if.no.acl.found", "inter.broker.listener.name",
-            "security.inter.broker.protocol", "sasl.mechanism.inter.broker.protocol",
+            "group.initial.rebalance.delay.ms",
+            "group.min.session.timeout.ms",
+            "group.max.session.timeout.ms",
+            "offsets.topic.segment.bytes",
+            "log.cleaner.enable",
+            "log.cleaner.backoff.ms",
+            "log.cleaner.dedupe.buffer.size",
+            "log.cleaner.io.max.bytes.per.second",
+            "default.replication.factor",
+            "min.insync.replicas",
+            "unclean.leader.election.enable",
+            "replica.lag.time.max.ms",
+            "replica.fetch.max.bytes",
+            "replica.fetch.min.bytes",
+            "replica.fetch.wait.max.ms",
+            "replica.fetch.backoff.ms",
+            "replica.socket.timeout.ms",
+            "authorizer.class.name",
+            "super.users",
+            "allow.everyone.if.no.acl.found",
+            "inter.broker.listener.name",
+            "security.inter.broker.protocol",
+            "sasl.mechanism.inter.broker.protocol",
             "strait.bootstrap.scram.credentials");
     /** Security settings read by the protocol adapter with Kafka's own config definitions. */
     private static final List<String> SECURITY_PREFIXES = List.of("ssl.", "sasl.", "listener.name.");
+
     private static final Set<String> SECURITY_PROTOCOLS = Set.of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL");
     private static final Set<String> SECURED_NAMES = Set.of("SSL", "SASL_PLAINTEXT", "SASL_SSL");
 
@@ -98,13 +132,13 @@ public final class BrokerConfig {
     private final Map<String, String> listenerProtocols;
 
     /** A listener: its name (upper case), host ({@code 0.0.0.0} when empty) and port. */
-    public record Listener(String name, String host, int port) {
-    }
+    public record Listener(String name, String host, int port) {}
 
     private BrokerConfig(Map<String, String> props) {
         this.originals = Collections.unmodifiableMap(new LinkedHashMap<>(props));
         for (String name : props.keySet()) {
-            if (!OTHER_NAMES.contains(name) && !TOPIC_DEFAULT_NAMES.containsKey(name)
+            if (!OTHER_NAMES.contains(name)
+                    && !TOPIC_DEFAULT_NAMES.containsKey(name)
                     && SECURITY_PREFIXES.stream().noneMatch(name::startsWith)) {
                 LOGGER.warn("ignoring unknown broker config '{}'", name);
             }
@@ -114,20 +148,28 @@ public final class BrokerConfig {
             throw new ConfigException("Missing required configuration node.id");
         }
         this.nodeId = intValue(props, "node.id", 0, 0);
-        String listeners = props.getOrDefault("listeners", "PLAINTEXT://127.0.0.1:9092").trim();
+        String listeners =
+                props.getOrDefault("listeners", "PLAINTEXT://127.0.0.1:9092").trim();
         Set<String> controllerNames = names(props, "controller.listener.names");
         List<Listener> parsed = parseListeners("listeners", listeners);
-        List<Listener> clients = parsed.stream().filter(l -> !controllerNames.contains(l.name())).toList();
+        List<Listener> clients =
+                parsed.stream().filter(l -> !controllerNames.contains(l.name())).toList();
         if (clients.size() != 1) {
-            throw new ConfigException("listeners", listeners, clients.isEmpty() ? "no client listener"
-                    : "only one client listener is supported yet; name the controller listener in "
-                    + "controller.listener.names");
+            throw new ConfigException(
+                    "listeners",
+                    listeners,
+                    clients.isEmpty()
+                            ? "no client listener"
+                            : "only one client listener is supported yet; name the controller listener in "
+                                    + "controller.listener.names");
         }
         Listener client = clients.get(0);
         this.listenerName = client.name();
         this.host = client.host();
         this.port = client.port();
-        this.controllerListener = parsed.stream().filter(l -> controllerNames.contains(l.name())).findFirst()
+        this.controllerListener = parsed.stream()
+                .filter(l -> controllerNames.contains(l.name()))
+                .findFirst()
                 .orElse(null);
         this.listenerProtocols = listenerProtocols(props, parsed, controllerNames);
         this.advertisedListener = advertisedListener(props, listenerName);
@@ -175,7 +217,9 @@ public final class BrokerConfig {
         long session = brokerSessionTimeoutMs();
         long heartbeat = brokerHeartbeatIntervalMs();
         if (heartbeat >= session) {
-            throw new ConfigException("broker.heartbeat.interval.ms", heartbeat,
+            throw new ConfigException(
+                    "broker.heartbeat.interval.ms",
+                    heartbeat,
                     "must be below broker.session.timeout.ms (" + session + ")");
         }
     }
@@ -226,8 +270,8 @@ public final class BrokerConfig {
      * listener's name when it is a protocol's, else PLAINTEXT for a controller listener (Kafka's KRaft default).
      * The controller wire speaks PLAINTEXT or SSL (mutual TLS); SASL is for client listeners.
      */
-    private static Map<String, String> listenerProtocols(Map<String, String> props, List<Listener> listeners,
-            Set<String> controllerNames) {
+    private static Map<String, String> listenerProtocols(
+            Map<String, String> props, List<Listener> listeners, Set<String> controllerNames) {
         String value = props.get("listener.security.protocol.map");
         Map<String, String> map = new LinkedHashMap<>();
         if (value != null && !value.isBlank()) {
@@ -238,8 +282,11 @@ public final class BrokerConfig {
                 }
                 String protocol = pair[1].trim().toUpperCase(java.util.Locale.ROOT);
                 if (!SECURITY_PROTOCOLS.contains(protocol)) {
-                    throw new ConfigException("listener.security.protocol.map", value, "unknown security protocol "
-                            + pair[1].trim() + " (PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL)");
+                    throw new ConfigException(
+                            "listener.security.protocol.map",
+                            value,
+                            "unknown security protocol " + pair[1].trim()
+                                    + " (PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL)");
                 }
                 map.put(pair[0].trim().toUpperCase(java.util.Locale.ROOT), protocol);
             }
@@ -254,22 +301,33 @@ public final class BrokerConfig {
                 if (!map.isEmpty() || listeners.stream().anyMatch(l -> SECURED_NAMES.contains(l.name()))) {
                     // Kafka's rule: the PLAINTEXT default is only for an all-PLAINTEXT node without a map, so a
                     // secured cluster never ends up with an unencrypted controller listener by omission.
-                    throw new ConfigException("listener.security.protocol.map", value, "controller listener "
-                            + listener.name() + " defined in controller.listener.names is not in it; name its "
-                            + "protocol explicitly, e.g. " + listener.name() + ":SSL (Kafka requires a mapping for "
-                            + "each controller listener once the map is set or SSL/SASL listeners are in use)");
+                    throw new ConfigException(
+                            "listener.security.protocol.map",
+                            value,
+                            "controller listener "
+                                    + listener.name() + " defined in controller.listener.names is not in it; name its "
+                                    + "protocol explicitly, e.g. " + listener.name()
+                                    + ":SSL (Kafka requires a mapping for "
+                                    + "each controller listener once the map is set or SSL/SASL listeners are in use)");
                 }
                 protocol = "PLAINTEXT";
             }
             if (protocol == null) {
-                throw new ConfigException("listener.security.protocol.map", value,
+                throw new ConfigException(
+                        "listener.security.protocol.map",
+                        value,
                         "no security protocol for listener " + listener.name());
             }
             if (controllerNames.contains(listener.name()) && protocol.startsWith("SASL")) {
-                throw new ConfigException("listener.security.protocol.map", value, "the controller listener "
-                        + listener.name() + " speaks PLAINTEXT or SSL (with ssl.client.auth=required for mutual TLS "
-                        + "and the nodes' certificate principals in super.users), not " + protocol + "; SASL on the "
-                        + "controller wire (sasl.mechanism.controller.protocol) is not supported");
+                throw new ConfigException(
+                        "listener.security.protocol.map",
+                        value,
+                        "the controller listener "
+                                + listener.name()
+                                + " speaks PLAINTEXT or SSL (with ssl.client.auth=required for mutual TLS "
+                                + "and the nodes' certificate principals in super.users), not " + protocol
+                                + "; SASL on the "
+                                + "controller wire (sasl.mechanism.controller.protocol) is not supported");
             }
             result.put(listener.name(), protocol);
         }
@@ -285,19 +343,29 @@ public final class BrokerConfig {
         String name = props.get("inter.broker.listener.name");
         String protocol = props.get("security.inter.broker.protocol");
         if (name != null && protocol != null) {
-            throw new ConfigException("security.inter.broker.protocol", protocol, "set inter.broker.listener.name "
-                    + "or security.inter.broker.protocol, not both (as Kafka)");
+            throw new ConfigException(
+                    "security.inter.broker.protocol",
+                    protocol,
+                    "set inter.broker.listener.name " + "or security.inter.broker.protocol, not both (as Kafka)");
         }
         if (name != null && !name.trim().equalsIgnoreCase(listenerName)) {
-            throw new ConfigException("inter.broker.listener.name", name, "replicas fetch from the broker's one "
-                    + "listener " + listenerName + " (several broker listeners are not supported yet); name it or "
-                    + "leave the setting out");
+            throw new ConfigException(
+                    "inter.broker.listener.name",
+                    name,
+                    "replicas fetch from the broker's one "
+                            + "listener " + listenerName
+                            + " (several broker listeners are not supported yet); name it or "
+                            + "leave the setting out");
         }
         String own = listenerProtocols.get(listenerName);
         if (protocol != null && !protocol.trim().equalsIgnoreCase(own)) {
-            throw new ConfigException("security.inter.broker.protocol", protocol, "replicas fetch from the broker's "
-                    + "one listener " + listenerName + ", which speaks " + own + "; set " + own + " or leave the "
-                    + "setting out");
+            throw new ConfigException(
+                    "security.inter.broker.protocol",
+                    protocol,
+                    "replicas fetch from the broker's "
+                            + "one listener " + listenerName + ", which speaks " + own + "; set " + own
+                            + " or leave the "
+                            + "setting out");
         }
     }
 
@@ -309,7 +377,9 @@ public final class BrokerConfig {
         Listener found = null;
         for (Listener listener : parseListeners("advertised.listeners", value.trim())) {
             if (listener.host().equals("0.0.0.0") || listener.port() == 0) {
-                throw new ConfigException("advertised.listeners", value,
+                throw new ConfigException(
+                        "advertised.listeners",
+                        value,
                         "must name a reachable host and a port (not 0.0.0.0 or 0): " + listener.name());
             }
             if (listener.name().equals(clientName)) {
@@ -333,8 +403,8 @@ public final class BrokerConfig {
             roles.add(role);
         }
         if (!roles.contains("broker")) {
-            throw new ConfigException("process.roles", value,
-                    "a controller-only node is not supported yet; use broker,controller");
+            throw new ConfigException(
+                    "process.roles", value, "a controller-only node is not supported yet; use broker,controller");
         }
         return Collections.unmodifiableSet(roles);
     }
@@ -392,12 +462,17 @@ public final class BrokerConfig {
         }
         boolean controller = processRoles.contains("controller");
         if (controller != quorumVoters.containsKey(nodeId)) {
-            throw new ConfigException("controller.quorum.voters", props.get("controller.quorum.voters"), controller
-                    ? "node.id " + nodeId + " has the controller role but is not a voter"
-                    : "node.id " + nodeId + " is a voter but process.roles lacks controller");
+            throw new ConfigException(
+                    "controller.quorum.voters",
+                    props.get("controller.quorum.voters"),
+                    controller
+                            ? "node.id " + nodeId + " has the controller role but is not a voter"
+                            : "node.id " + nodeId + " is a voter but process.roles lacks controller");
         }
         if (controller && controllerListener == null) {
-            throw new ConfigException("listeners", props.getOrDefault("listeners", ""),
+            throw new ConfigException(
+                    "listeners",
+                    props.getOrDefault("listeners", ""),
                     "a controller needs a listener named in controller.listener.names " + controllerNames);
         }
     }
@@ -436,7 +511,9 @@ public final class BrokerConfig {
                 TopicConfigs.validate(Map.of(entry.getKey(), entry.getValue()));
             } catch (IllegalArgumentException e) {
                 String brokerName = TOPIC_DEFAULT_NAMES.entrySet().stream()
-                        .filter(n -> n.getValue().equals(entry.getKey())).map(Map.Entry::getKey).findFirst()
+                        .filter(n -> n.getValue().equals(entry.getKey()))
+                        .map(Map.Entry::getKey)
+                        .findFirst()
                         .orElse(entry.getKey());
                 throw new ConfigException(brokerName, entry.getValue(), e.getMessage());
             }
@@ -583,7 +660,8 @@ public final class BrokerConfig {
     /** {@code metadata.log.dir}: where the metadata log lives; default {@code <first log dir>/__cluster_metadata-0}. */
     public java.util.Optional<Path> metadataLogDir() {
         String value = originals.get("metadata.log.dir");
-        return value == null || value.isBlank() ? java.util.Optional.empty()
+        return value == null || value.isBlank()
+                ? java.util.Optional.empty()
                 : java.util.Optional.of(Path.of(value.trim()));
     }
 
@@ -593,8 +671,7 @@ public final class BrokerConfig {
      * since its latest snapshot.
      */
     public long metadataLogMaxRecordBytesBetweenSnapshots() {
-        return longValue(originals, "metadata.log.max.record.bytes.between.snapshots",
-                20L * 1024 * 1024, 1);
+        return longValue(originals, "metadata.log.max.record.bytes.between.snapshots", 20L * 1024 * 1024, 1);
     }
 
     /**
@@ -645,8 +722,11 @@ public final class BrokerConfig {
         }
         if (!hasControllerQuorum()) {
             if (factor > 1) {
-                throw new ConfigException(name, factor, "a standalone node (no controller.quorum.voters) is a "
-                        + "one-broker cluster: set it to 1, or configure a controller quorum");
+                throw new ConfigException(
+                        name,
+                        factor,
+                        "a standalone node (no controller.quorum.voters) is a "
+                                + "one-broker cluster: set it to 1, or configure a controller quorum");
             }
             return originals.containsKey(name) ? factor : -1;
         }
@@ -710,7 +790,9 @@ public final class BrokerConfig {
     public boolean uncleanLeaderElectionEnable() {
         boolean enabled = boolValue(originals, "unclean.leader.election.enable", false);
         if (enabled) {
-            throw new ConfigException("unclean.leader.election.enable", "true",
+            throw new ConfigException(
+                    "unclean.leader.election.enable",
+                    "true",
                     "not supported: leaders are elected from the in-sync replicas only");
         }
         return false;

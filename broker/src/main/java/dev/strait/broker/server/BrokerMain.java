@@ -17,8 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class BrokerMain {
 
-    private BrokerMain() {
-    }
+    private BrokerMain() {}
 
     public static void main(String[] args) {
         if (args.length != 1) {

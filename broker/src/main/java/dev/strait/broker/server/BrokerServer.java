@@ -7,13 +7,13 @@ import dev.strait.broker.metadata.MetadataSource;
 import dev.strait.broker.network.SocketServer;
 import dev.strait.broker.protocol.BrokerEndpoint;
 import dev.strait.broker.protocol.BrokerSecurity;
-import dev.strait.broker.protocol.InterBrokerSecurity;
-import dev.strait.broker.protocol.ScramBootstrap;
 import dev.strait.broker.protocol.InterBrokerClient;
+import dev.strait.broker.protocol.InterBrokerSecurity;
 import dev.strait.broker.protocol.KafkaApis;
 import dev.strait.broker.protocol.OffsetsTopicLog;
-import dev.strait.broker.replica.LogCleaner;
+import dev.strait.broker.protocol.ScramBootstrap;
 import dev.strait.broker.replica.LeaderClient;
+import dev.strait.broker.replica.LogCleaner;
 import dev.strait.broker.replica.Partition;
 import dev.strait.broker.replica.ReplicaFetcherManager;
 import dev.strait.broker.replica.ReplicaManager;
@@ -23,11 +23,11 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.UnaryOperator;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,6 +49,7 @@ public final class BrokerServer implements AutoCloseable {
     private final BrokerConfig config;
     /** Opens this node's view of the cluster metadata; by default the one {@link MetadataSources} picks. */
     private final MetadataFactory metadataFactory;
+
     private final UnaryOperator<LeaderClient.Factory> leaderClients;
     private final Time time;
     private final FaultHandler faults;
@@ -90,17 +91,21 @@ public final class BrokerServer implements AutoCloseable {
      * As {@link #BrokerServer(BrokerConfig, MetadataFactory)}, with the connections of replica fetchers to leaders
      * passed through {@code leaderClients} (tests cut links between brokers with it).
      */
-    public BrokerServer(BrokerConfig config, MetadataFactory metadataFactory,
-            UnaryOperator<LeaderClient.Factory> leaderClients) {
+    public BrokerServer(
+            BrokerConfig config, MetadataFactory metadataFactory, UnaryOperator<LeaderClient.Factory> leaderClients) {
         this(config, null, metadataFactory, leaderClients);
     }
 
-    private BrokerServer(BrokerConfig config, FaultHandler faults, MetadataFactory metadataFactory,
+    private BrokerServer(
+            BrokerConfig config,
+            FaultHandler faults,
+            MetadataFactory metadataFactory,
             UnaryOperator<LeaderClient.Factory> leaderClients) {
         this.config = config;
         this.time = Time.SYSTEM;
         this.faults = faults != null ? faults : this::haltOnFault;
-        this.metadataFactory = metadataFactory != null ? metadataFactory
+        this.metadataFactory = metadataFactory != null
+                ? metadataFactory
                 : (c, logDir) -> MetadataSources.open(c, logDir, time, this::onFault);
         this.leaderClients = leaderClients;
     }
@@ -142,23 +147,37 @@ public final class BrokerServer implements AutoCloseable {
             });
             Map<String, String> topicDefaults = new HashMap<>(config.topicDefaults());
             topicDefaults.put(TopicConfigs.MIN_INSYNC_REPLICAS, Integer.toString(config.minInsyncReplicas()));
-            replicaManager = new ReplicaManager(metadata, logDir, topicDefaults, time, scheduler,
-                    config.replicaLagTimeMaxMs());
+            replicaManager =
+                    new ReplicaManager(metadata, logDir, topicDefaults, time, scheduler, config.replicaLagTimeMaxMs());
             replicaManager.setFaultHandler(this::onFault);
-            fetcherManager = new ReplicaFetcherManager(config.nodeId(), metadata,
-                    leaderClients.apply(InterBrokerClient.factory(config.nodeId(), config.replicaSocketTimeoutMs(),
-                            interBrokerSecurity(security))),
-                    new ReplicaFetcherManager.Settings(config.replicaFetchWaitMaxMs(), config.replicaFetchMinBytes(),
-                            config.replicaFetchMaxBytes(), Math.max(config.replicaFetchMaxBytes(), 10 * 1024 * 1024),
+            fetcherManager = new ReplicaFetcherManager(
+                    config.nodeId(),
+                    metadata,
+                    leaderClients.apply(InterBrokerClient.factory(
+                            config.nodeId(), config.replicaSocketTimeoutMs(), interBrokerSecurity(security))),
+                    new ReplicaFetcherManager.Settings(
+                            config.replicaFetchWaitMaxMs(),
+                            config.replicaFetchMinBytes(),
+                            config.replicaFetchMaxBytes(),
+                            Math.max(config.replicaFetchMaxBytes(), 10 * 1024 * 1024),
                             config.replicaFetchBackoffMs()));
             fetcherManager.setFaultHandler(this::onFault);
             replicaManager.addRoleListener(fetcherManager);
             replicaManager.startup();
-            OffsetsTopicLog offsetsLog = new OffsetsTopicLog(replicaManager, config.offsetsTopicNumPartitions(),
-                    config.offsetsTopicReplicationFactor(), config.offsetsTopicSegmentBytes());
-            groupCoordinator = new GroupCoordinator(new GroupCoordinator.Config(offsetsLog.numPartitions(),
-                    config.groupInitialRebalanceDelayMs(), config.groupMinSessionTimeoutMs(),
-                    config.groupMaxSessionTimeoutMs(), 100), offsetsLog, time::milliseconds);
+            OffsetsTopicLog offsetsLog = new OffsetsTopicLog(
+                    replicaManager,
+                    config.offsetsTopicNumPartitions(),
+                    config.offsetsTopicReplicationFactor(),
+                    config.offsetsTopicSegmentBytes());
+            groupCoordinator = new GroupCoordinator(
+                    new GroupCoordinator.Config(
+                            offsetsLog.numPartitions(),
+                            config.groupInitialRebalanceDelayMs(),
+                            config.groupMinSessionTimeoutMs(),
+                            config.groupMaxSessionTimeoutMs(),
+                            100),
+                    offsetsLog,
+                    time::milliseconds);
             groupCoordinator.setFaultHandler(this::onFault);
             GroupCoordinator coordinator = groupCoordinator;
             // Registered before startup: a load can only repeat one (loads are idempotent), never be missed.
@@ -185,11 +204,25 @@ public final class BrokerServer implements AutoCloseable {
                 }
             });
             groupCoordinator.startup();
-            KafkaApis apis = new KafkaApis(() -> endpoint, replicaManager, config.numPartitions(),
-                    config.autoCreateTopics(), config.originals(), groupCoordinator, security);
-            socketServer = new SocketServer(new SocketServer.Settings(config.listenerName(), config.host(),
-                    config.port(), config.numNetworkThreads(), config.numIoThreads(), config.queuedMaxRequests(),
-                    config.socketRequestMaxBytes(), security.tlsEngines(config.listenerName())), apis);
+            KafkaApis apis = new KafkaApis(
+                    () -> endpoint,
+                    replicaManager,
+                    config.numPartitions(),
+                    config.autoCreateTopics(),
+                    config.originals(),
+                    groupCoordinator,
+                    security);
+            socketServer = new SocketServer(
+                    new SocketServer.Settings(
+                            config.listenerName(),
+                            config.host(),
+                            config.port(),
+                            config.numNetworkThreads(),
+                            config.numIoThreads(),
+                            config.queuedMaxRequests(),
+                            config.socketRequestMaxBytes(),
+                            security.tlsEngines(config.listenerName())),
+                    apis);
             socketServer.bind();
             endpoint = new BrokerEndpoint(config.nodeId(), advertisedHost(), advertisedPort(socketServer.boundPort()));
             metadata.registerLocalBroker(endpoint.host(), endpoint.port());
@@ -197,31 +230,50 @@ public final class BrokerServer implements AutoCloseable {
             if (!offsetsLog.ensureCreated()) {
                 // A cluster's first nodes start before enough brokers registered to place the offsets topic's
                 // replicas; keep trying in the background, as Kafka creates it on demand.
-                LOGGER.info("offsets topic {} not created yet: it needs {} registered brokers "
-                        + "(offsets.topic.replication.factor), {} are; retrying", OffsetsTopicLog.TOPIC,
-                        Math.max(1, config.offsetsTopicReplicationFactor()), metadata.brokers().size());
+                LOGGER.info(
+                        "offsets topic {} not created yet: it needs {} registered brokers "
+                                + "(offsets.topic.replication.factor), {} are; retrying",
+                        OffsetsTopicLog.TOPIC,
+                        Math.max(1, config.offsetsTopicReplicationFactor()),
+                        metadata.brokers().size());
                 scheduleOffsetsTopicCreation(offsetsLog);
             }
             socketServer.start();
             if (config.logCleanerEnable()) {
-                logCleaner = new LogCleaner(replicaManager, new LogCleaner.Settings(config.logCleanerBackoffMs(),
-                        config.logCleanerDedupeBufferSize(), config.logCleanerIoMaxBytesPerSecond()), time,
+                logCleaner = new LogCleaner(
+                        replicaManager,
+                        new LogCleaner.Settings(
+                                config.logCleanerBackoffMs(),
+                                config.logCleanerDedupeBufferSize(),
+                                config.logCleanerIoMaxBytesPerSecond()),
+                        time,
                         config.nodeId());
                 logCleaner.startup();
             }
             long isrCheckMs = Math.max(1, config.replicaLagTimeMaxMs() / 2);
-            scheduler.scheduleWithFixedDelay(() -> {
-                try {
-                    replicaManager.maybeShrinkIsr();
-                } catch (RuntimeException e) {
-                    LOGGER.error("ISR check failed", e);
-                }
-            }, isrCheckMs, isrCheckMs, TimeUnit.MILLISECONDS);
-            scheduler.scheduleWithFixedDelay(replicaManager::deleteSegmentsForRetention,
-                    config.retentionCheckIntervalMs(), config.retentionCheckIntervalMs(), TimeUnit.MILLISECONDS);
+            scheduler.scheduleWithFixedDelay(
+                    () -> {
+                        try {
+                            replicaManager.maybeShrinkIsr();
+                        } catch (RuntimeException e) {
+                            LOGGER.error("ISR check failed", e);
+                        }
+                    },
+                    isrCheckMs,
+                    isrCheckMs,
+                    TimeUnit.MILLISECONDS);
+            scheduler.scheduleWithFixedDelay(
+                    replicaManager::deleteSegmentsForRetention,
+                    config.retentionCheckIntervalMs(),
+                    config.retentionCheckIntervalMs(),
+                    TimeUnit.MILLISECONDS);
             started = true;
-            LOGGER.info("broker {} started on {}:{} with cluster id {}", config.nodeId(), endpoint.host(),
-                    endpoint.port(), metadata.clusterId());
+            LOGGER.info(
+                    "broker {} started on {}:{} with cluster id {}",
+                    config.nodeId(),
+                    endpoint.host(),
+                    endpoint.port(),
+                    metadata.clusterId());
             return this;
         } catch (IOException e) {
             close();
@@ -235,8 +287,8 @@ public final class BrokerServer implements AutoCloseable {
     /** The client listener's TLS and SASL, and the authorizer, from Kafka's settings. */
     private BrokerSecurity security(MetadataSource source) {
         try {
-            return BrokerSecurity.create(config.originals(),
-                    Map.of(config.listenerName(), config.securityProtocol()), source);
+            return BrokerSecurity.create(
+                    config.originals(), Map.of(config.listenerName(), config.securityProtocol()), source);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage());
         }
@@ -244,8 +296,10 @@ public final class BrokerServer implements AutoCloseable {
 
     private InterBrokerSecurity interBrokerSecurity(BrokerSecurity security) {
         try {
-            return InterBrokerSecurity.create(security.listener(config.listenerName()),
-                    config.originals().get("sasl.mechanism.inter.broker.protocol"), config.originals());
+            return InterBrokerSecurity.create(
+                    security.listener(config.listenerName()),
+                    config.originals().get("sasl.mechanism.inter.broker.protocol"),
+                    config.originals());
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage());
         }
@@ -291,23 +345,26 @@ public final class BrokerServer implements AutoCloseable {
 
     private void scheduleOffsetsTopicCreation(OffsetsTopicLog offsetsLog) {
         ScheduledExecutorService executor = scheduler;
-        executor.schedule(new Runnable() {
-            @Override
-            public void run() {
-                boolean created;
-                try {
-                    created = offsetsLog.ensureCreated();
-                } catch (RuntimeException e) {
-                    LOGGER.warn("creating the offsets topic failed, retrying: {}", e.toString());
-                    created = false;
-                }
-                if (created) {
-                    LOGGER.info("offsets topic created");
-                } else if (!executor.isShutdown()) {
-                    executor.schedule(this, 1, TimeUnit.SECONDS);
-                }
-            }
-        }, 1, TimeUnit.SECONDS);
+        executor.schedule(
+                new Runnable() {
+                    @Override
+                    public void run() {
+                        boolean created;
+                        try {
+                            created = offsetsLog.ensureCreated();
+                        } catch (RuntimeException e) {
+                            LOGGER.warn("creating the offsets topic failed, retrying: {}", e.toString());
+                            created = false;
+                        }
+                        if (created) {
+                            LOGGER.info("offsets topic created");
+                        } else if (!executor.isShutdown()) {
+                            executor.schedule(this, 1, TimeUnit.SECONDS);
+                        }
+                    }
+                },
+                1,
+                TimeUnit.SECONDS);
     }
 
     /**

@@ -2,14 +2,14 @@ package dev.strait.broker.server;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.List;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
@@ -38,8 +38,8 @@ public final class EmbeddedCluster implements AutoCloseable {
     private final int[] controllerPorts;
     private final String clientListener;
 
-    private EmbeddedCluster(Path dataDir, boolean ownsDataDir, Map<String, String> brokerConfigs, int nodes,
-            String clientListener) {
+    private EmbeddedCluster(
+            Path dataDir, boolean ownsDataDir, Map<String, String> brokerConfigs, int nodes, String clientListener) {
         this.clientListener = clientListener;
         this.dataDir = dataDir;
         this.ownsDataDir = ownsDataDir;
@@ -78,13 +78,15 @@ public final class EmbeddedCluster implements AutoCloseable {
         // Filled by the starter threads and read after join(); the caller may hold this cluster's lock.
         BrokerServer[] started = new BrokerServer[brokers.length];
         for (int nodeId : nodeIds) {
-            Thread starter = new Thread(() -> {
-                try {
-                    started[nodeId] = newBroker(nodeId).start();
-                } catch (RuntimeException e) {
-                    failures.add(e);
-                }
-            }, "strait-embedded-start-" + nodeId);
+            Thread starter = new Thread(
+                    () -> {
+                        try {
+                            started[nodeId] = newBroker(nodeId).start();
+                        } catch (RuntimeException e) {
+                            failures.add(e);
+                        }
+                    },
+                    "strait-embedded-start-" + nodeId);
             starter.start();
             starters.add(starter);
         }
@@ -197,8 +199,10 @@ public final class EmbeddedCluster implements AutoCloseable {
                 voters.append(i == 0 ? "" : ",").append(i).append("@127.0.0.1:").append(controllerPorts[i]);
             }
             props.put("process.roles", "broker,controller");
-            props.put("listeners", clientListener + "://127.0.0.1:" + ports[nodeId] + ",CONTROLLER://127.0.0.1:"
-                    + controllerPorts[nodeId]);
+            props.put(
+                    "listeners",
+                    clientListener + "://127.0.0.1:" + ports[nodeId] + ",CONTROLLER://127.0.0.1:"
+                            + controllerPorts[nodeId]);
             props.put("controller.listener.names", "CONTROLLER");
             props.put("controller.quorum.voters", voters.toString());
             props.put("default.replication.factor", Integer.toString(Math.min(3, brokers.length)));

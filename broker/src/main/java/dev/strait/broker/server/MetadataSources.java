@@ -35,8 +35,7 @@ final class MetadataSources {
     /** Where the metadata log goes when {@code metadata.log.dir} is not set (Kafka's name). */
     static final String METADATA_DIR_NAME = "__cluster_metadata-0";
 
-    private MetadataSources() {
-    }
+    private MetadataSources() {}
 
     /** @param faults told if the quorum loop fails (the broker must then stop) */
     static MetadataSource open(BrokerConfig config, Path logDir, Time time, FaultHandler faults) {
@@ -44,8 +43,8 @@ final class MetadataSources {
             return FileMetadataSource.open(logDir, config.nodeId());
         }
         ControllerPeerCheck peerCheck = controllerPeerCheck(config);
-        QuorumMetadataSource source = QuorumMetadataSource.open(quorumSettings(config, logDir, peerCheck),
-                QuorumEnvironment.of(time, new SecureRandom(), faults));
+        QuorumMetadataSource source = QuorumMetadataSource.open(
+                quorumSettings(config, logDir, peerCheck), QuorumEnvironment.of(time, new SecureRandom(), faults));
         if (peerCheck != null) {
             peerCheck.bind(source);
         }
@@ -89,8 +88,12 @@ final class MetadataSources {
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage());
         }
-        return new ControllerTls(tls.serverContext(), tls.serverParameters(), tls.clientContext(),
-                tls.clientParameters(), peerCheck::refusal);
+        return new ControllerTls(
+                tls.serverContext(),
+                tls.serverParameters(),
+                tls.clientContext(),
+                tls.clientParameters(),
+                peerCheck::refusal);
     }
 
     /** Who may connect to the controller listener when it speaks SSL; null over PLAINTEXT. */
@@ -112,8 +115,8 @@ final class MetadataSources {
 
     private static QuorumSettings quorumSettings(BrokerConfig config, Path logDir, ControllerPeerCheck peerCheck) {
         Map<Integer, InetSocketAddress> voters = new LinkedHashMap<>();
-        config.controllerQuorumVoters().forEach((id, voter) -> voters.put(id,
-                new InetSocketAddress(voter.host(), voter.port())));
+        config.controllerQuorumVoters()
+                .forEach((id, voter) -> voters.put(id, new InetSocketAddress(voter.host(), voter.port())));
         BrokerConfig.Listener self = config.controllerQuorumVoters().get(config.nodeId());
         String listenHost = "0.0.0.0";
         int listenPort = -1;
@@ -124,10 +127,21 @@ final class MetadataSources {
             listenPort = listener.port() != 0 ? listener.port() : self.port();
         }
         Path metadataDir = config.metadataLogDir().orElse(logDir.resolve(METADATA_DIR_NAME));
-        return new QuorumSettings(config.nodeId(), voters, listenHost, listenPort, metadataDir,
-                config.brokerSessionTimeoutMs(), config.brokerHeartbeatIntervalMs(), config.defaultReplicationFactor(),
-                REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS, RaftConfig.defaults().withSnapshots(
-                        config.metadataLogMaxRecordBytesBetweenSnapshots(), config.metadataLogMaxSnapshotIntervalMs()),
+        return new QuorumSettings(
+                config.nodeId(),
+                voters,
+                listenHost,
+                listenPort,
+                metadataDir,
+                config.brokerSessionTimeoutMs(),
+                config.brokerHeartbeatIntervalMs(),
+                config.defaultReplicationFactor(),
+                REQUEST_TIMEOUT_MS,
+                SHUTDOWN_TIMEOUT_MS,
+                RaftConfig.defaults()
+                        .withSnapshots(
+                                config.metadataLogMaxRecordBytesBetweenSnapshots(),
+                                config.metadataLogMaxSnapshotIntervalMs()),
                 controllerTls(config, peerCheck));
     }
 }

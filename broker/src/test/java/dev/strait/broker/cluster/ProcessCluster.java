@@ -1,5 +1,6 @@
 package dev.strait.broker.cluster;
 
+import dev.strait.broker.server.BrokerMain;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -16,8 +17,6 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-
-import dev.strait.broker.server.BrokerMain;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -58,9 +57,17 @@ final class ProcessCluster implements AutoCloseable {
                     props.store(out, "node " + id);
                 }
                 Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-                process = new ProcessBuilder(java.toString(), "-Xmx256m", "-XX:+UseSerialGC", "-cp",
-                        System.getProperty("java.class.path"), BrokerMain.class.getName(), config.toString())
-                        .redirectErrorStream(true).redirectOutput(dir.resolve("node.log").toFile()).start();
+                process = new ProcessBuilder(
+                                java.toString(),
+                                "-Xmx256m",
+                                "-XX:+UseSerialGC",
+                                "-cp",
+                                System.getProperty("java.class.path"),
+                                BrokerMain.class.getName(),
+                                config.toString())
+                        .redirectErrorStream(true)
+                        .redirectOutput(dir.resolve("node.log").toFile())
+                        .start();
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot start node " + id, e);
             }
@@ -159,7 +166,10 @@ final class ProcessCluster implements AutoCloseable {
 
     /** The partition's description as the cluster reports it, from any live node. */
     TopicPartitionInfo describe(Admin admin, String topic, int partition) throws Exception {
-        TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+        TopicDescription d = admin.describeTopics(List.of(topic))
+                .allTopicNames()
+                .get(30, TimeUnit.SECONDS)
+                .get(topic);
         return d.partitions().get(partition);
     }
 
@@ -169,10 +179,12 @@ final class ProcessCluster implements AutoCloseable {
         Exception last = null;
         while (System.nanoTime() < deadline) {
             for (Node node : nodes) {
-                if (node.process != null && !node.process.isAlive() && node.process.exitValue() != 137
+                if (node.process != null
+                        && !node.process.isAlive()
+                        && node.process.exitValue() != 137
                         && node.process.exitValue() != 143) {
-                    throw new AssertionError("node " + node.id + " exited with " + node.process.exitValue()
-                            + ":\n" + node.logTail());
+                    throw new AssertionError(
+                            "node " + node.id + " exited with " + node.process.exitValue() + ":\n" + node.logTail());
                 }
             }
             try (Admin admin = admin()) {
@@ -185,8 +197,8 @@ final class ProcessCluster implements AutoCloseable {
             Thread.sleep(200);
         }
         throw new AssertionError("fewer than " + count + " brokers registered within " + timeout + "; last error "
-                + last + "\n" + nodes.stream().map(n -> "node " + n.id + ":\n" + n.logTail())
-                .collect(Collectors.joining("\n")));
+                + last + "\n"
+                + nodes.stream().map(n -> "node " + n.id + ":\n" + n.logTail()).collect(Collectors.joining("\n")));
     }
 
     /** The bytes of a partition's log on one node: its segment files in offset order, concatenated. */
@@ -195,7 +207,8 @@ final class ProcessCluster implements AutoCloseable {
         List<Path> segments;
         try (Stream<Path> files = Files.list(dir)) {
             segments = files.filter(p -> p.getFileName().toString().endsWith(".log"))
-                    .sorted(Comparator.comparing(p -> p.getFileName().toString())).collect(Collectors.toList());
+                    .sorted(Comparator.comparing(p -> p.getFileName().toString()))
+                    .collect(Collectors.toList());
         }
         var out = new java.io.ByteArrayOutputStream();
         for (Path segment : segments) {

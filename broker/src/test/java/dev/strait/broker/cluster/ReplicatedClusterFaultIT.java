@@ -14,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -57,16 +56,17 @@ class ReplicatedClusterFaultIT {
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void leaderStoppedPolitelyFiveTimesGivesTheProducerNoErrors() throws Exception {
         Outcome outcome = runRounds(false);
-        assertThat(outcome.failedSends()).as("controlled shutdown: only retriable errors, which the producer retries")
+        assertThat(outcome.failedSends())
+                .as("controlled shutdown: only retriable errors, which the producer retries")
                 .isZero();
     }
 
-    record Outcome(long acked, long failedSends) {
-    }
+    record Outcome(long acked, long failedSends) {}
 
     private Outcome runRounds(boolean kill) throws Exception {
         long started = System.nanoTime();
-        try (ProcessCluster cluster = ProcessCluster.start(3, FAST_FAILOVER); Admin admin = cluster.admin()) {
+        try (ProcessCluster cluster = ProcessCluster.start(3, FAST_FAILOVER);
+                Admin admin = cluster.admin()) {
             System.out.printf("cluster of 3 up in %d ms%n", (System.nanoTime() - started) / 1_000_000);
             admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 3))).all().get(30, TimeUnit.SECONDS);
             awaitFullIsr(cluster, admin);
@@ -75,30 +75,41 @@ class ReplicatedClusterFaultIT {
             AtomicLong failed = new AtomicLong();
             AtomicReference<Exception> lastFailure = new AtomicReference<>();
             try (KafkaProducer<byte[], byte[]> producer = producer(cluster)) {
-                Thread writer = new Thread(() -> {
-                    for (long n = 0; n < 1_000_000 && !Thread.currentThread().isInterrupted(); n++) {
-                        long number = n;
-                        producer.send(new ProducerRecord<>(TOPIC, 0, null, Long.toString(number)
-                                .getBytes(StandardCharsets.UTF_8)), (metadata, e) -> {
-                                    if (e == null) {
-                                        acked.add(number);
-                                    } else {
-                                        failed.incrementAndGet();
-                                        lastFailure.set(e);
-                                    }
-                                });
-                        try {
-                            Thread.sleep(n % 50 == 0 ? 1 : 0);
-                        } catch (InterruptedException e) {
-                            return;
-                        }
-                    }
-                }, "numbered-writer");
+                Thread writer = new Thread(
+                        () -> {
+                            for (long n = 0;
+                                    n < 1_000_000 && !Thread.currentThread().isInterrupted();
+                                    n++) {
+                                long number = n;
+                                producer.send(
+                                        new ProducerRecord<>(
+                                                TOPIC,
+                                                0,
+                                                null,
+                                                Long.toString(number).getBytes(StandardCharsets.UTF_8)),
+                                        (metadata, e) -> {
+                                            if (e == null) {
+                                                acked.add(number);
+                                            } else {
+                                                failed.incrementAndGet();
+                                                lastFailure.set(e);
+                                            }
+                                        });
+                                try {
+                                    Thread.sleep(n % 50 == 0 ? 1 : 0);
+                                } catch (InterruptedException e) {
+                                    return;
+                                }
+                            }
+                        },
+                        "numbered-writer");
                 writer.start();
                 try {
                     for (int round = 1; round <= ROUNDS; round++) {
                         long before = acked.size();
-                        await("records acknowledged before round " + round, Duration.ofSeconds(60),
+                        await(
+                                "records acknowledged before round " + round,
+                                Duration.ofSeconds(60),
                                 () -> acked.size() >= before + 2_000);
                         int leader = cluster.describe(admin, TOPIC, 0).leader().id();
                         long faultAt = System.nanoTime();
@@ -108,15 +119,22 @@ class ReplicatedClusterFaultIT {
                             cluster.stop(leader);
                         }
                         long atFault = acked.size();
-                        await("a new leader takes writes after round " + round, Duration.ofSeconds(60),
+                        await(
+                                "a new leader takes writes after round " + round,
+                                Duration.ofSeconds(60),
                                 () -> acked.size() >= atFault + 2_000);
                         long failoverMs = (System.nanoTime() - faultAt) / 1_000_000;
                         cluster.restart(leader);
                         long restartAt = System.nanoTime();
                         awaitFullIsr(cluster, admin);
-                        System.out.printf("round %d: leader %d %s; 2,000 more acknowledged %d ms after the fault;"
-                                + " back in the ISR %d ms after restart; %d acknowledged so far%n", round, leader,
-                                kill ? "killed" : "stopped", failoverMs, (System.nanoTime() - restartAt) / 1_000_000,
+                        System.out.printf(
+                                "round %d: leader %d %s; 2,000 more acknowledged %d ms after the fault;"
+                                        + " back in the ISR %d ms after restart; %d acknowledged so far%n",
+                                round,
+                                leader,
+                                kill ? "killed" : "stopped",
+                                failoverMs,
+                                (System.nanoTime() - restartAt) / 1_000_000,
                                 acked.size());
                     }
                 } finally {
@@ -143,9 +161,10 @@ class ReplicatedClusterFaultIT {
             assertThat(outOfOrder).as("records out of the order produced").isZero();
             awaitFullIsr(cluster, admin);
             await("replicas identical: " + logSizes(cluster), Duration.ofSeconds(60), () -> sameLogs(cluster));
-            System.out.printf("logs identical at %d ms: %s%n", (System.nanoTime() - started) / 1_000_000,
-                    logSizes(cluster));
-            System.out.printf("%s: %d acknowledged, %d read, %d failed sends (last: %s)%n",
+            System.out.printf(
+                    "logs identical at %d ms: %s%n", (System.nanoTime() - started) / 1_000_000, logSizes(cluster));
+            System.out.printf(
+                    "%s: %d acknowledged, %d read, %d failed sends (last: %s)%n",
                     kill ? "SIGKILL" : "SIGTERM", acked.size(), read.size(), failed.get(), lastFailure.get());
             return new Outcome(acked.size(), failed.get());
         }
@@ -154,7 +173,8 @@ class ReplicatedClusterFaultIT {
     private static boolean sameLogs(ProcessCluster cluster) {
         try {
             byte[] first = cluster.logBytes(1, TOPIC, 0);
-            return first.length > 0 && java.util.Arrays.equals(first, cluster.logBytes(2, TOPIC, 0))
+            return first.length > 0
+                    && java.util.Arrays.equals(first, cluster.logBytes(2, TOPIC, 0))
                     && java.util.Arrays.equals(first, cluster.logBytes(3, TOPIC, 0));
         } catch (java.io.IOException e) {
             return false;
@@ -166,8 +186,13 @@ class ReplicatedClusterFaultIT {
         for (int id = 1; id <= 3; id++) {
             try {
                 byte[] bytes = cluster.logBytes(id, TOPIC, 0);
-                sb.append("node ").append(id).append(' ').append(bytes.length).append(" bytes crc ")
-                        .append(Long.toHexString(crc(bytes))).append("; ");
+                sb.append("node ")
+                        .append(id)
+                        .append(' ')
+                        .append(bytes.length)
+                        .append(" bytes crc ")
+                        .append(Long.toHexString(crc(bytes)))
+                        .append("; ");
             } catch (java.io.IOException e) {
                 sb.append("node ").append(id).append(' ').append(e).append("; ");
             }
@@ -219,8 +244,8 @@ class ReplicatedClusterFaultIT {
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         List<Long> out = new ArrayList<>();
         TopicPartition tp = new TopicPartition(TOPIC, 0);
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
-                new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             consumer.assign(List.of(tp));
             consumer.seekToBeginning(List.of(tp));
             long end = consumer.endOffsets(List.of(tp), Duration.ofSeconds(30)).get(tp);

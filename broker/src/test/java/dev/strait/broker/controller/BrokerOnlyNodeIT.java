@@ -27,8 +27,18 @@ class BrokerOnlyNodeIT {
     Path dir;
 
     private QuorumSettings settings(int nodeId, Map<Integer, InetSocketAddress> voters, int listenPort) {
-        return new QuorumSettings(nodeId, voters, "127.0.0.1", listenPort, dir.resolve("node-" + nodeId), 1_500,
-                250, 1, 10_000, 2_000, new RaftConfig(500, 300, 250, 20, 200, 1_500, 500));
+        return new QuorumSettings(
+                nodeId,
+                voters,
+                "127.0.0.1",
+                listenPort,
+                dir.resolve("node-" + nodeId),
+                1_500,
+                250,
+                1,
+                10_000,
+                2_000,
+                new RaftConfig(500, 300, 250, 20, 200, 1_500, 500));
     }
 
     @Test
@@ -36,16 +46,21 @@ class BrokerOnlyNodeIT {
         int voterPort = QuorumTestCluster.freePort();
         Map<Integer, InetSocketAddress> voters = Map.of(0, new InetSocketAddress("127.0.0.1", voterPort));
         List<String> faults = new CopyOnWriteArrayList<>();
-        try (QuorumMetadataSource voter = QuorumMetadataSource.open(settings(0, voters, voterPort),
-                QuorumTestCluster.testEnvironment(0, faults));
-             QuorumMetadataSource observer = QuorumMetadataSource.open(settings(7, voters, -1),
-                QuorumTestCluster.testEnvironment(7, faults))) {
+        try (QuorumMetadataSource voter = QuorumMetadataSource.open(
+                        settings(0, voters, voterPort), QuorumTestCluster.testEnvironment(0, faults));
+                QuorumMetadataSource observer = QuorumMetadataSource.open(
+                        settings(7, voters, -1), QuorumTestCluster.testEnvironment(7, faults))) {
             // Given
             voter.registerLocalBroker("127.0.0.1", 19_000);
             observer.registerLocalBroker("127.0.0.1", 19_007);
             assertThat(observer.controllerPort()).isEqualTo(-1);
-            await("both brokers unfenced on the observer", () -> observer.brokers().stream()
-                    .filter(b -> !b.fenced()).map(BrokerRegistration::id).toList().containsAll(java.util.List.of(0, 7)));
+            await(
+                    "both brokers unfenced on the observer",
+                    () -> observer.brokers().stream()
+                            .filter(b -> !b.fenced())
+                            .map(BrokerRegistration::id)
+                            .toList()
+                            .containsAll(java.util.List.of(0, 7)));
 
             // When: the observer creates a topic that needs both brokers
             TopicMetadata topic = observer.createTopic("observed", 2, 2, Map.of());

@@ -49,21 +49,19 @@ class ControllerFailoverTest {
 
     /** The metadata log: one list of records per Raft entry. */
     private final List<List<MetadataRecord>> log = new ArrayList<>();
+
     private long now = 10_000;
     private long nextTopic;
     private final Map<Integer, Long> epochs = new HashMap<>();
     private final PeerLiveness liveness = new PeerLiveness(() -> now, new ControllerTransport.Receiver() {
         @Override
-        public void onMessage(ControllerMessage message) {
-        }
+        public void onMessage(ControllerMessage message) {}
 
         @Override
-        public void onPeerReachable(int peer) {
-        }
+        public void onPeerReachable(int peer) {}
 
         @Override
-        public void onPeerUnreachable(int peer) {
-        }
+        public void onPeerUnreachable(int peer) {}
     });
     private QuorumController controller;
     /** Name to (partition count, configs) of every topic whose creation was requested and accepted. */
@@ -73,11 +71,19 @@ class ControllerFailoverTest {
 
     /** Activates a controller on {@code image}; what it proposes is appended to {@link #log} and commits at once. */
     private QuorumController activate(int nodeId, ClusterImage image) {
-        return new QuorumController(nodeId, SESSION_MS, 3, image, batch -> {
-            log.add(List.copyOf(batch));
-            long offset = log.size() - 1;
-            return new QuorumController.Proposal(offset, CompletableFuture.completedFuture(offset));
-        }, () -> new UUID(7, ++nextTopic), liveness, now);
+        return new QuorumController(
+                nodeId,
+                SESSION_MS,
+                3,
+                image,
+                batch -> {
+                    log.add(List.copyOf(batch));
+                    long offset = log.size() - 1;
+                    return new QuorumController.Proposal(offset, CompletableFuture.completedFuture(offset));
+                },
+                () -> new UUID(7, ++nextTopic),
+                liveness,
+                now);
     }
 
     /** The image after replaying one log entry. */
@@ -104,27 +110,38 @@ class ControllerFailoverTest {
             ControllerResponse registered = call(new RegisterBroker(id, UUID.randomUUID(), "h", 9000 + id));
             assertThat(registered.error()).isEqualTo(Error.NONE);
             epochs.put(id, registered.value());
-            assertThat(call(new Heartbeat(id, registered.value(), registered.offset() + 1, false)).flag()).isFalse();
+            assertThat(call(new Heartbeat(id, registered.value(), registered.offset() + 1, false))
+                            .flag())
+                    .isFalse();
         }
     }
 
     private void heartbeat(int... ids) {
         for (int id : ids) {
-            assertThat(call(new Heartbeat(id, epochs.get(id), Long.MAX_VALUE, false)).error()).isEqualTo(Error.NONE);
+            assertThat(call(new Heartbeat(id, epochs.get(id), Long.MAX_VALUE, false))
+                            .error())
+                    .isEqualTo(Error.NONE);
         }
     }
 
     private void createTopic(String name, int partitions, int factor, Map<String, String> configs) {
-        assertThat(call(new CreateTopic(name, partitions, factor, configs)).error()).isEqualTo(Error.NONE);
+        assertThat(call(new CreateTopic(name, partitions, factor, configs)).error())
+                .isEqualTo(Error.NONE);
         created.put(name, Map.entry(partitions, configs));
     }
 
     /** Lets the session of every broker but {@code silent} go on, and expires {@code silent}'s. */
     private void expireSessionOf(int silent) {
         now += SESSION_MS / 2;
-        heartbeat(BROKERS.stream().filter(id -> id != silent).mapToInt(Integer::intValue).toArray());
+        heartbeat(BROKERS.stream()
+                .filter(id -> id != silent)
+                .mapToInt(Integer::intValue)
+                .toArray());
         now += SESSION_MS / 2 + 1;
-        heartbeat(BROKERS.stream().filter(id -> id != silent).mapToInt(Integer::intValue).toArray());
+        heartbeat(BROKERS.stream()
+                .filter(id -> id != silent)
+                .mapToInt(Integer::intValue)
+                .toArray());
         controller.tick(now);
     }
 
@@ -159,32 +176,40 @@ class ControllerFailoverTest {
             QuorumController next = activate(NEW_CONTROLLER, kept);
 
             assertConsistent(next.projected(), "the new controller's image " + when);
-            assertThat(replay(log.size()).image()).as("what the new controller wrote, replayed (%s)", when)
+            assertThat(replay(log.size()).image())
+                    .as("what the new controller wrote, replayed (%s)", when)
                     .isEqualTo(next.projected().image());
         }
     }
 
     private void assertConsistent(ClusterImage image, String when) {
-        Set<String> names = image.image().topics().values().stream().map(TopicImage::name).collect(Collectors.toSet());
+        Set<String> names =
+                image.image().topics().values().stream().map(TopicImage::name).collect(Collectors.toSet());
         assertThat(created.keySet()).as("topics in %s", when).containsAll(names);
         for (TopicImage topic : image.image().topics().values()) {
             Map.Entry<Integer, Map<String, String>> request = created.get(topic.name());
-            assertThat(topic.partitions().keySet()).as("partitions of %s in %s", topic.name(), when)
-                    .containsExactlyElementsOf(IntStream.range(0, request.getKey()).boxed().toList());
-            assertThat(topic.configs()).as("configs of %s in %s", topic.name(), when)
+            assertThat(topic.partitions().keySet())
+                    .as("partitions of %s in %s", topic.name(), when)
+                    .containsExactlyElementsOf(
+                            IntStream.range(0, request.getKey()).boxed().toList());
+            assertThat(topic.configs())
+                    .as("configs of %s in %s", topic.name(), when)
                     .isEqualTo(new TreeMap<>(request.getValue()));
             for (Map.Entry<Integer, PartitionState> e : topic.partitions().entrySet()) {
                 PartitionState state = e.getValue();
                 String partition = topic.name() + "-" + e.getKey() + " " + state;
                 if (state.leader() != -1) {
                     assertThat(image.isUnfenced(state.leader()))
-                            .as("the leader of %s is a live node, in %s", partition, when).isTrue();
+                            .as("the leader of %s is a live node, in %s", partition, when)
+                            .isTrue();
                 }
                 if (state.isr().stream().anyMatch(image::isUnfenced)) {
-                    assertThat(state.isr()).as("the ISR of %s holds only live nodes, in %s", partition, when)
+                    assertThat(state.isr())
+                            .as("the ISR of %s holds only live nodes, in %s", partition, when)
                             .allMatch(image::isUnfenced);
-                    assertThat(state.leader()).as("%s, whose ISR holds a live node, has a leader, in %s", partition,
-                            when).isNotEqualTo(-1);
+                    assertThat(state.leader())
+                            .as("%s, whose ISR holds a live node, has a leader, in %s", partition, when)
+                            .isNotEqualTo(-1);
                 }
             }
         }
@@ -196,23 +221,32 @@ class ControllerFailoverTest {
     void aFencingOnSessionExpiryIsAllOrNothingAcrossAFailover() {
         startCluster();
         failOverAtEveryCutOf("fencing node 2", () -> expireSessionOf(2));
-        assertThat(controller.projected().isUnfenced(2)).as("the decision itself fenced node 2").isFalse();
+        assertThat(controller.projected().isUnfenced(2))
+                .as("the decision itself fenced node 2")
+                .isFalse();
     }
 
     @Test
     void aReRegistrationOfANewIncarnationIsAllOrNothingAcrossAFailover() {
         startCluster();
-        failOverAtEveryCutOf("the re-registration of node 1",
-                () -> assertThat(call(new RegisterBroker(1, UUID.randomUUID(), "h", 9001)).error())
+        failOverAtEveryCutOf(
+                "the re-registration of node 1",
+                () -> assertThat(call(new RegisterBroker(1, UUID.randomUUID(), "h", 9001))
+                                .error())
                         .isEqualTo(Error.NONE));
-        assertThat(controller.projected().isUnfenced(1)).as("the new incarnation starts fenced").isFalse();
+        assertThat(controller.projected().isUnfenced(1))
+                .as("the new incarnation starts fenced")
+                .isFalse();
     }
 
     @Test
     void aControlledShutdownIsAllOrNothingAcrossAFailover() {
         startCluster();
-        failOverAtEveryCutOf("the controlled shutdown of node 3",
-                () -> assertThat(call(new Heartbeat(3, epochs.get(3), Long.MAX_VALUE, true)).flag()).isTrue());
+        failOverAtEveryCutOf(
+                "the controlled shutdown of node 3",
+                () -> assertThat(call(new Heartbeat(3, epochs.get(3), Long.MAX_VALUE, true))
+                                .flag())
+                        .isTrue());
         assertThat(controller.projected().isUnfenced(3)).isFalse();
     }
 
@@ -221,7 +255,12 @@ class ControllerFailoverTest {
         // Given: node 4 fenced; the single-replica partitions it held are leaderless, their ISR kept
         startCluster();
         expireSessionOf(4);
-        assertThat(controller.projected().topic("solo").orElseThrow().partitions().values())
+        assertThat(controller
+                        .projected()
+                        .topic("solo")
+                        .orElseThrow()
+                        .partitions()
+                        .values())
                 .anyMatch(s -> s.leader() == -1 && s.isr().equals(List.of(4)));
 
         // Then
@@ -232,7 +271,8 @@ class ControllerFailoverTest {
     @Test
     void aTopicCreationIsAllOrNothingAcrossAFailover() {
         startCluster();
-        failOverAtEveryCutOf("creating topic big (300 partitions, 2 configs)",
+        failOverAtEveryCutOf(
+                "creating topic big (300 partitions, 2 configs)",
                 () -> createTopic("big", 300, 3, Map.of("cleanup.policy", "compact", "retention.ms", "60000")));
         assertThat(controller.projected().topic("big")).isPresent();
     }
@@ -282,7 +322,9 @@ class ControllerFailoverTest {
         created.put("t", Map.entry(partitions, Map.of()));
         ClusterImage image = replay(log.size());
         assertThat(image.image().topics().get(topicId).partitions().values())
-                .anyMatch(s -> s.leader() == 2).anyMatch(s -> s.leader() == 3).anyMatch(s -> s.leader() == 7)
+                .anyMatch(s -> s.leader() == 2)
+                .anyMatch(s -> s.leader() == 3)
+                .anyMatch(s -> s.leader() == 7)
                 .anyMatch(s -> s.leader() == -1 && s.isr().contains(4));
 
         // When
@@ -293,19 +335,25 @@ class ControllerFailoverTest {
         ClusterImage repaired = controller.projected();
         assertConsistent(repaired, "the image of a newly active controller");
         assertThat(replay(log.size()).image()).as("the repair is in the log").isEqualTo(repaired.image());
-        Map<Integer, PartitionState> before = image.image().topics().get(topicId).partitions();
-        for (Map.Entry<Integer, PartitionState> e : repaired.image().topics().get(topicId).partitions().entrySet()) {
+        Map<Integer, PartitionState> before =
+                image.image().topics().get(topicId).partitions();
+        for (Map.Entry<Integer, PartitionState> e :
+                repaired.image().topics().get(topicId).partitions().entrySet()) {
             PartitionState was = before.get(e.getKey());
             PartitionState is = e.getValue();
             if (is.leader() != was.leader()) {
-                assertThat(is.leaderEpoch()).as("t-%d changed leader in a new epoch", e.getKey())
+                assertThat(is.leaderEpoch())
+                        .as("t-%d changed leader in a new epoch", e.getKey())
                         .isEqualTo(was.leaderEpoch() + 1);
             }
             if (is.leader() == -1) {
-                assertThat(is.isr()).as("t-%d has no live ISR member: it keeps its ISR", e.getKey())
+                assertThat(is.isr())
+                        .as("t-%d has no live ISR member: it keeps its ISR", e.getKey())
                         .isEqualTo(was.isr());
             } else {
-                assertThat(was.isr()).as("t-%d is led by a member of its old ISR", e.getKey()).contains(is.leader());
+                assertThat(was.isr())
+                        .as("t-%d is led by a member of its old ISR", e.getKey())
+                        .contains(is.leader());
             }
         }
     }

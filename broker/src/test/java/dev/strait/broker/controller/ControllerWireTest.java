@@ -32,11 +32,21 @@ class ControllerWireTest {
                 new Raft(new RaftMessage.VoteResponse(2, 1, 6, false, false)),
                 new Raft(new RaftMessage.BeginQuorumEpoch(1, 2, 5)),
                 new Raft(new RaftMessage.FetchRequest(2, 1, 5, 7, 3)),
-                new Raft(new RaftMessage.FetchResponse(1, 2, 5, RaftMessage.FetchError.NONE, 1, 7, 3,
-                        new OffsetAndEpoch(6, 3), List.of(LogEntry.leaderChange(5, 7, 1),
-                                new LogEntry(5, 8, LogEntry.Kind.DATA, new byte[] {1, 2, 3})), 8)),
-                new Raft(new RaftMessage.FetchResponse(1, 2, 5, RaftMessage.FetchError.NOT_LEADER, -1, 0, 0, null,
-                        List.of(), 0)),
+                new Raft(new RaftMessage.FetchResponse(
+                        1,
+                        2,
+                        5,
+                        RaftMessage.FetchError.NONE,
+                        1,
+                        7,
+                        3,
+                        new OffsetAndEpoch(6, 3),
+                        List.of(
+                                LogEntry.leaderChange(5, 7, 1),
+                                new LogEntry(5, 8, LogEntry.Kind.DATA, new byte[] {1, 2, 3})),
+                        8)),
+                new Raft(new RaftMessage.FetchResponse(
+                        1, 2, 5, RaftMessage.FetchError.NOT_LEADER, -1, 0, 0, null, List.of(), 0)),
                 new Request(2, 9, new ControllerRequest.RegisterBroker(2, ID, "h", 9092)),
                 new Request(2, 10, new ControllerRequest.Heartbeat(2, 17, 40, true)),
                 new Request(2, 11, new ControllerRequest.CreateTopic("t", 3, -1, Map.of("a", "b", "c", "d"))),
@@ -46,22 +56,34 @@ class ControllerWireTest {
                 new Request(2, 15, new ControllerRequest.AlterPartition(2, ID, 1, 4, 9, List.of(2, 0))),
                 new Request(2, 16, new ControllerRequest.AllocateProducerIds(2, 1000)),
                 new Request(2, 17, new ControllerRequest.ElectPreferredLeaders(List.of("t", "u"))),
-                new Request(2, 18, new ControllerRequest.AlterSecurity(List.of(
-                        new MetadataRecord.AddAcl(new MetadataRecord.Acl((byte) 2, "t", (byte) 3, "User:a", "*",
-                                (byte) 3, (byte) 3)),
-                        new MetadataRecord.ScramCredential("a", (byte) 2, new byte[] {1}, new byte[] {2},
-                                new byte[] {3}, 4096)))),
-                new Response(2, 11, new ControllerResponse(ControllerResponse.Error.TOPIC_EXISTS, "exists", -1, 4,
-                        true)),
+                new Request(
+                        2,
+                        18,
+                        new ControllerRequest.AlterSecurity(List.of(
+                                new MetadataRecord.AddAcl(new MetadataRecord.Acl(
+                                        (byte) 2, "t", (byte) 3, "User:a", "*", (byte) 3, (byte) 3)),
+                                new MetadataRecord.ScramCredential(
+                                        "a", (byte) 2, new byte[] {1}, new byte[] {2}, new byte[] {3}, 4096)))),
+                new Response(
+                        2, 11, new ControllerResponse(ControllerResponse.Error.TOPIC_EXISTS, "exists", -1, 4, true)),
                 new Request(2, 18, new ControllerRequest.DescribeQuorum()),
-                new Response(2, 18, ControllerResponse.quorum(new dev.strait.broker.raft.QuorumDescription(1, 7, 42,
-                        List.of(new dev.strait.broker.raft.QuorumDescription.Replica(1, 43,
-                                java.util.OptionalLong.of(1_700_000_000_000L),
-                                java.util.OptionalLong.of(1_700_000_000_000L)),
-                                new dev.strait.broker.raft.QuorumDescription.Replica(2, -1,
-                                        java.util.OptionalLong.empty(), java.util.OptionalLong.empty())),
-                        List.of(new dev.strait.broker.raft.QuorumDescription.Replica(9, 40,
-                                java.util.OptionalLong.of(5), java.util.OptionalLong.empty()))))));
+                new Response(
+                        2,
+                        18,
+                        ControllerResponse.quorum(new dev.strait.broker.raft.QuorumDescription(
+                                1,
+                                7,
+                                42,
+                                List.of(
+                                        new dev.strait.broker.raft.QuorumDescription.Replica(
+                                                1,
+                                                43,
+                                                java.util.OptionalLong.of(1_700_000_000_000L),
+                                                java.util.OptionalLong.of(1_700_000_000_000L)),
+                                        new dev.strait.broker.raft.QuorumDescription.Replica(
+                                                2, -1, java.util.OptionalLong.empty(), java.util.OptionalLong.empty())),
+                                List.of(new dev.strait.broker.raft.QuorumDescription.Replica(
+                                        9, 40, java.util.OptionalLong.of(5), java.util.OptionalLong.empty()))))));
     }
 
     @Test

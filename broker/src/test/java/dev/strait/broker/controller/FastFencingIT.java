@@ -78,8 +78,11 @@ class FastFencingIT {
                     return false;
                 }
                 for (int p = 0; p < topic.partitions(); p++) {
-                    PartitionState state = node.partitionState(topic.topicId(), p).orElseThrow();
-                    if (!state.hasLeader() || state.leader() == gone || state.isr().contains(gone)) {
+                    PartitionState state =
+                            node.partitionState(topic.topicId(), p).orElseThrow();
+                    if (!state.hasLeader()
+                            || state.leader() == gone
+                            || state.isr().contains(gone)) {
                         return false;
                     }
                 }
@@ -88,7 +91,8 @@ class FastFencingIT {
         });
         for (QuorumMetadataSource node : cluster.running()) {
             assertThat(node.brokers().stream().filter(b -> b.id() != gone).map(BrokerRegistration::fenced))
-                    .as("the live nodes stay unfenced").containsOnly(false);
+                    .as("the live nodes stay unfenced")
+                    .containsOnly(false);
         }
     }
 }

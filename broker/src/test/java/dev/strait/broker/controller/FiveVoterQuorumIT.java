@@ -49,7 +49,8 @@ class FiveVoterQuorumIT {
         assertThat(survivor.topic("five")).contains(topic);
         await("every partition led by a live in-sync replica", () -> {
             for (int p = 0; p < 5; p++) {
-                PartitionState state = survivor.partitionState(topic.topicId(), p).orElseThrow();
+                PartitionState state =
+                        survivor.partitionState(topic.topicId(), p).orElseThrow();
                 if (!state.hasLeader() || state.leader() == controller || state.leader() == other) {
                     return false;
                 }
@@ -58,7 +59,9 @@ class FiveVoterQuorumIT {
         });
         TopicMetadata later = cluster.running().get(0).createTopic("five-later", 1, 3, Map.of());
         for (QuorumMetadataSource node : cluster.running()) {
-            await("node " + node.localNodeId() + " sees five-later", () -> node.topic("five-later").isPresent());
+            await(
+                    "node " + node.localNodeId() + " sees five-later",
+                    () -> node.topic("five-later").isPresent());
             assertThat(node.topic("five-later")).contains(later);
         }
     }

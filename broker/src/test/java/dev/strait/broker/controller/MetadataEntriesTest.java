@@ -18,15 +18,16 @@ class MetadataEntriesTest {
     @Test
     void aBatchRoundTrips() {
         UUID id = new UUID(1, 2);
-        List<MetadataRecord> batch = List.of(new CreateTopic("t", id),
-                new PartitionChange(id, 0, List.of(1, 2), List.of(1, 2), 1, 0));
+        List<MetadataRecord> batch =
+                List.of(new CreateTopic("t", id), new PartitionChange(id, 0, List.of(1, 2), List.of(1, 2), 1, 0));
         assertThat(MetadataEntries.decode(MetadataEntries.encode(batch))).isEqualTo(batch);
     }
 
     @Test
     void aBareRecordOfAnOlderLogReadsAsABatchOfOne() {
         MetadataRecord record = new FenceNode(3, 17);
-        assertThat(MetadataEntries.decode(MetadataRecordSerde.serialize(record))).containsExactly(record);
+        assertThat(MetadataEntries.decode(MetadataRecordSerde.serialize(record)))
+                .containsExactly(record);
     }
 
     @Test

@@ -29,30 +29,36 @@ class QuorumControllerTest {
 
     /** The log: one entry per proposal. */
     private final List<List<MetadataRecord>> log = new ArrayList<>();
+
     private long now = 10_000;
     private long nextTopic;
     private final PeerLiveness liveness = new PeerLiveness(() -> now, new ControllerTransport.Receiver() {
         @Override
-        public void onMessage(ControllerMessage message) {
-        }
+        public void onMessage(ControllerMessage message) {}
 
         @Override
-        public void onPeerReachable(int peer) {
-        }
+        public void onPeerReachable(int peer) {}
 
         @Override
-        public void onPeerUnreachable(int peer) {
-        }
+        public void onPeerUnreachable(int peer) {}
     });
     private QuorumController controller = newController(SESSION_MS, ClusterImage.EMPTY);
     private final long[] epochs = new long[4];
 
     private QuorumController newController(long sessionMs, ClusterImage image) {
-        return new QuorumController(0, sessionMs, 1, image, batch -> {
-            log.add(List.copyOf(batch));
-            long offset = log.size() - 1;
-            return new QuorumController.Proposal(offset, CompletableFuture.completedFuture(offset));
-        }, () -> new UUID(7, ++nextTopic), liveness, now);
+        return new QuorumController(
+                0,
+                sessionMs,
+                1,
+                image,
+                batch -> {
+                    log.add(List.copyOf(batch));
+                    long offset = log.size() - 1;
+                    return new QuorumController.Proposal(offset, CompletableFuture.completedFuture(offset));
+                },
+                () -> new UUID(7, ++nextTopic),
+                liveness,
+                now);
     }
 
     /** The image a node replaying the first {@code entries} entries of the log has. */
@@ -73,18 +79,27 @@ class QuorumControllerTest {
             ControllerResponse registered = call(new RegisterBroker(id, UUID.randomUUID(), "h", 9000 + id));
             assertThat(registered.error()).isEqualTo(Error.NONE);
             epochs[id] = registered.value();
-            assertThat(call(new Heartbeat(id, epochs[id], registered.offset() + 1, false)).flag()).isFalse();
+            assertThat(call(new Heartbeat(id, epochs[id], registered.offset() + 1, false))
+                            .flag())
+                    .isFalse();
         }
     }
 
     private void heartbeat(int... ids) {
         for (int id : ids) {
-            assertThat(call(new Heartbeat(id, epochs[id], Long.MAX_VALUE, false)).error()).isEqualTo(Error.NONE);
+            assertThat(call(new Heartbeat(id, epochs[id], Long.MAX_VALUE, false))
+                            .error())
+                    .isEqualTo(Error.NONE);
         }
     }
 
     private PartitionState partition(String topic, int partition) {
-        return controller.projected().topic(topic).map(TopicImage::partitions).orElseThrow().get(partition);
+        return controller
+                .projected()
+                .topic(topic)
+                .map(TopicImage::partitions)
+                .orElseThrow()
+                .get(partition);
     }
 
     private UUID topicId(String topic) {
@@ -123,7 +138,9 @@ class QuorumControllerTest {
 
         // When: everyone but the victim heartbeats past its session
         now += SESSION_MS / 2;
-        heartbeat(java.util.stream.IntStream.of(1, 2, 3).filter(id -> id != victim).toArray());
+        heartbeat(java.util.stream.IntStream.of(1, 2, 3)
+                .filter(id -> id != victim)
+                .toArray());
         now += SESSION_MS / 2 + 1;
         controller.tick(now);
 
@@ -210,18 +227,27 @@ class QuorumControllerTest {
         List<Integer> shrunk = List.of(leader);
 
         // Then
-        assertThat(call(new AlterPartition(leader, id, 0, 1, 0, shrunk)).error()).isEqualTo(Error.STALE_EPOCH);
-        assertThat(call(new AlterPartition(leader, id, 0, 0, 1, shrunk)).error()).isEqualTo(Error.STALE_EPOCH);
+        assertThat(call(new AlterPartition(leader, id, 0, 1, 0, shrunk)).error())
+                .isEqualTo(Error.STALE_EPOCH);
+        assertThat(call(new AlterPartition(leader, id, 0, 0, 1, shrunk)).error())
+                .isEqualTo(Error.STALE_EPOCH);
         int follower = state.replicas().get(1);
-        assertThat(call(new AlterPartition(follower, id, 0, 0, 0, List.of(follower))).error())
+        assertThat(call(new AlterPartition(follower, id, 0, 0, 0, List.of(follower)))
+                        .error())
                 .isEqualTo(Error.STALE_EPOCH);
-        assertThat(call(new AlterPartition(leader, id, 0, 0, 0, List.of(follower))).error())
-                .as("ISR without the leader").isEqualTo(Error.INVALID_REQUEST);
-        assertThat(call(new AlterPartition(leader, id, 0, 0, 0, shrunk)).error()).isEqualTo(Error.NONE);
+        assertThat(call(new AlterPartition(leader, id, 0, 0, 0, List.of(follower)))
+                        .error())
+                .as("ISR without the leader")
+                .isEqualTo(Error.INVALID_REQUEST);
+        assertThat(call(new AlterPartition(leader, id, 0, 0, 0, shrunk)).error())
+                .isEqualTo(Error.NONE);
         assertThat(controller.projected().partitionEpoch(id, 0)).isEqualTo(1);
-        assertThat(call(new AlterPartition(leader, id, 0, 0, 0, state.replicas())).error())
+        assertThat(call(new AlterPartition(leader, id, 0, 0, 0, state.replicas()))
+                        .error())
                 .isEqualTo(Error.STALE_EPOCH);
-        assertThat(call(new AlterPartition(leader, id, 0, 0, 1, state.replicas())).error()).isEqualTo(Error.NONE);
+        assertThat(call(new AlterPartition(leader, id, 0, 0, 1, state.replicas()))
+                        .error())
+                .isEqualTo(Error.NONE);
         assertThat(partition("t", 0).isr()).containsExactlyElementsOf(state.replicas());
     }
 
@@ -236,17 +262,21 @@ class QuorumControllerTest {
         for (int entries = 0; entries <= log.size(); entries++) {
             ClusterImage image = replay(entries);
             for (TopicImage topic : image.image().topics().values()) {
-                assertThat(topic.partitions().size()).as("partitions of %s after %d entries", topic.name(), entries)
+                assertThat(topic.partitions().size())
+                        .as("partitions of %s after %d entries", topic.name(), entries)
                         .isEqualTo(partitionCounts.get(topic.name()));
                 for (Map.Entry<Integer, PartitionState> e : topic.partitions().entrySet()) {
                     PartitionState state = e.getValue();
                     if (state.leader() != -1) {
                         assertThat(image.isUnfenced(state.leader()))
-                                .as("leader %d of %s-%d is unfenced after %d entries", state.leader(), topic.name(),
-                                        e.getKey(), entries).isTrue();
+                                .as(
+                                        "leader %d of %s-%d is unfenced after %d entries",
+                                        state.leader(), topic.name(), e.getKey(), entries)
+                                .isTrue();
                     }
                     if (state.isr().size() > 1) {
-                        assertThat(state.isr()).as("ISR of %s-%d after %d entries", topic.name(), e.getKey(), entries)
+                        assertThat(state.isr())
+                                .as("ISR of %s-%d after %d entries", topic.name(), e.getKey(), entries)
                                 .allMatch(image::isUnfenced);
                     }
                 }
@@ -268,7 +298,9 @@ class QuorumControllerTest {
         controller.tick(now);
 
         // Then
-        assertThat(log.size()).as("one entry for the fencing and its partition changes").isEqualTo(before + 1);
+        assertThat(log.size())
+                .as("one entry for the fencing and its partition changes")
+                .isEqualTo(before + 1);
         assertThat(log.get(before)).first().isInstanceOf(FenceNode.class);
         assertThat(controller.projected().isUnfenced(2)).isFalse();
         assertEveryPrefixConsistent(Map.of("t", 30));
@@ -281,7 +313,8 @@ class QuorumControllerTest {
         int before = log.size();
 
         // When
-        assertThat(call(new CreateTopic("big", 500, 3, Map.of("cleanup.policy", "compact"))).error())
+        assertThat(call(new CreateTopic("big", 500, 3, Map.of("cleanup.policy", "compact")))
+                        .error())
                 .isEqualTo(Error.NONE);
 
         // Then
@@ -314,19 +347,21 @@ class QuorumControllerTest {
     void anAclAndCredentialChangeIsOneEntryAndOtherRecordsCannotBeSmuggledIn() {
         // Given
         registerAndUnfence(1);
-        MetadataRecord.Acl read = new MetadataRecord.Acl((byte) 2, "orders", (byte) 3, "User:alice", "*", (byte) 3,
-                (byte) 3);
-        MetadataRecord.Acl write = new MetadataRecord.Acl((byte) 2, "orders", (byte) 3, "User:alice", "*",
-                (byte) 4, (byte) 3);
-        List<MetadataRecord> change = List.of(new MetadataRecord.AddAcl(read), new MetadataRecord.AddAcl(write),
-                new MetadataRecord.ScramCredential("alice", (byte) 2, new byte[] {1}, new byte[] {2}, new byte[] {3},
-                        4096));
+        MetadataRecord.Acl read =
+                new MetadataRecord.Acl((byte) 2, "orders", (byte) 3, "User:alice", "*", (byte) 3, (byte) 3);
+        MetadataRecord.Acl write =
+                new MetadataRecord.Acl((byte) 2, "orders", (byte) 3, "User:alice", "*", (byte) 4, (byte) 3);
+        List<MetadataRecord> change = List.of(
+                new MetadataRecord.AddAcl(read),
+                new MetadataRecord.AddAcl(write),
+                new MetadataRecord.ScramCredential(
+                        "alice", (byte) 2, new byte[] {1}, new byte[] {2}, new byte[] {3}, 4096));
         int before = log.size();
 
         // When
         ControllerResponse response = call(new ControllerRequest.AlterSecurity(change));
-        ControllerResponse smuggled = call(new ControllerRequest.AlterSecurity(List.of(
-                new MetadataRecord.RemoveAcl(write), new FenceNode(1, epochs[1]))));
+        ControllerResponse smuggled = call(new ControllerRequest.AlterSecurity(
+                List.of(new MetadataRecord.RemoveAcl(write), new FenceNode(1, epochs[1]))));
 
         // Then
         assertThat(response.error()).isEqualTo(Error.NONE);
@@ -380,7 +415,9 @@ class QuorumControllerTest {
             assertThat(controller.projected().isUnfenced(state.leader())).isTrue();
             assertThat(state.isr()).doesNotContain(1);
         }
-        assertThat(partition("solo", 0).leader()).as("no live ISR member: leaderless, ISR kept").isEqualTo(-1);
+        assertThat(partition("solo", 0).leader())
+                .as("no live ISR member: leaderless, ISR kept")
+                .isEqualTo(-1);
         assertThat(partition("solo", 0).isr()).containsExactly(soloOwner);
         assertThat(replay(log.size()).image()).isEqualTo(controller.projected().image());
     }
@@ -401,7 +438,9 @@ class QuorumControllerTest {
         now += QuorumController.FAST_FENCE_GRACE_MS - 1;
         heartbeat(1, 3);
         controller.tick(now);
-        assertThat(controller.projected().isUnfenced(2)).as("still within the grace").isTrue();
+        assertThat(controller.projected().isUnfenced(2))
+                .as("still within the grace")
+                .isTrue();
         now += 2;
         controller.tick(now);
 

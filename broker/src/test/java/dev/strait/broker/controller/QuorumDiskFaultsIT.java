@@ -50,25 +50,42 @@ class QuorumDiskFaultsIT {
     private QuorumMetadataSource voter;
 
     private QuorumSettings settings(int nodeId, Map<Integer, InetSocketAddress> voters, int listenPort) {
-        return new QuorumSettings(nodeId, voters, "127.0.0.1", listenPort, dir.resolve("node-" + nodeId), SESSION_MS,
-                250, 1, 30_000, 2_000, new RaftConfig(500, 300, 250, 20, 200, 1_500, 500));
+        return new QuorumSettings(
+                nodeId,
+                voters,
+                "127.0.0.1",
+                listenPort,
+                dir.resolve("node-" + nodeId),
+                SESSION_MS,
+                250,
+                1,
+                30_000,
+                2_000,
+                new RaftConfig(500, 300, 250, 20, 200, 1_500, 500));
     }
 
     @BeforeEach
     void startCluster() {
         int voterPort = QuorumTestCluster.freePort();
         Map<Integer, InetSocketAddress> voters = Map.of(0, new InetSocketAddress("127.0.0.1", voterPort));
-        voter = QuorumMetadataSource.open(settings(0, voters, voterPort),
+        voter = QuorumMetadataSource.open(
+                settings(0, voters, voterPort),
                 QuorumTestCluster.testEnvironment(0, faults).withStorage(SlowRaftStorage.opener(disk)));
         nodes.add(voter);
         for (int id : new int[] {7, 8}) {
-            nodes.add(QuorumMetadataSource.open(settings(id, voters, -1), QuorumTestCluster.testEnvironment(id, faults)));
+            nodes.add(
+                    QuorumMetadataSource.open(settings(id, voters, -1), QuorumTestCluster.testEnvironment(id, faults)));
         }
         for (QuorumMetadataSource node : nodes) {
             node.registerLocalBroker("127.0.0.1", 19_000 + node.localNodeId());
         }
-        await("all three brokers unfenced", () -> voter.brokers().stream().filter(b -> !b.fenced())
-                .map(BrokerRegistration::id).toList().containsAll(List.of(0, 7, 8)));
+        await(
+                "all three brokers unfenced",
+                () -> voter.brokers().stream()
+                        .filter(b -> !b.fenced())
+                        .map(BrokerRegistration::id)
+                        .toList()
+                        .containsAll(List.of(0, 7, 8)));
     }
 
     @AfterEach
@@ -116,11 +133,15 @@ class QuorumDiskFaultsIT {
 
         // Then: the quorum loop reported it, and the node does not pretend to go on
         await("the fatal fault reported", () -> !faults.isEmpty());
-        assertThat(faults).singleElement().asString().contains("metadata quorum loop of node 0")
+        assertThat(faults)
+                .singleElement()
+                .asString()
+                .contains("metadata quorum loop of node 0")
                 .contains("fsync failed");
         assertThat(refused).isNotNull();
         assertThatThrownBy(() -> voter.createTopic("after", 1, 1, Map.of()))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("fatal error");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("fatal error");
     }
 
     /** Stops the cluster and reads the voter's metadata log back from its files. */

@@ -66,7 +66,8 @@ class QuorumMetadataSourceIT {
         assertThat(created.configs()).containsEntry("retention.ms", "1000");
         Set<Integer> leaders = new HashSet<>();
         for (int p = 0; p < 3; p++) {
-            PartitionState state = cluster.node(1).partitionState(created.topicId(), p).orElseThrow();
+            PartitionState state =
+                    cluster.node(1).partitionState(created.topicId(), p).orElseThrow();
             assertThat(state.replicas()).hasSize(3).doesNotHaveDuplicates();
             assertThat(state.leader()).isEqualTo(state.replicas().get(0));
             assertThat(state.isr()).containsExactlyInAnyOrderElementsOf(state.replicas());
@@ -74,10 +75,14 @@ class QuorumMetadataSourceIT {
             assertThat(state.partitionEpoch()).isZero();
             leaders.add(state.leader());
         }
-        assertThat(leaders).as("round-robin placement spreads preferred leaders").hasSize(3);
+        assertThat(leaders)
+                .as("round-robin placement spreads preferred leaders")
+                .hasSize(3);
         for (QuorumMetadataSource node : cluster.running()) {
-            await("node " + node.localNodeId() + " sees orders", () -> node.topic("orders").isPresent()
-                    && node.partitionState(created.topicId(), 2).isPresent());
+            await(
+                    "node " + node.localNodeId() + " sees orders",
+                    () -> node.topic("orders").isPresent()
+                            && node.partitionState(created.topicId(), 2).isPresent());
             for (int p = 0; p < 3; p++) {
                 assertThat(node.partitionState(created.topicId(), p))
                         .isEqualTo(cluster.node(1).partitionState(created.topicId(), p));
@@ -90,14 +95,17 @@ class QuorumMetadataSourceIT {
         assertThatThrownBy(() -> cluster.node(0).createTopic("orders", 1, 1, Map.of()))
                 .isInstanceOf(TopicExistsException.class);
         assertThatThrownBy(() -> cluster.node(2).createTopic("big", 1, 4, Map.of()))
-                .isInstanceOf(InvalidReplicationFactorException.class).hasMessageContaining("4");
+                .isInstanceOf(InvalidReplicationFactorException.class)
+                .hasMessageContaining("4");
         assertThatThrownBy(() -> cluster.node(2).deleteTopic("nope")).isInstanceOf(UnknownTopicException.class);
         assertThatThrownBy(() -> cluster.node(2).increasePartitions("orders", 2))
                 .isInstanceOf(IllegalArgumentException.class);
 
         // And: the other mutations read their writes too
         assertThat(cluster.node(2).increasePartitions("orders", 5).partitions()).isEqualTo(5);
-        assertThat(cluster.node(0).replaceConfigs("orders", Map.of("segment.bytes", "4096")).configs())
+        assertThat(cluster.node(0)
+                        .replaceConfigs("orders", Map.of("segment.bytes", "4096"))
+                        .configs())
                 .isEqualTo(Map.of("segment.bytes", "4096"));
         long first = cluster.node(0).allocateProducerIds(10);
         long second = cluster.node(2).allocateProducerIds(10);
@@ -125,8 +133,10 @@ class QuorumMetadataSourceIT {
             for (int p = 0; p < 3; p++) {
                 int partition = p;
                 await("partition " + p + " led by a live ISR member on node " + node.localNodeId(), () -> {
-                    PartitionState state = node.partitionState(topic.topicId(), partition).orElseThrow();
-                    return state.leader() != oldController && state.hasLeader()
+                    PartitionState state =
+                            node.partitionState(topic.topicId(), partition).orElseThrow();
+                    return state.leader() != oldController
+                            && state.hasLeader()
                             && !state.isr().contains(oldController);
                 });
                 PartitionState state = node.partitionState(topic.topicId(), p).orElseThrow();
@@ -141,8 +151,9 @@ class QuorumMetadataSourceIT {
         QuorumMetadataSource survivor = cluster.running().get(0);
         TopicMetadata next = survivor.createTopic("after-failover", 2, 2, Map.of());
         for (QuorumMetadataSource node : cluster.running()) {
-            await("node " + node.localNodeId() + " sees after-failover", () -> node.topic("after-failover")
-                    .isPresent());
+            await(
+                    "node " + node.localNodeId() + " sees after-failover",
+                    () -> node.topic("after-failover").isPresent());
         }
         assertThat(state(survivor.localNodeId(), next, 0).replicas()).doesNotContain(oldController);
         assertThatThrownBy(() -> survivor.createTopic("three", 1, 3, Map.of()))
@@ -161,12 +172,15 @@ class QuorumMetadataSourceIT {
         cluster.node(victim).pauseHeartbeats(true);
 
         // Then
-        await("node " + victim + " fenced", () -> cluster.node(observer).brokers().stream()
-                .anyMatch(b -> b.id() == victim && b.fenced()));
+        await(
+                "node " + victim + " fenced",
+                () -> cluster.node(observer).brokers().stream().anyMatch(b -> b.id() == victim && b.fenced()));
         await("leaderships moved off node " + victim, () -> {
             for (int p = 0; p < 3; p++) {
                 PartitionState state = state(observer, topic, p);
-                if (state.leader() == victim || !state.hasLeader() || state.isr().contains(victim)) {
+                if (state.leader() == victim
+                        || !state.hasLeader()
+                        || state.isr().contains(victim)) {
                     return false;
                 }
             }
@@ -179,12 +193,13 @@ class QuorumMetadataSourceIT {
         // And: when it heartbeats again it is unfenced; the preferred leader election gives partition 0 back
         // once its leader lets it into the ISR again
         cluster.node(victim).pauseHeartbeats(false);
-        await("node " + victim + " unfenced", () -> cluster.node(observer).brokers().stream()
-                .anyMatch(b -> b.id() == victim && !b.fenced()));
+        await(
+                "node " + victim + " unfenced",
+                () -> cluster.node(observer).brokers().stream().anyMatch(b -> b.id() == victim && !b.fenced()));
         PartitionState current = state(moved.leader(), topic, 0);
         List<Integer> all = current.replicas();
-        PartitionState widened = join(cluster.node(current.leader()).alterPartition(topic.topicId(), 0,
-                current.leaderEpoch(), current.partitionEpoch(), all));
+        PartitionState widened = join(cluster.node(current.leader())
+                .alterPartition(topic.topicId(), 0, current.leaderEpoch(), current.partitionEpoch(), all));
         assertThat(widened.isr()).containsExactlyInAnyOrderElementsOf(all);
         cluster.node(observer).electPreferredLeaders(List.of("fenced"));
         await("preferred leader back", () -> state(observer, topic, 0).leader() == victim);
@@ -200,29 +215,34 @@ class QuorumMetadataSourceIT {
         List<Integer> shrunk = List.of(state.leader(), state.replicas().get(1));
 
         // Then: a wrong leader epoch, a wrong partition epoch, or a non-leader are refused
-        assertThatThrownBy(() -> join(leader.alterPartition(topic.topicId(), 0, state.leaderEpoch() + 1,
-                state.partitionEpoch(), shrunk))).isInstanceOf(StaleEpochException.class);
-        assertThatThrownBy(() -> join(leader.alterPartition(topic.topicId(), 0, state.leaderEpoch(),
-                state.partitionEpoch() + 1, shrunk))).isInstanceOf(StaleEpochException.class);
+        assertThatThrownBy(() -> join(leader.alterPartition(
+                        topic.topicId(), 0, state.leaderEpoch() + 1, state.partitionEpoch(), shrunk)))
+                .isInstanceOf(StaleEpochException.class);
+        assertThatThrownBy(() -> join(leader.alterPartition(
+                        topic.topicId(), 0, state.leaderEpoch(), state.partitionEpoch() + 1, shrunk)))
+                .isInstanceOf(StaleEpochException.class);
         QuorumMetadataSource follower = cluster.node(state.replicas().get(1));
-        assertThatThrownBy(() -> join(follower.alterPartition(topic.topicId(), 0, state.leaderEpoch(),
-                state.partitionEpoch(), shrunk))).isInstanceOf(StaleEpochException.class);
+        assertThatThrownBy(() -> join(follower.alterPartition(
+                        topic.topicId(), 0, state.leaderEpoch(), state.partitionEpoch(), shrunk)))
+                .isInstanceOf(StaleEpochException.class);
         assertThatThrownBy(() -> join(leader.alterPartition(Uuid.randomUuid(), 0, 0, 0, shrunk)))
                 .isInstanceOf(UnknownTopicException.class);
 
         // When: the current epochs
-        PartitionState after = join(leader.alterPartition(topic.topicId(), 0, state.leaderEpoch(),
-                state.partitionEpoch(), shrunk));
+        PartitionState after =
+                join(leader.alterPartition(topic.topicId(), 0, state.leaderEpoch(), state.partitionEpoch(), shrunk));
 
         // Then: committed, partition epoch bumped, leader epoch not; the old partition epoch is now stale
         assertThat(after.isr()).containsExactlyElementsOf(shrunk);
         assertThat(after.partitionEpoch()).isEqualTo(state.partitionEpoch() + 1);
         assertThat(after.leaderEpoch()).isEqualTo(state.leaderEpoch());
         assertThat(leader.partitionState(topic.topicId(), 0)).contains(after);
-        assertThatThrownBy(() -> join(leader.alterPartition(topic.topicId(), 0, state.leaderEpoch(),
-                state.partitionEpoch(), state.replicas()))).isInstanceOf(StaleEpochException.class);
+        assertThatThrownBy(() -> join(leader.alterPartition(
+                        topic.topicId(), 0, state.leaderEpoch(), state.partitionEpoch(), state.replicas())))
+                .isInstanceOf(StaleEpochException.class);
         for (QuorumMetadataSource node : cluster.running()) {
-            await("node " + node.localNodeId() + " sees the shrunk ISR",
+            await(
+                    "node " + node.localNodeId() + " sees the shrunk ISR",
                     () -> node.partitionState(topic.topicId(), 0).equals(Optional.of(after)));
         }
     }
@@ -241,8 +261,10 @@ class QuorumMetadataSourceIT {
         QuorumMetadataSource node = cluster.start(restarted);
 
         // Then: it replays everything committed, including what happened while it was away
-        await("restarted node sees both topics", () -> node.topic("durable").isPresent()
-                && node.topic("while-down").isPresent());
+        await(
+                "restarted node sees both topics",
+                () -> node.topic("durable").isPresent()
+                        && node.topic("while-down").isPresent());
         assertThat(node.topic("durable")).contains(topic);
         assertThat(node.topic("while-down")).contains(whileDown);
         cluster.awaitAllUnfenced();
@@ -253,7 +275,8 @@ class QuorumMetadataSourceIT {
             assertThat(state.isr()).doesNotContain(restarted);
             assertThat(state.leader()).isNotEqualTo(restarted);
         }
-        assertThat(node.createTopic("from-restarted", 1, 3, Map.of()).partitions()).isEqualTo(1);
+        assertThat(node.createTopic("from-restarted", 1, 3, Map.of()).partitions())
+                .isEqualTo(1);
     }
 
     @Test
@@ -274,8 +297,11 @@ class QuorumMetadataSourceIT {
             assertThat(node.topic("everything")).contains(topic);
             for (int p = 0; p < 3; p++) {
                 int partition = p;
-                await("partition " + p + " has a leader on node " + node.localNodeId(),
-                        () -> node.partitionState(topic.topicId(), partition).orElseThrow().hasLeader());
+                await(
+                        "partition " + p + " has a leader on node " + node.localNodeId(),
+                        () -> node.partitionState(topic.topicId(), partition)
+                                .orElseThrow()
+                                .hasLeader());
                 PartitionState state = node.partitionState(topic.topicId(), p).orElseThrow();
                 assertThat(state.isr()).contains(state.leader());
             }

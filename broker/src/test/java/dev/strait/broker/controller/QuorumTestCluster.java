@@ -65,7 +65,9 @@ final class QuorumTestCluster implements AutoCloseable {
         // Every start is a new process: seeded by the node alone, a restarted node drew its previous life's
         // incarnation id, and the controller took its new registration for a retry of the old one.
         long start = STARTS.incrementAndGet();
-        return QuorumEnvironment.of(Time.SYSTEM, new Random(31L * nodeId + 7 + 1_000_003L * start),
+        return QuorumEnvironment.of(
+                Time.SYSTEM,
+                new Random(31L * nodeId + 7 + 1_000_003L * start),
                 (what, cause) -> faults.add(what + ": " + cause));
     }
 
@@ -83,8 +85,8 @@ final class QuorumTestCluster implements AutoCloseable {
         for (int id = 0; id < nodes.length; id++) {
             QuorumMetadataSource node = nodes[id];
             int port = 19_000 + id;
-            registrations.add(java.util.concurrent.CompletableFuture.runAsync(
-                    () -> node.registerLocalBroker("127.0.0.1", port)));
+            registrations.add(
+                    java.util.concurrent.CompletableFuture.runAsync(() -> node.registerLocalBroker("127.0.0.1", port)));
         }
         registrations.forEach(java.util.concurrent.CompletableFuture::join);
         return this;
@@ -98,9 +100,18 @@ final class QuorumTestCluster implements AutoCloseable {
     }
 
     private QuorumMetadataSource open(int id) {
-        QuorumSettings settings = new QuorumSettings(id, voters, "127.0.0.1", voters.get(id).getPort(),
-                baseDir.resolve("node-" + id).resolve("__cluster_metadata-0"), sessionTimeoutMs, HEARTBEAT_MS, 1,
-                10_000, 2_000, new RaftConfig(500, 300, 250, 20, 200, 1_500, 500));
+        QuorumSettings settings = new QuorumSettings(
+                id,
+                voters,
+                "127.0.0.1",
+                voters.get(id).getPort(),
+                baseDir.resolve("node-" + id).resolve("__cluster_metadata-0"),
+                sessionTimeoutMs,
+                HEARTBEAT_MS,
+                1,
+                10_000,
+                2_000,
+                new RaftConfig(500, 300, 250, 20, 200, 1_500, 500));
         return QuorumMetadataSource.open(settings, environment.apply(testEnvironment(id, faults)));
     }
 
@@ -154,10 +165,13 @@ final class QuorumTestCluster implements AutoCloseable {
     /** Waits until every running node sees every running node registered and unfenced. */
     void awaitAllUnfenced() {
         await("all running nodes registered and unfenced everywhere", () -> {
-            List<Integer> ids = running().stream().map(QuorumMetadataSource::localNodeId).toList();
+            List<Integer> ids =
+                    running().stream().map(QuorumMetadataSource::localNodeId).toList();
             for (QuorumMetadataSource node : running()) {
-                List<Integer> unfenced = node.brokers().stream().filter(b -> !b.fenced())
-                        .map(BrokerRegistration::id).toList();
+                List<Integer> unfenced = node.brokers().stream()
+                        .filter(b -> !b.fenced())
+                        .map(BrokerRegistration::id)
+                        .toList();
                 if (!unfenced.containsAll(ids)) {
                     return false;
                 }

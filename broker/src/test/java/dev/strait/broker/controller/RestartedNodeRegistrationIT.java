@@ -33,9 +33,18 @@ class RestartedNodeRegistrationIT {
     private final Map<Integer, InetSocketAddress> voters = new LinkedHashMap<>();
 
     private QuorumSettings settings(int id) {
-        return new QuorumSettings(id, voters, "127.0.0.1", voters.get(id).getPort(),
-                dir.resolve("node-" + id), QuorumTestCluster.SESSION_TIMEOUT_MS, QuorumTestCluster.HEARTBEAT_MS, 1,
-                10_000, 2_000, new RaftConfig(500, 300, 250, 20, 200, 1_500, 500));
+        return new QuorumSettings(
+                id,
+                voters,
+                "127.0.0.1",
+                voters.get(id).getPort(),
+                dir.resolve("node-" + id),
+                QuorumTestCluster.SESSION_TIMEOUT_MS,
+                QuorumTestCluster.HEARTBEAT_MS,
+                1,
+                10_000,
+                2_000,
+                new RaftConfig(500, 300, 250, 20, 200, 1_500, 500));
     }
 
     @Test
@@ -55,20 +64,23 @@ class RestartedNodeRegistrationIT {
                 registrations.add(CompletableFuture.runAsync(() -> node.registerLocalBroker("127.0.0.1", port)));
             }
             registrations.forEach(CompletableFuture::join);
-            QuorumTestCluster.await("node 2 sees all three unfenced", () -> nodes[2].brokers().stream()
-                    .filter(b -> !b.fenced()).count() == 3);
+            QuorumTestCluster.await(
+                    "node 2 sees all three unfenced",
+                    () -> nodes[2].brokers().stream().filter(b -> !b.fenced()).count() == 3);
             // Given: node 2 checkpointed a high watermark that covers its own unfencing, then crashes
             long seenAllUnfencedAt = System.currentTimeMillis();
             Path checkpoint = dir.resolve("node-2").resolve(FileRaftStorage.HIGH_WATERMARK_FILE);
-            QuorumTestCluster.await("node 2 checkpoints its high watermark", () -> modifiedAfter(checkpoint,
-                    seenAllUnfencedAt));
+            QuorumTestCluster.await(
+                    "node 2 checkpoints its high watermark", () -> modifiedAfter(checkpoint, seenAllUnfencedAt));
             nodes[2].closeAbruptly();
             nodes[2] = null;
             // When: it restarts and registers from another port (a new incarnation)
             nodes[2] = QuorumMetadataSource.open(settings(2), QuorumTestCluster.testEnvironment(2, faults));
             nodes[2].registerLocalBroker("127.0.0.1", 29_002);
             // Then: by the time registration returns, its own image shows the new incarnation unfenced
-            BrokerRegistration self = nodes[2].brokers().stream().filter(b -> b.id() == 2).findFirst()
+            BrokerRegistration self = nodes[2].brokers().stream()
+                    .filter(b -> b.id() == 2)
+                    .findFirst()
                     .orElseThrow();
             assertThat(self.port()).isEqualTo(29_002);
             assertThat(self.fenced()).isFalse();

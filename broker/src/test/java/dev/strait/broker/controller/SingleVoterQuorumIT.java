@@ -50,9 +50,14 @@ class SingleVoterQuorumIT {
         await("metadata replayed", () -> again.topic("solo").isPresent());
         assertThat(again.topic("solo")).contains(topic);
         cluster.awaitAllUnfenced();
-        await("leader again after unfencing (the restart took the only ISR member's leadership)",
-                () -> again.partitionState(topic.topicId(), 1).map(PartitionState::leader).orElse(-1) == 0);
-        assertThat(again.partitionState(topic.topicId(), 1)).map(PartitionState::isr)
+        await(
+                "leader again after unfencing (the restart took the only ISR member's leadership)",
+                () -> again.partitionState(topic.topicId(), 1)
+                                .map(PartitionState::leader)
+                                .orElse(-1)
+                        == 0);
+        assertThat(again.partitionState(topic.topicId(), 1))
+                .map(PartitionState::isr)
                 .contains(java.util.List.of(0));
         assertThat(again.allocateProducerIds(1)).isEqualTo(producerIds + 100);
     }
@@ -83,6 +88,7 @@ class SingleVoterQuorumIT {
         }
 
         // And: the node still works
-        assertThat(cluster.node(0).createTopic("still-alive", 1, 1, Map.of()).partitions()).isEqualTo(1);
+        assertThat(cluster.node(0).createTopic("still-alive", 1, 1, Map.of()).partitions())
+                .isEqualTo(1);
     }
 }

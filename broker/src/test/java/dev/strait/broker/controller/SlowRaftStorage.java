@@ -23,6 +23,7 @@ final class SlowRaftStorage implements RaftStorage, AutoCloseable {
     final AtomicLong flushes = new AtomicLong();
     /** While set, every flush fails as a dying disk's fsync does. */
     final AtomicBoolean failFlushes = new AtomicBoolean();
+
     private final FileRaftStorage delegate;
 
     private SlowRaftStorage(FileRaftStorage delegate) {
@@ -101,8 +102,8 @@ final class SlowRaftStorage implements RaftStorage, AutoCloseable {
     }
 
     @Override
-    public java.util.Optional<byte[]> readSnapshot(dev.strait.broker.raft.OffsetAndEpoch id, long position,
-            int maxBytes) {
+    public java.util.Optional<byte[]> readSnapshot(
+            dev.strait.broker.raft.OffsetAndEpoch id, long position, int maxBytes) {
         return delegate.readSnapshot(id, position, maxBytes);
     }
 

@@ -38,10 +38,10 @@ class SnapshotWireTest {
         List<ControllerMessage> messages = List.of(
                 new Raft(new FetchResponse(1, 2, 7, FetchError.NONE, 1, 0, 0, null, List.of(), 9_000_000, ID)),
                 new Raft(new FetchSnapshotRequest(2, 1, 7, ID, 3 << 20, 1 << 20)),
-                new Raft(new FetchSnapshotResponse(1, 2, 7, FetchError.NONE, 1, ID, 5 << 20, 0xCAFEBABE, 3 << 20,
-                        chunk)),
-                new Raft(new FetchSnapshotResponse(1, 2, 7, FetchError.SNAPSHOT_NOT_FOUND, 1, ID, 0, 0, 0,
-                        new byte[0])),
+                new Raft(new FetchSnapshotResponse(
+                        1, 2, 7, FetchError.NONE, 1, ID, 5 << 20, 0xCAFEBABE, 3 << 20, chunk)),
+                new Raft(
+                        new FetchSnapshotResponse(1, 2, 7, FetchError.SNAPSHOT_NOT_FOUND, 1, ID, 0, 0, 0, new byte[0])),
                 new Raft(new FetchSnapshotResponse(3, 2, 8, FetchError.NOT_LEADER, -1, ID, 0, 0, 64, new byte[0])));
         for (ControllerMessage message : messages) {
             assertThat(roundTrip(message)).as("%s", message).isEqualTo(message);
@@ -58,8 +58,8 @@ class SnapshotWireTest {
 
     @Test
     void aChunkLongerThanItsFrameIsRefused() {
-        byte[] frame = ControllerWire.encode(new Raft(new FetchSnapshotResponse(1, 2, 7, FetchError.NONE, 1, ID, 10,
-                0, 0, new byte[] {1, 2, 3})));
+        byte[] frame = ControllerWire.encode(
+                new Raft(new FetchSnapshotResponse(1, 2, 7, FetchError.NONE, 1, ID, 10, 0, 0, new byte[] {1, 2, 3})));
         byte[] body = Arrays.copyOfRange(frame, 4, frame.length);
         // the length field sits just before the three bytes and the CRC; claim more than the frame holds
         int lengthAt = body.length - 4 - 3 - 4;
@@ -67,14 +67,15 @@ class SnapshotWireTest {
         CRC32C crc = new CRC32C();
         crc.update(body, 0, body.length - 4);
         ByteBuffer.wrap(body).putInt(body.length - 4, (int) crc.getValue());
-        assertThatThrownBy(() -> ControllerWire.decode(body)).isInstanceOf(MalformedFrameException.class)
+        assertThatThrownBy(() -> ControllerWire.decode(body))
+                .isInstanceOf(MalformedFrameException.class)
                 .hasMessageContaining("chunk length");
     }
 
     @Test
     void damagedSnapshotFramesAreRefusedNotMisread() {
-        byte[] frame = ControllerWire.encode(new Raft(new FetchSnapshotResponse(1, 2, 7, FetchError.NONE, 1, ID, 10,
-                0, 0, new byte[] {1, 2, 3, 4, 5})));
+        byte[] frame = ControllerWire.encode(new Raft(
+                new FetchSnapshotResponse(1, 2, 7, FetchError.NONE, 1, ID, 10, 0, 0, new byte[] {1, 2, 3, 4, 5})));
         byte[] body = Arrays.copyOfRange(frame, 4, frame.length);
         Random random = new Random(42);
         for (int i = 0; i < 500; i++) {

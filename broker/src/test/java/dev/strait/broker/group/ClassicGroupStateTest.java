@@ -42,10 +42,19 @@ class ClassicGroupStateTest {
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
-    @CsvSource({"EMPTY,PREPARING_REBALANCE", "EMPTY,DEAD", "PREPARING_REBALANCE,COMPLETING_REBALANCE",
-            "PREPARING_REBALANCE,EMPTY", "PREPARING_REBALANCE,DEAD", "COMPLETING_REBALANCE,STABLE",
-            "COMPLETING_REBALANCE,PREPARING_REBALANCE", "COMPLETING_REBALANCE,DEAD", "STABLE,PREPARING_REBALANCE",
-            "STABLE,DEAD", "DEAD,DEAD"})
+    @CsvSource({
+        "EMPTY,PREPARING_REBALANCE",
+        "EMPTY,DEAD",
+        "PREPARING_REBALANCE,COMPLETING_REBALANCE",
+        "PREPARING_REBALANCE,EMPTY",
+        "PREPARING_REBALANCE,DEAD",
+        "COMPLETING_REBALANCE,STABLE",
+        "COMPLETING_REBALANCE,PREPARING_REBALANCE",
+        "COMPLETING_REBALANCE,DEAD",
+        "STABLE,PREPARING_REBALANCE",
+        "STABLE,DEAD",
+        "DEAD,DEAD"
+    })
     void legalTransitions(GroupState from, GroupState to) {
         ClassicGroup group = groupIn(from);
         group.transitionTo(to);
@@ -53,14 +62,28 @@ class ClassicGroupStateTest {
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
-    @CsvSource({"EMPTY,EMPTY", "EMPTY,COMPLETING_REBALANCE", "EMPTY,STABLE", "PREPARING_REBALANCE,STABLE",
-            "PREPARING_REBALANCE,PREPARING_REBALANCE", "COMPLETING_REBALANCE,EMPTY",
-            "COMPLETING_REBALANCE,COMPLETING_REBALANCE", "STABLE,EMPTY", "STABLE,COMPLETING_REBALANCE",
-            "STABLE,STABLE", "DEAD,EMPTY", "DEAD,PREPARING_REBALANCE", "DEAD,COMPLETING_REBALANCE", "DEAD,STABLE"})
+    @CsvSource({
+        "EMPTY,EMPTY",
+        "EMPTY,COMPLETING_REBALANCE",
+        "EMPTY,STABLE",
+        "PREPARING_REBALANCE,STABLE",
+        "PREPARING_REBALANCE,PREPARING_REBALANCE",
+        "COMPLETING_REBALANCE,EMPTY",
+        "COMPLETING_REBALANCE,COMPLETING_REBALANCE",
+        "STABLE,EMPTY",
+        "STABLE,COMPLETING_REBALANCE",
+        "STABLE,STABLE",
+        "DEAD,EMPTY",
+        "DEAD,PREPARING_REBALANCE",
+        "DEAD,COMPLETING_REBALANCE",
+        "DEAD,STABLE"
+    })
     void illegalTransitionsThrowNamingBothStates(GroupState from, GroupState to) {
         ClassicGroup group = groupIn(from);
-        assertThatThrownBy(() -> group.transitionTo(to)).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("from " + from).hasMessageContaining("to " + to);
+        assertThatThrownBy(() -> group.transitionTo(to))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("from " + from)
+                .hasMessageContaining("to " + to);
         assertThat(group.state()).isEqualTo(from);
     }
 }

@@ -47,9 +47,14 @@ final class CoordinatorSimulation {
     }
 
     /** What a run did, so that a test can show its faults really happened. */
-    record Outcome(long seed, int failovers, int crashes, int pauses, int leaves, int acknowledgedCommits,
-            int stableGenerations) {
-    }
+    record Outcome(
+            long seed,
+            int failovers,
+            int crashes,
+            int pauses,
+            int leaves,
+            int acknowledgedCommits,
+            int stableGenerations) {}
 
     // ------------------------------------------------------------------ the offsets partition
 
@@ -60,8 +65,7 @@ final class CoordinatorSimulation {
         int leaderEpoch;
         final List<Waiter> waiters = new ArrayList<>();
 
-        record Waiter(OffsetsLog.Appended appended, Runnable onChange, long deadlineMs) {
-        }
+        record Waiter(OffsetsLog.Appended appended, Runnable onChange, long deadlineMs) {}
 
         /** What the leader of {@code epoch} offers its coordinator; dead once the epoch is over. */
         OffsetsLog view(int epoch) {
@@ -69,8 +73,8 @@ final class CoordinatorSimulation {
                 @Override
                 public Appended append(int partition, List<Entry> records) {
                     if (epoch != leaderEpoch) {
-                        throw new AppendFailedException(GroupError.NOT_COORDINATOR, "leader epoch " + epoch
-                                + " is over", null);
+                        throw new AppendFailedException(
+                                GroupError.NOT_COORDINATOR, "leader epoch " + epoch + " is over", null);
                     }
                     entries.addAll(records);
                     return new Appended(entries.size(), epoch);
@@ -78,8 +82,10 @@ final class CoordinatorSimulation {
 
                 @Override
                 public Optional<Position> position(int partition) {
-                    return epoch != leaderEpoch ? Optional.empty() : Optional.of(new Position(
-                            lyingHighWatermark ? entries.size() : highWatermark, entries.size(), epoch));
+                    return epoch != leaderEpoch
+                            ? Optional.empty()
+                            : Optional.of(new Position(
+                                    lyingHighWatermark ? entries.size() : highWatermark, entries.size(), epoch));
                 }
 
                 @Override
@@ -114,8 +120,8 @@ final class CoordinatorSimulation {
          * loses whatever it did not have.
          */
         void failover() {
-            long keep = highWatermark + (entries.size() > highWatermark
-                    ? random.nextInt((int) (entries.size() - highWatermark) + 1) : 0);
+            long keep = highWatermark
+                    + (entries.size() > highWatermark ? random.nextInt((int) (entries.size() - highWatermark) + 1) : 0);
             trace("failover: epoch " + (leaderEpoch + 1) + " keeps " + keep + " of " + entries.size()
                     + " records (high watermark " + highWatermark + ")");
             entries.subList((int) keep, entries.size()).clear();
@@ -131,7 +137,8 @@ final class CoordinatorSimulation {
                 for (int i = 0; i < waiters.size(); i++) {
                     Waiter w = waiters.get(i);
                     long reported = lyingHighWatermark ? entries.size() : highWatermark;
-                    if (w.appended().leaderEpoch() != leaderEpoch || reported >= w.appended().endOffset()
+                    if (w.appended().leaderEpoch() != leaderEpoch
+                            || reported >= w.appended().endOffset()
                             || nowMs >= w.deadlineMs()) {
                         waiters.remove(i);
                         w.onChange().run();
@@ -145,7 +152,13 @@ final class CoordinatorSimulation {
 
     // ------------------------------------------------------------------ consumers
 
-    private enum MemberState { IDLE, JOINING, SYNCING, STABLE, CRASHED }
+    private enum MemberState {
+        IDLE,
+        JOINING,
+        SYNCING,
+        STABLE,
+        CRASHED
+    }
 
     private final class Consumer {
         final String group;
@@ -183,14 +196,17 @@ final class CoordinatorSimulation {
     private long nextRequest;
     /** Requests to the current coordinator not answered yet; those to a closed one went down with it. */
     private final Map<Long, String> outstanding = new TreeMap<>();
+
     private final java.util.Set<Long> answeredRequests = new java.util.HashSet<>();
     /** Per group and partition: the largest offset any consumer sent, so that every commit sends a larger one. */
     private final Map<String, Long> sent = new HashMap<>();
     /** Per group and partition: the largest commit acknowledged, and the last offset OffsetFetch served. */
     private final Map<String, Long> acknowledged = new HashMap<>();
+
     private final Map<String, Long> served = new HashMap<>();
     /** Per group and generation: what its leader assigned, member to partitions. */
     private final Map<String, Map<String, List<Integer>>> assignedInGeneration = new HashMap<>();
+
     private int failovers;
     private int crashes;
     private int pauses;
@@ -231,8 +247,11 @@ final class CoordinatorSimulation {
                 }
             }
         }
-        coordinator = new GroupCoordinator(new GroupCoordinator.Config(1, 0, 1_000, 60_000, 3_600_000),
-                log.view(log.leaderEpoch), () -> nowMs, () -> "id" + nextId++);
+        coordinator = new GroupCoordinator(
+                new GroupCoordinator.Config(1, 0, 1_000, 60_000, 3_600_000),
+                log.view(log.leaderEpoch),
+                () -> nowMs,
+                () -> "id" + nextId++);
         coordinator.startup();
     }
 
@@ -346,8 +365,7 @@ final class CoordinatorSimulation {
                 }
                 consumer.nextActionMs = nowMs + 200 + random.nextInt(400);
             }
-            default -> {
-            }
+            default -> {}
         }
     }
 
@@ -385,8 +403,18 @@ final class CoordinatorSimulation {
         consumer.state = MemberState.JOINING;
         long id = request(consumer.clientId + " JoinGroup");
         consumer.inFlight = id;
-        coordinator.joinGroup(consumer.group, consumer.memberId, null, "consumer", protocols(), SESSION_TIMEOUT_MS,
-                REBALANCE_TIMEOUT_MS, consumer.clientId, "/127.0.0.1", true, result -> {
+        coordinator.joinGroup(
+                consumer.group,
+                consumer.memberId,
+                null,
+                "consumer",
+                protocols(),
+                SESSION_TIMEOUT_MS,
+                REBALANCE_TIMEOUT_MS,
+                consumer.clientId,
+                "/127.0.0.1",
+                true,
+                result -> {
                     answered(id);
                     if (consumer.inFlight == id) {
                         consumer.inFlight = -1;
@@ -408,7 +436,9 @@ final class CoordinatorSimulation {
                 consumer.memberId = result.memberId();
                 consumer.generation = result.generation();
                 consumer.leader = result.leaderId().equals(result.memberId());
-                consumer.members = result.members().stream().map(GroupCoordinator.JoinMember::memberId).toList();
+                consumer.members = result.members().stream()
+                        .map(GroupCoordinator.JoinMember::memberId)
+                        .toList();
                 sync(consumer);
             }
             case UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID -> {
@@ -432,7 +462,8 @@ final class CoordinatorSimulation {
             List<String> members = new ArrayList<>(consumer.members);
             members.sort(String::compareTo);
             for (int p = 0; p < TOPIC_PARTITIONS; p++) {
-                plan.computeIfAbsent(members.get(p % members.size()), m -> new ArrayList<>()).add(p);
+                plan.computeIfAbsent(members.get(p % members.size()), m -> new ArrayList<>())
+                        .add(p);
             }
             for (String member : members) {
                 assignments.put(member, encode(plan.getOrDefault(member, List.of())));
@@ -441,18 +472,18 @@ final class CoordinatorSimulation {
         int generation = consumer.generation;
         long id = request(consumer.clientId + " SyncGroup " + generation);
         consumer.inFlight = id;
-        coordinator.syncGroup(consumer.group, generation, consumer.memberId, null, "consumer", "range", assignments,
-                result -> {
+        coordinator.syncGroup(
+                consumer.group, generation, consumer.memberId, null, "consumer", "range", assignments, result -> {
                     answered(id);
                     onSynced(consumer, generation, plan, result, consumer.inFlight == id);
                 });
     }
 
-    private void onSynced(Consumer consumer, int generation, Map<String, List<Integer>> plan, SyncResult result,
-            boolean current) {
+    private void onSynced(
+            Consumer consumer, int generation, Map<String, List<Integer>> plan, SyncResult result, boolean current) {
         if (consumer.leader && result.error() == GroupError.NONE) {
-            Map<String, List<Integer>> previous = assignedInGeneration.putIfAbsent(consumer.group + "/" + generation,
-                    plan);
+            Map<String, List<Integer>> previous =
+                    assignedInGeneration.putIfAbsent(consumer.group + "/" + generation, plan);
             if (previous == null) {
                 stableGenerations++;
             }
@@ -480,8 +511,7 @@ final class CoordinatorSimulation {
         }
         GroupError error = coordinator.heartbeat(consumer.group, consumer.memberId, null, consumer.generation);
         switch (error) {
-            case NONE -> {
-            }
+            case NONE -> {}
             case REBALANCE_IN_PROGRESS, ILLEGAL_GENERATION -> consumer.state = MemberState.IDLE;
             case UNKNOWN_MEMBER_ID -> {
                 consumer.memberId = "";
@@ -506,7 +536,10 @@ final class CoordinatorSimulation {
             if (error == GroupError.NONE) {
                 acknowledgedCommits++;
                 for (Map.Entry<TopicPartitionKey, OffsetAndMetadata> e : offsets.entrySet()) {
-                    acknowledged.merge(key(consumer.group, e.getKey().partition()), e.getValue().offset(), Math::max);
+                    acknowledged.merge(
+                            key(consumer.group, e.getKey().partition()),
+                            e.getValue().offset(),
+                            Math::max);
                 }
             }
         });
@@ -518,7 +551,8 @@ final class CoordinatorSimulation {
         }
         trace(consumer.clientId + " leaves");
         long id = request(consumer.clientId + " LeaveGroup");
-        coordinator.leaveGroup(consumer.group, List.of(new LeaveMember(consumer.memberId, null)), result -> answered(id));
+        coordinator.leaveGroup(
+                consumer.group, List.of(new LeaveMember(consumer.memberId, null)), result -> answered(id));
         restart(consumer);
         consumer.nextActionMs = nowMs + 500 + random.nextInt(2_000);
     }
@@ -581,9 +615,17 @@ final class CoordinatorSimulation {
                 all.addAll(consumer.assignment);
             }
             all.sort(Integer::compareTo);
-            if (all.size() != TOPIC_PARTITIONS || coordinator.heartbeat(group, consumers.stream()
-                    .filter(c -> c.group.equals(group)).findFirst().orElseThrow().memberId, null, generation)
-                    != GroupError.NONE) {
+            if (all.size() != TOPIC_PARTITIONS
+                    || coordinator.heartbeat(
+                                    group,
+                                    consumers.stream()
+                                            .filter(c -> c.group.equals(group))
+                                            .findFirst()
+                                            .orElseThrow()
+                                            .memberId,
+                                    null,
+                                    generation)
+                            != GroupError.NONE) {
                 return false;
             }
             for (int p = 0; p < TOPIC_PARTITIONS; p++) {
@@ -621,8 +663,8 @@ final class CoordinatorSimulation {
     }
 
     private void fail(String what) {
-        throw new Violation("seed " + seed + " (replay with -Dsim.seed=" + seed + "): " + what
-                + "\nlast events:\n  " + String.join("\n  ", trace));
+        throw new Violation("seed " + seed + " (replay with -Dsim.seed=" + seed + "): " + what + "\nlast events:\n  "
+                + String.join("\n  ", trace));
     }
 
     void close() {

@@ -49,9 +49,10 @@ class CoordinatorSimulationTest {
                 simulation.close();
             }
         }
-        System.out.printf("coordinator simulation: %d schedules, %d failovers, %d crashes, %d pauses, %d departures,"
-                + " %d acknowledged commits, %d completed rebalances%n", seeds.size(), failovers, crashes, pauses,
-                leaves, commits, generations);
+        System.out.printf(
+                "coordinator simulation: %d schedules, %d failovers, %d crashes, %d pauses, %d departures,"
+                        + " %d acknowledged commits, %d completed rebalances%n",
+                seeds.size(), failovers, crashes, pauses, leaves, commits, generations);
         // The schedules must exercise every fault, or passing says nothing.
         assertThat(failovers).as("coordinator failovers").isGreaterThan(seeds.size());
         assertThat(crashes).as("consumer crashes").isGreaterThan(seeds.size());
@@ -80,9 +81,10 @@ class CoordinatorSimulationTest {
             }
         }
         assertThat(found).as("a schedule where the broken rule loses an offset").isNotNull();
-        assertThat(found.getMessage()).contains("replay with -Dsim.seed=")
+        assertThat(found.getMessage())
+                .contains("replay with -Dsim.seed=")
                 .containsAnyOf("went back from", "below the acknowledged commit");
-        System.out.println("offsets served before durable caught: " + found.getMessage().lines().findFirst()
-                .orElseThrow());
+        System.out.println("offsets served before durable caught: "
+                + found.getMessage().lines().findFirst().orElseThrow());
     }
 }

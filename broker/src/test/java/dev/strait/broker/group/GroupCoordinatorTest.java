@@ -12,9 +12,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -45,8 +45,8 @@ class GroupCoordinatorTest {
                 return Optional.empty();
             }
             long end = partitions.getOrDefault(partition, List.of()).size();
-            return Optional.of(new Position(Math.min(end, heldHighWatermark.getOrDefault(partition, Long.MAX_VALUE)),
-                    end, leaderEpoch));
+            return Optional.of(new Position(
+                    Math.min(end, heldHighWatermark.getOrDefault(partition, Long.MAX_VALUE)), end, leaderEpoch));
         }
 
         @Override
@@ -54,7 +54,8 @@ class GroupCoordinatorTest {
             boolean now;
             synchronized (this) {
                 Optional<Position> position = position(partition);
-                now = position.isEmpty() || position.get().leaderEpoch() != appended.leaderEpoch()
+                now = position.isEmpty()
+                        || position.get().leaderEpoch() != appended.leaderEpoch()
                         || position.get().highWatermark() >= appended.endOffset();
                 if (!now) {
                     waiting.add(onChange);
@@ -67,7 +68,8 @@ class GroupCoordinatorTest {
 
         /** The partition's high watermark stops where it is until {@link #release}. */
         synchronized void hold(int partition) {
-            heldHighWatermark.put(partition, (long) partitions.getOrDefault(partition, List.of()).size());
+            heldHighWatermark.put(partition, (long)
+                    partitions.getOrDefault(partition, List.of()).size());
         }
 
         /** The high watermark catches up (the followers fetched); waiting writes hear so. */
@@ -107,8 +109,8 @@ class GroupCoordinatorTest {
     private final List<GroupCoordinator> coordinators = new ArrayList<>();
 
     private GroupCoordinator coordinator() {
-        GroupCoordinator coordinator = new GroupCoordinator(new GroupCoordinator.Config(3, 0, 1000, 60_000,
-                3_600_000), log, clock::get);
+        GroupCoordinator coordinator =
+                new GroupCoordinator(new GroupCoordinator.Config(3, 0, 1000, 60_000, 3_600_000), log, clock::get);
         coordinator.startup();
         coordinators.add(coordinator);
         return coordinator;
@@ -127,25 +129,37 @@ class GroupCoordinatorTest {
         return result;
     }
 
-    private static AtomicReference<JoinResult> join(GroupCoordinator coordinator, String memberId,
-            List<Protocol> protocols) {
+    private static AtomicReference<JoinResult> join(
+            GroupCoordinator coordinator, String memberId, List<Protocol> protocols) {
         AtomicReference<JoinResult> result = new AtomicReference<>();
-        coordinator.joinGroup("g", memberId, null, "consumer", protocols, 5000, 10_000, "client", "/127.0.0.1",
-                true, result::set);
+        coordinator.joinGroup(
+                "g", memberId, null, "consumer", protocols, 5000, 10_000, "client", "/127.0.0.1", true, result::set);
         return result;
     }
 
-    private static AtomicReference<SyncResult> sync(GroupCoordinator coordinator, JoinResult joined,
-            Map<String, byte[]> assignments) {
+    private static AtomicReference<SyncResult> sync(
+            GroupCoordinator coordinator, JoinResult joined, Map<String, byte[]> assignments) {
         AtomicReference<SyncResult> result = new AtomicReference<>();
-        coordinator.syncGroup("g", joined.generation(), joined.memberId(), null, "consumer",
-                joined.protocolName(), assignments, result::set);
+        coordinator.syncGroup(
+                "g",
+                joined.generation(),
+                joined.memberId(),
+                null,
+                "consumer",
+                joined.protocolName(),
+                assignments,
+                result::set);
         return result;
     }
 
     /** A commit's answer; null while it waits to be durable. */
-    private static GroupError commit(GroupCoordinator coordinator, String group, String memberId, String instanceId,
-            int generation, Map<TopicPartitionKey, OffsetAndMetadata> offsets) {
+    private static GroupError commit(
+            GroupCoordinator coordinator,
+            String group,
+            String memberId,
+            String instanceId,
+            int generation,
+            Map<TopicPartitionKey, OffsetAndMetadata> offsets) {
         AtomicReference<GroupError> result = new AtomicReference<>();
         coordinator.commitOffsets(group, memberId, instanceId, generation, offsets, result::set);
         return result.get();
@@ -157,8 +171,8 @@ class GroupCoordinatorTest {
         return result.get();
     }
 
-    private static GroupCoordinator.LeaveResult leave(GroupCoordinator coordinator, String group,
-            LeaveMember... members) {
+    private static GroupCoordinator.LeaveResult leave(
+            GroupCoordinator coordinator, String group, LeaveMember... members) {
         AtomicReference<GroupCoordinator.LeaveResult> result = new AtomicReference<>();
         coordinator.leaveGroup(group, List.of(members), result::set);
         return result.get();
@@ -179,10 +193,12 @@ class GroupCoordinatorTest {
         assertThat(joined.error()).isEqualTo(GroupError.NONE);
         assertThat(joined.generation()).isEqualTo(1);
         assertThat(joined.leaderId()).isEqualTo(joined.memberId());
-        assertThat(joined.members()).extracting(GroupCoordinator.JoinMember::memberId)
+        assertThat(joined.members())
+                .extracting(GroupCoordinator.JoinMember::memberId)
                 .containsExactly(joined.memberId());
         assertThat(coordinator.describeGroup("g").state()).isEqualTo(GroupState.COMPLETING_REBALANCE);
-        SyncResult synced = sync(coordinator, joined, Map.of(joined.memberId(), new byte[] {7})).get();
+        SyncResult synced = sync(coordinator, joined, Map.of(joined.memberId(), new byte[] {7}))
+                .get();
         assertThat(synced.error()).isEqualTo(GroupError.NONE);
         assertThat(synced.assignment()).containsExactly(7);
         assertThat(coordinator.describeGroup("g").state()).isEqualTo(GroupState.STABLE);
@@ -196,7 +212,8 @@ class GroupCoordinatorTest {
         AtomicReference<JoinResult> second = joinNew(coordinator, protocols("sticky", "range"));
         assertThat(second.get()).as("waits for the first member to rejoin").isNull();
         assertThat(coordinator.heartbeat("g", first.memberId(), null, 1)).isEqualTo(GroupError.REBALANCE_IN_PROGRESS);
-        JoinResult leader = join(coordinator, first.memberId(), protocols("range", "sticky")).get();
+        JoinResult leader = join(coordinator, first.memberId(), protocols("range", "sticky"))
+                .get();
         JoinResult follower = second.get();
         assertThat(leader.generation()).isEqualTo(2).isEqualTo(follower.generation());
         assertThat(leader.protocolName()).as("the leader's preference").isEqualTo("range");
@@ -206,8 +223,11 @@ class GroupCoordinatorTest {
 
         AtomicReference<SyncResult> followerSync = sync(coordinator, follower, Map.of());
         assertThat(followerSync.get()).isNull();
-        SyncResult leaderSync = sync(coordinator, leader, Map.of(leader.memberId(), new byte[] {1},
-                follower.memberId(), new byte[] {2})).get();
+        SyncResult leaderSync = sync(
+                        coordinator,
+                        leader,
+                        Map.of(leader.memberId(), new byte[] {1}, follower.memberId(), new byte[] {2}))
+                .get();
         assertThat(leaderSync.assignment()).containsExactly(1);
         assertThat(followerSync.get().assignment()).containsExactly(2);
 
@@ -222,7 +242,8 @@ class GroupCoordinatorTest {
         JoinResult first = joinNew(coordinator, protocols("range")).get();
         sync(coordinator, first, Map.of());
         AtomicReference<JoinResult> second = joinNew(coordinator, protocols("range"));
-        JoinResult leader = join(coordinator, first.memberId(), protocols("range")).get();
+        JoinResult leader =
+                join(coordinator, first.memberId(), protocols("range")).get();
         sync(coordinator, leader, Map.of());
         sync(coordinator, second.get(), Map.of());
         assertThat(coordinator.describeGroup("g").members()).hasSize(2);
@@ -234,7 +255,8 @@ class GroupCoordinatorTest {
         assertThat(coordinator.describeGroup("g").state()).isEqualTo(GroupState.PREPARING_REBALANCE);
         assertThat(coordinator.heartbeat("g", second.get().memberId(), null, 2))
                 .isEqualTo(GroupError.UNKNOWN_MEMBER_ID);
-        JoinResult alone = join(coordinator, first.memberId(), protocols("range")).get();
+        JoinResult alone =
+                join(coordinator, first.memberId(), protocols("range")).get();
         assertThat(alone.generation()).isEqualTo(3);
         assertThat(alone.members()).hasSize(1);
     }
@@ -245,15 +267,28 @@ class GroupCoordinatorTest {
         JoinResult joined = joinNew(coordinator, protocols("range")).get();
         sync(coordinator, joined, Map.of());
         TopicPartitionKey tp = new TopicPartitionKey("t", 0);
-        assertThat(commit(coordinator, "g", joined.memberId(), null, 0,
-                Map.of(tp, new OffsetAndMetadata(5, -1, null, 1)))).isEqualTo(GroupError.ILLEGAL_GENERATION);
-        assertThat(commit(coordinator, "g", joined.memberId(), null, 1,
-                Map.of(tp, new OffsetAndMetadata(5, 3, "meta", 1)))).isEqualTo(GroupError.NONE);
-        assertThat(commit(coordinator, "g", "", null, -1,
-                Map.of(tp, new OffsetAndMetadata(9, -1, null, 1)))).isEqualTo(GroupError.UNKNOWN_MEMBER_ID);
+        assertThat(commit(
+                        coordinator,
+                        "g",
+                        joined.memberId(),
+                        null,
+                        0,
+                        Map.of(tp, new OffsetAndMetadata(5, -1, null, 1))))
+                .isEqualTo(GroupError.ILLEGAL_GENERATION);
+        assertThat(commit(
+                        coordinator,
+                        "g",
+                        joined.memberId(),
+                        null,
+                        1,
+                        Map.of(tp, new OffsetAndMetadata(5, 3, "meta", 1))))
+                .isEqualTo(GroupError.NONE);
+        assertThat(commit(coordinator, "g", "", null, -1, Map.of(tp, new OffsetAndMetadata(9, -1, null, 1))))
+                .isEqualTo(GroupError.UNKNOWN_MEMBER_ID);
         assertThat(delete(coordinator, "g")).isEqualTo(GroupError.NON_EMPTY_GROUP);
 
-        assertThat(leave(coordinator, "g", new LeaveMember(joined.memberId(), null)).members())
+        assertThat(leave(coordinator, "g", new LeaveMember(joined.memberId(), null))
+                        .members())
                 .containsExactly(GroupError.NONE);
         assertThat(coordinator.describeGroup("g").state()).isEqualTo(GroupState.EMPTY);
 
@@ -272,7 +307,8 @@ class GroupCoordinatorTest {
         JoinResult first = joinNew(coordinator, protocols("range")).get();
         sync(coordinator, first, Map.of());
         AtomicReference<JoinResult> second = joinNew(coordinator, protocols("range"));
-        JoinResult leader = join(coordinator, first.memberId(), protocols("range")).get();
+        JoinResult leader =
+                join(coordinator, first.memberId(), protocols("range")).get();
         JoinResult follower = second.get();
         AtomicReference<SyncResult> followerSync = sync(coordinator, follower, Map.of());
         sync(coordinator, leader, Map.of(leader.memberId(), new byte[] {1}, follower.memberId(), new byte[] {2}));
@@ -285,10 +321,13 @@ class GroupCoordinatorTest {
         GroupCoordinator.GroupDescription description = reloaded.describeGroup("g");
         assertThat(description.state()).isEqualTo(GroupState.STABLE);
         assertThat(description.protocolName()).isEqualTo("range");
-        assertThat(description.members()).extracting(GroupCoordinator.MemberDescription::memberId)
+        assertThat(description.members())
+                .extracting(GroupCoordinator.MemberDescription::memberId)
                 .containsExactlyInAnyOrder(leader.memberId(), follower.memberId());
-        assertThat(description.members()).filteredOn(m -> m.memberId().equals(follower.memberId()))
-                .singleElement().satisfies(m -> {
+        assertThat(description.members())
+                .filteredOn(m -> m.memberId().equals(follower.memberId()))
+                .singleElement()
+                .satisfies(m -> {
                     assertThat(m.assignment()).containsExactly(2);
                     assertThat(m.metadata()).isEqualTo("range".getBytes());
                     assertThat(m.clientId()).isEqualTo("client");
@@ -296,8 +335,13 @@ class GroupCoordinatorTest {
         assertThat(reloaded.heartbeat("g", follower.memberId(), null, 2)).isEqualTo(GroupError.NONE);
         assertThat(reloaded.heartbeat("g", leader.memberId(), null, 1)).isEqualTo(GroupError.ILLEGAL_GENERATION);
         assertThat(sync(reloaded, leader, Map.of()).get().assignment()).containsExactly(1);
-        assertThat(commit(reloaded, "g", follower.memberId(), null, 2,
-                Map.of(new TopicPartitionKey("t", 1), new OffsetAndMetadata(3, -1, null, 1))))
+        assertThat(commit(
+                        reloaded,
+                        "g",
+                        follower.memberId(),
+                        null,
+                        2,
+                        Map.of(new TopicPartitionKey("t", 1), new OffsetAndMetadata(3, -1, null, 1))))
                 .isEqualTo(GroupError.NONE);
 
         // When: only the leader keeps heartbeating past the follower's session timeout (5 s from the reload)
@@ -326,8 +370,7 @@ class GroupCoordinatorTest {
 
         // When
         AtomicReference<GroupError> answer = new AtomicReference<>();
-        coordinator.commitOffsets("g", "", null, -1, Map.of(tp, new OffsetAndMetadata(10, -1, null, -1)),
-                answer::set);
+        coordinator.commitOffsets("g", "", null, -1, Map.of(tp, new OffsetAndMetadata(10, -1, null, -1)), answer::set);
 
         // Then: appended, but neither answered nor served
         assertThat(log.partitions.get(partition)).hasSize(2);
@@ -336,7 +379,8 @@ class GroupCoordinatorTest {
         log.release(partition);
         assertThat(answer.get()).isEqualTo(GroupError.NONE);
         assertThat(coordinator.fetchOffsets("g", null).get(tp).offset()).isEqualTo(10);
-        assertThat(coordinator.fetchOffsets("g", null).get(tp).commitTimestamp()).as("stamped by the clock")
+        assertThat(coordinator.fetchOffsets("g", null).get(tp).commitTimestamp())
+                .as("stamped by the clock")
                 .isEqualTo(clock.get());
     }
 
@@ -348,8 +392,7 @@ class GroupCoordinatorTest {
         int partition = coordinator.partitionFor("g");
         log.hold(partition);
         AtomicReference<GroupError> answer = new AtomicReference<>();
-        coordinator.commitOffsets("g", "", null, -1, Map.of(tp, new OffsetAndMetadata(10, -1, null, -1)),
-                answer::set);
+        coordinator.commitOffsets("g", "", null, -1, Map.of(tp, new OffsetAndMetadata(10, -1, null, -1)), answer::set);
 
         // When: another node takes over the offsets partition before the commit was replicated
         log.loseLeadership();
@@ -367,8 +410,8 @@ class GroupCoordinatorTest {
         log.hold(partition);
         List<GroupError> answers = new ArrayList<>();
         for (long offset : new long[] {3, 7, 9}) {
-            coordinator.commitOffsets("g", "", null, -1, Map.of(tp, new OffsetAndMetadata(offset, -1, null, -1)),
-                    answers::add);
+            coordinator.commitOffsets(
+                    "g", "", null, -1, Map.of(tp, new OffsetAndMetadata(offset, -1, null, -1)), answers::add);
         }
         assertThat(answers).isEmpty();
         log.release(partition);
@@ -384,7 +427,7 @@ class GroupCoordinatorTest {
         int partition = first.partitionFor("g");
         commit(first, "g", "", null, -1, Map.of(tp, new OffsetAndMetadata(5, -1, null, 1)));
         log.hold(partition);
-        first.commitOffsets("g", "", null, -1, Map.of(tp, new OffsetAndMetadata(8, -1, null, 1)), e -> { });
+        first.commitOffsets("g", "", null, -1, Map.of(tp, new OffsetAndMetadata(8, -1, null, 1)), e -> {});
 
         // When: a coordinator takes over the partition
         GroupCoordinator next = coordinator();
@@ -422,7 +465,8 @@ class GroupCoordinatorTest {
         AtomicReference<JoinResult> joining = join(coordinator, "", protocols("range"));
         log.release(coordinator.partitionFor("g"));
         assertThat(deleted.get()).isEqualTo(GroupError.NONE);
-        assertThat(joining.get().error()).as("a Dead group took no members")
+        assertThat(joining.get().error())
+                .as("a Dead group took no members")
                 .isEqualTo(GroupError.COORDINATOR_NOT_AVAILABLE);
         assertThat(coordinator.fetchOffsets("g", null)).isEmpty();
         assertThat(coordinator.listGroups()).isEmpty();

@@ -42,8 +42,11 @@ class CompactionRandomizedTest {
     void randomAppendsAndPassesKeepTheCompactionInvariants(long seed) throws Exception {
         Random random = new Random(seed);
         MockTime time = new MockTime(1_700_000_000_000L);
-        LogConfig config = LogConfig.defaults().withSegmentBytes(64 + random.nextInt(400)).withIndexIntervalBytes(32)
-                .withCleanupPolicy(LogConfig.CleanupPolicy.COMPACT).withDeleteRetentionMs(Long.MAX_VALUE / 4);
+        LogConfig config = LogConfig.defaults()
+                .withSegmentBytes(64 + random.nextInt(400))
+                .withIndexIntervalBytes(32)
+                .withCleanupPolicy(LogConfig.CleanupPolicy.COMPACT)
+                .withDeleteRetentionMs(Long.MAX_VALUE / 4);
         Path dir = root.resolve("random-" + seed);
         PartitionLog log = PartitionLog.open(dir, config, time);
         Map<Long, KeyedRec> appended = new HashMap<>();
@@ -73,7 +76,8 @@ class CompactionRandomizedTest {
                 compact(log, 1 << 20);
             }
             check(log, appended, "seed=" + seed + " final");
-            assertThat(readAll(log)).as("seed=%d: compaction removed something", seed)
+            assertThat(readAll(log))
+                    .as("seed=%d: compaction removed something", seed)
                     .hasSizeLessThan(appended.size());
         } finally {
             log.close();
@@ -84,8 +88,8 @@ class CompactionRandomizedTest {
     void aKeyMapBudgetOfOneByteStillMakesProgressSegmentBySegment() throws Exception {
         // Given
         MockTime time = new MockTime(1_700_000_000_000L);
-        LogConfig config = LogConfig.defaults().withSegmentBytes(100)
-                .withCleanupPolicy(LogConfig.CleanupPolicy.COMPACT);
+        LogConfig config =
+                LogConfig.defaults().withSegmentBytes(100).withCleanupPolicy(LogConfig.CleanupPolicy.COMPACT);
         PartitionLog log = PartitionLog.open(root.resolve("tiny-map"), config, time);
         Map<Long, KeyedRec> appended = new HashMap<>();
         Random random = new Random(3);
@@ -114,8 +118,8 @@ class CompactionRandomizedTest {
         return log.completeCompaction(task);
     }
 
-    private static void appendRandomBatch(PartitionLog log, Random random, int keys, int step,
-            Map<Long, KeyedRec> appended) {
+    private static void appendRandomBatch(
+            PartitionLog log, Random random, int keys, int step, Map<Long, KeyedRec> appended) {
         int count = 1 + random.nextInt(3);
         String[] keysAndValues = new String[count * 2];
         for (int i = 0; i < count; i++) {
@@ -160,7 +164,8 @@ class CompactionRandomizedTest {
         }
         for (KeyedRec rec : read) {
             if (rec.key() != null && rec.offset() < log.cleanerCheckpoint()) {
-                assertThat(rec.offset()).as(context + " superseded record below the cleaner checkpoint")
+                assertThat(rec.offset())
+                        .as(context + " superseded record below the cleaner checkpoint")
                         .isEqualTo(lastBelowCheckpoint.get(rec.key()));
             }
         }
@@ -170,16 +175,19 @@ class CompactionRandomizedTest {
         List<KeyedRec> result = new ArrayList<>();
         long next = log.logStartOffset();
         for (int guard = 0; guard < 100_000 && next < log.logEndOffset(); guard++) {
-            ByteBuffer slice = log.read(next, 1 << 16, log.logEndOffset(), true).records().readAll();
+            ByteBuffer slice =
+                    log.read(next, 1 << 16, log.logEndOffset(), true).records().readAll();
             if (!slice.hasRemaining()) {
                 break;
             }
             for (RecordBatchHeader header : RecordBatches.split(slice)) {
                 header.validate();
-                ByteBuffer batch = slice.duplicate().position(header.indexInBuffer())
-                        .limit(header.indexInBuffer() + header.sizeInBytes()).slice();
-                for (CompactionTask.KeyedRecord record : CompactionTask.records(batch,
-                        new RecordBatchHeader(batch, 0))) {
+                ByteBuffer batch = slice.duplicate()
+                        .position(header.indexInBuffer())
+                        .limit(header.indexInBuffer() + header.sizeInBytes())
+                        .slice();
+                for (CompactionTask.KeyedRecord record :
+                        CompactionTask.records(batch, new RecordBatchHeader(batch, 0))) {
                     if (record.offset() >= next) {
                         result.add(decode(batch, record));
                     }

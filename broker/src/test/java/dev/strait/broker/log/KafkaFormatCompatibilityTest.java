@@ -46,7 +46,8 @@ class KafkaFormatCompatibilityTest {
     @Test
     void weAcceptKafkaClientsBatches() {
         // Given
-        MemoryRecords records = MemoryRecords.withRecords(Compression.NONE,
+        MemoryRecords records = MemoryRecords.withRecords(
+                Compression.NONE,
                 new SimpleRecord(2_000L, null, "x".getBytes(StandardCharsets.UTF_8)),
                 new SimpleRecord(2_005L, null, "yz".getBytes(StandardCharsets.UTF_8)));
         ByteBuffer buffer = records.buffer();
@@ -58,8 +59,11 @@ class KafkaFormatCompatibilityTest {
         header.validate();
         assertThat(header.recordsCount()).isEqualTo(2);
         assertThat(header.maxTimestampMs()).isEqualTo(2_005L);
-        assertThat(TestBatches.records(buffer)).extracting(TestBatches.Rec::value).containsExactly("x", "yz");
-        assertThat(TestBatches.records(buffer)).extracting(TestBatches.Rec::timestampMs)
+        assertThat(TestBatches.records(buffer))
+                .extracting(TestBatches.Rec::value)
+                .containsExactly("x", "yz");
+        assertThat(TestBatches.records(buffer))
+                .extracting(TestBatches.Rec::timestampMs)
                 .containsExactly(2_000L, 2_005L);
     }
 }

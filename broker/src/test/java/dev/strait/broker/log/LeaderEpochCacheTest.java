@@ -32,8 +32,8 @@ class LeaderEpochCacheTest {
         LeaderEpochCache reloaded = LeaderEpochCache.load(dir.resolve(LogFiles.LEADER_EPOCH_CHECKPOINT));
 
         // Then
-        assertThat(reloaded.entries()).containsExactly(new EpochEntry(1, 0), new EpochEntry(3, 10),
-                new EpochEntry(4, 10));
+        assertThat(reloaded.entries())
+                .containsExactly(new EpochEntry(1, 0), new EpochEntry(3, 10), new EpochEntry(4, 10));
         assertThat(Files.readAllLines(dir.resolve(LogFiles.LEADER_EPOCH_CHECKPOINT)))
                 .containsExactly("0", "3", "1 0", "3 10", "4 10");
         assertThat(dir.resolve(LogFiles.LEADER_EPOCH_CHECKPOINT + ".tmp")).doesNotExist();
@@ -83,7 +83,8 @@ class LeaderEpochCacheTest {
         cache.truncateFromEnd(10);
 
         assertThat(cache.entries()).containsExactly(new EpochEntry(1, 0));
-        assertThat(LeaderEpochCache.load(dir.resolve(LogFiles.LEADER_EPOCH_CHECKPOINT)).entries())
+        assertThat(LeaderEpochCache.load(dir.resolve(LogFiles.LEADER_EPOCH_CHECKPOINT))
+                        .entries())
                 .containsExactly(new EpochEntry(1, 0));
     }
 
@@ -105,6 +106,7 @@ class LeaderEpochCacheTest {
         Files.write(dir.resolve(LogFiles.LEADER_EPOCH_CHECKPOINT), List.of("0", "2", "1 0"));
 
         assertThatThrownBy(() -> LeaderEpochCache.load(dir.resolve(LogFiles.LEADER_EPOCH_CHECKPOINT)))
-                .isInstanceOf(IOException.class).hasMessageContaining("declares 2 entries");
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("declares 2 entries");
     }
 }

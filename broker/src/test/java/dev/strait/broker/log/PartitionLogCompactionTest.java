@@ -31,8 +31,7 @@ class PartitionLogCompactionTest {
     private final List<PartitionLog> opened = new ArrayList<>();
 
     /** A decoded record; a null value is a tombstone. */
-    record KeyedRec(long offset, String key, String value) {
-    }
+    record KeyedRec(long offset, String key, String value) {}
 
     @AfterEach
     void closeLogs() {
@@ -43,8 +42,11 @@ class PartitionLogCompactionTest {
 
     private PartitionLog open() {
         // A one-record batch below is 72-74 bytes, so every batch gets a segment of its own.
-        LogConfig config = LogConfig.defaults().withSegmentBytes(100).withIndexIntervalBytes(0)
-                .withCleanupPolicy(LogConfig.CleanupPolicy.COMPACT).withDeleteRetentionMs(DELETE_RETENTION_MS);
+        LogConfig config = LogConfig.defaults()
+                .withSegmentBytes(100)
+                .withIndexIntervalBytes(0)
+                .withCleanupPolicy(LogConfig.CleanupPolicy.COMPACT)
+                .withDeleteRetentionMs(DELETE_RETENTION_MS);
         PartitionLog log = PartitionLog.open(root.resolve("compacted-0"), config, time);
         opened.add(log);
         return log;
@@ -68,8 +70,12 @@ class PartitionLogCompactionTest {
 
         // Then
         assertThat(swapped).isTrue();
-        List<KeyedRec> expected = List.of(new KeyedRec(2, "k3", "c1"), new KeyedRec(4, "k2", "b2"),
-                new KeyedRec(5, null, "no-key"), new KeyedRec(6, "k1", "a3"), new KeyedRec(7, "k3", "c2"));
+        List<KeyedRec> expected = List.of(
+                new KeyedRec(2, "k3", "c1"),
+                new KeyedRec(4, "k2", "b2"),
+                new KeyedRec(5, null, "no-key"),
+                new KeyedRec(6, "k1", "a3"),
+                new KeyedRec(7, "k3", "c2"));
         assertThat(readAll(log)).containsExactlyElementsOf(expected);
         assertThat(log.sizeBytes()).isLessThan(sizeBefore);
         assertThat(log.logEndOffset()).isEqualTo(logEndBefore);
@@ -111,8 +117,12 @@ class PartitionLogCompactionTest {
         assertThat(compactOnce(log)).isTrue();
 
         // Then: the old "tail" stays, since its successor is in the active segment
-        assertThat(readAll(log)).containsExactly(new KeyedRec(6, "tail", "t"), new KeyedRec(11, "k0", "v10"),
-                new KeyedRec(12, "k1", "v11"), new KeyedRec(13, "tail", "t2"));
+        assertThat(readAll(log))
+                .containsExactly(
+                        new KeyedRec(6, "tail", "t"),
+                        new KeyedRec(11, "k0", "v10"),
+                        new KeyedRec(12, "k1", "v11"),
+                        new KeyedRec(13, "tail", "t2"));
         // Segments emptied by the first pass were merged into their neighbours
         assertThat(log.segmentCount()).isLessThan(segmentsBefore);
     }
@@ -131,8 +141,9 @@ class PartitionLogCompactionTest {
         assertThat(compactOnce(log)).isTrue();
 
         // Then: the delete is still visible to consumers
-        assertThat(readAll(log)).containsExactly(new KeyedRec(2, "k1", null), new KeyedRec(3, "k2", "b2"),
-                new KeyedRec(4, "x", "active"));
+        assertThat(readAll(log))
+                .containsExactly(
+                        new KeyedRec(2, "k1", null), new KeyedRec(3, "k2", "b2"), new KeyedRec(4, "x", "active"));
 
         // When: delete.retention.ms later, with new dirty data
         time.advance(DELETE_RETENTION_MS + 1);
@@ -164,7 +175,9 @@ class PartitionLogCompactionTest {
         // Then
         assertThat(compactOnce(log)).isTrue();
         assertThat(readAll(log)).extracting(KeyedRec::offset).containsExactly(2L, 3L);
-        assertThat(log.beginCompaction(MAP_BYTES)).as("no tombstone left to expire").isEmpty();
+        assertThat(log.beginCompaction(MAP_BYTES))
+                .as("no tombstone left to expire")
+                .isEmpty();
     }
 
     @Test
@@ -197,8 +210,10 @@ class PartitionLogCompactionTest {
         CompactionTask task = log.beginCompaction(MAP_BYTES).orElseThrow();
         task.prepare(CompactionTask.IoThrottle.NONE);
         for (CompactionTask.Group group : task.groups()) {
-            Files.move(group.cleanedFile(), LogFiles.swapFile(log.dir(), group.firstBaseOffset(),
-                    group.lastBaseOffset()), StandardCopyOption.ATOMIC_MOVE);
+            Files.move(
+                    group.cleanedFile(),
+                    LogFiles.swapFile(log.dir(), group.firstBaseOffset(), group.lastBaseOffset()),
+                    StandardCopyOption.ATOMIC_MOVE);
         }
         CompactionTask.Group first = task.groups().get(0);
         log.closeQuietly();
@@ -292,7 +307,8 @@ class PartitionLogCompactionTest {
 
     private static List<Path> files(Path dir, String suffix) throws IOException {
         try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(f -> f.getFileName().toString().endsWith(suffix)).toList();
+            return files.filter(f -> f.getFileName().toString().endsWith(suffix))
+                    .toList();
         }
     }
 
@@ -312,16 +328,19 @@ class PartitionLogCompactionTest {
         List<KeyedRec> result = new ArrayList<>();
         long next = fromOffset;
         for (int guard = 0; guard < 10_000 && next < log.logEndOffset(); guard++) {
-            ByteBuffer slice = log.read(next, 1 << 16, log.logEndOffset(), true).records().readAll();
+            ByteBuffer slice =
+                    log.read(next, 1 << 16, log.logEndOffset(), true).records().readAll();
             if (!slice.hasRemaining()) {
                 break;
             }
             for (RecordBatchHeader header : RecordBatches.split(slice)) {
                 header.validate();
-                ByteBuffer batch = slice.duplicate().position(header.indexInBuffer())
-                        .limit(header.indexInBuffer() + header.sizeInBytes()).slice();
-                for (CompactionTask.KeyedRecord record : CompactionTask.records(batch, new RecordBatchHeader(batch,
-                        0))) {
+                ByteBuffer batch = slice.duplicate()
+                        .position(header.indexInBuffer())
+                        .limit(header.indexInBuffer() + header.sizeInBytes())
+                        .slice();
+                for (CompactionTask.KeyedRecord record :
+                        CompactionTask.records(batch, new RecordBatchHeader(batch, 0))) {
                     if (record.offset() >= next) {
                         result.add(decode(batch, record));
                     }
@@ -358,8 +377,8 @@ class PartitionLogCompactionTest {
         List<ByteBuffer> records = new ArrayList<>();
         int recordsBytes = 0;
         for (int i = 0; i < keysAndValues.length / 2; i++) {
-            ByteBuffer body = ByteBuffer.allocate(64 + bytes(keysAndValues[2 * i]).length
-                    + bytes(keysAndValues[2 * i + 1]).length);
+            ByteBuffer body = ByteBuffer.allocate(
+                    64 + bytes(keysAndValues[2 * i]).length + bytes(keysAndValues[2 * i + 1]).length);
             body.put((byte) 0);
             Varints.writeVarlong(0, body);
             Varints.writeVarint(i, body);
@@ -375,9 +394,18 @@ class PartitionLogCompactionTest {
         }
         int count = records.size();
         ByteBuffer batch = ByteBuffer.allocate(RecordBatchHeader.HEADER_SIZE_BYTES + recordsBytes);
-        batch.putLong(0L).putInt(batch.capacity() - RecordBatchHeader.LOG_OVERHEAD_BYTES).putInt(-1)
-                .put(RecordBatchHeader.MAGIC_V2).putInt(0).putShort((short) 0).putInt(count - 1)
-                .putLong(timestampMs).putLong(timestampMs).putLong(-1L).putShort((short) -1).putInt(-1)
+        batch.putLong(0L)
+                .putInt(batch.capacity() - RecordBatchHeader.LOG_OVERHEAD_BYTES)
+                .putInt(-1)
+                .put(RecordBatchHeader.MAGIC_V2)
+                .putInt(0)
+                .putShort((short) 0)
+                .putInt(count - 1)
+                .putLong(timestampMs)
+                .putLong(timestampMs)
+                .putLong(-1L)
+                .putShort((short) -1)
+                .putInt(-1)
                 .putInt(count);
         for (ByteBuffer record : records) {
             batch.put(record);

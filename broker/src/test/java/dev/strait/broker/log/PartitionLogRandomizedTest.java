@@ -45,8 +45,11 @@ class PartitionLogRandomizedTest {
     private void run(long seed) throws IOException {
         Random random = new Random(seed);
         MockTime time = new MockTime(1_700_000_000_000L);
-        LogConfig config = LogConfig.defaults().withSegmentBytes(512).withIndexIntervalBytes(48)
-                .withRetentionBytes(4_096).withRetentionMs(-1);
+        LogConfig config = LogConfig.defaults()
+                .withSegmentBytes(512)
+                .withIndexIntervalBytes(48)
+                .withRetentionBytes(4_096)
+                .withRetentionMs(-1);
         Path dir = root.resolve("random-" + seed);
         PartitionLog log = PartitionLog.open(dir, config, time);
         List<ModelBatch> model = new ArrayList<>();
@@ -92,8 +95,11 @@ class PartitionLogRandomizedTest {
                     while (!model.isEmpty() && model.get(model.size() - 1).nextOffset() > offset) {
                         model.remove(model.size() - 1);
                     }
-                    modelEnd = Math.min(modelEnd, model.isEmpty() ? modelStart : model.get(model.size() - 1)
-                            .nextOffset());
+                    modelEnd = Math.min(
+                            modelEnd,
+                            model.isEmpty()
+                                    ? modelStart
+                                    : model.get(model.size() - 1).nextOffset());
                     if (modelEnd < modelStart) {
                         // the batch holding the log start offset went: the log restarts empty there
                         model.clear();
@@ -135,12 +141,18 @@ class PartitionLogRandomizedTest {
                     log = PartitionLog.open(dir, config, time);
                     // The high watermark is checkpointed on flush, close and offset changes only, so a crash may
                     // bring back an older (never a newer) value; the replication layer re-derives it.
-                    assertThat(log.highWatermark()).as(context).isBetween(modelStart,
-                            Math.min(modelHighWatermark, modelEnd));
+                    assertThat(log.highWatermark())
+                            .as(context)
+                            .isBetween(modelStart, Math.min(modelHighWatermark, modelEnd));
                     modelHighWatermark = log.highWatermark();
                 }
-                checkInvariants(log, modelStart, modelEnd, modelHighWatermark, epoch, "seed=" + seed + " step="
-                        + step + " op=" + op);
+                checkInvariants(
+                        log,
+                        modelStart,
+                        modelEnd,
+                        modelHighWatermark,
+                        epoch,
+                        "seed=" + seed + " step=" + step + " op=" + op);
                 if (step % 10 == 0 || op >= 91) {
                     checkContents(log, model, modelStart, "seed=" + seed + " step=" + step);
                 }
@@ -151,8 +163,8 @@ class PartitionLogRandomizedTest {
         }
     }
 
-    private static void checkInvariants(PartitionLog log, long start, long end, long highWatermark, int epoch,
-            String context) {
+    private static void checkInvariants(
+            PartitionLog log, long start, long end, long highWatermark, int epoch, String context) {
         assertThat(log.logStartOffset()).as(context).isEqualTo(start);
         assertThat(log.logEndOffset()).as(context).isEqualTo(end);
         assertThat(log.highWatermark()).as(context).isEqualTo(highWatermark);

@@ -28,7 +28,8 @@ class PartitionLogRecoveryTest {
     Path root;
 
     private final MockTime time = new MockTime(START_MS);
-    private final LogConfig config = LogConfig.defaults().withIndexIntervalBytes(32).withSegmentBytes(100_000);
+    private final LogConfig config =
+            LogConfig.defaults().withIndexIntervalBytes(32).withSegmentBytes(100_000);
     private final List<PartitionLog> opened = new ArrayList<>();
     /** Start position of each batch in the single segment file. */
     private final List<Integer> batchPositions = new ArrayList<>();
@@ -55,8 +56,7 @@ class PartitionLogRecoveryTest {
         PartitionLog log = open();
         for (int b = 0; b < BATCHES; b++) {
             batchPositions.add((int) log.sizeBytes());
-            log.append(TestBatches.batch(START_MS + 1_000L * b, "b" + b + "-0", "b" + b + "-1", "b" + b + "-2"),
-                    1);
+            log.append(TestBatches.batch(START_MS + 1_000L * b, "b" + b + "-0", "b" + b + "-1", "b" + b + "-2"), 1);
         }
         Path logFile = log.segments().get(0).logFile();
         crash(log);
@@ -85,7 +85,8 @@ class PartitionLogRecoveryTest {
         AppendResult next = log.append(TestBatches.batch(START_MS + 100_000, "after"), 1);
         assertThat(next.firstOffset()).isEqualTo(expectedEnd);
         assertThat(TestBatches.readAll(log, expectedEnd, log.logEndOffset()))
-                .extracting(TestBatches.Rec::value).containsExactly("after");
+                .extracting(TestBatches.Rec::value)
+                .containsExactly("after");
     }
 
     private static void overwrite(Path file, long position, byte[] bytes) throws Exception {
@@ -111,8 +112,9 @@ class PartitionLogRecoveryTest {
 
         // Then
         assertRecoveredTo(log, BATCHES - 1);
-        assertThat(Files.size(logFile)).isEqualTo(batchPositions.get(BATCHES - 1) + TestBatches.batch(0, "after")
-                .remaining());
+        assertThat(Files.size(logFile))
+                .isEqualTo(batchPositions.get(BATCHES - 1)
+                        + TestBatches.batch(0, "after").remaining());
     }
 
     @Test
@@ -207,7 +209,8 @@ class PartitionLogRecoveryTest {
         // Then
         assertThat(log.segments().get(0).offsetIndex().entries()).isGreaterThan(0);
         for (long offset = 0; offset < BATCHES * RECORDS_PER_BATCH; offset++) {
-            ByteBuffer read = log.read(offset, 10, log.logEndOffset(), true).records().readAll();
+            ByteBuffer read =
+                    log.read(offset, 10, log.logEndOffset(), true).records().readAll();
             assertThat(new RecordBatchHeader(read, 0).lastOffset()).isGreaterThanOrEqualTo(offset);
             assertThat(new RecordBatchHeader(read, 0).baseOffset()).isLessThanOrEqualTo(offset);
         }

@@ -53,8 +53,8 @@ class PartitionLogTest {
 
         // When
         AppendResult first = append(log, "a", "b", "c");
-        AppendResult second = log.append(TestBatches.concat(TestBatches.batch(START_MS, "d"),
-                TestBatches.batch(START_MS, "e", "f")), 0);
+        AppendResult second = log.append(
+                TestBatches.concat(TestBatches.batch(START_MS, "d"), TestBatches.batch(START_MS, "e", "f")), 0);
 
         // Then
         assertThat(first.firstOffset()).isZero();
@@ -120,7 +120,8 @@ class PartitionLogTest {
 
         // Then
         LogReadResult consumerRead = log.read(0, 10_000, log.highWatermark());
-        assertThat(TestBatches.values(TestBatches.records(consumerRead.records().readAll()))).containsExactly("a", "b");
+        assertThat(TestBatches.values(TestBatches.records(consumerRead.records().readAll())))
+                .containsExactly("a", "b");
         assertThat(consumerRead.highWatermark()).isEqualTo(2);
         assertThat(log.read(2, 10_000, log.highWatermark()).records().isEmpty()).isTrue();
         assertThat(log.read(4, 10_000, 4).records().isEmpty()).isTrue();
@@ -143,7 +144,8 @@ class PartitionLogTest {
         assertThat(log.segmentCount()).isGreaterThan(2);
         assertThat(log.segments().get(0).offsetIndex().entries()).isGreaterThan(10);
         for (long offset = 0; offset < 300; offset += 7) {
-            ByteBuffer read = log.read(offset, 100, log.logEndOffset(), true).records().readAll();
+            ByteBuffer read =
+                    log.read(offset, 100, log.logEndOffset(), true).records().readAll();
             TestBatches.Rec first = TestBatches.records(read).get(0);
             assertThat(first.offset()).isEqualTo(offset);
             assertThat(first.value()).isEqualTo(expected.get((int) offset));
@@ -204,7 +206,8 @@ class PartitionLogTest {
         RecordBatchHeader header = new RecordBatchHeader(stored, 0);
         header.validate();
         assertThat(header.timestampType()).isEqualTo(TimestampType.LOG_APPEND_TIME);
-        assertThat(TestBatches.records(stored)).extracting(TestBatches.Rec::timestampMs)
+        assertThat(TestBatches.records(stored))
+                .extracting(TestBatches.Rec::timestampMs)
                 .containsExactly(START_MS, START_MS);
     }
 
@@ -218,7 +221,8 @@ class PartitionLogTest {
         corrupt.put(corrupt.limit() - 2, (byte) 0x7f);
 
         // Then
-        assertThatThrownBy(() -> log.append(big, 0)).isInstanceOf(RecordBatchTooLargeException.class)
+        assertThatThrownBy(() -> log.append(big, 0))
+                .isInstanceOf(RecordBatchTooLargeException.class)
                 .hasMessageContaining("max.message.bytes 100");
         assertThatThrownBy(() -> log.append(TestBatches.concat(TestBatches.batch(START_MS, "fine"), corrupt), 0))
                 .isInstanceOf(CorruptRecordException.class);
@@ -258,8 +262,10 @@ class PartitionLogTest {
         // Then: no record is removed, and neither is epoch 1's, but the empty epoch 2 is gone
         assertThat(log.logEndOffset()).isEqualTo(2);
         assertThat(log.leaderEpochCache().entries()).containsExactly(new EpochEntry(1, 0));
-        assertThat(LeaderEpochCache.load(root.resolve("orders-0").resolve("leader-epoch-checkpoint")).entries())
-                .as("durably").containsExactly(new EpochEntry(1, 0));
+        assertThat(LeaderEpochCache.load(root.resolve("orders-0").resolve("leader-epoch-checkpoint"))
+                        .entries())
+                .as("durably")
+                .containsExactly(new EpochEntry(1, 0));
     }
 
     @Test
@@ -282,7 +288,8 @@ class PartitionLogTest {
         assertThat(log.leaderEpochCache().entries()).containsExactly(new EpochEntry(1, 0));
         assertThat(TestBatches.values(TestBatches.readAll(log))).containsExactly("v0", "v1", "v2");
         assertThat(log.truncateTo(10)).isFalse();
-        assertThat(log.append(TestBatches.batch(START_MS, "next"), 3).firstOffset()).isEqualTo(3);
+        assertThat(log.append(TestBatches.batch(START_MS, "next"), 3).firstOffset())
+                .isEqualTo(3);
         assertThat(log.endOffsetForEpoch(1)).isEqualTo(new EpochEndOffset(1, 3));
     }
 
@@ -435,7 +442,8 @@ class PartitionLogTest {
         time.advance(5_000);
 
         // When / Then
-        assertThatThrownBy(() -> append(log, "b")).isInstanceOf(LogStorageException.class)
+        assertThatThrownBy(() -> append(log, "b"))
+                .isInstanceOf(LogStorageException.class)
                 .hasMessageContaining("offline");
         assertThatThrownBy(() -> log.read(0, 100, 1)).isInstanceOf(LogStorageException.class);
         assertThat(log.logEndOffset()).isEqualTo(1);
@@ -495,16 +503,16 @@ class PartitionLogTest {
         // Then
         assertThat(reopened.logEndOffset()).isEqualTo(2);
         assertThat(reopened.highWatermark()).isEqualTo(2);
-        assertThat(reopened.leaderEpochCache().entries()).containsExactly(new EpochEntry(1, 0),
-                new EpochEntry(4, 1));
+        assertThat(reopened.leaderEpochCache().entries()).containsExactly(new EpochEntry(1, 0), new EpochEntry(4, 1));
         assertThat(reopened.endOffsetForEpoch(1)).isEqualTo(new EpochEndOffset(1, 1));
-        assertThat(reopened.append(TestBatches.batch(START_MS, "c"), 4).firstOffset()).isEqualTo(2);
+        assertThat(reopened.append(TestBatches.batch(START_MS, "c"), 4).firstOffset())
+                .isEqualTo(2);
     }
 
     @Test
     void configsParseFromKafkaNames() {
-        LogConfig config = LogConfig.fromTopicConfigs(Map.of("segment.bytes", "2048", "retention.ms", "-1",
-                "message.timestamp.type", "LogAppendTime"));
+        LogConfig config = LogConfig.fromTopicConfigs(
+                Map.of("segment.bytes", "2048", "retention.ms", "-1", "message.timestamp.type", "LogAppendTime"));
 
         assertThat(config.segmentBytes()).isEqualTo(2048);
         assertThat(config.retentionMs()).isEqualTo(-1);
@@ -513,7 +521,8 @@ class PartitionLogTest {
         assertThatThrownBy(() -> LogConfig.fromTopicConfigs(Map.of("segment.bytes", "x")))
                 .hasMessageContaining("segment.bytes");
         assertThat(LogConfig.fromTopicConfigs(Map.of("cleanup.policy", "compact", "delete.retention.ms", "5"))
-                .cleanupPolicy()).isEqualTo(LogConfig.CleanupPolicy.COMPACT);
+                        .cleanupPolicy())
+                .isEqualTo(LogConfig.CleanupPolicy.COMPACT);
         assertThatThrownBy(() -> LogConfig.fromTopicConfigs(Map.of("cleanup.policy", "shred")))
                 .hasMessageContaining("cleanup.policy 'shred' is invalid");
         assertThatThrownBy(() -> LogConfig.fromTopicConfigs(Map.of("unclean.leader.election.enable", "true")))

@@ -48,7 +48,9 @@ class RecordBatchHeaderTest {
         assertThat(header.baseOffset()).isEqualTo(42L);
         assertThat(header.lastOffset()).isEqualTo(43L);
         assertThat(header.partitionLeaderEpoch()).isEqualTo(7);
-        assertThat(TestBatches.records(buffer)).extracting(TestBatches.Rec::offset).containsExactly(42L, 43L);
+        assertThat(TestBatches.records(buffer))
+                .extracting(TestBatches.Rec::offset)
+                .containsExactly(42L, 43L);
     }
 
     @Test
@@ -81,22 +83,26 @@ class RecordBatchHeaderTest {
         ByteBuffer wrongMagic = TestBatches.batch(5L, "a");
         wrongMagic.put(RecordBatchHeader.MAGIC_OFFSET, (byte) 1);
         assertThatThrownBy(() -> new RecordBatchHeader(wrongMagic, 0).validate())
-                .isInstanceOf(CorruptRecordException.class).hasMessageContaining("magic 1");
+                .isInstanceOf(CorruptRecordException.class)
+                .hasMessageContaining("magic 1");
 
         ByteBuffer shortLength = TestBatches.batch(5L, "a");
         shortLength.putInt(RecordBatchHeader.BATCH_LENGTH_OFFSET, 10);
         assertThatThrownBy(() -> new RecordBatchHeader(shortLength, 0).validate())
-                .isInstanceOf(CorruptRecordException.class).hasMessageContaining("batchLength 10");
+                .isInstanceOf(CorruptRecordException.class)
+                .hasMessageContaining("batchLength 10");
 
         ByteBuffer longLength = TestBatches.batch(5L, "a");
         longLength.putInt(RecordBatchHeader.BATCH_LENGTH_OFFSET, 10_000);
         assertThatThrownBy(() -> new RecordBatchHeader(longLength, 0).validate())
-                .isInstanceOf(CorruptRecordException.class).hasMessageContaining("batchLength 10000");
+                .isInstanceOf(CorruptRecordException.class)
+                .hasMessageContaining("batchLength 10000");
 
         ByteBuffer negativeDelta = TestBatches.batch(5L, "a");
         negativeDelta.putInt(RecordBatchHeader.LAST_OFFSET_DELTA_OFFSET, -1);
         assertThatThrownBy(() -> new RecordBatchHeader(negativeDelta, 0).validate())
-                .isInstanceOf(CorruptRecordException.class).hasMessageContaining("lastOffsetDelta");
+                .isInstanceOf(CorruptRecordException.class)
+                .hasMessageContaining("lastOffsetDelta");
     }
 
     @Test

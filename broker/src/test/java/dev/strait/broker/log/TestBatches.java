@@ -13,11 +13,9 @@ import java.util.zip.CRC32C;
 final class TestBatches {
 
     /** A decoded record. */
-    record Rec(long offset, long timestampMs, String value) {
-    }
+    record Rec(long offset, long timestampMs, String value) {}
 
-    private TestBatches() {
-    }
+    private TestBatches() {}
 
     /** One batch whose records have timestamps {@code timestampMs, timestampMs + 1, ...}. */
     static ByteBuffer batch(long timestampMs, String... values) {
@@ -115,7 +113,9 @@ final class TestBatches {
                 records.position(records.position() + Math.max(keyLength, 0));
                 byte[] value = new byte[Varints.readVarint(records)];
                 records.get(value);
-                result.add(new Rec(offset, logAppendTime ? header.maxTimestampMs() : timestampMs,
+                result.add(new Rec(
+                        offset,
+                        logAppendTime ? header.maxTimestampMs() : timestampMs,
                         new String(value, StandardCharsets.UTF_8)));
                 records.position(end);
             }

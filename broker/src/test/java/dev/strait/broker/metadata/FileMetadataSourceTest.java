@@ -48,8 +48,7 @@ class FileMetadataSourceTest {
             source.createTopic("t", 1, Map.of());
             assertThatThrownBy(() -> source.createTopic("t", 2, Map.of())).isInstanceOf(TopicExistsException.class);
             assertThatThrownBy(() -> source.deleteTopic("u")).isInstanceOf(UnknownTopicException.class);
-            assertThatThrownBy(() -> source.replaceConfigs("u", Map.of()))
-                    .isInstanceOf(UnknownTopicException.class);
+            assertThatThrownBy(() -> source.replaceConfigs("u", Map.of())).isInstanceOf(UnknownTopicException.class);
         }
     }
 
@@ -65,9 +64,9 @@ class FileMetadataSourceTest {
             // Then
             assertThat(grown.partitions()).isEqualTo(5);
             assertThatThrownBy(() -> source.increasePartitions("grow", 5))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not be an increase");
-            assertThatThrownBy(() -> source.increasePartitions("nope", 3))
-                    .isInstanceOf(UnknownTopicException.class);
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("not be an increase");
+            assertThatThrownBy(() -> source.increasePartitions("nope", 3)).isInstanceOf(UnknownTopicException.class);
         }
         try (FileMetadataSource reopened = FileMetadataSource.open(dir)) {
             TopicMetadata topic = reopened.topic("grow").orElseThrow();

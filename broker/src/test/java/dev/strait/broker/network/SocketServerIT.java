@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -51,14 +50,15 @@ class SocketServerIT {
         AtomicInteger maxInFlight = new AtomicInteger();
         CountDownLatch secondDispatch = new CountDownLatch(2);
         try (SocketServer server = start(10, 4, request -> {
-            maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
-            secondDispatch.countDown();
-            if (request.payload().get(0) == 0) {
-                await(secondDispatch, 300);
-            }
-            inFlight.decrementAndGet();
-            request.respond(echo(request.payload()));
-        }); Socket socket = connect(server)) {
+                    maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+                    secondDispatch.countDown();
+                    if (request.payload().get(0) == 0) {
+                        await(secondDispatch, 300);
+                    }
+                    inFlight.decrementAndGet();
+                    request.respond(echo(request.payload()));
+                });
+                Socket socket = connect(server)) {
             // When
             for (int i = 0; i < 5; i++) {
                 writeFrame(socket, new byte[] {(byte) i});
@@ -67,7 +67,9 @@ class SocketServerIT {
             for (int i = 0; i < 5; i++) {
                 assertThat(readFrame(socket)).containsExactly((byte) i);
             }
-            assertThat(maxInFlight.get()).as("requests of one connection handled at once").isEqualTo(1);
+            assertThat(maxInFlight.get())
+                    .as("requests of one connection handled at once")
+                    .isEqualTo(1);
         }
     }
 
@@ -115,15 +117,16 @@ class SocketServerIT {
     @Test
     void noResponseUnmutesAndCloseConnectionCloses() throws Exception {
         try (SocketServer server = start(10, 2, request -> {
-            byte kind = request.payload().get(0);
-            if (kind == 0) {
-                request.noResponse();
-            } else if (kind == 1) {
-                request.respond(echo(request.payload()));
-            } else {
-                request.closeConnection();
-            }
-        }); Socket socket = connect(server)) {
+                    byte kind = request.payload().get(0);
+                    if (kind == 0) {
+                        request.noResponse();
+                    } else if (kind == 1) {
+                        request.respond(echo(request.payload()));
+                    } else {
+                        request.closeConnection();
+                    }
+                });
+                Socket socket = connect(server)) {
             writeFrame(socket, new byte[] {0});
             writeFrame(socket, new byte[] {1, 7});
             assertThat(readFrame(socket)).containsExactly((byte) 1, (byte) 7);

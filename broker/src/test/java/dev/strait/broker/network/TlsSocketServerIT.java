@@ -92,8 +92,8 @@ class TlsSocketServerIT {
 
     /** Echoes each frame; a frame "file" is answered with the test file's bytes through transferFrom. */
     private static SocketServer start(TlsEngineFactory tls, RequestDispatcher dispatcher) throws IOException {
-        SocketServer server = new SocketServer(new SocketServer.Settings("SSL", "127.0.0.1", 0, 2, 2, 10,
-                8 * 1024 * 1024, tls), dispatcher);
+        SocketServer server = new SocketServer(
+                new SocketServer.Settings("SSL", "127.0.0.1", 0, 2, 2, 10, 8 * 1024 * 1024, tls), dispatcher);
         server.start();
         return server;
     }
@@ -130,11 +130,13 @@ class TlsSocketServerIT {
     void framesOfEverySizeRoundTripOverTls() throws Exception {
         Random random = new Random(7);
         try (SocketServer server = start(engines(false), request -> request.respond(echo(request.payload())));
-             SSLSocket socket = tlsClient(clientWithoutKey, server)) {
+                SSLSocket socket = tlsClient(clientWithoutKey, server)) {
             for (int size : new int[] {0, 1, 100, 16 * 1024 - 5, 16 * 1024 + 1, 300_000, 3_000_000}) {
                 byte[] frame = new byte[size];
                 random.nextBytes(frame);
-                assertThat(roundTrip(socket, frame)).as("frame of %d bytes", size).isEqualTo(frame);
+                assertThat(roundTrip(socket, frame))
+                        .as("frame of %d bytes", size)
+                        .isEqualTo(frame);
             }
             // Pipelined: several frames in one burst, answered in order.
             DataOutputStream out = new DataOutputStream(socket.getOutputStream());
@@ -158,29 +160,32 @@ class TlsSocketServerIT {
         Path file = dir.resolve("segment");
         Files.write(file, content);
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
-             SocketServer server = start(engines(false), request -> request.respond(new ResponseWriter() {
-                 private final ByteBuffer size = ByteBuffer.allocate(4).putInt(0, content.length - 7);
-                 private long position = 7; // not from the start: transferFrom honours the position
+                SocketServer server = start(
+                        engines(false),
+                        request -> request.respond(new ResponseWriter() {
+                            private final ByteBuffer size =
+                                    ByteBuffer.allocate(4).putInt(0, content.length - 7);
+                            private long position = 7; // not from the start: transferFrom honours the position
 
-                 @Override
-                 public boolean writeTo(TransportChannel transport) throws IOException {
-                     if (size.hasRemaining()) {
-                         transport.write(size);
-                         if (size.hasRemaining()) {
-                             return false;
-                         }
-                     }
-                     while (position < content.length) {
-                         long n = transport.transferFrom(channel, position, content.length - position);
-                         if (n == 0) {
-                             return false;
-                         }
-                         position += n;
-                     }
-                     return true;
-                 }
-             }));
-             SSLSocket socket = tlsClient(clientWithoutKey, server)) {
+                            @Override
+                            public boolean writeTo(TransportChannel transport) throws IOException {
+                                if (size.hasRemaining()) {
+                                    transport.write(size);
+                                    if (size.hasRemaining()) {
+                                        return false;
+                                    }
+                                }
+                                while (position < content.length) {
+                                    long n = transport.transferFrom(channel, position, content.length - position);
+                                    if (n == 0) {
+                                        return false;
+                                    }
+                                    position += n;
+                                }
+                                return true;
+                            }
+                        }));
+                SSLSocket socket = tlsClient(clientWithoutKey, server)) {
             byte[] answer = roundTrip(socket, new byte[] {1});
             assertThat(answer).isEqualTo(java.util.Arrays.copyOfRange(content, 7, content.length));
         }
@@ -199,16 +204,19 @@ class TlsSocketServerIT {
             request.respond(echo(request.payload()));
         })) {
             try (SSLSocket socket = tlsClient(clientWithKey, server)) {
-                assertThat(roundTrip(socket, "hi".getBytes(StandardCharsets.UTF_8))).asString().isEqualTo("hi");
+                assertThat(roundTrip(socket, "hi".getBytes(StandardCharsets.UTF_8)))
+                        .asString()
+                        .isEqualTo("hi");
             }
             assertThat(peers).containsExactly("CN=client-app,O=Strait Test");
 
             // Without a certificate: the handshake, or the first read after it (TLS 1.3), fails.
             assertThatThrownBy(() -> {
-                try (SSLSocket socket = tlsClient(clientWithoutKey, server)) {
-                    roundTrip(socket, "hi".getBytes(StandardCharsets.UTF_8));
-                }
-            }).isInstanceOf(IOException.class);
+                        try (SSLSocket socket = tlsClient(clientWithoutKey, server)) {
+                            roundTrip(socket, "hi".getBytes(StandardCharsets.UTF_8));
+                        }
+                    })
+                    .isInstanceOf(IOException.class);
             assertThat(peers).hasSize(1);
         }
     }
@@ -216,7 +224,7 @@ class TlsSocketServerIT {
     @Test
     void plaintextOrGarbageToTheTlsPortClosesOnlyThatConnection() throws Exception {
         try (SocketServer server = start(engines(false), request -> request.respond(echo(request.payload())));
-             SSLSocket good = tlsClient(clientWithoutKey, server)) {
+                SSLSocket good = tlsClient(clientWithoutKey, server)) {
             assertThat(roundTrip(good, new byte[] {1})).containsExactly(1);
 
             // A Kafka client without TLS: an ApiVersions-like plaintext frame
@@ -273,15 +281,17 @@ class TlsSocketServerIT {
 
     private static void assertClosedByServer(Socket socket) {
         assertThatThrownBy(() -> {
-            InputStream in = socket.getInputStream();
-            byte[] buffer = new byte[1024];
-            while (true) {
-                int n = in.read(buffer);
-                if (n < 0) {
-                    throw new java.io.EOFException("closed");
-                }
-                // a TLS alert may come first; keep reading to the end of the stream
-            }
-        }).isInstanceOf(IOException.class).isNotInstanceOf(java.net.SocketTimeoutException.class);
+                    InputStream in = socket.getInputStream();
+                    byte[] buffer = new byte[1024];
+                    while (true) {
+                        int n = in.read(buffer);
+                        if (n < 0) {
+                            throw new java.io.EOFException("closed");
+                        }
+                        // a TLS alert may come first; keep reading to the end of the stream
+                    }
+                })
+                .isInstanceOf(IOException.class)
+                .isNotInstanceOf(java.net.SocketTimeoutException.class);
     }
 }

@@ -22,13 +22,16 @@ class ApiErrorsTest {
 
     @Test
     void expectedFailuresMapToKafkasCodes() {
-        assertThat(ApiErrors.forException(new PartitionRoleException(PartitionRoleException.Reason.FENCED_EPOCH,
-                "old"))).isEqualTo(Errors.FENCED_LEADER_EPOCH);
-        assertThat(ApiErrors.forException(new PartitionRoleException(PartitionRoleException.Reason.NOT_A_REPLICA,
-                "no"))).isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER);
+        assertThat(ApiErrors.forException(
+                        new PartitionRoleException(PartitionRoleException.Reason.FENCED_EPOCH, "old")))
+                .isEqualTo(Errors.FENCED_LEADER_EPOCH);
+        assertThat(ApiErrors.forException(
+                        new PartitionRoleException(PartitionRoleException.Reason.NOT_A_REPLICA, "no")))
+                .isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER);
         assertThat(ApiErrors.forException(new UnknownTopicException("t"))).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION);
         assertThat(ApiErrors.forException(new CorruptRecordException("crc"))).isEqualTo(Errors.CORRUPT_MESSAGE);
-        assertThat(ApiErrors.forException(new RecordBatchTooLargeException("big"))).isEqualTo(Errors.MESSAGE_TOO_LARGE);
+        assertThat(ApiErrors.forException(new RecordBatchTooLargeException("big")))
+                .isEqualTo(Errors.MESSAGE_TOO_LARGE);
         assertThat(ApiErrors.forException(new OffsetOutOfRangeException("far"))).isEqualTo(Errors.OFFSET_OUT_OF_RANGE);
         assertThat(ApiErrors.forException(new TopicExistsException("t"))).isEqualTo(Errors.TOPIC_ALREADY_EXISTS);
         assertThat(ApiErrors.forException(new InvalidReplicationFactorException("3 > 1")))
@@ -37,7 +40,8 @@ class ApiErrorsTest {
                 .isEqualTo(Errors.KAFKA_STORAGE_ERROR);
         assertThat(ApiErrors.forException(new InvalidRecordException("no key"))).isEqualTo(Errors.INVALID_RECORD);
         assertThat(ApiErrors.forException(new IllegalArgumentException("bad"), Errors.INVALID_CONFIG))
-                .as("bad input means what the request says it means").isEqualTo(Errors.INVALID_CONFIG);
+                .as("bad input means what the request says it means")
+                .isEqualTo(Errors.INVALID_CONFIG);
         assertThat(ApiErrors.forException(new IllegalArgumentException("bad"))).isEqualTo(Errors.INVALID_REQUEST);
     }
 
@@ -49,7 +53,8 @@ class ApiErrorsTest {
 
     @Test
     void aFailedCoordinatorWriteTellsTheClientWhereToRetry() {
-        assertThat(ApiErrors.forCoordinatorWrite(Errors.NOT_ENOUGH_REPLICAS)).isEqualTo(GroupError.COORDINATOR_NOT_AVAILABLE);
+        assertThat(ApiErrors.forCoordinatorWrite(Errors.NOT_ENOUGH_REPLICAS))
+                .isEqualTo(GroupError.COORDINATOR_NOT_AVAILABLE);
         assertThat(ApiErrors.forCoordinatorWrite(Errors.NOT_LEADER_OR_FOLLOWER)).isEqualTo(GroupError.NOT_COORDINATOR);
         assertThat(ApiErrors.forCoordinatorWrite(Errors.KAFKA_STORAGE_ERROR)).isEqualTo(GroupError.NOT_COORDINATOR);
         assertThat(ApiErrors.forCoordinatorWrite(Errors.MESSAGE_TOO_LARGE))

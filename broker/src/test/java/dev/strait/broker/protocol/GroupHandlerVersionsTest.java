@@ -65,8 +65,8 @@ class GroupHandlerVersionsTest {
     };
 
     /** Calls a handler that answers through a callback; here every answer comes at once. */
-    private static AbstractResponse answer(java.util.function.Consumer<java.util.function.Consumer<AbstractResponse>>
-            call) {
+    private static AbstractResponse answer(
+            java.util.function.Consumer<java.util.function.Consumer<AbstractResponse>> call) {
         java.util.concurrent.atomic.AtomicReference<AbstractResponse> response =
                 new java.util.concurrent.atomic.AtomicReference<>();
         call.accept(response::set);
@@ -74,8 +74,8 @@ class GroupHandlerVersionsTest {
         return response.get();
     }
 
-    private final GroupCoordinator coordinator = new GroupCoordinator(new GroupCoordinator.Config(2, 0, 1000,
-            60_000, 3_600_000), NO_LOG, System::currentTimeMillis);
+    private final GroupCoordinator coordinator = new GroupCoordinator(
+            new GroupCoordinator.Config(2, 0, 1000, 60_000, 3_600_000), NO_LOG, System::currentTimeMillis);
     private final GroupHandler apis = new GroupHandler(coordinator, () -> new BrokerEndpoint(0, "127.0.0.1", 9092));
 
     @AfterEach
@@ -89,7 +89,10 @@ class GroupHandlerVersionsTest {
     }
 
     private static void serializes(AbstractResponse response, short version) {
-        assertThat(MessageUtil.toByteBufferAccessor(response.data(), version).buffer().remaining()).isPositive();
+        assertThat(MessageUtil.toByteBufferAccessor(response.data(), version)
+                        .buffer()
+                        .remaining())
+                .isPositive();
     }
 
     private static short[] versions(ApiKeys key) {
@@ -104,7 +107,14 @@ class GroupHandlerVersionsTest {
 
     @Test
     void joinAndSyncResponsesSerializeAtEveryVersion() {
-        JoinResult ok = new JoinResult(GroupError.NONE, 1, "consumer", "range", "m1", "m1", true,
+        JoinResult ok = new JoinResult(
+                GroupError.NONE,
+                1,
+                "consumer",
+                "range",
+                "m1",
+                "m1",
+                true,
                 List.of(new JoinMember("m1", "i1", new byte[] {1})));
         JoinResult error = new JoinResult(GroupError.MEMBER_ID_REQUIRED, -1, null, null, "", "m2", false, List.of());
         for (short v : versions(ApiKeys.JOIN_GROUP)) {
@@ -125,12 +135,23 @@ class GroupHandlerVersionsTest {
             } else {
                 data.setKey("g");
             }
-            serializes(apis.handleFindCoordinatorRequest((org.apache.kafka.common.requests.FindCoordinatorRequest)
-                    request(ApiKeys.FIND_COORDINATOR, data, v), v), v);
+            serializes(
+                    apis.handleFindCoordinatorRequest(
+                            (org.apache.kafka.common.requests.FindCoordinatorRequest)
+                                    request(ApiKeys.FIND_COORDINATOR, data, v),
+                            v),
+                    v);
         }
         for (short v : versions(ApiKeys.HEARTBEAT)) {
-            serializes(apis.handleHeartbeatRequest((org.apache.kafka.common.requests.HeartbeatRequest) request(ApiKeys.HEARTBEAT,
-                    new HeartbeatRequestData().setGroupId("g").setMemberId("m").setGenerationId(1), v)), v);
+            serializes(
+                    apis.handleHeartbeatRequest((org.apache.kafka.common.requests.HeartbeatRequest) request(
+                            ApiKeys.HEARTBEAT,
+                            new HeartbeatRequestData()
+                                    .setGroupId("g")
+                                    .setMemberId("m")
+                                    .setGenerationId(1),
+                            v)),
+                    v);
         }
         for (short v : versions(ApiKeys.LEAVE_GROUP)) {
             LeaveGroupRequestData data = new LeaveGroupRequestData().setGroupId("g");
@@ -140,52 +161,93 @@ class GroupHandlerVersionsTest {
                 data.setMemberId("m");
             }
             short version = v;
-            serializes(answer(respond -> apis.handleLeaveGroupRequest((org.apache.kafka.common.requests.LeaveGroupRequest)
-                    request(ApiKeys.LEAVE_GROUP, data, version), version, respond)), v);
+            serializes(
+                    answer(respond -> apis.handleLeaveGroupRequest(
+                            (org.apache.kafka.common.requests.LeaveGroupRequest)
+                                    request(ApiKeys.LEAVE_GROUP, data, version),
+                            version,
+                            respond)),
+                    v);
         }
         for (short v : versions(ApiKeys.OFFSET_COMMIT)) {
-            OffsetCommitRequestData data = new OffsetCommitRequestData().setGroupId("g-" + v)
-                    .setGenerationIdOrMemberEpoch(-1).setMemberId("")
-                    .setTopics(List.of(new OffsetCommitRequestTopic().setName("t").setPartitions(List.of(
-                            new OffsetCommitRequestPartition().setPartitionIndex(0).setCommittedOffset(5)))));
+            OffsetCommitRequestData data = new OffsetCommitRequestData()
+                    .setGroupId("g-" + v)
+                    .setGenerationIdOrMemberEpoch(-1)
+                    .setMemberId("")
+                    .setTopics(List.of(new OffsetCommitRequestTopic()
+                            .setName("t")
+                            .setPartitions(List.of(new OffsetCommitRequestPartition()
+                                    .setPartitionIndex(0)
+                                    .setCommittedOffset(5)))));
             short version = v;
             AbstractResponse response = answer(respond -> apis.handleOffsetCommitRequest(
-                    (org.apache.kafka.common.requests.OffsetCommitRequest) request(ApiKeys.OFFSET_COMMIT, data,
-                            version), respond));
+                    (org.apache.kafka.common.requests.OffsetCommitRequest)
+                            request(ApiKeys.OFFSET_COMMIT, data, version),
+                    respond));
             serializes(response, v);
             assertThat(response.errorCounts()).containsOnlyKeys(Errors.NONE);
         }
         for (short v : versions(ApiKeys.OFFSET_FETCH)) {
             OffsetFetchRequestData data = new OffsetFetchRequestData();
             if (v >= 8) {
-                data.setGroups(List.of(new OffsetFetchRequestGroup().setGroupId("g-2").setTopics(List.of(
-                        new OffsetFetchRequestTopics().setName("t").setPartitionIndexes(List.of(0, 1)))),
+                data.setGroups(List.of(
+                        new OffsetFetchRequestGroup()
+                                .setGroupId("g-2")
+                                .setTopics(List.of(new OffsetFetchRequestTopics()
+                                        .setName("t")
+                                        .setPartitionIndexes(List.of(0, 1)))),
                         new OffsetFetchRequestGroup().setGroupId("g-3").setTopics(null)));
             } else {
-                data.setGroupId("g-2").setTopics(v >= 2 ? null : List.of(new OffsetFetchRequestTopic().setName("t")
-                        .setPartitionIndexes(List.of(0, 1))));
+                data.setGroupId("g-2")
+                        .setTopics(
+                                v >= 2
+                                        ? null
+                                        : List.of(new OffsetFetchRequestTopic()
+                                                .setName("t")
+                                                .setPartitionIndexes(List.of(0, 1))));
             }
             OffsetFetchResponse response = (OffsetFetchResponse) apis.handleOffsetFetchRequest(
                     (org.apache.kafka.common.requests.OffsetFetchRequest) request(ApiKeys.OFFSET_FETCH, data, v), v);
             serializes(response, v);
-            long committed = v >= 8 ? response.data().groups().get(0).topics().get(0).partitions().get(0)
-                    .committedOffset() : response.data().topics().get(0).partitions().get(0).committedOffset();
+            long committed = v >= 8
+                    ? response.data()
+                            .groups()
+                            .get(0)
+                            .topics()
+                            .get(0)
+                            .partitions()
+                            .get(0)
+                            .committedOffset()
+                    : response.data().topics().get(0).partitions().get(0).committedOffset();
             assertThat(committed).isEqualTo(5);
         }
         for (short v : versions(ApiKeys.LIST_GROUPS)) {
-            serializes(apis.handleListGroupsRequest((org.apache.kafka.common.requests.ListGroupsRequest)
-                    request(ApiKeys.LIST_GROUPS, new ListGroupsRequestData(), v)), v);
+            serializes(
+                    apis.handleListGroupsRequest((org.apache.kafka.common.requests.ListGroupsRequest)
+                            request(ApiKeys.LIST_GROUPS, new ListGroupsRequestData(), v)),
+                    v);
         }
         for (short v : versions(ApiKeys.DESCRIBE_GROUPS)) {
-            serializes(apis.handleDescribeGroupsRequest((org.apache.kafka.common.requests.DescribeGroupsRequest)
-                    request(ApiKeys.DESCRIBE_GROUPS, new DescribeGroupsRequestData()
-                            .setGroups(List.of("g-2", "missing")), v), v), v);
+            serializes(
+                    apis.handleDescribeGroupsRequest(
+                            (org.apache.kafka.common.requests.DescribeGroupsRequest) request(
+                                    ApiKeys.DESCRIBE_GROUPS,
+                                    new DescribeGroupsRequestData().setGroups(List.of("g-2", "missing")),
+                                    v),
+                            v),
+                    v);
         }
         for (short v : versions(ApiKeys.DELETE_GROUPS)) {
             short version = v;
-            serializes(answer(respond -> apis.handleDeleteGroupsRequest((org.apache.kafka.common.requests.DeleteGroupsRequest)
-                    request(ApiKeys.DELETE_GROUPS, new DeleteGroupsRequestData()
-                            .setGroupsNames(List.of("g-" + (version + 4), "missing")), version), respond)), v);
+            serializes(
+                    answer(respond -> apis.handleDeleteGroupsRequest(
+                            (org.apache.kafka.common.requests.DeleteGroupsRequest) request(
+                                    ApiKeys.DELETE_GROUPS,
+                                    new DeleteGroupsRequestData()
+                                            .setGroupsNames(List.of("g-" + (version + 4), "missing")),
+                                    version),
+                            respond)),
+                    v);
         }
     }
 }

@@ -30,8 +30,10 @@ class BrokenDiskSimTest {
         }
         // Then
         assertThat(failures).as("seeds that caught the lying disk").isNotEmpty();
-        List<Simulation.SimulationFailure> safety = failures.stream().filter(f -> f.safety).toList();
-        assertThat(safety).as("seeds that caught the lying disk breaking a safety rule (not only a stuck quorum)")
+        List<Simulation.SimulationFailure> safety =
+                failures.stream().filter(f -> f.safety).toList();
+        assertThat(safety)
+                .as("seeds that caught the lying disk breaking a safety rule (not only a stuck quorum)")
                 .isNotEmpty();
         Simulation.SimulationFailure first = safety.get(0);
         System.out.println("lying disk caught by " + failures.size() + " of 200 seeds; first:\n" + first.getMessage());

@@ -110,7 +110,8 @@ class FileRaftStorageSnapshotTest {
             assertThatThrownBy(() -> storage.installSnapshot(new OffsetAndEpoch(8, 3), CONTENT))
                     .isInstanceOf(IllegalArgumentException.class);
         }
-        assertThat(files()).filteredOn(n -> n.endsWith(".checkpoint"))
+        assertThat(files())
+                .filteredOn(n -> n.endsWith(".checkpoint"))
                 .containsExactly("00000000000000000009-0000000003.checkpoint");
     }
 
@@ -161,7 +162,9 @@ class FileRaftStorageSnapshotTest {
             assertThat(reopened.startOffset()).isEqualTo(6);
             assertThat(read(reopened)).isEqualTo(entries().subList(6, 10));
         }
-        assertThat(firstRecordOffset()).as("the log was rewritten behind the snapshot").isEqualTo(6);
+        assertThat(firstRecordOffset())
+                .as("the log was rewritten behind the snapshot")
+                .isEqualTo(6);
     }
 
     @Test
@@ -185,8 +188,10 @@ class FileRaftStorageSnapshotTest {
     void aTornSnapshotTempFileIsDeletedAndTheOldStateKept() throws IOException {
         // Given: power failed while the temp file of a snapshot was written
         withEntries(dir).close();
-        Files.write(dir.resolve(FileRaftStorage.snapshotFileName(new OffsetAndEpoch(6, 2))
-                + FileRaftStorage.PARTIAL_SUFFIX), new byte[] {1, 2, 3});
+        Files.write(
+                dir.resolve(
+                        FileRaftStorage.snapshotFileName(new OffsetAndEpoch(6, 2)) + FileRaftStorage.PARTIAL_SUFFIX),
+                new byte[] {1, 2, 3});
         // When
         try (FileRaftStorage reopened = FileRaftStorage.open(dir)) {
             // Then
@@ -210,13 +215,16 @@ class FileRaftStorageSnapshotTest {
             file.write(b ^ 1);
         }
         // When / Then
-        assertThatThrownBy(() -> FileRaftStorage.open(dir)).isInstanceOf(IOException.class)
-                .hasMessageContaining("fails its checksum").hasMessageContaining("refusing to start");
+        assertThatThrownBy(() -> FileRaftStorage.open(dir))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("fails its checksum")
+                .hasMessageContaining("refusing to start");
         // and a torn one (cut short) likewise
         try (RandomAccessFile file = new RandomAccessFile(snapshot.toFile(), "rw")) {
             file.setLength(FileRaftStorage.SNAPSHOT_HEADER_BYTES + 2);
         }
-        assertThatThrownBy(() -> FileRaftStorage.open(dir)).isInstanceOf(IOException.class)
+        assertThatThrownBy(() -> FileRaftStorage.open(dir))
+                .isInstanceOf(IOException.class)
                 .hasMessageContaining("wrong size");
     }
 
@@ -233,8 +241,10 @@ class FileRaftStorageSnapshotTest {
         String name = FileRaftStorage.snapshotFileName(new OffsetAndEpoch(6, 2));
         Files.copy(other.resolve(name), dir.resolve(name), StandardCopyOption.REPLACE_EXISTING);
         // When / Then
-        assertThatThrownBy(() -> FileRaftStorage.open(dir)).isInstanceOf(IOException.class)
-                .hasMessageContaining("starts at offset 8").hasMessageContaining("missing");
+        assertThatThrownBy(() -> FileRaftStorage.open(dir))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("starts at offset 8")
+                .hasMessageContaining("missing");
     }
 
     @Test
@@ -252,7 +262,9 @@ class FileRaftStorageSnapshotTest {
             reopened.writeHighWatermark(9);
         }
         try (FileRaftStorage reopened = FileRaftStorage.open(dir)) {
-            assertThat(reopened.highWatermark()).as("a later checkpoint replaces the garbage").isEqualTo(9);
+            assertThat(reopened.highWatermark())
+                    .as("a later checkpoint replaces the garbage")
+                    .isEqualTo(9);
         }
     }
 
@@ -286,7 +298,8 @@ class FileRaftStorageSnapshotTest {
             assertThat(restarted.logStartOffset()).isEqualTo(snapshotEnd);
             assertThat(restarted.endOffset() - restarted.logStartOffset()).isEqualTo(5);
             assertThat(restarted.readLatestSnapshot()).isEqualTo(CONTENT);
-            assertThat(new String(restarted.entry(snapshotEnd).payload(), StandardCharsets.UTF_8)).isEqualTo("b0");
+            assertThat(new String(restarted.entry(snapshotEnd).payload(), StandardCharsets.UTF_8))
+                    .isEqualTo("b0");
             tickUntilLeader(restarted);
             assertThat(restarted.highWatermark()).isEqualTo(committed + 1);
         }

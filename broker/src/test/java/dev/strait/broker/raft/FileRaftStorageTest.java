@@ -78,7 +78,8 @@ class FileRaftStorageTest {
             written.subList(2, 5).forEach(storage::append);
             storage.flush();
         }
-        try (RandomAccessFile file = new RandomAccessFile(dir.resolve(FileRaftStorage.LOG_FILE).toFile(), "rw")) {
+        try (RandomAccessFile file =
+                new RandomAccessFile(dir.resolve(FileRaftStorage.LOG_FILE).toFile(), "rw")) {
             file.seek(thirdRecordPosition + 8 + 13);
             int b = file.read();
             file.seek(thirdRecordPosition + 8 + 13);
@@ -99,7 +100,9 @@ class FileRaftStorageTest {
             entries(2).forEach(storage::append);
             storage.flush();
         }
-        Files.write(dir.resolve(FileRaftStorage.LOG_FILE), new byte[] {0, 0, 0, 100, 1, 2, 3, 4, 5},
+        Files.write(
+                dir.resolve(FileRaftStorage.LOG_FILE),
+                new byte[] {0, 0, 0, 100, 1, 2, 3, 4, 5},
                 java.nio.file.StandardOpenOption.APPEND);
         // When
         try (FileRaftStorage reopened = FileRaftStorage.open(dir)) {
@@ -158,7 +161,8 @@ class FileRaftStorageTest {
             assertThat(reopened.electionState()).isEqualTo(new ElectionState(4, 1, -1));
         }
         Files.write(dir.resolve(FileRaftStorage.STATE_FILE), new byte[] {0, 0, 0, 1, 0, 0, 0, 9});
-        assertThatThrownBy(() -> FileRaftStorage.open(dir)).isInstanceOf(IOException.class)
+        assertThatThrownBy(() -> FileRaftStorage.open(dir))
+                .isInstanceOf(IOException.class)
                 .hasMessageContaining("corrupt quorum state");
     }
 
@@ -175,14 +179,15 @@ class FileRaftStorageTest {
         }
         // When
         try (FileRaftStorage storage = FileRaftStorage.open(dir)) {
-            RaftNode restarted = new RaftNode(1, List.of(1), RaftConfig.defaults(), storage, outbox::add,
-                    new Random(2), 0);
+            RaftNode restarted =
+                    new RaftNode(1, List.of(1), RaftConfig.defaults(), storage, outbox::add, new Random(2), 0);
             // Then: it resigned (a restarted leader steps down), then leads a new epoch and commits again
             assertThat(restarted.isLeader()).isFalse();
             tickUntilLeader(restarted);
             assertThat(restarted.epoch()).isEqualTo(2);
             assertThat(restarted.highWatermark()).isEqualTo(offset + 2);
-            assertThat(new String(restarted.entry(offset).payload(), StandardCharsets.UTF_8)).isEqualTo("topic-a");
+            assertThat(new String(restarted.entry(offset).payload(), StandardCharsets.UTF_8))
+                    .isEqualTo("topic-a");
         }
         assertThat(outbox).isEmpty();
     }
@@ -197,7 +202,8 @@ class FileRaftStorageTest {
     private static List<LogEntry> entries(int count) {
         List<LogEntry> entries = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            entries.add(new LogEntry(1 + i / 2, i, LogEntry.Kind.DATA, ("entry-" + i).getBytes(StandardCharsets.UTF_8)));
+            entries.add(
+                    new LogEntry(1 + i / 2, i, LogEntry.Kind.DATA, ("entry-" + i).getBytes(StandardCharsets.UTF_8)));
         }
         return entries;
     }

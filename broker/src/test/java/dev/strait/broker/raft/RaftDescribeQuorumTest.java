@@ -47,7 +47,10 @@ class RaftDescribeQuorumTest {
     }
 
     private static Replica replica(int id, long end, long fetchMs, long caughtUpMs) {
-        return new Replica(id, end, fetchMs < 0 ? OptionalLong.empty() : OptionalLong.of(fetchMs),
+        return new Replica(
+                id,
+                end,
+                fetchMs < 0 ? OptionalLong.empty() : OptionalLong.of(fetchMs),
                 caughtUpMs < 0 ? OptionalLong.empty() : OptionalLong.of(caughtUpMs));
     }
 
@@ -60,8 +63,8 @@ class RaftDescribeQuorumTest {
         // Then: the leader reports itself as fetching and caught up now; the others unknown, no observers
         assertThat(described.leaderId()).isEqualTo(1);
         assertThat(described.leaderEpoch()).isEqualTo(3);
-        assertThat(described.voters()).containsExactly(replica(1, 2, T + 5, T + 5), replica(2, -1, -1, -1),
-                replica(3, -1, -1, -1));
+        assertThat(described.voters())
+                .containsExactly(replica(1, 2, T + 5, T + 5), replica(2, -1, -1, -1), replica(3, -1, -1, -1));
         assertThat(described.observers()).isEmpty();
     }
 
@@ -81,12 +84,14 @@ class RaftDescribeQuorumTest {
         leader.handle(new FetchRequest(7, 1, 3, 1, 1), T + 60);
         QuorumDescription described = leader.describeQuorum(T + 70).orElseThrow();
         // Then
-        assertThat(described.voters()).containsExactly(
-                replica(1, 4, T + 70, T + 70),
-                // fetched from the leader's end at T + 20
-                replica(2, 2, T + 20, T + 20),
-                // at T + 50 it reached the end the leader had at its previous fetch (T + 40): caught up as of then
-                replica(3, 3, T + 50, T + 40));
+        assertThat(described.voters())
+                .containsExactly(
+                        replica(1, 4, T + 70, T + 70),
+                        // fetched from the leader's end at T + 20
+                        replica(2, 2, T + 20, T + 20),
+                        // at T + 50 it reached the end the leader had at its previous fetch (T + 40): caught up as of
+                        // then
+                        replica(3, 3, T + 50, T + 40));
         assertThat(described.observers()).containsExactly(replica(7, 1, T + 60, -1));
         assertThat(described.highWatermark()).isEqualTo(leader.highWatermark()).isEqualTo(3);
     }
@@ -97,9 +102,14 @@ class RaftDescribeQuorumTest {
         RaftNode leader = leader();
         leader.handle(new FetchRequest(7, 1, 3, 1, 1), T);
         // When / Then
-        assertThat(leader.describeQuorum(T + QuorumDescription.OBSERVER_SESSION_MS - 1).orElseThrow().observers())
-                .extracting(Replica::nodeId).containsExactly(7);
-        assertThat(leader.describeQuorum(T + QuorumDescription.OBSERVER_SESSION_MS).orElseThrow().observers())
+        assertThat(leader.describeQuorum(T + QuorumDescription.OBSERVER_SESSION_MS - 1)
+                        .orElseThrow()
+                        .observers())
+                .extracting(Replica::nodeId)
+                .containsExactly(7);
+        assertThat(leader.describeQuorum(T + QuorumDescription.OBSERVER_SESSION_MS)
+                        .orElseThrow()
+                        .observers())
                 .isEmpty();
     }
 

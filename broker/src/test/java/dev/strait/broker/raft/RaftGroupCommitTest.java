@@ -77,8 +77,7 @@ class RaftGroupCommitTest {
         }
 
         @Override
-        public java.util.Optional<byte[]> readSnapshot(OffsetAndEpoch id, long position,
-                int maxBytes) {
+        public java.util.Optional<byte[]> readSnapshot(OffsetAndEpoch id, long position, int maxBytes) {
             return disk.readSnapshot(id, position, maxBytes);
         }
 
@@ -130,8 +129,8 @@ class RaftGroupCommitTest {
         int flushes = disks.get(1).flushes;
 
         // When
-        List<CompletableFuture<Long>> committed = leader.propose(List.of(new byte[] {1}, new byte[] {2},
-                new byte[] {3}), 20_000);
+        List<CompletableFuture<Long>> committed =
+                leader.propose(List.of(new byte[] {1}, new byte[] {2}, new byte[] {3}), 20_000);
 
         // Then
         assertThat(disks.get(1).flushes).isEqualTo(flushes + 1);
@@ -165,8 +164,12 @@ class RaftGroupCommitTest {
 
         // Then
         assertThat(follower.endOffset()).isEqualTo(leader.endOffset());
-        assertThat(delivered).filteredOn(FetchResponse.class::isInstance).map(m -> (FetchResponse) m)
-                .allSatisfy(r -> assertThat(r.entries().stream().mapToLong(LogEntry::payloadSize).sum())
+        assertThat(delivered)
+                .filteredOn(FetchResponse.class::isInstance)
+                .map(m -> (FetchResponse) m)
+                .allSatisfy(r -> assertThat(r.entries().stream()
+                                .mapToLong(LogEntry::payloadSize)
+                                .sum())
                         .isLessThanOrEqualTo(6L << 20));
     }
 }

@@ -29,8 +29,9 @@ class RaftLeaderUnreachableTest {
 
     private void start() {
         for (int id = 1; id <= 3; id++) {
-            nodes.put(id, new RaftNode(id, List.of(1, 2, 3), CONFIG, new SimDisk(false), network::add,
-                    new Random(id), now));
+            nodes.put(
+                    id,
+                    new RaftNode(id, List.of(1, 2, 3), CONFIG, new SimDisk(false), network::add, new Random(id), now));
         }
     }
 
@@ -52,8 +53,11 @@ class RaftLeaderUnreachableTest {
     }
 
     private int leader() {
-        return nodes.values().stream().filter(n -> !dead.contains(n.nodeId()) && n.isLeader())
-                .mapToInt(RaftNode::nodeId).findFirst().orElse(-1);
+        return nodes.values().stream()
+                .filter(n -> !dead.contains(n.nodeId()) && n.isLeader())
+                .mapToInt(RaftNode::nodeId)
+                .findFirst()
+                .orElse(-1);
     }
 
     @Test

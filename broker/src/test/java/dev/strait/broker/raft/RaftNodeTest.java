@@ -54,17 +54,18 @@ class RaftNodeTest {
         // Given: node 2 kept two entries of epoch 2 that never committed; node 1 has epoch 3 at the same offsets
         List<Integer> voters = List.of(1, 2);
         RaftNode leader = node(1, voters, new ElectionState(3, 1, -1), data(1, 0), data(1, 1), data(3, 2));
-        RaftNode follower = node(2, voters, new ElectionState(3, -1, -1), data(1, 0), data(1, 1), data(2, 2),
-                data(2, 3));
+        RaftNode follower =
+                node(2, voters, new ElectionState(3, -1, -1), data(1, 0), data(1, 1), data(2, 2), data(2, 3));
         // When: node 1's election timeout fires and every message is delivered
         leader.tick(10_000);
         deliverAll(10_000);
         // Then
         assertThat(leader.isLeader()).isTrue();
         assertThat(leader.epoch()).isEqualTo(4);
-        assertThat(delivered).filteredOn(VoteResponse.class::isInstance)
-                .allMatch(m -> ((VoteResponse) m).granted());
-        assertThat(delivered).filteredOn(FetchResponse.class::isInstance).map(m -> (FetchResponse) m)
+        assertThat(delivered).filteredOn(VoteResponse.class::isInstance).allMatch(m -> ((VoteResponse) m).granted());
+        assertThat(delivered)
+                .filteredOn(FetchResponse.class::isInstance)
+                .map(m -> (FetchResponse) m)
                 .anyMatch(r -> new OffsetAndEpoch(2, 1).equals(r.divergingEpoch()));
         assertThat(follower.endOffset()).isEqualTo(leader.endOffset()).isEqualTo(4);
         for (long offset = 0; offset < 4; offset++) {
@@ -147,8 +148,8 @@ class RaftNodeTest {
         RaftNode follower = node(2, voters, new ElectionState(1, 1, 1), data(1, 0));
         network.clear();
         // When: a duplicate of the answer to its fetch from offset 0 arrives
-        follower.handle(new FetchResponse(1, 2, 1, RaftMessage.FetchError.NONE, 1, 0, 0, null,
-                List.of(data(1, 0)), 1), 5);
+        follower.handle(
+                new FetchResponse(1, 2, 1, RaftMessage.FetchError.NONE, 1, 0, 0, null, List.of(data(1, 0)), 1), 5);
         // Then: nothing appended twice, no new fetch triggered by it
         assertThat(follower.endOffset()).isEqualTo(1);
         assertThat(network).noneMatch(FetchRequest.class::isInstance);

@@ -46,7 +46,9 @@ class RaftScenarioTest {
         assertThat(doomed).isNotDone();
         sim.checkLogsConverged();
         for (int id = 1; id <= 4; id++) {
-            assertThat(payloads(sim.node(id))).as("node %d", id).contains("kept", "after-failover")
+            assertThat(payloads(sim.node(id)))
+                    .as("node %d", id)
+                    .contains("kept", "after-failover")
                     .doesNotContain("doomed");
         }
     }
@@ -69,7 +71,9 @@ class RaftScenarioTest {
         // Then: no progress on the island, a new leader on the majority side
         assertThat(oldLeader.highWatermark()).isEqualTo(highWatermarkBefore);
         assertThat(oldLeader.endOffset()).isEqualTo(endBefore + 3);
-        assertThat(oldLeader.isLeader()).as("resigned after checkQuorumMs without fetches").isFalse();
+        assertThat(oldLeader.isLeader())
+                .as("resigned after checkQuorumMs without fetches")
+                .isFalse();
         assertThat(minority).allMatch(CompletableFuture::isCompletedExceptionally);
         RaftNode newLeader = sim.currentLeader();
         assertThat(newLeader.nodeId()).isNotEqualTo(oldLeader.nodeId());
@@ -98,9 +102,13 @@ class RaftScenarioTest {
         UUID orders = new UUID(42, 1);
         List<CompletableFuture<Long>> acked = new ArrayList<>();
         acked.add(proposeRecord(sim, first, new RegisterNode(4, new UUID(4, 4), "broker-4", 9092, "")));
-        acked.add(proposeBatch(sim, first, List.of(new CreateTopic("orders", orders),
-                new PartitionChange(orders, 0, List.of(1, 2, 3), List.of(1, 2, 3), 1, 0),
-                new PartitionChange(orders, 1, List.of(2, 3, 1), List.of(2, 3, 1), 2, 0))));
+        acked.add(proposeBatch(
+                sim,
+                first,
+                List.of(
+                        new CreateTopic("orders", orders),
+                        new PartitionChange(orders, 0, List.of(1, 2, 3), List.of(1, 2, 3), 1, 0),
+                        new PartitionChange(orders, 1, List.of(2, 3, 1), List.of(2, 3, 1), 2, 0))));
         sim.runFor(300);
         // When: the controller's leader crashes and another takes over
         sim.crash(first.nodeId());
@@ -118,7 +126,8 @@ class RaftScenarioTest {
         }
         MetadataImage image = images.get(0);
         assertThat(images).allMatch(image::equals);
-        assertThat(image.topic("orders").orElseThrow().partitions().get(0).leader()).isEqualTo(2);
+        assertThat(image.topic("orders").orElseThrow().partitions().get(0).leader())
+                .isEqualTo(2);
         assertThat(image.topic("orders").orElseThrow().partitions()).hasSize(2);
         assertThat(image.nodes()).containsKey(4);
         assertThat(image.nextProducerId()).isEqualTo(1000);

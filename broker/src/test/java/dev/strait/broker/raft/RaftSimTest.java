@@ -55,8 +55,10 @@ class RaftSimTest {
             }
         }
         long elapsedMs = (System.nanoTime() - startNs) / 1_000_000;
-        System.out.printf("raft simulation: %d voters, %d schedules, %d events, %d committed entries, %s, %d ms, "
-                + "failed seeds %s%n", voters, seeds, events, committed, stats, elapsedMs, failedSeeds);
+        System.out.printf(
+                "raft simulation: %d voters, %d schedules, %d events, %d committed entries, %s, %d ms, "
+                        + "failed seeds %s%n",
+                voters, seeds, events, committed, stats, elapsedMs, failedSeeds);
         if (first != null) {
             System.out.println(first.getMessage());
             throw first;
@@ -75,12 +77,21 @@ class RaftSimTest {
         assertThat(stats.dropped).as("dropped messages").isPositive();
         assertThat(stats.duplicated).as("duplicated messages").isPositive();
         assertThat(stats.snapshotsTaken).as("snapshots taken").isPositive();
-        assertThat(stats.snapshotsInstalled).as("snapshots a follower or observer downloaded").isPositive();
+        assertThat(stats.snapshotsInstalled)
+                .as("snapshots a follower or observer downloaded")
+                .isPositive();
         assertThat(stats.snapshotLoads).as("restarts that loaded a snapshot").isPositive();
-        assertThat(stats.snapshotCrashes).as("power losses inside a snapshot install").isPositive();
-        assertThat(stats.corruptedChunks).as("snapshot chunks corrupted in flight").isPositive();
-        assertThat(stats.highWatermarkRestarts).as("restarts that knew their high watermark").isPositive();
-        assertThat(stats.snapshotsReplacedMidDownload).as("snapshots replaced while a follower downloaded them")
+        assertThat(stats.snapshotCrashes)
+                .as("power losses inside a snapshot install")
+                .isPositive();
+        assertThat(stats.corruptedChunks)
+                .as("snapshot chunks corrupted in flight")
+                .isPositive();
+        assertThat(stats.highWatermarkRestarts)
+                .as("restarts that knew their high watermark")
+                .isPositive();
+        assertThat(stats.snapshotsReplacedMidDownload)
+                .as("snapshots replaced while a follower downloaded them")
                 .isPositive();
         if (voters > 1) {
             // with one voter nothing uncommitted survives a leader's crash, so no follower ever diverges

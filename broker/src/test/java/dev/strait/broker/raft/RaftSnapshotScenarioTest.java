@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 class RaftSnapshotScenarioTest {
 
     /** Snapshots every ~60 bytes of payload (about six proposals), 32-byte chunks. */
-    private static final RaftConfig CONFIG = new RaftConfig(150, 150, 60, 10, 100, 450, 5).withSnapshots(60, 0)
-            .withTransfer(32, 20);
+    private static final RaftConfig CONFIG =
+            new RaftConfig(150, 150, 60, 10, 100, 450, 5).withSnapshots(60, 0).withTransfer(32, 20);
 
     private static List<CompletableFuture<Long>> proposeMany(Simulation sim, String prefix, int count) {
         List<CompletableFuture<Long>> acks = new ArrayList<>();
@@ -35,7 +35,10 @@ class RaftSnapshotScenarioTest {
         // Given
         Simulation sim = new Simulation(11, 3, 1, false, CONFIG);
         RaftNode leader = sim.awaitLeader(5_000);
-        int lagging = sim.voterIds().stream().filter(id -> id != leader.nodeId()).findFirst().orElseThrow();
+        int lagging = sim.voterIds().stream()
+                .filter(id -> id != leader.nodeId())
+                .findFirst()
+                .orElseThrow();
         proposeMany(sim, "before", 5);
         long laggingEnd = sim.node(lagging).endOffset();
         sim.crash(lagging);
@@ -85,14 +88,18 @@ class RaftSnapshotScenarioTest {
                 acks.add(sim.propose(id, "second-" + i));
                 sim.runFor(10);
             }
-            assertThat(sim.node(id)).as("crashed inside its snapshot (%s)", where).isNull();
+            assertThat(sim.node(id))
+                    .as("crashed inside its snapshot (%s)", where)
+                    .isNull();
             assertThat(sim.stats().snapshotCrashes).isEqualTo(1);
             sim.restart(id);
             sim.runFor(2_000);
             proposeMany(sim, "third", 5);
             // Then: whatever was acknowledged is committed everywhere (the invariants checked it as it went)
-            assertThat(acks.stream().filter(f -> f.isDone() && !f.isCompletedExceptionally())).isNotEmpty();
-            assertThat(sim.node(id).highWatermark()).isEqualTo(sim.currentLeader().highWatermark());
+            assertThat(acks.stream().filter(f -> f.isDone() && !f.isCompletedExceptionally()))
+                    .isNotEmpty();
+            assertThat(sim.node(id).highWatermark())
+                    .isEqualTo(sim.currentLeader().highWatermark());
             sim.checkLogsConverged();
         }
     }
@@ -103,18 +110,26 @@ class RaftSnapshotScenarioTest {
         RaftConfig slow = CONFIG.withTransfer(1, 20);
         Simulation sim = new Simulation(14, 3, 0, false, slow);
         RaftNode leader = sim.awaitLeader(5_000);
-        int lagging = sim.voterIds().stream().filter(id -> id != leader.nodeId()).findFirst().orElseThrow();
+        int lagging = sim.voterIds().stream()
+                .filter(id -> id != leader.nodeId())
+                .findFirst()
+                .orElseThrow();
         sim.crash(lagging);
         proposeMany(sim, "while-down", 20);
         // When: it comes back and downloads while proposals keep the leader snapshotting
         sim.restart(lagging);
         proposeMany(sim, "during-download", 30);
         // Then: once the leader stops replacing it (a byte per round trip is slow), the download completes
-        for (int i = 0; i < 600 && sim.node(lagging).highWatermark() < sim.currentLeader().highWatermark(); i++) {
+        for (int i = 0;
+                i < 600
+                        && sim.node(lagging).highWatermark()
+                                < sim.currentLeader().highWatermark();
+                i++) {
             sim.runFor(100);
         }
         assertThat(sim.stats().snapshotsReplacedMidDownload).isPositive();
-        assertThat(sim.node(lagging).highWatermark()).isEqualTo(sim.currentLeader().highWatermark());
+        assertThat(sim.node(lagging).highWatermark())
+                .isEqualTo(sim.currentLeader().highWatermark());
         sim.checkLogsConverged();
     }
 }

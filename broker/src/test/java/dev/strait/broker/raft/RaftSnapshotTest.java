@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Test;
 class RaftSnapshotTest {
 
     private static final RaftConfig CONFIG = RaftConfig.defaults().withTransfer(7, 50);
-    private static final byte[] CONTENT = "the state machine as of offset six, in some forty bytes"
-            .getBytes(StandardCharsets.UTF_8);
+    private static final byte[] CONTENT =
+            "the state machine as of offset six, in some forty bytes".getBytes(StandardCharsets.UTF_8);
 
     private final Deque<RaftMessage> network = new ArrayDeque<>();
     private final List<RaftMessage> delivered = new ArrayList<>();
@@ -124,8 +124,10 @@ class RaftSnapshotTest {
         deliverAll(10_000);
         // Then: 7-byte chunks, in order, and the follower holds the snapshot, then the log after it
         assertThat(leader.isLeader()).isTrue();
-        List<Long> positions = delivered.stream().filter(FetchSnapshotRequest.class::isInstance)
-                .map(m -> ((FetchSnapshotRequest) m).position()).toList();
+        List<Long> positions = delivered.stream()
+                .filter(FetchSnapshotRequest.class::isInstance)
+                .map(m -> ((FetchSnapshotRequest) m).position())
+                .toList();
         assertThat(positions).hasSize((CONTENT.length + 6) / 7).startsWith(0L, 7L, 14L);
         assertThat(follower.latestSnapshot()).map(SnapshotInfo::id).contains(new OffsetAndEpoch(6, 2));
         assertThat(follower.readLatestSnapshot()).isEqualTo(CONTENT);
@@ -150,10 +152,16 @@ class RaftSnapshotTest {
         leader.handle(new FetchSnapshotRequest(9, 1, 3, id, 0, 100), 1);
         leader.handle(new FetchSnapshotRequest(9, 1, 4, id, 50, 100), 1);
         // Then
-        List<FetchSnapshotResponse> answers = network.stream().map(m -> (FetchSnapshotResponse) m).toList();
-        assertThat(answers).extracting(FetchSnapshotResponse::error).containsExactly(FetchError.SNAPSHOT_NOT_FOUND,
-                FetchError.POSITION_OUT_OF_RANGE, FetchError.POSITION_OUT_OF_RANGE, FetchError.FENCED_EPOCH,
-                FetchError.NONE);
+        List<FetchSnapshotResponse> answers =
+                network.stream().map(m -> (FetchSnapshotResponse) m).toList();
+        assertThat(answers)
+                .extracting(FetchSnapshotResponse::error)
+                .containsExactly(
+                        FetchError.SNAPSHOT_NOT_FOUND,
+                        FetchError.POSITION_OUT_OF_RANGE,
+                        FetchError.POSITION_OUT_OF_RANGE,
+                        FetchError.FENCED_EPOCH,
+                        FetchError.NONE);
         FetchSnapshotResponse tail = answers.get(4);
         assertThat(tail.bytes()).isEqualTo(Arrays.copyOfRange(CONTENT, 50, CONTENT.length));
         assertThat(tail.size()).isEqualTo(CONTENT.length);
@@ -183,16 +191,16 @@ class RaftSnapshotTest {
         RaftNode follower = start(2, List.of(1, 2), disk, CONFIG);
         follower.tick(0);
         assertThat(network.poll()).isEqualTo(new FetchRequest(2, 1, 4, 0, 0));
-        follower.handle(new FetchResponse(1, 2, 4, FetchError.NONE, 1, 0, 0, null, List.of(), 10,
-                new OffsetAndEpoch(6, 2)), 1);
+        follower.handle(
+                new FetchResponse(1, 2, 4, FetchError.NONE, 1, 0, 0, null, List.of(), 10, new OffsetAndEpoch(6, 2)), 1);
         assertThat(network.poll()).isEqualTo(new FetchSnapshotRequest(2, 1, 4, new OffsetAndEpoch(6, 2), 0, 7));
         return follower;
     }
 
     private static FetchSnapshotResponse chunk(long position, byte[] content, int crc) {
         byte[] bytes = Arrays.copyOfRange(content, (int) position, (int) Math.min(content.length, position + 7));
-        return new FetchSnapshotResponse(1, 2, 4, FetchError.NONE, 1, new OffsetAndEpoch(6, 2), content.length, crc,
-                position, bytes);
+        return new FetchSnapshotResponse(
+                1, 2, 4, FetchError.NONE, 1, new OffsetAndEpoch(6, 2), content.length, crc, position, bytes);
     }
 
     @Test
@@ -244,8 +252,10 @@ class RaftSnapshotTest {
         // Given
         RaftNode follower = downloadingFollower();
         // When: the leader took a newer snapshot and deleted this one
-        follower.handle(new FetchSnapshotResponse(1, 2, 4, FetchError.SNAPSHOT_NOT_FOUND, 1, new OffsetAndEpoch(6, 2),
-                0, 0, 0, new byte[0]), 2);
+        follower.handle(
+                new FetchSnapshotResponse(
+                        1, 2, 4, FetchError.SNAPSHOT_NOT_FOUND, 1, new OffsetAndEpoch(6, 2), 0, 0, 0, new byte[0]),
+                2);
         // Then: after its backoff it fetches the log again, which names the newer snapshot
         assertThat(network).isEmpty();
         follower.tick(follower.nextDeadlineMs());
@@ -284,10 +294,13 @@ class RaftSnapshotTest {
         assertThat(node.snapshotDue(now)).isFalse();
         node.propose(new byte[1], now);
         assertThat(node.snapshotDue(now + 999)).isFalse();
-        assertThat(node.snapshotDue(now + 1_000)).as("one byte, but the snapshot is a second old").isTrue();
+        assertThat(node.snapshotDue(now + 1_000))
+                .as("one byte, but the snapshot is a second old")
+                .isTrue();
         long hw = node.highWatermark();
-        assertThatThrownBy(() -> node.createSnapshot(hw + 1, CONTENT, now)).isInstanceOf(
-                IllegalArgumentException.class).hasMessageContaining("at most the high watermark");
+        assertThatThrownBy(() -> node.createSnapshot(hw + 1, CONTENT, now))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at most the high watermark");
         assertThatThrownBy(() -> node.createSnapshot(4, CONTENT, now)).isInstanceOf(IllegalArgumentException.class);
     }
 
@@ -319,7 +332,8 @@ class RaftSnapshotTest {
         disk.append(data(1, 0));
         disk.flush();
         disk.writeHighWatermark(5);
-        assertThatThrownBy(() -> start(1, List.of(1), disk, CONFIG)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> start(1, List.of(1), disk, CONFIG))
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("refusing to start");
     }
 

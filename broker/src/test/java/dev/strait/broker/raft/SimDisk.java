@@ -84,8 +84,8 @@ final class SimDisk implements RaftStorage {
     @Override
     public LogEntry entry(long offset) {
         if (offset < startOffset || offset >= endOffset()) {
-            throw new IndexOutOfBoundsException("offset " + offset + " outside [" + startOffset + ", " + endOffset()
-                    + ")");
+            throw new IndexOutOfBoundsException(
+                    "offset " + offset + " outside [" + startOffset + ", " + endOffset() + ")");
         }
         return log.get(Math.toIntExact(offset - startOffset));
     }
@@ -133,8 +133,8 @@ final class SimDisk implements RaftStorage {
             throw new IllegalArgumentException("position " + position + " outside " + snapshot);
         }
         int from = (int) position;
-        return Optional.of(Arrays.copyOfRange(snapshotContent, from,
-                (int) Math.min(snapshotContent.length, from + (long) maxBytes)));
+        return Optional.of(Arrays.copyOfRange(
+                snapshotContent, from, (int) Math.min(snapshotContent.length, from + (long) maxBytes)));
     }
 
     @Override
@@ -210,7 +210,8 @@ final class SimDisk implements RaftStorage {
     /** The entries of {@code entries} (starting at {@code from}) after the snapshot, if they continue it. */
     private List<LogEntry> suffixAfterSnapshot(List<LogEntry> entries, long from) {
         long last = snapshot.endOffset() - 1;
-        if (last < from || last >= from + entries.size()
+        if (last < from
+                || last >= from + entries.size()
                 || entries.get((int) (last - from)).epoch() != snapshot.id().epoch()) {
             return new ArrayList<>();
         }

@@ -65,8 +65,8 @@ final class Simulation {
         boolean snapshots = random.nextInt(4) > 0;
         long maxBytes = snapshots ? 20 + random.nextInt(300) : Long.MAX_VALUE;
         long intervalMs = snapshots && random.nextBoolean() ? 50 + random.nextInt(500) : 0;
-        return timings.withSnapshots(maxBytes, intervalMs).withTransfer(16 + random.nextInt(400),
-                5 + random.nextInt(100));
+        return timings.withSnapshots(maxBytes, intervalMs)
+                .withTransfer(16 + random.nextInt(400), 5 + random.nextInt(100));
     }
 
     /** Timings as {@link #randomConfig} would draw them, without snapshots. */
@@ -75,42 +75,53 @@ final class Simulation {
     }
 
     /** Fault rates for one run; random ones come from the seed. */
-    record Faults(double dropRate, double duplicateRate, int maxDelayMs, double crashRate, double restartRate,
-            double partitionRate, double healRate, double proposeRate, double snapshotCrashRate,
+    record Faults(
+            double dropRate,
+            double duplicateRate,
+            int maxDelayMs,
+            double crashRate,
+            double restartRate,
+            double partitionRate,
+            double healRate,
+            double proposeRate,
+            double snapshotCrashRate,
             double corruptChunkRate) {
 
         static final Faults NONE = new Faults(0, 0, 5, 0, 0, 0, 0, 0, 0, 0);
 
         static Faults random(Random random) {
-            return new Faults(random.nextDouble() * 0.2, random.nextDouble() * 0.05, 1 + random.nextInt(40),
-                    random.nextDouble() * 0.06, 0.05 + random.nextDouble() * 0.3, random.nextDouble() * 0.04,
-                    0.01 + random.nextDouble() * 0.05, 0.1 + random.nextDouble() * 0.4, random.nextDouble() * 0.02,
+            return new Faults(
+                    random.nextDouble() * 0.2,
+                    random.nextDouble() * 0.05,
+                    1 + random.nextInt(40),
+                    random.nextDouble() * 0.06,
+                    0.05 + random.nextDouble() * 0.3,
+                    random.nextDouble() * 0.04,
+                    0.01 + random.nextDouble() * 0.05,
+                    0.1 + random.nextDouble() * 0.4,
+                    random.nextDouble() * 0.02,
                     random.nextDouble() * 0.05);
         }
     }
 
     /** Which way a partition blocks messages; one-way partitions are the classic trap for liveness. */
     enum Direction {
-        BOTH, FROM_ISLAND, TO_ISLAND
+        BOTH,
+        FROM_ISLAND,
+        TO_ISLAND
     }
 
-    private record Event(long timeMs, long seq, Object what) {
-    }
+    private record Event(long timeMs, long seq, Object what) {}
 
-    private record Deliver(RaftMessage message) {
-    }
+    private record Deliver(RaftMessage message) {}
 
-    private record Tick(int node) {
-    }
+    private record Tick(int node) {}
 
-    private record Chaos() {
-    }
+    private record Chaos() {}
 
-    private record Note(String text) {
-    }
+    private record Note(String text) {}
 
-    private record Acked(long offset, byte[] payload) {
-    }
+    private record Acked(long offset, byte[] payload) {}
 
     /** What a run exercised, so a sweep can show (and assert) that the faults really happened. */
     static final class Stats {
@@ -127,6 +138,7 @@ final class Simulation {
         long snapshotLoads;
         /** Power losses inside a snapshot install (torn temp file, or before the log rewrite). */
         long snapshotCrashes;
+
         long corruptedChunks;
         long highWatermarkRestarts;
         /** SNAPSHOT_NOT_FOUND answers: a leader replaced the snapshot a follower was downloading. */
@@ -168,6 +180,7 @@ final class Simulation {
         long scheduledTickMs = Long.MAX_VALUE;
         /** Highest epoch seen, kept across restarts: the election state is durable, so epochs never go back. */
         int highestEpoch;
+
         int side;
         /** The node's state machine: its committed entries from offset 0, rebuilt from snapshot + log on start. */
         List<LogEntry> applied = new ArrayList<>();
@@ -207,8 +220,12 @@ final class Simulation {
 
     /** With {@code snapshots} false the nodes never snapshot (the pre-snapshot behaviour, for scripted tests). */
     Simulation(long seed, int voters, int observers, boolean lyingDisks, boolean snapshots) {
-        this(seed, voters, observers, lyingDisks, snapshots ? Simulation::randomConfig
-                : Simulation::configWithoutSnapshots);
+        this(
+                seed,
+                voters,
+                observers,
+                lyingDisks,
+                snapshots ? Simulation::randomConfig : Simulation::configWithoutSnapshots);
     }
 
     /** With a config of the test's own. */
@@ -216,7 +233,11 @@ final class Simulation {
         this(seed, voters, observers, lyingDisks, random -> config);
     }
 
-    private Simulation(long seed, int voters, int observers, boolean lyingDisks,
+    private Simulation(
+            long seed,
+            int voters,
+            int observers,
+            boolean lyingDisks,
             java.util.function.Function<Random, RaftConfig> configs) {
         this.seed = seed;
         this.random = new Random(seed);
@@ -461,14 +482,23 @@ final class Simulation {
             stats.dropped++;
             return;
         }
-        if (message instanceof RaftMessage.FetchSnapshotResponse chunk && chunk.length() > 0
+        if (message instanceof RaftMessage.FetchSnapshotResponse chunk
+                && chunk.length() > 0
                 && random.nextDouble() < faults.corruptChunkRate()) {
             // the wire's CRC would catch this first in production; here the snapshot's own CRC must
             byte[] bytes = chunk.bytes();
             bytes[random.nextInt(bytes.length)] ^= (byte) (1 + random.nextInt(255));
-            message = new RaftMessage.FetchSnapshotResponse(chunk.source(), chunk.destination(), chunk.epoch(),
-                    chunk.error(), chunk.leaderId(), chunk.snapshotId(), chunk.size(), chunk.crc32c(),
-                    chunk.position(), bytes);
+            message = new RaftMessage.FetchSnapshotResponse(
+                    chunk.source(),
+                    chunk.destination(),
+                    chunk.epoch(),
+                    chunk.error(),
+                    chunk.leaderId(),
+                    chunk.snapshotId(),
+                    chunk.size(),
+                    chunk.crc32c(),
+                    chunk.position(),
+                    bytes);
             stats.corruptedChunks++;
         }
         if (message instanceof RaftMessage.FetchResponse response && response.divergingEpoch() != null) {
@@ -672,8 +702,8 @@ final class Simulation {
             LogEntry entry = node.entry(offset);
             if (offset < committed.size()) {
                 if (!committed.get((int) offset).equals(entry)) {
-                    fail("committed entry " + offset + " was " + committed.get((int) offset) + ", node "
-                            + host.id + " has " + entry + " below its high watermark");
+                    fail("committed entry " + offset + " was " + committed.get((int) offset) + ", node " + host.id
+                            + " has " + entry + " below its high watermark");
                 }
             } else if (offset == committed.size()) {
                 committed.add(entry);
@@ -722,8 +752,8 @@ final class Simulation {
             }
         }
         if (content.get((int) end - 1).epoch() != snapshot.id().epoch()) {
-            fail("node " + host.id + " snapshot " + snapshot + " is named for epoch " + snapshot.id().epoch()
-                    + " but its last entry is " + content.get((int) end - 1));
+            fail("node " + host.id + " snapshot " + snapshot + " is named for epoch "
+                    + snapshot.id().epoch() + " but its last entry is " + content.get((int) end - 1));
         }
         host.verifiedSnapshot = snapshot;
     }
@@ -776,15 +806,31 @@ final class Simulation {
 
     SimulationFailure fail(String reason) {
         StringBuilder text = new StringBuilder();
-        text.append("Simulation failed: ").append(reason).append('\n')
-                .append("  seed=").append(seed).append(" voters=").append(voterIds.size()).append(" nodes=")
-                .append(hosts.size()).append(" t=").append(nowMs).append("ms events=").append(events)
-                .append("; replay with -Dsim.seed=").append(seed).append(" -Dsim.voters=")
-                .append(voterIds.size()).append('\n');
+        text.append("Simulation failed: ")
+                .append(reason)
+                .append('\n')
+                .append("  seed=")
+                .append(seed)
+                .append(" voters=")
+                .append(voterIds.size())
+                .append(" nodes=")
+                .append(hosts.size())
+                .append(" t=")
+                .append(nowMs)
+                .append("ms events=")
+                .append(events)
+                .append("; replay with -Dsim.seed=")
+                .append(seed)
+                .append(" -Dsim.voters=")
+                .append(voterIds.size())
+                .append('\n');
         text.append("  ").append(config).append('\n');
         for (Host host : hosts.values()) {
-            text.append("  ").append(host.node == null ? "node " + host.id + " DOWN" : host.node.toString())
-                    .append(" side=").append(host.side).append('\n');
+            text.append("  ")
+                    .append(host.node == null ? "node " + host.id + " DOWN" : host.node.toString())
+                    .append(" side=")
+                    .append(host.side)
+                    .append('\n');
         }
         text.append("  committed entries: ").append(committed.size()).append("; last events:\n");
         for (int i = 0; i < TRACE_SIZE; i++) {

@@ -59,8 +59,8 @@ class IsrChangeScenarioTest {
         controller.createTopic(TOPIC, List.of(A, B, C), Map.of("min.insync.replicas", "2"));
         controller.changeIsr(TOPIC, List.of(A, B)); // C is catching up
         for (int id = 0; id < 3; id++) {
-            nodes[id] = new ReplicaManager(controller.view(id), dir.resolve("node-" + id), Map.of(),
-                    clockMs::get, scheduler, 30_000);
+            nodes[id] = new ReplicaManager(
+                    controller.view(id), dir.resolve("node-" + id), Map.of(), clockMs::get, scheduler, 30_000);
             nodes[id].startup();
         }
     }
@@ -96,14 +96,16 @@ class IsrChangeScenarioTest {
 
     /** An acks=all produce at the leader; returns the append, to check on later. */
     private Partition.LeaderAppend produce(int leader, String value) {
-        ByteBuffer batch = MemoryRecords.withRecords(Compression.NONE,
-                new SimpleRecord(value.getBytes(StandardCharsets.UTF_8))).buffer();
+        ByteBuffer batch = MemoryRecords.withRecords(
+                        Compression.NONE, new SimpleRecord(value.getBytes(StandardCharsets.UTF_8)))
+                .buffer();
         return nodes[leader].appendRecords(TP, batch, List.of(new ProducerBatch(-1, (short) -1, -1, -1, 1)), true);
     }
 
     /** What the delayed produce would answer now; an acknowledgement is recorded for the checker. */
     private ProduceCheck check(int leader, Partition.LeaderAppend append, String value) {
-        ProduceCheck check = replica(leader).checkProduceCompletion(append.result().lastOffset(), append.leaderEpoch());
+        ProduceCheck check =
+                replica(leader).checkProduceCompletion(append.result().lastOffset(), append.leaderEpoch());
         if (check == ProduceCheck.OK) {
             acknowledged.put(append.result().firstOffset(), value);
         }
@@ -124,7 +126,8 @@ class IsrChangeScenarioTest {
 
     /** Answers every AlterPartition waiting at the controller the way the controller would: stale ones refused. */
     private void answerWaitingRequests() {
-        for (Optional<ScriptedController.AlterRequest> r = controller.nextAlterRequest(); r.isPresent();
+        for (Optional<ScriptedController.AlterRequest> r = controller.nextAlterRequest();
+                r.isPresent();
                 r = controller.nextAlterRequest()) {
             r.get().commitAndAnswer();
         }
@@ -180,7 +183,8 @@ class IsrChangeScenarioTest {
         // Then: nothing acknowledged is missing on the new leader
         assertThat(replica(C).isLeader()).isTrue();
         for (Map.Entry<Long, String> record : acknowledged.entrySet()) {
-            assertThat(record.getKey()).as("acknowledged %s is on the new leader C", record)
+            assertThat(record.getKey())
+                    .as("acknowledged %s is on the new leader C", record)
                     .isLessThan(replica(C).logEndOffset());
         }
         assertThat(answer).as("A still waits for C").isEqualTo(ProduceCheck.PENDING);
@@ -199,7 +203,8 @@ class IsrChangeScenarioTest {
 
         // When: the retry is stale (the first attempt was committed), and A's metadata catches up
         retry.commitAndAnswer();
-        assertThat(replica(A).maximalIsr()).as("stale: pending until newer metadata arrives")
+        assertThat(replica(A).maximalIsr())
+                .as("stale: pending until newer metadata arrives")
                 .containsExactlyInAnyOrder(A, B, C);
         controller.reconnect(A);
         nodes[A].reconcile();

@@ -53,14 +53,18 @@ class LogCleanerTest {
         TopicPartition plain = new TopicPartition("plain", 0);
         for (int i = 0; i < 40; i++) {
             for (TopicPartition tp : List.of(kv, plain)) {
-                replicaManager.appendRecords(tp, MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(i,
-                        bytes("k" + i % 3), bytes("v" + i))).buffer(), List.of());
+                replicaManager.appendRecords(
+                        tp,
+                        MemoryRecords.withRecords(
+                                        Compression.NONE, new SimpleRecord(i, bytes("k" + i % 3), bytes("v" + i)))
+                                .buffer(),
+                        List.of());
             }
         }
         long kvBytes = size(kv);
         long plainBytes = size(plain);
-        LogCleaner cleaner = new LogCleaner(replicaManager, new LogCleaner.Settings(60_000, 1 << 20, 100_000),
-                Time.SYSTEM, 0);
+        LogCleaner cleaner =
+                new LogCleaner(replicaManager, new LogCleaner.Settings(60_000, 1 << 20, 100_000), Time.SYSTEM, 0);
 
         // When
         int compacted = cleaner.cleanAll();

@@ -36,7 +36,11 @@ class PartitionReplicationTest {
 
     private Partition open(int localId, int minInsync) {
         PartitionLog log = PartitionLog.open(dir.resolve("t-0-" + localId), LogConfig.defaults(), Time.SYSTEM);
-        Partition partition = new Partition(TP, Uuid.randomUuid(), log, localId,
+        Partition partition = new Partition(
+                TP,
+                Uuid.randomUuid(),
+                log,
+                localId,
                 new ReplicationConfig(30_000, minInsync, TruncationRule.LEADER_EPOCH));
         partition.loadProducerState();
         opened.add(partition);
@@ -87,10 +91,12 @@ class PartitionReplicationTest {
         p.applyAssignment(new PartitionState(0, 3, List.of(0, 1, 2), List.of(0), 1), 0);
         // When / Then
         assertThatThrownBy(() -> p.appendAsLeader(batch(1), List.of(plain(1)), true))
-                .isInstanceOfSatisfying(PartitionRoleException.class,
+                .isInstanceOfSatisfying(
+                        PartitionRoleException.class,
                         e -> assertThat(e.reason()).isEqualTo(PartitionRoleException.Reason.NOT_ENOUGH_REPLICAS));
         assertThat(p.logEndOffset()).isZero();
-        assertThat(p.appendAsLeader(batch(1), List.of(plain(1)), false).leaderEpoch()).isEqualTo(3);
+        assertThat(p.appendAsLeader(batch(1), List.of(plain(1)), false).leaderEpoch())
+                .isEqualTo(3);
         assertThat(p.highWatermark()).isEqualTo(1);
     }
 
@@ -117,14 +123,17 @@ class PartitionReplicationTest {
         // Given
         Partition p = open(1, 1);
         p.applyAssignment(new PartitionState(0, 2, List.of(0, 1), List.of(0, 1), 0), 0);
-        assertThatThrownBy(() -> p.checkLeader(2)).isInstanceOfSatisfying(PartitionRoleException.class,
-                e -> assertThat(e.reason()).isEqualTo(PartitionRoleException.Reason.NOT_LEADER));
+        assertThatThrownBy(() -> p.checkLeader(2))
+                .isInstanceOfSatisfying(
+                        PartitionRoleException.class,
+                        e -> assertThat(e.reason()).isEqualTo(PartitionRoleException.Reason.NOT_LEADER));
         assertThat(p.epochToQuery(2)).hasValue(-1);
         p.onEpochEndOffset(2, EpochEndOffset.UNDEFINED);
         assertThat(p.fetchOffset(2)).hasValue(0);
         assertThat(p.fetchOffset(1)).isEmpty();
         // When: data for an epoch the replica left is dropped; data for its epoch is appended as it is
-        ByteBuffer fromLeader = MemoryRecords.withRecords(0L, Compression.NONE, 2, records(4)).buffer();
+        ByteBuffer fromLeader =
+                MemoryRecords.withRecords(0L, Compression.NONE, 2, records(4)).buffer();
         p.appendAsFollower(1, 0, fromLeader.duplicate(), 4, 0);
         assertThat(p.logEndOffset()).isZero();
         p.appendAsFollower(2, 0, fromLeader.duplicate(), 3, 0);
@@ -144,8 +153,8 @@ class PartitionReplicationTest {
         p.appendAsFollower(0, 0, replicated, 2, 0);
         // When: it leads, and the producer retries the batch whose acknowledgement it never got
         p.applyAssignment(new PartitionState(1, 1, List.of(0, 1), List.of(1), 1), 0);
-        Partition.LeaderAppend retried = p.appendAsLeader(idempotent(42L, 0, 2),
-                List.of(new ProducerBatch(42L, (short) 0, 0, 1, 2)), true);
+        Partition.LeaderAppend retried =
+                p.appendAsLeader(idempotent(42L, 0, 2), List.of(new ProducerBatch(42L, (short) 0, 0, 1, 2)), true);
         // Then: a duplicate at the original offsets, and nothing appended
         assertThat(retried.result().firstOffset()).isZero();
         assertThat(retried.result().lastOffset()).isEqualTo(1);
@@ -240,7 +249,8 @@ class PartitionReplicationTest {
     }
 
     private static ByteBuffer idempotent(long producerId, int baseSequence, int count) {
-        return MemoryRecords.withIdempotentRecords(Compression.NONE, producerId, (short) 0, baseSequence,
-                records(count)).buffer();
+        return MemoryRecords.withIdempotentRecords(
+                        Compression.NONE, producerId, (short) 0, baseSequence, records(count))
+                .buffer();
     }
 }

@@ -58,8 +58,8 @@ class ReplicaFetcherBackoffTest {
 
     private Partition open(TopicPartition tp, int localId) {
         PartitionLog log = PartitionLog.open(dir.resolve(tp + "-on-" + localId), LogConfig.defaults(), Time.SYSTEM);
-        Partition partition = new Partition(tp, Uuid.randomUuid(), log, localId,
-                new ReplicationConfig(30_000, 1, TruncationRule.LEADER_EPOCH));
+        Partition partition = new Partition(
+                tp, Uuid.randomUuid(), log, localId, new ReplicationConfig(30_000, 1, TruncationRule.LEADER_EPOCH));
         partition.applyAssignment(new PartitionState(1, 0, List.of(0, 1), List.of(0, 1), 0), 0);
         opened.add(partition);
         return partition;
@@ -74,8 +74,12 @@ class ReplicaFetcherBackoffTest {
         InProcessLeader leaderClient = new InProcessLeader(Map.of(HEALTHY, leader));
         ScriptedController controller = new ScriptedController();
         controller.register(1, 9092);
-        fetchers = new ReplicaFetcherManager(0, controller.view(0), (id, host, port) -> leaderClient,
-                new ReplicaFetcherManager.Settings(50, 1, 1 << 20, 10 << 20, HOUR_MS), () -> 0L);
+        fetchers = new ReplicaFetcherManager(
+                0,
+                controller.view(0),
+                (id, host, port) -> leaderClient,
+                new ReplicaFetcherManager.Settings(50, 1, 1 << 20, 10 << 20, HOUR_MS),
+                () -> 0L);
         fetchers.onBecomeFollower(stuck, 1, 0);
         fetchers.onBecomeFollower(follower, 1, 0);
 
@@ -87,7 +91,9 @@ class ReplicaFetcherBackoffTest {
             // Then: the healthy partition gets each of them, though its neighbour is backing off for an hour
             waitFor("the follower has " + expected + " records", () -> follower.logEndOffset() == expected);
         }
-        assertThat(leaderClient.asked(STUCK)).as("the failing partition waits out its backoff").isEqualTo(1);
+        assertThat(leaderClient.asked(STUCK))
+                .as("the failing partition waits out its backoff")
+                .isEqualTo(1);
         assertThat(stuck.logEndOffset()).isZero();
     }
 
@@ -132,11 +138,12 @@ class ReplicaFetcherBackoffTest {
         }
 
         @Override
-        public synchronized Map<TopicPartition, FetchedPartition> fetch(List<FetchTarget> targets, int maxWaitMs,
-                int minBytes, int maxBytes) {
+        public synchronized Map<TopicPartition, FetchedPartition> fetch(
+                List<FetchTarget> targets, int maxWaitMs, int minBytes, int maxBytes) {
             Map<TopicPartition, FetchedPartition> result = answer(targets);
-            boolean empty = result.values().stream().allMatch(p -> p.error() == ReplicaError.NONE
-                    && !p.records().hasRemaining());
+            boolean empty = result.values().stream()
+                    .allMatch(
+                            p -> p.error() == ReplicaError.NONE && !p.records().hasRemaining());
             if (empty) {
                 try {
                     wait(maxWaitMs);
@@ -156,15 +163,20 @@ class ReplicaFetcherBackoffTest {
             for (FetchTarget target : targets) {
                 Partition partition = led.get(target.topicPartition());
                 if (partition == null) {
-                    result.put(target.topicPartition(), new FetchedPartition(ReplicaError.UNKNOWN_EPOCH, -1, -1,
-                            ByteBuffer.allocate(0)));
+                    result.put(
+                            target.topicPartition(),
+                            new FetchedPartition(ReplicaError.UNKNOWN_EPOCH, -1, -1, ByteBuffer.allocate(0)));
                     continue;
                 }
                 partition.onFollowerFetch(0, target.fetchOffset(), 0);
-                ByteBuffer records = partition.readForFollower(target.fetchOffset(), target.maxBytes()).records()
+                ByteBuffer records = partition
+                        .readForFollower(target.fetchOffset(), target.maxBytes())
+                        .records()
                         .readAll();
-                result.put(target.topicPartition(), new FetchedPartition(ReplicaError.NONE,
-                        partition.highWatermark(), partition.logStartOffset(), records));
+                result.put(
+                        target.topicPartition(),
+                        new FetchedPartition(
+                                ReplicaError.NONE, partition.highWatermark(), partition.logStartOffset(), records));
             }
             return result;
         }
@@ -179,15 +191,15 @@ class ReplicaFetcherBackoffTest {
                     result.put(query.topicPartition(), new EpochAnswer(ReplicaError.UNKNOWN_EPOCH, -1, -1));
                 } else {
                     EpochEndOffset end = partition.endOffsetForEpoch(query.epoch());
-                    result.put(query.topicPartition(), new EpochAnswer(ReplicaError.NONE, end.leaderEpoch(),
-                            end.endOffset()));
+                    result.put(
+                            query.topicPartition(),
+                            new EpochAnswer(ReplicaError.NONE, end.leaderEpoch(), end.endOffset()));
                 }
             }
             return result;
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 }

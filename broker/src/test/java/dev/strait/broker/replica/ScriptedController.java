@@ -30,8 +30,7 @@ import org.apache.kafka.common.errors.TimeoutException;
  */
 final class ScriptedController {
 
-    private record Key(Uuid topicId, int partition) {
-    }
+    private record Key(Uuid topicId, int partition) {}
 
     /** An AlterPartition the controller received; the test decides its fate. */
     final class AlterRequest {
@@ -43,8 +42,7 @@ final class ScriptedController {
         final List<Integer> newIsr;
         final CompletableFuture<PartitionState> answer = new CompletableFuture<>();
 
-        AlterRequest(int from, Uuid topicId, int partition, int leaderEpoch, int partitionEpoch,
-                List<Integer> newIsr) {
+        AlterRequest(int from, Uuid topicId, int partition, int leaderEpoch, int partitionEpoch, List<Integer> newIsr) {
             this.from = from;
             this.topicId = topicId;
             this.partition = partition;
@@ -63,12 +61,19 @@ final class ScriptedController {
             synchronized (ScriptedController.this) {
                 Key key = new Key(topicId, partition);
                 PartitionState current = partitions.get(key);
-                if (current.leader() != from || current.leaderEpoch() != leaderEpoch
+                if (current.leader() != from
+                        || current.leaderEpoch() != leaderEpoch
                         || current.partitionEpoch() != partitionEpoch) {
                     return false;
                 }
-                partitions.put(key, new PartitionState(current.leader(), current.leaderEpoch(), current.replicas(),
-                        newIsr, current.partitionEpoch() + 1));
+                partitions.put(
+                        key,
+                        new PartitionState(
+                                current.leader(),
+                                current.leaderEpoch(),
+                                current.replicas(),
+                                newIsr,
+                                current.partitionEpoch() + 1));
                 return true;
             }
         }
@@ -134,8 +139,8 @@ final class ScriptedController {
     synchronized PartitionState elect(String topic, int leader, List<Integer> isr) {
         Key key = new Key(topics.get(topic).topicId(), 0);
         PartitionState current = partitions.get(key);
-        PartitionState next = new PartitionState(leader, current.leaderEpoch() + 1, current.replicas(), isr,
-                current.partitionEpoch() + 1);
+        PartitionState next = new PartitionState(
+                leader, current.leaderEpoch() + 1, current.replicas(), isr, current.partitionEpoch() + 1);
         partitions.put(key, next);
         return next;
     }
@@ -144,8 +149,8 @@ final class ScriptedController {
     synchronized PartitionState changeIsr(String topic, List<Integer> isr) {
         Key key = new Key(topics.get(topic).topicId(), 0);
         PartitionState current = partitions.get(key);
-        PartitionState next = new PartitionState(current.leader(), current.leaderEpoch(), current.replicas(), isr,
-                current.partitionEpoch() + 1);
+        PartitionState next = new PartitionState(
+                current.leader(), current.leaderEpoch(), current.replicas(), isr, current.partitionEpoch() + 1);
         partitions.put(key, next);
         return next;
     }
@@ -211,8 +216,8 @@ final class ScriptedController {
         }
 
         @Override
-        public CompletableFuture<PartitionState> alterPartition(Uuid topicId, int partition, int leaderEpoch,
-                int partitionEpoch, List<Integer> newIsr) {
+        public CompletableFuture<PartitionState> alterPartition(
+                Uuid topicId, int partition, int leaderEpoch, int partitionEpoch, List<Integer> newIsr) {
             AlterRequest request = new AlterRequest(nodeId, topicId, partition, leaderEpoch, partitionEpoch, newIsr);
             synchronized (ScriptedController.this) {
                 alterRequests.addLast(request);
@@ -237,13 +242,15 @@ final class ScriptedController {
         @Override
         public Optional<TopicMetadata> topic(Uuid topicId) {
             synchronized (ScriptedController.this) {
-                return topics.values().stream().filter(t -> t.topicId().equals(topicId)).findFirst();
+                return topics.values().stream()
+                        .filter(t -> t.topicId().equals(topicId))
+                        .findFirst();
             }
         }
 
         @Override
-        public TopicMetadata createTopic(String name, int partitionCount, int replicationFactor,
-                Map<String, String> configs) {
+        public TopicMetadata createTopic(
+                String name, int partitionCount, int replicationFactor, Map<String, String> configs) {
             synchronized (ScriptedController.this) {
                 if (topics.containsKey(name)) {
                     throw new TopicExistsException(name);
@@ -277,7 +284,6 @@ final class ScriptedController {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 }

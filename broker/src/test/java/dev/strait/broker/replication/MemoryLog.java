@@ -1,9 +1,8 @@
 package dev.strait.broker.replication;
 
+import dev.strait.broker.log.EpochEndOffset;
 import java.util.ArrayList;
 import java.util.List;
-
-import dev.strait.broker.log.EpochEndOffset;
 
 /**
  * A replica's log on a fake disk: entries (one record each, offset = index), an epoch cache and a high
@@ -12,11 +11,9 @@ import dev.strait.broker.log.EpochEndOffset;
  */
 final class MemoryLog implements ReplicaLog {
 
-    record Entry(int epoch, long value) {
-    }
+    record Entry(int epoch, long value) {}
 
-    record EpochStart(int epoch, long startOffset) {
-    }
+    record EpochStart(int epoch, long startOffset) {}
 
     private final List<Entry> entries = new ArrayList<>();
     private final List<EpochStart> epochs = new ArrayList<>();
@@ -167,8 +164,15 @@ final class MemoryLog implements ReplicaLog {
         int from = Math.max(0, entries.size() - 10);
         StringBuilder sb = new StringBuilder(from == 0 ? "[" : "[..." + from + " more ");
         for (int i = from; i < entries.size(); i++) {
-            sb.append(i == from ? "" : " ").append(entries.get(i).value()).append('@').append(entries.get(i).epoch());
+            sb.append(i == from ? "" : " ")
+                    .append(entries.get(i).value())
+                    .append('@')
+                    .append(entries.get(i).epoch());
         }
-        return sb.append("] hw=").append(highWatermark).append(" epochs=").append(epochs).toString();
+        return sb.append("] hw=")
+                .append(highWatermark)
+                .append(" epochs=")
+                .append(epochs)
+                .toString();
     }
 }

@@ -1,5 +1,6 @@
 package dev.strait.broker.replication;
 
+import dev.strait.broker.log.EpochEndOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -11,8 +12,6 @@ import java.util.PriorityQueue;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
-
-import dev.strait.broker.log.EpochEndOffset;
 
 /**
  * One partition replicated over three nodes with {@link PartitionReplica}, a fake clock, a fake network
@@ -47,40 +46,39 @@ final class ReplicationSimulation {
     }
 
     /** What a run did, for the test to assert on and print. */
-    record Outcome(long seed, int acked, int leaderChanges, int crashes, int powerLosses, long committed) {
-    }
+    record Outcome(long seed, int acked, int leaderChanges, int crashes, int powerLosses, long committed) {}
 
-    private sealed interface Message permits Fetch, FetchReply, EpochQuery, EpochAnswer, Assign, AlterIsr, Produce,
-            ProduceReply {
-    }
+    private sealed interface Message
+            permits Fetch, FetchReply, EpochQuery, EpochAnswer, Assign, AlterIsr, Produce, ProduceReply {}
 
     private record Fetch(int from, int to, int incarnation, long requestId, int leaderEpoch, long offset)
-            implements Message {
-    }
+            implements Message {}
 
-    private record FetchReply(int from, int to, long requestId, int leaderEpoch, long offset,
-                              List<MemoryLog.Entry> entries, long highWatermark, boolean error) implements Message {
-    }
+    private record FetchReply(
+            int from,
+            int to,
+            long requestId,
+            int leaderEpoch,
+            long offset,
+            List<MemoryLog.Entry> entries,
+            long highWatermark,
+            boolean error)
+            implements Message {}
 
-    private record EpochQuery(int from, int to, long requestId, int leaderEpoch, int epoch) implements Message {
-    }
+    private record EpochQuery(int from, int to, long requestId, int leaderEpoch, int epoch) implements Message {}
 
-    private record EpochAnswer(int from, int to, long requestId, int leaderEpoch, int epoch, EpochEndOffset answer,
-                               boolean error) implements Message {
-    }
+    private record EpochAnswer(
+            int from, int to, long requestId, int leaderEpoch, int epoch, EpochEndOffset answer, boolean error)
+            implements Message {}
 
     /** Carries the incarnation the controller registered, so a restarted node ignores what its previous life was sent. */
-    private record Assign(int to, int incarnation, PartitionAssignment assignment) implements Message {
-    }
+    private record Assign(int to, int incarnation, PartitionAssignment assignment) implements Message {}
 
-    private record AlterIsr(int from, IsrChange change) implements Message {
-    }
+    private record AlterIsr(int from, IsrChange change) implements Message {}
 
-    private record Produce(int to, long value) implements Message {
-    }
+    private record Produce(int to, long value) implements Message {}
 
-    private record ProduceReply(int from, long value, long offset, boolean ok) implements Message {
-    }
+    private record ProduceReply(int from, long value, long offset, boolean ok) implements Message {}
 
     private record Delivery(long atMs, long order, Message message) implements Comparable<Delivery> {
         @Override
@@ -164,7 +162,9 @@ final class ReplicationSimulation {
         long probeSentMs = -1_000;
         boolean probeAcked = false;
         while (nowMs < settleEnd && !(probeAcked && converged())) {
-            if (!probeAcked && nowMs - probeSentMs > 200 && assignment.hasLeader()
+            if (!probeAcked
+                    && nowMs - probeSentMs > 200
+                    && assignment.hasLeader()
                     && assignment.isr().size() == NODES) {
                 probeSentMs = nowMs;
                 produce();
@@ -350,8 +350,12 @@ final class ReplicationSimulation {
             }
         }
         if (changed) {
-            assignment = new PartitionAssignment(wasLeader ? PartitionAssignment.NO_LEADER : assignment.leader(),
-                    assignment.leaderEpoch(), assignment.replicas(), isr, assignment.partitionEpoch() + 1);
+            assignment = new PartitionAssignment(
+                    wasLeader ? PartitionAssignment.NO_LEADER : assignment.leader(),
+                    assignment.leaderEpoch(),
+                    assignment.replicas(),
+                    isr,
+                    assignment.partitionEpoch() + 1);
         }
         if (wasLeader || !assignment.hasLeader()) {
             elect();
@@ -370,11 +374,15 @@ final class ReplicationSimulation {
         Set<Integer> isr = assignment.isr();
         if (leader == PartitionAssignment.NO_LEADER) {
             leader = pick(eligible);
-            if (leader == PartitionAssignment.NO_LEADER && isr.isEmpty() && eligible.isEmpty() && !lastKnown.isEmpty()
+            if (leader == PartitionAssignment.NO_LEADER
+                    && isr.isEmpty()
+                    && eligible.isEmpty()
+                    && !lastKnown.isEmpty()
                     && lastKnown.stream().allMatch(id -> registered[id])) {
-                leader = lastKnown.stream().max(java.util.Comparator
-                        .<Integer>comparingInt(id -> nodes[id].log.latestEpoch())
-                        .thenComparingLong(id -> nodes[id].log.logEndOffset())).orElseThrow();
+                leader = lastKnown.stream()
+                        .max(java.util.Comparator.<Integer>comparingInt(id -> nodes[id].log.latestEpoch())
+                                .thenComparingLong(id -> nodes[id].log.logEndOffset()))
+                        .orElseThrow();
                 lastKnown.clear();
             }
             if (leader != PartitionAssignment.NO_LEADER) {
@@ -382,11 +390,11 @@ final class ReplicationSimulation {
                 eligible.remove(leader);
             }
         }
-        assignment = new PartitionAssignment(leader, assignment.leaderEpoch() + 1, assignment.replicas(), isr,
-                assignment.partitionEpoch() + 1);
+        assignment = new PartitionAssignment(
+                leader, assignment.leaderEpoch() + 1, assignment.replicas(), isr, assignment.partitionEpoch() + 1);
         leaderChanges++;
-        trace("controller elects " + leader + " in epoch " + assignment.leaderEpoch() + " isr " + isr
-                + " eligible " + eligible + " last known " + lastKnown);
+        trace("controller elects " + leader + " in epoch " + assignment.leaderEpoch() + " isr " + isr + " eligible "
+                + eligible + " last known " + lastKnown);
         publish();
     }
 
@@ -400,8 +408,10 @@ final class ReplicationSimulation {
     }
 
     private void alterIsr(int from, IsrChange change) {
-        if (change.leader() != assignment.leader() || change.leaderEpoch() != assignment.leaderEpoch()
-                || change.partitionEpoch() != assignment.partitionEpoch() || !registered[from]) {
+        if (change.leader() != assignment.leader()
+                || change.leaderEpoch() != assignment.leaderEpoch()
+                || change.partitionEpoch() != assignment.partitionEpoch()
+                || !registered[from]) {
             trace("controller refuses " + change);
             send(new Assign(from, incarnationOf[from], assignment), 1 + random.nextInt(5));
             return;
@@ -413,8 +423,12 @@ final class ReplicationSimulation {
             eligible.clear();
             lastKnown.clear();
         }
-        assignment = new PartitionAssignment(assignment.leader(), assignment.leaderEpoch(), assignment.replicas(),
-                isr, assignment.partitionEpoch() + 1);
+        assignment = new PartitionAssignment(
+                assignment.leader(),
+                assignment.leaderEpoch(),
+                assignment.replicas(),
+                isr,
+                assignment.partitionEpoch() + 1);
         trace("controller commits isr " + isr + " (partition epoch " + assignment.partitionEpoch() + ")");
         publish();
     }
@@ -440,16 +454,29 @@ final class ReplicationSimulation {
                 if (node.inFlightRequest < 0 && assigned.get().hasLeader()) {
                     node.inFlightRequest = nextRequestId++;
                     node.inFlightSinceMs = nowMs;
-                    send(new EpochQuery(node.id, assigned.get().leader(), node.inFlightRequest,
-                            replica.leaderEpoch(), replica.epochToQuery()), delay());
+                    send(
+                            new EpochQuery(
+                                    node.id,
+                                    assigned.get().leader(),
+                                    node.inFlightRequest,
+                                    replica.leaderEpoch(),
+                                    replica.epochToQuery()),
+                            delay());
                 }
             }
             case FOLLOWER_FETCHING -> {
                 if (node.inFlightRequest < 0 && assigned.get().hasLeader()) {
                     node.inFlightRequest = nextRequestId++;
                     node.inFlightSinceMs = nowMs;
-                    send(new Fetch(node.id, assigned.get().leader(), node.incarnation, node.inFlightRequest,
-                            replica.leaderEpoch(), replica.fetchOffset()), delay());
+                    send(
+                            new Fetch(
+                                    node.id,
+                                    assigned.get().leader(),
+                                    node.incarnation,
+                                    node.inFlightRequest,
+                                    replica.leaderEpoch(),
+                                    replica.fetchOffset()),
+                            delay());
                 }
             }
             case LEADER -> {
@@ -460,8 +487,7 @@ final class ReplicationSimulation {
                 }
                 completeProduces(node);
             }
-            case OFFLINE -> {
-            }
+            case OFFLINE -> {}
         }
     }
 
@@ -501,8 +527,8 @@ final class ReplicationSimulation {
                         node.inFlightRequest = -1;
                         node.waiting.clear();
                     }
-                    if (node.replica.state() == PartitionReplica.State.LEADER && (!wasLeader
-                            || node.replica.leaderEpoch() != before)) {
+                    if (node.replica.state() == PartitionReplica.State.LEADER
+                            && (!wasLeader || node.replica.leaderEpoch() != before)) {
                         trace("node " + node.id + " leads epoch " + node.replica.leaderEpoch() + " " + node.log);
                         checkAckedOn(node, "new leader " + node.id);
                     }
@@ -536,16 +562,26 @@ final class ReplicationSimulation {
                 return;
             }
             boolean ok = leader.replica.checkEpoch(q.leaderEpoch()) == EpochCheck.OK;
-            send(new EpochAnswer(q.to(), q.from(), q.requestId(), q.leaderEpoch(), q.epoch(),
-                    ok ? leader.log.endOffsetForEpoch(q.epoch()) : EpochEndOffset.UNDEFINED, !ok), delay());
+            send(
+                    new EpochAnswer(
+                            q.to(),
+                            q.from(),
+                            q.requestId(),
+                            q.leaderEpoch(),
+                            q.epoch(),
+                            ok ? leader.log.endOffsetForEpoch(q.epoch()) : EpochEndOffset.UNDEFINED,
+                            !ok),
+                    delay());
         } else if (message instanceof EpochAnswer a) {
             Node node = nodes[a.to()];
             if (!node.alive || node.inFlightRequest != a.requestId()) {
                 return;
             }
             node.inFlightRequest = -1;
-            if (a.error() || node.replica.state() != PartitionReplica.State.FOLLOWER_TRUNCATING
-                    || node.replica.leaderEpoch() != a.leaderEpoch() || node.replica.epochToQuery() != a.epoch()) {
+            if (a.error()
+                    || node.replica.state() != PartitionReplica.State.FOLLOWER_TRUNCATING
+                    || node.replica.leaderEpoch() != a.leaderEpoch()
+                    || node.replica.epochToQuery() != a.epoch()) {
                 return;
             }
             String before = node.log.toString();
@@ -562,15 +598,25 @@ final class ReplicationSimulation {
         boolean ok = leader.replica.checkEpoch(f.leaderEpoch()) == EpochCheck.OK
                 && leader.replica.assignment().get().replicas().contains(f.from());
         if (!ok) {
-            send(new FetchReply(f.to(), f.from(), f.requestId(), f.leaderEpoch(), f.offset(), List.of(), 0, true),
+            send(
+                    new FetchReply(f.to(), f.from(), f.requestId(), f.leaderEpoch(), f.offset(), List.of(), 0, true),
                     delay());
             return;
         }
         if (f.offset() > leader.log.logEndOffset()) {
             // Only a follower that truncated wrongly can be ahead; Kafka answers OFFSET_OUT_OF_RANGE and the
             // follower truncates to the leader's end. The checker judges what that did to the data.
-            send(new FetchReply(f.to(), f.from(), f.requestId(), f.leaderEpoch(), -leader.log.logEndOffset() - 1,
-                    List.of(), leader.log.highWatermark(), false), delay());
+            send(
+                    new FetchReply(
+                            f.to(),
+                            f.from(),
+                            f.requestId(),
+                            f.leaderEpoch(),
+                            -leader.log.logEndOffset() - 1,
+                            List.of(),
+                            leader.log.highWatermark(),
+                            false),
+                    delay());
             return;
         }
         leader.replica.onFollowerFetch(f.from(), f.offset(), nowMs).ifPresent(change -> sendIsr(leader, change));
@@ -578,8 +624,17 @@ final class ReplicationSimulation {
         for (long o = f.offset(); o < leader.log.logEndOffset() && batch.size() < 8; o++) {
             batch.add(leader.log.entry(o));
         }
-        send(new FetchReply(f.to(), f.from(), f.requestId(), f.leaderEpoch(), f.offset(), batch,
-                leader.log.highWatermark(), false), delay());
+        send(
+                new FetchReply(
+                        f.to(),
+                        f.from(),
+                        f.requestId(),
+                        f.leaderEpoch(),
+                        f.offset(),
+                        batch,
+                        leader.log.highWatermark(),
+                        false),
+                delay());
     }
 
     private void onFetchReply(FetchReply r) {
@@ -589,7 +644,8 @@ final class ReplicationSimulation {
         }
         node.inFlightRequest = -1;
         PartitionReplica replica = node.replica;
-        if (r.error() || replica.state() != PartitionReplica.State.FOLLOWER_FETCHING
+        if (r.error()
+                || replica.state() != PartitionReplica.State.FOLLOWER_FETCHING
                 || replica.leaderEpoch() != r.leaderEpoch()) {
             return;
         }
@@ -703,7 +759,9 @@ final class ReplicationSimulation {
         List<MemoryLog.Entry> first = nodes[0].log.entries();
         long hw = nodes[0].log.highWatermark();
         for (Node node : nodes) {
-            if (!node.alive || !node.log.entries().equals(first) || node.log.highWatermark() != hw
+            if (!node.alive
+                    || !node.log.entries().equals(first)
+                    || node.log.highWatermark() != hw
                     || hw != node.log.logEndOffset()) {
                 return false;
             }
@@ -714,7 +772,12 @@ final class ReplicationSimulation {
     private String describeNodes() {
         StringBuilder sb = new StringBuilder();
         for (Node node : nodes) {
-            sb.append("\n  node ").append(node.id).append(' ').append(node.replica).append(' ').append(node.log);
+            sb.append("\n  node ")
+                    .append(node.id)
+                    .append(' ')
+                    .append(node.replica)
+                    .append(' ')
+                    .append(node.log);
         }
         return sb.append("\n  controller ").append(assignment).toString();
     }
@@ -731,9 +794,12 @@ final class ReplicationSimulation {
     }
 
     private void fail(boolean safety, String what) {
-        throw new Violation(seed, safety, "seed " + seed + " (replay with -Dsim.seed=" + seed + "): " + what
-                + describeNodes()
-                + "\nlast events:\n  " + String.join("\n  ", trace));
+        throw new Violation(
+                seed,
+                safety,
+                "seed " + seed + " (replay with -Dsim.seed=" + seed + "): " + what
+                        + describeNodes()
+                        + "\nlast events:\n  " + String.join("\n  ", trace));
     }
 
     Set<Long> ackedOffsets() {

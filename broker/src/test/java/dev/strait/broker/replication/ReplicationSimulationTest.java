@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.util.ArrayList;
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,17 +36,21 @@ class ReplicationSimulationTest {
         long powerLosses = 0;
         long elections = 0;
         for (long seed : seeds) {
-            ReplicationSimulation.Outcome outcome = new ReplicationSimulation(seed, TruncationRule.LEADER_EPOCH)
-                .run(DURATION_MS);
-            assertThat(outcome.acked()).as("seed %d acknowledged something", seed).isPositive();
+            ReplicationSimulation.Outcome outcome =
+                    new ReplicationSimulation(seed, TruncationRule.LEADER_EPOCH).run(DURATION_MS);
+            assertThat(outcome.acked())
+                    .as("seed %d acknowledged something", seed)
+                    .isPositive();
             acked += outcome.acked();
             crashes += outcome.crashes();
             powerLosses += outcome.powerLosses();
             elections += outcome.leaderChanges();
         }
         long ms = (System.nanoTime() - start) / 1_000_000;
-        System.out.printf("replication simulation: %d schedules in %d ms; %d records acknowledged, %d crashes"
-            + " (%d with power loss), %d elections%n", seeds.size(), ms, acked, crashes, powerLosses, elections);
+        System.out.printf(
+                "replication simulation: %d schedules in %d ms; %d records acknowledged, %d crashes"
+                        + " (%d with power loss), %d elections%n",
+                seeds.size(), ms, acked, crashes, powerLosses, elections);
         // The schedules must actually exercise failures, or passing says nothing.
         assertThat(crashes).isGreaterThan(seeds.size() / 2);
         assertThat(powerLosses).isPositive();
@@ -61,8 +64,8 @@ class ReplicationSimulationTest {
      */
     @Test
     void aReplicaThatLedWithoutAppendingCatchesUp() {
-        ReplicationSimulation.Outcome outcome = new ReplicationSimulation(6909569809687631497L,
-                TruncationRule.LEADER_EPOCH).run(DURATION_MS);
+        ReplicationSimulation.Outcome outcome =
+                new ReplicationSimulation(6909569809687631497L, TruncationRule.LEADER_EPOCH).run(DURATION_MS);
         assertThat(outcome.acked()).isPositive();
     }
 
@@ -80,22 +83,28 @@ class ReplicationSimulationTest {
         int liveness = 0;
         for (long seed = first; seed < last && found == null; seed++) {
             long s = seed;
-            ReplicationSimulation.Violation v = catchThrowableOfType(ReplicationSimulation.Violation.class,
-                () -> new ReplicationSimulation(s, TruncationRule.HIGH_WATERMARK).run(DURATION_MS));
+            ReplicationSimulation.Violation v = catchThrowableOfType(
+                    ReplicationSimulation.Violation.class,
+                    () -> new ReplicationSimulation(s, TruncationRule.HIGH_WATERMARK).run(DURATION_MS));
             if (v != null && v.safety) {
                 found = v;
             } else if (v != null) {
                 liveness++;
             }
         }
-        assertThat(found).as("pre-KIP-101 truncation loses or changes acknowledged records in some schedule "
-                + "(liveness failures seen meanwhile: " + liveness + ")").isNotNull();
-        assertThat(found.getMessage()).contains("replay with -Dsim.seed=" + found.seed)
+        assertThat(found)
+                .as("pre-KIP-101 truncation loses or changes acknowledged records in some schedule "
+                        + "(liveness failures seen meanwhile: " + liveness + ")")
+                .isNotNull();
+        assertThat(found.getMessage())
+                .contains("replay with -Dsim.seed=" + found.seed)
                 .containsAnyOf("acknowledged record", "at committed offset", "two leaders");
         long seed = found.seed;
         assertThatThrownBy(() -> new ReplicationSimulation(seed, TruncationRule.HIGH_WATERMARK).run(DURATION_MS))
-                .as("the seed replays the same violation").isInstanceOf(ReplicationSimulation.Violation.class)
+                .as("the seed replays the same violation")
+                .isInstanceOf(ReplicationSimulation.Violation.class)
                 .hasMessage(found.getMessage());
-        System.out.println("high-watermark truncation caught: " + found.getMessage().lines().findFirst().orElseThrow());
+        System.out.println("high-watermark truncation caught: "
+                + found.getMessage().lines().findFirst().orElseThrow());
     }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import java.util.Set;
-
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,8 +44,12 @@ class ReplicationStoriesTest {
     }
 
     /** A follower's fetch round trip: the leader learns the offset, the follower appends what comes back. */
-    private static void fetch(PartitionReplica leader, MemoryLog leaderLog, PartitionReplica follower, MemoryLog followerLog,
-                              long nowMs) {
+    private static void fetch(
+            PartitionReplica leader,
+            MemoryLog leaderLog,
+            PartitionReplica follower,
+            MemoryLog followerLog,
+            long nowMs) {
         long offset = follower.fetchOffset();
         leader.onFollowerFetch(follower.localId(), offset, nowMs);
         for (long o = offset; o < leaderLog.logEndOffset(); o++) {
@@ -88,8 +91,10 @@ class ReplicationStoriesTest {
     @Test
     void lossWithHighWatermarkTruncation() {
         MemoryLog newLeader = lossStory(TruncationRule.HIGH_WATERMARK);
-        assertThat(newLeader.entries()).as("the acknowledged m2 is gone").extracting(MemoryLog.Entry::value)
-            .containsExactly(M1);
+        assertThat(newLeader.entries())
+                .as("the acknowledged m2 is gone")
+                .extracting(MemoryLog.Entry::value)
+                .containsExactly(M1);
     }
 
     @Test
@@ -140,7 +145,9 @@ class ReplicationStoriesTest {
         List<MemoryLog> logs = divergenceStory(TruncationRule.HIGH_WATERMARK);
         assertThat(logs.get(0).entries()).extracting(MemoryLog.Entry::value).containsExactly(M1, M2);
         assertThat(logs.get(1).entries()).extracting(MemoryLog.Entry::value).containsExactly(M1, M3);
-        assertThat(logs.get(0).highWatermark()).as("both call offset 1 committed, with different records").isEqualTo(2);
+        assertThat(logs.get(0).highWatermark())
+                .as("both call offset 1 committed, with different records")
+                .isEqualTo(2);
         assertThat(logs.get(1).highWatermark()).isEqualTo(2);
     }
 

@@ -82,31 +82,129 @@ public final class TestPki {
     }
 
     private void makeCa() {
-        keytool("-genkeypair", "-alias", "ca", "-keystore", dir.resolve("ca.p12").toString(), "-storetype",
-                "PKCS12", "-storepass", PASSWORD, "-keyalg", "EC", "-groupname", "secp256r1", "-dname",
-                "CN=Strait Test CA", "-validity", "2", "-ext", "bc:c");
-        keytool("-exportcert", "-rfc", "-alias", "ca", "-keystore", dir.resolve("ca.p12").toString(), "-storepass",
-                PASSWORD, "-file", dir.resolve("ca.pem").toString());
-        keytool("-importcert", "-noprompt", "-alias", "ca", "-file", dir.resolve("ca.pem").toString(), "-keystore",
-                trustStore().toString(), "-storetype", "PKCS12", "-storepass", PASSWORD);
+        keytool(
+                "-genkeypair",
+                "-alias",
+                "ca",
+                "-keystore",
+                dir.resolve("ca.p12").toString(),
+                "-storetype",
+                "PKCS12",
+                "-storepass",
+                PASSWORD,
+                "-keyalg",
+                "EC",
+                "-groupname",
+                "secp256r1",
+                "-dname",
+                "CN=Strait Test CA",
+                "-validity",
+                "2",
+                "-ext",
+                "bc:c");
+        keytool(
+                "-exportcert",
+                "-rfc",
+                "-alias",
+                "ca",
+                "-keystore",
+                dir.resolve("ca.p12").toString(),
+                "-storepass",
+                PASSWORD,
+                "-file",
+                dir.resolve("ca.pem").toString());
+        keytool(
+                "-importcert",
+                "-noprompt",
+                "-alias",
+                "ca",
+                "-file",
+                dir.resolve("ca.pem").toString(),
+                "-keystore",
+                trustStore().toString(),
+                "-storetype",
+                "PKCS12",
+                "-storepass",
+                PASSWORD);
     }
 
     private Path makeIdentity(String name) {
         Path store = dir.resolve(name + ".p12");
         String file = store.toString();
-        keytool("-genkeypair", "-alias", name, "-keystore", file, "-storetype", "PKCS12", "-storepass", PASSWORD,
-                "-keypass", PASSWORD, "-keyalg", "EC", "-groupname", "secp256r1", "-dname", subject(name),
-                "-validity", "2");
-        keytool("-certreq", "-alias", name, "-keystore", file, "-storepass", PASSWORD, "-file",
+        keytool(
+                "-genkeypair",
+                "-alias",
+                name,
+                "-keystore",
+                file,
+                "-storetype",
+                "PKCS12",
+                "-storepass",
+                PASSWORD,
+                "-keypass",
+                PASSWORD,
+                "-keyalg",
+                "EC",
+                "-groupname",
+                "secp256r1",
+                "-dname",
+                subject(name),
+                "-validity",
+                "2");
+        keytool(
+                "-certreq",
+                "-alias",
+                name,
+                "-keystore",
+                file,
+                "-storepass",
+                PASSWORD,
+                "-file",
                 dir.resolve(name + ".csr").toString());
-        keytool("-gencert", "-alias", "ca", "-keystore", dir.resolve("ca.p12").toString(), "-storepass", PASSWORD,
-                "-infile", dir.resolve(name + ".csr").toString(), "-outfile", dir.resolve(name + ".pem").toString(),
-                "-rfc", "-validity", "2", "-ext", "SAN=dns:localhost,ip:127.0.0.1", "-ext", "KU=digitalSignature",
-                "-ext", "EKU=serverAuth,clientAuth");
-        keytool("-importcert", "-noprompt", "-alias", "ca", "-file", dir.resolve("ca.pem").toString(), "-keystore",
-                file, "-storepass", PASSWORD);
-        keytool("-importcert", "-alias", name, "-file", dir.resolve(name + ".pem").toString(), "-keystore", file,
-                "-storepass", PASSWORD, "-keypass", PASSWORD);
+        keytool(
+                "-gencert",
+                "-alias",
+                "ca",
+                "-keystore",
+                dir.resolve("ca.p12").toString(),
+                "-storepass",
+                PASSWORD,
+                "-infile",
+                dir.resolve(name + ".csr").toString(),
+                "-outfile",
+                dir.resolve(name + ".pem").toString(),
+                "-rfc",
+                "-validity",
+                "2",
+                "-ext",
+                "SAN=dns:localhost,ip:127.0.0.1",
+                "-ext",
+                "KU=digitalSignature",
+                "-ext",
+                "EKU=serverAuth,clientAuth");
+        keytool(
+                "-importcert",
+                "-noprompt",
+                "-alias",
+                "ca",
+                "-file",
+                dir.resolve("ca.pem").toString(),
+                "-keystore",
+                file,
+                "-storepass",
+                PASSWORD);
+        keytool(
+                "-importcert",
+                "-alias",
+                name,
+                "-file",
+                dir.resolve(name + ".pem").toString(),
+                "-keystore",
+                file,
+                "-storepass",
+                PASSWORD,
+                "-keypass",
+                PASSWORD);
         return store;
     }
 
@@ -116,15 +214,18 @@ public final class TestPki {
         command.addAll(List.of(args));
         try {
             Path log = Files.createTempFile(dir, "keytool", ".log");
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
-                    .redirectInput(ProcessBuilder.Redirect.from(devNull())).start();
+            Process process = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(devNull()))
+                    .start();
             if (!process.waitFor(120, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
                 throw new IllegalStateException("keytool did not finish: " + command);
             }
             if (process.exitValue() != 0) {
-                throw new IllegalStateException("keytool failed: " + command + "\n"
-                        + Files.readString(log, StandardCharsets.UTF_8));
+                throw new IllegalStateException(
+                        "keytool failed: " + command + "\n" + Files.readString(log, StandardCharsets.UTF_8));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

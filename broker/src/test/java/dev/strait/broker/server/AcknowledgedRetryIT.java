@@ -50,8 +50,15 @@ class AcknowledgedRetryIT {
     void start() {
         // No ISR shrink during the test: the leader keeps believing its followers are in sync, as it would for
         // the first replica.lag.time.max.ms of a partition.
-        cluster = new TestCluster(3, Map.of("replica.lag.time.max.ms", "600000", "offsets.topic.num.partitions", "1",
-                "default.replication.factor", "3"));
+        cluster = new TestCluster(
+                3,
+                Map.of(
+                        "replica.lag.time.max.ms",
+                        "600000",
+                        "offsets.topic.num.partitions",
+                        "1",
+                        "default.replication.factor",
+                        "3"));
     }
 
     @AfterEach
@@ -73,7 +80,8 @@ class AcknowledgedRetryIT {
         PartitionProduceResponse first;
         PartitionProduceResponse retry;
         PartitionProduceResponse moved;
-        try (RawKafkaClient client = new RawKafkaClient("127.0.0.1", cluster.broker(leader).boundPort())) {
+        try (RawKafkaClient client =
+                new RawKafkaClient("127.0.0.1", cluster.broker(leader).boundPort())) {
             pid = initProducerId(client);
             PartitionProduceResponse base = produce(client, pid, 0, "a", 30_000);
             assertThat(base.errorCode()).isEqualTo(Errors.NONE.code());
@@ -93,26 +101,35 @@ class AcknowledgedRetryIT {
             moved = partition((ProduceResponse) client.receive(waiting));
             record(acknowledged, moved, "b");
         }
-        waitFor("node " + next + " leads", () -> replica(next).map(Partition::isLeader).orElse(false));
-        assertThat(recordsOn(next)).as("every acknowledged record is on the new leader at its offset")
+        waitFor(
+                "node " + next + " leads",
+                () -> replica(next).map(Partition::isLeader).orElse(false));
+        assertThat(recordsOn(next))
+                .as("every acknowledged record is on the new leader at its offset")
                 .containsAllEntriesOf(acknowledged);
-        assertThat(first.errorCode()).as("an acks=all produce that is not replicated in time")
+        assertThat(first.errorCode())
+                .as("an acks=all produce that is not replicated in time")
                 .isEqualTo(Errors.REQUEST_TIMED_OUT.code());
-        assertThat(retry.errorCode()).as("the retry waits for replication like the first attempt")
+        assertThat(retry.errorCode())
+                .as("the retry waits for replication like the first attempt")
                 .isEqualTo(Errors.REQUEST_TIMED_OUT.code());
-        assertThat(moved.errorCode()).as("a waiting retry fails retriably when leadership moves")
+        assertThat(moved.errorCode())
+                .as("a waiting retry fails retriably when leadership moves")
                 .isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER.code());
 
         // After the heal the producer's next retry reaches the new leader: written once, at the next offset.
         cluster.heal(next, leader);
         cluster.heal(other, leader);
-        try (RawKafkaClient client = new RawKafkaClient("127.0.0.1", cluster.broker(next).boundPort())) {
+        try (RawKafkaClient client =
+                new RawKafkaClient("127.0.0.1", cluster.broker(next).boundPort())) {
             PartitionProduceResponse again = produce(client, pid, 1, "b", 30_000);
             assertThat(again.errorCode()).isEqualTo(Errors.NONE.code());
             assertThat(again.baseOffset()).isEqualTo(1);
         }
-        waitFor("replicas in sync", () -> allNodes(node -> replica(node).map(p -> p.highWatermark() == 2)
-                .orElse(false)));
+        waitFor(
+                "replicas in sync",
+                () -> allNodes(
+                        node -> replica(node).map(p -> p.highWatermark() == 2).orElse(false)));
         for (int node = 0; node < 3; node++) {
             assertThat(recordsOn(node)).as("node %d", node).isEqualTo(Map.of(0L, "a", 1L, "b"));
         }
@@ -161,29 +178,40 @@ class AcknowledgedRetryIT {
 
     private static long initProducerId(RawKafkaClient client) throws java.io.IOException {
         InitProducerIdResponse response = (InitProducerIdResponse) client.call(new InitProducerIdRequest.Builder(
-                new InitProducerIdRequestData().setTransactionalId(null).setTransactionTimeoutMs(60_000))
+                        new InitProducerIdRequestData().setTransactionalId(null).setTransactionTimeoutMs(60_000))
                 .build((short) 5));
         assertThat(response.data().errorCode()).isZero();
         return response.data().producerId();
     }
 
-    private static PartitionProduceResponse produce(RawKafkaClient client, long pid, int sequence, String value,
-            int timeoutMs) throws java.io.IOException {
+    private static PartitionProduceResponse produce(
+            RawKafkaClient client, long pid, int sequence, String value, int timeoutMs) throws java.io.IOException {
         return partition((ProduceResponse) client.call(produceRequest(pid, sequence, value, timeoutMs)));
     }
 
     private static ProduceRequest produceRequest(long pid, int sequence, String value, int timeoutMs) {
-        MemoryRecords records = MemoryRecords.withIdempotentRecords(Compression.NONE, pid, (short) 0, sequence,
-                new SimpleRecord(value.getBytes(StandardCharsets.UTF_8)));
+        MemoryRecords records = MemoryRecords.withIdempotentRecords(
+                Compression.NONE, pid, (short) 0, sequence, new SimpleRecord(value.getBytes(StandardCharsets.UTF_8)));
         ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
-        topics.add(new ProduceRequestData.TopicProduceData().setName(TOPIC).setPartitionData(List.of(
-                new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(records))));
-        return ProduceRequest.builder(new ProduceRequestData().setAcks((short) -1).setTimeoutMs(timeoutMs)
-                .setTopicData(topics)).build((short) 12);
+        topics.add(new ProduceRequestData.TopicProduceData()
+                .setName(TOPIC)
+                .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
+                        .setIndex(0)
+                        .setRecords(records))));
+        return ProduceRequest.builder(new ProduceRequestData()
+                        .setAcks((short) -1)
+                        .setTimeoutMs(timeoutMs)
+                        .setTopicData(topics))
+                .build((short) 12);
     }
 
     private static PartitionProduceResponse partition(ProduceResponse response) {
-        return response.data().responses().iterator().next().partitionResponses().get(0);
+        return response.data()
+                .responses()
+                .iterator()
+                .next()
+                .partitionResponses()
+                .get(0);
     }
 
     private static void waitFor(String what, BooleanSupplier condition) {

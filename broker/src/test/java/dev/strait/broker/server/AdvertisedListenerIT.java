@@ -33,10 +33,15 @@ class AdvertisedListenerIT {
     @Test
     void aStandaloneBrokerAdvertisesTheConfiguredHostInMetadataAndDescribeCluster() throws Exception {
         int clientPort = freePort();
-        Map<String, String> props = new HashMap<>(Map.of("node.id", "0",
-                "listeners", "PLAINTEXT://127.0.0.1:" + clientPort,
-                "advertised.listeners", "PLAINTEXT://localhost:" + clientPort,
-                "log.dirs", dir.resolve("logs").toString()));
+        Map<String, String> props = new HashMap<>(Map.of(
+                "node.id",
+                "0",
+                "listeners",
+                "PLAINTEXT://127.0.0.1:" + clientPort,
+                "advertised.listeners",
+                "PLAINTEXT://localhost:" + clientPort,
+                "log.dirs",
+                dir.resolve("logs").toString()));
         BrokerServer server = new BrokerServer(BrokerConfig.from(props)).start();
         try {
             assertAdvertises("127.0.0.1:" + clientPort, "localhost", clientPort);
@@ -49,12 +54,21 @@ class AdvertisedListenerIT {
     void aQuorumBrokerRegistersTheAdvertisedEndpoint() throws Exception {
         int controllerPort = freePort();
         int clientPort = freePort();
-        Map<String, String> props = new HashMap<>(Map.of("node.id", "0", "process.roles", "broker,controller",
-                "controller.quorum.voters", "0@127.0.0.1:" + controllerPort,
-                "controller.listener.names", "CONTROLLER",
-                "listeners", "PLAINTEXT://127.0.0.1:" + clientPort + ",CONTROLLER://127.0.0.1:0",
-                "advertised.listeners", "PLAINTEXT://localhost:" + clientPort,
-                "log.dirs", dir.resolve("logs").toString()));
+        Map<String, String> props = new HashMap<>(Map.of(
+                "node.id",
+                "0",
+                "process.roles",
+                "broker,controller",
+                "controller.quorum.voters",
+                "0@127.0.0.1:" + controllerPort,
+                "controller.listener.names",
+                "CONTROLLER",
+                "listeners",
+                "PLAINTEXT://127.0.0.1:" + clientPort + ",CONTROLLER://127.0.0.1:0",
+                "advertised.listeners",
+                "PLAINTEXT://localhost:" + clientPort,
+                "log.dirs",
+                dir.resolve("logs").toString()));
         BrokerServer server = new BrokerServer(BrokerConfig.from(props)).start();
         try {
             assertAdvertises("127.0.0.1:" + clientPort, "localhost", clientPort);
@@ -67,9 +81,13 @@ class AdvertisedListenerIT {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             Collection<Node> nodes = admin.describeCluster().nodes().get(30, TimeUnit.SECONDS);
             assertThat(nodes).extracting(Node::host, Node::port).containsExactly(tuple(host, port));
-            admin.createTopics(List.of(new NewTopic("advertised", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            TopicDescription topic = admin.describeTopics(List.of("advertised")).allTopicNames()
-                    .get(30, TimeUnit.SECONDS).get("advertised");
+            admin.createTopics(List.of(new NewTopic("advertised", 1, (short) 1)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+            TopicDescription topic = admin.describeTopics(List.of("advertised"))
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
+                    .get("advertised");
             Node leader = topic.partitions().get(0).leader();
             assertThat(leader.host()).isEqualTo(host);
             assertThat(leader.port()).isEqualTo(port);

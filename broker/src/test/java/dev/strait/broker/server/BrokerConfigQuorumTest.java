@@ -53,37 +53,49 @@ class BrokerConfigQuorumTest {
         assertThat(BrokerConfig.from(quorum()).offsetsTopicReplicationFactor()).isEqualTo(3);
         assertThat(BrokerConfig.from(with("default.replication.factor", "1")).offsetsTopicReplicationFactor())
                 .isEqualTo(3);
-        assertThat(BrokerConfig.from(with("offsets.topic.replication.factor", "2")).offsetsTopicReplicationFactor())
+        assertThat(BrokerConfig.from(with("offsets.topic.replication.factor", "2"))
+                        .offsetsTopicReplicationFactor())
                 .isEqualTo(2);
         assertThatThrownBy(() -> BrokerConfig.from(with("offsets.topic.replication.factor", "0")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("offsets.topic.replication.factor");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("offsets.topic.replication.factor");
 
         BrokerConfig standalone = BrokerConfig.from(Map.of("node.id", "0"));
-        assertThat(standalone.offsetsTopicReplicationFactor()).as("the metadata source's default: one replica")
+        assertThat(standalone.offsetsTopicReplicationFactor())
+                .as("the metadata source's default: one replica")
                 .isEqualTo(-1);
         assertThat(BrokerConfig.from(Map.of("node.id", "0", "offsets.topic.replication.factor", "1"))
-                .offsetsTopicReplicationFactor()).isEqualTo(1);
+                        .offsetsTopicReplicationFactor())
+                .isEqualTo(1);
         assertThatThrownBy(() -> BrokerConfig.from(Map.of("node.id", "0", "offsets.topic.replication.factor", "3")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("offsets.topic.replication.factor")
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("offsets.topic.replication.factor")
                 .hasMessageContaining("standalone");
     }
 
     @Test
     void aQuorumConfigParsesEveryKey() {
-        BrokerConfig config = BrokerConfig.from(with("advertised.listeners", "PLAINTEXT://broker1.example:19092",
-                "broker.session.timeout.ms", "6000", "broker.heartbeat.interval.ms", "500",
-                "metadata.log.dir", "/data/meta", "listener.security.protocol.map",
+        BrokerConfig config = BrokerConfig.from(with(
+                "advertised.listeners",
+                "PLAINTEXT://broker1.example:19092",
+                "broker.session.timeout.ms",
+                "6000",
+                "broker.heartbeat.interval.ms",
+                "500",
+                "metadata.log.dir",
+                "/data/meta",
+                "listener.security.protocol.map",
                 "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"));
         assertThat(config.hasControllerQuorum()).isTrue();
         assertThat(config.processRoles()).containsExactlyInAnyOrder("broker", "controller");
         assertThat(config.controllerQuorumVoters()).containsOnlyKeys(0, 1, 2);
-        assertThat(config.controllerQuorumVoters().get(2)).isEqualTo(new BrokerConfig.Listener("CONTROLLER",
-                "localhost", 9192));
+        assertThat(config.controllerQuorumVoters().get(2))
+                .isEqualTo(new BrokerConfig.Listener("CONTROLLER", "localhost", 9192));
         assertThat(config.controllerListener()).contains(new BrokerConfig.Listener("CONTROLLER", "127.0.0.1", 0));
         assertThat(config.listenerName()).isEqualTo("PLAINTEXT");
         assertThat(config.host()).isEqualTo("127.0.0.1");
-        assertThat(config.advertisedListener()).contains(new BrokerConfig.Listener("PLAINTEXT", "broker1.example",
-                19092));
+        assertThat(config.advertisedListener())
+                .contains(new BrokerConfig.Listener("PLAINTEXT", "broker1.example", 19092));
         assertThat(config.brokerSessionTimeoutMs()).isEqualTo(6000);
         assertThat(config.brokerHeartbeatIntervalMs()).isEqualTo(500);
         assertThat(config.metadataLogDir()).contains(Path.of("/data/meta"));
@@ -102,8 +114,8 @@ class BrokerConfigQuorumTest {
         assertThat(settings.defaultReplicationFactor()).isEqualTo(3);
         assertThat(settings.sessionTimeoutMs()).isEqualTo(9000);
 
-        BrokerConfig brokerOnly = BrokerConfig.from(with("node.id", "7", "process.roles", "broker",
-                "listeners", "PLAINTEXT://127.0.0.1:0"));
+        BrokerConfig brokerOnly = BrokerConfig.from(
+                with("node.id", "7", "process.roles", "broker", "listeners", "PLAINTEXT://127.0.0.1:0"));
         QuorumSettings observer = MetadataSources.quorumSettings(brokerOnly, Path.of("/logs"));
         assertThat(observer.isVoter()).isFalse();
         assertThat(observer.listenPort()).isEqualTo(-1);
@@ -139,7 +151,9 @@ class BrokerConfigQuorumTest {
     }
 
     private static void assertBad(Map<String, String> props, String setting) {
-        assertThatThrownBy(() -> BrokerConfig.from(props)).as("%s", props).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> BrokerConfig.from(props))
+                .as("%s", props)
+                .isInstanceOf(ConfigException.class)
                 .hasMessageContaining(setting)
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
     }
@@ -147,8 +161,11 @@ class BrokerConfigQuorumTest {
     @Test
     void interBrokerAndControllerSecurityUseKafkasNamesAndRefuseWhatIsNotSupported() {
         // Given: a SASL_SSL broker listener and an SSL controller listener
-        Map<String, String> secured = with("listeners", "SASL_SSL://127.0.0.1:0,CONTROLLER://127.0.0.1:0",
-                "listener.security.protocol.map", "SASL_SSL:SASL_SSL,CONTROLLER:SSL");
+        Map<String, String> secured = with(
+                "listeners",
+                "SASL_SSL://127.0.0.1:0,CONTROLLER://127.0.0.1:0",
+                "listener.security.protocol.map",
+                "SASL_SSL:SASL_SSL,CONTROLLER:SSL");
         Map<String, String> byName = new HashMap<>(secured);
         byName.put("inter.broker.listener.name", "sasl_ssl");
         Map<String, String> byProtocol = new HashMap<>(secured);
@@ -164,16 +181,26 @@ class BrokerConfigQuorumTest {
         otherListener.put("inter.broker.listener.name", "REPLICATION");
         Map<String, String> otherProtocol = new HashMap<>(secured);
         otherProtocol.put("security.inter.broker.protocol", "PLAINTEXT");
-        Map<String, String> saslController = with("listeners", "SASL_SSL://127.0.0.1:0,CONTROLLER://127.0.0.1:0",
-                "listener.security.protocol.map", "SASL_SSL:SASL_SSL,CONTROLLER:SASL_SSL",
-                "sasl.mechanism.controller.protocol", "SCRAM-SHA-512");
-        assertThatThrownBy(() -> BrokerConfig.from(both)).isInstanceOf(ConfigException.class)
+        Map<String, String> saslController = with(
+                "listeners",
+                "SASL_SSL://127.0.0.1:0,CONTROLLER://127.0.0.1:0",
+                "listener.security.protocol.map",
+                "SASL_SSL:SASL_SSL,CONTROLLER:SASL_SSL",
+                "sasl.mechanism.controller.protocol",
+                "SCRAM-SHA-512");
+        assertThatThrownBy(() -> BrokerConfig.from(both))
+                .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("not both");
-        assertThatThrownBy(() -> BrokerConfig.from(otherListener)).isInstanceOf(ConfigException.class)
-                .hasMessageContaining("inter.broker.listener.name").hasMessageContaining("SASL_SSL");
-        assertThatThrownBy(() -> BrokerConfig.from(otherProtocol)).isInstanceOf(ConfigException.class)
-                .hasMessageContaining("security.inter.broker.protocol").hasMessageContaining("speaks SASL_SSL");
-        assertThatThrownBy(() -> BrokerConfig.from(saslController)).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> BrokerConfig.from(otherListener))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("inter.broker.listener.name")
+                .hasMessageContaining("SASL_SSL");
+        assertThatThrownBy(() -> BrokerConfig.from(otherProtocol))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("security.inter.broker.protocol")
+                .hasMessageContaining("speaks SASL_SSL");
+        assertThatThrownBy(() -> BrokerConfig.from(saslController))
+                .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("sasl.mechanism.controller.protocol");
     }
 }

@@ -28,16 +28,21 @@ class BrokerConfigSnapshotTest {
     @Test
     void defaultsAreKafkas() {
         BrokerConfig config = BrokerConfig.from(quorum());
-        RaftConfig raft = MetadataSources.quorumSettings(config, Path.of("/tmp/x")).raftConfig();
+        RaftConfig raft =
+                MetadataSources.quorumSettings(config, Path.of("/tmp/x")).raftConfig();
         assertThat(raft.maxRecordBytesBetweenSnapshots()).isEqualTo(20L * 1024 * 1024);
         assertThat(raft.maxSnapshotIntervalMs()).isEqualTo(3_600_000L);
     }
 
     @Test
     void settingsReachTheRaftNode() {
-        BrokerConfig config = BrokerConfig.from(quorum("metadata.log.max.record.bytes.between.snapshots", "4096",
-                "metadata.log.max.snapshot.interval.ms", "0"));
-        RaftConfig raft = MetadataSources.quorumSettings(config, Path.of("/tmp/x")).raftConfig();
+        BrokerConfig config = BrokerConfig.from(quorum(
+                "metadata.log.max.record.bytes.between.snapshots",
+                "4096",
+                "metadata.log.max.snapshot.interval.ms",
+                "0"));
+        RaftConfig raft =
+                MetadataSources.quorumSettings(config, Path.of("/tmp/x")).raftConfig();
         assertThat(raft.maxRecordBytesBetweenSnapshots()).isEqualTo(4096);
         assertThat(raft.maxSnapshotIntervalMs()).isZero();
     }
@@ -45,10 +50,13 @@ class BrokerConfigSnapshotTest {
     @Test
     void badValuesAreRefusedWithTheirName() {
         assertThatThrownBy(() -> BrokerConfig.from(quorum("metadata.log.max.record.bytes.between.snapshots", "0")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("metadata.log.max.record.bytes.between");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("metadata.log.max.record.bytes.between");
         assertThatThrownBy(() -> BrokerConfig.from(quorum("metadata.log.max.snapshot.interval.ms", "-1")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("metadata.log.max.snapshot.interval.ms");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("metadata.log.max.snapshot.interval.ms");
         assertThatThrownBy(() -> BrokerConfig.from(quorum("metadata.log.max.snapshot.interval.ms", "often")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("not a number");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("not a number");
     }
 }

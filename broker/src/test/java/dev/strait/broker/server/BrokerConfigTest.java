@@ -25,31 +25,48 @@ class BrokerConfigTest {
 
     @Test
     void brokerTopicDefaultsMapToTopicConfigNames() {
-        BrokerConfig config = BrokerConfig.from(Map.of("node.id", "0", "log.dirs", "/a,/b",
-                "log.retention.hours", "2", "log.segment.bytes", "1048576", "message.max.bytes", "5000",
-                "listeners", "PLAINTEXT://localhost:0"));
+        BrokerConfig config = BrokerConfig.from(Map.of(
+                "node.id",
+                "0",
+                "log.dirs",
+                "/a,/b",
+                "log.retention.hours",
+                "2",
+                "log.segment.bytes",
+                "1048576",
+                "message.max.bytes",
+                "5000",
+                "listeners",
+                "PLAINTEXT://localhost:0"));
         assertThat(config.logDirs()).containsExactly(Path.of("/a"), Path.of("/b"));
         assertThat(config.port()).isZero();
-        assertThat(config.topicDefaults()).containsEntry("retention.ms", "7200000")
-                .containsEntry("segment.bytes", "1048576").containsEntry("max.message.bytes", "5000");
+        assertThat(config.topicDefaults())
+                .containsEntry("retention.ms", "7200000")
+                .containsEntry("segment.bytes", "1048576")
+                .containsEntry("max.message.bytes", "5000");
     }
 
     @Test
     void badConfigIsOneLineNamingTheSetting() {
-        assertThatThrownBy(() -> BrokerConfig.from(Map.of())).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> BrokerConfig.from(Map.of()))
+                .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("node.id");
         assertThatThrownBy(() -> BrokerConfig.from(Map.of("node.id", "0", "num.io.threads", "zero")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("Invalid value zero for configuration num.io.threads: not a number");
         assertThatThrownBy(() -> BrokerConfig.from(Map.of("node.id", "0", "listeners", "SSL//h:1")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("listeners");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("listeners");
         assertThatThrownBy(() -> BrokerConfig.from(Map.of("node.id", "0", "listeners", "CLIENT://h:1")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("listener.security.protocol.map")
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("listener.security.protocol.map")
                 .hasMessageContaining("no security protocol for listener CLIENT");
-        assertThat(BrokerConfig.from(Map.of("node.id", "0", "listeners", "SSL://h:1")).securityProtocol())
+        assertThat(BrokerConfig.from(Map.of("node.id", "0", "listeners", "SSL://h:1"))
+                        .securityProtocol())
                 .isEqualTo("SSL");
         assertThatThrownBy(() -> BrokerConfig.from(Map.of("node.id", "0", "log.message.timestamp.type", "Now")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("log.message.timestamp.type")
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("log.message.timestamp.type")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
     }
 
@@ -57,10 +74,23 @@ class BrokerConfigTest {
     void logCleanerAndOffsetsTopicSettingsUseKafkaNamesAndDefaults() {
         // Given / When
         BrokerConfig defaults = BrokerConfig.from(Map.of("node.id", "0"));
-        BrokerConfig set = BrokerConfig.from(Map.of("node.id", "0", "offsets.topic.segment.bytes", "4096",
-                "log.cleaner.enable", "false", "log.cleaner.backoff.ms", "250", "log.cleaner.dedupe.buffer.size",
-                "1000000", "log.cleaner.io.max.bytes.per.second", "2.5E6", "log.cleanup.policy", "compact,delete",
-                "log.cleaner.delete.retention.ms", "60000"));
+        BrokerConfig set = BrokerConfig.from(Map.of(
+                "node.id",
+                "0",
+                "offsets.topic.segment.bytes",
+                "4096",
+                "log.cleaner.enable",
+                "false",
+                "log.cleaner.backoff.ms",
+                "250",
+                "log.cleaner.dedupe.buffer.size",
+                "1000000",
+                "log.cleaner.io.max.bytes.per.second",
+                "2.5E6",
+                "log.cleanup.policy",
+                "compact,delete",
+                "log.cleaner.delete.retention.ms",
+                "60000"));
 
         // Then
         assertThat(defaults.offsetsTopicSegmentBytes()).isEqualTo(104_857_600);
@@ -73,13 +103,17 @@ class BrokerConfigTest {
         assertThat(set.logCleanerBackoffMs()).isEqualTo(250);
         assertThat(set.logCleanerDedupeBufferSize()).isEqualTo(1_000_000);
         assertThat(set.logCleanerIoMaxBytesPerSecond()).isEqualTo(2_500_000);
-        assertThat(set.topicDefaults()).containsEntry("cleanup.policy", "compact,delete")
+        assertThat(set.topicDefaults())
+                .containsEntry("cleanup.policy", "compact,delete")
                 .containsEntry("delete.retention.ms", "60000");
         assertThatThrownBy(() -> BrokerConfig.from(Map.of("node.id", "0", "log.cleaner.backoff.ms", "0")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("log.cleaner.backoff.ms");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("log.cleaner.backoff.ms");
         assertThatThrownBy(() -> BrokerConfig.from(Map.of("node.id", "0", "log.cleaner.enable", "yes")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("log.cleaner.enable");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("log.cleaner.enable");
         assertThatThrownBy(() -> BrokerConfig.from(Map.of("node.id", "0", "log.cleanup.policy", "archive")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("log.cleanup.policy");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("log.cleanup.policy");
     }
 }

@@ -74,25 +74,27 @@ class BrokerCrashRecoveryIT {
         createTopic("crash");
         Set<Integer> acked = new ConcurrentSkipListSet<>();
         AtomicBoolean stop = new AtomicBoolean();
-        KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(bootstrap(),
-                Map.of("acks", "all", "linger.ms", "1", "batch.size", "2048"));
-        Thread sender = new Thread(() -> {
-            try {
-                for (int i = 0; i < 200_000 && !stop.get(); i++) {
-                    int n = i;
-                    producer.send(new ProducerRecord<>("crash", 0, "k", "record-" + n), (metadata, error) -> {
-                        if (error == null) {
-                            acked.add(n);
+        KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(
+                bootstrap(), Map.of("acks", "all", "linger.ms", "1", "batch.size", "2048"));
+        Thread sender = new Thread(
+                () -> {
+                    try {
+                        for (int i = 0; i < 200_000 && !stop.get(); i++) {
+                            int n = i;
+                            producer.send(new ProducerRecord<>("crash", 0, "k", "record-" + n), (metadata, error) -> {
+                                if (error == null) {
+                                    acked.add(n);
+                                }
+                            });
+                            if (i % 100 == 99) {
+                                Thread.sleep(2);
+                            }
                         }
-                    });
-                    if (i % 100 == 99) {
-                        Thread.sleep(2);
+                    } catch (InterruptedException | RuntimeException e) {
+                        // the producer was closed under us, or the broker went away
                     }
-                }
-            } catch (InterruptedException | RuntimeException e) {
-                // the producer was closed under us, or the broker went away
-            }
-        }, "crash-sender");
+                },
+                "crash-sender");
         sender.start();
         try {
             // When: the broker is killed while acknowledgements are still coming in
@@ -114,20 +116,27 @@ class BrokerCrashRecoveryIT {
         // Then: after a restart on the same port and log dir, every acknowledged record is there exactly once
         launch();
         List<ConsumerRecord<String, String>> records = readAll("crash");
-        assertThat(records).extracting(ConsumerRecord::offset)
-                .containsExactlyElementsOf(LongStream.range(0, records.size()).boxed().toList());
-        List<Integer> numbers = records.stream().map(r -> Integer.parseInt(r.value().substring(7))).toList();
+        assertThat(records)
+                .extracting(ConsumerRecord::offset)
+                .containsExactlyElementsOf(
+                        LongStream.range(0, records.size()).boxed().toList());
+        List<Integer> numbers = records.stream()
+                .map(r -> Integer.parseInt(r.value().substring(7)))
+                .toList();
         assertThat(numbers).doesNotHaveDuplicates();
         assertThat(numbers).containsAll(acknowledged);
         // single partition, one producer: the log keeps send order, and nothing was lost in the middle
         assertThat(numbers).isSorted();
-        assertThat(numbers).containsExactlyElementsOf(IntStream.range(0, numbers.size()).boxed().toList());
+        assertThat(numbers)
+                .containsExactlyElementsOf(
+                        IntStream.range(0, numbers.size()).boxed().toList());
 
         // and producing continues after the recovered end
-        try (KafkaProducer<String, String> again = KafkaClientsRoundTripIT.producer(bootstrap(),
-                Map.of("acks", "all"))) {
+        try (KafkaProducer<String, String> again =
+                KafkaClientsRoundTripIT.producer(bootstrap(), Map.of("acks", "all"))) {
             long offset = again.send(new ProducerRecord<>("crash", 0, "k", "after-restart"))
-                    .get(20, TimeUnit.SECONDS).offset();
+                    .get(20, TimeUnit.SECONDS)
+                    .offset();
             assertThat(offset).isEqualTo(records.size());
         }
         List<ConsumerRecord<String, String>> all = readAll("crash");
@@ -135,7 +144,10 @@ class BrokerCrashRecoveryIT {
         assertThat(all.get(all.size() - 1).value()).isEqualTo("after-restart");
     }
 
-    enum Damage { TRUNCATE_TAIL, OVERWRITE_LAST_BATCH }
+    enum Damage {
+        TRUNCATE_TAIL,
+        OVERWRITE_LAST_BATCH
+    }
 
     @ParameterizedTest
     @EnumSource(Damage.class)
@@ -144,11 +156,12 @@ class BrokerCrashRecoveryIT {
         Process broker = launch();
         createTopic("damaged");
         int count = 100;
-        try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(bootstrap(),
-                Map.of("acks", "all"))) {
+        try (KafkaProducer<String, String> producer =
+                KafkaClientsRoundTripIT.producer(bootstrap(), Map.of("acks", "all"))) {
             for (int i = 0; i < count; i++) {
                 // one batch per record: each send waits for its acknowledgement
-                producer.send(new ProducerRecord<>("damaged", 0, "k", "value-" + i)).get(20, TimeUnit.SECONDS);
+                producer.send(new ProducerRecord<>("damaged", 0, "k", "value-" + i))
+                        .get(20, TimeUnit.SECONDS);
             }
         }
         broker.destroyForcibly();
@@ -174,12 +187,13 @@ class BrokerCrashRecoveryIT {
         // Then: everything before the damage is served, nothing corrupt is, and appends land after it
         launch();
         List<ConsumerRecord<String, String>> records = readAll("damaged");
-        List<String> expected = IntStream.range(0, count - 1).mapToObj(i -> "value-" + i)
-                .collect(Collectors.toList());
+        List<String> expected =
+                IntStream.range(0, count - 1).mapToObj(i -> "value-" + i).collect(Collectors.toList());
         assertThat(records).extracting(ConsumerRecord::value).containsExactlyElementsOf(expected);
-        try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(bootstrap(),
-                Map.of("acks", "all"))) {
-            long offset = producer.send(new ProducerRecord<>("damaged", 0, "k", "new")).get(20, TimeUnit.SECONDS)
+        try (KafkaProducer<String, String> producer =
+                KafkaClientsRoundTripIT.producer(bootstrap(), Map.of("acks", "all"))) {
+            long offset = producer.send(new ProducerRecord<>("damaged", 0, "k", "new"))
+                    .get(20, TimeUnit.SECONDS)
                     .offset();
             assertThat(offset).isEqualTo(count - 1);
         }
@@ -219,15 +233,21 @@ class BrokerCrashRecoveryIT {
             while (consumer.position(tp) < end && System.nanoTime() < deadline) {
                 consumer.poll(Duration.ofMillis(200)).forEach(records::add);
             }
-            assertThat(consumer.position(tp)).as("position after reading %s", topic).isEqualTo(end);
+            assertThat(consumer.position(tp))
+                    .as("position after reading %s", topic)
+                    .isEqualTo(end);
         }
         return records;
     }
 
     private void createTopic(String topic) throws Exception {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000",
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000"))) {
+        try (Admin admin = Admin.create(Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap(),
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                "20000",
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
+                "10000"))) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(20, TimeUnit.SECONDS);
         }
     }
@@ -245,15 +265,23 @@ class BrokerCrashRecoveryIT {
     /** Starts BrokerMain on {@link #port} with its log dir under the temp dir, and waits until it is bound. */
     private Process launch() throws Exception {
         Path file = dir.resolve("server.properties");
-        Files.writeString(file, "node.id=0\nlisteners=PLAINTEXT://127.0.0.1:" + port + "\nlog.dirs="
-                + dir.resolve("logs") + "\nnum.network.threads=2\nnum.io.threads=2\n");
+        Files.writeString(
+                file,
+                "node.id=0\nlisteners=PLAINTEXT://127.0.0.1:" + port + "\nlog.dirs=" + dir.resolve("logs")
+                        + "\nnum.network.threads=2\nnum.io.threads=2\n");
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process process = new ProcessBuilder(java.toString(), "-Xmx256m", "-cp",
-                System.getProperty("java.class.path"), BrokerMain.class.getName(), file.toString())
-                .redirectErrorStream(true).start();
+        Process process = new ProcessBuilder(
+                        java.toString(),
+                        "-Xmx256m",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        BrokerMain.class.getName(),
+                        file.toString())
+                .redirectErrorStream(true)
+                .start();
         processes.add(process);
-        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                StandardCharsets.UTF_8));
+        BufferedReader out =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         List<String> seen = Collections.synchronizedList(new ArrayList<>());
         String line;
         // readLine returns null when the process exits; the class timeout bounds a hang

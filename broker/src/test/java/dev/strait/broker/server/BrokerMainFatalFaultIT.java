@@ -40,29 +40,39 @@ class BrokerMainFatalFaultIT {
         try (FileRaftStorage log = FileRaftStorage.open(metadataDir)) {
             log.writeElectionState(new ElectionState(1, 0, 0));
             log.append(LogEntry.leaderChange(1, 0, 0));
-            byte[] unreplayable = MetadataRecordSerde.serializeBatch(List.of(
-                    new PartitionChange(new UUID(1, 2), 0, List.of(0), List.of(0), 0, 0)));
+            byte[] unreplayable = MetadataRecordSerde.serializeBatch(
+                    List.of(new PartitionChange(new UUID(1, 2), 0, List.of(0), List.of(0), 0, 0)));
             log.append(new LogEntry(1, 1, LogEntry.Kind.DATA, unreplayable));
             log.flush();
         }
         int clientPort = freePort();
         int controllerPort = freePort();
         Path config = dir.resolve("server.properties");
-        Files.writeString(config, String.join("\n",
-                "node.id=0",
-                "process.roles=broker,controller",
-                "controller.quorum.voters=0@127.0.0.1:" + controllerPort,
-                "controller.listener.names=CONTROLLER",
-                "listeners=PLAINTEXT://127.0.0.1:" + clientPort + ",CONTROLLER://127.0.0.1:" + controllerPort,
-                "log.dirs=" + dir.resolve("data"),
-                "metadata.log.dir=" + metadataDir,
-                "offsets.topic.replication.factor=1",
-                ""), StandardCharsets.UTF_8);
+        Files.writeString(
+                config,
+                String.join(
+                        "\n",
+                        "node.id=0",
+                        "process.roles=broker,controller",
+                        "controller.quorum.voters=0@127.0.0.1:" + controllerPort,
+                        "controller.listener.names=CONTROLLER",
+                        "listeners=PLAINTEXT://127.0.0.1:" + clientPort + ",CONTROLLER://127.0.0.1:" + controllerPort,
+                        "log.dirs=" + dir.resolve("data"),
+                        "metadata.log.dir=" + metadataDir,
+                        "offsets.topic.replication.factor=1",
+                        ""),
+                StandardCharsets.UTF_8);
         Path output = dir.resolve("broker.out");
-        Process broker = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-cp", System.getProperty("java.class.path"), BrokerMain.class.getName(),
-                config.toString())
-                .redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        Process broker = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Xmx256m",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        BrokerMain.class.getName(),
+                        config.toString())
+                .redirectErrorStream(true)
+                .redirectOutput(output.toFile())
+                .start();
         try {
             // When: the node starts and its quorum commits the log
             boolean exited = broker.waitFor(90, TimeUnit.SECONDS);

@@ -31,8 +31,13 @@ class BrokerMainIT {
         Path file = dir.resolve("server.properties");
         Files.writeString(file, properties);
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        return new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
-                BrokerMain.class.getName(), file.toString()).start();
+        return new ProcessBuilder(
+                        java.toString(),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        BrokerMain.class.getName(),
+                        file.toString())
+                .start();
     }
 
     @Test
@@ -50,15 +55,20 @@ class BrokerMainIT {
 
     @Test
     void aGoodConfigServesAdminClients() throws Exception {
-        Process process = launch("node.id=7\nlisteners=PLAINTEXT://127.0.0.1:0\nlog.dirs=" + dir.resolve("logs")
-                + "\n");
+        Process process =
+                launch("node.id=7\nlisteners=PLAINTEXT://127.0.0.1:0\nlog.dirs=" + dir.resolve("logs") + "\n");
         try {
             int port = awaitBoundPort(process);
-            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port,
-                    AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "15000",
-                    AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000"))) {
+            try (Admin admin = Admin.create(Map.of(
+                    AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    "127.0.0.1:" + port,
+                    AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                    "15000",
+                    AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
+                    "10000"))) {
                 assertThat(admin.describeCluster().nodes().get(20, TimeUnit.SECONDS))
-                        .extracting(n -> n.id()).containsExactly(7);
+                        .extracting(n -> n.id())
+                        .containsExactly(7);
             }
             process.destroy();
             assertThat(process.waitFor(20, TimeUnit.SECONDS)).isTrue();
@@ -68,8 +78,8 @@ class BrokerMainIT {
     }
 
     private static int awaitBoundPort(Process process) throws Exception {
-        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                StandardCharsets.UTF_8));
+        BufferedReader out =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         List<String> seen = new java.util.ArrayList<>();
         String line;
         // readLine returns null when the process exits; the class timeout bounds a hang

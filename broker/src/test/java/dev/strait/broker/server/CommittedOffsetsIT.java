@@ -44,8 +44,15 @@ class CommittedOffsetsIT {
 
     @BeforeEach
     void start() {
-        cluster = new TestCluster(3, Map.of("replica.lag.time.max.ms", "600000", "offsets.topic.num.partitions", "1",
-                "default.replication.factor", "3"));
+        cluster = new TestCluster(
+                3,
+                Map.of(
+                        "replica.lag.time.max.ms",
+                        "600000",
+                        "offsets.topic.num.partitions",
+                        "1",
+                        "default.replication.factor",
+                        "3"));
     }
 
     @AfterEach
@@ -65,9 +72,11 @@ class CommittedOffsetsIT {
             }
             return true;
         });
-        int coordinator = cluster.controller().state(OFFSETS.topic(), 0).orElseThrow().leader();
+        int coordinator =
+                cluster.controller().state(OFFSETS.topic(), 0).orElseThrow().leader();
         List<Long> served = new ArrayList<>();
-        try (RawKafkaClient committer = client(coordinator); RawKafkaClient reader = client(coordinator)) {
+        try (RawKafkaClient committer = client(coordinator);
+                RawKafkaClient reader = client(coordinator)) {
             assertThat(commit(committer, 5)).isEqualTo(Errors.NONE.code());
             served.add(fetch(reader));
 
@@ -79,8 +88,9 @@ class CommittedOffsetsIT {
             }
             long end = replica(coordinator).orElseThrow().logEndOffset();
             committer.send(commitRequest(10));
-            waitFor("the commit is in the coordinator's log", () -> replica(coordinator).orElseThrow()
-                    .logEndOffset() > end);
+            waitFor(
+                    "the commit is in the coordinator's log",
+                    () -> replica(coordinator).orElseThrow().logEndOffset() > end);
             served.add(fetch(reader));
         }
         // The coordinator stops before its followers got the commit; a follower takes over the group.
@@ -109,9 +119,14 @@ class CommittedOffsetsIT {
 
     /** A simple commit (no member, no generation), as Admin's alterConsumerGroupOffsets sends it. */
     private static AbstractRequest commitRequest(long offset) {
-        OffsetCommitRequestData data = new OffsetCommitRequestData().setGroupId(GROUP).setMemberId("")
-                .setGenerationIdOrMemberEpoch(-1).setTopics(List.of(new OffsetCommitRequestTopic().setName("t")
-                        .setPartitions(List.of(new OffsetCommitRequestPartition().setPartitionIndex(0)
+        OffsetCommitRequestData data = new OffsetCommitRequestData()
+                .setGroupId(GROUP)
+                .setMemberId("")
+                .setGenerationIdOrMemberEpoch(-1)
+                .setTopics(List.of(new OffsetCommitRequestTopic()
+                        .setName("t")
+                        .setPartitions(List.of(new OffsetCommitRequestPartition()
+                                .setPartitionIndex(0)
                                 .setCommittedOffset(offset)))));
         return request(ApiKeys.OFFSET_COMMIT, data, (short) 8);
     }
@@ -122,9 +137,11 @@ class CommittedOffsetsIT {
     }
 
     private static OffsetFetchResponse fetchResponse(RawKafkaClient client) throws IOException {
-        OffsetFetchRequestData data = new OffsetFetchRequestData().setGroups(List.of(new OffsetFetchRequestGroup()
-                .setGroupId(GROUP).setTopics(List.of(new OffsetFetchRequestTopics().setName("t")
-                        .setPartitionIndexes(List.of(0))))));
+        OffsetFetchRequestData data = new OffsetFetchRequestData()
+                .setGroups(List.of(new OffsetFetchRequestGroup()
+                        .setGroupId(GROUP)
+                        .setTopics(List.of(
+                                new OffsetFetchRequestTopics().setName("t").setPartitionIndexes(List.of(0))))));
         return (OffsetFetchResponse) client.call(request(ApiKeys.OFFSET_FETCH, data, (short) 8));
     }
 
@@ -143,8 +160,11 @@ class CommittedOffsetsIT {
             if (group.errorCode() == Errors.NONE.code()) {
                 return group.topics().get(0).partitions().get(0).committedOffset();
             }
-            assertThat(Errors.forCode(group.errorCode())).isIn(Errors.NOT_COORDINATOR,
-                    Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.COORDINATOR_NOT_AVAILABLE);
+            assertThat(Errors.forCode(group.errorCode()))
+                    .isIn(
+                            Errors.NOT_COORDINATOR,
+                            Errors.COORDINATOR_LOAD_IN_PROGRESS,
+                            Errors.COORDINATOR_NOT_AVAILABLE);
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("the new coordinator did not answer OffsetFetch within 60 s");
             }

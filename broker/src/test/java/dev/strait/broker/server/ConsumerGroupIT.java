@@ -47,7 +47,9 @@ class ConsumerGroupIT {
 
     @BeforeAll
     static void startCluster() {
-        cluster = EmbeddedCluster.builder().brokerConfig("group.initial.rebalance.delay.ms", "0").start();
+        cluster = EmbeddedCluster.builder()
+                .brokerConfig("group.initial.rebalance.delay.ms", "0")
+                .start();
         admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers()));
     }
 
@@ -62,7 +64,9 @@ class ConsumerGroupIT {
     }
 
     private static void createTopic(String topic, int partitions) throws Exception {
-        admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(20, TimeUnit.SECONDS);
+        admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1)))
+                .all()
+                .get(20, TimeUnit.SECONDS);
     }
 
     private static KafkaConsumer<String, String> consumer(String group, String instanceId) {
@@ -83,20 +87,22 @@ class ConsumerGroupIT {
     private static void produce(String topic, int partitions, String prefix, int count) throws Exception {
         Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(),
-                new StringSerializer())) {
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(props, new StringSerializer(), new StringSerializer())) {
             for (int i = 0; i < count; i++) {
-                producer.send(new ProducerRecord<>(topic, i % partitions, null, prefix + i)).get(20, TimeUnit.SECONDS);
+                producer.send(new ProducerRecord<>(topic, i % partitions, null, prefix + i))
+                        .get(20, TimeUnit.SECONDS);
             }
         }
     }
 
     /** Polls every consumer round-robin, committing synchronously after processing, until the condition holds. */
-    private static void pollUntil(List<KafkaConsumer<String, String>> consumers, List<String> consumed,
-            BooleanSupplier done) {
+    private static void pollUntil(
+            List<KafkaConsumer<String, String>> consumers, List<String> consumed, BooleanSupplier done) {
         long deadline = System.currentTimeMillis() + WAIT_MS;
         while (!done.getAsBoolean()) {
-            assertThat(System.currentTimeMillis()).as("condition not reached in time; consumed %s", consumed)
+            assertThat(System.currentTimeMillis())
+                    .as("condition not reached in time; consumed %s", consumed)
                     .isLessThan(deadline);
             for (KafkaConsumer<String, String> consumer : consumers) {
                 var records = consumer.poll(Duration.ofMillis(50));
@@ -171,12 +177,12 @@ class ConsumerGroupIT {
         assertThat(consumeExactly("g-resume", topic, 10)).hasSize(10);
 
         produce(topic, 2, "b-", 5);
-        assertThat(consumeExactly("g-resume", topic, 5)).containsExactlyInAnyOrder("b-0", "b-1", "b-2", "b-3",
-                "b-4");
+        assertThat(consumeExactly("g-resume", topic, 5)).containsExactlyInAnyOrder("b-0", "b-1", "b-2", "b-3", "b-4");
 
         cluster.restart();
         Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets("g-resume")
-                .partitionsToOffsetAndMetadata().get(20, TimeUnit.SECONDS);
+                .partitionsToOffsetAndMetadata()
+                .get(20, TimeUnit.SECONDS);
         assertThat(committed).containsOnlyKeys(new TopicPartition(topic, 0), new TopicPartition(topic, 1));
         assertThat(committed.values()).extracting(OffsetAndMetadata::offset).containsOnly(8L, 7L);
         produce(topic, 2, "c-", 3);
@@ -196,35 +202,49 @@ class ConsumerGroupIT {
             Collection<GroupListing> groups = admin.listGroups().all().get(20, TimeUnit.SECONDS);
             assertThat(groups).extracting(GroupListing::groupId).contains("g-admin");
             assertThat(admin.listConsumerGroups().all().get(20, TimeUnit.SECONDS))
-                    .extracting(l -> l.groupId()).contains("g-admin");
+                    .extracting(l -> l.groupId())
+                    .contains("g-admin");
             ConsumerGroupDescription description = admin.describeConsumerGroups(List.of("g-admin"))
-                    .describedGroups().get("g-admin").get(20, TimeUnit.SECONDS);
+                    .describedGroups()
+                    .get("g-admin")
+                    .get(20, TimeUnit.SECONDS);
             assertThat(description.groupState()).isEqualTo(GroupState.STABLE);
             assertThat(description.members()).hasSize(1);
             MemberDescription member = description.members().iterator().next();
-            assertThat(member.assignment().topicPartitions()).containsExactlyInAnyOrder(
-                    new TopicPartition(topic, 0), new TopicPartition(topic, 1), new TopicPartition(topic, 2));
-            assertThat(admin.listConsumerGroupOffsets("g-admin").partitionsToOffsetAndMetadata()
-                    .get(20, TimeUnit.SECONDS).values()).extracting(OffsetAndMetadata::offset).containsOnly(2L);
+            assertThat(member.assignment().topicPartitions())
+                    .containsExactlyInAnyOrder(
+                            new TopicPartition(topic, 0), new TopicPartition(topic, 1), new TopicPartition(topic, 2));
+            assertThat(admin.listConsumerGroupOffsets("g-admin")
+                            .partitionsToOffsetAndMetadata()
+                            .get(20, TimeUnit.SECONDS)
+                            .values())
+                    .extracting(OffsetAndMetadata::offset)
+                    .containsOnly(2L);
         }
 
         Map<TopicPartition, OffsetAndMetadata> altered = new HashMap<>();
         altered.put(new TopicPartition(topic, 0), new OffsetAndMetadata(1L, "m"));
         admin.alterConsumerGroupOffsets("g-admin", altered).all().get(20, TimeUnit.SECONDS);
         Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets("g-admin")
-                .partitionsToOffsetAndMetadata().get(20, TimeUnit.SECONDS);
+                .partitionsToOffsetAndMetadata()
+                .get(20, TimeUnit.SECONDS);
         assertThat(offsets.get(new TopicPartition(topic, 0)).offset()).isEqualTo(1L);
         assertThat(offsets.get(new TopicPartition(topic, 0)).metadata()).isEqualTo("m");
         assertThat(offsets.get(new TopicPartition(topic, 1)).offset()).isEqualTo(2L);
-        ConsumerGroupDescription empty = admin.describeConsumerGroups(List.of("g-admin")).describedGroups()
-                .get("g-admin").get(20, TimeUnit.SECONDS);
+        ConsumerGroupDescription empty = admin.describeConsumerGroups(List.of("g-admin"))
+                .describedGroups()
+                .get("g-admin")
+                .get(20, TimeUnit.SECONDS);
         assertThat(empty.groupState()).isEqualTo(GroupState.EMPTY);
 
         admin.deleteConsumerGroups(List.of("g-admin")).all().get(20, TimeUnit.SECONDS);
-        assertThat(admin.listConsumerGroups().all().get(20, TimeUnit.SECONDS)).extracting(l -> l.groupId())
+        assertThat(admin.listConsumerGroups().all().get(20, TimeUnit.SECONDS))
+                .extracting(l -> l.groupId())
                 .doesNotContain("g-admin");
-        assertThat(admin.listConsumerGroupOffsets("g-admin").partitionsToOffsetAndMetadata()
-                .get(20, TimeUnit.SECONDS)).isEmpty();
+        assertThat(admin.listConsumerGroupOffsets("g-admin")
+                        .partitionsToOffsetAndMetadata()
+                        .get(20, TimeUnit.SECONDS))
+                .isEmpty();
     }
 
     @Test
@@ -269,7 +289,10 @@ class ConsumerGroupIT {
             second = consumer("g-static", "static-a");
             second.subscribe(List.of(topic));
             KafkaConsumer<String, String> rejoined = second;
-            pollUntil(List.of(other, rejoined), consumed, () -> rejoined.assignment().size() == 2);
+            pollUntil(
+                    List.of(other, rejoined),
+                    consumed,
+                    () -> rejoined.assignment().size() == 2);
             long quiet = System.currentTimeMillis() + 1500;
             pollUntil(List.of(other, rejoined), consumed, () -> System.currentTimeMillis() > quiet);
 

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -29,38 +28,52 @@ class EmbeddedClusterIT {
     @Test
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void threeNodesReplicateAndSurviveALeaderKilledMidStream() throws Exception {
-        try (EmbeddedCluster cluster = EmbeddedCluster.builder().nodes(3).brokerConfig("min.insync.replicas", "2")
-                .brokerConfig("broker.session.timeout.ms", "3000").brokerConfig("broker.heartbeat.interval.ms", "500")
-                .start();
-             Admin admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()))) {
-            assertThat(admin.describeCluster().nodes().get(30, TimeUnit.SECONDS)).hasSize(3);
+        try (EmbeddedCluster cluster = EmbeddedCluster.builder()
+                        .nodes(3)
+                        .brokerConfig("min.insync.replicas", "2")
+                        .brokerConfig("broker.session.timeout.ms", "3000")
+                        .brokerConfig("broker.heartbeat.interval.ms", "500")
+                        .start();
+                Admin admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()))) {
+            assertThat(admin.describeCluster().nodes().get(30, TimeUnit.SECONDS))
+                    .hasSize(3);
             admin.createTopics(List.of(new NewTopic("t", 1, (short) 3))).all().get(30, TimeUnit.SECONDS);
-            TopicDescription before = admin.describeTopics(List.of("t")).allTopicNames().get().get("t");
+            TopicDescription before =
+                    admin.describeTopics(List.of("t")).allTopicNames().get().get("t");
             assertThat(before.partitions().get(0).replicas()).hasSize(3);
 
             Properties p = new Properties();
             p.put("bootstrap.servers", cluster.bootstrapServers());
             p.put("acks", "all");
             p.put("delivery.timeout.ms", "60000");
-            try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(),
-                    new ByteArraySerializer())) {
+            try (KafkaProducer<byte[], byte[]> producer =
+                    new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
                 for (int i = 0; i < 500; i++) {
-                    producer.send(new ProducerRecord<>("t", ("v" + i).getBytes(StandardCharsets.UTF_8))).get();
+                    producer.send(new ProducerRecord<>("t", ("v" + i).getBytes(StandardCharsets.UTF_8)))
+                            .get();
                 }
                 int leader = before.partitions().get(0).leader().id();
                 cluster.kill(leader);
                 for (int i = 500; i < 1000; i++) {
-                    producer.send(new ProducerRecord<>("t", ("v" + i).getBytes(StandardCharsets.UTF_8))).get();
+                    producer.send(new ProducerRecord<>("t", ("v" + i).getBytes(StandardCharsets.UTF_8)))
+                            .get();
                 }
-                int newLeader = admin.describeTopics(List.of("t")).allTopicNames().get().get("t").partitions().get(0)
-                        .leader().id();
+                int newLeader = admin.describeTopics(List.of("t"))
+                        .allTopicNames()
+                        .get()
+                        .get("t")
+                        .partitions()
+                        .get(0)
+                        .leader()
+                        .id();
                 assertThat(newLeader).isNotEqualTo(leader);
                 cluster.resume(leader);
             }
 
             List<String> values = new ArrayList<>();
-            try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of("bootstrap.servers",
-                    cluster.bootstrapServers(), "auto.offset.reset", "earliest"), new ByteArrayDeserializer(),
+            try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(
+                    Map.of("bootstrap.servers", cluster.bootstrapServers(), "auto.offset.reset", "earliest"),
+                    new ByteArrayDeserializer(),
                     new ByteArrayDeserializer())) {
                 TopicPartition tp = new TopicPartition("t", 0);
                 consumer.assign(List.of(tp));

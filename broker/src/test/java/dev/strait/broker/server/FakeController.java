@@ -34,8 +34,7 @@ import org.apache.kafka.common.Uuid;
  */
 final class FakeController {
 
-    private record Key(Uuid topicId, int partition) {
-    }
+    private record Key(Uuid topicId, int partition) {}
 
     private final String clusterId = Uuid.randomUuid().toString();
     private final int defaultReplicationFactor;
@@ -85,8 +84,14 @@ final class FakeController {
             if (!current.isr().contains(newLeader)) {
                 throw new IllegalArgumentException(newLeader + " is not in the ISR " + current.isr());
             }
-            partitions.put(key, new PartitionState(newLeader, current.leaderEpoch() + 1, current.replicas(),
-                    current.isr(), current.partitionEpoch() + 1));
+            partitions.put(
+                    key,
+                    new PartitionState(
+                            newLeader,
+                            current.leaderEpoch() + 1,
+                            current.replicas(),
+                            current.isr(),
+                            current.partitionEpoch() + 1));
         }
         notifyListeners();
     }
@@ -98,8 +103,8 @@ final class FakeController {
             for (Map.Entry<Key, PartitionState> entry : partitions.entrySet()) {
                 PartitionState p = entry.getValue();
                 if (!p.hasLeader() && p.isr().contains(nodeId)) {
-                    entry.setValue(new PartitionState(nodeId, p.leaderEpoch() + 1, p.replicas(), p.isr(),
-                            p.partitionEpoch() + 1));
+                    entry.setValue(new PartitionState(
+                            nodeId, p.leaderEpoch() + 1, p.replicas(), p.isr(), p.partitionEpoch() + 1));
                 }
             }
         }
@@ -124,13 +129,15 @@ final class FakeController {
                     isr.remove(Integer.valueOf(nodeId));
                 }
                 if (p.leader() == nodeId) {
-                    int leader = isr.stream().filter(id -> id != nodeId && isLive(id)).findFirst()
+                    int leader = isr.stream()
+                            .filter(id -> id != nodeId && isLive(id))
+                            .findFirst()
                             .orElse(PartitionState.NO_LEADER);
-                    entry.setValue(new PartitionState(leader, p.leaderEpoch() + 1, p.replicas(), isr,
-                            p.partitionEpoch() + 1));
+                    entry.setValue(
+                            new PartitionState(leader, p.leaderEpoch() + 1, p.replicas(), isr, p.partitionEpoch() + 1));
                 } else {
-                    entry.setValue(new PartitionState(p.leader(), p.leaderEpoch(), p.replicas(), isr,
-                            p.partitionEpoch() + 1));
+                    entry.setValue(
+                            new PartitionState(p.leader(), p.leaderEpoch(), p.replicas(), isr, p.partitionEpoch() + 1));
                 }
             }
         }
@@ -188,18 +195,24 @@ final class FakeController {
         }
 
         @Override
-        public CompletableFuture<PartitionState> alterPartition(Uuid topicId, int partition, int leaderEpoch,
-                int partitionEpoch, List<Integer> newIsr) {
+        public CompletableFuture<PartitionState> alterPartition(
+                Uuid topicId, int partition, int leaderEpoch, int partitionEpoch, List<Integer> newIsr) {
             PartitionState next;
             synchronized (FakeController.this) {
                 Key key = new Key(topicId, partition);
                 PartitionState current = partitions.get(key);
-                if (current == null || current.leaderEpoch() != leaderEpoch
-                        || current.partitionEpoch() != partitionEpoch || current.leader() != nodeId) {
-                    return CompletableFuture.failedFuture(new StaleEpochException("stale AlterPartition from "
-                            + nodeId + ": epochs " + leaderEpoch + "/" + partitionEpoch + ", current " + current));
+                if (current == null
+                        || current.leaderEpoch() != leaderEpoch
+                        || current.partitionEpoch() != partitionEpoch
+                        || current.leader() != nodeId) {
+                    return CompletableFuture.failedFuture(new StaleEpochException("stale AlterPartition from " + nodeId
+                            + ": epochs " + leaderEpoch + "/" + partitionEpoch + ", current " + current));
                 }
-                next = new PartitionState(current.leader(), current.leaderEpoch(), current.replicas(), newIsr,
+                next = new PartitionState(
+                        current.leader(),
+                        current.leaderEpoch(),
+                        current.replicas(),
+                        newIsr,
                         current.partitionEpoch() + 1);
                 partitions.put(key, next);
             }
@@ -224,23 +237,26 @@ final class FakeController {
         @Override
         public Optional<TopicMetadata> topic(Uuid topicId) {
             synchronized (FakeController.this) {
-                return topics.values().stream().filter(t -> t.topicId().equals(topicId)).findFirst();
+                return topics.values().stream()
+                        .filter(t -> t.topicId().equals(topicId))
+                        .findFirst();
             }
         }
 
         @Override
-        public TopicMetadata createTopic(String name, int partitionCount, int replicationFactor,
-                Map<String, String> configs) {
+        public TopicMetadata createTopic(
+                String name, int partitionCount, int replicationFactor, Map<String, String> configs) {
             TopicMetadata topic;
             synchronized (FakeController.this) {
                 if (topics.containsKey(name)) {
                     throw new TopicExistsException(name);
                 }
                 int factor = replicationFactor == -1 ? defaultReplicationFactor : replicationFactor;
-                List<Integer> nodes = java.util.stream.IntStream.range(0, clusterSize).boxed().toList();
+                List<Integer> nodes =
+                        java.util.stream.IntStream.range(0, clusterSize).boxed().toList();
                 if (factor > nodes.size()) {
-                    throw new InvalidReplicationFactorException("Replication factor: " + factor
-                            + " larger than available brokers: " + nodes.size() + ".");
+                    throw new InvalidReplicationFactorException(
+                            "Replication factor: " + factor + " larger than available brokers: " + nodes.size() + ".");
                 }
                 topic = new TopicMetadata(name, Uuid.randomUuid(), partitionCount, configs);
                 topics.put(name, topic);
@@ -256,8 +272,8 @@ final class FakeController {
                 for (int r = 0; r < factor; r++) {
                     replicas.add(live.get((i + r) % live.size()));
                 }
-                partitions.put(new Key(topic.topicId(), i), new PartitionState(replicas.get(0), 0, replicas,
-                        replicas, 0));
+                partitions.put(
+                        new Key(topic.topicId(), i), new PartitionState(replicas.get(0), 0, replicas, replicas, 0));
             }
         }
 
@@ -303,10 +319,14 @@ final class FakeController {
                 if (newCount <= current.partitions()) {
                     throw new IllegalArgumentException("partition count must grow");
                 }
-                int factor = partitions.get(new Key(current.topicId(), 0)).replicas().size();
+                int factor =
+                        partitions.get(new Key(current.topicId(), 0)).replicas().size();
                 topic = current.withPartitions(newCount);
                 topics.put(name, topic);
-                addPartitions(topic, current.partitions(), factor,
+                addPartitions(
+                        topic,
+                        current.partitions(),
+                        factor,
                         java.util.stream.IntStream.range(0, clusterSize).boxed().toList());
             }
             notifyListeners();

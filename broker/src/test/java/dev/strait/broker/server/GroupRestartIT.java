@@ -42,10 +42,13 @@ class GroupRestartIT {
 
     @Test
     void aStableGroupStaysStableAcrossABrokerRestartWithoutARebalance() throws Exception {
-        try (EmbeddedCluster cluster = EmbeddedCluster.builder().brokerConfig("group.initial.rebalance.delay.ms", "0")
+        try (EmbeddedCluster cluster = EmbeddedCluster.builder()
+                .brokerConfig("group.initial.rebalance.delay.ms", "0")
                 .start()) {
             try (Admin admin = admin(cluster)) {
-                admin.createTopics(List.of(new NewTopic(TOPIC, 2, (short) 1))).all().get(TIMEOUT_S, TimeUnit.SECONDS);
+                admin.createTopics(List.of(new NewTopic(TOPIC, 2, (short) 1)))
+                        .all()
+                        .get(TIMEOUT_S, TimeUnit.SECONDS);
             }
             AtomicInteger assignments = new AtomicInteger();
             List<ConsumerRecord<String, String>> consumed = new ArrayList<>();
@@ -53,8 +56,7 @@ class GroupRestartIT {
                 // Given: a Stable group with one member that consumed and committed
                 consumer.subscribe(List.of(TOPIC), new ConsumerRebalanceListener() {
                     @Override
-                    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-                    }
+                    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {}
 
                     @Override
                     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
@@ -73,10 +75,13 @@ class GroupRestartIT {
 
                 // Then: the coordinator knows the group before the consumer is back
                 try (Admin admin = admin(cluster)) {
-                    ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(GROUP)).all()
-                            .get(TIMEOUT_S, TimeUnit.SECONDS).get(GROUP);
+                    ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(GROUP))
+                            .all()
+                            .get(TIMEOUT_S, TimeUnit.SECONDS)
+                            .get(GROUP);
                     assertThat(group.groupState()).isEqualTo(GroupState.STABLE);
-                    assertThat(group.members()).extracting(MemberDescription::consumerId)
+                    assertThat(group.members())
+                            .extracting(MemberDescription::consumerId)
                             .containsExactly(before.memberId());
                     assertThat(group.members().iterator().next().assignment().topicPartitions())
                             .containsExactlyInAnyOrder(new TopicPartition(TOPIC, 0), new TopicPartition(TOPIC, 1));
@@ -88,29 +93,37 @@ class GroupRestartIT {
                 ConsumerGroupMetadata after = consumer.groupMetadata();
                 assertThat(after.memberId()).isEqualTo(before.memberId());
                 assertThat(after.generationId()).isEqualTo(before.generationId());
-                assertThat(assignments.get()).as("no rebalance after the restart").isEqualTo(1);
+                assertThat(assignments.get())
+                        .as("no rebalance after the restart")
+                        .isEqualTo(1);
             }
-            assertThat(consumed).extracting(ConsumerRecord::value).containsExactlyInAnyOrder("v0", "v1", "v2", "v3",
-                    "v4", "v5", "v6", "v7", "v8", "v9");
+            assertThat(consumed)
+                    .extracting(ConsumerRecord::value)
+                    .containsExactlyInAnyOrder("v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9");
             try (Admin admin = admin(cluster)) {
                 Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(GROUP)
-                        .partitionsToOffsetAndMetadata().get(TIMEOUT_S, TimeUnit.SECONDS);
-                assertThat(committed.values().stream().mapToLong(OffsetAndMetadata::offset).sum()).isEqualTo(10);
+                        .partitionsToOffsetAndMetadata()
+                        .get(TIMEOUT_S, TimeUnit.SECONDS);
+                assertThat(committed.values().stream()
+                                .mapToLong(OffsetAndMetadata::offset)
+                                .sum())
+                        .isEqualTo(10);
             }
         }
     }
 
     private static void produce(EmbeddedCluster cluster, int from, int count) throws Exception {
-        try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(cluster.bootstrapServers(),
-                Map.of())) {
+        try (KafkaProducer<String, String> producer =
+                KafkaClientsRoundTripIT.producer(cluster.bootstrapServers(), Map.of())) {
             for (int i = from; i < from + count; i++) {
-                producer.send(new ProducerRecord<>(TOPIC, i % 2, "k" + i, "v" + i)).get(TIMEOUT_S, TimeUnit.SECONDS);
+                producer.send(new ProducerRecord<>(TOPIC, i % 2, "k" + i, "v" + i))
+                        .get(TIMEOUT_S, TimeUnit.SECONDS);
             }
         }
     }
 
-    private static void pollUntil(KafkaConsumer<String, String> consumer, List<ConsumerRecord<String, String>> consumed,
-            int total) {
+    private static void pollUntil(
+            KafkaConsumer<String, String> consumer, List<ConsumerRecord<String, String>> consumed, int total) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
         while (consumed.size() < total && System.nanoTime() < deadline) {
             consumer.poll(Duration.ofMillis(200)).forEach(consumed::add);
@@ -132,8 +145,12 @@ class GroupRestartIT {
     }
 
     private static Admin admin(EmbeddedCluster cluster) {
-        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers(),
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "15000",
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000"));
+        return Admin.create(Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                cluster.bootstrapServers(),
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                "15000",
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
+                "10000"));
     }
 }

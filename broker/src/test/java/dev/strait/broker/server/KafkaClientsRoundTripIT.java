@@ -81,15 +81,19 @@ class KafkaClientsRoundTripIT {
         long baseTimestamp = System.currentTimeMillis() - 60_000;
 
         // When
-        try (KafkaProducer<String, String> producer = producer(Map.of(ProducerConfig.ACKS_CONFIG, acks,
-                ProducerConfig.COMPRESSION_TYPE_CONFIG, compression,
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, Boolean.toString(idempotence)))) {
+        try (KafkaProducer<String, String> producer = producer(Map.of(
+                ProducerConfig.ACKS_CONFIG,
+                acks,
+                ProducerConfig.COMPRESSION_TYPE_CONFIG,
+                compression,
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                Boolean.toString(idempotence)))) {
             List<Future<RecordMetadata>> sends = new ArrayList<>();
             for (int i = 0; i < RECORDS; i++) {
                 RecordHeaders headers = new RecordHeaders();
                 headers.add("h", ("header-" + i).getBytes(StandardCharsets.UTF_8));
-                sends.add(producer.send(new ProducerRecord<>(topic, 0, baseTimestamp + i, "key-" + i,
-                        "value-" + i, headers)));
+                sends.add(producer.send(
+                        new ProducerRecord<>(topic, 0, baseTimestamp + i, "key-" + i, "value-" + i, headers)));
             }
             producer.flush();
             for (int i = 0; i < RECORDS; i++) {
@@ -133,8 +137,8 @@ class KafkaClientsRoundTripIT {
         // When
         List<ConsumerRecord<String, String>> records = new ArrayList<>();
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
-            List<TopicPartition> partitions = List.of(new TopicPartition(topic, 0), new TopicPartition(topic, 1),
-                    new TopicPartition(topic, 2));
+            List<TopicPartition> partitions =
+                    List.of(new TopicPartition(topic, 0), new TopicPartition(topic, 1), new TopicPartition(topic, 2));
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             long deadline = System.nanoTime() + WAIT.toNanos();
@@ -148,7 +152,8 @@ class KafkaClientsRoundTripIT {
         for (int p = 0; p < 3; p++) {
             int partition = p;
             assertThat(records.stream().filter(r -> r.partition() == partition).map(ConsumerRecord::offset))
-                    .containsExactlyElementsOf(java.util.stream.LongStream.range(0, 30).boxed().toList());
+                    .containsExactlyElementsOf(
+                            java.util.stream.LongStream.range(0, 30).boxed().toList());
         }
     }
 
@@ -193,7 +198,9 @@ class KafkaClientsRoundTripIT {
     }
 
     static void createTopic(String topic, int partitions) throws Exception {
-        admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(20, TimeUnit.SECONDS);
+        admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1)))
+                .all()
+                .get(20, TimeUnit.SECONDS);
     }
 
     static KafkaProducer<String, String> producer(Map<String, String> overrides) {
@@ -233,8 +240,7 @@ class KafkaClientsRoundTripIT {
         return consumeFromStart(cluster.bootstrapServers(), tp, expected);
     }
 
-    static List<ConsumerRecord<String, String>> consumeFromStart(String bootstrap, TopicPartition tp,
-            int expected) {
+    static List<ConsumerRecord<String, String>> consumeFromStart(String bootstrap, TopicPartition tp, int expected) {
         List<ConsumerRecord<String, String>> records = new ArrayList<>();
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(consumerProps(bootstrap))) {
             consumer.assign(List.of(tp));

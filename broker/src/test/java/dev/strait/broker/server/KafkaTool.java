@@ -15,8 +15,7 @@ import java.util.stream.Collectors;
  * System.exit), bounded to 60 s, and returns what it printed.
  */
 final class KafkaTool {
-    private KafkaTool() {
-    }
+    private KafkaTool() {}
 
     record Result(int exitCode, String stdout, String stderr) {
         @Override
@@ -27,13 +26,18 @@ final class KafkaTool {
 
     static Result run(Path dir, String mainClass, Path stdin, String... args) throws Exception {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        List<String> command = new ArrayList<>(List.of(java.toString(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"), mainClass));
+        List<String> command = new ArrayList<>(List.of(
+                java.toString(),
+                "-Xmx256m",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                System.getProperty("java.class.path"),
+                mainClass));
         command.addAll(List.of(args));
         Path out = Files.createTempFile(dir, "stdout", ".txt");
         Path err = Files.createTempFile(dir, "stderr", ".txt");
-        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile())
-                .redirectError(err.toFile());
+        ProcessBuilder builder =
+                new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
         if (stdin != null) {
             builder.redirectInput(stdin.toFile());
         } else {
@@ -46,9 +50,14 @@ final class KafkaTool {
         Process process = builder.start();
         try {
             boolean exited = process.waitFor(60, TimeUnit.SECONDS);
-            assertThat(exited).as("%s %s did not exit within 60 s; stdout: %s", mainClass, String.join(" ", args),
-                    Files.readString(out, StandardCharsets.UTF_8)).isTrue();
-            return new Result(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+            assertThat(exited)
+                    .as(
+                            "%s %s did not exit within 60 s; stdout: %s",
+                            mainClass, String.join(" ", args), Files.readString(out, StandardCharsets.UTF_8))
+                    .isTrue();
+            return new Result(
+                    process.exitValue(),
+                    Files.readString(out, StandardCharsets.UTF_8),
                     Files.readAllLines(err, StandardCharsets.UTF_8).stream().collect(Collectors.joining("\n")));
         } finally {
             process.destroyForcibly();

@@ -2,14 +2,11 @@ package dev.strait.broker.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -52,18 +49,32 @@ class KafkaToolsIT {
 
     @Test
     void topicsCreateAndDescribe() throws Exception {
-        KafkaTool.Result create = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--create", "--topic", "tool-topics",
-                "--partitions", "2", "--replication-factor", "1");
+        KafkaTool.Result create = run(
+                TOPICS,
+                null,
+                "--bootstrap-server",
+                bootstrap(),
+                "--create",
+                "--topic",
+                "tool-topics",
+                "--partitions",
+                "2",
+                "--replication-factor",
+                "1");
         assertThat(create.exitCode()).as(create.toString()).isZero();
         assertThat(create.stdout()).as(create.toString()).contains("Created topic tool-topics.");
 
-        KafkaTool.Result describe = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--describe", "--topic",
-                "tool-topics");
+        KafkaTool.Result describe =
+                run(TOPICS, null, "--bootstrap-server", bootstrap(), "--describe", "--topic", "tool-topics");
         assertThat(describe.exitCode()).as(describe.toString()).isZero();
-        assertThat(describe.stdout()).as(describe.toString()).contains("Topic: tool-topics")
-                .contains("PartitionCount: 2").contains("ReplicationFactor: 1");
+        assertThat(describe.stdout())
+                .as(describe.toString())
+                .contains("Topic: tool-topics")
+                .contains("PartitionCount: 2")
+                .contains("ReplicationFactor: 1");
         assertThat(describe.stdout().lines().filter(l -> l.contains("Partition: ") && l.contains("Leader: 0")))
-                .as(describe.toString()).hasSize(2);
+                .as(describe.toString())
+                .hasSize(2);
 
         KafkaTool.Result list = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--list");
         assertThat(list.exitCode()).as(list.toString()).isZero();
@@ -72,38 +83,78 @@ class KafkaToolsIT {
 
     @Test
     void topicsAlterPartitionsThenDescribeShowsThemAndTheNewPartitionServesRecords() throws Exception {
-        KafkaTool.Result create = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--create", "--topic", "tool-alter",
-                "--partitions", "1", "--replication-factor", "1");
+        KafkaTool.Result create = run(
+                TOPICS,
+                null,
+                "--bootstrap-server",
+                bootstrap(),
+                "--create",
+                "--topic",
+                "tool-alter",
+                "--partitions",
+                "1",
+                "--replication-factor",
+                "1");
         assertThat(create.exitCode()).as(create.toString()).isZero();
 
-        KafkaTool.Result alter = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--alter", "--topic", "tool-alter",
-                "--partitions", "3");
+        KafkaTool.Result alter = run(
+                TOPICS,
+                null,
+                "--bootstrap-server",
+                bootstrap(),
+                "--alter",
+                "--topic",
+                "tool-alter",
+                "--partitions",
+                "3");
         assertThat(alter.exitCode()).as(alter.toString()).isZero();
 
-        KafkaTool.Result describe = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--describe", "--topic",
-                "tool-alter");
+        KafkaTool.Result describe =
+                run(TOPICS, null, "--bootstrap-server", bootstrap(), "--describe", "--topic", "tool-alter");
         assertThat(describe.exitCode()).as(describe.toString()).isZero();
         assertThat(describe.stdout()).as(describe.toString()).contains("PartitionCount: 3");
         assertThat(describe.stdout().lines().filter(l -> l.contains("Partition: ") && l.contains("Leader: 0")))
-                .as(describe.toString()).hasSize(3);
+                .as(describe.toString())
+                .hasSize(3);
 
-        KafkaTool.Result shrink = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--alter", "--topic", "tool-alter",
-                "--partitions", "2");
+        KafkaTool.Result shrink = run(
+                TOPICS,
+                null,
+                "--bootstrap-server",
+                bootstrap(),
+                "--alter",
+                "--topic",
+                "tool-alter",
+                "--partitions",
+                "2");
         assertThat(shrink.exitCode()).as(shrink.toString()).isNotZero();
         assertThat(shrink.stdout() + shrink.stderr()).as(shrink.toString()).contains("would not be an increase");
 
         try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(bootstrap(), Map.of())) {
             assertThat(producer.send(new ProducerRecord<>("tool-alter", 2, "k", "on-new-partition"))
-                    .get(20, TimeUnit.SECONDS).offset()).isZero();
+                            .get(20, TimeUnit.SECONDS)
+                            .offset())
+                    .isZero();
         }
         assertThat(KafkaClientsRoundTripIT.consumeFromStart(bootstrap(), new TopicPartition("tool-alter", 2), 1))
-                .extracting(ConsumerRecord::value).containsExactly("on-new-partition");
+                .extracting(ConsumerRecord::value)
+                .containsExactly("on-new-partition");
     }
 
     @Test
     void deleteRecordsToolMovesTheLowWatermarkAndGetOffsetShellReportsIt() throws Exception {
-        KafkaTool.Result create = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--create", "--topic", "tool-trim",
-                "--partitions", "1", "--replication-factor", "1");
+        KafkaTool.Result create = run(
+                TOPICS,
+                null,
+                "--bootstrap-server",
+                bootstrap(),
+                "--create",
+                "--topic",
+                "tool-trim",
+                "--partitions",
+                "1",
+                "--replication-factor",
+                "1");
         assertThat(create.exitCode()).as(create.toString()).isZero();
         try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(bootstrap(), Map.of())) {
             for (int i = 0; i < 10; i++) {
@@ -112,39 +163,71 @@ class KafkaToolsIT {
             producer.flush();
         }
         Path offsets = dir.resolve("delete-records.json");
-        Files.writeString(offsets, "{\"partitions\":[{\"topic\":\"tool-trim\",\"partition\":0,\"offset\":4}],"
-                + "\"version\":1}");
+        Files.writeString(
+                offsets,
+                "{\"partitions\":[{\"topic\":\"tool-trim\",\"partition\":0,\"offset\":4}]," + "\"version\":1}");
 
-        KafkaTool.Result delete = run(DELETE_RECORDS, null, "--bootstrap-server", bootstrap(), "--offset-json-file",
-                offsets.toString());
+        KafkaTool.Result delete =
+                run(DELETE_RECORDS, null, "--bootstrap-server", bootstrap(), "--offset-json-file", offsets.toString());
         assertThat(delete.exitCode()).as(delete.toString()).isZero();
-        assertThat(delete.stdout()).as(delete.toString()).contains("partition: tool-trim-0")
+        assertThat(delete.stdout())
+                .as(delete.toString())
+                .contains("partition: tool-trim-0")
                 .contains("low_watermark: 4");
 
-        KafkaTool.Result earliest = run(GET_OFFSETS, null, "--bootstrap-server", bootstrap(), "--topic", "tool-trim",
-                "--time", "-2");
+        KafkaTool.Result earliest =
+                run(GET_OFFSETS, null, "--bootstrap-server", bootstrap(), "--topic", "tool-trim", "--time", "-2");
         assertThat(earliest.exitCode()).as(earliest.toString()).isZero();
         assertThat(earliest.stdout().lines()).as(earliest.toString()).contains("tool-trim:0:4");
     }
 
     @Test
-    void consoleProducerLinesComeBackThroughTheConsoleConsumerAndTheGroupCanBeDescribedAndReset()
-            throws Exception {
-        KafkaTool.Result create = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--create", "--topic", "tool-console",
-                "--partitions", "1", "--replication-factor", "1");
+    void consoleProducerLinesComeBackThroughTheConsoleConsumerAndTheGroupCanBeDescribedAndReset() throws Exception {
+        KafkaTool.Result create = run(
+                TOPICS,
+                null,
+                "--bootstrap-server",
+                bootstrap(),
+                "--create",
+                "--topic",
+                "tool-console",
+                "--partitions",
+                "1",
+                "--replication-factor",
+                "1");
         assertThat(create.exitCode()).as(create.toString()).isZero();
         List<String> lines = IntStream.range(0, 20).mapToObj(i -> "line-" + i).toList();
         Path input = dir.resolve("input.txt");
         Files.write(input, lines);
 
-        KafkaTool.Result produce = run(CONSOLE_PRODUCER, input, "--bootstrap-server", bootstrap(), "--topic", "tool-console",
-                "--producer-property", "acks=all");
+        KafkaTool.Result produce = run(
+                CONSOLE_PRODUCER,
+                input,
+                "--bootstrap-server",
+                bootstrap(),
+                "--topic",
+                "tool-console",
+                "--producer-property",
+                "acks=all");
         assertThat(produce.exitCode()).as(produce.toString()).isZero();
 
-        KafkaTool.Result consume = run(CONSOLE_CONSUMER, null, "--bootstrap-server", bootstrap(), "--topic", "tool-console",
-                "--from-beginning", "--max-messages", "20", "--timeout-ms", "30000", "--group", "tool-group");
+        KafkaTool.Result consume = run(
+                CONSOLE_CONSUMER,
+                null,
+                "--bootstrap-server",
+                bootstrap(),
+                "--topic",
+                "tool-console",
+                "--from-beginning",
+                "--max-messages",
+                "20",
+                "--timeout-ms",
+                "30000",
+                "--group",
+                "tool-group");
         assertThat(consume.exitCode()).as(consume.toString()).isZero();
-        assertThat(consume.stdout().lines().filter(l -> l.startsWith("line-"))).as(consume.toString())
+        assertThat(consume.stdout().lines().filter(l -> l.startsWith("line-")))
+                .as(consume.toString())
                 .containsExactlyElementsOf(lines);
         assertThat(consume.stderr()).as(consume.toString()).contains("Processed a total of 20 messages");
 
@@ -152,47 +235,96 @@ class KafkaToolsIT {
         assertThat(groupList.exitCode()).as(groupList.toString()).isZero();
         assertThat(groupList.stdout().lines()).as(groupList.toString()).contains("tool-group");
 
-        KafkaTool.Result describe = run(GROUPS, null, "--bootstrap-server", bootstrap(), "--describe", "--group",
-                "tool-group");
+        KafkaTool.Result describe =
+                run(GROUPS, null, "--bootstrap-server", bootstrap(), "--describe", "--group", "tool-group");
         assertThat(describe.exitCode()).as(describe.toString()).isZero();
-        assertThat(describe.stderr()).as(describe.toString()).contains("Consumer group 'tool-group' has no active members.");
-        assertThat(row(describe.stdout(), "tool-console")).as(describe.toString())
+        assertThat(describe.stderr())
+                .as(describe.toString())
+                .contains("Consumer group 'tool-group' has no active members.");
+        assertThat(row(describe.stdout(), "tool-console"))
+                .as(describe.toString())
                 .startsWith("tool-group", "tool-console", "0", "20", "20", "0");
 
-        KafkaTool.Result reset = run(GROUPS, null, "--bootstrap-server", bootstrap(), "--reset-offsets", "--to-earliest",
-                "--execute", "--group", "tool-group", "--topic", "tool-console");
+        KafkaTool.Result reset = run(
+                GROUPS,
+                null,
+                "--bootstrap-server",
+                bootstrap(),
+                "--reset-offsets",
+                "--to-earliest",
+                "--execute",
+                "--group",
+                "tool-group",
+                "--topic",
+                "tool-console");
         assertThat(reset.exitCode()).as(reset.toString()).isZero();
-        assertThat(row(reset.stdout(), "tool-console")).as(reset.toString())
+        assertThat(row(reset.stdout(), "tool-console"))
+                .as(reset.toString())
                 .containsExactly("tool-group", "tool-console", "0", "0");
 
-        KafkaTool.Result after = run(GROUPS, null, "--bootstrap-server", bootstrap(), "--describe", "--group", "tool-group");
+        KafkaTool.Result after =
+                run(GROUPS, null, "--bootstrap-server", bootstrap(), "--describe", "--group", "tool-group");
         assertThat(after.exitCode()).as(after.toString()).isZero();
-        assertThat(row(after.stdout(), "tool-console")).as(after.toString())
+        assertThat(row(after.stdout(), "tool-console"))
+                .as(after.toString())
                 .startsWith("tool-group", "tool-console", "0", "0", "20", "20");
     }
 
     @Test
     void configsAlterAndDescribeATopicRetention() throws Exception {
-        KafkaTool.Result create = run(TOPICS, null, "--bootstrap-server", bootstrap(), "--create", "--topic", "tool-configs",
-                "--partitions", "1", "--replication-factor", "1");
+        KafkaTool.Result create = run(
+                TOPICS,
+                null,
+                "--bootstrap-server",
+                bootstrap(),
+                "--create",
+                "--topic",
+                "tool-configs",
+                "--partitions",
+                "1",
+                "--replication-factor",
+                "1");
         assertThat(create.exitCode()).as(create.toString()).isZero();
 
-        KafkaTool.Result alter = run(CONFIGS, null, "--bootstrap-server", bootstrap(), "--entity-type", "topics",
-                "--entity-name", "tool-configs", "--alter", "--add-config", "retention.ms=123456789");
+        KafkaTool.Result alter = run(
+                CONFIGS,
+                null,
+                "--bootstrap-server",
+                bootstrap(),
+                "--entity-type",
+                "topics",
+                "--entity-name",
+                "tool-configs",
+                "--alter",
+                "--add-config",
+                "retention.ms=123456789");
         assertThat(alter.exitCode()).as(alter.toString()).isZero();
         assertThat(alter.stdout()).as(alter.toString()).contains("Completed updating config for topic tool-configs.");
 
-        KafkaTool.Result describe = run(CONFIGS, null, "--bootstrap-server", bootstrap(), "--entity-type", "topics",
-                "--entity-name", "tool-configs", "--describe");
+        KafkaTool.Result describe = run(
+                CONFIGS,
+                null,
+                "--bootstrap-server",
+                bootstrap(),
+                "--entity-type",
+                "topics",
+                "--entity-name",
+                "tool-configs",
+                "--describe");
         assertThat(describe.exitCode()).as(describe.toString()).isZero();
-        assertThat(describe.stdout()).as(describe.toString()).contains("Dynamic configs for topic tool-configs are:")
+        assertThat(describe.stdout())
+                .as(describe.toString())
+                .contains("Dynamic configs for topic tool-configs are:")
                 .contains("retention.ms=123456789");
     }
 
     /** The whitespace-separated columns of the first output line whose second column is {@code topic}. */
     private static List<String> row(String stdout, String topic) {
-        return stdout.lines().map(l -> List.of(l.trim().split("\\s+")))
-                .filter(cols -> cols.size() > 2 && cols.get(1).equals(topic)).findFirst().orElse(List.of());
+        return stdout.lines()
+                .map(l -> List.of(l.trim().split("\\s+")))
+                .filter(cols -> cols.size() > 2 && cols.get(1).equals(topic))
+                .findFirst()
+                .orElse(List.of());
     }
 
     private static String bootstrap() {

@@ -45,12 +45,16 @@ class MetadataSnapshotClusterIT {
 
     @Test
     void aNodeRestartedBehindTheLeadersLogStartCatchesUpFromItsSnapshot() throws Exception {
-        try (EmbeddedCluster cluster = EmbeddedCluster.builder().nodes(3)
-                .brokerConfig("metadata.log.max.record.bytes.between.snapshots", "2048")
-                .brokerConfig("broker.session.timeout.ms", "3000").brokerConfig("broker.heartbeat.interval.ms", "500")
-                .start();
-             Admin admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic("before", 1, (short) 3))).all().get(30, TimeUnit.SECONDS);
+        try (EmbeddedCluster cluster = EmbeddedCluster.builder()
+                        .nodes(3)
+                        .brokerConfig("metadata.log.max.record.bytes.between.snapshots", "2048")
+                        .brokerConfig("broker.session.timeout.ms", "3000")
+                        .brokerConfig("broker.heartbeat.interval.ms", "500")
+                        .start();
+                Admin admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic("before", 1, (short) 3)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
             awaitTopics(cluster, 2, Map.of("before", 1));
             // Given: node 2 stops; 30 topics of 3 partitions later, the others have snapshotted past its log end
             cluster.stop(2);
@@ -60,18 +64,23 @@ class MetadataSnapshotClusterIT {
             }
             Map<String, Integer> expected = new TreeMap<>(Map.of("before", 1));
             for (int i = 0; i < 30; i++) {
-                admin.createTopics(List.of(new NewTopic("t" + i, 3, (short) 2))).all().get(30, TimeUnit.SECONDS);
+                admin.createTopics(List.of(new NewTopic("t" + i, 3, (short) 2)))
+                        .all()
+                        .get(30, TimeUnit.SECONDS);
                 expected.put("t" + i, 3);
             }
-            await("the running voters snapshot beyond node 2's log end " + stoppedEnd, () ->
-                    latestSnapshotEnd(cluster, 0) > stoppedEnd && latestSnapshotEnd(cluster, 1) > stoppedEnd);
+            await(
+                    "the running voters snapshot beyond node 2's log end " + stoppedEnd,
+                    () -> latestSnapshotEnd(cluster, 0) > stoppedEnd && latestSnapshotEnd(cluster, 1) > stoppedEnd);
             // When
             cluster.resume(2);
             // Then: it serves every topic from its own metadata, which it got from a snapshot it fetched
             awaitTopics(cluster, 2, expected);
             assertThat(latestSnapshotEnd(cluster, 2)).isGreaterThan(stoppedEnd);
             // and a restarted node loads its own latest snapshot, then replays the log after it
-            admin.createTopics(List.of(new NewTopic("after", 2, (short) 3))).all().get(30, TimeUnit.SECONDS);
+            admin.createTopics(List.of(new NewTopic("after", 2, (short) 3)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
             expected.put("after", 2);
             awaitTopics(cluster, 0, expected);
             long snapshotBeforeRestart = latestSnapshotEnd(cluster, 0);
@@ -134,9 +143,10 @@ class MetadataSnapshotClusterIT {
             DataInputStream in = new DataInputStream(socket.getInputStream());
             byte[] response = new byte[in.readInt()];
             in.readFully(response);
-            MetadataResponse metadata = (MetadataResponse) AbstractResponse.parseResponse(ByteBuffer.wrap(response),
-                    header);
-            metadata.topicMetadata().forEach(t -> topics.put(t.topic(), t.partitionMetadata().size()));
+            MetadataResponse metadata =
+                    (MetadataResponse) AbstractResponse.parseResponse(ByteBuffer.wrap(response), header);
+            metadata.topicMetadata()
+                    .forEach(t -> topics.put(t.topic(), t.partitionMetadata().size()));
         } catch (IOException e) {
             return Map.of(); // restarting; ask again
         }

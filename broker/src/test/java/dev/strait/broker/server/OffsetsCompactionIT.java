@@ -9,8 +9,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Properties;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
@@ -50,16 +50,30 @@ class OffsetsCompactionIT {
 
         // Given: 300 commits of two partitions for one group, with the cleaner off
         long uncompactedBytes;
-        try (EmbeddedCluster cluster = cluster(false); Admin admin = admin(cluster)) {
-            admin.createTopics(List.of(new NewTopic("compacted-input", 2, (short) 1))).all()
+        try (EmbeddedCluster cluster = cluster(false);
+                Admin admin = admin(cluster)) {
+            admin.createTopics(List.of(new NewTopic("compacted-input", 2, (short) 1)))
+                    .all()
                     .get(TIMEOUT_S, TimeUnit.SECONDS);
             for (int i = 1; i <= COMMITS; i++) {
-                admin.alterConsumerGroupOffsets("compacting-group", Map.of(p0, new OffsetAndMetadata(i),
-                        p1, new OffsetAndMetadata(10_000 + i, "meta-" + i))).all().get(TIMEOUT_S, TimeUnit.SECONDS);
+                admin.alterConsumerGroupOffsets(
+                                "compacting-group",
+                                Map.of(
+                                        p0,
+                                        new OffsetAndMetadata(i),
+                                        p1,
+                                        new OffsetAndMetadata(10_000 + i, "meta-" + i)))
+                        .all()
+                        .get(TIMEOUT_S, TimeUnit.SECONDS);
             }
             uncompactedBytes = logBytes(offsetsDir);
-            Config config = admin.describeConfigs(List.of(new ConfigResource(ConfigResource.Type.TOPIC,
-                    "__consumer_offsets"))).all().get(TIMEOUT_S, TimeUnit.SECONDS).values().iterator().next();
+            Config config = admin.describeConfigs(
+                            List.of(new ConfigResource(ConfigResource.Type.TOPIC, "__consumer_offsets")))
+                    .all()
+                    .get(TIMEOUT_S, TimeUnit.SECONDS)
+                    .values()
+                    .iterator()
+                    .next();
             assertThat(config.get("cleanup.policy").value()).isEqualTo("compact");
             assertThat(config.get("segment.bytes").value()).isEqualTo("1024");
         }
@@ -75,12 +89,15 @@ class OffsetsCompactionIT {
             }
 
             // Then
-            assertThat(compactedBytes).as("offsets log bytes after compaction, from %d", uncompactedBytes)
+            assertThat(compactedBytes)
+                    .as("offsets log bytes after compaction, from %d", uncompactedBytes)
                     .isLessThanOrEqualTo(uncompactedBytes / 10);
             try (Admin admin = admin(cluster)) {
-                assertThat(committed(admin)).containsEntry(p0, new OffsetAndMetadata(COMMITS))
+                assertThat(committed(admin))
+                        .containsEntry(p0, new OffsetAndMetadata(COMMITS))
                         .containsEntry(p1, new OffsetAndMetadata(10_000 + COMMITS, "meta-" + COMMITS));
-                admin.alterConsumerGroupOffsets("compacting-group", Map.of(p0, new OffsetAndMetadata(77_777))).all()
+                admin.alterConsumerGroupOffsets("compacting-group", Map.of(p0, new OffsetAndMetadata(77_777)))
+                        .all()
                         .get(TIMEOUT_S, TimeUnit.SECONDS);
             }
 
@@ -89,7 +106,8 @@ class OffsetsCompactionIT {
 
             // Then: the group coordinator replays the compacted log
             try (Admin admin = admin(cluster)) {
-                assertThat(committed(admin)).containsEntry(p0, new OffsetAndMetadata(77_777))
+                assertThat(committed(admin))
+                        .containsEntry(p0, new OffsetAndMetadata(77_777))
                         .containsEntry(p1, new OffsetAndMetadata(10_000 + COMMITS, "meta-" + COMMITS));
             }
             assertThat(logBytes(offsetsDir)).isLessThan(uncompactedBytes / 5);
@@ -99,20 +117,25 @@ class OffsetsCompactionIT {
     @Test
     void aCompactedUserTopicKeepsTheLatestValuePerKeyAndRefusesRecordsWithoutKey() throws Exception {
         TopicPartition tp = new TopicPartition("kv", 0);
-        try (EmbeddedCluster cluster = cluster(true); Admin admin = admin(cluster)) {
+        try (EmbeddedCluster cluster = cluster(true);
+                Admin admin = admin(cluster)) {
             // Given
-            admin.createTopics(List.of(new NewTopic("kv", 1, (short) 1).configs(Map.of("cleanup.policy", "compact",
-                    "segment.bytes", "1024")))).all().get(TIMEOUT_S, TimeUnit.SECONDS);
+            admin.createTopics(List.of(new NewTopic("kv", 1, (short) 1)
+                            .configs(Map.of("cleanup.policy", "compact", "segment.bytes", "1024"))))
+                    .all()
+                    .get(TIMEOUT_S, TimeUnit.SECONDS);
             Map<String, String> latest = new HashMap<>();
-            try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(
-                    cluster.bootstrapServers(), Map.of("linger.ms", "0"))) {
+            try (KafkaProducer<String, String> producer =
+                    KafkaClientsRoundTripIT.producer(cluster.bootstrapServers(), Map.of("linger.ms", "0"))) {
                 for (int i = 0; i < 200; i++) {
                     String key = "key-" + (i % 5);
-                    producer.send(new ProducerRecord<>("kv", 0, key, "value-" + i)).get(TIMEOUT_S, TimeUnit.SECONDS);
+                    producer.send(new ProducerRecord<>("kv", 0, key, "value-" + i))
+                            .get(TIMEOUT_S, TimeUnit.SECONDS);
                     latest.put(key, "value-" + i);
                 }
                 assertThatThrownBy(() -> producer.send(new ProducerRecord<>("kv", 0, null, "keyless"))
-                        .get(TIMEOUT_S, TimeUnit.SECONDS)).hasCauseInstanceOf(InvalidRecordException.class)
+                                .get(TIMEOUT_S, TimeUnit.SECONDS))
+                        .hasCauseInstanceOf(InvalidRecordException.class)
                         .hasMessageContaining("without key");
             }
             Path dir = cluster.dataDir().resolve("node-0").resolve("kv-0");
@@ -150,22 +173,27 @@ class OffsetsCompactionIT {
     }
 
     private EmbeddedCluster cluster(boolean cleaner) {
-        return EmbeddedCluster.builder().nodes(1).dataDir(dataDir)
+        return EmbeddedCluster.builder()
+                .nodes(1)
+                .dataDir(dataDir)
                 .brokerConfig("offsets.topic.num.partitions", "1")
                 .brokerConfig("offsets.topic.segment.bytes", "1024")
                 .brokerConfig("log.cleaner.enable", Boolean.toString(cleaner))
-                .brokerConfig("log.cleaner.backoff.ms", "100").start();
+                .brokerConfig("log.cleaner.backoff.ms", "100")
+                .start();
     }
 
     private static Map<TopicPartition, OffsetAndMetadata> committed(Admin admin) throws Exception {
-        return admin.listConsumerGroupOffsets("compacting-group").partitionsToOffsetAndMetadata()
+        return admin.listConsumerGroupOffsets("compacting-group")
+                .partitionsToOffsetAndMetadata()
                 .get(TIMEOUT_S, TimeUnit.SECONDS);
     }
 
     private static long logBytes(Path dir) throws Exception {
         try (Stream<Path> files = Files.list(dir)) {
             long total = 0;
-            for (Path file : files.filter(f -> f.getFileName().toString().endsWith(".log")).toList()) {
+            for (Path file : files.filter(f -> f.getFileName().toString().endsWith(".log"))
+                    .toList()) {
                 try {
                     total += Files.size(file);
                 } catch (NoSuchFileException e) {
@@ -177,8 +205,12 @@ class OffsetsCompactionIT {
     }
 
     private static Admin admin(EmbeddedCluster cluster) {
-        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers(),
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "15000",
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000"));
+        return Admin.create(Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                cluster.bootstrapServers(),
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                "15000",
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
+                "10000"));
     }
 }

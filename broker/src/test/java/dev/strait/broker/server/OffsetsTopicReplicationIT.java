@@ -26,9 +26,12 @@ class OffsetsTopicReplicationIT {
     @Test
     void theOffsetsTopicOfAThreeNodeClusterHasThreeReplicasWhateverTheTopicDefault() throws Exception {
         // Given: ordinary topics default to one replica
-        try (EmbeddedCluster cluster = EmbeddedCluster.builder().nodes(3).brokerConfig("default.replication.factor",
-                "1").brokerConfig("offsets.topic.num.partitions", "3").start();
-             Admin admin = admin(cluster)) {
+        try (EmbeddedCluster cluster = EmbeddedCluster.builder()
+                        .nodes(3)
+                        .brokerConfig("default.replication.factor", "1")
+                        .brokerConfig("offsets.topic.num.partitions", "3")
+                        .start();
+                Admin admin = admin(cluster)) {
             // When: the brokers create the offsets topic
             TopicDescription offsets = awaitTopic(admin, "__consumer_offsets");
 
@@ -44,7 +47,10 @@ class OffsetsTopicReplicationIT {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (true) {
             try {
-                return admin.describeTopics(Set.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic);
+                return admin.describeTopics(Set.of(topic))
+                        .allTopicNames()
+                        .get(10, TimeUnit.SECONDS)
+                        .get(topic);
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
                     throw e;

@@ -35,11 +35,19 @@ class QuorumBrokerServerIT {
     Path dir;
 
     private Map<String, String> config(int controllerPort, int clientPort) {
-        return Map.of("node.id", "0", "process.roles", "broker,controller",
-                "controller.quorum.voters", "0@127.0.0.1:" + controllerPort,
-                "controller.listener.names", "CONTROLLER",
-                "listeners", "PLAINTEXT://127.0.0.1:" + clientPort + ",CONTROLLER://127.0.0.1:0",
-                "log.dirs", dir.resolve("logs").toString());
+        return Map.of(
+                "node.id",
+                "0",
+                "process.roles",
+                "broker,controller",
+                "controller.quorum.voters",
+                "0@127.0.0.1:" + controllerPort,
+                "controller.listener.names",
+                "CONTROLLER",
+                "listeners",
+                "PLAINTEXT://127.0.0.1:" + clientPort + ",CONTROLLER://127.0.0.1:0",
+                "log.dirs",
+                dir.resolve("logs").toString());
     }
 
     private static int freePort() throws java.io.IOException {
@@ -59,18 +67,22 @@ class QuorumBrokerServerIT {
         try {
             String bootstrap = "127.0.0.1:" + server.boundPort();
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-                admin.createTopics(List.of(new NewTopic("quorum-topic", 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
+                admin.createTopics(List.of(new NewTopic("quorum-topic", 2, (short) 1)))
+                        .all()
+                        .get(30, TimeUnit.SECONDS);
                 assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS)).contains("quorum-topic");
             }
-            try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(bootstrap,
-                    Map.of("acks", "all"))) {
+            try (KafkaProducer<String, String> producer =
+                    KafkaClientsRoundTripIT.producer(bootstrap, Map.of("acks", "all"))) {
                 for (int i = 0; i < 10; i++) {
-                    producer.send(new ProducerRecord<>("quorum-topic", i % 2, "k" + i, "v" + i)).get(30, TimeUnit.SECONDS);
+                    producer.send(new ProducerRecord<>("quorum-topic", i % 2, "k" + i, "v" + i))
+                            .get(30, TimeUnit.SECONDS);
                 }
             }
             List<String> values = new ArrayList<>();
             try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(
-                    KafkaClientsRoundTripIT.consumerProps(bootstrap), new StringDeserializer(),
+                    KafkaClientsRoundTripIT.consumerProps(bootstrap),
+                    new StringDeserializer(),
                     new StringDeserializer())) {
                 consumer.assign(List.of(new TopicPartition("quorum-topic", 0), new TopicPartition("quorum-topic", 1)));
                 consumer.seekToBeginning(consumer.assignment());

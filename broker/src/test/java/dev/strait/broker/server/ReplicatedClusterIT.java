@@ -36,9 +36,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.SimpleRecord;
-import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -57,8 +57,17 @@ class ReplicatedClusterIT {
 
     @BeforeEach
     void startCluster() {
-        cluster = new TestCluster(3, Map.of("replica.lag.time.max.ms", "3000", "offsets.topic.num.partitions", "3",
-                "default.replication.factor", "3", "group.initial.rebalance.delay.ms", "0"));
+        cluster = new TestCluster(
+                3,
+                Map.of(
+                        "replica.lag.time.max.ms",
+                        "3000",
+                        "offsets.topic.num.partitions",
+                        "3",
+                        "default.replication.factor",
+                        "3",
+                        "group.initial.rebalance.delay.ms",
+                        "0"));
     }
 
     @AfterEach
@@ -69,15 +78,18 @@ class ReplicatedClusterIT {
     }
 
     private void createTopic(String name, int minInsync) throws Exception {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                cluster.bootstrapServers()))) {
+        try (Admin admin =
+                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers()))) {
             admin.createTopics(List.of(new NewTopic(name, 1, (short) 3)
-                    .configs(Map.of("min.insync.replicas", Integer.toString(minInsync))))).all().get();
+                            .configs(Map.of("min.insync.replicas", Integer.toString(minInsync)))))
+                    .all()
+                    .get();
         }
         TopicPartition tp = new TopicPartition(name, 0);
         waitFor("replicas of " + tp + " on all nodes", () -> {
             for (int i = 0; i < cluster.size(); i++) {
-                if (cluster.broker(i) != null && cluster.broker(i).replicaManager().partition(tp).isEmpty()) {
+                if (cluster.broker(i) != null
+                        && cluster.broker(i).replicaManager().partition(tp).isEmpty()) {
                     return false;
                 }
             }
@@ -113,8 +125,8 @@ class ReplicatedClusterIT {
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         List<String> values = new ArrayList<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
-                new StringDeserializer())) {
+        try (KafkaConsumer<String, String> consumer =
+                new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer())) {
             TopicPartition tp = new TopicPartition(topic, 0);
             consumer.assign(List.of(tp));
             consumer.seekToBeginning(List.of(tp));
@@ -166,8 +178,10 @@ class ReplicatedClusterIT {
             long end = leaderReplica.get().logEndOffset();
             for (int i = 0; i < cluster.size(); i++) {
                 Optional<Partition> r = replica(i, topic);
-                if (cluster.broker(i) != null && (r.isEmpty() || r.get().logEndOffset() != end
-                        || r.get().highWatermark() != end)) {
+                if (cluster.broker(i) != null
+                        && (r.isEmpty()
+                                || r.get().logEndOffset() != end
+                                || r.get().highWatermark() != end)) {
                     return false;
                 }
             }
@@ -179,7 +193,9 @@ class ReplicatedClusterIT {
     private byte[] logBytes(int node, String topic) {
         Path dir = cluster.logDir(node).resolve(topic + "-0");
         try (Stream<Path> files = Files.list(dir)) {
-            List<Path> segments = files.filter(f -> f.getFileName().toString().endsWith(".log")).sorted().toList();
+            List<Path> segments = files.filter(f -> f.getFileName().toString().endsWith(".log"))
+                    .sorted()
+                    .toList();
             java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
             for (Path segment : segments) {
                 out.write(Files.readAllBytes(segment));
@@ -219,7 +235,9 @@ class ReplicatedClusterIT {
         byte[] leaderLog = logBytes(state("replicated").leader(), "replicated");
         assertThat(leaderLog.length).isGreaterThan(0);
         for (int i = 0; i < 3; i++) {
-            assertThat(Arrays.equals(logBytes(i, "replicated"), leaderLog)).as("log of node " + i).isTrue();
+            assertThat(Arrays.equals(logBytes(i, "replicated"), leaderLog))
+                    .as("log of node " + i)
+                    .isTrue();
         }
     }
 
@@ -249,24 +267,31 @@ class ReplicatedClusterIT {
         try (KafkaProducer<String, String> producer = producer()) {
             produce(producer, "isr2", 0, 10);
             produce(producer, "isr3", 0, 10);
-            int follower = state("isr3").replicas().stream().filter(r -> r != state("isr3").leader())
-                    .findFirst().orElseThrow();
+            int follower = state("isr3").replicas().stream()
+                    .filter(r -> r != state("isr3").leader())
+                    .findFirst()
+                    .orElseThrow();
             // When
             cluster.stop(follower);
-            waitFor("ISR without " + follower, () -> !state("isr3").isr().contains(follower)
-                    && !state("isr2").isr().contains(follower));
+            waitFor(
+                    "ISR without " + follower,
+                    () -> !state("isr3").isr().contains(follower)
+                            && !state("isr2").isr().contains(follower));
             // Then: min.insync.replicas=2 still takes acks=all, 3 refuses
             produce(producer, "isr2", 10, 20);
             try (KafkaProducer<String, String> once = producerWithoutRetries()) {
                 assertThatThrownBy(() -> once.send(new ProducerRecord<>("isr3", 0, "k", "refused"))
-                        .get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                                .get(30, TimeUnit.SECONDS))
+                        .isInstanceOf(ExecutionException.class)
                         .hasCauseInstanceOf(NotEnoughReplicasException.class);
             }
             // When
             cluster.start(follower);
             // Then
-            waitFor("ISR with " + follower, () -> state("isr3").isr().contains(follower)
-                    && state("isr2").isr().contains(follower));
+            waitFor(
+                    "ISR with " + follower,
+                    () -> state("isr3").isr().contains(follower)
+                            && state("isr2").isr().contains(follower));
             produce(producer, "isr3", 10, 20);
         }
         assertThat(consumeAll("isr2", 20)).containsExactlyElementsOf(expectedValues(20));
@@ -281,20 +306,26 @@ class ReplicatedClusterIT {
             produce(producer, "diverge", 0, 50);
             waitForReplicasInSync("diverge");
             int leader = state("diverge").leader();
-            int follower = state("diverge").replicas().stream().filter(r -> r != leader).findFirst().orElseThrow();
+            int follower = state("diverge").replicas().stream()
+                    .filter(r -> r != leader)
+                    .findFirst()
+                    .orElseThrow();
             cluster.stop(follower);
             // the leader moves on to a new epoch and writes in it
             cluster.controller().electLeader("diverge", 0, leader);
             int newEpoch = state("diverge").leaderEpoch();
-            waitFor("leader in epoch " + newEpoch, () -> replica(leader, "diverge").map(Partition::leaderEpoch)
-                    .orElse(-1) == newEpoch);
+            waitFor(
+                    "leader in epoch " + newEpoch,
+                    () -> replica(leader, "diverge").map(Partition::leaderEpoch).orElse(-1) == newEpoch);
             produce(producer, "diverge", 50, 80);
             // the stopped follower got a tail in the old epoch that the leader never had
             Path dir = cluster.logDir(follower).resolve("diverge-0");
             try (PartitionLog log = PartitionLog.open(dir, LogConfig.defaults(), Time.SYSTEM)) {
                 SimpleRecord[] bad = new SimpleRecord[20];
                 for (int i = 0; i < bad.length; i++) {
-                    bad[i] = new SimpleRecord(System.currentTimeMillis(), ("k" + i).getBytes(StandardCharsets.UTF_8),
+                    bad[i] = new SimpleRecord(
+                            System.currentTimeMillis(),
+                            ("k" + i).getBytes(StandardCharsets.UTF_8),
                             ("divergent" + i).getBytes(StandardCharsets.UTF_8));
                 }
                 log.append(MemoryRecords.withRecords(Compression.NONE, bad).buffer(), 0);
@@ -305,8 +336,10 @@ class ReplicatedClusterIT {
             // Then
             waitFor("follower back in the ISR", () -> state("diverge").isr().contains(follower));
             waitForReplicasInSync("diverge");
-            assertThat(replica(follower, "diverge").orElseThrow().logEndOffset()).isEqualTo(80);
-            assertThat(Arrays.equals(logBytes(follower, "diverge"), logBytes(leader, "diverge"))).isTrue();
+            assertThat(replica(follower, "diverge").orElseThrow().logEndOffset())
+                    .isEqualTo(80);
+            assertThat(Arrays.equals(logBytes(follower, "diverge"), logBytes(leader, "diverge")))
+                    .isTrue();
         }
         assertThat(consumeAll("diverge", 80)).containsExactlyElementsOf(expectedValues(80));
     }
@@ -317,8 +350,12 @@ class ReplicatedClusterIT {
         createTopic("grouped", 1);
         String group = "moving-group";
         int offsetsPartition = (group.hashCode() & 0x7fffffff) % 3;
-        waitFor("offsets partition led", () -> cluster.controller().state("__consumer_offsets", offsetsPartition)
-                .map(PartitionState::hasLeader).orElse(false));
+        waitFor(
+                "offsets partition led",
+                () -> cluster.controller()
+                        .state("__consumer_offsets", offsetsPartition)
+                        .map(PartitionState::hasLeader)
+                        .orElse(false));
         try (KafkaProducer<String, String> producer = producer()) {
             produce(producer, "grouped", 0, 20);
         }
@@ -328,8 +365,8 @@ class ReplicatedClusterIT {
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         List<String> values = new ArrayList<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
-                new StringDeserializer())) {
+        try (KafkaConsumer<String, String> consumer =
+                new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer())) {
             consumer.subscribe(List.of("grouped"));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (values.size() < 20 && System.nanoTime() < deadline) {
@@ -338,12 +375,18 @@ class ReplicatedClusterIT {
             consumer.commitSync();
         }
         assertThat(values).containsExactlyElementsOf(expectedValues(20));
-        int coordinator = cluster.controller().state("__consumer_offsets", offsetsPartition).orElseThrow().leader();
+        int coordinator = cluster.controller()
+                .state("__consumer_offsets", offsetsPartition)
+                .orElseThrow()
+                .leader();
         waitFor("offsets commit replicated", () -> {
             for (int i = 0; i < 3; i++) {
-                Optional<Partition> r = cluster.broker(i).replicaManager()
+                Optional<Partition> r = cluster.broker(i)
+                        .replicaManager()
                         .partition(new TopicPartition("__consumer_offsets", offsetsPartition));
-                if (r.isEmpty() || r.get().logEndOffset() == 0 || r.get().highWatermark() != r.get().logEndOffset()) {
+                if (r.isEmpty()
+                        || r.get().logEndOffset() == 0
+                        || r.get().highWatermark() != r.get().logEndOffset()) {
                     return false;
                 }
             }
@@ -351,14 +394,18 @@ class ReplicatedClusterIT {
         });
         // When: the coordinator's broker stops and another replica of the offsets partition leads it
         cluster.stop(coordinator);
-        int successor = cluster.controller().state("__consumer_offsets", offsetsPartition).orElseThrow().leader();
+        int successor = cluster.controller()
+                .state("__consumer_offsets", offsetsPartition)
+                .orElseThrow()
+                .leader();
         assertThat(successor).isNotIn(coordinator, -1);
         // Then: the new coordinator serves the committed offsets and the group carries on there
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                cluster.bootstrapServers()))) {
+        try (Admin admin =
+                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers()))) {
             waitFor("offsets served by broker " + successor, () -> {
                 try {
-                    var offsets = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
+                    var offsets = admin.listConsumerGroupOffsets(group)
+                            .partitionsToOffsetAndMetadata()
                             .get(30, TimeUnit.SECONDS);
                     var committed = offsets.get(new TopicPartition("grouped", 0));
                     return committed != null && committed.offset() == 20;
@@ -366,7 +413,8 @@ class ReplicatedClusterIT {
                     return false;
                 }
             });
-            assertThat(admin.describeCluster().nodes().get(30, TimeUnit.SECONDS)).extracting(n -> n.id())
+            assertThat(admin.describeCluster().nodes().get(30, TimeUnit.SECONDS))
+                    .extracting(n -> n.id())
                     .doesNotContain(coordinator);
         }
         try (KafkaProducer<String, String> producer = producer()) {
@@ -374,8 +422,8 @@ class ReplicatedClusterIT {
         }
         List<String> more = new ArrayList<>();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
-                new StringDeserializer())) {
+        try (KafkaConsumer<String, String> consumer =
+                new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer())) {
             consumer.subscribe(List.of("grouped"));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (more.size() < 10 && System.nanoTime() < deadline) {
@@ -393,7 +441,10 @@ class ReplicatedClusterIT {
         try (KafkaProducer<String, String> producer = producer()) {
             produce(producer, "lagging", 0, 10);
             int leader = state("lagging").leader();
-            int follower = state("lagging").replicas().stream().filter(r -> r != leader).findFirst().orElseThrow();
+            int follower = state("lagging").replicas().stream()
+                    .filter(r -> r != leader)
+                    .findFirst()
+                    .orElseThrow();
             // When: the follower is alive but cannot reach the leader
             cluster.cut(follower, leader);
             // Then: the leader proposes the shrink after replica.lag.time.max.ms, and acks=all goes on with two
@@ -405,7 +456,8 @@ class ReplicatedClusterIT {
             // Then
             waitFor("ISR with " + follower, () -> state("lagging").isr().contains(follower));
             waitForReplicasInSync("lagging");
-            assertThat(Arrays.equals(logBytes(follower, "lagging"), logBytes(leader, "lagging"))).isTrue();
+            assertThat(Arrays.equals(logBytes(follower, "lagging"), logBytes(leader, "lagging")))
+                    .isTrue();
         }
         assertThat(consumeAll("lagging", 20)).containsExactlyElementsOf(expectedValues(20));
     }
@@ -419,10 +471,13 @@ class ReplicatedClusterIT {
         }
         waitForReplicasInSync("trimmed");
         // When
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                cluster.bootstrapServers()))) {
-            admin.deleteRecords(Map.of(new TopicPartition("trimmed", 0),
-                    org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(20))).all().get(30, TimeUnit.SECONDS);
+        try (Admin admin =
+                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers()))) {
+            admin.deleteRecords(Map.of(
+                            new TopicPartition("trimmed", 0),
+                            org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(20)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
         }
         // Then: every replica starts at 20 once the followers fetched again
         try (KafkaProducer<String, String> producer = producer()) {
@@ -446,15 +501,19 @@ class ReplicatedClusterIT {
             produce(producer, "restarting", 0, 10);
             waitForReplicasInSync("restarting");
             int leader = state("restarting").leader();
-            int follower = state("restarting").replicas().stream().filter(r -> r != leader).findFirst()
+            int follower = state("restarting").replicas().stream()
+                    .filter(r -> r != leader)
+                    .findFirst()
                     .orElseThrow();
             cluster.stop(follower);
             produce(producer, "restarting", 10, 30);
             waitForReplicasInSync("restarting");
-            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                    cluster.bootstrapServers()))) {
-                admin.deleteRecords(Map.of(new TopicPartition("restarting", 0),
-                        org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(25))).all()
+            try (Admin admin =
+                    Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers()))) {
+                admin.deleteRecords(Map.of(
+                                new TopicPartition("restarting", 0),
+                                org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(25)))
+                        .all()
                         .get(30, TimeUnit.SECONDS);
             }
             // When
@@ -462,8 +521,10 @@ class ReplicatedClusterIT {
             // Then
             waitFor("follower back in the ISR", () -> state("restarting").isr().contains(follower));
             waitForReplicasInSync("restarting");
-            assertThat(replica(follower, "restarting").orElseThrow().logStartOffset()).isEqualTo(25);
-            assertThat(replica(follower, "restarting").orElseThrow().logEndOffset()).isEqualTo(30);
+            assertThat(replica(follower, "restarting").orElseThrow().logStartOffset())
+                    .isEqualTo(25);
+            assertThat(replica(follower, "restarting").orElseThrow().logEndOffset())
+                    .isEqualTo(30);
         }
     }
 }

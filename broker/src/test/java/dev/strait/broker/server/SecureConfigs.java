@@ -16,8 +16,7 @@ final class SecureConfigs {
     static final String BOOTSTRAP_SCRAM_USER = "ops";
     static final String BOOTSTRAP_SCRAM_PASSWORD = "ops-secret";
 
-    private SecureConfigs() {
-    }
+    private SecureConfigs() {}
 
     /** The broker settings; {@code extraPlainUsers} adds {@code user_<name>="<password>"} entries. */
     static Map<String, String> saslSslBroker(Map<String, String> extraPlainUsers) {
@@ -26,17 +25,22 @@ final class SecureConfigs {
         props.put("listener.security.protocol.map", "SASL_SSL:SASL_SSL,CONTROLLER:SSL");
         props.put("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512");
         props.put("sasl.mechanism.inter.broker.protocol", "PLAIN");
-        StringBuilder users = new StringBuilder("user_admin=\"" + ADMIN_PASSWORD + "\" user_broker=\""
-                + BROKER_PASSWORD + "\"");
-        extraPlainUsers.forEach((user, password) -> users.append(" user_").append(user).append("=\"")
-                .append(password).append('"'));
-        props.put("listener.name.sasl_ssl.plain.sasl.jaas.config",
+        StringBuilder users =
+                new StringBuilder("user_admin=\"" + ADMIN_PASSWORD + "\" user_broker=\"" + BROKER_PASSWORD + "\"");
+        extraPlainUsers.forEach((user, password) -> users.append(" user_")
+                .append(user)
+                .append("=\"")
+                .append(password)
+                .append('"'));
+        props.put(
+                "listener.name.sasl_ssl.plain.sasl.jaas.config",
                 "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"broker\" password=\""
                         + BROKER_PASSWORD + "\" " + users + ";");
         props.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
         props.put("super.users", "User:admin;User:broker");
-        props.put("strait.bootstrap.scram.credentials", "SCRAM-SHA-512=[name=" + BOOTSTRAP_SCRAM_USER + ",password="
-                + BOOTSTRAP_SCRAM_PASSWORD + "]");
+        props.put(
+                "strait.bootstrap.scram.credentials",
+                "SCRAM-SHA-512=[name=" + BOOTSTRAP_SCRAM_USER + ",password=" + BOOTSTRAP_SCRAM_PASSWORD + "]");
         // The controller wire: mutual TLS with the same certificates, whose subject CN=broker,O=... maps to the
         // super user User:broker (a controller peer must be a super user or hold CLUSTER_ACTION).
         props.put("listener.name.controller.ssl.client.auth", "required");
@@ -56,7 +60,8 @@ final class SecureConfigs {
         props.put("bootstrap.servers", bootstrap);
         props.put("security.protocol", "SASL_SSL");
         props.put("sasl.mechanism", mechanism);
-        String module = mechanism.equals("PLAIN") ? "org.apache.kafka.common.security.plain.PlainLoginModule"
+        String module = mechanism.equals("PLAIN")
+                ? "org.apache.kafka.common.security.plain.PlainLoginModule"
                 : "org.apache.kafka.common.security.scram.ScramLoginModule";
         props.put("sasl.jaas.config", module + " required username=\"" + user + "\" password=\"" + password + "\";");
         return props;
@@ -69,8 +74,11 @@ final class SecureConfigs {
     /** The same settings as a properties file body, for Kafka's tools' --command-config. */
     static String asProperties(Map<String, Object> props) {
         StringBuilder text = new StringBuilder();
-        new HashMap<>(props).forEach((k, v) -> text.append(k).append('=')
-                .append(String.valueOf(v).replace("\\", "\\\\")).append('\n'));
+        new HashMap<>(props)
+                .forEach((k, v) -> text.append(k)
+                        .append('=')
+                        .append(String.valueOf(v).replace("\\", "\\\\"))
+                        .append('\n'));
         return text.toString();
     }
 }

@@ -72,15 +72,19 @@ class SecuredBrokerIT {
     }
 
     private static void createScramUser(String user, String password, ScramMechanism mechanism) throws Exception {
-        admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(user,
-                new ScramCredentialInfo(mechanism, 4096), password))).all().get(30, TimeUnit.SECONDS);
+        admin.alterUserScramCredentials(List.of(
+                        new UserScramCredentialUpsertion(user, new ScramCredentialInfo(mechanism, 4096), password)))
+                .all()
+                .get(30, TimeUnit.SECONDS);
     }
 
-    private static void allow(String principal, ResourceType type, String name, PatternType pattern,
-            AclOperation... operations) throws Exception {
+    private static void allow(
+            String principal, ResourceType type, String name, PatternType pattern, AclOperation... operations)
+            throws Exception {
         List<AclBinding> bindings = new ArrayList<>();
         for (AclOperation operation : operations) {
-            bindings.add(new AclBinding(new ResourcePattern(type, name, pattern),
+            bindings.add(new AclBinding(
+                    new ResourcePattern(type, name, pattern),
                     new AccessControlEntry(principal, "*", operation, AclPermissionType.ALLOW)));
         }
         admin.createAcls(bindings).all().get(30, TimeUnit.SECONDS);
@@ -110,8 +114,10 @@ class SecuredBrokerIT {
 
     private static Throwable rootOf(Throwable e) {
         Throwable t = e;
-        while ((t instanceof ExecutionException || t instanceof org.apache.kafka.common.KafkaException
-                && !(t instanceof org.apache.kafka.common.errors.ApiException)) && t.getCause() != null) {
+        while ((t instanceof ExecutionException
+                        || t instanceof org.apache.kafka.common.KafkaException
+                                && !(t instanceof org.apache.kafka.common.errors.ApiException))
+                && t.getCause() != null) {
             t = t.getCause();
         }
         return t;
@@ -131,20 +137,27 @@ class SecuredBrokerIT {
                         .hasCauseInstanceOf(SaslAuthenticationException.class);
             }
         }
-        try (Admin carol = Admin.create(SecureConfigs.client(cluster.bootstrapServers(), "SCRAM-SHA-256", "carol",
-                "carol-secret"))) {
-            assertThat(carol.describeCluster().clusterId().get(30, TimeUnit.SECONDS)).isNotEmpty();
+        try (Admin carol = Admin.create(
+                SecureConfigs.client(cluster.bootstrapServers(), "SCRAM-SHA-256", "carol", "carol-secret"))) {
+            assertThat(carol.describeCluster().clusterId().get(30, TimeUnit.SECONDS))
+                    .isNotEmpty();
         }
     }
 
     @Test
     void theBootstrapScramUserExistsFromTheFirstStart() throws Exception {
         Map<String, UserScramCredentialsDescription> described = admin.describeUserScramCredentials(
-                List.of(SecureConfigs.BOOTSTRAP_SCRAM_USER)).all().get(30, TimeUnit.SECONDS);
+                        List.of(SecureConfigs.BOOTSTRAP_SCRAM_USER))
+                .all()
+                .get(30, TimeUnit.SECONDS);
         assertThat(described.get(SecureConfigs.BOOTSTRAP_SCRAM_USER).credentialInfos())
-                .extracting(ScramCredentialInfo::mechanism).containsExactly(ScramMechanism.SCRAM_SHA_512);
-        try (Admin ops = Admin.create(SecureConfigs.client(cluster.bootstrapServers(), "SCRAM-SHA-512",
-                SecureConfigs.BOOTSTRAP_SCRAM_USER, SecureConfigs.BOOTSTRAP_SCRAM_PASSWORD))) {
+                .extracting(ScramCredentialInfo::mechanism)
+                .containsExactly(ScramMechanism.SCRAM_SHA_512);
+        try (Admin ops = Admin.create(SecureConfigs.client(
+                cluster.bootstrapServers(),
+                "SCRAM-SHA-512",
+                SecureConfigs.BOOTSTRAP_SCRAM_USER,
+                SecureConfigs.BOOTSTRAP_SCRAM_PASSWORD))) {
             assertThat(ops.describeCluster().nodes().get(30, TimeUnit.SECONDS)).hasSize(1);
         }
     }
@@ -154,19 +167,24 @@ class SecuredBrokerIT {
         String topic = "secured.orders";
         admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
         createScramUser("alice", "alice-secret", ScramMechanism.SCRAM_SHA_512);
-        Map<String, Object> alice = SecureConfigs.client(cluster.bootstrapServers(), "SCRAM-SHA-512", "alice",
-                "alice-secret");
+        Map<String, Object> alice =
+                SecureConfigs.client(cluster.bootstrapServers(), "SCRAM-SHA-512", "alice", "alice-secret");
 
         // Topic creation without CREATE
         try (Admin aliceAdmin = Admin.create(alice)) {
-            assertThatThrownBy(() -> aliceAdmin.createTopics(List.of(new NewTopic("secured.alices", 1, (short) 1)))
-                    .all().get(30, TimeUnit.SECONDS)).hasCauseInstanceOf(TopicAuthorizationException.class);
+            assertThatThrownBy(() -> aliceAdmin
+                            .createTopics(List.of(new NewTopic("secured.alices", 1, (short) 1)))
+                            .all()
+                            .get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(TopicAuthorizationException.class);
             // Metadata: an unauthorized topic is not listed
-            assertThat(aliceAdmin.listTopics().names().get(30, TimeUnit.SECONDS)).doesNotContain(topic);
+            assertThat(aliceAdmin.listTopics().names().get(30, TimeUnit.SECONDS))
+                    .doesNotContain(topic);
         }
         // Produce without WRITE
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerConfig(alice))) {
-            assertThatThrownBy(() -> producer.send(new ProducerRecord<>(topic, "k", "v")).get(30, TimeUnit.SECONDS))
+            assertThatThrownBy(() ->
+                            producer.send(new ProducerRecord<>(topic, "k", "v")).get(30, TimeUnit.SECONDS))
                     .satisfies(e -> assertThat(rootOf(e)).isInstanceOf(TopicAuthorizationException.class));
         }
         // Fetch without READ
@@ -201,48 +219,65 @@ class SecuredBrokerIT {
         }
 
         // A deny wins over the prefixed allow
-        admin.createAcls(List.of(new AclBinding(new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL),
-                new AccessControlEntry("User:alice", "*", AclOperation.WRITE, AclPermissionType.DENY))))
-                .all().get(30, TimeUnit.SECONDS);
+        admin.createAcls(List.of(new AclBinding(
+                        new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL),
+                        new AccessControlEntry("User:alice", "*", AclOperation.WRITE, AclPermissionType.DENY))))
+                .all()
+                .get(30, TimeUnit.SECONDS);
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerConfig(alice))) {
-            assertThatThrownBy(() -> producer.send(new ProducerRecord<>(topic, "k", "v2")).get(30, TimeUnit.SECONDS))
+            assertThatThrownBy(() -> producer.send(new ProducerRecord<>(topic, "k", "v2"))
+                            .get(30, TimeUnit.SECONDS))
                     .satisfies(e -> assertThat(rootOf(e)).isInstanceOf(TopicAuthorizationException.class));
         }
 
         // The ACLs read back as granted, and delete by filter
-        var aliceAcls = admin.describeAcls(new AclBindingFilter(ResourcePatternFilter.ANY,
-                new AccessControlEntryFilter("User:alice", null, AclOperation.ANY, AclPermissionType.ANY)))
-                .values().get(30, TimeUnit.SECONDS);
+        var aliceAcls = admin.describeAcls(new AclBindingFilter(
+                        ResourcePatternFilter.ANY,
+                        new AccessControlEntryFilter("User:alice", null, AclOperation.ANY, AclPermissionType.ANY)))
+                .values()
+                .get(30, TimeUnit.SECONDS);
         assertThat(aliceAcls).hasSize(4);
-        var deleted = admin.deleteAcls(List.of(new AclBindingFilter(new ResourcePatternFilter(ResourceType.TOPIC,
-                topic, PatternType.LITERAL), AccessControlEntryFilter.ANY))).all().get(30, TimeUnit.SECONDS);
+        var deleted = admin.deleteAcls(List.of(new AclBindingFilter(
+                        new ResourcePatternFilter(ResourceType.TOPIC, topic, PatternType.LITERAL),
+                        AccessControlEntryFilter.ANY)))
+                .all()
+                .get(30, TimeUnit.SECONDS);
         assertThat(deleted).hasSize(2);
         assertThat(admin.describeAcls(AclBindingFilter.ANY).values().get(30, TimeUnit.SECONDS))
-                .extracting(b -> b.pattern().name()).containsExactlyInAnyOrder("secured.", "alice-");
+                .extracting(b -> b.pattern().name())
+                .containsExactlyInAnyOrder("secured.", "alice-");
     }
 
     @Test
     void aclApisNeedClusterPermissions() throws Exception {
         createScramUser("mallory", "mallory-secret", ScramMechanism.SCRAM_SHA_256);
-        try (Admin mallory = Admin.create(SecureConfigs.client(cluster.bootstrapServers(), "SCRAM-SHA-256",
-                "mallory", "mallory-secret"))) {
-            assertThatThrownBy(() -> mallory.createAcls(List.of(new AclBinding(new ResourcePattern(
-                    ResourceType.TOPIC, "*", PatternType.LITERAL), new AccessControlEntry("User:mallory", "*",
-                    AclOperation.ALL, AclPermissionType.ALLOW)))).all().get(30, TimeUnit.SECONDS))
+        try (Admin mallory = Admin.create(
+                SecureConfigs.client(cluster.bootstrapServers(), "SCRAM-SHA-256", "mallory", "mallory-secret"))) {
+            assertThatThrownBy(() -> mallory.createAcls(List.of(new AclBinding(
+                                    new ResourcePattern(ResourceType.TOPIC, "*", PatternType.LITERAL),
+                                    new AccessControlEntry(
+                                            "User:mallory", "*", AclOperation.ALL, AclPermissionType.ALLOW))))
+                            .all()
+                            .get(30, TimeUnit.SECONDS))
                     .hasCauseInstanceOf(org.apache.kafka.common.errors.ClusterAuthorizationException.class);
-            assertThatThrownBy(() -> mallory.describeAcls(AclBindingFilter.ANY).values().get(30, TimeUnit.SECONDS))
+            assertThatThrownBy(() ->
+                            mallory.describeAcls(AclBindingFilter.ANY).values().get(30, TimeUnit.SECONDS))
                     .hasCauseInstanceOf(org.apache.kafka.common.errors.ClusterAuthorizationException.class);
             assertThatThrownBy(() -> mallory.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(
-                    "mallory", new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), "x"))).all()
-                    .get(30, TimeUnit.SECONDS))
+                                    "mallory", new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), "x")))
+                            .all()
+                            .get(30, TimeUnit.SECONDS))
                     .hasCauseInstanceOf(org.apache.kafka.common.errors.ClusterAuthorizationException.class);
-            assertThat(mallory.describeConsumerGroups(Set.of("x")).all()).failsWithin(Duration.ofSeconds(30))
-                    .withThrowableThat().havingCause().isInstanceOf(GroupAuthorizationException.class);
+            assertThat(mallory.describeConsumerGroups(Set.of("x")).all())
+                    .failsWithin(Duration.ofSeconds(30))
+                    .withThrowableThat()
+                    .havingCause()
+                    .isInstanceOf(GroupAuthorizationException.class);
         }
     }
 
-    private static List<ConsumerRecord<String, String>> pollUntilRecords(KafkaConsumer<String, String> consumer,
-            int count) {
+    private static List<ConsumerRecord<String, String>> pollUntilRecords(
+            KafkaConsumer<String, String> consumer, int count) {
         List<ConsumerRecord<String, String>> records = new ArrayList<>();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (records.size() < count && System.nanoTime() < deadline) {

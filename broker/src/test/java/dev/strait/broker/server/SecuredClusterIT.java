@@ -85,15 +85,18 @@ class SecuredClusterIT {
         cluster = SecureConfigs.saslSslCluster(3, Map.of())
                 // Replication authenticates with SCRAM as a bootstrap user, as config/broker-secured.properties
                 .brokerConfig("sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-512")
-                .brokerConfig("listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
+                .brokerConfig(
+                        "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
                         "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"broker\" "
                                 + "password=\"" + SecureConfigs.BROKER_PASSWORD + "\";")
-                .brokerConfig("strait.bootstrap.scram.credentials", "SCRAM-SHA-512=[name=broker,password="
-                        + SecureConfigs.BROKER_PASSWORD + "]")
+                .brokerConfig(
+                        "strait.bootstrap.scram.credentials",
+                        "SCRAM-SHA-512=[name=broker,password=" + SecureConfigs.BROKER_PASSWORD + "]")
                 .brokerConfig("allow.everyone.if.no.acl.found", "false")
                 .brokerConfig("min.insync.replicas", "2")
                 .brokerConfig("metadata.log.max.record.bytes.between.snapshots", "2048")
-                .brokerConfig("broker.session.timeout.ms", "3000").brokerConfig("broker.heartbeat.interval.ms", "500")
+                .brokerConfig("broker.session.timeout.ms", "3000")
+                .brokerConfig("broker.heartbeat.interval.ms", "500")
                 .start();
         nodes = cluster.bootstrapServers().split(",");
     }
@@ -110,7 +113,9 @@ class SecuredClusterIT {
         try (Admin admin = Admin.create(SecureConfigs.admin(nodes[0]))) {
             // Given: a user with WRITE and READ on the topic, one with nothing, made through node 0
             admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 3))).all().get(30, TimeUnit.SECONDS);
-            await("three replicas in sync", () -> describe(admin).partitions().get(0).isr().size() == 3);
+            await(
+                    "three replicas in sync",
+                    () -> describe(admin).partitions().get(0).isr().size() == 3);
             createScramUsers(admin, "alice", "mallory");
             allow(admin, "User:alice", TOPIC, AclOperation.WRITE, AclOperation.READ);
             awaitEveryRunningNode("alice's ACLs and the users", 2, Set.of("alice", "mallory"));
@@ -118,8 +123,10 @@ class SecuredClusterIT {
             // Then: through the other nodes, mallory is refused and alice produces with acks=all
             String others = nodes[1] + "," + nodes[2];
             try (KafkaProducer<String, String> refused = producer(others, "mallory", false)) {
-                assertThatThrownBy(() -> refused.send(new ProducerRecord<>(TOPIC, "x")).get(30, TimeUnit.SECONDS))
-                        .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(TopicAuthorizationException.class);
+                assertThatThrownBy(() ->
+                                refused.send(new ProducerRecord<>(TOPIC, "x")).get(30, TimeUnit.SECONDS))
+                        .isInstanceOf(ExecutionException.class)
+                        .hasCauseInstanceOf(TopicAuthorizationException.class);
             }
             int victim = describe(admin).partitions().get(0).leader().id();
             List<String> values = new ArrayList<>();
@@ -139,7 +146,9 @@ class SecuredClusterIT {
 
             // Then: every send was acknowledged at its offset, and alice reads each record once, in order
             for (int i = 0; i < sends.size(); i++) {
-                assertThat(sends.get(i).get(60, TimeUnit.SECONDS).offset()).as("offset of record %d", i).isEqualTo(i);
+                assertThat(sends.get(i).get(60, TimeUnit.SECONDS).offset())
+                        .as("offset of record %d", i)
+                        .isEqualTo(i);
             }
             String survivors = survivors(victim);
             assertThat(consume(survivors, "alice", values.size())).containsExactlyElementsOf(values);
@@ -165,42 +174,60 @@ class SecuredClusterIT {
             });
             cluster.resume(victim);
             awaitEveryRunningNode("every ACL and user on the restarted node", 43, Set.of("alice", "mallory", "late"));
-            assertThat(latestSnapshotEnd(victim)).as("the restarted node loaded a snapshot").isGreaterThan(victimLogEnd);
-            await("the restarted node back in the ISR", () -> describe(admin).partitions().get(0).isr().size() == 3);
-            admin.electLeaders(ElectionType.PREFERRED, Set.of(new TopicPartition(TOPIC, 0))).partitions()
+            assertThat(latestSnapshotEnd(victim))
+                    .as("the restarted node loaded a snapshot")
+                    .isGreaterThan(victimLogEnd);
+            await(
+                    "the restarted node back in the ISR",
+                    () -> describe(admin).partitions().get(0).isr().size() == 3);
+            admin.electLeaders(ElectionType.PREFERRED, Set.of(new TopicPartition(TOPIC, 0)))
+                    .partitions()
                     .get(30, TimeUnit.SECONDS);
-            await("the restarted node leads again", () -> describe(admin).partitions().get(0).leader().id() == victim);
+            await(
+                    "the restarted node leads again",
+                    () -> describe(admin).partitions().get(0).leader().id() == victim);
 
             // Then: the restarted leader authenticates late (a credential it has only from the snapshot), serves
             // it the records (READ from the snapshot) and refuses its writes; alice still writes
             String restarted = nodes[victim];
             assertThat(consume(restarted, "late", values.size())).containsExactlyElementsOf(values);
             try (KafkaProducer<String, String> reader = producer(restarted, "late", false)) {
-                assertThatThrownBy(() -> reader.send(new ProducerRecord<>(TOPIC, "x")).get(30, TimeUnit.SECONDS))
-                        .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(TopicAuthorizationException.class);
+                assertThatThrownBy(() ->
+                                reader.send(new ProducerRecord<>(TOPIC, "x")).get(30, TimeUnit.SECONDS))
+                        .isInstanceOf(ExecutionException.class)
+                        .hasCauseInstanceOf(TopicAuthorizationException.class);
             }
             try (KafkaProducer<String, String> producer = producer(restarted, "alice", true)) {
-                assertThat(producer.send(new ProducerRecord<>(TOPIC, "k", "after")).get(30, TimeUnit.SECONDS)
-                        .offset()).isEqualTo(values.size());
+                assertThat(producer.send(new ProducerRecord<>(TOPIC, "k", "after"))
+                                .get(30, TimeUnit.SECONDS)
+                                .offset())
+                        .isEqualTo(values.size());
             }
 
             // When: through another node, alice loses WRITE and mallory's credential is deleted
             try (Admin other = Admin.create(SecureConfigs.admin(nodes[(victim + 1) % nodes.length]))) {
-                other.deleteAcls(List.of(binding("User:alice", TOPIC, AclOperation.WRITE).toFilter())).all()
+                other.deleteAcls(List.of(
+                                binding("User:alice", TOPIC, AclOperation.WRITE).toFilter()))
+                        .all()
                         .get(30, TimeUnit.SECONDS);
-                other.alterUserScramCredentials(List.of(new UserScramCredentialDeletion("mallory",
-                        ScramMechanism.SCRAM_SHA_512))).all().get(30, TimeUnit.SECONDS);
+                other.alterUserScramCredentials(
+                                List.of(new UserScramCredentialDeletion("mallory", ScramMechanism.SCRAM_SHA_512)))
+                        .all()
+                        .get(30, TimeUnit.SECONDS);
             }
             awaitEveryRunningNode("the deletions", 42, Set.of("alice", "late"), Set.of("mallory"));
             // Then: the leader refuses alice's writes and every node mallory's password
             try (KafkaProducer<String, String> refused = producer(restarted, "alice", false)) {
-                assertThatThrownBy(() -> refused.send(new ProducerRecord<>(TOPIC, "x")).get(30, TimeUnit.SECONDS))
-                        .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(TopicAuthorizationException.class);
+                assertThatThrownBy(() ->
+                                refused.send(new ProducerRecord<>(TOPIC, "x")).get(30, TimeUnit.SECONDS))
+                        .isInstanceOf(ExecutionException.class)
+                        .hasCauseInstanceOf(TopicAuthorizationException.class);
             }
             for (String node : nodes) {
-                try (Admin gone = Admin.create(SecureConfigs.client(node, "SCRAM-SHA-512", "mallory",
-                        "mallory-secret"))) {
-                    assertThatThrownBy(() -> gone.listTopics().names().get(30, TimeUnit.SECONDS)).as(node)
+                try (Admin gone =
+                        Admin.create(SecureConfigs.client(node, "SCRAM-SHA-512", "mallory", "mallory-secret"))) {
+                    assertThatThrownBy(() -> gone.listTopics().names().get(30, TimeUnit.SECONDS))
+                            .as(node)
                             .hasCauseInstanceOf(SaslAuthenticationException.class);
                 }
             }
@@ -212,25 +239,28 @@ class SecuredClusterIT {
         try (Admin admin = Admin.create(SecureConfigs.admin(cluster.bootstrapServers()))) {
             createScramUsers(admin, "carol");
         }
-        Map<String, Object> wrongPassword = SecureConfigs.client(cluster.bootstrapServers(), "SCRAM-SHA-512", "carol",
-                "not-carols-password");
+        Map<String, Object> wrongPassword =
+                SecureConfigs.client(cluster.bootstrapServers(), "SCRAM-SHA-512", "carol", "not-carols-password");
         try (Admin refused = Admin.create(wrongPassword)) {
             assertThatThrownBy(() -> refused.listTopics().names().get(30, TimeUnit.SECONDS))
                     .hasCauseInstanceOf(SaslAuthenticationException.class)
-                    .cause().hasMessageContaining("invalid credentials").hasMessageNotContaining("not-carols");
+                    .cause()
+                    .hasMessageContaining("invalid credentials")
+                    .hasMessageNotContaining("not-carols");
         }
         // A client that does not trust the cluster's CA (the JDK's default trust store).
-        Map<String, Object> untrusted = new HashMap<>(SecureConfigs.client(cluster.bootstrapServers(),
-                "SCRAM-SHA-512", "carol", "carol-secret"));
+        Map<String, Object> untrusted = new HashMap<>(
+                SecureConfigs.client(cluster.bootstrapServers(), "SCRAM-SHA-512", "carol", "carol-secret"));
         untrusted.keySet().removeIf(key -> key.startsWith("ssl.truststore."));
         try (Admin refused = Admin.create(untrusted)) {
             assertThatThrownBy(() -> refused.listTopics().names().get(30, TimeUnit.SECONDS))
                     .hasCauseInstanceOf(SslAuthenticationException.class);
         }
         // A peer on the controller wire that trusts the CA but shows no certificate (ssl.client.auth=required).
-        int controllerPort = cluster.node(0).config().controllerListener().orElseThrow().port();
-        try (SSLSocket socket = (SSLSocket) trustOnlyContext().getSocketFactory().createSocket("127.0.0.1",
-                controllerPort)) {
+        int controllerPort =
+                cluster.node(0).config().controllerListener().orElseThrow().port();
+        try (SSLSocket socket =
+                (SSLSocket) trustOnlyContext().getSocketFactory().createSocket("127.0.0.1", controllerPort)) {
             socket.setSoTimeout(10_000);
             Throwable refused = catchThrowable(() -> {
                 socket.startHandshake();
@@ -243,9 +273,10 @@ class SecuredClusterIT {
             assertThat(refused).isInstanceOf(IOException.class).isNotInstanceOf(SocketTimeoutException.class);
         }
         // and the cluster goes on: carol authenticates with the right password
-        try (Admin carol = Admin.create(SecureConfigs.client(cluster.bootstrapServers(), "SCRAM-SHA-512", "carol",
-                "carol-secret"))) {
-            assertThat(carol.describeCluster().nodes().get(30, TimeUnit.SECONDS)).hasSize(3);
+        try (Admin carol = Admin.create(
+                SecureConfigs.client(cluster.bootstrapServers(), "SCRAM-SHA-512", "carol", "carol-secret"))) {
+            assertThat(carol.describeCluster().nodes().get(30, TimeUnit.SECONDS))
+                    .hasSize(3);
         }
     }
 
@@ -264,14 +295,15 @@ class SecuredClusterIT {
     private static void createScramUsers(Admin admin, String... users) throws Exception {
         List<org.apache.kafka.clients.admin.UserScramCredentialAlteration> alterations = new ArrayList<>();
         for (String user : users) {
-            alterations.add(new UserScramCredentialUpsertion(user,
-                    new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), user + "-secret"));
+            alterations.add(new UserScramCredentialUpsertion(
+                    user, new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), user + "-secret"));
         }
         admin.alterUserScramCredentials(alterations).all().get(30, TimeUnit.SECONDS);
     }
 
     private static AclBinding binding(String principal, String topic, AclOperation operation) {
-        return new AclBinding(new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL),
+        return new AclBinding(
+                new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL),
                 new AccessControlEntry(principal, "*", operation, AclPermissionType.ALLOW));
     }
 
@@ -300,7 +332,8 @@ class SecuredClusterIT {
                 var metadata = server.metadata();
                 Set<String> withCredentials = new java.util.HashSet<>();
                 metadata.scramCredentials().forEach(c -> withCredentials.add(c.user()));
-                if (metadata.acls().size() != acls || !withCredentials.containsAll(users)
+                if (metadata.acls().size() != acls
+                        || !withCredentials.containsAll(users)
                         || absent.stream().anyMatch(withCredentials::contains)) {
                     return false;
                 }
@@ -309,8 +342,12 @@ class SecuredClusterIT {
         });
     }
 
-    private static void send(KafkaProducer<String, String> producer, List<String> values,
-            List<Future<RecordMetadata>> sends, int from, int to) {
+    private static void send(
+            KafkaProducer<String, String> producer,
+            List<String> values,
+            List<Future<RecordMetadata>> sends,
+            int from,
+            int to) {
         for (int i = from; i < to; i++) {
             values.add("v" + i);
             sends.add(producer.send(new ProducerRecord<>(TOPIC, "k" + i, "v" + i)));
@@ -318,8 +355,8 @@ class SecuredClusterIT {
     }
 
     private static KafkaProducer<String, String> producer(String bootstrap, String user, boolean idempotent) {
-        Map<String, Object> props = new HashMap<>(SecureConfigs.client(bootstrap, "SCRAM-SHA-512", user,
-                user + "-secret"));
+        Map<String, Object> props =
+                new HashMap<>(SecureConfigs.client(bootstrap, "SCRAM-SHA-512", user, user + "-secret"));
         props.put("key.serializer", StringSerializer.class.getName());
         props.put("value.serializer", StringSerializer.class.getName());
         props.put("acks", "all");
@@ -333,8 +370,8 @@ class SecuredClusterIT {
 
     /** The first {@code count} values of the partition from offset 0; asserts each sits at its own offset. */
     private static List<String> consume(String bootstrap, String user, int count) {
-        Map<String, Object> props = new HashMap<>(SecureConfigs.client(bootstrap, "SCRAM-SHA-512", user,
-                user + "-secret"));
+        Map<String, Object> props =
+                new HashMap<>(SecureConfigs.client(bootstrap, "SCRAM-SHA-512", user, user + "-secret"));
         props.put("key.deserializer", StringDeserializer.class.getName());
         props.put("value.deserializer", StringDeserializer.class.getName());
         props.put("auto.offset.reset", "earliest");
@@ -345,7 +382,9 @@ class SecuredClusterIT {
             while (read.size() < count && System.nanoTime() < deadline) {
                 for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(500))) {
                     if (read.size() < count) {
-                        assertThat(record.offset()).as("offset of %s", record.value()).isEqualTo(read.size());
+                        assertThat(record.offset())
+                                .as("offset of %s", record.value())
+                                .isEqualTo(read.size());
                         read.add(record.value());
                     }
                 }
@@ -365,7 +404,10 @@ class SecuredClusterIT {
     }
 
     private static TopicDescription describe(Admin admin) throws Exception {
-        return admin.describeTopics(List.of(TOPIC)).allTopicNames().get(30, TimeUnit.SECONDS).get(TOPIC);
+        return admin.describeTopics(List.of(TOPIC))
+                .allTopicNames()
+                .get(30, TimeUnit.SECONDS)
+                .get(TOPIC);
     }
 
     private static Path metadataDir(int node) {

@@ -8,8 +8,8 @@ import dev.strait.broker.security.TestPki;
 import java.io.InputStream;
 import java.net.SocketTimeoutException;
 import java.nio.file.Files;
-import java.time.Duration;
 import java.security.KeyStore;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,28 +49,35 @@ class SecuredClusterPrincipalsIT {
     @Test
     void nodesThatAreNotSuperUsersNeedClusterAction() throws Exception {
         try (EmbeddedCluster cluster = SecureConfigs.saslSslCluster(3, Map.of())
-                .brokerConfig("super.users", "User:admin;" + NODE_PRINCIPAL)
-                .brokerConfig("listener.name.controller.ssl.principal.mapping.rules", "DEFAULT")
-                .brokerConfig("min.insync.replicas", "2")
-                .start();
-             Admin admin = Admin.create(SecureConfigs.admin(cluster.bootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic("replicated", 1, (short) 3))).all().get(30, TimeUnit.SECONDS);
+                        .brokerConfig("super.users", "User:admin;" + NODE_PRINCIPAL)
+                        .brokerConfig("listener.name.controller.ssl.principal.mapping.rules", "DEFAULT")
+                        .brokerConfig("min.insync.replicas", "2")
+                        .start();
+                Admin admin = Admin.create(SecureConfigs.admin(cluster.bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic("replicated", 1, (short) 3)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
             // Given: the followers' fetches are refused, so an acks=all write cannot be acknowledged
             KafkaProducer<String, String> refused = adminProducer(cluster, 8_000);
             try {
                 assertThatThrownBy(() -> refused.send(new ProducerRecord<>("replicated", "refused"))
-                        .get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+                                .get(30, TimeUnit.SECONDS))
+                        .isInstanceOf(ExecutionException.class);
             } finally {
                 refused.close(Duration.ZERO); // its retries would only wait for the followers
             }
             // and a peer with a certificate of the cluster's CA but another principal may not use the controller wire
-            int controllerPort = cluster.node(0).config().controllerListener().orElseThrow().port();
-            assertThat(controllerConnectionStaysOpen(controllerPort, "intruder")).isFalse();
+            int controllerPort =
+                    cluster.node(0).config().controllerListener().orElseThrow().port();
+            assertThat(controllerConnectionStaysOpen(controllerPort, "intruder"))
+                    .isFalse();
             assertThat(controllerConnectionStaysOpen(controllerPort, "broker")).isTrue();
 
             // When: User:broker, and the intruder's principal, get CLUSTER_ACTION
-            admin.createAcls(List.of(clusterAction("User:broker"),
-                    clusterAction("User:" + TestPki.subject("intruder")))).all().get(30, TimeUnit.SECONDS);
+            admin.createAcls(
+                            List.of(clusterAction("User:broker"), clusterAction("User:" + TestPki.subject("intruder"))))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
 
             // Then: the followers catch up and acks=all writes complete
             SecuredClusterIT.await("an acks=all write acknowledged", () -> {
@@ -79,17 +86,27 @@ class SecuredClusterPrincipalsIT {
                     return true;
                 }
             });
-            SecuredClusterIT.await("three replicas in sync", () -> admin.describeTopics(List.of("replicated"))
-                    .allTopicNames().get(30, TimeUnit.SECONDS).get("replicated").partitions().get(0).isr()
-                    .size() == 3);
+            SecuredClusterIT.await(
+                    "three replicas in sync",
+                    () -> admin.describeTopics(List.of("replicated"))
+                                    .allTopicNames()
+                                    .get(30, TimeUnit.SECONDS)
+                                    .get("replicated")
+                                    .partitions()
+                                    .get(0)
+                                    .isr()
+                                    .size()
+                            == 3);
             // and the controller wire admits the principal once node 0's metadata holds its ACL
-            SecuredClusterIT.await("the intruder's principal admitted",
+            SecuredClusterIT.await(
+                    "the intruder's principal admitted",
                     () -> controllerConnectionStaysOpen(controllerPort, "intruder"));
         }
     }
 
     private static AclBinding clusterAction(String principal) {
-        return new AclBinding(new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL),
+        return new AclBinding(
+                new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL),
                 new AccessControlEntry(principal, "*", AclOperation.CLUSTER_ACTION, AclPermissionType.ALLOW));
     }
 

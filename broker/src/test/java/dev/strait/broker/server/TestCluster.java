@@ -35,8 +35,8 @@ final class TestCluster implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        this.controller = new FakeController(Integer.parseInt(brokerConfigs.getOrDefault(
-                "default.replication.factor", "1")), nodes);
+        this.controller = new FakeController(
+                Integer.parseInt(brokerConfigs.getOrDefault("default.replication.factor", "1")), nodes);
         this.brokerConfigs = Map.copyOf(brokerConfigs);
         this.brokers = new BrokerServer[nodes];
         this.ports = new int[nodes];
@@ -68,11 +68,11 @@ final class TestCluster implements AutoCloseable {
                 }
 
                 @Override
-                public Map<TopicPartition, FetchedPartition> fetch(List<FetchTarget> targets, int maxWaitMs,
-                        int minBytes, int maxBytes) throws IOException {
+                public Map<TopicPartition, FetchedPartition> fetch(
+                        List<FetchTarget> targets, int maxWaitMs, int minBytes, int maxBytes) throws IOException {
                     check();
-                    Map<TopicPartition, FetchedPartition> response = client.fetch(targets, maxWaitMs, minBytes,
-                            maxBytes);
+                    Map<TopicPartition, FetchedPartition> response =
+                            client.fetch(targets, maxWaitMs, minBytes, maxBytes);
                     check(); // an answer in flight when the link was cut is lost with it
                     return response;
                 }
@@ -116,8 +116,11 @@ final class TestCluster implements AutoCloseable {
         props.put("replica.fetch.backoff.ms", "100");
         props.put("replica.socket.timeout.ms", "5000");
         props.putAll(brokerConfigs);
-        brokers[nodeId] = new BrokerServer(BrokerConfig.from(props),
-                (config, logDir) -> controller.viewFor(nodeId), factory -> cuttable(nodeId, factory)).start();
+        brokers[nodeId] = new BrokerServer(
+                        BrokerConfig.from(props),
+                        (config, logDir) -> controller.viewFor(nodeId),
+                        factory -> cuttable(nodeId, factory))
+                .start();
         ports[nodeId] = brokers[nodeId].boundPort();
     }
 
@@ -138,8 +141,10 @@ final class TestCluster implements AutoCloseable {
     }
 
     synchronized String bootstrapServers() {
-        return IntStream.range(0, brokers.length).filter(i -> brokers[i] != null)
-                .mapToObj(i -> "127.0.0.1:" + ports[i]).collect(Collectors.joining(","));
+        return IntStream.range(0, brokers.length)
+                .filter(i -> brokers[i] != null)
+                .mapToObj(i -> "127.0.0.1:" + ports[i])
+                .collect(Collectors.joining(","));
     }
 
     @Override

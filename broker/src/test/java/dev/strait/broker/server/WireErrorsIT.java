@@ -40,7 +40,10 @@ class WireErrorsIT {
 
     @BeforeAll
     static void start() {
-        cluster = EmbeddedCluster.builder().nodes(1).brokerConfig("socket.request.max.bytes", "1048576").start();
+        cluster = EmbeddedCluster.builder()
+                .nodes(1)
+                .brokerConfig("socket.request.max.bytes", "1048576")
+                .start();
     }
 
     @AfterAll
@@ -51,18 +54,19 @@ class WireErrorsIT {
     @AfterEach
     void normalTrafficStillWorks() throws Exception {
         String topic = "after-bad-input-" + (roundTrips++);
-        try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(cluster.bootstrapServers(),
-                Map.of())) {
+        try (KafkaProducer<String, String> producer =
+                KafkaClientsRoundTripIT.producer(cluster.bootstrapServers(), Map.of())) {
             producer.send(new ProducerRecord<>(topic, 0, "k", "still-alive")).get(20, TimeUnit.SECONDS);
         }
-        List<ConsumerRecord<String, String>> records = KafkaClientsRoundTripIT.consumeFromStart(
-                cluster.bootstrapServers(), new TopicPartition(topic, 0), 1);
+        List<ConsumerRecord<String, String>> records =
+                KafkaClientsRoundTripIT.consumeFromStart(cluster.bootstrapServers(), new TopicPartition(topic, 0), 1);
         assertThat(records).extracting(ConsumerRecord::value).containsExactly("still-alive");
     }
 
     @Test
     void garbageClosesOnlyThatConnection() throws Exception {
-        try (Socket healthy = connect(); Socket bad = connect()) {
+        try (Socket healthy = connect();
+                Socket bad = connect()) {
             byte[] garbage = new byte[64];
             new Random(42).nextBytes(garbage);
             garbage[0] = 0x7f; // api key 0x7fxx: unknown
@@ -143,7 +147,10 @@ class WireErrorsIT {
     private static byte[] header(short apiKey, short version, int correlationId) {
         byte[] clientId = "wire-test".getBytes(StandardCharsets.UTF_8);
         ByteBuffer buffer = ByteBuffer.allocate(10 + clientId.length);
-        buffer.putShort(apiKey).putShort(version).putInt(correlationId).putShort((short) clientId.length)
+        buffer.putShort(apiKey)
+                .putShort(version)
+                .putInt(correlationId)
+                .putShort((short) clientId.length)
                 .put(clientId);
         return buffer.array();
     }

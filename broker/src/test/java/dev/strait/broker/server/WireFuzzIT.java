@@ -65,8 +65,11 @@ class WireFuzzIT {
 
     @BeforeAll
     static void start() {
-        cluster = EmbeddedCluster.builder().nodes(1).brokerConfig("socket.request.max.bytes", "1048576")
-                .brokerConfig("auto.create.topics.enable", "false").start();
+        cluster = EmbeddedCluster.builder()
+                .nodes(1)
+                .brokerConfig("socket.request.max.bytes", "1048576")
+                .brokerConfig("auto.create.topics.enable", "false")
+                .start();
     }
 
     @AfterAll
@@ -88,14 +91,15 @@ class WireFuzzIT {
         }
         String context = "fuzz seeds " + seeds + " (replay one with -Dstrait.fuzz.seed=N)";
         System.out.println("WireFuzzIT: " + context);
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                cluster.bootstrapServers()))) {
+        try (Admin admin =
+                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers()))) {
             admin.createTopics(List.of(new NewTopic(PRISTINE, 1, (short) 1), new NewTopic(TARGET, 1, (short) 1)))
-                    .all().get(20, TimeUnit.SECONDS);
+                    .all()
+                    .get(20, TimeUnit.SECONDS);
         }
         List<String> before = new ArrayList<>();
-        try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(cluster.bootstrapServers(),
-                Map.of("acks", "all"))) {
+        try (KafkaProducer<String, String> producer =
+                KafkaClientsRoundTripIT.producer(cluster.bootstrapServers(), Map.of("acks", "all"))) {
             for (int i = 0; i < PRISTINE_COUNT; i++) {
                 before.add("pristine-" + i);
                 producer.send(new ProducerRecord<>(PRISTINE, 0, "k" + i, "pristine-" + i));
@@ -115,8 +119,8 @@ class WireFuzzIT {
             }
             assertThat(framesSent.get()).as("frames of seed " + seed).isEqualTo(FRAMES_PER_SEED);
         }
-        System.out.println("WireFuzzIT: sent " + seeds.size() * FRAMES_PER_SEED + " frames on " + connections
-                + " connections");
+        System.out.println(
+                "WireFuzzIT: sent " + seeds.size() * FRAMES_PER_SEED + " frames on " + connections + " connections");
 
         // Then: every fresh connection (spread over all network threads) gets ApiVersions answered
         for (int i = 0; i < 20; i++) {
@@ -133,7 +137,9 @@ class WireFuzzIT {
                 writeFrame(socket, apiVersionsFrame(2000 + i));
             }
             for (int i = 0; i < sockets.size(); i++) {
-                assertThat(readApiVersionsError(sockets.get(i), 2000 + i)).as(context).isZero();
+                assertThat(readApiVersionsError(sockets.get(i), 2000 + i))
+                        .as(context)
+                        .isZero();
             }
         } finally {
             for (Socket socket : sockets) {
@@ -144,22 +150,28 @@ class WireFuzzIT {
         List<ConsumerRecord<String, String>> pristine = KafkaClientsRoundTripIT.consumeFromStart(
                 cluster.bootstrapServers(), new TopicPartition(PRISTINE, 0), PRISTINE_COUNT + 1);
         assertThat(pristine).as(context).extracting(ConsumerRecord::value).containsExactlyElementsOf(before);
-        assertThat(pristine).as(context).extracting(ConsumerRecord::offset)
-                .containsExactlyElementsOf(java.util.stream.LongStream.range(0, PRISTINE_COUNT).boxed().toList());
+        assertThat(pristine)
+                .as(context)
+                .extracting(ConsumerRecord::offset)
+                .containsExactlyElementsOf(java.util.stream.LongStream.range(0, PRISTINE_COUNT)
+                        .boxed()
+                        .toList());
         // what the fuzzed produce requests appended is the template's records, whole, at consecutive offsets
         assertOnlyTemplateRecords(context);
         // and a normal round trip works
         String topic = "after-fuzz";
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                cluster.bootstrapServers()))) {
+        try (Admin admin =
+                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers()))) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(20, TimeUnit.SECONDS);
         }
-        try (KafkaProducer<String, String> producer = KafkaClientsRoundTripIT.producer(cluster.bootstrapServers(),
-                Map.of())) {
+        try (KafkaProducer<String, String> producer =
+                KafkaClientsRoundTripIT.producer(cluster.bootstrapServers(), Map.of())) {
             producer.send(new ProducerRecord<>(topic, 0, "k", "still-alive")).get(20, TimeUnit.SECONDS);
         }
-        assertThat(KafkaClientsRoundTripIT.consumeFromStart(cluster.bootstrapServers(),
-                new TopicPartition(topic, 0), 1)).as(context).extracting(ConsumerRecord::value)
+        assertThat(KafkaClientsRoundTripIT.consumeFromStart(
+                        cluster.bootstrapServers(), new TopicPartition(topic, 0), 1))
+                .as(context)
+                .extracting(ConsumerRecord::value)
                 .containsExactly("still-alive");
     }
 
@@ -173,8 +185,8 @@ class WireFuzzIT {
         props.put("bootstrap.servers", cluster.bootstrapServers());
         props.put("check.crcs", "true");
         props.put("enable.auto.commit", "false");
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
-                new StringDeserializer())) {
+        try (KafkaConsumer<String, String> consumer =
+                new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer())) {
             consumer.assign(List.of(tp));
             long end = consumer.endOffsets(List.of(tp), Duration.ofSeconds(20)).get(tp);
             consumer.seekToBeginning(List.of(tp));
@@ -182,15 +194,21 @@ class WireFuzzIT {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (expectedOffset < end && System.nanoTime() < deadline) {
                 for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
-                    assertThat(r.offset()).as(context + ": offsets of " + TARGET).isEqualTo(expectedOffset);
+                    assertThat(r.offset())
+                            .as(context + ": offsets of " + TARGET)
+                            .isEqualTo(expectedOffset);
                     boolean first = "fuzz-key".equals(r.key()) && "fuzz-value".equals(r.value());
                     boolean second = r.key() == null && "second".equals(r.value());
-                    assertThat(first || second).as(context + ": record at " + r.offset() + " is the template's, not "
-                            + r.key() + "=" + r.value()).isTrue();
+                    assertThat(first || second)
+                            .as(context + ": record at " + r.offset() + " is the template's, not " + r.key() + "="
+                                    + r.value())
+                            .isTrue();
                     expectedOffset++;
                 }
             }
-            assertThat(expectedOffset).as(context + ": read " + TARGET + " to its end").isEqualTo(end);
+            assertThat(expectedOffset)
+                    .as(context + ": read " + TARGET + " to its end")
+                    .isEqualTo(end);
             System.out.println("WireFuzzIT: " + end + " records appended by fuzzed produce requests, all intact");
         }
     }
@@ -199,8 +217,7 @@ class WireFuzzIT {
      * One connection: 1 to 10 frames, then either an abrupt close or a half-close and reading whatever comes back
      * until the broker closes (bounded by the socket timeout). I/O errors caused by the broker closing are expected.
      */
-    private static void fuzzOneConnection(Random random, List<byte[]> templates, AtomicInteger framesSent,
-            int limit) {
+    private static void fuzzOneConnection(Random random, List<byte[]> templates, AtomicInteger framesSent, int limit) {
         int frames = 1 + random.nextInt(10);
         try (Socket socket = connect(1000)) {
             DataOutputStream out = new DataOutputStream(socket.getOutputStream());
@@ -263,8 +280,16 @@ class WireFuzzIT {
                 return sized(body.length, body);
             }
             case 6: { // bogus length prefix
-                int[] lengths = {0, -1, Integer.MIN_VALUE, Integer.MAX_VALUE, 2 * 1048576, template.length + 1,
-                        template.length - 1, random.nextInt()};
+                int[] lengths = {
+                    0,
+                    -1,
+                    Integer.MIN_VALUE,
+                    Integer.MAX_VALUE,
+                    2 * 1048576,
+                    template.length + 1,
+                    template.length - 1,
+                    random.nextInt()
+                };
                 return sized(lengths[random.nextInt(lengths.length)], template);
             }
             default: { // a real request with random trailing bytes inside the frame
@@ -288,34 +313,54 @@ class WireFuzzIT {
         templates.add(serialize(new ApiVersionsRequest.Builder().build((short) 0)));
         templates.add(serialize(new MetadataRequest.Builder(List.of(TARGET), false).build((short) 12)));
         templates.add(serialize(new MetadataRequest.Builder(List.of(TARGET), true).build((short) 1)));
-        MemoryRecords records = MemoryRecords.withRecords(Compression.NONE,
-                new SimpleRecord("fuzz-key".getBytes(StandardCharsets.UTF_8),
-                        "fuzz-value".getBytes(StandardCharsets.UTF_8)),
+        MemoryRecords records = MemoryRecords.withRecords(
+                Compression.NONE,
+                new SimpleRecord(
+                        "fuzz-key".getBytes(StandardCharsets.UTF_8), "fuzz-value".getBytes(StandardCharsets.UTF_8)),
                 new SimpleRecord("second".getBytes(StandardCharsets.UTF_8)));
         ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
-        topics.add(new ProduceRequestData.TopicProduceData().setName(TARGET).setPartitionData(List.of(
-                new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(records))));
-        templates.add(serialize(ProduceRequest.builder(new ProduceRequestData().setAcks((short) 1)
-                .setTimeoutMs(5000).setTopicData(topics)).build((short) 12)));
-        templates.add(serialize(ProduceRequest.builder(new ProduceRequestData().setAcks((short) 1)
-                .setTimeoutMs(5000).setTopicData(topics)).build((short) 8)));
+        topics.add(new ProduceRequestData.TopicProduceData()
+                .setName(TARGET)
+                .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
+                        .setIndex(0)
+                        .setRecords(records))));
+        templates.add(serialize(ProduceRequest.builder(new ProduceRequestData()
+                        .setAcks((short) 1)
+                        .setTimeoutMs(5000)
+                        .setTopicData(topics))
+                .build((short) 12)));
+        templates.add(serialize(ProduceRequest.builder(new ProduceRequestData()
+                        .setAcks((short) 1)
+                        .setTimeoutMs(5000)
+                        .setTopicData(topics))
+                .build((short) 8)));
         ListOffsetsRequestData.ListOffsetsTopic offsets = new ListOffsetsRequestData.ListOffsetsTopic()
-                .setName(TARGET).setPartitions(List.of(new ListOffsetsRequestData.ListOffsetsPartition()
-                        .setPartitionIndex(0).setTimestamp(ListOffsetsRequest.LATEST_TIMESTAMP)));
-        templates.add(serialize(ListOffsetsRequest.Builder.forConsumer(false,
-                org.apache.kafka.common.IsolationLevel.READ_UNCOMMITTED).setTargetTimes(List.of(offsets))
-                .build((short) 7)));
-        FetchRequestData fetch = new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0).setMinBytes(1)
-                .setMaxBytes(1 << 20).setTopics(List.of(new FetchRequestData.FetchTopic().setTopic(TARGET)
-                        .setPartitions(List.of(new FetchRequestData.FetchPartition().setPartition(0)
-                                .setFetchOffset(0).setPartitionMaxBytes(1 << 16)))));
+                .setName(TARGET)
+                .setPartitions(List.of(new ListOffsetsRequestData.ListOffsetsPartition()
+                        .setPartitionIndex(0)
+                        .setTimestamp(ListOffsetsRequest.LATEST_TIMESTAMP)));
+        templates.add(serialize(
+                ListOffsetsRequest.Builder.forConsumer(false, org.apache.kafka.common.IsolationLevel.READ_UNCOMMITTED)
+                        .setTargetTimes(List.of(offsets))
+                        .build((short) 7)));
+        FetchRequestData fetch = new FetchRequestData()
+                .setReplicaId(-1)
+                .setMaxWaitMs(0)
+                .setMinBytes(1)
+                .setMaxBytes(1 << 20)
+                .setTopics(List.of(new FetchRequestData.FetchTopic()
+                        .setTopic(TARGET)
+                        .setPartitions(List.of(new FetchRequestData.FetchPartition()
+                                .setPartition(0)
+                                .setFetchOffset(0)
+                                .setPartitionMaxBytes(1 << 16)))));
         templates.add(serialize(new FetchRequest.SimpleBuilder(fetch).build((short) 12)));
         return templates;
     }
 
     private static byte[] serialize(AbstractRequest request) {
-        ByteBuffer buffer = request.serializeWithHeader(new RequestHeader(request.apiKey(), request.version(),
-                "fuzz", 7));
+        ByteBuffer buffer =
+                request.serializeWithHeader(new RequestHeader(request.apiKey(), request.version(), "fuzz", 7));
         byte[] bytes = new byte[buffer.remaining()];
         buffer.get(bytes);
         return bytes;
@@ -332,8 +377,13 @@ class WireFuzzIT {
     /** ApiVersions v0 (request header v1, empty body), size prefix excluded. */
     private static byte[] apiVersionsFrame(int correlationId) {
         byte[] clientId = "fuzz-check".getBytes(StandardCharsets.UTF_8);
-        return ByteBuffer.allocate(10 + clientId.length).putShort((short) 18).putShort((short) 0)
-                .putInt(correlationId).putShort((short) clientId.length).put(clientId).array();
+        return ByteBuffer.allocate(10 + clientId.length)
+                .putShort((short) 18)
+                .putShort((short) 0)
+                .putInt(correlationId)
+                .putShort((short) clientId.length)
+                .put(clientId)
+                .array();
     }
 
     private static void writeFrame(Socket socket, byte[] payload) throws IOException {

@@ -1,5 +1,8 @@
 package dev.strait.lag.alert;
 
+import dev.strait.lag.http.StatusFormat;
+import dev.strait.lag.status.Status;
+import dev.strait.lag.status.StatusEvaluator.GroupStatus;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -7,10 +10,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
-
-import dev.strait.lag.http.StatusFormat;
-import dev.strait.lag.status.Status;
-import dev.strait.lag.status.StatusEvaluator.GroupStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,7 +26,8 @@ public final class Alerter {
     private final String group;
     private final URI webhook;
     private final long suppressMs;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final Map<Status, Long> lastAlertMs = new EnumMap<>(Status.class);
     private Status current;
     private int sent;
@@ -51,12 +51,19 @@ public final class Alerter {
             return;
         }
         lastAlertMs.put(current, nowMs);
-        LOGGER.warn("ALERT mirror group {}: status {} -> {}{}", group, previous == null ? "(start)" : previous, current,
-            status.partitions().stream().filter(p -> p.status() == current).findFirst()
-                .map(p -> " (" + p.lag().topic() + "-" + p.lag().partition() + ": " + p.reason() + ")").orElse(""));
+        LOGGER.warn(
+                "ALERT mirror group {}: status {} -> {}{}",
+                group,
+                previous == null ? "(start)" : previous,
+                current,
+                status.partitions().stream()
+                        .filter(p -> p.status() == current)
+                        .findFirst()
+                        .map(p -> " (" + p.lag().topic() + "-" + p.lag().partition() + ": " + p.reason() + ")")
+                        .orElse(""));
         if (webhook != null) {
             post("{\"group\":" + quote(group) + ",\"previous\":" + (previous == null ? "null" : quote(previous.name()))
-                + ",\"status\":" + quote(current.name()) + ",\"detail\":" + StatusFormat.json(group, status) + "}");
+                    + ",\"status\":" + quote(current.name()) + ",\"detail\":" + StatusFormat.json(group, status) + "}");
         }
     }
 
@@ -67,16 +74,20 @@ public final class Alerter {
 
     private void post(String body) {
         try {
-            HttpResponse<Void> r = http.send(HttpRequest.newBuilder(webhook).timeout(Duration.ofSeconds(10))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-                HttpResponse.BodyHandlers.discarding());
+            HttpResponse<Void> r = http.send(
+                    HttpRequest.newBuilder(webhook)
+                            .timeout(Duration.ofSeconds(10))
+                            .header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString(body))
+                            .build(),
+                    HttpResponse.BodyHandlers.discarding());
             sent++;
             if (r.statusCode() >= 300) {
                 LOGGER.warn("Alert webhook {} answered HTTP {}", webhook, r.statusCode());
             }
         } catch (Exception e) {
             LOGGER.warn("Alert webhook {} failed: {}", webhook, e.toString());
-        } 
+        }
     }
 
     private static String quote(String s) {

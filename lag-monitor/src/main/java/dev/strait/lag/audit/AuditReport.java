@@ -7,11 +7,15 @@ import java.util.Locale;
 
 /** What an audit of source offset ranges against the target found. Immutable. */
 public record AuditReport(List<PartitionAudit> partitions) {
-    public enum Kind { MISSING, DUPLICATED, REORDERED, ALTERED }
+    public enum Kind {
+        MISSING,
+        DUPLICATED,
+        REORDERED,
+        ALTERED
+    }
 
     /** One anomaly, named by the source record it concerns. */
-    public record Finding(Kind kind, String topic, int partition, long sourceOffset, String detail) {
-    }
+    public record Finding(Kind kind, String topic, int partition, long sourceOffset, String detail) {}
 
     /**
      * One source partition's range [fromOffset, toOffset) and what the target holds of it.
@@ -22,9 +26,19 @@ public record AuditReport(List<PartitionAudit> partitions) {
      *                          handler); not findings
      * @param removedOnTarget   missing copies that the target's own retention or compaction removed; not findings
      */
-    public record PartitionAudit(String topic, int partition, long fromOffset, long toOffset, long sourceRecords,
-                                 long targetRecords, byte[] sourceDigest, byte[] targetDigest, List<Finding> findings,
-                                 long notCopiedByDesign, long droppedByHandler, long removedOnTarget) {
+    public record PartitionAudit(
+            String topic,
+            int partition,
+            long fromOffset,
+            long toOffset,
+            long sourceRecords,
+            long targetRecords,
+            byte[] sourceDigest,
+            byte[] targetDigest,
+            List<Finding> findings,
+            long notCopiedByDesign,
+            long droppedByHandler,
+            long removedOnTarget) {
         public PartitionAudit {
             findings = List.copyOf(findings);
         }
@@ -55,27 +69,62 @@ public record AuditReport(List<PartitionAudit> partitions) {
 
     public String table(int maxFindings) {
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "%-30s %5s %22s %8s %8s %8s %8s %8s %8s %7s%n", "topic", "part",
-            "source offsets", "source", "target", "missing", "dups", "reorder", "altered", "digest"));
+        b.append(String.format(
+                Locale.ROOT,
+                "%-30s %5s %22s %8s %8s %8s %8s %8s %8s %7s%n",
+                "topic",
+                "part",
+                "source offsets",
+                "source",
+                "target",
+                "missing",
+                "dups",
+                "reorder",
+                "altered",
+                "digest"));
         for (PartitionAudit p : partitions) {
-            b.append(String.format(Locale.ROOT, "%-30s %5d %22s %8d %8d %8d %8d %8d %8d %7s%n", p.topic(), p.partition(),
-                "[" + p.fromOffset() + ", " + p.toOffset() + ")", p.sourceRecords(), p.targetRecords(),
-                p.count(Kind.MISSING), p.count(Kind.DUPLICATED), p.count(Kind.REORDERED), p.count(Kind.ALTERED),
-                p.digestsEqual() ? "equal" : "DIFFER"));
+            b.append(String.format(
+                    Locale.ROOT,
+                    "%-30s %5d %22s %8d %8d %8d %8d %8d %8d %7s%n",
+                    p.topic(),
+                    p.partition(),
+                    "[" + p.fromOffset() + ", " + p.toOffset() + ")",
+                    p.sourceRecords(),
+                    p.targetRecords(),
+                    p.count(Kind.MISSING),
+                    p.count(Kind.DUPLICATED),
+                    p.count(Kind.REORDERED),
+                    p.count(Kind.ALTERED),
+                    p.digestsEqual() ? "equal" : "DIFFER"));
         }
         List<Finding> all = findings();
-        all.stream().limit(maxFindings).forEach(f -> b.append(String.format(Locale.ROOT, "%s %s-%d@%d%s%n", f.kind(),
-            f.topic(), f.partition(), f.sourceOffset(), f.detail().isEmpty() ? "" : " (" + f.detail() + ")")));
+        all.stream()
+                .limit(maxFindings)
+                .forEach(f -> b.append(String.format(
+                        Locale.ROOT,
+                        "%s %s-%d@%d%s%n",
+                        f.kind(),
+                        f.topic(),
+                        f.partition(),
+                        f.sourceOffset(),
+                        f.detail().isEmpty() ? "" : " (" + f.detail() + ")")));
         if (all.size() > maxFindings) {
             b.append("... and ").append(all.size() - maxFindings).append(" more findings\n");
         }
-        long byDesign = partitions.stream().mapToLong(PartitionAudit::notCopiedByDesign).sum();
-        long dropped = partitions.stream().mapToLong(PartitionAudit::droppedByHandler).sum();
-        long removed = partitions.stream().mapToLong(PartitionAudit::removedOnTarget).sum();
+        long byDesign =
+                partitions.stream().mapToLong(PartitionAudit::notCopiedByDesign).sum();
+        long dropped =
+                partitions.stream().mapToLong(PartitionAudit::droppedByHandler).sum();
+        long removed =
+                partitions.stream().mapToLong(PartitionAudit::removedOnTarget).sum();
         if (byDesign > 0 || dropped > 0 || removed > 0) {
-            b.append(String.format(Locale.ROOT, "not findings: %d source records not copied by design (loop prevention), "
-                + "%d dropped by the message handler, %d copies removed by the target's own retention or compaction%n",
-                byDesign, dropped, removed));
+            b.append(String.format(
+                    Locale.ROOT,
+                    "not findings: %d source records not copied by design (loop prevention), "
+                            + "%d dropped by the message handler, %d copies removed by the target's own retention or compaction%n",
+                    byDesign,
+                    dropped,
+                    removed));
         }
         b.append(clean() ? "audit: clean\n" : "audit: " + all.size() + " findings\n");
         return b.toString();

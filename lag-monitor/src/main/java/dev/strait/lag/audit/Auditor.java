@@ -1,5 +1,13 @@
 package dev.strait.lag.audit;
 
+import dev.strait.lag.audit.AuditReport.Finding;
+import dev.strait.lag.audit.AuditReport.Kind;
+import dev.strait.lag.audit.AuditReport.PartitionAudit;
+import dev.strait.lag.sample.AccessDenied;
+import dev.strait.mirror.config.ClientConfigs;
+import dev.strait.mirror.config.TopicRenamer;
+import dev.strait.mirror.handler.MessageHandler;
+import dev.strait.mirror.provenance.Provenance;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -11,15 +19,6 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-
-import dev.strait.lag.audit.AuditReport.Finding;
-import dev.strait.lag.audit.AuditReport.Kind;
-import dev.strait.lag.audit.AuditReport.PartitionAudit;
-import dev.strait.lag.sample.AccessDenied;
-import dev.strait.mirror.config.ClientConfigs;
-import dev.strait.mirror.config.TopicRenamer;
-import dev.strait.mirror.handler.MessageHandler;
-import dev.strait.mirror.provenance.Provenance;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
@@ -65,16 +64,15 @@ import org.apache.kafka.common.utils.Time;
 public final class Auditor implements AutoCloseable {
     /** Target records may carry timestamps a little out of order; read this far before the range's earliest. */
     private static final long TIMESTAMP_SLACK_MS = 300_000;
+
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(120);
 
     /** One copy the target must hold of a source record; its timestamp is compared only when {@code timed}. */
-    private record Output(long fingerprint, long timestamp, boolean timed, byte[] key) {
-    }
+    private record Output(long fingerprint, long timestamp, boolean timed, byte[] key) {}
 
     /** One copy on the target: which source offset, where it is, and what it holds. */
-    private record Copy(long sourceOffset, int targetPartition, long fingerprint, long timestamp, boolean createTime,
-                        byte[] key) {
-    }
+    private record Copy(
+            long sourceOffset, int targetPartition, long fingerprint, long timestamp, boolean createTime, byte[] key) {}
 
     /** Source records not expected on the target, per source partition, by reason. */
     private static final class NotExpected {
@@ -97,8 +95,8 @@ public final class Auditor implements AutoCloseable {
     }
 
     /** @param handler the mirror's message handler, or null when it runs without one */
-    public Auditor(Properties sourceClient, Properties targetClient, TopicRenamer renamer, MessageHandler handler,
-                   Time time) {
+    public Auditor(
+            Properties sourceClient, Properties targetClient, TopicRenamer renamer, MessageHandler handler, Time time) {
         this.source = consumer(sourceClient, "strait-audit-source", "read_committed");
         this.target = consumer(targetClient, "strait-audit-target", "read_uncommitted");
         this.sourceAdmin = Admin.create(admin(sourceClient));
@@ -118,10 +116,12 @@ public final class Auditor implements AutoCloseable {
         for (Map.Entry<Integer, long[]> e : ranges.entrySet()) {
             Map<Long, List<Output>> records = new TreeMap<>();
             NotExpected skipped = notExpected.computeIfAbsent(e.getKey(), k -> new NotExpected());
-            for (ConsumerRecord<byte[], byte[]> r : read(source, new TopicPartition(topic, e.getKey()), e.getValue()[0],
-                e.getValue()[1])) {
+            for (ConsumerRecord<byte[], byte[]> r :
+                    read(source, new TopicPartition(topic, e.getKey()), e.getValue()[0], e.getValue()[1])) {
                 Provenance p = Provenance.from(r.headers());
-                if (p != null && p.sourceCluster().equals(targetClusterId) && p.topic().equals(targetTopic)) {
+                if (p != null
+                        && p.sourceCluster().equals(targetClusterId)
+                        && p.topic().equals(targetTopic)) {
                     skipped.loopPrevention++;
                     continue;
                 }
@@ -143,29 +143,41 @@ public final class Auditor implements AutoCloseable {
         // Per source partition: the target copies of its records in target order.
         Map<Integer, List<Copy>> copies = new HashMap<>();
         boolean targetTrimmed = false;
-        List<PartitionInfo> infos = denialNamed("target", targetTopic,
-            () -> target.partitionsFor(targetTopic, Duration.ofSeconds(30)));
+        List<PartitionInfo> infos =
+                denialNamed("target", targetTopic, () -> target.partitionsFor(targetTopic, Duration.ofSeconds(30)));
         if (infos != null && minTimestamp != Long.MAX_VALUE) {
             for (PartitionInfo info : infos) {
                 TopicPartition tp = new TopicPartition(targetTopic, info.partition());
-                long end = denialNamed("target", targetTopic, () -> target.endOffsets(Set.of(tp)).get(tp));
+                long end = denialNamed(
+                        "target",
+                        targetTopic,
+                        () -> target.endOffsets(Set.of(tp)).get(tp));
                 long begin = target.beginningOffsets(Set.of(tp)).get(tp);
                 targetTrimmed |= begin > 0;
-                OffsetAndTimestamp start = target.offsetsForTimes(Map.of(tp, Math.max(0, minTimestamp - TIMESTAMP_SLACK_MS)))
-                    .get(tp);
+                OffsetAndTimestamp start = target.offsetsForTimes(
+                                Map.of(tp, Math.max(0, minTimestamp - TIMESTAMP_SLACK_MS)))
+                        .get(tp);
                 if (start == null) {
                     continue;
                 }
                 for (ConsumerRecord<byte[], byte[]> r : read(target, tp, start.offset(), end)) {
                     Provenance p = Provenance.from(r.headers());
-                    if (p == null || !p.topic().equals(topic) || !p.sourceCluster().equals(sourceClusterId)
-                        || !ranges.containsKey(p.partition())) {
+                    if (p == null
+                            || !p.topic().equals(topic)
+                            || !p.sourceCluster().equals(sourceClusterId)
+                            || !ranges.containsKey(p.partition())) {
                         continue;
                     }
                     long[] range = ranges.get(p.partition());
                     if (p.offset() >= range[0] && p.offset() < range[1]) {
-                        copies.computeIfAbsent(p.partition(), k -> new ArrayList<>()).add(new Copy(p.offset(),
-                            info.partition(), RecordDigest.of(r), r.timestamp(), RecordDigest.createTime(r), r.key()));
+                        copies.computeIfAbsent(p.partition(), k -> new ArrayList<>())
+                                .add(new Copy(
+                                        p.offset(),
+                                        info.partition(),
+                                        RecordDigest.of(r),
+                                        r.timestamp(),
+                                        RecordDigest.createTime(r),
+                                        r.key()));
                     }
                 }
             }
@@ -174,8 +186,16 @@ public final class Auditor implements AutoCloseable {
         List<PartitionAudit> out = new ArrayList<>();
         for (Map.Entry<Integer, Map<Long, List<Output>>> e : expected.entrySet()) {
             NotExpected skipped = notExpected.get(e.getKey());
-            out.add(compare(topic, e.getKey(), ranges.get(e.getKey()), e.getValue(), copies.getOrDefault(e.getKey(),
-                List.of()), skipped.loopPrevention, skipped.handler, targetTrimmed, compacted));
+            out.add(compare(
+                    topic,
+                    e.getKey(),
+                    ranges.get(e.getKey()),
+                    e.getValue(),
+                    copies.getOrDefault(e.getKey(), List.of()),
+                    skipped.loopPrevention,
+                    skipped.handler,
+                    targetTrimmed,
+                    compacted));
         }
         return new AuditReport(out);
     }
@@ -196,17 +216,27 @@ public final class Auditor implements AutoCloseable {
         if (outs != null) {
             for (ProducerRecord<byte[], byte[]> pr : outs) {
                 if (renamer.targetTopic(pr.topic()).equals(targetTopic)) {
-                    out.add(new Output(RecordDigest.of(pr), pr.timestamp() == null ? -1 : pr.timestamp(),
-                        pr.timestamp() != null, pr.key()));
+                    out.add(new Output(
+                            RecordDigest.of(pr),
+                            pr.timestamp() == null ? -1 : pr.timestamp(),
+                            pr.timestamp() != null,
+                            pr.key()));
                 }
             }
         }
         return out;
     }
 
-    private static PartitionAudit compare(String topic, int partition, long[] range, Map<Long, List<Output>> expected,
-                                          List<Copy> copies, long loopPrevention, long handlerDropped,
-                                          boolean targetTrimmed, boolean compacted) {
+    private static PartitionAudit compare(
+            String topic,
+            int partition,
+            long[] range,
+            Map<Long, List<Output>> expected,
+            List<Copy> copies,
+            long loopPrevention,
+            long handlerDropped,
+            boolean targetTrimmed,
+            boolean compacted) {
         List<Finding> findings = new ArrayList<>();
         Map<Long, List<Output>> unmatched = new HashMap<>();
         expected.forEach((offset, outputs) -> unmatched.put(offset, new ArrayList<>(outputs)));
@@ -230,8 +260,12 @@ public final class Auditor implements AutoCloseable {
             }
             if (open.isEmpty()) {
                 int wanted = expected.get(offset).size();
-                findings.add(new Finding(Kind.DUPLICATED, topic, partition, offset, wanted == 1 ? "copy " + n
-                    : "copy " + n + " of " + wanted + " outputs"));
+                findings.add(new Finding(
+                        Kind.DUPLICATED,
+                        topic,
+                        partition,
+                        offset,
+                        wanted == 1 ? "copy " + n : "copy " + n + " of " + wanted + " outputs"));
                 continue;
             }
             kept.add(copy);
@@ -248,14 +282,22 @@ public final class Auditor implements AutoCloseable {
             } else {
                 open.remove(match);
                 if (match.timed() && copy.createTime() && match.timestamp() != copy.timestamp()) {
-                    findings.add(new Finding(Kind.ALTERED, topic, partition, offset, "timestamp " + copy.timestamp()
-                        + " instead of " + match.timestamp()));
+                    findings.add(new Finding(
+                            Kind.ALTERED,
+                            topic,
+                            partition,
+                            offset,
+                            "timestamp " + copy.timestamp() + " instead of " + match.timestamp()));
                 }
             }
             long before = highest.getOrDefault(copy.targetPartition(), -1L);
             if (offset < before) {
-                findings.add(new Finding(Kind.REORDERED, topic, partition, offset, "after source offset " + before
-                    + " in target partition " + copy.targetPartition()));
+                findings.add(new Finding(
+                        Kind.REORDERED,
+                        topic,
+                        partition,
+                        offset,
+                        "after source offset " + before + " in target partition " + copy.targetPartition()));
             }
             highest.put(copy.targetPartition(), Math.max(before, offset));
         }
@@ -264,8 +306,10 @@ public final class Auditor implements AutoCloseable {
         RecordDigest.Sequence sourceDigest = new RecordDigest.Sequence();
         for (Map.Entry<Long, List<Output>> e : expected.entrySet()) {
             long offset = e.getKey();
-            e.getValue().stream().map(Output::fingerprint).sorted(spread ? Comparator.naturalOrder() : (x, y) -> 0)
-                .forEach(sourceDigest::add);
+            e.getValue().stream()
+                    .map(Output::fingerprint)
+                    .sorted(spread ? Comparator.naturalOrder() : (x, y) -> 0)
+                    .forEach(sourceDigest::add);
             List<Output> open = unmatched.get(offset);
             for (Output o : open) {
                 Long newer = newestCopyOfKey.get(new ByteKey(o.key()));
@@ -273,14 +317,31 @@ public final class Auditor implements AutoCloseable {
                     removed++;
                 } else {
                     int wanted = e.getValue().size();
-                    findings.add(new Finding(Kind.MISSING, topic, partition, offset, wanted == 1 ? ""
-                        : (wanted - open.size() + 1) + " of " + wanted + " outputs on the target"));
+                    findings.add(new Finding(
+                            Kind.MISSING,
+                            topic,
+                            partition,
+                            offset,
+                            wanted == 1
+                                    ? ""
+                                    : (wanted - open.size() + 1) + " of " + wanted + " outputs on the target"));
                 }
             }
         }
         findings.sort((a, b) -> Long.compare(a.sourceOffset(), b.sourceOffset()));
-        return new PartitionAudit(topic, partition, range[0], range[1], expected.size(), copies.size(),
-            sourceDigest.finish(), targetDigest(kept, spread), findings, loopPrevention, handlerDropped, removed);
+        return new PartitionAudit(
+                topic,
+                partition,
+                range[0],
+                range[1],
+                expected.size(),
+                copies.size(),
+                sourceDigest.finish(),
+                targetDigest(kept, spread),
+                findings,
+                loopPrevention,
+                handlerDropped,
+                removed);
     }
 
     /**
@@ -331,7 +392,11 @@ public final class Auditor implements AutoCloseable {
     private boolean compacted(String targetTopic) {
         try {
             ConfigResource r = new ConfigResource(ConfigResource.Type.TOPIC, targetTopic);
-            Config c = targetAdmin.describeConfigs(List.of(r)).all().get(30, TimeUnit.SECONDS).get(r);
+            Config c = targetAdmin
+                    .describeConfigs(List.of(r))
+                    .all()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(r);
             ConfigEntry policy = c == null ? null : c.get("cleanup.policy");
             return policy != null && policy.value() != null && policy.value().contains("compact");
         } catch (Exception e) {
@@ -348,13 +413,14 @@ public final class Auditor implements AutoCloseable {
         }
     }
 
-    private List<ConsumerRecord<byte[], byte[]>> read(KafkaConsumer<byte[], byte[]> consumer, TopicPartition tp,
-                                                      long from, long to) {
-        return denialNamed(consumer == source ? "source" : "target", tp.topic(), () -> readRange(consumer, tp, from, to));
+    private List<ConsumerRecord<byte[], byte[]>> read(
+            KafkaConsumer<byte[], byte[]> consumer, TopicPartition tp, long from, long to) {
+        return denialNamed(
+                consumer == source ? "source" : "target", tp.topic(), () -> readRange(consumer, tp, from, to));
     }
 
-    private List<ConsumerRecord<byte[], byte[]>> readRange(KafkaConsumer<byte[], byte[]> consumer, TopicPartition tp,
-                                                           long from, long to) {
+    private List<ConsumerRecord<byte[], byte[]>> readRange(
+            KafkaConsumer<byte[], byte[]> consumer, TopicPartition tp, long from, long to) {
         List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
         if (from >= to) {
             return out;
@@ -365,7 +431,7 @@ public final class Auditor implements AutoCloseable {
         while (consumer.position(tp) < to) {
             if (time.milliseconds() > deadline) {
                 throw new IllegalStateException("reading " + tp + " from " + from + " to " + to + " did not finish in "
-                    + READ_TIMEOUT.toSeconds() + " s");
+                        + READ_TIMEOUT.toSeconds() + " s");
             }
             for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                 if (r.offset() < to) {

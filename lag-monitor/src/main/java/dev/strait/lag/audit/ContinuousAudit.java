@@ -1,12 +1,11 @@
 package dev.strait.lag.audit;
 
+import dev.strait.lag.sample.PartitionLag;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-
-import dev.strait.lag.sample.PartitionLag;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,9 +25,16 @@ public final class ContinuousAudit {
     private static final int KEPT_FINDINGS = 50;
 
     /** What /status shows of the audit. Immutable. */
-    public record Summary(long rounds, long recordsAudited, Map<AuditReport.Kind, Long> findingsByKind,
-                          List<AuditReport.Finding> latestFindings, long recordsBehind, long recordsNotCovered,
-                          long notCopiedByDesign, long droppedByHandler, long removedOnTarget) {
+    public record Summary(
+            long rounds,
+            long recordsAudited,
+            Map<AuditReport.Kind, Long> findingsByKind,
+            List<AuditReport.Finding> latestFindings,
+            long recordsBehind,
+            long recordsNotCovered,
+            long notCopiedByDesign,
+            long droppedByHandler,
+            long removedOnTarget) {
         public Summary {
             findingsByKind = Map.copyOf(findingsByKind);
             latestFindings = List.copyOf(latestFindings);
@@ -90,8 +96,13 @@ public final class ContinuousAudit {
                 for (AuditReport.Finding f : pa.findings()) {
                     totals.merge(f.kind(), 1L, Long::sum);
                     latest.add(f);
-                    LOGGER.warn("ALERT audit: {} {}-{}@{}{}", f.kind(), f.topic(), f.partition(), f.sourceOffset(),
-                        f.detail().isEmpty() ? "" : " (" + f.detail() + ")");
+                    LOGGER.warn(
+                            "ALERT audit: {} {}-{}@{}{}",
+                            f.kind(),
+                            f.topic(),
+                            f.partition(),
+                            f.sourceOffset(),
+                            f.detail().isEmpty() ? "" : " (" + f.detail() + ")");
                 }
             }
         }
@@ -100,14 +111,18 @@ public final class ContinuousAudit {
             behind += Math.max(0, e.getValue() - auditedTo.getOrDefault(e.getKey(), e.getValue()));
         }
         if (behind > 0) {
-            LOGGER.info("Audit is {} committed records behind (at most {} per partition per round); it catches up next "
-                + "rounds", behind, maxRecordsPerPartition);
+            LOGGER.info(
+                    "Audit is {} committed records behind (at most {} per partition per round); it catches up next "
+                            + "rounds",
+                    behind,
+                    maxRecordsPerPartition);
         }
         while (latest.size() > KEPT_FINDINGS) {
             latest.remove(0);
         }
         rounds++;
-        summary = new Summary(rounds, recordsAudited, totals, latest, behind, notCovered, byDesign, droppedByHandler, removed);
+        summary = new Summary(
+                rounds, recordsAudited, totals, latest, behind, notCovered, byDesign, droppedByHandler, removed);
     }
 
     public Summary summary() {

@@ -1,11 +1,10 @@
 package dev.strait.lag.audit;
 
+import dev.strait.mirror.provenance.Provenance;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-
-import dev.strait.mirror.provenance.Provenance;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
@@ -17,8 +16,7 @@ import org.apache.kafka.common.header.Header;
  * {@link Sequence} is an order-sensitive SHA-256 over a run of fingerprints. Not thread-safe.
  */
 final class RecordDigest {
-    private RecordDigest() {
-    }
+    private RecordDigest() {}
 
     static long of(ConsumerRecord<byte[], byte[]> r) {
         return of(r.key(), r.value(), r.headers());
@@ -64,7 +62,8 @@ final class RecordDigest {
     }
 
     private static void field(MessageDigest md, byte[] bytes) {
-        md.update(ByteBuffer.allocate(4).putInt(bytes == null ? -1 : bytes.length).array());
+        md.update(
+                ByteBuffer.allocate(4).putInt(bytes == null ? -1 : bytes.length).array());
         if (bytes != null) {
             md.update(bytes);
         }

@@ -1,10 +1,5 @@
 package dev.strait.lag.config;
 
-import java.net.URI;
-import java.util.Properties;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
-
 import static dev.strait.mirror.config.PropertyValues.number;
 import static dev.strait.mirror.config.PropertyValues.prefixed;
 import static dev.strait.mirror.config.PropertyValues.requireBootstrap;
@@ -14,6 +9,10 @@ import dev.strait.mirror.config.ConfigException;
 import dev.strait.mirror.config.TopicRenamer;
 import dev.strait.mirror.handler.MessageHandler;
 import dev.strait.mirror.handler.MessageHandlers;
+import java.net.URI;
+import java.util.Properties;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 
 /**
  * The lag monitor's settings, from {@code lag-monitor.properties}. Client settings pass through with the
@@ -21,11 +20,26 @@ import dev.strait.mirror.handler.MessageHandlers;
  * mirror's message handler ({@code message.handler}, may be null), which the audit runs to know what the mirror
  * writes for each source record.
  */
-public record LagMonitorConfig(Properties sourceClient, Properties targetClient, String mirrorGroupId, Pattern topics,
-                               TopicRenamer renamer, URI mirrorMetricsUrl, int httpPort, String httpHost,
-                               int windowSize, long sampleIntervalMs, long stopAfterMs, long maxLagRecords,
-                               long maxLagSeconds, URI webhookUrl, long alertSuppressMs, long auditIntervalMs,
-                               long auditMaxRecords, long mirrorCommitIntervalMs, MessageHandler messageHandler) {
+public record LagMonitorConfig(
+        Properties sourceClient,
+        Properties targetClient,
+        String mirrorGroupId,
+        Pattern topics,
+        TopicRenamer renamer,
+        URI mirrorMetricsUrl,
+        int httpPort,
+        String httpHost,
+        int windowSize,
+        long sampleIntervalMs,
+        long stopAfterMs,
+        long maxLagRecords,
+        long maxLagSeconds,
+        URI webhookUrl,
+        long alertSuppressMs,
+        long auditIntervalMs,
+        long auditMaxRecords,
+        long mirrorCommitIntervalMs,
+        MessageHandler messageHandler) {
 
     /** The mirror's default --offset.commit.interval.ms. */
     public static final long DEFAULT_MIRROR_COMMIT_INTERVAL_MS = 60_000;
@@ -50,8 +64,8 @@ public record LagMonitorConfig(Properties sourceClient, Properties targetClient,
         long span = (windowSize - 1) * sampleIntervalMs;
         if (mirrorCommitIntervalMs == UNKNOWN && span <= DEFAULT_MIRROR_COMMIT_INTERVAL_MS) {
             return "the status window (" + windowSize + " samples " + sampleIntervalMs + " ms apart) spans " + span
-                + " ms, not more than the mirror's default commit interval (60000 ms): set mirror.commit.interval.ms to "
-                + "the mirror's --offset.commit.interval.ms, or a healthy mirror may look stalled between two commits";
+                    + " ms, not more than the mirror's default commit interval (60000 ms): set mirror.commit.interval.ms to "
+                    + "the mirror's --offset.commit.interval.ms, or a healthy mirror may look stalled between two commits";
         }
         return null;
     }
@@ -61,14 +75,17 @@ public record LagMonitorConfig(Properties sourceClient, Properties targetClient,
         return (int) Math.max(2, mirrorCommitIntervalMs / sampleIntervalMs + 2);
     }
 
-    public static void requireWindowSpansACommit(int windowSize, long sampleIntervalMs, long mirrorCommitIntervalMs,
-                                                 String what) {
+    public static void requireWindowSpansACommit(
+            int windowSize, long sampleIntervalMs, long mirrorCommitIntervalMs, String what) {
         long span = (windowSize - 1) * sampleIntervalMs;
         if (span <= mirrorCommitIntervalMs) {
-            throw new ConfigException(what + " " + windowSize + " samples " + sampleIntervalMs + " ms apart span " + span
-                + " ms, not more than the mirror's commit interval (mirror.commit.interval.ms=" + mirrorCommitIntervalMs
-                + "): a healthy mirror would look stalled between two commits. Use at least "
-                + samplesSpanning(sampleIntervalMs, mirrorCommitIntervalMs) + " samples, or a shorter sample.interval.ms");
+            throw new ConfigException(
+                    what + " " + windowSize + " samples " + sampleIntervalMs + " ms apart span " + span
+                            + " ms, not more than the mirror's commit interval (mirror.commit.interval.ms="
+                            + mirrorCommitIntervalMs
+                            + "): a healthy mirror would look stalled between two commits. Use at least "
+                            + samplesSpanning(sampleIntervalMs, mirrorCommitIntervalMs)
+                            + " samples, or a shorter sample.interval.ms");
         }
     }
 
@@ -90,16 +107,28 @@ public record LagMonitorConfig(Properties sourceClient, Properties targetClient,
         TopicRenamer renamer = TopicRenamer.of(p.getProperty("topic.prefix"), p.getProperty("topic.rename"));
         int window = (int) number(p, "window.size", 10, 2, 1000);
         long interval = number(p, "sample.interval.ms", 10_000, 100, 3_600_000);
-        return new LagMonitorConfig(source, target, group.trim(), topics, renamer, url(p, "mirror.metrics.url"),
-            (int) number(p, "http.port", -1, -1, 65535), p.getProperty("http.host", "127.0.0.1").trim(), window,
-            interval, number(p, "stop.after.ms", 300_000, 1, Long.MAX_VALUE),
-            number(p, "max.lag.records", -1, -1, Long.MAX_VALUE), number(p, "max.lag.seconds", -1, -1, Long.MAX_VALUE),
-            url(p, "alert.webhook.url"), number(p, "alert.suppress.ms", 600_000, 0, Long.MAX_VALUE),
-            number(p, "audit.interval.ms", 60_000, 0, Long.MAX_VALUE),
-            number(p, "audit.max.records", 10_000, 1, 10_000_000),
-            p.getProperty("mirror.commit.interval.ms", "").isBlank() ? UNKNOWN
-                : number(p, "mirror.commit.interval.ms", DEFAULT_MIRROR_COMMIT_INTERVAL_MS, 100, 86_400_000),
-            handler(p));
+        return new LagMonitorConfig(
+                source,
+                target,
+                group.trim(),
+                topics,
+                renamer,
+                url(p, "mirror.metrics.url"),
+                (int) number(p, "http.port", -1, -1, 65535),
+                p.getProperty("http.host", "127.0.0.1").trim(),
+                window,
+                interval,
+                number(p, "stop.after.ms", 300_000, 1, Long.MAX_VALUE),
+                number(p, "max.lag.records", -1, -1, Long.MAX_VALUE),
+                number(p, "max.lag.seconds", -1, -1, Long.MAX_VALUE),
+                url(p, "alert.webhook.url"),
+                number(p, "alert.suppress.ms", 600_000, 0, Long.MAX_VALUE),
+                number(p, "audit.interval.ms", 60_000, 0, Long.MAX_VALUE),
+                number(p, "audit.max.records", 10_000, 1, 10_000_000),
+                p.getProperty("mirror.commit.interval.ms", "").isBlank()
+                        ? UNKNOWN
+                        : number(p, "mirror.commit.interval.ms", DEFAULT_MIRROR_COMMIT_INTERVAL_MS, 100, 86_400_000),
+                handler(p));
     }
 
     /** The mirror's {@code --message.handler}, named again here so that the audit expects what the mirror writes. */

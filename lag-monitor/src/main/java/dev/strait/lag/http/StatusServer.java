@@ -1,11 +1,10 @@
 package dev.strait.lag.http;
 
-import java.util.function.Supplier;
-
 import dev.strait.lag.audit.ContinuousAudit;
 import dev.strait.lag.status.StatusEvaluator.GroupStatus;
 import dev.strait.mirror.http.HttpEndpoint;
 import dev.strait.mirror.http.HttpEndpoint.Response;
+import java.util.function.Supplier;
 
 /**
  * {@code /status} (JSON), {@code /metrics} (Prometheus text) and {@code /healthz} (200 once a cycle has
@@ -14,23 +13,29 @@ import dev.strait.mirror.http.HttpEndpoint.Response;
 public final class StatusServer implements AutoCloseable {
     private final HttpEndpoint endpoint;
 
-    public StatusServer(String host, int port, String group, Supplier<GroupStatus> latest, Supplier<Boolean> healthy,
-                        Supplier<ContinuousAudit.Summary> audit) {
+    public StatusServer(
+            String host,
+            int port,
+            String group,
+            Supplier<GroupStatus> latest,
+            Supplier<Boolean> healthy,
+            Supplier<ContinuousAudit.Summary> audit) {
         endpoint = new HttpEndpoint(host, port, "strait-lag-http")
-            .route("/status", () -> {
-                GroupStatus s = latest.get();
-                return s == null ? Response.json(503, "{\"status\":\"STARTING\"}")
-                    : Response.json(200, StatusFormat.json(group, s, audit.get()));
-            })
-            .route("/metrics", () -> {
-                GroupStatus s = latest.get();
-                return Response.prometheus(s == null ? "" : StatusFormat.prometheus(group, s, audit.get()));
-            })
-            .route("/healthz", () -> {
-                boolean ok = healthy.get();
-                return Response.json(ok ? 200 : 503, "{\"healthy\":" + ok + "}");
-            })
-            .start();
+                .route("/status", () -> {
+                    GroupStatus s = latest.get();
+                    return s == null
+                            ? Response.json(503, "{\"status\":\"STARTING\"}")
+                            : Response.json(200, StatusFormat.json(group, s, audit.get()));
+                })
+                .route("/metrics", () -> {
+                    GroupStatus s = latest.get();
+                    return Response.prometheus(s == null ? "" : StatusFormat.prometheus(group, s, audit.get()));
+                })
+                .route("/healthz", () -> {
+                    boolean ok = healthy.get();
+                    return Response.json(ok ? 200 : 503, "{\"healthy\":" + ok + "}");
+                })
+                .start();
     }
 
     public int port() {

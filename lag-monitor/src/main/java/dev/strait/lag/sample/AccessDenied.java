@@ -1,7 +1,6 @@
 package dev.strait.lag.sample;
 
 import java.util.TreeSet;
-
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
@@ -12,8 +11,7 @@ import org.apache.kafka.common.errors.TopicAuthorizationException;
  * group. Stateless.
  */
 public final class AccessDenied {
-    private AccessDenied() {
-    }
+    private AccessDenied() {}
 
     /** The authorization failure in {@code e}'s causes, or null. */
     public static AuthorizationException find(Throwable e) {
@@ -32,7 +30,8 @@ public final class AccessDenied {
      */
     public static String message(AuthorizationException denied, String cluster, String operation, String resource) {
         String what = resource;
-        if (denied instanceof TopicAuthorizationException t && !t.unauthorizedTopics().isEmpty()) {
+        if (denied instanceof TopicAuthorizationException t
+                && !t.unauthorizedTopics().isEmpty()) {
             what = "topic " + String.join(", ", new TreeSet<>(t.unauthorizedTopics()));
         } else if (denied instanceof GroupAuthorizationException g && g.groupId() != null) {
             what = "group " + g.groupId();
@@ -41,8 +40,10 @@ public final class AccessDenied {
         String name = kindAndName.length == 2 ? kindAndName[1].split(",")[0] : "<name>";
         String op = operation.charAt(0) + operation.substring(1).toLowerCase(java.util.Locale.ROOT);
         return "the " + cluster + " cluster denied the lag monitor's principal (" + cluster + ". settings) " + operation
-            + " on " + what + " (" + denied.getClass().getSimpleName() + "): grant it (kafka-acls --bootstrap-server <"
-            + cluster + "> --add --allow-principal User:<lag-monitor> --operation " + op + " --" + kindAndName[0] + " "
-            + name + ")";
+                + " on " + what + " (" + denied.getClass().getSimpleName()
+                + "): grant it (kafka-acls --bootstrap-server <"
+                + cluster + "> --add --allow-principal User:<lag-monitor> --operation " + op + " --" + kindAndName[0]
+                + " "
+                + name + ")";
     }
 }

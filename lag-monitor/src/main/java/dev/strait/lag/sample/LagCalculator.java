@@ -12,8 +12,7 @@ package dev.strait.lag.sample;
  * A lag is never negative: a position sampled a moment after the end offset can run ahead of it.
  */
 public final class LagCalculator {
-    private LagCalculator() {
-    }
+    private LagCalculator() {}
 
     public static long exactLag(long sourceStart, long sourceEnd, long lastMirroredOffset, long committed) {
         if (sourceEnd < 0) {

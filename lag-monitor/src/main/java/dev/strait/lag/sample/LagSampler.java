@@ -1,5 +1,8 @@
 package dev.strait.lag.sample;
 
+import dev.strait.lag.config.LagMonitorConfig;
+import dev.strait.mirror.config.ClientConfigs;
+import dev.strait.mirror.provenance.Provenance;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -11,10 +14,6 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-
-import dev.strait.lag.config.LagMonitorConfig;
-import dev.strait.mirror.config.ClientConfigs;
-import dev.strait.mirror.provenance.Provenance;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
@@ -62,6 +61,7 @@ public final class LagSampler implements AutoCloseable {
     private final Map<TopicPartition, Set<TopicPartition>> fedBy = new HashMap<>();
     /** The last end offset seen per target partition: one lower than before means truncated or re-created. */
     private final Map<TopicPartition, Long> lastTargetEnd = new HashMap<>();
+
     private String sourceClusterId;
     /** Per source partition: {oldest unmirrored offset, when this monitor first saw it unmirrored}. */
     private final Map<TopicPartition, long[]> waitingSince = new HashMap<>();
@@ -69,6 +69,7 @@ public final class LagSampler implements AutoCloseable {
     private final Map<TopicPartition, Long> newestReadAt = new HashMap<>();
     /** The source timestamp last read per partition, by offset: a record's timestamp never changes. */
     private final Map<TopicPartition, long[]> timestampAt = new HashMap<>();
+
     private int sourceCalls;
     private int targetCalls;
     /** This cycle's reads that ended by timeout rather than with a record or at the log end: warnings. */
@@ -103,13 +104,15 @@ public final class LagSampler implements AutoCloseable {
             sourceStart = offsets(source, partitions, OffsetSpec.earliest(), true);
         } catch (Exception e) {
             errors.add(failure(e, "source", "DESCRIBE", "a mirrored topic"));
-            return new LagSnapshot(start, time.milliseconds() - start, out, errors, List.of(), sourceCalls, targetCalls);
+            return new LagSnapshot(
+                    start, time.milliseconds() - start, out, errors, List.of(), sourceCalls, targetCalls);
         }
         List<String> warnings = new ArrayList<>();
         if (partitions.isEmpty()) {
             String given = config.topics().pattern().replaceFirst("^\\(\\?!__\\)\\(\\?:(.*)\\)$", "$1");
-            warnings.add("no source topic matches topics=" + given + ": none exists yet, or the lag "
-                + "monitor's principal (source. settings) may not DESCRIBE them; grant it READ on the mirrored topics");
+            warnings.add(
+                    "no source topic matches topics=" + given + ": none exists yet, or the lag "
+                            + "monitor's principal (source. settings) may not DESCRIBE them; grant it READ on the mirrored topics");
         }
         Map<TopicPartition, Long> committed = committedOffsets(errors);
         if (sourceClusterId == null) {
@@ -118,7 +121,8 @@ public final class LagSampler implements AutoCloseable {
                 sourceClusterId = source.describeCluster().clusterId().get(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
             } catch (Exception e) {
                 errors.add("source cluster id: " + rootMessage(e));
-                return new LagSnapshot(start, time.milliseconds() - start, out, errors, List.of(), sourceCalls, targetCalls);
+                return new LagSnapshot(
+                        start, time.milliseconds() - start, out, errors, List.of(), sourceCalls, targetCalls);
             }
         }
         Map<TopicPartition, TopicPartition> targetOf = new HashMap<>();
@@ -173,12 +177,24 @@ public final class LagSampler implements AutoCloseable {
             Long ts = timestamps.get(tp);
             long timeLag = lag == 0 ? 0 : timeLag(tp, oldestUnmirrored.get(tp), ts, now);
             TopicPartition t = targetOf.get(tp);
-            out.add(new PartitionLag(tp.topic(), tp.partition(), t.topic(), sourceStart.getOrDefault(tp, -1L), end,
-                targetEnd.getOrDefault(t, -1L), c, pos, lastMirrored.getOrDefault(tp, -1L), lag,
-                LagCalculator.lag(end, c), LagCalculator.lag(end, pos), timeLag));
+            out.add(new PartitionLag(
+                    tp.topic(),
+                    tp.partition(),
+                    t.topic(),
+                    sourceStart.getOrDefault(tp, -1L),
+                    end,
+                    targetEnd.getOrDefault(t, -1L),
+                    c,
+                    pos,
+                    lastMirrored.getOrDefault(tp, -1L),
+                    lag,
+                    LagCalculator.lag(end, c),
+                    LagCalculator.lag(end, pos),
+                    timeLag));
         }
-        out.sort((a, b) -> a.topic().equals(b.topic()) ? Integer.compare(a.partition(), b.partition())
-            : a.topic().compareTo(b.topic()));
+        out.sort((a, b) -> a.topic().equals(b.topic())
+                ? Integer.compare(a.partition(), b.partition())
+                : a.topic().compareTo(b.topic()));
         return new LagSnapshot(start, time.milliseconds() - start, out, errors, warnings, sourceCalls, targetCalls);
     }
 
@@ -213,14 +229,14 @@ public final class LagSampler implements AutoCloseable {
             return out;
         }
         sourceCalls++;
-        Map<String, TopicDescription> d = source.describeTopics(names).allTopicNames()
-            .get(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        Map<String, TopicDescription> d =
+                source.describeTopics(names).allTopicNames().get(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
         d.values().forEach(td -> td.partitions().forEach(p -> out.add(new TopicPartition(td.name(), p.partition()))));
         return out;
     }
 
-    private Map<TopicPartition, Long> offsets(Admin admin, Collection<TopicPartition> tps, OffsetSpec spec,
-                                              boolean isSource) throws Exception {
+    private Map<TopicPartition, Long> offsets(
+            Admin admin, Collection<TopicPartition> tps, OffsetSpec spec, boolean isSource) throws Exception {
         if (isSource) {
             sourceCalls++;
         } else {
@@ -232,8 +248,8 @@ public final class LagSampler implements AutoCloseable {
         if (specs.isEmpty()) {
             return out;
         }
-        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> r = admin.listOffsets(specs).all()
-            .get(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> r =
+                admin.listOffsets(specs).all().get(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
         r.forEach((tp, info) -> out.put(tp, info.offset()));
         return out;
     }
@@ -243,7 +259,8 @@ public final class LagSampler implements AutoCloseable {
         Map<TopicPartition, Long> out = new HashMap<>();
         try {
             Map<TopicPartition, OffsetAndMetadata> m = source.listConsumerGroupOffsets(config.mirrorGroupId())
-                .partitionsToOffsetAndMetadata().get(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                    .partitionsToOffsetAndMetadata()
+                    .get(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
             m.forEach((tp, om) -> {
                 if (om != null) {
                     out.put(tp, om.offset());
@@ -251,8 +268,10 @@ public final class LagSampler implements AutoCloseable {
             });
         } catch (Exception e) {
             AuthorizationException denied = AccessDenied.find(e);
-            errors.add(denied != null ? AccessDenied.message(denied, "source", "DESCRIBE", "group " + config.mirrorGroupId())
-                : "committed offsets of group " + config.mirrorGroupId() + ": " + rootMessage(e));
+            errors.add(
+                    denied != null
+                            ? AccessDenied.message(denied, "source", "DESCRIBE", "group " + config.mirrorGroupId())
+                            : "committed offsets of group " + config.mirrorGroupId() + ": " + rootMessage(e));
         }
         return out;
     }
@@ -292,8 +311,11 @@ public final class LagSampler implements AutoCloseable {
             Long before = lastTargetEnd.put(tp, end);
             if (before != null && end < before) {
                 // Truncated or re-created: what it said of the source no longer holds; the running maximum starts over.
-                LOGGER.info("Target partition {} went back from end offset {} to {}; forgetting what it held", tp, before,
-                    end);
+                LOGGER.info(
+                        "Target partition {} went back from end offset {} to {}; forgetting what it held",
+                        tp,
+                        before,
+                        end);
                 for (TopicPartition src : fedBy.getOrDefault(tp, Set.of())) {
                     lastMirrored.remove(src);
                 }
@@ -354,8 +376,11 @@ public final class LagSampler implements AutoCloseable {
      * One record (at least) from each partition at the given offset; partitions that yield nothing in time, or
      * whose position reaches {@code ends} without a record (only markers left), are skipped.
      */
-    private List<ConsumerRecord<byte[], byte[]>> readAt(KafkaConsumer<byte[], byte[]> consumer, String cluster,
-                                                         Map<TopicPartition, Long> at, Map<TopicPartition, Long> ends) {
+    private List<ConsumerRecord<byte[], byte[]>> readAt(
+            KafkaConsumer<byte[], byte[]> consumer,
+            String cluster,
+            Map<TopicPartition, Long> at,
+            Map<TopicPartition, Long> ends) {
         List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
         if (at.isEmpty()) {
             return out;
@@ -372,7 +397,7 @@ public final class LagSampler implements AutoCloseable {
                     consumer.pause(List.of(tp));
                 }
             }
-            for (java.util.Iterator<TopicPartition> it = pending.iterator(); it.hasNext();) {
+            for (java.util.Iterator<TopicPartition> it = pending.iterator(); it.hasNext(); ) {
                 TopicPartition tp = it.next();
                 Long end = ends.get(tp);
                 if (end != null && consumer.position(tp, Duration.ZERO) >= end) {
@@ -382,11 +407,12 @@ public final class LagSampler implements AutoCloseable {
             }
         }
         if (!pending.isEmpty()) {
-            List<String> names = pending.stream().map(TopicPartition::toString).sorted().toList();
+            List<String> names =
+                    pending.stream().map(TopicPartition::toString).sorted().toList();
             unread.add("no record read from the " + cluster + " within " + READ_TIMEOUT.toSeconds() + " s: "
-                + String.join(", ", names.subList(0, Math.min(5, names.size())))
-                + (names.size() > 5 ? " and " + (names.size() - 5) + " more" : "")
-                + " (read again next cycle)");
+                    + String.join(", ", names.subList(0, Math.min(5, names.size())))
+                    + (names.size() > 5 ? " and " + (names.size() - 5) + " more" : "")
+                    + " (read again next cycle)");
         }
         consumer.assign(List.of());
         return out;
@@ -416,8 +442,11 @@ public final class LagSampler implements AutoCloseable {
      * A target topic missing although the mirror committed offsets of its source partitions: deleted, or
      * hidden from this principal (without DESCRIBE a topic does not exist for a client).
      */
-    private static List<String> invisibleTargets(List<TopicPartition> partitions, Map<TopicPartition, TopicPartition> targetOf,
-                                                 Map<TopicPartition, Long> committed, Set<String> present) {
+    private static List<String> invisibleTargets(
+            List<TopicPartition> partitions,
+            Map<TopicPartition, TopicPartition> targetOf,
+            Map<TopicPartition, Long> committed,
+            Set<String> present) {
         Set<String> missing = new java.util.TreeSet<>();
         for (TopicPartition tp : partitions) {
             String t = targetOf.get(tp).topic();
@@ -428,8 +457,8 @@ public final class LagSampler implements AutoCloseable {
         List<String> out = new ArrayList<>();
         for (String topic : missing) {
             out.add("target topic " + topic + " is not visible on the target although the mirror committed offsets for "
-                + "it: it was deleted, or the lag monitor's principal (target. settings) may not READ it; grant it READ "
-                + "on topic " + topic + " on the target");
+                    + "it: it was deleted, or the lag monitor's principal (target. settings) may not READ it; grant it READ "
+                    + "on topic " + topic + " on the target");
         }
         return out;
     }
@@ -437,13 +466,15 @@ public final class LagSampler implements AutoCloseable {
     /** One line for a failed step: what the principal lacks when the cluster refused it, else the root cause. */
     private static String failure(Throwable e, String cluster, String operation, String resource) {
         AuthorizationException denied = AccessDenied.find(e);
-        return denied != null ? AccessDenied.message(denied, cluster, operation, resource)
-            : cluster + " cluster: " + rootMessage(e);
+        return denied != null
+                ? AccessDenied.message(denied, cluster, operation, resource)
+                : cluster + " cluster: " + rootMessage(e);
     }
 
     private static String rootMessage(Throwable e) {
         Throwable t = e;
-        while ((t instanceof ExecutionException || t.getCause() != null && t.getMessage() == null) && t.getCause() != null) {
+        while ((t instanceof ExecutionException || t.getCause() != null && t.getMessage() == null)
+                && t.getCause() != null) {
             t = t.getCause();
         }
         return t.getClass().getSimpleName() + ": " + t.getMessage();

@@ -7,8 +7,14 @@ import java.util.List;
  * {@code errors} are clusters that could not be read (status ERR); {@code warnings} are lesser gaps, such
  * as an unreachable mirror metrics endpoint (the consumer-read lag is then unknown). Immutable.
  */
-public record LagSnapshot(long timestampMs, long cycleMs, List<PartitionLag> partitions, List<String> errors,
-                          List<String> warnings, int sourceCalls, int targetCalls) {
+public record LagSnapshot(
+        long timestampMs,
+        long cycleMs,
+        List<PartitionLag> partitions,
+        List<String> errors,
+        List<String> warnings,
+        int sourceCalls,
+        int targetCalls) {
     public LagSnapshot {
         partitions = List.copyOf(partitions);
         errors = List.copyOf(errors);

@@ -9,7 +9,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -18,9 +17,10 @@ import org.apache.kafka.common.TopicPartition;
  */
 public final class MirrorPositions {
     private static final Pattern LINE = Pattern.compile(
-        "^strait_mirror_partition_position\\{topic=\"((?:[^\"\\\\]|\\\\.)*)\",partition=\"(\\d+)\"} (\\d+)$");
+            "^strait_mirror_partition_position\\{topic=\"((?:[^\"\\\\]|\\\\.)*)\",partition=\"(\\d+)\"} (\\d+)$");
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final URI url;
 
     public MirrorPositions(URI url) {
@@ -29,8 +29,9 @@ public final class MirrorPositions {
 
     /** Positions by source partition; throws with a one-line reason when the endpoint cannot be read. */
     public Map<TopicPartition, Long> fetch() throws Exception {
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(10)).build(),
-            HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = http.send(
+                HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() != 200) {
             throw new IllegalStateException("mirror metrics " + url + " answered HTTP " + response.statusCode());
         }

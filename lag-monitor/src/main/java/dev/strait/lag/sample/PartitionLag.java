@@ -10,9 +10,20 @@ package dev.strait.lag.sample;
  * @param consumerLag        sourceEnd − the mirror's read position (from its metrics endpoint)
  * @param timeLagMs          age of the oldest source record not yet on the target (0 when caught up)
  */
-public record PartitionLag(String topic, int partition, String targetTopic, long sourceStart, long sourceEnd,
-                           long targetEnd, long committed, long position, long lastMirroredOffset, long exactLag,
-                           long committedLag, long consumerLag, long timeLagMs) {
+public record PartitionLag(
+        String topic,
+        int partition,
+        String targetTopic,
+        long sourceStart,
+        long sourceEnd,
+        long targetEnd,
+        long committed,
+        long position,
+        long lastMirroredOffset,
+        long exactLag,
+        long committedLag,
+        long consumerLag,
+        long timeLagMs) {
 
     /** The lag that best reflects what the target is missing: exact where known, else the committed lag. */
     public long bestLag() {

@@ -1,14 +1,13 @@
 package dev.strait.lag.status;
 
+import dev.strait.lag.sample.LagSnapshot;
+import dev.strait.lag.sample.PartitionLag;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-
-import dev.strait.lag.sample.LagSnapshot;
-import dev.strait.lag.sample.PartitionLag;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -37,19 +36,16 @@ import org.apache.kafka.common.TopicPartition;
  * <p>Not thread-safe: the sampling thread owns it.
  */
 public final class StatusEvaluator {
-    private record Sample(long timestampMs, long committed, long lag, long sourceEnd) {
-    }
+    private record Sample(long timestampMs, long committed, long lag, long sourceEnd) {}
 
-    private record Commit(long offset, long seenAtMs) {
-    }
+    private record Commit(long offset, long seenAtMs) {}
 
     /** A partition's verdict. Immutable. */
-    public record PartitionStatus(PartitionLag lag, Status status, String reason, boolean thresholdCrossed) {
-    }
+    public record PartitionStatus(PartitionLag lag, Status status, String reason, boolean thresholdCrossed) {}
 
     /** A cycle's verdict: the group's status is its worst partition's. Immutable. */
-    public record GroupStatus(Status status, List<PartitionStatus> partitions, boolean thresholdCrossed,
-                              LagSnapshot snapshot) {
+    public record GroupStatus(
+            Status status, List<PartitionStatus> partitions, boolean thresholdCrossed, LagSnapshot snapshot) {
         public GroupStatus {
             partitions = List.copyOf(partitions);
         }
@@ -78,8 +74,8 @@ public final class StatusEvaluator {
         boolean anyThreshold = false;
         for (PartitionLag p : snapshot.partitions()) {
             PartitionStatus ps = snapshot.failed()
-                ? new PartitionStatus(p, Status.ERR, String.join("; ", snapshot.errors()), false)
-                : evaluate(p, snapshot.timestampMs());
+                    ? new PartitionStatus(p, Status.ERR, String.join("; ", snapshot.errors()), false)
+                    : evaluate(p, snapshot.timestampMs());
             out.add(ps);
             group = group.worst(ps.status());
             anyThreshold |= ps.thresholdCrossed();
@@ -107,7 +103,7 @@ public final class StatusEvaluator {
             window.removeFirst();
         }
         boolean threshold = maxLagRecords >= 0 && current.lag() > maxLagRecords
-            || maxLagSeconds >= 0 && p.timeLagMs() > maxLagSeconds * 1000;
+                || maxLagSeconds >= 0 && p.timeLagMs() > maxLagSeconds * 1000;
         Status status = Status.OK;
         String reason = "";
         if (current.lag() > 0 && lagNeverZero(window)) {
@@ -117,15 +113,16 @@ public final class StatusEvaluator {
                 reason = "committed offset moved backwards within the window";
             } else if (stopped(window, seen, nowMs)) {
                 status = Status.STOP;
-                reason = "lag " + current.lag() + " and no commit for " + (nowMs - seen.peekLast().seenAtMs()) / 1000 + " s";
+                reason = "lag " + current.lag() + " and no commit for "
+                        + (nowMs - seen.peekLast().seenAtMs()) / 1000 + " s";
             } else if (full && sameCommitted(window)) {
                 status = Status.STALL;
                 reason = "committed offset " + current.committed() + " did not move over " + windowSize
-                    + " samples while lag stayed above zero";
+                        + " samples while lag stayed above zero";
             } else if (full && lagNeverDecreased(window)) {
                 status = Status.WARN;
-                reason = "lag did not decrease over " + windowSize + " samples (" + window.peekFirst().lag() + " to "
-                    + current.lag() + ")";
+                reason = "lag did not decrease over " + windowSize + " samples ("
+                        + window.peekFirst().lag() + " to " + current.lag() + ")";
             }
         }
         return new PartitionStatus(p, status, reason, threshold);

@@ -38,14 +38,16 @@ class LagCalculatorTest {
     @Test
     void readsPositionsFromTheMirrorsPrometheusText() {
         String body = "# TYPE strait_mirror_partition_position gauge\n"
-            + "strait_mirror_partition_position{topic=\"orders\",partition=\"3\"} 77\n"
-            + "strait_mirror_partition_position{topic=\"we\\\"ird\",partition=\"0\"} 5\n"
-            + "strait_mirror_records_consumed_total 9\n";
+                + "strait_mirror_partition_position{topic=\"orders\",partition=\"3\"} 77\n"
+                + "strait_mirror_partition_position{topic=\"we\\\"ird\",partition=\"0\"} 5\n"
+                + "strait_mirror_records_consumed_total 9\n";
 
         var positions = MirrorPositions.parse(body);
 
         assertThat(positions).hasSize(2);
-        assertThat(positions.get(new org.apache.kafka.common.TopicPartition("orders", 3))).isEqualTo(77);
-        assertThat(positions.get(new org.apache.kafka.common.TopicPartition("we\"ird", 0))).isEqualTo(5);
+        assertThat(positions.get(new org.apache.kafka.common.TopicPartition("orders", 3)))
+                .isEqualTo(77);
+        assertThat(positions.get(new org.apache.kafka.common.TopicPartition("we\"ird", 0)))
+                .isEqualTo(5);
     }
 }

@@ -1,5 +1,13 @@
 package dev.strait.cli.container;
 
+import dev.strait.cli.CanaryCommand;
+import dev.strait.cli.LagMonitorCommand;
+import dev.strait.cli.MirrorCommand;
+import dev.strait.cli.Strait;
+import dev.strait.cli.container.EnvConfig.Group;
+import dev.strait.cli.container.EnvConfig.Setting;
+import dev.strait.mirror.config.ClientConfigs;
+import dev.strait.mirror.config.ConfigException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -9,15 +17,6 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import dev.strait.cli.CanaryCommand;
-import dev.strait.cli.LagMonitorCommand;
-import dev.strait.cli.MirrorCommand;
-import dev.strait.cli.Strait;
-import dev.strait.cli.container.EnvConfig.Group;
-import dev.strait.cli.container.EnvConfig.Setting;
-import dev.strait.mirror.config.ClientConfigs;
-import dev.strait.mirror.config.ConfigException;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -55,8 +54,7 @@ final class ContainerLaunch {
     private static final Pattern LISTENER = Pattern.compile("([A-Za-z_]+)://(\\[[^\\]]*\\]|[^:]*):(\\d+)");
 
     /** A properties file to write, where its settings came from, for the log and the dry run. */
-    record ConfigFile(Path path, Properties props, String base, List<Setting> fromEnv) {
-    }
+    record ConfigFile(Path path, Properties props, String base, List<Setting> fromEnv) {}
 
     /**
      * What to run. {@code health} is the endpoint the image's healthcheck probes ({@code http HOST PORT PATH},
@@ -64,8 +62,7 @@ final class ContainerLaunch {
      * the broker's listeners cannot be read), or null for a one-shot command
      * that must leave the running daemon's health file alone.
      */
-    record Plan(List<String> args, List<ConfigFile> files, String health) {
-    }
+    record Plan(List<String> args, List<ConfigFile> files, String health) {}
 
     private final EnvConfig env;
     private final Path runDir;
@@ -121,8 +118,8 @@ final class ContainerLaunch {
         for (Setting s : env.settings(Group.MIRROR)) {
             OptionSpec option = spec.findOption("--" + s.key());
             if (option == null || option.arity().max() < 1) {
-                throw new ConfigException("environment variable " + s.variable() + ": the mirror has no flag --" + s.key()
-                    + " that takes a value (see 'strait mirror --help')");
+                throw new ConfigException("environment variable " + s.variable() + ": the mirror has no flag --"
+                        + s.key() + " that takes a value (see 'strait mirror --help')");
             }
             if (indexOf(args, option) < 0) {
                 fromEnv.add(option.longestName());
@@ -139,7 +136,8 @@ final class ContainerLaunch {
         List<String> command = new ArrayList<>();
         command.add("mirror");
         command.addAll(args);
-        return new Plan(command, List.copyOf(files), port > 0 ? "http " + probeHost(host) + " " + port + " /healthz" : "none");
+        return new Plan(
+                command, List.copyOf(files), port > 0 ? "http " + probeHost(host) + " " + port + " /healthz" : "none");
     }
 
     /** The consumer or producer file: explicit file &lt; STRAIT_CONSUMER_* / STRAIT_PRODUCER_*. */
@@ -148,7 +146,8 @@ final class ContainerLaunch {
         if (explicit != null && env.settings(group).isEmpty()) {
             return;
         }
-        Properties props = explicit == null ? new Properties() : ClientConfigs.load(Path.of(explicit), flag.longestName());
+        Properties props =
+                explicit == null ? new Properties() : ClientConfigs.load(Path.of(explicit), flag.longestName());
         props.putAll(env.properties(group));
         if (explicit == null) {
             require(props, "bootstrap.servers", group, "the " + cluster + " cluster's host:port list", flag);
@@ -164,7 +163,7 @@ final class ContainerLaunch {
     private static void require(Properties props, String key, Group group, String what, OptionSpec flag) {
         if (props.getProperty(key, "").isBlank()) {
             throw new ConfigException("no " + key + " (" + what + "): set " + EnvConfig.variableOf(group, key)
-                + ", or mount a properties file and pass " + flag.longestName() + " FILE");
+                    + ", or mount a properties file and pass " + flag.longestName() + " FILE");
         }
     }
 
@@ -234,8 +233,11 @@ final class ContainerLaunch {
             }
             props.putAll(env.properties(Group.BROKER));
             Path out = runDir.resolve("broker.properties");
-            files.add(new ConfigFile(out, props, explicit == null ? "container defaults" : "server.properties " + explicit,
-                env.settings(Group.BROKER)));
+            files.add(new ConfigFile(
+                    out,
+                    props,
+                    explicit == null ? "container defaults" : "server.properties " + explicit,
+                    env.settings(Group.BROKER)));
             if (fileIndex < 0) {
                 args.add(0, out.toString());
             } else {
@@ -254,7 +256,8 @@ final class ContainerLaunch {
      * the probe then has nothing to find and reports unhealthy ("unparsable").
      */
     private static String brokerHealth(Properties props) {
-        String listeners = props.getProperty("listeners", "PLAINTEXT://127.0.0.1:" + BROKER_PORT).trim();
+        String listeners = props.getProperty("listeners", "PLAINTEXT://127.0.0.1:" + BROKER_PORT)
+                .trim();
         Set<String> controllers = new HashSet<>();
         for (String name : props.getProperty("controller.listener.names", "").split(",")) {
             if (!name.isBlank()) {
@@ -279,7 +282,9 @@ final class ContainerLaunch {
 
     /** The address a probe inside the container connects to for a server bound to {@code host}. */
     private static String probeHost(String host) {
-        return host == null || host.isBlank() || host.equals("0.0.0.0") || host.equals("::") ? "127.0.0.1" : host.trim();
+        return host == null || host.isBlank() || host.equals("0.0.0.0") || host.equals("::")
+                ? "127.0.0.1"
+                : host.trim();
     }
 
     private static int parsePort(String text, Group group, String key) {

@@ -1,5 +1,10 @@
 package dev.strait.cli.container;
 
+import dev.strait.cli.Cli;
+import dev.strait.cli.Strait;
+import dev.strait.cli.container.ContainerLaunch.ConfigFile;
+import dev.strait.cli.container.ContainerLaunch.Plan;
+import dev.strait.mirror.config.ConfigException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.StringWriter;
@@ -18,12 +23,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
-
-import dev.strait.cli.Cli;
-import dev.strait.cli.Strait;
-import dev.strait.cli.container.ContainerLaunch.ConfigFile;
-import dev.strait.cli.container.ContainerLaunch.Plan;
-import dev.strait.mirror.config.ConfigException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,8 +38,7 @@ public final class ContainerMain {
     private static final Logger LOGGER = LoggerFactory.getLogger(ContainerMain.class);
     private static final Pattern PLAIN_WORD = Pattern.compile("[A-Za-z0-9._/:=@%+,-]+");
 
-    private ContainerMain() {
-    }
+    private ContainerMain() {}
 
     public static void main(String[] args) {
         System.exit(run(args, System.getenv(), System.out, System.err));
@@ -75,7 +73,11 @@ public final class ContainerMain {
         for (ConfigFile file : plan.files()) {
             List<String> vars = new ArrayList<>();
             file.fromEnv().forEach(s -> vars.add(s.variable()));
-            LOGGER.info("{}: {}{}", file.path(), file.base(), vars.isEmpty() ? "" : ", overridden by " + String.join(", ", vars));
+            LOGGER.info(
+                    "{}: {}{}",
+                    file.path(),
+                    file.base(),
+                    vars.isEmpty() ? "" : ", overridden by " + String.join(", ", vars));
         }
         if (plan.health() != null) {
             try {
@@ -94,7 +96,7 @@ public final class ContainerMain {
             List<String> vars = new ArrayList<>();
             file.fromEnv().forEach(s -> vars.add(s.variable()));
             out.println("file: " + file.path() + " (base: " + file.base() + "; environment: "
-                + (vars.isEmpty() ? "none" : String.join(", ", vars)) + ")");
+                    + (vars.isEmpty() ? "none" : String.join(", ", vars)) + ")");
             for (String line : render(file.props(), true).split("\n")) {
                 if (!line.isEmpty()) {
                     out.println("  " + line);
@@ -133,7 +135,8 @@ public final class ContainerMain {
             Path tmp = path.resolveSibling(path.getFileName() + ".tmp");
             Files.deleteIfExists(tmp);
             if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
-                Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+                Files.createFile(
+                        tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             }
             Files.writeString(tmp, text, StandardCharsets.UTF_8);
             Files.move(tmp, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);

@@ -1,5 +1,6 @@
 package dev.strait.cli.container;
 
+import dev.strait.mirror.config.ConfigException;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -9,8 +10,6 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
-
-import dev.strait.mirror.config.ConfigException;
 
 /**
  * Configuration from environment variables, for the container image: {@code STRAIT_CONSUMER_BOOTSTRAP_SERVERS=a:9092}
@@ -57,21 +56,32 @@ public final class EnvConfig {
     }
 
     /** One setting taken from the environment: the variable, the setting name it stands for, and its value. */
-    public record Setting(String variable, String key, String value) {
-    }
+    public record Setting(String variable, String key, String value) {}
 
     /**
      * Variables read by the launcher itself (docker/entrypoint.sh, {@link ContainerMain}, bin/strait and the
      * logging configuration), not mapped to settings.
      */
-    public static final Set<String> LAUNCHER_VARIABLES = Set.of("STRAIT_HOME", "STRAIT_HEAP_OPTS", "STRAIT_JAVA_OPTS",
-        "STRAIT_CLASSPATH", "STRAIT_LOG_LEVEL", "STRAIT_KAFKA_LOG_LEVEL", "STRAIT_REBUILD", "STRAIT_MAIN",
-        "STRAIT_RUN_DIR", "STRAIT_DATA_DIR", "STRAIT_DRY_RUN", "STRAIT_MIRROR_ARGS", "STRAIT_HEALTH_TIMEOUT_S");
+    public static final Set<String> LAUNCHER_VARIABLES = Set.of(
+            "STRAIT_HOME",
+            "STRAIT_HEAP_OPTS",
+            "STRAIT_JAVA_OPTS",
+            "STRAIT_CLASSPATH",
+            "STRAIT_LOG_LEVEL",
+            "STRAIT_KAFKA_LOG_LEVEL",
+            "STRAIT_REBUILD",
+            "STRAIT_MAIN",
+            "STRAIT_RUN_DIR",
+            "STRAIT_DATA_DIR",
+            "STRAIT_DRY_RUN",
+            "STRAIT_MIRROR_ARGS",
+            "STRAIT_HEALTH_TIMEOUT_S");
 
     private static final String RULE = "upper case, _ for '.', __ for '_', ___ for '-'";
     /** Kubernetes service link variables ({@link #isServiceLink}). */
     private static final Pattern SERVICE_LINK = Pattern.compile(
-        "STRAIT(_[A-Z0-9_]+)?_(SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT_\\d+_(TCP|UDP|SCTP)(_PROTO|_PORT|_ADDR)?)");
+            "STRAIT(_[A-Z0-9_]+)?_(SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT_\\d+_(TCP|UDP|SCTP)(_PROTO|_PORT|_ADDR)?)");
+
     private static final Pattern SERVICE_LINK_URL = Pattern.compile("(tcp|udp|sctp)://[^\\s]+:\\d+");
 
     private final Map<Group, List<Setting>> settings;
@@ -108,7 +118,7 @@ public final class EnvConfig {
             Group group = groupOf(name);
             if (group == null) {
                 throw new ConfigException("environment variable " + name + " is not a Strait variable: settings go in "
-                    + prefixes() + "; the launcher's own are " + String.join(", ", sortedLauncherVariables()));
+                        + prefixes() + "; the launcher's own are " + String.join(", ", sortedLauncherVariables()));
             }
             String key = keyOf(name, name.substring(group.prefix().length()));
             if (e.getValue() == null || e.getValue().isEmpty()) {
@@ -139,7 +149,9 @@ public final class EnvConfig {
         if (SERVICE_LINK.matcher(name).matches()) {
             return true;
         }
-        return name.endsWith("_PORT") && value != null && SERVICE_LINK_URL.matcher(value).matches();
+        return name.endsWith("_PORT")
+                && value != null
+                && SERVICE_LINK_URL.matcher(value).matches();
     }
 
     private static List<String> sortedLauncherVariables() {
@@ -191,8 +203,10 @@ public final class EnvConfig {
             } else if (c >= '0' && c <= '9') {
                 key.append(c);
             } else if (c >= 'a' && c <= 'z') {
-                throw bad(variable, "has lower-case letters; write names " + RULE + ", e.g. "
-                    + variableOf(Group.CONSUMER, "bootstrap.servers") + " for bootstrap.servers");
+                throw bad(
+                        variable,
+                        "has lower-case letters; write names " + RULE + ", e.g. "
+                                + variableOf(Group.CONSUMER, "bootstrap.servers") + " for bootstrap.servers");
             } else {
                 throw bad(variable, "has the character '" + c + "'; write names " + RULE);
             }
@@ -259,7 +273,12 @@ public final class EnvConfig {
     /** Whether a setting's value should be masked when printed (passwords, JAAS configs, secrets, tokens). */
     public static boolean isSecret(String key) {
         String k = key.toLowerCase(Locale.ROOT);
-        return k.contains("password") || k.contains("secret") || k.contains("jaas") || k.contains("token")
-            || k.contains("credential") || k.endsWith("user.info") || k.endsWith("webhook.url");
+        return k.contains("password")
+                || k.contains("secret")
+                || k.contains("jaas")
+                || k.contains("token")
+                || k.contains("credential")
+                || k.endsWith("user.info")
+                || k.endsWith("webhook.url");
     }
 }

@@ -1,12 +1,5 @@
 package dev.strait.cli.failover;
 
-import java.io.PrintWriter;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Locale;
-import java.util.concurrent.Callable;
-
 import dev.strait.cli.Cli;
 import dev.strait.cli.Version;
 import dev.strait.mirror.config.ConfigException;
@@ -15,6 +8,12 @@ import dev.strait.mirror.failover.Failback;
 import dev.strait.mirror.failover.FailbackPlan;
 import dev.strait.mirror.failover.FailoverConfig;
 import dev.strait.mirror.http.Json;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Locale;
+import java.util.concurrent.Callable;
 import org.apache.kafka.common.utils.Time;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -22,22 +21,31 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code strait failback}: return to the source after a failover. */
-@Command(name = "failback", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
-    usageHelpWidth = 110,
-    description = {
-        "Returns to the source after a failover: a reverse mirror copies back the records written on the target",
-        "after the failover (never the copies that came from the source), then each group resumes on the source",
-        "where it stopped on the target. Source records that never reached the target before the failover",
-        "(divergence) are kept on the source, before the records copied back, and named. Stop the applications on",
-        "the target first. Same --config as failover; both clusters must be reachable.",
-        "",
-        "Exit codes: 0 done, 1 partial (groups not moved are named) or a step failed, 2 bad input."})
+@Command(
+        name = "failback",
+        mixinStandardHelpOptions = true,
+        versionProvider = Version.class,
+        sortOptions = false,
+        usageHelpWidth = 110,
+        description = {
+            "Returns to the source after a failover: a reverse mirror copies back the records written on the target",
+            "after the failover (never the copies that came from the source), then each group resumes on the source",
+            "where it stopped on the target. Source records that never reached the target before the failover",
+            "(divergence) are kept on the source, before the records copied back, and named. Stop the applications on",
+            "the target first. Same --config as failover; both clusters must be reachable.",
+            "",
+            "Exit codes: 0 done, 1 partial (groups not moved are named) or a step failed, 2 bad input."
+        })
 public final class FailbackCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--config", required = true, paramLabel = "FILE",
-        description = "The failover config file (source./target. client settings, topic.prefix / topic.rename, sync.topic).")
+    @Option(
+            names = "--config",
+            required = true,
+            paramLabel = "FILE",
+            description =
+                    "The failover config file (source./target. client settings, topic.prefix / topic.rename, sync.topic).")
     Path config;
 
     @Option(names = "--groups", required = true, paramLabel = "REGEX", description = "Consumer groups to move back.")
@@ -52,12 +60,17 @@ public final class FailbackCommand implements Callable<Integer> {
     @Option(names = "--execute", description = "Copy back, move the groups on the source, clear the failover points.")
     boolean execute;
 
-    @Option(names = "--force", description = "With --execute: go on although groups have members (on the target they "
-        + "keep consuming; on the source they are removed from the group first).")
+    @Option(
+            names = "--force",
+            description = "With --execute: go on although groups have members (on the target they "
+                    + "keep consuming; on the source they are removed from the group first).")
     boolean force;
 
-    @Option(names = "--timeout.ms", paramLabel = "MS", defaultValue = "600000",
-        description = "How long the copy back may take (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--timeout.ms",
+            paramLabel = "MS",
+            defaultValue = "600000",
+            description = "How long the copy back may take (default: ${DEFAULT-VALUE}).")
     long timeoutMs;
 
     @Option(names = "--json", description = "Print one JSON document instead of the tables.")
@@ -84,102 +97,192 @@ public final class FailbackCommand implements Callable<Integer> {
             }
             out.println(json ? json(plan, execute) : text(plan, execute));
             out.flush();
-            boolean partial = execute && plan.groups().stream()
-                .anyMatch(g -> g.outcome() != null && (g.outcome().startsWith("refused") || g.outcome().startsWith("failed")));
+            boolean partial = execute
+                    && plan.groups().stream()
+                            .anyMatch(g -> g.outcome() != null
+                                    && (g.outcome().startsWith("refused")
+                                            || g.outcome().startsWith("failed")));
             return partial ? Cli.FAILED : Cli.OK;
         }
     }
 
     static String text(FailbackPlan plan, boolean execute) {
         StringBuilder b = new StringBuilder();
-        b.append("strait failback: ").append(execute ? "EXECUTE" : "DRY RUN (nothing is written; --execute copies back and "
-            + "moves the groups)").append('\n');
-        b.append("source: cluster ").append(plan.sourceCluster()).append("; target: cluster ").append(plan.targetCluster())
-            .append('\n');
+        b.append("strait failback: ")
+                .append(
+                        execute
+                                ? "EXECUTE"
+                                : "DRY RUN (nothing is written; --execute copies back and " + "moves the groups)")
+                .append('\n');
+        b.append("source: cluster ")
+                .append(plan.sourceCluster())
+                .append("; target: cluster ")
+                .append(plan.targetCluster())
+                .append('\n');
         plan.warnings().forEach(w -> b.append("warning: ").append(w).append('\n'));
         long back = 0;
         long divergent = 0;
         for (FailbackPlan.TopicBack t : plan.topics()) {
-            b.append('\n').append("topic ").append(t.targetTopic()).append(" -> ").append(t.sourceTopic())
-                .append(t.failoverTimeMs() < 0 ? " (failover point found from the records' provenance)"
-                    : " (failover point recorded " + Instant.ofEpochMilli(t.failoverTimeMs()) + ")").append('\n');
-            b.append(String.format(Locale.ROOT, "  %-9s %14s %12s %20s %16s %12s  %s%n", "partition", "failover point",
-                "target end", execute ? "copied back" : "to copy back", "source frontier", "source end",
-                "divergent (kept on the source)"));
+            b.append('\n')
+                    .append("topic ")
+                    .append(t.targetTopic())
+                    .append(" -> ")
+                    .append(t.sourceTopic())
+                    .append(
+                            t.failoverTimeMs() < 0
+                                    ? " (failover point found from the records' provenance)"
+                                    : " (failover point recorded " + Instant.ofEpochMilli(t.failoverTimeMs()) + ")")
+                    .append('\n');
+            b.append(String.format(
+                    Locale.ROOT,
+                    "  %-9s %14s %12s %20s %16s %12s  %s%n",
+                    "partition",
+                    "failover point",
+                    "target end",
+                    execute ? "copied back" : "to copy back",
+                    "source frontier",
+                    "source end",
+                    "divergent (kept on the source)"));
             for (FailbackPlan.PartitionBack p : t.partitions()) {
                 long toCopy = execute ? p.copied() : p.targetEnd() - p.failoverOffset();
                 back += Math.max(0, toCopy);
                 divergent += p.divergent();
-                String copied = execute && p.copied() > 0 ? toCopy + " @" + p.copiedFrom() + ".." + (p.copiedTo() - 1)
-                    : String.valueOf(toCopy);
-                String div = p.divergent() == 0 ? "0" : p.divergent() + " records at offsets " + p.sourceFrontier() + ".."
-                    + (p.sourceEnd() - 1) + String.format(Locale.ROOT, " (oldest %.1f s)", p.divergentAgeSeconds());
-                b.append(String.format(Locale.ROOT, "  %-9d %14d %12d %20s %16d %12d  %s%n", p.partition(),
-                    p.failoverOffset(), p.targetEnd(), copied, p.sourceFrontier(), p.sourceEnd(), div));
+                String copied = execute && p.copied() > 0
+                        ? toCopy + " @" + p.copiedFrom() + ".." + (p.copiedTo() - 1)
+                        : String.valueOf(toCopy);
+                String div = p.divergent() == 0
+                        ? "0"
+                        : p.divergent() + " records at offsets " + p.sourceFrontier() + ".." + (p.sourceEnd() - 1)
+                                + String.format(Locale.ROOT, " (oldest %.1f s)", p.divergentAgeSeconds());
+                b.append(String.format(
+                        Locale.ROOT,
+                        "  %-9d %14d %12d %20s %16d %12d  %s%n",
+                        p.partition(),
+                        p.failoverOffset(),
+                        p.targetEnd(),
+                        copied,
+                        p.sourceFrontier(),
+                        p.sourceEnd(),
+                        div));
             }
         }
         for (FailbackPlan.GroupBack g : plan.groups()) {
-            b.append('\n').append("group ").append(g.group()).append(": ").append(g.activeOnTarget())
-                .append(" members on the target, ").append(g.activeOnSource()).append(" on the source")
-                .append(g.outcome() == null ? "" : " => " + g.outcome()).append('\n');
+            b.append('\n')
+                    .append("group ")
+                    .append(g.group())
+                    .append(": ")
+                    .append(g.activeOnTarget())
+                    .append(" members on the target, ")
+                    .append(g.activeOnSource())
+                    .append(" on the source")
+                    .append(g.outcome() == null ? "" : " => " + g.outcome())
+                    .append('\n');
             for (FailbackPlan.PartitionGroupBack p : g.partitions()) {
-                b.append(String.format(Locale.ROOT, "  %-28s %12d  ->  %-28s %12s  %s%n", p.target(), p.targetOffset(),
-                    p.source(), p.sourceOffset() < 0 ? "(after copy)" : String.valueOf(p.sourceOffset()), p.how()));
+                b.append(String.format(
+                        Locale.ROOT,
+                        "  %-28s %12d  ->  %-28s %12s  %s%n",
+                        p.target(),
+                        p.targetOffset(),
+                        p.source(),
+                        p.sourceOffset() < 0 ? "(after copy)" : String.valueOf(p.sourceOffset()),
+                        p.how()));
             }
         }
-        b.append('\n').append("summary: ").append(plan.topics().size()).append(" topics, ").append(back)
-            .append(execute ? " records copied back" : " offsets to copy back").append(", ").append(divergent)
-            .append(" divergent source records kept, ").append(plan.groups().size()).append(" groups");
+        b.append('\n')
+                .append("summary: ")
+                .append(plan.topics().size())
+                .append(" topics, ")
+                .append(back)
+                .append(execute ? " records copied back" : " offsets to copy back")
+                .append(", ")
+                .append(divergent)
+                .append(" divergent source records kept, ")
+                .append(plan.groups().size())
+                .append(" groups");
         return b.toString();
     }
 
     static String json(FailbackPlan plan, boolean execute) {
         StringBuilder b = new StringBuilder();
-        b.append("{\"mode\":").append(Json.quote(execute ? "execute" : "dry-run"))
-            .append(",\"sourceCluster\":").append(Json.quote(plan.sourceCluster()))
-            .append(",\"targetCluster\":").append(Json.quote(plan.targetCluster()))
-            .append(",\"timeMs\":").append(plan.timeMs()).append(",\"warnings\":[");
+        b.append("{\"mode\":")
+                .append(Json.quote(execute ? "execute" : "dry-run"))
+                .append(",\"sourceCluster\":")
+                .append(Json.quote(plan.sourceCluster()))
+                .append(",\"targetCluster\":")
+                .append(Json.quote(plan.targetCluster()))
+                .append(",\"timeMs\":")
+                .append(plan.timeMs())
+                .append(",\"warnings\":[");
         for (int i = 0; i < plan.warnings().size(); i++) {
             b.append(i == 0 ? "" : ",").append(Json.quote(plan.warnings().get(i)));
         }
         b.append("],\"topics\":[");
         for (int ti = 0; ti < plan.topics().size(); ti++) {
             FailbackPlan.TopicBack t = plan.topics().get(ti);
-            b.append(ti == 0 ? "" : ",").append("{\"targetTopic\":").append(Json.quote(t.targetTopic()))
-                .append(",\"sourceTopic\":").append(Json.quote(t.sourceTopic()))
-                .append(",\"failoverTimeMs\":").append(t.failoverTimeMs()).append(",\"partitions\":[");
+            b.append(ti == 0 ? "" : ",")
+                    .append("{\"targetTopic\":")
+                    .append(Json.quote(t.targetTopic()))
+                    .append(",\"sourceTopic\":")
+                    .append(Json.quote(t.sourceTopic()))
+                    .append(",\"failoverTimeMs\":")
+                    .append(t.failoverTimeMs())
+                    .append(",\"partitions\":[");
             for (int pi = 0; pi < t.partitions().size(); pi++) {
                 FailbackPlan.PartitionBack p = t.partitions().get(pi);
-                b.append(pi == 0 ? "" : ",").append("{\"partition\":").append(p.partition())
-                    .append(",\"failoverOffset\":").append(p.failoverOffset())
-                    .append(",\"targetEnd\":").append(p.targetEnd())
-                    .append(",\"copied\":").append(p.copied())
-                    .append(",\"copiedFrom\":").append(p.copiedFrom())
-                    .append(",\"copiedTo\":").append(p.copiedTo())
-                    .append(",\"sourceFrontier\":").append(p.sourceFrontier())
-                    .append(",\"sourceEnd\":").append(p.sourceEnd())
-                    .append(",\"divergent\":").append(p.divergent())
-                    .append(",\"divergentAgeSeconds\":").append(String.format(Locale.ROOT, "%.3f", p.divergentAgeSeconds()))
-                    .append('}');
+                b.append(pi == 0 ? "" : ",")
+                        .append("{\"partition\":")
+                        .append(p.partition())
+                        .append(",\"failoverOffset\":")
+                        .append(p.failoverOffset())
+                        .append(",\"targetEnd\":")
+                        .append(p.targetEnd())
+                        .append(",\"copied\":")
+                        .append(p.copied())
+                        .append(",\"copiedFrom\":")
+                        .append(p.copiedFrom())
+                        .append(",\"copiedTo\":")
+                        .append(p.copiedTo())
+                        .append(",\"sourceFrontier\":")
+                        .append(p.sourceFrontier())
+                        .append(",\"sourceEnd\":")
+                        .append(p.sourceEnd())
+                        .append(",\"divergent\":")
+                        .append(p.divergent())
+                        .append(",\"divergentAgeSeconds\":")
+                        .append(String.format(Locale.ROOT, "%.3f", p.divergentAgeSeconds()))
+                        .append('}');
             }
             b.append("]}");
         }
         b.append("],\"groups\":[");
         for (int gi = 0; gi < plan.groups().size(); gi++) {
             FailbackPlan.GroupBack g = plan.groups().get(gi);
-            b.append(gi == 0 ? "" : ",").append("{\"group\":").append(Json.quote(g.group()))
-                .append(",\"activeOnTarget\":").append(g.activeOnTarget())
-                .append(",\"activeOnSource\":").append(g.activeOnSource())
-                .append(",\"outcome\":").append(g.outcome() == null ? "null" : Json.quote(g.outcome()))
-                .append(",\"partitions\":[");
+            b.append(gi == 0 ? "" : ",")
+                    .append("{\"group\":")
+                    .append(Json.quote(g.group()))
+                    .append(",\"activeOnTarget\":")
+                    .append(g.activeOnTarget())
+                    .append(",\"activeOnSource\":")
+                    .append(g.activeOnSource())
+                    .append(",\"outcome\":")
+                    .append(g.outcome() == null ? "null" : Json.quote(g.outcome()))
+                    .append(",\"partitions\":[");
             for (int pi = 0; pi < g.partitions().size(); pi++) {
                 FailbackPlan.PartitionGroupBack p = g.partitions().get(pi);
-                b.append(pi == 0 ? "" : ",").append("{\"targetTopic\":").append(Json.quote(p.target().topic()))
-                    .append(",\"partition\":").append(p.target().partition())
-                    .append(",\"sourceTopic\":").append(Json.quote(p.source().topic()))
-                    .append(",\"targetOffset\":").append(p.targetOffset())
-                    .append(",\"sourceOffset\":").append(p.sourceOffset())
-                    .append(",\"how\":").append(Json.quote(p.how())).append('}');
+                b.append(pi == 0 ? "" : ",")
+                        .append("{\"targetTopic\":")
+                        .append(Json.quote(p.target().topic()))
+                        .append(",\"partition\":")
+                        .append(p.target().partition())
+                        .append(",\"sourceTopic\":")
+                        .append(Json.quote(p.source().topic()))
+                        .append(",\"targetOffset\":")
+                        .append(p.targetOffset())
+                        .append(",\"sourceOffset\":")
+                        .append(p.sourceOffset())
+                        .append(",\"how\":")
+                        .append(Json.quote(p.how()))
+                        .append('}');
             }
             b.append("]}");
         }

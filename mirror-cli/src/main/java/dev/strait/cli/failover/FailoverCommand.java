@@ -1,12 +1,5 @@
 package dev.strait.cli.failover;
 
-import java.io.PrintWriter;
-import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.Callable;
-
 import dev.strait.cli.Cli;
 import dev.strait.cli.Version;
 import dev.strait.mirror.config.ConfigException;
@@ -14,6 +7,12 @@ import dev.strait.mirror.config.GroupFilter;
 import dev.strait.mirror.failover.FailoverConfig;
 import dev.strait.mirror.failover.FailoverPlan;
 import dev.strait.mirror.failover.FailoverPlanner;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
 import org.apache.kafka.common.utils.Time;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -21,25 +20,33 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code strait failover}: move consumer groups from the source to the target, exactly where they stopped. */
-@Command(name = "failover", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
-    usageHelpWidth = 110,
-    description = {
-        "Moves consumer groups to the target cluster, each exactly where it stopped on the source: the offset of the",
-        "first copy of the first record it had not consumed (from the provenance of the copies and the mirror's offset",
-        "map). Works with the source unreachable, from what the target holds (the mirror's sync topic).",
-        "A dry run (the default) prints, per group and partition, the source committed offset, the new target offset,",
-        "records the group would read again (0 when exact) and records not on the target (the loss the failover",
-        "accepts, with the age of the oldest). --execute writes the offsets; groups with members on the target are",
-        "refused unless --force (which removes the members first).",
-        "",
-        "Exit codes: 0 done, 1 partial (the groups not moved are named) or a cluster failed, 2 bad input."})
+@Command(
+        name = "failover",
+        mixinStandardHelpOptions = true,
+        versionProvider = Version.class,
+        sortOptions = false,
+        usageHelpWidth = 110,
+        description = {
+            "Moves consumer groups to the target cluster, each exactly where it stopped on the source: the offset of the",
+            "first copy of the first record it had not consumed (from the provenance of the copies and the mirror's offset",
+            "map). Works with the source unreachable, from what the target holds (the mirror's sync topic).",
+            "A dry run (the default) prints, per group and partition, the source committed offset, the new target offset,",
+            "records the group would read again (0 when exact) and records not on the target (the loss the failover",
+            "accepts, with the age of the oldest). --execute writes the offsets; groups with members on the target are",
+            "refused unless --force (which removes the members first).",
+            "",
+            "Exit codes: 0 done, 1 partial (the groups not moved are named) or a cluster failed, 2 bad input."
+        })
 public final class FailoverCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--config", required = true, paramLabel = "FILE",
-        description = "source./target.-prefixed client settings (bootstrap.servers, security), the mirror's "
-            + "topic.prefix / topic.rename, sync.topic, source.cluster.id (see docs/failover.md).")
+    @Option(
+            names = "--config",
+            required = true,
+            paramLabel = "FILE",
+            description = "source./target.-prefixed client settings (bootstrap.servers, security), the mirror's "
+                    + "topic.prefix / topic.rename, sync.topic, source.cluster.id (see docs/failover.md).")
     Path config;
 
     @Option(names = "--groups", required = true, paramLabel = "REGEX", description = "Consumer groups to move.")
@@ -54,8 +61,10 @@ public final class FailoverCommand implements Callable<Integer> {
     @Option(names = "--execute", description = "Write the new offsets on the target.")
     boolean execute;
 
-    @Option(names = "--force", description = "With --execute: move groups that have members on the target too (the "
-        + "members are removed from the group first; they rejoin at the new offsets).")
+    @Option(
+            names = "--force",
+            description = "With --execute: move groups that have members on the target too (the "
+                    + "members are removed from the group first; they rejoin at the new offsets).")
     boolean force;
 
     @Option(names = "--json", description = "Print one JSON document instead of the table.")
@@ -82,19 +91,31 @@ public final class FailoverCommand implements Callable<Integer> {
                 }
                 List<String> extra = planner.warnings();
                 if (!extra.isEmpty()) {
-                    plan = new FailoverPlan(plan.sourceReachable(), plan.sourceCluster(), plan.targetCluster(),
-                        plan.timeMs(), plan.groups(), extra);
+                    plan = new FailoverPlan(
+                            plan.sourceReachable(),
+                            plan.sourceCluster(),
+                            plan.targetCluster(),
+                            plan.timeMs(),
+                            plan.groups(),
+                            extra);
                 }
             }
             if (json) {
                 out.println(PlanText.json(plan, execute, results));
             } else {
-                PlanText.text(out, plan, execute, results, cfg.source().getProperty("bootstrap.servers"),
-                    cfg.target().getProperty("bootstrap.servers"));
+                PlanText.text(
+                        out,
+                        plan,
+                        execute,
+                        results,
+                        cfg.source().getProperty("bootstrap.servers"),
+                        cfg.target().getProperty("bootstrap.servers"));
             }
             out.flush();
-            if (results != null && results.values().stream().anyMatch(r -> r.outcome() == FailoverPlanner.Outcome.FAILED
-                || r.outcome() == FailoverPlanner.Outcome.REFUSED_ACTIVE)) {
+            if (results != null
+                    && results.values().stream()
+                            .anyMatch(r -> r.outcome() == FailoverPlanner.Outcome.FAILED
+                                    || r.outcome() == FailoverPlanner.Outcome.REFUSED_ACTIVE)) {
                 return Cli.FAILED;
             }
             return Cli.OK;

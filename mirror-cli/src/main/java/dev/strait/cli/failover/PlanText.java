@@ -1,25 +1,31 @@
 package dev.strait.cli.failover;
 
+import dev.strait.mirror.failover.FailoverPlan;
+import dev.strait.mirror.failover.FailoverPlanner;
+import dev.strait.mirror.http.Json;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-import dev.strait.mirror.failover.FailoverPlan;
-import dev.strait.mirror.failover.FailoverPlanner;
-import dev.strait.mirror.http.Json;
-
 /** Renders a failover plan (and what executing it did) as a table or as one JSON document. Stateless. */
 final class PlanText {
-    private PlanText() {
-    }
+    private PlanText() {}
 
-    static void text(PrintWriter out, FailoverPlan plan, boolean execute, Map<String, FailoverPlanner.GroupResult> results,
-                     String sourceAddress, String targetAddress) {
-        out.println("strait failover: " + (execute ? "EXECUTE" : "DRY RUN (nothing is written; --execute moves the groups)"));
-        out.println("source: cluster " + plan.sourceCluster() + " at " + sourceAddress + (plan.sourceReachable()
-            ? " (reachable)" : " (UNREACHABLE: positions and source ends are the mirror's last checkpoint of each group)"));
+    static void text(
+            PrintWriter out,
+            FailoverPlan plan,
+            boolean execute,
+            Map<String, FailoverPlanner.GroupResult> results,
+            String sourceAddress,
+            String targetAddress) {
+        out.println("strait failover: "
+                + (execute ? "EXECUTE" : "DRY RUN (nothing is written; --execute moves the groups)"));
+        out.println("source: cluster " + plan.sourceCluster() + " at " + sourceAddress
+                + (plan.sourceReachable()
+                        ? " (reachable)"
+                        : " (UNREACHABLE: positions and source ends are the mirror's last checkpoint of each group)"));
         out.println("target: cluster " + plan.targetCluster() + " at " + targetAddress);
         for (String w : plan.warnings()) {
             out.println("warning: " + w);
@@ -32,17 +38,26 @@ final class PlanText {
         double oldest = -1;
         for (FailoverPlan.GroupPlan g : plan.groups()) {
             out.println();
-            String when = g.positionsTimeMs() == plan.timeMs() ? "now"
-                : Instant.ofEpochMilli(g.positionsTimeMs()) + " (" + seconds((plan.timeMs() - g.positionsTimeMs()) / 1000.0)
-                    + " ago)";
-            out.println("group " + g.group() + ": " + g.activeMembers() + " members active on the target; source positions "
-                + "as of " + when);
+            String when = g.positionsTimeMs() == plan.timeMs()
+                    ? "now"
+                    : Instant.ofEpochMilli(g.positionsTimeMs()) + " ("
+                            + seconds((plan.timeMs() - g.positionsTimeMs()) / 1000.0) + " ago)";
+            out.println("group " + g.group() + ": " + g.activeMembers()
+                    + " members active on the target; source positions " + "as of " + when);
             if (g.problem() != null) {
                 out.println("  " + g.problem());
             }
             if (!g.partitions().isEmpty()) {
-                out.printf(Locale.ROOT, "  %-28s %12s  %-28s %12s %12s %10s  %s%n", "source partition", "committed",
-                    "target partition", "new offset", "now", "read again", "not on target (oldest)");
+                out.printf(
+                        Locale.ROOT,
+                        "  %-28s %12s  %-28s %12s %12s %10s  %s%n",
+                        "source partition",
+                        "committed",
+                        "target partition",
+                        "new offset",
+                        "now",
+                        "read again",
+                        "not on target (oldest)");
             }
             for (FailoverPlan.PartitionPlan p : g.partitions()) {
                 partitions++;
@@ -55,30 +70,48 @@ final class PlanText {
                     }
                     missingAtLeast |= s.notOnTargetAtLeast();
                     oldest = Math.max(oldest, s.notOnTargetAgeSeconds());
-                    out.printf(Locale.ROOT, "  %-28s %12s  %-28s %12s %12s %10s  %s%n", s.source(),
-                        s.committed() < 0 ? "none" : String.valueOf(s.committed()), first ? p.target().toString() : "",
-                        first ? String.valueOf(p.offset()) : "", first ? (p.currentOffset() < 0 ? "none"
-                            : String.valueOf(p.currentOffset())) : "",
-                        first ? (p.readAgain() < 0 ? "unknown" : String.valueOf(p.readAgain())) : "", missing(s));
+                    out.printf(
+                            Locale.ROOT,
+                            "  %-28s %12s  %-28s %12s %12s %10s  %s%n",
+                            s.source(),
+                            s.committed() < 0 ? "none" : String.valueOf(s.committed()),
+                            first ? p.target().toString() : "",
+                            first ? String.valueOf(p.offset()) : "",
+                            first ? (p.currentOffset() < 0 ? "none" : String.valueOf(p.currentOffset())) : "",
+                            first ? (p.readAgain() < 0 ? "unknown" : String.valueOf(p.readAgain())) : "",
+                            missing(s));
                     first = false;
                 }
             }
             FailoverPlanner.GroupResult r = results == null ? null : results.get(g.group());
             if (r != null) {
-                out.println("  => " + r.outcome().name().toLowerCase(Locale.ROOT).replace('_', ' ') + ": " + r.message());
+                out.println(
+                        "  => " + r.outcome().name().toLowerCase(Locale.ROOT).replace('_', ' ') + ": " + r.message());
             }
         }
         out.println();
-        out.printf(Locale.ROOT, "summary: %d groups, %d partitions (%d exact), read again %d, not on target %s%d records%s%n",
-            plan.groups().size(), partitions, exact, again, missingAtLeast ? ">= " : "", missing,
-            oldest >= 0 ? ", oldest " + seconds(oldest) : "");
+        out.printf(
+                Locale.ROOT,
+                "summary: %d groups, %d partitions (%d exact), read again %d, not on target %s%d records%s%n",
+                plan.groups().size(),
+                partitions,
+                exact,
+                again,
+                missingAtLeast ? ">= " : "",
+                missing,
+                oldest >= 0 ? ", oldest " + seconds(oldest) : "");
         if (results != null) {
-            long moved = results.values().stream().filter(r -> r.outcome() == FailoverPlanner.Outcome.MOVED).count();
+            long moved = results.values().stream()
+                    .filter(r -> r.outcome() == FailoverPlanner.Outcome.MOVED)
+                    .count();
             List<String> notMoved = results.values().stream()
-                .filter(r -> r.outcome() == FailoverPlanner.Outcome.REFUSED_ACTIVE || r.outcome() == FailoverPlanner.Outcome.FAILED)
-                .map(FailoverPlanner.GroupResult::group).sorted().toList();
-            out.println("moved " + moved + " of " + results.size() + " groups" + (notMoved.isEmpty() ? ""
-                : "; NOT moved: " + String.join(", ", notMoved)));
+                    .filter(r -> r.outcome() == FailoverPlanner.Outcome.REFUSED_ACTIVE
+                            || r.outcome() == FailoverPlanner.Outcome.FAILED)
+                    .map(FailoverPlanner.GroupResult::group)
+                    .sorted()
+                    .toList();
+            out.println("moved " + moved + " of " + results.size() + " groups"
+                    + (notMoved.isEmpty() ? "" : "; NOT moved: " + String.join(", ", notMoved)));
         }
         out.flush();
     }
@@ -97,49 +130,76 @@ final class PlanText {
 
     static String json(FailoverPlan plan, boolean execute, Map<String, FailoverPlanner.GroupResult> results) {
         StringBuilder b = new StringBuilder();
-        b.append("{\"mode\":").append(Json.quote(execute ? "execute" : "dry-run"))
-            .append(",\"sourceReachable\":").append(plan.sourceReachable())
-            .append(",\"sourceCluster\":").append(Json.quote(plan.sourceCluster()))
-            .append(",\"targetCluster\":").append(Json.quote(plan.targetCluster()))
-            .append(",\"timeMs\":").append(plan.timeMs())
-            .append(",\"warnings\":[");
+        b.append("{\"mode\":")
+                .append(Json.quote(execute ? "execute" : "dry-run"))
+                .append(",\"sourceReachable\":")
+                .append(plan.sourceReachable())
+                .append(",\"sourceCluster\":")
+                .append(Json.quote(plan.sourceCluster()))
+                .append(",\"targetCluster\":")
+                .append(Json.quote(plan.targetCluster()))
+                .append(",\"timeMs\":")
+                .append(plan.timeMs())
+                .append(",\"warnings\":[");
         for (int i = 0; i < plan.warnings().size(); i++) {
             b.append(i == 0 ? "" : ",").append(Json.quote(plan.warnings().get(i)));
         }
         b.append("],\"groups\":[");
         for (int gi = 0; gi < plan.groups().size(); gi++) {
             FailoverPlan.GroupPlan g = plan.groups().get(gi);
-            b.append(gi == 0 ? "" : ",").append("{\"group\":").append(Json.quote(g.group()))
-                .append(",\"activeMembers\":").append(g.activeMembers())
-                .append(",\"positionsTimeMs\":").append(g.positionsTimeMs())
-                .append(",\"problem\":").append(g.problem() == null ? "null" : Json.quote(g.problem()))
-                .append(",\"readAgain\":").append(g.readAgain());
+            b.append(gi == 0 ? "" : ",")
+                    .append("{\"group\":")
+                    .append(Json.quote(g.group()))
+                    .append(",\"activeMembers\":")
+                    .append(g.activeMembers())
+                    .append(",\"positionsTimeMs\":")
+                    .append(g.positionsTimeMs())
+                    .append(",\"problem\":")
+                    .append(g.problem() == null ? "null" : Json.quote(g.problem()))
+                    .append(",\"readAgain\":")
+                    .append(g.readAgain());
             FailoverPlanner.GroupResult r = results == null ? null : results.get(g.group());
             if (r != null) {
-                b.append(",\"outcome\":").append(Json.quote(r.outcome().name().toLowerCase(Locale.ROOT)))
-                    .append(",\"message\":").append(Json.quote(r.message()));
+                b.append(",\"outcome\":")
+                        .append(Json.quote(r.outcome().name().toLowerCase(Locale.ROOT)))
+                        .append(",\"message\":")
+                        .append(Json.quote(r.message()));
             }
             b.append(",\"partitions\":[");
             for (int pi = 0; pi < g.partitions().size(); pi++) {
                 FailoverPlan.PartitionPlan p = g.partitions().get(pi);
-                b.append(pi == 0 ? "" : ",").append("{\"topic\":").append(Json.quote(p.target().topic()))
-                    .append(",\"partition\":").append(p.target().partition())
-                    .append(",\"offset\":").append(p.offset())
-                    .append(",\"currentOffset\":").append(p.currentOffset())
-                    .append(",\"readAgain\":").append(p.readAgain())
-                    .append(",\"exact\":").append(p.exact())
-                    .append(",\"sources\":[");
+                b.append(pi == 0 ? "" : ",")
+                        .append("{\"topic\":")
+                        .append(Json.quote(p.target().topic()))
+                        .append(",\"partition\":")
+                        .append(p.target().partition())
+                        .append(",\"offset\":")
+                        .append(p.offset())
+                        .append(",\"currentOffset\":")
+                        .append(p.currentOffset())
+                        .append(",\"readAgain\":")
+                        .append(p.readAgain())
+                        .append(",\"exact\":")
+                        .append(p.exact())
+                        .append(",\"sources\":[");
                 for (int si = 0; si < p.sources().size(); si++) {
                     FailoverPlan.SourceState s = p.sources().get(si);
-                    b.append(si == 0 ? "" : ",").append("{\"topic\":").append(Json.quote(s.source().topic()))
-                        .append(",\"partition\":").append(s.source().partition())
-                        .append(",\"committed\":").append(s.committed())
-                        .append(",\"sourceEnd\":").append(s.sourceEnd())
-                        .append(",\"notOnTarget\":").append(s.notOnTarget())
-                        .append(",\"notOnTargetAtLeast\":").append(s.notOnTargetAtLeast())
-                        .append(",\"notOnTargetAgeSeconds\":").append(String.format(Locale.ROOT, "%.3f",
-                            s.notOnTargetAgeSeconds()))
-                        .append('}');
+                    b.append(si == 0 ? "" : ",")
+                            .append("{\"topic\":")
+                            .append(Json.quote(s.source().topic()))
+                            .append(",\"partition\":")
+                            .append(s.source().partition())
+                            .append(",\"committed\":")
+                            .append(s.committed())
+                            .append(",\"sourceEnd\":")
+                            .append(s.sourceEnd())
+                            .append(",\"notOnTarget\":")
+                            .append(s.notOnTarget())
+                            .append(",\"notOnTargetAtLeast\":")
+                            .append(s.notOnTargetAtLeast())
+                            .append(",\"notOnTargetAgeSeconds\":")
+                            .append(String.format(Locale.ROOT, "%.3f", s.notOnTargetAgeSeconds()))
+                            .append('}');
                 }
                 b.append("]}");
             }

@@ -1,5 +1,8 @@
 package dev.strait.cli.container;
 
+import dev.strait.testkit.Await;
+import dev.strait.testkit.Docker;
+import dev.strait.testkit.KafkaCluster;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -13,10 +16,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 
-import dev.strait.testkit.Await;
-import dev.strait.testkit.Docker;
-import dev.strait.testkit.KafkaCluster;
-
 /**
  * One of the repository's compose files brought up under a project name of its own, with every published port
  * on a free port of 127.0.0.1 (the variables the files read: DC1_BROKER_PORT and the rest), the images of
@@ -25,22 +24,29 @@ import dev.strait.testkit.KafkaCluster;
  */
 final class ComposeStack implements AutoCloseable {
     static final Path DOCKER_DIR = Path.of("..", "docker").toAbsolutePath().normalize();
-    private static final List<String> PORT_VARIABLES = List.of("DC1_BROKER_PORT", "DC1_BROKER_2_PORT",
-        "DC1_BROKER_3_PORT", "DC2_BROKER_PORT", "LAG_MONITOR_PORT", "CANARY_PORT", "MIRROR_METRICS_PORT",
-        "PROMETHEUS_PORT");
+    private static final List<String> PORT_VARIABLES = List.of(
+            "DC1_BROKER_PORT",
+            "DC1_BROKER_2_PORT",
+            "DC1_BROKER_3_PORT",
+            "DC2_BROKER_PORT",
+            "LAG_MONITOR_PORT",
+            "CANARY_PORT",
+            "MIRROR_METRICS_PORT",
+            "PROMETHEUS_PORT");
     private static final Duration COMMAND_TIMEOUT = Duration.ofMinutes(6);
 
     private final Path file;
     private final String project;
     private final Map<String, String> env = new LinkedHashMap<>();
     private final List<String> compose;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private boolean failed;
 
     ComposeStack(String fileName) {
         this.file = DOCKER_DIR.resolve(fileName);
-        this.project = "strait-it-" + Long.toString(new Random().nextLong() & Long.MAX_VALUE, 36)
-            .toLowerCase(Locale.ROOT);
+        this.project = "strait-it-"
+                + Long.toString(new Random().nextLong() & Long.MAX_VALUE, 36).toLowerCase(Locale.ROOT);
         this.compose = Docker.composeCommand();
         for (String variable : PORT_VARIABLES) {
             env.put(variable, Integer.toString(KafkaCluster.freePort()));
@@ -65,7 +71,7 @@ final class ComposeStack implements AutoCloseable {
 
     String dc1Bootstrap() {
         return "127.0.0.1:" + port("DC1_BROKER_PORT") + ",127.0.0.1:" + port("DC1_BROKER_2_PORT") + ",127.0.0.1:"
-            + port("DC1_BROKER_3_PORT");
+                + port("DC1_BROKER_3_PORT");
     }
 
     String dc2Bootstrap() {
@@ -98,8 +104,9 @@ final class ComposeStack implements AutoCloseable {
     }
 
     String inspect(String service, String format) {
-        return Docker.check(Duration.ofSeconds(60), List.of("docker", "inspect", "--format", format,
-            containerId(service))).strip();
+        return Docker.check(
+                        Duration.ofSeconds(60), List.of("docker", "inspect", "--format", format, containerId(service)))
+                .strip();
     }
 
     String health(String service) {
@@ -111,8 +118,10 @@ final class ComposeStack implements AutoCloseable {
     }
 
     void awaitHealthy(Duration timeout, List<String> services) {
-        Await.until("healthy: " + services + " (" + project + ")", timeout,
-            () -> services.stream().allMatch(s -> "healthy".equals(health(s))));
+        Await.until(
+                "healthy: " + services + " (" + project + ")",
+                timeout,
+                () -> services.stream().allMatch(s -> "healthy".equals(health(s))));
     }
 
     /** SIGKILL of the service's main process, from the host: what a crash or the kernel's OOM killer does. */
@@ -121,8 +130,8 @@ final class ComposeStack implements AutoCloseable {
         if (pid <= 0) {
             throw new AssertionError(service + " is not running");
         }
-        ProcessHandle process = ProcessHandle.of(pid)
-            .orElseThrow(() -> new AssertionError("no process " + pid + " for " + service));
+        ProcessHandle process =
+                ProcessHandle.of(pid).orElseThrow(() -> new AssertionError("no process " + pid + " for " + service));
         if (!process.destroyForcibly()) {
             throw new AssertionError("could not SIGKILL " + service + " (pid " + pid + ")");
         }
@@ -131,9 +140,11 @@ final class ComposeStack implements AutoCloseable {
     /** GET of a published HTTP port's path; null when nothing answers yet. */
     String get(String portVariable, String path) {
         try {
-            HttpResponse<String> response = http.send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + port(portVariable) + path)).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response = http.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port(portVariable) + path))
+                            .timeout(Duration.ofSeconds(10))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             return response.statusCode() == 200 ? response.body() : null;
         } catch (java.io.IOException e) {
             return null;
@@ -151,17 +162,27 @@ final class ComposeStack implements AutoCloseable {
     /** The state and the last lines of the log of every container of the project, running or not. */
     private void printLogs() {
         try {
-            String ids = Docker.check(Duration.ofSeconds(60), List.of("docker", "ps", "-a", "-q", "--filter",
-                "label=com.docker.compose.project=" + project));
+            String ids = Docker.check(
+                    Duration.ofSeconds(60),
+                    List.of("docker", "ps", "-a", "-q", "--filter", "label=com.docker.compose.project=" + project));
             for (String id : ids.strip().split("\\s+")) {
                 if (id.isEmpty()) {
                     continue;
                 }
-                String name = Docker.run(Duration.ofSeconds(60), List.of("docker", "inspect", "--format",
-                    "{{.Name}} {{.State.Status}} exit={{.State.ExitCode}} restarts={{.RestartCount}}"
-                        + "{{if .State.Health}} health={{.State.Health.Status}}{{end}}", id)).output().strip();
+                String name = Docker.run(
+                                Duration.ofSeconds(60),
+                                List.of(
+                                        "docker",
+                                        "inspect",
+                                        "--format",
+                                        "{{.Name}} {{.State.Status}} exit={{.State.ExitCode}} restarts={{.RestartCount}}"
+                                                + "{{if .State.Health}} health={{.State.Health.Status}}{{end}}",
+                                        id))
+                        .output()
+                        .strip();
                 System.out.println("==== " + name + " ====\n"
-                    + Docker.run(Duration.ofSeconds(60), List.of("docker", "logs", "--tail", "200", id)).output());
+                        + Docker.run(Duration.ofSeconds(60), List.of("docker", "logs", "--tail", "200", id))
+                                .output());
             }
         } catch (AssertionError | RuntimeException e) {
             System.out.println(project + ": no logs: " + e);

@@ -3,14 +3,13 @@ package dev.strait.cli.container;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.Map;
-
 import dev.strait.cli.container.EnvConfig.Group;
 import dev.strait.cli.container.EnvConfig.Setting;
 import dev.strait.mirror.config.ConfigException;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 class EnvConfigTest {
 
@@ -25,7 +24,8 @@ class EnvConfigTest {
         "SOURCE_SSL_TRUSTSTORE_LOCATION, source.ssl.truststore.location",
         "MAX_LAG__RECORDS_X___Y, max.lag_records.x-y",
         "NUM_STREAMS, num.streams",
-        "X9, x9"})
+        "X9, x9"
+    })
     void namesMapByTheKafkaImageConvention(String suffix, String key) {
         assertThat(EnvConfig.keyOf("STRAIT_CONSUMER_" + suffix, suffix)).isEqualTo(key);
         assertThat(EnvConfig.variableOf(Group.CONSUMER, key)).isEqualTo("STRAIT_CONSUMER_" + suffix);
@@ -35,28 +35,36 @@ class EnvConfigTest {
     void variablesGoToTheirGroupsAndOthersAreIgnored() {
         // Given
         Map<String, String> env = Map.of(
-            "STRAIT_CONSUMER_BOOTSTRAP_SERVERS", "dc-a:9092",
-            "STRAIT_PRODUCER_COMPRESSION_TYPE", "zstd",
-            "STRAIT_LAG_SOURCE_BOOTSTRAP_SERVERS", "dc-a:9092",
-            "STRAIT_CANARY_INTERVAL_MS", "5000",
-            "STRAIT_BROKER_NODE_ID", "7",
-            "STRAIT_MIRROR_NUM_STREAMS", "4",
-            "STRAIT_MIRROR_ARGS", "--jmx false",
-            "STRAIT_HEAP_OPTS", "-Xmx1g",
-            "PATH", "/usr/bin",
-            "HOME", "/root");
+                "STRAIT_CONSUMER_BOOTSTRAP_SERVERS", "dc-a:9092",
+                "STRAIT_PRODUCER_COMPRESSION_TYPE", "zstd",
+                "STRAIT_LAG_SOURCE_BOOTSTRAP_SERVERS", "dc-a:9092",
+                "STRAIT_CANARY_INTERVAL_MS", "5000",
+                "STRAIT_BROKER_NODE_ID", "7",
+                "STRAIT_MIRROR_NUM_STREAMS", "4",
+                "STRAIT_MIRROR_ARGS", "--jmx false",
+                "STRAIT_HEAP_OPTS", "-Xmx1g",
+                "PATH", "/usr/bin",
+                "HOME", "/root");
 
         // When
         EnvConfig cfg = EnvConfig.from(env);
 
         // Then
         assertThat(cfg.settings(Group.CONSUMER))
-            .containsExactly(new Setting("STRAIT_CONSUMER_BOOTSTRAP_SERVERS", "bootstrap.servers", "dc-a:9092"));
-        assertThat(cfg.properties(Group.PRODUCER)).containsEntry("compression.type", "zstd").hasSize(1);
-        assertThat(cfg.properties(Group.LAG)).containsEntry("source.bootstrap.servers", "dc-a:9092").hasSize(1);
-        assertThat(cfg.properties(Group.CANARY)).containsEntry("interval.ms", "5000").hasSize(1);
+                .containsExactly(new Setting("STRAIT_CONSUMER_BOOTSTRAP_SERVERS", "bootstrap.servers", "dc-a:9092"));
+        assertThat(cfg.properties(Group.PRODUCER))
+                .containsEntry("compression.type", "zstd")
+                .hasSize(1);
+        assertThat(cfg.properties(Group.LAG))
+                .containsEntry("source.bootstrap.servers", "dc-a:9092")
+                .hasSize(1);
+        assertThat(cfg.properties(Group.CANARY))
+                .containsEntry("interval.ms", "5000")
+                .hasSize(1);
         assertThat(cfg.properties(Group.BROKER)).containsEntry("node.id", "7").hasSize(1);
-        assertThat(cfg.properties(Group.MIRROR)).containsEntry("num.streams", "4").hasSize(1);
+        assertThat(cfg.properties(Group.MIRROR))
+                .containsEntry("num.streams", "4")
+                .hasSize(1);
         assertThat(cfg.launcher("STRAIT_MIRROR_ARGS")).isEqualTo("--jmx false");
         assertThat(cfg.launcher("STRAIT_HEAP_OPTS")).isEqualTo("-Xmx1g");
     }
@@ -69,40 +77,44 @@ class EnvConfigTest {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-        "STRAIT_CONSUMER_bootstrap_servers | environment variable STRAIT_CONSUMER_bootstrap_servers: has lower-case "
-            + "letters; write names upper case, _ for '.', __ for '_', ___ for '-', e.g. STRAIT_CONSUMER_BOOTSTRAP_SERVERS "
-            + "for bootstrap.servers",
-        "STRAIT_CONSUMER_ | environment variable STRAIT_CONSUMER_: names no setting after the prefix",
-        "STRAIT_PRODUCER_ACKS_ | environment variable STRAIT_PRODUCER_ACKS_: the setting name may not start or end with "
-            + "an underscore",
-        "STRAIT_LAG__HTTP_PORT | environment variable STRAIT_LAG__HTTP_PORT: the setting name may not start or end with "
-            + "an underscore",
-        "STRAIT_BROKER_LOG____DIRS | environment variable STRAIT_BROKER_LOG____DIRS: 4 underscores in a row; write names "
-            + "upper case, _ for '.', __ for '_', ___ for '-'",
-        "STRAIT_CANARY_HTTP.PORT | environment variable STRAIT_CANARY_HTTP.PORT: has the character '.'; write names "
-            + "upper case, _ for '.', __ for '_', ___ for '-'"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "STRAIT_CONSUMER_bootstrap_servers | environment variable STRAIT_CONSUMER_bootstrap_servers: has lower-case "
+                        + "letters; write names upper case, _ for '.', __ for '_', ___ for '-', e.g. STRAIT_CONSUMER_BOOTSTRAP_SERVERS "
+                        + "for bootstrap.servers",
+                "STRAIT_CONSUMER_ | environment variable STRAIT_CONSUMER_: names no setting after the prefix",
+                "STRAIT_PRODUCER_ACKS_ | environment variable STRAIT_PRODUCER_ACKS_: the setting name may not start or end with "
+                        + "an underscore",
+                "STRAIT_LAG__HTTP_PORT | environment variable STRAIT_LAG__HTTP_PORT: the setting name may not start or end with "
+                        + "an underscore",
+                "STRAIT_BROKER_LOG____DIRS | environment variable STRAIT_BROKER_LOG____DIRS: 4 underscores in a row; write names "
+                        + "upper case, _ for '.', __ for '_', ___ for '-'",
+                "STRAIT_CANARY_HTTP.PORT | environment variable STRAIT_CANARY_HTTP.PORT: has the character '.'; write names "
+                        + "upper case, _ for '.', __ for '_', ___ for '-'"
+            })
     void aBadNameIsOneLineNamingTheVariableAndTheRule(String variable, String message) {
         assertThatThrownBy(() -> EnvConfig.from(Map.of(variable, "x")))
-            .isInstanceOf(ConfigException.class)
-            .hasMessage(message)
-            .hasMessageNotContaining("\n");
+                .isInstanceOf(ConfigException.class)
+                .hasMessage(message)
+                .hasMessageNotContaining("\n");
     }
 
     @Test
     void anUnknownStraitVariableIsRejectedWithTheKnownPrefixes() {
         assertThatThrownBy(() -> EnvConfig.from(Map.of("STRAIT_CONSUMR_BOOTSTRAP_SERVERS", "x")))
-            .isInstanceOf(ConfigException.class)
-            .hasMessageStartingWith("environment variable STRAIT_CONSUMR_BOOTSTRAP_SERVERS is not a Strait variable: "
-                + "settings go in STRAIT_CONSUMER_*, STRAIT_PRODUCER_*, STRAIT_MIRROR_*, STRAIT_LAG_*, STRAIT_CANARY_*, "
-                + "STRAIT_BROKER_*; the launcher's own are STRAIT_CLASSPATH, STRAIT_DATA_DIR")
-            .hasMessageNotContaining("\n");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith(
+                        "environment variable STRAIT_CONSUMR_BOOTSTRAP_SERVERS is not a Strait variable: "
+                                + "settings go in STRAIT_CONSUMER_*, STRAIT_PRODUCER_*, STRAIT_MIRROR_*, STRAIT_LAG_*, STRAIT_CANARY_*, "
+                                + "STRAIT_BROKER_*; the launcher's own are STRAIT_CLASSPATH, STRAIT_DATA_DIR")
+                .hasMessageNotContaining("\n");
     }
 
     @Test
     void theFirstBadVariableInNameOrderIsReported() {
         assertThatThrownBy(() -> EnvConfig.from(Map.of("STRAIT_PRODUCER_x", "1", "STRAIT_CONSUMER_y", "2")))
-            .hasMessageStartingWith("environment variable STRAIT_CONSUMER_y:");
+                .hasMessageStartingWith("environment variable STRAIT_CONSUMER_y:");
     }
 
     @Test
@@ -125,14 +137,14 @@ class EnvConfigTest {
     void kubernetesServiceLinksAreIgnoredButSettingsEndingInPortAreNot() {
         // Given
         Map<String, String> env = Map.of(
-            "STRAIT_MIRROR_SERVICE_HOST", "10.0.0.7",
-            "STRAIT_MIRROR_SERVICE_PORT", "9101",
-            "STRAIT_MIRROR_SERVICE_PORT_METRICS", "9101",
-            "STRAIT_MIRROR_PORT", "tcp://10.0.0.7:9101",
-            "STRAIT_MIRROR_PORT_9101_TCP", "tcp://10.0.0.7:9101",
-            "STRAIT_MIRROR_PORT_9101_TCP_ADDR", "10.0.0.7",
-            "STRAIT_SERVICE_HOST", "10.0.0.8",
-            "STRAIT_LAG_HTTP_PORT", "9202");
+                "STRAIT_MIRROR_SERVICE_HOST", "10.0.0.7",
+                "STRAIT_MIRROR_SERVICE_PORT", "9101",
+                "STRAIT_MIRROR_SERVICE_PORT_METRICS", "9101",
+                "STRAIT_MIRROR_PORT", "tcp://10.0.0.7:9101",
+                "STRAIT_MIRROR_PORT_9101_TCP", "tcp://10.0.0.7:9101",
+                "STRAIT_MIRROR_PORT_9101_TCP_ADDR", "10.0.0.7",
+                "STRAIT_SERVICE_HOST", "10.0.0.8",
+                "STRAIT_LAG_HTTP_PORT", "9202");
 
         // When
         EnvConfig cfg = EnvConfig.from(env);

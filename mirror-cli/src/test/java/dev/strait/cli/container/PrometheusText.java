@@ -5,11 +5,9 @@ import java.util.List;
 
 /** The samples of one metric in a Prometheus text exposition: each line's labels and value. */
 final class PrometheusText {
-    record Sample(String labels, double value) {
-    }
+    record Sample(String labels, double value) {}
 
-    private PrometheusText() {
-    }
+    private PrometheusText() {}
 
     static List<Sample> samples(String text, String metric) {
         List<Sample> out = new ArrayList<>();

@@ -2,6 +2,11 @@ package dev.strait.cli.container;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.strait.mirror.testing.MirrorCheck;
+import dev.strait.testkit.Await;
+import dev.strait.testkit.KafkaCluster;
+import dev.strait.testkit.TestProducer;
+import dev.strait.testkit.TopicReader;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -9,12 +14,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.IntStream;
-
-import dev.strait.mirror.testing.MirrorCheck;
-import dev.strait.testkit.Await;
-import dev.strait.testkit.KafkaCluster;
-import dev.strait.testkit.TestProducer;
-import dev.strait.testkit.TopicReader;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -32,8 +31,8 @@ import org.junit.jupiter.api.Test;
  * Docker it fails in CI and is skipped elsewhere.
  */
 abstract class TwoDatacenterStackSuite {
-    static final List<String> SERVICES = List.of("dc1-broker", "dc1-broker-2", "dc1-broker-3", "dc2-broker", "mirror",
-        "lag-monitor", "canary");
+    static final List<String> SERVICES =
+            List.of("dc1-broker", "dc1-broker-2", "dc1-broker-3", "dc2-broker", "mirror", "lag-monitor", "canary");
     private static final Duration HEALTHY = Duration.ofMinutes(5);
     private static final Duration ARRIVE = Duration.ofMinutes(3);
     private static final int PER_PARTITION = 1_000;
@@ -66,7 +65,9 @@ abstract class TwoDatacenterStackSuite {
         stack.up();
         stack.awaitHealthy(HEALTHY, SERVICES);
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", stack.dc1Bootstrap()))) {
-            admin.createTopics(List.of(new NewTopic("orders", 3, (short) 3))).all().get();
+            admin.createTopics(List.of(new NewTopic("orders", 3, (short) 3)))
+                    .all()
+                    .get();
             KafkaCluster.awaitWritable(admin, "orders", 3);
         }
 
@@ -102,10 +103,14 @@ abstract class TwoDatacenterStackSuite {
         stack.up();
         stack.awaitHealthy(HEALTHY, SERVICES);
         // Healthy brokers may still be electing partition leaders: wait, bounded, for the records to be readable.
-        Await.until("dc1 keeps its " + 6 * PER_PARTITION + " records over down/up", ARRIVE,
-            () -> countOrMinusOne(stack.dc1Bootstrap()) == 6 * PER_PARTITION);
-        Await.until("dc2 keeps its " + afterCrash.targetRecords() + " records over down/up", ARRIVE,
-            () -> countOrMinusOne(stack.dc2Bootstrap()) == afterCrash.targetRecords());
+        Await.until(
+                "dc1 keeps its " + 6 * PER_PARTITION + " records over down/up",
+                ARRIVE,
+                () -> countOrMinusOne(stack.dc1Bootstrap()) == 6 * PER_PARTITION);
+        Await.until(
+                "dc2 keeps its " + afterCrash.targetRecords() + " records over down/up",
+                ARRIVE,
+                () -> countOrMinusOne(stack.dc2Bootstrap()) == afterCrash.targetRecords());
         produce(stack, 2 * PER_PARTITION);
 
         // Then: everything arrives, and the clean stop added no duplicate
@@ -114,7 +119,7 @@ abstract class TwoDatacenterStackSuite {
         assertThat(last.duplicates()).as("duplicates after down/up: " + last).isEqualTo(afterCrash.duplicates());
         Await.until("the lag monitor reports OK again", ARRIVE, () -> lagOk(stack));
         System.out.println(getClass().getSimpleName() + ": " + last + " (duplicates from the SIGKILL: "
-            + afterCrash.duplicates() + ")");
+                + afterCrash.duplicates() + ")");
     }
 
     private static void produce(ComposeStack stack, int from) {
@@ -150,7 +155,8 @@ abstract class TwoDatacenterStackSuite {
         Await.until("the mirror committed offset " + end + " on orders-0..2", ARRIVE, () -> {
             try (Admin admin = Admin.create(Map.of("bootstrap.servers", stack.dc1Bootstrap()))) {
                 Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets("dc1-to-dc2")
-                    .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+                        .partitionsToOffsetAndMetadata()
+                        .get(30, TimeUnit.SECONDS);
                 return IntStream.range(0, 3).allMatch(p -> {
                     OffsetAndMetadata o = offsets.get(new TopicPartition("orders", p));
                     return o != null && o.offset() == end;
@@ -176,15 +182,21 @@ abstract class TwoDatacenterStackSuite {
         String metrics = stack.get("LAG_MONITOR_PORT", "/metrics");
         List<PrometheusText.Sample> group = PrometheusText.samples(metrics, "strait_lag_group_status");
         List<PrometheusText.Sample> exact = PrometheusText.samples(metrics, "strait_lag_exact_records").stream()
-            .filter(s -> s.labels().contains("topic=\"orders\"")).toList();
-        return group.size() == 1 && group.get(0).value() == 0 && exact.size() == 3
-            && exact.stream().allMatch(s -> s.value() == 0);
+                .filter(s -> s.labels().contains("topic=\"orders\""))
+                .toList();
+        return group.size() == 1
+                && group.get(0).value() == 0
+                && exact.size() == 3
+                && exact.stream().allMatch(s -> s.value() == 0);
     }
 
     private static boolean canaryOk(ComposeStack stack) {
         String metrics = stack.get("CANARY_PORT", "/metrics");
         List<PrometheusText.Sample> state = PrometheusText.samples(metrics, "strait_canary_state");
         List<PrometheusText.Sample> arrived = PrometheusText.samples(metrics, "strait_canary_probes_arrived_total");
-        return state.size() == 1 && state.get(0).value() == 0 && arrived.size() == 1 && arrived.get(0).value() > 0;
+        return state.size() == 1
+                && state.get(0).value() == 0
+                && arrived.size() == 1
+                && arrived.get(0).value() > 0;
     }
 }

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.Set;
-
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
@@ -31,14 +30,14 @@ public final class ClientConfigs {
 
     /** Producer settings the mirror's guarantees rest on, with the values that keep them. */
     static final String DEFAULT_LINGER_MS = "20";
+
     static final String DEFAULT_BATCH_SIZE = String.valueOf(512 * 1024);
     static final String DEFAULT_BUFFER_MEMORY = String.valueOf(64L * 1024 * 1024);
     static final String DEFAULT_COMPRESSION = "lz4";
     /** Kafka's default delivery.timeout.ms; also the longest send() may block. */
     static final long DEFAULT_DELIVERY_TIMEOUT_MS = 120_000;
 
-    private ClientConfigs() {
-    }
+    private ClientConfigs() {}
 
     /** Reads a properties file, or explains in one line why it cannot be read. */
     public static Properties load(Path file, String flag) {
@@ -55,14 +54,17 @@ public final class ClientConfigs {
 
     /** The auto.offset.reset the user asked for, applied by the engine only to never-committed partitions. */
     public static String userOffsetReset(Properties user) {
-        String reset = user.getProperty(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest").trim().toLowerCase(Locale.ROOT);
+        String reset = user.getProperty(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest")
+                .trim()
+                .toLowerCase(Locale.ROOT);
         if (reset.equals("smallest")) {
             reset = "earliest";
         } else if (reset.equals("largest")) {
             reset = "latest";
         }
         if (!reset.equals("earliest") && !reset.equals("latest") && !reset.equals("none")) {
-            throw new ConfigException("consumer.config: auto.offset.reset must be earliest, latest or none, not '" + reset + "'");
+            throw new ConfigException(
+                    "consumer.config: auto.offset.reset must be earliest, latest or none, not '" + reset + "'");
         }
         return reset;
     }
@@ -71,11 +73,14 @@ public final class ClientConfigs {
         requireBootstrap(user, "--consumer.config");
         String groupId = user.getProperty(ConsumerConfig.GROUP_ID_CONFIG);
         if (groupId == null || groupId.isBlank()) {
-            throw new ConfigException("--consumer.config must set group.id: the mirror's streams share one consumer group");
+            throw new ConfigException(
+                    "--consumer.config must set group.id: the mirror's streams share one consumer group");
         }
-        if (Boolean.parseBoolean(user.getProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false").trim())) {
-            throw new ConfigException("--consumer.config sets enable.auto.commit=true: the mirror commits offsets itself, "
-                + "only after the target acknowledged the records; remove the setting");
+        if (Boolean.parseBoolean(user.getProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false")
+                .trim())) {
+            throw new ConfigException(
+                    "--consumer.config sets enable.auto.commit=true: the mirror commits offsets itself, "
+                            + "only after the target acknowledged the records; remove the setting");
         }
         userOffsetReset(user);
         Properties props = copy(user);
@@ -88,7 +93,8 @@ public final class ClientConfigs {
         props.put(ConsumerConfig.EXCLUDE_INTERNAL_TOPICS_CONFIG, "true");
         // Aborted transactions are not data: read only what the source's producers committed.
         props.putIfAbsent(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        props.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+        props.putIfAbsent(
+                ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
         props.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
         props.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(4 * 1024 * 1024));
         // Bounded so that num.streams consumers fit the default 384 MiB heap beside the producer's buffer.
@@ -120,8 +126,10 @@ public final class ClientConfigs {
         // A full buffer blocks the streams (back-pressure) rather than failing sends while the target is slow, but
         // never for longer than a record may take to deliver: a target topic that was deleted or shrank under an
         // explicit partition would otherwise block send() for ever, and the mirror hang while it reports healthy.
-        props.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, props.getProperty(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
-            String.valueOf(DEFAULT_DELIVERY_TIMEOUT_MS)));
+        props.putIfAbsent(
+                ProducerConfig.MAX_BLOCK_MS_CONFIG,
+                props.getProperty(
+                        ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, String.valueOf(DEFAULT_DELIVERY_TIMEOUT_MS)));
         props.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, DEFAULT_LINGER_MS);
         props.putIfAbsent(ProducerConfig.BATCH_SIZE_CONFIG, DEFAULT_BATCH_SIZE);
         props.putIfAbsent(ProducerConfig.BUFFER_MEMORY_CONFIG, DEFAULT_BUFFER_MEMORY);
@@ -160,7 +168,8 @@ public final class ClientConfigs {
         List<String> out = new ArrayList<>();
         String acks = user.getProperty(ProducerConfig.ACKS_CONFIG);
         if (acks != null && !acks.trim().equals("all") && !acks.trim().equals("-1")) {
-            out.add("acks=" + acks.trim() + " (a record can be lost when a target broker fails after acknowledging it)");
+            out.add("acks=" + acks.trim()
+                    + " (a record can be lost when a target broker fails after acknowledging it)");
         }
         String idem = user.getProperty(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG);
         if (idem != null && !Boolean.parseBoolean(idem.trim())) {
@@ -171,10 +180,12 @@ public final class ClientConfigs {
             out.add("retries=" + retries.trim() + " (a transient target error fails the send instead of retrying)");
         }
         String inFlight = user.getProperty(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION);
-        if (idem != null && !Boolean.parseBoolean(idem.trim()) && inFlight != null
-            && parseLong(inFlight, ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION) > 1) {
-            out.add("max.in.flight.requests.per.connection=" + inFlight.trim() + " is overridden to 1: without idempotence "
-                + "a retry reorders records otherwise");
+        if (idem != null
+                && !Boolean.parseBoolean(idem.trim())
+                && inFlight != null
+                && parseLong(inFlight, ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION) > 1) {
+            out.add("max.in.flight.requests.per.connection=" + inFlight.trim()
+                    + " is overridden to 1: without idempotence " + "a retry reorders records otherwise");
         } else if (inFlight != null && parseLong(inFlight, ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION) > 5) {
             out.add("max.in.flight.requests.per.connection=" + inFlight.trim() + " (above 5 order is not kept)");
         }
@@ -199,7 +210,7 @@ public final class ClientConfigs {
         String bootstrap = user.getProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG);
         if (bootstrap == null || bootstrap.isBlank()) {
             throw new ConfigException(flag + " must set bootstrap.servers (host:port of the "
-                + (flag.contains("consumer") ? "source" : "target") + " cluster)");
+                    + (flag.contains("consumer") ? "source" : "target") + " cluster)");
         }
     }
 

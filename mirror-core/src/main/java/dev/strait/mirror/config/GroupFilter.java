@@ -3,13 +3,13 @@ package dev.strait.mirror.config;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
-
 /** Which consumer groups to sync: an include regex, an optional exclude regex, never the mirror's own group. */
 public record GroupFilter(Pattern include, Pattern exclude) {
 
     public static GroupFilter of(String include, String exclude, String includeFlag, String excludeFlag) {
-        return new GroupFilter(compile(include, includeFlag), exclude == null || exclude.isBlank() ? null
-            : compile(exclude, excludeFlag));
+        return new GroupFilter(
+                compile(include, includeFlag),
+                exclude == null || exclude.isBlank() ? null : compile(exclude, excludeFlag));
     }
 
     private static Pattern compile(String regex, String flag) {
@@ -20,11 +20,12 @@ public record GroupFilter(Pattern include, Pattern exclude) {
             return Pattern.compile(regex.trim());
         } catch (PatternSyntaxException e) {
             throw new ConfigException(flag + " is not a valid regex: " + e.getDescription() + " near index "
-                + e.getIndex() + " in '" + regex + "'");
+                    + e.getIndex() + " in '" + regex + "'");
         }
     }
 
     public boolean matches(String group) {
-        return include.matcher(group).matches() && (exclude == null || !exclude.matcher(group).matches());
+        return include.matcher(group).matches()
+                && (exclude == null || !exclude.matcher(group).matches());
     }
 }

@@ -1,11 +1,10 @@
 package dev.strait.mirror.config;
 
+import dev.strait.mirror.handler.MessageHandler;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
-
-import dev.strait.mirror.handler.MessageHandler;
 
 /**
  * Everything a mirror engine runs with, validated. Immutable; build it with {@link #builder()}.
@@ -137,8 +136,7 @@ public final class MirrorSettings {
         private long progressIntervalMs = 30_000;
         private SyncSettings sync = SyncSettings.defaults();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         public Builder consumerConfig(Properties props) {
             this.consumerConfig = Objects.requireNonNull(props);
@@ -171,7 +169,7 @@ public final class MirrorSettings {
                 this.include = Pattern.compile(effective);
             } catch (PatternSyntaxException e) {
                 throw new ConfigException("--whitelist/--include is not a valid regex: " + e.getDescription()
-                    + " near index " + e.getIndex() + " in '" + regex + "'");
+                        + " near index " + e.getIndex() + " in '" + regex + "'");
             }
             return this;
         }
@@ -216,7 +214,8 @@ public final class MirrorSettings {
 
         public Builder targetReplicationFactor(int rf) {
             if (rf == 0 || rf < -1 || rf > Short.MAX_VALUE) {
-                throw new ConfigException("--target.replication.factor must be -1 (broker default) or at least 1, not " + rf);
+                throw new ConfigException(
+                        "--target.replication.factor must be -1 (broker default) or at least 1, not " + rf);
             }
             this.targetReplicationFactor = (short) rf;
             return this;
@@ -237,7 +236,8 @@ public final class MirrorSettings {
 
         public MirrorSettings build() {
             if (consumerConfig == null) {
-                throw new ConfigException("--consumer.config is required (properties of the source cluster and group.id)");
+                throw new ConfigException(
+                        "--consumer.config is required (properties of the source cluster and group.id)");
             }
             if (producerConfig == null) {
                 throw new ConfigException("--producer.config is required (properties of the target cluster)");
@@ -247,7 +247,7 @@ public final class MirrorSettings {
             }
             if (sync.groups() != null && !provenanceHeaders) {
                 throw new ConfigException("--groups needs --provenance.headers=true: group offsets are translated from "
-                    + "the provenance of the copies");
+                        + "the provenance of the copies");
             }
             // Validate the client configurations now, so bad input fails before anything starts.
             ClientConfigs.consumer(consumerConfig, 0);

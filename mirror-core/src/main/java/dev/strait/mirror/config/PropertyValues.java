@@ -8,8 +8,7 @@ import java.util.Properties;
  * {@link ConfigException} that names the key and the allowed range. Stateless.
  */
 public final class PropertyValues {
-    private PropertyValues() {
-    }
+    private PropertyValues() {}
 
     /** The entries under {@code prefix} with the prefix removed (e.g. {@code source.} client settings). */
     public static Properties prefixed(Properties p, String prefix) {

@@ -12,8 +12,12 @@ import java.util.Objects;
  * @param syncTopic the compacted topic on the target that holds the offset map and the groups' checkpoints
  * @param topics topic settings, partition counts and ACLs
  */
-public record SyncSettings(GroupFilter groups, long groupOffsetsIntervalMs, boolean offsetMap, String syncTopic,
-                           TopicSyncSettings topics) {
+public record SyncSettings(
+        GroupFilter groups,
+        long groupOffsetsIntervalMs,
+        boolean offsetMap,
+        String syncTopic,
+        TopicSyncSettings topics) {
     public static final long DEFAULT_GROUP_OFFSETS_INTERVAL_MS = 5000;
     public static final String DEFAULT_SYNC_TOPIC = "__strait_sync";
 
@@ -21,7 +25,8 @@ public record SyncSettings(GroupFilter groups, long groupOffsetsIntervalMs, bool
         Objects.requireNonNull(syncTopic);
         Objects.requireNonNull(topics);
         if (groupOffsetsIntervalMs < 100) {
-            throw new ConfigException("--sync.group.offsets.interval.ms must be at least 100, not " + groupOffsetsIntervalMs);
+            throw new ConfigException(
+                    "--sync.group.offsets.interval.ms must be at least 100, not " + groupOffsetsIntervalMs);
         }
         if (groups != null && !offsetMap) {
             throw new ConfigException("--groups needs the offset map: remove --offset.map=false");
@@ -32,7 +37,7 @@ public record SyncSettings(GroupFilter groups, long groupOffsetsIntervalMs, bool
     }
 
     public static SyncSettings defaults() {
-        return new SyncSettings(null, DEFAULT_GROUP_OFFSETS_INTERVAL_MS, true, DEFAULT_SYNC_TOPIC,
-            TopicSyncSettings.defaults());
+        return new SyncSettings(
+                null, DEFAULT_GROUP_OFFSETS_INTERVAL_MS, true, DEFAULT_SYNC_TOPIC, TopicSyncSettings.defaults());
     }
 }

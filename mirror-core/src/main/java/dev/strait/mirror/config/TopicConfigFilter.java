@@ -22,17 +22,17 @@ import java.util.regex.PatternSyntaxException;
  */
 public final class TopicConfigFilter {
     public static final List<String> DEFAULT_EXCLUDES = List.of(
-        "message\\.timestamp\\.type",
-        "message\\.timestamp\\.difference\\.max\\.ms",
-        "message\\.timestamp\\.before\\.max\\.ms",
-        "message\\.timestamp\\.after\\.max\\.ms",
-        "follower\\.replication\\.throttled\\.replicas",
-        "leader\\.replication\\.throttled\\.replicas",
-        "unclean\\.leader\\.election\\.enable",
-        "min\\.insync\\.replicas",
-        "remote\\.storage\\.enable",
-        "remote\\.log\\..*",
-        "local\\.retention\\..*");
+            "message\\.timestamp\\.type",
+            "message\\.timestamp\\.difference\\.max\\.ms",
+            "message\\.timestamp\\.before\\.max\\.ms",
+            "message\\.timestamp\\.after\\.max\\.ms",
+            "follower\\.replication\\.throttled\\.replicas",
+            "leader\\.replication\\.throttled\\.replicas",
+            "unclean\\.leader\\.election\\.enable",
+            "min\\.insync\\.replicas",
+            "remote\\.storage\\.enable",
+            "remote\\.log\\..*",
+            "local\\.retention\\..*");
 
     private final List<Pattern> excludes;
 
@@ -59,8 +59,8 @@ public final class TopicConfigFilter {
                 try {
                     patterns.add(Pattern.compile(p));
                 } catch (PatternSyntaxException e) {
-                    throw new ConfigException("--config.properties.exclude: '" + p + "' is not a valid regex: "
-                        + e.getDescription());
+                    throw new ConfigException(
+                            "--config.properties.exclude: '" + p + "' is not a valid regex: " + e.getDescription());
                 }
             }
         }

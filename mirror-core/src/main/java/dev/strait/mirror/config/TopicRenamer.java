@@ -44,8 +44,9 @@ public final class TopicRenamer {
         if (rule != null && !rule.isBlank()) {
             int eq = rule.lastIndexOf('=');
             if (eq <= 0) {
-                throw new ConfigException("--topic.rename must look like PATTERN=REPLACEMENT (e.g. 'prod\\.(.*)=dr.$1'), not '"
-                    + rule + "'");
+                throw new ConfigException(
+                        "--topic.rename must look like PATTERN=REPLACEMENT (e.g. 'prod\\.(.*)=dr.$1'), not '" + rule
+                                + "'");
             }
             try {
                 pattern = Pattern.compile(rule.substring(0, eq));
@@ -56,7 +57,8 @@ public final class TopicRenamer {
         }
         String p = prefix == null ? "" : prefix;
         if (!p.isEmpty() && !p.matches("[a-zA-Z0-9._-]+")) {
-            throw new ConfigException("--topic.prefix may only contain letters, digits, '.', '_' and '-', not '" + p + "'");
+            throw new ConfigException(
+                    "--topic.prefix may only contain letters, digits, '.', '_' and '-', not '" + p + "'");
         }
         return new TopicRenamer(p, pattern, replacement, java.util.Map.of());
     }
@@ -77,7 +79,9 @@ public final class TopicRenamer {
     }
 
     public boolean isIdentity() {
-        return prefix.isEmpty() && pattern == null && explicit.entrySet().stream().allMatch(e -> e.getKey().equals(e.getValue()));
+        return prefix.isEmpty()
+                && pattern == null
+                && explicit.entrySet().stream().allMatch(e -> e.getKey().equals(e.getValue()));
     }
 
     /** The rule in the form a user wrote it, for logs and for the lag monitor. */
@@ -89,6 +93,7 @@ public final class TopicRenamer {
             return "names " + new java.util.TreeMap<>(explicit);
         }
         String rule = pattern == null ? "" : pattern.pattern() + "=" + replacement;
-        return (rule.isEmpty() ? "" : "rename " + rule) + (prefix.isEmpty() ? "" : (rule.isEmpty() ? "" : ", ") + "prefix " + prefix);
+        return (rule.isEmpty() ? "" : "rename " + rule)
+                + (prefix.isEmpty() ? "" : (rule.isEmpty() ? "" : ", ") + "prefix " + prefix);
     }
 }

@@ -7,8 +7,8 @@ import java.util.Objects;
  * {@code filter}), partition counts (grown, never shrunk) and, where both clusters have an authorizer, the
  * READ and DESCRIBE ACLs of mirrored topics (never WRITE: only the mirror writes to a target topic).
  */
-public record TopicSyncSettings(boolean configs, boolean partitions, boolean acls, long intervalMs,
-                                TopicConfigFilter filter) {
+public record TopicSyncSettings(
+        boolean configs, boolean partitions, boolean acls, long intervalMs, TopicConfigFilter filter) {
     public TopicSyncSettings {
         Objects.requireNonNull(filter);
         if (intervalMs < 1000) {

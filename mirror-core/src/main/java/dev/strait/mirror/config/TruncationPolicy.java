@@ -15,7 +15,8 @@ public enum TruncationPolicy {
             case "skip_and_alert":
                 return SKIP_AND_ALERT;
             default:
-                throw new ConfigException("--on.source.truncation must be 'fail' or 'skip-and-alert', not '" + text + "'");
+                throw new ConfigException(
+                        "--on.source.truncation must be 'fail' or 'skip-and-alert', not '" + text + "'");
         }
     }
 }

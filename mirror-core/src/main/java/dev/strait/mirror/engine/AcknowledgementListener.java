@@ -15,8 +15,7 @@ import org.apache.kafka.common.TopicPartition;
 @FunctionalInterface
 public interface AcknowledgementListener {
     /** Does nothing. */
-    AcknowledgementListener NONE = (source, sourceOffset, target, targetOffset) -> {
-    };
+    AcknowledgementListener NONE = (source, sourceOffset, target, targetOffset) -> {};
 
     void acknowledged(TopicPartition source, long sourceOffset, TopicPartition target, long targetOffset);
 }

@@ -1,9 +1,5 @@
 package dev.strait.mirror.engine;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Properties;
-
 import com.codahale.metrics.MetricRegistry;
 import dev.strait.mirror.config.MirrorSettings;
 import dev.strait.mirror.config.SyncSettings;
@@ -11,6 +7,9 @@ import dev.strait.mirror.sync.GroupOffsetSync;
 import dev.strait.mirror.sync.OffsetMap;
 import dev.strait.mirror.sync.SyncTopic;
 import dev.strait.mirror.sync.TargetReader;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.utils.Time;
@@ -38,8 +37,15 @@ final class EngineSyncs {
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean stopRequested;
 
-    EngineSyncs(MirrorSettings settings, Admin sourceAdmin, Admin targetAdmin, Properties targetClient,
-                String sourceClusterId, TargetTopics targetTopics, MetricRegistry registry, Time time) {
+    EngineSyncs(
+            MirrorSettings settings,
+            Admin sourceAdmin,
+            Admin targetAdmin,
+            Properties targetClient,
+            String sourceClusterId,
+            TargetTopics targetTopics,
+            MetricRegistry registry,
+            Time time) {
         SyncSettings sync = settings.sync();
         this.targetTopics = targetTopics;
         this.topicIntervalMs = sync.topics().intervalMs();
@@ -48,9 +54,21 @@ final class EngineSyncs {
             offsetMap = new OffsetMap(sourceClusterId, OffsetMap.DEFAULT_MAX_SEGMENTS);
             syncTopic = new SyncTopic(sync.syncTopic(), targetClient, time);
             reader = new TargetReader(targetClient, sourceClusterId, time, 30_000);
-            groupSync = new GroupOffsetSync(new GroupOffsetSync.Settings(sync.groups(), sync.groupOffsetsIntervalMs(),
-                settings.consumerConfig().getProperty("group.id"), settings.subscription(), settings.renamer()),
-                sourceAdmin, targetAdmin, offsetMap, syncTopic, reader, time, Uuid.randomUuid().toString(), registry);
+            groupSync = new GroupOffsetSync(
+                    new GroupOffsetSync.Settings(
+                            sync.groups(),
+                            sync.groupOffsetsIntervalMs(),
+                            settings.consumerConfig().getProperty("group.id"),
+                            settings.subscription(),
+                            settings.renamer()),
+                    sourceAdmin,
+                    targetAdmin,
+                    offsetMap,
+                    syncTopic,
+                    reader,
+                    time,
+                    Uuid.randomUuid().toString(),
+                    registry);
         } else {
             offsetMap = null;
             syncTopic = null;

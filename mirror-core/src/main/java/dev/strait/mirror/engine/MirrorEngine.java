@@ -1,5 +1,9 @@
 package dev.strait.mirror.engine;
 
+import dev.strait.mirror.config.ClientConfigs;
+import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.metrics.ClientMetricsBridge;
+import dev.strait.mirror.metrics.MirrorMetrics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,11 +12,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-
-import dev.strait.mirror.config.ClientConfigs;
-import dev.strait.mirror.config.MirrorSettings;
-import dev.strait.mirror.metrics.ClientMetricsBridge;
-import dev.strait.mirror.metrics.MirrorMetrics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -39,7 +38,13 @@ import org.slf4j.LoggerFactory;
 public final class MirrorEngine implements AutoCloseable {
     private static final Logger LOGGER = LoggerFactory.getLogger(MirrorEngine.class);
 
-    public enum State { NEW, RUNNING, STOPPING, STOPPED, FAILED }
+    public enum State {
+        NEW,
+        RUNNING,
+        STOPPING,
+        STOPPED,
+        FAILED
+    }
 
     private final MirrorSettings settings;
     private final MirrorMetrics metrics;
@@ -90,15 +95,28 @@ public final class MirrorEngine implements AutoCloseable {
             targetClusterId = clusterId(targetAdmin, "target", producerProps);
             if (sourceClusterId.equals(targetClusterId)) {
                 throw new MirrorException("source and target are the same cluster (" + sourceClusterId + "); "
-                    + "check bootstrap.servers in --consumer.config and --producer.config");
+                        + "check bootstrap.servers in --consumer.config and --producer.config");
             }
             producer = new KafkaProducer<>(producerProps);
             ClientMetricsBridge.registerProducer(metrics.registry(), producer.metrics());
-            TargetTopics targetTopics = new TargetTopics(sourceAdmin, targetAdmin, settings.targetReplicationFactor(),
-                Integer.parseInt(producerProps.getProperty(ProducerConfig.BATCH_SIZE_CONFIG)), settings.sync().topics(),
-                settings.renamer(), time, metrics.registry());
-            syncs = new EngineSyncs(settings, sourceAdmin, targetAdmin, producerProps, sourceClusterId, targetTopics,
-                metrics.registry(), time);
+            TargetTopics targetTopics = new TargetTopics(
+                    sourceAdmin,
+                    targetAdmin,
+                    settings.targetReplicationFactor(),
+                    Integer.parseInt(producerProps.getProperty(ProducerConfig.BATCH_SIZE_CONFIG)),
+                    settings.sync().topics(),
+                    settings.renamer(),
+                    time,
+                    metrics.registry());
+            syncs = new EngineSyncs(
+                    settings,
+                    sourceAdmin,
+                    targetAdmin,
+                    producerProps,
+                    sourceClusterId,
+                    targetTopics,
+                    metrics.registry(),
+                    time);
             AcknowledgementListener acks = both(syncs.listener(), listener);
             String offsetReset = ClientConfigs.userOffsetReset(settings.consumerConfig());
             RecordSizer sizer = new RecordSizer(producerProps.getProperty(ProducerConfig.COMPRESSION_TYPE_CONFIG));
@@ -114,10 +132,23 @@ public final class MirrorEngine implements AutoCloseable {
                 }
             };
             for (int i = 0; i < settings.numStreams(); i++) {
-                KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(ClientConfigs.consumer(settings.consumerConfig(), i));
+                KafkaConsumer<byte[], byte[]> consumer =
+                        new KafkaConsumer<>(ClientConfigs.consumer(settings.consumerConfig(), i));
                 ClientMetricsBridge.registerConsumer(metrics.registry(), "stream-" + i, consumer.metrics());
-                streams.add(new MirrorStream(i, settings, consumer, producer, targets, sourceClusterId, targetClusterId,
-                    metrics, time, offsetReset, sizer, acks, this::sourceTopicId));
+                streams.add(new MirrorStream(
+                        i,
+                        settings,
+                        consumer,
+                        producer,
+                        targets,
+                        sourceClusterId,
+                        targetClusterId,
+                        metrics,
+                        time,
+                        offsetReset,
+                        sizer,
+                        acks,
+                        this::sourceTopicId));
             }
         } catch (RuntimeException e) {
             state.set(State.FAILED);
@@ -130,11 +161,17 @@ public final class MirrorEngine implements AutoCloseable {
             terminated.countDown();
             throw e;
         }
-        LOGGER.info("Mirroring topics matching '{}' from cluster {} to cluster {} with {} streams (rename: {}, "
-                + "partitions: {}, commit every {} ms, abort on send failure: {})", settings.include().pattern(),
-            sourceClusterId, targetClusterId, settings.numStreams(), settings.renamer().describe(),
-            settings.partitionMode().name().toLowerCase(java.util.Locale.ROOT), settings.offsetCommitIntervalMs(),
-            settings.abortOnSendFailure());
+        LOGGER.info(
+                "Mirroring topics matching '{}' from cluster {} to cluster {} with {} streams (rename: {}, "
+                        + "partitions: {}, commit every {} ms, abort on send failure: {})",
+                settings.include().pattern(),
+                sourceClusterId,
+                targetClusterId,
+                settings.numStreams(),
+                settings.renamer().describe(),
+                settings.partitionMode().name().toLowerCase(java.util.Locale.ROOT),
+                settings.offsetCommitIntervalMs(),
+                settings.abortOnSendFailure());
         running.set(streams.size());
         if (state.get() == State.STOPPING) {
             // A stop (e.g. SIGTERM) arrived while the engine was connecting: the streams end at once.
@@ -198,9 +235,12 @@ public final class MirrorEngine implements AutoCloseable {
         }
         metrics.sync();
         state.set(failure.get() == null ? State.STOPPED : State.FAILED);
-        LOGGER.info("Mirror {}: {} records consumed, {} produced, {} send errors",
-            state.get() == State.STOPPED ? "stopped" : "failed", metrics.recordsConsumed(), metrics.recordsProduced(),
-            metrics.sendErrors());
+        LOGGER.info(
+                "Mirror {}: {} records consumed, {} produced, {} send errors",
+                state.get() == State.STOPPED ? "stopped" : "failed",
+                metrics.recordsConsumed(),
+                metrics.recordsProduced(),
+                metrics.sendErrors());
         terminated.countDown();
     }
 
@@ -246,9 +286,11 @@ public final class MirrorEngine implements AutoCloseable {
         State s = state.get();
         long stall = longestStallMs();
         if (s == State.RUNNING && stall > stallThresholdMs()) {
-            return "running but stuck: a stream made no progress for " + stall / 1000 + " s while it had records to copy";
+            return "running but stuck: a stream made no progress for " + stall / 1000
+                    + " s while it had records to copy";
         }
-        return s.name().toLowerCase(java.util.Locale.ROOT) + (failure.get() == null ? "" : ": " + failure.get().getMessage());
+        return s.name().toLowerCase(java.util.Locale.ROOT)
+                + (failure.get() == null ? "" : ": " + failure.get().getMessage());
     }
 
     public boolean healthy() {
@@ -310,8 +352,13 @@ public final class MirrorEngine implements AutoCloseable {
     /** The id of a source topic, or null when it cannot be read now (the caller then assumes the worst). */
     private String sourceTopicId(String topic) {
         try {
-            return sourceAdmin.describeTopics(List.of(topic)).topicNameValues().get(topic).get(30, TimeUnit.SECONDS)
-                .topicId().toString();
+            return sourceAdmin
+                    .describeTopics(List.of(topic))
+                    .topicNameValues()
+                    .get(topic)
+                    .get(30, TimeUnit.SECONDS)
+                    .topicId()
+                    .toString();
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
@@ -325,8 +372,10 @@ public final class MirrorEngine implements AutoCloseable {
             return admin.describeCluster().clusterId().get(60, TimeUnit.SECONDS);
         } catch (Exception e) {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
-            throw new MirrorException("cannot reach the " + which + " cluster at " + props.getProperty("bootstrap.servers")
-                + ": " + cause.getMessage() + "; check bootstrap.servers and security settings", cause);
+            throw new MirrorException(
+                    "cannot reach the " + which + " cluster at " + props.getProperty("bootstrap.servers") + ": "
+                            + cause.getMessage() + "; check bootstrap.servers and security settings",
+                    cause);
         }
     }
 }

@@ -1,5 +1,8 @@
 package dev.strait.mirror.engine;
 
+import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.metrics.MirrorMetrics;
+import dev.strait.mirror.offsets.OffsetTracker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -8,19 +11,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-
-import dev.strait.mirror.config.MirrorSettings;
-import dev.strait.mirror.metrics.MirrorMetrics;
-import dev.strait.mirror.offsets.OffsetTracker;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.LogTruncationException;
 import org.apache.kafka.clients.consumer.NoOffsetForPartitionException;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.consumer.LogTruncationException;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.Producer;
@@ -61,7 +60,13 @@ final class MirrorStream implements Runnable {
     private static final long LAG_PUBLISH_INTERVAL_MS = 1000;
     private static final long FAILURE_LOG_INTERVAL_MS = 1000;
 
-    enum State { NEW, RUNNING, STOPPING, STOPPED, FAILED }
+    enum State {
+        NEW,
+        RUNNING,
+        STOPPING,
+        STOPPED,
+        FAILED
+    }
 
     private final int index;
     private final String logPrefix;
@@ -86,17 +91,29 @@ final class MirrorStream implements Runnable {
     private volatile boolean systemicFailure;
     /** When the stream last moved: a poll handed records over, or the target acknowledged a copy. */
     private volatile long lastProgressMs;
+
     private volatile boolean stopRequested;
     private volatile State state = State.NEW;
     private long nextCommitMs;
     /** Consumer lag summed over the assignment at the last publish; read by {@link #stalledForMs}. */
     private volatile long lastLag;
+
     private long nextLagMs;
 
-    MirrorStream(int index, MirrorSettings settings, Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer,
-                 RecordRouter.Targets targets, String sourceClusterId, String targetClusterId, MirrorMetrics metrics,
-                 Time time, String offsetReset, RecordSizer sizer, AcknowledgementListener listener,
-                 java.util.function.Function<String, String> sourceTopicIds) {
+    MirrorStream(
+            int index,
+            MirrorSettings settings,
+            Consumer<byte[], byte[]> consumer,
+            Producer<byte[], byte[]> producer,
+            RecordRouter.Targets targets,
+            String sourceClusterId,
+            String targetClusterId,
+            MirrorMetrics metrics,
+            Time time,
+            String offsetReset,
+            RecordSizer sizer,
+            AcknowledgementListener listener,
+            java.util.function.Function<String, String> sourceTopicIds) {
         this.index = index;
         this.logPrefix = "[stream " + index + "] ";
         this.settings = settings;
@@ -108,8 +125,8 @@ final class MirrorStream implements Runnable {
         this.sizer = sizer;
         this.router = new RecordRouter(settings, targets, sourceClusterId, targetClusterId, logPrefix);
         this.sends = new SendTracker(listener);
-        this.truncation = new SourceTruncationHandler(consumer, offsets, settings.onSourceTruncation(), metrics, logPrefix,
-            sourceTopicIds);
+        this.truncation = new SourceTruncationHandler(
+                consumer, offsets, settings.onSourceTruncation(), metrics, logPrefix, sourceTopicIds);
     }
 
     State state() {
@@ -153,7 +170,9 @@ final class MirrorStream implements Runnable {
         transitionTo(fatal == null ? State.STOPPED : State.FAILED);
         metrics.forgetStream(index);
         if (fatal != null) {
-            throw fatal instanceof MirrorException ? (MirrorException) fatal : new MirrorException(fatal.toString(), fatal);
+            throw fatal instanceof MirrorException
+                    ? (MirrorException) fatal
+                    : new MirrorException(fatal.toString(), fatal);
         }
     }
 
@@ -266,13 +285,18 @@ final class MirrorStream implements Runnable {
         return record.timestamp() == ConsumerRecord.NO_TIMESTAMP ? null : record.timestamp();
     }
 
-    private void send(ProducerRecord<byte[], byte[]> out, TopicPartition tp, ConsumerRecord<byte[], byte[]> source,
-                      int maxMessageBytes) {
+    private void send(
+            ProducerRecord<byte[], byte[]> out,
+            TopicPartition tp,
+            ConsumerRecord<byte[], byte[]> source,
+            int maxMessageBytes) {
         SendTracker.Send ticket = sends.begin(tp, source.offset());
         int oversize = sizer.oversizeBytes(out, maxMessageBytes);
         if (oversize > 0) {
-            onSendFailure(ticket, new RecordTooLargeException("the record is " + oversize + " bytes, more than "
-                + "max.message.bytes=" + maxMessageBytes + " of target topic " + out.topic()));
+            onSendFailure(
+                    ticket,
+                    new RecordTooLargeException("the record is " + oversize + " bytes, more than "
+                            + "max.message.bytes=" + maxMessageBytes + " of target topic " + out.topic()));
             return;
         }
         SendCallback callback = new SendCallback(ticket, source.timestamp(), payloadBytes(source));
@@ -326,10 +350,16 @@ final class MirrorStream implements Runnable {
             boolean first = !sends.failed();
             ticket.failed(cause, false);
             if (first) {
-                LOGGER.error("{}Send of source record {} to the target failed: {}; stopping without committing past it "
-                    + "({})", logPrefix, failure.describe(), cause.toString(), settings.abortOnSendFailure()
-                    ? "abort.on.send.failure=true" : "not a failure of this record alone, so not skipped even with "
-                    + "abort.on.send.failure=false");
+                LOGGER.error(
+                        "{}Send of source record {} to the target failed: {}; stopping without committing past it "
+                                + "({})",
+                        logPrefix,
+                        failure.describe(),
+                        cause.toString(),
+                        settings.abortOnSendFailure()
+                                ? "abort.on.send.failure=true"
+                                : "not a failure of this record alone, so not skipped even with "
+                                        + "abort.on.send.failure=false");
             }
             return;
         }
@@ -338,9 +368,12 @@ final class MirrorStream implements Runnable {
         long last = lastFailureLogMs.get();
         if (now - last >= FAILURE_LOG_INTERVAL_MS && lastFailureLogMs.compareAndSet(last, now)) {
             long suppressed = suppressedFailureLogs.getAndSet(0);
-            LOGGER.warn("{}Skipping source record {}: send to the target failed: {} (abort.on.send.failure=false{})",
-                logPrefix, failure.describe(), cause.toString(),
-                suppressed > 0 ? "; " + suppressed + " more skipped since the last report" : "");
+            LOGGER.warn(
+                    "{}Skipping source record {}: send to the target failed: {} (abort.on.send.failure=false{})",
+                    logPrefix,
+                    failure.describe(),
+                    cause.toString(),
+                    suppressed > 0 ? "; " + suppressed + " more skipped since the last report" : "");
         } else {
             suppressedFailureLogs.incrementAndGet();
         }
@@ -350,11 +383,15 @@ final class MirrorStream implements Runnable {
         SendFailure earliest = sends.firstFailure();
         // Name the lowest failed offset of the partition that failed first: that is where the commit stopped.
         long lowest = sends.firstFailed().getOrDefault(earliest.source(), earliest.offset());
-        SendFailure first = lowest == earliest.offset() ? earliest
-            : new SendFailure(earliest.source(), lowest, earliest.cause());
-        return new MirrorException("send of source record " + first.describe() + " (topic " + first.source().topic()
-            + ", partition " + first.source().partition() + ", offset " + first.offset() + ") failed: " + first.cause()
-            + "; offsets were committed up to it, not past it. " + SendFailures.advice(first.cause()), first.cause());
+        SendFailure first =
+                lowest == earliest.offset() ? earliest : new SendFailure(earliest.source(), lowest, earliest.cause());
+        return new MirrorException(
+                "send of source record " + first.describe() + " (topic "
+                        + first.source().topic()
+                        + ", partition " + first.source().partition() + ", offset " + first.offset() + ") failed: "
+                        + first.cause()
+                        + "; offsets were committed up to it, not past it. " + SendFailures.advice(first.cause()),
+                first.cause());
     }
 
     /**
@@ -387,8 +424,11 @@ final class MirrorStream implements Runnable {
             LOGGER.debug("{}Committed {}", logPrefix, toCommit);
         } catch (CommitFailedException | RebalanceInProgressException | RetriableException e) {
             metrics.commitFailed();
-            LOGGER.warn("{}Offset commit failed ({}); records mirrored since the last commit may be mirrored again "
-                + "after a restart or rebalance (duplicates, not loss)", logPrefix, e.toString());
+            LOGGER.warn(
+                    "{}Offset commit failed ({}); records mirrored since the last commit may be mirrored again "
+                            + "after a restart or rebalance (duplicates, not loss)",
+                    logPrefix,
+                    e.toString());
         }
     }
 
@@ -398,7 +438,8 @@ final class MirrorStream implements Runnable {
         try {
             commit(new ArrayList<>(offsets.tracked()));
         } catch (Throwable t) {
-            LOGGER.warn("{}Final commit failed: {}; uncommitted records will be mirrored again", logPrefix, t.toString());
+            LOGGER.warn(
+                    "{}Final commit failed: {}; uncommitted records will be mirrored again", logPrefix, t.toString());
             if (result == null) {
                 result = t;
             }
@@ -424,14 +465,18 @@ final class MirrorStream implements Runnable {
                 break;
             default:
                 throw new MirrorException("the group has no committed offset for " + partitions
-                    + " and auto.offset.reset=none; commit a starting offset with kafka-consumer-groups --reset-offsets "
-                    + "or set auto.offset.reset=earliest");
+                        + " and auto.offset.reset=none; commit a starting offset with kafka-consumer-groups --reset-offsets "
+                        + "or set auto.offset.reset=earliest");
         }
         for (TopicPartition tp : partitions) {
             long position = consumer.position(tp);
             offsets.seeked(tp, position);
-            LOGGER.info("{}No committed offset for {}: starting at offset {} (auto.offset.reset={})", logPrefix, tp,
-                position, offsetReset);
+            LOGGER.info(
+                    "{}No committed offset for {}: starting at offset {} (auto.offset.reset={})",
+                    logPrefix,
+                    tp,
+                    position,
+                    offsetReset);
         }
     }
 
@@ -466,8 +511,11 @@ final class MirrorStream implements Runnable {
             if (partitions.isEmpty()) {
                 return;
             }
-            LOGGER.warn("{}Partitions lost without a rebalance handshake: {}; their uncommitted records will be mirrored "
-                + "again by their new owner", logPrefix, partitions);
+            LOGGER.warn(
+                    "{}Partitions lost without a rebalance handshake: {}; their uncommitted records will be mirrored "
+                            + "again by their new owner",
+                    logPrefix,
+                    partitions);
             forget(partitions);
         }
 

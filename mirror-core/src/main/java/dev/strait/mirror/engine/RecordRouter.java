@@ -1,16 +1,15 @@
 package dev.strait.mirror.engine;
 
+import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.PartitionMode;
+import dev.strait.mirror.handler.MessageHandler;
+import dev.strait.mirror.provenance.Provenance;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import dev.strait.mirror.config.MirrorSettings;
-import dev.strait.mirror.config.PartitionMode;
-import dev.strait.mirror.handler.MessageHandler;
-import dev.strait.mirror.provenance.Provenance;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
@@ -70,8 +69,12 @@ final class RecordRouter {
     private final Map<TopicPartition, Route> routes = new HashMap<>();
     private final Map<String, TargetTopics.TargetTopic> handlerTopics = new HashMap<>();
 
-    RecordRouter(MirrorSettings settings, Targets targets, String sourceClusterId, String targetClusterId,
-                 String logPrefix) {
+    RecordRouter(
+            MirrorSettings settings,
+            Targets targets,
+            String sourceClusterId,
+            String targetClusterId,
+            String logPrefix) {
         this.settings = settings;
         this.targets = targets;
         this.sourceClusterId = sourceClusterId;
@@ -122,15 +125,23 @@ final class RecordRouter {
             if (stamp != null) {
                 headers.add(Provenance.HEADER, stamp);
             }
-            sink.send(new ProducerRecord<>(route.targetTopic, route.partitionFor(record.key()), timestampOf(record),
-                record.key(), record.value(), headers), route.maxMessageBytes);
+            sink.send(
+                    new ProducerRecord<>(
+                            route.targetTopic,
+                            route.partitionFor(record.key()),
+                            timestampOf(record),
+                            record.key(),
+                            record.value(),
+                            headers),
+                    route.maxMessageBytes);
             return Verdict.COPIED;
         }
         List<ProducerRecord<byte[], byte[]>> outs;
         try {
             outs = handler.handle(record);
         } catch (RuntimeException e) {
-            throw new HandlerFailedException("message handler " + handler.getClass().getName() + " failed: " + e, e);
+            throw new HandlerFailedException(
+                    "message handler " + handler.getClass().getName() + " failed: " + e, e);
         }
         if (outs == null || outs.isEmpty()) {
             return Verdict.DROPPED_BY_HANDLER;
@@ -140,15 +151,23 @@ final class RecordRouter {
             int targetPartitions = route.targetPartitions;
             int maxMessageBytes = route.maxMessageBytes;
             if (!targetTopic.equals(route.targetTopic)) {
-                TargetTopics.TargetTopic t = handlerTopics.computeIfAbsent(targetTopic,
-                    name -> targets.ensure(record.topic(), name));
+                TargetTopics.TargetTopic t =
+                        handlerTopics.computeIfAbsent(targetTopic, name -> targets.ensure(record.topic(), name));
                 targetPartitions = t.partitions();
                 maxMessageBytes = t.maxMessageBytes();
             }
-            int partition = pr.partition() != null ? pr.partition()
-                : Route.partitionFor(settings.partitionMode(), record.partition(), targetPartitions, pr.key());
-            sink.send(new ProducerRecord<>(targetTopic, partition, pr.timestamp(), pr.key(), pr.value(),
-                headersFor(pr.headers(), stamp)), maxMessageBytes);
+            int partition = pr.partition() != null
+                    ? pr.partition()
+                    : Route.partitionFor(settings.partitionMode(), record.partition(), targetPartitions, pr.key());
+            sink.send(
+                    new ProducerRecord<>(
+                            targetTopic,
+                            partition,
+                            pr.timestamp(),
+                            pr.key(),
+                            pr.value(),
+                            headersFor(pr.headers(), stamp)),
+                    maxMessageBytes);
         }
         return Verdict.COPIED;
     }
@@ -161,8 +180,9 @@ final class RecordRouter {
      * does by default): the target does not hold those.
      */
     private boolean isCopyOfATargetRecord(Provenance provenance, Route route) {
-        return provenance != null && provenance.sourceCluster().equals(targetClusterId)
-            && provenance.topic().equals(route.targetTopic);
+        return provenance != null
+                && provenance.sourceCluster().equals(targetClusterId)
+                && provenance.topic().equals(route.targetTopic);
     }
 
     /** This hop's provenance: the record's first cluster is kept across hops, the rest describes this read. */
@@ -171,7 +191,7 @@ final class RecordRouter {
             return route.provenance.withOffset(record.offset());
         }
         return Provenance.prefix(incoming.originCluster(), sourceClusterId, record.topic(), record.partition())
-            .withOffset(record.offset());
+                .withOffset(record.offset());
     }
 
     /**
@@ -199,14 +219,22 @@ final class RecordRouter {
     }
 
     private Route buildRoute(TopicPartition tp) {
-        TargetTopics.TargetTopic target = targets.ensure(tp.topic(), settings.renamer().targetTopic(tp.topic()));
+        TargetTopics.TargetTopic target =
+                targets.ensure(tp.topic(), settings.renamer().targetTopic(tp.topic()));
         if (settings.partitionMode() == PartitionMode.PRESERVE && tp.partition() >= target.partitions()) {
-            LOGGER.warn("{}Target topic {} has {} partitions, fewer than source partition {} needs; its records go by key "
-                + "hash instead. Add partitions to the target topic to keep partitions aligned.", logPrefix, target.name(),
-                target.partitions(), tp);
+            LOGGER.warn(
+                    "{}Target topic {} has {} partitions, fewer than source partition {} needs; its records go by key "
+                            + "hash instead. Add partitions to the target topic to keep partitions aligned.",
+                    logPrefix,
+                    target.name(),
+                    target.partitions(),
+                    tp);
         }
-        Route route = new Route(target, tp.partition(), settings.partitionMode(),
-            Provenance.prefix(sourceClusterId, sourceClusterId, tp.topic(), tp.partition()));
+        Route route = new Route(
+                target,
+                tp.partition(),
+                settings.partitionMode(),
+                Provenance.prefix(sourceClusterId, sourceClusterId, tp.topic(), tp.partition()));
         routes.put(tp, route);
         return route;
     }

@@ -1,7 +1,6 @@
 package dev.strait.mirror.engine;
 
 import java.util.Locale;
-
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.CompressionType;
@@ -23,19 +22,27 @@ final class RecordSizer {
     private final Compression compression;
 
     RecordSizer(String compressionType) {
-        this.compression = Compression.of(CompressionType.forName(compressionType.trim().toLowerCase(Locale.ROOT))).build();
+        this.compression = Compression.of(
+                        CompressionType.forName(compressionType.trim().toLowerCase(Locale.ROOT)))
+                .build();
     }
 
     /** The size of a batch holding just this record, compressed as the producer will, or -1 if it surely fits. */
     int oversizeBytes(ProducerRecord<byte[], byte[]> record, int maxMessageBytes) {
         long keyValue = (record.key() == null ? 0 : record.key().length)
-            + (record.value() == null ? 0 : (long) record.value().length);
+                + (record.value() == null ? 0 : (long) record.value().length);
         if (maxMessageBytes == Integer.MAX_VALUE || keyValue + HEADROOM_BYTES < maxMessageBytes) {
             return -1;
         }
         long ts = record.timestamp() == null ? 0 : record.timestamp();
-        int size = MemoryRecords.withRecords(compression,
-            new SimpleRecord(ts, record.key(), record.value(), record.headers().toArray())).sizeInBytes();
+        int size = MemoryRecords.withRecords(
+                        compression,
+                        new SimpleRecord(
+                                ts,
+                                record.key(),
+                                record.value(),
+                                record.headers().toArray()))
+                .sizeInBytes();
         return size > maxMessageBytes ? size : -1;
     }
 }

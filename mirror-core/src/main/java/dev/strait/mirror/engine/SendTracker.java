@@ -7,7 +7,6 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
-
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,6 +30,7 @@ final class SendTracker {
     private final AtomicLong outstanding = new AtomicLong();
     /** Failures that were not skipped, in the order they happened (for the error message). */
     private final ConcurrentLinkedQueue<SendFailure> failures = new ConcurrentLinkedQueue<>();
+
     private volatile boolean failed;
 
     SendTracker(AcknowledgementListener listener) {

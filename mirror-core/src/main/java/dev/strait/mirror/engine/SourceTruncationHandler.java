@@ -1,14 +1,13 @@
 package dev.strait.mirror.engine;
 
+import dev.strait.mirror.config.TruncationPolicy;
+import dev.strait.mirror.metrics.MirrorMetrics;
+import dev.strait.mirror.offsets.OffsetTracker;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
-
-import dev.strait.mirror.config.TruncationPolicy;
-import dev.strait.mirror.metrics.MirrorMetrics;
-import dev.strait.mirror.offsets.OffsetTracker;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -43,10 +42,16 @@ final class SourceTruncationHandler {
     private final String logPrefix;
     /** The source topic's id now (null when it cannot be told), to tell a re-created topic from a truncated one. */
     private final Function<String, String> topicIds;
+
     private final Map<String, String> knownIds = new HashMap<>();
 
-    SourceTruncationHandler(Consumer<byte[], byte[]> consumer, OffsetTracker offsets, TruncationPolicy policy,
-                            MirrorMetrics metrics, String logPrefix, Function<String, String> topicIds) {
+    SourceTruncationHandler(
+            Consumer<byte[], byte[]> consumer,
+            OffsetTracker offsets,
+            TruncationPolicy policy,
+            MirrorMetrics metrics,
+            String logPrefix,
+            Function<String, String> topicIds) {
         this.consumer = consumer;
         this.offsets = offsets;
         this.policy = policy;
@@ -82,13 +87,16 @@ final class SourceTruncationHandler {
                 // copied from its start.
                 long first = consumer.beginningOffsets(java.util.List.of(tp)).getOrDefault(tp, 0L);
                 String what = "source topic " + tp.topic() + " was deleted and re-created (its topic id changed): "
-                    + "records of the old topic not yet copied are lost, the new topic is copied from its start";
+                        + "records of the old topic not yet copied are lost, the new topic is copied from its start";
                 if (policy == TruncationPolicy.FAIL) {
                     throw new MirrorException(what + ". Stopping (--on.source.truncation=fail). To copy the new topic, "
-                        + "restart with --on.source.truncation=skip-and-alert");
+                            + "restart with --on.source.truncation=skip-and-alert");
                 }
-                LOGGER.error("{}ALERT {}. Continuing from offset {} (--on.source.truncation=skip-and-alert)", logPrefix,
-                    what, first);
+                LOGGER.error(
+                        "{}ALERT {}. Continuing from offset {} (--on.source.truncation=skip-and-alert)",
+                        logPrefix,
+                        what,
+                        first);
                 consumer.seek(tp, first);
                 offsets.seeked(tp, first, Optional.empty());
                 continue;
@@ -97,17 +105,22 @@ final class SourceTruncationHandler {
             long position = positions.getOrDefault(tp, offsets.position(tp));
             long diverged = Math.max(0, position - at);
             String what = "source partition " + tp + " diverged at offset " + at + ": the source lost the records at "
-                + "offsets " + at + ".." + (position - 1) + " (" + diverged + " records) after the mirror had read them "
-                + "(an unclean leader election), and holds other records at those offsets now; the target holds up to "
-                + diverged + " copies of records from the lost branch";
+                    + "offsets " + at + ".." + (position - 1) + " (" + diverged
+                    + " records) after the mirror had read them "
+                    + "(an unclean leader election), and holds other records at those offsets now; the target holds up to "
+                    + diverged + " copies of records from the lost branch";
             if (policy == TruncationPolicy.FAIL) {
-                throw new MirrorException(what + ". Stopping (--on.source.truncation=fail). Decide what the target should "
-                    + "hold, then restart with --on.source.truncation=skip-and-alert to copy the source's records from "
-                    + "offset " + at + " on (the lost branch's copies stay on the target)");
+                throw new MirrorException(
+                        what + ". Stopping (--on.source.truncation=fail). Decide what the target should "
+                                + "hold, then restart with --on.source.truncation=skip-and-alert to copy the source's records from "
+                                + "offset " + at + " on (the lost branch's copies stay on the target)");
             }
             metrics.sourceRecordsDiverged(diverged);
-            LOGGER.error("{}ALERT source log diverged: {}. Continuing from offset {} (--on.source.truncation=skip-and-alert)",
-                logPrefix, what, at);
+            LOGGER.error(
+                    "{}ALERT source log diverged: {}. Continuing from offset {} (--on.source.truncation=skip-and-alert)",
+                    logPrefix,
+                    what,
+                    at);
             consumer.seek(tp, e.getValue());
             offsets.seeked(tp, at, e.getValue().leaderEpoch());
         }
@@ -133,31 +146,39 @@ final class SourceTruncationHandler {
                 lost = first - position;
                 resumeAt = first;
                 what = "source partition " + tp + " no longer has offsets " + position + ".." + (first - 1) + ": "
-                    + lost + " records were deleted on the source (retention) before the mirror copied them";
+                        + lost + " records were deleted on the source (retention) before the mirror copied them";
             } else if (recreated(tp.topic())) {
                 lost = -1;
                 resumeAt = first;
-                what = "source topic " + tp.topic() + " was deleted and re-created (its topic id changed): the mirror's "
-                    + "position " + position + " in " + tp + " is past the new log end " + last + "; records of the old "
-                    + "topic not yet copied are lost, the new topic is copied from its start";
+                what = "source topic " + tp.topic()
+                        + " was deleted and re-created (its topic id changed): the mirror's "
+                        + "position " + position + " in " + tp + " is past the new log end " + last
+                        + "; records of the old "
+                        + "topic not yet copied are lost, the new topic is copied from its start";
             } else {
                 lost = position - last;
                 resumeAt = last;
-                what = "the mirror's position " + position + " in source partition " + tp + " is past its log end " + last
-                    + ": the source lost records (an unclean leader election without leader epochs to tell where its log "
-                    + "diverged); " + lost + " records the mirror had read are gone from the source, and records below "
-                    + last + " may differ from what was copied";
+                what = "the mirror's position " + position + " in source partition " + tp + " is past its log end "
+                        + last
+                        + ": the source lost records (an unclean leader election without leader epochs to tell where its log "
+                        + "diverged); " + lost
+                        + " records the mirror had read are gone from the source, and records below "
+                        + last + " may differ from what was copied";
             }
             if (policy == TruncationPolicy.FAIL) {
-                throw new MirrorException(what + ". Stopping (--on.source.truncation=fail). To go on from offset " + resumeAt
-                    + ", restart with --on.source.truncation=skip-and-alert or reset the group's offsets with "
-                    + "kafka-consumer-groups --reset-offsets");
+                throw new MirrorException(
+                        what + ". Stopping (--on.source.truncation=fail). To go on from offset " + resumeAt
+                                + ", restart with --on.source.truncation=skip-and-alert or reset the group's offsets with "
+                                + "kafka-consumer-groups --reset-offsets");
             }
             if (lost > 0) {
                 metrics.sourceRecordsLost(lost);
             }
-            LOGGER.error("{}ALERT source records lost: {}. Continuing from offset {} (--on.source.truncation=skip-and-alert)",
-                logPrefix, what, resumeAt);
+            LOGGER.error(
+                    "{}ALERT source records lost: {}. Continuing from offset {} (--on.source.truncation=skip-and-alert)",
+                    logPrefix,
+                    what,
+                    resumeAt);
             consumer.seek(tp, resumeAt);
             offsets.seeked(tp, resumeAt, Optional.empty());
         }

@@ -1,5 +1,10 @@
 package dev.strait.mirror.engine;
 
+import com.codahale.metrics.MetricRegistry;
+import dev.strait.mirror.config.TopicConfigFilter;
+import dev.strait.mirror.config.TopicRenamer;
+import dev.strait.mirror.config.TopicSyncSettings;
+import dev.strait.mirror.sync.SyncMetrics;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -12,12 +17,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-
-import com.codahale.metrics.MetricRegistry;
-import dev.strait.mirror.config.TopicConfigFilter;
-import dev.strait.mirror.config.TopicRenamer;
-import dev.strait.mirror.config.TopicSyncSettings;
-import dev.strait.mirror.sync.SyncMetrics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
@@ -79,8 +78,7 @@ public final class TargetTopics {
     private static final long WRITABLE_POLL_MS = 50;
 
     /** What the mirror needs to know of a target topic. Immutable. */
-    public record TargetTopic(String name, int partitions, int maxMessageBytes) {
-    }
+    public record TargetTopic(String name, int partitions, int maxMessageBytes) {}
 
     private final Admin sourceAdmin;
     private final Admin targetAdmin;
@@ -92,6 +90,7 @@ public final class TargetTopics {
     private final Map<String, CompletableFuture<TargetTopic>> topics = new ConcurrentHashMap<>();
     /** Target topic to source topic, for every mirrored pair seen (not a handler's extra topics). */
     private final Map<String, String> pairs = new ConcurrentHashMap<>();
+
     private final SyncMetrics configMetrics;
     private final SyncMetrics partitionMetrics;
     private final SyncMetrics aclMetrics;
@@ -99,12 +98,26 @@ public final class TargetTopics {
 
     /** Creation only, as before the syncs: kept for callers that do not sync (tests, tools). */
     public TargetTopics(Admin sourceAdmin, Admin targetAdmin, short replicationFactor, int producerBatchBytes) {
-        this(sourceAdmin, targetAdmin, replicationFactor, producerBatchBytes, TopicSyncSettings.defaults(),
-            TopicRenamer.identity(), Time.SYSTEM, new MetricRegistry());
+        this(
+                sourceAdmin,
+                targetAdmin,
+                replicationFactor,
+                producerBatchBytes,
+                TopicSyncSettings.defaults(),
+                TopicRenamer.identity(),
+                Time.SYSTEM,
+                new MetricRegistry());
     }
 
-    public TargetTopics(Admin sourceAdmin, Admin targetAdmin, short replicationFactor, int producerBatchBytes,
-                        TopicSyncSettings sync, TopicRenamer renamer, Time time, MetricRegistry registry) {
+    public TargetTopics(
+            Admin sourceAdmin,
+            Admin targetAdmin,
+            short replicationFactor,
+            int producerBatchBytes,
+            TopicSyncSettings sync,
+            TopicRenamer renamer,
+            Time time,
+            MetricRegistry registry) {
         this.sourceAdmin = sourceAdmin;
         this.targetAdmin = targetAdmin;
         this.replicationFactor = replicationFactor;
@@ -149,9 +162,14 @@ public final class TargetTopics {
         int partitions = partitionCount(sourceTopic, targetTopic);
         int maxMessageBytes = maxMessageBytes(targetTopic);
         if (maxMessageBytes < producerBatchBytes) {
-            LOGGER.warn("Target topic {} accepts batches of at most {} bytes (max.message.bytes) but the producer's "
-                + "batch.size is {}: the producer can retry an oversized batch until delivery.timeout.ms. Set batch.size "
-                + "in --producer.config below {}", targetTopic, maxMessageBytes, producerBatchBytes, maxMessageBytes);
+            LOGGER.warn(
+                    "Target topic {} accepts batches of at most {} bytes (max.message.bytes) but the producer's "
+                            + "batch.size is {}: the producer can retry an oversized batch until delivery.timeout.ms. Set batch.size "
+                            + "in --producer.config below {}",
+                    targetTopic,
+                    maxMessageBytes,
+                    producerBatchBytes,
+                    maxMessageBytes);
         }
         return new TargetTopic(targetTopic, partitions, maxMessageBytes);
     }
@@ -159,18 +177,26 @@ public final class TargetTopics {
     private int maxMessageBytes(String targetTopic) {
         ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, targetTopic);
         try {
-            Config config = targetAdmin.describeConfigs(List.of(resource)).all()
-                .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS).get(resource);
+            Config config = targetAdmin
+                    .describeConfigs(List.of(resource))
+                    .all()
+                    .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+                    .get(resource);
             ConfigEntry type = config.get("message.timestamp.type");
             if (type != null && "LogAppendTime".equals(type.value())) {
-                LOGGER.warn("Target topic {} has message.timestamp.type=LogAppendTime: the target overwrites the source "
-                    + "timestamps the mirror copies. Set it to CreateTime on the target to keep them", targetTopic);
+                LOGGER.warn(
+                        "Target topic {} has message.timestamp.type=LogAppendTime: the target overwrites the source "
+                                + "timestamps the mirror copies. Set it to CreateTime on the target to keep them",
+                        targetTopic);
             }
             ConfigEntry entry = config.get("max.message.bytes");
             return entry == null || entry.value() == null ? Integer.MAX_VALUE : Integer.parseInt(entry.value());
         } catch (Exception e) {
-            LOGGER.warn("Could not read max.message.bytes of target topic {} ({}); oversized records will be reported "
-                + "by the target instead", targetTopic, e.toString());
+            LOGGER.warn(
+                    "Could not read max.message.bytes of target topic {} ({}); oversized records will be reported "
+                            + "by the target instead",
+                    targetTopic,
+                    e.toString());
             return Integer.MAX_VALUE;
         }
     }
@@ -184,21 +210,32 @@ public final class TargetTopics {
             int source = describe(sourceAdmin, sourceTopic).orElse(existing.get());
             return source > existing.get() ? grow(targetTopic, existing.get(), source) : existing.get();
         }
-        int partitions = describe(sourceAdmin, sourceTopic).orElseThrow(() -> new MirrorException(
-            "source topic " + sourceTopic + " vanished while the mirror was creating its target " + targetTopic));
+        int partitions = describe(sourceAdmin, sourceTopic)
+                .orElseThrow(() -> new MirrorException("source topic " + sourceTopic
+                        + " vanished while the mirror was creating its target " + targetTopic));
         Map<String, String> configs = copiedConfigs(sourceTopic);
         // The copies carry the source's timestamps; a LogAppendTime target would replace them.
         configs.put("message.timestamp.type", "CreateTime");
-        NewTopic topic = new NewTopic(targetTopic, Optional.of(partitions),
-            replicationFactor < 0 ? Optional.empty() : Optional.of(replicationFactor)).configs(configs);
+        NewTopic topic = new NewTopic(
+                        targetTopic,
+                        Optional.of(partitions),
+                        replicationFactor < 0 ? Optional.empty() : Optional.of(replicationFactor))
+                .configs(configs);
         try {
             targetAdmin.createTopics(List.of(topic)).all().get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-            LOGGER.info("Created target topic {} with {} partitions (replication factor {}, configs {})",
-                targetTopic, partitions, replicationFactor < 0 ? "broker default" : replicationFactor, configs);
+            LOGGER.info(
+                    "Created target topic {} with {} partitions (replication factor {}, configs {})",
+                    targetTopic,
+                    partitions,
+                    replicationFactor < 0 ? "broker default" : replicationFactor,
+                    configs);
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof TopicExistsException)) {
-                throw new MirrorException("could not create target topic " + targetTopic + ": " + e.getCause().getMessage()
-                    + "; create it on the target cluster or give the mirror's producer principal CREATE rights", e.getCause());
+                throw new MirrorException(
+                        "could not create target topic " + targetTopic + ": "
+                                + e.getCause().getMessage()
+                                + "; create it on the target cluster or give the mirror's producer principal CREATE rights",
+                        e.getCause());
             }
         } catch (Exception e) {
             throw new MirrorException("could not create target topic " + targetTopic + ": " + e, e);
@@ -212,15 +249,20 @@ public final class TargetTopics {
     /** Grows the target topic to {@code to} partitions and waits until the new ones take writes. */
     private int grow(String targetTopic, int from, int to) {
         try {
-            targetAdmin.createPartitions(Map.of(targetTopic, NewPartitions.increaseTo(to)))
-                .all().get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            targetAdmin
+                    .createPartitions(Map.of(targetTopic, NewPartitions.increaseTo(to)))
+                    .all()
+                    .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
             LOGGER.info("Grew target topic {} from {} to {} partitions, as its source grew", targetTopic, from, to);
             partitionMetrics.changed(1);
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof InvalidPartitionsException)) {
-                throw new MirrorException("could not grow target topic " + targetTopic + " from " + from + " to " + to
-                    + " partitions: " + e.getCause().getMessage() + "; add them on the target (kafka-topics --alter "
-                    + "--partitions " + to + ") or grant ALTER on the topic", e.getCause());
+                throw new MirrorException(
+                        "could not grow target topic " + targetTopic + " from " + from + " to " + to
+                                + " partitions: " + e.getCause().getMessage()
+                                + "; add them on the target (kafka-topics --alter "
+                                + "--partitions " + to + ") or grant ALTER on the topic",
+                        e.getCause());
             }
             // Another mirror process grew it first.
         } catch (InterruptedException e) {
@@ -258,8 +300,10 @@ public final class TargetTopics {
                 time.sleep(WRITABLE_POLL_MS);
             }
         }
-        throw new MirrorException("target topic " + topic + " has partitions that did not come online within "
-            + ADMIN_TIMEOUT_MS + " ms: " + last, last);
+        throw new MirrorException(
+                "target topic " + topic + " has partitions that did not come online within " + ADMIN_TIMEOUT_MS
+                        + " ms: " + last,
+                last);
     }
 
     /** The settings made on {@code sourceTopic} that the filter lets through; empty if they cannot be read. */
@@ -267,8 +311,10 @@ public final class TargetTopics {
         try {
             return copiedConfigs(sourceConfigs(List.of(sourceTopic)).get(sourceTopic));
         } catch (RuntimeException e) {
-            LOGGER.warn("Could not read configs of source topic {} ({}); the target topic gets the target's defaults",
-                sourceTopic, e.toString());
+            LOGGER.warn(
+                    "Could not read configs of source topic {} ({}); the target topic gets the target's defaults",
+                    sourceTopic,
+                    e.toString());
             return new HashMap<>();
         }
     }
@@ -280,8 +326,9 @@ public final class TargetTopics {
         }
         TopicConfigFilter filter = sync.filter();
         for (ConfigEntry entry : config.entries()) {
-            if (entry.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG && entry.value() != null
-                && filter.copies(entry.name())) {
+            if (entry.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG
+                    && entry.value() != null
+                    && filter.copies(entry.name())) {
                 out.put(entry.name(), entry.value());
             }
         }
@@ -294,15 +341,17 @@ public final class TargetTopics {
 
     private static Map<String, Config> configs(Admin admin, Collection<String> topics) {
         List<ConfigResource> resources = topics.stream()
-            .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
+                .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t))
+                .toList();
         try {
-            Map<ConfigResource, Config> all = admin.describeConfigs(resources).all()
-                .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            Map<ConfigResource, Config> all =
+                    admin.describeConfigs(resources).all().get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
             Map<String, Config> out = new HashMap<>();
             all.forEach((r, c) -> out.put(r.name(), c));
             return out;
         } catch (ExecutionException e) {
-            throw new MirrorException("could not read topic configs: " + e.getCause().getMessage(), e.getCause());
+            throw new MirrorException(
+                    "could not read topic configs: " + e.getCause().getMessage(), e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new MirrorException("interrupted reading topic configs", e);
@@ -349,8 +398,12 @@ public final class TargetTopics {
         } catch (RuntimeException e) {
             long n = metrics.failed();
             if (SyncMetrics.worthLogging(n)) {
-                LOGGER.warn("Sync of {} to the target failed ({} in a row): {}; retrying every {} ms", what, n,
-                    e.getMessage(), sync.intervalMs());
+                LOGGER.warn(
+                        "Sync of {} to the target failed ({} in a row): {}; retrying every {} ms",
+                        what,
+                        n,
+                        e.getMessage(),
+                        sync.intervalMs());
             }
         }
     }
@@ -393,8 +446,10 @@ public final class TargetTopics {
         try {
             targetAdmin.incrementalAlterConfigs(ops).all().get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
-            throw new MirrorException("could not alter target topic configs " + ops.keySet() + ": "
-                + e.getCause().getMessage() + "; grant ALTER_CONFIGS on the target topics", e.getCause());
+            throw new MirrorException(
+                    "could not alter target topic configs " + ops.keySet() + ": "
+                            + e.getCause().getMessage() + "; grant ALTER_CONFIGS on the target topics",
+                    e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new MirrorException("interrupted altering target topic configs", e);
@@ -403,8 +458,13 @@ public final class TargetTopics {
         }
         long n = 0;
         for (Map.Entry<ConfigResource, Collection<AlterConfigOp>> e : ops.entrySet()) {
-            LOGGER.info("Target topic {}: set {} as on its source", e.getKey().name(),
-                e.getValue().stream().map(op -> op.configEntry().name() + "=" + op.configEntry().value()).toList());
+            LOGGER.info(
+                    "Target topic {}: set {} as on its source",
+                    e.getKey().name(),
+                    e.getValue().stream()
+                            .map(op -> op.configEntry().name() + "="
+                                    + op.configEntry().value())
+                            .toList());
             n += e.getValue().size();
         }
         return n;
@@ -422,8 +482,10 @@ public final class TargetTopics {
             }
         } catch (SecurityDisabledException | UnsupportedVersionException e) {
             aclsUnavailable = true;
-            LOGGER.warn("ACL sync is on but a cluster has no authorizer or does not support ACLs ({}); ACL sync is off "
-                + "for this run", e.getMessage());
+            LOGGER.warn(
+                    "ACL sync is on but a cluster has no authorizer or does not support ACLs ({}); ACL sync is off "
+                            + "for this run",
+                    e.getMessage());
             return 0;
         }
         wanted.removeAll(present);
@@ -433,8 +495,10 @@ public final class TargetTopics {
         try {
             targetAdmin.createAcls(wanted).all().get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
-            throw new MirrorException("could not create ACLs on the target: " + e.getCause().getMessage()
-                + "; the mirror's target principal needs ALTER on the cluster", e.getCause());
+            throw new MirrorException(
+                    "could not create ACLs on the target: " + e.getCause().getMessage()
+                            + "; the mirror's target principal needs ALTER on the cluster",
+                    e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new MirrorException("interrupted creating ACLs on the target", e);
@@ -463,8 +527,8 @@ public final class TargetTopics {
     }
 
     private static Collection<AclBinding> acls(Admin admin, String topic, PatternType type) {
-        AclBindingFilter filter = new AclBindingFilter(new ResourcePatternFilter(ResourceType.TOPIC, topic, type),
-            AccessControlEntryFilter.ANY);
+        AclBindingFilter filter = new AclBindingFilter(
+                new ResourcePatternFilter(ResourceType.TOPIC, topic, type), AccessControlEntryFilter.ANY);
         try {
             return admin.describeAcls(filter).values().get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
@@ -474,8 +538,10 @@ public final class TargetTopics {
             if (e.getCause() instanceof UnsupportedVersionException) {
                 throw (UnsupportedVersionException) e.getCause();
             }
-            throw new MirrorException("could not describe ACLs of topic " + topic + ": " + e.getCause().getMessage()
-                + "; the mirror's principals need DESCRIBE on the cluster", e.getCause());
+            throw new MirrorException(
+                    "could not describe ACLs of topic " + topic + ": "
+                            + e.getCause().getMessage() + "; the mirror's principals need DESCRIBE on the cluster",
+                    e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new MirrorException("interrupted describing ACLs", e);
@@ -486,8 +552,10 @@ public final class TargetTopics {
 
     private static Optional<Integer> describe(Admin admin, String topic) {
         try {
-            TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames()
-                .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS).get(topic);
+            TopicDescription d = admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+                    .get(topic);
             return Optional.of(d.partitions().size());
         } catch (ExecutionException e) {
             if (e.getCause() instanceof UnknownTopicOrPartitionException) {

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 
@@ -40,7 +39,7 @@ final class Connections implements AutoCloseable {
         String id = clusterId(targetAdmin);
         if (id == null) {
             throw new FailoverException("cannot reach the target cluster at " + target.getProperty("bootstrap.servers")
-                + "; check target.bootstrap.servers and the target security settings");
+                    + "; check target.bootstrap.servers and the target security settings");
         }
         return id;
     }

@@ -1,18 +1,5 @@
 package dev.strait.mirror.failover;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Properties;
-import java.util.Set;
-import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
-
 import com.codahale.metrics.MetricRegistry;
 import dev.strait.mirror.config.GroupFilter;
 import dev.strait.mirror.config.MirrorSettings;
@@ -35,6 +22,18 @@ import dev.strait.mirror.sync.SyncTopic;
 import dev.strait.mirror.sync.TargetHistory;
 import dev.strait.mirror.sync.TargetReader;
 import dev.strait.mirror.sync.Translation;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -81,8 +80,9 @@ public final class Failback implements AutoCloseable {
             sourceAdmin = connections.admin(config.source(), "strait-failback-source");
             sourceCluster = Connections.clusterId(sourceAdmin);
             if (sourceCluster == null) {
-                throw new FailoverException("cannot reach the source cluster at " + config.source().getProperty(
-                    "bootstrap.servers") + ": a failback writes to the source, so it must be back first");
+                throw new FailoverException(
+                        "cannot reach the source cluster at " + config.source().getProperty("bootstrap.servers")
+                                + ": a failback writes to the source, so it must be back first");
             }
             syncTopic = new SyncTopic(config.syncTopic(), config.target(), time);
             contents = SyncContents.read(syncTopic);
@@ -107,10 +107,10 @@ public final class Failback implements AutoCloseable {
             forward.histories().forEach(h -> targetTopics.add(h.target().topic()));
             if (targetTopics.isEmpty()) {
                 throw new FailoverException("nothing to fail back: the sync topic " + config.syncTopic() + " holds no "
-                    + "failover point and no offset map for source cluster " + sourceCluster);
+                        + "failover point and no offset map for source cluster " + sourceCluster);
             }
             warnings.add("no failover point was recorded (failover --execute was not run): records after the last copy "
-                + "from the source count as written on the target");
+                    + "from the source count as written on the target");
         }
         sourceTopicOf = sourceTopics(targetTopics);
         Map<String, Integer> counts = Clusters.partitionCounts(targetAdmin, targetTopics, Connections.TIMEOUT_MS);
@@ -127,8 +127,11 @@ public final class Failback implements AutoCloseable {
         Map<TopicPartition, Long> readTo = new HashMap<>();
         for (TopicPartition tp : tps) {
             FailoverMarker m = markers.get(tp.topic());
-            readTo.put(tp, m != null && m.endOffsets().containsKey(tp.partition())
-                ? Math.min(m.endOffsets().get(tp.partition()), ends.get(tp)) : ends.get(tp));
+            readTo.put(
+                    tp,
+                    m != null && m.endOffsets().containsKey(tp.partition())
+                            ? Math.min(m.endOffsets().get(tp.partition()), ends.get(tp))
+                            : ends.get(tp));
         }
         try (TargetReader reader = new TargetReader(config.target(), sourceCluster, time, Connections.TIMEOUT_MS)) {
             MapUpkeep.run(forward, reader, MapUpkeep.knownEnds(forward), starts, ends, READ_BUDGET, readTo);
@@ -149,8 +152,8 @@ public final class Failback implements AutoCloseable {
 
         Set<TopicPartition> sourceTps = new HashSet<>();
         tps.forEach(tp -> sourceTps.add(new TopicPartition(sourceTopicOf.get(tp.topic()), tp.partition())));
-        Set<TopicPartition> existingSource = Clusters.partitions(sourceAdmin,
-            new HashSet<>(sourceTopicOf.values()), Connections.TIMEOUT_MS);
+        Set<TopicPartition> existingSource =
+                Clusters.partitions(sourceAdmin, new HashSet<>(sourceTopicOf.values()), Connections.TIMEOUT_MS);
         sourceTps.retainAll(existingSource);
         Map<TopicPartition, Long> sourceEnds = Clusters.endOffsets(sourceAdmin, sourceTps, Connections.TIMEOUT_MS);
         List<FailbackPlan.TopicBack> topics = new ArrayList<>();
@@ -163,11 +166,21 @@ public final class Failback implements AutoCloseable {
                     long frontier = Math.max(0, frontier(sp));
                     long sourceEnd = sourceEnds.getOrDefault(sp, 0L);
                     SourceTail.Missing divergent = tail.missing(sp, frontier, sourceEnd);
-                    parts.add(new FailbackPlan.PartitionBack(p, points.get(tp), ends.get(tp), -1, -1, -1, frontier,
-                        sourceEnd, Math.max(0, divergent.records()), divergent.oldestAgeSeconds()));
+                    parts.add(new FailbackPlan.PartitionBack(
+                            p,
+                            points.get(tp),
+                            ends.get(tp),
+                            -1,
+                            -1,
+                            -1,
+                            frontier,
+                            sourceEnd,
+                            Math.max(0, divergent.records()),
+                            divergent.oldestAgeSeconds()));
                 }
                 FailoverMarker m = markers.get(topic);
-                topics.add(new FailbackPlan.TopicBack(topic, sourceTopicOf.get(topic), m == null ? -1 : m.timeMs(), parts));
+                topics.add(new FailbackPlan.TopicBack(
+                        topic, sourceTopicOf.get(topic), m == null ? -1 : m.timeMs(), parts));
             }
         }
         List<FailbackPlan.GroupBack> groupPlans = groups(groups, tps, null);
@@ -185,7 +198,8 @@ public final class Failback implements AutoCloseable {
 
     /** Source topic of each target topic: the one the mirror's rename maps to it, else the same name. */
     private Map<String, String> sourceTopics(Set<String> targetTopics) {
-        Set<String> names = Clusters.get(sourceAdmin.listTopics().names(), Connections.TIMEOUT_MS, "list source topics");
+        Set<String> names =
+                Clusters.get(sourceAdmin.listTopics().names(), Connections.TIMEOUT_MS, "list source topics");
         Map<String, String> out = new HashMap<>();
         TopicRenamer renamer = config.renamer();
         for (String target : targetTopics) {
@@ -197,8 +211,9 @@ public final class Failback implements AutoCloseable {
             }
             if (found == null) {
                 found = target;
-                warnings.add("no source topic maps to " + target + " with the configured rename; copying back to a topic "
-                    + "named " + target + " (created if missing)");
+                warnings.add(
+                        "no source topic maps to " + target + " with the configured rename; copying back to a topic "
+                                + "named " + target + " (created if missing)");
             }
             out.put(target, found);
         }
@@ -207,10 +222,10 @@ public final class Failback implements AutoCloseable {
 
     private List<FailbackPlan.GroupBack> groups(GroupFilter filter, Set<TopicPartition> tps, OffsetMap reverse) {
         String reverseGroup = reverseGroup();
-        List<String> names = Clusters.consumerGroups(targetAdmin, g -> !g.equals(reverseGroup) && filter.matches(g),
-            Connections.TIMEOUT_MS);
-        Map<String, Map<TopicPartition, OffsetAndMetadata>> committed = Clusters.committed(targetAdmin, names,
-            Connections.TIMEOUT_MS);
+        List<String> names = Clusters.consumerGroups(
+                targetAdmin, g -> !g.equals(reverseGroup) && filter.matches(g), Connections.TIMEOUT_MS);
+        Map<String, Map<TopicPartition, OffsetAndMetadata>> committed =
+                Clusters.committed(targetAdmin, names, Connections.TIMEOUT_MS);
         Map<String, Integer> onTarget = Clusters.members(targetAdmin, names, Connections.TIMEOUT_MS);
         Map<String, Integer> onSource = Clusters.members(sourceAdmin, names, Connections.TIMEOUT_MS);
         Map<String, GroupCheckpoint> checkpoints = contents.checkpoints(sourceCluster);
@@ -218,7 +233,7 @@ public final class Failback implements AutoCloseable {
         for (String g : names) {
             List<FailbackPlan.PartitionGroupBack> parts = new ArrayList<>();
             Map<TopicPartition, OffsetAndMetadata> offsets = new TreeMap<>(
-                Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+                    Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
             offsets.putAll(committed.getOrDefault(g, Map.of()));
             for (Map.Entry<TopicPartition, OffsetAndMetadata> e : offsets.entrySet()) {
                 TopicPartition tp = e.getKey();
@@ -231,8 +246,10 @@ public final class Failback implements AutoCloseable {
                 if (x <= point) {
                     PartitionIndex index = forward.history(tp).index();
                     // One source partition in preserve mode; in hash mode every source partition feeding tp.
-                    Set<TopicPartition> feeders = index.sources().isEmpty() ? Set.of(sp) : new java.util.TreeSet<>(
-                        Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+                    Set<TopicPartition> feeders = index.sources().isEmpty()
+                            ? Set.of(sp)
+                            : new java.util.TreeSet<>(Comparator.comparing(TopicPartition::topic)
+                                    .thenComparingInt(TopicPartition::partition));
                     if (!index.sources().isEmpty()) {
                         feeders.addAll(index.sources());
                     }
@@ -256,11 +273,12 @@ public final class Failback implements AutoCloseable {
                 } else {
                     TargetHistory h = reverse.existing(sp);
                     Translation t = h == null ? null : h.index().translate(Map.of(tp, x));
-                    parts.add(new FailbackPlan.PartitionGroupBack(tp, sp, x, t == null ? -1 : t.offset(),
-                        "after the copies written back"));
+                    parts.add(new FailbackPlan.PartitionGroupBack(
+                            tp, sp, x, t == null ? -1 : t.offset(), "after the copies written back"));
                 }
             }
-            out.add(new FailbackPlan.GroupBack(g, onTarget.getOrDefault(g, 0), onSource.getOrDefault(g, 0), parts, null));
+            out.add(new FailbackPlan.GroupBack(
+                    g, onTarget.getOrDefault(g, 0), onSource.getOrDefault(g, 0), parts, null));
         }
         return out;
     }
@@ -271,11 +289,12 @@ public final class Failback implements AutoCloseable {
      * the failover points. Returns the plan with what was done.
      */
     public FailbackPlan execute(FailbackPlan plan, GroupFilter filter, boolean force, Duration timeout)
-        throws InterruptedException {
+            throws InterruptedException {
         for (FailbackPlan.GroupBack g : plan.groups()) {
             if (g.activeOnTarget() > 0 && !force) {
-                throw new FailoverException("group " + g.group() + " still has " + g.activeOnTarget() + " members on the "
-                    + "target: stop the applications on the target before failing back (or --force)");
+                throw new FailoverException(
+                        "group " + g.group() + " still has " + g.activeOnTarget() + " members on the "
+                                + "target: stop the applications on the target before failing back (or --force)");
             }
         }
         Set<TopicPartition> tps = new HashSet<>(failoverPoints.keySet());
@@ -283,22 +302,26 @@ public final class Failback implements AutoCloseable {
         Map<TopicPartition, OffsetAndMetadata> start = new HashMap<>();
         failoverPoints.forEach((tp, point) -> start.put(tp, new OffsetAndMetadata(point)));
         String group = reverseGroup();
-        Clusters.get(targetAdmin.alterConsumerGroupOffsets(group, start).all(), Connections.TIMEOUT_MS,
-            "set the failback mirror's start offsets on the target (is a failback already running?)");
+        Clusters.get(
+                targetAdmin.alterConsumerGroupOffsets(group, start).all(),
+                Connections.TIMEOUT_MS,
+                "set the failback mirror's start offsets on the target (is a failback already running?)");
 
         OffsetMap reverse = new OffsetMap(targetCluster, OffsetMap.DEFAULT_MAX_SEGMENTS);
-        MirrorEngine engine = new MirrorEngine(reverseSettings(group, tps), new MirrorMetrics(new MetricRegistry()), time,
-            reverse::acknowledged);
+        MirrorEngine engine = new MirrorEngine(
+                reverseSettings(group, tps), new MirrorMetrics(new MetricRegistry()), time, reverse::acknowledged);
         engine.start();
         long deadline = time.milliseconds() + timeout.toMillis();
         try {
             while (!caughtUp(group, endsAtStart)) {
                 if (engine.state() == MirrorEngine.State.FAILED) {
-                    throw new FailoverException("the failback mirror failed: " + engine.failure().getMessage());
+                    throw new FailoverException(
+                            "the failback mirror failed: " + engine.failure().getMessage());
                 }
                 if (time.milliseconds() > deadline) {
-                    throw new FailoverException("the failback copy did not reach the target's end within " + timeout
-                        .toSeconds() + " s; run failback --execute again to go on (it resumes where it stopped)");
+                    throw new FailoverException(
+                            "the failback copy did not reach the target's end within " + timeout.toSeconds()
+                                    + " s; run failback --execute again to go on (it resumes where it stopped)");
                 }
                 time.sleep(POLL_MS);
             }
@@ -311,8 +334,9 @@ public final class Failback implements AutoCloseable {
         Map<TopicPartition, Long> endsAfter = Clusters.endOffsets(targetAdmin, tps, Connections.TIMEOUT_MS);
         endsAfter.forEach((tp, end) -> {
             if (end > endsAtStart.get(tp)) {
-                warnings.add(tp + " took " + (end - endsAtStart.get(tp)) + " records on the target during the failback; "
-                    + "they were not copied back: stop the producers on the target and run failback again");
+                warnings.add(
+                        tp + " took " + (end - endsAtStart.get(tp)) + " records on the target during the failback; "
+                                + "they were not copied back: stop the producers on the target and run failback again");
             }
         });
 
@@ -332,8 +356,17 @@ public final class Failback implements AutoCloseable {
                         to = Math.max(to, snap.t()[i] + snap.len()[i]);
                     }
                 }
-                parts.add(new FailbackPlan.PartitionBack(p.partition(), p.failoverOffset(), p.targetEnd(), copied, from, to,
-                    p.sourceFrontier(), p.sourceEnd(), p.divergent(), p.divergentAgeSeconds()));
+                parts.add(new FailbackPlan.PartitionBack(
+                        p.partition(),
+                        p.failoverOffset(),
+                        p.targetEnd(),
+                        copied,
+                        from,
+                        to,
+                        p.sourceFrontier(),
+                        p.sourceEnd(),
+                        p.divergent(),
+                        p.divergentAgeSeconds()));
             }
             topics.add(new FailbackPlan.TopicBack(t.targetTopic(), t.sourceTopic(), t.failoverTimeMs(), parts));
         }
@@ -343,8 +376,8 @@ public final class Failback implements AutoCloseable {
             groups.add(moveOnSource(g, force));
         }
         clearMarkers(plan);
-        return new FailbackPlan(plan.sourceCluster(), plan.targetCluster(), time.milliseconds(), topics, groups,
-            List.copyOf(warnings));
+        return new FailbackPlan(
+                plan.sourceCluster(), plan.targetCluster(), time.milliseconds(), topics, groups, List.copyOf(warnings));
     }
 
     private FailbackPlan.GroupBack moveOnSource(FailbackPlan.GroupBack g, boolean force) {
@@ -353,8 +386,10 @@ public final class Failback implements AutoCloseable {
         for (FailbackPlan.PartitionGroupBack p : g.partitions()) {
             // Several target partitions may point into one source partition (hash mode): the lowest skips nothing.
             if (p.sourceOffset() >= 0) {
-                offsets.merge(p.source(), new OffsetAndMetadata(p.sourceOffset()),
-                    (a, b) -> a.offset() <= b.offset() ? a : b);
+                offsets.merge(
+                        p.source(),
+                        new OffsetAndMetadata(p.sourceOffset()),
+                        (a, b) -> a.offset() <= b.offset() ? a : b);
             }
         }
         if (offsets.isEmpty()) {
@@ -364,12 +399,21 @@ public final class Failback implements AutoCloseable {
         } else {
             try {
                 if (g.activeOnSource() > 0) {
-                    Clusters.get(sourceAdmin.removeMembersFromConsumerGroup(g.group(),
-                        new org.apache.kafka.clients.admin.RemoveMembersFromConsumerGroupOptions()).all(),
-                        Connections.TIMEOUT_MS, "remove the members of " + g.group() + " on the source");
+                    Clusters.get(
+                            sourceAdmin
+                                    .removeMembersFromConsumerGroup(
+                                            g.group(),
+                                            new org.apache.kafka.clients.admin.RemoveMembersFromConsumerGroupOptions())
+                                    .all(),
+                            Connections.TIMEOUT_MS,
+                            "remove the members of " + g.group() + " on the source");
                 }
-                Clusters.get(sourceAdmin.alterConsumerGroupOffsets(g.group(), offsets).all(), Connections.TIMEOUT_MS,
-                    "write the offsets of " + g.group() + " on the source");
+                Clusters.get(
+                        sourceAdmin
+                                .alterConsumerGroupOffsets(g.group(), offsets)
+                                .all(),
+                        Connections.TIMEOUT_MS,
+                        "write the offsets of " + g.group() + " on the source");
                 outcome = "moved";
             } catch (RuntimeException e) {
                 outcome = "failed: " + e.getMessage();
@@ -381,8 +425,9 @@ public final class Failback implements AutoCloseable {
     private void clearMarkers(FailbackPlan plan) {
         for (FailbackPlan.TopicBack t : plan.topics()) {
             try {
-                syncTopic.write(SyncRecords.failoverKey(sourceCluster, t.targetTopic()), null)
-                    .get(Connections.TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                syncTopic
+                        .write(SyncRecords.failoverKey(sourceCluster, t.targetTopic()), null)
+                        .get(Connections.TIMEOUT_MS, TimeUnit.MILLISECONDS);
             } catch (Exception e) {
                 warnings.add("could not clear the failover point of " + t.targetTopic() + ": " + e.getMessage());
             }
@@ -390,8 +435,9 @@ public final class Failback implements AutoCloseable {
     }
 
     private boolean caughtUp(String group, Map<TopicPartition, Long> ends) {
-        Map<TopicPartition, OffsetAndMetadata> committed = Clusters.committed(targetAdmin, List.of(group),
-            Connections.TIMEOUT_MS).getOrDefault(group, Map.of());
+        Map<TopicPartition, OffsetAndMetadata> committed = Clusters.committed(
+                        targetAdmin, List.of(group), Connections.TIMEOUT_MS)
+                .getOrDefault(group, Map.of());
         for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
             OffsetAndMetadata c = committed.get(e.getKey());
             if (c == null || c.offset() < e.getValue()) {
@@ -412,13 +458,20 @@ public final class Failback implements AutoCloseable {
         for (String t : topics) {
             include.append(include.length() == 0 ? "" : "|").append(Pattern.quote(t));
         }
-        return MirrorSettings.builder().consumerConfig(consumer).producerConfig(producer).include(include.toString())
-            .offsetCommitIntervalMs(1000).partitionMode(PartitionMode.PRESERVE)
-            .renamer(TopicRenamer.explicit(sourceTopicOf))
-            .sync(new SyncSettings(null, SyncSettings.DEFAULT_GROUP_OFFSETS_INTERVAL_MS, false,
-                SyncSettings.DEFAULT_SYNC_TOPIC, new TopicSyncSettings(false, true, false, 60_000,
-                    TopicConfigFilter.defaults())))
-            .build();
+        return MirrorSettings.builder()
+                .consumerConfig(consumer)
+                .producerConfig(producer)
+                .include(include.toString())
+                .offsetCommitIntervalMs(1000)
+                .partitionMode(PartitionMode.PRESERVE)
+                .renamer(TopicRenamer.explicit(sourceTopicOf))
+                .sync(new SyncSettings(
+                        null,
+                        SyncSettings.DEFAULT_GROUP_OFFSETS_INTERVAL_MS,
+                        false,
+                        SyncSettings.DEFAULT_SYNC_TOPIC,
+                        new TopicSyncSettings(false, true, false, 60_000, TopicConfigFilter.defaults())))
+                .build();
     }
 
     public List<String> warnings() {

@@ -1,7 +1,6 @@
 package dev.strait.mirror.failover;
 
 import java.util.List;
-
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -16,8 +15,13 @@ import org.apache.kafka.common.TopicPartition;
  * @param groups per matching group on the target
  * @param warnings things the operator should know
  */
-public record FailbackPlan(String sourceCluster, String targetCluster, long timeMs, List<TopicBack> topics,
-                           List<GroupBack> groups, List<String> warnings) {
+public record FailbackPlan(
+        String sourceCluster,
+        String targetCluster,
+        long timeMs,
+        List<TopicBack> topics,
+        List<GroupBack> groups,
+        List<String> warnings) {
 
     /**
      * One target topic and the source topic it goes back to.
@@ -25,8 +29,8 @@ public record FailbackPlan(String sourceCluster, String targetCluster, long time
      * @param failoverTimeMs when failover --execute recorded the failover point, or -1 when it was found from the
      *     records' provenance (after the last copy from the source)
      */
-    public record TopicBack(String targetTopic, String sourceTopic, long failoverTimeMs, List<PartitionBack> partitions) {
-    }
+    public record TopicBack(
+            String targetTopic, String sourceTopic, long failoverTimeMs, List<PartitionBack> partitions) {}
 
     /**
      * One partition (same number on both sides).
@@ -42,10 +46,17 @@ public record FailbackPlan(String sourceCluster, String targetCluster, long time
      *     on the source, before the records copied back
      * @param divergentAgeSeconds age of the oldest of them, -1 when there are none
      */
-    public record PartitionBack(int partition, long failoverOffset, long targetEnd, long copied, long copiedFrom,
-                                long copiedTo, long sourceFrontier, long sourceEnd, long divergent,
-                                double divergentAgeSeconds) {
-    }
+    public record PartitionBack(
+            int partition,
+            long failoverOffset,
+            long targetEnd,
+            long copied,
+            long copiedFrom,
+            long copiedTo,
+            long sourceFrontier,
+            long sourceEnd,
+            long divergent,
+            double divergentAgeSeconds) {}
 
     /**
      * One group.
@@ -55,9 +66,12 @@ public record FailbackPlan(String sourceCluster, String targetCluster, long time
      * @param partitions per source partition
      * @param outcome after --execute: moved, refused, failed, or null before
      */
-    public record GroupBack(String group, int activeOnTarget, int activeOnSource, List<PartitionGroupBack> partitions,
-                            String outcome) {
-    }
+    public record GroupBack(
+            String group,
+            int activeOnTarget,
+            int activeOnSource,
+            List<PartitionGroupBack> partitions,
+            String outcome) {}
 
     /**
      * Where a group resumes on one source partition.
@@ -67,7 +81,6 @@ public record FailbackPlan(String sourceCluster, String targetCluster, long time
      * @param how "from the failover copy" (it had not read past the failover point) or "after the copies written
      *     back" (it read records written on the target)
      */
-    public record PartitionGroupBack(TopicPartition target, TopicPartition source, long targetOffset, long sourceOffset,
-                                     String how) {
-    }
+    public record PartitionGroupBack(
+            TopicPartition target, TopicPartition source, long targetOffset, long sourceOffset, String how) {}
 }

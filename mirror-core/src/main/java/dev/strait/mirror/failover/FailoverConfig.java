@@ -1,13 +1,12 @@
 package dev.strait.mirror.failover;
 
-import java.nio.file.Path;
-import java.util.Properties;
-import java.util.Set;
-
 import dev.strait.mirror.config.ClientConfigs;
 import dev.strait.mirror.config.ConfigException;
 import dev.strait.mirror.config.SyncSettings;
 import dev.strait.mirror.config.TopicRenamer;
+import java.nio.file.Path;
+import java.util.Properties;
+import java.util.Set;
 
 /**
  * The file {@code strait failover} and {@code strait failback} read: the two clusters' client settings, given
@@ -25,7 +24,8 @@ import dev.strait.mirror.config.TopicRenamer;
  * </pre>
  */
 public final class FailoverConfig {
-    private static final Set<String> OWN_KEYS = Set.of("topic.prefix", "topic.rename", "sync.topic", "source.cluster.id");
+    private static final Set<String> OWN_KEYS =
+            Set.of("topic.prefix", "topic.rename", "sync.topic", "source.cluster.id");
 
     private final Properties source;
     private final Properties target;
@@ -33,8 +33,8 @@ public final class FailoverConfig {
     private final String syncTopic;
     private final String sourceClusterId;
 
-    private FailoverConfig(Properties source, Properties target, TopicRenamer renamer, String syncTopic,
-                           String sourceClusterId) {
+    private FailoverConfig(
+            Properties source, Properties target, TopicRenamer renamer, String syncTopic, String sourceClusterId) {
         this.source = source;
         this.target = target;
         this.renamer = renamer;
@@ -59,16 +59,22 @@ public final class FailoverConfig {
             } else if (name.startsWith("target.")) {
                 target.put(name.substring("target.".length()), value);
             } else {
-                throw new ConfigException("--config: unknown setting '" + name + "'; client settings need a 'source.' or "
-                    + "'target.' prefix; other keys are topic.prefix, topic.rename, sync.topic, source.cluster.id");
+                throw new ConfigException(
+                        "--config: unknown setting '" + name + "'; client settings need a 'source.' or "
+                                + "'target.' prefix; other keys are topic.prefix, topic.rename, sync.topic, source.cluster.id");
             }
         }
         require(source, "source");
         require(target, "target");
-        String syncTopic = all.getProperty("sync.topic", SyncSettings.DEFAULT_SYNC_TOPIC).trim();
+        String syncTopic =
+                all.getProperty("sync.topic", SyncSettings.DEFAULT_SYNC_TOPIC).trim();
         String clusterId = all.getProperty("source.cluster.id");
-        return new FailoverConfig(source, target, TopicRenamer.of(trimmed(all, "topic.prefix"), trimmed(all, "topic.rename")),
-            syncTopic, clusterId == null || clusterId.isBlank() ? null : clusterId.trim());
+        return new FailoverConfig(
+                source,
+                target,
+                TopicRenamer.of(trimmed(all, "topic.prefix"), trimmed(all, "topic.rename")),
+                syncTopic,
+                clusterId == null || clusterId.isBlank() ? null : clusterId.trim());
     }
 
     private static String trimmed(Properties p, String key) {
@@ -79,8 +85,8 @@ public final class FailoverConfig {
     private static void require(Properties props, String side) {
         String bootstrap = props.getProperty("bootstrap.servers");
         if (bootstrap == null || bootstrap.isBlank()) {
-            throw new ConfigException("--config must set " + side + ".bootstrap.servers (host:port of the " + side
-                + " cluster)");
+            throw new ConfigException(
+                    "--config must set " + side + ".bootstrap.servers (host:port of the " + side + " cluster)");
         }
     }
 
@@ -113,6 +119,7 @@ public final class FailoverConfig {
 
     /** Where the clusters are, for messages (bootstrap addresses only, never other settings). */
     public String describe() {
-        return "source " + source.getProperty("bootstrap.servers") + ", target " + target.getProperty("bootstrap.servers");
+        return "source " + source.getProperty("bootstrap.servers") + ", target "
+                + target.getProperty("bootstrap.servers");
     }
 }

@@ -1,7 +1,6 @@
 package dev.strait.mirror.failover;
 
 import java.util.List;
-
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -15,8 +14,13 @@ import org.apache.kafka.common.TopicPartition;
  * @param groups one entry per matching group, by name
  * @param warnings things the operator should know (a topic that is not mirrored, a map that was read back)
  */
-public record FailoverPlan(boolean sourceReachable, String sourceCluster, String targetCluster, long timeMs,
-                           List<GroupPlan> groups, List<String> warnings) {
+public record FailoverPlan(
+        boolean sourceReachable,
+        String sourceCluster,
+        String targetCluster,
+        long timeMs,
+        List<GroupPlan> groups,
+        List<String> warnings) {
 
     /**
      * One group.
@@ -28,10 +32,12 @@ public record FailoverPlan(boolean sourceReachable, String sourceCluster, String
      * @param partitions one entry per target partition the group has a position for, by topic and partition
      * @param problem why the group cannot be moved, or null
      */
-    public record GroupPlan(String group, int activeMembers, long positionsTimeMs, List<PartitionPlan> partitions,
-                            String problem) {
+    public record GroupPlan(
+            String group, int activeMembers, long positionsTimeMs, List<PartitionPlan> partitions, String problem) {
         public long readAgain() {
-            return partitions.stream().mapToLong(p -> Math.max(0, p.readAgain())).sum();
+            return partitions.stream()
+                    .mapToLong(p -> Math.max(0, p.readAgain()))
+                    .sum();
         }
     }
 
@@ -46,9 +52,13 @@ public record FailoverPlan(boolean sourceReachable, String sourceCluster, String
      * @param exact whether the translation is exact
      * @param sources the source partitions feeding this target partition (one, except in hash mode)
      */
-    public record PartitionPlan(TopicPartition target, long offset, long currentOffset, long readAgain, boolean exact,
-                                List<SourceState> sources) {
-    }
+    public record PartitionPlan(
+            TopicPartition target,
+            long offset,
+            long currentOffset,
+            long readAgain,
+            boolean exact,
+            List<SourceState> sources) {}
 
     /**
      * One source partition feeding a target partition.
@@ -62,7 +72,11 @@ public record FailoverPlan(boolean sourceReachable, String sourceCluster, String
      * @param notOnTargetAtLeast whether {@code notOnTarget} is a lower bound (source unreachable, or too many to count)
      * @param notOnTargetAgeSeconds age of the oldest of them, or -1 when there are none or it is unknown
      */
-    public record SourceState(TopicPartition source, long committed, long sourceEnd, long notOnTarget,
-                              boolean notOnTargetAtLeast, double notOnTargetAgeSeconds) {
-    }
+    public record SourceState(
+            TopicPartition source,
+            long committed,
+            long sourceEnd,
+            long notOnTarget,
+            boolean notOnTargetAtLeast,
+            double notOnTargetAgeSeconds) {}
 }

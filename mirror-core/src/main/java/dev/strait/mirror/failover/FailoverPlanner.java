@@ -1,15 +1,5 @@
 package dev.strait.mirror.failover;
 
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-
 import dev.strait.mirror.config.GroupFilter;
 import dev.strait.mirror.sync.BelowResolver;
 import dev.strait.mirror.sync.Clusters;
@@ -24,6 +14,15 @@ import dev.strait.mirror.sync.SyncTopic;
 import dev.strait.mirror.sync.TargetReader;
 import dev.strait.mirror.sync.Translation;
 import dev.strait.mirror.sync.TranslationRound;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -43,6 +42,7 @@ public final class FailoverPlanner implements AutoCloseable {
     private static final Logger LOGGER = LoggerFactory.getLogger(FailoverPlanner.class);
     /** Records read back from the target for what the persisted map does not cover (the mirror's last seconds). */
     private static final long READ_BUDGET = 20_000_000;
+
     private static final long TAIL_COUNT_LIMIT = 1_000_000;
 
     private final FailoverConfig config;
@@ -81,7 +81,7 @@ public final class FailoverPlanner implements AutoCloseable {
         if (reached != null) {
             if (given != null && !given.equals(reached)) {
                 throw new FailoverException("source.cluster.id is " + given + " but the source at "
-                    + config.source().getProperty("bootstrap.servers") + " is cluster " + reached);
+                        + config.source().getProperty("bootstrap.servers") + " is cluster " + reached);
             }
             return reached;
         }
@@ -93,12 +93,13 @@ public final class FailoverPlanner implements AutoCloseable {
             return known.iterator().next();
         }
         if (known.isEmpty()) {
-            throw new FailoverException("the source is unreachable and the sync topic " + config.syncTopic() + " on the "
-                + "target holds nothing: without the mirror's offset map and group checkpoints (bin/mirror-maker --groups) "
-                + "there is nothing to translate from. Bring the source back, or check sync.topic");
+            throw new FailoverException(
+                    "the source is unreachable and the sync topic " + config.syncTopic() + " on the "
+                            + "target holds nothing: without the mirror's offset map and group checkpoints (bin/mirror-maker --groups) "
+                            + "there is nothing to translate from. Bring the source back, or check sync.topic");
         }
         throw new FailoverException("the source is unreachable and the sync topic holds several source clusters "
-            + known + ": set source.cluster.id in --config");
+                + known + ": set source.cluster.id in --config");
     }
 
     public boolean sourceReachable() {
@@ -114,7 +115,7 @@ public final class FailoverPlanner implements AutoCloseable {
         if (sourceReachable) {
             List<String> groups = Clusters.consumerGroups(sourceAdmin, filter::matches, Connections.TIMEOUT_MS);
             Map<String, Map<TopicPartition, OffsetAndMetadata>> committed =
-                Clusters.committed(sourceAdmin, groups, Connections.TIMEOUT_MS);
+                    Clusters.committed(sourceAdmin, groups, Connections.TIMEOUT_MS);
             committed.forEach((g, offsets) -> {
                 Map<TopicPartition, Long> m = new HashMap<>();
                 offsets.forEach((tp, om) -> m.put(tp, om.offset()));
@@ -122,8 +123,9 @@ public final class FailoverPlanner implements AutoCloseable {
                 positionTimes.put(g, now);
             });
         } else {
-            warnings.add("the source is unreachable: each group's positions are the mirror's last checkpoint of it; records "
-                + "the source took after that are not counted in 'not on target'");
+            warnings.add(
+                    "the source is unreachable: each group's positions are the mirror's last checkpoint of it; records "
+                            + "the source took after that are not counted in 'not on target'");
             for (GroupCheckpoint c : contents.checkpoints(sourceCluster).values()) {
                 if (filter.matches(c.group())) {
                     positions.put(c.group(), new HashMap<>(c.committed()));
@@ -137,8 +139,8 @@ public final class FailoverPlanner implements AutoCloseable {
         positions.values().forEach(m -> m.keySet().forEach(tp -> sourceTopics.add(tp.topic())));
         Map<String, String> targetOf = new HashMap<>();
         sourceTopics.forEach(t -> targetOf.put(t, config.renamer().targetTopic(t)));
-        Map<String, Integer> targetCounts = Clusters.partitionCounts(targetAdmin, new HashSet<>(targetOf.values()),
-            Connections.TIMEOUT_MS);
+        Map<String, Integer> targetCounts =
+                Clusters.partitionCounts(targetAdmin, new HashSet<>(targetOf.values()), Connections.TIMEOUT_MS);
         for (String t : sourceTopics) {
             if (!targetCounts.containsKey(targetOf.get(t))) {
                 warnings.add("topic " + t + " has no target topic " + targetOf.get(t) + ": not mirrored, left out");
@@ -161,12 +163,13 @@ public final class FailoverPlanner implements AutoCloseable {
         try (TargetReader reader = new TargetReader(config.target(), sourceCluster, time, Connections.TIMEOUT_MS)) {
             MapUpkeep.Result upkeep = MapUpkeep.run(map, reader, knownEnds, starts, ends, READ_BUDGET, ends);
             if (upkeep.recordsRead() > 0) {
-                LOGGER.info("Read {} records back from the target that the persisted offset map did not cover",
-                    upkeep.recordsRead());
+                LOGGER.info(
+                        "Read {} records back from the target that the persisted offset map did not cover",
+                        upkeep.recordsRead());
             }
             if (!upkeep.complete()) {
                 warnings.add("the target holds more than " + READ_BUDGET + " records the offset map does not cover: "
-                    + "positions below them were found by binary search over the records' provenance");
+                        + "positions below them were found by binary search over the records' provenance");
             }
             round = new TranslationRound(map, config.renamer(), ends);
             BelowResolver below = new BelowResolver(reader).from(map);
@@ -178,13 +181,17 @@ public final class FailoverPlanner implements AutoCloseable {
         }
     }
 
-    private FailoverPlan assemble(long now, Map<String, Map<TopicPartition, Long>> positions,
-                                  Map<String, Long> positionTimes, Map<String, Map<TopicPartition, Translation>> translated,
-                                  TranslationRound round, Map<TopicPartition, Long> savedSourceEnds) {
+    private FailoverPlan assemble(
+            long now,
+            Map<String, Map<TopicPartition, Long>> positions,
+            Map<String, Long> positionTimes,
+            Map<String, Map<TopicPartition, Translation>> translated,
+            TranslationRound round,
+            Map<TopicPartition, Long> savedSourceEnds) {
         List<String> groups = new ArrayList<>(positions.keySet());
         Map<String, Integer> members = Clusters.members(targetAdmin, groups, Connections.TIMEOUT_MS);
-        Map<String, Map<TopicPartition, OffsetAndMetadata>> current = Clusters.committed(targetAdmin, groups,
-            Connections.TIMEOUT_MS);
+        Map<String, Map<TopicPartition, OffsetAndMetadata>> current =
+                Clusters.committed(targetAdmin, groups, Connections.TIMEOUT_MS);
         Set<TopicPartition> sources = new HashSet<>();
         positions.values().forEach(m -> sources.addAll(m.keySet()));
         Map<TopicPartition, FailoverPlan.SourceState> loss = lossBySource(sources, round, savedSourceEnds);
@@ -196,26 +203,34 @@ public final class FailoverPlanner implements AutoCloseable {
                 List<FailoverPlan.SourceState> feeding = new ArrayList<>();
                 PartitionIndex index = round.index(t.target());
                 Set<TopicPartition> feeders = index == null || index.sources().isEmpty()
-                    ? Set.of(new TopicPartition(sourceTopicOf(pos, t.target()), t.target().partition()))
-                    : new java.util.TreeSet<>(java.util.Comparator.comparing(TopicPartition::topic)
-                        .thenComparingInt(TopicPartition::partition));
+                        ? Set.of(new TopicPartition(
+                                sourceTopicOf(pos, t.target()), t.target().partition()))
+                        : new java.util.TreeSet<>(java.util.Comparator.comparing(TopicPartition::topic)
+                                .thenComparingInt(TopicPartition::partition));
                 if (index != null && !index.sources().isEmpty()) {
                     feeders.addAll(index.sources());
                 }
                 for (TopicPartition f : feeders) {
                     FailoverPlan.SourceState base = loss.get(f);
                     long c = pos.getOrDefault(f, -1L);
-                    feeding.add(base == null ? new FailoverPlan.SourceState(f, c, -1, -1, false, -1)
-                        : new FailoverPlan.SourceState(f, c, base.sourceEnd(), base.notOnTarget(),
-                            base.notOnTargetAtLeast(), base.notOnTargetAgeSeconds()));
+                    feeding.add(
+                            base == null
+                                    ? new FailoverPlan.SourceState(f, c, -1, -1, false, -1)
+                                    : new FailoverPlan.SourceState(
+                                            f,
+                                            c,
+                                            base.sourceEnd(),
+                                            base.notOnTarget(),
+                                            base.notOnTargetAtLeast(),
+                                            base.notOnTargetAgeSeconds()));
                 }
                 OffsetAndMetadata now2 = current.getOrDefault(g, Map.of()).get(t.target());
-                parts.add(new FailoverPlan.PartitionPlan(t.target(), t.offset(), now2 == null ? -1 : now2.offset(),
-                    t.readAgain(), t.exact(), feeding));
+                parts.add(new FailoverPlan.PartitionPlan(
+                        t.target(), t.offset(), now2 == null ? -1 : now2.offset(), t.readAgain(), t.exact(), feeding));
             }
             String problem = pos.isEmpty() ? "no committed offsets on mirrored topics" : null;
-            out.add(new FailoverPlan.GroupPlan(g, members.getOrDefault(g, 0), positionTimes.getOrDefault(g, now), parts,
-                problem));
+            out.add(new FailoverPlan.GroupPlan(
+                    g, members.getOrDefault(g, 0), positionTimes.getOrDefault(g, now), parts, problem));
         }
         return new FailoverPlan(sourceReachable, sourceCluster, targetCluster, now, out, List.copyOf(warnings));
     }
@@ -230,8 +245,8 @@ public final class FailoverPlanner implements AutoCloseable {
     }
 
     /** Per source partition: its end and how many of its records the target lacks. */
-    private Map<TopicPartition, FailoverPlan.SourceState> lossBySource(Set<TopicPartition> sources, TranslationRound round,
-                                                                      Map<TopicPartition, Long> savedEnds) {
+    private Map<TopicPartition, FailoverPlan.SourceState> lossBySource(
+            Set<TopicPartition> sources, TranslationRound round, Map<TopicPartition, Long> savedEnds) {
         Map<TopicPartition, FailoverPlan.SourceState> out = new HashMap<>();
         Map<TopicPartition, Long> frontier = new HashMap<>();
         for (TopicPartition s : sources) {
@@ -245,8 +260,10 @@ public final class FailoverPlanner implements AutoCloseable {
             for (TopicPartition s : sources) {
                 Long end = savedEnds.get(s);
                 long f = Math.max(0, frontier.get(s));
-                out.put(s, new FailoverPlan.SourceState(s, -1, end == null ? -1 : end,
-                    end == null ? -1 : Math.max(0, end - f), true, -1));
+                out.put(
+                        s,
+                        new FailoverPlan.SourceState(
+                                s, -1, end == null ? -1 : end, end == null ? -1 : Math.max(0, end - f), true, -1));
             }
             return out;
         }
@@ -264,10 +281,14 @@ public final class FailoverPlanner implements AutoCloseable {
     }
 
     /** What {@link #execute} did with one group. */
-    public enum Outcome { MOVED, REFUSED_ACTIVE, NOTHING_TO_MOVE, FAILED }
-
-    public record GroupResult(String group, Outcome outcome, String message) {
+    public enum Outcome {
+        MOVED,
+        REFUSED_ACTIVE,
+        NOTHING_TO_MOVE,
+        FAILED
     }
+
+    public record GroupResult(String group, Outcome outcome, String message) {}
 
     /**
      * Writes the plan's offsets to the target groups (never to a group with members on the target unless
@@ -279,25 +300,37 @@ public final class FailoverPlanner implements AutoCloseable {
         Set<String> topics = new HashSet<>();
         for (FailoverPlan.GroupPlan g : plan.groups()) {
             if (g.problem() != null || g.partitions().isEmpty()) {
-                results.add(new GroupResult(g.group(), Outcome.NOTHING_TO_MOVE,
-                    g.problem() == null ? "no positions on mirrored topics" : g.problem()));
+                results.add(new GroupResult(
+                        g.group(),
+                        Outcome.NOTHING_TO_MOVE,
+                        g.problem() == null ? "no positions on mirrored topics" : g.problem()));
                 continue;
             }
             if (g.activeMembers() > 0 && !force) {
-                results.add(new GroupResult(g.group(), Outcome.REFUSED_ACTIVE, g.activeMembers()
-                    + " members are active on the target; stop them, or use --force to remove them from the group first"));
+                results.add(
+                        new GroupResult(
+                                g.group(),
+                                Outcome.REFUSED_ACTIVE,
+                                g.activeMembers()
+                                        + " members are active on the target; stop them, or use --force to remove them from the group first"));
                 continue;
             }
             if (g.activeMembers() > 0) {
                 // Kafka refuses offsets for a group with members: --force removes them (they rejoin and read the
                 // new offsets).
                 try {
-                    targetAdmin.removeMembersFromConsumerGroup(g.group(),
-                        new org.apache.kafka.clients.admin.RemoveMembersFromConsumerGroupOptions()).all()
-                        .get(Connections.TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                    targetAdmin
+                            .removeMembersFromConsumerGroup(
+                                    g.group(),
+                                    new org.apache.kafka.clients.admin.RemoveMembersFromConsumerGroupOptions())
+                            .all()
+                            .get(Connections.TIMEOUT_MS, TimeUnit.MILLISECONDS);
                 } catch (Exception e) {
-                    results.add(new GroupResult(g.group(), Outcome.FAILED, "could not remove its " + g.activeMembers()
-                        + " members on the target (--force): " + (e.getCause() == null ? e : e.getCause()).getMessage()));
+                    results.add(new GroupResult(
+                            g.group(),
+                            Outcome.FAILED,
+                            "could not remove its " + g.activeMembers() + " members on the target (--force): "
+                                    + (e.getCause() == null ? e : e.getCause()).getMessage()));
                     continue;
                 }
             }
@@ -307,8 +340,10 @@ public final class FailoverPlanner implements AutoCloseable {
                 topics.add(p.target().topic());
             }
             try {
-                targetAdmin.alterConsumerGroupOffsets(g.group(), offsets).all()
-                    .get(Connections.TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                targetAdmin
+                        .alterConsumerGroupOffsets(g.group(), offsets)
+                        .all()
+                        .get(Connections.TIMEOUT_MS, TimeUnit.MILLISECONDS);
                 results.add(new GroupResult(g.group(), Outcome.MOVED, offsets.size() + " partitions"));
             } catch (ExecutionException e) {
                 results.add(new GroupResult(g.group(), Outcome.FAILED, failure(e.getCause(), g.group(), offsets)));
@@ -333,9 +368,9 @@ public final class FailoverPlanner implements AutoCloseable {
         boolean onGroup = cause instanceof org.apache.kafka.common.errors.GroupAuthorizationException;
         String resource = onGroup ? "group " + group : "topic " + String.join(", ", topics);
         return "the target cluster denied the principal of the target. settings READ on " + resource + " ("
-            + cause.getClass().getSimpleName() + "): grant it (kafka-acls --bootstrap-server <target> --add "
-            + "--allow-principal User:<failover> --operation Read " + (onGroup ? "--group " + group
-            : "--topic " + topics.iterator().next()) + ")";
+                + cause.getClass().getSimpleName() + "): grant it (kafka-acls --bootstrap-server <target> --add "
+                + "--allow-principal User:<failover> --operation Read "
+                + (onGroup ? "--group " + group : "--topic " + topics.iterator().next()) + ")";
     }
 
     private void writeMarkers(Set<String> topics) {
@@ -356,11 +391,12 @@ public final class FailoverPlanner implements AutoCloseable {
             FailoverMarker marker = new FailoverMarker(topic, now, byPartition);
             try {
                 syncTopic.ensure(targetAdmin, (short) -1);
-                syncTopic.write(SyncRecords.failoverKey(sourceCluster, topic), SyncRecords.encode(marker))
-                    .get(Connections.TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                syncTopic
+                        .write(SyncRecords.failoverKey(sourceCluster, topic), SyncRecords.encode(marker))
+                        .get(Connections.TIMEOUT_MS, TimeUnit.MILLISECONDS);
             } catch (Exception e) {
                 warnings.add("could not record the failover point of " + topic + " in the sync topic (" + e.getMessage()
-                    + "): failback will start from the records' provenance instead");
+                        + "): failback will start from the records' provenance instead");
             }
         }
     }

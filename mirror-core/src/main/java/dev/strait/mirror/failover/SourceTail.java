@@ -1,10 +1,9 @@
 package dev.strait.mirror.failover;
 
+import dev.strait.mirror.provenance.Provenance;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
-
-import dev.strait.mirror.provenance.Provenance;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -25,8 +24,7 @@ final class SourceTail implements AutoCloseable {
     private final long maxRecords;
 
     /** What is missing on the target of one source partition. */
-    record Missing(long records, boolean atLeast, double oldestAgeSeconds) {
-    }
+    record Missing(long records, boolean atLeast, double oldestAgeSeconds) {}
 
     SourceTail(Properties sourceClient, String targetCluster, Time time, long maxRecords) {
         Properties props = new Properties();
@@ -61,8 +59,9 @@ final class SourceTail implements AutoCloseable {
                 if (r.offset() >= end) {
                     continue;
                 }
-                byte[] header = r.headers().lastHeader(Provenance.HEADER) == null ? null
-                    : r.headers().lastHeader(Provenance.HEADER).value();
+                byte[] header = r.headers().lastHeader(Provenance.HEADER) == null
+                        ? null
+                        : r.headers().lastHeader(Provenance.HEADER).value();
                 if (targetCluster.equals(Provenance.originOf(header))) {
                     continue;
                 }

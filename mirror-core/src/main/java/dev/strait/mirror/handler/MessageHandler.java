@@ -1,7 +1,6 @@
 package dev.strait.mirror.handler;
 
 import java.util.List;
-
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
@@ -22,8 +21,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 public interface MessageHandler {
 
     /** Called once before the first record, with {@code --message.handler.args} (may be null). */
-    default void configure(String args) {
-    }
+    default void configure(String args) {}
 
     List<ProducerRecord<byte[], byte[]>> handle(ConsumerRecord<byte[], byte[]> record);
 }

@@ -7,8 +7,7 @@ import dev.strait.mirror.config.ConfigException;
  * the audit runs the mirror's handler on each source record to know what the target should hold.
  */
 public final class MessageHandlers {
-    private MessageHandlers() {
-    }
+    private MessageHandlers() {}
 
     /**
      * @param setting the setting's name as the user wrote it ({@code --message.handler} or {@code message.handler}),
@@ -21,14 +20,14 @@ public final class MessageHandlers {
             instance = Class.forName(className.trim()).getDeclaredConstructor().newInstance();
         } catch (ClassNotFoundException e) {
             throw new ConfigException(setting + " class " + className + " is not on the class path "
-                + "(put its jar in STRAIT_CLASSPATH)");
+                    + "(put its jar in STRAIT_CLASSPATH)");
         } catch (ReflectiveOperationException | LinkageError e) {
             throw new ConfigException(setting + " class " + className + " cannot be created: " + e
-                + " (it needs a public no-argument constructor)");
+                    + " (it needs a public no-argument constructor)");
         }
         if (!(instance instanceof MessageHandler handler)) {
-            throw new ConfigException(setting + " class " + className + " does not implement "
-                + MessageHandler.class.getName());
+            throw new ConfigException(
+                    setting + " class " + className + " does not implement " + MessageHandler.class.getName());
         }
         try {
             handler.configure(args);

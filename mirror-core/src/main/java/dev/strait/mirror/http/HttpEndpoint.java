@@ -1,5 +1,6 @@
 package dev.strait.mirror.http;
 
+import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -7,8 +8,6 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
-
-import com.sun.net.httpserver.HttpServer;
 
 /**
  * The small HTTP endpoint every Strait daemon serves ({@code /metrics}, {@code /status}, {@code /healthz}):

@@ -2,8 +2,7 @@ package dev.strait.mirror.http;
 
 /** JSON text helpers for the hand-written status documents. Stateless. */
 public final class Json {
-    private Json() {
-    }
+    private Json() {}
 
     /** {@code s} as a JSON string literal, quotes included. */
     public static String quote(String s) {

@@ -1,10 +1,9 @@
 package dev.strait.mirror.metrics;
 
-import java.util.Map;
-import java.util.Set;
-
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.MetricRegistry;
+import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 
@@ -14,20 +13,39 @@ import org.apache.kafka.common.MetricName;
  */
 public final class ClientMetricsBridge {
     private static final Set<String> CONSUMER_METRICS = Set.of(
-        "fetch-size-avg", "fetch-size-max", "fetch-rate", "fetch-throttle-time-avg", "fetch-throttle-time-max",
-        "records-per-request-avg", "fetch-latency-avg", "io-ratio", "io-wait-ratio", "records-lag-max");
+            "fetch-size-avg",
+            "fetch-size-max",
+            "fetch-rate",
+            "fetch-throttle-time-avg",
+            "fetch-throttle-time-max",
+            "records-per-request-avg",
+            "fetch-latency-avg",
+            "io-ratio",
+            "io-wait-ratio",
+            "records-lag-max");
     private static final Set<String> PRODUCER_METRICS = Set.of(
-        "batch-size-avg", "batch-size-max", "requests-in-flight", "record-retry-rate", "record-error-rate",
-        "record-send-rate", "compression-rate-avg", "request-latency-avg", "buffer-available-bytes",
-        "bufferpool-wait-ratio", "produce-throttle-time-avg", "io-ratio", "io-wait-ratio", "records-per-request-avg");
+            "batch-size-avg",
+            "batch-size-max",
+            "requests-in-flight",
+            "record-retry-rate",
+            "record-error-rate",
+            "record-send-rate",
+            "compression-rate-avg",
+            "request-latency-avg",
+            "buffer-available-bytes",
+            "bufferpool-wait-ratio",
+            "produce-throttle-time-avg",
+            "io-ratio",
+            "io-wait-ratio",
+            "records-per-request-avg");
     /** Per-client metric groups only: topic- and node-level copies of the same names would be ambiguous. */
-    private static final Set<String> CLIENT_GROUPS = Set.of(
-        "consumer-metrics", "consumer-fetch-manager-metrics", "producer-metrics");
+    private static final Set<String> CLIENT_GROUPS =
+            Set.of("consumer-metrics", "consumer-fetch-manager-metrics", "producer-metrics");
 
-    private ClientMetricsBridge() {
-    }
+    private ClientMetricsBridge() {}
 
-    public static void registerConsumer(MetricRegistry registry, String name, Map<MetricName, ? extends Metric> metrics) {
+    public static void registerConsumer(
+            MetricRegistry registry, String name, Map<MetricName, ? extends Metric> metrics) {
         register(registry, MirrorMetrics.PREFIX + "client.consumer." + name + ".", CONSUMER_METRICS, metrics);
     }
 
@@ -35,11 +53,13 @@ public final class ClientMetricsBridge {
         register(registry, MirrorMetrics.PREFIX + "client.producer.", PRODUCER_METRICS, metrics);
     }
 
-    private static void register(MetricRegistry registry, String prefix, Set<String> wanted,
-                                 Map<MetricName, ? extends Metric> metrics) {
+    private static void register(
+            MetricRegistry registry, String prefix, Set<String> wanted, Map<MetricName, ? extends Metric> metrics) {
         for (Map.Entry<MetricName, ? extends Metric> e : metrics.entrySet()) {
             MetricName mn = e.getKey();
-            if (!wanted.contains(mn.name()) || !CLIENT_GROUPS.contains(mn.group()) || mn.tags().size() > 1) {
+            if (!wanted.contains(mn.name())
+                    || !CLIENT_GROUPS.contains(mn.group())
+                    || mn.tags().size() > 1) {
                 continue;
             }
             String key = prefix + mn.name();

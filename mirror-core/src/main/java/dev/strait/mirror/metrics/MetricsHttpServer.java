@@ -1,10 +1,9 @@
 package dev.strait.mirror.metrics;
 
-import java.util.function.Supplier;
-
 import dev.strait.mirror.http.HttpEndpoint;
 import dev.strait.mirror.http.HttpEndpoint.Response;
 import dev.strait.mirror.http.Json;
+import java.util.function.Supplier;
 
 /**
  * The mirror's HTTP endpoint: {@code /metrics} (Prometheus text), {@code /metrics.json} and {@code /healthz}
@@ -12,28 +11,28 @@ import dev.strait.mirror.http.Json;
  */
 public final class MetricsHttpServer implements AutoCloseable {
     /** What {@code /healthz} reports: healthy or not, and a one-line reason. */
-    public record Health(boolean healthy, String detail) {
-    }
+    public record Health(boolean healthy, String detail) {}
 
     private final HttpEndpoint endpoint;
 
     public MetricsHttpServer(String host, int port, MirrorMetrics metrics, Supplier<Health> health) {
         endpoint = new HttpEndpoint(host, port, "strait-metrics-http")
-            .route("/metrics.json", () -> {
-                metrics.sync();
-                return Response.json(200, MetricsFormat.json(metrics.registry(), metrics.consumerLag()));
-            })
-            .route("/metrics", () -> {
-                metrics.sync();
-                return Response.prometheus(MetricsFormat.prometheus(metrics.registry(), metrics.consumerLag(),
-                    metrics.positions()));
-            })
-            .route("/healthz", () -> {
-                Health h = health.get();
-                return Response.json(h.healthy() ? 200 : 503,
-                    "{\"healthy\":" + h.healthy() + ",\"detail\":" + Json.quote(h.detail()) + "}");
-            })
-            .start();
+                .route("/metrics.json", () -> {
+                    metrics.sync();
+                    return Response.json(200, MetricsFormat.json(metrics.registry(), metrics.consumerLag()));
+                })
+                .route("/metrics", () -> {
+                    metrics.sync();
+                    return Response.prometheus(
+                            MetricsFormat.prometheus(metrics.registry(), metrics.consumerLag(), metrics.positions()));
+                })
+                .route("/healthz", () -> {
+                    Health h = health.get();
+                    return Response.json(
+                            h.healthy() ? 200 : 503,
+                            "{\"healthy\":" + h.healthy() + ",\"detail\":" + Json.quote(h.detail()) + "}");
+                })
+                .start();
     }
 
     public int port() {

@@ -1,14 +1,13 @@
 package dev.strait.mirror.metrics;
 
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.Histogram;
 import com.codahale.metrics.LockFreeExponentiallyDecayingReservoir;
 import com.codahale.metrics.Meter;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Timer;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -33,12 +32,14 @@ public final class MirrorMetrics {
     private final Counter sourceRecordsDiverged;
     private final Histogram recordAgeMs;
     private static final int AGE_SAMPLE_EVERY = 16;
-    private final java.util.concurrent.atomic.AtomicLong pendingRecordsOut = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong pendingRecordsOut =
+            new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong pendingBytesOut = new java.util.concurrent.atomic.AtomicLong();
     /** Racy on purpose: it only picks which records are sampled. */
     private int ageSampleCounter;
     /** Consumer-read lag per source partition, replaced as a whole by each stream (immutable snapshots). */
     private final Map<Integer, Map<TopicPartition, Long>> lagByStream = new ConcurrentHashMap<>();
+
     private final Map<Integer, Map<TopicPartition, Long>> positionsByStream = new ConcurrentHashMap<>();
 
     public MirrorMetrics(MetricRegistry registry) {
@@ -55,8 +56,9 @@ public final class MirrorMetrics {
         this.handlerDrops = registry.counter(PREFIX + "records-dropped-handler");
         this.sourceRecordsLost = registry.counter(PREFIX + "source-records-lost");
         this.sourceRecordsDiverged = registry.counter(PREFIX + "source-records-diverged");
-        this.recordAgeMs = registry.register(PREFIX + "record-age-ms",
-            new Histogram(LockFreeExponentiallyDecayingReservoir.builder().build()));
+        this.recordAgeMs = registry.register(
+                PREFIX + "record-age-ms",
+                new Histogram(LockFreeExponentiallyDecayingReservoir.builder().build()));
         registry.gauge(PREFIX + "consumer-lag-records", () -> this::totalLag);
     }
 
@@ -148,7 +150,7 @@ public final class MirrorMetrics {
      */
     public Map<TopicPartition, Long> positions() {
         Map<TopicPartition, Long> all = new java.util.TreeMap<>(
-            java.util.Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+                java.util.Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
         positionsByStream.values().forEach(all::putAll);
         return all;
     }
@@ -156,7 +158,7 @@ public final class MirrorMetrics {
     /** Consumer-read lag of every partition any stream owns (records the source has that the mirror has not read). */
     public Map<TopicPartition, Long> consumerLag() {
         Map<TopicPartition, Long> all = new java.util.TreeMap<>(
-            java.util.Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+                java.util.Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
         lagByStream.values().forEach(all::putAll);
         return all;
     }

@@ -3,7 +3,6 @@ package dev.strait.mirror.metrics;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,11 +34,19 @@ public final class ProgressLogger implements AutoCloseable {
         long now = time.nanoseconds();
         double seconds = Math.max(1e-3, (now - lastNanos) / 1e9);
         double rate = (produced - lastProduced) / seconds;
-        LOGGER.info("progress: mirrored {} records ({} since last report, {} rec/s), consumed {}, consumer lag {}, "
-                + "send errors {}, commits {}, replication latency p99 {} ms, source records lost {}, diverged {}",
-            produced, produced - lastProduced, Math.round(rate), metrics.recordsConsumed(), metrics.totalLag(),
-            metrics.sendErrors(), metrics.commits(), Math.round(metrics.recordAge().getSnapshot().get99thPercentile()),
-            metrics.sourceRecordsLost(), metrics.sourceRecordsDiverged());
+        LOGGER.info(
+                "progress: mirrored {} records ({} since last report, {} rec/s), consumed {}, consumer lag {}, "
+                        + "send errors {}, commits {}, replication latency p99 {} ms, source records lost {}, diverged {}",
+                produced,
+                produced - lastProduced,
+                Math.round(rate),
+                metrics.recordsConsumed(),
+                metrics.totalLag(),
+                metrics.sendErrors(),
+                metrics.commits(),
+                Math.round(metrics.recordAge().getSnapshot().get99thPercentile()),
+                metrics.sourceRecordsLost(),
+                metrics.sourceRecordsDiverged());
         lastProduced = produced;
         lastNanos = now;
     }

@@ -4,7 +4,6 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
@@ -32,7 +31,7 @@ public final class OffsetTracker {
         Progress p = partitions.computeIfAbsent(tp, k -> new Progress());
         if (lastOffset < p.nextOffset - 1) {
             throw new IllegalStateException("offset of " + tp + " went back from " + (p.nextOffset - 1) + " to "
-                + lastOffset + " without a seek");
+                    + lastOffset + " without a seek");
         }
         p.nextOffset = lastOffset + 1;
         p.leaderEpoch = leaderEpoch;
@@ -47,7 +46,7 @@ public final class OffsetTracker {
         Progress p = partitions.computeIfAbsent(tp, k -> new Progress());
         if (next.offset() < p.nextOffset) {
             throw new IllegalStateException("position of " + tp + " went back from " + p.nextOffset + " to "
-                + next.offset() + " without a seek");
+                    + next.offset() + " without a seek");
         }
         p.nextOffset = next.offset();
         p.leaderEpoch = next.leaderEpoch();
@@ -76,8 +75,8 @@ public final class OffsetTracker {
      *
      * @param firstFailed the lowest source offset per partition whose send failed and was not skipped
      */
-    public Map<TopicPartition, OffsetAndMetadata> commitOffsets(Collection<TopicPartition> which,
-                                                                Map<TopicPartition, Long> firstFailed) {
+    public Map<TopicPartition, OffsetAndMetadata> commitOffsets(
+            Collection<TopicPartition> which, Map<TopicPartition, Long> firstFailed) {
         Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
         for (TopicPartition tp : which) {
             Progress p = partitions.get(tp);

@@ -3,7 +3,6 @@ package dev.strait.mirror.provenance;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
-
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 

@@ -4,7 +4,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
-
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -40,8 +39,8 @@ public final class BelowResolver {
      * together; if that still does not reach back far enough, start at the partition's first record, which reads
      * again but never skips.
      */
-    private Translation resolveInterleaved(TopicPartition tp, PartitionIndex index, Map<TopicPartition, Long> committed,
-                                           long start) {
+    private Translation resolveInterleaved(
+            TopicPartition tp, PartitionIndex index, Map<TopicPartition, Long> committed, long start) {
         TargetHistory history = histories.get(tp);
         if (history != null) {
             long from = Math.max(start, index.from() - INTERLEAVED_READ);
@@ -64,10 +63,13 @@ public final class BelowResolver {
     }
 
     /** {@code in} with every {@link Translation#belowKnown()} entry resolved; the others are returned as they are. */
-    public Map<TopicPartition, Translation> resolve(TranslationRound round, Map<TopicPartition, Translation> in,
-                                                    Map<TopicPartition, Long> committed, Map<TopicPartition, Long> starts) {
-        Map<TopicPartition, Translation> out = new TreeMap<>(
-            Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+    public Map<TopicPartition, Translation> resolve(
+            TranslationRound round,
+            Map<TopicPartition, Translation> in,
+            Map<TopicPartition, Long> committed,
+            Map<TopicPartition, Long> starts) {
+        Map<TopicPartition, Translation> out =
+                new TreeMap<>(Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
         for (Map.Entry<TopicPartition, Translation> e : in.entrySet()) {
             Translation t = e.getValue();
             PartitionIndex index = round.index(e.getKey());
@@ -78,7 +80,9 @@ public final class BelowResolver {
             }
             if (index.from() <= start) {
                 // The map reaches back to the first record: nothing lies below it.
-                out.put(e.getKey(), new Translation(t.target(), t.offset(), t.readAgain(), false, t.uncommittedSources()));
+                out.put(
+                        e.getKey(),
+                        new Translation(t.target(), t.offset(), t.readAgain(), false, t.uncommittedSources()));
                 continue;
             }
             if (index.sources().size() != 1) {

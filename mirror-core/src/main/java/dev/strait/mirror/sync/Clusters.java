@@ -11,7 +11,6 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.GroupListing;
@@ -28,8 +27,7 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /** The admin calls the syncs and the failover commands share, each one batched request per broker. */
 public final class Clusters {
-    private Clusters() {
-    }
+    private Clusters() {}
 
     /** Consumer groups (classic or consumer protocol, and simple groups that only commit) matching {@code filter}. */
     public static List<String> consumerGroups(Admin admin, Predicate<String> filter, long timeoutMs) {
@@ -37,8 +35,11 @@ public final class Clusters {
         List<String> out = new ArrayList<>();
         for (GroupListing g : all) {
             Optional<GroupType> type = g.type();
-            boolean consumer = type.map(t -> t == GroupType.CLASSIC || t == GroupType.CONSUMER).orElse(true)
-                && (g.protocol() == null || g.protocol().isEmpty() || g.protocol().equals("consumer"));
+            boolean consumer = type.map(t -> t == GroupType.CLASSIC || t == GroupType.CONSUMER)
+                            .orElse(true)
+                    && (g.protocol() == null
+                            || g.protocol().isEmpty()
+                            || g.protocol().equals("consumer"));
             if (consumer && filter.test(g.groupId())) {
                 out.add(g.groupId());
             }
@@ -48,8 +49,8 @@ public final class Clusters {
     }
 
     /** Committed offsets of many groups in one go; a group without offsets maps to an empty map. */
-    public static Map<String, Map<TopicPartition, OffsetAndMetadata>> committed(Admin admin, Collection<String> groups,
-                                                                                long timeoutMs) {
+    public static Map<String, Map<TopicPartition, OffsetAndMetadata>> committed(
+            Admin admin, Collection<String> groups, long timeoutMs) {
         Map<String, Map<TopicPartition, OffsetAndMetadata>> out = new HashMap<>();
         if (groups.isEmpty()) {
             return out;
@@ -67,8 +68,8 @@ public final class Clusters {
                 if (e.getCause() instanceof GroupIdNotFoundException) {
                     offsets = Map.of();
                 } else {
-                    throw new SyncException("could not read the committed offsets of group " + g + ": " + e.getCause(),
-                        e.getCause());
+                    throw new SyncException(
+                            "could not read the committed offsets of group " + g + ": " + e.getCause(), e.getCause());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -93,10 +94,16 @@ public final class Clusters {
         if (groups.isEmpty()) {
             return out;
         }
-        Map<String, KafkaFuture<ConsumerGroupDescription>> futures = admin.describeConsumerGroups(groups).describedGroups();
+        Map<String, KafkaFuture<ConsumerGroupDescription>> futures =
+                admin.describeConsumerGroups(groups).describedGroups();
         for (String g : groups) {
             try {
-                out.put(g, futures.get(g).get(timeoutMs, TimeUnit.MILLISECONDS).members().size());
+                out.put(
+                        g,
+                        futures.get(g)
+                                .get(timeoutMs, TimeUnit.MILLISECONDS)
+                                .members()
+                                .size());
             } catch (ExecutionException e) {
                 if (e.getCause() instanceof GroupIdNotFoundException) {
                     out.put(g, 0);
@@ -119,13 +126,20 @@ public final class Clusters {
         if (topics.isEmpty()) {
             return out;
         }
-        Map<String, KafkaFuture<TopicDescription>> futures = admin.describeTopics(new HashSet<>(topics)).topicNameValues();
+        Map<String, KafkaFuture<TopicDescription>> futures =
+                admin.describeTopics(new HashSet<>(topics)).topicNameValues();
         for (Map.Entry<String, KafkaFuture<TopicDescription>> e : futures.entrySet()) {
             try {
-                out.put(e.getKey(), e.getValue().get(timeoutMs, TimeUnit.MILLISECONDS).partitions().size());
+                out.put(
+                        e.getKey(),
+                        e.getValue()
+                                .get(timeoutMs, TimeUnit.MILLISECONDS)
+                                .partitions()
+                                .size());
             } catch (ExecutionException ex) {
                 if (!(ex.getCause() instanceof UnknownTopicOrPartitionException)) {
-                    throw new SyncException("could not describe topic " + e.getKey() + ": " + ex.getCause(), ex.getCause());
+                    throw new SyncException(
+                            "could not describe topic " + e.getKey() + ": " + ex.getCause(), ex.getCause());
                 }
             } catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
@@ -156,8 +170,8 @@ public final class Clusters {
         return offsets(admin, tps, OffsetSpec.earliest(), timeoutMs);
     }
 
-    private static Map<TopicPartition, Long> offsets(Admin admin, Collection<TopicPartition> tps, OffsetSpec spec,
-                                                     long timeoutMs) {
+    private static Map<TopicPartition, Long> offsets(
+            Admin admin, Collection<TopicPartition> tps, OffsetSpec spec, long timeoutMs) {
         Map<TopicPartition, Long> out = new HashMap<>();
         if (tps.isEmpty()) {
             return out;
@@ -165,7 +179,7 @@ public final class Clusters {
         Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
         tps.forEach(tp -> specs.put(tp, spec));
         Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> r =
-            get(admin.listOffsets(specs).all(), timeoutMs, "list offsets");
+                get(admin.listOffsets(specs).all(), timeoutMs, "list offsets");
         r.forEach((tp, info) -> out.put(tp, info.offset()));
         return out;
     }

@@ -7,5 +7,4 @@ import org.apache.kafka.common.TopicPartition;
  * source record {@code sourceOffset} of {@code source}. A target offset holds one record forever (until the
  * topic is truncated or re-created), so facts learnt from different places never contradict each other.
  */
-public record Fact(long targetOffset, TopicPartition source, long sourceOffset) {
-}
+public record Fact(long targetOffset, TopicPartition source, long sourceOffset) {}

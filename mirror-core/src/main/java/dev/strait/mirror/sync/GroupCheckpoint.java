@@ -1,7 +1,6 @@
 package dev.strait.mirror.sync;
 
 import java.util.Map;
-
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -13,8 +12,8 @@ import org.apache.kafka.common.TopicPartition;
  * @param committed source partition to committed offset (the next record to read)
  * @param sourceEnds source partition to its log end offset at that time (what existed on the source)
  */
-public record GroupCheckpoint(String group, long timeMs, Map<TopicPartition, Long> committed,
-                              Map<TopicPartition, Long> sourceEnds) {
+public record GroupCheckpoint(
+        String group, long timeMs, Map<TopicPartition, Long> committed, Map<TopicPartition, Long> sourceEnds) {
     public GroupCheckpoint {
         committed = Map.copyOf(committed);
         sourceEnds = Map.copyOf(sourceEnds);

@@ -1,5 +1,8 @@
 package dev.strait.mirror.sync;
 
+import com.codahale.metrics.MetricRegistry;
+import dev.strait.mirror.config.GroupFilter;
+import dev.strait.mirror.config.TopicRenamer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -10,10 +13,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
-
-import com.codahale.metrics.MetricRegistry;
-import dev.strait.mirror.config.GroupFilter;
-import dev.strait.mirror.config.TopicRenamer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -41,11 +40,12 @@ public final class GroupOffsetSync implements Runnable {
     private static final long TIMEOUT_MS = 30_000;
     /** Records read from the target per round to fill what the offset map does not know. */
     private static final long READ_BUDGET = 2_000_000;
+
     private static final int WRITES_IN_FLIGHT = 50;
 
     /** What to sync; {@code groups} null means only the offset map is kept (no group offsets written). */
-    public record Settings(GroupFilter groups, long intervalMs, String mirrorGroup, Pattern topics, TopicRenamer renamer) {
-    }
+    public record Settings(
+            GroupFilter groups, long intervalMs, String mirrorGroup, Pattern topics, TopicRenamer renamer) {}
 
     private final Settings settings;
     private final Admin sourceAdmin;
@@ -69,6 +69,7 @@ public final class GroupOffsetSync implements Runnable {
      * translation): a group whose translation does not go past them needs no look at the target this round.
      */
     private final Map<String, Map<TopicPartition, Long>> knownOnTarget = new HashMap<>();
+
     private volatile RoundStats lastRound = new RoundStats(0, 0, 0, 0, 0, 0);
 
     /**
@@ -76,15 +77,31 @@ public final class GroupOffsetSync implements Runnable {
      * groups left alone because they have members on the target, partitions not exactly translatable, the whole
      * round's time and its parts (reading the source, translating, checking and writing the target groups).
      */
-    public record RoundStats(int groups, int partitions, int written, int skippedActive, int inexact, long millis,
-                             long sourceMillis, long translateMillis, long targetMillis) {
+    public record RoundStats(
+            int groups,
+            int partitions,
+            int written,
+            int skippedActive,
+            int inexact,
+            long millis,
+            long sourceMillis,
+            long translateMillis,
+            long targetMillis) {
         RoundStats(int groups, int partitions, int written, int skippedActive, int inexact, long millis) {
             this(groups, partitions, written, skippedActive, inexact, millis, 0, 0, 0);
         }
     }
 
-    public GroupOffsetSync(Settings settings, Admin sourceAdmin, Admin targetAdmin, OffsetMap map, SyncTopic syncTopic,
-                           TargetReader reader, Time time, String writerId, MetricRegistry registry) {
+    public GroupOffsetSync(
+            Settings settings,
+            Admin sourceAdmin,
+            Admin targetAdmin,
+            OffsetMap map,
+            SyncTopic syncTopic,
+            TargetReader reader,
+            Time time,
+            String writerId,
+            MetricRegistry registry) {
         this.settings = settings;
         this.sourceAdmin = sourceAdmin;
         this.targetAdmin = targetAdmin;
@@ -100,8 +117,11 @@ public final class GroupOffsetSync implements Runnable {
         registry.gauge(SyncMetrics.PREFIX + "group-offsets.partitions", () -> () -> lastRound.partitions());
         registry.gauge(SyncMetrics.PREFIX + "group-offsets.skipped-active", () -> () -> lastRound.skippedActive());
         registry.gauge(SyncMetrics.PREFIX + "group-offsets.inexact", () -> () -> lastRound.inexact());
-        registry.gauge(SyncMetrics.PREFIX + "offset-map.segments",
-            () -> () -> map.histories().stream().mapToLong(TargetHistory::segments).sum());
+        registry.gauge(
+                SyncMetrics.PREFIX + "offset-map.segments",
+                () -> () -> map.histories().stream()
+                        .mapToLong(TargetHistory::segments)
+                        .sum());
     }
 
     public void requestStop() {
@@ -139,8 +159,9 @@ public final class GroupOffsetSync implements Runnable {
             persistMap();
             syncTopic.flush();
         } catch (RuntimeException e) {
-            LOGGER.warn("Could not persist the offset map on stop: {}; a restart reads the missing part from the target",
-                e.toString());
+            LOGGER.warn(
+                    "Could not persist the offset map on stop: {}; a restart reads the missing part from the target",
+                    e.toString());
         }
     }
 
@@ -157,8 +178,11 @@ public final class GroupOffsetSync implements Runnable {
         } catch (RuntimeException e) {
             long n = mapMetrics.failed();
             if (SyncMetrics.worthLogging(n)) {
-                LOGGER.warn("Offset map upkeep failed ({} in a row): {}; retrying every {} ms", n, e.getMessage(),
-                    settings.intervalMs());
+                LOGGER.warn(
+                        "Offset map upkeep failed ({} in a row): {}; retrying every {} ms",
+                        n,
+                        e.getMessage(),
+                        settings.intervalMs());
             }
             return;
         }
@@ -174,15 +198,24 @@ public final class GroupOffsetSync implements Runnable {
             lastRound = stats;
             groupMetrics.succeeded(time.milliseconds(), stats.written());
             if (groupMetrics.rounds() == 1 || stats.written() > 0) {
-                LOGGER.info("Group offset sync: {} groups, {} partitions translated, {} offsets written, {} groups left "
-                    + "alone (active on the target), {} partitions inexact, {} ms", stats.groups(), stats.partitions(),
-                    stats.written(), stats.skippedActive(), stats.inexact(), stats.millis());
+                LOGGER.info(
+                        "Group offset sync: {} groups, {} partitions translated, {} offsets written, {} groups left "
+                                + "alone (active on the target), {} partitions inexact, {} ms",
+                        stats.groups(),
+                        stats.partitions(),
+                        stats.written(),
+                        stats.skippedActive(),
+                        stats.inexact(),
+                        stats.millis());
             }
         } catch (RuntimeException e) {
             long n = groupMetrics.failed();
             if (SyncMetrics.worthLogging(n)) {
-                LOGGER.warn("Group offset sync failed ({} in a row): {}; retrying every {} ms", n, e.getMessage(),
-                    settings.intervalMs());
+                LOGGER.warn(
+                        "Group offset sync failed ({} in a row): {}; retrying every {} ms",
+                        n,
+                        e.getMessage(),
+                        settings.intervalMs());
             }
         }
     }
@@ -194,7 +227,9 @@ public final class GroupOffsetSync implements Runnable {
         }
         for (ConsumerRecord<byte[], byte[]> r : syncTopic.readNew()) {
             SyncRecords.Key key = SyncRecords.parseKey(r.key());
-            if (key == null || key.kind() != SyncRecords.Kind.MAP || !key.sourceCluster().equals(map.sourceCluster())) {
+            if (key == null
+                    || key.kind() != SyncRecords.Kind.MAP
+                    || !key.sourceCluster().equals(map.sourceCluster())) {
                 continue;
             }
             SyncRecords.MapValue value = SyncRecords.decodeMap(r.value());
@@ -210,8 +245,10 @@ public final class GroupOffsetSync implements Runnable {
         Map<TopicPartition, Long> ends = Clusters.endOffsets(targetAdmin, tps, TIMEOUT_MS);
         MapUpkeep.Result result = MapUpkeep.run(map, reader, knownEnds, starts, ends, READ_BUDGET, null);
         if (result.recordsRead() > 0) {
-            LOGGER.info("Offset map: read {} records back from the target to fill what it did not know{}",
-                result.recordsRead(), result.complete() ? "" : " (more next round)");
+            LOGGER.info(
+                    "Offset map: read {} records back from the target to fill what it did not know{}",
+                    result.recordsRead(),
+                    result.complete() ? "" : " (more next round)");
         }
         return persistMap() + result.partitionsReset();
     }
@@ -234,8 +271,8 @@ public final class GroupOffsetSync implements Runnable {
             if (persistedVersions.getOrDefault(h.target(), -1L) == v) {
                 continue;
             }
-            sent.add(syncTopic.write(SyncRecords.mapKey(map.sourceCluster(), h.target()),
-                SyncRecords.encode(h.snapshot(), writerId)));
+            sent.add(syncTopic.write(
+                    SyncRecords.mapKey(map.sourceCluster(), h.target()), SyncRecords.encode(h.snapshot(), writerId)));
             versions.put(h.target(), v);
         }
         await(sent, "persist the offset map");
@@ -244,9 +281,12 @@ public final class GroupOffsetSync implements Runnable {
     }
 
     private RoundStats syncGroups(long startMs) {
-        List<String> groups = Clusters.consumerGroups(sourceAdmin,
-            g -> !g.equals(settings.mirrorGroup()) && settings.groups().matches(g), TIMEOUT_MS);
-        Map<String, Map<TopicPartition, OffsetAndMetadata>> committed = Clusters.committed(sourceAdmin, groups, TIMEOUT_MS);
+        List<String> groups = Clusters.consumerGroups(
+                sourceAdmin,
+                g -> !g.equals(settings.mirrorGroup()) && settings.groups().matches(g),
+                TIMEOUT_MS);
+        Map<String, Map<TopicPartition, OffsetAndMetadata>> committed =
+                Clusters.committed(sourceAdmin, groups, TIMEOUT_MS);
         Set<TopicPartition> sourceTps = new HashSet<>();
         Map<String, Map<TopicPartition, Long>> offsets = new HashMap<>();
         for (Map.Entry<String, Map<TopicPartition, OffsetAndMetadata>> e : committed.entrySet()) {
@@ -275,8 +315,8 @@ public final class GroupOffsetSync implements Runnable {
         int partitions = 0;
         int inexact = 0;
         for (Map.Entry<String, Map<TopicPartition, Long>> e : offsets.entrySet()) {
-            Map<TopicPartition, Translation> t = below.from(map).resolve(round, round.translate(e.getValue()), e.getValue(),
-                targetStarts);
+            Map<TopicPartition, Translation> t =
+                    below.from(map).resolve(round, round.translate(e.getValue()), e.getValue(), targetStarts);
             translated.put(e.getKey(), t);
             partitions += t.size();
             for (Translation tr : t.values()) {
@@ -311,7 +351,8 @@ public final class GroupOffsetSync implements Runnable {
                 idle.add(g);
             }
         }
-        Map<String, Map<TopicPartition, OffsetAndMetadata>> onTarget = Clusters.committed(targetAdmin, idle, TIMEOUT_MS);
+        Map<String, Map<TopicPartition, OffsetAndMetadata>> onTarget =
+                Clusters.committed(targetAdmin, idle, TIMEOUT_MS);
         Map<String, Map<TopicPartition, OffsetAndMetadata>> pending = new HashMap<>();
         int written = 0;
         int writeFailures = 0;
@@ -341,7 +382,9 @@ public final class GroupOffsetSync implements Runnable {
         for (int from = 0; from < order.size(); from += WRITES_IN_FLIGHT) {
             Map<String, KafkaFuture<Void>> writes = new HashMap<>();
             for (String g : order.subList(from, Math.min(order.size(), from + WRITES_IN_FLIGHT))) {
-                writes.put(g, targetAdmin.alterConsumerGroupOffsets(g, pending.get(g)).all());
+                writes.put(
+                        g,
+                        targetAdmin.alterConsumerGroupOffsets(g, pending.get(g)).all());
             }
             for (Map.Entry<String, KafkaFuture<Void>> w : writes.entrySet()) {
                 try {
@@ -350,8 +393,8 @@ public final class GroupOffsetSync implements Runnable {
                     knownOnTarget.remove(w.getKey());
                     Throwable cause = e.getCause();
                     if (cause instanceof org.apache.kafka.common.errors.UnknownMemberIdException
-                        || cause instanceof org.apache.kafka.common.errors.GroupNotEmptyException
-                        || cause instanceof org.apache.kafka.common.errors.IllegalGenerationException) {
+                            || cause instanceof org.apache.kafka.common.errors.GroupNotEmptyException
+                            || cause instanceof org.apache.kafka.common.errors.IllegalGenerationException) {
                         // A consumer joined between the check and the write: the broker refused, as it should.
                         skippedActive++;
                     } else {
@@ -363,7 +406,8 @@ public final class GroupOffsetSync implements Runnable {
                     Thread.currentThread().interrupt();
                     throw new SyncException("interrupted", e);
                 } catch (java.util.concurrent.TimeoutException e) {
-                    throw new SyncException("timed out writing the offsets of group " + w.getKey() + " on the target", e);
+                    throw new SyncException(
+                            "timed out writing the offsets of group " + w.getKey() + " on the target", e);
                 }
             }
         }
@@ -371,15 +415,23 @@ public final class GroupOffsetSync implements Runnable {
         knownOnTarget.keySet().retainAll(translated.keySet());
         if (writeFailures > 0) {
             throw new SyncException(writeFailures + " groups' offsets could not be written on the target (first: "
-                + firstFailure + "); they are written again next round");
+                    + firstFailure + "); they are written again next round");
         }
         long end = time.milliseconds();
-        return new RoundStats(offsets.size(), partitions, written, skippedActive, inexact, end - startMs,
-            sourceDone - startMs, translateDone - sourceDone, end - translateDone);
+        return new RoundStats(
+                offsets.size(),
+                partitions,
+                written,
+                skippedActive,
+                inexact,
+                end - startMs,
+                sourceDone - startMs,
+                translateDone - sourceDone,
+                end - translateDone);
     }
 
-    private void writeCheckpoints(Map<String, Map<TopicPartition, Long>> offsets, Map<TopicPartition, Long> sourceEnds,
-                                  long nowMs) {
+    private void writeCheckpoints(
+            Map<String, Map<TopicPartition, Long>> offsets, Map<TopicPartition, Long> sourceEnds, long nowMs) {
         List<Future<?>> sent = new ArrayList<>();
         Map<String, Map<TopicPartition, Long>> written = new HashMap<>();
         for (Map.Entry<String, Map<TopicPartition, Long>> e : offsets.entrySet()) {
@@ -393,8 +445,9 @@ public final class GroupOffsetSync implements Runnable {
                     ends.put(tp, end);
                 }
             });
-            sent.add(syncTopic.write(SyncRecords.groupKey(map.sourceCluster(), e.getKey(), settings.mirrorGroup()),
-                SyncRecords.encode(new GroupCheckpoint(e.getKey(), nowMs, e.getValue(), ends))));
+            sent.add(syncTopic.write(
+                    SyncRecords.groupKey(map.sourceCluster(), e.getKey(), settings.mirrorGroup()),
+                    SyncRecords.encode(new GroupCheckpoint(e.getKey(), nowMs, e.getValue(), ends))));
             written.put(e.getKey(), e.getValue());
         }
         await(sent, "write group checkpoints");
@@ -406,8 +459,10 @@ public final class GroupOffsetSync implements Runnable {
             try {
                 f.get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
             } catch (ExecutionException e) {
-                throw new SyncException("could not " + what + " in the sync topic: " + e.getCause().getMessage(),
-                    e.getCause());
+                throw new SyncException(
+                        "could not " + what + " in the sync topic: "
+                                + e.getCause().getMessage(),
+                        e.getCause());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new SyncException("interrupted", e);

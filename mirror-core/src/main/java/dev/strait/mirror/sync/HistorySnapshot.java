@@ -1,7 +1,6 @@
 package dev.strait.mirror.sync;
 
 import java.util.List;
-
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -9,8 +8,14 @@ import org.apache.kafka.common.TopicPartition;
  * ({@code t[i], s[i], len[i]}, source partition {@code feeders.get(feeder[i])}) in target-offset order and the
  * complete ranges {@code [from, to)}. The arrays are not copied again: treat them as immutable.
  */
-public record HistorySnapshot(TopicPartition target, List<TopicPartition> feeders, long[] t, long[] s, int[] len,
-                              int[] feeder, List<long[]> known) {
+public record HistorySnapshot(
+        TopicPartition target,
+        List<TopicPartition> feeders,
+        long[] t,
+        long[] s,
+        int[] len,
+        int[] feeder,
+        List<long[]> known) {
     public int size() {
         return t.length;
     }

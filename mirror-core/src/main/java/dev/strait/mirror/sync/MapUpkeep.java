@@ -3,7 +3,6 @@ package dev.strait.mirror.sync;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,12 +16,10 @@ import org.slf4j.LoggerFactory;
 public final class MapUpkeep {
     private static final Logger LOGGER = LoggerFactory.getLogger(MapUpkeep.class);
 
-    private MapUpkeep() {
-    }
+    private MapUpkeep() {}
 
     /** What one upkeep did. */
-    public record Result(long recordsRead, int partitionsReset, boolean complete) {
-    }
+    public record Result(long recordsRead, int partitionsReset, boolean complete) {}
 
     /**
      * @param knownEndsBefore each history's known end, taken before {@code ends} was read (so acknowledgements
@@ -32,9 +29,14 @@ public final class MapUpkeep {
      * @param tailTo when not null, also read from each history's known end up to this offset (a command, with the
      *     mirror stopped; a running mirror learns its own tail from acknowledgements)
      */
-    public static Result run(OffsetMap map, TargetReader reader, Map<TopicPartition, Long> knownEndsBefore,
-                             Map<TopicPartition, Long> starts, Map<TopicPartition, Long> ends, long budget,
-                             Map<TopicPartition, Long> tailTo) {
+    public static Result run(
+            OffsetMap map,
+            TargetReader reader,
+            Map<TopicPartition, Long> knownEndsBefore,
+            Map<TopicPartition, Long> starts,
+            Map<TopicPartition, Long> ends,
+            long budget,
+            Map<TopicPartition, Long> tailTo) {
         long read = 0;
         int reset = 0;
         boolean complete = true;
@@ -47,8 +49,12 @@ public final class MapUpkeep {
             }
             long knownEnd = knownEndsBefore.getOrDefault(tp, -1L);
             if (knownEnd > end) {
-                LOGGER.warn("Target partition {} ends at {} but the offset map knew records up to {}: it was truncated "
-                    + "or re-created; forgetting what the map knew of it", tp, end, knownEnd);
+                LOGGER.warn(
+                        "Target partition {} ends at {} but the offset map knew records up to {}: it was truncated "
+                                + "or re-created; forgetting what the map knew of it",
+                        tp,
+                        end,
+                        knownEnd);
                 h.reset();
                 reset++;
                 continue;

@@ -3,7 +3,6 @@ package dev.strait.mirror.sync;
 import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-
 import org.apache.kafka.common.TopicPartition;
 
 /**

@@ -6,7 +6,6 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -43,10 +42,16 @@ public final class PartitionIndex {
     private final Map<TopicPartition, Feeder> feeders;
     /** Every segment of every source partition, in target-offset order (for moving X over duplicates). */
     private final long[] allT;
+
     private final long[] allEnd;
 
-    private PartitionIndex(TopicPartition target, long from, long to, Map<TopicPartition, Feeder> feeders,
-                           long[] allT, long[] allEnd) {
+    private PartitionIndex(
+            TopicPartition target,
+            long from,
+            long to,
+            Map<TopicPartition, Feeder> feeders,
+            long[] allT,
+            long[] allEnd) {
         this.target = target;
         this.from = from;
         this.to = to;
@@ -55,8 +60,16 @@ public final class PartitionIndex {
         this.allEnd = allEnd;
     }
 
-    static PartitionIndex build(TopicPartition target, List<TopicPartition> feederList, long[] t, long[] s, int[] len,
-                                int[] feeder, int size, long from, long to) {
+    static PartitionIndex build(
+            TopicPartition target,
+            List<TopicPartition> feederList,
+            long[] t,
+            long[] s,
+            int[] len,
+            int[] feeder,
+            int size,
+            long from,
+            long to) {
         if (from < 0) {
             return new PartitionIndex(target, -1, -1, Map.of(), new long[0], new long[0]);
         }
@@ -252,6 +265,7 @@ public final class PartitionIndex {
         final long[] before;
         /** Segment index where each run starts; runs end where the next starts. */
         final int[] runStart;
+
         final long[] runMin;
         final long[] runMax;
         final long minS;

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /** What a sync topic holds, by source cluster: offset map snapshots, group checkpoints, failover markers. */
@@ -27,24 +26,27 @@ public final class SyncContents {
                 case MAP -> {
                     SyncRecords.MapValue v = SyncRecords.decodeMap(r.value());
                     if (v != null) {
-                        c.maps.computeIfAbsent(key.sourceCluster(), k -> new ArrayList<>()).add(v.snapshot());
+                        c.maps.computeIfAbsent(key.sourceCluster(), k -> new ArrayList<>())
+                                .add(v.snapshot());
                     }
                 }
                 case GROUP -> {
                     GroupCheckpoint g = SyncRecords.decodeGroup(r.value());
                     if (g != null) {
-                        c.groups.computeIfAbsent(key.sourceCluster(), k -> new HashMap<>()).merge(g.group(), g,
-                            SyncContents::union);
+                        c.groups
+                                .computeIfAbsent(key.sourceCluster(), k -> new HashMap<>())
+                                .merge(g.group(), g, SyncContents::union);
                     }
                 }
                 case FAILOVER -> {
                     FailoverMarker m = SyncRecords.decodeFailover(r.value());
                     if (m != null) {
-                        c.markers.computeIfAbsent(key.sourceCluster(), k -> new HashMap<>()).put(m.targetTopic(), m);
+                        c.markers
+                                .computeIfAbsent(key.sourceCluster(), k -> new HashMap<>())
+                                .put(m.targetTopic(), m);
                     }
                 }
-                default -> {
-                }
+                default -> {}
             }
         }
         return c;

@@ -1,10 +1,9 @@
 package dev.strait.mirror.sync;
 
-import java.util.concurrent.atomic.AtomicLong;
-
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Timer;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Metrics of one kind of sync (group offsets, topic configs, partitions, ACLs), under

@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -32,14 +31,16 @@ public final class SyncRecords {
     private static final byte VERSION = 1;
 
     /** What a key names. */
-    public enum Kind { MAP, GROUP, FAILOVER }
+    public enum Kind {
+        MAP,
+        GROUP,
+        FAILOVER
+    }
 
     /** A parsed key: kind, source cluster id, and the rest (target topic and partition, or a group name). */
-    public record Key(Kind kind, String sourceCluster, String name, int partition) {
-    }
+    public record Key(Kind kind, String sourceCluster, String name, int partition) {}
 
-    private SyncRecords() {
-    }
+    private SyncRecords() {}
 
     public static byte[] mapKey(String sourceCluster, TopicPartition target) {
         return key("map|" + sourceCluster + "|" + target.topic() + "|" + target.partition());
@@ -78,7 +79,11 @@ public final class SyncRecords {
                     return null;
                 }
                 try {
-                    return new Key(Kind.MAP, parts[1], parts[2].substring(0, bar), Integer.parseInt(parts[2].substring(bar + 1)));
+                    return new Key(
+                            Kind.MAP,
+                            parts[1],
+                            parts[2].substring(0, bar),
+                            Integer.parseInt(parts[2].substring(bar + 1)));
                 } catch (NumberFormatException e) {
                     return null;
                 }
@@ -118,8 +123,7 @@ public final class SyncRecords {
     }
 
     /** A decoded map snapshot and the process that wrote it. */
-    public record MapValue(String writer, HistorySnapshot snapshot) {
-    }
+    public record MapValue(String writer, HistorySnapshot snapshot) {}
 
     public static MapValue decodeMap(byte[] value) {
         return read(value, in -> {

@@ -10,7 +10,6 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -35,6 +34,7 @@ import org.apache.kafka.common.utils.Time;
 public final class SyncTopic implements AutoCloseable {
     /** Room for the offset map of a hash-mode partition; the writer's max.request.size matches. */
     static final int MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
     private static final long TIMEOUT_MS = 60_000;
 
     private final String name;
@@ -55,15 +55,17 @@ public final class SyncTopic implements AutoCloseable {
 
     /** Creates the topic when it is missing (compacted, one partition). */
     public void ensure(Admin targetAdmin, short replicationFactor) {
-        NewTopic topic = new NewTopic(name, Optional.of(1), replicationFactor < 0 ? Optional.empty()
-            : Optional.of(replicationFactor)).configs(Map.of("cleanup.policy", "compact",
-                "max.message.bytes", String.valueOf(MAX_MESSAGE_BYTES)));
+        NewTopic topic = new NewTopic(
+                        name, Optional.of(1), replicationFactor < 0 ? Optional.empty() : Optional.of(replicationFactor))
+                .configs(Map.of("cleanup.policy", "compact", "max.message.bytes", String.valueOf(MAX_MESSAGE_BYTES)));
         try {
             targetAdmin.createTopics(List.of(topic)).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof TopicExistsException)) {
-                throw new SyncException("could not create the sync topic " + name + " on the target: "
-                    + e.getCause().getMessage() + "; create it (compacted, 1 partition) or grant CREATE", e.getCause());
+                throw new SyncException(
+                        "could not create the sync topic " + name + " on the target: "
+                                + e.getCause().getMessage() + "; create it (compacted, 1 partition) or grant CREATE",
+                        e.getCause());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -154,7 +156,7 @@ public final class SyncTopic implements AutoCloseable {
         while (tail.position(tp, Duration.ofMillis(TIMEOUT_MS)) < end) {
             if (time.milliseconds() > deadline) {
                 throw new SyncException("reading the sync topic " + name + " did not reach offset " + end + " within "
-                    + TIMEOUT_MS + " ms");
+                        + TIMEOUT_MS + " ms");
             }
             for (ConsumerRecord<byte[], byte[]> r : tail.poll(Duration.ofMillis(200))) {
                 if (r.offset() < end) {

@@ -5,7 +5,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -35,6 +34,7 @@ public final class TargetHistory {
     private int size;
     /** Complete ranges, except the trailing one that acknowledgements extend, kept in the two fields below. */
     private final KnownRanges known = new KnownRanges();
+
     private long tailFrom = -1;
     private long tailTo = -1;
     private long version;
@@ -59,8 +59,10 @@ public final class TargetHistory {
         if (size > 0) {
             int last = size - 1;
             long lastEnd = t[last] + len[last];
-            if (targetOffset == lastEnd && feeder[last] == f && sourceOffset == s[last] + len[last]
-                && len[last] < Integer.MAX_VALUE) {
+            if (targetOffset == lastEnd
+                    && feeder[last] == f
+                    && sourceOffset == s[last] + len[last]
+                    && len[last] < Integer.MAX_VALUE) {
                 len[last]++;
                 extendKnown(targetOffset);
                 version++;
@@ -126,8 +128,12 @@ public final class TargetHistory {
             segs.add(new long[] {t[i], s[i], len[i], feeder[i]});
         }
         for (int i = 0; i < snapshot.size(); i++) {
-            segs.add(new long[] {snapshot.t()[i], snapshot.s()[i], snapshot.len()[i],
-                feederId(snapshot.feeders().get(snapshot.feeder()[i]))});
+            segs.add(new long[] {
+                snapshot.t()[i],
+                snapshot.s()[i],
+                snapshot.len()[i],
+                feederId(snapshot.feeders().get(snapshot.feeder()[i]))
+            });
         }
         rebuild(segs);
         for (long[] r : snapshot.known()) {
@@ -158,7 +164,10 @@ public final class TargetHistory {
                     sFrom += skip;
                     n -= skip;
                 }
-                if (from == lastEnd && feeder[last] == f && sFrom == s[last] + len[last] && len[last] + n <= Integer.MAX_VALUE) {
+                if (from == lastEnd
+                        && feeder[last] == f
+                        && sFrom == s[last] + len[last]
+                        && len[last] + n <= Integer.MAX_VALUE) {
                     len[last] += (int) n;
                     continue;
                 }
@@ -257,8 +266,14 @@ public final class TargetHistory {
     /** Everything known, for persisting. */
     public synchronized HistorySnapshot snapshot() {
         flushTail();
-        return new HistorySnapshot(target, List.copyOf(feeders), Arrays.copyOf(t, size), Arrays.copyOf(s, size),
-            Arrays.copyOf(len, size), Arrays.copyOf(feeder, size), known.all());
+        return new HistorySnapshot(
+                target,
+                List.copyOf(feeders),
+                Arrays.copyOf(t, size),
+                Arrays.copyOf(s, size),
+                Arrays.copyOf(len, size),
+                Arrays.copyOf(feeder, size),
+                known.all());
     }
 
     /** Changes since {@code version}; callers persist a snapshot when this moved. */

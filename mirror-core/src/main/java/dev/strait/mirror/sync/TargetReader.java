@@ -1,11 +1,10 @@
 package dev.strait.mirror.sync;
 
+import dev.strait.mirror.provenance.Provenance;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
-
-import dev.strait.mirror.provenance.Provenance;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -53,8 +52,7 @@ public final class TargetReader implements AutoCloseable {
     }
 
     /** What a read found: the copies in {@code [from, reachedTo)}; the rest of the range was not reached. */
-    public record Range(long from, long reachedTo, List<Fact> facts) {
-    }
+    public record Range(long from, long reachedTo, List<Fact> facts) {}
 
     /**
      * Reads {@code [from, to)} of {@code tp} (stopping earlier at the partition's end or after the timeout) and
@@ -67,7 +65,9 @@ public final class TargetReader implements AutoCloseable {
         }
         consumer.assign(List.of(tp));
         consumer.seek(tp, from);
-        long end = Math.min(to, consumer.endOffsets(List.of(tp), Duration.ofMillis(timeoutMs)).getOrDefault(tp, from));
+        long end = Math.min(
+                to,
+                consumer.endOffsets(List.of(tp), Duration.ofMillis(timeoutMs)).getOrDefault(tp, from));
         long deadline = time.milliseconds() + timeoutMs;
         long position = from;
         while (position < end && time.milliseconds() < deadline) {

@@ -17,7 +17,8 @@ import org.apache.kafka.common.TopicPartition;
  * @param uncommittedSources source partitions feeding this target partition for which the group has no committed
  *     offset; they were treated as "from their first copied record" (hash mode only)
  */
-public record Translation(TopicPartition target, long offset, long readAgain, boolean belowKnown, int uncommittedSources) {
+public record Translation(
+        TopicPartition target, long offset, long readAgain, boolean belowKnown, int uncommittedSources) {
     public boolean exact() {
         return readAgain == 0 && !belowKnown;
     }

@@ -1,13 +1,12 @@
 package dev.strait.mirror.sync;
 
+import dev.strait.mirror.config.TopicRenamer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-
-import dev.strait.mirror.config.TopicRenamer;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -23,7 +22,7 @@ import org.apache.kafka.common.TopicPartition;
  */
 public final class TranslationRound {
     private static final java.util.Comparator<TopicPartition> ORDER =
-        java.util.Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
+            java.util.Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
 
     private final TopicRenamer renamer;
     private final Map<TopicPartition, PartitionIndex> indexes = new HashMap<>();
@@ -64,14 +63,17 @@ public final class TranslationRound {
         Map<TopicPartition, Translation> out = new TreeMap<>(ORDER);
         for (Map.Entry<TopicPartition, Long> e : committed.entrySet()) {
             List<PartitionIndex> targets = bySource.get(e.getKey());
-            if (targets != null && targets.size() == 1 && e.getKey().equals(targets.get(0).onlySource())) {
+            if (targets != null
+                    && targets.size() == 1
+                    && e.getKey().equals(targets.get(0).onlySource())) {
                 // Preserve mode: one source partition, one target partition.
                 PartitionIndex index = targets.get(0);
                 out.put(index.target(), index.translateOnly(e.getKey(), e.getValue()));
                 continue;
             }
             if (targets == null) {
-                TopicPartition same = new TopicPartition(renamer.targetTopic(e.getKey().topic()), e.getKey().partition());
+                TopicPartition same = new TopicPartition(
+                        renamer.targetTopic(e.getKey().topic()), e.getKey().partition());
                 Long end = targetEnds.get(same);
                 PartitionIndex index = indexes.get(same);
                 if (end != null && (index == null || index.sources().isEmpty())) {

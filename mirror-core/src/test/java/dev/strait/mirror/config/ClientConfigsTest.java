@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Properties;
-
 import org.junit.jupiter.api.Test;
 
 class ClientConfigsTest {
@@ -18,8 +17,8 @@ class ClientConfigsTest {
 
     @Test
     void consumerNeverResetsOnItsOwnAndNeverAutoCommits() {
-        Properties c = ClientConfigs.consumer(props("bootstrap.servers", "h:1", "group.id", "g",
-            "auto.offset.reset", "latest"), 2);
+        Properties c = ClientConfigs.consumer(
+                props("bootstrap.servers", "h:1", "group.id", "g", "auto.offset.reset", "latest"), 2);
 
         assertThat(c.getProperty("auto.offset.reset")).isEqualTo("none");
         assertThat(c.getProperty("enable.auto.commit")).isEqualTo("false");
@@ -29,22 +28,31 @@ class ClientConfigsTest {
 
     @Test
     void userAssignmentStrategyIsKept() {
-        Properties c = ClientConfigs.consumer(props("bootstrap.servers", "h:1", "group.id", "g",
-            "partition.assignment.strategy", "org.apache.kafka.clients.consumer.RoundRobinAssignor"), 0);
+        Properties c = ClientConfigs.consumer(
+                props(
+                        "bootstrap.servers",
+                        "h:1",
+                        "group.id",
+                        "g",
+                        "partition.assignment.strategy",
+                        "org.apache.kafka.clients.consumer.RoundRobinAssignor"),
+                0);
 
         assertThat(c.getProperty("partition.assignment.strategy")).endsWith("RoundRobinAssignor");
     }
 
     @Test
     void autoCommitIsAnError() {
-        assertThatThrownBy(() -> ClientConfigs.consumer(props("bootstrap.servers", "h:1", "group.id", "g",
-            "enable.auto.commit", "true"), 0)).isInstanceOf(ConfigException.class).hasMessageContaining("enable.auto.commit");
+        assertThatThrownBy(() -> ClientConfigs.consumer(
+                        props("bootstrap.servers", "h:1", "group.id", "g", "enable.auto.commit", "true"), 0))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("enable.auto.commit");
     }
 
     @Test
     void missingGroupOrBootstrapIsAnError() {
         assertThatThrownBy(() -> ClientConfigs.consumer(props("bootstrap.servers", "h:1"), 0))
-            .hasMessageContaining("group.id");
+                .hasMessageContaining("group.id");
         assertThatThrownBy(() -> ClientConfigs.producer(props())).hasMessageContaining("bootstrap.servers");
     }
 
@@ -69,38 +77,59 @@ class ClientConfigsTest {
 
     @Test
     void adminGetsOnlyConnectionSettings() {
-        Properties a = ClientConfigs.admin(props("bootstrap.servers", "h:1", "group.id", "g",
-            "security.protocol", "SSL", "linger.ms", "5"), "x");
+        Properties a = ClientConfigs.admin(
+                props("bootstrap.servers", "h:1", "group.id", "g", "security.protocol", "SSL", "linger.ms", "5"), "x");
 
-        assertThat(a).containsEntry("bootstrap.servers", "h:1").containsEntry("security.protocol", "SSL")
-            .doesNotContainKey("group.id").doesNotContainKey("linger.ms");
+        assertThat(a)
+                .containsEntry("bootstrap.servers", "h:1")
+                .containsEntry("security.protocol", "SSL")
+                .doesNotContainKey("group.id")
+                .doesNotContainKey("linger.ms");
     }
 
     @Test
     void consumerReadsCommittedTransactionsOnlyUnlessTold() {
         assertThat(ClientConfigs.consumer(props("bootstrap.servers", "h:1", "group.id", "g"), 0)
-            .getProperty("isolation.level")).isEqualTo("read_committed");
-        assertThat(ClientConfigs.consumer(props("bootstrap.servers", "h:1", "group.id", "g",
-            "isolation.level", "read_uncommitted"), 0).getProperty("isolation.level")).isEqualTo("read_uncommitted");
+                        .getProperty("isolation.level"))
+                .isEqualTo("read_committed");
+        assertThat(ClientConfigs.consumer(
+                                props(
+                                        "bootstrap.servers",
+                                        "h:1",
+                                        "group.id",
+                                        "g",
+                                        "isolation.level",
+                                        "read_uncommitted"),
+                                0)
+                        .getProperty("isolation.level"))
+                .isEqualTo("read_uncommitted");
     }
 
     @Test
     void withoutIdempotenceOneRequestInFlightKeepsOrder() {
-        Properties p = ClientConfigs.producer(props("bootstrap.servers", "h:1", "enable.idempotence", "false",
-            "max.in.flight.requests.per.connection", "5"));
+        Properties p = ClientConfigs.producer(props(
+                "bootstrap.servers",
+                "h:1",
+                "enable.idempotence",
+                "false",
+                "max.in.flight.requests.per.connection",
+                "5"));
 
         assertThat(p.getProperty("max.in.flight.requests.per.connection")).isEqualTo("1");
-        assertThat(ClientConfigs.weakenings(props("enable.idempotence", "false", "max.in.flight.requests.per.connection",
-            "5"))).anySatisfy(w -> assertThat(w).contains("overridden to 1"));
+        assertThat(ClientConfigs.weakenings(
+                        props("enable.idempotence", "false", "max.in.flight.requests.per.connection", "5")))
+                .anySatisfy(w -> assertThat(w).contains("overridden to 1"));
         assertThat(ClientConfigs.producer(props("bootstrap.servers", "h:1"))
-            .getProperty("max.in.flight.requests.per.connection")).isEqualTo("5");
+                        .getProperty("max.in.flight.requests.per.connection"))
+                .isEqualTo("5");
     }
 
     @Test
     void sendNeverBlocksLongerThanADelivery() {
         assertThat(ClientConfigs.producer(props("bootstrap.servers", "h:1")).getProperty("max.block.ms"))
-            .isEqualTo("120000");
+                .isEqualTo("120000");
         assertThat(ClientConfigs.producer(props("bootstrap.servers", "h:1", "delivery.timeout.ms", "5000"))
-            .getProperty("max.block.ms")).isEqualTo("5000");
+                        .getProperty("max.block.ms"))
+                .isEqualTo("5000");
     }
 }

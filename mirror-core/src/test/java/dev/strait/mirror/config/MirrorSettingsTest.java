@@ -8,8 +8,11 @@ import org.junit.jupiter.api.Test;
 class MirrorSettingsTest {
     @Test
     void subscriptionNeverMatchesInternalTopics() {
-        MirrorSettings s = MirrorSettings.builder().consumerConfig(props("bootstrap.servers", "h:1", "group.id", "g"))
-            .producerConfig(props("bootstrap.servers", "h:2")).include(".*").build();
+        MirrorSettings s = MirrorSettings.builder()
+                .consumerConfig(props("bootstrap.servers", "h:1", "group.id", "g"))
+                .producerConfig(props("bootstrap.servers", "h:2"))
+                .include(".*")
+                .build();
 
         assertThat(s.subscription().matcher("orders").matches()).isTrue();
         assertThat(s.subscription().matcher("__consumer_offsets").matches()).isFalse();
@@ -21,15 +24,22 @@ class MirrorSettingsTest {
         MirrorSettings.Builder b = MirrorSettings.builder().include("a,b");
 
         assertThat(b.consumerConfig(props("bootstrap.servers", "h:1", "group.id", "g"))
-            .producerConfig(props("bootstrap.servers", "h:2")).build().include().matcher("b").matches()).isTrue();
+                        .producerConfig(props("bootstrap.servers", "h:2"))
+                        .build()
+                        .include()
+                        .matcher("b")
+                        .matches())
+                .isTrue();
     }
 
     @Test
     void rejectsBadValues() {
         assertThatThrownBy(() -> MirrorSettings.builder().numStreams(0)).hasMessageContaining("--num.streams");
         assertThatThrownBy(() -> MirrorSettings.builder().include("a(")).hasMessageContaining("regex");
-        assertThatThrownBy(() -> MirrorSettings.builder().offsetCommitIntervalMs(5)).isInstanceOf(ConfigException.class);
-        assertThatThrownBy(() -> MirrorSettings.builder().targetReplicationFactor(0)).isInstanceOf(ConfigException.class);
+        assertThatThrownBy(() -> MirrorSettings.builder().offsetCommitIntervalMs(5))
+                .isInstanceOf(ConfigException.class);
+        assertThatThrownBy(() -> MirrorSettings.builder().targetReplicationFactor(0))
+                .isInstanceOf(ConfigException.class);
         assertThatThrownBy(() -> MirrorSettings.builder().build()).hasMessageContaining("--consumer.config");
         assertThatThrownBy(() -> TruncationPolicy.parse("sometimes")).hasMessageContaining("--on.source.truncation");
     }

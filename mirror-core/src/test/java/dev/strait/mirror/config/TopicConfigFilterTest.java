@@ -9,14 +9,29 @@ class TopicConfigFilterTest {
     @Test
     void mirrorMaker2sExclusionsAndTieredStorageAreNeverCopied() {
         TopicConfigFilter f = TopicConfigFilter.defaults();
-        for (String name : new String[] {"message.timestamp.type", "message.timestamp.difference.max.ms",
-            "message.timestamp.before.max.ms", "message.timestamp.after.max.ms", "leader.replication.throttled.replicas",
-            "follower.replication.throttled.replicas", "unclean.leader.election.enable", "min.insync.replicas",
-            "remote.storage.enable", "remote.log.copy.disable", "local.retention.ms"}) {
+        for (String name : new String[] {
+            "message.timestamp.type",
+            "message.timestamp.difference.max.ms",
+            "message.timestamp.before.max.ms",
+            "message.timestamp.after.max.ms",
+            "leader.replication.throttled.replicas",
+            "follower.replication.throttled.replicas",
+            "unclean.leader.election.enable",
+            "min.insync.replicas",
+            "remote.storage.enable",
+            "remote.log.copy.disable",
+            "local.retention.ms"
+        }) {
             assertThat(f.copies(name)).as(name).isFalse();
         }
-        for (String name : new String[] {"retention.ms", "cleanup.policy", "max.message.bytes", "segment.bytes",
-            "compression.type", "max.compaction.lag.ms"}) {
+        for (String name : new String[] {
+            "retention.ms",
+            "cleanup.policy",
+            "max.message.bytes",
+            "segment.bytes",
+            "compression.type",
+            "max.compaction.lag.ms"
+        }) {
             assertThat(f.copies(name)).as(name).isTrue();
         }
     }
@@ -27,7 +42,8 @@ class TopicConfigFilterTest {
         assertThat(f.copies("segment.bytes")).isFalse();
         assertThat(f.copies("max.compaction.lag.ms")).isFalse();
         assertThat(f.copies("retention.ms")).isTrue();
-        assertThatThrownBy(() -> TopicConfigFilter.withExtra("(")).isInstanceOf(ConfigException.class)
-            .hasMessageContaining("--config.properties.exclude");
+        assertThatThrownBy(() -> TopicConfigFilter.withExtra("("))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("--config.properties.exclude");
     }
 }

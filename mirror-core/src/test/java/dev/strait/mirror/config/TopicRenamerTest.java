@@ -32,10 +32,12 @@ class TopicRenamerTest {
 
     @Test
     void rejectsBadRules() {
-        assertThatThrownBy(() -> TopicRenamer.of(null, "noequals")).isInstanceOf(ConfigException.class)
-            .hasMessageContaining("PATTERN=REPLACEMENT");
-        assertThatThrownBy(() -> TopicRenamer.of(null, "a[=b")).isInstanceOf(ConfigException.class)
-            .hasMessageContaining("regex");
+        assertThatThrownBy(() -> TopicRenamer.of(null, "noequals"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("PATTERN=REPLACEMENT");
+        assertThatThrownBy(() -> TopicRenamer.of(null, "a[=b"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("regex");
         assertThatThrownBy(() -> TopicRenamer.of("bad prefix", null)).isInstanceOf(ConfigException.class);
     }
 }

@@ -2,11 +2,6 @@ package dev.strait.mirror.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.Properties;
-
 import com.codahale.metrics.MetricRegistry;
 import dev.strait.mirror.config.MirrorSettings;
 import dev.strait.mirror.metrics.MirrorMetrics;
@@ -16,6 +11,10 @@ import dev.strait.testkit.Docker;
 import dev.strait.testkit.RequiresDocker;
 import dev.strait.testkit.TestProducer;
 import dev.strait.testkit.TopicReader;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -38,6 +37,7 @@ import org.testcontainers.utility.DockerImageName;
 class KafkaContainersIT {
     /** Small JVMs on a shared 2-core machine: the serial collector, the C1 compiler only. */
     private static final String LEAN_JVM = "-XX:+UseSerialGC -XX:TieredStopAtLevel=1";
+
     private static Network network;
     private static KafkaContainer source;
     private static KafkaContainer target;
@@ -49,12 +49,16 @@ class KafkaContainersIT {
         network = Network.newNetwork();
         // KafkaContainer gives every broker the same cluster id; the mirror rightly refuses to copy a cluster onto
         // itself, so each gets its own.
-        source = new KafkaContainer(image).withNetwork(network)
-            .withEnv("KAFKA_HEAP_OPTS", "-Xmx256m").withEnv("KAFKA_JVM_PERFORMANCE_OPTS", LEAN_JVM)
-            .withEnv("CLUSTER_ID", "c291cmNlLWNsdXN0ZXItMQ");
-        target = new KafkaContainer(image).withNetwork(network)
-            .withEnv("KAFKA_HEAP_OPTS", "-Xmx256m").withEnv("KAFKA_JVM_PERFORMANCE_OPTS", LEAN_JVM)
-            .withEnv("CLUSTER_ID", "dGFyZ2V0LWNsdXN0ZXItMg");
+        source = new KafkaContainer(image)
+                .withNetwork(network)
+                .withEnv("KAFKA_HEAP_OPTS", "-Xmx256m")
+                .withEnv("KAFKA_JVM_PERFORMANCE_OPTS", LEAN_JVM)
+                .withEnv("CLUSTER_ID", "c291cmNlLWNsdXN0ZXItMQ");
+        target = new KafkaContainer(image)
+                .withNetwork(network)
+                .withEnv("KAFKA_HEAP_OPTS", "-Xmx256m")
+                .withEnv("KAFKA_JVM_PERFORMANCE_OPTS", LEAN_JVM)
+                .withEnv("CLUSTER_ID", "dGFyZ2V0LWNsdXN0ZXItMg");
         source.start();
         target.start();
     }
@@ -76,7 +80,9 @@ class KafkaContainersIT {
     void mirrorsABacklogBetweenContainers() throws Exception {
         // Given
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", source.getBootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic("tc.orders", 3, (short) 1))).all().get();
+            admin.createTopics(List.of(new NewTopic("tc.orders", 3, (short) 1)))
+                    .all()
+                    .get();
             dev.strait.testkit.TestCluster.awaitWritable(admin, "tc.orders", 3);
         }
         try (TestProducer producer = new TestProducer(source.getBootstrapServers())) {
@@ -87,8 +93,13 @@ class KafkaContainersIT {
         consumer.put("group.id", "g-tc");
         Properties producer = new Properties();
         producer.put("bootstrap.servers", target.getBootstrapServers());
-        MirrorSettings settings = MirrorSettings.builder().consumerConfig(consumer).producerConfig(producer)
-            .include("tc\\..*").numStreams(2).offsetCommitIntervalMs(1000).build();
+        MirrorSettings settings = MirrorSettings.builder()
+                .consumerConfig(consumer)
+                .producerConfig(producer)
+                .include("tc\\..*")
+                .numStreams(2)
+                .offsetCommitIntervalMs(1000)
+                .build();
 
         // When
         MirrorEngine engine = new MirrorEngine(settings, new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
@@ -107,8 +118,10 @@ class KafkaContainersIT {
         }
 
         // Then
-        Map<Integer, List<ConsumerRecord<byte[], byte[]>>> src = TopicReader.readAll(source.getBootstrapServers(), "tc.orders");
-        Map<Integer, List<ConsumerRecord<byte[], byte[]>>> dst = TopicReader.readAll(target.getBootstrapServers(), "tc.orders");
+        Map<Integer, List<ConsumerRecord<byte[], byte[]>>> src =
+                TopicReader.readAll(source.getBootstrapServers(), "tc.orders");
+        Map<Integer, List<ConsumerRecord<byte[], byte[]>>> dst =
+                TopicReader.readAll(target.getBootstrapServers(), "tc.orders");
         MirrorCheck.Report report = MirrorCheck.compare(src, "tc.orders", dst);
         assertThat(report.sourceRecords()).isEqualTo(6_000);
         assertThat(report.lost()).as(report.toString()).isZero();

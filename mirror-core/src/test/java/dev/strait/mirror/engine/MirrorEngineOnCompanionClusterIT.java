@@ -2,14 +2,13 @@ package dev.strait.mirror.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-
 import dev.strait.mirror.testing.MirrorCheck;
 import dev.strait.testkit.Await;
 import dev.strait.testkit.LoadGenerator;
 import dev.strait.testkit.TestCluster;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.Test;
 
@@ -31,19 +30,28 @@ class MirrorEngineOnCompanionClusterIT extends MirrorEngineSuite {
         TestCluster target = fixture.target();
         String topic = "failover.orders";
         source.createTopic(topic, 4);
-        MirrorEngine engine = MirrorFixture.start(fixture.settings("g-failover", topic).numStreams(2).build());
+        MirrorEngine engine = MirrorFixture.start(
+                fixture.settings("g-failover", topic).numStreams(2).build());
         int victim;
         try (LoadGenerator load = new LoadGenerator(source.bootstrapServers(), topic, 4, 5_000, 2_000);
-             Admin admin = source.admin()) {
+                Admin admin = source.admin()) {
             Await.until("mirroring under way", Duration.ofSeconds(60), () -> target.endOffsetSum(topic) >= 4_000);
 
             // When: the leader of partition 0 dies without a controlled shutdown, and comes back later
-            victim = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic)
-                .partitions().get(0).leader().id();
+            victim = admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(topic)
+                    .partitions()
+                    .get(0)
+                    .leader()
+                    .id();
             source.killNode(victim);
             long atKill = target.endOffsetSum(topic);
-            Await.until("mirroring goes on without the killed broker", Duration.ofSeconds(60),
-                () -> target.endOffsetSum(topic) >= atKill + 4_000);
+            Await.until(
+                    "mirroring goes on without the killed broker",
+                    Duration.ofSeconds(60),
+                    () -> target.endOffsetSum(topic) >= atKill + 4_000);
             source.restartNode(victim);
             load.awaitDone(120);
         }

@@ -2,6 +2,10 @@ package dev.strait.mirror.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.strait.mirror.testing.MirrorCheck;
+import dev.strait.testkit.Await;
+import dev.strait.testkit.TestCluster;
+import dev.strait.testkit.TopicReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
@@ -10,11 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-
-import dev.strait.mirror.testing.MirrorCheck;
-import dev.strait.testkit.Await;
-import dev.strait.testkit.TestCluster;
-import dev.strait.testkit.TopicReader;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -46,15 +45,19 @@ class MirrorEngineOnKafkaIT extends MirrorEngineSuite {
         p.put("bootstrap.servers", source.bootstrapServers());
         p.put("transactional.id", "txn-orders-writer");
         long committedRecords = 0;
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(),
-            new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
             producer.initTransactions();
             for (int t = 0; t < 12; t++) {
                 producer.beginTransaction();
                 for (int i = 0; i < 60; i++) {
                     String v = (t % 4 == 3 ? "aborted-" : "committed-") + t + "-" + i;
-                    producer.send(new ProducerRecord<>(topic, i % 3, 1_700_000_000_000L + t * 100L + i,
-                        ("k" + i).getBytes(StandardCharsets.UTF_8), v.getBytes(StandardCharsets.UTF_8)));
+                    producer.send(new ProducerRecord<>(
+                            topic,
+                            i % 3,
+                            1_700_000_000_000L + t * 100L + i,
+                            ("k" + i).getBytes(StandardCharsets.UTF_8),
+                            v.getBytes(StandardCharsets.UTF_8)));
                 }
                 if (t % 4 == 3) {
                     producer.abortTransaction();
@@ -66,20 +69,28 @@ class MirrorEngineOnKafkaIT extends MirrorEngineSuite {
         }
 
         // When
-        MirrorEngine engine = MirrorFixture.start(fixture.settings("g-txn", topic).build());
+        MirrorEngine engine =
+                MirrorFixture.start(fixture.settings("g-txn", topic).build());
         Map<Integer, Long> ends = endOffsets(source, topic);
         try {
             fixture.awaitTarget(topic, committedRecords);
             // Then: the committed offset of every partition reaches its log end, past the last commit marker
-            Await.until("committed offsets at the log end (lag 0) on every partition", Duration.ofSeconds(60),
-                () -> source.committedOffsets("g-txn", topic).equals(ends));
+            Await.until(
+                    "committed offsets at the log end (lag 0) on every partition",
+                    Duration.ofSeconds(60),
+                    () -> source.committedOffsets("g-txn", topic).equals(ends));
         } finally {
             MirrorFixture.stop(engine);
         }
-        Map<Integer, List<ConsumerRecord<byte[], byte[]>>> copies = TopicReader.readAll(target.bootstrapServers(), topic);
-        assertThat(TopicReader.count(copies)).as("exactly the committed records").isEqualTo(committedRecords);
-        copies.values().forEach(records -> assertThat(records).allSatisfy(r ->
-            assertThat(new String(r.value(), StandardCharsets.UTF_8)).startsWith("committed-")));
+        Map<Integer, List<ConsumerRecord<byte[], byte[]>>> copies =
+                TopicReader.readAll(target.bootstrapServers(), topic);
+        assertThat(TopicReader.count(copies))
+                .as("exactly the committed records")
+                .isEqualTo(committedRecords);
+        copies.values()
+                .forEach(records -> assertThat(records)
+                        .allSatisfy(r -> assertThat(new String(r.value(), StandardCharsets.UTF_8))
+                                .startsWith("committed-")));
         MirrorCheck.Report report = MirrorCheck.compare(source, topic, target, topic);
         assertThat(report.duplicates()).as(report.toString()).isZero();
         assertThat(report.mismatched()).as(report.toString()).isZero();
@@ -94,8 +105,10 @@ class MirrorEngineOnKafkaIT extends MirrorEngineSuite {
                 specs.put(new TopicPartition(topic, i), OffsetSpec.latest());
             }
             Map<Integer, Long> out = new HashMap<>();
-            admin.listOffsets(specs).all().get(30, TimeUnit.SECONDS).forEach((tp, info) -> out.put(tp.partition(),
-                info.offset()));
+            admin.listOffsets(specs)
+                    .all()
+                    .get(30, TimeUnit.SECONDS)
+                    .forEach((tp, info) -> out.put(tp.partition(), info.offset()));
             return new java.util.TreeMap<>(out);
         }
     }

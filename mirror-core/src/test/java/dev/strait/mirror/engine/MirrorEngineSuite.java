@@ -2,13 +2,6 @@ package dev.strait.mirror.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.Properties;
-import java.util.concurrent.TimeUnit;
-
 import dev.strait.mirror.config.MirrorSettings;
 import dev.strait.mirror.config.TopicRenamer;
 import dev.strait.mirror.config.TruncationPolicy;
@@ -19,6 +12,12 @@ import dev.strait.testkit.LoadGenerator;
 import dev.strait.testkit.TestCluster;
 import dev.strait.testkit.TestProducer;
 import dev.strait.testkit.TopicReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -71,7 +70,8 @@ abstract class MirrorEngineSuite {
         }
 
         // When
-        MirrorEngine engine = start(settings("g-backlog", "backlog\\..*").numStreams(3).build());
+        MirrorEngine engine =
+                start(settings("g-backlog", "backlog\\..*").numStreams(3).build());
         for (String topic : topics) {
             awaitTarget(topic, 4L * perPartition);
         }
@@ -89,12 +89,14 @@ abstract class MirrorEngineSuite {
             assertThat(report.unordered()).as(report.toString()).isZero();
             assertThat(report.digestsEqual()).as(report.toString()).isTrue();
             assertThat(source.committedOffsets("g-backlog", topic))
-                .isEqualTo(Map.of(0, (long) perPartition, 1, (long) perPartition, 2, (long) perPartition,
-                    3, (long) perPartition));
+                    .isEqualTo(Map.of(0, (long) perPartition, 1, (long) perPartition, 2, (long) perPartition, 3, (long)
+                            perPartition));
             // preserve mode: every record sits in the partition it came from
-            Map<Integer, List<ConsumerRecord<byte[], byte[]>>> copy = TopicReader.readAll(target.bootstrapServers(), topic);
+            Map<Integer, List<ConsumerRecord<byte[], byte[]>>> copy =
+                    TopicReader.readAll(target.bootstrapServers(), topic);
             copy.forEach((p, records) -> assertThat(records)
-                .allSatisfy(r -> assertThat(Provenance.from(r.headers()).partition()).isEqualTo(p)));
+                    .allSatisfy(r ->
+                            assertThat(Provenance.from(r.headers()).partition()).isEqualTo(p)));
         }
         assertThat(engine.metrics().recordsProduced()).isEqualTo(3L * 4 * perPartition);
     }
@@ -102,7 +104,8 @@ abstract class MirrorEngineSuite {
     @Test
     void topicCreatedWhileRunningIsMirrored() throws Exception {
         // Given: a running mirror and no matching topic yet
-        MirrorEngine engine = start(settings("g-late", "late\\..*").numStreams(2).build());
+        MirrorEngine engine =
+                start(settings("g-late", "late\\..*").numStreams(2).build());
         try {
             // When
             source.createTopic("late.one", 2);
@@ -132,8 +135,10 @@ abstract class MirrorEngineSuite {
 
             // When
             second = start(settings("g-rebal", "rebal").numStreams(2).build());
-            Await.until("more records mirrored after the join", Duration.ofSeconds(60),
-                () -> target.endOffsetSum("rebal") > 8_000);
+            Await.until(
+                    "more records mirrored after the join",
+                    Duration.ofSeconds(60),
+                    () -> target.endOffsetSum("rebal") > 8_000);
             stop(first);
             load.awaitDone(120);
         }
@@ -160,8 +165,10 @@ abstract class MirrorEngineSuite {
         // Then
         assertThat(ended).as("the mirror stops by itself").isTrue();
         assertThat(engine.state()).isEqualTo(MirrorEngine.State.FAILED);
-        assertThat(engine.failure().getMessage()).contains("50 records were deleted").contains(topic + "-0")
-            .contains("skip-and-alert");
+        assertThat(engine.failure().getMessage())
+                .contains("50 records were deleted")
+                .contains(topic + "-0")
+                .contains("skip-and-alert");
         assertThat(target.endOffsetSum(topic)).isEqualTo(100);
         assertThat(source.committedOffsets("g-trunc-fail", topic)).containsEntry(0, 100L);
     }
@@ -173,7 +180,9 @@ abstract class MirrorEngineSuite {
         truncatedTopic(topic, "g-trunc-skip");
 
         // When
-        MirrorEngine engine = start(settings("g-trunc-skip", topic).onSourceTruncation(TruncationPolicy.SKIP_AND_ALERT).build());
+        MirrorEngine engine = start(settings("g-trunc-skip", topic)
+                .onSourceTruncation(TruncationPolicy.SKIP_AND_ALERT)
+                .build());
         awaitTarget(topic, 150);
         stop(engine);
 
@@ -181,7 +190,9 @@ abstract class MirrorEngineSuite {
         assertThat(engine.state()).isEqualTo(MirrorEngine.State.STOPPED);
         assertThat(engine.metrics().sourceRecordsLost()).isEqualTo(50);
         MirrorCheck.Report report = MirrorCheck.compare(source, topic, target, topic);
-        assertThat(report.lost()).as("only records the source still has are compared: " + report).isZero();
+        assertThat(report.lost())
+                .as("only records the source still has are compared: " + report)
+                .isZero();
         assertThat(report.targetRecords()).isEqualTo(150);
     }
 
@@ -196,7 +207,8 @@ abstract class MirrorEngineSuite {
         }
         try (Admin admin = source.admin()) {
             admin.deleteRecords(Map.of(new TopicPartition(topic, 0), RecordsToDelete.beforeOffset(150)))
-                .all().get(30, TimeUnit.SECONDS);
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
         }
     }
 
@@ -215,24 +227,37 @@ abstract class MirrorEngineSuite {
                 if (i % 2 == 0) {
                     headers.add(Provenance.HEADER, new Provenance(targetId, targetId, "loop.a", 0, i).encode());
                 }
-                producer.send(new ProducerRecord<>(topic, 0, null, ("k" + i).getBytes(StandardCharsets.UTF_8),
-                    ("v" + i).getBytes(StandardCharsets.UTF_8), headers));
+                producer.send(new ProducerRecord<>(
+                        topic,
+                        0,
+                        null,
+                        ("k" + i).getBytes(StandardCharsets.UTF_8),
+                        ("v" + i).getBytes(StandardCharsets.UTF_8),
+                        headers));
             }
         }
 
         // When
         MirrorEngine engine = start(settings("g-loop", topic).build());
         awaitTarget(topic, 10);
-        Await.until("all 20 source records were read", Duration.ofSeconds(30),
-            () -> engine.metrics().recordsConsumed() == 20);
+        Await.until(
+                "all 20 source records were read",
+                Duration.ofSeconds(30),
+                () -> engine.metrics().recordsConsumed() == 20);
         stop(engine);
 
         // Then
-        List<ConsumerRecord<byte[], byte[]>> copied = TopicReader.readAll(target.bootstrapServers(), topic).get(0);
+        List<ConsumerRecord<byte[], byte[]>> copied =
+                TopicReader.readAll(target.bootstrapServers(), topic).get(0);
         assertThat(copied).hasSize(10);
-        assertThat(copied).allSatisfy(r -> assertThat(Provenance.from(r.headers()).originCluster())
-            .isEqualTo(engine.sourceClusterId()));
-        assertThat(engine.metrics().registry().counter("strait.mirror.records-dropped-loop").getCount()).isEqualTo(10);
+        assertThat(copied)
+                .allSatisfy(r ->
+                        assertThat(Provenance.from(r.headers()).originCluster()).isEqualTo(engine.sourceClusterId()));
+        assertThat(engine.metrics()
+                        .registry()
+                        .counter("strait.mirror.records-dropped-loop")
+                        .getCount())
+                .isEqualTo(10);
     }
 
     @Test
@@ -245,7 +270,9 @@ abstract class MirrorEngineSuite {
         }
 
         // When
-        MirrorEngine engine = start(settings("g-ren", "ren\\..*").renamer(TopicRenamer.of("dr.", null)).build());
+        MirrorEngine engine = start(settings("g-ren", "ren\\..*")
+                .renamer(TopicRenamer.of("dr.", null))
+                .build());
         awaitTarget("dr.ren.x", 1000);
         stop(engine);
 
@@ -255,9 +282,14 @@ abstract class MirrorEngineSuite {
         assertThat(report.duplicates()).as(report.toString()).isZero();
         assertThat(report.mismatched()).as(report.toString()).isZero();
         assertThat(report.unordered()).as(report.toString()).isZero();
-        Map<Integer, List<ConsumerRecord<byte[], byte[]>>> copy = TopicReader.readAll(target.bootstrapServers(), "dr.ren.x");
-        assertThat(copy.get(0)).filteredOn(r -> Provenance.from(r.headers()).partition() == 0).hasSize(250);
-        assertThat(copy.get(1)).filteredOn(r -> Provenance.from(r.headers()).partition() == 1).hasSize(250);
+        Map<Integer, List<ConsumerRecord<byte[], byte[]>>> copy =
+                TopicReader.readAll(target.bootstrapServers(), "dr.ren.x");
+        assertThat(copy.get(0))
+                .filteredOn(r -> Provenance.from(r.headers()).partition() == 0)
+                .hasSize(250);
+        assertThat(copy.get(1))
+                .filteredOn(r -> Provenance.from(r.headers()).partition() == 1)
+                .hasSize(250);
     }
 
     @Test
@@ -271,8 +303,10 @@ abstract class MirrorEngineSuite {
         handler.configure("10");
 
         // When
-        MirrorEngine engine = start(settings("g-handled", "handled").messageHandler(handler)
-            .renamer(TopicRenamer.of("h.", null)).build());
+        MirrorEngine engine = start(settings("g-handled", "handled")
+                .messageHandler(handler)
+                .renamer(TopicRenamer.of("h.", null))
+                .build());
         awaitTarget("h.handled", 180);
         awaitTarget("h.handled.copy", 20);
         stop(engine);
@@ -283,8 +317,13 @@ abstract class MirrorEngineSuite {
         assertThat(report.lostSamples()).allSatisfy(s -> assertThat(s).endsWith("0"));
         assertThat(report.duplicates()).isZero();
         assertThat(report.mismatched()).isZero();
-        assertThat(TopicReader.count(TopicReader.readAll(target.bootstrapServers(), "h.handled.copy"))).isEqualTo(20);
-        assertThat(engine.metrics().registry().counter("strait.mirror.records-dropped-handler").getCount()).isEqualTo(20);
+        assertThat(TopicReader.count(TopicReader.readAll(target.bootstrapServers(), "h.handled.copy")))
+                .isEqualTo(20);
+        assertThat(engine.metrics()
+                        .registry()
+                        .counter("strait.mirror.records-dropped-handler")
+                        .getCount())
+                .isEqualTo(20);
     }
 
     @Test
@@ -297,7 +336,9 @@ abstract class MirrorEngineSuite {
         MirrorEngine engine;
         try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
             producer.produce(topic, 1, 300);
-            engine = start(settings("g-recreated", topic).onSourceTruncation(TruncationPolicy.SKIP_AND_ALERT).build());
+            engine = start(settings("g-recreated", topic)
+                    .onSourceTruncation(TruncationPolicy.SKIP_AND_ALERT)
+                    .build());
             awaitTarget(topic, 300);
 
             // When
@@ -313,11 +354,14 @@ abstract class MirrorEngineSuite {
         awaitTarget(topic, 340);
         assertThat(engine.state()).isEqualTo(MirrorEngine.State.RUNNING);
         stop(engine);
-        List<ConsumerRecord<byte[], byte[]>> copied = TopicReader.readAll(target.bootstrapServers(), topic).get(0);
+        List<ConsumerRecord<byte[], byte[]>> copied =
+                TopicReader.readAll(target.bootstrapServers(), topic).get(0);
         assertThat(copied).hasSize(340);
-        MirrorCheck.Report report = MirrorCheck.compare(TopicReader.readAll(source.bootstrapServers(), topic), topic,
-            Map.of(0, copied.subList(300, 340)));
-        assertThat(report.lost()).as("every record of the new topic was copied: " + report).isZero();
+        MirrorCheck.Report report = MirrorCheck.compare(
+                TopicReader.readAll(source.bootstrapServers(), topic), topic, Map.of(0, copied.subList(300, 340)));
+        assertThat(report.lost())
+                .as("every record of the new topic was copied: " + report)
+                .isZero();
         assertThat(report.mismatched()).as(report.toString()).isZero();
         assertThat(report.duplicates()).as(report.toString()).isZero();
     }
@@ -342,32 +386,48 @@ abstract class MirrorEngineSuite {
         back.put("group.id", "g-aa-back");
         Properties backProducer = new Properties();
         backProducer.put("bootstrap.servers", source.bootstrapServers());
-        MirrorSettings toSource = MirrorSettings.builder().consumerConfig(back).producerConfig(backProducer)
-            .include(topic).offsetCommitIntervalMs(1000).build();
+        MirrorSettings toSource = MirrorSettings.builder()
+                .consumerConfig(back)
+                .producerConfig(backProducer)
+                .include(topic)
+                .offsetCommitIntervalMs(1000)
+                .build();
         MirrorEngine forward = start(toTarget);
         MirrorEngine backward = start(toSource);
         try {
             // When
             try (TestProducer a = new TestProducer(source.bootstrapServers());
-                 TestProducer b = new TestProducer(target.bootstrapServers())) {
+                    TestProducer b = new TestProducer(target.bootstrapServers())) {
                 a.produce(topic, 2, 50);
                 b.produce(topic, 2, 50);
             }
 
             // Then: each side ends with its own 100 and the other's 100, and stays there
-            Await.until("200 on each side", Duration.ofSeconds(60),
-                () -> source.endOffsetSum(topic) == 200 && target.endOffsetSum(topic) == 200);
-            Await.until("both mirrors read everything, including the copies they must drop",
-                Duration.ofSeconds(30), () -> forward.metrics().recordsConsumed() == 200
-                    && backward.metrics().recordsConsumed() == 200);
+            Await.until(
+                    "200 on each side",
+                    Duration.ofSeconds(60),
+                    () -> source.endOffsetSum(topic) == 200 && target.endOffsetSum(topic) == 200);
+            Await.until(
+                    "both mirrors read everything, including the copies they must drop",
+                    Duration.ofSeconds(30),
+                    () -> forward.metrics().recordsConsumed() == 200
+                            && backward.metrics().recordsConsumed() == 200);
         } finally {
             stop(forward);
             stop(backward);
         }
         assertThat(source.endOffsetSum(topic)).isEqualTo(200);
         assertThat(target.endOffsetSum(topic)).isEqualTo(200);
-        assertThat(forward.metrics().registry().counter("strait.mirror.records-dropped-loop").getCount()).isEqualTo(100);
-        assertThat(backward.metrics().registry().counter("strait.mirror.records-dropped-loop").getCount()).isEqualTo(100);
+        assertThat(forward.metrics()
+                        .registry()
+                        .counter("strait.mirror.records-dropped-loop")
+                        .getCount())
+                .isEqualTo(100);
+        assertThat(backward.metrics()
+                        .registry()
+                        .counter("strait.mirror.records-dropped-loop")
+                        .getCount())
+                .isEqualTo(100);
     }
 
     private String clusterId(TestCluster cluster) throws Exception {
@@ -384,8 +444,11 @@ abstract class MirrorEngineSuite {
         back.put("metadata.max.age.ms", "1000");
         Properties backProducer = new Properties();
         backProducer.put("bootstrap.servers", source.bootstrapServers());
-        return MirrorSettings.builder().consumerConfig(back).producerConfig(backProducer).include(include)
-            .offsetCommitIntervalMs(1000);
+        return MirrorSettings.builder()
+                .consumerConfig(back)
+                .producerConfig(backProducer)
+                .include(include)
+                .offsetCommitIntervalMs(1000);
     }
 
     @Test
@@ -394,24 +457,37 @@ abstract class MirrorEngineSuite {
         String topic = "aa.handled";
         source.createTopic(topic, 1);
         target.createTopic(topic, 1);
-        MirrorEngine forward = start(settings("g-aah-forward", topic).messageHandler(new HeaderlessHandler()).build());
-        MirrorEngine backward = start(backwards("g-aah-back", topic).messageHandler(new HeaderlessHandler()).build());
+        MirrorEngine forward = start(settings("g-aah-forward", topic)
+                .messageHandler(new HeaderlessHandler())
+                .build());
+        MirrorEngine backward = start(backwards("g-aah-back", topic)
+                .messageHandler(new HeaderlessHandler())
+                .build());
         try {
             // When
             try (TestProducer a = new TestProducer(source.bootstrapServers());
-                 TestProducer b = new TestProducer(target.bootstrapServers())) {
+                    TestProducer b = new TestProducer(target.bootstrapServers())) {
                 a.produce(topic, 1, 30);
                 b.produce(topic, 1, 30);
             }
 
             // Then: each side holds its own 30 and the other's 30, and both mirrors read all 60 without copying back
-            Await.until("60 on each side", Duration.ofSeconds(60),
-                () -> source.endOffsetSum(topic) >= 60 && target.endOffsetSum(topic) >= 60);
-            Await.until("both mirrors read all 60", Duration.ofSeconds(30),
-                () -> forward.metrics().recordsConsumed() >= 60 && backward.metrics().recordsConsumed() >= 60);
-            Await.until("both mirrors committed all 60", Duration.ofSeconds(30),
-                () -> source.committedOffsets("g-aah-forward", topic).getOrDefault(0, 0L) == source.endOffsetSum(topic)
-                    && target.committedOffsets("g-aah-back", topic).getOrDefault(0, 0L) == target.endOffsetSum(topic));
+            Await.until(
+                    "60 on each side",
+                    Duration.ofSeconds(60),
+                    () -> source.endOffsetSum(topic) >= 60 && target.endOffsetSum(topic) >= 60);
+            Await.until(
+                    "both mirrors read all 60",
+                    Duration.ofSeconds(30),
+                    () -> forward.metrics().recordsConsumed() >= 60
+                            && backward.metrics().recordsConsumed() >= 60);
+            Await.until(
+                    "both mirrors committed all 60",
+                    Duration.ofSeconds(30),
+                    () -> source.committedOffsets("g-aah-forward", topic).getOrDefault(0, 0L)
+                                    == source.endOffsetSum(topic)
+                            && target.committedOffsets("g-aah-back", topic).getOrDefault(0, 0L)
+                                    == target.endOffsetSum(topic));
         } finally {
             stop(forward);
             stop(backward);
@@ -419,8 +495,10 @@ abstract class MirrorEngineSuite {
         assertThat(source.endOffsetSum(topic)).as("no echo on the source").isEqualTo(60);
         assertThat(target.endOffsetSum(topic)).as("no echo on the target").isEqualTo(60);
         assertThat(TopicReader.readAll(target.bootstrapServers(), topic).get(0))
-            .filteredOn(r -> Provenance.from(r.headers()) != null).hasSize(30)
-            .allSatisfy(r -> assertThat(Provenance.from(r.headers()).originCluster()).isEqualTo(forward.sourceClusterId()));
+                .filteredOn(r -> Provenance.from(r.headers()) != null)
+                .hasSize(30)
+                .allSatisfy(r ->
+                        assertThat(Provenance.from(r.headers()).originCluster()).isEqualTo(forward.sourceClusterId()));
     }
 
     @Test
@@ -438,23 +516,35 @@ abstract class MirrorEngineSuite {
         awaitTarget(in, 20);
         stop(forward);
         try (TestProducer app = new TestProducer(target.bootstrapServers())) {
-            for (ConsumerRecord<byte[], byte[]> r : TopicReader.readAll(target.bootstrapServers(), in).get(0)) {
-                app.send(new ProducerRecord<>(out, 0, r.timestamp(), r.key(),
-                    ("enriched " + new String(r.value(), StandardCharsets.UTF_8)).getBytes(StandardCharsets.UTF_8),
-                    r.headers()));
+            for (ConsumerRecord<byte[], byte[]> r :
+                    TopicReader.readAll(target.bootstrapServers(), in).get(0)) {
+                app.send(new ProducerRecord<>(
+                        out,
+                        0,
+                        r.timestamp(),
+                        r.key(),
+                        ("enriched " + new String(r.value(), StandardCharsets.UTF_8)).getBytes(StandardCharsets.UTF_8),
+                        r.headers()));
             }
         }
 
         // When: the reverse mirror copies the application's topic
         MirrorEngine backward = start(backwards("g-fwd-back", "fwd\\.out").build());
-        Await.until("the application's 20 records read", Duration.ofSeconds(60),
-            () -> backward.metrics().recordsConsumed() == 20);
+        Await.until(
+                "the application's 20 records read",
+                Duration.ofSeconds(60),
+                () -> backward.metrics().recordsConsumed() == 20);
         Await.until("and copied", Duration.ofSeconds(30), () -> source.endOffsetSum(out) == 20);
         stop(backward);
 
         // Then: they are new records the source never held, so all 20 arrive, marked as the target's
-        assertThat(backward.metrics().registry().counter("strait.mirror.records-dropped-loop").getCount()).isZero();
-        List<ConsumerRecord<byte[], byte[]>> copies = TopicReader.readAll(source.bootstrapServers(), out).get(0);
+        assertThat(backward.metrics()
+                        .registry()
+                        .counter("strait.mirror.records-dropped-loop")
+                        .getCount())
+                .isZero();
+        List<ConsumerRecord<byte[], byte[]>> copies =
+                TopicReader.readAll(source.bootstrapServers(), out).get(0);
         assertThat(copies).hasSize(20).allSatisfy(r -> {
             assertThat(Provenance.from(r.headers()).sourceCluster()).isEqualTo(clusterIdOf(target));
             assertThat(Provenance.from(r.headers()).topic()).isEqualTo(out);
@@ -476,21 +566,33 @@ abstract class MirrorEngineSuite {
         source.createTopic(topic, 1);
         try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
             RecordHeaders h = new RecordHeaders();
-            h.add(Provenance.HEADER, new Provenance("upstream-cluster-id-000", "upstream-cluster-id-000", "x", 0, 7).encode());
+            h.add(
+                    Provenance.HEADER,
+                    new Provenance("upstream-cluster-id-000", "upstream-cluster-id-000", "x", 0, 7).encode());
             h.add("app", "kept".getBytes(StandardCharsets.UTF_8));
-            producer.send(new ProducerRecord<>(topic, 0, 1_700_000_000_000L, "k".getBytes(StandardCharsets.UTF_8),
-                "v".getBytes(StandardCharsets.UTF_8), h));
+            producer.send(new ProducerRecord<>(
+                    topic,
+                    0,
+                    1_700_000_000_000L,
+                    "k".getBytes(StandardCharsets.UTF_8),
+                    "v".getBytes(StandardCharsets.UTF_8),
+                    h));
         }
 
         // When
-        MirrorEngine engine = start(settings("g-prov-off", topic).provenanceHeaders(false).build());
+        MirrorEngine engine =
+                start(settings("g-prov-off", topic).provenanceHeaders(false).build());
         awaitTarget(topic, 1);
         stop(engine);
 
         // Then
-        ConsumerRecord<byte[], byte[]> copy = TopicReader.readAll(target.bootstrapServers(), topic).get(0).get(0);
-        assertThat(copy.headers().lastHeader(Provenance.HEADER)).as("no provenance header at all").isNull();
-        assertThat(new String(copy.headers().lastHeader("app").value(), StandardCharsets.UTF_8)).isEqualTo("kept");
+        ConsumerRecord<byte[], byte[]> copy =
+                TopicReader.readAll(target.bootstrapServers(), topic).get(0).get(0);
+        assertThat(copy.headers().lastHeader(Provenance.HEADER))
+                .as("no provenance header at all")
+                .isNull();
+        assertThat(new String(copy.headers().lastHeader("app").value(), StandardCharsets.UTF_8))
+                .isEqualTo("kept");
     }
 
     @Test
@@ -503,19 +605,25 @@ abstract class MirrorEngineSuite {
         }
         // When: the mirror runs, is stopped, and runs again over the same records (a restart re-reads them)
         for (String group : List.of("g-shared-1", "g-shared-2")) {
-            MirrorEngine engine = start(settings(group, topic).messageHandler(new ReusingHeadersHandler()).build());
-            Await.until("10 records read by " + group, Duration.ofSeconds(60),
-                () -> engine.metrics().recordsConsumed() == 10);
+            MirrorEngine engine = start(settings(group, topic)
+                    .messageHandler(new ReusingHeadersHandler())
+                    .build());
+            Await.until(
+                    "10 records read by " + group,
+                    Duration.ofSeconds(60),
+                    () -> engine.metrics().recordsConsumed() == 10);
             stop(engine);
             assertThat(engine.state()).isEqualTo(MirrorEngine.State.STOPPED);
         }
 
         // Then
         for (String t : List.of(topic, topic + ".copy")) {
-            assertThat(TopicReader.readAll(target.bootstrapServers(), t).get(0)).hasSize(20).allSatisfy(r -> {
-                assertThat(r.headers().headers(Provenance.HEADER)).hasSize(1);
-                assertThat(Provenance.from(r.headers()).topic()).isEqualTo(topic);
-            });
+            assertThat(TopicReader.readAll(target.bootstrapServers(), t).get(0))
+                    .hasSize(20)
+                    .allSatisfy(r -> {
+                        assertThat(r.headers().headers(Provenance.HEADER)).hasSize(1);
+                        assertThat(Provenance.from(r.headers()).topic()).isEqualTo(topic);
+                    });
         }
     }
 
@@ -523,7 +631,8 @@ abstract class MirrorEngineSuite {
     public static final class HeaderlessHandler implements dev.strait.mirror.handler.MessageHandler {
         @Override
         public List<ProducerRecord<byte[], byte[]>> handle(ConsumerRecord<byte[], byte[]> record) {
-            return List.of(new ProducerRecord<>(record.topic(), null, record.timestamp(), record.key(), record.value()));
+            return List.of(
+                    new ProducerRecord<>(record.topic(), null, record.timestamp(), record.key(), record.value()));
         }
     }
 
@@ -534,8 +643,10 @@ abstract class MirrorEngineSuite {
             org.apache.kafka.common.header.Headers shared = record.headers();
             shared.add("seen", new byte[] {1});
             return List.of(
-                new ProducerRecord<>(record.topic(), null, record.timestamp(), record.key(), record.value(), shared),
-                new ProducerRecord<>(record.topic() + ".copy", null, record.timestamp(), record.key(), record.value(), shared));
+                    new ProducerRecord<>(
+                            record.topic(), null, record.timestamp(), record.key(), record.value(), shared),
+                    new ProducerRecord<>(
+                            record.topic() + ".copy", null, record.timestamp(), record.key(), record.value(), shared));
         }
     }
 }

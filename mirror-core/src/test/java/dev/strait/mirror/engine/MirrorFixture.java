@@ -2,15 +2,14 @@ package dev.strait.mirror.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.Properties;
-
 import com.codahale.metrics.MetricRegistry;
 import dev.strait.mirror.config.MirrorSettings;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.testkit.Await;
 import dev.strait.testkit.SharedClusters;
 import dev.strait.testkit.TestCluster;
+import java.time.Duration;
+import java.util.Properties;
 import org.apache.kafka.common.utils.Time;
 
 /** The shared source and target clusters of one kind and the steps every in-process engine test takes. */
@@ -38,8 +37,11 @@ final class MirrorFixture {
         consumer.put("metadata.max.age.ms", "1000");
         Properties producer = new Properties();
         producer.put("bootstrap.servers", target.bootstrapServers());
-        return MirrorSettings.builder().consumerConfig(consumer).producerConfig(producer).include(include)
-            .offsetCommitIntervalMs(1000);
+        return MirrorSettings.builder()
+                .consumerConfig(consumer)
+                .producerConfig(producer)
+                .include(include)
+                .offsetCommitIntervalMs(1000);
     }
 
     static MirrorEngine start(MirrorSettings settings) {
@@ -50,11 +52,15 @@ final class MirrorFixture {
 
     static void stop(MirrorEngine engine) throws InterruptedException {
         engine.requestStop();
-        assertThat(engine.awaitTermination(Duration.ofSeconds(90))).as("engine stops").isTrue();
+        assertThat(engine.awaitTermination(Duration.ofSeconds(90)))
+                .as("engine stops")
+                .isTrue();
     }
 
     void awaitTarget(String topic, long records) {
-        Await.until(records + " records on target topic " + topic, Duration.ofSeconds(120),
-            () -> target.endOffsetSum(topic) >= records);
+        Await.until(
+                records + " records on target topic " + topic,
+                Duration.ofSeconds(120),
+                () -> target.endOffsetSum(topic) >= records);
     }
 }

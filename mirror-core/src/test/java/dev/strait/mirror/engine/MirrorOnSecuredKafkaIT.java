@@ -2,6 +2,12 @@ package dev.strait.mirror.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.codahale.metrics.MetricRegistry;
+import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.metrics.MirrorMetrics;
+import dev.strait.testkit.Await;
+import dev.strait.testkit.KafkaCluster;
+import dev.strait.testkit.KafkaSecurity;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -14,13 +20,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-
-import com.codahale.metrics.MetricRegistry;
-import dev.strait.mirror.config.MirrorSettings;
-import dev.strait.mirror.metrics.MirrorMetrics;
-import dev.strait.testkit.Await;
-import dev.strait.testkit.KafkaCluster;
-import dev.strait.testkit.KafkaSecurity;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -67,9 +66,13 @@ class MirrorOnSecuredKafkaIT {
         System.setOut(new PrintStream(new Tee(originalOut), true, StandardCharsets.UTF_8));
         // Both at once: starting two child JVMs is most of this class's time.
         CompletableFuture<KafkaCluster> sourceStart = CompletableFuture.supplyAsync(() -> KafkaCluster.startSecured(
-            "secured-source", 1, KafkaSecurity.saslSsl("admin", ADMIN_PASSWORD, Map.of(MIRROR_USER, MIRROR_PASSWORD))));
+                "secured-source",
+                1,
+                KafkaSecurity.saslSsl("admin", ADMIN_PASSWORD, Map.of(MIRROR_USER, MIRROR_PASSWORD))));
         CompletableFuture<KafkaCluster> targetStart = CompletableFuture.supplyAsync(() -> KafkaCluster.startSecured(
-            "secured-target", 1, KafkaSecurity.saslSsl("admin", ADMIN_PASSWORD, Map.of(MIRROR_USER, MIRROR_PASSWORD))));
+                "secured-target",
+                1,
+                KafkaSecurity.saslSsl("admin", ADMIN_PASSWORD, Map.of(MIRROR_USER, MIRROR_PASSWORD))));
         try {
             source = sourceStart.join();
         } finally {
@@ -85,7 +88,10 @@ class MirrorOnSecuredKafkaIT {
                 log = LOG.toString(StandardCharsets.UTF_8);
             }
             assertThat(log).as("the mirror logged something").contains("Mirroring topics matching");
-            assertThat(log).as("no password in the logs").doesNotContain(MIRROR_PASSWORD).doesNotContain(ADMIN_PASSWORD);
+            assertThat(log)
+                    .as("no password in the logs")
+                    .doesNotContain(MIRROR_PASSWORD)
+                    .doesNotContain(ADMIN_PASSWORD);
         } finally {
             System.setErr(originalErr);
             System.setOut(originalOut);
@@ -110,8 +116,10 @@ class MirrorOnSecuredKafkaIT {
         // When
         MirrorEngine engine = start(settings("g-orders", topic));
         try {
-            Await.until("300 records mirrored and committed", Duration.ofSeconds(60),
-                () -> target.endOffsetSum(topic) >= 300 && sum(source.committedOffsets("g-orders", topic)) == 300);
+            Await.until(
+                    "300 records mirrored and committed",
+                    Duration.ofSeconds(60),
+                    () -> target.endOffsetSum(topic) >= 300 && sum(source.committedOffsets("g-orders", topic)) == 300);
         } finally {
             MirrorFixture.stop(engine);
         }
@@ -123,14 +131,14 @@ class MirrorOnSecuredKafkaIT {
         synchronized (LOG) {
             log = LOG.toString(StandardCharsets.UTF_8);
         }
-        assertThat(log).as("the documented ACLs cover the topic config reads")
-            .doesNotContain("Could not read configs of source topic " + topic)
-            .doesNotContain("Could not read max.message.bytes of target topic " + topic);
+        assertThat(log)
+                .as("the documented ACLs cover the topic config reads")
+                .doesNotContain("Could not read configs of source topic " + topic)
+                .doesNotContain("Could not read max.message.bytes of target topic " + topic);
     }
 
     @Test
-    void withoutWriteOnTheTargetTopicTheMirrorStopsWithOneLineAndCommitsNothingPastTheRefusedRecord()
-        throws Exception {
+    void withoutWriteOnTheTargetTopicTheMirrorStopsWithOneLineAndCommitsNothingPastTheRefusedRecord() throws Exception {
         // Given: the documented ACLs; 100 records mirrored
         String topic = "payments";
         source.createTopic(topic, 1);
@@ -139,18 +147,25 @@ class MirrorOnSecuredKafkaIT {
         grant(target, topic, null, AclOperation.CREATE, AclOperation.WRITE, AclOperation.DESCRIBE_CONFIGS);
         MirrorEngine engine = start(settings("g-payments", topic));
         try {
-            Await.until("the first 100 records mirrored and committed", Duration.ofSeconds(60),
-                () -> sum(source.committedOffsets("g-payments", topic)) == 100);
+            Await.until(
+                    "the first 100 records mirrored and committed",
+                    Duration.ofSeconds(60),
+                    () -> sum(source.committedOffsets("g-payments", topic)) == 100);
 
             // When: WRITE on the target topic is revoked, and more records arrive
             try (Admin admin = target.admin()) {
                 admin.deleteAcls(List.of(new AclBindingFilter(
-                    new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL).toFilter(),
-                    new AccessControlEntry("User:" + MIRROR_USER, "*", AclOperation.WRITE, AclPermissionType.ALLOW)
-                        .toFilter()))).all().get(30, TimeUnit.SECONDS);
+                                new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL).toFilter(),
+                                new AccessControlEntry(
+                                                "User:" + MIRROR_USER, "*", AclOperation.WRITE, AclPermissionType.ALLOW)
+                                        .toFilter())))
+                        .all()
+                        .get(30, TimeUnit.SECONDS);
             }
             produce(topic, 100, 100, 1);
-            assertThat(engine.awaitTermination(Duration.ofSeconds(90))).as("the mirror stops by itself").isTrue();
+            assertThat(engine.awaitTermination(Duration.ofSeconds(90)))
+                    .as("the mirror stops by itself")
+                    .isTrue();
         } finally {
             MirrorFixture.stop(engine);
         }
@@ -159,11 +174,16 @@ class MirrorOnSecuredKafkaIT {
         Throwable failure = engine.failure();
         assertThat(failure).as("the mirror failed").isNotNull();
         String message = failure.getMessage();
-        assertThat(message).doesNotContain("\n").contains("WRITE on topic " + topic)
-            .contains("kafka-acls").doesNotContain(MIRROR_PASSWORD);
+        assertThat(message)
+                .doesNotContain("\n")
+                .contains("WRITE on topic " + topic)
+                .contains("kafka-acls")
+                .doesNotContain(MIRROR_PASSWORD);
         long committed = sum(source.committedOffsets("g-payments", topic));
-        assertThat(committed).as("committed: everything before the refused record, nothing past it")
-            .isBetween(100L, 199L).isEqualTo(target.endOffsetSum(topic));
+        assertThat(committed)
+                .as("committed: everything before the refused record, nothing past it")
+                .isBetween(100L, 199L)
+                .isEqualTo(target.endOffsetSum(topic));
         assertThat(message).as(message).contains(topic + "-0@" + committed);
     }
 
@@ -179,7 +199,9 @@ class MirrorOnSecuredKafkaIT {
         // When
         MirrorEngine engine = start(settings("g-refunds", topic));
         try {
-            assertThat(engine.awaitTermination(Duration.ofSeconds(90))).as("the mirror stops by itself").isTrue();
+            assertThat(engine.awaitTermination(Duration.ofSeconds(90)))
+                    .as("the mirror stops by itself")
+                    .isTrue();
         } finally {
             MirrorFixture.stop(engine);
         }
@@ -187,11 +209,16 @@ class MirrorOnSecuredKafkaIT {
         // Then
         Throwable failure = engine.failure();
         assertThat(failure).as("the mirror failed").isNotNull();
-        assertThat(failure.getMessage()).doesNotContain("\n").contains("source cluster denied")
-            .contains("READ on group g-refunds").contains("--operation Read --group g-refunds")
-            .doesNotContain(MIRROR_PASSWORD);
+        assertThat(failure.getMessage())
+                .doesNotContain("\n")
+                .contains("source cluster denied")
+                .contains("READ on group g-refunds")
+                .contains("--operation Read --group g-refunds")
+                .doesNotContain(MIRROR_PASSWORD);
         assertThat(target.endOffsetSum(topic)).as("nothing mirrored").isZero();
-        assertThat(source.committedOffsets("g-refunds", topic)).as("nothing committed").isEmpty();
+        assertThat(source.committedOffsets("g-refunds", topic))
+                .as("nothing committed")
+                .isEmpty();
     }
 
     private static MirrorSettings settings(String group, String include) {
@@ -199,8 +226,12 @@ class MirrorOnSecuredKafkaIT {
         consumer.put("group.id", group);
         consumer.put("metadata.max.age.ms", "1000");
         Properties producer = target.clientProperties(MIRROR_USER, MIRROR_PASSWORD);
-        return MirrorSettings.builder().consumerConfig(consumer).producerConfig(producer).include(include)
-            .offsetCommitIntervalMs(500).build();
+        return MirrorSettings.builder()
+                .consumerConfig(consumer)
+                .producerConfig(producer)
+                .include(include)
+                .offsetCommitIntervalMs(500)
+                .build();
     }
 
     private static MirrorEngine start(MirrorSettings settings) {
@@ -211,7 +242,7 @@ class MirrorOnSecuredKafkaIT {
 
     /** ALLOW for the mirror's principal: {@code topicOps} on the literal topic, READ on the group if named. */
     private static void grant(KafkaCluster cluster, String topic, String group, AclOperation... topicOps)
-        throws Exception {
+            throws Exception {
         List<AclBinding> acls = new ArrayList<>();
         for (AclOperation op : topicOps) {
             acls.add(allow(ResourceType.TOPIC, topic, op));
@@ -225,18 +256,22 @@ class MirrorOnSecuredKafkaIT {
     }
 
     private static AclBinding allow(ResourceType type, String name, AclOperation op) {
-        return new AclBinding(new ResourcePattern(type, name, PatternType.LITERAL),
-            new AccessControlEntry("User:" + MIRROR_USER, "*", op, AclPermissionType.ALLOW));
+        return new AclBinding(
+                new ResourcePattern(type, name, PatternType.LITERAL),
+                new AccessControlEntry("User:" + MIRROR_USER, "*", op, AclPermissionType.ALLOW));
     }
 
     private static void produce(String topic, int from, int count, int partitions) {
         Properties props = source.clientProperties();
         props.put("acks", "all");
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(),
-            new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (int i = from; i < from + count; i++) {
-                producer.send(new ProducerRecord<>(topic, i % partitions, ("k" + i).getBytes(StandardCharsets.UTF_8),
-                    ("v" + i).getBytes(StandardCharsets.UTF_8)));
+                producer.send(new ProducerRecord<>(
+                        topic,
+                        i % partitions,
+                        ("k" + i).getBytes(StandardCharsets.UTF_8),
+                        ("v" + i).getBytes(StandardCharsets.UTF_8)));
             }
             producer.flush();
         }
@@ -246,17 +281,18 @@ class MirrorOnSecuredKafkaIT {
     private static Map<Integer, List<String>> readAll(KafkaCluster cluster, String topic) {
         Properties props = cluster.clientProperties();
         Map<Integer, List<String>> out = new HashMap<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(),
-            new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-                .map(p -> new TopicPartition(topic, p.partition())).toList();
+                    .map(p -> new TopicPartition(topic, p.partition()))
+                    .toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             Map<TopicPartition, Long> end = consumer.endOffsets(partitions, Duration.ofSeconds(30));
             Await.until("read " + topic + " on " + cluster.name(), Duration.ofSeconds(60), () -> {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                     out.computeIfAbsent(r.partition(), p -> new ArrayList<>())
-                        .add(new String(r.value(), StandardCharsets.UTF_8));
+                            .add(new String(r.value(), StandardCharsets.UTF_8));
                 }
                 return partitions.stream().allMatch(tp -> consumer.position(tp) >= end.get(tp));
             });

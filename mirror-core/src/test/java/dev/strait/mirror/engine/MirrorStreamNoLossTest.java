@@ -2,6 +2,12 @@ package dev.strait.mirror.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.codahale.metrics.MetricRegistry;
+import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.handler.MessageHandler;
+import dev.strait.mirror.metrics.MirrorMetrics;
+import dev.strait.mirror.provenance.Provenance;
+import dev.strait.testkit.ManualTime;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,12 +18,6 @@ import java.util.Properties;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.Future;
-
-import com.codahale.metrics.MetricRegistry;
-import dev.strait.mirror.config.MirrorSettings;
-import dev.strait.mirror.handler.MessageHandler;
-import dev.strait.mirror.metrics.MirrorMetrics;
-import dev.strait.mirror.provenance.Provenance;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -30,7 +30,6 @@ import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import dev.strait.testkit.ManualTime;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -84,8 +83,12 @@ class MirrorStreamNoLossTest {
             c.put("group.id", "g");
             Properties p = new Properties();
             p.put("bootstrap.servers", "127.0.0.1:1");
-            MirrorSettings.Builder b = MirrorSettings.builder().consumerConfig(c).producerConfig(p).include(TOPIC)
-                .offsetCommitIntervalMs(100).abortOnSendFailure(abort);
+            MirrorSettings.Builder b = MirrorSettings.builder()
+                    .consumerConfig(c)
+                    .producerConfig(p)
+                    .include(TOPIC)
+                    .offsetCommitIntervalMs(100)
+                    .abortOnSendFailure(abort);
             if (withHandler) {
                 b.messageHandler(new ZeroToThreeCopies());
             }
@@ -97,21 +100,34 @@ class MirrorStreamNoLossTest {
                 }
 
                 @Override
-                public void refresh(String targetTopic) {
-                }
+                public void refresh(String targetTopic) {}
             };
-            stream = new MirrorStream(0, settings, consumer, producer, targets, "src-cluster", "dst-cluster",
-                new MirrorMetrics(new MetricRegistry()), time, "earliest", new RecordSizer("none"),
-                AcknowledgementListener.NONE, topic -> null);
+            stream = new MirrorStream(
+                    0,
+                    settings,
+                    consumer,
+                    producer,
+                    targets,
+                    "src-cluster",
+                    "dst-cluster",
+                    new MirrorMetrics(new MetricRegistry()),
+                    time,
+                    "earliest",
+                    new RecordSizer("none"),
+                    AcknowledgementListener.NONE,
+                    topic -> null);
             consumer.setMaxPollRecords(1 + random.nextInt(40));
             consumer.schedulePollTask(this::start);
             consumer.schedulePollTask(this::step);
             try {
                 stream.run();
-                assertThat(ended).as("seed %d: the stream stopped only when asked", seed).isTrue();
+                assertThat(ended)
+                        .as("seed %d: the stream stopped only when asked", seed)
+                        .isTrue();
             } catch (MirrorException e) {
-                assertThat(producer.systemicFailures + producer.recordFailures).as("seed %d: failed without a failure: %s",
-                    seed, e).isPositive();
+                assertThat(producer.systemicFailures + producer.recordFailures)
+                        .as("seed %d: failed without a failure: %s", seed, e)
+                        .isPositive();
             }
             assertThat(commits).as("seed %d: commits happened", seed).isPositive();
         }
@@ -130,9 +146,18 @@ class MirrorStreamNoLossTest {
                 int n = random.nextInt(150);
                 sizes.put(tp, n);
                 for (int o = 0; o < n; o++) {
-                    consumer.addRecord(new ConsumerRecord<>(TOPIC, tp.partition(), o, 1_700_000_000_000L + o,
-                        org.apache.kafka.common.record.TimestampType.CREATE_TIME, 2, 2, ("k" + o).getBytes(StandardCharsets.UTF_8),
-                        ("v" + o).getBytes(StandardCharsets.UTF_8), new RecordHeaders(), java.util.Optional.of(0)));
+                    consumer.addRecord(new ConsumerRecord<>(
+                            TOPIC,
+                            tp.partition(),
+                            o,
+                            1_700_000_000_000L + o,
+                            org.apache.kafka.common.record.TimestampType.CREATE_TIME,
+                            2,
+                            2,
+                            ("k" + o).getBytes(StandardCharsets.UTF_8),
+                            ("v" + o).getBytes(StandardCharsets.UTF_8),
+                            new RecordHeaders(),
+                            java.util.Optional.of(0)));
                 }
             }
         }
@@ -145,7 +170,8 @@ class MirrorStreamNoLossTest {
             }
             time.sleep(random.nextInt(60));
             boolean fed = consumer.allFed();
-            if (fed && producer.pendingCount() == 0 && random.nextInt(4) == 0 || stream.state() != MirrorStream.State.RUNNING) {
+            if (fed && producer.pendingCount() == 0 && random.nextInt(4) == 0
+                    || stream.state() != MirrorStream.State.RUNNING) {
                 ended = true;
                 stream.requestStop();
                 return;
@@ -160,8 +186,9 @@ class MirrorStreamNoLossTest {
             offsets.forEach((tp, om) -> {
                 Long owed = producer.lowestOwed(tp, abort);
                 if (owed != null && om.offset() > owed) {
-                    violations.add("seed " + seed + ": commit " + om.offset() + " of " + tp + " passes owed source offset "
-                        + owed + " (abort " + abort + ", handler " + withHandler + ")");
+                    violations.add(
+                            "seed " + seed + ": commit " + om.offset() + " of " + tp + " passes owed source offset "
+                                    + owed + " (abort " + abort + ", handler " + withHandler + ")");
                 }
                 if (om.offset() > sizes.getOrDefault(tp, 0)) {
                     violations.add("seed " + seed + ": commit " + om.offset() + " of " + tp + " past what was polled");
@@ -175,7 +202,9 @@ class MirrorStreamNoLossTest {
             if (producer.systemicFailures == 0 && producer.recordFailures == 0 && producer.pendingCount() == 0) {
                 sizes.forEach((tp, n) -> {
                     OffsetAndMetadata om = consumer.lastCommitted.get(tp);
-                    assertThat(om == null ? 0 : om.offset()).as("seed %d: final commit of %s", seed, tp).isEqualTo((long) n);
+                    assertThat(om == null ? 0 : om.offset())
+                            .as("seed %d: final commit of %s", seed, tp)
+                            .isEqualTo((long) n);
                 });
             }
         }
@@ -217,14 +246,18 @@ class MirrorStreamNoLossTest {
      * random order.
      */
     private static final class ShuffledProducer extends MockProducer<byte[], byte[]> {
-        private record Pending(ProducerRecord<byte[], byte[]> record, Callback callback, RecordMetadata metadata,
-                               TopicPartition source, long sourceOffset) {
-        }
+        private record Pending(
+                ProducerRecord<byte[], byte[]> record,
+                Callback callback,
+                RecordMetadata metadata,
+                TopicPartition source,
+                long sourceOffset) {}
 
         private final Random random;
         private final List<Pending> pending = new ArrayList<>();
         /** Per source partition: source offset -> copies owed (pending, or failed and not skippable). */
         private final Map<TopicPartition, TreeMap<Long, Integer>> owed = new HashMap<>();
+
         private final Map<TopicPartition, TreeMap<Long, Integer>> failedRecordLevel = new HashMap<>();
         int systemicFailures;
         int recordFailures;
@@ -276,7 +309,9 @@ class MirrorStreamNoLossTest {
                 if (recordLevel) {
                     recordFailures++;
                     // Owed still, unless the stream skips record-level failures (abort off): see lowestOwed.
-                    failedRecordLevel.computeIfAbsent(p.source(), k -> new TreeMap<>()).merge(p.sourceOffset(), 1, Integer::sum);
+                    failedRecordLevel
+                            .computeIfAbsent(p.source(), k -> new TreeMap<>())
+                            .merge(p.sourceOffset(), 1, Integer::sum);
                     o.computeIfPresent(p.sourceOffset(), (k, n) -> n == 1 ? null : n - 1);
                     p.callback().onCompletion(null, new RecordTooLargeException("too large"));
                 } else {
@@ -312,8 +347,8 @@ class MirrorStreamNoLossTest {
             int n = (int) (record.offset() * 7 % 4);
             List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>();
             for (int i = 0; i < n; i++) {
-                out.add(new ProducerRecord<>(record.topic(), null, record.timestamp(), record.key(), record.value(),
-                    new RecordHeaders()));
+                out.add(new ProducerRecord<>(
+                        record.topic(), null, record.timestamp(), record.key(), record.value(), new RecordHeaders()));
             }
             return out;
         }

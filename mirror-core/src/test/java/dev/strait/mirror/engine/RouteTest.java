@@ -2,9 +2,8 @@ package dev.strait.mirror.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
-
 import dev.strait.mirror.config.PartitionMode;
+import java.nio.charset.StandardCharsets;
 import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.Test;
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
-
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -25,7 +24,9 @@ class SendTrackerTest {
 
         s11.acknowledged(TARGET, 0);
         s10.acknowledged(TARGET, 1);
-        assertThat(t.owedFrom(A)).as("one of the two copies of 11 is still in flight").isEqualTo(11);
+        assertThat(t.owedFrom(A))
+                .as("one of the two copies of 11 is still in flight")
+                .isEqualTo(11);
         s11b.failed(new TimeoutException("x"), false);
         s12.acknowledged(TARGET, 2);
         assertThat(t.owedFrom(A)).as("a failed copy stays owed").isEqualTo(11);
@@ -82,7 +83,9 @@ class SendTrackerTest {
         t.begin(A, 2);
         assertThat(t.pendingBeyondAFailure()).isFalse();
         t.failedBeforeSend(A, 3, new RecordTooLargeException("x"), false);
-        assertThat(t.pendingBeyondAFailure()).as("only records before the failure in flight: safe to flush").isFalse();
+        assertThat(t.pendingBeyondAFailure())
+                .as("only records before the failure in flight: safe to flush")
+                .isFalse();
         t.begin(A, 4);
         assertThat(t.pendingBeyondAFailure()).isTrue();
         s1.failed(new TimeoutException("expired"), false);

@@ -2,18 +2,6 @@ package dev.strait.mirror.failover;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Properties;
-import java.util.Set;
-import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
-import java.util.function.UnaryOperator;
-
 import com.codahale.metrics.MetricRegistry;
 import dev.strait.mirror.config.GroupFilter;
 import dev.strait.mirror.config.MirrorSettings;
@@ -24,6 +12,16 @@ import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.provenance.Provenance;
 import dev.strait.testkit.Await;
 import dev.strait.testkit.TestCluster;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -35,21 +33,27 @@ import org.apache.kafka.common.utils.Time;
 
 /** Steps the disaster recovery tests share: a mirror with group sync, group positions, reading as a group. */
 final class DrFixture {
-    private DrFixture() {
-    }
+    private DrFixture() {}
 
-    static MirrorSettings.Builder mirror(TestCluster source, TestCluster target, String mirrorGroup, String include,
-                                         String groups) {
+    static MirrorSettings.Builder mirror(
+            TestCluster source, TestCluster target, String mirrorGroup, String include, String groups) {
         Properties consumer = new Properties();
         consumer.put("bootstrap.servers", source.bootstrapServers());
         consumer.put("group.id", mirrorGroup);
         consumer.put("metadata.max.age.ms", "1000");
         Properties producer = new Properties();
         producer.put("bootstrap.servers", target.bootstrapServers());
-        return MirrorSettings.builder().consumerConfig(consumer).producerConfig(producer).include(include)
-            .offsetCommitIntervalMs(1000)
-            .sync(new SyncSettings(groups == null ? null : GroupFilter.of(groups, null, "--groups", "--groups.exclude"),
-                500, true, SyncSettings.DEFAULT_SYNC_TOPIC, TopicSyncSettings.defaults()));
+        return MirrorSettings.builder()
+                .consumerConfig(consumer)
+                .producerConfig(producer)
+                .include(include)
+                .offsetCommitIntervalMs(1000)
+                .sync(new SyncSettings(
+                        groups == null ? null : GroupFilter.of(groups, null, "--groups", "--groups.exclude"),
+                        500,
+                        true,
+                        SyncSettings.DEFAULT_SYNC_TOPIC,
+                        TopicSyncSettings.defaults()));
     }
 
     static MirrorEngine start(MirrorSettings settings) {
@@ -60,7 +64,9 @@ final class DrFixture {
 
     static void stop(MirrorEngine engine) throws InterruptedException {
         engine.requestStop();
-        assertThat(engine.awaitTermination(Duration.ofSeconds(90))).as("engine stops").isTrue();
+        assertThat(engine.awaitTermination(Duration.ofSeconds(90)))
+                .as("engine stops")
+                .isTrue();
     }
 
     /** Commits offsets for a group that has no members (as its consumers would have). */
@@ -81,7 +87,10 @@ final class DrFixture {
                 specs.put(new TopicPartition(topic, p), org.apache.kafka.clients.admin.OffsetSpec.latest());
             }
             Map<Integer, Long> out = new TreeMap<>();
-            admin.listOffsets(specs).all().get(30, TimeUnit.SECONDS).forEach((tp, i) -> out.put(tp.partition(), i.offset()));
+            admin.listOffsets(specs)
+                    .all()
+                    .get(30, TimeUnit.SECONDS)
+                    .forEach((tp, i) -> out.put(tp.partition(), i.offset()));
             return out;
         } catch (Exception e) {
             throw new IllegalStateException(e);
@@ -92,8 +101,8 @@ final class DrFixture {
      * Reads {@code topic} on {@code cluster} as a member of {@code group}, from the group's committed offsets
      * ({@code reset} where it has none) to the end, without committing.
      */
-    static List<ConsumerRecord<byte[], byte[]>> readAsGroup(TestCluster cluster, String group, String topic,
-                                                           String reset) {
+    static List<ConsumerRecord<byte[], byte[]>> readAsGroup(
+            TestCluster cluster, String group, String topic, String reset) {
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
         props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
@@ -102,10 +111,10 @@ final class DrFixture {
         props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
         List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> consumer =
-                 new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> parts = new ArrayList<>();
-            consumer.partitionsFor(topic, Duration.ofSeconds(30)).forEach(i -> parts.add(new TopicPartition(topic,
-                i.partition())));
+            consumer.partitionsFor(topic, Duration.ofSeconds(30))
+                    .forEach(i -> parts.add(new TopicPartition(topic, i.partition())));
             // Assign rather than subscribe: the group's offsets are used, and the group stays without members.
             consumer.assign(parts);
             Map<TopicPartition, Long> end = consumer.endOffsets(parts, Duration.ofSeconds(30));
@@ -120,7 +129,9 @@ final class DrFixture {
                 if (done) {
                     break;
                 }
-                assertThat(System.nanoTime()).as("reading %s as %s finishes", topic, group).isLessThan(deadline);
+                assertThat(System.nanoTime())
+                        .as("reading %s as %s finishes", topic, group)
+                        .isLessThan(deadline);
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                     if (r.offset() < end.get(new TopicPartition(r.topic(), r.partition()))) {
                         out.add(r);
@@ -132,16 +143,19 @@ final class DrFixture {
     }
 
     /** What a group read on the target, by the source position of each record. */
-    record Outcome(long read, long readAgain, long skipped, long duplicates) {
-    }
+    record Outcome(long read, long readAgain, long skipped, long duplicates) {}
 
     /**
      * Compares what a group read on the target with what it had not consumed on the source: every source
      * record of {@code sourceTopic} at or after the group's committed offset (from {@code firstOf} where it had
      * none) up to {@code ends}. Read again = records below the committed offset; skipped = unconsumed ones not read.
      */
-    static Outcome outcome(List<ConsumerRecord<byte[], byte[]>> read, String sourceTopic, Map<Integer, Long> committed,
-                           Map<Integer, Long> firstOf, Map<Integer, Long> ends) {
+    static Outcome outcome(
+            List<ConsumerRecord<byte[], byte[]>> read,
+            String sourceTopic,
+            Map<Integer, Long> committed,
+            Map<Integer, Long> firstOf,
+            Map<Integer, Long> ends) {
         Set<String> seen = new HashSet<>();
         long again = 0;
         long duplicates = 0;
@@ -169,7 +183,9 @@ final class DrFixture {
     }
 
     static void awaitTargetOffsets(TestCluster target, String group, String topic, Map<Integer, Long> expected) {
-        Await.until("group " + group + " at " + expected + " on target topic " + topic, Duration.ofSeconds(90),
-            () -> target.committedOffsets(group, topic).equals(expected));
+        Await.until(
+                "group " + group + " at " + expected + " on target topic " + topic,
+                Duration.ofSeconds(90),
+                () -> target.committedOffsets(group, topic).equals(expected));
     }
 }

@@ -7,11 +7,6 @@ import static dev.strait.mirror.failover.DrFixture.outcome;
 import static dev.strait.mirror.failover.DrFixture.readAsGroup;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.Properties;
-
 import dev.strait.mirror.config.GroupFilter;
 import dev.strait.mirror.config.PartitionMode;
 import dev.strait.mirror.config.TopicRenamer;
@@ -19,6 +14,10 @@ import dev.strait.mirror.engine.MirrorEngine;
 import dev.strait.testkit.Await;
 import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.TestProducer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -92,7 +91,8 @@ class FailoverOnKafkaIT {
         commit(source, "g-partial", topic, Map.of(0, 5_000L));
 
         // When: the mirror runs with group sync
-        MirrorEngine engine = DrFixture.start(DrFixture.mirror(source, target, "mirror-lag", "lag\\..*", "g-.*").build());
+        MirrorEngine engine = DrFixture.start(DrFixture.mirror(source, target, "mirror-lag", "lag\\..*", "g-.*")
+                .build());
         try {
             awaitTargetOffsets(target, "g-caught-up", topic, Map.of(0, end, 1, end));
             awaitTargetOffsets(target, "g-behind", topic, Map.of(0, end - 10_000, 1, end - 10_000));
@@ -107,28 +107,31 @@ class FailoverOnKafkaIT {
 
         // Then: each group reads on the target exactly the records it had not consumed
         Map<Integer, Long> ends = ends(source, topic, 2);
-        DrFixture.Outcome caughtUp = outcome(readAsGroup(target, "g-caught-up", topic, "none"), topic,
-            Map.of(0, end, 1, end), Map.of(), ends);
+        DrFixture.Outcome caughtUp = outcome(
+                readAsGroup(target, "g-caught-up", topic, "none"), topic, Map.of(0, end, 1, end), Map.of(), ends);
         assertThat(caughtUp).isEqualTo(new DrFixture.Outcome(0, 0, 0, 0));
-        DrFixture.Outcome behind = outcome(readAsGroup(target, "g-behind", topic, "none"), topic,
-            Map.of(0, 6_000L, 1, 7_000L), Map.of(), ends);
+        DrFixture.Outcome behind = outcome(
+                readAsGroup(target, "g-behind", topic, "none"), topic, Map.of(0, 6_000L, 1, 7_000L), Map.of(), ends);
         assertThat(behind).isEqualTo(new DrFixture.Outcome(2 * end - 13_000, 0, 0, 0));
-        DrFixture.Outcome partial = outcome(readAsGroup(target, "g-partial", topic, "earliest"), topic,
-            Map.of(0, 5_000L), Map.of(1, 0L), ends);
+        DrFixture.Outcome partial = outcome(
+                readAsGroup(target, "g-partial", topic, "earliest"), topic, Map.of(0, 5_000L), Map.of(1, 0L), ends);
         assertThat(partial).isEqualTo(new DrFixture.Outcome(2 * end - 5_000, 0, 0, 0));
 
         // And the failover planner agrees: exact, nothing read again, nothing missing on the target
         FailoverPlan plan = plan(null, "g-(caught-up|behind|partial)");
         assertThat(plan.sourceReachable()).isTrue();
-        assertThat(plan.groups()).extracting(FailoverPlan.GroupPlan::group)
-            .containsExactly("g-behind", "g-caught-up", "g-partial");
+        assertThat(plan.groups())
+                .extracting(FailoverPlan.GroupPlan::group)
+                .containsExactly("g-behind", "g-caught-up", "g-partial");
         for (FailoverPlan.GroupPlan g : plan.groups()) {
             assertThat(g.problem()).isNull();
             for (FailoverPlan.PartitionPlan p : g.partitions()) {
                 assertThat(p.exact()).as(g.group() + " " + p.target()).isTrue();
                 assertThat(p.readAgain()).isZero();
                 assertThat(p.offset()).as(g.group() + " " + p.target()).isEqualTo(p.currentOffset());
-                assertThat(p.sources()).singleElement().satisfies(s -> assertThat(s.notOnTarget()).isZero());
+                assertThat(p.sources())
+                        .singleElement()
+                        .satisfies(s -> assertThat(s.notOnTarget()).isZero());
             }
         }
     }
@@ -144,18 +147,21 @@ class FailoverOnKafkaIT {
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "10");
-        try (KafkaConsumer<byte[], byte[]> live = new KafkaConsumer<>(props, new ByteArrayDeserializer(),
-            new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> live =
+                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             // Given: a consumer of the group running on the target, at offsets of its own
             live.subscribe(List.of(topic));
             Await.until("the target consumer joins", Duration.ofSeconds(60), () -> {
                 live.poll(Duration.ofMillis(100));
                 return live.assignment().size() == 2;
             });
-            live.commitSync(Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(50),
-                new TopicPartition(topic, 1), new OffsetAndMetadata(50)));
+            live.commitSync(Map.of(
+                    new TopicPartition(topic, 0),
+                    new OffsetAndMetadata(50),
+                    new TopicPartition(topic, 1),
+                    new OffsetAndMetadata(50)));
             MirrorEngine engine = DrFixture.start(DrFixture.mirror(source, target, "mirror-lag", "lag\\..*", "g-active")
-                .build());
+                    .build());
             try {
                 // When: the source group moves while the mirror syncs
                 commit(source, "g-active", topic, Map.of(0, 3_000L, 1, 3_000L));
@@ -174,10 +180,13 @@ class FailoverOnKafkaIT {
             // And failover --execute refuses it (exit 1 in the command), leaving it alone
             try (FailoverPlanner planner = new FailoverPlanner(config(null), Time.SYSTEM)) {
                 FailoverPlan plan = planner.plan(GroupFilter.of("g-active", null, "--groups", "--groups.exclude"));
-                assertThat(plan.groups()).singleElement().satisfies(g -> assertThat(g.activeMembers()).isEqualTo(1));
+                assertThat(plan.groups())
+                        .singleElement()
+                        .satisfies(g -> assertThat(g.activeMembers()).isEqualTo(1));
                 List<FailoverPlanner.GroupResult> results = planner.execute(plan, false);
-                assertThat(results).singleElement().satisfies(r ->
-                    assertThat(r.outcome()).isEqualTo(FailoverPlanner.Outcome.REFUSED_ACTIVE));
+                assertThat(results)
+                        .singleElement()
+                        .satisfies(r -> assertThat(r.outcome()).isEqualTo(FailoverPlanner.Outcome.REFUSED_ACTIVE));
             }
             assertThat(target.committedOffsets("g-active", topic)).isEqualTo(Map.of(0, 50L, 1, 50L));
         }
@@ -193,18 +202,25 @@ class FailoverOnKafkaIT {
         }
         commit(source, "g-ren", topic, Map.of(0, 1_234L, 1, 2_500L));
         MirrorEngine engine = DrFixture.start(DrFixture.mirror(source, target, "mirror-ren", "ren\\..*", "g-ren")
-            .renamer(TopicRenamer.of("dc1.", null)).build());
+                .renamer(TopicRenamer.of("dc1.", null))
+                .build());
         try {
             awaitTargetOffsets(target, "g-ren", "dc1." + topic, Map.of(0, 1_234L, 1, 2_500L));
         } finally {
             DrFixture.stop(engine);
         }
-        DrFixture.Outcome o = outcome(readAsGroup(target, "g-ren", "dc1." + topic, "none"), topic,
-            Map.of(0, 1_234L, 1, 2_500L), Map.of(), ends(source, topic, 2));
+        DrFixture.Outcome o = outcome(
+                readAsGroup(target, "g-ren", "dc1." + topic, "none"),
+                topic,
+                Map.of(0, 1_234L, 1, 2_500L),
+                Map.of(),
+                ends(source, topic, 2));
         assertThat(o).isEqualTo(new DrFixture.Outcome(6_000 - 1_234 - 2_500, 0, 0, 0));
         FailoverPlan plan = plan("dc1.", "g-ren");
-        assertThat(plan.groups()).singleElement().satisfies(g -> assertThat(g.partitions())
-            .allSatisfy(p -> assertThat(p.exact()).isTrue()));
+        assertThat(plan.groups())
+                .singleElement()
+                .satisfies(g -> assertThat(g.partitions())
+                        .allSatisfy(p -> assertThat(p.exact()).isTrue()));
     }
 
     @Test
@@ -219,12 +235,15 @@ class FailoverOnKafkaIT {
         commit(source, "g-hash-done", topic, Map.of(0, 2_000L, 1, 2_000L, 2, 2_000L));
         commit(source, "g-hash-lag", topic, Map.of(0, 500L, 1, 1_500L, 2, 1_000L));
         MirrorEngine engine = DrFixture.start(DrFixture.mirror(source, target, "mirror-hash", "hash\\..*", "g-hash-.*")
-            .partitionMode(PartitionMode.HASH).build());
+                .partitionMode(PartitionMode.HASH)
+                .build());
         try {
             Await.until("every record copied", Duration.ofSeconds(90), () -> target.endOffsetSum(topic) == 6_000);
             long rounds = engine.groupSync().groupMetrics().rounds();
-            Await.until("two sync rounds after the copy", Duration.ofSeconds(60),
-                () -> engine.groupSync().groupMetrics().rounds() >= rounds + 2);
+            Await.until(
+                    "two sync rounds after the copy",
+                    Duration.ofSeconds(60),
+                    () -> engine.groupSync().groupMetrics().rounds() >= rounds + 2);
             assertThat(target.committedOffsets("g-hash-done", topic)).hasSize(3);
             assertThat(target.committedOffsets("g-hash-lag", topic)).hasSize(3);
         } finally {
@@ -232,11 +251,20 @@ class FailoverOnKafkaIT {
         }
         Map<Integer, Long> ends = ends(source, topic, 3);
         // A caught-up group: exact
-        assertThat(outcome(readAsGroup(target, "g-hash-done", topic, "none"), topic, Map.of(0, 2_000L, 1, 2_000L,
-            2, 2_000L), Map.of(), ends)).isEqualTo(new DrFixture.Outcome(0, 0, 0, 0));
+        assertThat(outcome(
+                        readAsGroup(target, "g-hash-done", topic, "none"),
+                        topic,
+                        Map.of(0, 2_000L, 1, 2_000L, 2, 2_000L),
+                        Map.of(),
+                        ends))
+                .isEqualTo(new DrFixture.Outcome(0, 0, 0, 0));
         // A lagging one: nothing skipped, and the planner names exactly what is read again
-        DrFixture.Outcome lag = outcome(readAsGroup(target, "g-hash-lag", topic, "none"), topic, Map.of(0, 500L, 1, 1_500L,
-            2, 1_000L), Map.of(), ends);
+        DrFixture.Outcome lag = outcome(
+                readAsGroup(target, "g-hash-lag", topic, "none"),
+                topic,
+                Map.of(0, 500L, 1, 1_500L, 2, 1_000L),
+                Map.of(),
+                ends);
         assertThat(lag.skipped()).isZero();
         assertThat(lag.duplicates()).isZero();
         FailoverPlan plan = plan(null, "g-hash-lag");
@@ -254,7 +282,7 @@ class FailoverOnKafkaIT {
         String topic = "lag.orders";
         commit(source, "g-dark", topic, Map.of(0, 4_000L, 1, 9_000L));
         MirrorEngine engine = DrFixture.start(DrFixture.mirror(source, target, "mirror-lag", "lag\\..*", "g-dark")
-            .build());
+                .build());
         try {
             awaitTargetOffsets(target, "g-dark", topic, Map.of(0, 4_000L, 1, 9_000L));
             // A consumer on the target moved the group away since (e.g. a drill); failover puts it back.
@@ -271,17 +299,20 @@ class FailoverOnKafkaIT {
             assertThat(planner.sourceReachable()).isFalse();
             plan = planner.plan(GroupFilter.of("g-dark", null, "--groups", "--groups.exclude"));
             assertThat(plan.groups()).singleElement().satisfies(g -> {
-                assertThat(g.partitions()).extracting(FailoverPlan.PartitionPlan::offset).containsExactly(4_000L, 9_000L);
+                assertThat(g.partitions())
+                        .extracting(FailoverPlan.PartitionPlan::offset)
+                        .containsExactly(4_000L, 9_000L);
                 assertThat(g.partitions()).allSatisfy(p -> assertThat(p.exact()).isTrue());
             });
-            assertThat(planner.execute(plan, false)).singleElement().satisfies(r ->
-                assertThat(r.outcome()).isEqualTo(FailoverPlanner.Outcome.MOVED));
+            assertThat(planner.execute(plan, false))
+                    .singleElement()
+                    .satisfies(r -> assertThat(r.outcome()).isEqualTo(FailoverPlanner.Outcome.MOVED));
         }
 
         // Then
         List<ConsumerRecord<byte[], byte[]>> read = readAsGroup(target, "g-dark", topic, "none");
         assertThat(outcome(read, topic, Map.of(0, 4_000L, 1, 9_000L), Map.of(), ends))
-            .isEqualTo(new DrFixture.Outcome(2 * PER_PARTITION - 13_000, 0, 0, 0));
+                .isEqualTo(new DrFixture.Outcome(2 * PER_PARTITION - 13_000, 0, 0, 0));
     }
 
     @Test
@@ -310,34 +341,42 @@ class FailoverOnKafkaIT {
             assertThat(plan.topics()).singleElement().satisfies(t -> {
                 assertThat(t.targetTopic()).isEqualTo(topic);
                 assertThat(t.failoverTimeMs()).isPositive();
-                assertThat(t.partitions()).extracting(FailbackPlan.PartitionBack::failoverOffset)
-                    .containsExactly((long) PER_PARTITION, (long) PER_PARTITION);
-                assertThat(t.partitions()).extracting(FailbackPlan.PartitionBack::divergent).containsExactly(40L, 0L);
+                assertThat(t.partitions())
+                        .extracting(FailbackPlan.PartitionBack::failoverOffset)
+                        .containsExactly((long) PER_PARTITION, (long) PER_PARTITION);
+                assertThat(t.partitions())
+                        .extracting(FailbackPlan.PartitionBack::divergent)
+                        .containsExactly(40L, 0L);
             });
             done = failback.execute(plan, filter, false, Duration.ofMinutes(3));
         }
 
         // Then: the source holds its records, the 40 divergent ones, then the 300 written on the target, once each
         Map<Integer, List<ConsumerRecord<byte[], byte[]>>> back =
-            dev.strait.testkit.TopicReader.readAll(source.bootstrapServers(), topic);
+                dev.strait.testkit.TopicReader.readAll(source.bootstrapServers(), topic);
         assertThat(back.get(0)).hasSize(PER_PARTITION + 40 + 300);
         assertThat(back.get(1)).hasSize(PER_PARTITION + 300);
         for (int p = 0; p < 2; p++) {
-            List<ConsumerRecord<byte[], byte[]>> tail = back.get(p).subList(back.get(p).size() - 300, back.get(p).size());
+            List<ConsumerRecord<byte[], byte[]>> tail =
+                    back.get(p).subList(back.get(p).size() - 300, back.get(p).size());
             for (int i = 0; i < 300; i++) {
-                dev.strait.mirror.provenance.Provenance prov = dev.strait.mirror.provenance.Provenance.from(tail.get(i).headers());
+                dev.strait.mirror.provenance.Provenance prov =
+                        dev.strait.mirror.provenance.Provenance.from(tail.get(i).headers());
                 assertThat(prov.originCluster()).isEqualTo(target.clusterId());
                 assertThat(prov.offset()).isEqualTo(PER_PARTITION + i);
             }
         }
-        assertThat(done.topics().get(0).partitions()).extracting(FailbackPlan.PartitionBack::copied)
-            .containsExactly(300L, 300L);
+        assertThat(done.topics().get(0).partitions())
+                .extracting(FailbackPlan.PartitionBack::copied)
+                .containsExactly(300L, 300L);
         assertThat(done.groups()).singleElement().satisfies(g -> {
             assertThat(g.outcome()).isEqualTo("moved");
-            assertThat(g.partitions()).extracting(FailbackPlan.PartitionGroupBack::sourceOffset)
-                .containsExactly(PER_PARTITION + 40 + 100L, 10_000L);
+            assertThat(g.partitions())
+                    .extracting(FailbackPlan.PartitionGroupBack::sourceOffset)
+                    .containsExactly(PER_PARTITION + 40 + 100L, 10_000L);
         });
-        assertThat(source.committedOffsets("g-dark", topic)).isEqualTo(Map.of(0, PER_PARTITION + 40 + 100L, 1, 10_000L));
+        assertThat(source.committedOffsets("g-dark", topic))
+                .isEqualTo(Map.of(0, PER_PARTITION + 40 + 100L, 1, 10_000L));
         // and what it reads there is exactly what it had not read on the target
         List<ConsumerRecord<byte[], byte[]>> read = readAsGroup(source, "g-dark", topic, "none");
         assertThat(read).hasSize(200 + 2_000 + 300);

@@ -2,7 +2,6 @@ package dev.strait.mirror.handler;
 
 import java.util.ArrayList;
 import java.util.List;
-
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
@@ -26,11 +25,16 @@ public final class DropAndCopyHandler implements MessageHandler {
             return List.of();
         }
         List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>(2);
-        out.add(new ProducerRecord<>(record.topic(), null, record.timestamp(), record.key(), record.value(),
-            record.headers()));
+        out.add(new ProducerRecord<>(
+                record.topic(), null, record.timestamp(), record.key(), record.value(), record.headers()));
         if (record.offset() % modulus == 1) {
-            out.add(new ProducerRecord<>(record.topic() + ".copy", null, record.timestamp(), record.key(), record.value(),
-                record.headers()));
+            out.add(new ProducerRecord<>(
+                    record.topic() + ".copy",
+                    null,
+                    record.timestamp(),
+                    record.key(),
+                    record.value(),
+                    record.headers()));
         }
         return out;
     }

@@ -2,9 +2,8 @@ package dev.strait.mirror.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.Map;
-
 import com.codahale.metrics.MetricRegistry;
+import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -22,11 +21,12 @@ class MetricsFormatTest {
         String text = MetricsFormat.prometheus(metrics.registry(), metrics.consumerLag());
 
         // Then
-        assertThat(text).contains("strait_mirror_records_consumed_total 3")
-            .contains("strait_mirror_send_errors_total 1")
-            .contains("# TYPE strait_mirror_record_age_ms summary")
-            .contains("strait_mirror_partition_consumer_lag_records{topic=\"orders\",partition=\"1\"} 7")
-            .contains("strait_mirror_consumer_lag_records 7");
+        assertThat(text)
+                .contains("strait_mirror_records_consumed_total 3")
+                .contains("strait_mirror_send_errors_total 1")
+                .contains("# TYPE strait_mirror_record_age_ms summary")
+                .contains("strait_mirror_partition_consumer_lag_records{topic=\"orders\",partition=\"1\"} 7")
+                .contains("strait_mirror_consumer_lag_records 7");
     }
 
     @Test
@@ -36,6 +36,10 @@ class MetricsFormatTest {
 
         String json = MetricsFormat.json(metrics.registry(), metrics.consumerLag());
 
-        assertThat(json).startsWith("{").endsWith("}").contains("\"topic\":\"a\\\"b\"").contains("\"lag\":2");
+        assertThat(json)
+                .startsWith("{")
+                .endsWith("}")
+                .contains("\"topic\":\"a\\\"b\"")
+                .contains("\"lag\":2");
     }
 }

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
@@ -66,8 +65,9 @@ class OffsetTrackerTest {
         OffsetTracker tracker = new OffsetTracker();
         tracker.polled(A, 10, Optional.empty());
 
-        assertThatThrownBy(() -> tracker.polled(A, 3, Optional.empty())).isInstanceOf(IllegalStateException.class)
-            .hasMessageContaining("went back");
+        assertThatThrownBy(() -> tracker.polled(A, 3, Optional.empty()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("went back");
     }
 
     @Test

@@ -3,9 +3,9 @@ package dev.strait.mirror.provenance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 class ProvenanceTest {
 
@@ -13,7 +13,8 @@ class ProvenanceTest {
     @CsvSource({
         "AbCdEfGhIjKlMnOpQrStUv, AbCdEfGhIjKlMnOpQrStUv, orders, 0, 0",
         "origin-cluster-id-xxxx, source-cluster-id-yyyy, prod.payments.v2, 17, 9223372036854775807",
-        "o, s, t, 2147483647, 1"})
+        "o, s, t, 2147483647, 1"
+    })
     void roundTrips(String origin, String source, String topic, int partition, long offset) {
         Provenance p = new Provenance(origin, source, topic, partition, offset);
 
@@ -34,7 +35,8 @@ class ProvenanceTest {
     @Test
     void garbageIsNotAProvenance() {
         assertThat(Provenance.decode(new byte[] {1, 2, 3})).isNull();
-        assertThat(Provenance.decode(new byte[] {9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})).isNull();
+        assertThat(Provenance.decode(new byte[] {9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}))
+                .isNull();
         assertThat(Provenance.decode(null)).isNull();
         assertThat(Provenance.originOf(new byte[] {1, 50})).isNull();
     }

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -236,7 +235,8 @@ class PartitionIndexTest {
         }
         h.merge(read, 0, split);
         if (only >= 0) {
-            System.out.println("seed " + seed + " log " + log.stream().map(e -> e[0] + "@" + e[1]).toList());
+            System.out.println("seed " + seed + " log "
+                    + log.stream().map(e -> e[0] + "@" + e[1]).toList());
         }
         if (log.isEmpty()) {
             return;
@@ -253,7 +253,8 @@ class PartitionIndexTest {
             Translation tr = index.translate(committed);
             if (index.onlySource() != null && committed.containsKey(index.onlySource())) {
                 assertThat(index.translateOnly(index.onlySource(), committed.get(index.onlySource())))
-                    .as("seed %d: the one-source path", seed).isEqualTo(tr);
+                        .as("seed %d: the one-source path", seed)
+                        .isEqualTo(tr);
             }
             boolean anyCopy = false;
             for (long[] e : log) {
@@ -268,8 +269,9 @@ class PartitionIndexTest {
             assertThat(tr).as("seed " + seed).isNotNull();
             long x = tr.offset();
             assertThat(x).as("seed %d: offset in range", seed).isBetween(0L, (long) log.size());
-            assertThat(skipped(log, feeders, committed, x, runs)).as("seed %d committed %s x=%d: skipped", seed, committed, x)
-                .isZero();
+            assertThat(skipped(log, feeders, committed, x, runs))
+                    .as("seed %d committed %s x=%d: skipped", seed, committed, x)
+                    .isZero();
             long best = Long.MAX_VALUE;
             for (int y = 0; y <= log.size(); y++) {
                 if (skipped(log, feeders, committed, y, runs) > 0) {
@@ -278,8 +280,9 @@ class PartitionIndexTest {
                 best = Math.min(best, readAgain(log, feeders, committed, y));
             }
             long again = readAgain(log, feeders, committed, x);
-            assertThat(again).as("seed %d committed %s x=%d: read again, best %d", seed, committed, x, best)
-                .isEqualTo(best);
+            assertThat(again)
+                    .as("seed %d committed %s x=%d: read again, best %d", seed, committed, x, best)
+                    .isEqualTo(best);
             assertThat(tr.readAgain()).as("seed %d: reported read-again", seed).isEqualTo(again);
         }
     }
@@ -293,8 +296,8 @@ class PartitionIndexTest {
      * run that holds it must all be read. A run is a stretch of one source partition's copies whose source offsets
      * do not go down (a repeated offset may be a handler's second record, so it is not a new run).
      */
-    private static long skipped(List<long[]> log, List<TopicPartition> feeders, Map<TopicPartition, Long> committed,
-                                long x) {
+    private static long skipped(
+            List<long[]> log, List<TopicPartition> feeders, Map<TopicPartition, Long> committed, long x) {
         Runs runs = Runs.of(log);
         return skipped(log, feeders, committed, x, runs);
     }
@@ -321,8 +324,8 @@ class PartitionIndexTest {
         }
     }
 
-    private static long skipped(List<long[]> log, List<TopicPartition> feeders, Map<TopicPartition, Long> committed,
-                                long x, Runs runs) {
+    private static long skipped(
+            List<long[]> log, List<TopicPartition> feeders, Map<TopicPartition, Long> committed, long x, Runs runs) {
         int[] run = runs.run();
         Map<String, Integer> lastRun = runs.lastRun();
         long n = 0;
@@ -339,8 +342,8 @@ class PartitionIndexTest {
     }
 
     /** Copies at or after x of records below the group's position. */
-    private static long readAgain(List<long[]> log, List<TopicPartition> feeders, Map<TopicPartition, Long> committed,
-                                  long x) {
+    private static long readAgain(
+            List<long[]> log, List<TopicPartition> feeders, Map<TopicPartition, Long> committed, long x) {
         long n = 0;
         for (int t = (int) x; t < log.size(); t++) {
             long[] e = log.get(t);

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import java.util.Map;
-
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -39,8 +38,9 @@ class SyncRecordsTest {
         assertThat(SyncRecords.decodeGroup(SyncRecords.encode(c))).isEqualTo(c);
         FailoverMarker m = new FailoverMarker("dc1.orders", 5678, Map.of(0, 42L, 1, 7L));
         assertThat(SyncRecords.decodeFailover(SyncRecords.encode(m))).isEqualTo(m);
-        assertThat(SyncRecords.parseKey(SyncRecords.groupKey("cl", "billing|eu", "mirror")).kind())
-            .isEqualTo(SyncRecords.Kind.GROUP);
+        assertThat(SyncRecords.parseKey(SyncRecords.groupKey("cl", "billing|eu", "mirror"))
+                        .kind())
+                .isEqualTo(SyncRecords.Kind.GROUP);
         assertThat(SyncRecords.decodeMap(new byte[] {9, 1, 2})).isNull();
         assertThat(SyncRecords.decodeMap(null)).isNull();
         assertThat(SyncRecords.decodeGroup(new byte[] {1, 0})).isNull();

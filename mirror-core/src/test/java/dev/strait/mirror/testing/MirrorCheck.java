@@ -1,5 +1,8 @@
 package dev.strait.mirror.testing;
 
+import dev.strait.mirror.provenance.Provenance;
+import dev.strait.testkit.TestCluster;
+import dev.strait.testkit.TopicReader;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -12,10 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-
-import dev.strait.mirror.provenance.Provenance;
-import dev.strait.testkit.TestCluster;
-import dev.strait.testkit.TopicReader;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 
@@ -28,28 +27,40 @@ import org.apache.kafka.common.header.Header;
 public final class MirrorCheck {
 
     /** What a comparison found. Offsets in the samples are "partition@offset" of the source. */
-    public record Report(long sourceRecords, long targetRecords, long lost, long duplicates, long mismatched,
-                         long unordered, long foreign, boolean digestsEqual, List<String> lostSamples,
-                         Map<Integer, List<Long>> duplicatedOffsets) {
+    public record Report(
+            long sourceRecords,
+            long targetRecords,
+            long lost,
+            long duplicates,
+            long mismatched,
+            long unordered,
+            long foreign,
+            boolean digestsEqual,
+            List<String> lostSamples,
+            Map<Integer, List<Long>> duplicatedOffsets) {
         @Override
         public String toString() {
-            return "source=" + sourceRecords + " target=" + targetRecords + " lost=" + lost + " duplicates=" + duplicates
-                + " mismatched=" + mismatched + " unordered=" + unordered + " foreign=" + foreign
-                + " digestsEqual=" + digestsEqual + (lostSamples.isEmpty() ? "" : " lostSamples=" + lostSamples);
+            return "source=" + sourceRecords + " target=" + targetRecords + " lost=" + lost + " duplicates="
+                    + duplicates
+                    + " mismatched=" + mismatched + " unordered=" + unordered + " foreign=" + foreign
+                    + " digestsEqual=" + digestsEqual + (lostSamples.isEmpty() ? "" : " lostSamples=" + lostSamples);
         }
     }
 
-    private MirrorCheck() {
-    }
+    private MirrorCheck() {}
 
     public static Report compare(TestCluster source, String sourceTopic, TestCluster target, String targetTopic) {
-        Map<Integer, List<ConsumerRecord<byte[], byte[]>>> src = TopicReader.readAll(source.bootstrapServers(), sourceTopic);
-        Map<Integer, List<ConsumerRecord<byte[], byte[]>>> dst = TopicReader.readAll(target.bootstrapServers(), targetTopic);
+        Map<Integer, List<ConsumerRecord<byte[], byte[]>>> src =
+                TopicReader.readAll(source.bootstrapServers(), sourceTopic);
+        Map<Integer, List<ConsumerRecord<byte[], byte[]>>> dst =
+                TopicReader.readAll(target.bootstrapServers(), targetTopic);
         return compare(src, sourceTopic, dst);
     }
 
-    public static Report compare(Map<Integer, List<ConsumerRecord<byte[], byte[]>>> src, String sourceTopic,
-                                 Map<Integer, List<ConsumerRecord<byte[], byte[]>>> dst) {
+    public static Report compare(
+            Map<Integer, List<ConsumerRecord<byte[], byte[]>>> src,
+            String sourceTopic,
+            Map<Integer, List<ConsumerRecord<byte[], byte[]>>> dst) {
         Map<Integer, Map<Long, ConsumerRecord<byte[], byte[]>>> byOffset = new HashMap<>();
         long sourceCount = 0;
         for (Map.Entry<Integer, List<ConsumerRecord<byte[], byte[]>>> e : src.entrySet()) {
@@ -73,17 +84,22 @@ public final class MirrorCheck {
             for (ConsumerRecord<byte[], byte[]> r : partition) {
                 targetCount++;
                 Provenance p = Provenance.from(r.headers());
-                if (p == null || !p.topic().equals(sourceTopic) || !byOffset.containsKey(p.partition())
-                    || !byOffset.get(p.partition()).containsKey(p.offset())) {
+                if (p == null
+                        || !p.topic().equals(sourceTopic)
+                        || !byOffset.containsKey(p.partition())
+                        || !byOffset.get(p.partition()).containsKey(p.offset())) {
                     foreign++;
                     continue;
                 }
                 if (!seen.computeIfAbsent(p.partition(), k -> new HashSet<>()).add(p.offset())) {
                     duplicates++;
-                    duplicated.computeIfAbsent(p.partition(), k -> new ArrayList<>()).add(p.offset());
+                    duplicated
+                            .computeIfAbsent(p.partition(), k -> new ArrayList<>())
+                            .add(p.offset());
                     continue;
                 }
-                ConsumerRecord<byte[], byte[]> original = byOffset.get(p.partition()).get(p.offset());
+                ConsumerRecord<byte[], byte[]> original =
+                        byOffset.get(p.partition()).get(p.offset());
                 if (!sameContent(original, r)) {
                     mismatched++;
                 }
@@ -91,7 +107,9 @@ public final class MirrorCheck {
                 if (last != null && p.offset() < last) {
                     unordered++;
                 }
-                firstCopies.computeIfAbsent(p.partition(), k -> new ArrayList<>()).add(r);
+                firstCopies
+                        .computeIfAbsent(p.partition(), k -> new ArrayList<>())
+                        .add(r);
             }
         }
         long lost = 0;
@@ -113,13 +131,24 @@ public final class MirrorCheck {
             byte[] b = digest(firstCopies.getOrDefault(e.getKey(), List.of()));
             digestsEqual &= Arrays.equals(a, b);
         }
-        return new Report(sourceCount, targetCount, lost, duplicates, mismatched, unordered, foreign, digestsEqual,
-            lostSamples, duplicated);
+        return new Report(
+                sourceCount,
+                targetCount,
+                lost,
+                duplicates,
+                mismatched,
+                unordered,
+                foreign,
+                digestsEqual,
+                lostSamples,
+                duplicated);
     }
 
     static boolean sameContent(ConsumerRecord<byte[], byte[]> a, ConsumerRecord<byte[], byte[]> b) {
-        return Arrays.equals(a.key(), b.key()) && Arrays.equals(a.value(), b.value()) && a.timestamp() == b.timestamp()
-            && userHeaders(a).equals(userHeaders(b));
+        return Arrays.equals(a.key(), b.key())
+                && Arrays.equals(a.value(), b.value())
+                && a.timestamp() == b.timestamp()
+                && userHeaders(a).equals(userHeaders(b));
     }
 
     private static List<String> userHeaders(ConsumerRecord<byte[], byte[]> r) {
@@ -155,7 +184,8 @@ public final class MirrorCheck {
     }
 
     private static void field(MessageDigest md, byte[] bytes) {
-        md.update(ByteBuffer.allocate(4).putInt(bytes == null ? -1 : bytes.length).array());
+        md.update(
+                ByteBuffer.allocate(4).putInt(bytes == null ? -1 : bytes.length).array());
         if (bytes != null) {
             md.update(bytes);
         }

@@ -29,31 +29,40 @@ import java.util.stream.Collectors;
 public final class Checker {
     private static final int EXAMPLES = 5;
 
-    private Checker() {
-    }
+    private Checker() {}
 
     /** One record of the log as read back after healing. */
-    public record LogRecord(long offset, String value) {
-    }
+    public record LogRecord(long offset, String value) {}
 
     public static List<Anomaly> check(History.Snapshot history, Map<Integer, List<LogRecord>> log) {
         List<Anomaly> anomalies = new ArrayList<>();
         Set<Integer> partitions = new TreeSet<>(log.keySet());
         history.acks().forEach(a -> partitions.add(a.partition()));
         partitions.addAll(history.consumed().keySet());
-        Map<Integer, List<History.Ack>> acksByPartition = history.acks().stream()
-                .collect(Collectors.groupingBy(History.Ack::partition));
+        Map<Integer, List<History.Ack>> acksByPartition =
+                history.acks().stream().collect(Collectors.groupingBy(History.Ack::partition));
         for (int p : partitions) {
-            checkPartition(p, acksByPartition.getOrDefault(p, List.of()), log.getOrDefault(p, List.of()),
+            checkPartition(
+                    p,
+                    acksByPartition.getOrDefault(p, List.of()),
+                    log.getOrDefault(p, List.of()),
                     history.consumed().getOrDefault(p, Map.of()),
-                    history.readConflicts().stream().filter(c -> c.partition() == p).toList(), anomalies);
+                    history.readConflicts().stream()
+                            .filter(c -> c.partition() == p)
+                            .toList(),
+                    anomalies);
         }
         checkCommittedOffsets(history, anomalies);
         return anomalies;
     }
 
-    private static void checkPartition(int p, List<History.Ack> acks, List<LogRecord> log, Map<Long, String> consumed,
-            List<History.ReadConflict> readConflicts, List<Anomaly> anomalies) {
+    private static void checkPartition(
+            int p,
+            List<History.Ack> acks,
+            List<LogRecord> log,
+            Map<Long, String> consumed,
+            List<History.ReadConflict> readConflicts,
+            List<Anomaly> anomalies) {
         TreeMap<Long, String> valueAt = new TreeMap<>();
         Map<String, List<Long>> positions = new HashMap<>();
         for (LogRecord r : log) {
@@ -74,8 +83,11 @@ public final class Checker {
             }
         }
         if (extraCopies > 0) {
-            anomalies.add(new Anomaly(Anomaly.Type.DUPLICATED, p, extraCopies, "records in the log more than once, e.g. "
-                    + String.join("; ", duplicated)));
+            anomalies.add(new Anomaly(
+                    Anomaly.Type.DUPLICATED,
+                    p,
+                    extraCopies,
+                    "records in the log more than once, e.g. " + String.join("; ", duplicated)));
         }
 
         // Acknowledged records: present, once, at their offset.
@@ -122,9 +134,10 @@ public final class Checker {
             if (e.getValue().size() > 1) {
                 conflictCount++;
                 if (conflicts.size() < EXAMPLES) {
-                    conflicts.add("offset " + e.getKey() + ": " + e.getValue().entrySet().stream()
-                            .map(v -> String.join("+", v.getValue()) + " " + v.getKey())
-                            .collect(Collectors.joining(", ")));
+                    conflicts.add("offset " + e.getKey() + ": "
+                            + e.getValue().entrySet().stream()
+                                    .map(v -> String.join("+", v.getValue()) + " " + v.getKey())
+                                    .collect(Collectors.joining(", ")));
                 }
             }
         }
@@ -133,18 +146,22 @@ public final class Checker {
         }
 
         // What consumers read must still be there.
-        List<Long> vanished = consumed.keySet().stream().filter(o -> o >= logEnd).sorted().toList();
+        List<Long> vanished =
+                consumed.keySet().stream().filter(o -> o >= logEnd).sorted().toList();
         if (!vanished.isEmpty()) {
-            anomalies.add(new Anomaly(Anomaly.Type.VANISHED, p, vanished.size(), "consumed at offsets "
-                    + ranges(vanished) + ", but the log now ends at " + logEnd));
+            anomalies.add(new Anomaly(
+                    Anomaly.Type.VANISHED,
+                    p,
+                    vanished.size(),
+                    "consumed at offsets " + ranges(vanished) + ", but the log now ends at " + logEnd));
         }
 
         // Order per producer, among the acknowledged records that are where they were acknowledged (the others are
         // reported above): by number, offsets rise; in the log, numbers rise.
         long reordered = 0;
         List<String> reorderedExamples = new ArrayList<>();
-        Map<String, List<History.Ack>> byProducer = intact.stream()
-                .collect(Collectors.groupingBy(History.Ack::producer));
+        Map<String, List<History.Ack>> byProducer =
+                intact.stream().collect(Collectors.groupingBy(History.Ack::producer));
         Set<String> ackedValues = new java.util.HashSet<>();
         for (Map.Entry<String, List<History.Ack>> e : byProducer.entrySet()) {
             List<History.Ack> list = new ArrayList<>(e.getValue());
@@ -153,8 +170,9 @@ public final class Checker {
                 if (list.get(i).offset() <= list.get(i - 1).offset()) {
                     reordered++;
                     if (reorderedExamples.size() < EXAMPLES) {
-                        reorderedExamples.add(list.get(i - 1).value() + " acknowledged at " + list.get(i - 1).offset()
-                                + " but " + list.get(i).value() + " at " + list.get(i).offset());
+                        reorderedExamples.add(list.get(i - 1).value() + " acknowledged at "
+                                + list.get(i - 1).offset() + " but "
+                                + list.get(i).value() + " at " + list.get(i).offset());
                     }
                 }
             }
@@ -173,8 +191,8 @@ public final class Checker {
             if (previous != null && number < previous) { // equal: a duplicate, reported as such
                 reordered++;
                 if (reorderedExamples.size() < EXAMPLES) {
-                    reorderedExamples.add("log holds " + parts[0] + " #" + previous + " at " + previousOffset + " before #"
-                            + number + " at " + e.getKey());
+                    reorderedExamples.add("log holds " + parts[0] + " #" + previous + " at " + previousOffset
+                            + " before #" + number + " at " + e.getKey());
                 }
             }
         }
@@ -185,20 +203,27 @@ public final class Checker {
 
     private static void see(Map<Long, Map<String, Set<String>>> seen, long offset, String value, String how) {
         seen.computeIfAbsent(offset, o -> new java.util.LinkedHashMap<>())
-                .computeIfAbsent(value, v -> new LinkedHashSet<>()).add(how);
+                .computeIfAbsent(value, v -> new LinkedHashSet<>())
+                .add(how);
     }
 
     private static String describeLost(List<History.Ack> lost, TreeMap<Long, String> valueAt, long logEnd) {
         List<Long> offsets = lost.stream().map(History.Ack::offset).toList();
         long first = lost.stream().mapToLong(History.Ack::atMs).min().orElse(0);
         long last = lost.stream().mapToLong(History.Ack::atMs).max().orElse(0);
-        StringBuilder sb = new StringBuilder("acknowledged at offsets ").append(ranges(offsets))
-                .append(String.format(java.util.Locale.ROOT, " (between %.1f s and %.1f s)", first / 1000.0, last / 1000.0))
+        StringBuilder sb = new StringBuilder("acknowledged at offsets ")
+                .append(ranges(offsets))
+                .append(String.format(
+                        java.util.Locale.ROOT, " (between %.1f s and %.1f s)", first / 1000.0, last / 1000.0))
                 .append(", not in the log; e.g. ");
         for (int i = 0; i < Math.min(EXAMPLES, lost.size()); i++) {
             History.Ack a = lost.get(i);
             String now = valueAt.get(a.offset());
-            sb.append(i == 0 ? "" : "; ").append(a.value()).append(" at ").append(a.offset()).append(" (now ")
+            sb.append(i == 0 ? "" : "; ")
+                    .append(a.value())
+                    .append(" at ")
+                    .append(a.offset())
+                    .append(" (now ")
                     .append(now != null ? now : a.offset() >= logEnd ? "past the log end " + logEnd : "a gap")
                     .append(')');
         }
@@ -217,8 +242,10 @@ public final class Checker {
             }
             total++;
             if (out.size() < 10) {
-                out.add(i == j ? Long.toString(sortedOffsets.get(i))
-                        : sortedOffsets.get(i) + "-" + sortedOffsets.get(j));
+                out.add(
+                        i == j
+                                ? Long.toString(sortedOffsets.get(i))
+                                : sortedOffsets.get(i) + "-" + sortedOffsets.get(j));
             }
             i = j + 1;
         }
@@ -235,41 +262,49 @@ public final class Checker {
                 .collect(Collectors.groupingBy(History.OffsetEvent::partition, TreeMap::new, Collectors.toList()));
         for (Map.Entry<Integer, List<History.OffsetEvent>> e : byPartition.entrySet()) {
             int p = e.getKey();
-            List<History.OffsetEvent> commits = e.getValue().stream().filter(History.OffsetEvent::acked).toList();
-            List<History.OffsetEvent> reads = e.getValue().stream().filter(x -> !x.acked()).toList();
+            List<History.OffsetEvent> commits =
+                    e.getValue().stream().filter(History.OffsetEvent::acked).toList();
+            List<History.OffsetEvent> reads =
+                    e.getValue().stream().filter(x -> !x.acked()).toList();
             List<String> examples = new ArrayList<>();
             long regressions = 0;
             for (History.OffsetEvent[] pair : wentBack(commits, commits)) {
                 regressions++;
                 if (examples.size() < EXAMPLES) {
-                    examples.add(describe(pair[0], history.startNanos()) + " after " + describe(pair[1],
-                            history.startNanos()));
+                    examples.add(describe(pair[0], history.startNanos()) + " after "
+                            + describe(pair[1], history.startNanos()));
                 }
             }
             Long last = history.finalCommitted().get(p);
-            History.OffsetEvent highest = commits.stream().max(Comparator.comparingLong(History.OffsetEvent::offset))
+            History.OffsetEvent highest = commits.stream()
+                    .max(Comparator.comparingLong(History.OffsetEvent::offset))
                     .orElse(null);
             if (last != null && highest != null && last < highest.offset()) {
                 regressions++;
-                examples.add("the final committed offset is " + last + ", below the " + describe(highest,
-                        history.startNanos()));
+                examples.add("the final committed offset is " + last + ", below the "
+                        + describe(highest, history.startNanos()));
             }
             if (regressions > 0) {
-                anomalies.add(new Anomaly(Anomaly.Type.COMMIT_REGRESSION, p, regressions,
-                        String.join("; ", examples)));
+                anomalies.add(new Anomaly(Anomaly.Type.COMMIT_REGRESSION, p, regressions, String.join("; ", examples)));
             }
             List<History.OffsetEvent[]> stale = wentBack(reads, e.getValue());
             if (!stale.isEmpty()) {
-                anomalies.add(new Anomaly(Anomaly.Type.STALE_OFFSET_READ, p, stale.size(), stale.stream()
-                        .limit(EXAMPLES).map(pair -> describe(pair[0], history.startNanos()) + " after "
-                                + describe(pair[1], history.startNanos())).collect(Collectors.joining("; "))));
+                anomalies.add(new Anomaly(
+                        Anomaly.Type.STALE_OFFSET_READ,
+                        p,
+                        stale.size(),
+                        stale.stream()
+                                .limit(EXAMPLES)
+                                .map(pair -> describe(pair[0], history.startNanos()) + " after "
+                                        + describe(pair[1], history.startNanos()))
+                                .collect(Collectors.joining("; "))));
             }
         }
     }
 
     /** Each event of {@code events} whose offset is below the highest of {@code earlier} that ended before it began. */
-    private static List<History.OffsetEvent[]> wentBack(List<History.OffsetEvent> events,
-            List<History.OffsetEvent> earlier) {
+    private static List<History.OffsetEvent[]> wentBack(
+            List<History.OffsetEvent> events, List<History.OffsetEvent> earlier) {
         List<History.OffsetEvent> byStart = new ArrayList<>(events);
         byStart.sort(Comparator.comparingLong(History.OffsetEvent::startNanos));
         List<History.OffsetEvent> byEnd = new ArrayList<>(earlier);
@@ -292,8 +327,13 @@ public final class Checker {
     }
 
     private static String describe(History.OffsetEvent event, long startNanos) {
-        return String.format(java.util.Locale.ROOT, "%s %d (%s, %.1f-%.1f s)",
-                event.acked() ? "commit of" : "committed offset read", event.offset(), event.who(),
-                (event.startNanos() - startNanos) / 1e9, (event.endNanos() - startNanos) / 1e9);
+        return String.format(
+                java.util.Locale.ROOT,
+                "%s %d (%s, %.1f-%.1f s)",
+                event.acked() ? "commit of" : "committed offset read",
+                event.offset(),
+                event.who(),
+                (event.startNanos() - startNanos) / 1e9,
+                (event.endNanos() - startNanos) / 1e9);
     }
 }

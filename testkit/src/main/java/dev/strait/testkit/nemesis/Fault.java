@@ -23,9 +23,19 @@ import java.util.stream.Collectors;
  * @param toggles    for flapping: the link changes, in order
  * @param restarts   for a rolling restart: the nodes in order, each with its signal and down time
  */
-public record Fault(int index, FaultKind kind, long atMs, long durationMs, long budgetMs, int partition, int pick,
-                    boolean longPause, long delayMs, int createPartitions, List<LinkToggle> toggles,
-                    List<RestartStep> restarts) {
+public record Fault(
+        int index,
+        FaultKind kind,
+        long atMs,
+        long durationMs,
+        long budgetMs,
+        int partition,
+        int pick,
+        boolean longPause,
+        long delayMs,
+        int createPartitions,
+        List<LinkToggle> toggles,
+        List<RestartStep> restarts) {
 
     public Fault {
         toggles = List.copyOf(toggles);
@@ -52,17 +62,21 @@ public record Fault(int index, FaultKind kind, long atMs, long durationMs, long 
     public String describe() {
         String what = switch (kind) {
             case PAUSE_LEADER -> "p" + partition + " for " + seconds(durationMs) + pauseLength();
-            case PAUSE_FOLLOWER -> "p" + partition + " follower #" + pick + " for " + seconds(durationMs) + pauseLength();
+            case PAUSE_FOLLOWER ->
+                "p" + partition + " follower #" + pick + " for " + seconds(durationMs) + pauseLength();
             case PAUSE_CONTROLLER -> "for " + seconds(durationMs) + pauseLength();
-            case ISOLATE_LEADER -> "p" + partition + " from its followers and the controller for " + seconds(durationMs);
-            case CUT_FOLLOWER_FROM_LEADER -> "p" + partition + " follower #" + pick + " from the leader only for "
-                    + seconds(durationMs);
+            case ISOLATE_LEADER ->
+                "p" + partition + " from its followers and the controller for " + seconds(durationMs);
+            case CUT_FOLLOWER_FROM_LEADER ->
+                "p" + partition + " follower #" + pick + " from the leader only for " + seconds(durationMs);
             case SPLIT_MINORITY -> "node " + pick + " | the other two for " + seconds(durationMs);
-            case FLAP -> "for " + seconds(durationMs) + ": " + toggles.stream().map(LinkToggle::toString)
-                    .collect(Collectors.joining(", "));
+            case FLAP ->
+                "for " + seconds(durationMs) + ": "
+                        + toggles.stream().map(LinkToggle::toString).collect(Collectors.joining(", "));
             case KILL_LEADER_AND_CONTROLLER -> "p" + partition + ", restart after " + seconds(durationMs);
-            case KILL_CONTROLLER_DURING_CREATE -> createPartitions + " partitions, SIGKILL " + delayMs
-                    + " ms after the request, restart after " + seconds(durationMs);
+            case KILL_CONTROLLER_DURING_CREATE ->
+                createPartitions + " partitions, SIGKILL " + delayMs + " ms after the request, restart after "
+                        + seconds(durationMs);
             case ROLLING_RESTART -> restarts.stream().map(RestartStep::toString).collect(Collectors.joining(", "));
         };
         return String.format(Locale.ROOT, "#%d at %6s %-30s %s", index, seconds(atMs), kind.flag(), what);

@@ -12,7 +12,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.KafkaFuture;
@@ -82,7 +81,8 @@ final class FaultInjector {
                 int leader = leader(fault.partition());
                 int follower = follower(fault.partition(), fault.pick());
                 events.log(tag + ": link " + follower + "-" + leader + " cut (follower " + follower + " of p"
-                        + fault.partition() + " from its leader " + leader + ") for " + Fault.seconds(fault.durationMs()));
+                        + fault.partition() + " from its leader " + leader + ") for "
+                        + Fault.seconds(fault.durationMs()));
                 net.cut(follower, leader);
                 hold(fault.durationMs());
                 net.healAll();
@@ -98,7 +98,8 @@ final class FaultInjector {
                 events.log(tag + ": links healed");
             }
             case FLAP -> {
-                events.log(tag + ": " + fault.toggles().size() + " link changes over " + Fault.seconds(fault.durationMs()));
+                events.log(tag + ": " + fault.toggles().size() + " link changes over "
+                        + Fault.seconds(fault.durationMs()));
                 long start = System.nanoTime();
                 for (Fault.LinkToggle toggle : fault.toggles()) {
                     sleepUntil(start, toggle.atMs());
@@ -143,12 +144,14 @@ final class FaultInjector {
         int controller = controller();
         String topic = workload.topic() + "-big-" + fault.index();
         createdTopics.add(topic);
-        KafkaFuture<Void> created = admin.createTopics(List.of(new NewTopic(topic, fault.createPartitions(),
-                (short) Math.min(3, cluster.size())))).all();
+        KafkaFuture<Void> created = admin.createTopics(
+                        List.of(new NewTopic(topic, fault.createPartitions(), (short) Math.min(3, cluster.size()))))
+                .all();
         long sent = System.nanoTime();
         sleepUntil(sent, fault.delayMs());
-        events.log(tag + ": CreateTopics " + topic + " (" + fault.createPartitions() + " partitions) sent; SIGKILL of the"
-                + " active controller " + controller + " " + (System.nanoTime() - sent) / 1_000_000 + " ms later");
+        events.log(tag + ": CreateTopics " + topic + " (" + fault.createPartitions()
+                + " partitions) sent; SIGKILL of the" + " active controller " + controller + " "
+                + (System.nanoTime() - sent) / 1_000_000 + " ms later");
         cluster.kill(controller);
         hold(fault.durationMs());
         cluster.restart(controller);
@@ -177,13 +180,19 @@ final class FaultInjector {
             } else {
                 polite = cluster.terminate(node);
             }
-            events.log(tag + ": node " + node + (step.sigkill() ? " SIGKILL" : polite ? " stopped by SIGTERM"
-                    : " ignored SIGTERM for 60 s, SIGKILL") + "; down " + Fault.seconds(step.downMs()));
+            events.log(tag + ": node " + node
+                    + (step.sigkill()
+                            ? " SIGKILL"
+                            : polite ? " stopped by SIGTERM" : " ignored SIGTERM for 60 s, SIGKILL")
+                    + "; down " + Fault.seconds(step.downMs()));
             hold(step.downMs());
             cluster.restart(node);
             boolean back = awaitBack(Duration.ofMillis(Schedule.ROLLING_WAIT_PER_NODE_MS * 3));
-            events.log(tag + ": node " + node + (back ? " serving, no partition under-replicated"
-                    : " NOT back: partitions still under-replicated") + " after "
+            events.log(tag + ": node " + node
+                    + (back
+                            ? " serving, no partition under-replicated"
+                            : " NOT back: partitions still under-replicated")
+                    + " after "
                     + (System.nanoTime() - start) / 1_000_000 + " ms");
         }
     }
@@ -199,9 +208,10 @@ final class FaultInjector {
             boolean back = true;
             for (int id : cluster.allIds()) {
                 try {
-                    MetadataProbe.NodeView view = MetadataProbe.fetch(id, cluster.host(id), cluster.clientPort(),
-                            List.of(workload.topic()), 2_000);
-                    back &= view.brokers().equals(all) && view.partitions().size() == workload.partitions()
+                    MetadataProbe.NodeView view = MetadataProbe.fetch(
+                            id, cluster.host(id), cluster.clientPort(), List.of(workload.topic()), 2_000);
+                    back &= view.brokers().equals(all)
+                            && view.partitions().size() == workload.partitions()
                             && view.partitions().values().stream().allMatch(v -> v.healthy(all));
                 } catch (IOException | RuntimeException e) {
                     back = false;
@@ -216,13 +226,16 @@ final class FaultInjector {
     }
 
     private String roleNote(Fault fault, int node) {
-        return fault.kind() == FaultKind.PAUSE_CONTROLLER ? " (active controller)"
+        return fault.kind() == FaultKind.PAUSE_CONTROLLER
+                ? " (active controller)"
                 : " (" + (fault.kind() == FaultKind.PAUSE_LEADER ? "leader" : "follower") + " of p" + fault.partition()
                         + ")" + (fault.longPause() ? ", longer than the session timeout" : "");
     }
 
     private String others(int node) {
-        return cluster.allIds().stream().filter(n -> n != node).map(String::valueOf)
+        return cluster.allIds().stream()
+                .filter(n -> n != node)
+                .map(String::valueOf)
                 .collect(Collectors.joining(", ", "[", "]"));
     }
 
@@ -272,9 +285,10 @@ final class FaultInjector {
                 continue;
             }
             try {
-                MetadataProbe.NodeView view = MetadataProbe.fetch(node, cluster.host(node), cluster.clientPort(),
-                        List.of(workload.topic()), 2_000);
-                for (Map.Entry<TopicPartition, MetadataProbe.PartitionView> e : view.partitions().entrySet()) {
+                MetadataProbe.NodeView view = MetadataProbe.fetch(
+                        node, cluster.host(node), cluster.clientPort(), List.of(workload.topic()), 2_000);
+                for (Map.Entry<TopicPartition, MetadataProbe.PartitionView> e :
+                        view.partitions().entrySet()) {
                     MetadataProbe.PartitionView seen = best.get(e.getKey().partition());
                     if (e.getValue().error() == 0
                             && (seen == null || e.getValue().leaderEpoch() > seen.leaderEpoch())) {

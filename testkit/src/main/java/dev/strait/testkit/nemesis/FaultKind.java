@@ -33,7 +33,9 @@ public enum FaultKind {
 
     /** Jepsen's fault families; {@code --faults pause,partition} selects whole families. */
     public enum Family {
-        PAUSE, PARTITION, KILL
+        PAUSE,
+        PARTITION,
+        KILL
     }
 
     private final Family family;
@@ -84,9 +86,14 @@ public enum FaultKind {
                 }
             }
             if (!matched) {
-                throw new IllegalArgumentException("unknown fault '" + part.trim() + "': expected pause, partition, kill,"
-                        + " all or one of " + String.join(", ", EnumSet.allOf(FaultKind.class).stream()
-                                .map(FaultKind::flag).toList()));
+                throw new IllegalArgumentException(
+                        "unknown fault '" + part.trim() + "': expected pause, partition, kill,"
+                                + " all or one of "
+                                + String.join(
+                                        ", ",
+                                        EnumSet.allOf(FaultKind.class).stream()
+                                                .map(FaultKind::flag)
+                                                .toList()));
             }
         }
         if (kinds.isEmpty()) {

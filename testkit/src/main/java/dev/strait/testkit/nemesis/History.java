@@ -31,12 +31,10 @@ public final class History {
      * A committed offset for one partition: one that the coordinator acknowledged to a consumer ({@code acked}), or
      * one read back with OffsetFetch; the interval is when the call ran (a later call must not see less).
      */
-    public record OffsetEvent(int partition, long offset, long startNanos, long endNanos, boolean acked, String who) {
-    }
+    public record OffsetEvent(int partition, long offset, long startNanos, long endNanos, boolean acked, String who) {}
 
     /** Two different values read at one offset by the consumers. */
-    public record ReadConflict(int partition, long offset, String first, String second) {
-    }
+    public record ReadConflict(int partition, long offset, String first, String second) {}
 
     private final ConcurrentLinkedQueue<Ack> acks = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<OffsetEvent> offsetEvents = new ConcurrentLinkedQueue<>();
@@ -72,12 +70,14 @@ public final class History {
     /** A send that failed or was never sent: neither acknowledged nor known to be absent. */
     public void failed(Throwable cause) {
         failed.incrementAndGet();
-        failures.computeIfAbsent(cause.getClass().getSimpleName(), k -> new AtomicLong()).incrementAndGet();
+        failures.computeIfAbsent(cause.getClass().getSimpleName(), k -> new AtomicLong())
+                .incrementAndGet();
     }
 
     public void consumed(int partition, long offset, String value) {
         consumedCount.incrementAndGet();
-        String first = consumed.computeIfAbsent(partition, p -> new ConcurrentHashMap<>()).putIfAbsent(offset, value);
+        String first = consumed.computeIfAbsent(partition, p -> new ConcurrentHashMap<>())
+                .putIfAbsent(offset, value);
         if (first != null && !first.equals(value)) {
             readConflicts.add(new ReadConflict(partition, offset, first, value));
         }
@@ -128,13 +128,23 @@ public final class History {
     public Snapshot snapshot() {
         Map<Integer, Map<Long, String>> reads = new TreeMap<>();
         consumed.forEach((p, m) -> reads.put(p, new TreeMap<>(m)));
-        return new Snapshot(new ArrayList<>(acks), reads, new ArrayList<>(readConflicts),
-                new ArrayList<>(offsetEvents), new TreeMap<>(finalCommitted), startNanos);
+        return new Snapshot(
+                new ArrayList<>(acks),
+                reads,
+                new ArrayList<>(readConflicts),
+                new ArrayList<>(offsetEvents),
+                new TreeMap<>(finalCommitted),
+                startNanos);
     }
 
     /** The history as the checker sees it. */
-    public record Snapshot(List<Ack> acks, Map<Integer, Map<Long, String>> consumed, List<ReadConflict> readConflicts,
-                           List<OffsetEvent> offsetEvents, Map<Integer, Long> finalCommitted, long startNanos) {
+    public record Snapshot(
+            List<Ack> acks,
+            Map<Integer, Map<Long, String>> consumed,
+            List<ReadConflict> readConflicts,
+            List<OffsetEvent> offsetEvents,
+            Map<Integer, Long> finalCommitted,
+            long startNanos) {
         public Snapshot {
             acks = List.copyOf(acks);
             consumed = Map.copyOf(consumed);

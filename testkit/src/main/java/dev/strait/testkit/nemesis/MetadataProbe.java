@@ -15,7 +15,6 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
@@ -34,13 +33,15 @@ final class MetadataProbe {
     private static final short VERSION = 12;
     private static final AtomicInteger CORRELATION = new AtomicInteger();
 
-    private MetadataProbe() {
-    }
+    private MetadataProbe() {}
 
     /** One partition as one node sees it. */
     record PartitionView(int leader, int leaderEpoch, List<Integer> replicas, SortedSet<Integer> isr, short error) {
         boolean healthy(Set<Integer> brokers) {
-            return error == 0 && leader >= 0 && brokers.contains(leader) && isr.equals(new TreeSet<>(replicas))
+            return error == 0
+                    && leader >= 0
+                    && brokers.contains(leader)
+                    && isr.equals(new TreeSet<>(replicas))
                     && brokers.containsAll(replicas);
         }
 
@@ -52,11 +53,15 @@ final class MetadataProbe {
     }
 
     /** What one node answered: its live brokers and, per partition of the requested topics, the partition state. */
-    record NodeView(int node, SortedSet<Integer> brokers, SortedMap<TopicPartition, PartitionView> partitions,
-                    Map<String, Short> topicErrors) {
+    record NodeView(
+            int node,
+            SortedSet<Integer> brokers,
+            SortedMap<TopicPartition, PartitionView> partitions,
+            Map<String, Short> topicErrors) {
         /** The same brokers and partition states (leader epochs included) as another node. */
         boolean agreesWith(NodeView other) {
-            return brokers.equals(other.brokers) && partitions.equals(other.partitions)
+            return brokers.equals(other.brokers)
+                    && partitions.equals(other.partitions)
                     && topicErrors.equals(other.topicErrors);
         }
     }
@@ -67,8 +72,8 @@ final class MetadataProbe {
             data.topics().add(new MetadataRequestData.MetadataRequestTopic().setName(topic));
         }
         MetadataRequest request = new MetadataRequest.Builder(data).build(VERSION);
-        RequestHeader header = new RequestHeader(ApiKeys.METADATA, VERSION, "nemesis-probe",
-                CORRELATION.incrementAndGet());
+        RequestHeader header =
+                new RequestHeader(ApiKeys.METADATA, VERSION, "nemesis-probe", CORRELATION.incrementAndGet());
         ByteBuffer payload = request.serializeWithHeader(header);
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(host, port), timeoutMs);
@@ -86,8 +91,8 @@ final class MetadataProbe {
             }
             byte[] response = new byte[size];
             in.readFully(response);
-            MetadataResponse parsed = (MetadataResponse) AbstractResponse.parseResponse(ByteBuffer.wrap(response),
-                    header);
+            MetadataResponse parsed =
+                    (MetadataResponse) AbstractResponse.parseResponse(ByteBuffer.wrap(response), header);
             return view(node, parsed.data());
         }
     }
@@ -95,8 +100,9 @@ final class MetadataProbe {
     private static NodeView view(int node, MetadataResponseData data) {
         SortedSet<Integer> brokers = new TreeSet<>();
         data.brokers().forEach(b -> brokers.add(b.nodeId()));
-        SortedMap<TopicPartition, PartitionView> partitions = new TreeMap<>(
-                (a, b) -> a.topic().equals(b.topic()) ? Integer.compare(a.partition(), b.partition())
+        SortedMap<TopicPartition, PartitionView> partitions =
+                new TreeMap<>((a, b) -> a.topic().equals(b.topic())
+                        ? Integer.compare(a.partition(), b.partition())
                         : a.topic().compareTo(b.topic()));
         Map<String, Short> topicErrors = new TreeMap<>();
         for (MetadataResponseData.MetadataResponseTopic topic : data.topics()) {
@@ -104,9 +110,14 @@ final class MetadataProbe {
                 topicErrors.put(topic.name(), topic.errorCode());
             }
             for (MetadataResponseData.MetadataResponsePartition p : topic.partitions()) {
-                partitions.put(new TopicPartition(topic.name(), p.partitionIndex()),
-                        new PartitionView(p.leaderId(), p.leaderEpoch(), new ArrayList<>(p.replicaNodes()),
-                                new TreeSet<>(p.isrNodes()), p.errorCode()));
+                partitions.put(
+                        new TopicPartition(topic.name(), p.partitionIndex()),
+                        new PartitionView(
+                                p.leaderId(),
+                                p.leaderEpoch(),
+                                new ArrayList<>(p.replicaNodes()),
+                                new TreeSet<>(p.isrNodes()),
+                                p.errorCode()));
             }
         }
         return new NodeView(node, brokers, partitions, topicErrors);

@@ -1,5 +1,7 @@
 package dev.strait.testkit.nemesis;
 
+import dev.strait.testkit.KafkaCluster;
+import dev.strait.testkit.KafkaNodeMain;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
@@ -19,9 +21,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-
-import dev.strait.testkit.KafkaCluster;
-import dev.strait.testkit.KafkaNodeMain;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.QuorumInfo;
@@ -47,11 +46,16 @@ public final class NemesisCluster implements AutoCloseable {
     /** Kafka's controller logs every quorum epoch it learns: "In the new epoch 5, the leader is 2." */
     private static final Pattern KAFKA_NEW_EPOCH =
             Pattern.compile("In the new epoch (\\d+), the leader is (\\d+|\\(none\\))");
+
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
 
     /** Settings both systems get. */
-    public record Settings(long sessionTimeoutMs, long heartbeatIntervalMs, long replicaLagTimeMaxMs, String heap,
-                           Map<String, String> extraConfig) {
+    public record Settings(
+            long sessionTimeoutMs,
+            long heartbeatIntervalMs,
+            long replicaLagTimeMaxMs,
+            String heap,
+            Map<String, String> extraConfig) {
         public Settings {
             extraConfig = Map.copyOf(extraConfig);
         }
@@ -63,7 +67,9 @@ public final class NemesisCluster implements AutoCloseable {
 
     /** What the harness last did to a node's process. */
     public enum State {
-        RUNNING, PAUSED, DOWN
+        RUNNING,
+        PAUSED,
+        DOWN
     }
 
     private final SystemKind kind;
@@ -74,6 +80,7 @@ public final class NemesisCluster implements AutoCloseable {
     private final List<Node> nodes = new ArrayList<>();
     /** Exits the harness did not cause, by pid: a node that crashed is restarted by the next heal, not forgotten. */
     private final Map<Long, String> crashes = java.util.Collections.synchronizedMap(new LinkedHashMap<>());
+
     private final EventLog events;
     private final ScheduledExecutorService logScanner = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "nemesis-log-scanner");
@@ -88,9 +95,11 @@ public final class NemesisCluster implements AutoCloseable {
         State state = State.DOWN;
         /** From the log: whether this node said it became the active controller, and when the harness saw it. */
         volatile boolean claimsController;
+
         volatile long claimedAtNanos;
         /** Kafka: the latest quorum epoch this node logged, and the leader it named for it (-1: none). */
         volatile int quorumEpoch = -1;
+
         volatile int quorumLeader = -1;
         long logOffset;
         final StringBuilder partialLine = new StringBuilder();
@@ -137,8 +146,10 @@ public final class NemesisCluster implements AutoCloseable {
                     cmd.add(config.toString());
                 }
                 claimsController = false;
-                process = new ProcessBuilder(cmd).redirectErrorStream(true)
-                        .redirectOutput(ProcessBuilder.Redirect.appendTo(log().toFile())).start();
+                process = new ProcessBuilder(cmd)
+                        .redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.appendTo(log().toFile()))
+                        .start();
                 state = State.RUNNING;
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot start " + kind.label() + " node " + id, e);
@@ -151,7 +162,9 @@ public final class NemesisCluster implements AutoCloseable {
             c.put("process.roles", "broker,controller");
             c.put("node.id", Integer.toString(id));
             c.put("controller.quorum.voters", voters());
-            c.put("listeners", "PLAINTEXT://" + host + ":" + CLIENT_PORT + ",CONTROLLER://" + host + ":" + CONTROLLER_PORT);
+            c.put(
+                    "listeners",
+                    "PLAINTEXT://" + host + ":" + CLIENT_PORT + ",CONTROLLER://" + host + ":" + CONTROLLER_PORT);
             c.put("advertised.listeners", "PLAINTEXT://" + host + ":" + CLIENT_PORT);
             c.put("controller.listener.names", "CONTROLLER");
             c.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
@@ -203,8 +216,8 @@ public final class NemesisCluster implements AutoCloseable {
     }
 
     /** Starts every node and waits until each is registered and serves requests. */
-    public static NemesisCluster start(SystemKind kind, NetNamespaces net, Path dir, Settings settings,
-            EventLog events) {
+    public static NemesisCluster start(
+            SystemKind kind, NetNamespaces net, Path dir, Settings settings, EventLog events) {
         NemesisCluster cluster = new NemesisCluster(kind, net, dir, settings, events);
         try {
             for (Node node : cluster.nodes) {
@@ -367,8 +380,10 @@ public final class NemesisCluster implements AutoCloseable {
 
     private void noteCrash(Node node) {
         if (node.state != State.DOWN && node.process != null && !node.process.isAlive()) {
-            crashes.computeIfAbsent(node.process.pid(), pid -> "node " + node.id + " (pid " + pid + ") exited with "
-                    + node.process.exitValue() + " on its own; log tail:\n" + logTail(node.id, 30));
+            crashes.computeIfAbsent(
+                    node.process.pid(),
+                    pid -> "node " + node.id + " (pid " + pid + ") exited with " + node.process.exitValue()
+                            + " on its own; log tail:\n" + logTail(node.id, 30));
         }
     }
 
@@ -384,7 +399,8 @@ public final class NemesisCluster implements AutoCloseable {
                 }
                 try {
                     var live = admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).stream()
-                            .map(n -> n.id()).collect(Collectors.toSet());
+                            .map(n -> n.id())
+                            .collect(Collectors.toSet());
                     if (live.containsAll(ids)) {
                         return;
                     }
@@ -396,8 +412,10 @@ public final class NemesisCluster implements AutoCloseable {
             }
         }
         throw new IllegalStateException(kind.label() + ": nodes " + ids + " not all registered within "
-                + timeout.toSeconds() + " s (last: " + last + ")\n" + nodes.stream()
-                        .map(n -> "node " + n.id + ":\n" + logTail(n.id, 20)).collect(Collectors.joining("\n")));
+                + timeout.toSeconds() + " s (last: " + last + ")\n"
+                + nodes.stream()
+                        .map(n -> "node " + n.id + ":\n" + logTail(n.id, 20))
+                        .collect(Collectors.joining("\n")));
     }
 
     /**
@@ -421,7 +439,8 @@ public final class NemesisCluster implements AutoCloseable {
         }
         Node best = null;
         for (Node node : nodes) {
-            if (node.state == State.RUNNING && node.claimsController
+            if (node.state == State.RUNNING
+                    && node.claimsController
                     && (best == null || node.claimedAtNanos > best.claimedAtNanos)) {
                 best = node;
             }
@@ -511,7 +530,8 @@ public final class NemesisCluster implements AutoCloseable {
     }
 
     private String voters() {
-        return nodes.stream().map(n -> n.id + "@" + net.address(n.id) + ":" + CONTROLLER_PORT)
+        return nodes.stream()
+                .map(n -> n.id + "@" + net.address(n.id) + ":" + CONTROLLER_PORT)
                 .collect(Collectors.joining(","));
     }
 

@@ -1,5 +1,6 @@
 package dev.strait.testkit.nemesis;
 
+import dev.strait.testkit.KafkaCluster;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -15,8 +16,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-
-import dev.strait.testkit.KafkaCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -74,11 +73,12 @@ public final class NemesisRun {
         events.log("run " + options.system().flag() + " seed " + seed + " in " + dir + "\n" + schedule.describe());
         try (NetNamespaces net = NetNamespaces.create(3)) {
             try (NemesisCluster cluster = NemesisCluster.start(options.system(), net, dir, options.cluster(), events);
-                 Admin admin = cluster.admin()) {
+                    Admin admin = cluster.admin()) {
                 events.log(options.system().label() + " up: " + cluster.bootstrapServers());
                 WorkloadSpec spec = options.workload();
                 admin.createTopics(List.of(new NewTopic(spec.topic(), spec.partitions(), (short) 3)))
-                        .all().get(60, TimeUnit.SECONDS);
+                        .all()
+                        .get(60, TimeUnit.SECONDS);
                 String unhealthy = awaitHealthy(cluster, List.of(spec.topic()), RECOVERY_TIMEOUT);
                 if (unhealthy != null) {
                     throw new IllegalStateException("the workload topic never became healthy: " + unhealthy);
@@ -92,7 +92,8 @@ public final class NemesisRun {
                     for (Fault fault : schedule.faults()) {
                         long late = waitUntil(phase, fault.atMs());
                         if (late > 1_000) {
-                            events.log("#" + fault.index() + " starts " + late + " ms late (the previous step ran long)");
+                            events.log(
+                                    "#" + fault.index() + " starts " + late + " ms late (the previous step ran long)");
                         }
                         injector.apply(fault);
                     }
@@ -107,23 +108,33 @@ public final class NemesisRun {
                     topics.addAll(injector.createdTopics());
                     String stillUnhealthy = awaitHealthy(cluster, topics, RECOVERY_TIMEOUT);
                     if (stillUnhealthy != null) {
-                        anomalies.add(new Anomaly(Anomaly.Type.UNHEALTHY, -1, 1, "not healthy "
-                                + RECOVERY_TIMEOUT.toSeconds() + " s after healing: " + stillUnhealthy));
+                        anomalies.add(new Anomaly(
+                                Anomaly.Type.UNHEALTHY,
+                                -1,
+                                1,
+                                "not healthy " + RECOVERY_TIMEOUT.toSeconds() + " s after healing: " + stillUnhealthy));
                     } else {
                         events.log("recovered in " + (System.nanoTime() - healed) / 1_000_000 + " ms: live leaders,"
                                 + " full ISRs, every node agrees");
                     }
                     List<Integer> stuck = awaitAcks(history, spec.partitions(), healed, RECOVERY_TIMEOUT, "after heal");
                     for (int p : stuck) {
-                        anomalies.add(new Anomaly(Anomaly.Type.STUCK, p, 1, "no write acknowledged within "
-                                + RECOVERY_TIMEOUT.toSeconds() + " s after healing"));
+                        anomalies.add(new Anomaly(
+                                Anomaly.Type.STUCK,
+                                p,
+                                1,
+                                "no write acknowledged within " + RECOVERY_TIMEOUT.toSeconds() + " s after healing"));
                     }
                     workload.stop();
                 }
                 Map<Integer, Long> committed = finalCommitted(admin, spec);
                 if (committed == null) {
-                    anomalies.add(new Anomaly(Anomaly.Type.UNREADABLE, -1, 1, "the group's committed offsets could"
-                            + " not be read (twice the same) within 30 s after the consumers stopped"));
+                    anomalies.add(new Anomaly(
+                            Anomaly.Type.UNREADABLE,
+                            -1,
+                            1,
+                            "the group's committed offsets could"
+                                    + " not be read (twice the same) within 30 s after the consumers stopped"));
                 } else {
                     history.finalCommitted(committed);
                 }
@@ -154,9 +165,21 @@ public final class NemesisRun {
         }
         long sent = history.sentCount();
         long acked = history.ackCount();
-        return new RunReport(options.system(), seed, schedule, injected, sent, acked, sent - acked,
-                history.consumedCount(), history.failuresByType(), anomalies,
-                (System.nanoTime() - started) / 1_000_000, error, kept, options.replayCommand(seed));
+        return new RunReport(
+                options.system(),
+                seed,
+                schedule,
+                injected,
+                sent,
+                acked,
+                sent - acked,
+                history.consumedCount(),
+                history.failuresByType(),
+                anomalies,
+                (System.nanoTime() - started) / 1_000_000,
+                error,
+                kept,
+                options.replayCommand(seed));
     }
 
     /** The group's committed offsets once two reads in a row agree (nothing commits any more), or null. */
@@ -166,8 +189,10 @@ public final class NemesisRun {
         while (System.nanoTime() < deadline) {
             try {
                 Map<Integer, Long> now = new TreeMap<>();
-                admin.listConsumerGroupOffsets(Workload.GROUP).partitionsToOffsetAndMetadata()
-                        .get(10, TimeUnit.SECONDS).forEach((tp, o) -> {
+                admin.listConsumerGroupOffsets(Workload.GROUP)
+                        .partitionsToOffsetAndMetadata()
+                        .get(10, TimeUnit.SECONDS)
+                        .forEach((tp, o) -> {
                             if (o != null && tp.topic().equals(spec.topic())) {
                                 now.put(tp.partition(), o.offset());
                             }
@@ -253,10 +278,12 @@ public final class NemesisRun {
             }
             for (String topic : List.of(topics.get(0), OFFSETS_TOPIC)) {
                 if (view.topicErrors().containsKey(topic)) {
-                    return "node " + view.node() + " answers error " + view.topicErrors().get(topic) + " for " + topic;
+                    return "node " + view.node() + " answers error "
+                            + view.topicErrors().get(topic) + " for " + topic;
                 }
             }
-            for (Map.Entry<TopicPartition, MetadataProbe.PartitionView> e : view.partitions().entrySet()) {
+            for (Map.Entry<TopicPartition, MetadataProbe.PartitionView> e :
+                    view.partitions().entrySet()) {
                 if (!e.getValue().healthy(all)) {
                     return "node " + view.node() + " reports " + e.getKey() + ": " + e.getValue();
                 }
@@ -289,7 +316,8 @@ public final class NemesisRun {
     }
 
     /** Reads every workload partition from the start to its end offset; null when complete, else what is missing. */
-    private static String readBack(NemesisCluster cluster, WorkloadSpec spec, Map<Integer, List<Checker.LogRecord>> log) {
+    private static String readBack(
+            NemesisCluster cluster, WorkloadSpec spec, Map<Integer, List<Checker.LogRecord>> log) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -319,8 +347,8 @@ public final class NemesisRun {
                 }
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
                     if (r.offset() < end.get(new TopicPartition(r.topic(), r.partition()))) {
-                        log.get(r.partition()).add(new Checker.LogRecord(r.offset(),
-                                new String(r.value(), StandardCharsets.UTF_8)));
+                        log.get(r.partition())
+                                .add(new Checker.LogRecord(r.offset(), new String(r.value(), StandardCharsets.UTF_8)));
                     }
                 }
             }

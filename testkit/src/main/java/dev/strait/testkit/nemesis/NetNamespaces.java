@@ -11,7 +11,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,7 +56,8 @@ public final class NetNamespaces implements AutoCloseable {
         try {
             Files.createDirectories(OWNERS);
             // The owner file comes first: a namespace without one is stale by definition.
-            Files.writeString(OWNERS.resolve(runId), Long.toString(ProcessHandle.current().pid()));
+            Files.writeString(
+                    OWNERS.resolve(runId), Long.toString(ProcessHandle.current().pid()));
             Runtime.getRuntime().addShutdownHook(net.cleanupHook);
             net.setUp();
             LOGGER.info("network namespaces {}n1..{} on 198.18.{}.0/24", runId, nodes, octet);
@@ -79,7 +79,8 @@ public final class NetNamespaces implements AutoCloseable {
         }
         Shell.Result tc = Shell.tryRun("tc", "-V");
         if (tc.exitCode() != 0) {
-            throw new IllegalStateException("the nemesis needs 'ip' and 'tc' (iproute2): " + tc.output().trim());
+            throw new IllegalStateException(
+                    "the nemesis needs 'ip' and 'tc' (iproute2): " + tc.output().trim());
         }
     }
 
@@ -193,11 +194,14 @@ public final class NetNamespaces implements AutoCloseable {
             // Class 1:1 passes everything (the default); class 1:2 holds a queue of length 0: whatever is sent there
             // is dropped. A cut is one u32 filter steering one destination into 1:2.
             Shell.run("tc", "-n", ns, "qdisc", "add", "dev", inside, "root", "handle", "1:", "htb", "default", "1");
-            Shell.run("tc", "-n", ns, "class", "add", "dev", inside, "parent", "1:", "classid", "1:1", "htb", "rate",
+            Shell.run(
+                    "tc", "-n", ns, "class", "add", "dev", inside, "parent", "1:", "classid", "1:1", "htb", "rate",
                     "10gbit", "quantum", "60000");
-            Shell.run("tc", "-n", ns, "class", "add", "dev", inside, "parent", "1:", "classid", "1:2", "htb", "rate",
+            Shell.run(
+                    "tc", "-n", ns, "class", "add", "dev", inside, "parent", "1:", "classid", "1:2", "htb", "rate",
                     "10gbit", "quantum", "60000");
-            Shell.run("tc", "-n", ns, "qdisc", "add", "dev", inside, "parent", "1:2", "handle", "2:", "pfifo", "limit",
+            Shell.run(
+                    "tc", "-n", ns, "qdisc", "add", "dev", inside, "parent", "1:2", "handle", "2:", "pfifo", "limit",
                     "0");
         }
     }
@@ -246,10 +250,34 @@ public final class NetNamespaces implements AutoCloseable {
         if (closed || !cutLinks.remove(link)) {
             return;
         }
-        Shell.run("tc", "-n", namespace(a), "filter", "del", "dev", device(a), "parent", "1:", "protocol", "ip",
-                "prio", Integer.toString(DROP_PRIO_BASE + b));
-        Shell.run("tc", "-n", namespace(b), "filter", "del", "dev", device(b), "parent", "1:", "protocol", "ip",
-                "prio", Integer.toString(DROP_PRIO_BASE + a));
+        Shell.run(
+                "tc",
+                "-n",
+                namespace(a),
+                "filter",
+                "del",
+                "dev",
+                device(a),
+                "parent",
+                "1:",
+                "protocol",
+                "ip",
+                "prio",
+                Integer.toString(DROP_PRIO_BASE + b));
+        Shell.run(
+                "tc",
+                "-n",
+                namespace(b),
+                "filter",
+                "del",
+                "dev",
+                device(b),
+                "parent",
+                "1:",
+                "protocol",
+                "ip",
+                "prio",
+                Integer.toString(DROP_PRIO_BASE + a));
     }
 
     /** Cuts {@code node} from every other node. */
@@ -273,9 +301,27 @@ public final class NetNamespaces implements AutoCloseable {
     }
 
     private void dropTo(int from, int to) {
-        Shell.run("tc", "-n", namespace(from), "filter", "add", "dev", device(from), "parent", "1:", "protocol", "ip",
-                "prio", Integer.toString(DROP_PRIO_BASE + to), "u32", "match", "ip", "dst", address(to) + "/32",
-                "flowid", "1:2");
+        Shell.run(
+                "tc",
+                "-n",
+                namespace(from),
+                "filter",
+                "add",
+                "dev",
+                device(from),
+                "parent",
+                "1:",
+                "protocol",
+                "ip",
+                "prio",
+                Integer.toString(DROP_PRIO_BASE + to),
+                "u32",
+                "match",
+                "ip",
+                "dst",
+                address(to) + "/32",
+                "flowid",
+                "1:2");
     }
 
     private String linkName(int a, int b) {

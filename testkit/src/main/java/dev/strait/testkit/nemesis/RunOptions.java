@@ -14,8 +14,14 @@ import java.nio.file.Path;
  * @param keepOnAnomaly keep a run's directory when it found anomalies or failed
  * @param events   the live log (faults as they are injected, recovery)
  */
-public record RunOptions(SystemKind system, ScheduleSpec schedule, WorkloadSpec workload,
-                         NemesisCluster.Settings cluster, Path workDir, boolean keepOnAnomaly, PrintStream events) {
+public record RunOptions(
+        SystemKind system,
+        ScheduleSpec schedule,
+        WorkloadSpec workload,
+        NemesisCluster.Settings cluster,
+        Path workDir,
+        boolean keepOnAnomaly,
+        PrintStream events) {
 
     /** The flags of {@code bin/bench nemesis} that replay a run with this seed. */
     public String replayCommand(long seed) {

@@ -11,10 +11,21 @@ import java.util.stream.Collectors;
  * The outcome of one nemesis run: what was injected, what the workload got acknowledged, what the checker found.
  * {@code error} is set when the harness itself could not finish the run (no verdict then).
  */
-public record RunReport(SystemKind system, long seed, Schedule schedule, Map<FaultKind, Integer> faultsInjected,
-                        long sent, long acknowledged, long notAcknowledged, long consumed,
-                        Map<String, Long> sendFailures, List<Anomaly> anomalies, long elapsedMs, String error,
-                        Path keptDirectory, String replay) {
+public record RunReport(
+        SystemKind system,
+        long seed,
+        Schedule schedule,
+        Map<FaultKind, Integer> faultsInjected,
+        long sent,
+        long acknowledged,
+        long notAcknowledged,
+        long consumed,
+        Map<String, Long> sendFailures,
+        List<Anomaly> anomalies,
+        long elapsedMs,
+        String error,
+        Path keptDirectory,
+        String replay) {
 
     public RunReport {
         Map<FaultKind, Integer> faults = new EnumMap<>(FaultKind.class);
@@ -26,12 +37,18 @@ public record RunReport(SystemKind system, long seed, Schedule schedule, Map<Fau
 
     /** Anomalies counted by the records (or offsets, events) they concern. */
     public long anomalyCount() {
-        return anomalies.stream().filter(Anomaly::counted).mapToLong(Anomaly::count).sum();
+        return anomalies.stream()
+                .filter(Anomaly::counted)
+                .mapToLong(Anomaly::count)
+                .sum();
     }
 
     /** Observations that are no verdict (stale committed-offset reads), counted like anomalies. */
     public long observationCount() {
-        return anomalies.stream().filter(a -> !a.counted()).mapToLong(Anomaly::count).sum();
+        return anomalies.stream()
+                .filter(a -> !a.counted())
+                .mapToLong(Anomaly::count)
+                .sum();
     }
 
     public boolean clean() {
@@ -42,26 +59,40 @@ public record RunReport(SystemKind system, long seed, Schedule schedule, Map<Fau
     public static String byFamily(Map<FaultKind, Integer> faults) {
         Map<FaultKind.Family, Integer> families = new EnumMap<>(FaultKind.Family.class);
         faults.forEach((k, v) -> families.merge(k.family(), v, Integer::sum));
-        return families.entrySet().stream().map(e -> e.getKey().name().toLowerCase(Locale.ROOT) + " " + e.getValue())
+        return families.entrySet().stream()
+                .map(e -> e.getKey().name().toLowerCase(Locale.ROOT) + " " + e.getValue())
                 .collect(Collectors.joining(", "));
     }
 
     public static String byKind(Map<FaultKind, Integer> faults) {
         Map<FaultKind, Integer> sorted = new EnumMap<>(FaultKind.class);
         sorted.putAll(faults);
-        return sorted.entrySet().stream().map(e -> e.getKey().flag() + " " + e.getValue())
+        return sorted.entrySet().stream()
+                .map(e -> e.getKey().flag() + " " + e.getValue())
                 .collect(Collectors.joining(", "));
     }
 
     /** Several lines: the verdict line, one line per anomaly, the replay command. */
     public String describe() {
         StringBuilder sb = new StringBuilder();
-        int faults = faultsInjected.values().stream().mapToInt(Integer::intValue).sum();
-        sb.append(String.format(Locale.ROOT, "%s seed %d: %s, %.1f min, %d faults (%s), %,d acknowledged of %,d sent"
+        int faults =
+                faultsInjected.values().stream().mapToInt(Integer::intValue).sum();
+        sb.append(String.format(
+                Locale.ROOT,
+                "%s seed %d: %s, %.1f min, %d faults (%s), %,d acknowledged of %,d sent"
                         + " (%,d not acknowledged), %,d consumed, anomalies %d (stale offset reads %d, not counted)",
-                system.flag(), seed, error != null ? "HARNESS ERROR" : clean() ? "ok" : "ANOMALIES",
-                elapsedMs / 60_000.0, faults, byKind(faultsInjected), acknowledged, sent, notAcknowledged, consumed,
-                anomalyCount(), observationCount()));
+                system.flag(),
+                seed,
+                error != null ? "HARNESS ERROR" : clean() ? "ok" : "ANOMALIES",
+                elapsedMs / 60_000.0,
+                faults,
+                byKind(faultsInjected),
+                acknowledged,
+                sent,
+                notAcknowledged,
+                consumed,
+                anomalyCount(),
+                observationCount()));
         if (!sendFailures.isEmpty()) {
             sb.append("\n  send failures: ").append(sendFailures);
         }

@@ -17,6 +17,7 @@ import java.util.Random;
 public record Schedule(long seed, ScheduleSpec spec, List<Fault> faults) {
     /** Faults begin this long into the fault phase, once the workload is acknowledged. */
     static final long WARM_UP_MS = 5_000;
+
     private static final long MIN_GAP_MS = 3_000;
     private static final long MAX_GAP_MS = 8_000;
     /** A rolling restart reserves this much per node beyond its down time, for the node to come back. */
@@ -62,10 +63,11 @@ public record Schedule(long seed, ScheduleSpec spec, List<Fault> faults) {
         switch (kind) {
             case PAUSE_LEADER, PAUSE_FOLLOWER, PAUSE_CONTROLLER -> {
                 boolean longPause = random.nextBoolean();
-                long duration = longPause ? between(random, session + 2_000, session + 8_000)
+                long duration = longPause
+                        ? between(random, session + 2_000, session + 8_000)
                         : between(random, 1_000, Math.max(1_500, session * 6 / 10));
-                return fault(index, kind, at, duration, duration, partition, pick, longPause, 0, 0, List.of(),
-                        List.of());
+                return fault(
+                        index, kind, at, duration, duration, partition, pick, longPause, 0, 0, List.of(), List.of());
             }
             case ISOLATE_LEADER -> {
                 long duration = between(random, session + 3_000, session + 14_000);
@@ -77,8 +79,8 @@ public record Schedule(long seed, ScheduleSpec spec, List<Fault> faults) {
             }
             case SPLIT_MINORITY -> {
                 long duration = between(random, 4_000, 15_000);
-                return fault(index, kind, at, duration, duration, partition, 1 + pick, false, 0, 0, List.of(),
-                        List.of());
+                return fault(
+                        index, kind, at, duration, duration, partition, 1 + pick, false, 0, 0, List.of(), List.of());
             }
             case FLAP -> {
                 long duration = between(random, 6_000, 15_000);
@@ -106,8 +108,19 @@ public record Schedule(long seed, ScheduleSpec spec, List<Fault> faults) {
             case KILL_CONTROLLER_DURING_CREATE -> {
                 long down = between(random, 1_000, 8_000);
                 long delay = between(random, 0, 400);
-                return fault(index, kind, at, down, down + delay, partition, pick, false, delay,
-                        spec.createPartitions(), List.of(), List.of());
+                return fault(
+                        index,
+                        kind,
+                        at,
+                        down,
+                        down + delay,
+                        partition,
+                        pick,
+                        false,
+                        delay,
+                        spec.createPartitions(),
+                        List.of(),
+                        List.of());
             }
             case ROLLING_RESTART -> {
                 List<Integer> order = new ArrayList<>();
@@ -118,23 +131,55 @@ public record Schedule(long seed, ScheduleSpec spec, List<Fault> faults) {
                 List<Fault.RestartStep> steps = new ArrayList<>();
                 long down = 0;
                 for (int node : order) {
-                    Fault.RestartStep step = new Fault.RestartStep(node, random.nextBoolean(),
-                            between(random, 500, 3_000));
+                    Fault.RestartStep step =
+                            new Fault.RestartStep(node, random.nextBoolean(), between(random, 500, 3_000));
                     steps.add(step);
                     down += step.downMs();
                 }
-                return fault(index, kind, at, down, down + spec.nodes() * ROLLING_WAIT_PER_NODE_MS, partition, pick,
-                        false, 0, 0, List.of(), steps);
+                return fault(
+                        index,
+                        kind,
+                        at,
+                        down,
+                        down + spec.nodes() * ROLLING_WAIT_PER_NODE_MS,
+                        partition,
+                        pick,
+                        false,
+                        0,
+                        0,
+                        List.of(),
+                        steps);
             }
             default -> throw new IllegalStateException("no generator for " + kind);
         }
     }
 
-    private static Fault fault(int index, FaultKind kind, long at, long duration, long budget, int partition, int pick,
-            boolean longPause, long delay, int createPartitions, List<Fault.LinkToggle> toggles,
+    private static Fault fault(
+            int index,
+            FaultKind kind,
+            long at,
+            long duration,
+            long budget,
+            int partition,
+            int pick,
+            boolean longPause,
+            long delay,
+            int createPartitions,
+            List<Fault.LinkToggle> toggles,
             List<Fault.RestartStep> restarts) {
-        return new Fault(index, kind, at, duration, budget, partition, pick, longPause, delay, createPartitions,
-                toggles, restarts);
+        return new Fault(
+                index,
+                kind,
+                at,
+                duration,
+                budget,
+                partition,
+                pick,
+                longPause,
+                delay,
+                createPartitions,
+                toggles,
+                restarts);
     }
 
     /** Uniform in [lo, hi]. */
@@ -154,8 +199,15 @@ public record Schedule(long seed, ScheduleSpec spec, List<Fault> faults) {
     /** The seed, the spec and one line per fault. */
     public String describe() {
         StringBuilder sb = new StringBuilder();
-        sb.append("seed ").append(seed).append(": ").append(faults.size()).append(" faults in ")
-                .append(Fault.seconds(spec.faultPhaseMs())).append(" (").append(spec.flags()).append(")\n");
+        sb.append("seed ")
+                .append(seed)
+                .append(": ")
+                .append(faults.size())
+                .append(" faults in ")
+                .append(Fault.seconds(spec.faultPhaseMs()))
+                .append(" (")
+                .append(spec.flags())
+                .append(")\n");
         for (Fault fault : faults) {
             sb.append("  ").append(fault.describe()).append('\n');
         }

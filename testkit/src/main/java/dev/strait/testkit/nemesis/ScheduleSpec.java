@@ -15,8 +15,13 @@ import java.util.stream.Collectors;
  * @param createPartitions partitions of the topic created while the controller is killed
  * @param kinds            the faults to draw from
  */
-public record ScheduleSpec(long faultPhaseMs, long sessionTimeoutMs, int nodes, int partitions, int createPartitions,
-                           Set<FaultKind> kinds) {
+public record ScheduleSpec(
+        long faultPhaseMs,
+        long sessionTimeoutMs,
+        int nodes,
+        int partitions,
+        int createPartitions,
+        Set<FaultKind> kinds) {
 
     public ScheduleSpec {
         if (faultPhaseMs < 1_000) {
@@ -36,8 +41,9 @@ public record ScheduleSpec(long faultPhaseMs, long sessionTimeoutMs, int nodes, 
 
     /** The flags that reproduce this spec on the bench command line. */
     public String flags() {
-        String faults = kinds.size() == FaultKind.values().length ? "all" : EnumSet.copyOf(kinds).stream()
-                .map(FaultKind::flag).collect(Collectors.joining(","));
+        String faults = kinds.size() == FaultKind.values().length
+                ? "all"
+                : EnumSet.copyOf(kinds).stream().map(FaultKind::flag).collect(Collectors.joining(","));
         return "--fault-phase-s " + (faultPhaseMs / 1000) + " --faults " + faults + " --partitions " + partitions
                 + " --create-partitions " + createPartitions + " --session-timeout-ms " + sessionTimeoutMs;
     }

@@ -13,12 +13,10 @@ import java.util.concurrent.TimeUnit;
 final class Shell {
     private static final long TIMEOUT_S = 30;
 
-    private Shell() {
-    }
+    private Shell() {}
 
     /** The command's exit code and its output (stdout and stderr together). */
-    record Result(int exitCode, String output) {
-    }
+    record Result(int exitCode, String output) {}
 
     /** Runs the command; a non-zero exit is an {@link IllegalStateException} naming the command and its output. */
     static String run(String... command) {
@@ -39,8 +37,10 @@ final class Shell {
         try {
             // Output to a file, not a pipe: a command that hangs must not block the read past the bound.
             out = Files.createTempFile("strait-nemesis-cmd-", ".out");
-            Process process = new ProcessBuilder(new ArrayList<>(command)).redirectErrorStream(true)
-                    .redirectOutput(out.toFile()).start();
+            Process process = new ProcessBuilder(new ArrayList<>(command))
+                    .redirectErrorStream(true)
+                    .redirectOutput(out.toFile())
+                    .start();
             process.getOutputStream().close();
             if (!process.waitFor(TIMEOUT_S, TimeUnit.SECONDS)) {
                 process.destroyForcibly();

@@ -10,7 +10,6 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -45,6 +44,7 @@ public final class Workload implements AutoCloseable {
     private final AtomicBoolean consumersStopping = new AtomicBoolean();
     /** Set by a callback that saw a non-retriable error: such a producer may be in a fatal state. */
     private final Map<Integer, AtomicBoolean> replaceProducer = new java.util.concurrent.ConcurrentHashMap<>();
+
     private final List<Thread> producerThreads = new ArrayList<>();
     private final List<Thread> consumerThreads = new ArrayList<>();
     private final List<KafkaConsumer<byte[], byte[]>> liveConsumers = new ArrayList<>();
@@ -113,7 +113,8 @@ public final class Workload implements AutoCloseable {
             while (!stopping.get()) {
                 if (replace.getAndSet(false)) {
                     // A fatal producer error: the next generation of this worker carries on, numbered apart.
-                    events.log("producer " + tag + " saw a non-retriable error; starting generation " + (generation + 1));
+                    events.log(
+                            "producer " + tag + " saw a non-retriable error; starting generation " + (generation + 1));
                     producer.close(Duration.ofSeconds(5));
                     generation++;
                     tag = "w" + worker + "." + generation;
@@ -220,8 +221,10 @@ public final class Workload implements AutoCloseable {
         while (!consumersStopping.get()) {
             long start = System.nanoTime();
             try {
-                Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(GROUP,
-                        new ListConsumerGroupOffsetsOptions()).partitionsToOffsetAndMetadata().get(5, TimeUnit.SECONDS);
+                Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(
+                                GROUP, new ListConsumerGroupOffsetsOptions())
+                        .partitionsToOffsetAndMetadata()
+                        .get(5, TimeUnit.SECONDS);
                 long end = System.nanoTime();
                 offsets.forEach((tp, o) -> {
                     if (o != null && tp.topic().equals(spec.topic())) {

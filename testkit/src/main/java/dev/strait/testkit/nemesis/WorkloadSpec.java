@@ -12,8 +12,14 @@ package dev.strait.testkit.nemesis;
  * @param requestTimeoutMs  the producers' {@code request.timeout.ms}: shorter than the faults, so they retry into them
  * @param deliveryTimeoutMs the producers' {@code delivery.timeout.ms}
  */
-public record WorkloadSpec(String topic, int partitions, int producers, int recordsPerSecond, int consumers,
-                           long requestTimeoutMs, long deliveryTimeoutMs) {
+public record WorkloadSpec(
+        String topic,
+        int partitions,
+        int producers,
+        int recordsPerSecond,
+        int consumers,
+        long requestTimeoutMs,
+        long deliveryTimeoutMs) {
     public WorkloadSpec {
         if (partitions < 1 || producers < 1 || recordsPerSecond < 1 || consumers < 0) {
             throw new IllegalArgumentException("workload: partitions, producers and rate must be positive");

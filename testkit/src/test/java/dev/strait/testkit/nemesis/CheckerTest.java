@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 
 class CheckerTest {
@@ -57,23 +56,36 @@ class CheckerTest {
         h.acked("w2.0", 0, 0, 5);
         h.acked("w2.0", 0, 1, 6);
         List<Anomaly> anomalies = Checker.check(h.snapshot(), Map.of(0, log));
-        assertThat(anomalies).extracting(Anomaly::type).containsExactlyInAnyOrder(Anomaly.Type.LOST,
-                Anomaly.Type.OFFSET_CONFLICT);
-        Anomaly lost = anomalies.stream().filter(a -> a.type() == Anomaly.Type.LOST).findFirst().orElseThrow();
+        assertThat(anomalies)
+                .extracting(Anomaly::type)
+                .containsExactlyInAnyOrder(Anomaly.Type.LOST, Anomaly.Type.OFFSET_CONFLICT);
+        Anomaly lost = anomalies.stream()
+                .filter(a -> a.type() == Anomaly.Type.LOST)
+                .findFirst()
+                .orElseThrow();
         assertThat(lost.count()).isEqualTo(3);
         assertThat(lost.partition()).isZero();
-        assertThat(lost.detail()).contains("offsets 5-7").contains("w1.0:0:5 at 5 (now w2.0:0:0)")
+        assertThat(lost.detail())
+                .contains("offsets 5-7")
+                .contains("w1.0:0:5 at 5 (now w2.0:0:0)")
                 .contains("w1.0:0:7 at 7 (now past the log end 7)");
     }
 
     @Test
     void aRecordAtAnotherOffsetIsMoved() {
         History h = cleanHistory(3);
-        List<Checker.LogRecord> log = List.of(new Checker.LogRecord(0, "w1.0:0:0"), new Checker.LogRecord(1, "x:0:9"),
-                new Checker.LogRecord(2, "w1.0:0:1"), new Checker.LogRecord(3, "w1.0:0:2"));
+        List<Checker.LogRecord> log = List.of(
+                new Checker.LogRecord(0, "w1.0:0:0"),
+                new Checker.LogRecord(1, "x:0:9"),
+                new Checker.LogRecord(2, "w1.0:0:1"),
+                new Checker.LogRecord(3, "w1.0:0:2"));
         List<Anomaly> anomalies = Checker.check(h.snapshot(), Map.of(0, log));
         assertThat(anomalies).extracting(Anomaly::type).contains(Anomaly.Type.MOVED, Anomaly.Type.OFFSET_CONFLICT);
-        assertThat(anomalies.stream().filter(a -> a.type() == Anomaly.Type.MOVED).findFirst().orElseThrow().count())
+        assertThat(anomalies.stream()
+                        .filter(a -> a.type() == Anomaly.Type.MOVED)
+                        .findFirst()
+                        .orElseThrow()
+                        .count())
                 .isEqualTo(2);
     }
 
@@ -95,7 +107,9 @@ class CheckerTest {
         log.add(new Checker.LogRecord(3, "w9.0:0:1"));
         List<Anomaly> anomalies = Checker.check(h.snapshot(), Map.of(0, log));
         assertThat(anomalies).extracting(Anomaly::type).containsExactly(Anomaly.Type.OFFSET_CONFLICT);
-        assertThat(anomalies.get(0).detail()).contains("offset 3").contains("consumed w9.0:0:0")
+        assertThat(anomalies.get(0).detail())
+                .contains("offset 3")
+                .contains("consumed w9.0:0:0")
                 .contains("read back w9.0:0:1");
     }
 
@@ -112,7 +126,8 @@ class CheckerTest {
         History h = new History();
         h.acked("w1.0", 0, 0, 1);
         h.acked("w1.0", 0, 1, 0);
-        List<Checker.LogRecord> log = List.of(new Checker.LogRecord(0, "w1.0:0:1"), new Checker.LogRecord(1, "w1.0:0:0"));
+        List<Checker.LogRecord> log =
+                List.of(new Checker.LogRecord(0, "w1.0:0:1"), new Checker.LogRecord(1, "w1.0:0:0"));
         List<Anomaly> anomalies = Checker.check(h.snapshot(), Map.of(0, log));
         assertThat(anomalies).extracting(Anomaly::type).containsExactly(Anomaly.Type.REORDERED);
         assertThat(anomalies.get(0).count()).isEqualTo(2);

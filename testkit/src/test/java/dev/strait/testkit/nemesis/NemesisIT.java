@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -51,10 +50,15 @@ class NemesisIT {
     private static RunReport run(SystemKind system) {
         NemesisCluster.Settings settings = NemesisCluster.Settings.defaults();
         WorkloadSpec workload = WorkloadSpec.defaults();
-        ScheduleSpec spec = new ScheduleSpec(FAULT_PHASE_MS, settings.sessionTimeoutMs(), 3, workload.partitions(), 500,
+        ScheduleSpec spec = new ScheduleSpec(
+                FAULT_PHASE_MS,
+                settings.sessionTimeoutMs(),
+                3,
+                workload.partitions(),
+                500,
                 EnumSet.allOf(FaultKind.class));
-        RunOptions options = new RunOptions(system, spec, workload, settings, Path.of("target", "nemesis"), true,
-                System.out);
+        RunOptions options =
+                new RunOptions(system, spec, workload, settings, Path.of("target", "nemesis"), true, System.out);
         RunReport report = new NemesisRun(options, SEED).run();
         System.out.println(report.describe());
         return report;
@@ -64,7 +68,9 @@ class NemesisIT {
         assertThat(report.error()).as("harness error").isNull();
         assertThat(report.faultsInjected()).as("faults injected").isNotEmpty();
         assertThat(report.acknowledged()).as("acknowledged records").isPositive();
-        assertThat(report.anomalies()).as("anomalies (replay: " + report.replay() + ")")
-                .filteredOn(a -> a.counted() && !excused.contains(a.type())).isEmpty();
+        assertThat(report.anomalies())
+                .as("anomalies (replay: " + report.replay() + ")")
+                .filteredOn(a -> a.counted() && !excused.contains(a.type()))
+                .isEmpty();
     }
 }

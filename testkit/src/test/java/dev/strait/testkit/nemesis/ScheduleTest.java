@@ -7,19 +7,18 @@ import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-
 import org.junit.jupiter.api.Test;
 
 class ScheduleTest {
-    private static final ScheduleSpec SPEC = new ScheduleSpec(120_000, 6_000, 3, 4, 500,
-            EnumSet.allOf(FaultKind.class));
+    private static final ScheduleSpec SPEC =
+            new ScheduleSpec(120_000, 6_000, 3, 4, 500, EnumSet.allOf(FaultKind.class));
 
     @Test
     void theScheduleIsAPureFunctionOfTheSeed() {
         for (long seed = 0; seed < 50; seed++) {
             Schedule a = Schedule.generate(seed, SPEC);
-            Schedule b = Schedule.generate(seed, new ScheduleSpec(120_000, 6_000, 3, 4, 500,
-                    EnumSet.allOf(FaultKind.class)));
+            Schedule b = Schedule.generate(
+                    seed, new ScheduleSpec(120_000, 6_000, 3, 4, 500, EnumSet.allOf(FaultKind.class)));
             assertThat(b).isEqualTo(a);
             assertThat(b.describe()).isEqualTo(a.describe());
         }
@@ -67,8 +66,9 @@ class ScheduleTest {
                     }
                 }
                 if (fault.kind() == FaultKind.ISOLATE_LEADER) {
-                    assertThat(fault.durationMs()).as("long enough for a new leader").isGreaterThan(
-                            SPEC.sessionTimeoutMs());
+                    assertThat(fault.durationMs())
+                            .as("long enough for a new leader")
+                            .isGreaterThan(SPEC.sessionTimeoutMs());
                 }
             }
         }
@@ -103,7 +103,9 @@ class ScheduleTest {
                     assertThat(t.b()).isLessThanOrEqualTo(3);
                     assertThat(t.atMs()).isLessThan(fault.durationMs());
                     String link = t.a() + "-" + t.b();
-                    assertThat(cut.contains(link)).as("toggle flips the link's state").isEqualTo(!t.cut());
+                    assertThat(cut.contains(link))
+                            .as("toggle flips the link's state")
+                            .isEqualTo(!t.cut());
                     if (t.cut()) {
                         cut.add(link);
                     } else {
@@ -116,20 +118,27 @@ class ScheduleTest {
 
     @Test
     void faultListsParseFamiliesAndNames() {
-        assertThat(FaultKind.parseList("kill")).containsExactlyInAnyOrder(FaultKind.KILL_LEADER_AND_CONTROLLER,
-                FaultKind.KILL_CONTROLLER_DURING_CREATE, FaultKind.ROLLING_RESTART);
-        assertThat(FaultKind.parseList("isolate-leader,pause-controller")).containsExactlyInAnyOrder(
-                FaultKind.ISOLATE_LEADER, FaultKind.PAUSE_CONTROLLER);
+        assertThat(FaultKind.parseList("kill"))
+                .containsExactlyInAnyOrder(
+                        FaultKind.KILL_LEADER_AND_CONTROLLER,
+                        FaultKind.KILL_CONTROLLER_DURING_CREATE,
+                        FaultKind.ROLLING_RESTART);
+        assertThat(FaultKind.parseList("isolate-leader,pause-controller"))
+                .containsExactlyInAnyOrder(FaultKind.ISOLATE_LEADER, FaultKind.PAUSE_CONTROLLER);
         assertThat(FaultKind.parseList("all")).isEqualTo(EnumSet.allOf(FaultKind.class));
-        assertThatThrownBy(() -> FaultKind.parseList("earthquake")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> FaultKind.parseList("earthquake"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("unknown fault 'earthquake'");
     }
 
     @Test
     void theDescriptionCarriesTheSeedAndTheFlagsThatReplayIt() {
         Schedule schedule = Schedule.generate(42, SPEC);
-        assertThat(schedule.describe()).startsWith("seed 42: ").contains("--fault-phase-s 120")
+        assertThat(schedule.describe())
+                .startsWith("seed 42: ")
+                .contains("--fault-phase-s 120")
                 .contains("--session-timeout-ms 6000");
-        assertThat(schedule.describe().lines().count()).isEqualTo(1 + schedule.faults().size());
+        assertThat(schedule.describe().lines().count())
+                .isEqualTo(1 + schedule.faults().size());
     }
 }

@@ -33,21 +33,26 @@ import java.util.UUID;
  */
 public final class MetadataImage {
 
-    public static final MetadataImage EMPTY = new MetadataImage(0, Collections.emptySortedMap(),
-            Collections.emptySortedMap(), Collections.emptySortedMap(), Collections.emptySortedMap(), 0,
+    public static final MetadataImage EMPTY = new MetadataImage(
+            0,
+            Collections.emptySortedMap(),
+            Collections.emptySortedMap(),
+            Collections.emptySortedMap(),
+            Collections.emptySortedMap(),
+            0,
             SecurityImage.EMPTY);
 
     /** A registered node. {@code nodeEpoch} is the offset of its registration record. */
-    public record NodeRegistration(int nodeId, long nodeEpoch, UUID incarnationId, String host, int port,
-            String rack, boolean fenced) {
-    }
+    public record NodeRegistration(
+            int nodeId, long nodeEpoch, UUID incarnationId, String host, int port, String rack, boolean fenced) {}
 
-    public record PartitionState(List<Integer> replicas, List<Integer> isr, int leader, int leaderEpoch) {
-    }
+    public record PartitionState(List<Integer> replicas, List<Integer> isr, int leader, int leaderEpoch) {}
 
-    public record TopicImage(String name, UUID topicId, SortedMap<Integer, PartitionState> partitions,
-            SortedMap<String, String> configs) {
-    }
+    public record TopicImage(
+            String name,
+            UUID topicId,
+            SortedMap<Integer, PartitionState> partitions,
+            SortedMap<String, String> configs) {}
 
     private final long nextOffset;
     private final SortedMap<Integer, NodeRegistration> nodes;
@@ -55,12 +60,17 @@ public final class MetadataImage {
     private final SortedMap<String, UUID> topicIds;
     /** Per topic and partition: 0 when created, +1 for every later {@link PartitionChange} (Kafka's partition epoch). */
     private final SortedMap<UUID, SortedMap<Integer, Integer>> partitionEpochs;
+
     private final long nextProducerId;
     private final SecurityImage security;
 
-    private MetadataImage(long nextOffset, SortedMap<Integer, NodeRegistration> nodes,
-            SortedMap<UUID, TopicImage> topics, SortedMap<String, UUID> topicIds,
-            SortedMap<UUID, SortedMap<Integer, Integer>> partitionEpochs, long nextProducerId,
+    private MetadataImage(
+            long nextOffset,
+            SortedMap<Integer, NodeRegistration> nodes,
+            SortedMap<UUID, TopicImage> topics,
+            SortedMap<String, UUID> topicIds,
+            SortedMap<UUID, SortedMap<Integer, Integer>> partitionEpochs,
+            long nextProducerId,
             SecurityImage security) {
         this.nextOffset = nextOffset;
         this.nodes = nodes;
@@ -75,16 +85,20 @@ public final class MetadataImage {
      * An image from its parts, as a snapshot stores them ({@link MetadataImageSerde}). Checks what replay would
      * have guaranteed: names unique, every partition with an epoch, every topic known.
      */
-    static MetadataImage restore(long nextOffset, SortedMap<Integer, NodeRegistration> nodes,
-            SortedMap<UUID, TopicImage> topics, SortedMap<UUID, SortedMap<Integer, Integer>> partitionEpochs,
-            long nextProducerId, SecurityImage security) {
+    static MetadataImage restore(
+            long nextOffset,
+            SortedMap<Integer, NodeRegistration> nodes,
+            SortedMap<UUID, TopicImage> topics,
+            SortedMap<UUID, SortedMap<Integer, Integer>> partitionEpochs,
+            long nextProducerId,
+            SecurityImage security) {
         TreeMap<String, UUID> ids = new TreeMap<>();
         for (TopicImage topic : topics.values()) {
             if (ids.put(topic.name(), topic.topicId()) != null) {
                 throw new IllegalArgumentException("topic name " + topic.name() + " appears twice");
             }
-            SortedMap<Integer, Integer> epochs = partitionEpochs.getOrDefault(topic.topicId(),
-                    Collections.emptySortedMap());
+            SortedMap<Integer, Integer> epochs =
+                    partitionEpochs.getOrDefault(topic.topicId(), Collections.emptySortedMap());
             if (!epochs.keySet().equals(topic.partitions().keySet())) {
                 throw new IllegalArgumentException("partition epochs " + epochs.keySet() + " do not match the "
                         + "partitions " + topic.partitions().keySet() + " of topic " + topic.name());
@@ -93,9 +107,13 @@ public final class MetadataImage {
         if (!topics.keySet().containsAll(partitionEpochs.keySet())) {
             throw new IllegalArgumentException("partition epochs for unknown topics");
         }
-        return new MetadataImage(nextOffset, Collections.unmodifiableSortedMap(new TreeMap<>(nodes)),
-                Collections.unmodifiableSortedMap(new TreeMap<>(topics)), Collections.unmodifiableSortedMap(ids),
-                Collections.unmodifiableSortedMap(new TreeMap<>(partitionEpochs)), nextProducerId,
+        return new MetadataImage(
+                nextOffset,
+                Collections.unmodifiableSortedMap(new TreeMap<>(nodes)),
+                Collections.unmodifiableSortedMap(new TreeMap<>(topics)),
+                Collections.unmodifiableSortedMap(ids),
+                Collections.unmodifiableSortedMap(new TreeMap<>(partitionEpochs)),
+                nextProducerId,
                 Objects.requireNonNull(security, "security"));
     }
 
@@ -119,7 +137,9 @@ public final class MetadataImage {
 
     /** The partition epoch of a partition: 0 when created, +1 per later change; 0 for an unknown one. */
     public int partitionEpoch(UUID topicId, int partition) {
-        return partitionEpochs.getOrDefault(topicId, Collections.emptySortedMap()).getOrDefault(partition, 0);
+        return partitionEpochs
+                .getOrDefault(topicId, Collections.emptySortedMap())
+                .getOrDefault(partition, 0);
     }
 
     /** Every partition's epoch, by topic id and partition (what a snapshot stores). */
@@ -160,43 +180,61 @@ public final class MetadataImage {
     private MetadataImage applyOne(long offset, MetadataRecord record) {
         long next = offset + 1;
         if (record instanceof RegisterNode r) {
-            NodeRegistration registration = new NodeRegistration(r.nodeId(), offset, r.incarnationId(), r.host(),
-                    r.port(), r.rack(), true);
+            NodeRegistration registration =
+                    new NodeRegistration(r.nodeId(), offset, r.incarnationId(), r.host(), r.port(), r.rack(), true);
             return withNodes(next, put(nodes, r.nodeId(), registration));
         } else if (record instanceof FenceNode r) {
             return withNodes(next, setFenced(offset, r.nodeId(), r.nodeEpoch(), true));
         } else if (record instanceof UnfenceNode r) {
             return withNodes(next, setFenced(offset, r.nodeId(), r.nodeEpoch(), false));
         } else if (record instanceof CreateTopic r) {
-            require(!topicIds.containsKey(r.name()) && !topics.containsKey(r.topicId()), offset, record,
+            require(
+                    !topicIds.containsKey(r.name()) && !topics.containsKey(r.topicId()),
+                    offset,
+                    record,
                     "topic name or id exists");
-            TopicImage topic = new TopicImage(r.name(), r.topicId(), Collections.emptySortedMap(),
-                    Collections.emptySortedMap());
-            return new MetadataImage(next, nodes, put(topics, r.topicId(), topic), put(topicIds, r.name(), r.topicId()),
-                    partitionEpochs, nextProducerId, security);
+            TopicImage topic =
+                    new TopicImage(r.name(), r.topicId(), Collections.emptySortedMap(), Collections.emptySortedMap());
+            return new MetadataImage(
+                    next,
+                    nodes,
+                    put(topics, r.topicId(), topic),
+                    put(topicIds, r.name(), r.topicId()),
+                    partitionEpochs,
+                    nextProducerId,
+                    security);
         } else if (record instanceof PartitionChange r) {
             TopicImage topic = applyPartitionChange(offset, r);
-            SortedMap<Integer, Integer> epochs = partitionEpochs.getOrDefault(r.topicId(),
-                    Collections.emptySortedMap());
+            SortedMap<Integer, Integer> epochs =
+                    partitionEpochs.getOrDefault(r.topicId(), Collections.emptySortedMap());
             Integer previous = epochs.get(r.partition());
-            SortedMap<UUID, SortedMap<Integer, Integer>> newEpochs = put(partitionEpochs, r.topicId(),
-                    put(epochs, r.partition(), previous == null ? 0 : previous + 1));
-            return new MetadataImage(next, nodes, put(topics, topic.topicId(), topic), topicIds, newEpochs,
-                    nextProducerId, security);
+            SortedMap<UUID, SortedMap<Integer, Integer>> newEpochs =
+                    put(partitionEpochs, r.topicId(), put(epochs, r.partition(), previous == null ? 0 : previous + 1));
+            return new MetadataImage(
+                    next, nodes, put(topics, topic.topicId(), topic), topicIds, newEpochs, nextProducerId, security);
         } else if (record instanceof TopicConfig r) {
             TopicImage topic = existingTopic(offset, r, r.topicId());
-            SortedMap<String, String> configs = r.value() == null ? remove(topic.configs(), r.key())
-                    : put(topic.configs(), r.key(), r.value());
+            SortedMap<String, String> configs =
+                    r.value() == null ? remove(topic.configs(), r.key()) : put(topic.configs(), r.key(), r.value());
             return withTopic(next, new TopicImage(topic.name(), topic.topicId(), topic.partitions(), configs));
         } else if (record instanceof DeleteTopic r) {
             TopicImage topic = existingTopic(offset, r, r.topicId());
-            return new MetadataImage(next, nodes, remove(topics, r.topicId()), remove(topicIds, topic.name()),
-                    remove(partitionEpochs, r.topicId()), nextProducerId, security);
-        } else if (record instanceof ProducerIdBlock r) {
-            require(r.firstProducerId() == nextProducerId && r.size() > 0, offset, record,
-                    "block must start at " + nextProducerId + " and be non-empty");
-            return new MetadataImage(next, nodes, topics, topicIds, partitionEpochs, nextProducerId + r.size(),
+            return new MetadataImage(
+                    next,
+                    nodes,
+                    remove(topics, r.topicId()),
+                    remove(topicIds, topic.name()),
+                    remove(partitionEpochs, r.topicId()),
+                    nextProducerId,
                     security);
+        } else if (record instanceof ProducerIdBlock r) {
+            require(
+                    r.firstProducerId() == nextProducerId && r.size() > 0,
+                    offset,
+                    record,
+                    "block must start at " + nextProducerId + " and be non-empty");
+            return new MetadataImage(
+                    next, nodes, topics, topicIds, partitionEpochs, nextProducerId + r.size(), security);
         } else if (record instanceof AddAcl r) {
             return withSecurity(next, security.withAcl(r.acl(), true));
         } else if (record instanceof RemoveAcl r) {
@@ -211,15 +249,19 @@ public final class MetadataImage {
 
     private TopicImage applyPartitionChange(long offset, PartitionChange r) {
         TopicImage topic = existingTopic(offset, r, r.topicId());
-        require(!r.replicas().isEmpty() && new HashSet<>(r.replicas()).size() == r.replicas().size(), offset, r,
+        require(
+                !r.replicas().isEmpty()
+                        && new HashSet<>(r.replicas()).size() == r.replicas().size(),
+                offset,
+                r,
                 "replicas must be distinct and non-empty");
         require(r.replicas().containsAll(r.isr()), offset, r, "ISR must be a subset of the replicas");
         require(r.leader() == -1 || r.isr().contains(r.leader()), offset, r, "leader must be in the ISR");
         PartitionState previous = topic.partitions().get(r.partition());
         require(previous == null || r.leaderEpoch() >= previous.leaderEpoch(), offset, r, "leader epoch went back");
         PartitionState state = new PartitionState(r.replicas(), r.isr(), r.leader(), r.leaderEpoch());
-        return new TopicImage(topic.name(), topic.topicId(), put(topic.partitions(), r.partition(), state),
-                topic.configs());
+        return new TopicImage(
+                topic.name(), topic.topicId(), put(topic.partitions(), r.partition(), state), topic.configs());
     }
 
     /** Fence/unfence for an older incarnation is a no-op: the node re-registered since the controller decided. */
@@ -229,8 +271,11 @@ public final class MetadataImage {
         if (node.nodeEpoch() != nodeEpoch) {
             return nodes;
         }
-        return put(nodes, nodeId, new NodeRegistration(nodeId, node.nodeEpoch(), node.incarnationId(), node.host(),
-                node.port(), node.rack(), fenced));
+        return put(
+                nodes,
+                nodeId,
+                new NodeRegistration(
+                        nodeId, node.nodeEpoch(), node.incarnationId(), node.host(), node.port(), node.rack(), fenced));
     }
 
     private TopicImage existingTopic(long offset, MetadataRecord record, UUID topicId) {
@@ -244,8 +289,8 @@ public final class MetadataImage {
     }
 
     private MetadataImage withTopic(long next, TopicImage topic) {
-        return new MetadataImage(next, nodes, put(topics, topic.topicId(), topic), topicIds, partitionEpochs,
-                nextProducerId, security);
+        return new MetadataImage(
+                next, nodes, put(topics, topic.topicId(), topic), topicIds, partitionEpochs, nextProducerId, security);
     }
 
     private MetadataImage withSecurity(long next, SecurityImage newSecurity) {
@@ -272,9 +317,13 @@ public final class MetadataImage {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof MetadataImage other && nextOffset == other.nextOffset
-                && nextProducerId == other.nextProducerId && nodes.equals(other.nodes) && topics.equals(other.topics)
-                && partitionEpochs.equals(other.partitionEpochs) && security.equals(other.security);
+        return o instanceof MetadataImage other
+                && nextOffset == other.nextOffset
+                && nextProducerId == other.nextProducerId
+                && nodes.equals(other.nodes)
+                && topics.equals(other.topics)
+                && partitionEpochs.equals(other.partitionEpochs)
+                && security.equals(other.security);
     }
 
     @Override

@@ -43,8 +43,7 @@ public final class MetadataImageSerde {
     private static final byte VERSION = 1;
     private static final byte VERSION_WITHOUT_SECURITY = 0;
 
-    private MetadataImageSerde() {
-    }
+    private MetadataImageSerde() {}
 
     public static byte[] serialize(MetadataImage image) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(1024);
@@ -72,7 +71,8 @@ public final class MetadataImageSerde {
                     MetadataRecordSerde.writeString(out, config.getValue());
                 }
                 out.writeInt(topic.partitions().size());
-                for (Map.Entry<Integer, PartitionState> entry : topic.partitions().entrySet()) {
+                for (Map.Entry<Integer, PartitionState> entry :
+                        topic.partitions().entrySet()) {
                     PartitionState partition = entry.getValue();
                     out.writeInt(entry.getKey());
                     MetadataRecordSerde.writeInts(out, partition.replicas());
@@ -114,9 +114,14 @@ public final class MetadataImageSerde {
             long nextProducerId = in.getLong();
             SortedMap<Integer, NodeRegistration> nodes = new TreeMap<>();
             for (int i = count(in, 4 + 8 + 16 + 4 + 4 + 4 + 1); i > 0; i--) {
-                NodeRegistration node = new NodeRegistration(in.getInt(), in.getLong(),
-                        MetadataRecordSerde.readUuid(in), required(MetadataRecordSerde.readString(in), "host"),
-                        in.getInt(), required(MetadataRecordSerde.readString(in), "rack"), readBoolean(in));
+                NodeRegistration node = new NodeRegistration(
+                        in.getInt(),
+                        in.getLong(),
+                        MetadataRecordSerde.readUuid(in),
+                        required(MetadataRecordSerde.readString(in), "host"),
+                        in.getInt(),
+                        required(MetadataRecordSerde.readString(in), "rack"),
+                        readBoolean(in));
                 if (nodes.put(node.nodeId(), node) != null) {
                     throw new IllegalArgumentException("node " + node.nodeId() + " appears twice");
                 }
@@ -128,19 +133,26 @@ public final class MetadataImageSerde {
                 UUID topicId = MetadataRecordSerde.readUuid(in);
                 SortedMap<String, String> configs = new TreeMap<>();
                 for (int c = count(in, 8); c > 0; c--) {
-                    configs.put(required(MetadataRecordSerde.readString(in), "config key"),
+                    configs.put(
+                            required(MetadataRecordSerde.readString(in), "config key"),
                             required(MetadataRecordSerde.readString(in), "config value"));
                 }
                 SortedMap<Integer, PartitionState> partitions = new TreeMap<>();
                 SortedMap<Integer, Integer> partitionEpochs = new TreeMap<>();
                 for (int p = count(in, 4 + 4 + 4 + 4 + 4 + 4); p > 0; p--) {
                     int index = in.getInt();
-                    PartitionState state = new PartitionState(MetadataRecordSerde.readInts(in),
-                            MetadataRecordSerde.readInts(in), in.getInt(), in.getInt());
+                    PartitionState state = new PartitionState(
+                            MetadataRecordSerde.readInts(in),
+                            MetadataRecordSerde.readInts(in),
+                            in.getInt(),
+                            in.getInt());
                     partitions.put(index, state);
                     partitionEpochs.put(index, in.getInt());
                 }
-                TopicImage topic = new TopicImage(name, topicId, Collections.unmodifiableSortedMap(partitions),
+                TopicImage topic = new TopicImage(
+                        name,
+                        topicId,
+                        Collections.unmodifiableSortedMap(partitions),
                         Collections.unmodifiableSortedMap(configs));
                 if (topics.put(topicId, topic) != null) {
                     throw new IllegalArgumentException("topic id " + topicId + " appears twice");
@@ -166,9 +178,13 @@ public final class MetadataImageSerde {
         }
         List<MetadataRecord.ScramCredential> credentials = new ArrayList<>();
         for (int i = count(in, 4 + 1 + 4 + 4 + 4 + 4); i > 0; i--) {
-            credentials.add(new MetadataRecord.ScramCredential(required(MetadataRecordSerde.readString(in), "user"),
-                    in.get(), MetadataRecordSerde.readBytes(in), MetadataRecordSerde.readBytes(in),
-                    MetadataRecordSerde.readBytes(in), in.getInt()));
+            credentials.add(new MetadataRecord.ScramCredential(
+                    required(MetadataRecordSerde.readString(in), "user"),
+                    in.get(),
+                    MetadataRecordSerde.readBytes(in),
+                    MetadataRecordSerde.readBytes(in),
+                    MetadataRecordSerde.readBytes(in),
+                    in.getInt()));
         }
         return SecurityImage.of(acls, credentials);
     }

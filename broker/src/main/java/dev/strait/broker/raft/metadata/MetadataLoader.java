@@ -72,12 +72,13 @@ public final class MetadataLoader {
     }
 
     private void loadLatestSnapshot() {
-        SnapshotInfo snapshot = node.latestSnapshot().orElseThrow(() -> new IllegalStateException("node "
-                + node.nodeId() + "'s log starts at " + node.logStartOffset() + " without a snapshot"));
+        SnapshotInfo snapshot = node.latestSnapshot()
+                .orElseThrow(() -> new IllegalStateException(
+                        "node " + node.nodeId() + "'s log starts at " + node.logStartOffset() + " without a snapshot"));
         MetadataImage loaded = MetadataImageSerde.deserialize(node.readLatestSnapshot());
         if (loaded.nextOffset() > snapshot.endOffset()) {
-            throw new IllegalStateException("snapshot " + snapshot + " holds records up to " + loaded.nextOffset()
-                    + ", beyond its own end");
+            throw new IllegalStateException(
+                    "snapshot " + snapshot + " holds records up to " + loaded.nextOffset() + ", beyond its own end");
         }
         image = loaded;
         nextOffset = snapshot.endOffset();

@@ -20,8 +20,7 @@ public sealed interface MetadataRecord {
      * A node joined (or rejoined) the cluster. The offset of this record becomes the node's epoch, so a record
      * about an older incarnation cannot be mistaken for the current one. A registered node starts fenced.
      */
-    record RegisterNode(int nodeId, UUID incarnationId, String host, int port, String rack)
-            implements MetadataRecord {
+    record RegisterNode(int nodeId, UUID incarnationId, String host, int port, String rack) implements MetadataRecord {
         public RegisterNode {
             Objects.requireNonNull(incarnationId, "incarnationId");
             Objects.requireNonNull(host, "host");
@@ -30,12 +29,10 @@ public sealed interface MetadataRecord {
     }
 
     /** The controller stopped trusting the node (missed heartbeats, shutdown); it leads nothing until unfenced. */
-    record FenceNode(int nodeId, long nodeEpoch) implements MetadataRecord {
-    }
+    record FenceNode(int nodeId, long nodeEpoch) implements MetadataRecord {}
 
     /** The node is caught up and heartbeating; it may lead partitions. */
-    record UnfenceNode(int nodeId, long nodeEpoch) implements MetadataRecord {
-    }
+    record UnfenceNode(int nodeId, long nodeEpoch) implements MetadataRecord {}
 
     /** A topic's name and id. Its partitions follow as {@link PartitionChange} records. */
     record CreateTopic(String name, UUID topicId) implements MetadataRecord {
@@ -49,8 +46,9 @@ public sealed interface MetadataRecord {
      * The complete state of one partition: its replicas, in-sync replicas, leader (-1 for none) and leader epoch.
      * The first record for a partition creates it. The leader epoch may not go back.
      */
-    record PartitionChange(UUID topicId, int partition, List<Integer> replicas, List<Integer> isr, int leader,
-            int leaderEpoch) implements MetadataRecord {
+    record PartitionChange(
+            UUID topicId, int partition, List<Integer> replicas, List<Integer> isr, int leader, int leaderEpoch)
+            implements MetadataRecord {
         public PartitionChange {
             Objects.requireNonNull(topicId, "topicId");
             replicas = List.copyOf(replicas);
@@ -76,15 +74,20 @@ public sealed interface MetadataRecord {
      * Producer ids {@code [firstProducerId, firstProducerId + size)} now belong to {@code nodeId}. Blocks are
      * handed out in order, so the next block starts where the last one ended.
      */
-    record ProducerIdBlock(int nodeId, long firstProducerId, int size) implements MetadataRecord {
-    }
+    record ProducerIdBlock(int nodeId, long firstProducerId, int size) implements MetadataRecord {}
 
     /**
      * One ACL in Kafka's wire codes (resource type, pattern type, operation, permission type), so this pure
      * package needs no Kafka classes. A value: ACLs have set semantics.
      */
-    record Acl(byte resourceType, String resourceName, byte patternType, String principal, String host,
-            byte operation, byte permissionType) {
+    record Acl(
+            byte resourceType,
+            String resourceName,
+            byte patternType,
+            String principal,
+            String host,
+            byte operation,
+            byte permissionType) {
         public Acl {
             Objects.requireNonNull(resourceName, "resourceName");
             Objects.requireNonNull(principal, "principal");
@@ -110,8 +113,8 @@ public sealed interface MetadataRecord {
      * Sets a user's SCRAM credential for one mechanism (Kafka's code: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512): salt,
      * stored key, server key and iterations, never the password.
      */
-    record ScramCredential(String user, byte mechanism, byte[] salt, byte[] storedKey, byte[] serverKey,
-            int iterations) implements MetadataRecord {
+    record ScramCredential(String user, byte mechanism, byte[] salt, byte[] storedKey, byte[] serverKey, int iterations)
+            implements MetadataRecord {
         public ScramCredential {
             Objects.requireNonNull(user, "user");
             salt = salt.clone();
@@ -136,8 +139,11 @@ public sealed interface MetadataRecord {
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof ScramCredential other && user.equals(other.user) && mechanism == other.mechanism
-                    && iterations == other.iterations && Arrays.equals(salt, other.salt)
+            return o instanceof ScramCredential other
+                    && user.equals(other.user)
+                    && mechanism == other.mechanism
+                    && iterations == other.iterations
+                    && Arrays.equals(salt, other.salt)
                     && Arrays.equals(storedKey, other.storedKey)
                     && Arrays.equals(serverKey, other.serverKey);
         }

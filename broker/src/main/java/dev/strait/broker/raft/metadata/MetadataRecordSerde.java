@@ -47,8 +47,7 @@ public final class MetadataRecordSerde {
     private static final byte SCRAM_CREDENTIAL = 11;
     private static final byte REMOVE_SCRAM_CREDENTIAL = 12;
 
-    private MetadataRecordSerde() {
-    }
+    private MetadataRecordSerde() {}
 
     public static byte[] serialize(MetadataRecord record) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
@@ -127,23 +126,26 @@ public final class MetadataRecordSerde {
             byte type = in.get();
             byte version = in.get();
             if (version != VERSION) {
-                throw new IllegalArgumentException("unsupported metadata record version " + version + " of type " + type);
+                throw new IllegalArgumentException(
+                        "unsupported metadata record version " + version + " of type " + type);
             }
             MetadataRecord record = switch (type) {
-                case REGISTER_NODE -> new RegisterNode(in.getInt(), readUuid(in), readString(in), in.getInt(),
-                        readString(in));
+                case REGISTER_NODE ->
+                    new RegisterNode(in.getInt(), readUuid(in), readString(in), in.getInt(), readString(in));
                 case FENCE_NODE -> new FenceNode(in.getInt(), in.getLong());
                 case UNFENCE_NODE -> new UnfenceNode(in.getInt(), in.getLong());
                 case CREATE_TOPIC -> new CreateTopic(readString(in), readUuid(in));
-                case PARTITION_CHANGE -> new PartitionChange(readUuid(in), in.getInt(), readInts(in), readInts(in),
-                        in.getInt(), in.getInt());
+                case PARTITION_CHANGE ->
+                    new PartitionChange(
+                            readUuid(in), in.getInt(), readInts(in), readInts(in), in.getInt(), in.getInt());
                 case TOPIC_CONFIG -> new TopicConfig(readUuid(in), readString(in), readString(in));
                 case DELETE_TOPIC -> new DeleteTopic(readUuid(in));
                 case PRODUCER_ID_BLOCK -> new ProducerIdBlock(in.getInt(), in.getLong(), in.getInt());
                 case ADD_ACL -> new MetadataRecord.AddAcl(readAcl(in));
                 case REMOVE_ACL -> new MetadataRecord.RemoveAcl(readAcl(in));
-                case SCRAM_CREDENTIAL -> new MetadataRecord.ScramCredential(readString(in), in.get(), readBytes(in),
-                        readBytes(in), readBytes(in), in.getInt());
+                case SCRAM_CREDENTIAL ->
+                    new MetadataRecord.ScramCredential(
+                            readString(in), in.get(), readBytes(in), readBytes(in), readBytes(in), in.getInt());
                 case REMOVE_SCRAM_CREDENTIAL -> new MetadataRecord.RemoveScramCredential(readString(in), in.get());
                 default -> throw new IllegalArgumentException("unknown metadata record type " + type);
             };
@@ -152,7 +154,8 @@ public final class MetadataRecordSerde {
             }
             return record;
         } catch (BufferUnderflowException | NullPointerException e) {
-            throw new IllegalArgumentException("truncated or malformed metadata record of " + payload.length + " bytes", e);
+            throw new IllegalArgumentException(
+                    "truncated or malformed metadata record of " + payload.length + " bytes", e);
         }
     }
 
@@ -245,8 +248,8 @@ public final class MetadataRecordSerde {
     }
 
     static MetadataRecord.Acl readAcl(ByteBuffer in) {
-        return new MetadataRecord.Acl(in.get(), readString(in), in.get(), readString(in), readString(in), in.get(),
-                in.get());
+        return new MetadataRecord.Acl(
+                in.get(), readString(in), in.get(), readString(in), readString(in), in.get(), in.get());
     }
 
     static void writeBytes(DataOutputStream out, byte[] value) throws IOException {

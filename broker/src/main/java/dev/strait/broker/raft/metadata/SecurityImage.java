@@ -21,8 +21,12 @@ public final class SecurityImage {
 
     /** ACLs have set semantics; this total order over all fields only fixes the iteration order. */
     static final Comparator<Acl> ACL_ORDER = Comparator.comparing(Acl::resourceType)
-            .thenComparing(Acl::resourceName).thenComparing(Acl::patternType).thenComparing(Acl::principal)
-            .thenComparing(Acl::host).thenComparing(Acl::operation).thenComparing(Acl::permissionType);
+            .thenComparing(Acl::resourceName)
+            .thenComparing(Acl::patternType)
+            .thenComparing(Acl::principal)
+            .thenComparing(Acl::host)
+            .thenComparing(Acl::operation)
+            .thenComparing(Acl::permissionType);
 
     /** (Declared after the order it sorts by: static fields initialise in order.) */
     public static final SecurityImage EMPTY = new SecurityImage(
@@ -116,7 +120,8 @@ public final class SecurityImage {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof SecurityImage other && acls.equals(other.acls)
+        return o instanceof SecurityImage other
+                && acls.equals(other.acls)
                 && scramCredentials.equals(other.scramCredentials);
     }
 

@@ -30,12 +30,10 @@ class MetadataImageSerdeTest {
     private static final UUID GONE = new UUID(1, 2);
     private static final UUID EMPTY_TOPIC = new UUID(1, 3);
 
-    private static final Acl READ_ORDERS = new Acl((byte) 2, "orders", (byte) 3, "User:alice", "*", (byte) 3,
-            (byte) 3);
-    private static final Acl WRITE_PREFIXED = new Acl((byte) 2, "ord", (byte) 4, "User:alice", "*", (byte) 4,
-            (byte) 3);
-    private static final Acl DENY_ALL_HOST = new Acl((byte) 4, "kafka-cluster", (byte) 3, "User:*", "10.0.0.9",
-            (byte) 1, (byte) 2);
+    private static final Acl READ_ORDERS = new Acl((byte) 2, "orders", (byte) 3, "User:alice", "*", (byte) 3, (byte) 3);
+    private static final Acl WRITE_PREFIXED = new Acl((byte) 2, "ord", (byte) 4, "User:alice", "*", (byte) 4, (byte) 3);
+    private static final Acl DENY_ALL_HOST =
+            new Acl((byte) 4, "kafka-cluster", (byte) 3, "User:*", "10.0.0.9", (byte) 1, (byte) 2);
 
     private static MetadataImage replay(List<MetadataRecord> records, int leaderChangesEvery) {
         MetadataImage image = MetadataImage.EMPTY;
@@ -75,8 +73,8 @@ class MetadataImageSerdeTest {
                 new RemoveScramCredential("bob", (byte) 2),
                 new ScramCredential("alice", (byte) 2, new byte[] {10}, new byte[] {11}, new byte[] {12}, 4096)));
         for (int flap = 0; flap < 10; flap++) {
-            records.add(new PartitionChange(ORDERS, 0, List.of(1, 2), flap % 2 == 0 ? List.of(1) : List.of(1, 2), 1,
-                    0));
+            records.add(
+                    new PartitionChange(ORDERS, 0, List.of(1, 2), flap % 2 == 0 ? List.of(1) : List.of(1, 2), 1, 0));
         }
         return records;
     }
@@ -92,13 +90,16 @@ class MetadataImageSerdeTest {
         assertThat(loaded).isEqualTo(image);
         assertThat(loaded.partitionEpoch(ORDERS, 0)).isEqualTo(10);
         assertThat(loaded.partitionEpoch(ORDERS, 1)).isZero();
-        assertThat(loaded.nodes().get(2).nodeEpoch()).isEqualTo(image.nodes().get(2).nodeEpoch()).isPositive();
+        assertThat(loaded.nodes().get(2).nodeEpoch())
+                .isEqualTo(image.nodes().get(2).nodeEpoch())
+                .isPositive();
         assertThat(loaded.topic("gone")).isEmpty();
         assertThat(loaded.topic("empty")).isPresent();
         assertThat(loaded.topic("orders").orElseThrow().configs()).containsOnlyKeys("retention.ms");
         assertThat(loaded.security().acls()).containsExactlyInAnyOrder(READ_ORDERS, DENY_ALL_HOST);
-        assertThat(loaded.security().scramCredentials()).extracting(ScramCredential::user,
-                ScramCredential::mechanism, c -> c.salt()[0]).containsExactly(
+        assertThat(loaded.security().scramCredentials())
+                .extracting(ScramCredential::user, ScramCredential::mechanism, c -> c.salt()[0])
+                .containsExactly(
                         org.assertj.core.groups.Tuple.tuple("alice", (byte) 1, (byte) 1),
                         org.assertj.core.groups.Tuple.tuple("alice", (byte) 2, (byte) 10));
         assertThat(MetadataImageSerde.serialize(loaded)).isEqualTo(bytes);
@@ -146,11 +147,13 @@ class MetadataImageSerdeTest {
         assertThatThrownBy(() -> MetadataImageSerde.deserialize(Arrays.copyOf(bytes, bytes.length - 1)))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> MetadataImageSerde.deserialize(Arrays.copyOf(bytes, bytes.length + 1)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("trailing");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("trailing");
         byte[] badVersion = bytes.clone();
         badVersion[0] = 9;
         assertThatThrownBy(() -> MetadataImageSerde.deserialize(badVersion))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("version");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("version");
         Random random = new Random(7);
         for (int i = 0; i < 2_000; i++) {
             byte[] garbled = bytes.clone();

@@ -92,7 +92,8 @@ class MetadataImageTest {
         // Given
         MetadataImage image = replay(clusterWithOneTopic());
         UUID payments = new UUID(2, 2);
-        List<MetadataRecord> broken = List.of(new CreateTopic("payments", payments),
+        List<MetadataRecord> broken = List.of(
+                new CreateTopic("payments", payments),
                 new PartitionChange(payments, 0, List.of(1), List.of(1), 1, 0),
                 new PartitionChange(payments, 1, List.of(1), List.of(9), 9, 0));
         // When / Then: the third record is invalid, so the topic of the first never appears
@@ -107,7 +108,8 @@ class MetadataImageTest {
     void contradictoryRecordsStopTheReplay() {
         MetadataImage image = replay(clusterWithOneTopic());
         assertThatThrownBy(() -> image.apply(11, new CreateTopic("orders", new UUID(5, 5))))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("exists");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("exists");
         assertThatThrownBy(() -> image.apply(11, new PartitionChange(ORDERS, 0, List.of(1, 2), List.of(1), 1, 0)))
                 .hasMessageContaining("leader epoch went back");
         assertThatThrownBy(() -> image.apply(11, new PartitionChange(ORDERS, 1, List.of(1), List.of(2), 2, 0)))

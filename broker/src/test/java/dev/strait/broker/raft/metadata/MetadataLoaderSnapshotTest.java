@@ -30,7 +30,8 @@ class MetadataLoaderSnapshotTest {
 
     private static final UUID ORDERS = new UUID(3, 3);
     /** A snapshot every 2 KB of records; 60-byte ISR flaps, so one every few dozen changes. */
-    private static final RaftConfig CONFIG = RaftConfig.defaults().withSnapshots(2_048, 0).withTransfer(512, 1_000);
+    private static final RaftConfig CONFIG =
+            RaftConfig.defaults().withSnapshots(2_048, 0).withTransfer(512, 1_000);
 
     @TempDir
     Path leaderDir;
@@ -65,15 +66,22 @@ class MetadataLoaderSnapshotTest {
     }
 
     /** Registers two brokers, creates a topic, then flaps the ISR of its partition {@code flaps} times. */
-    private static void writeHistory(RaftNode leader, MetadataLoader loader, long nowMs, int flaps,
-            Runnable deliver) {
-        leader.propose(batch(new RegisterNode(1, new UUID(1, 1), "h1", 9092, ""),
-                new RegisterNode(2, new UUID(2, 2), "h2", 9092, "")), nowMs);
-        leader.propose(batch(new UnfenceNode(1, 1), new CreateTopic("orders", ORDERS),
-                new PartitionChange(ORDERS, 0, List.of(1, 2), List.of(1, 2), 1, 0)), nowMs);
+    private static void writeHistory(RaftNode leader, MetadataLoader loader, long nowMs, int flaps, Runnable deliver) {
+        leader.propose(
+                batch(
+                        new RegisterNode(1, new UUID(1, 1), "h1", 9092, ""),
+                        new RegisterNode(2, new UUID(2, 2), "h2", 9092, "")),
+                nowMs);
+        leader.propose(
+                batch(
+                        new UnfenceNode(1, 1),
+                        new CreateTopic("orders", ORDERS),
+                        new PartitionChange(ORDERS, 0, List.of(1, 2), List.of(1, 2), 1, 0)),
+                nowMs);
         for (int i = 0; i < flaps; i++) {
-            leader.propose(batch(new PartitionChange(ORDERS, 0, List.of(1, 2), i % 2 == 0 ? List.of(1)
-                    : List.of(1, 2), 1, 0)), nowMs);
+            leader.propose(
+                    batch(new PartitionChange(ORDERS, 0, List.of(1, 2), i % 2 == 0 ? List.of(1) : List.of(1, 2), 1, 0)),
+                    nowMs);
             deliver.run();
             loader.maybeSnapshot(nowMs);
         }
@@ -89,11 +97,13 @@ class MetadataLoaderSnapshotTest {
             RaftNode node = new RaftNode(1, List.of(1), CONFIG, storage, network::add, new Random(1), 0);
             tickUntilLeader(node, clock);
             MetadataLoader loader = new MetadataLoader(node);
-            writeHistory(node, loader, clock[0], 200, () -> { });
+            writeHistory(node, loader, clock[0], 200, () -> {});
             before = loader.poll();
             snapshots = storage.latestSnapshot().orElseThrow().endOffset();
             assertThat(node.logStartOffset()).isPositive();
-            assertThat(node.endOffset() - node.logStartOffset()).as("entries kept in memory").isLessThan(60);
+            assertThat(node.endOffset() - node.logStartOffset())
+                    .as("entries kept in memory")
+                    .isLessThan(60);
             node.tick(clock[0] + 2_000); // checkpoints the high watermark
         }
         // When
@@ -115,8 +125,8 @@ class MetadataLoaderSnapshotTest {
         // Given: a two-voter quorum that went through 100 ISR flaps, both voters snapshotting as they went
         List<Integer> voters = List.of(1, 2);
         try (FileRaftStorage leaderStorage = FileRaftStorage.open(leaderDir);
-             FileRaftStorage followerStorage = FileRaftStorage.open(followerDir.resolve("voter"));
-             FileRaftStorage observerStorage = FileRaftStorage.open(followerDir.resolve("observer"))) {
+                FileRaftStorage followerStorage = FileRaftStorage.open(followerDir.resolve("voter"));
+                FileRaftStorage observerStorage = FileRaftStorage.open(followerDir.resolve("observer"))) {
             RaftNode leader = new RaftNode(1, voters, CONFIG, leaderStorage, network::add, new Random(1), 0);
             RaftNode follower = new RaftNode(2, voters, CONFIG, followerStorage, network::add, new Random(2), 0);
             nodes.put(1, leader);

@@ -31,19 +31,20 @@ class MetadataRecordSerdeTest {
                 new TopicConfig(TOPIC, "cleanup.policy", null),
                 new DeleteTopic(TOPIC),
                 new ProducerIdBlock(1, 0, 1000),
-                new MetadataRecord.AddAcl(new MetadataRecord.Acl((byte) 2, "orders", (byte) 3, "User:alice", "*",
-                        (byte) 4, (byte) 3)),
-                new MetadataRecord.RemoveAcl(new MetadataRecord.Acl((byte) 2, "ord", (byte) 4, "User:bob",
-                        "10.0.0.1", (byte) 3, (byte) 2)),
-                new MetadataRecord.ScramCredential("alice", (byte) 2, new byte[] {1, 2, 3}, new byte[64],
-                        new byte[] {9}, 4096),
+                new MetadataRecord.AddAcl(
+                        new MetadataRecord.Acl((byte) 2, "orders", (byte) 3, "User:alice", "*", (byte) 4, (byte) 3)),
+                new MetadataRecord.RemoveAcl(
+                        new MetadataRecord.Acl((byte) 2, "ord", (byte) 4, "User:bob", "10.0.0.1", (byte) 3, (byte) 2)),
+                new MetadataRecord.ScramCredential(
+                        "alice", (byte) 2, new byte[] {1, 2, 3}, new byte[64], new byte[] {9}, 4096),
                 new MetadataRecord.RemoveScramCredential("alice", (byte) 1));
     }
 
     @Test
     void everyRecordTypeRoundTrips() {
         for (MetadataRecord record : oneOfEach()) {
-            assertThat(MetadataRecordSerde.deserialize(MetadataRecordSerde.serialize(record))).isEqualTo(record);
+            assertThat(MetadataRecordSerde.deserialize(MetadataRecordSerde.serialize(record)))
+                    .isEqualTo(record);
         }
     }
 
@@ -54,7 +55,8 @@ class MetadataRecordSerdeTest {
             for (int length = 0; length < bytes.length; length++) {
                 byte[] cut = Arrays.copyOf(bytes, length);
                 assertThatThrownBy(() -> MetadataRecordSerde.deserialize(cut))
-                        .as("%s cut to %d bytes", record, length).isInstanceOf(IllegalArgumentException.class);
+                        .as("%s cut to %d bytes", record, length)
+                        .isInstanceOf(IllegalArgumentException.class);
             }
         }
     }
@@ -65,7 +67,8 @@ class MetadataRecordSerdeTest {
         assertThat(MetadataRecordSerde.deserializeBatch(bytes)).isEqualTo(oneOfEach());
         for (int length = 0; length < bytes.length; length++) {
             byte[] cut = Arrays.copyOf(bytes, length);
-            assertThatThrownBy(() -> MetadataRecordSerde.deserializeBatch(cut)).as("cut to %d bytes", length)
+            assertThatThrownBy(() -> MetadataRecordSerde.deserializeBatch(cut))
+                    .as("cut to %d bytes", length)
                     .isInstanceOf(IllegalArgumentException.class);
         }
         assertThatThrownBy(() -> MetadataRecordSerde.serializeBatch(List.of()))
