@@ -928,7 +928,7 @@ public final class PartitionLog implements AutoCloseable {
             throw new LogStorageException(logPrefix + "the log is offline after an I/O error; reopen it to recover");
         }
         if (closed) {
-            throw new IllegalStateException(logPrefix + "the log is closed");
+            throw new LogClosedException(logPrefix + "the log is closed");
         }
     }
 

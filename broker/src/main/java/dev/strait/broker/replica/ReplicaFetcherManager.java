@@ -2,6 +2,7 @@ package dev.strait.broker.replica;
 
 import dev.strait.broker.log.EpochEndOffset;
 import dev.strait.broker.log.FaultHandler;
+import dev.strait.broker.log.LogClosedException;
 import dev.strait.broker.log.LogStorageException;
 import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.BrokerRegistration;
@@ -162,6 +163,20 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
                     delayedUntilMs.put(tp, until);
                 }
             }
+        }
+
+        /**
+         * The partition's log was closed while its request was in flight: it was deleted or moved off this broker
+         * (its removal from this fetcher follows or has happened). Its answer is dropped; no other partition is
+         * affected and the broker goes on.
+         */
+        private void removedInFlight(TopicPartition partition, LogClosedException e) {
+            LOGGER.info(
+                    "[broker {}] {} was removed while its fetch from broker {} was in flight; its answer is dropped ({})",
+                    localId,
+                    partition,
+                    leaderId,
+                    e.getMessage());
         }
 
         /** Once until a fetch is accepted again: the fetch repeats every backoff, and so would the line. */
@@ -337,6 +352,10 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
                         : new EpochEndOffset(answer.leaderEpoch(), answer.endOffset());
                 try {
                     f.partition().onEpochEndOffset(f.leaderEpoch(), end);
+                } catch (LogClosedException e) {
+                    removedInFlight(entry.getKey(), e);
+                    failed.add(entry.getKey());
+                    continue;
                 } catch (IllegalArgumentException | LogStorageException e) {
                     LOGGER.warn(
                             "[broker {}] cannot truncate {} after the leader's answer {}: {}",
@@ -419,6 +438,9 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
                                     data.records(),
                                     data.highWatermark(),
                                     data.logStartOffset());
+                } catch (LogClosedException e) {
+                    removedInFlight(entry.getKey(), e);
+                    failed.add(entry.getKey());
                 } catch (IllegalArgumentException
                         | LogStorageException
                         | dev.strait.broker.log.CorruptRecordException e) {

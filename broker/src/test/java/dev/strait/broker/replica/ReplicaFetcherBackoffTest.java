@@ -9,6 +9,7 @@ import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.PartitionState;
 import dev.strait.broker.replication.ReplicationConfig;
 import dev.strait.broker.replication.TruncationRule;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -95,6 +96,59 @@ class ReplicaFetcherBackoffTest {
                 .as("the failing partition waits out its backoff")
                 .isEqualTo(1);
         assertThat(stuck.logEndOffset()).isZero();
+    }
+
+    @Test
+    void aPartitionDeletedWhileItsFetchIsInFlightIsDroppedAndTheBrokerGoesOn() throws Exception {
+        // Given: node 0 follows two partitions led by node 1, and records wait on both leaders
+        Partition leaderOfDoomed = open(STUCK, 1);
+        Partition leader = open(HEALTHY, 1);
+        Partition doomed = open(STUCK, 0);
+        Partition follower = open(HEALTHY, 0);
+        leaderOfDoomed.appendAsLeader(batch("d"), List.of(new ProducerBatch(-1, (short) -1, -1, -1, 1)), false);
+        leader.appendAsLeader(batch("v1"), List.of(new ProducerBatch(-1, (short) -1, -1, -1, 1)), false);
+        InProcessLeader inProcess = new InProcessLeader(Map.of(STUCK, leaderOfDoomed, HEALTHY, leader));
+        // When: the doomed partition is deleted (its log closed) while a fetch for it is in flight
+        java.util.concurrent.atomic.AtomicBoolean deleted = new java.util.concurrent.atomic.AtomicBoolean();
+        LeaderClient deletingDuringFetch = new LeaderClient() {
+            @Override
+            public Map<TopicPartition, FetchedPartition> fetch(
+                    List<FetchTarget> targets, int maxWaitMs, int minBytes, int maxBytes) throws IOException {
+                Map<TopicPartition, FetchedPartition> answer = inProcess.fetch(targets, maxWaitMs, minBytes, maxBytes);
+                if (answer.containsKey(STUCK) && deleted.compareAndSet(false, true)) {
+                    fetchers.onRemoved(STUCK); // what the deletion of the topic does on this broker
+                    doomed.close();
+                }
+                return answer;
+            }
+
+            @Override
+            public Map<TopicPartition, EpochAnswer> offsetsForLeaderEpoch(List<EpochQuery> queries) throws IOException {
+                return inProcess.offsetsForLeaderEpoch(queries);
+            }
+
+            @Override
+            public void close() {}
+        };
+        ScriptedController controller = new ScriptedController();
+        controller.register(1, 9092);
+        List<String> faults = new java.util.concurrent.CopyOnWriteArrayList<>();
+        fetchers = new ReplicaFetcherManager(
+                0,
+                controller.view(0),
+                (id, host, port) -> deletingDuringFetch,
+                new ReplicaFetcherManager.Settings(50, 1, 1 << 20, 10 << 20, 10),
+                () -> 0L);
+        fetchers.setFaultHandler((what, cause) -> faults.add(what + ": " + cause));
+        fetchers.onBecomeFollower(doomed, 1, 0);
+        fetchers.onBecomeFollower(follower, 1, 0);
+
+        // Then: the other partition replicates, and nothing is reported as a fault (which would halt the broker)
+        waitFor("the healthy follower has its record", () -> follower.logEndOffset() == 1);
+        leader.appendAsLeader(batch("v2"), List.of(new ProducerBatch(-1, (short) -1, -1, -1, 1)), false);
+        inProcess.dataArrived();
+        waitFor("the healthy follower has its second record", () -> follower.logEndOffset() == 2);
+        assertThat(faults).isEmpty();
     }
 
     private static ByteBuffer batch(String value) {
