@@ -546,7 +546,7 @@ public final class ClusterBench {
     }
 
     /** The first partition of the topic that {@code node} leads (--victim controller). */
-    private int partitionLedBy(Admin admin, int node) throws Exception {
+    private static int partitionLedBy(Admin admin, int node) throws Exception {
         if (node < 0) {
             throw new IllegalStateException("--victim controller: describeMetadataQuorum named no active controller");
         }

@@ -22,8 +22,8 @@ import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.testkit.Await;
 import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.KafkaSecurity;
+import dev.strait.testkit.TeeOutputStream;
 import java.io.ByteArrayOutputStream;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -100,8 +100,8 @@ class SecuredToolsIT {
     static void startClustersAndMirror() throws Exception {
         originalErr = System.err;
         originalOut = System.out;
-        System.setErr(new PrintStream(new Tee(originalErr), true, StandardCharsets.UTF_8));
-        System.setOut(new PrintStream(new Tee(originalOut), true, StandardCharsets.UTF_8));
+        System.setErr(new PrintStream(new TeeOutputStream(originalErr, LOG), true, StandardCharsets.UTF_8));
+        System.setOut(new PrintStream(new TeeOutputStream(originalOut, LOG), true, StandardCharsets.UTF_8));
         CompletableFuture<KafkaCluster> sourceStart = CompletableFuture.supplyAsync(() ->
                 KafkaCluster.startSecured("tools-source", 1, KafkaSecurity.saslSsl("admin", ADMIN_PASSWORD, USERS)));
         CompletableFuture<KafkaCluster> targetStart = CompletableFuture.supplyAsync(() ->
@@ -573,38 +573,5 @@ class SecuredToolsIT {
 
     private static long sum(Map<Integer, Long> offsets) {
         return offsets.values().stream().mapToLong(Long::longValue).sum();
-    }
-
-    /** Writes to the original stream and to {@link #LOG}. */
-    private static final class Tee extends OutputStream {
-        private final OutputStream original;
-
-        Tee(OutputStream original) {
-            this.original = original;
-        }
-
-        @Override
-        public void write(int b) {
-            synchronized (LOG) {
-                LOG.write(b);
-            }
-            try {
-                original.write(b);
-            } catch (java.io.IOException ignored) {
-                // the console is not what the test checks
-            }
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) {
-            synchronized (LOG) {
-                LOG.write(b, off, len);
-            }
-            try {
-                original.write(b, off, len);
-            } catch (java.io.IOException ignored) {
-                // as above
-            }
-        }
     }
 }

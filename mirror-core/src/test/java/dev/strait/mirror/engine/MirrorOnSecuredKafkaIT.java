@@ -8,8 +8,8 @@ import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.testkit.Await;
 import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.KafkaSecurity;
+import dev.strait.testkit.TeeOutputStream;
 import java.io.ByteArrayOutputStream;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -62,8 +62,8 @@ class MirrorOnSecuredKafkaIT {
         // Everything the engine and the clients log during the class, to check no secret is in it.
         originalErr = System.err;
         originalOut = System.out;
-        System.setErr(new PrintStream(new Tee(originalErr), true, StandardCharsets.UTF_8));
-        System.setOut(new PrintStream(new Tee(originalOut), true, StandardCharsets.UTF_8));
+        System.setErr(new PrintStream(new TeeOutputStream(originalErr, LOG), true, StandardCharsets.UTF_8));
+        System.setOut(new PrintStream(new TeeOutputStream(originalOut, LOG), true, StandardCharsets.UTF_8));
         // Both at once: starting two child JVMs is most of this class's time.
         CompletableFuture<KafkaCluster> sourceStart = CompletableFuture.supplyAsync(() -> KafkaCluster.startSecured(
                 "secured-source",
@@ -302,38 +302,5 @@ class MirrorOnSecuredKafkaIT {
 
     private static long sum(Map<Integer, Long> offsets) {
         return offsets.values().stream().mapToLong(Long::longValue).sum();
-    }
-
-    /** Writes to the original stream and to {@link #LOG}. */
-    private static final class Tee extends OutputStream {
-        private final OutputStream original;
-
-        Tee(OutputStream original) {
-            this.original = original;
-        }
-
-        @Override
-        public void write(int b) {
-            synchronized (LOG) {
-                LOG.write(b);
-            }
-            try {
-                original.write(b);
-            } catch (java.io.IOException ignored) {
-                // the console is not what the test checks
-            }
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) {
-            synchronized (LOG) {
-                LOG.write(b, off, len);
-            }
-            try {
-                original.write(b, off, len);
-            } catch (java.io.IOException ignored) {
-                // as above
-            }
-        }
     }
 }
