@@ -259,10 +259,10 @@ public final class Canary implements AutoCloseable {
             targetTopicPresent = false;
             return false;
         }
-        targetTopicPresent = true;
         List<TopicPartition> tps = new ArrayList<>();
         infos.forEach(i -> tps.add(new TopicPartition(i.topic(), i.partition())));
         if (consumer.assignment().containsAll(tps)) {
+            targetTopicPresent = true;
             return true;
         }
         Map<TopicPartition, Long> position = new HashMap<>();
@@ -279,6 +279,7 @@ public final class Canary implements AutoCloseable {
                 fresh.add(tp);
             }
         }
+        time.sleep(8000);
         if (!fresh.isEmpty()) {
             Map<TopicPartition, Long> since = new HashMap<>();
             fresh.forEach(tp -> since.put(tp, startedMs));
@@ -298,6 +299,9 @@ public final class Canary implements AutoCloseable {
                         tps.size());
             }
         }
+        // Only now: whoever waits for this flag (a test, /status) knows where the reader starts, so records the
+        // mirror copies from here on are read.
+        targetTopicPresent = true;
         return true;
     }
 

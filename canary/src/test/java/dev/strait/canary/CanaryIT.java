@@ -162,10 +162,12 @@ class CanaryIT {
         NthRecordHandler handler = new NthRecordHandler();
         handler.configure("drop:3");
         MirrorEngine engine = mirror(source, "g-canary-drop", "canary\\.drop", handler);
-        try (Canary canary = canary(source, "canary.drop")) {
+        // Lost after 15 s, not the default 5 s: a cold mirror on a loaded machine may take longer than 5 s to copy its
+        // first probes, and those would count as lost too.
+        try (Canary canary = canary(source, "canary.drop", "lost.after.ms", "15000")) {
             Await.until(
                     "one probe lost",
-                    Duration.ofSeconds(30),
+                    Duration.ofSeconds(60),
                     () -> canary.counts().lost() == 1);
             Await.until(
                     "later probes arrive",
@@ -184,7 +186,9 @@ class CanaryIT {
         NthRecordHandler handler = new NthRecordHandler();
         handler.configure("repeat:3");
         MirrorEngine engine = mirror(source, "g-canary-dup", "canary\\.dup", handler);
-        try (Canary canary = canary(source, "canary.dup")) {
+        // Late after 10 s and lost after 15 s: the first probes a cold mirror copies on a loaded machine may take
+        // several seconds, and the test is about the duplicate, not the machine.
+        try (Canary canary = canary(source, "canary.dup", "alarm.threshold.ms", "10000", "lost.after.ms", "15000")) {
             Await.until(
                     "one duplicate",
                     Duration.ofSeconds(30),
