@@ -37,7 +37,6 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * The seed and the schedule are printed first, so any run can be replayed.
  */
 public final class NemesisRun {
-    static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration READ_BACK_TIMEOUT = Duration.ofSeconds(120);
     private static final String OFFSETS_TOPIC = "__consumer_offsets";
 
@@ -79,7 +78,7 @@ public final class NemesisRun {
                 admin.createTopics(List.of(new NewTopic(spec.topic(), spec.partitions(), (short) 3)))
                         .all()
                         .get(60, TimeUnit.SECONDS);
-                String unhealthy = awaitHealthy(cluster, List.of(spec.topic()), RECOVERY_TIMEOUT);
+                String unhealthy = awaitHealthy(cluster, List.of(spec.topic()), options.recoveryTimeout());
                 if (unhealthy != null) {
                     throw new IllegalStateException("the workload topic never became healthy: " + unhealthy);
                 }
@@ -106,24 +105,27 @@ public final class NemesisRun {
 
                     List<String> topics = new ArrayList<>(List.of(spec.topic(), OFFSETS_TOPIC));
                     topics.addAll(injector.createdTopics());
-                    String stillUnhealthy = awaitHealthy(cluster, topics, RECOVERY_TIMEOUT);
+                    String stillUnhealthy = awaitHealthy(cluster, topics, options.recoveryTimeout());
                     if (stillUnhealthy != null) {
                         anomalies.add(new Anomaly(
                                 Anomaly.Type.UNHEALTHY,
                                 -1,
                                 1,
-                                "not healthy " + RECOVERY_TIMEOUT.toSeconds() + " s after healing: " + stillUnhealthy));
+                                "not healthy " + options.recoveryTimeout().toSeconds() + " s after healing: "
+                                        + stillUnhealthy));
                     } else {
                         events.log("recovered in " + (System.nanoTime() - healed) / 1_000_000 + " ms: live leaders,"
                                 + " full ISRs, every node agrees");
                     }
-                    List<Integer> stuck = awaitAcks(history, spec.partitions(), healed, RECOVERY_TIMEOUT, "after heal");
+                    List<Integer> stuck =
+                            awaitAcks(history, spec.partitions(), healed, options.recoveryTimeout(), "after heal");
                     for (int p : stuck) {
                         anomalies.add(new Anomaly(
                                 Anomaly.Type.STUCK,
                                 p,
                                 1,
-                                "no write acknowledged within " + RECOVERY_TIMEOUT.toSeconds() + " s after healing"));
+                                "no write acknowledged within "
+                                        + options.recoveryTimeout().toSeconds() + " s after healing"));
                     }
                     workload.stop();
                 }

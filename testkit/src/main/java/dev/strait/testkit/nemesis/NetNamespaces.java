@@ -2,8 +2,11 @@ package dev.strait.testkit.nemesis;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -49,12 +52,28 @@ public final class NetNamespaces implements AutoCloseable {
     /** Removes stale namespaces of dead runs, then creates the namespaces, veths, bridge and drop classes. */
     public static NetNamespaces create(int nodes) {
         requireRoot();
+        // Runs in other JVMs (the build's two nemesis tests run side by side) choose a free /24 too: the lock keeps
+        // the choice and the address that takes it one step, so two runs never share a subnet.
+        try {
+            Files.createDirectories(OWNERS);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the namespace owner directory " + OWNERS, e);
+        }
+        try (FileChannel lockFile =
+                        FileChannel.open(OWNERS.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                FileLock ignored = lockFile.lock()) {
+            return createLocked(nodes);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot lock " + OWNERS.resolve(".lock"), e);
+        }
+    }
+
+    private static NetNamespaces createLocked(int nodes) {
         removeStale();
         String runId = newRunId();
         int octet = freeOctet();
         NetNamespaces net = new NetNamespaces(runId, octet, nodes);
         try {
-            Files.createDirectories(OWNERS);
             // The owner file comes first: a namespace without one is stale by definition.
             Files.writeString(
                     OWNERS.resolve(runId), Long.toString(ProcessHandle.current().pid()));

@@ -2,6 +2,7 @@ package dev.strait.testkit.nemesis;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Duration;
 
 /**
  * Everything one run needs besides the seed.
@@ -13,6 +14,8 @@ import java.nio.file.Path;
  * @param workDir  where each run makes its directory (node data and logs)
  * @param keepOnAnomaly keep a run's directory when it found anomalies or failed
  * @param events   the live log (faults as they are injected, recovery)
+ * @param recoveryTimeout how long the cluster may take to be healthy again, and to acknowledge writes on every
+ *                 partition, after the faults heal (60 s unless a run says otherwise)
  */
 public record RunOptions(
         SystemKind system,
@@ -21,7 +24,26 @@ public record RunOptions(
         NemesisCluster.Settings cluster,
         Path workDir,
         boolean keepOnAnomaly,
-        PrintStream events) {
+        PrintStream events,
+        Duration recoveryTimeout) {
+
+    public static final Duration DEFAULT_RECOVERY_TIMEOUT = Duration.ofSeconds(60);
+
+    public RunOptions(
+            SystemKind system,
+            ScheduleSpec schedule,
+            WorkloadSpec workload,
+            NemesisCluster.Settings cluster,
+            Path workDir,
+            boolean keepOnAnomaly,
+            PrintStream events) {
+        this(system, schedule, workload, cluster, workDir, keepOnAnomaly, events, DEFAULT_RECOVERY_TIMEOUT);
+    }
+
+    /** The same options with another recovery bound. */
+    public RunOptions withRecoveryTimeout(Duration timeout) {
+        return new RunOptions(system, schedule, workload, cluster, workDir, keepOnAnomaly, events, timeout);
+    }
 
     /** The flags of {@code bin/bench nemesis} that replay a run with this seed. */
     public String replayCommand(long seed) {

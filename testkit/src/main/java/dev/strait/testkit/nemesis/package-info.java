@@ -21,7 +21,7 @@
  *       {@link dev.strait.testkit.nemesis.NemesisRun} adds the liveness checks after healing (live leaders, full
  *       ISRs and agreeing metadata on every node within 60 s; writes acknowledged again).</li>
  * </ul>
- * {@code NemesisIT} runs one short schedule per system in the build; {@code bin/bench nemesis} runs long campaigns.
+ * {@code NemesisIT} and {@code NemesisKafkaBaselineIT} run one short schedule per system in the build; {@code bin/bench nemesis} runs long campaigns.
  *
  * <p>Committed offsets: the verdict is about durability (an acknowledged commit never goes back, the final
  * committed offset is not below any acknowledged commit). An OffsetFetch that answers below a commit acknowledged
