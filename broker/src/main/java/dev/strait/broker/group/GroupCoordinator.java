@@ -93,6 +93,9 @@ public final class GroupCoordinator implements AutoCloseable {
 
     public record GroupListing(String groupId, String protocolType, GroupState state) {}
 
+    /** An OffsetFetch's answer: NONE and the committed offsets, or why this node cannot serve them now. */
+    public record FetchResult(GroupError error, Map<TopicPartitionKey, OffsetAndMetadata> offsets) {}
+
     public record MemberDescription(
             String memberId,
             String instanceId,
@@ -265,6 +268,18 @@ public final class GroupCoordinator implements AutoCloseable {
         return shards[partitionFor(groupId)];
     }
 
+    /**
+     * NONE if the shard serves now, else what a request for it is told. Checked by each task on the loop: the
+     * protocol adapter's check on the handler thread can be overtaken by a leadership change queued before it.
+     */
+    private static GroupError unavailable(Shard shard) {
+        return switch (shard.status) {
+            case ACTIVE -> GroupError.NONE;
+            case LOADING -> GroupError.COORDINATOR_LOAD_IN_PROGRESS;
+            case NOT_COORDINATOR -> GroupError.NOT_COORDINATOR;
+        };
+    }
+
     // ------------------------------------------------------------------------------------------------ loading
 
     private void loadShard(Shard shard) {
@@ -427,6 +442,11 @@ public final class GroupCoordinator implements AutoCloseable {
         submit(
                 shard,
                 () -> {
+                    GroupError unavailable = unavailable(shard);
+                    if (unavailable != GroupError.NONE) {
+                        callback.accept(JoinResult.error(unavailable, memberId));
+                        return;
+                    }
                     ClassicGroup group = shard.groups.get(groupId);
                     boolean unknownMember = memberId == null || memberId.isEmpty();
                     if (group == null) {
@@ -460,6 +480,11 @@ public final class GroupCoordinator implements AutoCloseable {
         submit(
                 shard,
                 () -> {
+                    GroupError unavailable = unavailable(shard);
+                    if (unavailable != GroupError.NONE) {
+                        callback.accept(SyncResult.error(unavailable));
+                        return;
+                    }
                     ClassicGroup group = shard.groups.get(groupId);
                     if (group == null) {
                         callback.accept(SyncResult.error(GroupError.UNKNOWN_MEMBER_ID));
@@ -491,10 +516,13 @@ public final class GroupCoordinator implements AutoCloseable {
                 shard,
                 () -> {
                     ClassicGroup group = shard.groups.get(groupId);
+                    GroupError unavailable = unavailable(shard);
                     callback.accept(
-                            group == null
-                                    ? GroupError.UNKNOWN_MEMBER_ID
-                                    : group.heartbeat(memberId, instanceId, generation, clock.getAsLong()));
+                            unavailable != GroupError.NONE
+                                    ? unavailable
+                                    : group == null
+                                            ? GroupError.UNKNOWN_MEMBER_ID
+                                            : group.heartbeat(memberId, instanceId, generation, clock.getAsLong()));
                 },
                 () -> callback.accept(GroupError.NOT_COORDINATOR));
     }
@@ -507,6 +535,11 @@ public final class GroupCoordinator implements AutoCloseable {
         submit(
                 shard,
                 () -> {
+                    GroupError unavailable = unavailable(shard);
+                    if (unavailable != GroupError.NONE) {
+                        callback.accept(new LeaveResult(unavailable, List.of()));
+                        return;
+                    }
                     ClassicGroup group = shard.groups.get(groupId);
                     GroupResult result = new GroupResult();
                     List<GroupError> errors;
@@ -579,6 +612,11 @@ public final class GroupCoordinator implements AutoCloseable {
             int generation,
             Map<TopicPartitionKey, OffsetAndMetadata> offsets,
             Consumer<GroupError> callback) {
+        GroupError unavailable = unavailable(shard);
+        if (unavailable != GroupError.NONE) {
+            callback.accept(unavailable);
+            return;
+        }
         long now = clock.getAsLong();
         ClassicGroup group = shard.groups.get(groupId);
         boolean simple = generation < 0 && (memberId == null || memberId.isEmpty());
@@ -612,14 +650,21 @@ public final class GroupCoordinator implements AutoCloseable {
 
     /**
      * Committed (durable) offsets of a group, to the callback on the shard's loop; {@code wanted} null means all.
-     * Partitions without a commit are absent from the map. A closing coordinator answers an empty map.
+     * Partitions without a commit are absent from the map. A shard this node does not serve (yet) answers its
+     * error and no offsets, never an empty map that a consumer would take for "no commit".
      */
-    public void fetchOffsets(
-            String groupId,
-            List<TopicPartitionKey> wanted,
-            Consumer<Map<TopicPartitionKey, OffsetAndMetadata>> callback) {
+    public void fetchOffsets(String groupId, List<TopicPartitionKey> wanted, Consumer<FetchResult> callback) {
         Shard shard = shard(groupId);
-        submit(shard, () -> callback.accept(shard.offsets.fetch(groupId, wanted)), () -> callback.accept(Map.of()));
+        submit(
+                shard,
+                () -> {
+                    GroupError unavailable = unavailable(shard);
+                    callback.accept(
+                            unavailable != GroupError.NONE
+                                    ? new FetchResult(unavailable, Map.of())
+                                    : new FetchResult(GroupError.NONE, shard.offsets.fetch(groupId, wanted)));
+                },
+                () -> callback.accept(new FetchResult(GroupError.NOT_COORDINATOR, Map.of())));
     }
 
     // ------------------------------------------------------------------------------------------------ admin
@@ -634,6 +679,11 @@ public final class GroupCoordinator implements AutoCloseable {
     }
 
     private void deleteGroup(Shard shard, String groupId, Consumer<GroupError> callback) {
+        GroupError unavailable = unavailable(shard);
+        if (unavailable != GroupError.NONE) {
+            callback.accept(unavailable);
+            return;
+        }
         ClassicGroup group = shard.groups.get(groupId);
         GroupResult result = new GroupResult();
         if (group == null || group.is(GroupState.DEAD)) {
@@ -702,20 +752,30 @@ public final class GroupCoordinator implements AutoCloseable {
         }
     }
 
-    /** The group as DescribeGroups shows it, to the callback on the shard's loop. */
+    /**
+     * The group as DescribeGroups shows it, to the callback on the shard's loop; GROUP_ID_NOT_FOUND if it does not
+     * exist, NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS if this node does not serve its shard now.
+     */
     public void describeGroup(String groupId, Consumer<GroupDescription> callback) {
         Shard shard = shard(groupId);
-        submit(shard, () -> callback.accept(describe(shard, groupId)), () -> callback.accept(notFound(groupId)));
+        submit(
+                shard,
+                () -> callback.accept(describe(shard, groupId)),
+                () -> callback.accept(notServed(GroupError.NOT_COORDINATOR, groupId)));
     }
 
-    private static GroupDescription notFound(String groupId) {
-        return new GroupDescription(GroupError.GROUP_ID_NOT_FOUND, groupId, GroupState.DEAD, "", "", List.of());
+    private static GroupDescription notServed(GroupError error, String groupId) {
+        return new GroupDescription(error, groupId, GroupState.DEAD, "", "", List.of());
     }
 
     private static GroupDescription describe(Shard shard, String groupId) {
+        GroupError unavailable = unavailable(shard);
+        if (unavailable != GroupError.NONE) {
+            return notServed(unavailable, groupId);
+        }
         ClassicGroup group = shard.groups.get(groupId);
         if (group == null) {
-            return notFound(groupId);
+            return notServed(GroupError.GROUP_ID_NOT_FOUND, groupId);
         }
         List<MemberDescription> members = new ArrayList<>();
         boolean stable = group.is(GroupState.STABLE);

@@ -13,7 +13,8 @@
  * {@link dev.strait.broker.group.ClassicGroup} holds one group's state and the rules of JoinGroup, SyncGroup,
  * Heartbeat, LeaveGroup and session expiry, each call returning the records to write and the responses to send
  * ({@code GroupResult}); {@code OffsetManager} holds the committed offsets; {@code PendingWrites} the writes
- * not yet durable.
+ * not yet durable; {@link dev.strait.broker.group.ShardLoops} runs the shards ({@code ThreadShardLoops} in the
+ * broker).
  * <h2>Sharding and threading</h2>
  * One shard per partition of the offsets topic {@code __consumer_offsets} ({@code offsets.topic.num.partitions},
  * default 5); a group's shard is {@code (groupId.hashCode() & 0x7fffffff) % shards}. Each shard is owned by one
@@ -26,8 +27,9 @@
  * fault handler. A shard is active only on the leader of its offsets partition: it is loaded (replayed from the log)
  * when this node becomes leader, serves once everything replayed is durable (COORDINATOR_LOAD_IN_PROGRESS until
  * then), and is dropped when this node stops leading ({@code onBecomeLeader} / {@code onResign}, tasks on the
- * shard's loop); requests for an inactive shard get NOT_COORDINATOR from the protocol adapter, which reads the
- * status each loop publishes. Time comes from the clock the coordinator is given, read on the loop; the loops are
+ * shard's loop); requests for an inactive shard get NOT_COORDINATOR (COORDINATOR_LOAD_IN_PROGRESS while loading)
+ * from the protocol adapter, which reads the status each loop publishes, and again from the loop itself for a
+ * request that a leadership change overtook in the queue. Time comes from the clock the coordinator is given, read on the loop; the loops are
  * injected, so a simulation drives every shard deterministically on one thread.
  * <h2>Durability</h2>
  * Offset commits, group metadata (protocol type, generation, protocol, members and assignments) and deletions

@@ -1,6 +1,7 @@
 package dev.strait.broker.protocol;
 
 import dev.strait.broker.group.GroupCoordinator;
+import dev.strait.broker.group.GroupCoordinator.FetchResult;
 import dev.strait.broker.group.GroupCoordinator.GroupDescription;
 import dev.strait.broker.group.GroupCoordinator.GroupListing;
 import dev.strait.broker.group.GroupCoordinator.JoinMember;
@@ -519,9 +520,14 @@ final class GroupHandler {
                 }
             }
             List<TopicPartitionKey> asked = wanted;
-            fetch(data.groupId(), asked, committed -> {
+            fetch(data.groupId(), asked, fetched -> {
+                if (fetched.error() != GroupError.NONE) {
+                    respond.accept(
+                            request.getErrorResponse(0, errors(fetched.error()).exception()));
+                    return;
+                }
                 Map<String, List<OffsetFetchResponsePartition>> byTopic = new LinkedHashMap<>();
-                for (var entry : committed.entrySet()) {
+                for (var entry : fetched.offsets().entrySet()) {
                     OffsetAndMetadata offset = entry.getValue();
                     boolean allowed = authorizer.topic(
                             context, AclOperation.DESCRIBE, entry.getKey().topic());
@@ -585,9 +591,18 @@ final class GroupHandler {
                 }
             }
             List<TopicPartitionKey> asked = wanted;
-            fetch(group.groupId(), asked, committed -> {
+            fetch(group.groupId(), asked, fetched -> {
+                if (fetched.error() != GroupError.NONE) {
+                    answers.set(
+                            index,
+                            new OffsetFetchResponseGroup()
+                                    .setGroupId(group.groupId())
+                                    .setErrorCode(errors(fetched.error()).code()));
+                    oneDone.run();
+                    return;
+                }
                 Map<String, List<OffsetFetchResponsePartitions>> byTopic = new LinkedHashMap<>();
-                for (var entry : committed.entrySet()) {
+                for (var entry : fetched.offsets().entrySet()) {
                     OffsetAndMetadata offset = entry.getValue();
                     boolean allowed = authorizer.topic(
                             context, AclOperation.DESCRIBE, entry.getKey().topic());
@@ -617,19 +632,17 @@ final class GroupHandler {
 
     /** Committed offsets, to {@code answer}; requested partitions without a commit map to null. */
     private void fetch(
-            String groupId,
-            List<TopicPartitionKey> wanted,
-            java.util.function.Consumer<Map<TopicPartitionKey, OffsetAndMetadata>> answer) {
-        coordinator.fetchOffsets(groupId, wanted, committed -> {
-            if (wanted == null) {
-                answer.accept(committed);
+            String groupId, List<TopicPartitionKey> wanted, java.util.function.Consumer<FetchResult> answer) {
+        coordinator.fetchOffsets(groupId, wanted, fetched -> {
+            if (wanted == null || fetched.error() != GroupError.NONE) {
+                answer.accept(fetched);
                 return;
             }
             Map<TopicPartitionKey, OffsetAndMetadata> result = new LinkedHashMap<>();
             for (TopicPartitionKey tp : wanted) {
-                result.put(tp, committed.get(tp));
+                result.put(tp, fetched.offsets().get(tp));
             }
-            answer.accept(result);
+            answer.accept(new FetchResult(GroupError.NONE, result));
         });
     }
 
@@ -715,8 +728,14 @@ final class GroupHandler {
                 .setProtocolType(description.protocolType())
                 .setProtocolData(description.protocolName() == null ? "" : description.protocolName())
                 .setErrorCode(Errors.NONE.code());
-        if (description.error() == GroupError.GROUP_ID_NOT_FOUND && version >= 6) {
-            group.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage("Group " + groupId + " not found.");
+        if (description.error() == GroupError.GROUP_ID_NOT_FOUND) {
+            if (version >= 6) {
+                group.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                        .setErrorMessage("Group " + groupId + " not found.");
+            }
+        } else if (description.error() != GroupError.NONE) {
+            // The group's shard moved or is loading since the request was routed here: the client retries.
+            group.setErrorCode(errors(description.error()).code());
         }
         for (MemberDescription member : description.members()) {
             group.members()

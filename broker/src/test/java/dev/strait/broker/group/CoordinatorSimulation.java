@@ -605,13 +605,13 @@ final class CoordinatorSimulation {
             return;
         }
         for (String group : List.of("alpha", "beta")) {
-            List<Map<TopicPartitionKey, OffsetAndMetadata>> answer = new ArrayList<>();
+            List<GroupCoordinator.FetchResult> answer = new ArrayList<>();
             coordinator.fetchOffsets(group, null, answer::add);
             loops.runAll();
-            if (answer.size() != 1) {
-                fail("OffsetFetch of " + group + " answered " + answer.size() + " times");
+            if (answer.size() != 1 || answer.get(0).error() != GroupError.NONE) {
+                fail("OffsetFetch of " + group + " from the active coordinator answered " + answer);
             }
-            Map<TopicPartitionKey, OffsetAndMetadata> fetched = answer.get(0);
+            Map<TopicPartitionKey, OffsetAndMetadata> fetched = answer.get(0).offsets();
             for (int p = 0; p < TOPIC_PARTITIONS; p++) {
                 String key = key(group, p);
                 OffsetAndMetadata offset = fetched.get(new TopicPartitionKey(TOPIC, p));

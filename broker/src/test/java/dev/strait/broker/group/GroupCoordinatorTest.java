@@ -157,9 +157,17 @@ class GroupCoordinatorTest {
         return result.get();
     }
 
+    /** The committed offsets of a group its coordinator serves. */
     private Map<TopicPartitionKey, OffsetAndMetadata> fetch(
             GroupCoordinator coordinator, String group, List<TopicPartitionKey> wanted) {
-        AtomicReference<Map<TopicPartitionKey, OffsetAndMetadata>> result = new AtomicReference<>();
+        GroupCoordinator.FetchResult result = fetchResult(coordinator, group, wanted);
+        assertThat(result.error()).isEqualTo(GroupError.NONE);
+        return result.offsets();
+    }
+
+    private GroupCoordinator.FetchResult fetchResult(
+            GroupCoordinator coordinator, String group, List<TopicPartitionKey> wanted) {
+        AtomicReference<GroupCoordinator.FetchResult> result = new AtomicReference<>();
         coordinator.fetchOffsets(group, wanted, result::set);
         runAll();
         return result.get();
@@ -512,6 +520,43 @@ class GroupCoordinatorTest {
         release(partition);
         assertThat(next.isActive(partition)).isTrue();
         assertThat(fetch(next, "g", null).get(tp).offset()).isEqualTo(8);
+    }
+
+    @Test
+    void aShardThisNodeDoesNotServeIsRefusedOnItsLoopAndNothingIsWritten() {
+        // Given: a coordinator taking over a partition whose last commit is not durable yet
+        GroupCoordinator first = coordinator();
+        TopicPartitionKey tp = new TopicPartitionKey("t", 0);
+        int partition = first.partitionFor("g");
+        log.hold(partition);
+        first.commitOffsets("g", "", null, -1, Map.of(tp, new OffsetAndMetadata(8, -1, null, 1)), e -> {});
+        runAll();
+        GroupCoordinator next = coordinator();
+        assertThat(next.isLoading(partition)).isTrue();
+        int records = log.partitions.get(partition).size();
+
+        // When / Then: requests that got past the adapter's routing hear the loop's answer, and write nothing
+        assertThat(commit(next, "g", "", null, -1, Map.of(tp, new OffsetAndMetadata(9, -1, null, 1))))
+                .isEqualTo(GroupError.COORDINATOR_LOAD_IN_PROGRESS);
+        assertThat(join(next, "", protocols("range")).get().error()).isEqualTo(GroupError.COORDINATOR_LOAD_IN_PROGRESS);
+        assertThat(fetchResult(next, "g", null))
+                .as("never an empty map a consumer would take for no commit")
+                .isEqualTo(new GroupCoordinator.FetchResult(GroupError.COORDINATOR_LOAD_IN_PROGRESS, Map.of()));
+        assertThat(log.partitions.get(partition)).hasSize(records);
+
+        // When: it serves, then resigns the partition
+        release(partition);
+        assertThat(fetch(next, "g", null).get(tp).offset()).isEqualTo(8);
+        next.onResign(partition);
+        runAll();
+
+        // Then
+        assertThat(next.isActive(partition)).isFalse();
+        assertThat(heartbeat(next, "g", "m", null, 1)).isEqualTo(GroupError.NOT_COORDINATOR);
+        assertThat(delete(next, "g")).isEqualTo(GroupError.NOT_COORDINATOR);
+        assertThat(describe(next, "g").error()).isEqualTo(GroupError.NOT_COORDINATOR);
+        assertThat(fetchResult(next, "g", null).error()).isEqualTo(GroupError.NOT_COORDINATOR);
+        assertThat(log.partitions.get(partition)).hasSize(records);
     }
 
     @Test

@@ -172,10 +172,11 @@ class GroupShardLoopTest {
         assertThat(answers)
                 .containsExactly("1 NONE on " + LOOP_THREAD, "2 NONE on " + LOOP_THREAD, "3 NONE on " + LOOP_THREAD);
         assertThat(log.appendThreads).containsExactly(LOOP_THREAD, LOOP_THREAD, LOOP_THREAD);
-        AtomicReference<Map<TopicPartitionKey, OffsetAndMetadata>> fetched = new AtomicReference<>();
+        AtomicReference<GroupCoordinator.FetchResult> fetched = new AtomicReference<>();
         coordinator.fetchOffsets("g", null, fetched::set);
         awaitTrue(() -> fetched.get() != null, "OffsetFetch answered");
-        assertThat(fetched.get().get(new TopicPartitionKey("t", 0)).offset()).isEqualTo(3);
+        assertThat(fetched.get().offsets().get(new TopicPartitionKey("t", 0)).offset())
+                .isEqualTo(3);
 
         // And: the ticks that came due ran after the request, never inside it, and only on the loop
         awaitTrue(() -> clockReads.get() > readsBeforeRelease + 10, "ticks ran after the append");

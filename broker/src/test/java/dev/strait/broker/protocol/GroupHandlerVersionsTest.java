@@ -81,6 +81,17 @@ class GroupHandlerVersionsTest {
             new GroupCoordinator.Config(2, 0, 1000, 60_000, 3_600_000), NO_LOG, System::currentTimeMillis);
     private final GroupHandler apis = new GroupHandler(coordinator, () -> new BrokerEndpoint(0, "127.0.0.1", 9092));
 
+    /** The coordinator serves both shards (it leads their partitions in NO_LOG) before a test sends anything. */
+    @org.junit.jupiter.api.BeforeEach
+    void start() {
+        coordinator.startup();
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        while (!(coordinator.isActive(0) && coordinator.isActive(1))) {
+            assertThat(System.nanoTime()).as("shards loaded within 30 s").isLessThan(deadline);
+            Thread.yield();
+        }
+    }
+
     @AfterEach
     void close() {
         coordinator.close();
