@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * that record and every one before it are durable. Responses to members waiting in JoinGroup or SyncGroup are
  * callbacks kept on the member until a later call completes the phase.
  *
- * <p>Not thread-safe: owned by one coordinator shard and used only under its lock.
+ * <p>Not thread-safe: owned by one coordinator shard and used only on its loop.
  */
 public final class ClassicGroup {
 

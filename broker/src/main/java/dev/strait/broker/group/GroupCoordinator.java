@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -20,10 +20,16 @@ import org.slf4j.LoggerFactory;
 /**
  * The classic-protocol group coordinator with committed offsets, modelled on Kafka's.
  *
- * <p>Sharding: one shard per partition of the offsets topic ({@code __consumer_offsets}); a group lives in shard
- * {@code (groupId.hashCode() & 0x7fffffff) % numShards} and everything of a shard (groups, members, offsets,
- * writes in flight) is used only under that shard's lock. A shard is served by the leader of its offsets
- * partition only (see {@link #onBecomeLeader} and {@link #onResign}).
+ * <p>Sharding and threading: one shard per partition of the offsets topic ({@code __consumer_offsets}); a group
+ * lives in shard {@code (groupId.hashCode() & 0x7fffffff) % numShards}. Each shard is owned by one single-threaded
+ * event loop ({@link ShardLoops}): every operation on it (a request from a network handler thread, the expiry tick,
+ * becoming leader or resigning, the high watermark's progress reported by the replica layer) is a task queued to
+ * that loop, and everything of the shard (groups, members, offsets, writes in flight) is used only by its tasks, so
+ * no lock guards it and the callers never wait for it. Results go back through the callbacks the caller passes,
+ * invoked on the loop thread, now or later, exactly once. Only the shard's status (loading, active) is published to
+ * other threads, for the protocol adapter's routing. A task that throws is a fatal fault (see
+ * {@link #setFaultHandler}). A shard is served by the leader of its offsets partition only (see
+ * {@link #onBecomeLeader} and {@link #onResign}).
  *
  * <p>Durability: every operation runs the group's rules ({@link ClassicGroup}), which change the in-memory group
  * and return a {@link GroupResult}: records to append to the shard's partition and responses to send. Responses
@@ -35,9 +41,9 @@ import org.slf4j.LoggerFactory;
  * assignments, when a rebalance completes and when the group becomes Empty, as Kafka does; after a restart a
  * Stable group is Stable again with the same generation and members, whose session timeouts start again.
  *
- * <p>Delayed JoinGroup / SyncGroup responses are callbacks kept on the member and invoked later by another request
- * or by the coordinator's timer thread, which every {@code tickMs} expires members (session timeout), pending
- * member ids, and join phases. Time is the injected clock. No handler thread ever blocks.
+ * <p>Delayed JoinGroup / SyncGroup responses are callbacks kept on the member and invoked later by another task of
+ * the shard: a request, or the tick, which every {@code tickMs} expires members (session timeout), pending member
+ * ids, and join phases. Time is the injected clock, read on the loop.
  */
 public final class GroupCoordinator implements AutoCloseable {
 
@@ -87,6 +93,9 @@ public final class GroupCoordinator implements AutoCloseable {
 
     public record GroupListing(String groupId, String protocolType, GroupState state) {}
 
+    /** An OffsetFetch's answer: NONE and the committed offsets, or why this node cannot serve them now. */
+    public record FetchResult(GroupError error, Map<TopicPartitionKey, OffsetAndMetadata> offsets) {}
+
     public record MemberDescription(
             String memberId,
             String instanceId,
@@ -110,12 +119,13 @@ public final class GroupCoordinator implements AutoCloseable {
         ACTIVE
     }
 
+    /** One shard's state: used only by tasks on its loop, except {@link #status}, which other threads read. */
     private static final class Shard {
         final int index;
         final Map<String, ClassicGroup> groups = new HashMap<>();
         final OffsetManager offsets = new OffsetManager();
         final PendingWrites writes = new PendingWrites();
-        ShardStatus status = ShardStatus.NOT_COORDINATOR;
+        volatile ShardStatus status = ShardStatus.NOT_COORDINATOR;
 
         Shard(int index) {
             this.index = index;
@@ -127,63 +137,104 @@ public final class GroupCoordinator implements AutoCloseable {
     private final LongSupplier clock;
     private final Supplier<String> memberIds;
     private final Shard[] shards;
-    private final ScheduledExecutorService timer;
+    private final ShardLoops loops;
     private volatile BiConsumer<String, Throwable> faults = (what, cause) -> {};
+    private volatile boolean closed;
 
     public GroupCoordinator(Config config, OffsetsLog log, LongSupplier clockMs) {
-        this(config, log, clockMs, () -> UUID.randomUUID().toString());
+        this(
+                config,
+                log,
+                clockMs,
+                () -> UUID.randomUUID().toString(),
+                new ThreadShardLoops(Math.min(
+                        config.numShards(), Math.max(1, Runtime.getRuntime().availableProcessors()))));
     }
 
-    /** @param memberIds the unique suffix of each new member id (random; a simulation passes a seeded one) */
-    public GroupCoordinator(Config config, OffsetsLog log, LongSupplier clockMs, Supplier<String> memberIds) {
+    /**
+     * @param memberIds the unique suffix of each new member id (random; a simulation passes a seeded one)
+     * @param loops     where the shards run (the coordinator closes them); a simulation passes loops it drives
+     */
+    public GroupCoordinator(
+            Config config, OffsetsLog log, LongSupplier clockMs, Supplier<String> memberIds, ShardLoops loops) {
         this.config = config;
         this.log = log;
         this.clock = clockMs;
         this.memberIds = memberIds;
+        this.loops = loops;
         this.shards = new Shard[config.numShards()];
         for (int i = 0; i < shards.length; i++) {
             shards[i] = new Shard(i);
         }
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread thread = new Thread(r, "strait-group-coordinator");
-            thread.setDaemon(true);
-            return thread;
-        });
     }
 
-    /** Told (what failed, the error) when the timer fails: group sessions would no longer expire. */
+    /**
+     * Told (what failed, the error) when a task of a shard's loop throws: the shard's state may be half changed and
+     * its groups' sessions might no longer expire, so the broker stops rather than serve from it.
+     */
     public void setFaultHandler(BiConsumer<String, Throwable> handler) {
         this.faults = handler;
     }
 
     /**
-     * Loads the shards whose offsets partition this node leads (replaying their logs) and starts the timer. Later
-     * leadership changes arrive through {@link #onBecomeLeader} and {@link #onResign}.
+     * Loads, on their loops, the shards whose offsets partition this node leads (replaying their logs) and starts
+     * the ticks. Later leadership changes arrive through {@link #onBecomeLeader} and {@link #onResign}.
      */
     public void startup() {
         for (Shard shard : shards) {
-            if (log.isLeader(shard.index)) {
-                loadShard(shard.index);
-            }
+            submit(shard, () -> {
+                if (log.isLeader(shard.index)) {
+                    loadShard(shard);
+                }
+            });
+            loops.scheduleEvery(shard.index, config.tickMs(), () -> run(shard, () -> expire(shard)));
         }
-        timer.scheduleWithFixedDelay(this::tick, config.tickMs(), config.tickMs(), TimeUnit.MILLISECONDS);
     }
 
-    /** This node now leads offsets partition {@code partition}: its shard is loaded on the timer thread. */
+    /** This node now leads offsets partition {@code partition}: its shard is loaded on its loop. */
     public void onBecomeLeader(int partition) {
-        submit(() -> loadShard(partition));
+        if (partition >= 0 && partition < shards.length) {
+            Shard shard = shards[partition];
+            submit(shard, () -> loadShard(shard));
+        }
     }
 
     /** This node no longer leads offsets partition {@code partition}: its shard is dropped (NOT_COORDINATOR). */
     public void onResign(int partition) {
-        submit(() -> unloadShard(partition));
+        if (partition >= 0 && partition < shards.length) {
+            Shard shard = shards[partition];
+            submit(shard, () -> reset(shard, GroupError.NOT_COORDINATOR));
+        }
     }
 
-    private void submit(Runnable task) {
+    /** Queues {@code task} to the shard's loop; dropped if the coordinator is closing. */
+    private void submit(Shard shard, Runnable task) {
+        submit(shard, task, () -> {});
+    }
+
+    /** Queues {@code task} to the shard's loop; {@code rejected} runs (here) instead if the coordinator is closing. */
+    private void submit(Shard shard, Runnable task, Runnable rejected) {
+        if (closed) {
+            rejected.run();
+            return;
+        }
         try {
-            timer.execute(task);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            // closing
+            loops.execute(shard.index, () -> run(shard, task));
+        } catch (RejectedExecutionException e) {
+            rejected.run();
+        }
+    }
+
+    /** Runs a task of the shard's loop; what it throws is a fatal fault. */
+    private void run(Shard shard, Runnable task) {
+        if (closed) {
+            return;
+        }
+        try {
+            task.run();
+        } catch (Throwable e) {
+            LOGGER.error("group coordinator: a task of offsets partition {}'s shard failed", shard.index, e);
+            faults.accept("group coordinator loop of offsets partition " + shard.index, e);
         }
     }
 
@@ -201,10 +252,7 @@ public final class GroupCoordinator implements AutoCloseable {
         if (partition < 0 || partition >= shards.length) {
             return ShardStatus.NOT_COORDINATOR;
         }
-        Shard shard = shards[partition];
-        synchronized (shard) {
-            return shard.status;
-        }
+        return shards[partition].status;
     }
 
     public int numShards() {
@@ -220,33 +268,39 @@ public final class GroupCoordinator implements AutoCloseable {
         return shards[partitionFor(groupId)];
     }
 
+    /**
+     * NONE if the shard serves now, else what a request for it is told. Checked by each task on the loop: the
+     * protocol adapter's check on the handler thread can be overtaken by a leadership change queued before it.
+     */
+    private static GroupError unavailable(Shard shard) {
+        return switch (shard.status) {
+            case ACTIVE -> GroupError.NONE;
+            case LOADING -> GroupError.COORDINATOR_LOAD_IN_PROGRESS;
+            case NOT_COORDINATOR -> GroupError.NOT_COORDINATOR;
+        };
+    }
+
     // ------------------------------------------------------------------------------------------------ loading
 
-    private void loadShard(int partition) {
-        if (partition < 0 || partition >= shards.length) {
+    private void loadShard(Shard shard) {
+        int partition = shard.index;
+        reset(shard, GroupError.NOT_COORDINATOR);
+        Optional<OffsetsLog.Position> position = log.position(partition);
+        if (position.isEmpty()) {
             return;
         }
-        Shard shard = shards[partition];
-        synchronized (shard) {
-            reset(shard, GroupError.NOT_COORDINATOR);
-            Optional<OffsetsLog.Position> position = log.position(partition);
-            if (position.isEmpty()) {
-                return;
-            }
-            long now = clock.getAsLong();
-            long end = log.replay(partition, (offset, key, value) -> load(shard, key, value, now));
-            shard.status = ShardStatus.LOADING;
-            // Serve nothing of the replayed tail until it is durable: a new leader's high watermark trails until its
-            // followers fetch, and what lies above it could still be lost with this leadership.
-            GroupResult loaded = new GroupResult();
-            loaded.onDurable(() -> {
-                shard.status = ShardStatus.ACTIVE;
-                LOGGER.info(
-                        "group coordinator: serving offsets partition {} ({} groups)", partition, shard.groups.size());
-            });
-            loaded.onFailed((error, nowMs) -> shard.status = ShardStatus.NOT_COORDINATOR);
-            enqueue(shard, new OffsetsLog.Appended(end, position.get().leaderEpoch()), loaded, true);
-        }
+        long now = clock.getAsLong();
+        long end = log.replay(partition, (offset, key, value) -> load(shard, key, value, now));
+        shard.status = ShardStatus.LOADING;
+        // Serve nothing of the replayed tail until it is durable: a new leader's high watermark trails until its
+        // followers fetch, and what lies above it could still be lost with this leadership.
+        GroupResult loaded = new GroupResult();
+        loaded.onDurable(() -> {
+            shard.status = ShardStatus.ACTIVE;
+            LOGGER.info("group coordinator: serving offsets partition {} ({} groups)", partition, shard.groups.size());
+        });
+        loaded.onFailed((error, nowMs) -> shard.status = ShardStatus.NOT_COORDINATOR);
+        enqueue(shard, new OffsetsLog.Appended(end, position.get().leaderEpoch()), loaded, true);
     }
 
     private void load(Shard shard, byte[] keyBytes, byte[] value, long nowMs) {
@@ -274,16 +328,6 @@ public final class GroupCoordinator implements AutoCloseable {
 
     private ClassicGroup newGroup(String groupId) {
         return new ClassicGroup(groupId, config.initialRebalanceDelayMs());
-    }
-
-    private void unloadShard(int partition) {
-        if (partition < 0 || partition >= shards.length) {
-            return;
-        }
-        Shard shard = shards[partition];
-        synchronized (shard) {
-            reset(shard, GroupError.NOT_COORDINATOR);
-        }
     }
 
     /** Drops everything of the shard; whoever waits hears {@code error} now and finds the new coordinator. */
@@ -331,36 +375,36 @@ public final class GroupCoordinator implements AutoCloseable {
         shard.writes.drain(log.position(shard.index), clock.getAsLong());
     }
 
+    /** The replica layer calls back on its own thread; the progress is handled on the shard's loop. */
     private void await(Shard shard, PendingWrites.Pending pending) {
-        log.awaitReplication(shard.index, pending.appended, () -> onReplicationProgress(shard, pending));
+        log.awaitReplication(
+                shard.index, pending.appended, () -> submit(shard, () -> onReplicationProgress(shard, pending)));
     }
 
     /** The high watermark moved, leadership changed, or the commit timeout passed for {@code pending}. */
     private void onReplicationProgress(Shard shard, PendingWrites.Pending pending) {
-        synchronized (shard) {
-            if (!shard.writes.contains(pending)) {
-                return;
-            }
-            Optional<OffsetsLog.Position> position = log.position(shard.index);
-            long now = clock.getAsLong();
-            boolean stillLeading =
-                    position.isPresent() && position.get().leaderEpoch() == pending.appended.leaderEpoch();
-            if (stillLeading && position.get().highWatermark() < pending.appended.endOffset()) {
-                if (pending.untilDurable) {
-                    await(shard, pending);
-                } else {
-                    shard.writes.timedOut(pending, now);
-                    await(shard, pending); // it may still become durable; then it applies
-                }
-            }
-            shard.writes.drain(position, now);
+        if (!shard.writes.contains(pending)) {
+            return;
         }
+        Optional<OffsetsLog.Position> position = log.position(shard.index);
+        long now = clock.getAsLong();
+        boolean stillLeading = position.isPresent() && position.get().leaderEpoch() == pending.appended.leaderEpoch();
+        if (stillLeading && position.get().highWatermark() < pending.appended.endOffset()) {
+            if (pending.untilDurable) {
+                await(shard, pending);
+            } else {
+                shard.writes.timedOut(pending, now);
+                await(shard, pending); // it may still become durable; then it applies
+            }
+        }
+        shard.writes.drain(position, now);
     }
 
     // ------------------------------------------------------------------------------------------------ JoinGroup
 
     /**
-     * Handles a JoinGroup; the callback is invoked now or later (from any thread) exactly once.
+     * Handles a JoinGroup; the callback is invoked exactly once, on the shard's loop (at once on this thread for a
+     * request invalid on its face), now or later.
      *
      * @param requireKnownMemberId JoinGroup v4+: a dynamic member without id first gets MEMBER_ID_REQUIRED
      */
@@ -384,40 +428,45 @@ public final class GroupCoordinator implements AutoCloseable {
             callback.accept(JoinResult.error(GroupError.INVALID_SESSION_TIMEOUT, memberId));
             return;
         }
+        ClassicGroup.JoinRequest request = new ClassicGroup.JoinRequest(
+                memberId,
+                instanceId,
+                protocolType,
+                protocols,
+                sessionTimeoutMs,
+                rebalanceTimeoutMs,
+                clientId,
+                clientHost,
+                requireKnownMemberId);
         Shard shard = shard(groupId);
-        synchronized (shard) {
-            ClassicGroup group = shard.groups.get(groupId);
-            boolean unknownMember = memberId == null || memberId.isEmpty();
-            if (group == null) {
-                if (!unknownMember) {
-                    callback.accept(JoinResult.error(GroupError.UNKNOWN_MEMBER_ID, memberId));
-                    return;
-                }
-                group = newGroup(groupId);
-                shard.groups.put(groupId, group);
-            }
-            GroupResult result = new GroupResult();
-            group.join(
-                    new ClassicGroup.JoinRequest(
-                            memberId,
-                            instanceId,
-                            protocolType,
-                            protocols,
-                            sessionTimeoutMs,
-                            rebalanceTimeoutMs,
-                            clientId,
-                            clientHost,
-                            requireKnownMemberId),
-                    clock.getAsLong(),
-                    memberIds,
-                    callback,
-                    result);
-            complete(shard, result);
-        }
+        submit(
+                shard,
+                () -> {
+                    GroupError unavailable = unavailable(shard);
+                    if (unavailable != GroupError.NONE) {
+                        callback.accept(JoinResult.error(unavailable, memberId));
+                        return;
+                    }
+                    ClassicGroup group = shard.groups.get(groupId);
+                    boolean unknownMember = memberId == null || memberId.isEmpty();
+                    if (group == null) {
+                        if (!unknownMember) {
+                            callback.accept(JoinResult.error(GroupError.UNKNOWN_MEMBER_ID, memberId));
+                            return;
+                        }
+                        group = newGroup(groupId);
+                        shard.groups.put(groupId, group);
+                    }
+                    GroupResult result = new GroupResult();
+                    group.join(request, clock.getAsLong(), memberIds, callback, result);
+                    complete(shard, result);
+                },
+                () -> callback.accept(JoinResult.error(GroupError.NOT_COORDINATOR, memberId)));
     }
 
     // ------------------------------------------------------------------------------------------------ SyncGroup
 
+    /** Handles a SyncGroup; the callback is invoked exactly once, on the shard's loop, now or later. */
     public void syncGroup(
             String groupId,
             int generation,
@@ -428,38 +477,54 @@ public final class GroupCoordinator implements AutoCloseable {
             Map<String, byte[]> assignments,
             Consumer<SyncResult> callback) {
         Shard shard = shard(groupId);
-        synchronized (shard) {
-            ClassicGroup group = shard.groups.get(groupId);
-            if (group == null) {
-                callback.accept(SyncResult.error(GroupError.UNKNOWN_MEMBER_ID));
-                return;
-            }
-            GroupResult result = new GroupResult();
-            group.sync(
-                    memberId,
-                    instanceId,
-                    generation,
-                    protocolType,
-                    protocolName,
-                    assignments,
-                    clock.getAsLong(),
-                    callback,
-                    result);
-            complete(shard, result);
-        }
+        submit(
+                shard,
+                () -> {
+                    GroupError unavailable = unavailable(shard);
+                    if (unavailable != GroupError.NONE) {
+                        callback.accept(SyncResult.error(unavailable));
+                        return;
+                    }
+                    ClassicGroup group = shard.groups.get(groupId);
+                    if (group == null) {
+                        callback.accept(SyncResult.error(GroupError.UNKNOWN_MEMBER_ID));
+                        return;
+                    }
+                    GroupResult result = new GroupResult();
+                    group.sync(
+                            memberId,
+                            instanceId,
+                            generation,
+                            protocolType,
+                            protocolName,
+                            assignments,
+                            clock.getAsLong(),
+                            callback,
+                            result);
+                    complete(shard, result);
+                },
+                () -> callback.accept(SyncResult.error(GroupError.NOT_COORDINATOR)));
     }
 
     // ------------------------------------------------------------------------------------------------ Heartbeat
 
-    public GroupError heartbeat(String groupId, String memberId, String instanceId, int generation) {
+    /** Handles a Heartbeat; the callback hears its error on the shard's loop. */
+    public void heartbeat(
+            String groupId, String memberId, String instanceId, int generation, Consumer<GroupError> callback) {
         Shard shard = shard(groupId);
-        synchronized (shard) {
-            ClassicGroup group = shard.groups.get(groupId);
-            if (group == null) {
-                return GroupError.UNKNOWN_MEMBER_ID;
-            }
-            return group.heartbeat(memberId, instanceId, generation, clock.getAsLong());
-        }
+        submit(
+                shard,
+                () -> {
+                    ClassicGroup group = shard.groups.get(groupId);
+                    GroupError unavailable = unavailable(shard);
+                    callback.accept(
+                            unavailable != GroupError.NONE
+                                    ? unavailable
+                                    : group == null
+                                            ? GroupError.UNKNOWN_MEMBER_ID
+                                            : group.heartbeat(memberId, instanceId, generation, clock.getAsLong()));
+                },
+                () -> callback.accept(GroupError.NOT_COORDINATOR));
     }
 
     // ------------------------------------------------------------------------------------------------ LeaveGroup
@@ -467,43 +532,50 @@ public final class GroupCoordinator implements AutoCloseable {
     /** The callback gets one error per member, in order, once what the departures wrote is durable. */
     public void leaveGroup(String groupId, List<LeaveMember> leaving, Consumer<LeaveResult> callback) {
         Shard shard = shard(groupId);
-        synchronized (shard) {
-            ClassicGroup group = shard.groups.get(groupId);
-            GroupResult result = new GroupResult();
-            List<GroupError> errors;
-            if (group == null) {
-                errors = new ArrayList<>();
-                leaving.forEach(l -> errors.add(GroupError.UNKNOWN_MEMBER_ID));
-            } else {
-                errors = group.leave(leaving, clock.getAsLong(), result);
-            }
-            result.respond(
-                    () -> callback.accept(new LeaveResult(GroupError.NONE, errors)),
-                    error -> callback.accept(new LeaveResult(error, List.of())));
-            complete(shard, result);
+        submit(
+                shard,
+                () -> {
+                    GroupError unavailable = unavailable(shard);
+                    if (unavailable != GroupError.NONE) {
+                        callback.accept(new LeaveResult(unavailable, List.of()));
+                        return;
+                    }
+                    ClassicGroup group = shard.groups.get(groupId);
+                    GroupResult result = new GroupResult();
+                    List<GroupError> errors;
+                    if (group == null) {
+                        errors = new ArrayList<>();
+                        leaving.forEach(l -> errors.add(GroupError.UNKNOWN_MEMBER_ID));
+                    } else {
+                        errors = group.leave(leaving, clock.getAsLong(), result);
+                    }
+                    result.respond(
+                            () -> callback.accept(new LeaveResult(GroupError.NONE, errors)),
+                            error -> callback.accept(new LeaveResult(error, List.of())));
+                    complete(shard, result);
+                },
+                () -> callback.accept(new LeaveResult(GroupError.NOT_COORDINATOR, List.of())));
+    }
+
+    // ------------------------------------------------------------------------------------------------ tick
+
+    /** Queues an expiry pass to every shard's loop now (the loops also run one every {@code tickMs}). */
+    void tick() {
+        for (Shard shard : shards) {
+            submit(shard, () -> expire(shard));
         }
     }
 
-    // ------------------------------------------------------------------------------------------------ timer
-
-    void tick() {
-        try {
-            long now = clock.getAsLong();
-            for (Shard shard : shards) {
-                synchronized (shard) {
-                    if (shard.status != ShardStatus.ACTIVE) {
-                        continue;
-                    }
-                    for (ClassicGroup group : new ArrayList<>(shard.groups.values())) {
-                        GroupResult result = new GroupResult();
-                        group.expire(now, result);
-                        complete(shard, result);
-                    }
-                }
-            }
-        } catch (RuntimeException e) {
-            LOGGER.error("group coordinator timer failed", e);
-            faults.accept("group coordinator timer", e);
+    /** Expires the shard's members (session timeout), pending member ids and join phases. */
+    private void expire(Shard shard) {
+        if (shard.status != ShardStatus.ACTIVE) {
+            return;
+        }
+        long now = clock.getAsLong();
+        for (ClassicGroup group : new ArrayList<>(shard.groups.values())) {
+            GroupResult result = new GroupResult();
+            group.expire(now, result);
+            complete(shard, result);
         }
     }
 
@@ -526,48 +598,73 @@ public final class GroupCoordinator implements AutoCloseable {
             return;
         }
         Shard shard = shard(groupId);
-        synchronized (shard) {
-            long now = clock.getAsLong();
-            ClassicGroup group = shard.groups.get(groupId);
-            boolean simple = generation < 0 && (memberId == null || memberId.isEmpty());
-            GroupError error;
-            if (group == null) {
-                error = simple ? GroupError.NONE : GroupError.ILLEGAL_GENERATION;
-            } else {
-                error = group.validateOffsetCommit(memberId, instanceId, generation, now);
-            }
-            GroupResult result = new GroupResult();
-            if (error != GroupError.NONE || offsets.isEmpty()) {
-                GroupError answer = error;
-                result.respond(() -> callback.accept(answer), callback);
-                complete(shard, result);
-                return;
-            }
-            Map<TopicPartitionKey, OffsetAndMetadata> stamped = new LinkedHashMap<>();
-            offsets.forEach((tp, offset) -> stamped.put(
-                    tp,
-                    offset.commitTimestamp() >= 0
-                            ? offset
-                            : new OffsetAndMetadata(offset.offset(), offset.leaderEpoch(), offset.metadata(), now)));
-            OffsetManager.writeCommit(groupId, stamped, result);
-            result.onDurable(() -> {
-                shard.groups.computeIfAbsent(groupId, this::newGroup);
-                shard.offsets.commit(groupId, stamped);
-            });
-            result.respond(() -> callback.accept(GroupError.NONE), callback);
-            complete(shard, result);
+        submit(
+                shard,
+                () -> commitOffsets(shard, groupId, memberId, instanceId, generation, offsets, callback),
+                () -> callback.accept(GroupError.NOT_COORDINATOR));
+    }
+
+    private void commitOffsets(
+            Shard shard,
+            String groupId,
+            String memberId,
+            String instanceId,
+            int generation,
+            Map<TopicPartitionKey, OffsetAndMetadata> offsets,
+            Consumer<GroupError> callback) {
+        GroupError unavailable = unavailable(shard);
+        if (unavailable != GroupError.NONE) {
+            callback.accept(unavailable);
+            return;
         }
+        long now = clock.getAsLong();
+        ClassicGroup group = shard.groups.get(groupId);
+        boolean simple = generation < 0 && (memberId == null || memberId.isEmpty());
+        GroupError error;
+        if (group == null) {
+            error = simple ? GroupError.NONE : GroupError.ILLEGAL_GENERATION;
+        } else {
+            error = group.validateOffsetCommit(memberId, instanceId, generation, now);
+        }
+        GroupResult result = new GroupResult();
+        if (error != GroupError.NONE || offsets.isEmpty()) {
+            GroupError answer = error;
+            result.respond(() -> callback.accept(answer), callback);
+            complete(shard, result);
+            return;
+        }
+        Map<TopicPartitionKey, OffsetAndMetadata> stamped = new LinkedHashMap<>();
+        offsets.forEach((tp, offset) -> stamped.put(
+                tp,
+                offset.commitTimestamp() >= 0
+                        ? offset
+                        : new OffsetAndMetadata(offset.offset(), offset.leaderEpoch(), offset.metadata(), now)));
+        OffsetManager.writeCommit(groupId, stamped, result);
+        result.onDurable(() -> {
+            shard.groups.computeIfAbsent(groupId, this::newGroup);
+            shard.offsets.commit(groupId, stamped);
+        });
+        result.respond(() -> callback.accept(GroupError.NONE), callback);
+        complete(shard, result);
     }
 
     /**
-     * Committed (durable) offsets of a group; {@code wanted} null means all. Partitions without a commit are
-     * absent from the map.
+     * Committed (durable) offsets of a group, to the callback on the shard's loop; {@code wanted} null means all.
+     * Partitions without a commit are absent from the map. A shard this node does not serve (yet) answers its
+     * error and no offsets, never an empty map that a consumer would take for "no commit".
      */
-    public Map<TopicPartitionKey, OffsetAndMetadata> fetchOffsets(String groupId, List<TopicPartitionKey> wanted) {
+    public void fetchOffsets(String groupId, List<TopicPartitionKey> wanted, Consumer<FetchResult> callback) {
         Shard shard = shard(groupId);
-        synchronized (shard) {
-            return shard.offsets.fetch(groupId, wanted);
-        }
+        submit(
+                shard,
+                () -> {
+                    GroupError unavailable = unavailable(shard);
+                    callback.accept(
+                            unavailable != GroupError.NONE
+                                    ? new FetchResult(unavailable, Map.of())
+                                    : new FetchResult(GroupError.NONE, shard.offsets.fetch(groupId, wanted)));
+                },
+                () -> callback.accept(new FetchResult(GroupError.NOT_COORDINATOR, Map.of())));
     }
 
     // ------------------------------------------------------------------------------------------------ admin
@@ -578,86 +675,132 @@ public final class GroupCoordinator implements AutoCloseable {
      */
     public void deleteGroup(String groupId, Consumer<GroupError> callback) {
         Shard shard = shard(groupId);
-        synchronized (shard) {
-            ClassicGroup group = shard.groups.get(groupId);
-            GroupResult result = new GroupResult();
-            if (group == null || group.is(GroupState.DEAD)) {
-                result.respond(() -> callback.accept(GroupError.GROUP_ID_NOT_FOUND), callback);
-            } else if (!group.is(GroupState.EMPTY)) {
-                result.respond(() -> callback.accept(GroupError.NON_EMPTY_GROUP), callback);
-            } else {
-                shard.offsets.writeDeletion(groupId, result);
-                result.write(group.tombstone());
-                group.transitionTo(GroupState.DEAD);
-                result.onDurable(() -> {
-                    ClassicGroup current = shard.groups.get(groupId);
-                    if (current != null && current.members.isEmpty()) {
-                        shard.groups.remove(groupId);
-                    }
-                    shard.offsets.delete(groupId);
-                });
-                result.onFailed((error, nowMs) -> {
-                    // Not deleted (or not yet known to be): the group is Empty again and takes members.
-                    if (shard.groups.get(groupId) == group) {
-                        shard.groups.put(groupId, group.revived());
-                    }
-                });
-                result.respond(() -> callback.accept(GroupError.NONE), callback);
-            }
-            complete(shard, result);
-        }
+        submit(shard, () -> deleteGroup(shard, groupId, callback), () -> callback.accept(GroupError.NOT_COORDINATOR));
     }
 
-    public List<GroupListing> listGroups() {
-        List<GroupListing> result = new ArrayList<>();
-        for (Shard shard : shards) {
-            synchronized (shard) {
-                for (ClassicGroup group : shard.groups.values()) {
-                    if (!group.is(GroupState.DEAD)) {
-                        result.add(new GroupListing(
-                                group.groupId(), group.protocolType == null ? "" : group.protocolType, group.state()));
+    private void deleteGroup(Shard shard, String groupId, Consumer<GroupError> callback) {
+        GroupError unavailable = unavailable(shard);
+        if (unavailable != GroupError.NONE) {
+            callback.accept(unavailable);
+            return;
+        }
+        ClassicGroup group = shard.groups.get(groupId);
+        GroupResult result = new GroupResult();
+        if (group == null || group.is(GroupState.DEAD)) {
+            result.respond(() -> callback.accept(GroupError.GROUP_ID_NOT_FOUND), callback);
+        } else if (!group.is(GroupState.EMPTY)) {
+            result.respond(() -> callback.accept(GroupError.NON_EMPTY_GROUP), callback);
+        } else {
+            shard.offsets.writeDeletion(groupId, result);
+            result.write(group.tombstone());
+            group.transitionTo(GroupState.DEAD);
+            result.onDurable(() -> {
+                ClassicGroup current = shard.groups.get(groupId);
+                if (current != null && current.members.isEmpty()) {
+                    shard.groups.remove(groupId);
+                }
+                shard.offsets.delete(groupId);
+            });
+            result.onFailed((error, nowMs) -> {
+                // Not deleted (or not yet known to be): the group is Empty again and takes members.
+                if (shard.groups.get(groupId) == group) {
+                    shard.groups.put(groupId, group.revived());
+                }
+            });
+            result.respond(() -> callback.accept(GroupError.NONE), callback);
+        }
+        complete(shard, result);
+    }
+
+    /**
+     * The groups of every shard, to the callback once each shard's loop listed its own (on the loop that listed
+     * last); shards are listed in order. A closing coordinator leaves its shards' groups out.
+     */
+    public void listGroups(Consumer<List<GroupListing>> callback) {
+        // Each slot is filled on its shard's loop; the last loop to finish reads them all (the counter orders it).
+        AtomicReferenceArray<List<GroupListing>> perShard = new AtomicReferenceArray<>(shards.length);
+        AtomicInteger remaining = new AtomicInteger(shards.length);
+        Runnable oneDone = () -> {
+            if (remaining.decrementAndGet() == 0) {
+                List<GroupListing> all = new ArrayList<>();
+                for (int i = 0; i < perShard.length(); i++) {
+                    List<GroupListing> listed = perShard.get(i);
+                    if (listed != null) {
+                        all.addAll(listed);
                     }
                 }
+                callback.accept(all);
             }
+        };
+        for (Shard shard : shards) {
+            submit(
+                    shard,
+                    () -> {
+                        List<GroupListing> listed = new ArrayList<>();
+                        for (ClassicGroup group : shard.groups.values()) {
+                            if (!group.is(GroupState.DEAD)) {
+                                listed.add(new GroupListing(
+                                        group.groupId(),
+                                        group.protocolType == null ? "" : group.protocolType,
+                                        group.state()));
+                            }
+                        }
+                        perShard.set(shard.index, listed);
+                        oneDone.run();
+                    },
+                    oneDone);
         }
-        return result;
     }
 
-    public GroupDescription describeGroup(String groupId) {
+    /**
+     * The group as DescribeGroups shows it, to the callback on the shard's loop; GROUP_ID_NOT_FOUND if it does not
+     * exist, NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS if this node does not serve its shard now.
+     */
+    public void describeGroup(String groupId, Consumer<GroupDescription> callback) {
         Shard shard = shard(groupId);
-        synchronized (shard) {
-            ClassicGroup group = shard.groups.get(groupId);
-            if (group == null) {
-                return new GroupDescription(GroupError.GROUP_ID_NOT_FOUND, groupId, GroupState.DEAD, "", "", List.of());
-            }
-            List<MemberDescription> members = new ArrayList<>();
-            boolean stable = group.is(GroupState.STABLE);
-            for (ClassicGroup.Member member : group.members.values()) {
-                members.add(new MemberDescription(
-                        member.memberId,
-                        member.instanceId,
-                        member.clientId,
-                        member.clientHost,
-                        stable ? member.metadata(group.protocolName) : new byte[0],
-                        stable ? member.assignment : new byte[0]));
-            }
-            return new GroupDescription(
-                    GroupError.NONE,
-                    groupId,
-                    group.state(),
-                    group.protocolType == null ? "" : group.protocolType,
-                    stable ? group.protocolName : "",
-                    members);
-        }
+        submit(
+                shard,
+                () -> callback.accept(describe(shard, groupId)),
+                () -> callback.accept(notServed(GroupError.NOT_COORDINATOR, groupId)));
     }
 
+    private static GroupDescription notServed(GroupError error, String groupId) {
+        return new GroupDescription(error, groupId, GroupState.DEAD, "", "", List.of());
+    }
+
+    private static GroupDescription describe(Shard shard, String groupId) {
+        GroupError unavailable = unavailable(shard);
+        if (unavailable != GroupError.NONE) {
+            return notServed(unavailable, groupId);
+        }
+        ClassicGroup group = shard.groups.get(groupId);
+        if (group == null) {
+            return notServed(GroupError.GROUP_ID_NOT_FOUND, groupId);
+        }
+        List<MemberDescription> members = new ArrayList<>();
+        boolean stable = group.is(GroupState.STABLE);
+        for (ClassicGroup.Member member : group.members.values()) {
+            members.add(new MemberDescription(
+                    member.memberId,
+                    member.instanceId,
+                    member.clientId,
+                    member.clientHost,
+                    stable ? member.metadata(group.protocolName) : new byte[0],
+                    stable ? member.assignment : new byte[0]));
+        }
+        return new GroupDescription(
+                GroupError.NONE,
+                groupId,
+                group.state(),
+                group.protocolType == null ? "" : group.protocolType,
+                stable ? group.protocolName : "",
+                members);
+    }
+
+    /** Stops the loops; tasks not yet run are dropped (their callers' connections close with the broker). */
     @Override
     public void close() {
-        timer.shutdownNow();
-        try {
-            timer.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        closed = true;
+        loops.close();
     }
 }

@@ -11,7 +11,7 @@ import java.util.function.Consumer;
  * the records (and every record appended before them) are on the partition's in-sync replicas, and state that
  * readers see as durable (committed offsets, deleted groups) changes only then.
  *
- * <p>Not thread-safe: built and consumed under the shard's lock.
+ * <p>Not thread-safe: built and consumed on the shard's loop.
  */
 final class GroupResult {
 

@@ -14,7 +14,7 @@ import java.util.Set;
  * appended, so OffsetFetch never serves an offset that a coordinator failover would take back (issue 11, defect
  * 6). Builds the records of commits and deletions; loads them on replay.
  *
- * <p>Not thread-safe: used under the shard's lock.
+ * <p>Not thread-safe: used only on the shard's loop.
  */
 final class OffsetManager {
 

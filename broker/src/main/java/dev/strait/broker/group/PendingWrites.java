@@ -12,7 +12,7 @@ import java.util.Optional;
  * and may still become durable, and then its changes apply, exactly as a reload of the log would apply them. When
  * the shard's leader epoch ends, every write fails with NOT_COORDINATOR and nothing of them applies.
  *
- * <p>Not thread-safe: used under the shard's lock.
+ * <p>Not thread-safe: used only on the shard's loop.
  */
 final class PendingWrites {
 

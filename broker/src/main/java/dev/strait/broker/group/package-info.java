@@ -13,17 +13,24 @@
  * {@link dev.strait.broker.group.ClassicGroup} holds one group's state and the rules of JoinGroup, SyncGroup,
  * Heartbeat, LeaveGroup and session expiry, each call returning the records to write and the responses to send
  * ({@code GroupResult}); {@code OffsetManager} holds the committed offsets; {@code PendingWrites} the writes
- * not yet durable.
+ * not yet durable; {@link dev.strait.broker.group.ShardLoops} runs the shards ({@code ThreadShardLoops} in the
+ * broker).
  * <h2>Sharding and threading</h2>
  * One shard per partition of the offsets topic {@code __consumer_offsets} ({@code offsets.topic.num.partitions},
- * default 5); a group's shard is {@code (groupId.hashCode() & 0x7fffffff) % shards}. All state of a shard is used
- * only under the shard's lock (handler threads, replication callbacks and the coordinator's own timer thread take
- * it). Delayed JoinGroup and SyncGroup responses are callbacks stored on the member and completed later under that
- * lock; nothing waits. A shard is active only on the leader of its offsets partition: it is loaded (replayed from
- * the log) when this node becomes leader, serves once everything replayed is durable (COORDINATOR_LOAD_IN_PROGRESS
- * until then), and is dropped when this node stops leading ({@code onBecomeLeader} / {@code onResign}, run on the
- * coordinator's timer thread); requests for an inactive shard get NOT_COORDINATOR from the protocol adapter.
- * Time comes from the clock the coordinator is given.
+ * default 5); a group's shard is {@code (groupId.hashCode() & 0x7fffffff) % shards}. Each shard is owned by one
+ * single-threaded event loop ({@link dev.strait.broker.group.ShardLoops}; in the broker a few threads, each owning
+ * a fixed set of shards): requests from the network handler threads, the periodic expiry tick, leadership changes
+ * and the high watermark's progress reported by the replica layer are all tasks queued to the shard's loop, run one
+ * at a time in arrival order, so a shard's state has no lock and no caller ever waits for it. Every answer goes
+ * back through the caller's callback, on the loop thread; delayed JoinGroup and SyncGroup responses are callbacks
+ * stored on the member and completed by a later task. A task that throws is a fatal fault reported to the broker's
+ * fault handler. A shard is active only on the leader of its offsets partition: it is loaded (replayed from the log)
+ * when this node becomes leader, serves once everything replayed is durable (COORDINATOR_LOAD_IN_PROGRESS until
+ * then), and is dropped when this node stops leading ({@code onBecomeLeader} / {@code onResign}, tasks on the
+ * shard's loop); requests for an inactive shard get NOT_COORDINATOR (COORDINATOR_LOAD_IN_PROGRESS while loading)
+ * from the protocol adapter, which reads the status each loop publishes, and again from the loop itself for a
+ * request that a leadership change overtook in the queue. Time comes from the clock the coordinator is given, read on the loop; the loops are
+ * injected, so a simulation drives every shard deterministically on one thread.
  * <h2>Durability</h2>
  * Offset commits, group metadata (protocol type, generation, protocol, members and assignments) and deletions
  * (tombstones) are appended to the shard's offsets partition ({@link dev.strait.broker.group.OffsetsLog}, record

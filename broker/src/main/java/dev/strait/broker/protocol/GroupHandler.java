@@ -1,6 +1,7 @@
 package dev.strait.broker.protocol;
 
 import dev.strait.broker.group.GroupCoordinator;
+import dev.strait.broker.group.GroupCoordinator.FetchResult;
 import dev.strait.broker.group.GroupCoordinator.GroupDescription;
 import dev.strait.broker.group.GroupCoordinator.GroupListing;
 import dev.strait.broker.group.GroupCoordinator.JoinMember;
@@ -84,9 +85,11 @@ import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * The classic group protocol and committed offsets on the wire, translated to {@link GroupCoordinator} calls.
- * Every writing API (JoinGroup, SyncGroup, LeaveGroup, OffsetCommit, DeleteGroups) answers from the coordinator's
- * callback, possibly later and from another thread: the coordinator answers only once what it wrote is on the
- * offsets partition's in-sync replicas.
+ * Every API but FindCoordinator answers from the coordinator's callback, later and on the loop thread of the
+ * group's shard (a handler thread never waits for a shard); the writing ones (JoinGroup, SyncGroup, LeaveGroup,
+ * OffsetCommit, DeleteGroups) only once what the coordinator wrote is on the offsets partition's in-sync replicas.
+ * What a callback checks of the request (topic and group ACLs) uses the request's context, captured on the handler
+ * thread.
  * FindCoordinator answers this node for groups and COORDINATOR_NOT_AVAILABLE for transaction keys (no
  * transaction coordinator yet).
  */
@@ -241,7 +244,8 @@ final class GroupHandler {
                 handleSyncGroupRequest((SyncGroupRequest) body, respond);
                 return null;
             case HEARTBEAT:
-                return handleHeartbeatRequest((HeartbeatRequest) body);
+                handleHeartbeatRequest((HeartbeatRequest) body, respond);
+                return null;
             case LEAVE_GROUP:
                 handleLeaveGroupRequest((LeaveGroupRequest) body, version, respond);
                 return null;
@@ -249,11 +253,14 @@ final class GroupHandler {
                 handleOffsetCommitRequest((OffsetCommitRequest) body, respond);
                 return null;
             case OFFSET_FETCH:
-                return handleOffsetFetchRequest((OffsetFetchRequest) body, version);
+                handleOffsetFetchRequest((OffsetFetchRequest) body, version, respond);
+                return null;
             case LIST_GROUPS:
-                return handleListGroupsRequest((ListGroupsRequest) body);
+                handleListGroupsRequest((ListGroupsRequest) body, respond);
+                return null;
             case DESCRIBE_GROUPS:
-                return handleDescribeGroupsRequest((DescribeGroupsRequest) body, version);
+                handleDescribeGroupsRequest((DescribeGroupsRequest) body, version, respond);
+                return null;
             case DELETE_GROUPS:
                 handleDeleteGroupsRequest((DeleteGroupsRequest) body, respond);
                 return null;
@@ -412,12 +419,15 @@ final class GroupHandler {
                 .setAssignment(result.assignment()));
     }
 
-    AbstractResponse handleHeartbeatRequest(HeartbeatRequest request) {
+    void handleHeartbeatRequest(HeartbeatRequest request, java.util.function.Consumer<AbstractResponse> respond) {
         var data = request.data();
-        GroupError error =
-                coordinator.heartbeat(data.groupId(), data.memberId(), data.groupInstanceId(), data.generationId());
-        return new HeartbeatResponse(
-                new HeartbeatResponseData().setErrorCode(errors(error).code()));
+        coordinator.heartbeat(
+                data.groupId(),
+                data.memberId(),
+                data.groupInstanceId(),
+                data.generationId(),
+                error -> respond.accept(new HeartbeatResponse(
+                        new HeartbeatResponseData().setErrorCode(errors(error).code()))));
     }
 
     void handleLeaveGroupRequest(
@@ -494,7 +504,10 @@ final class GroupHandler {
                 });
     }
 
-    AbstractResponse handleOffsetFetchRequest(OffsetFetchRequest request, short version) {
+    /** OffsetFetch: answered once the shard of every group asked for has read its committed offsets. */
+    void handleOffsetFetchRequest(
+            OffsetFetchRequest request, short version, java.util.function.Consumer<AbstractResponse> respond) {
+        RequestContext context = CONTEXT.get();
         var data = request.data();
         if (version < 8) {
             List<TopicPartitionKey> wanted = null;
@@ -506,34 +519,66 @@ final class GroupHandler {
                     }
                 }
             }
-            Map<String, List<OffsetFetchResponsePartition>> byTopic = new LinkedHashMap<>();
-            for (var entry : fetch(data.groupId(), wanted).entrySet()) {
-                OffsetAndMetadata offset = entry.getValue();
-                boolean allowed =
-                        topicAllowed(AclOperation.DESCRIBE, entry.getKey().topic());
-                if (!allowed && wanted == null) {
-                    continue; // all partitions asked for: the unauthorized topics are left out
+            List<TopicPartitionKey> asked = wanted;
+            fetch(data.groupId(), asked, fetched -> {
+                if (fetched.error() != GroupError.NONE) {
+                    respond.accept(
+                            request.getErrorResponse(0, errors(fetched.error()).exception()));
+                    return;
                 }
-                byTopic.computeIfAbsent(entry.getKey().topic(), t -> new ArrayList<>())
-                        .add(new OffsetFetchResponsePartition()
-                                .setPartitionIndex(entry.getKey().partition())
-                                .setCommittedOffset(offset == null || !allowed ? -1 : offset.offset())
-                                .setCommittedLeaderEpoch(offset == null || !allowed ? -1 : offset.leaderEpoch())
-                                .setMetadata(offset == null || !allowed ? "" : offset.metadata())
-                                .setErrorCode(allowed ? Errors.NONE.code() : Errors.TOPIC_AUTHORIZATION_FAILED.code()));
-            }
-            OffsetFetchResponseData response = new OffsetFetchResponseData().setErrorCode(Errors.NONE.code());
-            byTopic.forEach((topic, partitions) -> response.topics()
-                    .add(new OffsetFetchResponseTopic().setName(topic).setPartitions(partitions)));
-            return new OffsetFetchResponse(response, version);
+                Map<String, List<OffsetFetchResponsePartition>> byTopic = new LinkedHashMap<>();
+                for (var entry : fetched.offsets().entrySet()) {
+                    OffsetAndMetadata offset = entry.getValue();
+                    boolean allowed = authorizer.topic(
+                            context, AclOperation.DESCRIBE, entry.getKey().topic());
+                    if (!allowed && asked == null) {
+                        continue; // all partitions asked for: the unauthorized topics are left out
+                    }
+                    byTopic.computeIfAbsent(entry.getKey().topic(), t -> new ArrayList<>())
+                            .add(new OffsetFetchResponsePartition()
+                                    .setPartitionIndex(entry.getKey().partition())
+                                    .setCommittedOffset(offset == null || !allowed ? -1 : offset.offset())
+                                    .setCommittedLeaderEpoch(offset == null || !allowed ? -1 : offset.leaderEpoch())
+                                    .setMetadata(offset == null || !allowed ? "" : offset.metadata())
+                                    .setErrorCode(
+                                            allowed ? Errors.NONE.code() : Errors.TOPIC_AUTHORIZATION_FAILED.code()));
+                }
+                OffsetFetchResponseData response = new OffsetFetchResponseData().setErrorCode(Errors.NONE.code());
+                byTopic.forEach((topic, partitions) -> response.topics()
+                        .add(new OffsetFetchResponseTopic().setName(topic).setPartitions(partitions)));
+                respond.accept(new OffsetFetchResponse(response, version));
+            });
+            return;
         }
-        OffsetFetchResponseData response = new OffsetFetchResponseData();
-        for (OffsetFetchRequestGroup group : data.groups()) {
+        List<OffsetFetchRequestGroup> groups = data.groups();
+        // One slot per group, filled on the loop of the group's shard; the last to finish sends the answer.
+        java.util.concurrent.atomic.AtomicReferenceArray<OffsetFetchResponseGroup> answers =
+                new java.util.concurrent.atomic.AtomicReferenceArray<>(groups.size());
+        java.util.concurrent.atomic.AtomicInteger remaining =
+                new java.util.concurrent.atomic.AtomicInteger(groups.size());
+        Runnable oneDone = () -> {
+            if (remaining.decrementAndGet() == 0) {
+                OffsetFetchResponseData response = new OffsetFetchResponseData();
+                for (int i = 0; i < answers.length(); i++) {
+                    response.groups().add(answers.get(i));
+                }
+                respond.accept(new OffsetFetchResponse(response, version));
+            }
+        };
+        if (groups.isEmpty()) {
+            respond.accept(new OffsetFetchResponse(new OffsetFetchResponseData(), version));
+            return;
+        }
+        for (int i = 0; i < groups.size(); i++) {
+            OffsetFetchRequestGroup group = groups.get(i);
+            int index = i;
             if (!groupAllowed(AclOperation.DESCRIBE, group.groupId())) {
-                response.groups()
-                        .add(new OffsetFetchResponseGroup()
+                answers.set(
+                        index,
+                        new OffsetFetchResponseGroup()
                                 .setGroupId(group.groupId())
                                 .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
+                oneDone.run();
                 continue;
             }
             List<TopicPartitionKey> wanted = null;
@@ -545,110 +590,164 @@ final class GroupHandler {
                     }
                 }
             }
-            Map<String, List<OffsetFetchResponsePartitions>> byTopic = new LinkedHashMap<>();
-            for (var entry : fetch(group.groupId(), wanted).entrySet()) {
-                OffsetAndMetadata offset = entry.getValue();
-                boolean allowed =
-                        topicAllowed(AclOperation.DESCRIBE, entry.getKey().topic());
-                if (!allowed && wanted == null) {
+            List<TopicPartitionKey> asked = wanted;
+            fetch(group.groupId(), asked, fetched -> {
+                if (fetched.error() != GroupError.NONE) {
+                    answers.set(
+                            index,
+                            new OffsetFetchResponseGroup()
+                                    .setGroupId(group.groupId())
+                                    .setErrorCode(errors(fetched.error()).code()));
+                    oneDone.run();
+                    return;
+                }
+                Map<String, List<OffsetFetchResponsePartitions>> byTopic = new LinkedHashMap<>();
+                for (var entry : fetched.offsets().entrySet()) {
+                    OffsetAndMetadata offset = entry.getValue();
+                    boolean allowed = authorizer.topic(
+                            context, AclOperation.DESCRIBE, entry.getKey().topic());
+                    if (!allowed && asked == null) {
+                        continue;
+                    }
+                    byTopic.computeIfAbsent(entry.getKey().topic(), t -> new ArrayList<>())
+                            .add(new OffsetFetchResponsePartitions()
+                                    .setPartitionIndex(entry.getKey().partition())
+                                    .setCommittedOffset(offset == null || !allowed ? -1 : offset.offset())
+                                    .setCommittedLeaderEpoch(offset == null || !allowed ? -1 : offset.leaderEpoch())
+                                    .setMetadata(offset == null || !allowed ? "" : offset.metadata())
+                                    .setErrorCode(
+                                            allowed ? Errors.NONE.code() : Errors.TOPIC_AUTHORIZATION_FAILED.code()));
+                }
+                OffsetFetchResponseGroup groupResponse = new OffsetFetchResponseGroup()
+                        .setGroupId(group.groupId())
+                        .setErrorCode(Errors.NONE.code());
+                byTopic.forEach((topic, partitions) -> groupResponse
+                        .topics()
+                        .add(new OffsetFetchResponseTopics().setName(topic).setPartitions(partitions)));
+                answers.set(index, groupResponse);
+                oneDone.run();
+            });
+        }
+    }
+
+    /** Committed offsets, to {@code answer}; requested partitions without a commit map to null. */
+    private void fetch(
+            String groupId, List<TopicPartitionKey> wanted, java.util.function.Consumer<FetchResult> answer) {
+        coordinator.fetchOffsets(groupId, wanted, fetched -> {
+            if (wanted == null || fetched.error() != GroupError.NONE) {
+                answer.accept(fetched);
+                return;
+            }
+            Map<TopicPartitionKey, OffsetAndMetadata> result = new LinkedHashMap<>();
+            for (TopicPartitionKey tp : wanted) {
+                result.put(tp, fetched.offsets().get(tp));
+            }
+            answer.accept(new FetchResult(GroupError.NONE, result));
+        });
+    }
+
+    void handleListGroupsRequest(ListGroupsRequest request, java.util.function.Consumer<AbstractResponse> respond) {
+        RequestContext context = CONTEXT.get();
+        var data = request.data();
+        // As Kafka: DESCRIBE on the cluster lists every group, else only the groups the principal may DESCRIBE.
+        boolean all = authorizer.cluster(context, AclOperation.DESCRIBE);
+        coordinator.listGroups(listings -> {
+            ListGroupsResponseData response = new ListGroupsResponseData().setErrorCode(Errors.NONE.code());
+            for (GroupListing listing : listings) {
+                if (!all && !authorizer.group(context, AclOperation.DESCRIBE, listing.groupId())) {
                     continue;
                 }
-                byTopic.computeIfAbsent(entry.getKey().topic(), t -> new ArrayList<>())
-                        .add(new OffsetFetchResponsePartitions()
-                                .setPartitionIndex(entry.getKey().partition())
-                                .setCommittedOffset(offset == null || !allowed ? -1 : offset.offset())
-                                .setCommittedLeaderEpoch(offset == null || !allowed ? -1 : offset.leaderEpoch())
-                                .setMetadata(offset == null || !allowed ? "" : offset.metadata())
-                                .setErrorCode(allowed ? Errors.NONE.code() : Errors.TOPIC_AUTHORIZATION_FAILED.code()));
-            }
-            OffsetFetchResponseGroup groupResponse =
-                    new OffsetFetchResponseGroup().setGroupId(group.groupId()).setErrorCode(Errors.NONE.code());
-            byTopic.forEach((topic, partitions) -> groupResponse
-                    .topics()
-                    .add(new OffsetFetchResponseTopics().setName(topic).setPartitions(partitions)));
-            response.groups().add(groupResponse);
-        }
-        return new OffsetFetchResponse(response, version);
-    }
-
-    /** Committed offsets; requested partitions without a commit map to null. */
-    private Map<TopicPartitionKey, OffsetAndMetadata> fetch(String groupId, List<TopicPartitionKey> wanted) {
-        Map<TopicPartitionKey, OffsetAndMetadata> committed = coordinator.fetchOffsets(groupId, wanted);
-        if (wanted == null) {
-            return committed;
-        }
-        Map<TopicPartitionKey, OffsetAndMetadata> result = new LinkedHashMap<>();
-        for (TopicPartitionKey tp : wanted) {
-            result.put(tp, committed.get(tp));
-        }
-        return result;
-    }
-
-    AbstractResponse handleListGroupsRequest(ListGroupsRequest request) {
-        var data = request.data();
-        ListGroupsResponseData response = new ListGroupsResponseData().setErrorCode(Errors.NONE.code());
-        // As Kafka: DESCRIBE on the cluster lists every group, else only the groups the principal may DESCRIBE.
-        boolean all = authorizer.cluster(CONTEXT.get(), AclOperation.DESCRIBE);
-        for (GroupListing listing : coordinator.listGroups()) {
-            if (!all && !groupAllowed(AclOperation.DESCRIBE, listing.groupId())) {
-                continue;
-            }
-            if (!data.statesFilter().isEmpty()
-                    && data.statesFilter().stream()
-                            .noneMatch(s -> s.equalsIgnoreCase(listing.state().kafkaName()))) {
-                continue;
-            }
-            if (!data.typesFilter().isEmpty()
-                    && data.typesFilter().stream().noneMatch(t -> t.equalsIgnoreCase("classic"))) {
-                continue;
-            }
-            response.groups()
-                    .add(new ListedGroup()
-                            .setGroupId(listing.groupId())
-                            .setProtocolType(listing.protocolType())
-                            .setGroupState(listing.state().kafkaName())
-                            .setGroupType("classic"));
-        }
-        return new ListGroupsResponse(response);
-    }
-
-    AbstractResponse handleDescribeGroupsRequest(DescribeGroupsRequest request, short version) {
-        DescribeGroupsResponseData response = new DescribeGroupsResponseData();
-        for (String groupId : request.data().groups()) {
-            if (!groupAllowed(AclOperation.DESCRIBE, groupId)) {
+                if (!data.statesFilter().isEmpty()
+                        && data.statesFilter().stream()
+                                .noneMatch(
+                                        s -> s.equalsIgnoreCase(listing.state().kafkaName()))) {
+                    continue;
+                }
+                if (!data.typesFilter().isEmpty()
+                        && data.typesFilter().stream().noneMatch(t -> t.equalsIgnoreCase("classic"))) {
+                    continue;
+                }
                 response.groups()
-                        .add(new DescribedGroup()
+                        .add(new ListedGroup()
+                                .setGroupId(listing.groupId())
+                                .setProtocolType(listing.protocolType())
+                                .setGroupState(listing.state().kafkaName())
+                                .setGroupType("classic"));
+            }
+            respond.accept(new ListGroupsResponse(response));
+        });
+    }
+
+    /** DescribeGroups: answered once the shard of every group asked for has described it. */
+    void handleDescribeGroupsRequest(
+            DescribeGroupsRequest request, short version, java.util.function.Consumer<AbstractResponse> respond) {
+        List<String> groupIds = request.data().groups();
+        java.util.concurrent.atomic.AtomicReferenceArray<DescribedGroup> answers =
+                new java.util.concurrent.atomic.AtomicReferenceArray<>(groupIds.size());
+        java.util.concurrent.atomic.AtomicInteger remaining =
+                new java.util.concurrent.atomic.AtomicInteger(groupIds.size());
+        Runnable oneDone = () -> {
+            if (remaining.decrementAndGet() == 0) {
+                DescribeGroupsResponseData response = new DescribeGroupsResponseData();
+                for (int i = 0; i < answers.length(); i++) {
+                    response.groups().add(answers.get(i));
+                }
+                respond.accept(new DescribeGroupsResponse(response));
+            }
+        };
+        if (groupIds.isEmpty()) {
+            respond.accept(new DescribeGroupsResponse(new DescribeGroupsResponseData()));
+            return;
+        }
+        for (int i = 0; i < groupIds.size(); i++) {
+            String groupId = groupIds.get(i);
+            int index = i;
+            if (!groupAllowed(AclOperation.DESCRIBE, groupId)) {
+                answers.set(
+                        index,
+                        new DescribedGroup()
                                 .setGroupId(groupId)
                                 .setGroupState("")
                                 .setProtocolType("")
                                 .setProtocolData("")
                                 .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
+                oneDone.run();
                 continue;
             }
-            GroupDescription description = coordinator.describeGroup(groupId);
-            DescribedGroup group = new DescribedGroup()
-                    .setGroupId(groupId)
-                    .setGroupState(description.state().kafkaName())
-                    .setProtocolType(description.protocolType())
-                    .setProtocolData(description.protocolName() == null ? "" : description.protocolName())
-                    .setErrorCode(Errors.NONE.code());
-            if (description.error() == GroupError.GROUP_ID_NOT_FOUND && version >= 6) {
+            coordinator.describeGroup(groupId, description -> {
+                answers.set(index, describedGroup(groupId, description, version));
+                oneDone.run();
+            });
+        }
+    }
+
+    private static DescribedGroup describedGroup(String groupId, GroupDescription description, short version) {
+        DescribedGroup group = new DescribedGroup()
+                .setGroupId(groupId)
+                .setGroupState(description.state().kafkaName())
+                .setProtocolType(description.protocolType())
+                .setProtocolData(description.protocolName() == null ? "" : description.protocolName())
+                .setErrorCode(Errors.NONE.code());
+        if (description.error() == GroupError.GROUP_ID_NOT_FOUND) {
+            if (version >= 6) {
                 group.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
                         .setErrorMessage("Group " + groupId + " not found.");
             }
-            for (MemberDescription member : description.members()) {
-                group.members()
-                        .add(new DescribedGroupMember()
-                                .setMemberId(member.memberId())
-                                .setGroupInstanceId(member.instanceId())
-                                .setClientId(member.clientId())
-                                .setClientHost(member.clientHost())
-                                .setMemberMetadata(member.metadata())
-                                .setMemberAssignment(member.assignment()));
-            }
-            response.groups().add(group);
+        } else if (description.error() != GroupError.NONE) {
+            // The group's shard moved or is loading since the request was routed here: the client retries.
+            group.setErrorCode(errors(description.error()).code());
         }
-        return new DescribeGroupsResponse(response);
+        for (MemberDescription member : description.members()) {
+            group.members()
+                    .add(new DescribedGroupMember()
+                            .setMemberId(member.memberId())
+                            .setGroupInstanceId(member.instanceId())
+                            .setClientId(member.clientId())
+                            .setClientHost(member.clientHost())
+                            .setMemberMetadata(member.metadata())
+                            .setMemberAssignment(member.assignment()));
+        }
+        return group;
     }
 
     /** DeleteGroups: answered once every group's deletion is durable (or failed). */

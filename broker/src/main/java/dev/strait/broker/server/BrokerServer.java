@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * the accessors are valid between them.
  *
  * <p>Fatal faults: every background loop (the metadata quorum loop, replica reconciliation, the replica fetchers,
- * the group coordinator's timer) reports an error it cannot recover from to one {@link FaultHandler}. The one
+ * the group coordinator's shard loops) reports an error it cannot recover from to one {@link FaultHandler}. The one
  * given to the constructor decides what happens ({@code BrokerMain} ends the process with exit code 1); by
  * default the broker halts itself, once, on a thread of its own: it stops serving rather than serve from state
  * that no longer follows the cluster.

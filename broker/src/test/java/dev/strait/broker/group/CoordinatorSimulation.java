@@ -17,7 +17,9 @@ import java.util.TreeMap;
 
 /**
  * The production {@link GroupCoordinator} with consumers following the classic protocol, on one thread with a
- * fake clock, every choice drawn from one {@link Random} seeded by the run: a seed replays a run exactly.
+ * fake clock, every choice drawn from one {@link Random} seeded by the run: a seed replays a run exactly. The
+ * coordinator's shard loops are {@link ManualShardLoops} run by this thread: every request, replication callback
+ * and tick is a task the simulation runs at a point it decides, and the tick comes due on the fake clock.
  *
  * <p>The offsets partition is a model of a replicated log: the leader appends, its high watermark trails by a
  * random amount, and the coordinator moves (a failover) to a replica that holds the durable prefix and a random
@@ -46,7 +48,10 @@ final class CoordinatorSimulation {
         }
     }
 
-    /** What a run did, so that a test can show its faults really happened. */
+    /**
+     * What a run did, so that a test can show its faults really happened; {@code history} digests every record
+     * appended and the order requests were answered in, so that two runs of a seed can be shown to be the same.
+     */
     record Outcome(
             long seed,
             int failovers,
@@ -54,7 +59,8 @@ final class CoordinatorSimulation {
             int pauses,
             int leaves,
             int acknowledgedCommits,
-            int stableGenerations) {}
+            int stableGenerations,
+            long history) {}
 
     // ------------------------------------------------------------------ the offsets partition
 
@@ -77,6 +83,10 @@ final class CoordinatorSimulation {
                                 GroupError.NOT_COORDINATOR, "leader epoch " + epoch + " is over", null);
                     }
                     entries.addAll(records);
+                    for (Entry record : records) {
+                        digest(java.util.Arrays.hashCode(record.key()));
+                        digest(record.value() == null ? -1 : java.util.Arrays.hashCode(record.value()));
+                    }
                     return new Appended(entries.size(), epoch);
                 }
 
@@ -191,6 +201,8 @@ final class CoordinatorSimulation {
     private final List<Consumer> consumers = new ArrayList<>();
     private final List<String> trace = new ArrayList<>();
     private GroupCoordinator coordinator;
+    private ManualShardLoops loops;
+    private long history = 17;
     private long nowMs = 1_000;
     private long nextId;
     private long nextRequest;
@@ -237,7 +249,9 @@ final class CoordinatorSimulation {
 
     private void startCoordinator() {
         if (coordinator != null) {
-            // The old coordinator's node is gone, and its connections with it: what it still owed is lost.
+            // What the old leader's failure told its loops (its writes fail) runs; then its node is gone, and its
+            // connections with it: what it still owed is lost.
+            loops.runAll();
             coordinator.close();
             outstanding.clear();
             for (Consumer consumer : consumers) {
@@ -247,12 +261,21 @@ final class CoordinatorSimulation {
                 }
             }
         }
+        loops = new ManualShardLoops(() -> nowMs);
         coordinator = new GroupCoordinator(
-                new GroupCoordinator.Config(1, 0, 1_000, 60_000, 3_600_000),
+                new GroupCoordinator.Config(1, 0, 1_000, 60_000, 100),
                 log.view(log.leaderEpoch),
                 () -> nowMs,
-                () -> "id" + nextId++);
+                () -> "id" + nextId++,
+                loops);
+        coordinator.setFaultHandler((what, e) -> {
+            if (e instanceof Error error) {
+                throw error; // a Violation found in a callback on the loop
+            }
+            fail(what + " failed: " + e);
+        });
         coordinator.startup();
+        loops.runAll();
     }
 
     // ------------------------------------------------------------------ run
@@ -286,7 +309,7 @@ final class CoordinatorSimulation {
         if (!outstanding.isEmpty()) {
             fail("requests never answered: " + outstanding.values());
         }
-        return new Outcome(seed, failovers, crashes, pauses, leaves, acknowledgedCommits, stableGenerations);
+        return new Outcome(seed, failovers, crashes, pauses, leaves, acknowledgedCommits, stableGenerations, history);
     }
 
     private void step(boolean faults) {
@@ -295,9 +318,7 @@ final class CoordinatorSimulation {
         if (random.nextInt(3) == 0) {
             log.replicate();
         }
-        if (nowMs % 100 == 0) {
-            coordinator.tick();
-        }
+        loops.runDue(); // what replication progress queued, and the tick when it is due
         if (faults) {
             injectFault();
         }
@@ -380,6 +401,7 @@ final class CoordinatorSimulation {
         if (!answeredRequests.add(id)) {
             fail("request " + id + " answered twice");
         }
+        digest(id);
         outstanding.remove(id);
     }
 
@@ -421,6 +443,7 @@ final class CoordinatorSimulation {
                         onJoined(consumer, result);
                     }
                 });
+        loops.runAll();
     }
 
     private void onJoined(Consumer consumer, JoinResult result) {
@@ -477,6 +500,7 @@ final class CoordinatorSimulation {
                     answered(id);
                     onSynced(consumer, generation, plan, result, consumer.inFlight == id);
                 });
+        loops.runAll();
     }
 
     private void onSynced(
@@ -509,7 +533,7 @@ final class CoordinatorSimulation {
         if (!reachable(consumer)) {
             return;
         }
-        GroupError error = coordinator.heartbeat(consumer.group, consumer.memberId, null, consumer.generation);
+        GroupError error = heartbeat(consumer.group, consumer.memberId, consumer.generation);
         switch (error) {
             case NONE -> {}
             case REBALANCE_IN_PROGRESS, ILLEGAL_GENERATION -> consumer.state = MemberState.IDLE;
@@ -519,6 +543,17 @@ final class CoordinatorSimulation {
             }
             default -> retryLater(consumer); // the coordinator moved or is loading
         }
+    }
+
+    /** A Heartbeat, answered once the loop ran it (at once here). */
+    private GroupError heartbeat(String group, String memberId, int generation) {
+        GroupError[] answer = new GroupError[1];
+        coordinator.heartbeat(group, memberId, null, generation, error -> answer[0] = error);
+        loops.runAll();
+        if (answer[0] == null) {
+            fail("Heartbeat of " + memberId + " not answered after its shard's loop ran");
+        }
+        return answer[0];
     }
 
     private void commit(Consumer consumer) {
@@ -543,6 +578,7 @@ final class CoordinatorSimulation {
                 }
             }
         });
+        loops.runAll();
     }
 
     private void leave(Consumer consumer) {
@@ -553,6 +589,7 @@ final class CoordinatorSimulation {
         long id = request(consumer.clientId + " LeaveGroup");
         coordinator.leaveGroup(
                 consumer.group, List.of(new LeaveMember(consumer.memberId, null)), result -> answered(id));
+        loops.runAll();
         restart(consumer);
         consumer.nextActionMs = nowMs + 500 + random.nextInt(2_000);
     }
@@ -568,7 +605,13 @@ final class CoordinatorSimulation {
             return;
         }
         for (String group : List.of("alpha", "beta")) {
-            Map<TopicPartitionKey, OffsetAndMetadata> fetched = coordinator.fetchOffsets(group, null);
+            List<GroupCoordinator.FetchResult> answer = new ArrayList<>();
+            coordinator.fetchOffsets(group, null, answer::add);
+            loops.runAll();
+            if (answer.size() != 1 || answer.get(0).error() != GroupError.NONE) {
+                fail("OffsetFetch of " + group + " from the active coordinator answered " + answer);
+            }
+            Map<TopicPartitionKey, OffsetAndMetadata> fetched = answer.get(0).offsets();
             for (int p = 0; p < TOPIC_PARTITIONS; p++) {
                 String key = key(group, p);
                 OffsetAndMetadata offset = fetched.get(new TopicPartitionKey(TOPIC, p));
@@ -616,14 +659,13 @@ final class CoordinatorSimulation {
             }
             all.sort(Integer::compareTo);
             if (all.size() != TOPIC_PARTITIONS
-                    || coordinator.heartbeat(
+                    || heartbeat(
                                     group,
                                     consumers.stream()
                                             .filter(c -> c.group.equals(group))
                                             .findFirst()
                                             .orElseThrow()
                                             .memberId,
-                                    null,
                                     generation)
                             != GroupError.NONE) {
                 return false;
@@ -653,6 +695,10 @@ final class CoordinatorSimulation {
             }
         }
         return partitions;
+    }
+
+    private void digest(long value) {
+        history = history * 31 + value;
     }
 
     private void trace(String event) {

@@ -18,7 +18,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The coordinator against an in-memory offsets log and a manual clock; the timer is driven by calling tick(). */
+/**
+ * The coordinator against an in-memory offsets log and a manual clock, its shard loops run by the test's thread
+ * ({@link ManualShardLoops}): every call is queued to its shard's loop and answered once the test runs the loops.
+ */
 class GroupCoordinatorTest {
 
     /** An offsets log in memory whose high watermark follows every append at once, unless the test holds it. */
@@ -107,18 +110,90 @@ class GroupCoordinatorTest {
     private final AtomicLong clock = new AtomicLong(1_000);
     private final MemoryLog log = new MemoryLog();
     private final List<GroupCoordinator> coordinators = new ArrayList<>();
+    private final List<ManualShardLoops> loops = new ArrayList<>();
+    private long nextMemberId;
 
+    /** A coordinator whose shard loops this test runs (see {@link #runAll}), started and loaded. */
     private GroupCoordinator coordinator() {
-        GroupCoordinator coordinator =
-                new GroupCoordinator(new GroupCoordinator.Config(3, 0, 1000, 60_000, 3_600_000), log, clock::get);
-        coordinator.startup();
+        ManualShardLoops shardLoops = new ManualShardLoops(clock::get);
+        GroupCoordinator coordinator = new GroupCoordinator(
+                new GroupCoordinator.Config(3, 0, 1000, 60_000, 3_600_000),
+                log,
+                clock::get,
+                () -> "m" + nextMemberId++,
+                shardLoops);
+        coordinator.setFaultHandler((what, e) -> {
+            throw new AssertionError(what, e);
+        });
         coordinators.add(coordinator);
+        loops.add(shardLoops);
+        coordinator.startup();
+        runAll();
         return coordinator;
+    }
+
+    /** Runs what every coordinator's loops have queued (requests, replication progress, ticks). */
+    private void runAll() {
+        loops.forEach(ManualShardLoops::runAll);
     }
 
     @AfterEach
     void close() {
         coordinators.forEach(GroupCoordinator::close);
+    }
+
+    private GroupCoordinator.GroupDescription describe(GroupCoordinator coordinator, String group) {
+        AtomicReference<GroupCoordinator.GroupDescription> result = new AtomicReference<>();
+        coordinator.describeGroup(group, result::set);
+        runAll();
+        return result.get();
+    }
+
+    private GroupError heartbeat(
+            GroupCoordinator coordinator, String group, String memberId, String instanceId, int generation) {
+        AtomicReference<GroupError> result = new AtomicReference<>();
+        coordinator.heartbeat(group, memberId, instanceId, generation, result::set);
+        runAll();
+        return result.get();
+    }
+
+    /** The committed offsets of a group its coordinator serves. */
+    private Map<TopicPartitionKey, OffsetAndMetadata> fetch(
+            GroupCoordinator coordinator, String group, List<TopicPartitionKey> wanted) {
+        GroupCoordinator.FetchResult result = fetchResult(coordinator, group, wanted);
+        assertThat(result.error()).isEqualTo(GroupError.NONE);
+        return result.offsets();
+    }
+
+    private GroupCoordinator.FetchResult fetchResult(
+            GroupCoordinator coordinator, String group, List<TopicPartitionKey> wanted) {
+        AtomicReference<GroupCoordinator.FetchResult> result = new AtomicReference<>();
+        coordinator.fetchOffsets(group, wanted, result::set);
+        runAll();
+        return result.get();
+    }
+
+    private List<GroupCoordinator.GroupListing> list(GroupCoordinator coordinator) {
+        AtomicReference<List<GroupCoordinator.GroupListing>> result = new AtomicReference<>();
+        coordinator.listGroups(result::set);
+        runAll();
+        return result.get();
+    }
+
+    private void tick(GroupCoordinator coordinator) {
+        coordinator.tick();
+        runAll();
+    }
+
+    /** The offsets partition's high watermark catches up; the coordinators hear of it on their loops. */
+    private void release(int partition) {
+        log.release(partition);
+        runAll();
+    }
+
+    private void loseLeadership() {
+        log.loseLeadership();
+        runAll();
     }
 
     private static List<Protocol> protocols(String... names) {
@@ -129,15 +204,15 @@ class GroupCoordinatorTest {
         return result;
     }
 
-    private static AtomicReference<JoinResult> join(
-            GroupCoordinator coordinator, String memberId, List<Protocol> protocols) {
+    private AtomicReference<JoinResult> join(GroupCoordinator coordinator, String memberId, List<Protocol> protocols) {
         AtomicReference<JoinResult> result = new AtomicReference<>();
         coordinator.joinGroup(
                 "g", memberId, null, "consumer", protocols, 5000, 10_000, "client", "/127.0.0.1", true, result::set);
+        runAll();
         return result;
     }
 
-    private static AtomicReference<SyncResult> sync(
+    private AtomicReference<SyncResult> sync(
             GroupCoordinator coordinator, JoinResult joined, Map<String, byte[]> assignments) {
         AtomicReference<SyncResult> result = new AtomicReference<>();
         coordinator.syncGroup(
@@ -149,11 +224,12 @@ class GroupCoordinatorTest {
                 joined.protocolName(),
                 assignments,
                 result::set);
+        runAll();
         return result;
     }
 
     /** A commit's answer; null while it waits to be durable. */
-    private static GroupError commit(
+    private GroupError commit(
             GroupCoordinator coordinator,
             String group,
             String memberId,
@@ -162,24 +238,26 @@ class GroupCoordinatorTest {
             Map<TopicPartitionKey, OffsetAndMetadata> offsets) {
         AtomicReference<GroupError> result = new AtomicReference<>();
         coordinator.commitOffsets(group, memberId, instanceId, generation, offsets, result::set);
+        runAll();
         return result.get();
     }
 
-    private static GroupError delete(GroupCoordinator coordinator, String group) {
+    private GroupError delete(GroupCoordinator coordinator, String group) {
         AtomicReference<GroupError> result = new AtomicReference<>();
         coordinator.deleteGroup(group, result::set);
+        runAll();
         return result.get();
     }
 
-    private static GroupCoordinator.LeaveResult leave(
-            GroupCoordinator coordinator, String group, LeaveMember... members) {
+    private GroupCoordinator.LeaveResult leave(GroupCoordinator coordinator, String group, LeaveMember... members) {
         AtomicReference<GroupCoordinator.LeaveResult> result = new AtomicReference<>();
         coordinator.leaveGroup(group, List.of(members), result::set);
+        runAll();
         return result.get();
     }
 
     /** Joins a new dynamic member through MEMBER_ID_REQUIRED; returns the pending (or completed) join. */
-    private static AtomicReference<JoinResult> joinNew(GroupCoordinator coordinator, List<Protocol> protocols) {
+    private AtomicReference<JoinResult> joinNew(GroupCoordinator coordinator, List<Protocol> protocols) {
         JoinResult required = join(coordinator, "", protocols).get();
         assertThat(required.error()).isEqualTo(GroupError.MEMBER_ID_REQUIRED);
         assertThat(required.memberId()).startsWith("client-");
@@ -196,12 +274,12 @@ class GroupCoordinatorTest {
         assertThat(joined.members())
                 .extracting(GroupCoordinator.JoinMember::memberId)
                 .containsExactly(joined.memberId());
-        assertThat(coordinator.describeGroup("g").state()).isEqualTo(GroupState.COMPLETING_REBALANCE);
+        assertThat(describe(coordinator, "g").state()).isEqualTo(GroupState.COMPLETING_REBALANCE);
         SyncResult synced = sync(coordinator, joined, Map.of(joined.memberId(), new byte[] {7}))
                 .get();
         assertThat(synced.error()).isEqualTo(GroupError.NONE);
         assertThat(synced.assignment()).containsExactly(7);
-        assertThat(coordinator.describeGroup("g").state()).isEqualTo(GroupState.STABLE);
+        assertThat(describe(coordinator, "g").state()).isEqualTo(GroupState.STABLE);
     }
 
     @Test
@@ -211,7 +289,7 @@ class GroupCoordinatorTest {
         sync(coordinator, first, Map.of());
         AtomicReference<JoinResult> second = joinNew(coordinator, protocols("sticky", "range"));
         assertThat(second.get()).as("waits for the first member to rejoin").isNull();
-        assertThat(coordinator.heartbeat("g", first.memberId(), null, 1)).isEqualTo(GroupError.REBALANCE_IN_PROGRESS);
+        assertThat(heartbeat(coordinator, "g", first.memberId(), null, 1)).isEqualTo(GroupError.REBALANCE_IN_PROGRESS);
         JoinResult leader = join(coordinator, first.memberId(), protocols("range", "sticky"))
                 .get();
         JoinResult follower = second.get();
@@ -231,9 +309,9 @@ class GroupCoordinatorTest {
         assertThat(leaderSync.assignment()).containsExactly(1);
         assertThat(followerSync.get().assignment()).containsExactly(2);
 
-        assertThat(coordinator.heartbeat("g", follower.memberId(), null, 2)).isEqualTo(GroupError.NONE);
-        assertThat(coordinator.heartbeat("g", follower.memberId(), null, 1)).isEqualTo(GroupError.ILLEGAL_GENERATION);
-        assertThat(coordinator.heartbeat("g", "nobody", null, 2)).isEqualTo(GroupError.UNKNOWN_MEMBER_ID);
+        assertThat(heartbeat(coordinator, "g", follower.memberId(), null, 2)).isEqualTo(GroupError.NONE);
+        assertThat(heartbeat(coordinator, "g", follower.memberId(), null, 1)).isEqualTo(GroupError.ILLEGAL_GENERATION);
+        assertThat(heartbeat(coordinator, "g", "nobody", null, 2)).isEqualTo(GroupError.UNKNOWN_MEMBER_ID);
     }
 
     @Test
@@ -246,14 +324,14 @@ class GroupCoordinatorTest {
                 join(coordinator, first.memberId(), protocols("range")).get();
         sync(coordinator, leader, Map.of());
         sync(coordinator, second.get(), Map.of());
-        assertThat(coordinator.describeGroup("g").members()).hasSize(2);
+        assertThat(describe(coordinator, "g").members()).hasSize(2);
 
         clock.addAndGet(4000);
-        coordinator.heartbeat("g", first.memberId(), null, 2);
+        heartbeat(coordinator, "g", first.memberId(), null, 2);
         clock.addAndGet(2000);
-        coordinator.tick();
-        assertThat(coordinator.describeGroup("g").state()).isEqualTo(GroupState.PREPARING_REBALANCE);
-        assertThat(coordinator.heartbeat("g", second.get().memberId(), null, 2))
+        tick(coordinator);
+        assertThat(describe(coordinator, "g").state()).isEqualTo(GroupState.PREPARING_REBALANCE);
+        assertThat(heartbeat(coordinator, "g", second.get().memberId(), null, 2))
                 .isEqualTo(GroupError.UNKNOWN_MEMBER_ID);
         JoinResult alone =
                 join(coordinator, first.memberId(), protocols("range")).get();
@@ -290,14 +368,14 @@ class GroupCoordinatorTest {
         assertThat(leave(coordinator, "g", new LeaveMember(joined.memberId(), null))
                         .members())
                 .containsExactly(GroupError.NONE);
-        assertThat(coordinator.describeGroup("g").state()).isEqualTo(GroupState.EMPTY);
+        assertThat(describe(coordinator, "g").state()).isEqualTo(GroupState.EMPTY);
 
         GroupCoordinator reloaded = coordinator();
-        assertThat(reloaded.fetchOffsets("g", null)).containsEntry(tp, new OffsetAndMetadata(5, 3, "meta", 1));
-        assertThat(reloaded.describeGroup("g").state()).isEqualTo(GroupState.EMPTY);
+        assertThat(fetch(reloaded, "g", null)).containsEntry(tp, new OffsetAndMetadata(5, 3, "meta", 1));
+        assertThat(describe(reloaded, "g").state()).isEqualTo(GroupState.EMPTY);
         assertThat(delete(reloaded, "g")).isEqualTo(GroupError.NONE);
-        assertThat(reloaded.fetchOffsets("g", null)).isEmpty();
-        assertThat(coordinator().listGroups()).isEmpty();
+        assertThat(fetch(reloaded, "g", null)).isEmpty();
+        assertThat(list(coordinator())).isEmpty();
     }
 
     @Test
@@ -318,7 +396,7 @@ class GroupCoordinatorTest {
         GroupCoordinator reloaded = coordinator();
 
         // Then
-        GroupCoordinator.GroupDescription description = reloaded.describeGroup("g");
+        GroupCoordinator.GroupDescription description = describe(reloaded, "g");
         assertThat(description.state()).isEqualTo(GroupState.STABLE);
         assertThat(description.protocolName()).isEqualTo("range");
         assertThat(description.members())
@@ -332,8 +410,8 @@ class GroupCoordinatorTest {
                     assertThat(m.metadata()).isEqualTo("range".getBytes());
                     assertThat(m.clientId()).isEqualTo("client");
                 });
-        assertThat(reloaded.heartbeat("g", follower.memberId(), null, 2)).isEqualTo(GroupError.NONE);
-        assertThat(reloaded.heartbeat("g", leader.memberId(), null, 1)).isEqualTo(GroupError.ILLEGAL_GENERATION);
+        assertThat(heartbeat(reloaded, "g", follower.memberId(), null, 2)).isEqualTo(GroupError.NONE);
+        assertThat(heartbeat(reloaded, "g", leader.memberId(), null, 1)).isEqualTo(GroupError.ILLEGAL_GENERATION);
         assertThat(sync(reloaded, leader, Map.of()).get().assignment()).containsExactly(1);
         assertThat(commit(
                         reloaded,
@@ -346,12 +424,12 @@ class GroupCoordinatorTest {
 
         // When: only the leader keeps heartbeating past the follower's session timeout (5 s from the reload)
         clock.addAndGet(4_000);
-        reloaded.heartbeat("g", leader.memberId(), null, 2);
+        heartbeat(reloaded, "g", leader.memberId(), null, 2);
         clock.addAndGet(2_000);
-        reloaded.tick();
+        tick(reloaded);
 
         // Then: the follower expired and the group rebalances as usual
-        assertThat(reloaded.describeGroup("g").state()).isEqualTo(GroupState.PREPARING_REBALANCE);
+        assertThat(describe(reloaded, "g").state()).isEqualTo(GroupState.PREPARING_REBALANCE);
         JoinResult alone = join(reloaded, leader.memberId(), protocols("range")).get();
         assertThat(alone.generation()).isEqualTo(3);
     }
@@ -371,15 +449,16 @@ class GroupCoordinatorTest {
         // When
         AtomicReference<GroupError> answer = new AtomicReference<>();
         coordinator.commitOffsets("g", "", null, -1, Map.of(tp, new OffsetAndMetadata(10, -1, null, -1)), answer::set);
+        runAll();
 
         // Then: appended, but neither answered nor served
         assertThat(log.partitions.get(partition)).hasSize(2);
         assertThat(answer.get()).isNull();
-        assertThat(coordinator.fetchOffsets("g", null).get(tp).offset()).isEqualTo(5);
-        log.release(partition);
+        assertThat(fetch(coordinator, "g", null).get(tp).offset()).isEqualTo(5);
+        release(partition);
         assertThat(answer.get()).isEqualTo(GroupError.NONE);
-        assertThat(coordinator.fetchOffsets("g", null).get(tp).offset()).isEqualTo(10);
-        assertThat(coordinator.fetchOffsets("g", null).get(tp).commitTimestamp())
+        assertThat(fetch(coordinator, "g", null).get(tp).offset()).isEqualTo(10);
+        assertThat(fetch(coordinator, "g", null).get(tp).commitTimestamp())
                 .as("stamped by the clock")
                 .isEqualTo(clock.get());
     }
@@ -393,13 +472,14 @@ class GroupCoordinatorTest {
         log.hold(partition);
         AtomicReference<GroupError> answer = new AtomicReference<>();
         coordinator.commitOffsets("g", "", null, -1, Map.of(tp, new OffsetAndMetadata(10, -1, null, -1)), answer::set);
+        runAll();
 
         // When: another node takes over the offsets partition before the commit was replicated
-        log.loseLeadership();
+        loseLeadership();
 
         // Then
         assertThat(answer.get()).isEqualTo(GroupError.NOT_COORDINATOR);
-        assertThat(coordinator.fetchOffsets("g", null)).isEmpty();
+        assertThat(fetch(coordinator, "g", null)).isEmpty();
     }
 
     @Test
@@ -413,10 +493,11 @@ class GroupCoordinatorTest {
             coordinator.commitOffsets(
                     "g", "", null, -1, Map.of(tp, new OffsetAndMetadata(offset, -1, null, -1)), answers::add);
         }
+        runAll();
         assertThat(answers).isEmpty();
-        log.release(partition);
+        release(partition);
         assertThat(answers).containsExactly(GroupError.NONE, GroupError.NONE, GroupError.NONE);
-        assertThat(coordinator.fetchOffsets("g", null).get(tp).offset()).isEqualTo(9);
+        assertThat(fetch(coordinator, "g", null).get(tp).offset()).isEqualTo(9);
     }
 
     @Test
@@ -428,6 +509,7 @@ class GroupCoordinatorTest {
         commit(first, "g", "", null, -1, Map.of(tp, new OffsetAndMetadata(5, -1, null, 1)));
         log.hold(partition);
         first.commitOffsets("g", "", null, -1, Map.of(tp, new OffsetAndMetadata(8, -1, null, 1)), e -> {});
+        runAll();
 
         // When: a coordinator takes over the partition
         GroupCoordinator next = coordinator();
@@ -435,9 +517,46 @@ class GroupCoordinatorTest {
         // Then: loading until the replayed tail is durable, then serving it
         assertThat(next.isLoading(partition)).isTrue();
         assertThat(next.isActive(partition)).isFalse();
-        log.release(partition);
+        release(partition);
         assertThat(next.isActive(partition)).isTrue();
-        assertThat(next.fetchOffsets("g", null).get(tp).offset()).isEqualTo(8);
+        assertThat(fetch(next, "g", null).get(tp).offset()).isEqualTo(8);
+    }
+
+    @Test
+    void aShardThisNodeDoesNotServeIsRefusedOnItsLoopAndNothingIsWritten() {
+        // Given: a coordinator taking over a partition whose last commit is not durable yet
+        GroupCoordinator first = coordinator();
+        TopicPartitionKey tp = new TopicPartitionKey("t", 0);
+        int partition = first.partitionFor("g");
+        log.hold(partition);
+        first.commitOffsets("g", "", null, -1, Map.of(tp, new OffsetAndMetadata(8, -1, null, 1)), e -> {});
+        runAll();
+        GroupCoordinator next = coordinator();
+        assertThat(next.isLoading(partition)).isTrue();
+        int records = log.partitions.get(partition).size();
+
+        // When / Then: requests that got past the adapter's routing hear the loop's answer, and write nothing
+        assertThat(commit(next, "g", "", null, -1, Map.of(tp, new OffsetAndMetadata(9, -1, null, 1))))
+                .isEqualTo(GroupError.COORDINATOR_LOAD_IN_PROGRESS);
+        assertThat(join(next, "", protocols("range")).get().error()).isEqualTo(GroupError.COORDINATOR_LOAD_IN_PROGRESS);
+        assertThat(fetchResult(next, "g", null))
+                .as("never an empty map a consumer would take for no commit")
+                .isEqualTo(new GroupCoordinator.FetchResult(GroupError.COORDINATOR_LOAD_IN_PROGRESS, Map.of()));
+        assertThat(log.partitions.get(partition)).hasSize(records);
+
+        // When: it serves, then resigns the partition
+        release(partition);
+        assertThat(fetch(next, "g", null).get(tp).offset()).isEqualTo(8);
+        next.onResign(partition);
+        runAll();
+
+        // Then
+        assertThat(next.isActive(partition)).isFalse();
+        assertThat(heartbeat(next, "g", "m", null, 1)).isEqualTo(GroupError.NOT_COORDINATOR);
+        assertThat(delete(next, "g")).isEqualTo(GroupError.NOT_COORDINATOR);
+        assertThat(describe(next, "g").error()).isEqualTo(GroupError.NOT_COORDINATOR);
+        assertThat(fetchResult(next, "g", null).error()).isEqualTo(GroupError.NOT_COORDINATOR);
+        assertThat(log.partitions.get(partition)).hasSize(records);
     }
 
     @Test
@@ -447,7 +566,7 @@ class GroupCoordinatorTest {
         log.hold(coordinator.partitionFor("g"));
         AtomicReference<SyncResult> synced = sync(coordinator, joined, Map.of(joined.memberId(), new byte[] {7}));
         assertThat(synced.get()).as("waits for the group record").isNull();
-        log.release(coordinator.partitionFor("g"));
+        release(coordinator.partitionFor("g"));
         assertThat(synced.get().error()).isEqualTo(GroupError.NONE);
         assertThat(synced.get().assignment()).containsExactly(7);
     }
@@ -460,15 +579,16 @@ class GroupCoordinatorTest {
         log.hold(coordinator.partitionFor("g"));
         AtomicReference<GroupError> deleted = new AtomicReference<>();
         coordinator.deleteGroup("g", deleted::set);
+        runAll();
         assertThat(deleted.get()).isNull();
-        assertThat(coordinator.fetchOffsets("g", null)).containsKey(tp);
+        assertThat(fetch(coordinator, "g", null)).containsKey(tp);
         AtomicReference<JoinResult> joining = join(coordinator, "", protocols("range"));
-        log.release(coordinator.partitionFor("g"));
+        release(coordinator.partitionFor("g"));
         assertThat(deleted.get()).isEqualTo(GroupError.NONE);
         assertThat(joining.get().error())
                 .as("a Dead group took no members")
                 .isEqualTo(GroupError.COORDINATOR_NOT_AVAILABLE);
-        assertThat(coordinator.fetchOffsets("g", null)).isEmpty();
-        assertThat(coordinator.listGroups()).isEmpty();
+        assertThat(fetch(coordinator, "g", null)).isEmpty();
+        assertThat(list(coordinator)).isEmpty();
     }
 }

@@ -64,19 +64,33 @@ class GroupHandlerVersionsTest {
         }
     };
 
-    /** Calls a handler that answers through a callback; here every answer comes at once. */
+    /** Calls a handler that answers through a callback, on the loop of the group's shard; waits (bounded). */
     private static AbstractResponse answer(
             java.util.function.Consumer<java.util.function.Consumer<AbstractResponse>> call) {
-        java.util.concurrent.atomic.AtomicReference<AbstractResponse> response =
-                new java.util.concurrent.atomic.AtomicReference<>();
-        call.accept(response::set);
-        assertThat(response.get()).as("answered at once").isNotNull();
-        return response.get();
+        java.util.concurrent.CompletableFuture<AbstractResponse> response =
+                new java.util.concurrent.CompletableFuture<>();
+        call.accept(response::complete);
+        try {
+            return response.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError("no answer", e);
+        }
     }
 
     private final GroupCoordinator coordinator = new GroupCoordinator(
             new GroupCoordinator.Config(2, 0, 1000, 60_000, 3_600_000), NO_LOG, System::currentTimeMillis);
     private final GroupHandler apis = new GroupHandler(coordinator, () -> new BrokerEndpoint(0, "127.0.0.1", 9092));
+
+    /** The coordinator serves both shards (it leads their partitions in NO_LOG) before a test sends anything. */
+    @org.junit.jupiter.api.BeforeEach
+    void start() {
+        coordinator.startup();
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        while (!(coordinator.isActive(0) && coordinator.isActive(1))) {
+            assertThat(System.nanoTime()).as("shards loaded within 30 s").isLessThan(deadline);
+            Thread.yield();
+        }
+    }
 
     @AfterEach
     void close() {
@@ -143,14 +157,17 @@ class GroupHandlerVersionsTest {
                     v);
         }
         for (short v : versions(ApiKeys.HEARTBEAT)) {
+            short version = v;
             serializes(
-                    apis.handleHeartbeatRequest((org.apache.kafka.common.requests.HeartbeatRequest) request(
-                            ApiKeys.HEARTBEAT,
-                            new HeartbeatRequestData()
-                                    .setGroupId("g")
-                                    .setMemberId("m")
-                                    .setGenerationId(1),
-                            v)),
+                    answer(respond -> apis.handleHeartbeatRequest(
+                            (org.apache.kafka.common.requests.HeartbeatRequest) request(
+                                    ApiKeys.HEARTBEAT,
+                                    new HeartbeatRequestData()
+                                            .setGroupId("g")
+                                            .setMemberId("m")
+                                            .setGenerationId(1),
+                                    version),
+                            respond)),
                     v);
         }
         for (short v : versions(ApiKeys.LEAVE_GROUP)) {
@@ -206,8 +223,11 @@ class GroupHandlerVersionsTest {
                                                 .setName("t")
                                                 .setPartitionIndexes(List.of(0, 1))));
             }
-            OffsetFetchResponse response = (OffsetFetchResponse) apis.handleOffsetFetchRequest(
-                    (org.apache.kafka.common.requests.OffsetFetchRequest) request(ApiKeys.OFFSET_FETCH, data, v), v);
+            short version = v;
+            OffsetFetchResponse response = (OffsetFetchResponse) answer(respond -> apis.handleOffsetFetchRequest(
+                    (org.apache.kafka.common.requests.OffsetFetchRequest) request(ApiKeys.OFFSET_FETCH, data, version),
+                    version,
+                    respond));
             serializes(response, v);
             long committed = v >= 8
                     ? response.data()
@@ -222,19 +242,24 @@ class GroupHandlerVersionsTest {
             assertThat(committed).isEqualTo(5);
         }
         for (short v : versions(ApiKeys.LIST_GROUPS)) {
+            short version = v;
             serializes(
-                    apis.handleListGroupsRequest((org.apache.kafka.common.requests.ListGroupsRequest)
-                            request(ApiKeys.LIST_GROUPS, new ListGroupsRequestData(), v)),
+                    answer(respond -> apis.handleListGroupsRequest(
+                            (org.apache.kafka.common.requests.ListGroupsRequest)
+                                    request(ApiKeys.LIST_GROUPS, new ListGroupsRequestData(), version),
+                            respond)),
                     v);
         }
         for (short v : versions(ApiKeys.DESCRIBE_GROUPS)) {
+            short version = v;
             serializes(
-                    apis.handleDescribeGroupsRequest(
+                    answer(respond -> apis.handleDescribeGroupsRequest(
                             (org.apache.kafka.common.requests.DescribeGroupsRequest) request(
                                     ApiKeys.DESCRIBE_GROUPS,
                                     new DescribeGroupsRequestData().setGroups(List.of("g-2", "missing")),
-                                    v),
-                            v),
+                                    version),
+                            version,
+                            respond)),
                     v);
         }
         for (short v : versions(ApiKeys.DELETE_GROUPS)) {
