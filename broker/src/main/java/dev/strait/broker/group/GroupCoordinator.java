@@ -207,6 +207,20 @@ public final class GroupCoordinator implements AutoCloseable {
         }
     }
 
+    /**
+     * The caller's callback, so that what it throws (building or sending one answer) fails that answer alone: it runs
+     * on the shard's loop, where anything else thrown is a fatal fault of the coordinator.
+     */
+    private static <T> Consumer<T> answeredSafely(String api, Consumer<T> callback) {
+        return answer -> {
+            try {
+                callback.accept(answer);
+            } catch (RuntimeException e) {
+                LOGGER.error("group coordinator: answering a {} request failed; that request gets no answer", api, e);
+            }
+        };
+    }
+
     /** Queues {@code task} to the shard's loop; dropped if the coordinator is closing. */
     private void submit(Shard shard, Runnable task) {
         submit(shard, task, () -> {});
@@ -419,7 +433,8 @@ public final class GroupCoordinator implements AutoCloseable {
             String clientId,
             String clientHost,
             boolean requireKnownMemberId,
-            Consumer<JoinResult> callback) {
+            Consumer<JoinResult> callerCallback) {
+        Consumer<JoinResult> callback = answeredSafely("JoinGroup", callerCallback);
         if (groupId == null || groupId.isEmpty()) {
             callback.accept(JoinResult.error(GroupError.INVALID_GROUP_ID, memberId));
             return;
@@ -475,7 +490,8 @@ public final class GroupCoordinator implements AutoCloseable {
             String protocolType,
             String protocolName,
             Map<String, byte[]> assignments,
-            Consumer<SyncResult> callback) {
+            Consumer<SyncResult> callerCallback) {
+        Consumer<SyncResult> callback = answeredSafely("SyncGroup", callerCallback);
         Shard shard = shard(groupId);
         submit(
                 shard,
@@ -510,7 +526,8 @@ public final class GroupCoordinator implements AutoCloseable {
 
     /** Handles a Heartbeat; the callback hears its error on the shard's loop. */
     public void heartbeat(
-            String groupId, String memberId, String instanceId, int generation, Consumer<GroupError> callback) {
+            String groupId, String memberId, String instanceId, int generation, Consumer<GroupError> callerCallback) {
+        Consumer<GroupError> callback = answeredSafely("Heartbeat", callerCallback);
         Shard shard = shard(groupId);
         submit(
                 shard,
@@ -530,7 +547,8 @@ public final class GroupCoordinator implements AutoCloseable {
     // ------------------------------------------------------------------------------------------------ LeaveGroup
 
     /** The callback gets one error per member, in order, once what the departures wrote is durable. */
-    public void leaveGroup(String groupId, List<LeaveMember> leaving, Consumer<LeaveResult> callback) {
+    public void leaveGroup(String groupId, List<LeaveMember> leaving, Consumer<LeaveResult> callerCallback) {
+        Consumer<LeaveResult> callback = answeredSafely("LeaveGroup", callerCallback);
         Shard shard = shard(groupId);
         submit(
                 shard,
@@ -592,7 +610,8 @@ public final class GroupCoordinator implements AutoCloseable {
             String instanceId,
             int generation,
             Map<TopicPartitionKey, OffsetAndMetadata> offsets,
-            Consumer<GroupError> callback) {
+            Consumer<GroupError> callerCallback) {
+        Consumer<GroupError> callback = answeredSafely("OffsetCommit", callerCallback);
         if (groupId == null || groupId.isEmpty()) {
             callback.accept(GroupError.INVALID_GROUP_ID);
             return;
@@ -653,7 +672,8 @@ public final class GroupCoordinator implements AutoCloseable {
      * Partitions without a commit are absent from the map. A shard this node does not serve (yet) answers its
      * error and no offsets, never an empty map that a consumer would take for "no commit".
      */
-    public void fetchOffsets(String groupId, List<TopicPartitionKey> wanted, Consumer<FetchResult> callback) {
+    public void fetchOffsets(String groupId, List<TopicPartitionKey> wanted, Consumer<FetchResult> callerCallback) {
+        Consumer<FetchResult> callback = answeredSafely("OffsetFetch", callerCallback);
         Shard shard = shard(groupId);
         submit(
                 shard,
@@ -673,7 +693,8 @@ public final class GroupCoordinator implements AutoCloseable {
      * Deletes an Empty group and its offsets. The group is Dead at once (it takes no members), and disappears,
      * offsets and all, once the tombstones are durable; then the callback hears NONE.
      */
-    public void deleteGroup(String groupId, Consumer<GroupError> callback) {
+    public void deleteGroup(String groupId, Consumer<GroupError> callerCallback) {
+        Consumer<GroupError> callback = answeredSafely("DeleteGroups", callerCallback);
         Shard shard = shard(groupId);
         submit(shard, () -> deleteGroup(shard, groupId, callback), () -> callback.accept(GroupError.NOT_COORDINATOR));
     }
@@ -716,7 +737,8 @@ public final class GroupCoordinator implements AutoCloseable {
      * The groups of every shard, to the callback once each shard's loop listed its own (on the loop that listed
      * last); shards are listed in order. A closing coordinator leaves its shards' groups out.
      */
-    public void listGroups(Consumer<List<GroupListing>> callback) {
+    public void listGroups(Consumer<List<GroupListing>> callerCallback) {
+        Consumer<List<GroupListing>> callback = answeredSafely("ListGroups", callerCallback);
         // Each slot is filled on its shard's loop; the last loop to finish reads them all (the counter orders it).
         AtomicReferenceArray<List<GroupListing>> perShard = new AtomicReferenceArray<>(shards.length);
         AtomicInteger remaining = new AtomicInteger(shards.length);
@@ -756,7 +778,8 @@ public final class GroupCoordinator implements AutoCloseable {
      * The group as DescribeGroups shows it, to the callback on the shard's loop; GROUP_ID_NOT_FOUND if it does not
      * exist, NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS if this node does not serve its shard now.
      */
-    public void describeGroup(String groupId, Consumer<GroupDescription> callback) {
+    public void describeGroup(String groupId, Consumer<GroupDescription> callerCallback) {
+        Consumer<GroupDescription> callback = answeredSafely("DescribeGroups", callerCallback);
         Shard shard = shard(groupId);
         submit(
                 shard,

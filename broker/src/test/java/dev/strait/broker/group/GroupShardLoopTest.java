@@ -204,4 +204,20 @@ class GroupShardLoopTest {
         awaitTrue(() -> answers.size() == 1, "the next commit answered");
         assertThat(answers).containsExactly(GroupError.NONE);
     }
+
+    @Test
+    void anAnswerThatThrowsFailsThatAnswerAloneAndIsNoFault() {
+        start();
+        log.appendReleased.countDown();
+        coordinator.commitOffsets("g", "", null, -1, offset(1), error -> {
+            throw new IllegalStateException("a bug building the response");
+        });
+        List<GroupError> answers = new CopyOnWriteArrayList<>();
+        coordinator.commitOffsets("g", "", null, -1, offset(2), answers::add);
+        awaitTrue(() -> answers.size() == 1, "the next commit answered");
+        assertThat(answers).containsExactly(GroupError.NONE);
+        assertThat(faults)
+                .as("a failed answer is not a fault of the coordinator")
+                .isEmpty();
+    }
 }
