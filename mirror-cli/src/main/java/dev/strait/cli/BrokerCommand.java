@@ -28,6 +28,7 @@ import picocli.CommandLine.Parameters;
             "controller.listener.names=CONTROLLER with a CONTROLLER listener among listeners, advertised.listeners,",
             "default.replication.factor, min.insync.replicas, replica.lag.time.max.ms, broker.session.timeout.ms.",
             "Without controller.quorum.voters the node is a standalone one-node cluster.",
+            "Every setting with its type, default and allowed values: config/broker.properties, docs/reference.md.",
             "Exit codes: 0 stopped, 1 failed to start or stopped on a fatal error (logged), 2 bad config."
         })
 public final class BrokerCommand implements Callable<Integer> {

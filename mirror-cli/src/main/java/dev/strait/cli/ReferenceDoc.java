@@ -1,5 +1,6 @@
 package dev.strait.cli;
 
+import dev.strait.broker.server.BrokerSettingsDoc;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -8,22 +9,27 @@ import java.util.List;
 import picocli.CommandLine;
 
 /**
- * Renders {@code docs/reference.md} from the commands themselves (picocli's usage help) and the example
- * configuration files, so the reference never drifts from the code: a test compares the committed file with
- * a fresh rendering. Run {@code ReferenceDoc <repo-root>} to rewrite it.
+ * Renders {@code docs/reference.md} from the commands themselves (picocli's usage help), the example
+ * configuration files and the broker's settings table ({@link BrokerSettingsDoc}), so the reference never drifts
+ * from the code: a test compares the committed file with a fresh rendering. Run {@code ReferenceDoc <repo-root>}
+ * to rewrite it, and {@code config/broker.properties} (generated from the same table) with it.
  */
 public final class ReferenceDoc {
     private ReferenceDoc() {}
 
     public static void main(String[] args) throws IOException {
         Path root = Path.of(args.length > 0 ? args[0] : ".");
+        Files.writeString(
+                BrokerSettingsDoc.propertiesFile(root), BrokerSettingsDoc.properties(), StandardCharsets.UTF_8);
         Files.writeString(root.resolve("docs").resolve("reference.md"), render(root), StandardCharsets.UTF_8);
     }
 
     public static String render(Path root) throws IOException {
         StringBuilder b = new StringBuilder();
         b.append("# Reference\n\n")
-                .append("Generated from the commands' own help and the example configuration files by\n")
+                .append(
+                        "Generated from the commands' own help, the example configuration files and the broker's settings\n")
+                .append("table by ")
                 .append("`dev.strait.cli.ReferenceDoc`; `ReferenceDocTest` fails when this file is out of date.\n\n")
                 .append("## Commands\n\n");
         CommandLine top = new CommandLine(new Strait());
@@ -39,13 +45,11 @@ public final class ReferenceDoc {
         }
         b.append("`bin/mirror-maker`, `bin/lag-monitor`, `bin/canary` and `bin/broker` are the same commands under\n")
                 .append("their familiar names.\n\n## Configuration files\n\n")
-                .append("Every key with its default, as the example files in `config/` give them.\n\n");
-        for (String name : List.of(
-                "consumer.properties",
-                "producer.properties",
-                "lag-monitor.properties",
-                "canary.properties",
-                "broker.properties")) {
+                .append(
+                        "Every key with its default, as the example files in `config/` give them. The broker's settings\n")
+                .append("are under [Broker settings](#broker-settings).\n\n");
+        for (String name :
+                List.of("consumer.properties", "producer.properties", "lag-monitor.properties", "canary.properties")) {
             b.append("### config/")
                     .append(name)
                     .append("\n\n```properties\n")
@@ -53,6 +57,7 @@ public final class ReferenceDoc {
                             .stripTrailing())
                     .append("\n```\n\n");
         }
+        b.append(BrokerSettingsDoc.markdown()).append('\n');
         return b.toString();
     }
 

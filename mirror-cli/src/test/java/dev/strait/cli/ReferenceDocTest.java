@@ -14,12 +14,18 @@ class ReferenceDocTest {
         String fresh = ReferenceDoc.render(root);
 
         assertThat(Files.readString(root.resolve("docs").resolve("reference.md"), StandardCharsets.UTF_8))
-                .as("docs/reference.md is out of date: regenerate it with "
-                        + "java -cp 'mirror-cli/target/classes:mirror-cli/target/lib/*' dev.strait.cli.ReferenceDoc .")
+                .as(
+                        "docs/reference.md is out of date: build, then regenerate it with java -cp 'mirror-cli/target/classes:"
+                                + "mirror-core/target/classes:lag-monitor/target/classes:canary/target/classes:"
+                                + "broker/target/classes:mirror-cli/target/lib/*' dev.strait.cli.ReferenceDoc .")
                 .isEqualTo(fresh);
         assertThat(fresh)
                 .contains("--consumer.config")
                 .contains("lag-monitor check")
-                .contains("alert.webhook.url");
+                .contains("alert.webhook.url")
+                .as("the broker's settings come from its table")
+                .contains("## Broker settings")
+                .contains("| `num.io.threads` | int |")
+                .contains("`listener.name.<listener>.<mechanism>.sasl.jaas.config`");
     }
 }

@@ -331,7 +331,10 @@ final class TopicAdminHandler {
         return new DescribeConfigsResponse(data);
     }
 
-    /** Kafka's PASSWORD-typed broker settings, never shown: passwords, keys and JAAS configs (with passwords). */
+    /**
+     * Kafka's PASSWORD-typed broker settings, never shown: passwords, keys and JAAS configs (with passwords), and
+     * the bootstrap SCRAM credentials (which hold passwords).
+     */
     static boolean isSensitive(String key) {
         String lower = key.toLowerCase(java.util.Locale.ROOT);
         return lower.contains("password")
@@ -339,7 +342,8 @@ final class TopicAdminHandler {
                 || lower.endsWith("ssl.keystore.key")
                 || lower.endsWith("ssl.keystore.certificate.chain")
                 || lower.endsWith("ssl.truststore.certificates")
-                || lower.contains("secret");
+                || lower.contains("secret")
+                || lower.endsWith("scram.credentials");
     }
 
     private Errors refusedConfigAccess(RequestContext context, byte resourceType, String name, AclOperation op) {

@@ -18,24 +18,21 @@ import org.slf4j.LoggerFactory;
  * Broker settings under Kafka's names. Immutable; built with {@link #from(Map)}, which fails with a
  * {@link ConfigException} naming the first bad setting.
  *
- * <p>Supported: {@code node.id} (required), {@code listeners} (one PLAINTEXT listener, default
- * {@code PLAINTEXT://127.0.0.1:9092}), {@code log.dirs} / {@code log.dir}, {@code num.network.threads},
- * {@code num.io.threads}, {@code queued.max.requests}, {@code socket.request.max.bytes}, {@code num.partitions},
- * {@code auto.create.topics.enable}, {@code log.retention.check.interval.ms}, and the topic defaults
- * {@code log.retention.ms|minutes|hours}, {@code log.retention.bytes}, {@code log.segment.bytes},
- * {@code log.roll.ms|hours}, {@code message.max.bytes}, {@code log.message.timestamp.type},
- * {@code log.cleanup.policy}, {@code log.index.interval.bytes}, {@code log.cleaner.delete.retention.ms}; the log
- * cleaner's {@code log.cleaner.enable}, {@code log.cleaner.backoff.ms}, {@code log.cleaner.dedupe.buffer.size},
- * {@code log.cleaner.io.max.bytes.per.second}; the group coordinator's {@code offsets.topic.num.partitions},
- * {@code offsets.topic.replication.factor}, {@code offsets.topic.segment.bytes} and {@code group.*} timeouts. Unknown names are logged and ignored.
+ * <p>Which settings exist, their types, defaults and allowed values are declared once, in {@link BrokerSettings}
+ * (the table {@code config/broker.properties} and the reference documentation are generated from); every value is
+ * parsed and checked against it here, and keys that are no setting are logged and ignored. What the table cannot
+ * say is checked here: the formats of listeners and voters, and how settings fit together (a controller needs a
+ * controller listener, the heartbeat must be shorter than the session, a secured cluster must map its controller
+ * listener...).
  *
  * <p>KRaft-style cluster settings: {@code process.roles} ({@code broker,controller} or {@code broker}),
  * {@code controller.quorum.voters} ({@code id@host:port,...}), {@code controller.listener.names}, a controller
  * listener among {@code listeners} (e.g. {@code PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0}),
- * {@code advertised.listeners}, {@code broker.session.timeout.ms}, {@code broker.heartbeat.interval.ms} and
- * {@code metadata.log.dir}. A config without {@code controller.quorum.voters} runs a standalone one-node cluster
- * whose metadata is a local file, as before. {@link #host()}, {@link #port()} and {@link #listenerName()} always
- * describe the client (non-controller) listener.
+ * {@code advertised.listeners}. A config without {@code controller.quorum.voters} runs a standalone one-node
+ * cluster whose metadata is a local file. {@link #host()}, {@link #port()} and {@link #listenerName()} always
+ * describe the client (non-controller) listener. Security settings ({@code ssl.*}, {@code sasl.*},
+ * {@code listener.name.*}) are checked per value here and applied by the protocol adapter from
+ * {@link #originals()}.
  */
 public final class BrokerConfig {
 
@@ -54,82 +51,23 @@ public final class BrokerConfig {
             "log.index.interval.bytes", "index.interval.bytes",
             "log.cleaner.delete.retention.ms", "delete.retention.ms");
 
-    private static final Set<String> OTHER_NAMES = Set.of(
-            "node.id",
-            "listeners",
-            "log.dirs",
-            "log.dir",
-            "process.roles",
-            "controller.quorum.voters",
-            "controller.listener.names",
-            "advertised.listeners",
-            "listener.security.protocol.map",
-            "broker.session.timeout.ms",
-            "broker.heartbeat.interval.ms",
-            "metadata.log.dir",
-            "metadata.log.max.record.bytes.between.snapshots",
-            "metadata.log.max.snapshot.interval.ms",
-            "num.network.threads",
-            "num.io.threads",
-            "queued.max.requests",
-            "socket.request.max.bytes",
-            "num.partitions",
-            "auto.create.topics.enable",
-            "log.retention.check.interval.ms",
-            "log.retention.minutes",
-            "log.retention.hours",
-            "log.roll.hours",
-            "offsets.topic.num.partitions",
-            "offsets.topic.replication.factor",
-            "group.initial.rebalance.delay.ms",
-            "group.min.session.timeout.ms",
-            "group.max.session.timeout.ms",
-            "offsets.topic.segment.bytes",
-            "log.cleaner.enable",
-            "log.cleaner.backoff.ms",
-            "log.cleaner.dedupe.buffer.size",
-            "log.cleaner.io.max.bytes.per.second",
-            "default.replication.factor",
-            "min.insync.replicas",
-            "unclean.leader.election.enable",
-            "replica.lag.time.max.ms",
-            "replica.fetch.max.bytes",
-            "replica.fetch.min.bytes",
-            "replica.fetch.wait.max.ms",
-            "replica.fetch.backoff.ms",
-            "replica.socket.timeout.ms",
-            "authorizer.class.name",
-            "super.users",
-            "allow.everyone.if.no.acl.found",
-            "inter.broker.listener.name",
-            "security.inter.broker.protocol",
-            "sasl.mechanism.inter.broker.protocol",
-            "strait.bootstrap.scram.credentials");
-    /** Security settings read by the protocol adapter with Kafka's own config definitions. */
-    private static final List<String> SECURITY_PREFIXES = List.of("ssl.", "sasl.", "listener.name.");
-
     private static final Set<String> SECURITY_PROTOCOLS = Set.of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL");
     private static final Set<String> SECURED_NAMES = Set.of("SSL", "SASL_PLAINTEXT", "SASL_SSL");
 
     private final Map<String, String> originals;
+    private final SettingValues values;
     private final int nodeId;
     private final String listenerName;
     private final String host;
     private final int port;
     private final List<Path> logDirs;
-    private final int numNetworkThreads;
-    private final int numIoThreads;
-    private final int queuedMaxRequests;
-    private final int socketRequestMaxBytes;
-    private final int numPartitions;
-    private final boolean autoCreateTopics;
-    private final long retentionCheckIntervalMs;
     private final Map<String, String> topicDefaults;
     private final Set<String> processRoles;
     private final Map<Integer, Listener> quorumVoters;
     private final Listener controllerListener;
     private final Listener advertisedListener;
     private final Map<String, String> listenerProtocols;
+    private final int offsetsTopicReplicationFactor;
 
     /** A listener: its name (upper case), host ({@code 0.0.0.0} when empty) and port. */
     public record Listener(String name, String host, int port) {}
@@ -137,19 +75,17 @@ public final class BrokerConfig {
     private BrokerConfig(Map<String, String> props) {
         this.originals = Collections.unmodifiableMap(new LinkedHashMap<>(props));
         for (String name : props.keySet()) {
-            if (!OTHER_NAMES.contains(name)
-                    && !TOPIC_DEFAULT_NAMES.containsKey(name)
-                    && SECURITY_PREFIXES.stream().noneMatch(name::startsWith)) {
-                LOGGER.warn("ignoring unknown broker config '{}'", name);
+            if (BrokerSettings.forKey(name).isEmpty()) {
+                LOGGER.warn(BrokerSettings.unknownWarning(name));
             }
         }
-        String nodeIdValue = props.get("node.id");
-        if (nodeIdValue == null) {
-            throw new ConfigException("Missing required configuration node.id");
+        if (props.get("node.id") == null) {
+            throw new ConfigException("Missing required configuration node.id: this node's id, an int >= 0 that is "
+                    + "unique in the cluster");
         }
-        this.nodeId = intValue(props, "node.id", 0, 0);
-        String listeners =
-                props.getOrDefault("listeners", "PLAINTEXT://127.0.0.1:9092").trim();
+        this.values = BrokerSettings.parse(props);
+        this.nodeId = values.intValue("node.id");
+        String listeners = raw("listeners");
         Set<String> controllerNames = names(props, "controller.listener.names");
         List<Listener> parsed = parseListeners("listeners", listeners);
         List<Listener> clients =
@@ -177,7 +113,7 @@ public final class BrokerConfig {
         this.processRoles = processRoles(props);
         this.quorumVoters = quorumVoters(props);
         checkQuorum(props, controllerNames);
-        String dirs = props.getOrDefault("log.dirs", props.getOrDefault("log.dir", "/tmp/strait-logs"));
+        String dirs = values.isSet("log.dirs") ? raw("log.dirs") : raw("log.dir");
         List<Path> paths = new ArrayList<>();
         for (String dir : dirs.split(",")) {
             if (!dir.isBlank()) {
@@ -185,35 +121,12 @@ public final class BrokerConfig {
             }
         }
         if (paths.isEmpty()) {
-            throw new ConfigException("log.dirs", dirs, "needs at least one directory");
+            throw new ConfigException(
+                    values.isSet("log.dirs") ? "log.dirs" : "log.dir", dirs, "needs at least one directory");
         }
         this.logDirs = List.copyOf(paths);
-        this.numNetworkThreads = intValue(props, "num.network.threads", 3, 1);
-        this.numIoThreads = intValue(props, "num.io.threads", 8, 1);
-        this.queuedMaxRequests = intValue(props, "queued.max.requests", 500, 1);
-        this.socketRequestMaxBytes = intValue(props, "socket.request.max.bytes", 104857600, 1);
-        this.numPartitions = intValue(props, "num.partitions", 1, 1);
-        this.autoCreateTopics = boolValue(props, "auto.create.topics.enable", true);
-        this.retentionCheckIntervalMs = longValue(props, "log.retention.check.interval.ms", 300000, 1);
-        this.topicDefaults = topicDefaults(props);
-        // Validated here so that a bad value fails at startup with the setting's name, not later.
-        defaultReplicationFactor();
-        minInsyncReplicas();
-        uncleanLeaderElectionEnable();
-        replicaLagTimeMaxMs();
-        replicaFetchMaxBytes();
-        replicaFetchMinBytes();
-        replicaFetchWaitMaxMs();
-        replicaFetchBackoffMs();
-        replicaSocketTimeoutMs();
-        offsetsTopicSegmentBytes();
-        offsetsTopicReplicationFactor();
-        logCleanerEnable();
-        logCleanerBackoffMs();
-        logCleanerDedupeBufferSize();
-        logCleanerIoMaxBytesPerSecond();
-        metadataLogMaxRecordBytesBetweenSnapshots();
-        metadataLogMaxSnapshotIntervalMs();
+        this.topicDefaults = parseTopicDefaults();
+        this.offsetsTopicReplicationFactor = checkOffsetsTopicReplicationFactor();
         long session = brokerSessionTimeoutMs();
         long heartbeat = brokerHeartbeatIntervalMs();
         if (heartbeat >= session) {
@@ -222,6 +135,15 @@ public final class BrokerConfig {
                     heartbeat,
                     "must be below broker.session.timeout.ms (" + session + ")");
         }
+    }
+
+    /** The text of {@code name} as set (trimmed), else its default. */
+    private String raw(String name) {
+        String value = originals.get(name);
+        if (value == null) {
+            value = BrokerSettings.get(name).defaultValue();
+        }
+        return value == null ? null : value.trim();
     }
 
     private static List<Listener> parseListeners(String name, String value) {
@@ -489,21 +411,25 @@ public final class BrokerConfig {
         return from(map);
     }
 
-    private static Map<String, String> topicDefaults(Map<String, String> props) {
+    /**
+     * The topic defaults set here, under topic config names: Kafka's precedence (log.retention.ms over
+     * log.retention.minutes over log.retention.hours; log.roll.ms over log.roll.hours), a negative retention time
+     * meaning "keep for good" (-1) whatever its unit. Unset ones are left to the topic configs' own defaults.
+     */
+    private Map<String, String> parseTopicDefaults() {
         Map<String, String> defaults = new LinkedHashMap<>();
-        if (props.containsKey("log.retention.hours")) {
-            defaults.put("retention.ms", Long.toString(longValue(props, "log.retention.hours", 168, -1) * 3600_000L));
+        if (values.isSet("log.retention.hours")) {
+            defaults.put("retention.ms", retentionMs(values.intValue("log.retention.hours"), 3_600_000L));
         }
-        if (props.containsKey("log.retention.minutes")) {
-            defaults.put("retention.ms", Long.toString(longValue(props, "log.retention.minutes", 0, -1) * 60_000L));
+        if (values.isSet("log.retention.minutes")) {
+            defaults.put("retention.ms", retentionMs(values.intValue("log.retention.minutes"), 60_000L));
         }
-        if (props.containsKey("log.roll.hours")) {
-            defaults.put("segment.ms", Long.toString(longValue(props, "log.roll.hours", 168, 1) * 3600_000L));
+        if (values.isSet("log.roll.hours")) {
+            defaults.put("segment.ms", Long.toString(values.intValue("log.roll.hours") * 3_600_000L));
         }
         for (Map.Entry<String, String> entry : TOPIC_DEFAULT_NAMES.entrySet()) {
-            String value = props.get(entry.getKey());
-            if (value != null) {
-                defaults.put(entry.getValue(), value);
+            if (values.isSet(entry.getKey())) {
+                defaults.put(entry.getValue(), raw(entry.getKey()));
             }
         }
         for (Map.Entry<String, String> entry : defaults.entrySet()) {
@@ -521,40 +447,58 @@ public final class BrokerConfig {
         return Collections.unmodifiableMap(defaults);
     }
 
-    private static long longValue(Map<String, String> props, String name, long defaultValue, long min) {
-        String value = props.get(name);
-        if (value == null) {
-            return defaultValue;
-        }
-        long parsed;
-        try {
-            parsed = Long.parseLong(value.trim());
-        } catch (NumberFormatException e) {
-            throw new ConfigException(name, value, "not a number");
-        }
-        if (parsed < min) {
-            throw new ConfigException(name, value, "must be >= " + min);
-        }
-        return parsed;
+    private static String retentionMs(int amount, long unitMs) {
+        return amount < 0 ? "-1" : Long.toString(amount * unitMs);
     }
 
-    private static int intValue(Map<String, String> props, String name, int defaultValue, int min) {
-        long value = longValue(props, name, defaultValue, min);
-        if (value > Integer.MAX_VALUE) {
-            throw new ConfigException(name, value, "must be <= " + Integer.MAX_VALUE);
+    /**
+     * {@code offsets.topic.replication.factor}: 3 by default in a cluster, as Kafka. A standalone node is a
+     * one-broker cluster for good: there a value above 1 is refused, and unset is -1, the metadata source's own
+     * default (one replica).
+     */
+    private int checkOffsetsTopicReplicationFactor() {
+        String name = "offsets.topic.replication.factor";
+        int factor = values.intValue(name);
+        if (hasControllerQuorum()) {
+            return factor;
         }
-        return (int) value;
+        if (!values.isSet(name)) {
+            return -1;
+        }
+        if (factor > 1) {
+            throw new ConfigException(
+                    name,
+                    factor,
+                    "a standalone node (no controller.quorum.voters) is a "
+                            + "one-broker cluster: set it to 1, or configure a controller quorum");
+        }
+        return factor;
     }
 
-    private static boolean boolValue(Map<String, String> props, String name, boolean defaultValue) {
-        String value = props.get(name);
-        if (value == null) {
-            return defaultValue;
+    /**
+     * The settings as given, sorted, secrets (passwords, keys, JAAS entries, SCRAM credentials) as
+     * {@value BrokerSetting#HIDDEN}; keys that are no setting are listed by name only.
+     */
+    @Override
+    public String toString() {
+        StringBuilder b = new StringBuilder("BrokerConfig{");
+        List<String> ignored = new ArrayList<>();
+        String separator = "";
+        for (String key : new java.util.TreeSet<>(originals.keySet())) {
+            if (BrokerSettings.forKey(key).isEmpty()) {
+                ignored.add(key);
+                continue;
+            }
+            b.append(separator)
+                    .append(key)
+                    .append('=')
+                    .append(BrokerSettings.sensitive(key) ? BrokerSetting.HIDDEN : originals.get(key));
+            separator = ", ";
         }
-        if (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false")) {
-            return Boolean.parseBoolean(value);
+        if (!ignored.isEmpty()) {
+            b.append(separator).append("ignored=").append(ignored);
         }
-        throw new ConfigException(name, value, "expected true or false");
+        return b.append('}').toString();
     }
 
     /** Each listener's name and security protocol (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL). */
@@ -649,17 +593,17 @@ public final class BrokerConfig {
 
     /** {@code broker.session.timeout.ms} (default 9000, as Kafka): a node silent this long is fenced. */
     public long brokerSessionTimeoutMs() {
-        return longValue(originals, "broker.session.timeout.ms", 9_000, 1);
+        return values.longValue("broker.session.timeout.ms");
     }
 
     /** {@code broker.heartbeat.interval.ms} (default 2000, as Kafka). */
     public long brokerHeartbeatIntervalMs() {
-        return longValue(originals, "broker.heartbeat.interval.ms", 2_000, 1);
+        return values.longValue("broker.heartbeat.interval.ms");
     }
 
     /** {@code metadata.log.dir}: where the metadata log lives; default {@code <first log dir>/__cluster_metadata-0}. */
     public java.util.Optional<Path> metadataLogDir() {
-        String value = originals.get("metadata.log.dir");
+        String value = values.stringValue("metadata.log.dir");
         return value == null || value.isBlank()
                 ? java.util.Optional.empty()
                 : java.util.Optional.of(Path.of(value.trim()));
@@ -671,7 +615,7 @@ public final class BrokerConfig {
      * since its latest snapshot.
      */
     public long metadataLogMaxRecordBytesBetweenSnapshots() {
-        return longValue(originals, "metadata.log.max.record.bytes.between.snapshots", 20L * 1024 * 1024, 1);
+        return values.longValue("metadata.log.max.record.bytes.between.snapshots");
     }
 
     /**
@@ -679,7 +623,7 @@ public final class BrokerConfig {
      * after its latest snapshot if anything was committed since; 0 turns the timer off.
      */
     public long metadataLogMaxSnapshotIntervalMs() {
-        return longValue(originals, "metadata.log.max.snapshot.interval.ms", 3_600_000L, 0);
+        return values.longValue("metadata.log.max.snapshot.interval.ms");
     }
 
     public List<Path> logDirs() {
@@ -687,24 +631,24 @@ public final class BrokerConfig {
     }
 
     public int numNetworkThreads() {
-        return numNetworkThreads;
+        return values.intValue("num.network.threads");
     }
 
     public int numIoThreads() {
-        return numIoThreads;
+        return values.intValue("num.io.threads");
     }
 
     public int queuedMaxRequests() {
-        return queuedMaxRequests;
+        return values.intValue("queued.max.requests");
     }
 
     public int socketRequestMaxBytes() {
-        return socketRequestMaxBytes;
+        return values.intValue("socket.request.max.bytes");
     }
 
     /** {@code offsets.topic.num.partitions} (default 5; only used when the offsets topic is created). */
     public int offsetsTopicNumPartitions() {
-        return (int) longValue(originals, "offsets.topic.num.partitions", 5, 1);
+        return values.intValue("offsets.topic.num.partitions");
     }
 
     /**
@@ -715,42 +659,27 @@ public final class BrokerConfig {
      * is refused, and when unset this returns -1, the metadata source's own default (one replica).
      */
     public int offsetsTopicReplicationFactor() {
-        String name = "offsets.topic.replication.factor";
-        int factor = intValue(originals, name, hasControllerQuorum() ? 3 : 1, 1);
-        if (factor > Short.MAX_VALUE) {
-            throw new ConfigException(name, factor, "must be <= " + Short.MAX_VALUE);
-        }
-        if (!hasControllerQuorum()) {
-            if (factor > 1) {
-                throw new ConfigException(
-                        name,
-                        factor,
-                        "a standalone node (no controller.quorum.voters) is a "
-                                + "one-broker cluster: set it to 1, or configure a controller quorum");
-            }
-            return originals.containsKey(name) ? factor : -1;
-        }
-        return factor;
+        return offsetsTopicReplicationFactor;
     }
 
     /** {@code offsets.topic.segment.bytes} (default 104857600, as Kafka): segment size of the offsets topic. */
     public int offsetsTopicSegmentBytes() {
-        return intValue(originals, "offsets.topic.segment.bytes", 104_857_600, 1);
+        return values.intValue("offsets.topic.segment.bytes");
     }
 
     /** {@code log.cleaner.enable} (default true): whether compacted topics are compacted. */
     public boolean logCleanerEnable() {
-        return boolValue(originals, "log.cleaner.enable", true);
+        return values.booleanValue("log.cleaner.enable");
     }
 
     /** {@code log.cleaner.backoff.ms} (default 15000, as Kafka): pause between cleaner rounds. */
     public long logCleanerBackoffMs() {
-        return longValue(originals, "log.cleaner.backoff.ms", 15_000, 1);
+        return values.longValue("log.cleaner.backoff.ms");
     }
 
     /** {@code log.cleaner.dedupe.buffer.size} (default 134217728, as Kafka): memory for a pass's key map. */
     public long logCleanerDedupeBufferSize() {
-        return longValue(originals, "log.cleaner.dedupe.buffer.size", 134_217_728, 1);
+        return values.longValue("log.cleaner.dedupe.buffer.size");
     }
 
     /**
@@ -758,29 +687,18 @@ public final class BrokerConfig {
      * Kafka's value is a double; a whole number is accepted here.
      */
     public long logCleanerIoMaxBytesPerSecond() {
-        String value = originals.get("log.cleaner.io.max.bytes.per.second");
-        if (value == null) {
-            return 0;
-        }
-        try {
-            double parsed = Double.parseDouble(value.trim());
-            if (!(parsed >= 1)) {
-                throw new ConfigException("log.cleaner.io.max.bytes.per.second", value, "must be >= 1");
-            }
-            return parsed >= Long.MAX_VALUE ? 0 : (long) parsed;
-        } catch (NumberFormatException e) {
-            throw new ConfigException("log.cleaner.io.max.bytes.per.second", value, "not a number");
-        }
+        Double limit = values.doubleValue("log.cleaner.io.max.bytes.per.second");
+        return limit == null || limit >= Long.MAX_VALUE ? 0 : limit.longValue();
     }
 
     /** {@code default.replication.factor} (default 1, as Kafka): replicas of topics created without a factor. */
     public int defaultReplicationFactor() {
-        return intValue(originals, "default.replication.factor", 1, 1);
+        return values.intValue("default.replication.factor");
     }
 
     /** {@code min.insync.replicas} (default 1, as Kafka): the ISR size an acks=all produce needs; a topic may override it. */
     public int minInsyncReplicas() {
-        return intValue(originals, "min.insync.replicas", 1, 1);
+        return values.intValue("min.insync.replicas");
     }
 
     /**
@@ -788,71 +706,64 @@ public final class BrokerConfig {
      * the ISR never leads, so an acknowledged record is never given up for availability.
      */
     public boolean uncleanLeaderElectionEnable() {
-        boolean enabled = boolValue(originals, "unclean.leader.election.enable", false);
-        if (enabled) {
-            throw new ConfigException(
-                    "unclean.leader.election.enable",
-                    "true",
-                    "not supported: leaders are elected from the in-sync replicas only");
-        }
-        return false;
+        return values.booleanValue("unclean.leader.election.enable");
     }
 
     /** {@code replica.lag.time.max.ms} (default 30000, as Kafka): a follower not caught up for this long leaves the ISR. */
     public long replicaLagTimeMaxMs() {
-        return longValue(originals, "replica.lag.time.max.ms", 30_000, 1);
+        return values.longValue("replica.lag.time.max.ms");
     }
 
     /** {@code replica.fetch.max.bytes} (default 1048576, as Kafka): bytes per partition in a follower's fetch. */
     public int replicaFetchMaxBytes() {
-        return intValue(originals, "replica.fetch.max.bytes", 1_048_576, 1);
+        return values.intValue("replica.fetch.max.bytes");
     }
 
     /** {@code replica.fetch.min.bytes} (default 1, as Kafka). */
     public int replicaFetchMinBytes() {
-        return intValue(originals, "replica.fetch.min.bytes", 1, 1);
+        return values.intValue("replica.fetch.min.bytes");
     }
 
     /** {@code replica.fetch.wait.max.ms} (default 500, as Kafka): how long a follower's fetch may wait for data. */
     public int replicaFetchWaitMaxMs() {
-        return intValue(originals, "replica.fetch.wait.max.ms", 500, 0);
+        return values.intValue("replica.fetch.wait.max.ms");
     }
 
     /** {@code replica.fetch.backoff.ms} (default 1000, as Kafka): pause after a failed follower fetch. */
     public int replicaFetchBackoffMs() {
-        return intValue(originals, "replica.fetch.backoff.ms", 1000, 0);
+        return values.intValue("replica.fetch.backoff.ms");
     }
 
     /** {@code replica.socket.timeout.ms} (default 30000, as Kafka): a follower's request timeout. */
     public int replicaSocketTimeoutMs() {
-        return intValue(originals, "replica.socket.timeout.ms", 30_000, 1);
+        return values.intValue("replica.socket.timeout.ms");
     }
 
     /** {@code group.initial.rebalance.delay.ms} (default 3000, as Kafka). */
     public int groupInitialRebalanceDelayMs() {
-        return (int) longValue(originals, "group.initial.rebalance.delay.ms", 3000, 0);
+        return values.intValue("group.initial.rebalance.delay.ms");
     }
 
     /** {@code group.min.session.timeout.ms} (default 6000, as Kafka). */
     public int groupMinSessionTimeoutMs() {
-        return (int) longValue(originals, "group.min.session.timeout.ms", 6000, 0);
+        return values.intValue("group.min.session.timeout.ms");
     }
 
     /** {@code group.max.session.timeout.ms} (default 1800000, as Kafka). */
     public int groupMaxSessionTimeoutMs() {
-        return (int) longValue(originals, "group.max.session.timeout.ms", 1_800_000, 1);
+        return values.intValue("group.max.session.timeout.ms");
     }
 
     public int numPartitions() {
-        return numPartitions;
+        return values.intValue("num.partitions");
     }
 
     public boolean autoCreateTopics() {
-        return autoCreateTopics;
+        return values.booleanValue("auto.create.topics.enable");
     }
 
     public long retentionCheckIntervalMs() {
-        return retentionCheckIntervalMs;
+        return values.longValue("log.retention.check.interval.ms");
     }
 
     /** Topic config defaults under topic config names (e.g. retention.ms). */

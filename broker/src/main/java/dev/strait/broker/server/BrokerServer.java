@@ -133,6 +133,8 @@ public final class BrokerServer implements AutoCloseable {
         if (started) {
             throw new IllegalStateException("already started");
         }
+        // As Kafka logs its config values at start: what a node ran with is in its log (secrets as [hidden]).
+        LOGGER.info("starting broker {} with {}", config.nodeId(), config);
         Path logDir = config.logDirs().get(0);
         if (config.logDirs().size() > 1) {
             LOGGER.warn("only the first of log.dirs is used yet: {}", logDir);

@@ -1,0 +1,422 @@
+package dev.strait.broker.server;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * One broker setting as {@link BrokerSettings} declares it: Kafka's name, its type, default, the values it
+ * allows, the group it is documented in and one paragraph of documentation. It parses one value into its type
+ * ({@link Integer}, {@link Long}, {@link Double}, {@link Boolean}, {@link String} or a {@code List<String>}),
+ * failing with a {@link ConfigException} that names the setting, the value (never a password's) and what is
+ * allowed.
+ *
+ * @param defaultValue the default as it would be written in a file; null when there is none
+ * @param defaultDoc how the documentation states the default when it is not a plain value (or null)
+ * @param min the smallest number allowed (for DOUBLE, compared as a double); null for no bound
+ * @param max the largest number allowed; null for the type's own bound
+ * @param allowed the values a STRING or CLASS setting (or each element of a LIST) may take; empty for any
+ * @param ignoreCase whether {@code allowed} is matched ignoring case (the value keeps its case)
+ * @param check a further check of the parsed value (formats, unsupported values); null for none
+ * @param example the value {@code config/broker.properties} shows (the default when null)
+ * @param inExample whether {@code config/broker.properties} sets it (otherwise it is shown commented out)
+ */
+public record BrokerSetting(
+        String name,
+        Type type,
+        String defaultValue,
+        String defaultDoc,
+        Long min,
+        Long max,
+        List<String> allowed,
+        boolean ignoreCase,
+        Scope scope,
+        BrokerSettings.Group group,
+        Check check,
+        String example,
+        boolean inExample,
+        String doc) {
+
+    /** Kafka's config types, as far as the broker uses them. */
+    public enum Type {
+        INT("int"),
+        LONG("long"),
+        DOUBLE("double"),
+        BOOLEAN("boolean"),
+        STRING("string"),
+        LIST("list"),
+        PASSWORD("password"),
+        CLASS("class");
+
+        private final String label;
+
+        Type(String label) {
+            this.label = label;
+        }
+
+        public String label() {
+            return label;
+        }
+    }
+
+    /** Where a setting may be given: once for the broker, or also per listener as Kafka's prefixes allow. */
+    public enum Scope {
+        BROKER,
+        /** Also {@code listener.name.<listener>.<name>}, which overrides it on that listener. */
+        LISTENER,
+        /** Only as {@code listener.name.<listener>.<mechanism>.<name>} (a JAAS entry per listener and mechanism). */
+        LISTENER_MECHANISM
+    }
+
+    /** A check of a parsed value beyond type, range and allowed values. */
+    @FunctionalInterface
+    public interface Check {
+        /** Why {@code value} is refused, or null if it is fine. */
+        String refusal(Object value);
+    }
+
+    /** What a file or a message shows in place of a secret. */
+    public static final String HIDDEN = "[hidden]";
+
+    public BrokerSetting {
+        allowed = List.copyOf(allowed);
+    }
+
+    /** A setting of {@code type} with {@code defaultValue} (null for none); refine it with the {@code with*} methods. */
+    static BrokerSetting of(String name, Type type, String defaultValue, BrokerSettings.Group group, String doc) {
+        return new BrokerSetting(
+                name,
+                type,
+                defaultValue,
+                null,
+                null,
+                null,
+                List.of(),
+                false,
+                Scope.BROKER,
+                group,
+                null,
+                null,
+                false,
+                doc);
+    }
+
+    BrokerSetting atLeast(long bound) {
+        return new BrokerSetting(
+                name,
+                type,
+                defaultValue,
+                defaultDoc,
+                bound,
+                max,
+                allowed,
+                ignoreCase,
+                scope,
+                group,
+                check,
+                example,
+                inExample,
+                doc);
+    }
+
+    BrokerSetting between(long low, long high) {
+        return new BrokerSetting(
+                name,
+                type,
+                defaultValue,
+                defaultDoc,
+                low,
+                high,
+                allowed,
+                ignoreCase,
+                scope,
+                group,
+                check,
+                example,
+                inExample,
+                doc);
+    }
+
+    BrokerSetting oneOf(String... values) {
+        return new BrokerSetting(
+                name,
+                type,
+                defaultValue,
+                defaultDoc,
+                min,
+                max,
+                List.of(values),
+                ignoreCase,
+                scope,
+                group,
+                check,
+                example,
+                inExample,
+                doc);
+    }
+
+    BrokerSetting anyCase() {
+        return new BrokerSetting(
+                name,
+                type,
+                defaultValue,
+                defaultDoc,
+                min,
+                max,
+                allowed,
+                true,
+                scope,
+                group,
+                check,
+                example,
+                inExample,
+                doc);
+    }
+
+    BrokerSetting in(Scope where) {
+        return new BrokerSetting(
+                name,
+                type,
+                defaultValue,
+                defaultDoc,
+                min,
+                max,
+                allowed,
+                ignoreCase,
+                where,
+                group,
+                check,
+                example,
+                inExample,
+                doc);
+    }
+
+    BrokerSetting checked(Check further) {
+        return new BrokerSetting(
+                name,
+                type,
+                defaultValue,
+                defaultDoc,
+                min,
+                max,
+                allowed,
+                ignoreCase,
+                scope,
+                group,
+                further,
+                example,
+                inExample,
+                doc);
+    }
+
+    /** Documents the default in words (e.g. "the first of log.dirs") where it is no plain value. */
+    BrokerSetting defaultIs(String words) {
+        return new BrokerSetting(
+                name,
+                type,
+                defaultValue,
+                words,
+                min,
+                max,
+                allowed,
+                ignoreCase,
+                scope,
+                group,
+                check,
+                example,
+                inExample,
+                doc);
+    }
+
+    /** The value {@code config/broker.properties} shows, commented out. */
+    BrokerSetting example(String value) {
+        return new BrokerSetting(
+                name,
+                type,
+                defaultValue,
+                defaultDoc,
+                min,
+                max,
+                allowed,
+                ignoreCase,
+                scope,
+                group,
+                check,
+                value,
+                false,
+                doc);
+    }
+
+    /** The value {@code config/broker.properties} sets. */
+    BrokerSetting set(String value) {
+        return new BrokerSetting(
+                name,
+                type,
+                defaultValue,
+                defaultDoc,
+                min,
+                max,
+                allowed,
+                ignoreCase,
+                scope,
+                group,
+                check,
+                value,
+                true,
+                doc);
+    }
+
+    /** Whether values of this setting are secret: never logged, shown or put in a message. */
+    public boolean sensitive() {
+        return type == Type.PASSWORD;
+    }
+
+    /** {@code value} as a message or a listing may show it. */
+    public String shown(String value) {
+        return sensitive() ? HIDDEN : value;
+    }
+
+    /**
+     * The value of {@code key} (this setting's name, or a listener's prefixed form of it) parsed into this
+     * setting's type; surrounding white space is ignored.
+     *
+     * @throws ConfigException naming {@code key}, the value and what is allowed
+     */
+    public Object parse(String key, String raw) {
+        String value = raw.trim();
+        Object parsed = switch (type) {
+            case INT, LONG -> parseWhole(key, raw, value);
+            case DOUBLE -> parseDouble(key, raw, value);
+            case BOOLEAN -> parseBoolean(key, raw, value);
+            case STRING, CLASS, PASSWORD -> checkAllowed(key, raw, value);
+            case LIST -> parseList(key, raw, value);
+        };
+        if (check != null) {
+            String refusal = check.refusal(parsed);
+            if (refusal != null) {
+                throw new ConfigException(key, shown(raw), refusal);
+            }
+        }
+        return parsed;
+    }
+
+    private Object parseWhole(String key, String raw, String value) {
+        long parsed;
+        try {
+            parsed = Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            throw new ConfigException(key, raw, "not a number");
+        }
+        long high = max != null ? max : type == Type.INT ? Integer.MAX_VALUE : Long.MAX_VALUE;
+        if (min != null && parsed < min) {
+            throw new ConfigException(key, raw, "must be " + rangeText());
+        }
+        if (parsed > high) {
+            throw new ConfigException(key, raw, "must be " + (min != null && max != null ? rangeText() : "<= " + high));
+        }
+        if (type == Type.INT) {
+            return Integer.valueOf((int) parsed); // not a conditional expression: that would box both as Long
+        }
+        return Long.valueOf(parsed);
+    }
+
+    private Object parseDouble(String key, String raw, String value) {
+        double parsed;
+        try {
+            parsed = Double.parseDouble(value);
+        } catch (NumberFormatException e) {
+            throw new ConfigException(key, raw, "not a number");
+        }
+        if (Double.isNaN(parsed) || (min != null && parsed < min)) {
+            throw new ConfigException(key, raw, "must be " + rangeText());
+        }
+        return parsed;
+    }
+
+    private Object parseBoolean(String key, String raw, String value) {
+        if (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false")) {
+            return Boolean.parseBoolean(value);
+        }
+        throw new ConfigException(key, raw, "expected true or false");
+    }
+
+    private String checkAllowed(String key, String raw, String value) {
+        if (!allowed.isEmpty() && !isAllowed(value)) {
+            throw new ConfigException(key, shown(raw), "expected " + allowedText());
+        }
+        return value;
+    }
+
+    private List<String> parseList(String key, String raw, String value) {
+        List<String> elements = new ArrayList<>();
+        for (String part : value.split(",")) {
+            String element = part.trim();
+            if (element.isEmpty()) {
+                continue;
+            }
+            if (!allowed.isEmpty() && !isAllowed(element)) {
+                throw new ConfigException(
+                        key, shown(raw), element + " is not allowed: expected a list of " + allowedText());
+            }
+            elements.add(element);
+        }
+        return List.copyOf(elements);
+    }
+
+    private boolean isAllowed(String value) {
+        for (String candidate : allowed) {
+            if (ignoreCase ? candidate.equalsIgnoreCase(value) : candidate.equals(value)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private String allowedText() {
+        List<String> shownValues =
+                allowed.stream().map(v -> v.isEmpty() ? "(empty)" : v).toList();
+        if (shownValues.size() == 1) {
+            return shownValues.get(0);
+        }
+        return String.join(", ", shownValues.subList(0, shownValues.size() - 1))
+                + " or " + shownValues.get(shownValues.size() - 1)
+                + (ignoreCase ? " (any case)" : "");
+    }
+
+    private String rangeText() {
+        if (min != null && max != null) {
+            return "between " + min + " and " + max;
+        }
+        if (min != null) {
+            return ">= " + min;
+        }
+        return "<= " + max;
+    }
+
+    /** What values are allowed, in words, for the documentation ("" when any value of the type is). */
+    public String allowedDoc() {
+        if (min != null || max != null) {
+            return rangeText();
+        }
+        if (!allowed.isEmpty()) {
+            return allowedText();
+        }
+        return "";
+    }
+
+    /** The default as the documentation states it. */
+    public String defaultDocText() {
+        if (defaultDoc != null) {
+            return defaultDoc;
+        }
+        if (defaultValue == null) {
+            return "none";
+        }
+        return defaultValue.isEmpty() ? "(empty)" : defaultValue;
+    }
+
+    /** The key under which a listener overrides this setting, as Kafka spells it. */
+    public String keyFor(String listener) {
+        return "listener.name." + listener.toLowerCase(Locale.ROOT) + "." + name;
+    }
+}
