@@ -176,7 +176,7 @@ public final class DemoCommand implements Callable<Integer> {
                 security.grant(source, target, grants, time);
                 createTopics(source, (short) Math.min(3, nodes));
                 out.printf("source %s, target %s%n", source.bootstrapServers(), target.bootstrapServers());
-                security.describe(out, grants);
+                security.describe(out, grants, nodes);
                 int code = run(out, source, target);
                 out.printf("logs: %s%n", log);
                 return code;

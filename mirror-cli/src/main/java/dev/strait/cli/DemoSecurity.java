@@ -379,15 +379,18 @@ final class DemoSecurity implements AutoCloseable {
     }
 
     /** What the terminal says about security: the setup and each tool's principal, never a password. */
-    void describe(PrintStream out, List<Grant> grants) {
+    void describe(PrintStream out, List<Grant> grants, int nodes) {
         if (!secured()) {
             return;
         }
         out.printf(
-                "secured: TLS (a CA made for this run: %s) + SASL %s on every client connection, mutual TLS between "
-                        + "controllers; ACLs on (StandardAuthorizer, allow.everyone.if.no.acl.found=false), super users "
-                        + "User:broker and User:%s%n",
-                ca.trustStore(), MECHANISM, Principal.ADMIN.user);
+                "secured: TLS (a CA made for this run: %s) + SASL %s on every client connection%s; ACLs on "
+                        + "(StandardAuthorizer, allow.everyone.if.no.acl.found=false), super users User:broker and "
+                        + "User:%s%n",
+                ca.trustStore(),
+                MECHANISM,
+                nodes > 1 ? ", replication as User:broker over it, mutual TLS between controllers" : "",
+                Principal.ADMIN.user);
         for (Principal p : Principal.values()) {
             if (p == Principal.ADMIN) {
                 continue;
