@@ -36,7 +36,8 @@ IFS=',' read -r -a extra <<<"${CERT_HOSTS:-}"
 for host in "${extra[@]}"; do
   host="${host// /}"
   [ -z "$host" ] && continue
-  if [[ "$host" =~ ^[0-9.]+$ || "$host" == *:* ]]; then san="$san,IP:$host"; else san="$san,DNS:$host"; fi
+  if [[ "$host" =~ ^[0-9.]+$ || "$host" == *:* ]]; then entry="IP:$host"; else entry="DNS:$host"; fi
+  [[ ",$san," == *",$entry,"* ]] || san="$san,$entry"
 done
 
 cd "$dir"
@@ -53,8 +54,9 @@ openssl x509 -req -in broker.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out b
 STORE_PASSWORD="$store" openssl pkcs12 -export -in broker.pem -inkey broker.key -certfile ca.pem -name broker \
   -out broker.p12 -passout env:STORE_PASSWORD
 STORE_PASSWORD="$store" keytool -importcert -noprompt -alias ca -file ca.pem -keystore truststore.p12 \
-  -storetype PKCS12 -storepass:env STORE_PASSWORD >/dev/null
-rm -f broker.csr broker.ext ca.srl broker.key
+  -storetype PKCS12 -storepass:env STORE_PASSWORD >/dev/null 2>&1
+# The CA signs nothing more: its key goes (a new CA comes with `down -v`).
+rm -f broker.csr broker.ext ca.srl broker.key ca.key
 
 jaas() { printf 'org.apache.kafka.common.security.scram.ScramLoginModule required username="%s" password="%s";' "$1" "${pw[$1]}"; }
 trust() {
