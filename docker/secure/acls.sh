@@ -21,15 +21,27 @@ acl() { # cluster principal args...
   echo "secure-acls: $cluster User:$principal $*"
 }
 
-# The mirror: fetch and commit on dc1; produce, create, read back on dc2 ('*' covers its offset map, __strait_sync).
-acl dc1 strait-mirror --operation Read --operation DescribeConfigs "${topics[@]}"
-acl dc1 strait-mirror --operation Read --group "$group"
-acl dc2 strait-mirror --operation Write --operation Create --operation DescribeConfigs --operation Read "${topics[@]}"
-# The lag monitor: topics and the mirror's committed offsets on dc1, the copies' provenance and configs on dc2.
-acl dc1 strait-lag-monitor --operation Read "${topics[@]}"
-acl dc1 strait-lag-monitor --operation Describe --group "$group"
-acl dc2 strait-lag-monitor --operation Read --operation DescribeConfigs "${topics[@]}"
-# The canary: probes into dc1, read back on dc2.
-acl dc1 strait-canary --operation Write --operation Create --topic "$canary"
-acl dc2 strait-canary --operation Read --topic "$canary"
+# dc1 and dc2 at once (each line is a JVM of Kafka's tool); either failing fails the step.
+dc1() {
+  # The mirror fetches and commits; the lag monitor reads the topics and the mirror's committed offsets; the
+  # canary produces its probes.
+  acl dc1 strait-mirror --operation Read --operation DescribeConfigs "${topics[@]}"
+  acl dc1 strait-mirror --operation Read --group "$group"
+  acl dc1 strait-lag-monitor --operation Read "${topics[@]}"
+  acl dc1 strait-lag-monitor --operation Describe --group "$group"
+  acl dc1 strait-canary --operation Write --operation Create --topic "$canary"
+}
+dc2() {
+  # The mirror produces, creates and reads back ('*' covers its offset map, __strait_sync); the lag monitor reads
+  # the copies' provenance and configs; the canary reads its probes.
+  acl dc2 strait-mirror --operation Write --operation Create --operation DescribeConfigs --operation Read "${topics[@]}"
+  acl dc2 strait-lag-monitor --operation Read --operation DescribeConfigs "${topics[@]}"
+  acl dc2 strait-canary --operation Read --topic "$canary"
+}
+dc1 &
+first=$!
+dc2 &
+second=$!
+wait "$first"
+wait "$second"
 echo "secure-acls: done"
