@@ -10,6 +10,8 @@
 #   kafka HOST PORT       a Kafka broker (the companion broker, or Apache Kafka): healthy when it answers an
 #                         ApiVersions request without error, so a broker that accepts connections but does not
 #                         serve requests is unhealthy
+#   kafka-tls HOST PORT   the same inside a TLS session (openssl s_client), for an SSL or SASL_SSL listener (SASL
+#                         listeners answer ApiVersions before authentication); the certificate is not verified
 #   tcp HOST PORT         healthy when the port accepts a connection
 #   none                  the daemon's endpoint is turned off: nothing to probe, reported healthy
 #   unparsable            the launcher could not read the broker's listeners: unhealthy
@@ -66,6 +68,27 @@ probe_kafka() {
   esac
 }
 
+probe_kafka_tls() {
+  local host="$1" port="$2" reply
+  reply="$(printf '\x00\x00\x00\x0a\x00\x12\x00\x00\x00\x00\x00\x01\xff\xff' |
+    timeout "$timeout_s" openssl s_client -quiet -connect "$host:$port" 2>/dev/null |
+    head -c 10 | od -An -tx1 | tr -d ' \n')"
+  case "$reply" in
+    ????????000000010000)
+      echo "healthy: broker $host:$port answers ApiVersions over TLS"
+      return 0
+      ;;
+    ????????00000001????)
+      echo "unhealthy: broker $host:$port answers ApiVersions over TLS with error code 0x${reply:16:4}"
+      return 1
+      ;;
+    *)
+      echo "unhealthy: broker $host:$port gave no ApiVersions answer over TLS within ${timeout_s} s"
+      return 1
+      ;;
+  esac
+}
+
 probe_tcp() {
   local host="$1" port="$2"
   if { exec 3<>"/dev/tcp/$host/$port"; } 2>/dev/null; then
@@ -91,6 +114,7 @@ fi
 case "${kind:-}" in
   http) probe_http "$host" "$port" "$path" ;;
   kafka) probe_kafka "$host" "$port" ;;
+  kafka-tls) probe_kafka_tls "$host" "$port" ;;
   tcp) probe_tcp "$host" "$port" ;;
   none)
     echo "healthy: no endpoint to probe (turned off)"
@@ -101,7 +125,7 @@ case "${kind:-}" in
     exit 1
     ;;
   *)
-    echo "unhealthy: unknown probe '${kind:-}' (expected http, kafka, tcp or none)"
+    echo "unhealthy: unknown probe '${kind:-}' (expected http, kafka, kafka-tls, tcp or none)"
     exit 1
     ;;
 esac

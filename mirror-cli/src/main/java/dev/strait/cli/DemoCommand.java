@@ -61,6 +61,8 @@ import picocli.CommandLine.Option;
 public final class DemoCommand implements Callable<Integer> {
     private static final List<String> TOPICS = List.of("demo.orders", "demo.payments");
     private static final String GROUP = "strait-demo-mirror";
+    /** The canary's topic (its default), mirrored with the demo's topics. */
+    private static final String CANARY_TOPIC = "strait-canary";
     /** The mirror commits this often; the lag monitor's window (10 samples a second apart) spans it. */
     private static final long COMMIT_INTERVAL_MS = 2_000;
     /** How long after a fault is undone the live lines still name it. */
@@ -105,6 +107,21 @@ public final class DemoCommand implements Callable<Integer> {
     boolean drill;
 
     @Option(
+            names = "--secure",
+            description = "Secure both clusters: SASL_SSL listeners (SCRAM-SHA-512) with certificates of a CA made for "
+                    + "this run, mutual TLS between controllers, ACLs on (allow.everyone.if.no.acl.found=false); the "
+                    + "mirror, lag monitor, canary and strait failover each run as their own user with only the ACLs "
+                    + "docs/operating.md lists. Passwords are made at random and never printed.")
+    boolean secure;
+
+    @Option(
+            names = "--work-dir",
+            paramLabel = "DIR",
+            description = "With --secure: where the CA, the certificates and each user's client settings go, kept "
+                    + "after the run (default: a new temporary directory, deleted at the end).")
+    Path workDir;
+
+    @Option(
             names = "--log-file",
             paramLabel = "FILE",
             description = "Where the logs of the brokers, clients, mirror, lag monitor and canary go (default: a new "
@@ -112,10 +129,12 @@ public final class DemoCommand implements Callable<Integer> {
     Path logFile;
 
     private final Time time = Time.SYSTEM;
+    private DemoSecurity security = DemoSecurity.plain();
 
     private EmbeddedCluster cluster() {
         EmbeddedCluster.Builder builder =
                 EmbeddedCluster.builder().nodes(nodes).brokerConfig("group.initial.rebalance.delay.ms", "0");
+        security.configure(builder);
         if (nodes >= 3) {
             builder.brokerConfig("min.insync.replicas", "2")
                     .brokerConfig("broker.session.timeout.ms", "3000")
@@ -135,33 +154,47 @@ public final class DemoCommand implements Callable<Integer> {
         if (nodes < 1 || nodes > 5) {
             throw new ConfigException("--nodes must be between 1 and 5, not " + nodes);
         }
+        if (workDir != null && !secure) {
+            throw new ConfigException(
+                    "--work-dir holds what --secure makes: give --secure too, or leave --work-dir out");
+        }
         PrintStream out = System.out;
         Path log = DemoLogs.toFile(logFile != null ? logFile : Files.createTempFile("strait-demo-", ".log"));
         out.printf("strait demo: logs go to %s%n", log);
-        out.printf(
-                "strait demo: starting two companion clusters of %d node%s each ...%n", nodes, nodes == 1 ? "" : "s");
-        try (EmbeddedCluster source = cluster();
-                EmbeddedCluster target = cluster()) {
-            createTopics(source, (short) Math.min(3, nodes));
-            out.printf("source %s, target %s%n", source.bootstrapServers(), target.bootstrapServers());
-            int code = run(out, source, target);
-            out.printf("logs: %s%n", log);
-            return code;
+        if (secure) {
+            out.println("strait demo: making a CA and the brokers' certificate for this run ...");
+        }
+        try (DemoSecurity secured = secure ? DemoSecurity.secured(workDir, time) : DemoSecurity.plain()) {
+            security = secured;
+            out.printf(
+                    "strait demo: starting two %scompanion clusters of %d node%s each ...%n",
+                    secure ? "secured " : "", nodes, nodes == 1 ? "" : "s");
+            try (EmbeddedCluster source = cluster();
+                    EmbeddedCluster target = cluster()) {
+                List<DemoSecurity.Grant> grants =
+                        DemoSecurity.grants(TOPICS, GROUP, CANARY_TOPIC, DemoDrill.GROUP, drill);
+                security.grant(source, target, grants, time);
+                createTopics(source, (short) Math.min(3, nodes));
+                out.printf("source %s, target %s%n", source.bootstrapServers(), target.bootstrapServers());
+                security.describe(out, grants, nodes);
+                int code = run(out, source, target);
+                out.printf("logs: %s%n", log);
+                return code;
+            }
         }
     }
 
     private int run(PrintStream out, EmbeddedCluster source, EmbeddedCluster target) throws Exception {
         MirrorMetrics mirrorMetrics = new MirrorMetrics(new MetricRegistry());
         MirrorSettings.Builder settings = MirrorSettings.builder()
-                .consumerConfig(props(
-                        "bootstrap.servers",
-                        source.bootstrapServers(),
+                .consumerConfig(with(
+                        security.client(DemoSecurity.Principal.MIRROR, source.bootstrapServers()),
                         "group.id",
                         GROUP,
                         "metadata.max.age.ms",
                         "5000"))
-                .producerConfig(props("bootstrap.servers", target.bootstrapServers()))
-                .include("demo\\..*|strait-canary")
+                .producerConfig(security.client(DemoSecurity.Principal.MIRROR, target.bootstrapServers()))
+                .include("demo\\..*|" + CANARY_TOPIC)
                 .numStreams(2)
                 .offsetCommitIntervalMs(COMMIT_INTERVAL_MS);
         if (drill) {
@@ -181,11 +214,11 @@ public final class DemoCommand implements Callable<Integer> {
                         mirrorMetrics,
                         () -> new MetricsHttpServer.Health(mirror.healthy(), mirror.healthDetail()));
                 LagMonitor lag = new LagMonitor(
-                        LagMonitorConfig.from(props(
-                                "source.bootstrap.servers",
-                                source.bootstrapServers(),
-                                "target.bootstrap.servers",
-                                target.bootstrapServers(),
+                        LagMonitorConfig.from(with(
+                                security.sourceAndTarget(
+                                        DemoSecurity.Principal.LAG_MONITOR,
+                                        source.bootstrapServers(),
+                                        target.bootstrapServers()),
                                 "mirror.group.id",
                                 GROUP,
                                 "topics",
@@ -206,11 +239,11 @@ public final class DemoCommand implements Callable<Integer> {
                 StatusServer lagHttp =
                         new StatusServer("127.0.0.1", 0, GROUP, lag::latest, lag::healthy, lag::auditSummary);
                 Canary canary = new Canary(
-                        CanaryConfig.from(props(
-                                "source.bootstrap.servers",
-                                source.bootstrapServers(),
-                                "target.bootstrap.servers",
-                                target.bootstrapServers(),
+                        CanaryConfig.from(with(
+                                security.sourceAndTarget(
+                                        DemoSecurity.Principal.CANARY,
+                                        source.bootstrapServers(),
+                                        target.bootstrapServers()),
                                 "interval.ms",
                                 "1000",
                                 "alarm.threshold.ms",
@@ -224,10 +257,16 @@ public final class DemoCommand implements Callable<Integer> {
                         new MetricRegistry(),
                         time);
                 CanaryHttpServer canaryHttp = new CanaryHttpServer("127.0.0.1", 0, canary);
-                DemoLoad load = new DemoLoad(source.bootstrapServers(), TOPICS, rate, time);
+                DemoLoad load = new DemoLoad(
+                        security.client(DemoSecurity.Principal.LOAD, source.bootstrapServers()), TOPICS, rate, time);
                 // The drill's application: reads the orders at a quarter of the load (half of it goes there).
-                DemoDrill.App app =
-                        drill ? new DemoDrill.App(source.bootstrapServers(), TOPICS.get(0), rate / 4, time) : null) {
+                DemoDrill.App app = drill
+                        ? new DemoDrill.App(
+                                security.client(DemoSecurity.Principal.APP, source.bootstrapServers()),
+                                TOPICS.get(0),
+                                rate / 4,
+                                time)
+                        : null) {
             Thread lagLoop = new Thread(lag, "strait-demo-lag");
             lagLoop.setDaemon(true);
             lagLoop.start();
@@ -270,7 +309,11 @@ public final class DemoCommand implements Callable<Integer> {
             mirror.requestStop();
             mirror.awaitTermination(Duration.ofSeconds(60));
 
-            DemoVerdict.Result result = DemoVerdict.check(target.bootstrapServers(), TOPICS, load.ackedSeqs(), time);
+            DemoVerdict.Result result = DemoVerdict.check(
+                    security.client(DemoSecurity.Principal.ADMIN, target.bootstrapServers()),
+                    TOPICS,
+                    load.ackedSeqs(),
+                    time);
             out.println();
             out.println("==== verdict ====");
             DemoVerdict.print(out, result, load.failed());
@@ -288,7 +331,7 @@ public final class DemoCommand implements Callable<Integer> {
                     mirrorHttp.port(), lagHttp.port(), canaryHttp.port());
             DemoDrill.Result drilled = null;
             if (app != null) {
-                drilled = DemoDrill.run(out, source, target, TOPICS.get(0), consumed, time);
+                drilled = DemoDrill.run(out, security, source, target, TOPICS.get(0), consumed, time);
                 if (app.error() != null) {
                     out.println("the drill's application failed: " + app.error());
                 }
@@ -369,8 +412,8 @@ public final class DemoCommand implements Callable<Integer> {
         return scenario;
     }
 
-    private static void createTopics(EmbeddedCluster source, short replicationFactor) throws Exception {
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", source.bootstrapServers()))) {
+    private void createTopics(EmbeddedCluster source, short replicationFactor) throws Exception {
+        try (Admin admin = Admin.create(security.admin(source.bootstrapServers()))) {
             admin.createTopics(List.of(
                             new NewTopic(TOPICS.get(0), 6, replicationFactor),
                             new NewTopic(TOPICS.get(1), 3, replicationFactor)))
@@ -379,8 +422,8 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private static int leaderOf(EmbeddedCluster cluster, String topic) throws Exception {
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()))) {
+    private int leaderOf(EmbeddedCluster cluster, String topic) throws Exception {
+        try (Admin admin = Admin.create(security.admin(cluster.bootstrapServers()))) {
             return admin.describeTopics(List.of(topic))
                     .allTopicNames()
                     .get(30, TimeUnit.SECONDS)
@@ -393,14 +436,11 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     /** The source's partitions as kafka-topics --describe would show them: leader and in-sync replicas. */
-    private static String leaders(EmbeddedCluster cluster) {
-        try (Admin admin = Admin.create(Map.of(
-                "bootstrap.servers",
-                cluster.bootstrapServers(),
-                "default.api.timeout.ms",
-                "5000",
-                "request.timeout.ms",
-                "3000"))) {
+    private String leaders(EmbeddedCluster cluster) {
+        Map<String, Object> config = security.admin(cluster.bootstrapServers());
+        config.put("default.api.timeout.ms", "5000");
+        config.put("request.timeout.ms", "3000");
+        try (Admin admin = Admin.create(config)) {
             StringBuilder sb = new StringBuilder();
             admin.describeTopics(List.of(TOPICS.get(0)))
                     .allTopicNames()
@@ -506,8 +546,10 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private static Properties props(String... kv) {
+    /** {@code base} (a client's connection and security settings) with more settings. */
+    private static Properties with(Properties base, String... kv) {
         Properties p = new Properties();
+        p.putAll(base);
         for (int i = 0; i < kv.length; i += 2) {
             p.put(kv[i], kv[i + 1]);
         }

@@ -5,8 +5,11 @@ import dev.strait.cli.failover.FailoverCommand;
 import dev.strait.mirror.provenance.Provenance;
 import dev.strait.mirror.sync.Clusters;
 import java.io.PrintStream;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -51,9 +54,10 @@ final class DemoDrill {
         private volatile boolean running = true;
         private volatile Throwable error;
 
-        App(String bootstrap, String topic, int recordsPerSecond, Time time) {
+        /** {@code client}: the source's connection and security settings. */
+        App(Properties client, String topic, int recordsPerSecond, Time time) {
             Properties p = new Properties();
-            p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            p.putAll(client);
             p.put(ConsumerConfig.GROUP_ID_CONFIG, GROUP);
             p.put(ConsumerConfig.CLIENT_ID_CONFIG, "strait-demo-app");
             p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -142,11 +146,17 @@ final class DemoDrill {
      * source, fails the group over with the real command, and reads as the group on the target.
      */
     static Result run(
-            PrintStream out, EmbeddedCluster source, EmbeddedCluster target, String topic, long consumed, Time time)
+            PrintStream out,
+            DemoSecurity security,
+            EmbeddedCluster source,
+            EmbeddedCluster target,
+            String topic,
+            long consumed,
+            Time time)
             throws Exception {
         Map<TopicPartition, Long> committed;
         Map<TopicPartition, Long> sourceEnds;
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", source.bootstrapServers()))) {
+        try (Admin admin = Admin.create(security.admin(source.bootstrapServers()))) {
             committed = new HashMap<>();
             Clusters.committed(admin, List.of(GROUP), 30_000)
                     .getOrDefault(GROUP, Map.of())
@@ -168,11 +178,16 @@ final class DemoDrill {
                 unconsumed);
         out.println(">>> stopping the whole source cluster");
         source.stop();
-        Path config = Files.createTempFile("strait-demo-failover-", ".properties");
-        Files.writeString(
-                config,
-                "source.bootstrap.servers=" + source.bootstrapServers() + "\ntarget.bootstrap.servers="
-                        + target.bootstrapServers() + "\n");
+        // Owner-only from the start: with --secure it holds strait failover's password.
+        Path config = Files.createTempFile(
+                "strait-demo-failover-",
+                ".properties",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        try (Writer w = Files.newBufferedWriter(config, StandardCharsets.UTF_8)) {
+            security.sourceAndTarget(
+                            DemoSecurity.Principal.FAILOVER, source.bootstrapServers(), target.bootstrapServers())
+                    .store(w, "strait failover of the demo's drill");
+        }
         out.println("$ bin/strait failover --config " + config + " --groups " + GROUP + " --execute");
         out.flush();
         int exit;
@@ -185,7 +200,15 @@ final class DemoDrill {
             Files.deleteIfExists(config);
         }
         out.printf(">>> %s resumes on the target%n", GROUP);
-        Result r = readOnTarget(target, topic, committed, sourceEnds, consumed, unconsumed, exit, time);
+        Result r = readOnTarget(
+                security.client(DemoSecurity.Principal.APP, target.bootstrapServers()),
+                topic,
+                committed,
+                sourceEnds,
+                consumed,
+                unconsumed,
+                exit,
+                time);
         out.printf(
                 Locale.ROOT,
                 "%s on the target: read %,d records; read again %,d, skipped %,d (copies the mirror wrote "
@@ -200,7 +223,7 @@ final class DemoDrill {
 
     /** Joins the group on the target, reads to the end and compares with what it had not read on the source. */
     private static Result readOnTarget(
-            EmbeddedCluster target,
+            Properties targetClient,
             String topic,
             Map<TopicPartition, Long> committed,
             Map<TopicPartition, Long> sourceEnds,
@@ -209,7 +232,7 @@ final class DemoDrill {
             int exit,
             Time time) {
         Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, target.bootstrapServers());
+        p.putAll(targetClient);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, GROUP);
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, "strait-demo-app-dr");
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");

@@ -31,9 +31,10 @@ final class DemoLoad implements AutoCloseable {
     private final BitSet ackedSeqs = new BitSet();
     private volatile boolean running = true;
 
-    DemoLoad(String bootstrap, List<String> topics, int recordsPerSecond, Time time) {
+    /** {@code client}: the source's connection and security settings. */
+    DemoLoad(Properties client, List<String> topics, int recordsPerSecond, Time time) {
         Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.putAll(client);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.LINGER_MS_CONFIG, "10");
         p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000");

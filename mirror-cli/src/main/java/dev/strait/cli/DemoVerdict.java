@@ -43,14 +43,15 @@ final class DemoVerdict {
 
     private DemoVerdict() {}
 
-    static Result check(String targetBootstrap, List<String> topics, BitSet acked, Time time) {
+    /** {@code targetClient}: the target's connection and security settings. */
+    static Result check(Properties targetClient, List<String> topics, BitSet acked, Time time) {
         BitSet seen = new BitSet();
         long onTarget = 0;
         long duplicated = 0;
         long reordered = 0;
         long unacknowledged = 0;
         Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, targetBootstrap);
+        p.putAll(targetClient);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, "strait-demo-verdict");
         try (KafkaConsumer<byte[], byte[]> consumer =

@@ -1,6 +1,7 @@
 package dev.strait.testkit;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -22,8 +23,13 @@ public final class TestProducer implements AutoCloseable {
     private final long baseTs = System.currentTimeMillis();
 
     public TestProducer(String bootstrap) {
+        this(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
+    }
+
+    /** {@code client}: bootstrap.servers and any security settings of the cluster. */
+    public TestProducer(Map<String, ?> client) {
         Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.putAll(client);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.LINGER_MS_CONFIG, "5");
         props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "60000");

@@ -20,8 +20,14 @@ public final class TopicReader {
     private TopicReader() {}
 
     public static Map<Integer, List<ConsumerRecord<byte[], byte[]>>> readAll(String bootstrap, String topic) {
+        return readAll(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap), topic);
+    }
+
+    /** {@code client}: bootstrap.servers and any security settings of the cluster. */
+    public static Map<Integer, List<ConsumerRecord<byte[], byte[]>>> readAll(Map<String, ?> client, String topic) {
+        String bootstrap = String.valueOf(client.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG));
         Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.putAll(client);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");

@@ -252,7 +252,8 @@ final class ContainerLaunch {
 
     /**
      * The broker's probe: a Kafka ApiVersions round trip on its client listener, the one listener not named in
-     * {@code controller.listener.names}. A listener list the broker cannot parse is its own one-line error at start;
+     * {@code controller.listener.names}, inside a TLS session when that listener's protocol is SSL or SASL_SSL (a
+     * SASL listener answers ApiVersions before authentication, as Kafka's does). A listener list the broker cannot parse is its own one-line error at start;
      * the probe then has nothing to find and reports unhealthy ("unparsable").
      */
     private static String brokerHealth(Properties props) {
@@ -269,11 +270,30 @@ final class ContainerLaunch {
             if (!m.matches()) {
                 return "unparsable";
             }
-            if (!controllers.contains(m.group(1).toUpperCase(Locale.ROOT))) {
-                return "kafka " + probeHost(m.group(2).replace("[", "").replace("]", "")) + " " + m.group(3);
+            String name = m.group(1).toUpperCase(Locale.ROOT);
+            if (!controllers.contains(name)) {
+                String kind = tls(protocolOf(name, props)) ? "kafka-tls " : "kafka ";
+                return kind + probeHost(m.group(2).replace("[", "").replace("]", "")) + " " + m.group(3);
             }
         }
         return "unparsable";
+    }
+
+    /** The security protocol of listener {@code name}: its entry in listener.security.protocol.map, or itself. */
+    private static String protocolOf(String name, Properties props) {
+        for (String entry :
+                props.getProperty("listener.security.protocol.map", "").split(",")) {
+            int colon = entry.indexOf(':');
+            if (colon > 0 && entry.substring(0, colon).trim().equalsIgnoreCase(name)) {
+                return entry.substring(colon + 1).trim().toUpperCase(Locale.ROOT);
+            }
+        }
+        return name;
+    }
+
+    /** SSL and SASL_SSL listeners speak TLS first: the probe's ApiVersions goes inside a TLS session. */
+    private static boolean tls(String protocol) {
+        return protocol.equals("SSL") || protocol.equals("SASL_SSL");
     }
 
     private static String base(String explicit, OptionSpec flag) {

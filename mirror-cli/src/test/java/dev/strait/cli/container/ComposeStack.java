@@ -35,7 +35,7 @@ final class ComposeStack implements AutoCloseable {
             "PROMETHEUS_PORT");
     private static final Duration COMMAND_TIMEOUT = Duration.ofMinutes(6);
 
-    private final Path file;
+    private final List<Path> files;
     private final String project;
     private final Map<String, String> env = new LinkedHashMap<>();
     private final List<String> compose;
@@ -43,8 +43,13 @@ final class ComposeStack implements AutoCloseable {
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private boolean failed;
 
-    ComposeStack(String fileName) {
-        this.file = DOCKER_DIR.resolve(fileName);
+    /** The compose file and the override files applied on top of it, in order. */
+    ComposeStack(String fileName, String... overrides) {
+        List<Path> all = new ArrayList<>(List.of(DOCKER_DIR.resolve(fileName)));
+        for (String override : overrides) {
+            all.add(DOCKER_DIR.resolve(override));
+        }
+        this.files = List.copyOf(all);
         this.project = "strait-it-"
                 + Long.toString(new Random().nextLong() & Long.MAX_VALUE, 36).toLowerCase(Locale.ROOT);
         this.compose = Docker.composeCommand();
@@ -89,7 +94,10 @@ final class ComposeStack implements AutoCloseable {
 
     String compose(String... args) {
         List<String> command = new ArrayList<>(compose);
-        command.addAll(List.of("-p", project, "-f", file.toString()));
+        command.addAll(List.of("-p", project));
+        for (Path file : files) {
+            command.addAll(List.of("-f", file.toString()));
+        }
         command.addAll(List.of(args));
         return Docker.check(COMMAND_TIMEOUT, env, command);
     }
@@ -152,6 +160,12 @@ final class ComposeStack implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted", e);
         }
+    }
+
+    /** The log of the service's container (stdout and stderr). */
+    String logs(String service) {
+        return Docker.run(Duration.ofSeconds(60), List.of("docker", "logs", containerId(service)))
+                .output();
     }
 
     /** Marks the stack failed: {@link #close()} then prints every service's log. */

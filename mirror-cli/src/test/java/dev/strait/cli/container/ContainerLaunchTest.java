@@ -315,6 +315,25 @@ class ContainerLaunchTest {
     }
 
     @Test
+    void aTlsClientListenerIsProbedInsideTls() {
+        Map<String, String> env = Map.of(
+                "STRAIT_BROKER_LISTENERS",
+                "SECURE://0.0.0.0:19092,CONTROLLER://127.0.0.1:19192",
+                "STRAIT_BROKER_CONTROLLER_LISTENER_NAMES",
+                "CONTROLLER",
+                "STRAIT_BROKER_LISTENER_SECURITY_PROTOCOL_MAP",
+                "SECURE:SASL_SSL,CONTROLLER:SSL");
+        assertThat(plan(env, "broker").health()).isEqualTo("kafka-tls 127.0.0.1 19092");
+        assertThat(plan(Map.of("STRAIT_BROKER_LISTENERS", "SSL://0.0.0.0:9093"), "broker")
+                        .health())
+                .isEqualTo("kafka-tls 127.0.0.1 9093");
+        assertThat(plan(Map.of("STRAIT_BROKER_LISTENERS", "SASL_PLAINTEXT://0.0.0.0:9094"), "broker")
+                        .health())
+                .as("SASL without TLS answers ApiVersions in the clear")
+                .isEqualTo("kafka 127.0.0.1 9094");
+    }
+
+    @Test
     void brokerExplicitFileIsReplacedByTheGeneratedCopyOnlyWithVariables() throws Exception {
         Path file = dir.resolve("server.properties");
         Files.writeString(file, "node.id=5\nlisteners=PLAINTEXT://broker-5:9092\nlog.dirs=/data\n");

@@ -39,6 +39,19 @@ abstract class TwoDatacenterStackSuite {
 
     abstract String composeFile();
 
+    /** Override files applied on top of {@link #composeFile()}. */
+    List<String> overrides() {
+        return List.of();
+    }
+
+    /** The settings of a client of the stack's cluster at {@code bootstrap} (security included, if any). */
+    Map<String, Object> client(ComposeStack stack, String bootstrap) {
+        return Map.of("bootstrap.servers", bootstrap);
+    }
+
+    /** More checks once the stack copied the first records. */
+    void afterFirstCopy(ComposeStack stack) {}
+
     /**
      * Whether the scenario goes on after the first copy with the mirror's crash and the stack's down and up. Those
      * test Docker's restart policy and volumes and the mirror's recovery, which do not depend on the brokers' kind;
@@ -50,7 +63,7 @@ abstract class TwoDatacenterStackSuite {
 
     @Test
     void dc1ToDc2ExactlyOnceThroughAMirrorCrashAndADownUp() throws Exception {
-        try (ComposeStack stack = new ComposeStack(composeFile())) {
+        try (ComposeStack stack = new ComposeStack(composeFile(), overrides().toArray(String[]::new))) {
             try {
                 scenario(stack);
             } catch (Throwable t) {
@@ -64,7 +77,7 @@ abstract class TwoDatacenterStackSuite {
         // Given: the stack, healthy
         stack.up();
         stack.awaitHealthy(HEALTHY, SERVICES);
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", stack.dc1Bootstrap()))) {
+        try (Admin admin = Admin.create(client(stack, stack.dc1Bootstrap()))) {
             admin.createTopics(List.of(new NewTopic("orders", 3, (short) 3)))
                     .all()
                     .get();
@@ -80,6 +93,7 @@ abstract class TwoDatacenterStackSuite {
         assertThat(first.digestsEqual()).as(first.toString()).isTrue();
         Await.until("the lag monitor reports OK with exact lag 0 on orders-0..2", ARRIVE, () -> lagOk(stack));
         Await.until("the canary reports OK with probes arrived", ARRIVE, () -> canaryOk(stack));
+        afterFirstCopy(stack);
 
         if (!crashAndRestart()) {
             return;
@@ -106,11 +120,11 @@ abstract class TwoDatacenterStackSuite {
         Await.until(
                 "dc1 keeps its " + 6 * PER_PARTITION + " records over down/up",
                 ARRIVE,
-                () -> countOrMinusOne(stack.dc1Bootstrap()) == 6 * PER_PARTITION);
+                () -> countOrMinusOne(stack, stack.dc1Bootstrap()) == 6 * PER_PARTITION);
         Await.until(
                 "dc2 keeps its " + afterCrash.targetRecords() + " records over down/up",
                 ARRIVE,
-                () -> countOrMinusOne(stack.dc2Bootstrap()) == afterCrash.targetRecords());
+                () -> countOrMinusOne(stack, stack.dc2Bootstrap()) == afterCrash.targetRecords());
         produce(stack, 2 * PER_PARTITION);
 
         // Then: everything arrives, and the clean stop added no duplicate
@@ -122,21 +136,21 @@ abstract class TwoDatacenterStackSuite {
                 + afterCrash.duplicates() + ")");
     }
 
-    private static void produce(ComposeStack stack, int from) {
-        try (TestProducer producer = new TestProducer(stack.dc1Bootstrap())) {
+    private void produce(ComposeStack stack, int from) {
+        try (TestProducer producer = new TestProducer(client(stack, stack.dc1Bootstrap()))) {
             producer.produce("orders", 3, from, PER_PARTITION);
         }
     }
 
     /** Waits until dc2 holds every dc1 record of orders, then returns the comparison: none lost or altered. */
-    private static MirrorCheck.Report awaitMirrored(ComposeStack stack, long expected) {
+    private MirrorCheck.Report awaitMirrored(ComposeStack stack, long expected) {
         MirrorCheck.Report[] report = new MirrorCheck.Report[1];
         Await.until(expected + " records of orders mirrored to dc2", ARRIVE, () -> {
             Map<Integer, List<ConsumerRecord<byte[], byte[]>>> src;
             Map<Integer, List<ConsumerRecord<byte[], byte[]>>> dst;
             try {
-                src = TopicReader.readAll(stack.dc1Bootstrap(), "orders");
-                dst = TopicReader.readAll(stack.dc2Bootstrap(), "orders");
+                src = TopicReader.readAll(client(stack, stack.dc1Bootstrap()), "orders");
+                dst = TopicReader.readAll(client(stack, stack.dc2Bootstrap()), "orders");
             } catch (IllegalStateException notYet) {
                 return false;
             }
@@ -151,9 +165,9 @@ abstract class TwoDatacenterStackSuite {
     }
 
     /** Waits until the mirror's group committed {@code end} on every partition of orders in dc1. */
-    private static void awaitCommitted(ComposeStack stack, long end) {
+    private void awaitCommitted(ComposeStack stack, long end) {
         Await.until("the mirror committed offset " + end + " on orders-0..2", ARRIVE, () -> {
-            try (Admin admin = Admin.create(Map.of("bootstrap.servers", stack.dc1Bootstrap()))) {
+            try (Admin admin = Admin.create(client(stack, stack.dc1Bootstrap()))) {
                 Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets("dc1-to-dc2")
                         .partitionsToOffsetAndMetadata()
                         .get(30, TimeUnit.SECONDS);
@@ -170,9 +184,9 @@ abstract class TwoDatacenterStackSuite {
         });
     }
 
-    private static long countOrMinusOne(String bootstrap) {
+    private long countOrMinusOne(ComposeStack stack, String bootstrap) {
         try {
-            return TopicReader.count(TopicReader.readAll(bootstrap, "orders"));
+            return TopicReader.count(TopicReader.readAll(client(stack, bootstrap), "orders"));
         } catch (IllegalStateException | org.apache.kafka.common.KafkaException notYet) {
             return -1;
         }
