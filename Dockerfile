@@ -35,7 +35,7 @@ RUN mkdir -p /tmp/maven \
     fi
 
 # The poms alone first: this dependency layer is rebuilt only when a pom changes, not on every source edit.
-# bench/pom.xml is listed in the root pom's modules, so it must be there, but bench itself is not built.
+# bench/pom.xml and docker/pom.xml are listed in the root pom's modules, so they must be there, but neither is built.
 COPY pom.xml ./
 COPY .mvn/ .mvn/
 COPY build-tools/ build-tools/
@@ -46,6 +46,7 @@ COPY lag-monitor/pom.xml lag-monitor/
 COPY canary/pom.xml canary/
 COPY mirror-cli/pom.xml mirror-cli/
 COPY bench/pom.xml bench/
+COPY docker/pom.xml docker/
 RUN mvn -B -q -s /tmp/maven/settings.xml -Dmaven.repo.local=/tmp/maven/repository \
       -pl mirror-cli -am dependency:go-offline
 

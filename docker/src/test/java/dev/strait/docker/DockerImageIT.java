@@ -1,4 +1,4 @@
-package dev.strait.cli.container;
+package dev.strait.docker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

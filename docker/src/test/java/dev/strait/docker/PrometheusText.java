@@ -1,4 +1,4 @@
-package dev.strait.cli.container;
+package dev.strait.docker;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.strait.cli.container;
+package dev.strait.docker;
 
 import dev.strait.testkit.Docker;
 import dev.strait.testkit.RequiresDocker;

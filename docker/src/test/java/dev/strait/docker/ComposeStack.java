@@ -1,4 +1,4 @@
-package dev.strait.cli.container;
+package dev.strait.docker;
 
 import dev.strait.testkit.Await;
 import dev.strait.testkit.Docker;
@@ -23,7 +23,7 @@ import java.util.Random;
  * and, when {@link #failed()} was called, prints the services' logs first. Not thread-safe: one test drives it.
  */
 final class ComposeStack implements AutoCloseable {
-    static final Path DOCKER_DIR = Path.of("..", "docker").toAbsolutePath().normalize();
+    static final Path DOCKER_DIR = Path.of("").toAbsolutePath().normalize();
     private static final List<String> PORT_VARIABLES = List.of(
             "DC1_BROKER_PORT",
             "DC1_BROKER_2_PORT",
