@@ -605,7 +605,14 @@ class SecuredToolsIT {
         grant(target, FAILBACK, ResourceType.TOPIC, SYNC_TOPIC, AclOperation.READ, AclOperation.WRITE);
         grant(target, FAILBACK, ResourceType.GROUP, app, AclOperation.DESCRIBE);
         grant(target, FAILBACK, ResourceType.GROUP, reverseGroup, AclOperation.READ);
-        grant(source, FAILBACK, ResourceType.TOPIC, topic, AclOperation.READ, AclOperation.WRITE);
+        grant(
+                source,
+                FAILBACK,
+                ResourceType.TOPIC,
+                topic,
+                AclOperation.READ,
+                AclOperation.WRITE,
+                AclOperation.DESCRIBE_CONFIGS);
         grant(source, FAILBACK, ResourceType.GROUP, app, AclOperation.READ);
         Properties file = new Properties();
         file.putAll(prefixed("source.", source, FAILBACK, USERS.get(FAILBACK)));
