@@ -52,11 +52,6 @@ public final class TestPki {
         return dir.resolve("truststore.p12");
     }
 
-    /** The CA certificate as PEM, for clients that take a CA file (librdkafka's {@code ssl.ca.location}). */
-    public Path caPem() {
-        return dir.resolve("ca.pem");
-    }
-
     /** A PKCS#12 key store (password {@link #PASSWORD}, key password the same) for {@code name}, made once. */
     public synchronized Path keyStore(String name) {
         return keyStores.computeIfAbsent(name, this::makeIdentity);

@@ -4,11 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.strait.broker.security.TestPki;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -76,6 +80,13 @@ class SecuredBrokerIT {
         }
         if (cluster != null) {
             cluster.close();
+        }
+        if (kcatCa != null) {
+            try {
+                Files.deleteIfExists(kcatCa);
+            } catch (java.io.IOException ignored) {
+                // a temp file left behind is harmless
+            }
         }
     }
 
@@ -288,6 +299,29 @@ class SecuredBrokerIT {
 
     private static final String KCAT_PASSWORD = "kcat-secret";
 
+    private static Path kcatCa;
+
+    /** The test CA's certificate as PEM (librdkafka takes no PKCS#12 trust store), written once. */
+    private static synchronized Path kcatCa() throws Exception {
+        if (kcatCa == null) {
+            KeyStore trust = KeyStore.getInstance("PKCS12");
+            try (InputStream in = Files.newInputStream(TestPki.get().trustStore())) {
+                trust.load(in, TestPki.PASSWORD.toCharArray());
+            }
+            StringBuilder pem = new StringBuilder();
+            for (String alias : Collections.list(trust.aliases())) {
+                pem.append("-----BEGIN CERTIFICATE-----\n")
+                        .append(Base64.getMimeEncoder(64, new byte[] {'\n'})
+                                .encodeToString(trust.getCertificate(alias).getEncoded()))
+                        .append("\n-----END CERTIFICATE-----\n");
+            }
+            Path file = Files.createTempFile("strait-kcat-ca-", ".pem");
+            Files.writeString(file, pem, StandardCharsets.US_ASCII);
+            kcatCa = file;
+        }
+        return kcatCa;
+    }
+
     /** kcat's settings file (-F): SASL PLAIN over TLS, the test CA's PEM as its trust anchor. */
     private static Path kcatConfig(String password) throws Exception {
         Path file = Files.createTempFile("strait-kcat-", ".conf");
@@ -298,7 +332,7 @@ class SecuredBrokerIT {
                         + "sasl.mechanisms=PLAIN\n"
                         + "sasl.username=kcat\n"
                         + "sasl.password=" + password + "\n"
-                        + "ssl.ca.location=" + TestPki.get().caPem() + "\n",
+                        + "ssl.ca.location=" + kcatCa() + "\n",
                 StandardCharsets.UTF_8);
         return file;
     }
