@@ -1,6 +1,7 @@
 package dev.strait.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.codahale.metrics.MetricRegistry;
 import dev.strait.canary.Canary;
@@ -18,6 +19,10 @@ import dev.strait.mirror.config.MirrorSettings;
 import dev.strait.mirror.config.SyncSettings;
 import dev.strait.mirror.config.TopicSyncSettings;
 import dev.strait.mirror.engine.MirrorEngine;
+import dev.strait.mirror.failover.Failback;
+import dev.strait.mirror.failover.FailbackPlan;
+import dev.strait.mirror.failover.FailoverConfig;
+import dev.strait.mirror.failover.FailoverException;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.testkit.Await;
 import dev.strait.testkit.KafkaCluster;
@@ -37,6 +42,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -48,6 +55,7 @@ import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.AfterAll;
@@ -68,6 +76,7 @@ class SecuredToolsIT {
     private static final String LAG = "strait-lag";
     private static final String CANARY = "strait-canary";
     private static final String FAILOVER = "strait-failover";
+    private static final String FAILBACK = "strait-failback";
     private static final Map<String, String> USERS = Map.of(
             MIRROR,
             "mirror-Secret-a41f",
@@ -76,7 +85,13 @@ class SecuredToolsIT {
             CANARY,
             "canary-Secret-3b9d",
             FAILOVER,
-            "failover-Secret-e62a");
+            "failover-Secret-e62a",
+            FAILBACK,
+            "failback-Secret-19d8");
+    /** Clients of the clusters' mTLS listener: their principals are {@code User:CN=<name>}. */
+    private static final String MIRROR_TLS = "strait-mirror-tls";
+
+    private static final String LAG_TLS = "strait-lag-tls";
     private static final String WRONG_PASSWORD = "not-The-Password-0c4b";
 
     /** The shared mirror's group and topics: what the lag monitor watches and the canary probes through. */
@@ -102,10 +117,14 @@ class SecuredToolsIT {
         originalOut = System.out;
         System.setErr(new PrintStream(new TeeOutputStream(originalErr, LOG), true, StandardCharsets.UTF_8));
         System.setOut(new PrintStream(new TeeOutputStream(originalOut, LOG), true, StandardCharsets.UTF_8));
-        CompletableFuture<KafkaCluster> sourceStart = CompletableFuture.supplyAsync(() ->
-                KafkaCluster.startSecured("tools-source", 1, KafkaSecurity.saslSsl("admin", ADMIN_PASSWORD, USERS)));
-        CompletableFuture<KafkaCluster> targetStart = CompletableFuture.supplyAsync(() ->
-                KafkaCluster.startSecured("tools-target", 1, KafkaSecurity.saslSsl("admin", ADMIN_PASSWORD, USERS)));
+        CompletableFuture<KafkaCluster> sourceStart = CompletableFuture.supplyAsync(() -> KafkaCluster.startSecured(
+                "tools-source",
+                1,
+                KafkaSecurity.saslSsl("admin", ADMIN_PASSWORD, USERS).withMtlsClients(MIRROR_TLS, LAG_TLS)));
+        CompletableFuture<KafkaCluster> targetStart = CompletableFuture.supplyAsync(() -> KafkaCluster.startSecured(
+                "tools-target",
+                1,
+                KafkaSecurity.saslSsl("admin", ADMIN_PASSWORD, USERS).withMtlsClients(MIRROR_TLS, LAG_TLS)));
         try {
             source = sourceStart.join();
         } finally {
@@ -315,6 +334,122 @@ class SecuredToolsIT {
         }
     }
 
+    // ------------------------------------------------------------------------------------------------------ mTLS
+
+    @Test
+    void theMirrorAndTheLagMonitorAuthenticateWithCertificatesAndTheDocumentedAcls() throws Exception {
+        // Given: the mirror's and the lag monitor's ACLs of docs/operating.md, for the principals of their
+        // certificates (SSL listener, ssl.client.auth=required, Kafka's default mapping: User:CN=<name>)
+        String topic = "payments";
+        String group = "mirror-payments";
+        String mirrorPrincipal = "CN=" + MIRROR_TLS;
+        String lagPrincipal = "CN=" + LAG_TLS;
+        assertThat(KafkaSecurity.mtlsPrincipal(MIRROR_TLS)).isEqualTo("User:" + mirrorPrincipal);
+        source.createTopic(topic, 2);
+        produce(source, topic, 100, 2);
+        grant(source, mirrorPrincipal, ResourceType.TOPIC, topic, AclOperation.READ, AclOperation.DESCRIBE_CONFIGS);
+        grant(source, mirrorPrincipal, ResourceType.GROUP, group, AclOperation.READ);
+        grant(
+                target,
+                mirrorPrincipal,
+                ResourceType.TOPIC,
+                topic,
+                AclOperation.WRITE,
+                AclOperation.CREATE,
+                AclOperation.DESCRIBE_CONFIGS,
+                AclOperation.READ);
+        grant(
+                target,
+                mirrorPrincipal,
+                ResourceType.TOPIC,
+                SYNC_TOPIC,
+                AclOperation.CREATE,
+                AclOperation.WRITE,
+                AclOperation.READ);
+        grant(source, lagPrincipal, ResourceType.TOPIC, topic, AclOperation.READ);
+        grant(source, lagPrincipal, ResourceType.GROUP, group, AclOperation.DESCRIBE);
+        grant(target, lagPrincipal, ResourceType.TOPIC, topic, AclOperation.READ, AclOperation.DESCRIBE_CONFIGS);
+
+        // When
+        MirrorEngine engine = startMirror(
+                group, topic, null, source.mtlsClientProperties(MIRROR_TLS), target.mtlsClientProperties(MIRROR_TLS));
+        AtomicReference<GroupStatus> last = new AtomicReference<>();
+        try {
+            Await.until(
+                    "100 records mirrored and committed",
+                    Duration.ofSeconds(90),
+                    () -> sum(source.committedOffsets(group, topic)) == 100 && target.endOffsetSum(topic) == 100);
+            Properties file = mtlsLagMonitorFile(
+                    source.mtlsClientProperties(LAG_TLS), target.mtlsClientProperties(LAG_TLS), group, topic);
+            try (LagMonitor monitor = new LagMonitor(LagMonitorConfig.from(file), Time.SYSTEM)) {
+                Await.until("status OK, exact lag 0 and an audit round", Duration.ofSeconds(90), () -> {
+                    GroupStatus s = monitor.cycle();
+                    last.set(s);
+                    return s.status() == Status.OK
+                            && s.snapshot().partitions().size() == 2
+                            && s.snapshot().partitions().stream().allMatch(p -> p.exactLag() == 0)
+                            && monitor.auditSummary().recordsAudited() >= 100;
+                });
+                assertThat(monitor.auditSummary().findingsByKind())
+                        .as("a clean audit")
+                        .isEmpty();
+            }
+        } finally {
+            stopMirror(engine);
+        }
+
+        // Then
+        assertThat(engine.failure()).isNull();
+        assertThat(last.get().snapshot().errors()).isEmpty();
+        assertThat(last.get().snapshot().warnings()).as("every read succeeded").isEmpty();
+        for (int p = 0; p < 2; p++) {
+            assertThat(values(target, topic, p)).isEqualTo(values(source, topic, p));
+        }
+
+        // A certificate the source does not trust: one line, no stack trace
+        Properties untrusted = mtlsLagMonitorFile(
+                source.mtlsClientProperties(KafkaSecurity.UNTRUSTED_CLIENT),
+                target.mtlsClientProperties(LAG_TLS),
+                group,
+                topic);
+        try (LagMonitor monitor = new LagMonitor(LagMonitorConfig.from(untrusted), Time.SYSTEM)) {
+            GroupStatus s = monitor.cycle();
+            System.out.println(
+                    "lag monitor with an untrusted certificate: " + s.snapshot().errors());
+            assertThat(s.status()).isEqualTo(Status.ERR);
+            assertThat(s.snapshot().errors()).hasSize(1);
+            assertThat(s.snapshot().errors().get(0))
+                    .startsWith("source cluster: ")
+                    .contains("SslAuthenticationException")
+                    .doesNotContain("\n");
+        }
+    }
+
+    /** lag-monitor.properties for certificate logins: the SSL listener's settings, source./target.-prefixed. */
+    private static Properties mtlsLagMonitorFile(
+            Properties sourceClient, Properties targetClient, String group, String topic) {
+        Properties p = new Properties();
+        for (String name : sourceClient.stringPropertyNames()) {
+            p.put("source." + name, sourceClient.getProperty(name));
+        }
+        for (String name : targetClient.stringPropertyNames()) {
+            p.put("target." + name, targetClient.getProperty(name));
+        }
+        assertThat(p.stringPropertyNames())
+                .contains(
+                        "source.security.protocol",
+                        "source.ssl.keystore.location",
+                        "source.ssl.keystore.password",
+                        "source.ssl.key.password",
+                        "source.ssl.truststore.location");
+        p.put("mirror.group.id", group);
+        p.put("topics", topic);
+        p.put("window.size", "2");
+        p.put("sample.interval.ms", "500");
+        p.put("audit.interval.ms", "1");
+        return p;
+    }
+
     // ---------------------------------------------------------------------------------------------------- canary
 
     @Test
@@ -446,6 +581,104 @@ class SecuredToolsIT {
                 .contains("denied the principal of the target. settings READ on group " + app)
                 .contains("--operation Read --group " + app);
         assertThat(target.committedOffsets(app, topic)).isEqualTo(Map.of(0, 70L));
+
+        failBack(topic, app);
+    }
+
+    /**
+     * After the failover of {@code app} on {@code topic}: the application wrote 20 records on the target and read
+     * 10 of them, and the source took 5 the mirror never copied. {@code strait failback} as its own principal with
+     * the ACLs docs/operating.md lists copies the 20 back after the 5, and moves the group past the 10 it read.
+     */
+    private void failBack(String topic, String app) throws Exception {
+        // Given
+        produceFrom(target, topic, "on-target-", 20);
+        try (Admin admin = target.admin()) {
+            admin.alterConsumerGroupOffsets(app, Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(120)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+        }
+        produceFrom(source, topic, "divergent-", 5);
+        String reverseGroup = "strait-failback-" + source.clusterId();
+        // The failback principal's ACLs of docs/operating.md
+        grant(target, FAILBACK, ResourceType.TOPIC, topic, AclOperation.READ);
+        grant(target, FAILBACK, ResourceType.TOPIC, SYNC_TOPIC, AclOperation.READ, AclOperation.WRITE);
+        grant(target, FAILBACK, ResourceType.GROUP, app, AclOperation.DESCRIBE);
+        grant(target, FAILBACK, ResourceType.GROUP, reverseGroup, AclOperation.READ);
+        grant(
+                source,
+                FAILBACK,
+                ResourceType.TOPIC,
+                topic,
+                AclOperation.READ,
+                AclOperation.WRITE,
+                AclOperation.DESCRIBE_CONFIGS);
+        grant(source, FAILBACK, ResourceType.GROUP, app, AclOperation.READ);
+        Properties file = new Properties();
+        file.putAll(prefixed("source.", source, FAILBACK, USERS.get(FAILBACK)));
+        file.putAll(prefixed("target.", target, FAILBACK, USERS.get(FAILBACK)));
+        Path config = dir.resolve("failback.properties");
+        try (var w = Files.newBufferedWriter(config)) {
+            file.store(w, null);
+        }
+
+        // Each grant is needed: without DESCRIBE on the group on the target the group is invisible there (a
+        // warning says what to grant); without WRITE on the source topic the copy stops with one line naming it,
+        // having written nothing.
+        FailoverConfig cfg = FailoverConfig.load(config);
+        GroupFilter apps = GroupFilter.of(app, null, "--groups", "--groups.exclude");
+        revoke(target, FAILBACK, ResourceType.GROUP, app, AclOperation.DESCRIBE);
+        try (Failback failback = new Failback(cfg, Time.SYSTEM)) {
+            FailbackPlan plan = failback.plan(apps);
+            System.out.println("failback without DESCRIBE on the target group: " + plan.warnings());
+            assertThat(plan.groups()).isEmpty();
+            assertThat(plan.warnings())
+                    .anySatisfy(w -> assertThat(w)
+                            .contains("no consumer group on the target matches --groups " + app)
+                            .contains("--operation Describe --group"));
+        } finally {
+            grant(target, FAILBACK, ResourceType.GROUP, app, AclOperation.DESCRIBE);
+        }
+        revoke(source, FAILBACK, ResourceType.TOPIC, topic, AclOperation.WRITE);
+        try (Failback failback = new Failback(cfg, Time.SYSTEM)) {
+            FailbackPlan plan = failback.plan(apps);
+            assertThatThrownBy(() -> failback.execute(plan, apps, false, Duration.ofSeconds(90)))
+                    .isInstanceOf(FailoverException.class)
+                    .satisfies(e -> System.out.println("failback without WRITE on the source topic: " + e.getMessage()))
+                    .hasMessageNotContaining("\n")
+                    .hasMessageContaining("the source cluster denied the principal of the source. settings WRITE on "
+                            + "topic " + topic)
+                    .hasMessageContaining("--operation Write --topic " + topic);
+        } finally {
+            grant(source, FAILBACK, ResourceType.TOPIC, topic, AclOperation.WRITE);
+        }
+        assertThat(source.endOffsetSum(topic)).as("nothing copied back").isEqualTo(105);
+
+        // When
+        Run dry = strait("failback", "--config", config.toString(), "--groups", app, "--json");
+        System.out.println("failback dry run: " + dry.out() + dry.err());
+        assertThat(dry.code()).as(dry.out() + dry.err()).isZero();
+        Run exec = strait("failback", "--config", config.toString(), "--groups", app, "--execute");
+        System.out.println("failback: " + exec.out() + exec.err());
+        assertThat(exec.code()).as(exec.out() + exec.err()).isZero();
+
+        // Then: the 5 divergent records stay before the 20 copied back; the group resumes after the 10 it read
+        List<String> values = values(source, topic);
+        assertThat(values).hasSize(125);
+        assertThat(values.subList(100, 105)).allMatch(v -> v.startsWith("divergent-"));
+        List<String> back = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            back.add("on-target-" + i);
+        }
+        assertThat(values.subList(105, 125)).containsExactlyElementsOf(back);
+        assertThat(source.committedOffsets(app, topic)).isEqualTo(Map.of(0, 115L));
+        for (Run r : List.of(dry, exec)) {
+            assertThat(r.out() + r.err()).doesNotContain(USERS.get(FAILBACK)).doesNotContain("Exception:\n");
+        }
+        assertThat(dry.out()).contains("\"warnings\":[]");
+        assertThat(exec.err())
+                .as("the documented ACLs cover the copy's config reads")
+                .doesNotContain("Could not read max.message.bytes");
     }
 
     private record Run(int code, String out, String err) {}
@@ -498,10 +731,18 @@ class SecuredToolsIT {
     }
 
     private static MirrorEngine startMirror(String group, String include, String syncGroups) {
-        Properties consumer = source.clientProperties(MIRROR, USERS.get(MIRROR));
+        return startMirror(
+                group,
+                include,
+                syncGroups,
+                source.clientProperties(MIRROR, USERS.get(MIRROR)),
+                target.clientProperties(MIRROR, USERS.get(MIRROR)));
+    }
+
+    private static MirrorEngine startMirror(
+            String group, String include, String syncGroups, Properties consumer, Properties producer) {
         consumer.put("group.id", group);
         consumer.put("metadata.max.age.ms", "1000");
-        Properties producer = target.clientProperties(MIRROR, USERS.get(MIRROR));
         MirrorSettings.Builder b = MirrorSettings.builder()
                 .consumerConfig(consumer)
                 .producerConfig(producer)
@@ -569,6 +810,46 @@ class SecuredToolsIT {
             }
             producer.flush();
         }
+    }
+
+    /** {@code count} records valued {@code prefix0..} on partition 0, as the admin. */
+    private static void produceFrom(KafkaCluster cluster, String topic, String prefix, int count) {
+        Properties props = cluster.clientProperties();
+        props.put("acks", "all");
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (int i = 0; i < count; i++) {
+                producer.send(new ProducerRecord<>(
+                        topic,
+                        0,
+                        ("k" + i).getBytes(StandardCharsets.UTF_8),
+                        (prefix + i).getBytes(StandardCharsets.UTF_8)));
+            }
+            producer.flush();
+        }
+    }
+
+    /** Partition 0's values in offset order, read as the admin. */
+    private static List<String> values(KafkaCluster cluster, String topic) {
+        return values(cluster, topic, 0);
+    }
+
+    private static List<String> values(KafkaCluster cluster, String topic, int partition) {
+        List<String> out = new ArrayList<>();
+        TopicPartition tp = new TopicPartition(topic, partition);
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(
+                cluster.clientProperties(), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            long end = consumer.endOffsets(List.of(tp), Duration.ofSeconds(30)).get(tp);
+            Await.until("read " + topic + " on " + cluster.name(), Duration.ofSeconds(60), () -> {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    out.add(new String(r.value(), StandardCharsets.UTF_8));
+                }
+                return consumer.position(tp) >= end;
+            });
+        }
+        return out;
     }
 
     private static long sum(Map<Integer, Long> offsets) {

@@ -53,7 +53,8 @@ public final class KafkaCluster implements TestCluster {
             security.prepare(baseDir.resolve("tls"));
         }
         for (int id = 1; id <= size; id++) {
-            nodes.add(new Node(id, freePort(), freePort(), baseDir.resolve("node-" + id)));
+            int sslPort = security != null && security.mtls() ? freePort() : -1;
+            nodes.add(new Node(id, freePort(), sslPort, freePort(), baseDir.resolve("node-" + id)));
         }
     }
 
@@ -124,6 +125,21 @@ public final class KafkaCluster implements TestCluster {
         }
         Properties props = security.clientProperties(user, password);
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        return props;
+    }
+
+    /**
+     * Settings for the SSL listener (mutual TLS) with {@code client}'s certificate, {@code bootstrap.servers}
+     * included; only for a cluster secured {@link KafkaSecurity#withMtlsClients with mTLS clients}.
+     */
+    public Properties mtlsClientProperties(String client) {
+        if (security == null) {
+            throw new IllegalStateException(name + " is not secured");
+        }
+        Properties props = security.mtlsClientProperties(client);
+        props.put(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                nodes.stream().map(n -> "127.0.0.1:" + n.sslPort).collect(Collectors.joining(",")));
         return props;
     }
 
@@ -220,15 +236,19 @@ public final class KafkaCluster implements TestCluster {
     private final class Node {
         final int id;
         final int brokerPort;
+        /** The mTLS listener's port, or -1. */
+        final int sslPort;
+
         final int controllerPort;
         final Path dir;
         Process process;
         /** Killed or stopped by the test: not a node that died by itself, which start-up checks report. */
         boolean downOnPurpose;
 
-        Node(int id, int brokerPort, int controllerPort, Path dir) {
+        Node(int id, int brokerPort, int sslPort, int controllerPort, Path dir) {
             this.id = id;
             this.brokerPort = brokerPort;
+            this.sslPort = sslPort;
             this.controllerPort = controllerPort;
             this.dir = dir;
         }
@@ -303,7 +323,7 @@ public final class KafkaCluster implements TestCluster {
             // Test records carry fixed timestamps from 2023: time-based retention would delete them mid-test.
             p.put("log.retention.ms", "-1");
             if (security != null) {
-                p.putAll(security.serverProperties(brokerPort, controllerPort));
+                p.putAll(security.serverProperties(brokerPort, sslPort, controllerPort));
             }
             p.putAll(extraConfig);
             return p.entrySet().stream()

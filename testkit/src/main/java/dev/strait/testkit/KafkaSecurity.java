@@ -21,6 +21,11 @@ import java.util.concurrent.TimeUnit;
  * created, valid for two days and for 127.0.0.1 only: nothing that expires is committed. The controller
  * listener stays PLAINTEXT on loopback; its principal (ANONYMOUS) is a super user, as Kafka's docs ask for
  * the controller's principal.
+ *
+ * <p>{@link #withMtlsClients} adds an SSL listener with {@code ssl.client.auth=required}: each named client gets a
+ * self-signed certificate with subject {@code CN=<name>} that the broker trusts, so Kafka's default principal
+ * mapping makes it {@code User:CN=<name>} ({@link #mtlsPrincipal}); an extra certificate the broker does not trust
+ * shows what an unknown client gets.
  */
 public final class KafkaSecurity {
     public static final String MECHANISM = "SCRAM-SHA-512";
@@ -29,24 +34,45 @@ public final class KafkaSecurity {
     private final String adminUser;
     private final String adminPassword;
     private final Map<String, String> users;
+    private final List<String> mtlsClients;
+    private Path dir;
     private Path keystore;
     private Path truststore;
 
-    private KafkaSecurity(String adminUser, String adminPassword, Map<String, String> users) {
+    private KafkaSecurity(String adminUser, String adminPassword, Map<String, String> users, List<String> mtlsClients) {
         this.adminUser = adminUser;
         this.adminPassword = adminPassword;
         this.users = Map.copyOf(users);
+        this.mtlsClients = List.copyOf(mtlsClients);
     }
 
     /** An admin super user and further SCRAM-SHA-512 users (name to password), which get no ACLs. */
     public static KafkaSecurity saslSsl(String adminUser, String adminPassword, Map<String, String> users) {
-        return new KafkaSecurity(adminUser, adminPassword, users);
+        return new KafkaSecurity(adminUser, adminPassword, users, List.of());
     }
+
+    /** The same, plus an SSL listener requiring client certificates, and one certificate for each of {@code clients}. */
+    public KafkaSecurity withMtlsClients(String... clients) {
+        return new KafkaSecurity(adminUser, adminPassword, users, List.of(clients));
+    }
+
+    boolean mtls() {
+        return !mtlsClients.isEmpty();
+    }
+
+    /** The principal Kafka's default SSL principal mapping gives {@code client}'s certificate. */
+    public static String mtlsPrincipal(String client) {
+        return "User:CN=" + client;
+    }
+
+    /** A name whose certificate {@link #prepare} makes but the broker does not trust. */
+    public static final String UNTRUSTED_CLIENT = "strait-untrusted";
 
     /** Makes the key store and trust store in {@code dir} (once per cluster). */
     void prepare(Path dir) {
         try {
             Files.createDirectories(dir);
+            this.dir = dir;
             keystore = dir.resolve("broker.p12");
             truststore = dir.resolve("truststore.p12");
             Path cert = dir.resolve("broker.crt");
@@ -96,9 +122,67 @@ public final class KafkaSecurity {
                     "PKCS12",
                     "-storepass",
                     STORE_PASSWORD);
+            if (mtls()) {
+                for (String client : mtlsClients) {
+                    Path clientCert = clientKeyStore(client, dir);
+                    // The broker trusts each client's self-signed certificate (it shares the listener trust store).
+                    keytool(
+                            "-importcert",
+                            "-noprompt",
+                            "-alias",
+                            "client-" + client,
+                            "-file",
+                            clientCert.toString(),
+                            "-keystore",
+                            truststore.toString(),
+                            "-storetype",
+                            "PKCS12",
+                            "-storepass",
+                            STORE_PASSWORD);
+                }
+                clientKeyStore(UNTRUSTED_CLIENT, dir);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("could not make test certificates in " + dir, e);
         }
+    }
+
+    /** Makes {@code <client>.p12} holding a self-signed key for {@code CN=<client>}; returns its certificate file. */
+    private static Path clientKeyStore(String client, Path dir) throws IOException {
+        Path store = dir.resolve(client + ".p12");
+        Path cert = dir.resolve(client + ".crt");
+        keytool(
+                "-genkeypair",
+                "-alias",
+                client,
+                "-keyalg",
+                "EC",
+                "-groupname",
+                "secp256r1",
+                "-dname",
+                "CN=" + client,
+                "-validity",
+                "2",
+                "-keystore",
+                store.toString(),
+                "-storetype",
+                "PKCS12",
+                "-storepass",
+                STORE_PASSWORD,
+                "-keypass",
+                STORE_PASSWORD);
+        keytool(
+                "-exportcert",
+                "-rfc",
+                "-alias",
+                client,
+                "-keystore",
+                store.toString(),
+                "-storepass",
+                STORE_PASSWORD,
+                "-file",
+                cert.toString());
+        return cert;
     }
 
     private static void keytool(String... args) throws IOException {
@@ -119,13 +203,22 @@ public final class KafkaSecurity {
         }
     }
 
-    /** The node's listener and security settings; {@code brokerPort}/{@code controllerPort} on 127.0.0.1. */
-    Map<String, String> serverProperties(int brokerPort, int controllerPort) {
+    /**
+     * The node's listener and security settings; {@code brokerPort}/{@code controllerPort} on 127.0.0.1, and
+     * {@code sslPort} for the mTLS listener when there is one.
+     */
+    Map<String, String> serverProperties(int brokerPort, int sslPort, int controllerPort) {
         Map<String, String> p = new LinkedHashMap<>();
-        p.put("listeners", "SASL_SSL://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
-        p.put("advertised.listeners", "SASL_SSL://127.0.0.1:" + brokerPort);
+        String ssl = mtls() ? ",SSL://127.0.0.1:" + sslPort : "";
+        p.put("listeners", "SASL_SSL://127.0.0.1:" + brokerPort + ssl + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        p.put("advertised.listeners", "SASL_SSL://127.0.0.1:" + brokerPort + ssl);
         p.put("inter.broker.listener.name", "SASL_SSL");
-        p.put("listener.security.protocol.map", "SASL_SSL:SASL_SSL,CONTROLLER:PLAINTEXT");
+        p.put(
+                "listener.security.protocol.map",
+                "SASL_SSL:SASL_SSL," + (mtls() ? "SSL:SSL," : "") + "CONTROLLER:PLAINTEXT");
+        if (mtls()) {
+            p.put("listener.name.ssl.ssl.client.auth", "required");
+        }
         p.put("sasl.enabled.mechanisms", MECHANISM);
         p.put("sasl.mechanism.inter.broker.protocol", MECHANISM);
         p.put("listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config", jaas(adminUser, adminPassword));
@@ -161,6 +254,26 @@ public final class KafkaSecurity {
         props.put("security.protocol", "SASL_SSL");
         props.put("sasl.mechanism", MECHANISM);
         props.put("sasl.jaas.config", jaas(user, password));
+        props.put("ssl.truststore.location", truststore.toString());
+        props.put("ssl.truststore.type", "PKCS12");
+        props.put("ssl.truststore.password", STORE_PASSWORD);
+        return props;
+    }
+
+    /** Client settings for the SSL listener with {@code client}'s certificate; add {@code bootstrap.servers}. */
+    Properties mtlsClientProperties(String client) {
+        if (!mtls()) {
+            throw new IllegalStateException("no mTLS listener: use withMtlsClients");
+        }
+        if (!client.equals(UNTRUSTED_CLIENT) && !mtlsClients.contains(client)) {
+            throw new IllegalArgumentException("no certificate for " + client + "; known: " + mtlsClients);
+        }
+        Properties props = new Properties();
+        props.put("security.protocol", "SSL");
+        props.put("ssl.keystore.location", dir.resolve(client + ".p12").toString());
+        props.put("ssl.keystore.type", "PKCS12");
+        props.put("ssl.keystore.password", STORE_PASSWORD);
+        props.put("ssl.key.password", STORE_PASSWORD);
         props.put("ssl.truststore.location", truststore.toString());
         props.put("ssl.truststore.type", "PKCS12");
         props.put("ssl.truststore.password", STORE_PASSWORD);

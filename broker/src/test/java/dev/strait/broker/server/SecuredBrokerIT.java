@@ -3,8 +3,16 @@ package dev.strait.broker.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.strait.broker.security.TestPki;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +21,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.ScramCredentialInfo;
 import org.apache.kafka.clients.admin.ScramMechanism;
 import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
@@ -47,17 +56,20 @@ import org.junit.jupiter.api.Timeout;
  * One companion node with a SASL_SSL listener and Kafka's StandardAuthorizer, driven with kafka-clients: wrong
  * passwords are refused, SCRAM users made through the Admin API authenticate, each unauthorized produce, fetch,
  * group join and topic creation is refused with Kafka's error, ACLs granted through the Admin API open exactly
- * what they name, and the bootstrap SCRAM user exists from the first start.
+ * what they name, and the bootstrap SCRAM user exists from the first start. kcat (librdkafka, a non-Java client)
+ * produces with acks=all and consumes back over SASL_SSL with PLAIN and the test CA's PEM; its wrong password and
+ * its produce without WRITE are refused ({@link Kcat#require}: skipped without kcat outside CI, failed in CI).
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class SecuredBrokerIT {
 
+    private static final Duration KCAT_TIMEOUT = Duration.ofSeconds(60);
     private static EmbeddedCluster cluster;
     private static Admin admin;
 
     @BeforeAll
     static void start() {
-        cluster = SecureConfigs.saslSslCluster(1, Map.of("kcat", "kcat-secret")).start();
+        cluster = SecureConfigs.saslSslCluster(1, Map.of("kcat", KCAT_PASSWORD)).start();
         admin = Admin.create(SecureConfigs.admin(cluster.bootstrapServers()));
     }
 
@@ -68,6 +80,13 @@ class SecuredBrokerIT {
         }
         if (cluster != null) {
             cluster.close();
+        }
+        if (kcatCa != null) {
+            try {
+                Files.deleteIfExists(kcatCa);
+            } catch (java.io.IOException ignored) {
+                // a temp file left behind is harmless
+            }
         }
     }
 
@@ -243,7 +262,9 @@ class SecuredBrokerIT {
                 .all()
                 .get(30, TimeUnit.SECONDS);
         assertThat(deleted).hasSize(2);
-        assertThat(admin.describeAcls(AclBindingFilter.ANY).values().get(30, TimeUnit.SECONDS))
+        assertThat(admin.describeAcls(AclBindingFilter.ANY).values().get(30, TimeUnit.SECONDS).stream()
+                        .filter(b -> b.entry().principal().equals("User:alice"))
+                        .toList())
                 .extracting(b -> b.pattern().name())
                 .containsExactlyInAnyOrder("secured.", "alice-");
     }
@@ -273,6 +294,142 @@ class SecuredBrokerIT {
                     .withThrowableThat()
                     .havingCause()
                     .isInstanceOf(GroupAuthorizationException.class);
+        }
+    }
+
+    private static final String KCAT_PASSWORD = "kcat-secret";
+
+    private static Path kcatCa;
+
+    /** The test CA's certificate as PEM (librdkafka takes no PKCS#12 trust store), written once. */
+    private static synchronized Path kcatCa() throws Exception {
+        if (kcatCa == null) {
+            KeyStore trust = KeyStore.getInstance("PKCS12");
+            try (InputStream in = Files.newInputStream(TestPki.get().trustStore())) {
+                trust.load(in, TestPki.PASSWORD.toCharArray());
+            }
+            StringBuilder pem = new StringBuilder();
+            for (String alias : Collections.list(trust.aliases())) {
+                pem.append("-----BEGIN CERTIFICATE-----\n")
+                        .append(Base64.getMimeEncoder(64, new byte[] {'\n'})
+                                .encodeToString(trust.getCertificate(alias).getEncoded()))
+                        .append("\n-----END CERTIFICATE-----\n");
+            }
+            Path file = Files.createTempFile("strait-kcat-ca-", ".pem");
+            Files.writeString(file, pem, StandardCharsets.US_ASCII);
+            kcatCa = file;
+        }
+        return kcatCa;
+    }
+
+    /** kcat's settings file (-F): SASL PLAIN over TLS, the test CA's PEM as its trust anchor. */
+    private static Path kcatConfig(String password) throws Exception {
+        Path file = Files.createTempFile("strait-kcat-", ".conf");
+        Files.writeString(
+                file,
+                "bootstrap.servers=" + cluster.bootstrapServers() + "\n"
+                        + "security.protocol=SASL_SSL\n"
+                        + "sasl.mechanisms=PLAIN\n"
+                        + "sasl.username=kcat\n"
+                        + "sasl.password=" + password + "\n"
+                        + "ssl.ca.location=" + kcatCa() + "\n",
+                StandardCharsets.UTF_8);
+        return file;
+    }
+
+    private static long endOffset(TopicPartition tp) throws Exception {
+        return admin.listOffsets(Map.of(tp, OffsetSpec.latest()))
+                .partitionResult(tp)
+                .get(30, TimeUnit.SECONDS)
+                .offset();
+    }
+
+    @Test
+    void kcatProducesWithAcksAllAndConsumesEveryRecordOnceInOrder() throws Exception {
+        Kcat.require();
+        String topic = "kcat.events";
+        admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        allow("User:kcat", ResourceType.TOPIC, "kcat.", PatternType.PREFIXED, AclOperation.WRITE, AclOperation.READ);
+        Path config = kcatConfig(KCAT_PASSWORD);
+        try {
+            int count = 500;
+            StringBuilder input = new StringBuilder();
+            for (int i = 0; i < count; i++) {
+                input.append("key-")
+                        .append(i)
+                        .append(':')
+                        .append("value-")
+                        .append(i)
+                        .append('\n');
+            }
+            Kcat.Result produced = Kcat.run(
+                    KCAT_TIMEOUT,
+                    input.toString(),
+                    List.of("-P", "-F", config.toString(), "-t", topic, "-p", "0", "-K", ":", "-X", "acks=all"));
+            assertThat(produced.exitCode()).as("%s", produced).isZero();
+            assertThat(produced.stderr()).as("%s", produced).doesNotContain("ERROR");
+            assertThat(endOffset(new TopicPartition(topic, 0))).isEqualTo(count);
+
+            Kcat.Result consumed = Kcat.run(
+                    KCAT_TIMEOUT,
+                    "",
+                    List.of(
+                            "-C",
+                            "-F",
+                            config.toString(),
+                            "-t",
+                            topic,
+                            "-p",
+                            "0",
+                            "-e",
+                            "-o",
+                            "beginning",
+                            "-f",
+                            "%o %k %s\n"));
+            assertThat(consumed.exitCode()).as("%s", consumed).isZero();
+            List<String> expected = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                expected.add(i + " key-" + i + " value-" + i);
+            }
+            // Every acknowledged record exactly once, in order, at its offset.
+            assertThat(consumed.stdout().lines().toList()).containsExactlyElementsOf(expected);
+        } finally {
+            Files.deleteIfExists(config);
+        }
+    }
+
+    @Test
+    void kcatWithAWrongPasswordIsRefused() throws Exception {
+        Kcat.require();
+        Path config = kcatConfig("not-the-password");
+        try {
+            Kcat.Result listed = Kcat.run(KCAT_TIMEOUT, "", List.of("-L", "-F", config.toString(), "-m", "10"));
+            assertThat(listed.exitCode()).as("%s", listed).isNotZero();
+            assertThat(listed.stderr()).as("%s", listed).contains("Authentication failed");
+            assertThat(listed.stdout()).as("%s", listed).doesNotContain("broker");
+        } finally {
+            Files.deleteIfExists(config);
+        }
+    }
+
+    @Test
+    void kcatProducingWithoutWriteIsRefusedWithTopicAuthorizationFailed() throws Exception {
+        Kcat.require();
+        String topic = "kcat-readonly";
+        admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        // READ (so DESCRIBE: the topic's metadata is visible) but no WRITE: the Produce request itself is refused.
+        allow("User:kcat", ResourceType.TOPIC, topic, PatternType.LITERAL, AclOperation.READ);
+        Path config = kcatConfig(KCAT_PASSWORD);
+        try {
+            Kcat.Result produced = Kcat.run(
+                    KCAT_TIMEOUT,
+                    "k:refused\n",
+                    List.of("-P", "-F", config.toString(), "-t", topic, "-p", "0", "-K", ":", "-X", "acks=all"));
+            assertThat(produced.exitCode()).as("%s", produced).isNotZero();
+            assertThat(produced.stderr()).as("%s", produced).contains("Topic authorization failed");
+            assertThat(endOffset(new TopicPartition(topic, 0))).isZero();
+        } finally {
+            Files.deleteIfExists(config);
         }
     }
 

@@ -32,6 +32,22 @@ final class SendFailures {
                 || cause instanceof RecordRouter.HandlerFailedException;
     }
 
+    /**
+     * The broker's error behind a producer's own wrapper: once an idempotent producer's InitProducerId is refused
+     * (no WRITE on any topic: ClusterAuthorizationException), its later sends fail with a bare KafkaException
+     * ("Cannot execute transactional method because we are in an error state") whose cause is that refusal.
+     */
+    private static Throwable apiCause(Throwable failure) {
+        Throwable t = failure;
+        while (t instanceof org.apache.kafka.common.KafkaException
+                && !(t instanceof org.apache.kafka.common.errors.ApiException)
+                && t.getCause() != null
+                && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
     /** One line for the source refusing the consumer: which operation on which resource, and how to grant it. */
     static String sourceDenied(org.apache.kafka.common.errors.AuthorizationException denied) {
         String resource;
@@ -52,7 +68,8 @@ final class SendFailures {
                 + "Read " + flag + "), then restart; nothing was committed past what the target acknowledged.";
     }
 
-    static String advice(Throwable cause) {
+    static String advice(Throwable failure) {
+        Throwable cause = apiCause(failure);
         if (cause instanceof TimeoutException || cause instanceof UnknownTopicOrPartitionException) {
             return "The target did not take the record in time (max.block.ms / delivery.timeout.ms of --producer.config): "
                     + "check that the target is reachable and that the target topic exists with that partition (it may "

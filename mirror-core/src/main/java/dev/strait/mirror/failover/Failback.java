@@ -37,6 +37,9 @@ import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -85,7 +88,7 @@ public final class Failback implements AutoCloseable {
                                 + ": a failback writes to the source, so it must be back first");
             }
             syncTopic = new SyncTopic(config.syncTopic(), config.target(), time);
-            contents = SyncContents.read(syncTopic);
+            contents = onTarget("READ", "topic", Set.of(config.syncTopic()), () -> SyncContents.read(syncTopic));
         } catch (RuntimeException e) {
             close();
             throw e;
@@ -113,7 +116,11 @@ public final class Failback implements AutoCloseable {
                     + "from the source count as written on the target");
         }
         sourceTopicOf = sourceTopics(targetTopics);
-        Map<String, Integer> counts = Clusters.partitionCounts(targetAdmin, targetTopics, Connections.TIMEOUT_MS);
+        Map<String, Integer> counts = onTarget(
+                "READ",
+                "topic",
+                targetTopics,
+                () -> Clusters.partitionCounts(targetAdmin, targetTopics, Connections.TIMEOUT_MS));
         Set<TopicPartition> tps = new HashSet<>();
         counts.forEach((t, n) -> {
             for (int p = 0; p < n; p++) {
@@ -121,8 +128,10 @@ public final class Failback implements AutoCloseable {
             }
         });
         tps.forEach(forward::history);
-        Map<TopicPartition, Long> starts = Clusters.startOffsets(targetAdmin, tps, Connections.TIMEOUT_MS);
-        Map<TopicPartition, Long> ends = Clusters.endOffsets(targetAdmin, tps, Connections.TIMEOUT_MS);
+        Map<TopicPartition, Long> starts = onTarget(
+                "READ", "topic", targetTopics, () -> Clusters.startOffsets(targetAdmin, tps, Connections.TIMEOUT_MS));
+        Map<TopicPartition, Long> ends = onTarget(
+                "READ", "topic", targetTopics, () -> Clusters.endOffsets(targetAdmin, tps, Connections.TIMEOUT_MS));
         // Learn the copies up to the failover point (what is above it was written on the target).
         Map<TopicPartition, Long> readTo = new HashMap<>();
         for (TopicPartition tp : tps) {
@@ -133,9 +142,12 @@ public final class Failback implements AutoCloseable {
                             ? Math.min(m.endOffsets().get(tp.partition()), ends.get(tp))
                             : ends.get(tp));
         }
-        try (TargetReader reader = new TargetReader(config.target(), sourceCluster, time, Connections.TIMEOUT_MS)) {
-            MapUpkeep.run(forward, reader, MapUpkeep.knownEnds(forward), starts, ends, READ_BUDGET, readTo);
-        }
+        onTarget("READ", "topic", targetTopics, () -> {
+            try (TargetReader reader = new TargetReader(config.target(), sourceCluster, time, Connections.TIMEOUT_MS)) {
+                MapUpkeep.run(forward, reader, MapUpkeep.knownEnds(forward), starts, ends, READ_BUDGET, readTo);
+            }
+            return null;
+        });
         Map<TopicPartition, Long> points = new HashMap<>();
         for (TopicPartition tp : tps) {
             FailoverMarker m = markers.get(tp.topic());
@@ -152,10 +164,18 @@ public final class Failback implements AutoCloseable {
 
         Set<TopicPartition> sourceTps = new HashSet<>();
         tps.forEach(tp -> sourceTps.add(new TopicPartition(sourceTopicOf.get(tp.topic()), tp.partition())));
-        Set<TopicPartition> existingSource =
-                Clusters.partitions(sourceAdmin, new HashSet<>(sourceTopicOf.values()), Connections.TIMEOUT_MS);
+        Set<String> sourceNames = new HashSet<>(sourceTopicOf.values());
+        Set<TopicPartition> existingSource = onSource(
+                "READ",
+                "topic",
+                sourceNames,
+                () -> Clusters.partitions(sourceAdmin, sourceNames, Connections.TIMEOUT_MS));
         sourceTps.retainAll(existingSource);
-        Map<TopicPartition, Long> sourceEnds = Clusters.endOffsets(sourceAdmin, sourceTps, Connections.TIMEOUT_MS);
+        Map<TopicPartition, Long> sourceEnds = onSource(
+                "READ",
+                "topic",
+                sourceNames,
+                () -> Clusters.endOffsets(sourceAdmin, sourceTps, Connections.TIMEOUT_MS));
         List<FailbackPlan.TopicBack> topics = new ArrayList<>();
         try (SourceTail tail = new SourceTail(config.source(), targetCluster, time, 1_000_000)) {
             for (String topic : new java.util.TreeSet<>(targetTopics)) {
@@ -165,7 +185,8 @@ public final class Failback implements AutoCloseable {
                     TopicPartition sp = new TopicPartition(sourceTopicOf.get(topic), p);
                     long frontier = Math.max(0, frontier(sp));
                     long sourceEnd = sourceEnds.getOrDefault(sp, 0L);
-                    SourceTail.Missing divergent = tail.missing(sp, frontier, sourceEnd);
+                    SourceTail.Missing divergent =
+                            onSource("READ", "topic", Set.of(sp.topic()), () -> tail.missing(sp, frontier, sourceEnd));
                     parts.add(new FailbackPlan.PartitionBack(
                             p,
                             points.get(tp),
@@ -224,10 +245,20 @@ public final class Failback implements AutoCloseable {
         String reverseGroup = reverseGroup();
         List<String> names = Clusters.consumerGroups(
                 targetAdmin, g -> !g.equals(reverseGroup) && filter.matches(g), Connections.TIMEOUT_MS);
-        Map<String, Map<TopicPartition, OffsetAndMetadata>> committed =
-                Clusters.committed(targetAdmin, names, Connections.TIMEOUT_MS);
-        Map<String, Integer> onTarget = Clusters.members(targetAdmin, names, Connections.TIMEOUT_MS);
-        Map<String, Integer> onSource = Clusters.members(sourceAdmin, names, Connections.TIMEOUT_MS);
+        if (names.isEmpty() && reverse == null) {
+            // Kafka lists only the groups the principal may DESCRIBE: a missing ACL looks like no group.
+            warnings.add("no consumer group on the target matches --groups "
+                    + filter.include().pattern() + ", so no group moves: the target lists "
+                    + "only the groups the principal of the target. settings may DESCRIBE; grant it (kafka-acls "
+                    + "--bootstrap-server <target> --add --allow-principal User:<failback> --operation Describe "
+                    + "--group <group>)");
+        }
+        Map<String, Map<TopicPartition, OffsetAndMetadata>> committed = onTarget(
+                "DESCRIBE", "group", names, () -> Clusters.committed(targetAdmin, names, Connections.TIMEOUT_MS));
+        Map<String, Integer> onTarget = onTarget(
+                "DESCRIBE", "group", names, () -> Clusters.members(targetAdmin, names, Connections.TIMEOUT_MS));
+        Map<String, Integer> onSource = onSource(
+                "DESCRIBE", "group", names, () -> Clusters.members(sourceAdmin, names, Connections.TIMEOUT_MS));
         Map<String, GroupCheckpoint> checkpoints = contents.checkpoints(sourceCluster);
         List<FailbackPlan.GroupBack> out = new ArrayList<>();
         for (String g : names) {
@@ -302,10 +333,14 @@ public final class Failback implements AutoCloseable {
         Map<TopicPartition, OffsetAndMetadata> start = new HashMap<>();
         failoverPoints.forEach((tp, point) -> start.put(tp, new OffsetAndMetadata(point)));
         String group = reverseGroup();
-        Clusters.get(
-                targetAdmin.alterConsumerGroupOffsets(group, start).all(),
-                Connections.TIMEOUT_MS,
-                "set the failback mirror's start offsets on the target (is a failback already running?)");
+        onTarget(
+                "READ",
+                "group",
+                Set.of(group),
+                () -> Clusters.get(
+                        targetAdmin.alterConsumerGroupOffsets(group, start).all(),
+                        Connections.TIMEOUT_MS,
+                        "set the failback mirror's start offsets on the target (is a failback already running?)"));
 
         OffsetMap reverse = new OffsetMap(targetCluster, OffsetMap.DEFAULT_MAX_SEGMENTS);
         MirrorEngine engine = new MirrorEngine(
@@ -315,8 +350,7 @@ public final class Failback implements AutoCloseable {
         try {
             while (!caughtUp(group, endsAtStart)) {
                 if (engine.state() == MirrorEngine.State.FAILED) {
-                    throw new FailoverException(
-                            "the failback mirror failed: " + engine.failure().getMessage());
+                    throw mirrorFailed(engine.failure(), group);
                 }
                 if (time.milliseconds() > deadline) {
                     throw new FailoverException(
@@ -416,7 +450,9 @@ public final class Failback implements AutoCloseable {
                         "write the offsets of " + g.group() + " on the source");
                 outcome = "moved";
             } catch (RuntimeException e) {
-                outcome = "failed: " + e.getMessage();
+                outcome = "failed: "
+                        + Denial.translate(e, "source", "READ", "group", Set.of(g.group()))
+                                .getMessage();
             }
         }
         return new FailbackPlan.GroupBack(g.group(), g.activeOnTarget(), g.activeOnSource(), g.partitions(), outcome);
@@ -429,7 +465,11 @@ public final class Failback implements AutoCloseable {
                         .write(SyncRecords.failoverKey(sourceCluster, t.targetTopic()), null)
                         .get(Connections.TIMEOUT_MS, TimeUnit.MILLISECONDS);
             } catch (Exception e) {
-                warnings.add("could not clear the failover point of " + t.targetTopic() + ": " + e.getMessage());
+                AuthorizationException denied = Denial.find(e);
+                warnings.add("could not clear the failover point of " + t.targetTopic() + ": "
+                        + (denied == null
+                                ? e.getMessage()
+                                : Denial.line("target", denied, "WRITE", "topic", Set.of(config.syncTopic()))));
             }
         }
     }
@@ -472,6 +512,56 @@ public final class Failback implements AutoCloseable {
                         SyncSettings.DEFAULT_SYNC_TOPIC,
                         new TopicSyncSettings(false, true, false, 60_000, TopicConfigFilter.defaults())))
                 .build();
+    }
+
+    /**
+     * The reverse mirror's failure as one line. Its messages speak of the mirror's own flags (--producer.config);
+     * here its producer is the source. settings and its consumer the target. settings, so a refusal says that.
+     */
+    private FailoverException mirrorFailed(Throwable failure, String group) {
+        AuthorizationException denied = Denial.find(failure);
+        if (denied == null) {
+            return new FailoverException("the failback mirror failed: " + failure.getMessage(), failure);
+        }
+        Set<String> sourceNames = new java.util.TreeSet<>(sourceTopicOf.values());
+        String line;
+        if (denied instanceof GroupAuthorizationException) {
+            line = Denial.line("target", denied, "READ", "group", Set.of(group));
+        } else if (denied instanceof ClusterAuthorizationException) {
+            // Kafka refuses the idempotent producer's InitProducerId with no WRITE on any topic; WRITE implies it.
+            line = Denial.line("source", denied, "WRITE", "topic", sourceNames);
+        } else if (failure.getMessage() != null && failure.getMessage().startsWith("send of source record")) {
+            // The engine's send failures (MirrorStream.abortError) start so: the source refused the copy.
+            line = Denial.line("source", denied, "WRITE", "topic", sourceNames);
+        } else {
+            line = Denial.line("target", denied, "READ", "topic", new java.util.TreeSet<>(sourceTopicOf.keySet()));
+        }
+        return new FailoverException(
+                "the failback mirror stopped; nothing was copied past the refused record: " + line, failure);
+    }
+
+    private <T> T onTarget(String operation, String kind, Set<String> names, java.util.function.Supplier<T> step) {
+        try {
+            return step.get();
+        } catch (RuntimeException e) {
+            throw Denial.translate(e, "target", operation, kind, names);
+        }
+    }
+
+    private <T> T onTarget(String operation, String kind, List<String> names, java.util.function.Supplier<T> step) {
+        return onTarget(operation, kind, new HashSet<>(names), step);
+    }
+
+    private <T> T onSource(String operation, String kind, Set<String> names, java.util.function.Supplier<T> step) {
+        try {
+            return step.get();
+        } catch (RuntimeException e) {
+            throw Denial.translate(e, "source", operation, kind, names);
+        }
+    }
+
+    private <T> T onSource(String operation, String kind, List<String> names, java.util.function.Supplier<T> step) {
+        return onSource(operation, kind, new HashSet<>(names), step);
     }
 
     public List<String> warnings() {
