@@ -40,7 +40,10 @@ import java.util.UUID;
  */
 public final class MetadataImageSerde {
 
-    private static final byte VERSION = 1;
+    private static final byte VERSION = 2;
+    /** Nodes without their endpoints (only the inter-broker listener's host and port). */
+    private static final byte VERSION_WITHOUT_ENDPOINTS = 1;
+
     private static final byte VERSION_WITHOUT_SECURITY = 0;
 
     private MetadataImageSerde() {}
@@ -60,6 +63,7 @@ public final class MetadataImageSerde {
                 out.writeInt(node.port());
                 MetadataRecordSerde.writeString(out, node.rack());
                 out.writeBoolean(node.fenced());
+                MetadataRecordSerde.writeEndpoints(out, node.endpoints());
             }
             out.writeInt(image.topics().size());
             for (TopicImage topic : image.topics().values()) {
@@ -107,7 +111,7 @@ public final class MetadataImageSerde {
         ByteBuffer in = ByteBuffer.wrap(content);
         try {
             byte version = in.get();
-            if (version != VERSION && version != VERSION_WITHOUT_SECURITY) {
+            if (version != VERSION && version != VERSION_WITHOUT_ENDPOINTS && version != VERSION_WITHOUT_SECURITY) {
                 throw new IllegalArgumentException("unsupported metadata snapshot version " + version);
             }
             long nextOffset = in.getLong();
@@ -121,7 +125,8 @@ public final class MetadataImageSerde {
                         required(MetadataRecordSerde.readString(in), "host"),
                         in.getInt(),
                         required(MetadataRecordSerde.readString(in), "rack"),
-                        readBoolean(in));
+                        readBoolean(in),
+                        version == VERSION ? MetadataRecordSerde.readEndpoints(in) : List.of());
                 if (nodes.put(node.nodeId(), node) != null) {
                     throw new IllegalArgumentException("node " + node.nodeId() + " appears twice");
                 }
