@@ -254,7 +254,7 @@ public final class BrokerServer implements AutoCloseable {
             }
             endpoints = Collections.unmodifiableMap(bound);
             endpoint = bound.get(config.interBrokerListenerName());
-            metadata.registerLocalBroker(endpoint.host(), endpoint.port(), registered);
+            metadata.registerLocalBroker(endpoint.host(), endpoint.port(), MetadataSources.listed(registered));
             bootstrapScramCredentials();
             if (!offsetsLog.ensureCreated()) {
                 // A cluster's first nodes start before enough brokers registered to place the offsets topic's

@@ -61,13 +61,22 @@ final class MetadataSources {
                         .filter(e -> e.listener().equals(config.interBrokerListenerName()))
                         .findFirst()
                         .orElseThrow();
-                source.registerLocalBroker(inter.host(), inter.port(), endpoints);
+                source.registerLocalBroker(inter.host(), inter.port(), listed(endpoints));
             } catch (RuntimeException e) {
                 source.close();
                 throw e;
             }
         }
         return source;
+    }
+
+    /**
+     * The endpoints a node registers: none with one broker listener, whose registration then is exactly what the
+     * previous release wrote (its host and port), so that a cluster can be upgraded one node at a time; a node of
+     * that release cannot read registrations listing endpoints, so add a second listener once all are upgraded.
+     */
+    static List<BrokerRegistration.Endpoint> listed(List<BrokerRegistration.Endpoint> endpoints) {
+        return endpoints.size() > 1 ? endpoints : List.of();
     }
 
     /** Every broker listener's advertised endpoint, as {@code BrokerServer} computes it; null if a port is 0. */

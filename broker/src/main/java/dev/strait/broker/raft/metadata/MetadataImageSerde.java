@@ -51,7 +51,11 @@ public final class MetadataImageSerde {
     public static byte[] serialize(MetadataImage image) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(1024);
         try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.writeByte(VERSION);
+            // Version 1 while no node lists endpoints (single-listener nodes register as before), so that a node of
+            // the previous release still reads the snapshots of a cluster upgraded one node at a time.
+            boolean endpoints =
+                    image.nodes().values().stream().anyMatch(n -> !n.endpoints().isEmpty());
+            out.writeByte(endpoints ? VERSION : VERSION_WITHOUT_ENDPOINTS);
             out.writeLong(image.nextOffset());
             out.writeLong(image.nextProducerId());
             out.writeInt(image.nodes().size());
@@ -63,7 +67,9 @@ public final class MetadataImageSerde {
                 out.writeInt(node.port());
                 MetadataRecordSerde.writeString(out, node.rack());
                 out.writeBoolean(node.fenced());
-                MetadataRecordSerde.writeEndpoints(out, node.endpoints());
+                if (endpoints) {
+                    MetadataRecordSerde.writeEndpoints(out, node.endpoints());
+                }
             }
             out.writeInt(image.topics().size());
             for (TopicImage topic : image.topics().values()) {

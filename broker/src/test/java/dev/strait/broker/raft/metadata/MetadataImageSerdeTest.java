@@ -137,33 +137,6 @@ class MetadataImageSerdeTest {
         assertThat(MetadataImageSerde.serialize(other)).isEqualTo(MetadataImageSerde.serialize(one));
     }
 
-    /**
-     * The bytes of {@code image} as snapshot version 1 wrote them, before nodes carried their endpoints: the
-     * current layout without each node's endpoint count (the image's nodes must have no endpoints).
-     */
-    private static byte[] withoutEndpoints(MetadataImage image) {
-        java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(MetadataImageSerde.serialize(image));
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        int start = 0;
-        in.position(1 + 8 + 8);
-        int nodes = in.getInt();
-        for (int i = 0; i < nodes; i++) {
-            in.position(in.position() + 4 + 8 + 16);
-            int host = in.getInt();
-            in.position(in.position() + host + 4);
-            int rack = in.getInt();
-            in.position(in.position() + rack);
-            in.position(in.position() + 1);
-            out.write(in.array(), start, in.position() - start);
-            assertThat(in.getInt()).as("endpoints of node %s", i).isZero();
-            start = in.position();
-        }
-        out.write(in.array(), start, in.capacity() - start);
-        byte[] v1 = out.toByteArray();
-        v1[0] = 1;
-        return v1;
-    }
-
     /** The history as nodes wrote it before they listed their listeners. */
     private static List<MetadataRecord> historyWithoutEndpoints() {
         return history().stream()
@@ -178,11 +151,15 @@ class MetadataImageSerdeTest {
     void aVersionOneSnapshotLoadsWithNodesWithoutEndpoints() {
         MetadataImage image = replay(historyWithoutEndpoints().subList(0, 15), 3);
         assertThat(image.nodes().get(1).endpoints()).isEmpty();
-        MetadataImage loaded = MetadataImageSerde.deserialize(withoutEndpoints(image));
+        byte[] bytes = MetadataImageSerde.serialize(image);
+        // written as version 1 while no node lists endpoints, so that the previous release reads it too
+        assertThat(bytes[0]).isEqualTo((byte) 1);
+        MetadataImage loaded = MetadataImageSerde.deserialize(bytes);
         assertThat(loaded).isEqualTo(image);
         assertThat(loaded.nodes().get(1).host()).isEqualTo("h1");
         // and the full history, whose node 1 lists two listeners, round-trips them
         MetadataImage full = replay(history(), 3);
+        assertThat(MetadataImageSerde.serialize(full)[0]).isEqualTo((byte) 2);
         assertThat(MetadataImageSerde.deserialize(MetadataImageSerde.serialize(full))
                         .nodes()
                         .get(1)
@@ -195,7 +172,7 @@ class MetadataImageSerdeTest {
     @Test
     void aVersionZeroSnapshotLoadsWithNoAclsOrCredentials() {
         MetadataImage image = replay(historyWithoutEndpoints().subList(0, 15), 3);
-        byte[] current = withoutEndpoints(image);
+        byte[] current = MetadataImageSerde.serialize(image);
         // Version 1 appends two empty counts (ACLs, credentials) to what version 0 holds.
         byte[] v0 = Arrays.copyOf(current, current.length - 8);
         v0[0] = 0;
