@@ -13,11 +13,21 @@ import java.util.UUID;
  */
 public sealed interface ControllerRequest {
 
-    /** A node announces its client listener; {@code incarnationId} is fresh for every process start. */
-    record RegisterBroker(int nodeId, UUID incarnationId, String host, int port) implements ControllerRequest {
+    /**
+     * A node announces its listeners: {@code host}/{@code port} of its inter-broker listener, and every broker
+     * listener in {@code endpoints}; {@code incarnationId} is fresh for every process start.
+     */
+    record RegisterBroker(
+            int nodeId, UUID incarnationId, String host, int port, List<MetadataRecord.Endpoint> endpoints)
+            implements ControllerRequest {
         public RegisterBroker {
             Objects.requireNonNull(incarnationId, "incarnationId");
             Objects.requireNonNull(host, "host");
+            endpoints = List.copyOf(endpoints);
+        }
+
+        public RegisterBroker(int nodeId, UUID incarnationId, String host, int port) {
+            this(nodeId, incarnationId, host, port, List.of());
         }
     }
 

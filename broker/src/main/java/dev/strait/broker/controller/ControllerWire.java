@@ -24,6 +24,7 @@ import dev.strait.broker.raft.RaftMessage.FetchRequest;
 import dev.strait.broker.raft.RaftMessage.FetchResponse;
 import dev.strait.broker.raft.RaftMessage.VoteRequest;
 import dev.strait.broker.raft.RaftMessage.VoteResponse;
+import dev.strait.broker.raft.metadata.MetadataRecord;
 import dev.strait.broker.raft.metadata.MetadataRecordSerde;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -335,6 +336,16 @@ final class ControllerWire {
             writeUuid(out, r.incarnationId());
             out.writeUTF(r.host());
             out.writeInt(r.port());
+            // Last in the frame, so a registration from a node that lists no endpoints parses as before.
+            if (!r.endpoints().isEmpty()) {
+                out.writeInt(r.endpoints().size());
+                for (MetadataRecord.Endpoint endpoint : r.endpoints()) {
+                    out.writeUTF(endpoint.name());
+                    out.writeUTF(endpoint.host());
+                    out.writeInt(endpoint.port());
+                    out.writeUTF(endpoint.protocol());
+                }
+            }
         } else if (request instanceof Heartbeat r) {
             out.writeByte(HEARTBEAT);
             out.writeInt(r.nodeId());
@@ -389,11 +400,26 @@ final class ControllerWire {
         }
     }
 
+    private static List<MetadataRecord.Endpoint> readEndpoints(DataInputStream in) throws IOException {
+        if (in.available() == 0) {
+            return List.of();
+        }
+        int count = in.readInt();
+        if (count < 0 || count > in.available() / 10) {
+            throw new MalformedFrameException("bad endpoint count " + count);
+        }
+        List<MetadataRecord.Endpoint> endpoints = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            endpoints.add(new MetadataRecord.Endpoint(in.readUTF(), in.readUTF(), in.readInt(), in.readUTF()));
+        }
+        return endpoints;
+    }
+
     private static ControllerRequest readRequest(DataInputStream in) throws IOException {
         byte type = in.readByte();
         switch (type) {
             case REGISTER_BROKER:
-                return new RegisterBroker(in.readInt(), readUuid(in), in.readUTF(), in.readInt());
+                return new RegisterBroker(in.readInt(), readUuid(in), in.readUTF(), in.readInt(), readEndpoints(in));
             case HEARTBEAT:
                 return new Heartbeat(in.readInt(), in.readLong(), in.readLong(), in.readBoolean());
             case CREATE_TOPIC:

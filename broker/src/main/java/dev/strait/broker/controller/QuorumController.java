@@ -298,7 +298,8 @@ final class QuorumController {
             return CompletableFuture.completedFuture(
                     ControllerResponse.ok(existing.nodeEpoch(), existing.nodeEpoch(), existing.fenced()));
         }
-        Decision decision = Decision.of(new RegisterNode(r.nodeId(), r.incarnationId(), r.host(), r.port(), ""));
+        Decision decision =
+                Decision.of(new RegisterNode(r.nodeId(), r.incarnationId(), r.host(), r.port(), "", r.endpoints()));
         if (existing != null) {
             // The new incarnation starts fenced: out of every ISR it is not the last member of.
             reconcile(decision, id -> id != r.nodeId() && projected.isUnfenced(id));

@@ -187,7 +187,17 @@ public final class QuorumMetadataSource implements MetadataSource {
 
     @Override
     public void registerLocalBroker(String host, int port) {
-        runtime.registerBroker(host, port);
+        registerLocalBroker(host, port, List.of());
+    }
+
+    @Override
+    public void registerLocalBroker(String host, int port, List<BrokerRegistration.Endpoint> endpoints) {
+        List<MetadataRecord.Endpoint> listed = new ArrayList<>();
+        for (BrokerRegistration.Endpoint endpoint : endpoints) {
+            listed.add(new MetadataRecord.Endpoint(
+                    endpoint.listener(), endpoint.host(), endpoint.port(), endpoint.protocol()));
+        }
+        runtime.registerBroker(host, port, listed);
         awaitUnfenced();
     }
 
@@ -234,7 +244,12 @@ public final class QuorumMetadataSource implements MetadataSource {
     public Collection<BrokerRegistration> brokers() {
         List<BrokerRegistration> brokers = new ArrayList<>();
         for (NodeRegistration node : image.image().nodes().values()) {
-            brokers.add(new BrokerRegistration(node.nodeId(), node.host(), node.port(), node.fenced()));
+            List<BrokerRegistration.Endpoint> endpoints = new ArrayList<>();
+            for (MetadataRecord.Endpoint endpoint : node.endpoints()) {
+                endpoints.add(new BrokerRegistration.Endpoint(
+                        endpoint.name(), endpoint.host(), endpoint.port(), endpoint.protocol()));
+            }
+            brokers.add(new BrokerRegistration(node.nodeId(), node.host(), node.port(), node.fenced(), endpoints));
         }
         return brokers;
     }

@@ -259,16 +259,17 @@ final class QuorumRuntime implements AutoCloseable {
      * Starts registering this node as a broker; heartbeats follow. Does not wait for the quorum. Repeating it with
      * the same endpoint is a no-op; a different endpoint registers a new incarnation.
      */
-    void registerBroker(String host, int port) {
+    void registerBroker(String host, int port, List<MetadataRecord.Endpoint> endpoints) {
         enqueue(
                 () -> {
                     if (broker != null
                             && broker.registration.host().equals(host)
-                            && broker.registration.port() == port) {
+                            && broker.registration.port() == port
+                            && broker.registration.endpoints().equals(endpoints)) {
                         return; // already registered (or registering) with this endpoint in this process
                     }
                     UUID incarnation = new UUID(random.nextLong(), random.nextLong());
-                    broker = new BrokerState(new RegisterBroker(nodeId, incarnation, host, port));
+                    broker = new BrokerState(new RegisterBroker(nodeId, incarnation, host, port, endpoints));
                     broker.nextCallMs = nowMs;
                     brokerIncarnation = incarnation;
                 },

@@ -163,7 +163,12 @@ public final class FileMetadataSource implements MetadataSource {
 
     @Override
     public void registerLocalBroker(String host, int port) {
-        self = new BrokerRegistration(nodeId, host, port, false);
+        registerLocalBroker(host, port, List.of());
+    }
+
+    @Override
+    public void registerLocalBroker(String host, int port, List<BrokerRegistration.Endpoint> endpoints) {
+        self = new BrokerRegistration(nodeId, host, port, false, endpoints);
         notifyListeners();
     }
 

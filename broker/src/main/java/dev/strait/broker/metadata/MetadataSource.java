@@ -26,6 +26,15 @@ public interface MetadataSource extends AutoCloseable {
      */
     void registerLocalBroker(String host, int port);
 
+    /**
+     * Announces this node's broker listeners: {@code host}/{@code port} of the inter-broker listener (what the
+     * other brokers' replica fetchers dial) and every broker listener in {@code endpoints}, which Metadata,
+     * FindCoordinator and DescribeCluster answer from, per listener. Sources that keep no endpoints ignore them.
+     */
+    default void registerLocalBroker(String host, int port, List<BrokerRegistration.Endpoint> endpoints) {
+        registerLocalBroker(host, port);
+    }
+
     /** Every broker the cluster knows, fenced ones included (clients are only told about unfenced ones). */
     Collection<BrokerRegistration> brokers();
 

@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.IntFunction;
 import java.util.function.Supplier;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.DeleteGroupsResponseData;
@@ -100,21 +99,27 @@ final class GroupHandler {
     private final GroupCoordinator coordinator;
     private final Supplier<BrokerEndpoint> endpoint;
 
-    private final IntFunction<Optional<BrokerEndpoint>> offsetsPartitionLeader;
+    private final CoordinatorLookup offsetsPartitionLeader;
+
+    /** Who leads an offsets partition, at its endpoint of the listener a request came in on. */
+    @FunctionalInterface
+    interface CoordinatorLookup {
+        Optional<BrokerEndpoint> leader(int partition, String listener);
+    }
 
     private final RequestAuthorizer authorizer;
     /** Set per request by handleGroupRequest for the per-group and per-topic checks of the handlers below. */
     private static final ThreadLocal<RequestContext> CONTEXT = new ThreadLocal<>();
 
     GroupHandler(GroupCoordinator coordinator, Supplier<BrokerEndpoint> endpoint) {
-        this(coordinator, endpoint, partition -> Optional.of(endpoint.get()), RequestAuthorizer.none());
+        this(coordinator, endpoint, (partition, listener) -> Optional.of(endpoint.get()), RequestAuthorizer.none());
     }
 
     /** @param offsetsPartitionLeader the leader of an offsets partition, which coordinates its groups */
     GroupHandler(
             GroupCoordinator coordinator,
             Supplier<BrokerEndpoint> endpoint,
-            IntFunction<Optional<BrokerEndpoint>> offsetsPartitionLeader,
+            CoordinatorLookup offsetsPartitionLeader,
             RequestAuthorizer authorizer) {
         this.authorizer = authorizer;
         this.coordinator = coordinator;
@@ -231,7 +236,8 @@ final class GroupHandler {
                 response -> KafkaApis.sendResponse(request, context, response);
         switch (key) {
             case FIND_COORDINATOR:
-                return handleFindCoordinatorRequest((FindCoordinatorRequest) body, version);
+                return handleFindCoordinatorRequest(
+                        (FindCoordinatorRequest) body, version, MetadataHandler.listener(context));
             case JOIN_GROUP:
                 handleJoinGroupRequest(
                         (JoinGroupRequest) body,
@@ -270,11 +276,11 @@ final class GroupHandler {
     }
 
     /** The leader of the group's offsets partition, if it has one. */
-    private Optional<BrokerEndpoint> coordinatorOf(String groupId) {
-        return offsetsPartitionLeader.apply(coordinator.partitionFor(groupId == null ? "" : groupId));
+    private Optional<BrokerEndpoint> coordinatorOf(String groupId, String listener) {
+        return offsetsPartitionLeader.leader(coordinator.partitionFor(groupId == null ? "" : groupId), listener);
     }
 
-    AbstractResponse handleFindCoordinatorRequest(FindCoordinatorRequest request, short version) {
+    AbstractResponse handleFindCoordinatorRequest(FindCoordinatorRequest request, short version, String listener) {
         FindCoordinatorResponseData data = new FindCoordinatorResponseData();
         boolean group = request.data().keyType() == KEY_TYPE_GROUP;
         if (version < FindCoordinatorRequest.MIN_BATCHED_VERSION) {
@@ -282,7 +288,7 @@ final class GroupHandler {
             if (refused != null) {
                 data.setErrorCode(refused.code()).setNodeId(-1).setHost("").setPort(-1);
             } else if (group) {
-                Optional<BrokerEndpoint> node = coordinatorOf(request.data().key());
+                Optional<BrokerEndpoint> node = coordinatorOf(request.data().key(), listener);
                 if (node.isPresent()) {
                     data.setErrorCode(Errors.NONE.code())
                             .setNodeId(node.get().nodeId())
@@ -306,7 +312,7 @@ final class GroupHandler {
         for (String key : request.data().coordinatorKeys()) {
             Coordinator coordinator = new Coordinator().setKey(key);
             Errors refused = refusedCoordinatorKey(group, key);
-            Optional<BrokerEndpoint> node = group && refused == null ? coordinatorOf(key) : Optional.empty();
+            Optional<BrokerEndpoint> node = group && refused == null ? coordinatorOf(key, listener) : Optional.empty();
             if (refused != null) {
                 coordinator
                         .setErrorCode(refused.code())

@@ -6,6 +6,8 @@ import dev.strait.broker.network.RequestDispatcher;
 import dev.strait.broker.replica.ReplicaManager;
 import java.nio.ByteBuffer;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
@@ -123,13 +125,38 @@ public final class KafkaApis implements RequestDispatcher {
             Map<String, String> brokerConfigs,
             GroupCoordinator groupCoordinator,
             BrokerSecurity security) {
+        this(
+                endpoint,
+                listener -> Optional.of(endpoint.get()),
+                replicaManager,
+                defaultNumPartitions,
+                autoCreateTopics,
+                brokerConfigs,
+                groupCoordinator,
+                security);
+    }
+
+    /**
+     * @param endpoint          this node's id and its inter-broker listener's address
+     * @param listenerEndpoints this node's advertised endpoint of each broker listener (Metadata, FindCoordinator
+     *                          and DescribeCluster answer with the endpoints of the listener a request came in on)
+     */
+    public KafkaApis(
+            Supplier<BrokerEndpoint> endpoint,
+            Function<String, Optional<BrokerEndpoint>> listenerEndpoints,
+            ReplicaManager replicaManager,
+            int defaultNumPartitions,
+            boolean autoCreateTopics,
+            Map<String, String> brokerConfigs,
+            GroupCoordinator groupCoordinator,
+            BrokerSecurity security) {
         this.security = security;
         RequestAuthorizer authorizer = new RequestAuthorizer(security.authorizer());
         this.produceHandler = new ProduceHandler(replicaManager, authorizer);
         this.fetchHandler = new FetchHandler(replicaManager, authorizer);
         this.offsetsHandler = new PartitionOffsetsHandler(replicaManager, authorizer);
-        this.metadataHandler =
-                new MetadataHandler(endpoint, replicaManager, defaultNumPartitions, autoCreateTopics, authorizer);
+        this.metadataHandler = new MetadataHandler(
+                endpoint, listenerEndpoints, replicaManager, defaultNumPartitions, autoCreateTopics, authorizer);
         this.topicAdminHandler =
                 new TopicAdminHandler(endpoint, replicaManager, defaultNumPartitions, brokerConfigs, authorizer);
         this.partitionAdminHandler =

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
@@ -41,19 +42,23 @@ import org.apache.kafka.common.resource.ResourceType;
 final class MetadataHandler {
 
     private final Supplier<BrokerEndpoint> endpoint;
+    private final Function<String, Optional<BrokerEndpoint>> listenerEndpoints;
     private final ReplicaManager replicaManager;
     private final int defaultNumPartitions;
     private final boolean autoCreateTopics;
     private final RequestAuthorizer authorizer;
 
+    /** @param listenerEndpoints this node's advertised endpoint of a listener, empty if it has no such listener */
     MetadataHandler(
             Supplier<BrokerEndpoint> endpoint,
+            Function<String, Optional<BrokerEndpoint>> listenerEndpoints,
             ReplicaManager replicaManager,
             int defaultNumPartitions,
             boolean autoCreateTopics,
             RequestAuthorizer authorizer) {
         this.authorizer = authorizer;
         this.endpoint = endpoint;
+        this.listenerEndpoints = listenerEndpoints;
         this.replicaManager = replicaManager;
         this.defaultNumPartitions = defaultNumPartitions;
         this.autoCreateTopics = autoCreateTopics;
@@ -69,7 +74,8 @@ final class MetadataHandler {
         MetadataResponseData data = new MetadataResponseData()
                 .setClusterId(replicaManager.metadata().clusterId())
                 .setControllerId(self.nodeId());
-        for (BrokerEndpoint broker : liveBrokers()) {
+        String listener = listener(context);
+        for (BrokerEndpoint broker : liveBrokers(listener)) {
             data.brokers()
                     .add(new MetadataResponseBroker()
                             .setNodeId(broker.nodeId())
@@ -82,7 +88,7 @@ final class MetadataHandler {
                     continue; // as Kafka lists it only with isInternal; hiding it keeps it out of subscriptions
                 }
                 if (authorizer.topic(context, AclOperation.DESCRIBE, topic.name())) {
-                    data.topics().add(withOperations(context, request, topicMetadata(topic)));
+                    data.topics().add(withOperations(context, request, topicMetadata(topic, listener)));
                 }
             }
         } else {
@@ -121,7 +127,7 @@ final class MetadataHandler {
                         .setName(null)
                         .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
             }
-            return byId.map(this::topicMetadata)
+            return byId.map(t -> topicMetadata(t, listener(context)))
                     .orElseGet(() -> new MetadataResponseTopic()
                             .setTopicId(requested.topicId())
                             .setName(null)
@@ -151,7 +157,7 @@ final class MetadataHandler {
                                 .code());
             }
         }
-        return topic.map(this::topicMetadata)
+        return topic.map(t -> topicMetadata(t, listener(context)))
                 .orElseGet(() -> new MetadataResponseTopic()
                         .setName(name)
                         .setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()));
@@ -161,30 +167,37 @@ final class MetadataHandler {
         return OffsetsTopicLog.TOPIC.equals(topic);
     }
 
+    /** The listener a request arrived on (its name, upper case). */
+    static String listener(RequestContext context) {
+        return context.listenerName == null ? "" : context.listenerName.value();
+    }
+
     /**
-     * The unfenced brokers clients may talk to, this one first; this one is listed even before its registration
-     * reached the metadata, so that a client never sees an empty cluster from the node it asked.
+     * The unfenced brokers clients of {@code listener} may talk to, at their endpoints of that listener, this one
+     * first; this one is listed even before its registration reached the metadata, so that a client never sees an
+     * empty cluster from the node it asked. As Kafka, a broker without that listener is left out.
      */
-    private List<BrokerEndpoint> liveBrokers() {
-        BrokerEndpoint self = endpoint.get();
+    private List<BrokerEndpoint> liveBrokers(String listener) {
+        int selfId = endpoint.get().nodeId();
         List<BrokerEndpoint> brokers = new ArrayList<>();
-        brokers.add(self);
+        listenerEndpoints.apply(listener).ifPresent(brokers::add);
         for (BrokerRegistration broker : replicaManager.metadata().brokers()) {
-            if (!broker.fenced() && broker.id() != self.nodeId()) {
-                brokers.add(new BrokerEndpoint(broker.id(), broker.host(), broker.port()));
+            if (!broker.fenced() && broker.id() != selfId) {
+                broker.endpoint(listener)
+                        .ifPresent(e -> brokers.add(new BrokerEndpoint(broker.id(), e.host(), e.port())));
             }
         }
         return brokers;
     }
 
-    private MetadataResponseTopic topicMetadata(TopicMetadata topic) {
+    private MetadataResponseTopic topicMetadata(TopicMetadata topic, String listener) {
         MetadataResponseTopic result = new MetadataResponseTopic()
                 .setName(topic.name())
                 .setTopicId(topic.topicId())
                 .setIsInternal(isInternal(topic.name()))
                 .setErrorCode(Errors.NONE.code());
         Set<Integer> live = new HashSet<>();
-        for (BrokerEndpoint broker : liveBrokers()) {
+        for (BrokerEndpoint broker : liveBrokers(listener)) {
             live.add(broker.nodeId());
         }
         for (int i = 0; i < topic.partitions(); i++) {
@@ -217,8 +230,11 @@ final class MetadataHandler {
         return result;
     }
 
-    /** The live leader of a partition of the offsets topic: the coordinator of the groups mapped to it. */
-    Optional<BrokerEndpoint> offsetsPartitionLeader(int partition) {
+    /**
+     * The live leader of a partition of the offsets topic, the coordinator of the groups mapped to it, at its
+     * endpoint of {@code listener}.
+     */
+    Optional<BrokerEndpoint> offsetsPartitionLeader(int partition, String listener) {
         Optional<TopicMetadata> topic = replicaManager.topic(OffsetsTopicLog.TOPIC);
         if (topic.isEmpty()) {
             return Optional.empty();
@@ -229,7 +245,7 @@ final class MetadataHandler {
             return Optional.empty();
         }
         int leader = state.get().leader();
-        return liveBrokers().stream().filter(b -> b.nodeId() == leader).findFirst();
+        return liveBrokers(listener).stream().filter(b -> b.nodeId() == leader).findFirst();
     }
 
     AbstractResponse handleDescribeClusterRequest(RequestContext context, DescribeClusterRequest request) {
@@ -242,7 +258,7 @@ final class MetadataHandler {
             return new DescribeClusterResponse(data.setErrorCode(Errors.UNSUPPORTED_ENDPOINT_TYPE.code())
                     .setErrorMessage("only the broker endpoint type (1) is served"));
         }
-        for (BrokerEndpoint broker : liveBrokers()) {
+        for (BrokerEndpoint broker : liveBrokers(listener(context))) {
             data.brokers()
                     .add(new DescribeClusterBroker()
                             .setBrokerId(broker.nodeId())

@@ -29,8 +29,9 @@ import org.slf4j.LoggerFactory;
  * {@code controller.quorum.voters} ({@code id@host:port,...}), {@code controller.listener.names}, a controller
  * listener among {@code listeners} (e.g. {@code PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0}),
  * {@code advertised.listeners}. A config without {@code controller.quorum.voters} runs a standalone one-node
- * cluster whose metadata is a local file. {@link #host()}, {@link #port()} and {@link #listenerName()} always
- * describe the client (non-controller) listener. Security settings ({@code ssl.*}, {@code sasl.*},
+ * cluster whose metadata is a local file. {@code listeners} may hold several broker listeners, each with its own
+ * protocol and {@code listener.name.<l>.*} security; {@link #interBrokerListenerName()} is the one replicas
+ * fetch from. {@link #host()}, {@link #port()} and {@link #listenerName()} describe the first broker listener. Security settings ({@code ssl.*}, {@code sasl.*},
  * {@code listener.name.*}) are checked per value here and applied by the protocol adapter from
  * {@link #originals()}.
  */
@@ -65,7 +66,9 @@ public final class BrokerConfig {
     private final Set<String> processRoles;
     private final Map<Integer, Listener> quorumVoters;
     private final Listener controllerListener;
-    private final Listener advertisedListener;
+    private final Map<String, Listener> advertisedListeners;
+    private final List<Listener> brokerListeners;
+    private final String interBrokerListenerName;
     private final Map<String, String> listenerProtocols;
     private final int offsetsTopicReplicationFactor;
 
@@ -90,15 +93,13 @@ public final class BrokerConfig {
         List<Listener> parsed = parseListeners("listeners", listeners);
         List<Listener> clients =
                 parsed.stream().filter(l -> !controllerNames.contains(l.name())).toList();
-        if (clients.size() != 1) {
+        if (clients.isEmpty()) {
             throw new ConfigException(
                     "listeners",
                     listeners,
-                    clients.isEmpty()
-                            ? "no client listener"
-                            : "only one client listener is supported yet; name the controller listener in "
-                                    + "controller.listener.names");
+                    "no broker listener (every listener is named in controller.listener.names)");
         }
+        this.brokerListeners = List.copyOf(clients);
         Listener client = clients.get(0);
         this.listenerName = client.name();
         this.host = client.host();
@@ -108,8 +109,8 @@ public final class BrokerConfig {
                 .findFirst()
                 .orElse(null);
         this.listenerProtocols = listenerProtocols(props, parsed, controllerNames);
-        this.advertisedListener = advertisedListener(props, listenerName);
-        checkInterBrokerListener(props);
+        this.advertisedListeners = advertisedListeners(props);
+        this.interBrokerListenerName = interBrokerListener(props);
         this.processRoles = processRoles(props);
         this.quorumVoters = quorumVoters(props);
         checkQuorum(props, controllerNames);
@@ -238,7 +239,9 @@ public final class BrokerConfig {
                 throw new ConfigException(
                         "listener.security.protocol.map",
                         value,
-                        "no security protocol for listener " + listener.name());
+                        "no security protocol for listener " + listener.name() + ": map it, e.g. " + listener.name()
+                                + ":SASL_SSL (a controller listener must also be named in "
+                                + "controller.listener.names)");
             }
             if (controllerNames.contains(listener.name()) && protocol.startsWith("SASL")) {
                 throw new ConfigException(
@@ -257,46 +260,84 @@ public final class BrokerConfig {
     }
 
     /**
-     * Kafka's inter-broker listener settings. Replica fetchers connect to the one broker listener (several are not
-     * supported yet), so these may only name that listener or its protocol; the credentials are that listener's
-     * ({@code sasl.mechanism.inter.broker.protocol} and its JAAS entry).
+     * Kafka's inter-broker listener settings: the broker listener replica fetchers (and every other broker-to-broker
+     * client) connect to, with that listener's credentials ({@code sasl.mechanism.inter.broker.protocol} and its
+     * JAAS entry, or its keystore for mutual TLS). {@code inter.broker.listener.name} names it;
+     * {@code security.inter.broker.protocol} picks the listener named like the protocol, else the one broker
+     * listener speaking it. With neither, a node's only broker listener, else the one named PLAINTEXT (Kafka's
+     * default).
      */
-    private void checkInterBrokerListener(Map<String, String> props) {
+    private String interBrokerListener(Map<String, String> props) {
         String name = props.get("inter.broker.listener.name");
         String protocol = props.get("security.inter.broker.protocol");
         if (name != null && protocol != null) {
             throw new ConfigException(
                     "security.inter.broker.protocol",
                     protocol,
-                    "set inter.broker.listener.name " + "or security.inter.broker.protocol, not both (as Kafka)");
+                    "set inter.broker.listener.name or security.inter.broker.protocol, not both (as Kafka)");
         }
-        if (name != null && !name.trim().equalsIgnoreCase(listenerName)) {
-            throw new ConfigException(
-                    "inter.broker.listener.name",
-                    name,
-                    "replicas fetch from the broker's one "
-                            + "listener " + listenerName
-                            + " (several broker listeners are not supported yet); name it or "
-                            + "leave the setting out");
+        List<String> names = brokerListeners.stream().map(Listener::name).toList();
+        if (name != null) {
+            String wanted = name.trim().toUpperCase(java.util.Locale.ROOT);
+            if (!names.contains(wanted)) {
+                throw new ConfigException(
+                        "inter.broker.listener.name",
+                        name,
+                        "is not a broker listener among listeners " + names
+                                + (controllerListener != null
+                                                && controllerListener.name().equals(wanted)
+                                        ? " (the controller listener carries no broker traffic)"
+                                        : ""));
+            }
+            return wanted;
         }
-        String own = listenerProtocols.get(listenerName);
-        if (protocol != null && !protocol.trim().equalsIgnoreCase(own)) {
-            throw new ConfigException(
-                    "security.inter.broker.protocol",
-                    protocol,
-                    "replicas fetch from the broker's "
-                            + "one listener " + listenerName + ", which speaks " + own + "; set " + own
-                            + " or leave the "
-                            + "setting out");
+        if (protocol != null) {
+            String wanted = protocol.trim().toUpperCase(java.util.Locale.ROOT);
+            if (names.contains(wanted)) {
+                return wanted;
+            }
+            List<String> speaking = names.stream()
+                    .filter(n -> wanted.equals(listenerProtocols.get(n)))
+                    .toList();
+            if (speaking.size() != 1) {
+                throw new ConfigException(
+                        "security.inter.broker.protocol",
+                        protocol,
+                        (speaking.isEmpty()
+                                        ? "no broker listener speaks it"
+                                        : "several broker listeners speak it " + speaking)
+                                + " (listeners " + describeProtocols(names) + "); set inter.broker.listener.name");
+            }
+            return speaking.get(0);
         }
+        if (names.size() == 1) {
+            return names.get(0);
+        }
+        if (names.contains("PLAINTEXT")) {
+            return "PLAINTEXT";
+        }
+        throw new ConfigException(
+                "listeners",
+                raw("listeners"),
+                "several broker listeners " + names + ": set inter.broker.listener.name to the one replicas "
+                        + "fetch from");
     }
 
-    private static Listener advertisedListener(Map<String, String> props, String clientName) {
-        String value = props.get("advertised.listeners");
-        if (value == null || value.isBlank()) {
-            return null;
+    private String describeProtocols(List<String> names) {
+        List<String> described = new ArrayList<>();
+        for (String name : names) {
+            described.add(name + ":" + listenerProtocols.get(name));
         }
-        Listener found = null;
+        return String.join(",", described);
+    }
+
+    /** {@code advertised.listeners} by listener name; a broker listener not named there advertises its own address. */
+    private static Map<String, Listener> advertisedListeners(Map<String, String> props) {
+        String value = props.get("advertised.listeners");
+        Map<String, Listener> result = new LinkedHashMap<>();
+        if (value == null || value.isBlank()) {
+            return result;
+        }
         for (Listener listener : parseListeners("advertised.listeners", value.trim())) {
             if (listener.host().equals("0.0.0.0") || listener.port() == 0) {
                 throw new ConfigException(
@@ -304,11 +345,9 @@ public final class BrokerConfig {
                         value,
                         "must name a reachable host and a port (not 0.0.0.0 or 0): " + listener.name());
             }
-            if (listener.name().equals(clientName)) {
-                found = listener;
-            }
+            result.put(listener.name(), listener);
         }
-        return found;
+        return Collections.unmodifiableMap(result);
     }
 
     private static Set<String> processRoles(Map<String, String> props) {
@@ -538,9 +577,24 @@ public final class BrokerConfig {
         return "PLAINTEXT";
     }
 
-    /** The client listener's security protocol. */
+    /** The first broker listener's security protocol. */
     public String securityProtocol() {
         return listenerProtocols.get(listenerName);
+    }
+
+    /** The broker (non-controller) listeners, in the order of {@code listeners}. */
+    public List<Listener> brokerListeners() {
+        return brokerListeners;
+    }
+
+    /** The broker listener replica fetchers and other broker-to-broker clients use (upper case). */
+    public String interBrokerListenerName() {
+        return interBrokerListenerName;
+    }
+
+    /** The {@code advertised.listeners} entry for a listener, if there is one. */
+    public java.util.Optional<Listener> advertisedListener(String listener) {
+        return java.util.Optional.ofNullable(advertisedListeners.get(listener));
     }
 
     public Map<String, String> originals() {
@@ -563,9 +617,9 @@ public final class BrokerConfig {
         return port;
     }
 
-    /** The {@code advertised.listeners} entry for the client listener, if there is one. */
+    /** The {@code advertised.listeners} entry for the first broker listener, if there is one. */
     public java.util.Optional<Listener> advertisedListener() {
-        return java.util.Optional.ofNullable(advertisedListener);
+        return advertisedListener(listenerName);
     }
 
     /** {@code process.roles} (empty for a standalone node). */

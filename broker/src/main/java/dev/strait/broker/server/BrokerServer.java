@@ -3,6 +3,7 @@ package dev.strait.broker.server;
 import dev.strait.broker.group.GroupCoordinator;
 import dev.strait.broker.log.FaultHandler;
 import dev.strait.broker.log.Time;
+import dev.strait.broker.metadata.BrokerRegistration;
 import dev.strait.broker.metadata.MetadataSource;
 import dev.strait.broker.network.SocketServer;
 import dev.strait.broker.protocol.BrokerEndpoint;
@@ -21,8 +22,13 @@ import dev.strait.broker.replica.TopicConfigs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -58,10 +64,16 @@ public final class BrokerServer implements AutoCloseable {
     private ReplicaFetcherManager fetcherManager;
     private ScheduledExecutorService scheduler;
     private ReplicaManager replicaManager;
-    private SocketServer socketServer;
+    /** One per broker listener, in the order of {@code listeners}. */
+    private final List<SocketServer> socketServers = new ArrayList<>();
+
     private GroupCoordinator groupCoordinator;
     private LogCleaner logCleaner;
+    /** The inter-broker listener's advertised endpoint: what this node registers as its host and port. */
     private volatile BrokerEndpoint endpoint;
+    /** Every broker listener's advertised endpoint, by listener name. */
+    private volatile Map<String, BrokerEndpoint> endpoints = Map.of();
+
     private boolean started;
 
     /** Opens the metadata source a broker uses; the broker closes it when it stops. */
@@ -208,26 +220,41 @@ public final class BrokerServer implements AutoCloseable {
             groupCoordinator.startup();
             KafkaApis apis = new KafkaApis(
                     () -> endpoint,
+                    listener -> Optional.ofNullable(endpoints.get(listener)),
                     replicaManager,
                     config.numPartitions(),
                     config.autoCreateTopics(),
                     config.originals(),
                     groupCoordinator,
                     security);
-            socketServer = new SocketServer(
-                    new SocketServer.Settings(
-                            config.listenerName(),
-                            config.host(),
-                            config.port(),
-                            config.numNetworkThreads(),
-                            config.numIoThreads(),
-                            config.queuedMaxRequests(),
-                            config.socketRequestMaxBytes(),
-                            security.tlsEngines(config.listenerName())),
-                    apis);
-            socketServer.bind();
-            endpoint = new BrokerEndpoint(config.nodeId(), advertisedHost(), advertisedPort(socketServer.boundPort()));
-            metadata.registerLocalBroker(endpoint.host(), endpoint.port());
+            Map<String, BrokerEndpoint> bound = new LinkedHashMap<>();
+            List<BrokerRegistration.Endpoint> registered = new ArrayList<>();
+            for (BrokerConfig.Listener listener : config.brokerListeners()) {
+                SocketServer server = new SocketServer(
+                        new SocketServer.Settings(
+                                listener.name(),
+                                listener.host(),
+                                listener.port(),
+                                config.numNetworkThreads(),
+                                config.numIoThreads(),
+                                config.queuedMaxRequests(),
+                                config.socketRequestMaxBytes(),
+                                security.tlsEngines(listener.name())),
+                        apis);
+                socketServers.add(server);
+                server.bind();
+                BrokerEndpoint advertised = new BrokerEndpoint(
+                        config.nodeId(), advertisedHost(config, listener), advertisedPort(config, listener, server));
+                bound.put(listener.name(), advertised);
+                registered.add(new BrokerRegistration.Endpoint(
+                        listener.name(),
+                        advertised.host(),
+                        advertised.port(),
+                        config.listenerProtocols().get(listener.name())));
+            }
+            endpoints = Collections.unmodifiableMap(bound);
+            endpoint = bound.get(config.interBrokerListenerName());
+            metadata.registerLocalBroker(endpoint.host(), endpoint.port(), MetadataSources.listed(registered));
             bootstrapScramCredentials();
             if (!offsetsLog.ensureCreated()) {
                 // A cluster's first nodes start before enough brokers registered to place the offsets topic's
@@ -240,7 +267,9 @@ public final class BrokerServer implements AutoCloseable {
                         metadata.brokers().size());
                 scheduleOffsetsTopicCreation(offsetsLog);
             }
-            socketServer.start();
+            for (SocketServer server : socketServers) {
+                server.start();
+            }
             if (config.logCleanerEnable()) {
                 logCleaner = new LogCleaner(
                         replicaManager,
@@ -286,11 +315,14 @@ public final class BrokerServer implements AutoCloseable {
         }
     }
 
-    /** The client listener's TLS and SASL, and the authorizer, from Kafka's settings. */
+    /** Each broker listener's TLS and SASL, and the authorizer, from Kafka's settings. */
     private BrokerSecurity security(MetadataSource source) {
+        Map<String, String> protocols = new LinkedHashMap<>();
+        for (BrokerConfig.Listener listener : config.brokerListeners()) {
+            protocols.put(listener.name(), config.listenerProtocols().get(listener.name()));
+        }
         try {
-            return BrokerSecurity.create(
-                    config.originals(), Map.of(config.listenerName(), config.securityProtocol()), source);
+            return BrokerSecurity.create(config.originals(), protocols, source);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage());
         }
@@ -299,7 +331,7 @@ public final class BrokerServer implements AutoCloseable {
     private InterBrokerSecurity interBrokerSecurity(BrokerSecurity security) {
         try {
             return InterBrokerSecurity.create(
-                    security.listener(config.listenerName()),
+                    security.listener(config.interBrokerListenerName()),
                     config.originals().get("sasl.mechanism.inter.broker.protocol"),
                     config.originals());
         } catch (IllegalArgumentException e) {
@@ -370,19 +402,21 @@ public final class BrokerServer implements AutoCloseable {
     }
 
     /**
-     * What clients are told to connect to: {@code advertised.listeners} when it names the client listener (a broker
-     * in a container, bound to 0.0.0.0, reached through the host's published port), else the listener's own host.
+     * What clients of a listener are told to connect to: its {@code advertised.listeners} entry (a broker in a
+     * container, bound to 0.0.0.0, reached through the host's published port), else the listener's own host.
      */
-    private String advertisedHost() {
-        if (config.advertisedListener().isPresent()) {
-            return config.advertisedListener().get().host();
+    static String advertisedHost(BrokerConfig config, BrokerConfig.Listener listener) {
+        Optional<BrokerConfig.Listener> advertised = config.advertisedListener(listener.name());
+        if (advertised.isPresent()) {
+            return advertised.get().host();
         }
-        String host = config.host();
-        return host.equals("0.0.0.0") ? "127.0.0.1" : host;
+        return listener.host().equals("0.0.0.0") ? "127.0.0.1" : listener.host();
     }
 
-    private int advertisedPort(int boundPort) {
-        return config.advertisedListener().map(BrokerConfig.Listener::port).orElse(boundPort);
+    private static int advertisedPort(BrokerConfig config, BrokerConfig.Listener listener, SocketServer server) {
+        return config.advertisedListener(listener.name())
+                .map(BrokerConfig.Listener::port)
+                .orElse(server.boundPort());
     }
 
     public BrokerConfig config() {
@@ -399,13 +433,23 @@ public final class BrokerServer implements AutoCloseable {
         return metadata;
     }
 
-    /** The port the listener is bound to. */
+    /** The advertised port of the first broker listener (its bound port unless advertised.listeners says else). */
     public int boundPort() {
-        return endpoint.port();
+        return endpoints.get(config.listenerName()).port();
     }
 
+    /** {@code host:port} of the first broker listener. */
     public String bootstrapServers() {
-        return endpoint.host() + ":" + endpoint.port();
+        return bootstrapServers(config.listenerName());
+    }
+
+    /** {@code host:port} of a broker listener, as advertised. */
+    public String bootstrapServers(String listener) {
+        BrokerEndpoint advertised = endpoints.get(listener.toUpperCase(java.util.Locale.ROOT));
+        if (advertised == null) {
+            throw new IllegalArgumentException("no broker listener " + listener + " in " + endpoints.keySet());
+        }
+        return advertised.host() + ":" + advertised.port();
     }
 
     @Override
@@ -426,10 +470,10 @@ public final class BrokerServer implements AutoCloseable {
     }
 
     private void stop(boolean abruptly) {
-        if (socketServer != null) {
-            socketServer.close();
-            socketServer = null;
+        for (SocketServer server : socketServers) {
+            server.close();
         }
+        socketServers.clear();
         if (fetcherManager != null) {
             fetcherManager.close();
             fetcherManager = null;

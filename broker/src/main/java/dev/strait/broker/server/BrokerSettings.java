@@ -98,9 +98,9 @@ public final class BrokerSettings {
                             LIST,
                             "PLAINTEXT://127.0.0.1:9092",
                             Group.NODE,
-                            "Where the node listens, as NAME://host:port, comma separated: one client listener, and"
-                                    + " on a cluster node also the controller listener that controller.listener.names"
-                                    + " names. An empty host binds every interface; port 0 picks a free port. A"
+                            "Where the node listens, as NAME://host:port, comma separated: one or more broker"
+                                    + " listeners (e.g. one for clients, one for replication), and on a cluster node"
+                                    + " also the controller listener that controller.listener.names names. An empty host binds every interface; port 0 picks a free port. A"
                                     + " listener speaks the security protocol listener.security.protocol.map gives"
                                     + " it, or the one it is named after (PLAINTEXT, SSL, SASL_PLAINTEXT,"
                                     + " SASL_SSL).")
@@ -181,10 +181,11 @@ public final class BrokerSettings {
                             LIST,
                             null,
                             Group.CLUSTER,
-                            "The address clients and other brokers are told to reach the client listener at, as"
-                                    + " NAME://host:port, when it differs from the address the node binds (0.0.0.0,"
-                                    + " a container, a proxy). It must name a host and a port (not 0.0.0.0 or 0).")
-                    .defaultIs("the client listener's address")
+                            "The addresses clients and other brokers are told to reach each broker listener at, as"
+                                    + " NAME://host:port, comma separated, when they differ from the address the node"
+                                    + " binds (0.0.0.0, a container, a proxy). Each must name a host and a port (not"
+                                    + " 0.0.0.0 or 0).")
+                    .defaultIs("each listener's own address")
                     .example("PLAINTEXT://host1:9092"),
             setting(
                             "metadata.log.dir",
@@ -504,19 +505,20 @@ public final class BrokerSettings {
                             STRING,
                             null,
                             Group.SECURITY,
-                            "The listener replica fetchers connect to. Several client listeners are not supported"
-                                    + " yet, so it may only name the one; set this or security.inter.broker.protocol,"
+                            "The broker listener replica fetchers and other broker-to-broker clients connect to,"
+                                    + " with that listener's credentials; set this or security.inter.broker.protocol,"
                                     + " not both.")
-                    .defaultIs("the client listener"),
+                    .defaultIs("the only broker listener, else the one named PLAINTEXT"),
             setting(
                             "security.inter.broker.protocol",
                             STRING,
                             null,
                             Group.SECURITY,
-                            "The security protocol replica fetchers speak; it must be the client listener's.")
+                            "The security protocol replica fetchers speak: picks the broker listener named like"
+                                    + " it, else the one broker listener speaking it.")
                     .oneOf("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
                     .anyCase()
-                    .defaultIs("the client listener's"),
+                    .defaultIs("the inter-broker listener's"),
             setting(
                             "sasl.enabled.mechanisms",
                             LIST,
@@ -538,7 +540,7 @@ public final class BrokerSettings {
                             Group.SECURITY,
                             "The mechanism a replica fetcher authenticates with over a SASL listener, as the"
                                     + " username and password of the listener's JAAS entry for it; required when"
-                                    + " the client listener uses SASL, and one of its sasl.enabled.mechanisms.")
+                                    + " the inter-broker listener uses SASL, and one of its sasl.enabled.mechanisms.")
                     .oneOf("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
                     .anyCase()
                     .example("SCRAM-SHA-512"),

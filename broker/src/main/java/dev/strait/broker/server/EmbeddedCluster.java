@@ -37,10 +37,26 @@ public final class EmbeddedCluster implements AutoCloseable {
 
     private final int[] controllerPorts;
     private final String clientListener;
+    /** A second broker listener replicas fetch from, or null; its ports stay fixed across restarts. */
+    private final String replicationListener;
+
+    private final int[] replicationPorts;
 
     private EmbeddedCluster(
-            Path dataDir, boolean ownsDataDir, Map<String, String> brokerConfigs, int nodes, String clientListener) {
+            Path dataDir,
+            boolean ownsDataDir,
+            Map<String, String> brokerConfigs,
+            int nodes,
+            String clientListener,
+            String replicationListener) {
         this.clientListener = clientListener;
+        this.replicationListener = replicationListener;
+        this.replicationPorts = new int[nodes];
+        if (replicationListener != null) {
+            for (int i = 0; i < nodes; i++) {
+                replicationPorts[i] = freePort();
+            }
+        }
         this.dataDir = dataDir;
         this.ownsDataDir = ownsDataDir;
         this.brokerConfigs = brokerConfigs;
@@ -127,6 +143,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         private Path dataDir;
         private final Map<String, String> brokerConfigs = new LinkedHashMap<>();
         private String clientListener = "PLAINTEXT";
+        private String replicationListener;
 
         public Builder nodes(int count) {
             if (count < 1 || count > 9) {
@@ -151,6 +168,16 @@ public final class EmbeddedCluster implements AutoCloseable {
             return this;
         }
 
+        /**
+         * A second broker listener after the client one, named as inter.broker.listener.name: replica fetchers use
+         * it, clients the client listener. Its protocol and credentials come as broker configs
+         * ({@code listener.security.protocol.map}, {@code listener.name.<name>.*}).
+         */
+        public Builder replicationListener(String name) {
+            this.replicationListener = name;
+            return this;
+        }
+
         /** Any broker config by its Kafka name. */
         public Builder brokerConfig(String name, String value) {
             brokerConfigs.put(name, value);
@@ -165,7 +192,8 @@ public final class EmbeddedCluster implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot create a data directory", e);
             }
-            EmbeddedCluster cluster = new EmbeddedCluster(dir, owns, Map.copyOf(brokerConfigs), nodes, clientListener);
+            EmbeddedCluster cluster = new EmbeddedCluster(
+                    dir, owns, Map.copyOf(brokerConfigs), nodes, clientListener, replicationListener);
             try {
                 cluster.startAll();
             } catch (RuntimeException e) {
@@ -191,18 +219,20 @@ public final class EmbeddedCluster implements AutoCloseable {
         props.put("log.dirs", dataDir.resolve("node-" + nodeId).toString());
         props.put("num.network.threads", "2");
         props.put("num.io.threads", "4");
+        String brokerListeners = clientListener + "://127.0.0.1:" + ports[nodeId];
+        if (replicationListener != null) {
+            brokerListeners += "," + replicationListener + "://127.0.0.1:" + replicationPorts[nodeId];
+            props.put("inter.broker.listener.name", replicationListener);
+        }
         if (brokers.length == 1) {
-            props.put("listeners", clientListener + "://127.0.0.1:" + ports[nodeId]);
+            props.put("listeners", brokerListeners);
         } else {
             StringBuilder voters = new StringBuilder();
             for (int i = 0; i < brokers.length; i++) {
                 voters.append(i == 0 ? "" : ",").append(i).append("@127.0.0.1:").append(controllerPorts[i]);
             }
             props.put("process.roles", "broker,controller");
-            props.put(
-                    "listeners",
-                    clientListener + "://127.0.0.1:" + ports[nodeId] + ",CONTROLLER://127.0.0.1:"
-                            + controllerPorts[nodeId]);
+            props.put("listeners", brokerListeners + ",CONTROLLER://127.0.0.1:" + controllerPorts[nodeId]);
             props.put("controller.listener.names", "CONTROLLER");
             props.put("controller.quorum.voters", voters.toString());
             props.put("default.replication.factor", Integer.toString(Math.min(3, brokers.length)));
@@ -221,6 +251,18 @@ public final class EmbeddedCluster implements AutoCloseable {
                 servers.append(',');
             }
             servers.append(brokers[i] != null ? brokers[i].bootstrapServers() : "127.0.0.1:" + ports[i]);
+        }
+        return servers.toString();
+    }
+
+    /** {@code host:port,...} of every node's replication listener (see {@link Builder#replicationListener}). */
+    public synchronized String replicationBootstrapServers() {
+        if (replicationListener == null) {
+            throw new IllegalStateException("the cluster has no replication listener");
+        }
+        StringBuilder servers = new StringBuilder();
+        for (int i = 0; i < brokers.length; i++) {
+            servers.append(i == 0 ? "" : ",").append("127.0.0.1:").append(replicationPorts[i]);
         }
         return servers.toString();
     }

@@ -6,6 +6,7 @@ import dev.strait.broker.controller.QuorumMetadataSource;
 import dev.strait.broker.controller.QuorumSettings;
 import dev.strait.broker.log.FaultHandler;
 import dev.strait.broker.log.Time;
+import dev.strait.broker.metadata.BrokerRegistration;
 import dev.strait.broker.metadata.FileMetadataSource;
 import dev.strait.broker.metadata.MetadataSource;
 import dev.strait.broker.protocol.ControllerPeerCheck;
@@ -14,7 +15,9 @@ import dev.strait.broker.raft.RaftConfig;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -48,12 +51,17 @@ final class MetadataSources {
         if (peerCheck != null) {
             peerCheck.bind(source);
         }
-        if (config.advertisedListener().isPresent() || config.port() != 0) {
-            // The client endpoint is known before the listener binds, so register now (the broker's own later
-            // registerLocalBroker with the same endpoint is then a no-op): start-up steps that create topics,
-            // such as the offsets topic, find this broker eligible. With port 0 that waits for the bind.
+        List<BrokerRegistration.Endpoint> endpoints = knownEndpoints(config);
+        if (endpoints != null) {
+            // The broker endpoints are known before the listeners bind, so register now (the broker's own later
+            // registerLocalBroker with the same endpoints is then a no-op): start-up steps that create topics,
+            // such as the offsets topic, find this broker eligible. With a port 0 that waits for the bind.
             try {
-                source.registerLocalBroker(advertisedHost(config), advertisedPort(config));
+                BrokerRegistration.Endpoint inter = endpoints.stream()
+                        .filter(e -> e.listener().equals(config.interBrokerListenerName()))
+                        .findFirst()
+                        .orElseThrow();
+                source.registerLocalBroker(inter.host(), inter.port(), listed(endpoints));
             } catch (RuntimeException e) {
                 source.close();
                 throw e;
@@ -62,16 +70,32 @@ final class MetadataSources {
         return source;
     }
 
-    /** The host the broker advertises, computed as {@code BrokerServer} does. */
-    private static String advertisedHost(BrokerConfig config) {
-        if (config.advertisedListener().isPresent()) {
-            return config.advertisedListener().get().host();
-        }
-        return config.host().equals("0.0.0.0") ? "127.0.0.1" : config.host();
+    /**
+     * The endpoints a node registers: none with one broker listener, whose registration then is exactly what the
+     * previous release wrote (its host and port), so that a cluster can be upgraded one node at a time; a node of
+     * that release cannot read registrations listing endpoints, so add a second listener once all are upgraded.
+     */
+    static List<BrokerRegistration.Endpoint> listed(List<BrokerRegistration.Endpoint> endpoints) {
+        return endpoints.size() > 1 ? endpoints : List.of();
     }
 
-    private static int advertisedPort(BrokerConfig config) {
-        return config.advertisedListener().map(BrokerConfig.Listener::port).orElse(config.port());
+    /** Every broker listener's advertised endpoint, as {@code BrokerServer} computes it; null if a port is 0. */
+    private static List<BrokerRegistration.Endpoint> knownEndpoints(BrokerConfig config) {
+        List<BrokerRegistration.Endpoint> endpoints = new ArrayList<>();
+        for (BrokerConfig.Listener listener : config.brokerListeners()) {
+            int port = config.advertisedListener(listener.name())
+                    .map(BrokerConfig.Listener::port)
+                    .orElse(listener.port());
+            if (port == 0) {
+                return null;
+            }
+            endpoints.add(new BrokerRegistration.Endpoint(
+                    listener.name(),
+                    BrokerServer.advertisedHost(config, listener),
+                    port,
+                    config.listenerProtocols().get(listener.name())));
+        }
+        return endpoints;
     }
 
     /**

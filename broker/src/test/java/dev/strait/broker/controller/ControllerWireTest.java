@@ -48,6 +48,19 @@ class ControllerWireTest {
                 new Raft(new RaftMessage.FetchResponse(
                         1, 2, 5, RaftMessage.FetchError.NOT_LEADER, -1, 0, 0, null, List.of(), 0)),
                 new Request(2, 9, new ControllerRequest.RegisterBroker(2, ID, "h", 9092)),
+                new Request(
+                        2,
+                        10,
+                        new ControllerRequest.RegisterBroker(
+                                2,
+                                ID,
+                                "h",
+                                9093,
+                                java.util.List.of(
+                                        new dev.strait.broker.raft.metadata.MetadataRecord.Endpoint(
+                                                "CLIENT", "c", 9092, "SASL_SSL"),
+                                        new dev.strait.broker.raft.metadata.MetadataRecord.Endpoint(
+                                                "REPLICATION", "h", 9093, "SSL")))),
                 new Request(2, 10, new ControllerRequest.Heartbeat(2, 17, 40, true)),
                 new Request(2, 11, new ControllerRequest.CreateTopic("t", 3, -1, Map.of("a", "b", "c", "d"))),
                 new Request(2, 12, new ControllerRequest.DeleteTopic("t")),

@@ -153,7 +153,8 @@ class GroupHandlerVersionsTest {
                     apis.handleFindCoordinatorRequest(
                             (org.apache.kafka.common.requests.FindCoordinatorRequest)
                                     request(ApiKeys.FIND_COORDINATOR, data, v),
-                            v),
+                            v,
+                            "PLAINTEXT"),
                     v);
         }
         for (short v : versions(ApiKeys.HEARTBEAT)) {

@@ -136,7 +136,7 @@ class BrokerConfigQuorumTest {
         assertBad(with("process.roles", "broker"), "controller.quorum.voters");
         assertBad(with("controller.listener.names", null), "controller.listener.names");
         assertBad(with("listeners", "PLAINTEXT://127.0.0.1:0"), "listeners");
-        assertBad(with("listeners", "PLAINTEXT://127.0.0.1:0,OTHER://127.0.0.1:0"), "listeners");
+        assertBad(with("listeners", "PLAINTEXT://127.0.0.1:0,OTHER://127.0.0.1:0"), "OTHER");
         assertBad(with("listeners", "PLAINTEXT://127.0.0.1:0,PLAINTEXT://127.0.0.1:1"), "listeners");
         assertBad(with("listeners", "CONTROLLER://127.0.0.1:0"), "listeners");
         assertBad(with("listeners", "PLAINTEXT://127.0.0.1:0;CONTROLLER://127.0.0.1:0"), "listeners");
@@ -146,7 +146,7 @@ class BrokerConfigQuorumTest {
         assertBad(with("broker.session.timeout.ms", "soon"), "broker.session.timeout.ms");
         assertBad(with("broker.heartbeat.interval.ms", "0"), "broker.heartbeat.interval.ms");
         assertBad(with("broker.heartbeat.interval.ms", "9000"), "broker.heartbeat.interval.ms");
-        assertBad(Map.of("node.id", "0", "listeners", "PLAINTEXT://a:1,PLAINTEXT2://b:2"), "listeners");
+        assertBad(Map.of("node.id", "0", "listeners", "PLAINTEXT://a:1,PLAINTEXT2://b:2"), "PLAINTEXT2");
         assertBad(Map.of("node.id", "0", "process.roles", "broker,controller"), "controller.quorum.voters");
     }
 
@@ -198,9 +198,86 @@ class BrokerConfigQuorumTest {
         assertThatThrownBy(() -> BrokerConfig.from(otherProtocol))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("security.inter.broker.protocol")
-                .hasMessageContaining("speaks SASL_SSL");
+                .hasMessageContaining("SASL_SSL:SASL_SSL");
         assertThatThrownBy(() -> BrokerConfig.from(saslController))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("sasl.mechanism.controller.protocol");
+    }
+
+    private static Map<String, String> twoBrokerListeners(String... keyValues) {
+        Map<String, String> props = with(
+                "listeners",
+                "CLIENT://127.0.0.1:0,REPLICATION://127.0.0.1:9093,CONTROLLER://127.0.0.1:0",
+                "listener.security.protocol.map",
+                "CLIENT:SASL_SSL,REPLICATION:SSL,CONTROLLER:SSL");
+        for (int i = 0; i < keyValues.length; i += 2) {
+            props.put(keyValues[i], keyValues[i + 1]);
+        }
+        return props;
+    }
+
+    @Test
+    void severalBrokerListenersEachKeepTheirProtocolAndTheInterBrokerOneIsChosenAsKafka() {
+        BrokerConfig byName = BrokerConfig.from(twoBrokerListeners(
+                "inter.broker.listener.name",
+                "replication",
+                "advertised.listeners",
+                "CLIENT://client.example:9092,REPLICATION://repl.example:9093"));
+        assertThat(byName.brokerListeners())
+                .extracting(BrokerConfig.Listener::name)
+                .containsExactly("CLIENT", "REPLICATION");
+        assertThat(byName.listenerName()).isEqualTo("CLIENT");
+        assertThat(byName.interBrokerListenerName()).isEqualTo("REPLICATION");
+        assertThat(byName.listenerProtocols())
+                .containsEntry("CLIENT", "SASL_SSL")
+                .containsEntry("REPLICATION", "SSL");
+        assertThat(byName.advertisedListener("REPLICATION"))
+                .hasValue(new BrokerConfig.Listener("REPLICATION", "repl.example", 9093));
+        assertThat(byName.advertisedListener()).hasValue(new BrokerConfig.Listener("CLIENT", "client.example", 9092));
+        // security.inter.broker.protocol picks the one broker listener speaking it
+        assertThat(BrokerConfig.from(twoBrokerListeners("security.inter.broker.protocol", "SSL"))
+                        .interBrokerListenerName())
+                .isEqualTo("REPLICATION");
+        // with neither setting, Kafka's default: the listener named PLAINTEXT
+        assertThat(BrokerConfig.from(with(
+                                "listeners",
+                                "CLIENT://127.0.0.1:0,PLAINTEXT://127.0.0.1:0," + "CONTROLLER://127.0.0.1:0",
+                                "listener.security.protocol.map",
+                                "CLIENT:SASL_PLAINTEXT,PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"))
+                        .interBrokerListenerName())
+                .isEqualTo("PLAINTEXT");
+    }
+
+    @Test
+    void aBadInterBrokerListenerAmongSeveralIsOneLineNamingTheSetting() {
+        assertBad(twoBrokerListeners(), "inter.broker.listener.name");
+        assertBad(twoBrokerListeners("inter.broker.listener.name", "OTHER"), "inter.broker.listener.name");
+        assertBad(twoBrokerListeners("inter.broker.listener.name", "CONTROLLER"), "controller listener");
+        assertBad(twoBrokerListeners("security.inter.broker.protocol", "PLAINTEXT"), "security.inter.broker.protocol");
+        assertBad(
+                twoBrokerListeners(
+                        "listener.security.protocol.map",
+                        "CLIENT:SSL,REPLICATION:SSL,CONTROLLER:SSL",
+                        "security.inter.broker.protocol",
+                        "SSL"),
+                "several broker listeners speak it");
+        assertBad(
+                twoBrokerListeners(
+                        "inter.broker.listener.name", "REPLICATION", "security.inter.broker.protocol", "SSL"),
+                "not both");
+        assertBad(
+                twoBrokerListeners(
+                        "inter.broker.listener.name",
+                        "REPLICATION",
+                        "listener.security.protocol.map",
+                        "CLIENT:SASL_SSL,CONTROLLER:SSL"),
+                "REPLICATION");
+        assertBad(
+                twoBrokerListeners(
+                        "inter.broker.listener.name",
+                        "REPLICATION",
+                        "advertised.listeners",
+                        "CLIENT://h:1,REPLICATION://0.0.0.0:2"),
+                "advertised.listeners");
     }
 }

@@ -44,7 +44,23 @@ public final class MetadataImage {
 
     /** A registered node. {@code nodeEpoch} is the offset of its registration record. */
     public record NodeRegistration(
-            int nodeId, long nodeEpoch, UUID incarnationId, String host, int port, String rack, boolean fenced) {}
+            int nodeId,
+            long nodeEpoch,
+            UUID incarnationId,
+            String host,
+            int port,
+            String rack,
+            boolean fenced,
+            List<MetadataRecord.Endpoint> endpoints) {
+        public NodeRegistration {
+            endpoints = List.copyOf(endpoints);
+        }
+
+        public NodeRegistration(
+                int nodeId, long nodeEpoch, UUID incarnationId, String host, int port, String rack, boolean fenced) {
+            this(nodeId, nodeEpoch, incarnationId, host, port, rack, fenced, List.of());
+        }
+    }
 
     public record PartitionState(List<Integer> replicas, List<Integer> isr, int leader, int leaderEpoch) {}
 
@@ -180,8 +196,8 @@ public final class MetadataImage {
     private MetadataImage applyOne(long offset, MetadataRecord record) {
         long next = offset + 1;
         if (record instanceof RegisterNode r) {
-            NodeRegistration registration =
-                    new NodeRegistration(r.nodeId(), offset, r.incarnationId(), r.host(), r.port(), r.rack(), true);
+            NodeRegistration registration = new NodeRegistration(
+                    r.nodeId(), offset, r.incarnationId(), r.host(), r.port(), r.rack(), true, r.endpoints());
             return withNodes(next, put(nodes, r.nodeId(), registration));
         } else if (record instanceof FenceNode r) {
             return withNodes(next, setFenced(offset, r.nodeId(), r.nodeEpoch(), true));
@@ -275,7 +291,14 @@ public final class MetadataImage {
                 nodes,
                 nodeId,
                 new NodeRegistration(
-                        nodeId, node.nodeEpoch(), node.incarnationId(), node.host(), node.port(), node.rack(), fenced));
+                        nodeId,
+                        node.nodeEpoch(),
+                        node.incarnationId(),
+                        node.host(),
+                        node.port(),
+                        node.rack(),
+                        fenced,
+                        node.endpoints()));
     }
 
     private TopicImage existingTopic(long offset, MetadataRecord record, UUID topicId) {

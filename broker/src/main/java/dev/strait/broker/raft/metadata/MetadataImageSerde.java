@@ -40,7 +40,10 @@ import java.util.UUID;
  */
 public final class MetadataImageSerde {
 
-    private static final byte VERSION = 1;
+    private static final byte VERSION = 2;
+    /** Nodes without their endpoints (only the inter-broker listener's host and port). */
+    private static final byte VERSION_WITHOUT_ENDPOINTS = 1;
+
     private static final byte VERSION_WITHOUT_SECURITY = 0;
 
     private MetadataImageSerde() {}
@@ -48,7 +51,11 @@ public final class MetadataImageSerde {
     public static byte[] serialize(MetadataImage image) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(1024);
         try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.writeByte(VERSION);
+            // Version 1 while no node lists endpoints (single-listener nodes register as before), so that a node of
+            // the previous release still reads the snapshots of a cluster upgraded one node at a time.
+            boolean endpoints =
+                    image.nodes().values().stream().anyMatch(n -> !n.endpoints().isEmpty());
+            out.writeByte(endpoints ? VERSION : VERSION_WITHOUT_ENDPOINTS);
             out.writeLong(image.nextOffset());
             out.writeLong(image.nextProducerId());
             out.writeInt(image.nodes().size());
@@ -60,6 +67,9 @@ public final class MetadataImageSerde {
                 out.writeInt(node.port());
                 MetadataRecordSerde.writeString(out, node.rack());
                 out.writeBoolean(node.fenced());
+                if (endpoints) {
+                    MetadataRecordSerde.writeEndpoints(out, node.endpoints());
+                }
             }
             out.writeInt(image.topics().size());
             for (TopicImage topic : image.topics().values()) {
@@ -107,7 +117,7 @@ public final class MetadataImageSerde {
         ByteBuffer in = ByteBuffer.wrap(content);
         try {
             byte version = in.get();
-            if (version != VERSION && version != VERSION_WITHOUT_SECURITY) {
+            if (version != VERSION && version != VERSION_WITHOUT_ENDPOINTS && version != VERSION_WITHOUT_SECURITY) {
                 throw new IllegalArgumentException("unsupported metadata snapshot version " + version);
             }
             long nextOffset = in.getLong();
@@ -121,7 +131,8 @@ public final class MetadataImageSerde {
                         required(MetadataRecordSerde.readString(in), "host"),
                         in.getInt(),
                         required(MetadataRecordSerde.readString(in), "rack"),
-                        readBoolean(in));
+                        readBoolean(in),
+                        version == VERSION ? MetadataRecordSerde.readEndpoints(in) : List.of());
                 if (nodes.put(node.nodeId(), node) != null) {
                     throw new IllegalArgumentException("node " + node.nodeId() + " appears twice");
                 }

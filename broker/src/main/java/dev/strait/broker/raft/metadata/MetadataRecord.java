@@ -20,11 +20,30 @@ public sealed interface MetadataRecord {
      * A node joined (or rejoined) the cluster. The offset of this record becomes the node's epoch, so a record
      * about an older incarnation cannot be mistaken for the current one. A registered node starts fenced.
      */
-    record RegisterNode(int nodeId, UUID incarnationId, String host, int port, String rack) implements MetadataRecord {
+    record RegisterNode(int nodeId, UUID incarnationId, String host, int port, String rack, List<Endpoint> endpoints)
+            implements MetadataRecord {
         public RegisterNode {
             Objects.requireNonNull(incarnationId, "incarnationId");
             Objects.requireNonNull(host, "host");
             Objects.requireNonNull(rack, "rack (empty for none)");
+            endpoints = List.copyOf(endpoints);
+        }
+
+        /** A registration as written before nodes listed their listeners: only the inter-broker endpoint. */
+        public RegisterNode(int nodeId, UUID incarnationId, String host, int port, String rack) {
+            this(nodeId, incarnationId, host, port, rack, List.of());
+        }
+    }
+
+    /**
+     * One broker listener of a node as it advertises it. {@code host}/{@code port} of a registration are those of
+     * its inter-broker listener; the endpoints list every broker listener (empty in records written before).
+     */
+    record Endpoint(String name, String host, int port, String protocol) {
+        public Endpoint {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(host, "host");
+            Objects.requireNonNull(protocol, "protocol");
         }
     }
 

@@ -46,6 +46,8 @@ public final class MetadataRecordSerde {
     private static final byte REMOVE_ACL = 10;
     private static final byte SCRAM_CREDENTIAL = 11;
     private static final byte REMOVE_SCRAM_CREDENTIAL = 12;
+    /** A {@link RegisterNode} listing its endpoints; type 1 (without them) is what nodes wrote before. */
+    private static final byte REGISTER_NODE_WITH_ENDPOINTS = 13;
 
     private MetadataRecordSerde() {}
 
@@ -53,12 +55,15 @@ public final class MetadataRecordSerde {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             if (record instanceof RegisterNode r) {
-                header(out, REGISTER_NODE);
+                header(out, r.endpoints().isEmpty() ? REGISTER_NODE : REGISTER_NODE_WITH_ENDPOINTS);
                 out.writeInt(r.nodeId());
                 writeUuid(out, r.incarnationId());
                 writeString(out, r.host());
                 out.writeInt(r.port());
                 writeString(out, r.rack());
+                if (!r.endpoints().isEmpty()) {
+                    writeEndpoints(out, r.endpoints());
+                }
             } else if (record instanceof FenceNode r) {
                 header(out, FENCE_NODE);
                 out.writeInt(r.nodeId());
@@ -132,6 +137,9 @@ public final class MetadataRecordSerde {
             MetadataRecord record = switch (type) {
                 case REGISTER_NODE ->
                     new RegisterNode(in.getInt(), readUuid(in), readString(in), in.getInt(), readString(in));
+                case REGISTER_NODE_WITH_ENDPOINTS ->
+                    new RegisterNode(
+                            in.getInt(), readUuid(in), readString(in), in.getInt(), readString(in), readEndpoints(in));
                 case FENCE_NODE -> new FenceNode(in.getInt(), in.getLong());
                 case UNFENCE_NODE -> new UnfenceNode(in.getInt(), in.getLong());
                 case CREATE_TOPIC -> new CreateTopic(readString(in), readUuid(in));
@@ -212,6 +220,29 @@ public final class MetadataRecordSerde {
     private static void header(DataOutputStream out, byte type) throws IOException {
         out.writeByte(type);
         out.writeByte(VERSION);
+    }
+
+    static void writeEndpoints(DataOutputStream out, List<MetadataRecord.Endpoint> endpoints) throws IOException {
+        out.writeInt(endpoints.size());
+        for (MetadataRecord.Endpoint endpoint : endpoints) {
+            writeString(out, endpoint.name());
+            writeString(out, endpoint.host());
+            out.writeInt(endpoint.port());
+            writeString(out, endpoint.protocol());
+        }
+    }
+
+    static List<MetadataRecord.Endpoint> readEndpoints(ByteBuffer in) {
+        int count = in.getInt();
+        if (count < 0 || (long) count * 16 > in.remaining()) {
+            throw new IllegalArgumentException(
+                    "bad endpoint count " + count + " with " + in.remaining() + " bytes left");
+        }
+        List<MetadataRecord.Endpoint> endpoints = new java.util.ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            endpoints.add(new MetadataRecord.Endpoint(readString(in), readString(in), in.getInt(), readString(in)));
+        }
+        return List.copyOf(endpoints);
     }
 
     static void writeString(DataOutputStream out, String value) throws IOException {

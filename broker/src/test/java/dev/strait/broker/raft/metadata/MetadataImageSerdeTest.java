@@ -47,7 +47,15 @@ class MetadataImageSerdeTest {
 
     private static List<MetadataRecord> history() {
         List<MetadataRecord> records = new ArrayList<>(List.of(
-                new RegisterNode(1, new UUID(7, 1), "h1", 9092, "rack-a"),
+                new RegisterNode(
+                        1,
+                        new UUID(7, 1),
+                        "h1",
+                        9093,
+                        "rack-a",
+                        List.of(
+                                new MetadataRecord.Endpoint("CLIENT", "h1", 9092, "SASL_SSL"),
+                                new MetadataRecord.Endpoint("REPLICATION", "h1", 9093, "SSL"))),
                 new RegisterNode(2, new UUID(7, 2), "h2", 9093, ""),
                 new UnfenceNode(1, 0),
                 new CreateTopic("orders", ORDERS),
@@ -129,10 +137,41 @@ class MetadataImageSerdeTest {
         assertThat(MetadataImageSerde.serialize(other)).isEqualTo(MetadataImageSerde.serialize(one));
     }
 
+    /** The history as nodes wrote it before they listed their listeners. */
+    private static List<MetadataRecord> historyWithoutEndpoints() {
+        return history().stream()
+                .map(r -> r instanceof RegisterNode n
+                        ? new RegisterNode(n.nodeId(), n.incarnationId(), n.host(), n.port(), n.rack())
+                        : r)
+                .toList();
+    }
+
+    /** Issue 14: a snapshot written before nodes listed their listeners loads, each node without endpoints. */
+    @Test
+    void aVersionOneSnapshotLoadsWithNodesWithoutEndpoints() {
+        MetadataImage image = replay(historyWithoutEndpoints().subList(0, 15), 3);
+        assertThat(image.nodes().get(1).endpoints()).isEmpty();
+        byte[] bytes = MetadataImageSerde.serialize(image);
+        // written as version 1 while no node lists endpoints, so that the previous release reads it too
+        assertThat(bytes[0]).isEqualTo((byte) 1);
+        MetadataImage loaded = MetadataImageSerde.deserialize(bytes);
+        assertThat(loaded).isEqualTo(image);
+        assertThat(loaded.nodes().get(1).host()).isEqualTo("h1");
+        // and the full history, whose node 1 lists two listeners, round-trips them
+        MetadataImage full = replay(history(), 3);
+        assertThat(MetadataImageSerde.serialize(full)[0]).isEqualTo((byte) 2);
+        assertThat(MetadataImageSerde.deserialize(MetadataImageSerde.serialize(full))
+                        .nodes()
+                        .get(1)
+                        .endpoints())
+                .extracting(MetadataRecord.Endpoint::name)
+                .containsExactly("CLIENT", "REPLICATION");
+    }
+
     /** A snapshot written before ACLs and SCRAM credentials were replicated: version 0, no security section. */
     @Test
     void aVersionZeroSnapshotLoadsWithNoAclsOrCredentials() {
-        MetadataImage image = replay(history().subList(0, 15), 3);
+        MetadataImage image = replay(historyWithoutEndpoints().subList(0, 15), 3);
         byte[] current = MetadataImageSerde.serialize(image);
         // Version 1 appends two empty counts (ACLs, credentials) to what version 0 holds.
         byte[] v0 = Arrays.copyOf(current, current.length - 8);

@@ -23,6 +23,15 @@ class MetadataRecordSerdeTest {
     static List<MetadataRecord> oneOfEach() {
         return List.of(
                 new RegisterNode(2, new UUID(9, 9), "broker-2.local", 9092, ""),
+                new RegisterNode(
+                        3,
+                        new UUID(9, 10),
+                        "broker-3.local",
+                        9093,
+                        "rack-b",
+                        List.of(
+                                new MetadataRecord.Endpoint("CLIENT", "broker-3.example", 9092, "SASL_SSL"),
+                                new MetadataRecord.Endpoint("REPLICATION", "broker-3.local", 9093, "SSL"))),
                 new FenceNode(2, 17),
                 new UnfenceNode(2, 17),
                 new CreateTopic("orders-é", TOPIC),
@@ -86,5 +95,18 @@ class MetadataRecordSerdeTest {
         assertThatThrownBy(() -> MetadataRecordSerde.deserialize(futureVersion)).hasMessageContaining("version");
         assertThatThrownBy(() -> MetadataRecordSerde.deserialize(unknownType)).hasMessageContaining("type");
         assertThatThrownBy(() -> MetadataRecordSerde.deserialize(trailing)).hasMessageContaining("trailing");
+    }
+
+    /** Issue 14: a registration as nodes wrote it before they listed their listeners still loads, without them. */
+    @Test
+    void aRegistrationWrittenBeforeEndpointsLoadsWithoutThem() {
+        java.nio.ByteBuffer old = java.nio.ByteBuffer.allocate(2 + 4 + 16 + 4 + 2 + 4 + 4);
+        old.put((byte) 1).put((byte) 0).putInt(4).putLong(9).putLong(11);
+        old.putInt(2)
+                .put("h4".getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                .putInt(9092)
+                .putInt(0);
+        assertThat(MetadataRecordSerde.deserialize(old.array()))
+                .isEqualTo(new RegisterNode(4, new UUID(9, 11), "h4", 9092, "", List.of()));
     }
 }
