@@ -57,7 +57,10 @@ public final class FailbackCommand implements Callable<Integer> {
     @Option(names = "--dry-run", description = "Print what would be done (the default).")
     boolean dryRun;
 
-    @Option(names = "--execute", description = "Copy back, move the groups on the source, clear the failover points.")
+    @Option(
+            names = "--execute",
+            description = "Copy back, move the groups on the source, clear the failover points once every group "
+                    + "moved. Run again, it copies only what is not on the source yet.")
     boolean execute;
 
     @Option(

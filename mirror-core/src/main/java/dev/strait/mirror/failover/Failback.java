@@ -330,8 +330,10 @@ public final class Failback implements AutoCloseable {
         }
         Set<TopicPartition> tps = new HashSet<>(failoverPoints.keySet());
         Map<TopicPartition, Long> endsAtStart = Clusters.endOffsets(targetAdmin, tps, Connections.TIMEOUT_MS);
+        // A re-run goes on after the last copy already on the source, never from the failover point again.
+        OffsetMap reverse = new OffsetMap(targetCluster, OffsetMap.DEFAULT_MAX_SEGMENTS);
         Map<TopicPartition, OffsetAndMetadata> start = new HashMap<>();
-        failoverPoints.forEach((tp, point) -> start.put(tp, new OffsetAndMetadata(point)));
+        resumePoints(reverse, tps).forEach((tp, offset) -> start.put(tp, new OffsetAndMetadata(offset)));
         String group = reverseGroup();
         onTarget(
                 "READ",
@@ -342,7 +344,6 @@ public final class Failback implements AutoCloseable {
                         Connections.TIMEOUT_MS,
                         "set the failback mirror's start offsets on the target (is a failback already running?)"));
 
-        OffsetMap reverse = new OffsetMap(targetCluster, OffsetMap.DEFAULT_MAX_SEGMENTS);
         MirrorEngine engine = new MirrorEngine(
                 reverseSettings(group, tps), new MirrorMetrics(new MetricRegistry()), time, reverse::acknowledged);
         engine.start();
@@ -383,10 +384,16 @@ public final class Failback implements AutoCloseable {
                 long from = -1;
                 long to = -1;
                 if (h != null) {
+                    // This failover's copies (earlier runs included), not those of an earlier failback.
                     var snap = h.snapshot();
                     for (int i = 0; i < snap.size(); i++) {
-                        copied += snap.len()[i];
-                        from = from < 0 ? snap.t()[i] : Math.min(from, snap.t()[i]);
+                        long skip = Math.max(0, p.failoverOffset() - snap.s()[i]);
+                        if (skip >= snap.len()[i]) {
+                            continue;
+                        }
+                        long first = snap.t()[i] + skip;
+                        copied += snap.len()[i] - skip;
+                        from = from < 0 ? first : Math.min(from, first);
                         to = Math.max(to, snap.t()[i] + snap.len()[i]);
                     }
                 }
@@ -406,12 +413,68 @@ public final class Failback implements AutoCloseable {
         }
 
         List<FailbackPlan.GroupBack> groups = new ArrayList<>();
+        List<String> notMoved = new ArrayList<>();
         for (FailbackPlan.GroupBack g : groups(filter, tps, reverse)) {
-            groups.add(moveOnSource(g, force));
+            FailbackPlan.GroupBack done = moveOnSource(g, force);
+            groups.add(done);
+            if (!done.outcome().equals("moved") && !done.outcome().equals("nothing to move")) {
+                notMoved.add(done.group());
+            }
         }
-        clearMarkers(plan);
+        if (notMoved.isEmpty()) {
+            clearMarkers(plan);
+        } else {
+            // Without the failover points a re-run could not tell the records written on the target from copies.
+            warnings.add("the failover points are kept because " + String.join(", ", notMoved) + " did not move: "
+                    + "run failback --execute again to move them (it copies only what is not on the source yet)");
+        }
         return new FailbackPlan(
                 plan.sourceCluster(), plan.targetCluster(), time.milliseconds(), topics, groups, List.copyOf(warnings));
+    }
+
+    /**
+     * Where the reverse copy of each target partition starts: after the last record of this failover already
+     * copied back to the source (an earlier run's work, found from the copies' provenance on the source), else at
+     * the failover point. Teaches {@code reverse} the copies it finds, so that groups translate through them.
+     */
+    private Map<TopicPartition, Long> resumePoints(OffsetMap reverse, Set<TopicPartition> tps) {
+        Map<TopicPartition, TopicPartition> sourceOf = new HashMap<>();
+        tps.forEach(tp -> sourceOf.put(tp, new TopicPartition(sourceTopicOf.get(tp.topic()), tp.partition())));
+        Set<String> sourceNames = new HashSet<>(sourceTopicOf.values());
+        Set<TopicPartition> existing = onSource(
+                "READ",
+                "topic",
+                sourceNames,
+                () -> Clusters.partitions(sourceAdmin, sourceNames, Connections.TIMEOUT_MS));
+        Set<TopicPartition> present = new HashSet<>(sourceOf.values());
+        present.retainAll(existing);
+        Map<TopicPartition, Long> sourceEnds = onSource(
+                "READ", "topic", sourceNames, () -> Clusters.endOffsets(sourceAdmin, present, Connections.TIMEOUT_MS));
+        Map<TopicPartition, Long> out = new HashMap<>();
+        onSource("READ", "topic", sourceNames, () -> {
+            try (TargetReader reader = new TargetReader(config.source(), targetCluster, time, Connections.TIMEOUT_MS)) {
+                for (TopicPartition tp : tps) {
+                    TopicPartition sp = sourceOf.get(tp);
+                    long point = failoverPoints.get(tp);
+                    if (!present.contains(sp)) {
+                        out.put(tp, point);
+                        continue;
+                    }
+                    // Copies back land after what the forward mirror had copied (and the divergent records).
+                    long from = Math.max(0, frontier(sp));
+                    long end = sourceEnds.get(sp);
+                    long reached = reader.fill(reverse.history(sp), from, end);
+                    if (reached < end) {
+                        throw new FailoverException("could not read " + sp + " on the source from offset " + from
+                                + " to its end " + end + " within " + Connections.TIMEOUT_MS / 1000 + " s to find "
+                                + "what an earlier failback copied back; nothing was copied: run failback again");
+                    }
+                    out.put(tp, Math.max(point, reverse.history(sp).index().frontier(tp)));
+                }
+            }
+            return null;
+        });
+        return out;
     }
 
     private FailbackPlan.GroupBack moveOnSource(FailbackPlan.GroupBack g, boolean force) {

@@ -333,10 +333,10 @@ class FailoverOnKafkaIT {
             }
         }
 
-        // When
-        FailbackPlan done;
-        try (Failback failback = new Failback(config(null), Time.SYSTEM)) {
-            GroupFilter filter = GroupFilter.of("g-dark", null, "--groups", "--groups.exclude");
+        // When: the first run copies back but refuses to move the group (a consumer of it is up on the source)
+        GroupFilter filter = GroupFilter.of("g-dark", null, "--groups", "--groups.exclude");
+        try (KafkaConsumer<byte[], byte[]> member = memberOnSource("g-dark", topic);
+                Failback failback = new Failback(config(null), Time.SYSTEM)) {
             FailbackPlan plan = failback.plan(filter);
             assertThat(plan.topics()).singleElement().satisfies(t -> {
                 assertThat(t.targetTopic()).isEqualTo(topic);
@@ -348,37 +348,75 @@ class FailoverOnKafkaIT {
                         .extracting(FailbackPlan.PartitionBack::divergent)
                         .containsExactly(40L, 0L);
             });
-            done = failback.execute(plan, filter, false, Duration.ofMinutes(3));
+            FailbackPlan refused = failback.execute(plan, filter, false, Duration.ofMinutes(3));
+            assertThat(refused.groups())
+                    .singleElement()
+                    .satisfies(g -> assertThat(g.outcome()).startsWith("refused"));
         }
-
-        // Then: the source holds its records, the 40 divergent ones, then the 300 written on the target, once each
-        Map<Integer, List<ConsumerRecord<byte[], byte[]>>> back =
-                dev.strait.testkit.TopicReader.readAll(source.bootstrapServers(), topic);
-        assertThat(back.get(0)).hasSize(PER_PARTITION + 40 + 300);
-        assertThat(back.get(1)).hasSize(PER_PARTITION + 300);
-        for (int p = 0; p < 2; p++) {
-            List<ConsumerRecord<byte[], byte[]>> tail =
-                    back.get(p).subList(back.get(p).size() - 300, back.get(p).size());
-            for (int i = 0; i < 300; i++) {
-                dev.strait.mirror.provenance.Provenance prov =
-                        dev.strait.mirror.provenance.Provenance.from(tail.get(i).headers());
-                assertThat(prov.originCluster()).isEqualTo(target.clusterId());
-                assertThat(prov.offset()).isEqualTo(PER_PARTITION + i);
+        // then, the consumer stopped, it runs again, and once more after it completed: each re-run goes on from
+        // what is already on the source, so nothing is copied twice and the group ends at the same offsets
+        for (int run = 2; run <= 3; run++) {
+            FailbackPlan done;
+            try (Failback failback = new Failback(config(null), Time.SYSTEM)) {
+                done = failback.execute(failback.plan(filter), filter, false, Duration.ofMinutes(3));
             }
+
+            // Then: the source holds its records, the 40 divergent ones, then the 300 written on the target, once
+            // each and in order
+            Map<Integer, List<ConsumerRecord<byte[], byte[]>>> back =
+                    dev.strait.testkit.TopicReader.readAll(source.bootstrapServers(), topic);
+            assertThat(back.get(0).size())
+                    .as("records on partition 0 after failback run %d", run)
+                    .isEqualTo(PER_PARTITION + 40 + 300);
+            assertThat(back.get(1).size())
+                    .as("records on partition 1 after failback run %d", run)
+                    .isEqualTo(PER_PARTITION + 300);
+            for (int p = 0; p < 2; p++) {
+                List<ConsumerRecord<byte[], byte[]>> tail = back.get(p)
+                        .subList(back.get(p).size() - 300, back.get(p).size());
+                for (int i = 0; i < 300; i++) {
+                    dev.strait.mirror.provenance.Provenance prov = dev.strait.mirror.provenance.Provenance.from(
+                            tail.get(i).headers());
+                    assertThat(prov.originCluster()).isEqualTo(target.clusterId());
+                    assertThat(prov.offset()).isEqualTo(PER_PARTITION + i);
+                }
+            }
+            // (the third run has no failover point left, so every topic of the offset map is a candidate)
+            assertThat(done.topics())
+                    .filteredOn(t -> t.targetTopic().equals(topic))
+                    .singleElement()
+                    .satisfies(t -> assertThat(t.partitions())
+                            .extracting(FailbackPlan.PartitionBack::copied)
+                            .as("copied back of this failover, earlier runs included")
+                            .containsExactly(300L, 300L));
+            assertThat(done.groups()).singleElement().satisfies(g -> {
+                assertThat(g.outcome()).isEqualTo("moved");
+                assertThat(g.partitions())
+                        .extracting(FailbackPlan.PartitionGroupBack::sourceOffset)
+                        .containsExactly(PER_PARTITION + 40 + 100L, 10_000L);
+            });
+            assertThat(source.committedOffsets("g-dark", topic))
+                    .isEqualTo(Map.of(0, PER_PARTITION + 40 + 100L, 1, 10_000L));
         }
-        assertThat(done.topics().get(0).partitions())
-                .extracting(FailbackPlan.PartitionBack::copied)
-                .containsExactly(300L, 300L);
-        assertThat(done.groups()).singleElement().satisfies(g -> {
-            assertThat(g.outcome()).isEqualTo("moved");
-            assertThat(g.partitions())
-                    .extracting(FailbackPlan.PartitionGroupBack::sourceOffset)
-                    .containsExactly(PER_PARTITION + 40 + 100L, 10_000L);
-        });
-        assertThat(source.committedOffsets("g-dark", topic))
-                .isEqualTo(Map.of(0, PER_PARTITION + 40 + 100L, 1, 10_000L));
         // and what it reads there is exactly what it had not read on the target
         List<ConsumerRecord<byte[], byte[]>> read = readAsGroup(source, "g-dark", topic, "none");
         assertThat(read).hasSize(200 + 2_000 + 300);
+    }
+
+    /** A member of {@code group} on the source, joined (it has its assignment) and idle; close it to leave. */
+    private static KafkaConsumer<byte[], byte[]> memberOnSource(String group, String topic) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, source.bootstrapServers());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "1");
+        KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        consumer.subscribe(List.of(topic));
+        Await.until("a member of " + group + " joins on the source", Duration.ofSeconds(60), () -> {
+            consumer.poll(Duration.ofMillis(200));
+            return !consumer.assignment().isEmpty();
+        });
+        return consumer;
     }
 }
