@@ -557,20 +557,11 @@ final class GroupHandler {
             return;
         }
         List<OffsetFetchRequestGroup> groups = data.groups();
-        // One slot per group, filled on the loop of the group's shard; the last to finish sends the answer.
-        java.util.concurrent.atomic.AtomicReferenceArray<OffsetFetchResponseGroup> answers =
-                new java.util.concurrent.atomic.AtomicReferenceArray<>(groups.size());
-        java.util.concurrent.atomic.AtomicInteger remaining =
-                new java.util.concurrent.atomic.AtomicInteger(groups.size());
-        Runnable oneDone = () -> {
-            if (remaining.decrementAndGet() == 0) {
-                OffsetFetchResponseData response = new OffsetFetchResponseData();
-                for (int i = 0; i < answers.length(); i++) {
-                    response.groups().add(answers.get(i));
-                }
-                respond.accept(new OffsetFetchResponse(response, version));
-            }
-        };
+        AnswerSlots<OffsetFetchResponseGroup> answers = new AnswerSlots<>(groups.size(), all -> {
+            OffsetFetchResponseData response = new OffsetFetchResponseData();
+            response.groups().addAll(all);
+            respond.accept(new OffsetFetchResponse(response, version));
+        });
         if (groups.isEmpty()) {
             respond.accept(new OffsetFetchResponse(new OffsetFetchResponseData(), version));
             return;
@@ -579,12 +570,11 @@ final class GroupHandler {
             OffsetFetchRequestGroup group = groups.get(i);
             int index = i;
             if (!groupAllowed(AclOperation.DESCRIBE, group.groupId())) {
-                answers.set(
+                answers.fill(
                         index,
                         new OffsetFetchResponseGroup()
                                 .setGroupId(group.groupId())
                                 .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
-                oneDone.run();
                 continue;
             }
             List<TopicPartitionKey> wanted = null;
@@ -599,12 +589,11 @@ final class GroupHandler {
             List<TopicPartitionKey> asked = wanted;
             fetch(group.groupId(), asked, fetched -> {
                 if (fetched.error() != GroupError.NONE) {
-                    answers.set(
+                    answers.fill(
                             index,
                             new OffsetFetchResponseGroup()
                                     .setGroupId(group.groupId())
                                     .setErrorCode(errors(fetched.error()).code()));
-                    oneDone.run();
                     return;
                 }
                 Map<String, List<OffsetFetchResponsePartitions>> byTopic = new LinkedHashMap<>();
@@ -630,8 +619,7 @@ final class GroupHandler {
                 byTopic.forEach((topic, partitions) -> groupResponse
                         .topics()
                         .add(new OffsetFetchResponseTopics().setName(topic).setPartitions(partitions)));
-                answers.set(index, groupResponse);
-                oneDone.run();
+                answers.fill(index, groupResponse);
             });
         }
     }
@@ -688,19 +676,11 @@ final class GroupHandler {
     void handleDescribeGroupsRequest(
             DescribeGroupsRequest request, short version, java.util.function.Consumer<AbstractResponse> respond) {
         List<String> groupIds = request.data().groups();
-        java.util.concurrent.atomic.AtomicReferenceArray<DescribedGroup> answers =
-                new java.util.concurrent.atomic.AtomicReferenceArray<>(groupIds.size());
-        java.util.concurrent.atomic.AtomicInteger remaining =
-                new java.util.concurrent.atomic.AtomicInteger(groupIds.size());
-        Runnable oneDone = () -> {
-            if (remaining.decrementAndGet() == 0) {
-                DescribeGroupsResponseData response = new DescribeGroupsResponseData();
-                for (int i = 0; i < answers.length(); i++) {
-                    response.groups().add(answers.get(i));
-                }
-                respond.accept(new DescribeGroupsResponse(response));
-            }
-        };
+        AnswerSlots<DescribedGroup> answers = new AnswerSlots<>(groupIds.size(), all -> {
+            DescribeGroupsResponseData response = new DescribeGroupsResponseData();
+            response.groups().addAll(all);
+            respond.accept(new DescribeGroupsResponse(response));
+        });
         if (groupIds.isEmpty()) {
             respond.accept(new DescribeGroupsResponse(new DescribeGroupsResponseData()));
             return;
@@ -709,7 +689,7 @@ final class GroupHandler {
             String groupId = groupIds.get(i);
             int index = i;
             if (!groupAllowed(AclOperation.DESCRIBE, groupId)) {
-                answers.set(
+                answers.fill(
                         index,
                         new DescribedGroup()
                                 .setGroupId(groupId)
@@ -717,12 +697,10 @@ final class GroupHandler {
                                 .setProtocolType("")
                                 .setProtocolData("")
                                 .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
-                oneDone.run();
                 continue;
             }
             coordinator.describeGroup(groupId, description -> {
-                answers.set(index, describedGroup(groupId, description, version));
-                oneDone.run();
+                answers.fill(index, describedGroup(groupId, description, version));
             });
         }
     }
