@@ -41,9 +41,8 @@ class FailoverCommandIT {
     private record Run(int code, String out, String err) {}
 
     private Run strait(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m",
+        List<String> cmd = MirrorProcess.java("-Xmx256m");
+        cmd.addAll(List.of(
                 // The production logging set-up (logs on stderr), not the tests' own.
                 "-Dlogback.configurationFile="
                         + Path.of("target", "classes", "logback.xml").toAbsolutePath(),

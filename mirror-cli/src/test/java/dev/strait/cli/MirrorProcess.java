@@ -14,6 +14,9 @@ import java.util.concurrent.TimeUnit;
  * can SIGKILL it, SIGTERM it and read its exit code and log.
  */
 final class MirrorProcess implements AutoCloseable {
+    /** C1 only and the serial collector: a small JVM's start-up and run cost less CPU (the parent pom says why). */
+    private static final List<String> LEAN_JVM = List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+
     private final Process process;
     private final Path log;
 
@@ -22,13 +25,20 @@ final class MirrorProcess implements AutoCloseable {
         this.log = log;
     }
 
+    /** The command line of a lean child JVM with the given heap option, to which a test adds the rest. */
+    static List<String> java(String heap) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add(heap);
+        cmd.addAll(LEAN_JVM);
+        return cmd;
+    }
+
     static MirrorProcess start(Path dir, String name, List<String> args) {
         try {
             Files.createDirectories(dir);
             Path log = dir.resolve(name + ".log");
-            List<String> cmd = new ArrayList<>();
-            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            cmd.add("-Xmx512m");
+            List<String> cmd = java("-Xmx512m");
             cmd.add("-cp");
             cmd.add(classPath());
             cmd.add(MirrorMakerMain.class.getName());

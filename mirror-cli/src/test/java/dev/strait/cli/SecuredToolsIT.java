@@ -685,9 +685,8 @@ class SecuredToolsIT {
 
     /** {@code bin/strait} in its own JVM, as an operator runs it. */
     private Run strait(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m",
+        List<String> cmd = MirrorProcess.java("-Xmx256m");
+        cmd.addAll(List.of(
                 "-Dlogback.configurationFile="
                         + Path.of("target", "classes", "logback.xml").toAbsolutePath(),
                 "-cp",

@@ -61,6 +61,7 @@ final class ProcessCluster implements AutoCloseable {
                                 java.toString(),
                                 "-Xmx256m",
                                 "-XX:+UseSerialGC",
+                                "-XX:TieredStopAtLevel=1",
                                 "-cp",
                                 System.getProperty("java.class.path"),
                                 BrokerMain.class.getName(),

@@ -273,6 +273,8 @@ class BrokerCrashRecoveryIT {
         Process process = new ProcessBuilder(
                         java.toString(),
                         "-Xmx256m",
+                        "-XX:+UseSerialGC",
+                        "-XX:TieredStopAtLevel=1",
                         "-cp",
                         System.getProperty("java.class.path"),
                         BrokerMain.class.getName(),

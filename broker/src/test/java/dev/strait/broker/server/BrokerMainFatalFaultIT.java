@@ -66,6 +66,8 @@ class BrokerMainFatalFaultIT {
         Process broker = new ProcessBuilder(
                         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                         "-Xmx256m",
+                        "-XX:+UseSerialGC",
+                        "-XX:TieredStopAtLevel=1",
                         "-cp",
                         System.getProperty("java.class.path"),
                         BrokerMain.class.getName(),

@@ -29,6 +29,7 @@ final class KafkaTool {
         List<String> command = new ArrayList<>(List.of(
                 java.toString(),
                 "-Xmx256m",
+                "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1",
                 "-cp",
                 System.getProperty("java.class.path"),
