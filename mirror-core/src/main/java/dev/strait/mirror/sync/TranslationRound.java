@@ -15,8 +15,12 @@ import org.apache.kafka.common.TopicPartition;
  * mode one source partition feeds one target partition; in hash mode each target partition is fed by several
  * and translates from all of them at once (see {@link PartitionIndex}).
  *
- * <p>A source partition of which no copy is known yet (nothing mirrored, or an empty partition) goes to the
- * target partition with its number, at that partition's end: nothing of it is there to skip or read again.
+ * <p>A source partition of which no copy is known yet (nothing mirrored, an empty partition, or copies written but
+ * not acknowledged yet) goes to the target partition with its number, at the end of what the offset map knows
+ * of it, never further: the target's end offset may already count copies whose acknowledgements have not
+ * arrived (of this source partition, or in hash mode of any other), and committing past them would skip them
+ * for good (a target offset never moves back). When the map knows nothing of that partition, the group starts
+ * at its first record (read again, never skipped); the next round, knowing more, moves it forward.
  *
  * <p>Not thread-safe; build one per round.
  */
@@ -27,14 +31,21 @@ public final class TranslationRound {
     private final TopicRenamer renamer;
     private final Map<TopicPartition, PartitionIndex> indexes = new HashMap<>();
     private final Map<TopicPartition, List<PartitionIndex>> bySource = new HashMap<>();
+    private final Map<TopicPartition, Long> targetStarts;
     private final Map<TopicPartition, Long> targetEnds;
 
     /**
+     * @param targetStarts the log start offset of the target partitions (a partition missing here starts at 0)
      * @param targetEnds the log end offset of every target partition of the mirrored topics (a partition missing
-     *     here does not exist on the target)
+     *     here does not exist on the target), read before the offset map is looked at here
      */
-    public TranslationRound(OffsetMap map, TopicRenamer renamer, Map<TopicPartition, Long> targetEnds) {
+    public TranslationRound(
+            OffsetMap map,
+            TopicRenamer renamer,
+            Map<TopicPartition, Long> targetStarts,
+            Map<TopicPartition, Long> targetEnds) {
         this.renamer = renamer;
+        this.targetStarts = targetStarts;
         this.targetEnds = targetEnds;
         for (TargetHistory h : map.histories()) {
             PartitionIndex index = h.index();
@@ -77,7 +88,7 @@ public final class TranslationRound {
                 Long end = targetEnds.get(same);
                 PartitionIndex index = indexes.get(same);
                 if (end != null && (index == null || index.sources().isEmpty())) {
-                    out.put(same, new Translation(same, end, 0, false, 0));
+                    out.put(same, noCopyKnown(same, index, end));
                 }
                 continue;
             }
@@ -92,6 +103,23 @@ public final class TranslationRound {
             }
         }
         return out;
+    }
+
+    /**
+     * The translation on {@code target} of a source partition with no known copy, when the map knows no copy of
+     * any source partition there either ({@code index} null or without sources).
+     */
+    private Translation noCopyKnown(TopicPartition target, PartitionIndex index, long end) {
+        long start = targetStarts.getOrDefault(target, 0L);
+        if (end <= start) {
+            // An empty partition: nothing to skip or read again.
+            return new Translation(target, end, 0, false, 0);
+        }
+        if (index != null && index.from() >= 0 && index.from() <= start && index.to() >= start) {
+            // The map knows [start, to) holds no copy; beyond it may lie copies not acknowledged yet.
+            return new Translation(target, Math.min(index.to(), end), 0, false, 0);
+        }
+        return new Translation(target, start, -1, false, 0);
     }
 
     public Set<TopicPartition> targets() {
