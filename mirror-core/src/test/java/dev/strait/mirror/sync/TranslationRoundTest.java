@@ -106,7 +106,7 @@ class TranslationRoundTest {
         for (int p = 0; p < PARTITIONS; p++) {
             c.put(source(p), committed[p]);
         }
-        TranslationRound round = new TranslationRound(map, TopicRenamer.identity(), Map.of(), ends);
+        TranslationRound round = new TranslationRound(map, TopicRenamer.identity(), Map.of(), ends, Map.of());
         for (Translation t : round.translate(c).values()) {
             onTarget.merge(t.target(), t.offset(), Math::max);
         }
@@ -146,7 +146,7 @@ class TranslationRoundTest {
                 .isZero();
         // and once everything is known, it is where the map's exact translation puts it
         Map<TopicPartition, Long> c = Map.of(source(0), 500L, source(1), 1_500L, source(2), 1_000L);
-        TranslationRound last = new TranslationRound(map, TopicRenamer.identity(), Map.of(), target.ends());
+        TranslationRound last = new TranslationRound(map, TopicRenamer.identity(), Map.of(), target.ends(), Map.of());
         last.translate(c)
                 .values()
                 .forEach(t -> assertThat(onTarget.get(t.target()))
@@ -181,21 +181,75 @@ class TranslationRoundTest {
         OffsetMap map = new OffsetMap("source", OffsetMap.DEFAULT_MAX_SEGMENTS);
         map.history(target(1)).merge(List.of(), 0, 40);
         Map<TopicPartition, Long> ends = Map.of(target(1), 50L);
-        TranslationRound round = new TranslationRound(map, TopicRenamer.identity(), Map.of(), ends);
+        TranslationRound round = new TranslationRound(map, TopicRenamer.identity(), Map.of(), ends, Map.of());
 
         // Then: the group starts after what is known to hold no copy, before what is not known
         assertThat(round.translate(Map.of(source(1), 0L)))
                 .containsEntry(target(1), new Translation(target(1), 40, 0, false, 0));
         // and on an empty target partition at its end, exactly
-        TranslationRound empty =
-                new TranslationRound(map, TopicRenamer.identity(), Map.of(target(2), 7L), Map.of(target(2), 7L));
+        TranslationRound empty = new TranslationRound(
+                map, TopicRenamer.identity(), Map.of(target(2), 7L), Map.of(target(2), 7L), Map.of());
         assertThat(empty.translate(Map.of(source(2), 0L)))
                 .containsEntry(target(2), new Translation(target(2), 7, 0, false, 0));
         // and where nothing is known, at the first record: read again, never skipped
-        TranslationRound unknown =
-                new TranslationRound(map, TopicRenamer.identity(), Map.of(target(2), 3L), Map.of(target(2), 9L));
+        TranslationRound unknown = new TranslationRound(
+                map, TopicRenamer.identity(), Map.of(target(2), 3L), Map.of(target(2), 9L), Map.of());
         assertThat(unknown.translate(Map.of(source(2), 0L)))
                 .containsEntry(target(2), new Translation(target(2), 3, -1, false, 0));
+    }
+
+    @Test
+    void inHashModeASourcePartitionWithCopiesOnlyBelowTheWindowIsLeftToTheTarget() {
+        // Given: hash mode, a map that keeps 8 segments of target partition 0: source partition 2 was copied first
+        // (offsets 0..18, even ones here) then went idle; partitions 0 and 1 kept being copied, interleaved, so the
+        // map's window [15, 30) holds only their copies
+        OffsetMap map = new OffsetMap("source", 8);
+        for (int i = 0; i < 10; i++) {
+            map.acknowledged(source(2), 2L * i, target(0), i);
+        }
+        for (int i = 0; i < 20; i++) {
+            map.acknowledged(source(i % 2), 2L * i, target(0), 10 + i);
+        }
+        Map<TopicPartition, Long> ends = Map.of(target(0), 30L);
+        TranslationRound round =
+                new TranslationRound(map, TopicRenamer.identity(), Map.of(target(0), 0L), ends, Map.of(source(2), 19L));
+        assertThat(round.index(target(0)).from()).isGreaterThan(0);
+        assertThat(round.index(target(0)).sources()).containsExactlyInAnyOrder(source(0), source(1));
+
+        // When: a group consumed all of partitions 0 and 1 and none of partition 2
+        Map<TopicPartition, Translation> lagging =
+                round.translate(Map.of(source(0), 100L, source(1), 100L, source(2), 0L));
+
+        // Then: the window alone would put it past the copies of partition 2 at 0..9; the translation says it
+        // must be resolved on the target instead
+        assertThat(lagging.get(target(0)).belowKnown()).isTrue();
+        assertThat(round.possiblyBelow(target(0), Map.of(source(0), 100L, source(1), 100L, source(2), 0L)))
+                .containsExactly(source(2));
+        // and a group that consumed partition 2 to its end has nothing there to skip: the window's answer stands
+        Translation caughtUp = round.translate(Map.of(source(0), 100L, source(1), 100L, source(2), 19L))
+                .get(target(0));
+        assertThat(caughtUp.belowKnown()).isFalse();
+        assertThat(caughtUp.offset()).isEqualTo(30);
+    }
+
+    @Test
+    void inPreserveModeOtherSourcePartitionsAreNeverLookedForBelowTheWindow() {
+        // Given: preserve mode, a map whose window of each target partition starts above its first record
+        OffsetMap map = new OffsetMap("source", OffsetMap.DEFAULT_MAX_SEGMENTS);
+        for (int p = 0; p < PARTITIONS; p++) {
+            for (long n = 100; n < 200; n++) {
+                map.acknowledged(source(p), n, target(p), n);
+            }
+        }
+        TranslationRound round = new TranslationRound(map, TopicRenamer.identity(), Map.of(), Map.of(), Map.of());
+
+        // Then: a group at 150 on each is exact, nothing left to the target
+        Map<TopicPartition, Long> committed = Map.of(source(0), 150L, source(1), 150L, source(2), 150L);
+        assertThat(round.translate(committed).values()).allSatisfy(t -> {
+            assertThat(t.exact()).isTrue();
+            assertThat(t.offset()).isEqualTo(150);
+        });
+        assertThat(round.possiblyBelow(target(0), committed)).isEmpty();
     }
 
     /**
