@@ -147,7 +147,7 @@ public final class SyncBench {
             java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
             long cpuStart = cpu.getCurrentThreadCpuTime();
             long start = System.nanoTime();
-            TranslationRound tr = new TranslationRound(map, TopicRenamer.identity(), ends);
+            TranslationRound tr = new TranslationRound(map, TopicRenamer.identity(), Map.of(), ends, Map.of());
             long n = 0;
             for (Map<TopicPartition, Long> c : committed) {
                 for (Translation t : tr.translate(c).values()) {

@@ -171,7 +171,8 @@ public final class FailoverPlanner implements AutoCloseable {
                 warnings.add("the target holds more than " + READ_BUDGET + " records the offset map does not cover: "
                         + "positions below them were found by binary search over the records' provenance");
             }
-            round = new TranslationRound(map, config.renamer(), ends);
+            // No source ends: those of checkpoints are lower bounds, so no group counts as consumed to the end.
+            round = new TranslationRound(map, config.renamer(), starts, ends, Map.of());
             BelowResolver below = new BelowResolver(reader).from(map);
             Map<String, Map<TopicPartition, Translation>> translated = new TreeMap<>();
             for (Map.Entry<String, Map<TopicPartition, Long>> e : positions.entrySet()) {

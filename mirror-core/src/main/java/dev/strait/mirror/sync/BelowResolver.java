@@ -3,6 +3,7 @@ package dev.strait.mirror.sync;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.common.TopicPartition;
 
@@ -34,13 +35,18 @@ public final class BelowResolver {
     private static final long INTERLEAVED_READ = 200_000;
 
     /**
-     * Several source partitions interleave (hash mode) and the group lies below the map's window: read the target
-     * below the window (at most {@value #INTERLEAVED_READ} records), translate over what was read and the window
-     * together; if that still does not reach back far enough, start at the partition's first record, which reads
-     * again but never skips.
+     * Several source partitions interleave (hash mode) and the group lies below the map's window, or a source
+     * partition it has not consumed to the end has no copy in the window ({@code missing}: it was idle while the
+     * window's records were copied): read the target below the window (at most {@value #INTERLEAVED_READ}
+     * records), translate over what was read and the window together; if that still does not reach back far
+     * enough, start at the partition's first record, which reads again but never skips.
      */
     private Translation resolveInterleaved(
-            TopicPartition tp, PartitionIndex index, Map<TopicPartition, Long> committed, long start) {
+            TopicPartition tp,
+            PartitionIndex index,
+            Map<TopicPartition, Long> committed,
+            long start,
+            Set<TopicPartition> missing) {
         TargetHistory history = histories.get(tp);
         if (history != null) {
             long from = Math.max(start, index.from() - INTERLEAVED_READ);
@@ -55,7 +61,12 @@ public final class BelowResolver {
                 }
             });
             Translation t = wide.index().translate(mine);
-            if (t != null && (!t.belowKnown() || from <= start)) {
+            // What was read must reach the first record (a read cut short by its timeout leaves a gap, and the
+            // wide window then starts where the map's did), or else show every source the window had no copy
+            // of: the copies of one that is still missing lie further down.
+            boolean toStart = wide.index().from() >= 0 && wide.index().from() <= start;
+            boolean found = wide.index().sources().containsAll(missing);
+            if (t != null && (toStart || (!t.belowKnown() && found))) {
                 return new Translation(t.target(), t.offset(), t.readAgain(), false, t.uncommittedSources());
             }
         }
@@ -85,8 +96,9 @@ public final class BelowResolver {
                         new Translation(t.target(), t.offset(), t.readAgain(), false, t.uncommittedSources()));
                 continue;
             }
-            if (index.sources().size() != 1) {
-                out.put(e.getKey(), resolveInterleaved(e.getKey(), index, committed, start));
+            Set<TopicPartition> missing = round.possiblyBelow(e.getKey(), committed);
+            if (index.sources().size() != 1 || !missing.isEmpty()) {
+                out.put(e.getKey(), resolveInterleaved(e.getKey(), index, committed, start, missing));
                 continue;
             }
             TopicPartition source = index.sources().iterator().next();

@@ -310,7 +310,7 @@ public final class GroupOffsetSync implements Runnable {
         Map<TopicPartition, Long> targetStarts = Clusters.startOffsets(targetAdmin, targetTps, TIMEOUT_MS);
         Map<TopicPartition, Long> targetEnds = Clusters.endOffsets(targetAdmin, targetTps, TIMEOUT_MS);
 
-        TranslationRound round = new TranslationRound(map, settings.renamer(), targetEnds);
+        TranslationRound round = new TranslationRound(map, settings.renamer(), targetStarts, targetEnds, sourceEnds);
         Map<String, Map<TopicPartition, Translation>> translated = new HashMap<>();
         int partitions = 0;
         int inexact = 0;

@@ -13,7 +13,9 @@ import org.apache.kafka.common.TopicPartition;
  *     prefers reading again to skipping); -1 when unknown (hash mode, a position far below what the map keeps: the
  *     group starts at the partition's first record rather than risk a skip)
  * @param belowKnown the group's position lies below what the offset map knows of this partition and the map does
- *     not reach back to the partition's first record: the caller must resolve it on the target
+ *     not reach back to the partition's first record, or (hash mode) a source partition the group has not
+ *     consumed to its end has no copy in what the map knows, so its copies may lie below: the caller must resolve
+ *     it on the target
  * @param uncommittedSources source partitions feeding this target partition for which the group has no committed
  *     offset; they were treated as "from their first copied record" (hash mode only)
  */
