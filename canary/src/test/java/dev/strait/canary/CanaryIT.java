@@ -1,71 +1,29 @@
 package dev.strait.canary;
 
+import static dev.strait.canary.CanaryFixture.canary;
+import static dev.strait.canary.CanaryFixture.mirror;
+import static dev.strait.canary.CanaryFixture.stop;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.codahale.metrics.MetricRegistry;
-import dev.strait.mirror.config.MirrorSettings;
 import dev.strait.mirror.engine.MirrorEngine;
-import dev.strait.mirror.handler.MessageHandler;
-import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.testkit.Await;
 import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.SharedClusters;
 import dev.strait.testkit.WebhookReceiver;
 import java.time.Duration;
-import java.util.Properties;
-import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The canary against real Apache Kafka 4.1.1 clusters with the real mirror between them. */
+/**
+ * The canary against real Apache Kafka 4.1.1 clusters with the real mirror between them: latency, a stopped mirror, a
+ * dropped and a duplicated probe. Its recovery cases are {@link CanaryRecoveryIT}, in a second test JVM.
+ */
 class CanaryIT {
     private final WebhookReceiver webhook = new WebhookReceiver();
 
     @AfterEach
     void stopWebhook() {
         webhook.close();
-    }
-
-    private static Canary canary(KafkaCluster source, String topic, String... extra) {
-        Properties p = new Properties();
-        p.put("source.bootstrap.servers", source.bootstrapServers());
-        p.put("target.bootstrap.servers", SharedClusters.target().bootstrapServers());
-        p.put("topic", topic);
-        p.put("partitions", "2");
-        p.put("interval.ms", "1000");
-        p.put("canary.id", "it-" + topic);
-        for (int i = 0; i < extra.length; i += 2) {
-            p.put(extra[i], extra[i + 1]);
-        }
-        Canary c = new Canary(CanaryConfig.from(p), new MetricRegistry(), Time.SYSTEM);
-        c.start();
-        return c;
-    }
-
-    private static MirrorEngine mirror(KafkaCluster source, String group, String topic, MessageHandler handler) {
-        Properties c = new Properties();
-        c.put("bootstrap.servers", source.bootstrapServers());
-        c.put("group.id", group);
-        c.put("metadata.max.age.ms", "1000");
-        Properties p = new Properties();
-        p.put("bootstrap.servers", SharedClusters.target().bootstrapServers());
-        MirrorEngine engine = new MirrorEngine(
-                MirrorSettings.builder()
-                        .consumerConfig(c)
-                        .producerConfig(p)
-                        .include(topic)
-                        .offsetCommitIntervalMs(500)
-                        .messageHandler(handler)
-                        .build(),
-                new MirrorMetrics(new MetricRegistry()),
-                Time.SYSTEM);
-        engine.start();
-        return engine;
-    }
-
-    private static void stop(MirrorEngine engine) throws InterruptedException {
-        engine.requestStop();
-        assertThat(engine.awaitTermination(Duration.ofSeconds(60))).isTrue();
     }
 
     @Test
@@ -199,83 +157,6 @@ class CanaryIT {
                     () -> canary.counts().arrived() >= 6);
             assertThat(canary.counts().lost()).isZero();
             assertThat(canary.state()).isEqualTo(CanaryState.OK);
-        } finally {
-            stop(engine);
-        }
-    }
-
-    @Test
-    void sourceClusterDownIsReportedAndTheCanaryRecovers() throws Exception {
-        try (KafkaCluster source = KafkaCluster.start("canary-source", 1)) {
-            MirrorEngine engine = mirror(source, "g-canary-src", "canary\\.src", null);
-            try (Canary canary = canary(source, "canary.src")) {
-                Await.until(
-                        "probes flowing",
-                        Duration.ofSeconds(60),
-                        () -> canary.counts().arrived() >= 4);
-
-                // When: the source goes away for a while
-                source.stopAll();
-                Await.until(
-                        "produce failures reported",
-                        Duration.ofSeconds(30),
-                        () -> !canary.sourceAvailable() && canary.produceErrors() > 0);
-                source.restartAll();
-
-                // Then
-                Await.until(
-                        "source available and OK again",
-                        Duration.ofSeconds(90),
-                        () -> canary.sourceAvailable()
-                                && canary.state() == CanaryState.OK
-                                && canary.counts().arrived() >= 10);
-            } finally {
-                stop(engine);
-            }
-        }
-    }
-
-    @Test
-    void aCanaryRestartedWithTheSameIdBehindALaggingMirrorNeitherHidesALossNorInventsADuplicate() throws Exception {
-        // Given: a canary with a fixed canary.id whose probes the mirror copies, then the mirror stops, so the
-        // probes of its last seconds are still on the source when the canary is restarted
-        KafkaCluster source = SharedClusters.source();
-        String topic = "canary.restart";
-        MirrorEngine engine = mirror(source, "g-canary-restart", "canary\\.restart", null);
-        try (Canary first = canary(source, topic, "canary.id", "fixed-id")) {
-            Await.until(
-                    "probes flowing",
-                    Duration.ofSeconds(60),
-                    () -> first.counts().arrived() >= 4);
-            stop(engine);
-            Await.until(
-                    "probes outstanding behind the stopped mirror",
-                    Duration.ofSeconds(30),
-                    () -> first.counts().outstanding() >= 4);
-        }
-
-        // When: the canary restarts with the same id, and the mirror comes back and copies the old probes too
-        try (Canary second = canary(
-                source, topic, "canary.id", "fixed-id", "alarm.threshold.ms", "30000", "lost.after.ms", "60000")) {
-            // The new run reads the target before the mirror copies the old probes there
-            Await.until("the new run reads the target", Duration.ofSeconds(30), second::targetTopicPresent);
-            Await.until(
-                    "the new run has probes out",
-                    Duration.ofSeconds(30),
-                    () -> second.counts().sent() >= 2);
-            engine = mirror(source, "g-canary-restart", "canary\\.restart", null);
-            Await.until(
-                    "the earlier run's probes arrived", Duration.ofSeconds(60), () -> second.earlierRunArrivals() >= 4);
-            Await.until(
-                    "and this run's own",
-                    Duration.ofSeconds(60),
-                    () -> second.counts().arrived() >= 6);
-
-            // Then: the earlier run's probes are told apart from this run's (their sequence numbers overlap)
-            assertThat(second.counts().duplicated()).as("no invented duplicate").isZero();
-            assertThat(second.counts().lost()).isZero();
-            ProbeTracker.Counts n = second.counts();
-            assertThat(n.arrived() + n.outstanding() + n.lost()).isEqualTo(n.sent());
         } finally {
             stop(engine);
         }

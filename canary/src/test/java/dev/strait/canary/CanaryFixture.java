@@ -1,0 +1,61 @@
+package dev.strait.canary;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.codahale.metrics.MetricRegistry;
+import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.engine.MirrorEngine;
+import dev.strait.mirror.handler.MessageHandler;
+import dev.strait.mirror.metrics.MirrorMetrics;
+import dev.strait.testkit.KafkaCluster;
+import dev.strait.testkit.SharedClusters;
+import java.time.Duration;
+import java.util.Properties;
+import org.apache.kafka.common.utils.Time;
+
+/** A canary and the real mirror between a source and the shared target cluster, for the canary's ITs. */
+final class CanaryFixture {
+    private CanaryFixture() {}
+
+    static Canary canary(KafkaCluster source, String topic, String... extra) {
+        Properties p = new Properties();
+        p.put("source.bootstrap.servers", source.bootstrapServers());
+        p.put("target.bootstrap.servers", SharedClusters.target().bootstrapServers());
+        p.put("topic", topic);
+        p.put("partitions", "2");
+        p.put("interval.ms", "1000");
+        p.put("canary.id", "it-" + topic);
+        for (int i = 0; i < extra.length; i += 2) {
+            p.put(extra[i], extra[i + 1]);
+        }
+        Canary c = new Canary(CanaryConfig.from(p), new MetricRegistry(), Time.SYSTEM);
+        c.start();
+        return c;
+    }
+
+    static MirrorEngine mirror(KafkaCluster source, String group, String topic, MessageHandler handler) {
+        Properties c = new Properties();
+        c.put("bootstrap.servers", source.bootstrapServers());
+        c.put("group.id", group);
+        c.put("metadata.max.age.ms", "1000");
+        Properties p = new Properties();
+        p.put("bootstrap.servers", SharedClusters.target().bootstrapServers());
+        MirrorEngine engine = new MirrorEngine(
+                MirrorSettings.builder()
+                        .consumerConfig(c)
+                        .producerConfig(p)
+                        .include(topic)
+                        .offsetCommitIntervalMs(500)
+                        .messageHandler(handler)
+                        .build(),
+                new MirrorMetrics(new MetricRegistry()),
+                Time.SYSTEM);
+        engine.start();
+        return engine;
+    }
+
+    static void stop(MirrorEngine engine) throws InterruptedException {
+        engine.requestStop();
+        assertThat(engine.awaitTermination(Duration.ofSeconds(60))).isTrue();
+    }
+}
