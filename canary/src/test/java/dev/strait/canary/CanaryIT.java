@@ -11,6 +11,7 @@ import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.SharedClusters;
 import dev.strait.testkit.WebhookReceiver;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -82,11 +83,15 @@ class CanaryIT {
         MirrorEngine engine = mirror(source, "g-canary-stop", "canary\\.stop", null);
         // No suppression: every change is posted, so the test can count them from a known state.
         try (Canary canary = canary(source, "canary.stop", "alert.webhook.url", hook, "alert.suppress.ms", "0")) {
-            // A loaded machine may take longer than the 2 s threshold for the first probes: start from OK.
+            // A loaded machine may take longer than the 2 s threshold for the first probes (a cold mirror: LATE,
+            // even LOST, then OK, each posted): start from OK, with the webhook of that last change in too, since
+            // a change is posted a moment after the state changed.
             Await.until(
-                    "probes flowing and OK",
+                    "probes flowing and OK, and no webhook of an earlier state still to come",
                     Duration.ofSeconds(60),
-                    () -> canary.counts().arrived() >= 4 && canary.state() == CanaryState.OK);
+                    () -> canary.counts().arrived() >= 4
+                            && canary.state() == CanaryState.OK
+                            && lastPostedStateIsOk(webhook));
             int before = webhook.bodies().size();
 
             // When: the mirror stops
@@ -167,6 +172,13 @@ class CanaryIT {
         } finally {
             stop(engine);
         }
+    }
+
+    /** True when nothing was posted yet, or the last post was a change to OK. */
+    private static boolean lastPostedStateIsOk(WebhookReceiver webhook) {
+        List<String> bodies = webhook.bodies();
+        // The change's own state precedes its "detail" object, which repeats the state.
+        return bodies.isEmpty() || bodies.get(bodies.size() - 1).contains("\"state\":\"OK\",\"detail\"");
     }
 
     private static String get(int port, String path) throws Exception {
