@@ -3,10 +3,9 @@ package dev.strait.canary;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.codahale.metrics.MetricRegistry;
-import dev.strait.mirror.config.MirrorSettings;
 import dev.strait.mirror.engine.MirrorEngine;
 import dev.strait.mirror.handler.MessageHandler;
-import dev.strait.mirror.metrics.MirrorMetrics;
+import dev.strait.mirror.testing.TestMirror;
 import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.SharedClusters;
 import java.time.Duration;
@@ -35,23 +34,9 @@ final class CanaryFixture {
 
     static MirrorEngine mirror(KafkaCluster source, String group, String topic, MessageHandler handler) {
         Properties c = new Properties();
-        c.put("bootstrap.servers", source.bootstrapServers());
-        c.put("group.id", group);
         c.put("metadata.max.age.ms", "1000");
-        Properties p = new Properties();
-        p.put("bootstrap.servers", SharedClusters.target().bootstrapServers());
-        MirrorEngine engine = new MirrorEngine(
-                MirrorSettings.builder()
-                        .consumerConfig(c)
-                        .producerConfig(p)
-                        .include(topic)
-                        .offsetCommitIntervalMs(500)
-                        .messageHandler(handler)
-                        .build(),
-                new MirrorMetrics(new MetricRegistry()),
-                Time.SYSTEM);
-        engine.start();
-        return engine;
+        return TestMirror.start(
+                source.bootstrapServers(), SharedClusters.target().bootstrapServers(), group, topic, handler, c);
     }
 
     static void stop(MirrorEngine engine) throws InterruptedException {

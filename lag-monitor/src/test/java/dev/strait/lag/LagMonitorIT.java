@@ -2,17 +2,15 @@ package dev.strait.lag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.codahale.metrics.MetricRegistry;
 import com.sun.net.httpserver.HttpServer;
 import dev.strait.lag.config.LagMonitorConfig;
 import dev.strait.lag.sample.PartitionLag;
 import dev.strait.lag.status.Status;
 import dev.strait.lag.status.StatusEvaluator.GroupStatus;
-import dev.strait.mirror.config.MirrorSettings;
 import dev.strait.mirror.engine.MirrorEngine;
 import dev.strait.mirror.handler.MessageHandler;
-import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.provenance.Provenance;
+import dev.strait.mirror.testing.TestMirror;
 import dev.strait.testkit.Await;
 import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.LoadGenerator;
@@ -76,24 +74,7 @@ class LagMonitorIT {
     }
 
     private static MirrorEngine mirror(String group, String topic, MessageHandler handler, Properties extra) {
-        Properties c = new Properties();
-        c.put("bootstrap.servers", source.bootstrapServers());
-        c.put("group.id", group);
-        c.putAll(extra);
-        Properties p = new Properties();
-        p.put("bootstrap.servers", target.bootstrapServers());
-        MirrorEngine engine = new MirrorEngine(
-                MirrorSettings.builder()
-                        .consumerConfig(c)
-                        .producerConfig(p)
-                        .include(topic)
-                        .offsetCommitIntervalMs(500)
-                        .messageHandler(handler)
-                        .build(),
-                new MirrorMetrics(new MetricRegistry()),
-                Time.SYSTEM);
-        engine.start();
-        return engine;
+        return TestMirror.start(source.bootstrapServers(), target.bootstrapServers(), group, topic, handler, extra);
     }
 
     private static void stop(MirrorEngine engine) throws InterruptedException {
