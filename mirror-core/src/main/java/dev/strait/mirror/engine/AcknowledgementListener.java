@@ -18,4 +18,14 @@ public interface AcknowledgementListener {
     AcknowledgementListener NONE = (source, sourceOffset, target, targetOffset) -> {};
 
     void acknowledged(TopicPartition source, long sourceOffset, TopicPartition target, long targetOffset);
+
+    /**
+     * Loop prevention dropped source record {@code source}@{@code sourceOffset} because it is itself a copy of the
+     * target record {@code target}@{@code targetOffset} (its provenance says so): that target record stands for it.
+     * A group that consumed the source record has consumed its original, and one that has not must not be put past
+     * the original on the target (a failover after a failback, or an active-active pair with identical names).
+     * Runs on the stream's thread, in source offset order per source partition; same rules as
+     * {@link #acknowledged}. Most listeners do not care.
+     */
+    default void original(TopicPartition source, long sourceOffset, TopicPartition target, long targetOffset) {}
 }

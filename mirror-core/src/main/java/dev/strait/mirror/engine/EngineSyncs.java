@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
@@ -79,7 +80,22 @@ final class EngineSyncs {
 
     /** Where the streams report acknowledged copies. */
     AcknowledgementListener listener() {
-        return offsetMap == null ? AcknowledgementListener.NONE : offsetMap::acknowledged;
+        if (offsetMap == null) {
+            return AcknowledgementListener.NONE;
+        }
+        OffsetMap map = offsetMap;
+        return new AcknowledgementListener() {
+            @Override
+            public void acknowledged(
+                    TopicPartition source, long sourceOffset, TopicPartition target, long targetOffset) {
+                map.acknowledged(source, sourceOffset, target, targetOffset);
+            }
+
+            @Override
+            public void original(TopicPartition source, long sourceOffset, TopicPartition target, long targetOffset) {
+                map.original(source, sourceOffset, target, targetOffset);
+            }
+        };
     }
 
     OffsetMap offsetMap() {

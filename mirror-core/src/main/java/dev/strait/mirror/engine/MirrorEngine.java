@@ -17,6 +17,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -192,9 +193,19 @@ public final class MirrorEngine implements AutoCloseable {
         if (b == AcknowledgementListener.NONE) {
             return a;
         }
-        return (source, sourceOffset, target, targetOffset) -> {
-            a.acknowledged(source, sourceOffset, target, targetOffset);
-            b.acknowledged(source, sourceOffset, target, targetOffset);
+        return new AcknowledgementListener() {
+            @Override
+            public void acknowledged(
+                    TopicPartition source, long sourceOffset, TopicPartition target, long targetOffset) {
+                a.acknowledged(source, sourceOffset, target, targetOffset);
+                b.acknowledged(source, sourceOffset, target, targetOffset);
+            }
+
+            @Override
+            public void original(TopicPartition source, long sourceOffset, TopicPartition target, long targetOffset) {
+                a.original(source, sourceOffset, target, targetOffset);
+                b.original(source, sourceOffset, target, targetOffset);
+            }
         };
     }
 

@@ -3,6 +3,7 @@ package dev.strait.mirror.engine;
 import dev.strait.mirror.config.MirrorSettings;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.offsets.OffsetTracker;
+import dev.strait.mirror.provenance.Provenance;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -81,6 +82,7 @@ final class MirrorStream implements Runnable {
     private final OffsetTracker offsets = new OffsetTracker();
     private final RecordRouter router;
     private final SendTracker sends;
+    private final AcknowledgementListener listener;
     private final RecordSizer sizer;
 
     // Written by the producer's I/O thread, read by the stream thread.
@@ -125,6 +127,7 @@ final class MirrorStream implements Runnable {
         this.sizer = sizer;
         this.router = new RecordRouter(settings, targets, sourceClusterId, targetClusterId, logPrefix);
         this.sends = new SendTracker(listener);
+        this.listener = listener;
         this.truncation = new SourceTruncationHandler(
                 consumer, offsets, settings.onSourceTruncation(), metrics, logPrefix, sourceTopicIds);
     }
@@ -271,8 +274,27 @@ final class MirrorStream implements Runnable {
         }
         if (verdict == RecordRouter.Verdict.DROPPED_BY_LOOP_PREVENTION) {
             metrics.droppedByLoopPrevention();
+            tellOriginal(tp, record);
         } else if (verdict == RecordRouter.Verdict.DROPPED_BY_HANDLER) {
             metrics.droppedByHandler();
+        }
+    }
+
+    /** Tells the listener where the target record that a dropped copy stands for is (its provenance says). */
+    private void tellOriginal(TopicPartition tp, ConsumerRecord<byte[], byte[]> record) {
+        Provenance p = Provenance.from(record.headers());
+        if (p == null) {
+            return;
+        }
+        try {
+            listener.original(tp, record.offset(), new TopicPartition(p.topic(), p.partition()), p.offset());
+        } catch (RuntimeException e) {
+            LOGGER.warn(
+                    "{}Acknowledgement listener failed for the original of {}@{}: {}",
+                    logPrefix,
+                    tp,
+                    record.offset(),
+                    e.toString());
         }
     }
 

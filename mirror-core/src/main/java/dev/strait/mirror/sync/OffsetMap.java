@@ -41,6 +41,14 @@ public final class OffsetMap {
         h.acknowledged(source, sourceOffset, targetOffset);
     }
 
+    /**
+     * Loop prevention dropped {@code source}@{@code sourceOffset}, a copy of target record {@code target}@{@code
+     * targetOffset}: that record stands for it in translations (see {@link TargetHistory#original}).
+     */
+    public void original(TopicPartition source, long sourceOffset, TopicPartition target, long targetOffset) {
+        history(target).original(source, sourceOffset, targetOffset);
+    }
+
     public TargetHistory history(TopicPartition target) {
         return histories.computeIfAbsent(target, tp -> new TargetHistory(tp, maxSegments));
     }

@@ -351,25 +351,17 @@ public final class PartitionIndex {
                 long u = Math.max(c, runMin[0]);
                 return u > runMax[0] ? Long.MAX_VALUE : positionOfFirstAtLeast(0, u);
             }
-            long bound = Long.MAX_VALUE;
-            List<long[]> covered = new ArrayList<>(runStart.length);
-            for (int run = runStart.length - 1; run >= 0; run--) {
-                long hi = runMax[run];
-                long u = firstUncovered(covered, Math.max(c, runMin[run]), hi);
-                while (u >= 0) {
-                    // u may be a hole in the source offsets (a record not copied): look at the next one held.
-                    int seg = firstSegmentEndingAtOrAfter(runStart[run], runEnd(run), u);
-                    long held = Math.max(u, s[seg]);
-                    long next = firstUncovered(covered, held, hi);
-                    if (next == held) {
-                        bound = t[seg] + (held - s[seg]);
-                        break;
-                    }
-                    u = next;
-                }
-                cover(covered, runMin[run], runMax[run]);
+            return lastHolders().noSkipBound(c);
+        }
+
+        private LastHolders lastHolders;
+
+        /** Built on first use: an index answers many translations, and one run needs none of it. */
+        private LastHolders lastHolders() {
+            if (lastHolders == null) {
+                lastHolders = LastHolders.of(this);
             }
-            return bound;
+            return lastHolders;
         }
 
         /** Target offset of the first copy with source offset >= u in run {@code run} (u at most the run's maximum). */
@@ -427,34 +419,123 @@ public final class PartitionIndex {
             }
             return before[i] + Math.min(len[i], offset - t[i]);
         }
+    }
 
-        private static long firstUncovered(List<long[]> covered, long lo, long hi) {
-            long u = lo;
-            boolean moved = true;
-            while (moved && u <= hi) {
-                moved = false;
-                for (long[] c : covered) {
-                    if (c[0] <= u && u <= c[1]) {
-                        u = c[1] + 1;
-                        moved = true;
-                    }
-                }
+    /**
+     * For each source offset held by a feeder, where its copies in the last run holding it are: the pieces of the
+     * feeder's segments that no later run holds again. A later run does not hold every offset between its lowest
+     * and highest: after a failback the forward mirror drops the copies written back (their originals, earlier on
+     * the target, stand for them), so the records a run skipped are held only by an earlier run, and they must not
+     * be skipped. Copies of one record within one run (a handler's several outputs) are all kept: the first counts.
+     */
+    private static final class LastHolders {
+        /** Pieces sorted by first source offset: target offset, first and last source offset. */
+        private final long[] t;
+
+        private final long[] sFirst;
+        private final long[] sLast;
+        /** Lowest target offset of the pieces from i on. */
+        private final long[] suffixMinT;
+        /** Highest last source offset of the pieces up to i. */
+        private final long[] prefixMaxLast;
+
+        private LastHolders(long[] t, long[] sFirst, long[] sLast) {
+            this.t = t;
+            this.sFirst = sFirst;
+            this.sLast = sLast;
+            int n = t.length;
+            suffixMinT = new long[n + 1];
+            suffixMinT[n] = Long.MAX_VALUE;
+            for (int i = n - 1; i >= 0; i--) {
+                suffixMinT[i] = Math.min(t[i], suffixMinT[i + 1]);
             }
-            return u <= hi ? u : -1;
+            prefixMaxLast = new long[n];
+            for (int i = 0; i < n; i++) {
+                prefixMaxLast[i] = Math.max(sLast[i], i == 0 ? Long.MIN_VALUE : prefixMaxLast[i - 1]);
+            }
         }
 
-        private static void cover(List<long[]> covered, long lo, long hi) {
-            long a = lo;
-            long b = hi;
-            for (int i = covered.size() - 1; i >= 0; i--) {
-                long[] c = covered.get(i);
-                if (c[1] + 1 >= a && c[0] <= b + 1) {
-                    a = Math.min(a, c[0]);
-                    b = Math.max(b, c[1]);
-                    covered.remove(i);
+        static LastHolders of(Feeder f) {
+            java.util.TreeMap<Long, Long> covered = new java.util.TreeMap<>();
+            List<long[]> pieces = new ArrayList<>();
+            for (int run = f.runStart.length - 1; run >= 0; run--) {
+                int end = f.runEnd(run);
+                for (int i = f.runStart[run]; i < end; i++) {
+                    uncovered(covered, f.t[i], f.s[i], f.s[i] + f.len[i] - 1, pieces);
+                }
+                for (int i = f.runStart[run]; i < end; i++) {
+                    cover(covered, f.s[i], f.s[i] + f.len[i] - 1);
                 }
             }
-            covered.add(new long[] {a, b});
+            pieces.sort((a, b) -> a[1] != b[1] ? Long.compare(a[1], b[1]) : Long.compare(a[0], b[0]));
+            int n = pieces.size();
+            long[] t = new long[n];
+            long[] first = new long[n];
+            long[] last = new long[n];
+            for (int i = 0; i < n; i++) {
+                t[i] = pieces.get(i)[0];
+                first[i] = pieces.get(i)[1];
+                last[i] = pieces.get(i)[2];
+            }
+            return new LastHolders(t, first, last);
+        }
+
+        /** The parts of source offsets [lo, hi] (copied from target offset segT on) that {@code covered} lacks. */
+        private static void uncovered(
+                java.util.TreeMap<Long, Long> covered, long segT, long lo, long hi, List<long[]> out) {
+            long u = lo;
+            Map.Entry<Long, Long> c = covered.floorEntry(u);
+            if (c != null && c.getValue() >= u) {
+                u = c.getValue() + 1;
+            }
+            while (u <= hi) {
+                Map.Entry<Long, Long> next = covered.ceilingEntry(u);
+                long pieceEnd = next == null ? hi : Math.min(hi, next.getKey() - 1);
+                out.add(new long[] {segT + (u - lo), u, pieceEnd});
+                if (next == null) {
+                    break;
+                }
+                u = next.getValue() + 1;
+            }
+        }
+
+        private static void cover(java.util.TreeMap<Long, Long> covered, long lo, long hi) {
+            long a = lo;
+            long b = hi;
+            Map.Entry<Long, Long> below = covered.floorEntry(a);
+            if (below != null && below.getValue() + 1 >= a) {
+                a = below.getKey();
+                b = Math.max(b, below.getValue());
+                covered.remove(below.getKey());
+            }
+            Map.Entry<Long, Long> next = covered.ceilingEntry(a);
+            while (next != null && next.getKey() <= b + 1) {
+                b = Math.max(b, next.getValue());
+                covered.remove(next.getKey());
+                next = covered.ceilingEntry(a);
+            }
+            covered.put(a, b);
+        }
+
+        /** The lowest target offset of a last-run copy of a source offset at or after c; MAX_VALUE if none. */
+        long noSkipBound(long c) {
+            int lo = 0;
+            int hi = t.length;
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                if (sFirst[mid] < c) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            long bound = suffixMinT[lo];
+            for (int j = lo - 1; j >= 0 && prefixMaxLast[j] >= c; j--) {
+                if (sLast[j] >= c) {
+                    bound = Math.min(bound, t[j] + (c - sFirst[j]));
+                }
+            }
+            return bound;
         }
     }
 }

@@ -37,6 +37,15 @@ public final class TargetHistory {
 
     private long tailFrom = -1;
     private long tailTo = -1;
+    /**
+     * Originals of dropped copies not merged yet, as {@code [target, source, length, feeder]} runs: they arrive
+     * below the acknowledged end, so each merge rebuilds the segments; batching keeps that to one rebuild per
+     * {@link #ORIGINALS_BATCH} records or per read.
+     */
+    private final List<long[]> originals = new ArrayList<>();
+
+    private int pendingOriginals;
+    private static final int ORIGINALS_BATCH = 4_096;
     private long version;
     private PartitionIndex cached;
     private long cachedVersion = -1;
@@ -80,6 +89,57 @@ public final class TargetHistory {
         capSize();
     }
 
+    /**
+     * Source record {@code source}@{@code sourceOffset} is itself a copy of this partition's record at {@code
+     * targetOffset} (loop prevention dropped it: after a failback the forward mirror reads the records copied back,
+     * and an active-active pair reads the other side's copies of its own records). That target record stands for
+     * the source record: a group that committed past it on the source has consumed it, one that did not must be
+     * put before it. Without this fact the translation of a group on the source would jump past the original.
+     */
+    public synchronized void original(TopicPartition source, long sourceOffset, long targetOffset) {
+        int f = feederId(source);
+        if (!originals.isEmpty()) {
+            long[] last = originals.get(originals.size() - 1);
+            if (last[3] == f
+                    && targetOffset == last[0] + last[2]
+                    && sourceOffset == last[1] + last[2]
+                    && last[2] < Integer.MAX_VALUE) {
+                last[2]++;
+                pendingOriginals++;
+                if (pendingOriginals >= ORIGINALS_BATCH) {
+                    settleOriginals();
+                }
+                return;
+            }
+        }
+        originals.add(new long[] {targetOffset, sourceOffset, 1, f});
+        pendingOriginals++;
+        if (pendingOriginals >= ORIGINALS_BATCH || originals.size() >= 64) {
+            settleOriginals();
+        }
+    }
+
+    /** Merges the pending originals into the segments: known facts over the ranges they cover. */
+    private void settleOriginals() {
+        if (originals.isEmpty()) {
+            return;
+        }
+        flushTail();
+        List<long[]> segs = new ArrayList<>(size + originals.size());
+        for (int i = 0; i < size; i++) {
+            segs.add(new long[] {t[i], s[i], len[i], feeder[i]});
+        }
+        segs.addAll(originals);
+        rebuild(segs);
+        for (long[] o : originals) {
+            known.add(o[0], o[0] + o[2]);
+        }
+        originals.clear();
+        pendingOriginals = 0;
+        version++;
+        capSize();
+    }
+
     private void extendKnown(long targetOffset) {
         if (targetOffset == tailTo) {
             tailTo++;
@@ -106,6 +166,7 @@ public final class TargetHistory {
      * of the range is known not to be a copy.
      */
     public synchronized void merge(List<Fact> facts, long from, long to) {
+        settleOriginals();
         flushTail();
         List<long[]> segs = new ArrayList<>(size + facts.size());
         for (int i = 0; i < size; i++) {
@@ -122,6 +183,7 @@ public final class TargetHistory {
 
     /** Learns a persisted snapshot (another process's knowledge, or this one's from before a restart). */
     public synchronized void merge(HistorySnapshot snapshot) {
+        settleOriginals();
         flushTail();
         List<long[]> segs = new ArrayList<>(size + snapshot.size());
         for (int i = 0; i < size; i++) {
@@ -204,6 +266,7 @@ public final class TargetHistory {
     }
 
     private void dropBelowLocked(long offset) {
+        settleOriginals();
         flushTail();
         int first = 0;
         while (first < size && t[first] + len[first] <= offset) {
@@ -228,6 +291,8 @@ public final class TargetHistory {
 
     /** Forgets everything: the target partition was truncated or its topic re-created. */
     public synchronized void reset() {
+        originals.clear();
+        pendingOriginals = 0;
         size = 0;
         known.clear();
         tailFrom = -1;
@@ -237,21 +302,25 @@ public final class TargetHistory {
 
     /** One past the highest offset known, or -1 when nothing is known yet. */
     public synchronized long knownEnd() {
+        settleOriginals();
         return tailFrom >= 0 ? Math.max(tailTo, known.end()) : known.end();
     }
 
     /** The unknown ranges between known ones, lowest first: to be read from the target. */
     public synchronized List<long[]> holes() {
+        settleOriginals();
         flushTail();
         return known.holes();
     }
 
     public synchronized int segments() {
+        settleOriginals();
         return size;
     }
 
     /** A read-only view for translation, built once per change (a round translates every group on it). */
     public synchronized PartitionIndex index() {
+        settleOriginals();
         if (cached != null && cachedVersion == version) {
             return cached;
         }
@@ -265,6 +334,7 @@ public final class TargetHistory {
 
     /** Everything known, for persisting. */
     public synchronized HistorySnapshot snapshot() {
+        settleOriginals();
         flushTail();
         return new HistorySnapshot(
                 target,
@@ -278,6 +348,7 @@ public final class TargetHistory {
 
     /** Changes since {@code version}; callers persist a snapshot when this moved. */
     public synchronized long version() {
+        settleOriginals();
         return version;
     }
 
