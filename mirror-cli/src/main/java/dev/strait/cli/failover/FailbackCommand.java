@@ -183,12 +183,13 @@ public final class FailbackCommand implements Callable<Integer> {
             for (FailbackPlan.PartitionGroupBack p : g.partitions()) {
                 b.append(String.format(
                         Locale.ROOT,
-                        "  %-28s %12d  ->  %-28s %12s  %s%n",
+                        "  %-28s %12d  ->  %-28s %12s  %s%s%n",
                         p.target(),
                         p.targetOffset(),
                         p.source(),
                         p.sourceOffset() < 0 ? "(after copy)" : String.valueOf(p.sourceOffset()),
-                        p.how()));
+                        p.how(),
+                        p.readAgain() > 0 ? " (reads " + p.readAgain() + " copies again)" : ""));
             }
         }
         b.append('\n')
@@ -285,6 +286,8 @@ public final class FailbackCommand implements Callable<Integer> {
                         .append(p.sourceOffset())
                         .append(",\"how\":")
                         .append(Json.quote(p.how()))
+                        .append(",\"readAgain\":")
+                        .append(p.readAgain())
                         .append('}');
             }
             b.append("]}");

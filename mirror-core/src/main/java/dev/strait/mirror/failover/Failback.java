@@ -204,7 +204,7 @@ public final class Failback implements AutoCloseable {
                         topic, sourceTopicOf.get(topic), m == null ? -1 : m.timeMs(), parts));
             }
         }
-        List<FailbackPlan.GroupBack> groupPlans = groups(groups, tps, null);
+        List<FailbackPlan.GroupBack> groupPlans = groups(groups, tps, null, divergentEnds(topics));
         return new FailbackPlan(sourceCluster, targetCluster, now, topics, groupPlans, List.copyOf(warnings));
     }
 
@@ -241,7 +241,82 @@ public final class Failback implements AutoCloseable {
         return out;
     }
 
-    private List<FailbackPlan.GroupBack> groups(GroupFilter filter, Set<TopicPartition> tps, OffsetMap reverse) {
+    /**
+     * Where a group that read records written on the target after the failover resumes on {@code sp}: after their
+     * copies written back, unless source records it never read come first (divergence: source records that never
+     * reached the target, and that it had not consumed on the source before the failover). Then it resumes at the
+     * first of those and reads the copies of what it read on the target again: it never skips a record.
+     */
+    private FailbackPlan.PartitionGroupBack afterTheFailover(
+            TopicPartition tp,
+            TopicPartition sp,
+            long x,
+            GroupCheckpoint checkpoint,
+            OffsetMap reverse,
+            Map<TopicPartition, Long> divergentEnds) {
+        long point = failoverPoints.get(tp);
+        long firstUnread = Math.max(0, frontier(sp));
+        if (checkpoint != null && checkpoint.committed().containsKey(sp)) {
+            firstUnread = Math.max(firstUnread, checkpoint.committed().get(sp));
+        }
+        TargetHistory h = reverse == null ? null : reverse.existing(sp);
+        long divergentEnd = divergentEnds.getOrDefault(sp, -1L);
+        if (h != null) {
+            long firstCopy = firstCopyBack(h, point);
+            if (firstCopy >= 0) {
+                divergentEnd = divergentEnd < 0 ? firstCopy : Math.min(divergentEnd, firstCopy);
+            }
+        }
+        Translation t = h == null ? null : h.index().translate(Map.of(tp, x));
+        long after = t == null ? -1 : t.offset();
+        if (firstUnread < divergentEnd) {
+            // The copies of the x - point records it read on the target follow the divergent records.
+            long again = h == null ? x - point : copiesBack(h, point, x);
+            return new FailbackPlan.PartitionGroupBack(
+                    tp, sp, x, firstUnread, "at the divergent records it never read", again);
+        }
+        return new FailbackPlan.PartitionGroupBack(tp, sp, x, after, "after the copies written back", 0);
+    }
+
+    /** Per source partition, one past its divergent records (they follow the forward mirror's frontier). */
+    private static Map<TopicPartition, Long> divergentEnds(List<FailbackPlan.TopicBack> topics) {
+        Map<TopicPartition, Long> out = new HashMap<>();
+        for (FailbackPlan.TopicBack t : topics) {
+            for (FailbackPlan.PartitionBack p : t.partitions()) {
+                out.put(new TopicPartition(t.sourceTopic(), p.partition()), p.sourceFrontier() + p.divergent());
+            }
+        }
+        return out;
+    }
+
+    /** The source offset of the first copy written back of a target record at or after {@code point}, or -1. */
+    private static long firstCopyBack(TargetHistory reverse, long point) {
+        var snap = reverse.snapshot();
+        long first = -1;
+        for (int i = 0; i < snap.size(); i++) {
+            long skip = Math.max(0, point - snap.s()[i]);
+            if (skip < snap.len()[i]) {
+                long at = snap.t()[i] + skip;
+                first = first < 0 ? at : Math.min(first, at);
+            }
+        }
+        return first;
+    }
+
+    /** Copies on the source of the target records in [point, x): what a group that read them reads again. */
+    private static long copiesBack(TargetHistory reverse, long point, long x) {
+        var snap = reverse.snapshot();
+        long n = 0;
+        for (int i = 0; i < snap.size(); i++) {
+            long lo = Math.max(point, snap.s()[i]);
+            long hi = Math.min(x, snap.s()[i] + snap.len()[i]);
+            n += Math.max(0, hi - lo);
+        }
+        return n;
+    }
+
+    private List<FailbackPlan.GroupBack> groups(
+            GroupFilter filter, Set<TopicPartition> tps, OffsetMap reverse, Map<TopicPartition, Long> divergentEnds) {
         String reverseGroup = reverseGroup();
         List<String> names = Clusters.consumerGroups(
                 targetAdmin, g -> !g.equals(reverseGroup) && filter.matches(g), Connections.TIMEOUT_MS);
@@ -297,15 +372,10 @@ public final class Failback implements AutoCloseable {
                             }
                             how = "after the failover copy";
                         }
-                        parts.add(new FailbackPlan.PartitionGroupBack(tp, f, x, s, how));
+                        parts.add(new FailbackPlan.PartitionGroupBack(tp, f, x, s, how, 0));
                     }
-                } else if (reverse == null) {
-                    parts.add(new FailbackPlan.PartitionGroupBack(tp, sp, x, -1, "after the copies written back"));
                 } else {
-                    TargetHistory h = reverse.existing(sp);
-                    Translation t = h == null ? null : h.index().translate(Map.of(tp, x));
-                    parts.add(new FailbackPlan.PartitionGroupBack(
-                            tp, sp, x, t == null ? -1 : t.offset(), "after the copies written back"));
+                    parts.add(afterTheFailover(tp, sp, x, checkpoints.get(g), reverse, divergentEnds));
                 }
             }
             out.add(new FailbackPlan.GroupBack(
@@ -414,7 +484,7 @@ public final class Failback implements AutoCloseable {
 
         List<FailbackPlan.GroupBack> groups = new ArrayList<>();
         List<String> notMoved = new ArrayList<>();
-        for (FailbackPlan.GroupBack g : groups(filter, tps, reverse)) {
+        for (FailbackPlan.GroupBack g : groups(filter, tps, reverse, divergentEnds(plan.topics()))) {
             FailbackPlan.GroupBack done = moveOnSource(g, force);
             groups.add(done);
             if (!done.outcome().equals("moved") && !done.outcome().equals("nothing to move")) {

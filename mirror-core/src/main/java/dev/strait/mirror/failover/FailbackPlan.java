@@ -78,9 +78,17 @@ public record FailbackPlan(
      *
      * @param targetOffset the group's committed offset on the target
      * @param sourceOffset where it resumes on the source; -1 while it depends on records not copied back yet
-     * @param how "from the failover copy" (it had not read past the failover point) or "after the copies written
-     *     back" (it read records written on the target)
+     * @param how "from the failover copy" (it had not read past the failover point), "after the copies written
+     *     back" (it read records written on the target) or "at the divergent records it never read" (it read records
+     *     written on the target, but source records that never reached the target come before their copies)
+     * @param readAgain records at or after {@code sourceOffset} that the group had already consumed (on the target:
+     *     their copies written back come after the divergent records it must not skip); 0 when the position is exact
      */
     public record PartitionGroupBack(
-            TopicPartition target, TopicPartition source, long targetOffset, long sourceOffset, String how) {}
+            TopicPartition target,
+            TopicPartition source,
+            long targetOffset,
+            long sourceOffset,
+            String how,
+            long readAgain) {}
 }
