@@ -227,6 +227,18 @@ public final class GroupOffsetSync implements Runnable {
         }
         for (ConsumerRecord<byte[], byte[]> r : syncTopic.readNew()) {
             SyncRecords.Key key = SyncRecords.parseKey(r.key());
+            if (key != null
+                    && !loaded
+                    && key.kind() == SyncRecords.Kind.GROUP
+                    && key.sourceCluster().equals(map.sourceCluster())) {
+                // Where each group stood when the mirror last looked: a group moved back on the source while the
+                // mirror was down is followed too.
+                GroupCheckpoint c = SyncRecords.decodeGroup(r.value());
+                if (c != null) {
+                    lastCheckpoints.merge(c.group(), c.committed(), GroupOffsetSync::union);
+                }
+                continue;
+            }
             if (key == null
                     || key.kind() != SyncRecords.Kind.MAP
                     || !key.sourceCluster().equals(map.sourceCluster())) {
@@ -326,10 +338,11 @@ public final class GroupOffsetSync implements Runnable {
             }
         }
         long translateDone = time.milliseconds();
+        Map<String, Set<TopicPartition>> rewound = rewound(offsets);
         List<String> candidates = new ArrayList<>();
         for (Map.Entry<String, Map<TopicPartition, Translation>> e : translated.entrySet()) {
             Map<TopicPartition, Long> known = knownOnTarget.get(e.getKey());
-            boolean ahead = known == null;
+            boolean ahead = known == null || rewound.containsKey(e.getKey());
             for (Translation t : e.getValue().values()) {
                 Long k = known == null ? null : known.get(t.target());
                 if (k == null || t.offset() > k) {
@@ -361,9 +374,20 @@ public final class GroupOffsetSync implements Runnable {
             Map<TopicPartition, OffsetAndMetadata> current = onTarget.getOrDefault(g, Map.of());
             Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
             Map<TopicPartition, Long> known = new HashMap<>();
+            Set<TopicPartition> back = rewound.getOrDefault(g, Set.of());
             for (Translation t : translated.get(g).values()) {
                 OffsetAndMetadata now = current.get(t.target());
-                if (now == null || t.offset() > now.offset()) {
+                if (now != null && t.offset() < now.offset() && fedByAny(t.target(), back)) {
+                    LOGGER.info(
+                            "Group {} was moved back on the source: moving it back on the target too, {} {} -> {} "
+                                    + "(it has no members there)",
+                            g,
+                            t.target(),
+                            now.offset(),
+                            t.offset());
+                    out.put(t.target(), new OffsetAndMetadata(t.offset()));
+                    known.put(t.target(), t.offset());
+                } else if (now == null || t.offset() > now.offset()) {
                     out.put(t.target(), new OffsetAndMetadata(t.offset()));
                     known.put(t.target(), t.offset());
                 } else {
@@ -428,6 +452,51 @@ public final class GroupOffsetSync implements Runnable {
                 sourceDone - startMs,
                 translateDone - sourceDone,
                 end - translateDone);
+    }
+
+    /**
+     * Groups whose committed offset went down on the source since the mirror last read it (an operator's
+     * {@code kafka-consumer-groups --reset-offsets}, or an application seeking back): per group, the target topics
+     * of the partitions moved back. A target offset is otherwise never moved back, but for these the group's
+     * offset on the target follows the source down, or a consumer started on the target would skip the rewound
+     * records.
+     */
+    private Map<String, Set<TopicPartition>> rewound(Map<String, Map<TopicPartition, Long>> offsets) {
+        Map<String, Set<TopicPartition>> out = new HashMap<>();
+        offsets.forEach((g, now) -> {
+            Map<TopicPartition, Long> before = lastCheckpoints.get(g);
+            if (before == null) {
+                return;
+            }
+            now.forEach((tp, offset) -> {
+                Long was = before.get(tp);
+                if (was != null && offset < was) {
+                    LOGGER.info("Group {} moved back on the source: {} {} -> {}", g, tp, was, offset);
+                    out.computeIfAbsent(g, k -> new HashSet<>()).add(tp);
+                }
+            });
+        });
+        return out;
+    }
+
+    /** Whether any of {@code sources} has copies in {@code target} (or, before any is known, maps to it). */
+    private boolean fedByAny(TopicPartition target, Set<TopicPartition> sources) {
+        TargetHistory h = map.existing(target);
+        Set<TopicPartition> feeders = h == null ? Set.of() : h.index().sources();
+        for (TopicPartition s : sources) {
+            if (feeders.contains(s)
+                    || (s.partition() == target.partition()
+                            && settings.renamer().targetTopic(s.topic()).equals(target.topic()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Map<TopicPartition, Long> union(Map<TopicPartition, Long> a, Map<TopicPartition, Long> b) {
+        Map<TopicPartition, Long> out = new HashMap<>(a);
+        out.putAll(b);
+        return out;
     }
 
     private void writeCheckpoints(

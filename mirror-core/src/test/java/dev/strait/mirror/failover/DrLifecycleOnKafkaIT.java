@@ -1,0 +1,355 @@
+package dev.strait.mirror.failover;
+
+import static dev.strait.mirror.failover.DrFixture.awaitTargetOffsets;
+import static dev.strait.mirror.failover.DrFixture.commit;
+import static dev.strait.mirror.failover.DrFixture.ends;
+import static dev.strait.mirror.failover.DrFixture.readAsGroup;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.strait.mirror.config.GroupFilter;
+import dev.strait.mirror.engine.MirrorEngine;
+import dev.strait.mirror.provenance.Provenance;
+import dev.strait.testkit.Await;
+import dev.strait.testkit.KafkaCluster;
+import dev.strait.testkit.TestCluster;
+import dev.strait.testkit.TestProducer;
+import dev.strait.testkit.TopicReader;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.utils.Time;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Disaster recovery over a site's whole life on two Apache Kafka 4.1.1 clusters (issue 21): a group rewound on
+ * the source, failover, failback and failover again, twice, and an active-active pair on identical topic names
+ * with a group moved back and forth. Every target is pre-filled with records of its own, so target offsets never
+ * equal source offsets and an identity translation would be caught.
+ *
+ * <p>What a group read is judged by each record's identity, the cluster it was first written on and its offset
+ * there (a copy names them in its provenance): after every move it must have read every record it had not
+ * consumed that the new cluster holds (skipped 0), and exactly as many it had consumed as the plan said it would
+ * read again.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class DrLifecycleOnKafkaIT {
+    private static KafkaCluster dc1;
+    private static KafkaCluster dc2;
+
+    @BeforeAll
+    static void clusters() {
+        dc1 = KafkaCluster.start("life-dc1", 1);
+        dc2 = KafkaCluster.start("life-dc2", 1);
+    }
+
+    @AfterAll
+    static void close() {
+        if (dc1 != null) {
+            dc1.close();
+        }
+        if (dc2 != null) {
+            dc2.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void aGroupMovedBackOnTheSourceIsMovedBackOnTheTarget() throws Exception {
+        // Given: the target holds 500 records of its own; 6,000 on the source, a group at its end, mirrored
+        String topic = "rw.orders";
+        dc1.createTopic(topic, 1);
+        dc2.createTopic(topic, 1);
+        produce(dc2, topic, 0, 500, 900_000);
+        produce(dc1, topic, 0, 6_000, 0);
+        commit(dc1, "rw-app", topic, Map.of(0, 6_000L));
+        MirrorEngine engine = DrFixture.start(
+                DrFixture.mirror(dc1, dc2, "mirror-rw", "rw\\..*", "rw-app").build());
+        try {
+            awaitTargetOffsets(dc2, "rw-app", topic, Map.of(0, 6_500L));
+
+            // When: an operator resets the group on the source to 1,000 (kafka-consumer-groups --reset-offsets)
+            commit(dc1, "rw-app", topic, Map.of(0, 1_000L));
+
+            // Then: the sync follows it down (it used to keep 6,500: a consumer on the target skipped 5,000)
+            awaitTargetOffsets(dc2, "rw-app", topic, Map.of(0, 1_500L));
+        } finally {
+            DrFixture.stop(engine);
+        }
+        assertThat(check(dc1, Map.of(0, 1_000L), dc2, "rw-app", topic)).isEqualTo(new Check(5_000, 0, 0));
+    }
+
+    @Test
+    @Order(2)
+    void failoverFailbackAndFailoverAgainTwiceNeverSkipARecord() throws Exception {
+        // Given: two partitions, the target with 300 and 700 records of its own, 5,000 per partition on the source,
+        // and two groups at different positions
+        String topic = "cy.orders";
+        dc1.createTopic(topic, 2);
+        dc2.createTopic(topic, 2);
+        produce(dc2, topic, 0, 300, 900_000);
+        produce(dc2, topic, 1, 700, 900_000);
+        produce(dc1, topic, 0, 5_000, 0);
+        produce(dc1, topic, 1, 5_000, 0);
+        commit(dc1, "cy-one", topic, Map.of(0, 3_000L, 1, 3_000L));
+        commit(dc1, "cy-two", topic, Map.of(0, 1_000L, 1, 4_500L));
+        GroupFilter groups = GroupFilter.of("cy-.*", null, "--groups", "--groups.exclude");
+        List<String> names = List.of("cy-one", "cy-two");
+
+        for (int cycle = 1; cycle <= 2; cycle++) {
+            // The forward mirror copies everything (after a failback: the divergent records, and it drops the
+            // copies written back), then stops; the source takes 15 records it never copies.
+            MirrorEngine engine = DrFixture.start(
+                    DrFixture.mirror(dc1, dc2, "mirror-cy", "cy\\..*", "cy-.*").build());
+            try {
+                awaitCopied(dc1, "mirror-cy", topic, 2);
+            } finally {
+                DrFixture.stop(engine);
+            }
+            produce(dc1, topic, 0, 15, 100_000 * cycle);
+
+            // Failover: each group reads on the target exactly what it had not consumed
+            Map<String, Map<Integer, Long>> onSource = positions(dc1, names, topic);
+            FailoverPlan plan;
+            try (FailoverPlanner planner = new FailoverPlanner(config(dc1, dc2), Time.SYSTEM)) {
+                plan = planner.plan(groups);
+                assertThat(planner.execute(plan, false))
+                        .as("cycle %d: failover moves both groups", cycle)
+                        .allSatisfy(r -> assertThat(r.outcome()).isEqualTo(FailoverPlanner.Outcome.MOVED));
+            }
+            for (String g : names) {
+                Check c = check(dc1, onSource.get(g), dc2, g, topic);
+                assertThat(c.skipped())
+                        .as("cycle %d failover: %s skipped", cycle, g)
+                        .isZero();
+                assertThat(c.readAgain())
+                        .as("cycle %d failover: %s read again, as the plan said", cycle, g)
+                        .isEqualTo(group(plan, g).readAgain());
+                assertThat(group(plan, g).partitions())
+                        .as("cycle %d failover: %s is exact only where nothing is read again", cycle, g)
+                        .allSatisfy(p -> assertThat(p.exact()).isEqualTo(p.readAgain() == 0));
+            }
+
+            // On the target: applications write 100 records per partition; cy-one reads every copy and 40 of them
+            // on partition 0, all on partition 1; cy-two reads nothing
+            produce(dc2, topic, 0, 100, 200_000 * cycle);
+            produce(dc2, topic, 1, 100, 200_000 * cycle);
+            Map<Integer, Long> targetEnds = ends(dc2, topic, 2);
+            commit(dc2, "cy-one", topic, Map.of(0, targetEnds.get(0) - 60, 1, targetEnds.get(1)));
+
+            // Failback: the records written on the target go back; each group resumes without skipping
+            Map<String, Map<Integer, Long>> onTarget = positions(dc2, names, topic);
+            FailbackPlan back;
+            try (Failback failback = new Failback(config(dc1, dc2), Time.SYSTEM)) {
+                back = failback.execute(failback.plan(groups), groups, false, Duration.ofMinutes(3));
+            }
+            assertThat(back.groups())
+                    .as("cycle %d: failback moves both groups", cycle)
+                    .allSatisfy(g -> assertThat(g.outcome()).isEqualTo("moved"));
+            for (String g : names) {
+                long predicted = back.groups().stream()
+                        .filter(b -> b.group().equals(g))
+                        .flatMap(b -> b.partitions().stream())
+                        .mapToLong(FailbackPlan.PartitionGroupBack::readAgain)
+                        .sum();
+                Check c = check(dc2, onTarget.get(g), dc1, g, topic);
+                assertThat(c.skipped())
+                        .as("cycle %d failback: %s skipped", cycle, g)
+                        .isZero();
+                assertThat(c.readAgain())
+                        .as("cycle %d failback: %s read again, as the plan said", cycle, g)
+                        .isEqualTo(predicted);
+            }
+
+            // Back on the source: cy-one reads 25 more on partition 0; the source takes 50 new records per partition
+            Map<Integer, Long> one = dc1.committedOffsets("cy-one", topic);
+            commit(dc1, "cy-one", topic, Map.of(0, one.get(0) + 25, 1, one.get(1)));
+            produce(dc1, topic, 0, 50, 300_000 * cycle);
+            produce(dc1, topic, 1, 50, 300_000 * cycle);
+        }
+
+        // Finally a third failover, after two whole cycles: still nothing skipped
+        MirrorEngine engine = DrFixture.start(
+                DrFixture.mirror(dc1, dc2, "mirror-cy", "cy\\..*", "cy-.*").build());
+        try {
+            awaitCopied(dc1, "mirror-cy", topic, 2);
+        } finally {
+            DrFixture.stop(engine);
+        }
+        Map<String, Map<Integer, Long>> onSource = positions(dc1, names, topic);
+        FailoverPlan plan;
+        try (FailoverPlanner planner = new FailoverPlanner(config(dc1, dc2), Time.SYSTEM)) {
+            plan = planner.plan(groups);
+            planner.execute(plan, false);
+        }
+        for (String g : names) {
+            Check c = check(dc1, onSource.get(g), dc2, g, topic);
+            assertThat(c.skipped()).as("third failover: %s skipped", g).isZero();
+            assertThat(c.readAgain())
+                    .as("third failover: %s read again", g)
+                    .isEqualTo(group(plan, g).readAgain());
+        }
+    }
+
+    @Test
+    @Order(3)
+    void activeActiveOnIdenticalNamesMovesAGroupBackAndForthWithoutSkipping() throws Exception {
+        // Given: each side 2,000 records of its own on the same topic name, a mirror each way
+        String topic = "aa.orders";
+        dc1.createTopic(topic, 1);
+        dc2.createTopic(topic, 1);
+        produce(dc1, topic, 0, 2_000, 0);
+        produce(dc2, topic, 0, 2_000, 500_000);
+        MirrorEngine there = DrFixture.start(
+                DrFixture.mirror(dc1, dc2, "mirror-aa-12", "aa\\..*", null).build());
+        MirrorEngine back = DrFixture.start(
+                DrFixture.mirror(dc2, dc1, "mirror-aa-21", "aa\\..*", null).build());
+        try {
+            awaitCopied(dc1, "mirror-aa-12", topic, 1);
+            awaitCopied(dc2, "mirror-aa-21", topic, 1);
+            assertThat(ends(dc1, topic, 1)).isEqualTo(Map.of(0, 4_000L));
+            assertThat(ends(dc2, topic, 1)).isEqualTo(Map.of(0, 4_000L));
+        } finally {
+            DrFixture.stop(there);
+            DrFixture.stop(back);
+        }
+        // The application read its own 2,000 and 500 copies of the other side's on dc1.
+        commit(dc1, "aa-app", topic, Map.of(0, 2_500L));
+        GroupFilter app = GroupFilter.of("aa-app", null, "--groups", "--groups.exclude");
+
+        // When: it moves to dc2, reads 1,000 there, moves back to dc1, reads 300, and moves to dc2 again
+        TestCluster from = dc1;
+        TestCluster to = dc2;
+        long[] readThere = {1_000, 300, 0};
+        for (int move = 0; move < 3; move++) {
+            Map<Integer, Long> before = from.committedOffsets("aa-app", topic);
+            FailoverPlan plan;
+            try (FailoverPlanner planner = new FailoverPlanner(config(from, to), Time.SYSTEM)) {
+                plan = planner.plan(app);
+                planner.execute(plan, false);
+            }
+            // Then: every record of the other side it had not read, read; what it reads again is what the plan said
+            Check c = check(from, before, to, "aa-app", topic);
+            assertThat(c.skipped()).as("move %d: skipped", move + 1).isZero();
+            assertThat(c.readAgain())
+                    .as("move %d: read again, as the plan said", move + 1)
+                    .isEqualTo(group(plan, "aa-app").readAgain());
+            assertThat(group(plan, "aa-app").partitions())
+                    .as("move %d: exact only where nothing is read again", move + 1)
+                    .allSatisfy(p -> assertThat(p.exact()).isEqualTo(p.readAgain() == 0));
+            Map<Integer, Long> now = to.committedOffsets("aa-app", topic);
+            commit(to, "aa-app", topic, Map.of(0, now.get(0) + readThere[move]));
+            TestCluster swap = from;
+            from = to;
+            to = swap;
+        }
+    }
+
+    /** A record's identity on either cluster: where it was first written, and at which offset. */
+    private record Id(String cluster, int partition, long offset) {}
+
+    /** What a group read after a move: records, records it had consumed before, unconsumed ones it missed. */
+    record Check(long read, long readAgain, long skipped) {}
+
+    /**
+     * Reads {@code topic} on {@code to} as {@code group} from its committed offsets, and judges it against what it
+     * had consumed on {@code from}: the records below {@code positions} there.
+     */
+    private static Check check(
+            TestCluster from, Map<Integer, Long> positions, TestCluster to, String group, String topic) {
+        String fromId = clusterId(from);
+        String toId = clusterId(to);
+        Set<Id> consumed = new HashSet<>();
+        Set<Id> unconsumed = new HashSet<>();
+        TopicReader.readAll(from.bootstrapServers(), topic).forEach((p, records) -> {
+            for (ConsumerRecord<byte[], byte[]> r : records) {
+                Id id = id(r, fromId);
+                if (r.offset() < positions.getOrDefault(p, 0L)) {
+                    consumed.add(id);
+                } else {
+                    unconsumed.add(id);
+                }
+            }
+        });
+        Set<Id> held = new HashSet<>();
+        TopicReader.readAll(to.bootstrapServers(), topic)
+                .forEach((p, records) -> records.forEach(r -> held.add(id(r, toId))));
+        List<ConsumerRecord<byte[], byte[]>> read = readAsGroup(to, group, topic, "none");
+        Set<Id> seen = new HashSet<>();
+        long again = 0;
+        for (ConsumerRecord<byte[], byte[]> r : read) {
+            Id id = id(r, toId);
+            seen.add(id);
+            if (consumed.contains(id)) {
+                again++;
+            }
+        }
+        long skipped = 0;
+        for (Id id : unconsumed) {
+            if (held.contains(id) && !seen.contains(id)) {
+                skipped++;
+            }
+        }
+        return new Check(read.size(), again, skipped);
+    }
+
+    private static Id id(ConsumerRecord<byte[], byte[]> r, String clusterId) {
+        Provenance p = Provenance.from(r.headers());
+        return p == null
+                ? new Id(clusterId, r.partition(), r.offset())
+                : new Id(p.originCluster(), p.partition(), p.offset());
+    }
+
+    private static String clusterId(TestCluster cluster) {
+        try (var admin = cluster.admin()) {
+            return admin.describeCluster().clusterId().get();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static FailoverPlan.GroupPlan group(FailoverPlan plan, String group) {
+        return plan.groups().stream()
+                .filter(g -> g.group().equals(group))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no plan for " + group + ": " + plan));
+    }
+
+    private static Map<String, Map<Integer, Long>> positions(TestCluster cluster, List<String> groups, String topic) {
+        Map<String, Map<Integer, Long>> out = new HashMap<>();
+        groups.forEach(g -> out.put(g, cluster.committedOffsets(g, topic)));
+        return out;
+    }
+
+    /** Waits until the mirror's group committed every partition of {@code topic} to its end. */
+    private static void awaitCopied(TestCluster source, String mirrorGroup, String topic, int partitions) {
+        Await.until(
+                mirrorGroup + " copied " + topic + " to its end",
+                Duration.ofSeconds(120),
+                () -> source.committedOffsets(mirrorGroup, topic).equals(ends(source, topic, partitions)));
+    }
+
+    private static void produce(TestCluster cluster, String topic, int partition, int count, long firstValue) {
+        try (TestProducer producer = new TestProducer(cluster.bootstrapServers())) {
+            for (int i = 0; i < count; i++) {
+                producer.send(TestProducer.record(topic, partition, firstValue + i, 1_700_000_000_000L + i, 64));
+            }
+        }
+    }
+
+    private static FailoverConfig config(TestCluster source, TestCluster target) {
+        Properties p = new Properties();
+        p.put("source.bootstrap.servers", source.bootstrapServers());
+        p.put("target.bootstrap.servers", target.bootstrapServers());
+        return FailoverConfig.parse(p);
+    }
+}
