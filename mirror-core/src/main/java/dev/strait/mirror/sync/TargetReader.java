@@ -19,6 +19,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.Time;
@@ -93,7 +94,9 @@ public final class TargetReader implements TargetRecords, AutoCloseable {
                                 .topicId()
                                 .toString());
             } catch (ExecutionException ex) {
-                if (!(ex.getCause() instanceof UnknownTopicOrPartitionException)) {
+                // A topic that is gone has no id; one the principal may not describe is not checked (as before ids).
+                if (!(ex.getCause() instanceof UnknownTopicOrPartitionException)
+                        && !(ex.getCause() instanceof TopicAuthorizationException)) {
                     throw new SyncException(
                             "could not describe target topic " + e.getKey() + ": "
                                     + ex.getCause().getMessage()
