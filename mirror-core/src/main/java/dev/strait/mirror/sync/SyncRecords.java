@@ -24,7 +24,8 @@ import org.apache.kafka.common.TopicPartition;
  *   <li>{@code failover|<source cluster>|<target topic>}: the target's end offsets when groups failed over
  *       ({@link FailoverMarker}).</li>
  * </ul>
- * Values are binary, version 1, big-endian; a value this version cannot read is skipped (a newer writer).
+ * Values are binary, version 1, big-endian; a value this version cannot read is skipped (a newer writer). A map
+ * value ends with the target topic's id, which writers before it left out and readers before it do not read.
  */
 public final class SyncRecords {
     public static final String DEFAULT_TOPIC = dev.strait.mirror.config.SyncSettings.DEFAULT_SYNC_TOPIC;
@@ -119,6 +120,9 @@ public final class SyncRecords {
                 out.writeLong(r[0]);
                 out.writeLong(r[1]);
             }
+            if (h.topicId() != null) {
+                out.writeUTF(h.topicId());
+            }
         });
     }
 
@@ -153,7 +157,8 @@ public final class SyncRecords {
             for (int i = 0; i < nk; i++) {
                 known.add(new long[] {in.readLong(), in.readLong()});
             }
-            return new MapValue(writer, new HistorySnapshot(target, feeders, t, s, len, feeder, known));
+            String topicId = in.available() > 0 ? in.readUTF() : null;
+            return new MapValue(writer, new HistorySnapshot(target, feeders, t, s, len, feeder, known, topicId));
         });
     }
 

@@ -46,7 +46,23 @@ public final class TargetHistory {
 
     private int pendingOriginals;
     private static final int ORIGINALS_BATCH = 4_096;
-    private long version;
+    /**
+     * Moves when this history knows something that the latest snapshot it saw in the sync topic does not (its own
+     * acknowledgements and reads, or a snapshot that lacks them): -1 while everything it holds came from snapshots
+     * that hold it all, so a process never writes back what it only merged.
+     */
+    private long version = -1;
+    /** Moves on every change of what is held: the index is built again then. */
+    private long changes;
+    /** The id of the target topic whose records the facts describe (its incarnation); null while unknown. */
+    private String topicId;
+    /** {@link #topicId} was checked on the target (not only taken from a snapshot). */
+    private boolean confirmed;
+    /** Facts came from a snapshot that named no topic id (written before ids were kept): to check on the target. */
+    private boolean unverified;
+    /** Below this offset the cap dropped facts on purpose (-1: never): reading them back would only drop them again. */
+    private long cappedBelow = -1;
+
     private PartitionIndex cached;
     private long cachedVersion = -1;
 
@@ -74,7 +90,7 @@ public final class TargetHistory {
                     && len[last] < Integer.MAX_VALUE) {
                 len[last]++;
                 extendKnown(targetOffset);
-                version++;
+                changed();
                 return;
             }
             if (targetOffset < lastEnd) {
@@ -85,7 +101,7 @@ public final class TargetHistory {
         }
         append(targetOffset, sourceOffset, 1, f);
         extendKnown(targetOffset);
-        version++;
+        changed();
         capSize();
     }
 
@@ -136,8 +152,14 @@ public final class TargetHistory {
         }
         originals.clear();
         pendingOriginals = 0;
-        version++;
+        changed();
         capSize();
+    }
+
+    /** What is held changed in a way the persisted snapshots do not know yet. */
+    private void changed() {
+        version++;
+        changes++;
     }
 
     private void extendKnown(long targetOffset) {
@@ -163,46 +185,178 @@ public final class TargetHistory {
 
     /**
      * Learns {@code facts}, all the copies held in the target range {@code [from, to)}: every other record
-     * of the range is known not to be a copy.
+     * of the range is known not to be a copy. This is fresh knowledge of the target (an acknowledgement or a
+     * read): where it disagrees with what is held (a snapshot of a topic since re-created, or truncated), it wins.
      */
     public synchronized void merge(List<Fact> facts, long from, long to) {
         settleOriginals();
         flushTail();
-        List<long[]> segs = new ArrayList<>(size + facts.size());
-        for (int i = 0; i < size; i++) {
-            segs.add(new long[] {t[i], s[i], len[i], feeder[i]});
-        }
+        List<long[]> segs = cut(held(), List.<long[]>of(new long[] {from, to}));
         for (Fact fact : facts) {
             segs.add(new long[] {fact.targetOffset(), fact.sourceOffset(), 1, feederId(fact.source())});
         }
         rebuild(segs);
         known.add(from, to);
-        version++;
+        changed();
         capSize();
     }
 
-    /** Learns a persisted snapshot (another process's knowledge, or this one's from before a restart). */
+    /**
+     * Learns a persisted snapshot (another process's knowledge, or this one's from before a restart). What is held
+     * wins where the two disagree; a snapshot of another incarnation of the target topic is ignored (once the
+     * topic's id was checked on the target; before that, a later snapshot replaces what an earlier one taught).
+     * The version moves only when the snapshot lacks something held here, so that merging what another process
+     * persisted is not written back.
+     */
     public synchronized void merge(HistorySnapshot snapshot) {
         settleOriginals();
         flushTail();
-        List<long[]> segs = new ArrayList<>(size + snapshot.size());
-        for (int i = 0; i < size; i++) {
-            segs.add(new long[] {t[i], s[i], len[i], feeder[i]});
+        String theirs = snapshot.topicId();
+        if (confirmed && !java.util.Objects.equals(topicId, theirs)) {
+            if (size > 0 || !known.isEmpty()) {
+                // The sync topic's latest word on this partition is of another incarnation: ours replaces it.
+                version++;
+            }
+            return;
         }
+        if (!confirmed && topicId != null && theirs != null && !topicId.equals(theirs)) {
+            // Two snapshots of two incarnations, neither checked yet: the later one written is the newer.
+            clear();
+        }
+        if (topicId == null) {
+            topicId = theirs;
+        }
+        if (theirs == null) {
+            unverified = true;
+        }
+        List<long[]> mine = held();
+        List<long[]> heldKnown = known.all();
+        boolean covered = covers(snapshot, heldKnown);
+        List<long[]> theirSegs = new ArrayList<>(snapshot.size());
         for (int i = 0; i < snapshot.size(); i++) {
-            segs.add(new long[] {
+            theirSegs.add(new long[] {
                 snapshot.t()[i],
                 snapshot.s()[i],
                 snapshot.len()[i],
                 feederId(snapshot.feeders().get(snapshot.feeder()[i]))
             });
         }
+        List<long[]> segs = cut(theirSegs, heldKnown);
+        segs.addAll(mine);
         rebuild(segs);
         for (long[] r : snapshot.known()) {
             known.add(r[0], r[1]);
         }
-        version++;
+        changes++;
+        if (!covered) {
+            version++;
+        }
         capSize();
+    }
+
+    /** The segments held, as {@code {t, s, len, feeder}}. */
+    private List<long[]> held() {
+        List<long[]> segs = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            segs.add(new long[] {t[i], s[i], len[i], feeder[i]});
+        }
+        return segs;
+    }
+
+    /** {@code segs} less their parts inside {@code ranges} (sorted, disjoint {@code [from, to)}). */
+    private static List<long[]> cut(List<long[]> segs, List<long[]> ranges) {
+        List<long[]> out = new ArrayList<>(segs.size());
+        for (long[] seg : segs) {
+            long from = seg[0];
+            long end = seg[0] + seg[2];
+            int r = firstRangeEndingAfter(ranges, from);
+            while (from < end) {
+                if (r >= ranges.size() || ranges.get(r)[0] >= end) {
+                    out.add(new long[] {from, seg[1] + (from - seg[0]), end - from, seg[3]});
+                    break;
+                }
+                long[] range = ranges.get(r);
+                if (range[0] > from) {
+                    out.add(new long[] {from, seg[1] + (from - seg[0]), range[0] - from, seg[3]});
+                }
+                from = Math.max(from, range[1]);
+                r++;
+            }
+        }
+        return out;
+    }
+
+    private static int firstRangeEndingAfter(List<long[]> ranges, long offset) {
+        int a = 0;
+        int b = ranges.size();
+        while (a < b) {
+            int mid = (a + b) >>> 1;
+            if (ranges.get(mid)[1] <= offset) {
+                a = mid + 1;
+            } else {
+                b = mid;
+            }
+        }
+        return a;
+    }
+
+    /**
+     * Whether {@code snapshot} holds everything held here: every range known here is known there, and over those
+     * ranges it holds the same copies (no more, no fewer).
+     */
+    private boolean covers(HistorySnapshot snapshot, List<long[]> heldKnown) {
+        if (size == 0 && heldKnown.isEmpty()) {
+            return true;
+        }
+        List<long[]> theirKnown = snapshot.known();
+        for (long[] r : heldKnown) {
+            int i = firstRangeEndingAfter(theirKnown, r[0]);
+            if (i >= theirKnown.size()
+                    || theirKnown.get(i)[0] > r[0]
+                    || theirKnown.get(i)[1] < r[1]) {
+                return false;
+            }
+        }
+        long heldCopies = 0;
+        for (int i = 0; i < size; i++) {
+            heldCopies += len[i];
+            if (!holds(snapshot, i)) {
+                return false;
+            }
+        }
+        long theirCopies = 0;
+        for (int i = 0; i < snapshot.size(); i++) {
+            long from = snapshot.t()[i];
+            long end = from + snapshot.len()[i];
+            for (int r = firstRangeEndingAfter(heldKnown, from); r < heldKnown.size(); r++) {
+                long[] range = heldKnown.get(r);
+                if (range[0] >= end) {
+                    break;
+                }
+                theirCopies += Math.min(end, range[1]) - Math.max(from, range[0]);
+            }
+        }
+        return heldCopies == theirCopies;
+    }
+
+    /** Whether {@code snapshot} holds every copy of segment {@code i}. */
+    private boolean holds(HistorySnapshot snapshot, int i) {
+        long at = t[i];
+        long end = t[i] + len[i];
+        long[] st = snapshot.t();
+        while (at < end) {
+            int j = Arrays.binarySearch(st, at);
+            j = j >= 0 ? j : -j - 2;
+            if (j < 0 || at >= st[j] + snapshot.len()[j]) {
+                return false;
+            }
+            if (snapshot.s()[j] + (at - st[j]) != s[i] + (at - t[i])
+                    || !snapshot.feeders().get(snapshot.feeder()[j]).equals(feeders.get(feeder[i]))) {
+                return false;
+            }
+            at = Math.min(end, st[j] + snapshot.len()[j]);
+        }
+        return true;
     }
 
     private void rebuild(List<long[]> segs) {
@@ -217,7 +371,7 @@ public final class TargetHistory {
                 int last = size - 1;
                 long lastEnd = t[last] + len[last];
                 if (from < lastEnd) {
-                    // Overlaps what is already held (the same facts, learnt twice): keep only the new part.
+                    // Overlaps a fact taken already (the same one, learnt twice): keep only the new part.
                     long skip = lastEnd - from;
                     if (skip >= n) {
                         continue;
@@ -256,8 +410,15 @@ public final class TargetHistory {
     /** Keeps memory bounded: drops the older half of the segments once there are more than maxSegments. */
     private void capSize() {
         if (size > maxSegments) {
-            dropBelowLocked(t[size - maxSegments / 2]);
+            long below = t[size - maxSegments / 2];
+            dropBelowLocked(below);
+            cappedBelow = Math.max(cappedBelow, below);
         }
+    }
+
+    /** The offset below which the cap dropped facts, or -1 when it never did. */
+    public synchronized long cappedBelow() {
+        return cappedBelow;
     }
 
     /** Forgets every target offset below {@code offset} (retention deleted them, or memory is short). */
@@ -286,18 +447,52 @@ public final class TargetHistory {
             len[0] -= cut;
         }
         known.dropBelow(offset);
-        version++;
+        changed();
     }
 
-    /** Forgets everything: the target partition was truncated or its topic re-created. */
-    public synchronized void reset() {
+    /**
+     * Forgets everything: the target partition was truncated or its topic re-created; what is learnt from now on
+     * belongs to target topic {@code topicId} (checked on the target).
+     */
+    public synchronized void reset(String topicId) {
+        clear();
+        this.topicId = topicId;
+        confirmed = topicId != null;
+        changed();
+    }
+
+    private void clear() {
         originals.clear();
         pendingOriginals = 0;
         size = 0;
         known.clear();
         tailFrom = -1;
         tailTo = -1;
-        version++;
+        cappedBelow = -1;
+        unverified = false;
+        changes++;
+    }
+
+    /** The id of the target topic the facts belong to, or null while unknown. */
+    public synchronized String topicId() {
+        return topicId;
+    }
+
+    /** Whether facts came from a snapshot that named no topic id and have not been checked on the target yet. */
+    public synchronized boolean unverified() {
+        return unverified;
+    }
+
+    /** The facts held were checked on the target: they describe target topic {@code topicId}. */
+    public synchronized void confirm(String topicId) {
+        boolean news = !topicId.equals(this.topicId) || unverified;
+        this.topicId = topicId;
+        confirmed = true;
+        unverified = false;
+        if (news) {
+            // persisted again, so that other processes and a restart know the incarnation without checking
+            changed();
+        }
     }
 
     /** One past the highest offset known, or -1 when nothing is known yet. */
@@ -321,14 +516,14 @@ public final class TargetHistory {
     /** A read-only view for translation, built once per change (a round translates every group on it). */
     public synchronized PartitionIndex index() {
         settleOriginals();
-        if (cached != null && cachedVersion == version) {
+        if (cached != null && cachedVersion == changes) {
             return cached;
         }
         flushTail();
         long from = known.lastRangeStart();
         long to = known.end();
         cached = PartitionIndex.build(target, List.copyOf(feeders), t, s, len, feeder, size, from, to);
-        cachedVersion = version;
+        cachedVersion = changes;
         return cached;
     }
 
@@ -343,10 +538,14 @@ public final class TargetHistory {
                 Arrays.copyOf(s, size),
                 Arrays.copyOf(len, size),
                 Arrays.copyOf(feeder, size),
-                known.all());
+                known.all(),
+                topicId);
     }
 
-    /** Changes since {@code version}; callers persist a snapshot when this moved. */
+    /**
+     * Moves when this history knows something its latest persisted snapshot does not; callers persist a snapshot
+     * when this moved. It is -1 while everything held came from snapshots that hold it all (nothing to write back).
+     */
     public synchronized long version() {
         settleOriginals();
         return version;

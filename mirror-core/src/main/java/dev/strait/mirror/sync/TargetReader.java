@@ -3,12 +3,24 @@ package dev.strait.mirror.sync;
 import dev.strait.mirror.provenance.Provenance;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.Time;
 
@@ -18,10 +30,12 @@ import org.apache.kafka.common.utils.Time;
  * persisted, or an offset map that never existed) and, where a range is too large to read, to locate a source
  * offset by binary search. Not thread-safe: one caller at a time.
  */
-public final class TargetReader implements AutoCloseable {
+public final class TargetReader implements TargetRecords, AutoCloseable {
     private static final Duration POLL = Duration.ofMillis(200);
 
     private final KafkaConsumer<byte[], byte[]> consumer;
+    private final Properties adminProps = new Properties();
+    private Admin admin;
     private final String sourceCluster;
     private final Time time;
     private final long timeoutMs;
@@ -39,6 +53,12 @@ public final class TargetReader implements AutoCloseable {
                 props.put(name, targetClient.getProperty(name));
             }
         }
+        for (String name : targetClient.stringPropertyNames()) {
+            if (AdminClientConfig.configNames().contains(name) && !name.equals(AdminClientConfig.CLIENT_ID_CONFIG)) {
+                adminProps.put(name, targetClient.getProperty(name));
+            }
+        }
+        adminProps.put(AdminClientConfig.CLIENT_ID_CONFIG, "strait-sync-reader-admin");
         props.remove(ConsumerConfig.GROUP_ID_CONFIG);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
@@ -54,10 +74,50 @@ public final class TargetReader implements AutoCloseable {
     /** What a read found: the copies in {@code [from, reachedTo)}; the rest of the range was not reached. */
     public record Range(long from, long reachedTo, List<Fact> facts) {}
 
+    @Override
+    public Map<String, String> topicIds(Collection<String> topics) {
+        Map<String, String> out = new HashMap<>();
+        if (topics.isEmpty()) {
+            return out;
+        }
+        if (admin == null) {
+            admin = Admin.create(adminProps);
+        }
+        Map<String, KafkaFuture<TopicDescription>> described =
+                admin.describeTopics(topics).topicNameValues();
+        for (Map.Entry<String, KafkaFuture<TopicDescription>> e : described.entrySet()) {
+            try {
+                out.put(
+                        e.getKey(),
+                        e.getValue()
+                                .get(timeoutMs, TimeUnit.MILLISECONDS)
+                                .topicId()
+                                .toString());
+            } catch (ExecutionException ex) {
+                // A topic that is gone has no id; one the principal may not describe is not checked (as before ids).
+                if (!(ex.getCause() instanceof UnknownTopicOrPartitionException)
+                        && !(ex.getCause() instanceof TopicAuthorizationException)) {
+                    throw new SyncException(
+                            "could not describe target topic " + e.getKey() + ": "
+                                    + ex.getCause().getMessage()
+                                    + "; the mirror's target principal needs DESCRIBE on it",
+                            ex.getCause());
+                }
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new SyncException("interrupted describing target topic " + e.getKey(), ex);
+            } catch (TimeoutException ex) {
+                throw new SyncException("timed out describing target topic " + e.getKey(), ex);
+            }
+        }
+        return out;
+    }
+
     /**
      * Reads {@code [from, to)} of {@code tp} (stopping earlier at the partition's end or after the timeout) and
      * returns the copies of this source cluster's records in it.
      */
+    @Override
     public Range read(TopicPartition tp, long from, long to) {
         List<Fact> facts = new ArrayList<>();
         if (to <= from) {
@@ -87,9 +147,7 @@ public final class TargetReader implements AutoCloseable {
 
     /** Reads a range and teaches it to {@code history}; returns the offset it reached. */
     public long fill(TargetHistory history, long from, long to) {
-        Range range = read(history.target(), from, to);
-        history.merge(range.facts(), range.from(), range.reachedTo());
-        return range.reachedTo();
+        return MapUpkeep.fill(this, history, from, to);
     }
 
     /**
@@ -137,5 +195,8 @@ public final class TargetReader implements AutoCloseable {
     @Override
     public void close() {
         consumer.close(Duration.ofSeconds(5));
+        if (admin != null) {
+            admin.close(Duration.ofSeconds(5));
+        }
     }
 }
