@@ -76,8 +76,6 @@ abstract class MirrorProcessSuite {
             producer.produce(topic, 4, perPartition);
         }
         List<String> args = args(dir, source, target, "g-crash", topic, "--num.streams", "2");
-        long onTargetAtKill;
-        long committedAtKill;
         try (MirrorProcess first = MirrorProcess.start(dir, "first", args)) {
             // A fast machine copies a third of the backlog within the first commit interval: wait for a commit
             // too, so that the kill leaves both a committed head and an uncommitted tail.
@@ -89,16 +87,23 @@ abstract class MirrorProcessSuite {
             // When: kill -9 mid-stream
             first.kill9();
         }
-        // Requests already on the wire may still land: let them settle before measuring.
-        Await.until("the target stops growing", Duration.ofSeconds(30), new StableCount(target, topic));
-        onTargetAtKill = target.endOffsetSum(topic);
+        // Requests already on the wire (records and commits) may still land: let them settle before measuring.
+        // The measures at the kill, per partition: the committed offset on the source, and the position the copy
+        // reached, the target partition's end (preserve mode, a fresh topic: target offset = source offset).
+        Await.until(
+                "the target stops growing",
+                Duration.ofSeconds(30),
+                new Stable(() -> endOffsets(target, topic).toString()));
         Map<Integer, Long> landedAtKill = endOffsets(target, topic);
         Map<Integer, Long> committedByPartition = source.committedOffsets("g-crash", topic);
-        committedAtKill = sum(committedByPartition);
+        long onTargetAtKill = sum(landedAtKill);
+        long committedAtKill = sum(committedByPartition);
         assertThat(committedAtKill).as("commits happened before the kill").isPositive();
-        assertThat(committedAtKill)
-                .as("never committed past what the target has")
-                .isLessThanOrEqualTo(onTargetAtKill);
+        for (int p = 0; p < 4; p++) {
+            assertThat(committedByPartition.getOrDefault(p, 0L))
+                    .as("partition %d: never committed past what the target has", p)
+                    .isLessThanOrEqualTo(landedAtKill.getOrDefault(p, 0L));
+        }
 
         try (MirrorProcess second = MirrorProcess.start(dir, "second", args)) {
             Await.until(
@@ -120,23 +125,61 @@ abstract class MirrorProcessSuite {
                 .as("first copies in source order, per partition: " + report)
                 .isZero();
         assertThat(report.targetRecords()).isEqualTo(4L * perPartition + report.duplicates());
-        // Per partition (preserve mode: target partition = source partition): only the uncommitted tail that had
-        // landed is copied twice, nothing below the commit, and no more than that tail.
+        // Per partition (preserve mode: target partition = source partition): the restart resumes at the committed
+        // offset, so exactly the uncommitted tail that had landed, [committed, landed at the kill), is copied a
+        // second time, each record once more, and nothing else. Both ends come from the measures at the kill, not
+        // from the report.
+        assertThat(report.duplicatedOffsets().keySet())
+                .as("partitions with duplicates")
+                .isSubsetOf(0, 1, 2, 3);
         for (int p = 0; p < 4; p++) {
-            long committed = committedByPartition.getOrDefault(p, 0L);
-            long landed = landedAtKill.getOrDefault(p, 0L);
-            List<Long> dups = report.duplicatedOffsets().getOrDefault(p, List.of());
-            assertThat(dups)
-                    .as("partition %d: duplicates only at or above the committed offset %d", p, committed)
-                    .allSatisfy(o -> assertThat(o).isBetween(committed, landed - 1));
-            assertThat((long) dups.size())
-                    .as("partition %d: at most the uncommitted tail", p)
-                    .isLessThanOrEqualTo(landed - committed);
+            assertThat(report.duplicatedOffsets().getOrDefault(p, List.of()))
+                    .as("partition %d: source offsets copied twice", p)
+                    .containsExactlyElementsOf(
+                            offsets(committedByPartition.getOrDefault(p, 0L), landedAtKill.getOrDefault(p, 0L)));
         }
+        assertThat(report.duplicates()).as(report.toString()).isEqualTo(onTargetAtKill - committedAtKill);
+    }
+
+    /** The offsets {@code from} (inclusive) to {@code to} (exclusive), in order. */
+    private static List<Long> offsets(long from, long to) {
+        return java.util.stream.LongStream.range(from, to).boxed().toList();
+    }
+
+    /**
+     * The partitions of {@code topic} a mirror process owns, by its log: what its streams were assigned, less what
+     * they gave up (revoked, or lost).
+     */
+    static java.util.Set<Integer> owned(String log, String topic) {
+        java.util.Set<Integer> owned = new java.util.TreeSet<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                        "Partitions (assigned|revoked|lost without a rebalance handshake): \\[([^\\]]*)\\]")
+                .matcher(log);
+        while (m.find()) {
+            for (String tp : m.group(2).split(",\\s*")) {
+                if (tp.startsWith(topic + "-")) {
+                    int p = Integer.parseInt(tp.substring(topic.length() + 1));
+                    if (m.group(1).equals("assigned")) {
+                        owned.add(p);
+                    } else {
+                        owned.remove(p);
+                    }
+                }
+            }
+        }
+        return owned;
+    }
+
+    private static int count(String text, String what) {
+        int n = 0;
+        for (int i = text.indexOf(what); i >= 0; i = text.indexOf(what, i + 1)) {
+            n++;
+        }
+        return n;
     }
 
     /** End offset of every partition of a topic, by partition number. */
-    static Map<Integer, Long> endOffsets(TestCluster cluster, String topic) throws Exception {
+    static Map<Integer, Long> endOffsets(TestCluster cluster, String topic) {
         try (org.apache.kafka.clients.admin.Admin admin = cluster.admin()) {
             var desc = admin.describeTopics(List.of(topic))
                     .allTopicNames()
@@ -154,6 +197,8 @@ abstract class MirrorProcessSuite {
                     .get(30, java.util.concurrent.TimeUnit.SECONDS)
                     .forEach((tp, info) -> out.put(tp.partition(), info.offset()));
             return out;
+        } catch (Exception e) {
+            throw new IllegalStateException("could not read the end offsets of " + topic + " on " + cluster.name(), e);
         }
     }
 
@@ -269,9 +314,9 @@ abstract class MirrorProcessSuite {
         // Given: two mirror processes in one group and a live load
         String topic = "ha";
         source.createTopic(topic, 4);
-        long committedAtKill;
-        long onTargetAtKill;
-        Map<Integer, Long> committedByPartition;
+        java.util.Set<Integer> killedOwned;
+        Map<Integer, Long> committedAtKill = new java.util.TreeMap<>();
+        Map<Integer, Long> landedAtKill = new java.util.TreeMap<>();
         try (LoadGenerator load = new LoadGenerator(source.bootstrapServers(), topic, 4, 10_000, 5_000);
                 MirrorProcess a =
                         MirrorProcess.start(dir, "a", args(dir, source, target, "g-ha", topic, "--num.streams", "2"));
@@ -283,11 +328,40 @@ abstract class MirrorProcessSuite {
                     () -> a.log().contains("Partitions assigned") && b.log().contains("Partitions assigned"));
             Await.until("mirroring under way", Duration.ofSeconds(60), () -> target.endOffsetSum(topic) >= 8_000);
 
+            // a commit on each of a's partitions too, so that its uncommitted tail has a lower end above 0
+            Await.until("the process to be killed committed on each partition it owns", Duration.ofSeconds(60), () -> {
+                java.util.Set<Integer> owns = owned(a.log(), topic);
+                Map<Integer, Long> committed = source.committedOffsets("g-ha", topic);
+                return !owns.isEmpty() && owns.stream().allMatch(p -> committed.getOrDefault(p, 0L) > 0);
+            });
+
             // When
+            killedOwned = owned(a.log(), topic);
+            int takeOversBefore = count(b.log(), "Partitions assigned");
             a.kill9();
-            committedByPartition = source.committedOffsets("g-ha", topic);
-            committedAtKill = sum(committedByPartition);
-            onTargetAtKill = target.endOffsetSum(topic);
+            // The measures at the kill, for the killed process's partitions: where their copy stopped on the target
+            // (once requests on the wire landed) and their committed offsets. b takes them over only after the
+            // session timeout (10 s), so they hold still meanwhile.
+            assertThat(killedOwned)
+                    .as("partitions the killed process owned, by its log")
+                    .isNotEmpty();
+            Await.until(
+                    "the killed process's partitions stop growing on the target",
+                    Duration.ofSeconds(8),
+                    new Stable(() -> endOffsets(target, topic).entrySet().stream()
+                            .filter(e -> killedOwned.contains(e.getKey()))
+                            .toList()
+                            .toString()));
+            Map<Integer, Long> ends = endOffsets(target, topic);
+            Map<Integer, Long> committed = source.committedOffsets("g-ha", topic);
+            for (int p : killedOwned) {
+                landedAtKill.put(p, ends.getOrDefault(p, 0L));
+                committedAtKill.put(p, committed.getOrDefault(p, 0L));
+            }
+            assertThat(count(b.log(), "Partitions assigned"))
+                    .as("b had not been assigned the killed process's partitions yet when they were measured:\n"
+                            + b.log())
+                    .isEqualTo(takeOversBefore);
             load.awaitDone(120);
             Await.until(
                     "b mirrored and committed everything",
@@ -300,41 +374,41 @@ abstract class MirrorProcessSuite {
         // Then
         MirrorCheck.Report report = MirrorCheck.compare(source, topic, target, topic);
         System.out.printf(
-                "ha test: committed at kill %d, on target at kill %d, report %s%n",
-                committedAtKill, onTargetAtKill, report);
+                "ha test: killed process owned %s, committed at kill %s, landed at kill %s, report %s%n",
+                killedOwned, committedAtKill, landedAtKill, report);
         assertThat(report.lost()).as(report.toString()).isZero();
         assertThat(report.mismatched()).as(report.toString()).isZero();
+        assertThat(report.foreign()).as(report.toString()).isZero();
         assertThat(report.targetRecords()).isEqualTo(40_000 + report.duplicates());
-        // The duplicate bound: the survivor re-copies only what the killed process had not committed. Committed
-        // offsets measured at the kill can only have grown since, so no duplicate may lie below them.
-        committedByPartition.forEach(
-                (p, committed) -> assertThat(report.duplicatedOffsets().getOrDefault(p, List.of()))
-                        .as("partition %d: no committed record copied twice", p)
-                        .allSatisfy(o -> assertThat(o).isGreaterThanOrEqualTo(committed)));
-        assertThat(report.duplicates())
-                .as("at most what was on the target beyond the commits at the kill, plus what "
-                        + "landed from requests in flight")
-                .isLessThanOrEqualTo(Math.max(0, report.targetRecords() - 40_000));
+        // The duplicate bound: the survivor re-copies the killed process's partitions from their committed
+        // offsets, so exactly their uncommitted tail that had landed, [committed, landed at the kill), comes twice;
+        // the survivor's own partitions, never handed over, have none. Both ends come from the measures at the
+        // kill, not from the report.
+        for (int p = 0; p < 4; p++) {
+            List<Long> expected =
+                    killedOwned.contains(p) ? offsets(committedAtKill.get(p), landedAtKill.get(p)) : List.of();
+            assertThat(report.duplicatedOffsets().getOrDefault(p, List.of()))
+                    .as("partition %d (%s): source offsets copied twice", p, killedOwned.contains(p) ? "killed" : "b's")
+                    .containsExactlyElementsOf(expected);
+        }
     }
 
-    /** True once the target's record count has not changed for a second. */
-    static final class StableCount implements java.util.function.BooleanSupplier {
-        private final TestCluster cluster;
-        private final String topic;
-        private long last = -1;
+    /** True once a reading (e.g. a topic's end offsets) has not changed for a second. */
+    static final class Stable implements java.util.function.BooleanSupplier {
+        private final java.util.function.Supplier<String> reading;
+        private String last;
         private long since;
 
-        StableCount(TestCluster cluster, String topic) {
-            this.cluster = cluster;
-            this.topic = topic;
+        Stable(java.util.function.Supplier<String> reading) {
+            this.reading = reading;
         }
 
         @Override
         public boolean getAsBoolean() {
             long now = System.nanoTime();
-            long count = cluster.endOffsetSum(topic);
-            if (count != last) {
-                last = count;
+            String value = reading.get();
+            if (!value.equals(last)) {
+                last = value;
                 since = now;
                 return false;
             }

@@ -597,13 +597,38 @@ abstract class MirrorEngineSuite {
 
     @Test
     void aHandlerThatGivesTheInputsHeadersToSeveralOutputsGetsOneProvenanceOnEach() throws Exception {
-        // Given: the handler writes each record twice, to the topic and to <topic>.copy, reusing the input's headers
+        // Given: 10 source records whose headers carry the provenance of an earlier hop, as an application that
+        // forwards its input's headers leaves it: the even ones came from a third cluster through this source, the
+        // odd ones were built on the target from a copy of another topic and written here. The handler writes each
+        // record twice, to the topic and to <topic>.copy, giving both outputs the input's headers, that
+        // provenance included. (kafka-clients 4.1.1's ProducerRecord copies the headers it is given, so the two
+        // outputs cannot share one header object; what the reuse does carry into every output is the forwarded
+        // provenance, which must be replaced by this hop's, decided on the consumed record.)
         String topic = "shared.headers";
+        String upstream = "upstream-cluster-id-000";
+        String targetId = clusterIdOf(target);
         source.createTopic(topic, 1);
         try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
-            producer.produce(topic, 1, 10);
+            for (int i = 0; i < 10; i++) {
+                RecordHeaders h = new RecordHeaders();
+                h.add("app", ("a-" + i).getBytes(StandardCharsets.UTF_8));
+                h.add(
+                        Provenance.HEADER,
+                        (i % 2 == 0
+                                        ? new Provenance(upstream, upstream, "orders", 3, 1_000 + i)
+                                        : new Provenance(targetId, targetId, "orders.on.target", 2, 2_000 + i))
+                                .encode());
+                producer.send(new ProducerRecord<>(
+                        topic,
+                        0,
+                        1_700_000_000_000L + i,
+                        ("k-" + i).getBytes(StandardCharsets.UTF_8),
+                        ("v-" + i).getBytes(StandardCharsets.UTF_8),
+                        h));
+            }
         }
         // When: the mirror runs, is stopped, and runs again over the same records (a restart re-reads them)
+        String sourceId = null;
         for (String group : List.of("g-shared-1", "g-shared-2")) {
             MirrorEngine engine = start(settings(group, topic)
                     .messageHandler(new ReusingHeadersHandler())
@@ -614,16 +639,39 @@ abstract class MirrorEngineSuite {
                     () -> engine.metrics().recordsConsumed() == 10);
             stop(engine);
             assertThat(engine.state()).isEqualTo(MirrorEngine.State.STOPPED);
+            sourceId = engine.sourceClusterId();
         }
 
-        // Then
+        // Then: each target topic holds every source record once per run, in source order, and each copy carries
+        // exactly one provenance header: this hop's (source cluster, topic, partition 0, the record's offset),
+        // keeping the first cluster the upstream header named; the application's and the handler's headers once
+        List<Provenance> expected = new java.util.ArrayList<>();
+        for (int n = 0; n < 20; n++) {
+            int i = n % 10;
+            expected.add(new Provenance(i % 2 == 0 ? upstream : targetId, sourceId, topic, 0, i));
+        }
         for (String t : List.of(topic, topic + ".copy")) {
-            assertThat(TopicReader.readAll(target.bootstrapServers(), t).get(0))
-                    .hasSize(20)
-                    .allSatisfy(r -> {
-                        assertThat(r.headers().headers(Provenance.HEADER)).hasSize(1);
-                        assertThat(Provenance.from(r.headers()).topic()).isEqualTo(topic);
-                    });
+            List<ConsumerRecord<byte[], byte[]>> copies =
+                    TopicReader.readAll(target.bootstrapServers(), t).get(0);
+            assertThat(copies.stream().map(r -> Provenance.from(r.headers())).toList())
+                    .as("provenance of the copies on %s, two runs of 10, in source order", t)
+                    .containsExactlyElementsOf(expected);
+            for (int n = 0; n < 20; n++) {
+                ConsumerRecord<byte[], byte[]> r = copies.get(n);
+                int i = n % 10;
+                assertThat(r.headers().headers(Provenance.HEADER))
+                        .as("%s copy %d: provenance headers", t, n)
+                        .hasSize(1);
+                assertThat(r.headers().headers("app"))
+                        .as("%s copy %d: app header", t, n)
+                        .hasSize(1);
+                assertThat(new String(r.headers().lastHeader("app").value(), StandardCharsets.UTF_8))
+                        .isEqualTo("a-" + i);
+                assertThat(r.headers().headers("seen"))
+                        .as("%s copy %d: seen header", t, n)
+                        .hasSize(1);
+                assertThat(new String(r.value(), StandardCharsets.UTF_8)).isEqualTo("v-" + i);
+            }
         }
     }
 

@@ -14,12 +14,16 @@ import dev.strait.testkit.LoadGenerator;
 import dev.strait.testkit.SharedClusters;
 import dev.strait.testkit.TestProducer;
 import dev.strait.testkit.TopicReader;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -55,9 +59,95 @@ class MirrorFaultsOnKafkaIT {
     }
 
     private static MirrorEngine start(MirrorSettings settings) {
-        MirrorEngine engine = new MirrorEngine(settings, new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
+        return start(settings, AcknowledgementListener.NONE);
+    }
+
+    private static MirrorEngine start(MirrorSettings settings, AcknowledgementListener listener) {
+        MirrorEngine engine =
+                new MirrorEngine(settings, new MirrorMetrics(new MetricRegistry()), Time.SYSTEM, listener);
         engine.start();
         return engine;
+    }
+
+    /**
+     * The source offset each copy's provenance names, in target order; fails on a copy without provenance or from
+     * another source partition than the target partition's number (preserve mode).
+     */
+    private static List<Long> sourceOffsets(
+            String what, String topic, int partition, List<ConsumerRecord<byte[], byte[]>> copies) {
+        List<Long> out = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> r : copies) {
+            Provenance p = Provenance.from(r.headers());
+            assertThat(p)
+                    .as("%s: provenance of target offset %d", what, r.offset())
+                    .isNotNull();
+            assertThat(p.topic() + "-" + p.partition())
+                    .as(
+                            "%s: the copy at target offset %d comes from the source partition of the same number",
+                            what, r.offset())
+                    .isEqualTo(topic + "-" + partition);
+            out.add(p.offset());
+        }
+        return out;
+    }
+
+    /**
+     * One target partition after a first mirror failed and a second one resumed at the committed offset
+     * {@code committed}: first the first mirror's copies, in source order (with gaps where batches expired), among
+     * them every record below {@code committed}; then the second mirror's, exactly the source records from
+     * {@code committed} to the end, in order. Every copy is identical to its source record.
+     */
+    private static void assertResumedCopies(
+            String what,
+            String topic,
+            int partition,
+            List<ConsumerRecord<byte[], byte[]>> src,
+            List<ConsumerRecord<byte[], byte[]>> dst,
+            long committed) {
+        List<Long> offsets = sourceOffsets(what, topic, partition, dst);
+        for (int i = 0; i < dst.size(); i++) {
+            long o = offsets.get(i);
+            assertThat(o).as("%s: source offset of target offset %d", what, i).isBetween(0L, src.size() - 1L);
+            assertThat(MirrorCheck.sameContent(src.get((int) o), dst.get(i)))
+                    .as(
+                            "%s: the copy of source offset %d at target offset %d has its key, value, timestamp and "
+                                    + "headers",
+                            what, o, i)
+                    .isTrue();
+        }
+        int resumed = (int) (src.size() - committed);
+        assertThat(dst.size())
+                .as(
+                        "%s: copies (the second mirror's %d after the first mirror's, at least %d of them)",
+                        what, resumed, committed)
+                .isGreaterThanOrEqualTo(resumed + (int) committed);
+        List<Long> first = offsets.subList(0, dst.size() - resumed);
+        List<Long> second = offsets.subList(dst.size() - resumed, dst.size());
+        assertThat(firstGap(second, committed))
+                .as(
+                        "%s: the second mirror's copies are source offsets %d..%d in order",
+                        what, committed, src.size() - 1)
+                .isEqualTo(-1);
+        assertThat(firstGap(first.subList(0, (int) committed), 0))
+                .as(
+                        "%s: the first mirror's copies start with source offsets 0..%d in order (all it committed)",
+                        what, committed - 1)
+                .isEqualTo(-1);
+        for (int i = 1; i < first.size(); i++) {
+            assertThat(first.get(i))
+                    .as("%s: the first mirror's copy at target offset %d is after the one before it", what, i)
+                    .isGreaterThan(first.get(i - 1));
+        }
+    }
+
+    /** The index of the first element of {@code offsets} that is not {@code from + index}, or -1. */
+    private static int firstGap(List<Long> offsets, long from) {
+        for (int i = 0; i < offsets.size(); i++) {
+            if (offsets.get(i) != from + i) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private static void signal(long pid, String signal) throws Exception {
@@ -105,23 +195,39 @@ class MirrorFaultsOnKafkaIT {
                     load.awaitDone(120);
                 }
                 // And: a restarted mirror copies what the first did not, so nothing is lost
+                Map<Integer, Long> committedAtRestart = source.committedOffsets(group, topic);
                 MirrorEngine second = start(settings(source.bootstrapServers(), target.bootstrapServers(), group, topic)
                         .abortOnSendFailure(abort)
                         .build());
                 Await.until(
-                        "everything committed",
+                        "each partition committed to its end",
                         Duration.ofSeconds(120),
-                        () -> source.committedOffsets(group, topic).values().stream()
-                                        .mapToLong(Long::longValue)
-                                        .sum()
-                                == 6_000);
+                        () -> source.committedOffsets(group, topic).equals(Map.of(0, 3_000L, 1, 3_000L)));
                 second.requestStop();
                 assertThat(second.awaitTermination(Duration.ofSeconds(60))).isTrue();
                 MirrorCheck.Report report = MirrorCheck.compare(source, topic, target, topic);
                 assertThat(report.lost()).as("abort " + abort + ": " + report).isZero();
                 assertThat(report.mismatched()).as(report.toString()).isZero();
-                // Not asserted: order. Batches the producer created after an expired one can land before the restart
-                // fills the gap the expired one left (docs/architecture.md, "Send failures and bounded waits").
+                // Per partition, every source record at its place: on the target partition of the same number, the
+                // first mirror's copies in source order then the second one's from the committed offset. Not
+                // asserted: that the first mirror's copies have no gap. Batches the producer created after an
+                // expired one can land before the restart fills the gap the expired one left (docs/architecture.md,
+                // "Send failures and bounded waits").
+                Map<Integer, List<ConsumerRecord<byte[], byte[]>>> src =
+                        TopicReader.readAll(source.bootstrapServers(), topic);
+                Map<Integer, List<ConsumerRecord<byte[], byte[]>>> dst =
+                        TopicReader.readAll(target.bootstrapServers(), topic);
+                assertThat(dst.keySet()).as("target partitions").containsExactly(0, 1);
+                for (int p = 0; p < 2; p++) {
+                    assertThat(src.get(p)).as("source partition %d", p).hasSize(3_000);
+                    assertResumedCopies(
+                            "abort " + abort + ", partition " + p,
+                            topic,
+                            p,
+                            src.get(p),
+                            dst.get(p),
+                            committedAtRestart.getOrDefault(p, 0L));
+                }
             }
         }
     }
@@ -133,10 +239,30 @@ class MirrorFaultsOnKafkaIT {
         String topic = "deleted.target";
         source.createTopic(topic, 2);
         MirrorEngine engine;
+        // What the target acknowledged, told by the producer's callbacks: the deleted topic cannot be read back.
+        Map<Integer, Set<Long>> acknowledged = new ConcurrentHashMap<>();
+        AtomicLong misplaced = new AtomicLong();
+        AcknowledgementListener acks = (sourceTp, sourceOffset, targetTp, targetOffset) -> {
+            acknowledged
+                    .computeIfAbsent(sourceTp.partition(), k -> ConcurrentHashMap.newKeySet())
+                    .add(sourceOffset);
+            if (targetTp.partition() != sourceTp.partition()) {
+                misplaced.incrementAndGet();
+            }
+        };
         try (LoadGenerator load = new LoadGenerator(source.bootstrapServers(), topic, 2, 4_000, 500)) {
-            engine = start(settings(source.bootstrapServers(), target.bootstrapServers(), "g-deleted", topic)
-                    .build());
+            engine = start(
+                    settings(source.bootstrapServers(), target.bootstrapServers(), "g-deleted", topic)
+                            .build(),
+                    acks);
             Await.until("mirroring under way", Duration.ofSeconds(60), () -> target.endOffsetSum(topic) >= 200);
+            Await.until(
+                    "both partitions committed",
+                    Duration.ofSeconds(60),
+                    () -> source.committedOffsets("g-deleted", topic).values().stream()
+                                    .filter(o -> o > 0)
+                                    .count()
+                            == 2);
 
             // When
             try (Admin admin = target.admin()) {
@@ -151,12 +277,26 @@ class MirrorFaultsOnKafkaIT {
         }
         assertThat(engine.state()).isEqualTo(MirrorEngine.State.FAILED);
         assertThat(engine.failure().getMessage()).contains(topic).contains("deleted or shrunk");
-        long committed = source.committedOffsets("g-deleted", topic).values().stream()
-                .mapToLong(Long::longValue)
-                .sum();
-        assertThat(committed)
-                .as("nothing committed past what the target acknowledged before the deletion")
-                .isLessThanOrEqualTo(engine.metrics().recordsProduced());
+        Map<Integer, Long> committed = source.committedOffsets("g-deleted", topic);
+        assertThat(committed.keySet()).as("partitions committed").containsExactly(0, 1);
+        assertThat(misplaced.get())
+                .as("copies acknowledged on another partition number")
+                .isZero();
+        for (int p = 0; p < 2; p++) {
+            Set<Long> acked = acknowledged.getOrDefault(p, Set.of());
+            long c = committed.get(p);
+            List<Long> notAcknowledged = java.util.stream.LongStream.range(0, c)
+                    .filter(o -> !acked.contains(o))
+                    .limit(10)
+                    .boxed()
+                    .toList();
+            assertThat(notAcknowledged)
+                    .as(
+                            "partition %d, committed %d: nothing committed that the target had not acknowledged before "
+                                    + "the deletion (first 10 such offsets)",
+                            p, c)
+                    .isEmpty();
+        }
     }
 
     @Test
@@ -247,12 +387,28 @@ class MirrorFaultsOnKafkaIT {
             assertThat(dst)
                     .as("3,000 copies before, then the new branch from its divergence point")
                     .hasSize(4_500);
-            List<ConsumerRecord<byte[], byte[]>> newBranch = dst.subList(3_000, 4_500);
-            for (int i = 0; i < 1_500; i++) {
-                ConsumerRecord<byte[], byte[]> copy = newBranch.get(i);
-                ConsumerRecord<byte[], byte[]> original = src.get(2_000 + i);
-                assertThat(Provenance.from(copy.headers()).offset()).isEqualTo(2_000L + i);
-                assertThat(copy.value()).isEqualTo(original.value());
+            assertThat(TopicReader.readAll(target.bootstrapServers(), topic).keySet())
+                    .as("target partitions")
+                    .containsExactly(0);
+            // Every copy at its place: 0..1999 (kept by the election), 2000..2999 (the lost branch, which only the
+            // target still holds: compared with what the test wrote), then 2000..3499 of the new branch.
+            List<Long> offsets = sourceOffsets("diverged", topic, 0, dst);
+            for (int i = 0; i < 4_500; i++) {
+                ConsumerRecord<byte[], byte[]> copy = dst.get(i);
+                long expected = i < 3_000 ? i : 2_000L + (i - 3_000);
+                assertThat(offsets.get(i))
+                        .as("source offset of target offset %d", i)
+                        .isEqualTo(expected);
+                if (i >= 2_000 && i < 3_000) {
+                    assertThat(new String(copy.value(), StandardCharsets.UTF_8))
+                            .as("target offset %d: the lost branch's record %d", i, i)
+                            .isEqualTo(new String(
+                                    TestProducer.record(topic, 0, i, 0L, 64).value(), StandardCharsets.UTF_8));
+                } else {
+                    assertThat(MirrorCheck.sameContent(src.get((int) expected), copy))
+                            .as("target offset %d: the copy of source offset %d", i, expected)
+                            .isTrue();
+                }
             }
         }
     }

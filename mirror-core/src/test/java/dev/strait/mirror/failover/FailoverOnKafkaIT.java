@@ -4,7 +4,9 @@ import static dev.strait.mirror.failover.DrFixture.awaitTargetOffsets;
 import static dev.strait.mirror.failover.DrFixture.commit;
 import static dev.strait.mirror.failover.DrFixture.ends;
 import static dev.strait.mirror.failover.DrFixture.outcome;
+import static dev.strait.mirror.failover.DrFixture.prefill;
 import static dev.strait.mirror.failover.DrFixture.readAsGroup;
+import static dev.strait.mirror.failover.DrFixture.shifted;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.strait.mirror.config.GroupFilter;
@@ -40,6 +42,15 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FailoverOnKafkaIT {
     private static final int PER_PARTITION = 12_000;
+    /**
+     * Records of the target's own in each topic before the mirror first copies into it, a different number per
+     * partition: a copy's target offset is then its source offset plus its partition's fill, so a translation that
+     * handed back the source offset, or another partition's, would put the groups at the wrong place.
+     */
+    private static final Map<Integer, Integer> LAG_FILL = Map.of(0, 700, 1, 1_300);
+
+    private static final Map<Integer, Integer> REN_FILL = Map.of(0, 400, 1, 900);
+    private static final Map<Integer, Integer> HASH_FILL = Map.of(0, 250, 1, 0, 2, 600);
     private static KafkaCluster source;
     private static KafkaCluster target;
 
@@ -89,18 +100,19 @@ class FailoverOnKafkaIT {
         commit(source, "g-caught-up", topic, Map.of(0, end, 1, end));
         commit(source, "g-behind", topic, Map.of(0, end - 10_000, 1, end - 10_000));
         commit(source, "g-partial", topic, Map.of(0, 5_000L));
+        prefill(target, topic, LAG_FILL);
 
         // When: the mirror runs with group sync
         MirrorEngine engine = DrFixture.start(DrFixture.mirror(source, target, "mirror-lag", "lag\\..*", "g-.*")
                 .build());
         try {
-            awaitTargetOffsets(target, "g-caught-up", topic, Map.of(0, end, 1, end));
-            awaitTargetOffsets(target, "g-behind", topic, Map.of(0, end - 10_000, 1, end - 10_000));
-            awaitTargetOffsets(target, "g-partial", topic, Map.of(0, 5_000L));
+            awaitTargetOffsets(target, "g-caught-up", topic, shifted(Map.of(0, end, 1, end), LAG_FILL));
+            awaitTargetOffsets(target, "g-behind", topic, shifted(Map.of(0, end - 10_000, 1, end - 10_000), LAG_FILL));
+            awaitTargetOffsets(target, "g-partial", topic, shifted(Map.of(0, 5_000L), LAG_FILL));
 
             // The sync follows a group that moves on the source.
             commit(source, "g-behind", topic, Map.of(0, 6_000L, 1, 7_000L));
-            awaitTargetOffsets(target, "g-behind", topic, Map.of(0, 6_000L, 1, 7_000L));
+            awaitTargetOffsets(target, "g-behind", topic, shifted(Map.of(0, 6_000L, 1, 7_000L), LAG_FILL));
         } finally {
             DrFixture.stop(engine);
         }
@@ -109,13 +121,16 @@ class FailoverOnKafkaIT {
         Map<Integer, Long> ends = ends(source, topic, 2);
         DrFixture.Outcome caughtUp = outcome(
                 readAsGroup(target, "g-caught-up", topic, "none"), topic, Map.of(0, end, 1, end), Map.of(), ends);
-        assertThat(caughtUp).isEqualTo(new DrFixture.Outcome(0, 0, 0, 0));
+        assertThat(caughtUp).isEqualTo(new DrFixture.Outcome(0, 0, 0, 0, 0));
         DrFixture.Outcome behind = outcome(
                 readAsGroup(target, "g-behind", topic, "none"), topic, Map.of(0, 6_000L, 1, 7_000L), Map.of(), ends);
-        assertThat(behind).isEqualTo(new DrFixture.Outcome(2 * end - 13_000, 0, 0, 0));
+        assertThat(behind).isEqualTo(new DrFixture.Outcome(2 * end - 13_000, 0, 0, 0, 0));
         DrFixture.Outcome partial = outcome(
                 readAsGroup(target, "g-partial", topic, "earliest"), topic, Map.of(0, 5_000L), Map.of(1, 0L), ends);
-        assertThat(partial).isEqualTo(new DrFixture.Outcome(2 * end - 5_000, 0, 0, 0));
+        // (without a committed offset on partition 1 it reads that partition from its first record, the target's
+        // own records included)
+        assertThat(partial)
+                .isEqualTo(new DrFixture.Outcome(2 * end - 5_000 + LAG_FILL.get(1), 0, 0, 0, LAG_FILL.get(1)));
 
         // And the failover planner agrees: exact, nothing read again, nothing missing on the target
         FailoverPlan plan = plan(null, "g-(caught-up|behind|partial)");
@@ -201,11 +216,12 @@ class FailoverOnKafkaIT {
             producer.produce(topic, 2, 3_000);
         }
         commit(source, "g-ren", topic, Map.of(0, 1_234L, 1, 2_500L));
+        prefill(target, "dc1." + topic, REN_FILL);
         MirrorEngine engine = DrFixture.start(DrFixture.mirror(source, target, "mirror-ren", "ren\\..*", "g-ren")
                 .renamer(TopicRenamer.of("dc1.", null))
                 .build());
         try {
-            awaitTargetOffsets(target, "g-ren", "dc1." + topic, Map.of(0, 1_234L, 1, 2_500L));
+            awaitTargetOffsets(target, "g-ren", "dc1." + topic, shifted(Map.of(0, 1_234L, 1, 2_500L), REN_FILL));
         } finally {
             DrFixture.stop(engine);
         }
@@ -215,7 +231,7 @@ class FailoverOnKafkaIT {
                 Map.of(0, 1_234L, 1, 2_500L),
                 Map.of(),
                 ends(source, topic, 2));
-        assertThat(o).isEqualTo(new DrFixture.Outcome(6_000 - 1_234 - 2_500, 0, 0, 0));
+        assertThat(o).isEqualTo(new DrFixture.Outcome(6_000 - 1_234 - 2_500, 0, 0, 0, 0));
         FailoverPlan plan = plan("dc1.", "g-ren");
         assertThat(plan.groups())
                 .singleElement()
@@ -234,11 +250,14 @@ class FailoverOnKafkaIT {
         }
         commit(source, "g-hash-done", topic, Map.of(0, 2_000L, 1, 2_000L, 2, 2_000L));
         commit(source, "g-hash-lag", topic, Map.of(0, 500L, 1, 1_500L, 2, 1_000L));
+        prefill(target, topic, HASH_FILL);
+        long filled = HASH_FILL.values().stream().mapToLong(Integer::longValue).sum();
         MirrorEngine engine = DrFixture.start(DrFixture.mirror(source, target, "mirror-hash", "hash\\..*", "g-hash-.*")
                 .partitionMode(PartitionMode.HASH)
                 .build());
         try {
-            Await.until("every record copied", Duration.ofSeconds(90), () -> target.endOffsetSum(topic) == 6_000);
+            Await.until(
+                    "every record copied", Duration.ofSeconds(90), () -> target.endOffsetSum(topic) == filled + 6_000);
             long rounds = engine.groupSync().groupMetrics().rounds();
             Await.until(
                     "two sync rounds after the copy",
@@ -257,7 +276,7 @@ class FailoverOnKafkaIT {
                         Map.of(0, 2_000L, 1, 2_000L, 2, 2_000L),
                         Map.of(),
                         ends))
-                .isEqualTo(new DrFixture.Outcome(0, 0, 0, 0));
+                .isEqualTo(new DrFixture.Outcome(0, 0, 0, 0, 0));
         // A lagging one: nothing skipped, and the planner names exactly what is read again
         DrFixture.Outcome lag = outcome(
                 readAsGroup(target, "g-hash-lag", topic, "none"),
@@ -267,6 +286,9 @@ class FailoverOnKafkaIT {
                 ends);
         assertThat(lag.skipped()).isZero();
         assertThat(lag.duplicates()).isZero();
+        assertThat(lag.foreign())
+                .as("records of the target's own read by a group that had committed")
+                .isZero();
         FailoverPlan plan = plan(null, "g-hash-lag");
         long predicted = plan.groups().get(0).readAgain();
         // Source partitions at different positions interleave in each target partition: some records come again.
@@ -284,7 +306,7 @@ class FailoverOnKafkaIT {
         MirrorEngine engine = DrFixture.start(DrFixture.mirror(source, target, "mirror-lag", "lag\\..*", "g-dark")
                 .build());
         try {
-            awaitTargetOffsets(target, "g-dark", topic, Map.of(0, 4_000L, 1, 9_000L));
+            awaitTargetOffsets(target, "g-dark", topic, shifted(Map.of(0, 4_000L, 1, 9_000L), LAG_FILL));
             // A consumer on the target moved the group away since (e.g. a drill); failover puts it back.
             commit(target, "g-dark", topic, Map.of(0, 11_000L, 1, 11_000L));
         } finally {
@@ -301,7 +323,7 @@ class FailoverOnKafkaIT {
             assertThat(plan.groups()).singleElement().satisfies(g -> {
                 assertThat(g.partitions())
                         .extracting(FailoverPlan.PartitionPlan::offset)
-                        .containsExactly(4_000L, 9_000L);
+                        .containsExactly(4_000L + LAG_FILL.get(0), 9_000L + LAG_FILL.get(1));
                 assertThat(g.partitions()).allSatisfy(p -> assertThat(p.exact()).isTrue());
             });
             assertThat(planner.execute(plan, false))
@@ -312,7 +334,7 @@ class FailoverOnKafkaIT {
         // Then
         List<ConsumerRecord<byte[], byte[]>> read = readAsGroup(target, "g-dark", topic, "none");
         assertThat(outcome(read, topic, Map.of(0, 4_000L, 1, 9_000L), Map.of(), ends))
-                .isEqualTo(new DrFixture.Outcome(2 * PER_PARTITION - 13_000, 0, 0, 0));
+                .isEqualTo(new DrFixture.Outcome(2 * PER_PARTITION - 13_000, 0, 0, 0, 0));
     }
 
     @Test
@@ -324,7 +346,7 @@ class FailoverOnKafkaIT {
         try (TestProducer producer = new TestProducer(target.bootstrapServers())) {
             producer.produce(topic, 2, 100_000, 300);
         }
-        commit(target, "g-dark", topic, Map.of(0, PER_PARTITION + 100L, 1, 10_000L));
+        commit(target, "g-dark", topic, shifted(Map.of(0, PER_PARTITION + 100L, 1, 10_000L), LAG_FILL));
         // The source comes back with 40 records on partition 0 that never reached the target.
         source.restartAll();
         try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
@@ -343,7 +365,9 @@ class FailoverOnKafkaIT {
                 assertThat(t.failoverTimeMs()).isPositive();
                 assertThat(t.partitions())
                         .extracting(FailbackPlan.PartitionBack::failoverOffset)
-                        .containsExactly((long) PER_PARTITION, (long) PER_PARTITION);
+                        .as("target offsets where the failover started")
+                        .containsExactly(
+                                (long) PER_PARTITION + LAG_FILL.get(0), (long) PER_PARTITION + LAG_FILL.get(1));
                 assertThat(t.partitions())
                         .extracting(FailbackPlan.PartitionBack::divergent)
                         .containsExactly(40L, 0L);
@@ -378,7 +402,9 @@ class FailoverOnKafkaIT {
                     dev.strait.mirror.provenance.Provenance prov = dev.strait.mirror.provenance.Provenance.from(
                             tail.get(i).headers());
                     assertThat(prov.originCluster()).isEqualTo(target.clusterId());
-                    assertThat(prov.offset()).isEqualTo(PER_PARTITION + i);
+                    assertThat(prov.offset())
+                            .as("target offset of copy %d back on partition %d", i, p)
+                            .isEqualTo(LAG_FILL.get(p) + PER_PARTITION + i);
                 }
             }
             // (the third run has no failover point left, so every topic of the offset map is a candidate)

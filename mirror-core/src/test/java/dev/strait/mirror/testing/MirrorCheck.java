@@ -144,7 +144,8 @@ public final class MirrorCheck {
                 duplicated);
     }
 
-    static boolean sameContent(ConsumerRecord<byte[], byte[]> a, ConsumerRecord<byte[], byte[]> b) {
+    /** Same key, value, timestamp and headers other than provenance. */
+    public static boolean sameContent(ConsumerRecord<byte[], byte[]> a, ConsumerRecord<byte[], byte[]> b) {
         return Arrays.equals(a.key(), b.key())
                 && Arrays.equals(a.value(), b.value())
                 && a.timestamp() == b.timestamp()
