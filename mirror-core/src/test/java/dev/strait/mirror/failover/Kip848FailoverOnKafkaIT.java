@@ -232,6 +232,17 @@ class Kip848FailoverOnKafkaIT {
                             .satisfies(r -> assertThat(r.outcome()).isEqualTo(FailoverPlanner.Outcome.REFUSED_ACTIVE));
                 }
                 assertThat(target.committedOffsets(group, topic)).isEqualTo(Map.of(0, 50L, 1, 50L));
+
+                // And --force removes the member of the new protocol (idle, so it does not rejoin before the
+                // offsets are written) and moves the group
+                try (FailoverPlanner planner = new FailoverPlanner(config(), Time.SYSTEM)) {
+                    FailoverPlan plan = planner.plan(GroupFilter.of(group, null, "--groups", "--groups.exclude"));
+                    assertThat(planner.execute(plan, true))
+                            .singleElement()
+                            .satisfies(r ->
+                                    assertThat(r.outcome()).as(r.message()).isEqualTo(FailoverPlanner.Outcome.MOVED));
+                }
+                assertThat(target.committedOffsets(group, topic)).isEqualTo(Map.of(0, 700L, 1, 700L));
             }
         } finally {
             DrFixture.stop(engine);
