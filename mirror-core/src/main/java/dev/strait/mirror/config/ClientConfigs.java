@@ -14,6 +14,7 @@ import java.util.Set;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
+import org.apache.kafka.clients.consumer.GroupProtocol;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -93,8 +94,15 @@ public final class ClientConfigs {
         props.put(ConsumerConfig.EXCLUDE_INTERNAL_TOPICS_CONFIG, "true");
         // Aborted transactions are not data: read only what the source's producers committed.
         props.putIfAbsent(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        props.putIfAbsent(
-                ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+        if (groupProtocol(user) == GroupProtocol.CLASSIC) {
+            props.putIfAbsent(
+                    ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+        }
+        // The broker's consumer protocol assigns on the server (group.remote.assignor, passed through as is).
+        String instanceId = staticMemberId(user, streamIndex);
+        if (instanceId != null) {
+            props.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instanceId);
+        }
         props.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
         props.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(4 * 1024 * 1024));
         // Bounded so that num.streams consumers fit the default 384 MiB heap beside the producer's buffer.
@@ -106,6 +114,76 @@ public final class ClientConfigs {
         String clientId = user.getProperty(ConsumerConfig.CLIENT_ID_CONFIG, "strait-mirror");
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-" + streamIndex);
         return props;
+    }
+
+    /**
+     * The rebalance protocol of the mirror's consumers ({@code group.protocol}, classic by default), checked against
+     * the settings only the other protocol has: kafka-clients would refuse them when the first stream starts, with
+     * no word on what to set instead.
+     */
+    public static GroupProtocol groupProtocol(Properties user) {
+        String value = user.getProperty(ConsumerConfig.GROUP_PROTOCOL_CONFIG, GroupProtocol.CLASSIC.name())
+                .trim();
+        GroupProtocol protocol;
+        try {
+            protocol = GroupProtocol.valueOf(value.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(
+                    "--consumer.config: group.protocol must be classic or consumer, not '" + value + "'");
+        }
+        if (protocol == GroupProtocol.CONSUMER) {
+            refuse(
+                    user,
+                    protocol,
+                    ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+                    "the broker assigns the partitions: choose its assignor with group.remote.assignor "
+                            + "(uniform or range) or leave it to the broker's group.consumer.assignors");
+            refuse(
+                    user,
+                    protocol,
+                    ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
+                    "the broker's group.consumer.session.timeout.ms (or the group's "
+                            + "consumer.session.timeout.ms config) sets it");
+            refuse(
+                    user,
+                    protocol,
+                    ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG,
+                    "the broker's group.consumer.heartbeat.interval.ms (or the group's "
+                            + "consumer.heartbeat.interval.ms config) sets it");
+        } else {
+            refuse(
+                    user,
+                    protocol,
+                    ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG,
+                    "it applies only with group.protocol=consumer; the classic protocol takes "
+                            + "partition.assignment.strategy");
+        }
+        return protocol;
+    }
+
+    private static void refuse(Properties user, GroupProtocol protocol, String name, String why) {
+        if (user.getProperty(name) != null) {
+            throw new ConfigException("--consumer.config sets " + name + ", which group.protocol="
+                    + protocol.name().toLowerCase(Locale.ROOT) + " does not have: " + why + "; remove it");
+        }
+    }
+
+    /**
+     * The static member id of stream {@code streamIndex}: the user's {@code group.instance.id} with the stream's
+     * index, so that the streams of one process never fence each other and a restarted process takes back each
+     * stream's partitions at once. Stable as long as num.streams is; each process needs its own base id. Null for
+     * dynamic membership.
+     */
+    public static String staticMemberId(Properties user, int streamIndex) {
+        String base = user.getProperty(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+        if (base == null) {
+            return null;
+        }
+        if (base.isBlank()) {
+            throw new ConfigException("--consumer.config sets an empty group.instance.id: give each mirror process "
+                    + "an id of its own (each stream adds -<stream index>), or remove it for dynamic membership");
+        }
+        return base.trim() + "-" + streamIndex;
     }
 
     public static Properties producer(Properties user) {

@@ -1,5 +1,6 @@
 package dev.strait.mirror.engine;
 
+import dev.strait.mirror.config.ClientConfigs;
 import dev.strait.mirror.config.MirrorSettings;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.offsets.OffsetTracker;
@@ -10,11 +11,13 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -28,11 +31,13 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.UnreleasedInstanceIdException;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -164,7 +169,7 @@ final class MirrorStream implements Runnable {
             lastProgressMs = now;
             pollLoop();
         } catch (Throwable t) {
-            fatal = unwrap(t);
+            fatal = explainMembershipConflict(unwrap(t));
         }
         if (fatal == null) {
             transitionTo(State.STOPPING);
@@ -477,7 +482,14 @@ final class MirrorStream implements Runnable {
         return result;
     }
 
-    private void startNeverCommitted(Set<TopicPartition> partitions) {
+    private void startNeverCommitted(Set<TopicPartition> named) {
+        // The consumer of the consumer rebalance protocol (KIP-848) can name partitions that a revocation in the
+        // same poll took away; seeking them would throw.
+        Set<TopicPartition> partitions = new java.util.HashSet<>(named);
+        partitions.retainAll(consumer.assignment());
+        if (partitions.isEmpty()) {
+            return;
+        }
         switch (offsetReset) {
             case "earliest":
                 consumer.seekToBeginning(partitions);
@@ -582,6 +594,24 @@ final class MirrorStream implements Runnable {
             throw new IllegalStateException(logPrefix + "illegal transition " + current + " -> " + next);
         }
         state = next;
+    }
+
+    /**
+     * Kafka says only that "another consumer with the same group.instance.id" took the stream's static member id;
+     * with ids derived per stream that is another process given the same group.instance.id, and the fix is there.
+     */
+    private Throwable explainMembershipConflict(Throwable t) {
+        if (!(t instanceof FencedInstanceIdException) && !(t instanceof UnreleasedInstanceIdException)) {
+            return t;
+        }
+        Properties user = settings.consumerConfig();
+        return new MirrorException(
+                "another consumer of group " + user.getProperty(ConsumerConfig.GROUP_ID_CONFIG)
+                        + " uses the static member id " + ClientConfigs.staticMemberId(user, index) + " of stream "
+                        + index + " (" + t.getMessage() + "): most likely another mirror process with the same "
+                        + "group.instance.id; give each mirror process a group.instance.id of its own (each "
+                        + "stream adds -<stream index> to it)",
+                t);
     }
 
     private static Throwable unwrap(Throwable t) {

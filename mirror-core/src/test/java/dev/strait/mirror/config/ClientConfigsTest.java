@@ -3,7 +3,10 @@ package dev.strait.mirror.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.Properties;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.junit.jupiter.api.Test;
 
 class ClientConfigsTest {
@@ -131,5 +134,85 @@ class ClientConfigsTest {
         assertThat(ClientConfigs.producer(props("bootstrap.servers", "h:1", "delivery.timeout.ms", "5000"))
                         .getProperty("max.block.ms"))
                 .isEqualTo("5000");
+    }
+
+    /** kafka-clients validates the protocol-specific settings when the consumer is built, before any connection. */
+    private static void buildAndClose(Properties config) {
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config)) {
+            consumer.close(CloseOptions.timeout(Duration.ZERO));
+        }
+    }
+
+    @Test
+    void theConsumerProtocolGetsNoClientSideAssignorAndKafkaClientsAcceptsTheConfig() {
+        Properties c = ClientConfigs.consumer(
+                props("bootstrap.servers", "127.0.0.1:9", "group.id", "g", "group.protocol", "consumer"), 1);
+
+        assertThat(c.getProperty("partition.assignment.strategy")).isNull();
+        assertThat(c.getProperty("group.protocol")).isEqualTo("consumer");
+        buildAndClose(c);
+        buildAndClose(ClientConfigs.consumer(
+                props(
+                        "bootstrap.servers", "127.0.0.1:9",
+                        "group.id", "g",
+                        "group.protocol", "CONSUMER",
+                        "group.remote.assignor", "range"),
+                0));
+        buildAndClose(ClientConfigs.consumer(props("bootstrap.servers", "127.0.0.1:9", "group.id", "g"), 0));
+    }
+
+    @Test
+    void settingsTheChosenProtocolDoesNotHaveAreRefusedWithWhatToUseInstead() {
+        assertThatThrownBy(() -> ClientConfigs.consumer(
+                        props(
+                                "bootstrap.servers", "h:1",
+                                "group.id", "g",
+                                "group.protocol", "consumer",
+                                "session.timeout.ms", "10000"),
+                        0))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("session.timeout.ms")
+                .hasMessageContaining("group.consumer.session.timeout.ms");
+        assertThatThrownBy(() -> ClientConfigs.consumer(
+                        props(
+                                "bootstrap.servers",
+                                "h:1",
+                                "group.id",
+                                "g",
+                                "group.protocol",
+                                "consumer",
+                                "partition.assignment.strategy",
+                                "org.apache.kafka.clients.consumer.RoundRobinAssignor"),
+                        0))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("group.remote.assignor");
+        assertThatThrownBy(() -> ClientConfigs.consumer(
+                        props("bootstrap.servers", "h:1", "group.id", "g", "group.remote.assignor", "uniform"), 0))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("group.protocol=consumer");
+        assertThatThrownBy(() -> ClientConfigs.consumer(
+                        props("bootstrap.servers", "h:1", "group.id", "g", "group.protocol", "kip848"), 0))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("classic or consumer");
+    }
+
+    @Test
+    void eachStreamGetsItsOwnStableStaticMemberId() {
+        Properties user = props("bootstrap.servers", "h:1", "group.id", "g", "group.instance.id", "mirror-a");
+
+        assertThat(ClientConfigs.consumer(user, 0).getProperty("group.instance.id"))
+                .isEqualTo("mirror-a-0");
+        assertThat(ClientConfigs.consumer(user, 3).getProperty("group.instance.id"))
+                .isEqualTo("mirror-a-3");
+        assertThat(ClientConfigs.consumer(user, 3).getProperty("group.instance.id"))
+                .as("the same stream of a restarted process gets the same id")
+                .isEqualTo("mirror-a-3");
+        assertThat(ClientConfigs.consumer(props("bootstrap.servers", "h:1", "group.id", "g"), 1)
+                        .getProperty("group.instance.id"))
+                .isNull();
+        assertThatThrownBy(() -> ClientConfigs.consumer(
+                        props("bootstrap.servers", "h:1", "group.id", "g", "group.instance.id", " "), 0))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("group.instance.id");
     }
 }
