@@ -99,7 +99,7 @@ public final class TargetTopics {
     private final Map<String, CompletableFuture<TargetTopic>> topics = new ConcurrentHashMap<>();
     /** Target topic to source topic, for every mirrored pair seen (not a handler's extra topics). */
     private final Map<String, String> pairs = new ConcurrentHashMap<>();
-    /** The last max.message.bytes read from (or set by the config sync on) each target topic. */
+    /** The max.message.bytes last read by {@link #currentMaxMessageBytes} or set by the config sync, per target topic. */
     private final Map<String, Limit> limits = new ConcurrentHashMap<>();
 
     private final SyncMetrics configMetrics;
@@ -182,7 +182,8 @@ public final class TargetTopics {
                     producerBatchBytes,
                     maxMessageBytes);
         }
-        limits.put(targetTopic, new Limit(maxMessageBytes, time.milliseconds()));
+        // Not remembered as current: the stream that asks for the current limit has a record over this one, and the
+        // source may have raised it since (a sync now may raise the target's too).
         return new TargetTopic(targetTopic, partitions, maxMessageBytes);
     }
 
@@ -190,8 +191,8 @@ public final class TargetTopics {
      * The max.message.bytes of {@code targetTopic} as it is now, asked before a record is refused as too large.
      * With the config sync on, the pair's settings are synced first, so a limit raised on the source reaches the
      * target now rather than at the next round (and the record the source took is not refused by the mirror). The
-     * answer is at most {@link #LIMIT_FRESH_MS} old, or newer when the config sync changed it. Thread-safe; called
-     * by the streams.
+     * answer is read afresh unless an earlier call read it less than {@link #LIMIT_FRESH_MS} ago (a run of records
+     * too large costs one read per interval) or the config sync set it since. Thread-safe; called by the streams.
      */
     public int currentMaxMessageBytes(String sourceTopic, String targetTopic) {
         long now = time.milliseconds();
