@@ -131,6 +131,11 @@ public final class MirrorEngine implements AutoCloseable {
                 public void refresh(String targetTopic) {
                     targetTopics.refresh(targetTopic);
                 }
+
+                @Override
+                public int currentMaxMessageBytes(String sourceTopic, String targetTopic) {
+                    return targetTopics.currentMaxMessageBytes(sourceTopic, targetTopic);
+                }
             };
             for (int i = 0; i < settings.numStreams(); i++) {
                 KafkaConsumer<byte[], byte[]> consumer =

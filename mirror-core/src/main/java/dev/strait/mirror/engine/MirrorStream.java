@@ -107,6 +107,13 @@ final class MirrorStream implements Runnable {
 
     private long nextLagMs;
 
+    /** See {@link HandOverDeadline}: past it, no more of the last poll's records go to the producer. */
+    private final long handOverAfterPollMs;
+    /** When the stream last called poll. */
+    private long lastPollMs;
+    /** Set once the deadline passed while the stream handed a poll's records over; cleared by the next poll. */
+    private boolean handOverStopped;
+
     MirrorStream(
             int index,
             MirrorSettings settings,
@@ -133,6 +140,7 @@ final class MirrorStream implements Runnable {
         this.router = new RecordRouter(settings, targets, sourceClusterId, targetClusterId, logPrefix);
         this.sends = new SendTracker(listener);
         this.listener = listener;
+        this.handOverAfterPollMs = HandOverDeadline.afterPollMs(settings.consumerConfig());
         this.truncation = new SourceTruncationHandler(
                 consumer, offsets, settings.onSourceTruncation(), metrics, logPrefix, sourceTopicIds);
     }
@@ -188,6 +196,7 @@ final class MirrorStream implements Runnable {
         while (!stopRequested) {
             ConsumerRecords<byte[], byte[]> records;
             try {
+                lastPollMs = time.milliseconds();
                 records = consumer.poll(POLL_TIMEOUT);
             } catch (NoOffsetForPartitionException e) {
                 startNeverCommitted(e.partitions());
@@ -223,8 +232,11 @@ final class MirrorStream implements Runnable {
     }
 
     private void mirror(ConsumerRecords<byte[], byte[]> records) {
+        handOverStopped = false;
         Map<TopicPartition, OffsetAndMetadata> next = records.nextOffsets();
-        for (TopicPartition tp : records.partitions()) {
+        List<TopicPartition> polled = new ArrayList<>(records.partitions());
+        for (int i = 0; i < polled.size(); i++) {
+            TopicPartition tp = polled.get(i);
             List<ConsumerRecord<byte[], byte[]>> batch = records.records(tp);
             Route route = router.routeFor(tp);
             long bytes = 0;
@@ -239,8 +251,24 @@ final class MirrorStream implements Runnable {
                     }
                     return;
                 }
+                if (lastHanded == null || !lastHanded.leaderEpoch().equals(record.leaderEpoch())) {
+                    // A commit held back at an owed record names the epoch of the record before it (see OffsetTracker).
+                    offsets.leaderEpochAt(tp, record.offset(), record.leaderEpoch());
+                }
                 bytes += payloadBytes(record);
                 mirrorOne(tp, route, record);
+                if (handOverStopped) {
+                    // This record and the rest of the poll were not handed over: the consumer reads them again after
+                    // the next poll if the partitions are still ours; if they were lost, their new owner copies them.
+                    if (lastHanded != null) {
+                        offsets.polled(tp, lastHanded.offset(), lastHanded.leaderEpoch());
+                    }
+                    readAgainFrom(tp, record.offset());
+                    for (TopicPartition rest : polled.subList(i + 1, polled.size())) {
+                        readAgainFrom(rest, records.records(rest).get(0).offset());
+                    }
+                    return;
+                }
                 lastHanded = record;
             }
             // Only after every record of the batch was handed to the producer may the position be committed.
@@ -259,6 +287,36 @@ final class MirrorStream implements Runnable {
             }
         });
         lastProgressMs = time.milliseconds();
+    }
+
+    /** Moves the consumer back to {@code offset}, the first record of {@code tp} not handed over. */
+    private void readAgainFrom(TopicPartition tp, long offset) {
+        consumer.seek(tp, new OffsetAndMetadata(offset, offsets.leaderEpochBefore(tp, offset), ""));
+    }
+
+    /**
+     * True once the stream has been held up so long since its last poll (a slow handler, a send blocked on a full
+     * producer buffer, the whole process paused) that its partitions may belong to another member by now; see
+     * {@link HandOverDeadline}.
+     */
+    private boolean pastHandOverDeadline() {
+        if (handOverStopped) {
+            return true;
+        }
+        long heldMs = time.milliseconds() - lastPollMs;
+        if (heldMs < handOverAfterPollMs) {
+            return false;
+        }
+        handOverStopped = true;
+        LOGGER.warn(
+                "{}{} ms since the last poll, past the {} ms after which the group may give this stream's partitions "
+                        + "to another member (max.poll.interval.ms, session.timeout.ms): the rest of the poll's records are "
+                        + "not handed to the producer, but read again after the next poll, so that no copy of them lands "
+                        + "between a new owner's copies",
+                logPrefix,
+                heldMs,
+                handOverAfterPollMs);
+        return true;
     }
 
     private void advance(TopicPartition tp, OffsetAndMetadata next, ConsumerRecord<byte[], byte[]> last) {
@@ -317,13 +375,23 @@ final class MirrorStream implements Runnable {
             TopicPartition tp,
             ConsumerRecord<byte[], byte[]> source,
             int maxMessageBytes) {
+        if (pastHandOverDeadline()) {
+            return;
+        }
         SendTracker.Send ticket = sends.begin(tp, source.offset());
-        int oversize = sizer.oversizeBytes(out, maxMessageBytes);
+        int limit = maxMessageBytes;
+        int oversize = sizer.oversizeBytes(out, limit);
+        if (oversize > 0) {
+            // The route's limit dates from when the partition was assigned; the target may take more now (the
+            // config sync raised it). Refused only against the target's current value.
+            limit = router.currentMaxMessageBytes(source.topic(), out.topic());
+            oversize = limit == maxMessageBytes ? oversize : sizer.oversizeBytes(out, limit);
+        }
         if (oversize > 0) {
             onSendFailure(
                     ticket,
                     new RecordTooLargeException("the record is " + oversize + " bytes, more than "
-                            + "max.message.bytes=" + maxMessageBytes + " of target topic " + out.topic()));
+                            + "max.message.bytes=" + limit + " of target topic " + out.topic()));
             return;
         }
         SendCallback callback = new SendCallback(ticket, source.timestamp(), payloadBytes(source));
@@ -545,11 +613,21 @@ final class MirrorStream implements Runnable {
             if (partitions.isEmpty()) {
                 return;
             }
+            // The group gave these partitions to another member before this callback ran (session timeout, or a
+            // poll too late); the new owner copies them again from the last commit. Copies this stream handed over
+            // after its hand-over deadline are none (see HandOverDeadline); those handed over before it and still in
+            // flight now cannot be recalled: the producer is shared by every stream, and closing it would fail the
+            // other partitions' copies and still not recall batches already on the wire. Waiting for them here
+            // would not help either: the new owner is already copying. So they are counted and named, and land as
+            // duplicates of records after the last commit.
+            long inFlight = sends.inFlight(partitions);
             LOGGER.warn(
                     "{}Partitions lost without a rebalance handshake: {}; their uncommitted records will be mirrored "
-                            + "again by their new owner",
+                            + "again by their new owner ({} copies of them were still in flight and may land after the new "
+                            + "owner's first copies)",
                     logPrefix,
-                    partitions);
+                    partitions,
+                    inFlight);
             forget(partitions);
         }
 
@@ -559,9 +637,34 @@ final class MirrorStream implements Runnable {
                 return;
             }
             LOGGER.info("{}Partitions assigned: {}", logPrefix, partitions);
+            startAtCommitted(partitions);
             // Target topics are created here, before the first record of any of these partitions is fetched.
             router.assigned(partitions);
             partitions.stream().map(TopicPartition::topic).distinct().forEach(truncation::assigned);
+        }
+
+        /**
+         * Tells the offset tracker where each partition starts and the leader epoch of that position, so that a
+         * commit held back at the start (the first record still owed) keeps the epoch the restart validates with.
+         */
+        private void startAtCommitted(Collection<TopicPartition> partitions) {
+            Map<TopicPartition, OffsetAndMetadata> committed;
+            try {
+                committed = consumer.committed(Set.copyOf(partitions), COMMIT_TIMEOUT);
+            } catch (RetriableException e) {
+                LOGGER.warn(
+                        "{}Could not read the committed offsets of {} ({}); a commit before the first record read "
+                                + "carries no leader epoch",
+                        logPrefix,
+                        partitions,
+                        e.toString());
+                return;
+            }
+            committed.forEach((tp, om) -> {
+                if (om != null) {
+                    offsets.startedAt(tp, om);
+                }
+            });
         }
 
         private void forget(Collection<TopicPartition> partitions) {

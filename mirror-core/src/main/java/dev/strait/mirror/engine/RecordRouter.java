@@ -36,6 +36,15 @@ final class RecordRouter {
 
         /** Forgets what is known of a target topic so that the next {@link #ensure} looks again. */
         void refresh(String targetTopic);
+
+        /**
+         * The target topic's max.message.bytes as it is now (not as when the topic was first looked up): asked
+         * before a record is refused as too large, since the limit may have been raised on the target since.
+         */
+        default int currentMaxMessageBytes(String sourceTopic, String targetTopic) {
+            refresh(targetTopic);
+            return ensure(sourceTopic, targetTopic).maxMessageBytes();
+        }
     }
 
     /** Receives each record to send for a consumed record, with the target topic's max.message.bytes. */
@@ -96,6 +105,19 @@ final class RecordRouter {
 
     void forget(Collection<TopicPartition> partitions) {
         partitions.forEach(routes::remove);
+    }
+
+    /**
+     * The current max.message.bytes of {@code targetTopic} (written for records of {@code sourceTopic}), read from
+     * the target; the routes and handler topics that write to it take it from now on.
+     */
+    int currentMaxMessageBytes(String sourceTopic, String targetTopic) {
+        int limit = targets.currentMaxMessageBytes(sourceTopic, targetTopic);
+        routes.replaceAll((tp, r) ->
+                r.targetTopic.equals(targetTopic) && r.maxMessageBytes != limit ? r.withMaxMessageBytes(limit) : r);
+        handlerTopics.computeIfPresent(
+                targetTopic, (name, t) -> new TargetTopics.TargetTopic(name, t.partitions(), limit));
+        return limit;
     }
 
     Route routeFor(TopicPartition tp) {

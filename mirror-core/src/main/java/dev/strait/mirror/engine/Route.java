@@ -15,16 +15,35 @@ final class Route {
     final int targetPartitions;
     final PartitionMode mode;
     final Provenance.Prefix provenance;
-    /** The target topic's max.message.bytes: a record whose batch would be larger is refused by the target. */
+    /**
+     * The target topic's max.message.bytes as last known: a record whose batch would be larger is refused by the
+     * target. It can be stale (raised on the target since); a record over it is checked again against the
+     * target's current value before it is refused ({@link RecordRouter#currentMaxMessageBytes}).
+     */
     final int maxMessageBytes;
 
     Route(TargetTopics.TargetTopic target, int sourcePartition, PartitionMode mode, Provenance.Prefix provenance) {
-        this.targetTopic = target.name();
+        this(target.name(), sourcePartition, target.partitions(), mode, provenance, target.maxMessageBytes());
+    }
+
+    private Route(
+            String targetTopic,
+            int sourcePartition,
+            int targetPartitions,
+            PartitionMode mode,
+            Provenance.Prefix provenance,
+            int maxMessageBytes) {
+        this.targetTopic = targetTopic;
         this.sourcePartition = sourcePartition;
-        this.targetPartitions = target.partitions();
+        this.targetPartitions = targetPartitions;
         this.mode = mode;
         this.provenance = provenance;
-        this.maxMessageBytes = target.maxMessageBytes();
+        this.maxMessageBytes = maxMessageBytes;
+    }
+
+    /** The same route with the target topic's limit as it is now. */
+    Route withMaxMessageBytes(int limit) {
+        return new Route(targetTopic, sourcePartition, targetPartitions, mode, provenance, limit);
     }
 
     int partitionFor(byte[] key) {

@@ -88,6 +88,18 @@ final class SendTracker {
         return outstanding.get();
     }
 
+    /** Copies of {@code tps} handed to the producer and not yet completed. */
+    long inFlight(Collection<TopicPartition> tps) {
+        long n = 0;
+        for (TopicPartition tp : tps) {
+            PartitionSends p = partitions.get(tp);
+            if (p != null) {
+                n += p.pendingCopies();
+            }
+        }
+        return n;
+    }
+
     /** True once a send failed that was not skipped: the stream must stop. Stays true after {@link #forget}. */
     boolean failed() {
         return failed;
@@ -184,6 +196,14 @@ final class SendTracker {
         synchronized long owedFrom() {
             long lowestPending = pending.isEmpty() ? Long.MAX_VALUE : pending.firstKey();
             return Math.min(lowestPending, firstFailed);
+        }
+
+        synchronized long pendingCopies() {
+            long n = 0;
+            for (int copies : pending.values()) {
+                n += copies;
+            }
+            return n;
         }
 
         synchronized long firstFailed() {

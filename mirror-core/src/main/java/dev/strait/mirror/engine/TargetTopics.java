@@ -76,6 +76,15 @@ public final class TargetTopics {
     private static final Logger LOGGER = LoggerFactory.getLogger(TargetTopics.class);
     private static final long ADMIN_TIMEOUT_MS = 60_000;
     private static final long WRITABLE_POLL_MS = 50;
+    /**
+     * How long a max.message.bytes read from the target counts as current. Bounds the admin calls a stream of
+     * records truly too large can cause (one read per topic per interval, not one per record); a change made by
+     * this mirror's config sync is taken at once, whatever the interval.
+     */
+    private static final long LIMIT_FRESH_MS = 1_000;
+
+    /** A target topic's max.message.bytes and when it was read. */
+    private record Limit(int maxMessageBytes, long readAtMs) {}
 
     /** What the mirror needs to know of a target topic. Immutable. */
     public record TargetTopic(String name, int partitions, int maxMessageBytes) {}
@@ -90,6 +99,8 @@ public final class TargetTopics {
     private final Map<String, CompletableFuture<TargetTopic>> topics = new ConcurrentHashMap<>();
     /** Target topic to source topic, for every mirrored pair seen (not a handler's extra topics). */
     private final Map<String, String> pairs = new ConcurrentHashMap<>();
+    /** The max.message.bytes last read by {@link #currentMaxMessageBytes} or set by the config sync, per target topic. */
+    private final Map<String, Limit> limits = new ConcurrentHashMap<>();
 
     private final SyncMetrics configMetrics;
     private final SyncMetrics partitionMetrics;
@@ -171,7 +182,40 @@ public final class TargetTopics {
                     producerBatchBytes,
                     maxMessageBytes);
         }
+        // Not remembered as current: the stream that asks for the current limit has a record over this one, and the
+        // source may have raised it since (a sync now may raise the target's too).
         return new TargetTopic(targetTopic, partitions, maxMessageBytes);
+    }
+
+    /**
+     * The max.message.bytes of {@code targetTopic} as it is now, asked before a record is refused as too large.
+     * With the config sync on, the pair's settings are synced first, so a limit raised on the source reaches the
+     * target now rather than at the next round (and the record the source took is not refused by the mirror). The
+     * answer is read afresh unless an earlier call read it less than {@link #LIMIT_FRESH_MS} ago (a run of records
+     * too large costs one read per interval) or the config sync set it since. Thread-safe; called by the streams.
+     */
+    public int currentMaxMessageBytes(String sourceTopic, String targetTopic) {
+        long now = time.milliseconds();
+        Limit known = limits.get(targetTopic);
+        if (known != null && now - known.readAtMs() < LIMIT_FRESH_MS) {
+            return known.maxMessageBytes();
+        }
+        if (sync.configs() && sourceTopic.equals(pairs.get(targetTopic))) {
+            try {
+                syncConfigs(Map.of(targetTopic, sourceTopic));
+            } catch (RuntimeException e) {
+                LOGGER.warn(
+                        "Could not sync the settings of target topic {} before checking a large record against its "
+                                + "max.message.bytes: {}",
+                        targetTopic,
+                        e.getMessage());
+            }
+        }
+        int limit = maxMessageBytes(targetTopic);
+        limits.put(targetTopic, new Limit(limit, time.milliseconds()));
+        // The next lookup of the topic (a partition assigned again) reads it afresh too.
+        refresh(targetTopic);
+        return limit;
     }
 
     private int maxMessageBytes(String targetTopic) {
@@ -457,7 +501,16 @@ public final class TargetTopics {
             throw new MirrorException("timed out altering target topic configs", e);
         }
         long n = 0;
+        long now = time.milliseconds();
         for (Map.Entry<ConfigResource, Collection<AlterConfigOp>> e : ops.entrySet()) {
+            for (AlterConfigOp op : e.getValue()) {
+                if (op.configEntry().name().equals("max.message.bytes")) {
+                    // The streams' routes learn it before they refuse a record as too large.
+                    limits.put(
+                            e.getKey().name(),
+                            new Limit(Integer.parseInt(op.configEntry().value()), now));
+                }
+            }
             LOGGER.info(
                     "Target topic {}: set {} as on its source",
                     e.getKey().name(),

@@ -164,7 +164,7 @@ class Kip848FailoverOnKafkaIT {
         Map<Integer, Long> ends = ends(source, topic, 2);
         DrFixture.Outcome first = outcome(
                 readSubscribed(target, group, topic, ends), topic, Map.of(0, 4_100L, 1, 4_900L), Map.of(), ends);
-        assertThat(first).isEqualTo(new DrFixture.Outcome(900 + 100, 0, 0, 0));
+        assertThat(first).isEqualTo(new DrFixture.Outcome(900 + 100, 0, 0, 0, 0));
         assertThat(typeOn(target, group))
                 .as("the target group is of the new protocol now, and empty")
                 .isEqualTo(GroupType.CONSUMER);
@@ -190,7 +190,7 @@ class Kip848FailoverOnKafkaIT {
                 Map.of(0, 5_600L, 1, 5_050L),
                 Map.of(),
                 laterEnds);
-        assertThat(second).isEqualTo(new DrFixture.Outcome(400 + 950, 0, 0, 0));
+        assertThat(second).isEqualTo(new DrFixture.Outcome(400 + 950, 0, 0, 0, 0));
     }
 
     @Test

@@ -126,6 +126,6 @@ class RecreatedTargetTopicIT {
                 Map.of(0, 1_500L),
                 Map.of(),
                 ends(source, TOPIC, 1));
-        assertThat(read).isEqualTo(new DrFixture.Outcome(1_000, 0, 0, 0));
+        assertThat(read).isEqualTo(new DrFixture.Outcome(1_000, 0, 0, 0, 0));
     }
 }
