@@ -588,7 +588,8 @@ class SecuredToolsIT {
     /**
      * After the failover of {@code app} on {@code topic}: the application wrote 20 records on the target and read
      * 10 of them, and the source took 5 the mirror never copied. {@code strait failback} as its own principal with
-     * the ACLs docs/operating.md lists copies the 20 back after the 5, and moves the group past the 10 it read.
+     * the ACLs docs/operating.md lists copies the 20 back after the 5, and moves the group to the 5 it never read
+     * (reading the copies of the 10 it read on the target again: it never skips a record, issue 21).
      */
     private void failBack(String topic, String app) throws Exception {
         // Given
@@ -662,7 +663,7 @@ class SecuredToolsIT {
         System.out.println("failback: " + exec.out() + exec.err());
         assertThat(exec.code()).as(exec.out() + exec.err()).isZero();
 
-        // Then: the 5 divergent records stay before the 20 copied back; the group resumes after the 10 it read
+        // Then: the 5 divergent records stay before the 20 copied back; the group resumes at the divergent records
         List<String> values = values(source, topic);
         assertThat(values).hasSize(125);
         assertThat(values.subList(100, 105)).allMatch(v -> v.startsWith("divergent-"));
@@ -671,7 +672,8 @@ class SecuredToolsIT {
             back.add("on-target-" + i);
         }
         assertThat(values.subList(105, 125)).containsExactlyElementsOf(back);
-        assertThat(source.committedOffsets(app, topic)).isEqualTo(Map.of(0, 115L));
+        assertThat(source.committedOffsets(app, topic)).isEqualTo(Map.of(0, 100L));
+        assertThat(exec.out()).contains("at the divergent records it never read (reads 10 copies again)");
         for (Run r : List.of(dry, exec)) {
             assertThat(r.out() + r.err()).doesNotContain(USERS.get(FAILBACK)).doesNotContain("Exception:\n");
         }
