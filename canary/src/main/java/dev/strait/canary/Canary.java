@@ -377,8 +377,7 @@ public final class Canary implements AutoCloseable {
                 c.lost(),
                 sourceAvailable ? "available" : "unavailable");
         if (config.webhookUrl() != null) {
-            String body = "{\"canaryId\":\"" + config.canaryId() + "\",\"previous\":\"" + previous + "\",\"state\":\""
-                    + next + "\",\"detail\":" + CanaryFormat.json(this) + "}";
+            String body = CanaryFormat.webhook(config.canaryId(), previous, next, g -> CanaryFormat.write(g, this));
             try {
                 http.send(
                         HttpRequest.newBuilder(config.webhookUrl())

@@ -2,40 +2,72 @@ package dev.strait.canary;
 
 import com.codahale.metrics.Histogram;
 import com.codahale.metrics.Snapshot;
+import com.fasterxml.jackson.core.JsonGenerator;
 import dev.strait.mirror.http.Json;
+import dev.strait.mirror.http.PrometheusLabel;
+import java.io.IOException;
 
 /** The canary's /status JSON and /metrics Prometheus text. */
 public final class CanaryFormat {
     private CanaryFormat() {}
 
     public static String json(Canary c) {
-        ProbeTracker.Counts n = c.counts();
-        long now = c.nowMs();
-        return "{\"canaryId\":" + Json.quote(c.config().canaryId()) + ",\"state\":"
-                + Json.quote(c.state().name())
-                + ",\"topic\":" + Json.quote(c.config().topic()) + ",\"targetTopic\":"
-                + Json.quote(c.config().targetTopic())
-                + ",\"sourceAvailable\":" + c.sourceAvailable() + ",\"lastProduceError\":"
-                + Json.quote(c.lastProduceError())
-                + ",\"targetTopicPresent\":" + c.targetTopicPresent()
-                + ",\"sent\":" + n.sent() + ",\"arrived\":" + n.arrived() + ",\"late\":" + n.late() + ",\"lost\":"
-                + n.lost()
-                + ",\"arrivedAfterLost\":" + n.lateAfterLost() + ",\"duplicated\":" + n.duplicated()
-                + ",\"outstanding\":" + n.outstanding() + ",\"earlierRunArrivals\":" + c.earlierRunArrivals()
-                + ",\"produceErrors\":" + c.produceErrors()
-                + ",\"lastArrivalAgeMs\":" + (n.lastArrivalMs() < 0 ? -1 : now - n.lastArrivalMs())
-                + ",\"latencyMs\":" + hist(c.latency()) + ",\"produceLatencyMs\":" + hist(c.produceLatency()) + "}";
+        return Json.write(g -> write(g, c));
     }
 
-    private static String hist(Histogram h) {
+    /** Writes the /status document as one JSON object. */
+    static void write(JsonGenerator g, Canary c) throws IOException {
+        ProbeTracker.Counts n = c.counts();
+        long now = c.nowMs();
+        g.writeStartObject();
+        g.writeStringField("canaryId", c.config().canaryId());
+        g.writeStringField("state", c.state().name());
+        g.writeStringField("topic", c.config().topic());
+        g.writeStringField("targetTopic", c.config().targetTopic());
+        g.writeBooleanField("sourceAvailable", c.sourceAvailable());
+        Json.string(g, "lastProduceError", c.lastProduceError());
+        g.writeBooleanField("targetTopicPresent", c.targetTopicPresent());
+        g.writeNumberField("sent", n.sent());
+        g.writeNumberField("arrived", n.arrived());
+        g.writeNumberField("late", n.late());
+        g.writeNumberField("lost", n.lost());
+        g.writeNumberField("arrivedAfterLost", n.lateAfterLost());
+        g.writeNumberField("duplicated", n.duplicated());
+        g.writeNumberField("outstanding", n.outstanding());
+        g.writeNumberField("earlierRunArrivals", c.earlierRunArrivals());
+        g.writeNumberField("produceErrors", c.produceErrors());
+        g.writeNumberField("lastArrivalAgeMs", n.lastArrivalMs() < 0 ? -1 : now - n.lastArrivalMs());
+        hist(g, "latencyMs", c.latency());
+        hist(g, "produceLatencyMs", c.produceLatency());
+        g.writeEndObject();
+    }
+
+    /** The alert webhook's body: the change, and the /status document (written by {@code detail}) inside. */
+    static String webhook(String canaryId, CanaryState previous, CanaryState next, Json.Document detail) {
+        return Json.write(g -> {
+            g.writeStartObject();
+            g.writeStringField("canaryId", canaryId);
+            g.writeStringField("previous", String.valueOf(previous));
+            g.writeStringField("state", String.valueOf(next));
+            g.writeFieldName("detail");
+            detail.write(g);
+            g.writeEndObject();
+        });
+    }
+
+    private static void hist(JsonGenerator g, String name, Histogram h) throws IOException {
         Snapshot s = h.getSnapshot();
-        return "{\"count\":" + h.getCount() + ",\"p50\":" + s.getMedian() + ",\"p99\":" + s.get99thPercentile()
-                + ",\"max\":" + s.getMax() + "}";
+        g.writeObjectFieldStart(name);
+        g.writeNumberField("count", h.getCount());
+        g.writeNumberField("p50", s.getMedian());
+        g.writeNumberField("p99", s.get99thPercentile());
+        g.writeNumberField("max", s.getMax());
+        g.writeEndObject();
     }
 
     public static String prometheus(Canary c) {
         ProbeTracker.Counts n = c.counts();
-        String id = "canary=\"" + Json.label(c.config().canaryId()) + "\"";
+        String id = "canary=\"" + PrometheusLabel.escape(c.config().canaryId()) + "\"";
         StringBuilder b = new StringBuilder(1024);
         gauge(b, "strait_canary_state", id, c.state().ordinal());
         gauge(b, "strait_canary_source_available", id, c.sourceAvailable() ? 1 : 0);

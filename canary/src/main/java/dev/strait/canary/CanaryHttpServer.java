@@ -2,6 +2,7 @@ package dev.strait.canary;
 
 import dev.strait.mirror.http.HttpEndpoint;
 import dev.strait.mirror.http.HttpEndpoint.Response;
+import dev.strait.mirror.http.Json;
 
 /** {@code /status} (JSON), {@code /metrics} (Prometheus) and {@code /healthz} (200 unless LOST). */
 public final class CanaryHttpServer implements AutoCloseable {
@@ -13,9 +14,11 @@ public final class CanaryHttpServer implements AutoCloseable {
                 .route("/metrics", () -> Response.prometheus(CanaryFormat.prometheus(canary)))
                 .route(
                         "/healthz",
-                        () -> Response.json(
-                                canary.state() != CanaryState.LOST ? 200 : 503,
-                                "{\"state\":\"" + canary.state() + "\"}"))
+                        () -> Response.json(canary.state() != CanaryState.LOST ? 200 : 503, Json.write(g -> {
+                            g.writeStartObject();
+                            g.writeStringField("state", canary.state().name());
+                            g.writeEndObject();
+                        })))
                 .start();
     }
 

@@ -5,6 +5,8 @@ import static dev.strait.canary.CanaryFixture.mirror;
 import static dev.strait.canary.CanaryFixture.stop;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.strait.mirror.engine.MirrorEngine;
 import dev.strait.testkit.Await;
 import dev.strait.testkit.KafkaCluster;
@@ -82,7 +84,10 @@ class CanaryIT {
         String hook = webhook.url();
         MirrorEngine engine = mirror(source, "g-canary-stop", "canary\\.stop", null);
         // No suppression: every change is posted, so the test can count them from a known state.
-        try (Canary canary = canary(source, "canary.stop", "alert.webhook.url", hook, "alert.suppress.ms", "0")) {
+        // A canary id no JSON escaper may miss (quotes, backslash, control characters; the config trims its ends)
+        String id = CanaryWebhookJsonTest.hostile() + "z";
+        try (Canary canary =
+                canary(source, "canary.stop", "alert.webhook.url", hook, "alert.suppress.ms", "0", "canary.id", id)) {
             // A loaded machine may take longer than the 2 s threshold for the first probes (a cold mirror: LATE,
             // even LOST, then OK, each posted): start from OK, with the webhook of that last change in too, since
             // a change is posted a moment after the state changed.
@@ -109,6 +114,10 @@ class CanaryIT {
             assertThat(webhook.bodies()).hasSize(before + 2);
             assertThat(webhook.bodies().get(before)).contains("\"previous\":\"OK\",\"state\":\"LATE\"");
             assertThat(webhook.bodies().get(before + 1)).contains("\"previous\":\"LATE\",\"state\":\"LOST\"");
+            JsonNode lost = new ObjectMapper().readTree(webhook.bodies().get(before + 1));
+            assertThat(lost.get("canaryId").textValue()).isEqualTo(id);
+            assertThat(lost.get("detail").get("canaryId").textValue()).isEqualTo(id);
+            assertThat(lost.get("detail").get("state").textValue()).isEqualTo("LOST");
 
             // When: the mirror comes back
             engine = mirror(source, "g-canary-stop", "canary\\.stop", null);

@@ -3,6 +3,7 @@ package dev.strait.lag.alert;
 import dev.strait.lag.http.StatusFormat;
 import dev.strait.lag.status.Status;
 import dev.strait.lag.status.StatusEvaluator.GroupStatus;
+import dev.strait.mirror.http.Json;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -62,8 +63,15 @@ public final class Alerter {
                         .map(p -> " (" + p.lag().topic() + "-" + p.lag().partition() + ": " + p.reason() + ")")
                         .orElse(""));
         if (webhook != null) {
-            post("{\"group\":" + quote(group) + ",\"previous\":" + (previous == null ? "null" : quote(previous.name()))
-                    + ",\"status\":" + quote(current.name()) + ",\"detail\":" + StatusFormat.json(group, status) + "}");
+            post(Json.write(g -> {
+                g.writeStartObject();
+                g.writeStringField("group", group);
+                Json.string(g, "previous", previous == null ? null : previous.name());
+                g.writeStringField("status", current.name());
+                g.writeFieldName("detail");
+                StatusFormat.write(g, group, status, null);
+                g.writeEndObject();
+            }));
         }
     }
 
@@ -88,9 +96,5 @@ public final class Alerter {
         } catch (Exception e) {
             LOGGER.warn("Alert webhook {} failed: {}", webhook, e.toString());
         }
-    }
-
-    private static String quote(String s) {
-        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
     }
 }

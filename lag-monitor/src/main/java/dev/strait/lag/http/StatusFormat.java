@@ -1,11 +1,14 @@
 package dev.strait.lag.http;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import dev.strait.lag.audit.AuditReport;
 import dev.strait.lag.audit.ContinuousAudit;
 import dev.strait.lag.sample.PartitionLag;
 import dev.strait.lag.status.StatusEvaluator.GroupStatus;
 import dev.strait.lag.status.StatusEvaluator.PartitionStatus;
 import dev.strait.mirror.http.Json;
+import dev.strait.mirror.http.PrometheusLabel;
+import java.io.IOException;
 import java.util.Locale;
 
 /** Renders a {@link GroupStatus} as the /status JSON, as Prometheus text, and as a table for the terminal. */
@@ -14,115 +17,80 @@ public final class StatusFormat {
 
     /** The /status JSON with the continuous audit's summary (null when the audit is off). */
     public static String json(String group, GroupStatus s, ContinuousAudit.Summary audit) {
-        String base = json(group, s);
-        if (audit == null) {
-            return base;
-        }
-        StringBuilder b = new StringBuilder(base.substring(0, base.length() - 1));
-        b.append(",\"audit\":{\"rounds\":")
-                .append(audit.rounds())
-                .append(",\"recordsAudited\":")
-                .append(audit.recordsAudited())
-                .append(",\"recordsBehind\":")
-                .append(audit.recordsBehind())
-                .append(",\"recordsNotCovered\":")
-                .append(audit.recordsNotCovered())
-                .append(",\"notCopiedByDesign\":")
-                .append(audit.notCopiedByDesign())
-                .append(",\"droppedByHandler\":")
-                .append(audit.droppedByHandler())
-                .append(",\"removedOnTarget\":")
-                .append(audit.removedOnTarget())
-                .append(",\"findings\":{");
-        boolean first = true;
-        for (var e : audit.findingsByKind().entrySet()) {
-            b.append(first ? "" : ",")
-                    .append(Json.quote(e.getKey().name()))
-                    .append(':')
-                    .append(e.getValue());
-            first = false;
-        }
-        b.append("},\"latest\":[");
-        first = true;
-        for (AuditReport.Finding f : audit.latestFindings()) {
-            b.append(first ? "" : ",")
-                    .append("{\"kind\":")
-                    .append(Json.quote(f.kind().name()))
-                    .append(",\"topic\":")
-                    .append(Json.quote(f.topic()))
-                    .append(",\"partition\":")
-                    .append(f.partition())
-                    .append(",\"sourceOffset\":")
-                    .append(f.sourceOffset())
-                    .append('}');
-            first = false;
-        }
-        return b.append("]}}").toString();
+        return Json.write(g -> write(g, group, s, audit));
     }
 
     public static String json(String group, GroupStatus s) {
-        StringBuilder b = new StringBuilder(256 + 256 * s.partitions().size());
-        b.append("{\"group\":")
-                .append(Json.quote(group))
-                .append(",\"status\":")
-                .append(Json.quote(s.status().name()))
-                .append(",\"thresholdCrossed\":")
-                .append(s.thresholdCrossed())
-                .append(",\"sampledAtMs\":")
-                .append(s.snapshot().timestampMs())
-                .append(",\"cycleMs\":")
-                .append(s.snapshot().cycleMs())
-                .append(",\"sourceCalls\":")
-                .append(s.snapshot().sourceCalls())
-                .append(",\"targetCalls\":")
-                .append(s.snapshot().targetCalls())
-                .append(",\"errors\":")
-                .append(list(s.snapshot().errors()))
-                .append(",\"warnings\":")
-                .append(list(s.snapshot().warnings()))
-                .append(",\"partitions\":[");
-        boolean first = true;
+        return json(group, s, null);
+    }
+
+    /** Writes the /status document (with the audit's summary unless it is null) as one JSON object. */
+    public static void write(JsonGenerator g, String group, GroupStatus s, ContinuousAudit.Summary audit)
+            throws IOException {
+        g.writeStartObject();
+        g.writeStringField("group", group);
+        g.writeStringField("status", s.status().name());
+        g.writeBooleanField("thresholdCrossed", s.thresholdCrossed());
+        g.writeNumberField("sampledAtMs", s.snapshot().timestampMs());
+        g.writeNumberField("cycleMs", s.snapshot().cycleMs());
+        g.writeNumberField("sourceCalls", s.snapshot().sourceCalls());
+        g.writeNumberField("targetCalls", s.snapshot().targetCalls());
+        Json.strings(g, "errors", s.snapshot().errors());
+        Json.strings(g, "warnings", s.snapshot().warnings());
+        g.writeArrayFieldStart("partitions");
         for (PartitionStatus ps : s.partitions()) {
-            if (!first) {
-                b.append(',');
-            }
-            first = false;
             PartitionLag p = ps.lag();
-            b.append("{\"topic\":")
-                    .append(Json.quote(p.topic()))
-                    .append(",\"partition\":")
-                    .append(p.partition())
-                    .append(",\"targetTopic\":")
-                    .append(Json.quote(p.targetTopic()))
-                    .append(",\"status\":")
-                    .append(Json.quote(ps.status().name()))
-                    .append(",\"reason\":")
-                    .append(Json.quote(ps.reason()))
-                    .append(",\"sourceStartOffset\":")
-                    .append(p.sourceStart())
-                    .append(",\"sourceEndOffset\":")
-                    .append(p.sourceEnd())
-                    .append(",\"targetEndOffset\":")
-                    .append(p.targetEnd())
-                    .append(",\"committedOffset\":")
-                    .append(p.committed())
-                    .append(",\"mirrorPosition\":")
-                    .append(p.position())
-                    .append(",\"lastMirroredSourceOffset\":")
-                    .append(p.lastMirroredOffset())
-                    .append(",\"exactLag\":")
-                    .append(p.exactLag())
-                    .append(",\"committedLag\":")
-                    .append(p.committedLag())
-                    .append(",\"consumerLag\":")
-                    .append(p.consumerLag())
-                    .append(",\"timeLagMs\":")
-                    .append(p.timeLagMs())
-                    .append(",\"thresholdCrossed\":")
-                    .append(ps.thresholdCrossed())
-                    .append('}');
+            g.writeStartObject();
+            g.writeStringField("topic", p.topic());
+            g.writeNumberField("partition", p.partition());
+            Json.string(g, "targetTopic", p.targetTopic());
+            g.writeStringField("status", ps.status().name());
+            Json.string(g, "reason", ps.reason());
+            g.writeNumberField("sourceStartOffset", p.sourceStart());
+            g.writeNumberField("sourceEndOffset", p.sourceEnd());
+            g.writeNumberField("targetEndOffset", p.targetEnd());
+            g.writeNumberField("committedOffset", p.committed());
+            g.writeNumberField("mirrorPosition", p.position());
+            g.writeNumberField("lastMirroredSourceOffset", p.lastMirroredOffset());
+            g.writeNumberField("exactLag", p.exactLag());
+            g.writeNumberField("committedLag", p.committedLag());
+            g.writeNumberField("consumerLag", p.consumerLag());
+            g.writeNumberField("timeLagMs", p.timeLagMs());
+            g.writeBooleanField("thresholdCrossed", ps.thresholdCrossed());
+            g.writeEndObject();
         }
-        return b.append("]}").toString();
+        g.writeEndArray();
+        if (audit != null) {
+            writeAudit(g, audit);
+        }
+        g.writeEndObject();
+    }
+
+    private static void writeAudit(JsonGenerator g, ContinuousAudit.Summary audit) throws IOException {
+        g.writeObjectFieldStart("audit");
+        g.writeNumberField("rounds", audit.rounds());
+        g.writeNumberField("recordsAudited", audit.recordsAudited());
+        g.writeNumberField("recordsBehind", audit.recordsBehind());
+        g.writeNumberField("recordsNotCovered", audit.recordsNotCovered());
+        g.writeNumberField("notCopiedByDesign", audit.notCopiedByDesign());
+        g.writeNumberField("droppedByHandler", audit.droppedByHandler());
+        g.writeNumberField("removedOnTarget", audit.removedOnTarget());
+        g.writeObjectFieldStart("findings");
+        for (var e : audit.findingsByKind().entrySet()) {
+            g.writeNumberField(e.getKey().name(), e.getValue());
+        }
+        g.writeEndObject();
+        g.writeArrayFieldStart("latest");
+        for (AuditReport.Finding f : audit.latestFindings()) {
+            g.writeStartObject();
+            g.writeStringField("kind", f.kind().name());
+            g.writeStringField("topic", f.topic());
+            g.writeNumberField("partition", f.partition());
+            g.writeNumberField("sourceOffset", f.sourceOffset());
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeEndObject();
     }
 
     public static String prometheus(String group, GroupStatus s, ContinuousAudit.Summary audit) {
@@ -130,14 +98,14 @@ public final class StatusFormat {
         if (audit != null) {
             b.append("# TYPE strait_lag_audit_records_total counter\n");
             b.append("strait_lag_audit_records_total{group=\"")
-                    .append(Json.label(group))
+                    .append(PrometheusLabel.escape(group))
                     .append("\"} ")
                     .append(audit.recordsAudited())
                     .append('\n');
             b.append("# TYPE strait_lag_audit_findings_total counter\n");
             for (AuditReport.Kind kind : AuditReport.Kind.values()) {
                 b.append("strait_lag_audit_findings_total{group=\"")
-                        .append(Json.label(group))
+                        .append(PrometheusLabel.escape(group))
                         .append("\",kind=\"")
                         .append(kind.name().toLowerCase(Locale.ROOT))
                         .append("\"} ")
@@ -150,7 +118,7 @@ public final class StatusFormat {
 
     public static String prometheus(String group, GroupStatus s) {
         StringBuilder b = new StringBuilder(4096);
-        String g = "group=\"" + Json.label(group) + "\"";
+        String g = "group=\"" + PrometheusLabel.escape(group) + "\"";
         b.append("# TYPE strait_lag_group_status gauge\n");
         b.append("strait_lag_group_status{")
                 .append(g)
@@ -200,7 +168,7 @@ public final class StatusFormat {
     }
 
     private static String labels(PartitionLag p) {
-        return ",topic=\"" + Json.label(p.topic()) + "\",partition=\"" + p.partition() + "\"";
+        return ",topic=\"" + PrometheusLabel.escape(p.topic()) + "\",partition=\"" + p.partition() + "\"";
     }
 
     public static String table(String group, GroupStatus s) {
@@ -247,13 +215,5 @@ public final class StatusFormat {
 
     private static String n(long v) {
         return v < 0 ? "-" : String.valueOf(v);
-    }
-
-    private static String list(java.util.List<String> items) {
-        StringBuilder b = new StringBuilder("[");
-        for (int i = 0; i < items.size(); i++) {
-            b.append(i == 0 ? "" : ",").append(Json.quote(items.get(i)));
-        }
-        return b.append(']').toString();
     }
 }

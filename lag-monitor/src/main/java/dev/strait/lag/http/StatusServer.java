@@ -4,6 +4,7 @@ import dev.strait.lag.audit.ContinuousAudit;
 import dev.strait.lag.status.StatusEvaluator.GroupStatus;
 import dev.strait.mirror.http.HttpEndpoint;
 import dev.strait.mirror.http.HttpEndpoint.Response;
+import dev.strait.mirror.http.Json;
 import java.util.function.Supplier;
 
 /**
@@ -24,7 +25,11 @@ public final class StatusServer implements AutoCloseable {
                 .route("/status", () -> {
                     GroupStatus s = latest.get();
                     return s == null
-                            ? Response.json(503, "{\"status\":\"STARTING\"}")
+                            ? Response.json(503, Json.write(g -> {
+                                g.writeStartObject();
+                                g.writeStringField("status", "STARTING");
+                                g.writeEndObject();
+                            }))
                             : Response.json(200, StatusFormat.json(group, s, audit.get()));
                 })
                 .route("/metrics", () -> {
@@ -33,7 +38,11 @@ public final class StatusServer implements AutoCloseable {
                 })
                 .route("/healthz", () -> {
                     boolean ok = healthy.get();
-                    return Response.json(ok ? 200 : 503, "{\"healthy\":" + ok + "}");
+                    return Response.json(ok ? 200 : 503, Json.write(g -> {
+                        g.writeStartObject();
+                        g.writeBooleanField("healthy", ok);
+                        g.writeEndObject();
+                    }));
                 })
                 .start();
     }

@@ -207,92 +207,64 @@ public final class FailbackCommand implements Callable<Integer> {
     }
 
     static String json(FailbackPlan plan, boolean execute) {
-        StringBuilder b = new StringBuilder();
-        b.append("{\"mode\":")
-                .append(Json.quote(execute ? "execute" : "dry-run"))
-                .append(",\"sourceCluster\":")
-                .append(Json.quote(plan.sourceCluster()))
-                .append(",\"targetCluster\":")
-                .append(Json.quote(plan.targetCluster()))
-                .append(",\"timeMs\":")
-                .append(plan.timeMs())
-                .append(",\"warnings\":[");
-        for (int i = 0; i < plan.warnings().size(); i++) {
-            b.append(i == 0 ? "" : ",").append(Json.quote(plan.warnings().get(i)));
-        }
-        b.append("],\"topics\":[");
-        for (int ti = 0; ti < plan.topics().size(); ti++) {
-            FailbackPlan.TopicBack t = plan.topics().get(ti);
-            b.append(ti == 0 ? "" : ",")
-                    .append("{\"targetTopic\":")
-                    .append(Json.quote(t.targetTopic()))
-                    .append(",\"sourceTopic\":")
-                    .append(Json.quote(t.sourceTopic()))
-                    .append(",\"failoverTimeMs\":")
-                    .append(t.failoverTimeMs())
-                    .append(",\"partitions\":[");
-            for (int pi = 0; pi < t.partitions().size(); pi++) {
-                FailbackPlan.PartitionBack p = t.partitions().get(pi);
-                b.append(pi == 0 ? "" : ",")
-                        .append("{\"partition\":")
-                        .append(p.partition())
-                        .append(",\"failoverOffset\":")
-                        .append(p.failoverOffset())
-                        .append(",\"targetEnd\":")
-                        .append(p.targetEnd())
-                        .append(",\"copied\":")
-                        .append(p.copied())
-                        .append(",\"copiedFrom\":")
-                        .append(p.copiedFrom())
-                        .append(",\"copiedTo\":")
-                        .append(p.copiedTo())
-                        .append(",\"sourceFrontier\":")
-                        .append(p.sourceFrontier())
-                        .append(",\"sourceEnd\":")
-                        .append(p.sourceEnd())
-                        .append(",\"divergent\":")
-                        .append(p.divergent())
-                        .append(",\"divergentAgeSeconds\":")
-                        .append(String.format(Locale.ROOT, "%.3f", p.divergentAgeSeconds()))
-                        .append('}');
+        return Json.write(g -> {
+            g.writeStartObject();
+            g.writeStringField("mode", execute ? "execute" : "dry-run");
+            Json.string(g, "sourceCluster", plan.sourceCluster());
+            Json.string(g, "targetCluster", plan.targetCluster());
+            g.writeNumberField("timeMs", plan.timeMs());
+            Json.strings(g, "warnings", plan.warnings());
+            g.writeArrayFieldStart("topics");
+            for (FailbackPlan.TopicBack t : plan.topics()) {
+                g.writeStartObject();
+                g.writeStringField("targetTopic", t.targetTopic());
+                g.writeStringField("sourceTopic", t.sourceTopic());
+                g.writeNumberField("failoverTimeMs", t.failoverTimeMs());
+                g.writeArrayFieldStart("partitions");
+                for (FailbackPlan.PartitionBack p : t.partitions()) {
+                    g.writeStartObject();
+                    g.writeNumberField("partition", p.partition());
+                    g.writeNumberField("failoverOffset", p.failoverOffset());
+                    g.writeNumberField("targetEnd", p.targetEnd());
+                    g.writeNumberField("copied", p.copied());
+                    g.writeNumberField("copiedFrom", p.copiedFrom());
+                    g.writeNumberField("copiedTo", p.copiedTo());
+                    g.writeNumberField("sourceFrontier", p.sourceFrontier());
+                    g.writeNumberField("sourceEnd", p.sourceEnd());
+                    g.writeNumberField("divergent", p.divergent());
+                    // three decimals, as the document always had them
+                    g.writeFieldName("divergentAgeSeconds");
+                    g.writeNumber(String.format(Locale.ROOT, "%.3f", p.divergentAgeSeconds()));
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
+                g.writeEndObject();
             }
-            b.append("]}");
-        }
-        b.append("],\"groups\":[");
-        for (int gi = 0; gi < plan.groups().size(); gi++) {
-            FailbackPlan.GroupBack g = plan.groups().get(gi);
-            b.append(gi == 0 ? "" : ",")
-                    .append("{\"group\":")
-                    .append(Json.quote(g.group()))
-                    .append(",\"activeOnTarget\":")
-                    .append(g.activeOnTarget())
-                    .append(",\"activeOnSource\":")
-                    .append(g.activeOnSource())
-                    .append(",\"outcome\":")
-                    .append(g.outcome() == null ? "null" : Json.quote(g.outcome()))
-                    .append(",\"partitions\":[");
-            for (int pi = 0; pi < g.partitions().size(); pi++) {
-                FailbackPlan.PartitionGroupBack p = g.partitions().get(pi);
-                b.append(pi == 0 ? "" : ",")
-                        .append("{\"targetTopic\":")
-                        .append(Json.quote(p.target().topic()))
-                        .append(",\"partition\":")
-                        .append(p.target().partition())
-                        .append(",\"sourceTopic\":")
-                        .append(Json.quote(p.source().topic()))
-                        .append(",\"targetOffset\":")
-                        .append(p.targetOffset())
-                        .append(",\"sourceOffset\":")
-                        .append(p.sourceOffset())
-                        .append(",\"how\":")
-                        .append(Json.quote(p.how()))
-                        .append(",\"readAgain\":")
-                        .append(p.readAgain())
-                        .append('}');
+            g.writeEndArray();
+            g.writeArrayFieldStart("groups");
+            for (FailbackPlan.GroupBack gb : plan.groups()) {
+                g.writeStartObject();
+                g.writeStringField("group", gb.group());
+                g.writeNumberField("activeOnTarget", gb.activeOnTarget());
+                g.writeNumberField("activeOnSource", gb.activeOnSource());
+                Json.string(g, "outcome", gb.outcome());
+                g.writeArrayFieldStart("partitions");
+                for (FailbackPlan.PartitionGroupBack p : gb.partitions()) {
+                    g.writeStartObject();
+                    g.writeStringField("targetTopic", p.target().topic());
+                    g.writeNumberField("partition", p.target().partition());
+                    g.writeStringField("sourceTopic", p.source().topic());
+                    g.writeNumberField("targetOffset", p.targetOffset());
+                    g.writeNumberField("sourceOffset", p.sourceOffset());
+                    Json.string(g, "how", p.how());
+                    g.writeNumberField("readAgain", p.readAgain());
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
+                g.writeEndObject();
             }
-            b.append("]}");
-        }
-        b.append("]}");
-        return b.toString();
+            g.writeEndArray();
+            g.writeEndObject();
+        });
     }
 }

@@ -129,83 +129,58 @@ final class PlanText {
     }
 
     static String json(FailoverPlan plan, boolean execute, Map<String, FailoverPlanner.GroupResult> results) {
-        StringBuilder b = new StringBuilder();
-        b.append("{\"mode\":")
-                .append(Json.quote(execute ? "execute" : "dry-run"))
-                .append(",\"sourceReachable\":")
-                .append(plan.sourceReachable())
-                .append(",\"sourceCluster\":")
-                .append(Json.quote(plan.sourceCluster()))
-                .append(",\"targetCluster\":")
-                .append(Json.quote(plan.targetCluster()))
-                .append(",\"timeMs\":")
-                .append(plan.timeMs())
-                .append(",\"warnings\":[");
-        for (int i = 0; i < plan.warnings().size(); i++) {
-            b.append(i == 0 ? "" : ",").append(Json.quote(plan.warnings().get(i)));
-        }
-        b.append("],\"groups\":[");
-        for (int gi = 0; gi < plan.groups().size(); gi++) {
-            FailoverPlan.GroupPlan g = plan.groups().get(gi);
-            b.append(gi == 0 ? "" : ",")
-                    .append("{\"group\":")
-                    .append(Json.quote(g.group()))
-                    .append(",\"activeMembers\":")
-                    .append(g.activeMembers())
-                    .append(",\"positionsTimeMs\":")
-                    .append(g.positionsTimeMs())
-                    .append(",\"problem\":")
-                    .append(g.problem() == null ? "null" : Json.quote(g.problem()))
-                    .append(",\"readAgain\":")
-                    .append(g.readAgain());
-            FailoverPlanner.GroupResult r = results == null ? null : results.get(g.group());
-            if (r != null) {
-                b.append(",\"outcome\":")
-                        .append(Json.quote(r.outcome().name().toLowerCase(Locale.ROOT)))
-                        .append(",\"message\":")
-                        .append(Json.quote(r.message()));
-            }
-            b.append(",\"partitions\":[");
-            for (int pi = 0; pi < g.partitions().size(); pi++) {
-                FailoverPlan.PartitionPlan p = g.partitions().get(pi);
-                b.append(pi == 0 ? "" : ",")
-                        .append("{\"topic\":")
-                        .append(Json.quote(p.target().topic()))
-                        .append(",\"partition\":")
-                        .append(p.target().partition())
-                        .append(",\"offset\":")
-                        .append(p.offset())
-                        .append(",\"currentOffset\":")
-                        .append(p.currentOffset())
-                        .append(",\"readAgain\":")
-                        .append(p.readAgain())
-                        .append(",\"exact\":")
-                        .append(p.exact())
-                        .append(",\"sources\":[");
-                for (int si = 0; si < p.sources().size(); si++) {
-                    FailoverPlan.SourceState s = p.sources().get(si);
-                    b.append(si == 0 ? "" : ",")
-                            .append("{\"topic\":")
-                            .append(Json.quote(s.source().topic()))
-                            .append(",\"partition\":")
-                            .append(s.source().partition())
-                            .append(",\"committed\":")
-                            .append(s.committed())
-                            .append(",\"sourceEnd\":")
-                            .append(s.sourceEnd())
-                            .append(",\"notOnTarget\":")
-                            .append(s.notOnTarget())
-                            .append(",\"notOnTargetAtLeast\":")
-                            .append(s.notOnTargetAtLeast())
-                            .append(",\"notOnTargetAgeSeconds\":")
-                            .append(String.format(Locale.ROOT, "%.3f", s.notOnTargetAgeSeconds()))
-                            .append('}');
+        return Json.write(g -> {
+            g.writeStartObject();
+            g.writeStringField("mode", execute ? "execute" : "dry-run");
+            g.writeBooleanField("sourceReachable", plan.sourceReachable());
+            Json.string(g, "sourceCluster", plan.sourceCluster());
+            Json.string(g, "targetCluster", plan.targetCluster());
+            g.writeNumberField("timeMs", plan.timeMs());
+            Json.strings(g, "warnings", plan.warnings());
+            g.writeArrayFieldStart("groups");
+            for (FailoverPlan.GroupPlan gp : plan.groups()) {
+                g.writeStartObject();
+                g.writeStringField("group", gp.group());
+                g.writeNumberField("activeMembers", gp.activeMembers());
+                g.writeNumberField("positionsTimeMs", gp.positionsTimeMs());
+                Json.string(g, "problem", gp.problem());
+                g.writeNumberField("readAgain", gp.readAgain());
+                FailoverPlanner.GroupResult r = results == null ? null : results.get(gp.group());
+                if (r != null) {
+                    g.writeStringField("outcome", r.outcome().name().toLowerCase(Locale.ROOT));
+                    Json.string(g, "message", r.message());
                 }
-                b.append("]}");
+                g.writeArrayFieldStart("partitions");
+                for (FailoverPlan.PartitionPlan p : gp.partitions()) {
+                    g.writeStartObject();
+                    g.writeStringField("topic", p.target().topic());
+                    g.writeNumberField("partition", p.target().partition());
+                    g.writeNumberField("offset", p.offset());
+                    g.writeNumberField("currentOffset", p.currentOffset());
+                    g.writeNumberField("readAgain", p.readAgain());
+                    g.writeBooleanField("exact", p.exact());
+                    g.writeArrayFieldStart("sources");
+                    for (FailoverPlan.SourceState s : p.sources()) {
+                        g.writeStartObject();
+                        g.writeStringField("topic", s.source().topic());
+                        g.writeNumberField("partition", s.source().partition());
+                        g.writeNumberField("committed", s.committed());
+                        g.writeNumberField("sourceEnd", s.sourceEnd());
+                        g.writeNumberField("notOnTarget", s.notOnTarget());
+                        g.writeBooleanField("notOnTargetAtLeast", s.notOnTargetAtLeast());
+                        // three decimals, as the document always had them
+                        g.writeFieldName("notOnTargetAgeSeconds");
+                        g.writeNumber(String.format(Locale.ROOT, "%.3f", s.notOnTargetAgeSeconds()));
+                        g.writeEndObject();
+                    }
+                    g.writeEndArray();
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
+                g.writeEndObject();
             }
-            b.append("]}");
-        }
-        b.append("]}");
-        return b.toString();
+            g.writeEndArray();
+            g.writeEndObject();
+        });
     }
 }

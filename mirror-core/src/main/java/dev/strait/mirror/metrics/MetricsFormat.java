@@ -7,10 +7,12 @@ import com.codahale.metrics.Meter;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Snapshot;
 import com.codahale.metrics.Timer;
+import com.fasterxml.jackson.core.JsonGenerator;
 import dev.strait.mirror.http.Json;
+import dev.strait.mirror.http.PrometheusLabel;
+import java.io.IOException;
 import java.util.Locale;
 import java.util.Map;
-import java.util.SortedMap;
 import org.apache.kafka.common.TopicPartition;
 
 /** Renders the registry as Prometheus text (exposition format 0.0.4) and as JSON. Stateless. */
@@ -80,7 +82,7 @@ public final class MetricsFormat {
         out.append("# TYPE ").append(name).append(" gauge\n");
         values.forEach((tp, v) -> out.append(name)
                 .append("{topic=\"")
-                .append(Json.label(tp.topic()))
+                .append(PrometheusLabel.escape(tp.topic()))
                 .append("\",partition=\"")
                 .append(tp.partition())
                 .append("\"} ")
@@ -102,88 +104,75 @@ public final class MetricsFormat {
     }
 
     public static String json(MetricRegistry registry, Map<TopicPartition, Long> lag) {
-        StringBuilder out = new StringBuilder(4096).append('{');
-        SortedMap<String, Gauge> gauges = registry.getGauges();
-        out.append("\"gauges\":{");
-        boolean first = true;
-        for (Map.Entry<String, Gauge> e : gauges.entrySet()) {
-            Object v = e.getValue().getValue();
-            if (v instanceof Number) {
-                first = sep(out, first);
-                out.append(Json.quote(e.getKey())).append(':').append(num(((Number) v).doubleValue()));
+        return Json.write(g -> {
+            g.writeStartObject();
+            g.writeObjectFieldStart("gauges");
+            for (Map.Entry<String, Gauge> e : registry.getGauges().entrySet()) {
+                Object v = e.getValue().getValue();
+                if (v instanceof Number) {
+                    g.writeFieldName(e.getKey());
+                    g.writeNumber(num(((Number) v).doubleValue()));
+                }
             }
-        }
-        out.append("},\"counters\":{");
-        first = true;
-        for (Map.Entry<String, Counter> e : registry.getCounters().entrySet()) {
-            first = sep(out, first);
-            out.append(Json.quote(e.getKey())).append(':').append(e.getValue().getCount());
-        }
-        out.append("},\"meters\":{");
-        first = true;
-        for (Map.Entry<String, Meter> e : registry.getMeters().entrySet()) {
-            first = sep(out, first);
-            Meter m = e.getValue();
-            out.append(Json.quote(e.getKey()))
-                    .append(":{\"count\":")
-                    .append(m.getCount())
-                    .append(",\"rate1m\":")
-                    .append(num(m.getOneMinuteRate()))
-                    .append(",\"meanRate\":")
-                    .append(num(m.getMeanRate()))
-                    .append('}');
-        }
-        out.append("},\"histograms\":{");
-        first = true;
-        for (Map.Entry<String, Histogram> e : registry.getHistograms().entrySet()) {
-            first = sep(out, first);
-            snapshotJson(
-                    out, e.getKey(), e.getValue().getSnapshot(), e.getValue().getCount(), 1.0);
-        }
-        out.append("},\"timers\":{");
-        first = true;
-        for (Map.Entry<String, Timer> e : registry.getTimers().entrySet()) {
-            first = sep(out, first);
-            snapshotJson(
-                    out,
-                    e.getKey() + ".ms",
-                    e.getValue().getSnapshot(),
-                    e.getValue().getCount(),
-                    1e-6);
-        }
-        out.append("},\"consumerLag\":[");
-        first = true;
-        for (Map.Entry<TopicPartition, Long> e : lag.entrySet()) {
-            first = sep(out, first);
-            out.append("{\"topic\":")
-                    .append(Json.quote(e.getKey().topic()))
-                    .append(",\"partition\":")
-                    .append(e.getKey().partition())
-                    .append(",\"lag\":")
-                    .append(e.getValue())
-                    .append('}');
-        }
-        return out.append("]}").toString();
+            g.writeEndObject();
+            g.writeObjectFieldStart("counters");
+            for (Map.Entry<String, Counter> e : registry.getCounters().entrySet()) {
+                g.writeNumberField(e.getKey(), e.getValue().getCount());
+            }
+            g.writeEndObject();
+            g.writeObjectFieldStart("meters");
+            for (Map.Entry<String, Meter> e : registry.getMeters().entrySet()) {
+                Meter m = e.getValue();
+                g.writeObjectFieldStart(e.getKey());
+                g.writeNumberField("count", m.getCount());
+                g.writeFieldName("rate1m");
+                g.writeNumber(num(m.getOneMinuteRate()));
+                g.writeFieldName("meanRate");
+                g.writeNumber(num(m.getMeanRate()));
+                g.writeEndObject();
+            }
+            g.writeEndObject();
+            g.writeObjectFieldStart("histograms");
+            for (Map.Entry<String, Histogram> e : registry.getHistograms().entrySet()) {
+                snapshotJson(
+                        g, e.getKey(), e.getValue().getSnapshot(), e.getValue().getCount(), 1.0);
+            }
+            g.writeEndObject();
+            g.writeObjectFieldStart("timers");
+            for (Map.Entry<String, Timer> e : registry.getTimers().entrySet()) {
+                snapshotJson(
+                        g,
+                        e.getKey() + ".ms",
+                        e.getValue().getSnapshot(),
+                        e.getValue().getCount(),
+                        1e-6);
+            }
+            g.writeEndObject();
+            g.writeArrayFieldStart("consumerLag");
+            for (Map.Entry<TopicPartition, Long> e : lag.entrySet()) {
+                g.writeStartObject();
+                g.writeStringField("topic", e.getKey().topic());
+                g.writeNumberField("partition", e.getKey().partition());
+                g.writeNumberField("lag", e.getValue());
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        });
     }
 
-    private static void snapshotJson(StringBuilder out, String key, Snapshot s, long count, double scale) {
-        out.append(Json.quote(key))
-                .append(":{\"count\":")
-                .append(count)
-                .append(",\"p50\":")
-                .append(num(s.getMedian() * scale))
-                .append(",\"p99\":")
-                .append(num(s.get99thPercentile() * scale))
-                .append(",\"max\":")
-                .append(num(s.getMax() * scale))
-                .append('}');
-    }
-
-    private static boolean sep(StringBuilder out, boolean first) {
-        if (!first) {
-            out.append(',');
-        }
-        return false;
+    private static void snapshotJson(JsonGenerator g, String key, Snapshot s, long count, double scale)
+            throws IOException {
+        g.writeObjectFieldStart(key);
+        g.writeNumberField("count", count);
+        // num() keeps whole values free of a trailing ".0", as the page always printed them
+        g.writeFieldName("p50");
+        g.writeNumber(num(s.getMedian() * scale));
+        g.writeFieldName("p99");
+        g.writeNumber(num(s.get99thPercentile() * scale));
+        g.writeFieldName("max");
+        g.writeNumber(num(s.getMax() * scale));
+        g.writeEndObject();
     }
 
     static String promName(String name) {

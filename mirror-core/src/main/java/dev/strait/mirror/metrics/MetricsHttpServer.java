@@ -28,9 +28,12 @@ public final class MetricsHttpServer implements AutoCloseable {
                 })
                 .route("/healthz", () -> {
                     Health h = health.get();
-                    return Response.json(
-                            h.healthy() ? 200 : 503,
-                            "{\"healthy\":" + h.healthy() + ",\"detail\":" + Json.quote(h.detail()) + "}");
+                    return Response.json(h.healthy() ? 200 : 503, Json.write(g -> {
+                        g.writeStartObject();
+                        g.writeBooleanField("healthy", h.healthy());
+                        Json.string(g, "detail", h.detail());
+                        g.writeEndObject();
+                    }));
                 })
                 .start();
     }
