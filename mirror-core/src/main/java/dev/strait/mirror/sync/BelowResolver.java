@@ -16,11 +16,11 @@ import org.apache.kafka.common.TopicPartition;
  * after the committed offset. Results are cached per partition and offset. Not thread-safe.
  */
 public final class BelowResolver {
-    private final TargetReader reader;
+    private final TargetRecords reader;
     private final Map<TopicPartition, TargetHistory> histories = new HashMap<>();
     private final Map<String, Long> cache = new HashMap<>();
 
-    public BelowResolver(TargetReader reader) {
+    public BelowResolver(TargetRecords reader) {
         this.reader = reader;
     }
 

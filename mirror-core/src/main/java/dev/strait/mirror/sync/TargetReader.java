@@ -150,40 +150,6 @@ public final class TargetReader implements TargetRecords, AutoCloseable {
         return MapUpkeep.fill(this, history, from, to);
     }
 
-    /**
-     * The first record at or after {@code offset} that is a copy from {@code source}, reading at most
-     * {@code maxRecords}; null when there is none.
-     */
-    public Fact firstCopyAtOrAfter(TopicPartition tp, TopicPartition source, long offset, long end, int maxRecords) {
-        Range range = read(tp, offset, Math.min(end, offset + maxRecords));
-        for (Fact f : range.facts()) {
-            if (f.source().equals(source)) {
-                return f;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * Binary search over {@code [lo, hi)} of {@code tp} for the first copy from {@code source} whose source offset is
-     * at least {@code c}, assuming the source offsets do not go down in that range (no re-copied range). Reads about
-     * log2(hi - lo) small ranges. Returns {@code hi} when every copy there is below {@code c}.
-     */
-    public long locate(TopicPartition tp, TopicPartition source, long c, long lo, long hi) {
-        long a = lo;
-        long b = hi;
-        while (a < b) {
-            long mid = a + (b - a) / 2;
-            Fact f = firstCopyAtOrAfter(tp, source, mid, hi, 500);
-            if (f == null || f.sourceOffset() >= c) {
-                b = mid;
-            } else {
-                a = f.targetOffset() + 1;
-            }
-        }
-        return a;
-    }
-
     private Fact factOf(ConsumerRecord<byte[], byte[]> r) {
         Provenance p = Provenance.from(r.headers());
         if (p == null || !p.sourceCluster().equals(sourceCluster)) {
