@@ -38,21 +38,33 @@ import picocli.CommandLine.Option;
  * <p>Usage: {@code bin/bench sync-scale [--partitions 1000,5000,10000] [--groups 1000] [--records 5000]
  * [--rounds 5] [--heap 384m]}.
  */
-@Command(name = "sync-scale", mixinStandardHelpOptions = true, description = "Offset map memory and round cost per partition count.")
+@Command(
+        name = "sync-scale",
+        mixinStandardHelpOptions = true,
+        description = "Offset map memory and round cost per partition count.")
 public final class SyncScaleBench {
-    @Option(names = "--partitions", split = ",", description = "Target partition counts, one child JVM each (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--partitions",
+            split = ",",
+            description = "Target partition counts, one child JVM each (default: ${DEFAULT-VALUE}).")
     List<Integer> partitions = List.of(1000, 5000, 10000);
 
     @Option(names = "--groups", description = "Consumer groups (default: ${DEFAULT-VALUE}).")
     int groups = 1000;
 
-    @Option(names = "--topics-per-group", description = "Topics (of 100 partitions) each group commits on (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--topics-per-group",
+            description = "Topics (of 100 partitions) each group commits on (default: ${DEFAULT-VALUE}).")
     int topicsPerGroup = 2;
 
-    @Option(names = "--records", description = "Records acknowledged per partition before the rounds (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--records",
+            description = "Records acknowledged per partition before the rounds (default: ${DEFAULT-VALUE}).")
     int records = 5000;
 
-    @Option(names = "--records-per-round", description = "Records acknowledged per partition before each round (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--records-per-round",
+            description = "Records acknowledged per partition before each round (default: ${DEFAULT-VALUE}).")
     int recordsPerRound = 100;
 
     @Option(names = "--rounds", description = "Sync rounds measured (default: ${DEFAULT-VALUE}).")
@@ -60,6 +72,12 @@ public final class SyncScaleBench {
 
     @Option(names = "--heap", description = "The child JVM's -Xmx, the mirror's default (default: ${DEFAULT-VALUE}).")
     String heap = "384m";
+
+    @Option(
+            names = "--reads-per-round",
+            description = "Stretches of folded runs read from the target per round, as the mirror's sync loop "
+                    + "(default: ${DEFAULT-VALUE}).")
+    long readsPerRound = 500;
 
     @Option(names = "--child", hidden = true)
     boolean child;
@@ -105,9 +123,10 @@ public final class SyncScaleBench {
         ChildProcesses children = new ChildProcesses();
         Runtime.getRuntime().addShutdownHook(new Thread(children::killAll));
         List<String> table = new ArrayList<>();
-        table.add("| partitions | peak RSS | heap after GC (max) | segments held | round median / max | translate median "
-                + "| bytes written per round | target reads per round (records) | wrong translations |");
-        table.add("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        table.add("| partitions | peak RSS | heap after GC (max) | segments + checkpoints held | round median / max "
+                + "| translate median | bytes written per round | target reads per round (records) | behind per round "
+                + "| wrong |");
+        table.add("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (int p : partitions) {
             Path log = Files.createTempFile("sync-scale-" + p + "-", ".log");
             List<String> cmd = List.of(
@@ -131,7 +150,9 @@ public final class SyncScaleBench {
                     "--records-per-round",
                     String.valueOf(recordsPerRound),
                     "--rounds",
-                    String.valueOf(rounds));
+                    String.valueOf(rounds),
+                    "--reads-per-round",
+                    String.valueOf(readsPerRound));
             ChildProcesses.Completed done = children.run(cmd, log, Duration.ofMinutes(30));
             String result = null;
             for (String line : done.lines()) {
@@ -143,7 +164,7 @@ public final class SyncScaleBench {
             if (result == null) {
                 table.add(String.format(
                         Locale.ROOT,
-                        "| %,d | failed (exit %d%s) | | | | | | | |",
+                        "| %,d | failed (exit %d%s) | | | | | | | | |",
                         p,
                         done.exitCode(),
                         done.lines().stream().anyMatch(l -> l.contains("OutOfMemoryError"))
@@ -179,7 +200,8 @@ public final class SyncScaleBench {
                     ack(map, tps.get(i), acked, i, upTo);
                 }
             }
-            long segments = map.histories().stream().mapToLong(TargetHistory::segments).sum();
+            long segments =
+                    map.histories().stream().mapToLong(TargetHistory::segments).sum();
             System.out.printf(
                     Locale.ROOT,
                     "map built: %,d partitions x %,d records in %.1f s, %,d segments; heap after GC %d MiB%n",
@@ -213,7 +235,7 @@ public final class SyncScaleBench {
                 groupTargetPositions.add(positions);
             }
             Map<org.apache.kafka.common.TopicPartition, Long> starts = new HashMap<>();
-            BelowResolver below = new BelowResolver(target);
+            BelowResolver below = new BelowResolver(target, readsPerRound);
             Map<org.apache.kafka.common.TopicPartition, Long> persisted = new HashMap<>();
             List<Double> roundTimes = new ArrayList<>();
             List<Double> translateTimes = new ArrayList<>();
@@ -222,6 +244,9 @@ public final class SyncScaleBench {
             List<Long> readRecordsPerRound = new ArrayList<>();
             long maxHeap = 0;
             long wrong = 0;
+            long behind = 0;
+            long behindBefore = 0;
+            List<Long> behindPerRound = new ArrayList<>();
             long translated = 0;
             for (int round = 0; round <= rounds; round++) {
                 phase = "round " + round;
@@ -261,6 +286,7 @@ public final class SyncScaleBench {
                 long translateStart = System.nanoTime();
                 // As GroupOffsetSync.syncGroups: a round over the map, every group translated and resolved.
                 TranslationRound tr = new TranslationRound(map, TopicRenamer.identity(), starts, ends, sourceEnds);
+                below.from(map);
                 for (int g = 0; g < groups; g++) {
                     int[] parts = groupPartitions.get(g);
                     long[] positions = groupTargetPositions.get(g);
@@ -270,11 +296,14 @@ public final class SyncScaleBench {
                         committed.put(tps.get(parts[k]).source, target.sourceOf(parts[k], positions[k]));
                     }
                     Map<org.apache.kafka.common.TopicPartition, Translation> out =
-                            below.from(map).resolve(tr, tr.translate(committed), committed, starts);
+                            below.resolve(tr, tr.translate(committed), committed, starts);
                     for (int k = 0; k < parts.length; k++) {
                         Translation t = out.get(tps.get(parts[k]).target);
                         translated++;
-                        if (t == null || t.offset() != positions[k] || !t.exact()) {
+                        if (t != null && t.offset() <= positions[k] && t.readAgain() == -1 && !t.belowKnown()) {
+                            // past the round's reads: behind the exact offset (nothing skipped), exact later
+                            behind++;
+                        } else if (t == null || t.offset() != positions[k] || !t.exact()) {
                             if (wrong++ < 5) {
                                 System.out.printf(
                                         Locale.ROOT,
@@ -290,18 +319,23 @@ public final class SyncScaleBench {
                 long end = System.nanoTime();
                 long heapMiB = heapAfterGcMiB();
                 maxHeap = Math.max(maxHeap, heapMiB);
+                long behindNow = behind - behindBefore;
+                behindBefore = behind;
                 if (round == 0) {
                     System.out.printf(
                             Locale.ROOT,
                             "round 0 (first, not counted): %.3f s, %,d bytes persisted, %,d reads of the target "
-                                    + "(%,d records); heap after GC %d MiB%n",
+                                    + "(%,d records), %,d translations behind (reads left for later rounds); heap "
+                                    + "after GC %d MiB%n",
                             (end - start) / 1e9,
                             bytes,
                             target.reads,
                             target.recordsRead,
+                            behindNow,
                             heapMiB);
                     continue;
                 }
+                behindPerRound.add(behindNow);
                 roundTimes.add((end - start) / 1e9);
                 translateTimes.add((end - translateStart) / 1e9);
                 bytesPerRound.add(bytes);
@@ -310,7 +344,7 @@ public final class SyncScaleBench {
                 System.out.printf(
                         Locale.ROOT,
                         "round %d: %.3f s (translate %.3f s, persist %.3f s), %,d bytes persisted, %,d reads of the "
-                                + "target (%,d records); heap after GC %d MiB%n",
+                                + "target (%,d records), %,d translations behind; heap after GC %d MiB%n",
                         round,
                         (end - start) / 1e9,
                         (end - translateStart) / 1e9,
@@ -318,9 +352,13 @@ public final class SyncScaleBench {
                         bytes,
                         target.reads,
                         target.recordsRead,
+                        behindNow,
                         heapMiB);
             }
-            segments = map.histories().stream().mapToLong(TargetHistory::segments).sum();
+            segments = map.histories().stream()
+                    .mapToLong(h -> h.segments() + h.checkpoints())
+                    .sum();
+            behindPerRound.sort(Long::compare);
             roundTimes.sort(Double::compare);
             translateTimes.sort(Double::compare);
             bytesPerRound.sort(Long::compare);
@@ -328,12 +366,14 @@ public final class SyncScaleBench {
             readRecordsPerRound.sort(Long::compare);
             System.out.printf(
                     Locale.ROOT,
-                    "%,d partition offsets translated, %,d wrong (checked against every copy's position)%n",
+                    "%,d partition offsets translated, %,d wrong (checked against every copy's position), %,d behind "
+                            + "the exact offset (nothing skipped: past the round's reads of the target)%n",
                     translated,
-                    wrong);
+                    wrong,
+                    behind);
             System.out.printf(
                     Locale.ROOT,
-                    "RESULT %d MiB | %d MiB | %,d | %.2f s / %.2f s | %.2f s | %,d | %,d (%,d) | %,d%n",
+                    "RESULT %d MiB | %d MiB | %,d | %.2f s / %.2f s | %.2f s | %,d | %,d (%,d) | %,d | %,d%n",
                     ProcessStats.selfPeakRssMiB(),
                     maxHeap,
                     segments,
@@ -343,6 +383,7 @@ public final class SyncScaleBench {
                     bytesPerRound.get(bytesPerRound.size() / 2),
                     readsPerRound.get(readsPerRound.size() / 2),
                     readRecordsPerRound.get(readRecordsPerRound.size() / 2),
+                    behindPerRound.get(behindPerRound.size() / 2),
                     wrong);
             return 0;
         } catch (OutOfMemoryError e) {
@@ -356,9 +397,11 @@ public final class SyncScaleBench {
         }
     }
 
-    /** The offset map as the mirror builds it. */
+    /** The offset map as the mirror builds it (GroupOffsetSync folds it). */
     private static OffsetMap newMap() {
-        return new OffsetMap("bench-source", OffsetMap.DEFAULT_MAX_SEGMENTS);
+        OffsetMap map = new OffsetMap("bench-source", OffsetMap.DEFAULT_MAX_SEGMENTS);
+        map.fold(OffsetMap.FOLD_WINDOW, OffsetMap.FOLD_CHECKPOINTS);
+        return map;
     }
 
     private static double median(List<Double> sorted) {

@@ -42,6 +42,11 @@ public final class GroupOffsetSync implements Runnable {
     private static final long READ_BUDGET = 2_000_000;
 
     private static final int WRITES_IN_FLIGHT = 50;
+    /**
+     * Stretches of folded runs read from the target per round for groups far behind: past it a group is put at the
+     * checkpoint below its position (nothing skipped) and moved forward to the exact offset in later rounds.
+     */
+    private static final long FOLDED_READS_PER_ROUND = 500;
 
     /** What to sync; {@code groups} null means only the offset map is kept (no group offsets written). */
     public record Settings(
@@ -110,7 +115,9 @@ public final class GroupOffsetSync implements Runnable {
         this.reader = reader;
         this.time = time;
         this.writerId = writerId;
-        this.below = new BelowResolver(reader);
+        this.below = new BelowResolver(reader, FOLDED_READS_PER_ROUND);
+        // The mirror's map: bounded per partition whatever the source's shape; the resolver reads what it folded.
+        map.fold(OffsetMap.FOLD_WINDOW, OffsetMap.FOLD_CHECKPOINTS);
         this.groupMetrics = new SyncMetrics(registry, "group-offsets");
         this.mapMetrics = new SyncMetrics(registry, "offset-map");
         registry.gauge(SyncMetrics.PREFIX + "group-offsets.groups", () -> () -> lastRound.groups());
@@ -326,9 +333,10 @@ public final class GroupOffsetSync implements Runnable {
         Map<String, Map<TopicPartition, Translation>> translated = new HashMap<>();
         int partitions = 0;
         int inexact = 0;
+        below.from(map);
         for (Map.Entry<String, Map<TopicPartition, Long>> e : offsets.entrySet()) {
             Map<TopicPartition, Translation> t =
-                    below.from(map).resolve(round, round.translate(e.getValue()), e.getValue(), targetStarts);
+                    below.resolve(round, round.translate(e.getValue()), e.getValue(), targetStarts);
             translated.put(e.getKey(), t);
             partitions += t.size();
             for (Translation tr : t.values()) {
