@@ -127,7 +127,7 @@ public final class TargetHistory {
     }
 
     /**
-     * Bounds the memory held whatever the source's shape: once more than {@code 2 * window} segments are held, the
+     * Bounds the memory held whatever the source's shape: once {@code 2 * window} segments are held, the
      * oldest ones that form one run of one source partition (source offsets going strictly up, all below every later
      * copy's) are folded into a {@link FoldedRun} of at most {@code checkpoints} checkpoints; {@code window} exact
      * segments stay. A transactional or compacted source needs a segment per marker or gap, so without folding a
@@ -276,14 +276,13 @@ public final class TargetHistory {
         }
         List<long[]> mine = held();
         List<long[]> heldKnown = known.all();
-        FoldedRun mineFolded = folded();
-        boolean covered =
-                covers(snapshot, knownOutsideFolded()) && (mineFolded == null || mineFolded.sameAs(snapshot.folded()));
+        boolean covered = covers(snapshot);
         FoldedRun theirFolded = snapshot.folded();
-        // Their folded run is taken when nothing is known here over its range (what is held wins).
-        boolean adopt = theirFolded != null
-                && mineFolded == null
-                && !overlaps(heldKnown, theirFolded.firstT(), theirFolded.lastT() + 1);
+        boolean adopt = theirFolded != null && takesOver(theirFolded, mine);
+        if (adopt) {
+            // The copies held here inside their run are described by it.
+            mine = cut(mine, List.<long[]>of(new long[] {theirFolded.firstT(), theirFolded.lastT() + 1}));
+        }
         List<long[]> theirSegs = new ArrayList<>(snapshot.size());
         for (int i = 0; i < snapshot.size(); i++) {
             theirSegs.add(new long[] {
@@ -317,9 +316,58 @@ public final class TargetHistory {
         capSize();
     }
 
-    private static boolean overlaps(List<long[]> ranges, long from, long to) {
-        int i = firstRangeEndingAfter(ranges, from);
-        return i < ranges.size() && ranges.get(i)[0] < to;
+    /**
+     * Whether {@code run} (from a snapshot) reaches further than what is folded here and agrees with every copy held
+     * inside its range: then it replaces the folded run held here, so that processes that exchange snapshots end up
+     * holding the same run (and see that they hold the same knowledge). Otherwise what is held wins.
+     */
+    private boolean takesOver(FoldedRun run, List<long[]> segs) {
+        if (foldedFeeder >= 0
+                && (!feeders.get(foldedFeeder).equals(run.source())
+                        || run.firstT() > cpT[0]
+                        || run.lastT() <= foldedLastT)) {
+            return false;
+        }
+        for (long[] seg : segs) {
+            if (seg[0] > run.lastT()) {
+                continue;
+            }
+            // a copy before the run (it must be the oldest stretch), of another source, or not where the run says
+            long inside = Math.min(seg[2], run.lastT() - seg[0] + 1);
+            if (seg[0] < run.firstT()
+                    || !feeders.get((int) seg[3]).equals(run.source())
+                    || !agrees(run, seg[0], seg[1], inside)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether the copies {@code [at, at + n)} of source offsets from {@code source} fit inside {@code run}. */
+    private static boolean agrees(FoldedRun run, long at, long source, long n) {
+        long end = at + n - 1;
+        if (at < run.firstT() || end > run.lastT()) {
+            return false;
+        }
+        long[] ct = run.t();
+        long[] cs = run.s();
+        int i = Arrays.binarySearch(ct, at);
+        i = i >= 0 ? i : -i - 2;
+        // below: the checkpoint at or before the first copy
+        if (ct[i] == at ? cs[i] != source : cs[i] >= source) {
+            return false;
+        }
+        for (int j = i + 1; j < ct.length && ct[j] <= end; j++) {
+            if (cs[j] != source + (ct[j] - at)) {
+                return false;
+            }
+            i = j;
+        }
+        // above: the next checkpoint (or the last copy) after the segment
+        long nextT = i + 1 < ct.length ? ct[i + 1] : run.lastT();
+        long nextS = i + 1 < ct.length ? cs[i + 1] : run.lastS();
+        long lastS = source + n - 1;
+        return end == nextT ? lastS == nextS : end > nextT || lastS < nextS;
     }
 
     /** The complete ranges, less the folded run's (a snapshot lists that one with the run). */
@@ -401,7 +449,7 @@ public final class TargetHistory {
         cpT[cpSize] = at;
         cpS[cpSize] = source;
         cpSize++;
-        if (cpSize > foldCheckpoints) {
+        if (cpSize >= foldCheckpoints) {
             // Every other checkpoint goes (the first stays): the reads between two of them double.
             int n = 0;
             for (int i = 0; i < cpSize; i += 2) {
@@ -528,14 +576,23 @@ public final class TargetHistory {
     }
 
     /**
-     * Whether {@code snapshot} holds everything held here: every range known here is known there, and over those
-     * ranges it holds the same copies (no more, no fewer).
+     * Whether {@code snapshot} holds everything held here: every range known here is known there (by its ranges or
+     * its folded run), and where neither side folded it holds the same copies (no more, no fewer). Two folded runs,
+     * or a folded run and copies, of one target describe the same records (facts never disagree): they cover each
+     * other.
      */
-    private boolean covers(HistorySnapshot snapshot, List<long[]> heldKnown) {
+    private boolean covers(HistorySnapshot snapshot) {
+        List<long[]> heldKnown = known.all();
         if (size == 0 && heldKnown.isEmpty()) {
             return true;
         }
-        List<long[]> theirKnown = snapshot.known();
+        FoldedRun theirFolded = snapshot.folded();
+        KnownRanges theirs = new KnownRanges();
+        snapshot.known().forEach(r -> theirs.add(r[0], r[1]));
+        if (theirFolded != null) {
+            theirs.add(theirFolded.firstT(), theirFolded.lastT() + 1);
+        }
+        List<long[]> theirKnown = theirs.all();
         for (long[] r : heldKnown) {
             int i = firstRangeEndingAfter(theirKnown, r[0]);
             if (i >= theirKnown.size()
@@ -544,41 +601,56 @@ public final class TargetHistory {
                 return false;
             }
         }
+        // Where the copies are compared: known here, folded on neither side.
+        KnownRanges compared = new KnownRanges();
+        knownOutsideFolded().forEach(r -> compared.add(r[0], r[1]));
+        if (theirFolded != null) {
+            compared.remove(theirFolded.firstT(), theirFolded.lastT() + 1);
+        }
+        List<long[]> ranges = compared.all();
         long heldCopies = 0;
         for (int i = 0; i < size; i++) {
-            heldCopies += len[i];
-            if (!holds(snapshot, i)) {
-                return false;
+            for (long[] piece : within(ranges, t[i], t[i] + len[i])) {
+                heldCopies += piece[1] - piece[0];
+                if (!holds(snapshot, piece[0], piece[1], s[i] + (piece[0] - t[i]), feeders.get(feeder[i]))) {
+                    return false;
+                }
             }
         }
         long theirCopies = 0;
         for (int i = 0; i < snapshot.size(); i++) {
-            long from = snapshot.t()[i];
-            long end = from + snapshot.len()[i];
-            for (int r = firstRangeEndingAfter(heldKnown, from); r < heldKnown.size(); r++) {
-                long[] range = heldKnown.get(r);
-                if (range[0] >= end) {
-                    break;
-                }
-                theirCopies += Math.min(end, range[1]) - Math.max(from, range[0]);
+            for (long[] piece : within(ranges, snapshot.t()[i], snapshot.t()[i] + snapshot.len()[i])) {
+                theirCopies += piece[1] - piece[0];
             }
         }
         return heldCopies == theirCopies;
     }
 
-    /** Whether {@code snapshot} holds every copy of segment {@code i}. */
-    private boolean holds(HistorySnapshot snapshot, int i) {
-        long at = t[i];
-        long end = t[i] + len[i];
+    /** The parts of {@code [from, end)} inside {@code ranges} (sorted, disjoint). */
+    private static List<long[]> within(List<long[]> ranges, long from, long end) {
+        List<long[]> out = new ArrayList<>(1);
+        for (int r = firstRangeEndingAfter(ranges, from); r < ranges.size(); r++) {
+            long[] range = ranges.get(r);
+            if (range[0] >= end) {
+                break;
+            }
+            out.add(new long[] {Math.max(from, range[0]), Math.min(end, range[1])});
+        }
+        return out;
+    }
+
+    /** Whether {@code snapshot} holds the copies {@code [at, end)} of {@code source} from source offset {@code sAt}. */
+    private static boolean holds(HistorySnapshot snapshot, long at, long end, long sAt, TopicPartition source) {
         long[] st = snapshot.t();
+        long from = at;
         while (at < end) {
             int j = Arrays.binarySearch(st, at);
             j = j >= 0 ? j : -j - 2;
             if (j < 0 || at >= st[j] + snapshot.len()[j]) {
                 return false;
             }
-            if (snapshot.s()[j] + (at - st[j]) != s[i] + (at - t[i])
-                    || !snapshot.feeders().get(snapshot.feeder()[j]).equals(feeders.get(feeder[i]))) {
+            if (snapshot.s()[j] + (at - st[j]) != sAt + (at - from)
+                    || !snapshot.feeders().get(snapshot.feeder()[j]).equals(source)) {
                 return false;
             }
             at = Math.min(end, st[j] + snapshot.len()[j]);
@@ -636,7 +708,8 @@ public final class TargetHistory {
 
     /** Keeps memory bounded: drops the older half of the segments once there are more than maxSegments. */
     private void capSize() {
-        if (foldWindow > 0 && size > 2 * foldWindow) {
+        // At 2 x window, before the arrays grow past it: they stay at that capacity.
+        if (foldWindow > 0 && size >= 2 * foldWindow) {
             foldOldest();
         }
         if (size > maxSegments) {

@@ -194,6 +194,11 @@ class FoldedHistoryTest {
             if (step % 97 == 96 || step == steps - 1) {
                 upkeep(folded, target);
                 upkeep(whole, target);
+                OffsetMap restored = new OffsetMap("src", 1 << 20);
+                restored.merge(SyncRecords.decodeMap(
+                                SyncRecords.encode(folded.existing(TARGET).snapshot(), "w"))
+                        .snapshot());
+                upkeep(restored, target);
                 TargetHistory h = folded.existing(TARGET);
                 if (h.checkpoints() < maxCheckpoints) {
                     seen[2]++;
@@ -213,6 +218,10 @@ class FoldedHistoryTest {
                             .as("seed %d step %d committed %s", seed, step, committed)
                             .isEqualTo(resolved(whole, new BelowResolver(target), target, committed));
                     seen[1] += resolver.reads();
+                    // and a process that learnt it from the persisted snapshot (a restart, another process)
+                    assertThat(resolved(restored, target, committed))
+                            .as("seed %d step %d committed %s, from the snapshot", seed, step, committed)
+                            .isEqualTo(resolved(whole, target, committed));
                 }
             }
         }
