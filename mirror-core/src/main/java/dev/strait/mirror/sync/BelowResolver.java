@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Time;
 
 /**
  * Resolves translations the offset map alone cannot give:
@@ -16,7 +17,7 @@ import org.apache.kafka.common.TopicPartition;
  *   <li>inside a partition's folded run ({@link FoldedRun}): the stretch of the target between the two checkpoints
  *       around the committed offset is read, and the translation is exact. Stretches read are kept (a bounded
  *       number of segments, least recently used dropped), so the groups at the same place and later rounds read
- *       nothing. A round may limit the reads ({@code readsPerRound}): past it, the checkpoint below the committed
+ *       nothing. A round may limit the reads (a number, a time): past it, the checkpoint below the committed
  *       offset plus one is used (reads again, never skips; {@code readAgain} -1), and a later round, reading
  *       more, moves the group forward to the exact offset;</li>
  *   <li>below everything the offset map knows of a partition when the map does not reach back to the partition's
@@ -36,6 +37,9 @@ public final class BelowResolver {
 
     private final TargetRecords reader;
     private final long readsPerRound;
+    private final Time time;
+    private final long readMillisPerRound;
+    private long roundStartMs;
     private final Map<TopicPartition, TargetHistory> histories = new HashMap<>();
     private final Map<String, Long> cache = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
@@ -56,9 +60,19 @@ public final class BelowResolver {
 
     /** Reads at most {@code readsPerRound} stretches of folded runs per {@link #from} (a sync round). */
     public BelowResolver(TargetRecords reader, long readsPerRound) {
+        this(reader, readsPerRound, null, Long.MAX_VALUE);
+    }
+
+    /**
+     * Reads at most {@code readsPerRound} stretches of folded runs per {@link #from} (a sync round), and starts none
+     * once {@code readMillisPerRound} passed since it (a read is a fetch from the target: the round stays short).
+     */
+    public BelowResolver(TargetRecords reader, long readsPerRound, Time time, long readMillisPerRound) {
         this.reader = reader;
         this.readsPerRound = readsPerRound;
         this.readsLeft = readsPerRound;
+        this.time = time;
+        this.readMillisPerRound = readMillisPerRound;
     }
 
     /**
@@ -69,6 +83,7 @@ public final class BelowResolver {
         histories.clear();
         map.histories().forEach(h -> histories.put(h.target(), h));
         readsLeft = readsPerRound;
+        roundStartMs = time == null ? 0 : time.milliseconds();
         return this;
     }
 
@@ -111,7 +126,7 @@ public final class BelowResolver {
         Translation fallback = new Translation(tp, bracket[0] + 1, -1, false, 0);
         Copies copies = stretches.get(key);
         if (copies == null) {
-            if (readsLeft <= 0) {
+            if (readsLeft <= 0 || (time != null && time.milliseconds() - roundStartMs >= readMillisPerRound)) {
                 return fallback;
             }
             readsLeft--;

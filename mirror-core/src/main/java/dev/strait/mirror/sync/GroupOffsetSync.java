@@ -47,6 +47,8 @@ public final class GroupOffsetSync implements Runnable {
      * checkpoint below its position (nothing skipped) and moved forward to the exact offset in later rounds.
      */
     private static final long FOLDED_READS_PER_ROUND = 500;
+    /** At most this long (or half the interval) reading those stretches per round. */
+    private static final long FOLDED_READ_MS_PER_ROUND = 1_000;
 
     /** What to sync; {@code groups} null means only the offset map is kept (no group offsets written). */
     public record Settings(
@@ -115,7 +117,8 @@ public final class GroupOffsetSync implements Runnable {
         this.reader = reader;
         this.time = time;
         this.writerId = writerId;
-        this.below = new BelowResolver(reader, FOLDED_READS_PER_ROUND);
+        this.below = new BelowResolver(
+                reader, FOLDED_READS_PER_ROUND, time, Math.min(FOLDED_READ_MS_PER_ROUND, settings.intervalMs() / 2));
         // The mirror's map: bounded per partition whatever the source's shape; the resolver reads what it folded.
         map.fold(OffsetMap.FOLD_WINDOW, OffsetMap.FOLD_CHECKPOINTS);
         this.groupMetrics = new SyncMetrics(registry, "group-offsets");

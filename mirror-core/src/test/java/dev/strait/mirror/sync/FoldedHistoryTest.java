@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.codahale.metrics.MetricRegistry;
 import dev.strait.mirror.config.TopicRenamer;
+import dev.strait.testkit.ManualTime;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
@@ -103,6 +104,65 @@ class FoldedHistoryTest {
         long read = target.recordsRead;
         resolver.resolve(round, round.translate(committed), committed, Map.of(TARGET, 0L));
         assertThat(target.recordsRead).isEqualTo(read);
+    }
+
+    @Test
+    void pastTheReadsOfARoundAGroupIsPutBehindNeverAheadAndALaterRoundMakesItExact() {
+        // Given: a folded transactional partition, and a target whose reads take 300 ms each
+        ManualTime time = new ManualTime();
+        FakeTarget target = new FakeTarget() {
+            @Override
+            public TargetReader.Range read(TopicPartition tp, long from, long to) {
+                time.advance(300);
+                return super.read(tp, from, to);
+            }
+        };
+        target.create("dr.orders", "id");
+        OffsetMap map = new OffsetMap("src", 1 << 20);
+        map.fold(4, 64);
+        for (long i = 0; i < 10_000; i++) {
+            long s = i + i / 10;
+            map.acknowledged(A, s, TARGET, target.append(TARGET, A, s));
+        }
+        // groups inside the folded run, each between other checkpoints
+        long[] consumed = {1_111, 3_333, 5_555, 7_777};
+        BelowResolver resolver = new BelowResolver(target, 3, time, 500);
+        TranslationRound round = round(map, target);
+
+        // When: a round may read for 500 ms (and at most 3 stretches)
+        resolver.from(map);
+        int exact = 0;
+        for (long k : consumed) {
+            Map<TopicPartition, Long> committed = Map.of(A, k + k / 10);
+            Translation t = resolver.resolve(round, round.translate(committed), committed, Map.of(TARGET, 0L))
+                    .get(TARGET);
+            // Then: exact, or before the exact offset with read-again unknown (nothing skipped)
+            if (t.exact()) {
+                assertThat(t.offset()).isEqualTo(k);
+                exact++;
+            } else {
+                assertThat(t.offset()).isLessThan(k);
+                assertThat(t.readAgain()).isEqualTo(-1);
+            }
+        }
+        // two reads started within 500 ms (the second ends at 600 ms), then none
+        assertThat(exact).isEqualTo(2);
+
+        // And: the next rounds read the rest and every group is exact
+        for (int r = 0; r < 2; r++) {
+            resolver.from(map);
+            for (long k : consumed) {
+                Map<TopicPartition, Long> committed = Map.of(A, k + k / 10);
+                resolver.resolve(round, round.translate(committed), committed, Map.of(TARGET, 0L));
+            }
+        }
+        for (long k : consumed) {
+            Map<TopicPartition, Long> committed = Map.of(A, k + k / 10);
+            assertThat(resolver.resolve(round, round.translate(committed), committed, Map.of(TARGET, 0L))
+                            .get(TARGET))
+                    .isEqualTo(new Translation(TARGET, k, 0, false, 0));
+        }
+        assertThat(resolver.reads()).isEqualTo(4);
     }
 
     @Test
