@@ -76,8 +76,8 @@ public final class SyncScaleBench {
     @Option(
             names = "--reads-per-round",
             description = "Stretches of folded runs read from the target per round, as the mirror's sync loop "
-                    + "(default: ${DEFAULT-VALUE}).")
-    long readsPerRound = 500;
+                    + "(default: ${DEFAULT-VALUE}; it also stops reading after 1 s).")
+    long readsPerRound = 20_000;
 
     @Option(names = "--child", hidden = true)
     boolean child;
@@ -124,7 +124,7 @@ public final class SyncScaleBench {
         Runtime.getRuntime().addShutdownHook(new Thread(children::killAll));
         List<String> table = new ArrayList<>();
         table.add("| partitions | peak RSS | heap after GC (max) | segments + checkpoints held | round median / max "
-                + "| translate median | bytes written per round | target reads per round (records) | behind per round "
+                + "| translate median | bytes written per round | stretches read per round | behind per round "
                 + "| wrong |");
         table.add("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (int p : partitions) {
@@ -240,7 +240,8 @@ public final class SyncScaleBench {
             List<Double> roundTimes = new ArrayList<>();
             List<Double> translateTimes = new ArrayList<>();
             List<Long> bytesPerRound = new ArrayList<>();
-            List<Long> readsPerRound = new ArrayList<>();
+            List<Long> readCounts = new ArrayList<>();
+            List<Long> fetchCounts = new ArrayList<>();
             List<Long> readRecordsPerRound = new ArrayList<>();
             long maxHeap = 0;
             long wrong = 0;
@@ -270,6 +271,7 @@ public final class SyncScaleBench {
                     sourceEnds.put(tps.get(i).source, target.sourceOf(i, acked[i] - 1) + 1);
                 }
                 target.reads = 0;
+                target.fetches = 0;
                 target.recordsRead = 0;
                 long start = System.nanoTime();
                 // As GroupOffsetSync.upkeep: persist the snapshot of every history that changed.
@@ -287,6 +289,8 @@ public final class SyncScaleBench {
                 // As GroupOffsetSync.syncGroups: a round over the map, every group translated and resolved.
                 TranslationRound tr = new TranslationRound(map, TopicRenamer.identity(), starts, ends, sourceEnds);
                 below.from(map);
+                List<Map<org.apache.kafka.common.TopicPartition, Long>> allCommitted = new ArrayList<>();
+                List<Map<org.apache.kafka.common.TopicPartition, Translation>> raw = new ArrayList<>();
                 for (int g = 0; g < groups; g++) {
                     int[] parts = groupPartitions.get(g);
                     long[] positions = groupTargetPositions.get(g);
@@ -295,8 +299,16 @@ public final class SyncScaleBench {
                         // the group consumed up to target position x: it committed the source offset of record x
                         committed.put(tps.get(parts[k]).source, target.sourceOf(parts[k], positions[k]));
                     }
+                    allCommitted.add(committed);
+                    raw.add(tr.translate(committed));
+                }
+                below.prefetch(tr, raw, allCommitted);
+                for (int g = 0; g < groups; g++) {
+                    int[] parts = groupPartitions.get(g);
+                    long[] positions = groupTargetPositions.get(g);
+                    Map<org.apache.kafka.common.TopicPartition, Long> committed = allCommitted.get(g);
                     Map<org.apache.kafka.common.TopicPartition, Translation> out =
-                            below.resolve(tr, tr.translate(committed), committed, starts);
+                            below.resolve(tr, raw.get(g), committed, starts);
                     for (int k = 0; k < parts.length; k++) {
                         Translation t = out.get(tps.get(parts[k]).target);
                         translated++;
@@ -324,12 +336,13 @@ public final class SyncScaleBench {
                 if (round == 0) {
                     System.out.printf(
                             Locale.ROOT,
-                            "round 0 (first, not counted): %.3f s, %,d bytes persisted, %,d reads of the target "
-                                    + "(%,d records), %,d translations behind (reads left for later rounds); heap "
+                            "round 0 (first, not counted): %.3f s, %,d bytes persisted, %,d stretches read in %,d "
+                                    + "fetches (%,d records), %,d translations behind (reads left for later rounds); heap "
                                     + "after GC %d MiB%n",
                             (end - start) / 1e9,
                             bytes,
                             target.reads,
+                            target.fetches,
                             target.recordsRead,
                             behindNow,
                             heapMiB);
@@ -339,18 +352,20 @@ public final class SyncScaleBench {
                 roundTimes.add((end - start) / 1e9);
                 translateTimes.add((end - translateStart) / 1e9);
                 bytesPerRound.add(bytes);
-                readsPerRound.add(target.reads);
+                readCounts.add(target.reads);
+                fetchCounts.add(target.fetches);
                 readRecordsPerRound.add(target.recordsRead);
                 System.out.printf(
                         Locale.ROOT,
-                        "round %d: %.3f s (translate %.3f s, persist %.3f s), %,d bytes persisted, %,d reads of the "
-                                + "target (%,d records), %,d translations behind; heap after GC %d MiB%n",
+                        "round %d: %.3f s (translate %.3f s, persist %.3f s), %,d bytes persisted, %,d stretches "
+                                + "read in %,d fetches (%,d records), %,d translations behind; heap after GC %d MiB%n",
                         round,
                         (end - start) / 1e9,
                         (end - translateStart) / 1e9,
                         (translateStart - start) / 1e9,
                         bytes,
                         target.reads,
+                        target.fetches,
                         target.recordsRead,
                         behindNow,
                         heapMiB);
@@ -362,7 +377,8 @@ public final class SyncScaleBench {
             roundTimes.sort(Double::compare);
             translateTimes.sort(Double::compare);
             bytesPerRound.sort(Long::compare);
-            readsPerRound.sort(Long::compare);
+            readCounts.sort(Long::compare);
+            fetchCounts.sort(Long::compare);
             readRecordsPerRound.sort(Long::compare);
             System.out.printf(
                     Locale.ROOT,
@@ -373,7 +389,8 @@ public final class SyncScaleBench {
                     behind);
             System.out.printf(
                     Locale.ROOT,
-                    "RESULT %d MiB | %d MiB | %,d | %.2f s / %.2f s | %.2f s | %,d | %,d (%,d) | %,d | %,d%n",
+                    "RESULT %d MiB | %d MiB | %,d | %.2f s / %.2f s | %.2f s | %,d | %,d in %,d fetches (%,d records) | %,d "
+                            + "| %,d%n",
                     ProcessStats.selfPeakRssMiB(),
                     maxHeap,
                     segments,
@@ -381,7 +398,8 @@ public final class SyncScaleBench {
                     roundTimes.get(roundTimes.size() - 1),
                     median(translateTimes),
                     bytesPerRound.get(bytesPerRound.size() / 2),
-                    readsPerRound.get(readsPerRound.size() / 2),
+                    readCounts.get(readCounts.size() / 2),
+                    fetchCounts.get(fetchCounts.size() / 2),
                     readRecordsPerRound.get(readRecordsPerRound.size() / 2),
                     behindPerRound.get(behindPerRound.size() / 2),
                     wrong);
@@ -448,6 +466,7 @@ public final class SyncScaleBench {
         long[] ends = new long[0];
 
         long reads;
+        long fetches;
         long recordsRead;
 
         Generated() {
@@ -489,8 +508,23 @@ public final class SyncScaleBench {
             return Map.of();
         }
 
+        /** Several partitions' ranges in one fetch, as the real reader does. */
+        @Override
+        public Map<org.apache.kafka.common.TopicPartition, TargetReader.Range> readEach(
+                Map<org.apache.kafka.common.TopicPartition, long[]> ranges) {
+            Map<org.apache.kafka.common.TopicPartition, TargetReader.Range> out = new HashMap<>();
+            ranges.forEach((tp, r) -> out.put(tp, readRange(tp, r[0], r[1])));
+            fetches++;
+            return out;
+        }
+
         @Override
         public TargetReader.Range read(org.apache.kafka.common.TopicPartition tp, long from, long to) {
+            fetches++;
+            return readRange(tp, from, to);
+        }
+
+        private TargetReader.Range readRange(org.apache.kafka.common.TopicPartition tp, long from, long to) {
             int i = Integer.parseInt(tp.topic().substring(1)) * PARTITIONS_PER_TOPIC + tp.partition();
             long reached = Math.max(from, Math.min(to, i < ends.length ? ends[i] : 0));
             List<Fact> facts = new ArrayList<>();

@@ -1,5 +1,6 @@
 package dev.strait.mirror.sync;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -134,16 +135,76 @@ public final class BelowResolver {
             if (copies == null) {
                 return fallback;
             }
-            stretches.put(key, copies);
-            stretchSegments += copies.t().length;
-            var eldest = stretches.entrySet().iterator();
-            while (stretchSegments > STRETCH_SEGMENTS && eldest.hasNext()) {
-                stretchSegments -= eldest.next().getValue().t().length;
-                eldest.remove();
-            }
+            keep(key, copies);
         }
         long last = copies.lastBelow(c);
         return last < 0 ? fallback : new Translation(tp, last + 1, 0, false, 0);
+    }
+
+    private void keep(Stretch key, Copies copies) {
+        stretches.put(key, copies);
+        stretchSegments += copies.t().length;
+        var eldest = stretches.entrySet().iterator();
+        while (stretchSegments > STRETCH_SEGMENTS && eldest.hasNext()) {
+            stretchSegments -= eldest.next().getValue().t().length;
+            eldest.remove();
+        }
+    }
+
+    /** Partitions whose stretches are read together in one {@link TargetRecords#readEach}. */
+    private static final int READ_TOGETHER = 100;
+
+    /**
+     * Reads the stretches of folded runs that the translations of a round ({@code translated}, each group's as
+     * {@link TranslationRound#translate} gave them for its {@code committed} offsets, in the same order) need and
+     * that are not kept yet, a stretch of each of up to {@value #READ_TOGETHER} partitions at a time (one fetch for
+     * them all, not one each), within the round's reads; {@link #resolve} then finds them kept.
+     */
+    public void prefetch(
+            TranslationRound round,
+            List<Map<TopicPartition, Translation>> translated,
+            List<Map<TopicPartition, Long>> committed) {
+        Map<Stretch, TopicPartition> needed = new LinkedHashMap<>();
+        for (int g = 0; g < translated.size(); g++) {
+            for (Map.Entry<TopicPartition, Translation> e : translated.get(g).entrySet()) {
+                PartitionIndex index = e.getValue().belowKnown() ? round.index(e.getKey()) : null;
+                TopicPartition only = index == null ? null : index.onlySource();
+                Long c = only == null ? null : committed.get(g).get(only);
+                long[] bracket = c == null ? null : index.foldedBracket(only, c);
+                if (bracket != null) {
+                    Stretch key = new Stretch(e.getKey(), bracket[0], bracket[1], bracket[2]);
+                    if (!stretches.containsKey(key)) {
+                        needed.put(key, only);
+                    }
+                }
+            }
+        }
+        List<Stretch> left = new ArrayList<>(needed.keySet());
+        while (!left.isEmpty()
+                && readsLeft > 0
+                && (time == null || time.milliseconds() - roundStartMs < readMillisPerRound)) {
+            Map<TopicPartition, Stretch> batch = new HashMap<>();
+            List<Stretch> later = new ArrayList<>();
+            for (Stretch st : left) {
+                if (batch.size() < Math.min(READ_TOGETHER, readsLeft) && !batch.containsKey(st.target())) {
+                    batch.put(st.target(), st);
+                } else {
+                    later.add(st);
+                }
+            }
+            Map<TopicPartition, long[]> ranges = new HashMap<>();
+            batch.forEach((tp, st) -> ranges.put(tp, new long[] {st.from(), st.to()}));
+            readsLeft -= batch.size();
+            Map<TopicPartition, TargetReader.Range> read = reader.readEach(ranges);
+            batch.forEach((tp, st) -> {
+                TargetReader.Range range = read.get(tp);
+                Copies copies = range == null ? null : decode(st, needed.get(st), range);
+                if (copies != null) {
+                    keep(st, copies);
+                }
+            });
+            left = later;
+        }
     }
 
     /**
@@ -151,7 +212,10 @@ public final class BelowResolver {
      * changed under the map): the caller then falls back to the checkpoint.
      */
     private Copies read(Stretch stretch, TopicPartition source) {
-        TargetReader.Range range = reader.read(stretch.target(), stretch.from(), stretch.to());
+        return decode(stretch, source, reader.read(stretch.target(), stretch.from(), stretch.to()));
+    }
+
+    private Copies decode(Stretch stretch, TopicPartition source, TargetReader.Range range) {
         reads++;
         recordsRead += range.reachedTo() - range.from();
         if (range.reachedTo() < stretch.to()) {

@@ -43,10 +43,11 @@ public final class GroupOffsetSync implements Runnable {
 
     private static final int WRITES_IN_FLIGHT = 50;
     /**
-     * Stretches of folded runs read from the target per round for groups far behind: past it a group is put at the
-     * checkpoint below its position (nothing skipped) and moved forward to the exact offset in later rounds.
+     * Stretches of folded runs read from the target per round for groups far behind (a hundred partitions' at a
+     * time): past it a group is put at the checkpoint below its position (nothing skipped) and moved forward to the
+     * exact offset in later rounds.
      */
-    private static final long FOLDED_READS_PER_ROUND = 500;
+    private static final long FOLDED_READS_PER_ROUND = 20_000;
     /** At most this long (or half the interval) reading those stretches per round. */
     private static final long FOLDED_READ_MS_PER_ROUND = 1_000;
 
@@ -337,10 +338,18 @@ public final class GroupOffsetSync implements Runnable {
         int partitions = 0;
         int inexact = 0;
         below.from(map);
-        for (Map.Entry<String, Map<TopicPartition, Long>> e : offsets.entrySet()) {
-            Map<TopicPartition, Translation> t =
-                    below.resolve(round, round.translate(e.getValue()), e.getValue(), targetStarts);
-            translated.put(e.getKey(), t);
+        List<String> names = new ArrayList<>(offsets.keySet());
+        List<Map<TopicPartition, Long>> positions = new ArrayList<>();
+        List<Map<TopicPartition, Translation>> raw = new ArrayList<>();
+        for (String g : names) {
+            positions.add(offsets.get(g));
+            raw.add(round.translate(offsets.get(g)));
+        }
+        // What lies inside folded runs is read from the target together, before the groups are resolved one by one.
+        below.prefetch(round, raw, positions);
+        for (int i = 0; i < names.size(); i++) {
+            Map<TopicPartition, Translation> t = below.resolve(round, raw.get(i), positions.get(i), targetStarts);
+            translated.put(names.get(i), t);
             partitions += t.size();
             for (Translation tr : t.values()) {
                 if (!tr.exact()) {

@@ -145,6 +145,69 @@ public final class TargetReader implements TargetRecords, AutoCloseable {
         return new Range(from, Math.min(position, end), facts);
     }
 
+    @Override
+    public Map<TopicPartition, Range> readEach(Map<TopicPartition, long[]> ranges) {
+        Map<TopicPartition, Range> out = new HashMap<>();
+        Map<TopicPartition, List<Fact>> facts = new HashMap<>();
+        Map<TopicPartition, Long> ends = new HashMap<>();
+        Map<TopicPartition, Long> positions = new HashMap<>();
+        List<TopicPartition> wanted = new ArrayList<>();
+        ranges.forEach((tp, r) -> {
+            if (r[1] > r[0]) {
+                wanted.add(tp);
+            } else {
+                out.put(tp, new Range(r[0], r[0], new ArrayList<>()));
+            }
+        });
+        if (wanted.isEmpty()) {
+            return out;
+        }
+        consumer.assign(wanted);
+        Map<TopicPartition, Long> logEnds = consumer.endOffsets(wanted, Duration.ofMillis(timeoutMs));
+        java.util.Set<TopicPartition> open = new java.util.HashSet<>();
+        for (TopicPartition tp : wanted) {
+            long from = ranges.get(tp)[0];
+            long end = Math.min(ranges.get(tp)[1], logEnds.getOrDefault(tp, from));
+            consumer.seek(tp, from);
+            facts.put(tp, new ArrayList<>());
+            ends.put(tp, end);
+            positions.put(tp, from);
+            if (from < end) {
+                open.add(tp);
+            }
+        }
+        long deadline = time.milliseconds() + timeoutMs;
+        while (!open.isEmpty() && time.milliseconds() < deadline) {
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
+                TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+                if (!open.contains(tp) || r.offset() >= ends.get(tp)) {
+                    continue;
+                }
+                Fact fact = factOf(r);
+                if (fact != null) {
+                    facts.get(tp).add(fact);
+                }
+            }
+            List<TopicPartition> done = new ArrayList<>();
+            for (TopicPartition tp : open) {
+                long position = consumer.position(tp, Duration.ofMillis(timeoutMs));
+                positions.put(tp, position);
+                if (position >= ends.get(tp)) {
+                    done.add(tp);
+                }
+            }
+            // What is read to its end is fetched no more while the others are.
+            consumer.pause(done);
+            done.forEach(open::remove);
+        }
+        consumer.resume(consumer.paused());
+        for (TopicPartition tp : wanted) {
+            long from = ranges.get(tp)[0];
+            out.put(tp, new Range(from, Math.min(positions.get(tp), ends.get(tp)), facts.get(tp)));
+        }
+        return out;
+    }
+
     /** Reads a range and teaches it to {@code history}; returns the offset it reached. */
     public long fill(TargetHistory history, long from, long to) {
         return MapUpkeep.fill(this, history, from, to);

@@ -19,6 +19,16 @@ public interface TargetRecords {
     TargetReader.Range read(TopicPartition tp, long from, long to);
 
     /**
+     * Reads one range of each partition ({@code ranges}: partition to {@code {from, to}}), as {@link #read} does for
+     * each; a reader of a real cluster fetches them together (one round trip for many partitions, not one each).
+     */
+    default Map<TopicPartition, TargetReader.Range> readEach(Map<TopicPartition, long[]> ranges) {
+        Map<TopicPartition, TargetReader.Range> out = new java.util.HashMap<>();
+        ranges.forEach((tp, r) -> out.put(tp, read(tp, r[0], r[1])));
+        return out;
+    }
+
+    /**
      * The first record at or after {@code offset} that is a copy from {@code source}, reading at most
      * {@code maxRecords}; null when there is none.
      */

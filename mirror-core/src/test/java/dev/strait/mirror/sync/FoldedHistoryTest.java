@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.codahale.metrics.MetricRegistry;
 import dev.strait.mirror.config.TopicRenamer;
 import dev.strait.testkit.ManualTime;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.apache.kafka.common.TopicPartition;
@@ -163,6 +165,66 @@ class FoldedHistoryTest {
                     .isEqualTo(new Translation(TARGET, k, 0, false, 0));
         }
         assertThat(resolver.reads()).isEqualTo(4);
+    }
+
+    @Test
+    void theStretchesARoundNeedsAreReadSeveralPartitionsAtATime() {
+        // Given: three folded transactional partitions, and a target that counts its fetches
+        List<Map<TopicPartition, long[]>> fetches = new ArrayList<>();
+        FakeTarget target = new FakeTarget() {
+            @Override
+            public Map<TopicPartition, TargetReader.Range> readEach(Map<TopicPartition, long[]> ranges) {
+                fetches.add(ranges);
+                return super.readEach(ranges);
+            }
+        };
+        target.create("dr.orders", "id");
+        OffsetMap map = new OffsetMap("src", 1 << 20);
+        map.fold(4, 16);
+        for (int p = 0; p < 3; p++) {
+            TopicPartition tp = new TopicPartition("dr.orders", p);
+            TopicPartition source = new TopicPartition("orders", p);
+            for (long i = 0; i < 10_000; i++) {
+                long s = i + i / 10;
+                map.acknowledged(source, s, tp, target.append(tp, source, s));
+            }
+        }
+        // four groups, each on the three partitions, at places inside the folded runs
+        long[] consumed = {1_111, 3_333, 5_555, 7_777};
+        List<Map<TopicPartition, Long>> committed = new ArrayList<>();
+        for (long k : consumed) {
+            Map<TopicPartition, Long> c = new HashMap<>();
+            for (int p = 0; p < 3; p++) {
+                c.put(new TopicPartition("orders", p), k + p + (k + p) / 10);
+            }
+            committed.add(c);
+        }
+        Map<TopicPartition, Long> starts = new HashMap<>();
+        Map<TopicPartition, Long> ends = new HashMap<>();
+        for (int p = 0; p < 3; p++) {
+            starts.put(new TopicPartition("dr.orders", p), 0L);
+            ends.put(new TopicPartition("dr.orders", p), 10_000L);
+        }
+        TranslationRound round = new TranslationRound(map, TopicRenamer.identity(), starts, ends, Map.of());
+        List<Map<TopicPartition, Translation>> raw = new ArrayList<>();
+        committed.forEach(c -> raw.add(round.translate(c)));
+        BelowResolver resolver = new BelowResolver(target).from(map);
+
+        // When: the round's stretches are read before the groups are resolved
+        resolver.prefetch(round, raw, committed);
+        long read = target.recordsRead;
+
+        // Then: 12 stretches in 4 fetches of 3 partitions each; every group exact with no further read
+        assertThat(fetches).hasSize(4).allMatch(f -> f.size() == 3);
+        assertThat(resolver.reads()).isEqualTo(12);
+        for (int g = 0; g < consumed.length; g++) {
+            Map<TopicPartition, Translation> t = resolver.resolve(round, raw.get(g), committed.get(g), starts);
+            for (int p = 0; p < 3; p++) {
+                TopicPartition tp = new TopicPartition("dr.orders", p);
+                assertThat(t.get(tp)).isEqualTo(new Translation(tp, consumed[g] + p, 0, false, 0));
+            }
+        }
+        assertThat(target.recordsRead).isEqualTo(read);
     }
 
     @Test

@@ -64,8 +64,9 @@ class FoldedMapOnKafkaIT {
 
     @Test
     void groupsInsideTheFoldedRunAreSyncedExactly() throws Exception {
-        // Given: 4,000 records in 400 transactions (400 holes in the source offsets: 400 segments before folding)
-        source.createTopic(TOPIC, 1);
+        // Given: 4,000 records per partition in 400 transactions over two partitions (400 holes in each partition's
+        // source offsets: 400 segments before folding)
+        source.createTopic(TOPIC, 2);
         Properties p = new Properties();
         p.put("bootstrap.servers", source.bootstrapServers());
         p.put("transactional.id", "fold-writer");
@@ -74,14 +75,14 @@ class FoldedMapOnKafkaIT {
             producer.initTransactions();
             for (int t = 0; t < TRANSACTIONS; t++) {
                 producer.beginTransaction();
-                for (int i = 0; i < 10; i++) {
+                for (int i = 0; i < 20; i++) {
                     producer.send(new ProducerRecord<>(
-                            TOPIC, 0, null, ("r" + (t * 10 + i)).getBytes(StandardCharsets.UTF_8)));
+                            TOPIC, i % 2, null, ("r" + (t * 20 + i)).getBytes(StandardCharsets.UTF_8)));
                 }
                 producer.commitTransaction();
             }
         }
-        // and groups that consumed 7, 1,234, 2,500, 3,333 and all 4,000 records
+        // and groups that consumed 7, 1,234, 2,500, 3,333 and all 4,000 records of partition 0, half as many of 1
         long[] consumed = {7, 1_234, 2_500, 3_333, 4_000};
         try (Admin admin = source.admin()) {
             for (int g = 0; g < consumed.length; g++) {
@@ -89,7 +90,9 @@ class FoldedMapOnKafkaIT {
                                 "fold-g" + g,
                                 Map.of(
                                         new TopicPartition(TOPIC, 0),
-                                        new OffsetAndMetadata(sourceOffsetOf(consumed[g]))))
+                                        new OffsetAndMetadata(sourceOffsetOf(consumed[g])),
+                                        new TopicPartition(TOPIC, 1),
+                                        new OffsetAndMetadata(sourceOffsetOf(consumed[g] / 2))))
                         .all()
                         .get(30, TimeUnit.SECONDS);
             }
@@ -117,14 +120,15 @@ class FoldedMapOnKafkaIT {
         MirrorEngine engine = new MirrorEngine(settings, new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
         engine.start();
         try {
-            // Then: each group is synced to the target offset of its first unconsumed record, exactly
+            // Then: each group is synced to the target offset of its first unconsumed record, exactly (the stretches
+            // of both partitions read in one fetch)
             for (int g = 0; g < consumed.length; g++) {
                 long expected = consumed[g];
                 String group = "fold-g" + g;
                 Await.until(
                         group + " at target offset " + expected,
                         Duration.ofSeconds(120),
-                        () -> Map.of(0, expected).equals(target.committedOffsets(group, TOPIC)));
+                        () -> Map.of(0, expected, 1, expected / 2).equals(target.committedOffsets(group, TOPIC)));
             }
         } finally {
             engine.requestStop();
