@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import org.apache.kafka.common.utils.Time;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -235,7 +236,8 @@ public final class SyncScaleBench {
                 groupTargetPositions.add(positions);
             }
             Map<org.apache.kafka.common.TopicPartition, Long> starts = new HashMap<>();
-            BelowResolver below = new BelowResolver(target, readsPerRound);
+            // As the sync loop: at most so many stretches, and 1 s of reading, a round.
+            BelowResolver below = new BelowResolver(target, readsPerRound, Time.SYSTEM, 1_000);
             Map<org.apache.kafka.common.TopicPartition, Long> persisted = new HashMap<>();
             List<Double> roundTimes = new ArrayList<>();
             List<Double> translateTimes = new ArrayList<>();

@@ -1,6 +1,6 @@
 package dev.strait.mirror.sync;
 
-import java.util.ArrayList;
+import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -127,7 +127,7 @@ public final class BelowResolver {
         Translation fallback = new Translation(tp, bracket[0] + 1, -1, false, 0);
         Copies copies = stretches.get(key);
         if (copies == null) {
-            if (readsLeft <= 0 || (time != null && time.milliseconds() - roundStartMs >= readMillisPerRound)) {
+            if (!mayRead()) {
                 return fallback;
             }
             readsLeft--;
@@ -179,21 +179,25 @@ public final class BelowResolver {
                 }
             }
         }
-        List<Stretch> left = new ArrayList<>(needed.keySet());
-        while (!left.isEmpty()
-                && readsLeft > 0
-                && (time == null || time.milliseconds() - roundStartMs < readMillisPerRound)) {
+        // Per partition, its stretches in the order the groups need them: a fetch takes one of each of the first
+        // partitions.
+        Map<TopicPartition, ArrayDeque<Stretch>> left = new LinkedHashMap<>();
+        needed.keySet()
+                .forEach(st -> left.computeIfAbsent(st.target(), k -> new ArrayDeque<>())
+                        .add(st));
+        while (!left.isEmpty() && mayRead()) {
+            Map<TopicPartition, long[]> ranges = new HashMap<>();
             Map<TopicPartition, Stretch> batch = new HashMap<>();
-            List<Stretch> later = new ArrayList<>();
-            for (Stretch st : left) {
-                if (batch.size() < Math.min(READ_TOGETHER, readsLeft) && !batch.containsKey(st.target())) {
-                    batch.put(st.target(), st);
-                } else {
-                    later.add(st);
+            var it = left.entrySet().iterator();
+            while (it.hasNext() && batch.size() < Math.min(READ_TOGETHER, readsLeft)) {
+                Map.Entry<TopicPartition, ArrayDeque<Stretch>> e = it.next();
+                Stretch st = e.getValue().poll();
+                batch.put(e.getKey(), st);
+                ranges.put(e.getKey(), new long[] {st.from(), st.to()});
+                if (e.getValue().isEmpty()) {
+                    it.remove();
                 }
             }
-            Map<TopicPartition, long[]> ranges = new HashMap<>();
-            batch.forEach((tp, st) -> ranges.put(tp, new long[] {st.from(), st.to()}));
             readsLeft -= batch.size();
             Map<TopicPartition, TargetReader.Range> read = reader.readEach(ranges);
             batch.forEach((tp, st) -> {
@@ -203,8 +207,12 @@ public final class BelowResolver {
                     keep(st, copies);
                 }
             });
-            left = later;
         }
+    }
+
+    /** Whether this round may still read: stretches and time left. */
+    private boolean mayRead() {
+        return readsLeft > 0 && (time == null || time.milliseconds() - roundStartMs < readMillisPerRound);
     }
 
     /**
