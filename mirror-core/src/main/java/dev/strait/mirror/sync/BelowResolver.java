@@ -32,7 +32,12 @@ import org.apache.kafka.common.utils.Time;
  */
 public final class BelowResolver {
     /** Segments of read stretches kept (about 20 bytes each). */
-    private static final int STRETCH_SEGMENTS = 200_000;
+    private static final int STRETCH_SEGMENTS = 400_000;
+    /**
+     * Segments a round reads at most: half of what is kept, so that what a round read for its groups is still kept
+     * when they are resolved.
+     */
+    private static final int ROUND_SEGMENTS = STRETCH_SEGMENTS / 2;
 
     private static final int LOCATED = 100_000;
 
@@ -50,6 +55,7 @@ public final class BelowResolver {
     };
     private final LinkedHashMap<Stretch, Copies> stretches = new LinkedHashMap<>(16, 0.75f, true);
     private long stretchSegments;
+    private long roundSegments;
     private long readsLeft;
     private long reads;
     private long recordsRead;
@@ -84,6 +90,7 @@ public final class BelowResolver {
         histories.clear();
         map.histories().forEach(h -> histories.put(h.target(), h));
         readsLeft = readsPerRound;
+        roundSegments = 0;
         roundStartMs = time == null ? 0 : time.milliseconds();
         return this;
     }
@@ -144,6 +151,7 @@ public final class BelowResolver {
     private void keep(Stretch key, Copies copies) {
         stretches.put(key, copies);
         stretchSegments += copies.t().length;
+        roundSegments += copies.t().length;
         var eldest = stretches.entrySet().iterator();
         while (stretchSegments > STRETCH_SEGMENTS && eldest.hasNext()) {
             stretchSegments -= eldest.next().getValue().t().length;
@@ -212,7 +220,9 @@ public final class BelowResolver {
 
     /** Whether this round may still read: stretches and time left. */
     private boolean mayRead() {
-        return readsLeft > 0 && (time == null || time.milliseconds() - roundStartMs < readMillisPerRound);
+        return readsLeft > 0
+                && roundSegments < ROUND_SEGMENTS
+                && (time == null || time.milliseconds() - roundStartMs < readMillisPerRound);
     }
 
     /**
