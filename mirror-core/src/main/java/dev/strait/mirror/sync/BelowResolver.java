@@ -72,7 +72,8 @@ public final class BelowResolver {
 
     /**
      * Reads at most {@code readsPerRound} stretches of folded runs per {@link #from} (a sync round), and starts none
-     * once {@code readMillisPerRound} passed since it (a read is a fetch from the target: the round stays short).
+     * once {@code readMillisPerRound} passed since the round's first read (a read is a fetch from the target: the
+     * round stays short).
      */
     public BelowResolver(TargetRecords reader, long readsPerRound, Time time, long readMillisPerRound) {
         this.reader = reader;
@@ -91,7 +92,7 @@ public final class BelowResolver {
         map.histories().forEach(h -> histories.put(h.target(), h));
         readsLeft = readsPerRound;
         roundSegments = 0;
-        roundStartMs = time == null ? 0 : time.milliseconds();
+        roundStartMs = -1;
         return this;
     }
 
@@ -218,11 +219,19 @@ public final class BelowResolver {
         }
     }
 
-    /** Whether this round may still read: stretches and time left. */
+    /** Whether this round may still read: stretches and time left (counted from its first read). */
     private boolean mayRead() {
-        return readsLeft > 0
-                && roundSegments < ROUND_SEGMENTS
-                && (time == null || time.milliseconds() - roundStartMs < readMillisPerRound);
+        if (readsLeft <= 0 || roundSegments >= ROUND_SEGMENTS) {
+            return false;
+        }
+        if (time == null) {
+            return true;
+        }
+        long now = time.milliseconds();
+        if (roundStartMs < 0) {
+            roundStartMs = now;
+        }
+        return now - roundStartMs < readMillisPerRound;
     }
 
     /**
