@@ -42,6 +42,14 @@ public final class GroupOffsetSync implements Runnable {
     private static final long READ_BUDGET = 2_000_000;
 
     private static final int WRITES_IN_FLIGHT = 50;
+    /**
+     * Stretches of folded runs read from the target per round for groups far behind (a hundred partitions' at a
+     * time): past it a group is put at the checkpoint below its position (nothing skipped) and moved forward to the
+     * exact offset in later rounds.
+     */
+    private static final long FOLDED_READS_PER_ROUND = 20_000;
+    /** At most this long (or half the interval) reading those stretches per round. */
+    private static final long FOLDED_READ_MS_PER_ROUND = 1_000;
 
     /** What to sync; {@code groups} null means only the offset map is kept (no group offsets written). */
     public record Settings(
@@ -110,7 +118,10 @@ public final class GroupOffsetSync implements Runnable {
         this.reader = reader;
         this.time = time;
         this.writerId = writerId;
-        this.below = new BelowResolver(reader);
+        this.below = new BelowResolver(
+                reader, FOLDED_READS_PER_ROUND, time, Math.min(FOLDED_READ_MS_PER_ROUND, settings.intervalMs() / 2));
+        // The mirror's map: bounded per partition whatever the source's shape; the resolver reads what it folded.
+        map.fold(OffsetMap.FOLD_WINDOW, OffsetMap.FOLD_CHECKPOINTS);
         this.groupMetrics = new SyncMetrics(registry, "group-offsets");
         this.mapMetrics = new SyncMetrics(registry, "offset-map");
         registry.gauge(SyncMetrics.PREFIX + "group-offsets.groups", () -> () -> lastRound.groups());
@@ -326,10 +337,19 @@ public final class GroupOffsetSync implements Runnable {
         Map<String, Map<TopicPartition, Translation>> translated = new HashMap<>();
         int partitions = 0;
         int inexact = 0;
-        for (Map.Entry<String, Map<TopicPartition, Long>> e : offsets.entrySet()) {
-            Map<TopicPartition, Translation> t =
-                    below.from(map).resolve(round, round.translate(e.getValue()), e.getValue(), targetStarts);
-            translated.put(e.getKey(), t);
+        below.from(map);
+        List<String> names = new ArrayList<>(offsets.keySet());
+        List<Map<TopicPartition, Long>> positions = new ArrayList<>();
+        List<Map<TopicPartition, Translation>> raw = new ArrayList<>();
+        for (String g : names) {
+            positions.add(offsets.get(g));
+            raw.add(round.translate(offsets.get(g)));
+        }
+        // What lies inside folded runs is read from the target together, before the groups are resolved one by one.
+        below.prefetch(round, raw, positions);
+        for (int i = 0; i < names.size(); i++) {
+            Map<TopicPartition, Translation> t = below.resolve(round, raw.get(i), positions.get(i), targetStarts);
+            translated.put(names.get(i), t);
             partitions += t.size();
             for (Translation tr : t.values()) {
                 if (!tr.exact()) {

@@ -47,6 +47,48 @@ final class KnownRanges {
         }
     }
 
+    /** Forgets {@code [from, to)}, splitting the ranges around it. */
+    void remove(long from, long to) {
+        if (to <= from) {
+            return;
+        }
+        Map.Entry<Long, Long> below = ranges.lowerEntry(from);
+        if (below != null && below.getValue() > from) {
+            ranges.put(below.getKey(), from);
+            if (below.getValue() > to) {
+                ranges.put(to, below.getValue());
+                return;
+            }
+        }
+        Map.Entry<Long, Long> e = ranges.ceilingEntry(from);
+        while (e != null && e.getKey() < to) {
+            ranges.remove(e.getKey());
+            if (e.getValue() > to) {
+                ranges.put(to, e.getValue());
+                break;
+            }
+            e = ranges.ceilingEntry(from);
+        }
+    }
+
+    /** Every range as {@code [from, to)}, lowest first, less {@code [from, to)}. */
+    List<long[]> allExcept(long from, long to) {
+        List<long[]> out = new ArrayList<>();
+        ranges.forEach((k, v) -> {
+            if (v <= from || k >= to) {
+                out.add(new long[] {k, v});
+                return;
+            }
+            if (k < from) {
+                out.add(new long[] {k, from});
+            }
+            if (v > to) {
+                out.add(new long[] {to, v});
+            }
+        });
+        return out;
+    }
+
     boolean isEmpty() {
         return ranges.isEmpty();
     }

@@ -18,9 +18,18 @@ public final class OffsetMap {
      * target ({@link BelowResolver}).
      */
     public static final int DEFAULT_MAX_SEGMENTS = 20_000;
+    /**
+     * With folding on ({@link #fold}), exact segments kept at the end of each partition's history: a group within
+     * them (about the last 640 records of a source with a commit every 10 records) is translated without a read.
+     */
+    public static final int FOLD_WINDOW = 64;
+    /** With folding on, checkpoints kept of each partition's folded run (16 bytes each). */
+    public static final int FOLD_CHECKPOINTS = 128;
 
     private final String sourceCluster;
     private final int maxSegments;
+    private volatile int foldWindow;
+    private volatile int foldCheckpoints;
     private final Map<TopicPartition, TargetHistory> histories = new ConcurrentHashMap<>();
 
     public OffsetMap(String sourceCluster, int maxSegments) {
@@ -32,11 +41,21 @@ public final class OffsetMap {
         return sourceCluster;
     }
 
+    /**
+     * Bounds the memory of every partition's history whatever the source's shape (see {@link TargetHistory#fold}):
+     * the mirror's own map, whose translations go through a {@link BelowResolver} that reads the target.
+     */
+    public void fold(int window, int checkpoints) {
+        foldWindow = window;
+        foldCheckpoints = checkpoints;
+        histories.values().forEach(h -> h.fold(window, checkpoints));
+    }
+
     /** The target acknowledged a copy: called on the producer's I/O thread for every record. */
     public void acknowledged(TopicPartition source, long sourceOffset, TopicPartition target, long targetOffset) {
         TargetHistory h = histories.get(target);
         if (h == null) {
-            h = histories.computeIfAbsent(target, tp -> new TargetHistory(tp, maxSegments));
+            h = history(target);
         }
         h.acknowledged(source, sourceOffset, targetOffset);
     }
@@ -50,7 +69,13 @@ public final class OffsetMap {
     }
 
     public TargetHistory history(TopicPartition target) {
-        return histories.computeIfAbsent(target, tp -> new TargetHistory(tp, maxSegments));
+        return histories.computeIfAbsent(target, tp -> {
+            TargetHistory h = new TargetHistory(tp, maxSegments);
+            if (foldWindow > 0) {
+                h.fold(foldWindow, foldCheckpoints);
+            }
+            return h;
+        });
     }
 
     /** The history of {@code target}, or null when nothing is known of it. */

@@ -32,6 +32,14 @@ import org.apache.kafka.common.TopicPartition;
  *
  * <p>A run is a stretch of one source partition's copies whose source offsets do not go down; runs are few
  * (one per mirror restart that re-copied records), so a translation costs O(runs + log segments).
+ *
+ * <p>The oldest stretch may be folded ({@link FoldedRun}): one source partition's run whose copies are of source
+ * offsets strictly going up, all below every later copy's. No record of it is held twice, so for C inside it R is
+ * one past the last copy below C and L the first copy at or after C, with only records that are not copies between
+ * them: X = R. That copy lies between two checkpoints and is found by reading that stretch of the target: the
+ * translation is flagged {@link Translation#belowKnown()} with the offset of the checkpoint below C plus one (never
+ * past R) and {@link #foldedBracket} names the stretch ({@link BelowResolver} reads it). For C above the run only its
+ * last copy counts, and it is held as a segment.
  */
 public final class PartitionIndex {
     private static final long NONE = -1;
@@ -44,6 +52,8 @@ public final class PartitionIndex {
     private final long[] allT;
 
     private final long[] allEnd;
+    /** The folded oldest stretch, when it lies inside {@code [from, to)}; null otherwise. */
+    private final FoldedRun folded;
 
     private PartitionIndex(
             TopicPartition target,
@@ -51,13 +61,15 @@ public final class PartitionIndex {
             long to,
             Map<TopicPartition, Feeder> feeders,
             long[] allT,
-            long[] allEnd) {
+            long[] allEnd,
+            FoldedRun folded) {
         this.target = target;
         this.from = from;
         this.to = to;
         this.feeders = feeders;
         this.allT = allT;
         this.allEnd = allEnd;
+        this.folded = folded;
     }
 
     static PartitionIndex build(
@@ -69,9 +81,34 @@ public final class PartitionIndex {
             int[] feeder,
             int size,
             long from,
-            long to) {
+            long to,
+            FoldedRun folded) {
         if (from < 0) {
-            return new PartitionIndex(target, -1, -1, Map.of(), new long[0], new long[0]);
+            return new PartitionIndex(target, -1, -1, Map.of(), new long[0], new long[0], null);
+        }
+        if (folded != null && from <= folded.firstT() && folded.lastT() < to) {
+            // The run's last copy is the one fact of it that a translation above the run needs: a segment before the
+            // others (which all come after it).
+            int f = feederList.indexOf(folded.source());
+            long[] ft = new long[size + 1];
+            long[] fs = new long[size + 1];
+            int[] flen = new int[size + 1];
+            int[] ff = new int[size + 1];
+            ft[0] = folded.lastT();
+            fs[0] = folded.lastS();
+            flen[0] = 1;
+            ff[0] = f;
+            System.arraycopy(t, 0, ft, 1, size);
+            System.arraycopy(s, 0, fs, 1, size);
+            System.arraycopy(len, 0, flen, 1, size);
+            System.arraycopy(feeder, 0, ff, 1, size);
+            t = ft;
+            s = fs;
+            len = flen;
+            feeder = ff;
+            size++;
+        } else {
+            folded = null;
         }
         int first = 0;
         while (first < size && t[first] + len[first] <= from) {
@@ -104,7 +141,24 @@ public final class PartitionIndex {
                 feeders.put(feederList.get(i), new Feeder(bySource.get(i)));
             }
         }
-        return new PartitionIndex(target, from, to, Collections.unmodifiableMap(feeders), allT, allEnd);
+        return new PartitionIndex(target, from, to, Collections.unmodifiableMap(feeders), allT, allEnd, folded);
+    }
+
+    /**
+     * The target range {@code [from, to)} to read to translate {@code c} exactly, and the source offset of the copy at
+     * {@code from}, as {@code {from, to, sourceAtFrom}}: when {@code c} lies inside the folded run of {@code source};
+     * null otherwise (the translation needs no read).
+     */
+    public long[] foldedBracket(TopicPartition source, long c) {
+        return folded != null && folded.source().equals(source) ? folded.bracket(c) : null;
+    }
+
+    /** The translation of {@code c} at or below the folded run's last copy (see the class comment). */
+    private Translation inFolded(long c) {
+        if (c <= folded.firstS()) {
+            return new Translation(target, folded.firstT(), 0, c < folded.firstS(), 0);
+        }
+        return new Translation(target, folded.bracket(c)[0] + 1, 0, true, 0);
     }
 
     public TopicPartition target() {
@@ -143,12 +197,24 @@ public final class PartitionIndex {
      * resumes on the source).
      */
     public long sourceOffsetAtOrAfter(TopicPartition source, long offset) {
+        if (folded != null && folded.source().equals(source) && offset < folded.lastT()) {
+            if (offset <= folded.firstT()) {
+                return folded.firstS();
+            }
+            int i = lastAtOrBelow(folded.t(), offset);
+            // Between two checkpoints the copy's source offset is not held: one past the checkpoint's is at most it
+            // (the group reads again on the source, never skips).
+            return folded.t()[i] == offset ? folded.s()[i] : folded.s()[i] + 1;
+        }
         Feeder f = feeders.get(source);
         return f == null ? -1 : f.sourceAtOrAfter(offset);
     }
 
     /** The lowest source offset of {@code source} copied in the known range, or -1 when none is. */
     public long lowestSource(TopicPartition source) {
+        if (folded != null && folded.source().equals(source)) {
+            return folded.firstS();
+        }
         Feeder f = feeders.get(source);
         return f == null ? -1 : f.minS;
     }
@@ -163,6 +229,9 @@ public final class PartitionIndex {
      * answer as {@link #translate(Map)}, without building maps (a round translates every group this way).
      */
     public Translation translateOnly(TopicPartition source, long c) {
+        if (folded != null && folded.source().equals(source) && c <= folded.lastS()) {
+            return inFolded(c);
+        }
         Feeder f = feeders.get(source);
         if (f == null || feeders.size() != 1) {
             return translate(Map.of(source, c));
@@ -204,6 +273,13 @@ public final class PartitionIndex {
         }
         if (!any) {
             return null;
+        }
+        if (folded != null) {
+            // One source partition feeds a partition with a folded run.
+            Long c = committed.get(folded.source());
+            if (c != null && c <= folded.lastS()) {
+                return inFolded(c);
+            }
         }
         long r = NONE;
         long l = Long.MAX_VALUE;

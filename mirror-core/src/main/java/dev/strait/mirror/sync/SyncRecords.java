@@ -25,11 +25,14 @@ import org.apache.kafka.common.TopicPartition;
  *       ({@link FailoverMarker}).</li>
  * </ul>
  * Values are binary, version 1, big-endian; a value this version cannot read is skipped (a newer writer). A map
- * value ends with the target topic's id, which writers before it left out and readers before it do not read.
+ * value ends with the target topic's id (empty when unknown), which writers before it left out and readers before it
+ * do not read, and then, when the oldest stretch is folded, its {@link FoldedRun}.
  */
 public final class SyncRecords {
     public static final String DEFAULT_TOPIC = dev.strait.mirror.config.SyncSettings.DEFAULT_SYNC_TOPIC;
     private static final byte VERSION = 1;
+    /** Marks the folded run at the end of a map value (after the topic id; readers before it stop at the id). */
+    private static final byte FOLDED = 'F';
 
     /** What a key names. */
     public enum Kind {
@@ -120,8 +123,21 @@ public final class SyncRecords {
                 out.writeLong(r[0]);
                 out.writeLong(r[1]);
             }
-            if (h.topicId() != null) {
-                out.writeUTF(h.topicId());
+            if (h.topicId() != null || h.folded() != null) {
+                out.writeUTF(h.topicId() == null ? "" : h.topicId());
+            }
+            FoldedRun f = h.folded();
+            if (f != null) {
+                out.writeByte(FOLDED);
+                out.writeUTF(f.source().topic());
+                out.writeInt(f.source().partition());
+                out.writeInt(f.checkpoints());
+                for (int i = 0; i < f.checkpoints(); i++) {
+                    out.writeLong(f.t()[i]);
+                    out.writeLong(f.s()[i]);
+                }
+                out.writeLong(f.lastT());
+                out.writeLong(f.lastS());
             }
         });
     }
@@ -158,7 +174,26 @@ public final class SyncRecords {
                 known.add(new long[] {in.readLong(), in.readLong()});
             }
             String topicId = in.available() > 0 ? in.readUTF() : null;
-            return new MapValue(writer, new HistorySnapshot(target, feeders, t, s, len, feeder, known, topicId));
+            if (topicId != null && topicId.isEmpty()) {
+                topicId = null;
+            }
+            FoldedRun folded = null;
+            if (in.available() > 0 && in.readByte() == FOLDED) {
+                TopicPartition source = new TopicPartition(in.readUTF(), in.readInt());
+                int nc = in.readInt();
+                if (nc <= 0 || nc > in.available() / 16) {
+                    throw new IOException("bad folded run");
+                }
+                long[] ct = new long[nc];
+                long[] cs = new long[nc];
+                for (int i = 0; i < nc; i++) {
+                    ct[i] = in.readLong();
+                    cs[i] = in.readLong();
+                }
+                folded = new FoldedRun(source, ct, cs, in.readLong(), in.readLong());
+            }
+            return new MapValue(
+                    writer, new HistorySnapshot(target, feeders, t, s, len, feeder, known, topicId, folded));
         });
     }
 

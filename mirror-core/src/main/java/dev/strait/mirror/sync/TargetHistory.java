@@ -66,6 +66,24 @@ public final class TargetHistory {
     private PartitionIndex cached;
     private long cachedVersion = -1;
 
+    /**
+     * Folding (see {@link #fold}): exact segments kept at the end (0: never fold) and the most checkpoints kept of the
+     * folded run.
+     */
+    private int foldWindow;
+
+    private int foldCheckpoints;
+    /** The folded run's source partition (a feeder id), or -1 when nothing is folded. */
+    private int foldedFeeder = -1;
+
+    private long[] cpT = new long[0];
+    private long[] cpS = new long[0];
+    private int cpSize;
+    private long foldedLastT = -1;
+    private long foldedLastS = -1;
+    /** Target offsets between checkpoints taken; doubles each time the checkpoints are thinned. */
+    private long cpSpacing = 1;
+
     public TargetHistory(TopicPartition target, int maxSegments) {
         if (maxSegments < 2) {
             throw new IllegalArgumentException("maxSegments must be at least 2");
@@ -102,6 +120,26 @@ public final class TargetHistory {
         append(targetOffset, sourceOffset, 1, f);
         extendKnown(targetOffset);
         changed();
+        if (foldedFeeder >= 0 && (f != foldedFeeder || targetOffset <= foldedLastT || sourceOffset <= foldedLastS)) {
+            checkFolded();
+        }
+        capSize();
+    }
+
+    /**
+     * Bounds the memory held whatever the source's shape: once {@code 2 * window} segments are held, the
+     * oldest ones that form one run of one source partition (source offsets going strictly up, all below every later
+     * copy's) are folded into a {@link FoldedRun} of at most {@code checkpoints} checkpoints; {@code window} exact
+     * segments stay. A transactional or compacted source needs a segment per marker or gap, so without folding a
+     * partition holds up to {@code maxSegments} of them. What folding cannot take (hash mode, re-copied ranges) stays
+     * exact, up to {@code maxSegments}.
+     */
+    public synchronized void fold(int window, int checkpoints) {
+        if (window < 1 || checkpoints < 2) {
+            throw new IllegalArgumentException("folding needs a window of at least 1 and at least 2 checkpoints");
+        }
+        foldWindow = window;
+        foldCheckpoints = checkpoints;
         capSize();
     }
 
@@ -152,6 +190,7 @@ public final class TargetHistory {
         }
         originals.clear();
         pendingOriginals = 0;
+        checkFolded();
         changed();
         capSize();
     }
@@ -191,12 +230,18 @@ public final class TargetHistory {
     public synchronized void merge(List<Fact> facts, long from, long to) {
         settleOriginals();
         flushTail();
+        if (foldedFeeder >= 0 && from <= foldedLastT && to > cpT[0]) {
+            // Read again inside the folded run (not done by the upkeep, which reads only what is unknown): the read
+            // is the truth there, so the run keeps only what lies below it.
+            unfoldFrom(keptBelow(Long.MAX_VALUE, from));
+        }
         List<long[]> segs = cut(held(), List.<long[]>of(new long[] {from, to}));
         for (Fact fact : facts) {
             segs.add(new long[] {fact.targetOffset(), fact.sourceOffset(), 1, feederId(fact.source())});
         }
         rebuild(segs);
         known.add(from, to);
+        checkFolded();
         changed();
         capSize();
     }
@@ -231,7 +276,13 @@ public final class TargetHistory {
         }
         List<long[]> mine = held();
         List<long[]> heldKnown = known.all();
-        boolean covered = covers(snapshot, heldKnown);
+        boolean covered = covers(snapshot);
+        FoldedRun theirFolded = snapshot.folded();
+        boolean adopt = theirFolded != null && takesOver(theirFolded, mine);
+        if (adopt) {
+            // The copies held here inside their run are described by it.
+            mine = cut(mine, List.<long[]>of(new long[] {theirFolded.firstT(), theirFolded.lastT() + 1}));
+        }
         List<long[]> theirSegs = new ArrayList<>(snapshot.size());
         for (int i = 0; i < snapshot.size(); i++) {
             theirSegs.add(new long[] {
@@ -247,11 +298,235 @@ public final class TargetHistory {
         for (long[] r : snapshot.known()) {
             known.add(r[0], r[1]);
         }
+        if (adopt) {
+            foldedFeeder = feederId(theirFolded.source());
+            cpT = theirFolded.t().clone();
+            cpS = theirFolded.s().clone();
+            cpSize = cpT.length;
+            foldedLastT = theirFolded.lastT();
+            foldedLastS = theirFolded.lastS();
+            cpSpacing = Math.max(1, Long.highestOneBit(Math.max(1, (foldedLastT - cpT[0]) / cpSize)));
+            known.add(theirFolded.firstT(), theirFolded.lastT() + 1);
+        }
+        checkFolded();
         changes++;
         if (!covered) {
             version++;
         }
         capSize();
+    }
+
+    /**
+     * Whether {@code run} (from a snapshot) reaches further than what is folded here and agrees with every copy held
+     * inside its range: then it replaces the folded run held here, so that processes that exchange snapshots end up
+     * holding the same run (and see that they hold the same knowledge). Otherwise what is held wins.
+     */
+    private boolean takesOver(FoldedRun run, List<long[]> segs) {
+        if (foldedFeeder >= 0
+                && (!feeders.get(foldedFeeder).equals(run.source())
+                        || run.firstT() > cpT[0]
+                        || run.lastT() <= foldedLastT)) {
+            return false;
+        }
+        for (long[] seg : segs) {
+            if (seg[0] > run.lastT()) {
+                continue;
+            }
+            // a copy before the run (it must be the oldest stretch), of another source, or not where the run says
+            long inside = Math.min(seg[2], run.lastT() - seg[0] + 1);
+            if (seg[0] < run.firstT()
+                    || !feeders.get((int) seg[3]).equals(run.source())
+                    || !agrees(run, seg[0], seg[1], inside)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether the copies {@code [at, at + n)} of source offsets from {@code source} fit inside {@code run}. */
+    private static boolean agrees(FoldedRun run, long at, long source, long n) {
+        long end = at + n - 1;
+        if (at < run.firstT() || end > run.lastT()) {
+            return false;
+        }
+        long[] ct = run.t();
+        long[] cs = run.s();
+        int i = Arrays.binarySearch(ct, at);
+        i = i >= 0 ? i : -i - 2;
+        // below: the checkpoint at or before the first copy
+        if (ct[i] == at ? cs[i] != source : cs[i] >= source) {
+            return false;
+        }
+        for (int j = i + 1; j < ct.length && ct[j] <= end; j++) {
+            if (cs[j] != source + (ct[j] - at)) {
+                return false;
+            }
+            i = j;
+        }
+        // above: the next checkpoint (or the last copy) after the segment
+        long nextT = i + 1 < ct.length ? ct[i + 1] : run.lastT();
+        long nextS = i + 1 < ct.length ? cs[i + 1] : run.lastS();
+        long lastS = source + n - 1;
+        return end == nextT ? lastS == nextS : end > nextT || lastS < nextS;
+    }
+
+    /** The complete ranges, less the folded run's (a snapshot lists that one with the run). */
+    private List<long[]> knownOutsideFolded() {
+        return foldedFeeder >= 0 ? known.allExcept(cpT[0], foldedLastT + 1) : known.all();
+    }
+
+    /** The folded run, or null when nothing is folded. */
+    private FoldedRun folded() {
+        if (foldedFeeder < 0) {
+            return null;
+        }
+        return new FoldedRun(
+                feeders.get(foldedFeeder),
+                Arrays.copyOf(cpT, cpSize),
+                Arrays.copyOf(cpS, cpSize),
+                foldedLastT,
+                foldedLastS);
+    }
+
+    /**
+     * Folds the oldest segments into the folded run while they continue it: one source partition, source offsets
+     * going strictly up, each segment's below every later segment's, and inside the last complete range (the index
+     * looks at nothing below it). Keeps {@link #foldWindow} segments exact.
+     */
+    private void foldOldest() {
+        if (!originals.isEmpty() || feeders.size() != 1) {
+            return;
+        }
+        flushTail();
+        long rangeStart = known.lastRangeStart();
+        if (foldedFeeder >= 0 && cpT[0] < rangeStart) {
+            return; // an unknown stretch lies above the folded run: it is read back first
+        }
+        int limit = size - foldWindow;
+        long[] minAfter = new long[size + 1];
+        minAfter[size] = Long.MAX_VALUE;
+        for (int i = size - 1; i >= 0; i--) {
+            minAfter[i] = Math.min(s[i], minAfter[i + 1]);
+        }
+        long next = foldedFeeder >= 0 ? foldedLastS + 1 : Long.MIN_VALUE;
+        int k = 0;
+        while (k < limit
+                && t[k] >= rangeStart
+                && (foldedFeeder < 0 || feeder[k] == foldedFeeder)
+                && s[k] >= next
+                && s[k] + len[k] - 1 < minAfter[k + 1]) {
+            next = s[k] + len[k];
+            k++;
+        }
+        if (k == 0) {
+            return;
+        }
+        for (int j = 0; j < k; j++) {
+            if (foldedFeeder < 0) {
+                foldedFeeder = feeder[j];
+                addCheckpoint(t[j], s[j]);
+            } else if (t[j] - cpT[cpSize - 1] >= cpSpacing) {
+                addCheckpoint(t[j], s[j]);
+            }
+            foldedLastT = t[j] + len[j] - 1;
+            foldedLastS = s[j] + len[j] - 1;
+        }
+        System.arraycopy(t, k, t, 0, size - k);
+        System.arraycopy(s, k, s, 0, size - k);
+        System.arraycopy(len, k, len, 0, size - k);
+        System.arraycopy(feeder, k, feeder, 0, size - k);
+        size -= k;
+        // Same knowledge, held differently: the index is built again, nothing new to persist.
+        changes++;
+    }
+
+    private void addCheckpoint(long at, long source) {
+        if (cpSize == cpT.length) {
+            int cap = Math.max(8, cpSize * 2);
+            cpT = Arrays.copyOf(cpT, cap);
+            cpS = Arrays.copyOf(cpS, cap);
+        }
+        cpT[cpSize] = at;
+        cpS[cpSize] = source;
+        cpSize++;
+        if (cpSize >= foldCheckpoints) {
+            // Every other checkpoint goes (the first stays): the reads between two of them double.
+            int n = 0;
+            for (int i = 0; i < cpSize; i += 2) {
+                cpT[n] = cpT[i];
+                cpS[n] = cpS[i];
+                n++;
+            }
+            cpSize = n;
+            cpSpacing *= 2;
+        }
+    }
+
+    /**
+     * Keeps the folded run true to what else is held: every exact segment must be of its source partition and lie
+     * after it in both target and source offsets. Where one does not (a restart re-copied records the run holds, or a
+     * fact arrived inside it), the run is cut back to its checkpoints below it and the stretch after them becomes
+     * unknown, to be read back from the target; another source partition (hash mode) unfolds it all.
+     */
+    private void checkFolded() {
+        if (foldedFeeder < 0) {
+            return;
+        }
+        long minS = Long.MAX_VALUE;
+        long minT = Long.MAX_VALUE;
+        for (int i = 0; i < size; i++) {
+            if (feeder[i] != foldedFeeder) {
+                unfoldFrom(0);
+                return;
+            }
+            minS = Math.min(minS, s[i]);
+            minT = Math.min(minT, t[i]);
+        }
+        if (minS > foldedLastS && minT > foldedLastT) {
+            return;
+        }
+        unfoldFrom(keptBelow(minS, minT));
+    }
+
+    /** How many checkpoints lie below source offset {@code source} and target offset {@code at}. */
+    private int keptBelow(long source, long at) {
+        int keep = 0;
+        while (keep < cpSize && cpS[keep] < source && cpT[keep] < at) {
+            keep++;
+        }
+        return keep;
+    }
+
+    /** Cuts the folded run back to its first {@code keep} checkpoints; what it held after them becomes unknown. */
+    private void unfoldFrom(int keep) {
+        flushTail();
+        long from = keep == 0 ? cpT[0] : cpT[keep - 1] + 1;
+        long to = foldedLastT + 1;
+        known.remove(from, to);
+        for (int i = 0; i < size; i++) {
+            long end = t[i] + len[i];
+            if (end > from && t[i] < to) {
+                known.add(Math.max(from, t[i]), Math.min(to, end));
+            }
+        }
+        if (keep == 0) {
+            clearFolded();
+        } else {
+            cpSize = keep;
+            foldedLastT = cpT[keep - 1];
+            foldedLastS = cpS[keep - 1];
+        }
+        changes++;
+    }
+
+    private void clearFolded() {
+        foldedFeeder = -1;
+        cpT = new long[0];
+        cpS = new long[0];
+        cpSize = 0;
+        foldedLastT = -1;
+        foldedLastS = -1;
+        cpSpacing = 1;
     }
 
     /** The segments held, as {@code {t, s, len, feeder}}. */
@@ -301,14 +576,23 @@ public final class TargetHistory {
     }
 
     /**
-     * Whether {@code snapshot} holds everything held here: every range known here is known there, and over those
-     * ranges it holds the same copies (no more, no fewer).
+     * Whether {@code snapshot} holds everything held here: every range known here is known there (by its ranges or
+     * its folded run), and where neither side folded it holds the same copies (no more, no fewer). Two folded runs,
+     * or a folded run and copies, of one target describe the same records (facts never disagree): they cover each
+     * other.
      */
-    private boolean covers(HistorySnapshot snapshot, List<long[]> heldKnown) {
+    private boolean covers(HistorySnapshot snapshot) {
+        List<long[]> heldKnown = known.all();
         if (size == 0 && heldKnown.isEmpty()) {
             return true;
         }
-        List<long[]> theirKnown = snapshot.known();
+        FoldedRun theirFolded = snapshot.folded();
+        KnownRanges theirs = new KnownRanges();
+        snapshot.known().forEach(r -> theirs.add(r[0], r[1]));
+        if (theirFolded != null) {
+            theirs.add(theirFolded.firstT(), theirFolded.lastT() + 1);
+        }
+        List<long[]> theirKnown = theirs.all();
         for (long[] r : heldKnown) {
             int i = firstRangeEndingAfter(theirKnown, r[0]);
             if (i >= theirKnown.size()
@@ -317,41 +601,56 @@ public final class TargetHistory {
                 return false;
             }
         }
+        // Where the copies are compared: known here, folded on neither side.
+        KnownRanges compared = new KnownRanges();
+        knownOutsideFolded().forEach(r -> compared.add(r[0], r[1]));
+        if (theirFolded != null) {
+            compared.remove(theirFolded.firstT(), theirFolded.lastT() + 1);
+        }
+        List<long[]> ranges = compared.all();
         long heldCopies = 0;
         for (int i = 0; i < size; i++) {
-            heldCopies += len[i];
-            if (!holds(snapshot, i)) {
-                return false;
+            for (long[] piece : within(ranges, t[i], t[i] + len[i])) {
+                heldCopies += piece[1] - piece[0];
+                if (!holds(snapshot, piece[0], piece[1], s[i] + (piece[0] - t[i]), feeders.get(feeder[i]))) {
+                    return false;
+                }
             }
         }
         long theirCopies = 0;
         for (int i = 0; i < snapshot.size(); i++) {
-            long from = snapshot.t()[i];
-            long end = from + snapshot.len()[i];
-            for (int r = firstRangeEndingAfter(heldKnown, from); r < heldKnown.size(); r++) {
-                long[] range = heldKnown.get(r);
-                if (range[0] >= end) {
-                    break;
-                }
-                theirCopies += Math.min(end, range[1]) - Math.max(from, range[0]);
+            for (long[] piece : within(ranges, snapshot.t()[i], snapshot.t()[i] + snapshot.len()[i])) {
+                theirCopies += piece[1] - piece[0];
             }
         }
         return heldCopies == theirCopies;
     }
 
-    /** Whether {@code snapshot} holds every copy of segment {@code i}. */
-    private boolean holds(HistorySnapshot snapshot, int i) {
-        long at = t[i];
-        long end = t[i] + len[i];
+    /** The parts of {@code [from, end)} inside {@code ranges} (sorted, disjoint). */
+    private static List<long[]> within(List<long[]> ranges, long from, long end) {
+        List<long[]> out = new ArrayList<>(1);
+        for (int r = firstRangeEndingAfter(ranges, from); r < ranges.size(); r++) {
+            long[] range = ranges.get(r);
+            if (range[0] >= end) {
+                break;
+            }
+            out.add(new long[] {Math.max(from, range[0]), Math.min(end, range[1])});
+        }
+        return out;
+    }
+
+    /** Whether {@code snapshot} holds the copies {@code [at, end)} of {@code source} from source offset {@code sAt}. */
+    private static boolean holds(HistorySnapshot snapshot, long at, long end, long sAt, TopicPartition source) {
         long[] st = snapshot.t();
+        long from = at;
         while (at < end) {
             int j = Arrays.binarySearch(st, at);
             j = j >= 0 ? j : -j - 2;
             if (j < 0 || at >= st[j] + snapshot.len()[j]) {
                 return false;
             }
-            if (snapshot.s()[j] + (at - st[j]) != s[i] + (at - t[i])
-                    || !snapshot.feeders().get(snapshot.feeder()[j]).equals(feeders.get(feeder[i]))) {
+            if (snapshot.s()[j] + (at - st[j]) != sAt + (at - from)
+                    || !snapshot.feeders().get(snapshot.feeder()[j]).equals(source)) {
                 return false;
             }
             at = Math.min(end, st[j] + snapshot.len()[j]);
@@ -409,6 +708,10 @@ public final class TargetHistory {
 
     /** Keeps memory bounded: drops the older half of the segments once there are more than maxSegments. */
     private void capSize() {
+        // At 2 x window, before the arrays grow past it: they stay at that capacity.
+        if (foldWindow > 0 && size >= 2 * foldWindow) {
+            foldOldest();
+        }
         if (size > maxSegments) {
             long below = t[size - maxSegments / 2];
             dropBelowLocked(below);
@@ -446,7 +749,30 @@ public final class TargetHistory {
             s[0] += cut;
             len[0] -= cut;
         }
-        known.dropBelow(offset);
+        long knownFrom = offset;
+        if (foldedFeeder >= 0 && offset > cpT[0]) {
+            if (offset > foldedLastT) {
+                clearFolded();
+            } else {
+                // The run starts again at its first checkpoint at or after the offset (or its last copy): what lies
+                // before that is no longer described.
+                int kept = 0;
+                while (kept < cpSize && cpT[kept] < offset) {
+                    kept++;
+                }
+                if (kept == cpSize) {
+                    cpT[0] = foldedLastT;
+                    cpS[0] = foldedLastS;
+                    cpSize = 1;
+                } else {
+                    System.arraycopy(cpT, kept, cpT, 0, cpSize - kept);
+                    System.arraycopy(cpS, kept, cpS, 0, cpSize - kept);
+                    cpSize -= kept;
+                }
+                knownFrom = cpT[0];
+            }
+        }
+        known.dropBelow(knownFrom);
         changed();
     }
 
@@ -470,6 +796,7 @@ public final class TargetHistory {
         tailTo = -1;
         cappedBelow = -1;
         unverified = false;
+        clearFolded();
         changes++;
     }
 
@@ -508,9 +835,15 @@ public final class TargetHistory {
         return known.holes();
     }
 
+    /** Exact segments held (the folded run's checkpoints not counted). */
     public synchronized int segments() {
         settleOriginals();
         return size;
+    }
+
+    /** Checkpoints of the folded run (0 when nothing is folded). */
+    public synchronized int checkpoints() {
+        return cpSize;
     }
 
     /** A read-only view for translation, built once per change (a round translates every group on it). */
@@ -522,7 +855,7 @@ public final class TargetHistory {
         flushTail();
         long from = known.lastRangeStart();
         long to = known.end();
-        cached = PartitionIndex.build(target, List.copyOf(feeders), t, s, len, feeder, size, from, to);
+        cached = PartitionIndex.build(target, List.copyOf(feeders), t, s, len, feeder, size, from, to, folded());
         cachedVersion = changes;
         return cached;
     }
@@ -538,8 +871,9 @@ public final class TargetHistory {
                 Arrays.copyOf(s, size),
                 Arrays.copyOf(len, size),
                 Arrays.copyOf(feeder, size),
-                known.all(),
-                topicId);
+                knownOutsideFolded(),
+                topicId,
+                folded());
     }
 
     /**

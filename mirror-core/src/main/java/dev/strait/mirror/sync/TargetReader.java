@@ -145,43 +145,72 @@ public final class TargetReader implements TargetRecords, AutoCloseable {
         return new Range(from, Math.min(position, end), facts);
     }
 
+    @Override
+    public Map<TopicPartition, Range> readEach(Map<TopicPartition, long[]> ranges) {
+        Map<TopicPartition, Range> out = new HashMap<>();
+        Map<TopicPartition, List<Fact>> facts = new HashMap<>();
+        Map<TopicPartition, Long> ends = new HashMap<>();
+        Map<TopicPartition, Long> positions = new HashMap<>();
+        List<TopicPartition> wanted = new ArrayList<>();
+        ranges.forEach((tp, r) -> {
+            if (r[1] > r[0]) {
+                wanted.add(tp);
+            } else {
+                out.put(tp, new Range(r[0], r[0], new ArrayList<>()));
+            }
+        });
+        if (wanted.isEmpty()) {
+            return out;
+        }
+        consumer.assign(wanted);
+        Map<TopicPartition, Long> logEnds = consumer.endOffsets(wanted, Duration.ofMillis(timeoutMs));
+        java.util.Set<TopicPartition> open = new java.util.HashSet<>();
+        for (TopicPartition tp : wanted) {
+            long from = ranges.get(tp)[0];
+            long end = Math.min(ranges.get(tp)[1], logEnds.getOrDefault(tp, from));
+            consumer.seek(tp, from);
+            facts.put(tp, new ArrayList<>());
+            ends.put(tp, end);
+            positions.put(tp, from);
+            if (from < end) {
+                open.add(tp);
+            }
+        }
+        long deadline = time.milliseconds() + timeoutMs;
+        while (!open.isEmpty() && time.milliseconds() < deadline) {
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
+                TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+                if (!open.contains(tp) || r.offset() >= ends.get(tp)) {
+                    continue;
+                }
+                Fact fact = factOf(r);
+                if (fact != null) {
+                    facts.get(tp).add(fact);
+                }
+            }
+            List<TopicPartition> done = new ArrayList<>();
+            for (TopicPartition tp : open) {
+                long position = consumer.position(tp, Duration.ofMillis(timeoutMs));
+                positions.put(tp, position);
+                if (position >= ends.get(tp)) {
+                    done.add(tp);
+                }
+            }
+            // What is read to its end is fetched no more while the others are.
+            consumer.pause(done);
+            done.forEach(open::remove);
+        }
+        consumer.resume(consumer.paused());
+        for (TopicPartition tp : wanted) {
+            long from = ranges.get(tp)[0];
+            out.put(tp, new Range(from, Math.min(positions.get(tp), ends.get(tp)), facts.get(tp)));
+        }
+        return out;
+    }
+
     /** Reads a range and teaches it to {@code history}; returns the offset it reached. */
     public long fill(TargetHistory history, long from, long to) {
         return MapUpkeep.fill(this, history, from, to);
-    }
-
-    /**
-     * The first record at or after {@code offset} that is a copy from {@code source}, reading at most
-     * {@code maxRecords}; null when there is none.
-     */
-    public Fact firstCopyAtOrAfter(TopicPartition tp, TopicPartition source, long offset, long end, int maxRecords) {
-        Range range = read(tp, offset, Math.min(end, offset + maxRecords));
-        for (Fact f : range.facts()) {
-            if (f.source().equals(source)) {
-                return f;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * Binary search over {@code [lo, hi)} of {@code tp} for the first copy from {@code source} whose source offset is
-     * at least {@code c}, assuming the source offsets do not go down in that range (no re-copied range). Reads about
-     * log2(hi - lo) small ranges. Returns {@code hi} when every copy there is below {@code c}.
-     */
-    public long locate(TopicPartition tp, TopicPartition source, long c, long lo, long hi) {
-        long a = lo;
-        long b = hi;
-        while (a < b) {
-            long mid = a + (b - a) / 2;
-            Fact f = firstCopyAtOrAfter(tp, source, mid, hi, 500);
-            if (f == null || f.sourceOffset() >= c) {
-                b = mid;
-            } else {
-                a = f.targetOffset() + 1;
-            }
-        }
-        return a;
     }
 
     private Fact factOf(ConsumerRecord<byte[], byte[]> r) {

@@ -11,7 +11,7 @@ import org.apache.kafka.common.TopicPartition;
  * A target cluster as the offset map's upkeep sees it: each topic's id and, per partition, the source record each
  * offset holds a copy of (null: a record that is not a copy). Counts what is read.
  */
-final class FakeTarget implements TargetRecords {
+class FakeTarget implements TargetRecords {
     private final Map<String, String> ids = new HashMap<>();
     private final Map<TopicPartition, List<Fact>> logs = new HashMap<>();
     long recordsRead;

@@ -36,6 +36,12 @@ class SnapshotExchangeTest {
     static final class Process {
         final String writer;
         final OffsetMap map = new OffsetMap("src", 20_000);
+
+        Process folding() {
+            map.fold(OffsetMap.FOLD_WINDOW, OffsetMap.FOLD_CHECKPOINTS);
+            return this;
+        }
+
         final Map<TopicPartition, Long> persisted = new HashMap<>();
         int readUpTo;
         boolean loaded;
@@ -133,5 +139,42 @@ class SnapshotExchangeTest {
         assertThat(writesPerRound)
                 .as("snapshots per round; bytes " + bytesPerRound)
                 .containsOnly(2);
+    }
+
+    @Test
+    void foldedMapsAreNotWrittenBackEither() {
+        // Given: the same two processes with the mirror's folded maps; 100 segments a round per partition, so the
+        // oldest are folded from the second round on, and each process folds its own and the other's partition
+        FakeSyncTopic topic = new FakeSyncTopic();
+        Process p1 = new Process("p1").folding();
+        Process p2 = new Process("p2").folding();
+        List<Long> bytesPerRound = new ArrayList<>();
+        List<Integer> writesPerRound = new ArrayList<>();
+
+        // When: 20 rounds of 1,000 new copies each, then 3 with nothing new
+        for (int round = 0; round < 23; round++) {
+            for (long i = 0; round < 20 && i < 1000; i++) {
+                long s = round * 1000L + i;
+                p1.map.acknowledged(A, s + s / 10, T0, s);
+                p2.map.acknowledged(B, s + s / 10, T1, s);
+            }
+            long before = topic.bytes;
+            writesPerRound.add(p1.round(topic) + p2.round(topic));
+            bytesPerRound.add(topic.bytes - before);
+        }
+        System.out.println("SnapshotExchangeTest: folded maps, bytes written per round " + bytesPerRound
+                + ", snapshots " + writesPerRound);
+
+        // Then: each process writes its own partition while it learns, nothing once idle; the snapshots stay small
+        assertThat(writesPerRound.subList(0, 20))
+                .as("snapshots per round; bytes " + bytesPerRound)
+                .containsOnly(2);
+        assertThat(writesPerRound.subList(20, 23)).as("idle rounds").containsOnly(0);
+        assertThat(bytesPerRound).allMatch(b -> b < 2 * 8 * 1024);
+        // and each knows the other's partition: its recent copies exactly, its oldest as a folded run
+        assertThat(p1.map.existing(T1).index().translate(Map.of(B, 21_990L)).offset())
+                .isEqualTo(19_991);
+        assertThat(p1.map.existing(T1).checkpoints()).isPositive();
+        assertThat(p2.map.existing(T0).index().foldedBracket(A, 110L)).isNotNull();
     }
 }
