@@ -116,11 +116,14 @@ public final class LeaderEpochCache {
 
     /**
      * OffsetForLeaderEpoch: for the latest epoch, (epoch, logEndOffset); for an older epoch, the largest known
-     * epoch at or below it and the start offset of the next higher epoch. UNDEFINED when the requested epoch is
-     * above the latest, below the first known one, or the cache is empty.
+     * epoch at or below it and the start offset of the next higher epoch; for an epoch below the first known one,
+     * (the requested epoch, the first known start offset). UNDEFINED when the requested epoch is negative or above
+     * the latest, or the cache is empty.
      *
-     * <p>Kafka itself answers an epoch below the first entry with (requested epoch, first start offset); this
-     * class follows Strait's spec and returns UNDEFINED, which makes a follower fall back to its high watermark.
+     * <p>Below the first entry Kafka's {@code LeaderEpochFileCache.endOffsetFor} answers the same: the records of the
+     * older epochs are gone from this log (or carry no epoch), and the first offset this log can vouch for is
+     * where its first known epoch starts, so a follower truncates there and replicates from it, rather than
+     * keeping everything up to its own high watermark unchecked.
      */
     public EpochEndOffset endOffsetFor(int requestedEpoch, long logEndOffset) {
         if (requestedEpoch < 0 || entries.isEmpty()) {
@@ -130,8 +133,11 @@ public final class LeaderEpochCache {
         if (requestedEpoch == latest) {
             return new EpochEndOffset(latest, logEndOffset);
         }
-        if (requestedEpoch > latest || requestedEpoch < entries.get(0).epoch()) {
+        if (requestedEpoch > latest) {
             return EpochEndOffset.UNDEFINED;
+        }
+        if (requestedEpoch < entries.get(0).epoch()) {
+            return new EpochEndOffset(requestedEpoch, entries.get(0).startOffset());
         }
         EpochEntry floor = entries.get(0);
         for (EpochEntry entry : entries) {

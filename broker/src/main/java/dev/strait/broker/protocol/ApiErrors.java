@@ -117,6 +117,8 @@ final class ApiErrors {
                 return Errors.NOT_ENOUGH_REPLICAS;
             case OFFSET_OUT_OF_RANGE:
                 return Errors.OFFSET_OUT_OF_RANGE;
+            case HIGH_WATERMARK_BEHIND_EPOCH_START:
+                return Errors.OFFSET_NOT_AVAILABLE;
             default:
                 return Errors.NOT_LEADER_OR_FOLLOWER;
         }

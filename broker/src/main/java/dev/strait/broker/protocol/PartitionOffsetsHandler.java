@@ -3,6 +3,7 @@ package dev.strait.broker.protocol;
 import dev.strait.broker.log.EpochEndOffset;
 import dev.strait.broker.log.TimestampAndOffset;
 import dev.strait.broker.replica.Partition;
+import dev.strait.broker.replica.PartitionRoleException;
 import dev.strait.broker.replica.ReplicaManager;
 import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
@@ -25,9 +26,10 @@ import org.apache.kafka.common.requests.OffsetsForLeaderEpochResponse;
 import org.apache.kafka.common.requests.RequestContext;
 
 /**
- * ListOffsets (earliest, latest = the high watermark, by timestamp, max timestamp) and OffsetForLeaderEpoch (where
- * a leader epoch ended, from the leader's epoch cache), both answered by the leader only, in the epoch the request
- * names.
+ * ListOffsets (earliest, latest = the high watermark, by timestamp, max timestamp; never an uncommitted offset, and
+ * OFFSET_NOT_AVAILABLE while a new leader's high watermark lags the start of its epoch) and OffsetForLeaderEpoch
+ * (where a leader epoch ended, from the leader's epoch cache), both answered by the leader only, in the epoch the
+ * request names.
  *
  * <p>Thread-safe: stateless.
  */
@@ -73,18 +75,31 @@ final class PartitionOffsetsHandler {
         if (epochError != Errors.NONE) {
             return response.setErrorCode(epochError.code());
         }
-        long timestamp = request.timestamp();
+        try {
+            return offsetAt(request.timestamp(), partition.get(), response, version);
+        } catch (PartitionRoleException e) {
+            Errors error = ApiErrors.forRole(e);
+            // OFFSET_NOT_AVAILABLE exists from v5 on (KIP-207); older clients retry LEADER_NOT_AVAILABLE, as Kafka's
+            // ReplicaManager answers them.
+            if (error == Errors.OFFSET_NOT_AVAILABLE && version < 5) {
+                error = Errors.LEADER_NOT_AVAILABLE;
+            }
+            return response.setErrorCode(error.code());
+        }
+    }
+
+    private static ListOffsetsPartitionResponse offsetAt(
+            long timestamp, Partition partition, ListOffsetsPartitionResponse response, short version) {
         long offset;
         long foundTimestamp = -1;
         if (timestamp == ListOffsetsRequest.EARLIEST_TIMESTAMP
                 || timestamp == ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP) {
-            offset = partition.get().logStartOffset();
+            offset = partition.logStartOffset();
         } else if (timestamp == ListOffsetsRequest.LATEST_TIMESTAMP) {
-            offset = partition.get().highWatermark();
+            offset = partition.latestOffsetForClient();
         } else if (timestamp >= 0 || timestamp == ListOffsetsRequest.MAX_TIMESTAMP) {
-            Optional<TimestampAndOffset> found = timestamp >= 0
-                    ? partition.get().offsetForTimestamp(timestamp)
-                    : partition.get().offsetOfMaxTimestamp();
+            Optional<TimestampAndOffset> found =
+                    timestamp >= 0 ? partition.offsetForTimestamp(timestamp) : partition.offsetOfMaxTimestamp();
             offset = found.map(TimestampAndOffset::offset).orElse(-1L);
             foundTimestamp = found.map(TimestampAndOffset::timestampMs).orElse(-1L);
         } else {
@@ -93,7 +108,7 @@ final class PartitionOffsetsHandler {
         }
         response.setErrorCode(Errors.NONE.code()).setOffset(offset).setTimestamp(foundTimestamp);
         if (version >= 4) {
-            response.setLeaderEpoch(partition.get().leaderEpoch());
+            response.setLeaderEpoch(partition.leaderEpoch());
         }
         return response;
     }

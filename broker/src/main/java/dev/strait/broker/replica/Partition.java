@@ -472,16 +472,66 @@ public final class Partition {
         return log.logEndOffset();
     }
 
+    /**
+     * ListOffsets LATEST for a client: the end of the committed log, the high watermark.
+     *
+     * @throws PartitionRoleException HIGH_WATERMARK_BEHIND_EPOCH_START while a new leader's high watermark is below
+     *                                the start offset of its epoch: it lags the end its predecessor may already
+     *                                have reported, and answering it would move a client's end offset backwards
+     */
+    public synchronized long latestOffsetForClient() {
+        requireCommittedEndKnown();
+        return log.highWatermark();
+    }
+
+    /**
+     * ListOffsets by timestamp for a client: the first committed record at or after {@code timestampMs}; empty if
+     * the record found is not committed yet (it may still be lost with this leader), as Kafka answers.
+     *
+     * @throws PartitionRoleException HIGH_WATERMARK_BEHIND_EPOCH_START if the answer is not below the high
+     *                                watermark while that lags the epoch start (see {@link #latestOffsetForClient})
+     */
     public synchronized Optional<TimestampAndOffset> offsetForTimestamp(long timestampMs) {
-        return log.findOffsetByTimestamp(timestampMs);
+        return committedOnly(log.findOffsetByTimestamp(timestampMs));
+    }
+
+    /**
+     * Kafka's rule for a timestamp lookup (Partition.fetchOffsetForTimestamp, then ReplicaManager): a record below
+     * the high watermark is the answer; otherwise the answer is unknown while the high watermark lags the epoch
+     * start, and "none" once it does not.
+     */
+    private Optional<TimestampAndOffset> committedOnly(Optional<TimestampAndOffset> found) {
+        if (found.isPresent() && found.get().offset() < log.highWatermark()) {
+            return found;
+        }
+        requireCommittedEndKnown();
+        return Optional.empty();
+    }
+
+    private void requireCommittedEndKnown() {
+        OptionalLong epochStart = replica.leaderEpochStartOffset();
+        if (epochStart.isPresent() && epochStart.getAsLong() > log.highWatermark()) {
+            throw new PartitionRoleException(
+                    PartitionRoleException.Reason.HIGH_WATERMARK_BEHIND_EPOCH_START,
+                    "the high watermark " + log.highWatermark() + " of " + topicPartition + " is behind offset "
+                            + epochStart.getAsLong() + ", where leader epoch " + replica.leaderEpoch()
+                            + " starts: retry once the followers in the ISR have fetched from the new leader");
+        }
     }
 
     /**
      * ListOffsets with MAX_TIMESTAMP: the first record carrying the largest timestamp in the log, found by a
      * binary search over {@link PartitionLog#findOffsetByTimestamp} (at most 64 index lookups; the log keeps no
-     * per-log maximum). Empty if no record has a timestamp >= 0.
+     * per-log maximum). Empty if no record has a timestamp >= 0, or, as in Kafka, if that record is not committed
+     * yet.
+     *
+     * @throws PartitionRoleException as {@link #offsetForTimestamp}
      */
     public synchronized Optional<TimestampAndOffset> offsetOfMaxTimestamp() {
+        return committedOnly(findMaxTimestamp());
+    }
+
+    private Optional<TimestampAndOffset> findMaxTimestamp() {
         if (log.findOffsetByTimestamp(0).isEmpty()) {
             return Optional.empty();
         }

@@ -18,7 +18,12 @@ public final class PartitionRoleException extends RuntimeException {
         /** A follower fetched from an offset the leader cannot serve (OFFSET_OUT_OF_RANGE). */
         OFFSET_OUT_OF_RANGE,
         /** The fetching node is not a replica of the partition (NOT_LEADER_OR_FOLLOWER for it). */
-        NOT_A_REPLICA
+        NOT_A_REPLICA,
+        /**
+         * A new leader's high watermark is still below the start offset of its epoch, so its committed end is not
+         * known yet (OFFSET_NOT_AVAILABLE, which clients retry; KIP-207).
+         */
+        HIGH_WATERMARK_BEHIND_EPOCH_START
     }
 
     private final Reason reason;

@@ -4,6 +4,7 @@ import dev.strait.broker.log.EpochEndOffset;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -75,6 +76,14 @@ public final class PartitionReplica {
 
     public long highWatermark() {
         return log.highWatermark();
+    }
+
+    /**
+     * As leader, the log end offset when its epoch began; empty otherwise. Until the high watermark reaches it, the
+     * leader does not know where its predecessor's committed records end (KIP-207).
+     */
+    public OptionalLong leaderEpochStartOffset() {
+        return state == State.LEADER ? OptionalLong.of(leaderEpochStartOffset) : OptionalLong.empty();
     }
 
     public long logEndOffset() {

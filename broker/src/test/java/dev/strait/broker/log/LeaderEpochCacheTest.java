@@ -62,10 +62,20 @@ class LeaderEpochCacheTest {
         // an unknown epoch between known ones: the floor epoch, ending where the next higher starts
         assertThat(cache.endOffsetFor(3, logEndOffset)).isEqualTo(new EpochEndOffset(2, 20));
         assertThat(cache.endOffsetFor(6, logEndOffset)).isEqualTo(new EpochEndOffset(4, 35));
-        // unknown and below the first, above the latest, or undefined
-        assertThat(cache.endOffsetFor(1, logEndOffset)).isEqualTo(EpochEndOffset.UNDEFINED);
+        // above the latest, or undefined (below the first: see the next test)
         assertThat(cache.endOffsetFor(8, logEndOffset)).isEqualTo(EpochEndOffset.UNDEFINED);
         assertThat(cache.endOffsetFor(-1, logEndOffset)).isEqualTo(EpochEndOffset.UNDEFINED);
+    }
+
+    @Test
+    void anEpochBelowTheFirstKnownOneEndsWhereTheFirstKnownEpochStarts() throws Exception {
+        // Given: the epochs before 2 were removed with the log's head (or never recorded)
+        LeaderEpochCache cache = cacheWith(new int[] {2, 4, 7}, new long[] {10, 20, 35});
+
+        // When / Then: as Kafka's LeaderEpochFileCache.endOffsetFor, the requested epoch and the first known start,
+        // so that a follower still in epoch 1 truncates to where the leader's log has epochs, not to its own HW
+        assertThat(cache.endOffsetFor(1, 50)).isEqualTo(new EpochEndOffset(1, 10));
+        assertThat(cache.endOffsetFor(0, 50)).isEqualTo(new EpochEndOffset(0, 10));
     }
 
     @Test

@@ -28,6 +28,9 @@ class ApiErrorsTest {
         assertThat(ApiErrors.forException(
                         new PartitionRoleException(PartitionRoleException.Reason.NOT_A_REPLICA, "no")))
                 .isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER);
+        assertThat(ApiErrors.forException(new PartitionRoleException(
+                        PartitionRoleException.Reason.HIGH_WATERMARK_BEHIND_EPOCH_START, "lagging")))
+                .isEqualTo(Errors.OFFSET_NOT_AVAILABLE);
         assertThat(ApiErrors.forException(new UnknownTopicException("t"))).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION);
         assertThat(ApiErrors.forException(new CorruptRecordException("crc"))).isEqualTo(Errors.CORRUPT_MESSAGE);
         assertThat(ApiErrors.forException(new RecordBatchTooLargeException("big")))

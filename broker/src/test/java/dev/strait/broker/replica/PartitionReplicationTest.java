@@ -248,6 +248,39 @@ class PartitionReplicationTest {
         assertThat(a.endOffsetForEpoch(2)).isEqualTo(b.endOffsetForEpoch(2));
     }
 
+    @Test
+    void anEpochBelowTheLeadersFirstKnownEpochEndsWhereThatEpochStarts() {
+        // Given: A led epoch 1 (offsets 0-4); B has all five but learned a high watermark of 3
+        Partition a = open(0, 1);
+        Partition b = open(1, 1);
+        PartitionState epoch1 = new PartitionState(0, 1, List.of(0, 1), List.of(0, 1), 0);
+        a.applyAssignment(epoch1, 0);
+        b.applyAssignment(epoch1, 0);
+        truncate(a, b, 1);
+        a.appendAsLeader(batch(3), List.of(plain(3)), false);
+        fetch(a, b, 1, 1);
+        fetch(a, b, 1, 1);
+        a.appendAsLeader(batch(2), List.of(plain(2)), false);
+        fetch(a, b, 1, 1);
+        assertThat(b.logEndOffset()).isEqualTo(5);
+        assertThat(b.highWatermark()).isEqualTo(3);
+        // A leads epoch 2 alone, appends offsets 5-9, and DeleteRecords drops epoch 1 from its log and epoch cache
+        PartitionState epoch2 = new PartitionState(0, 2, List.of(0, 1), List.of(0), 1);
+        a.applyAssignment(epoch2, 0);
+        a.appendAsLeader(batch(5), List.of(plain(5)), false);
+        a.deleteRecordsBefore(7);
+
+        // When: OffsetForLeaderEpoch for epoch 1, below the first epoch A still knows
+        EpochEndOffset answer = a.endOffsetForEpoch(1);
+
+        // Then: as Kafka, the requested epoch ending where A's first known epoch starts (not UNDEFINED, which
+        // made B throw away its records above its high watermark)
+        assertThat(answer).isEqualTo(new EpochEndOffset(1, 7));
+        b.applyAssignment(epoch2, 0);
+        truncate(a, b, 2);
+        assertThat(b.fetchOffset(2)).hasValue(5);
+    }
+
     private static ByteBuffer idempotent(long producerId, int baseSequence, int count) {
         return MemoryRecords.withIdempotentRecords(
                         Compression.NONE, producerId, (short) 0, baseSequence, records(count))

@@ -122,8 +122,11 @@ final class MemoryLog implements ReplicaLog {
         if (requested == latest) {
             return new EpochEndOffset(latest, entries.size());
         }
-        if (requested > latest || requested < epochs.get(0).epoch()) {
+        if (requested > latest) {
             return EpochEndOffset.UNDEFINED;
+        }
+        if (requested < epochs.get(0).epoch()) {
+            return new EpochEndOffset(requested, epochs.get(0).startOffset());
         }
         EpochStart floor = epochs.get(0);
         for (EpochStart e : epochs) {
