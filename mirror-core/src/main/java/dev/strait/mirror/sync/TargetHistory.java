@@ -34,6 +34,8 @@ public final class TargetHistory {
     private int size;
     /** Complete ranges, except the trailing one that acknowledgements extend, kept in the two fields below. */
     private final KnownRanges known = new KnownRanges();
+    /** False once originals of dropped copies were learnt here: see {@link #settleOriginals}. */
+    private boolean foldsAllowed = true;
 
     private long tailFrom = -1;
     private long tailTo = -1;
@@ -190,7 +192,13 @@ public final class TargetHistory {
         }
         originals.clear();
         pendingOriginals = 0;
-        checkFolded();
+        // A read of the target cannot see originals (they are target records, not copies), and a folded stretch is
+        // resolved by such reads: a partition whose copies loop prevention drops (a failback, active-active) is not
+        // folded from now on, and what was folded is read back. Its memory is bounded by maxSegments, as before.
+        foldsAllowed = false;
+        if (foldedFeeder >= 0) {
+            unfoldFrom(0);
+        }
         changed();
         capSize();
     }
@@ -394,7 +402,7 @@ public final class TargetHistory {
      * looks at nothing below it). Keeps {@link #foldWindow} segments exact.
      */
     private void foldOldest() {
-        if (!originals.isEmpty() || feeders.size() != 1) {
+        if (!foldsAllowed || !originals.isEmpty() || feeders.size() != 1) {
             return;
         }
         flushTail();
