@@ -571,7 +571,17 @@ final class MirrorStream implements Runnable {
                         + "or set auto.offset.reset=earliest");
         }
         for (TopicPartition tp : partitions) {
-            long position = consumer.position(tp);
+            long position;
+            try {
+                position = consumer.position(tp);
+            } catch (NoOffsetForPartitionException e) {
+                // The consumer of the consumer protocol can reconcile a new assignment between the seek and this look
+                // (the seek is then forgotten and its own reset policy, none, applies): the next poll names the
+                // partition again and it is sought again.
+                LOGGER.debug(
+                        "{}{} lost its seek to a reconciliation; seeking again after the next poll", logPrefix, tp);
+                continue;
+            }
             offsets.seeked(tp, position);
             LOGGER.info(
                     "{}No committed offset for {}: starting at offset {} (auto.offset.reset={})",

@@ -289,6 +289,7 @@ public final class GroupOffsetSync implements Runnable {
     private long persistMap() {
         List<Future<?>> sent = new ArrayList<>();
         Map<TopicPartition, Long> versions = new HashMap<>();
+        nameIncarnations();
         for (TargetHistory h : map.histories()) {
             long v = h.version();
             if (persistedVersions.getOrDefault(h.target(), -1L) == v) {
@@ -301,6 +302,30 @@ public final class GroupOffsetSync implements Runnable {
         await(sent, "persist the offset map");
         persistedVersions.putAll(versions);
         return versions.size();
+    }
+
+    /**
+     * Gives every history about to be persisted without a topic id the id of its target topic: what this process
+     * acknowledged since the last upkeep (or on its way out) is of the topic as it is now. A snapshot without an id is
+     * what an older version wrote, and whoever loads it checks it on the target record by record, which is slow.
+     */
+    private void nameIncarnations() {
+        Set<String> topics = new HashSet<>();
+        for (TargetHistory h : map.histories()) {
+            if (h.topicId() == null && persistedVersions.getOrDefault(h.target(), -1L) != h.version()) {
+                topics.add(h.target().topic());
+            }
+        }
+        if (topics.isEmpty()) {
+            return;
+        }
+        Map<String, String> ids = reader.topicIds(topics);
+        for (TargetHistory h : map.histories()) {
+            String id = h.topicId() == null ? ids.get(h.target().topic()) : null;
+            if (id != null && !h.unverified()) {
+                h.confirm(id);
+            }
+        }
     }
 
     private RoundStats syncGroups(long startMs) {
