@@ -390,14 +390,33 @@ public final class KafkaCluster implements TestCluster {
         }
     }
 
-    /** A port that was free a moment ago on 127.0.0.1. */
+    /** Ports this JVM handed out lately: the kernel may offer a port again as soon as its probe socket closed. */
+    private static final java.util.Set<Integer> ISSUED = new java.util.LinkedHashSet<>();
+
+    /**
+     * A port that was free a moment ago on 127.0.0.1, and not handed out by this JVM lately (a node's broker and
+     * controller listeners once got the same port: "If you have two listeners on the same port then one needs to be
+     * IPv4 and the other IPv6").
+     */
     public static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int port;
+            try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                socket.setReuseAddress(true);
+                port = socket.getLocalPort();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            synchronized (ISSUED) {
+                if (ISSUED.add(port)) {
+                    if (ISSUED.size() > 4_096) {
+                        ISSUED.remove(ISSUED.iterator().next());
+                    }
+                    return port;
+                }
+            }
         }
+        throw new IllegalStateException("no free port on 127.0.0.1 that this JVM had not handed out lately");
     }
 
     static void sleep(long ms) {
