@@ -345,10 +345,7 @@ final class MirrorStream implements Runnable {
 
     /** Tells the listener where the target record that a dropped copy stands for is (its provenance says). */
     private void tellOriginal(TopicPartition tp, ConsumerRecord<byte[], byte[]> record) {
-        Provenance p = Provenance.from(record.headers());
-        if (p == null) {
-            return;
-        }
+        Provenance p = router.droppedCopyOf();
         try {
             listener.original(tp, record.offset(), new TopicPartition(p.topic(), p.partition()), p.offset());
         } catch (RuntimeException e) {

@@ -76,6 +76,9 @@ final class RecordRouter {
     private final MessageHandler handler;
     private final String logPrefix;
     private final Map<TopicPartition, Route> routes = new HashMap<>();
+    /** The provenance of the record {@link #route} last dropped by loop prevention: where its original is. */
+    private Provenance droppedCopyOf;
+
     private final Map<String, TargetTopics.TargetTopic> handlerTopics = new HashMap<>();
 
     RecordRouter(
@@ -136,6 +139,7 @@ final class RecordRouter {
         Header incoming = record.headers().lastHeader(Provenance.HEADER);
         Provenance provenance = incoming == null ? null : Provenance.decode(incoming.value());
         if (isCopyOfATargetRecord(provenance, route)) {
+            droppedCopyOf = provenance;
             return Verdict.DROPPED_BY_LOOP_PREVENTION;
         }
         byte[] stamp = settings.provenanceHeaders() ? stampFor(route, record, provenance) : null;
@@ -192,6 +196,11 @@ final class RecordRouter {
                     maxMessageBytes);
         }
         return Verdict.COPIED;
+    }
+
+    /** Where the original of the record last dropped by loop prevention is on the target. */
+    Provenance droppedCopyOf() {
+        return droppedCopyOf;
     }
 
     /**
