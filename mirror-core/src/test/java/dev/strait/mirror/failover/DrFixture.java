@@ -57,6 +57,17 @@ final class DrFixture {
                         TopicSyncSettings.defaults()));
     }
 
+    /** The config file of {@code strait failover} and {@code failback} for these clusters ({@code prefix} may be null). */
+    static FailoverConfig failoverConfig(TestCluster source, TestCluster target, String prefix) {
+        Properties p = new Properties();
+        p.put("source.bootstrap.servers", source.bootstrapServers());
+        p.put("target.bootstrap.servers", target.bootstrapServers());
+        if (prefix != null) {
+            p.put("topic.prefix", prefix);
+        }
+        return FailoverConfig.parse(p);
+    }
+
     static MirrorEngine start(MirrorSettings settings) {
         MirrorEngine engine = new MirrorEngine(settings, new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
         engine.start();

@@ -19,7 +19,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.utils.Time;
@@ -418,9 +417,6 @@ class DrLifecycleOnKafkaIT {
     }
 
     private static FailoverConfig config(TestCluster source, TestCluster target) {
-        Properties p = new Properties();
-        p.put("source.bootstrap.servers", source.bootstrapServers());
-        p.put("target.bootstrap.servers", target.bootstrapServers());
-        return FailoverConfig.parse(p);
+        return DrFixture.failoverConfig(source, target, null);
     }
 }

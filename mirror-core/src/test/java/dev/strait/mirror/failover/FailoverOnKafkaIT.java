@@ -71,13 +71,7 @@ class FailoverOnKafkaIT {
     }
 
     private static FailoverConfig config(String prefix) {
-        Properties p = new Properties();
-        p.put("source.bootstrap.servers", source.bootstrapServers());
-        p.put("target.bootstrap.servers", target.bootstrapServers());
-        if (prefix != null) {
-            p.put("topic.prefix", prefix);
-        }
-        return FailoverConfig.parse(p);
+        return DrFixture.failoverConfig(source, target, prefix);
     }
 
     private static FailoverPlan plan(String prefix, String groups) {

@@ -40,10 +40,7 @@ class Kip848FailoverOnKafkaIT {
     private final TestCluster target = SharedClusters.target(TestCluster.Kind.KAFKA);
 
     private FailoverConfig config() {
-        Properties p = new Properties();
-        p.put("source.bootstrap.servers", source.bootstrapServers());
-        p.put("target.bootstrap.servers", target.bootstrapServers());
-        return FailoverConfig.parse(p);
+        return DrFixture.failoverConfig(source, target, null);
     }
 
     private static KafkaConsumer<byte[], byte[]> kip848Consumer(TestCluster cluster, String group, String reset) {
