@@ -131,6 +131,16 @@ class MultiListenerClusterIT {
                     .get(30, TimeUnit.SECONDS);
             admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 3))).all().get(30, TimeUnit.SECONDS);
             SecuredClusterIT.await("three replicas in sync", () -> isr(admin) == 3);
+            // CreateTopics answers once the answering node holds the topic; the admin's next describe may go to
+            // a node still applying it (Kafka's metadata propagates the same way)
+            SecuredClusterIT.await("the topic on every node", () -> {
+                for (int node = 0; node < 3; node++) {
+                    if (cluster.node(node).metadata().topic(TOPIC).isEmpty()) {
+                        return false;
+                    }
+                }
+                return true;
+            });
             assertThat(ports(describe(admin).partitions().get(0).replicas())).isEqualTo(clientPorts);
 
             // When: the replication user loses CLUSTER_ACTION, the followers' fetches are refused: they leave the
