@@ -1,0 +1,12 @@
+/**
+ * The mirror's validated inputs, so that a setting that cannot work fails once, at start, with a one-line
+ * {@link dev.strait.mirror.config.ConfigException} naming it, rather than deep in a running stream.
+ * {@link dev.strait.mirror.config.MirrorSettings} (everything an engine runs with),
+ * {@link dev.strait.mirror.config.ClientConfigs} (the user's client properties made safe for mirroring),
+ * {@link dev.strait.mirror.config.TopicRenamer} and {@link dev.strait.mirror.config.PropertyValues} (typed reads
+ * for the lag monitor's and canary's files). Settings are immutable and helpers stateless: built on the thread that
+ * parses the command line, then read from any thread. Imports kafka-clients' public config names and
+ * {@code mirror.handler} (a setting holds the handler); the other mirror packages, the lag monitor, the canary,
+ * the command line and the benchmarks import it.
+ */
+package dev.strait.mirror.config;
