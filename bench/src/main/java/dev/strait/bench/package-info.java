@@ -5,8 +5,9 @@
  * local Apache Kafka clusters, {@link dev.strait.bench.BrokerBench} and {@link dev.strait.bench.ClusterBench} the
  * companion broker against Apache Kafka 4.1.1; the others measure one part alone (lag sampling, offset translation,
  * the metadata quorum, the nemesis campaign). Each main runs on its own thread plus its clients' threads; Kafka
- * clusters come from the testkit, and brokers and mirrors run as child JVMs, destroyed when the run ends (the
- * broker benches also from a shutdown hook, {@link dev.strait.bench.ChildProcesses}, so ^C leaves none behind). Checkstyle lets it import anything (it drives Kafka's own tools and
- * reaches into mirror-core, lag-monitor, broker and testkit internals); nothing imports it.
+ * clusters come from the testkit, and brokers and mirrors run as child JVMs, destroyed when the run ends (several
+ * benches also from a shutdown hook through {@code ChildProcesses}, so an interrupted run leaves none behind).
+ * Checkstyle lets it import anything (it drives Kafka's own tools and reaches into mirror-core, lag-monitor,
+ * broker and testkit internals); nothing imports it.
  */
 package dev.strait.bench;

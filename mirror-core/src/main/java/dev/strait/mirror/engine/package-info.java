@@ -1,8 +1,8 @@
 /**
  * The running mirror. {@link dev.strait.mirror.engine.MirrorEngine} owns the lifecycle, one shared producer and
- * {@code num.streams} {@link dev.strait.mirror.engine.MirrorStream}s, each on its own
+ * {@code num.streams} {@code MirrorStream}s, each on its own
  * {@code strait-mirror-stream-N} thread (poll, route, send, commit only what the target acknowledged);
- * {@link dev.strait.mirror.engine.RecordRouter} decides what each record becomes on the target, and
+ * {@code RecordRouter} decides what each record becomes on the target, and
  * {@link dev.strait.mirror.engine.TargetTopics} creates the target topics and keeps them in step. Beside the
  * streams, {@code EngineSyncs} runs {@code strait-topic-sync} and, when the offset map is kept,
  * {@code strait-group-sync}; the producer's I/O thread runs the send callbacks and the
