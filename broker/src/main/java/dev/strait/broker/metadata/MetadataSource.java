@@ -8,8 +8,9 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.Uuid;
 
 /**
- * Durable cluster metadata: the cluster id and the topics. Today a small file per broker
- * ({@link FileMetadataSource}); a Raft quorum will replace it, so callers must not assume a local file.
+ * Durable cluster metadata: the cluster id and the topics. In a cluster it follows the Raft metadata quorum
+ * ({@code controller.QuorumMetadataSource}); a standalone node keeps it in a local file
+ * ({@link FileMetadataSource}). Callers must not assume either.
  *
  * <p>Implementations are thread-safe; every mutation is durable when the method returns.
  */

@@ -6,6 +6,11 @@
  * state), {@link dev.strait.broker.replica.ReplicaFetcherManager} (one fetcher thread per leader broker, talking
  * through {@link dev.strait.broker.replica.LeaderClient}, which the protocol package implements), producer id
  * allocation and topic config validation.
+ *
+ * <p>Not to be confused with {@code dev.strait.broker.replication}: that package is the rule book, one partition's
+ * replication as a pure state machine (roles, ISR, high watermark, truncation) with no I/O, threads or locks; this
+ * one owns the real replicas around it (logs, locks, the reconciliation and fetcher threads, purgatories) and
+ * drives one of those state machines per partition.
  * <h2>Replication in brief</h2>
  * Followers pull with Fetch requests carrying their replica id; the leader takes the fetch offset as the
  * follower's log end, keeps the high watermark at the smallest log end offset in the ISR and sends it back;

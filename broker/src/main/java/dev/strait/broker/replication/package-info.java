@@ -5,6 +5,11 @@
  * simulation tests drive it from a fake network, clock and disk. It talks to the log only through
  * {@link dev.strait.broker.replication.ReplicaLog}.
  *
+ * <p>Not to be confused with {@code dev.strait.broker.replica}, which sits above it: that package owns this node's
+ * actual replicas (partition logs and their locks, fetcher threads, purgatories) and calls into one
+ * {@link dev.strait.broker.replication.PartitionReplica} per partition under the partition's lock; this one only
+ * decides, and may import nothing of the broker but {@code log}.
+ *
  * <p>Semantics follow Kafka's replication protocol: followers pull; the leader learns a follower's log end
  * offset from the offset it fetches next; the high watermark is the smallest log end offset in the ISR; ISR
  * changes are proposed by the leader and take effect only once the controller commits them (a shrink never
