@@ -119,6 +119,9 @@ final class QuorumRuntime implements AutoCloseable {
 
     private long nowMs;
     private ClusterImage image = ClusterImage.EMPTY;
+    /** Whether the publisher has seen an image: not before the Raft node caught up with the quorum. */
+    private boolean published;
+
     private QuorumController controller;
     private int controllerEpoch = -1;
     private BrokerState broker;
@@ -458,8 +461,17 @@ final class QuorumRuntime implements AutoCloseable {
             }
         }
         next = next.withEndOffset(Math.max(next.endOffset(), committedEnd));
-        if (next != image) {
-            image = next;
+        boolean changed = next != image;
+        image = next;
+        // A restarted node's own log and checkpointed high watermark describe the cluster as it was when it went
+        // down: leaders and coordinators that may have moved long since. Serving from that image would let it
+        // answer as a leader it no longer is (acks=1 produces, old committed offsets), so, as Kafka's metadata
+        // loader, publish nothing until the high watermark learned from the current leader is reached.
+        if (raft.hasCaughtUpWithQuorum() && (changed || !published)) {
+            if (!published) {
+                LOGGER.info("{}caught up with the metadata quorum at offset {}; publishing", prefix, committedEnd);
+            }
+            published = true;
             publisher.accept(next);
         }
         MetadataSnapshots.maybeTake(raft, image, nowMs);

@@ -102,6 +102,12 @@ public final class RaftNode {
 
     private long durableHighWatermark;
     private long highWatermarkCheckpointDueMs;
+    /**
+     * Whether this node's high watermark has reached the quorum's since it started: set when a fetch answer from
+     * the leader leaves it at the leader's high watermark, or when it commits an entry of its own epoch as leader.
+     * Until then the checkpointed high watermark is all it knows, which may be far behind. Never goes back.
+     */
+    private boolean caughtUpWithQuorum;
     /** The snapshot a follower is downloading from its leader; null when it fetches the log. */
     private SnapshotDownload download;
 
@@ -381,6 +387,15 @@ public final class RaftNode {
         return highWatermark;
     }
 
+    /**
+     * Whether this node has learned the quorum's high watermark since it started and has the log up to it (as
+     * Kafka's metadata loader waits for before it publishes): before that, its committed prefix is only what it
+     * checkpointed in an earlier life, and state built from it may be long out of date.
+     */
+    public boolean hasCaughtUpWithQuorum() {
+        return caughtUpWithQuorum;
+    }
+
     public long endOffset() {
         return storage.endOffset();
     }
@@ -623,6 +638,7 @@ public final class RaftNode {
             return;
         }
         advanceHighWatermark(majorityEnd);
+        caughtUpWithQuorum = true;
         NavigableMap<Long, CompletableFuture<Long>> done = pendingProposals.headMap(majorityEnd, false);
         List<Long> offsets = new ArrayList<>(done.keySet());
         List<CompletableFuture<Long>> futures = new ArrayList<>(done.values());
@@ -695,6 +711,14 @@ public final class RaftNode {
             storage.flush(); // the next fetch tells the leader these are stored, so they must be durable first
         }
         advanceHighWatermark(Math.min(response.highWatermark(), storage.endOffset()));
+        if (highWatermark >= response.highWatermark() && !caughtUpWithQuorum) {
+            caughtUpWithQuorum = true;
+            LOGGER.info(
+                    "{}caught up with the quorum's high watermark {} (leader {})",
+                    logPrefix,
+                    highWatermark,
+                    follower.leaderId());
+        }
         if (response.entries().isEmpty()) {
             fetchDeadlineMs = nowMs + config.fetchBackoffMs();
         } else {

@@ -38,7 +38,8 @@ import org.apache.kafka.common.Uuid;
  * offsets and moves the high watermark to the smallest log end offset in the ISR. As follower it truncates where
  * the leader says its epoch ended, then appends fetched batches as they are. The idempotent producer state follows
  * the log: follower appends update it and a truncation rebuilds it from the remaining batches, so a new leader
- * recognises a retried batch its predecessor had already written.
+ * recognises a retried batch its predecessor had already written. It is saved in {@link ProducerStateSnapshots} at
+ * every segment roll and at close, and rebuilt from the latest one when the replica opens.
  */
 public final class Partition {
 
@@ -67,11 +68,13 @@ public final class Partition {
     private final PartitionLog log;
     private final PartitionReplica replica;
     private ProducerStateTable producerState = new ProducerStateTable();
+    private final ProducerStateSnapshots producerSnapshots;
 
     Partition(TopicPartition topicPartition, Uuid topicId, PartitionLog log, int localId, ReplicationConfig config) {
         this.topicPartition = topicPartition;
         this.topicId = topicId;
         this.log = log;
+        this.producerSnapshots = new ProducerStateSnapshots(log.dir(), "[" + topicPartition + "] ");
         this.replica = new PartitionReplica(localId, new LogAdapter(), config);
     }
 
@@ -197,8 +200,10 @@ public final class Partition {
                     epoch,
                     true);
         }
+        int segmentsBefore = log.segmentCount();
         AppendResult result = log.append(batches, epoch);
         producerState.update(producerBatches, result.firstOffset());
+        snapshotIfRolled(segmentsBefore);
         replica.onLeaderAppend();
         return new LeaderAppend(result, epoch, false);
     }
@@ -315,11 +320,14 @@ public final class Partition {
                 // An empty log restarted at the leader's log start, which lies inside this batch (DeleteRecords
                 // cuts batches): take the whole batch; the log start moves up to the leader's below.
                 log.truncateFullyAndStartAt(first.baseOffset());
+                producerSnapshots.deleteAll();
             }
+            int segmentsBefore = log.segmentCount();
             log.appendAsFollower(records);
             for (RecordBatchHeader batch : batches) {
                 trackProducer(batch);
             }
+            snapshotIfRolled(segmentsBefore);
         }
         replica.onFetchResponse(leaderHighWatermark);
         // DeleteRecords on the leader moved its log start: follow it as far as this replica's committed data goes.
@@ -343,6 +351,7 @@ public final class Partition {
             return false;
         }
         log.truncateFullyAndStartAt(leaderLogStartOffset);
+        producerSnapshots.deleteAll();
         producerState = new ProducerStateTable();
         return true;
     }
@@ -360,21 +369,30 @@ public final class Partition {
     }
 
     /**
-     * Loads the idempotent producer state from the tail of the log when the replica is opened, so that a replica
-     * that restarts and later leads still recognises recent retried batches. Only the last
-     * {@value #PRODUCER_STATE_WINDOW_OFFSETS} offsets are scanned (there are no producer state snapshots yet):
-     * producers last seen before that are unknown again, whose next batch is accepted as Kafka accepts an
-     * unknown producer's.
+     * Loads the idempotent producer state when the replica is opened, so that a replica that restarts and later
+     * leads still recognises retried batches: from the latest producer state snapshot at or below the log end
+     * (newer ones describe batches a crash or a truncation removed) plus the batches after it, or from the whole
+     * log if there is no usable snapshot.
      */
     synchronized void loadProducerState() {
-        rebuildProducerState(Math.max(log.logStartOffset(), log.logEndOffset() - PRODUCER_STATE_WINDOW_OFFSETS));
+        long end = log.logEndOffset();
+        producerSnapshots.deleteAbove(end);
+        Optional<ProducerStateSnapshots.Loaded> loaded = producerSnapshots.loadLatestAtOrBelow(end);
+        producerState = loaded.map(ProducerStateSnapshots.Loaded::table).orElseGet(ProducerStateTable::new);
+        replayProducerState(Math.max(
+                log.logStartOffset(),
+                loaded.map(ProducerStateSnapshots.Loaded::offset).orElse(0L)));
     }
 
-    static final long PRODUCER_STATE_WINDOW_OFFSETS = 100_000;
+    /** A segment rolled during an append: save the state there, so that a restart replays at most a segment. */
+    private void snapshotIfRolled(int segmentsBefore) {
+        if (log.segmentCount() > segmentsBefore) {
+            producerSnapshots.write(log.logEndOffset(), producerState);
+        }
+    }
 
-    /** Rebuilds the producer state from the batches at and after {@code fromOffset}. */
-    private void rebuildProducerState(long fromOffset) {
-        producerState = new ProducerStateTable();
+    /** Adds the batches at and after {@code fromOffset} to the producer state. */
+    private void replayProducerState(long fromOffset) {
         long offset = fromOffset;
         long end = log.logEndOffset();
         while (offset < end) {
@@ -442,8 +460,7 @@ public final class Partition {
         public boolean truncateTo(long offset) {
             boolean truncated = log.truncateTo(offset);
             if (truncated) {
-                rebuildProducerState(
-                        Math.max(log.logStartOffset(), log.logEndOffset() - PRODUCER_STATE_WINDOW_OFFSETS));
+                loadProducerState();
             }
             return truncated;
         }
@@ -603,7 +620,9 @@ public final class Partition {
         return log.deleteSegmentsForRetention();
     }
 
+    /** Closes the log, saving the producer state first so that the next open replays nothing. */
     synchronized void close() {
+        producerSnapshots.write(log.logEndOffset(), producerState);
         log.close();
     }
 

@@ -14,16 +14,24 @@ import java.util.Optional;
  * its original offsets (the caller answers it like the first attempt, acks=all waiting for the high watermark);
  * a sequence gap is OUT_OF_ORDER_SEQUENCE_NUMBER; an older epoch is INVALID_PRODUCER_EPOCH.
  *
- * <p>In memory only: after a restart every producer is unknown, and the first batch of an unknown producer is
- * accepted whatever its sequence (Kafka rebuilds this state from the log instead). Not thread-safe: used under the
- * owning {@link Partition}'s lock.
+ * <p>The owning {@link Partition} persists it in {@link ProducerStateSnapshots} and, after a restart or a
+ * truncation, rebuilds it from the latest snapshot plus the log after it. Not thread-safe: used under the owning
+ * {@link Partition}'s lock.
  */
 final class ProducerStateTable {
 
     /** Kafka keeps the last five batches per producer (max.in.flight.requests.per.connection with idempotence). */
     static final int CACHED_BATCHES = 5;
 
-    private record CachedBatch(int baseSequence, int lastSequence, long firstOffset, long lastOffset) {}
+    /** One appended batch of a producer: its sequence range and where it is in the log. */
+    record CachedBatch(int baseSequence, int lastSequence, long firstOffset, long lastOffset) {}
+
+    /** A producer's epoch and last batches, oldest first, as a snapshot holds them. */
+    record ProducerSnapshot(long producerId, short epoch, List<CachedBatch> batches) {
+        ProducerSnapshot {
+            batches = List.copyOf(batches);
+        }
+    }
 
     /** A batch that is already in the log: where it was appended. */
     record Duplicate(long firstOffset, long lastOffset) {}
@@ -38,6 +46,28 @@ final class ProducerStateTable {
     }
 
     private final Map<Long, ProducerEntry> producers = new HashMap<>();
+
+    ProducerStateTable() {}
+
+    /** A table holding exactly what {@link #snapshot()} returned. */
+    static ProducerStateTable restore(List<ProducerSnapshot> snapshot) {
+        ProducerStateTable table = new ProducerStateTable();
+        for (ProducerSnapshot producer : snapshot) {
+            ProducerEntry entry = new ProducerEntry();
+            entry.epoch = producer.epoch();
+            entry.batches.addAll(producer.batches());
+            table.producers.put(producer.producerId(), entry);
+        }
+        return table;
+    }
+
+    /** Every known producer, ordered by id (so that equal states give equal snapshots). */
+    List<ProducerSnapshot> snapshot() {
+        return producers.entrySet().stream()
+                .sorted(Map.Entry.comparingByKey())
+                .map(e -> new ProducerSnapshot(e.getKey(), e.getValue().epoch, List.copyOf(e.getValue().batches)))
+                .toList();
+    }
 
     /**
      * Checks batches about to be appended together, in order.

@@ -256,12 +256,20 @@ public final class BrokerServer implements AutoCloseable {
             endpoint = bound.get(config.interBrokerListenerName());
             metadata.registerLocalBroker(endpoint.host(), endpoint.port(), MetadataSources.listed(registered));
             bootstrapScramCredentials();
-            if (!offsetsLog.ensureCreated()) {
+            boolean offsetsTopicCreated;
+            try {
+                offsetsTopicCreated = offsetsLog.ensureCreated();
+            } catch (org.apache.kafka.common.errors.RetriableException e) {
+                // A node restarted without its quorum has no metadata yet (it publishes none before it caught
+                // up), and the controller cannot be asked: the topic may well exist; find out in the background.
+                offsetsTopicCreated = false;
+            }
+            if (!offsetsTopicCreated) {
                 // A cluster's first nodes start before enough brokers registered to place the offsets topic's
                 // replicas; keep trying in the background, as Kafka creates it on demand.
                 LOGGER.info(
-                        "offsets topic {} not created yet: it needs {} registered brokers "
-                                + "(offsets.topic.replication.factor), {} are; retrying",
+                        "offsets topic {} not known or created yet: it needs {} registered brokers "
+                                + "(offsets.topic.replication.factor), {} are, and a reachable quorum; retrying",
                         OffsetsTopicLog.TOPIC,
                         Math.max(1, config.offsetsTopicReplicationFactor()),
                         metadata.brokers().size());
