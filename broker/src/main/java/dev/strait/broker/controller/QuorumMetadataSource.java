@@ -83,6 +83,9 @@ public final class QuorumMetadataSource implements MetadataSource {
     private final CompletableFuture<Void> selfUnfenced = new CompletableFuture<>();
     private volatile ClusterImage image = ClusterImage.EMPTY;
     private volatile boolean closed;
+    /** Set by the first publication, which the runtime holds back until the node has caught up with the quorum. */
+    private volatile boolean published;
+
     private volatile boolean shutDown;
 
     private record ImageWaiter(long offset, CompletableFuture<ClusterImage> future) {}
@@ -117,6 +120,7 @@ public final class QuorumMetadataSource implements MetadataSource {
     private void publish(ClusterImage next) {
         ClusterImage previous = image;
         image = next;
+        published = true;
         boolean changed = previous.image() != next.image();
         for (ImageWaiter waiter : waiters) {
             if (next.endOffset() > waiter.offset()) {
@@ -463,6 +467,11 @@ public final class QuorumMetadataSource implements MetadataSource {
         if (!records.isEmpty()) {
             mutate(new ControllerRequest.AlterSecurity(records));
         }
+    }
+
+    @Override
+    public boolean caughtUp() {
+        return published;
     }
 
     @Override

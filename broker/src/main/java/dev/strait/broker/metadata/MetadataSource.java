@@ -150,6 +150,15 @@ public interface MetadataSource extends AutoCloseable {
         throw new UnsupportedOperationException("this metadata source keeps no SCRAM credentials");
     }
 
+    /**
+     * Whether reads show the cluster's metadata: false on a node of a quorum until it has caught up with the
+     * quorum's high watermark (until then its image is empty). A decision that reads "what is missing" must wait
+     * for it, or it would take every later change for absent.
+     */
+    default boolean caughtUp() {
+        return true;
+    }
+
     /** Whether this source is a Raft quorum that can describe itself ({@link #describeQuorum()}). */
     default boolean hasQuorum() {
         return false;

@@ -103,11 +103,15 @@ public final class ScramBootstrap {
     }
 
     /**
-     * Writes the credentials of users that have none of the mechanism yet.
+     * Writes the credentials of users that have none of the mechanism yet, once the metadata has caught up.
      *
      * @return how many were written
      */
     public int apply(MetadataSource metadata) {
+        if (!metadata.caughtUp()) {
+            // An image not yet caught up is empty: every user would look missing and lose a changed password.
+            throw new IllegalStateException("the metadata has not caught up with the quorum yet");
+        }
         Set<ScramCredentialEntry.Id> existing = new HashSet<>();
         for (ScramCredentialEntry credential : metadata.scramCredentials()) {
             existing.add(credential.id());
