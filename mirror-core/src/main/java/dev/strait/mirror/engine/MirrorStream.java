@@ -143,6 +143,7 @@ final class MirrorStream implements Runnable {
         this.handOverAfterPollMs = HandOverDeadline.afterPollMs(settings.consumerConfig());
         this.truncation = new SourceTruncationHandler(
                 consumer, offsets, settings.onSourceTruncation(), metrics, logPrefix, sourceTopicIds);
+        metrics.streamState(index, state.name());
     }
 
     State state() {
@@ -704,6 +705,7 @@ final class MirrorStream implements Runnable {
             throw new IllegalStateException(logPrefix + "illegal transition " + current + " -> " + next);
         }
         state = next;
+        metrics.streamState(index, next.name());
     }
 
     /**

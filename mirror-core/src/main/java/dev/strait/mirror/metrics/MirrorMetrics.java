@@ -6,6 +6,8 @@ import com.codahale.metrics.LockFreeExponentiallyDecayingReservoir;
 import com.codahale.metrics.Meter;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Timer;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.TopicPartition;
@@ -16,6 +18,8 @@ import org.apache.kafka.common.TopicPartition;
  */
 public final class MirrorMetrics {
     public static final String PREFIX = "strait.mirror.";
+    /** The states a stream goes through, lower case: one gauge each, counting the streams in it. */
+    public static final List<String> STREAM_STATES = List.of("new", "running", "stopping", "stopped", "failed");
 
     private final MetricRegistry registry;
     private final Meter recordsIn;
@@ -42,6 +46,9 @@ public final class MirrorMetrics {
 
     private final Map<Integer, Map<TopicPartition, Long>> positionsByStream = new ConcurrentHashMap<>();
 
+    /** Each stream's last state, kept after it stops: a failed stream must stay visible until the process ends. */
+    private final Map<Integer, String> stateByStream = new ConcurrentHashMap<>();
+
     public MirrorMetrics(MetricRegistry registry) {
         this.registry = registry;
         this.recordsIn = registry.meter(PREFIX + "records-consumed");
@@ -60,6 +67,9 @@ public final class MirrorMetrics {
                 PREFIX + "record-age-ms",
                 new Histogram(LockFreeExponentiallyDecayingReservoir.builder().build()));
         registry.gauge(PREFIX + "consumer-lag-records", () -> this::totalLag);
+        for (String state : STREAM_STATES) {
+            registry.gauge(PREFIX + "streams-" + state, () -> () -> streamsIn(state));
+        }
     }
 
     public MetricRegistry registry() {
@@ -137,6 +147,19 @@ public final class MirrorMetrics {
 
     public void positions(int stream, Map<TopicPartition, Long> positions) {
         positionsByStream.put(stream, Map.copyOf(positions));
+    }
+
+    /** The stream's new state, one of {@link #STREAM_STATES} in any case. */
+    public void streamState(int stream, String state) {
+        String s = state.toLowerCase(Locale.ROOT);
+        if (!STREAM_STATES.contains(s)) {
+            throw new IllegalArgumentException("stream state " + state + " has no gauge: add it to STREAM_STATES");
+        }
+        stateByStream.put(stream, s);
+    }
+
+    private long streamsIn(String state) {
+        return stateByStream.values().stream().filter(state::equals).count();
     }
 
     public void forgetStream(int stream) {
