@@ -7,15 +7,19 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
 
 /**
  * The status page: one HTML document with its style and script inline (no asset from anywhere else; its
- * Content-Security-Policy forbids loading any), which reads {@code /status}, {@code /history} and {@code /peers}
+ * Content-Security-Policy forbids loading any, and allows only the page's own style and script, by their SHA-256, so
+ * that markup smuggled into the page could neither run a handler nor load anything), which reads {@code /status}, {@code /history} and {@code /peers}
  * every {@code refreshMs} and builds its DOM from them with text nodes only, never markup: topic and group names are
  * untrusted. This class serves the document and writes the two JSON documents only the page reads.
  */
 public final class StatusPage {
-    private static final String TEMPLATE = load();
+    private static final String TEMPLATE = withHashes(load());
 
     private StatusPage() {}
 
@@ -27,6 +31,27 @@ public final class StatusPage {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Puts the hashes of the inline style and script into the policy: those two may run, nothing else. */
+    private static String withHashes(String page) {
+        return page.replace("__SCRIPT_HASH__", hash(page, "<script>", "</script>"))
+                .replace("__STYLE_HASH__", hash(page, "<style>", "</style>"));
+    }
+
+    private static String hash(String page, String open, String close) {
+        int from = page.indexOf(open) + open.length();
+        int to = page.indexOf(close, from);
+        if (from < open.length() || to < 0) {
+            throw new IllegalStateException("status-page.html has no " + open + " element");
+        }
+        try {
+            byte[] sha = MessageDigest.getInstance("SHA-256")
+                    .digest(page.substring(from, to).getBytes(StandardCharsets.UTF_8));
+            return "'sha256-" + Base64.getEncoder().encodeToString(sha) + "'";
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("this JVM has no SHA-256", e);
         }
     }
 

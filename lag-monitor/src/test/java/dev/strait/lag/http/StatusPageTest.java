@@ -52,9 +52,11 @@ class StatusPageTest {
             String html = r.body();
             assertThat(html).startsWith("<!DOCTYPE html>").contains("data-refresh-ms=\"2500\"");
             assertThat(html)
-                    .as("the browser may load nothing from elsewhere")
-                    .contains("content=\"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-                            + "connect-src 'self'; img-src 'self'\"");
+                    .as("the browser may load nothing from elsewhere, and run only the page's own script and style")
+                    .contains("content=\"default-src 'none'; script-src " + sha256(html, "<script>", "</script>")
+                            + "; style-src " + sha256(html, "<style>", "</style>")
+                            + "; connect-src 'self'; base-uri 'none'; form-action 'none'\"");
+            assertThat(html).doesNotContain("unsafe-inline").doesNotContain("__");
             assertThat(html).doesNotContainPattern("(?i)<(script|link|img|iframe)[^>]*(src|href)=");
             assertThat(html).doesNotContainPattern("(?i)@import|url\\(");
             Matcher urls = Pattern.compile("https?://[^'\" ]+").matcher(html);
@@ -72,6 +74,15 @@ class StatusPageTest {
             assertThat(get(s, "/status").body()).contains("\"status\":\"STALL\"");
             assertThat(get(s, "/favicon.ico").statusCode()).isEqualTo(404);
         }
+    }
+
+    private static String sha256(String html, String open, String close) throws Exception {
+        String body = html.substring(html.indexOf(open) + open.length(), html.indexOf(close));
+        return "'sha256-"
+                + java.util.Base64.getEncoder()
+                        .encodeToString(java.security.MessageDigest.getInstance("SHA-256")
+                                .digest(body.getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                + "'";
     }
 
     @Test
