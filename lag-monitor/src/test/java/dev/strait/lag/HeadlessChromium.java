@@ -46,8 +46,13 @@ final class HeadlessChromium implements AutoCloseable {
         this.port = port;
     }
 
-    /** The chromium binary on the PATH, or null. */
+    /** The browser named by {@code STRAIT_CHROMIUM} (null when not executable), else chromium on the PATH, or null. */
     static Path find() {
+        String named = System.getenv("STRAIT_CHROMIUM");
+        if (named != null && !named.isBlank()) {
+            Path p = Path.of(named);
+            return Files.isExecutable(p) ? p : null;
+        }
         String path = System.getenv().getOrDefault("PATH", "");
         for (String dir : path.split(File.pathSeparator)) {
             for (String name : List.of("chromium", "chromium-browser")) {

@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.Properties;
 import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -56,23 +55,16 @@ class StatusPageIT {
             strait_mirror_sync_group_offsets_failures_total 0
             """;
 
-    private static KafkaCluster source;
-    private static KafkaCluster target;
-
-    @BeforeAll
-    static void clusters() {
-        source = SharedClusters.source();
-        target = SharedClusters.target();
-    }
-
     private static Path chromiumOrSkip() {
         Path chromium = HeadlessChromium.find();
         if (chromium == null) {
             if (System.getenv("CI") != null) {
                 throw new IllegalStateException(
-                        "chromium is not on the PATH and CI is set: .ci/run installs it (apt-get install chromium)");
+                        "chromium is not on the PATH (or STRAIT_CHROMIUM names no executable) and CI is set: .ci/run "
+                                + "installs it (apt-get install chromium)");
             }
-            Assumptions.abort("chromium is not on the PATH (apt-get install chromium) and CI is unset: "
+            Assumptions.abort("chromium is not on the PATH (apt-get install chromium, or STRAIT_CHROMIUM=/path/to/it) "
+                    + "and CI is unset: "
                     + "StatusPageIT needs a real browser; in CI it runs");
         }
         return chromium;
@@ -104,7 +96,10 @@ class StatusPageIT {
 
     @Test
     void everyRowOkThenTheStalledPartitionTurnsStallOnThePagesOwnRefresh() throws Exception {
+        // Skipped (with why) before any cluster starts when there is no browser outside CI.
         Path chromium = chromiumOrSkip();
+        KafkaCluster source = SharedClusters.source();
+        KafkaCluster target = SharedClusters.target();
         Path artifacts = Path.of("target", "failsafe-reports", "status-page");
         Files.createDirectories(artifacts);
 
