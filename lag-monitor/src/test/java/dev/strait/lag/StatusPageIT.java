@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The status page in a real browser (headless Chromium) over the real lag monitor, real Kafka 4.1.1 clusters and the
  * real mirror: every partition's row reads OK, then the mirror stops, records keep coming, and the page's own refresh
- * (the same document, never reloaded) turns that row STALL. Screenshots are kept under
+ * (the same document, never reloaded) turns that row STALL; then the canary's and the mirror's metrics go away and
+ * the page says since when they are unreachable. Screenshots are kept under
  * {@code target/failsafe-reports/status-page/}. Skipped only when chromium is missing outside CI; in CI ({@code CI}
  * set) it fails.
  */
@@ -113,6 +114,7 @@ class StatusPageIT {
                 source.bootstrapServers(), target.bootstrapServers(), GROUP, topic, null, new Properties());
         boolean mirrorRunning = true;
         HttpServer neighbours = serve(CANARY_METRICS, MIRROR_METRICS);
+        boolean neighboursRunning = true;
         String base = "http://127.0.0.1:" + neighbours.getAddress().getPort();
         Properties p = new Properties();
         p.put("source.bootstrap.servers", source.bootstrapServers());
@@ -211,12 +213,29 @@ class StatusPageIT {
             assertThat(page.dialogs())
                     .as("no script ran from the group's markup")
                     .isEmpty();
+
+            // When: the canary and the mirror's metrics go away
+            neighbours.stop(0);
+            neighboursRunning = false;
+
+            // Then: the page says since when they cannot be read, and keeps what it last saw
+            Await.until(
+                    "canary and group sync unreachable on the page",
+                    Duration.ofSeconds(30),
+                    () -> page.text("document.getElementById('canary').textContent")
+                                    .contains("unreachable since")
+                            && page.text("document.getElementById('groupsync').textContent")
+                                    .contains("unreachable since"));
+            assertThat(page.text("document.getElementById('canary').textContent"))
+                    .contains("canary-page");
             assertThat(page.exceptions()).as("the page's script threw nothing").isEmpty();
         } finally {
             monitor.requestStop();
             loop.join(30_000);
             monitor.close();
-            neighbours.stop(0);
+            if (neighboursRunning) {
+                neighbours.stop(0);
+            }
             if (mirrorRunning) {
                 engine.requestStop();
                 engine.awaitTermination(Duration.ofSeconds(60));
