@@ -29,6 +29,8 @@ public final class LagMonitor implements Runnable, AutoCloseable {
     private static final Logger LOGGER = LoggerFactory.getLogger(LagMonitor.class);
     /** Points per partition the page's charts keep: an hour at 5 s; at shorter intervals, less than an hour. */
     private static final int HISTORY_POINTS = 720;
+    /** Points the page's charts keep in all (about 40 MB): an hour at 10 s for up to 2,700 partitions. */
+    private static final long HISTORY_TOTAL_POINTS = 1_000_000;
 
     private final LagMonitorConfig config;
     private final Time time;
@@ -64,7 +66,7 @@ public final class LagMonitor implements Runnable, AutoCloseable {
                         config.sourceClient(), config.targetClient(), config.renamer(), config.messageHandler(), time)
                 : null;
         this.audit = auditor == null ? null : new ContinuousAudit(auditor, config.auditMaxRecords());
-        this.history = LagHistory.lastHour(config.sampleIntervalMs(), HISTORY_POINTS);
+        this.history = LagHistory.lastHour(config.sampleIntervalMs(), HISTORY_POINTS, HISTORY_TOTAL_POINTS);
         this.peers = new PeerWatch(
                 config.canaryMetricsUrl(),
                 config.pageMirrorMetricsUrl(),

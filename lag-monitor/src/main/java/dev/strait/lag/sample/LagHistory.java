@@ -11,7 +11,9 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * The last hour (or {@code spanMs}) of every partition's lag, for the status page's charts: one bounded ring per
  * partition, at most {@code capacity} points, the oldest dropped first. A partition not sampled for longer than the
- * span (a deleted topic) is forgotten. A failed cycle adds no point: its figures are unknown, not zero.
+ * span (a deleted topic) is forgotten. All rings together hold about {@code totalPoints} at most: a ring created
+ * while there are N partitions holds at most {@code totalPoints / N} (never fewer than two), so a monitor of very many
+ * partitions keeps less than the span rather than run out of memory. A failed cycle adds no point: its figures are unknown, not zero.
  *
  * <p>Not thread-safe: the sampling thread owns it and publishes {@link #snapshot()}s, which are immutable.
  */
@@ -74,26 +76,36 @@ public final class LagHistory {
 
     private final long spanMs;
     private final int capacity;
+    private final long totalPoints;
     private final Map<TopicPartition, Ring> rings = new HashMap<>();
 
-    public LagHistory(long spanMs, int capacity) {
-        if (spanMs <= 0 || capacity < 1) {
+    public LagHistory(long spanMs, int capacity, long totalPoints) {
+        if (spanMs <= 0 || capacity < 1 || totalPoints < 1) {
             throw new IllegalArgumentException("a history needs a positive span and capacity");
         }
         this.spanMs = spanMs;
         this.capacity = capacity;
+        this.totalPoints = totalPoints;
     }
 
-    /** An hour at {@code sampleIntervalMs}, but never more than {@code maxPoints} points per partition. */
-    public static LagHistory lastHour(long sampleIntervalMs, int maxPoints) {
+    /**
+     * An hour at {@code sampleIntervalMs}, but never more than {@code maxPoints} points per partition nor about
+     * {@code totalPoints} in all.
+     */
+    public static LagHistory lastHour(long sampleIntervalMs, int maxPoints, long totalPoints) {
         long hour = 3_600_000;
-        return new LagHistory(hour, (int) Math.max(2, Math.min(maxPoints, hour / sampleIntervalMs + 1)));
+        return new LagHistory(hour, (int) Math.max(2, Math.min(maxPoints, hour / sampleIntervalMs + 1)), totalPoints);
     }
 
     public void record(LagSnapshot snapshot) {
         if (!snapshot.failed()) {
+            int size = (int) Math.max(
+                    2,
+                    Math.min(
+                            capacity,
+                            totalPoints / Math.max(1, snapshot.partitions().size())));
             for (PartitionLag p : snapshot.partitions()) {
-                rings.computeIfAbsent(new TopicPartition(p.topic(), p.partition()), k -> new Ring(capacity))
+                rings.computeIfAbsent(new TopicPartition(p.topic(), p.partition()), k -> new Ring(size))
                         .add(new Point(snapshot.timestampMs(), p.bestLag(), p.timeLagMs()));
             }
         }

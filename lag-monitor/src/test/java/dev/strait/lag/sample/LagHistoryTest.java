@@ -17,7 +17,7 @@ class LagHistoryTest {
 
     @Test
     void keepsEachPartitionsPointsOldestFirstWithTheBestLag() {
-        LagHistory h = new LagHistory(60_000, 10);
+        LagHistory h = new LagHistory(60_000, 10, 1_000_000);
 
         h.record(at(1_000, lag("a", 0, 7, 20, 300), lag("a", 1, -1, 20, -1)));
         h.record(at(2_000, lag("a", 0, 3, 10, 100), lag("a", 1, -1, 12, -1)));
@@ -34,7 +34,7 @@ class LagHistoryTest {
 
     @Test
     void theRingDropsItsOldestPointWhenFull() {
-        LagHistory h = new LagHistory(3_600_000, 3);
+        LagHistory h = new LagHistory(3_600_000, 3, 1_000_000);
 
         for (int i = 1; i <= 5; i++) {
             h.record(at(i * 1_000L, lag("t", 0, i, i, 0)));
@@ -47,7 +47,7 @@ class LagHistoryTest {
 
     @Test
     void pointsOlderThanTheSpanGoAndSoDoPartitionsNoLongerSampled() {
-        LagHistory h = new LagHistory(10_000, 100);
+        LagHistory h = new LagHistory(10_000, 100, 1_000_000);
         h.record(at(0, lag("gone", 0, 1, 1, 0), lag("t", 0, 1, 1, 0)));
         h.record(at(5_000, lag("t", 0, 2, 2, 0)));
 
@@ -61,7 +61,7 @@ class LagHistoryTest {
 
     @Test
     void aFailedCycleAddsNoPointItsFiguresAreUnknownNotZero() {
-        LagHistory h = new LagHistory(60_000, 10);
+        LagHistory h = new LagHistory(60_000, 10, 1_000_000);
         h.record(at(1_000, lag("t", 0, 4, 4, 0)));
 
         h.record(new LagSnapshot(
@@ -72,7 +72,7 @@ class LagHistoryTest {
 
     @Test
     void aSnapshotDoesNotChangeWhenTheRingMovesOn() {
-        LagHistory h = new LagHistory(60_000, 2);
+        LagHistory h = new LagHistory(60_000, 2, 1_000_000);
         h.record(at(1_000, lag("t", 0, 1, 1, 0)));
         LagHistory.Snapshot before = h.snapshot();
 
@@ -86,7 +86,7 @@ class LagHistoryTest {
 
     @Test
     void anHourAtTheSamplingIntervalCappedInPoints() {
-        LagHistory tenSeconds = LagHistory.lastHour(10_000, 720);
+        LagHistory tenSeconds = LagHistory.lastHour(10_000, 720, 1_000_000);
         for (int i = 0; i < 400; i++) {
             tenSeconds.record(at(i * 10_000L, lag("t", 0, i, i, 0)));
         }
@@ -94,10 +94,33 @@ class LagHistoryTest {
                 .as("an hour at 10 s: 361 points")
                 .hasSize(361);
 
-        LagHistory fast = LagHistory.lastHour(100, 720);
+        LagHistory fast = LagHistory.lastHour(100, 720, 1_000_000);
         for (int i = 0; i < 1_000; i++) {
             fast.record(at(i * 100L, lag("t", 0, i, i, 0)));
         }
         assertThat(fast.snapshot().series().get(0).points()).hasSize(720);
+    }
+
+    @Test
+    void manyPartitionsShareTheTotalAndKeepLessEachButNeverFewerThanTwo() {
+        LagHistory h = new LagHistory(3_600_000, 720, 10);
+        for (int i = 1; i <= 5; i++) {
+            h.record(at(
+                    i * 1_000L,
+                    lag("t", 0, i, i, 0),
+                    lag("t", 1, i, i, 0),
+                    lag("t", 2, i, i, 0),
+                    lag("t", 3, i, i, 0)));
+        }
+        assertThat(h.snapshot().series())
+                .allSatisfy(s ->
+                        assertThat(s.points()).extracting(LagHistory.Point::lag).containsExactly(4L, 5L));
+
+        LagHistory tight = new LagHistory(3_600_000, 720, 1);
+        for (int i = 1; i <= 5; i++) {
+            tight.record(at(i * 1_000L, lag("t", 0, i, i, 0), lag("t", 1, i, i, 0)));
+        }
+        assertThat(tight.snapshot().series())
+                .allSatisfy(s -> assertThat(s.points()).hasSize(2));
     }
 }
