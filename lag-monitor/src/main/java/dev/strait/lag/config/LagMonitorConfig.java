@@ -19,6 +19,10 @@ import java.util.regex.PatternSyntaxException;
  * {@code source.} and {@code target.} prefixes (e.g. {@code source.security.protocol}). Immutable, but for the
  * mirror's message handler ({@code message.handler}, may be null), which the audit runs to know what the mirror
  * writes for each source record.
+ *
+ * <p>The status page ({@code /}) also shows the canary's state and the mirror's group sync when given their metrics
+ * endpoints: {@code status.page.canary.metrics.url} and {@code status.page.mirror.metrics.url} (default: {@code
+ * mirror.metrics.url}), each read once a cycle with at most {@code status.page.poll.timeout.ms} (default 2000).
  */
 public record LagMonitorConfig(
         Properties sourceClient,
@@ -39,10 +43,16 @@ public record LagMonitorConfig(
         long auditIntervalMs,
         long auditMaxRecords,
         long mirrorCommitIntervalMs,
-        MessageHandler messageHandler) {
+        MessageHandler messageHandler,
+        URI canaryMetricsUrl,
+        URI pageMirrorMetricsUrl,
+        long pagePollTimeoutMs) {
 
     /** The mirror's default --offset.commit.interval.ms. */
     public static final long DEFAULT_MIRROR_COMMIT_INTERVAL_MS = 60_000;
+
+    /** How long the status page's neighbours (canary, mirror metrics) may take to answer, by default. */
+    public static final long DEFAULT_PAGE_POLL_TIMEOUT_MS = 2_000;
 
     /** {@link #mirrorCommitIntervalMs} when mirror.commit.interval.ms is not set. */
     public static final long UNKNOWN = -1;
@@ -57,6 +67,52 @@ public record LagMonitorConfig(
         if (mirrorCommitIntervalMs != UNKNOWN) {
             requireWindowSpansACommit(windowSize, sampleIntervalMs, mirrorCommitIntervalMs, "window.size");
         }
+    }
+
+    /** The settings without the status page's neighbours (no canary, no group sync shown). */
+    public LagMonitorConfig(
+            Properties sourceClient,
+            Properties targetClient,
+            String mirrorGroupId,
+            Pattern topics,
+            TopicRenamer renamer,
+            URI mirrorMetricsUrl,
+            int httpPort,
+            String httpHost,
+            int windowSize,
+            long sampleIntervalMs,
+            long stopAfterMs,
+            long maxLagRecords,
+            long maxLagSeconds,
+            URI webhookUrl,
+            long alertSuppressMs,
+            long auditIntervalMs,
+            long auditMaxRecords,
+            long mirrorCommitIntervalMs,
+            MessageHandler messageHandler) {
+        this(
+                sourceClient,
+                targetClient,
+                mirrorGroupId,
+                topics,
+                renamer,
+                mirrorMetricsUrl,
+                httpPort,
+                httpHost,
+                windowSize,
+                sampleIntervalMs,
+                stopAfterMs,
+                maxLagRecords,
+                maxLagSeconds,
+                webhookUrl,
+                alertSuppressMs,
+                auditIntervalMs,
+                auditMaxRecords,
+                mirrorCommitIntervalMs,
+                messageHandler,
+                null,
+                null,
+                DEFAULT_PAGE_POLL_TIMEOUT_MS);
     }
 
     /** A warning to log when the window may not span a commit of a mirror at its default interval, or null. */
@@ -107,13 +163,15 @@ public record LagMonitorConfig(
         TopicRenamer renamer = TopicRenamer.of(p.getProperty("topic.prefix"), p.getProperty("topic.rename"));
         int window = (int) number(p, "window.size", 10, 2, 1000);
         long interval = number(p, "sample.interval.ms", 10_000, 100, 3_600_000);
+        URI mirrorMetrics = url(p, "mirror.metrics.url");
+        URI pageMirrorMetrics = url(p, "status.page.mirror.metrics.url");
         return new LagMonitorConfig(
                 source,
                 target,
                 group.trim(),
                 topics,
                 renamer,
-                url(p, "mirror.metrics.url"),
+                mirrorMetrics,
                 (int) number(p, "http.port", -1, -1, 65535),
                 p.getProperty("http.host", "127.0.0.1").trim(),
                 window,
@@ -128,7 +186,11 @@ public record LagMonitorConfig(
                 p.getProperty("mirror.commit.interval.ms", "").isBlank()
                         ? UNKNOWN
                         : number(p, "mirror.commit.interval.ms", DEFAULT_MIRROR_COMMIT_INTERVAL_MS, 100, 86_400_000),
-                handler(p));
+                handler(p),
+                url(p, "status.page.canary.metrics.url"),
+                pageMirrorMetrics != null ? pageMirrorMetrics : mirrorMetrics,
+                // Read on the sampling thread: a neighbour that hangs delays a cycle by at most this.
+                number(p, "status.page.poll.timeout.ms", DEFAULT_PAGE_POLL_TIMEOUT_MS, 100, 30_000));
     }
 
     /** The mirror's {@code --message.handler}, named again here so that the audit expects what the mirror writes. */

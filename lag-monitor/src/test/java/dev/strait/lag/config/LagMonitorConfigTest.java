@@ -56,4 +56,30 @@ class LagMonitorConfigTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("message.handler.args needs message.handler");
     }
+
+    @Test
+    void theStatusPagesNeighboursAreOptionalAndTheMirrorsDefaultsToMirrorMetricsUrl() {
+        LagMonitorConfig none = LagMonitorConfig.from(base());
+        assertThat(none.canaryMetricsUrl()).isNull();
+        assertThat(none.pageMirrorMetricsUrl()).isNull();
+        assertThat(none.pagePollTimeoutMs()).isEqualTo(2_000);
+
+        Properties p = base();
+        p.put("mirror.metrics.url", "http://mirror:9090/metrics");
+        p.put("status.page.canary.metrics.url", "http://canary:9100/metrics");
+        p.put("status.page.poll.timeout.ms", "500");
+        LagMonitorConfig both = LagMonitorConfig.from(p);
+        assertThat(both.canaryMetricsUrl()).hasToString("http://canary:9100/metrics");
+        assertThat(both.pageMirrorMetricsUrl()).hasToString("http://mirror:9090/metrics");
+        assertThat(both.pagePollTimeoutMs()).isEqualTo(500);
+
+        p.put("status.page.mirror.metrics.url", "http://other:9090/metrics");
+        assertThat(LagMonitorConfig.from(p).pageMirrorMetricsUrl()).hasToString("http://other:9090/metrics");
+
+        Properties bad = base();
+        bad.put("status.page.canary.metrics.url", "canary:9100");
+        assertThatThrownBy(() -> LagMonitorConfig.from(bad))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("status.page.canary.metrics.url must be an http:// or https:// URL");
+    }
 }
