@@ -29,7 +29,7 @@ import picocli.CommandLine.Option;
             "Measures a mirror's lag and status, audits the target, and alerts.",
             "Lag three ways (exact from the provenance header, committed, consumer-read) plus time lag; a Burrow-style",
             "status (OK, WARN, REWIND, STALL, STOP, ERR); alerts on changes.",
-            "Serves /status (JSON), /metrics (Prometheus) and /healthz on http.port."
+            "Serves a status page (/), /status (JSON), /metrics (Prometheus) and /healthz on http.port."
         })
 public final class LagMonitorCommand implements Callable<Integer> {
     private static final Logger LOGGER = LoggerFactory.getLogger(LagMonitorCommand.class);
@@ -43,7 +43,7 @@ public final class LagMonitorCommand implements Callable<Integer> {
                             + "stop.after.ms, "
                             + "max.lag.records, max.lag.seconds, alert.webhook.url, alert.suppress.ms, audit.interval.ms, "
                             + "audit.max.records, message.handler, message.handler.args (the mirror's, so the audit expects what it "
-                            + "writes)")
+                            + "writes), status.page.canary.metrics.url, status.page.mirror.metrics.url, status.page.poll.timeout.ms")
     Path config;
 
     static LagMonitorConfig load(Path file) {
@@ -76,12 +76,16 @@ public final class LagMonitorCommand implements Callable<Integer> {
                         cfg.httpHost(),
                         cfg.httpPort(),
                         cfg.mirrorGroupId(),
-                        monitor::latest,
-                        monitor::healthy,
-                        monitor::auditSummary)) {
+                        Math.min(5_000, cfg.sampleIntervalMs()),
+                        new StatusServer.Sources(
+                                monitor::latest,
+                                monitor::healthy,
+                                monitor::auditSummary,
+                                monitor::history,
+                                monitor::peers))) {
             if (http != null) {
                 LOGGER.info(
-                        "Lag monitor for group {}: http://{}:{}/status (also /metrics, /healthz)",
+                        "Lag monitor for group {}: status page http://{}:{}/ (also /status, /metrics, /healthz)",
                         cfg.mirrorGroupId(),
                         cfg.httpHost(),
                         http.port());
