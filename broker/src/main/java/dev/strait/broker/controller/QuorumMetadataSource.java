@@ -84,6 +84,10 @@ public final class QuorumMetadataSource implements MetadataSource {
     private volatile ClusterImage image = ClusterImage.EMPTY;
     private volatile boolean closed;
     private volatile boolean shutDown;
+    private volatile boolean abrupt;
+    private final CleanShutdownMarker cleanShutdownMarker;
+    /** The node epoch the previous process left in its clean-shutdown marker; UNCLEAN if none. */
+    private final long previousNodeEpoch;
 
     private record ImageWaiter(long offset, CompletableFuture<ClusterImage> future) {}
 
@@ -96,6 +100,13 @@ public final class QuorumMetadataSource implements MetadataSource {
             thread.setDaemon(true);
             return thread;
         });
+        this.cleanShutdownMarker = new CleanShutdownMarker(settings.metadataLogDir());
+        this.previousNodeEpoch = cleanShutdownMarker.take();
+        if (previousNodeEpoch == ControllerRequest.RegisterBroker.UNCLEAN) {
+            LOGGER.info(
+                    "[QuorumMetadataSource {}] no clean-shutdown marker: the previous run, if any, ended uncleanly",
+                    settings.nodeId());
+        }
         this.runtime = new QuorumRuntime(settings, environment, this::publish);
     }
 
@@ -197,7 +208,7 @@ public final class QuorumMetadataSource implements MetadataSource {
             listed.add(new MetadataRecord.Endpoint(
                     endpoint.listener(), endpoint.host(), endpoint.port(), endpoint.protocol()));
         }
-        runtime.registerBroker(host, port, listed);
+        runtime.registerBroker(host, port, listed, previousNodeEpoch);
         awaitUnfenced();
     }
 
@@ -667,6 +678,7 @@ public final class QuorumMetadataSource implements MetadataSource {
     @Override
     public void closeAbruptly() {
         shutDown = true;
+        abrupt = true;
         close();
     }
 
@@ -677,7 +689,20 @@ public final class QuorumMetadataSource implements MetadataSource {
         }
         controlledShutdown();
         closed = true;
+        long nodeEpoch = runtime.registeredNodeEpoch();
         runtime.close();
+        // The broker closed its partition logs (flushed) before this: what it acknowledged is on disk.
+        if (!abrupt && nodeEpoch >= 0) {
+            try {
+                cleanShutdownMarker.write(nodeEpoch);
+            } catch (java.io.IOException e) {
+                LOGGER.warn(
+                        "[QuorumMetadataSource {}] could not write the clean-shutdown marker; the next start counts as"
+                                + " unclean",
+                        settings.nodeId(),
+                        e);
+            }
+        }
         callbacks.shutdown();
         try {
             callbacks.awaitTermination(2, TimeUnit.SECONDS);

@@ -354,6 +354,13 @@ public final class PartitionReplica {
         if (state != State.LEADER) {
             return false;
         }
+        // KIP-966: below min.insync.replicas nothing more is committed, so every replica the ISR loses meanwhile
+        // (the controller's ELR) holds all that is, and may lead after an unclean shutdown of the rest. Capped at
+        // the replica count, as Kafka's effective min ISR, so that a topic with fewer replicas still progresses.
+        if (maximalIsr().size()
+                < Math.min(config.minInsyncReplicas(), assignment.replicas().size())) {
+            return false;
+        }
         long candidate = log.logEndOffset();
         for (int member : maximalIsr()) {
             if (member == localId) {

@@ -62,7 +62,23 @@ public final class MetadataImage {
         }
     }
 
-    public record PartitionState(List<Integer> replicas, List<Integer> isr, int leader, int leaderEpoch) {}
+    /**
+     * A partition's replicas, ISR, leader (-1 for none), leader epoch and eligible leader replicas (KIP-966): the
+     * replicas that left the ISR while it was below min.insync.replicas. The high watermark does not move while the
+     * ISR is that small, so each of them holds every committed record and may lead when no ISR member can.
+     */
+    public record PartitionState(
+            List<Integer> replicas, List<Integer> isr, int leader, int leaderEpoch, List<Integer> elr) {
+        public PartitionState {
+            replicas = List.copyOf(replicas);
+            isr = List.copyOf(isr);
+            elr = List.copyOf(elr);
+        }
+
+        public PartitionState(List<Integer> replicas, List<Integer> isr, int leader, int leaderEpoch) {
+            this(replicas, isr, leader, leaderEpoch, List.of());
+        }
+    }
 
     public record TopicImage(
             String name,
@@ -273,9 +289,16 @@ public final class MetadataImage {
                 "replicas must be distinct and non-empty");
         require(r.replicas().containsAll(r.isr()), offset, r, "ISR must be a subset of the replicas");
         require(r.leader() == -1 || r.isr().contains(r.leader()), offset, r, "leader must be in the ISR");
+        require(
+                r.replicas().containsAll(r.elr())
+                        && r.elr().stream().noneMatch(r.isr()::contains)
+                        && new HashSet<>(r.elr()).size() == r.elr().size(),
+                offset,
+                r,
+                "ELR must be distinct replicas outside the ISR");
         PartitionState previous = topic.partitions().get(r.partition());
         require(previous == null || r.leaderEpoch() >= previous.leaderEpoch(), offset, r, "leader epoch went back");
-        PartitionState state = new PartitionState(r.replicas(), r.isr(), r.leader(), r.leaderEpoch());
+        PartitionState state = new PartitionState(r.replicas(), r.isr(), r.leader(), r.leaderEpoch(), r.elr());
         return new TopicImage(
                 topic.name(), topic.topicId(), put(topic.partitions(), r.partition(), state), topic.configs());
     }

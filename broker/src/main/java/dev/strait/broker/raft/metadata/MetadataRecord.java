@@ -62,16 +62,30 @@ public sealed interface MetadataRecord {
     }
 
     /**
-     * The complete state of one partition: its replicas, in-sync replicas, leader (-1 for none) and leader epoch.
+     * The complete state of one partition: its replicas, in-sync replicas, leader (-1 for none), leader epoch and
+     * eligible leader replicas (KIP-966).
      * The first record for a partition creates it. The leader epoch may not go back.
      */
     record PartitionChange(
-            UUID topicId, int partition, List<Integer> replicas, List<Integer> isr, int leader, int leaderEpoch)
+            UUID topicId,
+            int partition,
+            List<Integer> replicas,
+            List<Integer> isr,
+            int leader,
+            int leaderEpoch,
+            List<Integer> elr)
             implements MetadataRecord {
         public PartitionChange {
             Objects.requireNonNull(topicId, "topicId");
             replicas = List.copyOf(replicas);
             isr = List.copyOf(isr);
+            elr = List.copyOf(elr);
+        }
+
+        /** A change with an empty ELR (eligible leader replicas, KIP-966). */
+        public PartitionChange(
+                UUID topicId, int partition, List<Integer> replicas, List<Integer> isr, int leader, int leaderEpoch) {
+            this(topicId, partition, replicas, isr, leader, leaderEpoch, List.of());
         }
     }
 
