@@ -317,9 +317,25 @@ public final class QuorumMetadataSource implements MetadataSource {
     @Override
     public CompletableFuture<PartitionState> alterPartition(
             Uuid topicId, int partition, int leaderEpoch, int partitionEpoch, List<Integer> newIsr) {
+        return alterPartition(topicId, partition, leaderEpoch, partitionEpoch, newIsr, Map.of());
+    }
+
+    @Override
+    public long localBrokerEpoch() {
+        return runtime.registeredNodeEpoch();
+    }
+
+    @Override
+    public CompletableFuture<PartitionState> alterPartition(
+            Uuid topicId,
+            int partition,
+            int leaderEpoch,
+            int partitionEpoch,
+            List<Integer> newIsr,
+            Map<Integer, Long> brokerEpochs) {
         UUID id = toUuid(topicId);
         AlterPartition request =
-                new AlterPartition(settings.nodeId(), id, partition, leaderEpoch, partitionEpoch, newIsr);
+                new AlterPartition(settings.nodeId(), id, partition, leaderEpoch, partitionEpoch, newIsr, brokerEpochs);
         return runtime.call(request, settings.requestTimeoutMs())
                 .thenComposeAsync(
                         response -> {

@@ -55,6 +55,25 @@ public interface MetadataSource extends AutoCloseable {
     CompletableFuture<PartitionState> alterPartition(
             Uuid topicId, int partition, int leaderEpoch, int partitionEpoch, List<Integer> newIsr);
 
+    /**
+     * As above, naming for replicas the ISR gains the broker epoch they fetched with (KIP-903): the controller
+     * refuses one that registered again since. A source without broker epochs ignores them.
+     */
+    default CompletableFuture<PartitionState> alterPartition(
+            Uuid topicId,
+            int partition,
+            int leaderEpoch,
+            int partitionEpoch,
+            List<Integer> newIsr,
+            Map<Integer, Long> brokerEpochs) {
+        return alterPartition(topicId, partition, leaderEpoch, partitionEpoch, newIsr);
+    }
+
+    /** This node's current broker epoch (its registration), or -1 if it has none or the source has no epochs. */
+    default long localBrokerEpoch() {
+        return -1;
+    }
+
     Collection<TopicMetadata> topics();
 
     Optional<TopicMetadata> topic(String name);
