@@ -465,7 +465,7 @@ final class QuorumController {
             for (int j = 0; j < factor; j++) {
                 replicas.add(brokers.get((start + p + j) % brokers.size()));
             }
-            decision.partition(topicId, p, replicas, replicas, replicas.get(0), 0, List.of());
+            decision.partition(topicId, p, replicas, replicas, replicas.get(0), 0, Eligible.NONE);
         }
     }
 
@@ -538,9 +538,9 @@ final class QuorumController {
             return CompletableFuture.completedFuture(ControllerResponse.ok(projected.endOffset() - 1));
         }
         Decision decision = new Decision();
-        List<Integer> elr = nextElr(state, ordered, minIsr(topic, state), NONE);
+        Eligible eligible = nextElr(state, ordered, minIsr(topic, state), NONE);
         decision.partition(
-                r.topicId(), r.partition(), state.replicas(), ordered, state.leader(), state.leaderEpoch(), elr);
+                r.topicId(), r.partition(), state.replicas(), ordered, state.leader(), state.leaderEpoch(), eligible);
         commit(decision);
         return replyWhenCommitted(ControllerResponse::ok);
     }
@@ -562,7 +562,7 @@ final class QuorumController {
                             state.isr(),
                             preferred,
                             state.leaderEpoch() + 1,
-                            state.elr());
+                            new Eligible(state.elr(), state.lastKnownElr()));
                 }
             }
         }
@@ -620,31 +620,43 @@ final class QuorumController {
                         }
                     }
                 }
-                List<Integer> elr = nextElr(state, isr, minIsr(topic, state), uncleanlyStopped);
-                if (leader != state.leader() || !isr.equals(state.isr()) || !elr.equals(state.elr())) {
+                Eligible next = nextElr(state, isr, minIsr(topic, state), uncleanlyStopped);
+                if (leader != state.leader()
+                        || !isr.equals(state.isr())
+                        || !next.elr().equals(state.elr())
+                        || !next.lastKnownElr().equals(state.lastKnownElr())) {
                     int leaderEpoch = leader != state.leader() ? state.leaderEpoch() + 1 : state.leaderEpoch();
-                    decision.partition(topic.topicId(), e.getKey(), state.replicas(), isr, leader, leaderEpoch, elr);
+                    decision.partition(topic.topicId(), e.getKey(), state.replicas(), isr, leader, leaderEpoch, next);
                 }
             }
         }
     }
 
+    /** A partition's ELR and last known ELR, in replica order. */
+    record Eligible(List<Integer> elr, List<Integer> lastKnownElr) {
+        static final Eligible NONE = new Eligible(List.of(), List.of());
+    }
+
     /**
      * The ELR once the ISR of {@code state} becomes {@code newIsr} (KIP-966): empty if the new ISR has
      * {@code minIsr} members; otherwise the old ELR and every member that left the ISR, less the new ISR and
-     * nodes that stopped uncleanly, in replica order. While the ISR is that small the high watermark does not
-     * move, so what a member held when it left is every committed record.
+     * nodes that stopped uncleanly. While the ISR is that small the high watermark does not move, so what a
+     * member held when it left is every committed record. The last known ELR gathers those that left both
+     * (stopped uncleanly) and empties with the ELR.
      */
-    static List<Integer> nextElr(
-            PartitionState state, List<Integer> newIsr, int minIsr, IntPredicate uncleanlyStopped) {
+    static Eligible nextElr(PartitionState state, List<Integer> newIsr, int minIsr, IntPredicate uncleanlyStopped) {
         if (newIsr.size() >= minIsr) {
-            return List.of();
+            return Eligible.NONE;
         }
         Set<Integer> candidates = new HashSet<>(state.elr());
         candidates.addAll(state.isr());
         newIsr.forEach(candidates::remove);
+        Set<Integer> lastKnown = new HashSet<>(state.lastKnownElr());
+        lastKnown.addAll(candidates);
         candidates.removeIf(uncleanlyStopped::test);
-        return inReplicaOrder(state.replicas(), candidates);
+        newIsr.forEach(lastKnown::remove);
+        lastKnown.removeAll(candidates);
+        return new Eligible(inReplicaOrder(state.replicas(), candidates), inReplicaOrder(state.replicas(), lastKnown));
     }
 
     /** The topic's min.insync.replicas, else this controller's default, at most the partition's replica count. */
@@ -727,8 +739,9 @@ final class QuorumController {
                 List<Integer> isr,
                 int leader,
                 int leaderEpoch,
-                List<Integer> elr) {
-            PartitionChange change = new PartitionChange(topicId, partition, replicas, isr, leader, leaderEpoch, elr);
+                Eligible eligible) {
+            PartitionChange change = new PartitionChange(
+                    topicId, partition, replicas, isr, leader, leaderEpoch, eligible.elr(), eligible.lastKnownElr());
             Map<Integer, Integer> ofTopic = partitionIndex.computeIfAbsent(topicId, id -> new HashMap<>());
             Integer index = ofTopic.get(partition);
             if (index == null) {

@@ -284,7 +284,9 @@ public final class QuorumMetadataSource implements MetadataSource {
                 state.leaderEpoch(),
                 state.replicas(),
                 state.isr(),
-                image.partitionEpoch(topicId, partition)));
+                image.partitionEpoch(topicId, partition),
+                state.elr(),
+                state.lastKnownElr()));
     }
 
     @Override

@@ -86,11 +86,14 @@ class UncleanLeaderRestartIT {
 
             // B hangs: A shrinks the ISR to itself once B lags for replica.lag.time.max.ms.
             cluster.pause(b);
-            await(
+            TopicPartitionInfo shrunk = await(
                     cluster,
                     admin,
                     "the ISR shrunk to the leader " + a,
                     p -> p.leader() != null && p.leader().id() == a && p.isr().size() == 1);
+            // KIP-966: B left the ISR while it was below min.insync.replicas, so it is an eligible leader replica
+            // (DescribeTopicPartitions shows it).
+            assertThat(shrunk.elr()).extracting(Node::id).containsExactly(b);
 
             // A loses power: what it had not synced is gone, here all of its partition log.
             cluster.kill(a);

@@ -28,7 +28,8 @@ import java.util.UUID;
  *   int nodes,  per node:  int id, long nodeEpoch, uuid incarnation, string host, int port, string rack, bool fenced
  *   int topics, per topic: string name, uuid id, int configs (string key, string value)...,
  *                          int partitions, per partition: int index, ints replicas, ints isr, int leader,
- *                          int leaderEpoch, int partitionEpoch, ints elr (version 3 only)
+ *                          int leaderEpoch, int partitionEpoch, ints elr, ints lastKnownElr (these two in
+ *                          version 3 only)
  *   int acls,  per ACL:    byte resourceType, string resourceName, byte patternType, string principal,
  *                          string host, byte operation, byte permissionType
  *   int scram credentials, per credential: string user, byte mechanism, bytes salt, bytes storedKey,
@@ -61,7 +62,7 @@ public final class MetadataImageSerde {
             // Likewise version 3 only while some partition has an ELR, which nodes of the previous release never wrote.
             boolean elr = image.topics().values().stream()
                     .flatMap(t -> t.partitions().values().stream())
-                    .anyMatch(p -> !p.elr().isEmpty());
+                    .anyMatch(p -> !p.elr().isEmpty() || !p.lastKnownElr().isEmpty());
             endpoints |= elr;
             out.writeByte(elr ? VERSION_WITH_ELR : endpoints ? VERSION : VERSION_WITHOUT_ENDPOINTS);
             out.writeLong(image.nextOffset());
@@ -100,6 +101,7 @@ public final class MetadataImageSerde {
                     out.writeInt(image.partitionEpoch(topic.topicId(), entry.getKey()));
                     if (elr) {
                         MetadataRecordSerde.writeInts(out, partition.elr());
+                        MetadataRecordSerde.writeInts(out, partition.lastKnownElr());
                     }
                 }
             }
@@ -172,7 +174,9 @@ public final class MetadataImageSerde {
                     int leaderEpoch = in.getInt();
                     partitionEpochs.put(index, in.getInt());
                     List<Integer> elr = version == VERSION_WITH_ELR ? MetadataRecordSerde.readInts(in) : List.of();
-                    partitions.put(index, new PartitionState(replicas, isr, leader, leaderEpoch, elr));
+                    List<Integer> lastKnownElr =
+                            version == VERSION_WITH_ELR ? MetadataRecordSerde.readInts(in) : List.of();
+                    partitions.put(index, new PartitionState(replicas, isr, leader, leaderEpoch, elr, lastKnownElr));
                 }
                 TopicImage topic = new TopicImage(
                         name,

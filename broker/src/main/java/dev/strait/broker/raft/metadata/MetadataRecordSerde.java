@@ -48,7 +48,10 @@ public final class MetadataRecordSerde {
     private static final byte REMOVE_SCRAM_CREDENTIAL = 12;
     /** A {@link RegisterNode} listing its endpoints; type 1 (without them) is what nodes wrote before. */
     private static final byte REGISTER_NODE_WITH_ENDPOINTS = 13;
-    /** A {@link PartitionChange} with a non-empty ELR; type 5 (empty ELR) stays readable by older nodes. */
+    /**
+     * A {@link PartitionChange} with its ELR and last known ELR, written when either is non-empty; type 5 (both
+     * empty) stays readable by older nodes.
+     */
     private static final byte PARTITION_CHANGE_WITH_ELR = 14;
 
     private MetadataRecordSerde() {}
@@ -79,15 +82,17 @@ public final class MetadataRecordSerde {
                 writeString(out, r.name());
                 writeUuid(out, r.topicId());
             } else if (record instanceof PartitionChange r) {
-                header(out, r.elr().isEmpty() ? PARTITION_CHANGE : PARTITION_CHANGE_WITH_ELR);
+                boolean elr = !r.elr().isEmpty() || !r.lastKnownElr().isEmpty();
+                header(out, elr ? PARTITION_CHANGE_WITH_ELR : PARTITION_CHANGE);
                 writeUuid(out, r.topicId());
                 out.writeInt(r.partition());
                 writeInts(out, r.replicas());
                 writeInts(out, r.isr());
                 out.writeInt(r.leader());
                 out.writeInt(r.leaderEpoch());
-                if (!r.elr().isEmpty()) {
+                if (elr) {
                     writeInts(out, r.elr());
+                    writeInts(out, r.lastKnownElr());
                 }
             } else if (record instanceof TopicConfig r) {
                 header(out, TOPIC_CONFIG);
@@ -159,6 +164,7 @@ public final class MetadataRecordSerde {
                             readInts(in),
                             in.getInt(),
                             in.getInt(),
+                            readInts(in),
                             readInts(in));
                 case TOPIC_CONFIG -> new TopicConfig(readUuid(in), readString(in), readString(in));
                 case DELETE_TOPIC -> new DeleteTopic(readUuid(in));
