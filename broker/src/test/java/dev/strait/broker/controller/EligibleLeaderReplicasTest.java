@@ -155,6 +155,9 @@ class EligibleLeaderReplicasTest {
         assertThat(partition().leader()).isEqualTo(-1);
         assertThat(partition().isr()).isEmpty();
         assertThat(partition().elr()).isEmpty();
+        assertThat(partition().lastKnownElr())
+                .as("where the data was last known to be, for an operator's unclean recovery")
+                .containsExactly(A, B);
     }
 
     @Test
