@@ -120,6 +120,17 @@ public sealed interface ControllerRequest {
     }
 
     /**
+     * An operator's unclean leader election (kafka-leader-election --election-type UNCLEAN) for the named topics'
+     * partitions that have no leader and no live ISR or ELR member: a live replica leads although it may lack
+     * acknowledged records. The only way back for a partition whose last eligible replicas stopped uncleanly.
+     */
+    record ElectUncleanLeaders(List<String> topics) implements ControllerRequest {
+        public ElectUncleanLeaders {
+            topics = List.copyOf(topics);
+        }
+    }
+
+    /**
      * Adds and removes ACLs and SCRAM credentials: the records to commit, as one decision. Only the security
      * records ({@code AddAcl}, {@code RemoveAcl}, {@code ScramCredential}, {@code RemoveScramCredential}) are
      * accepted; each is idempotent, so the node that asks can build them from its own image.

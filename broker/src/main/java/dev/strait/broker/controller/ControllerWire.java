@@ -87,6 +87,8 @@ final class ControllerWire {
     /** An AlterPartition carrying the broker epochs of the replicas it adds (KIP-903); sent only with some. */
     private static final byte ALTER_PARTITION_WITH_EPOCHS = 13;
 
+    private static final byte ELECT_UNCLEAN_LEADERS = 14;
+
     /** A frame that is not a valid controller message. */
     static final class MalformedFrameException extends IOException {
         private static final long serialVersionUID = 1L;
@@ -404,6 +406,12 @@ final class ControllerWire {
             for (String topic : r.topics()) {
                 out.writeUTF(topic);
             }
+        } else if (request instanceof ControllerRequest.ElectUncleanLeaders r) {
+            out.writeByte(ELECT_UNCLEAN_LEADERS);
+            out.writeInt(r.topics().size());
+            for (String topic : r.topics()) {
+                out.writeUTF(topic);
+            }
         } else if (request instanceof ControllerRequest.AlterSecurity r) {
             out.writeByte(ALTER_SECURITY);
             // The metadata log's own record encoding: one format for these records everywhere.
@@ -481,6 +489,14 @@ final class ControllerWire {
                     topics.add(in.readUTF());
                 }
                 return new ElectPreferredLeaders(topics);
+            }
+            case ELECT_UNCLEAN_LEADERS: {
+                int count = listSize(in);
+                List<String> topics = new ArrayList<>();
+                for (int i = 0; i < count; i++) {
+                    topics.add(in.readUTF());
+                }
+                return new ControllerRequest.ElectUncleanLeaders(topics);
             }
             case ALTER_SECURITY: {
                 int length = in.readInt();

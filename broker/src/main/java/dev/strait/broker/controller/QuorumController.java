@@ -62,8 +62,9 @@ import org.slf4j.LoggerFactory;
  *   <li>Placement: round robin over unfenced nodes; the first replica is the preferred leader.</li>
  *   <li>Leaders are elected from the ISR, in replica order, among unfenced nodes; when no ISR member is
  *       unfenced, from the eligible leader replicas (ELR, KIP-966), and the one elected becomes the ISR alone.
- *       There is no unclean election. Every leader change bumps the leader epoch; every {@link PartitionChange}
- *       bumps the partition epoch.</li>
+ *       Never an unclean election on its own (unclean.leader.election.enable=false); only an operator's
+ *       ElectLeaders UNCLEAN ({@link #electUncleanLeaders}). Every leader change bumps the leader epoch; every
+ *       {@link PartitionChange} bumps the partition epoch.</li>
  *   <li>ELR (KIP-966): a replica that leaves the ISR while the ISR is below the topic's min.insync.replicas
  *       (capped at the replica count; else the broker default this controller was given) joins the ELR; the ELR
  *       empties once the ISR reaches min.insync.replicas again; a replica back in the ISR leaves it. Leaders do
@@ -87,8 +88,8 @@ import org.slf4j.LoggerFactory;
  *       name the node epoch that process had: Kafka's previousBrokerEpoch), it leaves every ISR even as the last
  *       member, and every ELR (Kafka's handleBrokerUncleanShutdown). A partition left with neither ISR nor ELR
  *       goes leaderless rather than be led by a replica that may have lost acknowledged records, as Kafka's does
- *       without unclean leader election; it stays so until an operator recreates it (there is no unclean
- *       election yet).</li>
+ *       without unclean leader election; it stays so until an operator asks for an unclean election
+ *       (kafka-leader-election --election-type UNCLEAN).</li>
  *   <li>A node is unfenced on its first heartbeat after its metadata image reached its registration; leaderless
  *       partitions whose ISR holds it are then given a leader.</li>
  *   <li>AlterPartition must name the current leader, leader epoch and partition epoch; a replica it adds to the
@@ -225,6 +226,8 @@ final class QuorumController {
                 long first = projected.image().nextProducerId();
                 commit(Decision.of(new ProducerIdBlock(r.nodeId(), first, r.count())));
                 return replyWhenCommitted(offset -> ControllerResponse.ok(offset, first, false));
+            } else if (request instanceof ControllerRequest.ElectUncleanLeaders r) {
+                return electUncleanLeaders(r);
             } else if (request instanceof ElectPreferredLeaders r) {
                 return electPreferredLeaders(r);
             } else if (request instanceof ControllerRequest.AlterSecurity r) {
@@ -541,6 +544,63 @@ final class QuorumController {
         Eligible eligible = nextElr(state, ordered, minIsr(topic, state), NONE);
         decision.partition(
                 r.topicId(), r.partition(), state.replicas(), ordered, state.leader(), state.leaderEpoch(), eligible);
+        commit(decision);
+        return replyWhenCommitted(ControllerResponse::ok);
+    }
+
+    /**
+     * An operator's unclean election: each leaderless partition of the named topics with no live ISR or ELR member
+     * is led by a live replica, the last known ELR's first, else the first in replica order, which becomes the
+     * ISR alone (Kafka's UNCLEAN election). It may lack acknowledged records; that is what the operator accepts.
+     */
+    private CompletableFuture<ControllerResponse> electUncleanLeaders(ControllerRequest.ElectUncleanLeaders r) {
+        Decision decision = new Decision();
+        for (TopicImage topic : projected.image().topics().values()) {
+            if (!r.topics().contains(topic.name())) {
+                continue;
+            }
+            for (Map.Entry<Integer, PartitionState> e : topic.partitions().entrySet()) {
+                PartitionState state = e.getValue();
+                if (state.leader() != -1
+                        || firstInReplicaOrder(state.replicas(), state.isr(), projected::isUnfenced) != -1
+                        || firstInReplicaOrder(state.replicas(), state.elr(), projected::isUnfenced) != -1) {
+                    continue;
+                }
+                int leader = -1;
+                for (int candidate : state.lastKnownElr()) {
+                    if (projected.isUnfenced(candidate)) {
+                        leader = candidate;
+                        break;
+                    }
+                }
+                if (leader == -1) {
+                    leader = firstInReplicaOrder(state.replicas(), state.replicas(), projected::isUnfenced);
+                }
+                if (leader != -1) {
+                    LOGGER.warn(
+                            "{}{}-{}: unclean election of {} asked by an operator (ISR {}, ELR {}, last known ELR {}):"
+                                    + " records acknowledged by other replicas may be lost",
+                            prefix,
+                            topic.name(),
+                            e.getKey(),
+                            leader,
+                            state.isr(),
+                            state.elr(),
+                            state.lastKnownElr());
+                    decision.partition(
+                            topic.topicId(),
+                            e.getKey(),
+                            state.replicas(),
+                            List.of(leader),
+                            leader,
+                            state.leaderEpoch() + 1,
+                            Eligible.NONE);
+                }
+            }
+        }
+        if (decision.size() > MAX_RECORDS_PER_USER_OP) {
+            return failed(Error.INVALID_REQUEST, "too many partitions in one unclean election: " + decision.size());
+        }
         commit(decision);
         return replyWhenCommitted(ControllerResponse::ok);
     }

@@ -404,6 +404,11 @@ public final class QuorumMetadataSource implements MetadataSource {
         mutate(new ElectPreferredLeaders(List.copyOf(topics)));
     }
 
+    @Override
+    public void electUncleanLeaders(Collection<String> topics) {
+        mutate(new ControllerRequest.ElectUncleanLeaders(List.copyOf(topics)));
+    }
+
     // ---------------------------------------------------------------- ACLs and SCRAM credentials
 
     /** The image's ACL set mapped once to the metadata layer's entries; the same list until the set changes. */

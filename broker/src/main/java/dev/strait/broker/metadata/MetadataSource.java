@@ -135,6 +135,13 @@ public interface MetadataSource extends AutoCloseable {
     default void electPreferredLeaders(Collection<String> topics) {}
 
     /**
+     * Gives each leaderless partition of the topics that has no live in-sync or eligible replica a live replica as
+     * leader, though it may lack acknowledged records (an operator's unclean election). A source whose partitions
+     * cannot be leaderless so does nothing.
+     */
+    default void electUncleanLeaders(Collection<String> topics) {}
+
+    /**
      * Before the node stops serving: asks the controller to move this node's leaderships elsewhere (controlled
      * shutdown), bounded in time. Alone, a node has nowhere to move them, so this does nothing.
      */

@@ -71,6 +71,7 @@ class ControllerWireTest {
                 new Request(2, 9, new ControllerRequest.RegisterBroker(2, ID, "h", 9092, List.of(), 41)),
                 new Request(2, 16, new ControllerRequest.AllocateProducerIds(2, 1000)),
                 new Request(2, 17, new ControllerRequest.ElectPreferredLeaders(List.of("t", "u"))),
+                new Request(2, 17, new ControllerRequest.ElectUncleanLeaders(List.of("t"))),
                 new Request(
                         2,
                         18,

@@ -158,6 +158,15 @@ class EligibleLeaderReplicasTest {
         assertThat(partition().lastKnownElr())
                 .as("where the data was last known to be, for an operator's unclean recovery")
                 .containsExactly(A, B);
+
+        // The operator's way back (kafka-leader-election --election-type UNCLEAN): a live replica leads.
+        int epochBefore = partition().leaderEpoch();
+        assertThat(call(new ControllerRequest.ElectUncleanLeaders(List.of("t"))).error())
+                .isEqualTo(Error.NONE);
+        assertThat(partition().leader()).isEqualTo(A);
+        assertThat(partition().isr()).containsExactly(A);
+        assertThat(partition().leaderEpoch()).isGreaterThan(epochBefore);
+        assertThat(partition().lastKnownElr()).isEmpty();
     }
 
     @Test

@@ -5,12 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.ElectionType;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -19,7 +22,8 @@ import org.junit.jupiter.api.Timeout;
  * Issue 22, defect 1: a node tells the controller whether its previous life ended cleanly. A clean stop leaves a
  * marker naming its node epoch, and the node leads its single-replica partition again after the restart; a halt
  * (a crash: no marker) makes the controller take it out of the ISR even as the last member, and the partition
- * stays leaderless rather than be led by a log that may have lost acknowledged records (Kafka 4.1 with ELR).
+ * stays leaderless rather than be led by a log that may have lost acknowledged records (Kafka 4.1 with ELR), until
+ * an operator asks for an unclean election.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class CleanShutdownMarkerIT {
@@ -60,6 +64,15 @@ class CleanShutdownMarkerIT {
             assertThat(afterCrash.leader())
                     .as("no leader that may have lost data")
                     .isNull();
+
+            // The operator's way back, as with Kafka's kafka-leader-election --election-type UNCLEAN.
+            admin.electLeaders(ElectionType.UNCLEAN, Set.of(new TopicPartition("solo", 0)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+            assertThat(await(admin, "a leader after the unclean election", p -> p.leader() != null)
+                            .leader()
+                            .id())
+                    .isEqualTo(node);
         }
     }
 
