@@ -89,7 +89,9 @@ import org.slf4j.LoggerFactory;
  *       member, and every ELR (Kafka's handleBrokerUncleanShutdown). A partition left with neither ISR nor ELR
  *       goes leaderless rather than be led by a replica that may have lost acknowledged records, as Kafka's does
  *       without unclean leader election; it stays so until an operator asks for an unclean election
- *       (kafka-leader-election --election-type UNCLEAN).</li>
+ *       (kafka-leader-election --election-type UNCLEAN). A single-replica partition is the exception: no other
+ *       copy can hold more than its one replica, so that replica stays eligible and leads again (Kafka 4.1
+ *       leaves it offline until the unclean election).</li>
  *   <li>A node is unfenced on its first heartbeat after its metadata image reached its registration; leaderless
  *       partitions whose ISR holds it are then given a leader.</li>
  *   <li>AlterPartition must name the current leader, leader epoch and partition epoch; a replica it adds to the
@@ -653,10 +655,14 @@ final class QuorumController {
      * is live and in that ISR, else the first live ISR member in replica order leads in a new epoch, else the
      * first live ELR member, which becomes the ISR alone, else nobody (-1). The ELR follows {@link #nextElr}.
      */
-    private void reconcile(Decision decision, IntPredicate live, IntPredicate uncleanlyStopped) {
+    private void reconcile(Decision decision, IntPredicate live, IntPredicate anyUncleanlyStopped) {
         for (TopicImage topic : projected.image().topics().values()) {
             for (Map.Entry<Integer, PartitionState> e : topic.partitions().entrySet()) {
                 PartitionState state = e.getValue();
+                // A single-replica partition has no other copy that could hold more than its one replica: taking
+                // that replica out after a crash would only keep the partition offline (Kafka 4.1 leaves it so
+                // until an unclean election; Strait keeps it eligible and says so in docs/operating.md).
+                IntPredicate uncleanlyStopped = state.replicas().size() > 1 ? anyUncleanlyStopped : id -> false;
                 List<Integer> isr = members(state.isr(), id -> live.test(id) && !uncleanlyStopped.test(id));
                 if (isr.isEmpty()) {
                     isr = members(state.isr(), id -> !uncleanlyStopped.test(id));
