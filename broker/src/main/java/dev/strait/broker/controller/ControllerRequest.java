@@ -16,14 +16,30 @@ public sealed interface ControllerRequest {
     /**
      * A node announces its listeners: {@code host}/{@code port} of its inter-broker listener, and every broker
      * listener in {@code endpoints}; {@code incarnationId} is fresh for every process start.
+     * {@code previousNodeEpoch} is the node epoch its previous process wrote in its clean-shutdown marker after
+     * flushing and closing its logs, or {@link #UNCLEAN} when there was none (a crash or power loss: its logs may
+     * have lost acknowledged records). Kafka's previousBrokerEpoch.
      */
     record RegisterBroker(
-            int nodeId, UUID incarnationId, String host, int port, List<MetadataRecord.Endpoint> endpoints)
+            int nodeId,
+            UUID incarnationId,
+            String host,
+            int port,
+            List<MetadataRecord.Endpoint> endpoints,
+            long previousNodeEpoch)
             implements ControllerRequest {
+        /** No clean-shutdown marker was found. */
+        public static final long UNCLEAN = -1;
+
         public RegisterBroker {
             Objects.requireNonNull(incarnationId, "incarnationId");
             Objects.requireNonNull(host, "host");
             endpoints = List.copyOf(endpoints);
+        }
+
+        public RegisterBroker(
+                int nodeId, UUID incarnationId, String host, int port, List<MetadataRecord.Endpoint> endpoints) {
+            this(nodeId, incarnationId, host, port, endpoints, UNCLEAN);
         }
 
         public RegisterBroker(int nodeId, UUID incarnationId, String host, int port) {
@@ -67,13 +83,30 @@ public sealed interface ControllerRequest {
         }
     }
 
-    /** A partition leader asks to change the ISR (Kafka's AlterPartition). */
+    /**
+     * A partition leader asks to change the ISR (Kafka's AlterPartition). {@code brokerEpochs} holds, for replicas
+     * the leader adds, the node epoch they fetched with (KIP-903): the controller refuses the addition of a replica
+     * that registered again since, as it may have lost what that fetch showed. A replica without an entry is not
+     * checked (a leader of an older release).
+     */
     record AlterPartition(
-            int leaderId, UUID topicId, int partition, int leaderEpoch, int partitionEpoch, List<Integer> newIsr)
+            int leaderId,
+            UUID topicId,
+            int partition,
+            int leaderEpoch,
+            int partitionEpoch,
+            List<Integer> newIsr,
+            Map<Integer, Long> brokerEpochs)
             implements ControllerRequest {
         public AlterPartition {
             Objects.requireNonNull(topicId, "topicId");
             newIsr = List.copyOf(newIsr);
+            brokerEpochs = Map.copyOf(brokerEpochs);
+        }
+
+        public AlterPartition(
+                int leaderId, UUID topicId, int partition, int leaderEpoch, int partitionEpoch, List<Integer> newIsr) {
+            this(leaderId, topicId, partition, leaderEpoch, partitionEpoch, newIsr, Map.of());
         }
     }
 
@@ -82,6 +115,17 @@ public sealed interface ControllerRequest {
     /** Moves leadership back to each partition's first replica where it is in sync; empty list = every topic. */
     record ElectPreferredLeaders(List<String> topics) implements ControllerRequest {
         public ElectPreferredLeaders {
+            topics = List.copyOf(topics);
+        }
+    }
+
+    /**
+     * An operator's unclean leader election (kafka-leader-election --election-type UNCLEAN) for the named topics'
+     * partitions that have no leader and no live ISR or ELR member: a live replica leads although it may lack
+     * acknowledged records. The only way back for a partition whose last eligible replicas stopped uncleanly.
+     */
+    record ElectUncleanLeaders(List<String> topics) implements ControllerRequest {
+        public ElectUncleanLeaders {
             topics = List.copyOf(topics);
         }
     }

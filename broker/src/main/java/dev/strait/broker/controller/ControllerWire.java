@@ -82,6 +82,12 @@ final class ControllerWire {
     private static final byte ELECT_PREFERRED_LEADERS = 9;
     private static final byte DESCRIBE_QUORUM = 10;
     private static final byte ALTER_SECURITY = 11;
+    /** A registration claiming a clean previous shutdown; sent only then, so older controllers read the rest. */
+    private static final byte REGISTER_BROKER_AFTER_CLEAN_SHUTDOWN = 12;
+    /** An AlterPartition carrying the broker epochs of the replicas it adds (KIP-903); sent only with some. */
+    private static final byte ALTER_PARTITION_WITH_EPOCHS = 13;
+
+    private static final byte ELECT_UNCLEAN_LEADERS = 14;
 
     /** A frame that is not a valid controller message. */
     static final class MalformedFrameException extends IOException {
@@ -331,11 +337,15 @@ final class ControllerWire {
 
     private static void writeRequest(DataOutputStream out, ControllerRequest request) throws IOException {
         if (request instanceof RegisterBroker r) {
-            out.writeByte(REGISTER_BROKER);
+            boolean clean = r.previousNodeEpoch() != RegisterBroker.UNCLEAN;
+            out.writeByte(clean ? REGISTER_BROKER_AFTER_CLEAN_SHUTDOWN : REGISTER_BROKER);
             out.writeInt(r.nodeId());
             writeUuid(out, r.incarnationId());
             out.writeUTF(r.host());
             out.writeInt(r.port());
+            if (clean) {
+                out.writeLong(r.previousNodeEpoch());
+            }
             // Last in the frame, so a registration from a node that lists no endpoints parses as before.
             if (!r.endpoints().isEmpty()) {
                 out.writeInt(r.endpoints().size());
@@ -370,13 +380,20 @@ final class ControllerWire {
             out.writeUTF(r.name());
             writeMap(out, r.configs());
         } else if (request instanceof AlterPartition r) {
-            out.writeByte(ALTER_PARTITION);
+            out.writeByte(r.brokerEpochs().isEmpty() ? ALTER_PARTITION : ALTER_PARTITION_WITH_EPOCHS);
             out.writeInt(r.leaderId());
             writeUuid(out, r.topicId());
             out.writeInt(r.partition());
             out.writeInt(r.leaderEpoch());
             out.writeInt(r.partitionEpoch());
             writeInts(out, r.newIsr());
+            if (!r.brokerEpochs().isEmpty()) {
+                out.writeInt(r.brokerEpochs().size());
+                for (Map.Entry<Integer, Long> entry : new java.util.TreeMap<>(r.brokerEpochs()).entrySet()) {
+                    out.writeInt(entry.getKey());
+                    out.writeLong(entry.getValue());
+                }
+            }
         } else if (request instanceof AllocateProducerIds r) {
             out.writeByte(ALLOCATE_PRODUCER_IDS);
             out.writeInt(r.nodeId());
@@ -385,6 +402,12 @@ final class ControllerWire {
             out.writeByte(DESCRIBE_QUORUM);
         } else if (request instanceof ElectPreferredLeaders r) {
             out.writeByte(ELECT_PREFERRED_LEADERS);
+            out.writeInt(r.topics().size());
+            for (String topic : r.topics()) {
+                out.writeUTF(topic);
+            }
+        } else if (request instanceof ControllerRequest.ElectUncleanLeaders r) {
+            out.writeByte(ELECT_UNCLEAN_LEADERS);
             out.writeInt(r.topics().size());
             for (String topic : r.topics()) {
                 out.writeUTF(topic);
@@ -420,6 +443,14 @@ final class ControllerWire {
         switch (type) {
             case REGISTER_BROKER:
                 return new RegisterBroker(in.readInt(), readUuid(in), in.readUTF(), in.readInt(), readEndpoints(in));
+            case REGISTER_BROKER_AFTER_CLEAN_SHUTDOWN: {
+                int nodeId = in.readInt();
+                UUID incarnation = readUuid(in);
+                String host = in.readUTF();
+                int port = in.readInt();
+                long previousNodeEpoch = in.readLong();
+                return new RegisterBroker(nodeId, incarnation, host, port, readEndpoints(in), previousNodeEpoch);
+            }
             case HEARTBEAT:
                 return new Heartbeat(in.readInt(), in.readLong(), in.readLong(), in.readBoolean());
             case CREATE_TOPIC:
@@ -433,6 +464,20 @@ final class ControllerWire {
             case ALTER_PARTITION:
                 return new AlterPartition(
                         in.readInt(), readUuid(in), in.readInt(), in.readInt(), in.readInt(), readInts(in));
+            case ALTER_PARTITION_WITH_EPOCHS: {
+                int leaderId = in.readInt();
+                UUID topicId = readUuid(in);
+                int partition = in.readInt();
+                int leaderEpoch = in.readInt();
+                int partitionEpoch = in.readInt();
+                List<Integer> newIsr = readInts(in);
+                Map<Integer, Long> brokerEpochs = new LinkedHashMap<>();
+                for (int i = listSize(in); i > 0; i--) {
+                    brokerEpochs.put(in.readInt(), in.readLong());
+                }
+                return new AlterPartition(
+                        leaderId, topicId, partition, leaderEpoch, partitionEpoch, newIsr, brokerEpochs);
+            }
             case ALLOCATE_PRODUCER_IDS:
                 return new AllocateProducerIds(in.readInt(), in.readInt());
             case DESCRIBE_QUORUM:
@@ -444,6 +489,14 @@ final class ControllerWire {
                     topics.add(in.readUTF());
                 }
                 return new ElectPreferredLeaders(topics);
+            }
+            case ELECT_UNCLEAN_LEADERS: {
+                int count = listSize(in);
+                List<String> topics = new ArrayList<>();
+                for (int i = 0; i < count; i++) {
+                    topics.add(in.readUTF());
+                }
+                return new ControllerRequest.ElectUncleanLeaders(topics);
             }
             case ALTER_SECURITY: {
                 int length = in.readInt();

@@ -60,10 +60,19 @@ import org.slf4j.LoggerFactory;
  * <h2>Rules</h2>
  * <ul>
  *   <li>Placement: round robin over unfenced nodes; the first replica is the preferred leader.</li>
- *   <li>Leaders are elected from the ISR only, in replica order, among unfenced nodes (no unclean election);
- *       every leader change bumps the leader epoch; every {@link PartitionChange} bumps the partition epoch.</li>
- *   <li>A fenced node leaves every ISR unless it is the last member, which keeps the partition's last in-sync
- *       copy eligible (a simplified ELR, KIP-966): the partition stays leaderless until that node is back.
+ *   <li>Leaders are elected from the ISR, in replica order, among unfenced nodes; when no ISR member is
+ *       unfenced, from the eligible leader replicas (ELR, KIP-966), and the one elected becomes the ISR alone.
+ *       Never an unclean election on its own (unclean.leader.election.enable=false); only an operator's
+ *       ElectLeaders UNCLEAN ({@link #electUncleanLeaders}). Every leader change bumps the leader epoch; every
+ *       {@link PartitionChange} bumps the partition epoch.</li>
+ *   <li>ELR (KIP-966): a replica that leaves the ISR while the ISR is below the topic's min.insync.replicas
+ *       (capped at the replica count; else the broker default this controller was given) joins the ELR; the ELR
+ *       empties once the ISR reaches min.insync.replicas again; a replica back in the ISR leaves it. Leaders do
+ *       not advance the high watermark while the ISR is below min.insync.replicas, so every ELR member holds
+ *       every committed record.</li>
+ *   <li>A fenced node leaves every ISR unless it is the last member, which stays (where Kafka moves it to the
+ *       ELR: both keep it eligible and nobody else): the partition stays leaderless until that node is back,
+ *       or an ELR member is.
  *       {@link #reconcile} applies this rule, and the election, to every partition in one pass; each decision
  *       that changes who is fenced runs it, and so does a newly active controller, which repairs partitions led
  *       by a fenced or unknown node that an older log (one record per entry) may have left.</li>
@@ -75,10 +84,19 @@ import org.slf4j.LoggerFactory;
  *       failover after a crash, and never decides safety, which rests on epochs.</li>
  *   <li>A registration of a new incarnation (restart) fences the node and takes it out of every ISR in the same
  *       way (KIP-903): it may have lost unflushed records; it rejoins ISRs only through its leaders'
- *       AlterPartition.</li>
+ *       AlterPartition. If its previous process did not end with a clean shutdown (its registration does not
+ *       name the node epoch that process had: Kafka's previousBrokerEpoch), it leaves every ISR even as the last
+ *       member, and every ELR (Kafka's handleBrokerUncleanShutdown). A partition left with neither ISR nor ELR
+ *       goes leaderless rather than be led by a replica that may have lost acknowledged records, as Kafka's does
+ *       without unclean leader election; it stays so until an operator asks for an unclean election
+ *       (kafka-leader-election --election-type UNCLEAN). A single-replica partition is the exception: no other
+ *       copy can hold more than its one replica, so that replica stays eligible and leads again (Kafka 4.1
+ *       leaves it offline until the unclean election).</li>
  *   <li>A node is unfenced on its first heartbeat after its metadata image reached its registration; leaderless
  *       partitions whose ISR holds it are then given a leader.</li>
- *   <li>AlterPartition must name the current leader, leader epoch and partition epoch.</li>
+ *   <li>AlterPartition must name the current leader, leader epoch and partition epoch; a replica it adds to the
+ *       ISR must be unfenced and, if the leader names the node epoch it fetched with, still registered with that
+ *       epoch (KIP-903).</li>
  * </ul>
  *
  * <p>Not thread-safe: owned by the node's event loop ({@link QuorumRuntime}).
@@ -96,6 +114,10 @@ final class QuorumController {
     /** Upper bound of the grace a new controller gives before it fences on connection evidence. */
     static final long ACTIVATION_GRACE_MS = 500;
 
+    private static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
+    /** No node stopped uncleanly. */
+    private static final IntPredicate NONE = id -> false;
+
     /** Appends one decision, as one entry, to the Raft leader's log. */
     interface Proposer {
         /** @return the entry's offset and a future completing when it is committed */
@@ -109,6 +131,7 @@ final class QuorumController {
     private final long fastFenceGraceMs;
     private final long activationGraceMs;
     private final int defaultReplicationFactor;
+    private final int defaultMinInsyncReplicas;
     private final Proposer proposer;
     private final Supplier<UUID> topicIds;
     private final PeerLiveness liveness;
@@ -132,7 +155,22 @@ final class QuorumController {
             Supplier<UUID> topicIds,
             PeerLiveness liveness,
             long nowMs) {
+        this(nodeId, sessionTimeoutMs, defaultReplicationFactor, 1, projected, proposer, topicIds, liveness, nowMs);
+    }
+
+    /** As above; {@code defaultMinInsyncReplicas} applies to topics that do not set min.insync.replicas. */
+    QuorumController(
+            int nodeId,
+            long sessionTimeoutMs,
+            int defaultReplicationFactor,
+            int defaultMinInsyncReplicas,
+            ClusterImage projected,
+            Proposer proposer,
+            Supplier<UUID> topicIds,
+            PeerLiveness liveness,
+            long nowMs) {
         this.nodeId = nodeId;
+        this.defaultMinInsyncReplicas = defaultMinInsyncReplicas;
         this.sessionTimeoutMs = sessionTimeoutMs;
         this.fastFenceGraceMs = Math.min(FAST_FENCE_GRACE_MS, sessionTimeoutMs / 3);
         this.activationGraceMs = Math.min(ACTIVATION_GRACE_MS, sessionTimeoutMs / 6);
@@ -145,7 +183,7 @@ final class QuorumController {
         this.prefix = "[QuorumController " + nodeId + "] ";
         LOGGER.info("{}active at log offset {} with {}", prefix, projected.endOffset(), projected.image());
         Decision repair = new Decision();
-        reconcile(repair, projected::isUnfenced);
+        reconcile(repair, projected::isUnfenced, NONE);
         if (!repair.isEmpty()) {
             LOGGER.info(
                     "{}reconciling {} partitions led by fenced or unknown nodes, or holding them in their ISR",
@@ -190,6 +228,8 @@ final class QuorumController {
                 long first = projected.image().nextProducerId();
                 commit(Decision.of(new ProducerIdBlock(r.nodeId(), first, r.count())));
                 return replyWhenCommitted(offset -> ControllerResponse.ok(offset, first, false));
+            } else if (request instanceof ControllerRequest.ElectUncleanLeaders r) {
+                return electUncleanLeaders(r);
             } else if (request instanceof ElectPreferredLeaders r) {
                 return electPreferredLeaders(r);
             } else if (request instanceof ControllerRequest.AlterSecurity r) {
@@ -300,18 +340,27 @@ final class QuorumController {
         }
         Decision decision =
                 Decision.of(new RegisterNode(r.nodeId(), r.incarnationId(), r.host(), r.port(), "", r.endpoints()));
+        boolean clean = existing != null && r.previousNodeEpoch() == existing.nodeEpoch();
         if (existing != null) {
-            // The new incarnation starts fenced: out of every ISR it is not the last member of.
-            reconcile(decision, id -> id != r.nodeId() && projected.isUnfenced(id));
+            // The new incarnation starts fenced: out of every ISR it is not the last member of; after an unclean
+            // shutdown out of every ISR and ELR, as its log may have lost acknowledged records.
+            reconcile(
+                    decision,
+                    id -> id != r.nodeId() && projected.isUnfenced(id),
+                    clean ? NONE : id -> id == r.nodeId());
         }
         long epoch = commit(decision);
         lastHeartbeatMs.put(r.nodeId(), nowMs);
         if (existing != null) {
             LOGGER.info(
-                    "{}node {} re-registered (epoch {}): out of every ISR it is not the last member of",
+                    "{}node {} re-registered (epoch {}) after {}: out of every ISR {}",
                     prefix,
                     r.nodeId(),
-                    epoch);
+                    epoch,
+                    clean
+                            ? "a clean shutdown"
+                            : "an unclean shutdown (no clean-shutdown marker of epoch " + existing.nodeEpoch() + ")",
+                    clean ? "it is not the last member of" : "and ELR");
         }
         return replyWhenCommitted(offset -> ControllerResponse.ok(offset, epoch, true));
     }
@@ -336,7 +385,7 @@ final class QuorumController {
         if (node.fenced() && r.metadataOffset() > node.nodeEpoch()) {
             LOGGER.info("{}unfencing node {} (epoch {})", prefix, r.nodeId(), node.nodeEpoch());
             Decision decision = Decision.of(new UnfenceNode(r.nodeId(), node.nodeEpoch()));
-            reconcile(decision, id -> id == r.nodeId() || projected.isUnfenced(id));
+            reconcile(decision, id -> id == r.nodeId() || projected.isUnfenced(id), NONE);
             commit(decision);
             return replyWhenCommitted(offset -> ControllerResponse.ok(offset, 0, false));
         }
@@ -421,7 +470,7 @@ final class QuorumController {
             for (int j = 0; j < factor; j++) {
                 replicas.add(brokers.get((start + p + j) % brokers.size()));
             }
-            decision.partition(topicId, p, replicas, replicas, replicas.get(0), 0);
+            decision.partition(topicId, p, replicas, replicas, replicas.get(0), 0, Eligible.NONE);
         }
     }
 
@@ -478,13 +527,82 @@ final class QuorumController {
             if (!state.isr().contains(id) && !projected.isUnfenced(id)) {
                 return failed(Error.INVALID_REQUEST, "replica " + id + " is fenced and cannot join the ISR");
             }
+            Long fetchedWith = r.brokerEpochs().get(id);
+            long registered =
+                    projected.node(id).map(NodeRegistration::nodeEpoch).orElse(-1L);
+            if (!state.isr().contains(id) && fetchedWith != null && fetchedWith != registered) {
+                return failed(
+                        Error.INVALID_REQUEST,
+                        "replica " + id + " fetched with broker epoch " + fetchedWith + " but is registered with "
+                                + registered + ": it restarted since and may have lost what it fetched, so it"
+                                + " cannot join the ISR until it fetches again (KIP-903)");
+            }
         }
         List<Integer> ordered = inReplicaOrder(state.replicas(), distinct);
         if (ordered.equals(inReplicaOrder(state.replicas(), new HashSet<>(state.isr())))) {
             return CompletableFuture.completedFuture(ControllerResponse.ok(projected.endOffset() - 1));
         }
         Decision decision = new Decision();
-        decision.partition(r.topicId(), r.partition(), state.replicas(), ordered, state.leader(), state.leaderEpoch());
+        Eligible eligible = nextElr(state, ordered, minIsr(topic, state), NONE);
+        decision.partition(
+                r.topicId(), r.partition(), state.replicas(), ordered, state.leader(), state.leaderEpoch(), eligible);
+        commit(decision);
+        return replyWhenCommitted(ControllerResponse::ok);
+    }
+
+    /**
+     * An operator's unclean election: each leaderless partition of the named topics with no live ISR or ELR member
+     * is led by a live replica, the last known ELR's first, else the first in replica order, which becomes the
+     * ISR alone (Kafka's UNCLEAN election). It may lack acknowledged records; that is what the operator accepts.
+     */
+    private CompletableFuture<ControllerResponse> electUncleanLeaders(ControllerRequest.ElectUncleanLeaders r) {
+        Decision decision = new Decision();
+        for (TopicImage topic : projected.image().topics().values()) {
+            if (!r.topics().contains(topic.name())) {
+                continue;
+            }
+            for (Map.Entry<Integer, PartitionState> e : topic.partitions().entrySet()) {
+                PartitionState state = e.getValue();
+                if (state.leader() != -1
+                        || firstInReplicaOrder(state.replicas(), state.isr(), projected::isUnfenced) != -1
+                        || firstInReplicaOrder(state.replicas(), state.elr(), projected::isUnfenced) != -1) {
+                    continue;
+                }
+                int leader = -1;
+                for (int candidate : state.lastKnownElr()) {
+                    if (projected.isUnfenced(candidate)) {
+                        leader = candidate;
+                        break;
+                    }
+                }
+                if (leader == -1) {
+                    leader = firstInReplicaOrder(state.replicas(), state.replicas(), projected::isUnfenced);
+                }
+                if (leader != -1) {
+                    LOGGER.warn(
+                            "{}{}-{}: unclean election of {} asked by an operator (ISR {}, ELR {}, last known ELR {}):"
+                                    + " records acknowledged by other replicas may be lost",
+                            prefix,
+                            topic.name(),
+                            e.getKey(),
+                            leader,
+                            state.isr(),
+                            state.elr(),
+                            state.lastKnownElr());
+                    decision.partition(
+                            topic.topicId(),
+                            e.getKey(),
+                            state.replicas(),
+                            List.of(leader),
+                            leader,
+                            state.leaderEpoch() + 1,
+                            Eligible.NONE);
+                }
+            }
+        }
+        if (decision.size() > MAX_RECORDS_PER_USER_OP) {
+            return failed(Error.INVALID_REQUEST, "too many partitions in one unclean election: " + decision.size());
+        }
         commit(decision);
         return replyWhenCommitted(ControllerResponse::ok);
     }
@@ -505,7 +623,8 @@ final class QuorumController {
                             state.replicas(),
                             state.isr(),
                             preferred,
-                            state.leaderEpoch() + 1);
+                            state.leaderEpoch() + 1,
+                            new Eligible(state.elr(), state.lastKnownElr()));
                 }
             }
         }
@@ -524,46 +643,119 @@ final class QuorumController {
     /** The node's {@link FenceNode} and the partition changes it implies, as one decision. */
     private void commitFencing(int id, long nodeEpoch) {
         Decision decision = Decision.of(new FenceNode(id, nodeEpoch));
-        reconcile(decision, other -> other != id && projected.isUnfenced(other));
+        reconcile(decision, other -> other != id && projected.isUnfenced(other), NONE);
         commitInternal(decision);
     }
 
     /**
      * Adds to {@code decision} the changes that bring every partition in line with the nodes {@code live} accepts
-     * (those unfenced once the decision applies): members that are not live leave the ISR unless none would be
-     * left, in which case the ISR stays as it is (its last members stay eligible, as with KIP-966's ELR); the
-     * leader stays if it is live and in that ISR, else the first live ISR member in replica order leads in a new
-     * epoch, else nobody (-1).
+     * (those unfenced once the decision applies) and drops nodes {@code uncleanlyStopped} names from every ISR and
+     * ELR: members that are not live leave the ISR unless none would be left, in which case the ISR keeps its
+     * members that did not stop uncleanly (they stay eligible, as Kafka's ELR keeps them); the leader stays if it
+     * is live and in that ISR, else the first live ISR member in replica order leads in a new epoch, else the
+     * first live ELR member, which becomes the ISR alone, else nobody (-1). The ELR follows {@link #nextElr}.
      */
-    private void reconcile(Decision decision, IntPredicate live) {
+    private void reconcile(Decision decision, IntPredicate live, IntPredicate anyUncleanlyStopped) {
         for (TopicImage topic : projected.image().topics().values()) {
             for (Map.Entry<Integer, PartitionState> e : topic.partitions().entrySet()) {
                 PartitionState state = e.getValue();
-                List<Integer> isr = new ArrayList<>();
-                for (int member : state.isr()) {
-                    if (live.test(member)) {
-                        isr.add(member);
-                    }
-                }
+                // A single-replica partition has no other copy that could hold more than its one replica: taking
+                // that replica out after a crash would only keep the partition offline (Kafka 4.1 leaves it so
+                // until an unclean election; Strait keeps it eligible and says so in docs/operating.md).
+                IntPredicate uncleanlyStopped = state.replicas().size() > 1 ? anyUncleanlyStopped : id -> false;
+                List<Integer> isr = members(state.isr(), id -> live.test(id) && !uncleanlyStopped.test(id));
                 if (isr.isEmpty()) {
-                    isr = state.isr();
+                    isr = members(state.isr(), id -> !uncleanlyStopped.test(id));
                 }
                 int leader = state.leader();
                 if (leader == -1 || !live.test(leader) || !isr.contains(leader)) {
-                    leader = -1;
-                    for (int replica : state.replicas()) {
-                        if (isr.contains(replica) && live.test(replica)) {
-                            leader = replica;
-                            break;
+                    leader = firstInReplicaOrder(state.replicas(), isr, live);
+                    if (leader == -1) {
+                        List<Integer> eligible = members(state.elr(), id -> !uncleanlyStopped.test(id));
+                        leader = firstInReplicaOrder(state.replicas(), eligible, live);
+                        if (leader != -1) {
+                            LOGGER.info(
+                                    "{}{}-{}: no live ISR member in {}; electing {} from the ELR {}",
+                                    prefix,
+                                    topic.name(),
+                                    e.getKey(),
+                                    state.isr(),
+                                    leader,
+                                    state.elr());
+                            isr = List.of(leader);
                         }
                     }
                 }
-                if (leader != state.leader() || !isr.equals(state.isr())) {
+                Eligible next = nextElr(state, isr, minIsr(topic, state), uncleanlyStopped);
+                if (leader != state.leader()
+                        || !isr.equals(state.isr())
+                        || !next.elr().equals(state.elr())
+                        || !next.lastKnownElr().equals(state.lastKnownElr())) {
                     int leaderEpoch = leader != state.leader() ? state.leaderEpoch() + 1 : state.leaderEpoch();
-                    decision.partition(topic.topicId(), e.getKey(), state.replicas(), isr, leader, leaderEpoch);
+                    decision.partition(topic.topicId(), e.getKey(), state.replicas(), isr, leader, leaderEpoch, next);
                 }
             }
         }
+    }
+
+    /** A partition's ELR and last known ELR, in replica order. */
+    record Eligible(List<Integer> elr, List<Integer> lastKnownElr) {
+        static final Eligible NONE = new Eligible(List.of(), List.of());
+    }
+
+    /**
+     * The ELR once the ISR of {@code state} becomes {@code newIsr} (KIP-966): empty if the new ISR has
+     * {@code minIsr} members; otherwise the old ELR and every member that left the ISR, less the new ISR and
+     * nodes that stopped uncleanly. While the ISR is that small the high watermark does not move, so what a
+     * member held when it left is every committed record. The last known ELR gathers those that left both
+     * (stopped uncleanly) and empties with the ELR.
+     */
+    static Eligible nextElr(PartitionState state, List<Integer> newIsr, int minIsr, IntPredicate uncleanlyStopped) {
+        if (newIsr.size() >= minIsr) {
+            return Eligible.NONE;
+        }
+        Set<Integer> candidates = new HashSet<>(state.elr());
+        candidates.addAll(state.isr());
+        newIsr.forEach(candidates::remove);
+        Set<Integer> lastKnown = new HashSet<>(state.lastKnownElr());
+        lastKnown.addAll(candidates);
+        candidates.removeIf(uncleanlyStopped::test);
+        newIsr.forEach(lastKnown::remove);
+        lastKnown.removeAll(candidates);
+        return new Eligible(inReplicaOrder(state.replicas(), candidates), inReplicaOrder(state.replicas(), lastKnown));
+    }
+
+    /** The topic's min.insync.replicas, else this controller's default, at most the partition's replica count. */
+    private int minIsr(TopicImage topic, PartitionState state) {
+        int configured = defaultMinInsyncReplicas;
+        String value = topic.configs().get(MIN_INSYNC_REPLICAS);
+        if (value != null) {
+            try {
+                configured = Integer.parseInt(value.trim());
+            } catch (NumberFormatException e) {
+                // Brokers validate the config before it is written; an unreadable one falls back to the default.
+            }
+        }
+        return Math.max(1, Math.min(configured, state.replicas().size()));
+    }
+
+    private static List<Integer> members(List<Integer> list, IntPredicate keep) {
+        List<Integer> kept = new ArrayList<>();
+        for (int id : list) {
+            if (keep.test(id)) {
+                kept.add(id);
+            }
+        }
+        return kept;
+    }
+
+    private static int firstInReplicaOrder(List<Integer> replicas, List<Integer> among, IntPredicate live) {
+        for (int replica : replicas) {
+            if (among.contains(replica) && live.test(replica)) {
+                return replica;
+            }
+        }
+        return -1;
     }
 
     private static List<Integer> inReplicaOrder(List<Integer> replicas, Set<Integer> members) {
@@ -607,8 +799,15 @@ final class QuorumController {
         }
 
         void partition(
-                UUID topicId, int partition, List<Integer> replicas, List<Integer> isr, int leader, int leaderEpoch) {
-            PartitionChange change = new PartitionChange(topicId, partition, replicas, isr, leader, leaderEpoch);
+                UUID topicId,
+                int partition,
+                List<Integer> replicas,
+                List<Integer> isr,
+                int leader,
+                int leaderEpoch,
+                Eligible eligible) {
+            PartitionChange change = new PartitionChange(
+                    topicId, partition, replicas, isr, leader, leaderEpoch, eligible.elr(), eligible.lastKnownElr());
             Map<Integer, Integer> ofTopic = partitionIndex.computeIfAbsent(topicId, id -> new HashMap<>());
             Integer index = ofTopic.get(partition);
             if (index == null) {

@@ -87,6 +87,10 @@ public final class QuorumMetadataSource implements MetadataSource {
     private volatile boolean published;
 
     private volatile boolean shutDown;
+    private volatile boolean abrupt;
+    private final CleanShutdownMarker cleanShutdownMarker;
+    /** The node epoch the previous process left in its clean-shutdown marker; UNCLEAN if none. */
+    private final long previousNodeEpoch;
 
     private record ImageWaiter(long offset, CompletableFuture<ClusterImage> future) {}
 
@@ -99,6 +103,13 @@ public final class QuorumMetadataSource implements MetadataSource {
             thread.setDaemon(true);
             return thread;
         });
+        this.cleanShutdownMarker = new CleanShutdownMarker(settings.metadataLogDir());
+        this.previousNodeEpoch = cleanShutdownMarker.take();
+        if (previousNodeEpoch == ControllerRequest.RegisterBroker.UNCLEAN) {
+            LOGGER.info(
+                    "[QuorumMetadataSource {}] no clean-shutdown marker: the previous run, if any, ended uncleanly",
+                    settings.nodeId());
+        }
         this.runtime = new QuorumRuntime(settings, environment, this::publish);
     }
 
@@ -201,7 +212,7 @@ public final class QuorumMetadataSource implements MetadataSource {
             listed.add(new MetadataRecord.Endpoint(
                     endpoint.listener(), endpoint.host(), endpoint.port(), endpoint.protocol()));
         }
-        runtime.registerBroker(host, port, listed);
+        runtime.registerBroker(host, port, listed, previousNodeEpoch);
         awaitUnfenced();
     }
 
@@ -277,7 +288,9 @@ public final class QuorumMetadataSource implements MetadataSource {
                 state.leaderEpoch(),
                 state.replicas(),
                 state.isr(),
-                image.partitionEpoch(topicId, partition)));
+                image.partitionEpoch(topicId, partition),
+                state.elr(),
+                state.lastKnownElr()));
     }
 
     @Override
@@ -310,9 +323,25 @@ public final class QuorumMetadataSource implements MetadataSource {
     @Override
     public CompletableFuture<PartitionState> alterPartition(
             Uuid topicId, int partition, int leaderEpoch, int partitionEpoch, List<Integer> newIsr) {
+        return alterPartition(topicId, partition, leaderEpoch, partitionEpoch, newIsr, Map.of());
+    }
+
+    @Override
+    public long localBrokerEpoch() {
+        return runtime.registeredNodeEpoch();
+    }
+
+    @Override
+    public CompletableFuture<PartitionState> alterPartition(
+            Uuid topicId,
+            int partition,
+            int leaderEpoch,
+            int partitionEpoch,
+            List<Integer> newIsr,
+            Map<Integer, Long> brokerEpochs) {
         UUID id = toUuid(topicId);
         AlterPartition request =
-                new AlterPartition(settings.nodeId(), id, partition, leaderEpoch, partitionEpoch, newIsr);
+                new AlterPartition(settings.nodeId(), id, partition, leaderEpoch, partitionEpoch, newIsr, brokerEpochs);
         return runtime.call(request, settings.requestTimeoutMs())
                 .thenComposeAsync(
                         response -> {
@@ -377,6 +406,11 @@ public final class QuorumMetadataSource implements MetadataSource {
     @Override
     public void electPreferredLeaders(Collection<String> topics) {
         mutate(new ElectPreferredLeaders(List.copyOf(topics)));
+    }
+
+    @Override
+    public void electUncleanLeaders(Collection<String> topics) {
+        mutate(new ControllerRequest.ElectUncleanLeaders(List.copyOf(topics)));
     }
 
     // ---------------------------------------------------------------- ACLs and SCRAM credentials
@@ -676,6 +710,7 @@ public final class QuorumMetadataSource implements MetadataSource {
     @Override
     public void closeAbruptly() {
         shutDown = true;
+        abrupt = true;
         close();
     }
 
@@ -686,7 +721,20 @@ public final class QuorumMetadataSource implements MetadataSource {
         }
         controlledShutdown();
         closed = true;
+        long nodeEpoch = runtime.registeredNodeEpoch();
         runtime.close();
+        // The broker closed its partition logs (flushed) before this: what it acknowledged is on disk.
+        if (!abrupt && nodeEpoch >= 0) {
+            try {
+                cleanShutdownMarker.write(nodeEpoch);
+            } catch (java.io.IOException e) {
+                LOGGER.warn(
+                        "[QuorumMetadataSource {}] could not write the clean-shutdown marker; the next start counts as"
+                                + " unclean",
+                        settings.nodeId(),
+                        e);
+            }
+        }
         callbacks.shutdown();
         try {
             callbacks.awaitTermination(2, TimeUnit.SECONDS);

@@ -131,6 +131,8 @@ final class QuorumRuntime implements AutoCloseable {
     private volatile int knownLeader = -1;
     /** Incarnation id of this process's broker registration, for other threads; null before it registers. */
     private volatile UUID brokerIncarnation;
+    /** This node's epoch as a broker once registered (-1 before): what its clean-shutdown marker records. */
+    private volatile long registeredNodeEpoch = -1;
 
     private volatile Throwable fatal;
 
@@ -263,6 +265,11 @@ final class QuorumRuntime implements AutoCloseable {
      * the same endpoint is a no-op; a different endpoint registers a new incarnation.
      */
     void registerBroker(String host, int port, List<MetadataRecord.Endpoint> endpoints) {
+        registerBroker(host, port, endpoints, RegisterBroker.UNCLEAN);
+    }
+
+    /** As above, naming the node epoch of the previous process's clean shutdown (or {@code UNCLEAN}). */
+    void registerBroker(String host, int port, List<MetadataRecord.Endpoint> endpoints, long previousNodeEpoch) {
         enqueue(
                 () -> {
                     if (broker != null
@@ -272,11 +279,16 @@ final class QuorumRuntime implements AutoCloseable {
                         return; // already registered (or registering) with this endpoint in this process
                     }
                     UUID incarnation = new UUID(random.nextLong(), random.nextLong());
-                    broker = new BrokerState(new RegisterBroker(nodeId, incarnation, host, port, endpoints));
+                    broker = new BrokerState(
+                            new RegisterBroker(nodeId, incarnation, host, port, endpoints, previousNodeEpoch));
                     broker.nextCallMs = nowMs;
                     brokerIncarnation = incarnation;
                 },
                 settings.requestTimeoutMs());
+    }
+
+    long registeredNodeEpoch() {
+        return registeredNodeEpoch;
     }
 
     /** For tests: stop (or resume) heartbeating while still following the log, as a hung broker would. */
@@ -510,6 +522,7 @@ final class QuorumRuntime implements AutoCloseable {
                     nodeId,
                     settings.sessionTimeoutMs(),
                     settings.defaultReplicationFactor(),
+                    settings.defaultMinInsyncReplicas(),
                     projected,
                     this::propose,
                     this::newTopicId,
@@ -749,6 +762,7 @@ final class QuorumRuntime implements AutoCloseable {
                 state.callInFlight = false;
                 if (e == null && r.isOk()) {
                     state.nodeEpoch = r.value();
+                    registeredNodeEpoch = r.value();
                     state.nextCallMs = nowMs;
                     LOGGER.info("{}registered as broker with epoch {}", prefix, state.nodeEpoch);
                 } else {

@@ -24,6 +24,8 @@ import java.util.TreeMap;
  * @param shutdownTimeoutMs        bound on the controlled shutdown in {@code close()}
  * @param raftConfig               timings of the Raft node
  * @param tls                      TLS of the controller wire, or null for plain TCP
+ * @param defaultMinInsyncReplicas {@code min.insync.replicas} of topics that do not set it: the ISR size below
+ *                                 which the controller keeps eligible leader replicas (KIP-966)
  */
 public record QuorumSettings(
         int nodeId,
@@ -37,7 +39,38 @@ public record QuorumSettings(
         long requestTimeoutMs,
         long shutdownTimeoutMs,
         RaftConfig raftConfig,
-        ControllerTls tls) {
+        ControllerTls tls,
+        int defaultMinInsyncReplicas) {
+
+    /** With the default min.insync.replicas of 1. */
+    public QuorumSettings(
+            int nodeId,
+            Map<Integer, InetSocketAddress> voters,
+            String listenHost,
+            int listenPort,
+            Path metadataLogDir,
+            long sessionTimeoutMs,
+            long heartbeatIntervalMs,
+            int defaultReplicationFactor,
+            long requestTimeoutMs,
+            long shutdownTimeoutMs,
+            RaftConfig raftConfig,
+            ControllerTls tls) {
+        this(
+                nodeId,
+                voters,
+                listenHost,
+                listenPort,
+                metadataLogDir,
+                sessionTimeoutMs,
+                heartbeatIntervalMs,
+                defaultReplicationFactor,
+                requestTimeoutMs,
+                shutdownTimeoutMs,
+                raftConfig,
+                tls,
+                1);
+    }
 
     /** Over plain TCP. */
     public QuorumSettings(

@@ -56,6 +56,25 @@ public interface MetadataSource extends AutoCloseable {
     CompletableFuture<PartitionState> alterPartition(
             Uuid topicId, int partition, int leaderEpoch, int partitionEpoch, List<Integer> newIsr);
 
+    /**
+     * As above, naming for replicas the ISR gains the broker epoch they fetched with (KIP-903): the controller
+     * refuses one that registered again since. A source without broker epochs ignores them.
+     */
+    default CompletableFuture<PartitionState> alterPartition(
+            Uuid topicId,
+            int partition,
+            int leaderEpoch,
+            int partitionEpoch,
+            List<Integer> newIsr,
+            Map<Integer, Long> brokerEpochs) {
+        return alterPartition(topicId, partition, leaderEpoch, partitionEpoch, newIsr);
+    }
+
+    /** This node's current broker epoch (its registration), or -1 if it has none or the source has no epochs. */
+    default long localBrokerEpoch() {
+        return -1;
+    }
+
     Collection<TopicMetadata> topics();
 
     Optional<TopicMetadata> topic(String name);
@@ -115,6 +134,13 @@ public interface MetadataSource extends AutoCloseable {
      * partition is already led by its only replica, so this does nothing.
      */
     default void electPreferredLeaders(Collection<String> topics) {}
+
+    /**
+     * Gives each leaderless partition of the topics that has no live in-sync or eligible replica a live replica as
+     * leader, though it may lack acknowledged records (an operator's unclean election). A source whose partitions
+     * cannot be leaderless so does nothing.
+     */
+    default void electUncleanLeaders(Collection<String> topics) {}
 
     /**
      * Before the node stops serving: asks the controller to move this node's leaderships elsewhere (controlled

@@ -5,16 +5,30 @@ import java.util.List;
 /**
  * A partition as the controller last committed it: leader and leader epoch, replicas in preference order (the
  * first is the preferred leader), in-sync replicas, and the partition epoch that every change bumps so a
- * stale AlterPartition can be refused.
+ * stale AlterPartition can be refused; and, from a metadata quorum, the eligible leader replicas and last known
+ * ELR (KIP-966).
  */
 public record PartitionState(
-        int leader, int leaderEpoch, List<Integer> replicas, List<Integer> isr, int partitionEpoch) {
+        int leader,
+        int leaderEpoch,
+        List<Integer> replicas,
+        List<Integer> isr,
+        int partitionEpoch,
+        List<Integer> elr,
+        List<Integer> lastKnownElr) {
 
     public static final int NO_LEADER = -1;
+
+    /** Without eligible leader replicas (a source that keeps none, or none to keep). */
+    public PartitionState(int leader, int leaderEpoch, List<Integer> replicas, List<Integer> isr, int partitionEpoch) {
+        this(leader, leaderEpoch, replicas, isr, partitionEpoch, List.of(), List.of());
+    }
 
     public PartitionState {
         replicas = List.copyOf(replicas);
         isr = List.copyOf(isr);
+        elr = List.copyOf(elr);
+        lastKnownElr = List.copyOf(lastKnownElr);
         if (!replicas.containsAll(isr)) {
             throw new IllegalArgumentException("ISR " + isr + " is not a subset of the replicas " + replicas);
         }

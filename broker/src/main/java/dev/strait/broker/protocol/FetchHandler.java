@@ -94,8 +94,12 @@ final class FetchHandler {
                         if (partition.isPresent()
                                 && epochError(target.partition().currentLeaderEpoch(), partition.get())
                                         == Errors.NONE) {
+                            // KIP-903: the epoch it fetched with goes with the ISR expansion this fetch may cause.
                             replicaManager.onFollowerFetch(
-                                    tp, replicaId, target.partition().fetchOffset());
+                                    tp,
+                                    replicaId,
+                                    data.replicaState().replicaEpoch(),
+                                    target.partition().fetchOffset());
                         }
                     } catch (RuntimeException e) {
                         // The read below answers the follower with the same error.

@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.LongSupplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FetchResponseData;
@@ -53,14 +54,18 @@ public final class InterBrokerClient implements LeaderClient {
     private static final int MAX_RESPONSE_BYTES = 128 * 1024 * 1024;
 
     private final int localId;
+    /** This broker's current broker epoch, sent in fetches (KIP-903); -1 while it has none. */
+    private final LongSupplier localBrokerEpoch;
+
     private final String clientId;
     private final Socket socket;
     private final WritableByteChannel output;
     private final ReadableByteChannel timedInput;
     private int correlationId;
 
-    private InterBrokerClient(int localId, Socket socket) throws IOException {
+    private InterBrokerClient(int localId, LongSupplier localBrokerEpoch, Socket socket) throws IOException {
         this.localId = localId;
+        this.localBrokerEpoch = localBrokerEpoch;
         this.clientId = "strait-replica-" + localId;
         this.socket = socket;
         this.output = Channels.newChannel(socket.getOutputStream());
@@ -78,6 +83,12 @@ public final class InterBrokerClient implements LeaderClient {
      * authentication presenting, the listener's own stores) and SASL with this broker's credentials.
      */
     public static LeaderClient.Factory factory(int localId, int socketTimeoutMs, InterBrokerSecurity security) {
+        return factory(localId, () -> -1, socketTimeoutMs, security);
+    }
+
+    /** As above; fetches carry {@code localBrokerEpoch} as the replica epoch, which ISR expansions name (KIP-903). */
+    public static LeaderClient.Factory factory(
+            int localId, LongSupplier localBrokerEpoch, int socketTimeoutMs, InterBrokerSecurity security) {
         return (leaderId, host, port) -> {
             Socket socket = new Socket();
             try {
@@ -85,7 +96,7 @@ public final class InterBrokerClient implements LeaderClient {
                 socket.connect(new InetSocketAddress(host, port), socketTimeoutMs);
                 socket.setSoTimeout(socketTimeoutMs);
                 Socket secured = security.wrap(socket, host, port);
-                InterBrokerClient client = new InterBrokerClient(localId, secured);
+                InterBrokerClient client = new InterBrokerClient(localId, localBrokerEpoch, secured);
                 if (security.usesSasl()) {
                     client.authenticate(security);
                 }
@@ -151,7 +162,7 @@ public final class InterBrokerClient implements LeaderClient {
             names.put(target.topicId(), target.topicPartition().topic());
         }
         FetchRequest.Builder builder = FetchRequest.Builder.forReplica(
-                        FETCH_VERSION, localId, -1, maxWaitMs, minBytes, data)
+                        FETCH_VERSION, localId, localBrokerEpoch.getAsLong(), maxWaitMs, minBytes, data)
                 .setMaxBytes(maxBytes);
         FetchResponse response = (FetchResponse) send(ApiKeys.FETCH, FETCH_VERSION, builder.build(FETCH_VERSION));
         Map<TopicPartition, FetchedPartition> result = new HashMap<>();

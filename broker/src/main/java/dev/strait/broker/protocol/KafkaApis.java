@@ -30,6 +30,7 @@ import org.apache.kafka.common.requests.DescribeAclsRequest;
 import org.apache.kafka.common.requests.DescribeClusterRequest;
 import org.apache.kafka.common.requests.DescribeConfigsRequest;
 import org.apache.kafka.common.requests.DescribeQuorumRequest;
+import org.apache.kafka.common.requests.DescribeTopicPartitionsRequest;
 import org.apache.kafka.common.requests.DescribeUserScramCredentialsRequest;
 import org.apache.kafka.common.requests.ElectLeadersRequest;
 import org.apache.kafka.common.requests.FetchRequest;
@@ -70,6 +71,7 @@ public final class KafkaApis implements RequestDispatcher {
     private final FetchHandler fetchHandler;
     private final PartitionOffsetsHandler offsetsHandler;
     private final MetadataHandler metadataHandler;
+    private final DescribeTopicPartitionsHandler describeTopicPartitionsHandler;
     private final TopicAdminHandler topicAdminHandler;
     private final PartitionAdminHandler partitionAdminHandler;
     private final GroupHandler groupHandler;
@@ -155,6 +157,7 @@ public final class KafkaApis implements RequestDispatcher {
         this.produceHandler = new ProduceHandler(replicaManager, authorizer);
         this.fetchHandler = new FetchHandler(replicaManager, authorizer);
         this.offsetsHandler = new PartitionOffsetsHandler(replicaManager, authorizer);
+        this.describeTopicPartitionsHandler = new DescribeTopicPartitionsHandler(replicaManager, authorizer);
         this.metadataHandler = new MetadataHandler(
                 endpoint, listenerEndpoints, replicaManager, defaultNumPartitions, autoCreateTopics, authorizer);
         this.topicAdminHandler =
@@ -339,6 +342,8 @@ public final class KafkaApis implements RequestDispatcher {
             case ALTER_USER_SCRAM_CREDENTIALS:
                 return securityAdminHandler.handleAlterUserScramCredentialsRequest(
                         context, (AlterUserScramCredentialsRequest) body);
+            case DESCRIBE_TOPIC_PARTITIONS:
+                return describeTopicPartitionsHandler.handle(context, (DescribeTopicPartitionsRequest) body);
             case DESCRIBE_QUORUM:
                 quorumHandler.handleDescribeQuorumRequest(request, context, (DescribeQuorumRequest) body, version);
                 return null;

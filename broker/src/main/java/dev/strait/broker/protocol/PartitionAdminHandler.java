@@ -58,8 +58,10 @@ final class PartitionAdminHandler {
 
     /**
      * ElectLeaders (kafka-leader-election). PREFERRED moves each named partition's leadership to its first replica
-     * where that replica is in sync, through the controller; UNCLEAN is never performed (a replica outside the ISR
-     * never leads here), so it only reports partitions that already have a leader as needing no election.
+     * where that replica is in sync, through the controller. UNCLEAN gives a leaderless partition without a live
+     * in-sync or eligible replica (KIP-966: its last ones stopped uncleanly) a live replica as leader, though it
+     * may lack acknowledged records: the operator's way back, as with Kafka's tool; partitions with a leader need
+     * no election.
      */
     AbstractResponse handleElectLeadersRequest(RequestContext context, ElectLeadersRequest request) {
         if (!authorizer.cluster(context, AclOperation.ALTER)) {
@@ -86,10 +88,15 @@ final class PartitionAdminHandler {
         }
         var metadata = replicaManager.metadata();
         Set<String> toElect = new HashSet<>();
+        Set<String> leaderlessBefore = new HashSet<>();
         for (Map.Entry<String, List<Integer>> e : wanted.entrySet()) {
             Optional<TopicMetadata> topic = replicaManager.topic(e.getKey());
             for (int partition : e.getValue()) {
                 Optional<PartitionState> state = topic.flatMap(t -> metadata.partitionState(t.topicId(), partition));
+                if (!preferred && state.isPresent() && !state.get().hasLeader()) {
+                    leaderlessBefore.add(e.getKey() + "-" + partition);
+                    toElect.add(e.getKey());
+                }
                 if (preferred
                         && state.isPresent()
                         && state.get().leader() != state.get().replicas().get(0)
@@ -100,9 +107,17 @@ final class PartitionAdminHandler {
         }
         if (!toElect.isEmpty()) {
             try {
-                metadata.electPreferredLeaders(toElect);
+                if (preferred) {
+                    metadata.electPreferredLeaders(toElect);
+                } else {
+                    metadata.electUncleanLeaders(toElect);
+                }
             } catch (RuntimeException ex) {
-                LOGGER.warn("preferred leader election for {} failed: {}", toElect, ex.toString());
+                LOGGER.warn(
+                        "{} leader election for {} failed: {}",
+                        preferred ? "preferred" : "unclean",
+                        toElect,
+                        ex.toString());
             }
         }
         List<ElectLeadersResponseData.ReplicaElectionResult> results = new java.util.ArrayList<>();
@@ -116,12 +131,14 @@ final class PartitionAdminHandler {
                 if (state.isEmpty()) {
                     error = Errors.UNKNOWN_TOPIC_OR_PARTITION;
                 } else if (!preferred) {
-                    error = state.get().hasLeader()
-                            ? Errors.ELECTION_NOT_NEEDED
-                            : Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE;
+                    boolean wasLeaderless = leaderlessBefore.contains(e.getKey() + "-" + partition);
+                    error = !state.get().hasLeader()
+                            ? Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE
+                            : wasLeaderless ? Errors.NONE : Errors.ELECTION_NOT_NEEDED;
                     message = state.get().hasLeader()
                             ? null
-                            : "unclean leader election is not supported: leaders come from the in-sync replicas only";
+                            : "no live replica of " + state.get().replicas() + " to elect, or a live in-sync or"
+                                    + " eligible replica will be elected without an unclean election";
                 } else if (state.get().leader() == state.get().replicas().get(0)) {
                     error = toElect.contains(e.getKey()) ? Errors.NONE : Errors.ELECTION_NOT_NEEDED;
                 } else {

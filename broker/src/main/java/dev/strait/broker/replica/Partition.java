@@ -229,6 +229,11 @@ public final class Partition {
      * @throws PartitionRoleException NOT_LEADER, NOT_A_REPLICA, or OFFSET_OUT_OF_RANGE beyond the log end
      */
     public synchronized FollowerFetch onFollowerFetch(int followerId, long fetchOffset, long nowMs) {
+        return onFollowerFetch(followerId, -1, fetchOffset, nowMs);
+    }
+
+    /** As above, from a follower that fetched with broker epoch {@code brokerEpoch} (-1: unknown; KIP-903). */
+    public synchronized FollowerFetch onFollowerFetch(int followerId, long brokerEpoch, long fetchOffset, long nowMs) {
         if (replica.state() != PartitionReplica.State.LEADER) {
             throw new PartitionRoleException(
                     PartitionRoleException.Reason.NOT_LEADER,
@@ -247,7 +252,7 @@ public final class Partition {
                             + log.logEndOffset());
         }
         long before = log.highWatermark();
-        Optional<IsrChange> change = replica.onFollowerFetch(followerId, fetchOffset, nowMs);
+        Optional<IsrChange> change = replica.onFollowerFetch(followerId, brokerEpoch, fetchOffset, nowMs);
         return new FollowerFetch(log.highWatermark() != before, change);
     }
 

@@ -287,8 +287,14 @@ public final class ReplicaManager implements AutoCloseable {
      * @throws PartitionRoleException if this node cannot serve the follower
      */
     public void onFollowerFetch(TopicPartition tp, int followerId, long fetchOffset) {
+        onFollowerFetch(tp, followerId, -1, fetchOffset);
+    }
+
+    /** As above, from a follower that fetched with broker epoch {@code brokerEpoch} (-1: unknown; KIP-903). */
+    public void onFollowerFetch(TopicPartition tp, int followerId, long brokerEpoch, long fetchOffset) {
         Partition partition = partition(tp).orElseThrow(() -> new UnknownTopicException("unknown partition " + tp));
-        Partition.FollowerFetch result = partition.onFollowerFetch(followerId, fetchOffset, time.milliseconds());
+        Partition.FollowerFetch result =
+                partition.onFollowerFetch(followerId, brokerEpoch, fetchOffset, time.milliseconds());
         if (result.highWatermarkMoved()) {
             onHighWatermarkMaybeMoved(tp);
         }
@@ -317,7 +323,8 @@ public final class ReplicaManager implements AutoCloseable {
                         tp.partition(),
                         change.leaderEpoch(),
                         change.partitionEpoch(),
-                        List.copyOf(new TreeSet<>(change.newIsr())))
+                        List.copyOf(new TreeSet<>(change.newIsr())),
+                        change.brokerEpochs())
                 .whenComplete((state, error) -> {
                     if (error != null) {
                         onIsrChangeFailed(partition, change, unwrap(error));

@@ -32,6 +32,8 @@ public final class PartitionReplica {
         long lastCaughtUpMs;
         long lastFetchLeaderLogEndOffset = -1;
         long lastFetchMs;
+        /** The broker epoch the follower last fetched with; -1 if it did not say. */
+        long brokerEpoch = -1;
     }
 
     private final int localId;
@@ -266,6 +268,14 @@ public final class PartitionReplica {
      * @return an ISR expansion to send to the controller, if one is due
      */
     public Optional<IsrChange> onFollowerFetch(int followerId, long fetchOffset, long nowMs) {
+        return onFollowerFetch(followerId, -1, fetchOffset, nowMs);
+    }
+
+    /**
+     * As above, from a follower that fetched with broker epoch {@code brokerEpoch} (-1: unknown); an ISR expansion
+     * names it, so the controller can refuse a follower that restarted since the fetch (KIP-903).
+     */
+    public Optional<IsrChange> onFollowerFetch(int followerId, long brokerEpoch, long fetchOffset, long nowMs) {
         requireState(State.LEADER);
         FollowerProgress progress = followers.get(followerId);
         if (progress == null) {
@@ -277,6 +287,7 @@ public final class PartitionReplica {
                     "follower " + followerId + " fetches " + fetchOffset + " beyond the leader's log end " + leaderEnd);
         }
         progress.logEndOffset = fetchOffset;
+        progress.brokerEpoch = brokerEpoch;
         if (fetchOffset >= leaderEnd) {
             progress.lastCaughtUpMs = nowMs;
         } else if (fetchOffset >= progress.lastFetchLeaderLogEndOffset && progress.lastFetchLeaderLogEndOffset >= 0) {
@@ -293,7 +304,12 @@ public final class PartitionReplica {
                 && fetchOffset >= leaderEpochStartOffset) {
             Set<Integer> grown = new TreeSet<>(assignment.isr());
             grown.add(followerId);
-            pendingIsrChange = new IsrChange(localId, assignment.leaderEpoch(), assignment.partitionEpoch(), grown);
+            pendingIsrChange = new IsrChange(
+                    localId,
+                    assignment.leaderEpoch(),
+                    assignment.partitionEpoch(),
+                    grown,
+                    brokerEpoch >= 0 ? Map.of(followerId, brokerEpoch) : Map.of());
             maybeAdvanceHighWatermark();
             return Optional.of(pendingIsrChange);
         }
@@ -352,6 +368,13 @@ public final class PartitionReplica {
 
     private boolean maybeAdvanceHighWatermark() {
         if (state != State.LEADER) {
+            return false;
+        }
+        // KIP-966: below min.insync.replicas nothing more is committed, so every replica the ISR loses meanwhile
+        // (the controller's ELR) holds all that is, and may lead after an unclean shutdown of the rest. Capped at
+        // the replica count, as Kafka's effective min ISR, so that a topic with fewer replicas still progresses.
+        if (maximalIsr().size()
+                < Math.min(config.minInsyncReplicas(), assignment.replicas().size())) {
             return false;
         }
         long candidate = log.logEndOffset();

@@ -168,7 +168,10 @@ public final class BrokerServer implements AutoCloseable {
                     config.nodeId(),
                     metadata,
                     leaderClients.apply(InterBrokerClient.factory(
-                            config.nodeId(), config.replicaSocketTimeoutMs(), interBrokerSecurity(security))),
+                            config.nodeId(),
+                            metadata::localBrokerEpoch,
+                            config.replicaSocketTimeoutMs(),
+                            interBrokerSecurity(security))),
                     new ReplicaFetcherManager.Settings(
                             config.replicaFetchWaitMaxMs(),
                             config.replicaFetchMinBytes(),

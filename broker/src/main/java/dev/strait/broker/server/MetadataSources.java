@@ -166,6 +166,7 @@ final class MetadataSources {
                         .withSnapshots(
                                 config.metadataLogMaxRecordBytesBetweenSnapshots(),
                                 config.metadataLogMaxSnapshotIntervalMs()),
-                controllerTls(config, peerCheck));
+                controllerTls(config, peerCheck),
+                config.minInsyncReplicas());
     }
 }

@@ -157,6 +157,31 @@ final class ProcessCluster implements AutoCloseable {
         }
     }
 
+    /** SIGSTOP: the node freezes (no heartbeats, no fetches) with its sockets open, as a hung JVM would. */
+    void pause(int id) throws Exception {
+        signal(id, "STOP");
+    }
+
+    /** SIGCONT: a paused node runs on. */
+    void unpause(int id) throws Exception {
+        signal(id, "CONT");
+    }
+
+    private void signal(int id, String signal) throws Exception {
+        Process kill = new ProcessBuilder(
+                        "kill", "-" + signal, Long.toString(node(id).process.pid()))
+                .inheritIO()
+                .start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new AssertionError("kill -" + signal + " of node " + id + " failed");
+        }
+    }
+
+    /** The directory of a partition's log on one node. */
+    Path partitionDir(int id, String topic, int partition) {
+        return node(id).dir.resolve("data").resolve(topic + "-" + partition);
+    }
+
     void restart(int id) {
         Node node = node(id);
         if (node.alive()) {

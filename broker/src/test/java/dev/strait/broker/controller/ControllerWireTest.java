@@ -67,8 +67,11 @@ class ControllerWireTest {
                 new Request(2, 13, new ControllerRequest.CreatePartitions("t", 6)),
                 new Request(2, 14, new ControllerRequest.AlterConfigs("t", Map.of())),
                 new Request(2, 15, new ControllerRequest.AlterPartition(2, ID, 1, 4, 9, List.of(2, 0))),
+                new Request(2, 15, new ControllerRequest.AlterPartition(2, ID, 1, 4, 9, List.of(2, 0), Map.of(0, 77L))),
+                new Request(2, 9, new ControllerRequest.RegisterBroker(2, ID, "h", 9092, List.of(), 41)),
                 new Request(2, 16, new ControllerRequest.AllocateProducerIds(2, 1000)),
                 new Request(2, 17, new ControllerRequest.ElectPreferredLeaders(List.of("t", "u"))),
+                new Request(2, 17, new ControllerRequest.ElectUncleanLeaders(List.of("t"))),
                 new Request(
                         2,
                         18,

@@ -124,7 +124,8 @@ class KafkaApisWireIT {
                             Map.entry(ApiKeys.DESCRIBE_ACLS, "1-3"),
                             Map.entry(ApiKeys.DELETE_ACLS, "1-3"),
                             Map.entry(ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, "0-0"),
-                            Map.entry(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, "0-0")));
+                            Map.entry(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, "0-0"),
+                            Map.entry(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, "0-0")));
         }
     }
 

@@ -62,7 +62,32 @@ public final class MetadataImage {
         }
     }
 
-    public record PartitionState(List<Integer> replicas, List<Integer> isr, int leader, int leaderEpoch) {}
+    /**
+     * A partition's replicas, ISR, leader (-1 for none), leader epoch and eligible leader replicas (KIP-966): the
+     * replicas that left the ISR while it was below min.insync.replicas. The high watermark does not move while the
+     * ISR is that small, so each of them holds every committed record and may lead when no ISR member can.
+     * {@code lastKnownElr} (KIP-966) names the replicas that were in the ISR or ELR while the ISR was below
+     * min.insync.replicas and left both since (an unclean shutdown): where the data was last known to be, for
+     * an operator deciding on an unclean recovery. Both empty once the ISR reaches min.insync.replicas.
+     */
+    public record PartitionState(
+            List<Integer> replicas,
+            List<Integer> isr,
+            int leader,
+            int leaderEpoch,
+            List<Integer> elr,
+            List<Integer> lastKnownElr) {
+        public PartitionState {
+            replicas = List.copyOf(replicas);
+            isr = List.copyOf(isr);
+            elr = List.copyOf(elr);
+            lastKnownElr = List.copyOf(lastKnownElr);
+        }
+
+        public PartitionState(List<Integer> replicas, List<Integer> isr, int leader, int leaderEpoch) {
+            this(replicas, isr, leader, leaderEpoch, List.of(), List.of());
+        }
+    }
 
     public record TopicImage(
             String name,
@@ -273,9 +298,24 @@ public final class MetadataImage {
                 "replicas must be distinct and non-empty");
         require(r.replicas().containsAll(r.isr()), offset, r, "ISR must be a subset of the replicas");
         require(r.leader() == -1 || r.isr().contains(r.leader()), offset, r, "leader must be in the ISR");
+        require(
+                r.replicas().containsAll(r.elr())
+                        && r.elr().stream().noneMatch(r.isr()::contains)
+                        && new HashSet<>(r.elr()).size() == r.elr().size(),
+                offset,
+                r,
+                "ELR must be distinct replicas outside the ISR");
+        require(
+                r.replicas().containsAll(r.lastKnownElr())
+                        && new HashSet<>(r.lastKnownElr()).size()
+                                == r.lastKnownElr().size(),
+                offset,
+                r,
+                "last known ELR must be distinct replicas");
         PartitionState previous = topic.partitions().get(r.partition());
         require(previous == null || r.leaderEpoch() >= previous.leaderEpoch(), offset, r, "leader epoch went back");
-        PartitionState state = new PartitionState(r.replicas(), r.isr(), r.leader(), r.leaderEpoch());
+        PartitionState state =
+                new PartitionState(r.replicas(), r.isr(), r.leader(), r.leaderEpoch(), r.elr(), r.lastKnownElr());
         return new TopicImage(
                 topic.name(), topic.topicId(), put(topic.partitions(), r.partition(), state), topic.configs());
     }

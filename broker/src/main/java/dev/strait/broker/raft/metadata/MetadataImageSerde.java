@@ -28,7 +28,8 @@ import java.util.UUID;
  *   int nodes,  per node:  int id, long nodeEpoch, uuid incarnation, string host, int port, string rack, bool fenced
  *   int topics, per topic: string name, uuid id, int configs (string key, string value)...,
  *                          int partitions, per partition: int index, ints replicas, ints isr, int leader,
- *                          int leaderEpoch, int partitionEpoch
+ *                          int leaderEpoch, int partitionEpoch, ints elr, ints lastKnownElr (these two in
+ *                          version 3 only)
  *   int acls,  per ACL:    byte resourceType, string resourceName, byte patternType, string principal,
  *                          string host, byte operation, byte permissionType
  *   int scram credentials, per credential: string user, byte mechanism, bytes salt, bytes storedKey,
@@ -39,6 +40,9 @@ import java.util.UUID;
  * (written before the ACLs and SCRAM credentials were replicated) ends after the topics: its image has none.
  */
 public final class MetadataImageSerde {
+
+    /** Partitions with their eligible leader replicas (KIP-966); written only when some partition has any. */
+    private static final byte VERSION_WITH_ELR = 3;
 
     private static final byte VERSION = 2;
     /** Nodes without their endpoints (only the inter-broker listener's host and port). */
@@ -55,7 +59,12 @@ public final class MetadataImageSerde {
             // the previous release still reads the snapshots of a cluster upgraded one node at a time.
             boolean endpoints =
                     image.nodes().values().stream().anyMatch(n -> !n.endpoints().isEmpty());
-            out.writeByte(endpoints ? VERSION : VERSION_WITHOUT_ENDPOINTS);
+            // Likewise version 3 only while some partition has an ELR, which nodes of the previous release never wrote.
+            boolean elr = image.topics().values().stream()
+                    .flatMap(t -> t.partitions().values().stream())
+                    .anyMatch(p -> !p.elr().isEmpty() || !p.lastKnownElr().isEmpty());
+            endpoints |= elr;
+            out.writeByte(elr ? VERSION_WITH_ELR : endpoints ? VERSION : VERSION_WITHOUT_ENDPOINTS);
             out.writeLong(image.nextOffset());
             out.writeLong(image.nextProducerId());
             out.writeInt(image.nodes().size());
@@ -90,6 +99,10 @@ public final class MetadataImageSerde {
                     out.writeInt(partition.leader());
                     out.writeInt(partition.leaderEpoch());
                     out.writeInt(image.partitionEpoch(topic.topicId(), entry.getKey()));
+                    if (elr) {
+                        MetadataRecordSerde.writeInts(out, partition.elr());
+                        MetadataRecordSerde.writeInts(out, partition.lastKnownElr());
+                    }
                 }
             }
             SecurityImage security = image.security();
@@ -117,7 +130,10 @@ public final class MetadataImageSerde {
         ByteBuffer in = ByteBuffer.wrap(content);
         try {
             byte version = in.get();
-            if (version != VERSION && version != VERSION_WITHOUT_ENDPOINTS && version != VERSION_WITHOUT_SECURITY) {
+            if (version != VERSION_WITH_ELR
+                    && version != VERSION
+                    && version != VERSION_WITHOUT_ENDPOINTS
+                    && version != VERSION_WITHOUT_SECURITY) {
                 throw new IllegalArgumentException("unsupported metadata snapshot version " + version);
             }
             long nextOffset = in.getLong();
@@ -132,7 +148,7 @@ public final class MetadataImageSerde {
                         in.getInt(),
                         required(MetadataRecordSerde.readString(in), "rack"),
                         readBoolean(in),
-                        version == VERSION ? MetadataRecordSerde.readEndpoints(in) : List.of());
+                        version >= VERSION ? MetadataRecordSerde.readEndpoints(in) : List.of());
                 if (nodes.put(node.nodeId(), node) != null) {
                     throw new IllegalArgumentException("node " + node.nodeId() + " appears twice");
                 }
@@ -152,13 +168,15 @@ public final class MetadataImageSerde {
                 SortedMap<Integer, Integer> partitionEpochs = new TreeMap<>();
                 for (int p = count(in, 4 + 4 + 4 + 4 + 4 + 4); p > 0; p--) {
                     int index = in.getInt();
-                    PartitionState state = new PartitionState(
-                            MetadataRecordSerde.readInts(in),
-                            MetadataRecordSerde.readInts(in),
-                            in.getInt(),
-                            in.getInt());
-                    partitions.put(index, state);
+                    List<Integer> replicas = MetadataRecordSerde.readInts(in);
+                    List<Integer> isr = MetadataRecordSerde.readInts(in);
+                    int leader = in.getInt();
+                    int leaderEpoch = in.getInt();
                     partitionEpochs.put(index, in.getInt());
+                    List<Integer> elr = version == VERSION_WITH_ELR ? MetadataRecordSerde.readInts(in) : List.of();
+                    List<Integer> lastKnownElr =
+                            version == VERSION_WITH_ELR ? MetadataRecordSerde.readInts(in) : List.of();
+                    partitions.put(index, new PartitionState(replicas, isr, leader, leaderEpoch, elr, lastKnownElr));
                 }
                 TopicImage topic = new TopicImage(
                         name,

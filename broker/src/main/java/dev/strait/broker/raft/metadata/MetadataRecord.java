@@ -62,16 +62,44 @@ public sealed interface MetadataRecord {
     }
 
     /**
-     * The complete state of one partition: its replicas, in-sync replicas, leader (-1 for none) and leader epoch.
+     * The complete state of one partition: its replicas, in-sync replicas, leader (-1 for none), leader epoch and
+     * eligible leader replicas and last known ELR (KIP-966).
      * The first record for a partition creates it. The leader epoch may not go back.
      */
     record PartitionChange(
-            UUID topicId, int partition, List<Integer> replicas, List<Integer> isr, int leader, int leaderEpoch)
+            UUID topicId,
+            int partition,
+            List<Integer> replicas,
+            List<Integer> isr,
+            int leader,
+            int leaderEpoch,
+            List<Integer> elr,
+            List<Integer> lastKnownElr)
             implements MetadataRecord {
         public PartitionChange {
             Objects.requireNonNull(topicId, "topicId");
             replicas = List.copyOf(replicas);
             isr = List.copyOf(isr);
+            elr = List.copyOf(elr);
+            lastKnownElr = List.copyOf(lastKnownElr);
+        }
+
+        /** A change with an empty ELR and last known ELR (KIP-966). */
+        public PartitionChange(
+                UUID topicId, int partition, List<Integer> replicas, List<Integer> isr, int leader, int leaderEpoch) {
+            this(topicId, partition, replicas, isr, leader, leaderEpoch, List.of(), List.of());
+        }
+
+        /** A change with an ELR and an empty last known ELR. */
+        public PartitionChange(
+                UUID topicId,
+                int partition,
+                List<Integer> replicas,
+                List<Integer> isr,
+                int leader,
+                int leaderEpoch,
+                List<Integer> elr) {
+            this(topicId, partition, replicas, isr, leader, leaderEpoch, elr, List.of());
         }
     }
 

@@ -48,6 +48,11 @@ public final class MetadataRecordSerde {
     private static final byte REMOVE_SCRAM_CREDENTIAL = 12;
     /** A {@link RegisterNode} listing its endpoints; type 1 (without them) is what nodes wrote before. */
     private static final byte REGISTER_NODE_WITH_ENDPOINTS = 13;
+    /**
+     * A {@link PartitionChange} with its ELR and last known ELR, written when either is non-empty; type 5 (both
+     * empty) stays readable by older nodes.
+     */
+    private static final byte PARTITION_CHANGE_WITH_ELR = 14;
 
     private MetadataRecordSerde() {}
 
@@ -77,13 +82,18 @@ public final class MetadataRecordSerde {
                 writeString(out, r.name());
                 writeUuid(out, r.topicId());
             } else if (record instanceof PartitionChange r) {
-                header(out, PARTITION_CHANGE);
+                boolean elr = !r.elr().isEmpty() || !r.lastKnownElr().isEmpty();
+                header(out, elr ? PARTITION_CHANGE_WITH_ELR : PARTITION_CHANGE);
                 writeUuid(out, r.topicId());
                 out.writeInt(r.partition());
                 writeInts(out, r.replicas());
                 writeInts(out, r.isr());
                 out.writeInt(r.leader());
                 out.writeInt(r.leaderEpoch());
+                if (elr) {
+                    writeInts(out, r.elr());
+                    writeInts(out, r.lastKnownElr());
+                }
             } else if (record instanceof TopicConfig r) {
                 header(out, TOPIC_CONFIG);
                 writeUuid(out, r.topicId());
@@ -146,6 +156,16 @@ public final class MetadataRecordSerde {
                 case PARTITION_CHANGE ->
                     new PartitionChange(
                             readUuid(in), in.getInt(), readInts(in), readInts(in), in.getInt(), in.getInt());
+                case PARTITION_CHANGE_WITH_ELR ->
+                    new PartitionChange(
+                            readUuid(in),
+                            in.getInt(),
+                            readInts(in),
+                            readInts(in),
+                            in.getInt(),
+                            in.getInt(),
+                            readInts(in),
+                            readInts(in));
                 case TOPIC_CONFIG -> new TopicConfig(readUuid(in), readString(in), readString(in));
                 case DELETE_TOPIC -> new DeleteTopic(readUuid(in));
                 case PRODUCER_ID_BLOCK -> new ProducerIdBlock(in.getInt(), in.getLong(), in.getInt());

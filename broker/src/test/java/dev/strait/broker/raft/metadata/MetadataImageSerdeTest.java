@@ -88,6 +88,19 @@ class MetadataImageSerdeTest {
     }
 
     @Test
+    void theElrSurvivesASnapshot() {
+        List<MetadataRecord> records = new ArrayList<>(history());
+        records.add(new PartitionChange(ORDERS, 1, List.of(2, 1), List.of(2), 2, 0, List.of(1)));
+        MetadataImage image = replay(records, 3);
+
+        MetadataImage loaded = MetadataImageSerde.deserialize(MetadataImageSerde.serialize(image));
+
+        assertThat(loaded).isEqualTo(image);
+        assertThat(loaded.topic("orders").orElseThrow().partitions().get(1).elr())
+                .containsExactly(1);
+    }
+
+    @Test
     void aRoundTripGivesAnEqualImageAndTheSameBytes() {
         // Given
         MetadataImage image = replay(history(), 3);

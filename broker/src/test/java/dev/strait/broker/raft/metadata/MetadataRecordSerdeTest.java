@@ -36,6 +36,7 @@ class MetadataRecordSerdeTest {
                 new UnfenceNode(2, 17),
                 new CreateTopic("orders-é", TOPIC),
                 new PartitionChange(TOPIC, 3, List.of(1, 2, 3), List.of(2, 3), 2, 5),
+                new PartitionChange(TOPIC, 3, List.of(1, 2, 3), List.of(2), 2, 6, List.of(3, 1)),
                 new TopicConfig(TOPIC, "retention.ms", "1000"),
                 new TopicConfig(TOPIC, "cleanup.policy", null),
                 new DeleteTopic(TOPIC),
