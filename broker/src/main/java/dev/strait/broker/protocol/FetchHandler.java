@@ -90,13 +90,12 @@ final class FetchHandler {
             for (Target target : targets) {
                 target.resolved().ifPresent(tp -> {
                     try {
-                        Optional<Partition> partition = replicaManager.partition(tp);
-                        if (partition.isPresent()
-                                && epochError(target.partition().currentLeaderEpoch(), partition.get())
-                                        == Errors.NONE) {
-                            replicaManager.onFollowerFetch(
-                                    tp, replicaId, target.partition().fetchOffset());
-                        }
+                        // Checks the epoch and counts the offset in one step of the partition (issue 22, defect 4).
+                        replicaManager.onFollowerFetch(
+                                tp,
+                                replicaId,
+                                target.partition().currentLeaderEpoch(),
+                                target.partition().fetchOffset());
                     } catch (RuntimeException e) {
                         // The read below answers the follower with the same error.
                         LOGGER.debug("replica {} fetch of {}: {}", replicaId, tp, ApiErrors.forException(e));

@@ -219,16 +219,16 @@ public final class Partition {
     }
 
     /**
-     * A follower fetches from {@code fetchOffset}: everything below it is on the follower.
+     * A follower fetches from {@code fetchOffset} in {@code requestEpoch} (its current leader epoch, -1: any):
+     * everything below it is on the follower. The epoch is checked under the same lock that counts the offset, so
+     * a fetch that raced a leader change can never count in the new epoch (issue 22, defect 4): what a follower
+     * held in an older epoch says nothing about what it holds of this one.
      *
-     * @throws PartitionRoleException NOT_LEADER, NOT_A_REPLICA, or OFFSET_OUT_OF_RANGE beyond the log end
+     * @throws PartitionRoleException NOT_LEADER, FENCED_EPOCH, UNKNOWN_EPOCH, NOT_A_REPLICA, or OFFSET_OUT_OF_RANGE
+     *                                beyond the log end; nothing is counted then
      */
-    public synchronized FollowerFetch onFollowerFetch(int followerId, long fetchOffset, long nowMs) {
-        if (replica.state() != PartitionReplica.State.LEADER) {
-            throw new PartitionRoleException(
-                    PartitionRoleException.Reason.NOT_LEADER,
-                    "node " + replica.localId() + " does not lead " + topicPartition);
-        }
+    public synchronized FollowerFetch onFollowerFetch(int followerId, int requestEpoch, long fetchOffset, long nowMs) {
+        checkLeader(requestEpoch);
         if (!replica.assignment().orElseThrow().replicas().contains(followerId) || followerId == replica.localId()) {
             throw new PartitionRoleException(
                     PartitionRoleException.Reason.NOT_A_REPLICA,

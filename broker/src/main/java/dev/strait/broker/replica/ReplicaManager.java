@@ -281,14 +281,16 @@ public final class ReplicaManager implements AutoCloseable {
     }
 
     /**
-     * A follower fetched {@code tp} from {@code fetchOffset}: updates its progress, completes what the high
-     * watermark now allows and sends an ISR expansion to the controller if one is due.
+     * A follower fetched {@code tp} from {@code fetchOffset} in {@code requestEpoch} (-1: any): updates its
+     * progress, completes what the high watermark now allows and sends an ISR expansion to the controller if one is
+     * due. The epoch check and the update are one step of the partition.
      *
-     * @throws PartitionRoleException if this node cannot serve the follower
+     * @throws PartitionRoleException if this node cannot serve the follower in that epoch
      */
-    public void onFollowerFetch(TopicPartition tp, int followerId, long fetchOffset) {
+    public void onFollowerFetch(TopicPartition tp, int followerId, int requestEpoch, long fetchOffset) {
         Partition partition = partition(tp).orElseThrow(() -> new UnknownTopicException("unknown partition " + tp));
-        Partition.FollowerFetch result = partition.onFollowerFetch(followerId, fetchOffset, time.milliseconds());
+        Partition.FollowerFetch result =
+                partition.onFollowerFetch(followerId, requestEpoch, fetchOffset, time.milliseconds());
         if (result.highWatermarkMoved()) {
             onHighWatermarkMaybeMoved(tp);
         }
