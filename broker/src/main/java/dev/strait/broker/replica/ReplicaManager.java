@@ -3,8 +3,10 @@ package dev.strait.broker.replica;
 import dev.strait.broker.log.AppendResult;
 import dev.strait.broker.log.FaultHandler;
 import dev.strait.broker.log.LogConfig;
+import dev.strait.broker.log.LogStorageException;
 import dev.strait.broker.log.OffsetOutOfRangeException;
 import dev.strait.broker.log.PartitionLog;
+import dev.strait.broker.log.PartitionMetadataFile;
 import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.MetadataSource;
 import dev.strait.broker.metadata.PartitionState;
@@ -20,6 +22,7 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -209,7 +212,7 @@ public final class ReplicaManager implements AutoCloseable {
                     if (logConfig == null) {
                         logConfig = logConfigFor(topic);
                     }
-                    PartitionLog log = PartitionLog.open(logDir.resolve(topic.name() + "-" + i), logConfig, time);
+                    PartitionLog log = openLog(topic, i, logConfig);
                     partition = new Partition(tp, topic.topicId(), log, localId, replicationConfig);
                     partition.loadProducerState();
                     partitions.put(tp, partition);
@@ -223,6 +226,56 @@ public final class ReplicaManager implements AutoCloseable {
                 removePartition(tp);
             }
         }
+    }
+
+    /**
+     * Opens the log of partition {@code index} of {@code topic}, recording the topic id in a new directory. A
+     * directory of that name whose {@code partition.metadata} names another topic id holds a deleted topic's data
+     * (deleted and created again while this node was down, or a crash interrupted the deletion): it is moved aside
+     * as {@code <dir>.<old id>-delete}, as Kafka does, and deleted, never served under the new topic (issue 22,
+     * defect 5; KIP-516). A directory without the file predates topic ids here and is taken as it is.
+     *
+     * @throws LogStorageException if the directory cannot be read, moved aside or opened
+     */
+    private PartitionLog openLog(TopicMetadata topic, int index, LogConfig config) {
+        Path dir = logDir.resolve(topic.name() + "-" + index);
+        Optional<Uuid> recorded;
+        try {
+            recorded = Files.isDirectory(dir) ? PartitionMetadataFile.read(dir) : Optional.empty();
+            if (recorded.isPresent() && !recorded.get().equals(topic.topicId())) {
+                Path aside = logDir.resolve(dir.getFileName() + "." + recorded.get() + "-delete");
+                LOGGER.warn(
+                        "[broker {}] {} holds data of topic id {}, but topic {} now has id {}: the topic was deleted "
+                                + "and created again while this node was away; moving the old data to {} and "
+                                + "deleting it",
+                        localId,
+                        dir,
+                        recorded.get(),
+                        topic.name(),
+                        topic.topicId(),
+                        aside.getFileName());
+                deleteRecursively(aside);
+                Files.move(dir, aside, StandardCopyOption.ATOMIC_MOVE);
+                PartitionMetadataFile.fsyncDirectory(logDir);
+                deleteRecursively(aside);
+                recorded = Optional.empty();
+            }
+        } catch (IOException e) {
+            throw new LogStorageException("[broker " + localId + "] cannot check the topic id of " + dir, e);
+        } catch (UncheckedIOException e) {
+            throw new LogStorageException("[broker " + localId + "] cannot check the topic id of " + dir, e.getCause());
+        }
+        PartitionLog log = PartitionLog.open(dir, config, time);
+        if (recorded.isEmpty()) {
+            try {
+                PartitionMetadataFile.write(dir, topic.topicId());
+                PartitionMetadataFile.fsyncDirectory(logDir);
+            } catch (IOException e) {
+                log.close();
+                throw new LogStorageException("[broker " + localId + "] cannot record the topic id in " + dir, e);
+            }
+        }
+        return log;
     }
 
     private void applyState(Partition partition, PartitionState state, long nowMs) {
