@@ -280,12 +280,60 @@ public final class Partition {
         replica.onEpochEndOffset(answer);
     }
 
-    /** Where a fetching follower in {@code leaderEpoch} fetches from next, if it is fetching. */
+    /**
+     * Where a fetching follower in {@code leaderEpoch} fetches from next, if it is fetching. The fetch offset tells
+     * the leader what this replica holds; under flush.on.ack what it fetched is fsynced first (one fsync for the
+     * whole previous fetch response), so that the leader's high watermark counts only flushed follower data.
+     */
     public synchronized OptionalLong fetchOffset(int leaderEpoch) {
         if (replica.state() != PartitionReplica.State.FOLLOWER_FETCHING || replica.leaderEpoch() != leaderEpoch) {
             return OptionalLong.empty();
         }
+        if (log.config().flushOnAck()) {
+            log.flushRecords();
+        }
         return OptionalLong.of(replica.fetchOffset());
+    }
+
+    /** The offset below which this replica's log is known to be on disk. */
+    synchronized long flushedOffset() {
+        return log.recoveryPoint();
+    }
+
+    /** Whether acks=all waits for the ISR's fsync on this partition (flush.on.ack). */
+    public synchronized boolean flushOnAck() {
+        return log.config().flushOnAck();
+    }
+
+    /**
+     * Group commit for flush.on.ack: forces what was appended since the last flush, without holding this
+     * partition's lock during the fsync (appends meanwhile wait for the next one), then lets the high watermark
+     * count the flushed records.
+     *
+     * @return whether the high watermark moved
+     */
+    boolean flushForAck() {
+        Optional<PartitionLog.PendingFlush> pending;
+        synchronized (this) {
+            pending = log.beginFlush();
+        }
+        if (pending.isEmpty()) {
+            return false;
+        }
+        try {
+            pending.get().force();
+        } catch (java.nio.channels.ClosedChannelException e) {
+            return false; // truncated, deleted or closed meanwhile; whoever appends next asks again
+        } catch (IOException e) {
+            synchronized (this) {
+                log.failFlush(e);
+            }
+            return false;
+        }
+        synchronized (this) {
+            log.completeFlush(pending.get());
+            return replica.onLogFlushed();
+        }
     }
 
     /**
@@ -407,6 +455,11 @@ public final class Partition {
         @Override
         public long logEndOffset() {
             return log.logEndOffset();
+        }
+
+        @Override
+        public long acknowledgeableEndOffset() {
+            return log.config().flushOnAck() ? log.recoveryPoint() : log.logEndOffset();
         }
 
         @Override

@@ -93,6 +93,7 @@ public final class ReplicaManager implements AutoCloseable {
     private final DelayedOperationPurgatory producePurgatory;
     private final List<RoleListener> roleListeners = new CopyOnWriteArrayList<>();
     private final ExecutorService stateThread;
+    private final LogFlusher flusher;
     private final AtomicBoolean reconcilePending = new AtomicBoolean();
     private volatile boolean closed;
     private volatile FaultHandler faults = (what, cause) -> {};
@@ -131,6 +132,7 @@ public final class ReplicaManager implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         });
+        this.flusher = new LogFlusher(localId, p -> onHighWatermarkMaybeMoved(p.topicPartition()));
         TopicConfigs.validate(this.brokerTopicDefaults);
     }
 
@@ -305,6 +307,9 @@ public final class ReplicaManager implements AutoCloseable {
                 break;
             default:
                 break;
+        }
+        if (change == Partition.RoleChange.BECAME_LEADER && partition.flushOnAck()) {
+            flusher.request(partition); // what it appended as follower may not be flushed yet
         }
         if (change != Partition.RoleChange.NONE) {
             // The ISR or the role changed: waiting produces and fetches may be done (or must fail) now.
@@ -506,6 +511,9 @@ public final class ReplicaManager implements AutoCloseable {
         Partition partition = partition(topicPartition)
                 .orElseThrow(() -> new UnknownTopicException("unknown partition " + topicPartition));
         Partition.LeaderAppend result = partition.appendAsLeader(batches, producerBatches, acksAll);
+        if (partition.flushOnAck()) {
+            flusher.request(partition);
+        }
         onHighWatermarkMaybeMoved(topicPartition);
         return result;
     }
@@ -588,6 +596,9 @@ public final class ReplicaManager implements AutoCloseable {
             partition(new TopicPartition(name, i)).ifPresent(p -> {
                 p.updateConfig(logConfig);
                 p.updateReplicationConfig(replicationConfig);
+                if (logConfig.flushOnAck()) {
+                    flusher.request(p);
+                }
             });
         }
         return updated;
@@ -690,6 +701,7 @@ public final class ReplicaManager implements AutoCloseable {
     public synchronized void close() {
         closed = true;
         stateThread.shutdownNow();
+        flusher.close();
         for (Partition partition : partitions.values()) {
             try {
                 partition.close();

@@ -350,11 +350,20 @@ public final class PartitionReplica {
         return pendingIsrChange.newIsr();
     }
 
+    /**
+     * The leader's log was flushed further (flush.on.ack): the high watermark may move now. False if it did not or
+     * this replica does not lead.
+     */
+    public boolean onLogFlushed() {
+        return maybeAdvanceHighWatermark();
+    }
+
     private boolean maybeAdvanceHighWatermark() {
         if (state != State.LEADER) {
             return false;
         }
-        long candidate = log.logEndOffset();
+        // Followers report only what they flushed in that mode, so the leader's own flushed end is the last gate.
+        long candidate = log.acknowledgeableEndOffset();
         for (int member : maximalIsr()) {
             if (member == localId) {
                 continue;
