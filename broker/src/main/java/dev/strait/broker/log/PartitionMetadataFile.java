@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import org.apache.kafka.common.Uuid;
 
 /**
  * {@code partition.metadata} in a partition directory: the id of the topic the data belongs to, in Kafka's format
@@ -16,7 +15,8 @@ import org.apache.kafka.common.Uuid;
  * </pre>
  *
  * A topic deleted and created again under the same name has a new id; the directory's id tells the old data from
- * the new topic's after a crash or a node that was down across the two. Written atomically and durably. Stateless.
+ * the new topic's after a crash or a node that was down across the two. The id is kept as its text (the log layer
+ * does not depend on Kafka's classes). Written atomically and durably. Stateless.
  */
 public final class PartitionMetadataFile {
 
@@ -32,7 +32,7 @@ public final class PartitionMetadataFile {
      *
      * @throws IOException if the file exists but cannot be read or is not in the expected format
      */
-    public static Optional<Uuid> read(Path partitionDir) throws IOException {
+    public static Optional<String> read(Path partitionDir) throws IOException {
         Path file = partitionDir.resolve(FILE_NAME);
         List<String> lines = CheckpointFile.read(file);
         if (lines == null) {
@@ -43,16 +43,15 @@ public final class PartitionMetadataFile {
                 || !lines.get(1).startsWith(TOPIC_ID_PREFIX)) {
             throw new IOException("unsupported content in " + file + ": " + lines);
         }
-        try {
-            return Optional.of(Uuid.fromString(
-                    lines.get(1).substring(TOPIC_ID_PREFIX.length()).trim()));
-        } catch (IllegalArgumentException e) {
-            throw new IOException("malformed topic id in " + file + ": " + lines.get(1), e);
+        String topicId = lines.get(1).substring(TOPIC_ID_PREFIX.length()).trim();
+        if (topicId.isEmpty()) {
+            throw new IOException("no topic id in " + file + ": " + lines);
         }
+        return Optional.of(topicId);
     }
 
     /** Records {@code topicId} in {@code partitionDir}, fsyncing the file and the directory. */
-    public static void write(Path partitionDir, Uuid topicId) throws IOException {
+    public static void write(Path partitionDir, String topicId) throws IOException {
         CheckpointFile.write(partitionDir.resolve(FILE_NAME), List.of(VERSION_LINE, TOPIC_ID_PREFIX + topicId));
     }
 

@@ -241,10 +241,10 @@ public final class ReplicaManager implements AutoCloseable {
      */
     private PartitionLog openLog(TopicMetadata topic, int index, LogConfig config) {
         Path dir = logDir.resolve(topic.name() + "-" + index);
-        Optional<Uuid> recorded;
+        Optional<String> recorded;
         try {
             recorded = Files.isDirectory(dir) ? PartitionMetadataFile.read(dir) : Optional.empty();
-            if (recorded.isPresent() && !recorded.get().equals(topic.topicId())) {
+            if (recorded.isPresent() && !recorded.get().equals(topic.topicId().toString())) {
                 Path aside = logDir.resolve(dir.getFileName() + "." + recorded.get() + "-delete");
                 LOGGER.warn(
                         "[broker {}] {} holds data of topic id {}, but topic {} now has id {}: the topic was deleted "
@@ -270,7 +270,7 @@ public final class ReplicaManager implements AutoCloseable {
         PartitionLog log = PartitionLog.open(dir, config, time);
         if (recorded.isEmpty()) {
             try {
-                PartitionMetadataFile.write(dir, topic.topicId());
+                PartitionMetadataFile.write(dir, topic.topicId().toString());
                 PartitionMetadataFile.fsyncDirectory(logDir);
             } catch (IOException e) {
                 log.close();
