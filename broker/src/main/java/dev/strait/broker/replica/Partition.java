@@ -296,7 +296,7 @@ public final class Partition {
     }
 
     /** The offset below which this replica's log is known to be on disk. */
-    synchronized long flushedOffset() {
+    public synchronized long flushedOffset() {
         return log.recoveryPoint();
     }
 
