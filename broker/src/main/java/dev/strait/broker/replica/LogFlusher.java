@@ -1,5 +1,6 @@
 package dev.strait.broker.replica;
 
+import dev.strait.broker.log.LogClosedException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -53,7 +54,11 @@ final class LogFlusher implements AutoCloseable {
             if (partition.flushForAck()) {
                 onHighWatermarkMoved.accept(partition);
             }
+        } catch (LogClosedException e) {
+            LOGGER.debug("{} was closed before its flush", partition.topicPartition());
         } catch (RuntimeException e) {
+            // The log is offline now (LogStorageException) or the flush failed otherwise: acks=all on it waits
+            // until it times out, and a restart recovers the log.
             LOGGER.warn("flushing {} failed: {}", partition.topicPartition(), e.toString());
         }
     }
