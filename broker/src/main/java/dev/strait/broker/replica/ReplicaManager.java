@@ -67,6 +67,8 @@ public final class ReplicaManager implements AutoCloseable {
     private static final Logger LOGGER = LoggerFactory.getLogger(ReplicaManager.class);
     private static final Pattern LEGAL_TOPIC = Pattern.compile("[a-zA-Z0-9._-]+");
     private static final int MAX_TOPIC_NAME_LENGTH = 249;
+    /** Kafka's suffix of a partition directory moved aside for deletion. */
+    private static final String DELETE_SUFFIX = "-delete";
 
     /** Told about role transitions of local replicas, in order, under the replica manager's lock; must not block. */
     public interface RoleListener {
@@ -155,6 +157,7 @@ public final class ReplicaManager implements AutoCloseable {
 
     /** Opens (recovering) the logs of every known topic. */
     public synchronized void startup() {
+        deleteDirectoriesMovedAside();
         reconcile();
         metadata.addChangeListener(this::scheduleReconcile);
         LOGGER.info(
@@ -231,6 +234,26 @@ public final class ReplicaManager implements AutoCloseable {
     }
 
     /**
+     * Deletes {@code <dir>.<old id>-delete} directories a crash left behind between moving a deleted topic's data
+     * aside and deleting it. No partition directory ends so: those end with the partition number.
+     */
+    private void deleteDirectoriesMovedAside() {
+        if (!Files.isDirectory(logDir)) {
+            return;
+        }
+        try (Stream<Path> entries = Files.list(logDir)) {
+            for (Path dir : entries.filter(p -> p.getFileName().toString().endsWith(DELETE_SUFFIX))
+                    .toList()) {
+                LOGGER.info("[broker {}] deleting {}, moved aside before a restart", localId, dir.getFileName());
+                deleteRecursively(dir);
+            }
+        } catch (IOException | UncheckedIOException e) {
+            LOGGER.warn(
+                    "[broker {}] cannot delete the directories moved aside in {}: {}", localId, logDir, e.toString());
+        }
+    }
+
+    /**
      * Opens the log of partition {@code index} of {@code topic}, recording the topic id in a new directory. A
      * directory of that name whose {@code partition.metadata} names another topic id holds a deleted topic's data
      * (deleted and created again while this node was down, or a crash interrupted the deletion): it is moved aside
@@ -245,7 +268,7 @@ public final class ReplicaManager implements AutoCloseable {
         try {
             recorded = Files.isDirectory(dir) ? PartitionMetadataFile.read(dir) : Optional.empty();
             if (recorded.isPresent() && !recorded.get().equals(topic.topicId().toString())) {
-                Path aside = logDir.resolve(dir.getFileName() + "." + recorded.get() + "-delete");
+                Path aside = logDir.resolve(dir.getFileName() + "." + recorded.get() + DELETE_SUFFIX);
                 LOGGER.warn(
                         "[broker {}] {} holds data of topic id {}, but topic {} now has id {}: the topic was deleted "
                                 + "and created again while this node was away; moving the old data to {} and "

@@ -59,6 +59,10 @@ class TopicIdDirectoryTest {
                     List.of(new ProducerBatch(-1, (short) -1, -1, -1, 3)));
         }
 
+        // ... and a crash once left another partition's data moved aside but not deleted
+        Files.createDirectories(logDir().resolve("t-1.AAAAAAAAAAAAAAAAAAAAAA-delete"));
+        Files.writeString(logDir().resolve("t-1.AAAAAAAAAAAAAAAAAAAAAA-delete").resolve("x.log"), "old");
+
         // When: while it is down, t is deleted and created again (a new topic id); then the node starts
         try (FileMetadataSource after = FileMetadataSource.open(root.resolve("meta-after"));
                 ReplicaManager node = new ReplicaManager(after, logDir(), Map.of(), Time.SYSTEM, scheduler)) {
