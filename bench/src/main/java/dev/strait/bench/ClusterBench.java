@@ -74,7 +74,13 @@ public final class ClusterBench {
             Path output,
             boolean keepLogs,
             int runs,
-            Victim victim) {}
+            Victim victim,
+            boolean straitFlushOnAck) {}
+
+    /** The results key of Strait run with strait.flush.on.ack=true (the other keys are Kind names). */
+    static final String STRAIT_FLUSH_ON_ACK = "STRAIT_FLUSH_ON_ACK";
+
+    private static final String STRAIT_FLUSH_ON_ACK_LABEL = "Strait broker, flush.on.ack";
 
     /** Whose SIGKILL the failover measures. */
     enum Victim {
@@ -87,14 +93,16 @@ public final class ClusterBench {
     /** One node of a 3-node cluster. */
     static final class ClusterNode {
         final Kind kind;
+        final boolean flushOnAck;
         final int id;
         final int port = KafkaCluster.freePort();
         final int controllerPort = KafkaCluster.freePort();
         final Path dir;
         Process process;
 
-        ClusterNode(Kind kind, int id, Path dir) {
+        ClusterNode(Kind kind, boolean flushOnAck, int id, Path dir) {
             this.kind = kind;
+            this.flushOnAck = flushOnAck;
             this.id = id;
             this.dir = dir;
         }
@@ -124,6 +132,9 @@ public final class ClusterBench {
             p.put("num.partitions", "1");
             p.put("offsets.topic.num.partitions", "5");
             p.put("group.initial.rebalance.delay.ms", "0");
+            if (flushOnAck) {
+                p.put("strait.flush.on.ack", "true");
+            }
             if (kind == Kind.KAFKA) {
                 p.put("inter.broker.listener.name", "PLAINTEXT");
                 p.put("offsets.topic.replication.factor", "3");
@@ -257,6 +268,12 @@ public final class ClusterBench {
         int runs = 1;
 
         @Option(
+                names = "--strait-flush-on-ack",
+                description = "Also run Strait with strait.flush.on.ack=true (acks=all waits for every in-sync"
+                        + " replica's fsync), right after each default Strait run; a third column.")
+        boolean straitFlushOnAck;
+
+        @Option(
                 names = "--victim",
                 paramLabel = "leader|controller",
                 description =
@@ -306,7 +323,8 @@ public final class ClusterBench {
                 f.output,
                 f.keepLogs,
                 f.runs,
-                victim);
+                victim,
+                f.straitFlushOnAck);
     }
 
     private List<String> jvmOptions() {
@@ -342,17 +360,22 @@ public final class ClusterBench {
         for (int session : options.sessionTimeouts()) {
             for (int run = 1; run <= options.runs(); run++) {
                 for (Kind kind : options.brokers()) {
-                    if (children.isClosed()) {
-                        break;
+                    boolean withFsyncMode = kind == Kind.STRAIT && options.straitFlushOnAck();
+                    for (boolean flushOnAck : withFsyncMode ? List.of(false, true) : List.of(false)) {
+                        if (children.isClosed()) {
+                            break;
+                        }
+                        String key = (flushOnAck ? STRAIT_FLUSH_ON_ACK : kind.name()) + "/" + session;
+                        String label = options.runs() == 1 ? key : key + " run " + run;
+                        System.out.printf(
+                                "== %s, 3 nodes, broker.session.timeout.ms=%d%s ==%n",
+                                flushOnAck ? STRAIT_FLUSH_ON_ACK_LABEL : kind.label,
+                                session,
+                                options.runs() == 1 ? "" : ", run " + run + " of " + options.runs());
+                        Map<String, Object> m = new LinkedHashMap<>();
+                        results.computeIfAbsent(key, k -> new ArrayList<>()).add(m);
+                        measure(kind, flushOnAck, session, m, label, run);
                     }
-                    String key = kind.name() + "/" + session;
-                    String label = options.runs() == 1 ? key : key + " run " + run;
-                    System.out.printf(
-                            "== %s, 3 nodes, broker.session.timeout.ms=%d%s ==%n",
-                            kind.label, session, options.runs() == 1 ? "" : ", run " + run + " of " + options.runs());
-                    Map<String, Object> m = new LinkedHashMap<>();
-                    results.computeIfAbsent(key, k -> new ArrayList<>()).add(m);
-                    measure(kind, session, m, label, run);
                 }
             }
         }
@@ -365,12 +388,13 @@ public final class ClusterBench {
         return failures.isEmpty();
     }
 
-    private void measure(Kind kind, int session, Map<String, Object> m, String key, int run) {
-        Path dir = work.resolve(kind.name().toLowerCase(Locale.ROOT) + "-" + session + "-" + run);
+    private void measure(Kind kind, boolean flushOnAck, int session, Map<String, Object> m, String key, int run) {
+        Path dir = work.resolve(
+                kind.name().toLowerCase(Locale.ROOT) + (flushOnAck ? "-fsync" : "") + "-" + session + "-" + run);
         killed.clear(); // node ids repeat in every run
         List<ClusterNode> nodes = new ArrayList<>();
         for (int id = 1; id <= NODES; id++) {
-            nodes.add(new ClusterNode(kind, id, dir.resolve("node-" + id)));
+            nodes.add(new ClusterNode(kind, flushOnAck, id, dir.resolve("node-" + id)));
         }
         String voters =
                 nodes.stream().map(n -> n.id + "@127.0.0.1:" + n.controllerPort).collect(Collectors.joining(","));
@@ -727,6 +751,8 @@ public final class ClusterBench {
         for (int session : options.sessionTimeouts()) {
             List<Map<String, Object>> kafka = results.getOrDefault(Kind.KAFKA.name() + "/" + session, List.of());
             List<Map<String, Object>> strait = results.getOrDefault(Kind.STRAIT.name() + "/" + session, List.of());
+            List<Map<String, Object>> fsync = results.getOrDefault(STRAIT_FLUSH_ON_ACK + "/" + session, List.of());
+            boolean fsyncColumn = !fsync.isEmpty();
             if (kafka.isEmpty() && strait.isEmpty()) {
                 continue;
             }
@@ -739,7 +765,11 @@ public final class ClusterBench {
                     .append(Kind.KAFKA.label)
                     .append(" | ")
                     .append(Kind.STRAIT.label)
-                    .append(" | Strait / Kafka |\n|---|---:|---:|---:|\n");
+                    .append(" | Strait / Kafka |")
+                    .append(fsyncColumn ? " " + STRAIT_FLUSH_ON_ACK_LABEL + " | flush.on.ack / Kafka |" : "")
+                    .append("\n|---|---:|---:|---:|")
+                    .append(fsyncColumn ? "---:|---:|" : "")
+                    .append('\n');
             for (Row row : ROWS) {
                 List<Double> k = values(kafka, row.key());
                 List<Double> s = values(strait, row.key());
@@ -760,7 +790,19 @@ public final class ClusterBench {
                         .append(perRun ? list(s) : format(median(s)))
                         .append(" | ")
                         .append(ratio)
-                        .append(" |\n");
+                        .append(" |");
+                if (fsyncColumn) {
+                    List<Double> f = values(fsync, row.key());
+                    String fsyncRatio = perRun || k.isEmpty() || f.isEmpty() || median(k) == 0
+                            ? "-"
+                            : String.format(Locale.ROOT, "%.2f", median(f) / median(k));
+                    out.append(' ')
+                            .append(f.isEmpty() ? "-" : perRun ? list(f) : format(median(f)))
+                            .append(" | ")
+                            .append(fsyncRatio)
+                            .append(" |");
+                }
+                out.append('\n');
             }
             out.append('\n');
             if (runs > 1) {

@@ -85,7 +85,8 @@ class ClusterBenchTest {
             "--runs",
             "2",
             "--victim",
-            "controller"
+            "controller",
+            "--strait-flush-on-ack"
         });
         assertThat(set)
                 .isEqualTo(new ClusterBench.Options(
@@ -100,7 +101,8 @@ class ClusterBenchTest {
                         java.nio.file.Path.of("x.md"),
                         true,
                         2,
-                        ClusterBench.Victim.CONTROLLER));
+                        ClusterBench.Victim.CONTROLLER,
+                        true));
         assertThat(defaults.victim()).isEqualTo(ClusterBench.Victim.LEADER);
         assertThatThrownBy(() -> ClusterBench.parse(new String[] {"--victim", "follower"}))
                 .hasMessageContaining("--victim takes leader or controller");

@@ -16,6 +16,8 @@ import java.util.Map;
  * @param cleanupPolicy      {@code cleanup.policy}: whether retention deletes segments and/or the cleaner compacts
  * @param deleteRetentionMs  {@code delete.retention.ms}: how long a compacted log keeps a tombstone after its
  *                           record timestamp, so that consumers behind by less than this still see the delete
+ * @param flushOnAck         {@code flush.on.ack} (Strait's): count records toward the high watermark, and so
+ *                           acknowledge acks=all, only once every in-sync replica has fsynced them
  */
 public record LogConfig(
         int segmentBytes,
@@ -26,7 +28,8 @@ public record LogConfig(
         int indexIntervalBytes,
         TimestampType timestampType,
         CleanupPolicy cleanupPolicy,
-        long deleteRetentionMs) {
+        long deleteRetentionMs,
+        boolean flushOnAck) {
 
     public static final int DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024;
     public static final long DEFAULT_SEGMENT_MS = 7L * 24 * 60 * 60 * 1000;
@@ -35,6 +38,8 @@ public record LogConfig(
     public static final int DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024 + 12;
     public static final int DEFAULT_INDEX_INTERVAL_BYTES = 4096;
     public static final long DEFAULT_DELETE_RETENTION_MS = 24L * 60 * 60 * 1000;
+    /** The topic config name of {@link #flushOnAck}. */
+    public static final String FLUSH_ON_ACK = "flush.on.ack";
 
     /** The values of {@code cleanup.policy}: a set of {@code delete} and {@code compact}, at least one. */
     public enum CleanupPolicy {
@@ -130,7 +135,8 @@ public record LogConfig(
                 DEFAULT_INDEX_INTERVAL_BYTES,
                 TimestampType.CREATE_TIME,
                 CleanupPolicy.DELETE,
-                DEFAULT_DELETE_RETENTION_MS);
+                DEFAULT_DELETE_RETENTION_MS,
+                false);
     }
 
     /**
@@ -167,12 +173,35 @@ public record LogConfig(
                     return withCleanupPolicy(CleanupPolicy.forConfigValue(value));
                 case "delete.retention.ms":
                     return withDeleteRetentionMs(Long.parseLong(value));
+                case FLUSH_ON_ACK:
+                    return withFlushOnAck(parseBoolean(name, value));
                 default:
                     throw new IllegalArgumentException("unknown log config '" + name + "'");
             }
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(name + " must be a number, got '" + value + "'", e);
         }
+    }
+
+    private static boolean parseBoolean(String name, String value) {
+        if (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false")) {
+            return Boolean.parseBoolean(value);
+        }
+        throw new IllegalArgumentException(name + " must be true or false, got '" + value + "'");
+    }
+
+    public LogConfig withFlushOnAck(boolean value) {
+        return new LogConfig(
+                segmentBytes,
+                segmentMs,
+                retentionMs,
+                retentionBytes,
+                maxMessageBytes,
+                indexIntervalBytes,
+                timestampType,
+                cleanupPolicy,
+                deleteRetentionMs,
+                value);
     }
 
     public LogConfig withSegmentBytes(int value) {
@@ -185,7 +214,8 @@ public record LogConfig(
                 indexIntervalBytes,
                 timestampType,
                 cleanupPolicy,
-                deleteRetentionMs);
+                deleteRetentionMs,
+                flushOnAck);
     }
 
     public LogConfig withSegmentMs(long value) {
@@ -198,7 +228,8 @@ public record LogConfig(
                 indexIntervalBytes,
                 timestampType,
                 cleanupPolicy,
-                deleteRetentionMs);
+                deleteRetentionMs,
+                flushOnAck);
     }
 
     public LogConfig withRetentionMs(long value) {
@@ -211,7 +242,8 @@ public record LogConfig(
                 indexIntervalBytes,
                 timestampType,
                 cleanupPolicy,
-                deleteRetentionMs);
+                deleteRetentionMs,
+                flushOnAck);
     }
 
     public LogConfig withRetentionBytes(long value) {
@@ -224,7 +256,8 @@ public record LogConfig(
                 indexIntervalBytes,
                 timestampType,
                 cleanupPolicy,
-                deleteRetentionMs);
+                deleteRetentionMs,
+                flushOnAck);
     }
 
     public LogConfig withMaxMessageBytes(int value) {
@@ -237,7 +270,8 @@ public record LogConfig(
                 indexIntervalBytes,
                 timestampType,
                 cleanupPolicy,
-                deleteRetentionMs);
+                deleteRetentionMs,
+                flushOnAck);
     }
 
     public LogConfig withIndexIntervalBytes(int value) {
@@ -250,7 +284,8 @@ public record LogConfig(
                 value,
                 timestampType,
                 cleanupPolicy,
-                deleteRetentionMs);
+                deleteRetentionMs,
+                flushOnAck);
     }
 
     public LogConfig withTimestampType(TimestampType value) {
@@ -263,7 +298,8 @@ public record LogConfig(
                 indexIntervalBytes,
                 value,
                 cleanupPolicy,
-                deleteRetentionMs);
+                deleteRetentionMs,
+                flushOnAck);
     }
 
     public LogConfig withCleanupPolicy(CleanupPolicy value) {
@@ -276,7 +312,8 @@ public record LogConfig(
                 indexIntervalBytes,
                 timestampType,
                 value,
-                deleteRetentionMs);
+                deleteRetentionMs,
+                flushOnAck);
     }
 
     public LogConfig withDeleteRetentionMs(long value) {
@@ -289,7 +326,8 @@ public record LogConfig(
                 indexIntervalBytes,
                 timestampType,
                 cleanupPolicy,
-                value);
+                value,
+                flushOnAck);
     }
 
     private static void require(boolean ok, String name, long value, String rule) {

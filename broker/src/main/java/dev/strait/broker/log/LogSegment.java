@@ -431,6 +431,11 @@ public final class LogSegment {
         return oldSizeBytes - sizeBytes;
     }
 
+    /** Forces the records only; safe while appends continue (the channel is thread-safe). */
+    public void forceRecords() throws IOException {
+        channel.force(true);
+    }
+
     public void flush() throws IOException {
         channel.force(true);
         offsetIndex.flush();

@@ -65,6 +65,8 @@ public final class PartitionLog implements AutoCloseable {
 
     private boolean offline;
     private boolean closed;
+    /** Counts truncations, so that a flush begun before one does not vouch for records appended after it. */
+    private long truncations;
 
     private PartitionLog(Path dir, LogConfig config, Time time, LeaderEpochCache epochCache) {
         this.dir = dir;
@@ -573,6 +575,7 @@ public final class PartitionLog implements AutoCloseable {
             }
             return false;
         }
+        truncations++;
         io("truncate", () -> {
             if (offset < logStartOffset) {
                 truncateFullyAndStartAtUnchecked(offset);
@@ -594,6 +597,7 @@ public final class PartitionLog implements AutoCloseable {
         if (offset < 0) {
             throw new IllegalArgumentException(logPrefix + "cannot restart at negative offset " + offset);
         }
+        truncations++;
         io("truncate fully", () -> {
             truncateFullyAndStartAtUnchecked(offset);
             writeLogState();
@@ -814,6 +818,93 @@ public final class PartitionLog implements AutoCloseable {
 
     public long cleanerCheckpoint() {
         return cleanerCheckpoint;
+    }
+
+    /**
+     * Forces the records below the log end offset to disk without rewriting the log state checkpoint (the
+     * checkpointed recovery point may lag; that only means more recovery work after a crash). For a follower that
+     * must report only flushed records as fetched (flush.on.ack).
+     */
+    public void flushRecords() {
+        ensureUsable();
+        if (recoveryPoint >= logEndOffset) {
+            return;
+        }
+        io("flush", () -> {
+            flushSegmentsFrom(recoveryPoint);
+            return null;
+        });
+        recoveryPoint = logEndOffset;
+    }
+
+    /**
+     * The first step of a flush that forces files without the owner's lock, so that appends go on meanwhile and
+     * the next flush takes all of them at once (group commit): what to force to make everything below the
+     * current log end offset durable; empty if it is already. Then {@link PendingFlush#force} without the lock,
+     * and {@link #completeFlush} (or {@link #failFlush}) with it.
+     */
+    public Optional<PendingFlush> beginFlush() {
+        ensureUsable();
+        if (recoveryPoint >= logEndOffset) {
+            return Optional.empty();
+        }
+        List<LogSegment> unflushed = new ArrayList<>();
+        for (LogSegment segment : segments.values()) {
+            if (segment.nextOffset() > recoveryPoint || segment == activeSegment()) {
+                unflushed.add(segment);
+            }
+        }
+        return Optional.of(new PendingFlush(List.copyOf(unflushed), logEndOffset, truncations));
+    }
+
+    /**
+     * Moves the recovery point up to what {@code flush} made durable; ignored if the log was truncated since it
+     * began (offsets below its end may now hold records it never forced).
+     *
+     * @return the flushed offset (the recovery point)
+     */
+    public long completeFlush(PendingFlush flush) {
+        if (!offline && !closed && flush.truncations == truncations) {
+            recoveryPoint = Math.max(recoveryPoint, Math.min(flush.endOffset, logEndOffset));
+        }
+        return recoveryPoint;
+    }
+
+    /** A {@link PendingFlush} failed to force: the log goes offline, as after any I/O error. */
+    public void failFlush(IOException error) {
+        io("flush", () -> {
+            throw error;
+        });
+    }
+
+    /** Segments to force, taken under the owner's lock, forced without it. Immutable. */
+    public static final class PendingFlush {
+        private final List<LogSegment> segments;
+        private final long endOffset;
+        private final long truncations;
+
+        private PendingFlush(List<LogSegment> segments, long endOffset, long truncations) {
+            this.segments = segments;
+            this.endOffset = endOffset;
+            this.truncations = truncations;
+        }
+
+        /** The offset below which everything is durable once {@link #force} returned. */
+        public long endOffset() {
+            return endOffset;
+        }
+
+        /**
+         * Forces the segments' records (not their indexes, which opening rebuilds below the recovery point).
+         *
+         * @throws java.nio.channels.ClosedChannelException if truncation, retention or close removed a segment
+         *                                                  meanwhile; begin again
+         */
+        public void force() throws IOException {
+            for (LogSegment segment : segments) {
+                segment.forceRecords();
+            }
+        }
     }
 
     /** Forces all unflushed segments to disk and advances the recovery point to the log end offset. */

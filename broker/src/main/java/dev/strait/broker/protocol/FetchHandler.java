@@ -90,17 +90,14 @@ final class FetchHandler {
             for (Target target : targets) {
                 target.resolved().ifPresent(tp -> {
                     try {
-                        Optional<Partition> partition = replicaManager.partition(tp);
-                        if (partition.isPresent()
-                                && epochError(target.partition().currentLeaderEpoch(), partition.get())
-                                        == Errors.NONE) {
-                            // KIP-903: the epoch it fetched with goes with the ISR expansion this fetch may cause.
-                            replicaManager.onFollowerFetch(
-                                    tp,
-                                    replicaId,
-                                    data.replicaState().replicaEpoch(),
-                                    target.partition().fetchOffset());
-                        }
+                        // Checks the epoch and counts the offset in one step of the partition (issue 22, defect 4);
+                        // KIP-903: the broker epoch it fetched with goes with the ISR expansion this fetch may cause.
+                        replicaManager.onFollowerFetch(
+                                tp,
+                                replicaId,
+                                target.partition().currentLeaderEpoch(),
+                                data.replicaState().replicaEpoch(),
+                                target.partition().fetchOffset());
                     } catch (RuntimeException e) {
                         // The read below answers the follower with the same error.
                         LOGGER.debug("replica {} fetch of {}: {}", replicaId, tp, ApiErrors.forException(e));

@@ -224,21 +224,22 @@ public final class Partition {
     }
 
     /**
-     * A follower fetches from {@code fetchOffset}: everything below it is on the follower.
+     * A follower fetches from {@code fetchOffset} in {@code requestEpoch} (its current leader epoch, -1: any):
+     * everything below it is on the follower. The epoch is checked under the same lock that counts the offset, so
+     * a fetch that raced a leader change can never count in the new epoch (issue 22, defect 4): what a follower
+     * held in an older epoch says nothing about what it holds of this one.
      *
-     * @throws PartitionRoleException NOT_LEADER, NOT_A_REPLICA, or OFFSET_OUT_OF_RANGE beyond the log end
+     * @throws PartitionRoleException NOT_LEADER, FENCED_EPOCH, UNKNOWN_EPOCH, NOT_A_REPLICA, or OFFSET_OUT_OF_RANGE
+     *                                beyond the log end; nothing is counted then
      */
-    public synchronized FollowerFetch onFollowerFetch(int followerId, long fetchOffset, long nowMs) {
-        return onFollowerFetch(followerId, -1, fetchOffset, nowMs);
+    public synchronized FollowerFetch onFollowerFetch(int followerId, int requestEpoch, long fetchOffset, long nowMs) {
+        return onFollowerFetch(followerId, requestEpoch, -1, fetchOffset, nowMs);
     }
 
     /** As above, from a follower that fetched with broker epoch {@code brokerEpoch} (-1: unknown; KIP-903). */
-    public synchronized FollowerFetch onFollowerFetch(int followerId, long brokerEpoch, long fetchOffset, long nowMs) {
-        if (replica.state() != PartitionReplica.State.LEADER) {
-            throw new PartitionRoleException(
-                    PartitionRoleException.Reason.NOT_LEADER,
-                    "node " + replica.localId() + " does not lead " + topicPartition);
-        }
+    public synchronized FollowerFetch onFollowerFetch(
+            int followerId, int requestEpoch, long brokerEpoch, long fetchOffset, long nowMs) {
+        checkLeader(requestEpoch);
         if (!replica.assignment().orElseThrow().replicas().contains(followerId) || followerId == replica.localId()) {
             throw new PartitionRoleException(
                     PartitionRoleException.Reason.NOT_A_REPLICA,
@@ -290,12 +291,60 @@ public final class Partition {
         replica.onEpochEndOffset(answer);
     }
 
-    /** Where a fetching follower in {@code leaderEpoch} fetches from next, if it is fetching. */
+    /**
+     * Where a fetching follower in {@code leaderEpoch} fetches from next, if it is fetching. The fetch offset tells
+     * the leader what this replica holds; under flush.on.ack what it fetched is fsynced first (one fsync for the
+     * whole previous fetch response), so that the leader's high watermark counts only flushed follower data.
+     */
     public synchronized OptionalLong fetchOffset(int leaderEpoch) {
         if (replica.state() != PartitionReplica.State.FOLLOWER_FETCHING || replica.leaderEpoch() != leaderEpoch) {
             return OptionalLong.empty();
         }
+        if (log.config().flushOnAck()) {
+            log.flushRecords();
+        }
         return OptionalLong.of(replica.fetchOffset());
+    }
+
+    /** The offset below which this replica's log is known to be on disk. */
+    public synchronized long flushedOffset() {
+        return log.recoveryPoint();
+    }
+
+    /** Whether acks=all waits for the ISR's fsync on this partition (flush.on.ack). */
+    public synchronized boolean flushOnAck() {
+        return log.config().flushOnAck();
+    }
+
+    /**
+     * Group commit for flush.on.ack: forces what was appended since the last flush, without holding this
+     * partition's lock during the fsync (appends meanwhile wait for the next one), then lets the high watermark
+     * count the flushed records.
+     *
+     * @return whether the high watermark moved
+     */
+    boolean flushForAck() {
+        Optional<PartitionLog.PendingFlush> pending;
+        synchronized (this) {
+            pending = log.beginFlush();
+        }
+        if (pending.isEmpty()) {
+            return false;
+        }
+        try {
+            pending.get().force();
+        } catch (java.nio.channels.ClosedChannelException e) {
+            return false; // truncated, deleted or closed meanwhile; whoever appends next asks again
+        } catch (IOException e) {
+            synchronized (this) {
+                log.failFlush(e);
+            }
+            return false;
+        }
+        synchronized (this) {
+            log.completeFlush(pending.get());
+            return replica.onLogFlushed();
+        }
     }
 
     /**
@@ -430,6 +479,11 @@ public final class Partition {
         @Override
         public long logEndOffset() {
             return log.logEndOffset();
+        }
+
+        @Override
+        public long acknowledgeableEndOffset() {
+            return log.config().flushOnAck() ? log.recoveryPoint() : log.logEndOffset();
         }
 
         @Override

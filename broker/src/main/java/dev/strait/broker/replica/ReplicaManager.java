@@ -3,8 +3,10 @@ package dev.strait.broker.replica;
 import dev.strait.broker.log.AppendResult;
 import dev.strait.broker.log.FaultHandler;
 import dev.strait.broker.log.LogConfig;
+import dev.strait.broker.log.LogStorageException;
 import dev.strait.broker.log.OffsetOutOfRangeException;
 import dev.strait.broker.log.PartitionLog;
+import dev.strait.broker.log.PartitionMetadataFile;
 import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.MetadataSource;
 import dev.strait.broker.metadata.PartitionState;
@@ -20,6 +22,7 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -64,6 +67,8 @@ public final class ReplicaManager implements AutoCloseable {
     private static final Logger LOGGER = LoggerFactory.getLogger(ReplicaManager.class);
     private static final Pattern LEGAL_TOPIC = Pattern.compile("[a-zA-Z0-9._-]+");
     private static final int MAX_TOPIC_NAME_LENGTH = 249;
+    /** Kafka's suffix of a partition directory moved aside for deletion. */
+    private static final String DELETE_SUFFIX = "-delete";
 
     /** Told about role transitions of local replicas, in order, under the replica manager's lock; must not block. */
     public interface RoleListener {
@@ -90,6 +95,7 @@ public final class ReplicaManager implements AutoCloseable {
     private final DelayedOperationPurgatory producePurgatory;
     private final List<RoleListener> roleListeners = new CopyOnWriteArrayList<>();
     private final ExecutorService stateThread;
+    private final LogFlusher flusher;
     private final AtomicBoolean reconcilePending = new AtomicBoolean();
     private volatile boolean closed;
     private volatile FaultHandler faults = (what, cause) -> {};
@@ -128,6 +134,7 @@ public final class ReplicaManager implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         });
+        this.flusher = new LogFlusher(localId, p -> onHighWatermarkMaybeMoved(p.topicPartition()));
         TopicConfigs.validate(this.brokerTopicDefaults);
     }
 
@@ -150,6 +157,7 @@ public final class ReplicaManager implements AutoCloseable {
 
     /** Opens (recovering) the logs of every known topic. */
     public synchronized void startup() {
+        deleteDirectoriesMovedAside();
         reconcile();
         metadata.addChangeListener(this::scheduleReconcile);
         LOGGER.info(
@@ -209,7 +217,7 @@ public final class ReplicaManager implements AutoCloseable {
                     if (logConfig == null) {
                         logConfig = logConfigFor(topic);
                     }
-                    PartitionLog log = PartitionLog.open(logDir.resolve(topic.name() + "-" + i), logConfig, time);
+                    PartitionLog log = openLog(topic, i, logConfig);
                     partition = new Partition(tp, topic.topicId(), log, localId, replicationConfig);
                     partition.loadProducerState();
                     partitions.put(tp, partition);
@@ -223,6 +231,76 @@ public final class ReplicaManager implements AutoCloseable {
                 removePartition(tp);
             }
         }
+    }
+
+    /**
+     * Deletes {@code <dir>.<old id>-delete} directories a crash left behind between moving a deleted topic's data
+     * aside and deleting it. No partition directory ends so: those end with the partition number.
+     */
+    private void deleteDirectoriesMovedAside() {
+        if (!Files.isDirectory(logDir)) {
+            return;
+        }
+        try (Stream<Path> entries = Files.list(logDir)) {
+            for (Path dir : entries.filter(p -> p.getFileName().toString().endsWith(DELETE_SUFFIX))
+                    .toList()) {
+                LOGGER.info("[broker {}] deleting {}, moved aside before a restart", localId, dir.getFileName());
+                deleteRecursively(dir);
+            }
+        } catch (IOException | UncheckedIOException e) {
+            LOGGER.warn(
+                    "[broker {}] cannot delete the directories moved aside in {}: {}", localId, logDir, e.toString());
+        }
+    }
+
+    /**
+     * Opens the log of partition {@code index} of {@code topic}, recording the topic id in a new directory. A
+     * directory of that name whose {@code partition.metadata} names another topic id holds a deleted topic's data
+     * (deleted and created again while this node was down, or a crash interrupted the deletion): it is moved aside
+     * as {@code <dir>.<old id>-delete}, as Kafka does, and deleted, never served under the new topic (issue 22,
+     * defect 5; KIP-516). A directory without the file predates topic ids here and is taken as it is.
+     *
+     * @throws LogStorageException if the directory cannot be read, moved aside or opened
+     */
+    private PartitionLog openLog(TopicMetadata topic, int index, LogConfig config) {
+        Path dir = logDir.resolve(topic.name() + "-" + index);
+        Optional<String> recorded;
+        try {
+            recorded = Files.isDirectory(dir) ? PartitionMetadataFile.read(dir) : Optional.empty();
+            if (recorded.isPresent() && !recorded.get().equals(topic.topicId().toString())) {
+                Path aside = logDir.resolve(dir.getFileName() + "." + recorded.get() + DELETE_SUFFIX);
+                LOGGER.warn(
+                        "[broker {}] {} holds data of topic id {}, but topic {} now has id {}: the topic was deleted "
+                                + "and created again while this node was away; moving the old data to {} and "
+                                + "deleting it",
+                        localId,
+                        dir,
+                        recorded.get(),
+                        topic.name(),
+                        topic.topicId(),
+                        aside.getFileName());
+                deleteRecursively(aside);
+                Files.move(dir, aside, StandardCopyOption.ATOMIC_MOVE);
+                PartitionMetadataFile.fsyncDirectory(logDir);
+                deleteRecursively(aside);
+                recorded = Optional.empty();
+            }
+        } catch (IOException e) {
+            throw new LogStorageException("[broker " + localId + "] cannot check the topic id of " + dir, e);
+        } catch (UncheckedIOException e) {
+            throw new LogStorageException("[broker " + localId + "] cannot check the topic id of " + dir, e.getCause());
+        }
+        PartitionLog log = PartitionLog.open(dir, config, time);
+        if (recorded.isEmpty()) {
+            try {
+                PartitionMetadataFile.write(dir, topic.topicId().toString());
+                PartitionMetadataFile.fsyncDirectory(logDir);
+            } catch (IOException e) {
+                log.close();
+                throw new LogStorageException("[broker " + localId + "] cannot record the topic id in " + dir, e);
+            }
+        }
+        return log;
     }
 
     private void applyState(Partition partition, PartitionState state, long nowMs) {
@@ -253,6 +331,9 @@ public final class ReplicaManager implements AutoCloseable {
             default:
                 break;
         }
+        if (change == Partition.RoleChange.BECAME_LEADER && partition.flushOnAck()) {
+            flusher.request(partition); // what it appended as follower may not be flushed yet
+        }
         if (change != Partition.RoleChange.NONE) {
             // The ISR or the role changed: waiting produces and fetches may be done (or must fail) now.
             onHighWatermarkMaybeMoved(partition.topicPartition());
@@ -281,20 +362,22 @@ public final class ReplicaManager implements AutoCloseable {
     }
 
     /**
-     * A follower fetched {@code tp} from {@code fetchOffset}: updates its progress, completes what the high
-     * watermark now allows and sends an ISR expansion to the controller if one is due.
+     * A follower fetched {@code tp} from {@code fetchOffset} in {@code requestEpoch} (-1: any): updates its
+     * progress, completes what the high watermark now allows and sends an ISR expansion to the controller if one is
+     * due. The epoch check and the update are one step of the partition.
      *
-     * @throws PartitionRoleException if this node cannot serve the follower
+     * @throws PartitionRoleException if this node cannot serve the follower in that epoch
      */
-    public void onFollowerFetch(TopicPartition tp, int followerId, long fetchOffset) {
-        onFollowerFetch(tp, followerId, -1, fetchOffset);
+    public void onFollowerFetch(TopicPartition tp, int followerId, int requestEpoch, long fetchOffset) {
+        onFollowerFetch(tp, followerId, requestEpoch, -1, fetchOffset);
     }
 
     /** As above, from a follower that fetched with broker epoch {@code brokerEpoch} (-1: unknown; KIP-903). */
-    public void onFollowerFetch(TopicPartition tp, int followerId, long brokerEpoch, long fetchOffset) {
+    public void onFollowerFetch(
+            TopicPartition tp, int followerId, int requestEpoch, long brokerEpoch, long fetchOffset) {
         Partition partition = partition(tp).orElseThrow(() -> new UnknownTopicException("unknown partition " + tp));
         Partition.FollowerFetch result =
-                partition.onFollowerFetch(followerId, brokerEpoch, fetchOffset, time.milliseconds());
+                partition.onFollowerFetch(followerId, requestEpoch, brokerEpoch, fetchOffset, time.milliseconds());
         if (result.highWatermarkMoved()) {
             onHighWatermarkMaybeMoved(tp);
         }
@@ -458,6 +541,9 @@ public final class ReplicaManager implements AutoCloseable {
         Partition partition = partition(topicPartition)
                 .orElseThrow(() -> new UnknownTopicException("unknown partition " + topicPartition));
         Partition.LeaderAppend result = partition.appendAsLeader(batches, producerBatches, acksAll);
+        if (partition.flushOnAck()) {
+            flusher.request(partition);
+        }
         onHighWatermarkMaybeMoved(topicPartition);
         return result;
     }
@@ -540,6 +626,9 @@ public final class ReplicaManager implements AutoCloseable {
             partition(new TopicPartition(name, i)).ifPresent(p -> {
                 p.updateConfig(logConfig);
                 p.updateReplicationConfig(replicationConfig);
+                if (logConfig.flushOnAck()) {
+                    flusher.request(p);
+                }
             });
         }
         return updated;
@@ -642,6 +731,7 @@ public final class ReplicaManager implements AutoCloseable {
     public synchronized void close() {
         closed = true;
         stateThread.shutdownNow();
+        flusher.close();
         for (Partition partition : partitions.values()) {
             try {
                 partition.close();

@@ -32,6 +32,7 @@ public final class TopicConfigs {
         m.put("message.timestamp.type", d.timestampType().configValue());
         m.put("index.interval.bytes", Integer.toString(d.indexIntervalBytes()));
         m.put(MIN_INSYNC_REPLICAS, "1");
+        m.put(LogConfig.FLUSH_ON_ACK, Boolean.toString(d.flushOnAck()));
         BUILT_IN_DEFAULTS = java.util.Collections.unmodifiableMap(m);
     }
 

@@ -366,6 +366,14 @@ public final class PartitionReplica {
         return pendingIsrChange.newIsr();
     }
 
+    /**
+     * The leader's log was flushed further (flush.on.ack): the high watermark may move now. False if it did not or
+     * this replica does not lead.
+     */
+    public boolean onLogFlushed() {
+        return maybeAdvanceHighWatermark();
+    }
+
     private boolean maybeAdvanceHighWatermark() {
         if (state != State.LEADER) {
             return false;
@@ -377,7 +385,8 @@ public final class PartitionReplica {
                 < Math.min(config.minInsyncReplicas(), assignment.replicas().size())) {
             return false;
         }
-        long candidate = log.logEndOffset();
+        // Followers report only what they flushed in that mode, so the leader's own flushed end is the last gate.
+        long candidate = log.acknowledgeableEndOffset();
         for (int member : maximalIsr()) {
             if (member == localId) {
                 continue;

@@ -7,6 +7,14 @@ public interface ReplicaLog {
 
     long logEndOffset();
 
+    /**
+     * The end of what this replica may count toward the high watermark as leader: the log end offset, or, where
+     * acks=all waits for fsync (flush.on.ack), the offset below which the log is flushed.
+     */
+    default long acknowledgeableEndOffset() {
+        return logEndOffset();
+    }
+
     long highWatermark();
 
     /** Raises the high watermark (never lowers it); returns whether it moved. */

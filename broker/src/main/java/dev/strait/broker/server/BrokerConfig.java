@@ -1,5 +1,6 @@
 package dev.strait.broker.server;
 
+import dev.strait.broker.log.LogConfig;
 import dev.strait.broker.replica.TopicConfigs;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -50,7 +51,8 @@ public final class BrokerConfig {
             "log.message.timestamp.type", "message.timestamp.type",
             "log.cleanup.policy", "cleanup.policy",
             "log.index.interval.bytes", "index.interval.bytes",
-            "log.cleaner.delete.retention.ms", "delete.retention.ms");
+            "log.cleaner.delete.retention.ms", "delete.retention.ms",
+            "strait.flush.on.ack", LogConfig.FLUSH_ON_ACK);
 
     private static final Set<String> SECURITY_PROTOCOLS = Set.of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL");
     private static final Set<String> SECURED_NAMES = Set.of("SSL", "SASL_PLAINTEXT", "SASL_SSL");

@@ -411,6 +411,16 @@ public final class BrokerSettings {
                                     + " [delete.retention.ms].")
                     .atLeast(0),
             setting(
+                    "strait.flush.on.ack",
+                    BOOLEAN,
+                    "false",
+                    Group.TOPICS,
+                    "Acknowledge acks=all only once every in-sync replica has fsynced the records: the"
+                            + " leader fsyncs appends in groups and followers fsync what they fetched before"
+                            + " fetching on, and the high watermark counts flushed records only, so even"
+                            + " all nodes losing power at once loses no acknowledged record. Costs produce"
+                            + " latency and throughput (docs/benchmarks.md) [flush.on.ack]."),
+            setting(
                             "log.retention.check.interval.ms",
                             LONG,
                             "300000",

@@ -89,7 +89,7 @@ class IsrChangeScenarioTest {
             f.onEpochEndOffset(epoch, l.endOffsetForEpoch(asked.getAsInt()));
         }
         long offset = f.fetchOffset(epoch).orElseThrow();
-        nodes[leader].onFollowerFetch(TP, follower, offset);
+        nodes[leader].onFollowerFetch(TP, follower, -1, offset);
         ByteBuffer records = l.readForFollower(offset, 1 << 20).records().readAll();
         f.appendAsFollower(epoch, offset, records, l.highWatermark(), l.logStartOffset());
     }

@@ -69,7 +69,7 @@ class ListOffsetsAfterLeaderChangeTest {
     /** One fetch round trip of follower {@code followerId} at {@code leader} in {@code epoch}. */
     private static void fetch(Partition leader, Partition follower, int followerId, int epoch) {
         long offset = follower.fetchOffset(epoch).orElseThrow();
-        leader.onFollowerFetch(followerId, offset, 0);
+        leader.onFollowerFetch(followerId, -1, offset, 0);
         ByteBuffer records = leader.readForFollower(offset, 1 << 20).records().readAll();
         follower.appendAsFollower(epoch, offset, records, leader.highWatermark(), leader.logStartOffset());
     }
@@ -118,7 +118,7 @@ class ListOffsetsAfterLeaderChangeTest {
         assertOffsetNotAvailable(leader::latestOffsetForClient);
 
         // When: the other ISR member fetches from the epoch start, the high watermark reaches it
-        leader.onFollowerFetch(2, 3, 0);
+        leader.onFollowerFetch(2, -1, 3, 0);
 
         // Then
         assertThat(leader.highWatermark()).isEqualTo(3);
@@ -137,7 +137,7 @@ class ListOffsetsAfterLeaderChangeTest {
         assertOffsetNotAvailable(() -> leader.offsetForTimestamp(9_999));
 
         // When
-        leader.onFollowerFetch(2, 3, 0);
+        leader.onFollowerFetch(2, -1, 3, 0);
 
         // Then
         assertThat(leader.offsetForTimestamp(1_001)).contains(new TimestampAndOffset(1_001, 1));
@@ -149,7 +149,7 @@ class ListOffsetsAfterLeaderChangeTest {
     void aTimestampLookupNeverAnswersAnUncommittedOffset() {
         // Given: a leader whose high watermark caught up, then two records the follower has not fetched yet
         Partition leader = newLeaderWithLaggingHighWatermark();
-        leader.onFollowerFetch(2, 3, 0);
+        leader.onFollowerFetch(2, -1, 3, 0);
         leader.appendAsLeader(batch(5_000, 2), List.of(plain(2)), true);
         assertThat(leader.highWatermark()).isEqualTo(3);
 
@@ -160,7 +160,7 @@ class ListOffsetsAfterLeaderChangeTest {
         assertThat(leader.latestOffsetForClient()).isEqualTo(3);
 
         // When: committed
-        leader.onFollowerFetch(2, 5, 0);
+        leader.onFollowerFetch(2, -1, 5, 0);
 
         // Then
         assertThat(leader.offsetForTimestamp(5_000)).contains(new TimestampAndOffset(5_000, 3));

@@ -57,7 +57,7 @@ class PartitionReplicationTest {
     /** One fetch round trip of {@code follower} at {@code leader} in {@code epoch}, as the replica fetcher does it. */
     private static void fetch(Partition leader, Partition follower, int followerId, int epoch) {
         long offset = follower.fetchOffset(epoch).orElseThrow();
-        leader.onFollowerFetch(followerId, offset, 0);
+        leader.onFollowerFetch(followerId, -1, offset, 0);
         ByteBuffer records = leader.readForFollower(offset, 1 << 20).records().readAll();
         follower.appendAsFollower(epoch, offset, records, leader.highWatermark(), leader.logStartOffset());
     }
@@ -110,8 +110,8 @@ class PartitionReplicationTest {
         assertThat(p.checkProduceCompletion(append.result().lastOffset(), append.leaderEpoch()))
                 .isEqualTo(ProduceCheck.PENDING);
         // When
-        assertThat(p.onFollowerFetch(1, 3, 10).highWatermarkMoved()).isFalse();
-        Partition.FollowerFetch second = p.onFollowerFetch(2, 3, 10);
+        assertThat(p.onFollowerFetch(1, -1, 3, 10).highWatermarkMoved()).isFalse();
+        Partition.FollowerFetch second = p.onFollowerFetch(2, -1, 3, 10);
         // Then
         assertThat(second.highWatermarkMoved()).isTrue();
         assertThat(p.highWatermark()).isEqualTo(3);
@@ -185,10 +185,10 @@ class PartitionReplicationTest {
         assertThat(p.logEndOffset()).isEqualTo(5);
         assertThat(p.checkProduceCompletion(retried.result().lastOffset(), retried.leaderEpoch()))
                 .isEqualTo(ProduceCheck.PENDING);
-        p.onFollowerFetch(1, 5, 10);
+        p.onFollowerFetch(1, -1, 5, 10);
         assertThat(p.checkProduceCompletion(retried.result().lastOffset(), retried.leaderEpoch()))
                 .isEqualTo(ProduceCheck.PENDING);
-        p.onFollowerFetch(2, 5, 10);
+        p.onFollowerFetch(2, -1, 5, 10);
         assertThat(p.checkProduceCompletion(retried.result().lastOffset(), retried.leaderEpoch()))
                 .isEqualTo(ProduceCheck.OK);
     }
@@ -280,6 +280,30 @@ class PartitionReplicationTest {
         b.applyAssignment(epoch2, 0);
         truncate(a, b, 2);
         assertThat(b.fetchOffset(2)).hasValue(5);
+    }
+
+    @Test
+    void aFollowerFetchCheckedInAnOldEpochNeitherMovesTheHighWatermarkNorCountsTowardTheIsr() {
+        // Given: node 0 leads epoch 1 with ISR {0, 1, 2} and offsets 0-2; followers 1 and 2 fetch at 3 in epoch 1
+        Partition p = open(0, 2);
+        p.applyAssignment(new PartitionState(0, 1, List.of(0, 1, 2), List.of(0, 1, 2), 0), 0);
+        p.appendAsLeader(batch(3), List.of(plain(3)), true);
+        p.checkLeader(1); // the fetches of epoch 1 were valid when they arrived ...
+        // ... and then the leader changes (node 0 leads again, in epoch 2, with ISR {0, 1}) before the fetches count
+        p.applyAssignment(new PartitionState(0, 2, List.of(0, 1, 2), List.of(0, 1), 1), 0);
+
+        // When: the two fetches of epoch 1 are counted (the old code checked the epoch in FetchHandler, then
+        // counted the offset in a second call that took no epoch)
+        for (int follower : new int[] {1, 2}) {
+            assertThatThrownBy(() -> p.onFollowerFetch(follower, 1, 3, 10))
+                    .isInstanceOfSatisfying(
+                            PartitionRoleException.class,
+                            e -> assertThat(e.reason()).isEqualTo(PartitionRoleException.Reason.FENCED_EPOCH));
+        }
+
+        // Then: fetches of epoch 1 say nothing about what the followers hold in epoch 2
+        assertThat(p.highWatermark()).isZero();
+        assertThat(p.maximalIsr()).containsExactlyInAnyOrder(0, 1);
     }
 
     private static ByteBuffer idempotent(long producerId, int baseSequence, int count) {

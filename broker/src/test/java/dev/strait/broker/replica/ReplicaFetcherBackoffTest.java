@@ -222,7 +222,7 @@ class ReplicaFetcherBackoffTest {
                             new FetchedPartition(ReplicaError.UNKNOWN_EPOCH, -1, -1, ByteBuffer.allocate(0)));
                     continue;
                 }
-                partition.onFollowerFetch(0, target.fetchOffset(), 0);
+                partition.onFollowerFetch(0, -1, target.fetchOffset(), 0);
                 ByteBuffer records = partition
                         .readForFollower(target.fetchOffset(), target.maxBytes())
                         .records()
