@@ -29,6 +29,8 @@ public final class QuorumEnvironment {
     final StorageOpener storage;
     final ControllerTransport.Factory transport;
     final ThreadFactory threads;
+    /** Names the running boot of the machine ({@link PreviousLife}). */
+    final Path bootIdFile;
 
     private QuorumEnvironment(
             Time time,
@@ -36,13 +38,15 @@ public final class QuorumEnvironment {
             FaultHandler faults,
             StorageOpener storage,
             ControllerTransport.Factory transport,
-            ThreadFactory threads) {
+            ThreadFactory threads,
+            Path bootIdFile) {
         this.time = Objects.requireNonNull(time, "time");
         this.random = Objects.requireNonNull(random, "random");
         this.faults = Objects.requireNonNull(faults, "faults");
         this.storage = Objects.requireNonNull(storage, "storage");
         this.transport = Objects.requireNonNull(transport, "transport");
         this.threads = Objects.requireNonNull(threads, "threads");
+        this.bootIdFile = Objects.requireNonNull(bootIdFile, "bootIdFile");
     }
 
     /**
@@ -54,25 +58,40 @@ public final class QuorumEnvironment {
      * @param faults called once if the quorum loop fails; the node must then stop
      */
     public static QuorumEnvironment of(Time time, Random random, FaultHandler faults) {
-        return new QuorumEnvironment(time, random, faults, FileRaftStorage::open, ControllerChannel::create, body -> {
-            Thread thread = new Thread(body);
-            thread.setDaemon(true);
-            return thread;
-        });
+        return new QuorumEnvironment(
+                time,
+                random,
+                faults,
+                FileRaftStorage::open,
+                ControllerChannel::create,
+                body -> {
+                    Thread thread = new Thread(body);
+                    thread.setDaemon(true);
+                    return thread;
+                },
+                PreviousLife.LINUX_BOOT_ID);
     }
 
     /** For tests: another Raft storage (a slow or failing disk). */
     QuorumEnvironment withStorage(StorageOpener opener) {
-        return new QuorumEnvironment(time, random, faults, opener, transport, threads);
+        return new QuorumEnvironment(time, random, faults, opener, transport, threads, bootIdFile);
     }
 
     /** For tests: another transport between nodes. */
     QuorumEnvironment withTransport(ControllerTransport.Factory factory) {
-        return new QuorumEnvironment(time, random, faults, storage, factory, threads);
+        return new QuorumEnvironment(time, random, faults, storage, factory, threads, bootIdFile);
     }
 
     /** For tests: another way to create the loop thread (the runtime names it). */
     QuorumEnvironment withThreads(ThreadFactory factory) {
-        return new QuorumEnvironment(time, random, faults, storage, transport, factory);
+        return new QuorumEnvironment(time, random, faults, storage, transport, factory, bootIdFile);
+    }
+
+    /**
+     * Another file naming the machine's boot (default {@code /proc/sys/kernel/random/boot_id}): tests that simulate
+     * a power loss without rebooting change it, as a reboot would.
+     */
+    public QuorumEnvironment withBootIdFile(Path file) {
+        return new QuorumEnvironment(time, random, faults, storage, transport, threads, file);
     }
 }

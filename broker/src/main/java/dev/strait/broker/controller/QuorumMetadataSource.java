@@ -104,12 +104,23 @@ public final class QuorumMetadataSource implements MetadataSource {
             return thread;
         });
         this.cleanShutdownMarker = new CleanShutdownMarker(settings.metadataLogDir());
-        this.previousNodeEpoch = cleanShutdownMarker.take();
-        if (previousNodeEpoch == ControllerRequest.RegisterBroker.UNCLEAN) {
-            LOGGER.info(
-                    "[QuorumMetadataSource {}] no clean-shutdown marker: the previous run, if any, ended uncleanly",
-                    settings.nodeId());
+        long marked = cleanShutdownMarker.take();
+        if (marked == ControllerRequest.RegisterBroker.UNCLEAN) {
+            long sameBoot = new PreviousLife(settings.metadataLogDir(), environment.bootIdFile).epochIfSameBoot();
+            if (sameBoot != ControllerRequest.RegisterBroker.UNCLEAN) {
+                LOGGER.info(
+                        "[QuorumMetadataSource {}] no clean-shutdown marker, but the machine has not restarted since"
+                                + " registration {}: the page cache kept every write of the previous run",
+                        settings.nodeId(),
+                        sameBoot);
+            } else {
+                LOGGER.info(
+                        "[QuorumMetadataSource {}] no clean-shutdown marker: the previous run, if any, ended uncleanly",
+                        settings.nodeId());
+            }
+            marked = sameBoot;
         }
+        this.previousNodeEpoch = marked;
         this.runtime = new QuorumRuntime(settings, environment, this::publish);
     }
 

@@ -133,6 +133,8 @@ final class QuorumRuntime implements AutoCloseable {
     private volatile UUID brokerIncarnation;
     /** This node's epoch as a broker once registered (-1 before): what its clean-shutdown marker records. */
     private volatile long registeredNodeEpoch = -1;
+    /** Where the boot of each registration is kept, so that a crash without a reboot is no unclean shutdown. */
+    private final PreviousLife previousLife;
 
     private volatile Throwable fatal;
 
@@ -190,6 +192,7 @@ final class QuorumRuntime implements AutoCloseable {
         this.nodeId = settings.nodeId();
         this.prefix = "[QuorumRuntime " + nodeId + "] ";
         this.publisher = publisher;
+        this.previousLife = new PreviousLife(settings.metadataLogDir(), environment.bootIdFile);
         this.nextCorrelationId = random.nextLong() & Long.MAX_VALUE;
         try {
             this.storage = environment.storage.open(settings.metadataLogDir());
@@ -763,6 +766,7 @@ final class QuorumRuntime implements AutoCloseable {
                 if (e == null && r.isOk()) {
                     state.nodeEpoch = r.value();
                     registeredNodeEpoch = r.value();
+                    previousLife.record(r.value());
                     state.nextCallMs = nowMs;
                     LOGGER.info("{}registered as broker with epoch {}", prefix, state.nodeEpoch);
                 } else {

@@ -658,6 +658,11 @@ public final class BrokerConfig {
     }
 
     /** {@code metadata.log.dir}: where the metadata log lives; default {@code <first log dir>/__cluster_metadata-0}. */
+    /** {@code strait.boot.id.file}: names the machine's boot, so that a crash without a reboot is no power loss. */
+    public Path bootIdFile() {
+        return Path.of(values.stringValue("strait.boot.id.file").trim());
+    }
+
     public java.util.Optional<Path> metadataLogDir() {
         String value = values.stringValue("metadata.log.dir");
         return value == null || value.isBlank()

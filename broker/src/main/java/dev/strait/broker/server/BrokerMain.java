@@ -50,7 +50,8 @@ public final class BrokerMain {
             server.start();
         } catch (RuntimeException e) {
             if (fatal.get() == null) {
-                System.err.println("broker failed to start: " + e.getMessage());
+                System.err.println("broker failed to start: " + e.getMessage()
+                        + (e.getCause() == null ? "" : ": " + e.getCause()));
                 System.exit(1);
             }
         }

@@ -195,6 +195,16 @@ public final class BrokerSettings {
                             "Where the replicated metadata log (and its snapshots) lives.")
                     .defaultIs("<the first of log.dirs>/__cluster_metadata-0"),
             setting(
+                    "strait.boot.id.file",
+                    STRING,
+                    "/proc/sys/kernel/random/boot_id",
+                    Group.CLUSTER,
+                    "The file naming the machine's current boot. A node that stopped without a clean shutdown"
+                            + " but in the boot still running lost no write (the page cache kept them), so it"
+                            + " registers as after a clean shutdown and stays an eligible leader; after a"
+                            + " reboot it is taken out of every ISR and ELR (KIP-966). Change only to simulate"
+                            + " a power loss in tests."),
+            setting(
                             "metadata.log.max.record.bytes.between.snapshots",
                             LONG,
                             "20971520",

@@ -47,7 +47,8 @@ final class MetadataSources {
         }
         ControllerPeerCheck peerCheck = controllerPeerCheck(config);
         QuorumMetadataSource source = QuorumMetadataSource.open(
-                quorumSettings(config, logDir, peerCheck), QuorumEnvironment.of(time, new SecureRandom(), faults));
+                quorumSettings(config, logDir, peerCheck),
+                QuorumEnvironment.of(time, new SecureRandom(), faults).withBootIdFile(config.bootIdFile()));
         if (peerCheck != null) {
             peerCheck.bind(source);
         }

@@ -31,6 +31,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 22, defect 1, the measured schedule on three companion nodes (separate JVMs): a topic with one partition,
@@ -46,16 +47,22 @@ class UncleanLeaderRestartIT {
     private static final String TOPIC = "elr";
     private static final int RECORDS = 500;
 
-    private static final Map<String, String> FAST = Map.of(
-            "broker.session.timeout.ms", "3000",
-            "broker.heartbeat.interval.ms", "500",
-            "replica.lag.time.max.ms", "2000",
-            "replica.fetch.wait.max.ms", "100");
+    private static Map<String, String> fast(Path bootId) {
+        return Map.of(
+                "strait.boot.id.file", bootId.toString(),
+                "broker.session.timeout.ms", "3000",
+                "broker.heartbeat.interval.ms", "500",
+                "replica.lag.time.max.ms", "2000",
+                "replica.fetch.wait.max.ms", "100");
+    }
 
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
-    void everyAcknowledgedRecordSurvivesTheLastIsrMemberLosingPower() throws Exception {
-        try (ProcessCluster cluster = ProcessCluster.start(3, FAST);
+    void everyAcknowledgedRecordSurvivesTheLastIsrMemberLosingPower(@TempDir Path machine) throws Exception {
+        // The nodes' boot id: a power loss reboots the machine, which a test without a reboot shows by changing it.
+        Path bootId = machine.resolve("boot_id");
+        Files.writeString(bootId, "boot-1");
+        try (ProcessCluster cluster = ProcessCluster.start(3, fast(bootId));
                 Admin admin = cluster.admin()) {
             admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 2).configs(Map.of("min.insync.replicas", "2"))))
                     .all()
@@ -98,6 +105,7 @@ class UncleanLeaderRestartIT {
             // A loses power: what it had not synced is gone, here all of its partition log.
             cluster.kill(a);
             loseUnsyncedWrites(cluster.partitionDir(a, TOPIC, 0));
+            Files.writeString(bootId, "boot-2");
             cluster.restart(a);
             cluster.unpause(b);
 

@@ -3,6 +3,8 @@ package dev.strait.broker.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.strait.broker.metadata.PartitionState;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -18,11 +20,12 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 22, defect 1: a node tells the controller whether its previous life ended cleanly. A clean stop leaves a
- * marker naming its node epoch; a halt (a crash: no marker) makes the controller take it out of the ISR even as
- * the last member, and a partition with another replica stays leaderless rather than be led by a log that may
+ * marker naming its node epoch, and a crash in the boot still running loses no write either; after a power loss
+ * (a new boot, no marker) the controller takes it out of the ISR even as the last member, and a partition with another replica stays leaderless rather than be led by a log that may
  * have lost acknowledged records (Kafka 4.1 with ELR), until an operator asks for an unclean election. A
  * single-replica partition has no other copy, so its replica leads again after a crash.
  */
@@ -30,9 +33,14 @@ import org.junit.jupiter.api.Timeout;
 class CleanShutdownMarkerIT {
 
     @Test
-    void aCleanStopKeepsTheLastReplicaEligibleAndACrashDoesNot() throws Exception {
+    void aCleanStopOrACrashWithoutARebootKeepsTheLastReplicaEligibleAndAPowerLossDoesNot(@TempDir Path machine)
+            throws Exception {
+        // The nodes' boot id: a power loss reboots the machine, which this test shows by changing it.
+        Path bootId = machine.resolve("boot_id");
+        Files.writeString(bootId, "boot-1");
         try (EmbeddedCluster cluster = EmbeddedCluster.builder()
                         .nodes(3)
+                        .brokerConfig("strait.boot.id.file", bootId.toString())
                         .brokerConfig("broker.session.timeout.ms", "3000")
                         .brokerConfig("broker.heartbeat.interval.ms", "300")
                         .start();
@@ -61,7 +69,8 @@ class CleanShutdownMarkerIT {
                             .id())
                     .isEqualTo(node);
 
-            // A crash of a single-replica partition's node: no other copy could hold more, so it leads again.
+            // A crash of a single-replica partition's node: it leads again (the same boot; and no other copy could
+            // hold more in any case).
             cluster.kill(node);
             cluster.resume(node);
             assertThat(await(admin, "solo", "node " + node + " leading again after a crash", p -> p.leader() != null)
@@ -70,8 +79,8 @@ class CleanShutdownMarkerIT {
                     .isEqualTo(node);
 
             // Two replicas: b stops cleanly (the ISR shrinks to a alone; min.insync.replicas=1, so no ELR), then a
-            // crashes. Back from the crash, a may have lost acknowledged records and b never had them: neither may
-            // lead on its own.
+            // loses power. Back from it, a may have lost acknowledged records and b never had them: neither may lead
+            // on its own.
             admin.createTopics(List.of(new NewTopic("pair", 1, (short) 2)))
                     .all()
                     .get(30, TimeUnit.SECONDS);
@@ -85,7 +94,20 @@ class CleanShutdownMarkerIT {
                     .orElseThrow();
             cluster.stop(b);
             await(admin, "pair", "the ISR shrunk to " + a, p -> p.isr().size() == 1);
+            // A crash while the machine keeps running loses no write (the page cache keeps them): a stays eligible.
             cluster.kill(a);
+            cluster.resume(a);
+            assertThat(await(
+                                    admin,
+                                    "pair",
+                                    "node " + a + " leading again after a crash without a reboot",
+                                    p -> p.leader() != null)
+                            .leader()
+                            .id())
+                    .isEqualTo(a);
+            // A power loss: the machine boots again.
+            cluster.kill(a);
+            Files.writeString(bootId, "boot-2");
             cluster.resume(a);
             TopicPartitionInfo afterCrash = await(
                     admin,
