@@ -6,7 +6,17 @@ import java.util.Locale;
  * Something the checker found wrong. {@code count} is how many records (or offsets, or events) it concerns, so a
  * lost range of 29 records is one anomaly with count 29; {@code partition} is -1 when it is not about one partition.
  */
-public record Anomaly(Type type, int partition, long count, String detail) {
+public record Anomaly(Type type, int partition, long count, String detail, boolean counted) {
+
+    /** An anomaly counted as its type says. */
+    public Anomaly(Type type, int partition, long count, String detail) {
+        this(type, partition, count, detail, type.counted());
+    }
+
+    /** The same finding reported but not counted (a system's documented behaviour, see the checker's rules). */
+    public Anomaly excused() {
+        return new Anomaly(type, partition, count, detail, false);
+    }
 
     public enum Type {
         /** An acknowledged record is not in the log at all. */
@@ -32,6 +42,11 @@ public record Anomaly(Type type, int partition, long count, String detail) {
          * high watermark covers), so it is reported, for comparison, but is no verdict.
          */
         STALE_OFFSET_READ(false),
+        /**
+         * After healing, a replica's log below the high watermark differs from the leader's (a record missing, extra,
+         * or with another offset, key, value or headers).
+         */
+        REPLICA_DIVERGED,
         /** After healing, a partition lacked a live leader or a full ISR, or the nodes' metadata disagreed. */
         UNHEALTHY,
         /** After healing, a partition took no acknowledged write. */
@@ -55,10 +70,6 @@ public record Anomaly(Type type, int partition, long count, String detail) {
         public boolean counted() {
             return counted;
         }
-    }
-
-    public boolean counted() {
-        return type.counted();
     }
 
     public String flag() {

