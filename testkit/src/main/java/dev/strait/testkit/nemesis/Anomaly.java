@@ -27,7 +27,7 @@ public record Anomaly(Type type, int partition, long count, String detail, boole
         DUPLICATED,
         /** Two different values were seen at one offset (acknowledged, read by a consumer, or read back). */
         OFFSET_CONFLICT,
-        /** A record a consumer read is gone from the log (the offset is now past its end). */
+        /** A record a consumer read is gone from the log (its offset is now past the end, or a gap). */
         VANISHED,
         /** Acknowledged records of one producer are not in the order they were produced in. */
         REORDERED,
@@ -37,11 +37,11 @@ public record Anomaly(Type type, int partition, long count, String detail, boole
          */
         COMMIT_REGRESSION,
         /**
-         * Not counted: an OffsetFetch answered less than a commit acknowledged (or an offset read) before it began.
-         * Apache Kafka does this too for a moment after the coordinator moves (the new coordinator serves what its
-         * high watermark covers), so it is reported, for comparison, but is no verdict.
+         * An OffsetFetch answered less than a commit acknowledged (or an offset read) before it began. Counted for
+         * Strait; for Apache Kafka reported but not counted ({@link Anomaly#excused()}): Kafka 4.1.1 does this by
+         * design for a moment after its group coordinator moves (see the package documentation).
          */
-        STALE_OFFSET_READ(false),
+        STALE_OFFSET_READ,
         /**
          * After healing, a replica's log below the high watermark differs from the leader's (a record missing, extra,
          * or with another offset, key, value or headers).

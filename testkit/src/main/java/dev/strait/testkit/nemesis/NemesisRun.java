@@ -147,7 +147,7 @@ public final class NemesisRun {
                 if (unread != null) {
                     anomalies.add(new Anomaly(Anomaly.Type.UNREADABLE, -1, 1, unread));
                 }
-                anomalies.addAll(Checker.check(history.snapshot(), log));
+                anomalies.addAll(Checker.check(history.snapshot(), log, Checker.Rules.of(options.system())));
                 for (String exit : cluster.unexpectedExits()) {
                     anomalies.add(new Anomaly(Anomaly.Type.CRASHED, -1, 1, exit));
                 }
