@@ -41,5 +41,5 @@
  * neither fsynced nor older than the write-back age (30 s) in memory; a power fault SIGKILLs the node and drops them.
  * After healing, every replica's log files below the high watermark are compared with the leader's, record by record
  * ({@link dev.strait.testkit.nemesis.Checker#checkReplicas}).
-  */
+ */
 package dev.strait.testkit.nemesis;
