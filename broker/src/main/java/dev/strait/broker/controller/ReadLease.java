@@ -39,7 +39,12 @@ import java.util.function.LongSupplier;
  * after its lease lapsed serves nothing until its next heartbeat is answered.
  *
  * <p>Not covered: an operator's leader move (reassignment, ElectLeaders) of a node that keeps heartbeating; the node
- * learns it from the metadata log, which it follows while it heartbeats, as Kafka's brokers do.
+ * learns it from the metadata log, which it follows while it heartbeats, as Kafka's brokers do. A voter whose
+ * connection to a live Raft leader closes gives up on it at once ({@code RaftNode.onPeerUnreachable}), without the
+ * election timeout the second case above relies on; a lease granted by that leader within {@code W} before may then
+ * outlive the next controller's activation grace. A closed connection (not a silent one) between two live
+ * controllers is rare. The renewal waits until this node's metadata log reached the controller's answer, but the
+ * replica layer applies it to partitions (and the coordinator resigns) a moment later.
  *
  * <p>Thread-safe: renewed by the quorum loop, read by the coordinator's loops.
  */
