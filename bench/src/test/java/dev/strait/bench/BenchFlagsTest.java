@@ -86,6 +86,10 @@ class BenchFlagsTest {
         assertThat(defaults.createPartitions()).isEqualTo(500);
         assertThat(defaults.rate()).isEqualTo(400);
         assertThat(defaults.keepLogs()).isFalse();
+        assertThat(defaults.writeBackAgeS()).isEqualTo(30);
+        assertThat(FaultKind.parseList("power"))
+                .containsExactlyInAnyOrder(
+                        FaultKind.POWER_LOSS_NODE, FaultKind.POWER_LOSS_LONE_LEADER, FaultKind.POWER_LOSS_MINORITY);
         NemesisBench.Options set = NemesisBench.parse(new String[] {
             "--runs",
             "3",
@@ -107,7 +111,9 @@ class BenchFlagsTest {
             "3000",
             "--work-dir",
             "/tmp/x",
-            "--keep-logs"
+            "--keep-logs",
+            "--write-back-age-s",
+            "5"
         });
         assertThat(set)
                 .isEqualTo(new NemesisBench.Options(
@@ -121,7 +127,8 @@ class BenchFlagsTest {
                         50,
                         3000,
                         Path.of("/tmp/x"),
-                        true));
+                        true,
+                        5));
         assertThat(NemesisBench.parse(new String[] {"--help"})).isNull();
         assertThat(NemesisBench.usage()).contains("--fault-phase-s").contains("Fault names:");
         assertOneLineError(() -> NemesisBench.parse(new String[] {"--bogus"}), "--bogus");

@@ -10,7 +10,8 @@ import java.util.Objects;
  * @param message why it failed, empty on success
  * @param offset  the metadata log offset the caller must have applied to see the result, -1 if none
  * @param value   request specific: the node epoch for a registration, the first producer id of a block, the
- *                known controller for {@link Error#NOT_CONTROLLER} (-1 if unknown)
+ *                known controller for {@link Error#NOT_CONTROLLER} (-1 if unknown); for a heartbeat, 1 if the
+ *                controller's leadership was confirmed when it arrived (it renews the node's {@link ReadLease})
  * @param flag    request specific: for a heartbeat, "fenced" (or "shutdown done" when shutdown was asked)
  * @param quorum  the answer to {@link ControllerRequest.DescribeQuorum}, with times in wall-clock milliseconds of
  *                the leader; null for every other request

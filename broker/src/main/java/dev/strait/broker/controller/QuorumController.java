@@ -389,7 +389,21 @@ final class QuorumController {
             commit(decision);
             return replyWhenCommitted(offset -> ControllerResponse.ok(offset, 0, false));
         }
-        return CompletableFuture.completedFuture(ControllerResponse.ok(-1, 0, node.fenced()));
+        // The offset of the last decision so far: the node trusts what it leads (ReadLease) only once its metadata
+        // reached it.
+        return CompletableFuture.completedFuture(ControllerResponse.ok(projected.endOffset() - 1, 0, node.fenced()));
+    }
+
+    /**
+     * The least time, after a node's heartbeat reached the active controller, before any controller can fence it and
+     * elect other leaders in its place: fast fencing waits {@link #fastFenceGraceMs} after the connections closed
+     * (which, to count, happened after the last heartbeat), a newly active controller at least
+     * {@link #activationGraceMs}, the session timeout is longer than both ({@link ReadLease}).
+     */
+    static long fencingLowerBoundMs(long sessionTimeoutMs) {
+        return Math.min(
+                Math.min(FAST_FENCE_GRACE_MS, sessionTimeoutMs / 3),
+                Math.min(ACTIVATION_GRACE_MS, sessionTimeoutMs / 6));
     }
 
     private CompletableFuture<ControllerResponse> createTopic(CreateTopic r) {

@@ -687,6 +687,11 @@ public final class QuorumMetadataSource implements MetadataSource {
         return new Uuid(id.getMostSignificantBits(), id.getLeastSignificantBits());
     }
 
+    @Override
+    public boolean holdsReadLease() {
+        return runtime.readLease().holds();
+    }
+
     /** For tests: a node that stops heartbeating but keeps following the log. */
     void pauseHeartbeats(boolean paused) {
         runtime.pauseHeartbeats(paused);

@@ -94,6 +94,7 @@ final class QuorumRuntime implements AutoCloseable {
     private final RaftNode raft;
     private final Thread thread;
     private final int boundPort;
+    private final ReadLease readLease;
 
     // Owned by the loop thread.
     private final Map<Long, PendingCall> pending = new LinkedHashMap<>();
@@ -147,12 +148,17 @@ final class QuorumRuntime implements AutoCloseable {
         boolean fenced = true;
         boolean wantShutdown;
         boolean heartbeatsPaused;
+        /** A heartbeat answered with a lease grant, waiting for this node's metadata to reach the answer's offset. */
+        LeaseGrant leaseGrant;
+
         final CompletableFuture<Void> shutdownDone = new CompletableFuture<>();
 
         BrokerState(RegisterBroker registration) {
             this.registration = registration;
         }
     }
+
+    private record LeaseGrant(long sentAtMs, long metadataOffset) {}
 
     private static final class PendingCall {
         final long correlationId;
@@ -199,6 +205,8 @@ final class QuorumRuntime implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open the metadata log in " + settings.metadataLogDir(), e);
         }
+        this.readLease =
+                new ReadLease(time::hiResClockMs, QuorumController.fencingLowerBoundMs(settings.sessionTimeoutMs()));
         this.liveness = new PeerLiveness(time, new ControllerTransport.Receiver() {
             @Override
             public void onMessage(ControllerMessage message) {
@@ -248,6 +256,11 @@ final class QuorumRuntime implements AutoCloseable {
 
     int boundPort() {
         return boundPort;
+    }
+
+    /** Whether this node may still trust what its metadata says it leads (renewed by its heartbeats). */
+    ReadLease readLease() {
+        return readLease;
     }
 
     // ---------------------------------------------------------------- API for other threads
@@ -645,8 +658,18 @@ final class QuorumRuntime implements AutoCloseable {
             }
         }
         CompletableFuture<ControllerResponse> result = active.handle(request, nowMs);
+        if (request instanceof Heartbeat) {
+            // Half an election timeout: no other controller can have been elected since (ReadLease).
+            boolean confirmed =
+                    raft.leadershipConfirmedWithin(nowMs, settings.raftConfig().electionTimeoutMs() / 2);
+            result = result.thenApply(r -> r.isOk() ? withLeaseGrant(r, confirmed) : r);
+        }
         recentRequests.put(key, result);
         return result;
+    }
+
+    private static ControllerResponse withLeaseGrant(ControllerResponse r, boolean confirmed) {
+        return new ControllerResponse(r.error(), r.message(), r.offset(), confirmed ? 1 : 0, r.flag());
     }
 
     /**
@@ -753,8 +776,23 @@ final class QuorumRuntime implements AutoCloseable {
 
     // ---------------------------------------------------------------- this node as a broker
 
+    /**
+     * Renews the read lease from the last granting heartbeat once this node's metadata holds every decision the
+     * controller had made when it answered: until then this node may not know yet that it was moved.
+     */
+    private void maybeRenewLease(BrokerState state) {
+        LeaseGrant grant = state.leaseGrant;
+        if (grant != null && image.endOffset() > grant.metadataOffset()) {
+            state.leaseGrant = null;
+            readLease.renew(grant.sentAtMs());
+        }
+    }
+
     private void maybeCallForBroker() {
         BrokerState state = broker;
+        if (state != null) {
+            maybeRenewLease(state);
+        }
         if (state == null || state.callInFlight || nowMs < state.nextCallMs) {
             return;
         }
@@ -782,12 +820,21 @@ final class QuorumRuntime implements AutoCloseable {
         }
         state.callInFlight = true;
         boolean shutdown = state.wantShutdown;
+        long sentAtMs = nowMs; // every attempt of the call goes out at or after this
         CompletableFuture<ControllerResponse> future = new CompletableFuture<>();
         future.whenComplete((r, e) -> {
             state.callInFlight = false;
+            if (e == null && r.isOk() && !r.flag() && r.value() == 1 && !shutdown) {
+                state.leaseGrant = new LeaseGrant(sentAtMs, r.offset());
+            } else if (e == null && r.isOk() && r.flag()) {
+                state.leaseGrant = null;
+                readLease.revoke();
+            }
+            maybeRenewLease(state);
             if (e != null) {
                 state.nextCallMs = nowMs + RETRY_BACKOFF_MS;
             } else if (r.error() == Error.STALE_BROKER_EPOCH) {
+                readLease.revoke();
                 LOGGER.info("{}controller does not know epoch {}: registering again", prefix, state.nodeEpoch);
                 state.nodeEpoch = -1;
                 state.nextCallMs = nowMs;
@@ -796,8 +843,11 @@ final class QuorumRuntime implements AutoCloseable {
                     state.shutdownDone.complete(null);
                 }
                 state.fenced = !shutdown && r.flag();
+                // Often enough that the read lease, far shorter than the session, holds without gaps.
                 state.nextCallMs = nowMs
-                        + (state.fenced || state.wantShutdown ? FENCED_HEARTBEAT_MS : settings.heartbeatIntervalMs());
+                        + (state.fenced || state.wantShutdown
+                                ? FENCED_HEARTBEAT_MS
+                                : Math.min(settings.heartbeatIntervalMs(), readLease.renewEveryMs()));
             } else {
                 state.nextCallMs = nowMs + FENCED_HEARTBEAT_MS;
             }

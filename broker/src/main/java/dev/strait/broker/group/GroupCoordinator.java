@@ -11,6 +11,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -40,6 +41,9 @@ import org.slf4j.LoggerFactory;
  * durable (COORDINATOR_LOAD_IN_PROGRESS until then). Group metadata is written, with the members and their
  * assignments, when a rebalance completes and when the group becomes Empty, as Kafka does; after a restart a
  * Stable group is Stable again with the same generation and members, whose session timeouts start again.
+ * Committed offsets are read only while the node holds its read lease (the controller answered a recent heartbeat;
+ * {@code dev.strait.broker.controller.ReadLease}): a leader cut off from the controller may have been replaced by one
+ * with later commits (issue 22); COORDINATOR_NOT_AVAILABLE until the lease is renewed.
  *
  * <p>Delayed JoinGroup / SyncGroup responses are callbacks kept on the member and invoked later by another task of
  * the shard: a request, or the tick, which every {@code tickMs} expires members (session timeout), pending member
@@ -138,17 +142,27 @@ public final class GroupCoordinator implements AutoCloseable {
     private final Supplier<String> memberIds;
     private final Shard[] shards;
     private final ShardLoops loops;
+    private final BooleanSupplier readLease;
     private volatile BiConsumer<String, Throwable> faults = (what, cause) -> {};
     private volatile boolean closed;
 
     public GroupCoordinator(Config config, OffsetsLog log, LongSupplier clockMs) {
+        this(config, log, clockMs, () -> true);
+    }
+
+    /**
+     * @param readLease whether this node can still be sure that no other node leads its offsets partitions in its
+     *                  place (the metadata source's {@code holdsReadLease}); committed offsets are served only then
+     */
+    public GroupCoordinator(Config config, OffsetsLog log, LongSupplier clockMs, BooleanSupplier readLease) {
         this(
                 config,
                 log,
                 clockMs,
                 () -> UUID.randomUUID().toString(),
                 new ThreadShardLoops(Math.min(
-                        config.numShards(), Math.max(1, Runtime.getRuntime().availableProcessors()))));
+                        config.numShards(), Math.max(1, Runtime.getRuntime().availableProcessors()))),
+                readLease);
     }
 
     /**
@@ -157,6 +171,18 @@ public final class GroupCoordinator implements AutoCloseable {
      */
     public GroupCoordinator(
             Config config, OffsetsLog log, LongSupplier clockMs, Supplier<String> memberIds, ShardLoops loops) {
+        this(config, log, clockMs, memberIds, loops, () -> true);
+    }
+
+    /** As above, with the read lease of {@link #GroupCoordinator(Config, OffsetsLog, LongSupplier, BooleanSupplier)}. */
+    public GroupCoordinator(
+            Config config,
+            OffsetsLog log,
+            LongSupplier clockMs,
+            Supplier<String> memberIds,
+            ShardLoops loops,
+            BooleanSupplier readLease) {
+        this.readLease = readLease;
         this.config = config;
         this.log = log;
         this.clock = clockMs;
@@ -679,6 +705,11 @@ public final class GroupCoordinator implements AutoCloseable {
                 shard,
                 () -> {
                     GroupError unavailable = unavailable(shard);
+                    if (unavailable == GroupError.NONE && !readLease.getAsBoolean()) {
+                        // Cut off from the controller for a while: another node may lead the partition by now and
+                        // have acknowledged later commits (issue 22). The client finds the coordinator again.
+                        unavailable = GroupError.COORDINATOR_NOT_AVAILABLE;
+                    }
                     callback.accept(
                             unavailable != GroupError.NONE
                                     ? new FetchResult(unavailable, Map.of())

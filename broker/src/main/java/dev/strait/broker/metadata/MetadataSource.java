@@ -36,6 +36,15 @@ public interface MetadataSource extends AutoCloseable {
         registerLocalBroker(host, port);
     }
 
+    /**
+     * Whether no other node can have been made leader in this node's place yet, so that a leader may serve reads
+     * from its memory (the group coordinator's committed offsets). Alone it always may; in a quorum, see
+     * {@code dev.strait.broker.controller.ReadLease}.
+     */
+    default boolean holdsReadLease() {
+        return true;
+    }
+
     /** Every broker the cluster knows, fenced ones included (clients are only told about unfenced ones). */
     Collection<BrokerRegistration> brokers();
 

@@ -118,6 +118,8 @@ public final class RaftNode {
     private long fetchDeadlineMs = Long.MAX_VALUE;
     private long beginQuorumDeadlineMs = Long.MAX_VALUE;
     private long checkQuorumDeadlineMs = Long.MAX_VALUE;
+    /** When this node last became leader (monotonic ms). */
+    private long leaderSinceMs = Long.MAX_VALUE;
     /** When a follower last heard from its leader; while recent, it refuses pre-votes. */
     private long lastLeaderContactMs = Long.MIN_VALUE / 2;
 
@@ -353,6 +355,18 @@ public final class RaftNode {
 
     public boolean isLeader() {
         return role instanceof Leader;
+    }
+
+    /**
+     * Whether this node leads and a majority of voters (itself included) fetched from it within {@code windowMs}, a
+     * window that must not reach back to its election (votes are not fetches). While {@code windowMs} is below the
+     * election timeout, no other leader can have been elected yet: a voter grants a pre-vote only an election timeout
+     * after it last heard from its leader, and any majority shares a voter with the one that fetched.
+     */
+    public boolean leadershipConfirmedWithin(long nowMs, long windowMs) {
+        return role instanceof Leader leader
+                && nowMs - leaderSinceMs > windowMs
+                && leader.progress().heardFromMajority(nowMs, windowMs);
     }
 
     public boolean isVoter() {
@@ -971,6 +985,7 @@ public final class RaftNode {
         fetchDeadlineMs = Long.MAX_VALUE;
         beginQuorumDeadlineMs = nowMs + config.beginQuorumResendMs();
         checkQuorumDeadlineMs = nowMs + config.checkQuorumMs();
+        leaderSinceMs = nowMs;
         LOGGER.debug("{}leader in epoch {}", logPrefix, epoch);
         for (int other : voters) {
             if (other != nodeId) {

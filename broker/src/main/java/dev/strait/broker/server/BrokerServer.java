@@ -194,7 +194,8 @@ public final class BrokerServer implements AutoCloseable {
                             config.groupMaxSessionTimeoutMs(),
                             100),
                     offsetsLog,
-                    time::milliseconds);
+                    time::milliseconds,
+                    metadata::holdsReadLease);
             groupCoordinator.setFaultHandler(this::onFault);
             GroupCoordinator coordinator = groupCoordinator;
             // Registered before startup: a load can only repeat one (loads are idempotent), never be missed.

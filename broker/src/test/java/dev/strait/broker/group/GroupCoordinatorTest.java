@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -498,6 +499,40 @@ class GroupCoordinatorTest {
         release(partition);
         assertThat(answers).containsExactly(GroupError.NONE, GroupError.NONE, GroupError.NONE);
         assertThat(fetch(coordinator, "g", null).get(tp).offset()).isEqualTo(9);
+    }
+
+    @Test
+    void committedOffsetsAreNotServedOnceTheReadLeaseLapsedAndAreAgainOnceItIsRenewed() {
+        // Given: an active coordinator with a durable commit, whose node still holds its read lease
+        AtomicBoolean lease = new AtomicBoolean(true);
+        ManualShardLoops shardLoops = new ManualShardLoops(clock::get);
+        GroupCoordinator coordinator = new GroupCoordinator(
+                new GroupCoordinator.Config(3, 0, 1000, 60_000, 3_600_000),
+                log,
+                clock::get,
+                () -> "m" + nextMemberId++,
+                shardLoops,
+                lease::get);
+        coordinators.add(coordinator);
+        loops.add(shardLoops);
+        coordinator.startup();
+        runAll();
+        TopicPartitionKey tp = new TopicPartitionKey("t", 0);
+        assertThat(commit(coordinator, "g", "", null, -1, Map.of(tp, new OffsetAndMetadata(5, -1, null, 1))))
+                .isEqualTo(GroupError.NONE);
+        assertThat(fetch(coordinator, "g", null).get(tp).offset()).isEqualTo(5);
+
+        // When: the node's heartbeats stop being answered long enough for another leader to be possible
+        lease.set(false);
+
+        // Then: OffsetFetch is refused retriably (the client finds the coordinator again), with no offsets
+        GroupCoordinator.FetchResult refused = fetchResult(coordinator, "g", null);
+        assertThat(refused.error()).isEqualTo(GroupError.COORDINATOR_NOT_AVAILABLE);
+        assertThat(refused.offsets()).isEmpty();
+
+        // And: served again once a heartbeat renews the lease
+        lease.set(true);
+        assertThat(fetch(coordinator, "g", null).get(tp).offset()).isEqualTo(5);
     }
 
     @Test

@@ -54,6 +54,39 @@ class RaftScenarioTest {
     }
 
     @Test
+    void aPartitionedLeaderStopsConfirmingItsLeadershipBeforeAnotherIsElected() {
+        // Given: three voters (election timeout 150 ms, check-quorum 450 ms), a leader that confirms its leadership
+        RaftConfig config = new RaftConfig(150, 150, 60, 10, 100, 450, 10);
+        long window = config.electionTimeoutMs() / 2;
+        Simulation sim = new Simulation(3, 3, 0, false, config);
+        RaftNode oldLeader = sim.awaitLeader(5_000);
+        sim.runFor(300);
+        assertThat(oldLeader.leadershipConfirmedWithin(sim.nowMs(), window)).isTrue();
+
+        // When: it is cut off from the other voters (silently: its connections stay open)
+        sim.partition(Set.of(oldLeader.nodeId()));
+
+        // Then: at no moment does it confirm its leadership while another leader exists, though for a while it
+        // still believes it leads (check-quorum has not made it resign yet)
+        boolean overlapSeen = false;
+        for (int step = 0; step < 400; step++) {
+            sim.runFor(2);
+            RaftNode current = sim.currentLeader();
+            boolean otherLeader = current != null && current.nodeId() != oldLeader.nodeId();
+            if (otherLeader) {
+                overlapSeen |= oldLeader.isLeader();
+                assertThat(oldLeader.leadershipConfirmedWithin(sim.nowMs(), window))
+                        .as("old leader confirms at %d ms while node %d leads", sim.nowMs(), current.nodeId())
+                        .isFalse();
+            }
+        }
+        assertThat(overlapSeen)
+                .as("the old leader still believed it led after the new one was elected")
+                .isTrue();
+        assertThat(sim.currentLeader().nodeId()).isNotEqualTo(oldLeader.nodeId());
+    }
+
+    @Test
     void partitionedOldLeaderCannotCommitAndItsDivergentSuffixIsTruncated() {
         // Given
         Simulation sim = new Simulation(2, 5, 0, false, false);

@@ -17,13 +17,15 @@ import java.util.stream.Collectors;
  * <ul>
  *   <li>every acknowledged record is in the log exactly once, at the offset it was acknowledged at;</li>
  *   <li>no two values were ever seen at one offset (acknowledgements, consumer reads, the final read);</li>
- *   <li>nothing a consumer read has vanished;</li>
+ *   <li>nothing a consumer read has vanished (its offset past the log end, or a gap in the log);</li>
  *   <li>acknowledged records of one producer are in the log in the order they were produced;</li>
  *   <li>committed group offsets never go backwards: an acknowledged commit is never below one acknowledged before it
  *       began, and the group's final committed offset is not below any acknowledged commit. (OffsetFetch answers
- *       that are lower than what was acknowledged before are reported apart and not counted: Kafka 4.1.1 gives them
- *       too, for a moment after its group coordinator moves, because it serves reads as of the new leader's high
- *       watermark; see the package documentation.)</li>
+ *       that are lower than what was acknowledged before are stale reads: counted for Strait, reported but not
+ *       counted for Kafka 4.1.1, which gives them by design for a moment after its group coordinator moves, because
+ *       it serves reads as of the new leader's high watermark; see the package documentation and {@link Rules});</li>
+ *   <li>{@link #checkReplicas}: after healing, every replica holds below the high watermark exactly what the leader
+ *       holds, record for record (offset, key, value, headers).</li>
  * </ul>
  */
 public final class Checker {
@@ -34,7 +36,97 @@ public final class Checker {
     /** One record of the log as read back after healing. */
     public record LogRecord(long offset, String value) {}
 
+    /** What a system is held to beyond the common line. */
+    public record Rules(boolean staleOffsetReadsCount) {
+        /** Strait serves a committed offset only once the offsets partition's high watermark passed it. */
+        public static final Rules STRAIT = new Rules(true);
+        /** Kafka 4.1.1 answers OffsetFetch below an acknowledged commit by design (see the package documentation). */
+        public static final Rules KAFKA = new Rules(false);
+
+        public static Rules of(SystemKind system) {
+            return system == SystemKind.KAFKA ? KAFKA : STRAIT;
+        }
+    }
+
+    /** One record as a replica stores it: offset, key, value and headers (rendered to compare them). */
+    public record StoredRecord(long offset, String key, String value, String headers) {}
+
+    /**
+     * One partition's replicas as read from the nodes' log files after healing: the leader, the high watermark it
+     * reported, and each replica's records (the leader's among them).
+     */
+    public record ReplicaLogs(int leader, long highWatermark, Map<Integer, List<StoredRecord>> byNode) {
+        public ReplicaLogs {
+            byNode = Map.copyOf(byNode);
+        }
+    }
+
+    /** {@link #check(History.Snapshot, Map, Rules)} with Strait's rules. */
     public static List<Anomaly> check(History.Snapshot history, Map<Integer, List<LogRecord>> log) {
+        return check(history, log, Rules.STRAIT);
+    }
+
+    /** Replicas below the high watermark must hold what the leader holds, record for record. */
+    public static List<Anomaly> checkReplicas(Map<Integer, ReplicaLogs> partitions) {
+        List<Anomaly> anomalies = new ArrayList<>();
+        for (Map.Entry<Integer, ReplicaLogs> e : new TreeMap<>(partitions).entrySet()) {
+            ReplicaLogs replicas = e.getValue();
+            long hw = replicas.highWatermark();
+            Map<Long, StoredRecord> leader =
+                    belowHighWatermark(replicas.byNode().getOrDefault(replicas.leader(), List.of()), hw);
+            long differences = 0;
+            List<String> examples = new ArrayList<>();
+            for (Map.Entry<Integer, List<StoredRecord>> r : new TreeMap<>(replicas.byNode()).entrySet()) {
+                if (r.getKey() == replicas.leader()) {
+                    continue;
+                }
+                Map<Long, StoredRecord> replica = belowHighWatermark(r.getValue(), hw);
+                TreeSet<Long> offsets = new TreeSet<>(leader.keySet());
+                offsets.addAll(replica.keySet());
+                for (long offset : offsets) {
+                    StoredRecord mine = leader.get(offset);
+                    StoredRecord theirs = replica.get(offset);
+                    if (mine != null && mine.equals(theirs)) {
+                        continue;
+                    }
+                    differences++;
+                    if (examples.size() < EXAMPLES) {
+                        examples.add("node " + r.getKey() + " at offset " + offset + ": "
+                                + (theirs == null
+                                        ? "missing (leader " + replicas.leader() + " has " + show(mine) + ")"
+                                        : mine == null
+                                                ? show(theirs) + ", which leader " + replicas.leader() + " lacks"
+                                                : show(theirs) + ", leader " + replicas.leader() + " has "
+                                                        + show(mine)));
+                    }
+                }
+            }
+            if (differences > 0) {
+                anomalies.add(new Anomaly(
+                        Anomaly.Type.REPLICA_DIVERGED,
+                        e.getKey(),
+                        differences,
+                        "below the high watermark " + hw + ": " + String.join("; ", examples)));
+            }
+        }
+        return anomalies;
+    }
+
+    private static Map<Long, StoredRecord> belowHighWatermark(List<StoredRecord> records, long hw) {
+        Map<Long, StoredRecord> byOffset = new TreeMap<>();
+        for (StoredRecord r : records) {
+            if (r.offset() < hw) {
+                byOffset.put(r.offset(), r);
+            }
+        }
+        return byOffset;
+    }
+
+    private static String show(StoredRecord r) {
+        return r.value() + (r.key() == null ? "" : " key " + r.key()) + " headers " + r.headers();
+    }
+
+    public static List<Anomaly> check(History.Snapshot history, Map<Integer, List<LogRecord>> log, Rules rules) {
         List<Anomaly> anomalies = new ArrayList<>();
         Set<Integer> partitions = new TreeSet<>(log.keySet());
         history.acks().forEach(a -> partitions.add(a.partition()));
@@ -52,7 +144,7 @@ public final class Checker {
                             .toList(),
                     anomalies);
         }
-        checkCommittedOffsets(history, anomalies);
+        checkCommittedOffsets(history, rules, anomalies);
         return anomalies;
     }
 
@@ -146,14 +238,18 @@ public final class Checker {
         }
 
         // What consumers read must still be there.
-        List<Long> vanished =
-                consumed.keySet().stream().filter(o -> o >= logEnd).sorted().toList();
+        List<Long> vanished = consumed.keySet().stream()
+                .filter(o -> !valueAt.containsKey(o))
+                .sorted()
+                .toList();
         if (!vanished.isEmpty()) {
+            List<Long> gaps = vanished.stream().filter(o -> o < logEnd).toList();
             anomalies.add(new Anomaly(
                     Anomaly.Type.VANISHED,
                     p,
                     vanished.size(),
-                    "consumed at offsets " + ranges(vanished) + ", but the log now ends at " + logEnd));
+                    "consumed at offsets " + ranges(vanished) + ", but the log now ends at " + logEnd
+                            + (gaps.isEmpty() ? "" : " and offsets " + ranges(gaps) + " are a gap in it")));
         }
 
         // Order per producer, among the acknowledged records that are where they were acknowledged (the others are
@@ -255,9 +351,10 @@ public final class Checker {
     /**
      * Acknowledged commits never go back (one that began after another was acknowledged is not lower), and the final
      * committed offset is not below any acknowledged commit. OffsetFetch answers below what was acknowledged or read
-     * before they began are reported as {@link Anomaly.Type#STALE_OFFSET_READ}, not counted.
+     * before they began are {@link Anomaly.Type#STALE_OFFSET_READ}: counted under Strait's rules, excused under
+     * Kafka's.
      */
-    private static void checkCommittedOffsets(History.Snapshot history, List<Anomaly> anomalies) {
+    private static void checkCommittedOffsets(History.Snapshot history, Rules rules, List<Anomaly> anomalies) {
         Map<Integer, List<History.OffsetEvent>> byPartition = history.offsetEvents().stream()
                 .collect(Collectors.groupingBy(History.OffsetEvent::partition, TreeMap::new, Collectors.toList()));
         for (Map.Entry<Integer, List<History.OffsetEvent>> e : byPartition.entrySet()) {
@@ -289,7 +386,7 @@ public final class Checker {
             }
             List<History.OffsetEvent[]> stale = wentBack(reads, e.getValue());
             if (!stale.isEmpty()) {
-                anomalies.add(new Anomaly(
+                Anomaly staleReads = new Anomaly(
                         Anomaly.Type.STALE_OFFSET_READ,
                         p,
                         stale.size(),
@@ -297,7 +394,8 @@ public final class Checker {
                                 .limit(EXAMPLES)
                                 .map(pair -> describe(pair[0], history.startNanos()) + " after "
                                         + describe(pair[1], history.startNanos()))
-                                .collect(Collectors.joining("; "))));
+                                .collect(Collectors.joining("; ")));
+                anomalies.add(rules.staleOffsetReadsCount() ? staleReads : staleReads.excused());
             }
         }
     }

@@ -18,7 +18,8 @@ import java.util.stream.Collectors;
  * @param partition  the workload partition whose leader or follower is the target
  * @param pick       which follower (index into the sorted followers) or which node (split)
  * @param longPause  for pauses: planned longer than the session timeout
- * @param delayMs    for a kill during CreateTopics: from sending the request to the SIGKILL
+ * @param delayMs    for a kill during CreateTopics: from sending the request to the SIGKILL; for a power cut of a
+ *                   minority: how long it is cut off before; of a lone leader: the longest wait for the ISR to shrink
  * @param createPartitions for a kill during CreateTopics: the new topic's partition count
  * @param toggles    for flapping: the link changes, in order
  * @param restarts   for a rolling restart: the nodes in order, each with its signal and down time
@@ -78,6 +79,13 @@ public record Fault(
                 createPartitions + " partitions, SIGKILL " + delayMs + " ms after the request, restart after "
                         + seconds(durationMs);
             case ROLLING_RESTART -> restarts.stream().map(RestartStep::toString).collect(Collectors.joining(", "));
+            case POWER_LOSS_NODE -> "node " + pick + ", restart after " + seconds(durationMs);
+            case POWER_LOSS_LONE_LEADER ->
+                "p" + partition + ": followers paused until the ISR is the leader alone (at most " + seconds(delayMs)
+                        + "), restart after " + seconds(durationMs);
+            case POWER_LOSS_MINORITY ->
+                "node " + pick + " cut from the other two, power cut after " + seconds(delayMs) + ", restart after "
+                        + seconds(durationMs);
         };
         return String.format(Locale.ROOT, "#%d at %6s %-30s %s", index, seconds(atMs), kind.flag(), what);
     }

@@ -7,7 +7,7 @@ import java.util.Set;
 /**
  * The faults the nemesis injects, Jepsen's families: a process frozen (SIGSTOP ... SIGCONT), links cut while others
  * stay up (packets dropped between the nodes' network namespaces; clients always reach every node), and processes
- * killed (SIGKILL) or restarted. A fault names a role ("the leader of partition 2"), resolved when it starts.
+ * killed (SIGKILL) or restarted, and power cut (SIGKILL, and the node's lazy disk loses what was not synced). A fault names a role ("the leader of partition 2"), resolved when it starts.
  */
 public enum FaultKind {
     /** SIGSTOP of the leader of a partition, shorter or longer than the broker session timeout. */
@@ -29,13 +29,29 @@ public enum FaultKind {
     /** SIGKILL of the active controller while a CreateTopics of many partitions is in flight, then restart. */
     KILL_CONTROLLER_DURING_CREATE(Family.KILL),
     /** Every node in turn stopped (SIGTERM or SIGKILL), restarted, and waited for. */
-    ROLLING_RESTART(Family.KILL);
+    ROLLING_RESTART(Family.KILL),
+    /** Power cut of one fixed node: SIGKILL, its lazy disk loses every unsynced write, restart later. */
+    POWER_LOSS_NODE(Family.POWER),
+    /**
+     * Power cut of a partition's leader after its followers were paused long enough for the ISR to shrink to the
+     * leader alone (if the controller quorum allows it), then the followers resumed and the leader restarted.
+     */
+    POWER_LOSS_LONE_LEADER(Family.POWER),
+    /** A fixed node (the minority) cut from the other two, then its power cut while it is cut off; healed later. */
+    POWER_LOSS_MINORITY(Family.POWER);
 
     /** Jepsen's fault families; {@code --faults pause,partition} selects whole families. */
     public enum Family {
         PAUSE,
         PARTITION,
-        KILL
+        KILL,
+        /** Needs the lazy disk ({@link LazyDisk}): nodes' data directories are mounted on it when one is selected. */
+        POWER
+    }
+
+    /** Whether any of {@code kinds} cuts power (the nodes then need lazy disks). */
+    public static boolean anyPower(java.util.Collection<FaultKind> kinds) {
+        return kinds.stream().anyMatch(k -> k.family == Family.POWER);
     }
 
     private final Family family;
@@ -55,7 +71,7 @@ public enum FaultKind {
 
     /**
      * Parses a comma-separated list of fault names ({@code isolate-leader}) and families ({@code pause},
-     * {@code partition}, {@code kill}, {@code all}).
+     * {@code partition}, {@code kill}, {@code power}, {@code all}).
      */
     public static Set<FaultKind> parseList(String value) {
         Set<FaultKind> kinds = EnumSet.noneOf(FaultKind.class);
@@ -87,7 +103,7 @@ public enum FaultKind {
             }
             if (!matched) {
                 throw new IllegalArgumentException(
-                        "unknown fault '" + part.trim() + "': expected pause, partition, kill,"
+                        "unknown fault '" + part.trim() + "': expected pause, partition, kill, power,"
                                 + " all or one of "
                                 + String.join(
                                         ", ",

@@ -82,6 +82,9 @@ public final class NemesisCluster implements AutoCloseable {
     private final Map<Long, String> crashes = java.util.Collections.synchronizedMap(new LinkedHashMap<>());
 
     private final EventLog events;
+    /** Non-null: every node's data directory is a lazy disk with this write-back age (the run cuts power). */
+    private final Duration writeBackAge;
+
     private final ScheduledExecutorService logScanner = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "nemesis-log-scanner");
         t.setDaemon(true);
@@ -103,6 +106,8 @@ public final class NemesisCluster implements AutoCloseable {
         volatile int quorumLeader = -1;
         long logOffset;
         final StringBuilder partialLine = new StringBuilder();
+        /** The data directory's lazy disk, when the run cuts power; mounted before the first start, kept across. */
+        LazyDisk disk;
 
         Node(int id) {
             this.id = id;
@@ -117,6 +122,10 @@ public final class NemesisCluster implements AutoCloseable {
             noteCrash(this);
             try {
                 Files.createDirectories(home);
+                if (writeBackAge != null && disk == null) {
+                    disk = LazyDisk.mount(
+                            home.resolve("data-disk"), home.resolve("data"), writeBackAge, home.resolve("lazyfs.log"));
+                }
                 Path config = home.resolve("server.properties");
                 Properties props = new Properties();
                 props.putAll(config());
@@ -202,7 +211,9 @@ public final class NemesisCluster implements AutoCloseable {
         }
     }
 
-    private NemesisCluster(SystemKind kind, NetNamespaces net, Path dir, Settings settings, EventLog events) {
+    private NemesisCluster(
+            SystemKind kind, NetNamespaces net, Path dir, Settings settings, EventLog events, Duration writeBackAge) {
+        this.writeBackAge = writeBackAge;
         this.kind = kind;
         this.net = net;
         this.dir = dir;
@@ -218,7 +229,17 @@ public final class NemesisCluster implements AutoCloseable {
     /** Starts every node and waits until each is registered and serves requests. */
     public static NemesisCluster start(
             SystemKind kind, NetNamespaces net, Path dir, Settings settings, EventLog events) {
-        NemesisCluster cluster = new NemesisCluster(kind, net, dir, settings, events);
+        return start(kind, net, dir, settings, events, null);
+    }
+
+    /**
+     * As {@link #start(SystemKind, NetNamespaces, Path, Settings, EventLog)}, with every node's data directory on a
+     * {@link LazyDisk} whose write-back age is {@code writeBackAge} (null: plain directories), so that
+     * {@link #powerOff(int)} can lose what a node did not sync.
+     */
+    public static NemesisCluster start(
+            SystemKind kind, NetNamespaces net, Path dir, Settings settings, EventLog events, Duration writeBackAge) {
+        NemesisCluster cluster = new NemesisCluster(kind, net, dir, settings, events, writeBackAge);
         try {
             for (Node node : cluster.nodes) {
                 node.launch();
@@ -330,6 +351,25 @@ public final class NemesisCluster implements AutoCloseable {
         }
         node.state = State.DOWN;
         node.claimsController = false;
+    }
+
+    /**
+     * A power cut: SIGKILL, then the node's lazy disk loses every write the node neither synced nor had written back.
+     * Its data stays (as far as it was durable) for {@link #restart(int)}.
+     */
+    public LazyDisk.Unsynced powerOff(int id) {
+        Node node = node(id);
+        if (node.disk == null) {
+            throw new IllegalStateException(
+                    "node " + id + " has no lazy disk: start the cluster with a write-back age" + " to cut power");
+        }
+        kill(id);
+        return node.disk.loseUnsyncedWrites();
+    }
+
+    /** Where node {@code id} keeps its data (the lazy disk's mount point when there is one). */
+    public Path dataDirectory(int id) {
+        return node(id).home.resolve("data");
     }
 
     /** SIGTERM (a paused node is resumed first so it can shut down); SIGKILL if it is not gone within 60 s. */
@@ -548,6 +588,12 @@ public final class NemesisCluster implements AutoCloseable {
                 waitFor(node.process, 30);
             }
             node.state = State.DOWN;
+        }
+        for (Node node : nodes) {
+            if (node.disk != null) {
+                node.disk.close();
+                node.disk = null;
+            }
         }
     }
 

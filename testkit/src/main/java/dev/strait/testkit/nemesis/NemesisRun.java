@@ -71,7 +71,13 @@ public final class NemesisRun {
         }
         events.log("run " + options.system().flag() + " seed " + seed + " in " + dir + "\n" + schedule.describe());
         try (NetNamespaces net = NetNamespaces.create(3)) {
-            try (NemesisCluster cluster = NemesisCluster.start(options.system(), net, dir, options.cluster(), events);
+            try (NemesisCluster cluster = NemesisCluster.start(
+                            options.system(),
+                            net,
+                            dir,
+                            options.cluster(),
+                            events,
+                            FaultKind.anyPower(schedule.spec().kinds()) ? options.writeBackAge() : null);
                     Admin admin = cluster.admin()) {
                 events.log(options.system().label() + " up: " + cluster.bootstrapServers());
                 WorkloadSpec spec = options.workload();
@@ -147,7 +153,7 @@ public final class NemesisRun {
                 if (unread != null) {
                     anomalies.add(new Anomaly(Anomaly.Type.UNREADABLE, -1, 1, unread));
                 }
-                anomalies.addAll(Checker.check(history.snapshot(), log));
+                anomalies.addAll(Checker.check(history.snapshot(), log, Checker.Rules.of(options.system())));
                 for (String exit : cluster.unexpectedExits()) {
                     anomalies.add(new Anomaly(Anomaly.Type.CRASHED, -1, 1, exit));
                 }

@@ -16,6 +16,8 @@ import java.time.Duration;
  * @param events   the live log (faults as they are injected, recovery)
  * @param recoveryTimeout how long the cluster may take to be healthy again, and to acknowledge writes on every
  *                 partition, after the faults heal (60 s unless a run says otherwise)
+ * @param writeBackAge when the schedule cuts power: how old an unsynced write on a node's lazy disk gets before it
+ *                 is written back and survives a power cut (the kernel's 30 s unless a run says otherwise)
  */
 public record RunOptions(
         SystemKind system,
@@ -25,7 +27,8 @@ public record RunOptions(
         Path workDir,
         boolean keepOnAnomaly,
         PrintStream events,
-        Duration recoveryTimeout) {
+        Duration recoveryTimeout,
+        Duration writeBackAge) {
 
     public static final Duration DEFAULT_RECOVERY_TIMEOUT = Duration.ofSeconds(60);
 
@@ -37,17 +40,34 @@ public record RunOptions(
             Path workDir,
             boolean keepOnAnomaly,
             PrintStream events) {
-        this(system, schedule, workload, cluster, workDir, keepOnAnomaly, events, DEFAULT_RECOVERY_TIMEOUT);
+        this(
+                system,
+                schedule,
+                workload,
+                cluster,
+                workDir,
+                keepOnAnomaly,
+                events,
+                DEFAULT_RECOVERY_TIMEOUT,
+                LazyDisk.DEFAULT_WRITE_BACK_AGE);
     }
 
     /** The same options with another recovery bound. */
     public RunOptions withRecoveryTimeout(Duration timeout) {
-        return new RunOptions(system, schedule, workload, cluster, workDir, keepOnAnomaly, events, timeout);
+        return new RunOptions(
+                system, schedule, workload, cluster, workDir, keepOnAnomaly, events, timeout, writeBackAge);
+    }
+
+    /** The same options with another write-back age for the lazy disks. */
+    public RunOptions withWriteBackAge(Duration age) {
+        return new RunOptions(
+                system, schedule, workload, cluster, workDir, keepOnAnomaly, events, recoveryTimeout, age);
     }
 
     /** The flags of {@code bin/bench nemesis} that replay a run with this seed. */
     public String replayCommand(long seed) {
         return "bin/bench nemesis --system " + system.flag() + " --runs 1 --seed " + seed + " " + schedule.flags()
-                + " --rate " + workload.recordsPerSecond();
+                + " --rate " + workload.recordsPerSecond()
+                + (FaultKind.anyPower(schedule.kinds()) ? " --write-back-age-s " + writeBackAge.toSeconds() : "");
     }
 }

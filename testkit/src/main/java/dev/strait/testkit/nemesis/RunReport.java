@@ -43,7 +43,7 @@ public record RunReport(
                 .sum();
     }
 
-    /** Observations that are no verdict (stale committed-offset reads), counted like anomalies. */
+    /** Observations that are no verdict (Kafka's stale committed-offset reads), counted like anomalies. */
     public long observationCount() {
         return anomalies.stream()
                 .filter(a -> !a.counted())
@@ -80,7 +80,7 @@ public record RunReport(
         sb.append(String.format(
                 Locale.ROOT,
                 "%s seed %d: %s, %.1f min, %d faults (%s), %,d acknowledged of %,d sent"
-                        + " (%,d not acknowledged), %,d consumed, anomalies %d (stale offset reads %d, not counted)",
+                        + " (%,d not acknowledged), %,d consumed, anomalies %d (reported, not counted: %d)",
                 system.flag(),
                 seed,
                 error != null ? "HARNESS ERROR" : clean() ? "ok" : "ANOMALIES",

@@ -22,6 +22,8 @@ public record Schedule(long seed, ScheduleSpec spec, List<Fault> faults) {
     private static final long MAX_GAP_MS = 8_000;
     /** A rolling restart reserves this much per node beyond its down time, for the node to come back. */
     static final long ROLLING_WAIT_PER_NODE_MS = 10_000;
+    /** A lone-leader power cut waits at most this long for the ISR to shrink (replica.lag.time.max.ms is 8 s). */
+    static final long ISR_SHRINK_WAIT_MS = 15_000;
 
     public Schedule {
         faults = List.copyOf(faults);
@@ -149,6 +151,33 @@ public record Schedule(long seed, ScheduleSpec spec, List<Fault> faults) {
                         0,
                         List.of(),
                         steps);
+            }
+            case POWER_LOSS_NODE -> {
+                long down = between(random, 1_000, 8_000);
+                return fault(index, kind, at, down, down, partition, 1 + pick, false, 0, 0, List.of(), List.of());
+            }
+            case POWER_LOSS_LONE_LEADER -> {
+                long down = between(random, 1_000, 8_000);
+                long shrinkWait = ISR_SHRINK_WAIT_MS;
+                return fault(
+                        index,
+                        kind,
+                        at,
+                        down,
+                        shrinkWait + down,
+                        partition,
+                        pick,
+                        false,
+                        shrinkWait,
+                        0,
+                        List.of(),
+                        List.of());
+            }
+            case POWER_LOSS_MINORITY -> {
+                long cut = between(random, 2_000, 8_000);
+                long down = between(random, 1_000, 8_000);
+                return fault(
+                        index, kind, at, down, cut + down, partition, 1 + pick, false, cut, 0, List.of(), List.of());
             }
             default -> throw new IllegalStateException("no generator for " + kind);
         }

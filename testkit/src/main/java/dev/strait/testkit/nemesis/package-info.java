@@ -25,15 +25,21 @@
  *
  * <p>Committed offsets: the verdict is about durability (an acknowledged commit never goes back, the final
  * committed offset is not below any acknowledged commit). An OffsetFetch that answers below a commit acknowledged
- * before it began is reported as a stale read and not counted, because Apache Kafka 4.1.1 gives such answers by
- * design: its group coordinator serves a plain read ({@code requireStable=false}, as
+ * before it began is a stale read. For Strait (which serves an offset only once the offsets partition's high
+ * watermark passed it) it counts as an anomaly. For Apache Kafka 4.1.1 it is reported and not counted, because Kafka
+ * gives such answers by design: its group coordinator serves a plain read ({@code requireStable=false}, as
  * {@code Admin#listConsumerGroupOffsets} sends it) from its state as of its last committed offset (the read event of
  * {@code CoordinatorRuntime} passes {@code lastCommittedOffset}), and a coordinator that has just loaded the offsets
  * partition on a new leader sets that to the local high watermark ({@code CoordinatorLoaderImpl} calls
  * {@code updateLastCommittedOffset(log.highWatermark)}). A new leader's high watermark lags the old leader's until
  * the followers fetch from it, so for that moment the answer is an older commit; a leader cut off from the controller
  * that has not yet learned it was replaced answers from its own state too. Kafka promises that an acknowledged commit
- * survives, not that every OffsetFetch sees the latest one; Strait (which serves an offset only once the offsets
- * partition's high watermark passed it) is held to the same line, and both systems' stale reads are printed.
+ * survives, not that every OffsetFetch sees the latest one.
+ *
+ * <p>Power loss ({@link dev.strait.testkit.nemesis.FaultKind.Family#POWER}): when the schedule holds a power fault,
+ * every node's data directory is a {@link dev.strait.testkit.nemesis.LazyDisk}, a FUSE file system that keeps writes
+ * neither fsynced nor older than the write-back age (30 s) in memory; a power fault SIGKILLs the node and drops them.
+ * After healing, every replica's log files below the high watermark are compared with the leader's, record by record
+ * ({@link dev.strait.testkit.nemesis.Checker#checkReplicas}).
  */
 package dev.strait.testkit.nemesis;

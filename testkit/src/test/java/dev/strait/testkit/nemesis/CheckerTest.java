@@ -161,17 +161,91 @@ class CheckerTest {
         assertThat(anomalies.get(0).detail()).contains("final committed offset is 5");
     }
 
-    @Test
-    void aStaleOffsetReadIsReportedButNotCounted() {
+    private static History staleRead() {
         History h = cleanHistory(10);
         h.offsetCommitted(0, 8, 10, 20, "c1");
         h.committedOffsetRead(0, 5, 30, 40); // began after the commit of 8 was acknowledged
         h.committedOffsetRead(0, 5, 15, 25); // concurrent with it: may see the old value, not even stale
         h.finalCommitted(Map.of(0, 8L));
-        List<Anomaly> anomalies = Checker.check(h.snapshot(), Map.of(0, log(10)));
+        return h;
+    }
+
+    @Test
+    void aStaleOffsetReadIsReportedButNotCountedForKafka() {
+        List<Anomaly> anomalies = Checker.check(staleRead().snapshot(), Map.of(0, log(10)), Checker.Rules.KAFKA);
         assertThat(anomalies).extracting(Anomaly::type).containsExactly(Anomaly.Type.STALE_OFFSET_READ);
         assertThat(anomalies.get(0).count()).isEqualTo(1);
         assertThat(anomalies.get(0).counted()).isFalse();
+    }
+
+    @Test
+    void aStaleOffsetReadCountsForStrait() {
+        List<Anomaly> anomalies = Checker.check(staleRead().snapshot(), Map.of(0, log(10)), Checker.Rules.STRAIT);
+        assertThat(anomalies).extracting(Anomaly::type).containsExactly(Anomaly.Type.STALE_OFFSET_READ);
+        assertThat(anomalies.get(0).count()).isEqualTo(1);
+        assertThat(anomalies.get(0).counted()).as("counted for Strait").isTrue();
+        assertThat(anomalies.get(0).detail())
+                .contains("committed offset read 5")
+                .contains("after commit of 8");
+    }
+
+    @Test
+    void aConsumedOffsetThatBecameAGapVanished() {
+        // Offset 5 was read by a consumer (never acknowledged to its producer); the log now skips it.
+        History h = cleanHistory(5);
+        h.consumed(0, 5, "w1.0:0:5");
+        List<Checker.LogRecord> log = new ArrayList<>(log(5));
+        log.add(new Checker.LogRecord(6, "w1.0:0:6"));
+        List<Anomaly> anomalies = Checker.check(h.snapshot(), Map.of(0, log));
+        assertThat(anomalies).extracting(Anomaly::type).containsExactly(Anomaly.Type.VANISHED);
+        assertThat(anomalies.get(0).detail()).contains("offsets 5").contains("a gap");
+    }
+
+    private static List<Checker.StoredRecord> stored(int n) {
+        List<Checker.StoredRecord> records = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            records.add(new Checker.StoredRecord(i, null, "w1.0:0:" + i, "[]"));
+        }
+        return records;
+    }
+
+    @Test
+    void replicasThatAgreeBelowTheHighWatermarkAreFine() {
+        List<Checker.StoredRecord> follower = stored(8); // behind the leader, but only above the high watermark
+        Map<Integer, Checker.ReplicaLogs> replicas =
+                Map.of(0, new Checker.ReplicaLogs(1, 8, Map.of(1, stored(10), 2, follower, 3, stored(9))));
+        assertThat(Checker.checkReplicas(replicas)).isEmpty();
+    }
+
+    @Test
+    void aReplicaMissingARecordBelowTheHighWatermarkDiverged() {
+        List<Checker.StoredRecord> holed = new ArrayList<>(stored(10));
+        holed.remove(4);
+        Map<Integer, Checker.ReplicaLogs> replicas =
+                Map.of(2, new Checker.ReplicaLogs(1, 10, Map.of(1, stored(10), 2, holed, 3, stored(10))));
+        List<Anomaly> anomalies = Checker.checkReplicas(replicas);
+        assertThat(anomalies).extracting(Anomaly::type).containsExactly(Anomaly.Type.REPLICA_DIVERGED);
+        assertThat(anomalies.get(0).partition()).isEqualTo(2);
+        assertThat(anomalies.get(0).count()).isEqualTo(1);
+        assertThat(anomalies.get(0).detail())
+                .contains("node 2")
+                .contains("offset 4")
+                .contains("missing");
+    }
+
+    @Test
+    void aReplicaWithOtherContentsAtAnOffsetDiverged() {
+        List<Checker.StoredRecord> other = new ArrayList<>(stored(10));
+        other.set(7, new Checker.StoredRecord(7, null, "w1.0:0:7", "[h=1]")); // same value, other headers
+        other.set(8, new Checker.StoredRecord(8, null, "w2.0:0:0", "[]"));
+        Map<Integer, Checker.ReplicaLogs> replicas =
+                Map.of(0, new Checker.ReplicaLogs(3, 10, Map.of(1, stored(10), 2, stored(10), 3, other)));
+        List<Anomaly> anomalies = Checker.checkReplicas(replicas);
+        assertThat(anomalies).extracting(Anomaly::type).containsExactly(Anomaly.Type.REPLICA_DIVERGED);
+        assertThat(anomalies.get(0).count())
+                .as("offsets 7 and 8 on nodes 1 and 2")
+                .isEqualTo(4);
+        assertThat(anomalies.get(0).detail()).contains("offset 8").contains("w2.0:0:0");
     }
 
     @Test

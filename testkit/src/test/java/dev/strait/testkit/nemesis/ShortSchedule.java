@@ -15,19 +15,24 @@ import java.util.Set;
 final class ShortSchedule {
     static final long SEED = Long.getLong("nemesis.seed", 47);
     private static final long FAULT_PHASE_MS = Long.getLong("nemesis.faultPhaseS", 45) * 1000;
+    /**
+     * Every kind but power cuts (PowerLossIT has those): the seed-47 schedule stays what it was before they existed,
+     * because the new kinds come last in the enum and the draw picks from the selected kinds in enum order.
+     */
+    static final Set<FaultKind> WITHOUT_POWER = EnumSet.complementOf(
+            EnumSet.of(FaultKind.POWER_LOSS_NODE, FaultKind.POWER_LOSS_LONE_LEADER, FaultKind.POWER_LOSS_MINORITY));
 
     private ShortSchedule() {}
 
     static RunReport run(SystemKind system) {
+        return run(system, WITHOUT_POWER);
+    }
+
+    static RunReport run(SystemKind system, Set<FaultKind> kinds) {
         NemesisCluster.Settings settings = NemesisCluster.Settings.defaults();
         WorkloadSpec workload = WorkloadSpec.defaults();
-        ScheduleSpec spec = new ScheduleSpec(
-                FAULT_PHASE_MS,
-                settings.sessionTimeoutMs(),
-                3,
-                workload.partitions(),
-                500,
-                EnumSet.allOf(FaultKind.class));
+        ScheduleSpec spec =
+                new ScheduleSpec(FAULT_PHASE_MS, settings.sessionTimeoutMs(), 3, workload.partitions(), 500, kinds);
         RunOptions options =
                 new RunOptions(system, spec, workload, settings, Path.of("target", "nemesis"), true, System.out);
         if (system == SystemKind.KAFKA) {
