@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Properties;
+import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -199,8 +200,30 @@ public final class NemesisCluster implements AutoCloseable {
                 c.put("share.coordinator.state.topic.replication.factor", Integer.toString(rf));
                 c.put("share.coordinator.state.topic.min.isr", "2");
             }
+            if (kind == SystemKind.STRAIT) {
+                // The machine's boot as this node sees it: a power cut changes it (as a reboot would), a kill does
+                // not, so the node tells a crash that kept its page cache from one that lost it.
+                c.put("strait.boot.id.file", bootIdFile().toString());
+            }
             c.putAll(settings.extraConfig());
             return c;
+        }
+
+        Path bootIdFile() {
+            Path file = home.resolve("boot_id");
+            if (!Files.exists(file)) {
+                newBoot();
+            }
+            return file;
+        }
+
+        void newBoot() {
+            try {
+                Files.createDirectories(home);
+                Files.writeString(home.resolve("boot_id"), UUID.randomUUID().toString());
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot write the boot id of node " + id, e);
+            }
         }
 
         void signal(String signal) {
@@ -364,6 +387,7 @@ public final class NemesisCluster implements AutoCloseable {
                     "node " + id + " has no lazy disk: start the cluster with a write-back age" + " to cut power");
         }
         kill(id);
+        node.newBoot();
         return node.disk.loseUnsyncedWrites();
     }
 
