@@ -10,6 +10,7 @@ import dev.strait.broker.controller.ControllerRequest.ElectPreferredLeaders;
 import dev.strait.broker.controller.ControllerRequest.Heartbeat;
 import dev.strait.broker.controller.ControllerRequest.RegisterBroker;
 import dev.strait.broker.controller.ControllerResponse.Error;
+import dev.strait.broker.controller.PartitionChanges.Eligible;
 import dev.strait.broker.raft.metadata.MetadataImage.NodeRegistration;
 import dev.strait.broker.raft.metadata.MetadataImage.PartitionState;
 import dev.strait.broker.raft.metadata.MetadataImage.TopicImage;
@@ -116,7 +117,7 @@ final class QuorumController {
 
     private static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
     /** No node stopped uncleanly. */
-    private static final IntPredicate NONE = id -> false;
+    private static final IntPredicate NONE = PartitionChanges.NONE;
 
     /** Appends one decision, as one entry, to the Raft leader's log. */
     interface Proposer {
@@ -552,14 +553,20 @@ final class QuorumController {
                                 + " cannot join the ISR until it fetches again (KIP-903)");
             }
         }
-        List<Integer> ordered = inReplicaOrder(state.replicas(), distinct);
-        if (ordered.equals(inReplicaOrder(state.replicas(), new HashSet<>(state.isr())))) {
+        List<Integer> ordered = PartitionChanges.inReplicaOrder(state.replicas(), distinct);
+        if (ordered.equals(PartitionChanges.inReplicaOrder(state.replicas(), new HashSet<>(state.isr())))) {
             return CompletableFuture.completedFuture(ControllerResponse.ok(projected.endOffset() - 1));
         }
         Decision decision = new Decision();
-        Eligible eligible = nextElr(state, ordered, minIsr(topic, state), NONE);
+        PartitionState next = PartitionChanges.alterIsr(state, ordered, minIsr(topic, state));
         decision.partition(
-                r.topicId(), r.partition(), state.replicas(), ordered, state.leader(), state.leaderEpoch(), eligible);
+                r.topicId(),
+                r.partition(),
+                next.replicas(),
+                next.isr(),
+                next.leader(),
+                next.leaderEpoch(),
+                new Eligible(next.elr(), next.lastKnownElr()));
         commit(decision);
         return replyWhenCommitted(ControllerResponse::ok);
     }
@@ -578,8 +585,10 @@ final class QuorumController {
             for (Map.Entry<Integer, PartitionState> e : topic.partitions().entrySet()) {
                 PartitionState state = e.getValue();
                 if (state.leader() != -1
-                        || firstInReplicaOrder(state.replicas(), state.isr(), projected::isUnfenced) != -1
-                        || firstInReplicaOrder(state.replicas(), state.elr(), projected::isUnfenced) != -1) {
+                        || PartitionChanges.firstInReplicaOrder(state.replicas(), state.isr(), projected::isUnfenced)
+                                != -1
+                        || PartitionChanges.firstInReplicaOrder(state.replicas(), state.elr(), projected::isUnfenced)
+                                != -1) {
                     continue;
                 }
                 int leader = -1;
@@ -590,7 +599,8 @@ final class QuorumController {
                     }
                 }
                 if (leader == -1) {
-                    leader = firstInReplicaOrder(state.replicas(), state.replicas(), projected::isUnfenced);
+                    leader = PartitionChanges.firstInReplicaOrder(
+                            state.replicas(), state.replicas(), projected::isUnfenced);
                 }
                 if (leader != -1) {
                     LOGGER.warn(
@@ -663,80 +673,38 @@ final class QuorumController {
 
     /**
      * Adds to {@code decision} the changes that bring every partition in line with the nodes {@code live} accepts
-     * (those unfenced once the decision applies) and drops nodes {@code uncleanlyStopped} names from every ISR and
-     * ELR: members that are not live leave the ISR unless none would be left, in which case the ISR keeps its
-     * members that did not stop uncleanly (they stay eligible, as Kafka's ELR keeps them); the leader stays if it
-     * is live and in that ISR, else the first live ISR member in replica order leads in a new epoch, else the
-     * first live ELR member, which becomes the ISR alone, else nobody (-1). The ELR follows {@link #nextElr}.
+     * (those unfenced once the decision applies) and drop nodes {@code anyUncleanlyStopped} names from every ISR
+     * and ELR, per {@link PartitionChanges#reconcile}.
      */
     private void reconcile(Decision decision, IntPredicate live, IntPredicate anyUncleanlyStopped) {
         for (TopicImage topic : projected.image().topics().values()) {
             for (Map.Entry<Integer, PartitionState> e : topic.partitions().entrySet()) {
                 PartitionState state = e.getValue();
-                // A single-replica partition has no other copy that could hold more than its one replica: taking
-                // that replica out after a crash would only keep the partition offline (Kafka 4.1 leaves it so
-                // until an unclean election; Strait keeps it eligible and says so in docs/operating.md).
-                IntPredicate uncleanlyStopped = state.replicas().size() > 1 ? anyUncleanlyStopped : id -> false;
-                List<Integer> isr = members(state.isr(), id -> live.test(id) && !uncleanlyStopped.test(id));
-                if (isr.isEmpty()) {
-                    isr = members(state.isr(), id -> !uncleanlyStopped.test(id));
+                PartitionState next =
+                        PartitionChanges.reconcile(state, minIsr(topic, state), live, anyUncleanlyStopped);
+                if (next == state) {
+                    continue;
                 }
-                int leader = state.leader();
-                if (leader == -1 || !live.test(leader) || !isr.contains(leader)) {
-                    leader = firstInReplicaOrder(state.replicas(), isr, live);
-                    if (leader == -1) {
-                        List<Integer> eligible = members(state.elr(), id -> !uncleanlyStopped.test(id));
-                        leader = firstInReplicaOrder(state.replicas(), eligible, live);
-                        if (leader != -1) {
-                            LOGGER.info(
-                                    "{}{}-{}: no live ISR member in {}; electing {} from the ELR {}",
-                                    prefix,
-                                    topic.name(),
-                                    e.getKey(),
-                                    state.isr(),
-                                    leader,
-                                    state.elr());
-                            isr = List.of(leader);
-                        }
-                    }
+                if (PartitionChanges.electedFromElr(state, next)) {
+                    LOGGER.info(
+                            "{}{}-{}: no live ISR member in {}; electing {} from the ELR {}",
+                            prefix,
+                            topic.name(),
+                            e.getKey(),
+                            state.isr(),
+                            next.leader(),
+                            state.elr());
                 }
-                Eligible next = nextElr(state, isr, minIsr(topic, state), uncleanlyStopped);
-                if (leader != state.leader()
-                        || !isr.equals(state.isr())
-                        || !next.elr().equals(state.elr())
-                        || !next.lastKnownElr().equals(state.lastKnownElr())) {
-                    int leaderEpoch = leader != state.leader() ? state.leaderEpoch() + 1 : state.leaderEpoch();
-                    decision.partition(topic.topicId(), e.getKey(), state.replicas(), isr, leader, leaderEpoch, next);
-                }
+                decision.partition(
+                        topic.topicId(),
+                        e.getKey(),
+                        next.replicas(),
+                        next.isr(),
+                        next.leader(),
+                        next.leaderEpoch(),
+                        new Eligible(next.elr(), next.lastKnownElr()));
             }
         }
-    }
-
-    /** A partition's ELR and last known ELR, in replica order. */
-    record Eligible(List<Integer> elr, List<Integer> lastKnownElr) {
-        static final Eligible NONE = new Eligible(List.of(), List.of());
-    }
-
-    /**
-     * The ELR once the ISR of {@code state} becomes {@code newIsr} (KIP-966): empty if the new ISR has
-     * {@code minIsr} members; otherwise the old ELR and every member that left the ISR, less the new ISR and
-     * nodes that stopped uncleanly. While the ISR is that small the high watermark does not move, so what a
-     * member held when it left is every committed record. The last known ELR gathers those that left both
-     * (stopped uncleanly) and empties with the ELR.
-     */
-    static Eligible nextElr(PartitionState state, List<Integer> newIsr, int minIsr, IntPredicate uncleanlyStopped) {
-        if (newIsr.size() >= minIsr) {
-            return Eligible.NONE;
-        }
-        Set<Integer> candidates = new HashSet<>(state.elr());
-        candidates.addAll(state.isr());
-        newIsr.forEach(candidates::remove);
-        Set<Integer> lastKnown = new HashSet<>(state.lastKnownElr());
-        lastKnown.addAll(candidates);
-        candidates.removeIf(uncleanlyStopped::test);
-        newIsr.forEach(lastKnown::remove);
-        lastKnown.removeAll(candidates);
-        return new Eligible(inReplicaOrder(state.replicas(), candidates), inReplicaOrder(state.replicas(), lastKnown));
     }
 
     /** The topic's min.insync.replicas, else this controller's default, at most the partition's replica count. */
@@ -751,35 +719,6 @@ final class QuorumController {
             }
         }
         return Math.max(1, Math.min(configured, state.replicas().size()));
-    }
-
-    private static List<Integer> members(List<Integer> list, IntPredicate keep) {
-        List<Integer> kept = new ArrayList<>();
-        for (int id : list) {
-            if (keep.test(id)) {
-                kept.add(id);
-            }
-        }
-        return kept;
-    }
-
-    private static int firstInReplicaOrder(List<Integer> replicas, List<Integer> among, IntPredicate live) {
-        for (int replica : replicas) {
-            if (among.contains(replica) && live.test(replica)) {
-                return replica;
-            }
-        }
-        return -1;
-    }
-
-    private static List<Integer> inReplicaOrder(List<Integer> replicas, Set<Integer> members) {
-        List<Integer> ordered = new ArrayList<>();
-        for (int replica : replicas) {
-            if (members.contains(replica)) {
-                ordered.add(replica);
-            }
-        }
-        return ordered;
     }
 
     private List<Integer> unfencedNodes() {
