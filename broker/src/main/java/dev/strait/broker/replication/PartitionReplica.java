@@ -381,7 +381,10 @@ public final class PartitionReplica {
         // KIP-966: below min.insync.replicas nothing more is committed, so every replica the ISR loses meanwhile
         // (the controller's ELR) holds all that is, and may lead after an unclean shutdown of the rest. Capped at
         // the replica count, as Kafka's effective min ISR, so that a topic with fewer replicas still progresses.
-        if (maximalIsr().size()
+        // The committed ISR counts, not the maximal one, as in Kafka: an expansion still pending may be refused,
+        // and records committed meanwhile would be missing on the ELR members the controller may elect (issue 22,
+        // found by ReplicationSimulationTest with the controller's rules).
+        if (assignment.isr().size()
                 < Math.min(config.minInsyncReplicas(), assignment.replicas().size())) {
             return false;
         }

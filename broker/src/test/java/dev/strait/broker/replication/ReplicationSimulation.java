@@ -1,6 +1,8 @@
 package dev.strait.broker.replication;
 
+import dev.strait.broker.controller.PartitionChanges;
 import dev.strait.broker.log.EpochEndOffset;
+import dev.strait.broker.raft.metadata.MetadataImage.PartitionState;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -12,14 +14,18 @@ import java.util.PriorityQueue;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.IntPredicate;
 
 /**
  * One partition replicated over three nodes with {@link PartitionReplica}, a fake clock, a fake network
  * (delays, drops, reordering, links cut and healed), a fake disk ({@link MemoryLog}: power loss drops what was
  * not flushed), random crashes and restarts, and an acks=all producer. The controller is an oracle here (the
- * Raft quorum has its own simulation); it behaves as Kafka's does: it fences a node that stopped, elects
- * leaders from the ISR only, removes a node that restarted uncleanly from the ISR, and commits the leaders'
- * ISR changes when their epochs are current.
+ * Raft quorum has its own simulation), but its rules are production's ({@link PartitionChanges}, which
+ * QuorumController applies): it fences a node that stopped, elects from the ISR then the ELR, takes a node that
+ * registers after a power loss (a new boot) out of every ISR and ELR while one that merely crashed comes back as
+ * after a clean shutdown, and commits the leaders' AlterPartition when its epochs are current and the replicas it
+ * adds are unfenced and registered with the incarnation they fetched with. Schedules include the last ISR member
+ * losing power with min.insync.replicas=2 (issue 22).
  *
  * <p>Everything is driven by one {@link Random} from the seed, so a seed replays a run exactly. After every
  * event the invariants are checked; the first broken one ends the run with a {@link Violation} that names the
@@ -46,10 +52,17 @@ final class ReplicationSimulation {
     }
 
     /** What a run did, for the test to assert on and print. */
-    record Outcome(long seed, int acked, int leaderChanges, int crashes, int powerLosses, long committed) {}
+    record Outcome(
+            long seed,
+            int acked,
+            int leaderChanges,
+            int crashes,
+            int powerLosses,
+            int loneIsrPowerLosses,
+            long committed) {}
 
     private sealed interface Message
-            permits Fetch, FetchReply, EpochQuery, EpochAnswer, Assign, AlterIsr, Produce, ProduceReply {}
+            permits Fetch, FetchReply, EpochQuery, EpochAnswer, Assign, AlterIsr, IsrRefused, Produce, ProduceReply {}
 
     private record Fetch(int from, int to, int incarnation, long requestId, int leaderEpoch, long offset)
             implements Message {}
@@ -76,6 +89,9 @@ final class ReplicationSimulation {
 
     private record AlterIsr(int from, IsrChange change) implements Message {}
 
+    /** The controller did not apply the change (a fenced or restarted replica in it): the leader drops it. */
+    private record IsrRefused(int to, IsrChange change) implements Message {}
+
     private record Produce(int to, long value) implements Message {}
 
     private record ProduceReply(int from, long value, long offset, boolean ok) implements Message {}
@@ -93,6 +109,9 @@ final class ReplicationSimulation {
         PartitionReplica replica;
         boolean alive = true;
         int incarnation;
+        /** The last crash was a power loss: the node boots anew and registers as after an unclean shutdown. */
+        boolean lostPower;
+
         long inFlightRequest = -1;
         long inFlightSinceMs;
         long lastIsrSendMs;
@@ -117,15 +136,14 @@ final class ReplicationSimulation {
     private long nextRequestId;
     private long nextValue = 1;
 
-    // The controller's view.
+    // The controller's view: the partition as QuorumController keeps it, and which nodes it has fenced.
+    private final ElectionRules rules;
+    private PartitionState partition;
     private PartitionAssignment assignment;
-    private final boolean[] registered = new boolean[NODES];
+    private final boolean[] fenced = new boolean[NODES];
     private final long[] fenceAtMs = new long[NODES];
+    private final long[] unfenceAtMs = new long[NODES];
     private final int[] incarnationOf = new int[NODES];
-    /** Eligible leader replicas: out of the ISR, but known to hold everything committed. */
-    private final Set<Integer> eligible = new TreeSet<>();
-    /** Candidates that restarted uncleanly while nothing better was left; used only when ISR and ELR are empty. */
-    private final Set<Integer> lastKnown = new TreeSet<>();
 
     // What the checker knows.
     private final Map<Long, MemoryLog.Entry> committed = new HashMap<>();
@@ -135,17 +153,35 @@ final class ReplicationSimulation {
     private int leaderChanges;
     private int crashes;
     private int powerLosses;
+    private int loneIsrPowerLosses;
+
+    /** The controller's rules for a node that registers after a power loss. */
+    enum ElectionRules {
+        /** QuorumController's ({@link PartitionChanges}): out of every ISR and ELR, unless it is the only replica. */
+        PRODUCTION,
+        /**
+         * The rule before issue 22: the registration ignores the power loss, so a node that was the last ISR member
+         * stays so and leads again with whatever its disk kept. Only for showing that the checker catches it.
+         */
+        POWER_LOSS_IGNORED
+    }
 
     ReplicationSimulation(long seed, TruncationRule rule) {
+        this(seed, rule, ElectionRules.PRODUCTION);
+    }
+
+    ReplicationSimulation(long seed, TruncationRule rule, ElectionRules rules) {
         this.seed = seed;
         this.random = new Random(seed);
         this.config = new ReplicationConfig(300, MIN_ISR, rule);
+        this.rules = rules;
         for (int i = 0; i < NODES; i++) {
             nodes[i] = new Node(i);
-            registered[i] = true;
             fenceAtMs[i] = -1;
+            unfenceAtMs[i] = -1;
         }
-        assignment = new PartitionAssignment(0, 0, List.of(0, 1, 2), Set.of(0, 1, 2), 0);
+        partition = new PartitionState(List.of(0, 1, 2), List.of(0, 1, 2), 0, 0);
+        assignment = new PartitionAssignment(0, 0, partition.replicas(), Set.copyOf(partition.isr()), 0);
         publish();
     }
 
@@ -180,7 +216,8 @@ final class ReplicationSimulation {
             fail(false, "replicas did not converge after healing: " + describeNodes());
         }
         checkAckedOn(nodes[assignment.leader()], "final leader");
-        return new Outcome(seed, acked.size(), leaderChanges, crashes, powerLosses, committed.size());
+        return new Outcome(
+                seed, acked.size(), leaderChanges, crashes, powerLosses, loneIsrPowerLosses, committed.size());
     }
 
     private void step(boolean faults) {
@@ -211,23 +248,32 @@ final class ReplicationSimulation {
             if (victim.alive) {
                 crash(victim, roll < 2 && powerLossAllowed(victim));
             }
-        } else if (roll < 14) {
+        } else if (roll < 6) {
+            // Issue 22, defect 1: the ISR shrank below min.insync.replicas to one node, which then loses power.
+            if (partition.isr().size() == 1) {
+                Node lone = nodes[partition.isr().get(0)];
+                if (lone.alive && powerLossAllowed(lone)) {
+                    loneIsrPowerLosses++;
+                    crash(lone, true);
+                }
+            }
+        } else if (roll < 16) {
             Node down = deadNode();
             if (down != null) {
                 restart(down);
             }
-        } else if (roll < 17) {
+        } else if (roll < 19) {
             int a = random.nextInt(NODES + 1);
             int b = random.nextInt(NODES + 1);
             if (a != b) {
                 cut[a][b] = cut[b][a] = true;
                 trace("cut link " + a + "-" + b);
             }
-        } else if (roll < 30) {
+        } else if (roll < 32) {
             for (boolean[] row : cut) {
                 Arrays.fill(row, false);
             }
-        } else if (roll < 80) {
+        } else if (roll < 82) {
             Node node = nodes[random.nextInt(NODES)];
             if (node.alive) {
                 node.log.flush();
@@ -236,18 +282,40 @@ final class ReplicationSimulation {
     }
 
     /**
-     * Power loss is survivable only while the acknowledged records it may take are still held by enough other
-     * replicas; losing unflushed writes on every copy at once loses data in any broker that does not fsync
-     * each write (Kafka's default too), so the schedule does not do that.
+     * Power loss is survivable only while every committed record is still held by another replica the controller
+     * may elect (in the ISR or the ELR) whose copy survives (it is up, or stopped without losing power): losing
+     * unflushed writes on every such copy at once loses data in any broker that does not fsync each write (Kafka's
+     * default too), so the schedule does not do that. One such copy is enough; the controller's rules must then
+     * elect it rather than the node that lost power. Nor does a second node lose power while the first is still
+     * down: until it registers, the controller counts it in the ISR, where it can outvote the copy that survives
+     * (the ISR stays at min.insync.replicas, so a fenced holder leaves it without joining the ELR).
      */
     private boolean powerLossAllowed(Node victim) {
-        int others = 0;
-        for (int member : assignment.isr()) {
-            if (member != victim.id && nodes[member].alive) {
-                others++;
+        for (Node other : nodes) {
+            if (other != victim && !other.alive && other.lostPower) {
+                return false;
             }
         }
-        return others >= MIN_ISR;
+        for (Node other : nodes) {
+            if (other == victim
+                    || !(partition.isr().contains(other.id) || partition.elr().contains(other.id))
+                    || !other.alive && other.lostPower) {
+                continue;
+            }
+            boolean holdsAll = true;
+            for (Map.Entry<Long, MemoryLog.Entry> e : committed.entrySet()) {
+                long offset = e.getKey();
+                if (offset >= other.log.logEndOffset()
+                        || !other.log.entry(offset).equals(e.getValue())) {
+                    holdsAll = false;
+                    break;
+                }
+            }
+            if (holdsAll) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private Node deadNode() {
@@ -267,6 +335,7 @@ final class ReplicationSimulation {
             powerLosses++;
         }
         node.alive = false;
+        node.lostPower = powerLoss;
         node.log.crash(powerLoss);
         node.replica.goOffline();
         node.waiting.clear();
@@ -279,7 +348,7 @@ final class ReplicationSimulation {
         node.incarnation++;
         node.replica = new PartitionReplica(node.id, node.log, config);
         trace("restart " + node.id + " " + node.log);
-        register(node.id);
+        register(node.id, node.lostPower);
     }
 
     private void healAll() {
@@ -304,138 +373,110 @@ final class ReplicationSimulation {
         for (int id = 0; id < NODES; id++) {
             if (fenceAtMs[id] >= 0 && nowMs >= fenceAtMs[id]) {
                 fenceAtMs[id] = -1;
-                if (!nodes[id].alive && registered[id]) {
-                    registered[id] = false;
-                    trace("controller fences " + id);
-                    takeOut(id, false);
+                if (!nodes[id].alive && !fenced[id]) {
+                    int gone = id;
+                    fenced[gone] = true;
+                    change(
+                            "fences " + gone,
+                            reconcile(other -> other != gone && !fenced[other], PartitionChanges.NONE));
+                }
+            }
+            if (unfenceAtMs[id] >= 0 && nowMs >= unfenceAtMs[id]) {
+                unfenceAtMs[id] = -1;
+                if (nodes[id].alive && nodes[id].incarnation == incarnationOf[id] && fenced[id]) {
+                    int back = id;
+                    fenced[back] = false;
+                    change("unfences " + back, reconcile(other -> !fenced[other], PartitionChanges.NONE));
                 }
             }
         }
     }
 
-    /** A node came back. It restarted uncleanly and may have lost unflushed writes (KIP-903, KIP-966). */
-    private void register(int id) {
-        registered[id] = true;
+    /**
+     * A node came back as a new incarnation: QuorumController's registration fences it and takes it out of every
+     * ISR it is not the last member of; after a power loss (a new boot: no clean-shutdown marker, another boot id)
+     * out of every ISR and ELR as well, since it may have lost unflushed records (KIP-903, KIP-966). It is unfenced
+     * once its metadata caught up, a little later.
+     */
+    private void register(int id, boolean afterPowerLoss) {
         incarnationOf[id] = nodes[id].incarnation;
+        fenced[id] = true;
         fenceAtMs[id] = -1;
-        trace("controller registers " + id);
-        takeOut(id, true);
-        if (!assignment.hasLeader()) {
-            elect();
-        } else {
-            send(new Assign(id, incarnationOf[id], assignment), 0);
-        }
+        unfenceAtMs[id] = nowMs + 5 + random.nextInt(20);
+        boolean unclean = afterPowerLoss && rules == ElectionRules.PRODUCTION;
+        change(
+                "registers " + id + (afterPowerLoss ? " after a power loss" : ""),
+                reconcile(
+                        other -> other != id && !fenced[other],
+                        unclean ? other -> other == id : PartitionChanges.NONE));
+        send(new Assign(id, incarnationOf[id], assignment), 0);
     }
 
-    /**
-     * Takes a node out of the ISR. A member removed while the ISR is below min.insync.replicas still holds every
-     * committed record, so it stays eligible to lead (Kafka's ELR, KIP-966) until it restarts uncleanly; then it
-     * may have lost unflushed writes and only counts as a last-known replica for recovery.
-     */
-    private void takeOut(int id, boolean unclean) {
-        Set<Integer> isr = new TreeSet<>(assignment.isr());
-        boolean wasLeader = assignment.leader() == id;
-        boolean changed;
-        if (unclean) {
-            boolean wasCandidate = isr.contains(id) || eligible.contains(id);
-            changed = isr.remove(id);
-            eligible.remove(id);
-            if (wasCandidate) {
-                lastKnown.add(id);
-            }
-        } else {
-            changed = isr.size() > 1 && isr.remove(id);
-            if (changed && isr.size() < MIN_ISR) {
-                eligible.add(id);
-            }
-        }
-        if (changed) {
-            assignment = new PartitionAssignment(
-                    wasLeader ? PartitionAssignment.NO_LEADER : assignment.leader(),
-                    assignment.leaderEpoch(),
-                    assignment.replicas(),
-                    isr,
-                    assignment.partitionEpoch() + 1);
-        }
-        if (wasLeader || !assignment.hasLeader()) {
-            elect();
-        } else if (changed) {
-            publish();
-        }
+    private PartitionState reconcile(IntPredicate live, IntPredicate uncleanlyStopped) {
+        return PartitionChanges.reconcile(partition, MIN_ISR, live, uncleanlyStopped);
     }
 
-    /**
-     * Unclean election is off: a registered ISR member leads, in preferred order; failing that an eligible one.
-     * With neither left, the controller waits for every last-known replica to register and picks the one whose
-     * log reaches furthest (latest epoch, then log end), as KIP-966's balanced recovery does.
-     */
-    private void elect() {
-        int leader = pick(assignment.isr());
-        Set<Integer> isr = assignment.isr();
-        if (leader == PartitionAssignment.NO_LEADER) {
-            leader = pick(eligible);
-            if (leader == PartitionAssignment.NO_LEADER
-                    && isr.isEmpty()
-                    && eligible.isEmpty()
-                    && !lastKnown.isEmpty()
-                    && lastKnown.stream().allMatch(id -> registered[id])) {
-                leader = lastKnown.stream()
-                        .max(java.util.Comparator.<Integer>comparingInt(id -> nodes[id].log.latestEpoch())
-                                .thenComparingLong(id -> nodes[id].log.logEndOffset()))
-                        .orElseThrow();
-                lastKnown.clear();
-            }
-            if (leader != PartitionAssignment.NO_LEADER) {
-                isr = Set.of(leader);
-                eligible.remove(leader);
-            }
+    /** Commits the partition's next state, if it differs, and tells every registered node. */
+    private void change(String why, PartitionState next) {
+        if (next == partition || next.equals(partition)) {
+            trace("controller " + why);
+            return;
         }
+        boolean newLeader = next.leaderEpoch() != partition.leaderEpoch();
+        partition = next;
         assignment = new PartitionAssignment(
-                leader, assignment.leaderEpoch() + 1, assignment.replicas(), isr, assignment.partitionEpoch() + 1);
-        leaderChanges++;
-        trace("controller elects " + leader + " in epoch " + assignment.leaderEpoch() + " isr " + isr + " eligible "
-                + eligible + " last known " + lastKnown);
+                next.leader(),
+                next.leaderEpoch(),
+                next.replicas(),
+                Set.copyOf(next.isr()),
+                assignment.partitionEpoch() + 1);
+        if (newLeader) {
+            leaderChanges++;
+        }
+        trace("controller " + why + ": " + (newLeader ? "elects " + next.leader() + ", " : "") + describe(next));
         publish();
     }
 
-    private int pick(Set<Integer> candidates) {
-        for (int replica : assignment.replicas()) {
-            if (candidates.contains(replica) && registered[replica]) {
-                return replica;
-            }
-        }
-        return PartitionAssignment.NO_LEADER;
+    private String describe(PartitionState state) {
+        return "leader " + state.leader() + " epoch " + state.leaderEpoch() + " isr " + state.isr() + " elr "
+                + state.elr() + " last known elr " + state.lastKnownElr() + " partition epoch "
+                + assignment.partitionEpoch();
     }
 
+    /**
+     * QuorumController's AlterPartition: it must name the current leader and epochs; a replica it adds must be
+     * unfenced and still registered with the incarnation it fetched with (KIP-903). A refusal on the epochs leaves
+     * the change pending at the leader until newer metadata arrives; any other refusal drops it.
+     */
     private void alterIsr(int from, IsrChange change) {
         if (change.leader() != assignment.leader()
                 || change.leaderEpoch() != assignment.leaderEpoch()
-                || change.partitionEpoch() != assignment.partitionEpoch()
-                || !registered[from]) {
-            trace("controller refuses " + change);
+                || change.partitionEpoch() != assignment.partitionEpoch()) {
+            trace("controller refuses stale " + change);
             send(new Assign(from, incarnationOf[from], assignment), 1 + random.nextInt(5));
             return;
         }
-        Set<Integer> isr = new TreeSet<>(change.newIsr());
-        isr.removeIf(id -> !registered[id]);
-        eligible.removeAll(isr);
-        if (isr.size() >= MIN_ISR) {
-            eligible.clear();
-            lastKnown.clear();
+        for (int id : change.newIsr()) {
+            Long fetchedWith = change.brokerEpochs().get(id);
+            if (!partition.isr().contains(id)
+                    && (fenced[id] || fetchedWith != null && fetchedWith != incarnationOf[id])) {
+                trace("controller refuses " + change + ": " + id + " is fenced or restarted since it fetched");
+                send(new IsrRefused(from, change), delay());
+                return;
+            }
         }
-        assignment = new PartitionAssignment(
-                assignment.leader(),
-                assignment.leaderEpoch(),
-                assignment.replicas(),
-                isr,
-                assignment.partitionEpoch() + 1);
-        trace("controller commits isr " + isr + " (partition epoch " + assignment.partitionEpoch() + ")");
-        publish();
+        if (new TreeSet<>(change.newIsr()).equals(new TreeSet<>(partition.isr()))) {
+            send(new Assign(from, incarnationOf[from], assignment), 1 + random.nextInt(5));
+            return;
+        }
+        change(
+                "commits isr " + change.newIsr(),
+                PartitionChanges.alterIsr(partition, List.copyOf(change.newIsr()), MIN_ISR));
     }
 
     private void publish() {
         for (int id = 0; id < NODES; id++) {
-            if (registered[id]) {
+            if (nodes[id].alive && nodes[id].incarnation == incarnationOf[id]) {
                 send(new Assign(id, incarnationOf[id], assignment), 1 + random.nextInt(10));
             }
         }
@@ -536,6 +577,11 @@ final class ReplicationSimulation {
             }
         } else if (message instanceof AlterIsr a) {
             alterIsr(a.from(), a.change());
+        } else if (message instanceof IsrRefused r) {
+            Node node = nodes[r.to()];
+            if (node.alive && node.replica.pendingIsrChange().equals(Optional.of(r.change()))) {
+                node.replica.onIsrChangeRejected();
+            }
         } else if (message instanceof Produce p) {
             Node node = nodes[p.to()];
             if (node.alive && node.replica.checkAppend(true) == ProduceCheck.OK) {
@@ -619,7 +665,9 @@ final class ReplicationSimulation {
                     delay());
             return;
         }
-        leader.replica.onFollowerFetch(f.from(), f.offset(), nowMs).ifPresent(change -> sendIsr(leader, change));
+        leader.replica
+                .onFollowerFetch(f.from(), f.incarnation(), f.offset(), nowMs)
+                .ifPresent(change -> sendIsr(leader, change));
         List<MemoryLog.Entry> batch = new ArrayList<>();
         for (long o = f.offset(); o < leader.log.logEndOffset() && batch.size() < 8; o++) {
             batch.add(leader.log.entry(o));
@@ -706,6 +754,8 @@ final class ReplicationSimulation {
             return new int[] {-1, a.to()};
         } else if (message instanceof AlterIsr a) {
             return new int[] {a.from(), -1};
+        } else if (message instanceof IsrRefused r) {
+            return new int[] {-1, r.to()};
         } else if (message instanceof Produce p) {
             return new int[] {p.to(), p.to()};
         }
