@@ -525,6 +525,16 @@ public final class QuorumMetadataSource implements MetadataSource {
     }
 
     @Override
+    public boolean isActiveController() {
+        return runtime.isActive();
+    }
+
+    @Override
+    public long appliedMetadataOffset() {
+        return image.endOffset() - 1;
+    }
+
+    @Override
     public CompletableFuture<QuorumStatus> describeQuorum() {
         try {
             ensureOpen();

@@ -130,6 +130,8 @@ final class QuorumRuntime implements AutoCloseable {
     private volatile boolean running = true;
     /** The Raft leader the loop last saw, for other threads; -1 if none. */
     private volatile int knownLeader = -1;
+    /** Whether this node was the active controller after the loop's last round; for the metrics, any thread. */
+    private volatile boolean active;
     /** Incarnation id of this process's broker registration, for other threads; null before it registers. */
     private volatile UUID brokerIncarnation;
     /** This node's epoch as a broker once registered (-1 before): what its clean-shutdown marker records. */
@@ -368,6 +370,11 @@ final class QuorumRuntime implements AutoCloseable {
         return knownLeader;
     }
 
+    /** Whether this node was the active controller when the loop last looked; any thread. */
+    boolean isActive() {
+        return active;
+    }
+
     /**
      * The incarnation this process registered the node with, or null; any thread. A restarted node's image (its
      * snapshot and the log up to its checkpointed high watermark) still shows its previous incarnation, which
@@ -467,7 +474,7 @@ final class QuorumRuntime implements AutoCloseable {
     private void afterEvents() {
         applyCommitted();
         knownLeader = raft.leaderId();
-        activeController();
+        active = activeController() != null;
         maybeCallForBroker();
         dispatchCalls();
     }

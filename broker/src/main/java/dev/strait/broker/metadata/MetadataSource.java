@@ -194,6 +194,19 @@ public interface MetadataSource extends AutoCloseable {
         return true;
     }
 
+    /**
+     * Whether this node is the cluster's active controller (the one that decides leaders and ISRs); a standalone
+     * node is its own. For the metrics: may lag the quorum by one round of its loop.
+     */
+    default boolean isActiveController() {
+        return true;
+    }
+
+    /** The offset of the last metadata log entry this node's image applied; -1 if none or the source has no log. */
+    default long appliedMetadataOffset() {
+        return -1;
+    }
+
     /** Whether this source is a Raft quorum that can describe itself ({@link #describeQuorum()}). */
     default boolean hasQuorum() {
         return false;

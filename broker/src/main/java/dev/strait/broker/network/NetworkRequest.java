@@ -15,12 +15,30 @@ public final class NetworkRequest {
     private final String connectionId;
     private final ByteBuffer payload;
     private final AtomicBoolean completed = new AtomicBoolean();
+    private final RequestObserver observer;
+    private final int requestBytes;
+    private final long receivedNanos;
+    /** Set by the protocol layer once it parsed the header; read by whichever thread completes the request. */
+    private volatile String api;
 
-    NetworkRequest(Processor processor, ConnectionContext connection, ByteBuffer payload) {
+    NetworkRequest(Processor processor, ConnectionContext connection, ByteBuffer payload, RequestObserver observer) {
         this.processor = processor;
         this.connection = connection;
         this.connectionId = connection.id();
         this.payload = payload;
+        this.observer = observer;
+        this.requestBytes = payload.remaining();
+        this.receivedNanos = observer.nanoseconds();
+    }
+
+    /** Names the request's Kafka API, for the request metrics; the protocol layer calls it once it parsed one. */
+    public void tagApi(String name) {
+        this.api = name;
+    }
+
+    private void observe(ResponseWriter response) {
+        observer.onCompleted(
+                api, observer.nanoseconds() - receivedNanos, requestBytes, response == null ? 0 : response.size());
     }
 
     public String connectionId() {
@@ -44,6 +62,7 @@ public final class NetworkRequest {
     /** Sends {@code response} and then unmutes the connection. */
     public void respond(ResponseWriter response) {
         if (completed.compareAndSet(false, true)) {
+            observe(response);
             processor.enqueueResponse(new Processor.Response(connectionId, response, false));
         } else {
             response.release();
@@ -53,6 +72,7 @@ public final class NetworkRequest {
     /** Sends {@code response} and then closes the connection (a refused SASL authentication). */
     public void respondAndClose(ResponseWriter response) {
         if (completed.compareAndSet(false, true)) {
+            observe(response);
             processor.enqueueResponse(new Processor.Response(connectionId, response, true));
         } else {
             response.release();
@@ -62,6 +82,7 @@ public final class NetworkRequest {
     /** Unmutes the connection without sending anything (Produce with acks=0). */
     public void noResponse() {
         if (completed.compareAndSet(false, true)) {
+            observe(null);
             processor.enqueueResponse(new Processor.Response(connectionId, null, false));
         }
     }
@@ -69,6 +90,7 @@ public final class NetworkRequest {
     /** Closes the connection (unparseable request). */
     public void closeConnection() {
         if (completed.compareAndSet(false, true)) {
+            observe(null);
             processor.enqueueResponse(new Processor.Response(connectionId, null, true));
         }
     }

@@ -55,6 +55,7 @@ final class Processor implements Runnable {
     private final Map<String, Connection> connections = new HashMap<>();
     private final Set<Connection> bufferedReads = new LinkedHashSet<>();
     private final TlsEngineFactory tls;
+    private final RequestObserver observer;
     private volatile boolean running = true;
     private long connectionCounter;
 
@@ -64,9 +65,11 @@ final class Processor implements Runnable {
             String listenerName,
             int maxRequestBytes,
             BlockingQueue<NetworkRequest> requestQueue,
-            TlsEngineFactory tls)
+            TlsEngineFactory tls,
+            RequestObserver observer)
             throws IOException {
         this.id = id;
+        this.observer = observer;
         this.tls = tls;
         this.listenerName = listenerName;
         this.maxRequestBytes = maxRequestBytes;
@@ -300,7 +303,7 @@ final class Processor implements Runnable {
             connection.payload = null;
             connection.sizeBuffer.clear();
             mute(connection);
-            NetworkRequest request = new NetworkRequest(this, connection.context, frame);
+            NetworkRequest request = new NetworkRequest(this, connection.context, frame, observer);
             if (!waitingForQueue.isEmpty() || !requestQueue.offer(request)) {
                 waitingForQueue.add(request);
             }

@@ -16,6 +16,11 @@ public interface ResponseWriter {
      */
     boolean writeTo(TransportChannel channel) throws IOException;
 
+    /** The response's size on the wire, size prefix included, for the byte metrics; 0 if unknown. */
+    default long size() {
+        return 0;
+    }
+
     /** Releases resources if the connection closes before the response was written; default does nothing. */
     default void release() {}
 }

@@ -54,6 +54,7 @@ public final class SocketServer implements AutoCloseable {
 
     private final Settings settings;
     private final RequestDispatcher dispatcher;
+    private final RequestObserver observer;
     private final BlockingQueue<NetworkRequest> requestQueue;
     private final List<Processor> processors = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
@@ -61,8 +62,14 @@ public final class SocketServer implements AutoCloseable {
     private volatile boolean running;
 
     public SocketServer(Settings settings, RequestDispatcher dispatcher) {
+        this(settings, dispatcher, RequestObserver.NONE);
+    }
+
+    /** A listener whose completed requests {@code observer} is told of (the broker's request metrics). */
+    public SocketServer(Settings settings, RequestDispatcher dispatcher, RequestObserver observer) {
         this.settings = settings;
         this.dispatcher = dispatcher;
+        this.observer = observer;
         this.requestQueue = new ArrayBlockingQueue<>(settings.queuedMaxRequests());
     }
 
@@ -81,8 +88,8 @@ public final class SocketServer implements AutoCloseable {
         bind();
         running = true;
         for (int i = 0; i < settings.numNetworkThreads(); i++) {
-            Processor processor =
-                    new Processor(i, settings.listenerName(), settings.maxRequestBytes(), requestQueue, settings.tls());
+            Processor processor = new Processor(
+                    i, settings.listenerName(), settings.maxRequestBytes(), requestQueue, settings.tls(), observer);
             processors.add(processor);
             startThread("strait-network-" + settings.listenerName() + "-" + i, processor);
         }

@@ -213,6 +213,7 @@ public final class KafkaApis implements RequestDispatcher {
         try {
             ByteBuffer buffer = request.payload();
             RequestHeader header = RequestHeader.parse(buffer);
+            request.tagApi(header.apiKey().name);
             context = new RequestContext(
                     header,
                     request.connectionId(),

@@ -26,7 +26,8 @@ final class SendWriter implements ResponseWriter {
         return send.completed(); // TLS records still pending are flushed by the processor
     }
 
-    long size() {
+    @Override
+    public long size() {
         return send.size();
     }
 

@@ -39,6 +39,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.kafka.common.TopicPartition;
@@ -85,6 +86,10 @@ public final class ReplicaManager implements AutoCloseable {
     private final Map<String, String> brokerTopicDefaults;
     private final Time time;
     private final long replicaLagTimeMaxMs;
+    /** ISR changes this node proposed as leader and the controller committed (Kafka's IsrShrinks/IsrExpands). */
+    private final LongAdder isrShrinks = new LongAdder();
+
+    private final LongAdder isrExpands = new LongAdder();
     private final int localId;
     private final ConcurrentHashMap<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
     /** How long a leader waits before asking again about an ISR change whose outcome it does not know. */
@@ -401,6 +406,9 @@ public final class ReplicaManager implements AutoCloseable {
                 tp,
                 change.leaderEpoch(),
                 change.partitionEpoch());
+        int isrBefore = metadata.partitionState(partition.topicId(), tp.partition())
+                .map(state -> state.isr().size())
+                .orElse(-1);
         metadata.alterPartition(
                         partition.topicId(),
                         tp.partition(),
@@ -411,9 +419,33 @@ public final class ReplicaManager implements AutoCloseable {
                 .whenComplete((state, error) -> {
                     if (error != null) {
                         onIsrChangeFailed(partition, change, unwrap(error));
+                    } else {
+                        countIsrChange(
+                                isrBefore,
+                                state != null
+                                        ? state.isr().size()
+                                        : change.newIsr().size());
                     }
                     scheduleReconcile();
                 });
+    }
+
+    private void countIsrChange(int before, int after) {
+        if (before >= 0 && after < before) {
+            isrShrinks.increment();
+        } else if (before >= 0 && after > before) {
+            isrExpands.increment();
+        }
+    }
+
+    /** ISR shrinks this node proposed as a leader and the controller committed, since it started. */
+    public long isrShrinks() {
+        return isrShrinks.sum();
+    }
+
+    /** ISR expansions this node proposed as a leader and the controller committed, since it started. */
+    public long isrExpands() {
+        return isrExpands.sum();
     }
 
     /**

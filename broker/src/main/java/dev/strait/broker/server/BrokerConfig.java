@@ -658,6 +658,16 @@ public final class BrokerConfig {
     }
 
     /** {@code metadata.log.dir}: where the metadata log lives; default {@code <first log dir>/__cluster_metadata-0}. */
+    /** {@code strait.metrics.port}: where the node serves /metrics; -1 for nowhere, 0 for a free port. */
+    public int metricsPort() {
+        return values.intValue("strait.metrics.port");
+    }
+
+    /** {@code strait.metrics.host}: the address the metrics endpoint binds to. */
+    public String metricsHost() {
+        return values.stringValue("strait.metrics.host").trim();
+    }
+
     /** {@code strait.boot.id.file}: names the machine's boot, so that a crash without a reboot is no power loss. */
     public Path bootIdFile() {
         return Path.of(values.stringValue("strait.boot.id.file").trim());

@@ -5,6 +5,9 @@ import dev.strait.broker.log.FaultHandler;
 import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.BrokerRegistration;
 import dev.strait.broker.metadata.MetadataSource;
+import dev.strait.broker.metrics.BrokerMetrics;
+import dev.strait.broker.metrics.MetricsHttpServer;
+import dev.strait.broker.metrics.RequestMetrics;
 import dev.strait.broker.network.SocketServer;
 import dev.strait.broker.protocol.BrokerEndpoint;
 import dev.strait.broker.protocol.BrokerSecurity;
@@ -69,6 +72,8 @@ public final class BrokerServer implements AutoCloseable {
 
     private GroupCoordinator groupCoordinator;
     private LogCleaner logCleaner;
+    /** Serves /metrics when strait.metrics.port is not -1; null otherwise or when stopped. */
+    private MetricsHttpServer metricsServer;
     /** The inter-broker listener's advertised endpoint: what this node registers as its host and port. */
     private volatile BrokerEndpoint endpoint;
     /** Every broker listener's advertised endpoint, by listener name. */
@@ -231,6 +236,7 @@ public final class BrokerServer implements AutoCloseable {
                     config.originals(),
                     groupCoordinator,
                     security);
+            RequestMetrics requestMetrics = new RequestMetrics(time);
             Map<String, BrokerEndpoint> bound = new LinkedHashMap<>();
             List<BrokerRegistration.Endpoint> registered = new ArrayList<>();
             for (BrokerConfig.Listener listener : config.brokerListeners()) {
@@ -244,7 +250,8 @@ public final class BrokerServer implements AutoCloseable {
                                 config.queuedMaxRequests(),
                                 config.socketRequestMaxBytes(),
                                 security.tlsEngines(listener.name())),
-                        apis);
+                        apis,
+                        requestMetrics);
                 socketServers.add(server);
                 server.bind();
                 BrokerEndpoint advertised = new BrokerEndpoint(
@@ -281,6 +288,19 @@ public final class BrokerServer implements AutoCloseable {
             }
             for (SocketServer server : socketServers) {
                 server.start();
+            }
+            if (config.metricsPort() >= 0) {
+                BrokerMetrics metrics = new BrokerMetrics(config.nodeId(), metadata, replicaManager, requestMetrics);
+                metricsServer = new MetricsHttpServer(
+                        config.metricsHost(),
+                        config.metricsPort(),
+                        "strait-metrics-" + config.nodeId(),
+                        metrics::scrape);
+                LOGGER.info(
+                        "broker {} serves metrics on http://{}:{}/metrics",
+                        config.nodeId(),
+                        config.metricsHost(),
+                        metricsServer.port());
             }
             if (config.logCleanerEnable()) {
                 logCleaner = new LogCleaner(
@@ -445,6 +465,11 @@ public final class BrokerServer implements AutoCloseable {
         return metadata;
     }
 
+    /** The port /metrics is served on, or -1 if strait.metrics.port is -1 or the node is stopped. */
+    public synchronized int metricsPort() {
+        return metricsServer == null ? -1 : metricsServer.port();
+    }
+
     /** The advertised port of the first broker listener (its bound port unless advertised.listeners says else). */
     public int boundPort() {
         return endpoints.get(config.listenerName()).port();
@@ -482,6 +507,10 @@ public final class BrokerServer implements AutoCloseable {
     }
 
     private void stop(boolean abruptly) {
+        if (metricsServer != null) {
+            metricsServer.close();
+            metricsServer = null;
+        }
         for (SocketServer server : socketServers) {
             server.close();
         }

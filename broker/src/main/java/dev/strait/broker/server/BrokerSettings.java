@@ -144,6 +144,24 @@ public final class BrokerSettings {
                             Group.NODE,
                             "The largest request the node reads; a connection that sends a larger one is closed.")
                     .atLeast(1),
+            setting(
+                            "strait.metrics.port",
+                            INT,
+                            "-1",
+                            Group.NODE,
+                            "Serves the node's metrics (strait_broker_*: partitions led, under-replicated and"
+                                    + " under-min-ISR partitions, offline partitions, ISR shrinks and expansions,"
+                                    + " requests and their latency per API, active controller, applied metadata"
+                                    + " offset, fenced) as Prometheus text on http://<strait.metrics.host>:<port>"
+                                    + "/metrics; -1 serves none, 0 picks a free port.")
+                    .atLeast(-1)
+                    .example("9404"),
+            setting(
+                    "strait.metrics.host",
+                    STRING,
+                    "0.0.0.0",
+                    Group.NODE,
+                    "The address the metrics endpoint (strait.metrics.port) binds to."),
             // ---------------------------------------------------------------- the cluster
             setting(
                             "process.roles",

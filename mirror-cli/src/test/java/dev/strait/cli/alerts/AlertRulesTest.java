@@ -84,7 +84,9 @@ class AlertRulesTest {
         String mirror = ExportedMetrics.mirror();
         String lagMonitor = ExportedMetrics.lagMonitor();
         String canary = ExportedMetrics.canary();
+        String broker = ExportedMetrics.broker();
         Set<String> exported = new TreeSet<>(PROMETHEUS_OWN);
+        exported.addAll(ExportedMetrics.names(broker));
         exported.addAll(ExportedMetrics.names(mirror));
         exported.addAll(ExportedMetrics.names(lagMonitor));
         exported.addAll(ExportedMetrics.names(canary));

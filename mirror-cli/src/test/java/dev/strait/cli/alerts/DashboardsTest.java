@@ -111,8 +111,11 @@ class DashboardsTest {
     @Test
     void everyMetricTheDashboardsQueryIsExportedWithTheLabelsTheySelectOn() throws Exception {
         Map<String, Set<String>> exported = new TreeMap<>();
-        for (String exposition :
-                List.of(ExportedMetrics.mirror(), ExportedMetrics.lagMonitor(), ExportedMetrics.canary())) {
+        for (String exposition : List.of(
+                ExportedMetrics.mirror(),
+                ExportedMetrics.lagMonitor(),
+                ExportedMetrics.canary(),
+                ExportedMetrics.broker())) {
             labelsByMetric(exposition)
                     .forEach((metric, labels) -> exported.computeIfAbsent(metric, k -> new TreeSet<>())
                             .addAll(labels));

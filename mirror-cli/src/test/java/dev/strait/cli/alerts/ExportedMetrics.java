@@ -1,6 +1,8 @@
 package dev.strait.cli.alerts;
 
 import com.codahale.metrics.MetricRegistry;
+import dev.strait.broker.server.BrokerConfig;
+import dev.strait.broker.server.BrokerServer;
 import dev.strait.canary.Canary;
 import dev.strait.canary.CanaryConfig;
 import dev.strait.canary.CanaryFormat;
@@ -32,7 +34,10 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.Time;
 
 /**
@@ -41,7 +46,7 @@ import org.apache.kafka.common.utils.Time;
  * syncs of {@link TargetTopics}, the group offset sync and offset map of {@link GroupOffsetSync}) served by its
  * {@link MetricsHttpServer}; the lag monitor's {@link StatusServer} with a partition and an audit summary; the
  * canary's {@link CanaryFormat} for a canary on a one-node companion broker (its constructor creates the probe
- * topic). Nothing is mirrored or sampled: only the names and their formatting matter here.
+ * topic); a standalone companion broker's own endpoint after a produce. Nothing is mirrored or sampled: only the names and their formatting matter here.
  */
 final class ExportedMetrics {
     private static final String HOST = "127.0.0.1";
@@ -104,6 +109,41 @@ final class ExportedMetrics {
             p.put("canary.id", "alert-rules");
             try (Canary canary = new Canary(CanaryConfig.from(p), new MetricRegistry(), Time.SYSTEM)) {
                 return CanaryFormat.prometheus(canary);
+            }
+        }
+    }
+
+    /**
+     * A standalone companion broker's /metrics, served by its own endpoint ({@code strait.metrics.port}), after
+     * one topic and one request of each kind the dashboards select on, so the per-API series exist.
+     */
+    static String broker() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("strait-exported-broker-");
+        Map<String, String> props = Map.of(
+                "node.id",
+                "1",
+                "listeners",
+                "PLAINTEXT://" + HOST + ":0",
+                "log.dirs",
+                dir.toString(),
+                "strait.metrics.port",
+                "0",
+                "strait.metrics.host",
+                HOST);
+        try (BrokerServer broker = new BrokerServer(BrokerConfig.from(props)).start()) {
+            Properties p = new Properties();
+            p.put("bootstrap.servers", broker.bootstrapServers());
+            p.put("acks", "all");
+            try (KafkaProducer<String, String> producer =
+                    new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+                producer.send(new ProducerRecord<>("alert-rules-broker", "k", "v"))
+                        .get(30, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            return get(broker.metricsPort());
+        } finally {
+            try (var files = java.nio.file.Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder())
+                        .forEach(f -> f.toFile().delete());
             }
         }
     }
