@@ -38,6 +38,7 @@ public final class Progress implements AutoCloseable {
     private boolean shown;
     private boolean finished;
     private int lastWidth;
+    private boolean cleared;
 
     /**
      * @param unit what is counted ("records", "groups"), or null for steps: then the line names the step
@@ -86,7 +87,7 @@ public final class Progress implements AutoCloseable {
             return;
         }
         long now = time.milliseconds();
-        boolean due = shown ? now - lastDrawMs >= intervalMs : now - startMs >= quietMs;
+        boolean due = shown ? cleared || now - lastDrawMs >= intervalMs : now - startMs >= quietMs;
         if (due) {
             draw(now, false);
         }
@@ -102,6 +103,19 @@ public final class Progress implements AutoCloseable {
             draw(time.milliseconds(), true);
             err.println();
             err.flush();
+        }
+    }
+
+    /**
+     * Wipes the drawn line, so that what the command prints next on the same terminal (its stdout) starts on a
+     * clean line; the next {@link #update} draws it again at once.
+     */
+    public synchronized void clear() {
+        if (on && shown && !finished && lastWidth > 0) {
+            err.print("\r" + " ".repeat(lastWidth) + "\r");
+            err.flush();
+            lastWidth = 0;
+            cleared = true;
         }
     }
 
@@ -123,6 +137,7 @@ public final class Progress implements AutoCloseable {
         lastWidth = line.length();
         lastDrawMs = now;
         shown = true;
+        cleared = false;
     }
 
     private String line(long now, boolean last) {

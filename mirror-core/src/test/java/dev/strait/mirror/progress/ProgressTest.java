@@ -92,6 +92,21 @@ class ProgressTest {
     }
 
     @Test
+    void clearWipesTheLineForOtherOutputAndTheNextUpdateDrawsItAgainAtOnce() {
+        Progress p = new Progress("demo", null, err, true, time, 250, 0);
+        p.start(4);
+        p.update(1, "clusters");
+        String line = drawn().substring(1);
+        p.clear();
+        assertThat(drawn()).endsWith(line + "\r" + " ".repeat(line.length()) + "\r");
+        int before = drawn().length();
+
+        p.update(2, "topics");
+
+        assertThat(drawn().substring(before)).startsWith("\rdemo [##########----------]  2/4  topics  0:00");
+    }
+
+    @Test
     void quickWorkPrintsNothingNotEvenAtTheEnd() {
         Progress p = progress("groups", true).start(3);
         time.advance(300);
