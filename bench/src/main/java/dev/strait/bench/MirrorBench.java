@@ -1,6 +1,7 @@
 package dev.strait.bench;
 
 import dev.strait.mirror.config.ClientConfigs;
+import dev.strait.mirror.progress.Progress;
 import dev.strait.testkit.KafkaCluster;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +20,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Time;
 
 /**
  * Mirror throughput, measured in one run on the same two local Apache Kafka clusters:
@@ -148,12 +150,24 @@ public final class MirrorBench {
         return ClientConfigs.producer(user);
     }
 
+    /** The producer loop reports every 1024th record: a call per record would cost the measured loop. */
+    private static final long PROGRESS_EVERY = 1023;
+
+    /** A phase's records on stderr while it runs (a terminal only: a redirected run's output stays the results). */
+    private static Progress progress(String phase) {
+        return Progress.onStderr("bench: " + phase, "records", false, Time.SYSTEM);
+    }
+
     private Result produce(KafkaCluster cluster, String topic, String name) throws Exception {
         Payloads payloads = new Payloads(42, recordBytes);
         AtomicReference<Exception> failed = new AtomicReference<>();
         long start = System.nanoTime();
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(mirrorProducerProps(cluster))) {
+        try (Progress progress = progress(name).start(records);
+                KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(mirrorProducerProps(cluster))) {
             for (long n = 0; n < records && failed.get() == null; n++) {
+                if ((n & PROGRESS_EVERY) == 0) {
+                    progress.update(n);
+                }
                 producer.send(
                         new ProducerRecord<>(
                                 topic,
@@ -168,6 +182,7 @@ public final class MirrorBench {
                         });
             }
             producer.flush();
+            progress.update(records);
         }
         if (failed.get() != null) {
             throw new IllegalStateException(name + " failed: " + failed.get(), failed.get());
@@ -185,7 +200,8 @@ public final class MirrorBench {
         long start = System.nanoTime();
         long count = 0;
         long bytes = 0;
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
+        try (Progress progress = progress("ceiling: raw consumer").start(records);
+                KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
             List<TopicPartition> tps = new ArrayList<>();
             for (int p = 0; p < partitions; p++) {
                 tps.add(new TopicPartition(TOPIC, p));
@@ -196,6 +212,7 @@ public final class MirrorBench {
             while (count < records && System.nanoTime() < deadline) {
                 ConsumerRecords<byte[], byte[]> batch = consumer.poll(Duration.ofMillis(200));
                 count += batch.count();
+                progress.update(count);
                 for (var r : batch) {
                     bytes += r.serializedValueSize() + Math.max(0, r.serializedKeySize());
                 }
@@ -282,10 +299,11 @@ public final class MirrorBench {
                 .start();
         long peak = -1;
         long firstRecordNanos = -1;
-        try {
+        try (Progress progress = progress(name).start(records)) {
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(20);
             long onTarget;
             while ((onTarget = target.endOffsetSum(targetTopic)) < records) {
+                progress.update(onTarget);
                 if (onTarget > 0 && firstRecordNanos < 0) {
                     firstRecordNanos = System.nanoTime();
                 }
@@ -299,6 +317,7 @@ public final class MirrorBench {
                 Thread.sleep(100);
             }
             long end = System.nanoTime();
+            progress.update(onTarget);
             double seconds = (end - start) / 1e9;
             double steady = (end - (firstRecordNanos < 0 ? start : firstRecordNanos)) / 1e9;
             peak = Math.max(peak, ProcessStats.peakRssMiB(p.pid()));

@@ -20,6 +20,7 @@ import dev.strait.mirror.config.TopicSyncSettings;
 import dev.strait.mirror.engine.MirrorEngine;
 import dev.strait.mirror.metrics.MetricsHttpServer;
 import dev.strait.mirror.metrics.MirrorMetrics;
+import dev.strait.mirror.progress.Progress;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -129,6 +130,9 @@ public final class DemoCommand implements Callable<Integer> {
     Path logFile;
 
     private final Time time = Time.SYSTEM;
+    /** The start-up's steps on stderr (a terminal only), wiped before each line of the demo's own output. */
+    private Progress startUp = Progress.off();
+
     private DemoSecurity security = DemoSecurity.plain();
 
     private EmbeddedCluster cluster() {
@@ -161,22 +165,30 @@ public final class DemoCommand implements Callable<Integer> {
         PrintStream out = System.out;
         Path log = DemoLogs.toFile(logFile != null ? logFile : Files.createTempFile("strait-demo-", ".log"));
         out.printf("strait demo: logs go to %s%n", log);
+        startUp = Progress.onStderr("strait demo: start-up", null, false, time).start(secure ? 5 : 4);
+        int step = 0;
         if (secure) {
             out.println("strait demo: making a CA and the brokers' certificate for this run ...");
+            startUp.update(step++, "making a CA");
         }
         try (DemoSecurity secured = secure ? DemoSecurity.secured(workDir, time) : DemoSecurity.plain()) {
             security = secured;
+            startUp.clear();
             out.printf(
                     "strait demo: starting two %scompanion clusters of %d node%s each ...%n",
                     secure ? "secured " : "", nodes, nodes == 1 ? "" : "s");
+            startUp.update(step++, "starting the clusters");
             try (EmbeddedCluster source = cluster();
                     EmbeddedCluster target = cluster()) {
+                startUp.update(step++, "ACLs and topics");
                 List<DemoSecurity.Grant> grants =
                         DemoSecurity.grants(TOPICS, GROUP, CANARY_TOPIC, DemoDrill.GROUP, drill);
                 security.grant(source, target, grants, time);
                 createTopics(source, (short) Math.min(3, nodes));
+                startUp.clear();
                 out.printf("source %s, target %s%n", source.bootstrapServers(), target.bootstrapServers());
                 security.describe(out, grants, nodes);
+                startUp.update(step, "starting the mirror, lag monitor and canary");
                 int code = run(out, source, target);
                 out.printf("logs: %s%n", log);
                 return code;
@@ -275,12 +287,14 @@ public final class DemoCommand implements Callable<Integer> {
             if (app != null) {
                 app.start();
             }
+            startUp.clear();
             out.printf(
                     "mirror metrics http://127.0.0.1:%d/metrics | lag monitor http://127.0.0.1:%d/status | "
                             + "canary http://127.0.0.1:%d/status%n",
                     mirrorHttp.port(), lagHttp.port(), canaryHttp.port());
 
             warmUp(out, lag, canary);
+            startUp.finish();
             LiveLine live = new LiveLine(load, mirrorMetrics, canary);
             DemoScenario scenario = scenario(source);
             for (int t = 1; t <= durationSeconds; t++) {
@@ -364,18 +378,23 @@ public final class DemoCommand implements Callable<Integer> {
         out.println("warming up: waiting for the first canary probe to cross the mirror ...");
         long started = time.milliseconds();
         long deadline = started + TimeUnit.SECONDS.toMillis(WARM_UP_SECONDS);
+        int step = secure ? 4 : 3;
         while (time.milliseconds() < deadline) {
+            startUp.update(step, "warming up");
             GroupStatus s = lag.latest();
             if (canary.counts().arrived() > 0
                     && canary.state() == CanaryState.OK
                     && s != null
                     && s.status() == Status.OK) {
+                startUp.update(step + 1, "warm");
+                startUp.clear();
                 out.printf(
                         Locale.ROOT, "warm: first probe across in %.1f s%n", (time.milliseconds() - started) / 1000.0);
                 return;
             }
             time.sleep(200);
         }
+        startUp.clear();
         out.printf(
                 "warm-up: no canary probe crossed with the lag monitor OK within %d s; going on, the live lines "
                         + "show what is wrong%n",

@@ -2,6 +2,9 @@ package dev.strait.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.strait.mirror.progress.Terminal;
 import dev.strait.mirror.provenance.Provenance;
 import dev.strait.mirror.testing.MirrorCheck;
 import dev.strait.testkit.Await;
@@ -46,6 +49,8 @@ class FailoverCommandIT {
                 // The production logging set-up (logs on stderr), not the tests' own.
                 "-Dlogback.configurationFile="
                         + Path.of("target", "classes", "logback.xml").toAbsolutePath(),
+                // Progress drawn as on a terminal: stdout must still hold the result alone.
+                "-D" + Terminal.PROPERTY + "=always",
                 "-cp",
                 MirrorProcess.classPath(),
                 Strait.class.getName()));
@@ -141,9 +146,22 @@ class FailoverCommandIT {
                 .contains("\"group\":\"app-kill\"")
                 .contains("\"readAgain\":0")
                 .doesNotContain("\"exact\":false");
+        JsonNode parsed = new ObjectMapper().readTree(dry.out());
+        assertThat(parsed.get("groups").get(0).get("group").textValue()).isEqualTo("app-kill");
+        Run dryExecute =
+                strait("failover", "--config", config.toString(), "--groups", "no-such-group", "--execute", "--json");
+        assertThat(new ObjectMapper().readTree(dryExecute.out()).get("mode").textValue())
+                .as(dryExecute.out() + dryExecute.err())
+                .isEqualTo("execute");
+        assertThat(dryExecute.err()).as("no progress with --json").doesNotContain("failover: moving groups");
         Run exec = strait("failover", "--config", config.toString(), "--groups", "app-kill", "--execute");
         assertThat(exec.code()).as(exec.out() + exec.err()).isZero();
         assertThat(exec.out()).contains("group app-kill").contains("=> moved").contains("moved 1 of 1 groups");
+        assertThat(exec.out())
+                .startsWith("strait failover: ")
+                .doesNotContain("\r")
+                .doesNotContain("moving groups");
+        assertThat(exec.err()).contains("\rfailover: moving groups [####################]  1/1 groups  100%");
 
         // Then: reading as the group on the target gives every record it had not consumed, none it had
         Set<String> seen = new HashSet<>();

@@ -8,6 +8,7 @@ import dev.strait.mirror.failover.Failback;
 import dev.strait.mirror.failover.FailbackPlan;
 import dev.strait.mirror.failover.FailoverConfig;
 import dev.strait.mirror.http.Json;
+import dev.strait.mirror.progress.Progress;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -96,7 +97,9 @@ public final class FailbackCommand implements Callable<Integer> {
         try (Failback failback = new Failback(cfg, Time.SYSTEM)) {
             FailbackPlan plan = failback.plan(filter);
             if (execute) {
-                plan = failback.execute(plan, filter, force, Duration.ofMillis(timeoutMs));
+                // On stderr, and only on a terminal without --json: stdout keeps the result alone.
+                Progress copy = Progress.onStderr("failback: copying back", "records", json, Time.SYSTEM);
+                plan = failback.execute(plan, filter, force, Duration.ofMillis(timeoutMs), copy);
             }
             out.println(json ? json(plan, execute) : text(plan, execute));
             out.flush();

@@ -7,6 +7,7 @@ import dev.strait.mirror.config.GroupFilter;
 import dev.strait.mirror.failover.FailoverConfig;
 import dev.strait.mirror.failover.FailoverPlan;
 import dev.strait.mirror.failover.FailoverPlanner;
+import dev.strait.mirror.progress.Progress;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -86,7 +87,9 @@ public final class FailoverCommand implements Callable<Integer> {
             Map<String, FailoverPlanner.GroupResult> results = null;
             if (execute) {
                 results = new LinkedHashMap<>();
-                for (FailoverPlanner.GroupResult r : planner.execute(plan, force)) {
+                // On stderr, and only on a terminal without --json: stdout keeps the result alone.
+                Progress moving = Progress.onStderr("failover: moving groups", "groups", json, Time.SYSTEM);
+                for (FailoverPlanner.GroupResult r : planner.execute(plan, force, moving)) {
                     results.put(r.group(), r);
                 }
                 List<String> extra = planner.warnings();

@@ -10,6 +10,7 @@ import dev.strait.mirror.config.TopicRenamer;
 import dev.strait.mirror.config.TopicSyncSettings;
 import dev.strait.mirror.engine.MirrorEngine;
 import dev.strait.mirror.metrics.MirrorMetrics;
+import dev.strait.mirror.progress.Progress;
 import dev.strait.mirror.sync.Clusters;
 import dev.strait.mirror.sync.FailoverMarker;
 import dev.strait.mirror.sync.GroupCheckpoint;
@@ -391,6 +392,13 @@ public final class Failback implements AutoCloseable {
      */
     public FailbackPlan execute(FailbackPlan plan, GroupFilter filter, boolean force, Duration timeout)
             throws InterruptedException {
+        return execute(plan, filter, force, timeout, Progress.off());
+    }
+
+    /** {@link #execute(FailbackPlan, GroupFilter, boolean, Duration)}, reporting the copy's records to {@code progress}. */
+    public FailbackPlan execute(
+            FailbackPlan plan, GroupFilter filter, boolean force, Duration timeout, Progress progress)
+            throws InterruptedException {
         for (FailbackPlan.GroupBack g : plan.groups()) {
             if (g.activeOnTarget() > 0 && !force) {
                 throw new FailoverException(
@@ -418,8 +426,16 @@ public final class Failback implements AutoCloseable {
                 reverseSettings(group, tps), new MirrorMetrics(new MetricRegistry()), time, reverse::acknowledged);
         engine.start();
         long deadline = time.milliseconds() + timeout.toMillis();
+        Map<TopicPartition, Long> copyFrom = new HashMap<>();
+        start.forEach((tp, o) -> copyFrom.put(tp, o.offset()));
+        progress.start(toCopy(copyFrom, endsAtStart, copyFrom));
         try {
-            while (!caughtUp(group, endsAtStart)) {
+            while (true) {
+                Map<TopicPartition, Long> reached = committed(group);
+                progress.update(toCopy(copyFrom, endsAtStart, copyFrom) - toCopy(reached, endsAtStart, copyFrom));
+                if (caughtUp(reached, endsAtStart)) {
+                    break;
+                }
                 if (engine.state() == MirrorEngine.State.FAILED) {
                     throw mirrorFailed(engine.failure(), group);
                 }
@@ -431,6 +447,7 @@ public final class Failback implements AutoCloseable {
                 time.sleep(POLL_MS);
             }
         } finally {
+            progress.finish();
             engine.requestStop();
             if (!engine.awaitTermination(Duration.ofMinutes(2))) {
                 LOGGER.warn("The failback mirror did not stop within 2 minutes");
@@ -607,17 +624,34 @@ public final class Failback implements AutoCloseable {
         }
     }
 
-    private boolean caughtUp(String group, Map<TopicPartition, Long> ends) {
-        Map<TopicPartition, OffsetAndMetadata> committed = Clusters.committed(
-                        targetAdmin, List.of(group), Connections.TIMEOUT_MS)
-                .getOrDefault(group, Map.of());
+    /** The reverse mirror's committed offsets on the target: how far its copy got. */
+    private Map<TopicPartition, Long> committed(String group) {
+        Map<TopicPartition, Long> out = new HashMap<>();
+        Clusters.committed(targetAdmin, List.of(group), Connections.TIMEOUT_MS)
+                .getOrDefault(group, Map.of())
+                .forEach((tp, c) -> out.put(tp, c.offset()));
+        return out;
+    }
+
+    private static boolean caughtUp(Map<TopicPartition, Long> committed, Map<TopicPartition, Long> ends) {
         for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
-            OffsetAndMetadata c = committed.get(e.getKey());
-            if (c == null || c.offset() < e.getValue()) {
+            Long c = committed.get(e.getKey());
+            if (c == null || c < e.getValue()) {
                 return false;
             }
         }
         return true;
+    }
+
+    /** Offsets still to copy from {@code at} to {@code ends} (a partition with no position counts from {@code from}). */
+    private static long toCopy(
+            Map<TopicPartition, Long> at, Map<TopicPartition, Long> ends, Map<TopicPartition, Long> from) {
+        long n = 0;
+        for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
+            long position = at.getOrDefault(e.getKey(), from.getOrDefault(e.getKey(), e.getValue()));
+            n += Math.max(0, e.getValue() - position);
+        }
+        return n;
     }
 
     private MirrorSettings reverseSettings(String group, Set<TopicPartition> tps) {

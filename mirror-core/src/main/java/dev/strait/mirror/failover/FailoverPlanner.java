@@ -1,6 +1,7 @@
 package dev.strait.mirror.failover;
 
 import dev.strait.mirror.config.GroupFilter;
+import dev.strait.mirror.progress.Progress;
 import dev.strait.mirror.sync.BelowResolver;
 import dev.strait.mirror.sync.Clusters;
 import dev.strait.mirror.sync.FailoverMarker;
@@ -297,9 +298,25 @@ public final class FailoverPlanner implements AutoCloseable {
      * starts there). Returns one result per group.
      */
     public List<GroupResult> execute(FailoverPlan plan, boolean force) {
+        return execute(plan, force, Progress.off());
+    }
+
+    /** {@link #execute(FailoverPlan, boolean)}, reporting the groups done to {@code progress}. */
+    public List<GroupResult> execute(FailoverPlan plan, boolean force, Progress progress) {
+        progress.start(plan.groups().size());
+        try {
+            return moveGroups(plan, force, progress);
+        } finally {
+            progress.finish();
+        }
+    }
+
+    private List<GroupResult> moveGroups(FailoverPlan plan, boolean force, Progress progress) {
         List<GroupResult> results = new ArrayList<>();
         Set<String> topics = new HashSet<>();
         for (FailoverPlan.GroupPlan g : plan.groups()) {
+            // Before each group: one admin round trip each, so thousands of groups take minutes.
+            progress.update(results.size());
             if (g.problem() != null || g.partitions().isEmpty()) {
                 results.add(new GroupResult(
                         g.group(),
@@ -355,6 +372,7 @@ public final class FailoverPlanner implements AutoCloseable {
                 results.add(new GroupResult(g.group(), Outcome.FAILED, "timed out"));
             }
         }
+        progress.update(results.size());
         writeMarkers(topics);
         return results;
     }

@@ -7,6 +7,6 @@
  * reverse {@code MirrorEngine}, and yields a {@link dev.strait.mirror.failover.FailbackPlan};
  * {@link dev.strait.mirror.failover.FailoverConfig} reads both commands' file. Not thread-safe: one command runs
  * it on its own thread (failback's reverse mirror brings the engine's threads). Imports {@code mirror.sync} for
- * the offset map and translation, plus config, provenance, metrics and engine; only {@code cli.failover} imports it.
+ * the offset map and translation, plus config, provenance, metrics, engine and progress; only {@code cli.failover} imports it.
  */
 package dev.strait.mirror.failover;
