@@ -234,6 +234,9 @@ final class FaultInjector {
         net.healAll();
         events.log(tag + ": replication links healed");
         hold(fault.durationMs());
+        // Whether an eligible follower took over while the old leader was down, or the partition waited for it.
+        events.log(tag + ": p" + fault.partition() + " while node " + leader + " is down: "
+                + partitionViews().get(fault.partition()));
         cluster.restart(leader);
         events.log(tag + ": node " + leader + " restarted");
     }
@@ -251,6 +254,18 @@ final class FaultInjector {
         hold(fault.durationMs());
         cluster.allIds().forEach(cluster::restart);
         events.log(tag + ": every node restarted");
+        // Every replica came back from an unclean shutdown: what the controller made of the workload partitions.
+        long start = System.nanoTime();
+        Map<Integer, MetadataProbe.PartitionView> after = Map.of();
+        while ((System.nanoTime() - start) / 1_000_000 < 15_000) {
+            NemesisCluster.sleep(1_000);
+            after = partitionViews();
+            if (after.size() == workload.partitions() && after.values().stream().allMatch(v -> v.leader() >= 0)) {
+                break;
+            }
+        }
+        events.log(tag + ": workload partitions " + (System.nanoTime() - start) / 1_000_000 + " ms after the restart: "
+                + after);
     }
 
     private void rollingRestart(Fault fault, String tag) {

@@ -347,10 +347,26 @@ public final class NemesisCluster implements AutoCloseable {
             }
             cluster.verifyPidsAreJvms();
             cluster.awaitRegistered(cluster.allIds(), READY_TIMEOUT);
+            cluster.writeBackFormat();
             return cluster;
         } catch (RuntimeException | Error e) {
             cluster.close();
             throw e;
+        }
+    }
+
+    /**
+     * A real cluster is formatted and started long before a power cut, so the kernel has written back what the
+     * format and the first start wrote. Here the faults begin seconds later: without this, a power cut loses what
+     * was not synced of it. (Kafka 4.1.1's formatter does not fsync {@code bootstrap.checkpoint}: a node whose power
+     * is cut within the write-back age of its format does not start again, "No FeatureLevelRecord for
+     * metadata.version was found in the bootstrap metadata".)
+     */
+    private void writeBackFormat() {
+        for (Node node : nodes) {
+            if (node.disk != null) {
+                node.disk.writeBackAll();
+            }
         }
     }
 
