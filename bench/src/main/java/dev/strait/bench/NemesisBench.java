@@ -45,7 +45,9 @@ public final class NemesisBench {
             long sessionTimeoutMs,
             Path workDir,
             boolean keepLogs,
-            long writeBackAgeS) {}
+            long writeBackAgeS,
+            boolean flushOnAck,
+            NemesisCluster.KafkaElr kafkaElr) {}
 
     private NemesisBench() {}
 
@@ -130,6 +132,20 @@ public final class NemesisBench {
                 description = "With power faults: unsynced writes older than this are written back (survive a power"
                         + " cut); the kernel's dirty expiry is 30 s.")
         long writeBackAgeS = 30;
+
+        @Option(
+                names = "--flush-on-ack",
+                description = "The fsync mode: acks=all waits until the in-sync replicas synced the records (Strait"
+                        + " strait.flush.on.ack=true, Kafka log.flush.interval.messages=1). Needed by"
+                        + " power-loss-all.")
+        boolean flushOnAck;
+
+        @Option(
+                names = "--kafka-elr",
+                paramLabel = "on|off|default",
+                description = "Kafka's eligible leader replicas (KIP-966), set when the nodes are formatted"
+                        + " (eligible.leader.replicas.version 1 or 0); default: Kafka 4.1.1's own.")
+        String kafkaElr = "default";
     }
 
     static String usage() {
@@ -151,6 +167,12 @@ public final class NemesisBench {
                 ? List.of(SystemKind.STRAIT, SystemKind.KAFKA)
                 : List.of(SystemKind.parse(f.system));
         Set<FaultKind> faults = FaultKind.parseList(f.faults);
+        NemesisCluster.KafkaElr kafkaElr = NemesisCluster.KafkaElr.parse(f.kafkaElr);
+        if (faults.contains(FaultKind.POWER_LOSS_ALL) && !f.flushOnAck) {
+            throw new IllegalArgumentException(FaultKind.POWER_LOSS_ALL.flag()
+                    + " needs --flush-on-ack: without fsync before the ack, a power cut of every node loses"
+                    + " acknowledged records by design");
+        }
         if (f.runs < 1
                 || f.faultPhaseS < 10
                 || f.partitions < 1
@@ -174,7 +196,9 @@ public final class NemesisBench {
                 f.sessionTimeoutMs,
                 f.workDir,
                 f.keepLogs,
-                f.writeBackAgeS);
+                f.writeBackAgeS,
+                f.flushOnAck,
+                kafkaElr);
     }
 
     /** Per system: runs, minutes, faults, acknowledged records, anomalies, and the seeds that found any. */
@@ -233,19 +257,25 @@ public final class NemesisBench {
                 WorkloadSpec.defaults().withPartitions(o.partitions()).withRate(o.rate());
         NemesisCluster.Settings base = NemesisCluster.Settings.defaults();
         NemesisCluster.Settings settings = new NemesisCluster.Settings(
-                o.sessionTimeoutMs(),
-                Math.max(500, Math.min(base.heartbeatIntervalMs(), o.sessionTimeoutMs() / 3)),
-                base.replicaLagTimeMaxMs(),
-                base.heap(),
-                base.extraConfig());
+                        o.sessionTimeoutMs(),
+                        Math.max(500, Math.min(base.heartbeatIntervalMs(), o.sessionTimeoutMs() / 3)),
+                        base.replicaLagTimeMaxMs(),
+                        base.heap(),
+                        base.extraConfig())
+                .withFlushOnAck(o.flushOnAck())
+                .withKafkaElr(o.kafkaElr());
         ScheduleSpec spec = new ScheduleSpec(
                 o.faultPhaseS() * 1000, o.sessionTimeoutMs(), 3, o.partitions(), o.createPartitions(), o.faults());
         System.out.printf(
-                "bench nemesis: %d run(s) of %s from seed %d; %s; code %s; %d cores, load average %s%n",
+                "bench nemesis: %d run(s) of %s from seed %d; %s%s%s; code %s; %d cores, load average %s%n",
                 o.runs(),
                 o.systems().stream().map(SystemKind::flag).toList(),
                 o.seed(),
                 spec.flags(),
+                o.flushOnAck() ? " --flush-on-ack" : "",
+                o.kafkaElr() == NemesisCluster.KafkaElr.DEFAULT
+                        ? ""
+                        : " --kafka-elr " + o.kafkaElr().name().toLowerCase(Locale.ROOT),
                 gitCommit(),
                 Runtime.getRuntime().availableProcessors(),
                 loadAverage());

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.strait.testkit.nemesis.FaultKind;
+import dev.strait.testkit.nemesis.NemesisCluster;
 import dev.strait.testkit.nemesis.SystemKind;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -81,7 +82,9 @@ class BenchFlagsTest {
         assertThat(defaults.seed()).isEqualTo(42);
         assertThat(defaults.systems()).containsExactly(SystemKind.STRAIT);
         assertThat(defaults.faultPhaseS()).isEqualTo(120);
-        assertThat(defaults.faults()).isEqualTo(EnumSet.allOf(FaultKind.class));
+        assertThat(defaults.faults()).isEqualTo(EnumSet.complementOf(EnumSet.of(FaultKind.POWER_LOSS_ALL)));
+        assertThat(defaults.flushOnAck()).isFalse();
+        assertThat(defaults.kafkaElr()).isEqualTo(NemesisCluster.KafkaElr.DEFAULT);
         assertThat(defaults.partitions()).isEqualTo(4);
         assertThat(defaults.createPartitions()).isEqualTo(500);
         assertThat(defaults.rate()).isEqualTo(400);
@@ -113,7 +116,10 @@ class BenchFlagsTest {
             "/tmp/x",
             "--keep-logs",
             "--write-back-age-s",
-            "5"
+            "5",
+            "--flush-on-ack",
+            "--kafka-elr",
+            "off"
         });
         assertThat(set)
                 .isEqualTo(new NemesisBench.Options(
@@ -128,7 +134,14 @@ class BenchFlagsTest {
                         3000,
                         Path.of("/tmp/x"),
                         true,
-                        5));
+                        5,
+                        true,
+                        NemesisCluster.KafkaElr.OFF));
+        assertThat(NemesisBench.parse(new String[] {"--flush-on-ack", "--faults", "power-loss-all,pause"})
+                        .faults())
+                .contains(FaultKind.POWER_LOSS_ALL);
+        assertOneLineError(() -> NemesisBench.parse(new String[] {"--faults", "power-loss-all"}), "--flush-on-ack");
+        assertOneLineError(() -> NemesisBench.parse(new String[] {"--kafka-elr", "maybe"}), "--kafka-elr");
         assertThat(NemesisBench.parse(new String[] {"--help"})).isNull();
         assertThat(NemesisBench.usage()).contains("--fault-phase-s").contains("Fault names:");
         assertOneLineError(() -> NemesisBench.parse(new String[] {"--bogus"}), "--bogus");

@@ -81,8 +81,9 @@ public record Fault(
             case ROLLING_RESTART -> restarts.stream().map(RestartStep::toString).collect(Collectors.joining(", "));
             case POWER_LOSS_NODE -> "node " + pick + ", restart after " + seconds(durationMs);
             case POWER_LOSS_LONE_LEADER ->
-                "p" + partition + ": followers paused until the ISR is the leader alone (at most " + seconds(delayMs)
-                        + "), restart after " + seconds(durationMs);
+                "p" + partition + ": replication to its followers cut until the ISR is the leader alone (at most "
+                        + seconds(delayMs) + "), restart after " + seconds(durationMs);
+            case POWER_LOSS_ALL -> "every node, restart after " + seconds(durationMs);
             case POWER_LOSS_MINORITY ->
                 "node " + pick + " cut from the other two, power cut after " + seconds(delayMs) + ", restart after "
                         + seconds(durationMs);

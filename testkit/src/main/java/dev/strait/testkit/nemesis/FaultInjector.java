@@ -137,6 +137,7 @@ final class FaultInjector {
                 events.log(tag + ": node " + node + " restarted");
             }
             case POWER_LOSS_LONE_LEADER -> loneLeaderPowerLoss(fault, tag);
+            case POWER_LOSS_ALL -> powerLossAll(fault, tag);
             case POWER_LOSS_MINORITY -> {
                 int minority = fault.pick();
                 events.log(tag + ": minority [" + minority + "] | majority " + others(minority) + "; power cut in "
@@ -198,35 +199,73 @@ final class FaultInjector {
     }
 
     /**
-     * Pauses the followers of the partition, waits (bounded) for its ISR to be the leader alone, cuts the leader's
-     * power, resumes the followers, and restarts the leader after the down time. With three nodes the controller
-     * quorum needs one of the paused followers, so the ISR may not shrink; the log says what it was.
+     * Cuts only the replication traffic (the client port) between the partition's leader and its followers, keeping
+     * the controller port open so the quorum still commits the ISR change; waits (bounded) for the ISR to be the
+     * leader alone; cuts the leader's power; heals the links; restarts the leader after the down time. With
+     * min.insync.replicas 2 the followers left the ISR below the minimum, so (KIP-966) they are eligible leader
+     * replicas and one of them must be elected while the leader is down. Issue 22's first defect schedule.
      */
     private void loneLeaderPowerLoss(Fault fault, String tag) {
         int leader = leader(fault.partition());
         List<Integer> followers =
                 cluster.allIds().stream().filter(n -> n != leader).toList();
-        events.log(tag + ": SIGSTOP followers " + followers + " of p" + fault.partition() + " (leader " + leader
-                + ") until the ISR is [" + leader + "], at most " + Fault.seconds(fault.delayMs()));
-        followers.forEach(cluster::pause);
+        events.log(tag + ": replication (port " + cluster.clientPort() + ") cut between leader " + leader + " of p"
+                + fault.partition() + " and its followers " + followers + ", controller port open, until the ISR is ["
+                + leader + "], at most " + Fault.seconds(fault.delayMs()));
+        followers.forEach(f -> net.cutPort(leader, f, cluster.clientPort()));
         long start = System.nanoTime();
-        Set<Integer> isr = Set.of();
+        MetadataProbe.PartitionView view = null;
         while ((System.nanoTime() - start) / 1_000_000 < fault.delayMs()) {
-            MetadataProbe.PartitionView view = partitionViews().get(fault.partition());
-            if (view != null) {
-                isr = view.isr();
-                if (isr.equals(Set.of(leader))) {
+            MetadataProbe.PartitionView now = partitionViews().get(fault.partition());
+            if (now != null) {
+                view = now;
+                if (now.leader() == leader && now.isr().equals(Set.of(leader))) {
                     break;
                 }
             }
-            NemesisCluster.sleep(500);
+            NemesisCluster.sleep(250);
         }
-        powerOff(tag, leader, " (ISR " + isr + " after " + (System.nanoTime() - start) / 1_000_000 + " ms)");
-        followers.forEach(cluster::resume);
-        events.log(tag + ": SIGCONT " + followers);
+        boolean alone = view != null && view.leader() == leader && view.isr().equals(Set.of(leader));
+        powerOff(
+                tag,
+                leader,
+                " (" + (alone ? "lone leader: " : "NOT a lone leader: ") + "p" + fault.partition() + " " + view
+                        + " after " + (System.nanoTime() - start) / 1_000_000 + " ms)");
+        net.healAll();
+        events.log(tag + ": replication links healed");
         hold(fault.durationMs());
+        // Whether an eligible follower took over while the old leader was down, or the partition waited for it.
+        events.log(tag + ": p" + fault.partition() + " while node " + leader + " is down: "
+                + partitionViews().get(fault.partition()));
         cluster.restart(leader);
         events.log(tag + ": node " + leader + " restarted");
+    }
+
+    /**
+     * Every node's power cut at once (only with the fsync mode: strait.flush.on.ack, or Kafka's flush of every
+     * append): every replica comes back from an unclean shutdown, and the acknowledged records must all be there.
+     */
+    private void powerLossAll(Fault fault, String tag) {
+        Map<Integer, MetadataProbe.PartitionView> before = partitionViews();
+        events.log(tag + ": power cut of every node " + cluster.allIds() + "; workload partitions before: " + before);
+        for (int node : cluster.allIds()) {
+            powerOff(tag, node, "");
+        }
+        hold(fault.durationMs());
+        cluster.allIds().forEach(cluster::restart);
+        events.log(tag + ": every node restarted");
+        // Every replica came back from an unclean shutdown: what the controller made of the workload partitions.
+        long start = System.nanoTime();
+        Map<Integer, MetadataProbe.PartitionView> after = Map.of();
+        while ((System.nanoTime() - start) / 1_000_000 < 15_000) {
+            NemesisCluster.sleep(1_000);
+            after = partitionViews();
+            if (after.size() == workload.partitions() && after.values().stream().allMatch(v -> v.leader() >= 0)) {
+                break;
+            }
+        }
+        events.log(tag + ": workload partitions " + (System.nanoTime() - start) / 1_000_000 + " ms after the restart: "
+                + after);
     }
 
     private void rollingRestart(Fault fault, String tag) {

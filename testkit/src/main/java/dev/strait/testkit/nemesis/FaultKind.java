@@ -33,12 +33,24 @@ public enum FaultKind {
     /** Power cut of one fixed node: SIGKILL, its lazy disk loses every unsynced write, restart later. */
     POWER_LOSS_NODE(Family.POWER),
     /**
-     * Power cut of a partition's leader after its followers were paused long enough for the ISR to shrink to the
-     * leader alone (if the controller quorum allows it), then the followers resumed and the leader restarted.
+     * Power cut of a partition's leader after the replication traffic (client port) between it and its followers was
+     * cut, the controller port kept open, long enough for the ISR to shrink to the leader alone; then the links healed
+     * and the leader restarted later. The followers are eligible leader replicas (KIP-966); one must be elected.
      */
     POWER_LOSS_LONE_LEADER(Family.POWER),
     /** A fixed node (the minority) cut from the other two, then its power cut while it is cut off; healed later. */
-    POWER_LOSS_MINORITY(Family.POWER);
+    POWER_LOSS_MINORITY(Family.POWER),
+    /**
+     * Power cut of every node at once, restarted later. Only with the fsync mode (acks=all waits for fsync), named
+     * on its own: the families and {@code all} leave it out, since without fsync losing acknowledged records is
+     * expected.
+     */
+    POWER_LOSS_ALL(Family.POWER);
+
+    /** Whether a family or {@code all} selects this kind (not {@link #POWER_LOSS_ALL}, which needs the fsync mode). */
+    private boolean inGroups() {
+        return this != POWER_LOSS_ALL;
+    }
 
     /** Jepsen's fault families; {@code --faults pause,partition} selects whole families. */
     public enum Family {
@@ -81,14 +93,18 @@ public enum FaultKind {
                 continue;
             }
             if (name.equals("all")) {
-                kinds.addAll(EnumSet.allOf(FaultKind.class));
+                for (FaultKind kind : values()) {
+                    if (kind.inGroups()) {
+                        kinds.add(kind);
+                    }
+                }
                 continue;
             }
             boolean matched = false;
             for (Family family : Family.values()) {
                 if (family.name().toLowerCase(Locale.ROOT).equals(name)) {
                     for (FaultKind kind : values()) {
-                        if (kind.family == family) {
+                        if (kind.family == family && kind.inGroups()) {
                             kinds.add(kind);
                         }
                     }

@@ -143,6 +143,19 @@ public final class LazyDisk implements AutoCloseable {
         return parse(LOST, command("lose"));
     }
 
+    /**
+     * Writes back everything pending now, as the kernel does once writes are older than the write-back age; returns
+     * how many files had pending writes.
+     */
+    public int writeBackAll() {
+        String answer = command("flush");
+        Matcher m = Pattern.compile("flushed (\\d+) files").matcher(answer);
+        if (!m.matches()) {
+            throw new IllegalStateException("unexpected answer from the lazy disk: " + answer);
+        }
+        return Integer.parseInt(m.group(1));
+    }
+
     /** What is unsynced right now. */
     public Unsynced unsynced() {
         return parse(PENDING, command("stats"));

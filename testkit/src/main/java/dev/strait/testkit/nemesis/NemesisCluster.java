@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Properties;
@@ -50,19 +51,84 @@ public final class NemesisCluster implements AutoCloseable {
 
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
 
-    /** Settings both systems get. */
+    /**
+     * Settings both systems get.
+     *
+     * @param extraConfig node configuration added last (Strait's own {@code strait.*} keys go to Strait nodes only)
+     * @param flushOnAck  the fsync mode: acks=all waits until the in-sync replicas synced the records to disk; Strait
+     *                    {@code strait.flush.on.ack=true}, Kafka {@code log.flush.interval.messages=1} (every append
+     *                    on leader and followers is flushed before the follower fetches on, so before the ack)
+     * @param kafkaElr    Kafka's eligible leader replicas (KIP-966) at format time; no effect on Strait
+     */
     public record Settings(
             long sessionTimeoutMs,
             long heartbeatIntervalMs,
             long replicaLagTimeMaxMs,
             String heap,
-            Map<String, String> extraConfig) {
+            Map<String, String> extraConfig,
+            boolean flushOnAck,
+            KafkaElr kafkaElr) {
         public Settings {
             extraConfig = Map.copyOf(extraConfig);
         }
 
+        public Settings(
+                long sessionTimeoutMs,
+                long heartbeatIntervalMs,
+                long replicaLagTimeMaxMs,
+                String heap,
+                Map<String, String> extraConfig) {
+            this(
+                    sessionTimeoutMs,
+                    heartbeatIntervalMs,
+                    replicaLagTimeMaxMs,
+                    heap,
+                    extraConfig,
+                    false,
+                    KafkaElr.DEFAULT);
+        }
+
         public static Settings defaults() {
             return new Settings(6_000, 1_000, 8_000, "512m", Map.of());
+        }
+
+        public Settings withFlushOnAck(boolean on) {
+            return new Settings(
+                    sessionTimeoutMs, heartbeatIntervalMs, replicaLagTimeMaxMs, heap, extraConfig, on, kafkaElr);
+        }
+
+        public Settings withKafkaElr(KafkaElr elr) {
+            return new Settings(
+                    sessionTimeoutMs, heartbeatIntervalMs, replicaLagTimeMaxMs, heap, extraConfig, flushOnAck, elr);
+        }
+    }
+
+    /**
+     * Kafka's {@code eligible.leader.replicas.version} feature as the nodes are formatted: Kafka 4.1.1's default for
+     * a new cluster, or set on (1) or off (0) with {@code kafka-storage format --feature}.
+     */
+    public enum KafkaElr {
+        DEFAULT,
+        ON,
+        OFF;
+
+        /** The extra arguments of {@code kafka-storage format}. */
+        List<String> formatArgs() {
+            return switch (this) {
+                case DEFAULT -> List.of();
+                case ON -> List.of("--feature", "eligible.leader.replicas.version=1");
+                case OFF -> List.of("--feature", "eligible.leader.replicas.version=0");
+            };
+        }
+
+        public static KafkaElr parse(String value) {
+            return switch (value.trim().toLowerCase(Locale.ROOT)) {
+                case "default" -> DEFAULT;
+                case "on" -> ON;
+                case "off" -> OFF;
+                default ->
+                    throw new IllegalArgumentException("--kafka-elr must be on, off or default, got '" + value + "'");
+            };
         }
     }
 
@@ -150,6 +216,7 @@ public final class NemesisCluster implements AutoCloseable {
                     cmd.add(config.toString());
                     cmd.add(clusterId);
                     cmd.add(home.resolve("data").toString());
+                    cmd.addAll(settings.kafkaElr().formatArgs());
                 } else {
                     cmd.add(System.getProperty("java.class.path"));
                     cmd.add("dev.strait.broker.server.BrokerMain");
@@ -205,7 +272,18 @@ public final class NemesisCluster implements AutoCloseable {
                 // not, so the node tells a crash that kept its page cache from one that lost it.
                 c.put("strait.boot.id.file", bootIdFile().toString());
             }
-            c.putAll(settings.extraConfig());
+            if (settings.flushOnAck()) {
+                if (kind == SystemKind.STRAIT) {
+                    c.put("strait.flush.on.ack", "true");
+                } else {
+                    c.put("log.flush.interval.messages", "1");
+                }
+            }
+            settings.extraConfig().forEach((k, v) -> {
+                if (kind == SystemKind.STRAIT || !k.startsWith("strait.")) {
+                    c.put(k, v);
+                }
+            });
             return c;
         }
 
@@ -269,10 +347,26 @@ public final class NemesisCluster implements AutoCloseable {
             }
             cluster.verifyPidsAreJvms();
             cluster.awaitRegistered(cluster.allIds(), READY_TIMEOUT);
+            cluster.writeBackFormat();
             return cluster;
         } catch (RuntimeException | Error e) {
             cluster.close();
             throw e;
+        }
+    }
+
+    /**
+     * A real cluster is formatted and started long before a power cut, so the kernel has written back what the
+     * format and the first start wrote. Here the faults begin seconds later: without this, a power cut loses what
+     * was not synced of it. (Kafka 4.1.1's formatter does not fsync {@code bootstrap.checkpoint}: a node whose power
+     * is cut within the write-back age of its format does not start again, "No FeatureLevelRecord for
+     * metadata.version was found in the bootstrap metadata".)
+     */
+    private void writeBackFormat() {
+        for (Node node : nodes) {
+            if (node.disk != null) {
+                node.disk.writeBackAll();
+            }
         }
     }
 

@@ -17,7 +17,9 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -70,6 +72,12 @@ public final class NemesisRun {
             throw new UncheckedIOException("cannot create a run directory under " + options.workDir(), e);
         }
         events.log("run " + options.system().flag() + " seed " + seed + " in " + dir + "\n" + schedule.describe());
+        if (schedule.spec().kinds().contains(FaultKind.POWER_LOSS_ALL)
+                && !options.cluster().flushOnAck()) {
+            throw new IllegalArgumentException(FaultKind.POWER_LOSS_ALL.flag()
+                    + " needs the fsync mode (acks=all waits for fsync): set flushOnAck in the cluster settings"
+                    + " (bin/bench nemesis --flush-on-ack); without it losing acknowledged records is expected");
+        }
         try (NetNamespaces net = NetNamespaces.create(3)) {
             try (NemesisCluster cluster = NemesisCluster.start(
                             options.system(),
@@ -154,6 +162,7 @@ public final class NemesisRun {
                     anomalies.add(new Anomaly(Anomaly.Type.UNREADABLE, -1, 1, unread));
                 }
                 anomalies.addAll(Checker.check(history.snapshot(), log, Checker.Rules.of(options.system())));
+                anomalies.addAll(compareReplicas(cluster, admin, spec));
                 for (String exit : cluster.unexpectedExits()) {
                     anomalies.add(new Anomaly(Anomaly.Type.CRASHED, -1, 1, exit));
                 }
@@ -188,6 +197,81 @@ public final class NemesisRun {
                 error,
                 kept,
                 options.replayCommand(seed));
+    }
+
+    /**
+     * Reads every in-sync replica's segment files of each workload partition below the leader's high watermark
+     * (nothing writes the topic any more) and compares them with the leader's, record by record
+     * ({@link Checker#checkReplicas}). A partition without a known leader or high watermark is logged and skipped:
+     * the liveness checks already count it.
+     */
+    private List<Anomaly> compareReplicas(NemesisCluster cluster, Admin admin, WorkloadSpec spec) {
+        Map<Integer, MetadataProbe.PartitionView> views = new TreeMap<>();
+        for (int node : cluster.allIds()) {
+            try {
+                MetadataProbe.fetch(node, cluster.host(node), cluster.clientPort(), List.of(spec.topic()), 5_000)
+                        .partitions()
+                        .forEach((tp, v) -> {
+                            MetadataProbe.PartitionView seen = views.get(tp.partition());
+                            if (v.error() == 0 && (seen == null || v.leaderEpoch() > seen.leaderEpoch())) {
+                                views.put(tp.partition(), v);
+                            }
+                        });
+            } catch (IOException | RuntimeException e) {
+                events.log("replica comparison: node " + node + " does not answer Metadata: " + e);
+            }
+        }
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        for (int p = 0; p < spec.partitions(); p++) {
+            latest.put(new TopicPartition(spec.topic(), p), OffsetSpec.latest());
+        }
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> hws;
+        try {
+            hws = admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            events.log("replica comparison skipped: no high watermarks (ListOffsets failed: " + e + ")");
+            return List.of();
+        }
+        Map<Integer, Checker.ReplicaLogs> partitions = new TreeMap<>();
+        long records = 0;
+        List<String> skipped = new ArrayList<>();
+        for (int p = 0; p < spec.partitions(); p++) {
+            MetadataProbe.PartitionView view = views.get(p);
+            ListOffsetsResult.ListOffsetsResultInfo hw = hws.get(new TopicPartition(spec.topic(), p));
+            if (view == null || view.leader() < 0 || hw == null) {
+                skipped.add("p" + p + " (leader or high watermark unknown)");
+                continue;
+            }
+            Map<Integer, List<Checker.StoredRecord>> byNode = new TreeMap<>();
+            for (int node : view.isr()) {
+                Path dir = cluster.dataDirectory(node).resolve(spec.topic() + "-" + p);
+                try {
+                    List<Checker.StoredRecord> stored = ReplicaFiles.read(dir, hw.offset());
+                    records += stored.size();
+                    byNode.put(node, stored);
+                } catch (IOException | RuntimeException e) {
+                    skipped.add("p" + p + " on node " + node + " (" + e + ")");
+                }
+            }
+            if (!byNode.containsKey(view.leader())) {
+                skipped.add("p" + p + " (the leader's files were not read)");
+                continue;
+            }
+            for (int node : view.replicas()) {
+                if (!view.isr().contains(node)) {
+                    skipped.add("p" + p + " on node " + node + " (not in the ISR " + view.isr() + ")");
+                }
+            }
+            partitions.put(p, new Checker.ReplicaLogs(view.leader(), hw.offset(), byNode));
+        }
+        List<Anomaly> diverged = Checker.checkReplicas(partitions);
+        events.log("replicas compared below the high watermark: " + partitions.size() + " partitions, " + records
+                + " records read from the nodes' files, " + diverged.size() + " partitions diverged"
+                + (skipped.isEmpty() ? "" : "; skipped " + skipped));
+        return diverged;
     }
 
     /** The group's committed offsets once two reads in a row agree (nothing commits any more), or null. */

@@ -10,7 +10,9 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -34,11 +36,16 @@ public final class NetNamespaces implements AutoCloseable {
     private static final Pattern NETNS = Pattern.compile("^(nm[0-9a-z]{5})n(\\d+)\\b.*$");
     private static final Pattern LINK = Pattern.compile("^\\d+: (nm[0-9a-z]{5})(br|h\\d+)[@:].*$");
     private static final int DROP_PRIO_BASE = 100;
+    /** Port cuts use prios 1000 + 10 * other node (+0: to its port, +1: from its port), apart from whole links. */
+    private static final int PORT_DROP_PRIO_BASE = 1000;
 
     private final String runId;
     private final int octet;
     private final int nodes;
     private final Set<String> cutLinks = new TreeSet<>();
+    /** Links cut on one TCP port only, as {@code a-b}; the port of each is in {@link #cutPorts}. */
+    private final Map<String, Integer> cutPorts = new TreeMap<>();
+
     private final Thread cleanupHook;
     private boolean closed;
 
@@ -299,6 +306,53 @@ public final class NetNamespaces implements AutoCloseable {
                 Integer.toString(DROP_PRIO_BASE + a));
     }
 
+    /**
+     * Drops, both ways, only the TCP traffic between nodes {@code a} and {@code b} that goes to or comes from
+     * {@code port} on either of them; other ports on the same link stay up. With {@code port} the client port this
+     * stops replication between the two (followers fetch from the leader's client port) while the controller quorum
+     * (its own port) still talks. One port per link at a time.
+     */
+    public synchronized void cutPort(int a, int b, int port) {
+        String link = linkName(a, b);
+        if (closed || cutPorts.containsKey(link)) {
+            return;
+        }
+        dropPort(a, b, port);
+        dropPort(b, a, port);
+        cutPorts.put(link, port);
+    }
+
+    /** Heals a cut made by {@link #cutPort}. */
+    public synchronized void healPort(int a, int b) {
+        String link = linkName(a, b);
+        if (closed || cutPorts.remove(link) == null) {
+            return;
+        }
+        for (int[] side : new int[][] {{a, b}, {b, a}}) {
+            for (int offset = 0; offset < 2; offset++) {
+                Shell.run(
+                        "tc",
+                        "-n",
+                        namespace(side[0]),
+                        "filter",
+                        "del",
+                        "dev",
+                        device(side[0]),
+                        "parent",
+                        "1:",
+                        "protocol",
+                        "ip",
+                        "prio",
+                        Integer.toString(PORT_DROP_PRIO_BASE + 10 * side[1] + offset));
+            }
+        }
+    }
+
+    /** The links cut on one port, as {@code a-b} to the port. */
+    public synchronized Map<String, Integer> cutPorts() {
+        return Map.copyOf(cutPorts);
+    }
+
     /** Cuts {@code node} from every other node. */
     public synchronized void isolate(int node) {
         for (int other = 1; other <= nodes; other++) {
@@ -312,6 +366,10 @@ public final class NetNamespaces implements AutoCloseable {
         for (String link : new ArrayList<>(cutLinks)) {
             String[] ends = link.split("-");
             heal(Integer.parseInt(ends[0]), Integer.parseInt(ends[1]));
+        }
+        for (String link : new ArrayList<>(cutPorts.keySet())) {
+            String[] ends = link.split("-");
+            healPort(Integer.parseInt(ends[0]), Integer.parseInt(ends[1]));
         }
     }
 
@@ -341,6 +399,48 @@ public final class NetNamespaces implements AutoCloseable {
                 address(to) + "/32",
                 "flowid",
                 "1:2");
+    }
+
+    /**
+     * On {@code from}'s side: TCP packets to {@code to} for its {@code port} (requests) and from {@code from}'s own
+     * {@code port} (answers to {@code to}'s connections) go to the class that drops. The u32 offsets of {@code ip
+     * dport}/{@code sport} assume a 20-byte IP header, which is what the nodes send.
+     */
+    private void dropPort(int from, int to, int port) {
+        String[][] matches = {{"dport", "0"}, {"sport", "1"}};
+        for (String[] m : matches) {
+            Shell.run(
+                    "tc",
+                    "-n",
+                    namespace(from),
+                    "filter",
+                    "add",
+                    "dev",
+                    device(from),
+                    "parent",
+                    "1:",
+                    "protocol",
+                    "ip",
+                    "prio",
+                    Integer.toString(PORT_DROP_PRIO_BASE + 10 * to + Integer.parseInt(m[1])),
+                    "u32",
+                    "match",
+                    "ip",
+                    "dst",
+                    address(to) + "/32",
+                    "match",
+                    "ip",
+                    "protocol",
+                    "6",
+                    "0xff",
+                    "match",
+                    "ip",
+                    m[0],
+                    Integer.toString(port),
+                    "0xffff",
+                    "flowid",
+                    "1:2");
+        }
     }
 
     private String linkName(int a, int b) {

@@ -3,6 +3,7 @@ package dev.strait.testkit.nemesis;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
 
 /**
  * Everything one run needs besides the seed.
@@ -68,6 +69,10 @@ public record RunOptions(
     public String replayCommand(long seed) {
         return "bin/bench nemesis --system " + system.flag() + " --runs 1 --seed " + seed + " " + schedule.flags()
                 + " --rate " + workload.recordsPerSecond()
-                + (FaultKind.anyPower(schedule.kinds()) ? " --write-back-age-s " + writeBackAge.toSeconds() : "");
+                + (FaultKind.anyPower(schedule.kinds()) ? " --write-back-age-s " + writeBackAge.toSeconds() : "")
+                + (cluster.flushOnAck() ? " --flush-on-ack" : "")
+                + (cluster.kafkaElr() == NemesisCluster.KafkaElr.DEFAULT
+                        ? ""
+                        : " --kafka-elr " + cluster.kafkaElr().name().toLowerCase(Locale.ROOT));
     }
 }

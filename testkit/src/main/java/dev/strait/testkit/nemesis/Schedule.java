@@ -22,8 +22,11 @@ public record Schedule(long seed, ScheduleSpec spec, List<Fault> faults) {
     private static final long MAX_GAP_MS = 8_000;
     /** A rolling restart reserves this much per node beyond its down time, for the node to come back. */
     static final long ROLLING_WAIT_PER_NODE_MS = 10_000;
-    /** A lone-leader power cut waits at most this long for the ISR to shrink (replica.lag.time.max.ms is 8 s). */
-    static final long ISR_SHRINK_WAIT_MS = 15_000;
+    /**
+     * A lone-leader power cut waits at most this long for the ISR to shrink: replica.lag.time.max.ms (8 s) plus the
+     * leader's check interval and the controller's commit.
+     */
+    static final long ISR_SHRINK_WAIT_MS = 20_000;
 
     public Schedule {
         faults = List.copyOf(faults);
@@ -172,6 +175,11 @@ public record Schedule(long seed, ScheduleSpec spec, List<Fault> faults) {
                         0,
                         List.of(),
                         List.of());
+            }
+            case POWER_LOSS_ALL -> {
+                long down = between(random, 1_000, 8_000);
+                // Three nodes start again from unclean shutdowns: the budget leaves them time to elect and register.
+                return fault(index, kind, at, down, down + 15_000, partition, pick, false, 0, 0, List.of(), List.of());
             }
             case POWER_LOSS_MINORITY -> {
                 long cut = between(random, 2_000, 8_000);

@@ -41,7 +41,7 @@ public record ScheduleSpec(
 
     /** The flags that reproduce this spec on the bench command line. */
     public String flags() {
-        String faults = kinds.size() == FaultKind.values().length
+        String faults = kinds.equals(FaultKind.parseList("all"))
                 ? "all"
                 : EnumSet.copyOf(kinds).stream().map(FaultKind::flag).collect(Collectors.joining(","));
         return "--fault-phase-s " + (faultPhaseMs / 1000) + " --faults " + faults + " --partitions " + partitions

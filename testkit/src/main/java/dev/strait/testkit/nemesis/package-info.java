@@ -3,7 +3,8 @@
  * <ul>
  *   <li>{@link dev.strait.testkit.nemesis.NetNamespaces}: one network namespace per node behind a bridge; a link
  *       between two nodes is cut with {@code tc} (u32 filter into a class whose queue holds nothing), clients on
- *       the bridge always reach every node. Namespaces are named {@code nm<run id>...} and removed at the end, and
+ *       the bridge always reach every node; {@code cutPort} cuts only one TCP port of a link (the client port: replication
+ *       stops, the controller quorum still talks). Namespaces are named {@code nm<run id>...} and removed at the end, and
  *       at the next start if a run was killed.</li>
  *   <li>{@link dev.strait.testkit.nemesis.NemesisCluster}: the nodes as child JVMs inside the namespaces, signalled by
  *       pid (SIGSTOP, SIGCONT, SIGKILL, SIGTERM); it finds the active controller (DescribeQuorum, or for Strait the
@@ -39,7 +40,13 @@
  * <p>Power loss ({@link dev.strait.testkit.nemesis.FaultKind.Family#POWER}): when the schedule holds a power fault,
  * every node's data directory is a {@link dev.strait.testkit.nemesis.LazyDisk}, a FUSE file system that keeps writes
  * neither fsynced nor older than the write-back age (30 s) in memory; a power fault SIGKILLs the node and drops them.
- * After healing, every replica's log files below the high watermark are compared with the leader's, record by record
- * ({@link dev.strait.testkit.nemesis.Checker#checkReplicas}).
+ * The lone-leader power cut cuts only replication between a partition's leader and its followers until the ISR is
+ * the leader alone, then cuts the leader's power (issue 22's first defect). {@code power-loss-all} cuts every node at
+ * once and is only allowed in the fsync mode ({@code NemesisCluster.Settings#flushOnAck}); neither {@code all} nor
+ * {@code power} selects it.
+ *
+ * <p>After every run (power or not), every in-sync replica's segment files below the leader's high watermark are read
+ * ({@link dev.strait.testkit.nemesis.ReplicaFiles}) and compared with the leader's, record by record
+ * ({@link dev.strait.testkit.nemesis.Checker#checkReplicas}): a difference is a {@code REPLICA_DIVERGED} anomaly.
  */
 package dev.strait.testkit.nemesis;

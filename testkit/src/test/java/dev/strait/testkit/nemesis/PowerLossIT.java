@@ -8,8 +8,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Power cuts against three Strait nodes whose data directories are lazy disks ({@link LazyDisk}): the short schedule
- * of the build with only the power family (one node; a lone leader, though with three combined nodes pausing both
- * followers also stops the quorum, so its ISR does not shrink; a cut-off minority), tolerating nothing. A power cut
+ * of the build with only the power family (one node; a lone leader: replication cut between the leader and its
+ * followers, the controller port open, until the ISR is the leader alone, then the leader's power; a cut-off
+ * minority), tolerating nothing, replicas compared below the high watermark. A power cut
  * also gives the node a new boot id, so it registers as after an unclean shutdown and leaves every ISR and ELR
  * (issue 22). About a minute with {@code -Dnemesis.faultPhaseS=45} (the default).
  */

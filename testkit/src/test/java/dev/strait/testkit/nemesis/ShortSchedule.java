@@ -19,8 +19,11 @@ final class ShortSchedule {
      * Every kind but power cuts (PowerLossIT has those): the seed-47 schedule stays what it was before they existed,
      * because the new kinds come last in the enum and the draw picks from the selected kinds in enum order.
      */
-    static final Set<FaultKind> WITHOUT_POWER = EnumSet.complementOf(
-            EnumSet.of(FaultKind.POWER_LOSS_NODE, FaultKind.POWER_LOSS_LONE_LEADER, FaultKind.POWER_LOSS_MINORITY));
+    static final Set<FaultKind> WITHOUT_POWER = EnumSet.complementOf(EnumSet.of(
+            FaultKind.POWER_LOSS_NODE,
+            FaultKind.POWER_LOSS_LONE_LEADER,
+            FaultKind.POWER_LOSS_MINORITY,
+            FaultKind.POWER_LOSS_ALL));
 
     private ShortSchedule() {}
 
