@@ -116,6 +116,7 @@ final class QuorumController {
     static final long ACTIVATION_GRACE_MS = 500;
 
     private static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
+    private static final String FLUSH_ON_ACK = "flush.on.ack";
     /** No node stopped uncleanly. */
     private static final IntPredicate NONE = PartitionChanges.NONE;
 
@@ -133,6 +134,7 @@ final class QuorumController {
     private final long activationGraceMs;
     private final int defaultReplicationFactor;
     private final int defaultMinInsyncReplicas;
+    private final boolean defaultFlushOnAck;
     private final Proposer proposer;
     private final Supplier<UUID> topicIds;
     private final PeerLiveness liveness;
@@ -170,8 +172,34 @@ final class QuorumController {
             Supplier<UUID> topicIds,
             PeerLiveness liveness,
             long nowMs) {
+        this(
+                nodeId,
+                sessionTimeoutMs,
+                defaultReplicationFactor,
+                defaultMinInsyncReplicas,
+                false,
+                projected,
+                proposer,
+                topicIds,
+                liveness,
+                nowMs);
+    }
+
+    /** As above; {@code defaultFlushOnAck} applies to topics that do not set flush.on.ack. */
+    QuorumController(
+            int nodeId,
+            long sessionTimeoutMs,
+            int defaultReplicationFactor,
+            int defaultMinInsyncReplicas,
+            boolean defaultFlushOnAck,
+            ClusterImage projected,
+            Proposer proposer,
+            Supplier<UUID> topicIds,
+            PeerLiveness liveness,
+            long nowMs) {
         this.nodeId = nodeId;
         this.defaultMinInsyncReplicas = defaultMinInsyncReplicas;
+        this.defaultFlushOnAck = defaultFlushOnAck;
         this.sessionTimeoutMs = sessionTimeoutMs;
         this.fastFenceGraceMs = Math.min(FAST_FENCE_GRACE_MS, sessionTimeoutMs / 3);
         this.activationGraceMs = Math.min(ACTIVATION_GRACE_MS, sessionTimeoutMs / 6);
@@ -680,8 +708,10 @@ final class QuorumController {
         for (TopicImage topic : projected.image().topics().values()) {
             for (Map.Entry<Integer, PartitionState> e : topic.partitions().entrySet()) {
                 PartitionState state = e.getValue();
-                PartitionState next =
-                        PartitionChanges.reconcile(state, minIsr(topic, state), live, anyUncleanlyStopped);
+                // A topic in the fsync mode lost nothing it acknowledged to a power loss: its replicas stay
+                // eligible through an unclean shutdown, or a power loss of every node would leave it leaderless.
+                IntPredicate unclean = flushOnAck(topic) ? PartitionChanges.NONE : anyUncleanlyStopped;
+                PartitionState next = PartitionChanges.reconcile(state, minIsr(topic, state), live, unclean);
                 if (next == state) {
                     continue;
                 }
@@ -708,6 +738,11 @@ final class QuorumController {
     }
 
     /** The topic's min.insync.replicas, else this controller's default, at most the partition's replica count. */
+    private boolean flushOnAck(TopicImage topic) {
+        String value = topic.configs().get(FLUSH_ON_ACK);
+        return value == null ? defaultFlushOnAck : Boolean.parseBoolean(value.trim());
+    }
+
     private int minIsr(TopicImage topic, PartitionState state) {
         int configured = defaultMinInsyncReplicas;
         String value = topic.configs().get(MIN_INSYNC_REPLICAS);

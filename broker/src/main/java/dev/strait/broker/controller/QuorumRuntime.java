@@ -546,6 +546,7 @@ final class QuorumRuntime implements AutoCloseable {
                     settings.sessionTimeoutMs(),
                     settings.defaultReplicationFactor(),
                     settings.defaultMinInsyncReplicas(),
+                    settings.defaultFlushOnAck(),
                     projected,
                     this::propose,
                     this::newTopicId,

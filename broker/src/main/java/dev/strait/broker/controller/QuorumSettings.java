@@ -26,6 +26,8 @@ import java.util.TreeMap;
  * @param tls                      TLS of the controller wire, or null for plain TCP
  * @param defaultMinInsyncReplicas {@code min.insync.replicas} of topics that do not set it: the ISR size below
  *                                 which the controller keeps eligible leader replicas (KIP-966)
+ * @param defaultFlushOnAck        {@code strait.flush.on.ack} for topics that do not set {@code flush.on.ack}: their
+ *                                 replicas fsync what they acknowledge, so a power loss takes none of it
  */
 public record QuorumSettings(
         int nodeId,
@@ -40,7 +42,40 @@ public record QuorumSettings(
         long shutdownTimeoutMs,
         RaftConfig raftConfig,
         ControllerTls tls,
-        int defaultMinInsyncReplicas) {
+        int defaultMinInsyncReplicas,
+        boolean defaultFlushOnAck) {
+
+    /** Without the fsync mode by default. */
+    public QuorumSettings(
+            int nodeId,
+            Map<Integer, InetSocketAddress> voters,
+            String listenHost,
+            int listenPort,
+            Path metadataLogDir,
+            long sessionTimeoutMs,
+            long heartbeatIntervalMs,
+            int defaultReplicationFactor,
+            long requestTimeoutMs,
+            long shutdownTimeoutMs,
+            RaftConfig raftConfig,
+            ControllerTls tls,
+            int defaultMinInsyncReplicas) {
+        this(
+                nodeId,
+                voters,
+                listenHost,
+                listenPort,
+                metadataLogDir,
+                sessionTimeoutMs,
+                heartbeatIntervalMs,
+                defaultReplicationFactor,
+                requestTimeoutMs,
+                shutdownTimeoutMs,
+                raftConfig,
+                tls,
+                defaultMinInsyncReplicas,
+                false);
+    }
 
     /** With the default min.insync.replicas of 1. */
     public QuorumSettings(

@@ -768,6 +768,11 @@ public final class BrokerConfig {
     }
 
     /** {@code min.insync.replicas} (default 1, as Kafka): the ISR size an acks=all produce needs; a topic may override it. */
+    /** {@code strait.flush.on.ack}: the fsync mode of topics that do not set {@code flush.on.ack}. */
+    public boolean flushOnAck() {
+        return values.booleanValue("strait.flush.on.ack");
+    }
+
     public int minInsyncReplicas() {
         return values.intValue("min.insync.replicas");
     }

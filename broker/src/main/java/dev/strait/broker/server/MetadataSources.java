@@ -168,6 +168,7 @@ final class MetadataSources {
                                 config.metadataLogMaxRecordBytesBetweenSnapshots(),
                                 config.metadataLogMaxSnapshotIntervalMs()),
                 controllerTls(config, peerCheck),
-                config.minInsyncReplicas());
+                config.minInsyncReplicas(),
+                config.flushOnAck());
     }
 }

@@ -170,6 +170,23 @@ class EligibleLeaderReplicasTest {
     }
 
     @Test
+    void inTheFsyncModeAnUncleanRestartKeepsEveryReplicaEligible() {
+        // flush.on.ack: every in-sync replica fsynced what was acknowledged, so a power loss took none of it, and
+        // even every replica losing power must not leave the partition leaderless.
+        assertThat(call(new CreateTopic("t", 1, 2, Map.of("min.insync.replicas", "2", "flush.on.ack", "true")))
+                        .error())
+                .isEqualTo(Error.NONE);
+        assertThat(partition().replicas()).containsExactly(A, B);
+        register(B, UUID.randomUUID());
+        register(A, UUID.randomUUID());
+
+        assertThat(partition().leader())
+                .as("a replica back from a power loss still leads")
+                .isNotEqualTo(-1);
+        assertThat(partition().isr()).isNotEmpty();
+    }
+
+    @Test
     void aCleanRestartKeepsAnElrMemberEligible() {
         createTopicOnAandB();
         assertThat(alterIsr(List.of(A)).error()).isEqualTo(Error.NONE);
