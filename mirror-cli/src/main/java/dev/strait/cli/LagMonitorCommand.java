@@ -178,7 +178,10 @@ public final class LagMonitorCommand implements Callable<Integer> {
                         0,
                         base.auditMaxRecords(),
                         base.mirrorCommitIntervalMs(),
-                        base.messageHandler());
+                        base.messageHandler(),
+                        base.canaryMetricsUrl(),
+                        base.pageMirrorMetricsUrl(),
+                        base.pagePollTimeoutMs());
             } catch (ConfigException e) {
                 System.err.println("lag-monitor check: error: " + e.getMessage());
                 return 3;

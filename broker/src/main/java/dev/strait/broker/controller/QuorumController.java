@@ -158,25 +158,11 @@ final class QuorumController {
             Supplier<UUID> topicIds,
             PeerLiveness liveness,
             long nowMs) {
-        this(nodeId, sessionTimeoutMs, defaultReplicationFactor, 1, projected, proposer, topicIds, liveness, nowMs);
-    }
-
-    /** As above; {@code defaultMinInsyncReplicas} applies to topics that do not set min.insync.replicas. */
-    QuorumController(
-            int nodeId,
-            long sessionTimeoutMs,
-            int defaultReplicationFactor,
-            int defaultMinInsyncReplicas,
-            ClusterImage projected,
-            Proposer proposer,
-            Supplier<UUID> topicIds,
-            PeerLiveness liveness,
-            long nowMs) {
         this(
                 nodeId,
                 sessionTimeoutMs,
                 defaultReplicationFactor,
-                defaultMinInsyncReplicas,
+                1,
                 false,
                 projected,
                 proposer,
@@ -185,7 +171,10 @@ final class QuorumController {
                 nowMs);
     }
 
-    /** As above; {@code defaultFlushOnAck} applies to topics that do not set flush.on.ack. */
+    /**
+     * As above; {@code defaultMinInsyncReplicas} and {@code defaultFlushOnAck} apply to topics that do not set
+     * min.insync.replicas or flush.on.ack.
+     */
     QuorumController(
             int nodeId,
             long sessionTimeoutMs,

@@ -45,39 +45,7 @@ public record QuorumSettings(
         int defaultMinInsyncReplicas,
         boolean defaultFlushOnAck) {
 
-    /** Without the fsync mode by default. */
-    public QuorumSettings(
-            int nodeId,
-            Map<Integer, InetSocketAddress> voters,
-            String listenHost,
-            int listenPort,
-            Path metadataLogDir,
-            long sessionTimeoutMs,
-            long heartbeatIntervalMs,
-            int defaultReplicationFactor,
-            long requestTimeoutMs,
-            long shutdownTimeoutMs,
-            RaftConfig raftConfig,
-            ControllerTls tls,
-            int defaultMinInsyncReplicas) {
-        this(
-                nodeId,
-                voters,
-                listenHost,
-                listenPort,
-                metadataLogDir,
-                sessionTimeoutMs,
-                heartbeatIntervalMs,
-                defaultReplicationFactor,
-                requestTimeoutMs,
-                shutdownTimeoutMs,
-                raftConfig,
-                tls,
-                defaultMinInsyncReplicas,
-                false);
-    }
-
-    /** With the default min.insync.replicas of 1. */
+    /** With the default min.insync.replicas of 1 and without the fsync mode by default. */
     public QuorumSettings(
             int nodeId,
             Map<Integer, InetSocketAddress> voters,
@@ -104,7 +72,8 @@ public record QuorumSettings(
                 shutdownTimeoutMs,
                 raftConfig,
                 tls,
-                1);
+                1,
+                false);
     }
 
     /** Over plain TCP. */

@@ -69,52 +69,6 @@ public record LagMonitorConfig(
         }
     }
 
-    /** The settings without the status page's neighbours (no canary, no group sync shown). */
-    public LagMonitorConfig(
-            Properties sourceClient,
-            Properties targetClient,
-            String mirrorGroupId,
-            Pattern topics,
-            TopicRenamer renamer,
-            URI mirrorMetricsUrl,
-            int httpPort,
-            String httpHost,
-            int windowSize,
-            long sampleIntervalMs,
-            long stopAfterMs,
-            long maxLagRecords,
-            long maxLagSeconds,
-            URI webhookUrl,
-            long alertSuppressMs,
-            long auditIntervalMs,
-            long auditMaxRecords,
-            long mirrorCommitIntervalMs,
-            MessageHandler messageHandler) {
-        this(
-                sourceClient,
-                targetClient,
-                mirrorGroupId,
-                topics,
-                renamer,
-                mirrorMetricsUrl,
-                httpPort,
-                httpHost,
-                windowSize,
-                sampleIntervalMs,
-                stopAfterMs,
-                maxLagRecords,
-                maxLagSeconds,
-                webhookUrl,
-                alertSuppressMs,
-                auditIntervalMs,
-                auditMaxRecords,
-                mirrorCommitIntervalMs,
-                messageHandler,
-                null,
-                null,
-                DEFAULT_PAGE_POLL_TIMEOUT_MS);
-    }
-
     /** A warning to log when the window may not span a commit of a mirror at its default interval, or null. */
     public String windowWarning() {
         long span = (windowSize - 1) * sampleIntervalMs;
