@@ -6,6 +6,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -424,11 +425,33 @@ public final class LogSegment {
         }
         int oldSizeBytes = sizeBytes;
         channel.truncate(found.position());
+        // Durable before anything that follows: the leader epoch checkpoint is fsynced as the next leader's batches
+        // arrive, so a truncation lost to a power cut would bring back the removed batches under the new epoch's
+        // entry, and this replica would never find that its log diverges there (nemesis seed 4001).
+        channel.force(true);
         // Truncation is rare (replication only): rebuilding from the remaining headers is simpler and obviously
         // right, compared with rolling back the index and timestamp state piece by piece.
         rebuild(false);
         lastModifiedMs = time.milliseconds();
         return oldSizeBytes - sizeBytes;
+    }
+
+    /**
+     * Where each leader epoch starts in this segment, read from the batch headers: one entry per change of
+     * {@code partitionLeaderEpoch}, batches without an epoch (negative) skipped.
+     */
+    public List<EpochEntry> epochStarts() throws IOException {
+        List<EpochEntry> starts = new ArrayList<>();
+        int position = 0;
+        while (position < sizeBytes) {
+            RecordBatchHeader header = readHeader(position);
+            int epoch = header.partitionLeaderEpoch();
+            if (epoch >= 0 && (starts.isEmpty() || starts.get(starts.size() - 1).epoch() != epoch)) {
+                starts.add(new EpochEntry(epoch, header.baseOffset()));
+            }
+            position += header.sizeInBytes();
+        }
+        return starts;
     }
 
     /** Forces the records only; safe while appends continue (the channel is thread-safe). */

@@ -44,6 +44,7 @@ public final class PartitionLog implements AutoCloseable {
 
     private static final Logger LOGGER = LoggerFactory.getLogger(PartitionLog.class);
     private static final String LOG_STATE_VERSION = "0";
+    private static final long NOT_RECOVERED = -1;
 
     private final Path dir;
     private final String logPrefix;
@@ -103,7 +104,8 @@ public final class PartitionLog implements AutoCloseable {
         long[] state = readLogState();
         finishInterruptedCompaction();
         TreeSet<Long> baseOffsets = listFilesAndRemoveStrays();
-        boolean recovered = loadSegments(baseOffsets, cleanShutdown, state[1]);
+        long firstRecoveredBase = loadSegments(baseOffsets, cleanShutdown, state[1]);
+        boolean recovered = firstRecoveredBase != NOT_RECOVERED;
         long checkpointedStartOffset = state[0];
         if (segments.isEmpty()) {
             addSegment(LogSegment.create(dir, checkpointedStartOffset, config.indexIntervalBytes(), time));
@@ -125,6 +127,7 @@ public final class PartitionLog implements AutoCloseable {
         epochCache.truncateFromEnd(logEndOffset);
         epochCache.truncateFromStart(logStartOffset);
         if (recovered) {
+            reconcileEpochsFrom(firstRecoveredBase);
             // Recovered bytes may live only in the page cache; make them durable before trusting them.
             flushSegmentsFrom(recoveryPoint);
             recoveryPoint = logEndOffset;
@@ -209,10 +212,50 @@ public final class PartitionLog implements AutoCloseable {
         return baseOffsets;
     }
 
-    /** Opens every segment; returns true if any segment went through full recovery. */
-    private boolean loadSegments(TreeSet<Long> baseOffsets, boolean cleanShutdown, long checkpointedRecoveryPoint)
+    /**
+     * After a crash the batches are the truth about epochs, not the checkpoint: the checkpoint is fsynced when a
+     * new epoch's first batch arrives, but those batches, and a truncation before them, may be lost to a power
+     * cut, bringing back older batches under the newer entry. Entries from the first recovered segment on are
+     * rebuilt from the batch headers there.
+     */
+    private void reconcileEpochsFrom(long firstRecoveredBase) throws IOException {
+        List<EpochEntry> fromBatches = new ArrayList<>();
+        for (LogSegment segment : segments.tailMap(firstRecoveredBase, true).values()) {
+            fromBatches.addAll(segment.epochStarts());
+        }
+        List<EpochEntry> before = epochCache.entries();
+        epochCache.truncateFromEnd(firstRecoveredBase);
+        for (EpochEntry entry : fromBatches) {
+            if (entry.startOffset() < logStartOffset) {
+                continue;
+            }
+            if (entry.epoch() < epochCache.latestEpoch()) {
+                LOGGER.warn(
+                        "{}batch at offset {} has epoch {} below the epoch {} before it; keeping the checkpoint's",
+                        logPrefix,
+                        entry.startOffset(),
+                        entry.epoch(),
+                        epochCache.latestEpoch());
+                continue;
+            }
+            epochCache.assign(entry.epoch(), entry.startOffset());
+        }
+        if (!before.equals(epochCache.entries())) {
+            LOGGER.warn(
+                    "{}leader epochs rebuilt from the batches after an unclean shutdown: checkpoint {}, batches {}",
+                    logPrefix,
+                    before,
+                    epochCache.entries());
+        }
+    }
+
+    /**
+     * Opens every segment; returns the base offset of the first segment that went through full recovery, or
+     * {@link #NOT_RECOVERED}.
+     */
+    private long loadSegments(TreeSet<Long> baseOffsets, boolean cleanShutdown, long checkpointedRecoveryPoint)
             throws IOException {
-        boolean recovered = false;
+        long firstRecovered = NOT_RECOVERED;
         Long[] ordered = baseOffsets.toArray(new Long[0]);
         for (int i = 0; i < ordered.length; i++) {
             long baseOffset = ordered[i];
@@ -223,12 +266,14 @@ public final class PartitionLog implements AutoCloseable {
                         baseOffset,
                         activeSegment().nextOffset());
                 deleteSegmentFiles(ordered, i);
-                return true;
+                return firstRecovered == NOT_RECOVERED ? activeSegment().baseOffset() : firstRecovered;
             }
             LogSegment segment = LogSegment.open(dir, baseOffset, config.indexIntervalBytes(), time);
             boolean flushed = cleanShutdown || (i + 1 < ordered.length && ordered[i + 1] <= checkpointedRecoveryPoint);
             long truncatedBytes = flushed ? segment.loadIndexes() : segment.recover();
-            recovered |= !flushed || truncatedBytes > 0;
+            if ((!flushed || truncatedBytes > 0) && firstRecovered == NOT_RECOVERED) {
+                firstRecovered = baseOffset;
+            }
             addSegment(segment);
             if (truncatedBytes > 0 && i + 1 < ordered.length) {
                 LOGGER.warn(
@@ -238,10 +283,10 @@ public final class PartitionLog implements AutoCloseable {
                         truncatedBytes,
                         ordered.length - i - 1);
                 deleteSegmentFiles(ordered, i + 1);
-                return true;
+                return firstRecovered;
             }
         }
-        return recovered;
+        return firstRecovered;
     }
 
     private void deleteSegmentFiles(Long[] ordered, int from) throws IOException {
@@ -607,11 +652,17 @@ public final class PartitionLog implements AutoCloseable {
 
     private void truncateSegmentsTo(long offset) throws IOException {
         long firstBaseOffset = segments.firstKey();
+        boolean deleted = false;
         for (LogSegment segment : new ArrayList<>(segments.tailMap(offset, true).values())) {
             if (segment.baseOffset() != firstBaseOffset) {
                 segments.remove(segment.baseOffset());
                 segment.delete();
+                deleted = true;
             }
+        }
+        if (deleted) {
+            // A deleted segment that a power cut brings back would be recovered as this replica's log.
+            CheckpointFile.fsyncDirectory(dir);
         }
         activeSegment().truncateTo(offset);
         logEndOffset = activeSegment().nextOffset();
@@ -633,6 +684,8 @@ public final class PartitionLog implements AutoCloseable {
         }
         segments.clear();
         addSegment(LogSegment.create(dir, offset, config.indexIntervalBytes(), time));
+        // The old segments must not come back after a power cut beside the new empty one.
+        CheckpointFile.fsyncDirectory(dir);
         logStartOffset = offset;
         logEndOffset = offset;
         highWatermark = offset;

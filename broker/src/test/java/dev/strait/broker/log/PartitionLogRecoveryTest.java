@@ -357,4 +357,46 @@ class PartitionLogRecoveryTest {
         assertThat(log.recoveryPoint()).isEqualTo(3);
         assertThat(TestBatches.values(TestBatches.readAll(log))).containsExactly("a", "b", "c");
     }
+
+    @Test
+    void aTruncationLostToAPowerCutDoesNotLeaveTheNewEpochOverTheOldBatches() throws Exception {
+        // Given: epoch 1's batches are durable; the log is truncated into them and epoch 2's batch follows
+        PartitionLog first = open();
+        first.append(TestBatches.batch(START_MS, "a", "b"), 1);
+        first.append(TestBatches.batch(START_MS, "c", "d"), 1);
+        first.flush();
+        Path logFile = first.segments().get(0).logFile();
+        byte[] durable = Files.readAllBytes(logFile);
+        first.truncateTo(2);
+        first.append(TestBatches.batch(START_MS, "x", "y"), 2);
+        crash(first);
+        // A disk that lost everything since the flush except the fsynced checkpoints (nemesis seed 4001)
+        Files.write(logFile, durable);
+
+        // When
+        PartitionLog log = open();
+
+        // Then: the epochs come from the batches, so a follower asking about epoch 1 learns it ends at 4 and
+        // truncates its log where it diverges from the leader's
+        assertThat(TestBatches.values(TestBatches.readAll(log))).containsExactly("a", "b", "c", "d");
+        assertThat(log.leaderEpochCache().entries()).containsExactly(new EpochEntry(1, 0));
+        assertThat(log.endOffsetForEpoch(1)).isEqualTo(new EpochEndOffset(1, 4));
+    }
+
+    @Test
+    void recoveryKeepsTheCheckpointsEpochsWhenTheBatchesAgree() throws Exception {
+        // Given
+        PartitionLog first = open();
+        first.append(TestBatches.batch(START_MS, "a"), 1);
+        first.append(TestBatches.batch(START_MS, "b"), 3);
+        first.append(TestBatches.batch(START_MS, "c"), 4);
+        crash(first);
+
+        // When
+        PartitionLog log = open();
+
+        // Then
+        assertThat(log.leaderEpochCache().entries())
+                .containsExactly(new EpochEntry(1, 0), new EpochEntry(3, 1), new EpochEntry(4, 2));
+    }
 }
