@@ -147,8 +147,8 @@ public final class SyncBench {
         // Reported between rounds, outside the measured time.
         Progress translating =
                 BenchProgress.of("bench sync: translate", null).evenSteps().start(rounds);
+        translating.update(0, "round 1 of " + rounds);
         for (int round = 0; round < rounds; round++) {
-            translating.update(round, "round " + (round + 1) + " of " + rounds);
             // Each round sees a changed map (as with a running mirror): the index is rebuilt.
             for (TargetHistory h : map.histories()) {
                 h.merge(List.of(), h.knownEnd(), h.knownEnd() + 1);
@@ -168,6 +168,7 @@ public final class SyncBench {
             double cpuSeconds = (cpu.getCurrentThreadCpuTime() - cpuStart) / 1e9;
             times.add(seconds);
             cpuTimes.add(cpuSeconds);
+            translating.update(round + 1, round + 1 < rounds ? "round " + (round + 2) + " of " + rounds : "done");
             translating.printAbove(
                     System.out,
                     String.format(
@@ -178,7 +179,6 @@ public final class SyncBench {
                             seconds,
                             cpuSeconds));
         }
-        translating.update(rounds, "done");
         translating.finish();
         times.sort(Double::compare);
         cpuTimes.sort(Double::compare);

@@ -120,6 +120,11 @@ public final class Progress implements AutoCloseable {
         }
     }
 
+    /** The same count and step again: the clock on the line goes on (when due) through work that reports nothing. */
+    public synchronized void tick() {
+        update(done, detail);
+    }
+
     /** Draws the last state and ends the line, if anything was drawn; quick work stays silent. Idempotent. */
     public synchronized void finish() {
         if (!on || finished) {

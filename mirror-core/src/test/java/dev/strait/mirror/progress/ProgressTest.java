@@ -255,6 +255,21 @@ class ProgressTest {
     }
 
     @Test
+    void tickDrawsTheSameStepWithTheClockGoneOn() {
+        Progress p = new Progress("bench broker", null, err, true, time, 250, 0);
+        p.start(5);
+        p.update(2, "produce acks=all");
+        time.advance(100);
+        p.tick();
+        int draws = drawn().split("\r", -1).length - 1;
+        time.advance(65_000);
+        p.tick();
+
+        assertThat(draws).isEqualTo(1);
+        assertThat(drawn()).endsWith("\rbench broker [########------------]  2/5  produce acks=all  1:05");
+    }
+
+    @Test
     void durationsPastAnHourShowTheHours() {
         assertThat(Progress.duration(59)).isEqualTo("0:59");
         assertThat(Progress.duration(3725)).isEqualTo("1:02:05");
