@@ -1,6 +1,7 @@
 package dev.strait.bench;
 
 import dev.strait.bench.BrokerNode.Kind;
+import dev.strait.mirror.progress.Progress;
 import dev.strait.testkit.KafkaCluster;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -55,6 +56,17 @@ public final class BrokerBench {
     private final ChildProcesses children = new ChildProcesses();
     private final Map<Kind, Measured> results = new EnumMap<>(Kind.class);
     private String header;
+
+    /** Steps done of every broker's, and which broker runs now, for the progress line. */
+    private Progress progress = Progress.off();
+
+    private long stepsDone;
+    private String brokerName = "";
+
+    /** A line of the log on stdout, above the progress line. */
+    private void say(String format, Object... args) {
+        progress.printAbove(System.out, String.format(Locale.ROOT, format, args));
+    }
 
     /** Command-line options; see {@link #usage()}. */
     record Options(
@@ -248,13 +260,21 @@ public final class BrokerBench {
     boolean run() throws IOException {
         header = header();
         System.out.println(header);
+        // Per broker: start-up, produce acks=1, produce acks=all, the fixed-rate run if any, consume.
+        int steps = options.latencyRate() > 0 ? 5 : 4;
+        progress = BenchProgress.of("bench broker", null)
+                .start((long) steps * options.brokers().size());
         for (Kind kind : options.brokers()) {
             if (children.isClosed()) {
                 break;
             }
-            System.out.printf("== %s ==%n", kind.label);
+            say("== %s ==", kind.label);
+            brokerName = kind.name().toLowerCase(Locale.ROOT);
             results.put(kind, measure(kind));
+            stepsDone = (long) steps * results.size();
         }
+        progress.update(stepsDone, "done");
+        progress.finish();
         String report = report();
         System.out.println();
         System.out.println(report);
@@ -321,7 +341,9 @@ public final class BrokerBench {
         Process broker = null;
         try {
             node.prepare(children);
+            progress.update(stepsDone, brokerName + ": start-up");
             broker = startAndTime(node, m);
+            stepsDone++;
             long pid = broker.pid();
             sleep(SETTLE);
             m.values.put("rss.idle", (double) ProcessStats.rssMiB(pid));
@@ -353,7 +375,7 @@ public final class BrokerBench {
             m.values.put("rss.peak", (double) ProcessStats.peakRssMiB(pid));
         } catch (Exception e) {
             m.failures.put("set-up", oneLine(e));
-            System.out.printf("  FAILED: %s%n", oneLine(e));
+            say("  FAILED: %s", oneLine(e));
         } finally {
             if (broker != null) {
                 if (!broker.isAlive()) {
@@ -403,7 +425,7 @@ public final class BrokerBench {
                                 .get(2, TimeUnit.SECONDS);
                         double ms = (System.nanoTime() - startNanos) / 1e6;
                         m.values.put("startup.ms", ms);
-                        System.out.printf("  started in %.0f ms (pid %d)%n", ms, broker.pid());
+                        say("  started in %.0f ms (pid %d)", ms, broker.pid());
                         return broker;
                     }
                 } catch (Exception e) {
@@ -454,7 +476,7 @@ public final class BrokerBench {
                 "bootstrap.servers=" + node.bootstrapServers(),
                 "acks=" + acks));
         ChildProcesses.Completed done =
-                children.run(cmd, node.dir.resolve(prefix + "-producer.log"), options.stepTimeout());
+                children.run(cmd, node.dir.resolve(prefix + "-producer.log"), options.stepTimeout(), progress::tick);
         PerfOutput.ProducerSummary s = PerfOutput.parseProducer(done.lines())
                 .orElseThrow(() -> new IllegalStateException("no summary line (exit " + done.exitCode() + "); tail:\n"
                         + ChildProcesses.tail(done.log(), 10)));
@@ -469,10 +491,8 @@ public final class BrokerBench {
         m.values.put(prefix + ".p99", (double) s.p99Ms());
         m.values.put(prefix + ".p999", (double) s.p999Ms());
         m.values.put(prefix + ".max", s.maxLatencyMs());
-        System.out.printf(
-                Locale.ROOT,
-                "  %s acks=%s: %.0f records/s, %.2f MB/s, p50 %d ms, p99 %d ms, p99.9 %d ms,"
-                        + " max %.0f ms (%.1f s)%n",
+        say(
+                "  %s acks=%s: %.0f records/s, %.2f MB/s, p50 %d ms, p99 %d ms, p99.9 %d ms," + " max %.0f ms (%.1f s)",
                 topic,
                 acks,
                 s.recordsPerSecond(),
@@ -502,7 +522,8 @@ public final class BrokerBench {
                 "bench-consumer",
                 "--timeout",
                 String.valueOf(CONSUMER_IDLE_TIMEOUT_MS)));
-        ChildProcesses.Completed done = children.run(cmd, node.dir.resolve("consumer.log"), options.stepTimeout());
+        ChildProcesses.Completed done =
+                children.run(cmd, node.dir.resolve("consumer.log"), options.stepTimeout(), progress::tick);
         PerfOutput.ConsumerSummary s = PerfOutput.parseConsumer(done.lines())
                 .orElseThrow(() -> new IllegalStateException(
                         "no CSV line (exit " + done.exitCode() + "); tail:\n" + ChildProcesses.tail(done.log(), 10)));
@@ -514,15 +535,10 @@ public final class BrokerBench {
         m.values.put("c.mbps", s.mbPerSecond());
         m.values.put("c.fetch.rps", s.fetchRecordsPerSecond());
         m.values.put("c.rebalance.ms", (double) s.rebalanceMs());
-        System.out.printf(
-                Locale.ROOT,
+        say(
                 "  consume: %.0f records/s (%.2f MB/s) whole run, %.0f records/s fetching,"
-                        + " group join %d ms (%.1f s)%n",
-                s.recordsPerSecond(),
-                s.mbPerSecond(),
-                s.fetchRecordsPerSecond(),
-                s.rebalanceMs(),
-                done.seconds());
+                        + " group join %d ms (%.1f s)",
+                s.recordsPerSecond(), s.mbPerSecond(), s.fetchRecordsPerSecond(), s.rebalanceMs(), done.seconds());
     }
 
     @FunctionalInterface
@@ -531,17 +547,20 @@ public final class BrokerBench {
     }
 
     /** Runs one measured step; a failure is recorded and the bench goes on with the next step. */
-    private static void step(Measured m, Process broker, String name, Step step) {
+    private void step(Measured m, Process broker, String name, Step step) {
         if (!broker.isAlive()) {
             m.failures.put(name, "skipped: broker process has exited");
+            stepsDone++;
             return;
         }
+        progress.update(stepsDone, brokerName + ": " + name);
         try {
             step.run();
         } catch (Exception e) {
             m.failures.put(name, oneLine(e));
-            System.out.printf("  %s FAILED: %s%n", name, oneLine(e));
+            say("  %s FAILED: %s", name, oneLine(e));
         }
+        stepsDone++;
     }
 
     String report() {

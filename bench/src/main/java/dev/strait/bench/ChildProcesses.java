@@ -52,9 +52,21 @@ final class ChildProcesses {
      * run cannot hang the bench.
      */
     Completed run(List<String> cmd, Path log, Duration timeout) throws InterruptedException {
+        return run(cmd, log, timeout, () -> {});
+    }
+
+    /** {@link #run(List, Path, Duration)}, calling {@code whileWaiting} about every second (a progress line's clock). */
+    Completed run(List<String> cmd, Path log, Duration timeout, Runnable whileWaiting) throws InterruptedException {
         long startNanos = System.nanoTime();
         Process p = start(cmd, log);
-        if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        long deadline = startNanos + timeout.toNanos();
+        boolean exited = false;
+        while (!exited && System.nanoTime() < deadline) {
+            exited = p.waitFor(
+                    Math.min(1000, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)), TimeUnit.MILLISECONDS);
+            whileWaiting.run();
+        }
+        if (!exited) {
             stop(p, Duration.ZERO);
             throw new IllegalStateException(
                     "timed out after " + timeout.toSeconds() + " s and killed; log tail:\n" + tail(log, 5));

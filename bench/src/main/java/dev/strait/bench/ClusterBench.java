@@ -1,6 +1,7 @@
 package dev.strait.bench;
 
 import dev.strait.bench.BrokerNode.Kind;
+import dev.strait.mirror.progress.Progress;
 import dev.strait.testkit.KafkaCluster;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -176,6 +177,22 @@ public final class ClusterBench {
     private final Map<String, List<Map<String, Object>>> results = new LinkedHashMap<>();
 
     private final Map<String, String> failures = new LinkedHashMap<>();
+
+    /** Clusters measured so far, of every system, timeout and run; what is measured now, for the progress line. */
+    private Progress progress = Progress.off();
+
+    private long measured;
+    private String measuring = "";
+
+    /** What the measurement does now, on the progress line. */
+    private void phase(String what) {
+        progress.update(measured, measuring + ": " + what);
+    }
+
+    /** A line of the log on stdout, above the progress line. */
+    private void say(String format, Object... args) {
+        progress.printAbove(System.out, String.format(Locale.ROOT, format, args));
+    }
 
     ClusterBench(Options options) throws IOException {
         this.options = options;
@@ -357,6 +374,11 @@ public final class ClusterBench {
     boolean run() throws IOException {
         String header = header();
         System.out.println(header);
+        long perRun = options.brokers().size()
+                + (options.brokers().contains(Kind.STRAIT) && options.straitFlushOnAck() ? 1 : 0);
+        progress = BenchProgress.of("bench cluster", null)
+                .evenSteps()
+                .start(options.sessionTimeouts().size() * options.runs() * perRun);
         for (int session : options.sessionTimeouts()) {
             for (int run = 1; run <= options.runs(); run++) {
                 for (Kind kind : options.brokers()) {
@@ -367,18 +389,23 @@ public final class ClusterBench {
                         }
                         String key = (flushOnAck ? STRAIT_FLUSH_ON_ACK : kind.name()) + "/" + session;
                         String label = options.runs() == 1 ? key : key + " run " + run;
-                        System.out.printf(
-                                "== %s, 3 nodes, broker.session.timeout.ms=%d%s ==%n",
+                        measuring = (flushOnAck ? "strait fsync" : kind.name().toLowerCase(Locale.ROOT))
+                                + (options.runs() == 1 ? "" : " run " + run + "/" + options.runs());
+                        say(
+                                "== %s, 3 nodes, broker.session.timeout.ms=%d%s ==",
                                 flushOnAck ? STRAIT_FLUSH_ON_ACK_LABEL : kind.label,
                                 session,
                                 options.runs() == 1 ? "" : ", run " + run + " of " + options.runs());
                         Map<String, Object> m = new LinkedHashMap<>();
                         results.computeIfAbsent(key, k -> new ArrayList<>()).add(m);
                         measure(kind, flushOnAck, session, m, label, run);
+                        measured++;
                     }
                 }
             }
         }
+        progress.update(measured, "done");
+        progress.finish();
         String report = header + "\n\n" + report();
         System.out.println();
         System.out.println(report);
@@ -401,6 +428,7 @@ public final class ClusterBench {
         String bootstrap = nodes.stream().map(n -> "127.0.0.1:" + n.port).collect(Collectors.joining(","));
         String clusterId = Uuid.randomUuid().toString();
         try (Admin admin = admin(bootstrap)) {
+            phase("starting 3 nodes");
             long t0 = System.nanoTime();
             for (ClusterNode n : nodes) {
                 Files.createDirectories(n.dir);
@@ -409,8 +437,8 @@ public final class ClusterBench {
             }
             awaitNodes(admin, nodes);
             m.put("startup.ms", (System.nanoTime() - t0) / 1e6);
-            System.out.printf(
-                    "  3 nodes up in %.0f ms (pids %s)%n",
+            say(
+                    "  3 nodes up in %.0f ms (pids %s)",
                     (double) m.get("startup.ms"),
                     nodes.stream().map(n -> String.valueOf(n.process.pid())).collect(Collectors.joining(",")));
             NewTopic topic =
@@ -418,11 +446,13 @@ public final class ClusterBench {
             admin.createTopics(List.of(topic)).all().get(60, TimeUnit.SECONDS);
             KafkaCluster.awaitWritable(admin, TOPIC, options.partitions());
             try {
+                phase("produce acks=all");
                 produce(bootstrap, dir, m);
             } catch (Exception e) {
                 fail(key, "produce acks=all", e, nodes);
             }
             try {
+                phase("failover");
                 failover(admin, bootstrap, nodes, m);
             } catch (Exception e) {
                 fail(key, "failover", e, nodes);
@@ -466,7 +496,7 @@ public final class ClusterBench {
             }
         }
         failures.put(key + " " + step, why.toString());
-        System.out.printf("  %s FAILED: %s%n", step, why);
+        say("  %s FAILED: %s", step, why);
     }
 
     private final Map<Integer, Boolean> killed = new LinkedHashMap<>();
@@ -532,7 +562,8 @@ public final class ClusterBench {
                 "--producer-props",
                 "bootstrap.servers=" + bootstrap,
                 "acks=all"));
-        ChildProcesses.Completed done = children.run(cmd, dir.resolve("producer.log"), options.stepTimeout());
+        ChildProcesses.Completed done =
+                children.run(cmd, dir.resolve("producer.log"), options.stepTimeout(), progress::tick);
         PerfOutput.ProducerSummary s = PerfOutput.parseProducer(done.lines())
                 .orElseThrow(() -> new IllegalStateException("no summary line (exit " + done.exitCode() + "); tail:\n"
                         + ChildProcesses.tail(done.log(), 10)));
@@ -546,10 +577,9 @@ public final class ClusterBench {
         m.put("p99", (double) s.p99Ms());
         m.put("p999", (double) s.p999Ms());
         m.put("max", s.maxLatencyMs());
-        System.out.printf(
-                Locale.ROOT,
+        say(
                 "  produce acks=all: %.0f records/s, %.2f MB/s, p50 %d ms, p99 %d ms,"
-                        + " p99.9 %d ms, max %.0f ms (%.1f s)%n",
+                        + " p99.9 %d ms, max %.0f ms (%.1f s)",
                 s.recordsPerSecond(),
                 s.mbPerSecond(),
                 s.p50Ms(),
@@ -588,14 +618,14 @@ public final class ClusterBench {
     }
 
     /** The active controller (metadata quorum leader) from Admin describeMetadataQuorum; -1 if not answered. */
-    private static int activeController(Admin admin) {
+    private int activeController(Admin admin) {
         try {
             return admin.describeMetadataQuorum()
                     .quorumInfo()
                     .get(10, TimeUnit.SECONDS)
                     .leaderId();
         } catch (Exception e) {
-            System.out.printf("  describeMetadataQuorum: %s%n", oneLine(e));
+            say("  describeMetadataQuorum: %s", oneLine(e));
             return -1;
         }
     }
@@ -604,7 +634,7 @@ public final class ClusterBench {
      * The controller after the kill: polls describeMetadataQuorum (bounded) until it names a live leader, i.e.
      * another node than the killed one if the killed node was the controller. -1 if none within 30 s.
      */
-    private static int controllerAfter(Admin admin, int killed) throws InterruptedException {
+    private int controllerAfter(Admin admin, int killed) throws InterruptedException {
         long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         Exception last = null;
         while (System.nanoTime() < until) {
@@ -621,8 +651,8 @@ public final class ClusterBench {
             }
             Thread.sleep(100);
         }
-        System.out.printf(
-                "  describeMetadataQuorum after the kill named no live controller in 30 s%s%n",
+        say(
+                "  describeMetadataQuorum after the kill named no live controller in 30 s%s",
                 last == null ? "" : ": " + oneLine(last));
         return -1;
     }
@@ -668,8 +698,8 @@ public final class ClusterBench {
                     victim.process.destroyForcibly(); // SIGKILL
                     deadline = killNanos.get() + timeoutNanos;
                     end = deadline;
-                    System.out.printf(
-                            "  SIGKILL node %d (pid %d), the leader of %s-%d (active controller: node %d, %s)%n",
+                    say(
+                            "  SIGKILL node %d (pid %d), the leader of %s-%d (active controller: node %d, %s)",
                             victim.id,
                             victim.process.pid(),
                             TOPIC,
@@ -717,14 +747,10 @@ public final class ClusterBench {
             m.put("failover.errors", (double) errors.get());
             int newController = controllerAfter(admin, leader);
             m.put("new.controller", (double) newController);
-            System.out.printf(
-                    Locale.ROOT,
+            say(
                     "  failover: first acknowledged send after the kill %.3f s later; new leader"
-                            + " node %d; controller now node %d; %d send errors%n",
-                    seconds,
-                    newLeader,
-                    newController,
-                    errors.get());
+                            + " node %d; controller now node %d; %d send errors",
+                    seconds, newLeader, newController, errors.get());
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.strait.bench;
 
 import dev.strait.mirror.config.ClientConfigs;
+import dev.strait.mirror.progress.Progress;
 import dev.strait.testkit.KafkaCluster;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -136,7 +137,13 @@ public final class FailoverBench {
                         "both copies complete after %.1f s; letting the mirrors run %d s more%n",
                         (System.nanoTime() - copyStart) / 1e9,
                         settleSeconds);
-                Thread.sleep(TimeUnit.SECONDS.toMillis(settleSeconds));
+                try (Progress settling = BenchProgress.of("bench failover: letting the mirrors run", "seconds")
+                        .start(settleSeconds)) {
+                    for (int second = 1; second <= settleSeconds; second++) {
+                        Thread.sleep(TimeUnit.SECONDS.toMillis(1));
+                        settling.update(second);
+                    }
+                }
                 latency(source, target);
             } finally {
                 stop(strait);
@@ -160,9 +167,12 @@ public final class FailoverBench {
         user.put("bootstrap.servers", source.bootstrapServers());
         Properties props = ClientConfigs.producer(user);
         props.put("max.in.flight.requests.per.connection", "1");
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props)) {
+        try (Progress progress =
+                        BenchProgress.of("bench failover: producing", "records").start(records);
+                KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props)) {
             long perPartition = records / partitions;
             for (long n = 0; n < perPartition; n++) {
+                progress.update(n * partitions);
                 for (int p = 0; p < partitions; p++) {
                     // the value names the record's source position (one producer per partition order: offset n)
                     byte[] value = (p + "/" + n).getBytes(StandardCharsets.UTF_8);
@@ -170,6 +180,7 @@ public final class FailoverBench {
                 }
             }
             producer.flush();
+            progress.update(perPartition * partitions);
         }
     }
 
@@ -260,15 +271,21 @@ public final class FailoverBench {
 
     private void awaitCopy(KafkaCluster target, String topic, Process p, String name) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
-        while (target.endOffsetSum(topic) < records) {
-            if (!p.isAlive()) {
-                throw new IllegalStateException(name + " exited with " + p.exitValue() + "; see " + work);
+        try (Progress progress = BenchProgress.of("bench failover: " + name + " copying", "records")
+                .start(records)) {
+            long copied;
+            while ((copied = target.endOffsetSum(topic)) < records) {
+                progress.update(copied);
+                if (!p.isAlive()) {
+                    throw new IllegalStateException(name + " exited with " + p.exitValue() + "; see " + work);
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException(
+                            name + " did not copy " + records + " records in 10 minutes; see " + work);
+                }
+                Thread.sleep(200);
             }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(
-                        name + " did not copy " + records + " records in 10 minutes; see " + work);
-            }
-            Thread.sleep(200);
+            progress.update(copied);
         }
     }
 
@@ -278,7 +295,9 @@ public final class FailoverBench {
         List<Double> mm2Times = new ArrayList<>();
         List<Long> mm2Errors = new ArrayList<>();
         long perPartition = records / partitions;
+        Progress progress = BenchProgress.of("bench failover: probes", null).start(probes);
         for (int k = 1; k <= probes; k++) {
+            progress.update(k - 1, "probe " + k + " of " + probes);
             long c = Math.min(perPartition, perPartition * k / (probes + 1) + 3);
             Map<Integer, Long> before = target.committedOffsets(PROBE, "source." + TOPIC);
             Map<Integer, Long> offsets = zeros();
@@ -307,16 +326,20 @@ public final class FailoverBench {
             straitTimes.add(strait);
             mm2Times.add(mm2);
             mm2Errors.add(mm2Value < 0 ? -1 : c - mm2Value);
-            System.out.printf(
-                    Locale.ROOT,
-                    "probe %d: source commit %d -> Strait exact on the target after %s; MM2 " + "%s%n",
-                    k,
-                    c,
-                    strait < 0 ? "(not within 60 s)" : String.format(Locale.ROOT, "%.2f s", strait),
-                    mm2 < 0
-                            ? "left its target offset at " + mm2Value + " (no change within 60 s)"
-                            : String.format(Locale.ROOT, "translated to %d after %.2f s", mm2Value, mm2));
+            progress.printAbove(
+                    System.out,
+                    String.format(
+                            Locale.ROOT,
+                            "probe %d: source commit %d -> Strait exact on the target after %s; MM2 %s",
+                            k,
+                            c,
+                            strait < 0 ? "(not within 60 s)" : String.format(Locale.ROOT, "%.2f s", strait),
+                            mm2 < 0
+                                    ? "left its target offset at " + mm2Value + " (no change within 60 s)"
+                                    : String.format(Locale.ROOT, "translated to %d after %.2f s", mm2Value, mm2)));
         }
+        progress.update(probes, "done");
+        progress.finish();
         System.out.printf(
                 Locale.ROOT,
                 "latency source commit -> target offset: Strait %s; MM2 %s (MM2's offsets below the "
@@ -342,7 +365,10 @@ public final class FailoverBench {
         long straitSkipped = 0;
         long mm2Again = 0;
         long mm2Skipped = 0;
+        Progress progress =
+                BenchProgress.of("bench failover: reading as each group", null).start(groups);
         for (int g = 0; g < groups; g++) {
+            progress.update(g, group(g));
             Map<Integer, Long> c = consumed(g);
             Outcome s = readAs(target, group(g), "s." + TOPIC, c);
             Outcome m = readAs(target, group(g), "source." + TOPIC, c);
@@ -350,14 +376,18 @@ public final class FailoverBench {
             straitSkipped += s.skipped();
             mm2Again += m.again();
             mm2Skipped += m.skipped();
-            System.out.printf(
-                    Locale.ROOT,
-                    "%-10s %10d | %-30s | %-30s%n",
-                    group(g),
-                    c.values().stream().mapToLong(Long::longValue).sum(),
-                    cell(s),
-                    cell(m));
+            progress.printAbove(
+                    System.out,
+                    String.format(
+                            Locale.ROOT,
+                            "%-10s %10d | %-30s | %-30s",
+                            group(g),
+                            c.values().stream().mapToLong(Long::longValue).sum(),
+                            cell(s),
+                            cell(m)));
         }
+        progress.update(groups, "done");
+        progress.finish();
         System.out.printf(
                 Locale.ROOT,
                 "total: Strait read again %d, skipped %d; MirrorMaker 2 read again %d, skipped %d%n",

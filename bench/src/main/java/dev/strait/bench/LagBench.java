@@ -3,6 +3,7 @@ package dev.strait.bench;
 import dev.strait.lag.config.LagMonitorConfig;
 import dev.strait.lag.sample.LagSampler;
 import dev.strait.lag.sample.LagSnapshot;
+import dev.strait.mirror.progress.Progress;
 import dev.strait.mirror.provenance.Provenance;
 import dev.strait.testkit.KafkaCluster;
 import java.util.ArrayList;
@@ -72,7 +73,11 @@ public final class LagBench {
                 System.out.printf(
                         "%-6s %10s %12s %14s %14s %8s%n",
                         "cycle", "partitions", "cycle ms", "source calls", "target calls", "errors");
+                Progress progress = BenchProgress.of("bench lag: sampling", null)
+                        .evenSteps()
+                        .start(cycles);
                 for (int c = 1; c <= cycles; c++) {
+                    progress.update(c - 1, "cycle " + c + " of " + cycles);
                     if (churn && c > 1) {
                         // Every partition moves on both clusters, so every newest record and timestamp is read again.
                         append(source, target, sourceId, topics, perTopic, c);
@@ -81,17 +86,21 @@ public final class LagBench {
                     long exactKnown = s.partitions().stream()
                             .filter(x -> x.lastMirroredOffset() >= 0)
                             .count();
-                    System.out.printf(
-                            Locale.ROOT,
-                            "%-6d %10d %12d %14d %14d %8d  (exact lag from provenance on %d)%n",
-                            c,
-                            s.partitions().size(),
-                            s.cycleMs(),
-                            s.sourceCalls(),
-                            s.targetCalls(),
-                            s.errors().size(),
-                            exactKnown);
+                    progress.printAbove(
+                            System.out,
+                            String.format(
+                                    Locale.ROOT,
+                                    "%-6d %10d %12d %14d %14d %8d  (exact lag from provenance on %d)",
+                                    c,
+                                    s.partitions().size(),
+                                    s.cycleMs(),
+                                    s.sourceCalls(),
+                                    s.targetCalls(),
+                                    s.errors().size(),
+                                    exactKnown));
                 }
+                progress.update(cycles, "done");
+                progress.finish();
             }
         }
     }
@@ -128,22 +137,33 @@ public final class LagBench {
         try (Admin s = source.admin();
                 Admin t = target.admin()) {
             sourceId = s.describeCluster().clusterId().get(30, TimeUnit.SECONDS);
-            for (int from = 0; from < topics; from += 10) {
-                List<NewTopic> batch = new ArrayList<>();
-                for (int i = from; i < Math.min(topics, from + 10); i++) {
-                    batch.add(new NewTopic("lb." + i, perTopic, (short) 1));
+            try (Progress creating = BenchProgress.of("bench lag: creating topics on both clusters", "topics")
+                    .start(topics)) {
+                for (int from = 0; from < topics; from += 10) {
+                    List<NewTopic> batch = new ArrayList<>();
+                    for (int i = from; i < Math.min(topics, from + 10); i++) {
+                        batch.add(new NewTopic("lb." + i, perTopic, (short) 1));
+                    }
+                    s.createTopics(batch).all().get(300, TimeUnit.SECONDS);
+                    t.createTopics(batch).all().get(300, TimeUnit.SECONDS);
+                    creating.update(Math.min(topics, from + 10));
                 }
-                s.createTopics(batch).all().get(300, TimeUnit.SECONDS);
-                t.createTopics(batch).all().get(300, TimeUnit.SECONDS);
             }
-            for (int i = 0; i < topics; i++) {
-                KafkaCluster.awaitWritable(s, "lb." + i, perTopic);
-                KafkaCluster.awaitWritable(t, "lb." + i, perTopic);
+            try (Progress writable = BenchProgress.of("bench lag: waiting for writable partitions", "topics")
+                    .start(topics)) {
+                for (int i = 0; i < topics; i++) {
+                    KafkaCluster.awaitWritable(s, "lb." + i, perTopic);
+                    KafkaCluster.awaitWritable(t, "lb." + i, perTopic);
+                    writable.update(i + 1);
+                }
             }
             Map<TopicPartition, OffsetAndMetadata> committed = new HashMap<>();
-            try (KafkaProducer<byte[], byte[]> sprod = producer(source);
+            try (Progress writing = BenchProgress.of("bench lag: writing records", "topics")
+                            .start(topics);
+                    KafkaProducer<byte[], byte[]> sprod = producer(source);
                     KafkaProducer<byte[], byte[]> tprod = producer(target)) {
                 for (int i = 0; i < topics; i++) {
+                    writing.update(i);
                     for (int p = 0; p < perTopic; p++) {
                         String topic = "lb." + i;
                         // 3 records on the source, 2 mirrored, 1 committed: every lag figure is non-trivial.
@@ -161,6 +181,7 @@ public final class LagBench {
                 }
                 sprod.flush();
                 tprod.flush();
+                writing.update(topics);
             }
             s.alterConsumerGroupOffsets("lagbench", committed).all().get(120, TimeUnit.SECONDS);
         }

@@ -8,6 +8,7 @@ import dev.strait.broker.metadata.BrokerRegistration;
 import dev.strait.broker.metadata.PartitionState;
 import dev.strait.broker.metadata.TopicMetadata;
 import dev.strait.broker.raft.RaftConfig;
+import dev.strait.mirror.progress.Progress;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
@@ -281,16 +282,15 @@ public final class MetadataBench {
             PartitionState state = nodes[0].partitionState(topicId, partition).orElseThrow();
             next(nodes, topicId, partition, state, issued, committed, changes, failure, chains);
         }
-        long lastReport = System.nanoTime();
-        while (!chains.await(1, TimeUnit.SECONDS)) {
-            if (failure.get() != null) {
-                throw new IllegalStateException("an ISR change failed", failure.get());
+        try (Progress progress = BenchProgress.of("bench metadata: ISR changes committed", "changes")
+                .start(changes)) {
+            while (!chains.await(250, TimeUnit.MILLISECONDS)) {
+                if (failure.get() != null) {
+                    throw new IllegalStateException("an ISR change failed", failure.get());
+                }
+                progress.update(committed.get());
             }
-            if (System.nanoTime() - lastReport > TimeUnit.SECONDS.toNanos(15)) {
-                System.err.printf(
-                        Locale.ROOT, "bench metadata: %d of %d changes committed%n", committed.get(), changes);
-                lastReport = System.nanoTime();
-            }
+            progress.update(committed.get());
         }
         if (failure.get() != null) {
             throw new IllegalStateException("an ISR change failed", failure.get());

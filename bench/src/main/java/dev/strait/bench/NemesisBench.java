@@ -1,5 +1,6 @@
 package dev.strait.bench;
 
+import dev.strait.mirror.progress.Progress;
 import dev.strait.testkit.nemesis.FaultKind;
 import dev.strait.testkit.nemesis.NemesisCluster;
 import dev.strait.testkit.nemesis.NemesisRun;
@@ -281,9 +282,19 @@ public final class NemesisBench {
                 loadAverage());
         Map<SystemKind, Totals> totals = new LinkedHashMap<>();
         boolean clean = true;
+        // Whole lines, one as each run starts: the live fault log shares stderr line by line.
+        Progress progress = BenchProgress.of("bench nemesis: runs done", null)
+                .evenSteps()
+                .lines()
+                .start((long) o.runs() * o.systems().size());
+        int done = 0;
         for (int i = 0; i < o.runs(); i++) {
             long seed = o.seed() + i;
             for (SystemKind system : o.systems()) {
+                progress.update(
+                        done,
+                        String.format(
+                                Locale.ROOT, "next: run %d/%d, %s, seed %d", i + 1, o.runs(), system.flag(), seed));
                 RunOptions options = new RunOptions(
                                 system, spec, workload, settings, o.workDir(), o.keepLogs(), System.err)
                         .withWriteBackAge(java.time.Duration.ofSeconds(o.writeBackAgeS()));
@@ -302,8 +313,11 @@ public final class NemesisBench {
                 System.out.flush();
                 totals.computeIfAbsent(system, s -> new Totals()).add(report);
                 clean &= report.clean();
+                done++;
             }
         }
+        progress.update(done, "all runs done");
+        progress.finish();
         System.out.println();
         System.out.println("== summary (load average " + loadAverage() + ") ==");
         totals.forEach((system, t) -> System.out.println(t.describe(system)));

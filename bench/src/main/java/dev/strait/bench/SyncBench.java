@@ -8,6 +8,7 @@ import dev.strait.mirror.config.TopicRenamer;
 import dev.strait.mirror.config.TopicSyncSettings;
 import dev.strait.mirror.engine.MirrorEngine;
 import dev.strait.mirror.metrics.MirrorMetrics;
+import dev.strait.mirror.progress.Progress;
 import dev.strait.mirror.sync.GroupOffsetSync;
 import dev.strait.mirror.sync.OffsetMap;
 import dev.strait.mirror.sync.TargetHistory;
@@ -89,6 +90,8 @@ public final class SyncBench {
         OffsetMap map = new OffsetMap("bench-source", OffsetMap.DEFAULT_MAX_SEGMENTS);
         long perSegment = 250;
         long sourceEnd = 0;
+        Progress building = BenchProgress.of("bench sync: building the offset map", "partitions")
+                .start(partitions);
         for (int p = 0; p < partitions; p++) {
             TopicPartition source = new TopicPartition("orders", p);
             TopicPartition target = new TopicPartition("orders", p);
@@ -114,7 +117,9 @@ public final class SyncBench {
                     h.acknowledged(source, f[0] + i, f[1] + i);
                 }
             }
+            building.update(p + 1);
         }
+        building.finish();
         Map<TopicPartition, Long> ends = new HashMap<>();
         map.histories().forEach(h -> ends.put(h.target(), h.knownEnd()));
         List<Map<TopicPartition, Long>> committed = new ArrayList<>();
@@ -139,6 +144,10 @@ public final class SyncBench {
         List<Double> times = new ArrayList<>();
         List<Double> cpuTimes = new ArrayList<>();
         long checksum = 0;
+        // Reported between rounds, outside the measured time.
+        Progress translating =
+                BenchProgress.of("bench sync: translate", null).evenSteps().start(rounds);
+        translating.update(0, "round 1 of " + rounds);
         for (int round = 0; round < rounds; round++) {
             // Each round sees a changed map (as with a running mirror): the index is rebuilt.
             for (TargetHistory h : map.histories()) {
@@ -159,14 +168,18 @@ public final class SyncBench {
             double cpuSeconds = (cpu.getCurrentThreadCpuTime() - cpuStart) / 1e9;
             times.add(seconds);
             cpuTimes.add(cpuSeconds);
-            System.out.printf(
-                    Locale.ROOT,
-                    "  round %2d: %,d partition offsets translated in %.3f s (%.3f s of CPU)%n",
-                    round + 1,
-                    n,
-                    seconds,
-                    cpuSeconds);
+            translating.update(round + 1, round + 1 < rounds ? "round " + (round + 2) + " of " + rounds : "done");
+            translating.printAbove(
+                    System.out,
+                    String.format(
+                            Locale.ROOT,
+                            "  round %2d: %,d partition offsets translated in %.3f s (%.3f s of CPU)",
+                            round + 1,
+                            n,
+                            seconds,
+                            cpuSeconds));
         }
+        translating.finish();
         times.sort(Double::compare);
         cpuTimes.sort(Double::compare);
         System.out.printf(
@@ -211,29 +224,44 @@ public final class SyncBench {
                     .build();
             MirrorEngine engine = new MirrorEngine(settings, new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
             engine.start();
+            // 1 (the mirror's first rounds) + 3 (every group moved) + 1 (nothing moved)
+            Progress progress = BenchProgress.of("bench sync: live", null).start(5);
             try {
                 GroupOffsetSync sync = engine.groupSync();
-                awaitRounds(sync, 3, Duration.ofMinutes(10));
-                System.out.printf(Locale.ROOT, "live: first rounds done; last round %s%n", sync.lastRound());
+                progress.update(0, "first sync rounds");
+                awaitRounds(sync, 3, Duration.ofMinutes(10), progress, 0);
+                progress.printAbove(
+                        System.out,
+                        String.format(Locale.ROOT, "live: first rounds done; last round %s", sync.lastRound()));
                 for (int move = 1; move <= 3; move++) {
+                    progress.update(move, "every group moved (" + move + " of 3)");
                     commitAll(source, groups, partitions, topic, move);
                     long before = sync.groupMetrics().rounds();
-                    awaitRounds(sync, before + 2, Duration.ofMinutes(10));
-                    System.out.printf(Locale.ROOT, "live: every group moved: round %s%n", sync.lastRound());
+                    awaitRounds(sync, before + 2, Duration.ofMinutes(10), progress, move);
+                    progress.printAbove(
+                            System.out,
+                            String.format(Locale.ROOT, "live: every group moved: round %s", sync.lastRound()));
                 }
+                progress.update(4, "nothing moved");
                 long before = sync.groupMetrics().rounds();
-                awaitRounds(sync, before + 3, Duration.ofMinutes(10));
+                awaitRounds(sync, before + 3, Duration.ofMinutes(10), progress, 4);
+                progress.update(5, "done");
+                progress.finish();
                 System.out.printf(Locale.ROOT, "live: nothing moved: round %s%n", sync.lastRound());
             } finally {
+                progress.finish();
                 engine.requestStop();
                 engine.awaitTermination(Duration.ofMinutes(2));
             }
         }
     }
 
-    private static void awaitRounds(GroupOffsetSync sync, long rounds, Duration timeout) throws InterruptedException {
+    /** Waits for the sync loop's rounds; the progress line's clock goes on meanwhile. */
+    private static void awaitRounds(GroupOffsetSync sync, long rounds, Duration timeout, Progress progress, int step)
+            throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (sync.groupMetrics().rounds() < rounds) {
+            progress.update(step);
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("sync rounds did not happen in " + timeout);
             }

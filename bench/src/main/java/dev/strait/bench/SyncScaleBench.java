@@ -1,6 +1,7 @@
 package dev.strait.bench;
 
 import dev.strait.mirror.config.TopicRenamer;
+import dev.strait.mirror.progress.Progress;
 import dev.strait.mirror.sync.BelowResolver;
 import dev.strait.mirror.sync.Fact;
 import dev.strait.mirror.sync.OffsetMap;
@@ -128,7 +129,12 @@ public final class SyncScaleBench {
                 + "| translate median | bytes written per round | stretches read per round | behind per round "
                 + "| wrong |");
         table.add("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        // The children's own output goes to their logs (no terminal): the parent shows which one runs.
+        Progress progress =
+                BenchProgress.of("bench sync-scale: partition counts", null).start(partitions.size());
+        int measured = 0;
         for (int p : partitions) {
+            progress.update(measured, String.format(Locale.ROOT, "%,d partitions (child JVM)", p));
             Path log = Files.createTempFile("sync-scale-" + p + "-", ".log");
             List<String> cmd = List.of(
                     java,
@@ -154,10 +160,10 @@ public final class SyncScaleBench {
                     String.valueOf(rounds),
                     "--reads-per-round",
                     String.valueOf(readsPerRound));
-            ChildProcesses.Completed done = children.run(cmd, log, Duration.ofMinutes(30));
+            ChildProcesses.Completed done = children.run(cmd, log, Duration.ofMinutes(30), progress::tick);
             String result = null;
             for (String line : done.lines()) {
-                System.out.println("  [" + p + "] " + line);
+                progress.printAbove(System.out, "  [" + p + "] " + line);
                 if (line.startsWith("RESULT ")) {
                     result = line.substring("RESULT ".length());
                 }
@@ -174,7 +180,10 @@ public final class SyncScaleBench {
             } else {
                 table.add(String.format(Locale.ROOT, "| %,d | %s |", p, result));
             }
+            measured++;
         }
+        progress.update(measured, "done");
+        progress.finish();
         System.out.println();
         table.forEach(System.out::println);
     }

@@ -13,6 +13,11 @@ import org.apache.kafka.common.utils.Time;
  * <p>Drawn at most every {@link #DRAW_INTERVAL_MS} so a loop may report every record, and not before
  * {@link #QUIET_MS} has passed: work that ends at once prints nothing. {@link #finish} draws the last state and
  * ends the line (only when something was drawn). Thread-safe: a bench's workers may report to one.
+ *
+ * <p>Two choices for long sequences of steps: {@link #evenSteps} adds the time left, from the average step so far,
+ * when the steps take about as long each (a bench's runs); {@link #lines} prints whole lines instead of redrawing
+ * one, for a stream that other output shares line by line (a live event log on stderr). Other output for the same
+ * terminal goes through {@link #printAbove}, which keeps the redrawn line below it.
  */
 public final class Progress implements AutoCloseable {
     /** The shortest time between two draws. */
@@ -39,6 +44,9 @@ public final class Progress implements AutoCloseable {
     private boolean finished;
     private int lastWidth;
     private boolean cleared;
+    private boolean evenSteps;
+    private boolean lines;
+    private String lastLine = "";
 
     /**
      * @param unit what is counted ("records", "groups"), or null for steps: then the line names the step
@@ -67,6 +75,25 @@ public final class Progress implements AutoCloseable {
         return new Progress("", null, System.err, false, Time.SYSTEM, DRAW_INTERVAL_MS, QUIET_MS);
     }
 
+    /**
+     * Steps (no unit) that take about as long each: the line also shows the time left, the average step so far
+     * times the steps left. Call before {@link #start}.
+     */
+    public synchronized Progress evenSteps() {
+        evenSteps = true;
+        return this;
+    }
+
+    /**
+     * Whole lines instead of one line redrawn in place: each draw (at most every interval) ends its line and no
+     * carriage return is written, so lines that other code prints to the same stream stay whole. Call before
+     * {@link #start}.
+     */
+    public synchronized Progress lines() {
+        lines = true;
+        return this;
+    }
+
     /** Starts the clock (the rate and the time left count from here) with the total, or -1 when unknown. */
     public synchronized Progress start(long newTotal) {
         startMs = time.milliseconds();
@@ -93,6 +120,11 @@ public final class Progress implements AutoCloseable {
         }
     }
 
+    /** The same count and step again: the clock on the line goes on (when due) through work that reports nothing. */
+    public synchronized void tick() {
+        update(done, detail);
+    }
+
     /** Draws the last state and ends the line, if anything was drawn; quick work stays silent. Idempotent. */
     public synchronized void finish() {
         if (!on || finished) {
@@ -100,9 +132,34 @@ public final class Progress implements AutoCloseable {
         }
         finished = true;
         if (shown) {
+            if (lines) {
+                String last = line(time.milliseconds(), true);
+                if (!last.equals(lastLine)) {
+                    err.println(last);
+                    err.flush();
+                }
+                return;
+            }
             draw(time.milliseconds(), true);
             err.println();
             err.flush();
+        }
+    }
+
+    /**
+     * Prints {@code text} and a line end to {@code out} (stdout, say, on the same terminal) above the progress:
+     * the drawn line is wiped first and drawn again after, so neither garbles the other.
+     */
+    public synchronized void printAbove(PrintStream out, String text) {
+        boolean redraw = on && shown && !finished && !lines;
+        if (redraw) {
+            clear();
+            err.flush();
+        }
+        out.println(text);
+        out.flush();
+        if (redraw) {
+            draw(time.milliseconds(), false);
         }
     }
 
@@ -111,7 +168,7 @@ public final class Progress implements AutoCloseable {
      * clean line; the next {@link #update} draws it again at once.
      */
     public synchronized void clear() {
-        if (on && shown && !finished && lastWidth > 0) {
+        if (on && shown && !finished && !lines && lastWidth > 0) {
             err.print("\r" + " ".repeat(lastWidth) + "\r");
             err.flush();
             lastWidth = 0;
@@ -126,6 +183,14 @@ public final class Progress implements AutoCloseable {
 
     private void draw(long now, boolean last) {
         String line = line(now, last);
+        if (lines) {
+            err.println(line);
+            err.flush();
+            lastLine = line;
+            lastDrawMs = now;
+            shown = true;
+            return;
+        }
         StringBuilder b =
                 new StringBuilder(line.length() + lastWidth + 1).append('\r').append(line);
         // Blank out what a longer previous line left behind.
@@ -154,7 +219,11 @@ public final class Progress implements AutoCloseable {
             if (!detail.isEmpty()) {
                 b.append("  ").append(detail.length() > MAX_DETAIL ? detail.substring(0, MAX_DETAIL) : detail);
             }
-            return b.append("  ").append(duration(elapsedMs / 1000)).toString();
+            b.append("  ").append(duration(elapsedMs / 1000));
+            if (evenSteps && !last && total > 0 && done < total) {
+                b.append("  ETA ").append(done <= 0 ? "--" : duration(elapsedMs * (total - done) / done / 1000));
+            }
+            return b.toString();
         }
         b.append(' ').append(unit);
         if (total > 0) {

@@ -174,6 +174,102 @@ class ProgressTest {
     }
 
     @Test
+    void evenStepsShowTheTimeLeftFromTheAverageStep() {
+        Progress p = new Progress("bench nemesis", null, err, true, time, 250, 0).evenSteps();
+        p.start(4);
+        p.update(0, "run 1: strait");
+        assertThat(drawn()).isEqualTo("\rbench nemesis [--------------------]  0/4  run 1: strait  0:00  ETA --");
+
+        time.advance(90_000);
+        p.update(1, "run 2: strait");
+        // One run took 1:30, three are left.
+        assertThat(drawn()).endsWith("\rbench nemesis [#####---------------]  1/4  run 2: strait  1:30  ETA 4:30");
+
+        time.advance(270_000);
+        p.update(4, "done");
+        p.finish();
+        assertThat(drawn()).endsWith("  4/4  done  6:00" + System.lineSeparator());
+    }
+
+    @Test
+    void stepsWithoutEvenStepsShowNoTimeLeft() {
+        Progress p = new Progress("demo", null, err, true, time, 250, 0);
+        p.start(4);
+        time.advance(2000);
+        p.update(1, "topics");
+
+        assertThat(drawn()).doesNotContain("ETA");
+    }
+
+    @Test
+    void linesPrintWholeLinesAtMostOnceAnIntervalForStreamsOtherOutputSharesWith() {
+        Progress p = new Progress("bench nemesis", null, err, true, time, 250, 0)
+                .evenSteps()
+                .lines();
+        p.start(2);
+        p.update(0, "run 1");
+        time.advance(100);
+        p.update(0, "run 1 again");
+        time.advance(60_000);
+        p.update(1, "run 2");
+        time.advance(60_000);
+        p.update(2, "done");
+        p.finish();
+
+        String nl = System.lineSeparator();
+        assertThat(drawn())
+                .doesNotContain("\r")
+                .isEqualTo("bench nemesis [--------------------]  0/2  run 1  0:00  ETA --" + nl
+                        + "bench nemesis [##########----------]  1/2  run 2  1:00  ETA 1:00" + nl
+                        + "bench nemesis [####################]  2/2  done  2:00" + nl);
+    }
+
+    @Test
+    void printAboveWipesTheLinePrintsTheTextAndDrawsTheLineAgain() {
+        ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(outBytes, true, StandardCharsets.UTF_8);
+        Progress p = new Progress("bench cluster", null, err, true, time, 250, 0);
+        p.start(3);
+        p.update(1, "Kafka");
+        String line = drawn().substring(1);
+
+        p.printAbove(out, "== Kafka ==");
+
+        assertThat(outBytes.toString(StandardCharsets.UTF_8)).isEqualTo("== Kafka ==" + System.lineSeparator());
+        assertThat(drawn()).isEqualTo("\r" + line + "\r" + " ".repeat(line.length()) + "\r" + "\r" + line);
+    }
+
+    @Test
+    void printAboveOnlyPrintsWhenNothingIsDrawn() {
+        ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(outBytes, true, StandardCharsets.UTF_8);
+        Progress off = progress("records", false).start(10);
+        off.printAbove(out, "a result");
+        Progress lines = new Progress("l", null, err, true, time, 250, 0).lines();
+        lines.start(2);
+        lines.printAbove(out, "another");
+
+        assertThat(outBytes.toString(StandardCharsets.UTF_8))
+                .isEqualTo("a result" + System.lineSeparator() + "another" + System.lineSeparator());
+        assertThat(drawn()).isEmpty();
+    }
+
+    @Test
+    void tickDrawsTheSameStepWithTheClockGoneOn() {
+        Progress p = new Progress("bench broker", null, err, true, time, 250, 0);
+        p.start(5);
+        p.update(2, "produce acks=all");
+        time.advance(100);
+        p.tick();
+        int draws = drawn().split("\r", -1).length - 1;
+        time.advance(65_000);
+        p.tick();
+
+        assertThat(draws).isEqualTo(1);
+        assertThat(drawn()).endsWith("\rbench broker [########------------]  2/5  produce acks=all  1:05");
+    }
+
+    @Test
     void durationsPastAnHourShowTheHours() {
         assertThat(Progress.duration(59)).isEqualTo("0:59");
         assertThat(Progress.duration(3725)).isEqualTo("1:02:05");
