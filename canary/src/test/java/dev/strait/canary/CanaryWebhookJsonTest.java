@@ -34,4 +34,18 @@ class CanaryWebhookJsonTest {
         assertThat(read.get("detail").get("canaryId").textValue()).isEqualTo("x");
         assertThat(body).startsWith("{\"canaryId\":");
     }
+
+    /** The body receivers parse today, byte for byte: field names, their order, and the detail document inside. */
+    @Test
+    void keepsTheWireFormat() {
+        String body = CanaryFormat.webhook("c1", CanaryState.LATE, CanaryState.LOST, g -> {
+            g.writeStartObject();
+            g.writeStringField("state", "LOST");
+            g.writeEndObject();
+        });
+
+        assertThat(body)
+                .isEqualTo(
+                        "{\"canaryId\":\"c1\",\"previous\":\"LATE\",\"state\":\"LOST\",\"detail\":{\"state\":\"LOST\"}}");
+    }
 }

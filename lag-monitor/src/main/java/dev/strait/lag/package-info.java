@@ -6,7 +6,7 @@
  * last hour of lag and reads the canary and the mirror for the status page ({@code lag.peer}); it publishes each
  * verdict, history and neighbours' state as an immutable value for {@code lag.http}'s endpoint thread to read. {@code strait lag-monitor check}
  * and {@code audit} run the same parts once on the command's thread. Of Kafka the module may import only
- * kafka-clients' public API, and of the mirror only {@code config}, {@code provenance}, {@code handler} and
- * {@code http} ({@code import-control-strait-lag-monitor.xml}); the command line and the benchmarks import it.
+ * kafka-clients' public API, and of the mirror only {@code config}, {@code provenance}, {@code handler},
+ * {@code http} and {@code webhook} ({@code import-control-strait-lag-monitor.xml}); the command line and the benchmarks import it.
  */
 package dev.strait.lag;

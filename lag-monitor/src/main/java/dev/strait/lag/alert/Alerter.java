@@ -4,10 +4,8 @@ import dev.strait.lag.http.StatusFormat;
 import dev.strait.lag.status.Status;
 import dev.strait.lag.status.StatusEvaluator.GroupStatus;
 import dev.strait.mirror.http.Json;
+import dev.strait.mirror.webhook.WebhookPoster;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
@@ -24,18 +22,21 @@ import org.slf4j.LoggerFactory;
 public final class Alerter {
     private static final Logger LOGGER = LoggerFactory.getLogger(Alerter.class);
 
+    /** The longest one webhook POST holds the sampling loop. */
+    private static final Duration WEBHOOK_TIMEOUT = Duration.ofSeconds(10);
+
     private final String group;
-    private final URI webhook;
+    /** Null when no webhook is configured. */
+    private final WebhookPoster webhook;
+
     private final long suppressMs;
-    private final HttpClient http =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final Map<Status, Long> lastAlertMs = new EnumMap<>(Status.class);
     private Status current;
     private int sent;
 
     public Alerter(String group, URI webhook, long suppressMs) {
         this.group = group;
-        this.webhook = webhook;
+        this.webhook = webhook == null ? null : new WebhookPoster("alert.webhook.url", webhook, WEBHOOK_TIMEOUT);
         this.suppressMs = suppressMs;
     }
 
@@ -63,7 +64,7 @@ public final class Alerter {
                         .map(p -> " (" + p.lag().topic() + "-" + p.lag().partition() + ": " + p.reason() + ")")
                         .orElse(""));
         if (webhook != null) {
-            post(Json.write(g -> {
+            String body = Json.write(g -> {
                 g.writeStartObject();
                 g.writeStringField("group", group);
                 Json.string(g, "previous", previous == null ? null : previous.name());
@@ -71,30 +72,15 @@ public final class Alerter {
                 g.writeFieldName("detail");
                 StatusFormat.write(g, group, status, null);
                 g.writeEndObject();
-            }));
+            });
+            if (webhook.post(body)) {
+                sent++;
+            }
         }
     }
 
     /** Webhook calls made so far (for tests and the /metrics page). */
     public int sent() {
         return sent;
-    }
-
-    private void post(String body) {
-        try {
-            HttpResponse<Void> r = http.send(
-                    HttpRequest.newBuilder(webhook)
-                            .timeout(Duration.ofSeconds(10))
-                            .header("Content-Type", "application/json")
-                            .POST(HttpRequest.BodyPublishers.ofString(body))
-                            .build(),
-                    HttpResponse.BodyHandlers.discarding());
-            sent++;
-            if (r.statusCode() >= 300) {
-                LOGGER.warn("Alert webhook {} answered HTTP {}", webhook, r.statusCode());
-            }
-        } catch (Exception e) {
-            LOGGER.warn("Alert webhook {} failed: {}", webhook, e.toString());
-        }
     }
 }
