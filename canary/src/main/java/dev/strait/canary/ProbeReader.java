@@ -156,7 +156,6 @@ final class ProbeReader {
                 fresh.add(tp);
             }
         }
-        time.sleep(8000);
         if (!fresh.isEmpty()) {
             Map<TopicPartition, Long> since = new HashMap<>();
             fresh.forEach(tp -> since.put(tp, startedMs));

@@ -17,6 +17,10 @@ final class CanaryFixture {
     private CanaryFixture() {}
 
     static Canary canary(KafkaCluster source, String topic, String... extra) {
+        return canary(Time.SYSTEM, source, topic, extra);
+    }
+
+    static Canary canary(Time time, KafkaCluster source, String topic, String... extra) {
         Properties p = new Properties();
         p.put("source.bootstrap.servers", source.bootstrapServers());
         p.put("target.bootstrap.servers", SharedClusters.target().bootstrapServers());
@@ -27,7 +31,7 @@ final class CanaryFixture {
         for (int i = 0; i < extra.length; i += 2) {
             p.put(extra[i], extra[i + 1]);
         }
-        Canary c = new Canary(CanaryConfig.from(p), new MetricRegistry(), Time.SYSTEM);
+        Canary c = new Canary(CanaryConfig.from(p), new MetricRegistry(), time);
         c.start();
         return c;
     }

@@ -36,7 +36,8 @@ class CanaryIT {
         // A threshold well above what a loaded 2-core CI machine may take, so the state tests the canary, not the
         // machine.
         long startedMs = System.currentTimeMillis();
-        try (Canary canary = canary(source, "canary.ok", "alarm.threshold.ms", "10000");
+        SleepRecordingTime time = new SleepRecordingTime();
+        try (Canary canary = canary(time, source, "canary.ok", "alarm.threshold.ms", "10000");
                 Canary other = canary(
                         source, "canary.ok", "canary.id", "another-datacenter-pair", "alarm.threshold.ms", "10000");
                 CanaryHttpServer http = new CanaryHttpServer("127.0.0.1", 0, canary)) {
@@ -69,6 +70,12 @@ class CanaryIT {
             long ranMs = System.currentTimeMillis() - startedMs;
             assertThat(canary.latency().getSnapshot().getMin()).isNotNegative();
             assertThat(canary.latency().getSnapshot().getMax()).isLessThanOrEqualTo(ranMs);
+            // The canary waits only to retry (a missing topic, a failed read), never while it positions its reader:
+            // every second it waited there, its first probes aged on the target (an 8 s pause did, left in by a
+            // reproduction).
+            assertThat(time.longestSleepMs())
+                    .as("the longest wait the canary took")
+                    .isLessThanOrEqualTo(1_000);
             String status = get(http.port(), "/status");
             assertThat(status).contains("\"state\":\"OK\"").contains("\"targetTopicPresent\":true");
             assertThat(get(http.port(), "/metrics"))
