@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds Strait's Docker images on this machine, preparing Docker first when needed:
 #
-#   docker/build-images.sh [strait] [kafka]        (no argument: both)
+#   docker/build-images.sh [strait] [kafka] [prometheus]        (no argument: all three)
 #
 # 1. Docker: when no engine answers, installs Debian's docker.io (and docker-compose, mmdebstrap) if they are
 #    missing, and starts `dockerd --iptables=false --bridge=none --ip=127.0.0.1` in the background (log:
@@ -10,6 +10,8 @@
 #    packages with mmdebstrap and `docker import`:
 #      strait-base/jre:17     Debian bookworm + openjdk-17-jre-headless   (the runtime of both images)
 #      strait-base/maven:17   strait-base/jre:17 + openjdk-17-jdk-headless + maven   (the Dockerfile's build stage)
+#      strait-prometheus:dev  Debian bookworm + prometheus   ($STRAIT_PROMETHEUS_IMAGE; docker/compose.two-dc.yml's
+#                             profile "monitoring": Debian's Prometheus 2 and its classic web UI, run as user prometheus)
 #    Each carries a label with the hash of its recipe and is rebuilt only when the recipe changes.
 #    STRAIT_BASE_IMAGES=public uses the Dockerfile's defaults (maven:3.9-eclipse-temurin-17, eclipse-temurin:17-jre)
 #    from a registry instead.
@@ -29,6 +31,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 STRAIT_IMAGE="${STRAIT_IMAGE:-strait:dev}"
 STRAIT_KAFKA_IMAGE="${STRAIT_KAFKA_IMAGE:-strait-kafka:4.1.1}"
+PROMETHEUS_IMAGE="${STRAIT_PROMETHEUS_IMAGE:-strait-prometheus:dev}"
 BASE_IMAGES="${STRAIT_BASE_IMAGES:-local}"
 JRE_BASE="strait-base/jre:17"
 MAVEN_BASE="strait-base/maven:17"
@@ -50,12 +53,12 @@ timed() {
 
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(strait kafka)
+  targets=(strait kafka prometheus)
 fi
 for t in "${targets[@]}"; do
   case "$t" in
-    strait | kafka) ;;
-    *) die "unknown target '$t' (expected: strait, kafka)" ;;
+    strait | kafka | prometheus) ;;
+    *) die "unknown target '$t' (expected: strait, kafka, prometheus)" ;;
   esac
 done
 case "$BASE_IMAGES" in
@@ -129,10 +132,13 @@ recipe_label() {
   docker image inspect --format '{{ index .Config.Labels "dev.strait.recipe" }}' "$1" 2>/dev/null || true
 }
 
-# build_base TAG PACKAGES: Debian $DEBIAN_SUITE with the packages (and their dependencies), without manuals,
-# documentation other than copyright files, and locales; security updates included.
+# build_base TAG PACKAGES CHECK [CHANGE...]: Debian $DEBIAN_SUITE with the packages (and their dependencies), without
+# manuals, documentation other than copyright files, and locales; security updates included. CHANGEs are more
+# `docker import --change` instructions (part of the recipe); CHECK is a command the new image must run.
 build_base() {
-  local tag="$1" packages="$2"
+  local tag="$1" packages="$2" check="$3"
+  shift 3
+  local changes=("$@")
   local sources=(
     "deb $DEBIAN_MIRROR/debian $DEBIAN_SUITE main"
     "deb $DEBIAN_MIRROR/debian $DEBIAN_SUITE-updates main"
@@ -147,7 +153,11 @@ build_base() {
     --essential-hook='mkdir -p "$1/usr/share/man/man1"'
   )
   local recipe
-  recipe="$(printf '%s\n' "v1" "${sources[@]}" "${options[@]}" | sha256sum | cut -c1-16)"
+  local change_args=()
+  for c in "${changes[@]}"; do
+    change_args+=(--change "$c")
+  done
+  recipe="$(printf '%s\n' "v1" "${sources[@]}" "${options[@]}" "${changes[@]}" | sha256sum | cut -c1-16)"
   if [ "$(recipe_label "$tag")" = "$recipe" ]; then
     log "$tag: up to date (recipe $recipe)"
     return
@@ -163,12 +173,12 @@ build_base() {
   docker import \
     --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     --change 'ENV LANG=C.UTF-8' \
-    --change 'ENV JAVA_HOME=/usr/lib/jvm/java-17-openjdk-amd64' \
     --change "LABEL dev.strait.recipe=$recipe" \
-    --change 'CMD ["bash"]' \
+    "${change_args[@]}" \
     "$tar" "$tag" >/dev/null
   rm -f "$tar"
-  docker run --rm "$tag" java -version >/dev/null 2>&1 || die "$tag: java does not run in the new image"
+  # shellcheck disable=SC2086
+  docker run --rm "$tag" $check >/dev/null 2>&1 || die "$tag: '$check' does not run in the new image"
 }
 
 # build_on_jre TAG PACKAGES: the JRE base image plus packages, installed with apt in a build container (host network:
@@ -260,6 +270,25 @@ build_kafka() {
   fi
 }
 
+# ---- 5. strait-prometheus:dev -----------------------------------------------------------------------------------
+
+# Debian's package, not a registry's image: its binary defaults to Debian's paths (web UI under /usr/share/prometheus/web,
+# data under /var/lib/prometheus/metrics2, owned by the user prometheus its post-install creates), so the image
+# only needs the user and the configuration file named.
+build_prometheus() {
+  if [ "$BASE_IMAGES" != local ]; then
+    log "$PROMETHEUS_IMAGE: not built with STRAIT_BASE_IMAGES=$BASE_IMAGES (set PROMETHEUS_IMAGE to a registry's image)"
+    return
+  fi
+  build_base "$PROMETHEUS_IMAGE" prometheus "--version" \
+    'USER prometheus' \
+    'WORKDIR /var/lib/prometheus' \
+    'EXPOSE 9090' \
+    'VOLUME /var/lib/prometheus' \
+    'ENTRYPOINT ["/usr/bin/prometheus"]' \
+    'CMD ["--config.file=/etc/prometheus/prometheus.yml"]'
+}
+
 # ---- main -------------------------------------------------------------------------------------------------------
 
 start_all=$SECONDS
@@ -267,7 +296,8 @@ timed "docker packages" install_packages
 timed "docker engine" start_engine
 check_client
 if [ "$BASE_IMAGES" = local ]; then
-  timed "$JRE_BASE" build_base "$JRE_BASE" openjdk-17-jre-headless
+  timed "$JRE_BASE" build_base "$JRE_BASE" openjdk-17-jre-headless "java -version" \
+    'ENV JAVA_HOME=/usr/lib/jvm/java-17-openjdk-amd64' 'CMD ["bash"]'
   for t in "${targets[@]}"; do
     if [ "$t" = strait ]; then
       timed "$MAVEN_BASE" build_on_jre "$MAVEN_BASE" openjdk-17-jdk-headless,maven
@@ -278,6 +308,7 @@ for t in "${targets[@]}"; do
   case "$t" in
     strait) timed "$STRAIT_IMAGE" build_strait ;;
     kafka) timed "$STRAIT_KAFKA_IMAGE" build_kafka ;;
+    prometheus) timed "$PROMETHEUS_IMAGE" build_prometheus ;;
   esac
 done
 log "done in $((SECONDS - start_all)) s"

@@ -19,7 +19,7 @@ import java.util.Random;
 /**
  * One of the repository's compose files brought up under a project name of its own, with every published port
  * on a free port of 127.0.0.1 (the variables the files read: DC1_BROKER_PORT and the rest), the images of
- * {@link Docker#straitImage()} and {@link Docker#kafkaImage()}. {@link #close()} takes it down with its volumes
+ * {@link Docker#straitImage()}, {@link Docker#kafkaImage()} and {@link Docker#prometheusImage()}. {@link #close()} takes it down with its volumes
  * and, when {@link #failed()} was called, prints the services' logs first. Not thread-safe: one test drives it.
  */
 final class ComposeStack implements AutoCloseable {
@@ -61,9 +61,19 @@ final class ComposeStack implements AutoCloseable {
         env.put("DC2_ADVERTISED_HOST", "127.0.0.1");
         env.put("STRAIT_IMAGE", Docker.straitImage());
         env.put("KAFKA_IMAGE", Docker.kafkaImage());
+        env.put("PROMETHEUS_IMAGE", Docker.prometheusImage());
         // Seven or eight JVMs start at once on the CI machine's two cores: C1 only, so the JIT does not starve them.
         env.put("STRAIT_HEAP_OPTS", "-Xms64m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
         env.put("KAFKA_JVM_PERFORMANCE_OPTS", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.awt.headless=true");
+    }
+
+    /** Runs the services of these compose profiles too (e.g. "monitoring"); call before {@link #up()}. */
+    ComposeStack profiles(List<String> profiles) {
+        if (!profiles.isEmpty()) {
+            // Read by docker-compose 1.28 and later and by docker compose v2, for every command (down included).
+            env.put("COMPOSE_PROFILES", String.join(",", profiles));
+        }
+        return this;
     }
 
     String project() {

@@ -49,8 +49,13 @@ abstract class TwoDatacenterStackSuite {
         return Map.of("bootstrap.servers", bootstrap);
     }
 
+    /** Compose profiles whose services run too. */
+    List<String> profiles() {
+        return List.of();
+    }
+
     /** More checks once the stack copied the first records. */
-    void afterFirstCopy(ComposeStack stack) {}
+    void afterFirstCopy(ComposeStack stack) throws Exception {}
 
     /**
      * Whether the scenario goes on after the first copy with the mirror's crash and the stack's down and up. Those
@@ -63,7 +68,8 @@ abstract class TwoDatacenterStackSuite {
 
     @Test
     void dc1ToDc2ExactlyOnceThroughAMirrorCrashAndADownUp() throws Exception {
-        try (ComposeStack stack = new ComposeStack(composeFile(), overrides().toArray(String[]::new))) {
+        try (ComposeStack stack =
+                new ComposeStack(composeFile(), overrides().toArray(String[]::new)).profiles(profiles())) {
             try {
                 scenario(stack);
             } catch (Throwable t) {

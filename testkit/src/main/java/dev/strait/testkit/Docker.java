@@ -26,8 +26,10 @@ import org.junit.jupiter.api.Assumptions;
  *
  * <p>Image names: {@link #straitImage()} ({@code STRAIT_IMAGE}, default {@code strait:dev}) and
  * {@link #kafkaImage()} ({@code STRAIT_KAFKA_IMAGE}, default {@code strait-kafka:4.1.1}, the local Apache Kafka
- * 4.1.1 image that stands in for {@code apache/kafka:4.1.1}), each from the system property of the same name in lower
- * case with dots ({@code strait.image}, {@code strait.kafka.image}) or the environment variable. Stateless.
+ * 4.1.1 image that stands in for {@code apache/kafka:4.1.1}) and {@link #prometheusImage()}
+ * ({@code STRAIT_PROMETHEUS_IMAGE}, default {@code strait-prometheus:dev}, Debian's Prometheus), each from the system
+ * property of the same name in lower case with dots ({@code strait.image}, {@code strait.kafka.image},
+ * {@code strait.prometheus.image}) or the environment variable. Stateless.
  */
 public final class Docker {
     private static final Duration CHECK_TIMEOUT = Duration.ofSeconds(60);
@@ -58,6 +60,11 @@ public final class Docker {
 
     public static String kafkaImage() {
         return setting("strait.kafka.image", "STRAIT_KAFKA_IMAGE", "strait-kafka:4.1.1");
+    }
+
+    /** The Prometheus image docker/build-images.sh makes from Debian's package (docker/compose.two-dc.yml's). */
+    public static String prometheusImage() {
+        return setting("strait.prometheus.image", "STRAIT_PROMETHEUS_IMAGE", "strait-prometheus:dev");
     }
 
     private static String setting(String property, String variable, String defaultValue) {

@@ -25,6 +25,9 @@ public final class DockerCondition implements ExecutionCondition {
         if (needs != null && needs.kafka()) {
             images.add(Docker.kafkaImage());
         }
+        if (needs != null && needs.prometheus()) {
+            images.add(Docker.prometheusImage());
+        }
         String missing = Docker.missing(images.toArray(new String[0]));
         if (missing == null) {
             return ConditionEvaluationResult.enabled("Docker and " + images + " are there");

@@ -21,4 +21,7 @@ public @interface RequiresDocker {
 
     /** Needs {@link Docker#kafkaImage()}. */
     boolean kafka() default false;
+
+    /** Needs {@link Docker#prometheusImage()}. */
+    boolean prometheus() default false;
 }

@@ -1,4 +1,4 @@
-package dev.strait.cli.alerts;
+package dev.strait.testkit;
 
 import java.util.Set;
 import java.util.TreeSet;
@@ -6,9 +6,11 @@ import java.util.TreeSet;
 /**
  * The metric names a PromQL expression selects: every identifier that is not a function or aggregation (followed
  * by "("), an aggregation operator, a keyword, a label name (inside {@code {...}} or a by/without/on/ignoring/group_left/group_right list),
- * a duration (inside {@code [...]}) or part of a string. Enough for alerting rules; not a PromQL parser. Stateless.
+ * a duration (inside {@code [...]}) or part of a string. Enough for alerting rules and dashboard panels; not a
+ * PromQL parser. Shared by the checks that read docker/prometheus/alerts.yml and dashboards/ (mirror-cli's
+ * AlertRulesTest and DashboardsTest, docker's stack with Prometheus). Stateless.
  */
-final class PromQlNames {
+public final class PromQlNames {
     private static final Set<String> KEYWORDS = Set.of("and", "or", "unless", "bool", "offset", "inf", "nan");
     /** Aggregation operators: followed by "(" or by a by/without list, so they may not be followed by "(" at once. */
     private static final Set<String> AGGREGATIONS = Set.of(
@@ -30,7 +32,7 @@ final class PromQlNames {
 
     private PromQlNames() {}
 
-    static Set<String> of(String expr) {
+    public static Set<String> of(String expr) {
         String s = blankOut(expr);
         Set<String> names = new TreeSet<>();
         int i = 0;
