@@ -4,6 +4,7 @@ import java.util.Collection;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 
@@ -51,6 +52,15 @@ final class Denial {
                 + "): grant it (kafka-acls --bootstrap-server <" + cluster
                 + "> --add --allow-principal User:<failback> "
                 + "--operation " + op + " --" + kind + " " + first + ")";
+    }
+
+    /** Runs {@code step}, a step on {@code cluster}; a refusal comes out as {@link #translate} makes it. */
+    static <T> T guard(String cluster, String operation, String kind, Collection<String> names, Supplier<T> step) {
+        try {
+            return step.get();
+        } catch (RuntimeException e) {
+            throw translate(e, cluster, operation, kind, names);
+        }
     }
 
     /** A {@link FailoverException} with {@link #line} when {@code e} is an authorization failure, else {@code e}. */

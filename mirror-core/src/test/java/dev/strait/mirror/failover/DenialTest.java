@@ -1,6 +1,7 @@
 package dev.strait.mirror.failover;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.strait.mirror.sync.SyncException;
 import java.util.List;
@@ -58,5 +59,23 @@ class DenialTest {
         assertThat(Denial.translate(e, "target", "READ", "topic", Set.of("ledger")))
                 .isSameAs(e);
         assertThat(Denial.find(e)).isNull();
+    }
+
+    @Test
+    void aGuardedStepThatIsRefusedFailsWithTheLineAndOtherFailuresPassThrough() {
+        RuntimeException timeout = new TimeoutException("no answer");
+
+        assertThat(Denial.guard("source", "READ", "topic", List.of("ledger"), () -> 7))
+                .isEqualTo(7);
+        assertThatThrownBy(() -> Denial.guard("source", "READ", "topic", List.of("ledger"), () -> {
+                    throw new TopicAuthorizationException("Topic authorization failed.");
+                }))
+                .isInstanceOf(FailoverException.class)
+                .hasMessageStartingWith(
+                        "the source cluster denied the principal of the source. settings READ on " + "topic ledger");
+        assertThatThrownBy(() -> Denial.guard("source", "READ", "topic", List.of("ledger"), () -> {
+                    throw timeout;
+                }))
+                .isSameAs(timeout);
     }
 }
