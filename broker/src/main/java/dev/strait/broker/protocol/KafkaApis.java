@@ -166,7 +166,15 @@ public final class KafkaApis implements RequestDispatcher {
                 new PartitionAdminHandler(replicaManager, () -> endpoint.get().nodeId(), authorizer);
         this.groupHandler = groupCoordinator == null
                 ? null
-                : new GroupHandler(groupCoordinator, endpoint, metadataHandler::offsetsPartitionLeader, authorizer);
+                : new GroupHandler(
+                        groupCoordinator,
+                        endpoint,
+                        metadataHandler::offsetsPartitionLeader,
+                        authorizer,
+                        topic -> replicaManager
+                                .topic(topic)
+                                .map(t -> t.partitions())
+                                .orElse(0));
         this.securityAdminHandler = new SecurityAdminHandler(replicaManager.metadata(), authorizer);
         this.quorumHandler = replicaManager.metadata().hasQuorum()
                 ? new QuorumHandler(replicaManager.metadata()::describeQuorum, authorizer)

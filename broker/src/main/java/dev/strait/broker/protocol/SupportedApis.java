@@ -48,7 +48,8 @@ final class SupportedApis {
             ApiKeys.OFFSET_FETCH,
             ApiKeys.LIST_GROUPS,
             ApiKeys.DESCRIBE_GROUPS,
-            ApiKeys.DELETE_GROUPS);
+            ApiKeys.DELETE_GROUPS,
+            ApiKeys.OFFSET_DELETE);
 
     /** Advertised only by a node of a Raft metadata quorum (a standalone node has no quorum to describe). */
     static final Set<ApiKeys> QUORUM_APIS = EnumSet.of(ApiKeys.DESCRIBE_QUORUM);

@@ -116,6 +116,7 @@ class KafkaApisWireIT {
                             Map.entry(ApiKeys.LIST_GROUPS, "0-5"),
                             Map.entry(ApiKeys.DESCRIBE_GROUPS, "0-6"),
                             Map.entry(ApiKeys.DELETE_GROUPS, "0-2"),
+                            Map.entry(ApiKeys.OFFSET_DELETE, "0-0"),
                             Map.entry(ApiKeys.CREATE_PARTITIONS, "0-3"),
                             Map.entry(ApiKeys.DELETE_RECORDS, "0-2"),
                             Map.entry(ApiKeys.SASL_HANDSHAKE, "0-1"),
