@@ -509,6 +509,11 @@ public final class ReplicaManager implements AutoCloseable {
     }
 
     /** The clock this node's logs and replicas run on. */
+    /** The directory that holds every local replica's log (this node's {@code log.dirs}). */
+    public Path logDir() {
+        return logDir;
+    }
+
     public Time time() {
         return time;
     }

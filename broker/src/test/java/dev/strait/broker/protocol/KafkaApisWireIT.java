@@ -126,7 +126,8 @@ class KafkaApisWireIT {
                             Map.entry(ApiKeys.DELETE_ACLS, "1-3"),
                             Map.entry(ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, "0-0"),
                             Map.entry(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, "0-0"),
-                            Map.entry(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, "0-0")));
+                            Map.entry(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, "0-0"),
+                            Map.entry(ApiKeys.DESCRIBE_LOG_DIRS, "1-4")));
         }
     }
 
