@@ -17,6 +17,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.AlterConfigsRequest;
 import org.apache.kafka.common.requests.AlterUserScramCredentialsRequest;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
@@ -327,6 +328,8 @@ public final class KafkaApis implements RequestDispatcher {
             case INCREMENTAL_ALTER_CONFIGS:
                 return topicAdminHandler.handleIncrementalAlterConfigsRequest(
                         context, (IncrementalAlterConfigsRequest) body);
+            case ALTER_CONFIGS:
+                return topicAdminHandler.handleAlterConfigsRequest(context, (AlterConfigsRequest) body);
             case DESCRIBE_CLUSTER:
                 return metadataHandler.handleDescribeClusterRequest(context, (DescribeClusterRequest) body);
             case INIT_PRODUCER_ID:

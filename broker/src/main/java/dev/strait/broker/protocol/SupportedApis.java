@@ -22,6 +22,7 @@ final class SupportedApis {
             ApiKeys.DELETE_TOPICS,
             ApiKeys.DESCRIBE_CONFIGS,
             ApiKeys.INCREMENTAL_ALTER_CONFIGS,
+            ApiKeys.ALTER_CONFIGS,
             ApiKeys.DESCRIBE_CLUSTER,
             ApiKeys.INIT_PRODUCER_ID,
             ApiKeys.OFFSET_FOR_LEADER_EPOCH,

@@ -14,6 +14,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.message.AlterConfigsRequestData;
+import org.apache.kafka.common.message.AlterConfigsResponseData;
 import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopic;
 import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopicConfig;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
@@ -32,6 +34,8 @@ import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.AlterConfigsRequest;
+import org.apache.kafka.common.requests.AlterConfigsResponse;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.CreateTopicsResponse;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
@@ -43,7 +47,8 @@ import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
 import org.apache.kafka.common.requests.RequestContext;
 
 /**
- * Topic administration: CreateTopics and DeleteTopics, DescribeConfigs and IncrementalAlterConfigs (topic configs;
+ * Topic administration: CreateTopics and DeleteTopics, DescribeConfigs, IncrementalAlterConfigs and the legacy
+ * AlterConfigs (topic configs;
  * the broker's are static and read-only), with Kafka's error codes and, where Kafka has them, its messages. The
  * internal offsets topic cannot be deleted. Errors come from {@link ApiErrors}.
  *
@@ -366,46 +371,74 @@ final class TopicAdminHandler {
                 .setConfigType(configType(key));
     }
 
-    /** ALTER_CONFIGS on the topic (else TOPIC_AUTHORIZATION_FAILED) or the cluster (CLUSTER_AUTHORIZATION_FAILED). */
+    /** The outcome of altering one resource's configs: NONE, or the error and its message. */
+    private record Altered(Errors error, String message) {}
+
+    /**
+     * Alters one resource's configs, for both AlterConfigs and IncrementalAlterConfigs: ALTER_CONFIGS on the topic
+     * (else TOPIC_AUTHORIZATION_FAILED) or the cluster for a broker (CLUSTER_AUTHORIZATION_FAILED); broker configs
+     * are static and refused; the topic's new overrides, which {@code change} computes from its current ones, are
+     * validated and, unless {@code validateOnly}, replace them.
+     */
+    private Altered alterConfigs(
+            RequestContext context,
+            byte resourceType,
+            String resourceName,
+            boolean validateOnly,
+            java.util.function.UnaryOperator<Map<String, String>> change) {
+        Errors refused = refusedConfigAccess(context, resourceType, resourceName, AclOperation.ALTER_CONFIGS);
+        if (refused != null) {
+            return new Altered(refused, "Authorization failed.");
+        }
+        try {
+            if (resourceType != RESOURCE_TOPIC) {
+                throw new UnsupportedOperationException(
+                        "only topic configs can be altered (broker configs are static)");
+            }
+            TopicMetadata topic = replicaManager
+                    .topic(resourceName)
+                    .orElseThrow(() -> new UnknownTopicException("unknown topic '" + resourceName + "'"));
+            replicaManager.replaceTopicConfigs(topic.name(), change.apply(topic.configs()), validateOnly);
+            return new Altered(Errors.NONE, null);
+        } catch (RuntimeException e) {
+            return new Altered(ApiErrors.forException(e, Errors.INVALID_CONFIG), e.getMessage());
+        }
+    }
+
+    /** Every config named once, else the request is refused (Kafka cannot tell which value was meant). */
+    private static void requireDistinct(Iterable<String> names) {
+        Set<String> seen = new HashSet<>();
+        for (String name : names) {
+            if (!seen.add(name)) {
+                throw new UnsupportedOperationException("config '" + name + "' appears twice");
+            }
+        }
+    }
+
     AbstractResponse handleIncrementalAlterConfigsRequest(
             RequestContext context, IncrementalAlterConfigsRequest request) {
         IncrementalAlterConfigsResponseData data = new IncrementalAlterConfigsResponseData();
         for (AlterConfigsResource resource : request.data().resources()) {
-            AlterConfigsResourceResponse response = new AlterConfigsResourceResponse()
-                    .setResourceType(resource.resourceType())
-                    .setResourceName(resource.resourceName());
-            Errors refused = refusedConfigAccess(
-                    context, resource.resourceType(), resource.resourceName(), AclOperation.ALTER_CONFIGS);
-            if (refused != null) {
-                data.responses().add(response.setErrorCode(refused.code()).setErrorMessage("Authorization failed."));
-                continue;
-            }
-            try {
-                alterTopicConfigs(resource, request.data().validateOnly());
-                response.setErrorCode(Errors.NONE.code());
-            } catch (RuntimeException e) {
-                response.setErrorCode(
-                                ApiErrors.forException(e, Errors.INVALID_CONFIG).code())
-                        .setErrorMessage(e.getMessage());
-            }
-            data.responses().add(response);
+            Altered altered = alterConfigs(
+                    context,
+                    resource.resourceType(),
+                    resource.resourceName(),
+                    request.data().validateOnly(),
+                    current -> incrementally(current, resource));
+            data.responses()
+                    .add(new AlterConfigsResourceResponse()
+                            .setResourceType(resource.resourceType())
+                            .setResourceName(resource.resourceName())
+                            .setErrorCode(altered.error().code())
+                            .setErrorMessage(altered.message()));
         }
         return new IncrementalAlterConfigsResponse(data);
     }
 
-    private void alterTopicConfigs(AlterConfigsResource resource, boolean validateOnly) {
-        if (resource.resourceType() != RESOURCE_TOPIC) {
-            throw new UnsupportedOperationException("only topic configs can be altered (broker configs are static)");
-        }
-        TopicMetadata topic = replicaManager
-                .topic(resource.resourceName())
-                .orElseThrow(() -> new UnknownTopicException("unknown topic '" + resource.resourceName() + "'"));
-        Map<String, String> overrides = new LinkedHashMap<>(topic.configs());
-        Set<String> seen = new HashSet<>();
+    private static Map<String, String> incrementally(Map<String, String> current, AlterConfigsResource resource) {
+        requireDistinct(resource.configs().stream().map(AlterableConfig::name).toList());
+        Map<String, String> overrides = new LinkedHashMap<>(current);
         for (AlterableConfig config : resource.configs()) {
-            if (!seen.add(config.name())) {
-                throw new UnsupportedOperationException("config '" + config.name() + "' appears twice");
-            }
             switch (config.configOperation()) {
                 case 0: // SET
                     overrides.put(config.name(), config.value());
@@ -418,6 +451,38 @@ final class TopicAdminHandler {
                             "config operation " + config.configOperation() + " is not supported");
             }
         }
-        replicaManager.replaceTopicConfigs(topic.name(), overrides, validateOnly);
+        return overrides;
+    }
+
+    /**
+     * The legacy AlterConfigs, which older clients and librdkafka send: the configs given become the resource's
+     * whole set of dynamic configs (those not named go back to their defaults), checked as IncrementalAlterConfigs
+     * checks them.
+     */
+    AbstractResponse handleAlterConfigsRequest(RequestContext context, AlterConfigsRequest request) {
+        AlterConfigsResponseData data = new AlterConfigsResponseData();
+        for (AlterConfigsRequestData.AlterConfigsResource resource :
+                request.data().resources()) {
+            Altered altered = alterConfigs(
+                    context,
+                    resource.resourceType(),
+                    resource.resourceName(),
+                    request.data().validateOnly(),
+                    current -> {
+                        requireDistinct(resource.configs().stream()
+                                .map(AlterConfigsRequestData.AlterableConfig::name)
+                                .toList());
+                        Map<String, String> replacement = new LinkedHashMap<>();
+                        resource.configs().forEach(c -> replacement.put(c.name(), c.value()));
+                        return replacement;
+                    });
+            data.responses()
+                    .add(new AlterConfigsResponseData.AlterConfigsResourceResponse()
+                            .setResourceType(resource.resourceType())
+                            .setResourceName(resource.resourceName())
+                            .setErrorCode(altered.error().code())
+                            .setErrorMessage(altered.message()));
+        }
+        return new AlterConfigsResponse(data);
     }
 }

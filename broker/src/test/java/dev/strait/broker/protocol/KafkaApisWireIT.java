@@ -104,6 +104,7 @@ class KafkaApisWireIT {
                             Map.entry(ApiKeys.OFFSET_FOR_LEADER_EPOCH, "2-4"),
                             Map.entry(ApiKeys.DESCRIBE_CONFIGS, "1-4"),
                             Map.entry(ApiKeys.INCREMENTAL_ALTER_CONFIGS, "0-1"),
+                            Map.entry(ApiKeys.ALTER_CONFIGS, "0-2"),
                             Map.entry(ApiKeys.DESCRIBE_CLUSTER, "0-2"),
                             Map.entry(ApiKeys.ELECT_LEADERS, "0-2"),
                             Map.entry(ApiKeys.FIND_COORDINATOR, "0-6"),
