@@ -257,18 +257,26 @@ final class TopicAdminHandler {
         return replicaManager.brokerTopicDefaults().containsKey(key) ? SOURCE_STATIC_BROKER : SOURCE_DEFAULT;
     }
 
+    /** The DescribeConfigs type id (DescribeConfigsResponse.ConfigType) of a topic config; STRING for others. */
     private static byte configType(String key) {
-        switch (key) {
-            case TopicConfigs.CLEANUP_POLICY:
-                return 7; // LIST
-            case "message.timestamp.type":
-                return 2; // STRING
-            case "segment.bytes":
-            case "max.message.bytes":
-            case "index.interval.bytes":
-                return 3; // INT
+        if (!TopicConfigs.supportedKeys().contains(key)) {
+            return 2;
+        }
+        switch (TopicConfigs.type(key)) {
+            case BOOLEAN:
+                return 1;
+            case STRING:
+                return 2;
+            case INT:
+                return 3;
+            case LONG:
+                return 5;
+            case DOUBLE:
+                return 6;
+            case LIST:
+                return 7;
             default:
-                return 5; // LONG
+                throw new AssertionError(key);
         }
     }
 
