@@ -16,6 +16,7 @@ import java.util.function.Supplier;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.AlterConfigsRequestData;
 import org.apache.kafka.common.message.AlterConfigsResponseData;
+import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableReplicaAssignment;
 import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopic;
 import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopicConfig;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
@@ -117,22 +118,29 @@ final class TopicAdminHandler {
     }
 
     private void createTopic(CreatableTopic topic, boolean validateOnly, short version, CreatableTopicResult result) {
-        int nodeId = endpoint.get().nodeId();
         int partitions = topic.numPartitions() == -1 ? defaultNumPartitions : topic.numPartitions();
+        List<List<Integer>> assignments = new ArrayList<>();
         if (!topic.assignments().isEmpty()) {
-            boolean valid = topic.numPartitions() == -1 && topic.replicationFactor() == -1;
-            for (var assignment : topic.assignments()) {
-                valid &= assignment.brokerIds().equals(List.of(nodeId));
-            }
-            if (!valid) {
+            if (topic.numPartitions() != -1 || topic.replicationFactor() != -1) {
                 setError(
                         result,
-                        Errors.INVALID_REPLICA_ASSIGNMENT,
-                        "only assignments to node " + nodeId
-                                + " are possible, without numPartitions and replicationFactor");
+                        Errors.INVALID_REQUEST,
+                        "a replica assignment comes without numPartitions and replicationFactor (both -1)");
                 return;
             }
-            partitions = topic.assignments().size();
+            List<CreatableReplicaAssignment> byIndex = new ArrayList<>(topic.assignments());
+            byIndex.sort(java.util.Comparator.comparingInt(CreatableReplicaAssignment::partitionIndex));
+            for (int i = 0; i < byIndex.size(); i++) {
+                if (byIndex.get(i).partitionIndex() != i) {
+                    setError(
+                            result,
+                            Errors.INVALID_REPLICA_ASSIGNMENT,
+                            "the assigned partitions must be numbered 0 to " + (byIndex.size() - 1));
+                    return;
+                }
+                assignments.add(byIndex.get(i).brokerIds());
+            }
+            partitions = assignments.size();
         }
         if (topic.replicationFactor() == 0 || topic.replicationFactor() < -1) {
             setError(
@@ -156,13 +164,18 @@ final class TopicAdminHandler {
             return;
         }
         try {
-            TopicMetadata created = replicaManager.createTopic(
-                    topic.name(), partitions, topic.replicationFactor(), configs, validateOnly);
+            TopicMetadata created = assignments.isEmpty()
+                    ? replicaManager.createTopic(
+                            topic.name(), partitions, topic.replicationFactor(), configs, validateOnly)
+                    : replicaManager.createTopic(topic.name(), assignments, configs, validateOnly);
+            short asked = assignments.isEmpty()
+                    ? topic.replicationFactor()
+                    : (short) assignments.get(0).size();
             short replicationFactor = replicaManager
                     .metadata()
                     .partitionState(created.topicId(), 0)
                     .map(p -> (short) p.replicas().size())
-                    .orElse(topic.replicationFactor() > 0 ? topic.replicationFactor() : (short) 1);
+                    .orElse(asked > 0 ? asked : (short) 1);
             result.setErrorCode(Errors.NONE.code())
                     .setTopicId(created.topicId())
                     .setNumPartitions(partitions)
