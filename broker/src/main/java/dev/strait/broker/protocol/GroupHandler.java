@@ -95,8 +95,8 @@ import org.apache.kafka.common.resource.ResourceType;
  * The classic group protocol and committed offsets on the wire, translated to {@link GroupCoordinator} calls.
  * Every API but FindCoordinator answers from the coordinator's callback, later and on the loop thread of the
  * group's shard (a handler thread never waits for a shard); the writing ones (JoinGroup, SyncGroup, LeaveGroup,
- * OffsetCommit, DeleteGroups) only once what the coordinator wrote is on the offsets partition's in-sync replicas.
- * What a callback checks of the request (topic and group ACLs) uses the request's context, captured on the handler
+ * OffsetCommit, DeleteGroups, OffsetDelete) only once what the coordinator wrote is on the offsets partition's
+ * in-sync replicas. What a callback checks of the request (topic and group ACLs) uses the request's context, captured on the handler
  * thread.
  * FindCoordinator answers this node for groups and COORDINATOR_NOT_AVAILABLE for transaction keys (no
  * transaction coordinator yet).

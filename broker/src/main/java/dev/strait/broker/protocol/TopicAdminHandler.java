@@ -48,10 +48,10 @@ import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
 import org.apache.kafka.common.requests.RequestContext;
 
 /**
- * Topic administration: CreateTopics and DeleteTopics, DescribeConfigs, IncrementalAlterConfigs and the legacy
- * AlterConfigs (topic configs;
- * the broker's are static and read-only), with Kafka's error codes and, where Kafka has them, its messages. The
- * internal offsets topic cannot be deleted. Errors come from {@link ApiErrors}.
+ * Topic administration: CreateTopics (replicas placed by the controller or by hand) and DeleteTopics,
+ * DescribeConfigs, IncrementalAlterConfigs and the legacy AlterConfigs (topic configs; the broker's are static and
+ * read-only), with Kafka's error codes and, where Kafka has them, its messages. The internal offsets topic cannot be
+ * deleted. Errors come from {@link ApiErrors}.
  *
  * <p>Thread-safe: stateless; the replica manager serializes topic changes.
  */
