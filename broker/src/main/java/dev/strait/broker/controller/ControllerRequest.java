@@ -55,11 +55,25 @@ public sealed interface ControllerRequest {
     record Heartbeat(int nodeId, long nodeEpoch, long metadataOffset, boolean wantShutdown)
             implements ControllerRequest {}
 
-    record CreateTopic(String name, int partitions, int replicationFactor, Map<String, String> configs)
+    /**
+     * A new topic: {@code partitions} partitions of {@code replicationFactor} replicas placed by the controller, or,
+     * when {@code assignments} is not empty, partition {@code i} on the replicas {@code assignments.get(i)}.
+     */
+    record CreateTopic(
+            String name,
+            int partitions,
+            int replicationFactor,
+            Map<String, String> configs,
+            List<List<Integer>> assignments)
             implements ControllerRequest {
         public CreateTopic {
             Objects.requireNonNull(name, "name");
             configs = Map.copyOf(configs);
+            assignments = assignments.stream().map(List::copyOf).toList();
+        }
+
+        public CreateTopic(String name, int partitions, int replicationFactor, Map<String, String> configs) {
+            this(name, partitions, replicationFactor, configs, List.of());
         }
     }
 

@@ -28,7 +28,8 @@ public record ControllerResponse(
         INVALID_REPLICATION_FACTOR,
         STALE_EPOCH,
         INVALID_REQUEST,
-        STALE_BROKER_EPOCH;
+        STALE_BROKER_EPOCH,
+        INVALID_REPLICA_ASSIGNMENT;
 
         static Error forCode(int code) {
             if (code < 0 || code >= values().length) {

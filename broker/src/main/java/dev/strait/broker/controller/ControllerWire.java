@@ -88,6 +88,8 @@ final class ControllerWire {
     private static final byte ALTER_PARTITION_WITH_EPOCHS = 13;
 
     private static final byte ELECT_UNCLEAN_LEADERS = 14;
+    /** A CreateTopic with replicas placed by hand; sent only with an assignment, so older controllers read the rest. */
+    private static final byte CREATE_TOPIC_WITH_ASSIGNMENTS = 15;
 
     /** A frame that is not a valid controller message. */
     static final class MalformedFrameException extends IOException {
@@ -363,11 +365,17 @@ final class ControllerWire {
             out.writeLong(r.metadataOffset());
             out.writeBoolean(r.wantShutdown());
         } else if (request instanceof CreateTopic r) {
-            out.writeByte(CREATE_TOPIC);
+            out.writeByte(r.assignments().isEmpty() ? CREATE_TOPIC : CREATE_TOPIC_WITH_ASSIGNMENTS);
             out.writeUTF(r.name());
             out.writeInt(r.partitions());
             out.writeInt(r.replicationFactor());
             writeMap(out, r.configs());
+            if (!r.assignments().isEmpty()) {
+                out.writeInt(r.assignments().size());
+                for (List<Integer> replicas : r.assignments()) {
+                    writeInts(out, replicas);
+                }
+            }
         } else if (request instanceof DeleteTopic r) {
             out.writeByte(DELETE_TOPIC);
             out.writeUTF(r.name());
@@ -455,6 +463,18 @@ final class ControllerWire {
                 return new Heartbeat(in.readInt(), in.readLong(), in.readLong(), in.readBoolean());
             case CREATE_TOPIC:
                 return new CreateTopic(in.readUTF(), in.readInt(), in.readInt(), readMap(in));
+            case CREATE_TOPIC_WITH_ASSIGNMENTS: {
+                String name = in.readUTF();
+                int partitions = in.readInt();
+                int replicationFactor = in.readInt();
+                Map<String, String> configs = readMap(in);
+                int count = listSize(in);
+                List<List<Integer>> assignments = new ArrayList<>();
+                for (int i = 0; i < count; i++) {
+                    assignments.add(readInts(in));
+                }
+                return new CreateTopic(name, partitions, replicationFactor, configs, assignments);
+            }
             case DELETE_TOPIC:
                 return new DeleteTopic(in.readUTF());
             case CREATE_PARTITIONS:

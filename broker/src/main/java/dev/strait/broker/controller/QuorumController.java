@@ -11,6 +11,8 @@ import dev.strait.broker.controller.ControllerRequest.Heartbeat;
 import dev.strait.broker.controller.ControllerRequest.RegisterBroker;
 import dev.strait.broker.controller.ControllerResponse.Error;
 import dev.strait.broker.controller.PartitionChanges.Eligible;
+import dev.strait.broker.metadata.InvalidReplicaAssignmentException;
+import dev.strait.broker.metadata.ReplicaAssignments;
 import dev.strait.broker.raft.metadata.MetadataImage.NodeRegistration;
 import dev.strait.broker.raft.metadata.MetadataImage.PartitionState;
 import dev.strait.broker.raft.metadata.MetadataImage.TopicImage;
@@ -438,6 +440,9 @@ final class QuorumController {
                             + r.partitions() + " (one request creates at most " + (MAX_RECORDS_PER_USER_OP - 1)
                             + " partitions and configs); create the topic with fewer and add partitions in steps");
         }
+        if (!r.assignments().isEmpty()) {
+            return createTopicAsAssigned(r);
+        }
         int factor = r.replicationFactor() == -1 ? defaultReplicationFactor : r.replicationFactor();
         List<Integer> brokers = unfencedNodes();
         if (factor < 1 || factor > brokers.size()) {
@@ -454,6 +459,52 @@ final class QuorumController {
             decision.add(new TopicConfig(topicId, config.getKey(), config.getValue()));
         }
         addPartitions(decision, topicId, 0, r.partitions(), factor, brokers);
+        commit(decision);
+        return replyWhenCommitted(ControllerResponse::ok);
+    }
+
+    /**
+     * As Kafka's controller: the replicas must be registered brokers (fenced ones too), each partition's ISR is its
+     * unfenced replicas and its leader the first of them; a partition without an unfenced replica is refused.
+     */
+    private CompletableFuture<ControllerResponse> createTopicAsAssigned(CreateTopic r) {
+        if ((long) r.assignments().size() + r.configs().size() + 1 > MAX_RECORDS_PER_USER_OP) {
+            return failed(
+                    Error.INVALID_REQUEST,
+                    "Excessively large number of partitions per request: "
+                            + r.assignments().size());
+        }
+        try {
+            ReplicaAssignments.check(
+                    r.assignments(), id -> projected.image().nodes().containsKey(id));
+        } catch (InvalidReplicaAssignmentException e) {
+            return failed(Error.INVALID_REPLICA_ASSIGNMENT, e.getMessage());
+        }
+        List<List<Integer>> isrs = new ArrayList<>();
+        for (int p = 0; p < r.assignments().size(); p++) {
+            List<Integer> isr = r.assignments().get(p).stream()
+                    .filter(projected::isUnfenced)
+                    .toList();
+            if (isr.isEmpty()) {
+                return failed(
+                        Error.INVALID_REPLICA_ASSIGNMENT,
+                        "every broker assigned to partition " + p + " is fenced: "
+                                + r.assignments().get(p));
+            }
+            isrs.add(isr);
+        }
+        UUID topicId = topicIds.get();
+        while (projected.topic(topicId).isPresent()) {
+            topicId = topicIds.get();
+        }
+        Decision decision = Decision.of(new MetadataRecord.CreateTopic(r.name(), topicId));
+        for (Map.Entry<String, String> config : new TreeMap<>(r.configs()).entrySet()) {
+            decision.add(new TopicConfig(topicId, config.getKey(), config.getValue()));
+        }
+        for (int p = 0; p < r.assignments().size(); p++) {
+            List<Integer> isr = isrs.get(p);
+            decision.partition(topicId, p, r.assignments().get(p), isr, isr.get(0), 0, Eligible.NONE);
+        }
         commit(decision);
         return replyWhenCommitted(ControllerResponse::ok);
     }

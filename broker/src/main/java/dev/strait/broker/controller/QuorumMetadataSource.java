@@ -11,6 +11,7 @@ import dev.strait.broker.controller.ControllerRequest.ElectPreferredLeaders;
 import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.AclEntry;
 import dev.strait.broker.metadata.BrokerRegistration;
+import dev.strait.broker.metadata.InvalidReplicaAssignmentException;
 import dev.strait.broker.metadata.InvalidReplicationFactorException;
 import dev.strait.broker.metadata.MetadataSource;
 import dev.strait.broker.metadata.PartitionState;
@@ -381,6 +382,14 @@ public final class QuorumMetadataSource implements MetadataSource {
     }
 
     @Override
+    public TopicMetadata createTopic(String name, List<List<Integer>> assignments, Map<String, String> configs) {
+        ClusterImage after = mutate(new CreateTopic(name, assignments.size(), -1, configs, assignments));
+        return after.topic(name)
+                .map(QuorumMetadataSource::toTopicMetadata)
+                .orElseThrow(() -> new UnknownTopicException("topic '" + name + "' was deleted right after creation"));
+    }
+
+    @Override
     public TopicMetadata deleteTopic(String name) {
         TopicMetadata before = topic(name).orElse(null);
         mutate(new DeleteTopic(name));
@@ -646,6 +655,8 @@ public final class QuorumMetadataSource implements MetadataSource {
                 throw new UnknownTopicException(response.message());
             case INVALID_REPLICATION_FACTOR:
                 throw new InvalidReplicationFactorException(response.message());
+            case INVALID_REPLICA_ASSIGNMENT:
+                throw new InvalidReplicaAssignmentException(response.message());
             case STALE_EPOCH:
                 throw new StaleEpochException(response.message());
             case INVALID_REQUEST:

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -32,6 +33,9 @@ import org.slf4j.LoggerFactory;
 public final class ClassicGroup {
 
     private static final Logger LOGGER = LoggerFactory.getLogger(ClassicGroup.class);
+
+    /** The protocol type of the consumer's group protocol, whose member metadata is a topic subscription. */
+    private static final String CONSUMER_PROTOCOL_TYPE = "consumer";
 
     /** One member. Mutable; owned by the group. */
     static final class Member {
@@ -125,6 +129,51 @@ public final class ClassicGroup {
                     "group " + groupId + ": illegal transition from " + state + " to " + target);
         }
         state = target;
+    }
+
+    // ------------------------------------------------------------------------------------------------ OffsetDelete
+
+    /**
+     * Whether OffsetDelete may delete offsets of this group, as Kafka decides: not if it is Dead (GROUP_ID_NOT_FOUND),
+     * nor if it has members that do not use the consumer protocol (NON_EMPTY_GROUP, nothing tells which topics they
+     * read); a consumer group with members is checked partition by partition ({@link #isSubscribedTo}).
+     */
+    GroupError validateOffsetDelete() {
+        if (state == GroupState.DEAD) {
+            return GroupError.GROUP_ID_NOT_FOUND;
+        }
+        if (state != GroupState.EMPTY && !usesConsumerProtocol()) {
+            return GroupError.NON_EMPTY_GROUP;
+        }
+        return GroupError.NONE;
+    }
+
+    private boolean usesConsumerProtocol() {
+        return CONSUMER_PROTOCOL_TYPE.equals(protocolType);
+    }
+
+    /**
+     * Whether the members subscribe to {@code topic}, read from their metadata of the group's selected protocol.
+     * A consumer group whose subscriptions cannot be known (no protocol selected yet, unreadable metadata) counts as
+     * subscribed to everything, so that OffsetDelete never deletes what a member may be reading.
+     */
+    boolean isSubscribedTo(String topic, GroupCoordinator.SubscriptionReader reader) {
+        if (!usesConsumerProtocol() || members.isEmpty()) {
+            return false;
+        }
+        if (protocolName == null) {
+            return true;
+        }
+        for (Member member : members.values()) {
+            Optional<Set<String>> topics = member.protocols.stream()
+                    .filter(p -> p.name().equals(protocolName))
+                    .findFirst()
+                    .flatMap(p -> reader.topics(p.metadata()));
+            if (topics.isEmpty() || topics.get().contains(topic)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // ------------------------------------------------------------------------------------------------ loading

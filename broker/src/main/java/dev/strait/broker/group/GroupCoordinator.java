@@ -95,6 +95,18 @@ public final class GroupCoordinator implements AutoCloseable {
     /** The outcome of a LeaveGroup: an error for the whole request, or NONE and one error per member. */
     public record LeaveResult(GroupError error, List<GroupError> members) {}
 
+    /** An OffsetDelete's answer: an error for the whole group, or NONE and one error per partition asked for. */
+    public record OffsetDeleteResult(GroupError error, Map<TopicPartitionKey, GroupError> partitions) {}
+
+    /**
+     * The topics a member's metadata of the consumer protocol subscribes to, or empty if it cannot be read; the
+     * protocol adapter knows the format.
+     */
+    @FunctionalInterface
+    public interface SubscriptionReader {
+        Optional<java.util.Set<String>> topics(byte[] metadata);
+    }
+
     public record GroupListing(String groupId, String protocolType, GroupState state) {}
 
     /** An OffsetFetch's answer: NONE and the committed offsets, or why this node cannot serve them now. */
@@ -761,6 +773,67 @@ public final class GroupCoordinator implements AutoCloseable {
             });
             result.respond(() -> callback.accept(GroupError.NONE), callback);
         }
+        complete(shard, result);
+    }
+
+    /**
+     * Deletes some committed offsets of a group, as Kafka's OffsetDelete: partitions of topics its members subscribe
+     * to are refused (GROUP_SUBSCRIBED_TO_TOPIC), the others are tombstoned, and the callback hears the outcome once
+     * the tombstones are durable. An unknown group is GROUP_ID_NOT_FOUND.
+     */
+    public void deleteOffsets(
+            String groupId,
+            List<TopicPartitionKey> partitions,
+            SubscriptionReader subscriptions,
+            Consumer<OffsetDeleteResult> callerCallback) {
+        Consumer<OffsetDeleteResult> callback = answeredSafely("OffsetDelete", callerCallback);
+        if (groupId == null || groupId.isEmpty()) {
+            callback.accept(new OffsetDeleteResult(GroupError.INVALID_GROUP_ID, Map.of()));
+            return;
+        }
+        Shard shard = shard(groupId);
+        submit(
+                shard,
+                () -> deleteOffsets(shard, groupId, partitions, subscriptions, callback),
+                () -> callback.accept(new OffsetDeleteResult(GroupError.NOT_COORDINATOR, Map.of())));
+    }
+
+    private void deleteOffsets(
+            Shard shard,
+            String groupId,
+            List<TopicPartitionKey> partitions,
+            SubscriptionReader subscriptions,
+            Consumer<OffsetDeleteResult> callback) {
+        GroupError unavailable = unavailable(shard);
+        if (unavailable != GroupError.NONE) {
+            callback.accept(new OffsetDeleteResult(unavailable, Map.of()));
+            return;
+        }
+        ClassicGroup group = shard.groups.get(groupId);
+        GroupError refused = group == null ? GroupError.GROUP_ID_NOT_FOUND : group.validateOffsetDelete();
+        GroupResult result = new GroupResult();
+        if (refused != GroupError.NONE) {
+            result.respond(
+                    () -> callback.accept(new OffsetDeleteResult(refused, Map.of())),
+                    error -> callback.accept(new OffsetDeleteResult(error, Map.of())));
+            complete(shard, result);
+            return;
+        }
+        Map<TopicPartitionKey, GroupError> outcome = new LinkedHashMap<>();
+        List<TopicPartitionKey> deleted = new ArrayList<>();
+        for (TopicPartitionKey tp : partitions) {
+            if (group.isSubscribedTo(tp.topic(), subscriptions)) {
+                outcome.put(tp, GroupError.GROUP_SUBSCRIBED_TO_TOPIC);
+            } else {
+                outcome.put(tp, GroupError.NONE);
+                deleted.add(tp);
+            }
+        }
+        OffsetManager.writeDeletion(groupId, deleted, result);
+        result.onDurable(() -> shard.offsets.delete(groupId, deleted));
+        result.respond(
+                () -> callback.accept(new OffsetDeleteResult(GroupError.NONE, outcome)),
+                error -> callback.accept(new OffsetDeleteResult(error, Map.of())));
         complete(shard, result);
     }
 

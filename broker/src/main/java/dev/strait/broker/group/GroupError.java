@@ -16,6 +16,8 @@ public enum GroupError {
     INVALID_SESSION_TIMEOUT,
     UNKNOWN_SERVER_ERROR,
     INVALID_COMMIT_OFFSET_SIZE,
+    /** OffsetDelete: the group's active members subscribe to the partition's topic. */
+    GROUP_SUBSCRIBED_TO_TOPIC,
     /** This node is taking over the group's offsets partition and replays it; the client retries. */
     COORDINATOR_LOAD_IN_PROGRESS,
     /** This node no longer coordinates the group (its offsets partition moved); the client looks it up again. */

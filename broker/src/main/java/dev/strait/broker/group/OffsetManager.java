@@ -37,6 +37,23 @@ final class OffsetManager {
         }
     }
 
+    /**
+     * Tombstones for some partitions of a group, written whether or not an offset is known for them: a commit
+     * appended before and still waiting to be durable is then deleted too, as the deletion's answer says.
+     */
+    static void writeDeletion(String groupId, Iterable<TopicPartitionKey> partitions, GroupResult out) {
+        for (TopicPartitionKey tp : partitions) {
+            out.write(new OffsetsLog.Entry(GroupRecords.offsetKey(groupId, tp.topic(), tp.partition()), null));
+        }
+    }
+
+    /** Tombstones for some partitions of a group are durable. */
+    void delete(String groupId, Iterable<TopicPartitionKey> partitions) {
+        for (TopicPartitionKey tp : partitions) {
+            load(groupId, tp, null);
+        }
+    }
+
     /** A commit is durable. */
     void commit(String groupId, Map<TopicPartitionKey, OffsetAndMetadata> offsets) {
         committed.computeIfAbsent(groupId, g -> new LinkedHashMap<>()).putAll(offsets);

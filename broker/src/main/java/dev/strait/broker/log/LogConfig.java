@@ -18,6 +18,13 @@ import java.util.Map;
  *                           record timestamp, so that consumers behind by less than this still see the delete
  * @param flushOnAck         {@code flush.on.ack} (Strait's): count records toward the high watermark, and so
  *                           acknowledge acks=all, only once every in-sync replica has fsynced them
+ * @param minCompactionLagMs {@code min.compaction.lag.ms}: a segment holding a record younger than this (by its
+ *                           largest timestamp) is not compacted yet
+ * @param maxCompactionLagMs {@code max.compaction.lag.ms}: a compacted log rolls its active segment once it is this
+ *                           old, so that the cleaner, which compacts every closed segment, reaches its records
+ * @param timestampBeforeMaxMs {@code message.timestamp.before.max.ms}: how far in the past a CreateTime record's
+ *                           timestamp may be when it is produced
+ * @param timestampAfterMaxMs {@code message.timestamp.after.max.ms}: how far in the future it may be
  */
 public record LogConfig(
         int segmentBytes,
@@ -29,7 +36,11 @@ public record LogConfig(
         TimestampType timestampType,
         CleanupPolicy cleanupPolicy,
         long deleteRetentionMs,
-        boolean flushOnAck) {
+        boolean flushOnAck,
+        long minCompactionLagMs,
+        long maxCompactionLagMs,
+        long timestampBeforeMaxMs,
+        long timestampAfterMaxMs) {
 
     public static final int DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024;
     public static final long DEFAULT_SEGMENT_MS = 7L * 24 * 60 * 60 * 1000;
@@ -38,6 +49,11 @@ public record LogConfig(
     public static final int DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024 + 12;
     public static final int DEFAULT_INDEX_INTERVAL_BYTES = 4096;
     public static final long DEFAULT_DELETE_RETENTION_MS = 24L * 60 * 60 * 1000;
+    public static final long DEFAULT_MIN_COMPACTION_LAG_MS = 0;
+    public static final long DEFAULT_MAX_COMPACTION_LAG_MS = Long.MAX_VALUE;
+    public static final long DEFAULT_TIMESTAMP_BEFORE_MAX_MS = Long.MAX_VALUE;
+    /** Kafka 4.0's default (KIP-1030): a record stamped more than an hour ahead is refused. */
+    public static final long DEFAULT_TIMESTAMP_AFTER_MAX_MS = 60L * 60 * 1000;
     /** The topic config name of {@link #flushOnAck}. */
     public static final String FLUSH_ON_ACK = "flush.on.ack";
 
@@ -117,6 +133,10 @@ public record LogConfig(
                 ">= " + RecordBatchHeader.HEADER_SIZE_BYTES);
         require(indexIntervalBytes >= 0, "index.interval.bytes", indexIntervalBytes, ">= 0");
         require(deleteRetentionMs >= 0, "delete.retention.ms", deleteRetentionMs, ">= 0");
+        require(minCompactionLagMs >= 0, "min.compaction.lag.ms", minCompactionLagMs, ">= 0");
+        require(maxCompactionLagMs >= 1, "max.compaction.lag.ms", maxCompactionLagMs, ">= 1");
+        require(timestampBeforeMaxMs >= 0, "message.timestamp.before.max.ms", timestampBeforeMaxMs, ">= 0");
+        require(timestampAfterMaxMs >= 0, "message.timestamp.after.max.ms", timestampAfterMaxMs, ">= 0");
         if (timestampType == null) {
             throw new IllegalArgumentException("message.timestamp.type must be set");
         }
@@ -136,7 +156,11 @@ public record LogConfig(
                 TimestampType.CREATE_TIME,
                 CleanupPolicy.DELETE,
                 DEFAULT_DELETE_RETENTION_MS,
-                false);
+                false,
+                DEFAULT_MIN_COMPACTION_LAG_MS,
+                DEFAULT_MAX_COMPACTION_LAG_MS,
+                DEFAULT_TIMESTAMP_BEFORE_MAX_MS,
+                DEFAULT_TIMESTAMP_AFTER_MAX_MS);
     }
 
     /**
@@ -175,6 +199,14 @@ public record LogConfig(
                     return withDeleteRetentionMs(Long.parseLong(value));
                 case FLUSH_ON_ACK:
                     return withFlushOnAck(parseBoolean(name, value));
+                case "min.compaction.lag.ms":
+                    return withCompactionLags(Long.parseLong(value), maxCompactionLagMs);
+                case "max.compaction.lag.ms":
+                    return withCompactionLags(minCompactionLagMs, Long.parseLong(value));
+                case "message.timestamp.before.max.ms":
+                    return withTimestampLimits(Long.parseLong(value), timestampAfterMaxMs);
+                case "message.timestamp.after.max.ms":
+                    return withTimestampLimits(timestampBeforeMaxMs, Long.parseLong(value));
                 default:
                     throw new IllegalArgumentException("unknown log config '" + name + "'");
             }
@@ -201,7 +233,11 @@ public record LogConfig(
                 timestampType,
                 cleanupPolicy,
                 deleteRetentionMs,
-                value);
+                value,
+                minCompactionLagMs,
+                maxCompactionLagMs,
+                timestampBeforeMaxMs,
+                timestampAfterMaxMs);
     }
 
     public LogConfig withSegmentBytes(int value) {
@@ -215,7 +251,11 @@ public record LogConfig(
                 timestampType,
                 cleanupPolicy,
                 deleteRetentionMs,
-                flushOnAck);
+                flushOnAck,
+                minCompactionLagMs,
+                maxCompactionLagMs,
+                timestampBeforeMaxMs,
+                timestampAfterMaxMs);
     }
 
     public LogConfig withSegmentMs(long value) {
@@ -229,7 +269,11 @@ public record LogConfig(
                 timestampType,
                 cleanupPolicy,
                 deleteRetentionMs,
-                flushOnAck);
+                flushOnAck,
+                minCompactionLagMs,
+                maxCompactionLagMs,
+                timestampBeforeMaxMs,
+                timestampAfterMaxMs);
     }
 
     public LogConfig withRetentionMs(long value) {
@@ -243,7 +287,11 @@ public record LogConfig(
                 timestampType,
                 cleanupPolicy,
                 deleteRetentionMs,
-                flushOnAck);
+                flushOnAck,
+                minCompactionLagMs,
+                maxCompactionLagMs,
+                timestampBeforeMaxMs,
+                timestampAfterMaxMs);
     }
 
     public LogConfig withRetentionBytes(long value) {
@@ -257,7 +305,11 @@ public record LogConfig(
                 timestampType,
                 cleanupPolicy,
                 deleteRetentionMs,
-                flushOnAck);
+                flushOnAck,
+                minCompactionLagMs,
+                maxCompactionLagMs,
+                timestampBeforeMaxMs,
+                timestampAfterMaxMs);
     }
 
     public LogConfig withMaxMessageBytes(int value) {
@@ -271,7 +323,11 @@ public record LogConfig(
                 timestampType,
                 cleanupPolicy,
                 deleteRetentionMs,
-                flushOnAck);
+                flushOnAck,
+                minCompactionLagMs,
+                maxCompactionLagMs,
+                timestampBeforeMaxMs,
+                timestampAfterMaxMs);
     }
 
     public LogConfig withIndexIntervalBytes(int value) {
@@ -285,7 +341,11 @@ public record LogConfig(
                 timestampType,
                 cleanupPolicy,
                 deleteRetentionMs,
-                flushOnAck);
+                flushOnAck,
+                minCompactionLagMs,
+                maxCompactionLagMs,
+                timestampBeforeMaxMs,
+                timestampAfterMaxMs);
     }
 
     public LogConfig withTimestampType(TimestampType value) {
@@ -299,7 +359,11 @@ public record LogConfig(
                 value,
                 cleanupPolicy,
                 deleteRetentionMs,
-                flushOnAck);
+                flushOnAck,
+                minCompactionLagMs,
+                maxCompactionLagMs,
+                timestampBeforeMaxMs,
+                timestampAfterMaxMs);
     }
 
     public LogConfig withCleanupPolicy(CleanupPolicy value) {
@@ -313,7 +377,11 @@ public record LogConfig(
                 timestampType,
                 value,
                 deleteRetentionMs,
-                flushOnAck);
+                flushOnAck,
+                minCompactionLagMs,
+                maxCompactionLagMs,
+                timestampBeforeMaxMs,
+                timestampAfterMaxMs);
     }
 
     public LogConfig withDeleteRetentionMs(long value) {
@@ -327,7 +395,55 @@ public record LogConfig(
                 timestampType,
                 cleanupPolicy,
                 value,
-                flushOnAck);
+                flushOnAck,
+                minCompactionLagMs,
+                maxCompactionLagMs,
+                timestampBeforeMaxMs,
+                timestampAfterMaxMs);
+    }
+
+    public LogConfig withCompactionLags(long minLagMs, long maxLagMs) {
+        return new LogConfig(
+                segmentBytes,
+                segmentMs,
+                retentionMs,
+                retentionBytes,
+                maxMessageBytes,
+                indexIntervalBytes,
+                timestampType,
+                cleanupPolicy,
+                deleteRetentionMs,
+                flushOnAck,
+                minLagMs,
+                maxLagMs,
+                timestampBeforeMaxMs,
+                timestampAfterMaxMs);
+    }
+
+    public LogConfig withTimestampLimits(long beforeMaxMs, long afterMaxMs) {
+        return new LogConfig(
+                segmentBytes,
+                segmentMs,
+                retentionMs,
+                retentionBytes,
+                maxMessageBytes,
+                indexIntervalBytes,
+                timestampType,
+                cleanupPolicy,
+                deleteRetentionMs,
+                flushOnAck,
+                minCompactionLagMs,
+                maxCompactionLagMs,
+                beforeMaxMs,
+                afterMaxMs);
+    }
+
+    /**
+     * How old the active segment may get before it rolls: {@code segment.ms}, and for a compacted log at most
+     * {@code max.compaction.lag.ms}, as Kafka rolls it.
+     */
+    public long rollMs() {
+        return cleanupPolicy.compact() ? Math.min(segmentMs, maxCompactionLagMs) : segmentMs;
     }
 
     private static void require(boolean ok, String name, long value, String rule) {

@@ -473,7 +473,7 @@ public final class PartitionLog implements AutoCloseable {
             return active;
         }
         boolean full = (long) active.sizeBytes() + appendBytes > config.segmentBytes();
-        boolean old = active.timeWaitedForRollMs(nowMs, appendMaxTimestampMs) >= config.segmentMs();
+        boolean old = active.timeWaitedForRollMs(nowMs, appendMaxTimestampMs) >= config.rollMs();
         // Index entries hold offsets relative to the base offset as int32.
         boolean offsetsOverflow = lastOffset - active.baseOffset() > Integer.MAX_VALUE;
         if (full || old || offsetsOverflow) {
@@ -798,8 +798,17 @@ public final class PartitionLog implements AutoCloseable {
         List<LogSegment> closed = new ArrayList<>();
         List<Integer> sizes = new ArrayList<>();
         LogSegment active = activeSegment();
+        long firstDirtyOffset = Math.max(cleanerCheckpoint, logStartOffset);
+        long nowMs = time.milliseconds();
         for (LogSegment segment : segments.values()) {
             if (segment == active || segment.nextOffset() > highWatermark) {
+                break;
+            }
+            // As Kafka: the first dirty segment holding a record younger than min.compaction.lag.ms, and all after
+            // it, wait for a later pass.
+            if (config.minCompactionLagMs() > 0
+                    && segment.nextOffset() > firstDirtyOffset
+                    && segment.largestTimestampMs() > nowMs - config.minCompactionLagMs()) {
                 break;
             }
             closed.add(segment);
@@ -809,8 +818,7 @@ public final class PartitionLog implements AutoCloseable {
             return Optional.empty();
         }
         long closedEndOffset = segments.higherKey(closed.get(closed.size() - 1).baseOffset());
-        long firstDirtyOffset = Math.max(cleanerCheckpoint, logStartOffset);
-        long deleteHorizonMs = time.milliseconds() - config.deleteRetentionMs();
+        long deleteHorizonMs = nowMs - config.deleteRetentionMs();
         if (closedEndOffset <= firstDirtyOffset && oldestKeptTombstoneMs >= deleteHorizonMs) {
             return Optional.empty();
         }

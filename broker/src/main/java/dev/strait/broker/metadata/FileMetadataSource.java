@@ -240,6 +240,19 @@ public final class FileMetadataSource implements MetadataSource {
         return topic;
     }
 
+    /** A single node holds every replica: each partition's list must be this node alone. */
+    @Override
+    public synchronized TopicMetadata createTopic(
+            String name, List<List<Integer>> assignments, Map<String, String> configs) {
+        for (List<Integer> replicas : assignments) {
+            if (!replicas.equals(List.of(localNodeId()))) {
+                throw new InvalidReplicaAssignmentException(
+                        "this single node (" + localNodeId() + ") can only hold every replica itself, not " + replicas);
+            }
+        }
+        return createTopic(name, assignments.size(), 1, configs);
+    }
+
     @Override
     public synchronized TopicMetadata deleteTopic(String name) {
         TopicMetadata removed = topics.remove(name);

@@ -109,6 +109,19 @@ public interface MetadataSource extends AutoCloseable {
     TopicMetadata createTopic(String name, int partitions, int replicationFactor, Map<String, String> configs);
 
     /**
+     * Adds a topic whose partitions get the replicas given, partition {@code i} the list at index {@code i}, the
+     * first replica in the ISR leading.
+     *
+     * @throws TopicExistsException                if a topic of that name exists
+     * @throws InvalidReplicaAssignmentException   if a list is empty, names a broker twice or one that is not
+     *                                             registered, lists differ in size, or no replica of a partition is
+     *                                             unfenced
+     */
+    default TopicMetadata createTopic(String name, List<List<Integer>> assignments, Map<String, String> configs) {
+        throw new InvalidReplicaAssignmentException("this metadata source cannot place replicas by hand");
+    }
+
+    /**
      * Removes a topic.
      *
      * @throws UnknownTopicException if there is none of that name

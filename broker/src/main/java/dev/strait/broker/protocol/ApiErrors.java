@@ -5,6 +5,7 @@ import dev.strait.broker.log.CorruptRecordException;
 import dev.strait.broker.log.LogStorageException;
 import dev.strait.broker.log.OffsetOutOfRangeException;
 import dev.strait.broker.log.RecordBatchTooLargeException;
+import dev.strait.broker.metadata.InvalidReplicaAssignmentException;
 import dev.strait.broker.metadata.InvalidReplicationFactorException;
 import dev.strait.broker.metadata.TopicExistsException;
 import dev.strait.broker.metadata.UnknownTopicException;
@@ -65,6 +66,9 @@ final class ApiErrors {
         }
         if (e instanceof InvalidReplicationFactorException) {
             return Errors.INVALID_REPLICATION_FACTOR;
+        }
+        if (e instanceof InvalidReplicaAssignmentException) {
+            return Errors.INVALID_REPLICA_ASSIGNMENT;
         }
         if (e instanceof LogStorageException) {
             LOGGER.error("storage failure", e);

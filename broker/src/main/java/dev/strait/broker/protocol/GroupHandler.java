@@ -24,6 +24,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.message.ConsumerProtocolSubscription;
 import org.apache.kafka.common.message.DeleteGroupsResponseData;
 import org.apache.kafka.common.message.DeleteGroupsResponseData.DeletableGroupResult;
 import org.apache.kafka.common.message.DescribeGroupsResponseData;
@@ -44,6 +45,11 @@ import org.apache.kafka.common.message.OffsetCommitRequestData.OffsetCommitReque
 import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.OffsetCommitResponseData.OffsetCommitResponsePartition;
 import org.apache.kafka.common.message.OffsetCommitResponseData.OffsetCommitResponseTopic;
+import org.apache.kafka.common.message.OffsetDeleteRequestData.OffsetDeleteRequestPartition;
+import org.apache.kafka.common.message.OffsetDeleteRequestData.OffsetDeleteRequestTopic;
+import org.apache.kafka.common.message.OffsetDeleteResponseData;
+import org.apache.kafka.common.message.OffsetDeleteResponseData.OffsetDeleteResponsePartition;
+import org.apache.kafka.common.message.OffsetDeleteResponseData.OffsetDeleteResponseTopic;
 import org.apache.kafka.common.message.OffsetFetchRequestData.OffsetFetchRequestGroup;
 import org.apache.kafka.common.message.OffsetFetchRequestData.OffsetFetchRequestTopic;
 import org.apache.kafka.common.message.OffsetFetchRequestData.OffsetFetchRequestTopics;
@@ -56,6 +62,7 @@ import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchRespon
 import org.apache.kafka.common.message.SyncGroupRequestData.SyncGroupRequestAssignment;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -75,6 +82,8 @@ import org.apache.kafka.common.requests.ListGroupsRequest;
 import org.apache.kafka.common.requests.ListGroupsResponse;
 import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.OffsetCommitResponse;
+import org.apache.kafka.common.requests.OffsetDeleteRequest;
+import org.apache.kafka.common.requests.OffsetDeleteResponse;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.OffsetFetchResponse;
 import org.apache.kafka.common.requests.RequestContext;
@@ -86,8 +95,8 @@ import org.apache.kafka.common.resource.ResourceType;
  * The classic group protocol and committed offsets on the wire, translated to {@link GroupCoordinator} calls.
  * Every API but FindCoordinator answers from the coordinator's callback, later and on the loop thread of the
  * group's shard (a handler thread never waits for a shard); the writing ones (JoinGroup, SyncGroup, LeaveGroup,
- * OffsetCommit, DeleteGroups) only once what the coordinator wrote is on the offsets partition's in-sync replicas.
- * What a callback checks of the request (topic and group ACLs) uses the request's context, captured on the handler
+ * OffsetCommit, DeleteGroups, OffsetDelete) only once what the coordinator wrote is on the offsets partition's
+ * in-sync replicas. What a callback checks of the request (topic and group ACLs) uses the request's context, captured on the handler
  * thread.
  * FindCoordinator answers this node for groups and COORDINATOR_NOT_AVAILABLE for transaction keys (no
  * transaction coordinator yet).
@@ -115,12 +124,31 @@ final class GroupHandler {
         this(coordinator, endpoint, (partition, listener) -> Optional.of(endpoint.get()), RequestAuthorizer.none());
     }
 
+    /** The number of partitions of a topic, 0 if it does not exist. */
+    @FunctionalInterface
+    interface PartitionCounts {
+        int of(String topic);
+    }
+
+    private final PartitionCounts partitionCounts;
+
     /** @param offsetsPartitionLeader the leader of an offsets partition, which coordinates its groups */
     GroupHandler(
             GroupCoordinator coordinator,
             Supplier<BrokerEndpoint> endpoint,
             CoordinatorLookup offsetsPartitionLeader,
             RequestAuthorizer authorizer) {
+        this(coordinator, endpoint, offsetsPartitionLeader, authorizer, topic -> Integer.MAX_VALUE);
+    }
+
+    /** @param partitionCounts the topics that exist, for OffsetDelete's UNKNOWN_TOPIC_OR_PARTITION */
+    GroupHandler(
+            GroupCoordinator coordinator,
+            Supplier<BrokerEndpoint> endpoint,
+            CoordinatorLookup offsetsPartitionLeader,
+            RequestAuthorizer authorizer,
+            PartitionCounts partitionCounts) {
+        this.partitionCounts = partitionCounts;
         this.authorizer = authorizer;
         this.coordinator = coordinator;
         this.endpoint = endpoint;
@@ -149,6 +177,8 @@ final class GroupHandler {
             return ((DescribeGroupsRequest) body).data().groups();
         } else if (body instanceof DeleteGroupsRequest) {
             return ((DeleteGroupsRequest) body).data().groupsNames();
+        } else if (body instanceof OffsetDeleteRequest) {
+            return List.of(((OffsetDeleteRequest) body).data().groupId());
         }
         return List.of();
     }
@@ -196,6 +226,7 @@ final class GroupHandler {
             case LIST_GROUPS:
                 return AclOperation.DESCRIBE;
             case DELETE_GROUPS:
+            case OFFSET_DELETE:
                 return AclOperation.DELETE;
             default:
                 return AclOperation.READ;
@@ -269,6 +300,9 @@ final class GroupHandler {
                 return null;
             case DELETE_GROUPS:
                 handleDeleteGroupsRequest((DeleteGroupsRequest) body, respond);
+                return null;
+            case OFFSET_DELETE:
+                handleOffsetDeleteRequest((OffsetDeleteRequest) body, respond);
                 return null;
             default:
                 throw new IllegalStateException("not a group API: " + key);
@@ -508,6 +542,77 @@ final class GroupHandler {
                     }
                     respond.accept(new OffsetCommitResponse(response));
                 });
+    }
+
+    /**
+     * OffsetDelete, as Kafka's: partitions of topics the principal may not READ are TOPIC_AUTHORIZATION_FAILED and
+     * those that do not exist UNKNOWN_TOPIC_OR_PARTITION; the coordinator deletes the others unless the group's
+     * members subscribe to their topic, and answers once the deletion is durable. A group-level error (unknown
+     * group, a non-empty group of another protocol than the consumer's) is the whole response's error.
+     */
+    void handleOffsetDeleteRequest(OffsetDeleteRequest request, java.util.function.Consumer<AbstractResponse> respond) {
+        var data = request.data();
+        Map<TopicPartitionKey, Errors> refused = new LinkedHashMap<>();
+        List<TopicPartitionKey> asked = new ArrayList<>();
+        for (OffsetDeleteRequestTopic topic : data.topics()) {
+            boolean allowed = topicAllowed(AclOperation.READ, topic.name());
+            int partitions = allowed ? partitionCounts.of(topic.name()) : 0;
+            for (OffsetDeleteRequestPartition partition : topic.partitions()) {
+                TopicPartitionKey tp = new TopicPartitionKey(topic.name(), partition.partitionIndex());
+                if (!allowed) {
+                    refused.put(tp, Errors.TOPIC_AUTHORIZATION_FAILED);
+                } else if (partition.partitionIndex() < 0 || partition.partitionIndex() >= partitions) {
+                    refused.put(tp, Errors.UNKNOWN_TOPIC_OR_PARTITION);
+                } else {
+                    asked.add(tp);
+                }
+            }
+        }
+        coordinator.deleteOffsets(data.groupId(), asked, GroupHandler::subscribedTopics, result -> {
+            if (result.error() != GroupError.NONE) {
+                respond.accept(
+                        request.getErrorResponse(0, errors(result.error()).exception()));
+                return;
+            }
+            OffsetDeleteResponseData response = new OffsetDeleteResponseData().setErrorCode(Errors.NONE.code());
+            for (OffsetDeleteRequestTopic topic : data.topics()) {
+                OffsetDeleteResponseTopic topicResponse = response.topics().find(topic.name());
+                if (topicResponse == null) {
+                    topicResponse = new OffsetDeleteResponseTopic().setName(topic.name());
+                    response.topics().add(topicResponse);
+                }
+                for (OffsetDeleteRequestPartition partition : topic.partitions()) {
+                    TopicPartitionKey tp = new TopicPartitionKey(topic.name(), partition.partitionIndex());
+                    Errors error = refused.containsKey(tp)
+                            ? refused.get(tp)
+                            : errors(result.partitions().getOrDefault(tp, GroupError.NONE));
+                    if (topicResponse.partitions().find(partition.partitionIndex()) == null) {
+                        topicResponse
+                                .partitions()
+                                .add(new OffsetDeleteResponsePartition()
+                                        .setPartitionIndex(partition.partitionIndex())
+                                        .setErrorCode(error.code()));
+                    }
+                }
+            }
+            respond.accept(new OffsetDeleteResponse(response));
+        });
+    }
+
+    /** The topics of a consumer-protocol subscription (a member's JoinGroup metadata), empty if unreadable. */
+    static Optional<Set<String>> subscribedTopics(byte[] metadata) {
+        try {
+            java.nio.ByteBuffer buffer = java.nio.ByteBuffer.wrap(metadata);
+            // Later versions only append fields, so a newer client's subscription reads as the newest known one.
+            short version = (short) Math.min(buffer.getShort(), ConsumerProtocolSubscription.HIGHEST_SUPPORTED_VERSION);
+            if (version < ConsumerProtocolSubscription.LOWEST_SUPPORTED_VERSION) {
+                return Optional.empty();
+            }
+            return Optional.of(
+                    Set.copyOf(new ConsumerProtocolSubscription(new ByteBufferAccessor(buffer), version).topics()));
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
     }
 
     /** OffsetFetch: answered once the shard of every group asked for has read its committed offsets. */

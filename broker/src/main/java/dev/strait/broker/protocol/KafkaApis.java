@@ -17,6 +17,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.AlterConfigsRequest;
 import org.apache.kafka.common.requests.AlterUserScramCredentialsRequest;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
@@ -29,6 +30,7 @@ import org.apache.kafka.common.requests.DeleteTopicsRequest;
 import org.apache.kafka.common.requests.DescribeAclsRequest;
 import org.apache.kafka.common.requests.DescribeClusterRequest;
 import org.apache.kafka.common.requests.DescribeConfigsRequest;
+import org.apache.kafka.common.requests.DescribeLogDirsRequest;
 import org.apache.kafka.common.requests.DescribeQuorumRequest;
 import org.apache.kafka.common.requests.DescribeTopicPartitionsRequest;
 import org.apache.kafka.common.requests.DescribeUserScramCredentialsRequest;
@@ -52,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * ({@link PartitionOffsetsHandler}), Metadata and DescribeCluster ({@link MetadataHandler}), topic administration
  * and configs ({@link TopicAdminHandler}), CreatePartitions, DeleteRecords and ElectLeaders
  * ({@link PartitionAdminHandler}), the classic group protocol and committed offsets ({@link GroupHandler}),
- * DescribeQuorum ({@link QuorumHandler}, only on a node of a Raft quorum). Each
+ * DescribeLogDirs ({@link LogDirsHandler}), DescribeQuorum ({@link QuorumHandler}, only on a node of a Raft quorum). Each
  * names its entry points {@code handleXRequest}; all map exceptions to error codes through {@link ApiErrors}.
  *
  * <p>Errors: an unparseable frame (garbage, truncated, unknown API key, unsupported version of anything but
@@ -76,6 +78,7 @@ public final class KafkaApis implements RequestDispatcher {
     private final PartitionAdminHandler partitionAdminHandler;
     private final GroupHandler groupHandler;
     private final SecurityAdminHandler securityAdminHandler;
+    private final LogDirsHandler logDirsHandler;
     /** Null when the metadata source is no Raft quorum: DescribeQuorum is then not advertised. */
     private final QuorumHandler quorumHandler;
 
@@ -166,8 +169,17 @@ public final class KafkaApis implements RequestDispatcher {
                 new PartitionAdminHandler(replicaManager, () -> endpoint.get().nodeId(), authorizer);
         this.groupHandler = groupCoordinator == null
                 ? null
-                : new GroupHandler(groupCoordinator, endpoint, metadataHandler::offsetsPartitionLeader, authorizer);
+                : new GroupHandler(
+                        groupCoordinator,
+                        endpoint,
+                        metadataHandler::offsetsPartitionLeader,
+                        authorizer,
+                        topic -> replicaManager
+                                .topic(topic)
+                                .map(t -> t.partitions())
+                                .orElse(0));
         this.securityAdminHandler = new SecurityAdminHandler(replicaManager.metadata(), authorizer);
+        this.logDirsHandler = new LogDirsHandler(replicaManager, authorizer);
         this.quorumHandler = replicaManager.metadata().hasQuorum()
                 ? new QuorumHandler(replicaManager.metadata()::describeQuorum, authorizer)
                 : null;
@@ -316,6 +328,8 @@ public final class KafkaApis implements RequestDispatcher {
             case INCREMENTAL_ALTER_CONFIGS:
                 return topicAdminHandler.handleIncrementalAlterConfigsRequest(
                         context, (IncrementalAlterConfigsRequest) body);
+            case ALTER_CONFIGS:
+                return topicAdminHandler.handleAlterConfigsRequest(context, (AlterConfigsRequest) body);
             case DESCRIBE_CLUSTER:
                 return metadataHandler.handleDescribeClusterRequest(context, (DescribeClusterRequest) body);
             case INIT_PRODUCER_ID:
@@ -345,6 +359,8 @@ public final class KafkaApis implements RequestDispatcher {
                         context, (AlterUserScramCredentialsRequest) body);
             case DESCRIBE_TOPIC_PARTITIONS:
                 return describeTopicPartitionsHandler.handle(context, (DescribeTopicPartitionsRequest) body);
+            case DESCRIBE_LOG_DIRS:
+                return logDirsHandler.handleDescribeLogDirsRequest(context, (DescribeLogDirsRequest) body);
             case DESCRIBE_QUORUM:
                 quorumHandler.handleDescribeQuorumRequest(request, context, (DescribeQuorumRequest) body, version);
                 return null;

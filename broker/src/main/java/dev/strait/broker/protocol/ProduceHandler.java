@@ -1,6 +1,7 @@
 package dev.strait.broker.protocol;
 
 import dev.strait.broker.log.AppendResult;
+import dev.strait.broker.log.LogConfig;
 import dev.strait.broker.metadata.TopicMetadata;
 import dev.strait.broker.network.NetworkRequest;
 import dev.strait.broker.replica.DelayedOperation;
@@ -16,6 +17,7 @@ import java.util.Optional;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.errors.InvalidTimestampException;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
 import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
@@ -137,9 +139,11 @@ final class ProduceHandler {
         List<ProducerBatch> producerBatches = new ArrayList<>();
         try {
             ProduceRequest.validateRecords(version, records);
-            if (replicaManager.logConfigFor(topic.get()).cleanupPolicy().compact()) {
+            LogConfig config = replicaManager.logConfigFor(topic.get());
+            if (config.cleanupPolicy().compact()) {
                 requireKeys(records);
             }
+            requireTimestampsInRange(records, config, replicaManager.time().milliseconds());
             for (MutableRecordBatch batch : records.batches()) {
                 producerBatches.add(new ProducerBatch(
                         batch.producerId(), batch.producerEpoch(), batch.baseSequence(), batch.lastSequence(), (int)
@@ -180,6 +184,41 @@ final class ProduceHandler {
                 }
             }
         }
+    }
+
+    /**
+     * As Kafka, for a CreateTime topic: a record stamped more than {@code message.timestamp.before.max.ms} before
+     * the broker's clock or more than {@code message.timestamp.after.max.ms} after it is refused with
+     * INVALID_TIMESTAMP, and the whole batch with it. The future limit is checked on each batch's max timestamp;
+     * the past limit, off by default, reads every record (decompressing) only when it is set.
+     */
+    private static void requireTimestampsInRange(MemoryRecords records, LogConfig config, long nowMs) {
+        if (config.timestampType() != dev.strait.broker.log.TimestampType.CREATE_TIME) {
+            return;
+        }
+        long latest = config.timestampAfterMaxMs() > Long.MAX_VALUE - nowMs
+                ? Long.MAX_VALUE
+                : nowMs + config.timestampAfterMaxMs();
+        boolean checkPast = config.timestampBeforeMaxMs() != LogConfig.DEFAULT_TIMESTAMP_BEFORE_MAX_MS;
+        long earliest = nowMs - config.timestampBeforeMaxMs();
+        for (MutableRecordBatch batch : records.batches()) {
+            if (batch.maxTimestamp() > latest) {
+                throw outOfRange(batch.maxTimestamp(), earliest, latest, checkPast);
+            }
+            if (checkPast) {
+                for (org.apache.kafka.common.record.Record record : batch) {
+                    if (record.timestamp() < earliest) {
+                        throw outOfRange(record.timestamp(), earliest, latest, true);
+                    }
+                }
+            }
+        }
+    }
+
+    private static InvalidTimestampException outOfRange(long timestamp, long earliest, long latest, boolean past) {
+        return new InvalidTimestampException("timestamp " + timestamp + " is out of range: the topic accepts "
+                + (past ? "timestamps from " + earliest + " " : "timestamps ") + "up to " + latest
+                + " (message.timestamp.before.max.ms / message.timestamp.after.max.ms)");
     }
 
     /** An acks=all partition append waiting for the high watermark to pass {@code lastOffset}. */

@@ -22,6 +22,7 @@ final class SupportedApis {
             ApiKeys.DELETE_TOPICS,
             ApiKeys.DESCRIBE_CONFIGS,
             ApiKeys.INCREMENTAL_ALTER_CONFIGS,
+            ApiKeys.ALTER_CONFIGS,
             ApiKeys.DESCRIBE_CLUSTER,
             ApiKeys.INIT_PRODUCER_ID,
             ApiKeys.OFFSET_FOR_LEADER_EPOCH,
@@ -35,7 +36,8 @@ final class SupportedApis {
             ApiKeys.DELETE_ACLS,
             ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS,
             ApiKeys.ALTER_USER_SCRAM_CREDENTIALS,
-            ApiKeys.DESCRIBE_TOPIC_PARTITIONS);
+            ApiKeys.DESCRIBE_TOPIC_PARTITIONS,
+            ApiKeys.DESCRIBE_LOG_DIRS);
 
     /** The classic group protocol and offsets, advertised only when a group coordinator runs. */
     static final Set<ApiKeys> GROUP_APIS = EnumSet.of(
@@ -48,7 +50,8 @@ final class SupportedApis {
             ApiKeys.OFFSET_FETCH,
             ApiKeys.LIST_GROUPS,
             ApiKeys.DESCRIBE_GROUPS,
-            ApiKeys.DELETE_GROUPS);
+            ApiKeys.DELETE_GROUPS,
+            ApiKeys.OFFSET_DELETE);
 
     /** Advertised only by a node of a Raft metadata quorum (a standalone node has no quorum to describe). */
     static final Set<ApiKeys> QUORUM_APIS = EnumSet.of(ApiKeys.DESCRIBE_QUORUM);

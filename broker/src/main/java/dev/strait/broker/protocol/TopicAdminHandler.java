@@ -14,6 +14,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.message.AlterConfigsRequestData;
+import org.apache.kafka.common.message.AlterConfigsResponseData;
+import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableReplicaAssignment;
 import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopic;
 import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopicConfig;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
@@ -32,6 +35,8 @@ import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.AlterConfigsRequest;
+import org.apache.kafka.common.requests.AlterConfigsResponse;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.CreateTopicsResponse;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
@@ -43,9 +48,10 @@ import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
 import org.apache.kafka.common.requests.RequestContext;
 
 /**
- * Topic administration: CreateTopics and DeleteTopics, DescribeConfigs and IncrementalAlterConfigs (topic configs;
- * the broker's are static and read-only), with Kafka's error codes and, where Kafka has them, its messages. The
- * internal offsets topic cannot be deleted. Errors come from {@link ApiErrors}.
+ * Topic administration: CreateTopics (replicas placed by the controller or by hand) and DeleteTopics,
+ * DescribeConfigs, IncrementalAlterConfigs and the legacy AlterConfigs (topic configs; the broker's are static and
+ * read-only), with Kafka's error codes and, where Kafka has them, its messages. The internal offsets topic cannot be
+ * deleted. Errors come from {@link ApiErrors}.
  *
  * <p>Thread-safe: stateless; the replica manager serializes topic changes.
  */
@@ -112,22 +118,29 @@ final class TopicAdminHandler {
     }
 
     private void createTopic(CreatableTopic topic, boolean validateOnly, short version, CreatableTopicResult result) {
-        int nodeId = endpoint.get().nodeId();
         int partitions = topic.numPartitions() == -1 ? defaultNumPartitions : topic.numPartitions();
+        List<List<Integer>> assignments = new ArrayList<>();
         if (!topic.assignments().isEmpty()) {
-            boolean valid = topic.numPartitions() == -1 && topic.replicationFactor() == -1;
-            for (var assignment : topic.assignments()) {
-                valid &= assignment.brokerIds().equals(List.of(nodeId));
-            }
-            if (!valid) {
+            if (topic.numPartitions() != -1 || topic.replicationFactor() != -1) {
                 setError(
                         result,
-                        Errors.INVALID_REPLICA_ASSIGNMENT,
-                        "only assignments to node " + nodeId
-                                + " are possible, without numPartitions and replicationFactor");
+                        Errors.INVALID_REQUEST,
+                        "a replica assignment comes without numPartitions and replicationFactor (both -1)");
                 return;
             }
-            partitions = topic.assignments().size();
+            List<CreatableReplicaAssignment> byIndex = new ArrayList<>(topic.assignments());
+            byIndex.sort(java.util.Comparator.comparingInt(CreatableReplicaAssignment::partitionIndex));
+            for (int i = 0; i < byIndex.size(); i++) {
+                if (byIndex.get(i).partitionIndex() != i) {
+                    setError(
+                            result,
+                            Errors.INVALID_REPLICA_ASSIGNMENT,
+                            "the assigned partitions must be numbered 0 to " + (byIndex.size() - 1));
+                    return;
+                }
+                assignments.add(byIndex.get(i).brokerIds());
+            }
+            partitions = assignments.size();
         }
         if (topic.replicationFactor() == 0 || topic.replicationFactor() < -1) {
             setError(
@@ -151,13 +164,18 @@ final class TopicAdminHandler {
             return;
         }
         try {
-            TopicMetadata created = replicaManager.createTopic(
-                    topic.name(), partitions, topic.replicationFactor(), configs, validateOnly);
+            TopicMetadata created = assignments.isEmpty()
+                    ? replicaManager.createTopic(
+                            topic.name(), partitions, topic.replicationFactor(), configs, validateOnly)
+                    : replicaManager.createTopic(topic.name(), assignments, configs, validateOnly);
+            short asked = assignments.isEmpty()
+                    ? topic.replicationFactor()
+                    : (short) assignments.get(0).size();
             short replicationFactor = replicaManager
                     .metadata()
                     .partitionState(created.topicId(), 0)
                     .map(p -> (short) p.replicas().size())
-                    .orElse(topic.replicationFactor() > 0 ? topic.replicationFactor() : (short) 1);
+                    .orElse(asked > 0 ? asked : (short) 1);
             result.setErrorCode(Errors.NONE.code())
                     .setTopicId(created.topicId())
                     .setNumPartitions(partitions)
@@ -252,18 +270,26 @@ final class TopicAdminHandler {
         return replicaManager.brokerTopicDefaults().containsKey(key) ? SOURCE_STATIC_BROKER : SOURCE_DEFAULT;
     }
 
+    /** The DescribeConfigs type id (DescribeConfigsResponse.ConfigType) of a topic config; STRING for others. */
     private static byte configType(String key) {
-        switch (key) {
-            case TopicConfigs.CLEANUP_POLICY:
-                return 7; // LIST
-            case "message.timestamp.type":
-                return 2; // STRING
-            case "segment.bytes":
-            case "max.message.bytes":
-            case "index.interval.bytes":
-                return 3; // INT
+        if (!TopicConfigs.supportedKeys().contains(key)) {
+            return 2;
+        }
+        switch (TopicConfigs.type(key)) {
+            case BOOLEAN:
+                return 1;
+            case STRING:
+                return 2;
+            case INT:
+                return 3;
+            case LONG:
+                return 5;
+            case DOUBLE:
+                return 6;
+            case LIST:
+                return 7;
             default:
-                return 5; // LONG
+                throw new AssertionError(key);
         }
     }
 
@@ -366,46 +392,74 @@ final class TopicAdminHandler {
                 .setConfigType(configType(key));
     }
 
-    /** ALTER_CONFIGS on the topic (else TOPIC_AUTHORIZATION_FAILED) or the cluster (CLUSTER_AUTHORIZATION_FAILED). */
+    /** The outcome of altering one resource's configs: NONE, or the error and its message. */
+    private record Altered(Errors error, String message) {}
+
+    /**
+     * Alters one resource's configs, for both AlterConfigs and IncrementalAlterConfigs: ALTER_CONFIGS on the topic
+     * (else TOPIC_AUTHORIZATION_FAILED) or the cluster for a broker (CLUSTER_AUTHORIZATION_FAILED); broker configs
+     * are static and refused; the topic's new overrides, which {@code change} computes from its current ones, are
+     * validated and, unless {@code validateOnly}, replace them.
+     */
+    private Altered alterConfigs(
+            RequestContext context,
+            byte resourceType,
+            String resourceName,
+            boolean validateOnly,
+            java.util.function.UnaryOperator<Map<String, String>> change) {
+        Errors refused = refusedConfigAccess(context, resourceType, resourceName, AclOperation.ALTER_CONFIGS);
+        if (refused != null) {
+            return new Altered(refused, "Authorization failed.");
+        }
+        try {
+            if (resourceType != RESOURCE_TOPIC) {
+                throw new UnsupportedOperationException(
+                        "only topic configs can be altered (broker configs are static)");
+            }
+            TopicMetadata topic = replicaManager
+                    .topic(resourceName)
+                    .orElseThrow(() -> new UnknownTopicException("unknown topic '" + resourceName + "'"));
+            replicaManager.replaceTopicConfigs(topic.name(), change.apply(topic.configs()), validateOnly);
+            return new Altered(Errors.NONE, null);
+        } catch (RuntimeException e) {
+            return new Altered(ApiErrors.forException(e, Errors.INVALID_CONFIG), e.getMessage());
+        }
+    }
+
+    /** Every config named once, else the request is refused (Kafka cannot tell which value was meant). */
+    private static void requireDistinct(Iterable<String> names) {
+        Set<String> seen = new HashSet<>();
+        for (String name : names) {
+            if (!seen.add(name)) {
+                throw new UnsupportedOperationException("config '" + name + "' appears twice");
+            }
+        }
+    }
+
     AbstractResponse handleIncrementalAlterConfigsRequest(
             RequestContext context, IncrementalAlterConfigsRequest request) {
         IncrementalAlterConfigsResponseData data = new IncrementalAlterConfigsResponseData();
         for (AlterConfigsResource resource : request.data().resources()) {
-            AlterConfigsResourceResponse response = new AlterConfigsResourceResponse()
-                    .setResourceType(resource.resourceType())
-                    .setResourceName(resource.resourceName());
-            Errors refused = refusedConfigAccess(
-                    context, resource.resourceType(), resource.resourceName(), AclOperation.ALTER_CONFIGS);
-            if (refused != null) {
-                data.responses().add(response.setErrorCode(refused.code()).setErrorMessage("Authorization failed."));
-                continue;
-            }
-            try {
-                alterTopicConfigs(resource, request.data().validateOnly());
-                response.setErrorCode(Errors.NONE.code());
-            } catch (RuntimeException e) {
-                response.setErrorCode(
-                                ApiErrors.forException(e, Errors.INVALID_CONFIG).code())
-                        .setErrorMessage(e.getMessage());
-            }
-            data.responses().add(response);
+            Altered altered = alterConfigs(
+                    context,
+                    resource.resourceType(),
+                    resource.resourceName(),
+                    request.data().validateOnly(),
+                    current -> incrementally(current, resource));
+            data.responses()
+                    .add(new AlterConfigsResourceResponse()
+                            .setResourceType(resource.resourceType())
+                            .setResourceName(resource.resourceName())
+                            .setErrorCode(altered.error().code())
+                            .setErrorMessage(altered.message()));
         }
         return new IncrementalAlterConfigsResponse(data);
     }
 
-    private void alterTopicConfigs(AlterConfigsResource resource, boolean validateOnly) {
-        if (resource.resourceType() != RESOURCE_TOPIC) {
-            throw new UnsupportedOperationException("only topic configs can be altered (broker configs are static)");
-        }
-        TopicMetadata topic = replicaManager
-                .topic(resource.resourceName())
-                .orElseThrow(() -> new UnknownTopicException("unknown topic '" + resource.resourceName() + "'"));
-        Map<String, String> overrides = new LinkedHashMap<>(topic.configs());
-        Set<String> seen = new HashSet<>();
+    private static Map<String, String> incrementally(Map<String, String> current, AlterConfigsResource resource) {
+        requireDistinct(resource.configs().stream().map(AlterableConfig::name).toList());
+        Map<String, String> overrides = new LinkedHashMap<>(current);
         for (AlterableConfig config : resource.configs()) {
-            if (!seen.add(config.name())) {
-                throw new UnsupportedOperationException("config '" + config.name() + "' appears twice");
-            }
             switch (config.configOperation()) {
                 case 0: // SET
                     overrides.put(config.name(), config.value());
@@ -418,6 +472,38 @@ final class TopicAdminHandler {
                             "config operation " + config.configOperation() + " is not supported");
             }
         }
-        replicaManager.replaceTopicConfigs(topic.name(), overrides, validateOnly);
+        return overrides;
+    }
+
+    /**
+     * The legacy AlterConfigs, which older clients and librdkafka send: the configs given become the resource's
+     * whole set of dynamic configs (those not named go back to their defaults), checked as IncrementalAlterConfigs
+     * checks them.
+     */
+    AbstractResponse handleAlterConfigsRequest(RequestContext context, AlterConfigsRequest request) {
+        AlterConfigsResponseData data = new AlterConfigsResponseData();
+        for (AlterConfigsRequestData.AlterConfigsResource resource :
+                request.data().resources()) {
+            Altered altered = alterConfigs(
+                    context,
+                    resource.resourceType(),
+                    resource.resourceName(),
+                    request.data().validateOnly(),
+                    current -> {
+                        requireDistinct(resource.configs().stream()
+                                .map(AlterConfigsRequestData.AlterableConfig::name)
+                                .toList());
+                        Map<String, String> replacement = new LinkedHashMap<>();
+                        resource.configs().forEach(c -> replacement.put(c.name(), c.value()));
+                        return replacement;
+                    });
+            data.responses()
+                    .add(new AlterConfigsResponseData.AlterConfigsResourceResponse()
+                            .setResourceType(resource.resourceType())
+                            .setResourceName(resource.resourceName())
+                            .setErrorCode(altered.error().code())
+                            .setErrorMessage(altered.message()));
+        }
+        return new AlterConfigsResponse(data);
     }
 }

@@ -10,6 +10,7 @@ import dev.strait.broker.log.PartitionMetadataFile;
 import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.MetadataSource;
 import dev.strait.broker.metadata.PartitionState;
+import dev.strait.broker.metadata.ReplicaAssignments;
 import dev.strait.broker.metadata.StaleEpochException;
 import dev.strait.broker.metadata.TopicExistsException;
 import dev.strait.broker.metadata.TopicMetadata;
@@ -509,6 +510,11 @@ public final class ReplicaManager implements AutoCloseable {
     }
 
     /** The clock this node's logs and replicas run on. */
+    /** The directory that holds every local replica's log (this node's {@code log.dirs}). */
+    public Path logDir() {
+        return logDir;
+    }
+
     public Time time() {
         return time;
     }
@@ -622,6 +628,35 @@ public final class ReplicaManager implements AutoCloseable {
                 topic.topicId(),
                 partitionCount,
                 configs);
+        return topic;
+    }
+
+    /**
+     * Creates a topic whose partition {@code i} has the replicas {@code assignments.get(i)}, the first in the ISR
+     * leading (Kafka's CreateTopics with assignments).
+     *
+     * @throws dev.strait.broker.metadata.InvalidReplicaAssignmentException for a bad assignment
+     */
+    public synchronized TopicMetadata createTopic(
+            String name, List<List<Integer>> assignments, Map<String, String> configs, boolean validateOnly) {
+        validateTopicName(name);
+        TopicConfigs.validate(configs);
+        if (metadata.topic(name).isPresent()) {
+            throw new TopicExistsException(name);
+        }
+        if (validateOnly) {
+            Set<Integer> registered = new HashSet<>();
+            metadata.brokers().forEach(b -> registered.add(b.id()));
+            if (registered.isEmpty()) {
+                registered.add(localId); // a single node registers with no one
+            }
+            ReplicaAssignments.check(assignments, registered::contains);
+            return new TopicMetadata(name, Uuid.ZERO_UUID, assignments.size(), configs);
+        }
+        TopicMetadata topic = metadata.createTopic(name, assignments, configs);
+        reconcile();
+        LOGGER.info(
+                "created topic {} ({}) with replicas {} and configs {}", name, topic.topicId(), assignments, configs);
         return topic;
     }
 

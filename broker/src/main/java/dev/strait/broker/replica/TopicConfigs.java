@@ -1,14 +1,42 @@
 package dev.strait.broker.replica;
 
 import dev.strait.broker.log.LogConfig;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
- * The topic configs this broker understands, by their Kafka names, with validation and the merge of broker
- * defaults and topic overrides. {@code cleanup.policy} takes {@code delete}, {@code compact} or both.
+ * The topic configs this broker accepts: every topic config of Kafka 4.1.1, by its name, type and default, checked
+ * as Kafka checks it (type and range), plus Strait's {@code flush.on.ack}; and the merge of built-in defaults,
+ * broker defaults and topic overrides.
+ *
+ * <p>What each does here:
+ * <ul>
+ *   <li>acted on by the log ({@link LogConfig}): {@code cleanup.policy} (delete, compact or both),
+ *       {@code retention.ms}, {@code retention.bytes}, {@code segment.bytes}, {@code segment.ms},
+ *       {@code max.message.bytes}, {@code index.interval.bytes}, {@code delete.retention.ms},
+ *       {@code message.timestamp.type}, {@code min.compaction.lag.ms}, {@code max.compaction.lag.ms},
+ *       {@code message.timestamp.before.max.ms}, {@code message.timestamp.after.max.ms}, {@code flush.on.ack};
+ *       by replication: {@code min.insync.replicas};</li>
+ *   <li>accepted with any valid value, having no effect here as in a Kafka cluster without the feature behind
+ *       them: the compression levels (used only when the broker recompresses, which it never does with
+ *       {@code compression.type=producer}), the throttled-replica lists (no replication quotas), the tiered-storage
+ *       settings other than {@code remote.storage.enable}, {@code min.cleanable.dirty.ratio} (the cleaner compacts
+ *       every closed segment on each pass, whatever the ratio), {@code preallocate}, {@code file.delete.delay.ms}
+ *       (segments are deleted at once) and {@code segment.index.bytes} (indexes grow as needed);</li>
+ *   <li>accepted only with the value this broker implements, other valid values refused with a message that
+ *       names it: {@code compression.type} ({@code producer}: batches are stored as produced),
+ *       {@code remote.storage.enable} ({@code false}: no tiered storage, as Kafka answers without it),
+ *       {@code unclean.leader.election.enable} ({@code false}, as the broker setting), {@code segment.jitter.ms}
+ *       (0), {@code flush.messages} and {@code flush.ms} (never: durability comes from replication, or from
+ *       {@code flush.on.ack}).</li>
+ * </ul>
+ * {@code segment.bytes} keeps a lower floor than Kafka's 1 MiB (one batch header), which tests and the offsets
+ * topic's {@code offsets.topic.segment.bytes} use.
  */
 public final class TopicConfigs {
 
@@ -16,30 +44,203 @@ public final class TopicConfigs {
     /** Replication, not the log: the ISR size an acks=all produce needs. */
     public static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
 
+    /** The type of a config's value, as DescribeConfigs reports it. */
+    public enum Type {
+        BOOLEAN,
+        STRING,
+        INT,
+        LONG,
+        DOUBLE,
+        LIST
+    }
+
+    /** One config: its type, its built-in default, its check, and whether the log acts on it. */
+    private record Definition(Type type, String defaultValue, Consumer<String> check, boolean logConfig) {}
+
+    private static final Map<String, Definition> DEFINITIONS = new LinkedHashMap<>();
+
     /** Supported keys with the built-in defaults (Kafka's). */
     public static final Map<String, String> BUILT_IN_DEFAULTS;
 
     static {
         LogConfig d = LogConfig.defaults();
-        Map<String, String> m = new LinkedHashMap<>();
-        m.put(CLEANUP_POLICY, d.cleanupPolicy().configValue());
-        m.put("delete.retention.ms", Long.toString(d.deleteRetentionMs()));
-        m.put("retention.ms", Long.toString(d.retentionMs()));
-        m.put("retention.bytes", Long.toString(d.retentionBytes()));
-        m.put("segment.bytes", Integer.toString(d.segmentBytes()));
-        m.put("segment.ms", Long.toString(d.segmentMs()));
-        m.put("max.message.bytes", Integer.toString(d.maxMessageBytes()));
-        m.put("message.timestamp.type", d.timestampType().configValue());
-        m.put("index.interval.bytes", Integer.toString(d.indexIntervalBytes()));
-        m.put(MIN_INSYNC_REPLICAS, "1");
-        m.put(LogConfig.FLUSH_ON_ACK, Boolean.toString(d.flushOnAck()));
-        BUILT_IN_DEFAULTS = java.util.Collections.unmodifiableMap(m);
+        log(CLEANUP_POLICY, Type.LIST, d.cleanupPolicy().configValue(), v -> LogConfig.CleanupPolicy.forConfigValue(v));
+        log("delete.retention.ms", Type.LONG, d.deleteRetentionMs(), atLeast(0));
+        log("retention.ms", Type.LONG, d.retentionMs(), atLeast(-1));
+        log("retention.bytes", Type.LONG, d.retentionBytes(), v -> {});
+        log("segment.bytes", Type.INT, d.segmentBytes(), v -> {});
+        log("segment.ms", Type.LONG, d.segmentMs(), atLeast(1));
+        log("max.message.bytes", Type.INT, d.maxMessageBytes(), atLeast(0));
+        log(
+                "message.timestamp.type",
+                Type.STRING,
+                d.timestampType().configValue(),
+                oneOf("CreateTime", "LogAppendTime"));
+        log("index.interval.bytes", Type.INT, d.indexIntervalBytes(), atLeast(0));
+        log("min.compaction.lag.ms", Type.LONG, d.minCompactionLagMs(), atLeast(0));
+        log("max.compaction.lag.ms", Type.LONG, d.maxCompactionLagMs(), atLeast(1));
+        log("message.timestamp.before.max.ms", Type.LONG, d.timestampBeforeMaxMs(), atLeast(0));
+        log("message.timestamp.after.max.ms", Type.LONG, d.timestampAfterMaxMs(), atLeast(0));
+        define(MIN_INSYNC_REPLICAS, Type.INT, "1", atLeast(1), false);
+        log(LogConfig.FLUSH_ON_ACK, Type.BOOLEAN, d.flushOnAck(), v -> {});
+
+        define(
+                "compression.type",
+                Type.STRING,
+                "producer",
+                oneOf("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")
+                        .andThen(only("producer", "batches are stored as the producer compressed them")),
+                false);
+        define(
+                "compression.gzip.level",
+                Type.INT,
+                "-1",
+                v -> {
+                    long level = Long.parseLong(v);
+                    if (level != -1 && (level < 1 || level > 9)) {
+                        throw new IllegalArgumentException("must be -1 or between 1 and 9");
+                    }
+                },
+                false);
+        define("compression.lz4.level", Type.INT, "9", between(1, 17), false);
+        define("compression.zstd.level", Type.INT, "3", between(-131072, 22), false);
+        define("file.delete.delay.ms", Type.LONG, "60000", atLeast(0), false);
+        define(
+                "flush.messages",
+                Type.LONG,
+                Long.toString(Long.MAX_VALUE),
+                atLeast(1)
+                        .andThen(only(
+                                Long.toString(Long.MAX_VALUE),
+                                "the log is not fsynced by message count; see flush.on.ack")),
+                false);
+        define(
+                "flush.ms",
+                Type.LONG,
+                Long.toString(Long.MAX_VALUE),
+                atLeast(0)
+                        .andThen(
+                                only(Long.toString(Long.MAX_VALUE), "the log is not fsynced by age; see flush.on.ack")),
+                false);
+        define("follower.replication.throttled.replicas", Type.LIST, "", TopicConfigs::throttledReplicas, false);
+        define("leader.replication.throttled.replicas", Type.LIST, "", TopicConfigs::throttledReplicas, false);
+        define("local.retention.bytes", Type.LONG, "-2", atLeast(-2), false);
+        define("local.retention.ms", Type.LONG, "-2", atLeast(-2), false);
+        define(
+                "min.cleanable.dirty.ratio",
+                Type.DOUBLE,
+                "0.5",
+                v -> {
+                    double ratio = Double.parseDouble(v);
+                    if (!(ratio >= 0 && ratio <= 1)) {
+                        throw new IllegalArgumentException("must be between 0 and 1");
+                    }
+                },
+                false);
+        define("preallocate", Type.BOOLEAN, "false", v -> {}, false);
+        define("remote.log.copy.disable", Type.BOOLEAN, "false", v -> {}, false);
+        define("remote.log.delete.on.disable", Type.BOOLEAN, "false", v -> {}, false);
+        define(
+                "remote.storage.enable",
+                Type.BOOLEAN,
+                "false",
+                only("false", "this cluster has no tiered storage"),
+                false);
+        define("segment.index.bytes", Type.INT, "10485760", atLeast(4), false);
+        define(
+                "segment.jitter.ms",
+                Type.LONG,
+                "0",
+                atLeast(0).andThen(only("0", "segments roll at segment.ms exactly")),
+                false);
+        define(
+                "unclean.leader.election.enable",
+                Type.BOOLEAN,
+                "false",
+                only("false", "only an ElectLeaders UNCLEAN request elects a replica outside the ISR"),
+                false);
+
+        Map<String, String> defaults = new LinkedHashMap<>();
+        DEFINITIONS.forEach((name, definition) -> defaults.put(name, definition.defaultValue()));
+        BUILT_IN_DEFAULTS = java.util.Collections.unmodifiableMap(defaults);
     }
 
     private TopicConfigs() {}
 
+    private static void log(String name, Type type, Object defaultValue, Consumer<String> check) {
+        define(name, type, String.valueOf(defaultValue), check, true);
+    }
+
+    private static void define(String name, Type type, String defaultValue, Consumer<String> check, boolean log) {
+        DEFINITIONS.put(name, new Definition(type, defaultValue, check, log));
+    }
+
+    private static Consumer<String> atLeast(long min) {
+        return v -> {
+            if (Long.parseLong(v) < min) {
+                throw new IllegalArgumentException("must be at least " + min);
+            }
+        };
+    }
+
+    private static Consumer<String> between(long min, long max) {
+        return v -> {
+            long value = Long.parseLong(v);
+            if (value < min || value > max) {
+                throw new IllegalArgumentException("must be between " + min + " and " + max);
+            }
+        };
+    }
+
+    private static Consumer<String> oneOf(String... values) {
+        return v -> {
+            if (!Arrays.asList(values).contains(v)) {
+                throw new IllegalArgumentException("must be one of " + String.join(", ", values));
+            }
+        };
+    }
+
+    /** A valid value other than {@code supported} is refused: the broker does not implement it. */
+    private static Consumer<String> only(String supported, String why) {
+        return v -> {
+            if (!v.equalsIgnoreCase(supported)) {
+                throw new UnsupportedValueException("only " + supported + " is supported (" + why + ")");
+            }
+        };
+    }
+
+    /** Kafka's format: {@code *}, or partition:broker pairs separated by commas. */
+    private static void throttledReplicas(String value) {
+        if (value.isEmpty() || value.equals("*")) {
+            return;
+        }
+        for (String pair : value.split(",")) {
+            if (!pair.trim().matches("[0-9]+:[0-9]+")) {
+                throw new IllegalArgumentException("must be * or a list of partition:broker pairs such as 0:101,1:102");
+            }
+        }
+    }
+
+    /** A valid value the broker does not implement; its message says what is supported. */
+    private static final class UnsupportedValueException extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        UnsupportedValueException(String message) {
+            super(message);
+        }
+    }
+
     public static Set<String> supportedKeys() {
         return BUILT_IN_DEFAULTS.keySet();
+    }
+
+    /** The type of a supported config's value. */
+    public static Type type(String key) {
+        Definition definition = DEFINITIONS.get(key);
+        if (definition == null) {
+            throw new IllegalArgumentException("unknown topic config '" + key + "'");
+        }
+        return definition.type();
     }
 
     /**
@@ -48,39 +249,78 @@ public final class TopicConfigs {
      * @throws IllegalArgumentException naming the bad setting
      */
     public static void validate(Map<String, String> configs) {
+        for (Map.Entry<String, String> entry : configs.entrySet()) {
+            check(entry.getKey(), entry.getValue());
+        }
         toLogConfig(configs);
     }
 
-    /** The log config for a topic: built-in defaults, then broker defaults, then topic overrides. */
+    private static void check(String key, String rawValue) {
+        if (rawValue == null) {
+            throw new IllegalArgumentException("config '" + key + "' needs a value");
+        }
+        Definition definition = DEFINITIONS.get(key);
+        if (definition == null) {
+            throw new IllegalArgumentException("unknown topic config '" + key + "'");
+        }
+        String value = rawValue.trim();
+        try {
+            parse(definition.type(), value);
+            definition.check().accept(value);
+        } catch (UnsupportedValueException e) {
+            throw new IllegalArgumentException(
+                    key + " '" + value + "' is not supported by this broker: " + e.getMessage(), e);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(
+                    "invalid value '" + value + "' for " + key + ": not a number of type " + definition.type(), e);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("invalid value '" + value + "' for " + key + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Checks the value has the config's type (throws NumberFormatException or IllegalArgumentException). */
+    private static void parse(Type type, String value) {
+        switch (type) {
+            case INT:
+                Integer.parseInt(value);
+                break;
+            case LONG:
+                Long.parseLong(value);
+                break;
+            case DOUBLE:
+                Double.parseDouble(value);
+                break;
+            case BOOLEAN:
+                String lower = value.toLowerCase(Locale.ROOT);
+                if (!lower.equals("true") && !lower.equals("false")) {
+                    throw new IllegalArgumentException("must be true or false");
+                }
+                break;
+            default:
+                break;
+        }
+    }
+
+    /**
+     * The log config for a topic from its effective configs (built-in defaults, then broker defaults, then topic
+     * overrides). Only the configs the log acts on are read; they were checked when they were set.
+     */
     public static LogConfig toLogConfig(Map<String, String> configs) {
         Map<String, String> logConfigs = new HashMap<>();
         for (Map.Entry<String, String> entry : configs.entrySet()) {
             String key = entry.getKey();
-            String value = entry.getValue();
-            if (value == null) {
+            Definition definition = DEFINITIONS.get(key);
+            if (definition == null) {
+                throw new IllegalArgumentException("unknown topic config '" + key + "'");
+            }
+            if (entry.getValue() == null) {
                 throw new IllegalArgumentException("config '" + key + "' needs a value");
             }
-            if (!BUILT_IN_DEFAULTS.containsKey(key)) {
-                throw new IllegalArgumentException("unknown topic config '" + key + "'");
-            } else if (key.equals(MIN_INSYNC_REPLICAS)) {
-                validateMinInsync(value.trim());
-            } else {
-                logConfigs.put(key, value.trim());
+            if (definition.logConfig()) {
+                logConfigs.put(key, entry.getValue().trim());
             }
         }
         return LogConfig.fromTopicConfigs(logConfigs);
-    }
-
-    private static void validateMinInsync(String value) {
-        int parsed;
-        try {
-            parsed = Integer.parseInt(value);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("min.insync.replicas must be an integer, got '" + value + "'");
-        }
-        if (parsed < 1) {
-            throw new IllegalArgumentException("min.insync.replicas must be at least 1, got " + parsed);
-        }
     }
 
     /** Every supported key with its effective value: overrides over broker defaults over built-in defaults. */

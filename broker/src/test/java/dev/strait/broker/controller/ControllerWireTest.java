@@ -63,6 +63,11 @@ class ControllerWireTest {
                                                 "REPLICATION", "h", 9093, "SSL")))),
                 new Request(2, 10, new ControllerRequest.Heartbeat(2, 17, 40, true)),
                 new Request(2, 11, new ControllerRequest.CreateTopic("t", 3, -1, Map.of("a", "b", "c", "d"))),
+                new Request(
+                        2,
+                        11,
+                        new ControllerRequest.CreateTopic(
+                                "t", 2, -1, Map.of("a", "b"), List.of(List.of(2, 0), List.of(1, 2)))),
                 new Request(2, 12, new ControllerRequest.DeleteTopic("t")),
                 new Request(2, 13, new ControllerRequest.CreatePartitions("t", 6)),
                 new Request(2, 14, new ControllerRequest.AlterConfigs("t", Map.of())),

@@ -130,6 +130,36 @@ class QuorumControllerTest {
     }
 
     @Test
+    void assignedReplicasAreKeptAsGivenWithTheUnfencedOnesInTheIsrAndTheFirstOfThemLeading() {
+        // Given: nodes 1-3, and 3 fenced (registered, then silent past its session)
+        registerAndUnfence(1, 2, 3);
+        now += SESSION_MS / 2;
+        heartbeat(1, 2);
+        now += SESSION_MS / 2 + 1;
+        controller.tick(now);
+        assertThat(controller.projected().isUnfenced(3)).isFalse();
+
+        // When
+        ControllerResponse created =
+                call(new CreateTopic("placed", 2, -1, Map.of(), List.of(List.of(3, 2), List.of(1, 3))));
+
+        // Then
+        assertThat(created.error()).isEqualTo(Error.NONE);
+        assertThat(partition("placed", 0).replicas()).containsExactly(3, 2);
+        assertThat(partition("placed", 0).isr()).containsExactly(2);
+        assertThat(partition("placed", 0).leader()).isEqualTo(2);
+        assertThat(partition("placed", 1).replicas()).containsExactly(1, 3);
+        assertThat(partition("placed", 1).leader()).isEqualTo(1);
+        assertThat(call(new CreateTopic("on-fenced", 1, -1, Map.of(), List.of(List.of(3))))
+                        .error())
+                .isEqualTo(Error.INVALID_REPLICA_ASSIGNMENT);
+        assertThat(call(new CreateTopic("on-unknown", 1, -1, Map.of(), List.of(List.of(1, 9))))
+                        .error())
+                .isEqualTo(Error.INVALID_REPLICA_ASSIGNMENT);
+        assertThat(controller.projected().topic("on-fenced")).isEmpty();
+    }
+
+    @Test
     void aSilentNodeIsFencedAndItsLeadershipsGoToTheNextIsrMemberInANewEpoch() {
         // Given
         registerAndUnfence(1, 2, 3);

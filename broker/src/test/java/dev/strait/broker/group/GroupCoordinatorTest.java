@@ -626,4 +626,111 @@ class GroupCoordinatorTest {
         assertThat(fetch(coordinator, "g", null)).isEmpty();
         assertThat(list(coordinator)).isEmpty();
     }
+
+    /** In these tests a member's protocol metadata is its comma-separated topics (protocols("a") reads topic a). */
+    private static final GroupCoordinator.SubscriptionReader TOPICS_CSV =
+            metadata -> Optional.of(java.util.Set.of(new String(metadata).split(",")));
+
+    private GroupCoordinator.OffsetDeleteResult deleteOffsets(
+            GroupCoordinator coordinator, String group, TopicPartitionKey... partitions) {
+        AtomicReference<GroupCoordinator.OffsetDeleteResult> result = new AtomicReference<>();
+        coordinator.deleteOffsets(group, List.of(partitions), TOPICS_CSV, result::set);
+        runAll();
+        return result.get();
+    }
+
+    @Test
+    void offsetDeleteTombstonesTheOffsetsSoThatTheNextCoordinatorDoesNotServeThemAgain() {
+        GroupCoordinator coordinator = coordinator();
+        TopicPartitionKey t0 = new TopicPartitionKey("t", 0);
+        TopicPartitionKey t1 = new TopicPartitionKey("t", 1);
+        TopicPartitionKey u0 = new TopicPartitionKey("u", 0);
+        commit(
+                coordinator,
+                "g",
+                "",
+                null,
+                -1,
+                Map.of(
+                        t0, new OffsetAndMetadata(5, -1, "", 1),
+                        t1, new OffsetAndMetadata(6, -1, "", 1),
+                        u0, new OffsetAndMetadata(7, -1, "", 1)));
+        log.hold(coordinator.partitionFor("g"));
+        AtomicReference<GroupCoordinator.OffsetDeleteResult> deleted = new AtomicReference<>();
+        coordinator.deleteOffsets("g", List.of(t0, t1), TOPICS_CSV, deleted::set);
+        runAll();
+        assertThat(deleted.get()).as("answered once the tombstones are durable").isNull();
+        assertThat(fetch(coordinator, "g", null)).containsKeys(t0, t1, u0);
+
+        release(coordinator.partitionFor("g"));
+        assertThat(deleted.get().error()).isEqualTo(GroupError.NONE);
+        assertThat(deleted.get().partitions())
+                .containsOnly(Map.entry(t0, GroupError.NONE), Map.entry(t1, GroupError.NONE));
+        assertThat(fetch(coordinator, "g", null)).containsOnlyKeys(u0);
+
+        GroupCoordinator next = coordinator();
+        assertThat(fetch(next, "g", null)).as("replayed with the tombstones").containsOnlyKeys(u0);
+        assertThat(list(next))
+                .extracting(GroupCoordinator.GroupListing::groupId)
+                .containsExactly("g");
+    }
+
+    @Test
+    void offsetDeleteRefusesTheTopicsTheMembersOfAConsumerGroupSubscribeToAndDeletesTheOthers() {
+        GroupCoordinator coordinator = coordinator();
+        JoinResult joined = joinNew(coordinator, protocols("read")).get();
+        sync(coordinator, joined, Map.of(joined.memberId(), new byte[0]));
+        TopicPartitionKey subscribed = new TopicPartitionKey("read", 0);
+        TopicPartitionKey other = new TopicPartitionKey("old", 0);
+        assertThat(commit(
+                        coordinator,
+                        "g",
+                        joined.memberId(),
+                        null,
+                        joined.generation(),
+                        Map.of(
+                                subscribed, new OffsetAndMetadata(3, -1, "", -1),
+                                other, new OffsetAndMetadata(4, -1, "", -1))))
+                .isEqualTo(GroupError.NONE);
+
+        GroupCoordinator.OffsetDeleteResult result = deleteOffsets(coordinator, "g", subscribed, other);
+
+        assertThat(result.error()).isEqualTo(GroupError.NONE);
+        assertThat(result.partitions())
+                .containsOnly(
+                        Map.entry(subscribed, GroupError.GROUP_SUBSCRIBED_TO_TOPIC), Map.entry(other, GroupError.NONE));
+        assertThat(fetch(coordinator, "g", null)).containsOnlyKeys(subscribed);
+    }
+
+    @Test
+    void offsetDeleteOfAnUnknownGroupOrOfAnActiveGroupOfAnotherProtocolIsRefusedWhole() {
+        GroupCoordinator coordinator = coordinator();
+        TopicPartitionKey tp = new TopicPartitionKey("t", 0);
+        assertThat(deleteOffsets(coordinator, "nobody", tp).error()).isEqualTo(GroupError.GROUP_ID_NOT_FOUND);
+
+        AtomicReference<JoinResult> required = new AtomicReference<>();
+        coordinator.joinGroup(
+                "w", "", null, "connect", protocols("v1"), 5000, 10_000, "client", "/127.0.0.1", true, required::set);
+        runAll();
+        AtomicReference<JoinResult> joined = new AtomicReference<>();
+        coordinator.joinGroup(
+                "w",
+                required.get().memberId(),
+                null,
+                "connect",
+                protocols("v1"),
+                5000,
+                10_000,
+                "client",
+                "/127.0.0.1",
+                true,
+                joined::set);
+        runAll();
+        assertThat(joined.get().error()).isEqualTo(GroupError.NONE);
+
+        GroupCoordinator.OffsetDeleteResult result = deleteOffsets(coordinator, "w", tp);
+        assertThat(result.error())
+                .as("nothing tells which topics its members read")
+                .isEqualTo(GroupError.NON_EMPTY_GROUP);
+    }
 }

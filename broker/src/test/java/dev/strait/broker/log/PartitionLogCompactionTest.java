@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterEach;
@@ -41,13 +42,17 @@ class PartitionLogCompactionTest {
     }
 
     private PartitionLog open() {
+        return open(UnaryOperator.identity());
+    }
+
+    private PartitionLog open(UnaryOperator<LogConfig> adjust) {
         // A one-record batch below is 72-74 bytes, so every batch gets a segment of its own.
         LogConfig config = LogConfig.defaults()
                 .withSegmentBytes(100)
                 .withIndexIntervalBytes(0)
                 .withCleanupPolicy(LogConfig.CleanupPolicy.COMPACT)
                 .withDeleteRetentionMs(DELETE_RETENTION_MS);
-        PartitionLog log = PartitionLog.open(root.resolve("compacted-0"), config, time);
+        PartitionLog log = PartitionLog.open(root.resolve("compacted-0"), adjust.apply(config), time);
         opened.add(log);
         return log;
     }
@@ -96,6 +101,50 @@ class PartitionLogCompactionTest {
         assertThat(reopened.beginCompaction(MAP_BYTES)).isEmpty();
         append(reopened, "k4", "d1");
         assertThat(readAll(reopened)).last().isEqualTo(new KeyedRec(8, "k4", "d1"));
+    }
+
+    @Test
+    void minCompactionLagKeepsSegmentsWithYoungRecordsUncompactedUntilTheyAreOldEnough() {
+        // Given: min.compaction.lag.ms 5 s, three updates of one key just written
+        PartitionLog log = open(c -> c.withCompactionLags(5_000, Long.MAX_VALUE));
+        append(log, "k1", "a1"); // 0
+        append(log, "k1", "a2"); // 1
+        append(log, "k1", "a3"); // 2
+        append(log, "x", "active"); // 3
+
+        // Then: nothing is compacted while the records are younger than the lag
+        assertThat(compactOnce(log)).isFalse();
+        time.advance(4_999);
+        assertThat(compactOnce(log)).isFalse();
+        assertThat(readAll(log)).extracting(KeyedRec::value).containsExactly("a1", "a2", "a3", "active");
+
+        // When: they are old enough
+        time.advance(2);
+
+        // Then
+        assertThat(compactOnce(log)).isTrue();
+        assertThat(readAll(log)).extracting(KeyedRec::value).containsExactly("a3", "active");
+    }
+
+    @Test
+    void maxCompactionLagRollsTheActiveSegmentOfACompactedLogSoItsRecordsCanBeCompacted() {
+        // Given: segments that never fill, and max.compaction.lag.ms 1 s
+        PartitionLog lagged = open(c -> c.withSegmentBytes(1 << 20).withCompactionLags(0, 1_000));
+        append(lagged, "k1", "a1");
+
+        // When: the next record comes later than the lag
+        time.advance(1_001);
+        append(lagged, "k1", "a2");
+
+        // Then: the first record is in a closed segment, which the cleaner compacts
+        assertThat(lagged.segmentCount()).isEqualTo(2);
+        append(lagged, "x", "active");
+        assertThat(compactOnce(lagged)).isTrue();
+        assertThat(readAll(lagged)).extracting(KeyedRec::value).containsExactly("a1", "a2", "active");
+        time.advance(1_001);
+        append(lagged, "y", "y1");
+        assertThat(compactOnce(lagged)).isTrue();
+        assertThat(readAll(lagged)).extracting(KeyedRec::value).containsExactly("a2", "active", "y1");
     }
 
     @Test

@@ -104,6 +104,7 @@ class KafkaApisWireIT {
                             Map.entry(ApiKeys.OFFSET_FOR_LEADER_EPOCH, "2-4"),
                             Map.entry(ApiKeys.DESCRIBE_CONFIGS, "1-4"),
                             Map.entry(ApiKeys.INCREMENTAL_ALTER_CONFIGS, "0-1"),
+                            Map.entry(ApiKeys.ALTER_CONFIGS, "0-2"),
                             Map.entry(ApiKeys.DESCRIBE_CLUSTER, "0-2"),
                             Map.entry(ApiKeys.ELECT_LEADERS, "0-2"),
                             Map.entry(ApiKeys.FIND_COORDINATOR, "0-6"),
@@ -116,6 +117,7 @@ class KafkaApisWireIT {
                             Map.entry(ApiKeys.LIST_GROUPS, "0-5"),
                             Map.entry(ApiKeys.DESCRIBE_GROUPS, "0-6"),
                             Map.entry(ApiKeys.DELETE_GROUPS, "0-2"),
+                            Map.entry(ApiKeys.OFFSET_DELETE, "0-0"),
                             Map.entry(ApiKeys.CREATE_PARTITIONS, "0-3"),
                             Map.entry(ApiKeys.DELETE_RECORDS, "0-2"),
                             Map.entry(ApiKeys.SASL_HANDSHAKE, "0-1"),
@@ -125,7 +127,8 @@ class KafkaApisWireIT {
                             Map.entry(ApiKeys.DELETE_ACLS, "1-3"),
                             Map.entry(ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, "0-0"),
                             Map.entry(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, "0-0"),
-                            Map.entry(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, "0-0")));
+                            Map.entry(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, "0-0"),
+                            Map.entry(ApiKeys.DESCRIBE_LOG_DIRS, "1-4")));
         }
     }
 
