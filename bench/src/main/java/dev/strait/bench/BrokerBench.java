@@ -138,16 +138,8 @@ public final class BrokerBench {
                 return;
             }
         }
-        Options options;
-        try {
-            options = parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("bench broker: " + e.getMessage() + " (see --help)");
-            System.exit(2);
-            return;
-        }
+        Options options = BenchFlags.parseOrExit("bench broker", args, BrokerBench::parse, BrokerBench::usage);
         if (options == null) {
-            System.out.println(usage());
             return;
         }
         BrokerBench bench = new BrokerBench(options);
@@ -159,19 +151,10 @@ public final class BrokerBench {
     /** The flags of {@code bin/bench broker} (picocli), with their defaults. */
     @Command(
             name = "bin/bench broker",
-            sortOptions = false,
-            showDefaultValues = true,
-            usageHelpWidth = 100,
             description = "One node of Strait's broker against one node of Apache Kafka 4.1.1, run in turn, with "
                     + "Kafka's ProducerPerformance and ConsumerPerformance. --nodes 3 runs bin/bench cluster "
                     + "instead.")
     static final class Flags {
-        @Option(
-                names = {"-h", "--help"},
-                usageHelp = true,
-                description = "Show this help.")
-        boolean help;
-
         @Option(names = "--records", paramLabel = "N", description = "Records per throughput run.")
         long records = 1_000_000;
 

@@ -207,16 +207,8 @@ public final class ClusterBench {
         if (System.getProperty("org.slf4j.simpleLogger.log.org.apache.kafka.clients.producer.internals") == null) {
             System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka.clients.producer.internals", "error");
         }
-        Options options;
-        try {
-            options = parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("bench cluster: " + e.getMessage() + " (see --help)");
-            System.exit(2);
-            return;
-        }
+        Options options = BenchFlags.parseOrExit("bench cluster", args, ClusterBench::parse, ClusterBench::usage);
         if (options == null) {
-            System.out.println(usage());
             return;
         }
         ClusterBench bench = new ClusterBench(options);
@@ -228,9 +220,6 @@ public final class ClusterBench {
     /** The flags of {@code bin/bench cluster} (picocli), with their defaults. */
     @Command(
             name = "bin/bench cluster",
-            sortOptions = false,
-            showDefaultValues = true,
-            usageHelpWidth = 100,
             description = "3-node clusters of Apache Kafka 4.1.1 and of Strait's broker, one after the other: "
                     + "start-up, acks=all throughput, and the failover after a SIGKILL of partition 0's leader "
                     + "(same as bin/bench broker --nodes 3 ...). RF 3, min.insync.replicas=2.",
@@ -238,12 +227,6 @@ public final class ClusterBench {
                     + "failover time with its median and p99 (nearest rank: the maximum for N <= 100) and the "
                     + "ratio Strait / Kafka.")
     static final class Flags {
-        @Option(
-                names = {"-h", "--help"},
-                usageHelp = true,
-                description = "Show this help.")
-        boolean help;
-
         @Option(names = "--records", paramLabel = "N", description = "ProducerPerformance records.")
         long records = 1_000_000;
 

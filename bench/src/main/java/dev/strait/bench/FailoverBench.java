@@ -26,6 +26,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Consumer group failover, Strait against MirrorMaker 2, in one run on the same two local Apache Kafka clusters
@@ -67,29 +69,67 @@ public final class FailoverBench {
         this.work = Files.createTempDirectory("strait-failover-bench-");
     }
 
-    public static void main(String[] args) throws Exception {
+    /** Command-line options; see {@link #usage()}. */
+    record Options(long records, int partitions, int groups, int settleSeconds, int probes, Path repo) {}
+
+    /** The flags of {@code bin/bench failover} (picocli), with their defaults. */
+    @Command(
+            name = "bin/bench failover",
+            description = "Consumer group failover, Strait's mirror against MirrorMaker 2 on one workload: the time "
+                    + "a source commit takes to reach the target, and the records each group reads again or skips "
+                    + "when it moves to the target.")
+    static final class Flags {
+        @Option(names = "--records", paramLabel = "N", description = "Records of the topic.")
         long records = 20_000;
+
+        @Option(names = "--partitions", paramLabel = "P", description = "Partitions of the topic.")
         int partitions = 4;
+
+        @Option(names = "--groups", paramLabel = "G", description = "Groups, from none to all consumed.")
         int groups = 6;
-        int settle = 60;
+
+        @Option(names = "--settle-seconds", paramLabel = "S", description = "Seconds the mirrors run after the copy.")
+        int settleSeconds = 60;
+
+        @Option(names = "--probes", paramLabel = "N", description = "Probe commits timed through each mirror.")
         int probes = 5;
-        Path repo = Path.of(".").toAbsolutePath().normalize();
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--records" -> records = Long.parseLong(args[++i]);
-                case "--partitions" -> partitions = Integer.parseInt(args[++i]);
-                case "--groups" -> groups = Integer.parseInt(args[++i]);
-                case "--settle-seconds" -> settle = Integer.parseInt(args[++i]);
-                case "--probes" -> probes = Integer.parseInt(args[++i]);
-                case "--repo" -> repo = Path.of(args[++i]).toAbsolutePath().normalize();
-                default -> {
-                    System.err.println("bench failover: unknown argument " + args[i] + " (usage: bin/bench failover "
-                            + "[--records N] [--partitions P] [--groups G] [--settle-seconds S] [--probes N])");
-                    System.exit(2);
-                }
-            }
+
+        @Option(
+                names = "--repo",
+                paramLabel = "DIR",
+                description = "The Strait checkout whose bin/mirror-maker runs (bin/bench passes its own).")
+        Path repo = Path.of(".");
+    }
+
+    static String usage() {
+        return BenchFlags.usage(new Flags());
+    }
+
+    /** The options, or null if help was asked for. */
+    static Options parse(String[] args) {
+        Flags f = new Flags();
+        if (!BenchFlags.parse(f, args)) {
+            return null;
         }
-        new FailoverBench(records, partitions, groups, settle, probes, repo).run();
+        if (f.records < 1 || f.partitions < 1 || f.groups < 1 || f.probes < 0 || f.settleSeconds < 0) {
+            throw new IllegalArgumentException(
+                    "--records, --partitions and --groups must be at least 1, --probes and --settle-seconds at least 0");
+        }
+        return new Options(
+                f.records,
+                f.partitions,
+                f.groups,
+                f.settleSeconds,
+                f.probes,
+                f.repo.toAbsolutePath().normalize());
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options o = BenchFlags.parseOrExit("bench failover", args, FailoverBench::parse, FailoverBench::usage);
+        if (o == null) {
+            return;
+        }
+        new FailoverBench(o.records(), o.partitions(), o.groups(), o.settleSeconds(), o.probes(), o.repo()).run();
     }
 
     /** The share of its partitions group {@code g} had consumed: 0 for the first, all for the last. */

@@ -22,6 +22,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.utils.Time;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The lag monitor's evaluation cost: T topics × P partitions on a source and a target cluster (one Kafka
@@ -35,23 +37,55 @@ import org.apache.kafka.common.utils.Time;
 public final class LagBench {
     private LagBench() {}
 
-    public static void main(String[] args) throws Exception {
+    /** Command-line options; see {@link #usage()}. */
+    record Options(int topics, int partitionsPerTopic, int cycles, boolean churn) {}
+
+    /** The flags of {@code bin/bench lag} (picocli), with their defaults. */
+    @Command(
+            name = "bin/bench lag",
+            description = "The lag monitor's evaluation cost: the time of each sampling cycle over T topics x P "
+                    + "partitions on a one-node source and target, and the client calls it made.")
+    static final class Flags {
+        @Option(names = "--topics", paramLabel = "T", description = "Topics on each cluster.")
         int topics = 100;
-        int perTopic = 100;
+
+        @Option(names = "--partitions-per-topic", paramLabel = "P", description = "Partitions of each topic.")
+        int partitionsPerTopic = 100;
+
+        @Option(names = "--cycles", paramLabel = "N", description = "Sampling cycles measured.")
         int cycles = 5;
-        boolean churn = false;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--topics" -> topics = Integer.parseInt(args[++i]);
-                case "--partitions-per-topic" -> perTopic = Integer.parseInt(args[++i]);
-                case "--cycles" -> cycles = Integer.parseInt(args[++i]);
-                case "--churn" -> churn = true;
-                default -> {
-                    System.err.println("bench lag: unknown argument " + args[i]);
-                    System.exit(2);
-                }
-            }
+
+        @Option(
+                names = "--churn",
+                description = "A new record on every partition of both clusters between cycles (the worst case).")
+        boolean churn;
+    }
+
+    static String usage() {
+        return BenchFlags.usage(new Flags());
+    }
+
+    /** The options, or null if help was asked for. */
+    static Options parse(String[] args) {
+        Flags f = new Flags();
+        if (!BenchFlags.parse(f, args)) {
+            return null;
         }
+        if (f.topics < 1 || f.partitionsPerTopic < 1 || f.cycles < 1) {
+            throw new IllegalArgumentException("--topics, --partitions-per-topic and --cycles must be at least 1");
+        }
+        return new Options(f.topics, f.partitionsPerTopic, f.cycles, f.churn);
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options o = BenchFlags.parseOrExit("bench lag", args, LagBench::parse, LagBench::usage);
+        if (o == null) {
+            return;
+        }
+        int topics = o.topics();
+        int perTopic = o.partitionsPerTopic();
+        int cycles = o.cycles();
+        boolean churn = o.churn();
         Map<String, String> broker = Map.of("log.index.size.max.bytes", "65536", "num.io.threads", "4");
         try (KafkaCluster source = KafkaCluster.start("lagbench-source", 1, broker);
                 KafkaCluster target = KafkaCluster.start("lagbench-target", 1, broker)) {

@@ -32,6 +32,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.apache.kafka.common.Uuid;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The metadata quorum under a long history: {@code bin/bench metadata [--changes 100000] [--partitions 50]
@@ -75,7 +77,10 @@ public final class MetadataBench {
             long heapAfterRestartBytes) {}
 
     public static void main(String[] args) throws Exception {
-        Options options = parse(args);
+        Options options = BenchFlags.parseOrExit("bench metadata", args, MetadataBench::parse, MetadataBench::usage);
+        if (options == null) {
+            return;
+        }
         List<Result> results = new ArrayList<>();
         for (boolean snapshots : options.modes()) {
             results.add(run(options, snapshots));
@@ -83,49 +88,54 @@ public final class MetadataBench {
         print(options, results);
     }
 
-    private static Options parse(String[] args) {
+    /** The flags of {@code bin/bench metadata} (picocli), with their defaults. */
+    @Command(
+            name = "bin/bench metadata",
+            description = "The metadata quorum under a long history of ISR changes, with and without snapshots: "
+                    + "heap, bytes on disk and the time of a restart of all three nodes.")
+    static final class Flags {
+        @Option(names = "--changes", paramLabel = "N", description = "ISR changes committed.")
         long changes = 100_000;
+
+        @Option(names = "--partitions", paramLabel = "P", description = "Partitions of the topic (RF 3).")
         int partitions = 50;
+
+        @Option(
+                names = "--snapshot-bytes",
+                paramLabel = "BYTES",
+                description = "metadata.log.max.record.bytes.between.snapshots of mode snapshots.")
         long snapshotBytes = 1024 * 1024;
-        List<Boolean> modes = List.of(true, false);
+
+        @Option(names = "--mode", paramLabel = "both|snapshots|whole-log", description = "Which modes, in turn.")
+        String mode = "both";
+
+        @Option(
+                names = "--dir",
+                paramLabel = "DIR",
+                description = "Where the temporary data directory goes (default: the system temp dir).")
         Path dir = Path.of(System.getProperty("java.io.tmpdir"));
-        for (int i = 0; i < args.length; i++) {
-            String value = i + 1 < args.length ? args[i + 1] : null;
-            switch (args[i]) {
-                case "--changes" -> changes = Long.parseLong(require(args[i], value));
-                case "--partitions" -> partitions = Integer.parseInt(require(args[i], value));
-                case "--snapshot-bytes" -> snapshotBytes = Long.parseLong(require(args[i], value));
-                case "--dir" -> dir = Path.of(require(args[i], value));
-                case "--mode" ->
-                    modes = switch (require(args[i], value)) {
-                        case "both" -> List.of(true, false);
-                        case "snapshots" -> List.of(true);
-                        case "whole-log" -> List.of(false);
-                        default -> throw usage("--mode must be both, snapshots or whole-log, not " + value);
-                    };
-                default -> throw usage("unknown argument " + args[i]);
-            }
-            i++;
-        }
-        if (changes < 1 || partitions < 1 || snapshotBytes < 1) {
-            throw usage("--changes, --partitions and --snapshot-bytes must be positive");
-        }
-        return new Options(changes, partitions, snapshotBytes, modes, dir);
     }
 
-    private static String require(String flag, String value) {
-        if (value == null) {
-            throw usage(flag + " needs a value");
-        }
-        return value;
+    static String usage() {
+        return BenchFlags.usage(new Flags());
     }
 
-    private static IllegalArgumentException usage(String problem) {
-        System.err.println("bench metadata: " + problem);
-        System.err.println("usage: bin/bench metadata [--changes 100000] [--partitions 50] "
-                + "[--snapshot-bytes 1048576] [--mode both|snapshots|whole-log] [--dir DIR]");
-        System.exit(2);
-        return new IllegalArgumentException(problem);
+    /** The options, or null if help was asked for. */
+    static Options parse(String[] args) {
+        Flags f = new Flags();
+        if (!BenchFlags.parse(f, args)) {
+            return null;
+        }
+        List<Boolean> modes = switch (f.mode) {
+            case "both" -> List.of(true, false);
+            case "snapshots" -> List.of(true);
+            case "whole-log" -> List.of(false);
+            default -> throw new IllegalArgumentException("--mode must be both, snapshots or whole-log, not " + f.mode);
+        };
+        if (f.changes < 1 || f.partitions < 1 || f.snapshotBytes < 1) {
+            throw new IllegalArgumentException("--changes, --partitions and --snapshot-bytes must be positive");
+        }
+        return new Options(f.changes, f.partitions, f.snapshotBytes, modes, f.dir);
     }
 
     // ---------------------------------------------------------------- one mode

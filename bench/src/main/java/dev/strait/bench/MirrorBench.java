@@ -21,6 +21,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Time;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Mirror throughput, measured in one run on the same two local Apache Kafka clusters:
@@ -75,41 +77,75 @@ public final class MirrorBench {
         this.work = Files.createTempDirectory("strait-bench-");
     }
 
-    public static void main(String[] args) throws Exception {
+    /** Command-line options; see {@link #usage()}. */
+    record Options(long records, int recordBytes, int partitions, List<Integer> streams, boolean mm2, Path repo) {}
+
+    /** The flags of {@code bin/bench} with no mode (picocli), with their defaults. */
+    @Command(
+            name = "bin/bench",
+            description = "Mirror throughput on two local Apache Kafka 4.1.1 clusters: the raw client ceiling, "
+                    + "Strait's mirror per stream count and MirrorMaker 2, on one preloaded backlog.",
+            footer = "Other modes, each with its own --help: bin/bench lag | sync | sync-scale | failover | "
+                    + "metadata | broker | cluster | nemesis.")
+    static final class Flags {
+        @Option(names = "--records", paramLabel = "N", description = "Records of the backlog.")
         long records = 1_000_000;
-        int bytes = 1024;
+
+        @Option(names = "--record-size", paramLabel = "BYTES", description = "Bytes per record.")
+        int recordBytes = 1024;
+
+        @Option(names = "--partitions", paramLabel = "P", description = "Partitions of the topic.")
         int partitions = 6;
-        List<Integer> streams = List.of(1, 2, 4);
-        boolean mm2 = true;
-        Path repo = Path.of(".").toAbsolutePath().normalize();
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--records" -> records = Long.parseLong(args[++i]);
-                case "--record-size" -> bytes = Integer.parseInt(args[++i]);
-                case "--partitions" -> partitions = Integer.parseInt(args[++i]);
-                case "--streams" -> streams = parseList(args[++i]);
-                case "--no-mm2" -> mm2 = false;
-                case "--repo" -> repo = Path.of(args[++i]).toAbsolutePath().normalize();
-                case "--help", "-h" -> {
-                    System.out.println("usage: bin/bench [--records N] [--record-size BYTES] [--partitions P] "
-                            + "[--streams 1,2,4] [--no-mm2]");
-                    return;
-                }
-                default -> {
-                    System.err.println("bench: unknown argument " + args[i] + " (see --help)");
-                    System.exit(2);
-                }
-            }
-        }
-        new MirrorBench(records, bytes, partitions, streams, mm2, repo).run();
+
+        @Option(
+                names = "--streams",
+                paramLabel = "N",
+                split = ",",
+                description = "Stream counts of Strait's mirror, one run each.")
+        List<Integer> streams = new ArrayList<>(List.of(1, 2, 4));
+
+        @Option(names = "--no-mm2", description = "Skip MirrorMaker 2.")
+        boolean noMm2;
+
+        @Option(
+                names = "--repo",
+                paramLabel = "DIR",
+                description = "The Strait checkout whose bin/mirror-maker runs (bin/bench passes its own).")
+        Path repo = Path.of(".");
     }
 
-    private static List<Integer> parseList(String s) {
-        List<Integer> out = new ArrayList<>();
-        for (String part : s.split(",")) {
-            out.add(Integer.parseInt(part.trim()));
+    static String usage() {
+        return BenchFlags.usage(new Flags());
+    }
+
+    /** The options, or null if help was asked for. */
+    static Options parse(String[] args) {
+        Flags f = new Flags();
+        if (!BenchFlags.parse(f, args)) {
+            return null;
         }
-        return out;
+        if (f.records < 1
+                || f.recordBytes < 1
+                || f.partitions < 1
+                || f.streams.stream().anyMatch(n -> n < 1)) {
+            throw new IllegalArgumentException(
+                    "--records, --record-size, --partitions and --streams must be at least 1");
+        }
+        return new Options(
+                f.records,
+                f.recordBytes,
+                f.partitions,
+                List.copyOf(f.streams),
+                !f.noMm2,
+                f.repo.toAbsolutePath().normalize());
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options o = BenchFlags.parseOrExit("bench", args, MirrorBench::parse, MirrorBench::usage);
+        if (o == null) {
+            return;
+        }
+        new MirrorBench(o.records(), o.recordBytes(), o.partitions(), o.streams(), o.mm2(), o.repo()).run();
     }
 
     void run() throws Exception {

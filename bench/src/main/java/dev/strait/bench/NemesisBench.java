@@ -53,16 +53,8 @@ public final class NemesisBench {
     private NemesisBench() {}
 
     public static void main(String[] args) {
-        Options options;
-        try {
-            options = parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("bench nemesis: " + e.getMessage() + " (see --help)");
-            System.exit(2);
-            return;
-        }
+        Options options = BenchFlags.parseOrExit("bench nemesis", args, NemesisBench::parse, NemesisBench::usage);
         if (options == null) {
-            System.out.println(usage());
             return;
         }
         System.exit(run(options));
@@ -71,9 +63,6 @@ public final class NemesisBench {
     /** The flags of {@code bin/bench nemesis} (picocli), with their defaults. */
     @Command(
             name = "bin/bench nemesis",
-            sortOptions = false,
-            showDefaultValues = true,
-            usageHelpWidth = 100,
             description = "The long nemesis campaign: Jepsen-style faults on 3-node clusters while idempotent "
                     + "acks=all producers and a consumer group run; every acknowledged record is checked. Needs "
                     + "root (ip netns, tc).",
@@ -81,12 +70,6 @@ public final class NemesisBench {
                     + "<seed>. Workload: 2 idempotent acks=all producers (request.timeout.ms 3000) at --rate "
                     + "records/s in all, a group of 2 consumers.")
     static final class Flags {
-        @Option(
-                names = {"-h", "--help"},
-                usageHelp = true,
-                description = "Show this help.")
-        boolean help;
-
         @Option(names = "--runs", paramLabel = "N", description = "Runs (each a fresh cluster per system).")
         int runs = 1;
 

@@ -29,6 +29,8 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Time;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The cost of group offset translation. Two parts:
@@ -48,39 +50,69 @@ import org.apache.kafka.common.utils.Time;
 public final class SyncBench {
     private SyncBench() {}
 
-    public static void main(String[] args) throws Exception {
+    /** Command-line options; see {@link #usage()}. */
+    record Options(int groups, int partitions, int segments, int runs, int rounds, boolean live) {}
+
+    /** The flags of {@code bin/bench sync} (picocli), with their defaults. */
+    @Command(
+            name = "bin/bench sync",
+            description = "The cost of group offset translation: in-process rounds over an offset map, and with "
+                    + "--live whole sync rounds of the mirror on two one-node Apache Kafka clusters.")
+    static final class Flags {
+        @Option(names = "--groups", paramLabel = "N", description = "Groups, each committed on every partition.")
         int groups = 1000;
+
+        @Option(names = "--partitions", paramLabel = "P", description = "Target partitions of the offset map.")
         int partitions = 100;
+
+        @Option(
+                names = "--segments",
+                paramLabel = "S",
+                description = "Segments per partition (one per hole in the source offsets).")
         int segments = 1000;
+
+        @Option(names = "--runs", paramLabel = "R", description = "Re-copied ranges per partition (mirror restarts).")
         int runs = 3;
+
+        @Option(names = "--rounds", paramLabel = "N", description = "Translate rounds measured.")
         int rounds = 10;
-        boolean live = false;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--groups" -> groups = Integer.parseInt(args[++i]);
-                case "--partitions" -> partitions = Integer.parseInt(args[++i]);
-                case "--segments" -> segments = Integer.parseInt(args[++i]);
-                case "--runs" -> runs = Integer.parseInt(args[++i]);
-                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
-                case "--live" -> live = true;
-                default -> {
-                    System.err.println("bench sync: unknown argument " + args[i]
-                            + " (usage: bin/bench sync [--groups N] [--partitions P] [--segments S] [--runs R] [--rounds N] "
-                            + "[--live])");
-                    System.exit(2);
-                }
-            }
+
+        @Option(names = "--live", description = "Also whole sync rounds on two Kafka nodes.")
+        boolean live;
+    }
+
+    static String usage() {
+        return BenchFlags.usage(new Flags());
+    }
+
+    /** The options, or null if help was asked for. */
+    static Options parse(String[] args) {
+        Flags f = new Flags();
+        if (!BenchFlags.parse(f, args)) {
+            return null;
+        }
+        if (f.groups < 1 || f.partitions < 1 || f.segments < 1 || f.rounds < 1 || f.runs < 0) {
+            throw new IllegalArgumentException(
+                    "--groups, --partitions, --segments and --rounds must be at least 1, --runs at least 0");
+        }
+        return new Options(f.groups, f.partitions, f.segments, f.runs, f.rounds, f.live);
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options o = BenchFlags.parseOrExit("bench sync", args, SyncBench::parse, SyncBench::usage);
+        if (o == null) {
+            return;
         }
         System.out.printf(
                 Locale.ROOT,
                 "bench sync: %d groups x %d partitions; machine: %d cores, java %s%n",
-                groups,
-                partitions,
+                o.groups(),
+                o.partitions(),
                 Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"));
-        translate(groups, partitions, segments, runs, rounds);
-        if (live) {
-            live(groups, partitions);
+        translate(o.groups(), o.partitions(), o.segments(), o.runs(), o.rounds());
+        if (o.live()) {
+            live(o.groups(), o.partitions());
         }
     }
 

@@ -40,45 +40,47 @@ import picocli.CommandLine.Option;
  * <p>Usage: {@code bin/bench sync-scale [--partitions 1000,5000,10000] [--groups 1000] [--records 5000]
  * [--rounds 5] [--heap 384m]}.
  */
-@Command(
-        name = "sync-scale",
-        mixinStandardHelpOptions = true,
-        description = "Offset map memory and round cost per partition count.")
+@Command(name = "bin/bench sync-scale", description = "Offset map memory and round cost per partition count.")
 public final class SyncScaleBench {
     @Option(
             names = "--partitions",
+            paramLabel = "P",
             split = ",",
-            description = "Target partition counts, one child JVM each (default: ${DEFAULT-VALUE}).")
+            description = "Target partition counts, one child JVM each.")
     List<Integer> partitions = List.of(1000, 5000, 10000);
 
-    @Option(names = "--groups", description = "Consumer groups (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--groups", paramLabel = "N", description = "Consumer groups.")
     int groups = 1000;
 
     @Option(
             names = "--topics-per-group",
-            description = "Topics (of 100 partitions) each group commits on (default: ${DEFAULT-VALUE}).")
+            paramLabel = "N",
+            description = "Topics (of 100 partitions) each group commits on.")
     int topicsPerGroup = 2;
 
     @Option(
             names = "--records",
-            description = "Records acknowledged per partition before the rounds (default: ${DEFAULT-VALUE}).")
+            paramLabel = "N",
+            description = "Records acknowledged per partition before the rounds.")
     int records = 5000;
 
     @Option(
             names = "--records-per-round",
-            description = "Records acknowledged per partition before each round (default: ${DEFAULT-VALUE}).")
+            paramLabel = "N",
+            description = "Records acknowledged per partition before each round.")
     int recordsPerRound = 100;
 
-    @Option(names = "--rounds", description = "Sync rounds measured (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--rounds", paramLabel = "N", description = "Sync rounds measured.")
     int rounds = 5;
 
-    @Option(names = "--heap", description = "The child JVM's -Xmx, the mirror's default (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--heap", paramLabel = "SIZE", description = "The child JVM's -Xmx, the mirror's default.")
     String heap = "384m";
 
     @Option(
             names = "--reads-per-round",
+            paramLabel = "N",
             description = "Stretches of folded runs read from the target per round, as the mirror's sync loop "
-                    + "(default: ${DEFAULT-VALUE}; it also stops reading after 1 s).")
+                    + "(it also stops reading after 1 s).")
     long readsPerRound = 20_000;
 
     @Option(names = "--child", hidden = true)
@@ -86,16 +88,17 @@ public final class SyncScaleBench {
 
     private static final int PARTITIONS_PER_TOPIC = 100;
 
-    public static void main(String[] args) throws Exception {
+    /** The flags, or null if help was asked for. */
+    static SyncScaleBench parse(String[] args) {
         SyncScaleBench bench = new SyncScaleBench();
-        try {
-            if (!BenchFlags.parse(bench, args)) {
-                System.out.println(BenchFlags.usage(bench));
-                return;
-            }
-        } catch (IllegalArgumentException e) {
-            System.err.println("bench sync-scale: " + e.getMessage());
-            System.exit(2);
+        return BenchFlags.parse(bench, args) ? bench : null;
+    }
+
+    public static void main(String[] args) throws Exception {
+        SyncScaleBench bench = BenchFlags.parseOrExit(
+                "bench sync-scale", args, SyncScaleBench::parse, () -> BenchFlags.usage(new SyncScaleBench()));
+        if (bench == null) {
+            return;
         }
         if (bench.child) {
             System.exit(bench.runChild());
