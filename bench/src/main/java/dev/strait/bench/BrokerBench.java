@@ -258,7 +258,7 @@ public final class BrokerBench {
         }
         progress.update(stepsDone, "done");
         progress.finish();
-        String report = report();
+        String report = report(options, header, results);
         System.out.println();
         System.out.println(report);
         if (options.output() != null) {
@@ -546,7 +546,8 @@ public final class BrokerBench {
         stepsDone++;
     }
 
-    String report() {
+    /** The table, the failures and the notes, after {@code header}; results in run order. */
+    static String report(Options options, String header, Map<Kind, Measured> results) {
         StringBuilder out = new StringBuilder();
         out.append(header)
                 .append("; run order: ")

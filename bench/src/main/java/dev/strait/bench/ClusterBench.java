@@ -389,7 +389,7 @@ public final class ClusterBench {
         }
         progress.update(measured, "done");
         progress.finish();
-        String report = header + "\n\n" + report();
+        String report = header + "\n\n" + report(options, results, failures);
         System.out.println();
         System.out.println(report);
         if (options.output() != null) {
@@ -754,7 +754,9 @@ public final class ClusterBench {
             new Row("new.controller", "active controller after the kill (node id)", false),
             new Row("failover.errors", "failover: failed sends", false));
 
-    String report() {
+    /** Per session timeout the table of medians (and each run's failover), then the failures. */
+    static String report(
+            Options options, Map<String, List<Map<String, Object>>> results, Map<String, String> failures) {
         StringBuilder out = new StringBuilder();
         int runs = options.runs();
         for (int session : options.sessionTimeouts()) {
@@ -815,7 +817,7 @@ public final class ClusterBench {
             }
             out.append('\n');
             if (runs > 1) {
-                out.append(failoverRuns(kafka, strait));
+                out.append(failoverRuns(options, kafka, strait));
             }
         }
         failures.forEach((step, why) ->
@@ -829,7 +831,8 @@ public final class ClusterBench {
     }
 
     /** Every run's failover time, whether the killed leader was also the controller, median and p99 per system. */
-    private String failoverRuns(List<Map<String, Object>> kafka, List<Map<String, Object>> strait) {
+    private static String failoverRuns(
+            Options options, List<Map<String, Object>> kafka, List<Map<String, Object>> strait) {
         StringBuilder out = new StringBuilder();
         out.append(
                         options.victim() == Victim.CONTROLLER
