@@ -1,6 +1,8 @@
 package dev.strait.bench;
 
 import dev.strait.bench.BrokerNode.Kind;
+import dev.strait.bench.PerfOutput.ConsumerSummary;
+import dev.strait.bench.PerfOutput.ProducerSummary;
 import dev.strait.mirror.progress.Progress;
 import dev.strait.testkit.KafkaCluster;
 import java.io.IOException;
@@ -16,7 +18,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -82,14 +86,51 @@ public final class BrokerBench {
             boolean keepLogs,
             boolean jfr) {}
 
-    /** What one broker measured: values by metric key, and the steps that failed. */
-    static final class Measured {
-        final Map<String, Double> values = new LinkedHashMap<>();
-        final Map<String, String> failures = new LinkedHashMap<>();
-    }
+    /**
+     * What one broker measured; a part is null where its step failed or did not run. {@code failures}: the
+     * steps that failed and why, in order.
+     */
+    record Measured(
+            Double startupMs,
+            Long rssIdleMiB,
+            ProducerSummary acks1,
+            ProducerSummary acksAll,
+            ProducerSummary fixedRate,
+            ConsumerSummary consume,
+            Long rssAfterMiB,
+            Long rssPeakMiB,
+            Map<String, String> failures) {}
 
     /** A line of the report: which way is better decides how the ratio reads. */
-    private record Row(String key, String label, Better better) {}
+    private record Row(String label, Better better, Function<Measured, Double> value) {
+        /** A value of a producer run, if it ran. */
+        static Row produce(
+                String label,
+                Better better,
+                Function<Measured, ProducerSummary> run,
+                Function<ProducerSummary, Number> value) {
+            return new Row(
+                    label,
+                    better,
+                    m -> run.apply(m) == null ? null : value.apply(run.apply(m)).doubleValue());
+        }
+
+        /** A value of the consumer run, if it ran. */
+        static Row consume(String label, Better better, Function<ConsumerSummary, Number> value) {
+            return new Row(
+                    label,
+                    better,
+                    m -> m.consume() == null ? null : value.apply(m.consume()).doubleValue());
+        }
+
+        /** A resident set size, if it was read. */
+        static Row rss(String label, Function<Measured, Long> value) {
+            return new Row(
+                    label,
+                    Better.LOWER,
+                    m -> value.apply(m) == null ? null : value.apply(m).doubleValue());
+        }
+    }
 
     private enum Better {
         HIGHER,
@@ -98,29 +139,52 @@ public final class BrokerBench {
     }
 
     private static final List<Row> ROWS = List.of(
-            new Row("startup.ms", "start-up: spawn to Admin answered (ms)", Better.LOWER),
-            new Row("p1.rps", "produce acks=1 (records/s)", Better.HIGHER),
-            new Row("p1.mbps", "produce acks=1 (MB/s)", Better.HIGHER),
-            new Row("p1.p50", "produce acks=1 p50 latency (ms)", Better.LOWER),
-            new Row("p1.p99", "produce acks=1 p99 latency (ms)", Better.LOWER),
-            new Row("p1.p999", "produce acks=1 p99.9 latency (ms)", Better.LOWER),
-            new Row("pall.rps", "produce acks=all (records/s)", Better.HIGHER),
-            new Row("pall.mbps", "produce acks=all (MB/s)", Better.HIGHER),
-            new Row("pall.p50", "produce acks=all p50 latency (ms)", Better.LOWER),
-            new Row("pall.p99", "produce acks=all p99 latency (ms)", Better.LOWER),
-            new Row("pall.p999", "produce acks=all p99.9 latency (ms)", Better.LOWER),
-            new Row("lat.rps", "fixed-rate acks=all: achieved (records/s)", Better.NEITHER),
-            new Row("lat.avg", "fixed-rate acks=all avg latency (ms)", Better.LOWER),
-            new Row("lat.p50", "fixed-rate acks=all p50 latency (ms)", Better.LOWER),
-            new Row("lat.p99", "fixed-rate acks=all p99 latency (ms)", Better.LOWER),
-            new Row("lat.p999", "fixed-rate acks=all p99.9 latency (ms)", Better.LOWER),
-            new Row("c.rps", "consume, whole run incl. group join (records/s)", Better.HIGHER),
-            new Row("c.mbps", "consume, whole run (MB/s)", Better.HIGHER),
-            new Row("c.fetch.rps", "consume, fetch only (records/s)", Better.HIGHER),
-            new Row("c.rebalance.ms", "consume: group join (ms)", Better.LOWER),
-            new Row("rss.idle", "RSS idle after start-up (MiB)", Better.LOWER),
-            new Row("rss.after", "RSS after the workload (MiB)", Better.LOWER),
-            new Row("rss.peak", "RSS peak, VmHWM (MiB)", Better.LOWER));
+            new Row("start-up: spawn to Admin answered (ms)", Better.LOWER, Measured::startupMs),
+            Row.produce(
+                    "produce acks=1 (records/s)", Better.HIGHER, Measured::acks1, ProducerSummary::recordsPerSecond),
+            Row.produce("produce acks=1 (MB/s)", Better.HIGHER, Measured::acks1, ProducerSummary::mbPerSecond),
+            Row.produce("produce acks=1 p50 latency (ms)", Better.LOWER, Measured::acks1, ProducerSummary::p50Ms),
+            Row.produce("produce acks=1 p99 latency (ms)", Better.LOWER, Measured::acks1, ProducerSummary::p99Ms),
+            Row.produce("produce acks=1 p99.9 latency (ms)", Better.LOWER, Measured::acks1, ProducerSummary::p999Ms),
+            Row.produce(
+                    "produce acks=all (records/s)",
+                    Better.HIGHER,
+                    Measured::acksAll,
+                    ProducerSummary::recordsPerSecond),
+            Row.produce("produce acks=all (MB/s)", Better.HIGHER, Measured::acksAll, ProducerSummary::mbPerSecond),
+            Row.produce("produce acks=all p50 latency (ms)", Better.LOWER, Measured::acksAll, ProducerSummary::p50Ms),
+            Row.produce("produce acks=all p99 latency (ms)", Better.LOWER, Measured::acksAll, ProducerSummary::p99Ms),
+            Row.produce(
+                    "produce acks=all p99.9 latency (ms)", Better.LOWER, Measured::acksAll, ProducerSummary::p999Ms),
+            Row.produce(
+                    "fixed-rate acks=all: achieved (records/s)",
+                    Better.NEITHER,
+                    Measured::fixedRate,
+                    ProducerSummary::recordsPerSecond),
+            Row.produce(
+                    "fixed-rate acks=all avg latency (ms)",
+                    Better.LOWER,
+                    Measured::fixedRate,
+                    ProducerSummary::avgLatencyMs),
+            Row.produce(
+                    "fixed-rate acks=all p50 latency (ms)", Better.LOWER, Measured::fixedRate, ProducerSummary::p50Ms),
+            Row.produce(
+                    "fixed-rate acks=all p99 latency (ms)", Better.LOWER, Measured::fixedRate, ProducerSummary::p99Ms),
+            Row.produce(
+                    "fixed-rate acks=all p99.9 latency (ms)",
+                    Better.LOWER,
+                    Measured::fixedRate,
+                    ProducerSummary::p999Ms),
+            Row.consume(
+                    "consume, whole run incl. group join (records/s)",
+                    Better.HIGHER,
+                    ConsumerSummary::recordsPerSecond),
+            Row.consume("consume, whole run (MB/s)", Better.HIGHER, ConsumerSummary::mbPerSecond),
+            Row.consume("consume, fetch only (records/s)", Better.HIGHER, ConsumerSummary::fetchRecordsPerSecond),
+            Row.consume("consume: group join (ms)", Better.LOWER, ConsumerSummary::rebalanceMs),
+            Row.rss("RSS idle after start-up (MiB)", Measured::rssIdleMiB),
+            Row.rss("RSS after the workload (MiB)", Measured::rssAfterMiB),
+            Row.rss("RSS peak, VmHWM (MiB)", Measured::rssPeakMiB));
 
     BrokerBench(Options options) throws IOException {
         this.options = options;
@@ -129,9 +193,7 @@ public final class BrokerBench {
 
     public static void main(String[] args) throws Exception {
         // The start-up probe connects before the broker listens; one warning per attempt is noise.
-        if (System.getProperty("org.slf4j.simpleLogger.log.org.apache.kafka.clients.NetworkClient") == null) {
-            System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka.clients.NetworkClient", "error");
-        }
+        KafkaClientLogs.errorsOnly("NetworkClient");
         for (int i = 0; i + 1 < args.length; i++) {
             if (args[i].equals("--nodes") && !args[i + 1].equals("1")) {
                 ClusterBench.main(args); // 3-node clusters: see ClusterBench
@@ -143,7 +205,9 @@ public final class BrokerBench {
             return;
         }
         BrokerBench bench = new BrokerBench(options);
-        Runtime.getRuntime().addShutdownHook(new Thread(bench::cleanUp, "bench-cleanup"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> bench.children.killAllAndDelete(bench.work, options.keepLogs()), "bench-cleanup"));
         boolean complete = bench.run();
         System.exit(complete ? 0 : 1);
     }
@@ -212,7 +276,7 @@ public final class BrokerBench {
                 f.records,
                 f.recordBytes,
                 f.partitions,
-                parseBrokers(f.only),
+                Kind.parseList(f.only),
                 f.output,
                 f.heap,
                 f.latencyRate,
@@ -220,23 +284,6 @@ public final class BrokerBench {
                 Duration.ofSeconds(f.stepTimeoutS),
                 f.keepLogs || f.jfr,
                 f.jfr);
-    }
-
-    /** {@code strait}, {@code kafka}, or both in the order to run them ({@code strait,kafka}). */
-    private static List<Kind> parseBrokers(String value) {
-        List<Kind> kinds = new ArrayList<>();
-        for (String name : value.split(",")) {
-            Kind kind = switch (name.trim()) {
-                case "strait" -> Kind.STRAIT;
-                case "kafka" -> Kind.KAFKA;
-                default ->
-                    throw new IllegalArgumentException("--only takes strait, kafka or both in order, not " + value);
-            };
-            if (!kinds.contains(kind)) {
-                kinds.add(kind);
-            }
-        }
-        return List.copyOf(kinds);
     }
 
     /** Runs every broker in turn and prints the report; false if any step failed. */
@@ -265,19 +312,11 @@ public final class BrokerBench {
             Files.writeString(options.output(), report + "\n", StandardCharsets.UTF_8);
             System.out.println("written to " + options.output());
         }
-        return results.values().stream().allMatch(m -> m.failures.isEmpty());
-    }
-
-    private static String loadAverage() {
-        try {
-            return Files.readString(Path.of("/proc/loadavg")).trim();
-        } catch (IOException e) {
-            return "n/a";
-        }
+        return results.values().stream().allMatch(m -> m.failures().isEmpty());
     }
 
     private String header() {
-        String load = loadAverage();
+        String load = ProcessStats.loadAverage();
         return String.format(
                         Locale.ROOT,
                         "bench broker: %,d records of %d bytes, %d partitions, RF 1; broker JVM %s;"
@@ -285,7 +324,7 @@ public final class BrokerBench {
                         options.records(),
                         options.recordBytes(),
                         options.partitions(),
-                        String.join(" ", brokerJvmOptions()),
+                        String.join(" ", BrokerNode.jvmOptions(options.heap())),
                         Runtime.getRuntime().availableProcessors(),
                         System.getProperty("java.version"),
                         load,
@@ -293,28 +332,10 @@ public final class BrokerBench {
                 + (options.jfr() ? "; JFR recording on" : "");
     }
 
-    /** The same for both brokers: Kafka's start script's performance options, with the heap limit given. */
-    private List<String> brokerJvmOptions() {
-        return List.of(
-                "-Xmx" + options.heap(),
-                "-XX:+UseG1GC",
-                "-XX:MaxGCPauseMillis=20",
-                "-XX:InitiatingHeapOccupancyPercent=35",
-                "-XX:+ExplicitGCInvokesConcurrent",
-                "-Djava.awt.headless=true",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
-    }
-
-    /** The same for every client tool run, whichever broker it talks to. */
-    private static List<String> clientJvmOptions() {
-        return List.of(
-                "-Xmx512m", "-Duser.language=en", "-Duser.country=US", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
-    }
-
     private Measured measure(Kind kind) {
-        Measured m = new Measured();
+        Map<String, String> failures = new LinkedHashMap<>();
         Path dir = work.resolve(kind.name().toLowerCase(Locale.ROOT));
-        List<String> jvm = new ArrayList<>(brokerJvmOptions());
+        List<String> jvm = new ArrayList<>(BrokerNode.jvmOptions(options.heap()));
         if (options.jfr()) {
             // Same recording settings for both brokers, so the overhead is the same for both.
             jvm.add("-XX:StartFlightRecording=filename=" + dir.resolve("broker.jfr")
@@ -322,47 +343,55 @@ public final class BrokerBench {
         }
         BrokerNode node = new BrokerNode(kind, dir, jvm);
         Process broker = null;
+        Double startupMs = null;
+        Long rssIdle = null;
+        Long rssAfter = null;
+        Long rssPeak = null;
+        ProducerSummary acks1 = null;
+        ProducerSummary acksAll = null;
+        ProducerSummary fixedRate = null;
+        ConsumerSummary consumed = null;
         try {
             node.prepare(children);
             progress.update(stepsDone, brokerName + ": start-up");
-            broker = startAndTime(node, m);
+            Started started = startAndTime(node);
+            broker = started.process();
+            startupMs = started.ms();
             stepsDone++;
             long pid = broker.pid();
             sleep(SETTLE);
-            m.values.put("rss.idle", (double) ProcessStats.rssMiB(pid));
+            rssIdle = ProcessStats.rssMiB(pid);
             createTopics(node);
             Process b = broker;
-            step(m, b, "produce acks=1", () -> produce(node, m, "p1", "bench-acks-1", "1", options.records(), -1));
-            step(
-                    m,
+            acks1 = step(
+                    failures,
+                    b,
+                    "produce acks=1",
+                    () -> produce(node, "p1", "bench-acks-1", "1", options.records(), -1));
+            acksAll = step(
+                    failures,
                     b,
                     "produce acks=all",
-                    () -> produce(node, m, "pall", "bench-acks-all", "all", options.records(), -1));
+                    () -> produce(node, "pall", "bench-acks-all", "all", options.records(), -1));
             if (options.latencyRate() > 0) {
-                step(
-                        m,
+                fixedRate = step(
+                        failures,
                         b,
                         "fixed-rate acks=all",
                         () -> produce(
-                                node,
-                                m,
-                                "lat",
-                                "bench-latency",
-                                "all",
-                                options.latencyRecords(),
-                                options.latencyRate()));
+                                node, "lat", "bench-latency", "all", options.latencyRecords(), options.latencyRate()));
             }
-            step(m, b, "consume", () -> consume(node, m, "bench-acks-all"));
+            consumed = step(failures, b, "consume", () -> consume(node, "bench-acks-all"));
             sleep(SETTLE);
-            m.values.put("rss.after", (double) ProcessStats.rssMiB(pid));
-            m.values.put("rss.peak", (double) ProcessStats.peakRssMiB(pid));
+            rssAfter = ProcessStats.rssMiB(pid);
+            rssPeak = ProcessStats.peakRssMiB(pid);
         } catch (Exception e) {
-            m.failures.put("set-up", oneLine(e));
-            say("  FAILED: %s", oneLine(e));
+            failures.put("set-up", ReportText.oneLine(e));
+            say("  FAILED: %s", ReportText.oneLine(e));
         } finally {
             if (broker != null) {
                 if (!broker.isAlive()) {
-                    m.failures.put(
+                    failures.put(
                             "broker",
                             "exited with " + broker.exitValue() + "; log tail:\n"
                                     + ChildProcesses.tail(node.log(), 20));
@@ -375,10 +404,13 @@ public final class BrokerBench {
                 KafkaCluster.deleteRecursively(node.dir);
             }
         }
-        return m;
+        return new Measured(startupMs, rssIdle, acks1, acksAll, fixedRate, consumed, rssAfter, rssPeak, failures);
     }
 
-    private Process startAndTime(BrokerNode node, Measured m) throws InterruptedException {
+    /** A broker that answers, and how long it took from the spawn. */
+    private record Started(Process process, double ms) {}
+
+    private Started startAndTime(BrokerNode node) throws InterruptedException {
         Properties props = new Properties();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, node.bootstrapServers());
         props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "1000");
@@ -407,9 +439,8 @@ public final class BrokerBench {
                                 .names()
                                 .get(2, TimeUnit.SECONDS);
                         double ms = (System.nanoTime() - startNanos) / 1e6;
-                        m.values.put("startup.ms", ms);
                         say("  started in %.0f ms (pid %d)", ms, broker.pid());
-                        return broker;
+                        return new Started(broker, ms);
                     }
                 } catch (Exception e) {
                     last = e;
@@ -437,113 +468,60 @@ public final class BrokerBench {
         }
     }
 
-    private void produce(
-            BrokerNode node, Measured m, String prefix, String topic, String acks, long records, int throughput)
+    private ProducerSummary produce(
+            BrokerNode node, String logPrefix, String topic, String acks, long records, int throughput)
             throws InterruptedException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(BrokerNode.java());
-        cmd.addAll(clientJvmOptions());
-        cmd.addAll(List.of(
-                "-cp",
-                System.getProperty("java.class.path"),
-                "org.apache.kafka.tools.ProducerPerformance",
-                "--topic",
-                topic,
-                "--num-records",
-                String.valueOf(records),
-                "--record-size",
-                String.valueOf(options.recordBytes()),
-                "--throughput",
-                String.valueOf(throughput),
-                "--producer-props",
-                "bootstrap.servers=" + node.bootstrapServers(),
-                "acks=" + acks));
-        ChildProcesses.Completed done =
-                children.run(cmd, node.dir.resolve(prefix + "-producer.log"), options.stepTimeout(), progress::tick);
-        PerfOutput.ProducerSummary s = PerfOutput.parseProducer(done.lines())
-                .orElseThrow(() -> new IllegalStateException("no summary line (exit " + done.exitCode() + "); tail:\n"
-                        + ChildProcesses.tail(done.log(), 10)));
-        if (done.exitCode() != 0 || s.records() != records) {
-            throw new IllegalStateException("exit " + done.exitCode() + ", " + s.records() + " of " + records
-                    + " records sent; tail:\n" + ChildProcesses.tail(done.log(), 10));
-        }
-        m.values.put(prefix + ".rps", s.recordsPerSecond());
-        m.values.put(prefix + ".mbps", s.mbPerSecond());
-        m.values.put(prefix + ".avg", s.avgLatencyMs());
-        m.values.put(prefix + ".p50", (double) s.p50Ms());
-        m.values.put(prefix + ".p99", (double) s.p99Ms());
-        m.values.put(prefix + ".p999", (double) s.p999Ms());
-        m.values.put(prefix + ".max", s.maxLatencyMs());
-        say(
-                "  %s acks=%s: %.0f records/s, %.2f MB/s, p50 %d ms, p99 %d ms, p99.9 %d ms," + " max %.0f ms (%.1f s)",
+        PerfTools.Produced run = PerfTools.produce(
+                children,
+                node.bootstrapServers(),
                 topic,
                 acks,
-                s.recordsPerSecond(),
-                s.mbPerSecond(),
-                s.p50Ms(),
-                s.p99Ms(),
-                s.p999Ms(),
-                s.maxLatencyMs(),
-                done.seconds());
+                records,
+                options.recordBytes(),
+                throughput,
+                node.dir.resolve(logPrefix + "-producer.log"),
+                options.stepTimeout(),
+                progress::tick);
+        say("  %s acks=%s: %s", topic, acks, run.describe());
+        return run.summary();
     }
 
-    private void consume(BrokerNode node, Measured m, String topic) throws InterruptedException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(BrokerNode.java());
-        cmd.addAll(clientJvmOptions());
-        cmd.addAll(List.of(
-                "-cp",
-                System.getProperty("java.class.path"),
-                "org.apache.kafka.tools.ConsumerPerformance",
-                "--bootstrap-server",
+    private ConsumerSummary consume(BrokerNode node, String topic) throws InterruptedException {
+        PerfTools.Consumed run = PerfTools.consume(
+                children,
                 node.bootstrapServers(),
-                "--topic",
                 topic,
-                "--messages",
-                String.valueOf(options.records()),
-                "--group",
+                options.records(),
                 "bench-consumer",
-                "--timeout",
-                String.valueOf(CONSUMER_IDLE_TIMEOUT_MS)));
-        ChildProcesses.Completed done =
-                children.run(cmd, node.dir.resolve("consumer.log"), options.stepTimeout(), progress::tick);
-        PerfOutput.ConsumerSummary s = PerfOutput.parseConsumer(done.lines())
-                .orElseThrow(() -> new IllegalStateException(
-                        "no CSV line (exit " + done.exitCode() + "); tail:\n" + ChildProcesses.tail(done.log(), 10)));
-        if (done.exitCode() != 0 || s.records() < options.records()) {
-            throw new IllegalStateException("exit " + done.exitCode() + ", " + s.records() + " of " + options.records()
-                    + " records read; tail:\n" + ChildProcesses.tail(done.log(), 10));
-        }
-        m.values.put("c.rps", s.recordsPerSecond());
-        m.values.put("c.mbps", s.mbPerSecond());
-        m.values.put("c.fetch.rps", s.fetchRecordsPerSecond());
-        m.values.put("c.rebalance.ms", (double) s.rebalanceMs());
+                CONSUMER_IDLE_TIMEOUT_MS,
+                node.dir.resolve("consumer.log"),
+                options.stepTimeout(),
+                progress::tick);
+        ConsumerSummary s = run.summary();
         say(
                 "  consume: %.0f records/s (%.2f MB/s) whole run, %.0f records/s fetching,"
                         + " group join %d ms (%.1f s)",
-                s.recordsPerSecond(), s.mbPerSecond(), s.fetchRecordsPerSecond(), s.rebalanceMs(), done.seconds());
+                s.recordsPerSecond(), s.mbPerSecond(), s.fetchRecordsPerSecond(), s.rebalanceMs(), run.seconds());
+        return s;
     }
 
-    @FunctionalInterface
-    private interface Step {
-        void run() throws Exception;
-    }
-
-    /** Runs one measured step; a failure is recorded and the bench goes on with the next step. */
-    private void step(Measured m, Process broker, String name, Step step) {
+    /** Runs one measured step: its result, or null when it failed (recorded) and the bench goes on. */
+    private <T> T step(Map<String, String> failures, Process broker, String name, Callable<T> step) {
         if (!broker.isAlive()) {
-            m.failures.put(name, "skipped: broker process has exited");
+            failures.put(name, "skipped: broker process has exited");
             stepsDone++;
-            return;
+            return null;
         }
         progress.update(stepsDone, brokerName + ": " + name);
+        T result = null;
         try {
-            step.run();
+            result = step.call();
         } catch (Exception e) {
-            m.failures.put(name, oneLine(e));
-            say("  %s FAILED: %s", name, oneLine(e));
+            failures.put(name, ReportText.oneLine(e));
+            say("  %s FAILED: %s", name, ReportText.oneLine(e));
         }
         stepsDone++;
+        return result;
     }
 
     /** The table, the failures and the notes, after {@code header}; results in run order. */
@@ -567,18 +545,18 @@ public final class BrokerBench {
         }
         out.append('\n');
         for (Row row : ROWS) {
-            if (results.values().stream().noneMatch(m -> m.values.containsKey(row.key()))) {
+            if (results.values().stream().noneMatch(m -> row.value().apply(m) != null)) {
                 continue;
             }
             out.append("| ").append(row.label()).append(" |");
             for (Kind k : kinds) {
                 out.append(' ')
-                        .append(format(results.get(k).values.get(row.key())))
+                        .append(ReportText.number(row.value().apply(results.get(k))))
                         .append(" |");
             }
             if (both) {
-                Double kafka = results.get(Kind.KAFKA).values.get(row.key());
-                Double strait = results.get(Kind.STRAIT).values.get(row.key());
+                Double kafka = row.value().apply(results.get(Kind.KAFKA));
+                Double strait = row.value().apply(results.get(Kind.STRAIT));
                 String ratio = kafka == null || strait == null || kafka == 0
                         ? "-"
                         : String.format(Locale.ROOT, "%.2f", strait / kafka);
@@ -597,7 +575,7 @@ public final class BrokerBench {
         }
         for (Kind k : kinds) {
             results.get(k)
-                    .failures
+                    .failures()
                     .forEach((step, why) -> out.append("\n**")
                             .append(k.label)
                             .append(" failed at ")
@@ -606,7 +584,7 @@ public final class BrokerBench {
                             .append(why));
         }
         out.append("\n\nLoad average at the end: ")
-                .append(loadAverage())
+                .append(ProcessStats.loadAverage())
                 .append(", ")
                 .append(Instant.now())
                 .append(". Latencies are ProducerPerformance's send-to-acknowledgement times; unthrottled runs measure")
@@ -622,30 +600,6 @@ public final class BrokerBench {
                 .append(options.records())
                 .append(" in a new group.");
         return out.toString();
-    }
-
-    private static String format(Double v) {
-        if (v == null) {
-            return "-";
-        }
-        boolean whole = v == Math.rint(v);
-        return whole || Math.abs(v) >= 100
-                ? String.format(Locale.ROOT, "%,.0f", v)
-                : String.format(Locale.ROOT, "%.2f", v);
-    }
-
-    private static String oneLine(Exception e) {
-        String msg = e.getMessage() == null ? e.toString() : e.getMessage();
-        return e.getClass().getSimpleName() + ": " + msg;
-    }
-
-    private void cleanUp() {
-        children.killAll();
-        if (!options.keepLogs()) {
-            KafkaCluster.deleteRecursively(work);
-        } else {
-            System.err.println("logs kept in " + work);
-        }
     }
 
     private static void sleep(Duration d) throws InterruptedException {

@@ -32,6 +32,35 @@ final class BrokerNode {
         Kind(String label) {
             this.label = label;
         }
+
+        /** {@code --only}: {@code strait}, {@code kafka}, or both in the order to run them. */
+        static List<Kind> parseList(String value) {
+            List<Kind> kinds = new ArrayList<>();
+            for (String name : value.split(",")) {
+                Kind kind = switch (name.trim()) {
+                    case "strait" -> STRAIT;
+                    case "kafka" -> KAFKA;
+                    default ->
+                        throw new IllegalArgumentException("--only takes strait, kafka or both in order, not " + value);
+                };
+                if (!kinds.contains(kind)) {
+                    kinds.add(kind);
+                }
+            }
+            return List.copyOf(kinds);
+        }
+    }
+
+    /** The JVM options of every broker node, either kind: Kafka's start script's performance options. */
+    static List<String> jvmOptions(String heap) {
+        return List.of(
+                "-Xmx" + heap,
+                "-XX:+UseG1GC",
+                "-XX:MaxGCPauseMillis=20",
+                "-XX:InitiatingHeapOccupancyPercent=35",
+                "-XX:+ExplicitGCInvokesConcurrent",
+                "-Djava.awt.headless=true",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
     }
 
     /** Settings both brokers get, under Kafka's names (both accept them). */

@@ -1,5 +1,6 @@
 package dev.strait.bench;
 
+import dev.strait.testkit.KafkaCluster;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -76,6 +77,16 @@ final class ChildProcesses {
             return new Completed(p.exitValue(), Files.readAllLines(log, StandardCharsets.UTF_8), seconds, log);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The bench's end: kills every child, then deletes {@code work} unless its logs are kept (then names it). */
+    void killAllAndDelete(Path work, boolean keepLogs) {
+        killAll();
+        if (!keepLogs) {
+            KafkaCluster.deleteRecursively(work);
+        } else {
+            System.err.println("logs kept in " + work);
         }
     }
 

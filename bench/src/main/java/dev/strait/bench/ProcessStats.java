@@ -4,9 +4,18 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** Resident memory of a process, from Linux's /proc: current (VmRSS) and peak (VmHWM). */
+/** Resident memory of a process, from Linux's /proc: current (VmRSS) and peak (VmHWM); the load average. */
 final class ProcessStats {
     private ProcessStats() {}
+
+    /** The machine's load average, as /proc/loadavg gives it, or {@code n/a}. */
+    static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).trim();
+        } catch (IOException e) {
+            return "n/a";
+        }
+    }
 
     /** Peak resident set size in MiB, or -1 where /proc is not available. */
     static long peakRssMiB(long pid) {

@@ -3,6 +3,8 @@ package dev.strait.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.strait.bench.BrokerNode.Kind;
+import dev.strait.bench.PerfOutput.ConsumerSummary;
+import dev.strait.bench.PerfOutput.ProducerSummary;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,59 +18,33 @@ class BenchReportsTest {
     void brokerReport() throws Exception {
         BrokerBench.Options options = BrokerBench.parse(new String[0]);
         Map<Kind, BrokerBench.Measured> results = new EnumMap<>(Kind.class);
-        BrokerBench.Measured kafka = new BrokerBench.Measured();
-        kafka.values.put("startup.ms", 1234.5678);
-        kafka.values.put("rss.idle", 300.0);
-        kafka.values.put("p1.rps", 250000.25);
-        kafka.values.put("p1.mbps", 244.14);
-        kafka.values.put("p1.avg", 3.5);
-        kafka.values.put("p1.p50", 2.0);
-        kafka.values.put("p1.p99", 15.0);
-        kafka.values.put("p1.p999", 20.0);
-        kafka.values.put("p1.max", 40.0);
-        kafka.values.put("pall.rps", 120000.0);
-        kafka.values.put("pall.mbps", 117.19);
-        kafka.values.put("pall.avg", 9.25);
-        kafka.values.put("pall.p50", 0.0);
-        kafka.values.put("pall.p99", 30.0);
-        kafka.values.put("pall.p999", 45.0);
-        kafka.values.put("pall.max", 80.0);
-        kafka.values.put("lat.rps", 9999.87);
-        kafka.values.put("lat.mbps", 9.77);
-        kafka.values.put("lat.avg", 1.234);
-        kafka.values.put("lat.p50", 1.0);
-        kafka.values.put("lat.p99", 3.0);
-        kafka.values.put("lat.p999", 7.0);
-        kafka.values.put("lat.max", 12.0);
-        kafka.values.put("c.rps", 400000.0);
-        kafka.values.put("c.mbps", 390.62);
-        kafka.values.put("c.fetch.rps", 500000.5);
-        kafka.values.put("c.rebalance.ms", 3012.0);
-        kafka.values.put("rss.after", 512.0);
-        kafka.values.put("rss.peak", 640.0);
-        results.put(Kind.KAFKA, kafka);
-        BrokerBench.Measured strait = new BrokerBench.Measured();
-        strait.values.put("startup.ms", 321.0);
-        strait.values.put("rss.idle", 80.0);
-        strait.values.put("p1.rps", 300000.0);
-        strait.values.put("p1.mbps", 292.97);
-        strait.values.put("p1.avg", 2.5);
-        strait.values.put("p1.p50", 1.0);
-        strait.values.put("p1.p99", 12.0);
-        strait.values.put("p1.p999", 25.0);
-        strait.values.put("p1.max", 35.0);
-        strait.values.put("pall.rps", 100000.0);
-        strait.values.put("pall.mbps", 97.66);
-        strait.values.put("pall.avg", 11.0);
-        strait.values.put("pall.p50", 3.0);
-        strait.values.put("pall.p99", 33.0);
-        strait.values.put("pall.p999", 50.0);
-        strait.values.put("pall.max", 90.0);
-        strait.values.put("rss.after", 150.0);
-        strait.values.put("rss.peak", 170.0);
-        strait.failures.put("fixed-rate acks=all", "IllegalStateException: exit 1, 5 of 300000 records sent; tail:\nx");
-        strait.failures.put("consume", "skipped: broker process has exited");
-        results.put(Kind.STRAIT, strait);
+        results.put(
+                Kind.KAFKA,
+                new BrokerBench.Measured(
+                        1234.5678,
+                        300L,
+                        new ProducerSummary(1_000_000, 250000.25, 244.14, 3.5, 40.0, 2, 9, 15, 20),
+                        new ProducerSummary(1_000_000, 120000.0, 117.19, 9.25, 80.0, 0, 20, 30, 45),
+                        new ProducerSummary(300_000, 9999.87, 9.77, 1.234, 12.0, 1, 2, 3, 7),
+                        new ConsumerSummary(976.56, 390.62, 1_000_000, 400000.0, 3012, 2000, 488.28, 500000.5),
+                        512L,
+                        640L,
+                        Map.of()));
+        Map<String, String> straitFailures = new LinkedHashMap<>();
+        straitFailures.put("fixed-rate acks=all", "IllegalStateException: exit 1, 5 of 300000 records sent; tail:\nx");
+        straitFailures.put("consume", "skipped: broker process has exited");
+        results.put(
+                Kind.STRAIT,
+                new BrokerBench.Measured(
+                        321.0,
+                        80L,
+                        new ProducerSummary(1_000_000, 300000.0, 292.97, 2.5, 35.0, 1, 8, 12, 25),
+                        new ProducerSummary(1_000_000, 100000.0, 97.66, 11.0, 90.0, 3, 25, 33, 50),
+                        null,
+                        null,
+                        150L,
+                        170L,
+                        straitFailures));
         String report = BrokerBench.report(options, "HEADER", results);
         assertThat(masked(report)).isEqualTo("""
                 HEADER; run order: Apache Kafka 4.1.1, Strait broker
