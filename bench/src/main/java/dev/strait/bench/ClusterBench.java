@@ -1,6 +1,7 @@
 package dev.strait.bench;
 
 import dev.strait.bench.BrokerNode.Kind;
+import dev.strait.bench.PerfOutput.ProducerSummary;
 import dev.strait.mirror.progress.Progress;
 import dev.strait.testkit.KafkaCluster;
 import java.io.IOException;
@@ -14,9 +15,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -90,6 +96,19 @@ public final class ClusterBench {
         /** the active controller, through a partition it leads: the new controller must first notice it is gone */
         CONTROLLER
     }
+
+    /** The node a failover kills, chosen before the kill: the written partition's leader, and the controller then. */
+    record Kill(int oldLeader, int controller) {
+        boolean controllerKilled() {
+            return controller == oldLeader;
+        }
+    }
+
+    /** What a failover measured: first acknowledgement after the kill, new leader, failed sends, new controller. */
+    record Failover(double seconds, int newLeader, long errors, int newController) {}
+
+    /** One run of one system; a part is null where its step failed (the kill is known before the failover ends). */
+    record ClusterRun(Double startupMs, ProducerSummary produce, Kill kill, Failover failover) {}
 
     /** One node of a 3-node cluster. */
     static final class ClusterNode {
@@ -173,8 +192,8 @@ public final class ClusterBench {
     private final Options options;
     private final Path work;
     private final ChildProcesses children = new ChildProcesses();
-    /** Results by "kind/session timeout", one map per run. */
-    private final Map<String, List<Map<String, Object>>> results = new LinkedHashMap<>();
+    /** Results by "kind/session timeout", one per run. */
+    private final Map<String, List<ClusterRun>> results = new LinkedHashMap<>();
 
     private final Map<String, String> failures = new LinkedHashMap<>();
 
@@ -200,19 +219,17 @@ public final class ClusterBench {
     }
 
     public static void main(String[] args) throws Exception {
-        if (System.getProperty("org.slf4j.simpleLogger.log.org.apache.kafka.clients.NetworkClient") == null) {
-            System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka.clients.NetworkClient", "error");
-        }
-        // The failover producer retries while the leader is dead; one warning per retried batch is noise.
-        if (System.getProperty("org.slf4j.simpleLogger.log.org.apache.kafka.clients.producer.internals") == null) {
-            System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka.clients.producer.internals", "error");
-        }
+        // Start-up probes connect before the nodes listen, and the failover producer retries while the leader is
+        // dead: one warning per attempt or retried batch is noise.
+        KafkaClientLogs.errorsOnly("NetworkClient", "producer.internals");
         Options options = BenchFlags.parseOrExit("bench cluster", args, ClusterBench::parse, ClusterBench::usage);
         if (options == null) {
             return;
         }
         ClusterBench bench = new ClusterBench(options);
-        Runtime.getRuntime().addShutdownHook(new Thread(bench::cleanUp, "bench-cleanup"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> bench.children.killAllAndDelete(bench.work, options.keepLogs()), "bench-cleanup"));
         boolean ok = bench.run();
         System.exit(ok ? 0 : 1);
     }
@@ -294,15 +311,7 @@ public final class ClusterBench {
         if (f.nodes != 3) {
             throw new IllegalArgumentException("--nodes: only 1 (bin/bench broker) or 3");
         }
-        List<Kind> brokers = new ArrayList<>();
-        for (String name : f.only.split(",")) {
-            brokers.add(
-                    switch (name.trim()) {
-                        case "kafka" -> Kind.KAFKA;
-                        case "strait" -> Kind.STRAIT;
-                        default -> throw new IllegalArgumentException("--only takes kafka, strait or both");
-                    });
-        }
+        List<Kind> brokers = Kind.parseList(f.only);
         Victim victim = switch (f.victim.trim()) {
             case "leader" -> Victim.LEADER;
             case "controller" -> Victim.CONTROLLER;
@@ -315,7 +324,7 @@ public final class ClusterBench {
                 f.records,
                 f.recordBytes,
                 f.partitions,
-                List.copyOf(brokers),
+                brokers,
                 List.copyOf(f.sessionTimeouts),
                 f.heap,
                 Duration.ofSeconds(f.failoverTimeoutS),
@@ -328,14 +337,7 @@ public final class ClusterBench {
     }
 
     private List<String> jvmOptions() {
-        return List.of(
-                "-Xmx" + options.heap(),
-                "-XX:+UseG1GC",
-                "-XX:MaxGCPauseMillis=20",
-                "-XX:InitiatingHeapOccupancyPercent=35",
-                "-XX:+ExplicitGCInvokesConcurrent",
-                "-Djava.awt.headless=true",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
+        return BrokerNode.jvmOptions(options.heap());
     }
 
     private String header() {
@@ -350,7 +352,7 @@ public final class ClusterBench {
                 String.join(" ", jvmOptions()),
                 Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"),
-                loadAverage(),
+                ProcessStats.loadAverage(),
                 Instant.now());
     }
 
@@ -379,9 +381,8 @@ public final class ClusterBench {
                                 flushOnAck ? STRAIT_FLUSH_ON_ACK_LABEL : kind.label,
                                 session,
                                 options.runs() == 1 ? "" : ", run " + run + " of " + options.runs());
-                        Map<String, Object> m = new LinkedHashMap<>();
-                        results.computeIfAbsent(key, k -> new ArrayList<>()).add(m);
-                        measure(kind, flushOnAck, session, m, label, run);
+                        ClusterRun measuredRun = measure(kind, flushOnAck, session, label, run);
+                        results.computeIfAbsent(key, k -> new ArrayList<>()).add(measuredRun);
                         measured++;
                     }
                 }
@@ -398,7 +399,7 @@ public final class ClusterBench {
         return failures.isEmpty();
     }
 
-    private void measure(Kind kind, boolean flushOnAck, int session, Map<String, Object> m, String key, int run) {
+    private ClusterRun measure(Kind kind, boolean flushOnAck, int session, String key, int run) {
         Path dir = work.resolve(
                 kind.name().toLowerCase(Locale.ROOT) + (flushOnAck ? "-fsync" : "") + "-" + session + "-" + run);
         killed.clear(); // node ids repeat in every run
@@ -410,6 +411,10 @@ public final class ClusterBench {
                 nodes.stream().map(n -> n.id + "@127.0.0.1:" + n.controllerPort).collect(Collectors.joining(","));
         String bootstrap = nodes.stream().map(n -> "127.0.0.1:" + n.port).collect(Collectors.joining(","));
         String clusterId = Uuid.randomUuid().toString();
+        Double startupMs = null;
+        ProducerSummary produced = null;
+        AtomicReference<Kill> kill = new AtomicReference<>();
+        Failover failover = null;
         try (Admin admin = admin(bootstrap)) {
             phase("starting 3 nodes");
             long t0 = System.nanoTime();
@@ -419,10 +424,10 @@ public final class ClusterBench {
                 n.process = children.start(n.command(jvmOptions(), clusterId), n.log());
             }
             awaitNodes(admin, nodes);
-            m.put("startup.ms", (System.nanoTime() - t0) / 1e6);
+            startupMs = (System.nanoTime() - t0) / 1e6;
             say(
                     "  3 nodes up in %.0f ms (pids %s)",
-                    (double) m.get("startup.ms"),
+                    startupMs,
                     nodes.stream().map(n -> String.valueOf(n.process.pid())).collect(Collectors.joining(",")));
             NewTopic topic =
                     new NewTopic(TOPIC, options.partitions(), (short) 3).configs(Map.of("min.insync.replicas", "2"));
@@ -430,13 +435,13 @@ public final class ClusterBench {
             KafkaCluster.awaitWritable(admin, TOPIC, options.partitions());
             try {
                 phase("produce acks=all");
-                produce(bootstrap, dir, m);
+                produced = produce(bootstrap, dir);
             } catch (Exception e) {
                 fail(key, "produce acks=all", e, nodes);
             }
             try {
                 phase("failover");
-                failover(admin, bootstrap, nodes, m);
+                failover = failover(admin, bootstrap, nodes, kill::set);
             } catch (Exception e) {
                 fail(key, "failover", e, nodes);
             }
@@ -454,10 +459,11 @@ public final class ClusterBench {
                 nodes.forEach(n -> KafkaCluster.deleteRecursively(n.dir.resolve("data")));
             }
         }
+        return new ClusterRun(startupMs, produced, kill.get(), failover);
     }
 
     private void fail(String key, String step, Exception e, List<ClusterNode> nodes) {
-        StringBuilder why = new StringBuilder(oneLine(e));
+        StringBuilder why = new StringBuilder(ReportText.oneLine(e));
         for (ClusterNode n : nodes) {
             if (n.process != null && !n.process.isAlive() && !Boolean.TRUE.equals(killed.get(n.id))) {
                 why.append("\n  node ")
@@ -522,54 +528,20 @@ public final class ClusterBench {
                 "the cluster did not list " + NODES + " nodes in " + START_TIMEOUT.toSeconds() + " s: " + last);
     }
 
-    private void produce(String bootstrap, Path dir, Map<String, Object> m) throws InterruptedException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(BrokerNode.java());
-        cmd.addAll(List.of(
-                "-Xmx512m",
-                "-Duser.language=en",
-                "-Duser.country=US",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
-        cmd.addAll(List.of(
-                "-cp",
-                System.getProperty("java.class.path"),
-                "org.apache.kafka.tools.ProducerPerformance",
-                "--topic",
+    private ProducerSummary produce(String bootstrap, Path dir) throws InterruptedException {
+        PerfTools.Produced run = PerfTools.produce(
+                children,
+                bootstrap,
                 TOPIC,
-                "--num-records",
-                String.valueOf(options.records()),
-                "--record-size",
-                String.valueOf(options.recordBytes()),
-                "--throughput",
-                "-1",
-                "--producer-props",
-                "bootstrap.servers=" + bootstrap,
-                "acks=all"));
-        ChildProcesses.Completed done =
-                children.run(cmd, dir.resolve("producer.log"), options.stepTimeout(), progress::tick);
-        PerfOutput.ProducerSummary s = PerfOutput.parseProducer(done.lines())
-                .orElseThrow(() -> new IllegalStateException("no summary line (exit " + done.exitCode() + "); tail:\n"
-                        + ChildProcesses.tail(done.log(), 10)));
-        if (done.exitCode() != 0 || s.records() != options.records()) {
-            throw new IllegalStateException("exit " + done.exitCode() + ", " + s.records() + " of " + options.records()
-                    + " records sent; tail:\n" + ChildProcesses.tail(done.log(), 10));
-        }
-        m.put("rps", s.recordsPerSecond());
-        m.put("mbps", s.mbPerSecond());
-        m.put("p50", (double) s.p50Ms());
-        m.put("p99", (double) s.p99Ms());
-        m.put("p999", (double) s.p999Ms());
-        m.put("max", s.maxLatencyMs());
-        say(
-                "  produce acks=all: %.0f records/s, %.2f MB/s, p50 %d ms, p99 %d ms,"
-                        + " p99.9 %d ms, max %.0f ms (%.1f s)",
-                s.recordsPerSecond(),
-                s.mbPerSecond(),
-                s.p50Ms(),
-                s.p99Ms(),
-                s.p999Ms(),
-                s.maxLatencyMs(),
-                done.seconds());
+                "all",
+                options.records(),
+                options.recordBytes(),
+                -1,
+                dir.resolve("producer.log"),
+                options.stepTimeout(),
+                progress::tick);
+        say("  produce acks=all: %s", run.describe());
+        return run.summary();
     }
 
     private static int leaderOf(Admin admin, int partition) throws Exception {
@@ -608,7 +580,7 @@ public final class ClusterBench {
                     .get(10, TimeUnit.SECONDS)
                     .leaderId();
         } catch (Exception e) {
-            say("  describeMetadataQuorum: %s", oneLine(e));
+            say("  describeMetadataQuorum: %s", ReportText.oneLine(e));
             return -1;
         }
     }
@@ -636,11 +608,12 @@ public final class ClusterBench {
         }
         say(
                 "  describeMetadataQuorum after the kill named no live controller in 30 s%s",
-                last == null ? "" : ": " + oneLine(last));
+                last == null ? "" : ": " + ReportText.oneLine(last));
         return -1;
     }
 
-    private void failover(Admin admin, String bootstrap, List<ClusterNode> nodes, Map<String, Object> m)
+    /** Kills the victim ({@code chosen} learns which before the kill) and measures until a send is acknowledged. */
+    private Failover failover(Admin admin, String bootstrap, List<ClusterNode> nodes, Consumer<Kill> chosen)
             throws Exception {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -667,9 +640,7 @@ public final class ClusterBench {
                     .findFirst()
                     .orElseThrow(() ->
                             new IllegalStateException("partition " + partition + " has no leader (" + leader + ")"));
-            m.put("old.leader", (double) leader);
-            m.put("controller", (double) controller);
-            m.put("controller.killed", controller == leader ? 1.0 : 0.0);
+            chosen.accept(new Kill(leader, controller));
             long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
             long killAt = System.nanoTime() + Duration.ofSeconds(1).toNanos();
             long deadline = Long.MAX_VALUE;
@@ -716,7 +687,6 @@ public final class ClusterBench {
                         + options.failoverTimeout().toSeconds() + " s after the kill (" + errors.get() + " errors)");
             }
             double seconds = (firstAckNanos.get() - killNanos.get()) / 1e9;
-            m.put("failover.s", seconds);
             int newLeader = -1;
             long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
             while (System.nanoTime() < until) {
@@ -726,43 +696,56 @@ public final class ClusterBench {
                 }
                 Thread.sleep(100);
             }
-            m.put("new.leader", (double) newLeader);
-            m.put("failover.errors", (double) errors.get());
             int newController = controllerAfter(admin, leader);
-            m.put("new.controller", (double) newController);
             say(
                     "  failover: first acknowledged send after the kill %.3f s later; new leader"
                             + " node %d; controller now node %d; %d send errors",
                     seconds, newLeader, newController, errors.get());
+            return new Failover(seconds, newLeader, errors.get(), newController);
         }
     }
 
-    private record Row(String key, String label, boolean higherBetter) {}
+    /** A line of the report; {@code perRun}: node ids, listed run by run rather than as a median. */
+    private record Row(String label, Function<ClusterRun, Double> value, boolean perRun) {
+        static Row produce(String label, Function<ProducerSummary, Number> value) {
+            return new Row(
+                    label,
+                    r -> r.produce() == null ? null : value.apply(r.produce()).doubleValue(),
+                    false);
+        }
+
+        static Row kill(String label, ToDoubleFunction<Kill> value) {
+            return new Row(label, r -> r.kill() == null ? null : value.applyAsDouble(r.kill()), true);
+        }
+
+        static Row failover(String label, ToDoubleFunction<Failover> value, boolean perRun) {
+            return new Row(label, r -> r.failover() == null ? null : value.applyAsDouble(r.failover()), perRun);
+        }
+    }
 
     private static final List<Row> ROWS = List.of(
-            new Row("startup.ms", "start-up: 3 nodes registered (ms)", false),
-            new Row("rps", "produce acks=all (records/s)", true),
-            new Row("mbps", "produce acks=all (MB/s)", true),
-            new Row("p50", "produce acks=all p50 latency (ms)", false),
-            new Row("p99", "produce acks=all p99 latency (ms)", false),
-            new Row("p999", "produce acks=all p99.9 latency (ms)", false),
-            new Row("failover.s", "failover: SIGKILL of leader to first ack (s)", false),
-            new Row("old.leader", "killed partition's leader (node id)", false),
-            new Row("controller", "active controller before the kill (node id)", false),
-            new Row("controller.killed", "killed node was the active controller (1 yes, 0 no)", false),
-            new Row("new.leader", "that partition's new leader (node id)", false),
-            new Row("new.controller", "active controller after the kill (node id)", false),
-            new Row("failover.errors", "failover: failed sends", false));
+            new Row("start-up: 3 nodes registered (ms)", ClusterRun::startupMs, false),
+            Row.produce("produce acks=all (records/s)", ProducerSummary::recordsPerSecond),
+            Row.produce("produce acks=all (MB/s)", ProducerSummary::mbPerSecond),
+            Row.produce("produce acks=all p50 latency (ms)", ProducerSummary::p50Ms),
+            Row.produce("produce acks=all p99 latency (ms)", ProducerSummary::p99Ms),
+            Row.produce("produce acks=all p99.9 latency (ms)", ProducerSummary::p999Ms),
+            Row.failover("failover: SIGKILL of leader to first ack (s)", Failover::seconds, false),
+            Row.kill("killed partition's leader (node id)", Kill::oldLeader),
+            Row.kill("active controller before the kill (node id)", Kill::controller),
+            Row.kill("killed node was the active controller (1 yes, 0 no)", k -> k.controllerKilled() ? 1 : 0),
+            Row.failover("that partition's new leader (node id)", Failover::newLeader, true),
+            Row.failover("active controller after the kill (node id)", Failover::newController, true),
+            Row.failover("failover: failed sends", Failover::errors, false));
 
     /** Per session timeout the table of medians (and each run's failover), then the failures. */
-    static String report(
-            Options options, Map<String, List<Map<String, Object>>> results, Map<String, String> failures) {
+    static String report(Options options, Map<String, List<ClusterRun>> results, Map<String, String> failures) {
         StringBuilder out = new StringBuilder();
         int runs = options.runs();
         for (int session : options.sessionTimeouts()) {
-            List<Map<String, Object>> kafka = results.getOrDefault(Kind.KAFKA.name() + "/" + session, List.of());
-            List<Map<String, Object>> strait = results.getOrDefault(Kind.STRAIT.name() + "/" + session, List.of());
-            List<Map<String, Object>> fsync = results.getOrDefault(STRAIT_FLUSH_ON_ACK + "/" + session, List.of());
+            List<ClusterRun> kafka = results.getOrDefault(Kind.KAFKA.name() + "/" + session, List.of());
+            List<ClusterRun> strait = results.getOrDefault(Kind.STRAIT.name() + "/" + session, List.of());
+            List<ClusterRun> fsync = results.getOrDefault(STRAIT_FLUSH_ON_ACK + "/" + session, List.of());
             boolean fsyncColumn = !fsync.isEmpty();
             if (kafka.isEmpty() && strait.isEmpty()) {
                 continue;
@@ -782,33 +765,31 @@ public final class ClusterBench {
                     .append(fsyncColumn ? "---:|---:|" : "")
                     .append('\n');
             for (Row row : ROWS) {
-                List<Double> k = values(kafka, row.key());
-                List<Double> s = values(strait, row.key());
+                List<Double> k = values(kafka, row.value());
+                List<Double> s = values(strait, row.value());
                 if (k.isEmpty() && s.isEmpty()) {
                     continue;
                 }
-                boolean perRun = row.key().endsWith("leader")
-                        || row.key().endsWith("controller")
-                        || row.key().equals("controller.killed");
+                boolean perRun = row.perRun();
                 String ratio = perRun || k.isEmpty() || s.isEmpty() || median(k) == 0
                         ? "-"
                         : String.format(Locale.ROOT, "%.2f", median(s) / median(k));
                 out.append("| ")
                         .append(row.label())
                         .append(" | ")
-                        .append(perRun ? list(k) : format(median(k)))
+                        .append(perRun ? list(k) : ReportText.number(median(k)))
                         .append(" | ")
-                        .append(perRun ? list(s) : format(median(s)))
+                        .append(perRun ? list(s) : ReportText.number(median(s)))
                         .append(" | ")
                         .append(ratio)
                         .append(" |");
                 if (fsyncColumn) {
-                    List<Double> f = values(fsync, row.key());
+                    List<Double> f = values(fsync, row.value());
                     String fsyncRatio = perRun || k.isEmpty() || f.isEmpty() || median(k) == 0
                             ? "-"
                             : String.format(Locale.ROOT, "%.2f", median(f) / median(k));
                     out.append(' ')
-                            .append(f.isEmpty() ? "-" : perRun ? list(f) : format(median(f)))
+                            .append(f.isEmpty() ? "-" : perRun ? list(f) : ReportText.number(median(f)))
                             .append(" | ")
                             .append(fsyncRatio)
                             .append(" |");
@@ -823,7 +804,7 @@ public final class ClusterBench {
         failures.forEach((step, why) ->
                 out.append("**failed: ").append(step).append(":** ").append(why).append("\n"));
         out.append("Load average at the end: ")
-                .append(loadAverage())
+                .append(ProcessStats.loadAverage())
                 .append(", ")
                 .append(Instant.now())
                 .append('.');
@@ -831,8 +812,7 @@ public final class ClusterBench {
     }
 
     /** Every run's failover time, whether the killed leader was also the controller, median and p99 per system. */
-    private static String failoverRuns(
-            Options options, List<Map<String, Object>> kafka, List<Map<String, Object>> strait) {
+    private static String failoverRuns(Options options, List<ClusterRun> kafka, List<ClusterRun> strait) {
         StringBuilder out = new StringBuilder();
         out.append(
                         options.victim() == Victim.CONTROLLER
@@ -853,8 +833,10 @@ public final class ClusterBench {
                     .append(failoverCell(strait, run))
                     .append(" |\n");
         }
-        List<Double> k = values(kafka, "failover.s");
-        List<Double> s = values(strait, "failover.s");
+        Function<ClusterRun, Double> failoverSeconds =
+                r -> r.failover() == null ? null : r.failover().seconds();
+        List<Double> k = values(kafka, failoverSeconds);
+        List<Double> s = values(strait, failoverSeconds);
         out.append("| median | ")
                 .append(k.isEmpty() ? "-" : seconds(median(k)))
                 .append(" | ")
@@ -879,27 +861,21 @@ public final class ClusterBench {
         return out.toString();
     }
 
-    private static String failoverCell(List<Map<String, Object>> runs, int run) {
-        if (run >= runs.size() || runs.get(run).get("failover.s") == null) {
+    private static String failoverCell(List<ClusterRun> runs, int run) {
+        if (run >= runs.size() || runs.get(run).failover() == null) {
             return "failed";
         }
-        Map<String, Object> m = runs.get(run);
-        return seconds((Double) m.get("failover.s"))
-                + (Double.valueOf(1.0).equals(m.get("controller.killed")) ? " C" : "");
+        ClusterRun r = runs.get(run);
+        return seconds(r.failover().seconds()) + (r.kill().controllerKilled() ? " C" : "");
     }
 
     private static String seconds(double v) {
         return String.format(Locale.ROOT, "%.3f", v);
     }
 
-    private static List<Double> values(List<Map<String, Object>> runs, String key) {
-        List<Double> values = new ArrayList<>();
-        for (Map<String, Object> m : runs) {
-            if (m.get(key) instanceof Double d) {
-                values.add(d);
-            }
-        }
-        return values;
+    /** The runs' values that were measured, in run order. */
+    private static List<Double> values(List<ClusterRun> runs, Function<ClusterRun, Double> value) {
+        return runs.stream().map(value).filter(Objects::nonNull).toList();
     }
 
     private static String list(List<Double> values) {
@@ -921,36 +897,5 @@ public final class ClusterBench {
         List<Double> sorted = values.stream().sorted().toList();
         int rank = (int) Math.ceil(0.99 * sorted.size());
         return sorted.get(Math.max(0, rank - 1));
-    }
-
-    private static String format(Double v) {
-        if (v == null) {
-            return "-";
-        }
-        return v == Math.rint(v) || Math.abs(v) >= 100
-                ? String.format(Locale.ROOT, "%,.0f", v)
-                : String.format(Locale.ROOT, "%.2f", v);
-    }
-
-    private static String loadAverage() {
-        try {
-            return Files.readString(Path.of("/proc/loadavg")).trim();
-        } catch (IOException e) {
-            return "n/a";
-        }
-    }
-
-    private static String oneLine(Exception e) {
-        String msg = e.getMessage() == null ? e.toString() : e.getMessage();
-        return e.getClass().getSimpleName() + ": " + msg;
-    }
-
-    private void cleanUp() {
-        children.killAll();
-        if (!options.keepLogs()) {
-            KafkaCluster.deleteRecursively(work);
-        } else {
-            System.err.println("logs kept in " + work);
-        }
     }
 }

@@ -86,14 +86,14 @@ class BenchReportsTest {
     void clusterReport() throws Exception {
         ClusterBench.Options options = ClusterBench.parse(
                 new String[] {"--runs", "2", "--session-timeout-ms", "9000,3000", "--strait-flush-on-ack"});
-        Map<String, List<Map<String, Object>>> results = new LinkedHashMap<>();
+        Map<String, List<ClusterBench.ClusterRun>> results = new LinkedHashMap<>();
         results.put(
                 "KAFKA/9000",
-                List.of(run(1500.0, 200000.0, 2.0, 3, 1, 6.125, 2, 0), run(1600.0, 210000.5, 3.0, 1, 1, 9.5, 3, 2)));
-        results.put("STRAIT/9000", List.of(run(400.0, 150000.0, 1.0, 2, 3, 0.75, 1, 4), partial(450.0)));
+                List.of(run(1500.0, 200000.0, 2, 3, 1, 6.125, 2, 0), run(1600.0, 210000.5, 3, 1, 1, 9.5, 3, 2)));
+        results.put("STRAIT/9000", List.of(run(400.0, 150000.0, 1, 2, 3, 0.75, 1, 4), partial(450.0)));
         results.put(
                 "STRAIT_FLUSH_ON_ACK/9000",
-                List.of(run(420.0, 90000.0, 4.0, 1, 2, 0.5, 2, 0), run(430.0, 95000.0, 5.0, 2, 2, 3.25, 1, 1)));
+                List.of(run(420.0, 90000.0, 4, 1, 2, 0.5, 2, 0), run(430.0, 95000.0, 5, 2, 2, 3.25, 1, 1)));
         Map<String, String> failures = new LinkedHashMap<>();
         failures.put(
                 "STRAIT/9000 run 2 failover",
@@ -138,40 +138,24 @@ class BenchReportsTest {
         return report.replaceFirst("Load average at the end: [^,]*, \\S+?Z", "Load average at the end: LOAD, TIME");
     }
 
-    private static Map<String, Object> run(
+    private static ClusterBench.ClusterRun run(
             double startup,
             double rps,
-            double p50,
+            long p50,
             int leader,
             int controller,
             double failover,
             int newLeader,
             long errors) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("startup.ms", startup);
-        m.put("rps", rps);
-        m.put("mbps", rps * 1024 / 1e6);
-        m.put("p50", p50);
-        m.put("p99", p50 * 10);
-        m.put("p999", p50 * 20);
-        m.put("max", p50 * 30);
-        m.put("old.leader", (double) leader);
-        m.put("controller", (double) controller);
-        m.put("controller.killed", controller == leader ? 1.0 : 0.0);
-        m.put("failover.s", failover);
-        m.put("new.leader", (double) newLeader);
-        m.put("failover.errors", (double) errors);
-        m.put("new.controller", (double) (controller == leader ? newLeader : controller));
-        return m;
+        return new ClusterBench.ClusterRun(
+                startup,
+                new ProducerSummary(1000, rps, rps * 1024 / 1e6, 1.0, p50 * 30.0, p50, p50 * 5, p50 * 10, p50 * 20),
+                new ClusterBench.Kill(leader, controller),
+                new ClusterBench.Failover(failover, newLeader, errors, controller == leader ? newLeader : controller));
     }
 
     /** Started and produced nothing; the kill chosen, then no acknowledged send. */
-    private static Map<String, Object> partial(double startup) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("startup.ms", startup);
-        m.put("old.leader", 2.0);
-        m.put("controller", 2.0);
-        m.put("controller.killed", 1.0);
-        return m;
+    private static ClusterBench.ClusterRun partial(double startup) {
+        return new ClusterBench.ClusterRun(startup, null, new ClusterBench.Kill(2, 2), null);
     }
 }
