@@ -28,6 +28,7 @@ import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -219,17 +220,11 @@ public final class BrokerBench {
                     + "Kafka's ProducerPerformance and ConsumerPerformance. --nodes 3 runs bin/bench cluster "
                     + "instead.")
     static final class Flags {
-        @Option(names = "--records", paramLabel = "N", description = "Records per throughput run.")
-        long records = 1_000_000;
+        @Mixin
+        ProducerWorkload workload = new ProducerWorkload();
 
         @Option(names = "--nodes", paramLabel = "1|3", description = "1: this bench; 3: bin/bench cluster.")
         String nodes = "1";
-
-        @Option(names = "--record-size", paramLabel = "BYTES", description = "Bytes per record.")
-        int recordBytes = 1024;
-
-        @Option(names = "--partitions", paramLabel = "P", description = "Partitions of the topic.")
-        int partitions = 6;
 
         @Option(
                 names = "--only",
@@ -269,13 +264,13 @@ public final class BrokerBench {
         if (!BenchFlags.parse(f, args)) {
             return null;
         }
-        if (f.records < 1 || f.recordBytes < 1 || f.partitions < 1) {
+        if (!f.workload.valid()) {
             throw new IllegalArgumentException("--records, --record-size and --partitions must be at least 1");
         }
         return new Options(
-                f.records,
-                f.recordBytes,
-                f.partitions,
+                f.workload.records,
+                f.workload.recordBytes,
+                f.workload.partitions,
                 Kind.parseList(f.only),
                 f.output,
                 f.heap,

@@ -37,6 +37,7 @@ import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -244,14 +245,8 @@ public final class ClusterBench {
                     + "failover time with its median and p99 (nearest rank: the maximum for N <= 100) and the "
                     + "ratio Strait / Kafka.")
     static final class Flags {
-        @Option(names = "--records", paramLabel = "N", description = "ProducerPerformance records.")
-        long records = 1_000_000;
-
-        @Option(names = "--record-size", paramLabel = "BYTES", description = "Bytes per record.")
-        int recordBytes = 1024;
-
-        @Option(names = "--partitions", paramLabel = "P", description = "Partitions of the topic.")
-        int partitions = 6;
+        @Mixin
+        ProducerWorkload workload = new ProducerWorkload();
 
         @Option(names = "--nodes", paramLabel = "3", description = "Only 3 (bin/bench broker runs 1).")
         int nodes = 3;
@@ -317,13 +312,13 @@ public final class ClusterBench {
             case "controller" -> Victim.CONTROLLER;
             default -> throw new IllegalArgumentException("--victim takes leader or controller, not " + f.victim);
         };
-        if (f.records < 1 || f.recordBytes < 1 || f.partitions < 1 || f.runs < 1) {
+        if (!f.workload.valid() || f.runs < 1) {
             throw new IllegalArgumentException("--records, --record-size, --partitions and --runs must be at least 1");
         }
         return new Options(
-                f.records,
-                f.recordBytes,
-                f.partitions,
+                f.workload.records,
+                f.workload.recordBytes,
+                f.workload.partitions,
                 brokers,
                 List.copyOf(f.sessionTimeouts),
                 f.heap,
