@@ -772,9 +772,9 @@ public final class ClusterBench {
                 out.append("| ")
                         .append(row.label())
                         .append(" | ")
-                        .append(perRun ? list(k) : ReportText.number(median(k)))
+                        .append(cell(k, perRun))
                         .append(" | ")
-                        .append(perRun ? list(s) : ReportText.number(median(s)))
+                        .append(cell(s, perRun))
                         .append(" | ")
                         .append(ratio)
                         .append(" |");
@@ -784,7 +784,7 @@ public final class ClusterBench {
                             ? "-"
                             : String.format(Locale.ROOT, "%.2f", median(f) / median(k));
                     out.append(' ')
-                            .append(f.isEmpty() ? "-" : perRun ? list(f) : ReportText.number(median(f)))
+                            .append(cell(f, perRun))
                             .append(" | ")
                             .append(fsyncRatio)
                             .append(" |");
@@ -871,6 +871,11 @@ public final class ClusterBench {
     /** The runs' values that were measured, in run order. */
     private static List<Double> values(List<ClusterRun> runs, Function<ClusterRun, Double> value) {
         return runs.stream().map(value).filter(Objects::nonNull).toList();
+    }
+
+    /** A system's values of one row: each run's (node ids), or their median; {@code -} if none was measured. */
+    private static String cell(List<Double> values, boolean perRun) {
+        return values.isEmpty() ? "-" : perRun ? list(values) : ReportText.number(median(values));
     }
 
     private static String list(List<Double> values) {

@@ -133,6 +133,18 @@ class BenchReportsTest {
                 Load average at the end: LOAD, TIME.""");
     }
 
+    @Test
+    void clusterReportOfOneSystem() {
+        ClusterBench.Options options = ClusterBench.parse(new String[] {"--only", "strait"});
+        Map<String, List<ClusterBench.ClusterRun>> results = new LinkedHashMap<>();
+        results.put("STRAIT/9000", List.of(run(400.0, 150000.0, 1, 2, 2, 0.75, 1, 4)));
+        String report = ClusterBench.report(options, results, Map.of());
+        assertThat(report)
+                .contains("| start-up: 3 nodes registered (ms) | - | 400 | - |\n")
+                .contains("| killed partition's leader (node id) | - | 2 | - |\n")
+                .contains("| failover: SIGKILL of leader to first ack (s) | - | 0.75 | - |\n");
+    }
+
     /** The load average and the time at the end vary. */
     private static String masked(String report) {
         return report.replaceFirst("Load average at the end: [^,]*, \\S+?Z", "Load average at the end: LOAD, TIME");
