@@ -2,10 +2,10 @@ package dev.strait.broker.protocol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.strait.broker.group.GroupApi.JoinMember;
+import dev.strait.broker.group.GroupApi.JoinResult;
+import dev.strait.broker.group.GroupApi.SyncResult;
 import dev.strait.broker.group.GroupCoordinator;
-import dev.strait.broker.group.GroupCoordinator.JoinMember;
-import dev.strait.broker.group.GroupCoordinator.JoinResult;
-import dev.strait.broker.group.GroupCoordinator.SyncResult;
 import dev.strait.broker.group.GroupError;
 import dev.strait.broker.group.OffsetsLog;
 import java.util.List;
