@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.kafka.common.acl.AclOperation;
@@ -306,71 +307,48 @@ final class GroupHandler {
         return offsetsPartitionLeader.leader(coordinator.partitionFor(groupId == null ? "" : groupId), listener);
     }
 
+    /** FindCoordinator: one key (before v4, answered in the top-level fields) or several. */
     AbstractResponse handleFindCoordinatorRequest(RequestContext context, FindCoordinatorRequest request) {
-        short version = context.apiVersion();
+        boolean group = request.data().keyType() == KEY_TYPE_GROUP;
         String listener = MetadataHandler.listener(context);
         FindCoordinatorResponseData data = new FindCoordinatorResponseData();
-        boolean group = request.data().keyType() == KEY_TYPE_GROUP;
-        if (version < FindCoordinatorRequest.MIN_BATCHED_VERSION) {
-            Errors refused =
-                    refusedCoordinatorKey(context, group, request.data().key());
-            if (refused != null) {
-                data.setErrorCode(refused.code()).setNodeId(-1).setHost("").setPort(-1);
-            } else if (group) {
-                Optional<BrokerEndpoint> node = coordinatorOf(request.data().key(), listener);
-                if (node.isPresent()) {
-                    data.setErrorCode(Errors.NONE.code())
-                            .setNodeId(node.get().nodeId())
-                            .setHost(node.get().host())
-                            .setPort(node.get().port());
-                } else {
-                    data.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code())
-                            .setNodeId(-1)
-                            .setHost("")
-                            .setPort(-1);
-                }
-            } else {
-                data.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code())
-                        .setNodeId(-1)
-                        .setHost("")
-                        .setPort(-1)
-                        .setErrorMessage("no transaction coordinator");
+        if (context.apiVersion() < FindCoordinatorRequest.MIN_BATCHED_VERSION) {
+            Coordinator found = coordinatorFor(context, group, request.data().key(), listener);
+            data.setErrorCode(found.errorCode())
+                    .setErrorMessage(found.errorMessage())
+                    .setNodeId(found.nodeId())
+                    .setHost(found.host())
+                    .setPort(found.port());
+        } else {
+            for (String key : request.data().coordinatorKeys()) {
+                data.coordinators().add(coordinatorFor(context, group, key, listener));
             }
-            return new FindCoordinatorResponse(data);
-        }
-        for (String key : request.data().coordinatorKeys()) {
-            Coordinator coordinator = new Coordinator().setKey(key);
-            Errors refused = refusedCoordinatorKey(context, group, key);
-            Optional<BrokerEndpoint> node = group && refused == null ? coordinatorOf(key, listener) : Optional.empty();
-            if (refused != null) {
-                coordinator
-                        .setErrorCode(refused.code())
-                        .setNodeId(-1)
-                        .setHost("")
-                        .setPort(-1);
-            } else if (node.isPresent()) {
-                coordinator
-                        .setErrorCode(Errors.NONE.code())
-                        .setNodeId(node.get().nodeId())
-                        .setHost(node.get().host())
-                        .setPort(node.get().port());
-            } else if (group) {
-                coordinator
-                        .setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code())
-                        .setNodeId(-1)
-                        .setHost("")
-                        .setPort(-1);
-            } else {
-                coordinator
-                        .setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code())
-                        .setNodeId(-1)
-                        .setHost("")
-                        .setPort(-1)
-                        .setErrorMessage("no transaction coordinator");
-            }
-            data.coordinators().add(coordinator);
         }
         return new FindCoordinatorResponse(data);
+    }
+
+    /** Where the coordinator of {@code key} is: this node's view of its offsets partition's leader, for groups. */
+    private Coordinator coordinatorFor(RequestContext context, boolean group, String key, String listener) {
+        Coordinator coordinator =
+                new Coordinator().setKey(key).setNodeId(-1).setHost("").setPort(-1);
+        Errors refused = refusedCoordinatorKey(context, group, key);
+        if (refused != null) {
+            return coordinator.setErrorCode(refused.code());
+        }
+        if (!group) {
+            return coordinator
+                    .setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code())
+                    .setErrorMessage("no transaction coordinator");
+        }
+        Optional<BrokerEndpoint> node = coordinatorOf(key, listener);
+        if (node.isEmpty()) {
+            return coordinator.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code());
+        }
+        return coordinator
+                .setErrorCode(Errors.NONE.code())
+                .setNodeId(node.get().nodeId())
+                .setHost(node.get().host())
+                .setPort(node.get().port());
     }
 
     /** DESCRIBE on the group or the transactional id, as Kafka's FindCoordinator checks it; null if allowed. */
@@ -615,112 +593,115 @@ final class GroupHandler {
         short version = context.apiVersion();
         var data = request.data();
         if (version < 8) {
-            List<TopicPartitionKey> wanted = null;
-            if (data.topics() != null) {
-                wanted = new ArrayList<>();
-                for (OffsetFetchRequestTopic topic : data.topics()) {
-                    for (int partition : topic.partitionIndexes()) {
-                        wanted.add(new TopicPartitionKey(topic.name(), partition));
-                    }
-                }
-            }
-            List<TopicPartitionKey> asked = wanted;
+            // One group; its errors are the whole response's.
+            List<TopicPartitionKey> asked = partitionsAsked(
+                    data.topics(), OffsetFetchRequestTopic::name, OffsetFetchRequestTopic::partitionIndexes);
             fetch(data.groupId(), asked, fetched -> {
                 if (fetched.error() != GroupError.NONE) {
                     respond.accept(
                             request.getErrorResponse(0, errors(fetched.error()).exception()));
                     return;
                 }
-                Map<String, List<OffsetFetchResponsePartition>> byTopic = new LinkedHashMap<>();
-                for (var entry : fetched.offsets().entrySet()) {
-                    OffsetAndMetadata offset = entry.getValue();
-                    boolean allowed = authorizer.topic(
-                            context, AclOperation.DESCRIBE, entry.getKey().topic());
-                    if (!allowed && asked == null) {
-                        continue; // all partitions asked for: the unauthorized topics are left out
-                    }
-                    byTopic.computeIfAbsent(entry.getKey().topic(), t -> new ArrayList<>())
-                            .add(new OffsetFetchResponsePartition()
-                                    .setPartitionIndex(entry.getKey().partition())
-                                    .setCommittedOffset(offset == null || !allowed ? -1 : offset.offset())
-                                    .setCommittedLeaderEpoch(offset == null || !allowed ? -1 : offset.leaderEpoch())
-                                    .setMetadata(offset == null || !allowed ? "" : offset.metadata())
-                                    .setErrorCode(
-                                            allowed ? Errors.NONE.code() : Errors.TOPIC_AUTHORIZATION_FAILED.code()));
-                }
                 OffsetFetchResponseData response = new OffsetFetchResponseData().setErrorCode(Errors.NONE.code());
-                byTopic.forEach((topic, partitions) -> response.topics()
-                        .add(new OffsetFetchResponseTopic().setName(topic).setPartitions(partitions)));
+                visibleOffsets(context, fetched, asked == null)
+                        .forEach((topic, partitions) -> response.topics()
+                                .add(new OffsetFetchResponseTopic()
+                                        .setName(topic)
+                                        .setPartitions(partitions.stream()
+                                                .map(c -> new OffsetFetchResponsePartition()
+                                                        .setPartitionIndex(c.partition())
+                                                        .setCommittedOffset(c.offset())
+                                                        .setCommittedLeaderEpoch(c.leaderEpoch())
+                                                        .setMetadata(c.metadata())
+                                                        .setErrorCode(c.error().code()))
+                                                .toList())));
                 respond.accept(new OffsetFetchResponse(response, version));
             });
             return;
         }
         List<OffsetFetchRequestGroup> groups = data.groups();
+        if (groups.isEmpty()) {
+            respond.accept(new OffsetFetchResponse(new OffsetFetchResponseData(), version));
+            return;
+        }
         AnswerSlots<OffsetFetchResponseGroup> answers = new AnswerSlots<>(groups.size(), all -> {
             OffsetFetchResponseData response = new OffsetFetchResponseData();
             response.groups().addAll(all);
             respond.accept(new OffsetFetchResponse(response, version));
         });
-        if (groups.isEmpty()) {
-            respond.accept(new OffsetFetchResponse(new OffsetFetchResponseData(), version));
-            return;
-        }
         for (int i = 0; i < groups.size(); i++) {
             OffsetFetchRequestGroup group = groups.get(i);
             int index = i;
+            OffsetFetchResponseGroup answer = new OffsetFetchResponseGroup().setGroupId(group.groupId());
             if (!groupAllowed(context, AclOperation.DESCRIBE, group.groupId())) {
-                answers.fill(
-                        index,
-                        new OffsetFetchResponseGroup()
-                                .setGroupId(group.groupId())
-                                .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
+                answers.fill(index, answer.setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
                 continue;
             }
-            List<TopicPartitionKey> wanted = null;
-            if (group.topics() != null) {
-                wanted = new ArrayList<>();
-                for (OffsetFetchRequestTopics topic : group.topics()) {
-                    for (int partition : topic.partitionIndexes()) {
-                        wanted.add(new TopicPartitionKey(topic.name(), partition));
-                    }
-                }
-            }
-            List<TopicPartitionKey> asked = wanted;
+            List<TopicPartitionKey> asked = partitionsAsked(
+                    group.topics(), OffsetFetchRequestTopics::name, OffsetFetchRequestTopics::partitionIndexes);
             fetch(group.groupId(), asked, fetched -> {
-                if (fetched.error() != GroupError.NONE) {
-                    answers.fill(
-                            index,
-                            new OffsetFetchResponseGroup()
-                                    .setGroupId(group.groupId())
-                                    .setErrorCode(errors(fetched.error()).code()));
-                    return;
+                answer.setErrorCode(errors(fetched.error()).code());
+                if (fetched.error() == GroupError.NONE) {
+                    visibleOffsets(context, fetched, asked == null)
+                            .forEach((topic, partitions) -> answer.topics()
+                                    .add(new OffsetFetchResponseTopics()
+                                            .setName(topic)
+                                            .setPartitions(partitions.stream()
+                                                    .map(c -> new OffsetFetchResponsePartitions()
+                                                            .setPartitionIndex(c.partition())
+                                                            .setCommittedOffset(c.offset())
+                                                            .setCommittedLeaderEpoch(c.leaderEpoch())
+                                                            .setMetadata(c.metadata())
+                                                            .setErrorCode(
+                                                                    c.error().code()))
+                                                    .toList())));
                 }
-                Map<String, List<OffsetFetchResponsePartitions>> byTopic = new LinkedHashMap<>();
-                for (var entry : fetched.offsets().entrySet()) {
-                    OffsetAndMetadata offset = entry.getValue();
-                    boolean allowed = authorizer.topic(
-                            context, AclOperation.DESCRIBE, entry.getKey().topic());
-                    if (!allowed && asked == null) {
-                        continue;
-                    }
-                    byTopic.computeIfAbsent(entry.getKey().topic(), t -> new ArrayList<>())
-                            .add(new OffsetFetchResponsePartitions()
-                                    .setPartitionIndex(entry.getKey().partition())
-                                    .setCommittedOffset(offset == null || !allowed ? -1 : offset.offset())
-                                    .setCommittedLeaderEpoch(offset == null || !allowed ? -1 : offset.leaderEpoch())
-                                    .setMetadata(offset == null || !allowed ? "" : offset.metadata())
-                                    .setErrorCode(
-                                            allowed ? Errors.NONE.code() : Errors.TOPIC_AUTHORIZATION_FAILED.code()));
-                }
-                OffsetFetchResponseGroup groupResponse = new OffsetFetchResponseGroup()
-                        .setGroupId(group.groupId())
-                        .setErrorCode(Errors.NONE.code());
-                byTopic.forEach((topic, partitions) -> groupResponse
-                        .topics()
-                        .add(new OffsetFetchResponseTopics().setName(topic).setPartitions(partitions)));
-                answers.fill(index, groupResponse);
+                answers.fill(index, answer);
             });
         }
+    }
+
+    /** The partitions an OffsetFetch names (its request topics are of a different class per version); null: all. */
+    private static <T> List<TopicPartitionKey> partitionsAsked(
+            List<T> topics, Function<T, String> name, Function<T, List<Integer>> partitions) {
+        if (topics == null) {
+            return null;
+        }
+        List<TopicPartitionKey> asked = new ArrayList<>();
+        for (T topic : topics) {
+            for (int partition : partitions.apply(topic)) {
+                asked.add(new TopicPartitionKey(name.apply(topic), partition));
+            }
+        }
+        return asked;
+    }
+
+    /** One partition of an OffsetFetch answer, whatever the version's classes. */
+    private record FetchedOffset(int partition, long offset, int leaderEpoch, String metadata, Errors error) {}
+
+    /**
+     * The fetched offsets by topic, as the principal may see them: asked for all, the topics it may not DESCRIBE are
+     * left out; named, their partitions are TOPIC_AUTHORIZATION_FAILED. A partition without a commit is offset -1.
+     */
+    private Map<String, List<FetchedOffset>> visibleOffsets(RequestContext context, FetchResult fetched, boolean all) {
+        Map<String, List<FetchedOffset>> byTopic = new LinkedHashMap<>();
+        for (var entry : fetched.offsets().entrySet()) {
+            OffsetAndMetadata offset = entry.getValue();
+            boolean allowed = authorizer.topic(
+                    context, AclOperation.DESCRIBE, entry.getKey().topic());
+            if (!allowed && all) {
+                continue;
+            }
+            boolean shown = offset != null && allowed;
+            byTopic.computeIfAbsent(entry.getKey().topic(), t -> new ArrayList<>())
+                    .add(new FetchedOffset(
+                            entry.getKey().partition(),
+                            shown ? offset.offset() : -1,
+                            shown ? offset.leaderEpoch() : -1,
+                            shown ? offset.metadata() : "",
+                            allowed ? Errors.NONE : Errors.TOPIC_AUTHORIZATION_FAILED));
+        }
+        return byTopic;
     }
 
     /** Committed offsets, to {@code answer}; requested partitions without a commit map to null. */
