@@ -1,10 +1,10 @@
 package dev.strait.broker.group;
 
-import dev.strait.broker.group.GroupCoordinator.JoinMember;
-import dev.strait.broker.group.GroupCoordinator.JoinResult;
-import dev.strait.broker.group.GroupCoordinator.LeaveMember;
-import dev.strait.broker.group.GroupCoordinator.Protocol;
-import dev.strait.broker.group.GroupCoordinator.SyncResult;
+import dev.strait.broker.group.GroupApi.JoinMember;
+import dev.strait.broker.group.GroupApi.JoinResult;
+import dev.strait.broker.group.GroupApi.LeaveMember;
+import dev.strait.broker.group.GroupApi.Protocol;
+import dev.strait.broker.group.GroupApi.SyncResult;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -157,7 +157,7 @@ public final class ClassicGroup {
      * A consumer group whose subscriptions cannot be known (no protocol selected yet, unreadable metadata) counts as
      * subscribed to everything, so that OffsetDelete never deletes what a member may be reading.
      */
-    boolean isSubscribedTo(String topic, GroupCoordinator.SubscriptionReader reader) {
+    boolean isSubscribedTo(String topic, GroupApi.SubscriptionReader reader) {
         if (!usesConsumerProtocol() || members.isEmpty()) {
             return false;
         }

@@ -67,7 +67,7 @@ final class GroupRecords {
         });
     }
 
-    static byte[] offsetValue(GroupCoordinator.OffsetAndMetadata value) {
+    static byte[] offsetValue(GroupApi.OffsetAndMetadata value) {
         return write(out -> {
             out.writeShort(0);
             out.writeLong(value.offset());
@@ -121,13 +121,13 @@ final class GroupRecords {
         }
     }
 
-    static GroupCoordinator.OffsetAndMetadata readOffsetValue(byte[] value) {
+    static GroupApi.OffsetAndMetadata readOffsetValue(byte[] value) {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(value))) {
             in.readShort();
             long offset = in.readLong();
             int epoch = in.readInt();
             String metadata = in.readBoolean() ? in.readUTF() : null;
-            return new GroupCoordinator.OffsetAndMetadata(offset, epoch, metadata, in.readLong());
+            return new GroupApi.OffsetAndMetadata(offset, epoch, metadata, in.readLong());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

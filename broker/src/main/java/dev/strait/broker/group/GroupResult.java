@@ -37,14 +37,14 @@ final class GroupResult {
         responses.add(new Response(send, fail));
     }
 
-    void join(Consumer<GroupCoordinator.JoinResult> callback, GroupCoordinator.JoinResult result) {
+    void join(Consumer<GroupApi.JoinResult> callback, GroupApi.JoinResult result) {
         respond(
                 () -> callback.accept(result),
-                error -> callback.accept(GroupCoordinator.JoinResult.error(error, result.memberId())));
+                error -> callback.accept(GroupApi.JoinResult.error(error, result.memberId())));
     }
 
-    void sync(Consumer<GroupCoordinator.SyncResult> callback, GroupCoordinator.SyncResult result) {
-        respond(() -> callback.accept(result), error -> callback.accept(GroupCoordinator.SyncResult.error(error)));
+    void sync(Consumer<GroupApi.SyncResult> callback, GroupApi.SyncResult result) {
+        respond(() -> callback.accept(result), error -> callback.accept(GroupApi.SyncResult.error(error)));
     }
 
     /** State to change once the records are durable (runs exactly then, also after a timeout was answered). */

@@ -1,7 +1,7 @@
 package dev.strait.broker.group;
 
-import dev.strait.broker.group.GroupCoordinator.OffsetAndMetadata;
-import dev.strait.broker.group.GroupCoordinator.TopicPartitionKey;
+import dev.strait.broker.group.GroupApi.OffsetAndMetadata;
+import dev.strait.broker.group.GroupApi.TopicPartitionKey;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -9,12 +9,18 @@
  * &rarr; Stable &rarr; PreparingRebalance ...; PreparingRebalance &rarr; Empty when nobody rejoined; any &rarr;
  * Dead (deleted).
  * <h2>Classes</h2>
- * {@link dev.strait.broker.group.GroupCoordinator} routes calls to shards and owns the write pipeline;
- * {@link dev.strait.broker.group.ClassicGroup} holds one group's state and the rules of JoinGroup, SyncGroup,
+ * {@link dev.strait.broker.group.GroupCoordinator} is the API: it refuses what is invalid on its face and queues
+ * the rest to the group's shard; its requests and answers are the immutable values of
+ * {@link dev.strait.broker.group.GroupApi}. On the shard's loop the operations run: {@code MembershipOperations}
+ * (JoinGroup, SyncGroup, Heartbeat, LeaveGroup, session expiry), {@code OffsetOperations} (OffsetCommit,
+ * OffsetFetch, OffsetDelete) and {@code AdminOperations} (DeleteGroups, ListGroups, DescribeGroups), each on a
+ * {@code GroupShard} (one offsets partition's groups, offsets and writes in flight, and whether this node serves
+ * it). {@link dev.strait.broker.group.ClassicGroup} holds one group's state and the rules of JoinGroup, SyncGroup,
  * Heartbeat, LeaveGroup and session expiry, each call returning the records to write and the responses to send
- * ({@code GroupResult}); {@code OffsetManager} holds the committed offsets; {@code PendingWrites} the writes
- * not yet durable; {@link dev.strait.broker.group.ShardLoops} runs the shards ({@code ThreadShardLoops} in the
- * broker).
+ * ({@code GroupResult}); {@code OffsetManager} holds the committed offsets; {@code DurableWrites} appends what an
+ * operation wrote and completes it once durable, with {@code PendingWrites} the writes not yet durable;
+ * {@code ShardLoader} replays a shard's partition when this node becomes its leader;
+ * {@link dev.strait.broker.group.ShardLoops} runs the shards ({@code ThreadShardLoops} in the broker).
  * <h2>Sharding and threading</h2>
  * One shard per partition of the offsets topic {@code __consumer_offsets} ({@code offsets.topic.num.partitions},
  * default 5); a group's shard is {@code (groupId.hashCode() & 0x7fffffff) % shards}. Each shard is owned by one

@@ -1,17 +1,17 @@
 package dev.strait.broker.protocol;
 
+import dev.strait.broker.group.GroupApi.FetchResult;
+import dev.strait.broker.group.GroupApi.GroupDescription;
+import dev.strait.broker.group.GroupApi.GroupListing;
+import dev.strait.broker.group.GroupApi.JoinMember;
+import dev.strait.broker.group.GroupApi.JoinResult;
+import dev.strait.broker.group.GroupApi.LeaveMember;
+import dev.strait.broker.group.GroupApi.MemberDescription;
+import dev.strait.broker.group.GroupApi.OffsetAndMetadata;
+import dev.strait.broker.group.GroupApi.Protocol;
+import dev.strait.broker.group.GroupApi.SyncResult;
+import dev.strait.broker.group.GroupApi.TopicPartitionKey;
 import dev.strait.broker.group.GroupCoordinator;
-import dev.strait.broker.group.GroupCoordinator.FetchResult;
-import dev.strait.broker.group.GroupCoordinator.GroupDescription;
-import dev.strait.broker.group.GroupCoordinator.GroupListing;
-import dev.strait.broker.group.GroupCoordinator.JoinMember;
-import dev.strait.broker.group.GroupCoordinator.JoinResult;
-import dev.strait.broker.group.GroupCoordinator.LeaveMember;
-import dev.strait.broker.group.GroupCoordinator.MemberDescription;
-import dev.strait.broker.group.GroupCoordinator.OffsetAndMetadata;
-import dev.strait.broker.group.GroupCoordinator.Protocol;
-import dev.strait.broker.group.GroupCoordinator.SyncResult;
-import dev.strait.broker.group.GroupCoordinator.TopicPartitionKey;
 import dev.strait.broker.group.GroupError;
 import dev.strait.broker.network.NetworkRequest;
 import java.util.ArrayList;
@@ -22,6 +22,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.ConsumerProtocolSubscription;
@@ -61,7 +64,6 @@ import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchRespon
 import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponseTopics;
 import org.apache.kafka.common.message.SyncGroupRequestData.SyncGroupRequestAssignment;
 import org.apache.kafka.common.message.SyncGroupResponseData;
-import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
@@ -96,8 +98,9 @@ import org.apache.kafka.common.resource.ResourceType;
  * Every API but FindCoordinator answers from the coordinator's callback, later and on the loop thread of the
  * group's shard (a handler thread never waits for a shard); the writing ones (JoinGroup, SyncGroup, LeaveGroup,
  * OffsetCommit, DeleteGroups, OffsetDelete) only once what the coordinator wrote is on the offsets partition's
- * in-sync replicas. What a callback checks of the request (topic and group ACLs) uses the request's context, captured on the handler
- * thread.
+ * in-sync replicas. {@link #handleGroupRequest} is the one dispatch: it checks what every group API checks first
+ * (the group ACL, whether this node coordinates the groups) and calls the API's handler with the request's context,
+ * which the handler passes on explicitly to what it checks later, on a shard's loop (topic and group ACLs).
  * FindCoordinator answers this node for groups and COORDINATOR_NOT_AVAILABLE for transaction keys (no
  * transaction coordinator yet).
  */
@@ -105,23 +108,10 @@ final class GroupHandler {
 
     private static final byte KEY_TYPE_GROUP = 0;
 
-    private final GroupCoordinator coordinator;
-    private final Supplier<BrokerEndpoint> endpoint;
-
-    private final CoordinatorLookup offsetsPartitionLeader;
-
     /** Who leads an offsets partition, at its endpoint of the listener a request came in on. */
     @FunctionalInterface
     interface CoordinatorLookup {
         Optional<BrokerEndpoint> leader(int partition, String listener);
-    }
-
-    private final RequestAuthorizer authorizer;
-    /** Set per request by handleGroupRequest for the per-group and per-topic checks of the handlers below. */
-    private static final ThreadLocal<RequestContext> CONTEXT = new ThreadLocal<>();
-
-    GroupHandler(GroupCoordinator coordinator, Supplier<BrokerEndpoint> endpoint) {
-        this(coordinator, endpoint, (partition, listener) -> Optional.of(endpoint.get()), RequestAuthorizer.none());
     }
 
     /** The number of partitions of a topic, 0 if it does not exist. */
@@ -130,66 +120,163 @@ final class GroupHandler {
         int of(String topic);
     }
 
+    private final GroupCoordinator coordinator;
+    private final CoordinatorLookup offsetsPartitionLeader;
+    private final RequestAuthorizer authorizer;
     private final PartitionCounts partitionCounts;
 
+    GroupHandler(GroupCoordinator coordinator, Supplier<BrokerEndpoint> endpoint) {
+        this(coordinator, (partition, listener) -> Optional.of(endpoint.get()), RequestAuthorizer.none());
+    }
+
     /** @param offsetsPartitionLeader the leader of an offsets partition, which coordinates its groups */
-    GroupHandler(
-            GroupCoordinator coordinator,
-            Supplier<BrokerEndpoint> endpoint,
-            CoordinatorLookup offsetsPartitionLeader,
-            RequestAuthorizer authorizer) {
-        this(coordinator, endpoint, offsetsPartitionLeader, authorizer, topic -> Integer.MAX_VALUE);
+    GroupHandler(GroupCoordinator coordinator, CoordinatorLookup offsetsPartitionLeader, RequestAuthorizer authorizer) {
+        this(coordinator, offsetsPartitionLeader, authorizer, topic -> Integer.MAX_VALUE);
     }
 
     /** @param partitionCounts the topics that exist, for OffsetDelete's UNKNOWN_TOPIC_OR_PARTITION */
     GroupHandler(
             GroupCoordinator coordinator,
-            Supplier<BrokerEndpoint> endpoint,
             CoordinatorLookup offsetsPartitionLeader,
             RequestAuthorizer authorizer,
             PartitionCounts partitionCounts) {
-        this.partitionCounts = partitionCounts;
-        this.authorizer = authorizer;
         this.coordinator = coordinator;
-        this.endpoint = endpoint;
         this.offsetsPartitionLeader = offsetsPartitionLeader;
-    }
-
-    /** The groups a request addresses (empty for FindCoordinator and ListGroups). */
-    private static List<String> groupsOf(AbstractRequest body) {
-        if (body instanceof JoinGroupRequest) {
-            return List.of(((JoinGroupRequest) body).data().groupId());
-        } else if (body instanceof SyncGroupRequest) {
-            return List.of(((SyncGroupRequest) body).data().groupId());
-        } else if (body instanceof HeartbeatRequest) {
-            return List.of(((HeartbeatRequest) body).data().groupId());
-        } else if (body instanceof LeaveGroupRequest) {
-            return List.of(((LeaveGroupRequest) body).data().groupId());
-        } else if (body instanceof OffsetCommitRequest) {
-            return List.of(((OffsetCommitRequest) body).data().groupId());
-        } else if (body instanceof OffsetFetchRequest) {
-            OffsetFetchRequest fetch = (OffsetFetchRequest) body;
-            if (fetch.data().groups().isEmpty()) {
-                return List.of(fetch.data().groupId());
-            }
-            return fetch.data().groups().stream().map(g -> g.groupId()).toList();
-        } else if (body instanceof DescribeGroupsRequest) {
-            return ((DescribeGroupsRequest) body).data().groups();
-        } else if (body instanceof DeleteGroupsRequest) {
-            return ((DeleteGroupsRequest) body).data().groupsNames();
-        } else if (body instanceof OffsetDeleteRequest) {
-            return List.of(((OffsetDeleteRequest) body).data().groupId());
-        }
-        return List.of();
+        this.authorizer = authorizer;
+        this.partitionCounts = partitionCounts;
     }
 
     /**
-     * NONE if this node coordinates every group the request names (it leads their offsets partitions and has
-     * loaded them); else COORDINATOR_LOAD_IN_PROGRESS while it is loading one, NOT_COORDINATOR otherwise.
+     * The one dispatch of the group APIs: each names the groups it addresses and the operation Kafka checks on them
+     * (READ, DESCRIBE for the reading APIs, DELETE for the deleting ones), and its handler runs only if this node
+     * coordinates them now. An API about one group is refused as a whole if the principal may not act on it; one
+     * about several groups answers an unauthorized group in its own entry.
+     *
+     * @return the response, or null if it will be sent later
      */
-    private Errors coordinationError(AbstractRequest body, java.util.function.Predicate<String> authorized) {
+    AbstractResponse handleGroupRequest(NetworkRequest request, RequestContext context, AbstractRequest body) {
+        Consumer<AbstractResponse> respond = response -> KafkaApis.sendResponse(request, context, response);
+        return switch (context.header.apiKey()) {
+            case FIND_COORDINATOR -> handleFindCoordinatorRequest(context, (FindCoordinatorRequest) body);
+            case LIST_GROUPS -> later(() -> handleListGroupsRequest(context, (ListGroupsRequest) body, respond));
+            case JOIN_GROUP ->
+                oneGroup(
+                        context,
+                        body,
+                        AclOperation.READ,
+                        ((JoinGroupRequest) body).data().groupId(),
+                        () -> handleJoinGroupRequest(context, (JoinGroupRequest) body, respond));
+            case SYNC_GROUP ->
+                oneGroup(
+                        context,
+                        body,
+                        AclOperation.READ,
+                        ((SyncGroupRequest) body).data().groupId(),
+                        () -> handleSyncGroupRequest(context, (SyncGroupRequest) body, respond));
+            case HEARTBEAT ->
+                oneGroup(
+                        context,
+                        body,
+                        AclOperation.READ,
+                        ((HeartbeatRequest) body).data().groupId(),
+                        () -> handleHeartbeatRequest(context, (HeartbeatRequest) body, respond));
+            case LEAVE_GROUP ->
+                oneGroup(
+                        context,
+                        body,
+                        AclOperation.READ,
+                        ((LeaveGroupRequest) body).data().groupId(),
+                        () -> handleLeaveGroupRequest(context, (LeaveGroupRequest) body, respond));
+            case OFFSET_COMMIT ->
+                oneGroup(
+                        context,
+                        body,
+                        AclOperation.READ,
+                        ((OffsetCommitRequest) body).data().groupId(),
+                        () -> handleOffsetCommitRequest(context, (OffsetCommitRequest) body, respond));
+            case OFFSET_DELETE ->
+                oneGroup(
+                        context,
+                        body,
+                        AclOperation.DELETE,
+                        ((OffsetDeleteRequest) body).data().groupId(),
+                        () -> handleOffsetDeleteRequest(context, (OffsetDeleteRequest) body, respond));
+            case OFFSET_FETCH ->
+                context.apiVersion() < 8
+                        ? oneGroup(
+                                context,
+                                body,
+                                AclOperation.DESCRIBE,
+                                ((OffsetFetchRequest) body).data().groupId(),
+                                () -> handleOffsetFetchRequest(context, (OffsetFetchRequest) body, respond))
+                        : groups(
+                                context,
+                                body,
+                                AclOperation.DESCRIBE,
+                                ((OffsetFetchRequest) body)
+                                        .data().groups().stream()
+                                                .map(OffsetFetchRequestGroup::groupId)
+                                                .toList(),
+                                () -> handleOffsetFetchRequest(context, (OffsetFetchRequest) body, respond));
+            case DESCRIBE_GROUPS ->
+                groups(
+                        context,
+                        body,
+                        AclOperation.DESCRIBE,
+                        ((DescribeGroupsRequest) body).data().groups(),
+                        () -> handleDescribeGroupsRequest(context, (DescribeGroupsRequest) body, respond));
+            case DELETE_GROUPS ->
+                groups(
+                        context,
+                        body,
+                        AclOperation.DELETE,
+                        ((DeleteGroupsRequest) body).data().groupsNames(),
+                        () -> handleDeleteGroupsRequest(context, (DeleteGroupsRequest) body, respond));
+            default -> throw new IllegalStateException("not a group API: " + context.header.apiKey());
+        };
+    }
+
+    /** Runs a handler that answers later, through its callback. */
+    private static AbstractResponse later(Runnable handle) {
+        handle.run();
+        return null;
+    }
+
+    /** An API about one group: refused if the principal may not act on the group, else as {@link #groups}. */
+    private AbstractResponse oneGroup(
+            RequestContext context, AbstractRequest body, AclOperation operation, String groupId, Runnable handle) {
+        if (!groupAllowed(context, operation, groupId)) {
+            // As Kafka: checked before anything else, so a principal learns nothing about the group.
+            return body.getErrorResponse(0, Errors.GROUP_AUTHORIZATION_FAILED.exception());
+        }
+        return groups(context, body, operation, List.of(groupId), handle);
+    }
+
+    /**
+     * Runs {@code handle} (which answers later) if this node coordinates every group of {@code groupIds} that the
+     * principal may act on; else answers the whole request NOT_COORDINATOR (the client looks its coordinator up
+     * again) or COORDINATOR_LOAD_IN_PROGRESS (it retries).
+     */
+    private AbstractResponse groups(
+            RequestContext context,
+            AbstractRequest body,
+            AclOperation operation,
+            List<String> groupIds,
+            Runnable handle) {
+        Errors coordination = coordinationError(groupIds, group -> groupAllowed(context, operation, group));
+        if (coordination != Errors.NONE) {
+            return body.getErrorResponse(0, coordination.exception());
+        }
+        return later(handle);
+    }
+
+    /**
+     * NONE if this node coordinates every group named (it leads their offsets partitions and has loaded them);
+     * else COORDINATOR_LOAD_IN_PROGRESS while it is loading one, NOT_COORDINATOR otherwise.
+     */
+    private Errors coordinationError(List<String> groupIds, Predicate<String> authorized) {
         Errors result = Errors.NONE;
-        for (String group : groupsOf(body)) {
+        for (String group : groupIds) {
             if (group == null || group.isEmpty() || !authorized.test(group)) {
                 continue; // an unauthorized group is answered GROUP_AUTHORIZATION_FAILED wherever it lives
             }
@@ -207,106 +294,12 @@ final class GroupHandler {
         return Errors.valueOf(error.name());
     }
 
-    /** @return the response, or null if it will be sent later */
-    AbstractResponse handleGroupRequest(NetworkRequest request, RequestContext context, AbstractRequest body) {
-        CONTEXT.set(context);
-        try {
-            return handleAuthorized(request, context, body);
-        } finally {
-            CONTEXT.remove();
-        }
+    private boolean groupAllowed(RequestContext context, AclOperation operation, String group) {
+        return authorizer.group(context, operation, group == null ? "" : group);
     }
 
-    /** The operation Kafka checks on a group for each group API. */
-    private static AclOperation groupOperation(ApiKeys key) {
-        switch (key) {
-            case OFFSET_FETCH:
-            case DESCRIBE_GROUPS:
-            case FIND_COORDINATOR:
-            case LIST_GROUPS:
-                return AclOperation.DESCRIBE;
-            case DELETE_GROUPS:
-            case OFFSET_DELETE:
-                return AclOperation.DELETE;
-            default:
-                return AclOperation.READ;
-        }
-    }
-
-    private boolean groupAllowed(AclOperation operation, String group) {
-        return authorizer.group(CONTEXT.get(), operation, group == null ? "" : group);
-    }
-
-    private boolean topicAllowed(AclOperation operation, String topic) {
-        return authorizer.topic(CONTEXT.get(), operation, topic);
-    }
-
-    private AbstractResponse handleAuthorized(NetworkRequest request, RequestContext context, AbstractRequest body) {
-        short version = context.apiVersion();
-        ApiKeys key = context.header.apiKey();
-        AclOperation operation = groupOperation(key);
-        boolean multiGroup = key == ApiKeys.DESCRIBE_GROUPS
-                || key == ApiKeys.DELETE_GROUPS
-                || key == ApiKeys.OFFSET_FETCH && version >= 8;
-        if (!multiGroup && key != ApiKeys.FIND_COORDINATOR && key != ApiKeys.LIST_GROUPS) {
-            for (String group : groupsOf(body)) {
-                if (!groupAllowed(operation, group)) {
-                    // As Kafka: checked before anything else, so a principal learns nothing about the group.
-                    return body.getErrorResponse(0, Errors.GROUP_AUTHORIZATION_FAILED.exception());
-                }
-            }
-        }
-        Errors coordination = key == ApiKeys.FIND_COORDINATOR || key == ApiKeys.LIST_GROUPS
-                ? Errors.NONE
-                : coordinationError(body, group -> groupAllowed(operation, group));
-        if (coordination != Errors.NONE) {
-            // The client's coordinator moved (it looks it up again) or is loading (it retries).
-            return body.getErrorResponse(0, coordination.exception());
-        }
-        java.util.function.Consumer<AbstractResponse> respond =
-                response -> KafkaApis.sendResponse(request, context, response);
-        switch (key) {
-            case FIND_COORDINATOR:
-                return handleFindCoordinatorRequest(
-                        (FindCoordinatorRequest) body, version, MetadataHandler.listener(context));
-            case JOIN_GROUP:
-                handleJoinGroupRequest(
-                        (JoinGroupRequest) body,
-                        version,
-                        context.clientId(),
-                        context.clientAddress.toString(),
-                        respond);
-                return null;
-            case SYNC_GROUP:
-                handleSyncGroupRequest((SyncGroupRequest) body, respond);
-                return null;
-            case HEARTBEAT:
-                handleHeartbeatRequest((HeartbeatRequest) body, respond);
-                return null;
-            case LEAVE_GROUP:
-                handleLeaveGroupRequest((LeaveGroupRequest) body, version, respond);
-                return null;
-            case OFFSET_COMMIT:
-                handleOffsetCommitRequest((OffsetCommitRequest) body, respond);
-                return null;
-            case OFFSET_FETCH:
-                handleOffsetFetchRequest((OffsetFetchRequest) body, version, respond);
-                return null;
-            case LIST_GROUPS:
-                handleListGroupsRequest((ListGroupsRequest) body, respond);
-                return null;
-            case DESCRIBE_GROUPS:
-                handleDescribeGroupsRequest((DescribeGroupsRequest) body, version, respond);
-                return null;
-            case DELETE_GROUPS:
-                handleDeleteGroupsRequest((DeleteGroupsRequest) body, respond);
-                return null;
-            case OFFSET_DELETE:
-                handleOffsetDeleteRequest((OffsetDeleteRequest) body, respond);
-                return null;
-            default:
-                throw new IllegalStateException("not a group API: " + key);
-        }
+    private boolean topicAllowed(RequestContext context, AclOperation operation, String topic) {
+        return authorizer.topic(context, operation, topic);
     }
 
     /** The leader of the group's offsets partition, if it has one. */
@@ -314,87 +307,63 @@ final class GroupHandler {
         return offsetsPartitionLeader.leader(coordinator.partitionFor(groupId == null ? "" : groupId), listener);
     }
 
-    AbstractResponse handleFindCoordinatorRequest(FindCoordinatorRequest request, short version, String listener) {
-        FindCoordinatorResponseData data = new FindCoordinatorResponseData();
+    /** FindCoordinator: one key (before v4, answered in the top-level fields) or several. */
+    AbstractResponse handleFindCoordinatorRequest(RequestContext context, FindCoordinatorRequest request) {
         boolean group = request.data().keyType() == KEY_TYPE_GROUP;
-        if (version < FindCoordinatorRequest.MIN_BATCHED_VERSION) {
-            Errors refused = refusedCoordinatorKey(group, request.data().key());
-            if (refused != null) {
-                data.setErrorCode(refused.code()).setNodeId(-1).setHost("").setPort(-1);
-            } else if (group) {
-                Optional<BrokerEndpoint> node = coordinatorOf(request.data().key(), listener);
-                if (node.isPresent()) {
-                    data.setErrorCode(Errors.NONE.code())
-                            .setNodeId(node.get().nodeId())
-                            .setHost(node.get().host())
-                            .setPort(node.get().port());
-                } else {
-                    data.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code())
-                            .setNodeId(-1)
-                            .setHost("")
-                            .setPort(-1);
-                }
-            } else {
-                data.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code())
-                        .setNodeId(-1)
-                        .setHost("")
-                        .setPort(-1)
-                        .setErrorMessage("no transaction coordinator");
+        String listener = MetadataHandler.listener(context);
+        FindCoordinatorResponseData data = new FindCoordinatorResponseData();
+        if (context.apiVersion() < FindCoordinatorRequest.MIN_BATCHED_VERSION) {
+            Coordinator found = coordinatorFor(context, group, request.data().key(), listener);
+            data.setErrorCode(found.errorCode())
+                    .setErrorMessage(found.errorMessage())
+                    .setNodeId(found.nodeId())
+                    .setHost(found.host())
+                    .setPort(found.port());
+        } else {
+            for (String key : request.data().coordinatorKeys()) {
+                data.coordinators().add(coordinatorFor(context, group, key, listener));
             }
-            return new FindCoordinatorResponse(data);
-        }
-        for (String key : request.data().coordinatorKeys()) {
-            Coordinator coordinator = new Coordinator().setKey(key);
-            Errors refused = refusedCoordinatorKey(group, key);
-            Optional<BrokerEndpoint> node = group && refused == null ? coordinatorOf(key, listener) : Optional.empty();
-            if (refused != null) {
-                coordinator
-                        .setErrorCode(refused.code())
-                        .setNodeId(-1)
-                        .setHost("")
-                        .setPort(-1);
-            } else if (node.isPresent()) {
-                coordinator
-                        .setErrorCode(Errors.NONE.code())
-                        .setNodeId(node.get().nodeId())
-                        .setHost(node.get().host())
-                        .setPort(node.get().port());
-            } else if (group) {
-                coordinator
-                        .setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code())
-                        .setNodeId(-1)
-                        .setHost("")
-                        .setPort(-1);
-            } else {
-                coordinator
-                        .setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code())
-                        .setNodeId(-1)
-                        .setHost("")
-                        .setPort(-1)
-                        .setErrorMessage("no transaction coordinator");
-            }
-            data.coordinators().add(coordinator);
         }
         return new FindCoordinatorResponse(data);
     }
 
-    /** DESCRIBE on the group or the transactional id, as Kafka's FindCoordinator checks it; null if allowed. */
-    private Errors refusedCoordinatorKey(boolean group, String key) {
-        if (group) {
-            return groupAllowed(AclOperation.DESCRIBE, key) ? null : Errors.GROUP_AUTHORIZATION_FAILED;
+    /** Where the coordinator of {@code key} is: this node's view of its offsets partition's leader, for groups. */
+    private Coordinator coordinatorFor(RequestContext context, boolean group, String key, String listener) {
+        Coordinator coordinator =
+                new Coordinator().setKey(key).setNodeId(-1).setHost("").setPort(-1);
+        Errors refused = refusedCoordinatorKey(context, group, key);
+        if (refused != null) {
+            return coordinator.setErrorCode(refused.code());
         }
-        return authorizer.authorize(CONTEXT.get(), AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key)
+        if (!group) {
+            return coordinator
+                    .setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code())
+                    .setErrorMessage("no transaction coordinator");
+        }
+        Optional<BrokerEndpoint> node = coordinatorOf(key, listener);
+        if (node.isEmpty()) {
+            return coordinator.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code());
+        }
+        return coordinator
+                .setErrorCode(Errors.NONE.code())
+                .setNodeId(node.get().nodeId())
+                .setHost(node.get().host())
+                .setPort(node.get().port());
+    }
+
+    /** DESCRIBE on the group or the transactional id, as Kafka's FindCoordinator checks it; null if allowed. */
+    private Errors refusedCoordinatorKey(RequestContext context, boolean group, String key) {
+        if (group) {
+            return groupAllowed(context, AclOperation.DESCRIBE, key) ? null : Errors.GROUP_AUTHORIZATION_FAILED;
+        }
+        return authorizer.authorize(context, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key)
                 ? null
                 : Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
     }
 
     /** JoinGroup: the coordinator answers through {@code respond}, now or when the join phase completes. */
-    void handleJoinGroupRequest(
-            JoinGroupRequest request,
-            short version,
-            String clientId,
-            String clientHost,
-            java.util.function.Consumer<AbstractResponse> respond) {
+    void handleJoinGroupRequest(RequestContext context, JoinGroupRequest request, Consumer<AbstractResponse> respond) {
+        short version = context.apiVersion();
         var data = request.data();
         List<Protocol> protocols = new ArrayList<>();
         for (JoinGroupRequestProtocol protocol : data.protocols()) {
@@ -409,8 +378,8 @@ final class GroupHandler {
                 protocols,
                 data.sessionTimeoutMs(),
                 rebalanceTimeout,
-                clientId,
-                clientHost,
+                context.clientId(),
+                context.clientAddress.toString(),
                 version >= 4,
                 result -> respond.accept(joinResponse(result, version)));
     }
@@ -434,7 +403,7 @@ final class GroupHandler {
         return new JoinGroupResponse(data, version);
     }
 
-    void handleSyncGroupRequest(SyncGroupRequest request, java.util.function.Consumer<AbstractResponse> respond) {
+    void handleSyncGroupRequest(RequestContext context, SyncGroupRequest request, Consumer<AbstractResponse> respond) {
         var data = request.data();
         Map<String, byte[]> assignments = new HashMap<>();
         for (SyncGroupRequestAssignment assignment : data.assignments()) {
@@ -459,7 +428,7 @@ final class GroupHandler {
                 .setAssignment(result.assignment()));
     }
 
-    void handleHeartbeatRequest(HeartbeatRequest request, java.util.function.Consumer<AbstractResponse> respond) {
+    void handleHeartbeatRequest(RequestContext context, HeartbeatRequest request, Consumer<AbstractResponse> respond) {
         var data = request.data();
         coordinator.heartbeat(
                 data.groupId(),
@@ -471,7 +440,8 @@ final class GroupHandler {
     }
 
     void handleLeaveGroupRequest(
-            LeaveGroupRequest request, short version, java.util.function.Consumer<AbstractResponse> respond) {
+            RequestContext context, LeaveGroupRequest request, Consumer<AbstractResponse> respond) {
+        short version = context.apiVersion();
         List<LeaveMember> leaving = new ArrayList<>();
         for (MemberIdentity member : request.members()) {
             leaving.add(new LeaveMember(member.memberId(), member.groupInstanceId()));
@@ -499,12 +469,13 @@ final class GroupHandler {
     }
 
     /** OffsetCommit: answered once the commit is durable (or failed); the coordinator stamps the commit time. */
-    void handleOffsetCommitRequest(OffsetCommitRequest request, java.util.function.Consumer<AbstractResponse> respond) {
+    void handleOffsetCommitRequest(
+            RequestContext context, OffsetCommitRequest request, Consumer<AbstractResponse> respond) {
         var data = request.data();
         Map<TopicPartitionKey, OffsetAndMetadata> offsets = new LinkedHashMap<>();
         Set<String> refusedTopics = new HashSet<>();
         for (OffsetCommitRequestTopic topic : data.topics()) {
-            if (!topicAllowed(AclOperation.READ, topic.name())) {
+            if (!topicAllowed(context, AclOperation.READ, topic.name())) {
                 refusedTopics.add(topic.name()); // answered TOPIC_AUTHORIZATION_FAILED; the others commit
                 continue;
             }
@@ -550,12 +521,13 @@ final class GroupHandler {
      * members subscribe to their topic, and answers once the deletion is durable. A group-level error (unknown
      * group, a non-empty group of another protocol than the consumer's) is the whole response's error.
      */
-    void handleOffsetDeleteRequest(OffsetDeleteRequest request, java.util.function.Consumer<AbstractResponse> respond) {
+    void handleOffsetDeleteRequest(
+            RequestContext context, OffsetDeleteRequest request, Consumer<AbstractResponse> respond) {
         var data = request.data();
         Map<TopicPartitionKey, Errors> refused = new LinkedHashMap<>();
         List<TopicPartitionKey> asked = new ArrayList<>();
         for (OffsetDeleteRequestTopic topic : data.topics()) {
-            boolean allowed = topicAllowed(AclOperation.READ, topic.name());
+            boolean allowed = topicAllowed(context, AclOperation.READ, topic.name());
             int partitions = allowed ? partitionCounts.of(topic.name()) : 0;
             for (OffsetDeleteRequestPartition partition : topic.partitions()) {
                 TopicPartitionKey tp = new TopicPartitionKey(topic.name(), partition.partitionIndex());
@@ -617,121 +589,123 @@ final class GroupHandler {
 
     /** OffsetFetch: answered once the shard of every group asked for has read its committed offsets. */
     void handleOffsetFetchRequest(
-            OffsetFetchRequest request, short version, java.util.function.Consumer<AbstractResponse> respond) {
-        RequestContext context = CONTEXT.get();
+            RequestContext context, OffsetFetchRequest request, Consumer<AbstractResponse> respond) {
+        short version = context.apiVersion();
         var data = request.data();
         if (version < 8) {
-            List<TopicPartitionKey> wanted = null;
-            if (data.topics() != null) {
-                wanted = new ArrayList<>();
-                for (OffsetFetchRequestTopic topic : data.topics()) {
-                    for (int partition : topic.partitionIndexes()) {
-                        wanted.add(new TopicPartitionKey(topic.name(), partition));
-                    }
-                }
-            }
-            List<TopicPartitionKey> asked = wanted;
+            // One group; its errors are the whole response's.
+            List<TopicPartitionKey> asked = partitionsAsked(
+                    data.topics(), OffsetFetchRequestTopic::name, OffsetFetchRequestTopic::partitionIndexes);
             fetch(data.groupId(), asked, fetched -> {
                 if (fetched.error() != GroupError.NONE) {
                     respond.accept(
                             request.getErrorResponse(0, errors(fetched.error()).exception()));
                     return;
                 }
-                Map<String, List<OffsetFetchResponsePartition>> byTopic = new LinkedHashMap<>();
-                for (var entry : fetched.offsets().entrySet()) {
-                    OffsetAndMetadata offset = entry.getValue();
-                    boolean allowed = authorizer.topic(
-                            context, AclOperation.DESCRIBE, entry.getKey().topic());
-                    if (!allowed && asked == null) {
-                        continue; // all partitions asked for: the unauthorized topics are left out
-                    }
-                    byTopic.computeIfAbsent(entry.getKey().topic(), t -> new ArrayList<>())
-                            .add(new OffsetFetchResponsePartition()
-                                    .setPartitionIndex(entry.getKey().partition())
-                                    .setCommittedOffset(offset == null || !allowed ? -1 : offset.offset())
-                                    .setCommittedLeaderEpoch(offset == null || !allowed ? -1 : offset.leaderEpoch())
-                                    .setMetadata(offset == null || !allowed ? "" : offset.metadata())
-                                    .setErrorCode(
-                                            allowed ? Errors.NONE.code() : Errors.TOPIC_AUTHORIZATION_FAILED.code()));
-                }
                 OffsetFetchResponseData response = new OffsetFetchResponseData().setErrorCode(Errors.NONE.code());
-                byTopic.forEach((topic, partitions) -> response.topics()
-                        .add(new OffsetFetchResponseTopic().setName(topic).setPartitions(partitions)));
+                visibleOffsets(context, fetched, asked == null)
+                        .forEach((topic, partitions) -> response.topics()
+                                .add(new OffsetFetchResponseTopic()
+                                        .setName(topic)
+                                        .setPartitions(partitions.stream()
+                                                .map(c -> new OffsetFetchResponsePartition()
+                                                        .setPartitionIndex(c.partition())
+                                                        .setCommittedOffset(c.offset())
+                                                        .setCommittedLeaderEpoch(c.leaderEpoch())
+                                                        .setMetadata(c.metadata())
+                                                        .setErrorCode(c.error().code()))
+                                                .toList())));
                 respond.accept(new OffsetFetchResponse(response, version));
             });
             return;
         }
         List<OffsetFetchRequestGroup> groups = data.groups();
+        if (groups.isEmpty()) {
+            respond.accept(new OffsetFetchResponse(new OffsetFetchResponseData(), version));
+            return;
+        }
         AnswerSlots<OffsetFetchResponseGroup> answers = new AnswerSlots<>(groups.size(), all -> {
             OffsetFetchResponseData response = new OffsetFetchResponseData();
             response.groups().addAll(all);
             respond.accept(new OffsetFetchResponse(response, version));
         });
-        if (groups.isEmpty()) {
-            respond.accept(new OffsetFetchResponse(new OffsetFetchResponseData(), version));
-            return;
-        }
         for (int i = 0; i < groups.size(); i++) {
             OffsetFetchRequestGroup group = groups.get(i);
             int index = i;
-            if (!groupAllowed(AclOperation.DESCRIBE, group.groupId())) {
-                answers.fill(
-                        index,
-                        new OffsetFetchResponseGroup()
-                                .setGroupId(group.groupId())
-                                .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
+            OffsetFetchResponseGroup answer = new OffsetFetchResponseGroup().setGroupId(group.groupId());
+            if (!groupAllowed(context, AclOperation.DESCRIBE, group.groupId())) {
+                answers.fill(index, answer.setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
                 continue;
             }
-            List<TopicPartitionKey> wanted = null;
-            if (group.topics() != null) {
-                wanted = new ArrayList<>();
-                for (OffsetFetchRequestTopics topic : group.topics()) {
-                    for (int partition : topic.partitionIndexes()) {
-                        wanted.add(new TopicPartitionKey(topic.name(), partition));
-                    }
-                }
-            }
-            List<TopicPartitionKey> asked = wanted;
+            List<TopicPartitionKey> asked = partitionsAsked(
+                    group.topics(), OffsetFetchRequestTopics::name, OffsetFetchRequestTopics::partitionIndexes);
             fetch(group.groupId(), asked, fetched -> {
-                if (fetched.error() != GroupError.NONE) {
-                    answers.fill(
-                            index,
-                            new OffsetFetchResponseGroup()
-                                    .setGroupId(group.groupId())
-                                    .setErrorCode(errors(fetched.error()).code()));
-                    return;
+                answer.setErrorCode(errors(fetched.error()).code());
+                if (fetched.error() == GroupError.NONE) {
+                    visibleOffsets(context, fetched, asked == null)
+                            .forEach((topic, partitions) -> answer.topics()
+                                    .add(new OffsetFetchResponseTopics()
+                                            .setName(topic)
+                                            .setPartitions(partitions.stream()
+                                                    .map(c -> new OffsetFetchResponsePartitions()
+                                                            .setPartitionIndex(c.partition())
+                                                            .setCommittedOffset(c.offset())
+                                                            .setCommittedLeaderEpoch(c.leaderEpoch())
+                                                            .setMetadata(c.metadata())
+                                                            .setErrorCode(
+                                                                    c.error().code()))
+                                                    .toList())));
                 }
-                Map<String, List<OffsetFetchResponsePartitions>> byTopic = new LinkedHashMap<>();
-                for (var entry : fetched.offsets().entrySet()) {
-                    OffsetAndMetadata offset = entry.getValue();
-                    boolean allowed = authorizer.topic(
-                            context, AclOperation.DESCRIBE, entry.getKey().topic());
-                    if (!allowed && asked == null) {
-                        continue;
-                    }
-                    byTopic.computeIfAbsent(entry.getKey().topic(), t -> new ArrayList<>())
-                            .add(new OffsetFetchResponsePartitions()
-                                    .setPartitionIndex(entry.getKey().partition())
-                                    .setCommittedOffset(offset == null || !allowed ? -1 : offset.offset())
-                                    .setCommittedLeaderEpoch(offset == null || !allowed ? -1 : offset.leaderEpoch())
-                                    .setMetadata(offset == null || !allowed ? "" : offset.metadata())
-                                    .setErrorCode(
-                                            allowed ? Errors.NONE.code() : Errors.TOPIC_AUTHORIZATION_FAILED.code()));
-                }
-                OffsetFetchResponseGroup groupResponse = new OffsetFetchResponseGroup()
-                        .setGroupId(group.groupId())
-                        .setErrorCode(Errors.NONE.code());
-                byTopic.forEach((topic, partitions) -> groupResponse
-                        .topics()
-                        .add(new OffsetFetchResponseTopics().setName(topic).setPartitions(partitions)));
-                answers.fill(index, groupResponse);
+                answers.fill(index, answer);
             });
         }
     }
 
+    /** The partitions an OffsetFetch names (its request topics are of a different class per version); null: all. */
+    private static <T> List<TopicPartitionKey> partitionsAsked(
+            List<T> topics, Function<T, String> name, Function<T, List<Integer>> partitions) {
+        if (topics == null) {
+            return null;
+        }
+        List<TopicPartitionKey> asked = new ArrayList<>();
+        for (T topic : topics) {
+            for (int partition : partitions.apply(topic)) {
+                asked.add(new TopicPartitionKey(name.apply(topic), partition));
+            }
+        }
+        return asked;
+    }
+
+    /** One partition of an OffsetFetch answer, whatever the version's classes. */
+    private record FetchedOffset(int partition, long offset, int leaderEpoch, String metadata, Errors error) {}
+
+    /**
+     * The fetched offsets by topic, as the principal may see them: asked for all, the topics it may not DESCRIBE are
+     * left out; named, their partitions are TOPIC_AUTHORIZATION_FAILED. A partition without a commit is offset -1.
+     */
+    private Map<String, List<FetchedOffset>> visibleOffsets(RequestContext context, FetchResult fetched, boolean all) {
+        Map<String, List<FetchedOffset>> byTopic = new LinkedHashMap<>();
+        for (var entry : fetched.offsets().entrySet()) {
+            OffsetAndMetadata offset = entry.getValue();
+            boolean allowed = authorizer.topic(
+                    context, AclOperation.DESCRIBE, entry.getKey().topic());
+            if (!allowed && all) {
+                continue;
+            }
+            boolean shown = offset != null && allowed;
+            byTopic.computeIfAbsent(entry.getKey().topic(), t -> new ArrayList<>())
+                    .add(new FetchedOffset(
+                            entry.getKey().partition(),
+                            shown ? offset.offset() : -1,
+                            shown ? offset.leaderEpoch() : -1,
+                            shown ? offset.metadata() : "",
+                            allowed ? Errors.NONE : Errors.TOPIC_AUTHORIZATION_FAILED));
+        }
+        return byTopic;
+    }
+
     /** Committed offsets, to {@code answer}; requested partitions without a commit map to null. */
-    private void fetch(
-            String groupId, List<TopicPartitionKey> wanted, java.util.function.Consumer<FetchResult> answer) {
+    private void fetch(String groupId, List<TopicPartitionKey> wanted, Consumer<FetchResult> answer) {
         coordinator.fetchOffsets(groupId, wanted, fetched -> {
             if (wanted == null || fetched.error() != GroupError.NONE) {
                 answer.accept(fetched);
@@ -745,8 +719,8 @@ final class GroupHandler {
         });
     }
 
-    void handleListGroupsRequest(ListGroupsRequest request, java.util.function.Consumer<AbstractResponse> respond) {
-        RequestContext context = CONTEXT.get();
+    void handleListGroupsRequest(
+            RequestContext context, ListGroupsRequest request, Consumer<AbstractResponse> respond) {
         var data = request.data();
         // As Kafka: DESCRIBE on the cluster lists every group, else only the groups the principal may DESCRIBE.
         boolean all = authorizer.cluster(context, AclOperation.DESCRIBE);
@@ -779,7 +753,8 @@ final class GroupHandler {
 
     /** DescribeGroups: answered once the shard of every group asked for has described it. */
     void handleDescribeGroupsRequest(
-            DescribeGroupsRequest request, short version, java.util.function.Consumer<AbstractResponse> respond) {
+            RequestContext context, DescribeGroupsRequest request, Consumer<AbstractResponse> respond) {
+        short version = context.apiVersion();
         List<String> groupIds = request.data().groups();
         AnswerSlots<DescribedGroup> answers = new AnswerSlots<>(groupIds.size(), all -> {
             DescribeGroupsResponseData response = new DescribeGroupsResponseData();
@@ -793,7 +768,7 @@ final class GroupHandler {
         for (int i = 0; i < groupIds.size(); i++) {
             String groupId = groupIds.get(i);
             int index = i;
-            if (!groupAllowed(AclOperation.DESCRIBE, groupId)) {
+            if (!groupAllowed(context, AclOperation.DESCRIBE, groupId)) {
                 answers.fill(
                         index,
                         new DescribedGroup()
@@ -840,52 +815,30 @@ final class GroupHandler {
     }
 
     /** DeleteGroups: answered once every group's deletion is durable (or failed). */
-    void handleDeleteGroupsRequest(DeleteGroupsRequest request, java.util.function.Consumer<AbstractResponse> respond) {
+    void handleDeleteGroupsRequest(
+            RequestContext context, DeleteGroupsRequest request, Consumer<AbstractResponse> respond) {
         List<String> groups = request.data().groupsNames();
-        GroupError[] results = new GroupError[groups.size()];
-        boolean[] refused = new boolean[groups.size()];
-        for (int i = 0; i < groups.size(); i++) {
-            refused[i] = !groupAllowed(AclOperation.DELETE, groups.get(i));
-        }
-        java.util.concurrent.atomic.AtomicInteger remaining =
-                new java.util.concurrent.atomic.AtomicInteger(groups.size());
-        Runnable done = () -> {
+        AnswerSlots<DeletableGroupResult> answers = new AnswerSlots<>(groups.size(), all -> {
             DeleteGroupsResponseData response = new DeleteGroupsResponseData();
-            for (int i = 0; i < groups.size(); i++) {
-                response.results()
-                        .add(new DeletableGroupResult()
-                                .setGroupId(groups.get(i))
-                                .setErrorCode(
-                                        refused[i]
-                                                ? Errors.GROUP_AUTHORIZATION_FAILED.code()
-                                                : errors(results[i]).code()));
-            }
+            response.results().addAll(all);
             respond.accept(new DeleteGroupsResponse(response));
-        };
+        });
         if (groups.isEmpty()) {
-            done.run();
+            respond.accept(new DeleteGroupsResponse(new DeleteGroupsResponseData()));
             return;
         }
         for (int i = 0; i < groups.size(); i++) {
+            String groupId = groups.get(i);
             int index = i;
-            if (refused[i]) {
-                if (remaining.decrementAndGet() == 0) {
-                    synchronized (results) {
-                        done.run();
-                    }
-                }
+            if (!groupAllowed(context, AclOperation.DELETE, groupId)) {
+                answers.fill(index, deletableGroup(groupId, Errors.GROUP_AUTHORIZATION_FAILED));
                 continue;
             }
-            coordinator.deleteGroup(groups.get(i), error -> {
-                synchronized (results) {
-                    results[index] = error;
-                }
-                if (remaining.decrementAndGet() == 0) {
-                    synchronized (results) {
-                        done.run();
-                    }
-                }
-            });
+            coordinator.deleteGroup(groupId, error -> answers.fill(index, deletableGroup(groupId, errors(error))));
         }
+    }
+
+    private static DeletableGroupResult deletableGroup(String groupId, Errors error) {
+        return new DeletableGroupResult().setGroupId(groupId).setErrorCode(error.code());
     }
 }

@@ -171,7 +171,6 @@ public final class KafkaApis implements RequestDispatcher {
                 ? null
                 : new GroupHandler(
                         groupCoordinator,
-                        endpoint,
                         metadataHandler::offsetsPartitionLeader,
                         authorizer,
                         topic -> replicaManager

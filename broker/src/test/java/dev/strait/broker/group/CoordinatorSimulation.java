@@ -1,11 +1,11 @@
 package dev.strait.broker.group;
 
-import dev.strait.broker.group.GroupCoordinator.JoinResult;
-import dev.strait.broker.group.GroupCoordinator.LeaveMember;
-import dev.strait.broker.group.GroupCoordinator.OffsetAndMetadata;
-import dev.strait.broker.group.GroupCoordinator.Protocol;
-import dev.strait.broker.group.GroupCoordinator.SyncResult;
-import dev.strait.broker.group.GroupCoordinator.TopicPartitionKey;
+import dev.strait.broker.group.GroupApi.JoinResult;
+import dev.strait.broker.group.GroupApi.LeaveMember;
+import dev.strait.broker.group.GroupApi.OffsetAndMetadata;
+import dev.strait.broker.group.GroupApi.Protocol;
+import dev.strait.broker.group.GroupApi.SyncResult;
+import dev.strait.broker.group.GroupApi.TopicPartitionKey;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -460,7 +460,7 @@ final class CoordinatorSimulation {
                 consumer.generation = result.generation();
                 consumer.leader = result.leaderId().equals(result.memberId());
                 consumer.members = result.members().stream()
-                        .map(GroupCoordinator.JoinMember::memberId)
+                        .map(GroupApi.JoinMember::memberId)
                         .toList();
                 sync(consumer);
             }
@@ -605,7 +605,7 @@ final class CoordinatorSimulation {
             return;
         }
         for (String group : List.of("alpha", "beta")) {
-            List<GroupCoordinator.FetchResult> answer = new ArrayList<>();
+            List<GroupApi.FetchResult> answer = new ArrayList<>();
             coordinator.fetchOffsets(group, null, answer::add);
             loops.runAll();
             if (answer.size() != 1 || answer.get(0).error() != GroupError.NONE) {

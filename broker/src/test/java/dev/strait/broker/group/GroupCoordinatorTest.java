@@ -2,12 +2,12 @@ package dev.strait.broker.group;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.strait.broker.group.GroupCoordinator.JoinResult;
-import dev.strait.broker.group.GroupCoordinator.LeaveMember;
-import dev.strait.broker.group.GroupCoordinator.OffsetAndMetadata;
-import dev.strait.broker.group.GroupCoordinator.Protocol;
-import dev.strait.broker.group.GroupCoordinator.SyncResult;
-import dev.strait.broker.group.GroupCoordinator.TopicPartitionKey;
+import dev.strait.broker.group.GroupApi.JoinResult;
+import dev.strait.broker.group.GroupApi.LeaveMember;
+import dev.strait.broker.group.GroupApi.OffsetAndMetadata;
+import dev.strait.broker.group.GroupApi.Protocol;
+import dev.strait.broker.group.GroupApi.SyncResult;
+import dev.strait.broker.group.GroupApi.TopicPartitionKey;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -143,8 +143,8 @@ class GroupCoordinatorTest {
         coordinators.forEach(GroupCoordinator::close);
     }
 
-    private GroupCoordinator.GroupDescription describe(GroupCoordinator coordinator, String group) {
-        AtomicReference<GroupCoordinator.GroupDescription> result = new AtomicReference<>();
+    private GroupApi.GroupDescription describe(GroupCoordinator coordinator, String group) {
+        AtomicReference<GroupApi.GroupDescription> result = new AtomicReference<>();
         coordinator.describeGroup(group, result::set);
         runAll();
         return result.get();
@@ -161,21 +161,21 @@ class GroupCoordinatorTest {
     /** The committed offsets of a group its coordinator serves. */
     private Map<TopicPartitionKey, OffsetAndMetadata> fetch(
             GroupCoordinator coordinator, String group, List<TopicPartitionKey> wanted) {
-        GroupCoordinator.FetchResult result = fetchResult(coordinator, group, wanted);
+        GroupApi.FetchResult result = fetchResult(coordinator, group, wanted);
         assertThat(result.error()).isEqualTo(GroupError.NONE);
         return result.offsets();
     }
 
-    private GroupCoordinator.FetchResult fetchResult(
+    private GroupApi.FetchResult fetchResult(
             GroupCoordinator coordinator, String group, List<TopicPartitionKey> wanted) {
-        AtomicReference<GroupCoordinator.FetchResult> result = new AtomicReference<>();
+        AtomicReference<GroupApi.FetchResult> result = new AtomicReference<>();
         coordinator.fetchOffsets(group, wanted, result::set);
         runAll();
         return result.get();
     }
 
-    private List<GroupCoordinator.GroupListing> list(GroupCoordinator coordinator) {
-        AtomicReference<List<GroupCoordinator.GroupListing>> result = new AtomicReference<>();
+    private List<GroupApi.GroupListing> list(GroupCoordinator coordinator) {
+        AtomicReference<List<GroupApi.GroupListing>> result = new AtomicReference<>();
         coordinator.listGroups(result::set);
         runAll();
         return result.get();
@@ -250,8 +250,8 @@ class GroupCoordinatorTest {
         return result.get();
     }
 
-    private GroupCoordinator.LeaveResult leave(GroupCoordinator coordinator, String group, LeaveMember... members) {
-        AtomicReference<GroupCoordinator.LeaveResult> result = new AtomicReference<>();
+    private GroupApi.LeaveResult leave(GroupCoordinator coordinator, String group, LeaveMember... members) {
+        AtomicReference<GroupApi.LeaveResult> result = new AtomicReference<>();
         coordinator.leaveGroup(group, List.of(members), result::set);
         runAll();
         return result.get();
@@ -272,9 +272,7 @@ class GroupCoordinatorTest {
         assertThat(joined.error()).isEqualTo(GroupError.NONE);
         assertThat(joined.generation()).isEqualTo(1);
         assertThat(joined.leaderId()).isEqualTo(joined.memberId());
-        assertThat(joined.members())
-                .extracting(GroupCoordinator.JoinMember::memberId)
-                .containsExactly(joined.memberId());
+        assertThat(joined.members()).extracting(GroupApi.JoinMember::memberId).containsExactly(joined.memberId());
         assertThat(describe(coordinator, "g").state()).isEqualTo(GroupState.COMPLETING_REBALANCE);
         SyncResult synced = sync(coordinator, joined, Map.of(joined.memberId(), new byte[] {7}))
                 .get();
@@ -397,11 +395,11 @@ class GroupCoordinatorTest {
         GroupCoordinator reloaded = coordinator();
 
         // Then
-        GroupCoordinator.GroupDescription description = describe(reloaded, "g");
+        GroupApi.GroupDescription description = describe(reloaded, "g");
         assertThat(description.state()).isEqualTo(GroupState.STABLE);
         assertThat(description.protocolName()).isEqualTo("range");
         assertThat(description.members())
-                .extracting(GroupCoordinator.MemberDescription::memberId)
+                .extracting(GroupApi.MemberDescription::memberId)
                 .containsExactlyInAnyOrder(leader.memberId(), follower.memberId());
         assertThat(description.members())
                 .filteredOn(m -> m.memberId().equals(follower.memberId()))
@@ -526,7 +524,7 @@ class GroupCoordinatorTest {
         lease.set(false);
 
         // Then: OffsetFetch is refused retriably (the client finds the coordinator again), with no offsets
-        GroupCoordinator.FetchResult refused = fetchResult(coordinator, "g", null);
+        GroupApi.FetchResult refused = fetchResult(coordinator, "g", null);
         assertThat(refused.error()).isEqualTo(GroupError.COORDINATOR_NOT_AVAILABLE);
         assertThat(refused.offsets()).isEmpty();
 
@@ -576,7 +574,7 @@ class GroupCoordinatorTest {
         assertThat(join(next, "", protocols("range")).get().error()).isEqualTo(GroupError.COORDINATOR_LOAD_IN_PROGRESS);
         assertThat(fetchResult(next, "g", null))
                 .as("never an empty map a consumer would take for no commit")
-                .isEqualTo(new GroupCoordinator.FetchResult(GroupError.COORDINATOR_LOAD_IN_PROGRESS, Map.of()));
+                .isEqualTo(new GroupApi.FetchResult(GroupError.COORDINATOR_LOAD_IN_PROGRESS, Map.of()));
         assertThat(log.partitions.get(partition)).hasSize(records);
 
         // When: it serves, then resigns the partition
@@ -628,12 +626,12 @@ class GroupCoordinatorTest {
     }
 
     /** In these tests a member's protocol metadata is its comma-separated topics (protocols("a") reads topic a). */
-    private static final GroupCoordinator.SubscriptionReader TOPICS_CSV =
+    private static final GroupApi.SubscriptionReader TOPICS_CSV =
             metadata -> Optional.of(java.util.Set.of(new String(metadata).split(",")));
 
-    private GroupCoordinator.OffsetDeleteResult deleteOffsets(
+    private GroupApi.OffsetDeleteResult deleteOffsets(
             GroupCoordinator coordinator, String group, TopicPartitionKey... partitions) {
-        AtomicReference<GroupCoordinator.OffsetDeleteResult> result = new AtomicReference<>();
+        AtomicReference<GroupApi.OffsetDeleteResult> result = new AtomicReference<>();
         coordinator.deleteOffsets(group, List.of(partitions), TOPICS_CSV, result::set);
         runAll();
         return result.get();
@@ -656,7 +654,7 @@ class GroupCoordinatorTest {
                         t1, new OffsetAndMetadata(6, -1, "", 1),
                         u0, new OffsetAndMetadata(7, -1, "", 1)));
         log.hold(coordinator.partitionFor("g"));
-        AtomicReference<GroupCoordinator.OffsetDeleteResult> deleted = new AtomicReference<>();
+        AtomicReference<GroupApi.OffsetDeleteResult> deleted = new AtomicReference<>();
         coordinator.deleteOffsets("g", List.of(t0, t1), TOPICS_CSV, deleted::set);
         runAll();
         assertThat(deleted.get()).as("answered once the tombstones are durable").isNull();
@@ -670,9 +668,7 @@ class GroupCoordinatorTest {
 
         GroupCoordinator next = coordinator();
         assertThat(fetch(next, "g", null)).as("replayed with the tombstones").containsOnlyKeys(u0);
-        assertThat(list(next))
-                .extracting(GroupCoordinator.GroupListing::groupId)
-                .containsExactly("g");
+        assertThat(list(next)).extracting(GroupApi.GroupListing::groupId).containsExactly("g");
     }
 
     @Test
@@ -693,7 +689,7 @@ class GroupCoordinatorTest {
                                 other, new OffsetAndMetadata(4, -1, "", -1))))
                 .isEqualTo(GroupError.NONE);
 
-        GroupCoordinator.OffsetDeleteResult result = deleteOffsets(coordinator, "g", subscribed, other);
+        GroupApi.OffsetDeleteResult result = deleteOffsets(coordinator, "g", subscribed, other);
 
         assertThat(result.error()).isEqualTo(GroupError.NONE);
         assertThat(result.partitions())
@@ -728,7 +724,7 @@ class GroupCoordinatorTest {
         runAll();
         assertThat(joined.get().error()).isEqualTo(GroupError.NONE);
 
-        GroupCoordinator.OffsetDeleteResult result = deleteOffsets(coordinator, "w", tp);
+        GroupApi.OffsetDeleteResult result = deleteOffsets(coordinator, "w", tp);
         assertThat(result.error())
                 .as("nothing tells which topics its members read")
                 .isEqualTo(GroupError.NON_EMPTY_GROUP);

@@ -2,8 +2,8 @@ package dev.strait.broker.group;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.strait.broker.group.GroupCoordinator.OffsetAndMetadata;
-import dev.strait.broker.group.GroupCoordinator.TopicPartitionKey;
+import dev.strait.broker.group.GroupApi.OffsetAndMetadata;
+import dev.strait.broker.group.GroupApi.TopicPartitionKey;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -172,7 +172,7 @@ class GroupShardLoopTest {
         assertThat(answers)
                 .containsExactly("1 NONE on " + LOOP_THREAD, "2 NONE on " + LOOP_THREAD, "3 NONE on " + LOOP_THREAD);
         assertThat(log.appendThreads).containsExactly(LOOP_THREAD, LOOP_THREAD, LOOP_THREAD);
-        AtomicReference<GroupCoordinator.FetchResult> fetched = new AtomicReference<>();
+        AtomicReference<GroupApi.FetchResult> fetched = new AtomicReference<>();
         coordinator.fetchOffsets("g", null, fetched::set);
         awaitTrue(() -> fetched.get() != null, "OffsetFetch answered");
         assertThat(fetched.get().offsets().get(new TopicPartitionKey("t", 0)).offset())

@@ -2,12 +2,13 @@ package dev.strait.broker.protocol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.strait.broker.group.GroupApi.JoinMember;
+import dev.strait.broker.group.GroupApi.JoinResult;
+import dev.strait.broker.group.GroupApi.SyncResult;
 import dev.strait.broker.group.GroupCoordinator;
-import dev.strait.broker.group.GroupCoordinator.JoinMember;
-import dev.strait.broker.group.GroupCoordinator.JoinResult;
-import dev.strait.broker.group.GroupCoordinator.SyncResult;
 import dev.strait.broker.group.GroupError;
 import dev.strait.broker.group.OffsetsLog;
+import java.net.InetAddress;
 import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
@@ -24,6 +25,8 @@ import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData.OffsetFetchRequestGroup;
 import org.apache.kafka.common.message.OffsetFetchRequestData.OffsetFetchRequestTopic;
 import org.apache.kafka.common.message.OffsetFetchRequestData.OffsetFetchRequestTopics;
+import org.apache.kafka.common.network.ClientInformation;
+import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
@@ -32,6 +35,10 @@ import org.apache.kafka.common.protocol.MessageUtil;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.OffsetFetchResponse;
+import org.apache.kafka.common.requests.RequestContext;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -102,6 +109,18 @@ class GroupHandlerVersionsTest {
         return AbstractRequest.parseRequest(key, version, accessor).request;
     }
 
+    private static RequestContext context(ApiKeys key, short version) {
+        return new RequestContext(
+                new RequestHeader(key, version, "test", 1),
+                "c1",
+                InetAddress.getLoopbackAddress(),
+                KafkaPrincipal.ANONYMOUS,
+                new ListenerName("PLAINTEXT"),
+                SecurityProtocol.PLAINTEXT,
+                ClientInformation.EMPTY,
+                false);
+    }
+
     private static void serializes(AbstractResponse response, short version) {
         assertThat(MessageUtil.toByteBufferAccessor(response.data(), version)
                         .buffer()
@@ -151,16 +170,16 @@ class GroupHandlerVersionsTest {
             }
             serializes(
                     apis.handleFindCoordinatorRequest(
+                            context(ApiKeys.FIND_COORDINATOR, v),
                             (org.apache.kafka.common.requests.FindCoordinatorRequest)
-                                    request(ApiKeys.FIND_COORDINATOR, data, v),
-                            v,
-                            "PLAINTEXT"),
+                                    request(ApiKeys.FIND_COORDINATOR, data, v)),
                     v);
         }
         for (short v : versions(ApiKeys.HEARTBEAT)) {
             short version = v;
             serializes(
                     answer(respond -> apis.handleHeartbeatRequest(
+                            context(ApiKeys.HEARTBEAT, version),
                             (org.apache.kafka.common.requests.HeartbeatRequest) request(
                                     ApiKeys.HEARTBEAT,
                                     new HeartbeatRequestData()
@@ -181,9 +200,9 @@ class GroupHandlerVersionsTest {
             short version = v;
             serializes(
                     answer(respond -> apis.handleLeaveGroupRequest(
+                            context(ApiKeys.LEAVE_GROUP, version),
                             (org.apache.kafka.common.requests.LeaveGroupRequest)
                                     request(ApiKeys.LEAVE_GROUP, data, version),
-                            version,
                             respond)),
                     v);
         }
@@ -199,6 +218,7 @@ class GroupHandlerVersionsTest {
                                     .setCommittedOffset(5)))));
             short version = v;
             AbstractResponse response = answer(respond -> apis.handleOffsetCommitRequest(
+                    context(ApiKeys.OFFSET_COMMIT, version),
                     (org.apache.kafka.common.requests.OffsetCommitRequest)
                             request(ApiKeys.OFFSET_COMMIT, data, version),
                     respond));
@@ -226,8 +246,8 @@ class GroupHandlerVersionsTest {
             }
             short version = v;
             OffsetFetchResponse response = (OffsetFetchResponse) answer(respond -> apis.handleOffsetFetchRequest(
+                    context(ApiKeys.OFFSET_FETCH, version),
                     (org.apache.kafka.common.requests.OffsetFetchRequest) request(ApiKeys.OFFSET_FETCH, data, version),
-                    version,
                     respond));
             serializes(response, v);
             long committed = v >= 8
@@ -246,6 +266,7 @@ class GroupHandlerVersionsTest {
             short version = v;
             serializes(
                     answer(respond -> apis.handleListGroupsRequest(
+                            context(ApiKeys.LIST_GROUPS, version),
                             (org.apache.kafka.common.requests.ListGroupsRequest)
                                     request(ApiKeys.LIST_GROUPS, new ListGroupsRequestData(), version),
                             respond)),
@@ -255,11 +276,11 @@ class GroupHandlerVersionsTest {
             short version = v;
             serializes(
                     answer(respond -> apis.handleDescribeGroupsRequest(
+                            context(ApiKeys.DESCRIBE_GROUPS, version),
                             (org.apache.kafka.common.requests.DescribeGroupsRequest) request(
                                     ApiKeys.DESCRIBE_GROUPS,
                                     new DescribeGroupsRequestData().setGroups(List.of("g-2", "missing")),
                                     version),
-                            version,
                             respond)),
                     v);
         }
@@ -267,6 +288,7 @@ class GroupHandlerVersionsTest {
             short version = v;
             serializes(
                     answer(respond -> apis.handleDeleteGroupsRequest(
+                            context(ApiKeys.DELETE_GROUPS, version),
                             (org.apache.kafka.common.requests.DeleteGroupsRequest) request(
                                     ApiKeys.DELETE_GROUPS,
                                     new DeleteGroupsRequestData()

@@ -1,0 +1,100 @@
+package dev.strait.broker.group;
+
+import dev.strait.broker.group.GroupApi.GroupDescription;
+import dev.strait.broker.group.GroupApi.GroupListing;
+import dev.strait.broker.group.GroupApi.MemberDescription;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The group admin APIs on a shard (DeleteGroups, ListGroups, DescribeGroups). Every method runs on the shard's
+ * loop; {@link GroupCoordinator} queues it there (ListGroups to every shard, and combines their answers).
+ */
+final class AdminOperations {
+
+    private final DurableWrites writes;
+
+    AdminOperations(DurableWrites writes) {
+        this.writes = writes;
+    }
+
+    void deleteGroup(GroupShard shard, String groupId, Consumer<GroupError> callback) {
+        GroupError unavailable = shard.unavailable();
+        if (unavailable != GroupError.NONE) {
+            callback.accept(unavailable);
+            return;
+        }
+        ClassicGroup group = shard.groups.get(groupId);
+        GroupResult result = new GroupResult();
+        if (group == null || group.is(GroupState.DEAD)) {
+            result.respond(() -> callback.accept(GroupError.GROUP_ID_NOT_FOUND), callback);
+        } else if (!group.is(GroupState.EMPTY)) {
+            result.respond(() -> callback.accept(GroupError.NON_EMPTY_GROUP), callback);
+        } else {
+            shard.offsets.writeDeletion(groupId, result);
+            result.write(group.tombstone());
+            group.transitionTo(GroupState.DEAD);
+            result.onDurable(() -> {
+                ClassicGroup current = shard.groups.get(groupId);
+                if (current != null && current.members.isEmpty()) {
+                    shard.groups.remove(groupId);
+                }
+                shard.offsets.delete(groupId);
+            });
+            result.onFailed((error, nowMs) -> {
+                // Not deleted (or not yet known to be): the group is Empty again and takes members.
+                if (shard.groups.get(groupId) == group) {
+                    shard.groups.put(groupId, group.revived());
+                }
+            });
+            result.respond(() -> callback.accept(GroupError.NONE), callback);
+        }
+        writes.complete(shard, result);
+    }
+
+    /** The shard's groups but the Dead ones. */
+    static List<GroupListing> list(GroupShard shard) {
+        List<GroupListing> listed = new ArrayList<>();
+        for (ClassicGroup group : shard.groups.values()) {
+            if (!group.is(GroupState.DEAD)) {
+                listed.add(new GroupListing(
+                        group.groupId(), group.protocolType == null ? "" : group.protocolType, group.state()));
+            }
+        }
+        return listed;
+    }
+
+    static GroupDescription notServed(GroupError error, String groupId) {
+        return new GroupDescription(error, groupId, GroupState.DEAD, "", "", List.of());
+    }
+
+    static GroupDescription describe(GroupShard shard, String groupId) {
+        GroupError unavailable = shard.unavailable();
+        if (unavailable != GroupError.NONE) {
+            return notServed(unavailable, groupId);
+        }
+        ClassicGroup group = shard.groups.get(groupId);
+        if (group == null) {
+            return notServed(GroupError.GROUP_ID_NOT_FOUND, groupId);
+        }
+        List<MemberDescription> members = new ArrayList<>();
+        boolean stable = group.is(GroupState.STABLE);
+        for (ClassicGroup.Member member : group.members.values()) {
+            members.add(new MemberDescription(
+                    member.memberId,
+                    member.instanceId,
+                    member.clientId,
+                    member.clientHost,
+                    stable ? member.metadata(group.protocolName) : new byte[0],
+                    stable ? member.assignment : new byte[0]));
+        }
+        return new GroupDescription(
+                GroupError.NONE,
+                groupId,
+                group.state(),
+                group.protocolType == null ? "" : group.protocolType,
+                stable ? group.protocolName : "",
+                members);
+    }
+}

@@ -1,0 +1,83 @@
+package dev.strait.broker.group;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The requests and answers of {@link GroupCoordinator}'s API: immutable values, because they cross threads (built on
+ * a network handler thread, answered on a shard's loop). Free of kafka-clients' protocol classes; the protocol
+ * adapter translates them to and from the wire.
+ */
+public final class GroupApi {
+
+    private GroupApi() {}
+
+    public record Protocol(String name, byte[] metadata) {}
+
+    public record JoinMember(String memberId, String instanceId, byte[] metadata) {}
+
+    public record JoinResult(
+            GroupError error,
+            int generation,
+            String protocolType,
+            String protocolName,
+            String leaderId,
+            String memberId,
+            boolean skipAssignment,
+            List<JoinMember> members) {
+        static JoinResult error(GroupError error, String memberId) {
+            return new JoinResult(error, -1, null, null, "", memberId, false, List.of());
+        }
+    }
+
+    public record SyncResult(GroupError error, String protocolType, String protocolName, byte[] assignment) {
+        static SyncResult error(GroupError error) {
+            return new SyncResult(error, null, null, new byte[0]);
+        }
+    }
+
+    /** A committed offset; a commit timestamp below 0 means "stamp it with the coordinator's clock". */
+    public record OffsetAndMetadata(long offset, int leaderEpoch, String metadata, long commitTimestamp) {}
+
+    public record TopicPartitionKey(String topic, int partition) {}
+
+    public record LeaveMember(String memberId, String instanceId) {}
+
+    /** The outcome of a LeaveGroup: an error for the whole request, or NONE and one error per member. */
+    public record LeaveResult(GroupError error, List<GroupError> members) {}
+
+    /** An OffsetDelete's answer: an error for the whole group, or NONE and one error per partition asked for. */
+    public record OffsetDeleteResult(GroupError error, Map<TopicPartitionKey, GroupError> partitions) {}
+
+    /**
+     * The topics a member's metadata of the consumer protocol subscribes to, or empty if it cannot be read; the
+     * protocol adapter knows the format.
+     */
+    @FunctionalInterface
+    public interface SubscriptionReader {
+        Optional<Set<String>> topics(byte[] metadata);
+    }
+
+    public record GroupListing(String groupId, String protocolType, GroupState state) {}
+
+    /** An OffsetFetch's answer: NONE and the committed offsets, or why this node cannot serve them now. */
+    public record FetchResult(GroupError error, Map<TopicPartitionKey, OffsetAndMetadata> offsets) {}
+
+    public record MemberDescription(
+            String memberId,
+            String instanceId,
+            String clientId,
+            String clientHost,
+            byte[] metadata,
+            byte[] assignment) {}
+
+    public record GroupDescription(
+            GroupError error,
+            String groupId,
+            GroupState state,
+            String protocolType,
+            String protocolName,
+            List<MemberDescription> members) {}
+}

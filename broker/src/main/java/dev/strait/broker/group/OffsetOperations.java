@@ -1,0 +1,128 @@
+package dev.strait.broker.group;
+
+import dev.strait.broker.group.GroupApi.FetchResult;
+import dev.strait.broker.group.GroupApi.OffsetAndMetadata;
+import dev.strait.broker.group.GroupApi.OffsetDeleteResult;
+import dev.strait.broker.group.GroupApi.SubscriptionReader;
+import dev.strait.broker.group.GroupApi.TopicPartitionKey;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+
+/**
+ * The committed-offsets APIs on a shard (OffsetCommit, OffsetFetch, OffsetDelete). Commits and deletions change
+ * what OffsetFetch serves only once their records are durable ({@link DurableWrites}). Every method runs on the
+ * shard's loop; {@link GroupCoordinator} queues it there.
+ */
+final class OffsetOperations {
+
+    private final LongSupplier clock;
+    private final BooleanSupplier readLease;
+    private final DurableWrites writes;
+
+    OffsetOperations(LongSupplier clock, BooleanSupplier readLease, DurableWrites writes) {
+        this.clock = clock;
+        this.readLease = readLease;
+        this.writes = writes;
+    }
+
+    void commit(
+            GroupShard shard,
+            String groupId,
+            String memberId,
+            String instanceId,
+            int generation,
+            Map<TopicPartitionKey, OffsetAndMetadata> offsets,
+            Consumer<GroupError> callback) {
+        GroupError unavailable = shard.unavailable();
+        if (unavailable != GroupError.NONE) {
+            callback.accept(unavailable);
+            return;
+        }
+        long now = clock.getAsLong();
+        ClassicGroup group = shard.groups.get(groupId);
+        boolean simple = generation < 0 && (memberId == null || memberId.isEmpty());
+        GroupError error;
+        if (group == null) {
+            error = simple ? GroupError.NONE : GroupError.ILLEGAL_GENERATION;
+        } else {
+            error = group.validateOffsetCommit(memberId, instanceId, generation, now);
+        }
+        GroupResult result = new GroupResult();
+        if (error != GroupError.NONE || offsets.isEmpty()) {
+            GroupError answer = error;
+            result.respond(() -> callback.accept(answer), callback);
+            writes.complete(shard, result);
+            return;
+        }
+        Map<TopicPartitionKey, OffsetAndMetadata> stamped = new LinkedHashMap<>();
+        offsets.forEach((tp, offset) -> stamped.put(
+                tp,
+                offset.commitTimestamp() >= 0
+                        ? offset
+                        : new OffsetAndMetadata(offset.offset(), offset.leaderEpoch(), offset.metadata(), now)));
+        OffsetManager.writeCommit(groupId, stamped, result);
+        result.onDurable(() -> {
+            shard.groups.computeIfAbsent(groupId, shard::newGroup);
+            shard.offsets.commit(groupId, stamped);
+        });
+        result.respond(() -> callback.accept(GroupError.NONE), callback);
+        writes.complete(shard, result);
+    }
+
+    void fetch(GroupShard shard, String groupId, List<TopicPartitionKey> wanted, Consumer<FetchResult> callback) {
+        GroupError unavailable = shard.unavailable();
+        if (unavailable == GroupError.NONE && !readLease.getAsBoolean()) {
+            // Cut off from the controller for a while: another node may lead the partition by now and have
+            // acknowledged later commits (issue 22). The client finds the coordinator again.
+            unavailable = GroupError.COORDINATOR_NOT_AVAILABLE;
+        }
+        callback.accept(
+                unavailable != GroupError.NONE
+                        ? new FetchResult(unavailable, Map.of())
+                        : new FetchResult(GroupError.NONE, shard.offsets.fetch(groupId, wanted)));
+    }
+
+    void delete(
+            GroupShard shard,
+            String groupId,
+            List<TopicPartitionKey> partitions,
+            SubscriptionReader subscriptions,
+            Consumer<OffsetDeleteResult> callback) {
+        GroupError unavailable = shard.unavailable();
+        if (unavailable != GroupError.NONE) {
+            callback.accept(new OffsetDeleteResult(unavailable, Map.of()));
+            return;
+        }
+        ClassicGroup group = shard.groups.get(groupId);
+        GroupError refused = group == null ? GroupError.GROUP_ID_NOT_FOUND : group.validateOffsetDelete();
+        GroupResult result = new GroupResult();
+        if (refused != GroupError.NONE) {
+            result.respond(
+                    () -> callback.accept(new OffsetDeleteResult(refused, Map.of())),
+                    error -> callback.accept(new OffsetDeleteResult(error, Map.of())));
+            writes.complete(shard, result);
+            return;
+        }
+        Map<TopicPartitionKey, GroupError> outcome = new LinkedHashMap<>();
+        List<TopicPartitionKey> deleted = new ArrayList<>();
+        for (TopicPartitionKey tp : partitions) {
+            if (group.isSubscribedTo(tp.topic(), subscriptions)) {
+                outcome.put(tp, GroupError.GROUP_SUBSCRIBED_TO_TOPIC);
+            } else {
+                outcome.put(tp, GroupError.NONE);
+                deleted.add(tp);
+            }
+        }
+        OffsetManager.writeDeletion(groupId, deleted, result);
+        result.onDurable(() -> shard.offsets.delete(groupId, deleted));
+        result.respond(
+                () -> callback.accept(new OffsetDeleteResult(GroupError.NONE, outcome)),
+                error -> callback.accept(new OffsetDeleteResult(error, Map.of())));
+        writes.complete(shard, result);
+    }
+}

@@ -1,0 +1,73 @@
+package dev.strait.broker.group;
+
+import dev.strait.broker.group.GroupApi.TopicPartitionKey;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Takes over a shard when this node becomes the leader of its offsets partition: replays the partition into the
+ * shard (committed offsets and tombstones, group metadata and group tombstones, latest wins) and lets it serve once
+ * everything replayed is durable. Runs on the shard's loop.
+ */
+final class ShardLoader {
+
+    private static final Logger LOGGER = LoggerFactory.getLogger(ShardLoader.class);
+
+    private final OffsetsLog log;
+    private final LongSupplier clock;
+    private final DurableWrites writes;
+
+    ShardLoader(OffsetsLog log, LongSupplier clock, DurableWrites writes) {
+        this.log = log;
+        this.clock = clock;
+        this.writes = writes;
+    }
+
+    /** Drops what the shard held, replays its partition if this node leads it, and activates it once durable. */
+    void load(GroupShard shard) {
+        int partition = shard.index;
+        shard.reset(GroupError.NOT_COORDINATOR, clock.getAsLong());
+        Optional<OffsetsLog.Position> position = log.position(partition);
+        if (position.isEmpty()) {
+            return;
+        }
+        long now = clock.getAsLong();
+        long end = log.replay(partition, (offset, key, value) -> apply(shard, key, value, now));
+        shard.status = GroupShard.Status.LOADING;
+        // Serve nothing of the replayed tail until it is durable: a new leader's high watermark trails until its
+        // followers fetch, and what lies above it could still be lost with this leadership.
+        GroupResult loaded = new GroupResult();
+        loaded.onDurable(() -> {
+            shard.status = GroupShard.Status.ACTIVE;
+            LOGGER.info("group coordinator: serving offsets partition {} ({} groups)", partition, shard.groups.size());
+        });
+        loaded.onFailed((error, nowMs) -> shard.status = GroupShard.Status.NOT_COORDINATOR);
+        writes.completeWhenDurable(
+                shard, new OffsetsLog.Appended(end, position.get().leaderEpoch()), loaded);
+    }
+
+    private static void apply(GroupShard shard, byte[] keyBytes, byte[] value, long nowMs) {
+        Object key = GroupRecords.readKey(keyBytes);
+        if (key instanceof GroupRecords.OffsetKey offsetKey) {
+            TopicPartitionKey tp = new TopicPartitionKey(offsetKey.topic(), offsetKey.partition());
+            shard.offsets.load(offsetKey.group(), tp, value == null ? null : GroupRecords.readOffsetValue(value));
+            if (value != null) {
+                // A group with committed offsets exists (Empty) even if it never had members: it is listed and
+                // can be deleted, as in Kafka.
+                shard.groups.computeIfAbsent(offsetKey.group(), shard::newGroup);
+            }
+        } else {
+            String groupId = (String) key;
+            if (value == null) {
+                shard.groups.remove(groupId);
+            } else {
+                shard.groups.put(
+                        groupId,
+                        ClassicGroup.fromRecord(
+                                groupId, GroupRecords.readGroupValue(value), shard.initialRebalanceDelayMs, nowMs));
+            }
+        }
+    }
+}
