@@ -43,7 +43,6 @@ import org.slf4j.LoggerFactory;
 public final class PartitionLog implements AutoCloseable {
 
     private static final Logger LOGGER = LoggerFactory.getLogger(PartitionLog.class);
-    private static final String LOG_STATE_VERSION = "0";
     private static final long NOT_RECOVERED = -1;
 
     private final Path dir;
@@ -101,12 +100,12 @@ public final class PartitionLog implements AutoCloseable {
     private void load() throws IOException {
         Path marker = dir.resolve(LogFiles.CLEAN_SHUTDOWN_MARKER);
         boolean cleanShutdown = Files.exists(marker);
-        long[] state = readLogState();
+        LogStateFile.State state = LogStateFile.read(dir);
         finishInterruptedCompaction();
         TreeSet<Long> baseOffsets = listFilesAndRemoveStrays();
-        long firstRecoveredBase = loadSegments(baseOffsets, cleanShutdown, state[1]);
+        long firstRecoveredBase = loadSegments(baseOffsets, cleanShutdown, state.recoveryPoint());
         boolean recovered = firstRecoveredBase != NOT_RECOVERED;
-        long checkpointedStartOffset = state[0];
+        long checkpointedStartOffset = state.logStartOffset();
         if (segments.isEmpty()) {
             addSegment(LogSegment.create(dir, checkpointedStartOffset, config.indexIntervalBytes(), time));
         }
@@ -120,10 +119,10 @@ public final class PartitionLog implements AutoCloseable {
                     logEndOffset);
             truncateFullyAndStartAtUnchecked(logStartOffset);
         }
-        highWatermark = Math.min(Math.max(state[2], logStartOffset), logEndOffset);
-        recoveryPoint = cleanShutdown ? logEndOffset : Math.min(state[1], logEndOffset);
-        cleanerCheckpoint = Math.min(state[3], logEndOffset);
-        oldestKeptTombstoneMs = state[4];
+        highWatermark = Math.min(Math.max(state.highWatermark(), logStartOffset), logEndOffset);
+        recoveryPoint = cleanShutdown ? logEndOffset : Math.min(state.recoveryPoint(), logEndOffset);
+        cleanerCheckpoint = Math.min(state.cleanerCheckpoint(), logEndOffset);
+        oldestKeptTombstoneMs = state.oldestKeptTombstoneMs();
         epochCache.truncateFromEnd(logEndOffset);
         epochCache.truncateFromStart(logStartOffset);
         if (recovered) {
@@ -1029,50 +1028,11 @@ public final class PartitionLog implements AutoCloseable {
         closed = true;
     }
 
-    private long[] readLogState() throws IOException {
-        Path file = dir.resolve(LogFiles.LOG_STATE_CHECKPOINT);
-        List<String> lines = CheckpointFile.read(file);
-        long[] state = {0, 0, 0, 0, Long.MAX_VALUE};
-        if (lines == null) {
-            return state;
-        }
-        try {
-            if (lines.size() < 4 || !LOG_STATE_VERSION.equals(lines.get(0).trim())) {
-                throw new IOException("unsupported content in " + file + ": " + lines);
-            }
-            String[] keys = {"logStartOffset", "recoveryPoint", "highWatermark"};
-            for (int i = 0; i < keys.length; i++) {
-                String[] parts = lines.get(i + 1).trim().split(" ");
-                if (!keys[i].equals(parts[0])) {
-                    throw new IOException("expected " + keys[i] + " on line " + (i + 2) + " of " + file);
-                }
-                state[i] = Long.parseLong(parts[1]);
-            }
-            // Compaction state, added later: older files lack it, which means nothing compacted and no tombstone kept.
-            for (int i = 4; i < lines.size(); i++) {
-                String[] parts = lines.get(i).trim().split(" ");
-                if (parts[0].equals("cleanerCheckpoint")) {
-                    state[3] = Long.parseLong(parts[1]);
-                } else if (parts[0].equals("oldestKeptTombstoneMs")) {
-                    state[4] = Long.parseLong(parts[1]);
-                }
-            }
-        } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
-            throw new IOException("malformed " + file + ": " + e.getMessage(), e);
-        }
-        return state;
-    }
-
     private void writeLogState() throws IOException {
-        CheckpointFile.write(
-                dir.resolve(LogFiles.LOG_STATE_CHECKPOINT),
-                List.of(
-                        LOG_STATE_VERSION,
-                        "logStartOffset " + logStartOffset,
-                        "recoveryPoint " + recoveryPoint,
-                        "highWatermark " + highWatermark,
-                        "cleanerCheckpoint " + cleanerCheckpoint,
-                        "oldestKeptTombstoneMs " + oldestKeptTombstoneMs));
+        LogStateFile.write(
+                dir,
+                new LogStateFile.State(
+                        logStartOffset, recoveryPoint, highWatermark, cleanerCheckpoint, oldestKeptTombstoneMs));
     }
 
     private void ensureUsable() {
