@@ -558,26 +558,16 @@ public final class PartitionLog implements AutoCloseable {
         }
         long nowMs = time.milliseconds();
         return io("retention", () -> {
-            long excessBytes = config.retentionBytes() < 0 ? 0 : sizeBytes() - config.retentionBytes();
             int deleted = 0;
-            while (segments.size() > 1) {
-                Map.Entry<Long, LogSegment> oldest = segments.firstEntry();
-                LogSegment segment = oldest.getValue();
-                long upperBoundOffset = segments.higherKey(oldest.getKey());
-                boolean expired =
-                        config.retentionMs() >= 0 && nowMs - segment.largestTimestampMs() > config.retentionMs();
-                boolean oversized = excessBytes > 0 && excessBytes >= segment.sizeBytes();
-                if (upperBoundOffset > highWatermark || !(expired || oversized)) {
-                    break;
-                }
+            for (Retention.Deletion deletion : Retention.select(segments, config, highWatermark, nowMs)) {
+                LogSegment segment = deletion.segment();
                 LOGGER.info(
                         "{}deleting segment {} for retention (expired={}, oversized={})",
                         logPrefix,
                         segment.baseOffset(),
-                        expired,
-                        oversized);
-                excessBytes -= segment.sizeBytes();
-                segments.remove(oldest.getKey());
+                        deletion.expired(),
+                        deletion.oversized());
+                segments.remove(segment.baseOffset());
                 segment.delete();
                 deleted++;
             }
