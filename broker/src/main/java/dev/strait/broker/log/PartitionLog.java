@@ -2,7 +2,6 @@ package dev.strait.broker.log;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -11,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,13 +41,11 @@ import org.slf4j.LoggerFactory;
 public final class PartitionLog implements AutoCloseable {
 
     private static final Logger LOGGER = LoggerFactory.getLogger(PartitionLog.class);
-    private static final String LOG_STATE_VERSION = "0";
-    private static final long NOT_RECOVERED = -1;
 
     private final Path dir;
     private final String logPrefix;
     private final Time time;
-    private final TreeMap<Long, LogSegment> segments = new TreeMap<>();
+    private final TreeMap<Long, LogSegment> segments;
     private final LeaderEpochCache epochCache;
     private LogConfig config;
     private long logStartOffset;
@@ -62,19 +58,31 @@ public final class PartitionLog implements AutoCloseable {
      * The oldest tombstone the last compaction kept (Long.MAX_VALUE: none). Once it is past delete.retention.ms, a
      * pass runs even without new data so that idle logs drop their tombstones too.
      */
-    private long oldestKeptTombstoneMs = Long.MAX_VALUE;
+    private long oldestKeptTombstoneMs;
 
     private boolean offline;
     private boolean closed;
     /** Counts truncations, so that a flush begun before one does not vouch for records appended after it. */
     private long truncations;
 
-    private PartitionLog(Path dir, LogConfig config, Time time, LeaderEpochCache epochCache) {
+    private PartitionLog(Path dir, LogConfig config, Time time, PartitionLogLoader.Loaded loaded) {
         this.dir = dir;
-        this.logPrefix = "[PartitionLog " + dir.getFileName() + "] ";
+        this.logPrefix = logPrefix(dir);
         this.config = config;
         this.time = time;
-        this.epochCache = epochCache;
+        this.segments = loaded.segments();
+        this.epochCache = loaded.epochCache();
+        this.logStartOffset = loaded.logStartOffset();
+        this.logEndOffset = loaded.logEndOffset();
+        this.highWatermark = loaded.highWatermark();
+        this.recoveryPoint = loaded.recoveryPoint();
+        this.cleanerCheckpoint = loaded.cleanerCheckpoint();
+        this.oldestKeptTombstoneMs = loaded.oldestKeptTombstoneMs();
+    }
+
+    /** Starts every log line of one partition's log, the loader's included. */
+    static String logPrefix(Path dir) {
+        return "[PartitionLog " + dir.getFileName() + "] ";
     }
 
     /**
@@ -88,210 +96,9 @@ public final class PartitionLog implements AutoCloseable {
      */
     public static PartitionLog open(Path dir, LogConfig config, Time time) {
         try {
-            Files.createDirectories(dir);
-            LeaderEpochCache epochCache = LeaderEpochCache.load(dir.resolve(LogFiles.LEADER_EPOCH_CHECKPOINT));
-            PartitionLog log = new PartitionLog(dir, config, time, epochCache);
-            log.load();
-            return log;
+            return new PartitionLog(dir, config, time, PartitionLogLoader.load(dir, config, time));
         } catch (IOException e) {
-            throw new LogStorageException("[PartitionLog " + dir.getFileName() + "] opening " + dir + " failed", e);
-        }
-    }
-
-    private void load() throws IOException {
-        Path marker = dir.resolve(LogFiles.CLEAN_SHUTDOWN_MARKER);
-        boolean cleanShutdown = Files.exists(marker);
-        long[] state = readLogState();
-        finishInterruptedCompaction();
-        TreeSet<Long> baseOffsets = listFilesAndRemoveStrays();
-        long firstRecoveredBase = loadSegments(baseOffsets, cleanShutdown, state[1]);
-        boolean recovered = firstRecoveredBase != NOT_RECOVERED;
-        long checkpointedStartOffset = state[0];
-        if (segments.isEmpty()) {
-            addSegment(LogSegment.create(dir, checkpointedStartOffset, config.indexIntervalBytes(), time));
-        }
-        logEndOffset = activeSegment().nextOffset();
-        logStartOffset = Math.max(checkpointedStartOffset, segments.firstKey());
-        if (logStartOffset > logEndOffset) {
-            LOGGER.warn(
-                    "{}log start offset {} is above the recovered log end offset {}; starting empty there",
-                    logPrefix,
-                    logStartOffset,
-                    logEndOffset);
-            truncateFullyAndStartAtUnchecked(logStartOffset);
-        }
-        highWatermark = Math.min(Math.max(state[2], logStartOffset), logEndOffset);
-        recoveryPoint = cleanShutdown ? logEndOffset : Math.min(state[1], logEndOffset);
-        cleanerCheckpoint = Math.min(state[3], logEndOffset);
-        oldestKeptTombstoneMs = state[4];
-        epochCache.truncateFromEnd(logEndOffset);
-        epochCache.truncateFromStart(logStartOffset);
-        if (recovered) {
-            reconcileEpochsFrom(firstRecoveredBase);
-            // Recovered bytes may live only in the page cache; make them durable before trusting them.
-            flushSegmentsFrom(recoveryPoint);
-            recoveryPoint = logEndOffset;
-        }
-        writeLogState();
-        // From now on a crash is unclean again.
-        if (Files.deleteIfExists(marker)) {
-            CheckpointFile.fsyncDirectory(dir);
-        }
-        LOGGER.info(
-                "{}opened: {} segments, logStartOffset={}, logEndOffset={}, highWatermark={}, cleanShutdown={}",
-                logPrefix,
-                segments.size(),
-                logStartOffset,
-                logEndOffset,
-                highWatermark,
-                cleanShutdown);
-    }
-
-    /**
-     * Completes swaps that a crash interrupted after their commit point (a {@code .swap} file exists: the compacted
-     * data is complete and durable) by deleting the segments it replaces and renaming it to a {@code .log}; deletes
-     * {@code .cleaned} files, whose swap never started (the old segments are intact).
-     */
-    private void finishInterruptedCompaction() throws IOException {
-        List<Path> swaps = new ArrayList<>();
-        TreeSet<Long> logBaseOffsets = new TreeSet<>();
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
-            for (Path file : files) {
-                String name = file.getFileName().toString();
-                if (name.endsWith(LogFiles.CLEANED_SUFFIX)) {
-                    LOGGER.info("{}deleting incomplete compaction output {}", logPrefix, name);
-                    Files.delete(file);
-                } else if (LogFiles.rangeOfSwapFile(name) != null) {
-                    swaps.add(file);
-                } else if (LogFiles.baseOffsetOfLogFile(name) >= 0) {
-                    logBaseOffsets.add(LogFiles.baseOffsetOfLogFile(name));
-                }
-            }
-        }
-        for (Path swap : swaps) {
-            long[] range = LogFiles.rangeOfSwapFile(swap.getFileName().toString());
-            LOGGER.warn("{}finishing a compaction swap interrupted by a crash: {}", logPrefix, swap.getFileName());
-            for (long baseOffset : logBaseOffsets.subSet(range[0], true, range[1], true)) {
-                deleteSegmentFiles(baseOffset);
-            }
-            Files.move(swap, LogFiles.logFile(dir, range[0]), StandardCopyOption.ATOMIC_MOVE);
-            CheckpointFile.fsyncDirectory(dir);
-        }
-    }
-
-    private void deleteSegmentFiles(long baseOffset) throws IOException {
-        Files.deleteIfExists(LogFiles.logFile(dir, baseOffset));
-        Files.deleteIfExists(LogFiles.offsetIndexFile(dir, baseOffset));
-        Files.deleteIfExists(LogFiles.timeIndexFile(dir, baseOffset));
-    }
-
-    /** Base offsets of the segment files; deletes temp files and index files without a log file. */
-    private TreeSet<Long> listFilesAndRemoveStrays() throws IOException {
-        TreeSet<Long> baseOffsets = new TreeSet<>();
-        List<Path> indexFiles = new ArrayList<>();
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
-            for (Path file : files) {
-                String name = file.getFileName().toString();
-                long baseOffset = LogFiles.baseOffsetOfLogFile(name);
-                if (baseOffset >= 0) {
-                    baseOffsets.add(baseOffset);
-                } else if (name.endsWith(LogFiles.TEMP_SUFFIX)) {
-                    Files.delete(file);
-                } else if (name.endsWith(LogFiles.OFFSET_INDEX_SUFFIX) || name.endsWith(LogFiles.TIME_INDEX_SUFFIX)) {
-                    indexFiles.add(file);
-                }
-            }
-        }
-        for (Path indexFile : indexFiles) {
-            String name = indexFile.getFileName().toString();
-            String prefix = name.substring(0, name.indexOf('.'));
-            if (!Files.exists(dir.resolve(prefix + LogFiles.LOG_SUFFIX))) {
-                Files.delete(indexFile);
-            }
-        }
-        return baseOffsets;
-    }
-
-    /**
-     * After a crash the batches are the truth about epochs, not the checkpoint: the checkpoint is fsynced when a
-     * new epoch's first batch arrives, but those batches, and a truncation before them, may be lost to a power
-     * cut, bringing back older batches under the newer entry. Entries from the first recovered segment on are
-     * rebuilt from the batch headers there.
-     */
-    private void reconcileEpochsFrom(long firstRecoveredBase) throws IOException {
-        List<EpochEntry> fromBatches = new ArrayList<>();
-        for (LogSegment segment : segments.tailMap(firstRecoveredBase, true).values()) {
-            fromBatches.addAll(segment.epochStarts());
-        }
-        List<EpochEntry> before = epochCache.entries();
-        epochCache.truncateFromEnd(firstRecoveredBase);
-        for (EpochEntry entry : fromBatches) {
-            if (entry.startOffset() < logStartOffset) {
-                continue;
-            }
-            if (entry.epoch() < epochCache.latestEpoch()) {
-                LOGGER.warn(
-                        "{}batch at offset {} has epoch {} below the epoch {} before it; keeping the checkpoint's",
-                        logPrefix,
-                        entry.startOffset(),
-                        entry.epoch(),
-                        epochCache.latestEpoch());
-                continue;
-            }
-            epochCache.assign(entry.epoch(), entry.startOffset());
-        }
-        if (!before.equals(epochCache.entries())) {
-            LOGGER.warn(
-                    "{}leader epochs rebuilt from the batches after an unclean shutdown: checkpoint {}, batches {}",
-                    logPrefix,
-                    before,
-                    epochCache.entries());
-        }
-    }
-
-    /**
-     * Opens every segment; returns the base offset of the first segment that went through full recovery, or
-     * {@link #NOT_RECOVERED}.
-     */
-    private long loadSegments(TreeSet<Long> baseOffsets, boolean cleanShutdown, long checkpointedRecoveryPoint)
-            throws IOException {
-        long firstRecovered = NOT_RECOVERED;
-        Long[] ordered = baseOffsets.toArray(new Long[0]);
-        for (int i = 0; i < ordered.length; i++) {
-            long baseOffset = ordered[i];
-            if (!segments.isEmpty() && baseOffset < activeSegment().nextOffset()) {
-                LOGGER.warn(
-                        "{}segment {} overlaps the previous segment ending at {}; dropping it and later ones",
-                        logPrefix,
-                        baseOffset,
-                        activeSegment().nextOffset());
-                deleteSegmentFiles(ordered, i);
-                return firstRecovered == NOT_RECOVERED ? activeSegment().baseOffset() : firstRecovered;
-            }
-            LogSegment segment = LogSegment.open(dir, baseOffset, config.indexIntervalBytes(), time);
-            boolean flushed = cleanShutdown || (i + 1 < ordered.length && ordered[i + 1] <= checkpointedRecoveryPoint);
-            long truncatedBytes = flushed ? segment.loadIndexes() : segment.recover();
-            if ((!flushed || truncatedBytes > 0) && firstRecovered == NOT_RECOVERED) {
-                firstRecovered = baseOffset;
-            }
-            addSegment(segment);
-            if (truncatedBytes > 0 && i + 1 < ordered.length) {
-                LOGGER.warn(
-                        "{}segment {} lost {} bytes; deleting the {} segments after it",
-                        logPrefix,
-                        baseOffset,
-                        truncatedBytes,
-                        ordered.length - i - 1);
-                deleteSegmentFiles(ordered, i + 1);
-                return firstRecovered;
-            }
-        }
-        return firstRecovered;
-    }
-
-    private void deleteSegmentFiles(Long[] ordered, int from) throws IOException {
-        for (int j = from; j < ordered.length; j++) {
-            deleteSegmentFiles(ordered[j]);
+            throw new LogStorageException(logPrefix(dir) + "opening " + dir + " failed", e);
         }
     }
 
@@ -751,26 +558,16 @@ public final class PartitionLog implements AutoCloseable {
         }
         long nowMs = time.milliseconds();
         return io("retention", () -> {
-            long excessBytes = config.retentionBytes() < 0 ? 0 : sizeBytes() - config.retentionBytes();
             int deleted = 0;
-            while (segments.size() > 1) {
-                Map.Entry<Long, LogSegment> oldest = segments.firstEntry();
-                LogSegment segment = oldest.getValue();
-                long upperBoundOffset = segments.higherKey(oldest.getKey());
-                boolean expired =
-                        config.retentionMs() >= 0 && nowMs - segment.largestTimestampMs() > config.retentionMs();
-                boolean oversized = excessBytes > 0 && excessBytes >= segment.sizeBytes();
-                if (upperBoundOffset > highWatermark || !(expired || oversized)) {
-                    break;
-                }
+            for (Retention.Deletion deletion : Retention.select(segments, config, highWatermark, nowMs)) {
+                LogSegment segment = deletion.segment();
                 LOGGER.info(
                         "{}deleting segment {} for retention (expired={}, oversized={})",
                         logPrefix,
                         segment.baseOffset(),
-                        expired,
-                        oversized);
-                excessBytes -= segment.sizeBytes();
-                segments.remove(oldest.getKey());
+                        deletion.expired(),
+                        deletion.oversized());
+                segments.remove(segment.baseOffset());
                 segment.delete();
                 deleted++;
             }
@@ -1029,50 +826,11 @@ public final class PartitionLog implements AutoCloseable {
         closed = true;
     }
 
-    private long[] readLogState() throws IOException {
-        Path file = dir.resolve(LogFiles.LOG_STATE_CHECKPOINT);
-        List<String> lines = CheckpointFile.read(file);
-        long[] state = {0, 0, 0, 0, Long.MAX_VALUE};
-        if (lines == null) {
-            return state;
-        }
-        try {
-            if (lines.size() < 4 || !LOG_STATE_VERSION.equals(lines.get(0).trim())) {
-                throw new IOException("unsupported content in " + file + ": " + lines);
-            }
-            String[] keys = {"logStartOffset", "recoveryPoint", "highWatermark"};
-            for (int i = 0; i < keys.length; i++) {
-                String[] parts = lines.get(i + 1).trim().split(" ");
-                if (!keys[i].equals(parts[0])) {
-                    throw new IOException("expected " + keys[i] + " on line " + (i + 2) + " of " + file);
-                }
-                state[i] = Long.parseLong(parts[1]);
-            }
-            // Compaction state, added later: older files lack it, which means nothing compacted and no tombstone kept.
-            for (int i = 4; i < lines.size(); i++) {
-                String[] parts = lines.get(i).trim().split(" ");
-                if (parts[0].equals("cleanerCheckpoint")) {
-                    state[3] = Long.parseLong(parts[1]);
-                } else if (parts[0].equals("oldestKeptTombstoneMs")) {
-                    state[4] = Long.parseLong(parts[1]);
-                }
-            }
-        } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
-            throw new IOException("malformed " + file + ": " + e.getMessage(), e);
-        }
-        return state;
-    }
-
     private void writeLogState() throws IOException {
-        CheckpointFile.write(
-                dir.resolve(LogFiles.LOG_STATE_CHECKPOINT),
-                List.of(
-                        LOG_STATE_VERSION,
-                        "logStartOffset " + logStartOffset,
-                        "recoveryPoint " + recoveryPoint,
-                        "highWatermark " + highWatermark,
-                        "cleanerCheckpoint " + cleanerCheckpoint,
-                        "oldestKeptTombstoneMs " + oldestKeptTombstoneMs));
+        LogStateFile.write(
+                dir,
+                new LogStateFile.State(
+                        logStartOffset, recoveryPoint, highWatermark, cleanerCheckpoint, oldestKeptTombstoneMs));
     }
 
     private void ensureUsable() {

@@ -4,15 +4,28 @@
  * {@link dev.strait.broker.log.RecordBatchHeader}) and imports nothing from {@code org.apache.kafka}; an adapter
  * package converts between these types and kafka-clients' protocol classes.
  *
+ * <h2>Classes</h2>
+ * {@link dev.strait.broker.log.PartitionLog} is the API: append, read, truncation, flush, DeleteRecords, retention
+ * and compaction of one partition, with its offsets. {@code PartitionLogLoader} opens a partition directory for it
+ * (see Recovery below); {@code Retention} chooses the segments that retention deletes;
+ * {@link dev.strait.broker.log.CompactionTask} is one compaction pass. A {@link dev.strait.broker.log.LogSegment} is
+ * one {@code .log} file with its {@code OffsetIndex} and {@code TimeIndex} (both {@code SparseIndexFile}s);
+ * {@link dev.strait.broker.log.LeaderEpochCache} holds the leader epochs. The files: {@code LogFiles} names them,
+ * {@code CheckpointFile} replaces small text files atomically, {@code LogStateFile} is the log-state checkpoint,
+ * {@link dev.strait.broker.log.PartitionMetadataFile} the topic id, {@code FileIo} reads and writes whole buffers.
+ * Batches: {@link dev.strait.broker.log.RecordBatchHeader} is a view of one v2 batch header,
+ * {@link dev.strait.broker.log.RecordBatches} splits a buffer into them, {@link dev.strait.broker.log.Varints}
+ * decodes record fields. {@link dev.strait.broker.log.LogConfig} holds a topic's log settings.
+ *
  * <h2>Files in a partition directory {@code <topic>-<partition>}</h2>
  * <ul>
  *   <li>{@code <baseOffset, 20 digits>.log}: whole batches back to back, byte-identical to Kafka's format.</li>
  *   <li>{@code .index} / {@code .timeindex}: sparse offset and time indexes per segment. Derived data: rebuilt from
  *       the log file every time the log is opened, so a missing or damaged index never matters.</li>
  *   <li>{@code leader-epoch-checkpoint}: the {@link dev.strait.broker.log.LeaderEpochCache}.</li>
- *   <li>{@code log-state-checkpoint}: log start offset, recovery point, high watermark, and for compacted logs the
- *       cleaner checkpoint (offsets below it were deduplicated by an earlier pass) and the timestamp of the oldest
- *       tombstone the last pass kept.</li>
+ *   <li>{@code log-state-checkpoint} ({@code LogStateFile}): log start offset, recovery point, high watermark, and
+ *       for compacted logs the cleaner checkpoint (offsets below it were deduplicated by an earlier pass) and the
+ *       timestamp of the oldest tombstone the last pass kept.</li>
  *   <li>{@code <first>-<last>.cleaned} / {@code .swap}: a compaction pass's output being written / committed; see
  *       {@link dev.strait.broker.log.CompactionTask}.</li>
  *   <li>{@code .clean-shutdown}: written by {@code close()}, removed by open.</li>
@@ -31,9 +44,11 @@
  * recovery point, or all segments after an unclean shutdown) are validated batch by batch (length, magic, offsets,
  * CRC-32C) and truncated at the first invalid batch; segments after a truncated one are deleted. Segments known to
  * be flushed are only scanned header by header to rebuild the indexes. Then the leader epoch cache is truncated to
- * the recovered log end offset. The recovery point advances on {@code flush()}, on segment roll and on close.
- * Before any of this, a compaction swap interrupted after its commit point (a {@code .swap} file) is finished and
- * leftover {@code .cleaned} files are deleted.
+ * the recovered log end offset; if any segment went through full recovery, its entries from that segment on are
+ * rebuilt from the recovered batches' headers and the recovered data is flushed before the new state checkpoint is
+ * written. {@code PartitionLogLoader} does all this. The recovery point advances on {@code flush()}, on segment roll
+ * and on close. Before any of this, a compaction swap interrupted after its commit point (a {@code .swap} file) is
+ * finished and leftover {@code .cleaned} files are deleted.
  *
  * <h2>Compaction</h2>
  * For {@code cleanup.policy=compact}, the closed segments are rewritten keeping the last record per key; offsets are
