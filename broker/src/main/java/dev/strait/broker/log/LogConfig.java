@@ -1,6 +1,7 @@
 package dev.strait.broker.log;
 
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * The topic configs the log layer acts on, with Kafka's names and defaults. Immutable; a config change means a
@@ -223,219 +224,116 @@ public record LogConfig(
     }
 
     public LogConfig withFlushOnAck(boolean value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentMs,
-                retentionMs,
-                retentionBytes,
-                maxMessageBytes,
-                indexIntervalBytes,
-                timestampType,
-                cleanupPolicy,
-                deleteRetentionMs,
-                value,
-                minCompactionLagMs,
-                maxCompactionLagMs,
-                timestampBeforeMaxMs,
-                timestampAfterMaxMs);
+        return copy(c -> c.flushOnAck = value);
     }
 
     public LogConfig withSegmentBytes(int value) {
-        return new LogConfig(
-                value,
-                segmentMs,
-                retentionMs,
-                retentionBytes,
-                maxMessageBytes,
-                indexIntervalBytes,
-                timestampType,
-                cleanupPolicy,
-                deleteRetentionMs,
-                flushOnAck,
-                minCompactionLagMs,
-                maxCompactionLagMs,
-                timestampBeforeMaxMs,
-                timestampAfterMaxMs);
+        return copy(c -> c.segmentBytes = value);
     }
 
     public LogConfig withSegmentMs(long value) {
-        return new LogConfig(
-                segmentBytes,
-                value,
-                retentionMs,
-                retentionBytes,
-                maxMessageBytes,
-                indexIntervalBytes,
-                timestampType,
-                cleanupPolicy,
-                deleteRetentionMs,
-                flushOnAck,
-                minCompactionLagMs,
-                maxCompactionLagMs,
-                timestampBeforeMaxMs,
-                timestampAfterMaxMs);
+        return copy(c -> c.segmentMs = value);
     }
 
     public LogConfig withRetentionMs(long value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentMs,
-                value,
-                retentionBytes,
-                maxMessageBytes,
-                indexIntervalBytes,
-                timestampType,
-                cleanupPolicy,
-                deleteRetentionMs,
-                flushOnAck,
-                minCompactionLagMs,
-                maxCompactionLagMs,
-                timestampBeforeMaxMs,
-                timestampAfterMaxMs);
+        return copy(c -> c.retentionMs = value);
     }
 
     public LogConfig withRetentionBytes(long value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentMs,
-                retentionMs,
-                value,
-                maxMessageBytes,
-                indexIntervalBytes,
-                timestampType,
-                cleanupPolicy,
-                deleteRetentionMs,
-                flushOnAck,
-                minCompactionLagMs,
-                maxCompactionLagMs,
-                timestampBeforeMaxMs,
-                timestampAfterMaxMs);
+        return copy(c -> c.retentionBytes = value);
     }
 
     public LogConfig withMaxMessageBytes(int value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentMs,
-                retentionMs,
-                retentionBytes,
-                value,
-                indexIntervalBytes,
-                timestampType,
-                cleanupPolicy,
-                deleteRetentionMs,
-                flushOnAck,
-                minCompactionLagMs,
-                maxCompactionLagMs,
-                timestampBeforeMaxMs,
-                timestampAfterMaxMs);
+        return copy(c -> c.maxMessageBytes = value);
     }
 
     public LogConfig withIndexIntervalBytes(int value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentMs,
-                retentionMs,
-                retentionBytes,
-                maxMessageBytes,
-                value,
-                timestampType,
-                cleanupPolicy,
-                deleteRetentionMs,
-                flushOnAck,
-                minCompactionLagMs,
-                maxCompactionLagMs,
-                timestampBeforeMaxMs,
-                timestampAfterMaxMs);
+        return copy(c -> c.indexIntervalBytes = value);
     }
 
     public LogConfig withTimestampType(TimestampType value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentMs,
-                retentionMs,
-                retentionBytes,
-                maxMessageBytes,
-                indexIntervalBytes,
-                value,
-                cleanupPolicy,
-                deleteRetentionMs,
-                flushOnAck,
-                minCompactionLagMs,
-                maxCompactionLagMs,
-                timestampBeforeMaxMs,
-                timestampAfterMaxMs);
+        return copy(c -> c.timestampType = value);
     }
 
     public LogConfig withCleanupPolicy(CleanupPolicy value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentMs,
-                retentionMs,
-                retentionBytes,
-                maxMessageBytes,
-                indexIntervalBytes,
-                timestampType,
-                value,
-                deleteRetentionMs,
-                flushOnAck,
-                minCompactionLagMs,
-                maxCompactionLagMs,
-                timestampBeforeMaxMs,
-                timestampAfterMaxMs);
+        return copy(c -> c.cleanupPolicy = value);
     }
 
     public LogConfig withDeleteRetentionMs(long value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentMs,
-                retentionMs,
-                retentionBytes,
-                maxMessageBytes,
-                indexIntervalBytes,
-                timestampType,
-                cleanupPolicy,
-                value,
-                flushOnAck,
-                minCompactionLagMs,
-                maxCompactionLagMs,
-                timestampBeforeMaxMs,
-                timestampAfterMaxMs);
+        return copy(c -> c.deleteRetentionMs = value);
     }
 
     public LogConfig withCompactionLags(long minLagMs, long maxLagMs) {
-        return new LogConfig(
-                segmentBytes,
-                segmentMs,
-                retentionMs,
-                retentionBytes,
-                maxMessageBytes,
-                indexIntervalBytes,
-                timestampType,
-                cleanupPolicy,
-                deleteRetentionMs,
-                flushOnAck,
-                minLagMs,
-                maxLagMs,
-                timestampBeforeMaxMs,
-                timestampAfterMaxMs);
+        return copy(c -> {
+            c.minCompactionLagMs = minLagMs;
+            c.maxCompactionLagMs = maxLagMs;
+        });
     }
 
     public LogConfig withTimestampLimits(long beforeMaxMs, long afterMaxMs) {
-        return new LogConfig(
-                segmentBytes,
-                segmentMs,
-                retentionMs,
-                retentionBytes,
-                maxMessageBytes,
-                indexIntervalBytes,
-                timestampType,
-                cleanupPolicy,
-                deleteRetentionMs,
-                flushOnAck,
-                minCompactionLagMs,
-                maxCompactionLagMs,
-                beforeMaxMs,
-                afterMaxMs);
+        return copy(c -> {
+            c.timestampBeforeMaxMs = beforeMaxMs;
+            c.timestampAfterMaxMs = afterMaxMs;
+        });
+    }
+
+    /** One wither's change on a copy of every field, so a new setting is added in one place, not in each wither. */
+    private LogConfig copy(Consumer<Fields> change) {
+        Fields c = new Fields(this);
+        change.accept(c);
+        return c.build();
+    }
+
+    private static final class Fields {
+        private int segmentBytes;
+        private long segmentMs;
+        private long retentionMs;
+        private long retentionBytes;
+        private int maxMessageBytes;
+        private int indexIntervalBytes;
+        private TimestampType timestampType;
+        private CleanupPolicy cleanupPolicy;
+        private long deleteRetentionMs;
+        private boolean flushOnAck;
+        private long minCompactionLagMs;
+        private long maxCompactionLagMs;
+        private long timestampBeforeMaxMs;
+        private long timestampAfterMaxMs;
+
+        Fields(LogConfig from) {
+            segmentBytes = from.segmentBytes;
+            segmentMs = from.segmentMs;
+            retentionMs = from.retentionMs;
+            retentionBytes = from.retentionBytes;
+            maxMessageBytes = from.maxMessageBytes;
+            indexIntervalBytes = from.indexIntervalBytes;
+            timestampType = from.timestampType;
+            cleanupPolicy = from.cleanupPolicy;
+            deleteRetentionMs = from.deleteRetentionMs;
+            flushOnAck = from.flushOnAck;
+            minCompactionLagMs = from.minCompactionLagMs;
+            maxCompactionLagMs = from.maxCompactionLagMs;
+            timestampBeforeMaxMs = from.timestampBeforeMaxMs;
+            timestampAfterMaxMs = from.timestampAfterMaxMs;
+        }
+
+        LogConfig build() {
+            return new LogConfig(
+                    segmentBytes,
+                    segmentMs,
+                    retentionMs,
+                    retentionBytes,
+                    maxMessageBytes,
+                    indexIntervalBytes,
+                    timestampType,
+                    cleanupPolicy,
+                    deleteRetentionMs,
+                    flushOnAck,
+                    minCompactionLagMs,
+                    maxCompactionLagMs,
+                    timestampBeforeMaxMs,
+                    timestampAfterMaxMs);
+        }
     }
 
     /**
