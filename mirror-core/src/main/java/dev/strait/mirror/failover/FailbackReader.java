@@ -8,12 +8,14 @@ import dev.strait.mirror.sync.OffsetMap;
 import dev.strait.mirror.sync.SyncContents;
 import dev.strait.mirror.sync.TargetReader;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -68,10 +70,8 @@ final class FailbackReader {
         Set<String> sourceNames =
                 Clusters.get(sourceAdmin.listTopics().names(), Connections.TIMEOUT_MS, "list source topics");
         FailbackPlanner.Scope scope = FailbackPlanner.scope(markers, targetTopics, sourceNames, config.renamer());
-        Map<String, Integer> counts = Denial.guard(
+        Map<String, Integer> counts = readTopics(
                 "target",
-                "READ",
-                "topic",
                 targetTopics,
                 () -> Clusters.partitionCounts(targetAdmin, targetTopics, Connections.TIMEOUT_MS));
         Set<TopicPartition> tps = new HashSet<>();
@@ -81,20 +81,12 @@ final class FailbackReader {
             }
         });
         tps.forEach(forwardMap::history);
-        Map<TopicPartition, Long> starts = Denial.guard(
-                "target",
-                "READ",
-                "topic",
-                targetTopics,
-                () -> Clusters.startOffsets(targetAdmin, tps, Connections.TIMEOUT_MS));
-        Map<TopicPartition, Long> ends = Denial.guard(
-                "target",
-                "READ",
-                "topic",
-                targetTopics,
-                () -> Clusters.endOffsets(targetAdmin, tps, Connections.TIMEOUT_MS));
+        Map<TopicPartition, Long> starts = readTopics(
+                "target", targetTopics, () -> Clusters.startOffsets(targetAdmin, tps, Connections.TIMEOUT_MS));
+        Map<TopicPartition, Long> ends =
+                readTopics("target", targetTopics, () -> Clusters.endOffsets(targetAdmin, tps, Connections.TIMEOUT_MS));
         Map<TopicPartition, Long> readTo = FailbackPlanner.readTo(tps, markers, ends);
-        Denial.guard("target", "READ", "topic", targetTopics, () -> {
+        readTopics("target", targetTopics, () -> {
             try (TargetReader reader = new TargetReader(config.target(), sourceCluster, time, Connections.TIMEOUT_MS)) {
                 MapUpkeep.run(forwardMap, reader, MapUpkeep.knownEnds(forwardMap), starts, ends, READ_BUDGET, readTo);
             }
@@ -107,31 +99,17 @@ final class FailbackReader {
                 sourceOf.put(tp, new TopicPartition(scope.sourceTopicOf().get(tp.topic()), tp.partition())));
         Set<String> sourceTopics = new HashSet<>(scope.sourceTopicOf().values());
         Set<TopicPartition> sourceTps = new HashSet<>(sourceOf.values());
-        sourceTps.retainAll(Denial.guard(
-                "source",
-                "READ",
-                "topic",
-                sourceTopics,
-                () -> Clusters.partitions(sourceAdmin, sourceTopics, Connections.TIMEOUT_MS)));
-        Map<TopicPartition, Long> sourceEnds = Denial.guard(
-                "source",
-                "READ",
-                "topic",
-                sourceTopics,
-                () -> Clusters.endOffsets(sourceAdmin, sourceTps, Connections.TIMEOUT_MS));
+        sourceTps.retainAll(readTopics(
+                "source", sourceTopics, () -> Clusters.partitions(sourceAdmin, sourceTopics, Connections.TIMEOUT_MS)));
+        Map<TopicPartition, Long> sourceEnds = readTopics(
+                "source", sourceTopics, () -> Clusters.endOffsets(sourceAdmin, sourceTps, Connections.TIMEOUT_MS));
         Map<TopicPartition, SourceTail.Missing> divergence = new HashMap<>();
         try (SourceTail tail = new SourceTail(config.source(), targetCluster, time, DIVERGENCE_COUNT_LIMIT)) {
             for (TopicPartition sp : sourceOf.values()) {
                 long frontier = Math.max(0, forward.frontier(sp));
                 long sourceEnd = sourceEnds.getOrDefault(sp, 0L);
                 divergence.put(
-                        sp,
-                        Denial.guard(
-                                "source",
-                                "READ",
-                                "topic",
-                                Set.of(sp.topic()),
-                                () -> tail.missing(sp, frontier, sourceEnd)));
+                        sp, readTopics("source", Set.of(sp.topic()), () -> tail.missing(sp, frontier, sourceEnd)));
             }
         }
         return new FailbackObservation(
@@ -154,24 +132,12 @@ final class FailbackReader {
     List<FailbackObservation.Group> groups(GroupFilter filter) {
         List<String> names = Clusters.consumerGroups(
                 targetAdmin, g -> !g.equals(reverseGroup) && filter.matches(g), Connections.TIMEOUT_MS);
-        Map<String, Map<TopicPartition, OffsetAndMetadata>> committed = Denial.guard(
-                "target",
-                "DESCRIBE",
-                "group",
-                names,
-                () -> Clusters.committed(targetAdmin, names, Connections.TIMEOUT_MS));
-        Map<String, Integer> onTarget = Denial.guard(
-                "target",
-                "DESCRIBE",
-                "group",
-                names,
-                () -> Clusters.members(targetAdmin, names, Connections.TIMEOUT_MS));
-        Map<String, Integer> onSource = Denial.guard(
-                "source",
-                "DESCRIBE",
-                "group",
-                names,
-                () -> Clusters.members(sourceAdmin, names, Connections.TIMEOUT_MS));
+        Map<String, Map<TopicPartition, OffsetAndMetadata>> committed =
+                describeGroups("target", names, () -> Clusters.committed(targetAdmin, names, Connections.TIMEOUT_MS));
+        Map<String, Integer> onTarget =
+                describeGroups("target", names, () -> Clusters.members(targetAdmin, names, Connections.TIMEOUT_MS));
+        Map<String, Integer> onSource =
+                describeGroups("source", names, () -> Clusters.members(sourceAdmin, names, Connections.TIMEOUT_MS));
         List<FailbackObservation.Group> out = new ArrayList<>();
         for (String g : names) {
             Map<TopicPartition, Long> offsets = new HashMap<>();
@@ -190,22 +156,14 @@ final class FailbackReader {
     Set<TopicPartition> learnCopiesBack(FailbackObservation observed, OffsetMap reverse, Set<TopicPartition> tps) {
         Map<String, String> sourceTopicOf = observed.scope().sourceTopicOf();
         Set<String> sourceNames = new HashSet<>(sourceTopicOf.values());
-        Set<TopicPartition> existing = Denial.guard(
-                "source",
-                "READ",
-                "topic",
-                sourceNames,
-                () -> Clusters.partitions(sourceAdmin, sourceNames, Connections.TIMEOUT_MS));
+        Set<TopicPartition> existing = readTopics(
+                "source", sourceNames, () -> Clusters.partitions(sourceAdmin, sourceNames, Connections.TIMEOUT_MS));
         Set<TopicPartition> present = new HashSet<>();
         tps.forEach(tp -> present.add(observed.sourceOf(tp)));
         present.retainAll(existing);
-        Map<TopicPartition, Long> sourceEnds = Denial.guard(
-                "source",
-                "READ",
-                "topic",
-                sourceNames,
-                () -> Clusters.endOffsets(sourceAdmin, present, Connections.TIMEOUT_MS));
-        Denial.guard("source", "READ", "topic", sourceNames, () -> {
+        Map<TopicPartition, Long> sourceEnds = readTopics(
+                "source", sourceNames, () -> Clusters.endOffsets(sourceAdmin, present, Connections.TIMEOUT_MS));
+        readTopics("source", sourceNames, () -> {
             try (TargetReader reader = new TargetReader(config.source(), targetCluster, time, Connections.TIMEOUT_MS)) {
                 for (TopicPartition tp : tps) {
                     TopicPartition sp = observed.sourceOf(tp);
@@ -226,5 +184,15 @@ final class FailbackReader {
             return null;
         });
         return present;
+    }
+
+    /** A read of topics on {@code cluster}; an authorization failure names the ACL to grant. */
+    private static <T> T readTopics(String cluster, Collection<String> topics, Supplier<T> step) {
+        return Denial.guard(cluster, "READ", "topic", topics, step);
+    }
+
+    /** A look at groups on {@code cluster}; an authorization failure names the ACL to grant. */
+    private static <T> T describeGroups(String cluster, Collection<String> groups, Supplier<T> step) {
+        return Denial.guard(cluster, "DESCRIBE", "group", groups, step);
     }
 }
