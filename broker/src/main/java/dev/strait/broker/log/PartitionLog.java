@@ -486,13 +486,7 @@ public final class PartitionLog implements AutoCloseable {
 
     /** Deletes every segment and restarts the log, empty, at {@code offset}. */
     private void truncateFullyAndStartAtUnchecked(long offset) throws IOException {
-        for (LogSegment segment : segments.values()) {
-            segment.delete();
-        }
-        segments.clear();
-        addSegment(LogSegment.create(dir, offset, config.indexIntervalBytes(), time));
-        // The old segments must not come back after a power cut beside the new empty one.
-        CheckpointFile.fsyncDirectory(dir);
+        PartitionLogLoader.replaceWithEmptySegment(dir, segments, offset, config, time);
         logStartOffset = offset;
         logEndOffset = offset;
         highWatermark = offset;
@@ -777,11 +771,7 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     private void flushSegmentsFrom(long offset) throws IOException {
-        for (LogSegment segment : segments.values()) {
-            if (segment.nextOffset() > offset || segment == activeSegment()) {
-                segment.flush();
-            }
-        }
+        PartitionLogLoader.flushSegmentsFrom(segments, offset);
     }
 
     /** Flushes, closes all files and leaves the clean-shutdown marker, so the next open skips CRC validation. */
