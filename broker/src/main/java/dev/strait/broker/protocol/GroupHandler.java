@@ -249,7 +249,12 @@ final class GroupHandler {
             // As Kafka: checked before anything else, so a principal learns nothing about the group.
             return body.getErrorResponse(0, Errors.GROUP_AUTHORIZATION_FAILED.exception());
         }
-        return groups(context, body, operation, List.of(groupId), handle);
+        // Authorized just above: the coordination check need not ask the authorizer again.
+        Errors coordination = coordinationError(List.of(groupId), group -> true);
+        if (coordination != Errors.NONE) {
+            return body.getErrorResponse(0, coordination.exception());
+        }
+        return later(handle);
     }
 
     /**
