@@ -10,11 +10,8 @@ import dev.strait.broker.metadata.TopicMetadata;
 import dev.strait.broker.raft.RaftConfig;
 import dev.strait.mirror.progress.Progress;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -398,11 +395,7 @@ public final class MetadataBench {
     }
 
     private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free port on 127.0.0.1", e);
-        }
+        return dev.strait.broker.server.LoopbackPorts.reserve();
     }
 
     private static void deleteRecursively(Path dir) throws IOException {

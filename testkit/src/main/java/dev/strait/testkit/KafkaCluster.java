@@ -3,8 +3,6 @@ package dev.strait.testkit;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -391,32 +389,10 @@ public final class KafkaCluster implements TestCluster {
     }
 
     /** Ports this JVM handed out lately: the kernel may offer a port again as soon as its probe socket closed. */
-    private static final java.util.Set<Integer> ISSUED = new java.util.LinkedHashSet<>();
 
-    /**
-     * A port that was free a moment ago on 127.0.0.1, and not handed out by this JVM lately (a node's broker and
-     * controller listeners once got the same port: "If you have two listeners on the same port then one needs to be
-     * IPv4 and the other IPv6").
-     */
+    /** A port on 127.0.0.1 below the ephemeral range, free a moment ago and not handed out lately (see LoopbackPorts). */
     public static int freePort() {
-        for (int attempt = 0; attempt < 100; attempt++) {
-            int port;
-            try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                socket.setReuseAddress(true);
-                port = socket.getLocalPort();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            synchronized (ISSUED) {
-                if (ISSUED.add(port)) {
-                    if (ISSUED.size() > 4_096) {
-                        ISSUED.remove(ISSUED.iterator().next());
-                    }
-                    return port;
-                }
-            }
-        }
-        throw new IllegalStateException("no free port on 127.0.0.1 that this JVM had not handed out lately");
+        return dev.strait.broker.server.LoopbackPorts.reserve();
     }
 
     static void sleep(long ms) {

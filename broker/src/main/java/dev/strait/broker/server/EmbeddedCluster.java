@@ -2,8 +2,6 @@ package dev.strait.broker.server;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -54,7 +52,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         this.replicationPorts = new int[nodes];
         if (replicationListener != null) {
             for (int i = 0; i < nodes; i++) {
-                replicationPorts[i] = freePort();
+                replicationPorts[i] = LoopbackPorts.reserve();
             }
         }
         this.dataDir = dataDir;
@@ -63,12 +61,11 @@ public final class EmbeddedCluster implements AutoCloseable {
         this.brokers = new BrokerServer[nodes];
         this.ports = new int[nodes];
         this.controllerPorts = new int[nodes];
-        if (nodes > 1) {
-            // A quorum's voters must know each other's addresses before any of them starts.
-            for (int i = 0; i < nodes; i++) {
-                ports[i] = freePort();
-                controllerPorts[i] = freePort();
-            }
+        // A quorum's voters must know each other's addresses before any of them starts, and every node restarts
+        // on its old ports: both are named before they bind.
+        for (int i = 0; i < nodes; i++) {
+            ports[i] = LoopbackPorts.reserve();
+            controllerPorts[i] = nodes > 1 ? LoopbackPorts.reserve() : 0;
         }
     }
 
@@ -122,14 +119,6 @@ public final class EmbeddedCluster implements AutoCloseable {
         }
         if (!failures.isEmpty()) {
             throw failures.get(0);
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free port on 127.0.0.1", e);
         }
     }
 
@@ -192,19 +181,58 @@ public final class EmbeddedCluster implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot create a data directory", e);
             }
-            EmbeddedCluster cluster = new EmbeddedCluster(
-                    dir, owns, Map.copyOf(brokerConfigs), nodes, clientListener, replicationListener);
-            try {
-                cluster.startAll();
-            } catch (RuntimeException e) {
-                cluster.close();
-                throw e;
+            boolean fresh = isEmpty(dir);
+            for (int attempt = 1; ; attempt++) {
+                EmbeddedCluster cluster = new EmbeddedCluster(
+                        dir, owns, Map.copyOf(brokerConfigs), nodes, clientListener, replicationListener);
+                try {
+                    cluster.startAll();
+                    return cluster;
+                } catch (RuntimeException e) {
+                    cluster.close();
+                    // Another process may bind a reserved port before a node does. A cluster that held no data
+                    // yet starts again on other ports; one with data keeps its ports and reports the failure.
+                    if (!fresh || attempt == BIND_ATTEMPTS || !LoopbackPorts.isBindFailure(e)) {
+                        throw e;
+                    }
+                    emptyDirectory(dir);
+                }
             }
-            return cluster;
         }
 
         int nodes() {
             return nodes;
+        }
+
+        private static boolean isEmpty(Path dir) {
+            if (!Files.isDirectory(dir)) {
+                return true;
+            }
+            try (Stream<Path> entries = Files.list(dir)) {
+                return entries.findAny().isEmpty();
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot list " + dir, e);
+            }
+        }
+    }
+
+    private static final int BIND_ATTEMPTS = 3;
+
+    /** Deletes everything under the directory, keeping the directory itself. */
+    private static void emptyDirectory(Path dir) {
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + dir, e);
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                if (!path.equals(dir)) {
+                    Files.deleteIfExists(path);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot empty " + dir, e);
         }
     }
 

@@ -3,8 +3,6 @@ package dev.strait.broker.cluster;
 import dev.strait.broker.server.BrokerMain;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -275,8 +273,6 @@ final class ProcessCluster implements AutoCloseable {
     }
 
     private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
+        return dev.strait.broker.server.LoopbackPorts.reserve();
     }
 }

@@ -3,7 +3,6 @@ package dev.strait.broker.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.HashMap;
@@ -95,9 +94,6 @@ class AdvertisedListenerIT {
     }
 
     private static int freePort() throws java.io.IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        }
+        return dev.strait.broker.server.LoopbackPorts.reserve();
     }
 }

@@ -8,8 +8,6 @@ import dev.strait.broker.raft.LogEntry;
 import dev.strait.broker.raft.metadata.MetadataRecord.PartitionChange;
 import dev.strait.broker.raft.metadata.MetadataRecordSerde;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -91,8 +89,6 @@ class BrokerMainFatalFaultIT {
     }
 
     private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
+        return dev.strait.broker.server.LoopbackPorts.reserve();
     }
 }

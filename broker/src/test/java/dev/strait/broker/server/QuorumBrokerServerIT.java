@@ -2,7 +2,6 @@ package dev.strait.broker.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,10 +50,7 @@ class QuorumBrokerServerIT {
     }
 
     private static int freePort() throws java.io.IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        }
+        return dev.strait.broker.server.LoopbackPorts.reserve();
     }
 
     @Test
