@@ -257,6 +257,65 @@ public final class PartitionLog implements AutoCloseable {
         return new AppendResult(firstOffset, lastOffset, -1, maxTimestampMs, views.size(), sizeBytes, logStartOffset);
     }
 
+    /**
+     * Appends batches copied from another cluster's partition (a mirror topic), keeping each batch's offsets, producer
+     * id, sequence, timestamps and compression: only the partition leader epoch field, which lies outside the CRC, is
+     * set to this cluster's {@code leaderEpoch}, so the log's epoch lineage stays this cluster's own. The append must
+     * happen at the log end ({@code requiredBaseOffset}), which makes a replayed copy fail instead of duplicating;
+     * batches may start past it or skip offsets between them, as a compacted source does.
+     *
+     * @param batches            whole v2 batches between position and limit; must be writable; only their epoch field
+     *                           is modified
+     * @param requiredBaseOffset the offset the copy continues from; must equal the log end offset
+     * @throws MirrorOffsetMismatchException if the log end offset is not {@code requiredBaseOffset}, or a batch holds
+     *                                       offsets below it (nothing appended)
+     */
+    public AppendResult appendMirrored(ByteBuffer batches, long requiredBaseOffset, int leaderEpoch) {
+        ensureUsable();
+        if (requiredBaseOffset != logEndOffset) {
+            throw new MirrorOffsetMismatchException(
+                    logPrefix + "mirrored copy continues from offset " + requiredBaseOffset + " but the log ends at "
+                            + logEndOffset,
+                    logEndOffset);
+        }
+        List<RecordBatchHeader> views = validateBatches(batches);
+        int latestEpoch = epochCache.latestEpoch();
+        if (leaderEpoch < 0 || leaderEpoch < latestEpoch) {
+            throw new IllegalArgumentException(logPrefix + "mirrored append with leader epoch " + leaderEpoch
+                    + " but the log is already at epoch " + latestEpoch);
+        }
+        long expectedOffset = requiredBaseOffset;
+        long maxTimestampMs = -1;
+        for (RecordBatchHeader batch : views) {
+            if (batch.baseOffset() < expectedOffset) {
+                throw new MirrorOffsetMismatchException(
+                        logPrefix + "mirrored batch at offset " + batch.baseOffset() + " overlaps the log, which ends"
+                                + " at " + expectedOffset,
+                        logEndOffset);
+            }
+            maxTimestampMs = Math.max(maxTimestampMs, batch.maxTimestampMs());
+            expectedOffset = batch.nextOffset();
+        }
+        for (RecordBatchHeader batch : views) {
+            batch.setPartitionLeaderEpoch(leaderEpoch);
+        }
+        long firstOffset = views.get(0).baseOffset();
+        long lastOffset = expectedOffset - 1;
+        int sizeBytes = batches.remaining();
+        long appendMaxTimestampMs = maxTimestampMs;
+        long nowMs = time.milliseconds();
+        io("append mirrored", () -> {
+            LogSegment active = maybeRoll(sizeBytes, appendMaxTimestampMs, lastOffset, nowMs);
+            if (leaderEpoch > latestEpoch) {
+                epochCache.assign(leaderEpoch, firstOffset);
+            }
+            active.append(lastOffset, batches);
+            return null;
+        });
+        logEndOffset = lastOffset + 1;
+        return new AppendResult(firstOffset, lastOffset, -1, maxTimestampMs, views.size(), sizeBytes, logStartOffset);
+    }
+
     private List<RecordBatchHeader> validateBatches(ByteBuffer batches) {
         List<RecordBatchHeader> views = RecordBatches.split(batches);
         if (views.isEmpty()) {

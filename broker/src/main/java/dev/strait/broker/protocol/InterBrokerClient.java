@@ -1,15 +1,8 @@
 package dev.strait.broker.protocol;
 
 import dev.strait.broker.replica.LeaderClient;
-import java.io.EOFException;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
-import java.nio.channels.Channels;
-import java.nio.channels.ReadableByteChannel;
-import java.nio.channels.WritableByteChannel;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,23 +16,14 @@ import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData.OffsetFor
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData.OffsetForLeaderTopic;
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData.OffsetForLeaderTopicCollection;
 import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData;
-import org.apache.kafka.common.message.SaslAuthenticateRequestData;
-import org.apache.kafka.common.message.SaslHandshakeRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.MemoryRecords;
-import org.apache.kafka.common.record.MutableRecordBatch;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochResponse;
-import org.apache.kafka.common.requests.RequestHeader;
-import org.apache.kafka.common.requests.SaslAuthenticateRequest;
-import org.apache.kafka.common.requests.SaslAuthenticateResponse;
-import org.apache.kafka.common.requests.SaslHandshakeRequest;
-import org.apache.kafka.common.requests.SaslHandshakeResponse;
 
 /**
  * The inter-broker client a follower uses to reach its leader: one blocking socket, one request in flight,
@@ -51,26 +35,17 @@ public final class InterBrokerClient implements LeaderClient {
 
     private static final short FETCH_VERSION = ApiKeys.FETCH.latestVersion(false);
     private static final short OFFSET_FOR_LEADER_EPOCH_VERSION = 4;
-    private static final int MAX_RESPONSE_BYTES = 128 * 1024 * 1024;
 
     private final int localId;
     /** This broker's current broker epoch, sent in fetches (KIP-903); -1 while it has none. */
     private final LongSupplier localBrokerEpoch;
 
-    private final String clientId;
-    private final Socket socket;
-    private final WritableByteChannel output;
-    private final ReadableByteChannel timedInput;
-    private int correlationId;
+    private final WireChannel channel;
 
-    private InterBrokerClient(int localId, LongSupplier localBrokerEpoch, Socket socket) throws IOException {
+    private InterBrokerClient(int localId, LongSupplier localBrokerEpoch, WireChannel channel) {
         this.localId = localId;
         this.localBrokerEpoch = localBrokerEpoch;
-        this.clientId = "strait-replica-" + localId;
-        this.socket = socket;
-        this.output = Channels.newChannel(socket.getOutputStream());
-        // Reads through the socket's stream honour SO_TIMEOUT; a channel's own reads would not.
-        this.timedInput = Channels.newChannel(socket.getInputStream());
+        this.channel = channel;
     }
 
     /** A factory connecting with {@code replica.socket.timeout.ms} as connect and read timeout, over plain TCP. */
@@ -89,60 +64,10 @@ public final class InterBrokerClient implements LeaderClient {
     /** As above; fetches carry {@code localBrokerEpoch} as the replica epoch, which ISR expansions name (KIP-903). */
     public static LeaderClient.Factory factory(
             int localId, LongSupplier localBrokerEpoch, int socketTimeoutMs, InterBrokerSecurity security) {
-        return (leaderId, host, port) -> {
-            Socket socket = new Socket();
-            try {
-                socket.setTcpNoDelay(true);
-                socket.connect(new InetSocketAddress(host, port), socketTimeoutMs);
-                socket.setSoTimeout(socketTimeoutMs);
-                Socket secured = security.wrap(socket, host, port);
-                InterBrokerClient client = new InterBrokerClient(localId, localBrokerEpoch, secured);
-                if (security.usesSasl()) {
-                    client.authenticate(security);
-                }
-                return client;
-            } catch (IOException | RuntimeException e) {
-                socket.close();
-                throw e;
-            }
-        };
-    }
-
-    /** SaslHandshake v1 and SaslAuthenticate with this broker's credentials, as a Kafka broker's client does. */
-    private void authenticate(InterBrokerSecurity security) throws IOException {
-        SaslHandshakeResponse handshake = (SaslHandshakeResponse) send(
-                ApiKeys.SASL_HANDSHAKE,
-                (short) 1,
-                new SaslHandshakeRequest.Builder(new SaslHandshakeRequestData().setMechanism(security.mechanism()))
-                        .build((short) 1));
-        if (handshake.error() != Errors.NONE) {
-            throw new IOException("the leader refused SASL mechanism " + security.mechanism() + " (" + handshake.error()
-                    + "; it enables " + handshake.data().mechanisms() + ")");
-        }
-        javax.security.sasl.SaslClient sasl = security.newSaslClient();
-        try {
-            byte[] token = sasl.hasInitialResponse() ? sasl.evaluateChallenge(new byte[0]) : new byte[0];
-            while (true) {
-                SaslAuthenticateResponse response = (SaslAuthenticateResponse) send(
-                        ApiKeys.SASL_AUTHENTICATE,
-                        (short) 2,
-                        new SaslAuthenticateRequest.Builder(new SaslAuthenticateRequestData().setAuthBytes(token))
-                                .build((short) 2));
-                if (response.error() != Errors.NONE) {
-                    throw new IOException("the leader refused this broker's credentials (" + security.mechanism()
-                            + "): " + response.errorMessage());
-                }
-                if (sasl.isComplete()) {
-                    return;
-                }
-                token = sasl.evaluateChallenge(response.saslAuthBytes());
-                if (sasl.isComplete() && (token == null || token.length == 0)) {
-                    return;
-                }
-            }
-        } finally {
-            sasl.dispose();
-        }
+        return (leaderId, host, port) -> new InterBrokerClient(
+                localId,
+                localBrokerEpoch,
+                WireChannel.connect("strait-replica-" + localId, "the leader", host, port, socketTimeoutMs, security));
     }
 
     @Override
@@ -177,7 +102,7 @@ public final class InterBrokerClient implements LeaderClient {
             for (FetchResponseData.PartitionData partition : topic.partitions()) {
                 TopicPartition tp = new TopicPartition(name, partition.partitionIndex());
                 Errors error = Errors.forCode(partition.errorCode());
-                ByteBuffer records = error == Errors.NONE ? wholeBatches(partition) : ByteBuffer.allocate(0);
+                ByteBuffer records = error == Errors.NONE ? FetchedBatches.whole(partition) : ByteBuffer.allocate(0);
                 result.put(
                         tp,
                         new FetchedPartition(
@@ -185,21 +110,6 @@ public final class InterBrokerClient implements LeaderClient {
             }
         }
         return result;
-    }
-
-    /** The complete batches at the start of a partition's records (the leader may cut the last one). */
-    private static ByteBuffer wholeBatches(FetchResponseData.PartitionData partition) {
-        if (!(partition.records() instanceof MemoryRecords)) {
-            return ByteBuffer.allocate(0);
-        }
-        MemoryRecords records = (MemoryRecords) partition.records();
-        int size = 0;
-        for (MutableRecordBatch batch : records.batches()) {
-            size += batch.sizeInBytes();
-        }
-        ByteBuffer buffer = records.buffer().duplicate();
-        buffer.limit(buffer.position() + size);
-        return buffer.slice();
     }
 
     @Override
@@ -238,40 +148,7 @@ public final class InterBrokerClient implements LeaderClient {
     }
 
     private AbstractResponse send(ApiKeys key, short version, AbstractRequest request) throws IOException {
-        RequestHeader header = new RequestHeader(key, version, clientId, ++correlationId);
-        ByteBuffer payload = request.serializeWithHeader(header);
-        ByteBuffer frame = ByteBuffer.allocate(4 + payload.remaining());
-        frame.putInt(payload.remaining()).put(payload).flip();
-        while (frame.hasRemaining()) {
-            output.write(frame);
-        }
-        socket.getOutputStream().flush();
-        ByteBuffer responseSize = ByteBuffer.allocate(4);
-        readFully(responseSize);
-        int length = responseSize.getInt(0);
-        if (length < 0 || length > MAX_RESPONSE_BYTES) {
-            throw new IOException("response of " + length + " bytes from the leader");
-        }
-        ByteBuffer response = ByteBuffer.allocate(length);
-        readFully(response);
-        response.flip();
-        try {
-            return AbstractResponse.parseResponse(response, header);
-        } catch (RuntimeException e) {
-            throw new IOException("cannot parse the " + key + " response", e);
-        }
-    }
-
-    private void readFully(ByteBuffer buffer) throws IOException {
-        try {
-            while (buffer.hasRemaining()) {
-                if (timedInput.read(buffer) < 0) {
-                    throw new EOFException("the leader closed the connection");
-                }
-            }
-        } catch (SocketTimeoutException e) {
-            throw new IOException("no response from the leader within replica.socket.timeout.ms", e);
-        }
+        return channel.send(key, version, request);
     }
 
     private static ReplicaError map(Errors error) {
@@ -299,16 +176,12 @@ public final class InterBrokerClient implements LeaderClient {
 
     @Override
     public void close() {
-        try {
-            socket.close();
-        } catch (IOException e) {
-            // closing: nothing to do
-        }
+        channel.close();
     }
 
     /** For log lines. */
     @Override
     public String toString() {
-        return "InterBrokerClient[" + clientId + " -> " + socket.getRemoteSocketAddress() + "]";
+        return "InterBrokerClient[" + channel + "]";
     }
 }

@@ -1,5 +1,6 @@
 package dev.strait.broker.protocol;
 
+import dev.strait.broker.link.MirrorSpec;
 import dev.strait.broker.log.AppendResult;
 import dev.strait.broker.log.LogConfig;
 import dev.strait.broker.metadata.TopicMetadata;
@@ -130,6 +131,14 @@ final class ProduceHandler {
             return response.setErrorCode(Errors.INVALID_TOPIC_EXCEPTION.code())
                     .setErrorMessage(
                             "cannot produce to internal topic " + topic.get().name());
+        }
+        Optional<MirrorSpec> mirror = MirrorSpec.from(topic.get().name(), replicaManager.effectiveConfigs(topic.get()));
+        if (mirror.isPresent() && mirror.get().mirroring()) {
+            // As Kafka's non-retriable INVALID_REQUEST, so the producer fails the send at once with this message.
+            return response.setErrorCode(Errors.INVALID_REQUEST.code())
+                    .setErrorMessage("topic " + topic.get().name() + " is a read-only mirror of "
+                            + mirror.get().sourceTopic() + " on " + mirror.get().sourceBootstrapServers()
+                            + "; promote it (strait.mirror.state=promoted) before producing to it");
         }
         TopicPartition tp = new TopicPartition(topic.get().name(), partitionData.index());
         if (!(partitionData.records() instanceof MemoryRecords)) {

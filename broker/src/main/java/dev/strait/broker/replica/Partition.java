@@ -392,6 +392,83 @@ public final class Partition {
     }
 
     /**
+     * Appends batches copied from a mirror topic's source partition, at their source offsets, as the leader of
+     * {@code leaderEpoch}; followers in this cluster then replicate them as any other. An empty log takes a first
+     * batch that straddles its start whole (the source's log start lies inside it) and restarts there; the log start
+     * comes back up with {@link #followSourceLogStart}.
+     *
+     * @param requiredBaseOffset where the copy continues: the log end offset the copier fetched from
+     * @return the log end offset after the append
+     * @throws PartitionRoleException if this node no longer leads in {@code leaderEpoch} (nothing appended)
+     * @throws dev.strait.broker.log.MirrorOffsetMismatchException if the log does not end at
+     *     {@code requiredBaseOffset}, or a batch overlaps it (nothing appended)
+     */
+    public synchronized long appendMirrored(int leaderEpoch, long requiredBaseOffset, ByteBuffer records) {
+        requireLeaderIn(leaderEpoch);
+        if (!records.hasRemaining()) {
+            return log.logEndOffset();
+        }
+        List<RecordBatchHeader> batches = RecordBatches.split(records.duplicate());
+        RecordBatchHeader first = batches.get(0);
+        long required = requiredBaseOffset;
+        long logStart = log.logStartOffset();
+        boolean straddlesEmptyStart = log.logEndOffset() == logStart
+                && requiredBaseOffset == logStart
+                && first.baseOffset() < logStart
+                && first.lastOffset() >= logStart;
+        if (straddlesEmptyStart) {
+            log.truncateFullyAndStartAt(first.baseOffset());
+            producerSnapshots.deleteAll();
+            producerState = new ProducerStateTable();
+            required = first.baseOffset();
+        }
+        int segmentsBefore = log.segmentCount();
+        log.appendMirrored(records, required, leaderEpoch);
+        for (RecordBatchHeader batch : batches) {
+            trackProducer(batch);
+        }
+        snapshotIfRolled(segmentsBefore);
+        replica.onLeaderAppend();
+        return log.logEndOffset();
+    }
+
+    /**
+     * A mirror topic's source no longer holds the offsets this partition would copy next (its log start moved past
+     * them, or the partition is new and the source's log starts later): restart this log, empty, at the source's
+     * log start. Only the leader of {@code leaderEpoch} does this, and only forward.
+     *
+     * @return whether the log was restarted
+     */
+    public synchronized boolean restartMirrorAt(int leaderEpoch, long sourceLogStartOffset) {
+        requireLeaderIn(leaderEpoch);
+        if (sourceLogStartOffset <= log.logEndOffset()) {
+            return false;
+        }
+        log.truncateFullyAndStartAt(sourceLogStartOffset);
+        producerSnapshots.deleteAll();
+        producerState = new ProducerStateTable();
+        replica.onLeaderAppend();
+        return true;
+    }
+
+    /** The source's log start moved up (retention, DeleteRecords): follow it as far as the committed copy goes. */
+    public synchronized void followSourceLogStart(int leaderEpoch, long sourceLogStartOffset) {
+        requireLeaderIn(leaderEpoch);
+        long newStart = Math.min(sourceLogStartOffset, log.highWatermark());
+        if (newStart > log.logStartOffset()) {
+            log.deleteRecordsBefore(newStart);
+        }
+    }
+
+    private void requireLeaderIn(int leaderEpoch) {
+        if (replica.state() != PartitionReplica.State.LEADER || replica.leaderEpoch() != leaderEpoch) {
+            throw new PartitionRoleException(
+                    PartitionRoleException.Reason.NOT_LEADER,
+                    "node " + replica.localId() + " does not lead " + topicPartition + " in epoch " + leaderEpoch);
+        }
+    }
+
+    /**
      * The leader of {@code leaderEpoch} answered OFFSET_OUT_OF_RANGE because its log now starts at
      * {@code leaderLogStartOffset}, beyond this replica's log end {@code fetchOffset}: start over there, empty.
      *

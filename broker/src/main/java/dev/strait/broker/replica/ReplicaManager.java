@@ -587,6 +587,24 @@ public final class ReplicaManager implements AutoCloseable {
     }
 
     /**
+     * Appends a mirror topic's copied batches as the partition's leader in {@code leaderEpoch} (see
+     * {@link Partition#appendMirrored}) and completes delayed fetches waiting on it.
+     *
+     * @return the partition's log end offset after the append
+     */
+    public long appendMirrored(
+            TopicPartition topicPartition, int leaderEpoch, long requiredBaseOffset, ByteBuffer records) {
+        Partition partition = partition(topicPartition)
+                .orElseThrow(() -> new UnknownTopicException("unknown partition " + topicPartition));
+        long logEnd = partition.appendMirrored(leaderEpoch, requiredBaseOffset, records);
+        if (partition.flushOnAck()) {
+            flusher.request(partition);
+        }
+        onHighWatermarkMaybeMoved(topicPartition);
+        return logEnd;
+    }
+
+    /**
      * Creates a topic (or only validates the request).
      *
      * @throws IllegalArgumentException for a bad name, partition count or config

@@ -44,6 +44,18 @@ public final class TopicConfigs {
     /** Replication, not the log: the ISR size an acks=all produce needs. */
     public static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
 
+    /** A mirror topic's source cluster ({@code host:port,...}); empty on a topic that is not a mirror. */
+    public static final String MIRROR_SOURCE_BOOTSTRAP_SERVERS = "strait.mirror.source.bootstrap.servers";
+    /** The topic on the source cluster a mirror topic copies; empty means the same name. */
+    public static final String MIRROR_SOURCE_TOPIC = "strait.mirror.source.topic";
+    /** The source topic's id when mirroring began: a source topic deleted and re-created is not copied on top. */
+    public static final String MIRROR_SOURCE_TOPIC_ID = "strait.mirror.source.topic.id";
+    /** {@code mirroring} (read-only, copied from the source) or {@code promoted} (a topic of its own). */
+    public static final String MIRROR_STATE = "strait.mirror.state";
+
+    public static final String MIRROR_STATE_MIRRORING = "mirroring";
+    public static final String MIRROR_STATE_PROMOTED = "promoted";
+
     /** The type of a config's value, as DescribeConfigs reports it. */
     public enum Type {
         BOOLEAN,
@@ -160,6 +172,13 @@ public final class TopicConfigs {
                 only("false", "only an ElectLeaders UNCLEAN request elects a replica outside the ISR"),
                 false);
 
+        // Strait's mirror topics: the source a topic copies, byte for byte and at the same offsets (dev.strait.broker
+        // .link); empty on every other topic.
+        define(MIRROR_SOURCE_BOOTSTRAP_SERVERS, Type.LIST, "", TopicConfigs::hostPortList, false);
+        define(MIRROR_SOURCE_TOPIC, Type.STRING, "", v -> {}, false);
+        define(MIRROR_SOURCE_TOPIC_ID, Type.STRING, "", TopicConfigs::topicId, false);
+        define(MIRROR_STATE, Type.STRING, "", oneOf("", MIRROR_STATE_MIRRORING, MIRROR_STATE_PROMOTED), false);
+
         Map<String, String> defaults = new LinkedHashMap<>();
         DEFINITIONS.forEach((name, definition) -> defaults.put(name, definition.defaultValue()));
         BUILT_IN_DEFAULTS = java.util.Collections.unmodifiableMap(defaults);
@@ -210,6 +229,34 @@ public final class TopicConfigs {
     }
 
     /** Kafka's format: {@code *}, or partition:broker pairs separated by commas. */
+    private static void hostPortList(String value) {
+        if (value.isEmpty()) {
+            return;
+        }
+        for (String entry : value.split(",")) {
+            String server = entry.trim();
+            int colon = server.lastIndexOf(':');
+            if (colon <= 0) {
+                throw new IllegalArgumentException("'" + server + "' is not host:port");
+            }
+            int port;
+            try {
+                port = Integer.parseInt(server.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("'" + server + "' has no port number", e);
+            }
+            if (port < 1 || port > 65_535) {
+                throw new IllegalArgumentException("'" + server + "' has port " + port + " outside 1-65535");
+            }
+        }
+    }
+
+    private static void topicId(String value) {
+        if (!value.isEmpty() && !value.matches("[A-Za-z0-9_-]{22}")) {
+            throw new IllegalArgumentException("a topic id is 22 characters of base64url, as kafka-topics shows it");
+        }
+    }
+
     private static void throttledReplicas(String value) {
         if (value.isEmpty() || value.equals("*")) {
             return;

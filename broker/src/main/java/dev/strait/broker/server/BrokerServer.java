@@ -1,6 +1,9 @@
 package dev.strait.broker.server;
 
 import dev.strait.broker.group.GroupCoordinator;
+import dev.strait.broker.link.MirrorFetcher;
+import dev.strait.broker.link.MirrorStatus;
+import dev.strait.broker.link.ReplicaManagerMirrorTargets;
 import dev.strait.broker.log.FaultHandler;
 import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.BrokerRegistration;
@@ -16,6 +19,7 @@ import dev.strait.broker.protocol.InterBrokerSecurity;
 import dev.strait.broker.protocol.KafkaApis;
 import dev.strait.broker.protocol.OffsetsTopicLog;
 import dev.strait.broker.protocol.ScramBootstrap;
+import dev.strait.broker.protocol.SourceClusterClient;
 import dev.strait.broker.replica.LeaderClient;
 import dev.strait.broker.replica.LogCleaner;
 import dev.strait.broker.replica.Partition;
@@ -65,6 +69,7 @@ public final class BrokerServer implements AutoCloseable {
     private final AtomicBoolean faulted = new AtomicBoolean();
     private MetadataSource metadata;
     private ReplicaFetcherManager fetcherManager;
+    private MirrorFetcher mirrorFetcher;
     private ScheduledExecutorService scheduler;
     private ReplicaManager replicaManager;
     /** One per broker listener, in the order of {@code listeners}. */
@@ -289,6 +294,13 @@ public final class BrokerServer implements AutoCloseable {
             for (SocketServer server : socketServers) {
                 server.start();
             }
+            mirrorFetcher = new MirrorFetcher(
+                    config.nodeId(),
+                    new ReplicaManagerMirrorTargets(replicaManager),
+                    SourceClusterClient.factory(config.nodeId(), config.replicaSocketTimeoutMs()),
+                    time,
+                    MirrorFetcher.Settings.defaults());
+            mirrorFetcher.start();
             if (config.metricsPort() >= 0) {
                 BrokerMetrics metrics = new BrokerMetrics(config.nodeId(), metadata, replicaManager, requestMetrics);
                 metricsServer = new MetricsHttpServer(
@@ -498,6 +510,11 @@ public final class BrokerServer implements AutoCloseable {
         stop(false);
     }
 
+    /** The mirror-topic partitions this node leads and where their copies stand; empty when it leads none. */
+    public synchronized List<MirrorStatus> mirrorStatus() {
+        return mirrorFetcher == null ? List.of() : mirrorFetcher.status();
+    }
+
     /**
      * Stops at once without a controlled shutdown, as a crash would leave the cluster: its leaderships move only
      * once the controller misses its heartbeats. For failover tests and the demo.
@@ -515,6 +532,10 @@ public final class BrokerServer implements AutoCloseable {
             server.close();
         }
         socketServers.clear();
+        if (mirrorFetcher != null) {
+            mirrorFetcher.close();
+            mirrorFetcher = null;
+        }
         if (fetcherManager != null) {
             fetcherManager.close();
             fetcherManager = null;

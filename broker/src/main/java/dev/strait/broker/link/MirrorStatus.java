@@ -1,0 +1,41 @@
+package dev.strait.broker.link;
+
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Where one mirror-topic partition led here stands. Immutable.
+ *
+ * @param sourceHighWatermark the source partition's high watermark at the last fetch; -1 before one answered
+ * @param detail              what went wrong, for people; empty while copying
+ */
+public record MirrorStatus(
+        TopicPartition partition,
+        String sourceTopic,
+        State state,
+        long logEndOffset,
+        long sourceHighWatermark,
+        long lastFetchMs,
+        String detail) {
+
+    public enum State {
+        /** Copying; caught up or catching up. */
+        COPYING,
+        /** The source cluster did not answer. */
+        SOURCE_UNREACHABLE,
+        /** The source has no topic of that name. */
+        SOURCE_TOPIC_MISSING,
+        /** The source topic was deleted and re-created (another topic id): never copied on top of the old data. */
+        SOURCE_TOPIC_RECREATED,
+        /** The source topic has fewer partitions than the mirror topic. */
+        SOURCE_PARTITION_MISSING,
+        /** The source's log ends below what was copied (an unclean election there): copying stopped. */
+        SOURCE_DIVERGED,
+        /** The source refused this cluster's principal. */
+        NOT_AUTHORIZED
+    }
+
+    /** Records the copy is behind the source's high watermark; -1 when not known. */
+    public long lag() {
+        return sourceHighWatermark < 0 ? -1 : Math.max(0, sourceHighWatermark - logEndOffset);
+    }
+}

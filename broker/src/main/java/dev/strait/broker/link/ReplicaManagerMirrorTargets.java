@@ -1,0 +1,76 @@
+package dev.strait.broker.link;
+
+import dev.strait.broker.metadata.TopicMetadata;
+import dev.strait.broker.metadata.UnknownTopicException;
+import dev.strait.broker.replica.Partition;
+import dev.strait.broker.replica.PartitionRoleException;
+import dev.strait.broker.replica.ReplicaManager;
+import dev.strait.broker.replica.TopicConfigs;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+
+/** The mirror fetcher's view of this node's partitions, through the replica manager. */
+public final class ReplicaManagerMirrorTargets implements MirrorTargets {
+    private final ReplicaManager replicaManager;
+
+    public ReplicaManagerMirrorTargets(ReplicaManager replicaManager) {
+        this.replicaManager = replicaManager;
+    }
+
+    @Override
+    public List<LedMirror> ledMirrors() {
+        List<LedMirror> led = new ArrayList<>();
+        for (Partition partition : replicaManager.partitions()) {
+            if (!partition.isLeader()) {
+                continue;
+            }
+            TopicPartition tp = partition.topicPartition();
+            Optional<MirrorSpec> spec = replicaManager
+                    .topic(tp.topic())
+                    .filter(topic -> topic.topicId().equals(partition.topicId()))
+                    .flatMap(topic -> MirrorSpec.from(topic.name(), replicaManager.effectiveConfigs(topic)));
+            if (spec.isPresent() && spec.get().mirroring()) {
+                led.add(new LedMirror(tp, partition.leaderEpoch(), partition.logEndOffset(), spec.get()));
+            }
+        }
+        return led;
+    }
+
+    @Override
+    public long append(TopicPartition partition, int leaderEpoch, long requiredBaseOffset, ByteBuffer records) {
+        return replicaManager.appendMirrored(partition, leaderEpoch, requiredBaseOffset, records);
+    }
+
+    @Override
+    public boolean restartAt(TopicPartition partition, int leaderEpoch, long sourceLogStartOffset) {
+        return led(partition).restartMirrorAt(leaderEpoch, sourceLogStartOffset);
+    }
+
+    @Override
+    public void followSourceLogStart(TopicPartition partition, int leaderEpoch, long sourceLogStartOffset) {
+        led(partition).followSourceLogStart(leaderEpoch, sourceLogStartOffset);
+    }
+
+    @Override
+    public void pinSourceTopicId(String topic, Uuid sourceTopicId) {
+        TopicMetadata current = replicaManager
+                .topic(topic)
+                .orElseThrow(() -> new UnknownTopicException("unknown topic '" + topic + "'"));
+        Map<String, String> configs = new LinkedHashMap<>(current.configs());
+        configs.put(TopicConfigs.MIRROR_SOURCE_TOPIC_ID, sourceTopicId.toString());
+        replicaManager.replaceTopicConfigs(topic, configs, false);
+    }
+
+    private Partition led(TopicPartition tp) {
+        return replicaManager
+                .partition(tp)
+                .orElseThrow(() -> new PartitionRoleException(
+                        PartitionRoleException.Reason.NOT_LEADER, "no partition " + tp + " here"));
+    }
+}

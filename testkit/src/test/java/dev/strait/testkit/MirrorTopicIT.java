@@ -1,0 +1,342 @@
+package dev.strait.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.strait.broker.link.SourceClient;
+import dev.strait.broker.protocol.SourceClusterClient;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.InvalidRequestException;
+import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.record.MutableRecordBatch;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Mirror topics on a three-node companion cluster copying from Apache Kafka 4.1.1: every batch at its source
+ * offset with its source CRC (compression, producer ids, transaction markers and aborted records kept), the
+ * source's log start, read-only until promoted, and a leader kill on the companion cluster mid-copy.
+ */
+class MirrorTopicIT {
+    private static KafkaCluster source;
+    private static CompanionCluster target;
+    private static Admin sourceAdmin;
+    private static Admin targetAdmin;
+
+    @BeforeAll
+    static void startClusters() {
+        source = KafkaCluster.start("mirror-topic-source", 1);
+        target = CompanionCluster.start("mirror-topic-target", 3);
+        sourceAdmin = Admin.create(adminProps(source.bootstrapServers()));
+        targetAdmin = Admin.create(adminProps(target.bootstrapServers()));
+    }
+
+    @AfterAll
+    static void stopClusters() {
+        for (AutoCloseable c : new AutoCloseable[] {sourceAdmin, targetAdmin, target, source}) {
+            if (c != null) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    // closing
+                }
+            }
+        }
+    }
+
+    @Test
+    void batchesArriveAtTheirSourceOffsetsByteForByteAndTheTopicIsReadOnlyUntilPromoted() throws Exception {
+        // Given: on the source, lz4 batches from an idempotent producer on 3 partitions with the log start of
+        // partition 0 moved to 100, and a transactional topic with committed and aborted transactions
+        create(sourceAdmin, "orders", 3, (short) 1, Map.of());
+        create(sourceAdmin, "payments", 1, (short) 1, Map.of());
+        try (KafkaProducer<byte[], byte[]> producer = producer(source.bootstrapServers(), Map.of())) {
+            for (int i = 0; i < 3_000; i++) {
+                producer.send(record("orders", i % 3, "order-" + i));
+            }
+            producer.flush();
+        }
+        sourceAdmin
+                .deleteRecords(Map.of(new TopicPartition("orders", 0), RecordsToDelete.beforeOffset(100)))
+                .all()
+                .get(30, TimeUnit.SECONDS);
+        try (KafkaProducer<byte[], byte[]> producer =
+                producer(source.bootstrapServers(), Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "payments-tx"))) {
+            producer.initTransactions();
+            for (int t = 0; t < 6; t++) {
+                producer.beginTransaction();
+                for (int i = 0; i < 20; i++) {
+                    producer.send(record("payments", 0, "tx-" + t + "-" + i));
+                }
+                if (t % 2 == 0) {
+                    producer.commitTransaction();
+                } else {
+                    producer.abortTransaction();
+                }
+            }
+        }
+
+        // When: the companion cluster's topics of the same names mirror them
+        createMirror("orders", 3);
+        createMirror("payments", 1);
+
+        // Then: every partition's batches are the source's, at the same offsets with the same CRCs
+        for (TopicPartition tp : List.of(
+                new TopicPartition("orders", 0),
+                new TopicPartition("orders", 1),
+                new TopicPartition("orders", 2),
+                new TopicPartition("payments", 0))) {
+            long sourceEnd = endOffset(sourceAdmin, tp);
+            Await.until(
+                    tp + " copied to " + sourceEnd,
+                    Duration.ofSeconds(60),
+                    () -> endOffset(targetAdmin, tp) == sourceEnd);
+            Copy sourceCopy = batches(sourceAdmin, tp);
+            // The log start follows the source's once the copy below it is committed here: a fetch round later.
+            Await.until(tp + " log start " + sourceCopy.logStartOffset(), Duration.ofSeconds(30), () -> {
+                try {
+                    return batches(targetAdmin, tp).logStartOffset() == sourceCopy.logStartOffset();
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+            Copy targetCopy = batches(targetAdmin, tp);
+            assertThat(targetCopy.batches()).as(tp.toString()).isEqualTo(sourceCopy.batches());
+            assertThat(sourceCopy.batches()).as(tp + " holds batches").isNotEmpty();
+        }
+        assertThat(batches(targetAdmin, new TopicPartition("orders", 0)).logStartOffset())
+                .isEqualTo(100);
+        assertThat(batches(targetAdmin, new TopicPartition("payments", 0)).batches())
+                .as("transaction markers copied")
+                .anyMatch(b -> b.control());
+        assertThat(describeConfig("orders", "strait.mirror.source.topic.id"))
+                .isEqualTo(sourceAdmin
+                        .describeTopics(List.of("orders"))
+                        .allTopicNames()
+                        .get(30, TimeUnit.SECONDS)
+                        .get("orders")
+                        .topicId()
+                        .toString());
+
+        // And: a producer to the mirror is refused at once, with the reason
+        try (KafkaProducer<byte[], byte[]> producer = producer(target.bootstrapServers(), Map.of())) {
+            assertThatThrownBy(() ->
+                            producer.send(record("orders", 1, "not-allowed")).get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("read-only mirror");
+        }
+
+        // When: promoted
+        long sourceEnd = endOffset(sourceAdmin, new TopicPartition("orders", 1));
+        targetAdmin
+                .incrementalAlterConfigs(Map.of(
+                        new ConfigResource(ConfigResource.Type.TOPIC, "orders"),
+                        List.of(new AlterConfigOp(
+                                new ConfigEntry("strait.mirror.state", "promoted"), AlterConfigOp.OpType.SET))))
+                .all()
+                .get(30, TimeUnit.SECONDS);
+
+        // Then: a producer writes after the copied records
+        List<RecordMetadata> written = new ArrayList<>();
+        try (KafkaProducer<byte[], byte[]> producer = producer(target.bootstrapServers(), Map.of())) {
+            // Every broker applies the new config as the metadata reaches it; until then the send is refused.
+            Await.until("a produce to the promoted topic", Duration.ofSeconds(30), () -> {
+                try {
+                    written.add(
+                            producer.send(record("orders", 1, "after-promote")).get(30, TimeUnit.SECONDS));
+                    return true;
+                } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+                    return false;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            });
+        }
+        assertThat(written)
+                .singleElement()
+                .satisfies(m -> assertThat(m.offset()).isEqualTo(sourceEnd));
+    }
+
+    @Test
+    void aLeaderKillOnTheCompanionClusterMidCopyLosesAndReordersNothing() throws Exception {
+        // Given: a source topic written to while it is being mirrored
+        create(sourceAdmin, "clicks", 1, (short) 1, Map.of());
+        TopicPartition tp = new TopicPartition("clicks", 0);
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Exception> failures = new ArrayList<>();
+        Thread writer = new Thread(() -> {
+            try (KafkaProducer<byte[], byte[]> producer = producer(source.bootstrapServers(), Map.of())) {
+                for (int i = 0; i < 20_000 && !stop.get(); i++) {
+                    producer.send(record("clicks", 0, "click-" + i));
+                    if (i % 500 == 0) {
+                        producer.flush();
+                        Thread.sleep(50);
+                    }
+                }
+                producer.flush();
+            } catch (Exception e) {
+                failures.add(e);
+            }
+        });
+        writer.start();
+        createMirror("clicks", 1);
+        Await.until("the copy started", Duration.ofSeconds(60), () -> endOffset(targetAdmin, tp) > 1_000);
+
+        // When: the mirror partition's leader dies mid-copy
+        int leader = leaderOf(targetAdmin, tp).id();
+        target.killNode(leader);
+        writer.join(120_000);
+        stop.set(true);
+        assertThat(failures).isEmpty();
+
+        // Then: the new leader continues from its own log end; the copy ends equal to the source
+        long sourceEnd = endOffset(sourceAdmin, tp);
+        Await.until(
+                "clicks copied to " + sourceEnd, Duration.ofSeconds(90), () -> endOffset(targetAdmin, tp) == sourceEnd);
+        assertThat(batches(targetAdmin, tp).batches())
+                .isEqualTo(batches(sourceAdmin, tp).batches());
+        target.restartNode(leader);
+    }
+
+    private static void createMirror(String topic, int partitions) throws Exception {
+        create(
+                targetAdmin,
+                topic,
+                partitions,
+                (short) 3,
+                Map.of("strait.mirror.source.bootstrap.servers", source.bootstrapServers()));
+    }
+
+    private static void create(Admin admin, String topic, int partitions, short rf, Map<String, String> configs)
+            throws Exception {
+        admin.createTopics(List.of(new NewTopic(topic, partitions, rf).configs(configs)))
+                .all()
+                .get(30, TimeUnit.SECONDS);
+    }
+
+    private static String describeConfig(String topic, String name) throws Exception {
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+        return targetAdmin
+                .describeConfigs(List.of(resource))
+                .all()
+                .get(30, TimeUnit.SECONDS)
+                .get(resource)
+                .get(name)
+                .value();
+    }
+
+    private static long endOffset(Admin admin, TopicPartition tp) {
+        try {
+            return admin.listOffsets(Map.of(tp, OffsetSpec.latest()))
+                    .partitionResult(tp)
+                    .get(30, TimeUnit.SECONDS)
+                    .offset();
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+
+    private static Node leaderOf(Admin admin, TopicPartition tp) throws Exception {
+        TopicDescription description = admin.describeTopics(List.of(tp.topic()))
+                .allTopicNames()
+                .get(30, TimeUnit.SECONDS)
+                .get(tp.topic());
+        return description.partitions().get(tp.partition()).leader();
+    }
+
+    /** One stored batch as the wire shows it; the partition leader epoch is left out, as a mirror sets its own. */
+    record Batch(long baseOffset, long lastOffset, long crc, boolean transactional, boolean control) {}
+
+    record Copy(long logStartOffset, List<Batch> batches) {}
+
+    /** Every batch of a partition up to its high watermark, fetched raw from its leader as a consumer. */
+    private static Copy batches(Admin admin, TopicPartition tp) throws Exception {
+        Node leader = leaderOf(admin, tp);
+        Uuid topicId = admin.describeTopics(List.of(tp.topic()))
+                .allTopicNames()
+                .get(30, TimeUnit.SECONDS)
+                .get(tp.topic())
+                .topicId();
+        List<Batch> batches = new ArrayList<>();
+        long logStart = -1;
+        try (SourceClient client = SourceClusterClient.factory(99, 10_000).connect(leader.host(), leader.port())) {
+            long offset = client.logStartOffsets(Map.of(tp, -1)).get(tp);
+            for (int round = 0; round < 10_000; round++) {
+                SourceClient.Fetched fetched = client.fetch(
+                                List.of(new SourceClient.FetchTarget(tp, topicId, offset, -1, 1 << 20)), 0, 1 << 20)
+                        .get(tp);
+                assertThat(fetched.error()).isEqualTo(SourceClient.SourceError.NONE);
+                logStart = fetched.logStartOffset();
+                if (!fetched.records().hasRemaining()) {
+                    break;
+                }
+                for (MutableRecordBatch batch :
+                        MemoryRecords.readableRecords(fetched.records()).batches()) {
+                    batches.add(new Batch(
+                            batch.baseOffset(),
+                            batch.lastOffset(),
+                            batch.checksum(),
+                            batch.isTransactional(),
+                            batch.isControlBatch()));
+                    offset = batch.nextOffset();
+                }
+            }
+        }
+        return new Copy(logStart, batches);
+    }
+
+    private static ProducerRecord<byte[], byte[]> record(String topic, int partition, String value) {
+        return new ProducerRecord<>(
+                topic, partition, value.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static KafkaProducer<byte[], byte[]> producer(String bootstrap, Map<String, String> extra) {
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        props.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "60000");
+        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        props.putAll(extra);
+        return new KafkaProducer<>(props);
+    }
+
+    private static Properties adminProps(String bootstrap) {
+        Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        return props;
+    }
+}
