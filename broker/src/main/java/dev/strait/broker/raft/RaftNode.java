@@ -94,6 +94,8 @@ public final class RaftNode {
     /** Serves the snapshot as leader; downloads and installs one as follower. */
     private final SnapshotTransfer snapshots;
 
+    private final SnapshotSchedule snapshotSchedule;
+
     private ElectionState electionState;
     private RaftRole role;
     /** Entries below this offset are committed. Checkpointed to disk from time to time; never goes back. */
@@ -108,9 +110,6 @@ public final class RaftNode {
      */
     private boolean caughtUpWithQuorum;
 
-    private long committedBytesSinceSnapshot;
-    private long committedEntriesSinceSnapshot;
-    private long lastSnapshotMs;
     private long electionDeadlineMs = Long.MAX_VALUE;
     private long fetchDeadlineMs = Long.MAX_VALUE;
     private long beginQuorumDeadlineMs = Long.MAX_VALUE;
@@ -141,6 +140,7 @@ public final class RaftNode {
         this.epochIndex = EpochIndex.rebuild(storage);
         this.logPrefix = "[RaftNode " + nodeId + "] ";
         this.snapshots = new SnapshotTransfer(nodeId, config, storage, transport, epochIndex, logPrefix);
+        this.snapshotSchedule = new SnapshotSchedule(config);
         this.electionState = storage.electionState();
         this.durableHighWatermark = storage.highWatermark();
         if (durableHighWatermark > storage.endOffset()) {
@@ -150,8 +150,7 @@ public final class RaftNode {
         }
         this.highWatermark = Math.max(durableHighWatermark, storage.startOffset());
         this.highWatermarkCheckpointDueMs = nowMs;
-        this.lastSnapshotMs = nowMs;
-        recountSinceSnapshot();
+        snapshotSchedule.restart(storage, highWatermark, nowMs);
         int epoch = electionState.epoch();
         if (electionState.leaderId() == nodeId) {
             // A leader that restarts has lost what it knew about its followers; it steps down rather than lead on.
@@ -278,13 +277,7 @@ public final class RaftNode {
      * start of this node) is {@link RaftConfig#maxSnapshotIntervalMs()} old.
      */
     public boolean snapshotDue(long nowMs) {
-        if (committedEntriesSinceSnapshot == 0) {
-            return false;
-        }
-        if (committedBytesSinceSnapshot >= config.maxRecordBytesBetweenSnapshots()) {
-            return true;
-        }
-        return config.maxSnapshotIntervalMs() > 0 && nowMs - lastSnapshotMs >= config.maxSnapshotIntervalMs();
+        return snapshotSchedule.due(nowMs);
     }
 
     /**
@@ -302,8 +295,7 @@ public final class RaftNode {
                 new OffsetAndEpoch(endOffset, storage.entry(endOffset - 1).epoch());
         storage.installSnapshot(id, content);
         epochIndex.onPrefixTruncated(id);
-        lastSnapshotMs = nowMs;
-        recountSinceSnapshot();
+        snapshotSchedule.restart(storage, highWatermark, nowMs);
         LOGGER.debug(
                 "{}snapshot {} taken ({} bytes); log now starts at {}",
                 logPrefix,
@@ -683,8 +675,7 @@ public final class RaftNode {
             case INSTALLED -> {
                 // the leader only snapshots what it committed
                 highWatermark = Math.max(highWatermark, response.snapshotId().offset());
-                lastSnapshotMs = nowMs;
-                recountSinceSnapshot();
+                snapshotSchedule.restart(storage, highWatermark, nowMs);
                 sendFetch(follower.leaderId(), nowMs);
             }
             case ALREADY_COVERED -> sendFetch(follower.leaderId(), nowMs);
@@ -909,26 +900,9 @@ public final class RaftNode {
 
     private void advanceHighWatermark(long candidate) {
         for (long offset = highWatermark; offset < candidate; offset++) {
-            LogEntry entry = storage.entry(offset);
-            if (entry.kind() == LogEntry.Kind.DATA) {
-                committedEntriesSinceSnapshot++;
-                committedBytesSinceSnapshot += entry.payloadSize();
-            }
+            snapshotSchedule.onCommitted(storage.entry(offset));
         }
         highWatermark = Math.max(highWatermark, candidate);
-    }
-
-    /** Recounts the committed data after the log start (the latest snapshot), for {@link #snapshotDue}. */
-    private void recountSinceSnapshot() {
-        committedEntriesSinceSnapshot = 0;
-        committedBytesSinceSnapshot = 0;
-        for (long offset = storage.startOffset(); offset < highWatermark; offset++) {
-            LogEntry entry = storage.entry(offset);
-            if (entry.kind() == LogEntry.Kind.DATA) {
-                committedEntriesSinceSnapshot++;
-                committedBytesSinceSnapshot += entry.payloadSize();
-            }
-        }
     }
 
     /** Writes the high watermark to disk at most every checkpoint interval; everything below it is flushed. */
