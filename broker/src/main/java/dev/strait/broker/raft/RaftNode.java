@@ -65,8 +65,9 @@ import org.slf4j.LoggerFactory;
  * moves to the snapshot's end and only the suffix is kept. A fetch the leader can no longer check or serve from
  * its log (below its log start, or in an epoch older than its snapshot's) is answered with the snapshot's id; the
  * follower downloads it chunk by chunk with FetchSnapshot, checks its size and CRC, installs it (which empties
- * or truncates its own log), and fetches the log from the snapshot's end. The driver notices that
- * {@link #logStartOffset()} passed what it has applied and reloads its state from {@link #readLatestSnapshot()}.
+ * or truncates its own log), and fetches the log from the snapshot's end ({@link SnapshotTransfer} holds both ends
+ * of that exchange). The driver notices that {@link #logStartOffset()} passed what it has applied and reloads its
+ * state from {@link #readLatestSnapshot()}.
  * The high watermark is checkpointed to disk every {@link RaftConfig#highWatermarkCheckpointMs()}, and a
  * restarted node starts from the larger of that checkpoint and its snapshot's end, so it can serve what it knows
  * is committed before it hears from a leader.
@@ -79,10 +80,6 @@ public final class RaftNode {
     private static final int NONE = ElectionState.NONE;
     /** A fetch answer stops adding entries past this many payload bytes, well inside a transport frame. */
     private static final long MAX_FETCH_BYTES = 4L * 1024 * 1024;
-    /** Cap on one FetchSnapshot chunk whatever the follower asks, well below the controller wire's frame limit. */
-    private static final int MAX_SNAPSHOT_CHUNK_BYTES = 8 * 1024 * 1024;
-
-    private static final byte[] NO_BYTES = new byte[0];
 
     private final int nodeId;
     private final List<Integer> voters;
@@ -94,6 +91,10 @@ public final class RaftNode {
     private final EpochIndex epochIndex;
     private final NavigableMap<Long, CompletableFuture<Long>> pendingProposals = new TreeMap<>();
     private final String logPrefix;
+    /** Serves the snapshot as leader; downloads and installs one as follower. */
+    private final SnapshotTransfer snapshots;
+
+    private final SnapshotSchedule snapshotSchedule;
 
     private ElectionState electionState;
     private RaftRole role;
@@ -108,12 +109,7 @@ public final class RaftNode {
      * Until then the checkpointed high watermark is all it knows, which may be far behind. Never goes back.
      */
     private boolean caughtUpWithQuorum;
-    /** The snapshot a follower is downloading from its leader; null when it fetches the log. */
-    private SnapshotDownload download;
 
-    private long committedBytesSinceSnapshot;
-    private long committedEntriesSinceSnapshot;
-    private long lastSnapshotMs;
     private long electionDeadlineMs = Long.MAX_VALUE;
     private long fetchDeadlineMs = Long.MAX_VALUE;
     private long beginQuorumDeadlineMs = Long.MAX_VALUE;
@@ -143,6 +139,8 @@ public final class RaftNode {
         this.random = random;
         this.epochIndex = EpochIndex.rebuild(storage);
         this.logPrefix = "[RaftNode " + nodeId + "] ";
+        this.snapshots = new SnapshotTransfer(nodeId, config, storage, transport, epochIndex, logPrefix);
+        this.snapshotSchedule = new SnapshotSchedule(config);
         this.electionState = storage.electionState();
         this.durableHighWatermark = storage.highWatermark();
         if (durableHighWatermark > storage.endOffset()) {
@@ -152,8 +150,7 @@ public final class RaftNode {
         }
         this.highWatermark = Math.max(durableHighWatermark, storage.startOffset());
         this.highWatermarkCheckpointDueMs = nowMs;
-        this.lastSnapshotMs = nowMs;
-        recountSinceSnapshot();
+        snapshotSchedule.restart(storage, highWatermark, nowMs);
         int epoch = electionState.epoch();
         if (electionState.leaderId() == nodeId) {
             // A leader that restarts has lost what it knew about its followers; it steps down rather than lead on.
@@ -191,7 +188,7 @@ public final class RaftNode {
         } else if (message instanceof FetchResponse response) {
             handleFetchResponse(response, nowMs);
         } else if (message instanceof FetchSnapshotRequest request) {
-            handleFetchSnapshotRequest(request, nowMs);
+            snapshots.serve(request, role, leaderId(), nowMs);
         } else if (message instanceof FetchSnapshotResponse response) {
             handleFetchSnapshotResponse(response, nowMs);
         }
@@ -280,13 +277,7 @@ public final class RaftNode {
      * start of this node) is {@link RaftConfig#maxSnapshotIntervalMs()} old.
      */
     public boolean snapshotDue(long nowMs) {
-        if (committedEntriesSinceSnapshot == 0) {
-            return false;
-        }
-        if (committedBytesSinceSnapshot >= config.maxRecordBytesBetweenSnapshots()) {
-            return true;
-        }
-        return config.maxSnapshotIntervalMs() > 0 && nowMs - lastSnapshotMs >= config.maxSnapshotIntervalMs();
+        return snapshotSchedule.due(nowMs);
     }
 
     /**
@@ -304,8 +295,7 @@ public final class RaftNode {
                 new OffsetAndEpoch(endOffset, storage.entry(endOffset - 1).epoch());
         storage.installSnapshot(id, content);
         epochIndex.onPrefixTruncated(id);
-        lastSnapshotMs = nowMs;
-        recountSinceSnapshot();
+        snapshotSchedule.restart(storage, highWatermark, nowMs);
         LOGGER.debug(
                 "{}snapshot {} taken ({} bytes); log now starts at {}",
                 logPrefix,
@@ -431,7 +421,7 @@ public final class RaftNode {
     public String toString() {
         return "RaftNode(" + nodeId + " " + roleName() + " epoch=" + epoch() + " leader=" + leaderId() + " start="
                 + logStartOffset() + " end=" + endOffset() + " hw=" + highWatermark
-                + (download == null ? "" : " " + download) + ")";
+                + (snapshots.downloading() ? " " + snapshots.download() : "") + ")";
     }
 
     // ---------------------------------------------------------------- votes
@@ -499,8 +489,7 @@ public final class RaftNode {
         int known = knownLeaderOfEpoch();
         if (known == begin.source()) {
             if (role instanceof Follower) {
-                lastLeaderContactMs = nowMs;
-                resetElectionTimer(nowMs);
+                onLeaderContact(nowMs);
             }
             return;
         }
@@ -529,8 +518,8 @@ public final class RaftNode {
                     highWatermark));
             return;
         }
-        Optional<SnapshotInfo> snapshot = storage.latestSnapshot();
-        if (snapshot.isPresent() && mustFetchSnapshot(request, snapshot.get().id())) {
+        Optional<OffsetAndEpoch> snapshotId = snapshots.snapshotToFetchInstead(request);
+        if (snapshotId.isPresent()) {
             leader.progress().onContact(request.source(), nowMs);
             transport.send(new FetchResponse(
                     nodeId,
@@ -543,7 +532,7 @@ public final class RaftNode {
                     null,
                     List.of(),
                     highWatermark,
-                    snapshot.get().id()));
+                    snapshotId.get()));
             return;
         }
         OffsetAndEpoch ours = epochIndex.endOffsetFor(request.lastFetchedEpoch(), storage.endOffset());
@@ -586,64 +575,6 @@ public final class RaftNode {
                 highWatermark));
     }
 
-    /**
-     * KIP-630's check: the log can no longer validate the follower's position when it is below the log start,
-     * at the log start in another epoch than the snapshot's last entry, or in an epoch older than that one
-     * (the follower's entries then part from ours somewhere the snapshot covers).
-     */
-    private static boolean mustFetchSnapshot(FetchRequest request, OffsetAndEpoch snapshotId) {
-        return request.fetchOffset() < snapshotId.offset()
-                || (request.fetchOffset() == snapshotId.offset() && request.lastFetchedEpoch() != snapshotId.epoch())
-                || request.lastFetchedEpoch() < snapshotId.epoch();
-    }
-
-    private void handleFetchSnapshotRequest(FetchSnapshotRequest request, long nowMs) {
-        if (!(role instanceof Leader leader) || request.epoch() != leader.epoch()) {
-            FetchError error = request.epoch() < epoch() ? FetchError.FENCED_EPOCH : FetchError.NOT_LEADER;
-            sendSnapshotError(request, error);
-            return;
-        }
-        leader.progress().onContact(request.source(), nowMs);
-        Optional<SnapshotInfo> latest = storage.latestSnapshot();
-        if (latest.isEmpty() || !latest.get().id().equals(request.snapshotId())) {
-            sendSnapshotError(request, FetchError.SNAPSHOT_NOT_FOUND);
-            return;
-        }
-        SnapshotInfo info = latest.get();
-        if (request.position() < 0 || request.position() >= info.sizeBytes() || request.maxBytes() <= 0) {
-            sendSnapshotError(request, FetchError.POSITION_OUT_OF_RANGE);
-            return;
-        }
-        byte[] chunk = storage.readSnapshot(
-                        info.id(), request.position(), Math.min(request.maxBytes(), MAX_SNAPSHOT_CHUNK_BYTES))
-                .orElseThrow();
-        transport.send(new FetchSnapshotResponse(
-                nodeId,
-                request.source(),
-                leader.epoch(),
-                FetchError.NONE,
-                nodeId,
-                info.id(),
-                info.sizeBytes(),
-                info.crc32c(),
-                request.position(),
-                chunk));
-    }
-
-    private void sendSnapshotError(FetchSnapshotRequest request, FetchError error) {
-        transport.send(new FetchSnapshotResponse(
-                nodeId,
-                request.source(),
-                epoch(),
-                error,
-                leaderId(),
-                request.snapshotId(),
-                0,
-                0,
-                request.position(),
-                NO_BYTES));
-    }
-
     private void maybeAdvanceHighWatermark(Leader leader) {
         long majorityEnd = leader.progress().majorityEndOffset();
         // Raft's commit rule: count replicas only for an entry of our own epoch. Entries from earlier epochs
@@ -683,30 +614,20 @@ public final class RaftNode {
     // ---------------------------------------------------------------- fetch, follower side
 
     private void handleFetchResponse(FetchResponse response, long nowMs) {
-        if (response.epoch() < epoch()) {
+        Optional<Follower> fromLeader =
+                answerFromLeader(response.epoch(), response.source(), response.error(), response.leaderId(), nowMs);
+        if (fromLeader.isEmpty() || response.error() != FetchError.NONE || snapshots.downloading()) {
             return;
         }
-        // Only the epoch's leader answers without error, so such an answer names the leader as surely as an error
-        // naming one does.
-        int named = response.error() == FetchError.NONE ? response.source() : response.leaderId();
-        if (knownLeaderOfEpoch() == NONE && named != NONE && named != nodeId) {
-            transitionToFollower(response.epoch(), named, nowMs);
-            return;
-        }
-        if (response.error() != FetchError.NONE) {
-            return;
-        }
-        if (!(role instanceof Follower follower) || follower.leaderId() != response.source() || download != null) {
-            return;
-        }
+        Follower follower = fromLeader.get();
         // Apply only to the log the request described; anything else is a late or duplicate answer.
         if (response.fetchOffset() != storage.endOffset() || response.lastFetchedEpoch() != epochIndex.lastEpoch()) {
             return;
         }
-        lastLeaderContactMs = nowMs;
-        resetElectionTimer(nowMs);
+        onLeaderContact(nowMs);
         if (response.snapshotId() != null) {
-            startSnapshotDownload(follower, response.snapshotId(), nowMs);
+            snapshots.start(follower, response.snapshotId());
+            fetchDeadlineMs = nowMs + config.fetchTimeoutMs();
             return;
         }
         if (response.divergingEpoch() != null) {
@@ -740,104 +661,51 @@ public final class RaftNode {
         }
     }
 
-    private void startSnapshotDownload(Follower follower, OffsetAndEpoch id, long nowMs) {
-        long ours = storage.latestSnapshot().map(SnapshotInfo::endOffset).orElse(0L);
-        if (id.offset() <= ours || id.epoch() <= 0 || id.epoch() > follower.epoch()) {
-            // A leader only points at a snapshot beyond ours; anything else is a confused peer, not a reason to
-            // throw away our log. Ask again later.
-            LOGGER.warn(
-                    "{}ignoring leader {}'s snapshot {}: this node's latest snapshot ends at {}",
-                    logPrefix,
-                    follower.leaderId(),
-                    id,
-                    ours);
-            fetchDeadlineMs = nowMs + config.fetchTimeoutMs();
-            return;
-        }
-        LOGGER.info(
-                "{}fetching snapshot {} from leader {} (log {}..{})",
-                logPrefix,
-                id,
-                follower.leaderId(),
-                storage.startOffset(),
-                storage.endOffset());
-        download = new SnapshotDownload(id);
-        sendFetchSnapshot(follower.leaderId(), nowMs);
-    }
-
-    private void sendFetchSnapshot(int destination, long nowMs) {
-        transport.send(new FetchSnapshotRequest(
-                nodeId, destination, epoch(), download.id(), download.position(), config.snapshotChunkBytes()));
-        fetchDeadlineMs = nowMs + config.fetchTimeoutMs();
-    }
-
     private void handleFetchSnapshotResponse(FetchSnapshotResponse response, long nowMs) {
-        if (response.epoch() < epoch()) {
+        Optional<Follower> fromLeader =
+                answerFromLeader(response.epoch(), response.source(), response.error(), response.leaderId(), nowMs);
+        if (fromLeader.isEmpty() || !snapshots.expects(response)) {
             return;
         }
-        int named = response.error() == FetchError.NONE ? response.source() : response.leaderId();
-        if (knownLeaderOfEpoch() == NONE && named != NONE && named != nodeId) {
-            transitionToFollower(response.epoch(), named, nowMs);
-            return;
+        Follower follower = fromLeader.get();
+        onLeaderContact(nowMs);
+        switch (snapshots.accept(follower, response)) {
+            case REQUESTED_NEXT -> fetchDeadlineMs = nowMs + config.fetchTimeoutMs();
+            case ABANDONED -> fetchDeadlineMs = nowMs + config.fetchBackoffMs();
+            case INSTALLED -> {
+                // the leader only snapshots what it committed
+                highWatermark = Math.max(highWatermark, response.snapshotId().offset());
+                snapshotSchedule.restart(storage, highWatermark, nowMs);
+                sendFetch(follower.leaderId(), nowMs);
+            }
+            case ALREADY_COVERED -> sendFetch(follower.leaderId(), nowMs);
         }
-        if (response.error() == FetchError.FENCED_EPOCH || response.error() == FetchError.NOT_LEADER) {
-            return;
+    }
+
+    /**
+     * The preamble every answer to this node's pulls goes through ({@link ResponsePreamble}): follows the leader
+     * the answer names if this node knew none, and returns the follower role only if the answer is from the leader
+     * it follows, so the caller goes on to the payload.
+     */
+    private Optional<Follower> answerFromLeader(int epoch, int source, FetchError error, int leaderId, long nowMs) {
+        switch (ResponsePreamble.check(nodeId, role, epoch, source, error, leaderId)) {
+            case FOLLOW_NAMED_LEADER -> {
+                transitionToFollower(epoch, ResponsePreamble.namedLeader(source, error, leaderId), nowMs);
+                return Optional.empty();
+            }
+            case FROM_LEADER -> {
+                return Optional.of((Follower) role);
+            }
+            default -> {
+                return Optional.empty();
+            }
         }
-        // Apply only to the chunk we asked for; anything else is a late or duplicate answer.
-        if (!(role instanceof Follower follower)
-                || follower.leaderId() != response.source()
-                || download == null
-                || !download.id().equals(response.snapshotId())
-                || response.position() != download.position()) {
-            return;
-        }
+    }
+
+    /** The leader this node follows was heard from: it refuses pre-votes and waits for it a while longer. */
+    private void onLeaderContact(long nowMs) {
         lastLeaderContactMs = nowMs;
         resetElectionTimer(nowMs);
-        if (response.error() != FetchError.NONE) {
-            // SNAPSHOT_NOT_FOUND: the leader took a newer snapshot; POSITION_OUT_OF_RANGE: we and the leader
-            // disagree about this one. Either way a fresh fetch tells us which snapshot to get.
-            LOGGER.info(
-                    "{}snapshot {} download ended by {}; fetching again", logPrefix, download.id(), response.error());
-            download = null;
-            fetchDeadlineMs = nowMs + config.fetchBackoffMs();
-            return;
-        }
-        switch (download.accept(response.size(), response.crc32c(), response.bytes())) {
-            case MORE -> sendFetchSnapshot(follower.leaderId(), nowMs);
-            case RESTARTED -> {
-                LOGGER.warn(
-                        "{}snapshot {} chunk at {} disagrees with its size or checksum; downloading again",
-                        logPrefix,
-                        download.id(),
-                        response.position());
-                sendFetchSnapshot(follower.leaderId(), nowMs);
-            }
-            case COMPLETE -> installDownloadedSnapshot(follower, nowMs);
-        }
-    }
-
-    private void installDownloadedSnapshot(Follower follower, long nowMs) {
-        OffsetAndEpoch id = download.id();
-        byte[] content = download.content();
-        download = null;
-        long ours = storage.latestSnapshot().map(SnapshotInfo::endOffset).orElse(0L);
-        if (id.offset() > ours) {
-            storage.installSnapshot(id, content);
-            epochIndex.reset(storage);
-            // the leader only snapshots what it committed
-            highWatermark = Math.max(highWatermark, id.offset());
-            lastSnapshotMs = nowMs;
-            recountSinceSnapshot();
-            LOGGER.info(
-                    "{}installed snapshot {} ({} bytes) from leader {}; log now {}..{}",
-                    logPrefix,
-                    id,
-                    content.length,
-                    follower.leaderId(),
-                    storage.startOffset(),
-                    storage.endOffset());
-        }
-        sendFetch(follower.leaderId(), nowMs);
     }
 
     private void truncateDivergentSuffix(OffsetAndEpoch leaderEnd) {
@@ -858,8 +726,9 @@ public final class RaftNode {
     }
 
     private void onFetchTimeout(long nowMs) {
-        if (role instanceof Follower follower && download != null) {
-            sendFetchSnapshot(follower.leaderId(), nowMs);
+        if (role instanceof Follower follower && snapshots.downloading()) {
+            snapshots.requestChunk(follower);
+            fetchDeadlineMs = nowMs + config.fetchTimeoutMs();
         } else if (role instanceof Follower follower) {
             sendFetch(follower.leaderId(), nowMs);
         } else if (role instanceof Prospective prospective && prospective.leaderId() != NONE) {
@@ -900,7 +769,7 @@ public final class RaftNode {
     }
 
     private void transitionToUnattached(int epoch, long nowMs) {
-        download = null; // a download belongs to one leader in one epoch
+        snapshots.cancel(); // a download belongs to one leader in one epoch
         int votedFor = epoch == electionState.epoch() ? electionState.votedFor() : NONE;
         persist(new ElectionState(epoch, votedFor, NONE));
         leaveLeadership();
@@ -911,7 +780,7 @@ public final class RaftNode {
     }
 
     private void transitionToFollower(int epoch, int leaderId, long nowMs) {
-        download = null; // a download belongs to one leader in one epoch
+        snapshots.cancel(); // a download belongs to one leader in one epoch
         int votedFor = epoch == electionState.epoch() ? electionState.votedFor() : NONE;
         persist(new ElectionState(epoch, votedFor, leaderId));
         leaveLeadership();
@@ -923,7 +792,7 @@ public final class RaftNode {
     }
 
     private void transitionToProspective(long nowMs) {
-        download = null; // a download belongs to one leader in one epoch
+        snapshots.cancel(); // a download belongs to one leader in one epoch
         int leaderId = NONE;
         if (role instanceof Follower follower) {
             leaderId = follower.leaderId();
@@ -949,7 +818,7 @@ public final class RaftNode {
     }
 
     private void transitionToCandidate(long nowMs) {
-        download = null; // a download belongs to one leader in one epoch
+        snapshots.cancel(); // a download belongs to one leader in one epoch
         int epoch = epoch() + 1;
         storage.flush(); // the log end we advertise in the vote request must survive a crash
         persist(new ElectionState(epoch, nodeId, NONE));
@@ -972,7 +841,7 @@ public final class RaftNode {
     }
 
     private void transitionToLeader(long nowMs) {
-        download = null; // a download belongs to one leader in one epoch
+        snapshots.cancel(); // a download belongs to one leader in one epoch
         int epoch = epoch();
         persist(new ElectionState(epoch, nodeId, nodeId));
         LeaderProgress progress = new LeaderProgress(nodeId, voters, nowMs);
@@ -996,7 +865,7 @@ public final class RaftNode {
     }
 
     private void transitionToResigned(long nowMs) {
-        download = null; // a download belongs to one leader in one epoch
+        snapshots.cancel(); // a download belongs to one leader in one epoch
         leaveLeadership();
         role = new Resigned(epoch());
         resetElectionTimer(nowMs);
@@ -1022,10 +891,7 @@ public final class RaftNode {
 
     /** The leader of the current epoch as far as this node knows, including itself. */
     private int knownLeaderOfEpoch() {
-        if (role instanceof Resigned) {
-            return nodeId;
-        }
-        return leaderId();
+        return ResponsePreamble.knownLeaderOfEpoch(role, nodeId);
     }
 
     private OffsetAndEpoch lastEntry() {
@@ -1034,26 +900,9 @@ public final class RaftNode {
 
     private void advanceHighWatermark(long candidate) {
         for (long offset = highWatermark; offset < candidate; offset++) {
-            LogEntry entry = storage.entry(offset);
-            if (entry.kind() == LogEntry.Kind.DATA) {
-                committedEntriesSinceSnapshot++;
-                committedBytesSinceSnapshot += entry.payloadSize();
-            }
+            snapshotSchedule.onCommitted(storage.entry(offset));
         }
         highWatermark = Math.max(highWatermark, candidate);
-    }
-
-    /** Recounts the committed data after the log start (the latest snapshot), for {@link #snapshotDue}. */
-    private void recountSinceSnapshot() {
-        committedEntriesSinceSnapshot = 0;
-        committedBytesSinceSnapshot = 0;
-        for (long offset = storage.startOffset(); offset < highWatermark; offset++) {
-            LogEntry entry = storage.entry(offset);
-            if (entry.kind() == LogEntry.Kind.DATA) {
-                committedEntriesSinceSnapshot++;
-                committedBytesSinceSnapshot += entry.payloadSize();
-            }
-        }
     }
 
     /** Writes the high watermark to disk at most every checkpoint interval; everything below it is flushed. */

@@ -9,7 +9,7 @@ import java.util.zip.CRC32C;
  * once complete, throws away what was received (the leader's snapshot is immutable under its id, so a
  * disagreement means a corrupt chunk, and the download starts over from byte 0).
  *
- * <p>Not thread-safe; owned by the {@link RaftNode}.
+ * <p>Not thread-safe; owned by the {@link SnapshotTransfer}.
  */
 final class SnapshotDownload {
 
