@@ -102,7 +102,7 @@ import org.slf4j.LoggerFactory;
  *       epoch (KIP-903).</li>
  * </ul>
  *
- * <p>Not thread-safe: owned by the node's event loop ({@link QuorumRuntime}).
+ * <p>Not thread-safe: owned by the node's event loop ({@link QuorumLoop}).
  */
 final class QuorumController {
 

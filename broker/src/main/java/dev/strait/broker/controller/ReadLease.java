@@ -22,7 +22,7 @@ import java.util.function.LongSupplier;
  *   <li>C itself: on the session timeout, {@code T > r + broker.session.timeout.ms}; on connection evidence (fast
  *       fencing) only if no heartbeat arrived after the connections closed, so {@code T >= r + fastFenceGraceMs}.</li>
  *   <li>A controller C2 activated later at {@code X}: it fences no sooner than {@code X + activationGraceMs}. C answers
- *       a heartbeat only while its Raft leadership is confirmed ({@code QuorumRuntime}: a majority of voters fetched
+ *       a heartbeat only while its Raft leadership is confirmed ({@code QuorumLoop}: a majority of voters fetched
  *       from it within half an election timeout {@code W} before {@code r}, and it was not elected within {@code W}).
  *       Every voter of that majority other than C (and C2, if it is one) last heard from C at or after
  *       {@code r - W}, and grants a pre-vote, which a candidate needs from a majority before it asks for votes, only
