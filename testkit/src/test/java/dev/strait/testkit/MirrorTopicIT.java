@@ -18,14 +18,19 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -33,6 +38,7 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.MutableRecordBatch;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -94,6 +100,8 @@ class MirrorTopicIT {
                 for (int i = 0; i < 20; i++) {
                     producer.send(record("payments", 0, "tx-" + t + "-" + i));
                 }
+                // Sent before the end, so the aborted records are in the log, as read_uncommitted shows them.
+                producer.flush();
                 if (t % 2 == 0) {
                     producer.commitTransaction();
                 } else {
@@ -135,6 +143,51 @@ class MirrorTopicIT {
         assertThat(batches(targetAdmin, new TopicPartition("payments", 0)).batches())
                 .as("transaction markers copied")
                 .anyMatch(b -> b.control());
+        // And: read_committed consumers see on the mirror exactly what they see on the source
+        TopicPartition payments = new TopicPartition("payments", 0);
+        assertThat(read(target.bootstrapServers(), payments, "read_committed"))
+                .hasSize(60)
+                .isEqualTo(read(source.bootstrapServers(), payments, "read_committed"));
+        assertThat(read(target.bootstrapServers(), payments, "read_uncommitted"))
+                .hasSize(120)
+                .isEqualTo(read(source.bootstrapServers(), payments, "read_uncommitted"));
+
+        // And: an open transaction on the source holds the mirror's last stable offset where it holds the source's
+        try (KafkaProducer<byte[], byte[]> open =
+                producer(source.bootstrapServers(), Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "payments-open"))) {
+            open.initTransactions();
+            open.beginTransaction();
+            for (int i = 0; i < 5; i++) {
+                open.send(record("payments", 0, "open-" + i));
+            }
+            open.flush();
+            long openEnd = endOffset(sourceAdmin, payments);
+            Await.until(
+                    "the open transaction copied",
+                    Duration.ofSeconds(30),
+                    () -> endOffset(targetAdmin, payments) == openEnd);
+            long sourceStable = stableOffset(sourceAdmin, payments);
+            assertThat(sourceStable).isLessThan(openEnd);
+            assertThat(stableOffset(targetAdmin, payments)).isEqualTo(sourceStable);
+            open.commitTransaction();
+        }
+        long committedEnd = endOffset(sourceAdmin, payments);
+        Await.until(
+                "the commit copied", Duration.ofSeconds(30), () -> stableOffset(targetAdmin, payments) == committedEnd);
+        assertThat(read(target.bootstrapServers(), payments, "read_committed"))
+                .hasSize(65)
+                .isEqualTo(read(source.bootstrapServers(), payments, "read_committed"));
+
+        // And: after every companion node restarts, the aborted transactions are known again (read from the log)
+        target.stopAll();
+        target.restartAll();
+        Await.until(
+                "payments readable after the restart",
+                Duration.ofSeconds(60),
+                () -> stableOffset(targetAdmin, payments) == committedEnd);
+        assertThat(read(target.bootstrapServers(), payments, "read_committed"))
+                .isEqualTo(read(source.bootstrapServers(), payments, "read_committed"));
+
         assertThat(describeConfig("orders", "strait.mirror.source.topic.id"))
                 .isEqualTo(sourceAdmin
                         .describeTopics(List.of("orders"))
@@ -264,6 +317,45 @@ class MirrorTopicIT {
             Thread.currentThread().interrupt();
             return -1;
         }
+    }
+
+    private static long stableOffset(Admin admin, TopicPartition tp) {
+        try {
+            return admin.listOffsets(
+                            Map.of(tp, OffsetSpec.latest()), new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
+                    .partitionResult(tp)
+                    .get(30, TimeUnit.SECONDS)
+                    .offset();
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+
+    /** Every record a consumer of that isolation level reads from the start, as "offset:value". */
+    private static List<String> read(String bootstrap, TopicPartition tp, String isolation) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        List<String> records = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            long end = consumer.endOffsets(List.of(tp)).get(tp);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (consumer.position(tp) < end && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    records.add(r.offset() + ":" + new String(r.value(), StandardCharsets.UTF_8));
+                }
+            }
+            assertThat(consumer.position(tp)).as("read " + tp + " to " + end).isGreaterThanOrEqualTo(end);
+        }
+        return records;
     }
 
     private static Node leaderOf(Admin admin, TopicPartition tp) throws Exception {

@@ -152,6 +152,37 @@ public final class RecordBatchHeader {
         return buffer.getInt(offset + RECORDS_COUNT_OFFSET);
     }
 
+    /** A control batch's marker: {@link #CONTROL_ABORT}, {@link #CONTROL_COMMIT}, or another type Kafka defines. */
+    public static final short CONTROL_ABORT = 0;
+
+    public static final short CONTROL_COMMIT = 1;
+
+    /**
+     * The type of a control batch's record (its key is a version and a type, both int16), or -1 for a data batch
+     * or a control batch without a readable record. Control batches are never compressed.
+     */
+    public short controlType() {
+        if (!isControl() || recordsCount() < 1 || compressionCodec() != 0) {
+            return -1;
+        }
+        ByteBuffer record = buffer.duplicate();
+        record.limit(offset + sizeInBytes()).position(offset + HEADER_SIZE_BYTES);
+        try {
+            Varints.readVarint(record); // record length
+            record.get(); // attributes
+            Varints.readVarlong(record); // timestamp delta
+            Varints.readVarint(record); // offset delta
+            int keyLength = Varints.readVarint(record);
+            if (keyLength < 4) {
+                return -1;
+            }
+            record.getShort(); // key version
+            return record.getShort();
+        } catch (RuntimeException e) {
+            return -1;
+        }
+    }
+
     /**
      * Checks the fixed fields and the CRC. The batch must lie entirely inside the buffer's limit.
      *

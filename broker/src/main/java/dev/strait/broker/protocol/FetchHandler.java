@@ -14,12 +14,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
 import org.apache.kafka.common.message.FetchRequestData.FetchTopic;
 import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.FetchResponseData.AbortedTransaction;
 import org.apache.kafka.common.message.FetchResponseData.FetchableTopicResponse;
 import org.apache.kafka.common.message.FetchResponseData.PartitionData;
 import org.apache.kafka.common.protocol.Errors;
@@ -123,9 +125,17 @@ final class FetchHandler {
 
         /** A follower reads up to the leader's log end; a consumer only what is committed (below the HW). */
         private LogReadResult read(Partition partition, long offset, int maxBytes, boolean minOneBatch) {
-            return replicaId >= 0
-                    ? partition.readForFollower(offset, maxBytes)
+            if (replicaId >= 0) {
+                return partition.readForFollower(offset, maxBytes);
+            }
+            return readCommitted()
+                    ? partition.readCommitted(offset, maxBytes, minOneBatch)
                     : partition.read(offset, maxBytes, minOneBatch);
+        }
+
+        /** A read_committed consumer reads below the last stable offset and is told which transactions aborted. */
+        private boolean readCommitted() {
+            return replicaId < 0 && data.isolationLevel() == IsolationLevel.READ_COMMITTED.id();
         }
 
         private final NetworkRequest request;
@@ -252,10 +262,21 @@ final class FetchHandler {
             try {
                 int limit = Math.min(maxBytes, requested.partitionMaxBytes());
                 LogReadResult read = read(partition.get(), requested.fetchOffset(), limit, minOneBatch);
+                long lastStableOffset = partition.get().lastStableOffset();
                 result.setErrorCode(Errors.NONE.code())
                         .setHighWatermark(read.highWatermark())
-                        .setLastStableOffset(read.highWatermark())
+                        .setLastStableOffset(lastStableOffset)
                         .setLogStartOffset(read.logStartOffset());
+                if (readCommitted()) {
+                    List<AbortedTransaction> aborted = new ArrayList<>();
+                    for (Partition.AbortedTransaction a :
+                            partition.get().abortedTransactions(requested.fetchOffset(), lastStableOffset)) {
+                        aborted.add(new AbortedTransaction()
+                                .setProducerId(a.producerId())
+                                .setFirstOffset(a.firstOffset()));
+                    }
+                    result.setAbortedTransactions(aborted);
+                }
                 if (!read.records().isEmpty() && FileSliceRecords.startsWithCompleteBatch(read.records())) {
                     result.setRecords(new FileSliceRecords(read.records()));
                 }
@@ -268,7 +289,7 @@ final class FetchHandler {
                 if (error == Errors.OFFSET_OUT_OF_RANGE) {
                     // The consumer resets its position from these.
                     result.setHighWatermark(partition.get().highWatermark())
-                            .setLastStableOffset(partition.get().highWatermark())
+                            .setLastStableOffset(partition.get().lastStableOffset())
                             .setLogStartOffset(partition.get().logStartOffset());
                 }
                 return result.setErrorCode(error.code());

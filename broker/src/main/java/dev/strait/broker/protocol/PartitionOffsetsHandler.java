@@ -6,6 +6,7 @@ import dev.strait.broker.replica.Partition;
 import dev.strait.broker.replica.PartitionRoleException;
 import dev.strait.broker.replica.ReplicaManager;
 import java.util.Optional;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsPartition;
@@ -46,6 +47,8 @@ final class PartitionOffsetsHandler {
     /** Needs DESCRIBE on each topic (else TOPIC_AUTHORIZATION_FAILED), as Kafka. */
     AbstractResponse handleListOffsetsRequest(RequestContext context, ListOffsetsRequest request, short version) {
         ListOffsetsResponseData data = new ListOffsetsResponseData();
+        // A read_committed consumer's end is the last stable offset, as Kafka answers it.
+        boolean readCommitted = request.data().isolationLevel() == IsolationLevel.READ_COMMITTED.id();
         for (ListOffsetsTopic topic : request.data().topics()) {
             ListOffsetsTopicResponse topicResponse = new ListOffsetsTopicResponse().setName(topic.name());
             boolean authorized = authorizer.topic(context, AclOperation.DESCRIBE, topic.name());
@@ -54,7 +57,7 @@ final class PartitionOffsetsHandler {
                         .partitions()
                         .add(
                                 authorized
-                                        ? listOffsets(topic.name(), partition, version)
+                                        ? listOffsets(topic.name(), partition, version, readCommitted)
                                         : new ListOffsetsPartitionResponse()
                                                 .setPartitionIndex(partition.partitionIndex())
                                                 .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()));
@@ -64,7 +67,8 @@ final class PartitionOffsetsHandler {
         return new ListOffsetsResponse(data);
     }
 
-    private ListOffsetsPartitionResponse listOffsets(String topic, ListOffsetsPartition request, short version) {
+    private ListOffsetsPartitionResponse listOffsets(
+            String topic, ListOffsetsPartition request, short version, boolean readCommitted) {
         ListOffsetsPartitionResponse response =
                 new ListOffsetsPartitionResponse().setPartitionIndex(request.partitionIndex());
         Optional<Partition> partition = replicaManager.partition(new TopicPartition(topic, request.partitionIndex()));
@@ -76,7 +80,7 @@ final class PartitionOffsetsHandler {
             return response.setErrorCode(epochError.code());
         }
         try {
-            return offsetAt(request.timestamp(), partition.get(), response, version);
+            return offsetAt(request.timestamp(), partition.get(), response, version, readCommitted);
         } catch (PartitionRoleException e) {
             Errors error = ApiErrors.forRole(e);
             // OFFSET_NOT_AVAILABLE exists from v5 on (KIP-207); older clients retry LEADER_NOT_AVAILABLE, as Kafka's
@@ -89,14 +93,18 @@ final class PartitionOffsetsHandler {
     }
 
     private static ListOffsetsPartitionResponse offsetAt(
-            long timestamp, Partition partition, ListOffsetsPartitionResponse response, short version) {
+            long timestamp,
+            Partition partition,
+            ListOffsetsPartitionResponse response,
+            short version,
+            boolean readCommitted) {
         long offset;
         long foundTimestamp = -1;
         if (timestamp == ListOffsetsRequest.EARLIEST_TIMESTAMP
                 || timestamp == ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP) {
             offset = partition.logStartOffset();
         } else if (timestamp == ListOffsetsRequest.LATEST_TIMESTAMP) {
-            offset = partition.latestOffsetForClient();
+            offset = readCommitted ? partition.lastStableOffsetForClient() : partition.latestOffsetForClient();
         } else if (timestamp >= 0 || timestamp == ListOffsetsRequest.MAX_TIMESTAMP) {
             Optional<TimestampAndOffset> found =
                     timestamp >= 0 ? partition.offsetForTimestamp(timestamp) : partition.offsetOfMaxTimestamp();

@@ -154,6 +154,15 @@ final class ProduceHandler {
             }
             requireTimestampsInRange(records, config, replicaManager.time().milliseconds());
             for (MutableRecordBatch batch : records.batches()) {
+                // A transaction only a coordinator can end, or a marker only a coordinator writes, would hold the
+                // last stable offset of read_committed consumers back for good.
+                if (batch.isControlBatch()) {
+                    throw new InvalidRecordException("clients may not write control batches");
+                }
+                if (batch.isTransactional()) {
+                    throw new InvalidRecordException(
+                            "transactional batches need a transactional producer, which this broker does not serve yet");
+                }
                 producerBatches.add(new ProducerBatch(
                         batch.producerId(), batch.producerEpoch(), batch.baseSequence(), batch.lastSequence(), (int)
                                 (batch.lastOffset() - batch.baseOffset() + 1)));

@@ -68,6 +68,10 @@ public final class Partition {
     private final PartitionLog log;
     private final PartitionReplica replica;
     private ProducerStateTable producerState = new ProducerStateTable();
+    private final TransactionState transactions = new TransactionState();
+    /** Whether the log may hold transactions (a mirror topic's copy), so a restart or truncation reads them again. */
+    private boolean tracksTransactions;
+
     private final ProducerStateSnapshots producerSnapshots;
 
     Partition(TopicPartition topicPartition, Uuid topicId, PartitionLog log, int localId, ReplicationConfig config) {
@@ -375,11 +379,13 @@ public final class Partition {
                 // cuts batches): take the whole batch; the log start moves up to the leader's below.
                 log.truncateFullyAndStartAt(first.baseOffset());
                 producerSnapshots.deleteAll();
+                transactions.clear();
             }
             int segmentsBefore = log.segmentCount();
             log.appendAsFollower(records);
             for (RecordBatchHeader batch : batches) {
                 trackProducer(batch);
+                transactions.onBatch(batch);
             }
             snapshotIfRolled(segmentsBefore);
         }
@@ -420,12 +426,14 @@ public final class Partition {
             log.truncateFullyAndStartAt(first.baseOffset());
             producerSnapshots.deleteAll();
             producerState = new ProducerStateTable();
+            transactions.clear();
             required = first.baseOffset();
         }
         int segmentsBefore = log.segmentCount();
         log.appendMirrored(records, required, leaderEpoch);
         for (RecordBatchHeader batch : batches) {
             trackProducer(batch);
+            transactions.onBatch(batch);
         }
         snapshotIfRolled(segmentsBefore);
         replica.onLeaderAppend();
@@ -447,6 +455,7 @@ public final class Partition {
         log.truncateFullyAndStartAt(sourceLogStartOffset);
         producerSnapshots.deleteAll();
         producerState = new ProducerStateTable();
+        transactions.clear();
         replica.onLeaderAppend();
         return true;
     }
@@ -457,6 +466,7 @@ public final class Partition {
         long newStart = Math.min(sourceLogStartOffset, log.highWatermark());
         if (newStart > log.logStartOffset()) {
             log.deleteRecordsBefore(newStart);
+            transactions.dropBelow(log.logStartOffset());
         }
     }
 
@@ -484,6 +494,7 @@ public final class Partition {
         log.truncateFullyAndStartAt(leaderLogStartOffset);
         producerSnapshots.deleteAll();
         producerState = new ProducerStateTable();
+        transactions.clear();
         return true;
     }
 
@@ -515,6 +526,40 @@ public final class Partition {
                 loaded.map(ProducerStateSnapshots.Loaded::offset).orElse(0L)));
     }
 
+    /**
+     * Reads the log's transactions again from its start (a mirror topic's copy after a restart or a truncation), and
+     * keeps doing so after truncations. Only batch headers and control records are read.
+     */
+    synchronized void loadTransactions() {
+        tracksTransactions = true;
+        transactions.clear();
+        forEachBatch(log.logStartOffset(), transactions::onBatch);
+    }
+
+    /**
+     * The last stable offset: below it no transaction is open, so a read_committed consumer reads up to it. Equal
+     * to the high watermark on a partition without transactions.
+     */
+    public synchronized long lastStableOffset() {
+        long highWatermark = log.highWatermark();
+        return Math.max(log.logStartOffset(), Math.min(highWatermark, transactions.firstUnstableOffset()));
+    }
+
+    /** Reads what a read_committed consumer may see: data below the last stable offset. */
+    public synchronized LogReadResult readCommitted(long offset, int maxBytes, boolean minOneBatch) {
+        return log.read(offset, maxBytes, lastStableOffset(), minOneBatch);
+    }
+
+    /** An aborted transaction a read_committed consumer skips: its producer and first offset, as Fetch names it. */
+    public record AbortedTransaction(long producerId, long firstOffset) {}
+
+    /** The aborted transactions a read from {@code fetchOffset} below {@code upperBound} may meet. */
+    public synchronized List<AbortedTransaction> abortedTransactions(long fetchOffset, long upperBound) {
+        return transactions.abortedBetween(fetchOffset, upperBound).stream()
+                .map(a -> new AbortedTransaction(a.producerId(), a.firstOffset()))
+                .toList();
+    }
+
     /** A segment rolled during an append: save the state there, so that a restart replays at most a segment. */
     private void snapshotIfRolled(int segmentsBefore) {
         if (log.segmentCount() > segmentsBefore) {
@@ -524,6 +569,11 @@ public final class Partition {
 
     /** Adds the batches at and after {@code fromOffset} to the producer state. */
     private void replayProducerState(long fromOffset) {
+        forEachBatch(fromOffset, this::trackProducer);
+    }
+
+    /** Hands every batch header from {@code fromOffset} to the log end to {@code action}, in offset order. */
+    private void forEachBatch(long fromOffset, java.util.function.Consumer<RecordBatchHeader> action) {
         long offset = fromOffset;
         long end = log.logEndOffset();
         while (offset < end) {
@@ -540,7 +590,7 @@ public final class Partition {
                     break;
                 }
                 RecordBatchHeader batch = new RecordBatchHeader(buffer, position);
-                trackProducer(batch);
+                action.accept(batch);
                 next = batch.nextOffset();
                 position += RecordBatchHeader.LOG_OVERHEAD_BYTES + length;
             }
@@ -597,6 +647,9 @@ public final class Partition {
             boolean truncated = log.truncateTo(offset);
             if (truncated) {
                 loadProducerState();
+                if (tracksTransactions || !transactions.isEmpty()) {
+                    loadTransactions();
+                }
             }
             return truncated;
         }
@@ -635,6 +688,12 @@ public final class Partition {
     public synchronized long latestOffsetForClient() {
         requireCommittedEndKnown();
         return log.highWatermark();
+    }
+
+    /** The end a read_committed client sees: the last stable offset (with the same check as above). */
+    public synchronized long lastStableOffsetForClient() {
+        requireCommittedEndKnown();
+        return lastStableOffset();
     }
 
     /**

@@ -226,6 +226,10 @@ public final class ReplicaManager implements AutoCloseable {
                     PartitionLog log = openLog(topic, i, logConfig);
                     partition = new Partition(tp, topic.topicId(), log, localId, replicationConfig);
                     partition.loadProducerState();
+                    if (TopicConfigs.isMirror(topic.configs())) {
+                        // Copied from another cluster, the log may hold transactions: find the open and aborted ones.
+                        partition.loadTransactions();
+                    }
                     partitions.put(tp, partition);
                 }
                 live.add(tp);

@@ -277,6 +277,11 @@ public final class TopicConfigs {
         }
     }
 
+    /** Whether a topic's config overrides make it a mirror topic (it names a source cluster). */
+    public static boolean isMirror(Map<String, String> overrides) {
+        return !overrides.getOrDefault(MIRROR_SOURCE_BOOTSTRAP_SERVERS, "").isBlank();
+    }
+
     public static Set<String> supportedKeys() {
         return BUILT_IN_DEFAULTS.keySet();
     }
