@@ -238,6 +238,58 @@ class MirrorTopicIT {
     }
 
     @Test
+    void promotingAbortsTheTransactionsTheCopyLeftOpenAndKeepsTheirRecords() throws Exception {
+        // Given: a committed transaction, then one left open on the source, both copied
+        create(sourceAdmin, "ledger", 1, (short) 1, Map.of());
+        TopicPartition ledger = new TopicPartition("ledger", 0);
+        createMirror("ledger", 1);
+        try (KafkaProducer<byte[], byte[]> done = producer(
+                        source.bootstrapServers(), Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "ledger-a"));
+                KafkaProducer<byte[], byte[]> open = producer(
+                        source.bootstrapServers(), Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "ledger-b"))) {
+            done.initTransactions();
+            done.beginTransaction();
+            for (int i = 0; i < 10; i++) {
+                done.send(record("ledger", 0, "done-" + i));
+            }
+            done.commitTransaction();
+            open.initTransactions();
+            open.beginTransaction();
+            for (int i = 0; i < 7; i++) {
+                open.send(record("ledger", 0, "open-" + i));
+            }
+            open.flush();
+            long sourceEnd = endOffset(sourceAdmin, ledger);
+            Await.until("ledger copied", Duration.ofSeconds(60), () -> endOffset(targetAdmin, ledger) == sourceEnd);
+            assertThat(stableOffset(targetAdmin, ledger)).isEqualTo(11);
+
+            // When: promoted while the source's transaction is still open
+            targetAdmin
+                    .incrementalAlterConfigs(Map.of(
+                            new ConfigResource(ConfigResource.Type.TOPIC, "ledger"),
+                            List.of(new AlterConfigOp(
+                                    new ConfigEntry("strait.mirror.state", "promoted"), AlterConfigOp.OpType.SET))))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+
+            // Then: the open transaction is aborted on the mirror (one marker after its records): read_committed
+            // consumers reach the end and see only the committed one; the aborted records are still in the log
+            Await.until(
+                    "the open transaction aborted",
+                    Duration.ofSeconds(30),
+                    () -> stableOffset(targetAdmin, ledger) == sourceEnd + 1);
+            assertThat(read(target.bootstrapServers(), ledger, "read_committed"))
+                    .extracting(r -> r.substring(r.indexOf(':') + 1))
+                    .containsExactly(
+                            "done-0", "done-1", "done-2", "done-3", "done-4", "done-5", "done-6", "done-7", "done-8",
+                            "done-9");
+            assertThat(read(target.bootstrapServers(), ledger, "read_uncommitted"))
+                    .hasSize(17);
+            open.abortTransaction();
+        }
+    }
+
+    @Test
     void aLeaderKillOnTheCompanionClusterMidCopyLosesAndReordersNothing() throws Exception {
         // Given: a source topic written to while it is being mirrored
         create(sourceAdmin, "clicks", 1, (short) 1, Map.of());

@@ -118,6 +118,7 @@ public final class MirrorFetcher implements AutoCloseable {
      * @return how long to pause before the next round (0 after a round that waited on the source or copied)
      */
     public long runOnce() {
+        endHalfTransactionsOfPromoted();
         List<LedMirror> led = targets.ledMirrors();
         status.keySet().retainAll(led.stream().map(LedMirror::partition).toList());
         if (led.isEmpty()) {
@@ -142,6 +143,26 @@ public final class MirrorFetcher implements AutoCloseable {
         }
         publish();
         return failed ? settings.backoffMs() : 0;
+    }
+
+    /**
+     * A promoted mirror topic is this cluster's own: transactions its copy left open will never be ended by the
+     * source's coordinator, so they are aborted here (the records stay, aborted), which releases read_committed
+     * consumers and keeps no half transaction visible to them.
+     */
+    private void endHalfTransactionsOfPromoted() {
+        for (LedMirror promoted : targets.promotedWithOpenTransactions()) {
+            try {
+                List<Long> producers = targets.abortOpenTransactions(promoted.partition(), promoted.leaderEpoch());
+                LOGGER.info(
+                        "mirror topic partition {} promoted: aborted the transactions of producers {} that the"
+                                + " copy left open",
+                        promoted.partition(),
+                        producers);
+            } catch (PartitionRoleException e) {
+                // leadership moved on; the new leader aborts them
+            }
+        }
     }
 
     /** One round for the partitions copied from one source cluster; false if the source could not be reached. */

@@ -16,6 +16,12 @@ public interface MirrorTargets {
 
     List<LedMirror> ledMirrors();
 
+    /** Partitions led here of promoted mirror topics whose copy left a transaction open. */
+    List<LedMirror> promotedWithOpenTransactions();
+
+    /** Ends every open transaction of a promoted mirror partition with an abort marker; returns their producer ids. */
+    List<Long> abortOpenTransactions(TopicPartition partition, int leaderEpoch);
+
     /** Appends copied batches at {@code requiredBaseOffset}; returns the new log end offset. */
     long append(TopicPartition partition, int leaderEpoch, long requiredBaseOffset, ByteBuffer records);
 

@@ -25,9 +25,18 @@ public final class ReplicaManagerMirrorTargets implements MirrorTargets {
 
     @Override
     public List<LedMirror> ledMirrors() {
+        return led(false);
+    }
+
+    @Override
+    public List<LedMirror> promotedWithOpenTransactions() {
+        return led(true);
+    }
+
+    private List<LedMirror> led(boolean promoted) {
         List<LedMirror> led = new ArrayList<>();
         for (Partition partition : replicaManager.partitions()) {
-            if (!partition.isLeader()) {
+            if (!partition.isLeader() || (promoted && !partition.hasOpenTransactions())) {
                 continue;
             }
             TopicPartition tp = partition.topicPartition();
@@ -35,11 +44,19 @@ public final class ReplicaManagerMirrorTargets implements MirrorTargets {
                     .topic(tp.topic())
                     .filter(topic -> topic.topicId().equals(partition.topicId()))
                     .flatMap(topic -> MirrorSpec.from(topic.name(), replicaManager.effectiveConfigs(topic)));
-            if (spec.isPresent() && spec.get().mirroring()) {
+            if (spec.isPresent() && spec.get().promoted() == promoted) {
                 led.add(new LedMirror(tp, partition.leaderEpoch(), partition.logEndOffset(), spec.get()));
             }
         }
         return led;
+    }
+
+    @Override
+    public List<Long> abortOpenTransactions(TopicPartition partition, int leaderEpoch) {
+        List<Long> aborted = led(partition)
+                .abortOpenTransactions(leaderEpoch, replicaManager.time().milliseconds());
+        replicaManager.onHighWatermarkMaybeMoved(partition);
+        return aborted;
     }
 
     @Override

@@ -35,4 +35,50 @@ public final class RecordBatches {
         }
         return batches;
     }
+
+    /**
+     * A transaction marker as a transaction coordinator writes it: a control batch of one record whose key holds
+     * the marker type and whose value the coordinator epoch, for the producer's current epoch. Its base offset and
+     * leader epoch are set when it is appended.
+     *
+     * @param type {@link RecordBatchHeader#CONTROL_ABORT} or {@link RecordBatchHeader#CONTROL_COMMIT}
+     */
+    public static ByteBuffer transactionMarker(
+            long producerId, short producerEpoch, short type, int coordinatorEpoch, long timestampMs) {
+        ByteBuffer body = ByteBuffer.allocate(32);
+        body.put((byte) 0); // record attributes
+        Varints.writeVarlong(0, body); // timestamp delta
+        Varints.writeVarint(0, body); // offset delta
+        Varints.writeVarint(4, body); // key: version, type
+        body.putShort((short) 0).putShort(type);
+        Varints.writeVarint(6, body); // value: version, coordinator epoch
+        body.putShort((short) 0).putInt(coordinatorEpoch);
+        Varints.writeVarint(0, body); // no headers
+        body.flip();
+        ByteBuffer record = ByteBuffer.allocate(5 + body.remaining());
+        Varints.writeVarint(body.remaining(), record);
+        record.put(body).flip();
+        ByteBuffer batch = ByteBuffer.allocate(RecordBatchHeader.HEADER_SIZE_BYTES + record.remaining());
+        batch.putLong(0L) // base offset
+                .putInt(batch.capacity() - RecordBatchHeader.LOG_OVERHEAD_BYTES)
+                .putInt(-1) // partition leader epoch
+                .put(RecordBatchHeader.MAGIC_V2)
+                .putInt(0) // CRC, below
+                .putShort((short) (CONTROL_ATTRIBUTE | TRANSACTIONAL_ATTRIBUTE))
+                .putInt(0) // last offset delta
+                .putLong(timestampMs)
+                .putLong(timestampMs)
+                .putLong(producerId)
+                .putShort(producerEpoch)
+                .putInt(-1) // base sequence: markers have none
+                .putInt(1)
+                .put(record)
+                .flip();
+        RecordBatchHeader header = new RecordBatchHeader(batch, 0);
+        batch.putInt(RecordBatchHeader.CRC_OFFSET, (int) header.computeCrc());
+        return batch;
+    }
+
+    private static final int TRANSACTIONAL_ATTRIBUTE = 0x10;
+    private static final int CONTROL_ATTRIBUTE = 0x20;
 }

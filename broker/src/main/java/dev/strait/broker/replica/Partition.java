@@ -460,6 +460,37 @@ public final class Partition {
         return true;
     }
 
+    /**
+     * A promoted mirror topic's partition ends every transaction the copy left open with an abort marker, as the
+     * leader of {@code leaderEpoch}: the source's coordinator will never end them here, and an open transaction
+     * would hold read_committed consumers at its first offset for good. Nothing is deleted; the half transactions
+     * stay in the log, aborted.
+     *
+     * @return the producer ids whose transactions were aborted, oldest first
+     */
+    public synchronized List<Long> abortOpenTransactions(int leaderEpoch, long nowMs) {
+        requireLeaderIn(leaderEpoch);
+        List<Long> aborted = new java.util.ArrayList<>();
+        for (TransactionState.Open open : transactions.open()) {
+            ByteBuffer marker = RecordBatches.transactionMarker(
+                    open.producerId(), open.producerEpoch(), RecordBatchHeader.CONTROL_ABORT, -1, nowMs);
+            int segmentsBefore = log.segmentCount();
+            log.append(marker, leaderEpoch);
+            transactions.onBatch(new RecordBatchHeader(marker, 0));
+            snapshotIfRolled(segmentsBefore);
+            aborted.add(open.producerId());
+        }
+        if (!aborted.isEmpty()) {
+            replica.onLeaderAppend();
+        }
+        return aborted;
+    }
+
+    /** Whether a transaction is open in this partition's log. */
+    public synchronized boolean hasOpenTransactions() {
+        return transactions.firstUnstableOffset() != Long.MAX_VALUE;
+    }
+
     /** The source's log start moved up (retention, DeleteRecords): follow it as far as the committed copy goes. */
     public synchronized void followSourceLogStart(int leaderEpoch, long sourceLogStartOffset) {
         requireLeaderIn(leaderEpoch);

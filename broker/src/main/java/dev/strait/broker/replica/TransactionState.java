@@ -18,7 +18,10 @@ final class TransactionState {
     /** An aborted transaction: its producer, its first data offset and the offset of its abort marker. */
     record Aborted(long producerId, long firstOffset, long lastOffset) {}
 
-    private final Map<Long, Long> openFirstOffsets = new HashMap<>();
+    /** A transaction not ended yet: where it began and the producer epoch it runs in. */
+    record Open(long producerId, short producerEpoch, long firstOffset) {}
+
+    private final Map<Long, Open> open = new HashMap<>();
     /** In marker order, so by {@code lastOffset}. */
     private final List<Aborted> aborted = new ArrayList<>();
 
@@ -28,33 +31,41 @@ final class TransactionState {
             return;
         }
         if (batch.isControl()) {
-            Long first = openFirstOffsets.remove(batch.producerId());
-            if (first != null && batch.controlType() == RecordBatchHeader.CONTROL_ABORT) {
-                aborted.add(new Aborted(batch.producerId(), first, batch.baseOffset()));
+            Open ended = open.remove(batch.producerId());
+            if (ended != null && batch.controlType() == RecordBatchHeader.CONTROL_ABORT) {
+                aborted.add(new Aborted(batch.producerId(), ended.firstOffset(), batch.baseOffset()));
             }
             return;
         }
         if (batch.isTransactional()) {
-            openFirstOffsets.putIfAbsent(batch.producerId(), batch.baseOffset());
+            open.putIfAbsent(
+                    batch.producerId(), new Open(batch.producerId(), batch.producerEpoch(), batch.baseOffset()));
         }
     }
 
     boolean isEmpty() {
-        return openFirstOffsets.isEmpty() && aborted.isEmpty();
+        return open.isEmpty() && aborted.isEmpty();
     }
 
     void clear() {
-        openFirstOffsets.clear();
+        open.clear();
         aborted.clear();
     }
 
     /** The first offset of the oldest open transaction, or {@code Long.MAX_VALUE} if none is open. */
     long firstUnstableOffset() {
         long first = Long.MAX_VALUE;
-        for (long offset : openFirstOffsets.values()) {
-            first = Math.min(first, offset);
+        for (Open transaction : open.values()) {
+            first = Math.min(first, transaction.firstOffset());
         }
         return first;
+    }
+
+    /** The transactions not ended yet, oldest first. */
+    List<Open> open() {
+        List<Open> result = new ArrayList<>(open.values());
+        result.sort(java.util.Comparator.comparingLong(Open::firstOffset));
+        return result;
     }
 
     /** The aborted transactions a read from {@code fetchOffset} up to (excluding) {@code upperBound} may meet. */

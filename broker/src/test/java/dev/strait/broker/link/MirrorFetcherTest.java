@@ -161,6 +161,21 @@ class MirrorFetcherTest {
                 .satisfies(s -> assertThat(s.state()).isEqualTo(State.SOURCE_PARTITION_MISSING));
     }
 
+    @Test
+    void aPromotedPartitionWithAnOpenTransactionHasItAbortedOnceAndIsNotCopied() {
+        // Given: orders-0 was promoted while a copied transaction was open
+        targets.promotedOpen.add(new MirrorTargets.LedMirror(
+                ORDERS_0, 3, 10, new MirrorSpec(SOURCE, "orders", SOURCE_ID.toString(), true)));
+
+        // When
+        fetcher.runOnce();
+        fetcher.runOnce();
+
+        // Then
+        assertThat(targets.aborts).containsExactly("orders-0 epoch 3");
+        assertThat(source.fetchOffsets).isEmpty();
+    }
+
     private static byte[] batchBytes(int size) {
         return new byte[size];
     }
@@ -240,6 +255,8 @@ class MirrorFetcherTest {
         final Map<String, Uuid> pinned = new HashMap<>();
         final List<String> appends = new ArrayList<>();
         final List<String> restarts = new ArrayList<>();
+        final List<String> aborts = new ArrayList<>();
+        final List<LedMirror> promotedOpen = new ArrayList<>();
         RuntimeException failAppendWith;
 
         void lead(TopicPartition tp, int epoch, long logEnd, String pinnedId) {
@@ -249,6 +266,18 @@ class MirrorFetcherTest {
         @Override
         public List<LedMirror> ledMirrors() {
             return List.copyOf(led.values());
+        }
+
+        @Override
+        public List<LedMirror> promotedWithOpenTransactions() {
+            return List.copyOf(promotedOpen);
+        }
+
+        @Override
+        public List<Long> abortOpenTransactions(TopicPartition partition, int leaderEpoch) {
+            aborts.add(partition + " epoch " + leaderEpoch);
+            promotedOpen.removeIf(m -> m.partition().equals(partition));
+            return List.of(1L);
         }
 
         @Override

@@ -66,4 +66,30 @@ class KafkaFormatCompatibilityTest {
                 .extracting(TestBatches.Rec::timestampMs)
                 .containsExactly(2_000L, 2_005L);
     }
+
+    @Test
+    void kafkaClientsReadsOurTransactionMarkers() {
+        // Given
+        ByteBuffer buffer =
+                RecordBatches.transactionMarker(77L, (short) 4, RecordBatchHeader.CONTROL_ABORT, -1, 5_000L);
+        new RecordBatchHeader(buffer, 0).setBaseOffset(42);
+
+        // When
+        MutableRecordBatch batch =
+                MemoryRecords.readableRecords(buffer).batches().iterator().next();
+        batch.ensureValid();
+        Record record = batch.iterator().next();
+        org.apache.kafka.common.record.EndTransactionMarker marker =
+                org.apache.kafka.common.record.EndTransactionMarker.deserialize(record);
+
+        // Then
+        assertThat(batch.isControlBatch()).isTrue();
+        assertThat(batch.isTransactional()).isTrue();
+        assertThat(batch.producerId()).isEqualTo(77L);
+        assertThat(batch.producerEpoch()).isEqualTo((short) 4);
+        assertThat(batch.baseOffset()).isEqualTo(42L);
+        assertThat(marker.controlType()).isEqualTo(org.apache.kafka.common.record.ControlRecordType.ABORT);
+        assertThat(marker.coordinatorEpoch()).isEqualTo(-1);
+        assertThat(new RecordBatchHeader(buffer, 0).controlType()).isEqualTo(RecordBatchHeader.CONTROL_ABORT);
+    }
 }
