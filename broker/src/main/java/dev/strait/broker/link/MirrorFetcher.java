@@ -336,6 +336,11 @@ public final class MirrorFetcher implements AutoCloseable {
             LOGGER.warn("mirror copy of {} lost its place: {}", mirror.partition(), e.getMessage());
             return;
         }
+        long nowMs = time.milliseconds();
+        MirrorStatus previous = status.get(mirror.partition());
+        long behindSinceMs = logEnd >= answer.highWatermark()
+                ? -1
+                : previous != null && previous.behindSinceMs() >= 0 ? previous.behindSinceMs() : nowMs;
         status.put(
                 mirror.partition(),
                 new MirrorStatus(
@@ -344,7 +349,8 @@ public final class MirrorFetcher implements AutoCloseable {
                         State.COPYING,
                         logEnd,
                         answer.highWatermark(),
-                        time.milliseconds(),
+                        nowMs,
+                        behindSinceMs,
                         ""));
     }
 
@@ -393,6 +399,7 @@ public final class MirrorFetcher implements AutoCloseable {
                             mirror.logEndOffset(),
                             -1,
                             time.milliseconds(),
+                            -1,
                             "the source partition " + p.source() + " ends below this copy's end "
                                     + mirror.logEndOffset() + " (an unclean election at the source?): copying stopped,"
                                     + " nothing deleted here");
@@ -420,6 +427,9 @@ public final class MirrorFetcher implements AutoCloseable {
                         mirror.logEndOffset(),
                         sourceHighWatermark,
                         previous == null ? -1 : previous.lastFetchMs(),
+                        previous == null || previous.behindSinceMs() < 0
+                                ? time.milliseconds()
+                                : previous.behindSinceMs(),
                         detail));
     }
 

@@ -6,6 +6,8 @@ import org.apache.kafka.common.TopicPartition;
  * Where one mirror-topic partition led here stands. Immutable.
  *
  * @param sourceHighWatermark the source partition's high watermark at the last fetch; -1 before one answered
+ * @param behindSinceMs       when the copy last fell behind the source (it has not caught up since); -1 while it
+ *                            is caught up
  * @param detail              what went wrong, for people; empty while copying
  */
 public record MirrorStatus(
@@ -15,6 +17,7 @@ public record MirrorStatus(
         long logEndOffset,
         long sourceHighWatermark,
         long lastFetchMs,
+        long behindSinceMs,
         String detail) {
 
     public enum State {
@@ -32,6 +35,11 @@ public record MirrorStatus(
         SOURCE_DIVERGED,
         /** The source refused this cluster's principal. */
         NOT_AUTHORIZED
+    }
+
+    /** Seconds the copy has been behind the source at {@code nowMs}; 0 while caught up. */
+    public double lagSeconds(long nowMs) {
+        return behindSinceMs < 0 ? 0 : Math.max(0, nowMs - behindSinceMs) / 1000.0;
     }
 
     /** Records the copy is behind the source's high watermark; -1 when not known. */

@@ -1,11 +1,15 @@
 package dev.strait.broker.metrics;
 
+import dev.strait.broker.link.MirrorStatus;
+import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.BrokerRegistration;
 import dev.strait.broker.metadata.MetadataSource;
 import dev.strait.broker.metadata.PartitionState;
 import dev.strait.broker.metadata.TopicMetadata;
 import dev.strait.broker.replica.ReplicaManager;
+import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * A node's {@code strait_broker_*} metrics, read when scraped. Partition gauges come from the node's image of the
@@ -23,12 +27,27 @@ public final class BrokerMetrics {
     private final MetadataSource metadata;
     private final ReplicaManager replicas;
     private final RequestMetrics requests;
+    private final Supplier<List<MirrorStatus>> mirrors;
+    private final Time time;
 
     public BrokerMetrics(int nodeId, MetadataSource metadata, ReplicaManager replicas, RequestMetrics requests) {
+        this(nodeId, metadata, replicas, requests, List::of, Time.SYSTEM);
+    }
+
+    /** With the mirror-topic partitions this node leads, and the clock their lag in seconds is measured by. */
+    public BrokerMetrics(
+            int nodeId,
+            MetadataSource metadata,
+            ReplicaManager replicas,
+            RequestMetrics requests,
+            Supplier<List<MirrorStatus>> mirrors,
+            Time time) {
         this.nodeId = nodeId;
         this.metadata = metadata;
         this.replicas = replicas;
         this.requests = requests;
+        this.mirrors = mirrors;
+        this.time = time;
     }
 
     /** The partition counts of one scrape. */
@@ -128,6 +147,7 @@ public final class BrokerMetrics {
                 "1 while the controller counts this node fenced or it has not registered yet (it then leads nothing"
                         + " and clients are not sent to it), else 0.",
                 fenced() ? 1 : 0);
+        MirrorMetrics.writeTo(text, mirrors.get(), time.milliseconds());
         requests.writeTo(text);
         return text.toString();
     }

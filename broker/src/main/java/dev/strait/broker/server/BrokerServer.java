@@ -302,7 +302,8 @@ public final class BrokerServer implements AutoCloseable {
                     MirrorFetcher.Settings.defaults());
             mirrorFetcher.start();
             if (config.metricsPort() >= 0) {
-                BrokerMetrics metrics = new BrokerMetrics(config.nodeId(), metadata, replicaManager, requestMetrics);
+                BrokerMetrics metrics = new BrokerMetrics(
+                        config.nodeId(), metadata, replicaManager, requestMetrics, mirrorFetcher::status, time);
                 metricsServer = new MetricsHttpServer(
                         config.metricsHost(),
                         config.metricsPort(),

@@ -28,7 +28,8 @@ class MirrorFetcherTest {
 
     private final FakeSource source = new FakeSource();
     private final FakeTargets targets = new FakeTargets();
-    private final Time time = () -> 1_000_000L;
+    private long nowMs = 1_000_000L;
+    private final Time time = () -> nowMs;
     private final MirrorFetcher fetcher =
             new MirrorFetcher(1, targets, source, time, MirrorFetcher.Settings.defaults());
 
@@ -174,6 +175,30 @@ class MirrorFetcherTest {
         // Then
         assertThat(targets.aborts).containsExactly("orders-0 epoch 3");
         assertThat(source.fetchOffsets).isEmpty();
+    }
+
+    @Test
+    void theLagInSecondsCountsFromWhenTheCopyFellBehindUntilItCatchesUp() {
+        // Given: a fetch that leaves the copy behind (the target's log end stays 0 here, the source is at 10)
+        targets.lead(ORDERS_0, 3, 0, SOURCE_ID.toString());
+        source.topic("orders", SOURCE_ID, 1);
+        source.answer(ORDERS_0, SourceClient.SourceError.NONE, 10, 0, new byte[0]);
+        fetcher.runOnce();
+
+        // When: 7 s later it is still behind
+        nowMs += 7_000;
+        fetcher.runOnce();
+
+        // Then
+        assertThat(fetcher.status().get(0).lagSeconds(nowMs)).isEqualTo(7.0);
+
+        // When: it caught up
+        targets.lead(ORDERS_0, 3, 10, SOURCE_ID.toString());
+        fetcher.runOnce();
+
+        // Then
+        assertThat(fetcher.status().get(0).lagSeconds(nowMs)).isZero();
+        assertThat(fetcher.status().get(0).lag()).isZero();
     }
 
     private static byte[] batchBytes(int size) {
