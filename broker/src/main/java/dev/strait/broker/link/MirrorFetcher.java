@@ -48,7 +48,7 @@ public final class MirrorFetcher implements AutoCloseable {
 
     private final int nodeId;
     private final MirrorTargets targets;
-    private final SourceClient.Factory factory;
+    private final SourceLinks links;
     private final Time time;
     private final Settings settings;
     private final Map<String, SourceCluster> sources = new HashMap<>();
@@ -63,11 +63,10 @@ public final class MirrorFetcher implements AutoCloseable {
 
     private record Stopped(int leaderEpoch, MirrorStatus status) {}
 
-    public MirrorFetcher(
-            int nodeId, MirrorTargets targets, SourceClient.Factory factory, Time time, Settings settings) {
+    public MirrorFetcher(int nodeId, MirrorTargets targets, SourceLinks links, Time time, Settings settings) {
         this.nodeId = nodeId;
         this.targets = targets;
-        this.factory = factory;
+        this.links = links;
         this.time = time;
         this.settings = settings;
     }
@@ -133,13 +132,13 @@ public final class MirrorFetcher implements AutoCloseable {
                 continue;
             }
             stopped.remove(mirror.partition());
-            bySource.computeIfAbsent(mirror.spec().sourceBootstrapServers(), k -> new ArrayList<>())
+            bySource.computeIfAbsent(mirror.spec().source(), k -> new ArrayList<>())
                     .add(mirror);
         }
         boolean failed = false;
         for (Map.Entry<String, List<LedMirror>> entry : bySource.entrySet()) {
-            SourceCluster source = sources.computeIfAbsent(entry.getKey(), s -> new SourceCluster(s, factory));
-            failed |= !copyFrom(source, entry.getValue());
+            SourceCluster source = source(entry.getKey(), entry.getValue());
+            failed |= source == null || !copyFrom(source, entry.getValue());
         }
         publish();
         return failed ? settings.backoffMs() : 0;
@@ -163,6 +162,36 @@ public final class MirrorFetcher implements AutoCloseable {
                 // leadership moved on; the new leader aborts them
             }
         }
+    }
+
+    /** The source the mirrors name, connected on first use; null (reported) if their link is not defined here. */
+    private SourceCluster source(String key, List<LedMirror> mirrors) {
+        SourceCluster known = sources.get(key);
+        if (known != null) {
+            return known;
+        }
+        MirrorSpec spec = mirrors.get(0).spec();
+        String problem;
+        try {
+            java.util.Optional<SourceLinks.Source> resolved = links.resolve(spec);
+            if (resolved.isPresent()) {
+                SourceCluster source = new SourceCluster(
+                        resolved.get().name(),
+                        resolved.get().bootstrapServers(),
+                        resolved.get().factory());
+                sources.put(key, source);
+                return source;
+            }
+            problem = "mirror link " + spec.link() + " is not defined on node " + nodeId + ": set "
+                    + SourceLinks.PREFIX + spec.link() + ".bootstrap.servers (and its security settings) on every"
+                    + " broker";
+        } catch (IllegalArgumentException e) {
+            problem = e.getMessage();
+        }
+        for (LedMirror mirror : mirrors) {
+            report(mirror, State.LINK_UNDEFINED, -1, problem);
+        }
+        return null;
     }
 
     /** One round for the partitions copied from one source cluster; false if the source could not be reached. */
@@ -234,7 +263,7 @@ public final class MirrorFetcher implements AutoCloseable {
                     mirror.partition().topic(),
                     sourceTopic,
                     topic.topicId(),
-                    source.bootstrapServers());
+                    source.name());
         } else if (!pinned.equals(topic.topicId().toString())) {
             report(
                     mirror,

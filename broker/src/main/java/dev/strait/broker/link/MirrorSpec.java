@@ -8,28 +8,39 @@ import java.util.Optional;
  * What makes a topic a mirror topic, read from its configs: the source cluster, the source topic, the source topic
  * id pinned when copying began, and whether it still copies or was promoted. Immutable.
  *
- * @param sourceBootstrapServers {@code host:port,...} of the source cluster
+ * @param sourceBootstrapServers {@code host:port,...} of the source cluster, reached over PLAINTEXT; empty when a link
+ *                               names the source
+ * @param link                   the link in the brokers' settings that names the source and its security; empty
+ *                               when the bootstrap servers do
  * @param sourceTopic            the topic copied (the mirror topic's own name unless configured)
  * @param pinnedTopicId          the source topic's id when copying began; empty before the first copy
  * @param promoted               whether the topic was promoted: no longer copied, writable
  */
-public record MirrorSpec(String sourceBootstrapServers, String sourceTopic, String pinnedTopicId, boolean promoted) {
+public record MirrorSpec(
+        String sourceBootstrapServers, String link, String sourceTopic, String pinnedTopicId, boolean promoted) {
 
     /** The spec of a topic whose effective configs name a source; empty for an ordinary topic. */
     public static Optional<MirrorSpec> from(String topic, Map<String, String> configs) {
         String servers = configs.getOrDefault(TopicConfigs.MIRROR_SOURCE_BOOTSTRAP_SERVERS, "")
                 .trim();
-        if (servers.isEmpty()) {
+        String link = configs.getOrDefault(TopicConfigs.MIRROR_LINK, "").trim();
+        if (servers.isEmpty() && link.isEmpty()) {
             return Optional.empty();
         }
         String sourceTopic =
                 configs.getOrDefault(TopicConfigs.MIRROR_SOURCE_TOPIC, "").trim();
         String state = configs.getOrDefault(TopicConfigs.MIRROR_STATE, "").trim();
         return Optional.of(new MirrorSpec(
-                servers,
+                link.isEmpty() ? servers : "",
+                link,
                 sourceTopic.isEmpty() ? topic : sourceTopic,
                 configs.getOrDefault(TopicConfigs.MIRROR_SOURCE_TOPIC_ID, "").trim(),
                 state.equals(TopicConfigs.MIRROR_STATE_PROMOTED)));
+    }
+
+    /** The source cluster for people and for grouping: the link's name, or the bootstrap servers. */
+    public String source() {
+        return link.isEmpty() ? sourceBootstrapServers : "link " + link;
     }
 
     /** Whether the topic is copied now, and so refuses producers. */

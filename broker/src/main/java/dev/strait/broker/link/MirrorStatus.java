@@ -34,7 +34,9 @@ public record MirrorStatus(
         /** The source's log ends below what was copied (an unclean election there): copying stopped. */
         SOURCE_DIVERGED,
         /** The source refused this cluster's principal. */
-        NOT_AUTHORIZED
+        NOT_AUTHORIZED,
+        /** The topic names a link this node has no settings for, or whose settings are wrong. */
+        LINK_UNDEFINED
     }
 
     /** Seconds the copy has been behind the source at {@code nowMs}; 0 while caught up. */

@@ -17,6 +17,7 @@ import org.slf4j.LoggerFactory;
 final class SourceCluster implements AutoCloseable {
     private static final Logger LOGGER = LoggerFactory.getLogger(SourceCluster.class);
 
+    private final String name;
     private final String bootstrapServers;
     private final SourceClient.Factory factory;
     private final Map<Integer, SourceClient> clients = new HashMap<>();
@@ -24,13 +25,15 @@ final class SourceCluster implements AutoCloseable {
     private long metadataAtMs = Long.MIN_VALUE;
     private boolean stale = true;
 
-    SourceCluster(String bootstrapServers, SourceClient.Factory factory) {
+    SourceCluster(String name, String bootstrapServers, SourceClient.Factory factory) {
+        this.name = name;
         this.bootstrapServers = bootstrapServers;
         this.factory = factory;
     }
 
-    String bootstrapServers() {
-        return bootstrapServers;
+    /** For people: the link's name, or the bootstrap servers. */
+    String name() {
+        return name;
     }
 
     /** Asks for fresh metadata before the next use (a leader moved, or a connection failed). */
@@ -63,7 +66,7 @@ final class SourceCluster implements AutoCloseable {
             }
         }
         throw new IOException(
-                "no broker of source cluster " + bootstrapServers + " answered a metadata request"
+                "no broker of source cluster " + name + " answered a metadata request"
                         + (last == null ? "" : ": " + last.getMessage()),
                 last);
     }

@@ -87,6 +87,65 @@ public final class InterBrokerSecurity {
         return new InterBrokerSecurity(listener.protocol(), ssl, chosen, credentials[0], credentials[1]);
     }
 
+    /**
+     * A client's security from Kafka client settings, as a mirror topic's source link gives them:
+     * {@code security.protocol}, the client {@code ssl.*} settings, {@code sasl.mechanism} (PLAIN, SCRAM-SHA-256 or
+     * SCRAM-SHA-512) and a {@code sasl.jaas.config} with {@code username} and {@code password}.
+     *
+     * @param what names the settings in messages, e.g. "mirror link dc1"
+     * @throws IllegalArgumentException naming the setting that is missing or wrong
+     */
+    public static InterBrokerSecurity forClient(String what, Map<String, String> props) {
+        SecurityProtocol protocol;
+        try {
+            protocol = SecurityProtocol.forName(
+                    props.getOrDefault("security.protocol", "PLAINTEXT").trim().toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(what + ": security.protocol '" + props.get("security.protocol")
+                    + "' is not one of PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL");
+        }
+        SslFactory ssl = null;
+        if (protocol == SecurityProtocol.SSL || protocol == SecurityProtocol.SASL_SSL) {
+            org.apache.kafka.common.config.ConfigDef def = new org.apache.kafka.common.config.ConfigDef();
+            org.apache.kafka.common.config.SslConfigs.addClientSslSupport(def);
+            Map<String, String> sslProps = new java.util.HashMap<>();
+            props.forEach((k, v) -> {
+                if (k.startsWith("ssl.")) {
+                    sslProps.put(k, v);
+                }
+            });
+            ssl = new SslFactory(ConnectionMode.CLIENT, null, false);
+            try {
+                ssl.configure(new org.apache.kafka.common.config.AbstractConfig(def, sslProps, false).values());
+            } catch (KafkaException e) {
+                throw new IllegalArgumentException(what + ": TLS settings rejected: " + e.getMessage());
+            }
+        }
+        if (protocol == SecurityProtocol.PLAINTEXT || protocol == SecurityProtocol.SSL) {
+            return new InterBrokerSecurity(protocol, ssl, null, null, null);
+        }
+        String mechanism = props.getOrDefault("sasl.mechanism", "").trim().toUpperCase(java.util.Locale.ROOT);
+        if (!java.util.Set.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512").contains(mechanism)) {
+            throw new IllegalArgumentException(what + ": sasl.mechanism must be PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512"
+                    + (mechanism.isEmpty() ? "" : ", not " + mechanism));
+        }
+        String jaas = props.get("sasl.jaas.config");
+        String[] credentials = jaas == null ? null : jaasCredentials(jaas);
+        if (credentials == null) {
+            throw new IllegalArgumentException(what + ": sasl.jaas.config needs username=\"...\" password=\"...\"");
+        }
+        return new InterBrokerSecurity(protocol, ssl, mechanism, credentials[0], credentials[1]);
+    }
+
+    /** The username and password of a client JAAS line, or null. */
+    private static String[] jaasCredentials(String jaas) {
+        java.util.regex.Matcher user =
+                java.util.regex.Pattern.compile("username\\s*=\\s*\"([^\"]*)\"").matcher(jaas);
+        java.util.regex.Matcher password =
+                java.util.regex.Pattern.compile("password\\s*=\\s*\"([^\"]*)\"").matcher(jaas);
+        return user.find() && password.find() ? new String[] {user.group(1), password.group(1)} : null;
+    }
+
     boolean usesSasl() {
         return mechanism != null;
     }

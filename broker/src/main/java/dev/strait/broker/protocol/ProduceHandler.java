@@ -137,7 +137,7 @@ final class ProduceHandler {
             // As Kafka's non-retriable INVALID_REQUEST, so the producer fails the send at once with this message.
             return response.setErrorCode(Errors.INVALID_REQUEST.code())
                     .setErrorMessage("topic " + topic.get().name() + " is a read-only mirror of "
-                            + mirror.get().sourceTopic() + " on " + mirror.get().sourceBootstrapServers()
+                            + mirror.get().sourceTopic() + " on " + mirror.get().source()
                             + "; promote it (strait.mirror.state=promoted) before producing to it");
         }
         TopicPartition tp = new TopicPartition(topic.get().name(), partitionData.index());

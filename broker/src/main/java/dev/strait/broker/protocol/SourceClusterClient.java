@@ -1,6 +1,7 @@
 package dev.strait.broker.protocol;
 
 import dev.strait.broker.link.SourceClient;
+import dev.strait.broker.link.SourceLinks;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -57,14 +58,24 @@ public final class SourceClusterClient implements SourceClient {
 
     /** Connects over plain TCP with {@code timeoutMs} as connect and read timeout. */
     public static SourceClient.Factory factory(int localId, int timeoutMs) {
+        return factory(localId, timeoutMs, InterBrokerSecurity.PLAINTEXT);
+    }
+
+    /**
+     * The connector of a node's mirror fetcher: plain TCP for a source named by bootstrap servers, a link's client
+     * security otherwise.
+     */
+    public static SourceLinks.Connector connector(int localId, int timeoutMs) {
+        return (name, settings) -> settings.isEmpty()
+                ? factory(localId, timeoutMs)
+                : factory(localId, timeoutMs, InterBrokerSecurity.forClient(name, settings));
+    }
+
+    /** Connects with {@code timeoutMs} as connect and read timeout, secured as {@code security} says. */
+    static SourceClient.Factory factory(int localId, int timeoutMs, InterBrokerSecurity security) {
         return (host, port) -> {
             WireChannel channel = WireChannel.connect(
-                    "strait-mirror-" + localId,
-                    "source broker " + host + ":" + port,
-                    host,
-                    port,
-                    timeoutMs,
-                    InterBrokerSecurity.PLAINTEXT);
+                    "strait-mirror-" + localId, "source broker " + host + ":" + port, host, port, timeoutMs, security);
             try {
                 return new SourceClusterClient(channel);
             } catch (IOException | RuntimeException e) {

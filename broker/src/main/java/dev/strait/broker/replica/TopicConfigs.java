@@ -46,6 +46,11 @@ public final class TopicConfigs {
 
     /** A mirror topic's source cluster ({@code host:port,...}); empty on a topic that is not a mirror. */
     public static final String MIRROR_SOURCE_BOOTSTRAP_SERVERS = "strait.mirror.source.bootstrap.servers";
+    /**
+     * A mirror topic's source as a link named in the brokers' settings ({@code strait.mirror.link.<name>.*}: the
+     * source's bootstrap servers and client security); instead of {@link #MIRROR_SOURCE_BOOTSTRAP_SERVERS}.
+     */
+    public static final String MIRROR_LINK = "strait.mirror.link";
     /** The topic on the source cluster a mirror topic copies; empty means the same name. */
     public static final String MIRROR_SOURCE_TOPIC = "strait.mirror.source.topic";
     /** The source topic's id when mirroring began: a source topic deleted and re-created is not copied on top. */
@@ -175,6 +180,7 @@ public final class TopicConfigs {
         // Strait's mirror topics: the source a topic copies, byte for byte and at the same offsets (dev.strait.broker
         // .link); empty on every other topic.
         define(MIRROR_SOURCE_BOOTSTRAP_SERVERS, Type.LIST, "", TopicConfigs::hostPortList, false);
+        define(MIRROR_LINK, Type.STRING, "", TopicConfigs::linkName, false);
         define(MIRROR_SOURCE_TOPIC, Type.STRING, "", v -> {}, false);
         define(MIRROR_SOURCE_TOPIC_ID, Type.STRING, "", TopicConfigs::topicId, false);
         define(MIRROR_STATE, Type.STRING, "", oneOf("", MIRROR_STATE_MIRRORING, MIRROR_STATE_PROMOTED), false);
@@ -251,6 +257,12 @@ public final class TopicConfigs {
         }
     }
 
+    private static void linkName(String value) {
+        if (!value.matches("[A-Za-z0-9_-]*")) {
+            throw new IllegalArgumentException("a link name is letters, digits, '_' and '-'");
+        }
+    }
+
     private static void topicId(String value) {
         if (!value.isEmpty() && !value.matches("[A-Za-z0-9_-]{22}")) {
             throw new IllegalArgumentException("a topic id is 22 characters of base64url, as kafka-topics shows it");
@@ -279,7 +291,8 @@ public final class TopicConfigs {
 
     /** Whether a topic's config overrides make it a mirror topic (it names a source cluster). */
     public static boolean isMirror(Map<String, String> overrides) {
-        return !overrides.getOrDefault(MIRROR_SOURCE_BOOTSTRAP_SERVERS, "").isBlank();
+        return !overrides.getOrDefault(MIRROR_SOURCE_BOOTSTRAP_SERVERS, "").isBlank()
+                || !overrides.getOrDefault(MIRROR_LINK, "").isBlank();
     }
 
     public static Set<String> supportedKeys() {

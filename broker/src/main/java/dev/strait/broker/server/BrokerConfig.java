@@ -1,5 +1,6 @@
 package dev.strait.broker.server;
 
+import dev.strait.broker.link.SourceLinks;
 import dev.strait.broker.log.LogConfig;
 import dev.strait.broker.replica.TopicConfigs;
 import java.nio.file.Path;
@@ -80,7 +81,8 @@ public final class BrokerConfig {
     private BrokerConfig(Map<String, String> props) {
         this.originals = Collections.unmodifiableMap(new LinkedHashMap<>(props));
         for (String name : props.keySet()) {
-            if (BrokerSettings.forKey(name).isEmpty()) {
+            // A mirror link's client settings are Kafka's client settings under the link's prefix (SourceLinks).
+            if (BrokerSettings.forKey(name).isEmpty() && !name.startsWith(SourceLinks.PREFIX)) {
                 LOGGER.warn(BrokerSettings.unknownWarning(name));
             }
         }

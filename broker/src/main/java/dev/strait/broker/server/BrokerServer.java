@@ -4,6 +4,7 @@ import dev.strait.broker.group.GroupCoordinator;
 import dev.strait.broker.link.MirrorFetcher;
 import dev.strait.broker.link.MirrorStatus;
 import dev.strait.broker.link.ReplicaManagerMirrorTargets;
+import dev.strait.broker.link.SourceLinks;
 import dev.strait.broker.log.FaultHandler;
 import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.BrokerRegistration;
@@ -297,7 +298,9 @@ public final class BrokerServer implements AutoCloseable {
             mirrorFetcher = new MirrorFetcher(
                     config.nodeId(),
                     new ReplicaManagerMirrorTargets(replicaManager),
-                    SourceClusterClient.factory(config.nodeId(), config.replicaSocketTimeoutMs()),
+                    new SourceLinks(
+                            SourceLinks.fromSettings(config.originals()),
+                            SourceClusterClient.connector(config.nodeId(), config.replicaSocketTimeoutMs())),
                     time,
                     MirrorFetcher.Settings.defaults());
             mirrorFetcher.start();

@@ -30,8 +30,8 @@ class MirrorFetcherTest {
     private final FakeTargets targets = new FakeTargets();
     private long nowMs = 1_000_000L;
     private final Time time = () -> nowMs;
-    private final MirrorFetcher fetcher =
-            new MirrorFetcher(1, targets, source, time, MirrorFetcher.Settings.defaults());
+    private final MirrorFetcher fetcher = new MirrorFetcher(
+            1, targets, new SourceLinks(Map.of(), (name, settings) -> source), time, MirrorFetcher.Settings.defaults());
 
     @Test
     void pinsTheSourceTopicIdAndAppendsWhatItFetchedAtTheFetchOffset() {
@@ -166,7 +166,7 @@ class MirrorFetcherTest {
     void aPromotedPartitionWithAnOpenTransactionHasItAbortedOnceAndIsNotCopied() {
         // Given: orders-0 was promoted while a copied transaction was open
         targets.promotedOpen.add(new MirrorTargets.LedMirror(
-                ORDERS_0, 3, 10, new MirrorSpec(SOURCE, "orders", SOURCE_ID.toString(), true)));
+                ORDERS_0, 3, 10, new MirrorSpec(SOURCE, "", "orders", SOURCE_ID.toString(), true)));
 
         // When
         fetcher.runOnce();
@@ -199,6 +199,25 @@ class MirrorFetcherTest {
         // Then
         assertThat(fetcher.status().get(0).lagSeconds(nowMs)).isZero();
         assertThat(fetcher.status().get(0).lag()).isZero();
+    }
+
+    @Test
+    void aTopicNamingALinkThisNodeLacksIsReportedWithTheSettingToAdd() {
+        // Given
+        targets.led.put(
+                ORDERS_0,
+                new MirrorTargets.LedMirror(
+                        ORDERS_0, 3, 0, new MirrorSpec("", "dc1", "orders", SOURCE_ID.toString(), false)));
+
+        // When
+        fetcher.runOnce();
+
+        // Then
+        assertThat(fetcher.status()).singleElement().satisfies(s -> {
+            assertThat(s.state()).isEqualTo(State.LINK_UNDEFINED);
+            assertThat(s.detail()).contains("strait.mirror.link.dc1.bootstrap.servers");
+        });
+        assertThat(source.fetchOffsets).isEmpty();
     }
 
     private static byte[] batchBytes(int size) {
@@ -285,7 +304,7 @@ class MirrorFetcherTest {
         RuntimeException failAppendWith;
 
         void lead(TopicPartition tp, int epoch, long logEnd, String pinnedId) {
-            led.put(tp, new LedMirror(tp, epoch, logEnd, new MirrorSpec(SOURCE, tp.topic(), pinnedId, false)));
+            led.put(tp, new LedMirror(tp, epoch, logEnd, new MirrorSpec(SOURCE, "", tp.topic(), pinnedId, false)));
         }
 
         @Override
