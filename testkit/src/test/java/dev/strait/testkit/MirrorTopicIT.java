@@ -57,7 +57,8 @@ class MirrorTopicIT {
 
     @BeforeAll
     static void startClusters() {
-        source = KafkaCluster.start("mirror-topic-source", 1);
+        // The cleaner looks for work every second, so a compacted topic is compacted within the test.
+        source = KafkaCluster.start("mirror-topic-source", 1, Map.of("log.cleaner.backoff.ms", "1000"));
         target = CompanionCluster.start("mirror-topic-target", 3);
         sourceAdmin = Admin.create(adminProps(source.bootstrapServers()));
         targetAdmin = Admin.create(adminProps(target.bootstrapServers()));
@@ -171,6 +172,11 @@ class MirrorTopicIT {
             assertThat(stableOffset(targetAdmin, payments)).isEqualTo(sourceStable);
             open.commitTransaction();
         }
+        // EndTxn returns before the coordinator wrote the markers: the source's end counts once its marker is in.
+        Await.until(
+                "the commit marker on the source",
+                Duration.ofSeconds(30),
+                () -> stableOffset(sourceAdmin, payments) == endOffset(sourceAdmin, payments));
         long committedEnd = endOffset(sourceAdmin, payments);
         Await.until(
                 "the commit copied", Duration.ofSeconds(30), () -> stableOffset(targetAdmin, payments) == committedEnd);
@@ -235,6 +241,54 @@ class MirrorTopicIT {
         assertThat(written)
                 .singleElement()
                 .satisfies(m -> assertThat(m.offset()).isEqualTo(sourceEnd));
+    }
+
+    @Test
+    void aCompactedSourceIsCopiedWithItsGapsAndTombstones() throws Exception {
+        // Given: a compacted source topic where most keys were overwritten or deleted, and compaction ran
+        create(
+                sourceAdmin,
+                "accounts",
+                1,
+                (short) 1,
+                Map.of(
+                        "cleanup.policy", "compact",
+                        "segment.ms", "100",
+                        "min.cleanable.dirty.ratio", "0.01",
+                        "delete.retention.ms", "86400000"));
+        TopicPartition accounts = new TopicPartition("accounts", 0);
+        try (KafkaProducer<byte[], byte[]> producer = producer(source.bootstrapServers(), Map.of())) {
+            for (int round = 0; round < 5; round++) {
+                for (int key = 0; key < 50; key++) {
+                    String value = key % 10 == 0 && round == 4 ? null : "balance-" + key + "-" + round;
+                    producer.send(new ProducerRecord<>(
+                            "accounts",
+                            0,
+                            ("account-" + key).getBytes(StandardCharsets.UTF_8),
+                            value == null ? null : value.getBytes(StandardCharsets.UTF_8)));
+                }
+                producer.flush();
+                Thread.sleep(200); // a new segment per round, so the older ones can be cleaned
+            }
+        }
+        Await.until(
+                "the source compacted",
+                Duration.ofSeconds(60),
+                () -> read(source.bootstrapServers(), accounts, "read_uncommitted")
+                                .size()
+                        < 250);
+
+        // When
+        createMirror("accounts", 1);
+
+        // Then: the same batches at the same offsets, gaps and tombstones included
+        long sourceEnd = endOffset(sourceAdmin, accounts);
+        Await.until("accounts copied", Duration.ofSeconds(60), () -> endOffset(targetAdmin, accounts) == sourceEnd);
+        assertThat(batches(targetAdmin, accounts).batches())
+                .isEqualTo(batches(sourceAdmin, accounts).batches());
+        List<String> copied = read(target.bootstrapServers(), accounts, "read_uncommitted");
+        assertThat(copied).isEqualTo(read(source.bootstrapServers(), accounts, "read_uncommitted"));
+        assertThat(copied).as("tombstones copied").anyMatch(r -> r.endsWith(":null"));
     }
 
     @Test
@@ -402,7 +456,8 @@ class MirrorTopicIT {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (consumer.position(tp) < end && System.nanoTime() < deadline) {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    records.add(r.offset() + ":" + new String(r.value(), StandardCharsets.UTF_8));
+                    records.add(r.offset() + ":"
+                            + (r.value() == null ? "null" : new String(r.value(), StandardCharsets.UTF_8)));
                 }
             }
             assertThat(consumer.position(tp)).as("read " + tp + " to " + end).isGreaterThanOrEqualTo(end);

@@ -317,7 +317,7 @@ public final class MirrorFetcher implements AutoCloseable {
         } catch (IOException e) {
             source.disconnect(leaderId);
             for (Planned p : planned) {
-                report(p.mirror(), State.SOURCE_UNREACHABLE, -1, "source broker " + leaderId + ": " + e.getMessage());
+                report(p.mirror(), State.SOURCE_UNREACHABLE, -1, "source broker " + leaderId + ": " + e);
             }
             return false;
         }

@@ -214,8 +214,8 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     /**
-     * Appends batches fetched from the leader, keeping their offsets and leader epochs. The first batch must start
-     * at the log end offset (a follower fetches from its LEO), and offsets must increase.
+     * Appends batches fetched from the leader, keeping their offsets and leader epochs. No batch may start below
+     * the log end offset (a follower fetches from its LEO); offsets increase and may skip (compaction).
      */
     public AppendResult appendAsFollower(ByteBuffer batches) {
         ensureUsable();
@@ -224,9 +224,10 @@ public final class PartitionLog implements AutoCloseable {
         long maxTimestampMs = -1;
         int latestEpoch = epochCache.latestEpoch();
         for (RecordBatchHeader batch : views) {
-            // The first batch continues the log exactly; later ones may skip offsets (compacted leaders).
-            boolean first = batch == views.get(0);
-            if (first ? batch.baseOffset() != expectedOffset : batch.baseOffset() < expectedOffset) {
+            // Batches may skip offsets, the first one included: a compacted leader, or a mirror topic copied from
+            // a compacted source, has no batch at the offset the follower asked for, only later ones (as Kafka
+            // accepts any first offset at or above the log end).
+            if (batch.baseOffset() < expectedOffset) {
                 throw new IllegalArgumentException(logPrefix + "follower batch at offset " + batch.baseOffset()
                         + " does not follow offset " + (expectedOffset - 1));
             }

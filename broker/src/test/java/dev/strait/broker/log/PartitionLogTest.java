@@ -528,4 +528,22 @@ class PartitionLogTest {
         assertThatThrownBy(() -> LogConfig.fromTopicConfigs(Map.of("unclean.leader.election.enable", "true")))
                 .hasMessageContaining("unknown log config 'unclean.leader.election.enable'");
     }
+
+    @Test
+    void aFollowerTakesAFirstBatchPastItsLogEndWhenTheLeaderCompactedTheOffsetsBetween() {
+        // Given: an empty follower; the leader's log has nothing below offset 150 any more
+        PartitionLog log = open(LogConfig.defaults());
+        ByteBuffer batch = TestBatches.batch(START_MS, "k150");
+        RecordBatchHeader header = new RecordBatchHeader(batch, 0);
+        header.setBaseOffset(150);
+        header.setPartitionLeaderEpoch(2);
+
+        // When
+        AppendResult result = log.appendAsFollower(batch);
+
+        // Then
+        assertThat(result.firstOffset()).isEqualTo(150);
+        assertThat(log.logEndOffset()).isEqualTo(151);
+        assertThat(log.leaderEpochCache().entries()).containsExactly(new EpochEntry(2, 150));
+    }
 }
