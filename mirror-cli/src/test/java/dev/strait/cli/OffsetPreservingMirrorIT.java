@@ -23,6 +23,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -94,6 +96,8 @@ class OffsetPreservingMirrorIT {
                         "op-.*",
                         "--sync.group.offsets.interval.ms",
                         "500",
+                        "--sync.topics.interval.ms",
+                        "1000",
                         "--metrics.port",
                         String.valueOf(metricsPort),
                         "--jmx",
@@ -138,6 +142,24 @@ class OffsetPreservingMirrorIT {
                 assertThat(topicConfig(targetAdmin, "op.taken", "strait.mirror.source.bootstrap.servers"))
                         .isEmpty();
                 assertThat(target.endOffsetSum("op.taken")).isZero();
+
+                // When: a setting changes on the source
+                sourceAdmin
+                        .incrementalAlterConfigs(Map.of(
+                                new ConfigResource(ConfigResource.Type.TOPIC, "op.orders"),
+                                List.of(new AlterConfigOp(
+                                        new ConfigEntry("retention.ms", "172800000"), AlterConfigOp.OpType.SET))))
+                        .all()
+                        .get(30, TimeUnit.SECONDS);
+
+                // Then: the mirror topic follows, as the ordinary mirror's topics do
+                Await.until("retention.ms synced", Duration.ofSeconds(60), () -> {
+                    try {
+                        return "172800000".equals(topicConfig(targetAdmin, "op.orders", "retention.ms"));
+                    } catch (Exception e) {
+                        return false;
+                    }
+                });
 
                 // When: the source topic grows, and a new matching topic appears
                 sourceAdmin
