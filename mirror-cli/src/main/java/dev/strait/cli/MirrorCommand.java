@@ -14,6 +14,8 @@ import dev.strait.mirror.config.TopicSyncSettings;
 import dev.strait.mirror.config.TruncationPolicy;
 import dev.strait.mirror.engine.MirrorEngine;
 import dev.strait.mirror.handler.MessageHandlers;
+import dev.strait.mirror.linked.LinkSettings;
+import dev.strait.mirror.linked.LinkedMirror;
 import dev.strait.mirror.metrics.MetricsHttpServer;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.metrics.ProgressLogger;
@@ -41,6 +43,10 @@ import picocli.CommandLine.Option;
             "Mirrors topics from a source Kafka cluster to a target cluster without losing data.",
             "Like Kafka's MirrorMaker 1, with its flags; offsets are committed to the source only after the target",
             "acknowledged every record before them.",
+            "",
+            "With --offset.preserving and a Strait companion cluster as the target, the companion brokers copy the",
+            "batches themselves at the source's offsets, and this process sets up the mirror topics, copies group",
+            "offsets verbatim and reports the lag.",
             "",
             "Exit codes: 0 stopped cleanly, 1 failed while running (the log says why), 2 bad input."
         })
@@ -70,6 +76,29 @@ public final class MirrorCommand implements Callable<Integer> {
             description = "Regex of topics to mirror (a comma-separated list also works). Topics created later that "
                     + "match are picked up without a restart. Internal topics (__*) are never mirrored.")
     String include;
+
+    @Option(
+            names = "--offset.preserving",
+            description = "Make the matching topics mirror topics on the target, which must be a Strait companion "
+                    + "cluster: its brokers copy the source's batches unchanged at the source's offsets, so consumer "
+                    + "offsets need no translation. This process creates them (the source's partitions and the settings "
+                    + "--sync.topic.configs copies), grows them with their source, copies the offsets of --groups "
+                    + "verbatim (groups without members on the target, up to what the target holds) and reports the exact "
+                    + "lag; it copies no records itself, and a target topic that is not a mirror of its source is reported "
+                    + "and left alone. Refused against a target that is not a companion cluster, with a source whose "
+                    + "security.protocol is not PLAINTEXT, and with --message.handler, --topic.prefix, --topic.rename, "
+                    + "--partition.mode=hash, --provenance.headers=false or --sync.topic.acls=true. The record options "
+                    + "(--num.streams, --offset.commit.interval.ms, --abort.on.send.failure, --on.source.truncation, "
+                    + "--offset.map, --sync.topic) do not apply.")
+    boolean offsetPreserving;
+
+    @Option(
+            names = "--offset.preserving.source.bootstrap",
+            paramLabel = "HOST:PORT,...",
+            description =
+                    "The source cluster's address as the companion brokers reach it, when it differs from "
+                            + "bootstrap.servers in --consumer.config (e.g. from inside containers). Needs --offset.preserving.")
+    String offsetPreservingSourceBootstrap;
 
     @Option(
             names = "--num.streams",
@@ -285,6 +314,9 @@ public final class MirrorCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (offsetPreserving) {
+            return runLinked(linkSettings());
+        }
         MirrorSettings settings = settings();
         MetricRegistry registry = new MetricRegistry();
         MirrorMetrics metrics = new MirrorMetrics(registry);
@@ -340,7 +372,73 @@ public final class MirrorCommand implements Callable<Integer> {
         return Cli.OK;
     }
 
+    /**
+     * The offset-preserving mirror: the companion cluster copies the records, this process keeps the mirror topics,
+     * the groups and the lag in step until it is stopped.
+     */
+    private Integer runLinked(LinkSettings link) throws Exception {
+        MetricRegistry registry = new MetricRegistry();
+        MirrorMetrics metrics = new MirrorMetrics(registry);
+        LinkedMirror mirror = new LinkedMirror(link, metrics, Time.SYSTEM);
+        // Started before the shutdown hook exists: a refusal (the target is not a companion cluster) is then the one
+        // line on stderr, and a stop while connecting has nothing to finish.
+        try {
+            mirror.start();
+        } catch (dev.strait.mirror.linked.LinkException e) {
+            throw new MirrorFailedException(e.getMessage(), e);
+        }
+        CountDownLatch exited = new CountDownLatch(1);
+        Thread hook = new Thread(
+                () -> {
+                    LOGGER.info("Stop requested: finishing the current round, closing");
+                    mirror.requestStop();
+                    try {
+                        mirror.awaitTermination(Duration.ofMinutes(2));
+                        exited.await(1, TimeUnit.MINUTES);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "strait-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try (JmxReporter jmxReporter = jmx
+                ? JmxReporter.forRegistry(registry)
+                        .inDomain("dev.strait.mirror")
+                        .build()
+                : null) {
+            if (jmxReporter != null) {
+                jmxReporter.start();
+            }
+            try (MetricsHttpServer http = metricsPort < 0
+                    ? null
+                    : new MetricsHttpServer(
+                            metricsHost,
+                            metricsPort,
+                            metrics,
+                            () -> new MetricsHttpServer.Health(mirror.healthy(), mirror.healthDetail()))) {
+                if (http != null) {
+                    LOGGER.info(
+                            "Metrics on http://{}:{}/metrics (also /metrics.json, /healthz)", metricsHost, http.port());
+                }
+                while (!mirror.awaitTermination(Duration.ofSeconds(1))) {
+                    // wait for a stop request
+                }
+            }
+        } finally {
+            exited.countDown();
+        }
+        Throwable failure = mirror.failure();
+        if (failure != null) {
+            LOGGER.error("Mirror failed: {}", failure.getMessage());
+            throw new MirrorFailedException(failure.getMessage(), failure);
+        }
+        return Cli.OK;
+    }
+
     MirrorSettings settings() {
+        if (!offsetPreserving && offsetPreservingSourceBootstrap != null) {
+            throw new ConfigException("--offset.preserving.source.bootstrap needs --offset.preserving");
+        }
         MirrorSettings.Builder b = MirrorSettings.builder()
                 .consumerConfig(ClientConfigs.load(consumerConfig, "--consumer.config"))
                 .producerConfig(ClientConfigs.load(producerConfig, "--producer.config"))
@@ -378,6 +476,11 @@ public final class MirrorCommand implements Callable<Integer> {
             throw new ConfigException("--message.handler.args needs --message.handler");
         }
         return b.build();
+    }
+
+    /** The offset-preserving form of the settings, or a {@link ConfigException} naming what cannot be combined. */
+    LinkSettings linkSettings() {
+        return LinkSettings.of(settings(), offsetPreservingSourceBootstrap);
     }
 
     /** {@code fail} or {@code skip-and-alert}. */

@@ -46,6 +46,14 @@ public final class MirrorMetrics {
 
     private final Map<Integer, Map<TopicPartition, Long>> positionsByStream = new ConcurrentHashMap<>();
 
+    /**
+     * Lag and positions of the mirror topics a companion cluster copies ({@code --offset.preserving}): source end
+     * minus target end, and the target end, per partition; replaced as a whole each round.
+     */
+    private volatile Map<TopicPartition, Long> linkedLag = Map.of();
+
+    private volatile Map<TopicPartition, Long> linkedPositions = Map.of();
+
     /** Each stream's last state, kept after it stops: a failed stream must stay visible until the process ends. */
     private final Map<Integer, String> stateByStream = new ConcurrentHashMap<>();
 
@@ -145,6 +153,15 @@ public final class MirrorMetrics {
         lagByStream.put(stream, Map.copyOf(lag));
     }
 
+    /**
+     * The lag of the mirror topics a companion cluster copies, exact (source end minus target end), and their
+     * positions (the target end): reported with the streams' consumer lag and positions, under the same names.
+     */
+    public void linkedLag(Map<TopicPartition, Long> lag, Map<TopicPartition, Long> positions) {
+        linkedLag = Map.copyOf(lag);
+        linkedPositions = Map.copyOf(positions);
+    }
+
     public void positions(int stream, Map<TopicPartition, Long> positions) {
         positionsByStream.put(stream, Map.copyOf(positions));
     }
@@ -175,6 +192,7 @@ public final class MirrorMetrics {
         Map<TopicPartition, Long> all = new java.util.TreeMap<>(
                 java.util.Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
         positionsByStream.values().forEach(all::putAll);
+        all.putAll(linkedPositions);
         return all;
     }
 
@@ -183,6 +201,7 @@ public final class MirrorMetrics {
         Map<TopicPartition, Long> all = new java.util.TreeMap<>(
                 java.util.Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
         lagByStream.values().forEach(all::putAll);
+        all.putAll(linkedLag);
         return all;
     }
 
@@ -192,6 +211,9 @@ public final class MirrorMetrics {
             for (long v : m.values()) {
                 sum += v;
             }
+        }
+        for (long v : linkedLag.values()) {
+            sum += v;
         }
         return sum;
     }

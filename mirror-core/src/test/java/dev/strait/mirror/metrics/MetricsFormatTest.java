@@ -30,6 +30,28 @@ class MetricsFormatTest {
     }
 
     @Test
+    void theLagOfMirrorTopicsACompanionCopiesIsReportedUnderTheSameNamesAsTheStreams() {
+        // Given: a stream's lag and, from --offset.preserving, the lag and positions of mirror topics
+        MirrorMetrics metrics = new MirrorMetrics(new MetricRegistry());
+        metrics.consumerLag(0, Map.of(new TopicPartition("orders", 0), 7L));
+        metrics.linkedLag(
+                Map.of(new TopicPartition("clicks", 0), 5L, new TopicPartition("clicks", 1), 0L),
+                Map.of(new TopicPartition("clicks", 0), 995L, new TopicPartition("clicks", 1), 40L));
+
+        // When
+        String text = MetricsFormat.prometheus(metrics.registry(), metrics.consumerLag(), metrics.positions());
+
+        // Then
+        assertThat(metrics.totalLag()).isEqualTo(12);
+        assertThat(text)
+                .contains("strait_mirror_partition_consumer_lag_records{topic=\"clicks\",partition=\"0\"} 5")
+                .contains("strait_mirror_partition_consumer_lag_records{topic=\"clicks\",partition=\"1\"} 0")
+                .contains("strait_mirror_partition_consumer_lag_records{topic=\"orders\",partition=\"0\"} 7")
+                .contains("strait_mirror_partition_position{topic=\"clicks\",partition=\"0\"} 995")
+                .contains("strait_mirror_consumer_lag_records 12");
+    }
+
+    @Test
     void jsonIsWellFormedEnoughToFindTheFigures() {
         MirrorMetrics metrics = new MirrorMetrics(new MetricRegistry());
         metrics.consumerLag(1, Map.of(new TopicPartition("a\"b", 0), 2L));

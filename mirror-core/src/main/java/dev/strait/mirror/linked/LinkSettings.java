@@ -1,0 +1,131 @@
+package dev.strait.mirror.linked;
+
+import dev.strait.mirror.config.ClientConfigs;
+import dev.strait.mirror.config.ConfigException;
+import dev.strait.mirror.config.GroupFilter;
+import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.PartitionMode;
+import dev.strait.mirror.config.TopicSyncSettings;
+import java.util.Locale;
+import java.util.Properties;
+import java.util.regex.Pattern;
+
+/**
+ * What an offset-preserving mirror ({@code --offset.preserving}) runs with, checked: the mirror process sets up
+ * mirror topics on a companion cluster and keeps them, the groups and the lag in step, while the companion
+ * brokers copy the batches themselves. Immutable.
+ *
+ * @param sourceClient           the source's client properties (admin connection and security)
+ * @param targetClient           the target's client properties
+ * @param topics                 the source topics to mirror (the user's include pattern minus internal topics)
+ * @param sourceBootstrapServers {@code host:port,...} the companion brokers use to reach the source
+ * @param replicationFactor      of the mirror topics created; -1 for the target's default
+ * @param topicSync              settings and partition sync, with the ordinary mirror's config filter
+ * @param groups                 the groups whose offsets are copied, or null for none
+ * @param mirrorGroup            the consumer config's group.id, never copied (it is the mirror's own)
+ * @param discoveryIntervalMs    how often new matching source topics and partitions are looked for
+ * @param groupIntervalMs        how often group offsets are copied and the lag measured
+ * @param progressIntervalMs     how often a progress line is logged
+ */
+public record LinkSettings(
+        Properties sourceClient,
+        Properties targetClient,
+        Pattern topics,
+        String sourceBootstrapServers,
+        short replicationFactor,
+        TopicSyncSettings topicSync,
+        GroupFilter groups,
+        String mirrorGroup,
+        long discoveryIntervalMs,
+        long groupIntervalMs,
+        long progressIntervalMs) {
+
+    /**
+     * The offset-preserving form of {@code settings}, or a {@link ConfigException} naming the flag that cannot be
+     * used with it. {@code sourceBootstrapOverride} (null: none) is the source's address as the companion brokers
+     * see it, when it differs from the consumer config's.
+     */
+    public static LinkSettings of(MirrorSettings settings, String sourceBootstrapOverride) {
+        refuseRecordChanges(settings);
+        Properties consumer = settings.consumerConfig();
+        String protocol =
+                consumer.getProperty("security.protocol", "PLAINTEXT").trim().toUpperCase(Locale.ROOT);
+        if (!protocol.equals("PLAINTEXT")) {
+            throw new ConfigException("--offset.preserving needs a PLAINTEXT source: --consumer.config sets "
+                    + "security.protocol=" + protocol + ", and the companion brokers reach the source over "
+                    + "PLAINTEXT only so far; mirror without --offset.preserving");
+        }
+        String bootstrap = sourceBootstrapOverride == null
+                ? consumer.getProperty("bootstrap.servers", "")
+                : sourceBootstrapOverride;
+        String servers = String.join(",", MirrorTopicConfigs.servers(bootstrap));
+        checkHostPorts(
+                servers,
+                sourceBootstrapOverride == null
+                        ? "bootstrap.servers in --consumer.config"
+                        : "--offset.preserving.source.bootstrap");
+        Properties effective = ClientConfigs.consumer(consumer, 0);
+        long discovery =
+                Long.parseLong(effective.getProperty("metadata.max.age.ms").trim());
+        return new LinkSettings(
+                consumer,
+                settings.producerConfig(),
+                settings.subscription(),
+                servers,
+                settings.targetReplicationFactor(),
+                settings.sync().topics(),
+                settings.sync().groups(),
+                consumer.getProperty("group.id"),
+                Math.max(1000, discovery),
+                settings.sync().groupOffsetsIntervalMs(),
+                settings.progressIntervalMs());
+    }
+
+    /**
+     * The companion copies batches as they are on the source, so the options that would change records, their
+     * partitions or topic names cannot hold; offsets could not be preserved either way.
+     */
+    private static void refuseRecordChanges(MirrorSettings settings) {
+        String why = ": the companion cluster copies the source's batches unchanged at the source's offsets";
+        if (settings.messageHandler() != null) {
+            throw new ConfigException("--offset.preserving cannot be combined with --message.handler" + why);
+        }
+        if (!settings.renamer().isIdentity()) {
+            throw new ConfigException("--offset.preserving cannot be combined with --topic.prefix or --topic.rename"
+                    + why + " into a topic of the same name");
+        }
+        if (settings.partitionMode() != PartitionMode.PRESERVE) {
+            throw new ConfigException("--offset.preserving cannot be combined with --partition.mode=hash" + why
+                    + " into the same partition");
+        }
+        if (!settings.provenanceHeaders()) {
+            throw new ConfigException(
+                    "--offset.preserving cannot be combined with --provenance.headers=false (which removes headers)"
+                            + why + "; no header is added either");
+        }
+        if (settings.sync().topics().acls()) {
+            throw new ConfigException("--offset.preserving does not sync ACLs yet: remove --sync.topic.acls=true");
+        }
+    }
+
+    private static void checkHostPorts(String servers, String where) {
+        if (servers.isEmpty()) {
+            throw new ConfigException(where + " is empty: --offset.preserving needs the source's host:port list");
+        }
+        for (String server : servers.split(",")) {
+            int colon = server.lastIndexOf(':');
+            boolean ok = colon > 0 && colon < server.length() - 1;
+            if (ok) {
+                try {
+                    int port = Integer.parseInt(server.substring(colon + 1));
+                    ok = port > 0 && port <= 65535;
+                } catch (NumberFormatException e) {
+                    ok = false;
+                }
+            }
+            if (!ok) {
+                throw new ConfigException(where + ": '" + server + "' is not host:port");
+            }
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package dev.strait.mirror.linked;
+
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The topic configs that make a topic on a Strait companion cluster a mirror topic, copied by the companion
+ * partition leader from the source at the source's offsets. The names are the companion broker's contract
+ * ({@code TopicConfigs} in the broker module); the mirror process only writes them, so it keeps its own copy of
+ * the names rather than depend on the broker.
+ */
+public final class MirrorTopicConfigs {
+    /** {@code host:port,...} the companion brokers use to reach the source; non-empty makes the topic a mirror. */
+    public static final String SOURCE_BOOTSTRAP_SERVERS = "strait.mirror.source.bootstrap.servers";
+    /** The source topic's name when it differs from the mirror's; empty means the same name. */
+    public static final String SOURCE_TOPIC = "strait.mirror.source.topic";
+    /** The source topic's id: a source deleted and re-created under the same name is never copied on top. */
+    public static final String SOURCE_TOPIC_ID = "strait.mirror.source.topic.id";
+    /** {@code mirroring} (copied, read-only) or {@code promoted} (no longer copied, writable). */
+    public static final String STATE = "strait.mirror.state";
+
+    public static final String STATE_MIRRORING = "mirroring";
+    public static final String STATE_PROMOTED = "promoted";
+
+    private MirrorTopicConfigs() {}
+
+    /** Whether a config name belongs to the mirror contract (never synced from the source, never changed). */
+    public static boolean isMirrorConfig(String name) {
+        return name.startsWith("strait.mirror.");
+    }
+
+    /** The mirror configs of a topic that copies {@code sourceTopicId} (empty: pinned by the broker) from a source. */
+    public static Map<String, String> of(String sourceBootstrapServers, String sourceTopicId) {
+        Map<String, String> out = new HashMap<>();
+        out.put(SOURCE_BOOTSTRAP_SERVERS, sourceBootstrapServers);
+        out.put(SOURCE_TOPIC_ID, sourceTopicId == null ? "" : sourceTopicId);
+        out.put(STATE, STATE_MIRRORING);
+        return out;
+    }
+
+    /** A {@code host:port} list as a set of trimmed entries, so two spellings of one list compare equal. */
+    public static Set<String> servers(String list) {
+        Set<String> out = new LinkedHashSet<>();
+        if (list == null) {
+            return out;
+        }
+        for (String s : list.split(",")) {
+            if (!s.isBlank()) {
+                out.add(s.trim());
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,100 @@
+package dev.strait.mirror.linked;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.strait.mirror.config.ConfigException;
+import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.PartitionMode;
+import dev.strait.mirror.config.SyncSettings;
+import dev.strait.mirror.config.TopicConfigFilter;
+import dev.strait.mirror.config.TopicRenamer;
+import dev.strait.mirror.config.TopicSyncSettings;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+
+class LinkSettingsTest {
+    @Test
+    void theBrokersReachTheSourceAtTheConsumerConfigsServersUnlessOverridden() {
+        LinkSettings plain = LinkSettings.of(base().build(), null);
+        LinkSettings overridden = LinkSettings.of(base().build(), "kafka-1:9092, kafka-2:9092");
+
+        assertThat(plain.sourceBootstrapServers()).isEqualTo("127.0.0.1:9092");
+        assertThat(overridden.sourceBootstrapServers()).isEqualTo("kafka-1:9092,kafka-2:9092");
+        assertThat(plain.mirrorGroup()).isEqualTo("mirror");
+        assertThat(plain.topics().matcher("orders").matches()).isTrue();
+        assertThat(plain.topics().matcher("__consumer_offsets").matches()).isFalse();
+    }
+
+    @Test
+    void newTopicsAreLookedForAsOftenAsTheOrdinaryMirrorRefreshesItsMetadata() {
+        Properties c = consumer();
+        c.put("metadata.max.age.ms", "2000");
+
+        assertThat(LinkSettings.of(base().build(), null).discoveryIntervalMs()).isEqualTo(30_000);
+        assertThat(LinkSettings.of(base().consumerConfig(c).build(), null).discoveryIntervalMs())
+                .isEqualTo(2000);
+    }
+
+    @Test
+    void optionsThatChangeRecordsPartitionsOrTopicNamesAreRefused() {
+        assertRefused(base().renamer(TopicRenamer.of("dr.", null)), "--topic.prefix");
+        assertRefused(base().renamer(TopicRenamer.of(null, "a(.*)=b$1")), "--topic.rename");
+        assertRefused(base().partitionMode(PartitionMode.HASH), "--partition.mode=hash");
+        assertRefused(base().provenanceHeaders(false), "--provenance.headers=false");
+        assertRefused(base().messageHandler(record -> java.util.List.of()), "--message.handler");
+        assertRefused(
+                base().sync(new SyncSettings(
+                        null,
+                        5000,
+                        true,
+                        "__strait_sync",
+                        new TopicSyncSettings(true, true, true, 60_000, TopicConfigFilter.defaults()))),
+                "--sync.topic.acls");
+    }
+
+    @Test
+    void aSourceReachedOverAnythingButPlaintextIsRefused() {
+        Properties c = consumer();
+        c.put("security.protocol", "sasl_ssl");
+
+        assertThatThrownBy(() -> LinkSettings.of(base().consumerConfig(c).build(), null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("security.protocol=SASL_SSL")
+                .hasMessageContaining("PLAINTEXT only");
+    }
+
+    @Test
+    void aBadSourceAddressForTheBrokersIsRefused() {
+        assertThatThrownBy(() -> LinkSettings.of(base().build(), "kafka-1"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("--offset.preserving.source.bootstrap")
+                .hasMessageContaining("'kafka-1' is not host:port");
+        assertThatThrownBy(() -> LinkSettings.of(base().build(), " , "))
+                .hasMessageContaining("--offset.preserving.source.bootstrap is empty");
+    }
+
+    private static void assertRefused(MirrorSettings.Builder b, String flag) {
+        assertThatThrownBy(() -> LinkSettings.of(b.build(), null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("--offset.preserving")
+                .hasMessageContaining(flag)
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+    }
+
+    private static MirrorSettings.Builder base() {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", "127.0.0.1:9093");
+        return MirrorSettings.builder()
+                .consumerConfig(consumer())
+                .producerConfig(p)
+                .include(".*");
+    }
+
+    private static Properties consumer() {
+        Properties c = new Properties();
+        c.put("bootstrap.servers", "127.0.0.1:9092");
+        c.put("group.id", "mirror");
+        return c;
+    }
+}
