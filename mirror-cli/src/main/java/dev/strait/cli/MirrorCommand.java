@@ -247,10 +247,10 @@ public final class MirrorCommand implements Callable<Integer> {
     @Option(
             names = "--config.properties.exclude",
             paramLabel = "REGEX[,REGEX]",
-            description =
-                    "Topic settings never copied, on top of the built-in list: message.timestamp.type and "
-                            + "message.timestamp.(difference|before|after).max.ms, leader/follower.replication.throttled.replicas, "
-                            + "unclean.leader.election.enable, min.insync.replicas, remote.storage.enable, remote.log.*, local.retention.*.")
+            description = "Topic settings never copied, on top of the built-in list: message.timestamp.type and "
+                    + "message.timestamp.(difference|before|after).max.ms, leader/follower.replication.throttled.replicas, "
+                    + "unclean.leader.election.enable, min.insync.replicas, remote.storage.enable, remote.log.*, local.retention.*, "
+                    + "strait.mirror.* (a companion cluster's mirror-topic settings).")
     String configPropertiesExclude;
 
     @Option(

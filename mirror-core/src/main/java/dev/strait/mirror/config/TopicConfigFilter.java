@@ -16,7 +16,9 @@ import java.util.regex.PatternSyntaxException;
  *   <li>{@code leader/follower.replication.throttled.replicas}: broker ids of the source cluster;</li>
  *   <li>{@code unclean.leader.election.enable}, {@code min.insync.replicas}: the target's durability is its
  *       operators' choice;</li>
- *   <li>{@code remote.storage.enable}, {@code remote.log.*}, {@code local.retention.*}: tiered storage.</li>
+ *   <li>{@code remote.storage.enable}, {@code remote.log.*}, {@code local.retention.*}: tiered storage;</li>
+ *   <li>{@code strait.mirror.*}: a companion cluster's mirror-topic settings, which copied to another companion
+ *       cluster would make the target topic a second copier of the source's source.</li>
  * </ul>
  * Users add their own with {@code --config.properties.exclude}. Immutable.
  */
@@ -32,7 +34,8 @@ public final class TopicConfigFilter {
             "min\\.insync\\.replicas",
             "remote\\.storage\\.enable",
             "remote\\.log\\..*",
-            "local\\.retention\\..*");
+            "local\\.retention\\..*",
+            "strait\\.mirror\\..*");
 
     private final List<Pattern> excludes;
 

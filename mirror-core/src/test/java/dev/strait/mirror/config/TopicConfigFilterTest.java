@@ -20,7 +20,10 @@ class TopicConfigFilterTest {
             "min.insync.replicas",
             "remote.storage.enable",
             "remote.log.copy.disable",
-            "local.retention.ms"
+            "local.retention.ms",
+            "strait.mirror.source.bootstrap.servers",
+            "strait.mirror.link",
+            "strait.mirror.state"
         }) {
             assertThat(f.copies(name)).as(name).isFalse();
         }
