@@ -7,13 +7,22 @@ import dev.strait.mirror.config.GroupFilter;
 import dev.strait.mirror.failover.FailoverConfig;
 import dev.strait.mirror.failover.FailoverPlan;
 import dev.strait.mirror.failover.FailoverPlanner;
+import dev.strait.mirror.linked.LinkException;
+import dev.strait.mirror.linked.MirrorTopicPromotion;
 import dev.strait.mirror.progress.Progress;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
 import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.utils.Time;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -36,6 +45,10 @@ import picocli.CommandLine.Spec;
             "accepts, with the age of the oldest). --execute writes the offsets; groups with members on the target are",
             "refused unless --force (which removes the members first).",
             "",
+            "With --mirror-topics instead, it promotes the matching mirror topics of a Strait companion cluster",
+            "(bin/mirror-maker --offset.preserving): they stop copying and take producers, and each partition's leader",
+            "ends the transactions the copy left open; consumer offsets need no moving (they are the source's).",
+            "",
             "Exit codes: 0 done, 1 partial (the groups not moved are named) or a cluster failed, 2 bad input."
         })
 public final class FailoverCommand implements Callable<Integer> {
@@ -50,8 +63,16 @@ public final class FailoverCommand implements Callable<Integer> {
                     + "topic.prefix / topic.rename, sync.topic, source.cluster.id (see docs/failover.md).")
     Path config;
 
-    @Option(names = "--groups", required = true, paramLabel = "REGEX", description = "Consumer groups to move.")
+    @Option(names = "--groups", paramLabel = "REGEX", description = "Consumer groups to move.")
     String groups;
+
+    @Option(
+            names = "--mirror-topics",
+            paramLabel = "REGEX",
+            description = "Promote the mirror topics matching REGEX on the target (a companion cluster) instead of "
+                    + "moving groups: the dry run lists them per partition, --execute promotes them and waits until "
+                    + "their open transactions are ended.")
+    String mirrorTopics;
 
     @Option(names = "--groups.exclude", paramLabel = "REGEX", description = "Groups matching --groups to leave out.")
     String groupsExclude;
@@ -78,6 +99,16 @@ public final class FailoverCommand implements Callable<Integer> {
         }
         if (force && !execute) {
             throw new ConfigException("--force only applies with --execute");
+        }
+        if ((groups == null) == (mirrorTopics == null)) {
+            throw new ConfigException("give --groups (move consumer groups) or --mirror-topics (promote mirror topics),"
+                    + " one of them");
+        }
+        if (mirrorTopics != null) {
+            if (force || groupsExclude != null) {
+                throw new ConfigException("--force and --groups.exclude apply to --groups, not to --mirror-topics");
+            }
+            return promoteMirrorTopics();
         }
         GroupFilter filter = GroupFilter.of(groups, groupsExclude, "--groups", "--groups.exclude");
         FailoverConfig cfg = FailoverConfig.load(config);
@@ -122,6 +153,40 @@ public final class FailoverCommand implements Callable<Integer> {
                 return Cli.FAILED;
             }
             return Cli.OK;
+        }
+    }
+
+    private Integer promoteMirrorTopics() {
+        Pattern pattern;
+        try {
+            pattern = Pattern.compile(mirrorTopics);
+        } catch (PatternSyntaxException e) {
+            throw new ConfigException("--mirror-topics is not a regular expression: " + e.getDescription());
+        }
+        FailoverConfig cfg = FailoverConfig.load(config);
+        PrintWriter out = spec.commandLine().getOut();
+        Properties sourceProps = new Properties();
+        sourceProps.putAll(cfg.source());
+        // The source may be gone: its ends only fill the report, so do not wait long for them.
+        sourceProps.putIfAbsent(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "10000");
+        sourceProps.putIfAbsent(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
+        try (Admin target = Admin.create(cfg.target());
+                Admin source = Admin.create(sourceProps)) {
+            List<MirrorTopicPromotion.TopicResult> results = new MirrorTopicPromotion(
+                            target, Optional.of(source), Time.SYSTEM, Duration.ofSeconds(60))
+                    .run(pattern, execute);
+            if (json) {
+                out.println(PromotionText.json(results, execute));
+            } else {
+                PromotionText.text(out, results, execute);
+            }
+            out.flush();
+            boolean unstable =
+                    results.stream().anyMatch(r -> r.outcome() == MirrorTopicPromotion.Outcome.PROMOTED_UNSTABLE);
+            return unstable ? Cli.FAILED : Cli.OK;
+        } catch (LinkException e) {
+            spec.commandLine().getErr().println("failover: " + e.getMessage());
+            return Cli.FAILED;
         }
     }
 }

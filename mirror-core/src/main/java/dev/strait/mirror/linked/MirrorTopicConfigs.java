@@ -14,6 +14,8 @@ import java.util.Set;
 public final class MirrorTopicConfigs {
     /** {@code host:port,...} the companion brokers use to reach the source; non-empty makes the topic a mirror. */
     public static final String SOURCE_BOOTSTRAP_SERVERS = "strait.mirror.source.bootstrap.servers";
+    /** A source named by a link in the companion brokers' settings, instead of bootstrap servers. */
+    public static final String LINK = "strait.mirror.link";
     /** The source topic's name when it differs from the mirror's; empty means the same name. */
     public static final String SOURCE_TOPIC = "strait.mirror.source.topic";
     /** The source topic's id: a source deleted and re-created under the same name is never copied on top. */
