@@ -86,7 +86,7 @@ public final class MirrorBench {
             description = "Mirror throughput on two local Apache Kafka 4.1.1 clusters: the raw client ceiling, "
                     + "Strait's mirror per stream count and MirrorMaker 2, on one preloaded backlog.",
             footer = "Other modes, each with its own --help: bin/bench lag | sync | sync-scale | failover | "
-                    + "metadata | broker | cluster | nemesis.")
+                    + "metadata | broker | cluster | nemesis | mirror-topics.")
     static final class Flags {
         @Option(names = "--records", paramLabel = "N", description = "Records of the backlog.")
         long records = 1_000_000;

@@ -62,6 +62,7 @@ class DocumentedCommandsTest {
                 case "metadata" -> MetadataBench.parse(args);
                 case "cluster" -> ClusterBench.parse(args);
                 case "nemesis" -> NemesisBench.parse(args);
+                case "mirror-topics" -> MirrorTopicsBench.parse(args);
                 case "broker" -> words.contains("--nodes") ? ClusterBench.parse(args) : BrokerBench.parse(args);
                 default -> throw new AssertionError("unknown mode in the docs: " + command);
             };
