@@ -79,6 +79,20 @@ class MirrorTopicsBenchTest {
         assertOneLineError(new String[] {"--streams", "2"}, "--streams");
     }
 
+    @Test
+    void binBenchHandsTheModeToMirrorTopicsBench() {
+        // bin/bench runs MirrorBench --repo DIR "$@" for every mode it does not name itself.
+        assertThat(MirrorBench.mirrorTopicsArgs(new String[] {"--repo", "/r", "mirror-topics", "--records", "5"}))
+                .containsExactly("--repo", "/r", "--records", "5");
+        assertThat(MirrorBench.mirrorTopicsArgs(new String[] {"mirror-topics", "--help"}))
+                .containsExactly("--help");
+        assertThat(MirrorBench.mirrorTopicsArgs(new String[] {"--repo", "/r", "--records", "5"}))
+                .isNull();
+        assertThat(MirrorBench.mirrorTopicsArgs(new String[] {"--repo", "/r", "--only", "mirror-topics"}))
+                .isNull();
+        assertThat(MirrorBench.mirrorTopicsArgs(new String[0])).isNull();
+    }
+
     private static void assertOneLineError(String[] args, String names) {
         assertThatThrownBy(() -> MirrorTopicsBench.parse(args))
                 .isInstanceOf(IllegalArgumentException.class)
