@@ -224,6 +224,8 @@ public final class MirrorTopicsBench {
     private final List<Measured> results = new ArrayList<>();
     private final Map<String, String> failures = new LinkedHashMap<>();
     private Progress progress = Progress.off();
+    /** CPU s/s of the counted brokers over the last settle pause (NaN when it was too short to tell). */
+    private double idleRate = Double.NaN;
 
     MirrorTopicsBench(Options options) throws IOException {
         this.options = options;
@@ -342,12 +344,14 @@ public final class MirrorTopicsBench {
                     }
                     results.add(m);
                     say(
-                            "  %.1f s (copy %.1f s); CPU s: copier %.2f, target storage %s, source leader %.2f",
+                            "  %.1f s (copy %.1f s); CPU s: copier %.2f, target storage %s, source leader %.2f;"
+                                    + " before the copy the counted brokers used %.3f CPU s/s idle",
                             m.seconds(),
                             m.copySeconds(),
                             m.copierCpu(),
                             m.storageCpu() == null ? "-" : String.format(Locale.ROOT, "%.2f", m.storageCpu()),
-                            m.sourceCpu());
+                            m.sourceCpu(),
+                            idleRate);
                 } catch (Exception e) {
                     failures.put(copier.label, ReportText.oneLine(e));
                     say("  %s FAILED: %s", copier.label, ReportText.oneLine(e));
@@ -429,7 +433,7 @@ public final class MirrorTopicsBench {
         Process broker = children.start(companion.command(), companion.log());
         try (Admin admin = admin(companion.bootstrapServers())) {
             awaitUp(admin, broker, companion.log(), 1);
-            settle();
+            settle(broker);
             Cpu before = new Cpu(broker, null, leader);
             long start = System.nanoTime();
             admin.createTopics(List.of(new NewTopic(TOPIC, options.partitions(), (short) 1)
@@ -470,7 +474,7 @@ public final class MirrorTopicsBench {
 
     /** Node 2 of the source becomes a follower of every partition and copies the backlog from node 1. */
     private Measured follower(Admin admin, Process follower, Process leader) throws Exception {
-        settle();
+        settle(follower);
         Cpu before = new Cpu(follower, null, leader);
         long start = System.nanoTime();
         Map<TopicPartition, Optional<NewPartitionReassignment>> moves = new HashMap<>();
@@ -590,7 +594,7 @@ public final class MirrorTopicsBench {
             Process leader,
             String targetTopic)
             throws Exception {
-        settle();
+        settle(targetProcess);
         Path log = work.resolve(copier.flag + ".log");
         try (Admin admin = admin(target.bootstrapServers())) {
             long start = System.nanoTime();
@@ -601,8 +605,15 @@ public final class MirrorTopicsBench {
             try (Progress p = BenchProgress.of("bench mirror-topics: " + copier.label, "records")
                     .start(options.records())) {
                 progress = p;
+                boolean created = false;
                 while (true) {
-                    long copied = endOffsetSum(admin, targetTopic);
+                    // Listing the offsets of a topic not there yet logs an error per partition and poll.
+                    created = created
+                            || admin.listTopics()
+                                    .names()
+                                    .get(30, TimeUnit.SECONDS)
+                                    .contains(targetTopic);
+                    long copied = created ? endOffsetSum(admin, targetTopic) : 0;
                     p.update(copied);
                     if (copied > 0 && first == null) {
                         first = new Cpu(mirror, targetProcess, leader);
@@ -649,7 +660,7 @@ public final class MirrorTopicsBench {
             this.source = cpu(source);
         }
 
-        private static double cpu(Process p) {
+        static double cpu(Process p) {
             double s = ProcessStats.cpuSeconds(p.pid());
             if (s < 0) {
                 throw new IllegalStateException("no CPU time of process " + p.pid() + " in /proc (not Linux, or gone)");
@@ -658,8 +669,23 @@ public final class MirrorTopicsBench {
         }
     }
 
-    private void settle() throws InterruptedException {
+    /**
+     * Waits {@code --settle-s} and keeps in {@link #idleRate} the CPU seconds per second the {@code counted} brokers
+     * used meanwhile, the background that each copy window also holds.
+     */
+    private void settle(Process... counted) throws InterruptedException {
+        double before = 0;
+        for (Process p : counted) {
+            before += Cpu.cpu(p);
+        }
+        long start = System.nanoTime();
         Thread.sleep(options.settle().toMillis());
+        double after = 0;
+        for (Process p : counted) {
+            after += Cpu.cpu(p);
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        idleRate = seconds > 0.5 ? (after - before) / seconds : Double.NaN;
     }
 
     private static void check(Process p, Path log, long deadline, String what) {
