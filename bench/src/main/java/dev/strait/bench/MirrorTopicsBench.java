@@ -35,7 +35,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -145,8 +144,14 @@ public final class MirrorTopicsBench {
             footer = "Counted: mirror topics = the companion broker; follower = the follower broker; Strait mirror and"
                     + " MM2 = the mirror process + the target broker (the mirror process alone is shown too).")
     static final class Flags {
-        @Mixin
-        ProducerWorkload workload = new ProducerWorkload();
+        @Option(names = "--records", paramLabel = "N", description = "Records of the backlog.")
+        long records = 1_000_000;
+
+        @Option(names = "--record-size", paramLabel = "BYTES", description = "Bytes per record.")
+        int recordBytes = 1024;
+
+        @Option(names = "--partitions", paramLabel = "P", description = "Partitions of the backlog topic.")
+        int partitions = 6;
 
         @Option(
                 names = "--compression",
@@ -196,7 +201,7 @@ public final class MirrorTopicsBench {
         if (!BenchFlags.parse(f, args)) {
             return null;
         }
-        if (!f.workload.valid() || f.settleS < 0 || f.stepTimeoutS < 1) {
+        if (f.records < 1 || f.recordBytes < 1 || f.partitions < 1 || f.settleS < 0 || f.stepTimeoutS < 1) {
             throw new IllegalArgumentException(
                     "--records, --record-size, --partitions and --step-timeout-s must be at least 1, --settle-s 0");
         }
@@ -205,9 +210,9 @@ public final class MirrorTopicsBench {
                     "--compression takes none, gzip, snappy, lz4 or zstd, not " + f.compression);
         }
         return new Options(
-                f.workload.records,
-                f.workload.recordBytes,
-                f.workload.partitions,
+                f.records,
+                f.recordBytes,
+                f.partitions,
                 f.compression,
                 Copier.parseList(f.only),
                 f.heap,
