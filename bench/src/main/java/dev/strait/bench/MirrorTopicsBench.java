@@ -118,7 +118,8 @@ public final class MirrorTopicsBench {
      * One way's copy of the backlog. {@code seconds}: the whole run (for a mirror process, from its start);
      * {@code copySeconds}: the window the CPU columns cover (for a mirror process from the first record on the target
      * to the last; otherwise the whole run). {@code storageCpu} is null where the copier stores the copy itself.
-     * {@code copierCpuWhole} is the copier's CPU over the whole run. {@code targetBytes}: the copy's size on disk, or
+     * {@code copierCpuWhole} is the copier's CPU over the whole run; {@code jitCpu} the part of the counted CPU
+     * that the counted processes' JIT compiler threads used in the window. {@code targetBytes}: the copy's size on disk, or
      * -1 where the target would not say.
      */
     record Measured(
@@ -128,6 +129,7 @@ public final class MirrorTopicsBench {
             double copierCpu,
             Double storageCpu,
             double copierCpuWhole,
+            double jitCpu,
             double sourceCpu,
             long targetBytes) {
         double totalCpu() {
@@ -470,6 +472,7 @@ public final class MirrorTopicsBench {
                     after.copier - before.copier,
                     null,
                     after.copier - before.copier,
+                    after.jit - before.jit,
                     after.source - before.source,
                     storedBytesOrUnknown(admin, 1, TOPIC));
         } finally {
@@ -522,6 +525,7 @@ public final class MirrorTopicsBench {
                 after.copier - before.copier,
                 null,
                 after.copier - before.copier,
+                after.jit - before.jit,
                 after.source - before.source,
                 storedBytesOrUnknown(admin, 2, TOPIC));
     }
@@ -639,6 +643,7 @@ public final class MirrorTopicsBench {
                         end.copier - first.copier,
                         end.storage - first.storage,
                         end.copier,
+                        end.jit - first.jit,
                         end.source - first.source,
                         storedBytesOrUnknown(admin, 1, targetTopic));
             } finally {
@@ -658,11 +663,18 @@ public final class MirrorTopicsBench {
         final double copier;
         final double storage;
         final double source;
+        /** The copier's and the storage's JIT compiler threads. */
+        final double jit;
 
         Cpu(Process copier, Process storage, Process source) {
             this.copier = copier == null ? 0 : cpu(copier);
             this.storage = storage == null ? 0 : cpu(storage);
             this.source = cpu(source);
+            this.jit = (copier == null ? 0 : jit(copier)) + (storage == null ? 0 : jit(storage));
+        }
+
+        private static double jit(Process p) {
+            return Math.max(0, ProcessStats.compilerCpuSeconds(p.pid()));
         }
 
         static double cpu(Process p) {
@@ -821,6 +833,7 @@ public final class MirrorTopicsBench {
                 new Column("CPU s copier", Measured::copierCpu),
                 new Column("CPU s target storage", Measured::storageCpu),
                 new Column("CPU s counted", Measured::totalCpu),
+                new Column("of which JIT compiler s", Measured::jitCpu),
                 new Column("CPU s/GB copier only", m -> m.copierCpu() / gb),
                 new Column("CPU s/GB counted", m -> m.totalCpu() / gb),
                 new Column("counted / MM2", m -> ratio(m, mm2, Measured::totalCpu), true),
@@ -850,7 +863,8 @@ public final class MirrorTopicsBench {
                 Locale.ROOT,
                 "%nCPU s/GB: CPU seconds per 10^9 bytes of the backlog as stored on the source (%,d bytes). The"
                         + " window of a mirror process runs from the first record on the target to the last (its"
-                        + " start-up is in \"whole run\" only); the other ways' window is the whole copy. The source"
+                        + " start-up is in \"whole run\" only); the other ways' window is the whole copy. JIT compiler:"
+                        + " the counted processes' C1/C2 threads in the window (a lower bound). The source"
                         + " leader serves every way alike and is counted in none.%n",
                 backlogBytes));
         Measured topics = find(runs, Copier.MIRROR_TOPICS);

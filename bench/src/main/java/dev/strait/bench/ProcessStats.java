@@ -28,6 +28,35 @@ final class ProcessStats {
     }
 
     /**
+     * CPU seconds so far of the process's JIT compiler threads (HotSpot's C1 and C2), or -1 where /proc is not
+     * available. A compiler thread that has ended is missing from the sum (HotSpot starts and stops them as the
+     * compile queue grows and shrinks), so over a window this is a lower bound.
+     */
+    static double compilerCpuSeconds(long pid) {
+        long ticks = 0;
+        try (var tasks = Files.list(Path.of("/proc", String.valueOf(pid), "task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                try {
+                    if (isCompilerThread(Files.readString(task.resolve("comm")))) {
+                        ticks += Math.max(0, cpuTicks(Files.readString(task.resolve("stat"))));
+                    }
+                } catch (IOException e) {
+                    // the thread ended while we looked
+                }
+            }
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return -1;
+        }
+        return ticks / TICKS_PER_SECOND;
+    }
+
+    /** Whether a thread name from /proc (cut to 15 characters) is one of HotSpot's JIT compiler threads. */
+    static boolean isCompilerThread(String comm) {
+        String name = comm.trim();
+        return name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre");
+    }
+
+    /**
      * utime + stime in clock ticks from a /proc/PID/stat line, or -1 if it is not one. The command name (field 2)
      * may hold spaces and parentheses, so fields are counted from its last closing parenthesis.
      */
