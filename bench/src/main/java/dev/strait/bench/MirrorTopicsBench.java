@@ -869,15 +869,12 @@ public final class MirrorTopicsBench {
                 backlogBytes));
         Measured topics = find(runs, Copier.MIRROR_TOPICS);
         if (topics != null) {
-            out.append(goal(
-                    "mirror topics at most 1/20 of MirrorMaker 2's CPU per GB",
-                    ratio(topics, mm2, Measured::totalCpu),
-                    ratio(topics, mm2, Measured::copierCpu),
-                    1.0 / 20));
+            out.append(goal("mirror topics at most 1/20 of MirrorMaker 2's CPU per GB", topics, mm2, true, 1.0 / 20));
             out.append(goal(
                     "mirror topics within 1.5 x Kafka follower replication's CPU per GB",
-                    ratio(topics, follower, Measured::totalCpu),
-                    null,
+                    topics,
+                    follower,
+                    false,
                     1.5));
         }
         failures.forEach((way, why) ->
@@ -885,22 +882,36 @@ public final class MirrorTopicsBench {
         return out.toString().stripTrailing();
     }
 
-    private static String goal(String goal, Double counted, Double copierOnly, double limit) {
+    /**
+     * One goal against its reference: the counted ratio decides; the copier-only ratio (where asked) and the ratio
+     * without the counted processes' JIT compiler threads (the cold start of a small copy) are shown beside it.
+     */
+    private static String goal(String goal, Measured topics, Measured reference, boolean copierOnly, double limit) {
+        Double counted = ratio(topics, reference, Measured::totalCpu);
         if (counted == null) {
             return "goal: " + goal + ": not measured (its reference did not run)\n";
         }
-        String copier = copierOnly == null
-                ? ""
-                : String.format(
-                        Locale.ROOT, "; copier only %.3f (%s)", copierOnly, copierOnly <= limit ? "met" : "not met");
-        return String.format(
+        StringBuilder line = new StringBuilder(String.format(
                 Locale.ROOT,
-                "goal: %s (ratio <= %.3f): counted %.3f, %s%s%n",
+                "goal: %s (ratio <= %.3f): counted %.3f, %s",
                 goal,
                 limit,
                 counted,
-                counted <= limit ? "met" : "not met",
-                copier);
+                verdict(counted, limit)));
+        if (copierOnly) {
+            double copier = ratio(topics, reference, Measured::copierCpu);
+            line.append(String.format(Locale.ROOT, "; copier only %.3f (%s)", copier, verdict(copier, limit)));
+        }
+        Double warm = ratio(topics, reference, m -> m.totalCpu() - m.jitCpu());
+        if (warm != null) {
+            line.append(String.format(
+                    Locale.ROOT, "; counted without JIT compiler threads %.3f (%s)", warm, verdict(warm, limit)));
+        }
+        return line.append('\n').toString();
+    }
+
+    private static String verdict(double ratio, double limit) {
+        return ratio <= limit ? "met" : "not met";
     }
 
     private static Double ratio(Measured m, Measured reference, ToDoubleFunction<Measured> cpu) {
