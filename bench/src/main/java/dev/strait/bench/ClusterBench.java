@@ -137,6 +137,11 @@ public final class ClusterBench {
         }
 
         String properties(String voters, int sessionTimeoutMs) {
+            return properties(voters, sessionTimeoutMs, Map.of());
+        }
+
+        /** The node's settings with {@code overrides} last (other cluster sizes, e.g. replication factors). */
+        String properties(String voters, int sessionTimeoutMs, Map<String, String> overrides) {
             Map<String, String> p = new LinkedHashMap<>();
             p.put("process.roles", "broker,controller");
             p.put("node.id", Integer.toString(id));
@@ -162,6 +167,7 @@ public final class ClusterBench {
                 p.put("transaction.state.log.replication.factor", "3");
                 p.put("transaction.state.log.min.isr", "2");
             }
+            p.putAll(overrides);
             return p.entrySet().stream()
                     .map(e -> e.getKey() + "=" + e.getValue())
                     .collect(Collectors.joining("\n", "", "\n"));

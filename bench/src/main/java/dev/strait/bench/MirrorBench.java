@@ -86,7 +86,7 @@ public final class MirrorBench {
             description = "Mirror throughput on two local Apache Kafka 4.1.1 clusters: the raw client ceiling, "
                     + "Strait's mirror per stream count and MirrorMaker 2, on one preloaded backlog.",
             footer = "Other modes, each with its own --help: bin/bench lag | sync | sync-scale | failover | "
-                    + "metadata | broker | cluster | nemesis.")
+                    + "metadata | broker | cluster | nemesis | mirror-topics.")
     static final class Flags {
         @Option(names = "--records", paramLabel = "N", description = "Records of the backlog.")
         long records = 1_000_000;
@@ -141,11 +141,30 @@ public final class MirrorBench {
     }
 
     public static void main(String[] args) throws Exception {
+        String[] mirrorTopics = mirrorTopicsArgs(args);
+        if (mirrorTopics != null) {
+            MirrorTopicsBench.main(mirrorTopics); // bin/bench mirror-topics: bin/bench hands every other mode here
+            return;
+        }
         Options o = BenchFlags.parseOrExit("bench", args, MirrorBench::parse, MirrorBench::usage);
         if (o == null) {
             return;
         }
         new MirrorBench(o.records(), o.recordBytes(), o.partitions(), o.streams(), o.mm2(), o.repo()).run();
+    }
+
+    /**
+     * The arguments of {@code bin/bench mirror-topics ...} without the mode, or null for another mode. bin/bench
+     * passes {@code --repo DIR} before the user's arguments, so the mode is the first word after it.
+     */
+    static String[] mirrorTopicsArgs(String[] args) {
+        int mode = args.length >= 2 && args[0].equals("--repo") ? 2 : 0;
+        if (args.length <= mode || !args[mode].equals("mirror-topics")) {
+            return null;
+        }
+        List<String> rest = new ArrayList<>(List.of(args));
+        rest.remove(mode);
+        return rest.toArray(String[]::new);
     }
 
     void run() throws Exception {

@@ -30,7 +30,7 @@ class DocumentedCommandsTest {
         for (Path file : files) {
             commands.addAll(commands(Files.readString(file, StandardCharsets.UTF_8)));
         }
-        // The docs quote broker, cluster, nemesis, lag, sync, sync-scale, failover and the mirror bench.
+        // The docs quote broker, cluster, nemesis, lag, sync, sync-scale, failover, mirror-topics and the mirror bench.
         assertThat(commands)
                 .hasSizeGreaterThan(30)
                 .contains(
@@ -40,6 +40,7 @@ class DocumentedCommandsTest {
                         "bin/bench sync-scale",
                         "bin/bench --help",
                         "bin/bench failover",
+                        "bin/bench mirror-topics --records 400000",
                         "bin/bench broker --nodes 3 --records 20000 --session-timeout-ms 3000",
                         "bin/bench cluster --records 100000 --record-size 1024 --partitions 6 --strait-flush-on-ack"
                                 + " --runs 2      --failover-timeout-s 40 --step-timeout-s 240",
@@ -62,6 +63,7 @@ class DocumentedCommandsTest {
                 case "metadata" -> MetadataBench.parse(args);
                 case "cluster" -> ClusterBench.parse(args);
                 case "nemesis" -> NemesisBench.parse(args);
+                case "mirror-topics" -> MirrorTopicsBench.parse(args);
                 case "broker" -> words.contains("--nodes") ? ClusterBench.parse(args) : BrokerBench.parse(args);
                 default -> throw new AssertionError("unknown mode in the docs: " + command);
             };
