@@ -11,8 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,9 +21,9 @@ import org.slf4j.LoggerFactory;
  * <p>Which settings exist, their types, defaults and allowed values are declared once, in {@link BrokerSettings}
  * (the table {@code config/broker.properties} and the reference documentation are generated from); every value is
  * parsed and checked against it here, and keys that are no setting are logged and ignored. What the table cannot
- * say is checked here: the formats of listeners and voters, and how settings fit together (a controller needs a
- * controller listener, the heartbeat must be shorter than the session, a secured cluster must map its controller
- * listener...).
+ * say is checked here: the formats of listeners and voters (by {@link ListenerSettings}), and how settings fit
+ * together (a controller needs a controller listener, the heartbeat must be shorter than the session, a secured
+ * cluster must map its controller listener...).
  *
  * <p>KRaft-style cluster settings: {@code process.roles} ({@code broker,controller} or {@code broker}),
  * {@code controller.quorum.voters} ({@code id@host:port,...}), {@code controller.listener.names}, a controller
@@ -40,7 +38,6 @@ import org.slf4j.LoggerFactory;
 public final class BrokerConfig {
 
     private static final Logger LOGGER = LoggerFactory.getLogger(BrokerConfig.class);
-    private static final Pattern LISTENER = Pattern.compile("([A-Za-z_]+)://(\\[[^\\]]*\\]|[^:]*):(\\d+)");
 
     /** Broker-level names of topic defaults, mapped to the topic config names. */
     private static final Map<String, String> TOPIC_DEFAULT_NAMES = Map.of(
@@ -55,9 +52,6 @@ public final class BrokerConfig {
             "log.cleaner.delete.retention.ms", "delete.retention.ms",
             "strait.flush.on.ack", LogConfig.FLUSH_ON_ACK);
 
-    private static final Set<String> SECURITY_PROTOCOLS = Set.of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL");
-    private static final Set<String> SECURED_NAMES = Set.of("SSL", "SASL_PLAINTEXT", "SASL_SSL");
-
     private final Map<String, String> originals;
     private final SettingValues values;
     private final int nodeId;
@@ -67,12 +61,7 @@ public final class BrokerConfig {
     private final List<Path> logDirs;
     private final Map<String, String> topicDefaults;
     private final Set<String> processRoles;
-    private final Map<Integer, Listener> quorumVoters;
-    private final Listener controllerListener;
-    private final Map<String, Listener> advertisedListeners;
-    private final List<Listener> brokerListeners;
-    private final String interBrokerListenerName;
-    private final Map<String, String> listenerProtocols;
+    private final ListenerSettings listeners;
     private final int offsetsTopicReplicationFactor;
 
     /** A listener: its name (upper case), host ({@code 0.0.0.0} when empty) and port. */
@@ -92,32 +81,13 @@ public final class BrokerConfig {
         }
         this.values = BrokerSettings.parse(props);
         this.nodeId = values.intValue("node.id");
-        String listeners = raw("listeners");
-        Set<String> controllerNames = names(props, "controller.listener.names");
-        List<Listener> parsed = parseListeners("listeners", listeners);
-        List<Listener> clients =
-                parsed.stream().filter(l -> !controllerNames.contains(l.name())).toList();
-        if (clients.isEmpty()) {
-            throw new ConfigException(
-                    "listeners",
-                    listeners,
-                    "no broker listener (every listener is named in controller.listener.names)");
-        }
-        this.brokerListeners = List.copyOf(clients);
-        Listener client = clients.get(0);
+        this.listeners = ListenerSettings.parse(props);
+        Listener client = listeners.brokerListeners().get(0);
         this.listenerName = client.name();
         this.host = client.host();
         this.port = client.port();
-        this.controllerListener = parsed.stream()
-                .filter(l -> controllerNames.contains(l.name()))
-                .findFirst()
-                .orElse(null);
-        this.listenerProtocols = listenerProtocols(props, parsed, controllerNames);
-        this.advertisedListeners = advertisedListeners(props);
-        this.interBrokerListenerName = interBrokerListener(props);
         this.processRoles = processRoles(props);
-        this.quorumVoters = quorumVoters(props);
-        checkQuorum(props, controllerNames);
+        checkQuorum(props);
         String dirs = values.isSet("log.dirs") ? raw("log.dirs") : raw("log.dir");
         List<Path> paths = new ArrayList<>();
         for (String dir : dirs.split(",")) {
@@ -151,209 +121,6 @@ public final class BrokerConfig {
         return value == null ? null : value.trim();
     }
 
-    private static List<Listener> parseListeners(String name, String value) {
-        List<Listener> result = new ArrayList<>();
-        Set<String> seen = new java.util.HashSet<>();
-        for (String part : value.split(",")) {
-            Matcher m = LISTENER.matcher(part.trim());
-            if (!m.matches()) {
-                throw new ConfigException(name, value, "expected NAME://host:port[,NAME://host:port]");
-            }
-            String listener = m.group(1).toUpperCase(java.util.Locale.ROOT);
-            String hostValue = m.group(2);
-            if (hostValue.startsWith("[")) {
-                hostValue = hostValue.substring(1, hostValue.length() - 1);
-            }
-            int portValue = Integer.parseInt(m.group(3));
-            if (portValue > 65535) {
-                throw new ConfigException(name, value, "port must be <= 65535");
-            }
-            if (!seen.add(listener)) {
-                throw new ConfigException(name, value, "listener name " + listener + " appears twice");
-            }
-            result.add(new Listener(listener, hostValue.isEmpty() ? "0.0.0.0" : hostValue, portValue));
-        }
-        return result;
-    }
-
-    private static Set<String> names(Map<String, String> props, String name) {
-        String value = props.get(name);
-        Set<String> names = new java.util.LinkedHashSet<>();
-        if (value != null) {
-            for (String part : value.split(",")) {
-                if (!part.isBlank()) {
-                    names.add(part.trim().toUpperCase(java.util.Locale.ROOT));
-                }
-            }
-            if (names.isEmpty()) {
-                throw new ConfigException(name, value, "needs at least one name");
-            }
-        }
-        return Collections.unmodifiableSet(names);
-    }
-
-    /**
-     * Each listener's security protocol, as Kafka resolves it: from {@code listener.security.protocol.map}, else the
-     * listener's name when it is a protocol's, else PLAINTEXT for a controller listener (Kafka's KRaft default).
-     * The controller wire speaks PLAINTEXT or SSL (mutual TLS); SASL is for client listeners.
-     */
-    private static Map<String, String> listenerProtocols(
-            Map<String, String> props, List<Listener> listeners, Set<String> controllerNames) {
-        String value = props.get("listener.security.protocol.map");
-        Map<String, String> map = new LinkedHashMap<>();
-        if (value != null && !value.isBlank()) {
-            for (String part : value.split(",")) {
-                String[] pair = part.trim().split(":");
-                if (pair.length != 2 || pair[0].isBlank()) {
-                    throw new ConfigException("listener.security.protocol.map", value, "expected NAME:PROTOCOL,...");
-                }
-                String protocol = pair[1].trim().toUpperCase(java.util.Locale.ROOT);
-                if (!SECURITY_PROTOCOLS.contains(protocol)) {
-                    throw new ConfigException(
-                            "listener.security.protocol.map",
-                            value,
-                            "unknown security protocol " + pair[1].trim()
-                                    + " (PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL)");
-                }
-                map.put(pair[0].trim().toUpperCase(java.util.Locale.ROOT), protocol);
-            }
-        }
-        Map<String, String> result = new LinkedHashMap<>();
-        for (Listener listener : listeners) {
-            String protocol = map.get(listener.name());
-            if (protocol == null && SECURITY_PROTOCOLS.contains(listener.name())) {
-                protocol = listener.name();
-            }
-            if (protocol == null && controllerNames.contains(listener.name())) {
-                if (!map.isEmpty() || listeners.stream().anyMatch(l -> SECURED_NAMES.contains(l.name()))) {
-                    // Kafka's rule: the PLAINTEXT default is only for an all-PLAINTEXT node without a map, so a
-                    // secured cluster never ends up with an unencrypted controller listener by omission.
-                    throw new ConfigException(
-                            "listener.security.protocol.map",
-                            value,
-                            "controller listener "
-                                    + listener.name() + " defined in controller.listener.names is not in it; name its "
-                                    + "protocol explicitly, e.g. " + listener.name()
-                                    + ":SSL (Kafka requires a mapping for "
-                                    + "each controller listener once the map is set or SSL/SASL listeners are in use)");
-                }
-                protocol = "PLAINTEXT";
-            }
-            if (protocol == null) {
-                throw new ConfigException(
-                        "listener.security.protocol.map",
-                        value,
-                        "no security protocol for listener " + listener.name() + ": map it, e.g. " + listener.name()
-                                + ":SASL_SSL (a controller listener must also be named in "
-                                + "controller.listener.names)");
-            }
-            if (controllerNames.contains(listener.name()) && protocol.startsWith("SASL")) {
-                throw new ConfigException(
-                        "listener.security.protocol.map",
-                        value,
-                        "the controller listener "
-                                + listener.name()
-                                + " speaks PLAINTEXT or SSL (with ssl.client.auth=required for mutual TLS "
-                                + "and the nodes' certificate principals in super.users), not " + protocol
-                                + "; SASL on the "
-                                + "controller wire (sasl.mechanism.controller.protocol) is not supported");
-            }
-            result.put(listener.name(), protocol);
-        }
-        return Collections.unmodifiableMap(result);
-    }
-
-    /**
-     * Kafka's inter-broker listener settings: the broker listener replica fetchers (and every other broker-to-broker
-     * client) connect to, with that listener's credentials ({@code sasl.mechanism.inter.broker.protocol} and its
-     * JAAS entry, or its keystore for mutual TLS). {@code inter.broker.listener.name} names it;
-     * {@code security.inter.broker.protocol} picks the listener named like the protocol, else the one broker
-     * listener speaking it. With neither, a node's only broker listener, else the one named PLAINTEXT (Kafka's
-     * default).
-     */
-    private String interBrokerListener(Map<String, String> props) {
-        String name = props.get("inter.broker.listener.name");
-        String protocol = props.get("security.inter.broker.protocol");
-        if (name != null && protocol != null) {
-            throw new ConfigException(
-                    "security.inter.broker.protocol",
-                    protocol,
-                    "set inter.broker.listener.name or security.inter.broker.protocol, not both (as Kafka)");
-        }
-        List<String> names = brokerListeners.stream().map(Listener::name).toList();
-        if (name != null) {
-            String wanted = name.trim().toUpperCase(java.util.Locale.ROOT);
-            if (!names.contains(wanted)) {
-                throw new ConfigException(
-                        "inter.broker.listener.name",
-                        name,
-                        "is not a broker listener among listeners " + names
-                                + (controllerListener != null
-                                                && controllerListener.name().equals(wanted)
-                                        ? " (the controller listener carries no broker traffic)"
-                                        : ""));
-            }
-            return wanted;
-        }
-        if (protocol != null) {
-            String wanted = protocol.trim().toUpperCase(java.util.Locale.ROOT);
-            if (names.contains(wanted)) {
-                return wanted;
-            }
-            List<String> speaking = names.stream()
-                    .filter(n -> wanted.equals(listenerProtocols.get(n)))
-                    .toList();
-            if (speaking.size() != 1) {
-                throw new ConfigException(
-                        "security.inter.broker.protocol",
-                        protocol,
-                        (speaking.isEmpty()
-                                        ? "no broker listener speaks it"
-                                        : "several broker listeners speak it " + speaking)
-                                + " (listeners " + describeProtocols(names) + "); set inter.broker.listener.name");
-            }
-            return speaking.get(0);
-        }
-        if (names.size() == 1) {
-            return names.get(0);
-        }
-        if (names.contains("PLAINTEXT")) {
-            return "PLAINTEXT";
-        }
-        throw new ConfigException(
-                "listeners",
-                raw("listeners"),
-                "several broker listeners " + names + ": set inter.broker.listener.name to the one replicas "
-                        + "fetch from");
-    }
-
-    private String describeProtocols(List<String> names) {
-        List<String> described = new ArrayList<>();
-        for (String name : names) {
-            described.add(name + ":" + listenerProtocols.get(name));
-        }
-        return String.join(",", described);
-    }
-
-    /** {@code advertised.listeners} by listener name; a broker listener not named there advertises its own address. */
-    private static Map<String, Listener> advertisedListeners(Map<String, String> props) {
-        String value = props.get("advertised.listeners");
-        Map<String, Listener> result = new LinkedHashMap<>();
-        if (value == null || value.isBlank()) {
-            return result;
-        }
-        for (Listener listener : parseListeners("advertised.listeners", value.trim())) {
-            if (listener.host().equals("0.0.0.0") || listener.port() == 0) {
-                throw new ConfigException(
-                        "advertised.listeners",
-                        value,
-                        "must name a reachable host and a port (not 0.0.0.0 or 0): " + listener.name());
-            }
-            result.put(listener.name(), listener);
-        }
-        return Collections.unmodifiableMap(result);
-    }
-
     private static Set<String> processRoles(Map<String, String> props) {
         String value = props.get("process.roles");
         if (value == null) {
@@ -374,42 +141,9 @@ public final class BrokerConfig {
         return Collections.unmodifiableSet(roles);
     }
 
-    private static final Pattern VOTER = Pattern.compile("(\\d+)@(\\[[^\\]]*\\]|[^:@]+):(\\d+)");
-
-    private static Map<Integer, Listener> quorumVoters(Map<String, String> props) {
-        String value = props.get("controller.quorum.voters");
-        if (value == null || value.isBlank()) {
-            return Map.of();
-        }
-        Map<Integer, Listener> voters = new java.util.TreeMap<>();
-        for (String part : value.split(",")) {
-            Matcher m = VOTER.matcher(part.trim());
-            if (!m.matches()) {
-                throw new ConfigException("controller.quorum.voters", value, "expected id@host:port[,id@host:port]");
-            }
-            int id;
-            int voterPort;
-            try {
-                id = Integer.parseInt(m.group(1));
-                voterPort = Integer.parseInt(m.group(3));
-            } catch (NumberFormatException e) {
-                throw new ConfigException("controller.quorum.voters", value, "id or port out of range");
-            }
-            if (voterPort < 1 || voterPort > 65535) {
-                throw new ConfigException("controller.quorum.voters", value, "port must be 1..65535 in " + part.trim());
-            }
-            String voterHost = m.group(2);
-            if (voterHost.startsWith("[")) {
-                voterHost = voterHost.substring(1, voterHost.length() - 1);
-            }
-            if (voters.put(id, new Listener("CONTROLLER", voterHost, voterPort)) != null) {
-                throw new ConfigException("controller.quorum.voters", value, "voter " + id + " appears twice");
-            }
-        }
-        return Collections.unmodifiableMap(voters);
-    }
-
-    private void checkQuorum(Map<String, String> props, Set<String> controllerNames) {
+    private void checkQuorum(Map<String, String> props) {
+        Map<Integer, Listener> quorumVoters = listeners.voters();
+        Set<String> controllerNames = listeners.controllerNames();
         if (quorumVoters.isEmpty()) {
             if (!processRoles.isEmpty()) {
                 throw new ConfigException("Missing required configuration controller.quorum.voters: it is required "
@@ -434,7 +168,7 @@ public final class BrokerConfig {
                             ? "node.id " + nodeId + " has the controller role but is not a voter"
                             : "node.id " + nodeId + " is a voter but process.roles lacks controller");
         }
-        if (controller && controllerListener == null) {
+        if (controller && listeners.controllerListener().isEmpty()) {
             throw new ConfigException(
                     "listeners",
                     props.getOrDefault("listeners", ""),
@@ -546,16 +280,12 @@ public final class BrokerConfig {
 
     /** Each listener's name and security protocol (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL). */
     public Map<String, String> listenerProtocols() {
-        return listenerProtocols;
+        return listeners.protocols();
     }
 
     /** The first of {@code controller.listener.names}, or null. */
     public String controllerListenerName() {
-        String value = originals.get("controller.listener.names");
-        if (value == null || value.isBlank()) {
-            return null;
-        }
-        return value.split(",")[0].trim().toUpperCase(java.util.Locale.ROOT);
+        return listeners.controllerListenerName();
     }
 
     /**
@@ -563,42 +293,27 @@ public final class BrokerConfig {
      * controller listener of its own but dials the voters with it.
      */
     public String controllerSecurityProtocol() {
-        String name = controllerListenerName();
-        if (name == null) {
-            return "PLAINTEXT";
-        }
-        String protocol = listenerProtocols.get(name);
-        if (protocol != null) {
-            return protocol;
-        }
-        String map = originals.getOrDefault("listener.security.protocol.map", "");
-        for (String part : map.split(",")) {
-            String[] pair = part.trim().split(":");
-            if (pair.length == 2 && pair[0].trim().equalsIgnoreCase(name)) {
-                return pair[1].trim().toUpperCase(java.util.Locale.ROOT);
-            }
-        }
-        return "PLAINTEXT";
+        return listeners.controllerSecurityProtocol();
     }
 
     /** The first broker listener's security protocol. */
     public String securityProtocol() {
-        return listenerProtocols.get(listenerName);
+        return listeners.protocols().get(listenerName);
     }
 
     /** The broker (non-controller) listeners, in the order of {@code listeners}. */
     public List<Listener> brokerListeners() {
-        return brokerListeners;
+        return listeners.brokerListeners();
     }
 
     /** The broker listener replica fetchers and other broker-to-broker clients use (upper case). */
     public String interBrokerListenerName() {
-        return interBrokerListenerName;
+        return listeners.interBrokerListenerName();
     }
 
     /** The {@code advertised.listeners} entry for a listener, if there is one. */
     public java.util.Optional<Listener> advertisedListener(String listener) {
-        return java.util.Optional.ofNullable(advertisedListeners.get(listener));
+        return java.util.Optional.ofNullable(listeners.advertised().get(listener));
     }
 
     public Map<String, String> originals() {
@@ -633,12 +348,12 @@ public final class BrokerConfig {
 
     /** {@code controller.quorum.voters}: voter id to its controller endpoint; empty for a standalone node. */
     public Map<Integer, Listener> controllerQuorumVoters() {
-        return quorumVoters;
+        return listeners.voters();
     }
 
     /** Whether this node follows a controller quorum (otherwise it is a standalone one-node cluster). */
     public boolean hasControllerQuorum() {
-        return !quorumVoters.isEmpty();
+        return !listeners.voters().isEmpty();
     }
 
     /**
@@ -646,7 +361,7 @@ public final class BrokerConfig {
      * own {@code controller.quorum.voters} entry names, which the other nodes must know anyway.
      */
     public java.util.Optional<Listener> controllerListener() {
-        return java.util.Optional.ofNullable(controllerListener);
+        return listeners.controllerListener();
     }
 
     /** {@code broker.session.timeout.ms} (default 9000, as Kafka): a node silent this long is fenced. */

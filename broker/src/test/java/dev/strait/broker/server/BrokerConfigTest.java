@@ -71,6 +71,13 @@ class BrokerConfigTest {
     }
 
     @Test
+    void aPortTooLargeForAnIntIsOneLineNamingListeners() {
+        assertThatThrownBy(() -> BrokerConfig.from(Map.of("node.id", "0", "listeners", "PLAINTEXT://h:99999999999")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("for configuration listeners: port must be <= 65535");
+    }
+
+    @Test
     void logCleanerAndOffsetsTopicSettingsUseKafkaNamesAndDefaults() {
         // Given / When
         BrokerConfig defaults = BrokerConfig.from(Map.of("node.id", "0"));
