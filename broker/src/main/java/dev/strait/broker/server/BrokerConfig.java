@@ -2,7 +2,9 @@ package dev.strait.broker.server;
 
 import dev.strait.broker.link.SourceLinks;
 import dev.strait.broker.log.LogConfig;
+import dev.strait.broker.protocol.ScramBootstrap;
 import dev.strait.broker.replica.TopicConfigs;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -20,7 +22,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Which settings exist, their types, defaults and allowed values are declared once, in {@link BrokerSettings}
  * (the table {@code config/broker.properties} and the reference documentation are generated from); every value is
- * parsed and checked against it here, and keys that are no setting are logged and ignored. What the table cannot
+ * parsed and checked against it here, once, into the typed fields the getters return (so a bad value, or a
+ * setting read under a name or type the table does not declare, fails when the config is built, not when a
+ * getter is first called), and keys that are no setting are logged and ignored. What the table cannot
  * say is checked here: the formats of listeners and voters (by {@link ListenerSettings}), and how settings fit
  * together (a controller needs a controller listener, the heartbeat must be shorter than the session, a secured
  * cluster must map its controller listener...).
@@ -53,7 +57,6 @@ public final class BrokerConfig {
             "strait.flush.on.ack", LogConfig.FLUSH_ON_ACK);
 
     private final Map<String, String> originals;
-    private final SettingValues values;
     private final int nodeId;
     private final String listenerName;
     private final String host;
@@ -63,6 +66,44 @@ public final class BrokerConfig {
     private final Set<String> processRoles;
     private final ListenerSettings listeners;
     private final int offsetsTopicReplicationFactor;
+    private final long brokerSessionTimeoutMs;
+    private final long brokerHeartbeatIntervalMs;
+    private final int metricsPort;
+    private final long metadataLogMaxRecordBytesBetweenSnapshots;
+    private final long metadataLogMaxSnapshotIntervalMs;
+    private final int numNetworkThreads;
+    private final int numIoThreads;
+    private final int queuedMaxRequests;
+    private final int socketRequestMaxBytes;
+    private final int offsetsTopicNumPartitions;
+    private final int offsetsTopicSegmentBytes;
+    private final boolean logCleanerEnable;
+    private final long logCleanerBackoffMs;
+    private final long logCleanerDedupeBufferSize;
+    private final int defaultReplicationFactor;
+    private final boolean flushOnAck;
+    private final int minInsyncReplicas;
+    private final boolean uncleanLeaderElectionEnable;
+    private final long replicaLagTimeMaxMs;
+    private final int replicaFetchMaxBytes;
+    private final int replicaFetchMinBytes;
+    private final int replicaFetchWaitMaxMs;
+    private final int replicaFetchBackoffMs;
+    private final int replicaSocketTimeoutMs;
+    private final int groupInitialRebalanceDelayMs;
+    private final int groupMinSessionTimeoutMs;
+    private final int groupMaxSessionTimeoutMs;
+    private final int numPartitions;
+    private final boolean autoCreateTopics;
+    private final long retentionCheckIntervalMs;
+    private final String metricsHost;
+    private final Path bootIdFile;
+    /** Null when unset: the metadata source then picks its place under the first log dir. */
+    private final Path metadataLogDir;
+
+    private final long logCleanerIoMaxBytesPerSecond;
+    private final String interBrokerSaslMechanism;
+    private final ScramBootstrap scramBootstrap;
 
     /** A listener: its name (upper case), host ({@code 0.0.0.0} when empty) and port. */
     public record Listener(String name, String host, int port) {}
@@ -79,7 +120,7 @@ public final class BrokerConfig {
             throw new ConfigException("Missing required configuration node.id: this node's id, an int >= 0 that is "
                     + "unique in the cluster");
         }
-        this.values = BrokerSettings.parse(props);
+        SettingValues values = BrokerSettings.parse(props);
         this.nodeId = values.intValue("node.id");
         this.listeners = ListenerSettings.parse(props);
         Listener client = listeners.brokerListeners().get(0);
@@ -88,20 +129,63 @@ public final class BrokerConfig {
         this.port = client.port();
         this.processRoles = processRoles(props);
         checkQuorum(props);
-        String dirs = values.isSet("log.dirs") ? raw("log.dirs") : raw("log.dir");
+        String dirsName = values.isSet("log.dirs") ? "log.dirs" : "log.dir";
+        String dirs = raw(dirsName);
         List<Path> paths = new ArrayList<>();
         for (String dir : dirs.split(",")) {
             if (!dir.isBlank()) {
-                paths.add(Path.of(dir.trim()));
+                paths.add(path(dirsName, dir.trim()));
             }
         }
         if (paths.isEmpty()) {
-            throw new ConfigException(
-                    values.isSet("log.dirs") ? "log.dirs" : "log.dir", dirs, "needs at least one directory");
+            throw new ConfigException(dirsName, dirs, "needs at least one directory");
         }
         this.logDirs = List.copyOf(paths);
-        this.topicDefaults = parseTopicDefaults();
-        this.offsetsTopicReplicationFactor = checkOffsetsTopicReplicationFactor();
+        this.topicDefaults = parseTopicDefaults(values);
+        this.offsetsTopicReplicationFactor = checkOffsetsTopicReplicationFactor(values);
+        this.brokerSessionTimeoutMs = values.longValue("broker.session.timeout.ms");
+        this.brokerHeartbeatIntervalMs = values.longValue("broker.heartbeat.interval.ms");
+        this.metricsPort = values.intValue("strait.metrics.port");
+        this.metadataLogMaxRecordBytesBetweenSnapshots =
+                values.longValue("metadata.log.max.record.bytes.between.snapshots");
+        this.metadataLogMaxSnapshotIntervalMs = values.longValue("metadata.log.max.snapshot.interval.ms");
+        this.numNetworkThreads = values.intValue("num.network.threads");
+        this.numIoThreads = values.intValue("num.io.threads");
+        this.queuedMaxRequests = values.intValue("queued.max.requests");
+        this.socketRequestMaxBytes = values.intValue("socket.request.max.bytes");
+        this.offsetsTopicNumPartitions = values.intValue("offsets.topic.num.partitions");
+        this.offsetsTopicSegmentBytes = values.intValue("offsets.topic.segment.bytes");
+        this.logCleanerEnable = values.booleanValue("log.cleaner.enable");
+        this.logCleanerBackoffMs = values.longValue("log.cleaner.backoff.ms");
+        this.logCleanerDedupeBufferSize = values.longValue("log.cleaner.dedupe.buffer.size");
+        this.defaultReplicationFactor = values.intValue("default.replication.factor");
+        this.flushOnAck = values.booleanValue("strait.flush.on.ack");
+        this.minInsyncReplicas = values.intValue("min.insync.replicas");
+        this.uncleanLeaderElectionEnable = values.booleanValue("unclean.leader.election.enable");
+        this.replicaLagTimeMaxMs = values.longValue("replica.lag.time.max.ms");
+        this.replicaFetchMaxBytes = values.intValue("replica.fetch.max.bytes");
+        this.replicaFetchMinBytes = values.intValue("replica.fetch.min.bytes");
+        this.replicaFetchWaitMaxMs = values.intValue("replica.fetch.wait.max.ms");
+        this.replicaFetchBackoffMs = values.intValue("replica.fetch.backoff.ms");
+        this.replicaSocketTimeoutMs = values.intValue("replica.socket.timeout.ms");
+        this.groupInitialRebalanceDelayMs = values.intValue("group.initial.rebalance.delay.ms");
+        this.groupMinSessionTimeoutMs = values.intValue("group.min.session.timeout.ms");
+        this.groupMaxSessionTimeoutMs = values.intValue("group.max.session.timeout.ms");
+        this.numPartitions = values.intValue("num.partitions");
+        this.autoCreateTopics = values.booleanValue("auto.create.topics.enable");
+        this.retentionCheckIntervalMs = values.longValue("log.retention.check.interval.ms");
+        this.metricsHost = values.stringValue("strait.metrics.host").trim();
+        this.bootIdFile = path(
+                "strait.boot.id.file", values.stringValue("strait.boot.id.file").trim());
+        String metadataDir = values.stringValue("metadata.log.dir");
+        this.metadataLogDir =
+                metadataDir == null || metadataDir.isBlank() ? null : path("metadata.log.dir", metadataDir.trim());
+        this.interBrokerSaslMechanism = values.stringValue("sasl.mechanism.inter.broker.protocol");
+        String scram = values.stringValue(ScramBootstrap.CONFIG);
+        // The table's check has parsed it once already, so this cannot fail.
+        this.scramBootstrap = scram == null || scram.isBlank() ? null : ScramBootstrap.parse(scram);
+        Double ioLimit = values.doubleValue("log.cleaner.io.max.bytes.per.second");
+        this.logCleanerIoMaxBytesPerSecond = ioLimit == null || ioLimit >= Long.MAX_VALUE ? 0 : ioLimit.longValue();
         long session = brokerSessionTimeoutMs();
         long heartbeat = brokerHeartbeatIntervalMs();
         if (heartbeat >= session) {
@@ -119,6 +203,15 @@ public final class BrokerConfig {
             value = BrokerSettings.get(name).defaultValue();
         }
         return value == null ? null : value.trim();
+    }
+
+    /** {@code value} of {@code setting} as a path, refused here rather than where the path is first used. */
+    private static Path path(String setting, String value) {
+        try {
+            return Path.of(value);
+        } catch (InvalidPathException e) {
+            throw new ConfigException(setting, value, "not a path (" + e.getReason() + ")");
+        }
     }
 
     private static Set<String> processRoles(Map<String, String> props) {
@@ -193,7 +286,7 @@ public final class BrokerConfig {
      * log.retention.minutes over log.retention.hours; log.roll.ms over log.roll.hours), a negative retention time
      * meaning "keep for good" (-1) whatever its unit. Unset ones are left to the topic configs' own defaults.
      */
-    private Map<String, String> parseTopicDefaults() {
+    private Map<String, String> parseTopicDefaults(SettingValues values) {
         Map<String, String> defaults = new LinkedHashMap<>();
         if (values.isSet("log.retention.hours")) {
             defaults.put("retention.ms", retentionMs(values.intValue("log.retention.hours"), 3_600_000L));
@@ -233,7 +326,7 @@ public final class BrokerConfig {
      * one-broker cluster for good: there a value above 1 is refused, and unset is -1, the metadata source's own
      * default (one replica).
      */
-    private int checkOffsetsTopicReplicationFactor() {
+    private int checkOffsetsTopicReplicationFactor(SettingValues values) {
         String name = "offsets.topic.replication.factor";
         int factor = values.intValue(name);
         if (hasControllerQuorum()) {
@@ -366,35 +459,32 @@ public final class BrokerConfig {
 
     /** {@code broker.session.timeout.ms} (default 9000, as Kafka): a node silent this long is fenced. */
     public long brokerSessionTimeoutMs() {
-        return values.longValue("broker.session.timeout.ms");
+        return brokerSessionTimeoutMs;
     }
 
     /** {@code broker.heartbeat.interval.ms} (default 2000, as Kafka). */
     public long brokerHeartbeatIntervalMs() {
-        return values.longValue("broker.heartbeat.interval.ms");
+        return brokerHeartbeatIntervalMs;
     }
 
-    /** {@code metadata.log.dir}: where the metadata log lives; default {@code <first log dir>/__cluster_metadata-0}. */
     /** {@code strait.metrics.port}: where the node serves /metrics; -1 for nowhere, 0 for a free port. */
     public int metricsPort() {
-        return values.intValue("strait.metrics.port");
+        return metricsPort;
     }
 
     /** {@code strait.metrics.host}: the address the metrics endpoint binds to. */
     public String metricsHost() {
-        return values.stringValue("strait.metrics.host").trim();
+        return metricsHost;
     }
 
     /** {@code strait.boot.id.file}: names the machine's boot, so that a crash without a reboot is no power loss. */
     public Path bootIdFile() {
-        return Path.of(values.stringValue("strait.boot.id.file").trim());
+        return bootIdFile;
     }
 
+    /** {@code metadata.log.dir}: where the metadata log lives; default {@code <first log dir>/__cluster_metadata-0}. */
     public java.util.Optional<Path> metadataLogDir() {
-        String value = values.stringValue("metadata.log.dir");
-        return value == null || value.isBlank()
-                ? java.util.Optional.empty()
-                : java.util.Optional.of(Path.of(value.trim()));
+        return java.util.Optional.ofNullable(metadataLogDir);
     }
 
     /**
@@ -403,7 +493,7 @@ public final class BrokerConfig {
      * since its latest snapshot.
      */
     public long metadataLogMaxRecordBytesBetweenSnapshots() {
-        return values.longValue("metadata.log.max.record.bytes.between.snapshots");
+        return metadataLogMaxRecordBytesBetweenSnapshots;
     }
 
     /**
@@ -411,7 +501,7 @@ public final class BrokerConfig {
      * after its latest snapshot if anything was committed since; 0 turns the timer off.
      */
     public long metadataLogMaxSnapshotIntervalMs() {
-        return values.longValue("metadata.log.max.snapshot.interval.ms");
+        return metadataLogMaxSnapshotIntervalMs;
     }
 
     public List<Path> logDirs() {
@@ -419,24 +509,24 @@ public final class BrokerConfig {
     }
 
     public int numNetworkThreads() {
-        return values.intValue("num.network.threads");
+        return numNetworkThreads;
     }
 
     public int numIoThreads() {
-        return values.intValue("num.io.threads");
+        return numIoThreads;
     }
 
     public int queuedMaxRequests() {
-        return values.intValue("queued.max.requests");
+        return queuedMaxRequests;
     }
 
     public int socketRequestMaxBytes() {
-        return values.intValue("socket.request.max.bytes");
+        return socketRequestMaxBytes;
     }
 
     /** {@code offsets.topic.num.partitions} (default 5; only used when the offsets topic is created). */
     public int offsetsTopicNumPartitions() {
-        return values.intValue("offsets.topic.num.partitions");
+        return offsetsTopicNumPartitions;
     }
 
     /**
@@ -452,22 +542,22 @@ public final class BrokerConfig {
 
     /** {@code offsets.topic.segment.bytes} (default 104857600, as Kafka): segment size of the offsets topic. */
     public int offsetsTopicSegmentBytes() {
-        return values.intValue("offsets.topic.segment.bytes");
+        return offsetsTopicSegmentBytes;
     }
 
     /** {@code log.cleaner.enable} (default true): whether compacted topics are compacted. */
     public boolean logCleanerEnable() {
-        return values.booleanValue("log.cleaner.enable");
+        return logCleanerEnable;
     }
 
     /** {@code log.cleaner.backoff.ms} (default 15000, as Kafka): pause between cleaner rounds. */
     public long logCleanerBackoffMs() {
-        return values.longValue("log.cleaner.backoff.ms");
+        return logCleanerBackoffMs;
     }
 
     /** {@code log.cleaner.dedupe.buffer.size} (default 134217728, as Kafka): memory for a pass's key map. */
     public long logCleanerDedupeBufferSize() {
-        return values.longValue("log.cleaner.dedupe.buffer.size");
+        return logCleanerDedupeBufferSize;
     }
 
     /**
@@ -475,23 +565,22 @@ public final class BrokerConfig {
      * Kafka's value is a double; a whole number is accepted here.
      */
     public long logCleanerIoMaxBytesPerSecond() {
-        Double limit = values.doubleValue("log.cleaner.io.max.bytes.per.second");
-        return limit == null || limit >= Long.MAX_VALUE ? 0 : limit.longValue();
+        return logCleanerIoMaxBytesPerSecond;
     }
 
     /** {@code default.replication.factor} (default 1, as Kafka): replicas of topics created without a factor. */
     public int defaultReplicationFactor() {
-        return values.intValue("default.replication.factor");
+        return defaultReplicationFactor;
+    }
+
+    /** {@code strait.flush.on.ack}: the fsync mode of topics that do not set {@code flush.on.ack}. */
+    public boolean flushOnAck() {
+        return flushOnAck;
     }
 
     /** {@code min.insync.replicas} (default 1, as Kafka): the ISR size an acks=all produce needs; a topic may override it. */
-    /** {@code strait.flush.on.ack}: the fsync mode of topics that do not set {@code flush.on.ack}. */
-    public boolean flushOnAck() {
-        return values.booleanValue("strait.flush.on.ack");
-    }
-
     public int minInsyncReplicas() {
-        return values.intValue("min.insync.replicas");
+        return minInsyncReplicas;
     }
 
     /**
@@ -499,64 +588,74 @@ public final class BrokerConfig {
      * the ISR never leads, so an acknowledged record is never given up for availability.
      */
     public boolean uncleanLeaderElectionEnable() {
-        return values.booleanValue("unclean.leader.election.enable");
+        return uncleanLeaderElectionEnable;
     }
 
     /** {@code replica.lag.time.max.ms} (default 30000, as Kafka): a follower not caught up for this long leaves the ISR. */
     public long replicaLagTimeMaxMs() {
-        return values.longValue("replica.lag.time.max.ms");
+        return replicaLagTimeMaxMs;
     }
 
     /** {@code replica.fetch.max.bytes} (default 1048576, as Kafka): bytes per partition in a follower's fetch. */
     public int replicaFetchMaxBytes() {
-        return values.intValue("replica.fetch.max.bytes");
+        return replicaFetchMaxBytes;
     }
 
     /** {@code replica.fetch.min.bytes} (default 1, as Kafka). */
     public int replicaFetchMinBytes() {
-        return values.intValue("replica.fetch.min.bytes");
+        return replicaFetchMinBytes;
     }
 
     /** {@code replica.fetch.wait.max.ms} (default 500, as Kafka): how long a follower's fetch may wait for data. */
     public int replicaFetchWaitMaxMs() {
-        return values.intValue("replica.fetch.wait.max.ms");
+        return replicaFetchWaitMaxMs;
     }
 
     /** {@code replica.fetch.backoff.ms} (default 1000, as Kafka): pause after a failed follower fetch. */
     public int replicaFetchBackoffMs() {
-        return values.intValue("replica.fetch.backoff.ms");
+        return replicaFetchBackoffMs;
     }
 
     /** {@code replica.socket.timeout.ms} (default 30000, as Kafka): a follower's request timeout. */
     public int replicaSocketTimeoutMs() {
-        return values.intValue("replica.socket.timeout.ms");
+        return replicaSocketTimeoutMs;
     }
 
     /** {@code group.initial.rebalance.delay.ms} (default 3000, as Kafka). */
     public int groupInitialRebalanceDelayMs() {
-        return values.intValue("group.initial.rebalance.delay.ms");
+        return groupInitialRebalanceDelayMs;
     }
 
     /** {@code group.min.session.timeout.ms} (default 6000, as Kafka). */
     public int groupMinSessionTimeoutMs() {
-        return values.intValue("group.min.session.timeout.ms");
+        return groupMinSessionTimeoutMs;
     }
 
     /** {@code group.max.session.timeout.ms} (default 1800000, as Kafka). */
     public int groupMaxSessionTimeoutMs() {
-        return values.intValue("group.max.session.timeout.ms");
+        return groupMaxSessionTimeoutMs;
     }
 
     public int numPartitions() {
-        return values.intValue("num.partitions");
+        return numPartitions;
     }
 
     public boolean autoCreateTopics() {
-        return values.booleanValue("auto.create.topics.enable");
+        return autoCreateTopics;
     }
 
     public long retentionCheckIntervalMs() {
-        return values.longValue("log.retention.check.interval.ms");
+        return retentionCheckIntervalMs;
+    }
+
+    /** {@code sasl.mechanism.inter.broker.protocol}, or null when unset. */
+    public String interBrokerSaslMechanism() {
+        return interBrokerSaslMechanism;
+    }
+
+    /** {@code strait.bootstrap.scram.credentials}: the SCRAM users to create, if any. */
+    public java.util.Optional<ScramBootstrap> scramBootstrap() {
+        return java.util.Optional.ofNullable(scramBootstrap);
     }
 
     /** Topic config defaults under topic config names (e.g. retention.ms). */
