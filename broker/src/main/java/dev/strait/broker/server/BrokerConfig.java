@@ -2,7 +2,9 @@ package dev.strait.broker.server;
 
 import dev.strait.broker.link.SourceLinks;
 import dev.strait.broker.log.LogConfig;
+import dev.strait.broker.protocol.ScramBootstrap;
 import dev.strait.broker.replica.TopicConfigs;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -11,8 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,10 +22,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Which settings exist, their types, defaults and allowed values are declared once, in {@link BrokerSettings}
  * (the table {@code config/broker.properties} and the reference documentation are generated from); every value is
- * parsed and checked against it here, and keys that are no setting are logged and ignored. What the table cannot
- * say is checked here: the formats of listeners and voters, and how settings fit together (a controller needs a
- * controller listener, the heartbeat must be shorter than the session, a secured cluster must map its controller
- * listener...).
+ * parsed and checked against it here, once, into the typed fields the getters return (so a bad value, or a
+ * setting read under a name or type the table does not declare, fails when the config is built, not when a
+ * getter is first called), and keys that are no setting are logged and ignored. What the table cannot
+ * say is checked here: the formats of listeners and voters (by {@link ListenerSettings}), and how settings fit
+ * together (a controller needs a controller listener, the heartbeat must be shorter than the session, a secured
+ * cluster must map its controller listener...).
  *
  * <p>KRaft-style cluster settings: {@code process.roles} ({@code broker,controller} or {@code broker}),
  * {@code controller.quorum.voters} ({@code id@host:port,...}), {@code controller.listener.names}, a controller
@@ -40,7 +42,6 @@ import org.slf4j.LoggerFactory;
 public final class BrokerConfig {
 
     private static final Logger LOGGER = LoggerFactory.getLogger(BrokerConfig.class);
-    private static final Pattern LISTENER = Pattern.compile("([A-Za-z_]+)://(\\[[^\\]]*\\]|[^:]*):(\\d+)");
 
     /** Broker-level names of topic defaults, mapped to the topic config names. */
     private static final Map<String, String> TOPIC_DEFAULT_NAMES = Map.of(
@@ -55,11 +56,7 @@ public final class BrokerConfig {
             "log.cleaner.delete.retention.ms", "delete.retention.ms",
             "strait.flush.on.ack", LogConfig.FLUSH_ON_ACK);
 
-    private static final Set<String> SECURITY_PROTOCOLS = Set.of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL");
-    private static final Set<String> SECURED_NAMES = Set.of("SSL", "SASL_PLAINTEXT", "SASL_SSL");
-
     private final Map<String, String> originals;
-    private final SettingValues values;
     private final int nodeId;
     private final String listenerName;
     private final String host;
@@ -67,13 +64,46 @@ public final class BrokerConfig {
     private final List<Path> logDirs;
     private final Map<String, String> topicDefaults;
     private final Set<String> processRoles;
-    private final Map<Integer, Listener> quorumVoters;
-    private final Listener controllerListener;
-    private final Map<String, Listener> advertisedListeners;
-    private final List<Listener> brokerListeners;
-    private final String interBrokerListenerName;
-    private final Map<String, String> listenerProtocols;
+    private final ListenerSettings listeners;
     private final int offsetsTopicReplicationFactor;
+    private final long brokerSessionTimeoutMs;
+    private final long brokerHeartbeatIntervalMs;
+    private final int metricsPort;
+    private final long metadataLogMaxRecordBytesBetweenSnapshots;
+    private final long metadataLogMaxSnapshotIntervalMs;
+    private final int numNetworkThreads;
+    private final int numIoThreads;
+    private final int queuedMaxRequests;
+    private final int socketRequestMaxBytes;
+    private final int offsetsTopicNumPartitions;
+    private final int offsetsTopicSegmentBytes;
+    private final boolean logCleanerEnable;
+    private final long logCleanerBackoffMs;
+    private final long logCleanerDedupeBufferSize;
+    private final int defaultReplicationFactor;
+    private final boolean flushOnAck;
+    private final int minInsyncReplicas;
+    private final boolean uncleanLeaderElectionEnable;
+    private final long replicaLagTimeMaxMs;
+    private final int replicaFetchMaxBytes;
+    private final int replicaFetchMinBytes;
+    private final int replicaFetchWaitMaxMs;
+    private final int replicaFetchBackoffMs;
+    private final int replicaSocketTimeoutMs;
+    private final int groupInitialRebalanceDelayMs;
+    private final int groupMinSessionTimeoutMs;
+    private final int groupMaxSessionTimeoutMs;
+    private final int numPartitions;
+    private final boolean autoCreateTopics;
+    private final long retentionCheckIntervalMs;
+    private final String metricsHost;
+    private final Path bootIdFile;
+    /** Null when unset: the metadata source then picks its place under the first log dir. */
+    private final Path metadataLogDir;
+
+    private final long logCleanerIoMaxBytesPerSecond;
+    private final String interBrokerSaslMechanism;
+    private final ScramBootstrap scramBootstrap;
 
     /** A listener: its name (upper case), host ({@code 0.0.0.0} when empty) and port. */
     public record Listener(String name, String host, int port) {}
@@ -90,48 +120,72 @@ public final class BrokerConfig {
             throw new ConfigException("Missing required configuration node.id: this node's id, an int >= 0 that is "
                     + "unique in the cluster");
         }
-        this.values = BrokerSettings.parse(props);
+        SettingValues values = BrokerSettings.parse(props);
         this.nodeId = values.intValue("node.id");
-        String listeners = raw("listeners");
-        Set<String> controllerNames = names(props, "controller.listener.names");
-        List<Listener> parsed = parseListeners("listeners", listeners);
-        List<Listener> clients =
-                parsed.stream().filter(l -> !controllerNames.contains(l.name())).toList();
-        if (clients.isEmpty()) {
-            throw new ConfigException(
-                    "listeners",
-                    listeners,
-                    "no broker listener (every listener is named in controller.listener.names)");
-        }
-        this.brokerListeners = List.copyOf(clients);
-        Listener client = clients.get(0);
+        this.listeners = ListenerSettings.parse(props);
+        Listener client = listeners.brokerListeners().get(0);
         this.listenerName = client.name();
         this.host = client.host();
         this.port = client.port();
-        this.controllerListener = parsed.stream()
-                .filter(l -> controllerNames.contains(l.name()))
-                .findFirst()
-                .orElse(null);
-        this.listenerProtocols = listenerProtocols(props, parsed, controllerNames);
-        this.advertisedListeners = advertisedListeners(props);
-        this.interBrokerListenerName = interBrokerListener(props);
         this.processRoles = processRoles(props);
-        this.quorumVoters = quorumVoters(props);
-        checkQuorum(props, controllerNames);
-        String dirs = values.isSet("log.dirs") ? raw("log.dirs") : raw("log.dir");
+        checkQuorum(props);
+        String dirsName = values.isSet("log.dirs") ? "log.dirs" : "log.dir";
+        String dirs = raw(dirsName);
         List<Path> paths = new ArrayList<>();
         for (String dir : dirs.split(",")) {
             if (!dir.isBlank()) {
-                paths.add(Path.of(dir.trim()));
+                paths.add(path(dirsName, dir.trim()));
             }
         }
         if (paths.isEmpty()) {
-            throw new ConfigException(
-                    values.isSet("log.dirs") ? "log.dirs" : "log.dir", dirs, "needs at least one directory");
+            throw new ConfigException(dirsName, dirs, "needs at least one directory");
         }
         this.logDirs = List.copyOf(paths);
-        this.topicDefaults = parseTopicDefaults();
-        this.offsetsTopicReplicationFactor = checkOffsetsTopicReplicationFactor();
+        this.topicDefaults = parseTopicDefaults(values);
+        this.offsetsTopicReplicationFactor = checkOffsetsTopicReplicationFactor(values);
+        this.brokerSessionTimeoutMs = values.longValue("broker.session.timeout.ms");
+        this.brokerHeartbeatIntervalMs = values.longValue("broker.heartbeat.interval.ms");
+        this.metricsPort = values.intValue("strait.metrics.port");
+        this.metadataLogMaxRecordBytesBetweenSnapshots =
+                values.longValue("metadata.log.max.record.bytes.between.snapshots");
+        this.metadataLogMaxSnapshotIntervalMs = values.longValue("metadata.log.max.snapshot.interval.ms");
+        this.numNetworkThreads = values.intValue("num.network.threads");
+        this.numIoThreads = values.intValue("num.io.threads");
+        this.queuedMaxRequests = values.intValue("queued.max.requests");
+        this.socketRequestMaxBytes = values.intValue("socket.request.max.bytes");
+        this.offsetsTopicNumPartitions = values.intValue("offsets.topic.num.partitions");
+        this.offsetsTopicSegmentBytes = values.intValue("offsets.topic.segment.bytes");
+        this.logCleanerEnable = values.booleanValue("log.cleaner.enable");
+        this.logCleanerBackoffMs = values.longValue("log.cleaner.backoff.ms");
+        this.logCleanerDedupeBufferSize = values.longValue("log.cleaner.dedupe.buffer.size");
+        this.defaultReplicationFactor = values.intValue("default.replication.factor");
+        this.flushOnAck = values.booleanValue("strait.flush.on.ack");
+        this.minInsyncReplicas = values.intValue("min.insync.replicas");
+        this.uncleanLeaderElectionEnable = values.booleanValue("unclean.leader.election.enable");
+        this.replicaLagTimeMaxMs = values.longValue("replica.lag.time.max.ms");
+        this.replicaFetchMaxBytes = values.intValue("replica.fetch.max.bytes");
+        this.replicaFetchMinBytes = values.intValue("replica.fetch.min.bytes");
+        this.replicaFetchWaitMaxMs = values.intValue("replica.fetch.wait.max.ms");
+        this.replicaFetchBackoffMs = values.intValue("replica.fetch.backoff.ms");
+        this.replicaSocketTimeoutMs = values.intValue("replica.socket.timeout.ms");
+        this.groupInitialRebalanceDelayMs = values.intValue("group.initial.rebalance.delay.ms");
+        this.groupMinSessionTimeoutMs = values.intValue("group.min.session.timeout.ms");
+        this.groupMaxSessionTimeoutMs = values.intValue("group.max.session.timeout.ms");
+        this.numPartitions = values.intValue("num.partitions");
+        this.autoCreateTopics = values.booleanValue("auto.create.topics.enable");
+        this.retentionCheckIntervalMs = values.longValue("log.retention.check.interval.ms");
+        this.metricsHost = values.stringValue("strait.metrics.host").trim();
+        this.bootIdFile = path(
+                "strait.boot.id.file", values.stringValue("strait.boot.id.file").trim());
+        String metadataDir = values.stringValue("metadata.log.dir");
+        this.metadataLogDir =
+                metadataDir == null || metadataDir.isBlank() ? null : path("metadata.log.dir", metadataDir.trim());
+        this.interBrokerSaslMechanism = values.stringValue("sasl.mechanism.inter.broker.protocol");
+        String scram = values.stringValue(ScramBootstrap.CONFIG);
+        // The table's check has parsed it once already, so this cannot fail.
+        this.scramBootstrap = scram == null || scram.isBlank() ? null : ScramBootstrap.parse(scram);
+        Double ioLimit = values.doubleValue("log.cleaner.io.max.bytes.per.second");
+        this.logCleanerIoMaxBytesPerSecond = ioLimit == null || ioLimit >= Long.MAX_VALUE ? 0 : ioLimit.longValue();
         long session = brokerSessionTimeoutMs();
         long heartbeat = brokerHeartbeatIntervalMs();
         if (heartbeat >= session) {
@@ -151,207 +205,13 @@ public final class BrokerConfig {
         return value == null ? null : value.trim();
     }
 
-    private static List<Listener> parseListeners(String name, String value) {
-        List<Listener> result = new ArrayList<>();
-        Set<String> seen = new java.util.HashSet<>();
-        for (String part : value.split(",")) {
-            Matcher m = LISTENER.matcher(part.trim());
-            if (!m.matches()) {
-                throw new ConfigException(name, value, "expected NAME://host:port[,NAME://host:port]");
-            }
-            String listener = m.group(1).toUpperCase(java.util.Locale.ROOT);
-            String hostValue = m.group(2);
-            if (hostValue.startsWith("[")) {
-                hostValue = hostValue.substring(1, hostValue.length() - 1);
-            }
-            int portValue = Integer.parseInt(m.group(3));
-            if (portValue > 65535) {
-                throw new ConfigException(name, value, "port must be <= 65535");
-            }
-            if (!seen.add(listener)) {
-                throw new ConfigException(name, value, "listener name " + listener + " appears twice");
-            }
-            result.add(new Listener(listener, hostValue.isEmpty() ? "0.0.0.0" : hostValue, portValue));
+    /** {@code value} of {@code setting} as a path, refused here rather than where the path is first used. */
+    private static Path path(String setting, String value) {
+        try {
+            return Path.of(value);
+        } catch (InvalidPathException e) {
+            throw new ConfigException(setting, value, "not a path (" + e.getReason() + ")");
         }
-        return result;
-    }
-
-    private static Set<String> names(Map<String, String> props, String name) {
-        String value = props.get(name);
-        Set<String> names = new java.util.LinkedHashSet<>();
-        if (value != null) {
-            for (String part : value.split(",")) {
-                if (!part.isBlank()) {
-                    names.add(part.trim().toUpperCase(java.util.Locale.ROOT));
-                }
-            }
-            if (names.isEmpty()) {
-                throw new ConfigException(name, value, "needs at least one name");
-            }
-        }
-        return Collections.unmodifiableSet(names);
-    }
-
-    /**
-     * Each listener's security protocol, as Kafka resolves it: from {@code listener.security.protocol.map}, else the
-     * listener's name when it is a protocol's, else PLAINTEXT for a controller listener (Kafka's KRaft default).
-     * The controller wire speaks PLAINTEXT or SSL (mutual TLS); SASL is for client listeners.
-     */
-    private static Map<String, String> listenerProtocols(
-            Map<String, String> props, List<Listener> listeners, Set<String> controllerNames) {
-        String value = props.get("listener.security.protocol.map");
-        Map<String, String> map = new LinkedHashMap<>();
-        if (value != null && !value.isBlank()) {
-            for (String part : value.split(",")) {
-                String[] pair = part.trim().split(":");
-                if (pair.length != 2 || pair[0].isBlank()) {
-                    throw new ConfigException("listener.security.protocol.map", value, "expected NAME:PROTOCOL,...");
-                }
-                String protocol = pair[1].trim().toUpperCase(java.util.Locale.ROOT);
-                if (!SECURITY_PROTOCOLS.contains(protocol)) {
-                    throw new ConfigException(
-                            "listener.security.protocol.map",
-                            value,
-                            "unknown security protocol " + pair[1].trim()
-                                    + " (PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL)");
-                }
-                map.put(pair[0].trim().toUpperCase(java.util.Locale.ROOT), protocol);
-            }
-        }
-        Map<String, String> result = new LinkedHashMap<>();
-        for (Listener listener : listeners) {
-            String protocol = map.get(listener.name());
-            if (protocol == null && SECURITY_PROTOCOLS.contains(listener.name())) {
-                protocol = listener.name();
-            }
-            if (protocol == null && controllerNames.contains(listener.name())) {
-                if (!map.isEmpty() || listeners.stream().anyMatch(l -> SECURED_NAMES.contains(l.name()))) {
-                    // Kafka's rule: the PLAINTEXT default is only for an all-PLAINTEXT node without a map, so a
-                    // secured cluster never ends up with an unencrypted controller listener by omission.
-                    throw new ConfigException(
-                            "listener.security.protocol.map",
-                            value,
-                            "controller listener "
-                                    + listener.name() + " defined in controller.listener.names is not in it; name its "
-                                    + "protocol explicitly, e.g. " + listener.name()
-                                    + ":SSL (Kafka requires a mapping for "
-                                    + "each controller listener once the map is set or SSL/SASL listeners are in use)");
-                }
-                protocol = "PLAINTEXT";
-            }
-            if (protocol == null) {
-                throw new ConfigException(
-                        "listener.security.protocol.map",
-                        value,
-                        "no security protocol for listener " + listener.name() + ": map it, e.g. " + listener.name()
-                                + ":SASL_SSL (a controller listener must also be named in "
-                                + "controller.listener.names)");
-            }
-            if (controllerNames.contains(listener.name()) && protocol.startsWith("SASL")) {
-                throw new ConfigException(
-                        "listener.security.protocol.map",
-                        value,
-                        "the controller listener "
-                                + listener.name()
-                                + " speaks PLAINTEXT or SSL (with ssl.client.auth=required for mutual TLS "
-                                + "and the nodes' certificate principals in super.users), not " + protocol
-                                + "; SASL on the "
-                                + "controller wire (sasl.mechanism.controller.protocol) is not supported");
-            }
-            result.put(listener.name(), protocol);
-        }
-        return Collections.unmodifiableMap(result);
-    }
-
-    /**
-     * Kafka's inter-broker listener settings: the broker listener replica fetchers (and every other broker-to-broker
-     * client) connect to, with that listener's credentials ({@code sasl.mechanism.inter.broker.protocol} and its
-     * JAAS entry, or its keystore for mutual TLS). {@code inter.broker.listener.name} names it;
-     * {@code security.inter.broker.protocol} picks the listener named like the protocol, else the one broker
-     * listener speaking it. With neither, a node's only broker listener, else the one named PLAINTEXT (Kafka's
-     * default).
-     */
-    private String interBrokerListener(Map<String, String> props) {
-        String name = props.get("inter.broker.listener.name");
-        String protocol = props.get("security.inter.broker.protocol");
-        if (name != null && protocol != null) {
-            throw new ConfigException(
-                    "security.inter.broker.protocol",
-                    protocol,
-                    "set inter.broker.listener.name or security.inter.broker.protocol, not both (as Kafka)");
-        }
-        List<String> names = brokerListeners.stream().map(Listener::name).toList();
-        if (name != null) {
-            String wanted = name.trim().toUpperCase(java.util.Locale.ROOT);
-            if (!names.contains(wanted)) {
-                throw new ConfigException(
-                        "inter.broker.listener.name",
-                        name,
-                        "is not a broker listener among listeners " + names
-                                + (controllerListener != null
-                                                && controllerListener.name().equals(wanted)
-                                        ? " (the controller listener carries no broker traffic)"
-                                        : ""));
-            }
-            return wanted;
-        }
-        if (protocol != null) {
-            String wanted = protocol.trim().toUpperCase(java.util.Locale.ROOT);
-            if (names.contains(wanted)) {
-                return wanted;
-            }
-            List<String> speaking = names.stream()
-                    .filter(n -> wanted.equals(listenerProtocols.get(n)))
-                    .toList();
-            if (speaking.size() != 1) {
-                throw new ConfigException(
-                        "security.inter.broker.protocol",
-                        protocol,
-                        (speaking.isEmpty()
-                                        ? "no broker listener speaks it"
-                                        : "several broker listeners speak it " + speaking)
-                                + " (listeners " + describeProtocols(names) + "); set inter.broker.listener.name");
-            }
-            return speaking.get(0);
-        }
-        if (names.size() == 1) {
-            return names.get(0);
-        }
-        if (names.contains("PLAINTEXT")) {
-            return "PLAINTEXT";
-        }
-        throw new ConfigException(
-                "listeners",
-                raw("listeners"),
-                "several broker listeners " + names + ": set inter.broker.listener.name to the one replicas "
-                        + "fetch from");
-    }
-
-    private String describeProtocols(List<String> names) {
-        List<String> described = new ArrayList<>();
-        for (String name : names) {
-            described.add(name + ":" + listenerProtocols.get(name));
-        }
-        return String.join(",", described);
-    }
-
-    /** {@code advertised.listeners} by listener name; a broker listener not named there advertises its own address. */
-    private static Map<String, Listener> advertisedListeners(Map<String, String> props) {
-        String value = props.get("advertised.listeners");
-        Map<String, Listener> result = new LinkedHashMap<>();
-        if (value == null || value.isBlank()) {
-            return result;
-        }
-        for (Listener listener : parseListeners("advertised.listeners", value.trim())) {
-            if (listener.host().equals("0.0.0.0") || listener.port() == 0) {
-                throw new ConfigException(
-                        "advertised.listeners",
-                        value,
-                        "must name a reachable host and a port (not 0.0.0.0 or 0): " + listener.name());
-            }
-            result.put(listener.name(), listener);
-        }
-        return Collections.unmodifiableMap(result);
     }
 
     private static Set<String> processRoles(Map<String, String> props) {
@@ -374,42 +234,9 @@ public final class BrokerConfig {
         return Collections.unmodifiableSet(roles);
     }
 
-    private static final Pattern VOTER = Pattern.compile("(\\d+)@(\\[[^\\]]*\\]|[^:@]+):(\\d+)");
-
-    private static Map<Integer, Listener> quorumVoters(Map<String, String> props) {
-        String value = props.get("controller.quorum.voters");
-        if (value == null || value.isBlank()) {
-            return Map.of();
-        }
-        Map<Integer, Listener> voters = new java.util.TreeMap<>();
-        for (String part : value.split(",")) {
-            Matcher m = VOTER.matcher(part.trim());
-            if (!m.matches()) {
-                throw new ConfigException("controller.quorum.voters", value, "expected id@host:port[,id@host:port]");
-            }
-            int id;
-            int voterPort;
-            try {
-                id = Integer.parseInt(m.group(1));
-                voterPort = Integer.parseInt(m.group(3));
-            } catch (NumberFormatException e) {
-                throw new ConfigException("controller.quorum.voters", value, "id or port out of range");
-            }
-            if (voterPort < 1 || voterPort > 65535) {
-                throw new ConfigException("controller.quorum.voters", value, "port must be 1..65535 in " + part.trim());
-            }
-            String voterHost = m.group(2);
-            if (voterHost.startsWith("[")) {
-                voterHost = voterHost.substring(1, voterHost.length() - 1);
-            }
-            if (voters.put(id, new Listener("CONTROLLER", voterHost, voterPort)) != null) {
-                throw new ConfigException("controller.quorum.voters", value, "voter " + id + " appears twice");
-            }
-        }
-        return Collections.unmodifiableMap(voters);
-    }
-
-    private void checkQuorum(Map<String, String> props, Set<String> controllerNames) {
+    private void checkQuorum(Map<String, String> props) {
+        Map<Integer, Listener> quorumVoters = listeners.voters();
+        Set<String> controllerNames = listeners.controllerNames();
         if (quorumVoters.isEmpty()) {
             if (!processRoles.isEmpty()) {
                 throw new ConfigException("Missing required configuration controller.quorum.voters: it is required "
@@ -434,7 +261,7 @@ public final class BrokerConfig {
                             ? "node.id " + nodeId + " has the controller role but is not a voter"
                             : "node.id " + nodeId + " is a voter but process.roles lacks controller");
         }
-        if (controller && controllerListener == null) {
+        if (controller && listeners.controllerListener().isEmpty()) {
             throw new ConfigException(
                     "listeners",
                     props.getOrDefault("listeners", ""),
@@ -459,7 +286,7 @@ public final class BrokerConfig {
      * log.retention.minutes over log.retention.hours; log.roll.ms over log.roll.hours), a negative retention time
      * meaning "keep for good" (-1) whatever its unit. Unset ones are left to the topic configs' own defaults.
      */
-    private Map<String, String> parseTopicDefaults() {
+    private Map<String, String> parseTopicDefaults(SettingValues values) {
         Map<String, String> defaults = new LinkedHashMap<>();
         if (values.isSet("log.retention.hours")) {
             defaults.put("retention.ms", retentionMs(values.intValue("log.retention.hours"), 3_600_000L));
@@ -499,7 +326,7 @@ public final class BrokerConfig {
      * one-broker cluster for good: there a value above 1 is refused, and unset is -1, the metadata source's own
      * default (one replica).
      */
-    private int checkOffsetsTopicReplicationFactor() {
+    private int checkOffsetsTopicReplicationFactor(SettingValues values) {
         String name = "offsets.topic.replication.factor";
         int factor = values.intValue(name);
         if (hasControllerQuorum()) {
@@ -546,16 +373,12 @@ public final class BrokerConfig {
 
     /** Each listener's name and security protocol (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL). */
     public Map<String, String> listenerProtocols() {
-        return listenerProtocols;
+        return listeners.protocols();
     }
 
     /** The first of {@code controller.listener.names}, or null. */
     public String controllerListenerName() {
-        String value = originals.get("controller.listener.names");
-        if (value == null || value.isBlank()) {
-            return null;
-        }
-        return value.split(",")[0].trim().toUpperCase(java.util.Locale.ROOT);
+        return listeners.controllerListenerName();
     }
 
     /**
@@ -563,42 +386,27 @@ public final class BrokerConfig {
      * controller listener of its own but dials the voters with it.
      */
     public String controllerSecurityProtocol() {
-        String name = controllerListenerName();
-        if (name == null) {
-            return "PLAINTEXT";
-        }
-        String protocol = listenerProtocols.get(name);
-        if (protocol != null) {
-            return protocol;
-        }
-        String map = originals.getOrDefault("listener.security.protocol.map", "");
-        for (String part : map.split(",")) {
-            String[] pair = part.trim().split(":");
-            if (pair.length == 2 && pair[0].trim().equalsIgnoreCase(name)) {
-                return pair[1].trim().toUpperCase(java.util.Locale.ROOT);
-            }
-        }
-        return "PLAINTEXT";
+        return listeners.controllerSecurityProtocol();
     }
 
     /** The first broker listener's security protocol. */
     public String securityProtocol() {
-        return listenerProtocols.get(listenerName);
+        return listeners.protocols().get(listenerName);
     }
 
     /** The broker (non-controller) listeners, in the order of {@code listeners}. */
     public List<Listener> brokerListeners() {
-        return brokerListeners;
+        return listeners.brokerListeners();
     }
 
     /** The broker listener replica fetchers and other broker-to-broker clients use (upper case). */
     public String interBrokerListenerName() {
-        return interBrokerListenerName;
+        return listeners.interBrokerListenerName();
     }
 
     /** The {@code advertised.listeners} entry for a listener, if there is one. */
     public java.util.Optional<Listener> advertisedListener(String listener) {
-        return java.util.Optional.ofNullable(advertisedListeners.get(listener));
+        return java.util.Optional.ofNullable(listeners.advertised().get(listener));
     }
 
     public Map<String, String> originals() {
@@ -633,12 +441,12 @@ public final class BrokerConfig {
 
     /** {@code controller.quorum.voters}: voter id to its controller endpoint; empty for a standalone node. */
     public Map<Integer, Listener> controllerQuorumVoters() {
-        return quorumVoters;
+        return listeners.voters();
     }
 
     /** Whether this node follows a controller quorum (otherwise it is a standalone one-node cluster). */
     public boolean hasControllerQuorum() {
-        return !quorumVoters.isEmpty();
+        return !listeners.voters().isEmpty();
     }
 
     /**
@@ -646,40 +454,37 @@ public final class BrokerConfig {
      * own {@code controller.quorum.voters} entry names, which the other nodes must know anyway.
      */
     public java.util.Optional<Listener> controllerListener() {
-        return java.util.Optional.ofNullable(controllerListener);
+        return listeners.controllerListener();
     }
 
     /** {@code broker.session.timeout.ms} (default 9000, as Kafka): a node silent this long is fenced. */
     public long brokerSessionTimeoutMs() {
-        return values.longValue("broker.session.timeout.ms");
+        return brokerSessionTimeoutMs;
     }
 
     /** {@code broker.heartbeat.interval.ms} (default 2000, as Kafka). */
     public long brokerHeartbeatIntervalMs() {
-        return values.longValue("broker.heartbeat.interval.ms");
+        return brokerHeartbeatIntervalMs;
     }
 
-    /** {@code metadata.log.dir}: where the metadata log lives; default {@code <first log dir>/__cluster_metadata-0}. */
     /** {@code strait.metrics.port}: where the node serves /metrics; -1 for nowhere, 0 for a free port. */
     public int metricsPort() {
-        return values.intValue("strait.metrics.port");
+        return metricsPort;
     }
 
     /** {@code strait.metrics.host}: the address the metrics endpoint binds to. */
     public String metricsHost() {
-        return values.stringValue("strait.metrics.host").trim();
+        return metricsHost;
     }
 
     /** {@code strait.boot.id.file}: names the machine's boot, so that a crash without a reboot is no power loss. */
     public Path bootIdFile() {
-        return Path.of(values.stringValue("strait.boot.id.file").trim());
+        return bootIdFile;
     }
 
+    /** {@code metadata.log.dir}: where the metadata log lives; default {@code <first log dir>/__cluster_metadata-0}. */
     public java.util.Optional<Path> metadataLogDir() {
-        String value = values.stringValue("metadata.log.dir");
-        return value == null || value.isBlank()
-                ? java.util.Optional.empty()
-                : java.util.Optional.of(Path.of(value.trim()));
+        return java.util.Optional.ofNullable(metadataLogDir);
     }
 
     /**
@@ -688,7 +493,7 @@ public final class BrokerConfig {
      * since its latest snapshot.
      */
     public long metadataLogMaxRecordBytesBetweenSnapshots() {
-        return values.longValue("metadata.log.max.record.bytes.between.snapshots");
+        return metadataLogMaxRecordBytesBetweenSnapshots;
     }
 
     /**
@@ -696,7 +501,7 @@ public final class BrokerConfig {
      * after its latest snapshot if anything was committed since; 0 turns the timer off.
      */
     public long metadataLogMaxSnapshotIntervalMs() {
-        return values.longValue("metadata.log.max.snapshot.interval.ms");
+        return metadataLogMaxSnapshotIntervalMs;
     }
 
     public List<Path> logDirs() {
@@ -704,24 +509,24 @@ public final class BrokerConfig {
     }
 
     public int numNetworkThreads() {
-        return values.intValue("num.network.threads");
+        return numNetworkThreads;
     }
 
     public int numIoThreads() {
-        return values.intValue("num.io.threads");
+        return numIoThreads;
     }
 
     public int queuedMaxRequests() {
-        return values.intValue("queued.max.requests");
+        return queuedMaxRequests;
     }
 
     public int socketRequestMaxBytes() {
-        return values.intValue("socket.request.max.bytes");
+        return socketRequestMaxBytes;
     }
 
     /** {@code offsets.topic.num.partitions} (default 5; only used when the offsets topic is created). */
     public int offsetsTopicNumPartitions() {
-        return values.intValue("offsets.topic.num.partitions");
+        return offsetsTopicNumPartitions;
     }
 
     /**
@@ -737,22 +542,22 @@ public final class BrokerConfig {
 
     /** {@code offsets.topic.segment.bytes} (default 104857600, as Kafka): segment size of the offsets topic. */
     public int offsetsTopicSegmentBytes() {
-        return values.intValue("offsets.topic.segment.bytes");
+        return offsetsTopicSegmentBytes;
     }
 
     /** {@code log.cleaner.enable} (default true): whether compacted topics are compacted. */
     public boolean logCleanerEnable() {
-        return values.booleanValue("log.cleaner.enable");
+        return logCleanerEnable;
     }
 
     /** {@code log.cleaner.backoff.ms} (default 15000, as Kafka): pause between cleaner rounds. */
     public long logCleanerBackoffMs() {
-        return values.longValue("log.cleaner.backoff.ms");
+        return logCleanerBackoffMs;
     }
 
     /** {@code log.cleaner.dedupe.buffer.size} (default 134217728, as Kafka): memory for a pass's key map. */
     public long logCleanerDedupeBufferSize() {
-        return values.longValue("log.cleaner.dedupe.buffer.size");
+        return logCleanerDedupeBufferSize;
     }
 
     /**
@@ -760,23 +565,22 @@ public final class BrokerConfig {
      * Kafka's value is a double; a whole number is accepted here.
      */
     public long logCleanerIoMaxBytesPerSecond() {
-        Double limit = values.doubleValue("log.cleaner.io.max.bytes.per.second");
-        return limit == null || limit >= Long.MAX_VALUE ? 0 : limit.longValue();
+        return logCleanerIoMaxBytesPerSecond;
     }
 
     /** {@code default.replication.factor} (default 1, as Kafka): replicas of topics created without a factor. */
     public int defaultReplicationFactor() {
-        return values.intValue("default.replication.factor");
+        return defaultReplicationFactor;
+    }
+
+    /** {@code strait.flush.on.ack}: the fsync mode of topics that do not set {@code flush.on.ack}. */
+    public boolean flushOnAck() {
+        return flushOnAck;
     }
 
     /** {@code min.insync.replicas} (default 1, as Kafka): the ISR size an acks=all produce needs; a topic may override it. */
-    /** {@code strait.flush.on.ack}: the fsync mode of topics that do not set {@code flush.on.ack}. */
-    public boolean flushOnAck() {
-        return values.booleanValue("strait.flush.on.ack");
-    }
-
     public int minInsyncReplicas() {
-        return values.intValue("min.insync.replicas");
+        return minInsyncReplicas;
     }
 
     /**
@@ -784,64 +588,74 @@ public final class BrokerConfig {
      * the ISR never leads, so an acknowledged record is never given up for availability.
      */
     public boolean uncleanLeaderElectionEnable() {
-        return values.booleanValue("unclean.leader.election.enable");
+        return uncleanLeaderElectionEnable;
     }
 
     /** {@code replica.lag.time.max.ms} (default 30000, as Kafka): a follower not caught up for this long leaves the ISR. */
     public long replicaLagTimeMaxMs() {
-        return values.longValue("replica.lag.time.max.ms");
+        return replicaLagTimeMaxMs;
     }
 
     /** {@code replica.fetch.max.bytes} (default 1048576, as Kafka): bytes per partition in a follower's fetch. */
     public int replicaFetchMaxBytes() {
-        return values.intValue("replica.fetch.max.bytes");
+        return replicaFetchMaxBytes;
     }
 
     /** {@code replica.fetch.min.bytes} (default 1, as Kafka). */
     public int replicaFetchMinBytes() {
-        return values.intValue("replica.fetch.min.bytes");
+        return replicaFetchMinBytes;
     }
 
     /** {@code replica.fetch.wait.max.ms} (default 500, as Kafka): how long a follower's fetch may wait for data. */
     public int replicaFetchWaitMaxMs() {
-        return values.intValue("replica.fetch.wait.max.ms");
+        return replicaFetchWaitMaxMs;
     }
 
     /** {@code replica.fetch.backoff.ms} (default 1000, as Kafka): pause after a failed follower fetch. */
     public int replicaFetchBackoffMs() {
-        return values.intValue("replica.fetch.backoff.ms");
+        return replicaFetchBackoffMs;
     }
 
     /** {@code replica.socket.timeout.ms} (default 30000, as Kafka): a follower's request timeout. */
     public int replicaSocketTimeoutMs() {
-        return values.intValue("replica.socket.timeout.ms");
+        return replicaSocketTimeoutMs;
     }
 
     /** {@code group.initial.rebalance.delay.ms} (default 3000, as Kafka). */
     public int groupInitialRebalanceDelayMs() {
-        return values.intValue("group.initial.rebalance.delay.ms");
+        return groupInitialRebalanceDelayMs;
     }
 
     /** {@code group.min.session.timeout.ms} (default 6000, as Kafka). */
     public int groupMinSessionTimeoutMs() {
-        return values.intValue("group.min.session.timeout.ms");
+        return groupMinSessionTimeoutMs;
     }
 
     /** {@code group.max.session.timeout.ms} (default 1800000, as Kafka). */
     public int groupMaxSessionTimeoutMs() {
-        return values.intValue("group.max.session.timeout.ms");
+        return groupMaxSessionTimeoutMs;
     }
 
     public int numPartitions() {
-        return values.intValue("num.partitions");
+        return numPartitions;
     }
 
     public boolean autoCreateTopics() {
-        return values.booleanValue("auto.create.topics.enable");
+        return autoCreateTopics;
     }
 
     public long retentionCheckIntervalMs() {
-        return values.longValue("log.retention.check.interval.ms");
+        return retentionCheckIntervalMs;
+    }
+
+    /** {@code sasl.mechanism.inter.broker.protocol}, or null when unset. */
+    public String interBrokerSaslMechanism() {
+        return interBrokerSaslMechanism;
+    }
+
+    /** {@code strait.bootstrap.scram.credentials}: the SCRAM users to create, if any. */
+    public java.util.Optional<ScramBootstrap> scramBootstrap() {
+        return java.util.Optional.ofNullable(scramBootstrap);
     }
 
     /** Topic config defaults under topic config names (e.g. retention.ms). */

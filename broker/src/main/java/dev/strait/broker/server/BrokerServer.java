@@ -380,7 +380,7 @@ public final class BrokerServer implements AutoCloseable {
         try {
             return InterBrokerSecurity.create(
                     security.listener(config.interBrokerListenerName()),
-                    config.originals().get("sasl.mechanism.inter.broker.protocol"),
+                    config.interBrokerSaslMechanism(),
                     config.originals());
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage());
@@ -394,16 +394,10 @@ public final class BrokerServer implements AutoCloseable {
      * takes it.
      */
     private void bootstrapScramCredentials() {
-        String value = config.originals().get(ScramBootstrap.CONFIG);
-        if (value == null || value.isBlank()) {
+        if (config.scramBootstrap().isEmpty()) {
             return;
         }
-        ScramBootstrap bootstrap;
-        try {
-            bootstrap = ScramBootstrap.parse(value);
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException(ScramBootstrap.CONFIG, "(hidden)", e.getMessage());
-        }
+        ScramBootstrap bootstrap = config.scramBootstrap().get();
         ScheduledExecutorService executor = scheduler;
         MetadataSource source = metadata;
         Runnable attempt = new Runnable() {

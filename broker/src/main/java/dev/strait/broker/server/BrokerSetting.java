@@ -3,6 +3,7 @@ package dev.strait.broker.server;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Consumer;
 
 /**
  * One broker setting as {@link BrokerSettings} declares it: Kafka's name, its type, default, the values it
@@ -82,188 +83,125 @@ public record BrokerSetting(
         allowed = List.copyOf(allowed);
     }
 
-    /** A setting of {@code type} with {@code defaultValue} (null for none); refine it with the {@code with*} methods. */
+    /** A setting of {@code type} with {@code defaultValue} (null for none); refine it with the methods below. */
     static BrokerSetting of(String name, Type type, String defaultValue, BrokerSettings.Group group, String doc) {
-        return new BrokerSetting(
-                name,
-                type,
-                defaultValue,
-                null,
-                null,
-                null,
-                List.of(),
-                false,
-                Scope.BROKER,
-                group,
-                null,
-                null,
-                false,
-                doc);
+        Draft draft = new Draft();
+        draft.name = name;
+        draft.type = type;
+        draft.defaultValue = defaultValue;
+        draft.allowed = List.of();
+        draft.scope = Scope.BROKER;
+        draft.group = group;
+        draft.doc = doc;
+        return draft.build();
     }
 
     BrokerSetting atLeast(long bound) {
-        return new BrokerSetting(
-                name,
-                type,
-                defaultValue,
-                defaultDoc,
-                bound,
-                max,
-                allowed,
-                ignoreCase,
-                scope,
-                group,
-                check,
-                example,
-                inExample,
-                doc);
+        return with(d -> d.min = bound);
     }
 
     BrokerSetting between(long low, long high) {
-        return new BrokerSetting(
-                name,
-                type,
-                defaultValue,
-                defaultDoc,
-                low,
-                high,
-                allowed,
-                ignoreCase,
-                scope,
-                group,
-                check,
-                example,
-                inExample,
-                doc);
+        return with(d -> {
+            d.min = low;
+            d.max = high;
+        });
     }
 
     BrokerSetting oneOf(String... values) {
-        return new BrokerSetting(
-                name,
-                type,
-                defaultValue,
-                defaultDoc,
-                min,
-                max,
-                List.of(values),
-                ignoreCase,
-                scope,
-                group,
-                check,
-                example,
-                inExample,
-                doc);
+        return with(d -> d.allowed = List.of(values));
     }
 
     BrokerSetting anyCase() {
-        return new BrokerSetting(
-                name,
-                type,
-                defaultValue,
-                defaultDoc,
-                min,
-                max,
-                allowed,
-                true,
-                scope,
-                group,
-                check,
-                example,
-                inExample,
-                doc);
+        return with(d -> d.ignoreCase = true);
     }
 
     BrokerSetting in(Scope where) {
-        return new BrokerSetting(
-                name,
-                type,
-                defaultValue,
-                defaultDoc,
-                min,
-                max,
-                allowed,
-                ignoreCase,
-                where,
-                group,
-                check,
-                example,
-                inExample,
-                doc);
+        return with(d -> d.scope = where);
     }
 
     BrokerSetting checked(Check further) {
-        return new BrokerSetting(
-                name,
-                type,
-                defaultValue,
-                defaultDoc,
-                min,
-                max,
-                allowed,
-                ignoreCase,
-                scope,
-                group,
-                further,
-                example,
-                inExample,
-                doc);
+        return with(d -> d.check = further);
     }
 
     /** Documents the default in words (e.g. "the first of log.dirs") where it is no plain value. */
     BrokerSetting defaultIs(String words) {
-        return new BrokerSetting(
-                name,
-                type,
-                defaultValue,
-                words,
-                min,
-                max,
-                allowed,
-                ignoreCase,
-                scope,
-                group,
-                check,
-                example,
-                inExample,
-                doc);
+        return with(d -> d.defaultDoc = words);
     }
 
     /** The value {@code config/broker.properties} shows, commented out. */
     BrokerSetting example(String value) {
-        return new BrokerSetting(
-                name,
-                type,
-                defaultValue,
-                defaultDoc,
-                min,
-                max,
-                allowed,
-                ignoreCase,
-                scope,
-                group,
-                check,
-                value,
-                false,
-                doc);
+        return with(d -> {
+            d.example = value;
+            d.inExample = false;
+        });
     }
 
     /** The value {@code config/broker.properties} sets. */
     BrokerSetting set(String value) {
-        return new BrokerSetting(
-                name,
-                type,
-                defaultValue,
-                defaultDoc,
-                min,
-                max,
-                allowed,
-                ignoreCase,
-                scope,
-                group,
-                check,
-                value,
-                true,
-                doc);
+        return with(d -> {
+            d.example = value;
+            d.inExample = true;
+        });
+    }
+
+    /** A copy of this setting with what {@code change} sets changed. */
+    private BrokerSetting with(Consumer<Draft> change) {
+        Draft draft = new Draft();
+        draft.name = name;
+        draft.type = type;
+        draft.defaultValue = defaultValue;
+        draft.defaultDoc = defaultDoc;
+        draft.min = min;
+        draft.max = max;
+        draft.allowed = allowed;
+        draft.ignoreCase = ignoreCase;
+        draft.scope = scope;
+        draft.group = group;
+        draft.check = check;
+        draft.example = example;
+        draft.inExample = inExample;
+        draft.doc = doc;
+        change.accept(draft);
+        return draft.build();
+    }
+
+    /**
+     * A setting's components while the table refines it, so that each refinement names only what it changes and
+     * the table reads as a list of what is special about each setting.
+     */
+    private static final class Draft {
+        String name;
+        Type type;
+        String defaultValue;
+        String defaultDoc;
+        Long min;
+        Long max;
+        List<String> allowed;
+        boolean ignoreCase;
+        Scope scope;
+        BrokerSettings.Group group;
+        Check check;
+        String example;
+        boolean inExample;
+        String doc;
+
+        BrokerSetting build() {
+            return new BrokerSetting(
+                    name,
+                    type,
+                    defaultValue,
+                    defaultDoc,
+                    min,
+                    max,
+                    allowed,
+                    ignoreCase,
+                    scope,
+                    group,
+                    check,
+                    example,
+                    inExample,
+                    doc);
+        }
     }
 
     /** Whether values of this setting are secret: never logged, shown or put in a message. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -68,6 +69,40 @@ class BrokerConfigTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("log.message.timestamp.type")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+    }
+
+    @Test
+    void aPortTooLargeForAnIntIsOneLineNamingListeners() {
+        assertThatThrownBy(() -> BrokerConfig.from(Map.of("node.id", "0", "listeners", "PLAINTEXT://h:99999999999")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("for configuration listeners: port must be <= 65535");
+    }
+
+    @Test
+    void aPathTheFileSystemRefusesIsOneLineNamingTheSetting() {
+        for (String setting : List.of("log.dirs", "log.dir", "metadata.log.dir", "strait.boot.id.file")) {
+            assertThatThrownBy(() -> BrokerConfig.from(Map.of("node.id", "0", setting, "/tmp/a\0b")))
+                    .as(setting)
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("for configuration " + setting + ": ");
+        }
+    }
+
+    @Test
+    void securitySettingsTheServerReadsAreResolvedWhenTheConfigIsBuilt() {
+        BrokerConfig plain = BrokerConfig.from(Map.of("node.id", "0"));
+        assertThat(plain.interBrokerSaslMechanism()).isNull();
+        assertThat(plain.scramBootstrap()).isEmpty();
+
+        BrokerConfig scram = BrokerConfig.from(Map.of(
+                "node.id",
+                "0",
+                "sasl.mechanism.inter.broker.protocol",
+                " scram-sha-512 ",
+                "strait.bootstrap.scram.credentials",
+                "SCRAM-SHA-512=[name=admin,password=admin-secret]"));
+        assertThat(scram.interBrokerSaslMechanism()).isEqualTo("scram-sha-512");
+        assertThat(scram.scramBootstrap()).isPresent();
     }
 
     @Test

@@ -37,6 +37,57 @@ class BrokerSettingsTest {
     }
 
     @Test
+    void eachRefinementOfASettingChangesOnlyWhatItNames() {
+        BrokerSetting.Check check = v -> null;
+        BrokerSetting base = BrokerSetting.of("x.y", BrokerSetting.Type.STRING, "d", BrokerSettings.Group.NODE, "Doc.");
+        assertThat(base)
+                .isEqualTo(new BrokerSetting(
+                        "x.y",
+                        BrokerSetting.Type.STRING,
+                        "d",
+                        null,
+                        null,
+                        null,
+                        List.of(),
+                        false,
+                        BrokerSetting.Scope.BROKER,
+                        BrokerSettings.Group.NODE,
+                        null,
+                        null,
+                        false,
+                        "Doc."));
+        BrokerSetting refined = base.between(2, 9)
+                .oneOf("a", "b")
+                .anyCase()
+                .in(BrokerSetting.Scope.LISTENER)
+                .checked(check)
+                .defaultIs("words")
+                .set("a");
+        assertThat(refined)
+                .isEqualTo(new BrokerSetting(
+                        "x.y",
+                        BrokerSetting.Type.STRING,
+                        "d",
+                        "words",
+                        2L,
+                        9L,
+                        List.of("a", "b"),
+                        true,
+                        BrokerSetting.Scope.LISTENER,
+                        BrokerSettings.Group.NODE,
+                        check,
+                        "a",
+                        true,
+                        "Doc."));
+        assertThat(refined.example("b"))
+                .extracting(BrokerSetting::example, BrokerSetting::inExample, BrokerSetting::min)
+                .containsExactly("b", false, 2L);
+        assertThat(base.atLeast(1))
+                .extracting(BrokerSetting::min, BrokerSetting::max)
+                .containsExactly(1L, null);
+    }
+
+    @Test
     void aBadValueIsOneLineNamingTheKeyTheValueAndWhatIsAllowed() {
         assertRefused(node("num.io.threads", "0"), "Invalid value 0 for configuration num.io.threads: must be >= 1");
         assertRefused(
