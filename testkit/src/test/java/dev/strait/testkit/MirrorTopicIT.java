@@ -18,19 +18,13 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
-import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -38,7 +32,6 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.MutableRecordBatch;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -121,11 +114,11 @@ class MirrorTopicIT {
                 new TopicPartition("orders", 1),
                 new TopicPartition("orders", 2),
                 new TopicPartition("payments", 0))) {
-            long sourceEnd = endOffset(sourceAdmin, tp);
+            long sourceEnd = PartitionReads.end(sourceAdmin, tp);
             Await.until(
                     tp + " copied to " + sourceEnd,
                     Duration.ofSeconds(60),
-                    () -> endOffset(targetAdmin, tp) == sourceEnd);
+                    () -> PartitionReads.end(targetAdmin, tp) == sourceEnd);
             Copy sourceCopy = batches(sourceAdmin, tp);
             // The log start follows the source's once the copy below it is committed here: a fetch round later.
             Await.until(tp + " log start " + sourceCopy.logStartOffset(), Duration.ofSeconds(30), () -> {
@@ -146,12 +139,12 @@ class MirrorTopicIT {
                 .anyMatch(b -> b.control());
         // And: read_committed consumers see on the mirror exactly what they see on the source
         TopicPartition payments = new TopicPartition("payments", 0);
-        assertThat(read(target.bootstrapServers(), payments, "read_committed"))
+        assertThat(PartitionReads.records(target.bootstrapServers(), payments, "read_committed"))
                 .hasSize(60)
-                .isEqualTo(read(source.bootstrapServers(), payments, "read_committed"));
-        assertThat(read(target.bootstrapServers(), payments, "read_uncommitted"))
+                .isEqualTo(PartitionReads.records(source.bootstrapServers(), payments, "read_committed"));
+        assertThat(PartitionReads.records(target.bootstrapServers(), payments, "read_uncommitted"))
                 .hasSize(120)
-                .isEqualTo(read(source.bootstrapServers(), payments, "read_uncommitted"));
+                .isEqualTo(PartitionReads.records(source.bootstrapServers(), payments, "read_uncommitted"));
 
         // And: an open transaction on the source holds the mirror's last stable offset where it holds the source's
         try (KafkaProducer<byte[], byte[]> open =
@@ -162,27 +155,29 @@ class MirrorTopicIT {
                 open.send(record("payments", 0, "open-" + i));
             }
             open.flush();
-            long openEnd = endOffset(sourceAdmin, payments);
+            long openEnd = PartitionReads.end(sourceAdmin, payments);
             Await.until(
                     "the open transaction copied",
                     Duration.ofSeconds(30),
-                    () -> endOffset(targetAdmin, payments) == openEnd);
-            long sourceStable = stableOffset(sourceAdmin, payments);
+                    () -> PartitionReads.end(targetAdmin, payments) == openEnd);
+            long sourceStable = PartitionReads.stableEnd(sourceAdmin, payments);
             assertThat(sourceStable).isLessThan(openEnd);
-            assertThat(stableOffset(targetAdmin, payments)).isEqualTo(sourceStable);
+            assertThat(PartitionReads.stableEnd(targetAdmin, payments)).isEqualTo(sourceStable);
             open.commitTransaction();
         }
         // EndTxn returns before the coordinator wrote the markers: the source's end counts once its marker is in.
         Await.until(
                 "the commit marker on the source",
                 Duration.ofSeconds(30),
-                () -> stableOffset(sourceAdmin, payments) == endOffset(sourceAdmin, payments));
-        long committedEnd = endOffset(sourceAdmin, payments);
+                () -> PartitionReads.stableEnd(sourceAdmin, payments) == PartitionReads.end(sourceAdmin, payments));
+        long committedEnd = PartitionReads.end(sourceAdmin, payments);
         Await.until(
-                "the commit copied", Duration.ofSeconds(30), () -> stableOffset(targetAdmin, payments) == committedEnd);
-        assertThat(read(target.bootstrapServers(), payments, "read_committed"))
+                "the commit copied",
+                Duration.ofSeconds(30),
+                () -> PartitionReads.stableEnd(targetAdmin, payments) == committedEnd);
+        assertThat(PartitionReads.records(target.bootstrapServers(), payments, "read_committed"))
                 .hasSize(65)
-                .isEqualTo(read(source.bootstrapServers(), payments, "read_committed"));
+                .isEqualTo(PartitionReads.records(source.bootstrapServers(), payments, "read_committed"));
 
         // And: after every companion node restarts, the aborted transactions are known again (read from the log)
         target.stopAll();
@@ -190,9 +185,9 @@ class MirrorTopicIT {
         Await.until(
                 "payments readable after the restart",
                 Duration.ofSeconds(60),
-                () -> stableOffset(targetAdmin, payments) == committedEnd);
-        assertThat(read(target.bootstrapServers(), payments, "read_committed"))
-                .isEqualTo(read(source.bootstrapServers(), payments, "read_committed"));
+                () -> PartitionReads.stableEnd(targetAdmin, payments) == committedEnd);
+        assertThat(PartitionReads.records(target.bootstrapServers(), payments, "read_committed"))
+                .isEqualTo(PartitionReads.records(source.bootstrapServers(), payments, "read_committed"));
 
         assertThat(describeConfig("orders", "strait.mirror.source.topic.id"))
                 .isEqualTo(sourceAdmin
@@ -212,7 +207,7 @@ class MirrorTopicIT {
         }
 
         // When: promoted
-        long sourceEnd = endOffset(sourceAdmin, new TopicPartition("orders", 1));
+        long sourceEnd = PartitionReads.end(sourceAdmin, new TopicPartition("orders", 1));
         targetAdmin
                 .incrementalAlterConfigs(Map.of(
                         new ConfigResource(ConfigResource.Type.TOPIC, "orders"),
@@ -274,7 +269,7 @@ class MirrorTopicIT {
         Await.until(
                 "the source compacted",
                 Duration.ofSeconds(60),
-                () -> read(source.bootstrapServers(), accounts, "read_uncommitted")
+                () -> PartitionReads.records(source.bootstrapServers(), accounts, "read_uncommitted")
                                 .size()
                         < 250);
 
@@ -282,12 +277,15 @@ class MirrorTopicIT {
         createMirror("accounts", 1);
 
         // Then: the same batches at the same offsets, gaps and tombstones included
-        long sourceEnd = endOffset(sourceAdmin, accounts);
-        Await.until("accounts copied", Duration.ofSeconds(60), () -> endOffset(targetAdmin, accounts) == sourceEnd);
+        long sourceEnd = PartitionReads.end(sourceAdmin, accounts);
+        Await.until(
+                "accounts copied",
+                Duration.ofSeconds(60),
+                () -> PartitionReads.end(targetAdmin, accounts) == sourceEnd);
         assertThat(batches(targetAdmin, accounts).batches())
                 .isEqualTo(batches(sourceAdmin, accounts).batches());
-        List<String> copied = read(target.bootstrapServers(), accounts, "read_uncommitted");
-        assertThat(copied).isEqualTo(read(source.bootstrapServers(), accounts, "read_uncommitted"));
+        List<String> copied = PartitionReads.records(target.bootstrapServers(), accounts, "read_uncommitted");
+        assertThat(copied).isEqualTo(PartitionReads.records(source.bootstrapServers(), accounts, "read_uncommitted"));
         assertThat(copied).as("tombstones copied").anyMatch(r -> r.endsWith(":null"));
     }
 
@@ -313,9 +311,12 @@ class MirrorTopicIT {
                 open.send(record("ledger", 0, "open-" + i));
             }
             open.flush();
-            long sourceEnd = endOffset(sourceAdmin, ledger);
-            Await.until("ledger copied", Duration.ofSeconds(60), () -> endOffset(targetAdmin, ledger) == sourceEnd);
-            assertThat(stableOffset(targetAdmin, ledger)).isEqualTo(11);
+            long sourceEnd = PartitionReads.end(sourceAdmin, ledger);
+            Await.until(
+                    "ledger copied",
+                    Duration.ofSeconds(60),
+                    () -> PartitionReads.end(targetAdmin, ledger) == sourceEnd);
+            assertThat(PartitionReads.stableEnd(targetAdmin, ledger)).isEqualTo(11);
 
             // When: promoted while the source's transaction is still open
             targetAdmin
@@ -331,13 +332,13 @@ class MirrorTopicIT {
             Await.until(
                     "the open transaction aborted",
                     Duration.ofSeconds(30),
-                    () -> stableOffset(targetAdmin, ledger) == sourceEnd + 1);
-            assertThat(read(target.bootstrapServers(), ledger, "read_committed"))
+                    () -> PartitionReads.stableEnd(targetAdmin, ledger) == sourceEnd + 1);
+            assertThat(PartitionReads.records(target.bootstrapServers(), ledger, "read_committed"))
                     .extracting(r -> r.substring(r.indexOf(':') + 1))
                     .containsExactly(
                             "done-0", "done-1", "done-2", "done-3", "done-4", "done-5", "done-6", "done-7", "done-8",
                             "done-9");
-            assertThat(read(target.bootstrapServers(), ledger, "read_uncommitted"))
+            assertThat(PartitionReads.records(target.bootstrapServers(), ledger, "read_uncommitted"))
                     .hasSize(17);
             open.abortTransaction();
         }
@@ -366,7 +367,7 @@ class MirrorTopicIT {
         });
         writer.start();
         createMirror("clicks", 1);
-        Await.until("the copy started", Duration.ofSeconds(60), () -> endOffset(targetAdmin, tp) > 1_000);
+        Await.until("the copy started", Duration.ofSeconds(60), () -> PartitionReads.end(targetAdmin, tp) > 1_000);
 
         // When: the mirror partition's leader dies mid-copy
         int leader = leaderOf(targetAdmin, tp).id();
@@ -376,9 +377,11 @@ class MirrorTopicIT {
         assertThat(failures).isEmpty();
 
         // Then: the new leader continues from its own log end; the copy ends equal to the source
-        long sourceEnd = endOffset(sourceAdmin, tp);
+        long sourceEnd = PartitionReads.end(sourceAdmin, tp);
         Await.until(
-                "clicks copied to " + sourceEnd, Duration.ofSeconds(90), () -> endOffset(targetAdmin, tp) == sourceEnd);
+                "clicks copied to " + sourceEnd,
+                Duration.ofSeconds(90),
+                () -> PartitionReads.end(targetAdmin, tp) == sourceEnd);
         assertThat(batches(targetAdmin, tp).batches())
                 .isEqualTo(batches(sourceAdmin, tp).batches());
         target.restartNode(leader);
@@ -409,60 +412,6 @@ class MirrorTopicIT {
                 .get(resource)
                 .get(name)
                 .value();
-    }
-
-    private static long endOffset(Admin admin, TopicPartition tp) {
-        try {
-            return admin.listOffsets(Map.of(tp, OffsetSpec.latest()))
-                    .partitionResult(tp)
-                    .get(30, TimeUnit.SECONDS)
-                    .offset();
-        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-            return -1;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return -1;
-        }
-    }
-
-    private static long stableOffset(Admin admin, TopicPartition tp) {
-        try {
-            return admin.listOffsets(
-                            Map.of(tp, OffsetSpec.latest()), new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
-                    .partitionResult(tp)
-                    .get(30, TimeUnit.SECONDS)
-                    .offset();
-        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-            return -1;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return -1;
-        }
-    }
-
-    /** Every record a consumer of that isolation level reads from the start, as "offset:value". */
-    private static List<String> read(String bootstrap, TopicPartition tp, String isolation) {
-        Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        List<String> records = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
-            consumer.assign(List.of(tp));
-            consumer.seekToBeginning(List.of(tp));
-            long end = consumer.endOffsets(List.of(tp)).get(tp);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (consumer.position(tp) < end && System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    records.add(r.offset() + ":"
-                            + (r.value() == null ? "null" : new String(r.value(), StandardCharsets.UTF_8)));
-                }
-            }
-            assertThat(consumer.position(tp)).as("read " + tp + " to " + end).isGreaterThanOrEqualTo(end);
-        }
-        return records;
     }
 
     private static Node leaderOf(Admin admin, TopicPartition tp) throws Exception {

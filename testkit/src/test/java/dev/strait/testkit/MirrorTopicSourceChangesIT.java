@@ -10,24 +10,17 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 
@@ -59,7 +52,7 @@ class MirrorTopicSourceChangesIT {
                             .configs(Map.of("strait.mirror.source.bootstrap.servers", source.bootstrapServers()))))
                     .all()
                     .get(30, TimeUnit.SECONDS);
-            Await.until("copied", Duration.ofSeconds(60), () -> end(targetAdmin) == 300);
+            Await.until("copied", Duration.ofSeconds(60), () -> PartitionReads.end(targetAdmin, TP) == 300);
             Await.until(
                     "COPYING reported",
                     Duration.ofSeconds(30),
@@ -80,13 +73,18 @@ class MirrorTopicSourceChangesIT {
             produce(source.bootstrapServers(), "more", 200);
 
             // Then: the copy catches up at the source's offsets
-            Await.until("caught up after the outage", Duration.ofSeconds(90), () -> end(targetAdmin) == 500);
+            Await.until(
+                    "caught up after the outage",
+                    Duration.ofSeconds(90),
+                    () -> PartitionReads.end(targetAdmin, TP) == 500);
             Await.until(
                     "COPYING again",
                     Duration.ofSeconds(30),
                     () -> metrics(metricsPort).contains(stateSample("COPYING")));
-            List<String> before = read(target.bootstrapServers());
-            assertThat(before).hasSize(500).isEqualTo(read(source.bootstrapServers()));
+            List<String> before = PartitionReads.records(target.bootstrapServers(), TP, "read_uncommitted");
+            assertThat(before)
+                    .hasSize(500)
+                    .isEqualTo(PartitionReads.records(source.bootstrapServers(), TP, "read_uncommitted"));
 
             // When: the source topic is deleted and created again, with other records
             sourceAdmin.deleteTopics(List.of(TP.topic())).all().get(30, TimeUnit.SECONDS);
@@ -112,8 +110,9 @@ class MirrorTopicSourceChangesIT {
                     "SOURCE_TOPIC_RECREATED reported",
                     Duration.ofSeconds(60),
                     () -> metrics(metricsPort).contains(stateSample("SOURCE_TOPIC_RECREATED")));
-            assertThat(end(targetAdmin)).isEqualTo(500);
-            assertThat(read(target.bootstrapServers())).isEqualTo(before);
+            assertThat(PartitionReads.end(targetAdmin, TP)).isEqualTo(500);
+            assertThat(PartitionReads.records(target.bootstrapServers(), TP, "read_uncommitted"))
+                    .isEqualTo(before);
         }
     }
 
@@ -148,20 +147,6 @@ class MirrorTopicSourceChangesIT {
         return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
     }
 
-    private static long end(Admin admin) {
-        try {
-            return admin.listOffsets(Map.of(TP, OffsetSpec.latest()))
-                    .partitionResult(TP)
-                    .get(30, TimeUnit.SECONDS)
-                    .offset();
-        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-            return -1;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return -1;
-        }
-    }
-
     private static void produce(String bootstrap, String prefix, int count) {
         Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -174,26 +159,5 @@ class MirrorTopicSourceChangesIT {
             }
             producer.flush();
         }
-    }
-
-    private static List<String> read(String bootstrap) {
-        Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        List<String> records = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
-            consumer.assign(List.of(TP));
-            consumer.seekToBeginning(List.of(TP));
-            long end = consumer.endOffsets(List.of(TP)).get(TP);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (consumer.position(TP) < end && System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    records.add(r.offset() + ":" + new String(r.value(), StandardCharsets.UTF_8));
-                }
-            }
-        }
-        return records;
     }
 }

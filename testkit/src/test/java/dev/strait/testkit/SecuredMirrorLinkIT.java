@@ -4,20 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -29,7 +24,6 @@ import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 
@@ -84,54 +78,24 @@ class SecuredMirrorLinkIT {
                 // Then: every record at its source offset
                 long sourceEnd;
                 try (Admin admin = Admin.create(source.clientProperties())) {
-                    sourceEnd = end(admin, tp);
+                    sourceEnd = PartitionReads.end(admin, tp);
                 }
                 assertThat(sourceEnd).isEqualTo(250);
                 Await.until(
-                        "the secured source copied", Duration.ofSeconds(60), () -> end(targetAdmin, tp) == sourceEnd);
+                        "the secured source copied",
+                        Duration.ofSeconds(60),
+                        () -> PartitionReads.end(targetAdmin, tp) == sourceEnd);
                 Properties sourceRead = source.clientProperties();
                 Properties targetRead = new Properties();
                 targetRead.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, target.bootstrapServers());
-                assertThat(read(targetRead, tp)).hasSize(250).isEqualTo(read(sourceRead, tp));
+                assertThat(PartitionReads.records(targetRead, tp, "read_uncommitted"))
+                        .hasSize(250)
+                        .isEqualTo(PartitionReads.records(sourceRead, tp, "read_uncommitted"));
             }
         }
     }
 
     private static AccessControlEntry allow(String principal, AclOperation operation) {
         return new AccessControlEntry(principal, "*", operation, AclPermissionType.ALLOW);
-    }
-
-    private static long end(Admin admin, TopicPartition tp) {
-        try {
-            return admin.listOffsets(Map.of(tp, OffsetSpec.latest()))
-                    .partitionResult(tp)
-                    .get(30, TimeUnit.SECONDS)
-                    .offset();
-        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-            return -1;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return -1;
-        }
-    }
-
-    /** Every record from the start as "offset:value". */
-    private static List<String> read(Properties props, TopicPartition tp) {
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        List<String> records = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
-            consumer.assign(List.of(tp));
-            consumer.seekToBeginning(List.of(tp));
-            long end = consumer.endOffsets(List.of(tp)).get(tp);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (consumer.position(tp) < end && System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    records.add(r.offset() + ":" + new String(r.value(), StandardCharsets.UTF_8));
-                }
-            }
-        }
-        return records;
     }
 }

@@ -58,6 +58,7 @@ public final class MirrorFetcher implements AutoCloseable {
     private final Map<TopicPartition, MirrorStatus> status = new LinkedHashMap<>();
     private volatile List<MirrorStatus> published = List.of();
     private volatile boolean running;
+    private volatile boolean closing;
     private final Object pause = new Object();
     private Thread thread;
 
@@ -316,6 +317,9 @@ public final class MirrorFetcher implements AutoCloseable {
             fetched = client.fetch(fetchTargets, maxWaitMs, settings.maxBytes());
         } catch (IOException e) {
             source.disconnect(leaderId);
+            if (closing) {
+                return false; // close() interrupted the fetch: nothing to report
+            }
             for (Planned p : planned) {
                 report(p.mirror(), State.SOURCE_UNREACHABLE, -1, "source broker " + leaderId + ": " + e);
             }
@@ -469,6 +473,7 @@ public final class MirrorFetcher implements AutoCloseable {
     @Override
     public void close() {
         Thread current;
+        closing = true;
         synchronized (this) {
             running = false;
             current = thread;

@@ -193,16 +193,7 @@ public final class PartitionLog implements AutoCloseable {
         }
         long lastOffset = nextOffset - 1;
         int sizeBytes = batches.remaining();
-        long appendMaxTimestampMs = maxTimestampMs;
-        io("append", () -> {
-            LogSegment active = maybeRoll(sizeBytes, appendMaxTimestampMs, lastOffset, nowMs);
-            if (leaderEpoch > latestEpoch) {
-                epochCache.assign(leaderEpoch, firstOffset);
-            }
-            active.append(lastOffset, batches);
-            return null;
-        });
-        logEndOffset = lastOffset + 1;
+        writeInEpoch("append", batches, leaderEpoch, firstOffset, lastOffset, maxTimestampMs, nowMs);
         return new AppendResult(
                 firstOffset,
                 lastOffset,
@@ -303,18 +294,33 @@ public final class PartitionLog implements AutoCloseable {
         long firstOffset = views.get(0).baseOffset();
         long lastOffset = expectedOffset - 1;
         int sizeBytes = batches.remaining();
-        long appendMaxTimestampMs = maxTimestampMs;
-        long nowMs = time.milliseconds();
-        io("append mirrored", () -> {
-            LogSegment active = maybeRoll(sizeBytes, appendMaxTimestampMs, lastOffset, nowMs);
-            if (leaderEpoch > latestEpoch) {
+        writeInEpoch(
+                "append mirrored", batches, leaderEpoch, firstOffset, lastOffset, maxTimestampMs, time.milliseconds());
+        return new AppendResult(firstOffset, lastOffset, -1, maxTimestampMs, views.size(), sizeBytes, logStartOffset);
+    }
+
+    /**
+     * Writes validated batches holding {@code firstOffset..lastOffset}, all in {@code leaderEpoch} (starting that
+     * epoch here if it is new), rolling the segment first if due, and moves the log end past them.
+     */
+    private void writeInEpoch(
+            String action,
+            ByteBuffer batches,
+            int leaderEpoch,
+            long firstOffset,
+            long lastOffset,
+            long maxTimestampMs,
+            long nowMs) {
+        int sizeBytes = batches.remaining();
+        io(action, () -> {
+            LogSegment active = maybeRoll(sizeBytes, maxTimestampMs, lastOffset, nowMs);
+            if (leaderEpoch > epochCache.latestEpoch()) {
                 epochCache.assign(leaderEpoch, firstOffset);
             }
             active.append(lastOffset, batches);
             return null;
         });
         logEndOffset = lastOffset + 1;
-        return new AppendResult(firstOffset, lastOffset, -1, maxTimestampMs, views.size(), sizeBytes, logStartOffset);
     }
 
     private List<RecordBatchHeader> validateBatches(ByteBuffer batches) {

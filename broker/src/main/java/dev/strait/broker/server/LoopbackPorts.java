@@ -21,6 +21,7 @@ public final class LoopbackPorts {
     private static final int LOWEST = 10_000;
     private static final int DEFAULT_EPHEMERAL_START = 32_768;
     private static final int REMEMBERED = 8_192;
+    private static final int SLICES = 8;
     private static final Set<Integer> ISSUED = new LinkedHashSet<>();
 
     private LoopbackPorts() {}
@@ -31,8 +32,14 @@ public final class LoopbackPorts {
         if (highest <= LOWEST) {
             return ephemeralPort();
         }
+        // Test JVMs run side by side (a build runs modules in parallel) and each knows only its own ports: each
+        // draws first from a slice of the range of its own, chosen by its process id, then from the whole range.
+        int sliceSize = (highest + 1 - LOWEST) / SLICES;
+        int sliceStart = LOWEST + (int) (ProcessHandle.current().pid() % SLICES) * sliceSize;
         for (int attempt = 0; attempt < 1_000; attempt++) {
-            int port = ThreadLocalRandom.current().nextInt(LOWEST, highest + 1);
+            int port = attempt < 500
+                    ? sliceStart + ThreadLocalRandom.current().nextInt(sliceSize)
+                    : ThreadLocalRandom.current().nextInt(LOWEST, highest + 1);
             synchronized (ISSUED) {
                 if (ISSUED.contains(port) || !bindable(port)) {
                     continue;
