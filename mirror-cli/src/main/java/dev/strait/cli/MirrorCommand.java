@@ -101,6 +101,14 @@ public final class MirrorCommand implements Callable<Integer> {
     String offsetPreservingSourceBootstrap;
 
     @Option(
+            names = "--offset.preserving.link",
+            paramLabel = "NAME",
+            description = "Name the source by a link the companion brokers define in their settings "
+                    + "(strait.mirror.link.NAME.bootstrap.servers, security.protocol, ssl.*, sasl.*), for a secured "
+                    + "source: the credentials stay in the brokers' configuration. Needs --offset.preserving.")
+    String offsetPreservingLink;
+
+    @Option(
             names = "--num.streams",
             paramLabel = "N",
             defaultValue = "1",
@@ -439,6 +447,9 @@ public final class MirrorCommand implements Callable<Integer> {
         if (!offsetPreserving && offsetPreservingSourceBootstrap != null) {
             throw new ConfigException("--offset.preserving.source.bootstrap needs --offset.preserving");
         }
+        if (!offsetPreserving && offsetPreservingLink != null) {
+            throw new ConfigException("--offset.preserving.link needs --offset.preserving");
+        }
         MirrorSettings.Builder b = MirrorSettings.builder()
                 .consumerConfig(ClientConfigs.load(consumerConfig, "--consumer.config"))
                 .producerConfig(ClientConfigs.load(producerConfig, "--producer.config"))
@@ -480,7 +491,7 @@ public final class MirrorCommand implements Callable<Integer> {
 
     /** The offset-preserving form of the settings, or a {@link ConfigException} naming what cannot be combined. */
     LinkSettings linkSettings() {
-        return LinkSettings.of(settings(), offsetPreservingSourceBootstrap);
+        return LinkSettings.of(settings(), offsetPreservingSourceBootstrap, offsetPreservingLink);
     }
 
     /** {@code fail} or {@code skip-and-alert}. */

@@ -29,9 +29,15 @@ public final class CompanionProbe {
      * or a {@link LinkException} when the target could not answer.
      */
     public static void requireCompanion(Admin target, String targetServers, String sourceServers) {
+        requireCompanion(target, targetServers, MirrorSource.servers(sourceServers));
+    }
+
+    /** As above, for a source named by bootstrap servers or by a link. */
+    public static void requireCompanion(Admin target, String targetServers, MirrorSource source) {
+        String sourceServers = source.toString();
         NewTopic probe = new NewTopic(
                         "strait-offset-preserving-probe-" + Uuid.randomUuid(), Optional.of(1), Optional.empty())
-                .configs(MirrorTopicConfigs.of(sourceServers, ""));
+                .configs(source.configs(""));
         try {
             target.createTopics(List.of(probe), new CreateTopicsOptions().validateOnly(true))
                     .all()
@@ -44,8 +50,9 @@ public final class CompanionProbe {
                         + "); mirror without --offset.preserving");
             }
             if (cause instanceof InvalidConfigurationException) {
-                throw new ConfigException("the target refused mirror topics of source " + sourceServers + ": "
-                        + cause.getMessage() + "; check --offset.preserving.source.bootstrap");
+                throw new ConfigException(
+                        "the target refused mirror topics of source " + sourceServers + ": " + cause.getMessage()
+                                + "; check --offset.preserving.source.bootstrap or --offset.preserving.link");
             }
             if (cause instanceof TopicAuthorizationException) {
                 throw new ConfigException("the target refused to create topics for the --producer.config principal ("

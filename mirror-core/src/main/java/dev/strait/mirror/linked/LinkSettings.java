@@ -18,7 +18,10 @@ import java.util.regex.Pattern;
  * @param sourceClient           the source's client properties (admin connection and security)
  * @param targetClient           the target's client properties
  * @param topics                 the source topics to mirror (the user's include pattern minus internal topics)
- * @param sourceBootstrapServers {@code host:port,...} the companion brokers use to reach the source
+ * @param sourceBootstrapServers {@code host:port,...} the companion brokers use to reach the source; empty when a
+ *                               link names it
+ * @param link                   the link in the companion brokers' settings that names the source and its
+ *                               security; empty when the bootstrap servers do
  * @param replicationFactor      of the mirror topics created; -1 for the target's default
  * @param topicSync              settings and partition sync, with the ordinary mirror's config filter
  * @param groups                 the groups whose offsets are copied, or null for none
@@ -32,6 +35,7 @@ public record LinkSettings(
         Properties targetClient,
         Pattern topics,
         String sourceBootstrapServers,
+        String link,
         short replicationFactor,
         TopicSyncSettings topicSync,
         GroupFilter groups,
@@ -46,24 +50,45 @@ public record LinkSettings(
      * see it, when it differs from the consumer config's.
      */
     public static LinkSettings of(MirrorSettings settings, String sourceBootstrapOverride) {
+        return of(settings, sourceBootstrapOverride, null);
+    }
+
+    /**
+     * As above; {@code link} (null: none) names a link the companion brokers define with the source's address and
+     * client security, for a secured source, instead of bootstrap servers.
+     */
+    public static LinkSettings of(MirrorSettings settings, String sourceBootstrapOverride, String link) {
         refuseRecordChanges(settings);
         Properties consumer = settings.consumerConfig();
-        String protocol =
-                consumer.getProperty("security.protocol", "PLAINTEXT").trim().toUpperCase(Locale.ROOT);
-        if (!protocol.equals("PLAINTEXT")) {
-            throw new ConfigException("--offset.preserving needs a PLAINTEXT source: --consumer.config sets "
-                    + "security.protocol=" + protocol + ", and the companion brokers reach the source over "
-                    + "PLAINTEXT only so far; mirror without --offset.preserving");
+        String linkName = link == null ? "" : link.trim();
+        if (link != null && !linkName.matches("[A-Za-z0-9_-]+")) {
+            throw new ConfigException("--offset.preserving.link '" + link + "' is not a link name (letters, digits, '_'"
+                    + " and '-'), as the companion brokers' strait.mirror.link.<name>.* settings name it");
         }
-        String bootstrap = sourceBootstrapOverride == null
-                ? consumer.getProperty("bootstrap.servers", "")
-                : sourceBootstrapOverride;
-        String servers = String.join(",", MirrorTopicConfigs.servers(bootstrap));
-        checkHostPorts(
-                servers,
-                sourceBootstrapOverride == null
-                        ? "bootstrap.servers in --consumer.config"
-                        : "--offset.preserving.source.bootstrap");
+        if (!linkName.isEmpty() && sourceBootstrapOverride != null) {
+            throw new ConfigException("--offset.preserving.link and --offset.preserving.source.bootstrap exclude each"
+                    + " other: the link's bootstrap.servers in the brokers' settings is the source's address");
+        }
+        String servers = "";
+        if (linkName.isEmpty()) {
+            String protocol = consumer.getProperty("security.protocol", "PLAINTEXT")
+                    .trim()
+                    .toUpperCase(Locale.ROOT);
+            if (!protocol.equals("PLAINTEXT")) {
+                throw new ConfigException("--offset.preserving needs a PLAINTEXT source or a link: --consumer.config"
+                        + " sets security.protocol=" + protocol + "; define the source's client settings on the"
+                        + " companion brokers as strait.mirror.link.<name>.* and pass --offset.preserving.link <name>");
+            }
+            String bootstrap = sourceBootstrapOverride == null
+                    ? consumer.getProperty("bootstrap.servers", "")
+                    : sourceBootstrapOverride;
+            servers = String.join(",", MirrorTopicConfigs.servers(bootstrap));
+            checkHostPorts(
+                    servers,
+                    sourceBootstrapOverride == null
+                            ? "bootstrap.servers in --consumer.config"
+                            : "--offset.preserving.source.bootstrap");
+        }
         Properties effective = ClientConfigs.consumer(consumer, 0);
         long discovery =
                 Long.parseLong(effective.getProperty("metadata.max.age.ms").trim());
@@ -72,6 +97,7 @@ public record LinkSettings(
                 settings.producerConfig(),
                 settings.subscription(),
                 servers,
+                linkName,
                 settings.targetReplicationFactor(),
                 settings.sync().topics(),
                 settings.sync().groups(),
@@ -79,6 +105,11 @@ public record LinkSettings(
                 Math.max(1000, discovery),
                 settings.sync().groupOffsetsIntervalMs(),
                 settings.progressIntervalMs());
+    }
+
+    /** The source as the mirror topics name it. */
+    public MirrorSource source() {
+        return link.isEmpty() ? MirrorSource.servers(sourceBootstrapServers) : MirrorSource.link(link);
     }
 
     /**

@@ -135,7 +135,7 @@ public final class LinkedMirror implements AutoCloseable {
                                 + "check bootstrap.servers in --consumer.config and --producer.config",
                         null);
             }
-            CompanionProbe.requireCompanion(targetAdmin, targetServers, settings.sourceBootstrapServers());
+            CompanionProbe.requireCompanion(targetAdmin, targetServers, settings.source());
         } catch (RuntimeException e) {
             failure.set(e);
             state.set(State.FAILED);
@@ -149,7 +149,7 @@ public final class LinkedMirror implements AutoCloseable {
                 settings.topics().pattern(),
                 sourceClusterId,
                 targetClusterId,
-                settings.sourceBootstrapServers());
+                settings.source());
         thread = new Thread(this::run, "strait-linked-mirror");
         thread.start();
     }
@@ -232,10 +232,7 @@ public final class LinkedMirror implements AutoCloseable {
                 TopicPlan.Target target =
                         partitions == null ? null : new TopicPlan.Target(partitions, values(targetConfigs.get(topic)));
                 TopicPlan.Decision decision = TopicPlan.decide(
-                        source,
-                        target,
-                        settings.sourceBootstrapServers(),
-                        settings.topicSync().partitions());
+                        source, target, settings.source(), settings.topicSync().partitions());
                 try {
                     if (decision instanceof TopicPlan.Create create) {
                         create(source, create);

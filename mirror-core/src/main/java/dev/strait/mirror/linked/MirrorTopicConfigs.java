@@ -1,6 +1,5 @@
 package dev.strait.mirror.linked;
 
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
@@ -35,11 +34,7 @@ public final class MirrorTopicConfigs {
 
     /** The mirror configs of a topic that copies {@code sourceTopicId} (empty: pinned by the broker) from a source. */
     public static Map<String, String> of(String sourceBootstrapServers, String sourceTopicId) {
-        Map<String, String> out = new HashMap<>();
-        out.put(SOURCE_BOOTSTRAP_SERVERS, sourceBootstrapServers);
-        out.put(SOURCE_TOPIC_ID, sourceTopicId == null ? "" : sourceTopicId);
-        out.put(STATE, STATE_MIRRORING);
-        return out;
+        return MirrorSource.servers(sourceBootstrapServers).configs(sourceTopicId);
     }
 
     /** A {@code host:port} list as a set of trimmed entries, so two spellings of one list compare equal. */

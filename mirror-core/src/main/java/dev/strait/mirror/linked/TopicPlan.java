@@ -3,7 +3,6 @@ package dev.strait.mirror.linked;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 
 /**
  * What to do with the target side of one matching source topic, decided from what both clusters show: create the
@@ -60,15 +59,19 @@ public final class TopicPlan {
      * @param syncPartitions  whether a mirror with fewer partitions than its source is grown
      */
     public static Decision decide(Source source, Target target, String sourceServers, boolean syncPartitions) {
+        return decide(source, target, MirrorSource.servers(sourceServers), syncPartitions);
+    }
+
+    /** As above, for a source named by bootstrap servers or by a link. */
+    public static Decision decide(Source source, Target target, MirrorSource mirrorSource, boolean syncPartitions) {
         if (target == null) {
             Map<String, String> configs = new HashMap<>(source.configs());
             configs.keySet().removeIf(MirrorTopicConfigs::isMirrorConfig);
-            configs.putAll(MirrorTopicConfigs.of(sourceServers, source.topicId()));
+            configs.putAll(mirrorSource.configs(source.topicId()));
             return new Create(source.partitions(), configs);
         }
         Map<String, String> c = target.configs();
-        String servers = c.getOrDefault(MirrorTopicConfigs.SOURCE_BOOTSTRAP_SERVERS, "");
-        if (servers.isBlank()) {
+        if (!MirrorSource.namedIn(c)) {
             return new Skip("exists on the target and is not a mirror topic");
         }
         if (MirrorTopicConfigs.STATE_PROMOTED.equals(
@@ -84,9 +87,11 @@ public final class TopicPlan {
             return new Skip("is a mirror of source topic id " + pinned + " but the source topic now has id "
                     + source.topicId() + " (deleted and re-created on the source)");
         }
-        Set<String> theirs = MirrorTopicConfigs.servers(servers);
-        if (pinned.isEmpty() && !theirs.equals(MirrorTopicConfigs.servers(sourceServers))) {
-            return new Skip("is a mirror of another source (" + servers + ") on the target");
+        if (pinned.isEmpty() && !mirrorSource.isNamedIn(c)) {
+            String theirs = c.getOrDefault(MirrorTopicConfigs.LINK, "").isBlank()
+                    ? c.getOrDefault(MirrorTopicConfigs.SOURCE_BOOTSTRAP_SERVERS, "")
+                    : "link " + c.get(MirrorTopicConfigs.LINK).trim();
+            return new Skip("is a mirror of another source (" + theirs + ") on the target");
         }
         int growTo = syncPartitions && source.partitions() > target.partitions() ? source.partitions() : 0;
         Map<String, String> changes = new HashMap<>();

@@ -61,7 +61,7 @@ class LinkSettingsTest {
         assertThatThrownBy(() -> LinkSettings.of(base().consumerConfig(c).build(), null))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("security.protocol=SASL_SSL")
-                .hasMessageContaining("PLAINTEXT only");
+                .hasMessageContaining("--offset.preserving.link");
     }
 
     @Test
@@ -96,5 +96,26 @@ class LinkSettingsTest {
         c.put("bootstrap.servers", "127.0.0.1:9092");
         c.put("group.id", "mirror");
         return c;
+    }
+
+    @Test
+    void aLinkNamesASecuredSourceAndExcludesTheBootstrapOverride() {
+        Properties c = new Properties();
+        c.put("bootstrap.servers", "dc1-kafka:9093");
+        c.put("group.id", "mirror");
+        c.put("security.protocol", "SASL_SSL");
+
+        LinkSettings linked = LinkSettings.of(base().consumerConfig(c).build(), null, "dc1");
+
+        assertThat(linked.source()).isEqualTo(MirrorSource.link("dc1"));
+        assertThat(linked.source().configs("id"))
+                .containsEntry("strait.mirror.link", "dc1")
+                .doesNotContainKey("strait.mirror.source.bootstrap.servers");
+        assertThatThrownBy(() -> LinkSettings.of(base().consumerConfig(c).build(), "x:1", "dc1"))
+                .hasMessageContaining("exclude each other");
+        assertThatThrownBy(() -> LinkSettings.of(base().consumerConfig(c).build(), null, "dc 1"))
+                .hasMessageContaining("is not a link name");
+        assertThatThrownBy(() -> LinkSettings.of(base().consumerConfig(c).build(), null, null))
+                .hasMessageContaining("--offset.preserving.link");
     }
 }

@@ -113,4 +113,25 @@ class TopicPlanTest {
         c.put("retention.ms", "604800000");
         return new TopicPlan.Target(partitions, c);
     }
+
+    @Test
+    void aLinkedSourceIsNamedByItsLinkAndAMirrorOfAnotherLinkIsNotOurs() {
+        MirrorSource dc1 = MirrorSource.link("dc1");
+        TopicPlan.Create create = (TopicPlan.Create) TopicPlan.decide(ORDERS, null, dc1, true);
+        assertThat(create.configs())
+                .containsEntry("strait.mirror.link", "dc1")
+                .doesNotContainKey("strait.mirror.source.bootstrap.servers");
+
+        TopicPlan.Target ours = new TopicPlan.Target(
+                3, Map.of("strait.mirror.link", "dc1", "strait.mirror.source.topic.id", "", "strait.mirror.state", ""));
+        assertThat(TopicPlan.decide(ORDERS, ours, dc1, true)).isInstanceOf(TopicPlan.Keep.class);
+
+        TopicPlan.Target other = new TopicPlan.Target(
+                3, Map.of("strait.mirror.link", "dc2", "strait.mirror.source.topic.id", "", "strait.mirror.state", ""));
+        assertThat(TopicPlan.decide(ORDERS, other, dc1, true))
+                .isInstanceOfSatisfying(
+                        TopicPlan.Skip.class, s -> assertThat(s.reason()).contains("link dc2"));
+        assertThat(TopicPlan.decide(ORDERS, target(3, "", SERVERS, ""), dc1, true))
+                .isInstanceOf(TopicPlan.Skip.class);
+    }
 }
