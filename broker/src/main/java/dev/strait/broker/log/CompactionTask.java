@@ -311,8 +311,16 @@ public final class CompactionTask {
         return !record.tombstone() || record.timestampMs() >= deleteHorizonMs;
     }
 
+    /**
+     * Transactional batches (a mirror topic's copy of a transactional source) are kept whole and give no key to the
+     * map: an aborted record would otherwise remove the committed value of its key that read_committed readers see,
+     * and which of them aborted is the partition's knowledge, not the segment's.
+     */
     private static boolean isCompactable(RecordBatchHeader header) {
-        return header.magic() == RecordBatchHeader.MAGIC_V2 && header.compressionCodec() == 0 && !header.isControl();
+        return header.magic() == RecordBatchHeader.MAGIC_V2
+                && header.compressionCodec() == 0
+                && !header.isControl()
+                && !header.isTransactional();
     }
 
     /** A record inside an uncompressed batch: where its bytes are, its key (null for none), and what it holds. */

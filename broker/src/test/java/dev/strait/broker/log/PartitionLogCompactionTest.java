@@ -333,6 +333,35 @@ class PartitionLogCompactionTest {
     // ---------------------------------------------------------------- helpers
 
     /** Six updates of three keys, then one record to roll them all into closed segments; returns the log. */
+    @Test
+    void anAbortedTransactionalRecordNeverRemovesTheCommittedValueOfItsKey() {
+        // Given: k1=a1 committed, then k1=aborted in a transaction that aborted (a mirror topic's copy), then more
+        PartitionLog log = open();
+        append(log, "k1", "a1"); // 0
+        log.append(
+                org.apache.kafka.common.record.MemoryRecords.withTransactionalRecords(
+                                org.apache.kafka.common.compress.Compression.NONE,
+                                77L,
+                                (short) 0,
+                                0,
+                                new org.apache.kafka.common.record.SimpleRecord(
+                                        START_MS,
+                                        "k1".getBytes(StandardCharsets.UTF_8),
+                                        "aborted".getBytes(StandardCharsets.UTF_8)))
+                        .buffer(),
+                0); // 1
+        log.append(RecordBatches.transactionMarker(77L, (short) 0, RecordBatchHeader.CONTROL_ABORT, 0, START_MS), 0);
+        log.updateHighWatermark(log.logEndOffset()); // 2: the abort marker
+        append(log, "k2", "b1"); // 3
+        append(log, "x", "active"); // 4, active segment
+
+        // When
+        compactOnce(log);
+
+        // Then: the committed value of k1 is still there for read_committed readers, who skip the aborted one
+        assertThat(readAll(log)).contains(new KeyedRec(0, "k1", "a1"));
+    }
+
     private List<KeyedRec> fillWithUpdates(PartitionLog log) {
         for (int i = 0; i < 6; i++) {
             append(log, "k" + (i % 3), "v" + i);
