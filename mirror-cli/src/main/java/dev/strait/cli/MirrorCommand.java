@@ -85,9 +85,11 @@ public final class MirrorCommand implements Callable<Integer> {
                     + "--sync.topic.configs copies), grows them with their source, copies the offsets of --groups "
                     + "verbatim (groups without members on the target, up to what the target holds) and reports the exact "
                     + "lag; it copies no records itself, and a target topic that is not a mirror of its source is reported "
-                    + "and left alone. Refused against a target that is not a companion cluster, with a source whose "
-                    + "security.protocol is not PLAINTEXT, and with --message.handler, --topic.prefix, --topic.rename, "
-                    + "--partition.mode=hash, --provenance.headers=false or --sync.topic.acls=true. The record options "
+                    + "and left alone; --sync.topic.acls=true copies the consumers' ACLs of the topics as the ordinary "
+                    + "mirror does. Refused against a target that is not a companion cluster, with a source whose "
+                    + "security.protocol is not PLAINTEXT unless --offset.preserving.link names it, and with "
+                    + "--message.handler, --topic.prefix, --topic.rename, --partition.mode=hash or "
+                    + "--provenance.headers=false. The record options "
                     + "(--num.streams, --offset.commit.interval.ms, --abort.on.send.failure, --on.source.truncation, "
                     + "--offset.map, --sync.topic) do not apply.")
     boolean offsetPreserving;

@@ -26,11 +26,14 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AccessControlEntryFilter;
 import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclBindingFilter;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourcePatternFilter;
 import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
@@ -40,7 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code bin/mirror-maker --offset.preserving --offset.preserving.link dc1} from a SASL_SSL (SCRAM-SHA-512) Apache
  * Kafka 4.1.1 cluster with ACLs: the companion broker reaches the source through the link its own settings define
  * (the link user may only read), the mirror process through its consumer config; records land at the source's
- * offsets and a group's offsets follow verbatim.
+ * offsets, a group's offsets follow verbatim and a consumer's ACL follows the topic (--sync.topic.acls).
  */
 class SecuredOffsetPreservingMirrorIT {
     @TempDir
@@ -60,7 +63,12 @@ class SecuredOffsetPreservingMirrorIT {
                 ResourcePattern topic = new ResourcePattern(ResourceType.TOPIC, "sec.orders", PatternType.LITERAL);
                 admin.createAcls(List.of(
                                 new AclBinding(topic, allow(AclOperation.READ)),
-                                new AclBinding(topic, allow(AclOperation.DESCRIBE))))
+                                new AclBinding(topic, allow(AclOperation.DESCRIBE)),
+                                // A consumer application's ACL, which --sync.topic.acls carries to the mirror topic.
+                                new AclBinding(
+                                        topic,
+                                        new AccessControlEntry(
+                                                "User:billing", "*", AclOperation.READ, AclPermissionType.ALLOW))))
                         .all()
                         .get(30, TimeUnit.SECONDS);
                 Properties producerProps = source.clientProperties();
@@ -80,10 +88,15 @@ class SecuredOffsetPreservingMirrorIT {
             Map<String, String> brokerConfig = new HashMap<>();
             source.clientProperties("dr-link", "link-secret")
                     .forEach((k, v) -> brokerConfig.put("strait.mirror.link.dc1." + k, String.valueOf(v)));
+            // ACLs enforced on the companion too; its PLAINTEXT clients (the mirror process) are super users here.
+            brokerConfig.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+            brokerConfig.put("super.users", "User:ANONYMOUS");
             try (CompanionCluster target = CompanionCluster.start("op-secured-target", 1, brokerConfig)) {
                 List<String> consumerLines = new ArrayList<>();
                 source.clientProperties().forEach((k, v) -> consumerLines.add(k + "=" + v));
                 consumerLines.add("group.id=sec-mirror");
+                // Topics are looked at (and their settings and ACLs synced) on the consumer's metadata refresh.
+                consumerLines.add("metadata.max.age.ms=1000");
 
                 // When
                 try (MirrorProcess mirror = MirrorProcess.start(
@@ -103,6 +116,10 @@ class SecuredOffsetPreservingMirrorIT {
                                         "sec-.*",
                                         "--sync.group.offsets.interval.ms",
                                         "500",
+                                        "--sync.topic.acls",
+                                        "true",
+                                        "--sync.topics.interval.ms",
+                                        "1000",
                                         "--jmx",
                                         "false"));
                         Admin sourceAdmin = Admin.create(source.clientProperties());
@@ -120,6 +137,26 @@ class SecuredOffsetPreservingMirrorIT {
                         targetRead.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, target.bootstrapServers());
                         assertThat(PartitionReads.records(targetRead, tp, "read_uncommitted"))
                                 .isEqualTo(PartitionReads.records(source.clientProperties(), tp, "read_uncommitted"));
+                    }
+                    try {
+                        Await.until("the consumer's ACL on the mirror topic", Duration.ofSeconds(60), () -> {
+                            try {
+                                return targetAdmin
+                                        .describeAcls(new AclBindingFilter(
+                                                new ResourcePatternFilter(
+                                                        ResourceType.TOPIC, "sec.orders", PatternType.LITERAL),
+                                                AccessControlEntryFilter.ANY))
+                                        .values()
+                                        .get(10, TimeUnit.SECONDS)
+                                        .stream()
+                                        .anyMatch(b -> b.entry().principal().equals("User:billing")
+                                                && b.entry().operation() == AclOperation.READ);
+                            } catch (Exception e) {
+                                return false;
+                            }
+                        });
+                    } catch (AssertionError e) {
+                        throw new AssertionError(e.getMessage() + "; mirror log: " + mirror.log(), e);
                     }
                     Await.until("the group's offsets on the target", Duration.ofSeconds(60), () -> {
                         try {

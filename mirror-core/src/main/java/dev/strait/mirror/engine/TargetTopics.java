@@ -12,7 +12,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -26,21 +25,11 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.acl.AccessControlEntry;
-import org.apache.kafka.common.acl.AccessControlEntryFilter;
 import org.apache.kafka.common.acl.AclBinding;
-import org.apache.kafka.common.acl.AclBindingFilter;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidPartitionsException;
-import org.apache.kafka.common.errors.SecurityDisabledException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
-import org.apache.kafka.common.errors.UnsupportedVersionException;
-import org.apache.kafka.common.resource.PatternType;
-import org.apache.kafka.common.resource.ResourcePattern;
-import org.apache.kafka.common.resource.ResourcePatternFilter;
-import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -105,7 +94,7 @@ public final class TargetTopics {
     private final SyncMetrics configMetrics;
     private final SyncMetrics partitionMetrics;
     private final SyncMetrics aclMetrics;
-    private volatile boolean aclsUnavailable;
+    private final TopicAclSync acls;
 
     /** Creation only, as before the syncs: kept for callers that do not sync (tests, tools). */
     public TargetTopics(Admin sourceAdmin, Admin targetAdmin, short replicationFactor, int producerBatchBytes) {
@@ -139,6 +128,7 @@ public final class TargetTopics {
         this.configMetrics = new SyncMetrics(registry, "topic-configs");
         this.partitionMetrics = new SyncMetrics(registry, "partitions");
         this.aclMetrics = new SyncMetrics(registry, "acls");
+        this.acls = new TopicAclSync(sourceAdmin, targetAdmin, ADMIN_TIMEOUT_MS);
     }
 
     /**
@@ -422,8 +412,8 @@ public final class TargetTopics {
         if (sync.configs()) {
             run(configMetrics, "topic configs", () -> syncConfigs(snapshot));
         }
-        if (sync.acls() && !aclsUnavailable) {
-            run(aclMetrics, "ACLs", () -> syncAcls(snapshot));
+        if (sync.acls() && acls.available()) {
+            run(aclMetrics, "ACLs", () -> acls.sync(snapshot));
         }
     }
 
@@ -523,84 +513,9 @@ public final class TargetTopics {
         return n;
     }
 
-    private long syncAcls(Map<String, String> pairs) {
-        Set<AclBinding> wanted = new HashSet<>();
-        Set<AclBinding> present = new HashSet<>();
-        try {
-            for (Map.Entry<String, String> p : pairs.entrySet()) {
-                for (AclBinding b : acls(sourceAdmin, p.getValue(), PatternType.MATCH)) {
-                    wanted.addAll(targetAcls(b, p.getKey()));
-                }
-                present.addAll(acls(targetAdmin, p.getKey(), PatternType.LITERAL));
-            }
-        } catch (SecurityDisabledException | UnsupportedVersionException e) {
-            aclsUnavailable = true;
-            LOGGER.warn(
-                    "ACL sync is on but a cluster has no authorizer or does not support ACLs ({}); ACL sync is off "
-                            + "for this run",
-                    e.getMessage());
-            return 0;
-        }
-        wanted.removeAll(present);
-        if (wanted.isEmpty()) {
-            return 0;
-        }
-        try {
-            targetAdmin.createAcls(wanted).all().get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            throw new MirrorException(
-                    "could not create ACLs on the target: " + e.getCause().getMessage()
-                            + "; the mirror's target principal needs ALTER on the cluster",
-                    e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new MirrorException("interrupted creating ACLs on the target", e);
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw new MirrorException("timed out creating ACLs on the target", e);
-        }
-        LOGGER.info("Created {} ACLs on the target as on the source: {}", wanted.size(), wanted);
-        return wanted.size();
-    }
-
-    /** A source ACL that applies to a mirrored topic, as literal ACLs on its target topic (READ and DESCRIBE only). */
+    /** A source ACL that applies to a mirrored topic, as literal ACLs on its target topic (see TopicAclSync). */
     static List<AclBinding> targetAcls(AclBinding source, String targetTopic) {
-        AccessControlEntry e = source.entry();
-        List<AclOperation> ops = switch (e.operation()) {
-            case READ -> List.of(AclOperation.READ);
-            case DESCRIBE -> List.of(AclOperation.DESCRIBE);
-            case ALL -> List.of(AclOperation.READ, AclOperation.DESCRIBE);
-            default -> List.of();
-        };
-        ResourcePattern pattern = new ResourcePattern(ResourceType.TOPIC, targetTopic, PatternType.LITERAL);
-        List<AclBinding> out = new ArrayList<>();
-        for (AclOperation op : ops) {
-            out.add(new AclBinding(pattern, new AccessControlEntry(e.principal(), e.host(), op, e.permissionType())));
-        }
-        return out;
-    }
-
-    private static Collection<AclBinding> acls(Admin admin, String topic, PatternType type) {
-        AclBindingFilter filter = new AclBindingFilter(
-                new ResourcePatternFilter(ResourceType.TOPIC, topic, type), AccessControlEntryFilter.ANY);
-        try {
-            return admin.describeAcls(filter).values().get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof SecurityDisabledException) {
-                throw (SecurityDisabledException) e.getCause();
-            }
-            if (e.getCause() instanceof UnsupportedVersionException) {
-                throw (UnsupportedVersionException) e.getCause();
-            }
-            throw new MirrorException(
-                    "could not describe ACLs of topic " + topic + ": "
-                            + e.getCause().getMessage() + "; the mirror's principals need DESCRIBE on the cluster",
-                    e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new MirrorException("interrupted describing ACLs", e);
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw new MirrorException("timed out describing ACLs of topic " + topic, e);
-        }
+        return TopicAclSync.targetAcls(source, targetTopic);
     }
 
     private static Optional<Integer> describe(Admin admin, String topic) {

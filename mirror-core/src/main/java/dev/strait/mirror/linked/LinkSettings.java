@@ -134,9 +134,6 @@ public record LinkSettings(
                     "--offset.preserving cannot be combined with --provenance.headers=false (which removes headers)"
                             + why + "; no header is added either");
         }
-        if (settings.sync().topics().acls()) {
-            throw new ConfigException("--offset.preserving does not sync ACLs yet: remove --sync.topic.acls=true");
-        }
     }
 
     private static void checkHostPorts(String servers, String where) {

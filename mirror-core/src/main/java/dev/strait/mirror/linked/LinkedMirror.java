@@ -1,6 +1,7 @@
 package dev.strait.mirror.linked;
 
 import dev.strait.mirror.config.ClientConfigs;
+import dev.strait.mirror.engine.TopicAclSync;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.sync.Clusters;
 import dev.strait.mirror.sync.SyncMetrics;
@@ -93,6 +94,10 @@ public final class LinkedMirror implements AutoCloseable {
     private final SyncMetrics topicMetrics;
     private final SyncMetrics configMetrics;
     private final SyncMetrics groupMetrics;
+    private final SyncMetrics aclMetrics;
+    /** Set in start(), with the admin clients. */
+    private TopicAclSync acls;
+
     private volatile boolean stopRequested;
     private volatile Map<String, Linked> mirrored = Map.of();
     private volatile Map<String, String> skipped = Map.of();
@@ -110,6 +115,7 @@ public final class LinkedMirror implements AutoCloseable {
         this.topicMetrics = new SyncMetrics(metrics.registry(), "mirror-topics");
         this.configMetrics = new SyncMetrics(metrics.registry(), "topic-configs");
         this.groupMetrics = new SyncMetrics(metrics.registry(), "group-offsets");
+        this.aclMetrics = new SyncMetrics(metrics.registry(), "acls");
         metrics.registry().gauge(MirrorMetrics.PREFIX + "linked.topics", () -> () -> mirrored.size());
         metrics.registry().gauge(MirrorMetrics.PREFIX + "linked.topics-skipped", () -> () -> skipped.size());
     }
@@ -126,6 +132,7 @@ public final class LinkedMirror implements AutoCloseable {
         try {
             sourceAdmin = Admin.create(ClientConfigs.admin(settings.sourceClient(), "strait-mirror-source-admin"));
             targetAdmin = Admin.create(ClientConfigs.admin(settings.targetClient(), "strait-mirror-target-admin"));
+            acls = new TopicAclSync(sourceAdmin, targetAdmin, TIMEOUT_MS);
             String targetServers = settings.targetClient().getProperty("bootstrap.servers");
             sourceClusterId = clusterId(sourceAdmin, "source", settings.sourceClient());
             targetClusterId = clusterId(targetAdmin, "target", settings.targetClient());
@@ -167,6 +174,7 @@ public final class LinkedMirror implements AutoCloseable {
                     boolean configs = settings.topicSync().configs() && now >= nextConfigs;
                     topicRound(configs);
                     if (configs) {
+                        aclRound();
                         nextConfigs = now + settings.topicSync().intervalMs();
                     }
                     nextTopics = now + settings.discoveryIntervalMs();
@@ -288,6 +296,27 @@ public final class LinkedMirror implements AutoCloseable {
                         inARow,
                         settings.discoveryIntervalMs(),
                         String.join("; ", failed));
+            }
+        }
+    }
+
+    /** With --sync.topic.acls: the consumers' READ and DESCRIBE ACLs of each mirrored topic, as on the source. */
+    private void aclRound() {
+        if (!settings.topicSync().acls() || acls == null || !acls.available()) {
+            return;
+        }
+        long now = time.milliseconds();
+        Map<String, String> pairs = new java.util.TreeMap<>();
+        mirrored.keySet().forEach(topic -> pairs.put(topic, topic));
+        if (pairs.isEmpty()) {
+            return;
+        }
+        try {
+            aclMetrics.succeeded(now, acls.sync(pairs));
+        } catch (RuntimeException e) {
+            long inARow = aclMetrics.failed();
+            if (SyncMetrics.worthLogging(inARow)) {
+                LOGGER.warn("ACL sync failed ({} rounds in a row): {}", inARow, e.getMessage());
             }
         }
     }

@@ -43,14 +43,20 @@ class LinkSettingsTest {
         assertRefused(base().partitionMode(PartitionMode.HASH), "--partition.mode=hash");
         assertRefused(base().provenanceHeaders(false), "--provenance.headers=false");
         assertRefused(base().messageHandler(record -> java.util.List.of()), "--message.handler");
-        assertRefused(
+    }
+
+    @Test
+    void aclSyncIsKept() {
+        LinkSettings withAcls = LinkSettings.of(
                 base().sync(new SyncSettings(
-                        null,
-                        5000,
-                        true,
-                        "__strait_sync",
-                        new TopicSyncSettings(true, true, true, 60_000, TopicConfigFilter.defaults()))),
-                "--sync.topic.acls");
+                                null,
+                                5000,
+                                true,
+                                "__strait_sync",
+                                new TopicSyncSettings(true, true, true, 60_000, TopicConfigFilter.defaults())))
+                        .build(),
+                null);
+        assertThat(withAcls.topicSync().acls()).isTrue();
     }
 
     @Test
