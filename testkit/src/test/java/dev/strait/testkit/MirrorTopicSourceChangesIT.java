@@ -38,7 +38,13 @@ class MirrorTopicSourceChangesIT {
         int metricsPort = LoopbackPorts.reserve();
         try (KafkaCluster source = KafkaCluster.start("changing-source", 1);
                 CompanionCluster target = CompanionCluster.start(
-                        "changing-target", 1, Map.of("strait.metrics.port", Integer.toString(metricsPort)));
+                        "changing-target",
+                        1,
+                        Map.of(
+                                "strait.metrics.host",
+                                "127.0.0.1",
+                                "strait.metrics.port",
+                                Integer.toString(metricsPort)));
                 Admin sourceAdmin = admin(source.bootstrapServers());
                 Admin targetAdmin = admin(target.bootstrapServers())) {
             // Given: a mirror topic copying 300 records

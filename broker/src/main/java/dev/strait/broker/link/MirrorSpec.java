@@ -1,5 +1,6 @@
 package dev.strait.broker.link;
 
+import dev.strait.broker.metadata.TopicMetadata;
 import dev.strait.broker.replica.TopicConfigs;
 import java.util.Map;
 import java.util.Optional;
@@ -19,14 +20,22 @@ import java.util.Optional;
 public record MirrorSpec(
         String sourceBootstrapServers, String link, String sourceTopic, String pinnedTopicId, boolean promoted) {
 
-    /** The spec of a topic whose effective configs name a source; empty for an ordinary topic. */
+    /**
+     * The spec of a topic whose configs name a source; empty for an ordinary topic. Read from the topic's own
+     * overrides, without merging defaults: no broker setting defaults a mirror config, and the produce path asks.
+     */
+    public static Optional<MirrorSpec> from(TopicMetadata topic) {
+        return from(topic.name(), topic.configs());
+    }
+
+    /** As above, from a topic's name and config overrides. */
     public static Optional<MirrorSpec> from(String topic, Map<String, String> configs) {
+        if (!TopicConfigs.isMirror(configs)) {
+            return Optional.empty();
+        }
         String servers = configs.getOrDefault(TopicConfigs.MIRROR_SOURCE_BOOTSTRAP_SERVERS, "")
                 .trim();
         String link = configs.getOrDefault(TopicConfigs.MIRROR_LINK, "").trim();
-        if (servers.isEmpty() && link.isEmpty()) {
-            return Optional.empty();
-        }
         String sourceTopic =
                 configs.getOrDefault(TopicConfigs.MIRROR_SOURCE_TOPIC, "").trim();
         String state = configs.getOrDefault(TopicConfigs.MIRROR_STATE, "").trim();

@@ -43,7 +43,7 @@ public final class ReplicaManagerMirrorTargets implements MirrorTargets {
             Optional<MirrorSpec> spec = replicaManager
                     .topic(tp.topic())
                     .filter(topic -> topic.topicId().equals(partition.topicId()))
-                    .flatMap(topic -> MirrorSpec.from(topic.name(), replicaManager.effectiveConfigs(topic)));
+                    .flatMap(MirrorSpec::from);
             if (spec.isPresent() && spec.get().promoted() == promoted) {
                 led.add(new LedMirror(tp, partition.leaderEpoch(), partition.logEndOffset(), spec.get()));
             }

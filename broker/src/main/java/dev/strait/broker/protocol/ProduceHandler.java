@@ -132,7 +132,7 @@ final class ProduceHandler {
                     .setErrorMessage(
                             "cannot produce to internal topic " + topic.get().name());
         }
-        Optional<MirrorSpec> mirror = MirrorSpec.from(topic.get().name(), replicaManager.effectiveConfigs(topic.get()));
+        Optional<MirrorSpec> mirror = MirrorSpec.from(topic.get());
         if (mirror.isPresent() && mirror.get().mirroring()) {
             // As Kafka's non-retriable INVALID_REQUEST, so the producer fails the send at once with this message.
             return response.setErrorCode(Errors.INVALID_REQUEST.code())

@@ -377,9 +377,7 @@ public final class Partition {
                     && first.lastOffset() >= log.logEndOffset()) {
                 // An empty log restarted at the leader's log start, which lies inside this batch (DeleteRecords
                 // cuts batches): take the whole batch; the log start moves up to the leader's below.
-                log.truncateFullyAndStartAt(first.baseOffset());
-                producerSnapshots.deleteAll();
-                transactions.clear();
+                restartEmptyAt(first.baseOffset());
             }
             int segmentsBefore = log.segmentCount();
             log.appendAsFollower(records);
@@ -423,10 +421,7 @@ public final class Partition {
                 && first.baseOffset() < logStart
                 && first.lastOffset() >= logStart;
         if (straddlesEmptyStart) {
-            log.truncateFullyAndStartAt(first.baseOffset());
-            producerSnapshots.deleteAll();
-            producerState = new ProducerStateTable();
-            transactions.clear();
+            restartEmptyAt(first.baseOffset());
             required = first.baseOffset();
         }
         int segmentsBefore = log.segmentCount();
@@ -452,10 +447,7 @@ public final class Partition {
         if (sourceLogStartOffset <= log.logEndOffset()) {
             return false;
         }
-        log.truncateFullyAndStartAt(sourceLogStartOffset);
-        producerSnapshots.deleteAll();
-        producerState = new ProducerStateTable();
-        transactions.clear();
+        restartEmptyAt(sourceLogStartOffset);
         replica.onLeaderAppend();
         return true;
     }
@@ -522,11 +514,16 @@ public final class Partition {
                 || leaderLogStartOffset <= fetchOffset) {
             return false;
         }
-        log.truncateFullyAndStartAt(leaderLogStartOffset);
+        restartEmptyAt(leaderLogStartOffset);
+        return true;
+    }
+
+    /** Empties the log and restarts it at {@code offset}, with no producer or transaction state left from before. */
+    private void restartEmptyAt(long offset) {
+        log.truncateFullyAndStartAt(offset);
         producerSnapshots.deleteAll();
         producerState = new ProducerStateTable();
         transactions.clear();
-        return true;
     }
 
     private void trackProducer(RecordBatchHeader batch) {
