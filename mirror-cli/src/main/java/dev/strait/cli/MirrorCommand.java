@@ -331,55 +331,35 @@ public final class MirrorCommand implements Callable<Integer> {
         MetricRegistry registry = new MetricRegistry();
         MirrorMetrics metrics = new MirrorMetrics(registry);
         MirrorEngine engine = new MirrorEngine(settings, metrics, Time.SYSTEM);
-        CountDownLatch exited = new CountDownLatch(1);
-        Thread hook = new Thread(
-                () -> {
-                    LOGGER.info("Stop requested: finishing in-flight records, committing, closing");
-                    engine.requestStop();
-                    try {
-                        // Graceful: wait for the final flush and commit; the main thread then logs the outcome.
-                        engine.awaitTermination(Duration.ofMinutes(5));
-                        exited.await(1, TimeUnit.MINUTES);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
+        return serve(
+                new Running() {
+                    @Override
+                    public void requestStop() {
+                        engine.requestStop();
+                    }
+
+                    @Override
+                    public boolean awaitTermination(Duration timeout) throws InterruptedException {
+                        return engine.awaitTermination(timeout);
+                    }
+
+                    @Override
+                    public MetricsHttpServer.Health health() {
+                        return new MetricsHttpServer.Health(engine.healthy(), engine.healthDetail());
+                    }
+
+                    @Override
+                    public Throwable failure() {
+                        return engine.failure();
                     }
                 },
-                "strait-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        try (JmxReporter jmxReporter = jmx
-                        ? JmxReporter.forRegistry(registry)
-                                .inDomain("dev.strait.mirror")
-                                .build()
-                        : null;
-                ProgressLogger progress = new ProgressLogger(metrics, settings.progressIntervalMs(), Time.SYSTEM)) {
-            if (jmxReporter != null) {
-                jmxReporter.start();
-            }
-            engine.start();
-            try (MetricsHttpServer http = metricsPort < 0
-                    ? null
-                    : new MetricsHttpServer(
-                            metricsHost,
-                            metricsPort,
-                            metrics,
-                            () -> new MetricsHttpServer.Health(engine.healthy(), engine.healthDetail()))) {
-                if (http != null) {
-                    LOGGER.info(
-                            "Metrics on http://{}:{}/metrics (also /metrics.json, /healthz)", metricsHost, http.port());
-                }
-                while (!engine.awaitTermination(Duration.ofSeconds(1))) {
-                    // wait for a stop request or a failure
-                }
-            }
-        } finally {
-            exited.countDown();
-        }
-        Throwable failure = engine.failure();
-        if (failure != null) {
-            LOGGER.error("Mirror failed: {}", failure.getMessage());
-            throw new MirrorFailedException(failure.getMessage(), failure);
-        }
-        return Cli.OK;
+                registry,
+                metrics,
+                "Stop requested: finishing in-flight records, committing, closing",
+                // Graceful: wait for the final flush and commit; the main thread then logs the outcome.
+                Duration.ofMinutes(5),
+                () -> new ProgressLogger(metrics, settings.progressIntervalMs(), Time.SYSTEM),
+                engine::start);
     }
 
     /**
@@ -397,13 +377,72 @@ public final class MirrorCommand implements Callable<Integer> {
         } catch (dev.strait.mirror.linked.LinkException e) {
             throw new MirrorFailedException(e.getMessage(), e);
         }
+        return serve(
+                new Running() {
+                    @Override
+                    public void requestStop() {
+                        mirror.requestStop();
+                    }
+
+                    @Override
+                    public boolean awaitTermination(Duration timeout) throws InterruptedException {
+                        return mirror.awaitTermination(timeout);
+                    }
+
+                    @Override
+                    public MetricsHttpServer.Health health() {
+                        return new MetricsHttpServer.Health(mirror.healthy(), mirror.healthDetail());
+                    }
+
+                    @Override
+                    public Throwable failure() {
+                        return mirror.failure();
+                    }
+                },
+                registry,
+                metrics,
+                "Stop requested: finishing the current round, closing",
+                Duration.ofMinutes(2),
+                () -> null,
+                () -> {});
+    }
+
+    /** What {@link #serve} runs until it stops: the record-copying engine or the offset-preserving mirror. */
+    private interface Running {
+        void requestStop();
+
+        boolean awaitTermination(Duration timeout) throws InterruptedException;
+
+        MetricsHttpServer.Health health();
+
+        Throwable failure();
+    }
+
+    /** Opens what runs beside the mirror ({@code beside}, e.g. the progress log; null for nothing). */
+    private interface Beside {
+        AutoCloseable open();
+    }
+
+    /**
+     * Serves a mirror until it stops: a shutdown hook that asks it to stop and waits up to {@code finishWithin},
+     * JMX and the metrics endpoint while it runs; then reports its failure, if any.
+     */
+    private Integer serve(
+            Running running,
+            MetricRegistry registry,
+            MirrorMetrics metrics,
+            String stopMessage,
+            Duration finishWithin,
+            Beside beside,
+            Runnable start)
+            throws Exception {
         CountDownLatch exited = new CountDownLatch(1);
         Thread hook = new Thread(
                 () -> {
-                    LOGGER.info("Stop requested: finishing the current round, closing");
-                    mirror.requestStop();
+                    LOGGER.info(stopMessage);
+                    running.requestStop();
                     try {
-                        mirror.awaitTermination(Duration.ofMinutes(2));
+                        running.awaitTermination(finishWithin);
                         exited.await(1, TimeUnit.MINUTES);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
@@ -412,32 +451,30 @@ public final class MirrorCommand implements Callable<Integer> {
                 "strait-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try (JmxReporter jmxReporter = jmx
-                ? JmxReporter.forRegistry(registry)
-                        .inDomain("dev.strait.mirror")
-                        .build()
-                : null) {
+                        ? JmxReporter.forRegistry(registry)
+                                .inDomain("dev.strait.mirror")
+                                .build()
+                        : null;
+                AutoCloseable besides = beside.open()) {
             if (jmxReporter != null) {
                 jmxReporter.start();
             }
+            start.run();
             try (MetricsHttpServer http = metricsPort < 0
                     ? null
-                    : new MetricsHttpServer(
-                            metricsHost,
-                            metricsPort,
-                            metrics,
-                            () -> new MetricsHttpServer.Health(mirror.healthy(), mirror.healthDetail()))) {
+                    : new MetricsHttpServer(metricsHost, metricsPort, metrics, running::health)) {
                 if (http != null) {
                     LOGGER.info(
                             "Metrics on http://{}:{}/metrics (also /metrics.json, /healthz)", metricsHost, http.port());
                 }
-                while (!mirror.awaitTermination(Duration.ofSeconds(1))) {
-                    // wait for a stop request
+                while (!running.awaitTermination(Duration.ofSeconds(1))) {
+                    // wait for a stop request or a failure
                 }
             }
         } finally {
             exited.countDown();
         }
-        Throwable failure = mirror.failure();
+        Throwable failure = running.failure();
         if (failure != null) {
             LOGGER.error("Mirror failed: {}", failure.getMessage());
             throw new MirrorFailedException(failure.getMessage(), failure);
