@@ -4,14 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.strait.mirror.progress.Terminal;
 import dev.strait.mirror.provenance.Provenance;
 import dev.strait.mirror.testing.MirrorCheck;
 import dev.strait.testkit.Await;
 import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.LoadGenerator;
 import dev.strait.testkit.SharedClusters;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,31 +39,8 @@ class FailoverCommandIT {
     @TempDir
     Path dir;
 
-    private record Run(int code, String out, String err) {}
-
-    private Run strait(String... args) throws Exception {
-        List<String> cmd = MirrorProcess.java("-Xmx256m");
-        cmd.addAll(List.of(
-                // The production logging set-up (logs on stderr), not the tests' own.
-                "-Dlogback.configurationFile="
-                        + Path.of("target", "classes", "logback.xml").toAbsolutePath(),
-                // Progress drawn as on a terminal: stdout must still hold the result alone.
-                "-D" + Terminal.PROPERTY + "=always",
-                "-cp",
-                MirrorProcess.classPath(),
-                Strait.class.getName()));
-        cmd.addAll(List.of(args));
-        Path out = dir.resolve("out.txt");
-        Path err = dir.resolve("err.txt");
-        Process p = new ProcessBuilder(cmd)
-                .redirectOutput(out.toFile())
-                .redirectError(err.toFile())
-                .start();
-        assertThat(p.waitFor(180, TimeUnit.SECONDS)).isTrue();
-        return new Run(
-                p.exitValue(),
-                Files.readString(out, StandardCharsets.UTF_8),
-                Files.readString(err, StandardCharsets.UTF_8));
+    private MirrorProcess.Run strait(String... args) throws Exception {
+        return MirrorProcess.strait(dir, args);
     }
 
     private static long sum(Map<Integer, Long> offsets) {
@@ -138,7 +113,7 @@ class FailoverCommandIT {
                         + target.bootstrapServers() + "\n");
 
         // When: a dry run, then the real thing
-        Run dry = strait("failover", "--config", config.toString(), "--groups", "app-kill", "--json");
+        MirrorProcess.Run dry = strait("failover", "--config", config.toString(), "--groups", "app-kill", "--json");
         assertThat(dry.code()).as(dry.out() + dry.err()).isZero();
         assertThat(dry.out().trim())
                 .startsWith("{\"mode\":\"dry-run\"")
@@ -148,13 +123,13 @@ class FailoverCommandIT {
                 .doesNotContain("\"exact\":false");
         JsonNode parsed = new ObjectMapper().readTree(dry.out());
         assertThat(parsed.get("groups").get(0).get("group").textValue()).isEqualTo("app-kill");
-        Run dryExecute =
+        MirrorProcess.Run dryExecute =
                 strait("failover", "--config", config.toString(), "--groups", "no-such-group", "--execute", "--json");
         assertThat(new ObjectMapper().readTree(dryExecute.out()).get("mode").textValue())
                 .as(dryExecute.out() + dryExecute.err())
                 .isEqualTo("execute");
         assertThat(dryExecute.err()).as("no progress with --json").doesNotContain("failover: moving groups");
-        Run exec = strait("failover", "--config", config.toString(), "--groups", "app-kill", "--execute");
+        MirrorProcess.Run exec = strait("failover", "--config", config.toString(), "--groups", "app-kill", "--execute");
         assertThat(exec.code()).as(exec.out() + exec.err()).isZero();
         assertThat(exec.out()).contains("group app-kill").contains("=> moved").contains("moved 1 of 1 groups");
         assertThat(exec.out())
@@ -195,12 +170,12 @@ class FailoverCommandIT {
         assertThat(strait("failover", "--config", config.toString(), "--groups", "x", "--dry-run", "--execute")
                         .code())
                 .isEqualTo(2);
-        Run regex = strait("failover", "--config", config.toString(), "--groups", "(");
+        MirrorProcess.Run regex = strait("failover", "--config", config.toString(), "--groups", "(");
         assertThat(regex.code()).isEqualTo(2);
         assertThat(regex.err()).contains("--groups is not a valid regex");
         Path bad = dir.resolve("bad.properties");
         Files.writeString(bad, "bootstrap.servers=x:1\n");
-        Run unknown = strait("failover", "--config", bad.toString(), "--groups", "x");
+        MirrorProcess.Run unknown = strait("failover", "--config", bad.toString(), "--groups", "x");
         assertThat(unknown.code()).isEqualTo(2);
         assertThat(unknown.err()).contains("'source.' or 'target.' prefix");
         Path nowhere = dir.resolve("nowhere.properties");
@@ -208,7 +183,7 @@ class FailoverCommandIT {
                 nowhere,
                 "source.bootstrap.servers=127.0.0.1:" + KafkaCluster.freePort()
                         + "\ntarget.bootstrap.servers=127.0.0.1:" + KafkaCluster.freePort() + "\n");
-        Run unreachable = strait("failover", "--config", nowhere.toString(), "--groups", "x");
+        MirrorProcess.Run unreachable = strait("failover", "--config", nowhere.toString(), "--groups", "x");
         assertThat(unreachable.code()).isEqualTo(1);
         assertThat(unreachable.err()).contains("cannot reach the target cluster");
 
@@ -227,7 +202,8 @@ class FailoverCommandIT {
                 live.poll(Duration.ofMillis(100));
                 return !live.assignment().isEmpty();
             });
-            Run refused = strait("failover", "--config", config.toString(), "--groups", "app-live", "--execute");
+            MirrorProcess.Run refused =
+                    strait("failover", "--config", config.toString(), "--groups", "app-live", "--execute");
             assertThat(refused.code()).as(refused.out() + refused.err()).isEqualTo(1);
             assertThat(refused.out()).contains("NOT moved: app-live").contains("1 members are active on the target");
         }

@@ -91,4 +91,37 @@ final class MirrorProcess implements AutoCloseable {
             kill9();
         }
     }
+
+    /** What {@code bin/strait} printed and returned. */
+    record Run(int code, String out, String err) {}
+
+    /**
+     * {@code bin/strait} in its own JVM with the production logging set-up (logs on stderr) and progress drawn as on a
+     * terminal, so that stdout must still hold the result alone; its output files go to {@code dir}.
+     */
+    static Run strait(Path dir, String... args) throws Exception {
+        List<String> cmd = java("-Xmx256m");
+        cmd.addAll(List.of(
+                "-Dlogback.configurationFile="
+                        + Path.of("target", "classes", "logback.xml").toAbsolutePath(),
+                "-D" + dev.strait.mirror.progress.Terminal.PROPERTY + "=always",
+                "-cp",
+                classPath(),
+                Strait.class.getName()));
+        cmd.addAll(List.of(args));
+        Path out = dir.resolve("out.txt");
+        Path err = dir.resolve("err.txt");
+        Process p = new ProcessBuilder(cmd)
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile())
+                .start();
+        if (!p.waitFor(180, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("bin/strait " + String.join(" ", args) + " did not finish in 180 s");
+        }
+        return new Run(
+                p.exitValue(),
+                Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8));
+    }
 }

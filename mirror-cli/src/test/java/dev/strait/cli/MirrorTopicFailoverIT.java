@@ -2,11 +2,9 @@ package dev.strait.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.strait.mirror.progress.Terminal;
 import dev.strait.testkit.Await;
 import dev.strait.testkit.CompanionCluster;
 import dev.strait.testkit.KafkaCluster;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -38,8 +36,6 @@ import org.junit.jupiter.api.io.TempDir;
 class MirrorTopicFailoverIT {
     @TempDir
     Path dir;
-
-    private record Run(int code, String out, String err) {}
 
     @Test
     void aDryRunListsAndAnExecutionPromotesEndingTheOpenTransaction() throws Exception {
@@ -80,7 +76,7 @@ class MirrorTopicFailoverIT {
                             + target.bootstrapServers() + "\n");
 
             // When: a dry run
-            Run dry = strait("failover", "--config", config.toString(), "--mirror-topics", "ledger");
+            MirrorProcess.Run dry = strait("failover", "--config", config.toString(), "--mirror-topics", "ledger");
 
             // Then: listed, nothing changed
             assertThat(dry.code()).as(dry.err()).isZero();
@@ -90,7 +86,8 @@ class MirrorTopicFailoverIT {
             assertThat(offset(targetAdmin, tp, true)).isEqualTo(40);
 
             // When: executed
-            Run run = strait("failover", "--config", config.toString(), "--mirror-topics", "ledger", "--execute");
+            MirrorProcess.Run run =
+                    strait("failover", "--config", config.toString(), "--mirror-topics", "ledger", "--execute");
 
             // Then: promoted, the open transaction ended by an abort marker (stable offset at the end), and a
             // producer writes after the copy
@@ -104,13 +101,14 @@ class MirrorTopicFailoverIT {
             }
 
             // And: run again, the topic is found promoted
-            Run again = strait(
+            MirrorProcess.Run again = strait(
                     "failover", "--config", config.toString(), "--mirror-topics", "ledger", "--execute", "--json");
             assertThat(again.code()).isZero();
             assertThat(again.out().trim()).startsWith("{").contains("\"outcome\":\"already_promoted\"");
 
             // And: --groups and --mirror-topics together are refused
-            Run both = strait("failover", "--config", config.toString(), "--mirror-topics", "x", "--groups", "y");
+            MirrorProcess.Run both =
+                    strait("failover", "--config", config.toString(), "--mirror-topics", "x", "--groups", "y");
             assertThat(both.code()).isEqualTo(2);
             assertThat(both.err()).contains("one of them");
             open.abortTransaction();
@@ -118,27 +116,8 @@ class MirrorTopicFailoverIT {
         }
     }
 
-    private Run strait(String... args) throws Exception {
-        List<String> cmd = MirrorProcess.java("-Xmx256m");
-        cmd.addAll(List.of(
-                "-Dlogback.configurationFile="
-                        + Path.of("target", "classes", "logback.xml").toAbsolutePath(),
-                "-D" + Terminal.PROPERTY + "=always",
-                "-cp",
-                MirrorProcess.classPath(),
-                Strait.class.getName()));
-        cmd.addAll(List.of(args));
-        Path out = dir.resolve("out.txt");
-        Path err = dir.resolve("err.txt");
-        Process p = new ProcessBuilder(cmd)
-                .redirectOutput(out.toFile())
-                .redirectError(err.toFile())
-                .start();
-        assertThat(p.waitFor(180, TimeUnit.SECONDS)).isTrue();
-        return new Run(
-                p.exitValue(),
-                Files.readString(out, StandardCharsets.UTF_8),
-                Files.readString(err, StandardCharsets.UTF_8));
+    private MirrorProcess.Run strait(String... args) throws Exception {
+        return MirrorProcess.strait(dir, args);
     }
 
     private static Admin admin(String bootstrap) {
