@@ -463,18 +463,7 @@ public final class MirrorTopicsBench {
             } finally {
                 progress = Progress.off();
             }
-            Cpu after = new Cpu(broker, null, leader);
-            double seconds = (System.nanoTime() - start) / 1e9;
-            return new Measured(
-                    Copier.MIRROR_TOPICS,
-                    seconds,
-                    seconds,
-                    after.copier - before.copier,
-                    null,
-                    after.copier - before.copier,
-                    after.jit - before.jit,
-                    after.source - before.source,
-                    storedBytesOrUnknown(admin, 1, TOPIC));
+            return copiedByOneBroker(Copier.MIRROR_TOPICS, start, before, new Cpu(broker, null, leader), admin, 1);
         } finally {
             ChildProcesses.stop(broker, Duration.ofSeconds(20));
         }
@@ -516,10 +505,15 @@ public final class MirrorTopicsBench {
         } finally {
             progress = Progress.off();
         }
-        Cpu after = new Cpu(follower, null, leader);
-        double seconds = (System.nanoTime() - start) / 1e9;
+        return copiedByOneBroker(Copier.FOLLOWER, start, before, new Cpu(follower, null, leader), admin, 2);
+    }
+
+    /** A way whose copier also stores the copy (one broker process, counted whole), timed from {@code startNanos}. */
+    private static Measured copiedByOneBroker(
+            Copier copier, long startNanos, Cpu before, Cpu after, Admin admin, int storingBroker) {
+        double seconds = (System.nanoTime() - startNanos) / 1e9;
         return new Measured(
-                Copier.FOLLOWER,
+                copier,
                 seconds,
                 seconds,
                 after.copier - before.copier,
@@ -527,7 +521,7 @@ public final class MirrorTopicsBench {
                 after.copier - before.copier,
                 after.jit - before.jit,
                 after.source - before.source,
-                storedBytesOrUnknown(admin, 2, TOPIC));
+                storedBytesOrUnknown(admin, storingBroker, TOPIC));
     }
 
     private Measured straitMirror(String sourceBootstrap, BrokerNode target, Process targetProcess, Process leader)
