@@ -120,7 +120,13 @@ public final class MirrorFetcher implements AutoCloseable {
     public long runOnce() {
         endHalfTransactionsOfPromoted();
         List<LedMirror> led = targets.ledMirrors();
-        status.keySet().retainAll(led.stream().map(LedMirror::partition).toList());
+        // A set: retainAll asks contains() once per known partition, every round, over thousands of partitions.
+        Set<TopicPartition> ledNow = new java.util.HashSet<>();
+        for (LedMirror mirror : led) {
+            ledNow.add(mirror.partition());
+        }
+        status.keySet().retainAll(ledNow);
+        stopped.keySet().retainAll(ledNow);
         if (led.isEmpty()) {
             publish();
             return settings.idleMs();
