@@ -262,7 +262,9 @@ final class FetchHandler {
             try {
                 int limit = Math.min(maxBytes, requested.partitionMaxBytes());
                 LogReadResult read = read(partition.get(), requested.fetchOffset(), limit, minOneBatch);
-                long lastStableOffset = partition.get().lastStableOffset();
+                // A follower takes no stable offset; a consumer's is looked up once, beside its read.
+                long lastStableOffset =
+                        replicaId >= 0 ? read.highWatermark() : partition.get().lastStableOffset();
                 result.setErrorCode(Errors.NONE.code())
                         .setHighWatermark(read.highWatermark())
                         .setLastStableOffset(lastStableOffset)
