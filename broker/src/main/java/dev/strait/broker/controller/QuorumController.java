@@ -12,6 +12,7 @@ import dev.strait.broker.controller.ControllerRequest.RegisterBroker;
 import dev.strait.broker.controller.ControllerResponse.Error;
 import dev.strait.broker.controller.PartitionChanges.Eligible;
 import dev.strait.broker.metadata.InvalidReplicaAssignmentException;
+import dev.strait.broker.metadata.MirrorTruncation;
 import dev.strait.broker.metadata.ReplicaAssignments;
 import dev.strait.broker.raft.metadata.MetadataImage.NodeRegistration;
 import dev.strait.broker.raft.metadata.MetadataImage.PartitionState;
@@ -573,11 +574,45 @@ final class QuorumController {
                 decision.add(new TopicConfig(topic.topicId(), config.getKey(), config.getValue()));
             }
         }
+        newLeaderEpochsForFailbackCut(topic, r.configs(), decision);
         if (decision.size() > MAX_RECORDS_PER_USER_OP) {
             return failed(Error.INVALID_REQUEST, "too many config changes in one request: " + decision.size());
         }
         commit(decision);
         return replyWhenCommitted(ControllerResponse::ok);
+    }
+
+    /**
+     * A failback's cut of a mirror topic (a new {@code strait.mirror.truncate.id}) starts a new leader epoch for each
+     * partition it names, committed with the config: every replica cuts its log before it applies the new epoch, so
+     * the leader never serves the old suffix in it, and a follower that kept a longer log finds the cut by asking
+     * the leader about its epochs, as after any election.
+     */
+    private void newLeaderEpochsForFailbackCut(TopicImage topic, Map<String, String> configs, Decision decision) {
+        String id = configs.getOrDefault(MirrorTruncation.ID_CONFIG, "");
+        if (id.isEmpty() || id.equals(topic.configs().get(MirrorTruncation.ID_CONFIG))) {
+            return;
+        }
+        Map<Integer, Long> offsets;
+        try {
+            offsets = MirrorTruncation.parseOffsets(configs.getOrDefault(MirrorTruncation.OFFSETS_CONFIG, ""));
+        } catch (IllegalArgumentException e) {
+            return; // the brokers ignore a cut they cannot read
+        }
+        for (int partition : offsets.keySet()) {
+            PartitionState state = topic.partitions().get(partition);
+            if (state == null) {
+                continue;
+            }
+            decision.partition(
+                    topic.topicId(),
+                    partition,
+                    state.replicas(),
+                    state.isr(),
+                    state.leader(),
+                    state.leaderEpoch() + 1,
+                    new Eligible(state.elr(), state.lastKnownElr()));
+        }
     }
 
     private CompletableFuture<ControllerResponse> alterPartition(AlterPartition r) {

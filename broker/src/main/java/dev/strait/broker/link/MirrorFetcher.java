@@ -133,6 +133,10 @@ public final class MirrorFetcher implements AutoCloseable {
         }
         Map<String, List<LedMirror>> bySource = new TreeMap<>();
         for (LedMirror mirror : led) {
+            if (mirror.spec().state() == MirrorSpec.State.PAUSED) {
+                report(mirror, State.PAUSED, -1, "paused (strait.mirror.state=paused): not copied, producers refused");
+                continue;
+            }
             Stopped stop = stopped.get(mirror.partition());
             if (stop != null && stop.leaderEpoch() == mirror.leaderEpoch()) {
                 status.put(mirror.partition(), stop.status());

@@ -15,10 +15,20 @@ import java.util.Optional;
  *                               when the bootstrap servers do
  * @param sourceTopic            the topic copied (the mirror topic's own name unless configured)
  * @param pinnedTopicId          the source topic's id when copying began; empty before the first copy
- * @param promoted               whether the topic was promoted: no longer copied, writable
+ * @param state                  copied and read-only, paused (read-only, not copied), or promoted (writable)
  */
 public record MirrorSpec(
-        String sourceBootstrapServers, String link, String sourceTopic, String pinnedTopicId, boolean promoted) {
+        String sourceBootstrapServers, String link, String sourceTopic, String pinnedTopicId, State state) {
+
+    /** Where a mirror topic stands, from {@code strait.mirror.state}. */
+    public enum State {
+        /** Copied from the source; producers refused. */
+        MIRRORING,
+        /** Not copied and producers refused: a failback saves what only this side holds, then cuts the log. */
+        PAUSED,
+        /** A topic of its own: not copied, producers welcome. */
+        PROMOTED
+    }
 
     /**
      * The spec of a topic whose configs name a source; empty for an ordinary topic. Read from the topic's own
@@ -44,7 +54,11 @@ public record MirrorSpec(
                 link,
                 sourceTopic.isEmpty() ? topic : sourceTopic,
                 configs.getOrDefault(TopicConfigs.MIRROR_SOURCE_TOPIC_ID, "").trim(),
-                state.equals(TopicConfigs.MIRROR_STATE_PROMOTED)));
+                switch (state) {
+                    case TopicConfigs.MIRROR_STATE_PROMOTED -> State.PROMOTED;
+                    case TopicConfigs.MIRROR_STATE_PAUSED -> State.PAUSED;
+                    default -> State.MIRRORING;
+                }));
     }
 
     /** The source cluster for people and for grouping: the link's name, or the bootstrap servers. */
@@ -52,8 +66,12 @@ public record MirrorSpec(
         return link.isEmpty() ? sourceBootstrapServers : "link " + link;
     }
 
-    /** Whether the topic is copied now, and so refuses producers. */
-    public boolean mirroring() {
-        return !promoted;
+    public boolean promoted() {
+        return state == State.PROMOTED;
+    }
+
+    /** Whether the topic refuses producers: it is copied now, or paused for a failback. */
+    public boolean readOnly() {
+        return state != State.PROMOTED;
     }
 }

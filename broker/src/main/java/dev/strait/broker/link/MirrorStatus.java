@@ -36,7 +36,9 @@ public record MirrorStatus(
         /** The source refused this cluster's principal. */
         NOT_AUTHORIZED,
         /** The topic names a link this node has no settings for, or whose settings are wrong. */
-        LINK_UNDEFINED
+        LINK_UNDEFINED,
+        /** Paused (strait.mirror.state=paused): a failback is saving what only this side holds. */
+        PAUSED
     }
 
     /** Seconds the copy has been behind the source at {@code nowMs}; 0 while caught up. */

@@ -1,5 +1,6 @@
 package dev.strait.broker.link;
 
+import dev.strait.broker.metadata.MirrorTruncation;
 import dev.strait.broker.metadata.TopicMetadata;
 import dev.strait.broker.metadata.UnknownTopicException;
 import dev.strait.broker.replica.Partition;
@@ -44,11 +45,21 @@ public final class ReplicaManagerMirrorTargets implements MirrorTargets {
                     .topic(tp.topic())
                     .filter(topic -> topic.topicId().equals(partition.topicId()))
                     .flatMap(MirrorSpec::from);
-            if (spec.isPresent() && spec.get().promoted() == promoted) {
+            if (spec.isPresent() && spec.get().promoted() == promoted && !awaitsCut(partition)) {
                 led.add(new LedMirror(tp, partition.leaderEpoch(), partition.logEndOffset(), spec.get()));
             }
         }
         return led;
+    }
+
+    /** A failback asked for a cut this replica has not made yet: copying first would copy onto the old suffix. */
+    private boolean awaitsCut(Partition partition) {
+        Optional<MirrorTruncation> cut = replicaManager
+                .topic(partition.topicPartition().topic())
+                .flatMap(topic -> MirrorTruncation.from(topic.configs()));
+        return cut.isPresent()
+                && cut.get().offsetOf(partition.topicPartition().partition()).isPresent()
+                && !partition.cutApplied(cut.get().id());
     }
 
     @Override

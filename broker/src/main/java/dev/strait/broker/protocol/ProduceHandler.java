@@ -133,7 +133,7 @@ final class ProduceHandler {
                             "cannot produce to internal topic " + topic.get().name());
         }
         Optional<MirrorSpec> mirror = MirrorSpec.from(topic.get());
-        if (mirror.isPresent() && mirror.get().mirroring()) {
+        if (mirror.isPresent() && mirror.get().readOnly()) {
             // As Kafka's non-retriable INVALID_REQUEST, so the producer fails the send at once with this message.
             return response.setErrorCode(Errors.INVALID_REQUEST.code())
                     .setErrorMessage("topic " + topic.get().name() + " is a read-only mirror of "

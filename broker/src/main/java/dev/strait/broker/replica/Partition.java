@@ -2,6 +2,7 @@ package dev.strait.broker.replica;
 
 import dev.strait.broker.log.AppendResult;
 import dev.strait.broker.log.CompactionTask;
+import dev.strait.broker.log.DivergedSuffix;
 import dev.strait.broker.log.EpochEndOffset;
 import dev.strait.broker.log.LogConfig;
 import dev.strait.broker.log.LogReadResult;
@@ -21,6 +22,7 @@ import dev.strait.broker.replication.ReplicaLog;
 import dev.strait.broker.replication.ReplicationConfig;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -71,6 +73,8 @@ public final class Partition {
     private final TransactionState transactions = new TransactionState();
     /** Whether the log may hold transactions (a mirror topic's copy), so a restart or truncation reads them again. */
     private boolean tracksTransactions;
+    /** The failback cut last applied here, once known (saves reading its file on every metadata change). */
+    private String appliedCutId;
 
     private final ProducerStateSnapshots producerSnapshots;
 
@@ -133,6 +137,34 @@ public final class Partition {
             return RoleChange.BECAME_FOLLOWER;
         }
         return RoleChange.UPDATED;
+    }
+
+    /** Whether the failback cut {@code cutId} was applied to this replica (a mirror waits for it before copying). */
+    public synchronized boolean cutApplied(String cutId) {
+        if (cutId.equals(appliedCutId)) {
+            return true;
+        }
+        try {
+            if (DivergedSuffix.appliedId(log.dir()).filter(cutId::equals).isPresent()) {
+                appliedCutId = cutId;
+                return true;
+            }
+            return false;
+        } catch (IOException e) {
+            throw new LogStorageException("[" + topicPartition + "] cannot read which failback cut was applied", e);
+        }
+    }
+
+    /** What {@link #applyAssignmentAfterCut} did: the cut, if it cut anything, and the role change. */
+    public record CutAndChange(Optional<DivergedSuffix.Cut> cut, RoleChange change) {}
+
+    /**
+     * A failback's cut ({@link #cutForFailback}) and then the committed state that starts the new leader epoch, under
+     * one lock: no mirrored append lands in the old epoch between the two.
+     */
+    synchronized CutAndChange applyAssignmentAfterCut(PartitionState state, long nowMs, String cutId, long offset) {
+        Optional<DivergedSuffix.Cut> cut = cutForFailback(cutId, offset);
+        return new CutAndChange(cut, applyAssignment(state, nowMs));
     }
 
     synchronized void updateReplicationConfig(ReplicationConfig config) {
@@ -450,6 +482,74 @@ public final class Partition {
         restartEmptyAt(sourceLogStartOffset);
         replica.onLeaderAppend();
         return true;
+    }
+
+    /**
+     * A failback's cut (issue 23): this replica's log runs past the point where it parts from the cluster it will copy
+     * from now. Once per {@code cutId}, every batch from {@code offset} to the log end is saved in a file beside the
+     * log, and the log is then cut to {@code offset}, producer and transaction state rebuilt. Called before the
+     * assignment that starts the new leader epoch is applied, so a leader never serves the old suffix in it and
+     * followers find the cut by the usual epoch comparison.
+     *
+     * @return what was cut and where it was saved; empty if this cut was applied before or nothing lay past it
+     * @throws LogStorageException if the suffix cannot be saved (nothing is cut then)
+     */
+    public synchronized Optional<DivergedSuffix.Cut> cutForFailback(String cutId, long offset) {
+        if (cutId.equals(appliedCutId)) {
+            return Optional.empty();
+        }
+        Path dir = log.dir();
+        try {
+            if (DivergedSuffix.appliedId(dir).filter(cutId::equals).isPresent()) {
+                appliedCutId = cutId;
+                return Optional.empty();
+            }
+            long end = log.logEndOffset();
+            Optional<DivergedSuffix.Cut> cut = Optional.empty();
+            if (end > offset) {
+                long from = Math.max(offset, log.logStartOffset());
+                List<ByteBuffer> batches = new java.util.ArrayList<>();
+                long next = from;
+                while (next < end) {
+                    ByteBuffer buffer =
+                            log.read(next, 1 << 20, end, true).records().readAll();
+                    long before = next;
+                    for (ByteBuffer batch : wholeBatches(buffer)) {
+                        batches.add(batch);
+                        next = new RecordBatchHeader(batch, 0).nextOffset();
+                    }
+                    if (next <= before) {
+                        break;
+                    }
+                }
+                Path file = DivergedSuffix.fileFor(dir, cutId, from, end);
+                DivergedSuffix.save(file, batches);
+                new LogAdapter().truncateTo(offset);
+                cut = Optional.of(new DivergedSuffix.Cut(from, end, file));
+            }
+            DivergedSuffix.recordApplied(dir, cutId);
+            appliedCutId = cutId;
+            return cut;
+        } catch (IOException e) {
+            throw new LogStorageException("[" + topicPartition + "] cannot save the suffix a failback cuts", e);
+        }
+    }
+
+    /** The whole batches at the start of {@code buffer}, each as a buffer of its own bytes. */
+    private static List<ByteBuffer> wholeBatches(ByteBuffer buffer) {
+        List<ByteBuffer> batches = new java.util.ArrayList<>();
+        int position = 0;
+        while (position + RecordBatchHeader.LOG_OVERHEAD_BYTES <= buffer.limit()) {
+            int length = buffer.getInt(position + RecordBatchHeader.BATCH_LENGTH_OFFSET);
+            if (position + RecordBatchHeader.LOG_OVERHEAD_BYTES + length > buffer.limit()) {
+                break;
+            }
+            ByteBuffer one = buffer.duplicate();
+            one.position(position).limit(position + RecordBatchHeader.LOG_OVERHEAD_BYTES + length);
+            batches.add(one.slice());
+            position += RecordBatchHeader.LOG_OVERHEAD_BYTES + length;
+        }
+        return batches;
     }
 
     /**

@@ -9,6 +9,7 @@ import dev.strait.broker.log.PartitionLog;
 import dev.strait.broker.log.PartitionMetadataFile;
 import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.MetadataSource;
+import dev.strait.broker.metadata.MirrorTruncation;
 import dev.strait.broker.metadata.PartitionState;
 import dev.strait.broker.metadata.ReplicaAssignments;
 import dev.strait.broker.metadata.StaleEpochException;
@@ -208,6 +209,9 @@ public final class ReplicaManager implements AutoCloseable {
         for (TopicMetadata topic : metadata.topics()) {
             ReplicationConfig replicationConfig = replicationConfigFor(topic);
             LogConfig logConfig = null;
+            MirrorTruncation truncation = TopicConfigs.isMirror(topic.configs())
+                    ? MirrorTruncation.from(topic.configs()).orElse(null)
+                    : null;
             for (int i = 0; i < topic.partitions(); i++) {
                 TopicPartition tp = new TopicPartition(topic.name(), i);
                 Optional<PartitionState> state = metadata.partitionState(topic.topicId(), i);
@@ -233,7 +237,7 @@ public final class ReplicaManager implements AutoCloseable {
                     partitions.put(tp, partition);
                 }
                 live.add(tp);
-                applyState(partition, state.get(), nowMs);
+                applyState(partition, state.get(), nowMs, truncation);
             }
         }
         for (TopicPartition tp : List.copyOf(partitions.keySet())) {
@@ -313,8 +317,32 @@ public final class ReplicaManager implements AutoCloseable {
         return log;
     }
 
-    private void applyState(Partition partition, PartitionState state, long nowMs) {
-        Partition.RoleChange change = partition.applyAssignment(state, nowMs);
+    /**
+     * Applies a committed partition state; when a failback asked this mirror topic's replicas to cut their logs
+     * where they part from the new source ({@code truncation}), the cut comes first, under the same lock, so that
+     * nothing is copied into the old leader epoch after it.
+     */
+    private void applyState(Partition partition, PartitionState state, long nowMs, MirrorTruncation truncation) {
+        Optional<Long> cutAt = truncation == null
+                ? Optional.empty()
+                : truncation.offsetOf(partition.topicPartition().partition());
+        Partition.RoleChange change;
+        if (cutAt.isEmpty()) {
+            change = partition.applyAssignment(state, nowMs);
+        } else {
+            Partition.CutAndChange done = partition.applyAssignmentAfterCut(state, nowMs, truncation.id(), cutAt.get());
+            done.cut()
+                    .ifPresent(cut -> LOGGER.warn(
+                            "[broker {}] failback {}: cut {} to offset {}; its offsets {} to {} are saved in {}",
+                            localId,
+                            truncation.id(),
+                            partition.topicPartition(),
+                            cutAt.get(),
+                            cut.fromOffset(),
+                            cut.toOffset() - 1,
+                            cut.savedTo()));
+            change = done.change();
+        }
         switch (change) {
             case BECAME_LEADER:
                 LOGGER.info(

@@ -1,6 +1,7 @@
 package dev.strait.broker.replica;
 
 import dev.strait.broker.log.LogConfig;
+import dev.strait.broker.metadata.MirrorTruncation;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -55,11 +56,23 @@ public final class TopicConfigs {
     public static final String MIRROR_SOURCE_TOPIC = "strait.mirror.source.topic";
     /** The source topic's id when mirroring began: a source topic deleted and re-created is not copied on top. */
     public static final String MIRROR_SOURCE_TOPIC_ID = "strait.mirror.source.topic.id";
-    /** {@code mirroring} (read-only, copied from the source) or {@code promoted} (a topic of its own). */
+    /**
+     * {@code mirroring} (read-only, copied from the source), {@code paused} (read-only, not copied: a failback sets
+     * it while it saves what only this side holds) or {@code promoted} (a topic of its own).
+     */
     public static final String MIRROR_STATE = "strait.mirror.state";
 
     public static final String MIRROR_STATE_MIRRORING = "mirroring";
+    public static final String MIRROR_STATE_PAUSED = "paused";
     public static final String MIRROR_STATE_PROMOTED = "promoted";
+    /**
+     * A failback's truncation of a mirror topic whose log runs past the point where it and its new source part:
+     * {@code partition:offset,...}. Each replica cuts its log there once per {@link #MIRROR_TRUNCATE_ID}, keeping
+     * what it cut in a file beside the log; the controller starts a new leader epoch for the named partitions.
+     */
+    public static final String MIRROR_TRUNCATE_OFFSETS = MirrorTruncation.OFFSETS_CONFIG;
+    /** Names one failback's truncation, so a replica applies it once (a restart does not cut again). */
+    public static final String MIRROR_TRUNCATE_ID = MirrorTruncation.ID_CONFIG;
 
     /** The type of a config's value, as DescribeConfigs reports it. */
     public enum Type {
@@ -183,7 +196,14 @@ public final class TopicConfigs {
         define(MIRROR_LINK, Type.STRING, "", TopicConfigs::linkName, false);
         define(MIRROR_SOURCE_TOPIC, Type.STRING, "", v -> {}, false);
         define(MIRROR_SOURCE_TOPIC_ID, Type.STRING, "", TopicConfigs::topicId, false);
-        define(MIRROR_STATE, Type.STRING, "", oneOf("", MIRROR_STATE_MIRRORING, MIRROR_STATE_PROMOTED), false);
+        define(
+                MIRROR_STATE,
+                Type.STRING,
+                "",
+                oneOf("", MIRROR_STATE_MIRRORING, MIRROR_STATE_PAUSED, MIRROR_STATE_PROMOTED),
+                false);
+        define(MIRROR_TRUNCATE_OFFSETS, Type.STRING, "", v -> MirrorTruncation.parseOffsets(v), false);
+        define(MIRROR_TRUNCATE_ID, Type.STRING, "", TopicConfigs::truncationId, false);
 
         Map<String, String> defaults = new LinkedHashMap<>();
         DEFINITIONS.forEach((name, definition) -> defaults.put(name, definition.defaultValue()));
@@ -266,6 +286,12 @@ public final class TopicConfigs {
     private static void topicId(String value) {
         if (!value.isEmpty() && !value.matches("[A-Za-z0-9_-]{22}")) {
             throw new IllegalArgumentException("a topic id is 22 characters of base64url, as kafka-topics shows it");
+        }
+    }
+
+    private static void truncationId(String value) {
+        if (!value.matches("[A-Za-z0-9_.-]{0,64}")) {
+            throw new IllegalArgumentException("a truncation id is at most 64 letters, digits, '_', '.' and '-'");
         }
     }
 

@@ -166,7 +166,10 @@ class MirrorFetcherTest {
     void aPromotedPartitionWithAnOpenTransactionHasItAbortedOnceAndIsNotCopied() {
         // Given: orders-0 was promoted while a copied transaction was open
         targets.promotedOpen.add(new MirrorTargets.LedMirror(
-                ORDERS_0, 3, 10, new MirrorSpec(SOURCE, "", "orders", SOURCE_ID.toString(), true)));
+                ORDERS_0,
+                3,
+                10,
+                new MirrorSpec(SOURCE, "", "orders", SOURCE_ID.toString(), MirrorSpec.State.PROMOTED)));
 
         // When
         fetcher.runOnce();
@@ -207,7 +210,10 @@ class MirrorFetcherTest {
         targets.led.put(
                 ORDERS_0,
                 new MirrorTargets.LedMirror(
-                        ORDERS_0, 3, 0, new MirrorSpec("", "dc1", "orders", SOURCE_ID.toString(), false)));
+                        ORDERS_0,
+                        3,
+                        0,
+                        new MirrorSpec("", "dc1", "orders", SOURCE_ID.toString(), MirrorSpec.State.MIRRORING)));
 
         // When
         fetcher.runOnce();
@@ -304,7 +310,13 @@ class MirrorFetcherTest {
         RuntimeException failAppendWith;
 
         void lead(TopicPartition tp, int epoch, long logEnd, String pinnedId) {
-            led.put(tp, new LedMirror(tp, epoch, logEnd, new MirrorSpec(SOURCE, "", tp.topic(), pinnedId, false)));
+            led.put(
+                    tp,
+                    new LedMirror(
+                            tp,
+                            epoch,
+                            logEnd,
+                            new MirrorSpec(SOURCE, "", tp.topic(), pinnedId, MirrorSpec.State.MIRRORING)));
         }
 
         @Override
