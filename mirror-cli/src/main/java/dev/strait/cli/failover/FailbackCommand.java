@@ -8,13 +8,20 @@ import dev.strait.mirror.failover.Failback;
 import dev.strait.mirror.failover.FailbackPlan;
 import dev.strait.mirror.failover.FailoverConfig;
 import dev.strait.mirror.http.Json;
+import dev.strait.mirror.linked.LinkException;
+import dev.strait.mirror.linked.MirrorSource;
+import dev.strait.mirror.linked.MirrorTopicFailback;
 import dev.strait.mirror.progress.Progress;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.utils.Time;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -35,6 +42,11 @@ import picocli.CommandLine.Spec;
             "(divergence) are kept on the source, before the records copied back, and named. Stop the applications on",
             "the target first. Same --config as failover; both clusters must be reachable.",
             "",
+            "With --mirror-topics instead, for mirror topics promoted by strait failover --mirror-topics: the topics they",
+            "copied on the source (a Strait companion cluster) become mirror topics of them again, at the same offsets.",
+            "Per partition it finds where the two copies part; what the source holds past that point is saved into a",
+            "topic of its own (<topic>.diverged-<time>) and only then cut, and copying starts from the target.",
+            "",
             "Exit codes: 0 done, 1 partial (groups not moved are named) or a step failed, 2 bad input."
         })
 public final class FailbackCommand implements Callable<Integer> {
@@ -49,8 +61,23 @@ public final class FailbackCommand implements Callable<Integer> {
                     "The failover config file (source./target. client settings, topic.prefix / topic.rename, sync.topic).")
     Path config;
 
-    @Option(names = "--groups", required = true, paramLabel = "REGEX", description = "Consumer groups to move back.")
+    @Option(names = "--groups", paramLabel = "REGEX", description = "Consumer groups to move back.")
     String groups;
+
+    @Option(
+            names = "--mirror-topics",
+            paramLabel = "REGEX",
+            description = "Fail back the promoted mirror topics matching REGEX on the target instead of moving groups:"
+                    + " the dry run shows per partition where the copies part and what would be saved; --execute"
+                    + " does it and waits until the copies catch up (--timeout.ms).")
+    String mirrorTopics;
+
+    @Option(
+            names = "--mirror-link",
+            paramLabel = "NAME",
+            description = "With --mirror-topics: the link on the source's brokers (strait.mirror.link.NAME.*) that "
+                    + "reaches the target. Default: the target's bootstrap.servers from --config, over PLAINTEXT.")
+    String mirrorLink;
 
     @Option(names = "--groups.exclude", paramLabel = "REGEX", description = "Groups matching --groups to leave out.")
     String groupsExclude;
@@ -91,6 +118,19 @@ public final class FailbackCommand implements Callable<Integer> {
         if (timeoutMs < 1000) {
             throw new ConfigException("--timeout.ms must be at least 1000, not " + timeoutMs);
         }
+        if ((groups == null) == (mirrorTopics == null)) {
+            throw new ConfigException("give --groups (move consumer groups back) or --mirror-topics (fail back mirror"
+                    + " topics), one of them");
+        }
+        if (mirrorTopics != null) {
+            if (force || groupsExclude != null) {
+                throw new ConfigException("--force and --groups.exclude apply to --groups, not to --mirror-topics");
+            }
+            return failBackMirrorTopics();
+        }
+        if (mirrorLink != null) {
+            throw new ConfigException("--mirror-link applies to --mirror-topics only");
+        }
         GroupFilter filter = GroupFilter.of(groups, groupsExclude, "--groups", "--groups.exclude");
         FailoverConfig cfg = FailoverConfig.load(config);
         PrintWriter out = spec.commandLine().getOut();
@@ -110,6 +150,60 @@ public final class FailbackCommand implements Callable<Integer> {
                                             || g.outcome().startsWith("failed")));
             return partial ? Cli.FAILED : Cli.OK;
         }
+    }
+
+    private Integer failBackMirrorTopics() {
+        Pattern pattern;
+        try {
+            pattern = Pattern.compile(mirrorTopics);
+        } catch (PatternSyntaxException e) {
+            throw new ConfigException("--mirror-topics is not a regular expression: " + e.getDescription());
+        }
+        FailoverConfig cfg = FailoverConfig.load(config);
+        MirrorSource reach = reachTarget(cfg);
+        PrintWriter out = spec.commandLine().getOut();
+        try (Admin source = Admin.create(cfg.source());
+                Admin target = Admin.create(cfg.target())) {
+            List<MirrorTopicFailback.TopicResult> results = new MirrorTopicFailback(
+                            source,
+                            cfg.source(),
+                            target,
+                            cfg.target(),
+                            reach,
+                            Time.SYSTEM,
+                            Duration.ofMillis(timeoutMs))
+                    .run(pattern, execute);
+            if (json) {
+                out.println(MirrorFailbackText.json(results, execute));
+            } else {
+                MirrorFailbackText.text(out, results, execute);
+            }
+            out.flush();
+            boolean refused = results.stream()
+                    .anyMatch(r -> r.outcome() == MirrorTopicFailback.Outcome.REFUSED
+                            || r.outcome() == MirrorTopicFailback.Outcome.FAILED_BACK_CATCHING_UP);
+            return refused ? Cli.FAILED : Cli.OK;
+        } catch (LinkException e) {
+            spec.commandLine().getErr().println("failback: " + e.getMessage());
+            return Cli.FAILED;
+        }
+    }
+
+    /** How the source's brokers reach the target: a link they define, or the target's servers over PLAINTEXT. */
+    private MirrorSource reachTarget(FailoverConfig cfg) {
+        if (mirrorLink != null) {
+            if (!mirrorLink.matches("[A-Za-z0-9_-]+")) {
+                throw new ConfigException("--mirror-link is a link name: letters, digits, '_' and '-'");
+            }
+            return MirrorSource.link(mirrorLink);
+        }
+        String protocol = cfg.target().getProperty("security.protocol", "PLAINTEXT");
+        if (!protocol.equalsIgnoreCase("PLAINTEXT")) {
+            throw new ConfigException("the target is reached over " + protocol + ", and the source's brokers reach"
+                    + " bootstrap servers over PLAINTEXT only: define a link on them (strait.mirror.link.NAME.*) and"
+                    + " give --mirror-link NAME");
+        }
+        return MirrorSource.servers(cfg.target().getProperty("bootstrap.servers", ""));
     }
 
     static String text(FailbackPlan plan, boolean execute) {

@@ -19,11 +19,19 @@ public final class MirrorTopicConfigs {
     public static final String SOURCE_TOPIC = "strait.mirror.source.topic";
     /** The source topic's id: a source deleted and re-created under the same name is never copied on top. */
     public static final String SOURCE_TOPIC_ID = "strait.mirror.source.topic.id";
-    /** {@code mirroring} (copied, read-only) or {@code promoted} (no longer copied, writable). */
+    /**
+     * {@code mirroring} (copied, read-only), {@code paused} (read-only, not copied) or {@code promoted} (no longer
+     * copied, writable).
+     */
     public static final String STATE = "strait.mirror.state";
 
     public static final String STATE_MIRRORING = "mirroring";
+    public static final String STATE_PAUSED = "paused";
     public static final String STATE_PROMOTED = "promoted";
+    /** A failback's cut: {@code partition:offset,...}; every replica cuts its log there once per id. */
+    public static final String TRUNCATE_OFFSETS = "strait.mirror.truncate.offsets";
+    /** Names a failback's cut. */
+    public static final String TRUNCATE_ID = "strait.mirror.truncate.id";
 
     private MirrorTopicConfigs() {}
 

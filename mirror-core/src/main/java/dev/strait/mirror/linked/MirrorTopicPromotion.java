@@ -2,26 +2,14 @@ package dev.strait.mirror.linked;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
-import org.apache.kafka.clients.admin.ConfigEntry;
-import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.utils.Time;
 
 /**
@@ -81,21 +69,25 @@ public final class MirrorTopicPromotion {
      * @throws LinkException when the target cluster does not answer
      */
     public List<TopicResult> run(Pattern topics, boolean execute) {
-        Map<String, Config> mirrors = mirrorTopics(topics);
+        Map<String, Config> mirrors = MirrorTopicAdmin.mirrorTopics(target, topics, "target");
         List<TopicResult> results = new ArrayList<>();
         for (Map.Entry<String, Config> entry : mirrors.entrySet()) {
             String topic = entry.getKey();
             Config config = entry.getValue();
-            boolean promoted = MirrorTopicConfigs.STATE_PROMOTED.equals(value(config, MirrorTopicConfigs.STATE));
-            String sourceName = value(config, MirrorTopicConfigs.LINK).isEmpty()
-                    ? value(config, MirrorTopicConfigs.SOURCE_BOOTSTRAP_SERVERS)
-                    : "link " + value(config, MirrorTopicConfigs.LINK);
-            String sourceTopic = value(config, MirrorTopicConfigs.SOURCE_TOPIC).isEmpty()
+            boolean promoted =
+                    MirrorTopicConfigs.STATE_PROMOTED.equals(MirrorTopicAdmin.value(config, MirrorTopicConfigs.STATE));
+            String sourceName =
+                    MirrorTopicAdmin.value(config, MirrorTopicConfigs.LINK).isEmpty()
+                            ? MirrorTopicAdmin.value(config, MirrorTopicConfigs.SOURCE_BOOTSTRAP_SERVERS)
+                            : "link " + MirrorTopicAdmin.value(config, MirrorTopicConfigs.LINK);
+            String sourceTopic = MirrorTopicAdmin.value(config, MirrorTopicConfigs.SOURCE_TOPIC)
+                            .isEmpty()
                     ? topic
-                    : value(config, MirrorTopicConfigs.SOURCE_TOPIC);
-            List<TopicPartition> partitions = partitionsOf(topic);
-            Map<TopicPartition, Long> ends = offsets(target, partitions, OffsetSpec.latest(), false);
-            Map<TopicPartition, Long> stableBefore = offsets(target, partitions, OffsetSpec.latest(), true);
+                    : MirrorTopicAdmin.value(config, MirrorTopicConfigs.SOURCE_TOPIC);
+            List<TopicPartition> partitions = MirrorTopicAdmin.partitionsOf(target, topic, "target");
+            Map<TopicPartition, Long> ends = MirrorTopicAdmin.offsets(target, partitions, OffsetSpec.latest(), false);
+            Map<TopicPartition, Long> stableBefore =
+                    MirrorTopicAdmin.offsets(target, partitions, OffsetSpec.latest(), true);
             Map<TopicPartition, Long> sourceEnds = sourceEnds(sourceTopic, partitions);
             Outcome outcome;
             Map<TopicPartition, Long> stableAfter = stableBefore;
@@ -106,7 +98,7 @@ public final class MirrorTopicPromotion {
             } else {
                 promote(topic);
                 stableAfter = awaitStable(partitions);
-                ends = offsets(target, partitions, OffsetSpec.latest(), false);
+                ends = MirrorTopicAdmin.offsets(target, partitions, OffsetSpec.latest(), false);
                 Map<TopicPartition, Long> endsAfter = ends;
                 Map<TopicPartition, Long> stable = stableAfter;
                 outcome = partitions.stream()
@@ -129,78 +121,17 @@ public final class MirrorTopicPromotion {
         return results;
     }
 
-    /** Every topic matching the pattern whose configs name a source, with its configs. */
-    private Map<String, Config> mirrorTopics(Pattern topics) {
-        try {
-            List<ConfigResource> resources = new ArrayList<>();
-            for (String name : target.listTopics().names().get(30, TimeUnit.SECONDS)) {
-                if (topics.matcher(name).matches()) {
-                    resources.add(new ConfigResource(ConfigResource.Type.TOPIC, name));
-                }
-            }
-            Map<String, Config> mirrors = new TreeMap<>();
-            if (resources.isEmpty()) {
-                return mirrors;
-            }
-            for (Map.Entry<ConfigResource, Config> e : target.describeConfigs(resources)
-                    .all()
-                    .get(30, TimeUnit.SECONDS)
-                    .entrySet()) {
-                Config config = e.getValue();
-                if (!value(config, MirrorTopicConfigs.SOURCE_BOOTSTRAP_SERVERS).isEmpty()
-                        || !value(config, MirrorTopicConfigs.LINK).isEmpty()) {
-                    mirrors.put(e.getKey().name(), config);
-                }
-            }
-            return mirrors;
-        } catch (ExecutionException | TimeoutException e) {
-            throw new LinkException("the target cluster did not list its mirror topics: " + rootMessage(e));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LinkException("interrupted while listing mirror topics");
-        }
-    }
-
-    private List<TopicPartition> partitionsOf(String topic) {
-        try {
-            TopicDescription description = target.describeTopics(List.of(topic))
-                    .allTopicNames()
-                    .get(30, TimeUnit.SECONDS)
-                    .get(topic);
-            List<TopicPartition> partitions = new ArrayList<>();
-            description.partitions().forEach(p -> partitions.add(new TopicPartition(topic, p.partition())));
-            return partitions;
-        } catch (ExecutionException | TimeoutException e) {
-            throw new LinkException("cannot describe mirror topic " + topic + ": " + rootMessage(e));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LinkException("interrupted while describing " + topic);
-        }
-    }
-
     private void promote(String topic) {
-        try {
-            target.incrementalAlterConfigs(Map.of(
-                            new ConfigResource(ConfigResource.Type.TOPIC, topic),
-                            List.of(new AlterConfigOp(
-                                    new ConfigEntry(MirrorTopicConfigs.STATE, MirrorTopicConfigs.STATE_PROMOTED),
-                                    AlterConfigOp.OpType.SET))))
-                    .all()
-                    .get(30, TimeUnit.SECONDS);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new LinkException("cannot promote " + topic + ": " + rootMessage(e));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LinkException("interrupted while promoting " + topic);
-        }
+        MirrorTopicAdmin.alter(
+                target, topic, Map.of(MirrorTopicConfigs.STATE, MirrorTopicConfigs.STATE_PROMOTED), "promote");
     }
 
     /** Waits, bounded, until each partition's stable offset reaches its end; returns the last stable offsets seen. */
     private Map<TopicPartition, Long> awaitStable(List<TopicPartition> partitions) {
         long deadline = time.milliseconds() + stableWait.toMillis();
         while (true) {
-            Map<TopicPartition, Long> ends = offsets(target, partitions, OffsetSpec.latest(), false);
-            Map<TopicPartition, Long> stable = offsets(target, partitions, OffsetSpec.latest(), true);
+            Map<TopicPartition, Long> ends = MirrorTopicAdmin.offsets(target, partitions, OffsetSpec.latest(), false);
+            Map<TopicPartition, Long> stable = MirrorTopicAdmin.offsets(target, partitions, OffsetSpec.latest(), true);
             boolean done = partitions.stream()
                     .allMatch(tp ->
                             stable.getOrDefault(tp, -1L) >= 0 && stable.get(tp).equals(ends.getOrDefault(tp, -2L)));
@@ -218,47 +149,9 @@ public final class MirrorTopicPromotion {
         List<TopicPartition> sourcePartitions = new ArrayList<>();
         partitions.forEach(tp -> sourcePartitions.add(new TopicPartition(sourceTopic, tp.partition())));
         try {
-            return offsets(source.get(), sourcePartitions, OffsetSpec.latest(), false);
+            return MirrorTopicAdmin.offsets(source.get(), sourcePartitions, OffsetSpec.latest(), false);
         } catch (LinkException e) {
             return Map.of(); // the source is down: the report says "unknown"
         }
-    }
-
-    /** Each partition's offset per the spec; -1 for a partition that answered an error. */
-    private static Map<TopicPartition, Long> offsets(
-            Admin admin, Collection<TopicPartition> partitions, OffsetSpec spec, boolean readCommitted) {
-        Map<TopicPartition, OffsetSpec> request = new HashMap<>();
-        partitions.forEach(tp -> request.put(tp, spec));
-        ListOffsetsOptions options =
-                new ListOffsetsOptions(readCommitted ? IsolationLevel.READ_COMMITTED : IsolationLevel.READ_UNCOMMITTED);
-        Map<TopicPartition, Long> result = new HashMap<>();
-        var answer = admin.listOffsets(request, options);
-        for (TopicPartition tp : partitions) {
-            try {
-                result.put(
-                        tp, answer.partitionResult(tp).get(30, TimeUnit.SECONDS).offset());
-            } catch (ExecutionException e) {
-                result.put(tp, -1L);
-            } catch (TimeoutException e) {
-                throw new LinkException("no offsets for " + tp + " within 30 s");
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new LinkException("interrupted while reading offsets");
-            }
-        }
-        return result;
-    }
-
-    private static String value(Config config, String name) {
-        ConfigEntry entry = config.get(name);
-        return entry == null || entry.value() == null ? "" : entry.value().trim();
-    }
-
-    private static String rootMessage(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
-        }
-        return t.getMessage() == null ? t.toString() : t.getMessage();
     }
 }

@@ -1,0 +1,339 @@
+package dev.strait.mirror.linked;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.StringJoiner;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Time;
+
+/**
+ * Failback for mirror topics: after a failover promoted mirror topics on the cluster that copied them (the new
+ * source), the topics they copied on the old source become mirror topics of the new source, each continuing at the
+ * same offsets. The old source must be a companion cluster (only it can hold a mirror topic).
+ *
+ * <p>Per topic, in this order, so that no record is lost at any step and a failed step leaves nothing cut:
+ * <ol>
+ *   <li>the old source's topic is paused: a mirror of the new source's topic (its id pinned) that refuses
+ *       producers and copies nothing yet;</li>
+ *   <li>per partition, the point where the two copies part is found ({@link DivergencePoint});</li>
+ *   <li>what the old source holds past it (written there after the failover, or never copied before it) is saved
+ *       into a topic of its own, {@code <topic>.diverged-<time>}, with each record's old offset in a header;</li>
+ *   <li>the brokers cut each partition there (and keep the cut batches in a file beside the log too), and
+ *       copying starts.</li>
+ * </ol>
+ * Consumer offsets need no translation: they mean the same records on both sides up to the point of parting.
+ */
+public final class MirrorTopicFailback {
+    private static final DateTimeFormatter STAMP =
+            DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
+
+    /**
+     * One partition.
+     *
+     * @param oldEnd       the old source's log end before the failback
+     * @param partedAt     where the two copies part: the old source's records from here on were never on the new
+     *                     source
+     * @param saved        records saved into the side topic (-1 in a dry run)
+     * @param newSourceEnd the new source's log end when the copy started
+     * @param endAfter     the old source's log end at the end of the failback (-1 in a dry run)
+     */
+    public record PartitionResult(
+            int partition, long oldEnd, long partedAt, long saved, long newSourceEnd, long endAfter) {
+
+        /** Offsets the old source held past the point of parting (records and transaction markers). */
+        public long divergentOffsets() {
+            return Math.max(0, oldEnd - partedAt);
+        }
+    }
+
+    /** What happened to one topic. */
+    public enum Outcome {
+        /** Would be failed back (dry run). */
+        WOULD_FAIL_BACK,
+        /** The old source's topic copies the new source's again and has caught up. */
+        FAILED_BACK,
+        /** Copying again, not caught up within the wait; it goes on by itself. */
+        FAILED_BACK_CATCHING_UP,
+        /** The old source's topic already copies this one. */
+        ALREADY_MIRRORING,
+        /** Not promoted on the new source: nothing to fail back (promote it with strait failover first). */
+        NOT_PROMOTED,
+        /** Refused; the detail says why. Nothing was changed for it. */
+        REFUSED
+    }
+
+    /**
+     * One topic: its name on the new source and on the old source, what happened, the topic the divergent records
+     * were saved in (empty if none), a detail for people, and its partitions.
+     */
+    public record TopicResult(
+            String topic,
+            String oldSourceTopic,
+            Outcome outcome,
+            String sideTopic,
+            String detail,
+            List<PartitionResult> partitions) {}
+
+    private final Admin oldSource;
+    private final Properties oldSourceClient;
+    private final Admin newSource;
+    private final Properties newSourceClient;
+    private final MirrorSource newSourceForBrokers;
+    private final Time time;
+    private final Duration catchUpWait;
+
+    /**
+     * @param oldSourceClient     client settings for the old source (the companion cluster that will copy again)
+     * @param newSourceClient     client settings for the new source (where the mirror topics were promoted)
+     * @param newSourceForBrokers how the old source's brokers reach the new source
+     * @param catchUpWait         how long to wait for the copies to catch up before reporting
+     */
+    public MirrorTopicFailback(
+            Admin oldSource,
+            Properties oldSourceClient,
+            Admin newSource,
+            Properties newSourceClient,
+            MirrorSource newSourceForBrokers,
+            Time time,
+            Duration catchUpWait) {
+        this.oldSource = oldSource;
+        this.oldSourceClient = oldSourceClient;
+        this.newSource = newSource;
+        this.newSourceClient = newSourceClient;
+        this.newSourceForBrokers = newSourceForBrokers;
+        this.time = time;
+        this.catchUpWait = catchUpWait;
+    }
+
+    /**
+     * The promoted mirror topics matching {@code topics} on the new source, failed back when {@code execute}.
+     *
+     * @throws LinkException when a cluster does not answer
+     */
+    public List<TopicResult> run(Pattern topics, boolean execute) {
+        String stamp = STAMP.format(Instant.ofEpochMilli(time.milliseconds()));
+        List<TopicResult> results = new ArrayList<>();
+        for (Map.Entry<String, Config> entry :
+                MirrorTopicAdmin.mirrorTopics(newSource, topics, "new source").entrySet()) {
+            results.add(failBack(entry.getKey(), entry.getValue(), execute, stamp));
+        }
+        return results;
+    }
+
+    private TopicResult failBack(String topic, Config config, boolean execute, String stamp) {
+        String oldTopic = MirrorTopicAdmin.value(config, MirrorTopicConfigs.SOURCE_TOPIC);
+        String oldSourceTopic = oldTopic.isEmpty() ? topic : oldTopic;
+        if (!MirrorTopicConfigs.STATE_PROMOTED.equals(MirrorTopicAdmin.value(config, MirrorTopicConfigs.STATE))) {
+            return refused(
+                    topic,
+                    oldSourceTopic,
+                    Outcome.NOT_PROMOTED,
+                    "still a mirror on the new source; promote it (strait failover --mirror-topics) first");
+        }
+        TopicDescription ours = MirrorTopicAdmin.describe(newSource, topic, "new source")
+                .orElseThrow(() -> new LinkException("topic " + topic + " vanished from the new source"));
+        TopicDescription theirs = MirrorTopicAdmin.describe(oldSource, oldSourceTopic, "old source")
+                .orElse(null);
+        if (theirs == null) {
+            return refused(topic, oldSourceTopic, Outcome.REFUSED, "the old source has no topic " + oldSourceTopic);
+        }
+        if (theirs.partitions().size() > ours.partitions().size()) {
+            return refused(
+                    topic,
+                    oldSourceTopic,
+                    Outcome.REFUSED,
+                    "the old source's topic has " + theirs.partitions().size() + " partitions and this one "
+                            + ours.partitions().size() + "; add partitions here first");
+        }
+        String newTopicId = ours.topicId().toString();
+        Config oldConfig = MirrorTopicAdmin.configs(oldSource, oldSourceTopic, "old source");
+        Map<String, String> oldMirror = mirrorConfigs(oldConfig);
+        String oldState = oldMirror.getOrDefault(MirrorTopicConfigs.STATE, "");
+        boolean copiesUs = newSourceForBrokers.isNamedIn(oldMirror)
+                && newTopicId.equals(oldMirror.get(MirrorTopicConfigs.SOURCE_TOPIC_ID));
+        if (MirrorSource.namedIn(oldMirror) && MirrorTopicConfigs.STATE_MIRRORING.equals(oldState)) {
+            return copiesUs
+                    ? refused(topic, oldSourceTopic, Outcome.ALREADY_MIRRORING, "copies " + topic + " already")
+                    : refused(
+                            topic,
+                            oldSourceTopic,
+                            Outcome.REFUSED,
+                            "it is a mirror of another source on the old source; promote or reconfigure it first");
+        }
+        List<TopicPartition> oldPartitions = new ArrayList<>();
+        theirs.partitions().forEach(p -> oldPartitions.add(new TopicPartition(oldSourceTopic, p.partition())));
+        if (execute) {
+            Map<String, String> pause = new HashMap<>(newSourceForBrokers.configs(newTopicId));
+            pause.put(MirrorTopicConfigs.STATE, MirrorTopicConfigs.STATE_PAUSED);
+            pause.put(
+                    newSourceForBrokers.link().isEmpty()
+                            ? MirrorTopicConfigs.LINK
+                            : MirrorTopicConfigs.SOURCE_BOOTSTRAP_SERVERS,
+                    null);
+            pause.put(MirrorTopicConfigs.SOURCE_TOPIC, oldSourceTopic.equals(topic) ? null : topic);
+            MirrorTopicAdmin.alter(oldSource, oldSourceTopic, pause, "pause");
+            awaitSettled(oldPartitions);
+        }
+        Map<TopicPartition, Long> oldEnds =
+                MirrorTopicAdmin.offsets(oldSource, oldPartitions, OffsetSpec.latest(), false);
+        Map<TopicPartition, Long> oldStarts =
+                MirrorTopicAdmin.offsets(oldSource, oldPartitions, OffsetSpec.earliest(), false);
+        List<TopicPartition> newPartitions = new ArrayList<>();
+        oldPartitions.forEach(tp -> newPartitions.add(new TopicPartition(topic, tp.partition())));
+        Map<TopicPartition, Long> newEnds =
+                MirrorTopicAdmin.offsets(newSource, newPartitions, OffsetSpec.latest(), false);
+        Map<TopicPartition, Long> newStarts =
+                MirrorTopicAdmin.offsets(newSource, newPartitions, OffsetSpec.earliest(), false);
+        Map<Integer, Long> partedAt = new LinkedHashMap<>();
+        for (TopicPartition tp : oldPartitions) {
+            TopicPartition other = new TopicPartition(topic, tp.partition());
+            long from = Math.max(oldStarts.get(tp), newStarts.get(other));
+            long to = Math.min(oldEnds.get(tp), newEnds.get(other));
+            long point;
+            if (from >= to) {
+                point = Math.min(from, oldEnds.get(tp)); // nothing in common to compare
+            } else {
+                try (DivergencePoint divergence =
+                        new DivergencePoint(oldSourceClient, tp, newSourceClient, other, time)) {
+                    point = divergence.find(from, to);
+                }
+            }
+            partedAt.put(tp.partition(), point);
+        }
+        if (!execute) {
+            List<PartitionResult> rows = new ArrayList<>();
+            for (TopicPartition tp : oldPartitions) {
+                rows.add(new PartitionResult(
+                        tp.partition(),
+                        oldEnds.get(tp),
+                        partedAt.get(tp.partition()),
+                        -1,
+                        newEnds.get(new TopicPartition(topic, tp.partition())),
+                        -1));
+            }
+            return new TopicResult(topic, oldSourceTopic, Outcome.WOULD_FAIL_BACK, "", "", rows);
+        }
+        String sideTopic = "";
+        Map<Integer, Long> saved = new HashMap<>();
+        StringJoiner cut = new StringJoiner(",");
+        for (TopicPartition tp : oldPartitions) {
+            long point = partedAt.get(tp.partition());
+            if (oldEnds.get(tp) > point) {
+                if (sideTopic.isEmpty()) {
+                    sideTopic = oldSourceTopic + ".diverged-" + stamp;
+                    createSideTopic(sideTopic, theirs);
+                }
+                try (SuffixCopy copy = new SuffixCopy(oldSourceClient, time)) {
+                    saved.put(tp.partition(), copy.copy(tp, point, oldEnds.get(tp), sideTopic));
+                }
+                cut.add(tp.partition() + ":" + point);
+            }
+        }
+        Map<String, String> resume = new HashMap<>();
+        resume.put(MirrorTopicConfigs.STATE, MirrorTopicConfigs.STATE_MIRRORING);
+        if (cut.length() > 0) {
+            resume.put(MirrorTopicConfigs.TRUNCATE_ID, "failback-" + stamp);
+            resume.put(MirrorTopicConfigs.TRUNCATE_OFFSETS, cut.toString());
+        }
+        MirrorTopicAdmin.alter(oldSource, oldSourceTopic, resume, "resume copying into");
+        Map<TopicPartition, Long> endsAfter = awaitCaughtUp(oldPartitions, newEnds, topic);
+        boolean caughtUp = oldPartitions.stream()
+                .allMatch(tp -> endsAfter.get(tp) >= newEnds.get(new TopicPartition(topic, tp.partition())));
+        List<PartitionResult> rows = new ArrayList<>();
+        for (TopicPartition tp : oldPartitions) {
+            rows.add(new PartitionResult(
+                    tp.partition(),
+                    oldEnds.get(tp),
+                    partedAt.get(tp.partition()),
+                    saved.getOrDefault(tp.partition(), 0L),
+                    newEnds.get(new TopicPartition(topic, tp.partition())),
+                    endsAfter.get(tp)));
+        }
+        return new TopicResult(
+                topic,
+                oldSourceTopic,
+                caughtUp ? Outcome.FAILED_BACK : Outcome.FAILED_BACK_CATCHING_UP,
+                sideTopic,
+                "",
+                rows);
+    }
+
+    private static TopicResult refused(String topic, String oldSourceTopic, Outcome outcome, String detail) {
+        return new TopicResult(topic, oldSourceTopic, outcome, "", detail, List.of());
+    }
+
+    private static Map<String, String> mirrorConfigs(Config config) {
+        Map<String, String> out = new HashMap<>();
+        config.entries().forEach(e -> {
+            if (MirrorTopicConfigs.isMirrorConfig(e.name()) && e.value() != null) {
+                out.put(e.name(), e.value().trim());
+            }
+        });
+        return out;
+    }
+
+    /**
+     * The pause reaches each broker with the metadata, within moments; a producer's write accepted just before is
+     * still arriving. Waits, bounded, until the ends stop moving, so that what is read next is what is cut.
+     * (Anything later is still kept: the brokers save every batch they cut.)
+     */
+    private void awaitSettled(List<TopicPartition> partitions) {
+        long deadline = time.milliseconds() + 30_000;
+        Map<TopicPartition, Long> last = MirrorTopicAdmin.offsets(oldSource, partitions, OffsetSpec.latest(), false);
+        int quiet = 0;
+        while (quiet < 3 && time.milliseconds() < deadline) {
+            time.sleep(500);
+            Map<TopicPartition, Long> now = MirrorTopicAdmin.offsets(oldSource, partitions, OffsetSpec.latest(), false);
+            quiet = now.equals(last) ? quiet + 1 : 0;
+            last = now;
+        }
+    }
+
+    private void createSideTopic(String name, TopicDescription like) {
+        short replicas = (short) like.partitions().get(0).replicas().size();
+        NewTopic side = new NewTopic(name, like.partitions().size(), replicas)
+                .configs(Map.of("retention.ms", "-1", "retention.bytes", "-1", "cleanup.policy", "delete"));
+        try {
+            oldSource.createTopics(List.of(side)).all().get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new LinkException("cannot create " + name + " on the old source to save the divergent records: "
+                    + MirrorTopicAdmin.rootMessage(e) + "; nothing was cut");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LinkException("interrupted while creating " + name);
+        }
+    }
+
+    /** Waits, bounded, until each old-source partition has copied up to the new source's end read before. */
+    private Map<TopicPartition, Long> awaitCaughtUp(
+            List<TopicPartition> partitions, Map<TopicPartition, Long> newEnds, String topic) {
+        long deadline = time.milliseconds() + catchUpWait.toMillis();
+        while (true) {
+            Map<TopicPartition, Long> ends =
+                    MirrorTopicAdmin.offsets(oldSource, partitions, OffsetSpec.latest(), false);
+            boolean done = partitions.stream()
+                    .allMatch(tp -> ends.get(tp) >= newEnds.get(new TopicPartition(topic, tp.partition())));
+            if (done || time.milliseconds() >= deadline) {
+                return ends;
+            }
+            time.sleep(200);
+        }
+    }
+}
