@@ -13,6 +13,7 @@ import dev.strait.broker.controller.ControllerResponse.Error;
 import dev.strait.broker.controller.PartitionChanges.Eligible;
 import dev.strait.broker.metadata.InvalidReplicaAssignmentException;
 import dev.strait.broker.metadata.MirrorTruncation;
+import dev.strait.broker.metadata.ProducerIdRange;
 import dev.strait.broker.metadata.ReplicaAssignments;
 import dev.strait.broker.raft.metadata.MetadataImage.NodeRegistration;
 import dev.strait.broker.raft.metadata.MetadataImage.PartitionState;
@@ -246,7 +247,8 @@ final class QuorumController {
                 if (r.count() < 1) {
                     return failed(Error.INVALID_REQUEST, "count must be >= 1, got " + r.count());
                 }
-                long first = projected.image().nextProducerId();
+                long next = projected.image().nextProducerId();
+                long first = next == 0 ? ProducerIdRange.firstOfCluster(topicIds.get()) : next;
                 commit(Decision.of(new ProducerIdBlock(r.nodeId(), first, r.count())));
                 return replyWhenCommitted(offset -> ControllerResponse.ok(offset, first, false));
             } else if (request instanceof ControllerRequest.ElectUncleanLeaders r) {

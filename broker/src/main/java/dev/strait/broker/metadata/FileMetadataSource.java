@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.common.Uuid;
@@ -402,9 +403,10 @@ public final class FileMetadataSource implements MetadataSource {
         if (count < 1) {
             throw new IllegalArgumentException("count must be >= 1, got " + count);
         }
-        long first = nextProducerId;
+        long before = nextProducerId;
+        long first = before == 0 ? ProducerIdRange.firstOfCluster(UUID.randomUUID()) : before;
         nextProducerId = first + count;
-        writeOrRollback(() -> nextProducerId = first);
+        writeOrRollback(() -> nextProducerId = before);
         return first;
     }
 

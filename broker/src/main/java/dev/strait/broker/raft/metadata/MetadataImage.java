@@ -269,13 +269,15 @@ public final class MetadataImage {
                     nextProducerId,
                     security);
         } else if (record instanceof ProducerIdBlock r) {
+            // The first block may start anywhere above 0: a cluster's ids start in a range of its own.
+            boolean first = nextProducerId == 0 && r.firstProducerId() >= 0;
             require(
-                    r.firstProducerId() == nextProducerId && r.size() > 0,
+                    (first || r.firstProducerId() == nextProducerId) && r.size() > 0,
                     offset,
                     record,
                     "block must start at " + nextProducerId + " and be non-empty");
             return new MetadataImage(
-                    next, nodes, topics, topicIds, partitionEpochs, nextProducerId + r.size(), security);
+                    next, nodes, topics, topicIds, partitionEpochs, r.firstProducerId() + r.size(), security);
         } else if (record instanceof AddAcl r) {
             return withSecurity(next, security.withAcl(r.acl(), true));
         } else if (record instanceof RemoveAcl r) {

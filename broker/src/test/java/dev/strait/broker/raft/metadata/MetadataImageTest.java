@@ -44,6 +44,18 @@ class MetadataImageTest {
     }
 
     @Test
+    void aClustersFirstProducerIdBlockStartsWhereItChoosesAndTheNextOnesFollowOn() {
+        // When
+        MetadataImage image = replay(
+                List.of(new ProducerIdBlock(1, 7L << 40, 1000), new ProducerIdBlock(2, (7L << 40) + 1000, 1000)));
+
+        // Then
+        assertThat(image.nextProducerId()).isEqualTo((7L << 40) + 2000);
+        assertThatThrownBy(() -> image.apply(2, new ProducerIdBlock(1, 0, 1000)))
+                .hasMessageContaining("must start at " + ((7L << 40) + 2000));
+    }
+
+    @Test
     void replayBuildsTheCluster() {
         // When
         MetadataImage image = replay(clusterWithOneTopic());
