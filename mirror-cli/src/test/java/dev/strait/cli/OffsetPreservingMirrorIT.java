@@ -70,6 +70,8 @@ class OffsetPreservingMirrorIT {
                     .all()
                     .get(30, TimeUnit.SECONDS);
         }
+        // and a group on the new consumer protocol (KIP-848) that consumed and committed, then left
+        commitAsConsumerProtocolGroup(source.bootstrapServers(), "op-848", Map.of(p0, 50L, p1, 60L, p2, 70L));
         int metricsPort = KafkaCluster.freePort();
         String sourceForBrokers = source.bootstrapServers().replace("127.0.0.1", "localhost");
 
@@ -125,6 +127,10 @@ class OffsetPreservingMirrorIT {
                         "op-app's offsets on the target",
                         Duration.ofSeconds(60),
                         () -> target.committedOffsets("op-app", "op.orders").equals(Map.of(0, 120L, 1, 300L, 2, 500L)));
+                Await.until(
+                        "op-848's offsets on the target",
+                        Duration.ofSeconds(60),
+                        () -> target.committedOffsets("op-848", "op.orders").equals(Map.of(0, 50L, 1, 60L, 2, 70L)));
 
                 // And: the exact lag, 0 per partition, where the ordinary mirror reports it
                 Await.until("lag 0 on every partition", Duration.ofSeconds(30), () -> {
@@ -303,6 +309,37 @@ class OffsetPreservingMirrorIT {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return "";
+        }
+    }
+
+    /** A consumer of the KIP-848 protocol joins {@code group}, reads, commits {@code offsets} and leaves. */
+    private static void commitAsConsumerProtocolGroup(
+            String bootstrap, String group, Map<TopicPartition, Long> offsets) {
+        java.util.Properties props = new java.util.Properties();
+        props.put(org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(org.apache.kafka.clients.consumer.ConsumerConfig.GROUP_ID_CONFIG, group);
+        props.put(org.apache.kafka.clients.consumer.ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+        props.put(org.apache.kafka.clients.consumer.ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(org.apache.kafka.clients.consumer.ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        props.put(
+                org.apache.kafka.clients.consumer.ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+                org.apache.kafka.common.serialization.ByteArrayDeserializer.class.getName());
+        props.put(
+                org.apache.kafka.clients.consumer.ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+                org.apache.kafka.common.serialization.ByteArrayDeserializer.class.getName());
+        try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> consumer =
+                new org.apache.kafka.clients.consumer.KafkaConsumer<>(props)) {
+            consumer.subscribe(List.of(offsets.keySet().iterator().next().topic()));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (consumer.assignment().size() < offsets.size() && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(200));
+            }
+            assertThat(consumer.assignment())
+                    .as("the KIP-848 member's assignment")
+                    .hasSize(offsets.size());
+            Map<TopicPartition, OffsetAndMetadata> commit = new java.util.HashMap<>();
+            offsets.forEach((tp, offset) -> commit.put(tp, new OffsetAndMetadata(offset)));
+            consumer.commitSync(commit, Duration.ofSeconds(30));
         }
     }
 }
