@@ -1,5 +1,6 @@
 package dev.strait.cli;
 
+import dev.strait.broker.protocol.ServedApis;
 import dev.strait.broker.server.BrokerSettingsDoc;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -58,7 +59,30 @@ public final class ReferenceDoc {
                     .append("\n```\n\n");
         }
         b.append(BrokerSettingsDoc.markdown()).append('\n');
+        servedApis(b);
         return b.toString();
+    }
+
+    /** The Kafka APIs the companion broker serves, as its ApiVersions answer advertises them. */
+    private static void servedApis(StringBuilder b) {
+        b.append("## Kafka APIs the companion broker serves\n\n")
+                .append("As its ApiVersions answer advertises them (the ranges a Kafka 4.1.1 broker advertises; stable")
+                .append(" versions only).\nAnything else is answered UNSUPPORTED_VERSION.\n\n")
+                .append("| API | key | versions | served |\n|---|---|---|---|\n");
+        for (ServedApis.Api api : ServedApis.all()) {
+            b.append("| ")
+                    .append(api.name())
+                    .append(" | ")
+                    .append(api.key())
+                    .append(" | ")
+                    .append(api.minVersion())
+                    .append("-")
+                    .append(api.maxVersion())
+                    .append(" | ")
+                    .append(api.when().isEmpty() ? "always" : api.when())
+                    .append(" |\n");
+        }
+        b.append('\n');
     }
 
     private static void section(StringBuilder b, String title, CommandLine cl) {
