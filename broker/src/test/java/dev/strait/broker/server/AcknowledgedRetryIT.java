@@ -13,17 +13,11 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.compress.Compression;
-import org.apache.kafka.common.message.InitProducerIdRequestData;
-import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.Record;
 import org.apache.kafka.common.record.RecordBatch;
-import org.apache.kafka.common.record.SimpleRecord;
-import org.apache.kafka.common.requests.InitProducerIdRequest;
-import org.apache.kafka.common.requests.InitProducerIdResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
 import org.apache.kafka.common.requests.RequestHeader;
@@ -82,7 +76,7 @@ class AcknowledgedRetryIT {
         PartitionProduceResponse moved;
         try (RawKafkaClient client =
                 new RawKafkaClient("127.0.0.1", cluster.broker(leader).boundPort())) {
-            pid = initProducerId(client);
+            pid = client.initProducerId();
             PartitionProduceResponse base = produce(client, pid, 0, "a", 30_000);
             assertThat(base.errorCode()).isEqualTo(Errors.NONE.code());
             acknowledged.put(base.baseOffset(), "a");
@@ -176,42 +170,17 @@ class AcknowledgedRetryIT {
         return values;
     }
 
-    private static long initProducerId(RawKafkaClient client) throws java.io.IOException {
-        InitProducerIdResponse response = (InitProducerIdResponse) client.call(new InitProducerIdRequest.Builder(
-                        new InitProducerIdRequestData().setTransactionalId(null).setTransactionTimeoutMs(60_000))
-                .build((short) 5));
-        assertThat(response.data().errorCode()).isZero();
-        return response.data().producerId();
-    }
-
     private static PartitionProduceResponse produce(
             RawKafkaClient client, long pid, int sequence, String value, int timeoutMs) throws java.io.IOException {
         return partition((ProduceResponse) client.call(produceRequest(pid, sequence, value, timeoutMs)));
     }
 
     private static ProduceRequest produceRequest(long pid, int sequence, String value, int timeoutMs) {
-        MemoryRecords records = MemoryRecords.withIdempotentRecords(
-                Compression.NONE, pid, (short) 0, sequence, new SimpleRecord(value.getBytes(StandardCharsets.UTF_8)));
-        ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
-        topics.add(new ProduceRequestData.TopicProduceData()
-                .setName(TOPIC)
-                .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
-                        .setIndex(0)
-                        .setRecords(records))));
-        return ProduceRequest.builder(new ProduceRequestData()
-                        .setAcks((short) -1)
-                        .setTimeoutMs(timeoutMs)
-                        .setTopicData(topics))
-                .build((short) 12);
+        return RawKafkaClient.idempotentProduce(TP, pid, sequence, value, timeoutMs);
     }
 
     private static PartitionProduceResponse partition(ProduceResponse response) {
-        return response.data()
-                .responses()
-                .iterator()
-                .next()
-                .partitionResponses()
-                .get(0);
+        return RawKafkaClient.onlyPartition(response);
     }
 
     private static void waitFor(String what, BooleanSupplier condition) {

@@ -2,7 +2,6 @@ package dev.strait.broker.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -14,17 +13,9 @@ import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.config.ConfigResource;
-import org.apache.kafka.common.message.InitProducerIdRequestData;
-import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.MemoryRecords;
-import org.apache.kafka.common.record.SimpleRecord;
-import org.apache.kafka.common.requests.InitProducerIdRequest;
-import org.apache.kafka.common.requests.InitProducerIdResponse;
-import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -54,7 +45,7 @@ class MirrorTopicProducerContinuityIT {
                     .get(30, TimeUnit.SECONDS);
             long pid;
             try (RawKafkaClient client = client(source)) {
-                pid = initProducerId(client);
+                pid = client.initProducerId();
                 for (int seq = 0; seq < 10; seq++) {
                     PartitionProduceResponse r = produce(client, pid, seq, "source-" + seq);
                     assertThat(Errors.forCode(r.errorCode())).isEqualTo(Errors.NONE);
@@ -109,7 +100,7 @@ class MirrorTopicProducerContinuityIT {
                 assertThat(after[0].baseOffset()).isEqualTo(11);
 
                 // And: a producer that starts on the target gets an id the source never handed out
-                long fresh = initProducerId(client);
+                long fresh = client.initProducerId();
                 assertThat(fresh).isNotEqualTo(pid);
                 PartitionProduceResponse first = produce(client, fresh, 0, "fresh-0");
                 assertThat(Errors.forCode(first.errorCode())).isEqualTo(Errors.NONE);
@@ -123,35 +114,10 @@ class MirrorTopicProducerContinuityIT {
         return new RawKafkaClient(hostPort[0], Integer.parseInt(hostPort[1]));
     }
 
-    private static long initProducerId(RawKafkaClient client) throws Exception {
-        InitProducerIdResponse response = (InitProducerIdResponse) client.call(new InitProducerIdRequest.Builder(
-                        new InitProducerIdRequestData().setTransactionalId(null).setTransactionTimeoutMs(60_000))
-                .build((short) 5));
-        assertThat(response.data().errorCode()).isZero();
-        return response.data().producerId();
-    }
-
     private static PartitionProduceResponse produce(RawKafkaClient client, long pid, int sequence, String value) {
-        MemoryRecords records = MemoryRecords.withIdempotentRecords(
-                Compression.NONE, pid, (short) 0, sequence, new SimpleRecord(value.getBytes(StandardCharsets.UTF_8)));
-        ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
-        topics.add(new ProduceRequestData.TopicProduceData()
-                .setName(TOPIC)
-                .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
-                        .setIndex(0)
-                        .setRecords(records))));
         try {
-            ProduceResponse response = (ProduceResponse) client.call(ProduceRequest.builder(new ProduceRequestData()
-                            .setAcks((short) -1)
-                            .setTimeoutMs(10_000)
-                            .setTopicData(topics))
-                    .build((short) 12));
-            return response.data()
-                    .responses()
-                    .iterator()
-                    .next()
-                    .partitionResponses()
-                    .get(0);
+            return RawKafkaClient.onlyPartition(
+                    (ProduceResponse) client.call(RawKafkaClient.idempotentProduce(TP, pid, sequence, value, 10_000)));
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }

@@ -6,8 +6,22 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.InitProducerIdRequestData;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.record.SimpleRecord;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.InitProducerIdRequest;
+import org.apache.kafka.common.requests.InitProducerIdResponse;
+import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.ProduceResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 
 /**
@@ -45,6 +59,45 @@ final class RawKafkaClient implements AutoCloseable {
 
     AbstractResponse call(AbstractRequest request) throws IOException {
         return receive(send(request));
+    }
+
+    /** A new idempotent producer id (InitProducerId without a transactional id). */
+    long initProducerId() throws IOException {
+        InitProducerIdResponse response = (InitProducerIdResponse) call(new InitProducerIdRequest.Builder(
+                        new InitProducerIdRequestData().setTransactionalId(null).setTransactionTimeoutMs(60_000))
+                .build((short) 5));
+        if (response.data().errorCode() != 0) {
+            throw new IOException(
+                    "InitProducerId failed: " + Errors.forCode(response.data().errorCode()));
+        }
+        return response.data().producerId();
+    }
+
+    /** A Produce (acks=all, v12) of one idempotent batch of one record, epoch 0, to partition {@code tp}. */
+    static ProduceRequest idempotentProduce(TopicPartition tp, long pid, int sequence, String value, int timeoutMs) {
+        MemoryRecords records = MemoryRecords.withIdempotentRecords(
+                Compression.NONE, pid, (short) 0, sequence, new SimpleRecord(value.getBytes(StandardCharsets.UTF_8)));
+        ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
+        topics.add(new ProduceRequestData.TopicProduceData()
+                .setName(tp.topic())
+                .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
+                        .setIndex(tp.partition())
+                        .setRecords(records))));
+        return ProduceRequest.builder(new ProduceRequestData()
+                        .setAcks((short) -1)
+                        .setTimeoutMs(timeoutMs)
+                        .setTopicData(topics))
+                .build((short) 12);
+    }
+
+    /** The answer for the one partition of a one-partition Produce. */
+    static PartitionProduceResponse onlyPartition(ProduceResponse response) {
+        return response.data()
+                .responses()
+                .iterator()
+                .next()
+                .partitionResponses()
+                .get(0);
     }
 
     @Override

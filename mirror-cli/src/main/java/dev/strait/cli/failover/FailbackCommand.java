@@ -20,7 +20,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.utils.Time;
 import picocli.CommandLine.Command;
@@ -118,14 +117,7 @@ public final class FailbackCommand implements Callable<Integer> {
         if (timeoutMs < 1000) {
             throw new ConfigException("--timeout.ms must be at least 1000, not " + timeoutMs);
         }
-        if ((groups == null) == (mirrorTopics == null)) {
-            throw new ConfigException("give --groups (move consumer groups back) or --mirror-topics (fail back mirror"
-                    + " topics), one of them");
-        }
-        if (mirrorTopics != null) {
-            if (force || groupsExclude != null) {
-                throw new ConfigException("--force and --groups.exclude apply to --groups, not to --mirror-topics");
-            }
+        if (MirrorTopicsOption.chosen(groups, mirrorTopics, force, groupsExclude, "fail back mirror topics")) {
             return failBackMirrorTopics();
         }
         if (mirrorLink != null) {
@@ -153,12 +145,7 @@ public final class FailbackCommand implements Callable<Integer> {
     }
 
     private Integer failBackMirrorTopics() {
-        Pattern pattern;
-        try {
-            pattern = Pattern.compile(mirrorTopics);
-        } catch (PatternSyntaxException e) {
-            throw new ConfigException("--mirror-topics is not a regular expression: " + e.getDescription());
-        }
+        Pattern pattern = MirrorTopicsOption.pattern(mirrorTopics);
         FailoverConfig cfg = FailoverConfig.load(config);
         MirrorSource reach = reachTarget(cfg);
         PrintWriter out = spec.commandLine().getOut();

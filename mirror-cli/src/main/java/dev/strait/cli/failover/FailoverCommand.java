@@ -20,7 +20,6 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.utils.Time;
@@ -100,14 +99,7 @@ public final class FailoverCommand implements Callable<Integer> {
         if (force && !execute) {
             throw new ConfigException("--force only applies with --execute");
         }
-        if ((groups == null) == (mirrorTopics == null)) {
-            throw new ConfigException("give --groups (move consumer groups) or --mirror-topics (promote mirror topics),"
-                    + " one of them");
-        }
-        if (mirrorTopics != null) {
-            if (force || groupsExclude != null) {
-                throw new ConfigException("--force and --groups.exclude apply to --groups, not to --mirror-topics");
-            }
+        if (MirrorTopicsOption.chosen(groups, mirrorTopics, force, groupsExclude, "promote mirror topics")) {
             return promoteMirrorTopics();
         }
         GroupFilter filter = GroupFilter.of(groups, groupsExclude, "--groups", "--groups.exclude");
@@ -157,12 +149,7 @@ public final class FailoverCommand implements Callable<Integer> {
     }
 
     private Integer promoteMirrorTopics() {
-        Pattern pattern;
-        try {
-            pattern = Pattern.compile(mirrorTopics);
-        } catch (PatternSyntaxException e) {
-            throw new ConfigException("--mirror-topics is not a regular expression: " + e.getDescription());
-        }
+        Pattern pattern = MirrorTopicsOption.pattern(mirrorTopics);
         FailoverConfig cfg = FailoverConfig.load(config);
         PrintWriter out = spec.commandLine().getOut();
         Properties sourceProps = new Properties();

@@ -218,16 +218,7 @@ public final class MirrorTopicFailback {
             partedAt.put(tp.partition(), point);
         }
         if (!execute) {
-            List<PartitionResult> rows = new ArrayList<>();
-            for (TopicPartition tp : oldPartitions) {
-                rows.add(new PartitionResult(
-                        tp.partition(),
-                        oldEnds.get(tp),
-                        partedAt.get(tp.partition()),
-                        -1,
-                        newEnds.get(new TopicPartition(topic, tp.partition())),
-                        -1));
-            }
+            List<PartitionResult> rows = rows(topic, oldPartitions, oldEnds, partedAt, Map.of(), newEnds, Map.of());
             return new TopicResult(topic, oldSourceTopic, Outcome.WOULD_FAIL_BACK, "", "", rows);
         }
         String sideTopic = "";
@@ -256,16 +247,7 @@ public final class MirrorTopicFailback {
         Map<TopicPartition, Long> endsAfter = awaitCaughtUp(oldPartitions, newEnds, topic);
         boolean caughtUp = oldPartitions.stream()
                 .allMatch(tp -> endsAfter.get(tp) >= newEnds.get(new TopicPartition(topic, tp.partition())));
-        List<PartitionResult> rows = new ArrayList<>();
-        for (TopicPartition tp : oldPartitions) {
-            rows.add(new PartitionResult(
-                    tp.partition(),
-                    oldEnds.get(tp),
-                    partedAt.get(tp.partition()),
-                    saved.getOrDefault(tp.partition(), 0L),
-                    newEnds.get(new TopicPartition(topic, tp.partition())),
-                    endsAfter.get(tp)));
-        }
+        List<PartitionResult> rows = rows(topic, oldPartitions, oldEnds, partedAt, saved, newEnds, endsAfter);
         return new TopicResult(
                 topic,
                 oldSourceTopic,
@@ -273,6 +255,29 @@ public final class MirrorTopicFailback {
                 sideTopic,
                 "",
                 rows);
+    }
+
+    /** The report's rows; a dry run passes no {@code saved} and no {@code endsAfter} (shown as -1). */
+    private static List<PartitionResult> rows(
+            String topic,
+            List<TopicPartition> oldPartitions,
+            Map<TopicPartition, Long> oldEnds,
+            Map<Integer, Long> partedAt,
+            Map<Integer, Long> saved,
+            Map<TopicPartition, Long> newEnds,
+            Map<TopicPartition, Long> endsAfter) {
+        boolean dryRun = endsAfter.isEmpty();
+        List<PartitionResult> rows = new ArrayList<>();
+        for (TopicPartition tp : oldPartitions) {
+            rows.add(new PartitionResult(
+                    tp.partition(),
+                    oldEnds.get(tp),
+                    partedAt.get(tp.partition()),
+                    dryRun ? -1 : saved.getOrDefault(tp.partition(), 0L),
+                    newEnds.get(new TopicPartition(topic, tp.partition())),
+                    dryRun ? -1 : endsAfter.get(tp)));
+        }
+        return rows;
     }
 
     private static TopicResult refused(String topic, String oldSourceTopic, Outcome outcome, String detail) {
