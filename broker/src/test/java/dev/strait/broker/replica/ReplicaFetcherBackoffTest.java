@@ -2,6 +2,7 @@ package dev.strait.broker.replica;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.strait.broker.Wait;
 import dev.strait.broker.log.EpochEndOffset;
 import dev.strait.broker.log.LogConfig;
 import dev.strait.broker.log.PartitionLog;
@@ -13,6 +14,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -157,13 +159,7 @@ class ReplicaFetcherBackoffTest {
     }
 
     private static void waitFor(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            Thread.sleep(10);
-        }
+        Wait.until(what, Duration.ofSeconds(20), condition);
     }
 
     /**

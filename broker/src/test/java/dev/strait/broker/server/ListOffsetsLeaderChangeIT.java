@@ -2,8 +2,10 @@ package dev.strait.broker.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.strait.broker.Wait;
 import dev.strait.broker.metadata.PartitionState;
 import dev.strait.broker.replica.Partition;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -90,13 +92,7 @@ class ListOffsetsLeaderChangeIT {
     }
 
     private static void waitFor(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(20);
-        }
+        Wait.until(what, Duration.ofSeconds(60), condition);
     }
 
     @Test

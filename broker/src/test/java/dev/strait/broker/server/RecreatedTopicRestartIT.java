@@ -2,10 +2,12 @@ package dev.strait.broker.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.strait.broker.Wait;
 import dev.strait.broker.log.LogReadResult;
 import dev.strait.broker.replica.Partition;
 import dev.strait.broker.replica.ProducerBatch;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -137,12 +139,6 @@ class RecreatedTopicRestartIT {
     }
 
     private static void waitFor(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(20);
-        }
+        Wait.until(what, Duration.ofSeconds(30), condition);
     }
 }

@@ -3,6 +3,7 @@ package dev.strait.broker.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.strait.broker.Wait;
 import dev.strait.broker.log.LogConfig;
 import dev.strait.broker.log.PartitionLog;
 import dev.strait.broker.log.Time;
@@ -207,18 +208,7 @@ class ReplicatedClusterIT {
     }
 
     private static void waitFor(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted waiting for " + what);
-            }
-        }
+        Wait.until(what, Duration.ofSeconds(60), condition);
     }
 
     @Test
