@@ -89,7 +89,17 @@ class MirrorTopicCutIT {
                     .as("paused: nothing copied")
                     .isEqualTo(onA.size());
 
-            // When: the cut at 100, where the two sides part, and copying again
+            // When: a follower of A crashes, then the cut at 100, where the two sides part, and copying again
+            int leaderOfA = adminA.describeTopics(List.of(TP.topic()))
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(TP.topic())
+                    .partitions()
+                    .get(0)
+                    .leader()
+                    .id();
+            int away = (leaderOfA + 1) % 3;
+            a.kill(away);
             alter(
                     adminA,
                     Map.of(
@@ -109,6 +119,15 @@ class MirrorTopicCutIT {
             assertThat(PartitionReads.records(a.bootstrapServers(), TP, "read_uncommitted"))
                     .isEqualTo(onB);
             assertThat(onB.subList(100, 120)).noneMatch(r -> r.contains("only-on-a"));
+            // When: the crashed follower comes back, with the old suffix still in its log
+            a.resume(away);
+
+            // Then: it cuts too before it follows, and ends with B's records
+            Await.until(
+                    "the returned follower holds B's records",
+                    Duration.ofSeconds(60),
+                    () -> onB.equals(localRecords(a, away)),
+                    () -> "it holds " + localRecords(a, away).size() + " records");
             // and every replica of A kept what it cut: the 30 records only A had, offsets 100 to 129
             for (int node = 0; node < 3; node++) {
                 List<Path> saved = savedSuffixes(a, node);
@@ -148,6 +167,22 @@ class MirrorTopicCutIT {
             return files.filter(f -> f.getFileName().toString().endsWith(".batches"))
                     .toList();
         }
+    }
+
+    /** The records in one node's log files of the partition, read from its disk ({@code offset:value}). */
+    private static List<String> localRecords(EmbeddedCluster cluster, int node) {
+        Path dir = cluster.dataDir().resolve("node-" + node).resolve(TP.topic() + "-" + TP.partition());
+        List<String> records = new ArrayList<>();
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path segment : files.filter(f -> f.getFileName().toString().endsWith(".log"))
+                    .sorted()
+                    .toList()) {
+                records.addAll(savedRecords(segment));
+            }
+        } catch (Exception e) {
+            return List.of(); // a segment rolled or truncated while read: ask again
+        }
+        return records;
     }
 
     /** The records of a saved suffix, as PartitionReads shows them ({@code offset:value}). */
