@@ -36,8 +36,9 @@ import org.slf4j.LoggerFactory;
  * Fetch for consumers and for followers (a replica id >= 0). A follower's fetch offset is its log end offset:
  * the leader records it first (which may move the high watermark, complete acks=all produces and propose an ISR
  * expansion), then answers with data up to its own log end offset and its high watermark; a consumer only ever
- * sees data below the high watermark. Only the leader answers, in the epoch the request names. Every fetch is a full fetch: the response carries session id 0, which tells the client that
- * no incremental session was created (KIP-227 fallback). If less than {@code minBytes} is available the fetch
+ * sees data below the high watermark. Only the leader answers, in the epoch the request names. A client that asks
+ * for an incremental fetch session (KIP-227) gets one ({@link FetchSessions}): its later fetches name only what
+ * changed, and the answers only the partitions with news. If less than {@code minBytes} is available the fetch
  * waits in the purgatory, without holding a handler thread, until an append makes enough data available or
  * {@code maxWaitMs} passes. Records are sent zero-copy from the log files.
  *
@@ -50,10 +51,12 @@ final class FetchHandler {
 
     private final ReplicaManager replicaManager;
     private final RequestAuthorizer authorizer;
+    private final FetchSessions sessions;
 
-    FetchHandler(ReplicaManager replicaManager, RequestAuthorizer authorizer) {
+    FetchHandler(ReplicaManager replicaManager, RequestAuthorizer authorizer, FetchSessions sessions) {
         this.replicaManager = replicaManager;
         this.authorizer = authorizer;
+        this.sessions = sessions;
     }
 
     /**
@@ -66,12 +69,24 @@ final class FetchHandler {
     void handleFetchRequest(NetworkRequest request, RequestContext context, FetchRequest fetchRequest) {
         FetchRequestData data = fetchRequest.data();
         short version = context.apiVersion();
+        FetchSessions.Opened opened = version >= 7
+                ? sessions.open(data, version >= 13, replicaManager.time().milliseconds())
+                : new FetchSessions.Opened(Errors.NONE, data.topics(), 0, null, null);
+        if (opened.error() != Errors.NONE) {
+            KafkaApis.sendResponse(
+                    request,
+                    context,
+                    FetchResponse.of(new FetchResponseData()
+                            .setErrorCode(opened.error().code())
+                            .setSessionId(0)));
+            return;
+        }
         List<Target> targets = new ArrayList<>();
         int replicaId = fetchRequest.replicaId();
         // As Kafka: a follower needs CLUSTER_ACTION on the cluster (else every partition is refused), a consumer
         // READ on each topic.
         boolean replicaAuthorized = replicaId < 0 || authorizer.cluster(context, AclOperation.CLUSTER_ACTION);
-        for (FetchTopic topic : data.topics()) {
+        for (FetchTopic topic : opened.topics()) {
             Optional<TopicMetadata> metadata =
                     version >= 13 ? replicaManager.topic(topic.topicId()) : replicaManager.topic(topic.topic());
             String name = metadata.map(TopicMetadata::name).orElse(version >= 13 ? null : topic.topic());
@@ -107,7 +122,7 @@ final class FetchHandler {
                 });
             }
         }
-        DelayedFetch fetch = new DelayedFetch(request, context, data, targets, version, replicaId);
+        DelayedFetch fetch = new DelayedFetch(request, context, data, targets, version, replicaId, opened);
         if (data.maxWaitMs() <= 0 || data.minBytes() <= 0 || targets.isEmpty()) {
             fetch.completeNow();
             return;
@@ -145,6 +160,8 @@ final class FetchHandler {
         private final short version;
         /** The fetching follower's node id, or -1 for a consumer. */
         private final int replicaId;
+        /** The session the fetch belongs to, if any, and whether the answer leaves unchanged partitions out. */
+        private final FetchSessions.Opened session;
 
         DelayedFetch(
                 NetworkRequest request,
@@ -152,8 +169,10 @@ final class FetchHandler {
                 FetchRequestData data,
                 List<Target> targets,
                 short version,
-                int replicaId) {
+                int replicaId,
+                FetchSessions.Opened session) {
             this.replicaId = replicaId;
+            this.session = session;
             this.request = request;
             this.context = context;
             this.data = data;
@@ -209,7 +228,7 @@ final class FetchHandler {
 
         private FetchResponseData buildResponse() {
             FetchResponseData response =
-                    new FetchResponseData().setErrorCode(Errors.NONE.code()).setSessionId(0);
+                    new FetchResponseData().setErrorCode(Errors.NONE.code()).setSessionId(session.sessionId());
             Map<FetchTopic, FetchableTopicResponse> topics = new LinkedHashMap<>();
             int remainingBytes = data.maxBytes();
             boolean anyRecords = false;
@@ -229,9 +248,29 @@ final class FetchHandler {
                         : partitionData.records().sizeInBytes();
                 remainingBytes -= size;
                 anyRecords |= size > 0;
-                topicResponse.partitions().add(partitionData);
+                boolean include = sessions.answer(
+                        session.recordSent(),
+                        session.incremental() != null,
+                        FetchSessions.key(
+                                version >= 13,
+                                target.topic().topicId(),
+                                target.topic().topic(),
+                                target.partition().partition()),
+                        size > 0,
+                        partitionData.errorCode(),
+                        new FetchSessions.Sent(
+                                partitionData.highWatermark(),
+                                partitionData.lastStableOffset(),
+                                partitionData.logStartOffset()));
+                if (include) {
+                    topicResponse.partitions().add(partitionData);
+                }
             }
-            response.responses().addAll(topics.values());
+            for (FetchableTopicResponse topic : topics.values()) {
+                if (!topic.partitions().isEmpty()) {
+                    response.responses().add(topic);
+                }
+            }
             return response;
         }
 

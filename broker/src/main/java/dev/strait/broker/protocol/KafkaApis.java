@@ -158,7 +158,14 @@ public final class KafkaApis implements RequestDispatcher {
         this.security = security;
         RequestAuthorizer authorizer = new RequestAuthorizer(security.authorizer());
         this.produceHandler = new ProduceHandler(replicaManager, authorizer);
-        this.fetchHandler = new FetchHandler(replicaManager, authorizer);
+        this.fetchHandler = new FetchHandler(
+                replicaManager,
+                authorizer,
+                new FetchSessions(
+                        Integer.parseInt(brokerConfigs
+                                .getOrDefault("max.incremental.fetch.session.cache.slots", "1000")
+                                .trim()),
+                        new java.security.SecureRandom()));
         this.offsetsHandler = new PartitionOffsetsHandler(replicaManager, authorizer);
         this.describeTopicPartitionsHandler = new DescribeTopicPartitionsHandler(replicaManager, authorizer);
         this.metadataHandler = new MetadataHandler(

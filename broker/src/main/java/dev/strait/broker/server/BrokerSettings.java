@@ -291,6 +291,15 @@ public final class BrokerSettings {
                                     + " in-sync replicas.")
                     .atLeast(1),
             setting(
+                            "max.incremental.fetch.session.cache.slots",
+                            INT,
+                            "1000",
+                            Group.REPLICATION,
+                            "How many incremental fetch sessions (KIP-227) this node keeps: a consumer of many"
+                                    + " partitions then names only those whose position changed. 0 turns them off"
+                                    + " (every fetch is a full fetch).")
+                    .atLeast(0),
+            setting(
                             "replica.fetch.max.bytes",
                             INT,
                             "1048576",
