@@ -25,6 +25,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -332,27 +333,11 @@ public final class MirrorCommand implements Callable<Integer> {
         MirrorMetrics metrics = new MirrorMetrics(registry);
         MirrorEngine engine = new MirrorEngine(settings, metrics, Time.SYSTEM);
         return serve(
-                new Running() {
-                    @Override
-                    public void requestStop() {
-                        engine.requestStop();
-                    }
-
-                    @Override
-                    public boolean awaitTermination(Duration timeout) throws InterruptedException {
-                        return engine.awaitTermination(timeout);
-                    }
-
-                    @Override
-                    public MetricsHttpServer.Health health() {
-                        return new MetricsHttpServer.Health(engine.healthy(), engine.healthDetail());
-                    }
-
-                    @Override
-                    public Throwable failure() {
-                        return engine.failure();
-                    }
-                },
+                new Running(
+                        engine::requestStop,
+                        engine::awaitTermination,
+                        () -> new MetricsHttpServer.Health(engine.healthy(), engine.healthDetail()),
+                        engine::failure),
                 registry,
                 metrics,
                 "Stop requested: finishing in-flight records, committing, closing",
@@ -378,27 +363,11 @@ public final class MirrorCommand implements Callable<Integer> {
             throw new MirrorFailedException(e.getMessage(), e);
         }
         return serve(
-                new Running() {
-                    @Override
-                    public void requestStop() {
-                        mirror.requestStop();
-                    }
-
-                    @Override
-                    public boolean awaitTermination(Duration timeout) throws InterruptedException {
-                        return mirror.awaitTermination(timeout);
-                    }
-
-                    @Override
-                    public MetricsHttpServer.Health health() {
-                        return new MetricsHttpServer.Health(mirror.healthy(), mirror.healthDetail());
-                    }
-
-                    @Override
-                    public Throwable failure() {
-                        return mirror.failure();
-                    }
-                },
+                new Running(
+                        mirror::requestStop,
+                        mirror::awaitTermination,
+                        () -> new MetricsHttpServer.Health(mirror.healthy(), mirror.healthDetail()),
+                        mirror::failure),
                 registry,
                 metrics,
                 "Stop requested: finishing the current round, closing",
@@ -407,15 +376,24 @@ public final class MirrorCommand implements Callable<Integer> {
                 () -> {});
     }
 
-    /** What {@link #serve} runs until it stops: the record-copying engine or the offset-preserving mirror. */
-    private interface Running {
-        void requestStop();
+    /**
+     * What {@link #serve} runs until it stops: the record-copying engine or the offset-preserving mirror, by their
+     * methods of the same names. The two share no type in mirror-core, and this command is the only place that
+     * treats them alike.
+     */
+    private record Running(
+            Runnable requestStop,
+            Awaiter awaiter,
+            Supplier<MetricsHttpServer.Health> health,
+            Supplier<Throwable> failure) {
+        boolean awaitTermination(Duration timeout) throws InterruptedException {
+            return awaiter.awaitTermination(timeout);
+        }
+    }
 
+    /** A mirror's {@code awaitTermination}, which may be interrupted. */
+    private interface Awaiter {
         boolean awaitTermination(Duration timeout) throws InterruptedException;
-
-        MetricsHttpServer.Health health();
-
-        Throwable failure();
     }
 
     /** Opens what runs beside the mirror ({@code beside}, e.g. the progress log; null for nothing). */
@@ -440,7 +418,7 @@ public final class MirrorCommand implements Callable<Integer> {
         Thread hook = new Thread(
                 () -> {
                     LOGGER.info(stopMessage);
-                    running.requestStop();
+                    running.requestStop().run();
                     try {
                         running.awaitTermination(finishWithin);
                         exited.await(1, TimeUnit.MINUTES);
@@ -462,7 +440,7 @@ public final class MirrorCommand implements Callable<Integer> {
             start.run();
             try (MetricsHttpServer http = metricsPort < 0
                     ? null
-                    : new MetricsHttpServer(metricsHost, metricsPort, metrics, running::health)) {
+                    : new MetricsHttpServer(metricsHost, metricsPort, metrics, running.health())) {
                 if (http != null) {
                     LOGGER.info(
                             "Metrics on http://{}:{}/metrics (also /metrics.json, /healthz)", metricsHost, http.port());
@@ -474,7 +452,7 @@ public final class MirrorCommand implements Callable<Integer> {
         } finally {
             exited.countDown();
         }
-        Throwable failure = running.failure();
+        Throwable failure = running.failure().get();
         if (failure != null) {
             LOGGER.error("Mirror failed: {}", failure.getMessage());
             throw new MirrorFailedException(failure.getMessage(), failure);
