@@ -31,6 +31,7 @@ import org.apache.kafka.common.requests.DescribeAclsRequest;
 import org.apache.kafka.common.requests.DescribeClusterRequest;
 import org.apache.kafka.common.requests.DescribeConfigsRequest;
 import org.apache.kafka.common.requests.DescribeLogDirsRequest;
+import org.apache.kafka.common.requests.DescribeProducersRequest;
 import org.apache.kafka.common.requests.DescribeQuorumRequest;
 import org.apache.kafka.common.requests.DescribeTopicPartitionsRequest;
 import org.apache.kafka.common.requests.DescribeUserScramCredentialsRequest;
@@ -70,6 +71,7 @@ public final class KafkaApis implements RequestDispatcher {
     private static final Logger LOGGER = LoggerFactory.getLogger(KafkaApis.class);
 
     private final ProduceHandler produceHandler;
+    private final ProducersHandler producersHandler;
     private final FetchHandler fetchHandler;
     private final PartitionOffsetsHandler offsetsHandler;
     private final MetadataHandler metadataHandler;
@@ -167,6 +169,7 @@ public final class KafkaApis implements RequestDispatcher {
                                 .trim()),
                         new java.security.SecureRandom()));
         this.offsetsHandler = new PartitionOffsetsHandler(replicaManager, authorizer);
+        this.producersHandler = new ProducersHandler(replicaManager, authorizer);
         this.describeTopicPartitionsHandler = new DescribeTopicPartitionsHandler(replicaManager, authorizer);
         this.metadataHandler = new MetadataHandler(
                 endpoint, listenerEndpoints, replicaManager, defaultNumPartitions, autoCreateTopics, authorizer);
@@ -346,6 +349,8 @@ public final class KafkaApis implements RequestDispatcher {
                 return partitionAdminHandler.handleCreatePartitionsRequest(context, (CreatePartitionsRequest) body);
             case DELETE_RECORDS:
                 return partitionAdminHandler.handleDeleteRecordsRequest(context, (DeleteRecordsRequest) body);
+            case DESCRIBE_PRODUCERS:
+                return producersHandler.handle(context, (DescribeProducersRequest) body);
             case ELECT_LEADERS:
                 return partitionAdminHandler.handleElectLeadersRequest(context, (ElectLeadersRequest) body);
             case SASL_HANDSHAKE:

@@ -37,7 +37,8 @@ final class SupportedApis {
             ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS,
             ApiKeys.ALTER_USER_SCRAM_CREDENTIALS,
             ApiKeys.DESCRIBE_TOPIC_PARTITIONS,
-            ApiKeys.DESCRIBE_LOG_DIRS);
+            ApiKeys.DESCRIBE_LOG_DIRS,
+            ApiKeys.DESCRIBE_PRODUCERS);
 
     /** The classic group protocol and offsets, advertised only when a group coordinator runs. */
     static final Set<ApiKeys> GROUP_APIS = EnumSet.of(

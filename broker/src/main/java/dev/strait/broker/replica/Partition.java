@@ -578,6 +578,27 @@ public final class Partition {
         return aborted;
     }
 
+    /**
+     * A producer with state in this partition, as DescribeProducers shows it.
+     *
+     * @param openTransactionFirstOffset where its open transaction starts, -1 if none is open
+     */
+    public record ProducerView(long producerId, short epoch, int lastSequence, long openTransactionFirstOffset) {}
+
+    /** The producers with state here, by id; the leader's answer to DescribeProducers. */
+    public synchronized List<ProducerView> producers() {
+        java.util.Map<Long, Long> openAt = new java.util.HashMap<>();
+        for (TransactionState.Open open : transactions.open()) {
+            openAt.put(open.producerId(), open.firstOffset());
+        }
+        List<ProducerView> out = new java.util.ArrayList<>();
+        for (ProducerStateTable.Active p : producerState.active()) {
+            out.add(new ProducerView(
+                    p.producerId(), p.epoch(), p.lastSequence(), openAt.getOrDefault(p.producerId(), -1L)));
+        }
+        return out;
+    }
+
     /** Whether a transaction is open in this partition's log. */
     public synchronized boolean hasOpenTransactions() {
         return transactions.firstUnstableOffset() != Long.MAX_VALUE;

@@ -47,6 +47,17 @@ final class ProducerStateTable {
 
     private final Map<Long, ProducerEntry> producers = new HashMap<>();
 
+    /** A producer as DescribeProducers shows it: its id, epoch and the last sequence appended. */
+    record Active(long producerId, short epoch, int lastSequence) {}
+
+    /** Every producer with state here, by id. */
+    List<Active> active() {
+        List<Active> out = new java.util.ArrayList<>();
+        producers.forEach((id, entry) -> out.add(new Active(id, entry.epoch, entry.lastSequence())));
+        out.sort(java.util.Comparator.comparingLong(Active::producerId));
+        return out;
+    }
+
     ProducerStateTable() {}
 
     /** A table holding exactly what {@link #snapshot()} returned. */

@@ -128,7 +128,8 @@ class KafkaApisWireIT {
                             Map.entry(ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, "0-0"),
                             Map.entry(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, "0-0"),
                             Map.entry(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, "0-0"),
-                            Map.entry(ApiKeys.DESCRIBE_LOG_DIRS, "1-4")));
+                            Map.entry(ApiKeys.DESCRIBE_LOG_DIRS, "1-4"),
+                            Map.entry(ApiKeys.DESCRIBE_PRODUCERS, "0-0")));
         }
     }
 
