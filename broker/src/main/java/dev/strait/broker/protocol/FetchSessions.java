@@ -6,7 +6,6 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
@@ -63,12 +62,18 @@ final class FetchSessions {
     }
 
     private final int slots;
-    private final Random random;
+    private final long seed;
+    private long counter;
     private final Map<Integer, Session> sessions = new LinkedHashMap<>(16, 0.75f, true);
 
-    FetchSessions(int slots, Random random) {
+    /**
+     * @param seed where session ids start; the node's start time, so a client holding a session of this node's
+     *             previous run is unlikely to meet a new session of the same id (it then gets an epoch error and
+     *             starts over)
+     */
+    FetchSessions(int slots, long seed) {
         this.slots = slots;
-        this.random = random;
+        this.seed = seed;
     }
 
     /** Opens a fetch at {@code nowMs}: creates, updates, closes or ignores a session as its id and epoch ask. */
@@ -147,11 +152,19 @@ final class FetchSessions {
         }
         int id;
         do {
-            id = random.nextInt(Integer.MAX_VALUE - 1) + 1;
-        } while (sessions.containsKey(id));
+            id = nextId();
+        } while (id == 0 || sessions.containsKey(id));
         Session session = new Session(id, topicIds, nowMs);
         sessions.put(id, session);
         return session;
+    }
+
+    /** Spreads consecutive counter values over the positive ints (SplitMix64's finaliser). */
+    private int nextId() {
+        long z = seed + (++counter) * 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return (int) ((z ^ (z >>> 31)) & Integer.MAX_VALUE);
     }
 
     private static void addOrUpdate(Session session, List<FetchTopic> topics) {

@@ -167,7 +167,7 @@ public final class KafkaApis implements RequestDispatcher {
                         Integer.parseInt(brokerConfigs
                                 .getOrDefault("max.incremental.fetch.session.cache.slots", "1000")
                                 .trim()),
-                        new java.security.SecureRandom()));
+                        replicaManager.time().milliseconds()));
         this.offsetsHandler = new PartitionOffsetsHandler(replicaManager, authorizer);
         this.producersHandler = new ProducersHandler(replicaManager, authorizer);
         this.describeTopicPartitionsHandler = new DescribeTopicPartitionsHandler(replicaManager, authorizer);

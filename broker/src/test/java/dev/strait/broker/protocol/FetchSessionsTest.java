@@ -3,7 +3,6 @@ package dev.strait.broker.protocol;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
-import java.util.Random;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
 import org.apache.kafka.common.message.FetchRequestData.FetchTopic;
@@ -15,7 +14,7 @@ class FetchSessionsTest {
     @Test
     void aFullCacheEvictsOnlyASessionIdleLongEnoughElseTheFetchGoesWithoutOne() {
         // Given: one slot, taken at time 0
-        FetchSessions sessions = new FetchSessions(1, new Random(7));
+        FetchSessions sessions = new FetchSessions(1, 7L);
         int first = sessions.open(initial(), false, 0).sessionId();
         assertThat(first).isNotZero();
 
@@ -41,8 +40,8 @@ class FetchSessionsTest {
     @Test
     void noSlotsMeansNoSessionsAndAFinalEpochClosesOne() {
         // Given
-        FetchSessions none = new FetchSessions(0, new Random(7));
-        FetchSessions some = new FetchSessions(10, new Random(7));
+        FetchSessions none = new FetchSessions(0, 7L);
+        FetchSessions some = new FetchSessions(10, 7L);
 
         // Then
         assertThat(none.open(initial(), false, 0).sessionId()).isZero();
