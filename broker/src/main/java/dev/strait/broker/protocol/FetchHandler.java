@@ -81,27 +81,8 @@ final class FetchHandler {
                             .setSessionId(0)));
             return;
         }
-        List<Target> targets = new ArrayList<>();
         int replicaId = fetchRequest.replicaId();
-        // As Kafka: a follower needs CLUSTER_ACTION on the cluster (else every partition is refused), a consumer
-        // READ on each topic.
-        boolean replicaAuthorized = replicaId < 0 || authorizer.cluster(context, AclOperation.CLUSTER_ACTION);
-        for (FetchTopic topic : opened.topics()) {
-            Optional<TopicMetadata> metadata =
-                    version >= 13 ? replicaManager.topic(topic.topicId()) : replicaManager.topic(topic.topic());
-            String name = metadata.map(TopicMetadata::name).orElse(version >= 13 ? null : topic.topic());
-            boolean authorized = replicaId >= 0
-                    ? replicaAuthorized
-                    : name == null || authorizer.topic(context, AclOperation.READ, name);
-            for (FetchPartition partition : topic.partitions()) {
-                if (!authorized) {
-                    targets.add(new Target(topic, partition, Optional.empty(), Errors.TOPIC_AUTHORIZATION_FAILED));
-                    continue;
-                }
-                Optional<TopicPartition> tp = metadata.map(t -> new TopicPartition(t.name(), partition.partition()));
-                targets.add(new Target(topic, partition, tp, null));
-            }
-        }
+        List<Target> targets = targets(context, opened.topics(), version, replicaId);
         if (replicaId >= 0) {
             // A follower: what it fetches from tells the leader what it has (Kafka's updateFollowerFetchState).
             for (Target target : targets) {
@@ -130,6 +111,31 @@ final class FetchHandler {
         List<TopicPartition> keys =
                 targets.stream().flatMap(t -> t.resolved().stream()).toList();
         replicaManager.fetchPurgatory().tryCompleteElseWatch(fetch, keys, data.maxWaitMs());
+    }
+
+    /** Each partition to read, resolved against the metadata, or the authorization error it is answered with. */
+    private List<Target> targets(RequestContext context, List<FetchTopic> topics, short version, int replicaId) {
+        List<Target> targets = new ArrayList<>();
+        // As Kafka: a follower needs CLUSTER_ACTION on the cluster (else every partition is refused), a consumer
+        // READ on each topic.
+        boolean replicaAuthorized = replicaId < 0 || authorizer.cluster(context, AclOperation.CLUSTER_ACTION);
+        for (FetchTopic topic : topics) {
+            Optional<TopicMetadata> metadata =
+                    version >= 13 ? replicaManager.topic(topic.topicId()) : replicaManager.topic(topic.topic());
+            String name = metadata.map(TopicMetadata::name).orElse(version >= 13 ? null : topic.topic());
+            boolean authorized = replicaId >= 0
+                    ? replicaAuthorized
+                    : name == null || authorizer.topic(context, AclOperation.READ, name);
+            for (FetchPartition partition : topic.partitions()) {
+                if (!authorized) {
+                    targets.add(new Target(topic, partition, Optional.empty(), Errors.TOPIC_AUTHORIZATION_FAILED));
+                    continue;
+                }
+                Optional<TopicPartition> tp = metadata.map(t -> new TopicPartition(t.name(), partition.partition()));
+                targets.add(new Target(topic, partition, tp, null));
+            }
+        }
+        return targets;
     }
 
     private static Errors epochError(int requestEpoch, Partition partition) {

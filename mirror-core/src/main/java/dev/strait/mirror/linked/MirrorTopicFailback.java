@@ -137,6 +137,17 @@ public final class MirrorTopicFailback {
         return results;
     }
 
+    /** One topic being failed back: its name on each side, the old side's description and partitions. */
+    private record Pair(String topic, String oldSourceTopic, TopicDescription old, List<TopicPartition> oldPartitions) {
+        TopicPartition onNewSource(TopicPartition oldPartition) {
+            return new TopicPartition(topic, oldPartition.partition());
+        }
+    }
+
+    /** Where a pair's partitions stand: ends, and where each parts from the other side. */
+    private record Positions(
+            Map<TopicPartition, Long> oldEnds, Map<TopicPartition, Long> newEnds, Map<Integer, Long> partedAt) {}
+
     private TopicResult failBack(String topic, Config config, boolean execute, String stamp) {
         String oldTopic = MirrorTopicAdmin.value(config, MirrorTopicConfigs.SOURCE_TOPIC);
         String oldSourceTopic = oldTopic.isEmpty() ? topic : oldTopic;
@@ -151,6 +162,51 @@ public final class MirrorTopicFailback {
                 .orElseThrow(() -> new LinkException("topic " + topic + " vanished from the new source"));
         TopicDescription theirs = MirrorTopicAdmin.describe(oldSource, oldSourceTopic, "old source")
                 .orElse(null);
+        String newTopicId = ours.topicId().toString();
+        TopicResult refusal = refusal(topic, oldSourceTopic, ours, theirs, newTopicId);
+        if (refusal != null) {
+            return refusal;
+        }
+        List<TopicPartition> oldPartitions = new ArrayList<>();
+        theirs.partitions().forEach(p -> oldPartitions.add(new TopicPartition(oldSourceTopic, p.partition())));
+        Pair pair = new Pair(topic, oldSourceTopic, theirs, oldPartitions);
+        if (execute) {
+            pause(pair, newTopicId);
+        }
+        Positions at = positions(pair);
+        if (!execute) {
+            List<PartitionResult> rows =
+                    rows(topic, oldPartitions, at.oldEnds(), at.partedAt(), Map.of(), at.newEnds(), Map.of());
+            return new TopicResult(topic, oldSourceTopic, Outcome.WOULD_FAIL_BACK, "", "", rows);
+        }
+        String sideTopic = oldSourceTopic + ".diverged-" + stamp;
+        Map<Integer, Long> saved = saveDivergent(pair, at, sideTopic);
+        Map<String, String> resume = new HashMap<>();
+        resume.put(MirrorTopicConfigs.STATE, MirrorTopicConfigs.STATE_MIRRORING);
+        if (!saved.isEmpty()) {
+            StringJoiner cut = new StringJoiner(",");
+            saved.keySet().forEach(p -> cut.add(p + ":" + at.partedAt().get(p)));
+            resume.put(MirrorTopicConfigs.TRUNCATE_ID, "failback-" + stamp);
+            resume.put(MirrorTopicConfigs.TRUNCATE_OFFSETS, cut.toString());
+        }
+        MirrorTopicAdmin.alter(oldSource, oldSourceTopic, resume, "resume copying into");
+        Map<TopicPartition, Long> endsAfter = awaitCaughtUp(oldPartitions, at.newEnds(), topic);
+        boolean caughtUp = oldPartitions.stream()
+                .allMatch(tp -> endsAfter.get(tp) >= at.newEnds().get(pair.onNewSource(tp)));
+        List<PartitionResult> rows =
+                rows(topic, oldPartitions, at.oldEnds(), at.partedAt(), saved, at.newEnds(), endsAfter);
+        return new TopicResult(
+                topic,
+                oldSourceTopic,
+                caughtUp ? Outcome.FAILED_BACK : Outcome.FAILED_BACK_CATCHING_UP,
+                saved.isEmpty() ? "" : sideTopic,
+                "",
+                rows);
+    }
+
+    /** Why this topic cannot be failed back, or null if it can. */
+    private TopicResult refusal(
+            String topic, String oldSourceTopic, TopicDescription ours, TopicDescription theirs, String newTopicId) {
         if (theirs == null) {
             return refused(topic, oldSourceTopic, Outcome.REFUSED, "the old source has no topic " + oldSourceTopic);
         }
@@ -162,48 +218,54 @@ public final class MirrorTopicFailback {
                     "the old source's topic has " + theirs.partitions().size() + " partitions and this one "
                             + ours.partitions().size() + "; add partitions here first");
         }
-        String newTopicId = ours.topicId().toString();
-        Config oldConfig = MirrorTopicAdmin.configs(oldSource, oldSourceTopic, "old source");
-        Map<String, String> oldMirror = mirrorConfigs(oldConfig);
-        String oldState = oldMirror.getOrDefault(MirrorTopicConfigs.STATE, "");
+        Map<String, String> oldMirror =
+                mirrorConfigs(MirrorTopicAdmin.configs(oldSource, oldSourceTopic, "old source"));
+        boolean mirroring = MirrorSource.namedIn(oldMirror)
+                && MirrorTopicConfigs.STATE_MIRRORING.equals(oldMirror.getOrDefault(MirrorTopicConfigs.STATE, ""));
+        if (!mirroring) {
+            return null;
+        }
         boolean copiesUs = newSourceForBrokers.isNamedIn(oldMirror)
                 && newTopicId.equals(oldMirror.get(MirrorTopicConfigs.SOURCE_TOPIC_ID));
-        if (MirrorSource.namedIn(oldMirror) && MirrorTopicConfigs.STATE_MIRRORING.equals(oldState)) {
-            return copiesUs
-                    ? refused(topic, oldSourceTopic, Outcome.ALREADY_MIRRORING, "copies " + topic + " already")
-                    : refused(
-                            topic,
-                            oldSourceTopic,
-                            Outcome.REFUSED,
-                            "it is a mirror of another source on the old source; promote or reconfigure it first");
-        }
-        List<TopicPartition> oldPartitions = new ArrayList<>();
-        theirs.partitions().forEach(p -> oldPartitions.add(new TopicPartition(oldSourceTopic, p.partition())));
-        if (execute) {
-            Map<String, String> pause = new HashMap<>(newSourceForBrokers.configs(newTopicId));
-            pause.put(MirrorTopicConfigs.STATE, MirrorTopicConfigs.STATE_PAUSED);
-            pause.put(
-                    newSourceForBrokers.link().isEmpty()
-                            ? MirrorTopicConfigs.LINK
-                            : MirrorTopicConfigs.SOURCE_BOOTSTRAP_SERVERS,
-                    null);
-            pause.put(MirrorTopicConfigs.SOURCE_TOPIC, oldSourceTopic.equals(topic) ? null : topic);
-            MirrorTopicAdmin.alter(oldSource, oldSourceTopic, pause, "pause");
-            awaitSettled(oldPartitions);
-        }
+        return copiesUs
+                ? refused(topic, oldSourceTopic, Outcome.ALREADY_MIRRORING, "copies " + topic + " already")
+                : refused(
+                        topic,
+                        oldSourceTopic,
+                        Outcome.REFUSED,
+                        "it is a mirror of another source on the old source; promote or reconfigure it first");
+    }
+
+    /** Step 1: the old topic becomes a paused mirror of the new one (read-only, not copied), and settles. */
+    private void pause(Pair pair, String newTopicId) {
+        Map<String, String> pause = new HashMap<>(newSourceForBrokers.configs(newTopicId));
+        pause.put(MirrorTopicConfigs.STATE, MirrorTopicConfigs.STATE_PAUSED);
+        pause.put(
+                newSourceForBrokers.link().isEmpty()
+                        ? MirrorTopicConfigs.LINK
+                        : MirrorTopicConfigs.SOURCE_BOOTSTRAP_SERVERS,
+                null);
+        pause.put(MirrorTopicConfigs.SOURCE_TOPIC, pair.oldSourceTopic().equals(pair.topic()) ? null : pair.topic());
+        MirrorTopicAdmin.alter(oldSource, pair.oldSourceTopic(), pause, "pause");
+        awaitSettled(pair.oldPartitions());
+    }
+
+    /** Step 2: the ends of both sides, and per partition where the two copies part. */
+    private Positions positions(Pair pair) {
+        List<TopicPartition> oldPartitions = pair.oldPartitions();
         Map<TopicPartition, Long> oldEnds =
                 MirrorTopicAdmin.offsets(oldSource, oldPartitions, OffsetSpec.latest(), false);
         Map<TopicPartition, Long> oldStarts =
                 MirrorTopicAdmin.offsets(oldSource, oldPartitions, OffsetSpec.earliest(), false);
         List<TopicPartition> newPartitions = new ArrayList<>();
-        oldPartitions.forEach(tp -> newPartitions.add(new TopicPartition(topic, tp.partition())));
+        oldPartitions.forEach(tp -> newPartitions.add(pair.onNewSource(tp)));
         Map<TopicPartition, Long> newEnds =
                 MirrorTopicAdmin.offsets(newSource, newPartitions, OffsetSpec.latest(), false);
         Map<TopicPartition, Long> newStarts =
                 MirrorTopicAdmin.offsets(newSource, newPartitions, OffsetSpec.earliest(), false);
         Map<Integer, Long> partedAt = new LinkedHashMap<>();
         for (TopicPartition tp : oldPartitions) {
-            TopicPartition other = new TopicPartition(topic, tp.partition());
+            TopicPartition other = pair.onNewSource(tp);
             long from = Math.max(oldStarts.get(tp), newStarts.get(other));
             long to = Math.min(oldEnds.get(tp), newEnds.get(other));
             long point;
@@ -217,44 +279,29 @@ public final class MirrorTopicFailback {
             }
             partedAt.put(tp.partition(), point);
         }
-        if (!execute) {
-            List<PartitionResult> rows = rows(topic, oldPartitions, oldEnds, partedAt, Map.of(), newEnds, Map.of());
-            return new TopicResult(topic, oldSourceTopic, Outcome.WOULD_FAIL_BACK, "", "", rows);
-        }
-        String sideTopic = "";
-        Map<Integer, Long> saved = new HashMap<>();
-        StringJoiner cut = new StringJoiner(",");
-        for (TopicPartition tp : oldPartitions) {
-            long point = partedAt.get(tp.partition());
-            if (oldEnds.get(tp) > point) {
-                if (sideTopic.isEmpty()) {
-                    sideTopic = oldSourceTopic + ".diverged-" + stamp;
-                    createSideTopic(sideTopic, theirs);
-                }
-                try (SuffixCopy copy = new SuffixCopy(oldSourceClient, time)) {
-                    saved.put(tp.partition(), copy.copy(tp, point, oldEnds.get(tp), sideTopic));
-                }
-                cut.add(tp.partition() + ":" + point);
+        return new Positions(oldEnds, newEnds, partedAt);
+    }
+
+    /**
+     * Step 3: the old side's records past the parting point, saved into {@code sideTopic} (created on first use).
+     *
+     * @return records saved per partition that had any past the point (in partition order)
+     */
+    private Map<Integer, Long> saveDivergent(Pair pair, Positions at, String sideTopic) {
+        Map<Integer, Long> saved = new LinkedHashMap<>();
+        for (TopicPartition tp : pair.oldPartitions()) {
+            long point = at.partedAt().get(tp.partition());
+            if (at.oldEnds().get(tp) <= point) {
+                continue;
+            }
+            if (saved.isEmpty()) {
+                createSideTopic(sideTopic, pair.old());
+            }
+            try (SuffixCopy copy = new SuffixCopy(oldSourceClient, time)) {
+                saved.put(tp.partition(), copy.copy(tp, point, at.oldEnds().get(tp), sideTopic));
             }
         }
-        Map<String, String> resume = new HashMap<>();
-        resume.put(MirrorTopicConfigs.STATE, MirrorTopicConfigs.STATE_MIRRORING);
-        if (cut.length() > 0) {
-            resume.put(MirrorTopicConfigs.TRUNCATE_ID, "failback-" + stamp);
-            resume.put(MirrorTopicConfigs.TRUNCATE_OFFSETS, cut.toString());
-        }
-        MirrorTopicAdmin.alter(oldSource, oldSourceTopic, resume, "resume copying into");
-        Map<TopicPartition, Long> endsAfter = awaitCaughtUp(oldPartitions, newEnds, topic);
-        boolean caughtUp = oldPartitions.stream()
-                .allMatch(tp -> endsAfter.get(tp) >= newEnds.get(new TopicPartition(topic, tp.partition())));
-        List<PartitionResult> rows = rows(topic, oldPartitions, oldEnds, partedAt, saved, newEnds, endsAfter);
-        return new TopicResult(
-                topic,
-                oldSourceTopic,
-                caughtUp ? Outcome.FAILED_BACK : Outcome.FAILED_BACK_CATCHING_UP,
-                sideTopic,
-                "",
-                rows);
+        return saved;
     }
 
     /** The report's rows; a dry run passes no {@code saved} and no {@code endsAfter} (shown as -1). */
