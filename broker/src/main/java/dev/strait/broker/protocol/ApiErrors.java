@@ -111,6 +111,11 @@ final class ApiErrors {
         }
     }
 
+    /** The wire error of a group coordinator's answer; each {@link GroupError} is named as its Kafka error. */
+    static Errors forGroup(GroupError error) {
+        return Errors.valueOf(error.name());
+    }
+
     static Errors forRole(PartitionRoleException e) {
         switch (e.reason()) {
             case FENCED_EPOCH:

@@ -65,8 +65,9 @@ final class RequestAuthorizer {
         return authorize(context, operation, ResourceType.TOPIC, topic);
     }
 
+    /** A missing group id (null) is judged as the empty name: prefixed ACLs match against a name. */
     boolean group(RequestContext context, AclOperation operation, String group) {
-        return authorize(context, operation, ResourceType.GROUP, group);
+        return authorize(context, operation, ResourceType.GROUP, group == null ? "" : group);
     }
 
     boolean cluster(RequestContext context, AclOperation operation) {

@@ -14,6 +14,8 @@
  * ({@code SupportedApis}); nothing else is advertised. The group APIs ({@code GroupHandler}) are advertised only
  * when a {@code GroupCoordinator} is wired in; {@code OffsetsTopicLog} stores its records in the internal topic
  * {@code __consumer_offsets}, which Metadata lists only when asked for by name (as internal), and which cannot be
- * produced to or deleted.
+ * produced to or deleted. {@code GroupHandler} checks what every group API checks first and hands each API on to
+ * {@code GroupMembershipHandler}, {@code GroupOffsetsHandler}, {@code GroupAdminHandler} or
+ * {@code FindCoordinatorHandler}.
  */
 package dev.strait.broker.protocol;

@@ -148,7 +148,8 @@ class GroupHandlerDispatchTest {
     void anOffsetCommitCommitsOnlyTheTopicsItsPrincipalMayRead() throws Exception {
         // Given
         awaitActive();
-        GroupHandler handler = handler();
+        GroupOffsetsHandler offsets =
+                new GroupOffsetsHandler(coordinator, new RequestAuthorizer(() -> ACLS), topic -> Integer.MAX_VALUE);
         OffsetCommitRequestData data = new OffsetCommitRequestData()
                 .setGroupId("g")
                 .setGenerationIdOrMemberEpoch(-1)
@@ -157,7 +158,7 @@ class GroupHandlerDispatchTest {
         short version = 8;
         CompletableFuture<AbstractResponse> answer = new CompletableFuture<>();
         // When
-        handler.handleOffsetCommitRequest(
+        offsets.handleOffsetCommitRequest(
                 context(ApiKeys.OFFSET_COMMIT, version, ALICE),
                 (OffsetCommitRequest) AbstractRequest.parseRequest(
                                 ApiKeys.OFFSET_COMMIT, version, MessageUtil.toByteBufferAccessor(data, version))

@@ -86,7 +86,14 @@ class GroupHandlerVersionsTest {
 
     private final GroupCoordinator coordinator = new GroupCoordinator(
             new GroupCoordinator.Config(2, 0, 1000, 60_000, 3_600_000), NO_LOG, System::currentTimeMillis);
-    private final GroupHandler apis = new GroupHandler(coordinator, () -> new BrokerEndpoint(0, "127.0.0.1", 9092));
+    private final FindCoordinatorHandler findCoordinator = new FindCoordinatorHandler(
+            coordinator,
+            (partition, listener) -> Optional.of(new BrokerEndpoint(0, "127.0.0.1", 9092)),
+            RequestAuthorizer.none());
+    private final GroupMembershipHandler membership = new GroupMembershipHandler(coordinator);
+    private final GroupOffsetsHandler offsets =
+            new GroupOffsetsHandler(coordinator, RequestAuthorizer.none(), topic -> Integer.MAX_VALUE);
+    private final GroupAdminHandler admin = new GroupAdminHandler(coordinator, RequestAuthorizer.none());
 
     /** The coordinator serves both shards (it leads their partitions in NO_LOG) before a test sends anything. */
     @org.junit.jupiter.api.BeforeEach
@@ -151,11 +158,14 @@ class GroupHandlerVersionsTest {
                 List.of(new JoinMember("m1", "i1", new byte[] {1})));
         JoinResult error = new JoinResult(GroupError.MEMBER_ID_REQUIRED, -1, null, null, "", "m2", false, List.of());
         for (short v : versions(ApiKeys.JOIN_GROUP)) {
-            serializes(GroupHandler.joinResponse(ok, v), v);
-            serializes(GroupHandler.joinResponse(error, v), v);
+            serializes(GroupMembershipHandler.joinResponse(ok, v), v);
+            serializes(GroupMembershipHandler.joinResponse(error, v), v);
         }
         for (short v : versions(ApiKeys.SYNC_GROUP)) {
-            serializes(GroupHandler.syncResponse(new SyncResult(GroupError.NONE, "consumer", "range", new byte[2])), v);
+            serializes(
+                    GroupMembershipHandler.syncResponse(
+                            new SyncResult(GroupError.NONE, "consumer", "range", new byte[2])),
+                    v);
         }
     }
 
@@ -169,7 +179,7 @@ class GroupHandlerVersionsTest {
                 data.setKey("g");
             }
             serializes(
-                    apis.handleFindCoordinatorRequest(
+                    findCoordinator.handleFindCoordinatorRequest(
                             context(ApiKeys.FIND_COORDINATOR, v),
                             (org.apache.kafka.common.requests.FindCoordinatorRequest)
                                     request(ApiKeys.FIND_COORDINATOR, data, v)),
@@ -178,7 +188,7 @@ class GroupHandlerVersionsTest {
         for (short v : versions(ApiKeys.HEARTBEAT)) {
             short version = v;
             serializes(
-                    answer(respond -> apis.handleHeartbeatRequest(
+                    answer(respond -> membership.handleHeartbeatRequest(
                             context(ApiKeys.HEARTBEAT, version),
                             (org.apache.kafka.common.requests.HeartbeatRequest) request(
                                     ApiKeys.HEARTBEAT,
@@ -199,7 +209,7 @@ class GroupHandlerVersionsTest {
             }
             short version = v;
             serializes(
-                    answer(respond -> apis.handleLeaveGroupRequest(
+                    answer(respond -> membership.handleLeaveGroupRequest(
                             context(ApiKeys.LEAVE_GROUP, version),
                             (org.apache.kafka.common.requests.LeaveGroupRequest)
                                     request(ApiKeys.LEAVE_GROUP, data, version),
@@ -217,7 +227,7 @@ class GroupHandlerVersionsTest {
                                     .setPartitionIndex(0)
                                     .setCommittedOffset(5)))));
             short version = v;
-            AbstractResponse response = answer(respond -> apis.handleOffsetCommitRequest(
+            AbstractResponse response = answer(respond -> offsets.handleOffsetCommitRequest(
                     context(ApiKeys.OFFSET_COMMIT, version),
                     (org.apache.kafka.common.requests.OffsetCommitRequest)
                             request(ApiKeys.OFFSET_COMMIT, data, version),
@@ -245,7 +255,7 @@ class GroupHandlerVersionsTest {
                                                 .setPartitionIndexes(List.of(0, 1))));
             }
             short version = v;
-            OffsetFetchResponse response = (OffsetFetchResponse) answer(respond -> apis.handleOffsetFetchRequest(
+            OffsetFetchResponse response = (OffsetFetchResponse) answer(respond -> offsets.handleOffsetFetchRequest(
                     context(ApiKeys.OFFSET_FETCH, version),
                     (org.apache.kafka.common.requests.OffsetFetchRequest) request(ApiKeys.OFFSET_FETCH, data, version),
                     respond));
@@ -265,7 +275,7 @@ class GroupHandlerVersionsTest {
         for (short v : versions(ApiKeys.LIST_GROUPS)) {
             short version = v;
             serializes(
-                    answer(respond -> apis.handleListGroupsRequest(
+                    answer(respond -> admin.handleListGroupsRequest(
                             context(ApiKeys.LIST_GROUPS, version),
                             (org.apache.kafka.common.requests.ListGroupsRequest)
                                     request(ApiKeys.LIST_GROUPS, new ListGroupsRequestData(), version),
@@ -275,7 +285,7 @@ class GroupHandlerVersionsTest {
         for (short v : versions(ApiKeys.DESCRIBE_GROUPS)) {
             short version = v;
             serializes(
-                    answer(respond -> apis.handleDescribeGroupsRequest(
+                    answer(respond -> admin.handleDescribeGroupsRequest(
                             context(ApiKeys.DESCRIBE_GROUPS, version),
                             (org.apache.kafka.common.requests.DescribeGroupsRequest) request(
                                     ApiKeys.DESCRIBE_GROUPS,
@@ -287,7 +297,7 @@ class GroupHandlerVersionsTest {
         for (short v : versions(ApiKeys.DELETE_GROUPS)) {
             short version = v;
             serializes(
-                    answer(respond -> apis.handleDeleteGroupsRequest(
+                    answer(respond -> admin.handleDeleteGroupsRequest(
                             context(ApiKeys.DELETE_GROUPS, version),
                             (org.apache.kafka.common.requests.DeleteGroupsRequest) request(
                                     ApiKeys.DELETE_GROUPS,
