@@ -27,6 +27,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -94,11 +95,8 @@ public final class FailoverBench {
         @Option(names = "--probes", paramLabel = "N", description = "Probe commits timed through each mirror.")
         int probes = 5;
 
-        @Option(
-                names = "--repo",
-                paramLabel = "DIR",
-                description = "The Strait checkout whose bin/mirror-maker runs (bin/bench passes its own).")
-        Path repo = Path.of(".");
+        @Mixin
+        StraitCheckout checkout = new StraitCheckout();
     }
 
     static String usage() {
@@ -115,13 +113,7 @@ public final class FailoverBench {
             throw new IllegalArgumentException(
                     "--records, --partitions and --groups must be at least 1, --probes and --settle-seconds at least 0");
         }
-        return new Options(
-                f.records,
-                f.partitions,
-                f.groups,
-                f.settleSeconds,
-                f.probes,
-                f.repo.toAbsolutePath().normalize());
+        return new Options(f.records, f.partitions, f.groups, f.settleSeconds, f.probes, f.checkout.path());
     }
 
     public static void main(String[] args) throws Exception {

@@ -22,6 +22,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Time;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -88,11 +89,8 @@ public final class MirrorBench {
             footer = "Other modes, each with its own --help: bin/bench lag | sync | sync-scale | failover | "
                     + "metadata | broker | cluster | nemesis | mirror-topics.")
     static final class Flags {
-        @Option(names = "--records", paramLabel = "N", description = "Records of the backlog.")
-        long records = 1_000_000;
-
-        @Option(names = "--record-size", paramLabel = "BYTES", description = "Bytes per record.")
-        int recordBytes = 1024;
+        @Mixin
+        Backlog backlog = new Backlog();
 
         @Option(names = "--partitions", paramLabel = "P", description = "Partitions of the topic.")
         int partitions = 6;
@@ -107,11 +105,8 @@ public final class MirrorBench {
         @Option(names = "--no-mm2", description = "Skip MirrorMaker 2.")
         boolean noMm2;
 
-        @Option(
-                names = "--repo",
-                paramLabel = "DIR",
-                description = "The Strait checkout whose bin/mirror-maker runs (bin/bench passes its own).")
-        Path repo = Path.of(".");
+        @Mixin
+        StraitCheckout checkout = new StraitCheckout();
     }
 
     static String usage() {
@@ -124,20 +119,17 @@ public final class MirrorBench {
         if (!BenchFlags.parse(f, args)) {
             return null;
         }
-        if (f.records < 1
-                || f.recordBytes < 1
-                || f.partitions < 1
-                || f.streams.stream().anyMatch(n -> n < 1)) {
+        if (!f.backlog.valid() || f.partitions < 1 || f.streams.stream().anyMatch(n -> n < 1)) {
             throw new IllegalArgumentException(
                     "--records, --record-size, --partitions and --streams must be at least 1");
         }
         return new Options(
-                f.records,
-                f.recordBytes,
+                f.backlog.records,
+                f.backlog.recordBytes,
                 f.partitions,
                 List.copyOf(f.streams),
                 !f.noMm2,
-                f.repo.toAbsolutePath().normalize());
+                f.checkout.path());
     }
 
     public static void main(String[] args) throws Exception {

@@ -35,6 +35,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -146,11 +147,8 @@ public final class MirrorTopicsBench {
             footer = "Counted: mirror topics = the companion broker; follower = the follower broker; Strait mirror and"
                     + " MM2 = the mirror process + the target broker (the mirror process alone is shown too).")
     static final class Flags {
-        @Option(names = "--records", paramLabel = "N", description = "Records of the backlog.")
-        long records = 1_000_000;
-
-        @Option(names = "--record-size", paramLabel = "BYTES", description = "Bytes per record.")
-        int recordBytes = 1024;
+        @Mixin
+        Backlog backlog = new Backlog();
 
         @Option(names = "--partitions", paramLabel = "P", description = "Partitions of the backlog topic.")
         int partitions = 6;
@@ -180,17 +178,14 @@ public final class MirrorTopicsBench {
         @Option(names = "--step-timeout-s", paramLabel = "S", description = "Bound on the preload and on each copy.")
         long stepTimeoutS = 1200;
 
-        @Option(names = "--output", paramLabel = "FILE.md", description = "Also write the report here.")
-        Path output;
+        @Mixin
+        ReportFile output = new ReportFile();
 
         @Option(names = "--keep-logs", description = "Keep the nodes' and mirrors' logs (the path is printed).")
         boolean keepLogs;
 
-        @Option(
-                names = "--repo",
-                paramLabel = "DIR",
-                description = "The Strait checkout whose bin/mirror-maker runs (bin/bench passes its own).")
-        Path repo = Path.of(".");
+        @Mixin
+        StraitCheckout checkout = new StraitCheckout();
     }
 
     static String usage() {
@@ -203,7 +198,7 @@ public final class MirrorTopicsBench {
         if (!BenchFlags.parse(f, args)) {
             return null;
         }
-        if (f.records < 1 || f.recordBytes < 1 || f.partitions < 1 || f.settleS < 0 || f.stepTimeoutS < 1) {
+        if (!f.backlog.valid() || f.partitions < 1 || f.settleS < 0 || f.stepTimeoutS < 1) {
             throw new IllegalArgumentException(
                     "--records, --record-size, --partitions and --step-timeout-s must be at least 1, --settle-s 0");
         }
@@ -212,17 +207,17 @@ public final class MirrorTopicsBench {
                     "--compression takes none, gzip, snappy, lz4 or zstd, not " + f.compression);
         }
         return new Options(
-                f.records,
-                f.recordBytes,
+                f.backlog.records,
+                f.backlog.recordBytes,
                 f.partitions,
                 f.compression,
                 Copier.parseList(f.only),
                 f.heap,
                 Duration.ofSeconds(f.settleS),
                 Duration.ofSeconds(f.stepTimeoutS),
-                f.output,
+                f.output.path,
                 f.keepLogs,
-                f.repo.toAbsolutePath().normalize());
+                f.checkout.path());
     }
 
     private final Options options;
@@ -368,9 +363,7 @@ public final class MirrorTopicsBench {
             progress.finish();
             System.out.println();
             System.out.println(report);
-            if (options.output() != null) {
-                Files.writeString(options.output(), report + "\n", StandardCharsets.UTF_8);
-            }
+            ReportFile.write(options.output(), report);
         } finally {
             if (targetProcess != null) {
                 ChildProcesses.stop(targetProcess, Duration.ofSeconds(20));
