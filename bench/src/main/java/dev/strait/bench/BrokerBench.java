@@ -205,9 +205,7 @@ public final class BrokerBench {
             return;
         }
         BrokerBench bench = new BrokerBench(options);
-        Runtime.getRuntime()
-                .addShutdownHook(new Thread(
-                        () -> bench.children.killAllAndDelete(bench.work, options.keepLogs()), "bench-cleanup"));
+        bench.children.killAllAndDeleteOnExit(bench.work, options.keepLogs());
         boolean complete = bench.run();
         System.exit(complete ? 0 : 1);
     }

@@ -234,9 +234,7 @@ public final class ClusterBench {
             return;
         }
         ClusterBench bench = new ClusterBench(options);
-        Runtime.getRuntime()
-                .addShutdownHook(new Thread(
-                        () -> bench.children.killAllAndDelete(bench.work, options.keepLogs()), "bench-cleanup"));
+        bench.children.killAllAndDeleteOnExit(bench.work, options.keepLogs());
         boolean ok = bench.run();
         System.exit(ok ? 0 : 1);
     }

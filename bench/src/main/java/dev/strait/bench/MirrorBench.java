@@ -271,68 +271,30 @@ public final class MirrorBench {
 
     private Result strait(KafkaCluster source, KafkaCluster target, int streams) throws Exception {
         String prefix = "s" + streams + ".";
-        Path consumer = work.resolve("strait-" + streams + "-consumer.properties");
-        Files.writeString(
-                consumer,
-                "bootstrap.servers=" + source.bootstrapServers() + "\ngroup.id=bench-strait-" + streams
-                        + "\nauto.offset.reset=earliest\n");
-        Path producer = work.resolve("strait-producer.properties");
-        Files.writeString(producer, "bootstrap.servers=" + target.bootstrapServers() + "\n");
-        // The real entry point, as users run it (its heap and JVM defaults included); it execs the JVM, so the
-        // process measured is the mirror itself.
-        List<String> cmd = List.of(
-                "bash",
-                repo.resolve("bin").resolve("mirror-maker").toString(),
-                "--consumer.config",
-                consumer.toString(),
-                "--producer.config",
-                producer.toString(),
-                "--whitelist",
-                TOPIC,
-                "--num.streams",
-                String.valueOf(streams),
-                "--topic.prefix",
-                prefix,
-                "--jmx",
-                "false");
+        Path consumer = MirrorCommands.straitConsumerConfig(
+                work.resolve("strait-" + streams + "-consumer.properties"),
+                source.bootstrapServers(),
+                "bench-strait-" + streams);
+        Path producer = MirrorCommands.straitProducerConfig(
+                work.resolve("strait-producer.properties"), target.bootstrapServers());
+        List<String> cmd = MirrorCommands.strait(
+                repo, consumer, producer, TOPIC, "--num.streams", String.valueOf(streams), "--topic.prefix", prefix);
         return timeMirror(
                 "strait mirror, " + streams + (streams == 1 ? " stream" : " streams"), cmd, target, prefix + TOPIC);
     }
 
     private Result mirrorMaker2(KafkaCluster source, KafkaCluster target) throws Exception {
-        Path config = work.resolve("mm2.properties");
-        Files.writeString(
-                config,
-                String.join(
-                        "\n",
-                        "clusters=source,target",
-                        "source.bootstrap.servers=" + source.bootstrapServers(),
-                        "target.bootstrap.servers=" + target.bootstrapServers(),
-                        "source->target.enabled=true",
-                        "target->source.enabled=false",
-                        "source->target.topics=" + TOPIC,
+        Path config = MirrorCommands.mm2Config(
+                work.resolve("mm2.properties"),
+                source.bootstrapServers(),
+                target.bootstrapServers(),
+                TOPIC,
+                List.of(
                         "tasks.max=" + partitions,
-                        "replication.factor=1",
-                        "checkpoints.topic.replication.factor=1",
-                        "heartbeats.topic.replication.factor=1",
-                        "offset-syncs.topic.replication.factor=1",
-                        "offset.storage.replication.factor=1",
-                        "status.storage.replication.factor=1",
-                        "config.storage.replication.factor=1",
                         "refresh.topics.interval.seconds=5",
                         "sync.topic.acls.enabled=false",
-                        "emit.checkpoints.enabled=false",
-                        ""));
-        String cp = System.getProperty("java.class.path");
-        List<String> cmd = List.of(
-                java(),
-                "-Xms256M",
-                "-Xmx2G",
-                "-cp",
-                cp,
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "org.apache.kafka.connect.mirror.MirrorMaker",
-                config.toString());
+                        "emit.checkpoints.enabled=false"));
+        List<String> cmd = MirrorCommands.mm2("2G", config);
         return timeMirror("MirrorMaker 2 (dedicated, tasks.max=" + partitions + ")", cmd, target, "source." + TOPIC);
     }
 
@@ -384,10 +346,6 @@ public final class MirrorBench {
         } catch (Exception e) {
             System.err.println("bench: could not delete " + topic + ": " + e);
         }
-    }
-
-    private static String java() {
-        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
     private void report() throws IOException {

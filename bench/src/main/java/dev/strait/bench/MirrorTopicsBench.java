@@ -243,9 +243,7 @@ public final class MirrorTopicsBench {
             return;
         }
         MirrorTopicsBench bench = new MirrorTopicsBench(options);
-        Runtime.getRuntime()
-                .addShutdownHook(new Thread(
-                        () -> bench.children.killAllAndDelete(bench.work, options.keepLogs()), "bench-cleanup"));
+        bench.children.killAllAndDeleteOnExit(bench.work, options.keepLogs());
         boolean ok = bench.run();
         System.exit(ok ? 0 : 1);
     }
@@ -519,65 +517,30 @@ public final class MirrorTopicsBench {
 
     private Measured straitMirror(String sourceBootstrap, BrokerNode target, Process targetProcess, Process leader)
             throws Exception {
-        Path consumer = work.resolve("strait-consumer.properties");
-        Files.writeString(
-                consumer,
-                "bootstrap.servers=" + sourceBootstrap + "\ngroup.id=bench-strait\nauto.offset.reset=earliest\n");
-        Path producer = work.resolve("strait-producer.properties");
-        Files.writeString(producer, "bootstrap.servers=" + target.bootstrapServers() + "\n");
-        // The real entry point with its own heap and JVM defaults; it execs the JVM, so the process is the mirror.
-        List<String> cmd = List.of(
-                "bash",
-                options.repo().resolve("bin").resolve("mirror-maker").toString(),
-                "--consumer.config",
-                consumer.toString(),
-                "--producer.config",
-                producer.toString(),
-                "--whitelist",
-                TOPIC,
-                "--topic.prefix",
-                "strait.",
-                "--jmx",
-                "false");
+        Path consumer = MirrorCommands.straitConsumerConfig(
+                work.resolve("strait-consumer.properties"), sourceBootstrap, "bench-strait");
+        Path producer = MirrorCommands.straitProducerConfig(
+                work.resolve("strait-producer.properties"), target.bootstrapServers());
+        List<String> cmd =
+                MirrorCommands.strait(options.repo(), consumer, producer, TOPIC, "--topic.prefix", "strait.");
         return mirrorProcess(Copier.STRAIT, cmd, target, targetProcess, leader, "strait." + TOPIC);
     }
 
     private Measured mirrorMaker2(String sourceBootstrap, BrokerNode target, Process targetProcess, Process leader)
             throws Exception {
-        Path config = work.resolve("mm2.properties");
-        Files.writeString(
-                config,
-                String.join(
-                        "\n",
-                        "clusters=source,target",
-                        "source.bootstrap.servers=" + sourceBootstrap,
-                        "target.bootstrap.servers=" + target.bootstrapServers(),
-                        "source->target.enabled=true",
-                        "target->source.enabled=false",
-                        "source->target.topics=" + TOPIC,
+        Path config = MirrorCommands.mm2Config(
+                work.resolve("mm2.properties"),
+                sourceBootstrap,
+                target.bootstrapServers(),
+                TOPIC,
+                List.of(
                         "tasks.max=" + options.partitions(),
                         // The target stores the copy compressed as the source does, as the other ways' targets do.
                         "target.producer.compression.type=" + options.compression(),
-                        "replication.factor=1",
-                        "checkpoints.topic.replication.factor=1",
-                        "heartbeats.topic.replication.factor=1",
-                        "offset-syncs.topic.replication.factor=1",
-                        "offset.storage.replication.factor=1",
-                        "status.storage.replication.factor=1",
-                        "config.storage.replication.factor=1",
                         "refresh.topics.interval.seconds=5",
                         "sync.topic.acls.enabled=false",
-                        "emit.checkpoints.enabled=false",
-                        ""));
-        List<String> cmd = List.of(
-                BrokerNode.java(),
-                "-Xms256M",
-                "-Xmx2G",
-                "-cp",
-                System.getProperty("java.class.path"),
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "org.apache.kafka.connect.mirror.MirrorMaker",
-                config.toString());
+                        "emit.checkpoints.enabled=false"));
+        List<String> cmd = MirrorCommands.mm2("2G", config);
         return mirrorProcess(Copier.MM2, cmd, target, targetProcess, leader, "source." + TOPIC);
     }
 
