@@ -6,7 +6,6 @@ import dev.strait.bench.PerfOutput.ProducerSummary;
 import dev.strait.mirror.progress.Progress;
 import dev.strait.testkit.KafkaCluster;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -206,9 +205,7 @@ public final class BrokerBench {
             return;
         }
         BrokerBench bench = new BrokerBench(options);
-        Runtime.getRuntime()
-                .addShutdownHook(new Thread(
-                        () -> bench.children.killAllAndDelete(bench.work, options.keepLogs()), "bench-cleanup"));
+        bench.children.killAllAndDeleteOnExit(bench.work, options.keepLogs());
         boolean complete = bench.run();
         System.exit(complete ? 0 : 1);
     }
@@ -232,8 +229,8 @@ public final class BrokerBench {
                 description = "Which brokers, in this order.")
         String only = "kafka,strait";
 
-        @Option(names = "--output", paramLabel = "FILE.md", description = "Also write the report here.")
-        Path output;
+        @Mixin
+        ReportFile output = new ReportFile();
 
         @Option(names = "--heap", description = "-Xmx of each broker.")
         String heap = "1g";
@@ -272,7 +269,7 @@ public final class BrokerBench {
                 f.workload.recordBytes,
                 f.workload.partitions,
                 Kind.parseList(f.only),
-                f.output,
+                f.output.path,
                 f.heap,
                 f.latencyRate,
                 f.latencyRecords,
@@ -303,8 +300,7 @@ public final class BrokerBench {
         String report = report(options, header, results);
         System.out.println();
         System.out.println(report);
-        if (options.output() != null) {
-            Files.writeString(options.output(), report + "\n", StandardCharsets.UTF_8);
+        if (ReportFile.write(options.output(), report)) {
             System.out.println("written to " + options.output());
         }
         return results.values().stream().allMatch(m -> m.failures().isEmpty());

@@ -80,6 +80,14 @@ final class ChildProcesses {
         }
     }
 
+    /**
+     * Runs {@link #killAllAndDelete} as the JVM exits: a shutdown hook runs on a normal end, on {@code System.exit}
+     * and on Ctrl-C or SIGTERM alike, so none of those leaves a broker running.
+     */
+    void killAllAndDeleteOnExit(Path work, boolean keepLogs) {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> killAllAndDelete(work, keepLogs), "bench-cleanup"));
+    }
+
     /** The bench's end: kills every child, then deletes {@code work} unless its logs are kept (then names it). */
     void killAllAndDelete(Path work, boolean keepLogs) {
         killAll();

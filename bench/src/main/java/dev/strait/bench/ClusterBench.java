@@ -234,9 +234,7 @@ public final class ClusterBench {
             return;
         }
         ClusterBench bench = new ClusterBench(options);
-        Runtime.getRuntime()
-                .addShutdownHook(new Thread(
-                        () -> bench.children.killAllAndDelete(bench.work, options.keepLogs()), "bench-cleanup"));
+        bench.children.killAllAndDeleteOnExit(bench.work, options.keepLogs());
         boolean ok = bench.run();
         System.exit(ok ? 0 : 1);
     }
@@ -276,8 +274,8 @@ public final class ClusterBench {
         @Option(names = "--step-timeout-s", paramLabel = "S", description = "Bound on the produce step.")
         long stepTimeoutS = 900;
 
-        @Option(names = "--output", paramLabel = "FILE.md", description = "Also write the report here.")
-        Path output;
+        @Mixin
+        ReportFile output = new ReportFile();
 
         @Option(names = "--keep-logs", description = "Keep the nodes' logs (the path is printed at the end).")
         boolean keepLogs;
@@ -330,7 +328,7 @@ public final class ClusterBench {
                 f.heap,
                 Duration.ofSeconds(f.failoverTimeoutS),
                 Duration.ofSeconds(f.stepTimeoutS),
-                f.output,
+                f.output.path,
                 f.keepLogs,
                 f.runs,
                 victim,
@@ -394,9 +392,7 @@ public final class ClusterBench {
         String report = header + "\n\n" + report(options, results, failures);
         System.out.println();
         System.out.println(report);
-        if (options.output() != null) {
-            Files.writeString(options.output(), report + "\n", StandardCharsets.UTF_8);
-        }
+        ReportFile.write(options.output(), report);
         return failures.isEmpty();
     }
 

@@ -27,6 +27,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -94,11 +95,8 @@ public final class FailoverBench {
         @Option(names = "--probes", paramLabel = "N", description = "Probe commits timed through each mirror.")
         int probes = 5;
 
-        @Option(
-                names = "--repo",
-                paramLabel = "DIR",
-                description = "The Strait checkout whose bin/mirror-maker runs (bin/bench passes its own).")
-        Path repo = Path.of(".");
+        @Mixin
+        StraitCheckout checkout = new StraitCheckout();
     }
 
     static String usage() {
@@ -115,13 +113,7 @@ public final class FailoverBench {
             throw new IllegalArgumentException(
                     "--records, --partitions and --groups must be at least 1, --probes and --settle-seconds at least 0");
         }
-        return new Options(
-                f.records,
-                f.partitions,
-                f.groups,
-                f.settleSeconds,
-                f.probes,
-                f.repo.toAbsolutePath().normalize());
+        return new Options(f.records, f.partitions, f.groups, f.settleSeconds, f.probes, f.checkout.path());
     }
 
     public static void main(String[] args) throws Exception {
@@ -233,30 +225,21 @@ public final class FailoverBench {
     }
 
     private Process startStrait(KafkaCluster source, KafkaCluster target) throws Exception {
-        Path consumer = work.resolve("strait-consumer.properties");
-        Files.writeString(
+        Path consumer = MirrorCommands.straitConsumerConfig(
+                work.resolve("strait-consumer.properties"), source.bootstrapServers(), "fo-strait-mirror");
+        Path producer = MirrorCommands.straitProducerConfig(
+                work.resolve("strait-producer.properties"), target.bootstrapServers());
+        List<String> cmd = MirrorCommands.strait(
+                repo,
                 consumer,
-                "bootstrap.servers=" + source.bootstrapServers() + "\ngroup.id=fo-strait-mirror\n"
-                        + "auto.offset.reset=earliest\n");
-        Path producer = work.resolve("strait-producer.properties");
-        Files.writeString(producer, "bootstrap.servers=" + target.bootstrapServers() + "\n");
-        List<String> cmd = List.of(
-                "bash",
-                repo.resolve("bin").resolve("mirror-maker").toString(),
-                "--consumer.config",
-                consumer.toString(),
-                "--producer.config",
-                producer.toString(),
-                "--whitelist",
+                producer,
                 TOPIC,
                 "--topic.prefix",
                 "s.",
                 "--groups",
                 "fo-g.*",
                 "--sync.group.offsets.interval.ms",
-                "1000",
-                "--jmx",
-                "false");
+                "1000");
         return new ProcessBuilder(cmd)
                 .redirectErrorStream(true)
                 .redirectOutput(work.resolve("strait.log").toFile())
@@ -264,17 +247,12 @@ public final class FailoverBench {
     }
 
     private Process startMm2(KafkaCluster source, KafkaCluster target) throws Exception {
-        Path config = work.resolve("mm2.properties");
-        Files.writeString(
-                config,
-                String.join(
-                        "\n",
-                        "clusters=source,target",
-                        "source.bootstrap.servers=" + source.bootstrapServers(),
-                        "target.bootstrap.servers=" + target.bootstrapServers(),
-                        "source->target.enabled=true",
-                        "target->source.enabled=false",
-                        "source->target.topics=" + TOPIC,
+        Path config = MirrorCommands.mm2Config(
+                work.resolve("mm2.properties"),
+                source.bootstrapServers(),
+                target.bootstrapServers(),
+                TOPIC,
+                List.of(
                         "source->target.groups=fo-g.*",
                         "tasks.max=" + partitions,
                         "emit.checkpoints.enabled=true",
@@ -284,25 +262,8 @@ public final class FailoverBench {
                         "refresh.groups.interval.seconds=1",
                         "refresh.topics.interval.seconds=1",
                         "emit.heartbeats.interval.seconds=1",
-                        "replication.factor=1",
-                        "checkpoints.topic.replication.factor=1",
-                        "heartbeats.topic.replication.factor=1",
-                        "offset-syncs.topic.replication.factor=1",
-                        "offset.storage.replication.factor=1",
-                        "status.storage.replication.factor=1",
-                        "config.storage.replication.factor=1",
-                        "sync.topic.acls.enabled=false",
-                        ""));
-        String cp = System.getProperty("java.class.path");
-        List<String> cmd = List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xms256M",
-                "-Xmx1G",
-                "-cp",
-                cp,
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "org.apache.kafka.connect.mirror.MirrorMaker",
-                config.toString());
+                        "sync.topic.acls.enabled=false"));
+        List<String> cmd = MirrorCommands.mm2("1G", config);
         return new ProcessBuilder(cmd)
                 .redirectErrorStream(true)
                 .redirectOutput(work.resolve("mm2.log").toFile())

@@ -22,6 +22,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Time;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -88,11 +89,8 @@ public final class MirrorBench {
             footer = "Other modes, each with its own --help: bin/bench lag | sync | sync-scale | failover | "
                     + "metadata | broker | cluster | nemesis | mirror-topics.")
     static final class Flags {
-        @Option(names = "--records", paramLabel = "N", description = "Records of the backlog.")
-        long records = 1_000_000;
-
-        @Option(names = "--record-size", paramLabel = "BYTES", description = "Bytes per record.")
-        int recordBytes = 1024;
+        @Mixin
+        Backlog backlog = new Backlog();
 
         @Option(names = "--partitions", paramLabel = "P", description = "Partitions of the topic.")
         int partitions = 6;
@@ -107,11 +105,8 @@ public final class MirrorBench {
         @Option(names = "--no-mm2", description = "Skip MirrorMaker 2.")
         boolean noMm2;
 
-        @Option(
-                names = "--repo",
-                paramLabel = "DIR",
-                description = "The Strait checkout whose bin/mirror-maker runs (bin/bench passes its own).")
-        Path repo = Path.of(".");
+        @Mixin
+        StraitCheckout checkout = new StraitCheckout();
     }
 
     static String usage() {
@@ -124,20 +119,17 @@ public final class MirrorBench {
         if (!BenchFlags.parse(f, args)) {
             return null;
         }
-        if (f.records < 1
-                || f.recordBytes < 1
-                || f.partitions < 1
-                || f.streams.stream().anyMatch(n -> n < 1)) {
+        if (!f.backlog.valid() || f.partitions < 1 || f.streams.stream().anyMatch(n -> n < 1)) {
             throw new IllegalArgumentException(
                     "--records, --record-size, --partitions and --streams must be at least 1");
         }
         return new Options(
-                f.records,
-                f.recordBytes,
+                f.backlog.records,
+                f.backlog.recordBytes,
                 f.partitions,
                 List.copyOf(f.streams),
                 !f.noMm2,
-                f.repo.toAbsolutePath().normalize());
+                f.checkout.path());
     }
 
     public static void main(String[] args) throws Exception {
@@ -279,68 +271,30 @@ public final class MirrorBench {
 
     private Result strait(KafkaCluster source, KafkaCluster target, int streams) throws Exception {
         String prefix = "s" + streams + ".";
-        Path consumer = work.resolve("strait-" + streams + "-consumer.properties");
-        Files.writeString(
-                consumer,
-                "bootstrap.servers=" + source.bootstrapServers() + "\ngroup.id=bench-strait-" + streams
-                        + "\nauto.offset.reset=earliest\n");
-        Path producer = work.resolve("strait-producer.properties");
-        Files.writeString(producer, "bootstrap.servers=" + target.bootstrapServers() + "\n");
-        // The real entry point, as users run it (its heap and JVM defaults included); it execs the JVM, so the
-        // process measured is the mirror itself.
-        List<String> cmd = List.of(
-                "bash",
-                repo.resolve("bin").resolve("mirror-maker").toString(),
-                "--consumer.config",
-                consumer.toString(),
-                "--producer.config",
-                producer.toString(),
-                "--whitelist",
-                TOPIC,
-                "--num.streams",
-                String.valueOf(streams),
-                "--topic.prefix",
-                prefix,
-                "--jmx",
-                "false");
+        Path consumer = MirrorCommands.straitConsumerConfig(
+                work.resolve("strait-" + streams + "-consumer.properties"),
+                source.bootstrapServers(),
+                "bench-strait-" + streams);
+        Path producer = MirrorCommands.straitProducerConfig(
+                work.resolve("strait-producer.properties"), target.bootstrapServers());
+        List<String> cmd = MirrorCommands.strait(
+                repo, consumer, producer, TOPIC, "--num.streams", String.valueOf(streams), "--topic.prefix", prefix);
         return timeMirror(
                 "strait mirror, " + streams + (streams == 1 ? " stream" : " streams"), cmd, target, prefix + TOPIC);
     }
 
     private Result mirrorMaker2(KafkaCluster source, KafkaCluster target) throws Exception {
-        Path config = work.resolve("mm2.properties");
-        Files.writeString(
-                config,
-                String.join(
-                        "\n",
-                        "clusters=source,target",
-                        "source.bootstrap.servers=" + source.bootstrapServers(),
-                        "target.bootstrap.servers=" + target.bootstrapServers(),
-                        "source->target.enabled=true",
-                        "target->source.enabled=false",
-                        "source->target.topics=" + TOPIC,
+        Path config = MirrorCommands.mm2Config(
+                work.resolve("mm2.properties"),
+                source.bootstrapServers(),
+                target.bootstrapServers(),
+                TOPIC,
+                List.of(
                         "tasks.max=" + partitions,
-                        "replication.factor=1",
-                        "checkpoints.topic.replication.factor=1",
-                        "heartbeats.topic.replication.factor=1",
-                        "offset-syncs.topic.replication.factor=1",
-                        "offset.storage.replication.factor=1",
-                        "status.storage.replication.factor=1",
-                        "config.storage.replication.factor=1",
                         "refresh.topics.interval.seconds=5",
                         "sync.topic.acls.enabled=false",
-                        "emit.checkpoints.enabled=false",
-                        ""));
-        String cp = System.getProperty("java.class.path");
-        List<String> cmd = List.of(
-                java(),
-                "-Xms256M",
-                "-Xmx2G",
-                "-cp",
-                cp,
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "org.apache.kafka.connect.mirror.MirrorMaker",
-                config.toString());
+                        "emit.checkpoints.enabled=false"));
+        List<String> cmd = MirrorCommands.mm2("2G", config);
         return timeMirror("MirrorMaker 2 (dedicated, tasks.max=" + partitions + ")", cmd, target, "source." + TOPIC);
     }
 
@@ -392,10 +346,6 @@ public final class MirrorBench {
         } catch (Exception e) {
             System.err.println("bench: could not delete " + topic + ": " + e);
         }
-    }
-
-    private static String java() {
-        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
     private void report() throws IOException {

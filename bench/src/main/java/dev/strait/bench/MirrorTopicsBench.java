@@ -35,6 +35,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -146,11 +147,8 @@ public final class MirrorTopicsBench {
             footer = "Counted: mirror topics = the companion broker; follower = the follower broker; Strait mirror and"
                     + " MM2 = the mirror process + the target broker (the mirror process alone is shown too).")
     static final class Flags {
-        @Option(names = "--records", paramLabel = "N", description = "Records of the backlog.")
-        long records = 1_000_000;
-
-        @Option(names = "--record-size", paramLabel = "BYTES", description = "Bytes per record.")
-        int recordBytes = 1024;
+        @Mixin
+        Backlog backlog = new Backlog();
 
         @Option(names = "--partitions", paramLabel = "P", description = "Partitions of the backlog topic.")
         int partitions = 6;
@@ -180,17 +178,14 @@ public final class MirrorTopicsBench {
         @Option(names = "--step-timeout-s", paramLabel = "S", description = "Bound on the preload and on each copy.")
         long stepTimeoutS = 1200;
 
-        @Option(names = "--output", paramLabel = "FILE.md", description = "Also write the report here.")
-        Path output;
+        @Mixin
+        ReportFile output = new ReportFile();
 
         @Option(names = "--keep-logs", description = "Keep the nodes' and mirrors' logs (the path is printed).")
         boolean keepLogs;
 
-        @Option(
-                names = "--repo",
-                paramLabel = "DIR",
-                description = "The Strait checkout whose bin/mirror-maker runs (bin/bench passes its own).")
-        Path repo = Path.of(".");
+        @Mixin
+        StraitCheckout checkout = new StraitCheckout();
     }
 
     static String usage() {
@@ -203,7 +198,7 @@ public final class MirrorTopicsBench {
         if (!BenchFlags.parse(f, args)) {
             return null;
         }
-        if (f.records < 1 || f.recordBytes < 1 || f.partitions < 1 || f.settleS < 0 || f.stepTimeoutS < 1) {
+        if (!f.backlog.valid() || f.partitions < 1 || f.settleS < 0 || f.stepTimeoutS < 1) {
             throw new IllegalArgumentException(
                     "--records, --record-size, --partitions and --step-timeout-s must be at least 1, --settle-s 0");
         }
@@ -212,17 +207,17 @@ public final class MirrorTopicsBench {
                     "--compression takes none, gzip, snappy, lz4 or zstd, not " + f.compression);
         }
         return new Options(
-                f.records,
-                f.recordBytes,
+                f.backlog.records,
+                f.backlog.recordBytes,
                 f.partitions,
                 f.compression,
                 Copier.parseList(f.only),
                 f.heap,
                 Duration.ofSeconds(f.settleS),
                 Duration.ofSeconds(f.stepTimeoutS),
-                f.output,
+                f.output.path,
                 f.keepLogs,
-                f.repo.toAbsolutePath().normalize());
+                f.checkout.path());
     }
 
     private final Options options;
@@ -248,9 +243,7 @@ public final class MirrorTopicsBench {
             return;
         }
         MirrorTopicsBench bench = new MirrorTopicsBench(options);
-        Runtime.getRuntime()
-                .addShutdownHook(new Thread(
-                        () -> bench.children.killAllAndDelete(bench.work, options.keepLogs()), "bench-cleanup"));
+        bench.children.killAllAndDeleteOnExit(bench.work, options.keepLogs());
         boolean ok = bench.run();
         System.exit(ok ? 0 : 1);
     }
@@ -368,9 +361,7 @@ public final class MirrorTopicsBench {
             progress.finish();
             System.out.println();
             System.out.println(report);
-            if (options.output() != null) {
-                Files.writeString(options.output(), report + "\n", StandardCharsets.UTF_8);
-            }
+            ReportFile.write(options.output(), report);
         } finally {
             if (targetProcess != null) {
                 ChildProcesses.stop(targetProcess, Duration.ofSeconds(20));
@@ -526,65 +517,30 @@ public final class MirrorTopicsBench {
 
     private Measured straitMirror(String sourceBootstrap, BrokerNode target, Process targetProcess, Process leader)
             throws Exception {
-        Path consumer = work.resolve("strait-consumer.properties");
-        Files.writeString(
-                consumer,
-                "bootstrap.servers=" + sourceBootstrap + "\ngroup.id=bench-strait\nauto.offset.reset=earliest\n");
-        Path producer = work.resolve("strait-producer.properties");
-        Files.writeString(producer, "bootstrap.servers=" + target.bootstrapServers() + "\n");
-        // The real entry point with its own heap and JVM defaults; it execs the JVM, so the process is the mirror.
-        List<String> cmd = List.of(
-                "bash",
-                options.repo().resolve("bin").resolve("mirror-maker").toString(),
-                "--consumer.config",
-                consumer.toString(),
-                "--producer.config",
-                producer.toString(),
-                "--whitelist",
-                TOPIC,
-                "--topic.prefix",
-                "strait.",
-                "--jmx",
-                "false");
+        Path consumer = MirrorCommands.straitConsumerConfig(
+                work.resolve("strait-consumer.properties"), sourceBootstrap, "bench-strait");
+        Path producer = MirrorCommands.straitProducerConfig(
+                work.resolve("strait-producer.properties"), target.bootstrapServers());
+        List<String> cmd =
+                MirrorCommands.strait(options.repo(), consumer, producer, TOPIC, "--topic.prefix", "strait.");
         return mirrorProcess(Copier.STRAIT, cmd, target, targetProcess, leader, "strait." + TOPIC);
     }
 
     private Measured mirrorMaker2(String sourceBootstrap, BrokerNode target, Process targetProcess, Process leader)
             throws Exception {
-        Path config = work.resolve("mm2.properties");
-        Files.writeString(
-                config,
-                String.join(
-                        "\n",
-                        "clusters=source,target",
-                        "source.bootstrap.servers=" + sourceBootstrap,
-                        "target.bootstrap.servers=" + target.bootstrapServers(),
-                        "source->target.enabled=true",
-                        "target->source.enabled=false",
-                        "source->target.topics=" + TOPIC,
+        Path config = MirrorCommands.mm2Config(
+                work.resolve("mm2.properties"),
+                sourceBootstrap,
+                target.bootstrapServers(),
+                TOPIC,
+                List.of(
                         "tasks.max=" + options.partitions(),
                         // The target stores the copy compressed as the source does, as the other ways' targets do.
                         "target.producer.compression.type=" + options.compression(),
-                        "replication.factor=1",
-                        "checkpoints.topic.replication.factor=1",
-                        "heartbeats.topic.replication.factor=1",
-                        "offset-syncs.topic.replication.factor=1",
-                        "offset.storage.replication.factor=1",
-                        "status.storage.replication.factor=1",
-                        "config.storage.replication.factor=1",
                         "refresh.topics.interval.seconds=5",
                         "sync.topic.acls.enabled=false",
-                        "emit.checkpoints.enabled=false",
-                        ""));
-        List<String> cmd = List.of(
-                BrokerNode.java(),
-                "-Xms256M",
-                "-Xmx2G",
-                "-cp",
-                System.getProperty("java.class.path"),
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "org.apache.kafka.connect.mirror.MirrorMaker",
-                config.toString());
+                        "emit.checkpoints.enabled=false"));
+        List<String> cmd = MirrorCommands.mm2("2G", config);
         return mirrorProcess(Copier.MM2, cmd, target, targetProcess, leader, "source." + TOPIC);
     }
 
