@@ -254,20 +254,23 @@ final class FetchHandler {
                         : partitionData.records().sizeInBytes();
                 remainingBytes -= size;
                 anyRecords |= size > 0;
-                boolean include = sessions.answer(
-                        session.recordSent(),
-                        session.incremental() != null,
-                        FetchSessions.key(
-                                version >= 13,
-                                target.topic().topicId(),
-                                target.topic().topic(),
-                                target.partition().partition()),
-                        size > 0,
-                        partitionData.errorCode(),
-                        new FetchSessions.Sent(
-                                partitionData.highWatermark(),
-                                partitionData.lastStableOffset(),
-                                partitionData.logStartOffset()));
+                // A sessionless fetch (every follower's, and older clients') answers every partition: no lock on
+                // the session cache and nothing recorded on the replication path.
+                boolean include = session.recordSent() == null
+                        || sessions.answer(
+                                session.recordSent(),
+                                session.incremental() != null,
+                                FetchSessions.key(
+                                        version >= 13,
+                                        target.topic().topicId(),
+                                        target.topic().topic(),
+                                        target.partition().partition()),
+                                size > 0,
+                                partitionData.errorCode(),
+                                new FetchSessions.Sent(
+                                        partitionData.highWatermark(),
+                                        partitionData.lastStableOffset(),
+                                        partitionData.logStartOffset()));
                 if (include) {
                     topicResponse.partitions().add(partitionData);
                 }
