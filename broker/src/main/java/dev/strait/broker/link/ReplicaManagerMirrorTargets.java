@@ -41,11 +41,10 @@ public final class ReplicaManagerMirrorTargets implements MirrorTargets {
                 continue;
             }
             TopicPartition tp = partition.topicPartition();
-            Optional<MirrorSpec> spec = replicaManager
-                    .topic(tp.topic())
-                    .filter(topic -> topic.topicId().equals(partition.topicId()))
-                    .flatMap(MirrorSpec::from);
-            if (spec.isPresent() && spec.get().promoted() == promoted && !awaitsCut(partition)) {
+            Optional<TopicMetadata> topic =
+                    replicaManager.topic(tp.topic()).filter(t -> t.topicId().equals(partition.topicId()));
+            Optional<MirrorSpec> spec = topic.flatMap(MirrorSpec::from);
+            if (spec.isPresent() && spec.get().promoted() == promoted && !awaitsCut(partition, topic.get())) {
                 led.add(new LedMirror(tp, partition.leaderEpoch(), partition.logEndOffset(), spec.get()));
             }
         }
@@ -53,10 +52,8 @@ public final class ReplicaManagerMirrorTargets implements MirrorTargets {
     }
 
     /** A failback asked for a cut this replica has not made yet: copying first would copy onto the old suffix. */
-    private boolean awaitsCut(Partition partition) {
-        Optional<MirrorTruncation> cut = replicaManager
-                .topic(partition.topicPartition().topic())
-                .flatMap(topic -> MirrorTruncation.from(topic.configs()));
+    private static boolean awaitsCut(Partition partition, TopicMetadata topic) {
+        Optional<MirrorTruncation> cut = MirrorTruncation.from(topic.configs());
         return cut.isPresent()
                 && cut.get().offsetOf(partition.topicPartition().partition()).isPresent()
                 && !partition.cutApplied(cut.get().id());
