@@ -128,7 +128,24 @@ final class HeadlessChromium implements AutoCloseable {
         pages.add(page);
         page.call("Page.enable", Map.of());
         page.call("Runtime.enable", Map.of());
+        awaitLoaded(page, url);
         return page;
+    }
+
+    /**
+     * Waits until the tab shows {@code url} fully loaded. A new tab first holds an empty document, and
+     * the navigation replaces it later: anything evaluated before that lands in the document thrown away.
+     */
+    private static void awaitLoaded(Page page, String url) throws InterruptedException {
+        long deadline = System.nanoTime() + CALL_TIMEOUT.toNanos();
+        String check = "location.href === " + JSON.valueToTree(url) + " && document.readyState === 'complete'";
+        while (!page.eval(check).asBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the tab did not load " + url + " within " + CALL_TIMEOUT
+                        + "; it shows " + page.text("location.href"));
+            }
+            Thread.sleep(50);
+        }
     }
 
     /** One tab: DevTools calls by id, events kept. */
