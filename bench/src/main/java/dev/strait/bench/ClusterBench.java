@@ -362,7 +362,7 @@ public final class ClusterBench {
                 + (options.brokers().contains(Kind.STRAIT) && options.straitFlushOnAck() ? 1 : 0);
         progress = BenchProgress.of("bench cluster", null)
                 .evenSteps()
-                .start(options.sessionTimeouts().size() * options.runs() * perRun);
+                .start((long) options.sessionTimeouts().size() * options.runs() * perRun);
         for (int session : options.sessionTimeouts()) {
             for (int run = 1; run <= options.runs(); run++) {
                 for (Kind kind : options.brokers()) {

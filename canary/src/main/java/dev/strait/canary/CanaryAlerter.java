@@ -28,7 +28,8 @@ final class CanaryAlerter {
     private final WebhookPoster webhook;
 
     private final Map<CanaryState, Long> lastAlertMs = new EnumMap<>(CanaryState.class);
-    private volatile int webhooksSent;
+    private final java.util.concurrent.atomic.AtomicInteger webhooksSent =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     CanaryAlerter(String canaryId, URI webhook, long suppressMs) {
         this.canaryId = canaryId;
@@ -64,12 +65,12 @@ final class CanaryAlerter {
                 counts.lost(),
                 sourceAvailable ? "available" : "unavailable");
         if (webhook != null && webhook.post(CanaryFormat.webhook(canaryId, previous, next, detail))) {
-            webhooksSent++;
+            webhooksSent.incrementAndGet();
         }
     }
 
     /** Webhook POSTs the receiver answered. */
     int webhooksSent() {
-        return webhooksSent;
+        return webhooksSent.get();
     }
 }

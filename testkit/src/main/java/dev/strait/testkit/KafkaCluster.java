@@ -100,10 +100,12 @@ public final class KafkaCluster implements TestCluster {
         return clusterId;
     }
 
+    @Override
     public String bootstrapServers() {
         return nodes.stream().map(n -> "127.0.0.1:" + n.brokerPort).collect(Collectors.joining(","));
     }
 
+    @Override
     public int size() {
         return nodes.size();
     }
@@ -172,6 +174,7 @@ public final class KafkaCluster implements TestCluster {
         return p != null && p.isAlive() ? p.pid() : -1;
     }
 
+    @Override
     public void stopAll() {
         for (Node node : nodes) {
             node.stop();
@@ -183,6 +186,7 @@ public final class KafkaCluster implements TestCluster {
         awaitReady();
     }
 
+    @Override
     public void restartAll() {
         for (Node node : nodes) {
             if (!node.isAlive()) {

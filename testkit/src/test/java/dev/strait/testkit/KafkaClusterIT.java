@@ -2,6 +2,7 @@ package dev.strait.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -28,7 +29,7 @@ class KafkaClusterIT {
             assertThat(records.get(0)).hasSize(50);
             assertThat(records.get(1)).hasSize(50);
             assertThat(records.get(1).get(7).headers().lastHeader("trace").value())
-                    .containsExactly("t-7".getBytes());
+                    .containsExactly("t-7".getBytes(StandardCharsets.UTF_8));
         }
     }
 }

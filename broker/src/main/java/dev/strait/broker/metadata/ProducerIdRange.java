@@ -18,7 +18,7 @@ public final class ProducerIdRange {
 
     /** The first producer id of a new cluster, from a random {@code seed} (a fresh UUID). */
     public static long firstOfCluster(UUID seed) {
-        long range = 1 + Math.floorMod(seed.getLeastSignificantBits() ^ seed.getMostSignificantBits(), RANGES);
+        long range = 1L + Math.floorMod(seed.getLeastSignificantBits() ^ seed.getMostSignificantBits(), RANGES);
         return range << RANGE_BITS;
     }
 }

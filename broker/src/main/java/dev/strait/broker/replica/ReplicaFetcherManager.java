@@ -237,6 +237,9 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
             closeClient();
         }
 
+        // Waking early is wanted, not a hazard: add() cuts the backoff short for a partition's new epoch, and a
+        // spurious wake-up only makes one backoff shorter.
+        @SuppressWarnings("WaitNotInLoop")
         private void backoff() {
             synchronized (this) {
                 try {

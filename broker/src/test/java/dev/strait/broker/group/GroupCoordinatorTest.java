@@ -8,6 +8,7 @@ import dev.strait.broker.group.GroupApi.OffsetAndMetadata;
 import dev.strait.broker.group.GroupApi.Protocol;
 import dev.strait.broker.group.GroupApi.SyncResult;
 import dev.strait.broker.group.GroupApi.TopicPartitionKey;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -200,7 +201,7 @@ class GroupCoordinatorTest {
     private static List<Protocol> protocols(String... names) {
         List<Protocol> result = new ArrayList<>();
         for (String name : names) {
-            result.add(new Protocol(name, name.getBytes()));
+            result.add(new Protocol(name, name.getBytes(StandardCharsets.UTF_8)));
         }
         return result;
     }
@@ -406,7 +407,7 @@ class GroupCoordinatorTest {
                 .singleElement()
                 .satisfies(m -> {
                     assertThat(m.assignment()).containsExactly(2);
-                    assertThat(m.metadata()).isEqualTo("range".getBytes());
+                    assertThat(m.metadata()).isEqualTo("range".getBytes(StandardCharsets.UTF_8));
                     assertThat(m.clientId()).isEqualTo("client");
                 });
         assertThat(heartbeat(reloaded, "g", follower.memberId(), null, 2)).isEqualTo(GroupError.NONE);
@@ -627,7 +628,7 @@ class GroupCoordinatorTest {
 
     /** In these tests a member's protocol metadata is its comma-separated topics (protocols("a") reads topic a). */
     private static final GroupApi.SubscriptionReader TOPICS_CSV =
-            metadata -> Optional.of(java.util.Set.of(new String(metadata).split(",")));
+            metadata -> Optional.of(java.util.Set.of(new String(metadata, StandardCharsets.UTF_8).split(",")));
 
     private GroupApi.OffsetDeleteResult deleteOffsets(
             GroupCoordinator coordinator, String group, TopicPartitionKey... partitions) {

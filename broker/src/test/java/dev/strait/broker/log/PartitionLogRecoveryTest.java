@@ -135,7 +135,7 @@ class PartitionLogRecoveryTest {
         // Given
         Path logFile = writeBatchesAndCrash();
         // Inside the records part of the last batch (the header is 61 bytes of a ~100-byte batch)
-        long middleOfLastBatch = batchPositions.get(BATCHES - 1) + RecordBatchHeader.HEADER_SIZE_BYTES + 10;
+        long middleOfLastBatch = (long) batchPositions.get(BATCHES - 1) + RecordBatchHeader.HEADER_SIZE_BYTES + 10;
         assertThat(middleOfLastBatch).isLessThan(Files.size(logFile) - 10);
         overwrite(logFile, middleOfLastBatch, new byte[] {(byte) 0xEE});
 

@@ -12,6 +12,7 @@ import dev.strait.broker.replication.TruncationRule;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -80,7 +81,8 @@ class ProducerStateSnapshotTest {
     private static Partition.LeaderAppend appendIdempotent(Partition leader, int baseSequence, int count) {
         SimpleRecord[] records = new SimpleRecord[count];
         for (int i = 0; i < count; i++) {
-            records[i] = new SimpleRecord(1_000L + i, null, ("p" + (baseSequence + i)).getBytes());
+            records[i] =
+                    new SimpleRecord(1_000L + i, null, ("p" + (baseSequence + i)).getBytes(StandardCharsets.UTF_8));
         }
         ByteBuffer buffer = MemoryRecords.withIdempotentRecords(
                         Compression.NONE, PRODUCER_ID, PRODUCER_EPOCH, baseSequence, records)

@@ -194,13 +194,22 @@ class ReplicaFetcherBackoffTest {
             boolean empty = result.values().stream()
                     .allMatch(
                             p -> p.error() == ReplicaError.NONE && !p.records().hasRemaining());
-            if (empty) {
+            // Like a leader's delayed fetch: answer when data arrives or the wait is over, whichever comes first.
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(maxWaitMs);
+            while (empty && !Thread.currentThread().isInterrupted()) {
+                long leftMs = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (leftMs <= 0) {
+                    break;
+                }
                 try {
-                    wait(maxWaitMs);
+                    wait(leftMs);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
                 result = answer(targets);
+                empty = result.values().stream()
+                        .allMatch(p ->
+                                p.error() == ReplicaError.NONE && !p.records().hasRemaining());
             }
             for (FetchTarget target : targets) {
                 count(target.topicPartition());

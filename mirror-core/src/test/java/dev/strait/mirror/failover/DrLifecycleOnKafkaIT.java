@@ -141,14 +141,14 @@ class DrLifecycleOnKafkaIT {
             MirrorEngine[] engines = mirrors(name, processes);
             try {
                 awaitMembers(dc1, "mirror-" + name, processes);
-                produce(dc1, topic, 0, cycle == 1 ? 5_000 : 50, 300_000 * cycle);
-                produce(dc1, topic, 1, cycle == 1 ? 5_000 : 50, 300_000 * cycle);
+                produce(dc1, topic, 0, cycle == 1 ? 5_000 : 50, 300_000L * cycle);
+                produce(dc1, topic, 1, cycle == 1 ? 5_000 : 50, 300_000L * cycle);
                 awaitCopied(dc1, "mirror-" + name, topic, 2);
             } finally {
                 stop(engines);
             }
             long divergentFrom = ends(dc1, topic, 2).get(0);
-            produce(dc1, topic, 0, 15, 100_000 * cycle);
+            produce(dc1, topic, 0, 15, 100_000L * cycle);
             String dc1Id = clusterId(dc1);
             Set<Id> divergent = new HashSet<>();
             for (long o = divergentFrom; o < divergentFrom + 15; o++) {
@@ -179,8 +179,8 @@ class DrLifecycleOnKafkaIT {
 
             // On the target: applications write 100 records per partition; cy-one reads every copy and 40 of them
             // on partition 0, all on partition 1; cy-two reads nothing
-            produce(dc2, topic, 0, 100, 200_000 * cycle);
-            produce(dc2, topic, 1, 100, 200_000 * cycle);
+            produce(dc2, topic, 0, 100, 200_000L * cycle);
+            produce(dc2, topic, 1, 100, 200_000L * cycle);
             Map<Integer, Long> targetEnds = ends(dc2, topic, 2);
             commit(dc2, one, topic, Map.of(0, targetEnds.get(0) - 60, 1, targetEnds.get(1)));
 

@@ -44,7 +44,7 @@ class FailbackPlannerPropertyTest {
 
         static Case random(Random r) {
             long base = r.nextInt(50);
-            long copied = 1 + r.nextInt(200);
+            long copied = 1L + r.nextInt(200);
             long divergent = r.nextBoolean() ? 0 : r.nextInt(20);
             long written = r.nextInt(100);
             long x = base + r.nextLong(copied + written + 1);

@@ -2,6 +2,7 @@ package dev.strait.mirror.sync;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
@@ -44,8 +45,10 @@ class SyncRecordsTest {
         assertThat(SyncRecords.decodeMap(new byte[] {9, 1, 2})).isNull();
         assertThat(SyncRecords.decodeMap(null)).isNull();
         assertThat(SyncRecords.decodeGroup(new byte[] {1, 0})).isNull();
-        assertThat(SyncRecords.parseKey("nonsense".getBytes())).isNull();
-        assertThat(SyncRecords.parseKey("map|x|topic|notanumber".getBytes())).isNull();
+        assertThat(SyncRecords.parseKey("nonsense".getBytes(StandardCharsets.UTF_8)))
+                .isNull();
+        assertThat(SyncRecords.parseKey("map|x|topic|notanumber".getBytes(StandardCharsets.UTF_8)))
+                .isNull();
         assertThat(List.of(SyncRecords.Kind.values())).hasSize(3);
     }
 }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -147,19 +148,19 @@ class LazyDiskTest {
     @Test
     void aRenameIsDurableButContentsUnsyncedBeforeItAreLost() throws IOException {
         Path checkpoint = mnt.resolve("checkpoint");
-        Files.write(checkpoint, "old".getBytes());
+        Files.write(checkpoint, "old".getBytes(StandardCharsets.UTF_8));
         syncFile(checkpoint);
         // The atomic replace done right: write the temp file, fsync it, rename it over the old one.
         Path synced = mnt.resolve("checkpoint.tmp");
-        Files.write(synced, "new-synced".getBytes());
+        Files.write(synced, "new-synced".getBytes(StandardCharsets.UTF_8));
         syncFile(synced);
         Files.move(synced, checkpoint, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         // Done wrong: no fsync before the rename.
         Path other = mnt.resolve("other");
-        Files.write(other, "old-other".getBytes());
+        Files.write(other, "old-other".getBytes(StandardCharsets.UTF_8));
         syncFile(other);
         Path unsynced = mnt.resolve("other.tmp");
-        Files.write(unsynced, "new-unsynced".getBytes());
+        Files.write(unsynced, "new-unsynced".getBytes(StandardCharsets.UTF_8));
         Files.move(unsynced, other, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         assertThat(Files.readString(other)).isEqualTo("new-unsynced");
 
