@@ -8,6 +8,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.utils.Time;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +34,7 @@ public final class Canary implements AutoCloseable {
     private final ProbeReader reader;
     private final CanaryAlerter alerter;
     private final ScheduledExecutorService scheduler;
-    private volatile ScheduledFuture<?> probing;
+    private volatile @Nullable ScheduledFuture<?> probing;
     /** Written by the scheduler's evaluation only. */
     private volatile CanaryState state = CanaryState.OK;
 

@@ -6,6 +6,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,13 +26,13 @@ final class CanaryAlerter {
     private final String canaryId;
     private final long suppressMs;
     /** Null when no webhook is configured. */
-    private final WebhookPoster webhook;
+    private final @Nullable WebhookPoster webhook;
 
     private final Map<CanaryState, Long> lastAlertMs = new EnumMap<>(CanaryState.class);
     private final java.util.concurrent.atomic.AtomicInteger webhooksSent =
             new java.util.concurrent.atomic.AtomicInteger();
 
-    CanaryAlerter(String canaryId, URI webhook, long suppressMs) {
+    CanaryAlerter(String canaryId, @Nullable URI webhook, long suppressMs) {
         this.canaryId = canaryId;
         this.suppressMs = suppressMs;
         this.webhook = webhook == null ? null : new WebhookPoster("alert.webhook.url", webhook, WEBHOOK_TIMEOUT);

@@ -2,6 +2,7 @@ package dev.strait.canary;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One probe event: which canary sent it, in which run, its sequence number, the partition it was sent to
@@ -33,7 +34,7 @@ public record Probe(String canaryId, long runId, long seq, int partition, long s
     }
 
     /** The probe in a record, of any run of {@code canaryId}, or null when the record is not one of its probes. */
-    public static Probe decode(String canaryId, byte[] key, byte[] value) {
+    public static @Nullable Probe decode(String canaryId, byte[] key, byte[] value) {
         if (key == null || value == null || !canaryId.equals(new String(key, StandardCharsets.UTF_8))) {
             return null;
         }

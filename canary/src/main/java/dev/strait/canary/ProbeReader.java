@@ -163,7 +163,7 @@ final class ProbeReader {
             Map<TopicPartition, Long> ends = consumer.endOffsets(fresh, Duration.ofSeconds(10));
             for (TopicPartition tp : fresh) {
                 OffsetAndTimestamp o = at.get(tp);
-                long offset = o == null ? ends.get(tp) : o.offset();
+                long offset = o == null ? java.util.Objects.requireNonNull(ends.get(tp), "end offset") : o.offset();
                 consumer.seek(tp, offset);
                 resumeAt.put(tp, offset);
             }

@@ -82,7 +82,7 @@ final class Prober implements AutoCloseable {
                 LOGGER.warn(
                         "Could not create canary topic {} ({}); probing goes on and will fail until it exists",
                         config.topic(),
-                        e.getCause().toString());
+                        String.valueOf(e.getCause()));
             }
         } catch (Exception e) {
             LOGGER.warn("Could not check canary topic {} ({}); probing goes on", config.topic(), e.toString());

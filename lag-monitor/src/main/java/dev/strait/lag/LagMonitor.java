@@ -15,6 +15,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.common.utils.Time;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,15 +38,14 @@ public final class LagMonitor implements Runnable, AutoCloseable {
     private final LagSampler sampler;
     private final StatusEvaluator evaluator;
     private final Alerter alerter;
-    private final Auditor auditor;
-    private final ContinuousAudit audit;
+    private final @Nullable Auditor auditor;
+    private final @Nullable ContinuousAudit audit;
     private long nextAuditMs;
-    private final AtomicReference<GroupStatus> latest = new AtomicReference<>();
+    private final AtomicReference<@Nullable GroupStatus> latest = new AtomicReference<>();
     private final LagHistory history;
     private final PeerWatch peers;
-    private final AtomicReference<LagHistory.Snapshot> historySnapshot =
-            new AtomicReference<>(LagHistory.Snapshot.EMPTY);
-    private final AtomicReference<PeerState> peerState;
+    private volatile LagHistory.Snapshot historySnapshot = LagHistory.Snapshot.EMPTY;
+    private volatile PeerState peerState;
     private final CountDownLatch stopped = new CountDownLatch(1);
     /** Counted down by {@link #requestStop()}; the loop waits on it between cycles so a stop is immediate. */
     private final CountDownLatch stopSignal = new CountDownLatch(1);
@@ -73,7 +73,7 @@ public final class LagMonitor implements Runnable, AutoCloseable {
                 config.pagePollTimeoutMs(),
                 3_600_000,
                 HISTORY_POINTS);
-        this.peerState = new AtomicReference<>(peers.state());
+        this.peerState = peers.state();
         if (config.windowWarning() != null) {
             LOGGER.warn("Lag monitor for group {}: {}", config.mirrorGroupId(), config.windowWarning());
         }
@@ -85,9 +85,9 @@ public final class LagMonitor implements Runnable, AutoCloseable {
         GroupStatus status = evaluator.evaluate(snapshot);
         latest.set(status);
         history.record(snapshot);
-        historySnapshot.set(history.snapshot());
+        historySnapshot = history.snapshot();
         peers.poll(time.milliseconds());
-        peerState.set(peers.state());
+        peerState = peers.state();
         lastCycleEndMs = time.milliseconds();
         alerter.onStatus(status, lastCycleEndMs);
         if (snapshot.failed()) {
@@ -136,18 +136,19 @@ public final class LagMonitor implements Runnable, AutoCloseable {
         }
     }
 
-    public GroupStatus latest() {
+    /** The status of the latest cycle; null before the first one ends. */
+    public @Nullable GroupStatus latest() {
         return latest.get();
     }
 
     /** The last hour of every partition's lag, as of the latest cycle. */
     public LagHistory.Snapshot history() {
-        return historySnapshot.get();
+        return historySnapshot;
     }
 
     /** The canary and the mirror's group sync as last read (not configured, or unreachable since when). */
     public PeerState peers() {
-        return peerState.get();
+        return peerState;
     }
 
     /** Healthy once a cycle completed within three intervals. */
@@ -157,7 +158,7 @@ public final class LagMonitor implements Runnable, AutoCloseable {
     }
 
     /** The continuous audit's summary, or null when it is off (audit.interval.ms=0). */
-    public ContinuousAudit.Summary auditSummary() {
+    public ContinuousAudit.@Nullable Summary auditSummary() {
         return audit == null ? null : audit.summary();
     }
 

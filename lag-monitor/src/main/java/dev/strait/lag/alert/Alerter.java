@@ -9,6 +9,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,14 +28,14 @@ public final class Alerter {
 
     private final String group;
     /** Null when no webhook is configured. */
-    private final WebhookPoster webhook;
+    private final @Nullable WebhookPoster webhook;
 
     private final long suppressMs;
     private final Map<Status, Long> lastAlertMs = new EnumMap<>(Status.class);
-    private Status current;
+    private @Nullable Status current;
     private int sent;
 
-    public Alerter(String group, URI webhook, long suppressMs) {
+    public Alerter(String group, @Nullable URI webhook, long suppressMs) {
         this.group = group;
         this.webhook = webhook == null ? null : new WebhookPoster("alert.webhook.url", webhook, WEBHOOK_TIMEOUT);
         this.suppressMs = suppressMs;
@@ -43,7 +44,8 @@ public final class Alerter {
     /** Called once per cycle; alerts only on a change. */
     public void onStatus(GroupStatus status, long nowMs) {
         Status previous = current;
-        current = status.status();
+        Status now = status.status();
+        current = now;
         if (previous == current || previous == null && current == Status.OK) {
             return;
         }
@@ -68,7 +70,7 @@ public final class Alerter {
                 g.writeStartObject();
                 g.writeStringField("group", group);
                 Json.string(g, "previous", previous == null ? null : previous.name());
-                g.writeStringField("status", current.name());
+                g.writeStringField("status", now.name());
                 g.writeFieldName("detail");
                 StatusFormat.write(g, group, status, null);
                 g.writeEndObject();

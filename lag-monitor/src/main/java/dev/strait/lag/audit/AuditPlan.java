@@ -4,6 +4,7 @@ import dev.strait.mirror.config.ClientConfigs;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -54,8 +55,9 @@ public final class AuditPlan {
                     .partitionsToOffsetAndMetadata()
                     .get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
             for (TopicPartition tp : latest.keySet()) {
-                long end = ends.get(tp).offset();
-                long start = starts.get(tp).offset();
+                long end = Objects.requireNonNull(ends.get(tp), "end offset").offset();
+                long start =
+                        Objects.requireNonNull(starts.get(tp), "start offset").offset();
                 OffsetAndMetadata c = committed.get(tp);
                 long to = toOffset >= 0 ? Math.min(toOffset, end) : c != null ? Math.min(c.offset(), end) : end;
                 long from = Math.max(start, fromOffset >= 0 ? fromOffset : to - lastRecords);

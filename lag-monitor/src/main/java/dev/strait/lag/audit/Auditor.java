@@ -15,6 +15,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
@@ -35,6 +36,7 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.Time;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Compares source offset ranges with what the target holds, record by record, using the provenance
@@ -85,10 +87,10 @@ public final class Auditor implements AutoCloseable {
     private final Admin sourceAdmin;
     private final Admin targetAdmin;
     private final TopicRenamer renamer;
-    private final MessageHandler handler;
+    private final @Nullable MessageHandler handler;
     private final Time time;
-    private String sourceClusterId;
-    private String targetClusterId;
+    private @Nullable String sourceClusterId;
+    private @Nullable String targetClusterId;
 
     public Auditor(Properties sourceClient, Properties targetClient, TopicRenamer renamer, Time time) {
         this(sourceClient, targetClient, renamer, null, time);
@@ -96,7 +98,11 @@ public final class Auditor implements AutoCloseable {
 
     /** @param handler the mirror's message handler, or null when it runs without one */
     public Auditor(
-            Properties sourceClient, Properties targetClient, TopicRenamer renamer, MessageHandler handler, Time time) {
+            Properties sourceClient,
+            Properties targetClient,
+            TopicRenamer renamer,
+            @Nullable MessageHandler handler,
+            Time time) {
         this.source = consumer(sourceClient, "strait-audit-source", "read_committed");
         this.target = consumer(targetClient, "strait-audit-target", "read_uncommitted");
         this.sourceAdmin = Admin.create(admin(sourceClient));
@@ -152,7 +158,8 @@ public final class Auditor implements AutoCloseable {
                         "target",
                         targetTopic,
                         () -> target.endOffsets(Set.of(tp)).get(tp));
-                long begin = target.beginningOffsets(Set.of(tp)).get(tp);
+                long begin = Objects.requireNonNull(
+                        target.beginningOffsets(Set.of(tp)).get(tp), "log start");
                 targetTrimmed |= begin > 0;
                 OffsetAndTimestamp start = target.offsetsForTimes(
                                 Map.of(tp, Math.max(0, minTimestamp - TIMESTAMP_SLACK_MS)))
@@ -185,11 +192,11 @@ public final class Auditor implements AutoCloseable {
         boolean compacted = compacted(targetTopic);
         List<PartitionAudit> out = new ArrayList<>();
         for (Map.Entry<Integer, Map<Long, List<Output>>> e : expected.entrySet()) {
-            NotExpected skipped = notExpected.get(e.getKey());
+            NotExpected skipped = Objects.requireNonNull(notExpected.get(e.getKey()), "skipped counts");
             out.add(compare(
                     topic,
                     e.getKey(),
-                    ranges.get(e.getKey()),
+                    Objects.requireNonNull(ranges.get(e.getKey()), "range"),
                     e.getValue(),
                     copies.getOrDefault(e.getKey(), List.of()),
                     skipped.loopPrevention,
@@ -259,7 +266,8 @@ public final class Auditor implements AutoCloseable {
                 continue;
             }
             if (open.isEmpty()) {
-                int wanted = expected.get(offset).size();
+                int wanted = Objects.requireNonNull(expected.get(offset), "expected outputs")
+                        .size();
                 findings.add(new Finding(
                         Kind.DUPLICATED,
                         topic,
@@ -310,7 +318,7 @@ public final class Auditor implements AutoCloseable {
                     .map(Output::fingerprint)
                     .sorted(spread ? Comparator.naturalOrder() : (x, y) -> 0)
                     .forEach(sourceDigest::add);
-            List<Output> open = unmatched.get(offset);
+            List<Output> open = Objects.requireNonNull(unmatched.get(offset), "unmatched outputs");
             for (Output o : open) {
                 Long newer = newestCopyOfKey.get(new ByteKey(o.key()));
                 if (targetTrimmed && offset < lowestCopied || compacted && newer != null && newer > offset) {

@@ -13,6 +13,7 @@ import java.net.URI;
 import java.util.Properties;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The lag monitor's settings, from {@code lag-monitor.properties}. Client settings pass through with the
@@ -38,14 +39,14 @@ public record LagMonitorConfig(
         long stopAfterMs,
         long maxLagRecords,
         long maxLagSeconds,
-        URI webhookUrl,
+        @Nullable URI webhookUrl,
         long alertSuppressMs,
         long auditIntervalMs,
         long auditMaxRecords,
         long mirrorCommitIntervalMs,
-        MessageHandler messageHandler,
-        URI canaryMetricsUrl,
-        URI pageMirrorMetricsUrl,
+        @Nullable MessageHandler messageHandler,
+        @Nullable URI canaryMetricsUrl,
+        @Nullable URI pageMirrorMetricsUrl,
         long pagePollTimeoutMs) {
 
     /** The mirror's default --offset.commit.interval.ms. */
@@ -70,7 +71,7 @@ public record LagMonitorConfig(
     }
 
     /** A warning to log when the window may not span a commit of a mirror at its default interval, or null. */
-    public String windowWarning() {
+    public @Nullable String windowWarning() {
         long span = (windowSize - 1) * sampleIntervalMs;
         if (mirrorCommitIntervalMs == UNKNOWN && span <= DEFAULT_MIRROR_COMMIT_INTERVAL_MS) {
             return "the status window (" + windowSize + " samples " + sampleIntervalMs + " ms apart) spans " + span
@@ -148,7 +149,7 @@ public record LagMonitorConfig(
     }
 
     /** The mirror's {@code --message.handler}, named again here so that the audit expects what the mirror writes. */
-    private static MessageHandler handler(Properties p) {
+    private static @Nullable MessageHandler handler(Properties p) {
         String className = p.getProperty("message.handler", "").trim();
         String args = p.getProperty("message.handler.args");
         if (className.isEmpty()) {

@@ -10,13 +10,14 @@ import dev.strait.mirror.http.Json;
 import dev.strait.mirror.http.PrometheusLabel;
 import java.io.IOException;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /** Renders a {@link GroupStatus} as the /status JSON, as Prometheus text, and as a table for the terminal. */
 public final class StatusFormat {
     private StatusFormat() {}
 
     /** The /status JSON with the continuous audit's summary (null when the audit is off). */
-    public static String json(String group, GroupStatus s, ContinuousAudit.Summary audit) {
+    public static String json(String group, GroupStatus s, ContinuousAudit.@Nullable Summary audit) {
         return Json.write(g -> write(g, group, s, audit));
     }
 
@@ -25,7 +26,7 @@ public final class StatusFormat {
     }
 
     /** Writes the /status document (with the audit's summary unless it is null) as one JSON object. */
-    public static void write(JsonGenerator g, String group, GroupStatus s, ContinuousAudit.Summary audit)
+    public static void write(JsonGenerator g, String group, GroupStatus s, ContinuousAudit.@Nullable Summary audit)
             throws IOException {
         g.writeStartObject();
         g.writeStringField("group", group);

@@ -1,6 +1,7 @@
 package dev.strait.lag.peer;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** What the status page shows of the lag monitor's neighbours, as last read. Immutable. */
 public record PeerState(Canary canary, GroupSync groupSync) {
@@ -12,7 +13,11 @@ public record PeerState(Canary canary, GroupSync groupSync) {
      * Whether a neighbour could be read: {@code url} null when it is not configured; {@code unreachableSinceMs} the
      * first failed read of the current run of failures (-1 while reads succeed), {@code error} the last failure.
      */
-    public record Reach(String url, long lastReadMs, long unreachableSinceMs, String error) {
+    public record Reach(
+            @Nullable String url,
+            long lastReadMs,
+            long unreachableSinceMs,
+            @Nullable String error) {
         public static final Reach NOT_CONFIGURED = new Reach(null, -1, -1, null);
 
         public boolean configured() {

@@ -9,6 +9,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the canary's and the mirror's {@code /metrics} for the status page, each with at most {@code timeoutMs}, and
@@ -20,8 +21,8 @@ public final class PeerWatch {
     private static final String[] CANARY_STATES = {"OK", "LATE", "LOST"}; // the canary's CanaryState, by ordinal
     private static final String SYNC = "strait_mirror_sync_group_offsets_";
 
-    private final URI canaryUrl;
-    private final URI mirrorUrl;
+    private final @Nullable URI canaryUrl;
+    private final @Nullable URI mirrorUrl;
     private final Duration timeout;
     private final long spanMs;
     private final int capacity;
@@ -30,7 +31,7 @@ public final class PeerWatch {
     private PeerState.Canary canary = PeerState.NONE.canary();
     private PeerState.GroupSync sync = PeerState.NONE.groupSync();
 
-    public PeerWatch(URI canaryUrl, URI mirrorUrl, long timeoutMs, long spanMs, int capacity) {
+    public PeerWatch(@Nullable URI canaryUrl, @Nullable URI mirrorUrl, long timeoutMs, long spanMs, int capacity) {
         this.canaryUrl = canaryUrl;
         this.mirrorUrl = mirrorUrl;
         this.timeout = Duration.ofMillis(timeoutMs);
@@ -108,7 +109,7 @@ public final class PeerWatch {
             latency.addLast(new PeerState.LatencyPoint(nowMs, p50, p99));
         }
         return new PeerState.Canary(
-                new PeerState.Reach(canaryUrl.toString(), nowMs, -1, null),
+                new PeerState.Reach(String.valueOf(canaryUrl), nowMs, -1, null),
                 id == null ? "" : id,
                 ordinal >= 0 && ordinal < CANARY_STATES.length ? CANARY_STATES[ordinal] : "UNKNOWN",
                 p50,
@@ -126,7 +127,7 @@ public final class PeerWatch {
     }
 
     private PeerState.GroupSync sync(PromText m, long nowMs) {
-        PeerState.Reach ok = new PeerState.Reach(mirrorUrl.toString(), nowMs, -1, null);
+        PeerState.Reach ok = new PeerState.Reach(String.valueOf(mirrorUrl), nowMs, -1, null);
         if (m.first(SYNC + "failing", "") == null) {
             return new PeerState.GroupSync(ok, false, false, 0, -1, -1, -1, 0, 0);
         }

@@ -2,6 +2,7 @@ package dev.strait.lag.peer;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Samples read from Prometheus text exposition: enough to find a named series and its labels. Lines that are not
@@ -11,7 +12,7 @@ public final class PromText {
     /** One sample: the metric name, its label text between the braces (may be empty), and its value. */
     public record Sample(String name, String labels, double value) {
         /** The value of label {@code key}, or null. Label values hold no quote in what Strait exports. */
-        public String label(String key) {
+        public @Nullable String label(String key) {
             String needle = key + "=\"";
             int i = labels.startsWith(needle) ? 0 : labels.indexOf("," + needle);
             if (i < 0) {
@@ -63,7 +64,7 @@ public final class PromText {
     }
 
     /** The first sample named {@code name} whose labels contain {@code labelPart} ("" for any). */
-    public Sample first(String name, String labelPart) {
+    public @Nullable Sample first(String name, String labelPart) {
         for (Sample s : samples) {
             if (s.name().equals(name) && s.labels().contains(labelPart)) {
                 return s;

@@ -4,6 +4,7 @@ import java.util.TreeSet;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One line for a cluster refusing the lag monitor's principal: which cluster, which operation on which
@@ -14,7 +15,7 @@ public final class AccessDenied {
     private AccessDenied() {}
 
     /** The authorization failure in {@code e}'s causes, or null. */
-    public static AuthorizationException find(Throwable e) {
+    public static @Nullable AuthorizationException find(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof AuthorizationException a) {
                 return a;

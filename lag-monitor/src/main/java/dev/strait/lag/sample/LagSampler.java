@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -29,6 +30,7 @@ import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.Time;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,7 +53,7 @@ public final class LagSampler implements AutoCloseable {
     private final Admin target;
     private final KafkaConsumer<byte[], byte[]> sourceReader;
     private final KafkaConsumer<byte[], byte[]> targetReader;
-    private final MirrorPositions positions;
+    private final @Nullable MirrorPositions positions;
     /** Newest mirrored source offset seen per source partition of the watched source cluster; kept across
      * cycles because in hash mode the newest target record of a partition speaks for only one of the source
      * partitions written there. Records whose provenance names another source cluster (a fan-in of two
@@ -62,7 +64,7 @@ public final class LagSampler implements AutoCloseable {
     /** The last end offset seen per target partition: one lower than before means truncated or re-created. */
     private final Map<TopicPartition, Long> lastTargetEnd = new HashMap<>();
 
-    private String sourceClusterId;
+    private @Nullable String sourceClusterId;
     /** Per source partition: {oldest unmirrored offset, when this monitor first saw it unmirrored}. */
     private final Map<TopicPartition, long[]> waitingSince = new HashMap<>();
     /** Target end offset at which each target partition's newest record was last read: unchanged, no re-read. */
@@ -75,7 +77,7 @@ public final class LagSampler implements AutoCloseable {
     /** This cycle's reads that ended by timeout rather than with a record or at the log end: warnings. */
     private final List<String> unread = new ArrayList<>();
     /** This cycle's target topic names as the target lists them to this principal, or null before the listing. */
-    private Set<String> targetTopicsListed;
+    private @Nullable Set<String> targetTopicsListed;
 
     public LagSampler(LagMonitorConfig config, Time time) {
         this.config = config;
@@ -173,10 +175,10 @@ public final class LagSampler implements AutoCloseable {
             long end = sourceEnd.getOrDefault(tp, -1L);
             long c = committed.getOrDefault(tp, -1L);
             long pos = position.getOrDefault(tp, -1L);
-            long lag = exact.get(tp);
+            long lag = Objects.requireNonNull(exact.get(tp), "exact lag");
             Long ts = timestamps.get(tp);
             long timeLag = lag == 0 ? 0 : timeLag(tp, oldestUnmirrored.get(tp), ts, now);
-            TopicPartition t = targetOf.get(tp);
+            TopicPartition t = Objects.requireNonNull(targetOf.get(tp), "target partition");
             out.add(new PartitionLag(
                     tp.topic(),
                     tp.partition(),
@@ -203,7 +205,7 @@ public final class LagSampler implements AutoCloseable {
      * seen that very offset waiting. A producer whose clock runs ahead stamps records in the future; their
      * timestamp alone would hide the lag.
      */
-    private long timeLag(TopicPartition tp, Long oldestOffset, Long timestamp, long now) {
+    private long timeLag(TopicPartition tp, @Nullable Long oldestOffset, @Nullable Long timestamp, long now) {
         long[] since = waitingSince.get(tp);
         if (oldestOffset != null && (since == null || since[0] != oldestOffset)) {
             since = new long[] {oldestOffset, now};
@@ -338,7 +340,7 @@ public final class LagSampler implements AutoCloseable {
         List<ConsumerRecord<byte[], byte[]>> newest = readAt(targetReader, "target", seekTo, targetEnd);
         for (ConsumerRecord<byte[], byte[]> r : newest) {
             TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-            newestReadAt.put(tp, seekTo.get(tp) + 1);
+            newestReadAt.put(tp, Objects.requireNonNull(seekTo.get(tp), "seek offset") + 1);
             Provenance p = Provenance.from(r.headers());
             if (p != null && p.sourceCluster().equals(sourceClusterId)) {
                 TopicPartition src = new TopicPartition(p.topic(), p.partition());
@@ -449,7 +451,8 @@ public final class LagSampler implements AutoCloseable {
             Set<String> present) {
         Set<String> missing = new java.util.TreeSet<>();
         for (TopicPartition tp : partitions) {
-            String t = targetOf.get(tp).topic();
+            String t =
+                    Objects.requireNonNull(targetOf.get(tp), "target partition").topic();
             if (committed.getOrDefault(tp, -1L) > 0 && !present.contains(t)) {
                 missing.add(t);
             }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The JSON documents Strait writes (status pages, webhooks, {@code --json} output), all through Jackson's
@@ -36,7 +37,7 @@ public final class Json {
     }
 
     /** {@code value} as a JSON string, or {@code null} when it is null. */
-    public static void string(JsonGenerator g, String name, String value) throws IOException {
+    public static void string(JsonGenerator g, String name, @Nullable String value) throws IOException {
         g.writeFieldName(name);
         if (value == null) {
             g.writeNull();
