@@ -86,6 +86,25 @@ class ReplicaAssignmentIT {
                     .as(describe.toString())
                     .containsPattern("Partition: 1\\s+Leader: 1\\s+Replicas: 1,2");
 
+            // kafka-topics --alter takes the whole list and places only the partitions it adds
+            KafkaTool.Result alter = KafkaTool.run(
+                    dir,
+                    TOPICS,
+                    null,
+                    "--bootstrap-server",
+                    cluster.bootstrapServers(),
+                    "--alter",
+                    "--topic",
+                    "placed",
+                    "--partitions",
+                    "5",
+                    "--replica-assignment",
+                    "2:0,1:2,0:1,2:1,0:2");
+            assertThat(alter.exitCode()).as(alter.toString()).isZero();
+            TopicPartitionInfo added = awaitLeaders(admin, "placed", 5).get(4);
+            assertThat(ids(added.replicas())).containsExactly(0, 2);
+            assertThat(added.leader().id()).isZero();
+
             Map<String, Map<Integer, List<Integer>>> refused = Map.of(
                     "unknown broker", Map.of(0, List.of(0, 7)),
                     "broker twice", Map.of(0, List.of(1, 1)),
