@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -30,6 +31,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -40,7 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code strait failover --mirror-topics} as an operator runs it (its own JVM): a dry run lists the mirror topics
  * per partition and what would be cut; --execute cuts each partition to its last stable offset (the transaction
  * the copy left open and the records after it moved aside into a diverged topic, never deleted), promotes, and lets
- * an idempotent producer write right after the committed records; a second run finds them promoted.
+ * an idempotent producer write right after the committed records; a second run finds them promoted. A topic whose
+ * records past the stable offset cannot be moved aside is neither cut nor promoted, and copies on.
  */
 class MirrorTopicFailoverIT {
     @TempDir
@@ -80,21 +83,13 @@ class MirrorTopicFailoverIT {
             }
             long stable0 = 36; // 30 plain, 5 committed, 1 commit marker
             long end0 = stable0 + 15;
-            targetAdmin
-                    .createTopics(List.of(new NewTopic("ledger", 2, (short) 1)
-                            .configs(Map.of("strait.mirror.source.bootstrap.servers", source.bootstrapServers()))))
-                    .all()
-                    .get(30, TimeUnit.SECONDS);
+            createMirror(targetAdmin, source.bootstrapServers(), "ledger", 2);
             assertThat(offset(sourceAdmin, tp0, false)).isEqualTo(end0);
             Await.until(
                     "the copy",
                     Duration.ofSeconds(60),
                     () -> offset(targetAdmin, tp0, false) == end0 && offset(targetAdmin, tp1, false) == 20);
-            Path config = dir.resolve("failover.properties");
-            Files.writeString(
-                    config,
-                    "source.bootstrap.servers=" + source.bootstrapServers() + "\ntarget.bootstrap.servers="
-                            + target.bootstrapServers() + "\n");
+            Path config = config(source.bootstrapServers(), target.bootstrapServers());
 
             // When: a dry run
             MirrorProcess.Run dry = strait("failover", "--config", config.toString(), "--mirror-topics", "ledger");
@@ -179,14 +174,95 @@ class MirrorTopicFailoverIT {
         }
     }
 
+    @Test
+    void aTopicWhoseCutCannotBeSavedIsNotPromotedAndCopiesOnUncut() throws Exception {
+        try (KafkaCluster source = KafkaCluster.start("promote-fail-source", 1);
+                CompanionCluster target = CompanionCluster.start("promote-fail-target", 1);
+                Admin sourceAdmin = admin(source.bootstrapServers());
+                Admin targetAdmin = admin(target.bootstrapServers())) {
+            // Given: a mirror topic whose name is too long for its diverged topic (230 + 25 characters > 249), with a
+            // transaction left open on the source and records after it: 10 plain, 3 open, 2 plain
+            String topic = "long-" + "x".repeat(225);
+            TopicPartition tp = new TopicPartition(topic, 0);
+            sourceAdmin
+                    .createTopics(List.of(new NewTopic(topic, 1, (short) 1)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+            try (KafkaProducer<String, String> plain = producer(source.bootstrapServers(), null)) {
+                send(plain, topic, 0, "v", 10);
+            }
+            KafkaProducer<String, String> open = producer(source.bootstrapServers(), "long-open");
+            open.initTransactions();
+            open.beginTransaction();
+            send(open, topic, 0, "open-", 3);
+            try (KafkaProducer<String, String> plain = producer(source.bootstrapServers(), null)) {
+                send(plain, topic, 0, "after-", 2);
+            }
+            createMirror(targetAdmin, source.bootstrapServers(), topic, 1);
+            Await.until("the copy", Duration.ofSeconds(60), () -> offset(targetAdmin, tp, false) == 15);
+            Path config = config(source.bootstrapServers(), target.bootstrapServers());
+
+            // When: executed
+            MirrorProcess.Run run =
+                    strait("failover", "--config", config.toString(), "--mirror-topics", "long-.*", "--execute");
+
+            // Then: not promoted, said why; nothing cut or moved aside, and the topic copies again (not left paused)
+            assertThat(run.code()).as(run.out() + run.err()).isEqualTo(1);
+            assertThat(run.out())
+                    .contains("promoted 0 of 1 mirror topics (1 partitions); 0 partitions cut", "NOT promoted")
+                    .contains(topic + ": not promoted: cannot create " + topic + ".diverged-")
+                    .contains("; nothing was cut, " + topic + " is mirroring again; run the command again");
+            assertThat(offset(targetAdmin, tp, false)).isEqualTo(15);
+            assertThat(offset(targetAdmin, tp, true)).isEqualTo(10);
+            assertThat(topicsStartingWith(targetAdmin, "long-x")).containsExactly(topic);
+            assertThat(state(targetAdmin, topic)).isEqualTo("mirroring");
+            try (KafkaProducer<String, String> plain = producer(source.bootstrapServers(), null)) {
+                send(plain, topic, 0, "later-", 1);
+            }
+            Await.until("copied again", Duration.ofSeconds(60), () -> offset(targetAdmin, tp, false) == 16);
+            open.abortTransaction();
+            open.close();
+        }
+    }
+
+    private Path config(String source, String target) throws Exception {
+        Path config = dir.resolve("failover.properties");
+        Files.writeString(config, "source.bootstrap.servers=" + source + "\ntarget.bootstrap.servers=" + target + "\n");
+        return config;
+    }
+
+    private static void createMirror(Admin targetAdmin, String source, String topic, int partitions) throws Exception {
+        targetAdmin
+                .createTopics(List.of(new NewTopic(topic, partitions, (short) 1)
+                        .configs(Map.of("strait.mirror.source.bootstrap.servers", source))))
+                .all()
+                .get(30, TimeUnit.SECONDS);
+    }
+
+    private static String state(Admin admin, String topic) throws Exception {
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+        ConfigEntry entry = admin.describeConfigs(List.of(resource))
+                .all()
+                .get(30, TimeUnit.SECONDS)
+                .get(resource)
+                .get("strait.mirror.state");
+        return entry == null ? "" : entry.value();
+    }
+
     private MirrorProcess.Run strait(String... args) throws Exception {
         return MirrorProcess.strait(dir, args);
     }
 
     private static void send(KafkaProducer<String, String> producer, int partition, String prefix, int count)
             throws Exception {
+        send(producer, "ledger", partition, prefix, count);
+    }
+
+    private static void send(
+            KafkaProducer<String, String> producer, String topic, int partition, String prefix, int count)
+            throws Exception {
         for (int i = 0; i < count; i++) {
-            producer.send(new ProducerRecord<>("ledger", partition, "k" + i, prefix + i));
+            producer.send(new ProducerRecord<>(topic, partition, "k" + i, prefix + i));
         }
         producer.flush();
     }

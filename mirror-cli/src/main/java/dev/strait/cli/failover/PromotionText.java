@@ -17,36 +17,39 @@ final class PromotionText {
         }
         out.printf(
                 Locale.ROOT,
-                "%-28s %9s %12s %12s %10s %11s %12s %12s  %s%n",
+                "%-28s %9s %12s %12s %11s %11s %12s %12s  %s%n",
                 "topic",
                 "partition",
                 "end",
                 "stable",
-                "cut",
+                "past stable",
                 "moved aside",
                 "source end",
                 "not copied",
                 "outcome");
         int partitions = 0;
         int cutPartitions = 0;
-        long cutOffsets = 0;
+        long pastStable = 0;
         long moved = 0;
         for (MirrorTopicPromotion.TopicResult topic : results) {
+            boolean counted = !execute
+                    || topic.outcome() == MirrorTopicPromotion.Outcome.PROMOTED
+                    || topic.outcome() == MirrorTopicPromotion.Outcome.PROMOTED_UNSTABLE;
             for (MirrorTopicPromotion.PartitionResult p : topic.partitions()) {
                 partitions++;
-                if (p.cutOffsets() > 0) {
+                if (counted && p.offsetsPastStable() > 0) {
                     cutPartitions++;
-                    cutOffsets += p.cutOffsets();
+                    pastStable += p.offsetsPastStable();
                 }
                 moved += Math.max(0, p.movedAside());
                 out.printf(
                         Locale.ROOT,
-                        "%-28s %9d %12s %12s %10d %11s %12s %12s  %s%n",
+                        "%-28s %9d %12s %12s %11d %11s %12s %12s  %s%n",
                         topic.topic(),
                         p.partition().partition(),
                         known(p.endOffset()),
                         known(p.stableOffset()),
-                        p.cutOffsets(),
+                        p.offsetsPastStable(),
                         p.movedAside() < 0 ? "-" : Long.toString(p.movedAside()),
                         known(p.sourceEnd()),
                         known(p.notCopied()),
@@ -73,7 +76,7 @@ final class PromotionText {
                     results.size(),
                     partitions,
                     cutPartitions,
-                    cutOffsets);
+                    pastStable);
         }
         for (MirrorTopicPromotion.TopicResult topic : results) {
             if (!topic.movedAsideTo().isEmpty()) {
@@ -131,7 +134,7 @@ final class PromotionText {
                     g.writeNumberField("partition", p.partition().partition());
                     g.writeNumberField("endOffset", p.endOffset());
                     g.writeNumberField("stableOffset", p.stableOffset());
-                    g.writeNumberField("cutOffsets", p.cutOffsets());
+                    g.writeNumberField("offsetsPastStable", p.offsetsPastStable());
                     g.writeNumberField("movedAside", p.movedAside());
                     g.writeNumberField("endOffsetAfter", p.endAfter());
                     g.writeNumberField("sourceEndOffset", p.sourceEnd());

@@ -117,7 +117,7 @@ final class MirrorTopicCut {
             admin.createTopics(List.of(side)).all().get(30, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {
             throw new LinkException("cannot create " + name + " on the " + cluster + " to save the records to cut: "
-                    + MirrorTopicAdmin.rootMessage(e) + "; nothing was cut");
+                    + MirrorTopicAdmin.rootMessage(e));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LinkException("interrupted while creating " + name);

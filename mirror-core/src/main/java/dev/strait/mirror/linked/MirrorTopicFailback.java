@@ -280,7 +280,11 @@ public final class MirrorTopicFailback {
     private Map<Integer, Long> saveDivergent(Pair pair, Positions at, String sideTopic) {
         Map<TopicPartition, Long> starts = new LinkedHashMap<>();
         pair.oldPartitions().forEach(tp -> starts.put(tp, at.partedAt().get(tp.partition())));
-        return cut.saveSuffixes(starts, at.oldEnds(), sideTopic, pair.old());
+        try {
+            return cut.saveSuffixes(starts, at.oldEnds(), sideTopic, pair.old());
+        } catch (LinkException e) {
+            throw new LinkException(e.getMessage() + "; nothing was cut, run the failback again", e);
+        }
     }
 
     /** The report's rows; a dry run passes no {@code saved} and no {@code endsAfter} (shown as -1). */

@@ -63,7 +63,7 @@ public final class MirrorTopicPromotion {
         }
 
         /** Offsets past the stable offset (open transactions, what followed them): cut, or to be cut, at the promote. */
-        public long cutOffsets() {
+        public long offsetsPastStable() {
             return stableOffset < 0 ? 0 : Math.max(0, endOffset - stableOffset);
         }
     }
