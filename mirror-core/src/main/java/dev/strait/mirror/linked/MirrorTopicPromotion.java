@@ -36,7 +36,8 @@ import org.apache.kafka.common.utils.Time;
  * command again promotes it. Per partition it reports the end and the stable offset before the promote, the records
  * moved aside and, when the source answers, the records the copy had not taken: the loss the failover accepts.
  * Consumer offsets need nothing: they mean the same records on both clusters. (A promote set by hand, with no cut,
- * still ends open transactions: the brokers write abort markers then.)
+ * still ends open transactions: the brokers write abort markers then.) Not thread-safe: one command's thread runs
+ * it.
  */
 public final class MirrorTopicPromotion {
 
@@ -103,7 +104,7 @@ public final class MirrorTopicPromotion {
     /**
      * @param targetClient client settings for the target: the records cut are read and saved with them
      * @param source       the source cluster when it may be reachable; its ends only fill the report
-     * @param stableWait   how long to wait for the brokers to apply a cut, and for the stable offsets after
+     * @param stableWait   how long to wait for the brokers to apply a cut
      */
     public MirrorTopicPromotion(
             Admin target, Properties targetClient, Optional<Admin> source, Time time, Duration stableWait) {
@@ -208,7 +209,10 @@ public final class MirrorTopicPromotion {
                     ? e.getMessage() + "; the cut was asked, so " + topic + " stays paused (read-only, not copied),"
                             + " its records past the stable offsets saved in " + sideTopic
                             + "; run the command again to promote it"
-                    : e.getMessage() + "; nothing was cut, " + restore(topic, stateBefore) + "; run the command again";
+                    : e.getMessage() + "; nothing was cut, " + restore(topic, stateBefore) + "; run the command again"
+                            + (sideTopic.isEmpty()
+                                    ? ""
+                                    : " (" + sideTopic + ", if it was created, holds copies only: delete it)");
             Positions shown = before == null ? new Positions(Map.of(), Map.of()) : before;
             return result(mirror, Outcome.NOT_PROMOTED, "", detail, shown, Map.of(), Map.of(), sourceEnds);
         }
