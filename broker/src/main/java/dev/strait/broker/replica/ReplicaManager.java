@@ -318,8 +318,8 @@ public final class ReplicaManager implements AutoCloseable {
     }
 
     /**
-     * Applies a committed partition state; when a failback asked this mirror topic's replicas to cut their logs
-     * where they part from the new source ({@code truncation}), the cut comes first, under the same lock, so that
+     * Applies a committed partition state; when a failback (where the copies part) or a promote (at the last stable
+     * offsets) asked this mirror topic's replicas to cut their logs ({@code truncation}), the cut comes first, under the same lock, so that
      * nothing is copied into the old leader epoch after it.
      */
     private void applyState(Partition partition, PartitionState state, long nowMs, MirrorTruncation truncation) {
@@ -333,7 +333,7 @@ public final class ReplicaManager implements AutoCloseable {
             Partition.CutAndChange done = partition.applyAssignmentAfterCut(state, nowMs, truncation.id(), cutAt.get());
             done.cut()
                     .ifPresent(cut -> LOGGER.warn(
-                            "[broker {}] failback {}: cut {} to offset {}; its offsets {} to {} are saved in {}",
+                            "[broker {}] mirror topic cut {}: cut {} to offset {}; its offsets {} to {} are saved in {}",
                             localId,
                             truncation.id(),
                             partition.topicPartition(),
