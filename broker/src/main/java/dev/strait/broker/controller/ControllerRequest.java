@@ -83,9 +83,18 @@ public sealed interface ControllerRequest {
         }
     }
 
-    record CreatePartitions(String name, int newCount) implements ControllerRequest {
+    /**
+     * Raises a topic's partition count to {@code newCount}; when {@code assignments} is not empty, added partition
+     * {@code i} (counting from the first new one) on the replicas {@code assignments.get(i)}.
+     */
+    record CreatePartitions(String name, int newCount, List<List<Integer>> assignments) implements ControllerRequest {
         public CreatePartitions {
             Objects.requireNonNull(name, "name");
+            assignments = assignments.stream().map(List::copyOf).toList();
+        }
+
+        public CreatePartitions(String name, int newCount) {
+            this(name, newCount, List.of());
         }
     }
 

@@ -90,6 +90,8 @@ final class ControllerWire {
     private static final byte ELECT_UNCLEAN_LEADERS = 14;
     /** A CreateTopic with replicas placed by hand; sent only with an assignment, so older controllers read the rest. */
     private static final byte CREATE_TOPIC_WITH_ASSIGNMENTS = 15;
+    /** A CreatePartitions with replicas placed by hand; sent only with an assignment, as above. */
+    private static final byte CREATE_PARTITIONS_WITH_ASSIGNMENTS = 16;
 
     /** A frame that is not a valid controller message. */
     static final class MalformedFrameException extends IOException {
@@ -380,9 +382,15 @@ final class ControllerWire {
             out.writeByte(DELETE_TOPIC);
             out.writeUTF(r.name());
         } else if (request instanceof CreatePartitions r) {
-            out.writeByte(CREATE_PARTITIONS);
+            out.writeByte(r.assignments().isEmpty() ? CREATE_PARTITIONS : CREATE_PARTITIONS_WITH_ASSIGNMENTS);
             out.writeUTF(r.name());
             out.writeInt(r.newCount());
+            if (!r.assignments().isEmpty()) {
+                out.writeInt(r.assignments().size());
+                for (List<Integer> replicas : r.assignments()) {
+                    writeInts(out, replicas);
+                }
+            }
         } else if (request instanceof AlterConfigs r) {
             out.writeByte(ALTER_CONFIGS);
             out.writeUTF(r.name());
@@ -479,6 +487,16 @@ final class ControllerWire {
                 return new DeleteTopic(in.readUTF());
             case CREATE_PARTITIONS:
                 return new CreatePartitions(in.readUTF(), in.readInt());
+            case CREATE_PARTITIONS_WITH_ASSIGNMENTS: {
+                String name = in.readUTF();
+                int newCount = in.readInt();
+                int count = listSize(in);
+                List<List<Integer>> assignments = new ArrayList<>();
+                for (int i = 0; i < count; i++) {
+                    assignments.add(readInts(in));
+                }
+                return new CreatePartitions(name, newCount, assignments);
+            }
             case ALTER_CONFIGS:
                 return new AlterConfigs(in.readUTF(), readMap(in));
             case ALTER_PARTITION:

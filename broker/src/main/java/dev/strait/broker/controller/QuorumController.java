@@ -484,17 +484,12 @@ final class QuorumController {
             return failed(Error.INVALID_REPLICA_ASSIGNMENT, e.getMessage());
         }
         List<List<Integer>> isrs = new ArrayList<>();
-        for (int p = 0; p < r.assignments().size(); p++) {
-            List<Integer> isr = r.assignments().get(p).stream()
-                    .filter(projected::isUnfenced)
-                    .toList();
-            if (isr.isEmpty()) {
-                return failed(
-                        Error.INVALID_REPLICA_ASSIGNMENT,
-                        "every broker assigned to partition " + p + " is fenced: "
-                                + r.assignments().get(p));
+        try {
+            for (int p = 0; p < r.assignments().size(); p++) {
+                isrs.add(unfencedReplicas(r.assignments().get(p), p));
             }
-            isrs.add(isr);
+        } catch (InvalidReplicaAssignmentException e) {
+            return failed(Error.INVALID_REPLICA_ASSIGNMENT, e.getMessage());
         }
         UUID topicId = topicIds.get();
         while (projected.topic(topicId).isPresent()) {
@@ -537,6 +532,9 @@ final class QuorumController {
                         .get(topic.partitions().firstKey())
                         .replicas()
                         .size();
+        if (!r.assignments().isEmpty()) {
+            return createPartitionsAsAssigned(r, topic, current, factor);
+        }
         List<Integer> brokers = unfencedNodes();
         if (factor > brokers.size()) {
             return failed(
@@ -547,6 +545,42 @@ final class QuorumController {
         addPartitions(decision, topic.topicId(), current, r.newCount(), factor, brokers);
         commit(decision);
         return replyWhenCommitted(ControllerResponse::ok);
+    }
+
+    /**
+     * As Kafka's controller: one replica list per added partition, each of the existing partitions' size, of
+     * registered brokers (fenced ones too); ISR and leader as for {@link #createTopicAsAssigned}.
+     */
+    private CompletableFuture<ControllerResponse> createPartitionsAsAssigned(
+            CreatePartitions r, TopicImage topic, int current, int factor) {
+        List<List<Integer>> isrs = new ArrayList<>();
+        try {
+            ReplicaAssignments.checkCount(r.assignments(), r.newCount() - current);
+            ReplicaAssignments.check(
+                    r.assignments(), factor, id -> projected.image().nodes().containsKey(id));
+            for (int i = 0; i < r.assignments().size(); i++) {
+                isrs.add(unfencedReplicas(r.assignments().get(i), current + i));
+            }
+        } catch (InvalidReplicaAssignmentException e) {
+            return failed(Error.INVALID_REPLICA_ASSIGNMENT, e.getMessage());
+        }
+        Decision decision = new Decision();
+        for (int i = 0; i < r.assignments().size(); i++) {
+            List<Integer> isr = isrs.get(i);
+            decision.partition(topic.topicId(), current + i, r.assignments().get(i), isr, isr.get(0), 0, Eligible.NONE);
+        }
+        commit(decision);
+        return replyWhenCommitted(ControllerResponse::ok);
+    }
+
+    /** A placed partition's ISR: its unfenced replicas, in the order given; none is refused, as by Kafka. */
+    private List<Integer> unfencedReplicas(List<Integer> replicas, int partition) {
+        List<Integer> isr = replicas.stream().filter(projected::isUnfenced).toList();
+        if (isr.isEmpty()) {
+            throw new InvalidReplicaAssignmentException("All brokers specified in the manual partition assignment for"
+                    + " partition " + partition + " are fenced or in controlled shutdown.");
+        }
+        return isr;
     }
 
     private void addPartitions(Decision decision, UUID topicId, int from, int to, int factor, List<Integer> brokers) {

@@ -405,6 +405,14 @@ public final class QuorumMetadataSource implements MetadataSource {
     }
 
     @Override
+    public TopicMetadata increasePartitions(String name, int newCount, List<List<Integer>> assignments) {
+        ClusterImage after = mutate(new CreatePartitions(name, newCount, assignments));
+        return after.topic(name)
+                .map(QuorumMetadataSource::toTopicMetadata)
+                .orElseThrow(() -> new UnknownTopicException("unknown topic '" + name + "'"));
+    }
+
+    @Override
     public TopicMetadata increasePartitions(String name, int newCount) {
         ClusterImage after = mutate(new CreatePartitions(name, newCount));
         return after.topic(name)

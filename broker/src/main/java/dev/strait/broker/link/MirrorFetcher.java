@@ -158,7 +158,8 @@ public final class MirrorFetcher implements AutoCloseable {
     /**
      * A promoted mirror topic is this cluster's own: transactions its copy left open will never be ended by the
      * source's coordinator, so they are aborted here (the records stay, aborted), which releases read_committed
-     * consumers and keeps no half transaction visible to them.
+     * consumers and keeps no half transaction visible to them. A safety net for a promote set by hand:
+     * {@code strait failover --mirror-topics} cuts each partition to its last stable offset first, leaving none open.
      */
     private void endHalfTransactionsOfPromoted() {
         for (LedMirror promoted : targets.promotedWithOpenTransactions()) {

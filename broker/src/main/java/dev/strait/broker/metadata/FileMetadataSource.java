@@ -278,6 +278,18 @@ public final class FileMetadataSource implements MetadataSource {
         return updated;
     }
 
+    /** A single node holds every replica: each added partition's list must be this node alone. */
+    @Override
+    public synchronized TopicMetadata increasePartitions(String name, int newCount, List<List<Integer>> assignments) {
+        TopicMetadata old = topics.get(name);
+        if (old == null) {
+            throw new UnknownTopicException("unknown topic '" + name + "'");
+        }
+        ReplicaAssignments.checkCount(assignments, newCount - old.partitions());
+        ReplicaAssignments.check(assignments, 1, id -> id == localNodeId());
+        return increasePartitions(name, newCount);
+    }
+
     @Override
     public synchronized TopicMetadata increasePartitions(String name, int newCount) {
         TopicMetadata old = topics.get(name);

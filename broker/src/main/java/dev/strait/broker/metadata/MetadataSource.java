@@ -144,6 +144,20 @@ public interface MetadataSource extends AutoCloseable {
     TopicMetadata increasePartitions(String name, int newCount);
 
     /**
+     * Raises a topic's partition count, added partition {@code i} (from the first new one) on the replicas
+     * {@code assignments.get(i)}, the first replica in the ISR leading.
+     *
+     * @throws UnknownTopicException              if there is none of that name
+     * @throws IllegalArgumentException           if {@code newCount} is not above the current count
+     * @throws InvalidReplicaAssignmentException  if there is not one list per added partition, a list is empty, names
+     *                                            a broker twice or one that is not registered, its size is not the
+     *                                            topic's replication factor, or no replica of a partition is unfenced
+     */
+    default TopicMetadata increasePartitions(String name, int newCount, List<List<Integer>> assignments) {
+        throw new InvalidReplicaAssignmentException("this metadata source cannot place replicas by hand");
+    }
+
+    /**
      * Reserves {@code count} producer ids that were never handed out before, also across restarts.
      *
      * @return the first id of the block

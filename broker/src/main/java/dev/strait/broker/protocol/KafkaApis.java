@@ -175,8 +175,7 @@ public final class KafkaApis implements RequestDispatcher {
                 endpoint, listenerEndpoints, replicaManager, defaultNumPartitions, autoCreateTopics, authorizer);
         this.topicAdminHandler =
                 new TopicAdminHandler(endpoint, replicaManager, defaultNumPartitions, brokerConfigs, authorizer);
-        this.partitionAdminHandler =
-                new PartitionAdminHandler(replicaManager, () -> endpoint.get().nodeId(), authorizer);
+        this.partitionAdminHandler = new PartitionAdminHandler(replicaManager, authorizer);
         this.groupHandler = groupCoordinator == null
                 ? null
                 : new GroupHandler(

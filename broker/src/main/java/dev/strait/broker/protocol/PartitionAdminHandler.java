@@ -3,12 +3,12 @@ package dev.strait.broker.protocol;
 import dev.strait.broker.metadata.PartitionState;
 import dev.strait.broker.metadata.TopicMetadata;
 import dev.strait.broker.replica.ReplicaManager;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.IntSupplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.CreatePartitionsRequestData.CreatePartitionsAssignment;
@@ -45,13 +45,11 @@ final class PartitionAdminHandler {
     private static final Logger LOGGER = LoggerFactory.getLogger(PartitionAdminHandler.class);
 
     private final ReplicaManager replicaManager;
-    private final IntSupplier nodeId;
     private final RequestAuthorizer authorizer;
 
-    PartitionAdminHandler(ReplicaManager replicaManager, IntSupplier nodeId, RequestAuthorizer authorizer) {
+    PartitionAdminHandler(ReplicaManager replicaManager, RequestAuthorizer authorizer) {
         this.authorizer = authorizer;
         this.replicaManager = replicaManager;
-        this.nodeId = nodeId;
     }
 
     // ---------------------------------------------------------------- ElectLeaders
@@ -213,46 +211,18 @@ final class PartitionAdminHandler {
             setError(result, Errors.INVALID_PARTITIONS, "Topic already has " + current + " partition(s).");
             return;
         }
-        String assignmentError = checkAssignments(request.assignments(), request.count() - current);
-        if (assignmentError != null) {
-            setError(result, Errors.INVALID_REPLICA_ASSIGNMENT, assignmentError);
-            return;
+        List<List<Integer>> assignments = new ArrayList<>();
+        if (request.assignments() != null) {
+            for (CreatePartitionsAssignment assignment : request.assignments()) {
+                assignments.add(assignment.brokerIds());
+            }
         }
         try {
-            replicaManager.createPartitions(request.name(), request.count(), validateOnly);
+            replicaManager.createPartitions(request.name(), request.count(), assignments, validateOnly);
             result.setErrorCode(Errors.NONE.code()).setErrorMessage(null);
         } catch (RuntimeException e) {
             setError(result, ApiErrors.forException(e, Errors.INVALID_PARTITIONS), e.getMessage());
         }
-    }
-
-    /** @return why the manual assignments do not fit this one-node cluster, or null if they do (or are absent) */
-    private String checkAssignments(List<CreatePartitionsAssignment> assignments, int added) {
-        if (assignments == null) {
-            return null;
-        }
-        if (assignments.size() != added) {
-            return "Attempted to add " + added + " additional partition(s), but only " + assignments.size()
-                    + " assignment(s) were specified.";
-        }
-        int self = nodeId.getAsInt();
-        for (CreatePartitionsAssignment assignment : assignments) {
-            List<Integer> brokers = assignment.brokerIds();
-            if (brokers.isEmpty()) {
-                return "The manual partition assignment includes an empty replica list.";
-            }
-            for (int broker : brokers) {
-                if (broker != self) {
-                    return "The manual partition assignment includes broker " + broker
-                            + ", but no such broker is registered.";
-                }
-            }
-            if (brokers.size() != 1) {
-                return "The manual partition assignment includes a partition with " + brokers.size()
-                        + " replica(s), but this is not consistent with previous partitions, which have 1 replica(s).";
-            }
-        }
-        return null;
     }
 
     private static void setError(CreatePartitionsTopicResult result, Errors error, String message) {

@@ -121,21 +121,39 @@ final class TopicAdminHandler {
         int partitions = topic.numPartitions() == -1 ? defaultNumPartitions : topic.numPartitions();
         List<List<Integer>> assignments = new ArrayList<>();
         if (!topic.assignments().isEmpty()) {
-            if (topic.numPartitions() != -1 || topic.replicationFactor() != -1) {
+            // Kafka's checks and messages (ReplicationControlManager.createTopic)
+            if (topic.replicationFactor() != -1) {
                 setError(
                         result,
                         Errors.INVALID_REQUEST,
-                        "a replica assignment comes without numPartitions and replicationFactor (both -1)");
+                        "A manual partition assignment was specified, but replication factor was not set to -1.");
+                return;
+            }
+            if (topic.numPartitions() != -1) {
+                setError(
+                        result,
+                        Errors.INVALID_REQUEST,
+                        "A manual partition assignment was specified, but numPartitions was not set to -1.");
                 return;
             }
             List<CreatableReplicaAssignment> byIndex = new ArrayList<>(topic.assignments());
             byIndex.sort(java.util.Comparator.comparingInt(CreatableReplicaAssignment::partitionIndex));
             for (int i = 0; i < byIndex.size(); i++) {
+                int index = byIndex.get(i).partitionIndex();
+                if (i > 0 && index == byIndex.get(i - 1).partitionIndex()) {
+                    setError(
+                            result,
+                            Errors.INVALID_REPLICA_ASSIGNMENT,
+                            "Found multiple manual partition assignments for partition " + index);
+                    return;
+                }
+            }
+            for (int i = 0; i < byIndex.size(); i++) {
                 if (byIndex.get(i).partitionIndex() != i) {
                     setError(
                             result,
                             Errors.INVALID_REPLICA_ASSIGNMENT,
-                            "the assigned partitions must be numbered 0 to " + (byIndex.size() - 1));
+                            "partitions should be a consecutive 0-based integer sequence");
                     return;
                 }
                 assignments.add(byIndex.get(i).brokerIds());

@@ -486,7 +486,8 @@ public final class Partition {
 
     /**
      * A failback's cut (issue 23): this replica's log runs past the point where it parts from the cluster it will copy
-     * from now. Once per {@code cutId}, every batch from {@code offset} to the log end is saved in a file beside the
+     * from now; or a promote's: the records past the last stable offset (the copy's open transactions and what
+     * followed them) go, so that no half transaction survives the promote. Once per {@code cutId}, every batch from {@code offset} to the log end is saved in a file beside the
      * log, and the log is then cut to {@code offset}, producer and transaction state rebuilt. Called before the
      * assignment that starts the new leader epoch is applied, so a leader never serves the old suffix in it and
      * followers find the cut by the usual epoch comparison.
@@ -556,7 +557,8 @@ public final class Partition {
      * A promoted mirror topic's partition ends every transaction the copy left open with an abort marker, as the
      * leader of {@code leaderEpoch}: the source's coordinator will never end them here, and an open transaction
      * would hold read_committed consumers at its first offset for good. Nothing is deleted; the half transactions
-     * stay in the log, aborted.
+     * stay in the log, aborted. The safety net for a promote set by hand: {@code strait failover --mirror-topics} cuts
+     * each partition to its last stable offset before it promotes, so nothing is open here then.
      *
      * @return the producer ids whose transactions were aborted, oldest first
      */

@@ -318,8 +318,8 @@ public final class ReplicaManager implements AutoCloseable {
     }
 
     /**
-     * Applies a committed partition state; when a failback asked this mirror topic's replicas to cut their logs
-     * where they part from the new source ({@code truncation}), the cut comes first, under the same lock, so that
+     * Applies a committed partition state; when a failback (where the copies part) or a promote (at the last stable
+     * offsets) asked this mirror topic's replicas to cut their logs ({@code truncation}), the cut comes first, under the same lock, so that
      * nothing is copied into the old leader epoch after it.
      */
     private void applyState(Partition partition, PartitionState state, long nowMs, MirrorTruncation truncation) {
@@ -333,7 +333,7 @@ public final class ReplicaManager implements AutoCloseable {
             Partition.CutAndChange done = partition.applyAssignmentAfterCut(state, nowMs, truncation.id(), cutAt.get());
             done.cut()
                     .ifPresent(cut -> LOGGER.warn(
-                            "[broker {}] failback {}: cut {} to offset {}; its offsets {} to {} are saved in {}",
+                            "[broker {}] mirror topic cut {}: cut {} to offset {}; its offsets {} to {} are saved in {}",
                             localId,
                             truncation.id(),
                             partition.topicPartition(),
@@ -695,12 +695,7 @@ public final class ReplicaManager implements AutoCloseable {
             throw new TopicExistsException(name);
         }
         if (validateOnly) {
-            Set<Integer> registered = new HashSet<>();
-            metadata.brokers().forEach(b -> registered.add(b.id()));
-            if (registered.isEmpty()) {
-                registered.add(localId); // a single node registers with no one
-            }
-            ReplicaAssignments.check(assignments, registered::contains);
+            ReplicaAssignments.check(assignments, registeredBrokers()::contains);
             return new TopicMetadata(name, Uuid.ZERO_UUID, assignments.size(), configs);
         }
         TopicMetadata topic = metadata.createTopic(name, assignments, configs);
@@ -708,6 +703,16 @@ public final class ReplicaManager implements AutoCloseable {
         LOGGER.info(
                 "created topic {} ({}) with replicas {} and configs {}", name, topic.topicId(), assignments, configs);
         return topic;
+    }
+
+    /** The brokers a manual assignment may name: the registered ones, or this node alone when it is single. */
+    private Set<Integer> registeredBrokers() {
+        Set<Integer> registered = new HashSet<>();
+        metadata.brokers().forEach(b -> registered.add(b.id()));
+        if (registered.isEmpty()) {
+            registered.add(localId); // a single node registers with no one
+        }
+        return registered;
     }
 
     /**
@@ -759,6 +764,17 @@ public final class ReplicaManager implements AutoCloseable {
      * @throws IllegalArgumentException if {@code newCount} is not above the current count
      */
     public synchronized TopicMetadata createPartitions(String name, int newCount, boolean validateOnly) {
+        return createPartitions(name, newCount, List.of(), validateOnly);
+    }
+
+    /**
+     * As {@link #createPartitions(String, int, boolean)}, added partition {@code i} on the replicas
+     * {@code assignments.get(i)} when there are assignments (Kafka's CreatePartitions with assignments).
+     *
+     * @throws dev.strait.broker.metadata.InvalidReplicaAssignmentException for a bad assignment
+     */
+    public synchronized TopicMetadata createPartitions(
+            String name, int newCount, List<List<Integer>> assignments, boolean validateOnly) {
         TopicMetadata topic =
                 metadata.topic(name).orElseThrow(() -> new UnknownTopicException("unknown topic '" + name + "'"));
         if (newCount <= topic.partitions()) {
@@ -766,10 +782,21 @@ public final class ReplicaManager implements AutoCloseable {
                     + " partitions, which is higher than the requested " + newCount + ".");
         }
         if (validateOnly) {
+            if (!assignments.isEmpty()) {
+                ReplicaAssignments.checkCount(assignments, newCount - topic.partitions());
+                int factor = metadata.partitionState(topic.topicId(), 0)
+                        .map(p -> p.replicas().size())
+                        .orElse(1);
+                ReplicaAssignments.check(assignments, factor, registeredBrokers()::contains);
+            }
             return topic.withPartitions(newCount);
         }
         // Metadata first: if opening a log fails, the restart opens it from the metadata instead of forgetting it.
-        metadata.increasePartitions(name, newCount);
+        if (assignments.isEmpty()) {
+            metadata.increasePartitions(name, newCount);
+        } else {
+            metadata.increasePartitions(name, newCount, assignments);
+        }
         reconcile();
         TopicMetadata updated = metadata.topic(name).orElseThrow();
         LOGGER.info("topic {} now has {} partitions (was {})", name, newCount, topic.partitions());

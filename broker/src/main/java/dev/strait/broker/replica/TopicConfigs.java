@@ -1,10 +1,13 @@
 package dev.strait.broker.replica;
 
 import dev.strait.broker.log.LogConfig;
+import dev.strait.broker.log.RecordBatchHeader;
 import dev.strait.broker.metadata.MirrorTruncation;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -12,32 +15,18 @@ import java.util.function.Consumer;
 
 /**
  * The topic configs this broker accepts: every topic config of Kafka 4.1.1, by its name, type and default, checked
- * as Kafka checks it (type and range), plus Strait's {@code flush.on.ack}; and the merge of built-in defaults,
- * broker defaults and topic overrides.
+ * as Kafka checks it (type, range, and min.compaction.lag.ms not above max.compaction.lag.ms), plus Strait's
+ * {@code flush.on.ack} and its mirror-topic configs; and the merge of built-in defaults, broker defaults and topic
+ * overrides.
  *
- * <p>What each does here:
- * <ul>
- *   <li>acted on by the log ({@link LogConfig}): {@code cleanup.policy} (delete, compact or both),
- *       {@code retention.ms}, {@code retention.bytes}, {@code segment.bytes}, {@code segment.ms},
- *       {@code max.message.bytes}, {@code index.interval.bytes}, {@code delete.retention.ms},
- *       {@code message.timestamp.type}, {@code min.compaction.lag.ms}, {@code max.compaction.lag.ms},
- *       {@code message.timestamp.before.max.ms}, {@code message.timestamp.after.max.ms}, {@code flush.on.ack};
- *       by replication: {@code min.insync.replicas};</li>
- *   <li>accepted with any valid value, having no effect here as in a Kafka cluster without the feature behind
- *       them: the compression levels (used only when the broker recompresses, which it never does with
- *       {@code compression.type=producer}), the throttled-replica lists (no replication quotas), the tiered-storage
- *       settings other than {@code remote.storage.enable}, {@code min.cleanable.dirty.ratio} (the cleaner compacts
- *       every closed segment on each pass, whatever the ratio), {@code preallocate}, {@code file.delete.delay.ms}
- *       (segments are deleted at once) and {@code segment.index.bytes} (indexes grow as needed);</li>
- *   <li>accepted only with the value this broker implements, other valid values refused with a message that
- *       names it: {@code compression.type} ({@code producer}: batches are stored as produced),
- *       {@code remote.storage.enable} ({@code false}: no tiered storage, as Kafka answers without it),
- *       {@code unclean.leader.election.enable} ({@code false}, as the broker setting), {@code segment.jitter.ms}
- *       (0), {@code flush.messages} and {@code flush.ms} (never: durability comes from replication, or from
- *       {@code flush.on.ack}).</li>
- * </ul>
- * {@code segment.bytes} keeps a lower floor than Kafka's 1 MiB (one batch header), which tests and the offsets
- * topic's {@code offsets.topic.segment.bytes} use.
+ * <p>Each definition says what the broker does with the config ({@link #documentation()}, rendered into
+ * docs/reference.md): the log ({@link LogConfig}) acts on cleanup, retention, segment rolling, the batch size limit,
+ * the index interval, compaction lags and the timestamp type and limits; replication on {@code min.insync.replicas}.
+ * Every other valid value is accepted and described but not acted on, as in a Kafka cluster without the feature
+ * behind it (recompression, fsync by count or age, replication quotas, automatic unclean election, segment jitter,
+ * preallocation, delayed file deletion, tiered storage); only {@code remote.storage.enable=true} is refused, as
+ * Kafka refuses it without tiered storage. {@code segment.bytes} and {@code max.message.bytes} keep a floor of one
+ * batch header (Kafka: 1 MiB and 0), which tests and the offsets topic's {@code offsets.topic.segment.bytes} use.
  */
 public final class TopicConfigs {
 
@@ -84,8 +73,19 @@ public final class TopicConfigs {
         LIST
     }
 
-    /** One config: its type, its built-in default, its check, and whether the log acts on it. */
-    private record Definition(Type type, String defaultValue, Consumer<String> check, boolean logConfig) {}
+    /**
+     * One config: its type, its built-in default, its check, whether the log acts on it, what values it allows and
+     * what this broker does with it (both for the reference).
+     */
+    private record Definition(
+            Type type, String defaultValue, Consumer<String> check, boolean logConfig, String allowed, String effect) {}
+
+    /** A topic config as the reference documents it. */
+    public record Documentation(String name, Type type, String defaultValue, String allowed, String effect) {}
+
+    private static final String NOT_ACTED_ON = "Accepted and described, not acted on: ";
+    private static final String NO_TIERED_STORAGE =
+            "Accepted and described, no effect: this cluster has no tiered storage (remote.storage.enable is false).";
 
     private static final Map<String, Definition> DEFINITIONS = new LinkedHashMap<>();
 
@@ -94,33 +94,124 @@ public final class TopicConfigs {
 
     static {
         LogConfig d = LogConfig.defaults();
-        log(CLEANUP_POLICY, Type.LIST, d.cleanupPolicy().configValue(), v -> LogConfig.CleanupPolicy.forConfigValue(v));
-        log("delete.retention.ms", Type.LONG, d.deleteRetentionMs(), atLeast(0));
-        log("retention.ms", Type.LONG, d.retentionMs(), atLeast(-1));
-        log("retention.bytes", Type.LONG, d.retentionBytes(), v -> {});
-        log("segment.bytes", Type.INT, d.segmentBytes(), v -> {});
-        log("segment.ms", Type.LONG, d.segmentMs(), atLeast(1));
-        log("max.message.bytes", Type.INT, d.maxMessageBytes(), atLeast(0));
+        log(
+                CLEANUP_POLICY,
+                Type.LIST,
+                d.cleanupPolicy().configValue(),
+                v -> LogConfig.CleanupPolicy.forConfigValue(v),
+                "delete, compact or both",
+                "Old segments are deleted by retention (delete), compacted to the latest record of each key"
+                        + " (compact), or both.");
+        log(
+                "delete.retention.ms",
+                Type.LONG,
+                d.deleteRetentionMs(),
+                atLeast(0),
+                ">= 0",
+                "How long compaction keeps a tombstone after it reached the cleaned part of the log.");
+        log(
+                "retention.ms",
+                Type.LONG,
+                d.retentionMs(),
+                atLeast(-1),
+                ">= -1",
+                "Segments whose records are all older are deleted; -1 keeps them for good.");
+        log(
+                "retention.bytes",
+                Type.LONG,
+                d.retentionBytes(),
+                atLeast(-1),
+                ">= -1",
+                "The oldest segments are deleted while a partition is larger; -1 for no limit.");
+        log(
+                "segment.bytes",
+                Type.INT,
+                d.segmentBytes(),
+                atLeast(RecordBatchHeader.HEADER_SIZE_BYTES),
+                ">= " + RecordBatchHeader.HEADER_SIZE_BYTES,
+                "The active segment rolls at this size (the floor is one batch header, not Kafka's 1 MiB).");
+        log(
+                "segment.ms",
+                Type.LONG,
+                d.segmentMs(),
+                atLeast(1),
+                ">= 1",
+                "The active segment rolls at this age, on the next append.");
+        log(
+                "max.message.bytes",
+                Type.INT,
+                d.maxMessageBytes(),
+                atLeast(RecordBatchHeader.HEADER_SIZE_BYTES),
+                ">= " + RecordBatchHeader.HEADER_SIZE_BYTES + " (one batch header; Kafka: >= 0)",
+                "A larger record batch is refused with MESSAGE_TOO_LARGE.");
         log(
                 "message.timestamp.type",
                 Type.STRING,
                 d.timestampType().configValue(),
-                oneOf("CreateTime", "LogAppendTime"));
-        log("index.interval.bytes", Type.INT, d.indexIntervalBytes(), atLeast(0));
-        log("min.compaction.lag.ms", Type.LONG, d.minCompactionLagMs(), atLeast(0));
-        log("max.compaction.lag.ms", Type.LONG, d.maxCompactionLagMs(), atLeast(1));
-        log("message.timestamp.before.max.ms", Type.LONG, d.timestampBeforeMaxMs(), atLeast(0));
-        log("message.timestamp.after.max.ms", Type.LONG, d.timestampAfterMaxMs(), atLeast(0));
-        define(MIN_INSYNC_REPLICAS, Type.INT, "1", atLeast(1), false);
-        log(LogConfig.FLUSH_ON_ACK, Type.BOOLEAN, d.flushOnAck(), v -> {});
+                oneOf("CreateTime", "LogAppendTime"),
+                "CreateTime or LogAppendTime",
+                "LogAppendTime stamps each batch with the leader's clock on append; CreateTime keeps the"
+                        + " producer's.");
+        log(
+                "index.interval.bytes",
+                Type.INT,
+                d.indexIntervalBytes(),
+                atLeast(0),
+                ">= 0",
+                "Bytes of records between entries of a segment's offset and time indexes.");
+        log(
+                "min.compaction.lag.ms",
+                Type.LONG,
+                d.minCompactionLagMs(),
+                atLeast(0),
+                ">= 0, <= max.compaction.lag.ms",
+                "The cleaner leaves segments holding a younger record.");
+        log(
+                "max.compaction.lag.ms",
+                Type.LONG,
+                d.maxCompactionLagMs(),
+                atLeast(1),
+                ">= 1",
+                "A compacted topic's active segment rolls at this age, on the next append, so it gets compacted.");
+        log(
+                "message.timestamp.before.max.ms",
+                Type.LONG,
+                d.timestampBeforeMaxMs(),
+                atLeast(0),
+                ">= 0",
+                "A CreateTime record stamped further in the past is refused with INVALID_TIMESTAMP.");
+        log(
+                "message.timestamp.after.max.ms",
+                Type.LONG,
+                d.timestampAfterMaxMs(),
+                atLeast(0),
+                ">= 0",
+                "A CreateTime record stamped further in the future is refused with INVALID_TIMESTAMP.");
+        define(
+                MIN_INSYNC_REPLICAS,
+                Type.INT,
+                "1",
+                atLeast(1),
+                false,
+                ">= 1",
+                "An acks=all produce with fewer in-sync replicas is refused with NOT_ENOUGH_REPLICAS.");
+        log(
+                LogConfig.FLUSH_ON_ACK,
+                Type.BOOLEAN,
+                d.flushOnAck(),
+                v -> {},
+                "",
+                "Strait's: acks=all is acknowledged only once every in-sync replica has fsynced the records.");
 
         define(
                 "compression.type",
                 Type.STRING,
                 "producer",
-                oneOf("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")
-                        .andThen(only("producer", "batches are stored as the producer compressed them")),
-                false);
+                oneOf("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"),
+                false,
+                "uncompressed, zstd, lz4, snappy, gzip or producer",
+                NOT_ACTED_ON + "batches are stored as the producer compressed them, whatever the value (the broker"
+                        + " never recompresses).");
         define(
                 "compression.gzip.level",
                 Type.INT,
@@ -131,31 +222,69 @@ public final class TopicConfigs {
                         throw new IllegalArgumentException("must be -1 or between 1 and 9");
                     }
                 },
-                false);
-        define("compression.lz4.level", Type.INT, "9", between(1, 17), false);
-        define("compression.zstd.level", Type.INT, "3", between(-131072, 22), false);
-        define("file.delete.delay.ms", Type.LONG, "60000", atLeast(0), false);
+                false,
+                "-1, or 1 to 9",
+                NOT_ACTED_ON + "used only when recompressing, which the broker never does.");
+        define(
+                "compression.lz4.level",
+                Type.INT,
+                "9",
+                between(1, 17),
+                false,
+                "1 to 17",
+                NOT_ACTED_ON + "used only when recompressing, which the broker never does.");
+        define(
+                "compression.zstd.level",
+                Type.INT,
+                "3",
+                between(-131072, 22),
+                false,
+                "-131072 to 22",
+                NOT_ACTED_ON + "used only when recompressing, which the broker never does.");
+        define(
+                "file.delete.delay.ms",
+                Type.LONG,
+                "60000",
+                atLeast(0),
+                false,
+                ">= 0",
+                NOT_ACTED_ON + "a deleted segment's files are removed at once.");
         define(
                 "flush.messages",
                 Type.LONG,
                 Long.toString(Long.MAX_VALUE),
-                atLeast(1)
-                        .andThen(only(
-                                Long.toString(Long.MAX_VALUE),
-                                "the log is not fsynced by message count; see flush.on.ack")),
-                false);
+                atLeast(1),
+                false,
+                ">= 1",
+                NOT_ACTED_ON + "the log is not fsynced by message count; durability comes from replication, or"
+                        + " from flush.on.ack.");
         define(
                 "flush.ms",
                 Type.LONG,
                 Long.toString(Long.MAX_VALUE),
-                atLeast(0)
-                        .andThen(
-                                only(Long.toString(Long.MAX_VALUE), "the log is not fsynced by age; see flush.on.ack")),
-                false);
-        define("follower.replication.throttled.replicas", Type.LIST, "", TopicConfigs::throttledReplicas, false);
-        define("leader.replication.throttled.replicas", Type.LIST, "", TopicConfigs::throttledReplicas, false);
-        define("local.retention.bytes", Type.LONG, "-2", atLeast(-2), false);
-        define("local.retention.ms", Type.LONG, "-2", atLeast(-2), false);
+                atLeast(0),
+                false,
+                ">= 0",
+                NOT_ACTED_ON + "the log is not fsynced by age; durability comes from replication, or from"
+                        + " flush.on.ack.");
+        define(
+                "follower.replication.throttled.replicas",
+                Type.LIST,
+                "",
+                TopicConfigs::throttledReplicas,
+                false,
+                "* or partition:broker pairs",
+                NOT_ACTED_ON + "the broker has no replication quotas.");
+        define(
+                "leader.replication.throttled.replicas",
+                Type.LIST,
+                "",
+                TopicConfigs::throttledReplicas,
+                false,
+                "* or partition:broker pairs",
+                NOT_ACTED_ON + "the broker has no replication quotas.");
+        define("local.retention.bytes", Type.LONG, "-2", atLeast(-2), false, ">= -2", NO_TIERED_STORAGE);
+        define("local.retention.ms", Type.LONG, "-2", atLeast(-2), false, ">= -2", NO_TIERED_STORAGE);
         define(
                 "min.cleanable.dirty.ratio",
                 Type.DOUBLE,
@@ -166,44 +295,118 @@ public final class TopicConfigs {
                         throw new IllegalArgumentException("must be between 0 and 1");
                     }
                 },
-                false);
-        define("preallocate", Type.BOOLEAN, "false", v -> {}, false);
-        define("remote.log.copy.disable", Type.BOOLEAN, "false", v -> {}, false);
-        define("remote.log.delete.on.disable", Type.BOOLEAN, "false", v -> {}, false);
+                false,
+                "0 to 1",
+                NOT_ACTED_ON + "the cleaner compacts every closed segment on each pass, whatever the ratio.");
+        define(
+                "preallocate",
+                Type.BOOLEAN,
+                "false",
+                v -> {},
+                false,
+                "",
+                NOT_ACTED_ON + "segment files grow as they are written.");
+        define("remote.log.copy.disable", Type.BOOLEAN, "false", v -> {}, false, "", NO_TIERED_STORAGE);
+        define("remote.log.delete.on.disable", Type.BOOLEAN, "false", v -> {}, false, "", NO_TIERED_STORAGE);
         define(
                 "remote.storage.enable",
                 Type.BOOLEAN,
                 "false",
-                only("false", "this cluster has no tiered storage"),
-                false);
-        define("segment.index.bytes", Type.INT, "10485760", atLeast(4), false);
+                v -> {
+                    if (v.equalsIgnoreCase("true")) {
+                        // Kafka's answer on a cluster without tiered storage (LogConfig.validate)
+                        throw new UnsupportedValueException("Tiered Storage functionality is disabled in the broker."
+                                + " Topic cannot be configured with remote log storage.");
+                    }
+                },
+                false,
+                "false",
+                "true is refused with INVALID_CONFIG, as by a Kafka cluster without tiered storage.");
+        define(
+                "segment.index.bytes",
+                Type.INT,
+                "10485760",
+                atLeast(4),
+                false,
+                ">= 4",
+                NOT_ACTED_ON + "indexes grow as needed.");
         define(
                 "segment.jitter.ms",
                 Type.LONG,
                 "0",
-                atLeast(0).andThen(only("0", "segments roll at segment.ms exactly")),
-                false);
+                atLeast(0),
+                false,
+                ">= 0",
+                NOT_ACTED_ON + "segments roll at segment.ms exactly.");
         define(
                 "unclean.leader.election.enable",
                 Type.BOOLEAN,
                 "false",
-                only("false", "only an ElectLeaders UNCLEAN request elects a replica outside the ISR"),
-                false);
+                v -> {},
+                false,
+                "",
+                NOT_ACTED_ON + "the controller never elects a replica outside the ISR on its own, so an acknowledged"
+                        + " record is never given up; kafka-leader-election --election-type UNCLEAN does it on"
+                        + " request.");
 
         // Strait's mirror topics: the source a topic copies, byte for byte and at the same offsets (dev.strait.broker
         // .link); empty on every other topic.
-        define(MIRROR_SOURCE_BOOTSTRAP_SERVERS, Type.LIST, "", TopicConfigs::hostPortList, false);
-        define(MIRROR_LINK, Type.STRING, "", TopicConfigs::linkName, false);
-        define(MIRROR_SOURCE_TOPIC, Type.STRING, "", v -> {}, false);
-        define(MIRROR_SOURCE_TOPIC_ID, Type.STRING, "", TopicConfigs::topicId, false);
+        define(
+                MIRROR_SOURCE_BOOTSTRAP_SERVERS,
+                Type.LIST,
+                "",
+                TopicConfigs::hostPortList,
+                false,
+                "host:port,...",
+                "Strait's: makes the topic a mirror of the same topic on that cluster.");
+        define(
+                MIRROR_LINK,
+                Type.STRING,
+                "",
+                TopicConfigs::linkName,
+                false,
+                "a link name",
+                "Strait's: makes the topic a mirror through the link of that name (strait.mirror.link.<name>.*).");
+        define(
+                MIRROR_SOURCE_TOPIC,
+                Type.STRING,
+                "",
+                v -> {},
+                false,
+                "",
+                "Strait's: the source topic a mirror topic copies; empty for the same name.");
+        define(
+                MIRROR_SOURCE_TOPIC_ID,
+                Type.STRING,
+                "",
+                TopicConfigs::topicId,
+                false,
+                "a topic id",
+                "Strait's: the source topic's id when mirroring began.");
         define(
                 MIRROR_STATE,
                 Type.STRING,
                 "",
                 oneOf("", MIRROR_STATE_MIRRORING, MIRROR_STATE_PAUSED, MIRROR_STATE_PROMOTED),
-                false);
-        define(MIRROR_TRUNCATE_OFFSETS, Type.STRING, "", v -> MirrorTruncation.parseOffsets(v), false);
-        define(MIRROR_TRUNCATE_ID, Type.STRING, "", TopicConfigs::truncationId, false);
+                false,
+                "mirroring, paused or promoted",
+                "Strait's: a mirror topic's state: mirroring and paused are read-only, promoted is a topic of its own.");
+        define(
+                MIRROR_TRUNCATE_OFFSETS,
+                Type.STRING,
+                "",
+                v -> MirrorTruncation.parseOffsets(v),
+                false,
+                "partition:offset,...",
+                "Strait's: where a failback cuts a mirror topic's partitions.");
+        define(
+                MIRROR_TRUNCATE_ID,
+                Type.STRING,
+                "",
+                TopicConfigs::truncationId,
+                false,
+                "an id",
+                "Strait's: names one failback's cut, so each replica makes it once.");
 
         Map<String, String> defaults = new LinkedHashMap<>();
         DEFINITIONS.forEach((name, definition) -> defaults.put(name, definition.defaultValue()));
@@ -212,12 +415,28 @@ public final class TopicConfigs {
 
     private TopicConfigs() {}
 
-    private static void log(String name, Type type, Object defaultValue, Consumer<String> check) {
-        define(name, type, String.valueOf(defaultValue), check, true);
+    private static void log(
+            String name, Type type, Object defaultValue, Consumer<String> check, String allowed, String effect) {
+        define(name, type, String.valueOf(defaultValue), check, true, allowed, effect);
     }
 
-    private static void define(String name, Type type, String defaultValue, Consumer<String> check, boolean log) {
-        DEFINITIONS.put(name, new Definition(type, defaultValue, check, log));
+    private static void define(
+            String name,
+            Type type,
+            String defaultValue,
+            Consumer<String> check,
+            boolean log,
+            String allowed,
+            String effect) {
+        DEFINITIONS.put(name, new Definition(type, defaultValue, check, log, allowed, effect));
+    }
+
+    /** Every topic config with its type, default, allowed values and what the broker does with it. */
+    public static List<Documentation> documentation() {
+        List<Documentation> docs = new ArrayList<>();
+        DEFINITIONS.forEach(
+                (name, d) -> docs.add(new Documentation(name, d.type(), d.defaultValue(), d.allowed(), d.effect())));
+        return docs;
     }
 
     private static Consumer<String> atLeast(long min) {
@@ -241,15 +460,6 @@ public final class TopicConfigs {
         return v -> {
             if (!Arrays.asList(values).contains(v)) {
                 throw new IllegalArgumentException("must be one of " + String.join(", ", values));
-            }
-        };
-    }
-
-    /** A valid value other than {@code supported} is refused: the broker does not implement it. */
-    private static Consumer<String> only(String supported, String why) {
-        return v -> {
-            if (!v.equalsIgnoreCase(supported)) {
-                throw new UnsupportedValueException("only " + supported + " is supported (" + why + ")");
             }
         };
     }
@@ -343,7 +553,12 @@ public final class TopicConfigs {
         for (Map.Entry<String, String> entry : configs.entrySet()) {
             check(entry.getKey(), entry.getValue());
         }
-        toLogConfig(configs);
+        LogConfig log = toLogConfig(configs);
+        if (log.minCompactionLagMs() > log.maxCompactionLagMs()) {
+            // Kafka's cross-check and message (LogConfig.validateValues)
+            throw new IllegalArgumentException("conflict topic config setting min.compaction.lag.ms ("
+                    + log.minCompactionLagMs() + ") > max.compaction.lag.ms (" + log.maxCompactionLagMs() + ")");
+        }
     }
 
     private static void check(String key, String rawValue) {
@@ -359,8 +574,7 @@ public final class TopicConfigs {
             parse(definition.type(), value);
             definition.check().accept(value);
         } catch (UnsupportedValueException e) {
-            throw new IllegalArgumentException(
-                    key + " '" + value + "' is not supported by this broker: " + e.getMessage(), e);
+            throw new IllegalArgumentException("invalid value '" + value + "' for " + key + ": " + e.getMessage(), e);
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(
                     "invalid value '" + value + "' for " + key + ": not a number of type " + definition.type(), e);

@@ -1,5 +1,6 @@
 package dev.strait.broker.server;
 
+import dev.strait.broker.replica.TopicConfigs;
 import dev.strait.broker.server.BrokerSetting.Scope;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -119,7 +120,36 @@ public final class BrokerSettingsDoc {
                     .append(cell(setting.doc()))
                     .append(" |\n");
         }
+        topicConfigs(b);
         return b.toString();
+    }
+
+    /** Every topic config, from {@link TopicConfigs}: what it allows and what the broker does with it. */
+    private static void topicConfigs(StringBuilder b) {
+        b.append("\n## Topic configs\n\n")
+                .append(
+                        "Every topic config of Apache Kafka 4.1.1, with Kafka's type and default, and Strait's own, from")
+                .append(
+                        " the table in\n`dev.strait.broker.replica.TopicConfigs`. CreateTopics, IncrementalAlterConfigs")
+                .append(
+                        " and AlterConfigs accept\nevery valid value and refuse a bad one with INVALID_CONFIG naming the")
+                .append(" config; DescribeConfigs shows each with\nits source. A broker default ([Topic defaults]")
+                .append("(#topic-defaults)) overrides the built-in default shown here.\n\n")
+                .append("| Config | Type | Default | Allowed | What the broker does with it |\n")
+                .append("|---|---|---|---|---|\n");
+        for (TopicConfigs.Documentation config : TopicConfigs.documentation()) {
+            b.append("| ")
+                    .append(code(config.name()))
+                    .append(" | ")
+                    .append(config.type().name().toLowerCase(java.util.Locale.ROOT))
+                    .append(" | ")
+                    .append(code(config.defaultValue()))
+                    .append(" | ")
+                    .append(cell(config.allowed()))
+                    .append(" | ")
+                    .append(cell(config.effect()))
+                    .append(" |\n");
+        }
     }
 
     /** The line under a setting's documentation: its type, what it allows and its default. */

@@ -3,6 +3,7 @@ package dev.strait.broker.controller;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.strait.broker.controller.ControllerRequest.AlterPartition;
+import dev.strait.broker.controller.ControllerRequest.CreatePartitions;
 import dev.strait.broker.controller.ControllerRequest.CreateTopic;
 import dev.strait.broker.controller.ControllerRequest.Heartbeat;
 import dev.strait.broker.controller.ControllerRequest.RegisterBroker;
@@ -157,6 +158,40 @@ class QuorumControllerTest {
                         .error())
                 .isEqualTo(Error.INVALID_REPLICA_ASSIGNMENT);
         assertThat(controller.projected().topic("on-fenced")).isEmpty();
+    }
+
+    @Test
+    void addedPartitionsTakeTheirAssignedReplicasAndBadAssignmentsAddNone() {
+        // Given: nodes 1-3, 3 fenced, and a topic of two partitions of two replicas
+        registerAndUnfence(1, 2, 3);
+        assertThat(call(new CreateTopic("grown", 2, 2, Map.of())).error()).isEqualTo(Error.NONE);
+        now += SESSION_MS / 2;
+        heartbeat(1, 2);
+        now += SESSION_MS / 2 + 1;
+        controller.tick(now);
+
+        // When
+        ControllerResponse added = call(new CreatePartitions("grown", 4, List.of(List.of(3, 2), List.of(1, 3))));
+
+        // Then
+        assertThat(added.error()).isEqualTo(Error.NONE);
+        assertThat(partition("grown", 2).replicas()).containsExactly(3, 2);
+        assertThat(partition("grown", 2).isr()).containsExactly(2);
+        assertThat(partition("grown", 2).leader()).isEqualTo(2);
+        assertThat(partition("grown", 3).replicas()).containsExactly(1, 3);
+        assertThat(partition("grown", 3).leader()).isEqualTo(1);
+        for (List<List<Integer>> bad : List.of(
+                List.of(List.of(1, 9)), // an unknown broker
+                List.of(List.of(1, 1)), // a broker twice
+                List.of(List.of(1)), // fewer replicas than the topic's
+                List.of(List.of(3, 3)),
+                List.of(List.of(1, 2), List.of(2, 1)))) { // more lists than added partitions
+            ControllerResponse refused = call(new CreatePartitions("grown", 5, bad));
+            assertThat(refused.error()).as("%s", bad).isEqualTo(Error.INVALID_REPLICA_ASSIGNMENT);
+            assertThat(refused.message()).as("%s", bad).isNotBlank();
+        }
+        assertThat(controller.projected().topic("grown").orElseThrow().partitions())
+                .hasSize(4);
     }
 
     @Test

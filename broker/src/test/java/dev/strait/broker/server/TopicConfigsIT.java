@@ -3,6 +3,7 @@ package dev.strait.broker.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.strait.broker.replica.KafkaTopicConfigValues;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +11,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -31,8 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every topic config Kafka 4.1.1 defines (read from Kafka's own LogConfig) is described with Kafka's type and
- * default; kafka-configs sets them; a valid value the broker does not implement is refused naming what it
- * supports; and the produce-time timestamp limits act as in Kafka.
+ * default; CreateTopics, IncrementalAlterConfigs and kafka-configs set every valid value, those the broker does not
+ * act on included; a bad value is refused with INVALID_CONFIG naming the config; and the produce-time timestamp
+ * limits act as in Kafka.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class TopicConfigsIT {
@@ -86,7 +89,7 @@ class TopicConfigsIT {
     }
 
     @Test
-    void kafkaConfigsSetsTheNewConfigsAndRefusesValuesTheBrokerDoesNotImplementNamingWhatItDoes() throws Exception {
+    void kafkaConfigsSetsTheNewConfigsIncludingValuesTheBrokerDoesNotActOn() throws Exception {
         createTopic("configs-tool", Map.of());
 
         KafkaTool.Result set = configs(
@@ -97,46 +100,110 @@ class TopicConfigsIT {
                 "--alter",
                 "--add-config",
                 "min.compaction.lag.ms=1000,max.compaction.lag.ms=60000,message.timestamp.after.max.ms=5000,"
-                        + "compression.type=producer,preallocate=true,min.cleanable.dirty.ratio=0.2");
+                        + "compression.type=gzip,preallocate=true,min.cleanable.dirty.ratio=0.2,"
+                        + "unclean.leader.election.enable=true,segment.jitter.ms=100,flush.messages=10");
         assertThat(set.exitCode()).as(set.toString()).isZero();
         Map<String, ConfigEntry> described = describe("configs-tool");
         assertThat(described.get("min.compaction.lag.ms").value()).isEqualTo("1000");
         assertThat(described.get("min.compaction.lag.ms").source())
                 .isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
         assertThat(described.get("min.cleanable.dirty.ratio").value()).isEqualTo("0.2");
+        assertThat(described.get("compression.type").value()).isEqualTo("gzip");
+        assertThat(described.get("unclean.leader.election.enable").value()).isEqualTo("true");
 
-        KafkaTool.Result gzip = configs(
+        KafkaTool.Result tiered = configs(
                 "--entity-type",
                 "topics",
                 "--entity-name",
                 "configs-tool",
                 "--alter",
                 "--add-config",
-                "compression.type=gzip");
-        assertThat(gzip.exitCode()).as(gzip.toString()).isNotZero();
-        assertThat(gzip.stdout() + gzip.stderr())
-                .as(gzip.toString())
-                .contains("compression.type")
-                .contains("only producer is supported");
+                "remote.storage.enable=true");
+        assertThat(tiered.exitCode()).as(tiered.toString()).isNotZero();
+        assertThat(tiered.stdout() + tiered.stderr())
+                .as(tiered.toString())
+                .contains("remote.storage.enable")
+                .contains("Tiered Storage functionality is disabled");
+    }
 
-        for (Map.Entry<String, String> invalid : Map.of(
-                        "min.compaction.lag.ms", "-1",
-                        "max.compaction.lag.ms", "0",
-                        "compression.type", "brotli",
-                        "compression.zstd.level", "23",
-                        "min.cleanable.dirty.ratio", "1.5",
-                        "preallocate", "maybe",
-                        "message.timestamp.before.max.ms", "soon",
-                        "unclean.leader.election.enable", "true")
-                .entrySet()) {
+    @Test
+    void everyKafkaTopicConfigRoundTripsThroughCreateTopicsAndIncrementalAlterConfigs() throws Exception {
+        // Given every Kafka topic config with a valid value other than its default
+        Map<String, String> valid = KafkaTopicConfigValues.VALID;
+
+        // When a topic is created with all of them, and another gets them by IncrementalAlterConfigs
+        createTopic("configs-created", valid);
+        createTopic("configs-altered", Map.of());
+        ConfigResource altered = new ConfigResource(ConfigResource.Type.TOPIC, "configs-altered");
+        admin.incrementalAlterConfigs(Map.of(
+                        altered,
+                        valid.entrySet().stream()
+                                .map(e -> new AlterConfigOp(
+                                        new ConfigEntry(e.getKey(), e.getValue()), AlterConfigOp.OpType.SET))
+                                .toList()))
+                .all()
+                .get(TIMEOUT_S, TimeUnit.SECONDS);
+
+        // Then DescribeConfigs shows each as the topic's own, with the value set
+        for (String topic : List.of("configs-created", "configs-altered")) {
+            Map<String, ConfigEntry> described = describe(topic);
+            valid.forEach((name, value) -> {
+                assertThat(described.get(name)).as("%s %s", topic, name).isNotNull();
+                assertThat(described.get(name).value()).as("%s %s", topic, name).isEqualTo(value);
+                assertThat(described.get(name).source())
+                        .as("%s %s", topic, name)
+                        .isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
+            });
+        }
+
+        // And deleting them brings back the defaults
+        admin.incrementalAlterConfigs(Map.of(
+                        altered,
+                        valid.keySet().stream()
+                                .map(name -> new AlterConfigOp(new ConfigEntry(name, ""), AlterConfigOp.OpType.DELETE))
+                                .toList()))
+                .all()
+                .get(TIMEOUT_S, TimeUnit.SECONDS);
+        Map<String, ConfigEntry> reset = describe("configs-altered");
+        valid.keySet()
+                .forEach(name -> assertThat(reset.get(name).source())
+                        .as(name)
+                        .isIn(ConfigEntry.ConfigSource.DEFAULT_CONFIG, ConfigEntry.ConfigSource.STATIC_BROKER_CONFIG));
+    }
+
+    @Test
+    void everyBadValueIsRefusedWithInvalidConfigNamingTheConfig() throws Exception {
+        createTopic("configs-bad-target", Map.of());
+        ConfigResource target = new ConfigResource(ConfigResource.Type.TOPIC, "configs-bad-target");
+        for (Map.Entry<String, String> invalid : KafkaTopicConfigValues.INVALID.entrySet()) {
             assertThatThrownBy(() -> createTopic(
                             "configs-bad-" + invalid.getKey().replace('.', '-'),
                             Map.of(invalid.getKey(), invalid.getValue())))
-                    .as(invalid.toString())
+                    .as("create with %s", invalid)
+                    .isInstanceOf(ExecutionException.class)
+                    .hasCauseInstanceOf(InvalidConfigurationException.class)
+                    .hasMessageContaining(invalid.getKey());
+            assertThatThrownBy(() -> admin.incrementalAlterConfigs(Map.of(
+                                    target,
+                                    List.of(new AlterConfigOp(
+                                            new ConfigEntry(invalid.getKey(), invalid.getValue()),
+                                            AlterConfigOp.OpType.SET))))
+                            .all()
+                            .get(TIMEOUT_S, TimeUnit.SECONDS))
+                    .as("alter with %s", invalid)
                     .isInstanceOf(ExecutionException.class)
                     .hasCauseInstanceOf(InvalidConfigurationException.class)
                     .hasMessageContaining(invalid.getKey());
         }
+        assertThatThrownBy(() -> createTopic(
+                        "configs-bad-lags", Map.of("min.compaction.lag.ms", "60000", "max.compaction.lag.ms", "1000")))
+                .isInstanceOf(ExecutionException.class)
+                .hasCauseInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("min.compaction.lag.ms");
+        assertThat(admin.listTopics().names().get(TIMEOUT_S, TimeUnit.SECONDS))
+                .noneMatch(name -> name.startsWith("configs-bad-") && !name.equals("configs-bad-target"));
+        assertThat(describe("configs-bad-target").values())
+                .noneMatch(e -> e.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
     }
 
     @Test

@@ -45,10 +45,13 @@ import picocli.CommandLine.Spec;
             "refused unless --force (which removes the members first).",
             "",
             "With --mirror-topics instead, it promotes the matching mirror topics of a Strait companion cluster",
-            "(bin/mirror-maker --offset.preserving): they stop copying and take producers, and each partition's leader",
-            "ends the transactions the copy left open; consumer offsets need no moving (they are the source's).",
+            "(bin/mirror-maker --offset.preserving): each is paused, every partition is cut to its last stable offset",
+            "(a transaction the copy left open, and the records after it, are moved aside into <topic>.diverged-<time>,",
+            "never deleted), and it is promoted: it stops copying and takes producers. Consumer offsets need no moving",
+            "(they are the source's).",
             "",
-            "Exit codes: 0 done, 1 partial (the groups not moved are named) or a cluster failed, 2 bad input."
+            "Exit codes: 0 done, 1 partial (the groups not moved, or mirror topics not promoted, are named) or a cluster",
+            "failed, 2 bad input."
         })
 public final class FailoverCommand implements Callable<Integer> {
     @Spec
@@ -69,8 +72,8 @@ public final class FailoverCommand implements Callable<Integer> {
             names = "--mirror-topics",
             paramLabel = "REGEX",
             description = "Promote the mirror topics matching REGEX on the target (a companion cluster) instead of "
-                    + "moving groups: the dry run lists them per partition, --execute promotes them and waits until "
-                    + "their open transactions are ended.")
+                    + "moving groups: the dry run lists them per partition with what would be cut, --execute cuts "
+                    + "each partition to its last stable offset (moving the records past it aside) and promotes them.")
     String mirrorTopics;
 
     @Option(names = "--groups.exclude", paramLabel = "REGEX", description = "Groups matching --groups to leave out.")
@@ -160,7 +163,7 @@ public final class FailoverCommand implements Callable<Integer> {
         try (Admin target = Admin.create(cfg.target());
                 Admin source = Admin.create(sourceProps)) {
             List<MirrorTopicPromotion.TopicResult> results = new MirrorTopicPromotion(
-                            target, Optional.of(source), Time.SYSTEM, Duration.ofSeconds(60))
+                            target, cfg.target(), Optional.of(source), Time.SYSTEM, Duration.ofSeconds(60))
                     .run(pattern, execute);
             if (json) {
                 out.println(PromotionText.json(results, execute));
@@ -168,9 +171,10 @@ public final class FailoverCommand implements Callable<Integer> {
                 PromotionText.text(out, results, execute);
             }
             out.flush();
-            boolean unstable =
-                    results.stream().anyMatch(r -> r.outcome() == MirrorTopicPromotion.Outcome.PROMOTED_UNSTABLE);
-            return unstable ? Cli.FAILED : Cli.OK;
+            boolean failed = results.stream()
+                    .anyMatch(r -> r.outcome() == MirrorTopicPromotion.Outcome.PROMOTED_UNSTABLE
+                            || r.outcome() == MirrorTopicPromotion.Outcome.NOT_PROMOTED);
+            return failed ? Cli.FAILED : Cli.OK;
         } catch (LinkException e) {
             spec.commandLine().getErr().println("failover: " + e.getMessage());
             return Cli.FAILED;

@@ -17,52 +17,88 @@ final class PromotionText {
         }
         out.printf(
                 Locale.ROOT,
-                "%-28s %9s %12s %12s %12s %12s  %s%n",
+                "%-28s %9s %12s %12s %11s %11s %12s %12s  %s%n",
                 "topic",
                 "partition",
                 "end",
-                "stable@promote",
+                "stable",
+                "past stable",
+                "moved aside",
                 "source end",
                 "not copied",
                 "outcome");
-        int promoted = 0;
         int partitions = 0;
-        int transactionsEnded = 0;
+        int cutPartitions = 0;
+        long pastStable = 0;
+        long moved = 0;
         for (MirrorTopicPromotion.TopicResult topic : results) {
+            boolean counted = !execute
+                    || topic.outcome() == MirrorTopicPromotion.Outcome.PROMOTED
+                    || topic.outcome() == MirrorTopicPromotion.Outcome.PROMOTED_UNSTABLE;
             for (MirrorTopicPromotion.PartitionResult p : topic.partitions()) {
                 partitions++;
-                if (p.hadOpenTransaction()) {
-                    transactionsEnded++;
+                if (counted && p.offsetsPastStable() > 0) {
+                    cutPartitions++;
+                    pastStable += p.offsetsPastStable();
                 }
+                moved += Math.max(0, p.movedAside());
                 out.printf(
                         Locale.ROOT,
-                        "%-28s %9d %12d %12d %12s %12s  %s%n",
+                        "%-28s %9d %12s %12s %11d %11s %12s %12s  %s%n",
                         topic.topic(),
                         p.partition().partition(),
-                        p.endOffset(),
-                        p.stableBefore(),
-                        p.sourceEnd() < 0 ? "unknown" : Long.toString(p.sourceEnd()),
-                        p.notCopied() < 0 ? "unknown" : Long.toString(p.notCopied()),
+                        known(p.endOffset()),
+                        known(p.stableOffset()),
+                        p.offsetsPastStable(),
+                        p.movedAside() < 0 ? "-" : Long.toString(p.movedAside()),
+                        known(p.sourceEnd()),
+                        known(p.notCopied()),
                         outcome(topic.outcome()));
             }
-            if (topic.outcome() == MirrorTopicPromotion.Outcome.PROMOTED
-                    || topic.outcome() == MirrorTopicPromotion.Outcome.PROMOTED_UNSTABLE) {
-                promoted++;
+        }
+        if (execute) {
+            out.printf(
+                    Locale.ROOT,
+                    "promoted %d of %d mirror topics (%d partitions); %d partitions cut to their stable offset,"
+                            + " %d records moved aside%n",
+                    count(results, MirrorTopicPromotion.Outcome.PROMOTED)
+                            + count(results, MirrorTopicPromotion.Outcome.PROMOTED_UNSTABLE),
+                    results.size(),
+                    partitions,
+                    cutPartitions,
+                    moved);
+        } else {
+            out.printf(
+                    Locale.ROOT,
+                    "would promote %d of %d mirror topics (%d partitions); %d partitions would be cut to their stable"
+                            + " offset (%d offsets moved aside); --execute promotes%n",
+                    count(results, MirrorTopicPromotion.Outcome.WOULD_PROMOTE),
+                    results.size(),
+                    partitions,
+                    cutPartitions,
+                    pastStable);
+        }
+        for (MirrorTopicPromotion.TopicResult topic : results) {
+            if (!topic.movedAsideTo().isEmpty()) {
+                out.printf(
+                        Locale.ROOT,
+                        "%s: the records past the stable offsets are in %s (header strait.diverged.offset: the"
+                                + " offset each had)%n",
+                        topic.topic(),
+                        topic.movedAsideTo());
+            }
+            if (!topic.detail().isEmpty()) {
+                out.printf(Locale.ROOT, "%s: not promoted: %s%n", topic.topic(), topic.detail());
             }
         }
-        out.printf(
-                Locale.ROOT,
-                "%s %d of %d mirror topics (%d partitions); %d partitions had a transaction open at the promote%s%n",
-                execute ? "promoted" : "would promote",
-                execute
-                        ? promoted
-                        : (int) results.stream()
-                                .filter(r -> r.outcome() == MirrorTopicPromotion.Outcome.WOULD_PROMOTE)
-                                .count(),
-                results.size(),
-                partitions,
-                transactionsEnded,
-                execute ? ", ended with an abort marker" : "; --execute promotes");
+    }
+
+    private static String known(long value) {
+        return value < 0 ? "unknown" : Long.toString(value);
+    }
+
+    private static long count(List<MirrorTopicPromotion.TopicResult> results, MirrorTopicPromotion.Outcome outcome) {
+        return results.stream().filter(r -> r.outcome() == outcome).count();
     }
 
     private static String outcome(MirrorTopicPromotion.Outcome outcome) {
@@ -73,8 +109,10 @@ final class PromotionText {
                 return "promoted";
             case ALREADY_PROMOTED:
                 return "already promoted";
+            case NOT_PROMOTED:
+                return "NOT promoted";
             default:
-                return "promoted, open transactions not ended yet: check again";
+                return "promoted, stable offset below the end: check again";
         }
     }
 
@@ -88,13 +126,17 @@ final class PromotionText {
                 g.writeStringField("topic", topic.topic());
                 g.writeStringField("source", topic.source());
                 g.writeStringField("outcome", topic.outcome().name().toLowerCase(Locale.ROOT));
+                g.writeStringField("movedAsideTo", topic.movedAsideTo());
+                g.writeStringField("detail", topic.detail());
                 g.writeArrayFieldStart("partitions");
                 for (MirrorTopicPromotion.PartitionResult p : topic.partitions()) {
                     g.writeStartObject();
                     g.writeNumberField("partition", p.partition().partition());
                     g.writeNumberField("endOffset", p.endOffset());
-                    g.writeNumberField("stableOffsetAtPromote", p.stableBefore());
-                    g.writeNumberField("stableOffset", p.stableAfter());
+                    g.writeNumberField("stableOffset", p.stableOffset());
+                    g.writeNumberField("offsetsPastStable", p.offsetsPastStable());
+                    g.writeNumberField("movedAside", p.movedAside());
+                    g.writeNumberField("endOffsetAfter", p.endAfter());
                     g.writeNumberField("sourceEndOffset", p.sourceEnd());
                     g.writeNumberField("notCopied", p.notCopied());
                     g.writeEndObject();

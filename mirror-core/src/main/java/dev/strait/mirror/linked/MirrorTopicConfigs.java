@@ -28,9 +28,9 @@ public final class MirrorTopicConfigs {
     public static final String STATE_MIRRORING = "mirroring";
     public static final String STATE_PAUSED = "paused";
     public static final String STATE_PROMOTED = "promoted";
-    /** A failback's cut: {@code partition:offset,...}; every replica cuts its log there once per id. */
+    /** A failback's or a promote's cut: {@code partition:offset,...}; every replica cuts its log there once per id. */
     public static final String TRUNCATE_OFFSETS = "strait.mirror.truncate.offsets";
-    /** Names a failback's cut. */
+    /** Names a cut ({@code failback-<time>} or {@code promote-<time>}). */
     public static final String TRUNCATE_ID = "strait.mirror.truncate.id";
 
     private MirrorTopicConfigs() {}

@@ -1,23 +1,15 @@
 package dev.strait.mirror.linked;
 
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.StringJoiner;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartition;
@@ -41,9 +33,6 @@ import org.apache.kafka.common.utils.Time;
  * Consumer offsets need no translation: they mean the same records on both sides up to the point of parting.
  */
 public final class MirrorTopicFailback {
-    private static final DateTimeFormatter STAMP =
-            DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
-
     /**
      * One partition.
      *
@@ -98,6 +87,7 @@ public final class MirrorTopicFailback {
     private final MirrorSource newSourceForBrokers;
     private final Time time;
     private final Duration catchUpWait;
+    private final MirrorTopicCut cut;
 
     /**
      * @param oldSourceClient     client settings for the old source (the companion cluster that will copy again)
@@ -120,6 +110,7 @@ public final class MirrorTopicFailback {
         this.newSourceForBrokers = newSourceForBrokers;
         this.time = time;
         this.catchUpWait = catchUpWait;
+        this.cut = new MirrorTopicCut(oldSource, oldSourceClient, "old source", time);
     }
 
     /**
@@ -128,7 +119,7 @@ public final class MirrorTopicFailback {
      * @throws LinkException when a cluster does not answer
      */
     public List<TopicResult> run(Pattern topics, boolean execute) {
-        String stamp = STAMP.format(Instant.ofEpochMilli(time.milliseconds()));
+        String stamp = MirrorTopicCut.stamp(time);
         List<TopicResult> results = new ArrayList<>();
         for (Map.Entry<String, Config> entry :
                 MirrorTopicAdmin.mirrorTopics(newSource, topics, "new source").entrySet()) {
@@ -179,15 +170,14 @@ public final class MirrorTopicFailback {
                     rows(topic, oldPartitions, at.oldEnds(), at.partedAt(), Map.of(), at.newEnds(), Map.of());
             return new TopicResult(topic, oldSourceTopic, Outcome.WOULD_FAIL_BACK, "", "", rows);
         }
-        String sideTopic = oldSourceTopic + ".diverged-" + stamp;
+        String sideTopic = MirrorTopicCut.sideTopic(oldSourceTopic, stamp);
         Map<Integer, Long> saved = saveDivergent(pair, at, sideTopic);
         Map<String, String> resume = new HashMap<>();
         resume.put(MirrorTopicConfigs.STATE, MirrorTopicConfigs.STATE_MIRRORING);
         if (!saved.isEmpty()) {
-            StringJoiner cut = new StringJoiner(",");
-            saved.keySet().forEach(p -> cut.add(p + ":" + at.partedAt().get(p)));
-            resume.put(MirrorTopicConfigs.TRUNCATE_ID, "failback-" + stamp);
-            resume.put(MirrorTopicConfigs.TRUNCATE_OFFSETS, cut.toString());
+            Map<Integer, Long> cutAt = new LinkedHashMap<>();
+            saved.keySet().forEach(p -> cutAt.put(p, at.partedAt().get(p)));
+            resume.putAll(MirrorTopicCut.cutConfigs("failback-" + stamp, cutAt));
         }
         MirrorTopicAdmin.alter(oldSource, oldSourceTopic, resume, "resume copying into");
         Map<TopicPartition, Long> endsAfter = awaitCaughtUp(oldPartitions, at.newEnds(), topic);
@@ -247,7 +237,7 @@ public final class MirrorTopicFailback {
                 null);
         pause.put(MirrorTopicConfigs.SOURCE_TOPIC, pair.oldSourceTopic().equals(pair.topic()) ? null : pair.topic());
         MirrorTopicAdmin.alter(oldSource, pair.oldSourceTopic(), pause, "pause");
-        awaitSettled(pair.oldPartitions());
+        cut.awaitSettled(pair.oldPartitions());
     }
 
     /** Step 2: the ends of both sides, and per partition where the two copies part. */
@@ -288,20 +278,13 @@ public final class MirrorTopicFailback {
      * @return records saved per partition that had any past the point (in partition order)
      */
     private Map<Integer, Long> saveDivergent(Pair pair, Positions at, String sideTopic) {
-        Map<Integer, Long> saved = new LinkedHashMap<>();
-        for (TopicPartition tp : pair.oldPartitions()) {
-            long point = at.partedAt().get(tp.partition());
-            if (at.oldEnds().get(tp) <= point) {
-                continue;
-            }
-            if (saved.isEmpty()) {
-                createSideTopic(sideTopic, pair.old());
-            }
-            try (SuffixCopy copy = new SuffixCopy(oldSourceClient, time)) {
-                saved.put(tp.partition(), copy.copy(tp, point, at.oldEnds().get(tp), sideTopic));
-            }
+        Map<TopicPartition, Long> starts = new LinkedHashMap<>();
+        pair.oldPartitions().forEach(tp -> starts.put(tp, at.partedAt().get(tp.partition())));
+        try {
+            return cut.saveSuffixes(starts, at.oldEnds(), sideTopic, pair.old());
+        } catch (LinkException e) {
+            throw new LinkException(e.getMessage() + "; nothing was cut, run the failback again", e);
         }
-        return saved;
     }
 
     /** The report's rows; a dry run passes no {@code saved} and no {@code endsAfter} (shown as -1). */
@@ -339,38 +322,6 @@ public final class MirrorTopicFailback {
             }
         });
         return out;
-    }
-
-    /**
-     * The pause reaches each broker with the metadata, within moments; a producer's write accepted just before is
-     * still arriving. Waits, bounded, until the ends stop moving, so that what is read next is what is cut.
-     * (Anything later is still kept: the brokers save every batch they cut.)
-     */
-    private void awaitSettled(List<TopicPartition> partitions) {
-        long deadline = time.milliseconds() + 30_000;
-        Map<TopicPartition, Long> last = MirrorTopicAdmin.offsets(oldSource, partitions, OffsetSpec.latest(), false);
-        int quiet = 0;
-        while (quiet < 3 && time.milliseconds() < deadline) {
-            time.sleep(500);
-            Map<TopicPartition, Long> now = MirrorTopicAdmin.offsets(oldSource, partitions, OffsetSpec.latest(), false);
-            quiet = now.equals(last) ? quiet + 1 : 0;
-            last = now;
-        }
-    }
-
-    private void createSideTopic(String name, TopicDescription like) {
-        short replicas = (short) like.partitions().get(0).replicas().size();
-        NewTopic side = new NewTopic(name, like.partitions().size(), replicas)
-                .configs(Map.of("retention.ms", "-1", "retention.bytes", "-1", "cleanup.policy", "delete"));
-        try {
-            oldSource.createTopics(List.of(side)).all().get(30, TimeUnit.SECONDS);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new LinkException("cannot create " + name + " on the old source to save the divergent records: "
-                    + MirrorTopicAdmin.rootMessage(e) + "; nothing was cut");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LinkException("interrupted while creating " + name);
-        }
     }
 
     /** Waits, bounded, until each old-source partition has copied up to the new source's end read before. */

@@ -23,8 +23,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.utils.Time;
 
 /**
- * Saves the records of a partition's divergent suffix into a topic of their own on the same cluster, before a
- * failback cuts them from the log: same partition, key, value, headers and timestamp, plus a header naming the
+ * Saves the records of a partition's suffix into a topic of their own on the same cluster, before a failback or a
+ * promote cuts them from the log: same partition, key, value, headers and timestamp, plus a header naming the
  * offset each record had ({@value #OFFSET_HEADER}). Every data record is saved, aborted ones included (a consumer
  * cannot tell them apart without the markers); the brokers also keep the cut batches byte for byte beside the log.
  */
@@ -81,7 +81,7 @@ final class SuffixCopy implements AutoCloseable {
             }
             if (time.milliseconds() > deadline) {
                 throw new LinkException("could not read " + from + " up to offset " + end + " within "
-                        + READ_TIMEOUT.toSeconds() + " s to save its divergent records");
+                        + READ_TIMEOUT.toSeconds() + " s to save them");
             }
         }
         producer.flush();
@@ -89,11 +89,11 @@ final class SuffixCopy implements AutoCloseable {
             try {
                 f.get(60, TimeUnit.SECONDS);
             } catch (ExecutionException | TimeoutException e) {
-                throw new LinkException("saving the divergent records of " + from + " into " + sideTopic + " failed: "
-                        + e.getMessage() + "; nothing was cut, run the failback again");
+                throw new LinkException(
+                        "saving the records of " + from + " into " + sideTopic + " failed: " + e.getMessage());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new LinkException("interrupted while saving the divergent records of " + from);
+                throw new LinkException("interrupted while saving the records of " + from);
             }
         }
         return sent.size();

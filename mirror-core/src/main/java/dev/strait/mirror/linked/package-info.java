@@ -11,10 +11,11 @@
  * {@code TopicAclSync}). No record passes through it, and the record-copying engine does not run beside it.
  * {@link dev.strait.mirror.linked.LinkSettings} refuses the options that would change records or topic names.
  *
- * <p>Failover and failback: {@link dev.strait.mirror.linked.MirrorTopicPromotion} promotes mirror topics;
- * {@link dev.strait.mirror.linked.MirrorTopicFailback} turns the old source's topics into mirrors of the promoted
- * ones, finding where the copies part (DivergencePoint) and saving the old side's records past it (SuffixCopy)
- * before the brokers cut. Imports {@code mirror.config}, {@code mirror.metrics}, {@code mirror.sync}'s admin helpers
+ * <p>Failover and failback: {@link dev.strait.mirror.linked.MirrorTopicPromotion} promotes mirror topics, each
+ * partition cut to its last stable offset; {@link dev.strait.mirror.linked.MirrorTopicFailback} turns the old source's
+ * topics into mirrors of the promoted ones, finding where the copies part (DivergencePoint). Both pause a topic,
+ * save the records past the cut (SuffixCopy, into {@code <topic>.diverged-<time>}) and have the brokers cut
+ * (MirrorTopicCut, the steps they share). Imports {@code mirror.config}, {@code mirror.metrics}, {@code mirror.sync}'s admin helpers
  * and, for ACLs only, the engine's {@code TopicAclSync}; the command line imports it.
  */
 package dev.strait.mirror.linked;

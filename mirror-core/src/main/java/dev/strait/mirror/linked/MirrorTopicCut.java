@@ -1,0 +1,126 @@
+package dev.strait.mirror.linked;
+
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.StringJoiner;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Time;
+
+/**
+ * The steps failover and failback of mirror topics share to cut partitions of a paused mirror topic without losing a
+ * record: wait until the paused topic's ends settle, save each partition's suffix into a topic of its own
+ * ({@code <topic>.diverged-<yyyyMMdd-HHmmss>}, each record's old offset in a header), and name the cut the brokers
+ * make ({@link MirrorTopicConfigs#TRUNCATE_ID}, {@link MirrorTopicConfigs#TRUNCATE_OFFSETS}). Not thread-safe: one
+ * command's thread uses it.
+ */
+final class MirrorTopicCut {
+    private static final DateTimeFormatter STAMP =
+            DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
+    private static final long SETTLE_WAIT_MS = 30_000;
+
+    private final Admin admin;
+    private final Properties client;
+    private final String cluster;
+    private final Time time;
+
+    /**
+     * @param client  client settings for the same cluster as {@code admin}: the suffix is read and saved with them
+     * @param cluster the cluster's name in messages ("target", "old source")
+     */
+    MirrorTopicCut(Admin admin, Properties client, String cluster, Time time) {
+        this.admin = admin;
+        this.client = client;
+        this.cluster = cluster;
+        this.time = time;
+    }
+
+    /** The time stamp that names a run's side topics and cut ids, in UTC. */
+    static String stamp(Time time) {
+        return STAMP.format(Instant.ofEpochMilli(time.milliseconds()));
+    }
+
+    /** The side topic a run saves a topic's cut records in. */
+    static String sideTopic(String topic, String stamp) {
+        return topic + ".diverged-" + stamp;
+    }
+
+    /** The topic configs that ask the brokers to cut each named partition at its offset, once for {@code id}. */
+    static Map<String, String> cutConfigs(String id, Map<Integer, Long> offsets) {
+        StringJoiner cut = new StringJoiner(",");
+        offsets.forEach((p, offset) -> cut.add(p + ":" + offset));
+        Map<String, String> configs = new LinkedHashMap<>();
+        configs.put(MirrorTopicConfigs.TRUNCATE_ID, id);
+        configs.put(MirrorTopicConfigs.TRUNCATE_OFFSETS, cut.toString());
+        return configs;
+    }
+
+    /**
+     * The pause reaches each broker with the metadata, within moments; a write accepted just before is still
+     * arriving. Waits, bounded, until the ends stop moving, so that what is read next is what is cut. (Anything later
+     * is still kept: the brokers save every batch they cut.)
+     */
+    void awaitSettled(List<TopicPartition> partitions) {
+        long deadline = time.milliseconds() + SETTLE_WAIT_MS;
+        Map<TopicPartition, Long> last = MirrorTopicAdmin.offsets(admin, partitions, OffsetSpec.latest(), false);
+        int quiet = 0;
+        while (quiet < 3 && time.milliseconds() < deadline) {
+            time.sleep(500);
+            Map<TopicPartition, Long> now = MirrorTopicAdmin.offsets(admin, partitions, OffsetSpec.latest(), false);
+            quiet = now.equals(last) ? quiet + 1 : 0;
+            last = now;
+        }
+    }
+
+    /**
+     * Saves the records of each partition from its start to its end ({@code [starts, ends)}) into the same partition
+     * of {@code sideTopic}, created (shaped like {@code like}) before the first record is saved.
+     *
+     * @return records saved per partition that had any offset in its range, in the order of {@code starts}
+     * @throws LinkException if the side topic cannot be created or a suffix cannot be saved whole (nothing is cut)
+     */
+    Map<Integer, Long> saveSuffixes(
+            Map<TopicPartition, Long> starts, Map<TopicPartition, Long> ends, String sideTopic, TopicDescription like) {
+        Map<Integer, Long> saved = new LinkedHashMap<>();
+        for (Map.Entry<TopicPartition, Long> start : starts.entrySet()) {
+            TopicPartition tp = start.getKey();
+            long end = ends.get(tp);
+            if (end <= start.getValue()) {
+                continue;
+            }
+            if (saved.isEmpty()) {
+                createSideTopic(sideTopic, like);
+            }
+            try (SuffixCopy copy = new SuffixCopy(client, time)) {
+                saved.put(tp.partition(), copy.copy(tp, start.getValue(), end, sideTopic));
+            }
+        }
+        return saved;
+    }
+
+    private void createSideTopic(String name, TopicDescription like) {
+        short replicas = (short) like.partitions().get(0).replicas().size();
+        NewTopic side = new NewTopic(name, like.partitions().size(), replicas)
+                .configs(Map.of("retention.ms", "-1", "retention.bytes", "-1", "cleanup.policy", "delete"));
+        try {
+            admin.createTopics(List.of(side)).all().get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new LinkException("cannot create " + name + " on the " + cluster + " to save the records to cut: "
+                    + MirrorTopicAdmin.rootMessage(e));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LinkException("interrupted while creating " + name);
+        }
+    }
+}
