@@ -1,7 +1,7 @@
 package dev.strait.bench;
 
 import dev.strait.mirror.progress.Progress;
-import org.apache.kafka.common.utils.Time;
+import dev.strait.time.Time;
 
 /**
  * The progress of a bench's long phases, on stderr: drawn only when stderr is a terminal (or

@@ -6,6 +6,7 @@ import dev.strait.lag.sample.LagSnapshot;
 import dev.strait.mirror.progress.Progress;
 import dev.strait.mirror.provenance.Provenance;
 import dev.strait.testkit.KafkaCluster;
+import dev.strait.time.Time;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -21,7 +22,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.utils.Time;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

@@ -16,6 +16,7 @@ import dev.strait.mirror.sync.Translation;
 import dev.strait.mirror.sync.TranslationRound;
 import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.TestProducer;
+import dev.strait.time.Time;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,7 +29,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.utils.Time;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

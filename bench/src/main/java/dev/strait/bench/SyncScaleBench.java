@@ -11,6 +11,7 @@ import dev.strait.mirror.sync.TargetReader;
 import dev.strait.mirror.sync.TargetRecords;
 import dev.strait.mirror.sync.Translation;
 import dev.strait.mirror.sync.TranslationRound;
+import dev.strait.time.Time;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +23,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
-import org.apache.kafka.common.utils.Time;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

@@ -8,9 +8,9 @@ import dev.strait.mirror.handler.MessageHandler;
 import dev.strait.mirror.testing.TestMirror;
 import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.SharedClusters;
+import dev.strait.time.Time;
 import java.time.Duration;
 import java.util.Properties;
-import org.apache.kafka.common.utils.Time;
 
 /** A canary and the real mirror between a source and the shared target cluster, for the canary's ITs. */
 final class CanaryFixture {

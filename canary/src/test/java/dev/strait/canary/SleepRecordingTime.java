@@ -1,8 +1,8 @@
 package dev.strait.canary;
 
+import dev.strait.time.Time;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
-import org.apache.kafka.common.utils.Time;
+import java.util.function.BooleanSupplier;
 
 /** The system clock, remembering the longest {@link #sleep} anyone asked of it. */
 final class SleepRecordingTime implements Time {
@@ -29,7 +29,7 @@ final class SleepRecordingTime implements Time {
     }
 
     @Override
-    public void waitObject(Object obj, Supplier<Boolean> condition, long deadlineMs) throws InterruptedException {
+    public void waitObject(Object obj, BooleanSupplier condition, long deadlineMs) throws InterruptedException {
         Time.SYSTEM.waitObject(obj, condition, deadlineMs);
     }
 }

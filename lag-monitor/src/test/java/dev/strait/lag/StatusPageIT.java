@@ -12,6 +12,7 @@ import dev.strait.testkit.Await;
 import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.SharedClusters;
 import dev.strait.testkit.TestProducer;
+import dev.strait.time.Time;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,7 +21,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
-import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 

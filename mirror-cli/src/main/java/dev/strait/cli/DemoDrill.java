@@ -4,6 +4,7 @@ import dev.strait.broker.server.EmbeddedCluster;
 import dev.strait.cli.failover.FailoverCommand;
 import dev.strait.mirror.provenance.Provenance;
 import dev.strait.mirror.sync.Clusters;
+import dev.strait.time.Time;
 import java.io.PrintStream;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
@@ -26,7 +27,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.utils.Time;
 
 /**
  * The demo's failover drill. During the run an application (consumer group {@value #GROUP}) reads the orders

@@ -1,5 +1,6 @@
 package dev.strait.cli;
 
+import dev.strait.time.Time;
 import java.nio.charset.StandardCharsets;
 import java.util.BitSet;
 import java.util.List;
@@ -10,7 +11,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.utils.Time;
 
 /**
  * The demo's steady, bounded load: keyed records with headers, round-robin over the demo topics, at a fixed

@@ -2,6 +2,7 @@ package dev.strait.cli;
 
 import dev.strait.broker.security.LocalCa;
 import dev.strait.broker.server.EmbeddedCluster;
+import dev.strait.time.Time;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -36,7 +37,6 @@ import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
-import org.apache.kafka.common.utils.Time;
 
 /**
  * How the demo's clusters and clients are secured, or not ({@link #plain()}). Secured ({@code --secure}), both

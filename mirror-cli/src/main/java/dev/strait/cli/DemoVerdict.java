@@ -1,6 +1,7 @@
 package dev.strait.cli;
 
 import dev.strait.mirror.provenance.Provenance;
+import dev.strait.time.Time;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,7 +17,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.utils.Time;
 
 /**
  * The demo's verdict, by sequence number: every record the source acknowledged must be on the target once,

@@ -14,12 +14,12 @@ import dev.strait.testkit.SharedClusters;
 import dev.strait.testkit.TestCluster;
 import dev.strait.testkit.TestProducer;
 import dev.strait.testkit.TopicReader;
+import dev.strait.time.Time;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -43,8 +43,15 @@ public interface Time {
      * @throws InterruptedException if the thread is interrupted while it waits
      */
     default void waitObject(Object monitor, BooleanSupplier done, long deadlineMs) throws InterruptedException {
-        while (!done.getAsBoolean() && milliseconds() < deadlineMs) {
-            sleep(Math.min(1, deadlineMs - milliseconds()));
+        // A clock that only tells time may move without a notify: look again every few milliseconds.
+        synchronized (monitor) {
+            while (!done.getAsBoolean()) {
+                long leftMs = deadlineMs - milliseconds();
+                if (leftMs <= 0) {
+                    return;
+                }
+                monitor.wait(Math.min(leftMs, 10));
+            }
         }
     }
 }

@@ -2,13 +2,13 @@ package dev.strait.broker.controller;
 
 import dev.strait.broker.controller.ControllerMessage.Request;
 import dev.strait.broker.controller.ControllerResponse.Error;
+import dev.strait.time.Time;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
-import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -47,7 +47,7 @@ final class ControllerCalls {
     }
 
     private final int nodeId;
-    private final LongSupplier clock;
+    private final Time clock;
     private final Route route;
     private final Map<Long, PendingCall> pending = new LinkedHashMap<>();
     /** Random start, so that a restarted node's ids do not meet its previous life's in a controller's memory. */
@@ -90,7 +90,7 @@ final class ControllerCalls {
      * @param clock the loop's time of the event it is handling (monotonic ms); read whenever a call moves, answers
      *              to attempts handled in place included
      */
-    ControllerCalls(int nodeId, long firstCorrelationId, LongSupplier clock, Route route) {
+    ControllerCalls(int nodeId, long firstCorrelationId, Time clock, Route route) {
         this.nodeId = nodeId;
         this.nextCorrelationId = firstCorrelationId;
         this.clock = clock;
@@ -102,7 +102,7 @@ final class ControllerCalls {
     /** Starts a call; {@code future} completes with the answer, or with a {@link TimeoutException} at the deadline. */
     void add(ControllerRequest request, CompletableFuture<ControllerResponse> future, long deadlineMs) {
         long id = nextCorrelationId++;
-        pending.put(id, new PendingCall(id, request, future, deadlineMs, clock.getAsLong()));
+        pending.put(id, new PendingCall(id, request, future, deadlineMs, clock.milliseconds()));
         dispatch();
     }
 
@@ -111,7 +111,7 @@ final class ControllerCalls {
         if (pending.isEmpty()) {
             return;
         }
-        long nowMs = clock.getAsLong();
+        long nowMs = clock.milliseconds();
         List<PendingCall> due = new ArrayList<>();
         for (PendingCall call : List.copyOf(pending.values())) {
             if (nowMs >= call.deadlineMs) {
@@ -154,7 +154,7 @@ final class ControllerCalls {
         }
         if (response.error() == Error.NOT_CONTROLLER) {
             call.sentTo = -1;
-            call.nextAttemptMs = clock.getAsLong() + RETRY_BACKOFF_MS;
+            call.nextAttemptMs = clock.milliseconds() + RETRY_BACKOFF_MS;
             return;
         }
         pending.remove(correlationId);

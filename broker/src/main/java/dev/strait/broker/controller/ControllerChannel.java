@@ -2,7 +2,7 @@ package dev.strait.broker.controller;
 
 import dev.strait.broker.controller.ControllerMessage.Hello;
 import dev.strait.broker.controller.ControllerWire.MalformedFrameException;
-import dev.strait.broker.log.Time;
+import dev.strait.time.Time;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;

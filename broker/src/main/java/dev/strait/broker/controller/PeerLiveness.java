@@ -1,6 +1,6 @@
 package dev.strait.broker.controller;
 
-import dev.strait.broker.log.Time;
+import dev.strait.time.Time;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,9 +1,9 @@
 package dev.strait.broker.controller;
 
 import dev.strait.broker.log.FaultHandler;
-import dev.strait.broker.log.Time;
 import dev.strait.broker.raft.FileRaftStorage;
 import dev.strait.broker.raft.RaftStorage;
+import dev.strait.time.Time;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Objects;

@@ -2,10 +2,10 @@ package dev.strait.broker.controller;
 
 import dev.strait.broker.controller.ControllerRequest.RegisterBroker;
 import dev.strait.broker.log.FaultHandler;
-import dev.strait.broker.log.Time;
 import dev.strait.broker.raft.RaftStorage;
 import dev.strait.broker.raft.metadata.MetadataImage;
 import dev.strait.broker.raft.metadata.MetadataRecord;
+import dev.strait.time.Time;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;

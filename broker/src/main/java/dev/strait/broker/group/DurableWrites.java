@@ -1,7 +1,7 @@
 package dev.strait.broker.group;
 
+import dev.strait.time.Time;
 import java.util.Optional;
-import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,10 +26,10 @@ final class DurableWrites {
     }
 
     private final OffsetsLog log;
-    private final LongSupplier clock;
+    private final Time clock;
     private final ShardExecutor loops;
 
-    DurableWrites(OffsetsLog log, LongSupplier clock, ShardExecutor loops) {
+    DurableWrites(OffsetsLog log, Time clock, ShardExecutor loops) {
         this.log = log;
         this.clock = clock;
         this.loops = loops;
@@ -50,7 +50,7 @@ final class DurableWrites {
             } catch (OffsetsLog.AppendFailedException e) {
                 LOGGER.info("group coordinator: write to offsets partition {} failed: {}", shard.index, e.getMessage());
                 result.failResponses(e.error());
-                result.runFailureHandlers(e.error(), clock.getAsLong());
+                result.runFailureHandlers(e.error(), clock.milliseconds());
                 return;
             }
             enqueue(shard, appended, result, false);
@@ -72,7 +72,7 @@ final class DurableWrites {
     private void enqueue(GroupShard shard, OffsetsLog.Appended appended, GroupResult result, boolean untilDurable) {
         PendingWrites.Pending pending = shard.writes.add(appended, result, untilDurable);
         await(shard, pending);
-        shard.writes.drain(log.position(shard.index), clock.getAsLong());
+        shard.writes.drain(log.position(shard.index), clock.milliseconds());
     }
 
     /** The replica layer calls back on its own thread; the progress is handled on the shard's loop. */
@@ -87,7 +87,7 @@ final class DurableWrites {
             return;
         }
         Optional<OffsetsLog.Position> position = log.position(shard.index);
-        long now = clock.getAsLong();
+        long now = clock.milliseconds();
         boolean stillLeading = position.isPresent() && position.get().leaderEpoch() == pending.appended.leaderEpoch();
         if (stillLeading && position.get().highWatermark() < pending.appended.endOffset()) {
             if (pending.untilDurable) {

@@ -12,6 +12,7 @@ import dev.strait.broker.group.GroupApi.Protocol;
 import dev.strait.broker.group.GroupApi.SubscriptionReader;
 import dev.strait.broker.group.GroupApi.SyncResult;
 import dev.strait.broker.group.GroupApi.TopicPartitionKey;
+import dev.strait.time.Time;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -78,7 +79,7 @@ public final class GroupCoordinator implements AutoCloseable {
 
     private final Config config;
     private final OffsetsLog log;
-    private final LongSupplier clock;
+    private final Time clock;
     private final GroupShard[] shards;
     private final ShardLoops loops;
     private final ShardLoader loader;
@@ -88,7 +89,7 @@ public final class GroupCoordinator implements AutoCloseable {
     private volatile BiConsumer<String, Throwable> faults = (what, cause) -> {};
     private volatile boolean closed;
 
-    public GroupCoordinator(Config config, OffsetsLog log, LongSupplier clockMs) {
+    public GroupCoordinator(Config config, OffsetsLog log, Time clockMs) {
         this(config, log, clockMs, () -> true);
     }
 
@@ -96,7 +97,7 @@ public final class GroupCoordinator implements AutoCloseable {
      * @param readLease whether this node can still be sure that no other node leads its offsets partitions in its
      *                  place (the metadata source's {@code holdsReadLease}); committed offsets are served only then
      */
-    public GroupCoordinator(Config config, OffsetsLog log, LongSupplier clockMs, BooleanSupplier readLease) {
+    public GroupCoordinator(Config config, OffsetsLog log, Time clockMs, BooleanSupplier readLease) {
         this(
                 config,
                 log,
@@ -111,8 +112,7 @@ public final class GroupCoordinator implements AutoCloseable {
      * @param memberIds the unique suffix of each new member id (random; a simulation passes a seeded one)
      * @param loops     where the shards run (the coordinator closes them); a simulation passes loops it drives
      */
-    public GroupCoordinator(
-            Config config, OffsetsLog log, LongSupplier clockMs, Supplier<String> memberIds, ShardLoops loops) {
+    public GroupCoordinator(Config config, OffsetsLog log, Time clockMs, Supplier<String> memberIds, ShardLoops loops) {
         this(config, log, clockMs, memberIds, loops, () -> true);
     }
 
@@ -120,7 +120,7 @@ public final class GroupCoordinator implements AutoCloseable {
     public GroupCoordinator(
             Config config,
             OffsetsLog log,
-            LongSupplier clockMs,
+            Time clockMs,
             Supplier<String> memberIds,
             ShardLoops loops,
             BooleanSupplier readLease) {
@@ -174,7 +174,7 @@ public final class GroupCoordinator implements AutoCloseable {
     public void onResign(int partition) {
         if (partition >= 0 && partition < shards.length) {
             GroupShard shard = shards[partition];
-            submit(shard, () -> shard.reset(GroupError.NOT_COORDINATOR, clock.getAsLong()));
+            submit(shard, () -> shard.reset(GroupError.NOT_COORDINATOR, clock.milliseconds()));
         }
     }
 

@@ -4,11 +4,11 @@ import dev.strait.broker.group.GroupApi.JoinResult;
 import dev.strait.broker.group.GroupApi.LeaveMember;
 import dev.strait.broker.group.GroupApi.LeaveResult;
 import dev.strait.broker.group.GroupApi.SyncResult;
+import dev.strait.time.Time;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
-import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -18,11 +18,11 @@ import java.util.function.Supplier;
  */
 final class MembershipOperations {
 
-    private final LongSupplier clock;
+    private final Time clock;
     private final Supplier<String> memberIds;
     private final DurableWrites writes;
 
-    MembershipOperations(LongSupplier clock, Supplier<String> memberIds, DurableWrites writes) {
+    MembershipOperations(Time clock, Supplier<String> memberIds, DurableWrites writes) {
         this.clock = clock;
         this.memberIds = memberIds;
         this.writes = writes;
@@ -46,7 +46,7 @@ final class MembershipOperations {
             shard.groups.put(groupId, group);
         }
         GroupResult result = new GroupResult();
-        group.join(request, clock.getAsLong(), memberIds, callback, result);
+        group.join(request, clock.milliseconds(), memberIds, callback, result);
         writes.complete(shard, result);
     }
 
@@ -78,7 +78,7 @@ final class MembershipOperations {
                 protocolType,
                 protocolName,
                 assignments,
-                clock.getAsLong(),
+                clock.milliseconds(),
                 callback,
                 result);
         writes.complete(shard, result);
@@ -99,7 +99,7 @@ final class MembershipOperations {
                         ? unavailable
                         : group == null
                                 ? GroupError.UNKNOWN_MEMBER_ID
-                                : group.heartbeat(memberId, instanceId, generation, clock.getAsLong()));
+                                : group.heartbeat(memberId, instanceId, generation, clock.milliseconds()));
     }
 
     void leave(GroupShard shard, String groupId, List<LeaveMember> leaving, Consumer<LeaveResult> callback) {
@@ -115,7 +115,7 @@ final class MembershipOperations {
             errors = new ArrayList<>();
             leaving.forEach(l -> errors.add(GroupError.UNKNOWN_MEMBER_ID));
         } else {
-            errors = group.leave(leaving, clock.getAsLong(), result);
+            errors = group.leave(leaving, clock.milliseconds(), result);
         }
         result.respond(
                 () -> callback.accept(new LeaveResult(GroupError.NONE, errors)),
@@ -128,7 +128,7 @@ final class MembershipOperations {
         if (shard.status != GroupShard.Status.ACTIVE) {
             return;
         }
-        long now = clock.getAsLong();
+        long now = clock.milliseconds();
         for (ClassicGroup group : new ArrayList<>(shard.groups.values())) {
             GroupResult result = new GroupResult();
             group.expire(now, result);

@@ -5,13 +5,13 @@ import dev.strait.broker.group.GroupApi.OffsetAndMetadata;
 import dev.strait.broker.group.GroupApi.OffsetDeleteResult;
 import dev.strait.broker.group.GroupApi.SubscriptionReader;
 import dev.strait.broker.group.GroupApi.TopicPartitionKey;
+import dev.strait.time.Time;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import java.util.function.LongSupplier;
 
 /**
  * The committed-offsets APIs on a shard (OffsetCommit, OffsetFetch, OffsetDelete). Commits and deletions change
@@ -20,11 +20,11 @@ import java.util.function.LongSupplier;
  */
 final class OffsetOperations {
 
-    private final LongSupplier clock;
+    private final Time clock;
     private final BooleanSupplier readLease;
     private final DurableWrites writes;
 
-    OffsetOperations(LongSupplier clock, BooleanSupplier readLease, DurableWrites writes) {
+    OffsetOperations(Time clock, BooleanSupplier readLease, DurableWrites writes) {
         this.clock = clock;
         this.readLease = readLease;
         this.writes = writes;
@@ -43,7 +43,7 @@ final class OffsetOperations {
             callback.accept(unavailable);
             return;
         }
-        long now = clock.getAsLong();
+        long now = clock.milliseconds();
         ClassicGroup group = shard.groups.get(groupId);
         boolean simple = generation < 0 && (memberId == null || memberId.isEmpty());
         GroupError error;

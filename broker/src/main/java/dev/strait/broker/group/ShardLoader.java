@@ -1,8 +1,8 @@
 package dev.strait.broker.group;
 
 import dev.strait.broker.group.GroupApi.TopicPartitionKey;
+import dev.strait.time.Time;
 import java.util.Optional;
-import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,10 +16,10 @@ final class ShardLoader {
     private static final Logger LOGGER = LoggerFactory.getLogger(ShardLoader.class);
 
     private final OffsetsLog log;
-    private final LongSupplier clock;
+    private final Time clock;
     private final DurableWrites writes;
 
-    ShardLoader(OffsetsLog log, LongSupplier clock, DurableWrites writes) {
+    ShardLoader(OffsetsLog log, Time clock, DurableWrites writes) {
         this.log = log;
         this.clock = clock;
         this.writes = writes;
@@ -28,12 +28,12 @@ final class ShardLoader {
     /** Drops what the shard held, replays its partition if this node leads it, and activates it once durable. */
     void load(GroupShard shard) {
         int partition = shard.index;
-        shard.reset(GroupError.NOT_COORDINATOR, clock.getAsLong());
+        shard.reset(GroupError.NOT_COORDINATOR, clock.milliseconds());
         Optional<OffsetsLog.Position> position = log.position(partition);
         if (position.isEmpty()) {
             return;
         }
-        long now = clock.getAsLong();
+        long now = clock.milliseconds();
         long end = log.replay(partition, (offset, key, value) -> apply(shard, key, value, now));
         shard.status = GroupShard.Status.LOADING;
         // Serve nothing of the replayed tail until it is durable: a new leader's high watermark trails until its

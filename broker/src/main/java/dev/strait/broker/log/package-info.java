@@ -59,6 +59,6 @@
  * Nothing in this package is thread-safe by itself. A {@code PartitionLog} and everything it owns (segments,
  * indexes, epoch cache) must be used under one lock, or from one thread, held by its owner: the replica layer's
  * partition object. Returned {@link dev.strait.broker.log.FileSlice}s may be transferred outside that lock; see
- * their documentation for the race with retention. Time comes from an injected {@link dev.strait.broker.log.Time}.
+ * their documentation for the race with retention. Time comes from an injected {@link dev.strait.time.Time}.
  */
 package dev.strait.broker.log;

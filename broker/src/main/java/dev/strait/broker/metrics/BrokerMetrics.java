@@ -1,12 +1,12 @@
 package dev.strait.broker.metrics;
 
 import dev.strait.broker.link.MirrorStatus;
-import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.BrokerRegistration;
 import dev.strait.broker.metadata.MetadataSource;
 import dev.strait.broker.metadata.PartitionState;
 import dev.strait.broker.metadata.TopicMetadata;
 import dev.strait.broker.replica.ReplicaManager;
+import dev.strait.time.Time;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;

@@ -1,7 +1,7 @@
 package dev.strait.broker.metrics;
 
-import dev.strait.broker.log.Time;
 import dev.strait.broker.network.RequestObserver;
+import dev.strait.time.Time;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;

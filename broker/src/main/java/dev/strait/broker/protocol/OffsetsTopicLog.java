@@ -2,7 +2,6 @@ package dev.strait.broker.protocol;
 
 import dev.strait.broker.group.OffsetsLog;
 import dev.strait.broker.log.LogReadResult;
-import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.InvalidReplicationFactorException;
 import dev.strait.broker.metadata.TopicExistsException;
 import dev.strait.broker.metadata.TopicMetadata;
@@ -10,6 +9,7 @@ import dev.strait.broker.replica.DelayedOperation;
 import dev.strait.broker.replica.Partition;
 import dev.strait.broker.replica.ReplicaManager;
 import dev.strait.broker.replica.TopicConfigs;
+import dev.strait.time.Time;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.List;

@@ -2,7 +2,7 @@ package dev.strait.broker.replica;
 
 import dev.strait.broker.log.CompactionTask;
 import dev.strait.broker.log.LogStorageException;
-import dev.strait.broker.log.Time;
+import dev.strait.time.Time;
 import java.io.IOException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;

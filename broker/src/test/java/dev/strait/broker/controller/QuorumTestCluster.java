@@ -1,8 +1,8 @@
 package dev.strait.broker.controller;
 
-import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.BrokerRegistration;
 import dev.strait.broker.raft.RaftConfig;
+import dev.strait.time.Time;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.strait.broker.group.GroupApi.OffsetAndMetadata;
 import dev.strait.broker.group.GroupApi.TopicPartitionKey;
+import dev.strait.time.Time;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -17,7 +18,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
-import java.util.function.LongSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -82,7 +82,7 @@ class GroupShardLoopTest {
     private final List<Throwable> faults = new CopyOnWriteArrayList<>();
     private GroupCoordinator coordinator;
 
-    private final LongSupplier clock = () -> {
+    private final Time clock = () -> {
         clockReads.incrementAndGet();
         clockThreads.add(Thread.currentThread().getName());
         if (log.inAppend.get()) {

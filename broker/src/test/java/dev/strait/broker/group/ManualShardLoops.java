@@ -1,11 +1,11 @@
 package dev.strait.broker.group;
 
+import dev.strait.time.Time;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.function.LongSupplier;
 
 /**
  * Shard loops run by the test's own thread: every task queues in one FIFO (so each shard's tasks run in the order
@@ -27,13 +27,13 @@ final class ManualShardLoops implements ShardLoops {
         }
     }
 
-    private final LongSupplier clockMs;
+    private final Time clockMs;
     private final Deque<Runnable> queue = new ArrayDeque<>();
     private final List<Periodic> periodic = new ArrayList<>();
     private boolean closed;
     private long tasksRun;
 
-    ManualShardLoops(LongSupplier clockMs) {
+    ManualShardLoops(Time clockMs) {
         this.clockMs = clockMs;
     }
 
@@ -47,12 +47,12 @@ final class ManualShardLoops implements ShardLoops {
 
     @Override
     public void scheduleEvery(int shard, long periodMs, Runnable task) {
-        periodic.add(new Periodic(task, periodMs, clockMs.getAsLong() + periodMs));
+        periodic.add(new Periodic(task, periodMs, clockMs.milliseconds() + periodMs));
     }
 
     /** Queues the periodic tasks due by the clock (in registration order), then runs everything queued. */
     void runDue() {
-        long now = clockMs.getAsLong();
+        long now = clockMs.milliseconds();
         for (Periodic p : periodic) {
             if (!closed && now >= p.nextMs) {
                 queue.addLast(p.task);

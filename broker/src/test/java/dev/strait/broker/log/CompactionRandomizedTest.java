@@ -3,6 +3,7 @@ package dev.strait.broker.log;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.strait.broker.log.PartitionLogCompactionTest.KeyedRec;
+import dev.strait.time.ManualTime;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -41,7 +42,7 @@ class CompactionRandomizedTest {
     @ValueSource(longs = {1L, 7L, 42L, 20_261_129L})
     void randomAppendsAndPassesKeepTheCompactionInvariants(long seed) throws Exception {
         Random random = new Random(seed);
-        MockTime time = new MockTime(1_700_000_000_000L);
+        ManualTime time = new ManualTime(1_700_000_000_000L);
         LogConfig config = LogConfig.defaults()
                 .withSegmentBytes(64 + random.nextInt(400))
                 .withIndexIntervalBytes(32)
@@ -87,7 +88,7 @@ class CompactionRandomizedTest {
     @Test
     void aKeyMapBudgetOfOneByteStillMakesProgressSegmentBySegment() throws Exception {
         // Given
-        MockTime time = new MockTime(1_700_000_000_000L);
+        ManualTime time = new ManualTime(1_700_000_000_000L);
         LogConfig config =
                 LogConfig.defaults().withSegmentBytes(100).withCleanupPolicy(LogConfig.CleanupPolicy.COMPACT);
         PartitionLog log = PartitionLog.open(root.resolve("tiny-map"), config, time);

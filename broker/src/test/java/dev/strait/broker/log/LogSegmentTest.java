@@ -2,6 +2,7 @@ package dev.strait.broker.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.strait.time.ManualTime;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -17,7 +18,7 @@ class LogSegmentTest {
     @TempDir
     Path dir;
 
-    private final MockTime time = new MockTime(1_000_000L);
+    private final ManualTime time = new ManualTime(1_000_000L);
     private LogSegment segment;
 
     @BeforeEach

@@ -3,6 +3,7 @@ package dev.strait.broker.log;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.strait.time.ManualTime;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -28,7 +29,7 @@ class PartitionLogCompactionTest {
     @TempDir
     Path root;
 
-    private final MockTime time = new MockTime(START_MS);
+    private final ManualTime time = new ManualTime(START_MS);
     private final List<PartitionLog> opened = new ArrayList<>();
 
     /** A decoded record; a null value is a tombstone. */

@@ -3,6 +3,7 @@ package dev.strait.broker.log;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.strait.time.ManualTime;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -34,7 +35,7 @@ class PartitionLogMirrorTest {
     @TempDir
     Path root;
 
-    private final MockTime time = new MockTime(START_MS);
+    private final ManualTime time = new ManualTime(START_MS);
     private final List<PartitionLog> opened = new ArrayList<>();
 
     @AfterEach

@@ -2,6 +2,7 @@ package dev.strait.broker.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.strait.time.ManualTime;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -44,7 +45,7 @@ class PartitionLogRandomizedTest {
 
     private void run(long seed) throws IOException {
         Random random = new Random(seed);
-        MockTime time = new MockTime(1_700_000_000_000L);
+        ManualTime time = new ManualTime(1_700_000_000_000L);
         LogConfig config = LogConfig.defaults()
                 .withSegmentBytes(512)
                 .withIndexIntervalBytes(48)

@@ -2,6 +2,7 @@ package dev.strait.broker.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.strait.time.ManualTime;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -27,7 +28,7 @@ class PartitionLogRecoveryTest {
     @TempDir
     Path root;
 
-    private final MockTime time = new MockTime(START_MS);
+    private final ManualTime time = new ManualTime(START_MS);
     private final LogConfig config =
             LogConfig.defaults().withIndexIntervalBytes(32).withSegmentBytes(100_000);
     private final List<PartitionLog> opened = new ArrayList<>();

@@ -3,6 +3,7 @@ package dev.strait.broker.log;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.strait.time.ManualTime;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
@@ -22,7 +23,7 @@ class PartitionLogTest {
     @TempDir
     Path root;
 
-    private final MockTime time = new MockTime(START_MS);
+    private final ManualTime time = new ManualTime(START_MS);
     private final List<PartitionLog> opened = new ArrayList<>();
 
     @AfterEach

@@ -2,6 +2,7 @@ package dev.strait.broker.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.strait.time.ManualTime;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.TreeMap;
@@ -17,7 +18,7 @@ class RetentionTest {
     @TempDir
     Path root;
 
-    private final MockTime time = new MockTime(START_MS);
+    private final ManualTime time = new ManualTime(START_MS);
     private PartitionLog log;
 
     @AfterEach

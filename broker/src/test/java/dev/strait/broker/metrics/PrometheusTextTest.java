@@ -3,7 +3,7 @@ package dev.strait.broker.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.strait.broker.log.Time;
+import dev.strait.time.Time;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 

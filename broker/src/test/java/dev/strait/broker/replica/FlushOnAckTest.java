@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.strait.broker.log.LogConfig;
 import dev.strait.broker.log.PartitionLog;
-import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.PartitionState;
 import dev.strait.broker.replication.ProduceCheck;
 import dev.strait.broker.replication.ReplicationConfig;
 import dev.strait.broker.replication.TruncationRule;
+import dev.strait.time.Time;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.strait.broker.log.LogConfig;
 import dev.strait.broker.log.PartitionLog;
-import dev.strait.broker.log.Time;
 import dev.strait.broker.log.TimestampAndOffset;
 import dev.strait.broker.metadata.PartitionState;
 import dev.strait.broker.replication.ReplicationConfig;
 import dev.strait.broker.replication.TruncationRule;
+import dev.strait.time.Time;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

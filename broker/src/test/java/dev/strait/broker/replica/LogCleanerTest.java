@@ -2,8 +2,8 @@ package dev.strait.broker.replica;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.FileMetadataSource;
+import dev.strait.time.Time;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;

@@ -2,9 +2,9 @@ package dev.strait.broker.replica;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.strait.broker.log.Time;
 import dev.strait.broker.metadata.FileMetadataSource;
 import dev.strait.broker.metadata.TopicMetadata;
+import dev.strait.time.Time;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

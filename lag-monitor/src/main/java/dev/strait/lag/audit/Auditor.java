@@ -8,6 +8,7 @@ import dev.strait.mirror.config.ClientConfigs;
 import dev.strait.mirror.config.TopicRenamer;
 import dev.strait.mirror.handler.MessageHandler;
 import dev.strait.mirror.provenance.Provenance;
+import dev.strait.time.Time;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -35,7 +36,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.utils.Time;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -22,6 +22,7 @@ import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.sync.GroupOffsetSync;
 import dev.strait.mirror.sync.OffsetMap;
 import dev.strait.testkit.CompanionCluster;
+import dev.strait.time.Time;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -38,7 +39,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.common.utils.Time;
 
 /**
  * The /metrics text each Strait process serves, rendered by the processes' own code with every metric of the

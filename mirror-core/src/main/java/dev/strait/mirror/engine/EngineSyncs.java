@@ -7,13 +7,13 @@ import dev.strait.mirror.sync.GroupOffsetSync;
 import dev.strait.mirror.sync.OffsetMap;
 import dev.strait.mirror.sync.SyncTopic;
 import dev.strait.mirror.sync.TargetReader;
+import dev.strait.time.Time;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

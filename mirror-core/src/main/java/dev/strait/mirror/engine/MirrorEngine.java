@@ -4,6 +4,7 @@ import dev.strait.mirror.config.ClientConfigs;
 import dev.strait.mirror.config.MirrorSettings;
 import dev.strait.mirror.metrics.ClientMetricsBridge;
 import dev.strait.mirror.metrics.MirrorMetrics;
+import dev.strait.time.Time;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +19,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -5,6 +5,7 @@ import dev.strait.mirror.config.TopicConfigFilter;
 import dev.strait.mirror.config.TopicRenamer;
 import dev.strait.mirror.config.TopicSyncSettings;
 import dev.strait.mirror.sync.SyncMetrics;
+import dev.strait.time.Time;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -30,7 +31,6 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidPartitionsException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
-import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

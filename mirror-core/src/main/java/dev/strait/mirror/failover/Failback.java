@@ -7,6 +7,7 @@ import dev.strait.mirror.sync.OffsetMap;
 import dev.strait.mirror.sync.SyncContents;
 import dev.strait.mirror.sync.SyncRecords;
 import dev.strait.mirror.sync.SyncTopic;
+import dev.strait.time.Time;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,7 +22,6 @@ import org.apache.kafka.clients.admin.RemoveMembersFromConsumerGroupOptions;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthorizationException;
-import org.apache.kafka.common.utils.Time;
 
 /**
  * {@code strait failback}: returns to the source after a failover. A reverse mirror (target to source, the

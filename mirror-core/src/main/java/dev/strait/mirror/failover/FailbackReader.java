@@ -7,6 +7,7 @@ import dev.strait.mirror.sync.MapUpkeep;
 import dev.strait.mirror.sync.OffsetMap;
 import dev.strait.mirror.sync.SyncContents;
 import dev.strait.mirror.sync.TargetReader;
+import dev.strait.time.Time;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -19,7 +20,6 @@ import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.utils.Time;
 
 /**
  * Reads what a failback decides from, on both clusters: the sync topic's failover points and offset map, the target

@@ -15,6 +15,7 @@ import dev.strait.mirror.sync.SyncTopic;
 import dev.strait.mirror.sync.TargetReader;
 import dev.strait.mirror.sync.Translation;
 import dev.strait.mirror.sync.TranslationRound;
+import dev.strait.time.Time;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -27,7 +28,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -12,6 +12,7 @@ import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.progress.Progress;
 import dev.strait.mirror.sync.Clusters;
 import dev.strait.mirror.sync.OffsetMap;
+import dev.strait.time.Time;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -25,7 +26,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
-import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,6 +1,7 @@
 package dev.strait.mirror.failover;
 
 import dev.strait.mirror.provenance.Provenance;
+import dev.strait.time.Time;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
@@ -9,7 +10,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.utils.Time;
 
 /**
  * Counts the source records of a partition that are not on the target yet (from the mirror's frontier to the

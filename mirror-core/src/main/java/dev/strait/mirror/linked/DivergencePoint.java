@@ -1,5 +1,6 @@
 package dev.strait.mirror.linked;
 
+import dev.strait.time.Time;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -11,7 +12,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.utils.Time;
 
 /**
  * Where two copies of a partition part: the first offset at which the old source and the cluster that copied it

@@ -6,6 +6,7 @@ import dev.strait.mirror.linked.LinkedTopics.Linked;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.sync.Clusters;
 import dev.strait.mirror.sync.SyncMetrics;
+import dev.strait.time.Time;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -21,7 +22,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupNotEmptyException;
 import org.apache.kafka.common.errors.IllegalGenerationException;
 import org.apache.kafka.common.errors.UnknownMemberIdException;
-import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

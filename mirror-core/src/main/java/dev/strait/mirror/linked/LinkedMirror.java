@@ -3,6 +3,7 @@ package dev.strait.mirror.linked;
 import com.codahale.metrics.MetricRegistry;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.sync.SyncMetrics;
+import dev.strait.time.Time;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
@@ -10,7 +11,6 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,5 +1,6 @@
 package dev.strait.mirror.linked;
 
+import dev.strait.time.Time;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -16,7 +17,6 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.utils.Time;
 
 /**
  * The steps failover and failback of mirror topics share to cut partitions of a paused mirror topic without losing a

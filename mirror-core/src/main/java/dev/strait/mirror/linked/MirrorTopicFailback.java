@@ -1,5 +1,6 @@
 package dev.strait.mirror.linked;
 
+import dev.strait.time.Time;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -13,7 +14,6 @@ import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.utils.Time;
 
 /**
  * Failback for mirror topics: after a failover promoted mirror topics on the cluster that copied them (the new

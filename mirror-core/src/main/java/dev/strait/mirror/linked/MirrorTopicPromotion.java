@@ -1,5 +1,6 @@
 package dev.strait.mirror.linked;
 
+import dev.strait.time.Time;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -12,7 +13,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.utils.Time;
 
 /**
  * Failover for mirror topics: each matching mirror topic on the companion cluster is promoted (it stops copying and

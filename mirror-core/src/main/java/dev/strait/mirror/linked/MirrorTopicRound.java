@@ -5,6 +5,7 @@ import static dev.strait.mirror.linked.LinkedClusters.TIMEOUT_MS;
 import dev.strait.mirror.linked.LinkedTopics.Linked;
 import dev.strait.mirror.sync.Clusters;
 import dev.strait.mirror.sync.SyncMetrics;
+import dev.strait.time.Time;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -28,7 +29,6 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidPartitionsException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
-import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,5 +1,6 @@
 package dev.strait.mirror.linked;
 
+import dev.strait.time.Time;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,7 +21,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.utils.Time;
 
 /**
  * Saves the records of a partition's suffix into a topic of their own on the same cluster, before a failback or a

@@ -2,10 +2,10 @@ package dev.strait.mirror.linked;
 
 import dev.strait.mirror.engine.TopicAclSync;
 import dev.strait.mirror.sync.SyncMetrics;
+import dev.strait.time.Time;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

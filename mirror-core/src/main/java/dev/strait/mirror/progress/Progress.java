@@ -1,8 +1,8 @@
 package dev.strait.mirror.progress;
 
+import dev.strait.time.Time;
 import java.io.PrintStream;
 import java.util.Locale;
-import org.apache.kafka.common.utils.Time;
 
 /**
  * One line of progress on stderr for work an operator waits on, redrawn in place: a bar, the count of the total,

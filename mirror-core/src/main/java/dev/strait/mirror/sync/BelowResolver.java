@@ -1,5 +1,6 @@
 package dev.strait.mirror.sync;
 
+import dev.strait.time.Time;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -10,7 +11,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.utils.Time;
 
 /**
  * Resolves translations the offset map alone cannot give:

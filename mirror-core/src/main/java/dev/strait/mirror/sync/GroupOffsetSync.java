@@ -3,6 +3,7 @@ package dev.strait.mirror.sync;
 import com.codahale.metrics.MetricRegistry;
 import dev.strait.mirror.config.GroupFilter;
 import dev.strait.mirror.config.TopicRenamer;
+import dev.strait.time.Time;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -18,7 +19,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,5 +1,6 @@
 package dev.strait.mirror.sync;
 
+import dev.strait.time.Time;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -22,7 +23,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.utils.Time;
 
 /**
  * The sync topic on the target: a compacted one-partition topic that holds the offset map, the groups' last

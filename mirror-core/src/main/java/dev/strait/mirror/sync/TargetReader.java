@@ -1,6 +1,7 @@
 package dev.strait.mirror.sync;
 
 import dev.strait.mirror.provenance.Provenance;
+import dev.strait.time.Time;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -22,7 +23,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.utils.Time;
 
 /**
  * Reads what the mirror wrote back from the target: the provenance header of each record in a range, as

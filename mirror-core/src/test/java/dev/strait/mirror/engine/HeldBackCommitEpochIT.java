@@ -9,6 +9,7 @@ import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.testkit.Await;
 import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.TestProducer;
+import dev.strait.time.Time;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +25,6 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -14,6 +14,7 @@ import dev.strait.testkit.LoadGenerator;
 import dev.strait.testkit.SharedClusters;
 import dev.strait.testkit.TestProducer;
 import dev.strait.testkit.TopicReader;
+import dev.strait.time.Time;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,7 +30,6 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.Test;
 
 /**

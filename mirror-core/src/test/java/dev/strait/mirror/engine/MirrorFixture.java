@@ -8,9 +8,9 @@ import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.testkit.Await;
 import dev.strait.testkit.SharedClusters;
 import dev.strait.testkit.TestCluster;
+import dev.strait.time.Time;
 import java.time.Duration;
 import java.util.Properties;
-import org.apache.kafka.common.utils.Time;
 
 /** The shared source and target clusters of one kind and the steps every in-process engine test takes. */
 final class MirrorFixture {

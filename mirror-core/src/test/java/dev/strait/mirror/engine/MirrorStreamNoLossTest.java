@@ -7,7 +7,7 @@ import dev.strait.mirror.config.MirrorSettings;
 import dev.strait.mirror.handler.MessageHandler;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.provenance.Provenance;
-import dev.strait.testkit.ManualTime;
+import dev.strait.time.ManualTime;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

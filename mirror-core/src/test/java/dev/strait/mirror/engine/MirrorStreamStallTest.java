@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.codahale.metrics.MetricRegistry;
 import dev.strait.mirror.config.MirrorSettings;
 import dev.strait.mirror.metrics.MirrorMetrics;
-import dev.strait.testkit.ManualTime;
+import dev.strait.time.ManualTime;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

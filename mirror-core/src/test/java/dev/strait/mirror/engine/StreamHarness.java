@@ -3,7 +3,7 @@ package dev.strait.mirror.engine;
 import com.codahale.metrics.MetricRegistry;
 import dev.strait.mirror.config.MirrorSettings;
 import dev.strait.mirror.metrics.MirrorMetrics;
-import dev.strait.testkit.ManualTime;
+import dev.strait.time.ManualTime;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;

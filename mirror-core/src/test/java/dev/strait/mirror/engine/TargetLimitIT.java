@@ -14,6 +14,7 @@ import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.SharedClusters;
 import dev.strait.testkit.TestProducer;
 import dev.strait.testkit.TopicReader;
+import dev.strait.time.Time;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -27,7 +28,6 @@ import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.ConfigResource;
-import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.Test;
 
 /**

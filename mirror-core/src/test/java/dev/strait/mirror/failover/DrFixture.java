@@ -13,6 +13,7 @@ import dev.strait.mirror.provenance.Provenance;
 import dev.strait.testkit.Await;
 import dev.strait.testkit.TestCluster;
 import dev.strait.testkit.TestProducer;
+import dev.strait.time.Time;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -30,7 +31,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.utils.Time;
 
 /** Steps the disaster recovery tests share: a mirror with group sync, group positions, reading as a group. */
 final class DrFixture {

@@ -11,6 +11,7 @@ import dev.strait.testkit.Await;
 import dev.strait.testkit.SharedClusters;
 import dev.strait.testkit.TestCluster;
 import dev.strait.testkit.TestProducer;
+import dev.strait.time.Time;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,7 +27,6 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -2,7 +2,7 @@ package dev.strait.mirror.progress;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.strait.testkit.ManualTime;
+import dev.strait.time.ManualTime;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

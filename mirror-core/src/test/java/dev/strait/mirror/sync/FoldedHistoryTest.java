@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.codahale.metrics.MetricRegistry;
 import dev.strait.mirror.config.TopicRenamer;
-import dev.strait.testkit.ManualTime;
+import dev.strait.time.ManualTime;
+import dev.strait.time.Time;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -5,8 +5,8 @@ import dev.strait.mirror.config.MirrorSettings;
 import dev.strait.mirror.engine.MirrorEngine;
 import dev.strait.mirror.handler.MessageHandler;
 import dev.strait.mirror.metrics.MirrorMetrics;
+import dev.strait.time.Time;
 import java.util.Properties;
-import org.apache.kafka.common.utils.Time;
 
 /** A started mirror engine for the other modules' ITs: one topic pattern, commits every 500 ms, real time. */
 public final class TestMirror {

@@ -6,7 +6,7 @@ import dev.strait.broker.log.EpochEntry;
 import dev.strait.broker.log.LogConfig;
 import dev.strait.broker.log.LogReadResult;
 import dev.strait.broker.log.PartitionLog;
-import dev.strait.broker.log.Time;
+import dev.strait.time.Time;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
