@@ -39,6 +39,7 @@ RUN mkdir -p /tmp/maven \
 COPY pom.xml ./
 COPY .mvn/ .mvn/
 COPY build-tools/ build-tools/
+COPY time/pom.xml time/
 COPY testkit/pom.xml testkit/
 COPY mirror-core/pom.xml mirror-core/
 COPY broker/pom.xml broker/
@@ -50,6 +51,7 @@ COPY docker/pom.xml docker/
 RUN mvn -B -q -s /tmp/maven/settings.xml -Dmaven.repo.local=/tmp/maven/repository \
       -pl mirror-cli -am dependency:go-offline
 
+COPY time/src time/src
 COPY testkit/src testkit/src
 COPY mirror-core/src mirror-core/src
 COPY broker/src broker/src
