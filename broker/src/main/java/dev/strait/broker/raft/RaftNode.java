@@ -17,10 +17,8 @@ import dev.strait.broker.raft.RaftRole.Unattached;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.Random;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.zip.CRC32C;
@@ -89,26 +87,16 @@ public final class RaftNode {
     private final RaftTransport transport;
     private final Random random;
     private final EpochIndex epochIndex;
-    private final NavigableMap<Long, CompletableFuture<Long>> pendingProposals = new TreeMap<>();
     private final String logPrefix;
     /** Serves the snapshot as leader; downloads and installs one as follower. */
     private final SnapshotTransfer snapshots;
 
     private final SnapshotSchedule snapshotSchedule;
+    /** The commit index, the proposals waiting on it and its checkpoint. */
+    private final HighWatermark highWatermark;
 
     private ElectionState electionState;
     private RaftRole role;
-    /** Entries below this offset are committed. Checkpointed to disk from time to time; never goes back. */
-    private long highWatermark;
-
-    private long durableHighWatermark;
-    private long highWatermarkCheckpointDueMs;
-    /**
-     * Whether this node's high watermark has reached the quorum's since it started: set when a fetch answer from
-     * the leader leaves it at the leader's high watermark, or when it commits an entry of its own epoch as leader.
-     * Until then the checkpointed high watermark is all it knows, which may be far behind. Never goes back.
-     */
-    private boolean caughtUpWithQuorum;
 
     private long electionDeadlineMs = Long.MAX_VALUE;
     private long fetchDeadlineMs = Long.MAX_VALUE;
@@ -142,15 +130,8 @@ public final class RaftNode {
         this.snapshots = new SnapshotTransfer(nodeId, config, storage, transport, epochIndex, logPrefix);
         this.snapshotSchedule = new SnapshotSchedule(config);
         this.electionState = storage.electionState();
-        this.durableHighWatermark = storage.highWatermark();
-        if (durableHighWatermark > storage.endOffset()) {
-            throw new IllegalStateException(logPrefix + "the high-watermark checkpoint " + durableHighWatermark
-                    + " is beyond the end of the log " + storage.endOffset() + ": the disk lost entries that were "
-                    + "flushed, so this node may have acknowledged what it no longer has; refusing to start");
-        }
-        this.highWatermark = Math.max(durableHighWatermark, storage.startOffset());
-        this.highWatermarkCheckpointDueMs = nowMs;
-        snapshotSchedule.restart(storage, highWatermark, nowMs);
+        this.highWatermark = new HighWatermark(config, storage, snapshotSchedule, logPrefix, nowMs);
+        snapshotSchedule.restart(storage, highWatermark.value(), nowMs);
         int epoch = electionState.epoch();
         if (electionState.leaderId() == nodeId) {
             // A leader that restarts has lost what it knew about its followers; it steps down rather than lead on.
@@ -223,11 +204,9 @@ public final class RaftNode {
         storage.flush();
         leader.progress().onLocalFlush(storage.endOffset());
         for (int i = 0; i < payloads.size(); i++) {
-            CompletableFuture<Long> committed = new CompletableFuture<>();
-            pendingProposals.put(first + i, committed);
-            futures.add(committed);
+            futures.add(highWatermark.awaitCommit(first + i));
         }
-        maybeAdvanceHighWatermark(leader);
+        highWatermark.maybeAdvanceAsLeader(leader);
         return futures;
     }
 
@@ -248,7 +227,7 @@ public final class RaftNode {
 
     /** Fires whatever timers expired by {@code nowMs}; harmless to call early or often. */
     public void tick(long nowMs) {
-        maybeCheckpointHighWatermark(nowMs);
+        highWatermark.maybeCheckpoint(nowMs);
         if (role instanceof Leader leader) {
             pollLeader(leader, nowMs);
             return;
@@ -262,7 +241,7 @@ public final class RaftNode {
 
     /** The time by which {@link #tick} must next be called. */
     public long nextDeadlineMs() {
-        long checkpointMs = highWatermark > durableHighWatermark ? highWatermarkCheckpointDueMs : Long.MAX_VALUE;
+        long checkpointMs = highWatermark.nextCheckpointMs();
         if (role instanceof Leader) {
             return Math.min(checkpointMs, Math.min(beginQuorumDeadlineMs, checkQuorumDeadlineMs));
         }
@@ -287,15 +266,16 @@ public final class RaftNode {
      */
     public SnapshotInfo createSnapshot(long endOffset, byte[] content, long nowMs) {
         long start = storage.startOffset();
-        if (endOffset <= start || endOffset > highWatermark) {
-            throw new IllegalArgumentException(logPrefix + "a snapshot must end in (" + start + ", " + highWatermark
+        long committed = highWatermark.value();
+        if (endOffset <= start || endOffset > committed) {
+            throw new IllegalArgumentException(logPrefix + "a snapshot must end in (" + start + ", " + committed
                     + "] (after the log start, at most the high watermark), not at " + endOffset);
         }
         OffsetAndEpoch id =
                 new OffsetAndEpoch(endOffset, storage.entry(endOffset - 1).epoch());
         storage.installSnapshot(id, content);
         epochIndex.onPrefixTruncated(id);
-        snapshotSchedule.restart(storage, highWatermark, nowMs);
+        snapshotSchedule.restart(storage, highWatermark.value(), nowMs);
         LOGGER.debug(
                 "{}snapshot {} taken ({} bytes); log now starts at {}",
                 logPrefix,
@@ -379,7 +359,7 @@ public final class RaftNode {
         if (!(role instanceof Leader leader)) {
             return Optional.empty();
         }
-        return Optional.of(leader.progress().describe(leader.epoch(), highWatermark, nowMs));
+        return Optional.of(leader.progress().describe(leader.epoch(), highWatermark.value(), nowMs));
     }
 
     /** Short name of the current role, for logs and traces. */
@@ -388,7 +368,7 @@ public final class RaftNode {
     }
 
     public long highWatermark() {
-        return highWatermark;
+        return highWatermark.value();
     }
 
     /**
@@ -397,7 +377,7 @@ public final class RaftNode {
      * checkpointed in an earlier life, and state built from it may be long out of date.
      */
     public boolean hasCaughtUpWithQuorum() {
-        return caughtUpWithQuorum;
+        return highWatermark.caughtUpWithQuorum();
     }
 
     public long endOffset() {
@@ -420,7 +400,7 @@ public final class RaftNode {
     @Override
     public String toString() {
         return "RaftNode(" + nodeId + " " + roleName() + " epoch=" + epoch() + " leader=" + leaderId() + " start="
-                + logStartOffset() + " end=" + endOffset() + " hw=" + highWatermark
+                + logStartOffset() + " end=" + endOffset() + " hw=" + highWatermark.value()
                 + (snapshots.downloading() ? " " + snapshots.download() : "") + ")";
     }
 
@@ -515,7 +495,7 @@ public final class RaftNode {
                     request.lastFetchedEpoch(),
                     null,
                     List.of(),
-                    highWatermark));
+                    highWatermark.value()));
             return;
         }
         Optional<OffsetAndEpoch> snapshotId = snapshots.snapshotToFetchInstead(request);
@@ -531,7 +511,7 @@ public final class RaftNode {
                     request.lastFetchedEpoch(),
                     null,
                     List.of(),
-                    highWatermark,
+                    highWatermark.value(),
                     snapshotId.get()));
             return;
         }
@@ -547,11 +527,11 @@ public final class RaftNode {
                     request.lastFetchedEpoch(),
                     ours,
                     List.of(),
-                    highWatermark));
+                    highWatermark.value()));
             return;
         }
         leader.progress().onFetch(request.source(), request.fetchOffset(), storage.endOffset(), nowMs);
-        maybeAdvanceHighWatermark(leader);
+        highWatermark.maybeAdvanceAsLeader(leader);
         long end = Math.min(storage.endOffset(), request.fetchOffset() + config.maxFetchEntries());
         List<LogEntry> entries = new ArrayList<>((int) (end - request.fetchOffset()));
         long bytes = 0;
@@ -572,25 +552,7 @@ public final class RaftNode {
                 request.lastFetchedEpoch(),
                 null,
                 entries,
-                highWatermark));
-    }
-
-    private void maybeAdvanceHighWatermark(Leader leader) {
-        long majorityEnd = leader.progress().majorityEndOffset();
-        // Raft's commit rule: count replicas only for an entry of our own epoch. Entries from earlier epochs
-        // become committed with it, never on their own, or a later leader could still overwrite them.
-        if (majorityEnd <= highWatermark || storage.entry(majorityEnd - 1).epoch() != leader.epoch()) {
-            return;
-        }
-        advanceHighWatermark(majorityEnd);
-        caughtUpWithQuorum = true;
-        NavigableMap<Long, CompletableFuture<Long>> done = pendingProposals.headMap(majorityEnd, false);
-        List<Long> offsets = new ArrayList<>(done.keySet());
-        List<CompletableFuture<Long>> futures = new ArrayList<>(done.values());
-        done.clear();
-        for (int i = 0; i < offsets.size(); i++) {
-            futures.get(i).complete(offsets.get(i));
-        }
+                highWatermark.value()));
     }
 
     private void pollLeader(Leader leader, long nowMs) {
@@ -645,15 +607,7 @@ public final class RaftNode {
         if (!response.entries().isEmpty()) {
             storage.flush(); // the next fetch tells the leader these are stored, so they must be durable first
         }
-        advanceHighWatermark(Math.min(response.highWatermark(), storage.endOffset()));
-        if (highWatermark >= response.highWatermark() && !caughtUpWithQuorum) {
-            caughtUpWithQuorum = true;
-            LOGGER.info(
-                    "{}caught up with the quorum's high watermark {} (leader {})",
-                    logPrefix,
-                    highWatermark,
-                    follower.leaderId());
-        }
+        highWatermark.advanceAsFollower(response.highWatermark(), follower.leaderId());
         if (response.entries().isEmpty()) {
             fetchDeadlineMs = nowMs + config.fetchBackoffMs();
         } else {
@@ -673,9 +627,8 @@ public final class RaftNode {
             case REQUESTED_NEXT -> fetchDeadlineMs = nowMs + config.fetchTimeoutMs();
             case ABANDONED -> fetchDeadlineMs = nowMs + config.fetchBackoffMs();
             case INSTALLED -> {
-                // the leader only snapshots what it committed
-                highWatermark = Math.max(highWatermark, response.snapshotId().offset());
-                snapshotSchedule.restart(storage, highWatermark, nowMs);
+                highWatermark.onSnapshotInstalled(response.snapshotId().offset());
+                snapshotSchedule.restart(storage, highWatermark.value(), nowMs);
                 sendFetch(follower.leaderId(), nowMs);
             }
             case ALREADY_COVERED -> sendFetch(follower.leaderId(), nowMs);
@@ -711,9 +664,9 @@ public final class RaftNode {
     private void truncateDivergentSuffix(OffsetAndEpoch leaderEnd) {
         OffsetAndEpoch ours = epochIndex.endOffsetFor(leaderEnd.epoch(), storage.endOffset());
         long truncateTo = Math.min(leaderEnd.offset(), ours.offset());
-        if (truncateTo < highWatermark) {
+        if (truncateTo < highWatermark.value()) {
             throw new IllegalStateException(logPrefix + "leader asks to truncate to " + truncateTo
-                    + ", below the high watermark " + highWatermark);
+                    + ", below the high watermark " + highWatermark.value());
         }
         LOGGER.debug("{}truncating divergent log from {} to {}", logPrefix, storage.endOffset(), truncateTo);
         storage.truncateTo(truncateTo);
@@ -861,7 +814,7 @@ public final class RaftNode {
                 transport.send(new BeginQuorumEpoch(nodeId, other, epoch));
             }
         }
-        maybeAdvanceHighWatermark(leader);
+        highWatermark.maybeAdvanceAsLeader(leader);
     }
 
     private void transitionToResigned(long nowMs) {
@@ -880,11 +833,7 @@ public final class RaftNode {
         }
         beginQuorumDeadlineMs = Long.MAX_VALUE;
         checkQuorumDeadlineMs = Long.MAX_VALUE;
-        List<CompletableFuture<Long>> orphans = new ArrayList<>(pendingProposals.values());
-        pendingProposals.clear();
-        for (CompletableFuture<Long> orphan : orphans) {
-            orphan.completeExceptionally(new NotLeaderException("lost the leadership", NONE, epoch()));
-        }
+        highWatermark.failPendingProposals(epoch());
     }
 
     // ---------------------------------------------------------------- helpers
@@ -896,22 +845,6 @@ public final class RaftNode {
 
     private OffsetAndEpoch lastEntry() {
         return new OffsetAndEpoch(storage.endOffset(), epochIndex.lastEpoch());
-    }
-
-    private void advanceHighWatermark(long candidate) {
-        for (long offset = highWatermark; offset < candidate; offset++) {
-            snapshotSchedule.onCommitted(storage.entry(offset));
-        }
-        highWatermark = Math.max(highWatermark, candidate);
-    }
-
-    /** Writes the high watermark to disk at most every checkpoint interval; everything below it is flushed. */
-    private void maybeCheckpointHighWatermark(long nowMs) {
-        if (highWatermark > durableHighWatermark && nowMs >= highWatermarkCheckpointDueMs) {
-            storage.writeHighWatermark(highWatermark);
-            durableHighWatermark = highWatermark;
-            highWatermarkCheckpointDueMs = nowMs + config.highWatermarkCheckpointMs();
-        }
     }
 
     private void appendLocal(LogEntry entry) {
