@@ -76,8 +76,6 @@ public final class RaftNode {
 
     private static final Logger LOGGER = LoggerFactory.getLogger(RaftNode.class);
     private static final int NONE = ElectionState.NONE;
-    /** A fetch answer stops adding entries past this many payload bytes, well inside a transport frame. */
-    private static final long MAX_FETCH_BYTES = 4L * 1024 * 1024;
 
     private final int nodeId;
     private final List<Integer> voters;
@@ -94,6 +92,8 @@ public final class RaftNode {
     private final SnapshotSchedule snapshotSchedule;
     /** The commit index, the proposals waiting on it and its checkpoint. */
     private final HighWatermark highWatermark;
+    /** Answers fetches as leader. */
+    private final FetchServer fetchServer;
 
     private ElectionState electionState;
     private RaftRole role;
@@ -131,6 +131,7 @@ public final class RaftNode {
         this.snapshotSchedule = new SnapshotSchedule(config);
         this.electionState = storage.electionState();
         this.highWatermark = new HighWatermark(config, storage, snapshotSchedule, logPrefix, nowMs);
+        this.fetchServer = new FetchServer(nodeId, config, storage, transport, epochIndex, snapshots, highWatermark);
         snapshotSchedule.restart(storage, highWatermark.value(), nowMs);
         int epoch = electionState.epoch();
         if (electionState.leaderId() == nodeId) {
@@ -165,7 +166,7 @@ public final class RaftNode {
         } else if (message instanceof BeginQuorumEpoch begin) {
             handleBeginQuorumEpoch(begin, nowMs);
         } else if (message instanceof FetchRequest request) {
-            handleFetchRequest(request, nowMs);
+            fetchServer.serve(request, role, leaderId(), nowMs);
         } else if (message instanceof FetchResponse response) {
             handleFetchResponse(response, nowMs);
         } else if (message instanceof FetchSnapshotRequest request) {
@@ -480,80 +481,7 @@ public final class RaftNode {
         transitionToFollower(begin.epoch(), begin.source(), nowMs);
     }
 
-    // ---------------------------------------------------------------- fetch, leader side
-
-    private void handleFetchRequest(FetchRequest request, long nowMs) {
-        if (!(role instanceof Leader leader) || request.epoch() != leader.epoch()) {
-            FetchError error = request.epoch() < epoch() ? FetchError.FENCED_EPOCH : FetchError.NOT_LEADER;
-            transport.send(new FetchResponse(
-                    nodeId,
-                    request.source(),
-                    epoch(),
-                    error,
-                    leaderId(),
-                    request.fetchOffset(),
-                    request.lastFetchedEpoch(),
-                    null,
-                    List.of(),
-                    highWatermark.value()));
-            return;
-        }
-        Optional<OffsetAndEpoch> snapshotId = snapshots.snapshotToFetchInstead(request);
-        if (snapshotId.isPresent()) {
-            leader.progress().onContact(request.source(), nowMs);
-            transport.send(new FetchResponse(
-                    nodeId,
-                    request.source(),
-                    leader.epoch(),
-                    FetchError.NONE,
-                    nodeId,
-                    request.fetchOffset(),
-                    request.lastFetchedEpoch(),
-                    null,
-                    List.of(),
-                    highWatermark.value(),
-                    snapshotId.get()));
-            return;
-        }
-        OffsetAndEpoch ours = epochIndex.endOffsetFor(request.lastFetchedEpoch(), storage.endOffset());
-        if (ours.epoch() != request.lastFetchedEpoch() || ours.offset() < request.fetchOffset()) {
-            transport.send(new FetchResponse(
-                    nodeId,
-                    request.source(),
-                    leader.epoch(),
-                    FetchError.NONE,
-                    nodeId,
-                    request.fetchOffset(),
-                    request.lastFetchedEpoch(),
-                    ours,
-                    List.of(),
-                    highWatermark.value()));
-            return;
-        }
-        leader.progress().onFetch(request.source(), request.fetchOffset(), storage.endOffset(), nowMs);
-        highWatermark.maybeAdvanceAsLeader(leader);
-        long end = Math.min(storage.endOffset(), request.fetchOffset() + config.maxFetchEntries());
-        List<LogEntry> entries = new ArrayList<>((int) (end - request.fetchOffset()));
-        long bytes = 0;
-        for (long offset = request.fetchOffset();
-                offset < end && (entries.isEmpty() || bytes < MAX_FETCH_BYTES);
-                offset++) {
-            LogEntry entry = storage.entry(offset);
-            entries.add(entry);
-            bytes += entry.payloadSize();
-        }
-        transport.send(new FetchResponse(
-                nodeId,
-                request.source(),
-                leader.epoch(),
-                FetchError.NONE,
-                nodeId,
-                request.fetchOffset(),
-                request.lastFetchedEpoch(),
-                null,
-                entries,
-                highWatermark.value()));
-    }
+    // ---------------------------------------------------------------- leader
 
     private void pollLeader(Leader leader, long nowMs) {
         if (nowMs >= checkQuorumDeadlineMs) {
