@@ -94,12 +94,13 @@ public final class RaftNode {
     private final HighWatermark highWatermark;
     /** Answers fetches as leader. */
     private final FetchServer fetchServer;
+    /** Fetches as follower (or to find the leader), and holds the fetch timer. */
+    private final FetchClient fetchClient;
 
     private ElectionState electionState;
     private RaftRole role;
 
     private long electionDeadlineMs = Long.MAX_VALUE;
-    private long fetchDeadlineMs = Long.MAX_VALUE;
     private long beginQuorumDeadlineMs = Long.MAX_VALUE;
     private long checkQuorumDeadlineMs = Long.MAX_VALUE;
     /** When this node last became leader (monotonic ms). */
@@ -132,6 +133,18 @@ public final class RaftNode {
         this.electionState = storage.electionState();
         this.highWatermark = new HighWatermark(config, storage, snapshotSchedule, logPrefix, nowMs);
         this.fetchServer = new FetchServer(nodeId, config, storage, transport, epochIndex, snapshots, highWatermark);
+        this.fetchClient = new FetchClient(
+                nodeId,
+                this.voters,
+                config,
+                storage,
+                transport,
+                random,
+                epochIndex,
+                snapshots,
+                snapshotSchedule,
+                highWatermark,
+                logPrefix);
         snapshotSchedule.restart(storage, highWatermark.value(), nowMs);
         int epoch = electionState.epoch();
         if (electionState.leaderId() == nodeId) {
@@ -141,11 +154,11 @@ public final class RaftNode {
         } else if (electionState.hasLeader()) {
             role = new Follower(epoch, electionState.leaderId());
             resetElectionTimer(nowMs);
-            fetchDeadlineMs = nowMs;
+            fetchClient.scheduleAt(nowMs);
         } else {
             role = new Unattached(epoch, electionState.votedFor());
             resetElectionTimer(nowMs);
-            fetchDeadlineMs = nowMs;
+            fetchClient.scheduleAt(nowMs);
         }
     }
 
@@ -235,8 +248,8 @@ public final class RaftNode {
         }
         if (nowMs >= electionDeadlineMs) {
             onElectionTimeout(nowMs);
-        } else if (nowMs >= fetchDeadlineMs) {
-            onFetchTimeout(nowMs);
+        } else if (nowMs >= fetchClient.deadlineMs()) {
+            fetchClient.onTimeout(role, nowMs);
         }
     }
 
@@ -246,7 +259,7 @@ public final class RaftNode {
         if (role instanceof Leader) {
             return Math.min(checkpointMs, Math.min(beginQuorumDeadlineMs, checkQuorumDeadlineMs));
         }
-        return Math.min(checkpointMs, Math.min(electionDeadlineMs, fetchDeadlineMs));
+        return Math.min(checkpointMs, Math.min(electionDeadlineMs, fetchClient.deadlineMs()));
     }
 
     // ---------------------------------------------------------------- snapshots, driver side
@@ -506,41 +519,11 @@ public final class RaftNode {
     private void handleFetchResponse(FetchResponse response, long nowMs) {
         Optional<Follower> fromLeader =
                 answerFromLeader(response.epoch(), response.source(), response.error(), response.leaderId(), nowMs);
-        if (fromLeader.isEmpty() || response.error() != FetchError.NONE || snapshots.downloading()) {
-            return;
-        }
-        Follower follower = fromLeader.get();
-        // Apply only to the log the request described; anything else is a late or duplicate answer.
-        if (response.fetchOffset() != storage.endOffset() || response.lastFetchedEpoch() != epochIndex.lastEpoch()) {
+        if (fromLeader.isEmpty() || response.error() != FetchError.NONE || !fetchClient.answersCurrentLog(response)) {
             return;
         }
         onLeaderContact(nowMs);
-        if (response.snapshotId() != null) {
-            snapshots.start(follower, response.snapshotId());
-            fetchDeadlineMs = nowMs + config.fetchTimeoutMs();
-            return;
-        }
-        if (response.divergingEpoch() != null) {
-            truncateDivergentSuffix(response.divergingEpoch());
-            sendFetch(follower.leaderId(), nowMs);
-            return;
-        }
-        for (LogEntry entry : response.entries()) {
-            if (entry.offset() != storage.endOffset()) {
-                throw new IllegalStateException(
-                        logPrefix + "non-contiguous fetch: " + entry + " at end " + storage.endOffset());
-            }
-            appendLocal(entry);
-        }
-        if (!response.entries().isEmpty()) {
-            storage.flush(); // the next fetch tells the leader these are stored, so they must be durable first
-        }
-        highWatermark.advanceAsFollower(response.highWatermark(), follower.leaderId());
-        if (response.entries().isEmpty()) {
-            fetchDeadlineMs = nowMs + config.fetchBackoffMs();
-        } else {
-            sendFetch(follower.leaderId(), nowMs);
-        }
+        fetchClient.onFetchResponse(fromLeader.get(), response, nowMs);
     }
 
     private void handleFetchSnapshotResponse(FetchSnapshotResponse response, long nowMs) {
@@ -549,18 +532,8 @@ public final class RaftNode {
         if (fromLeader.isEmpty() || !snapshots.expects(response)) {
             return;
         }
-        Follower follower = fromLeader.get();
         onLeaderContact(nowMs);
-        switch (snapshots.accept(follower, response)) {
-            case REQUESTED_NEXT -> fetchDeadlineMs = nowMs + config.fetchTimeoutMs();
-            case ABANDONED -> fetchDeadlineMs = nowMs + config.fetchBackoffMs();
-            case INSTALLED -> {
-                highWatermark.onSnapshotInstalled(response.snapshotId().offset());
-                snapshotSchedule.restart(storage, highWatermark.value(), nowMs);
-                sendFetch(follower.leaderId(), nowMs);
-            }
-            case ALREADY_COVERED -> sendFetch(follower.leaderId(), nowMs);
-        }
+        fetchClient.onFetchSnapshotResponse(fromLeader.get(), response, nowMs);
     }
 
     /**
@@ -587,44 +560,6 @@ public final class RaftNode {
     private void onLeaderContact(long nowMs) {
         lastLeaderContactMs = nowMs;
         resetElectionTimer(nowMs);
-    }
-
-    private void truncateDivergentSuffix(OffsetAndEpoch leaderEnd) {
-        OffsetAndEpoch ours = epochIndex.endOffsetFor(leaderEnd.epoch(), storage.endOffset());
-        long truncateTo = Math.min(leaderEnd.offset(), ours.offset());
-        if (truncateTo < highWatermark.value()) {
-            throw new IllegalStateException(logPrefix + "leader asks to truncate to " + truncateTo
-                    + ", below the high watermark " + highWatermark.value());
-        }
-        LOGGER.debug("{}truncating divergent log from {} to {}", logPrefix, storage.endOffset(), truncateTo);
-        storage.truncateTo(truncateTo);
-        epochIndex.onTruncate(truncateTo);
-    }
-
-    private void sendFetch(int destination, long nowMs) {
-        transport.send(new FetchRequest(nodeId, destination, epoch(), storage.endOffset(), epochIndex.lastEpoch()));
-        fetchDeadlineMs = nowMs + config.fetchTimeoutMs();
-    }
-
-    private void onFetchTimeout(long nowMs) {
-        if (role instanceof Follower follower && snapshots.downloading()) {
-            snapshots.requestChunk(follower);
-            fetchDeadlineMs = nowMs + config.fetchTimeoutMs();
-        } else if (role instanceof Follower follower) {
-            sendFetch(follower.leaderId(), nowMs);
-        } else if (role instanceof Prospective prospective && prospective.leaderId() != NONE) {
-            sendFetch(prospective.leaderId(), nowMs);
-        } else if (role instanceof Unattached) {
-            // Ask a random voter who leads; whoever knows answers with the leader and its epoch.
-            List<Integer> others = voters.stream().filter(v -> v != nodeId).toList();
-            if (others.isEmpty()) {
-                fetchDeadlineMs = Long.MAX_VALUE;
-            } else {
-                sendFetch(others.get(random.nextInt(others.size())), nowMs);
-            }
-        } else {
-            fetchDeadlineMs = Long.MAX_VALUE;
-        }
     }
 
     private void onElectionTimeout(long nowMs) {
@@ -656,7 +591,7 @@ public final class RaftNode {
         leaveLeadership();
         role = new Unattached(epoch, votedFor);
         resetElectionTimer(nowMs);
-        fetchDeadlineMs = nowMs + config.fetchBackoffMs();
+        fetchClient.scheduleAt(nowMs + config.fetchBackoffMs());
         LOGGER.debug("{}unattached in epoch {}", logPrefix, epoch);
     }
 
@@ -668,7 +603,7 @@ public final class RaftNode {
         role = new Follower(epoch, leaderId);
         lastLeaderContactMs = nowMs;
         resetElectionTimer(nowMs);
-        sendFetch(leaderId, nowMs);
+        fetchClient.send(leaderId, epoch, nowMs);
         LOGGER.debug("{}following {} in epoch {}", logPrefix, leaderId, epoch);
     }
 
@@ -683,8 +618,10 @@ public final class RaftNode {
         Prospective prospective = new Prospective(epoch(), nodeId, leaderId);
         role = prospective;
         resetElectionTimer(nowMs);
-        fetchDeadlineMs =
-                leaderId == NONE ? Long.MAX_VALUE : Math.min(fetchDeadlineMs, nowMs + config.fetchTimeoutMs());
+        fetchClient.scheduleAt(
+                leaderId == NONE
+                        ? Long.MAX_VALUE
+                        : Math.min(fetchClient.deadlineMs(), nowMs + config.fetchTimeoutMs()));
         LOGGER.debug("{}prospective in epoch {}", logPrefix, epoch());
         if (prospective.grants() > voters.size() / 2) {
             transitionToCandidate(nowMs);
@@ -707,7 +644,7 @@ public final class RaftNode {
         Candidate candidate = new Candidate(epoch, nodeId);
         role = candidate;
         resetElectionTimer(nowMs);
-        fetchDeadlineMs = Long.MAX_VALUE;
+        fetchClient.scheduleAt(Long.MAX_VALUE);
         LOGGER.debug("{}candidate in epoch {}", logPrefix, epoch);
         if (candidate.grants() > voters.size() / 2) {
             transitionToLeader(nowMs);
@@ -732,7 +669,7 @@ public final class RaftNode {
         storage.flush();
         progress.onLocalFlush(storage.endOffset());
         electionDeadlineMs = Long.MAX_VALUE;
-        fetchDeadlineMs = Long.MAX_VALUE;
+        fetchClient.scheduleAt(Long.MAX_VALUE);
         beginQuorumDeadlineMs = nowMs + config.beginQuorumResendMs();
         checkQuorumDeadlineMs = nowMs + config.checkQuorumMs();
         leaderSinceMs = nowMs;
@@ -750,7 +687,7 @@ public final class RaftNode {
         leaveLeadership();
         role = new Resigned(epoch());
         resetElectionTimer(nowMs);
-        fetchDeadlineMs = Long.MAX_VALUE;
+        fetchClient.scheduleAt(Long.MAX_VALUE);
         LOGGER.debug("{}resigned in epoch {}", logPrefix, epoch());
     }
 
