@@ -21,7 +21,6 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -96,6 +95,8 @@ public final class RaftNode {
     private final FetchServer fetchServer;
     /** Fetches as follower (or to find the leader), and holds the fetch timer. */
     private final FetchClient fetchClient;
+    /** Takes snapshots for the driver and reads them back. */
+    private final LocalSnapshots localSnapshots;
 
     private ElectionState electionState;
     private RaftRole role;
@@ -145,6 +146,7 @@ public final class RaftNode {
                 snapshotSchedule,
                 highWatermark,
                 logPrefix);
+        this.localSnapshots = new LocalSnapshots(storage, epochIndex, snapshotSchedule, highWatermark, logPrefix);
         snapshotSchedule.restart(storage, highWatermark.value(), nowMs);
         int epoch = electionState.epoch();
         if (electionState.leaderId() == nodeId) {
@@ -279,24 +281,7 @@ public final class RaftNode {
      * the log start. Durable when this returns.
      */
     public SnapshotInfo createSnapshot(long endOffset, byte[] content, long nowMs) {
-        long start = storage.startOffset();
-        long committed = highWatermark.value();
-        if (endOffset <= start || endOffset > committed) {
-            throw new IllegalArgumentException(logPrefix + "a snapshot must end in (" + start + ", " + committed
-                    + "] (after the log start, at most the high watermark), not at " + endOffset);
-        }
-        OffsetAndEpoch id =
-                new OffsetAndEpoch(endOffset, storage.entry(endOffset - 1).epoch());
-        storage.installSnapshot(id, content);
-        epochIndex.onPrefixTruncated(id);
-        snapshotSchedule.restart(storage, highWatermark.value(), nowMs);
-        LOGGER.debug(
-                "{}snapshot {} taken ({} bytes); log now starts at {}",
-                logPrefix,
-                id,
-                content.length,
-                storage.startOffset());
-        return storage.latestSnapshot().orElseThrow();
+        return localSnapshots.take(endOffset, content, nowMs);
     }
 
     /** The latest snapshot, taken here or downloaded from a leader. */
@@ -309,22 +294,7 @@ public final class RaftNode {
      * {@link #logStartOffset()} loads this, then applies the log from the snapshot's end.
      */
     public byte[] readLatestSnapshot() {
-        SnapshotInfo info =
-                storage.latestSnapshot().orElseThrow(() -> new IllegalStateException(logPrefix + "no snapshot"));
-        byte[] content = new byte[Math.toIntExact(info.sizeBytes())];
-        int at = 0;
-        while (at < content.length) {
-            byte[] chunk = storage.readSnapshot(info.id(), at, Math.min(content.length - at, 1 << 20))
-                    .orElseThrow(() -> new IllegalStateException(logPrefix + "snapshot " + info + " vanished"));
-            System.arraycopy(chunk, 0, content, at, chunk.length);
-            at += chunk.length;
-        }
-        CRC32C crc = new CRC32C();
-        crc.update(content, 0, content.length);
-        if ((int) crc.getValue() != info.crc32c()) {
-            throw new IllegalStateException(logPrefix + "snapshot " + info + " fails its checksum on read");
-        }
-        return content;
+        return localSnapshots.readLatest();
     }
 
     // ---------------------------------------------------------------- observers of state
