@@ -98,16 +98,16 @@ public final class RaftNode {
     /** Takes snapshots for the driver and reads them back. */
     private final LocalSnapshots localSnapshots;
 
+    private final ElectionTimer electionTimer;
+    private final VoteRules voteRules;
+
     private ElectionState electionState;
     private RaftRole role;
 
-    private long electionDeadlineMs = Long.MAX_VALUE;
     private long beginQuorumDeadlineMs = Long.MAX_VALUE;
     private long checkQuorumDeadlineMs = Long.MAX_VALUE;
     /** When this node last became leader (monotonic ms). */
     private long leaderSinceMs = Long.MAX_VALUE;
-    /** When a follower last heard from its leader; while recent, it refuses pre-votes. */
-    private long lastLeaderContactMs = Long.MIN_VALUE / 2;
 
     public RaftNode(
             int nodeId,
@@ -128,6 +128,8 @@ public final class RaftNode {
         this.transport = transport;
         this.random = random;
         this.epochIndex = EpochIndex.rebuild(storage);
+        this.electionTimer = new ElectionTimer(config, random);
+        this.voteRules = new VoteRules(voter, this.voters);
         this.logPrefix = "[RaftNode " + nodeId + "] ";
         this.snapshots = new SnapshotTransfer(nodeId, config, storage, transport, epochIndex, logPrefix);
         this.snapshotSchedule = new SnapshotSchedule(config);
@@ -235,9 +237,7 @@ public final class RaftNode {
      */
     public void onPeerUnreachable(int peer, long nowMs) {
         if (role instanceof Follower follower && follower.leaderId() == peer) {
-            lastLeaderContactMs = Long.MIN_VALUE / 2;
-            long delayMs = config.electionJitterMs() == 0 ? 0 : random.nextInt((int) config.electionJitterMs() / 2 + 1);
-            electionDeadlineMs = Math.min(electionDeadlineMs, nowMs + delayMs);
+            electionTimer.onLeaderUnreachable(nowMs);
         }
     }
 
@@ -248,7 +248,7 @@ public final class RaftNode {
             pollLeader(leader, nowMs);
             return;
         }
-        if (nowMs >= electionDeadlineMs) {
+        if (nowMs >= electionTimer.deadlineMs()) {
             onElectionTimeout(nowMs);
         } else if (nowMs >= fetchClient.deadlineMs()) {
             fetchClient.onTimeout(role, nowMs);
@@ -261,7 +261,7 @@ public final class RaftNode {
         if (role instanceof Leader) {
             return Math.min(checkpointMs, Math.min(beginQuorumDeadlineMs, checkQuorumDeadlineMs));
         }
-        return Math.min(checkpointMs, Math.min(electionDeadlineMs, fetchClient.deadlineMs()));
+        return Math.min(checkpointMs, Math.min(electionTimer.deadlineMs(), fetchClient.deadlineMs()));
     }
 
     // ---------------------------------------------------------------- snapshots, driver side
@@ -392,37 +392,18 @@ public final class RaftNode {
 
     private void handleVoteRequest(VoteRequest request, long nowMs) {
         if (request.preVote()) {
-            boolean granted = mayGrantPreVote(request, nowMs);
+            boolean leaderHeard = electionTimer.leaderHeardRecently(nowMs);
+            boolean granted = voteRules.mayGrantPreVote(role, request, lastEntry(), leaderHeard);
             transport.send(new VoteResponse(nodeId, request.source(), epoch(), granted, true));
             return;
         }
-        boolean granted = request.epoch() == epoch() && mayVoteFor(request);
+        boolean granted = request.epoch() == epoch() && voteRules.mayVoteFor(role, request, lastEntry());
         if (granted && !electionState.hasVoted()) {
             persist(new ElectionState(epoch(), request.source(), NONE));
             role = new Unattached(epoch(), request.source());
             resetElectionTimer(nowMs);
         }
         transport.send(new VoteResponse(nodeId, request.source(), epoch(), granted, false));
-    }
-
-    private boolean mayGrantPreVote(VoteRequest request, long nowMs) {
-        if (!voter || !voters.contains(request.source()) || request.epoch() < epoch() || role instanceof Leader) {
-            return false;
-        }
-        boolean leaderAlive = role instanceof Follower && nowMs - lastLeaderContactMs < config.electionTimeoutMs();
-        return !leaderAlive && request.lastEntry().compareTo(lastEntry()) >= 0;
-    }
-
-    private boolean mayVoteFor(VoteRequest request) {
-        if (!voter || !voters.contains(request.source())) {
-            return false;
-        }
-        if (!(role instanceof Unattached unattached)) {
-            return false; // a candidate voted for itself; a follower or leader knows the epoch's leader
-        }
-        boolean freeToVote = unattached.votedFor() == NONE || unattached.votedFor() == request.source();
-        // Election restriction: only a candidate whose log holds everything we hold can hold every committed entry.
-        return freeToVote && request.lastEntry().compareTo(lastEntry()) >= 0;
     }
 
     private void handleVoteResponse(VoteResponse response, long nowMs) {
@@ -528,8 +509,7 @@ public final class RaftNode {
 
     /** The leader this node follows was heard from: it refuses pre-votes and waits for it a while longer. */
     private void onLeaderContact(long nowMs) {
-        lastLeaderContactMs = nowMs;
-        resetElectionTimer(nowMs);
+        electionTimer.onLeaderContact(nowMs, electionArmed());
     }
 
     private void onElectionTimeout(long nowMs) {
@@ -571,8 +551,7 @@ public final class RaftNode {
         persist(new ElectionState(epoch, votedFor, leaderId));
         leaveLeadership();
         role = new Follower(epoch, leaderId);
-        lastLeaderContactMs = nowMs;
-        resetElectionTimer(nowMs);
+        onLeaderContact(nowMs);
         fetchClient.send(leaderId, epoch, nowMs);
         LOGGER.debug("{}following {} in epoch {}", logPrefix, leaderId, epoch);
     }
@@ -638,7 +617,7 @@ public final class RaftNode {
         appendLocal(LogEntry.leaderChange(epoch, storage.endOffset(), nodeId));
         storage.flush();
         progress.onLocalFlush(storage.endOffset());
-        electionDeadlineMs = Long.MAX_VALUE;
+        electionTimer.stop();
         fetchClient.scheduleAt(Long.MAX_VALUE);
         beginQuorumDeadlineMs = nowMs + config.beginQuorumResendMs();
         checkQuorumDeadlineMs = nowMs + config.checkQuorumMs();
@@ -698,11 +677,11 @@ public final class RaftNode {
     }
 
     private void resetElectionTimer(long nowMs) {
-        if (!voter && !(role instanceof Follower)) {
-            electionDeadlineMs = Long.MAX_VALUE;
-            return;
-        }
-        long jitterMs = config.electionJitterMs() == 0 ? 0 : (long) random.nextInt((int) config.electionJitterMs() + 1);
-        electionDeadlineMs = nowMs + config.electionTimeoutMs() + jitterMs;
+        electionTimer.reset(nowMs, electionArmed());
+    }
+
+    /** Whether this node has an election timeout: a voter always; an observer only while it follows a leader. */
+    private boolean electionArmed() {
+        return voter || role instanceof Follower;
     }
 }
