@@ -171,37 +171,10 @@ public final class PartitionLog implements AutoCloseable {
      */
     public AppendResult append(ByteBuffer batches, int leaderEpoch) {
         ensureUsable();
-        List<RecordBatchHeader> views = validateBatches(batches);
-        int latestEpoch = epochCache.latestEpoch();
-        if (leaderEpoch < 0 || leaderEpoch < latestEpoch) {
-            throw new IllegalArgumentException(logPrefix + "append with leader epoch " + leaderEpoch
-                    + " but the log is already at epoch " + latestEpoch);
-        }
-        long nowMs = time.milliseconds();
-        boolean logAppendTime = config.timestampType() == TimestampType.LOG_APPEND_TIME;
-        long firstOffset = logEndOffset;
-        long nextOffset = firstOffset;
-        long maxTimestampMs = -1;
-        for (RecordBatchHeader batch : views) {
-            batch.setBaseOffset(nextOffset);
-            batch.setPartitionLeaderEpoch(leaderEpoch);
-            if (logAppendTime) {
-                batch.setLogAppendTime(nowMs);
-            }
-            maxTimestampMs = Math.max(maxTimestampMs, batch.maxTimestampMs());
-            nextOffset = batch.nextOffset();
-        }
-        long lastOffset = nextOffset - 1;
-        int sizeBytes = batches.remaining();
-        writeInEpoch("append", batches, leaderEpoch, firstOffset, lastOffset, maxTimestampMs, nowMs);
-        return new AppendResult(
-                firstOffset,
-                lastOffset,
-                logAppendTime ? nowMs : -1,
-                maxTimestampMs,
-                views.size(),
-                sizeBytes,
-                logStartOffset);
+        PreparedAppend append = PreparedAppend.asLeader(
+                batches, config, time, logEndOffset, epochCache.latestEpoch(), leaderEpoch, logPrefix);
+        writeInEpoch("append", batches, leaderEpoch, append);
+        return append.result(logStartOffset);
     }
 
     /**
@@ -210,43 +183,20 @@ public final class PartitionLog implements AutoCloseable {
      */
     public AppendResult appendAsFollower(ByteBuffer batches) {
         ensureUsable();
-        List<RecordBatchHeader> views = validateBatches(batches);
-        long expectedOffset = logEndOffset;
-        long maxTimestampMs = -1;
-        int latestEpoch = epochCache.latestEpoch();
-        for (RecordBatchHeader batch : views) {
-            // Batches may skip offsets, the first one included: a compacted leader, or a mirror topic copied from
-            // a compacted source, has no batch at the offset the follower asked for, only later ones (as Kafka
-            // accepts any first offset at or above the log end).
-            if (batch.baseOffset() < expectedOffset) {
-                throw new IllegalArgumentException(logPrefix + "follower batch at offset " + batch.baseOffset()
-                        + " does not follow offset " + (expectedOffset - 1));
-            }
-            if (batch.partitionLeaderEpoch() < latestEpoch) {
-                throw new IllegalArgumentException(logPrefix + "follower batch at offset " + batch.baseOffset()
-                        + " has epoch " + batch.partitionLeaderEpoch() + " below the log's epoch " + latestEpoch);
-            }
-            latestEpoch = batch.partitionLeaderEpoch();
-            maxTimestampMs = Math.max(maxTimestampMs, batch.maxTimestampMs());
-            expectedOffset = batch.nextOffset();
-        }
-        long firstOffset = views.get(0).baseOffset();
-        long lastOffset = expectedOffset - 1;
-        int sizeBytes = batches.remaining();
-        long appendMaxTimestampMs = maxTimestampMs;
-        long nowMs = time.milliseconds();
+        PreparedAppend append =
+                PreparedAppend.asFollower(batches, config, time, logEndOffset, epochCache.latestEpoch(), logPrefix);
         io("append as follower", () -> {
-            LogSegment active = maybeRoll(sizeBytes, appendMaxTimestampMs, lastOffset, nowMs);
-            for (RecordBatchHeader batch : views) {
+            LogSegment active = maybeRoll(append);
+            for (RecordBatchHeader batch : append.batches()) {
                 if (batch.partitionLeaderEpoch() > epochCache.latestEpoch()) {
                     epochCache.assign(batch.partitionLeaderEpoch(), batch.baseOffset());
                 }
             }
-            active.append(lastOffset, batches);
+            active.append(append.lastOffset(), batches);
             return null;
         });
-        logEndOffset = lastOffset + 1;
-        return new AppendResult(firstOffset, lastOffset, -1, maxTimestampMs, views.size(), sizeBytes, logStartOffset);
+        logEndOffset = append.lastOffset() + 1;
+        return append.result(logStartOffset);
     }
 
     /**
@@ -264,91 +214,45 @@ public final class PartitionLog implements AutoCloseable {
      */
     public AppendResult appendMirrored(ByteBuffer batches, long requiredBaseOffset, int leaderEpoch) {
         ensureUsable();
-        if (requiredBaseOffset != logEndOffset) {
-            throw new MirrorOffsetMismatchException(
-                    logPrefix + "mirrored copy continues from offset " + requiredBaseOffset + " but the log ends at "
-                            + logEndOffset,
-                    logEndOffset);
-        }
-        List<RecordBatchHeader> views = validateBatches(batches);
-        int latestEpoch = epochCache.latestEpoch();
-        if (leaderEpoch < 0 || leaderEpoch < latestEpoch) {
-            throw new IllegalArgumentException(logPrefix + "mirrored append with leader epoch " + leaderEpoch
-                    + " but the log is already at epoch " + latestEpoch);
-        }
-        long expectedOffset = requiredBaseOffset;
-        long maxTimestampMs = -1;
-        for (RecordBatchHeader batch : views) {
-            if (batch.baseOffset() < expectedOffset) {
-                throw new MirrorOffsetMismatchException(
-                        logPrefix + "mirrored batch at offset " + batch.baseOffset() + " overlaps the log, which ends"
-                                + " at " + expectedOffset,
-                        logEndOffset);
-            }
-            maxTimestampMs = Math.max(maxTimestampMs, batch.maxTimestampMs());
-            expectedOffset = batch.nextOffset();
-        }
-        for (RecordBatchHeader batch : views) {
-            batch.setPartitionLeaderEpoch(leaderEpoch);
-        }
-        long firstOffset = views.get(0).baseOffset();
-        long lastOffset = expectedOffset - 1;
-        int sizeBytes = batches.remaining();
-        writeInEpoch(
-                "append mirrored", batches, leaderEpoch, firstOffset, lastOffset, maxTimestampMs, time.milliseconds());
-        return new AppendResult(firstOffset, lastOffset, -1, maxTimestampMs, views.size(), sizeBytes, logStartOffset);
+        PreparedAppend append = PreparedAppend.mirrored(
+                batches,
+                config,
+                time,
+                logEndOffset,
+                epochCache.latestEpoch(),
+                requiredBaseOffset,
+                leaderEpoch,
+                logPrefix);
+        writeInEpoch("append mirrored", batches, leaderEpoch, append);
+        return append.result(logStartOffset);
     }
 
     /**
-     * Writes validated batches holding {@code firstOffset..lastOffset}, all in {@code leaderEpoch} (starting that
-     * epoch here if it is new), rolling the segment first if due, and moves the log end past them.
+     * Writes {@code append}'s batches, all in {@code leaderEpoch} (starting that epoch here if it is new), rolling
+     * the segment first if due, and moves the log end past them.
      */
-    private void writeInEpoch(
-            String action,
-            ByteBuffer batches,
-            int leaderEpoch,
-            long firstOffset,
-            long lastOffset,
-            long maxTimestampMs,
-            long nowMs) {
-        int sizeBytes = batches.remaining();
+    private void writeInEpoch(String action, ByteBuffer batches, int leaderEpoch, PreparedAppend append) {
         io(action, () -> {
-            LogSegment active = maybeRoll(sizeBytes, maxTimestampMs, lastOffset, nowMs);
+            LogSegment active = maybeRoll(append);
             if (leaderEpoch > epochCache.latestEpoch()) {
-                epochCache.assign(leaderEpoch, firstOffset);
+                epochCache.assign(leaderEpoch, append.firstOffset());
             }
-            active.append(lastOffset, batches);
+            active.append(append.lastOffset(), batches);
             return null;
         });
-        logEndOffset = lastOffset + 1;
-    }
-
-    private List<RecordBatchHeader> validateBatches(ByteBuffer batches) {
-        List<RecordBatchHeader> views = RecordBatches.split(batches);
-        if (views.isEmpty()) {
-            throw new CorruptRecordException("append holds no record batches");
-        }
-        for (RecordBatchHeader batch : views) {
-            if (batch.sizeInBytes() > config.maxMessageBytes()) {
-                throw new RecordBatchTooLargeException("batch of " + batch.sizeInBytes()
-                        + " bytes exceeds max.message.bytes " + config.maxMessageBytes());
-            }
-            batch.validate();
-        }
-        return views;
+        logEndOffset = append.lastOffset() + 1;
     }
 
     /** Rolls when the active segment would exceed segment.bytes, is older than segment.ms, or offsets overflow. */
-    private LogSegment maybeRoll(int appendBytes, long appendMaxTimestampMs, long lastOffset, long nowMs)
-            throws IOException {
+    private LogSegment maybeRoll(PreparedAppend append) throws IOException {
         LogSegment active = activeSegment();
         if (active.isEmpty()) {
             return active;
         }
-        boolean full = (long) active.sizeBytes() + appendBytes > config.segmentBytes();
-        boolean old = active.timeWaitedForRollMs(nowMs, appendMaxTimestampMs) >= config.rollMs();
+        boolean full = (long) active.sizeBytes() + append.sizeBytes() > config.segmentBytes();
+        boolean old = active.timeWaitedForRollMs(append.nowMs(), append.maxTimestampMs()) >= config.rollMs();
         // Index entries hold offsets relative to the base offset as int32.
-        boolean offsetsOverflow = lastOffset - active.baseOffset() > Integer.MAX_VALUE;
+        boolean offsetsOverflow = append.lastOffset() - active.baseOffset() > Integer.MAX_VALUE;
         if (full || old || offsetsOverflow) {
             LOGGER.debug(
                     "{}rolling segment {} (full={}, old={}, offsetsOverflow={})",
