@@ -7,9 +7,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,7 +43,7 @@ public final class PartitionLog implements AutoCloseable {
     private final Path dir;
     private final String logPrefix;
     private final Time time;
-    private final TreeMap<Long, LogSegment> segments;
+    private final LogSegments segments;
     private final LeaderEpochCache epochCache;
     private LogConfig config;
     private long logStartOffset;
@@ -70,7 +68,7 @@ public final class PartitionLog implements AutoCloseable {
         this.logPrefix = logPrefix(dir);
         this.config = config;
         this.time = time;
-        this.segments = loaded.segments();
+        this.segments = new LogSegments(dir, loaded.segments());
         this.epochCache = loaded.epochCache();
         this.logStartOffset = loaded.logStartOffset();
         this.logEndOffset = loaded.logEndOffset();
@@ -131,21 +129,17 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     public int segmentCount() {
-        return segments.size();
+        return segments.count();
     }
 
     /** Total size of all segments. */
     public long sizeBytes() {
-        long total = 0;
-        for (LogSegment segment : segments.values()) {
-            total += segment.sizeBytes();
-        }
-        return total;
+        return segments.sizeBytes();
     }
 
     /** The segments, oldest first; for inspection only. */
     List<LogSegment> segments() {
-        return List.copyOf(segments.values());
+        return segments.list();
     }
 
     public LeaderEpochCache leaderEpochCache() {
@@ -155,10 +149,6 @@ public final class PartitionLog implements AutoCloseable {
     /** OffsetForLeaderEpoch for this log; see {@link LeaderEpochCache#endOffsetFor}. */
     public EpochEndOffset endOffsetForEpoch(int leaderEpoch) {
         return epochCache.endOffsetFor(leaderEpoch, logEndOffset);
-    }
-
-    private LogSegment activeSegment() {
-        return segments.lastEntry().getValue();
     }
 
     /**
@@ -245,7 +235,7 @@ public final class PartitionLog implements AutoCloseable {
 
     /** Rolls when the active segment would exceed segment.bytes, is older than segment.ms, or offsets overflow. */
     private LogSegment maybeRoll(PreparedAppend append) throws IOException {
-        LogSegment active = activeSegment();
+        LogSegment active = segments.active();
         if (active.isEmpty()) {
             return active;
         }
@@ -268,7 +258,7 @@ public final class PartitionLog implements AutoCloseable {
 
     /** Starts a new active segment at the log end offset, flushing the old one. */
     private LogSegment roll() throws IOException {
-        LogSegment previous = activeSegment();
+        LogSegment previous = segments.active();
         if (previous.isEmpty()) {
             return previous;
         }
@@ -278,12 +268,8 @@ public final class PartitionLog implements AutoCloseable {
         // recovery work after a crash.
         recoveryPoint = logEndOffset;
         LogSegment next = LogSegment.create(dir, logEndOffset, config.indexIntervalBytes(), time);
-        addSegment(next);
+        segments.add(next);
         return next;
-    }
-
-    private void addSegment(LogSegment segment) {
-        segments.put(segment.baseOffset(), segment);
     }
 
     /**
@@ -310,24 +296,9 @@ public final class PartitionLog implements AutoCloseable {
         long limitOffset = Math.min(maxOffsetExclusive, logEndOffset);
         FileSlice slice = FileSlice.empty();
         if (startOffset < limitOffset) {
-            slice = io("read", () -> readSlice(startOffset, maxBytes, limitOffset, minOneBatch));
+            slice = io("read", () -> segments.read(startOffset, maxBytes, limitOffset, minOneBatch));
         }
         return new LogReadResult(slice, highWatermark, logStartOffset, logEndOffset);
-    }
-
-    private FileSlice readSlice(long startOffset, int maxBytes, long limitOffset, boolean minOneBatch)
-            throws IOException {
-        Map.Entry<Long, LogSegment> entry = segments.floorEntry(startOffset);
-        while (entry != null) {
-            LogSegment segment = entry.getValue();
-            int maxPosition = segment.positionLimitFor(limitOffset);
-            Optional<FileSlice> slice = segment.read(startOffset, maxBytes, maxPosition, minOneBatch);
-            if (slice.isPresent()) {
-                return slice.get();
-            }
-            entry = segments.higherEntry(entry.getKey());
-        }
-        return FileSlice.empty();
     }
 
     /**
@@ -336,18 +307,7 @@ public final class PartitionLog implements AutoCloseable {
      */
     public Optional<TimestampAndOffset> findOffsetByTimestamp(long targetTimestampMs) {
         ensureUsable();
-        return io("find offset by timestamp", () -> {
-            for (LogSegment segment : segments.values()) {
-                if (segment.nextOffset() > logStartOffset && segment.maxTimestampMs() >= targetTimestampMs) {
-                    Optional<TimestampAndOffset> found =
-                            segment.findOffsetByTimestamp(targetTimestampMs, logStartOffset);
-                    if (found.isPresent()) {
-                        return found;
-                    }
-                }
-            }
-            return Optional.<TimestampAndOffset>empty();
-        });
+        return io("find offset by timestamp", () -> segments.findOffsetByTimestamp(targetTimestampMs, logStartOffset));
     }
 
     /**
@@ -428,21 +388,7 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     private void truncateSegmentsTo(long offset) throws IOException {
-        long firstBaseOffset = segments.firstKey();
-        boolean deleted = false;
-        for (LogSegment segment : new ArrayList<>(segments.tailMap(offset, true).values())) {
-            if (segment.baseOffset() != firstBaseOffset) {
-                segments.remove(segment.baseOffset());
-                segment.delete();
-                deleted = true;
-            }
-        }
-        if (deleted) {
-            // A deleted segment that a power cut brings back would be recovered as this replica's log.
-            CheckpointFile.fsyncDirectory(dir);
-        }
-        activeSegment().truncateTo(offset);
-        logEndOffset = activeSegment().nextOffset();
+        logEndOffset = segments.truncateTo(offset);
         if (logEndOffset < logStartOffset) {
             // The batch holding the log start offset was removed; nothing readable is left.
             truncateFullyAndStartAtUnchecked(logStartOffset);
@@ -456,7 +402,7 @@ public final class PartitionLog implements AutoCloseable {
 
     /** Deletes every segment and restarts the log, empty, at {@code offset}. */
     private void truncateFullyAndStartAtUnchecked(long offset) throws IOException {
-        PartitionLogLoader.replaceWithEmptySegment(dir, segments, offset, config, time);
+        segments.replaceWithEmpty(offset, config, time);
         logStartOffset = offset;
         logEndOffset = offset;
         highWatermark = offset;
@@ -488,24 +434,10 @@ public final class PartitionLog implements AutoCloseable {
             if (offset >= logEndOffset) {
                 roll();
             }
-            deleteSegmentsBelowLogStartOffset();
+            segments.deleteBelow(logStartOffset);
             return null;
         });
         return logStartOffset;
-    }
-
-    private int deleteSegmentsBelowLogStartOffset() throws IOException {
-        int deleted = 0;
-        while (segments.size() > 1) {
-            Map.Entry<Long, LogSegment> oldest = segments.firstEntry();
-            if (segments.higherKey(oldest.getKey()) > logStartOffset) {
-                break;
-            }
-            segments.remove(oldest.getKey());
-            oldest.getValue().delete();
-            deleted++;
-        }
-        return deleted;
     }
 
     /**
@@ -523,7 +455,7 @@ public final class PartitionLog implements AutoCloseable {
         long nowMs = time.milliseconds();
         return io("retention", () -> {
             int deleted = 0;
-            for (Retention.Deletion deletion : Retention.select(segments, config, highWatermark, nowMs)) {
+            for (Retention.Deletion deletion : Retention.select(segments.view(), config, highWatermark, nowMs)) {
                 LogSegment segment = deletion.segment();
                 LOGGER.info(
                         "{}deleting segment {} for retention (expired={}, oversized={})",
@@ -531,12 +463,11 @@ public final class PartitionLog implements AutoCloseable {
                         segment.baseOffset(),
                         deletion.expired(),
                         deletion.oversized());
-                segments.remove(segment.baseOffset());
-                segment.delete();
+                segments.delete(segment);
                 deleted++;
             }
-            if (deleted > 0 && segments.firstKey() > logStartOffset) {
-                logStartOffset = segments.firstKey();
+            if (deleted > 0 && segments.firstBaseOffset() > logStartOffset) {
+                logStartOffset = segments.firstBaseOffset();
                 epochCache.truncateFromStart(logStartOffset);
                 writeLogState();
             }
@@ -558,10 +489,10 @@ public final class PartitionLog implements AutoCloseable {
         }
         List<LogSegment> closed = new ArrayList<>();
         List<Integer> sizes = new ArrayList<>();
-        LogSegment active = activeSegment();
+        LogSegment active = segments.active();
         long firstDirtyOffset = Math.max(cleanerCheckpoint, logStartOffset);
         long nowMs = time.milliseconds();
-        for (LogSegment segment : segments.values()) {
+        for (LogSegment segment : segments.list()) {
             if (segment == active || segment.nextOffset() > highWatermark) {
                 break;
             }
@@ -578,7 +509,8 @@ public final class PartitionLog implements AutoCloseable {
         if (closed.isEmpty()) {
             return Optional.empty();
         }
-        long closedEndOffset = segments.higherKey(closed.get(closed.size() - 1).baseOffset());
+        long closedEndOffset =
+                segments.nextBaseOffset(closed.get(closed.size() - 1).baseOffset());
         long deleteHorizonMs = nowMs - config.deleteRetentionMs();
         if (closedEndOffset <= firstDirtyOffset && oldestKeptTombstoneMs >= deleteHorizonMs) {
             return Optional.empty();
@@ -628,14 +560,13 @@ public final class PartitionLog implements AutoCloseable {
         Files.move(group.cleanedFile(), swap, StandardCopyOption.ATOMIC_MOVE);
         CheckpointFile.fsyncDirectory(dir);
         for (LogSegment source : group.sources()) {
-            segments.remove(source.baseOffset());
-            source.delete();
+            segments.delete(source);
         }
         Files.move(swap, LogFiles.logFile(dir, group.firstBaseOffset()), StandardCopyOption.ATOMIC_MOVE);
         CheckpointFile.fsyncDirectory(dir);
         LogSegment compacted = LogSegment.open(dir, group.firstBaseOffset(), config.indexIntervalBytes(), time);
         compacted.loadIndexes();
-        addSegment(compacted);
+        segments.add(compacted);
     }
 
     public long cleanerCheckpoint() {
@@ -653,7 +584,7 @@ public final class PartitionLog implements AutoCloseable {
             return;
         }
         io("flush", () -> {
-            flushSegmentsFrom(recoveryPoint);
+            segments.flushFrom(recoveryPoint);
             return null;
         });
         recoveryPoint = logEndOffset;
@@ -670,13 +601,7 @@ public final class PartitionLog implements AutoCloseable {
         if (recoveryPoint >= logEndOffset) {
             return Optional.empty();
         }
-        List<LogSegment> unflushed = new ArrayList<>();
-        for (LogSegment segment : segments.values()) {
-            if (segment.nextOffset() > recoveryPoint || segment == activeSegment()) {
-                unflushed.add(segment);
-            }
-        }
-        return Optional.of(new PendingFlush(List.copyOf(unflushed), logEndOffset, truncations));
+        return Optional.of(new PendingFlush(List.copyOf(segments.from(recoveryPoint)), logEndOffset, truncations));
     }
 
     /**
@@ -733,15 +658,11 @@ public final class PartitionLog implements AutoCloseable {
     public void flush() {
         ensureUsable();
         io("flush", () -> {
-            flushSegmentsFrom(recoveryPoint);
+            segments.flushFrom(recoveryPoint);
             recoveryPoint = logEndOffset;
             writeLogState();
             return null;
         });
-    }
-
-    private void flushSegmentsFrom(long offset) throws IOException {
-        PartitionLogLoader.flushSegmentsFrom(segments, offset);
     }
 
     /** Flushes, closes all files and leaves the clean-shutdown marker, so the next open skips CRC validation. */
@@ -755,12 +676,10 @@ public final class PartitionLog implements AutoCloseable {
             return;
         }
         io("close", () -> {
-            flushSegmentsFrom(recoveryPoint);
+            segments.flushFrom(recoveryPoint);
             recoveryPoint = logEndOffset;
             writeLogState();
-            for (LogSegment segment : segments.values()) {
-                segment.close();
-            }
+            segments.closeAll();
             Path marker = dir.resolve(LogFiles.CLEAN_SHUTDOWN_MARKER);
             if (!Files.exists(marker)) {
                 Files.createFile(marker);
@@ -776,13 +695,7 @@ public final class PartitionLog implements AutoCloseable {
      * open runs recovery. For crash tests and for giving up on an offline log.
      */
     void closeQuietly() {
-        for (LogSegment segment : segments.values()) {
-            try {
-                segment.close();
-            } catch (IOException e) {
-                LOGGER.warn("{}closing segment {} failed", logPrefix, segment.baseOffset(), e);
-            }
-        }
+        segments.closeQuietly(logPrefix);
         closed = true;
     }
 
@@ -821,6 +734,6 @@ public final class PartitionLog implements AutoCloseable {
     @Override
     public String toString() {
         return "PartitionLog(" + dir.getFileName() + ", logStartOffset=" + logStartOffset + ", logEndOffset="
-                + logEndOffset + ", highWatermark=" + highWatermark + ", segments=" + segments.size() + ")";
+                + logEndOffset + ", highWatermark=" + highWatermark + ", segments=" + segments.count() + ")";
     }
 }
