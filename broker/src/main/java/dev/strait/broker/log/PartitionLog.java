@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -50,13 +48,8 @@ public final class PartitionLog implements AutoCloseable {
     private long logEndOffset;
     private long highWatermark;
     private long recoveryPoint;
-    /** Compaction: offsets below this were deduplicated by an earlier pass (Kafka's cleaner checkpoint). */
-    private long cleanerCheckpoint;
-    /**
-     * The oldest tombstone the last compaction kept (Long.MAX_VALUE: none). Once it is past delete.retention.ms, a
-     * pass runs even without new data so that idle logs drop their tombstones too.
-     */
-    private long oldestKeptTombstoneMs;
+    /** The cleaner checkpoint and the choosing and swapping steps of a compaction pass. */
+    private final LogCompaction compaction;
 
     private boolean offline;
     private boolean closed;
@@ -74,8 +67,8 @@ public final class PartitionLog implements AutoCloseable {
         this.logEndOffset = loaded.logEndOffset();
         this.highWatermark = loaded.highWatermark();
         this.recoveryPoint = loaded.recoveryPoint();
-        this.cleanerCheckpoint = loaded.cleanerCheckpoint();
-        this.oldestKeptTombstoneMs = loaded.oldestKeptTombstoneMs();
+        this.compaction = new LogCompaction(
+                dir, logPrefix, time, segments, loaded.cleanerCheckpoint(), loaded.oldestKeptTombstoneMs());
     }
 
     /** Starts every log line of one partition's log, the loader's included. */
@@ -396,7 +389,7 @@ public final class PartitionLog implements AutoCloseable {
         }
         highWatermark = Math.min(highWatermark, logEndOffset);
         recoveryPoint = Math.min(recoveryPoint, logEndOffset);
-        cleanerCheckpoint = Math.min(cleanerCheckpoint, logEndOffset);
+        compaction.onTruncate(logEndOffset);
         epochCache.truncateFromEnd(logEndOffset);
     }
 
@@ -407,7 +400,7 @@ public final class PartitionLog implements AutoCloseable {
         logEndOffset = offset;
         highWatermark = offset;
         recoveryPoint = offset;
-        cleanerCheckpoint = offset;
+        compaction.restartAt(offset);
         epochCache.clear();
     }
 
@@ -487,36 +480,7 @@ public final class PartitionLog implements AutoCloseable {
         if (!config.cleanupPolicy().compact()) {
             return Optional.empty();
         }
-        List<LogSegment> closed = new ArrayList<>();
-        List<Integer> sizes = new ArrayList<>();
-        LogSegment active = segments.active();
-        long firstDirtyOffset = Math.max(cleanerCheckpoint, logStartOffset);
-        long nowMs = time.milliseconds();
-        for (LogSegment segment : segments.list()) {
-            if (segment == active || segment.nextOffset() > highWatermark) {
-                break;
-            }
-            // As Kafka: the first dirty segment holding a record younger than min.compaction.lag.ms, and all after
-            // it, wait for a later pass.
-            if (config.minCompactionLagMs() > 0
-                    && segment.nextOffset() > firstDirtyOffset
-                    && segment.largestTimestampMs() > nowMs - config.minCompactionLagMs()) {
-                break;
-            }
-            closed.add(segment);
-            sizes.add(segment.sizeBytes());
-        }
-        if (closed.isEmpty()) {
-            return Optional.empty();
-        }
-        long closedEndOffset =
-                segments.nextBaseOffset(closed.get(closed.size() - 1).baseOffset());
-        long deleteHorizonMs = nowMs - config.deleteRetentionMs();
-        if (closedEndOffset <= firstDirtyOffset && oldestKeptTombstoneMs >= deleteHorizonMs) {
-            return Optional.empty();
-        }
-        return Optional.of(new CompactionTask(
-                dir, logPrefix, closed, sizes, firstDirtyOffset, deleteHorizonMs, config.segmentBytes(), maxMapBytes));
+        return compaction.begin(config, highWatermark, logStartOffset, maxMapBytes);
     }
 
     /**
@@ -530,47 +494,19 @@ public final class PartitionLog implements AutoCloseable {
         if (!task.isPrepared()) {
             throw new IllegalStateException(logPrefix + "compaction completed before it was prepared");
         }
-        for (CompactionTask.Group group : task.groups()) {
-            for (LogSegment source : group.sources()) {
-                if (segments.get(source.baseOffset()) != source) {
-                    LOGGER.info(
-                            "{}segment {} changed during compaction; discarding the pass",
-                            logPrefix,
-                            source.baseOffset());
-                    task.abort();
-                    return false;
-                }
-            }
+        if (!compaction.stillApplies(task)) {
+            return false;
         }
         io("compaction swap", () -> {
-            for (CompactionTask.Group group : task.groups()) {
-                swapIn(group);
-            }
-            cleanerCheckpoint = Math.max(cleanerCheckpoint, task.dirtyEndOffset());
-            oldestKeptTombstoneMs = task.oldestKeptTombstoneMs();
+            compaction.complete(task, config);
             writeLogState();
             return null;
         });
         return true;
     }
 
-    private void swapIn(CompactionTask.Group group) throws IOException {
-        Path swap = LogFiles.swapFile(dir, group.firstBaseOffset(), group.lastBaseOffset());
-        // The commit point: from here on, open completes this swap instead of keeping the old segments.
-        Files.move(group.cleanedFile(), swap, StandardCopyOption.ATOMIC_MOVE);
-        CheckpointFile.fsyncDirectory(dir);
-        for (LogSegment source : group.sources()) {
-            segments.delete(source);
-        }
-        Files.move(swap, LogFiles.logFile(dir, group.firstBaseOffset()), StandardCopyOption.ATOMIC_MOVE);
-        CheckpointFile.fsyncDirectory(dir);
-        LogSegment compacted = LogSegment.open(dir, group.firstBaseOffset(), config.indexIntervalBytes(), time);
-        compacted.loadIndexes();
-        segments.add(compacted);
-    }
-
     public long cleanerCheckpoint() {
-        return cleanerCheckpoint;
+        return compaction.cleanerCheckpoint();
     }
 
     /**
@@ -703,7 +639,11 @@ public final class PartitionLog implements AutoCloseable {
         LogStateFile.write(
                 dir,
                 new LogStateFile.State(
-                        logStartOffset, recoveryPoint, highWatermark, cleanerCheckpoint, oldestKeptTombstoneMs));
+                        logStartOffset,
+                        recoveryPoint,
+                        highWatermark,
+                        compaction.cleanerCheckpoint(),
+                        compaction.oldestKeptTombstoneMs()));
     }
 
     private void ensureUsable() {
