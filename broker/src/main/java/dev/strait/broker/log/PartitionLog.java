@@ -47,14 +47,13 @@ public final class PartitionLog implements AutoCloseable {
     private long logStartOffset;
     private long logEndOffset;
     private long highWatermark;
-    private long recoveryPoint;
+    /** The recovery point and the flushes that move it. */
+    private final RecoveryPoint recoveryPoint;
     /** The cleaner checkpoint and the choosing and swapping steps of a compaction pass. */
     private final LogCompaction compaction;
 
     private boolean offline;
     private boolean closed;
-    /** Counts truncations, so that a flush begun before one does not vouch for records appended after it. */
-    private long truncations;
 
     private PartitionLog(Path dir, LogConfig config, Time time, PartitionLogLoader.Loaded loaded) {
         this.dir = dir;
@@ -66,7 +65,7 @@ public final class PartitionLog implements AutoCloseable {
         this.logStartOffset = loaded.logStartOffset();
         this.logEndOffset = loaded.logEndOffset();
         this.highWatermark = loaded.highWatermark();
-        this.recoveryPoint = loaded.recoveryPoint();
+        this.recoveryPoint = new RecoveryPoint(segments, loaded.recoveryPoint());
         this.compaction = new LogCompaction(
                 dir, logPrefix, time, segments, loaded.cleanerCheckpoint(), loaded.oldestKeptTombstoneMs());
     }
@@ -118,7 +117,7 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     public long recoveryPoint() {
-        return recoveryPoint;
+        return recoveryPoint.offset();
     }
 
     public int segmentCount() {
@@ -259,7 +258,7 @@ public final class PartitionLog implements AutoCloseable {
         // Older segments were flushed when they rolled (or at open), so everything below the LEO is on disk now.
         // The checkpoint keeps the older, lower value until the next flush(), which is safe: it only means more
         // recovery work after a crash.
-        recoveryPoint = logEndOffset;
+        recoveryPoint.advanceTo(logEndOffset);
         LogSegment next = LogSegment.create(dir, logEndOffset, config.indexIntervalBytes(), time);
         segments.add(next);
         return next;
@@ -350,7 +349,7 @@ public final class PartitionLog implements AutoCloseable {
             }
             return false;
         }
-        truncations++;
+        recoveryPoint.onTruncationStarted();
         io("truncate", () -> {
             if (offset < logStartOffset) {
                 truncateFullyAndStartAtUnchecked(offset);
@@ -372,7 +371,7 @@ public final class PartitionLog implements AutoCloseable {
         if (offset < 0) {
             throw new IllegalArgumentException(logPrefix + "cannot restart at negative offset " + offset);
         }
-        truncations++;
+        recoveryPoint.onTruncationStarted();
         io("truncate fully", () -> {
             truncateFullyAndStartAtUnchecked(offset);
             writeLogState();
@@ -388,7 +387,7 @@ public final class PartitionLog implements AutoCloseable {
             return;
         }
         highWatermark = Math.min(highWatermark, logEndOffset);
-        recoveryPoint = Math.min(recoveryPoint, logEndOffset);
+        recoveryPoint.onTruncated(logEndOffset);
         compaction.onTruncate(logEndOffset);
         epochCache.truncateFromEnd(logEndOffset);
     }
@@ -399,7 +398,7 @@ public final class PartitionLog implements AutoCloseable {
         logStartOffset = offset;
         logEndOffset = offset;
         highWatermark = offset;
-        recoveryPoint = offset;
+        recoveryPoint.restartAt(offset);
         compaction.restartAt(offset);
         epochCache.clear();
     }
@@ -516,14 +515,13 @@ public final class PartitionLog implements AutoCloseable {
      */
     public void flushRecords() {
         ensureUsable();
-        if (recoveryPoint >= logEndOffset) {
+        if (recoveryPoint.covers(logEndOffset)) {
             return;
         }
         io("flush", () -> {
-            segments.flushFrom(recoveryPoint);
+            recoveryPoint.flushTo(logEndOffset);
             return null;
         });
-        recoveryPoint = logEndOffset;
     }
 
     /**
@@ -534,10 +532,10 @@ public final class PartitionLog implements AutoCloseable {
      */
     public Optional<PendingFlush> beginFlush() {
         ensureUsable();
-        if (recoveryPoint >= logEndOffset) {
+        if (recoveryPoint.covers(logEndOffset)) {
             return Optional.empty();
         }
-        return Optional.of(new PendingFlush(List.copyOf(segments.from(recoveryPoint)), logEndOffset, truncations));
+        return Optional.of(recoveryPoint.begin(logEndOffset));
     }
 
     /**
@@ -547,10 +545,10 @@ public final class PartitionLog implements AutoCloseable {
      * @return the flushed offset (the recovery point)
      */
     public long completeFlush(PendingFlush flush) {
-        if (!offline && !closed && flush.truncations == truncations) {
-            recoveryPoint = Math.max(recoveryPoint, Math.min(flush.endOffset, logEndOffset));
+        if (!offline && !closed) {
+            recoveryPoint.complete(flush, logEndOffset);
         }
-        return recoveryPoint;
+        return recoveryPoint.offset();
     }
 
     /** A {@link PendingFlush} failed to force: the log goes offline, as after any I/O error. */
@@ -560,42 +558,11 @@ public final class PartitionLog implements AutoCloseable {
         });
     }
 
-    /** Segments to force, taken under the owner's lock, forced without it. Immutable. */
-    public static final class PendingFlush {
-        private final List<LogSegment> segments;
-        private final long endOffset;
-        private final long truncations;
-
-        private PendingFlush(List<LogSegment> segments, long endOffset, long truncations) {
-            this.segments = segments;
-            this.endOffset = endOffset;
-            this.truncations = truncations;
-        }
-
-        /** The offset below which everything is durable once {@link #force} returned. */
-        public long endOffset() {
-            return endOffset;
-        }
-
-        /**
-         * Forces the segments' records (not their indexes, which opening rebuilds below the recovery point).
-         *
-         * @throws java.nio.channels.ClosedChannelException if truncation, retention or close removed a segment
-         *                                                  meanwhile; begin again
-         */
-        public void force() throws IOException {
-            for (LogSegment segment : segments) {
-                segment.forceRecords();
-            }
-        }
-    }
-
     /** Forces all unflushed segments to disk and advances the recovery point to the log end offset. */
     public void flush() {
         ensureUsable();
         io("flush", () -> {
-            segments.flushFrom(recoveryPoint);
-            recoveryPoint = logEndOffset;
+            recoveryPoint.flushTo(logEndOffset);
             writeLogState();
             return null;
         });
@@ -612,8 +579,7 @@ public final class PartitionLog implements AutoCloseable {
             return;
         }
         io("close", () -> {
-            segments.flushFrom(recoveryPoint);
-            recoveryPoint = logEndOffset;
+            recoveryPoint.flushTo(logEndOffset);
             writeLogState();
             segments.closeAll();
             Path marker = dir.resolve(LogFiles.CLEAN_SHUTDOWN_MARKER);
@@ -640,7 +606,7 @@ public final class PartitionLog implements AutoCloseable {
                 dir,
                 new LogStateFile.State(
                         logStartOffset,
-                        recoveryPoint,
+                        recoveryPoint.offset(),
                         highWatermark,
                         compaction.cleanerCheckpoint(),
                         compaction.oldestKeptTombstoneMs()));
