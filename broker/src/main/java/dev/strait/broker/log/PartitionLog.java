@@ -52,12 +52,13 @@ public final class PartitionLog implements AutoCloseable {
     /** The cleaner checkpoint and the choosing and swapping steps of a compaction pass. */
     private final LogCompaction compaction;
 
-    private boolean offline;
-    private boolean closed;
+    /** Turns I/O errors into an offline log; knows whether the log is offline or closed. */
+    private final IoBoundary ioBoundary;
 
     private PartitionLog(Path dir, LogConfig config, Time time, PartitionLogLoader.Loaded loaded) {
         this.dir = dir;
         this.logPrefix = logPrefix(dir);
+        this.ioBoundary = new IoBoundary(logPrefix);
         this.config = config;
         this.time = time;
         this.segments = new LogSegments(dir, loaded.segments());
@@ -152,7 +153,7 @@ public final class PartitionLog implements AutoCloseable {
      * @param leaderEpoch the current leader epoch; not below the latest epoch in the log
      */
     public AppendResult append(ByteBuffer batches, int leaderEpoch) {
-        ensureUsable();
+        ioBoundary.ensureUsable();
         PreparedAppend append = PreparedAppend.asLeader(
                 batches, config, time, logEndOffset, epochCache.latestEpoch(), leaderEpoch, logPrefix);
         writeInEpoch("append", batches, leaderEpoch, append);
@@ -164,10 +165,10 @@ public final class PartitionLog implements AutoCloseable {
      * the log end offset (a follower fetches from its LEO); offsets increase and may skip (compaction).
      */
     public AppendResult appendAsFollower(ByteBuffer batches) {
-        ensureUsable();
+        ioBoundary.ensureUsable();
         PreparedAppend append =
                 PreparedAppend.asFollower(batches, config, time, logEndOffset, epochCache.latestEpoch(), logPrefix);
-        io("append as follower", () -> {
+        ioBoundary.run("append as follower", () -> {
             LogSegment active = maybeRoll(append);
             for (RecordBatchHeader batch : append.batches()) {
                 if (batch.partitionLeaderEpoch() > epochCache.latestEpoch()) {
@@ -195,7 +196,7 @@ public final class PartitionLog implements AutoCloseable {
      *                                       offsets below it (nothing appended)
      */
     public AppendResult appendMirrored(ByteBuffer batches, long requiredBaseOffset, int leaderEpoch) {
-        ensureUsable();
+        ioBoundary.ensureUsable();
         PreparedAppend append = PreparedAppend.mirrored(
                 batches,
                 config,
@@ -214,7 +215,7 @@ public final class PartitionLog implements AutoCloseable {
      * the segment first if due, and moves the log end past them.
      */
     private void writeInEpoch(String action, ByteBuffer batches, int leaderEpoch, PreparedAppend append) {
-        io(action, () -> {
+        ioBoundary.run(action, () -> {
             LogSegment active = maybeRoll(append);
             if (leaderEpoch > epochCache.latestEpoch()) {
                 epochCache.assign(leaderEpoch, append.firstOffset());
@@ -280,7 +281,7 @@ public final class PartitionLog implements AutoCloseable {
      * larger than {@code maxBytes}, so that a consumer with a small fetch size still makes progress (KIP-74).
      */
     public LogReadResult read(long startOffset, int maxBytes, long maxOffsetExclusive, boolean minOneBatch) {
-        ensureUsable();
+        ioBoundary.ensureUsable();
         if (startOffset < logStartOffset || startOffset > logEndOffset) {
             throw new OffsetOutOfRangeException(
                     logPrefix + "offset " + startOffset + " is outside [" + logStartOffset + ", " + logEndOffset + "]");
@@ -288,7 +289,7 @@ public final class PartitionLog implements AutoCloseable {
         long limitOffset = Math.min(maxOffsetExclusive, logEndOffset);
         FileSlice slice = FileSlice.empty();
         if (startOffset < limitOffset) {
-            slice = io("read", () -> segments.read(startOffset, maxBytes, limitOffset, minOneBatch));
+            slice = ioBoundary.run("read", () -> segments.read(startOffset, maxBytes, limitOffset, minOneBatch));
         }
         return new LogReadResult(slice, highWatermark, logStartOffset, logEndOffset);
     }
@@ -298,8 +299,9 @@ public final class PartitionLog implements AutoCloseable {
      * {@code targetTimestampMs} (see {@link LogSegment#findOffsetByTimestamp} for compressed batches).
      */
     public Optional<TimestampAndOffset> findOffsetByTimestamp(long targetTimestampMs) {
-        ensureUsable();
-        return io("find offset by timestamp", () -> segments.findOffsetByTimestamp(targetTimestampMs, logStartOffset));
+        ioBoundary.ensureUsable();
+        return ioBoundary.run(
+                "find offset by timestamp", () -> segments.findOffsetByTimestamp(targetTimestampMs, logStartOffset));
     }
 
     /**
@@ -310,7 +312,7 @@ public final class PartitionLog implements AutoCloseable {
      * @throws IllegalArgumentException if {@code newHighWatermark} is above the log end offset
      */
     public boolean updateHighWatermark(long newHighWatermark) {
-        ensureUsable();
+        ioBoundary.ensureUsable();
         if (newHighWatermark > logEndOffset) {
             throw new IllegalArgumentException(logPrefix + "high watermark " + newHighWatermark
                     + " would pass the log end offset " + logEndOffset);
@@ -336,13 +338,13 @@ public final class PartitionLog implements AutoCloseable {
      * @return true if any record was removed
      */
     public boolean truncateTo(long offset) {
-        ensureUsable();
+        ioBoundary.ensureUsable();
         if (offset < 0) {
             throw new IllegalArgumentException(logPrefix + "cannot truncate to negative offset " + offset);
         }
         if (offset >= logEndOffset) {
             if (epochCache.latestStartOffset() >= logEndOffset) {
-                io("truncate epochs", () -> {
+                ioBoundary.run("truncate epochs", () -> {
                     epochCache.truncateFromEnd(logEndOffset);
                     return null;
                 });
@@ -350,7 +352,7 @@ public final class PartitionLog implements AutoCloseable {
             return false;
         }
         recoveryPoint.onTruncationStarted();
-        io("truncate", () -> {
+        ioBoundary.run("truncate", () -> {
             if (offset < logStartOffset) {
                 truncateFullyAndStartAtUnchecked(offset);
             } else {
@@ -367,12 +369,12 @@ public final class PartitionLog implements AutoCloseable {
      * leader's log start offset (the leader deleted what the follower would fetch next) starts over there.
      */
     public void truncateFullyAndStartAt(long offset) {
-        ensureUsable();
+        ioBoundary.ensureUsable();
         if (offset < 0) {
             throw new IllegalArgumentException(logPrefix + "cannot restart at negative offset " + offset);
         }
         recoveryPoint.onTruncationStarted();
-        io("truncate fully", () -> {
+        ioBoundary.run("truncate fully", () -> {
             truncateFullyAndStartAtUnchecked(offset);
             writeLogState();
             return null;
@@ -410,7 +412,7 @@ public final class PartitionLog implements AutoCloseable {
      * @throws OffsetOutOfRangeException if {@code offset} is above the high watermark
      */
     public long deleteRecordsBefore(long offset) {
-        ensureUsable();
+        ioBoundary.ensureUsable();
         if (offset > highWatermark) {
             throw new OffsetOutOfRangeException(logPrefix + "cannot delete records before " + offset
                     + ", above the high watermark " + highWatermark);
@@ -418,7 +420,7 @@ public final class PartitionLog implements AutoCloseable {
         if (offset <= logStartOffset) {
             return logStartOffset;
         }
-        io("delete records", () -> {
+        ioBoundary.run("delete records", () -> {
             logStartOffset = offset;
             // Persist the new start first: after a crash, deleted records must not come back.
             writeLogState();
@@ -440,12 +442,12 @@ public final class PartitionLog implements AutoCloseable {
      * @return the number of segments deleted
      */
     public int deleteSegmentsForRetention() {
-        ensureUsable();
+        ioBoundary.ensureUsable();
         if (!config.cleanupPolicy().delete()) {
             return 0;
         }
         long nowMs = time.milliseconds();
-        return io("retention", () -> {
+        return ioBoundary.run("retention", () -> {
             int deleted = 0;
             for (Retention.Deletion deletion : Retention.select(segments.view(), config, highWatermark, nowMs)) {
                 LogSegment segment = deletion.segment();
@@ -475,7 +477,7 @@ public final class PartitionLog implements AutoCloseable {
      * @param maxMapBytes the memory budget of the key map
      */
     public Optional<CompactionTask> beginCompaction(long maxMapBytes) {
-        ensureUsable();
+        ioBoundary.ensureUsable();
         if (!config.cleanupPolicy().compact()) {
             return Optional.empty();
         }
@@ -489,14 +491,14 @@ public final class PartitionLog implements AutoCloseable {
      * @return true if the compacted segments replaced the old ones
      */
     public boolean completeCompaction(CompactionTask task) {
-        ensureUsable();
+        ioBoundary.ensureUsable();
         if (!task.isPrepared()) {
             throw new IllegalStateException(logPrefix + "compaction completed before it was prepared");
         }
         if (!compaction.stillApplies(task)) {
             return false;
         }
-        io("compaction swap", () -> {
+        ioBoundary.run("compaction swap", () -> {
             compaction.complete(task, config);
             writeLogState();
             return null;
@@ -514,11 +516,11 @@ public final class PartitionLog implements AutoCloseable {
      * must report only flushed records as fetched (flush.on.ack).
      */
     public void flushRecords() {
-        ensureUsable();
+        ioBoundary.ensureUsable();
         if (recoveryPoint.covers(logEndOffset)) {
             return;
         }
-        io("flush", () -> {
+        ioBoundary.run("flush", () -> {
             recoveryPoint.flushTo(logEndOffset);
             return null;
         });
@@ -531,7 +533,7 @@ public final class PartitionLog implements AutoCloseable {
      * and {@link #completeFlush} (or {@link #failFlush}) with it.
      */
     public Optional<PendingFlush> beginFlush() {
-        ensureUsable();
+        ioBoundary.ensureUsable();
         if (recoveryPoint.covers(logEndOffset)) {
             return Optional.empty();
         }
@@ -545,7 +547,7 @@ public final class PartitionLog implements AutoCloseable {
      * @return the flushed offset (the recovery point)
      */
     public long completeFlush(PendingFlush flush) {
-        if (!offline && !closed) {
+        if (!ioBoundary.offline() && !ioBoundary.closed()) {
             recoveryPoint.complete(flush, logEndOffset);
         }
         return recoveryPoint.offset();
@@ -553,15 +555,15 @@ public final class PartitionLog implements AutoCloseable {
 
     /** A {@link PendingFlush} failed to force: the log goes offline, as after any I/O error. */
     public void failFlush(IOException error) {
-        io("flush", () -> {
+        ioBoundary.run("flush", () -> {
             throw error;
         });
     }
 
     /** Forces all unflushed segments to disk and advances the recovery point to the log end offset. */
     public void flush() {
-        ensureUsable();
-        io("flush", () -> {
+        ioBoundary.ensureUsable();
+        ioBoundary.run("flush", () -> {
             recoveryPoint.flushTo(logEndOffset);
             writeLogState();
             return null;
@@ -571,14 +573,14 @@ public final class PartitionLog implements AutoCloseable {
     /** Flushes, closes all files and leaves the clean-shutdown marker, so the next open skips CRC validation. */
     @Override
     public void close() {
-        if (closed) {
+        if (ioBoundary.closed()) {
             return;
         }
-        if (offline) {
+        if (ioBoundary.offline()) {
             closeQuietly();
             return;
         }
-        io("close", () -> {
+        ioBoundary.run("close", () -> {
             recoveryPoint.flushTo(logEndOffset);
             writeLogState();
             segments.closeAll();
@@ -589,7 +591,7 @@ public final class PartitionLog implements AutoCloseable {
             CheckpointFile.fsyncDirectory(dir);
             return null;
         });
-        closed = true;
+        ioBoundary.markClosed();
     }
 
     /**
@@ -598,7 +600,7 @@ public final class PartitionLog implements AutoCloseable {
      */
     void closeQuietly() {
         segments.closeQuietly(logPrefix);
-        closed = true;
+        ioBoundary.markClosed();
     }
 
     private void writeLogState() throws IOException {
@@ -610,31 +612,6 @@ public final class PartitionLog implements AutoCloseable {
                         highWatermark,
                         compaction.cleanerCheckpoint(),
                         compaction.oldestKeptTombstoneMs()));
-    }
-
-    private void ensureUsable() {
-        if (offline) {
-            throw new LogStorageException(logPrefix + "the log is offline after an I/O error; reopen it to recover");
-        }
-        if (closed) {
-            throw new LogClosedException(logPrefix + "the log is closed");
-        }
-    }
-
-    @FunctionalInterface
-    private interface IoAction<T> {
-        T run() throws IOException;
-    }
-
-    /** The one place where I/O errors become {@link LogStorageException} and take the log offline. */
-    private <T> T io(String action, IoAction<T> body) {
-        try {
-            return body.run();
-        } catch (IOException e) {
-            offline = true;
-            LOGGER.error("{}{} failed; the log is now offline", logPrefix, action, e);
-            throw new LogStorageException(logPrefix + action + " failed; the log is offline until reopened", e);
-        }
     }
 
     @Override
