@@ -79,6 +79,32 @@ final class LogSegments {
         return total;
     }
 
+    /**
+     * Whether the active segment must roll before {@code append} is written: it would pass segment.bytes, it is
+     * older than segment.ms, or the append's offsets would overflow its indexes. An empty one never rolls.
+     */
+    boolean rollDue(PreparedAppend append, LogConfig config, String logPrefix) {
+        LogSegment active = active();
+        if (active.isEmpty()) {
+            return false;
+        }
+        boolean full = (long) active.sizeBytes() + append.sizeBytes() > config.segmentBytes();
+        boolean old = active.timeWaitedForRollMs(append.nowMs(), append.maxTimestampMs()) >= config.rollMs();
+        // Index entries hold offsets relative to the base offset as int32.
+        boolean offsetsOverflow = append.lastOffset() - active.baseOffset() > Integer.MAX_VALUE;
+        if (full || old || offsetsOverflow) {
+            LOGGER.debug(
+                    "{}rolling segment {} (full={}, old={}, offsetsOverflow={})",
+                    logPrefix,
+                    active.baseOffset(),
+                    full,
+                    old,
+                    offsetsOverflow);
+            return true;
+        }
+        return false;
+    }
+
     /** See {@link PartitionLog#read(long, int, long, boolean)}; {@code limitOffset} is within the log. */
     FileSlice read(long startOffset, int maxBytes, long limitOffset, boolean minOneBatch) throws IOException {
         Map.Entry<Long, LogSegment> entry = segments.floorEntry(startOffset);

@@ -226,27 +226,9 @@ public final class PartitionLog implements AutoCloseable {
         logEndOffset = append.lastOffset() + 1;
     }
 
-    /** Rolls when the active segment would exceed segment.bytes, is older than segment.ms, or offsets overflow. */
+    /** Rolls first if the active segment is due to ({@link LogSegments#rollDue}). */
     private LogSegment maybeRoll(PreparedAppend append) throws IOException {
-        LogSegment active = segments.active();
-        if (active.isEmpty()) {
-            return active;
-        }
-        boolean full = (long) active.sizeBytes() + append.sizeBytes() > config.segmentBytes();
-        boolean old = active.timeWaitedForRollMs(append.nowMs(), append.maxTimestampMs()) >= config.rollMs();
-        // Index entries hold offsets relative to the base offset as int32.
-        boolean offsetsOverflow = append.lastOffset() - active.baseOffset() > Integer.MAX_VALUE;
-        if (full || old || offsetsOverflow) {
-            LOGGER.debug(
-                    "{}rolling segment {} (full={}, old={}, offsetsOverflow={})",
-                    logPrefix,
-                    active.baseOffset(),
-                    full,
-                    old,
-                    offsetsOverflow);
-            return roll();
-        }
-        return active;
+        return segments.rollDue(append, config, logPrefix) ? roll() : segments.active();
     }
 
     /** Starts a new active segment at the log end offset, flushing the old one. */
@@ -448,18 +430,7 @@ public final class PartitionLog implements AutoCloseable {
         }
         long nowMs = time.milliseconds();
         return ioBoundary.run("retention", () -> {
-            int deleted = 0;
-            for (Retention.Deletion deletion : Retention.select(segments.view(), config, highWatermark, nowMs)) {
-                LogSegment segment = deletion.segment();
-                LOGGER.info(
-                        "{}deleting segment {} for retention (expired={}, oversized={})",
-                        logPrefix,
-                        segment.baseOffset(),
-                        deletion.expired(),
-                        deletion.oversized());
-                segments.delete(segment);
-                deleted++;
-            }
+            int deleted = Retention.deleteSelected(segments, config, highWatermark, nowMs, logPrefix);
             if (deleted > 0 && segments.firstBaseOffset() > logStartOffset) {
                 logStartOffset = segments.firstBaseOffset();
                 epochCache.truncateFromStart(logStartOffset);
