@@ -87,14 +87,7 @@ record PreparedAppend(
             maxTimestampMs = Math.max(maxTimestampMs, batch.maxTimestampMs());
             expectedOffset = batch.nextOffset();
         }
-        return new PreparedAppend(
-                views,
-                views.get(0).baseOffset(),
-                expectedOffset - 1,
-                maxTimestampMs,
-                buffer.remaining(),
-                time.milliseconds(),
-                -1);
+        return keepingOffsets(views, expectedOffset, maxTimestampMs, buffer, time);
     }
 
     /**
@@ -139,10 +132,16 @@ record PreparedAppend(
         for (RecordBatchHeader batch : views) {
             batch.setPartitionLeaderEpoch(leaderEpoch);
         }
+        return keepingOffsets(views, expectedOffset, maxTimestampMs, buffer, time);
+    }
+
+    /** Batches that keep their own offsets (a follower's, a mirror's), up to {@code nextOffset}; taken now. */
+    private static PreparedAppend keepingOffsets(
+            List<RecordBatchHeader> views, long nextOffset, long maxTimestampMs, ByteBuffer buffer, Time time) {
         return new PreparedAppend(
                 views,
                 views.get(0).baseOffset(),
-                expectedOffset - 1,
+                nextOffset - 1,
                 maxTimestampMs,
                 buffer.remaining(),
                 time.milliseconds(),
