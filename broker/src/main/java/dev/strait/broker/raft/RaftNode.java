@@ -99,15 +99,13 @@ public final class RaftNode {
     private final LocalSnapshots localSnapshots;
 
     private final ElectionTimer electionTimer;
+    /** Check quorum and re-announcement, while this node leads. */
+    private final LeaderDuties leaderDuties;
+
     private final VoteRules voteRules;
 
     private ElectionState electionState;
     private RaftRole role;
-
-    private long beginQuorumDeadlineMs = Long.MAX_VALUE;
-    private long checkQuorumDeadlineMs = Long.MAX_VALUE;
-    /** When this node last became leader (monotonic ms). */
-    private long leaderSinceMs = Long.MAX_VALUE;
 
     public RaftNode(
             int nodeId,
@@ -129,6 +127,7 @@ public final class RaftNode {
         this.random = random;
         this.epochIndex = EpochIndex.rebuild(storage);
         this.electionTimer = new ElectionTimer(config, random);
+        this.leaderDuties = new LeaderDuties(nodeId, config, transport);
         this.voteRules = new VoteRules(voter, this.voters);
         this.logPrefix = "[RaftNode " + nodeId + "] ";
         this.snapshots = new SnapshotTransfer(nodeId, config, storage, transport, epochIndex, logPrefix);
@@ -259,7 +258,7 @@ public final class RaftNode {
     public long nextDeadlineMs() {
         long checkpointMs = highWatermark.nextCheckpointMs();
         if (role instanceof Leader) {
-            return Math.min(checkpointMs, Math.min(beginQuorumDeadlineMs, checkQuorumDeadlineMs));
+            return Math.min(checkpointMs, leaderDuties.nextDeadlineMs());
         }
         return Math.min(checkpointMs, Math.min(electionTimer.deadlineMs(), fetchClient.deadlineMs()));
     }
@@ -318,9 +317,7 @@ public final class RaftNode {
      * after it last heard from its leader, and any majority shares a voter with the one that fetched.
      */
     public boolean leadershipConfirmedWithin(long nowMs, long windowMs) {
-        return role instanceof Leader leader
-                && nowMs - leaderSinceMs > windowMs
-                && leader.progress().heardFromMajority(nowMs, windowMs);
+        return role instanceof Leader leader && leaderDuties.confirmedWithin(leader, nowMs, windowMs);
     }
 
     public boolean isVoter() {
@@ -448,20 +445,8 @@ public final class RaftNode {
     // ---------------------------------------------------------------- leader
 
     private void pollLeader(Leader leader, long nowMs) {
-        if (nowMs >= checkQuorumDeadlineMs) {
-            if (!leader.progress().heardFromMajority(nowMs, config.checkQuorumMs())) {
-                transitionToResigned(nowMs);
-                return;
-            }
-            checkQuorumDeadlineMs = nowMs + Math.max(1, config.checkQuorumMs() / 4);
-        }
-        if (nowMs >= beginQuorumDeadlineMs) {
-            // Voters that missed the announcement (lost message, partition, restart) would otherwise only find us
-            // by standing for election themselves.
-            for (int silent : leader.progress().silentVoters(nowMs, config.beginQuorumResendMs())) {
-                transport.send(new BeginQuorumEpoch(nodeId, silent, leader.epoch()));
-            }
-            beginQuorumDeadlineMs = nowMs + config.beginQuorumResendMs();
+        if (!leaderDuties.poll(leader, nowMs)) {
+            transitionToResigned(nowMs);
         }
     }
 
@@ -619,9 +604,7 @@ public final class RaftNode {
         progress.onLocalFlush(storage.endOffset());
         electionTimer.stop();
         fetchClient.scheduleAt(Long.MAX_VALUE);
-        beginQuorumDeadlineMs = nowMs + config.beginQuorumResendMs();
-        checkQuorumDeadlineMs = nowMs + config.checkQuorumMs();
-        leaderSinceMs = nowMs;
+        leaderDuties.start(nowMs);
         LOGGER.debug("{}leader in epoch {}", logPrefix, epoch);
         for (int other : voters) {
             if (other != nodeId) {
@@ -645,8 +628,7 @@ public final class RaftNode {
         if (!(role instanceof Leader)) {
             return;
         }
-        beginQuorumDeadlineMs = Long.MAX_VALUE;
-        checkQuorumDeadlineMs = Long.MAX_VALUE;
+        leaderDuties.stop();
         highWatermark.failPendingProposals(epoch());
     }
 
