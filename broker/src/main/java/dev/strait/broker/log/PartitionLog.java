@@ -6,8 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The log of one partition, in directory {@code <topic>-<partition>}: a sorted map of {@link LogSegment}s (only
@@ -35,8 +33,6 @@ import org.slf4j.LoggerFactory;
  * log offline and raises {@link LogStorageException}, as does every later call.
  */
 public final class PartitionLog implements AutoCloseable {
-
-    private static final Logger LOGGER = LoggerFactory.getLogger(PartitionLog.class);
 
     private final Path dir;
     private final String logPrefix;
