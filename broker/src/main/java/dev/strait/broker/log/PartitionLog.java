@@ -5,14 +5,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The log of one partition, in directory {@code <topic>-<partition>}: a sorted map of {@link LogSegment}s (only
@@ -41,44 +35,37 @@ import org.slf4j.LoggerFactory;
  */
 public final class PartitionLog implements AutoCloseable {
 
-    private static final Logger LOGGER = LoggerFactory.getLogger(PartitionLog.class);
-
     private final Path dir;
     private final String logPrefix;
     private final Time time;
-    private final TreeMap<Long, LogSegment> segments;
+    private final LogSegments segments;
     private final LeaderEpochCache epochCache;
     private LogConfig config;
     private long logStartOffset;
     private long logEndOffset;
     private long highWatermark;
-    private long recoveryPoint;
-    /** Compaction: offsets below this were deduplicated by an earlier pass (Kafka's cleaner checkpoint). */
-    private long cleanerCheckpoint;
-    /**
-     * The oldest tombstone the last compaction kept (Long.MAX_VALUE: none). Once it is past delete.retention.ms, a
-     * pass runs even without new data so that idle logs drop their tombstones too.
-     */
-    private long oldestKeptTombstoneMs;
+    /** The recovery point and the flushes that move it. */
+    private final RecoveryPoint recoveryPoint;
+    /** The cleaner checkpoint and the choosing and swapping steps of a compaction pass. */
+    private final LogCompaction compaction;
 
-    private boolean offline;
-    private boolean closed;
-    /** Counts truncations, so that a flush begun before one does not vouch for records appended after it. */
-    private long truncations;
+    /** Turns I/O errors into an offline log; knows whether the log is offline or closed. */
+    private final IoBoundary ioBoundary;
 
     private PartitionLog(Path dir, LogConfig config, Time time, PartitionLogLoader.Loaded loaded) {
         this.dir = dir;
         this.logPrefix = logPrefix(dir);
+        this.ioBoundary = new IoBoundary(logPrefix);
         this.config = config;
         this.time = time;
-        this.segments = loaded.segments();
+        this.segments = new LogSegments(dir, loaded.segments());
         this.epochCache = loaded.epochCache();
         this.logStartOffset = loaded.logStartOffset();
         this.logEndOffset = loaded.logEndOffset();
         this.highWatermark = loaded.highWatermark();
-        this.recoveryPoint = loaded.recoveryPoint();
-        this.cleanerCheckpoint = loaded.cleanerCheckpoint();
-        this.oldestKeptTombstoneMs = loaded.oldestKeptTombstoneMs();
+        this.recoveryPoint = new RecoveryPoint(segments, loaded.recoveryPoint());
+        this.compaction = new LogCompaction(
+                dir, logPrefix, time, segments, loaded.cleanerCheckpoint(), loaded.oldestKeptTombstoneMs());
     }
 
     /** Starts every log line of one partition's log, the loader's included. */
@@ -128,25 +115,21 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     public long recoveryPoint() {
-        return recoveryPoint;
+        return recoveryPoint.offset();
     }
 
     public int segmentCount() {
-        return segments.size();
+        return segments.count();
     }
 
     /** Total size of all segments. */
     public long sizeBytes() {
-        long total = 0;
-        for (LogSegment segment : segments.values()) {
-            total += segment.sizeBytes();
-        }
-        return total;
+        return segments.sizeBytes();
     }
 
     /** The segments, oldest first; for inspection only. */
     List<LogSegment> segments() {
-        return List.copyOf(segments.values());
+        return segments.list();
     }
 
     public LeaderEpochCache leaderEpochCache() {
@@ -158,10 +141,6 @@ public final class PartitionLog implements AutoCloseable {
         return epochCache.endOffsetFor(leaderEpoch, logEndOffset);
     }
 
-    private LogSegment activeSegment() {
-        return segments.lastEntry().getValue();
-    }
-
     /**
      * Appends batches from a produce request as leader. Every batch is validated first (structure, CRC,
      * {@code max.message.bytes}); then, in place in {@code batches}, each gets its base offset (consecutive from the
@@ -171,38 +150,11 @@ public final class PartitionLog implements AutoCloseable {
      * @param leaderEpoch the current leader epoch; not below the latest epoch in the log
      */
     public AppendResult append(ByteBuffer batches, int leaderEpoch) {
-        ensureUsable();
-        List<RecordBatchHeader> views = validateBatches(batches);
-        int latestEpoch = epochCache.latestEpoch();
-        if (leaderEpoch < 0 || leaderEpoch < latestEpoch) {
-            throw new IllegalArgumentException(logPrefix + "append with leader epoch " + leaderEpoch
-                    + " but the log is already at epoch " + latestEpoch);
-        }
-        long nowMs = time.milliseconds();
-        boolean logAppendTime = config.timestampType() == TimestampType.LOG_APPEND_TIME;
-        long firstOffset = logEndOffset;
-        long nextOffset = firstOffset;
-        long maxTimestampMs = -1;
-        for (RecordBatchHeader batch : views) {
-            batch.setBaseOffset(nextOffset);
-            batch.setPartitionLeaderEpoch(leaderEpoch);
-            if (logAppendTime) {
-                batch.setLogAppendTime(nowMs);
-            }
-            maxTimestampMs = Math.max(maxTimestampMs, batch.maxTimestampMs());
-            nextOffset = batch.nextOffset();
-        }
-        long lastOffset = nextOffset - 1;
-        int sizeBytes = batches.remaining();
-        writeInEpoch("append", batches, leaderEpoch, firstOffset, lastOffset, maxTimestampMs, nowMs);
-        return new AppendResult(
-                firstOffset,
-                lastOffset,
-                logAppendTime ? nowMs : -1,
-                maxTimestampMs,
-                views.size(),
-                sizeBytes,
-                logStartOffset);
+        ioBoundary.ensureUsable();
+        PreparedAppend append = PreparedAppend.asLeader(
+                batches, config, time, logEndOffset, epochCache.latestEpoch(), leaderEpoch, logPrefix);
+        writeInEpoch("append", batches, leaderEpoch, append);
+        return append.result(logStartOffset);
     }
 
     /**
@@ -210,44 +162,21 @@ public final class PartitionLog implements AutoCloseable {
      * the log end offset (a follower fetches from its LEO); offsets increase and may skip (compaction).
      */
     public AppendResult appendAsFollower(ByteBuffer batches) {
-        ensureUsable();
-        List<RecordBatchHeader> views = validateBatches(batches);
-        long expectedOffset = logEndOffset;
-        long maxTimestampMs = -1;
-        int latestEpoch = epochCache.latestEpoch();
-        for (RecordBatchHeader batch : views) {
-            // Batches may skip offsets, the first one included: a compacted leader, or a mirror topic copied from
-            // a compacted source, has no batch at the offset the follower asked for, only later ones (as Kafka
-            // accepts any first offset at or above the log end).
-            if (batch.baseOffset() < expectedOffset) {
-                throw new IllegalArgumentException(logPrefix + "follower batch at offset " + batch.baseOffset()
-                        + " does not follow offset " + (expectedOffset - 1));
-            }
-            if (batch.partitionLeaderEpoch() < latestEpoch) {
-                throw new IllegalArgumentException(logPrefix + "follower batch at offset " + batch.baseOffset()
-                        + " has epoch " + batch.partitionLeaderEpoch() + " below the log's epoch " + latestEpoch);
-            }
-            latestEpoch = batch.partitionLeaderEpoch();
-            maxTimestampMs = Math.max(maxTimestampMs, batch.maxTimestampMs());
-            expectedOffset = batch.nextOffset();
-        }
-        long firstOffset = views.get(0).baseOffset();
-        long lastOffset = expectedOffset - 1;
-        int sizeBytes = batches.remaining();
-        long appendMaxTimestampMs = maxTimestampMs;
-        long nowMs = time.milliseconds();
-        io("append as follower", () -> {
-            LogSegment active = maybeRoll(sizeBytes, appendMaxTimestampMs, lastOffset, nowMs);
-            for (RecordBatchHeader batch : views) {
+        ioBoundary.ensureUsable();
+        PreparedAppend append =
+                PreparedAppend.asFollower(batches, config, time, logEndOffset, epochCache.latestEpoch(), logPrefix);
+        ioBoundary.run("append as follower", () -> {
+            LogSegment active = maybeRoll(append);
+            for (RecordBatchHeader batch : append.batches()) {
                 if (batch.partitionLeaderEpoch() > epochCache.latestEpoch()) {
                     epochCache.assign(batch.partitionLeaderEpoch(), batch.baseOffset());
                 }
             }
-            active.append(lastOffset, batches);
+            active.append(append.lastOffset(), batches);
             return null;
         });
-        logEndOffset = lastOffset + 1;
-        return new AppendResult(firstOffset, lastOffset, -1, maxTimestampMs, views.size(), sizeBytes, logStartOffset);
+        logEndOffset = append.lastOffset() + 1;
+        return append.result(logStartOffset);
     }
 
     /**
@@ -264,108 +193,44 @@ public final class PartitionLog implements AutoCloseable {
      *                                       offsets below it (nothing appended)
      */
     public AppendResult appendMirrored(ByteBuffer batches, long requiredBaseOffset, int leaderEpoch) {
-        ensureUsable();
-        if (requiredBaseOffset != logEndOffset) {
-            throw new MirrorOffsetMismatchException(
-                    logPrefix + "mirrored copy continues from offset " + requiredBaseOffset + " but the log ends at "
-                            + logEndOffset,
-                    logEndOffset);
-        }
-        List<RecordBatchHeader> views = validateBatches(batches);
-        int latestEpoch = epochCache.latestEpoch();
-        if (leaderEpoch < 0 || leaderEpoch < latestEpoch) {
-            throw new IllegalArgumentException(logPrefix + "mirrored append with leader epoch " + leaderEpoch
-                    + " but the log is already at epoch " + latestEpoch);
-        }
-        long expectedOffset = requiredBaseOffset;
-        long maxTimestampMs = -1;
-        for (RecordBatchHeader batch : views) {
-            if (batch.baseOffset() < expectedOffset) {
-                throw new MirrorOffsetMismatchException(
-                        logPrefix + "mirrored batch at offset " + batch.baseOffset() + " overlaps the log, which ends"
-                                + " at " + expectedOffset,
-                        logEndOffset);
-            }
-            maxTimestampMs = Math.max(maxTimestampMs, batch.maxTimestampMs());
-            expectedOffset = batch.nextOffset();
-        }
-        for (RecordBatchHeader batch : views) {
-            batch.setPartitionLeaderEpoch(leaderEpoch);
-        }
-        long firstOffset = views.get(0).baseOffset();
-        long lastOffset = expectedOffset - 1;
-        int sizeBytes = batches.remaining();
-        writeInEpoch(
-                "append mirrored", batches, leaderEpoch, firstOffset, lastOffset, maxTimestampMs, time.milliseconds());
-        return new AppendResult(firstOffset, lastOffset, -1, maxTimestampMs, views.size(), sizeBytes, logStartOffset);
+        ioBoundary.ensureUsable();
+        PreparedAppend append = PreparedAppend.mirrored(
+                batches,
+                config,
+                time,
+                logEndOffset,
+                epochCache.latestEpoch(),
+                requiredBaseOffset,
+                leaderEpoch,
+                logPrefix);
+        writeInEpoch("append mirrored", batches, leaderEpoch, append);
+        return append.result(logStartOffset);
     }
 
     /**
-     * Writes validated batches holding {@code firstOffset..lastOffset}, all in {@code leaderEpoch} (starting that
-     * epoch here if it is new), rolling the segment first if due, and moves the log end past them.
+     * Writes {@code append}'s batches, all in {@code leaderEpoch} (starting that epoch here if it is new), rolling
+     * the segment first if due, and moves the log end past them.
      */
-    private void writeInEpoch(
-            String action,
-            ByteBuffer batches,
-            int leaderEpoch,
-            long firstOffset,
-            long lastOffset,
-            long maxTimestampMs,
-            long nowMs) {
-        int sizeBytes = batches.remaining();
-        io(action, () -> {
-            LogSegment active = maybeRoll(sizeBytes, maxTimestampMs, lastOffset, nowMs);
+    private void writeInEpoch(String action, ByteBuffer batches, int leaderEpoch, PreparedAppend append) {
+        ioBoundary.run(action, () -> {
+            LogSegment active = maybeRoll(append);
             if (leaderEpoch > epochCache.latestEpoch()) {
-                epochCache.assign(leaderEpoch, firstOffset);
+                epochCache.assign(leaderEpoch, append.firstOffset());
             }
-            active.append(lastOffset, batches);
+            active.append(append.lastOffset(), batches);
             return null;
         });
-        logEndOffset = lastOffset + 1;
+        logEndOffset = append.lastOffset() + 1;
     }
 
-    private List<RecordBatchHeader> validateBatches(ByteBuffer batches) {
-        List<RecordBatchHeader> views = RecordBatches.split(batches);
-        if (views.isEmpty()) {
-            throw new CorruptRecordException("append holds no record batches");
-        }
-        for (RecordBatchHeader batch : views) {
-            if (batch.sizeInBytes() > config.maxMessageBytes()) {
-                throw new RecordBatchTooLargeException("batch of " + batch.sizeInBytes()
-                        + " bytes exceeds max.message.bytes " + config.maxMessageBytes());
-            }
-            batch.validate();
-        }
-        return views;
-    }
-
-    /** Rolls when the active segment would exceed segment.bytes, is older than segment.ms, or offsets overflow. */
-    private LogSegment maybeRoll(int appendBytes, long appendMaxTimestampMs, long lastOffset, long nowMs)
-            throws IOException {
-        LogSegment active = activeSegment();
-        if (active.isEmpty()) {
-            return active;
-        }
-        boolean full = (long) active.sizeBytes() + appendBytes > config.segmentBytes();
-        boolean old = active.timeWaitedForRollMs(nowMs, appendMaxTimestampMs) >= config.rollMs();
-        // Index entries hold offsets relative to the base offset as int32.
-        boolean offsetsOverflow = lastOffset - active.baseOffset() > Integer.MAX_VALUE;
-        if (full || old || offsetsOverflow) {
-            LOGGER.debug(
-                    "{}rolling segment {} (full={}, old={}, offsetsOverflow={})",
-                    logPrefix,
-                    active.baseOffset(),
-                    full,
-                    old,
-                    offsetsOverflow);
-            return roll();
-        }
-        return active;
+    /** Rolls first if the active segment is due to ({@link LogSegments#rollDue}). */
+    private LogSegment maybeRoll(PreparedAppend append) throws IOException {
+        return segments.rollDue(append, config, logPrefix) ? roll() : segments.active();
     }
 
     /** Starts a new active segment at the log end offset, flushing the old one. */
     private LogSegment roll() throws IOException {
-        LogSegment previous = activeSegment();
+        LogSegment previous = segments.active();
         if (previous.isEmpty()) {
             return previous;
         }
@@ -373,14 +238,10 @@ public final class PartitionLog implements AutoCloseable {
         // Older segments were flushed when they rolled (or at open), so everything below the LEO is on disk now.
         // The checkpoint keeps the older, lower value until the next flush(), which is safe: it only means more
         // recovery work after a crash.
-        recoveryPoint = logEndOffset;
+        recoveryPoint.advanceTo(logEndOffset);
         LogSegment next = LogSegment.create(dir, logEndOffset, config.indexIntervalBytes(), time);
-        addSegment(next);
+        segments.add(next);
         return next;
-    }
-
-    private void addSegment(LogSegment segment) {
-        segments.put(segment.baseOffset(), segment);
     }
 
     /**
@@ -399,7 +260,7 @@ public final class PartitionLog implements AutoCloseable {
      * larger than {@code maxBytes}, so that a consumer with a small fetch size still makes progress (KIP-74).
      */
     public LogReadResult read(long startOffset, int maxBytes, long maxOffsetExclusive, boolean minOneBatch) {
-        ensureUsable();
+        ioBoundary.ensureUsable();
         if (startOffset < logStartOffset || startOffset > logEndOffset) {
             throw new OffsetOutOfRangeException(
                     logPrefix + "offset " + startOffset + " is outside [" + logStartOffset + ", " + logEndOffset + "]");
@@ -407,24 +268,9 @@ public final class PartitionLog implements AutoCloseable {
         long limitOffset = Math.min(maxOffsetExclusive, logEndOffset);
         FileSlice slice = FileSlice.empty();
         if (startOffset < limitOffset) {
-            slice = io("read", () -> readSlice(startOffset, maxBytes, limitOffset, minOneBatch));
+            slice = ioBoundary.run("read", () -> segments.read(startOffset, maxBytes, limitOffset, minOneBatch));
         }
         return new LogReadResult(slice, highWatermark, logStartOffset, logEndOffset);
-    }
-
-    private FileSlice readSlice(long startOffset, int maxBytes, long limitOffset, boolean minOneBatch)
-            throws IOException {
-        Map.Entry<Long, LogSegment> entry = segments.floorEntry(startOffset);
-        while (entry != null) {
-            LogSegment segment = entry.getValue();
-            int maxPosition = segment.positionLimitFor(limitOffset);
-            Optional<FileSlice> slice = segment.read(startOffset, maxBytes, maxPosition, minOneBatch);
-            if (slice.isPresent()) {
-                return slice.get();
-            }
-            entry = segments.higherEntry(entry.getKey());
-        }
-        return FileSlice.empty();
     }
 
     /**
@@ -432,19 +278,9 @@ public final class PartitionLog implements AutoCloseable {
      * {@code targetTimestampMs} (see {@link LogSegment#findOffsetByTimestamp} for compressed batches).
      */
     public Optional<TimestampAndOffset> findOffsetByTimestamp(long targetTimestampMs) {
-        ensureUsable();
-        return io("find offset by timestamp", () -> {
-            for (LogSegment segment : segments.values()) {
-                if (segment.nextOffset() > logStartOffset && segment.maxTimestampMs() >= targetTimestampMs) {
-                    Optional<TimestampAndOffset> found =
-                            segment.findOffsetByTimestamp(targetTimestampMs, logStartOffset);
-                    if (found.isPresent()) {
-                        return found;
-                    }
-                }
-            }
-            return Optional.<TimestampAndOffset>empty();
-        });
+        ioBoundary.ensureUsable();
+        return ioBoundary.run(
+                "find offset by timestamp", () -> segments.findOffsetByTimestamp(targetTimestampMs, logStartOffset));
     }
 
     /**
@@ -455,7 +291,7 @@ public final class PartitionLog implements AutoCloseable {
      * @throws IllegalArgumentException if {@code newHighWatermark} is above the log end offset
      */
     public boolean updateHighWatermark(long newHighWatermark) {
-        ensureUsable();
+        ioBoundary.ensureUsable();
         if (newHighWatermark > logEndOffset) {
             throw new IllegalArgumentException(logPrefix + "high watermark " + newHighWatermark
                     + " would pass the log end offset " + logEndOffset);
@@ -481,21 +317,21 @@ public final class PartitionLog implements AutoCloseable {
      * @return true if any record was removed
      */
     public boolean truncateTo(long offset) {
-        ensureUsable();
+        ioBoundary.ensureUsable();
         if (offset < 0) {
             throw new IllegalArgumentException(logPrefix + "cannot truncate to negative offset " + offset);
         }
         if (offset >= logEndOffset) {
             if (epochCache.latestStartOffset() >= logEndOffset) {
-                io("truncate epochs", () -> {
+                ioBoundary.run("truncate epochs", () -> {
                     epochCache.truncateFromEnd(logEndOffset);
                     return null;
                 });
             }
             return false;
         }
-        truncations++;
-        io("truncate", () -> {
+        recoveryPoint.onTruncationStarted();
+        ioBoundary.run("truncate", () -> {
             if (offset < logStartOffset) {
                 truncateFullyAndStartAtUnchecked(offset);
             } else {
@@ -512,12 +348,12 @@ public final class PartitionLog implements AutoCloseable {
      * leader's log start offset (the leader deleted what the follower would fetch next) starts over there.
      */
     public void truncateFullyAndStartAt(long offset) {
-        ensureUsable();
+        ioBoundary.ensureUsable();
         if (offset < 0) {
             throw new IllegalArgumentException(logPrefix + "cannot restart at negative offset " + offset);
         }
-        truncations++;
-        io("truncate fully", () -> {
+        recoveryPoint.onTruncationStarted();
+        ioBoundary.run("truncate fully", () -> {
             truncateFullyAndStartAtUnchecked(offset);
             writeLogState();
             return null;
@@ -525,40 +361,26 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     private void truncateSegmentsTo(long offset) throws IOException {
-        long firstBaseOffset = segments.firstKey();
-        boolean deleted = false;
-        for (LogSegment segment : new ArrayList<>(segments.tailMap(offset, true).values())) {
-            if (segment.baseOffset() != firstBaseOffset) {
-                segments.remove(segment.baseOffset());
-                segment.delete();
-                deleted = true;
-            }
-        }
-        if (deleted) {
-            // A deleted segment that a power cut brings back would be recovered as this replica's log.
-            CheckpointFile.fsyncDirectory(dir);
-        }
-        activeSegment().truncateTo(offset);
-        logEndOffset = activeSegment().nextOffset();
+        logEndOffset = segments.truncateTo(offset);
         if (logEndOffset < logStartOffset) {
             // The batch holding the log start offset was removed; nothing readable is left.
             truncateFullyAndStartAtUnchecked(logStartOffset);
             return;
         }
         highWatermark = Math.min(highWatermark, logEndOffset);
-        recoveryPoint = Math.min(recoveryPoint, logEndOffset);
-        cleanerCheckpoint = Math.min(cleanerCheckpoint, logEndOffset);
+        recoveryPoint.onTruncated(logEndOffset);
+        compaction.onTruncate(logEndOffset);
         epochCache.truncateFromEnd(logEndOffset);
     }
 
     /** Deletes every segment and restarts the log, empty, at {@code offset}. */
     private void truncateFullyAndStartAtUnchecked(long offset) throws IOException {
-        PartitionLogLoader.replaceWithEmptySegment(dir, segments, offset, config, time);
+        segments.replaceWithEmpty(offset, config, time);
         logStartOffset = offset;
         logEndOffset = offset;
         highWatermark = offset;
-        recoveryPoint = offset;
-        cleanerCheckpoint = offset;
+        recoveryPoint.restartAt(offset);
+        compaction.restartAt(offset);
         epochCache.clear();
     }
 
@@ -569,7 +391,7 @@ public final class PartitionLog implements AutoCloseable {
      * @throws OffsetOutOfRangeException if {@code offset} is above the high watermark
      */
     public long deleteRecordsBefore(long offset) {
-        ensureUsable();
+        ioBoundary.ensureUsable();
         if (offset > highWatermark) {
             throw new OffsetOutOfRangeException(logPrefix + "cannot delete records before " + offset
                     + ", above the high watermark " + highWatermark);
@@ -577,7 +399,7 @@ public final class PartitionLog implements AutoCloseable {
         if (offset <= logStartOffset) {
             return logStartOffset;
         }
-        io("delete records", () -> {
+        ioBoundary.run("delete records", () -> {
             logStartOffset = offset;
             // Persist the new start first: after a crash, deleted records must not come back.
             writeLogState();
@@ -585,24 +407,10 @@ public final class PartitionLog implements AutoCloseable {
             if (offset >= logEndOffset) {
                 roll();
             }
-            deleteSegmentsBelowLogStartOffset();
+            segments.deleteBelow(logStartOffset);
             return null;
         });
         return logStartOffset;
-    }
-
-    private int deleteSegmentsBelowLogStartOffset() throws IOException {
-        int deleted = 0;
-        while (segments.size() > 1) {
-            Map.Entry<Long, LogSegment> oldest = segments.firstEntry();
-            if (segments.higherKey(oldest.getKey()) > logStartOffset) {
-                break;
-            }
-            segments.remove(oldest.getKey());
-            oldest.getValue().delete();
-            deleted++;
-        }
-        return deleted;
     }
 
     /**
@@ -613,27 +421,15 @@ public final class PartitionLog implements AutoCloseable {
      * @return the number of segments deleted
      */
     public int deleteSegmentsForRetention() {
-        ensureUsable();
+        ioBoundary.ensureUsable();
         if (!config.cleanupPolicy().delete()) {
             return 0;
         }
         long nowMs = time.milliseconds();
-        return io("retention", () -> {
-            int deleted = 0;
-            for (Retention.Deletion deletion : Retention.select(segments, config, highWatermark, nowMs)) {
-                LogSegment segment = deletion.segment();
-                LOGGER.info(
-                        "{}deleting segment {} for retention (expired={}, oversized={})",
-                        logPrefix,
-                        segment.baseOffset(),
-                        deletion.expired(),
-                        deletion.oversized());
-                segments.remove(segment.baseOffset());
-                segment.delete();
-                deleted++;
-            }
-            if (deleted > 0 && segments.firstKey() > logStartOffset) {
-                logStartOffset = segments.firstKey();
+        return ioBoundary.run("retention", () -> {
+            int deleted = Retention.deleteSelected(segments, config, highWatermark, nowMs, logPrefix);
+            if (deleted > 0 && segments.firstBaseOffset() > logStartOffset) {
+                logStartOffset = segments.firstBaseOffset();
                 epochCache.truncateFromStart(logStartOffset);
                 writeLogState();
             }
@@ -649,39 +445,11 @@ public final class PartitionLog implements AutoCloseable {
      * @param maxMapBytes the memory budget of the key map
      */
     public Optional<CompactionTask> beginCompaction(long maxMapBytes) {
-        ensureUsable();
+        ioBoundary.ensureUsable();
         if (!config.cleanupPolicy().compact()) {
             return Optional.empty();
         }
-        List<LogSegment> closed = new ArrayList<>();
-        List<Integer> sizes = new ArrayList<>();
-        LogSegment active = activeSegment();
-        long firstDirtyOffset = Math.max(cleanerCheckpoint, logStartOffset);
-        long nowMs = time.milliseconds();
-        for (LogSegment segment : segments.values()) {
-            if (segment == active || segment.nextOffset() > highWatermark) {
-                break;
-            }
-            // As Kafka: the first dirty segment holding a record younger than min.compaction.lag.ms, and all after
-            // it, wait for a later pass.
-            if (config.minCompactionLagMs() > 0
-                    && segment.nextOffset() > firstDirtyOffset
-                    && segment.largestTimestampMs() > nowMs - config.minCompactionLagMs()) {
-                break;
-            }
-            closed.add(segment);
-            sizes.add(segment.sizeBytes());
-        }
-        if (closed.isEmpty()) {
-            return Optional.empty();
-        }
-        long closedEndOffset = segments.higherKey(closed.get(closed.size() - 1).baseOffset());
-        long deleteHorizonMs = nowMs - config.deleteRetentionMs();
-        if (closedEndOffset <= firstDirtyOffset && oldestKeptTombstoneMs >= deleteHorizonMs) {
-            return Optional.empty();
-        }
-        return Optional.of(new CompactionTask(
-                dir, logPrefix, closed, sizes, firstDirtyOffset, deleteHorizonMs, config.segmentBytes(), maxMapBytes));
+        return compaction.begin(config, highWatermark, logStartOffset, maxMapBytes);
     }
 
     /**
@@ -691,52 +459,23 @@ public final class PartitionLog implements AutoCloseable {
      * @return true if the compacted segments replaced the old ones
      */
     public boolean completeCompaction(CompactionTask task) {
-        ensureUsable();
+        ioBoundary.ensureUsable();
         if (!task.isPrepared()) {
             throw new IllegalStateException(logPrefix + "compaction completed before it was prepared");
         }
-        for (CompactionTask.Group group : task.groups()) {
-            for (LogSegment source : group.sources()) {
-                if (segments.get(source.baseOffset()) != source) {
-                    LOGGER.info(
-                            "{}segment {} changed during compaction; discarding the pass",
-                            logPrefix,
-                            source.baseOffset());
-                    task.abort();
-                    return false;
-                }
-            }
+        if (!compaction.stillApplies(task)) {
+            return false;
         }
-        io("compaction swap", () -> {
-            for (CompactionTask.Group group : task.groups()) {
-                swapIn(group);
-            }
-            cleanerCheckpoint = Math.max(cleanerCheckpoint, task.dirtyEndOffset());
-            oldestKeptTombstoneMs = task.oldestKeptTombstoneMs();
+        ioBoundary.run("compaction swap", () -> {
+            compaction.complete(task, config);
             writeLogState();
             return null;
         });
         return true;
     }
 
-    private void swapIn(CompactionTask.Group group) throws IOException {
-        Path swap = LogFiles.swapFile(dir, group.firstBaseOffset(), group.lastBaseOffset());
-        // The commit point: from here on, open completes this swap instead of keeping the old segments.
-        Files.move(group.cleanedFile(), swap, StandardCopyOption.ATOMIC_MOVE);
-        CheckpointFile.fsyncDirectory(dir);
-        for (LogSegment source : group.sources()) {
-            segments.remove(source.baseOffset());
-            source.delete();
-        }
-        Files.move(swap, LogFiles.logFile(dir, group.firstBaseOffset()), StandardCopyOption.ATOMIC_MOVE);
-        CheckpointFile.fsyncDirectory(dir);
-        LogSegment compacted = LogSegment.open(dir, group.firstBaseOffset(), config.indexIntervalBytes(), time);
-        compacted.loadIndexes();
-        addSegment(compacted);
-    }
-
     public long cleanerCheckpoint() {
-        return cleanerCheckpoint;
+        return compaction.cleanerCheckpoint();
     }
 
     /**
@@ -745,15 +484,14 @@ public final class PartitionLog implements AutoCloseable {
      * must report only flushed records as fetched (flush.on.ack).
      */
     public void flushRecords() {
-        ensureUsable();
-        if (recoveryPoint >= logEndOffset) {
+        ioBoundary.ensureUsable();
+        if (recoveryPoint.covers(logEndOffset)) {
             return;
         }
-        io("flush", () -> {
-            flushSegmentsFrom(recoveryPoint);
+        ioBoundary.run("flush", () -> {
+            recoveryPoint.flushTo(logEndOffset);
             return null;
         });
-        recoveryPoint = logEndOffset;
     }
 
     /**
@@ -763,17 +501,11 @@ public final class PartitionLog implements AutoCloseable {
      * and {@link #completeFlush} (or {@link #failFlush}) with it.
      */
     public Optional<PendingFlush> beginFlush() {
-        ensureUsable();
-        if (recoveryPoint >= logEndOffset) {
+        ioBoundary.ensureUsable();
+        if (recoveryPoint.covers(logEndOffset)) {
             return Optional.empty();
         }
-        List<LogSegment> unflushed = new ArrayList<>();
-        for (LogSegment segment : segments.values()) {
-            if (segment.nextOffset() > recoveryPoint || segment == activeSegment()) {
-                unflushed.add(segment);
-            }
-        }
-        return Optional.of(new PendingFlush(List.copyOf(unflushed), logEndOffset, truncations));
+        return Optional.of(recoveryPoint.begin(logEndOffset));
     }
 
     /**
@@ -783,81 +515,43 @@ public final class PartitionLog implements AutoCloseable {
      * @return the flushed offset (the recovery point)
      */
     public long completeFlush(PendingFlush flush) {
-        if (!offline && !closed && flush.truncations == truncations) {
-            recoveryPoint = Math.max(recoveryPoint, Math.min(flush.endOffset, logEndOffset));
+        if (!ioBoundary.offline() && !ioBoundary.closed()) {
+            recoveryPoint.complete(flush, logEndOffset);
         }
-        return recoveryPoint;
+        return recoveryPoint.offset();
     }
 
     /** A {@link PendingFlush} failed to force: the log goes offline, as after any I/O error. */
     public void failFlush(IOException error) {
-        io("flush", () -> {
+        ioBoundary.run("flush", () -> {
             throw error;
         });
     }
 
-    /** Segments to force, taken under the owner's lock, forced without it. Immutable. */
-    public static final class PendingFlush {
-        private final List<LogSegment> segments;
-        private final long endOffset;
-        private final long truncations;
-
-        private PendingFlush(List<LogSegment> segments, long endOffset, long truncations) {
-            this.segments = segments;
-            this.endOffset = endOffset;
-            this.truncations = truncations;
-        }
-
-        /** The offset below which everything is durable once {@link #force} returned. */
-        public long endOffset() {
-            return endOffset;
-        }
-
-        /**
-         * Forces the segments' records (not their indexes, which opening rebuilds below the recovery point).
-         *
-         * @throws java.nio.channels.ClosedChannelException if truncation, retention or close removed a segment
-         *                                                  meanwhile; begin again
-         */
-        public void force() throws IOException {
-            for (LogSegment segment : segments) {
-                segment.forceRecords();
-            }
-        }
-    }
-
     /** Forces all unflushed segments to disk and advances the recovery point to the log end offset. */
     public void flush() {
-        ensureUsable();
-        io("flush", () -> {
-            flushSegmentsFrom(recoveryPoint);
-            recoveryPoint = logEndOffset;
+        ioBoundary.ensureUsable();
+        ioBoundary.run("flush", () -> {
+            recoveryPoint.flushTo(logEndOffset);
             writeLogState();
             return null;
         });
     }
 
-    private void flushSegmentsFrom(long offset) throws IOException {
-        PartitionLogLoader.flushSegmentsFrom(segments, offset);
-    }
-
     /** Flushes, closes all files and leaves the clean-shutdown marker, so the next open skips CRC validation. */
     @Override
     public void close() {
-        if (closed) {
+        if (ioBoundary.closed()) {
             return;
         }
-        if (offline) {
+        if (ioBoundary.offline()) {
             closeQuietly();
             return;
         }
-        io("close", () -> {
-            flushSegmentsFrom(recoveryPoint);
-            recoveryPoint = logEndOffset;
+        ioBoundary.run("close", () -> {
+            recoveryPoint.flushTo(logEndOffset);
             writeLogState();
-            for (LogSegment segment : segments.values()) {
-                segment.close();
-            }
+            segments.closeAll();
             Path marker = dir.resolve(LogFiles.CLEAN_SHUTDOWN_MARKER);
             if (!Files.exists(marker)) {
                 Files.createFile(marker);
@@ -865,7 +559,7 @@ public final class PartitionLog implements AutoCloseable {
             CheckpointFile.fsyncDirectory(dir);
             return null;
         });
-        closed = true;
+        ioBoundary.markClosed();
     }
 
     /**
@@ -873,51 +567,24 @@ public final class PartitionLog implements AutoCloseable {
      * open runs recovery. For crash tests and for giving up on an offline log.
      */
     void closeQuietly() {
-        for (LogSegment segment : segments.values()) {
-            try {
-                segment.close();
-            } catch (IOException e) {
-                LOGGER.warn("{}closing segment {} failed", logPrefix, segment.baseOffset(), e);
-            }
-        }
-        closed = true;
+        segments.closeQuietly(logPrefix);
+        ioBoundary.markClosed();
     }
 
     private void writeLogState() throws IOException {
         LogStateFile.write(
                 dir,
                 new LogStateFile.State(
-                        logStartOffset, recoveryPoint, highWatermark, cleanerCheckpoint, oldestKeptTombstoneMs));
-    }
-
-    private void ensureUsable() {
-        if (offline) {
-            throw new LogStorageException(logPrefix + "the log is offline after an I/O error; reopen it to recover");
-        }
-        if (closed) {
-            throw new LogClosedException(logPrefix + "the log is closed");
-        }
-    }
-
-    @FunctionalInterface
-    private interface IoAction<T> {
-        T run() throws IOException;
-    }
-
-    /** The one place where I/O errors become {@link LogStorageException} and take the log offline. */
-    private <T> T io(String action, IoAction<T> body) {
-        try {
-            return body.run();
-        } catch (IOException e) {
-            offline = true;
-            LOGGER.error("{}{} failed; the log is now offline", logPrefix, action, e);
-            throw new LogStorageException(logPrefix + action + " failed; the log is offline until reopened", e);
-        }
+                        logStartOffset,
+                        recoveryPoint.offset(),
+                        highWatermark,
+                        compaction.cleanerCheckpoint(),
+                        compaction.oldestKeptTombstoneMs()));
     }
 
     @Override
     public String toString() {
         return "PartitionLog(" + dir.getFileName() + ", logStartOffset=" + logStartOffset + ", logEndOffset="
-                + logEndOffset + ", highWatermark=" + highWatermark + ", segments=" + segments.size() + ")";
+                + logEndOffset + ", highWatermark=" + highWatermark + ", segments=" + segments.count() + ")";
     }
 }

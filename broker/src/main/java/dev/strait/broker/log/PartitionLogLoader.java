@@ -140,34 +140,12 @@ final class PartitionLogLoader {
      * (the caller sets the offsets).
      */
     private void startEmptyAt(long offset) throws IOException {
-        replaceWithEmptySegment(dir, segments, offset, config, time);
+        new LogSegments(dir, segments).replaceWithEmpty(offset, config, time);
         epochCache.clear();
     }
 
-    /** Deletes every segment and leaves one empty segment at {@code offset}; shared with follower truncation. */
-    static void replaceWithEmptySegment(
-            Path dir, TreeMap<Long, LogSegment> segments, long offset, LogConfig config, Time time) throws IOException {
-        for (LogSegment segment : segments.values()) {
-            segment.delete();
-        }
-        segments.clear();
-        segments.put(offset, LogSegment.create(dir, offset, config.indexIntervalBytes(), time));
-        // The old segments must not come back after a power cut beside the new empty one.
-        CheckpointFile.fsyncDirectory(dir);
-    }
-
     private void flushSegmentsFrom(long offset) throws IOException {
-        flushSegmentsFrom(segments, offset);
-    }
-
-    /** Flushes the segments holding offsets at or after {@code offset}, and the active one. */
-    static void flushSegmentsFrom(TreeMap<Long, LogSegment> segments, long offset) throws IOException {
-        LogSegment active = segments.lastEntry().getValue();
-        for (LogSegment segment : segments.values()) {
-            if (segment.nextOffset() > offset || segment == active) {
-                segment.flush();
-            }
-        }
+        new LogSegments(dir, segments).flushFrom(offset);
     }
 
     /**

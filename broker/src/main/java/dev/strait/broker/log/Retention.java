@@ -1,18 +1,24 @@
 package dev.strait.broker.log;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Which segments {@code retention.ms} and {@code retention.bytes} delete: a run of the oldest, each one expired
  * (its largest timestamp is older than retention.ms) or oversized (the log stays at least retention.bytes without
  * it). The run stops at the first segment that is neither, at the first that reaches above the high watermark
- * (uncommitted records are never lost) and before the active segment (it becomes eligible once it rolls). Only
- * chooses; {@link PartitionLog#deleteSegmentsForRetention} deletes. Stateless.
+ * (uncommitted records are never lost) and before the active segment (it becomes eligible once it rolls).
+ * {@link #select} only chooses; {@link #deleteSelected} also deletes, and the log then moves its start offset past
+ * what went ({@link PartitionLog#deleteSegmentsForRetention}). Stateless.
  */
 final class Retention {
+
+    private static final Logger LOGGER = LoggerFactory.getLogger(Retention.class);
 
     /** A segment to delete, and why. */
     record Deletion(LogSegment segment, boolean expired, boolean oversized) {}
@@ -48,5 +54,27 @@ final class Retention {
             deletions.add(new Deletion(segment, expired, oversized));
         }
         return deletions;
+    }
+
+    /**
+     * Deletes the segments {@link #select} chooses, oldest first, logging each with its reasons.
+     *
+     * @return how many were deleted
+     */
+    static int deleteSelected(LogSegments segments, LogConfig config, long highWatermark, long nowMs, String logPrefix)
+            throws IOException {
+        int deleted = 0;
+        for (Deletion deletion : select(segments.view(), config, highWatermark, nowMs)) {
+            LogSegment segment = deletion.segment();
+            LOGGER.info(
+                    "{}deleting segment {} for retention (expired={}, oversized={})",
+                    logPrefix,
+                    segment.baseOffset(),
+                    deletion.expired(),
+                    deletion.oversized());
+            segments.delete(segment);
+            deleted++;
+        }
+        return deleted;
     }
 }

@@ -7,8 +7,13 @@
  * <h2>Classes</h2>
  * {@link dev.strait.broker.log.PartitionLog} is the API: append, read, truncation, flush, DeleteRecords, retention
  * and compaction of one partition, with its offsets. {@code PartitionLogLoader} opens a partition directory for it
- * (see Recovery below); {@code Retention} chooses the segments that retention deletes;
- * {@link dev.strait.broker.log.CompactionTask} is one compaction pass. A {@link dev.strait.broker.log.LogSegment} is
+ * (see Recovery below). Its parts: {@code LogSegments} is its segment map (the active segment, reads across
+ * segments, deleting runs of them, when to roll); {@code PreparedAppend} checks and stamps the batches of each kind
+ * of append before they are written; {@code RecoveryPoint} tracks what is known flushed and runs the flushes,
+ * {@link dev.strait.broker.log.PendingFlush} being one group-commit flush; {@code Retention} chooses and deletes
+ * the segments that retention removes; {@code LogCompaction} holds the cleaner checkpoint and starts and swaps in
+ * compaction passes, {@link dev.strait.broker.log.CompactionTask} being one pass; {@code IoBoundary} turns I/O
+ * errors into an offline log. A {@link dev.strait.broker.log.LogSegment} is
  * one {@code .log} file with its {@code OffsetIndex} and {@code TimeIndex} (both {@code SparseIndexFile}s);
  * {@link dev.strait.broker.log.LeaderEpochCache} holds the leader epochs. The files: {@code LogFiles} names them,
  * {@code CheckpointFile} replaces small text files atomically, {@code LogStateFile} is the log-state checkpoint,

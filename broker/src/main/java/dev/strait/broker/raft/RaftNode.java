@@ -17,13 +17,10 @@ import dev.strait.broker.raft.RaftRole.Unattached;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.Random;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,8 +75,6 @@ public final class RaftNode {
 
     private static final Logger LOGGER = LoggerFactory.getLogger(RaftNode.class);
     private static final int NONE = ElectionState.NONE;
-    /** A fetch answer stops adding entries past this many payload bytes, well inside a transport frame. */
-    private static final long MAX_FETCH_BYTES = 4L * 1024 * 1024;
 
     private final int nodeId;
     private final List<Integer> voters;
@@ -89,35 +84,28 @@ public final class RaftNode {
     private final RaftTransport transport;
     private final Random random;
     private final EpochIndex epochIndex;
-    private final NavigableMap<Long, CompletableFuture<Long>> pendingProposals = new TreeMap<>();
     private final String logPrefix;
     /** Serves the snapshot as leader; downloads and installs one as follower. */
     private final SnapshotTransfer snapshots;
 
     private final SnapshotSchedule snapshotSchedule;
+    /** The commit index, the proposals waiting on it and its checkpoint. */
+    private final HighWatermark highWatermark;
+    /** Answers fetches as leader. */
+    private final FetchServer fetchServer;
+    /** Fetches as follower (or to find the leader), and holds the fetch timer. */
+    private final FetchClient fetchClient;
+    /** Takes snapshots for the driver and reads them back. */
+    private final LocalSnapshots localSnapshots;
+
+    private final ElectionTimer electionTimer;
+    /** Check quorum and re-announcement, while this node leads. */
+    private final LeaderDuties leaderDuties;
+
+    private final VoteRules voteRules;
 
     private ElectionState electionState;
     private RaftRole role;
-    /** Entries below this offset are committed. Checkpointed to disk from time to time; never goes back. */
-    private long highWatermark;
-
-    private long durableHighWatermark;
-    private long highWatermarkCheckpointDueMs;
-    /**
-     * Whether this node's high watermark has reached the quorum's since it started: set when a fetch answer from
-     * the leader leaves it at the leader's high watermark, or when it commits an entry of its own epoch as leader.
-     * Until then the checkpointed high watermark is all it knows, which may be far behind. Never goes back.
-     */
-    private boolean caughtUpWithQuorum;
-
-    private long electionDeadlineMs = Long.MAX_VALUE;
-    private long fetchDeadlineMs = Long.MAX_VALUE;
-    private long beginQuorumDeadlineMs = Long.MAX_VALUE;
-    private long checkQuorumDeadlineMs = Long.MAX_VALUE;
-    /** When this node last became leader (monotonic ms). */
-    private long leaderSinceMs = Long.MAX_VALUE;
-    /** When a follower last heard from its leader; while recent, it refuses pre-votes. */
-    private long lastLeaderContactMs = Long.MIN_VALUE / 2;
 
     public RaftNode(
             int nodeId,
@@ -138,19 +126,29 @@ public final class RaftNode {
         this.transport = transport;
         this.random = random;
         this.epochIndex = EpochIndex.rebuild(storage);
+        this.electionTimer = new ElectionTimer(config, random);
+        this.leaderDuties = new LeaderDuties(nodeId, config, transport);
+        this.voteRules = new VoteRules(voter, this.voters);
         this.logPrefix = "[RaftNode " + nodeId + "] ";
         this.snapshots = new SnapshotTransfer(nodeId, config, storage, transport, epochIndex, logPrefix);
         this.snapshotSchedule = new SnapshotSchedule(config);
         this.electionState = storage.electionState();
-        this.durableHighWatermark = storage.highWatermark();
-        if (durableHighWatermark > storage.endOffset()) {
-            throw new IllegalStateException(logPrefix + "the high-watermark checkpoint " + durableHighWatermark
-                    + " is beyond the end of the log " + storage.endOffset() + ": the disk lost entries that were "
-                    + "flushed, so this node may have acknowledged what it no longer has; refusing to start");
-        }
-        this.highWatermark = Math.max(durableHighWatermark, storage.startOffset());
-        this.highWatermarkCheckpointDueMs = nowMs;
-        snapshotSchedule.restart(storage, highWatermark, nowMs);
+        this.highWatermark = new HighWatermark(config, storage, snapshotSchedule, logPrefix, nowMs);
+        this.fetchServer = new FetchServer(nodeId, config, storage, transport, epochIndex, snapshots, highWatermark);
+        this.fetchClient = new FetchClient(
+                nodeId,
+                this.voters,
+                config,
+                storage,
+                transport,
+                random,
+                epochIndex,
+                snapshots,
+                snapshotSchedule,
+                highWatermark,
+                logPrefix);
+        this.localSnapshots = new LocalSnapshots(storage, epochIndex, snapshotSchedule, highWatermark, logPrefix);
+        snapshotSchedule.restart(storage, highWatermark.value(), nowMs);
         int epoch = electionState.epoch();
         if (electionState.leaderId() == nodeId) {
             // A leader that restarts has lost what it knew about its followers; it steps down rather than lead on.
@@ -159,11 +157,11 @@ public final class RaftNode {
         } else if (electionState.hasLeader()) {
             role = new Follower(epoch, electionState.leaderId());
             resetElectionTimer(nowMs);
-            fetchDeadlineMs = nowMs;
+            fetchClient.scheduleAt(nowMs);
         } else {
             role = new Unattached(epoch, electionState.votedFor());
             resetElectionTimer(nowMs);
-            fetchDeadlineMs = nowMs;
+            fetchClient.scheduleAt(nowMs);
         }
     }
 
@@ -184,7 +182,7 @@ public final class RaftNode {
         } else if (message instanceof BeginQuorumEpoch begin) {
             handleBeginQuorumEpoch(begin, nowMs);
         } else if (message instanceof FetchRequest request) {
-            handleFetchRequest(request, nowMs);
+            fetchServer.serve(request, role, leaderId(), nowMs);
         } else if (message instanceof FetchResponse response) {
             handleFetchResponse(response, nowMs);
         } else if (message instanceof FetchSnapshotRequest request) {
@@ -223,11 +221,9 @@ public final class RaftNode {
         storage.flush();
         leader.progress().onLocalFlush(storage.endOffset());
         for (int i = 0; i < payloads.size(); i++) {
-            CompletableFuture<Long> committed = new CompletableFuture<>();
-            pendingProposals.put(first + i, committed);
-            futures.add(committed);
+            futures.add(highWatermark.awaitCommit(first + i));
         }
-        maybeAdvanceHighWatermark(leader);
+        highWatermark.maybeAdvanceAsLeader(leader);
         return futures;
     }
 
@@ -240,33 +236,31 @@ public final class RaftNode {
      */
     public void onPeerUnreachable(int peer, long nowMs) {
         if (role instanceof Follower follower && follower.leaderId() == peer) {
-            lastLeaderContactMs = Long.MIN_VALUE / 2;
-            long delayMs = config.electionJitterMs() == 0 ? 0 : random.nextInt((int) config.electionJitterMs() / 2 + 1);
-            electionDeadlineMs = Math.min(electionDeadlineMs, nowMs + delayMs);
+            electionTimer.onLeaderUnreachable(nowMs);
         }
     }
 
     /** Fires whatever timers expired by {@code nowMs}; harmless to call early or often. */
     public void tick(long nowMs) {
-        maybeCheckpointHighWatermark(nowMs);
+        highWatermark.maybeCheckpoint(nowMs);
         if (role instanceof Leader leader) {
             pollLeader(leader, nowMs);
             return;
         }
-        if (nowMs >= electionDeadlineMs) {
+        if (nowMs >= electionTimer.deadlineMs()) {
             onElectionTimeout(nowMs);
-        } else if (nowMs >= fetchDeadlineMs) {
-            onFetchTimeout(nowMs);
+        } else if (nowMs >= fetchClient.deadlineMs()) {
+            fetchClient.onTimeout(role, nowMs);
         }
     }
 
     /** The time by which {@link #tick} must next be called. */
     public long nextDeadlineMs() {
-        long checkpointMs = highWatermark > durableHighWatermark ? highWatermarkCheckpointDueMs : Long.MAX_VALUE;
+        long checkpointMs = highWatermark.nextCheckpointMs();
         if (role instanceof Leader) {
-            return Math.min(checkpointMs, Math.min(beginQuorumDeadlineMs, checkQuorumDeadlineMs));
+            return Math.min(checkpointMs, leaderDuties.nextDeadlineMs());
         }
-        return Math.min(checkpointMs, Math.min(electionDeadlineMs, fetchDeadlineMs));
+        return Math.min(checkpointMs, Math.min(electionTimer.deadlineMs(), fetchClient.deadlineMs()));
     }
 
     // ---------------------------------------------------------------- snapshots, driver side
@@ -286,23 +280,7 @@ public final class RaftNode {
      * the log start. Durable when this returns.
      */
     public SnapshotInfo createSnapshot(long endOffset, byte[] content, long nowMs) {
-        long start = storage.startOffset();
-        if (endOffset <= start || endOffset > highWatermark) {
-            throw new IllegalArgumentException(logPrefix + "a snapshot must end in (" + start + ", " + highWatermark
-                    + "] (after the log start, at most the high watermark), not at " + endOffset);
-        }
-        OffsetAndEpoch id =
-                new OffsetAndEpoch(endOffset, storage.entry(endOffset - 1).epoch());
-        storage.installSnapshot(id, content);
-        epochIndex.onPrefixTruncated(id);
-        snapshotSchedule.restart(storage, highWatermark, nowMs);
-        LOGGER.debug(
-                "{}snapshot {} taken ({} bytes); log now starts at {}",
-                logPrefix,
-                id,
-                content.length,
-                storage.startOffset());
-        return storage.latestSnapshot().orElseThrow();
+        return localSnapshots.take(endOffset, content, nowMs);
     }
 
     /** The latest snapshot, taken here or downloaded from a leader. */
@@ -315,22 +293,7 @@ public final class RaftNode {
      * {@link #logStartOffset()} loads this, then applies the log from the snapshot's end.
      */
     public byte[] readLatestSnapshot() {
-        SnapshotInfo info =
-                storage.latestSnapshot().orElseThrow(() -> new IllegalStateException(logPrefix + "no snapshot"));
-        byte[] content = new byte[Math.toIntExact(info.sizeBytes())];
-        int at = 0;
-        while (at < content.length) {
-            byte[] chunk = storage.readSnapshot(info.id(), at, Math.min(content.length - at, 1 << 20))
-                    .orElseThrow(() -> new IllegalStateException(logPrefix + "snapshot " + info + " vanished"));
-            System.arraycopy(chunk, 0, content, at, chunk.length);
-            at += chunk.length;
-        }
-        CRC32C crc = new CRC32C();
-        crc.update(content, 0, content.length);
-        if ((int) crc.getValue() != info.crc32c()) {
-            throw new IllegalStateException(logPrefix + "snapshot " + info + " fails its checksum on read");
-        }
-        return content;
+        return localSnapshots.readLatest();
     }
 
     // ---------------------------------------------------------------- observers of state
@@ -354,9 +317,7 @@ public final class RaftNode {
      * after it last heard from its leader, and any majority shares a voter with the one that fetched.
      */
     public boolean leadershipConfirmedWithin(long nowMs, long windowMs) {
-        return role instanceof Leader leader
-                && nowMs - leaderSinceMs > windowMs
-                && leader.progress().heardFromMajority(nowMs, windowMs);
+        return role instanceof Leader leader && leaderDuties.confirmedWithin(leader, nowMs, windowMs);
     }
 
     public boolean isVoter() {
@@ -379,7 +340,7 @@ public final class RaftNode {
         if (!(role instanceof Leader leader)) {
             return Optional.empty();
         }
-        return Optional.of(leader.progress().describe(leader.epoch(), highWatermark, nowMs));
+        return Optional.of(leader.progress().describe(leader.epoch(), highWatermark.value(), nowMs));
     }
 
     /** Short name of the current role, for logs and traces. */
@@ -388,7 +349,7 @@ public final class RaftNode {
     }
 
     public long highWatermark() {
-        return highWatermark;
+        return highWatermark.value();
     }
 
     /**
@@ -397,7 +358,7 @@ public final class RaftNode {
      * checkpointed in an earlier life, and state built from it may be long out of date.
      */
     public boolean hasCaughtUpWithQuorum() {
-        return caughtUpWithQuorum;
+        return highWatermark.caughtUpWithQuorum();
     }
 
     public long endOffset() {
@@ -420,7 +381,7 @@ public final class RaftNode {
     @Override
     public String toString() {
         return "RaftNode(" + nodeId + " " + roleName() + " epoch=" + epoch() + " leader=" + leaderId() + " start="
-                + logStartOffset() + " end=" + endOffset() + " hw=" + highWatermark
+                + logStartOffset() + " end=" + endOffset() + " hw=" + highWatermark.value()
                 + (snapshots.downloading() ? " " + snapshots.download() : "") + ")";
     }
 
@@ -428,37 +389,18 @@ public final class RaftNode {
 
     private void handleVoteRequest(VoteRequest request, long nowMs) {
         if (request.preVote()) {
-            boolean granted = mayGrantPreVote(request, nowMs);
+            boolean leaderHeard = electionTimer.leaderHeardRecently(nowMs);
+            boolean granted = voteRules.mayGrantPreVote(role, request, lastEntry(), leaderHeard);
             transport.send(new VoteResponse(nodeId, request.source(), epoch(), granted, true));
             return;
         }
-        boolean granted = request.epoch() == epoch() && mayVoteFor(request);
+        boolean granted = request.epoch() == epoch() && voteRules.mayVoteFor(role, request, lastEntry());
         if (granted && !electionState.hasVoted()) {
             persist(new ElectionState(epoch(), request.source(), NONE));
             role = new Unattached(epoch(), request.source());
             resetElectionTimer(nowMs);
         }
         transport.send(new VoteResponse(nodeId, request.source(), epoch(), granted, false));
-    }
-
-    private boolean mayGrantPreVote(VoteRequest request, long nowMs) {
-        if (!voter || !voters.contains(request.source()) || request.epoch() < epoch() || role instanceof Leader) {
-            return false;
-        }
-        boolean leaderAlive = role instanceof Follower && nowMs - lastLeaderContactMs < config.electionTimeoutMs();
-        return !leaderAlive && request.lastEntry().compareTo(lastEntry()) >= 0;
-    }
-
-    private boolean mayVoteFor(VoteRequest request) {
-        if (!voter || !voters.contains(request.source())) {
-            return false;
-        }
-        if (!(role instanceof Unattached unattached)) {
-            return false; // a candidate voted for itself; a follower or leader knows the epoch's leader
-        }
-        boolean freeToVote = unattached.votedFor() == NONE || unattached.votedFor() == request.source();
-        // Election restriction: only a candidate whose log holds everything we hold can hold every committed entry.
-        return freeToVote && request.lastEntry().compareTo(lastEntry()) >= 0;
     }
 
     private void handleVoteResponse(VoteResponse response, long nowMs) {
@@ -500,114 +442,11 @@ public final class RaftNode {
         transitionToFollower(begin.epoch(), begin.source(), nowMs);
     }
 
-    // ---------------------------------------------------------------- fetch, leader side
-
-    private void handleFetchRequest(FetchRequest request, long nowMs) {
-        if (!(role instanceof Leader leader) || request.epoch() != leader.epoch()) {
-            FetchError error = request.epoch() < epoch() ? FetchError.FENCED_EPOCH : FetchError.NOT_LEADER;
-            transport.send(new FetchResponse(
-                    nodeId,
-                    request.source(),
-                    epoch(),
-                    error,
-                    leaderId(),
-                    request.fetchOffset(),
-                    request.lastFetchedEpoch(),
-                    null,
-                    List.of(),
-                    highWatermark));
-            return;
-        }
-        Optional<OffsetAndEpoch> snapshotId = snapshots.snapshotToFetchInstead(request);
-        if (snapshotId.isPresent()) {
-            leader.progress().onContact(request.source(), nowMs);
-            transport.send(new FetchResponse(
-                    nodeId,
-                    request.source(),
-                    leader.epoch(),
-                    FetchError.NONE,
-                    nodeId,
-                    request.fetchOffset(),
-                    request.lastFetchedEpoch(),
-                    null,
-                    List.of(),
-                    highWatermark,
-                    snapshotId.get()));
-            return;
-        }
-        OffsetAndEpoch ours = epochIndex.endOffsetFor(request.lastFetchedEpoch(), storage.endOffset());
-        if (ours.epoch() != request.lastFetchedEpoch() || ours.offset() < request.fetchOffset()) {
-            transport.send(new FetchResponse(
-                    nodeId,
-                    request.source(),
-                    leader.epoch(),
-                    FetchError.NONE,
-                    nodeId,
-                    request.fetchOffset(),
-                    request.lastFetchedEpoch(),
-                    ours,
-                    List.of(),
-                    highWatermark));
-            return;
-        }
-        leader.progress().onFetch(request.source(), request.fetchOffset(), storage.endOffset(), nowMs);
-        maybeAdvanceHighWatermark(leader);
-        long end = Math.min(storage.endOffset(), request.fetchOffset() + config.maxFetchEntries());
-        List<LogEntry> entries = new ArrayList<>((int) (end - request.fetchOffset()));
-        long bytes = 0;
-        for (long offset = request.fetchOffset();
-                offset < end && (entries.isEmpty() || bytes < MAX_FETCH_BYTES);
-                offset++) {
-            LogEntry entry = storage.entry(offset);
-            entries.add(entry);
-            bytes += entry.payloadSize();
-        }
-        transport.send(new FetchResponse(
-                nodeId,
-                request.source(),
-                leader.epoch(),
-                FetchError.NONE,
-                nodeId,
-                request.fetchOffset(),
-                request.lastFetchedEpoch(),
-                null,
-                entries,
-                highWatermark));
-    }
-
-    private void maybeAdvanceHighWatermark(Leader leader) {
-        long majorityEnd = leader.progress().majorityEndOffset();
-        // Raft's commit rule: count replicas only for an entry of our own epoch. Entries from earlier epochs
-        // become committed with it, never on their own, or a later leader could still overwrite them.
-        if (majorityEnd <= highWatermark || storage.entry(majorityEnd - 1).epoch() != leader.epoch()) {
-            return;
-        }
-        advanceHighWatermark(majorityEnd);
-        caughtUpWithQuorum = true;
-        NavigableMap<Long, CompletableFuture<Long>> done = pendingProposals.headMap(majorityEnd, false);
-        List<Long> offsets = new ArrayList<>(done.keySet());
-        List<CompletableFuture<Long>> futures = new ArrayList<>(done.values());
-        done.clear();
-        for (int i = 0; i < offsets.size(); i++) {
-            futures.get(i).complete(offsets.get(i));
-        }
-    }
+    // ---------------------------------------------------------------- leader
 
     private void pollLeader(Leader leader, long nowMs) {
-        if (nowMs >= checkQuorumDeadlineMs) {
-            if (!leader.progress().heardFromMajority(nowMs, config.checkQuorumMs())) {
-                transitionToResigned(nowMs);
-                return;
-            }
-            checkQuorumDeadlineMs = nowMs + Math.max(1, config.checkQuorumMs() / 4);
-        }
-        if (nowMs >= beginQuorumDeadlineMs) {
-            // Voters that missed the announcement (lost message, partition, restart) would otherwise only find us
-            // by standing for election themselves.
-            for (int silent : leader.progress().silentVoters(nowMs, config.beginQuorumResendMs())) {
-                transport.send(new BeginQuorumEpoch(nodeId, silent, leader.epoch()));
-            }
-            beginQuorumDeadlineMs = nowMs + config.beginQuorumResendMs();
+        if (!leaderDuties.poll(leader, nowMs)) {
+            transitionToResigned(nowMs);
         }
     }
 
@@ -616,49 +455,11 @@ public final class RaftNode {
     private void handleFetchResponse(FetchResponse response, long nowMs) {
         Optional<Follower> fromLeader =
                 answerFromLeader(response.epoch(), response.source(), response.error(), response.leaderId(), nowMs);
-        if (fromLeader.isEmpty() || response.error() != FetchError.NONE || snapshots.downloading()) {
-            return;
-        }
-        Follower follower = fromLeader.get();
-        // Apply only to the log the request described; anything else is a late or duplicate answer.
-        if (response.fetchOffset() != storage.endOffset() || response.lastFetchedEpoch() != epochIndex.lastEpoch()) {
+        if (fromLeader.isEmpty() || response.error() != FetchError.NONE || !fetchClient.answersCurrentLog(response)) {
             return;
         }
         onLeaderContact(nowMs);
-        if (response.snapshotId() != null) {
-            snapshots.start(follower, response.snapshotId());
-            fetchDeadlineMs = nowMs + config.fetchTimeoutMs();
-            return;
-        }
-        if (response.divergingEpoch() != null) {
-            truncateDivergentSuffix(response.divergingEpoch());
-            sendFetch(follower.leaderId(), nowMs);
-            return;
-        }
-        for (LogEntry entry : response.entries()) {
-            if (entry.offset() != storage.endOffset()) {
-                throw new IllegalStateException(
-                        logPrefix + "non-contiguous fetch: " + entry + " at end " + storage.endOffset());
-            }
-            appendLocal(entry);
-        }
-        if (!response.entries().isEmpty()) {
-            storage.flush(); // the next fetch tells the leader these are stored, so they must be durable first
-        }
-        advanceHighWatermark(Math.min(response.highWatermark(), storage.endOffset()));
-        if (highWatermark >= response.highWatermark() && !caughtUpWithQuorum) {
-            caughtUpWithQuorum = true;
-            LOGGER.info(
-                    "{}caught up with the quorum's high watermark {} (leader {})",
-                    logPrefix,
-                    highWatermark,
-                    follower.leaderId());
-        }
-        if (response.entries().isEmpty()) {
-            fetchDeadlineMs = nowMs + config.fetchBackoffMs();
-        } else {
-            sendFetch(follower.leaderId(), nowMs);
-        }
+        fetchClient.onFetchResponse(fromLeader.get(), response, nowMs);
     }
 
     private void handleFetchSnapshotResponse(FetchSnapshotResponse response, long nowMs) {
@@ -667,19 +468,8 @@ public final class RaftNode {
         if (fromLeader.isEmpty() || !snapshots.expects(response)) {
             return;
         }
-        Follower follower = fromLeader.get();
         onLeaderContact(nowMs);
-        switch (snapshots.accept(follower, response)) {
-            case REQUESTED_NEXT -> fetchDeadlineMs = nowMs + config.fetchTimeoutMs();
-            case ABANDONED -> fetchDeadlineMs = nowMs + config.fetchBackoffMs();
-            case INSTALLED -> {
-                // the leader only snapshots what it committed
-                highWatermark = Math.max(highWatermark, response.snapshotId().offset());
-                snapshotSchedule.restart(storage, highWatermark, nowMs);
-                sendFetch(follower.leaderId(), nowMs);
-            }
-            case ALREADY_COVERED -> sendFetch(follower.leaderId(), nowMs);
-        }
+        fetchClient.onFetchSnapshotResponse(fromLeader.get(), response, nowMs);
     }
 
     /**
@@ -704,46 +494,7 @@ public final class RaftNode {
 
     /** The leader this node follows was heard from: it refuses pre-votes and waits for it a while longer. */
     private void onLeaderContact(long nowMs) {
-        lastLeaderContactMs = nowMs;
-        resetElectionTimer(nowMs);
-    }
-
-    private void truncateDivergentSuffix(OffsetAndEpoch leaderEnd) {
-        OffsetAndEpoch ours = epochIndex.endOffsetFor(leaderEnd.epoch(), storage.endOffset());
-        long truncateTo = Math.min(leaderEnd.offset(), ours.offset());
-        if (truncateTo < highWatermark) {
-            throw new IllegalStateException(logPrefix + "leader asks to truncate to " + truncateTo
-                    + ", below the high watermark " + highWatermark);
-        }
-        LOGGER.debug("{}truncating divergent log from {} to {}", logPrefix, storage.endOffset(), truncateTo);
-        storage.truncateTo(truncateTo);
-        epochIndex.onTruncate(truncateTo);
-    }
-
-    private void sendFetch(int destination, long nowMs) {
-        transport.send(new FetchRequest(nodeId, destination, epoch(), storage.endOffset(), epochIndex.lastEpoch()));
-        fetchDeadlineMs = nowMs + config.fetchTimeoutMs();
-    }
-
-    private void onFetchTimeout(long nowMs) {
-        if (role instanceof Follower follower && snapshots.downloading()) {
-            snapshots.requestChunk(follower);
-            fetchDeadlineMs = nowMs + config.fetchTimeoutMs();
-        } else if (role instanceof Follower follower) {
-            sendFetch(follower.leaderId(), nowMs);
-        } else if (role instanceof Prospective prospective && prospective.leaderId() != NONE) {
-            sendFetch(prospective.leaderId(), nowMs);
-        } else if (role instanceof Unattached) {
-            // Ask a random voter who leads; whoever knows answers with the leader and its epoch.
-            List<Integer> others = voters.stream().filter(v -> v != nodeId).toList();
-            if (others.isEmpty()) {
-                fetchDeadlineMs = Long.MAX_VALUE;
-            } else {
-                sendFetch(others.get(random.nextInt(others.size())), nowMs);
-            }
-        } else {
-            fetchDeadlineMs = Long.MAX_VALUE;
-        }
+        electionTimer.onLeaderContact(nowMs, electionArmed());
     }
 
     private void onElectionTimeout(long nowMs) {
@@ -775,7 +526,7 @@ public final class RaftNode {
         leaveLeadership();
         role = new Unattached(epoch, votedFor);
         resetElectionTimer(nowMs);
-        fetchDeadlineMs = nowMs + config.fetchBackoffMs();
+        fetchClient.scheduleAt(nowMs + config.fetchBackoffMs());
         LOGGER.debug("{}unattached in epoch {}", logPrefix, epoch);
     }
 
@@ -785,9 +536,8 @@ public final class RaftNode {
         persist(new ElectionState(epoch, votedFor, leaderId));
         leaveLeadership();
         role = new Follower(epoch, leaderId);
-        lastLeaderContactMs = nowMs;
-        resetElectionTimer(nowMs);
-        sendFetch(leaderId, nowMs);
+        onLeaderContact(nowMs);
+        fetchClient.send(leaderId, epoch, nowMs);
         LOGGER.debug("{}following {} in epoch {}", logPrefix, leaderId, epoch);
     }
 
@@ -802,8 +552,10 @@ public final class RaftNode {
         Prospective prospective = new Prospective(epoch(), nodeId, leaderId);
         role = prospective;
         resetElectionTimer(nowMs);
-        fetchDeadlineMs =
-                leaderId == NONE ? Long.MAX_VALUE : Math.min(fetchDeadlineMs, nowMs + config.fetchTimeoutMs());
+        fetchClient.scheduleAt(
+                leaderId == NONE
+                        ? Long.MAX_VALUE
+                        : Math.min(fetchClient.deadlineMs(), nowMs + config.fetchTimeoutMs()));
         LOGGER.debug("{}prospective in epoch {}", logPrefix, epoch());
         if (prospective.grants() > voters.size() / 2) {
             transitionToCandidate(nowMs);
@@ -826,7 +578,7 @@ public final class RaftNode {
         Candidate candidate = new Candidate(epoch, nodeId);
         role = candidate;
         resetElectionTimer(nowMs);
-        fetchDeadlineMs = Long.MAX_VALUE;
+        fetchClient.scheduleAt(Long.MAX_VALUE);
         LOGGER.debug("{}candidate in epoch {}", logPrefix, epoch);
         if (candidate.grants() > voters.size() / 2) {
             transitionToLeader(nowMs);
@@ -850,18 +602,16 @@ public final class RaftNode {
         appendLocal(LogEntry.leaderChange(epoch, storage.endOffset(), nodeId));
         storage.flush();
         progress.onLocalFlush(storage.endOffset());
-        electionDeadlineMs = Long.MAX_VALUE;
-        fetchDeadlineMs = Long.MAX_VALUE;
-        beginQuorumDeadlineMs = nowMs + config.beginQuorumResendMs();
-        checkQuorumDeadlineMs = nowMs + config.checkQuorumMs();
-        leaderSinceMs = nowMs;
+        electionTimer.stop();
+        fetchClient.scheduleAt(Long.MAX_VALUE);
+        leaderDuties.start(nowMs);
         LOGGER.debug("{}leader in epoch {}", logPrefix, epoch);
         for (int other : voters) {
             if (other != nodeId) {
                 transport.send(new BeginQuorumEpoch(nodeId, other, epoch));
             }
         }
-        maybeAdvanceHighWatermark(leader);
+        highWatermark.maybeAdvanceAsLeader(leader);
     }
 
     private void transitionToResigned(long nowMs) {
@@ -869,7 +619,7 @@ public final class RaftNode {
         leaveLeadership();
         role = new Resigned(epoch());
         resetElectionTimer(nowMs);
-        fetchDeadlineMs = Long.MAX_VALUE;
+        fetchClient.scheduleAt(Long.MAX_VALUE);
         LOGGER.debug("{}resigned in epoch {}", logPrefix, epoch());
     }
 
@@ -878,13 +628,8 @@ public final class RaftNode {
         if (!(role instanceof Leader)) {
             return;
         }
-        beginQuorumDeadlineMs = Long.MAX_VALUE;
-        checkQuorumDeadlineMs = Long.MAX_VALUE;
-        List<CompletableFuture<Long>> orphans = new ArrayList<>(pendingProposals.values());
-        pendingProposals.clear();
-        for (CompletableFuture<Long> orphan : orphans) {
-            orphan.completeExceptionally(new NotLeaderException("lost the leadership", NONE, epoch()));
-        }
+        leaderDuties.stop();
+        highWatermark.failPendingProposals(epoch());
     }
 
     // ---------------------------------------------------------------- helpers
@@ -896,22 +641,6 @@ public final class RaftNode {
 
     private OffsetAndEpoch lastEntry() {
         return new OffsetAndEpoch(storage.endOffset(), epochIndex.lastEpoch());
-    }
-
-    private void advanceHighWatermark(long candidate) {
-        for (long offset = highWatermark; offset < candidate; offset++) {
-            snapshotSchedule.onCommitted(storage.entry(offset));
-        }
-        highWatermark = Math.max(highWatermark, candidate);
-    }
-
-    /** Writes the high watermark to disk at most every checkpoint interval; everything below it is flushed. */
-    private void maybeCheckpointHighWatermark(long nowMs) {
-        if (highWatermark > durableHighWatermark && nowMs >= highWatermarkCheckpointDueMs) {
-            storage.writeHighWatermark(highWatermark);
-            durableHighWatermark = highWatermark;
-            highWatermarkCheckpointDueMs = nowMs + config.highWatermarkCheckpointMs();
-        }
     }
 
     private void appendLocal(LogEntry entry) {
@@ -930,11 +659,11 @@ public final class RaftNode {
     }
 
     private void resetElectionTimer(long nowMs) {
-        if (!voter && !(role instanceof Follower)) {
-            electionDeadlineMs = Long.MAX_VALUE;
-            return;
-        }
-        long jitterMs = config.electionJitterMs() == 0 ? 0 : (long) random.nextInt((int) config.electionJitterMs() + 1);
-        electionDeadlineMs = nowMs + config.electionTimeoutMs() + jitterMs;
+        electionTimer.reset(nowMs, electionArmed());
+    }
+
+    /** Whether this node has an election timeout: a voter always; an observer only while it follows a leader. */
+    private boolean electionArmed() {
+        return voter || role instanceof Follower;
     }
 }

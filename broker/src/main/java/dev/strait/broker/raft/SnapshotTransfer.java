@@ -90,11 +90,12 @@ final class SnapshotTransfer {
      * still holds the snapshot asked for, an error otherwise. {@code role} and {@code leaderId} are the node's.
      */
     void serve(FetchSnapshotRequest request, RaftRole role, int leaderId, long nowMs) {
-        if (!(role instanceof Leader leader) || request.epoch() != leader.epoch()) {
-            FetchError error = request.epoch() < role.epoch() ? FetchError.FENCED_EPOCH : FetchError.NOT_LEADER;
-            sendError(request, role.epoch(), leaderId, error);
+        FetchError refusal = RequestPreamble.check(role, request.epoch());
+        if (refusal != FetchError.NONE) {
+            sendError(request, role.epoch(), leaderId, refusal);
             return;
         }
+        Leader leader = (Leader) role;
         leader.progress().onContact(request.source(), nowMs);
         Optional<SnapshotInfo> latest = storage.latestSnapshot();
         if (latest.isEmpty() || !latest.get().id().equals(request.snapshotId())) {

@@ -9,6 +9,7 @@ import dev.strait.broker.log.LogReadResult;
 import dev.strait.broker.log.LogStorageException;
 import dev.strait.broker.log.OffsetOutOfRangeException;
 import dev.strait.broker.log.PartitionLog;
+import dev.strait.broker.log.PendingFlush;
 import dev.strait.broker.log.RecordBatchHeader;
 import dev.strait.broker.log.RecordBatches;
 import dev.strait.broker.log.TimestampAndOffset;
@@ -360,7 +361,7 @@ public final class Partition {
      * @return whether the high watermark moved
      */
     boolean flushForAck() {
-        Optional<PartitionLog.PendingFlush> pending;
+        Optional<PendingFlush> pending;
         synchronized (this) {
             pending = log.beginFlush();
         }
