@@ -1,5 +1,6 @@
 package dev.strait.broker.log;
 
+import dev.strait.time.Time;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

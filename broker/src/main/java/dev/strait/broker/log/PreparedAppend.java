@@ -1,5 +1,6 @@
 package dev.strait.broker.log;
 
+import dev.strait.time.Time;
 import java.nio.ByteBuffer;
 import java.util.List;
 
