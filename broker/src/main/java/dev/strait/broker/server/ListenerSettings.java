@@ -43,9 +43,9 @@ final class ListenerSettings {
     private final Map<Integer, Listener> voters;
 
     private ListenerSettings(Map<String, String> props) {
-        String value = props.get("listeners");
-        this.listeners = (value == null ? BrokerSettings.get("listeners").defaultValue() : value).trim();
-        this.controllerNames = controllerNames(props.get("controller.listener.names"));
+        String value = props.get(BrokerSettings.LISTENERS.name());
+        this.listeners = (value == null ? BrokerSettings.LISTENERS.defaultValue() : value).trim();
+        this.controllerNames = controllerNames(props.get(BrokerSettings.CONTROLLER_LISTENER_NAMES.name()));
         List<Listener> parsed = parseListeners("listeners", listeners);
         List<Listener> clients =
                 parsed.stream().filter(l -> !controllerNames.contains(l.name())).toList();
@@ -60,14 +60,15 @@ final class ListenerSettings {
                 .filter(l -> controllerNames.contains(l.name()))
                 .findFirst()
                 .orElse(null);
-        String map = props.get("listener.security.protocol.map");
+        String map = props.get(BrokerSettings.LISTENER_SECURITY_PROTOCOL_MAP.name());
         Map<String, String> explicit = protocolMap(map);
         this.protocols = listenerProtocols(map, explicit, parsed, controllerNames);
         this.controllerSecurityProtocol = controllerSecurityProtocol(explicit);
-        this.advertised = advertisedListeners(props.get("advertised.listeners"));
+        this.advertised = advertisedListeners(props.get(BrokerSettings.ADVERTISED_LISTENERS.name()));
         this.interBrokerListenerName = interBrokerListener(
-                props.get("inter.broker.listener.name"), props.get("security.inter.broker.protocol"));
-        this.voters = quorumVoters(props.get("controller.quorum.voters"));
+                props.get(BrokerSettings.INTER_BROKER_LISTENER_NAME.name()),
+                props.get(BrokerSettings.SECURITY_INTER_BROKER_PROTOCOL.name()));
+        this.voters = quorumVoters(props.get(BrokerSettings.CONTROLLER_QUORUM_VOTERS.name()));
     }
 
     /**
