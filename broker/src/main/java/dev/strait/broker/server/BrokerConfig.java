@@ -25,9 +25,9 @@ import org.slf4j.LoggerFactory;
  * parsed and checked against it here, once, into the typed fields the getters return (so a bad value, or a
  * setting read under a name or type the table does not declare, fails when the config is built, not when a
  * getter is first called), and keys that are no setting are logged and ignored. What the table cannot
- * say is checked here: the formats of listeners and voters (by {@link ListenerSettings}), and how settings fit
- * together (a controller needs a controller listener, the heartbeat must be shorter than the session, a secured
- * cluster must map its controller listener...).
+ * say is checked here: the formats of listeners (by {@link ListenerSettings}) and of voters and roles (by
+ * {@link QuorumSettings}), and how settings fit together (a controller needs a controller listener, the heartbeat
+ * must be shorter than the session, a secured cluster must map its controller listener...).
  *
  * <p>KRaft-style cluster settings: {@code process.roles} ({@code broker,controller} or {@code broker}),
  * {@code controller.quorum.voters} ({@code id@host:port,...}), {@code controller.listener.names}, a controller
@@ -63,8 +63,8 @@ public final class BrokerConfig {
     private final int port;
     private final List<Path> logDirs;
     private final Map<String, String> topicDefaults;
-    private final Set<String> processRoles;
     private final ListenerSettings listeners;
+    private final QuorumSettings quorum;
     private final int offsetsTopicReplicationFactor;
     private final long brokerSessionTimeoutMs;
     private final long brokerHeartbeatIntervalMs;
@@ -127,8 +127,7 @@ public final class BrokerConfig {
         this.listenerName = client.name();
         this.host = client.host();
         this.port = client.port();
-        this.processRoles = processRoles(props);
-        checkQuorum(props);
+        this.quorum = QuorumSettings.parse(props, nodeId, listeners);
         BrokerSetting<?> dirsSetting =
                 values.isSet(BrokerSettings.LOG_DIRS) ? BrokerSettings.LOG_DIRS : BrokerSettings.LOG_DIR;
         String dirsName = dirsSetting.name();
@@ -218,62 +217,6 @@ public final class BrokerConfig {
             return Path.of(value);
         } catch (InvalidPathException e) {
             throw new ConfigException(setting.name(), value, "not a path (" + e.getReason() + ")");
-        }
-    }
-
-    private static Set<String> processRoles(Map<String, String> props) {
-        String name = BrokerSettings.PROCESS_ROLES.name();
-        String value = props.get(name);
-        if (value == null) {
-            return Set.of();
-        }
-        Set<String> roles = new java.util.TreeSet<>();
-        for (String part : value.split(",")) {
-            String role = part.trim().toLowerCase(java.util.Locale.ROOT);
-            if (!role.equals("broker") && !role.equals("controller")) {
-                throw new ConfigException(name, value, "expected broker, controller or broker,controller");
-            }
-            roles.add(role);
-        }
-        if (!roles.contains("broker")) {
-            throw new ConfigException(
-                    name, value, "a controller-only node is not supported yet; use broker,controller");
-        }
-        return Collections.unmodifiableSet(roles);
-    }
-
-    private void checkQuorum(Map<String, String> props) {
-        Map<Integer, Listener> quorumVoters = listeners.voters();
-        Set<String> controllerNames = listeners.controllerNames();
-        if (quorumVoters.isEmpty()) {
-            if (!processRoles.isEmpty()) {
-                throw new ConfigException("Missing required configuration controller.quorum.voters: it is required "
-                        + "when process.roles is set");
-            }
-            return;
-        }
-        if (processRoles.isEmpty()) {
-            throw new ConfigException("Missing required configuration process.roles: it is required with "
-                    + "controller.quorum.voters (broker,controller or broker)");
-        }
-        if (controllerNames.isEmpty()) {
-            throw new ConfigException("Missing required configuration controller.listener.names: it is required "
-                    + "with controller.quorum.voters");
-        }
-        boolean controller = processRoles.contains("controller");
-        if (controller != quorumVoters.containsKey(nodeId)) {
-            throw new ConfigException(
-                    BrokerSettings.CONTROLLER_QUORUM_VOTERS.name(),
-                    props.get(BrokerSettings.CONTROLLER_QUORUM_VOTERS.name()),
-                    controller
-                            ? "node.id " + nodeId + " has the controller role but is not a voter"
-                            : "node.id " + nodeId + " is a voter but process.roles lacks controller");
-        }
-        if (controller && listeners.controllerListener().isEmpty()) {
-            throw new ConfigException(
-                    BrokerSettings.LISTENERS.name(),
-                    props.getOrDefault(BrokerSettings.LISTENERS.name(), ""),
-                    "a controller needs a listener named in controller.listener.names " + controllerNames);
         }
     }
 
@@ -444,17 +387,17 @@ public final class BrokerConfig {
 
     /** {@code process.roles} (empty for a standalone node). */
     public Set<String> processRoles() {
-        return processRoles;
+        return quorum.processRoles();
     }
 
     /** {@code controller.quorum.voters}: voter id to its controller endpoint; empty for a standalone node. */
     public Map<Integer, Listener> controllerQuorumVoters() {
-        return listeners.voters();
+        return quorum.voters();
     }
 
     /** Whether this node follows a controller quorum (otherwise it is a standalone one-node cluster). */
     public boolean hasControllerQuorum() {
-        return !listeners.voters().isEmpty();
+        return !quorum.voters().isEmpty();
     }
 
     /**
