@@ -45,16 +45,16 @@ public final class BrokerConfig {
 
     /** Broker-level topic defaults, mapped to the topic config names. */
     private static final Map<BrokerSetting<?>, String> TOPIC_DEFAULT_NAMES = Map.of(
-            BrokerSettings.LOG_RETENTION_MS, "retention.ms",
-            BrokerSettings.LOG_RETENTION_BYTES, "retention.bytes",
-            BrokerSettings.LOG_SEGMENT_BYTES, "segment.bytes",
-            BrokerSettings.LOG_ROLL_MS, "segment.ms",
-            BrokerSettings.MESSAGE_MAX_BYTES, "max.message.bytes",
-            BrokerSettings.LOG_MESSAGE_TIMESTAMP_TYPE, "message.timestamp.type",
-            BrokerSettings.LOG_CLEANUP_POLICY, "cleanup.policy",
-            BrokerSettings.LOG_INDEX_INTERVAL_BYTES, "index.interval.bytes",
-            BrokerSettings.LOG_CLEANER_DELETE_RETENTION_MS, "delete.retention.ms",
-            BrokerSettings.STRAIT_FLUSH_ON_ACK, LogConfig.FLUSH_ON_ACK);
+            TopicDefaultSettings.LOG_RETENTION_MS, "retention.ms",
+            TopicDefaultSettings.LOG_RETENTION_BYTES, "retention.bytes",
+            TopicDefaultSettings.LOG_SEGMENT_BYTES, "segment.bytes",
+            TopicDefaultSettings.LOG_ROLL_MS, "segment.ms",
+            TopicDefaultSettings.MESSAGE_MAX_BYTES, "max.message.bytes",
+            TopicDefaultSettings.LOG_MESSAGE_TIMESTAMP_TYPE, "message.timestamp.type",
+            TopicDefaultSettings.LOG_CLEANUP_POLICY, "cleanup.policy",
+            TopicDefaultSettings.LOG_INDEX_INTERVAL_BYTES, "index.interval.bytes",
+            TopicDefaultSettings.LOG_CLEANER_DELETE_RETENTION_MS, "delete.retention.ms",
+            TopicDefaultSettings.STRAIT_FLUSH_ON_ACK, LogConfig.FLUSH_ON_ACK);
 
     private final Map<String, String> originals;
     private final int nodeId;
@@ -116,12 +116,12 @@ public final class BrokerConfig {
                 LOGGER.warn(BrokerSettings.unknownWarning(name));
             }
         }
-        if (props.get(BrokerSettings.NODE_ID.name()) == null) {
+        if (props.get(NodeSettings.NODE_ID.name()) == null) {
             throw new ConfigException("Missing required configuration node.id: this node's id, an int >= 0 that is "
                     + "unique in the cluster");
         }
         SettingValues values = BrokerSettings.parse(props);
-        this.nodeId = values.get(BrokerSettings.NODE_ID);
+        this.nodeId = values.get(NodeSettings.NODE_ID);
         this.listeners = ListenerSettings.parse(props);
         Listener client = listeners.brokerListeners().get(0);
         this.listenerName = client.name();
@@ -129,7 +129,7 @@ public final class BrokerConfig {
         this.port = client.port();
         this.quorum = QuorumSettings.parse(props, nodeId, listeners);
         BrokerSetting<?> dirsSetting =
-                values.isSet(BrokerSettings.LOG_DIRS) ? BrokerSettings.LOG_DIRS : BrokerSettings.LOG_DIR;
+                values.isSet(NodeSettings.LOG_DIRS) ? NodeSettings.LOG_DIRS : NodeSettings.LOG_DIR;
         String dirsName = dirsSetting.name();
         String dirs = raw(dirsSetting);
         List<Path> paths = new ArrayList<>();
@@ -144,51 +144,51 @@ public final class BrokerConfig {
         this.logDirs = List.copyOf(paths);
         this.topicDefaults = parseTopicDefaults(values);
         this.offsetsTopicReplicationFactor = checkOffsetsTopicReplicationFactor(values);
-        this.brokerSessionTimeoutMs = values.get(BrokerSettings.BROKER_SESSION_TIMEOUT_MS);
-        this.brokerHeartbeatIntervalMs = values.get(BrokerSettings.BROKER_HEARTBEAT_INTERVAL_MS);
-        this.metricsPort = values.get(BrokerSettings.STRAIT_METRICS_PORT);
+        this.brokerSessionTimeoutMs = values.get(ClusterSettings.BROKER_SESSION_TIMEOUT_MS);
+        this.brokerHeartbeatIntervalMs = values.get(ClusterSettings.BROKER_HEARTBEAT_INTERVAL_MS);
+        this.metricsPort = values.get(NodeSettings.STRAIT_METRICS_PORT);
         this.metadataLogMaxRecordBytesBetweenSnapshots =
-                values.get(BrokerSettings.METADATA_LOG_MAX_RECORD_BYTES_BETWEEN_SNAPSHOTS);
-        this.metadataLogMaxSnapshotIntervalMs = values.get(BrokerSettings.METADATA_LOG_MAX_SNAPSHOT_INTERVAL_MS);
-        this.numNetworkThreads = values.get(BrokerSettings.NUM_NETWORK_THREADS);
-        this.numIoThreads = values.get(BrokerSettings.NUM_IO_THREADS);
-        this.queuedMaxRequests = values.get(BrokerSettings.QUEUED_MAX_REQUESTS);
-        this.socketRequestMaxBytes = values.get(BrokerSettings.SOCKET_REQUEST_MAX_BYTES);
-        this.offsetsTopicNumPartitions = values.get(BrokerSettings.OFFSETS_TOPIC_NUM_PARTITIONS);
-        this.offsetsTopicSegmentBytes = values.get(BrokerSettings.OFFSETS_TOPIC_SEGMENT_BYTES);
-        this.logCleanerEnable = values.get(BrokerSettings.LOG_CLEANER_ENABLE);
-        this.logCleanerBackoffMs = values.get(BrokerSettings.LOG_CLEANER_BACKOFF_MS);
-        this.logCleanerDedupeBufferSize = values.get(BrokerSettings.LOG_CLEANER_DEDUPE_BUFFER_SIZE);
-        this.defaultReplicationFactor = values.get(BrokerSettings.DEFAULT_REPLICATION_FACTOR);
-        this.flushOnAck = values.get(BrokerSettings.STRAIT_FLUSH_ON_ACK);
-        this.minInsyncReplicas = values.get(BrokerSettings.MIN_INSYNC_REPLICAS);
-        this.uncleanLeaderElectionEnable = values.get(BrokerSettings.UNCLEAN_LEADER_ELECTION_ENABLE);
-        this.replicaLagTimeMaxMs = values.get(BrokerSettings.REPLICA_LAG_TIME_MAX_MS);
-        this.replicaFetchMaxBytes = values.get(BrokerSettings.REPLICA_FETCH_MAX_BYTES);
-        this.replicaFetchMinBytes = values.get(BrokerSettings.REPLICA_FETCH_MIN_BYTES);
-        this.replicaFetchWaitMaxMs = values.get(BrokerSettings.REPLICA_FETCH_WAIT_MAX_MS);
-        this.replicaFetchBackoffMs = values.get(BrokerSettings.REPLICA_FETCH_BACKOFF_MS);
-        this.replicaSocketTimeoutMs = values.get(BrokerSettings.REPLICA_SOCKET_TIMEOUT_MS);
-        this.groupInitialRebalanceDelayMs = values.get(BrokerSettings.GROUP_INITIAL_REBALANCE_DELAY_MS);
-        this.groupMinSessionTimeoutMs = values.get(BrokerSettings.GROUP_MIN_SESSION_TIMEOUT_MS);
-        this.groupMaxSessionTimeoutMs = values.get(BrokerSettings.GROUP_MAX_SESSION_TIMEOUT_MS);
-        this.numPartitions = values.get(BrokerSettings.NUM_PARTITIONS);
-        this.autoCreateTopics = values.get(BrokerSettings.AUTO_CREATE_TOPICS_ENABLE);
-        this.retentionCheckIntervalMs = values.get(BrokerSettings.LOG_RETENTION_CHECK_INTERVAL_MS);
-        this.metricsHost = values.get(BrokerSettings.STRAIT_METRICS_HOST).trim();
-        this.bootIdFile = path(BrokerSettings.STRAIT_BOOT_ID_FILE, values.get(BrokerSettings.STRAIT_BOOT_ID_FILE));
-        this.metadataLogDir = values.find(BrokerSettings.METADATA_LOG_DIR)
+                values.get(ClusterSettings.METADATA_LOG_MAX_RECORD_BYTES_BETWEEN_SNAPSHOTS);
+        this.metadataLogMaxSnapshotIntervalMs = values.get(ClusterSettings.METADATA_LOG_MAX_SNAPSHOT_INTERVAL_MS);
+        this.numNetworkThreads = values.get(NodeSettings.NUM_NETWORK_THREADS);
+        this.numIoThreads = values.get(NodeSettings.NUM_IO_THREADS);
+        this.queuedMaxRequests = values.get(NodeSettings.QUEUED_MAX_REQUESTS);
+        this.socketRequestMaxBytes = values.get(NodeSettings.SOCKET_REQUEST_MAX_BYTES);
+        this.offsetsTopicNumPartitions = values.get(ConsumerGroupSettings.OFFSETS_TOPIC_NUM_PARTITIONS);
+        this.offsetsTopicSegmentBytes = values.get(ConsumerGroupSettings.OFFSETS_TOPIC_SEGMENT_BYTES);
+        this.logCleanerEnable = values.get(CompactionSettings.LOG_CLEANER_ENABLE);
+        this.logCleanerBackoffMs = values.get(CompactionSettings.LOG_CLEANER_BACKOFF_MS);
+        this.logCleanerDedupeBufferSize = values.get(CompactionSettings.LOG_CLEANER_DEDUPE_BUFFER_SIZE);
+        this.defaultReplicationFactor = values.get(ReplicationSettings.DEFAULT_REPLICATION_FACTOR);
+        this.flushOnAck = values.get(TopicDefaultSettings.STRAIT_FLUSH_ON_ACK);
+        this.minInsyncReplicas = values.get(ReplicationSettings.MIN_INSYNC_REPLICAS);
+        this.uncleanLeaderElectionEnable = values.get(ReplicationSettings.UNCLEAN_LEADER_ELECTION_ENABLE);
+        this.replicaLagTimeMaxMs = values.get(ReplicationSettings.REPLICA_LAG_TIME_MAX_MS);
+        this.replicaFetchMaxBytes = values.get(ReplicationSettings.REPLICA_FETCH_MAX_BYTES);
+        this.replicaFetchMinBytes = values.get(ReplicationSettings.REPLICA_FETCH_MIN_BYTES);
+        this.replicaFetchWaitMaxMs = values.get(ReplicationSettings.REPLICA_FETCH_WAIT_MAX_MS);
+        this.replicaFetchBackoffMs = values.get(ReplicationSettings.REPLICA_FETCH_BACKOFF_MS);
+        this.replicaSocketTimeoutMs = values.get(ReplicationSettings.REPLICA_SOCKET_TIMEOUT_MS);
+        this.groupInitialRebalanceDelayMs = values.get(ConsumerGroupSettings.GROUP_INITIAL_REBALANCE_DELAY_MS);
+        this.groupMinSessionTimeoutMs = values.get(ConsumerGroupSettings.GROUP_MIN_SESSION_TIMEOUT_MS);
+        this.groupMaxSessionTimeoutMs = values.get(ConsumerGroupSettings.GROUP_MAX_SESSION_TIMEOUT_MS);
+        this.numPartitions = values.get(TopicDefaultSettings.NUM_PARTITIONS);
+        this.autoCreateTopics = values.get(TopicDefaultSettings.AUTO_CREATE_TOPICS_ENABLE);
+        this.retentionCheckIntervalMs = values.get(TopicDefaultSettings.LOG_RETENTION_CHECK_INTERVAL_MS);
+        this.metricsHost = values.get(NodeSettings.STRAIT_METRICS_HOST).trim();
+        this.bootIdFile = path(ClusterSettings.STRAIT_BOOT_ID_FILE, values.get(ClusterSettings.STRAIT_BOOT_ID_FILE));
+        this.metadataLogDir = values.find(ClusterSettings.METADATA_LOG_DIR)
                 .filter(dir -> !dir.isBlank())
-                .map(dir -> path(BrokerSettings.METADATA_LOG_DIR, dir))
+                .map(dir -> path(ClusterSettings.METADATA_LOG_DIR, dir))
                 .orElse(null);
-        this.interBrokerSaslMechanism =
-                values.find(BrokerSettings.SASL_MECHANISM_INTER_BROKER_PROTOCOL).orElse(null);
+        this.interBrokerSaslMechanism = values.find(SecuritySettings.SASL_MECHANISM_INTER_BROKER_PROTOCOL)
+                .orElse(null);
         // The table's check has parsed it once already, so this cannot fail.
-        this.scramBootstrap = values.find(BrokerSettings.STRAIT_BOOTSTRAP_SCRAM_CREDENTIALS)
+        this.scramBootstrap = values.find(SecuritySettings.STRAIT_BOOTSTRAP_SCRAM_CREDENTIALS)
                 .filter(scram -> !scram.isBlank())
                 .map(ScramBootstrap::parse)
                 .orElse(null);
-        this.logCleanerIoMaxBytesPerSecond = values.find(BrokerSettings.LOG_CLEANER_IO_MAX_BYTES_PER_SECOND)
+        this.logCleanerIoMaxBytesPerSecond = values.find(CompactionSettings.LOG_CLEANER_IO_MAX_BYTES_PER_SECOND)
                 .filter(limit -> limit < Long.MAX_VALUE)
                 .map(Double::longValue)
                 .orElse(0L);
@@ -196,7 +196,7 @@ public final class BrokerConfig {
         long heartbeat = brokerHeartbeatIntervalMs();
         if (heartbeat >= session) {
             throw new ConfigException(
-                    BrokerSettings.BROKER_HEARTBEAT_INTERVAL_MS.name(),
+                    ClusterSettings.BROKER_HEARTBEAT_INTERVAL_MS.name(),
                     heartbeat,
                     "must be below broker.session.timeout.ms (" + session + ")");
         }
@@ -239,14 +239,14 @@ public final class BrokerConfig {
      */
     private Map<String, String> parseTopicDefaults(SettingValues values) {
         Map<String, String> defaults = new LinkedHashMap<>();
-        if (values.isSet(BrokerSettings.LOG_RETENTION_HOURS)) {
-            defaults.put("retention.ms", retentionMs(values.get(BrokerSettings.LOG_RETENTION_HOURS), 3_600_000L));
+        if (values.isSet(TopicDefaultSettings.LOG_RETENTION_HOURS)) {
+            defaults.put("retention.ms", retentionMs(values.get(TopicDefaultSettings.LOG_RETENTION_HOURS), 3_600_000L));
         }
-        if (values.isSet(BrokerSettings.LOG_RETENTION_MINUTES)) {
-            defaults.put("retention.ms", retentionMs(values.get(BrokerSettings.LOG_RETENTION_MINUTES), 60_000L));
+        if (values.isSet(TopicDefaultSettings.LOG_RETENTION_MINUTES)) {
+            defaults.put("retention.ms", retentionMs(values.get(TopicDefaultSettings.LOG_RETENTION_MINUTES), 60_000L));
         }
-        if (values.isSet(BrokerSettings.LOG_ROLL_HOURS)) {
-            defaults.put("segment.ms", Long.toString(values.get(BrokerSettings.LOG_ROLL_HOURS) * 3_600_000L));
+        if (values.isSet(TopicDefaultSettings.LOG_ROLL_HOURS)) {
+            defaults.put("segment.ms", Long.toString(values.get(TopicDefaultSettings.LOG_ROLL_HOURS) * 3_600_000L));
         }
         for (Map.Entry<BrokerSetting<?>, String> entry : TOPIC_DEFAULT_NAMES.entrySet()) {
             if (values.isSet(entry.getKey())) {
@@ -278,7 +278,7 @@ public final class BrokerConfig {
      * default (one replica).
      */
     private int checkOffsetsTopicReplicationFactor(SettingValues values) {
-        BrokerSetting<Integer> setting = BrokerSettings.OFFSETS_TOPIC_REPLICATION_FACTOR;
+        BrokerSetting<Integer> setting = ConsumerGroupSettings.OFFSETS_TOPIC_REPLICATION_FACTOR;
         int factor = values.get(setting);
         if (hasControllerQuorum()) {
             return factor;

@@ -39,15 +39,15 @@ final class ListenerSettings {
     private final String interBrokerListenerName;
 
     private ListenerSettings(Map<String, String> props) {
-        String value = props.get(BrokerSettings.LISTENERS.name());
-        this.listeners = (value == null ? BrokerSettings.LISTENERS.defaultValue() : value).trim();
-        this.controllerNames = controllerNames(props.get(BrokerSettings.CONTROLLER_LISTENER_NAMES.name()));
-        List<Listener> parsed = parseListeners(BrokerSettings.LISTENERS.name(), listeners);
+        String value = props.get(NodeSettings.LISTENERS.name());
+        this.listeners = (value == null ? NodeSettings.LISTENERS.defaultValue() : value).trim();
+        this.controllerNames = controllerNames(props.get(ClusterSettings.CONTROLLER_LISTENER_NAMES.name()));
+        List<Listener> parsed = parseListeners(NodeSettings.LISTENERS.name(), listeners);
         List<Listener> clients =
                 parsed.stream().filter(l -> !controllerNames.contains(l.name())).toList();
         if (clients.isEmpty()) {
             throw new ConfigException(
-                    BrokerSettings.LISTENERS.name(),
+                    NodeSettings.LISTENERS.name(),
                     listeners,
                     "no broker listener (every listener is named in controller.listener.names)");
         }
@@ -56,14 +56,14 @@ final class ListenerSettings {
                 .filter(l -> controllerNames.contains(l.name()))
                 .findFirst()
                 .orElse(null);
-        String map = props.get(BrokerSettings.LISTENER_SECURITY_PROTOCOL_MAP.name());
+        String map = props.get(SecuritySettings.LISTENER_SECURITY_PROTOCOL_MAP.name());
         Map<String, String> explicit = protocolMap(map);
         this.protocols = listenerProtocols(map, explicit, parsed, controllerNames);
         this.controllerSecurityProtocol = controllerSecurityProtocol(explicit);
-        this.advertised = advertisedListeners(props.get(BrokerSettings.ADVERTISED_LISTENERS.name()));
+        this.advertised = advertisedListeners(props.get(ClusterSettings.ADVERTISED_LISTENERS.name()));
         this.interBrokerListenerName = interBrokerListener(
-                props.get(BrokerSettings.INTER_BROKER_LISTENER_NAME.name()),
-                props.get(BrokerSettings.SECURITY_INTER_BROKER_PROTOCOL.name()));
+                props.get(SecuritySettings.INTER_BROKER_LISTENER_NAME.name()),
+                props.get(SecuritySettings.SECURITY_INTER_BROKER_PROTOCOL.name()));
     }
 
     /**
@@ -163,7 +163,7 @@ final class ListenerSettings {
             }
             if (names.isEmpty()) {
                 throw new ConfigException(
-                        BrokerSettings.CONTROLLER_LISTENER_NAMES.name(), value, "needs at least one name");
+                        ClusterSettings.CONTROLLER_LISTENER_NAMES.name(), value, "needs at least one name");
             }
         }
         return Collections.unmodifiableSet(names);
@@ -179,12 +179,12 @@ final class ListenerSettings {
             String[] pair = part.trim().split(":");
             if (pair.length != 2 || pair[0].isBlank()) {
                 throw new ConfigException(
-                        BrokerSettings.LISTENER_SECURITY_PROTOCOL_MAP.name(), value, "expected NAME:PROTOCOL,...");
+                        SecuritySettings.LISTENER_SECURITY_PROTOCOL_MAP.name(), value, "expected NAME:PROTOCOL,...");
             }
             String protocol = pair[1].trim().toUpperCase(Locale.ROOT);
             if (!SECURITY_PROTOCOLS.contains(protocol)) {
                 throw new ConfigException(
-                        BrokerSettings.LISTENER_SECURITY_PROTOCOL_MAP.name(),
+                        SecuritySettings.LISTENER_SECURITY_PROTOCOL_MAP.name(),
                         value,
                         "unknown security protocol " + pair[1].trim()
                                 + " (PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL)");
@@ -212,7 +212,7 @@ final class ListenerSettings {
                     // Kafka's rule: the PLAINTEXT default is only for an all-PLAINTEXT node without a map, so a
                     // secured cluster never ends up with an unencrypted controller listener by omission.
                     throw new ConfigException(
-                            BrokerSettings.LISTENER_SECURITY_PROTOCOL_MAP.name(),
+                            SecuritySettings.LISTENER_SECURITY_PROTOCOL_MAP.name(),
                             value,
                             "controller listener "
                                     + listener.name() + " defined in controller.listener.names is not in it; name its "
@@ -224,7 +224,7 @@ final class ListenerSettings {
             }
             if (protocol == null) {
                 throw new ConfigException(
-                        BrokerSettings.LISTENER_SECURITY_PROTOCOL_MAP.name(),
+                        SecuritySettings.LISTENER_SECURITY_PROTOCOL_MAP.name(),
                         value,
                         "no security protocol for listener " + listener.name() + ": map it, e.g. " + listener.name()
                                 + ":SASL_SSL (a controller listener must also be named in "
@@ -232,7 +232,7 @@ final class ListenerSettings {
             }
             if (controllerNames.contains(listener.name()) && protocol.startsWith("SASL")) {
                 throw new ConfigException(
-                        BrokerSettings.LISTENER_SECURITY_PROTOCOL_MAP.name(),
+                        SecuritySettings.LISTENER_SECURITY_PROTOCOL_MAP.name(),
                         value,
                         "the controller listener "
                                 + listener.name()
@@ -273,7 +273,7 @@ final class ListenerSettings {
     private String interBrokerListener(String name, String protocol) {
         if (name != null && protocol != null) {
             throw new ConfigException(
-                    BrokerSettings.SECURITY_INTER_BROKER_PROTOCOL.name(),
+                    SecuritySettings.SECURITY_INTER_BROKER_PROTOCOL.name(),
                     protocol,
                     "set inter.broker.listener.name or security.inter.broker.protocol, not both (as Kafka)");
         }
@@ -282,7 +282,7 @@ final class ListenerSettings {
             String wanted = name.trim().toUpperCase(Locale.ROOT);
             if (!names.contains(wanted)) {
                 throw new ConfigException(
-                        BrokerSettings.INTER_BROKER_LISTENER_NAME.name(),
+                        SecuritySettings.INTER_BROKER_LISTENER_NAME.name(),
                         name,
                         "is not a broker listener among listeners " + names
                                 + (controllerListener != null
@@ -301,7 +301,7 @@ final class ListenerSettings {
                     names.stream().filter(n -> wanted.equals(protocols.get(n))).toList();
             if (speaking.size() != 1) {
                 throw new ConfigException(
-                        BrokerSettings.SECURITY_INTER_BROKER_PROTOCOL.name(),
+                        SecuritySettings.SECURITY_INTER_BROKER_PROTOCOL.name(),
                         protocol,
                         (speaking.isEmpty()
                                         ? "no broker listener speaks it"
@@ -317,7 +317,7 @@ final class ListenerSettings {
             return "PLAINTEXT";
         }
         throw new ConfigException(
-                BrokerSettings.LISTENERS.name(),
+                NodeSettings.LISTENERS.name(),
                 listeners,
                 "several broker listeners " + names + ": set inter.broker.listener.name to the one replicas "
                         + "fetch from");
@@ -337,10 +337,10 @@ final class ListenerSettings {
             return Map.of();
         }
         Map<String, Listener> result = new LinkedHashMap<>();
-        for (Listener listener : parseListeners(BrokerSettings.ADVERTISED_LISTENERS.name(), value.trim())) {
+        for (Listener listener : parseListeners(ClusterSettings.ADVERTISED_LISTENERS.name(), value.trim())) {
             if (listener.host().equals("0.0.0.0") || listener.port() == 0) {
                 throw new ConfigException(
-                        BrokerSettings.ADVERTISED_LISTENERS.name(),
+                        ClusterSettings.ADVERTISED_LISTENERS.name(),
                         value,
                         "must name a reachable host and a port (not 0.0.0.0 or 0): " + listener.name());
             }

@@ -20,8 +20,8 @@ import java.util.regex.Pattern;
 final class QuorumSettings {
 
     private static final Pattern VOTER = Pattern.compile("(\\d+)@(\\[[^\\]]*\\]|[^:@]+):(\\d+)");
-    private static final String VOTERS = BrokerSettings.CONTROLLER_QUORUM_VOTERS.name();
-    private static final String ROLES = BrokerSettings.PROCESS_ROLES.name();
+    private static final String VOTERS = ClusterSettings.CONTROLLER_QUORUM_VOTERS.name();
+    private static final String ROLES = ClusterSettings.PROCESS_ROLES.name();
 
     private final Map<Integer, Listener> voters;
     private final Set<String> processRoles;
@@ -135,8 +135,8 @@ final class QuorumSettings {
         }
         if (controller && listeners.controllerListener().isEmpty()) {
             throw new ConfigException(
-                    BrokerSettings.LISTENERS.name(),
-                    props.getOrDefault(BrokerSettings.LISTENERS.name(), ""),
+                    NodeSettings.LISTENERS.name(),
+                    props.getOrDefault(NodeSettings.LISTENERS.name(), ""),
                     "a controller needs a listener named in controller.listener.names " + controllerNames);
         }
     }

@@ -230,8 +230,8 @@ class BrokerSettingsTest {
                 .isEqualTo(BrokerSecurityConfigs.SSL_CLIENT_AUTH_DEFAULT);
         assertThat(BrokerSettings.get("ssl.principal.mapping.rules").defaultValue())
                 .isEqualTo(BrokerSecurityConfigs.DEFAULT_SSL_PRINCIPAL_MAPPING_RULES);
-        assertThat(BrokerSettings.STRAIT_AUTHORIZER).isEqualTo(AclAuthorizer.class.getName());
-        assertThat(BrokerSettings.KAFKA_STANDARD_AUTHORIZER).isEqualTo(AclAuthorizer.KAFKA_STANDARD_AUTHORIZER);
+        assertThat(SecuritySettings.STRAIT_AUTHORIZER).isEqualTo(AclAuthorizer.class.getName());
+        assertThat(SecuritySettings.KAFKA_STANDARD_AUTHORIZER).isEqualTo(AclAuthorizer.KAFKA_STANDARD_AUTHORIZER);
     }
 
     /** As Kafka: log.retention.hours=-1 (or minutes) keeps records for good; it used to become -3600000 ms. */
