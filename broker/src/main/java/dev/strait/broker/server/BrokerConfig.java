@@ -25,9 +25,9 @@ import org.slf4j.LoggerFactory;
  * parsed and checked against it here, once, into the typed fields the getters return (so a bad value, or a
  * setting read under a name or type the table does not declare, fails when the config is built, not when a
  * getter is first called), and keys that are no setting are logged and ignored. What the table cannot
- * say is checked here: the formats of listeners and voters (by {@link ListenerSettings}), and how settings fit
- * together (a controller needs a controller listener, the heartbeat must be shorter than the session, a secured
- * cluster must map its controller listener...).
+ * say is checked here: the formats of listeners (by {@link ListenerSettings}) and of voters and roles (by
+ * {@link QuorumSettings}), and how settings fit together (a controller needs a controller listener, the heartbeat
+ * must be shorter than the session, a secured cluster must map its controller listener...).
  *
  * <p>KRaft-style cluster settings: {@code process.roles} ({@code broker,controller} or {@code broker}),
  * {@code controller.quorum.voters} ({@code id@host:port,...}), {@code controller.listener.names}, a controller
@@ -43,18 +43,18 @@ public final class BrokerConfig {
 
     private static final Logger LOGGER = LoggerFactory.getLogger(BrokerConfig.class);
 
-    /** Broker-level names of topic defaults, mapped to the topic config names. */
-    private static final Map<String, String> TOPIC_DEFAULT_NAMES = Map.of(
-            "log.retention.ms", "retention.ms",
-            "log.retention.bytes", "retention.bytes",
-            "log.segment.bytes", "segment.bytes",
-            "log.roll.ms", "segment.ms",
-            "message.max.bytes", "max.message.bytes",
-            "log.message.timestamp.type", "message.timestamp.type",
-            "log.cleanup.policy", "cleanup.policy",
-            "log.index.interval.bytes", "index.interval.bytes",
-            "log.cleaner.delete.retention.ms", "delete.retention.ms",
-            "strait.flush.on.ack", LogConfig.FLUSH_ON_ACK);
+    /** Broker-level topic defaults, mapped to the topic config names. */
+    private static final Map<BrokerSetting<?>, String> TOPIC_DEFAULT_NAMES = Map.of(
+            TopicDefaultSettings.LOG_RETENTION_MS, "retention.ms",
+            TopicDefaultSettings.LOG_RETENTION_BYTES, "retention.bytes",
+            TopicDefaultSettings.LOG_SEGMENT_BYTES, "segment.bytes",
+            TopicDefaultSettings.LOG_ROLL_MS, "segment.ms",
+            TopicDefaultSettings.MESSAGE_MAX_BYTES, "max.message.bytes",
+            TopicDefaultSettings.LOG_MESSAGE_TIMESTAMP_TYPE, "message.timestamp.type",
+            TopicDefaultSettings.LOG_CLEANUP_POLICY, "cleanup.policy",
+            TopicDefaultSettings.LOG_INDEX_INTERVAL_BYTES, "index.interval.bytes",
+            TopicDefaultSettings.LOG_CLEANER_DELETE_RETENTION_MS, "delete.retention.ms",
+            TopicDefaultSettings.STRAIT_FLUSH_ON_ACK, LogConfig.FLUSH_ON_ACK);
 
     private final Map<String, String> originals;
     private final int nodeId;
@@ -63,8 +63,8 @@ public final class BrokerConfig {
     private final int port;
     private final List<Path> logDirs;
     private final Map<String, String> topicDefaults;
-    private final Set<String> processRoles;
     private final ListenerSettings listeners;
+    private final QuorumSettings quorum;
     private final int offsetsTopicReplicationFactor;
     private final long brokerSessionTimeoutMs;
     private final long brokerHeartbeatIntervalMs;
@@ -116,25 +116,26 @@ public final class BrokerConfig {
                 LOGGER.warn(BrokerSettings.unknownWarning(name));
             }
         }
-        if (props.get("node.id") == null) {
+        if (props.get(NodeSettings.NODE_ID.name()) == null) {
             throw new ConfigException("Missing required configuration node.id: this node's id, an int >= 0 that is "
                     + "unique in the cluster");
         }
         SettingValues values = BrokerSettings.parse(props);
-        this.nodeId = values.intValue("node.id");
+        this.nodeId = values.get(NodeSettings.NODE_ID);
         this.listeners = ListenerSettings.parse(props);
         Listener client = listeners.brokerListeners().get(0);
         this.listenerName = client.name();
         this.host = client.host();
         this.port = client.port();
-        this.processRoles = processRoles(props);
-        checkQuorum(props);
-        String dirsName = values.isSet("log.dirs") ? "log.dirs" : "log.dir";
-        String dirs = raw(dirsName);
+        this.quorum = QuorumSettings.parse(props, nodeId, listeners);
+        BrokerSetting<?> dirsSetting =
+                values.isSet(NodeSettings.LOG_DIRS) ? NodeSettings.LOG_DIRS : NodeSettings.LOG_DIR;
+        String dirsName = dirsSetting.name();
+        String dirs = raw(dirsSetting);
         List<Path> paths = new ArrayList<>();
         for (String dir : dirs.split(",")) {
             if (!dir.isBlank()) {
-                paths.add(path(dirsName, dir.trim()));
+                paths.add(path(dirsSetting, dir.trim()));
             }
         }
         if (paths.isEmpty()) {
@@ -143,129 +144,79 @@ public final class BrokerConfig {
         this.logDirs = List.copyOf(paths);
         this.topicDefaults = parseTopicDefaults(values);
         this.offsetsTopicReplicationFactor = checkOffsetsTopicReplicationFactor(values);
-        this.brokerSessionTimeoutMs = values.longValue("broker.session.timeout.ms");
-        this.brokerHeartbeatIntervalMs = values.longValue("broker.heartbeat.interval.ms");
-        this.metricsPort = values.intValue("strait.metrics.port");
+        this.brokerSessionTimeoutMs = values.get(ClusterSettings.BROKER_SESSION_TIMEOUT_MS);
+        this.brokerHeartbeatIntervalMs = values.get(ClusterSettings.BROKER_HEARTBEAT_INTERVAL_MS);
+        this.metricsPort = values.get(NodeSettings.STRAIT_METRICS_PORT);
         this.metadataLogMaxRecordBytesBetweenSnapshots =
-                values.longValue("metadata.log.max.record.bytes.between.snapshots");
-        this.metadataLogMaxSnapshotIntervalMs = values.longValue("metadata.log.max.snapshot.interval.ms");
-        this.numNetworkThreads = values.intValue("num.network.threads");
-        this.numIoThreads = values.intValue("num.io.threads");
-        this.queuedMaxRequests = values.intValue("queued.max.requests");
-        this.socketRequestMaxBytes = values.intValue("socket.request.max.bytes");
-        this.offsetsTopicNumPartitions = values.intValue("offsets.topic.num.partitions");
-        this.offsetsTopicSegmentBytes = values.intValue("offsets.topic.segment.bytes");
-        this.logCleanerEnable = values.booleanValue("log.cleaner.enable");
-        this.logCleanerBackoffMs = values.longValue("log.cleaner.backoff.ms");
-        this.logCleanerDedupeBufferSize = values.longValue("log.cleaner.dedupe.buffer.size");
-        this.defaultReplicationFactor = values.intValue("default.replication.factor");
-        this.flushOnAck = values.booleanValue("strait.flush.on.ack");
-        this.minInsyncReplicas = values.intValue("min.insync.replicas");
-        this.uncleanLeaderElectionEnable = values.booleanValue("unclean.leader.election.enable");
-        this.replicaLagTimeMaxMs = values.longValue("replica.lag.time.max.ms");
-        this.replicaFetchMaxBytes = values.intValue("replica.fetch.max.bytes");
-        this.replicaFetchMinBytes = values.intValue("replica.fetch.min.bytes");
-        this.replicaFetchWaitMaxMs = values.intValue("replica.fetch.wait.max.ms");
-        this.replicaFetchBackoffMs = values.intValue("replica.fetch.backoff.ms");
-        this.replicaSocketTimeoutMs = values.intValue("replica.socket.timeout.ms");
-        this.groupInitialRebalanceDelayMs = values.intValue("group.initial.rebalance.delay.ms");
-        this.groupMinSessionTimeoutMs = values.intValue("group.min.session.timeout.ms");
-        this.groupMaxSessionTimeoutMs = values.intValue("group.max.session.timeout.ms");
-        this.numPartitions = values.intValue("num.partitions");
-        this.autoCreateTopics = values.booleanValue("auto.create.topics.enable");
-        this.retentionCheckIntervalMs = values.longValue("log.retention.check.interval.ms");
-        this.metricsHost = values.stringValue("strait.metrics.host").trim();
-        this.bootIdFile = path(
-                "strait.boot.id.file", values.stringValue("strait.boot.id.file").trim());
-        String metadataDir = values.stringValue("metadata.log.dir");
-        this.metadataLogDir =
-                metadataDir == null || metadataDir.isBlank() ? null : path("metadata.log.dir", metadataDir.trim());
-        this.interBrokerSaslMechanism = values.stringValue("sasl.mechanism.inter.broker.protocol");
-        String scram = values.stringValue(ScramBootstrap.CONFIG);
+                values.get(ClusterSettings.METADATA_LOG_MAX_RECORD_BYTES_BETWEEN_SNAPSHOTS);
+        this.metadataLogMaxSnapshotIntervalMs = values.get(ClusterSettings.METADATA_LOG_MAX_SNAPSHOT_INTERVAL_MS);
+        this.numNetworkThreads = values.get(NodeSettings.NUM_NETWORK_THREADS);
+        this.numIoThreads = values.get(NodeSettings.NUM_IO_THREADS);
+        this.queuedMaxRequests = values.get(NodeSettings.QUEUED_MAX_REQUESTS);
+        this.socketRequestMaxBytes = values.get(NodeSettings.SOCKET_REQUEST_MAX_BYTES);
+        this.offsetsTopicNumPartitions = values.get(ConsumerGroupSettings.OFFSETS_TOPIC_NUM_PARTITIONS);
+        this.offsetsTopicSegmentBytes = values.get(ConsumerGroupSettings.OFFSETS_TOPIC_SEGMENT_BYTES);
+        this.logCleanerEnable = values.get(CompactionSettings.LOG_CLEANER_ENABLE);
+        this.logCleanerBackoffMs = values.get(CompactionSettings.LOG_CLEANER_BACKOFF_MS);
+        this.logCleanerDedupeBufferSize = values.get(CompactionSettings.LOG_CLEANER_DEDUPE_BUFFER_SIZE);
+        this.defaultReplicationFactor = values.get(ReplicationSettings.DEFAULT_REPLICATION_FACTOR);
+        this.flushOnAck = values.get(TopicDefaultSettings.STRAIT_FLUSH_ON_ACK);
+        this.minInsyncReplicas = values.get(ReplicationSettings.MIN_INSYNC_REPLICAS);
+        this.uncleanLeaderElectionEnable = values.get(ReplicationSettings.UNCLEAN_LEADER_ELECTION_ENABLE);
+        this.replicaLagTimeMaxMs = values.get(ReplicationSettings.REPLICA_LAG_TIME_MAX_MS);
+        this.replicaFetchMaxBytes = values.get(ReplicationSettings.REPLICA_FETCH_MAX_BYTES);
+        this.replicaFetchMinBytes = values.get(ReplicationSettings.REPLICA_FETCH_MIN_BYTES);
+        this.replicaFetchWaitMaxMs = values.get(ReplicationSettings.REPLICA_FETCH_WAIT_MAX_MS);
+        this.replicaFetchBackoffMs = values.get(ReplicationSettings.REPLICA_FETCH_BACKOFF_MS);
+        this.replicaSocketTimeoutMs = values.get(ReplicationSettings.REPLICA_SOCKET_TIMEOUT_MS);
+        this.groupInitialRebalanceDelayMs = values.get(ConsumerGroupSettings.GROUP_INITIAL_REBALANCE_DELAY_MS);
+        this.groupMinSessionTimeoutMs = values.get(ConsumerGroupSettings.GROUP_MIN_SESSION_TIMEOUT_MS);
+        this.groupMaxSessionTimeoutMs = values.get(ConsumerGroupSettings.GROUP_MAX_SESSION_TIMEOUT_MS);
+        this.numPartitions = values.get(TopicDefaultSettings.NUM_PARTITIONS);
+        this.autoCreateTopics = values.get(TopicDefaultSettings.AUTO_CREATE_TOPICS_ENABLE);
+        this.retentionCheckIntervalMs = values.get(TopicDefaultSettings.LOG_RETENTION_CHECK_INTERVAL_MS);
+        this.metricsHost = values.get(NodeSettings.STRAIT_METRICS_HOST).trim();
+        this.bootIdFile = path(ClusterSettings.STRAIT_BOOT_ID_FILE, values.get(ClusterSettings.STRAIT_BOOT_ID_FILE));
+        this.metadataLogDir = values.find(ClusterSettings.METADATA_LOG_DIR)
+                .filter(dir -> !dir.isBlank())
+                .map(dir -> path(ClusterSettings.METADATA_LOG_DIR, dir))
+                .orElse(null);
+        this.interBrokerSaslMechanism = values.find(SecuritySettings.SASL_MECHANISM_INTER_BROKER_PROTOCOL)
+                .orElse(null);
         // The table's check has parsed it once already, so this cannot fail.
-        this.scramBootstrap = scram == null || scram.isBlank() ? null : ScramBootstrap.parse(scram);
-        Double ioLimit = values.doubleValue("log.cleaner.io.max.bytes.per.second");
-        this.logCleanerIoMaxBytesPerSecond = ioLimit == null || ioLimit >= Long.MAX_VALUE ? 0 : ioLimit.longValue();
+        this.scramBootstrap = values.find(SecuritySettings.STRAIT_BOOTSTRAP_SCRAM_CREDENTIALS)
+                .filter(scram -> !scram.isBlank())
+                .map(ScramBootstrap::parse)
+                .orElse(null);
+        this.logCleanerIoMaxBytesPerSecond = values.find(CompactionSettings.LOG_CLEANER_IO_MAX_BYTES_PER_SECOND)
+                .filter(limit -> limit < Long.MAX_VALUE)
+                .map(Double::longValue)
+                .orElse(0L);
         long session = brokerSessionTimeoutMs();
         long heartbeat = brokerHeartbeatIntervalMs();
         if (heartbeat >= session) {
             throw new ConfigException(
-                    "broker.heartbeat.interval.ms",
+                    ClusterSettings.BROKER_HEARTBEAT_INTERVAL_MS.name(),
                     heartbeat,
                     "must be below broker.session.timeout.ms (" + session + ")");
         }
     }
 
-    /** The text of {@code name} as set (trimmed), else its default. */
-    private String raw(String name) {
-        String value = originals.get(name);
+    /** The text of {@code setting} as set (trimmed), else its default. */
+    private String raw(BrokerSetting<?> setting) {
+        String value = originals.get(setting.name());
         if (value == null) {
-            value = BrokerSettings.get(name).defaultValue();
+            value = setting.defaultValue();
         }
         return value == null ? null : value.trim();
     }
 
     /** {@code value} of {@code setting} as a path, refused here rather than where the path is first used. */
-    private static Path path(String setting, String value) {
+    private static Path path(BrokerSetting<?> setting, String value) {
         try {
             return Path.of(value);
         } catch (InvalidPathException e) {
-            throw new ConfigException(setting, value, "not a path (" + e.getReason() + ")");
-        }
-    }
-
-    private static Set<String> processRoles(Map<String, String> props) {
-        String value = props.get("process.roles");
-        if (value == null) {
-            return Set.of();
-        }
-        Set<String> roles = new java.util.TreeSet<>();
-        for (String part : value.split(",")) {
-            String role = part.trim().toLowerCase(java.util.Locale.ROOT);
-            if (!role.equals("broker") && !role.equals("controller")) {
-                throw new ConfigException("process.roles", value, "expected broker, controller or broker,controller");
-            }
-            roles.add(role);
-        }
-        if (!roles.contains("broker")) {
-            throw new ConfigException(
-                    "process.roles", value, "a controller-only node is not supported yet; use broker,controller");
-        }
-        return Collections.unmodifiableSet(roles);
-    }
-
-    private void checkQuorum(Map<String, String> props) {
-        Map<Integer, Listener> quorumVoters = listeners.voters();
-        Set<String> controllerNames = listeners.controllerNames();
-        if (quorumVoters.isEmpty()) {
-            if (!processRoles.isEmpty()) {
-                throw new ConfigException("Missing required configuration controller.quorum.voters: it is required "
-                        + "when process.roles is set");
-            }
-            return;
-        }
-        if (processRoles.isEmpty()) {
-            throw new ConfigException("Missing required configuration process.roles: it is required with "
-                    + "controller.quorum.voters (broker,controller or broker)");
-        }
-        if (controllerNames.isEmpty()) {
-            throw new ConfigException("Missing required configuration controller.listener.names: it is required "
-                    + "with controller.quorum.voters");
-        }
-        boolean controller = processRoles.contains("controller");
-        if (controller != quorumVoters.containsKey(nodeId)) {
-            throw new ConfigException(
-                    "controller.quorum.voters",
-                    props.get("controller.quorum.voters"),
-                    controller
-                            ? "node.id " + nodeId + " has the controller role but is not a voter"
-                            : "node.id " + nodeId + " is a voter but process.roles lacks controller");
-        }
-        if (controller && listeners.controllerListener().isEmpty()) {
-            throw new ConfigException(
-                    "listeners",
-                    props.getOrDefault("listeners", ""),
-                    "a controller needs a listener named in controller.listener.names " + controllerNames);
+            throw new ConfigException(setting.name(), value, "not a path (" + e.getReason() + ")");
         }
     }
 
@@ -288,16 +239,16 @@ public final class BrokerConfig {
      */
     private Map<String, String> parseTopicDefaults(SettingValues values) {
         Map<String, String> defaults = new LinkedHashMap<>();
-        if (values.isSet("log.retention.hours")) {
-            defaults.put("retention.ms", retentionMs(values.intValue("log.retention.hours"), 3_600_000L));
+        if (values.isSet(TopicDefaultSettings.LOG_RETENTION_HOURS)) {
+            defaults.put("retention.ms", retentionMs(values.get(TopicDefaultSettings.LOG_RETENTION_HOURS), 3_600_000L));
         }
-        if (values.isSet("log.retention.minutes")) {
-            defaults.put("retention.ms", retentionMs(values.intValue("log.retention.minutes"), 60_000L));
+        if (values.isSet(TopicDefaultSettings.LOG_RETENTION_MINUTES)) {
+            defaults.put("retention.ms", retentionMs(values.get(TopicDefaultSettings.LOG_RETENTION_MINUTES), 60_000L));
         }
-        if (values.isSet("log.roll.hours")) {
-            defaults.put("segment.ms", Long.toString(values.intValue("log.roll.hours") * 3_600_000L));
+        if (values.isSet(TopicDefaultSettings.LOG_ROLL_HOURS)) {
+            defaults.put("segment.ms", Long.toString(values.get(TopicDefaultSettings.LOG_ROLL_HOURS) * 3_600_000L));
         }
-        for (Map.Entry<String, String> entry : TOPIC_DEFAULT_NAMES.entrySet()) {
+        for (Map.Entry<BrokerSetting<?>, String> entry : TOPIC_DEFAULT_NAMES.entrySet()) {
             if (values.isSet(entry.getKey())) {
                 defaults.put(entry.getValue(), raw(entry.getKey()));
             }
@@ -308,7 +259,7 @@ public final class BrokerConfig {
             } catch (IllegalArgumentException e) {
                 String brokerName = TOPIC_DEFAULT_NAMES.entrySet().stream()
                         .filter(n -> n.getValue().equals(entry.getKey()))
-                        .map(Map.Entry::getKey)
+                        .map(n -> n.getKey().name())
                         .findFirst()
                         .orElse(entry.getKey());
                 throw new ConfigException(brokerName, entry.getValue(), e.getMessage());
@@ -327,17 +278,17 @@ public final class BrokerConfig {
      * default (one replica).
      */
     private int checkOffsetsTopicReplicationFactor(SettingValues values) {
-        String name = "offsets.topic.replication.factor";
-        int factor = values.intValue(name);
+        BrokerSetting<Integer> setting = ConsumerGroupSettings.OFFSETS_TOPIC_REPLICATION_FACTOR;
+        int factor = values.get(setting);
         if (hasControllerQuorum()) {
             return factor;
         }
-        if (!values.isSet(name)) {
+        if (!values.isSet(setting)) {
             return -1;
         }
         if (factor > 1) {
             throw new ConfigException(
-                    name,
+                    setting.name(),
                     factor,
                     "a standalone node (no controller.quorum.voters) is a "
                             + "one-broker cluster: set it to 1, or configure a controller quorum");
@@ -436,17 +387,17 @@ public final class BrokerConfig {
 
     /** {@code process.roles} (empty for a standalone node). */
     public Set<String> processRoles() {
-        return processRoles;
+        return quorum.processRoles();
     }
 
     /** {@code controller.quorum.voters}: voter id to its controller endpoint; empty for a standalone node. */
     public Map<Integer, Listener> controllerQuorumVoters() {
-        return listeners.voters();
+        return quorum.voters();
     }
 
     /** Whether this node follows a controller quorum (otherwise it is a standalone one-node cluster). */
     public boolean hasControllerQuorum() {
-        return !listeners.voters().isEmpty();
+        return !quorum.voters().isEmpty();
     }
 
     /**

@@ -8,10 +8,13 @@ import java.util.function.Consumer;
 /**
  * One broker setting as {@link BrokerSettings} declares it: Kafka's name, its type, default, the values it
  * allows, the group it is documented in and one paragraph of documentation. It parses one value into its type
- * ({@link Integer}, {@link Long}, {@link Double}, {@link Boolean}, {@link String} or a {@code List<String>}),
- * failing with a {@link ConfigException} that names the setting, the value (never a password's) and what is
- * allowed.
+ * {@code T} ({@link Integer}, {@link Long}, {@link Double}, {@link Boolean}, {@link String} or a
+ * {@code List<String>}), failing with a {@link ConfigException} that names the setting, the value (never a
+ * password's) and what is allowed. The table declares each setting once as a constant of its Java type, so that
+ * {@link BrokerConfig} reads a value as {@code values.get(TopicDefaultSettings.LOG_SEGMENT_BYTES)}: no name to
+ * mistype and no cast to get wrong.
  *
+ * @param <T> the Java type of a parsed value, fixed by {@code type} (see the factories {@link #ofInt} etc.)
  * @param defaultValue the default as it would be written in a file; null when there is none
  * @param defaultDoc how the documentation states the default when it is not a plain value (or null)
  * @param min the smallest number allowed (for DOUBLE, compared as a double); null for no bound
@@ -22,7 +25,7 @@ import java.util.function.Consumer;
  * @param example the value {@code config/broker.properties} shows (the default when null)
  * @param inExample whether {@code config/broker.properties} sets it (otherwise it is shown commented out)
  */
-public record BrokerSetting(
+public record BrokerSetting<T>(
         String name,
         Type type,
         String defaultValue,
@@ -33,7 +36,7 @@ public record BrokerSetting(
         boolean ignoreCase,
         Scope scope,
         BrokerSettings.Group group,
-        Check check,
+        Check<T> check,
         String example,
         boolean inExample,
         String doc) {
@@ -71,9 +74,9 @@ public record BrokerSetting(
 
     /** A check of a parsed value beyond type, range and allowed values. */
     @FunctionalInterface
-    public interface Check {
+    public interface Check<T> {
         /** Why {@code value} is refused, or null if it is fine. */
-        String refusal(Object value);
+        String refusal(T value);
     }
 
     /** What a file or a message shows in place of a secret. */
@@ -83,9 +86,44 @@ public record BrokerSetting(
         allowed = List.copyOf(allowed);
     }
 
-    /** A setting of {@code type} with {@code defaultValue} (null for none); refine it with the methods below. */
-    static BrokerSetting of(String name, Type type, String defaultValue, BrokerSettings.Group group, String doc) {
-        Draft draft = new Draft();
+    /** An INT setting with {@code defaultValue} (null for none); refine it with the methods below. */
+    static BrokerSetting<Integer> ofInt(String name, String defaultValue, BrokerSettings.Group group, String doc) {
+        return of(name, Type.INT, defaultValue, group, doc);
+    }
+
+    static BrokerSetting<Long> ofLong(String name, String defaultValue, BrokerSettings.Group group, String doc) {
+        return of(name, Type.LONG, defaultValue, group, doc);
+    }
+
+    static BrokerSetting<Double> ofDouble(String name, String defaultValue, BrokerSettings.Group group, String doc) {
+        return of(name, Type.DOUBLE, defaultValue, group, doc);
+    }
+
+    static BrokerSetting<Boolean> ofBoolean(String name, String defaultValue, BrokerSettings.Group group, String doc) {
+        return of(name, Type.BOOLEAN, defaultValue, group, doc);
+    }
+
+    static BrokerSetting<String> ofString(String name, String defaultValue, BrokerSettings.Group group, String doc) {
+        return of(name, Type.STRING, defaultValue, group, doc);
+    }
+
+    static BrokerSetting<String> ofPassword(String name, String defaultValue, BrokerSettings.Group group, String doc) {
+        return of(name, Type.PASSWORD, defaultValue, group, doc);
+    }
+
+    static BrokerSetting<String> ofClass(String name, String defaultValue, BrokerSettings.Group group, String doc) {
+        return of(name, Type.CLASS, defaultValue, group, doc);
+    }
+
+    static BrokerSetting<List<String>> ofList(
+            String name, String defaultValue, BrokerSettings.Group group, String doc) {
+        return of(name, Type.LIST, defaultValue, group, doc);
+    }
+
+    /** Private so that only the factories above, each pairing a type with its Java type, choose {@code T}. */
+    private static <T> BrokerSetting<T> of(
+            String name, Type type, String defaultValue, BrokerSettings.Group group, String doc) {
+        Draft<T> draft = new Draft<>();
         draft.name = name;
         draft.type = type;
         draft.defaultValue = defaultValue;
@@ -96,40 +134,40 @@ public record BrokerSetting(
         return draft.build();
     }
 
-    BrokerSetting atLeast(long bound) {
+    BrokerSetting<T> atLeast(long bound) {
         return with(d -> d.min = bound);
     }
 
-    BrokerSetting between(long low, long high) {
+    BrokerSetting<T> between(long low, long high) {
         return with(d -> {
             d.min = low;
             d.max = high;
         });
     }
 
-    BrokerSetting oneOf(String... values) {
+    BrokerSetting<T> oneOf(String... values) {
         return with(d -> d.allowed = List.of(values));
     }
 
-    BrokerSetting anyCase() {
+    BrokerSetting<T> anyCase() {
         return with(d -> d.ignoreCase = true);
     }
 
-    BrokerSetting in(Scope where) {
+    BrokerSetting<T> in(Scope where) {
         return with(d -> d.scope = where);
     }
 
-    BrokerSetting checked(Check further) {
+    BrokerSetting<T> checked(Check<T> further) {
         return with(d -> d.check = further);
     }
 
     /** Documents the default in words (e.g. "the first of log.dirs") where it is no plain value. */
-    BrokerSetting defaultIs(String words) {
+    BrokerSetting<T> defaultIs(String words) {
         return with(d -> d.defaultDoc = words);
     }
 
     /** The value {@code config/broker.properties} shows, commented out. */
-    BrokerSetting example(String value) {
+    BrokerSetting<T> example(String value) {
         return with(d -> {
             d.example = value;
             d.inExample = false;
@@ -137,7 +175,7 @@ public record BrokerSetting(
     }
 
     /** The value {@code config/broker.properties} sets. */
-    BrokerSetting set(String value) {
+    BrokerSetting<T> set(String value) {
         return with(d -> {
             d.example = value;
             d.inExample = true;
@@ -145,8 +183,8 @@ public record BrokerSetting(
     }
 
     /** A copy of this setting with what {@code change} sets changed. */
-    private BrokerSetting with(Consumer<Draft> change) {
-        Draft draft = new Draft();
+    private BrokerSetting<T> with(Consumer<Draft<T>> change) {
+        Draft<T> draft = new Draft<>();
         draft.name = name;
         draft.type = type;
         draft.defaultValue = defaultValue;
@@ -169,7 +207,7 @@ public record BrokerSetting(
      * A setting's components while the table refines it, so that each refinement names only what it changes and
      * the table reads as a list of what is special about each setting.
      */
-    private static final class Draft {
+    private static final class Draft<T> {
         String name;
         Type type;
         String defaultValue;
@@ -180,13 +218,13 @@ public record BrokerSetting(
         boolean ignoreCase;
         Scope scope;
         BrokerSettings.Group group;
-        Check check;
+        Check<T> check;
         String example;
         boolean inExample;
         String doc;
 
-        BrokerSetting build() {
-            return new BrokerSetting(
+        BrokerSetting<T> build() {
+            return new BrokerSetting<>(
                     name,
                     type,
                     defaultValue,
@@ -220,15 +258,16 @@ public record BrokerSetting(
      *
      * @throws ConfigException naming {@code key}, the value and what is allowed
      */
-    public Object parse(String key, String raw) {
+    public T parse(String key, String raw) {
         String value = raw.trim();
-        Object parsed = switch (type) {
-            case INT, LONG -> parseWhole(key, raw, value);
-            case DOUBLE -> parseDouble(key, raw, value);
-            case BOOLEAN -> parseBoolean(key, raw, value);
-            case STRING, CLASS, PASSWORD -> checkAllowed(key, raw, value);
-            case LIST -> parseList(key, raw, value);
-        };
+        T parsed = typed(
+                switch (type) {
+                    case INT, LONG -> parseWhole(key, raw, value);
+                    case DOUBLE -> parseDouble(key, raw, value);
+                    case BOOLEAN -> parseBoolean(key, raw, value);
+                    case STRING, CLASS, PASSWORD -> checkAllowed(key, raw, value);
+                    case LIST -> parseList(key, raw, value);
+                });
         if (check != null) {
             String refusal = check.refusal(parsed);
             if (refusal != null) {
@@ -236,6 +275,15 @@ public record BrokerSetting(
             }
         }
         return parsed;
+    }
+
+    /**
+     * {@code value}, parsed as {@code type} says, as a {@code T}: the one unchecked cast of the table, safe because
+     * only the factories ({@link #ofInt} etc.) make settings, each pairing a type with the Java type it parses to.
+     */
+    @SuppressWarnings("unchecked")
+    private T typed(Object value) {
+        return (T) value;
     }
 
     private Object parseWhole(String key, String raw, String value) {

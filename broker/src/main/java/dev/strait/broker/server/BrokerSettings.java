@@ -1,16 +1,5 @@
 package dev.strait.broker.server;
 
-import static dev.strait.broker.server.BrokerSetting.Type.BOOLEAN;
-import static dev.strait.broker.server.BrokerSetting.Type.CLASS;
-import static dev.strait.broker.server.BrokerSetting.Type.DOUBLE;
-import static dev.strait.broker.server.BrokerSetting.Type.INT;
-import static dev.strait.broker.server.BrokerSetting.Type.LIST;
-import static dev.strait.broker.server.BrokerSetting.Type.LONG;
-import static dev.strait.broker.server.BrokerSetting.Type.PASSWORD;
-import static dev.strait.broker.server.BrokerSetting.Type.STRING;
-
-import dev.strait.broker.log.RecordBatchHeader;
-import dev.strait.broker.protocol.ScramBootstrap;
 import dev.strait.broker.server.BrokerSetting.Scope;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -28,6 +17,13 @@ import java.util.Set;
  * {@code config/broker.properties} and the broker section of {@code docs/reference.md} from it, so that what is
  * accepted, what is documented and what the example file shows cannot drift apart (a test compares the committed
  * file with a fresh rendering).
+ *
+ * <p>Each setting is a constant of its Java type ({@code BrokerSetting<Integer> NODE_ID}...), declared in the class
+ * of its {@link Group} ({@link NodeSettings}, {@link ClusterSettings}, {@link ReplicationSettings},
+ * {@link TopicDefaultSettings}, {@link CompactionSettings}, {@link ConsumerGroupSettings}, {@link SecuritySettings},
+ * {@link TlsSettings}), so that {@link BrokerConfig} reads values by constant rather than by name. This class
+ * gathers the groups into one table: {@link #all()} lists the settings in the order of the documentation, and
+ * settings are found here by name or key.
  *
  * <p>The checks here are per value (type, range, allowed values, format); checks across settings (a controller
  * needs a controller listener, the heartbeat must be shorter than the session...) are {@link BrokerConfig}'s.
@@ -75,683 +71,24 @@ public final class BrokerSettings {
         }
     }
 
-    /** Kafka's authorizer, which this broker implements over the ACLs in its metadata. */
-    static final String KAFKA_STANDARD_AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer";
-    /** The same authorizer under its own class name (a literal, so that rendering the docs loads no Kafka class). */
-    static final String STRAIT_AUTHORIZER = "dev.strait.broker.security.AclAuthorizer";
-
     private static final String LISTENER_PREFIX = "listener.name.";
 
-    private static final List<BrokerSetting> ALL = List.of(
-            // ---------------------------------------------------------------- the node
-            setting(
-                            "node.id",
-                            INT,
-                            null,
-                            Group.NODE,
-                            "This node's id, unique in the cluster; a voter's id is the id of"
-                                    + " its own entry in controller.quorum.voters.")
-                    .atLeast(0)
-                    .set("1"),
-            setting(
-                            "listeners",
-                            LIST,
-                            "PLAINTEXT://127.0.0.1:9092",
-                            Group.NODE,
-                            "Where the node listens, as NAME://host:port, comma separated: one or more broker"
-                                    + " listeners (e.g. one for clients, one for replication), and on a cluster node"
-                                    + " also the controller listener that controller.listener.names names. An empty host binds every interface; port 0 picks a free port. A"
-                                    + " listener speaks the security protocol listener.security.protocol.map gives"
-                                    + " it, or the one it is named after (PLAINTEXT, SSL, SASL_PLAINTEXT,"
-                                    + " SASL_SSL).")
-                    .set("PLAINTEXT://127.0.0.1:9092"),
-            setting(
-                            "log.dirs",
-                            LIST,
-                            null,
-                            Group.NODE,
-                            "The directory that holds the node's partitions and, unless metadata.log.dir is set,"
-                                    + " its metadata log. Only the first of a list is used yet (a warning says so).")
-                    .defaultIs("log.dir")
-                    .set("/tmp/strait-broker-1"),
-            setting("log.dir", STRING, "/tmp/strait-logs", Group.NODE, "The log directory when log.dirs is not set."),
-            setting(
-                            "num.network.threads",
-                            INT,
-                            "3",
-                            Group.NODE,
-                            "Threads that read requests from the connections and write the responses back.")
-                    .atLeast(1),
-            setting(
-                            "num.io.threads",
-                            INT,
-                            "8",
-                            Group.NODE,
-                            "Threads that handle the requests the network threads read.")
-                    .atLeast(1),
-            setting(
-                            "queued.max.requests",
-                            INT,
-                            "500",
-                            Group.NODE,
-                            "Requests read but not yet handled; when the queue is full the network threads stop"
-                                    + " reading until the I/O threads catch up.")
-                    .atLeast(1),
-            setting(
-                            "socket.request.max.bytes",
-                            INT,
-                            "104857600",
-                            Group.NODE,
-                            "The largest request the node reads; a connection that sends a larger one is closed.")
-                    .atLeast(1),
-            setting(
-                            "strait.metrics.port",
-                            INT,
-                            "-1",
-                            Group.NODE,
-                            "Serves the node's metrics (strait_broker_*: partitions led, under-replicated and"
-                                    + " under-min-ISR partitions, offline partitions, ISR shrinks and expansions,"
-                                    + " requests and their latency per API, active controller, applied metadata"
-                                    + " offset, fenced) as Prometheus text on http://<strait.metrics.host>:<port>"
-                                    + "/metrics; -1 serves none, 0 picks a free port.")
-                    .atLeast(-1)
-                    .example("9404"),
-            setting(
-                    "strait.metrics.host",
-                    STRING,
-                    "0.0.0.0",
-                    Group.NODE,
-                    "The address the metrics endpoint (strait.metrics.port) binds to."),
-            // ---------------------------------------------------------------- the cluster
-            setting(
-                            "process.roles",
-                            LIST,
-                            null,
-                            Group.CLUSTER,
-                            "The node's roles in a cluster: broker,controller (a broker and a voter of the"
-                                    + " controller quorum) or broker (a broker that follows the quorum). A"
-                                    + " controller-only node is not supported yet. Required with"
-                                    + " controller.quorum.voters.")
-                    .oneOf("broker", "controller")
-                    .anyCase()
-                    .defaultIs("none (a standalone node)")
-                    .example("broker,controller"),
-            setting(
-                            "controller.quorum.voters",
-                            LIST,
-                            null,
-                            Group.CLUSTER,
-                            "The controller quorum, id@host:port for each voter, comma separated; the same on every"
-                                    + " node. A voter binds the port of its own entry.")
-                    .defaultIs("none (a standalone node)")
-                    .example("1@host1:9093,2@host2:9093,3@host3:9093"),
-            setting(
-                            "controller.listener.names",
-                            LIST,
-                            null,
-                            Group.CLUSTER,
-                            "The name of the controller listener among listeners; required with"
-                                    + " controller.quorum.voters. Its port may be 0 on a voter, which then binds the"
-                                    + " port its controller.quorum.voters entry names.")
-                    .example("CONTROLLER"),
-            setting(
-                            "advertised.listeners",
-                            LIST,
-                            null,
-                            Group.CLUSTER,
-                            "The addresses clients and other brokers are told to reach each broker listener at, as"
-                                    + " NAME://host:port, comma separated, when they differ from the address the node"
-                                    + " binds (0.0.0.0, a container, a proxy). Each must name a host and a port (not"
-                                    + " 0.0.0.0 or 0).")
-                    .defaultIs("each listener's own address")
-                    .example("PLAINTEXT://host1:9092"),
-            setting(
-                            "metadata.log.dir",
-                            STRING,
-                            null,
-                            Group.CLUSTER,
-                            "Where the replicated metadata log (and its snapshots) lives.")
-                    .defaultIs("<the first of log.dirs>/__cluster_metadata-0"),
-            setting(
-                    "strait.boot.id.file",
-                    STRING,
-                    "/proc/sys/kernel/random/boot_id",
-                    Group.CLUSTER,
-                    "The file naming the machine's current boot. A node that stopped without a clean shutdown"
-                            + " but in the boot still running lost no write (the page cache kept them), so it"
-                            + " registers as after a clean shutdown and stays an eligible leader; after a"
-                            + " reboot it is taken out of every ISR and ELR (KIP-966). Change only to simulate"
-                            + " a power loss in tests."),
-            setting(
-                            "metadata.log.max.record.bytes.between.snapshots",
-                            LONG,
-                            "20971520",
-                            Group.CLUSTER,
-                            "A node snapshots its metadata image, and truncates the metadata log behind the"
-                                    + " snapshot, once this many bytes of records were committed since its latest"
-                                    + " snapshot.")
-                    .atLeast(1),
-            setting(
-                            "metadata.log.max.snapshot.interval.ms",
-                            LONG,
-                            "3600000",
-                            Group.CLUSTER,
-                            "A node also snapshots this long after its latest snapshot if anything was committed"
-                                    + " since; 0 turns this timer off.")
-                    .atLeast(0),
-            setting(
-                            "broker.session.timeout.ms",
-                            LONG,
-                            "9000",
-                            Group.CLUSTER,
-                            "A broker that has not heartbeated to the active controller for this long is fenced:"
-                                    + " its partitions elect other leaders, and it leaves their in-sync replicas unless it"
-                                    + " is the last one.")
-                    .atLeast(1),
-            setting(
-                            "broker.heartbeat.interval.ms",
-                            LONG,
-                            "2000",
-                            Group.CLUSTER,
-                            "How often a broker heartbeats to the active controller; must be below"
-                                    + " broker.session.timeout.ms.")
-                    .atLeast(1),
-            // ---------------------------------------------------------------- replication
-            setting(
-                            "default.replication.factor",
-                            INT,
-                            "1",
-                            Group.REPLICATION,
-                            "Replicas of each partition of a topic created without a replication factor.")
-                    .atLeast(1),
-            setting(
-                            "min.insync.replicas",
-                            INT,
-                            "1",
-                            Group.REPLICATION,
-                            "The in-sync replicas an acks=all produce needs: with fewer, it is refused with"
-                                    + " NOT_ENOUGH_REPLICAS. A topic may override it [min.insync.replicas].")
-                    .atLeast(1),
-            setting(
-                            "unclean.leader.election.enable",
-                            BOOLEAN,
-                            "false",
-                            Group.REPLICATION,
-                            "Only false is supported: a replica outside the in-sync replicas never becomes leader,"
-                                    + " so an acknowledged record is never given up for availability.")
-                    .checked(v -> Boolean.TRUE.equals(v)
-                            ? "not supported: leaders are elected from the in-sync replicas only"
-                            : null),
-            setting(
-                            "replica.lag.time.max.ms",
-                            LONG,
-                            "30000",
-                            Group.REPLICATION,
-                            "A follower that has not caught up with the leader's log end for this long leaves the"
-                                    + " in-sync replicas.")
-                    .atLeast(1),
-            setting(
-                            "max.incremental.fetch.session.cache.slots",
-                            INT,
-                            "1000",
-                            Group.REPLICATION,
-                            "How many incremental fetch sessions (KIP-227) this node keeps: a consumer of many"
-                                    + " partitions then names only those whose position changed. 0 turns them off"
-                                    + " (every fetch is a full fetch).")
-                    .atLeast(0),
-            setting(
-                            "replica.fetch.max.bytes",
-                            INT,
-                            "1048576",
-                            Group.REPLICATION,
-                            "Bytes per partition a follower asks for in one fetch.")
-                    .atLeast(1),
-            setting(
-                            "replica.fetch.min.bytes",
-                            INT,
-                            "1",
-                            Group.REPLICATION,
-                            "Bytes a follower's fetch waits for, up to replica.fetch.wait.max.ms.")
-                    .atLeast(1),
-            setting(
-                            "replica.fetch.wait.max.ms",
-                            INT,
-                            "500",
-                            Group.REPLICATION,
-                            "How long the leader may hold a follower's fetch waiting for new records.")
-                    .atLeast(0),
-            setting(
-                            "replica.fetch.backoff.ms",
-                            INT,
-                            "1000",
-                            Group.REPLICATION,
-                            "A follower's pause after a failed fetch before it tries again.")
-                    .atLeast(0),
-            setting(
-                            "replica.socket.timeout.ms",
-                            INT,
-                            "30000",
-                            Group.REPLICATION,
-                            "How long a follower waits for the answer to one of its requests to the leader.")
-                    .atLeast(1),
-            // ---------------------------------------------------------------- topic defaults
-            setting(
-                            "num.partitions",
-                            INT,
-                            "1",
-                            Group.TOPICS,
-                            "Partitions of a topic created without a partition count (an auto-created topic).")
-                    .atLeast(1),
-            setting(
-                    "auto.create.topics.enable",
-                    BOOLEAN,
-                    "true",
-                    Group.TOPICS,
-                    "Whether a metadata request that asks for a topic that does not exist creates it"
-                            + " (with num.partitions and default.replication.factor), as Kafka does."),
-            setting(
-                            "log.retention.ms",
-                            LONG,
-                            null,
-                            Group.TOPICS,
-                            "How long records are kept before their segment may be deleted; -1 keeps them for good"
-                                    + " [retention.ms].")
-                    .atLeast(-1)
-                    .defaultIs("log.retention.minutes, else log.retention.hours"),
-            setting(
-                            "log.retention.minutes",
-                            INT,
-                            null,
-                            Group.TOPICS,
-                            "log.retention.ms in minutes, used when log.retention.ms is not set; -1 keeps records"
-                                    + " for good.")
-                    .atLeast(-1)
-                    .defaultIs("log.retention.hours"),
-            setting(
-                            "log.retention.hours",
-                            INT,
-                            "168",
-                            Group.TOPICS,
-                            "log.retention.ms in hours, used when neither log.retention.ms nor"
-                                    + " log.retention.minutes is set; -1 keeps records for good.")
-                    .atLeast(-1),
-            setting(
-                            "log.retention.bytes",
-                            LONG,
-                            "-1",
-                            Group.TOPICS,
-                            "The size a partition's log may reach before its oldest segments are deleted; -1 for no"
-                                    + " limit [retention.bytes].")
-                    .atLeast(-1),
-            setting(
-                            "log.segment.bytes",
-                            INT,
-                            "1073741824",
-                            Group.TOPICS,
-                            "The size at which a partition's active segment is rolled [segment.bytes].")
-                    .atLeast(RecordBatchHeader.HEADER_SIZE_BYTES),
-            setting(
-                            "log.roll.ms",
-                            LONG,
-                            null,
-                            Group.TOPICS,
-                            "The age at which a partition's active segment is rolled even if not full, so that"
-                                    + " retention and compaction can reach its records [segment.ms].")
-                    .atLeast(1)
-                    .defaultIs("log.roll.hours"),
-            setting(
-                            "log.roll.hours",
-                            INT,
-                            "168",
-                            Group.TOPICS,
-                            "log.roll.ms in hours, used when log.roll.ms is not set.")
-                    .atLeast(1),
-            setting(
-                            "message.max.bytes",
-                            INT,
-                            "1048588",
-                            Group.TOPICS,
-                            "The largest record batch a partition accepts; a larger one is refused with"
-                                    + " MESSAGE_TOO_LARGE [max.message.bytes].")
-                    .atLeast(RecordBatchHeader.HEADER_SIZE_BYTES),
-            setting(
-                            "log.message.timestamp.type",
-                            STRING,
-                            "CreateTime",
-                            Group.TOPICS,
-                            "Whether a record keeps the producer's timestamp (CreateTime) or gets the broker's time"
-                                    + " of append (LogAppendTime) [message.timestamp.type].")
-                    .oneOf("CreateTime", "LogAppendTime"),
-            setting(
-                            "log.cleanup.policy",
-                            LIST,
-                            "delete",
-                            Group.TOPICS,
-                            "What happens to old segments: delete (by retention), compact (keep the latest record of"
-                                    + " each key) or both [cleanup.policy].")
-                    .oneOf("delete", "compact"),
-            setting(
-                            "log.index.interval.bytes",
-                            INT,
-                            "4096",
-                            Group.TOPICS,
-                            "Bytes of records between entries of a segment's offset and time indexes"
-                                    + " [index.interval.bytes].")
-                    .atLeast(0),
-            setting(
-                            "log.cleaner.delete.retention.ms",
-                            LONG,
-                            "86400000",
-                            Group.TOPICS,
-                            "How long compaction keeps a tombstone (a record with a null value) after it reached"
-                                    + " the cleaned part of the log, so that consumers can see the delete"
-                                    + " [delete.retention.ms].")
-                    .atLeast(0),
-            setting(
-                    "strait.flush.on.ack",
-                    BOOLEAN,
-                    "false",
-                    Group.TOPICS,
-                    "Acknowledge acks=all only once every in-sync replica has fsynced the records: the"
-                            + " leader fsyncs appends in groups and followers fsync what they fetched before"
-                            + " fetching on, and the high watermark counts flushed records only, so even"
-                            + " all nodes losing power at once loses no acknowledged record. Costs produce"
-                            + " latency and throughput (docs/benchmarks.md) [flush.on.ack]."),
-            setting(
-                            "log.retention.check.interval.ms",
-                            LONG,
-                            "300000",
-                            Group.TOPICS,
-                            "How often the broker deletes segments that retention no longer keeps.")
-                    .atLeast(1),
-            // ---------------------------------------------------------------- compaction
-            setting(
-                    "log.cleaner.enable",
-                    BOOLEAN,
-                    "true",
-                    Group.COMPACTION,
-                    "Whether topics with cleanup.policy compact are compacted."),
-            setting("log.cleaner.backoff.ms", LONG, "15000", Group.COMPACTION, "The cleaner's pause between rounds.")
-                    .atLeast(1),
-            setting(
-                            "log.cleaner.dedupe.buffer.size",
-                            LONG,
-                            "134217728",
-                            Group.COMPACTION,
-                            "Memory for the map from key to latest offset that a cleaning pass builds.")
-                    .atLeast(1),
-            setting(
-                            "log.cleaner.io.max.bytes.per.second",
-                            DOUBLE,
-                            null,
-                            Group.COMPACTION,
-                            "A cap on the cleaner's reads plus writes, in bytes per second.")
-                    .atLeast(1)
-                    .defaultIs("no limit"),
-            // ---------------------------------------------------------------- consumer groups
-            setting(
-                            "offsets.topic.num.partitions",
-                            INT,
-                            "5",
-                            Group.GROUPS,
-                            "Partitions of __consumer_offsets; only read when the topic is created.")
-                    .atLeast(1),
-            setting(
-                            "offsets.topic.replication.factor",
-                            INT,
-                            "3",
-                            Group.GROUPS,
-                            "Replicas of each partition of __consumer_offsets, which is created once that many"
-                                    + " brokers registered (until then group and offset requests answer"
-                                    + " COORDINATOR_NOT_AVAILABLE and clients retry). A standalone node only takes 1.")
-                    .between(1, Short.MAX_VALUE)
-                    .defaultIs("3 in a cluster, as Kafka; 1 on a standalone node"),
-            setting(
-                            "offsets.topic.segment.bytes",
-                            INT,
-                            "104857600",
-                            Group.GROUPS,
-                            "The segment size of __consumer_offsets, which is compacted.")
-                    .atLeast(1),
-            setting(
-                            "group.initial.rebalance.delay.ms",
-                            INT,
-                            "3000",
-                            Group.GROUPS,
-                            "How long the first rebalance of an empty group waits for more members to join.")
-                    .atLeast(0),
-            setting(
-                            "group.min.session.timeout.ms",
-                            INT,
-                            "6000",
-                            Group.GROUPS,
-                            "The shortest session timeout a group member may ask for.")
-                    .atLeast(0),
-            setting(
-                            "group.max.session.timeout.ms",
-                            INT,
-                            "1800000",
-                            Group.GROUPS,
-                            "The longest session timeout a group member may ask for.")
-                    .atLeast(1),
-            // ---------------------------------------------------------------- security
-            setting(
-                            "listener.security.protocol.map",
-                            LIST,
-                            null,
-                            Group.SECURITY,
-                            "Each listener's security protocol, as NAME:PROTOCOL, comma separated; protocols are"
-                                    + " PLAINTEXT, SSL, SASL_PLAINTEXT and SASL_SSL. The controller listener speaks"
-                                    + " PLAINTEXT or SSL (mutual TLS with ssl.client.auth=required); SASL on the"
-                                    + " controller wire is not supported. Once the map is set, or any listener is"
-                                    + " secured, it must name the controller listener.")
-                    .defaultIs("a listener named after a protocol speaks it; the controller listener PLAINTEXT")
-                    .example("SASL_SSL:SASL_SSL,CONTROLLER:SSL"),
-            setting(
-                            "inter.broker.listener.name",
-                            STRING,
-                            null,
-                            Group.SECURITY,
-                            "The broker listener replica fetchers and other broker-to-broker clients connect to,"
-                                    + " with that listener's credentials; set this or security.inter.broker.protocol,"
-                                    + " not both.")
-                    .defaultIs("the only broker listener, else the one named PLAINTEXT"),
-            setting(
-                            "security.inter.broker.protocol",
-                            STRING,
-                            null,
-                            Group.SECURITY,
-                            "The security protocol replica fetchers speak: picks the broker listener named like"
-                                    + " it, else the one broker listener speaking it.")
-                    .oneOf("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
-                    .anyCase()
-                    .defaultIs("the inter-broker listener's"),
-            setting(
-                            "sasl.enabled.mechanisms",
-                            LIST,
-                            null,
-                            Group.SECURITY,
-                            "The SASL mechanisms a SASL listener offers; required there (Kafka's default, GSSAPI, is"
-                                    + " not supported). PLAIN checks the user_<name>=\"<password>\" options of the"
-                                    + " listener's JAAS entry; SCRAM checks the credentials in the cluster metadata"
-                                    + " (kafka-configs --alter --add-config SCRAM-SHA-512=[password=...]). Per"
-                                    + " listener as listener.name.<listener>.sasl.enabled.mechanisms.")
-                    .oneOf("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
-                    .anyCase()
-                    .in(Scope.LISTENER)
-                    .example("SCRAM-SHA-512"),
-            setting(
-                            "sasl.mechanism.inter.broker.protocol",
-                            STRING,
-                            null,
-                            Group.SECURITY,
-                            "The mechanism a replica fetcher authenticates with over a SASL listener, as the"
-                                    + " username and password of the listener's JAAS entry for it; required when"
-                                    + " the inter-broker listener uses SASL, and one of its sasl.enabled.mechanisms.")
-                    .oneOf("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
-                    .anyCase()
-                    .example("SCRAM-SHA-512"),
-            setting(
-                            "sasl.jaas.config",
-                            PASSWORD,
-                            null,
-                            Group.SECURITY,
-                            "A listener's JAAS entry for one mechanism, only as"
-                                    + " listener.name.<listener>.<mechanism>.sasl.jaas.config (mechanism in lower"
-                                    + " case, e.g. listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config). PLAIN's"
-                                    + " lists the users as user_<name>=\"<password>\"; its username and password are"
-                                    + " what this broker's replica fetchers authenticate with.")
-                    .in(Scope.LISTENER_MECHANISM),
-            setting(
-                            "strait.bootstrap.scram.credentials",
-                            PASSWORD,
-                            null,
-                            Group.SECURITY,
-                            "SCRAM users to create when the cluster's metadata first accepts writes, as kafka-storage"
-                                    + " format --add-scram would: MECHANISM=[name=<user>,password=<password>],"
-                                    + " separated by ';'. A user who already has a credential of that mechanism is"
-                                    + " left alone, so a password changed later stays changed.")
-                    .checked(v -> scramRefusal((String) v))
-                    .example("SCRAM-SHA-512=[name=admin,password=admin-secret]"),
-            setting(
-                            "authorizer.class.name",
-                            CLASS,
-                            "",
-                            Group.SECURITY,
-                            "Empty: every request is allowed. Kafka's StandardAuthorizer: requests are checked"
-                                    + " against the ACLs in the cluster metadata (kafka-acls), with super.users"
-                                    + " allowed everything.")
-                    .oneOf("", KAFKA_STANDARD_AUTHORIZER, STRAIT_AUTHORIZER)
-                    .example(KAFKA_STANDARD_AUTHORIZER),
-            setting(
-                            "super.users",
-                            STRING,
-                            null,
-                            Group.SECURITY,
-                            "Principals allowed everything by the authorizer, as User:<name>, separated by ';'."
-                                    + " Replica fetchers and controller peers authenticate as such a principal (or"
-                                    + " one granted CLUSTER_ACTION).")
-                    .example("User:admin;User:broker"),
-            setting(
-                    "allow.everyone.if.no.acl.found",
-                    BOOLEAN,
-                    "false",
-                    Group.SECURITY,
-                    "Whether the authorizer allows a request on a resource that no ACL matches."),
-            // ---------------------------------------------------------------- TLS
-            setting(
-                            "ssl.keystore.location",
-                            STRING,
-                            null,
-                            Group.TLS,
-                            "The key store with this node's key and certificate; required on a TLS listener.")
-                    .in(Scope.LISTENER),
-            setting("ssl.keystore.password", PASSWORD, null, Group.TLS, "The key store's password.")
-                    .in(Scope.LISTENER),
-            setting("ssl.keystore.type", STRING, "JKS", Group.TLS, "The key store's format: JKS, PKCS12 or PEM.")
-                    .in(Scope.LISTENER),
-            setting("ssl.key.password", PASSWORD, null, Group.TLS, "The password of the key in the key store.")
-                    .in(Scope.LISTENER),
-            setting(
-                            "ssl.keystore.key",
-                            PASSWORD,
-                            null,
-                            Group.TLS,
-                            "The private key in PEM, inline, instead of ssl.keystore.location (with"
-                                    + " ssl.keystore.type=PEM).")
-                    .in(Scope.LISTENER),
-            setting(
-                            "ssl.keystore.certificate.chain",
-                            PASSWORD,
-                            null,
-                            Group.TLS,
-                            "The certificate chain of ssl.keystore.key in PEM, inline.")
-                    .in(Scope.LISTENER),
-            setting(
-                            "ssl.truststore.location",
-                            STRING,
-                            null,
-                            Group.TLS,
-                            "The trust store with the certificate authorities this node trusts: clients' and peers'"
-                                    + " certificates with ssl.client.auth, and the leaders' when a follower fetches"
-                                    + " over TLS.")
-                    .in(Scope.LISTENER),
-            setting("ssl.truststore.password", PASSWORD, null, Group.TLS, "The trust store's password.")
-                    .in(Scope.LISTENER),
-            setting("ssl.truststore.type", STRING, "JKS", Group.TLS, "The trust store's format: JKS, PKCS12 or PEM.")
-                    .in(Scope.LISTENER),
-            setting(
-                            "ssl.truststore.certificates",
-                            PASSWORD,
-                            null,
-                            Group.TLS,
-                            "Trusted certificates in PEM, inline, instead of ssl.truststore.location (with"
-                                    + " ssl.truststore.type=PEM).")
-                    .in(Scope.LISTENER),
-            setting(
-                            "ssl.client.auth",
-                            STRING,
-                            "none",
-                            Group.TLS,
-                            "Whether a TLS client must present a certificate (required), may (requested) or is not"
-                                    + " asked (none). On the controller listener, required makes each peer known by"
-                                    + " its certificate, whose principal must be a super user.")
-                    .oneOf("required", "requested", "none")
-                    .in(Scope.LISTENER),
-            setting(
-                            "ssl.principal.mapping.rules",
-                            STRING,
-                            "DEFAULT",
-                            Group.TLS,
-                            "Rules that map a client certificate's subject to the principal's name, as Kafka's (e.g."
-                                    + " RULE:^CN=([^,]*),.*$/$1/,DEFAULT makes CN=host1,O=example User:host1);"
-                                    + " DEFAULT keeps the whole subject.")
-                    .in(Scope.LISTENER),
-            setting(
-                            "ssl.endpoint.identification.algorithm",
-                            STRING,
-                            "https",
-                            Group.TLS,
-                            "How this node, as a TLS client (a follower fetching, a controller peer), checks that"
-                                    + " the certificate names the host it dialed: https, or empty not to check.")
-                    .in(Scope.LISTENER),
-            setting("ssl.protocol", STRING, "TLSv1.3", Group.TLS, "The TLS protocol of the SSLContext.")
-                    .in(Scope.LISTENER),
-            setting(
-                            "ssl.enabled.protocols",
-                            LIST,
-                            "TLSv1.2,TLSv1.3",
-                            Group.TLS,
-                            "The TLS protocol versions connections may use.")
-                    .in(Scope.LISTENER),
-            setting("ssl.cipher.suites", LIST, null, Group.TLS, "The cipher suites connections may use.")
-                    .defaultIs("the JVM's")
-                    .in(Scope.LISTENER),
-            setting("ssl.provider", STRING, null, Group.TLS, "The security provider of the SSLContext.")
-                    .defaultIs("the JVM's")
-                    .in(Scope.LISTENER),
-            setting("ssl.keymanager.algorithm", STRING, "SunX509", Group.TLS, "The key manager factory's algorithm.")
-                    .in(Scope.LISTENER),
-            setting("ssl.trustmanager.algorithm", STRING, "PKIX", Group.TLS, "The trust manager factory's algorithm.")
-                    .in(Scope.LISTENER),
-            setting("ssl.secure.random.implementation", STRING, null, Group.TLS, "The SecureRandom algorithm TLS uses.")
-                    .defaultIs("the JVM's")
-                    .in(Scope.LISTENER),
-            setting(
-                            "ssl.engine.factory.class",
-                            CLASS,
-                            null,
-                            Group.TLS,
-                            "A class implementing Kafka's SslEngineFactory, to make TLS engines instead of Kafka's"
-                                    + " default one.")
-                    .defaultIs("Kafka's DefaultSslEngineFactory")
-                    .in(Scope.LISTENER));
+    /** Every setting, group by group in the order of {@link Group}, each group in its own class. */
+    private static final List<BrokerSetting<?>> ALL = concat(
+            NodeSettings.ALL,
+            ClusterSettings.ALL,
+            ReplicationSettings.ALL,
+            TopicDefaultSettings.ALL,
+            CompactionSettings.ALL,
+            ConsumerGroupSettings.ALL,
+            SecuritySettings.ALL,
+            TlsSettings.ALL);
 
-    private static final Map<String, BrokerSetting> BY_NAME;
+    private static final Map<String, BrokerSetting<?>> BY_NAME;
 
     static {
-        Map<String, BrokerSetting> byName = new LinkedHashMap<>();
-        for (BrokerSetting setting : ALL) {
+        Map<String, BrokerSetting<?>> byName = new LinkedHashMap<>();
+        for (BrokerSetting<?> setting : ALL) {
             if (byName.put(setting.name(), setting) != null) {
                 throw new ExceptionInInitializerError("broker setting " + setting.name() + " declared twice");
             }
@@ -761,19 +98,23 @@ public final class BrokerSettings {
 
     private BrokerSettings() {}
 
-    private static BrokerSetting setting(
-            String name, BrokerSetting.Type type, String defaultValue, Group group, String doc) {
-        return BrokerSetting.of(name, type, defaultValue, group, doc);
+    @SafeVarargs
+    private static List<BrokerSetting<?>> concat(List<BrokerSetting<?>>... groups) {
+        List<BrokerSetting<?>> all = new ArrayList<>();
+        for (List<BrokerSetting<?>> group : groups) {
+            all.addAll(group);
+        }
+        return List.copyOf(all);
     }
 
     /** Every setting, in the order of the documentation. */
-    public static List<BrokerSetting> all() {
+    public static List<BrokerSetting<?>> all() {
         return ALL;
     }
 
     /** The setting named {@code name} (its own name, not a listener's prefixed form). */
-    public static BrokerSetting get(String name) {
-        BrokerSetting setting = BY_NAME.get(name);
+    public static BrokerSetting<?> get(String name) {
+        BrokerSetting<?> setting = BY_NAME.get(name);
         if (setting == null) {
             throw new IllegalArgumentException("no broker setting " + name);
         }
@@ -784,8 +125,8 @@ public final class BrokerSettings {
      * The setting {@code key} sets: the setting of that name, or for a per-listener setting the one that
      * {@code listener.name.<listener>.<name>} (or {@code listener.name.<listener>.<mechanism>.<name>}) overrides.
      */
-    public static Optional<BrokerSetting> forKey(String key) {
-        BrokerSetting direct = BY_NAME.get(key);
+    public static Optional<BrokerSetting<?>> forKey(String key) {
+        BrokerSetting<?> direct = BY_NAME.get(key);
         if (direct != null && direct.scope() != Scope.LISTENER_MECHANISM) {
             return Optional.of(direct);
         }
@@ -798,13 +139,13 @@ public final class BrokerSettings {
             return Optional.empty();
         }
         String afterListener = rest.substring(dot + 1);
-        BrokerSetting perListener = BY_NAME.get(afterListener);
+        BrokerSetting<?> perListener = BY_NAME.get(afterListener);
         if (perListener != null && perListener.scope() == Scope.LISTENER) {
             return Optional.of(perListener);
         }
         int mechanismDot = afterListener.indexOf('.');
         if (mechanismDot > 0) {
-            BrokerSetting perMechanism = BY_NAME.get(afterListener.substring(mechanismDot + 1));
+            BrokerSetting<?> perMechanism = BY_NAME.get(afterListener.substring(mechanismDot + 1));
             if (perMechanism != null && perMechanism.scope() == Scope.LISTENER_MECHANISM) {
                 return Optional.of(perMechanism);
             }
@@ -812,19 +153,9 @@ public final class BrokerSettings {
         return Optional.empty();
     }
 
-    /** Why {@code strait.bootstrap.scram.credentials} is refused (never with a password), or null. */
-    private static String scramRefusal(String value) {
-        try {
-            ScramBootstrap.parse(value);
-            return null;
-        } catch (IllegalArgumentException e) {
-            return e.getMessage();
-        }
-    }
-
     /** Whether the value of {@code key} is secret; a key that is no setting counts as secret if it looks like one. */
     public static boolean sensitive(String key) {
-        Optional<BrokerSetting> setting = forKey(key);
+        Optional<BrokerSetting<?>> setting = forKey(key);
         if (setting.isPresent()) {
             return setting.get().sensitive();
         }
@@ -848,7 +179,7 @@ public final class BrokerSettings {
         List<String> unknown = new ArrayList<>();
         for (Map.Entry<String, String> entry : props.entrySet()) {
             String key = entry.getKey();
-            Optional<BrokerSetting> setting = forKey(key);
+            Optional<BrokerSetting<?>> setting = forKey(key);
             if (setting.isEmpty()) {
                 unknown.add(key);
                 continue;
@@ -862,7 +193,7 @@ public final class BrokerSettings {
                 given.add(key);
             }
         }
-        for (BrokerSetting setting : ALL) {
+        for (BrokerSetting<?> setting : ALL) {
             if (!values.containsKey(setting.name())
                     && setting.defaultValue() != null
                     && setting.scope() != Scope.LISTENER_MECHANISM) {
@@ -874,7 +205,7 @@ public final class BrokerSettings {
 
     /** The warning for a key that is no broker setting: one line, with the setting meant when that is clear. */
     static String unknownWarning(String key) {
-        BrokerSetting exact = BY_NAME.get(key);
+        BrokerSetting<?> exact = BY_NAME.get(key);
         if (exact != null && exact.scope() == Scope.LISTENER_MECHANISM) {
             return "ignoring broker config '" + key + "': it is only read per listener and mechanism, as "
                     + "listener.name.<listener>.<mechanism>." + key;

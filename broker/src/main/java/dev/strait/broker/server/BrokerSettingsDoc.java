@@ -57,7 +57,7 @@ public final class BrokerSettingsDoc {
                         + " this file, and regenerate it with");
         b.append("#   ").append(REGENERATE).append('\n');
         BrokerSettings.Group group = null;
-        for (BrokerSetting setting : BrokerSettings.all()) {
+        for (BrokerSetting<?> setting : BrokerSettings.all()) {
             if (setting.group() != group) {
                 group = setting.group();
                 b.append("\n# ===== ").append(group.title()).append(" =====\n");
@@ -91,7 +91,7 @@ public final class BrokerSettingsDoc {
                 .append(" ignored; a bad value stops the broker with one line naming the key, the value and\n")
                 .append("what is allowed. Password settings never appear in logs, messages or DescribeConfigs.\n");
         BrokerSettings.Group group = null;
-        for (BrokerSetting setting : BrokerSettings.all()) {
+        for (BrokerSetting<?> setting : BrokerSettings.all()) {
             if (setting.group() != group) {
                 group = setting.group();
                 b.append("\n### ")
@@ -153,7 +153,7 @@ public final class BrokerSettingsDoc {
     }
 
     /** The line under a setting's documentation: its type, what it allows and its default. */
-    private static String summary(BrokerSetting setting) {
+    private static String summary(BrokerSetting<?> setting) {
         StringBuilder b = new StringBuilder(setting.type().label());
         if (!setting.allowedDoc().isEmpty()) {
             b.append(", ").append(setting.allowedDoc());

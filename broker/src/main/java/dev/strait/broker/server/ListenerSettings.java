@@ -11,24 +11,21 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * Where a node listens and whom it talks to, parsed once from the settings whose values have a format of their own
  * that {@link BrokerSettings} cannot check per value: {@code listeners}, {@code advertised.listeners},
- * {@code listener.security.protocol.map}, {@code controller.listener.names}, {@code controller.quorum.voters} and
- * the inter-broker listener ({@code inter.broker.listener.name} or {@code security.inter.broker.protocol}). Each
- * bad value fails with a {@link ConfigException} naming its setting. Immutable.
+ * {@code listener.security.protocol.map}, {@code controller.listener.names} and the inter-broker listener
+ * ({@code inter.broker.listener.name} or {@code security.inter.broker.protocol}). Each bad value fails with a
+ * {@link ConfigException} naming its setting. Immutable.
  *
- * <p>Whether the voters fit the node's roles is {@link BrokerConfig}'s check, as it needs {@code process.roles}
- * and {@code node.id}.
+ * <p>The controller quorum's voters, and whether they fit the node's roles, are {@link QuorumSettings}'.
  */
 final class ListenerSettings {
 
     private static final Pattern LISTENER = Pattern.compile("([A-Za-z_]+)://(\\[[^\\]]*\\]|[^:]*):(\\d+)");
-    private static final Pattern VOTER = Pattern.compile("(\\d+)@(\\[[^\\]]*\\]|[^:@]+):(\\d+)");
     private static final Set<String> SECURITY_PROTOCOLS = Set.of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL");
     private static final Set<String> SECURED_NAMES = Set.of("SSL", "SASL_PLAINTEXT", "SASL_SSL");
 
@@ -40,18 +37,17 @@ final class ListenerSettings {
     private final String controllerSecurityProtocol;
     private final Map<String, Listener> advertised;
     private final String interBrokerListenerName;
-    private final Map<Integer, Listener> voters;
 
     private ListenerSettings(Map<String, String> props) {
-        String value = props.get("listeners");
-        this.listeners = (value == null ? BrokerSettings.get("listeners").defaultValue() : value).trim();
-        this.controllerNames = controllerNames(props.get("controller.listener.names"));
-        List<Listener> parsed = parseListeners("listeners", listeners);
+        String value = props.get(NodeSettings.LISTENERS.name());
+        this.listeners = (value == null ? NodeSettings.LISTENERS.defaultValue() : value).trim();
+        this.controllerNames = controllerNames(props.get(ClusterSettings.CONTROLLER_LISTENER_NAMES.name()));
+        List<Listener> parsed = parseListeners(NodeSettings.LISTENERS.name(), listeners);
         List<Listener> clients =
                 parsed.stream().filter(l -> !controllerNames.contains(l.name())).toList();
         if (clients.isEmpty()) {
             throw new ConfigException(
-                    "listeners",
+                    NodeSettings.LISTENERS.name(),
                     listeners,
                     "no broker listener (every listener is named in controller.listener.names)");
         }
@@ -60,14 +56,14 @@ final class ListenerSettings {
                 .filter(l -> controllerNames.contains(l.name()))
                 .findFirst()
                 .orElse(null);
-        String map = props.get("listener.security.protocol.map");
+        String map = props.get(SecuritySettings.LISTENER_SECURITY_PROTOCOL_MAP.name());
         Map<String, String> explicit = protocolMap(map);
         this.protocols = listenerProtocols(map, explicit, parsed, controllerNames);
         this.controllerSecurityProtocol = controllerSecurityProtocol(explicit);
-        this.advertised = advertisedListeners(props.get("advertised.listeners"));
+        this.advertised = advertisedListeners(props.get(ClusterSettings.ADVERTISED_LISTENERS.name()));
         this.interBrokerListenerName = interBrokerListener(
-                props.get("inter.broker.listener.name"), props.get("security.inter.broker.protocol"));
-        this.voters = quorumVoters(props.get("controller.quorum.voters"));
+                props.get(SecuritySettings.INTER_BROKER_LISTENER_NAME.name()),
+                props.get(SecuritySettings.SECURITY_INTER_BROKER_PROTOCOL.name()));
     }
 
     /**
@@ -119,11 +115,6 @@ final class ListenerSettings {
         return interBrokerListenerName;
     }
 
-    /** {@code controller.quorum.voters}: voter id to its controller endpoint, by id; empty when unset. */
-    Map<Integer, Listener> voters() {
-        return voters;
-    }
-
     /** The text of {@code listeners} as given (trimmed), else its default. */
     String listenersText() {
         return listeners;
@@ -157,7 +148,8 @@ final class ListenerSettings {
         return result;
     }
 
-    private static String unbracketed(String host) {
+    /** {@code host} without the brackets of an IPv6 literal ({@code [::1]}). */
+    static String unbracketed(String host) {
         return host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
     }
 
@@ -170,7 +162,8 @@ final class ListenerSettings {
                 }
             }
             if (names.isEmpty()) {
-                throw new ConfigException("controller.listener.names", value, "needs at least one name");
+                throw new ConfigException(
+                        ClusterSettings.CONTROLLER_LISTENER_NAMES.name(), value, "needs at least one name");
             }
         }
         return Collections.unmodifiableSet(names);
@@ -185,12 +178,13 @@ final class ListenerSettings {
         for (String part : value.split(",")) {
             String[] pair = part.trim().split(":");
             if (pair.length != 2 || pair[0].isBlank()) {
-                throw new ConfigException("listener.security.protocol.map", value, "expected NAME:PROTOCOL,...");
+                throw new ConfigException(
+                        SecuritySettings.LISTENER_SECURITY_PROTOCOL_MAP.name(), value, "expected NAME:PROTOCOL,...");
             }
             String protocol = pair[1].trim().toUpperCase(Locale.ROOT);
             if (!SECURITY_PROTOCOLS.contains(protocol)) {
                 throw new ConfigException(
-                        "listener.security.protocol.map",
+                        SecuritySettings.LISTENER_SECURITY_PROTOCOL_MAP.name(),
                         value,
                         "unknown security protocol " + pair[1].trim()
                                 + " (PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL)");
@@ -218,7 +212,7 @@ final class ListenerSettings {
                     // Kafka's rule: the PLAINTEXT default is only for an all-PLAINTEXT node without a map, so a
                     // secured cluster never ends up with an unencrypted controller listener by omission.
                     throw new ConfigException(
-                            "listener.security.protocol.map",
+                            SecuritySettings.LISTENER_SECURITY_PROTOCOL_MAP.name(),
                             value,
                             "controller listener "
                                     + listener.name() + " defined in controller.listener.names is not in it; name its "
@@ -230,7 +224,7 @@ final class ListenerSettings {
             }
             if (protocol == null) {
                 throw new ConfigException(
-                        "listener.security.protocol.map",
+                        SecuritySettings.LISTENER_SECURITY_PROTOCOL_MAP.name(),
                         value,
                         "no security protocol for listener " + listener.name() + ": map it, e.g. " + listener.name()
                                 + ":SASL_SSL (a controller listener must also be named in "
@@ -238,7 +232,7 @@ final class ListenerSettings {
             }
             if (controllerNames.contains(listener.name()) && protocol.startsWith("SASL")) {
                 throw new ConfigException(
-                        "listener.security.protocol.map",
+                        SecuritySettings.LISTENER_SECURITY_PROTOCOL_MAP.name(),
                         value,
                         "the controller listener "
                                 + listener.name()
@@ -279,7 +273,7 @@ final class ListenerSettings {
     private String interBrokerListener(String name, String protocol) {
         if (name != null && protocol != null) {
             throw new ConfigException(
-                    "security.inter.broker.protocol",
+                    SecuritySettings.SECURITY_INTER_BROKER_PROTOCOL.name(),
                     protocol,
                     "set inter.broker.listener.name or security.inter.broker.protocol, not both (as Kafka)");
         }
@@ -288,7 +282,7 @@ final class ListenerSettings {
             String wanted = name.trim().toUpperCase(Locale.ROOT);
             if (!names.contains(wanted)) {
                 throw new ConfigException(
-                        "inter.broker.listener.name",
+                        SecuritySettings.INTER_BROKER_LISTENER_NAME.name(),
                         name,
                         "is not a broker listener among listeners " + names
                                 + (controllerListener != null
@@ -307,7 +301,7 @@ final class ListenerSettings {
                     names.stream().filter(n -> wanted.equals(protocols.get(n))).toList();
             if (speaking.size() != 1) {
                 throw new ConfigException(
-                        "security.inter.broker.protocol",
+                        SecuritySettings.SECURITY_INTER_BROKER_PROTOCOL.name(),
                         protocol,
                         (speaking.isEmpty()
                                         ? "no broker listener speaks it"
@@ -323,7 +317,7 @@ final class ListenerSettings {
             return "PLAINTEXT";
         }
         throw new ConfigException(
-                "listeners",
+                NodeSettings.LISTENERS.name(),
                 listeners,
                 "several broker listeners " + names + ": set inter.broker.listener.name to the one replicas "
                         + "fetch from");
@@ -343,43 +337,15 @@ final class ListenerSettings {
             return Map.of();
         }
         Map<String, Listener> result = new LinkedHashMap<>();
-        for (Listener listener : parseListeners("advertised.listeners", value.trim())) {
+        for (Listener listener : parseListeners(ClusterSettings.ADVERTISED_LISTENERS.name(), value.trim())) {
             if (listener.host().equals("0.0.0.0") || listener.port() == 0) {
                 throw new ConfigException(
-                        "advertised.listeners",
+                        ClusterSettings.ADVERTISED_LISTENERS.name(),
                         value,
                         "must name a reachable host and a port (not 0.0.0.0 or 0): " + listener.name());
             }
             result.put(listener.name(), listener);
         }
         return Collections.unmodifiableMap(result);
-    }
-
-    private static Map<Integer, Listener> quorumVoters(String value) {
-        if (value == null || value.isBlank()) {
-            return Map.of();
-        }
-        Map<Integer, Listener> voters = new TreeMap<>();
-        for (String part : value.split(",")) {
-            Matcher m = VOTER.matcher(part.trim());
-            if (!m.matches()) {
-                throw new ConfigException("controller.quorum.voters", value, "expected id@host:port[,id@host:port]");
-            }
-            int id;
-            int port;
-            try {
-                id = Integer.parseInt(m.group(1));
-                port = Integer.parseInt(m.group(3));
-            } catch (NumberFormatException e) {
-                throw new ConfigException("controller.quorum.voters", value, "id or port out of range");
-            }
-            if (port < 1 || port > 65535) {
-                throw new ConfigException("controller.quorum.voters", value, "port must be 1..65535 in " + part.trim());
-            }
-            if (voters.put(id, new Listener("CONTROLLER", unbracketed(m.group(2)), port)) != null) {
-                throw new ConfigException("controller.quorum.voters", value, "voter " + id + " appears twice");
-            }
-        }
-        return Collections.unmodifiableMap(voters);
     }
 }

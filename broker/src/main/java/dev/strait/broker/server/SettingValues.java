@@ -2,15 +2,19 @@ package dev.strait.broker.server;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
  * A node's settings parsed by {@link BrokerSettings}: each setting's value in its type, the default where it was
- * not set, and the keys that are no setting. Immutable.
+ * not set, and the keys that are no setting. Read by the setting's constant, {@code get(NodeSettings.NODE_ID)},
+ * which gives the value in the setting's own type. Immutable.
  */
 final class SettingValues {
 
+    /** By setting name; each value was parsed by its setting, so it is of that setting's type. */
     private final Map<String, Object> values;
+
     private final Set<String> given;
     private final List<String> unknown;
 
@@ -20,9 +24,9 @@ final class SettingValues {
         this.unknown = List.copyOf(unknown);
     }
 
-    /** Whether the properties set {@code name} (rather than leaving it to its default). */
-    boolean isSet(String name) {
-        return given.contains(name);
+    /** Whether the properties set {@code setting} (rather than leaving it to its default). */
+    boolean isSet(BrokerSetting<?> setting) {
+        return given.contains(declared(setting).name());
     }
 
     /** The keys that are no broker setting, in the order given. */
@@ -30,44 +34,33 @@ final class SettingValues {
         return unknown;
     }
 
-    int intValue(String name) {
-        return (Integer) required(name);
+    /**
+     * The value of a setting that is set or has a default.
+     *
+     * @throws IllegalStateException when it has neither, a bug in the caller: use {@link #find} for such settings
+     */
+    <T> T get(BrokerSetting<T> setting) {
+        return find(setting)
+                .orElseThrow(() ->
+                        new IllegalStateException("broker setting " + setting.name() + " has no value and no default"));
     }
 
-    long longValue(String name) {
-        return (Long) required(name);
+    /** The value of a setting, empty when it is unset and has no default. */
+    <T> Optional<T> find(BrokerSetting<T> setting) {
+        return Optional.ofNullable(valueOf(declared(setting)));
     }
 
-    boolean booleanValue(String name) {
-        return (Boolean) required(name);
-    }
-
-    /** The value of a DOUBLE setting, or null when it is unset and has no default. */
-    Double doubleValue(String name) {
-        return (Double) value(name);
-    }
-
-    /** The value of a STRING, CLASS or PASSWORD setting, or null when it is unset and has no default. */
-    String stringValue(String name) {
-        return (String) value(name);
-    }
-
-    /** The elements of a LIST setting, or null when it is unset and has no default. */
+    /** The value stored for {@code setting}, which its own {@link BrokerSetting#parse} made, so it is a {@code T}. */
     @SuppressWarnings("unchecked")
-    List<String> listValue(String name) {
-        return (List<String>) value(name);
+    private <T> T valueOf(BrokerSetting<T> setting) {
+        return (T) values.get(setting.name());
     }
 
-    private Object value(String name) {
-        BrokerSettings.get(name); // a name the table does not declare is a bug here, not a missing value
-        return values.get(name);
-    }
-
-    private Object required(String name) {
-        Object value = value(name);
-        if (value == null) {
-            throw new IllegalStateException("broker setting " + name + " has no value and no default");
+    /** {@code setting}, if the table declares it: any other is a bug here, not a missing value. */
+    private static <T> BrokerSetting<T> declared(BrokerSetting<T> setting) {
+        if (BrokerSettings.get(setting.name()) != setting) {
+            throw new IllegalArgumentException("broker setting " + setting.name() + " is not the table's");
         }
-        return value;
+        return setting;
     }
 }

@@ -11,7 +11,7 @@ class DescribeConfigsSecretsTest {
 
     @Test
     void everyPasswordSettingOfTheTableIsSensitive() {
-        for (BrokerSetting setting : BrokerSettings.all()) {
+        for (BrokerSetting<?> setting : BrokerSettings.all()) {
             if (setting.sensitive()) {
                 String key = setting.scope() == BrokerSetting.Scope.LISTENER_MECHANISM
                         ? "listener.name.sasl_ssl.scram-sha-512." + setting.name()

@@ -38,10 +38,10 @@ class BrokerSettingsTest {
 
     @Test
     void eachRefinementOfASettingChangesOnlyWhatItNames() {
-        BrokerSetting.Check check = v -> null;
-        BrokerSetting base = BrokerSetting.of("x.y", BrokerSetting.Type.STRING, "d", BrokerSettings.Group.NODE, "Doc.");
+        BrokerSetting.Check<String> check = v -> null;
+        BrokerSetting<String> base = BrokerSetting.ofString("x.y", "d", BrokerSettings.Group.NODE, "Doc.");
         assertThat(base)
-                .isEqualTo(new BrokerSetting(
+                .isEqualTo(new BrokerSetting<>(
                         "x.y",
                         BrokerSetting.Type.STRING,
                         "d",
@@ -56,7 +56,7 @@ class BrokerSettingsTest {
                         null,
                         false,
                         "Doc."));
-        BrokerSetting refined = base.between(2, 9)
+        BrokerSetting<String> refined = base.between(2, 9)
                 .oneOf("a", "b")
                 .anyCase()
                 .in(BrokerSetting.Scope.LISTENER)
@@ -64,7 +64,7 @@ class BrokerSettingsTest {
                 .defaultIs("words")
                 .set("a");
         assertThat(refined)
-                .isEqualTo(new BrokerSetting(
+                .isEqualTo(new BrokerSetting<>(
                         "x.y",
                         BrokerSetting.Type.STRING,
                         "d",
@@ -202,7 +202,7 @@ class BrokerSettingsTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("Invalid value [hidden] for configuration strait.bootstrap.scram.credentials:")
                 .hasMessageNotContaining("secret-5");
-        for (BrokerSetting setting : BrokerSettings.all()) {
+        for (BrokerSetting<?> setting : BrokerSettings.all()) {
             if (setting.name().contains("password") || setting.name().endsWith("jaas.config")) {
                 assertThat(setting.sensitive()).as(setting.name()).isTrue();
             }
@@ -215,7 +215,7 @@ class BrokerSettingsTest {
         ConfigDef kafka = new ConfigDef();
         SslConfigs.addClientSslSupport(kafka);
         for (ConfigDef.ConfigKey key : kafka.configKeys().values()) {
-            BrokerSetting ours = BrokerSettings.get(key.name);
+            BrokerSetting<?> ours = BrokerSettings.get(key.name);
             assertThat(ours.scope()).as(key.name).isEqualTo(BrokerSetting.Scope.LISTENER);
             assertThat(ours.sensitive()).as(key.name).isEqualTo(key.type == ConfigDef.Type.PASSWORD);
             Object kafkaDefault = key.defaultValue instanceof List<?> list
@@ -230,8 +230,8 @@ class BrokerSettingsTest {
                 .isEqualTo(BrokerSecurityConfigs.SSL_CLIENT_AUTH_DEFAULT);
         assertThat(BrokerSettings.get("ssl.principal.mapping.rules").defaultValue())
                 .isEqualTo(BrokerSecurityConfigs.DEFAULT_SSL_PRINCIPAL_MAPPING_RULES);
-        assertThat(BrokerSettings.STRAIT_AUTHORIZER).isEqualTo(AclAuthorizer.class.getName());
-        assertThat(BrokerSettings.KAFKA_STANDARD_AUTHORIZER).isEqualTo(AclAuthorizer.KAFKA_STANDARD_AUTHORIZER);
+        assertThat(SecuritySettings.STRAIT_AUTHORIZER).isEqualTo(AclAuthorizer.class.getName());
+        assertThat(SecuritySettings.KAFKA_STANDARD_AUTHORIZER).isEqualTo(AclAuthorizer.KAFKA_STANDARD_AUTHORIZER);
     }
 
     /** As Kafka: log.retention.hours=-1 (or minutes) keeps records for good; it used to become -3600000 ms. */

@@ -9,7 +9,7 @@ import java.util.Map;
 import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 
-/** The listener and voter settings, parsed on their own: good values, and one clear line for each bad one. */
+/** The listener settings, parsed on their own: good values, and one clear line for each bad one. */
 class ListenerSettingsTest {
 
     private static Map<String, String> props(String... keyValues) {
@@ -38,7 +38,6 @@ class ListenerSettingsTest {
         assertThat(settings.controllerListenerName()).isNull();
         assertThat(settings.controllerSecurityProtocol()).isEqualTo("PLAINTEXT");
         assertThat(settings.advertised()).isEmpty();
-        assertThat(settings.voters()).isEmpty();
     }
 
     @Test
@@ -195,33 +194,5 @@ class ListenerSettingsTest {
                         "security.inter.broker.protocol",
                         "SSL")
                 .hasMessageContaining("several broker listeners speak it [CLIENT, REPLICATION]");
-    }
-
-    @Test
-    void votersAreIdAtHostPortSortedById() {
-        ListenerSettings settings =
-                ListenerSettings.parse(props("controller.quorum.voters", "2@h2:9093, 0@[::1]:9091,1@h1:9092"));
-        assertThat(settings.voters())
-                .containsExactly(
-                        Map.entry(0, new Listener("CONTROLLER", "::1", 9091)),
-                        Map.entry(1, new Listener("CONTROLLER", "h1", 9092)),
-                        Map.entry(2, new Listener("CONTROLLER", "h2", 9093)));
-        assertThat(ListenerSettings.parse(props("controller.quorum.voters", " "))
-                        .voters())
-                .isEmpty();
-    }
-
-    @Test
-    void badVotersAreRefusedNamingControllerQuorumVoters() {
-        refused("controller.quorum.voters", "controller.quorum.voters", "h1:9093")
-                .hasMessageEndingWith("expected id@host:port[,id@host:port]");
-        refused("controller.quorum.voters", "controller.quorum.voters", "1@h1:9093,,2@h2:9093")
-                .hasMessageEndingWith("expected id@host:port[,id@host:port]");
-        refused("controller.quorum.voters", "controller.quorum.voters", "99999999999@h1:9093")
-                .hasMessageEndingWith("id or port out of range");
-        refused("controller.quorum.voters", "controller.quorum.voters", "1@h1:0")
-                .hasMessageEndingWith("port must be 1..65535 in 1@h1:0");
-        refused("controller.quorum.voters", "controller.quorum.voters", "1@h1:9093,1@h2:9093")
-                .hasMessageEndingWith("voter 1 appears twice");
     }
 }
