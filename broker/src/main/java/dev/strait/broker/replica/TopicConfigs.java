@@ -267,22 +267,17 @@ public final class TopicConfigs {
                 ">= 0",
                 NOT_ACTED_ON + "the log is not fsynced by age; durability comes from replication, or from"
                         + " flush.on.ack.");
-        define(
-                "follower.replication.throttled.replicas",
-                Type.LIST,
-                "",
-                TopicConfigs::throttledReplicas,
-                false,
-                "* or partition:broker pairs",
-                NOT_ACTED_ON + "the broker has no replication quotas.");
-        define(
-                "leader.replication.throttled.replicas",
-                Type.LIST,
-                "",
-                TopicConfigs::throttledReplicas,
-                false,
-                "* or partition:broker pairs",
-                NOT_ACTED_ON + "the broker has no replication quotas.");
+        for (String throttled :
+                List.of("follower.replication.throttled.replicas", "leader.replication.throttled.replicas")) {
+            define(
+                    throttled,
+                    Type.LIST,
+                    "",
+                    TopicConfigs::throttledReplicas,
+                    false,
+                    "* or partition:broker pairs",
+                    NOT_ACTED_ON + "the broker has no replication quotas.");
+        }
         define("local.retention.bytes", Type.LONG, "-2", atLeast(-2), false, ">= -2", NO_TIERED_STORAGE);
         define("local.retention.ms", Type.LONG, "-2", atLeast(-2), false, ">= -2", NO_TIERED_STORAGE);
         define(
