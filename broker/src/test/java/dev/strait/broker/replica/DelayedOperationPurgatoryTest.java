@@ -2,35 +2,25 @@ package dev.strait.broker.replica;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.strait.broker.ManualScheduler;
+import dev.strait.time.ManualTime;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
-@Timeout(value = 20, unit = TimeUnit.SECONDS)
+/** On a manual clock and scheduler: timeouts fire when the test moves time, on the test's thread. */
 class DelayedOperationPurgatoryTest {
 
     private static final TopicPartition TP = new TopicPartition("t", 0);
-    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+    private final ManualScheduler scheduler = new ManualScheduler(new ManualTime());
     private final DelayedOperationPurgatory purgatory = new DelayedOperationPurgatory(scheduler);
-
-    @AfterEach
-    void stop() {
-        scheduler.shutdownNow();
-    }
 
     /** Satisfied once {@code ready} is set; counts completions. */
     private static final class TestOperation extends DelayedOperation {
         final AtomicBoolean ready = new AtomicBoolean();
         final AtomicInteger completions = new AtomicInteger();
-        final CountDownLatch done = new CountDownLatch(1);
 
         @Override
         protected boolean isSatisfied() {
@@ -40,7 +30,6 @@ class DelayedOperationPurgatoryTest {
         @Override
         protected void onComplete() {
             completions.incrementAndGet();
-            done.countDown();
         }
     }
 
@@ -72,17 +61,32 @@ class DelayedOperationPurgatoryTest {
     }
 
     @Test
-    void theTimeoutCompletesAnUnsatisfiedOperation() throws Exception {
+    void theTimeoutCompletesAnUnsatisfiedOperationExactlyOnceAndUnwatchesIt() {
+        // Given
         TestOperation operation = new TestOperation();
         purgatory.tryCompleteElseWatch(operation, List.of(TP), 50);
-        assertThat(operation.done.await(10, TimeUnit.SECONDS)).isTrue();
+
+        // When: 49 ms pass, then the 50th
+        scheduler.advance(49);
+        assertThat(operation.completions).hasValue(0);
+        scheduler.advance(1);
+
+        // Then: completed by its timeout, no longer watched; a late event does not complete it again
+        assertThat(operation.completions).hasValue(1);
+        assertThat(purgatory.watched()).isZero();
         operation.ready.set(true);
         purgatory.checkAndComplete(TP);
         assertThat(operation.completions).hasValue(1);
-        // the timer unwatches right after completing; wait for it, bounded
-        for (int i = 0; i < 200 && purgatory.watched() > 0; i++) {
-            Thread.sleep(10);
-        }
-        assertThat(purgatory.watched()).isZero();
+    }
+
+    @Test
+    void anOperationCompletedByAnEventCancelsItsTimeout() {
+        TestOperation operation = new TestOperation();
+        purgatory.tryCompleteElseWatch(operation, List.of(TP), 50);
+        operation.ready.set(true);
+        purgatory.checkAndComplete(TP);
+        assertThat(scheduler.pending()).isZero();
+        scheduler.advance(1_000);
+        assertThat(operation.completions).hasValue(1);
     }
 }
