@@ -85,7 +85,7 @@ class GroupHandlerVersionsTest {
     }
 
     private final GroupCoordinator coordinator = new GroupCoordinator(
-            new GroupCoordinator.Config(2, 0, 1000, 60_000, 3_600_000), NO_LOG, System::currentTimeMillis);
+            new GroupCoordinator.Config(2, 0, 1000, 60_000, 3_600_000), NO_LOG, new dev.strait.time.ManualTime());
     private final FindCoordinatorHandler findCoordinator = new FindCoordinatorHandler(
             coordinator,
             (partition, listener) -> Optional.of(new BrokerEndpoint(0, "127.0.0.1", 9092)),
@@ -99,11 +99,10 @@ class GroupHandlerVersionsTest {
     @org.junit.jupiter.api.BeforeEach
     void start() {
         coordinator.startup();
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
-        while (!(coordinator.isActive(0) && coordinator.isActive(1))) {
-            assertThat(System.nanoTime()).as("shards loaded within 30 s").isLessThan(deadline);
-            Thread.yield();
-        }
+        dev.strait.broker.Wait.until(
+                "both shards loaded",
+                java.time.Duration.ofSeconds(30),
+                () -> coordinator.isActive(0) && coordinator.isActive(1));
     }
 
     @AfterEach
