@@ -528,11 +528,12 @@ final class QuorumController {
                             + (r.newCount() - current) + " new partitions (at most " + MAX_RECORDS_PER_USER_OP
                             + " per request); add them in steps");
         }
+        // A partition being reassigned counts the replicas it moves to, not the union it has meanwhile.
         int factor = topic.partitions().isEmpty()
                 ? defaultReplicationFactor
                 : topic.partitions()
                         .get(topic.partitions().firstKey())
-                        .replicas()
+                        .targetReplicas()
                         .size();
         if (!r.assignments().isEmpty()) {
             return createPartitionsAsAssigned(r, topic, current, factor);

@@ -745,4 +745,20 @@ class QuorumControllerTest {
         assertThat(replay(log.size()).topic("t").orElseThrow().partitions().get(0))
                 .isEqualTo(done);
     }
+
+    @Test
+    void partitionsAddedDuringAReassignmentTakeTheTopicsReplicationFactorNotTheUnion() {
+        // Given t-0 on {1, 2} being moved to {2, 3}: three replicas meanwhile
+        registerAndUnfence(1, 2, 3);
+        call(new CreateTopic("t", 1, -1, Map.of(), List.of(List.of(1, 2))));
+        reassign("t", 0, List.of(2, 3));
+        assertThat(partition("t", 0).replicas()).hasSize(3);
+
+        // When a partition is added
+        assertThat(call(new CreatePartitions("t", 2)).error()).isEqualTo(Error.NONE);
+
+        // Then it has two replicas, and the move still runs
+        assertThat(partition("t", 1).replicas()).hasSize(2);
+        assertThat(partition("t", 0).addingReplicas()).containsExactly(3);
+    }
 }
