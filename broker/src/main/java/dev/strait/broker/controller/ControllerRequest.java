@@ -77,6 +77,17 @@ public sealed interface ControllerRequest {
         }
     }
 
+    /**
+     * Starts, replaces or (with {@code targetReplicas} null) cancels the reassignment of one partition (KIP-455):
+     * Kafka's AlterPartitionReassignments for one partition.
+     */
+    record AlterReassignment(String topic, int partition, List<Integer> targetReplicas) implements ControllerRequest {
+        public AlterReassignment {
+            Objects.requireNonNull(topic, "topic");
+            targetReplicas = targetReplicas == null ? null : List.copyOf(targetReplicas);
+        }
+    }
+
     record DeleteTopic(String name) implements ControllerRequest {
         public DeleteTopic {
             Objects.requireNonNull(name, "name");

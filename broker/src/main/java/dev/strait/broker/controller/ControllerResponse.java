@@ -29,7 +29,9 @@ public record ControllerResponse(
         STALE_EPOCH,
         INVALID_REQUEST,
         STALE_BROKER_EPOCH,
-        INVALID_REPLICA_ASSIGNMENT;
+        INVALID_REPLICA_ASSIGNMENT,
+        /** A cancel of a partition that is not being reassigned (KIP-455). */
+        NO_REASSIGNMENT_IN_PROGRESS;
 
         static Error forCode(int code) {
             if (code < 0 || code >= values().length) {

@@ -92,6 +92,8 @@ final class ControllerWire {
     private static final byte CREATE_TOPIC_WITH_ASSIGNMENTS = 15;
     /** A CreatePartitions with replicas placed by hand; sent only with an assignment, as above. */
     private static final byte CREATE_PARTITIONS_WITH_ASSIGNMENTS = 16;
+    /** One partition's reassignment (KIP-455): topic, partition, bool cancel, and unless cancelled the target. */
+    private static final byte ALTER_REASSIGNMENT = 17;
 
     /** A frame that is not a valid controller message. */
     static final class MalformedFrameException extends IOException {
@@ -428,6 +430,14 @@ final class ControllerWire {
             for (String topic : r.topics()) {
                 out.writeUTF(topic);
             }
+        } else if (request instanceof ControllerRequest.AlterReassignment r) {
+            out.writeByte(ALTER_REASSIGNMENT);
+            out.writeUTF(r.topic());
+            out.writeInt(r.partition());
+            out.writeBoolean(r.targetReplicas() == null);
+            if (r.targetReplicas() != null) {
+                writeInts(out, r.targetReplicas());
+            }
         } else if (request instanceof ControllerRequest.AlterSecurity r) {
             out.writeByte(ALTER_SECURITY);
             // The metadata log's own record encoding: one format for these records everywhere.
@@ -535,6 +545,12 @@ final class ControllerWire {
                     topics.add(in.readUTF());
                 }
                 return new ControllerRequest.ElectUncleanLeaders(topics);
+            }
+            case ALTER_REASSIGNMENT: {
+                String topic = in.readUTF();
+                int partition = in.readInt();
+                boolean cancel = in.readBoolean();
+                return new ControllerRequest.AlterReassignment(topic, partition, cancel ? null : readInts(in));
             }
             case ALTER_SECURITY: {
                 int length = in.readInt();

@@ -204,7 +204,7 @@ final class QuorumController {
         this.activatedAtMs = nowMs;
         this.prefix = "[QuorumController " + nodeId + "] ";
         LOGGER.info("{}active at log offset {} with {}", prefix, projected.endOffset(), projected.image());
-        Decision repair = new Decision();
+        Decision repair = new Decision(projected);
         reconcile(repair, projected::isUnfenced, NONE);
         if (!repair.isEmpty()) {
             LOGGER.info(
@@ -235,7 +235,7 @@ final class QuorumController {
                 if (topic == null) {
                     return failed(Error.UNKNOWN_TOPIC, "unknown topic '" + r.name() + "'");
                 }
-                commit(Decision.of(new MetadataRecord.DeleteTopic(topic.topicId())));
+                commit(Decision.of(projected, new MetadataRecord.DeleteTopic(topic.topicId())));
                 return replyWhenCommitted(ControllerResponse::ok);
             } else if (request instanceof CreatePartitions r) {
                 return createPartitions(r);
@@ -249,7 +249,7 @@ final class QuorumController {
                 }
                 long next = projected.image().nextProducerId();
                 long first = next == 0 ? ProducerIdRange.firstOfCluster(topicIds.get()) : next;
-                commit(Decision.of(new ProducerIdBlock(r.nodeId(), first, r.count())));
+                commit(Decision.of(projected, new ProducerIdBlock(r.nodeId(), first, r.count())));
                 return replyWhenCommitted(offset -> ControllerResponse.ok(offset, first, false));
             } else if (request instanceof ControllerRequest.ElectUncleanLeaders r) {
                 return electUncleanLeaders(r);
@@ -257,6 +257,8 @@ final class QuorumController {
                 return electPreferredLeaders(r);
             } else if (request instanceof ControllerRequest.AlterSecurity r) {
                 return alterSecurity(r);
+            } else if (request instanceof ControllerRequest.AlterReassignment r) {
+                return alterReassignment(r);
             }
             return failed(Error.INVALID_REQUEST, "unknown request " + request);
         } catch (IllegalArgumentException e) {
@@ -279,7 +281,7 @@ final class QuorumController {
                     "too many ACL or SCRAM credential changes in one request: "
                             + r.records().size() + " (at most " + MAX_RECORDS_PER_USER_OP + ")");
         }
-        Decision decision = new Decision();
+        Decision decision = new Decision(projected);
         for (MetadataRecord record : r.records()) {
             if (!(record instanceof MetadataRecord.AddAcl
                     || record instanceof MetadataRecord.RemoveAcl
@@ -361,8 +363,8 @@ final class QuorumController {
             return CompletableFuture.completedFuture(
                     ControllerResponse.ok(existing.nodeEpoch(), existing.nodeEpoch(), existing.fenced()));
         }
-        Decision decision =
-                Decision.of(new RegisterNode(r.nodeId(), r.incarnationId(), r.host(), r.port(), "", r.endpoints()));
+        Decision decision = Decision.of(
+                projected, new RegisterNode(r.nodeId(), r.incarnationId(), r.host(), r.port(), "", r.endpoints()));
         boolean clean = existing != null && r.previousNodeEpoch() == existing.nodeEpoch();
         if (existing != null) {
             // The new incarnation starts fenced: out of every ISR it is not the last member of; after an unclean
@@ -407,7 +409,7 @@ final class QuorumController {
         }
         if (node.fenced() && r.metadataOffset() > node.nodeEpoch()) {
             LOGGER.info("{}unfencing node {} (epoch {})", prefix, r.nodeId(), node.nodeEpoch());
-            Decision decision = Decision.of(new UnfenceNode(r.nodeId(), node.nodeEpoch()));
+            Decision decision = Decision.of(projected, new UnfenceNode(r.nodeId(), node.nodeEpoch()));
             reconcile(decision, id -> id == r.nodeId() || projected.isUnfenced(id), NONE);
             commit(decision);
             return replyWhenCommitted(offset -> ControllerResponse.ok(offset, 0, false));
@@ -457,7 +459,7 @@ final class QuorumController {
         while (projected.topic(topicId).isPresent()) {
             topicId = topicIds.get();
         }
-        Decision decision = Decision.of(new MetadataRecord.CreateTopic(r.name(), topicId));
+        Decision decision = Decision.of(projected, new MetadataRecord.CreateTopic(r.name(), topicId));
         for (Map.Entry<String, String> config : new TreeMap<>(r.configs()).entrySet()) {
             decision.add(new TopicConfig(topicId, config.getKey(), config.getValue()));
         }
@@ -495,7 +497,7 @@ final class QuorumController {
         while (projected.topic(topicId).isPresent()) {
             topicId = topicIds.get();
         }
-        Decision decision = Decision.of(new MetadataRecord.CreateTopic(r.name(), topicId));
+        Decision decision = Decision.of(projected, new MetadataRecord.CreateTopic(r.name(), topicId));
         for (Map.Entry<String, String> config : new TreeMap<>(r.configs()).entrySet()) {
             decision.add(new TopicConfig(topicId, config.getKey(), config.getValue()));
         }
@@ -526,11 +528,12 @@ final class QuorumController {
                             + (r.newCount() - current) + " new partitions (at most " + MAX_RECORDS_PER_USER_OP
                             + " per request); add them in steps");
         }
+        // A partition being reassigned counts the replicas it moves to, not the union it has meanwhile.
         int factor = topic.partitions().isEmpty()
                 ? defaultReplicationFactor
                 : topic.partitions()
                         .get(topic.partitions().firstKey())
-                        .replicas()
+                        .targetReplicas()
                         .size();
         if (!r.assignments().isEmpty()) {
             return createPartitionsAsAssigned(r, topic, current, factor);
@@ -541,7 +544,7 @@ final class QuorumController {
                     Error.INVALID_REPLICATION_FACTOR,
                     "Replication factor: " + factor + " larger than available brokers: " + brokers.size() + ".");
         }
-        Decision decision = new Decision();
+        Decision decision = new Decision(projected);
         addPartitions(decision, topic.topicId(), current, r.newCount(), factor, brokers);
         commit(decision);
         return replyWhenCommitted(ControllerResponse::ok);
@@ -564,7 +567,7 @@ final class QuorumController {
         } catch (InvalidReplicaAssignmentException e) {
             return failed(Error.INVALID_REPLICA_ASSIGNMENT, e.getMessage());
         }
-        Decision decision = new Decision();
+        Decision decision = new Decision(projected);
         for (int i = 0; i < r.assignments().size(); i++) {
             List<Integer> isr = isrs.get(i);
             decision.partition(topic.topicId(), current + i, r.assignments().get(i), isr, isr.get(0), 0, Eligible.NONE);
@@ -599,7 +602,7 @@ final class QuorumController {
         if (topic == null) {
             return failed(Error.UNKNOWN_TOPIC, "unknown topic '" + r.name() + "'");
         }
-        Decision decision = new Decision();
+        Decision decision = new Decision(projected);
         for (String key : List.copyOf(topic.configs().keySet())) {
             if (!r.configs().containsKey(key)) {
                 decision.add(new TopicConfig(topic.topicId(), key, null));
@@ -696,16 +699,92 @@ final class QuorumController {
         if (ordered.equals(PartitionChanges.inReplicaOrder(state.replicas(), new HashSet<>(state.isr())))) {
             return CompletableFuture.completedFuture(ControllerResponse.ok(projected.endOffset() - 1));
         }
-        Decision decision = new Decision();
+        Decision decision = new Decision(projected);
         PartitionState next = PartitionChanges.alterIsr(state, ordered, minIsr(topic, state));
-        decision.partition(
-                r.topicId(),
-                r.partition(),
+        next = new PartitionState(
                 next.replicas(),
                 next.isr(),
                 next.leader(),
                 next.leaderEpoch(),
-                new Eligible(next.elr(), next.lastKnownElr()));
+                next.elr(),
+                next.lastKnownElr(),
+                state.addingReplicas(),
+                state.removingReplicas());
+        PartitionState completed = PartitionReassignments.maybeComplete(next, projected::isUnfenced)
+                .orElse(null);
+        if (completed != null) {
+            LOGGER.info(
+                    "{}{}-{}: reassignment to {} complete (ISR {}), leader {} in epoch {}",
+                    prefix,
+                    topic.name(),
+                    r.partition(),
+                    completed.replicas(),
+                    next.isr(),
+                    completed.leader(),
+                    completed.leaderEpoch());
+            next = completed;
+        }
+        decision.partition(r.topicId(), r.partition(), next);
+        commit(decision);
+        return replyWhenCommitted(ControllerResponse::ok);
+    }
+
+    /**
+     * Starts, replaces or cancels one partition's reassignment (KIP-455), with Kafka's validation: an unknown
+     * partition is UNKNOWN_TOPIC; an empty target, a broker twice or an unregistered broker is
+     * INVALID_REPLICA_ASSIGNMENT; a cancel without a running reassignment is NO_REASSIGNMENT_IN_PROGRESS. A target
+     * whose replicas are all in the ISR completes at once (a reorder, or a move to a subset).
+     */
+    private CompletableFuture<ControllerResponse> alterReassignment(ControllerRequest.AlterReassignment r) {
+        TopicImage topic = projected.topic(r.topic()).orElse(null);
+        PartitionState state = topic == null ? null : topic.partitions().get(r.partition());
+        if (state == null) {
+            return failed(Error.UNKNOWN_TOPIC, "unknown partition " + r.topic() + "-" + r.partition());
+        }
+        PartitionState next;
+        if (r.targetReplicas() == null) {
+            if (!state.reassigning()) {
+                return failed(
+                        Error.NO_REASSIGNMENT_IN_PROGRESS,
+                        "No ongoing reassignment for partition " + r.topic() + "-" + r.partition() + ".");
+            }
+            next = PartitionReassignments.revert(state, projected::isUnfenced).orElse(null);
+            if (next == null) {
+                return failed(
+                        Error.INVALID_REPLICA_ASSIGNMENT,
+                        "cannot cancel the reassignment of " + r.topic() + "-" + r.partition() + ": its ISR "
+                                + state.isr() + " holds only replicas being added " + state.addingReplicas());
+            }
+            LOGGER.info(
+                    "{}{}-{}: reassignment cancelled, back to {}", prefix, r.topic(), r.partition(), next.replicas());
+        } else {
+            try {
+                ReplicaAssignments.check(
+                        List.of(r.targetReplicas()),
+                        r.targetReplicas().size(),
+                        id -> projected.image().nodes().containsKey(id));
+            } catch (InvalidReplicaAssignmentException e) {
+                return failed(Error.INVALID_REPLICA_ASSIGNMENT, e.getMessage());
+            }
+            next = PartitionReassignments.start(state, r.targetReplicas());
+            next = PartitionReassignments.maybeComplete(next, projected::isUnfenced)
+                    .orElse(next);
+            LOGGER.info(
+                    "{}{}-{}: reassignment to {} from {}: replicas {}, adding {}, removing {}",
+                    prefix,
+                    r.topic(),
+                    r.partition(),
+                    r.targetReplicas(),
+                    state.replicas(),
+                    next.replicas(),
+                    next.addingReplicas(),
+                    next.removingReplicas());
+        }
+        if (next.equals(state)) {
+            return CompletableFuture.completedFuture(ControllerResponse.ok(projected.endOffset() - 1));
+        }
+        Decision decision = new Decision(projected);
+        decision.partition(topic.topicId(), r.partition(), next);
         commit(decision);
         return replyWhenCommitted(ControllerResponse::ok);
     }
@@ -716,7 +795,7 @@ final class QuorumController {
      * ISR alone (Kafka's UNCLEAN election). It may lack acknowledged records; that is what the operator accepts.
      */
     private CompletableFuture<ControllerResponse> electUncleanLeaders(ControllerRequest.ElectUncleanLeaders r) {
-        Decision decision = new Decision();
+        Decision decision = new Decision(projected);
         for (TopicImage topic : projected.image().topics().values()) {
             if (!r.topics().contains(topic.name())) {
                 continue;
@@ -771,7 +850,7 @@ final class QuorumController {
     }
 
     private CompletableFuture<ControllerResponse> electPreferredLeaders(ElectPreferredLeaders r) {
-        Decision decision = new Decision();
+        Decision decision = new Decision(projected);
         for (TopicImage topic : projected.image().topics().values()) {
             if (!r.topics().isEmpty() && !r.topics().contains(topic.name())) {
                 continue;
@@ -805,7 +884,7 @@ final class QuorumController {
 
     /** The node's {@link FenceNode} and the partition changes it implies, as one decision. */
     private void commitFencing(int id, long nodeEpoch) {
-        Decision decision = Decision.of(new FenceNode(id, nodeEpoch));
+        Decision decision = Decision.of(projected, new FenceNode(id, nodeEpoch));
         reconcile(decision, other -> other != id && projected.isUnfenced(other), NONE);
         commitInternal(decision);
     }
@@ -887,8 +966,15 @@ final class QuorumController {
         private final List<MetadataRecord> records = new ArrayList<>();
         private final Map<UUID, Map<Integer, Integer>> partitionIndex = new HashMap<>();
 
-        static Decision of(MetadataRecord first) {
-            Decision decision = new Decision();
+        /** The image the decision is taken on: a partition change keeps a running reassignment of it. */
+        private final ClusterImage base;
+
+        Decision(ClusterImage base) {
+            this.base = base;
+        }
+
+        static Decision of(ClusterImage base, MetadataRecord first) {
+            Decision decision = new Decision(base);
             decision.add(first);
             return decision;
         }
@@ -905,8 +991,41 @@ final class QuorumController {
                 int leader,
                 int leaderEpoch,
                 Eligible eligible) {
+            PartitionState current =
+                    base.topic(topicId).map(t -> t.partitions().get(partition)).orElse(null);
+            List<Integer> adding = current == null ? List.of() : current.addingReplicas();
+            List<Integer> removing = current == null ? List.of() : current.removingReplicas();
+            if (!replicas.containsAll(adding) || !replicas.containsAll(removing)) {
+                throw new IllegalStateException("a change of " + topicId + "-" + partition + " to replicas " + replicas
+                        + " would drop its running reassignment (adding " + adding + ", removing " + removing + ")");
+            }
+            partition(
+                    topicId,
+                    partition,
+                    new PartitionState(
+                            replicas,
+                            isr,
+                            leader,
+                            leaderEpoch,
+                            eligible.elr(),
+                            eligible.lastKnownElr(),
+                            adding,
+                            removing));
+        }
+
+        /** Records {@code state} as the partition's new state, its reassignment fields included. */
+        void partition(UUID topicId, int partition, PartitionState state) {
             PartitionChange change = new PartitionChange(
-                    topicId, partition, replicas, isr, leader, leaderEpoch, eligible.elr(), eligible.lastKnownElr());
+                    topicId,
+                    partition,
+                    state.replicas(),
+                    state.isr(),
+                    state.leader(),
+                    state.leaderEpoch(),
+                    state.elr(),
+                    state.lastKnownElr(),
+                    state.addingReplicas(),
+                    state.removingReplicas());
             Map<Integer, Integer> ofTopic = partitionIndex.computeIfAbsent(topicId, id -> new HashMap<>());
             Integer index = ofTopic.get(partition);
             if (index == null) {

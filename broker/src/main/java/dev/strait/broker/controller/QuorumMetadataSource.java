@@ -13,6 +13,7 @@ import dev.strait.broker.metadata.BrokerRegistration;
 import dev.strait.broker.metadata.InvalidReplicaAssignmentException;
 import dev.strait.broker.metadata.InvalidReplicationFactorException;
 import dev.strait.broker.metadata.MetadataSource;
+import dev.strait.broker.metadata.NoReassignmentInProgressException;
 import dev.strait.broker.metadata.PartitionState;
 import dev.strait.broker.metadata.QuorumLeaderUnknownException;
 import dev.strait.broker.metadata.QuorumStatus;
@@ -302,7 +303,9 @@ public final class QuorumMetadataSource implements MetadataSource {
                 state.isr(),
                 image.partitionEpoch(topicId, partition),
                 state.elr(),
-                state.lastKnownElr()));
+                state.lastKnownElr(),
+                state.addingReplicas(),
+                state.removingReplicas()));
     }
 
     @Override
@@ -410,6 +413,11 @@ public final class QuorumMetadataSource implements MetadataSource {
         return after.topic(name)
                 .map(QuorumMetadataSource::toTopicMetadata)
                 .orElseThrow(() -> new UnknownTopicException("unknown topic '" + name + "'"));
+    }
+
+    @Override
+    public void alterReassignment(String topic, int partition, List<Integer> targetReplicas) {
+        mutate(new ControllerRequest.AlterReassignment(topic, partition, targetReplicas));
     }
 
     @Override
@@ -667,6 +675,8 @@ public final class QuorumMetadataSource implements MetadataSource {
                 throw new InvalidReplicaAssignmentException(response.message());
             case STALE_EPOCH:
                 throw new StaleEpochException(response.message());
+            case NO_REASSIGNMENT_IN_PROGRESS:
+                throw new NoReassignmentInProgressException(response.message());
             case INVALID_REQUEST:
                 throw new IllegalArgumentException(response.message());
             default:

@@ -158,6 +158,29 @@ public interface MetadataSource extends AutoCloseable {
     }
 
     /**
+     * Starts, replaces or (with {@code targetReplicas} null) cancels the reassignment of one partition (KIP-455):
+     * while it runs the partition's replicas are the union of the current and the target ones, the added ones
+     * catching up; once every target replica is in the ISR, the replicas become the target. Returns once the
+     * change is committed.
+     *
+     * @throws UnknownTopicException              if the topic or the partition does not exist
+     * @throws InvalidReplicaAssignmentException  if the target is empty, names a broker twice or an unregistered one
+     * @throws NoReassignmentInProgressException  if a cancel names a partition that is not being reassigned
+     */
+    default void alterReassignment(String topic, int partition, List<Integer> targetReplicas) {
+        TopicMetadata metadata =
+                topic(topic).orElseThrow(() -> new UnknownTopicException("unknown topic '" + topic + "'"));
+        if (partition < 0 || partition >= metadata.partitions()) {
+            throw new UnknownTopicException("unknown partition " + topic + "-" + partition);
+        }
+        if (targetReplicas == null) {
+            throw new NoReassignmentInProgressException(
+                    "No ongoing reassignment for partition " + topic + "-" + partition + ".");
+        }
+        ReplicaAssignments.check(List.of(targetReplicas), 1, id -> id == localNodeId());
+    }
+
+    /**
      * Reserves {@code count} producer ids that were never handed out before, also across restarts.
      *
      * @return the first id of the block

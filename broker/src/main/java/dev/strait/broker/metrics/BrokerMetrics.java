@@ -74,7 +74,9 @@ public final class BrokerMetrics {
                     offline++;
                 } else if (state.leader() == nodeId) {
                     led++;
-                    if (state.isr().size() < state.replicas().size()) {
+                    // As Kafka: during a reassignment the factor is the replicas less those being added.
+                    if (state.isr().size()
+                            < state.replicas().size() - state.addingReplicas().size()) {
                         underReplicated++;
                     }
                     if (state.isr().size() < minIsr) {

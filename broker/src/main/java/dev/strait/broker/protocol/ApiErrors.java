@@ -7,6 +7,7 @@ import dev.strait.broker.log.OffsetOutOfRangeException;
 import dev.strait.broker.log.RecordBatchTooLargeException;
 import dev.strait.broker.metadata.InvalidReplicaAssignmentException;
 import dev.strait.broker.metadata.InvalidReplicationFactorException;
+import dev.strait.broker.metadata.NoReassignmentInProgressException;
 import dev.strait.broker.metadata.TopicExistsException;
 import dev.strait.broker.metadata.UnknownTopicException;
 import dev.strait.broker.replica.DeleteRecordsRefusedException;
@@ -66,6 +67,9 @@ final class ApiErrors {
         }
         if (e instanceof InvalidReplicationFactorException) {
             return Errors.INVALID_REPLICATION_FACTOR;
+        }
+        if (e instanceof NoReassignmentInProgressException) {
+            return Errors.NO_REASSIGNMENT_IN_PROGRESS;
         }
         if (e instanceof InvalidReplicaAssignmentException) {
             return Errors.INVALID_REPLICA_ASSIGNMENT;

@@ -18,6 +18,7 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.AlterConfigsRequest;
+import org.apache.kafka.common.requests.AlterPartitionReassignmentsRequest;
 import org.apache.kafka.common.requests.AlterUserScramCredentialsRequest;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
@@ -40,6 +41,7 @@ import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.InitProducerIdRequest;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
+import org.apache.kafka.common.requests.ListPartitionReassignmentsRequest;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
@@ -78,6 +80,7 @@ public final class KafkaApis implements RequestDispatcher {
     private final DescribeTopicPartitionsHandler describeTopicPartitionsHandler;
     private final TopicAdminHandler topicAdminHandler;
     private final PartitionAdminHandler partitionAdminHandler;
+    private final ReassignmentsHandler reassignmentsHandler;
     private final GroupHandler groupHandler;
     private final SecurityAdminHandler securityAdminHandler;
     private final LogDirsHandler logDirsHandler;
@@ -176,6 +179,7 @@ public final class KafkaApis implements RequestDispatcher {
         this.topicAdminHandler =
                 new TopicAdminHandler(endpoint, replicaManager, defaultNumPartitions, brokerConfigs, authorizer);
         this.partitionAdminHandler = new PartitionAdminHandler(replicaManager, authorizer);
+        this.reassignmentsHandler = new ReassignmentsHandler(replicaManager.metadata(), authorizer);
         this.groupHandler = groupCoordinator == null
                 ? null
                 : new GroupHandler(
@@ -352,6 +356,12 @@ public final class KafkaApis implements RequestDispatcher {
                 return producersHandler.handle(context, (DescribeProducersRequest) body);
             case ELECT_LEADERS:
                 return partitionAdminHandler.handleElectLeadersRequest(context, (ElectLeadersRequest) body);
+            case ALTER_PARTITION_REASSIGNMENTS:
+                return reassignmentsHandler.handleAlterPartitionReassignmentsRequest(
+                        context, (AlterPartitionReassignmentsRequest) body);
+            case LIST_PARTITION_REASSIGNMENTS:
+                return reassignmentsHandler.handleListPartitionReassignmentsRequest(
+                        context, (ListPartitionReassignmentsRequest) body);
             case SASL_HANDSHAKE:
             case SASL_AUTHENTICATE:
                 return SaslAuthenticator.afterAuthentication(key);

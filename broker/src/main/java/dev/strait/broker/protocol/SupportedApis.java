@@ -29,6 +29,8 @@ final class SupportedApis {
             ApiKeys.CREATE_PARTITIONS,
             ApiKeys.DELETE_RECORDS,
             ApiKeys.ELECT_LEADERS,
+            ApiKeys.ALTER_PARTITION_REASSIGNMENTS,
+            ApiKeys.LIST_PARTITION_REASSIGNMENTS,
             ApiKeys.SASL_HANDSHAKE,
             ApiKeys.SASL_AUTHENTICATE,
             ApiKeys.CREATE_ACLS,

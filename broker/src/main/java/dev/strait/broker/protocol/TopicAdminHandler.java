@@ -416,7 +416,7 @@ final class TopicAdminHandler {
     /**
      * Alters one resource's configs, for both AlterConfigs and IncrementalAlterConfigs: ALTER_CONFIGS on the topic
      * (else TOPIC_AUTHORIZATION_FAILED) or the cluster for a broker (CLUSTER_AUTHORIZATION_FAILED); broker configs
-     * are static and refused; the topic's new overrides, which {@code change} computes from its current ones, are
+     * are static and refused, except a change that sets none (deletes only), which has nothing to delete; the topic's new overrides, which {@code change} computes from its current ones, are
      * validated and, unless {@code validateOnly}, replace them.
      */
     private Altered alterConfigs(
@@ -430,6 +430,11 @@ final class TopicAdminHandler {
             return new Altered(refused, "Authorization failed.");
         }
         try {
+            if (resourceType == RESOURCE_BROKER && change.apply(Map.of()).isEmpty()) {
+                // Broker configs are static: there is no dynamic override to delete, so deleting one (as
+                // kafka-reassign-partitions --verify does with the replication throttles) changes nothing.
+                return new Altered(Errors.NONE, null);
+            }
             if (resourceType != RESOURCE_TOPIC) {
                 throw new UnsupportedOperationException(
                         "only topic configs can be altered (broker configs are static)");

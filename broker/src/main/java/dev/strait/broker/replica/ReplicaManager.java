@@ -785,7 +785,7 @@ public final class ReplicaManager implements AutoCloseable {
             if (!assignments.isEmpty()) {
                 ReplicaAssignments.checkCount(assignments, newCount - topic.partitions());
                 int factor = metadata.partitionState(topic.topicId(), 0)
-                        .map(p -> p.replicas().size())
+                        .map(p -> p.replicas().size() - p.removingReplicas().size())
                         .orElse(1);
                 ReplicaAssignments.check(assignments, factor, registeredBrokers()::contains);
             }

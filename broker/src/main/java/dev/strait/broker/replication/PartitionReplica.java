@@ -116,7 +116,7 @@ public final class PartitionReplica {
             if (newEpoch || !wasLeader) {
                 becomeLeader(nowMs);
             } else {
-                forgetRemovedFollowers();
+                followReplicaChanges();
             }
         } else if (newEpoch || wasLeader || state == State.OFFLINE) {
             becomeFollower();
@@ -148,8 +148,17 @@ public final class PartitionReplica {
         maybeAdvanceHighWatermark();
     }
 
-    private void forgetRemovedFollowers() {
+    /**
+     * The replica set changed under this leader in its epoch (a reassignment, KIP-455): removed replicas are
+     * forgotten and added ones tracked from nothing, so they join the ISR only once they have caught up.
+     */
+    private void followReplicaChanges() {
         followers.keySet().retainAll(assignment.replicas());
+        for (int replica : assignment.replicas()) {
+            if (replica != localId && !followers.containsKey(replica)) {
+                followers.put(replica, new FollowerProgress());
+            }
+        }
         maybeAdvanceHighWatermark();
     }
 

@@ -70,6 +70,8 @@ class ControllerWireTest {
                                 "t", 2, -1, Map.of("a", "b"), List.of(List.of(2, 0), List.of(1, 2)))),
                 new Request(2, 12, new ControllerRequest.DeleteTopic("t")),
                 new Request(2, 13, new ControllerRequest.CreatePartitions("t", 6)),
+                new Request(2, 13, new ControllerRequest.AlterReassignment("t", 3, List.of(2, 0))),
+                new Request(2, 13, new ControllerRequest.AlterReassignment("t", 3, null)),
                 new Request(
                         2, 13, new ControllerRequest.CreatePartitions("t", 5, List.of(List.of(2, 0), List.of(1, 2)))),
                 new Request(2, 14, new ControllerRequest.AlterConfigs("t", Map.of())),

@@ -11,8 +11,10 @@ import dev.strait.broker.controller.ControllerResponse.Error;
 import dev.strait.broker.raft.metadata.MetadataImage.NodeRegistration;
 import dev.strait.broker.raft.metadata.MetadataImage.PartitionState;
 import dev.strait.broker.raft.metadata.MetadataImage.TopicImage;
+import dev.strait.broker.raft.metadata.MetadataImageSerde;
 import dev.strait.broker.raft.metadata.MetadataRecord;
 import dev.strait.broker.raft.metadata.MetadataRecord.FenceNode;
+import dev.strait.broker.raft.metadata.MetadataRecordSerde;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -597,5 +599,166 @@ class QuorumControllerTest {
         // Then
         assertThat(controller.projected().isUnfenced(2)).isFalse();
         assertThat(controller.projected().node(2).map(NodeRegistration::fenced)).contains(true);
+    }
+
+    // ---------------------------------------------------------------- reassignment (KIP-455)
+
+    private ControllerResponse reassign(String topic, int partition, List<Integer> target) {
+        return call(new ControllerRequest.AlterReassignment(topic, partition, target));
+    }
+
+    /** The leader's AlterPartition to {@code isr}, at the partition's current epochs. */
+    private ControllerResponse alterIsr(String topic, List<Integer> isr) {
+        PartitionState state = partition(topic, 0);
+        int partitionEpoch = controller.projected().partitionEpoch(topicId(topic), 0);
+        return call(new AlterPartition(state.leader(), topicId(topic), 0, state.leaderEpoch(), partitionEpoch, isr));
+    }
+
+    @Test
+    void aReassignmentAddsTheTargetThenCompletesOnceEveryTargetReplicaIsInSyncAndTheLeaderMoves() {
+        // Given t-0 on {1, 2}, led by 1
+        registerAndUnfence(1, 2, 3);
+        assertThat(call(new CreateTopic("t", 1, -1, Map.of(), List.of(List.of(1, 2))))
+                        .error())
+                .isEqualTo(Error.NONE);
+
+        // When it is reassigned to {2, 3}
+        assertThat(reassign("t", 0, List.of(2, 3)).error()).isEqualTo(Error.NONE);
+
+        // Then the replicas are the union, 3 being added and 1 removed; ISR, leader and leader epoch unchanged
+        PartitionState running = partition("t", 0);
+        assertThat(running.replicas()).containsExactly(2, 3, 1);
+        assertThat(running.addingReplicas()).containsExactly(3);
+        assertThat(running.removingReplicas()).containsExactly(1);
+        assertThat(running.isr()).containsExactly(1, 2);
+        assertThat(running.leader()).isEqualTo(1);
+        assertThat(running.leaderEpoch()).isZero();
+        assertThat(replay(log.size()).topic("t").orElseThrow().partitions().get(0))
+                .isEqualTo(running);
+
+        // When 3 catches up and the leader adds it to the ISR
+        assertThat(alterIsr("t", List.of(1, 2, 3)).error()).isEqualTo(Error.NONE);
+
+        // Then the reassignment completes: replicas and ISR the target, 2 (first target in the ISR) leads in a new
+        // epoch
+        PartitionState done = partition("t", 0);
+        assertThat(done.replicas()).containsExactly(2, 3);
+        assertThat(done.isr()).containsExactly(2, 3);
+        assertThat(done.addingReplicas()).isEmpty();
+        assertThat(done.removingReplicas()).isEmpty();
+        assertThat(done.leader()).isEqualTo(2);
+        assertThat(done.leaderEpoch()).isEqualTo(1);
+        assertThat(replay(log.size()).topic("t").orElseThrow().partitions().get(0))
+                .isEqualTo(done);
+    }
+
+    @Test
+    void aReassignmentKeepsTheLeaderThatStaysAndCompletesAtOnceWhenTheTargetIsInSync() {
+        // Given t-0 on {1, 2, 3}, led by 1
+        registerAndUnfence(1, 2, 3);
+        call(new CreateTopic("t", 1, -1, Map.of(), List.of(List.of(1, 2, 3))));
+
+        // When it moves to {3, 1}, both in the ISR
+        assertThat(reassign("t", 0, List.of(3, 1)).error()).isEqualTo(Error.NONE);
+
+        // Then it is done in one step, the leader staying in its epoch
+        PartitionState done = partition("t", 0);
+        assertThat(done.replicas()).containsExactly(3, 1);
+        assertThat(done.isr()).containsExactly(3, 1);
+        assertThat(done.reassigning()).isFalse();
+        assertThat(done.leader()).isEqualTo(1);
+        assertThat(done.leaderEpoch()).isZero();
+    }
+
+    @Test
+    void aCancelRevertsToTheOriginalReplicasAndBadRequestsGetKafkasErrors() {
+        // Given t-0 on {1, 2}; bad targets, a partition or topic that does not exist, a cancel of nothing
+        registerAndUnfence(1, 2, 3);
+        call(new CreateTopic("t", 1, -1, Map.of(), List.of(List.of(1, 2))));
+        assertThat(reassign("t", 0, List.of(3, 4)).error()).isEqualTo(Error.INVALID_REPLICA_ASSIGNMENT);
+        assertThat(reassign("t", 0, List.of(3, 3)).error()).isEqualTo(Error.INVALID_REPLICA_ASSIGNMENT);
+        assertThat(reassign("t", 0, List.of()).error()).isEqualTo(Error.INVALID_REPLICA_ASSIGNMENT);
+        assertThat(reassign("t", 1, List.of(1)).error()).isEqualTo(Error.UNKNOWN_TOPIC);
+        assertThat(reassign("nope", 0, List.of(1)).error()).isEqualTo(Error.UNKNOWN_TOPIC);
+        assertThat(reassign("t", 0, null).error()).isEqualTo(Error.NO_REASSIGNMENT_IN_PROGRESS);
+        assertThat(partition("t", 0).reassigning()).isFalse();
+        // and then a move to {2, 3} running
+        reassign("t", 0, List.of(2, 3));
+
+        // When it is cancelled
+        assertThat(reassign("t", 0, null).error()).isEqualTo(Error.NONE);
+
+        // Then it is back on {1, 2}, led by 1, and a second cancel finds nothing to cancel
+        PartitionState reverted = partition("t", 0);
+        assertThat(reverted.replicas()).containsExactlyInAnyOrder(1, 2);
+        assertThat(reverted.isr()).containsExactlyInAnyOrder(1, 2);
+        assertThat(reverted.reassigning()).isFalse();
+        assertThat(reverted.leader()).isEqualTo(1);
+        assertThat(reassign("t", 0, null).error()).isEqualTo(Error.NO_REASSIGNMENT_IN_PROGRESS);
+    }
+
+    @Test
+    void aRunningReassignmentSurvivesAControllerFailoverAndFencingAndCompletesUnderTheNextController() {
+        // Given t-0 on {1, 2} being moved to {2, 3}
+        registerAndUnfence(1, 2, 3);
+        call(new CreateTopic("t", 1, -1, Map.of(), List.of(List.of(1, 2))));
+        reassign("t", 0, List.of(2, 3));
+
+        // When another controller takes over from the replayed log (its records and a snapshot of it read back)
+        ClusterImage replayed = replay(log.size());
+        for (List<MetadataRecord> entry : log) {
+            for (MetadataRecord record : entry) {
+                assertThat(MetadataRecordSerde.deserialize(MetadataRecordSerde.serialize(record)))
+                        .isEqualTo(record);
+            }
+        }
+        assertThat(MetadataImageSerde.deserialize(MetadataImageSerde.serialize(replayed.image())))
+                .isEqualTo(replayed.image());
+        controller = newController(SESSION_MS, replayed);
+        heartbeat(1, 2, 3);
+
+        // Then it still sees the reassignment
+        PartitionState running = partition("t", 0);
+        assertThat(running.addingReplicas()).containsExactly(3);
+        assertThat(running.removingReplicas()).containsExactly(1);
+
+        // When the leader 1 is fenced (it misses its heartbeats) and 2 leads
+        now += SESSION_MS / 2;
+        heartbeat(2, 3);
+        now += SESSION_MS / 2 + 1;
+        controller.tick(now);
+        heartbeat(2, 3);
+        PartitionState afterFence = partition("t", 0);
+        assertThat(afterFence.leader()).isEqualTo(2);
+        assertThat(afterFence.addingReplicas()).containsExactly(3);
+        assertThat(afterFence.removingReplicas()).containsExactly(1);
+
+        // And 3 joins the ISR
+        assertThat(alterIsr("t", List.of(2, 3)).error()).isEqualTo(Error.NONE);
+
+        // Then the reassignment completes on {2, 3}, 2 still leading
+        PartitionState done = partition("t", 0);
+        assertThat(done.replicas()).containsExactly(2, 3);
+        assertThat(done.isr()).containsExactly(2, 3);
+        assertThat(done.reassigning()).isFalse();
+        assertThat(done.leader()).isEqualTo(2);
+        assertThat(replay(log.size()).topic("t").orElseThrow().partitions().get(0))
+                .isEqualTo(done);
+    }
+
+    @Test
+    void partitionsAddedDuringAReassignmentTakeTheTopicsReplicationFactorNotTheUnion() {
+        // Given t-0 on {1, 2} being moved to {2, 3}: three replicas meanwhile
+        registerAndUnfence(1, 2, 3);
+        call(new CreateTopic("t", 1, -1, Map.of(), List.of(List.of(1, 2))));
+        reassign("t", 0, List.of(2, 3));
+        assertThat(partition("t", 0).replicas()).hasSize(3);
+
+        // When a partition is added
+        assertThat(call(new CreatePartitions("t", 2)).error()).isEqualTo(Error.NONE);
+
+        // Then it has two replicas, and the move still runs
+        assertThat(partition("t", 1).replicas()).hasSize(2);
+        assertThat(partition("t", 0).addingReplicas()).containsExactly(3);
     }
 }

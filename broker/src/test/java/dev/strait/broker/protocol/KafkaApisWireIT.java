@@ -107,6 +107,8 @@ class KafkaApisWireIT {
                             Map.entry(ApiKeys.ALTER_CONFIGS, "0-2"),
                             Map.entry(ApiKeys.DESCRIBE_CLUSTER, "0-2"),
                             Map.entry(ApiKeys.ELECT_LEADERS, "0-2"),
+                            Map.entry(ApiKeys.ALTER_PARTITION_REASSIGNMENTS, "0-1"),
+                            Map.entry(ApiKeys.LIST_PARTITION_REASSIGNMENTS, "0-0"),
                             Map.entry(ApiKeys.FIND_COORDINATOR, "0-6"),
                             Map.entry(ApiKeys.JOIN_GROUP, "0-9"),
                             Map.entry(ApiKeys.SYNC_GROUP, "0-5"),

@@ -69,6 +69,8 @@ public final class MetadataImage {
      * {@code lastKnownElr} (KIP-966) names the replicas that were in the ISR or ELR while the ISR was below
      * min.insync.replicas and left both since (an unclean shutdown): where the data was last known to be, for
      * an operator deciding on an unclean recovery. Both empty once the ISR reaches min.insync.replicas.
+     * {@code addingReplicas} and {@code removingReplicas}: a running reassignment (KIP-455), as in
+     * {@link PartitionChange}; both empty when none runs.
      */
     public record PartitionState(
             List<Integer> replicas,
@@ -76,12 +78,44 @@ public final class MetadataImage {
             int leader,
             int leaderEpoch,
             List<Integer> elr,
-            List<Integer> lastKnownElr) {
+            List<Integer> lastKnownElr,
+            List<Integer> addingReplicas,
+            List<Integer> removingReplicas) {
         public PartitionState {
             replicas = List.copyOf(replicas);
             isr = List.copyOf(isr);
             elr = List.copyOf(elr);
             lastKnownElr = List.copyOf(lastKnownElr);
+            addingReplicas = List.copyOf(addingReplicas);
+            removingReplicas = List.copyOf(removingReplicas);
+        }
+
+        /** A partition that is not being reassigned. */
+        public PartitionState(
+                List<Integer> replicas,
+                List<Integer> isr,
+                int leader,
+                int leaderEpoch,
+                List<Integer> elr,
+                List<Integer> lastKnownElr) {
+            this(replicas, isr, leader, leaderEpoch, elr, lastKnownElr, List.of(), List.of());
+        }
+
+        /** Whether a reassignment (KIP-455) is running. */
+        public boolean reassigning() {
+            return !addingReplicas.isEmpty() || !removingReplicas.isEmpty();
+        }
+
+        /** The replicas a running reassignment moves to: {@code replicas} less {@code removingReplicas}. */
+        public List<Integer> targetReplicas() {
+            return replicas.stream()
+                    .filter(id -> !removingReplicas.contains(id))
+                    .toList();
+        }
+
+        /** The replicas before the running reassignment: {@code replicas} less {@code addingReplicas}. */
+        public List<Integer> originalReplicas() {
+            return replicas.stream().filter(id -> !addingReplicas.contains(id)).toList();
         }
 
         public PartitionState(List<Integer> replicas, List<Integer> isr, int leader, int leaderEpoch) {
@@ -316,8 +350,23 @@ public final class MetadataImage {
                 "last known ELR must be distinct replicas");
         PartitionState previous = topic.partitions().get(r.partition());
         require(previous == null || r.leaderEpoch() >= previous.leaderEpoch(), offset, r, "leader epoch went back");
-        PartitionState state =
-                new PartitionState(r.replicas(), r.isr(), r.leader(), r.leaderEpoch(), r.elr(), r.lastKnownElr());
+        require(
+                r.replicas().containsAll(r.addingReplicas())
+                        && r.replicas().containsAll(r.removingReplicas())
+                        && r.addingReplicas().stream().noneMatch(r.removingReplicas()::contains)
+                        && r.replicas().size() > r.removingReplicas().size(),
+                offset,
+                r,
+                "adding and removing replicas must be disjoint replicas, some replica staying");
+        PartitionState state = new PartitionState(
+                r.replicas(),
+                r.isr(),
+                r.leader(),
+                r.leaderEpoch(),
+                r.elr(),
+                r.lastKnownElr(),
+                r.addingReplicas(),
+                r.removingReplicas());
         return new TopicImage(
                 topic.name(), topic.topicId(), put(topic.partitions(), r.partition(), state), topic.configs());
     }

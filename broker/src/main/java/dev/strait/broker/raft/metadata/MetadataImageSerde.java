@@ -29,7 +29,7 @@ import java.util.UUID;
  *   int topics, per topic: string name, uuid id, int configs (string key, string value)...,
  *                          int partitions, per partition: int index, ints replicas, ints isr, int leader,
  *                          int leaderEpoch, int partitionEpoch, ints elr, ints lastKnownElr (these two in
- *                          version 3 only)
+ *                          versions 3 and 4), ints addingReplicas, ints removingReplicas (version 4 only)
  *   int acls,  per ACL:    byte resourceType, string resourceName, byte patternType, string principal,
  *                          string host, byte operation, byte permissionType
  *   int scram credentials, per credential: string user, byte mechanism, bytes salt, bytes storedKey,
@@ -43,6 +43,9 @@ public final class MetadataImageSerde {
 
     /** Partitions with their eligible leader replicas (KIP-966); written only when some partition has any. */
     private static final byte VERSION_WITH_ELR = 3;
+    /** As version 3, each partition then with its adding and removing replicas (KIP-455); written only while some
+     * partition is being reassigned. */
+    private static final byte VERSION_WITH_REASSIGNMENTS = 4;
 
     private static final byte VERSION = 2;
     /** Nodes without their endpoints (only the inter-broker listener's host and port). */
@@ -63,8 +66,15 @@ public final class MetadataImageSerde {
             boolean elr = image.topics().values().stream()
                     .flatMap(t -> t.partitions().values().stream())
                     .anyMatch(p -> !p.elr().isEmpty() || !p.lastKnownElr().isEmpty());
+            boolean reassignments = image.topics().values().stream()
+                    .flatMap(t -> t.partitions().values().stream())
+                    .anyMatch(PartitionState::reassigning);
+            elr |= reassignments;
             endpoints |= elr;
-            out.writeByte(elr ? VERSION_WITH_ELR : endpoints ? VERSION : VERSION_WITHOUT_ENDPOINTS);
+            out.writeByte(
+                    reassignments
+                            ? VERSION_WITH_REASSIGNMENTS
+                            : elr ? VERSION_WITH_ELR : endpoints ? VERSION : VERSION_WITHOUT_ENDPOINTS);
             out.writeLong(image.nextOffset());
             out.writeLong(image.nextProducerId());
             out.writeInt(image.nodes().size());
@@ -103,6 +113,10 @@ public final class MetadataImageSerde {
                         MetadataRecordSerde.writeInts(out, partition.elr());
                         MetadataRecordSerde.writeInts(out, partition.lastKnownElr());
                     }
+                    if (reassignments) {
+                        MetadataRecordSerde.writeInts(out, partition.addingReplicas());
+                        MetadataRecordSerde.writeInts(out, partition.removingReplicas());
+                    }
                 }
             }
             SecurityImage security = image.security();
@@ -130,7 +144,8 @@ public final class MetadataImageSerde {
         ByteBuffer in = ByteBuffer.wrap(content);
         try {
             byte version = in.get();
-            if (version != VERSION_WITH_ELR
+            if (version != VERSION_WITH_REASSIGNMENTS
+                    && version != VERSION_WITH_ELR
                     && version != VERSION
                     && version != VERSION_WITHOUT_ENDPOINTS
                     && version != VERSION_WITHOUT_SECURITY) {
@@ -173,10 +188,16 @@ public final class MetadataImageSerde {
                     int leader = in.getInt();
                     int leaderEpoch = in.getInt();
                     partitionEpochs.put(index, in.getInt());
-                    List<Integer> elr = version == VERSION_WITH_ELR ? MetadataRecordSerde.readInts(in) : List.of();
-                    List<Integer> lastKnownElr =
-                            version == VERSION_WITH_ELR ? MetadataRecordSerde.readInts(in) : List.of();
-                    partitions.put(index, new PartitionState(replicas, isr, leader, leaderEpoch, elr, lastKnownElr));
+                    boolean withElr = version == VERSION_WITH_ELR || version == VERSION_WITH_REASSIGNMENTS;
+                    List<Integer> elr = withElr ? MetadataRecordSerde.readInts(in) : List.of();
+                    List<Integer> lastKnownElr = withElr ? MetadataRecordSerde.readInts(in) : List.of();
+                    boolean withReassignment = version == VERSION_WITH_REASSIGNMENTS;
+                    List<Integer> adding = withReassignment ? MetadataRecordSerde.readInts(in) : List.of();
+                    List<Integer> removing = withReassignment ? MetadataRecordSerde.readInts(in) : List.of();
+                    partitions.put(
+                            index,
+                            new PartitionState(
+                                    replicas, isr, leader, leaderEpoch, elr, lastKnownElr, adding, removing));
                 }
                 TopicImage topic = new TopicImage(
                         name,

@@ -63,7 +63,10 @@ public sealed interface MetadataRecord {
 
     /**
      * The complete state of one partition: its replicas, in-sync replicas, leader (-1 for none), leader epoch and
-     * eligible leader replicas and last known ELR (KIP-966).
+     * eligible leader replicas and last known ELR (KIP-966), and while a reassignment runs (KIP-455) the replicas
+     * being added and being removed: then {@code replicas} is the union of the target replicas and the original
+     * ones, the target being {@code replicas} less {@code removingReplicas} and the original {@code replicas} less
+     * {@code addingReplicas}.
      * The first record for a partition creates it. The leader epoch may not go back.
      */
     record PartitionChange(
@@ -74,7 +77,9 @@ public sealed interface MetadataRecord {
             int leader,
             int leaderEpoch,
             List<Integer> elr,
-            List<Integer> lastKnownElr)
+            List<Integer> lastKnownElr,
+            List<Integer> addingReplicas,
+            List<Integer> removingReplicas)
             implements MetadataRecord {
         public PartitionChange {
             Objects.requireNonNull(topicId, "topicId");
@@ -82,6 +87,26 @@ public sealed interface MetadataRecord {
             isr = List.copyOf(isr);
             elr = List.copyOf(elr);
             lastKnownElr = List.copyOf(lastKnownElr);
+            addingReplicas = List.copyOf(addingReplicas);
+            removingReplicas = List.copyOf(removingReplicas);
+        }
+
+        /** A change of a partition that is not being reassigned (KIP-455). */
+        public PartitionChange(
+                UUID topicId,
+                int partition,
+                List<Integer> replicas,
+                List<Integer> isr,
+                int leader,
+                int leaderEpoch,
+                List<Integer> elr,
+                List<Integer> lastKnownElr) {
+            this(topicId, partition, replicas, isr, leader, leaderEpoch, elr, lastKnownElr, List.of(), List.of());
+        }
+
+        /** Whether a reassignment (KIP-455) is running: some replicas are being added or removed. */
+        public boolean reassigning() {
+            return !addingReplicas.isEmpty() || !removingReplicas.isEmpty();
         }
 
         /** A change with an empty ELR and last known ELR (KIP-966). */

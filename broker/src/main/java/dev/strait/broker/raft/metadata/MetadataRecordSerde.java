@@ -53,6 +53,11 @@ public final class MetadataRecordSerde {
      * empty) stays readable by older nodes.
      */
     private static final byte PARTITION_CHANGE_WITH_ELR = 14;
+    /**
+     * A {@link PartitionChange} of a partition being reassigned (KIP-455): type 14's fields, then the adding and the
+     * removing replicas; written only while a reassignment runs, so older nodes read every other change.
+     */
+    private static final byte PARTITION_CHANGE_WITH_REASSIGNMENT = 15;
 
     private MetadataRecordSerde() {}
 
@@ -82,8 +87,14 @@ public final class MetadataRecordSerde {
                 writeString(out, r.name());
                 writeUuid(out, r.topicId());
             } else if (record instanceof PartitionChange r) {
-                boolean elr = !r.elr().isEmpty() || !r.lastKnownElr().isEmpty();
-                header(out, elr ? PARTITION_CHANGE_WITH_ELR : PARTITION_CHANGE);
+                boolean reassigning = r.reassigning();
+                boolean elr =
+                        reassigning || !r.elr().isEmpty() || !r.lastKnownElr().isEmpty();
+                header(
+                        out,
+                        reassigning
+                                ? PARTITION_CHANGE_WITH_REASSIGNMENT
+                                : elr ? PARTITION_CHANGE_WITH_ELR : PARTITION_CHANGE);
                 writeUuid(out, r.topicId());
                 out.writeInt(r.partition());
                 writeInts(out, r.replicas());
@@ -93,6 +104,10 @@ public final class MetadataRecordSerde {
                 if (elr) {
                     writeInts(out, r.elr());
                     writeInts(out, r.lastKnownElr());
+                }
+                if (reassigning) {
+                    writeInts(out, r.addingReplicas());
+                    writeInts(out, r.removingReplicas());
                 }
             } else if (record instanceof TopicConfig r) {
                 header(out, TOPIC_CONFIG);
@@ -164,6 +179,18 @@ public final class MetadataRecordSerde {
                             readInts(in),
                             in.getInt(),
                             in.getInt(),
+                            readInts(in),
+                            readInts(in));
+                case PARTITION_CHANGE_WITH_REASSIGNMENT ->
+                    new PartitionChange(
+                            readUuid(in),
+                            in.getInt(),
+                            readInts(in),
+                            readInts(in),
+                            in.getInt(),
+                            in.getInt(),
+                            readInts(in),
+                            readInts(in),
                             readInts(in),
                             readInts(in));
                 case TOPIC_CONFIG -> new TopicConfig(readUuid(in), readString(in), readString(in));
