@@ -78,8 +78,7 @@ final class QuorumRuntime implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open the metadata log in " + settings.metadataLogDir(), e);
         }
-        this.readLease =
-                new ReadLease(time::hiResClockMs, QuorumController.fencingLowerBoundMs(settings.sessionTimeoutMs()));
+        this.readLease = new ReadLease(time, QuorumController.fencingLowerBoundMs(settings.sessionTimeoutMs()));
         PeerLiveness liveness = new PeerLiveness(time, new ControllerTransport.Receiver() {
             @Override
             public void onMessage(ControllerMessage message) {

@@ -1,6 +1,6 @@
 package dev.strait.broker.controller;
 
-import java.util.function.LongSupplier;
+import dev.strait.time.Time;
 
 /**
  * How long this node may still trust that it leads what its metadata says it leads, for reads served from a
@@ -53,20 +53,20 @@ public final class ReadLease {
     /** The lease is this fraction of the fencing bound: room for clocks that run at slightly different rates. */
     static final double CLOCK_RATE_MARGIN = 0.8;
 
-    private final LongSupplier monotonicMs;
+    private final Time time;
     private final long durationMs;
     private volatile long heldUntilMs = Long.MIN_VALUE;
 
     /**
-     * @param monotonicMs       this node's monotonic clock, the one heartbeats are stamped with
+     * @param time              this node's clock; its monotonic reading is the one heartbeats are stamped with
      * @param fencingLowerBound the earliest, after a heartbeat reached the controller, that another node can lead
      *                          in this node's place ({@link QuorumController#fencingLowerBoundMs})
      */
-    ReadLease(LongSupplier monotonicMs, long fencingLowerBound) {
+    ReadLease(Time time, long fencingLowerBound) {
         if (fencingLowerBound <= 0) {
             throw new IllegalArgumentException("fencing lower bound must be positive: " + fencingLowerBound);
         }
-        this.monotonicMs = monotonicMs;
+        this.time = time;
         this.durationMs = Math.max(1, (long) (fencingLowerBound * CLOCK_RATE_MARGIN));
     }
 
@@ -92,6 +92,6 @@ public final class ReadLease {
 
     /** Whether no other node can have been made leader in this node's place yet. */
     public boolean holds() {
-        return monotonicMs.getAsLong() < heldUntilMs;
+        return time.hiResClockMs() < heldUntilMs;
     }
 }

@@ -23,7 +23,6 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -116,7 +115,7 @@ public final class GroupCoordinator implements AutoCloseable {
         this(config, log, clockMs, memberIds, loops, () -> true);
     }
 
-    /** As above, with the read lease of {@link #GroupCoordinator(Config, OffsetsLog, LongSupplier, BooleanSupplier)}. */
+    /** As above, with the read lease of {@link #GroupCoordinator(Config, OffsetsLog, Time, BooleanSupplier)}. */
     public GroupCoordinator(
             Config config,
             OffsetsLog log,

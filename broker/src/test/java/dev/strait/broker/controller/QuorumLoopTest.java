@@ -97,7 +97,7 @@ class QuorumLoopTest {
                 storage,
                 new NoNetwork(),
                 liveness,
-                new ReadLease(time::hiResClockMs, QuorumController.fencingLowerBoundMs(SESSION_MS)),
+                new ReadLease(time, QuorumController.fencingLowerBoundMs(SESSION_MS)),
                 new PreviousLife(logDir, dir.resolve("boot_id")),
                 published::add,
                 now);
