@@ -168,31 +168,8 @@ public final class MetadataRecordSerde {
                 case FENCE_NODE -> new FenceNode(in.getInt(), in.getLong());
                 case UNFENCE_NODE -> new UnfenceNode(in.getInt(), in.getLong());
                 case CREATE_TOPIC -> new CreateTopic(readString(in), readUuid(in));
-                case PARTITION_CHANGE ->
-                    new PartitionChange(
-                            readUuid(in), in.getInt(), readInts(in), readInts(in), in.getInt(), in.getInt());
-                case PARTITION_CHANGE_WITH_ELR ->
-                    new PartitionChange(
-                            readUuid(in),
-                            in.getInt(),
-                            readInts(in),
-                            readInts(in),
-                            in.getInt(),
-                            in.getInt(),
-                            readInts(in),
-                            readInts(in));
-                case PARTITION_CHANGE_WITH_REASSIGNMENT ->
-                    new PartitionChange(
-                            readUuid(in),
-                            in.getInt(),
-                            readInts(in),
-                            readInts(in),
-                            in.getInt(),
-                            in.getInt(),
-                            readInts(in),
-                            readInts(in),
-                            readInts(in),
-                            readInts(in));
+                case PARTITION_CHANGE, PARTITION_CHANGE_WITH_ELR, PARTITION_CHANGE_WITH_REASSIGNMENT ->
+                    readPartitionChange(type, in);
                 case TOPIC_CONFIG -> new TopicConfig(readUuid(in), readString(in), readString(in));
                 case DELETE_TOPIC -> new DeleteTopic(readUuid(in));
                 case PRODUCER_ID_BLOCK -> new ProducerIdBlock(in.getInt(), in.getLong(), in.getInt());
@@ -348,6 +325,26 @@ public final class MetadataRecordSerde {
     static void writeUuid(DataOutputStream out, UUID id) throws IOException {
         out.writeLong(id.getMostSignificantBits());
         out.writeLong(id.getLeastSignificantBits());
+    }
+
+    /** The three versions of a partition change: each adds fields at the end of the one before. */
+    private static PartitionChange readPartitionChange(byte type, ByteBuffer in) {
+        UUID topicId = readUuid(in);
+        int partition = in.getInt();
+        List<Integer> replicas = readInts(in);
+        List<Integer> isr = readInts(in);
+        int leader = in.getInt();
+        int leaderEpoch = in.getInt();
+        if (type == PARTITION_CHANGE) {
+            return new PartitionChange(topicId, partition, replicas, isr, leader, leaderEpoch);
+        }
+        List<Integer> elr = readInts(in);
+        List<Integer> lastKnownElr = readInts(in);
+        if (type == PARTITION_CHANGE_WITH_ELR) {
+            return new PartitionChange(topicId, partition, replicas, isr, leader, leaderEpoch, elr, lastKnownElr);
+        }
+        return new PartitionChange(
+                topicId, partition, replicas, isr, leader, leaderEpoch, elr, lastKnownElr, readInts(in), readInts(in));
     }
 
     static UUID readUuid(ByteBuffer in) {
