@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -100,12 +101,13 @@ public final class Docker {
     }
 
     /** Null when the engine answers and the images exist, else what is missing. */
-    public static String missing(String... images) {
+    public static @Nullable String missing(String... images) {
         Result version;
         try {
             version = run(CHECK_TIMEOUT, List.of("docker", "version", "--format", "{{.Server.Version}}"));
         } catch (UncheckedIOException e) {
-            return "no docker client on PATH (" + e.getCause().getMessage() + ")";
+            return "no docker client on PATH ("
+                    + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()) + ")";
         } catch (AssertionError e) {
             return "the Docker engine did not answer within " + CHECK_TIMEOUT.toSeconds() + " s";
         }

@@ -18,6 +18,7 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Uuid;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A real Apache Kafka 4.1.1 cluster for tests: N KRaft nodes, each both broker and controller, each in
@@ -35,9 +36,9 @@ public final class KafkaCluster implements TestCluster {
     private final List<Node> nodes = new ArrayList<>();
     private final Map<String, String> extraConfig;
     /** Null for the PLAINTEXT cluster most tests use. */
-    private final KafkaSecurity security;
+    private final @Nullable KafkaSecurity security;
 
-    private KafkaCluster(String name, int size, Map<String, String> extraConfig, KafkaSecurity security) {
+    private KafkaCluster(String name, int size, Map<String, String> extraConfig, @Nullable KafkaSecurity security) {
         this.name = name;
         this.extraConfig = Map.copyOf(extraConfig);
         this.security = security;
@@ -243,6 +244,8 @@ public final class KafkaCluster implements TestCluster {
 
         final int controllerPort;
         final Path dir;
+
+        @Nullable
         Process process;
         /** Killed or stopped by the test: not a node that died by itself, which start-up checks report. */
         boolean downOnPurpose;

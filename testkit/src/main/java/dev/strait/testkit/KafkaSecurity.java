@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Security for a test's {@link KafkaCluster}: one SASL_SSL client listener with SCRAM-SHA-512, Kafka's
@@ -35,9 +36,9 @@ public final class KafkaSecurity {
     private final String adminPassword;
     private final Map<String, String> users;
     private final List<String> mtlsClients;
-    private Path dir;
-    private Path keystore;
-    private Path truststore;
+    private @Nullable Path dir;
+    private @Nullable Path keystore;
+    private @Nullable Path truststore;
 
     private KafkaSecurity(String adminUser, String adminPassword, Map<String, String> users, List<String> mtlsClients) {
         this.adminUser = adminUser;
@@ -91,7 +92,7 @@ public final class KafkaSecurity {
                     "-validity",
                     "2",
                     "-keystore",
-                    keystore.toString(),
+                    prepared(keystore).toString(),
                     "-storetype",
                     "PKCS12",
                     "-storepass",
@@ -104,7 +105,7 @@ public final class KafkaSecurity {
                     "-alias",
                     "broker",
                     "-keystore",
-                    keystore.toString(),
+                    prepared(keystore).toString(),
                     "-storepass",
                     STORE_PASSWORD,
                     "-file",
@@ -117,7 +118,7 @@ public final class KafkaSecurity {
                     "-file",
                     cert.toString(),
                     "-keystore",
-                    truststore.toString(),
+                    prepared(truststore).toString(),
                     "-storetype",
                     "PKCS12",
                     "-storepass",
@@ -134,7 +135,7 @@ public final class KafkaSecurity {
                             "-file",
                             clientCert.toString(),
                             "-keystore",
-                            truststore.toString(),
+                            prepared(truststore).toString(),
                             "-storetype",
                             "PKCS12",
                             "-storepass",
@@ -149,7 +150,7 @@ public final class KafkaSecurity {
 
     /** Makes {@code <client>.p12} holding a self-signed key for {@code CN=<client>}; returns its certificate file. */
     private static Path clientKeyStore(String client, Path dir) throws IOException {
-        Path store = dir.resolve(client + ".p12");
+        Path store = prepared(dir).resolve(client + ".p12");
         Path cert = dir.resolve(client + ".crt");
         keytool(
                 "-genkeypair",
@@ -222,11 +223,11 @@ public final class KafkaSecurity {
         p.put("sasl.enabled.mechanisms", MECHANISM);
         p.put("sasl.mechanism.inter.broker.protocol", MECHANISM);
         p.put("listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config", jaas(adminUser, adminPassword));
-        p.put("ssl.keystore.location", keystore.toString());
+        p.put("ssl.keystore.location", prepared(keystore).toString());
         p.put("ssl.keystore.type", "PKCS12");
         p.put("ssl.keystore.password", STORE_PASSWORD);
         p.put("ssl.key.password", STORE_PASSWORD);
-        p.put("ssl.truststore.location", truststore.toString());
+        p.put("ssl.truststore.location", prepared(truststore).toString());
         p.put("ssl.truststore.type", "PKCS12");
         p.put("ssl.truststore.password", STORE_PASSWORD);
         p.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
@@ -254,7 +255,7 @@ public final class KafkaSecurity {
         props.put("security.protocol", "SASL_SSL");
         props.put("sasl.mechanism", MECHANISM);
         props.put("sasl.jaas.config", jaas(user, password));
-        props.put("ssl.truststore.location", truststore.toString());
+        props.put("ssl.truststore.location", prepared(truststore).toString());
         props.put("ssl.truststore.type", "PKCS12");
         props.put("ssl.truststore.password", STORE_PASSWORD);
         return props;
@@ -270,11 +271,12 @@ public final class KafkaSecurity {
         }
         Properties props = new Properties();
         props.put("security.protocol", "SSL");
-        props.put("ssl.keystore.location", dir.resolve(client + ".p12").toString());
+        props.put(
+                "ssl.keystore.location", prepared(dir).resolve(client + ".p12").toString());
         props.put("ssl.keystore.type", "PKCS12");
         props.put("ssl.keystore.password", STORE_PASSWORD);
         props.put("ssl.key.password", STORE_PASSWORD);
-        props.put("ssl.truststore.location", truststore.toString());
+        props.put("ssl.truststore.location", prepared(truststore).toString());
         props.put("ssl.truststore.type", "PKCS12");
         props.put("ssl.truststore.password", STORE_PASSWORD);
         return props;
@@ -287,5 +289,13 @@ public final class KafkaSecurity {
     private static String jaas(String user, String password) {
         return "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + user + "\" password=\""
                 + password + "\";";
+    }
+
+    /** A path written by {@link #prepare}: the material exists only after it. */
+    private static Path prepared(@Nullable Path path) {
+        if (path == null) {
+            throw new IllegalStateException("the TLS material is not written yet: prepare the security first");
+        }
+        return path;
     }
 }

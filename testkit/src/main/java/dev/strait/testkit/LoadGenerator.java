@@ -2,6 +2,7 @@ package dev.strait.testkit;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Produces a bounded, paced stream of test records in a background thread: {@code perPartition}
@@ -12,7 +13,7 @@ public final class LoadGenerator implements AutoCloseable {
     private final Thread thread;
     private final AtomicLong sent = new AtomicLong();
     private volatile boolean stop;
-    private volatile Throwable error;
+    private volatile @Nullable Throwable error;
 
     public LoadGenerator(String bootstrap, String topic, int partitions, int perPartition, int recordsPerSecond) {
         thread = new Thread(

@@ -3,6 +3,7 @@ package dev.strait.testkit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
@@ -90,7 +91,9 @@ public interface TestCluster extends AutoCloseable {
                     .get(30, TimeUnit.SECONDS)
                     .get(topic);
             Map<TopicPartition, OffsetSpec> specs = new LinkedHashMap<>();
-            desc.partitions().forEach(p -> specs.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
+            Objects.requireNonNull(desc, topic)
+                    .partitions()
+                    .forEach(p -> specs.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
             return admin.listOffsets(specs).all().get(30, TimeUnit.SECONDS).values().stream()
                     .mapToLong(ListOffsetsResultInfo::offset)
                     .sum();

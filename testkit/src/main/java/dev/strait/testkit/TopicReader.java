@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
@@ -51,8 +52,10 @@ public final class TopicReader {
                     throw new IllegalStateException("reading " + topic + " did not reach " + end + " in 120 s");
                 }
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    if (r.offset() < end.get(new TopicPartition(r.topic(), r.partition()))) {
-                        out.get(r.partition()).add(r);
+                    if (r.offset()
+                            < Objects.requireNonNull(end.get(new TopicPartition(r.topic(), r.partition())), "end")) {
+                        Objects.requireNonNull(out.get(r.partition()), "partition")
+                                .add(r);
                     }
                 }
             }

@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The oracle: judges a history against the log read back after healing. Pure (no clock, no I/O), so it is tested
@@ -49,7 +50,8 @@ public final class Checker {
     }
 
     /** One record as a replica stores it: offset, key, value and headers (rendered to compare them). */
-    public record StoredRecord(long offset, String key, String value, String headers) {}
+    public record StoredRecord(
+            long offset, @Nullable String key, @Nullable String value, String headers) {}
 
     /**
      * One partition's replicas as read from the nodes' log files after healing: the leader, the high watermark it
@@ -122,7 +124,10 @@ public final class Checker {
         return byOffset;
     }
 
-    private static String show(StoredRecord r) {
+    private static String show(@Nullable StoredRecord r) {
+        if (r == null) {
+            return "nothing";
+        }
         return r.value() + (r.key() == null ? "" : " key " + r.key()) + " headers " + r.headers();
     }
 

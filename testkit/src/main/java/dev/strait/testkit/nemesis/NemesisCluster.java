@@ -27,6 +27,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.QuorumInfo;
 import org.apache.kafka.common.Uuid;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Three (or more) nodes of one system, each broker and controller at once, each a child JVM in its own network
@@ -150,7 +151,7 @@ public final class NemesisCluster implements AutoCloseable {
 
     private final EventLog events;
     /** Non-null: every node's data directory is a lazy disk with this write-back age (the run cuts power). */
-    private final Duration writeBackAge;
+    private final @Nullable Duration writeBackAge;
 
     private final ScheduledExecutorService logScanner = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "nemesis-log-scanner");
@@ -161,7 +162,10 @@ public final class NemesisCluster implements AutoCloseable {
     private final class Node {
         final int id;
         final Path home;
+
+        @Nullable
         Process process;
+
         State state = State.DOWN;
         /** From the log: whether this node said it became the active controller, and when the harness saw it. */
         volatile boolean claimsController;
@@ -174,6 +178,7 @@ public final class NemesisCluster implements AutoCloseable {
         long logOffset;
         final StringBuilder partialLine = new StringBuilder();
         /** The data directory's lazy disk, when the run cuts power; mounted before the first start, kept across. */
+        @Nullable
         LazyDisk disk;
 
         Node(int id) {
@@ -313,7 +318,12 @@ public final class NemesisCluster implements AutoCloseable {
     }
 
     private NemesisCluster(
-            SystemKind kind, NetNamespaces net, Path dir, Settings settings, EventLog events, Duration writeBackAge) {
+            SystemKind kind,
+            NetNamespaces net,
+            Path dir,
+            Settings settings,
+            EventLog events,
+            @Nullable Duration writeBackAge) {
         this.writeBackAge = writeBackAge;
         this.kind = kind;
         this.net = net;
@@ -339,7 +349,12 @@ public final class NemesisCluster implements AutoCloseable {
      * {@link #powerOff(int)} can lose what a node did not sync.
      */
     public static NemesisCluster start(
-            SystemKind kind, NetNamespaces net, Path dir, Settings settings, EventLog events, Duration writeBackAge) {
+            SystemKind kind,
+            NetNamespaces net,
+            Path dir,
+            Settings settings,
+            EventLog events,
+            @Nullable Duration writeBackAge) {
         NemesisCluster cluster = new NemesisCluster(kind, net, dir, settings, events, writeBackAge);
         try {
             for (Node node : cluster.nodes) {
@@ -378,15 +393,16 @@ public final class NemesisCluster implements AutoCloseable {
         for (Node node : nodes) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             String command = "";
-            while (System.nanoTime() < deadline && node.process.isAlive()) {
-                command = node.process.info().command().orElse("");
+            Process process = java.util.Objects.requireNonNull(node.process, "node launched");
+            while (System.nanoTime() < deadline && process.isAlive()) {
+                command = process.info().command().orElse("");
                 if (command.endsWith("java")) {
                     break;
                 }
                 sleep(50);
             }
-            if (node.process.isAlive() && !command.endsWith("java")) {
-                throw new IllegalStateException("node " + node.id + ": pid " + node.process.pid() + " runs " + command
+            if (process.isAlive() && !command.endsWith("java")) {
+                throw new IllegalStateException("node " + node.id + ": pid " + process.pid() + " runs " + command
                         + ", not the JVM; the nemesis signals nodes by this pid");
             }
         }
@@ -537,10 +553,11 @@ public final class NemesisCluster implements AutoCloseable {
     }
 
     private void noteCrash(Node node) {
-        if (node.state != State.DOWN && node.process != null && !node.process.isAlive()) {
+        Process process = node.process;
+        if (node.state != State.DOWN && process != null && !process.isAlive()) {
             crashes.computeIfAbsent(
-                    node.process.pid(),
-                    pid -> "node " + node.id + " (pid " + pid + ") exited with " + node.process.exitValue()
+                    process.pid(),
+                    pid -> "node " + node.id + " (pid " + pid + ") exited with " + process.exitValue()
                             + " on its own; log tail:\n" + logTail(node.id, 30));
         }
     }

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
@@ -25,6 +26,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One nemesis run, start to verdict: network namespaces and a fresh 3-node cluster; the workload topic (RF 3,
@@ -275,7 +277,7 @@ public final class NemesisRun {
     }
 
     /** The group's committed offsets once two reads in a row agree (nothing commits any more), or null. */
-    private static Map<Integer, Long> finalCommitted(Admin admin, WorkloadSpec spec) {
+    private static @Nullable Map<Integer, Long> finalCommitted(Admin admin, WorkloadSpec spec) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         Map<Integer, Long> previous = null;
         while (System.nanoTime() < deadline) {
@@ -341,6 +343,7 @@ public final class NemesisRun {
      * Polls every node on its own until all answer, every partition of {@code topics} has a live leader and a full
      * ISR on each, and all nodes report the same; returns null then, or the last reason it was not so.
      */
+    @Nullable
     String awaitHealthy(NemesisCluster cluster, List<String> topics, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         String reason;
@@ -354,7 +357,7 @@ public final class NemesisRun {
         return reason;
     }
 
-    private static String healthProblem(NemesisCluster cluster, List<String> topics) {
+    private static @Nullable String healthProblem(NemesisCluster cluster, List<String> topics) {
         Set<Integer> all = new TreeSet<>(cluster.allIds());
         List<MetadataProbe.NodeView> views = new ArrayList<>();
         for (int node : cluster.allIds()) {
@@ -408,7 +411,7 @@ public final class NemesisRun {
     }
 
     /** Reads every workload partition from the start to its end offset; null when complete, else what is missing. */
-    private static String readBack(
+    private static @Nullable String readBack(
             NemesisCluster cluster, WorkloadSpec spec, Map<Integer, List<Checker.LogRecord>> log) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
@@ -430,7 +433,7 @@ public final class NemesisRun {
             while (System.nanoTime() < deadline) {
                 boolean done = true;
                 for (TopicPartition tp : partitions) {
-                    if (consumer.position(tp, Duration.ofSeconds(30)) < end.get(tp)) {
+                    if (consumer.position(tp, Duration.ofSeconds(30)) < Objects.requireNonNull(end.get(tp), "end")) {
                         done = false;
                     }
                 }
@@ -438,8 +441,9 @@ public final class NemesisRun {
                     return null;
                 }
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                    if (r.offset() < end.get(new TopicPartition(r.topic(), r.partition()))) {
-                        log.get(r.partition())
+                    if (r.offset()
+                            < Objects.requireNonNull(end.get(new TopicPartition(r.topic(), r.partition())), "end")) {
+                        Objects.requireNonNull(log.get(r.partition()), "partition")
                                 .add(new Checker.LogRecord(r.offset(), new String(r.value(), StandardCharsets.UTF_8)));
                     }
                 }

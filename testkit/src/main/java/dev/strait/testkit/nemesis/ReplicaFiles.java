@@ -13,6 +13,7 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.record.FileLogInputStream;
 import org.apache.kafka.common.record.FileRecords;
 import org.apache.kafka.common.record.Record;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One replica's records as its node stored them: the segment files {@code <data dir>/<topic>-<partition>/*.log}
@@ -60,7 +61,7 @@ final class ReplicaFiles {
         return records;
     }
 
-    private static String text(ByteBuffer buffer) {
+    private static @Nullable String text(@Nullable ByteBuffer buffer) {
         if (buffer == null) {
             return null;
         }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The outcome of one nemesis run: what was injected, what the workload got acknowledged, what the checker found.
@@ -23,8 +24,8 @@ public record RunReport(
         Map<String, Long> sendFailures,
         List<Anomaly> anomalies,
         long elapsedMs,
-        String error,
-        Path keptDirectory,
+        @Nullable String error,
+        @Nullable Path keptDirectory,
         String replay) {
 
     public RunReport {

@@ -27,6 +27,7 @@ import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs the {@link WorkloadSpec} against a cluster and records everything in a {@link History}: producer threads
@@ -48,7 +49,7 @@ public final class Workload implements AutoCloseable {
     private final List<Thread> producerThreads = new ArrayList<>();
     private final List<Thread> consumerThreads = new ArrayList<>();
     private final List<KafkaConsumer<byte[], byte[]>> liveConsumers = new ArrayList<>();
-    private Thread poller;
+    private @Nullable Thread poller;
 
     public Workload(WorkloadSpec spec, String bootstrap, History history, EventLog events) {
         this.spec = spec;
