@@ -247,9 +247,31 @@ public record BrokerSetting<T>(
         return type == Type.PASSWORD;
     }
 
-    /** {@code value} as a message or a listing may show it. */
+    /**
+     * {@code value} as a message or a listing may show it: hidden when secret, and on one line (a properties file's
+     * {@code \n} escape would otherwise break a refusal into two lines).
+     */
     public String shown(String value) {
-        return sensitive() ? HIDDEN : value;
+        if (sensitive()) {
+            return HIDDEN;
+        }
+        StringBuilder out = new StringBuilder(value.length());
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            switch (c) {
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                case '\t' -> out.append("\\t");
+                default -> {
+                    if (Character.isISOControl(c)) {
+                        out.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
+                    } else {
+                        out.append(c);
+                    }
+                }
+            }
+        }
+        return out.toString();
     }
 
     /**
@@ -291,14 +313,15 @@ public record BrokerSetting<T>(
         try {
             parsed = Long.parseLong(value);
         } catch (NumberFormatException e) {
-            throw new ConfigException(key, raw, "not a number");
+            throw new ConfigException(key, shown(raw), "not a number");
         }
         long high = max != null ? max : type == Type.INT ? Integer.MAX_VALUE : Long.MAX_VALUE;
         if (min != null && parsed < min) {
-            throw new ConfigException(key, raw, "must be " + rangeText());
+            throw new ConfigException(key, shown(raw), "must be " + rangeText());
         }
         if (parsed > high) {
-            throw new ConfigException(key, raw, "must be " + (min != null && max != null ? rangeText() : "<= " + high));
+            throw new ConfigException(
+                    key, shown(raw), "must be " + (min != null && max != null ? rangeText() : "<= " + high));
         }
         if (type == Type.INT) {
             return Integer.valueOf((int) parsed); // not a conditional expression: that would box both as Long
@@ -311,10 +334,10 @@ public record BrokerSetting<T>(
         try {
             parsed = Double.parseDouble(value);
         } catch (NumberFormatException e) {
-            throw new ConfigException(key, raw, "not a number");
+            throw new ConfigException(key, shown(raw), "not a number");
         }
         if (Double.isNaN(parsed) || (min != null && parsed < min)) {
-            throw new ConfigException(key, raw, "must be " + rangeText());
+            throw new ConfigException(key, shown(raw), "must be " + rangeText());
         }
         return parsed;
     }
@@ -323,7 +346,7 @@ public record BrokerSetting<T>(
         if (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false")) {
             return Boolean.parseBoolean(value);
         }
-        throw new ConfigException(key, raw, "expected true or false");
+        throw new ConfigException(key, shown(raw), "expected true or false");
     }
 
     private String checkAllowed(String key, String raw, String value) {

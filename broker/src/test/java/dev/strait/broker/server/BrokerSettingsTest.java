@@ -125,6 +125,17 @@ class BrokerSettingsTest {
     }
 
     @Test
+    void aRefusedValueWithALineBreakIsShownOnOneLine() {
+        // A properties file's \n escape puts a line break inside a value; the refusal must stay one line.
+        assertRefused(
+                node("unclean.leader.election.enable", "tr\nue"),
+                "Invalid value tr\\nue for configuration unclean.leader.election.enable: expected true or false");
+        assertRefused(
+                node("num.io.threads", "4\t\u00075"),
+                "Invalid value 4\\t\\u00075 for configuration num.io.threads: not a number");
+    }
+
+    @Test
     void valuesAreTrimmedAndAllowedValuesMatchTheirCaseAsKafkas() {
         BrokerConfig config = BrokerConfig.from(node("num.io.threads", " 4 ", "log.cleaner.enable", "FALSE "));
         assertThat(config.numIoThreads()).isEqualTo(4);
