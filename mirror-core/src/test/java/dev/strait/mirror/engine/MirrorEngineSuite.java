@@ -334,19 +334,24 @@ abstract class MirrorEngineSuite {
         String topic = "recreated";
         source.createTopic(topic, 1);
         MirrorEngine engine;
+        // The producer is closed before the delete: a producer that still knows the topic asks for its metadata
+        // when it disappears, and a broker with auto.create.topics.enable (the default) re-creates it then, before
+        // the test does (CI saw TopicExistsException).
         try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
             producer.produce(topic, 1, 300);
-            engine = start(settings("g-recreated", topic)
-                    .onSourceTruncation(TruncationPolicy.SKIP_AND_ALERT)
-                    .build());
-            awaitTarget(topic, 300);
+        }
+        engine = start(settings("g-recreated", topic)
+                .onSourceTruncation(TruncationPolicy.SKIP_AND_ALERT)
+                .build());
+        awaitTarget(topic, 300);
 
-            // When
-            try (Admin admin = source.admin()) {
-                admin.deleteTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
-                Await.until("topic deleted", Duration.ofSeconds(30), () -> !topicExists(admin, topic));
-            }
-            source.createTopic(topic, 1);
+        // When
+        try (Admin admin = source.admin()) {
+            admin.deleteTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
+            Await.until("topic deleted", Duration.ofSeconds(30), () -> !topicExists(admin, topic));
+        }
+        source.createTopic(topic, 1);
+        try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
             producer.produce(topic, 1, 40);
         }
 
