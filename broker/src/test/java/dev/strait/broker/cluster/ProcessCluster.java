@@ -245,6 +245,28 @@ final class ProcessCluster implements AutoCloseable {
         return node(id).logTail();
     }
 
+    /** For a failure message: each node's last {@code max} log lines that contain one of {@code needles}. */
+    String logLines(int max, String... needles) {
+        String needle = String.join("\" or \"", needles);
+        StringBuilder out = new StringBuilder();
+        for (Node node : nodes) {
+            out.append("\nnode ")
+                    .append(node.id)
+                    .append(" (lines with \"")
+                    .append(needle)
+                    .append("\"):\n");
+            try {
+                List<String> lines = Files.readAllLines(node.dir.resolve("node.log")).stream()
+                        .filter(line -> java.util.Arrays.stream(needles).anyMatch(line::contains))
+                        .toList();
+                out.append(String.join("\n", lines.subList(Math.max(0, lines.size() - max), lines.size())));
+            } catch (IOException e) {
+                out.append("(no log: ").append(e.getMessage()).append(')');
+            }
+        }
+        return out.toString();
+    }
+
     private Node node(int id) {
         return nodes.get(id - 1);
     }

@@ -83,9 +83,18 @@ class UncleanLeaderRestartIT {
             try (KafkaProducer<byte[], byte[]> producer = producer(cluster)) {
                 for (int n = 0; n < RECORDS; n++) {
                     String value = "record-" + n;
-                    RecordMetadata metadata = producer.send(
-                                    new ProducerRecord<>(TOPIC, 0, null, value.getBytes(StandardCharsets.UTF_8)))
-                            .get(60, TimeUnit.SECONDS);
+                    RecordMetadata metadata;
+                    try {
+                        metadata = producer.send(
+                                        new ProducerRecord<>(TOPIC, 0, null, value.getBytes(StandardCharsets.UTF_8)))
+                                .get(60, TimeUnit.SECONDS);
+                    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                        throw new AssertionError(
+                                "record " + n + " was not acknowledged with both replicas up; the partition now: "
+                                        + cluster.describe(admin, TOPIC, 0)
+                                        + cluster.logLines(60, TOPIC + "-0", "fenc", "regist"),
+                                e);
+                    }
                     acknowledged.put(metadata.offset(), value);
                 }
             }
