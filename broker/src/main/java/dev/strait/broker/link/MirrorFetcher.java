@@ -8,7 +8,7 @@ import dev.strait.broker.link.SourceClient.PartitionInfo;
 import dev.strait.broker.link.SourceClient.SourceError;
 import dev.strait.broker.link.SourceClient.TopicInfo;
 import dev.strait.broker.log.MirrorOffsetMismatchException;
-import dev.strait.broker.replica.PartitionRoleException;
+import dev.strait.broker.partition.PartitionRoleException;
 import dev.strait.time.Time;
 import java.io.IOException;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package dev.strait.broker.link;
 
 import dev.strait.broker.metadata.TopicMetadata;
-import dev.strait.broker.replica.TopicConfigs;
+import dev.strait.broker.partition.TopicConfigs;
 import java.util.Map;
 import java.util.Optional;
 

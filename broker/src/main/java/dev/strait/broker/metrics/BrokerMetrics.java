@@ -5,7 +5,7 @@ import dev.strait.broker.metadata.BrokerRegistration;
 import dev.strait.broker.metadata.MetadataSource;
 import dev.strait.broker.metadata.PartitionState;
 import dev.strait.broker.metadata.TopicMetadata;
-import dev.strait.broker.replica.ReplicaManager;
+import dev.strait.broker.partition.ReplicaManager;
 import dev.strait.time.Time;
 import java.util.List;
 import java.util.Optional;

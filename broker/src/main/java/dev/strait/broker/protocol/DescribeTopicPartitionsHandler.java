@@ -3,7 +3,7 @@ package dev.strait.broker.protocol;
 import dev.strait.broker.metadata.BrokerRegistration;
 import dev.strait.broker.metadata.PartitionState;
 import dev.strait.broker.metadata.TopicMetadata;
-import dev.strait.broker.replica.ReplicaManager;
+import dev.strait.broker.partition.ReplicaManager;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.strait.broker.protocol;
 
-import dev.strait.broker.replica.LeaderClient;
+import dev.strait.broker.partition.LeaderClient;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.HashMap;

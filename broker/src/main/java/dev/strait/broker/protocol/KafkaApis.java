@@ -3,7 +3,7 @@ package dev.strait.broker.protocol;
 import dev.strait.broker.group.GroupCoordinator;
 import dev.strait.broker.network.NetworkRequest;
 import dev.strait.broker.network.RequestDispatcher;
-import dev.strait.broker.replica.ReplicaManager;
+import dev.strait.broker.partition.ReplicaManager;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.Optional;

@@ -4,7 +4,7 @@ import dev.strait.broker.metadata.BrokerRegistration;
 import dev.strait.broker.metadata.PartitionState;
 import dev.strait.broker.metadata.TopicExistsException;
 import dev.strait.broker.metadata.TopicMetadata;
-import dev.strait.broker.replica.ReplicaManager;
+import dev.strait.broker.partition.ReplicaManager;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -2,9 +2,9 @@ package dev.strait.broker.protocol;
 
 import dev.strait.broker.log.EpochEndOffset;
 import dev.strait.broker.log.TimestampAndOffset;
-import dev.strait.broker.replica.Partition;
-import dev.strait.broker.replica.PartitionRoleException;
-import dev.strait.broker.replica.ReplicaManager;
+import dev.strait.broker.partition.Partition;
+import dev.strait.broker.partition.PartitionRoleException;
+import dev.strait.broker.partition.ReplicaManager;
 import java.util.Optional;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;

@@ -1,7 +1,7 @@
 package dev.strait.broker.protocol;
 
-import dev.strait.broker.replica.Partition;
-import dev.strait.broker.replica.ReplicaManager;
+import dev.strait.broker.partition.Partition;
+import dev.strait.broker.partition.ReplicaManager;
 import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;

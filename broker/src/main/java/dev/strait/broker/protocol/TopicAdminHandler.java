@@ -2,8 +2,8 @@ package dev.strait.broker.protocol;
 
 import dev.strait.broker.metadata.TopicMetadata;
 import dev.strait.broker.metadata.UnknownTopicException;
-import dev.strait.broker.replica.ReplicaManager;
-import dev.strait.broker.replica.TopicConfigs;
+import dev.strait.broker.partition.ReplicaManager;
+import dev.strait.broker.partition.TopicConfigs;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -5,8 +5,8 @@
  * simulation tests drive it from a fake network, clock and disk. It talks to the log only through
  * {@link dev.strait.broker.replication.ReplicaLog}.
  *
- * <p>Not to be confused with {@code dev.strait.broker.replica}, which sits above it: that package owns this node's
- * actual replicas (partition logs and their locks, fetcher threads, purgatories) and calls into one
+ * <p>{@code dev.strait.broker.partition} sits above it: that package owns the partitions this node hosts (their
+ * logs and locks, fetcher threads, purgatories) and calls into one
  * {@link dev.strait.broker.replication.PartitionReplica} per partition under the partition's lock; this one only
  * decides, and may import nothing of the broker but {@code log}.
  *

@@ -2,8 +2,8 @@ package dev.strait.broker.server;
 
 import dev.strait.broker.link.SourceLinks;
 import dev.strait.broker.log.LogConfig;
+import dev.strait.broker.partition.TopicConfigs;
 import dev.strait.broker.protocol.ScramBootstrap;
-import dev.strait.broker.replica.TopicConfigs;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.strait.broker.server;
 
-import dev.strait.broker.replica.TopicConfigs;
+import dev.strait.broker.partition.TopicConfigs;
 import dev.strait.broker.server.BrokerSetting.Scope;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -130,7 +130,7 @@ public final class BrokerSettingsDoc {
                 .append(
                         "Every topic config of Apache Kafka 4.1.1, with Kafka's type and default, and Strait's own, from")
                 .append(
-                        " the table in\n`dev.strait.broker.replica.TopicConfigs`. CreateTopics, IncrementalAlterConfigs")
+                        " the table in\n`dev.strait.broker.partition.TopicConfigs`. CreateTopics, IncrementalAlterConfigs")
                 .append(
                         " and AlterConfigs accept\nevery valid value and refuse a bad one with INVALID_CONFIG naming the")
                 .append(" config; DescribeConfigs shows each with\nits source. A broker default ([Topic defaults]")

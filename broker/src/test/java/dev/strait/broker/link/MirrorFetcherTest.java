@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.strait.broker.link.MirrorStatus.State;
 import dev.strait.broker.log.MirrorOffsetMismatchException;
-import dev.strait.broker.replica.PartitionRoleException;
+import dev.strait.broker.partition.PartitionRoleException;
 import dev.strait.time.Time;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -11,7 +11,7 @@ import dev.strait.broker.log.RecordBatchTooLargeException;
 import dev.strait.broker.metadata.InvalidReplicationFactorException;
 import dev.strait.broker.metadata.TopicExistsException;
 import dev.strait.broker.metadata.UnknownTopicException;
-import dev.strait.broker.replica.PartitionRoleException;
+import dev.strait.broker.partition.PartitionRoleException;
 import java.io.IOException;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.protocol.Errors;

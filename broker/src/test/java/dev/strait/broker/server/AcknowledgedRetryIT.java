@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.strait.broker.Wait;
 import dev.strait.broker.log.LogReadResult;
-import dev.strait.broker.replica.Partition;
+import dev.strait.broker.partition.Partition;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

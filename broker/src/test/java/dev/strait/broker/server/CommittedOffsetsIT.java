@@ -3,7 +3,7 @@ package dev.strait.broker.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.strait.broker.Wait;
-import dev.strait.broker.replica.Partition;
+import dev.strait.broker.partition.Partition;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.strait.broker.Wait;
 import dev.strait.broker.metadata.PartitionState;
-import dev.strait.broker.replica.Partition;
+import dev.strait.broker.partition.Partition;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

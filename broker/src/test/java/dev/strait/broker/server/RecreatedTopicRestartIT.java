@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.strait.broker.Wait;
 import dev.strait.broker.log.LogReadResult;
-import dev.strait.broker.replica.Partition;
-import dev.strait.broker.replica.ProducerBatch;
+import dev.strait.broker.partition.Partition;
+import dev.strait.broker.partition.ProducerBatch;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -7,7 +7,7 @@ import dev.strait.broker.Wait;
 import dev.strait.broker.log.LogConfig;
 import dev.strait.broker.log.PartitionLog;
 import dev.strait.broker.metadata.PartitionState;
-import dev.strait.broker.replica.Partition;
+import dev.strait.broker.partition.Partition;
 import dev.strait.time.Time;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,6 +1,6 @@
 package dev.strait.broker.server;
 
-import dev.strait.broker.replica.LeaderClient;
+import dev.strait.broker.partition.LeaderClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

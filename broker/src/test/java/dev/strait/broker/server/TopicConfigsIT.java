@@ -3,7 +3,7 @@ package dev.strait.broker.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.strait.broker.replica.KafkaTopicConfigValues;
+import dev.strait.broker.partition.KafkaTopicConfigValues;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

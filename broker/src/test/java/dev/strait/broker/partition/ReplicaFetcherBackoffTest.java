@@ -1,0 +1,264 @@
+package dev.strait.broker.partition;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.strait.broker.Wait;
+import dev.strait.broker.log.EpochEndOffset;
+import dev.strait.broker.log.LogConfig;
+import dev.strait.broker.log.PartitionLog;
+import dev.strait.broker.metadata.PartitionState;
+import dev.strait.broker.replication.ReplicationConfig;
+import dev.strait.broker.replication.TruncationRule;
+import dev.strait.time.Time;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.record.SimpleRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 11, defect 3 (second half): a partition the leader keeps answering with an error backs off alone; the
+ * other partitions the same fetcher thread follows keep replicating. The fetcher runs on its thread against an
+ * in-process leader made of real {@link Partition}s; its clock stands still, so a backed-off partition is never
+ * asked again.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ReplicaFetcherBackoffTest {
+
+    private static final TopicPartition STUCK = new TopicPartition("stuck", 0);
+    private static final TopicPartition HEALTHY = new TopicPartition("healthy", 0);
+    private static final long HOUR_MS = 3_600_000;
+
+    @TempDir
+    Path dir;
+
+    private final List<Partition> opened = new ArrayList<>();
+    private ReplicaFetcherManager fetchers;
+
+    @AfterEach
+    void close() {
+        if (fetchers != null) {
+            fetchers.close();
+        }
+        opened.forEach(Partition::close);
+    }
+
+    private Partition open(TopicPartition tp, int localId) {
+        PartitionLog log = PartitionLog.open(dir.resolve(tp + "-on-" + localId), LogConfig.defaults(), Time.SYSTEM);
+        Partition partition = new Partition(
+                tp, Uuid.randomUuid(), log, localId, new ReplicationConfig(30_000, 1, TruncationRule.LEADER_EPOCH));
+        partition.applyAssignment(new PartitionState(1, 0, List.of(0, 1), List.of(0, 1), 0), 0);
+        opened.add(partition);
+        return partition;
+    }
+
+    @Test
+    void aPartitionAnsweredWithErrorsBacksOffAloneWhileTheOthersReplicate() throws Exception {
+        // Given: node 0 follows two partitions led by node 1; the leader answers one of them with errors only
+        Partition leader = open(HEALTHY, 1);
+        Partition follower = open(HEALTHY, 0);
+        Partition stuck = open(STUCK, 0);
+        InProcessLeader leaderClient = new InProcessLeader(Map.of(HEALTHY, leader));
+        ScriptedController controller = new ScriptedController();
+        controller.register(1, 9092);
+        fetchers = new ReplicaFetcherManager(
+                0,
+                controller.view(0),
+                (id, host, port) -> leaderClient,
+                new ReplicaFetcherManager.Settings(50, 1, 1 << 20, 10 << 20, HOUR_MS),
+                () -> 0L);
+        fetchers.onBecomeFollower(stuck, 1, 0);
+        fetchers.onBecomeFollower(follower, 1, 0);
+
+        // When: the leader takes records, one at a time
+        for (int i = 1; i <= 3; i++) {
+            leader.appendAsLeader(batch("v" + i), List.of(new ProducerBatch(-1, (short) -1, -1, -1, 1)), false);
+            leaderClient.dataArrived();
+            int expected = i;
+            // Then: the healthy partition gets each of them, though its neighbour is backing off for an hour
+            waitFor("the follower has " + expected + " records", () -> follower.logEndOffset() == expected);
+        }
+        assertThat(leaderClient.asked(STUCK))
+                .as("the failing partition waits out its backoff")
+                .isEqualTo(1);
+        assertThat(stuck.logEndOffset()).isZero();
+    }
+
+    @Test
+    void aPartitionDeletedWhileItsFetchIsInFlightIsDroppedAndTheBrokerGoesOn() throws Exception {
+        // Given: node 0 follows two partitions led by node 1, and records wait on both leaders
+        Partition leaderOfDoomed = open(STUCK, 1);
+        Partition leader = open(HEALTHY, 1);
+        Partition doomed = open(STUCK, 0);
+        Partition follower = open(HEALTHY, 0);
+        leaderOfDoomed.appendAsLeader(batch("d"), List.of(new ProducerBatch(-1, (short) -1, -1, -1, 1)), false);
+        leader.appendAsLeader(batch("v1"), List.of(new ProducerBatch(-1, (short) -1, -1, -1, 1)), false);
+        InProcessLeader inProcess = new InProcessLeader(Map.of(STUCK, leaderOfDoomed, HEALTHY, leader));
+        // When: the doomed partition is deleted (its log closed) while a fetch for it is in flight
+        java.util.concurrent.atomic.AtomicBoolean deleted = new java.util.concurrent.atomic.AtomicBoolean();
+        LeaderClient deletingDuringFetch = new LeaderClient() {
+            @Override
+            public Map<TopicPartition, FetchedPartition> fetch(
+                    List<FetchTarget> targets, int maxWaitMs, int minBytes, int maxBytes) throws IOException {
+                Map<TopicPartition, FetchedPartition> answer = inProcess.fetch(targets, maxWaitMs, minBytes, maxBytes);
+                if (answer.containsKey(STUCK) && deleted.compareAndSet(false, true)) {
+                    fetchers.onRemoved(STUCK); // what the deletion of the topic does on this broker
+                    doomed.close();
+                }
+                return answer;
+            }
+
+            @Override
+            public Map<TopicPartition, EpochAnswer> offsetsForLeaderEpoch(List<EpochQuery> queries) throws IOException {
+                return inProcess.offsetsForLeaderEpoch(queries);
+            }
+
+            @Override
+            public void close() {}
+        };
+        ScriptedController controller = new ScriptedController();
+        controller.register(1, 9092);
+        List<String> faults = new java.util.concurrent.CopyOnWriteArrayList<>();
+        fetchers = new ReplicaFetcherManager(
+                0,
+                controller.view(0),
+                (id, host, port) -> deletingDuringFetch,
+                new ReplicaFetcherManager.Settings(50, 1, 1 << 20, 10 << 20, 10),
+                () -> 0L);
+        fetchers.setFaultHandler((what, cause) -> faults.add(what + ": " + cause));
+        fetchers.onBecomeFollower(doomed, 1, 0);
+        fetchers.onBecomeFollower(follower, 1, 0);
+
+        // Then: the other partition replicates, and nothing is reported as a fault (which would halt the broker)
+        waitFor("the healthy follower has its record", () -> follower.logEndOffset() == 1);
+        leader.appendAsLeader(batch("v2"), List.of(new ProducerBatch(-1, (short) -1, -1, -1, 1)), false);
+        inProcess.dataArrived();
+        waitFor("the healthy follower has its second record", () -> follower.logEndOffset() == 2);
+        assertThat(faults).isEmpty();
+    }
+
+    private static ByteBuffer batch(String value) {
+        return MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(value.getBytes(StandardCharsets.UTF_8)))
+                .buffer();
+    }
+
+    private static void waitFor(String what, BooleanSupplier condition) throws InterruptedException {
+        Wait.until(what, Duration.ofSeconds(20), condition);
+    }
+
+    /**
+     * A leader node in this JVM: partitions it leads answer from their real {@link Partition}, any other with
+     * UNKNOWN_EPOCH (as a leader does while its metadata lags). A fetch with nothing to return waits up to its
+     * max wait, or until new data arrives, as the broker's delayed fetch does.
+     */
+    private static final class InProcessLeader implements LeaderClient {
+        private final Map<TopicPartition, Partition> led;
+        private final Map<TopicPartition, AtomicInteger> asked = new HashMap<>();
+
+        InProcessLeader(Map<TopicPartition, Partition> led) {
+            this.led = led;
+        }
+
+        synchronized int asked(TopicPartition tp) {
+            return asked.getOrDefault(tp, new AtomicInteger()).get();
+        }
+
+        synchronized void dataArrived() {
+            notifyAll();
+        }
+
+        private synchronized void count(TopicPartition tp) {
+            asked.computeIfAbsent(tp, k -> new AtomicInteger()).incrementAndGet();
+        }
+
+        @Override
+        public synchronized Map<TopicPartition, FetchedPartition> fetch(
+                List<FetchTarget> targets, int maxWaitMs, int minBytes, int maxBytes) {
+            Map<TopicPartition, FetchedPartition> result = answer(targets);
+            boolean empty = result.values().stream()
+                    .allMatch(
+                            p -> p.error() == ReplicaError.NONE && !p.records().hasRemaining());
+            // Like a leader's delayed fetch: answer when data arrives or the wait is over, whichever comes first.
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(maxWaitMs);
+            while (empty && !Thread.currentThread().isInterrupted()) {
+                long leftMs = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (leftMs <= 0) {
+                    break;
+                }
+                try {
+                    wait(leftMs);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                result = answer(targets);
+                empty = result.values().stream()
+                        .allMatch(p ->
+                                p.error() == ReplicaError.NONE && !p.records().hasRemaining());
+            }
+            for (FetchTarget target : targets) {
+                count(target.topicPartition());
+            }
+            return result;
+        }
+
+        private Map<TopicPartition, FetchedPartition> answer(List<FetchTarget> targets) {
+            Map<TopicPartition, FetchedPartition> result = new HashMap<>();
+            for (FetchTarget target : targets) {
+                Partition partition = led.get(target.topicPartition());
+                if (partition == null) {
+                    result.put(
+                            target.topicPartition(),
+                            new FetchedPartition(ReplicaError.UNKNOWN_EPOCH, -1, -1, ByteBuffer.allocate(0)));
+                    continue;
+                }
+                partition.onFollowerFetch(0, -1, target.fetchOffset(), 0);
+                ByteBuffer records = partition
+                        .readForFollower(target.fetchOffset(), target.maxBytes())
+                        .records()
+                        .readAll();
+                result.put(
+                        target.topicPartition(),
+                        new FetchedPartition(
+                                ReplicaError.NONE, partition.highWatermark(), partition.logStartOffset(), records));
+            }
+            return result;
+        }
+
+        @Override
+        public synchronized Map<TopicPartition, EpochAnswer> offsetsForLeaderEpoch(List<EpochQuery> queries) {
+            Map<TopicPartition, EpochAnswer> result = new HashMap<>();
+            for (EpochQuery query : queries) {
+                count(query.topicPartition());
+                Partition partition = led.get(query.topicPartition());
+                if (partition == null) {
+                    result.put(query.topicPartition(), new EpochAnswer(ReplicaError.UNKNOWN_EPOCH, -1, -1));
+                } else {
+                    EpochEndOffset end = partition.endOffsetForEpoch(query.epoch());
+                    result.put(
+                            query.topicPartition(),
+                            new EpochAnswer(ReplicaError.NONE, end.leaderEpoch(), end.endOffset()));
+                }
+            }
+            return result;
+        }
+
+        @Override
+        public void close() {}
+    }
+}
