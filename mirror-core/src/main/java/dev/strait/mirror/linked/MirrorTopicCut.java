@@ -7,6 +7,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.StringJoiner;
 import java.util.concurrent.ExecutionException;
@@ -54,6 +55,62 @@ final class MirrorTopicCut {
     /** The side topic a run saves a topic's cut records in. */
     static String sideTopic(String topic, String stamp) {
         return topic + ".diverged-" + stamp;
+    }
+
+    /**
+     * A cut a run asked of the brokers, as the topic's configs still name it: its id ({@code <kind>-<stamp>}), the
+     * stamp that also names the side topic the run saved the records into, and the offset per partition.
+     */
+    record AskedCut(String id, String stamp, Map<Integer, Long> offsets) {
+
+        /**
+         * The cut the configs name if its id is of {@code kind} ("promote", "failback") and its offsets parse; empty
+         * otherwise (no cut asked, or one this command did not write).
+         */
+        static Optional<AskedCut> of(String kind, String id, String offsets) {
+            String prefix = kind + "-";
+            if (!id.startsWith(prefix) || id.length() == prefix.length() || offsets.isBlank()) {
+                return Optional.empty();
+            }
+            Map<Integer, Long> parsed = new LinkedHashMap<>();
+            for (String entry : offsets.split(",", -1)) {
+                int colon = entry.indexOf(':');
+                try {
+                    if (colon < 0
+                            || parsed.put(
+                                            Integer.parseInt(
+                                                    entry.substring(0, colon).trim()),
+                                            Long.parseLong(
+                                                    entry.substring(colon + 1).trim()))
+                                    != null) {
+                        return Optional.empty();
+                    }
+                } catch (NumberFormatException e) {
+                    return Optional.empty();
+                }
+            }
+            return Optional.of(new AskedCut(id, id.substring(prefix.length()), Map.copyOf(parsed)));
+        }
+    }
+
+    /**
+     * Whether {@code sideTopic} exists: a run that asked a cut created it before asking, unless it had nothing to save.
+     */
+    boolean exists(String sideTopic) {
+        return MirrorTopicAdmin.describe(admin, sideTopic, cluster).isPresent();
+    }
+
+    /**
+     * Records a run saved into each partition of {@code sideTopic} for {@code partitions}: the side topic is created
+     * empty, never expires, and only that run writes it, so a partition's end is what was saved there.
+     */
+    Map<Integer, Long> savedIn(String sideTopic, Iterable<Integer> partitions) {
+        List<TopicPartition> side = new java.util.ArrayList<>();
+        partitions.forEach(p -> side.add(new TopicPartition(sideTopic, p)));
+        Map<TopicPartition, Long> ends = MirrorTopicAdmin.offsets(admin, side, OffsetSpec.latest(), false);
+        Map<Integer, Long> saved = new LinkedHashMap<>();
+        side.forEach(tp -> saved.put(tp.partition(), ends.getOrDefault(tp, -1L)));
+        return saved;
     }
 
     /** The topic configs that ask the brokers to cut each named partition at its offset, once for {@code id}. */

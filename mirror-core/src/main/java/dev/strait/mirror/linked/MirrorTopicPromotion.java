@@ -33,7 +33,7 @@ import org.apache.kafka.common.TopicPartition;
  * If a step before the cut fails, the topic is set back to the state it had (mirroring: it copies on) and reported
  * not promoted; nothing was cut and the command can run again. If the cut was asked but not seen applied in time,
  * the topic stays paused (the brokers apply the cut as they get it) and is reported not promoted; running the
- * command again promotes it. Per partition it reports the end and the stable offset before the promote, the records
+ * command again promotes it, waiting for that same cut instead of saving the records a second time. Per partition it reports the end and the stable offset before the promote, the records
  * moved aside and, when the source answers, the records the copy had not taken: the loss the failover accepts.
  * Consumer offsets need nothing: they mean the same records on both clusters. (A promote set by hand, with no cut,
  * still ends open transactions: the brokers write abort markers then.) Not thread-safe: one command's thread runs
@@ -117,7 +117,12 @@ public final class MirrorTopicPromotion {
 
     /** A mirror topic as found: its name, its state, its source, the source topic's name and its partitions. */
     private record Mirror(
-            String topic, String state, String sourceName, String sourceTopic, List<TopicPartition> partitions) {}
+            String topic,
+            String state,
+            String sourceName,
+            String sourceTopic,
+            List<TopicPartition> partitions,
+            Optional<MirrorTopicCut.AskedCut> askedCut) {}
 
     /** Where a topic's partitions stand: ends and last stable offsets. */
     private record Positions(Map<TopicPartition, Long> ends, Map<TopicPartition, Long> stable) {}
@@ -158,7 +163,11 @@ public final class MirrorTopicPromotion {
                 MirrorTopicAdmin.value(config, MirrorTopicConfigs.STATE),
                 sourceName,
                 sourceTopic.isEmpty() ? topic : sourceTopic,
-                MirrorTopicAdmin.partitionsOf(target, topic, "target"));
+                MirrorTopicAdmin.partitionsOf(target, topic, "target"),
+                MirrorTopicCut.AskedCut.of(
+                        "promote",
+                        MirrorTopicAdmin.value(config, MirrorTopicConfigs.TRUNCATE_ID),
+                        MirrorTopicAdmin.value(config, MirrorTopicConfigs.TRUNCATE_OFFSETS)));
     }
 
     /** Pause, settle, save and cut past the stable offsets, promote; a failed step is reported, not thrown. */
@@ -176,17 +185,27 @@ public final class MirrorTopicPromotion {
             Map<TopicPartition, Long> cutAt = cutPoints(mirror.partitions(), before);
             Map<Integer, Long> moved = Map.of();
             if (!cutAt.isEmpty()) {
-                sideTopic = MirrorTopicCut.sideTopic(topic, stamp);
-                moved = cut.saveSuffixes(
-                        cutAt,
-                        before.ends(),
-                        sideTopic,
-                        MirrorTopicAdmin.describe(target, topic, "target")
-                                .orElseThrow(() -> new LinkException("topic " + topic + " vanished")));
                 Map<Integer, Long> offsets = new LinkedHashMap<>();
                 cutAt.forEach((tp, offset) -> offsets.put(tp.partition(), offset));
-                cutAsked = true;
-                MirrorTopicAdmin.alter(target, topic, MirrorTopicCut.cutConfigs("promote-" + stamp, offsets), "cut");
+                Optional<MirrorTopicCut.AskedCut> pending = pendingCut(mirror, offsets);
+                if (pending.isPresent()) {
+                    // An earlier run saved these records and asked this very cut, which the brokers have not applied
+                    // yet: saving again would copy them into a second side topic, and a new cut id would ask twice.
+                    sideTopic = MirrorTopicCut.sideTopic(topic, pending.get().stamp());
+                    moved = cut.savedIn(sideTopic, offsets.keySet());
+                    cutAsked = true;
+                } else {
+                    sideTopic = MirrorTopicCut.sideTopic(topic, stamp);
+                    moved = cut.saveSuffixes(
+                            cutAt,
+                            before.ends(),
+                            sideTopic,
+                            MirrorTopicAdmin.describe(target, topic, "target")
+                                    .orElseThrow(() -> new LinkException("topic " + topic + " vanished")));
+                    cutAsked = true;
+                    MirrorTopicAdmin.alter(
+                            target, topic, MirrorTopicCut.cutConfigs("promote-" + stamp, offsets), "cut");
+                }
                 awaitCut(topic, cutAt);
             }
             MirrorTopicAdmin.alter(
@@ -216,6 +235,17 @@ public final class MirrorTopicPromotion {
             Positions shown = before == null ? new Positions(Map.of(), Map.of()) : before;
             return result(mirror, Outcome.NOT_PROMOTED, "", detail, shown, Map.of(), Map.of(), sourceEnds);
         }
+    }
+
+    /**
+     * The cut an earlier run of this command asked and that is still to be applied: the topic was left paused, its
+     * configs name a promote cut at exactly the offsets this run would cut at, and that run's side topic exists.
+     */
+    private Optional<MirrorTopicCut.AskedCut> pendingCut(Mirror mirror, Map<Integer, Long> offsets) {
+        return mirror.askedCut()
+                .filter(asked -> MirrorTopicConfigs.STATE_PAUSED.equals(mirror.state()))
+                .filter(asked -> asked.offsets().equals(offsets))
+                .filter(asked -> cut.exists(MirrorTopicCut.sideTopic(mirror.topic(), asked.stamp())));
     }
 
     /** The partitions whose stable offset is below their end, each with its stable offset: where to cut. */
