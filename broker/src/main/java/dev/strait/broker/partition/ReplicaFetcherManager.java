@@ -274,30 +274,36 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
         }
 
         /** Waits until some followed partition is not backing off; returns those, empty when stopping. */
-        private synchronized List<Followed> awaitReady() throws InterruptedException {
+        private List<Followed> awaitReady() throws InterruptedException {
             while (running) {
-                long nowMs = time.milliseconds();
-                long nextReadyMs = Long.MAX_VALUE;
-                List<Followed> ready = new ArrayList<>();
-                for (Map.Entry<TopicPartition, Followed> entry : followed.entrySet()) {
-                    Long until = delayedUntilMs.get(entry.getKey());
-                    if (until == null || until <= nowMs) {
-                        delayedUntilMs.remove(entry.getKey());
-                        ready.add(entry.getValue());
-                    } else {
-                        nextReadyMs = Math.min(nextReadyMs, until);
+                long nextReadyMs;
+                synchronized (this) {
+                    List<Followed> ready = readyAt(time.milliseconds());
+                    if (!ready.isEmpty()) {
+                        ready.forEach(f -> delayedUntilMs.remove(f.partition().topicPartition()));
+                        return ready;
                     }
+                    nextReadyMs = delayedUntilMs.values().stream()
+                            .mapToLong(Long::longValue)
+                            .min()
+                            .orElse(Long.MAX_VALUE);
                 }
-                if (!ready.isEmpty()) {
-                    return ready;
-                }
-                if (nextReadyMs == Long.MAX_VALUE) {
-                    wait();
-                } else {
-                    wait(Math.max(1, nextReadyMs - nowMs));
-                }
+                // On the clock the backoffs were set on, not wait(ms): a test's manual clock ends them when it moves.
+                time.waitObject(
+                        this, () -> !running || !readyAt(time.milliseconds()).isEmpty(), nextReadyMs);
             }
             return List.of();
+        }
+
+        private synchronized List<Followed> readyAt(long nowMs) {
+            List<Followed> ready = new ArrayList<>();
+            for (Map.Entry<TopicPartition, Followed> entry : followed.entrySet()) {
+                Long until = delayedUntilMs.get(entry.getKey());
+                if (until == null || until <= nowMs) {
+                    ready.add(entry.getValue());
+                }
+            }
+            return ready;
         }
 
         private synchronized LeaderClient client() throws IOException {

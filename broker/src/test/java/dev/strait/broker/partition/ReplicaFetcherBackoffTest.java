@@ -9,6 +9,7 @@ import dev.strait.broker.log.PartitionLog;
 import dev.strait.broker.metadata.PartitionState;
 import dev.strait.broker.replication.ReplicationConfig;
 import dev.strait.broker.replication.TruncationRule;
+import dev.strait.time.ManualTime;
 import dev.strait.time.Time;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -35,18 +36,25 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Issue 11, defect 3 (second half): a partition the leader keeps answering with an error backs off alone; the
  * other partitions the same fetcher thread follows keep replicating. The fetcher runs on its thread against an
- * in-process leader made of real {@link Partition}s; its clock stands still, so a backed-off partition is never
- * asked again.
+ * in-process leader made of real {@link Partition}s; both wait on a manual clock that only the test moves, so a
+ * backoff ends exactly when the test says and never because the machine was slow.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ReplicaFetcherBackoffTest {
 
     private static final TopicPartition STUCK = new TopicPartition("stuck", 0);
     private static final TopicPartition HEALTHY = new TopicPartition("healthy", 0);
-    private static final long HOUR_MS = 3_600_000;
+    private static final long BACKOFF_MS = 1_000;
 
     @TempDir
     Path dir;
+
+    private final ManualTime time = new ManualTime();
+    /**
+     * The manual clock as a clock that only tells time: the threads under test wait on it by polling, and only the
+     * test moves it ({@link ManualTime}'s own waits would move it themselves, ending every backoff at once).
+     */
+    private final Time clock = time::milliseconds;
 
     private final List<Partition> opened = new ArrayList<>();
     private ReplicaFetcherManager fetchers;
@@ -69,34 +77,51 @@ class ReplicaFetcherBackoffTest {
     }
 
     @Test
-    void aPartitionAnsweredWithErrorsBacksOffAloneWhileTheOthersReplicate() throws Exception {
+    void aPartitionAnsweredWithErrorsIsAskedAgainOnlyOnceItsBackoffIsOverWhileTheOthersReplicate() throws Exception {
         // Given: node 0 follows two partitions led by node 1; the leader answers one of them with errors only
         Partition leader = open(HEALTHY, 1);
         Partition follower = open(HEALTHY, 0);
         Partition stuck = open(STUCK, 0);
-        InProcessLeader leaderClient = new InProcessLeader(Map.of(HEALTHY, leader));
+        appendOnLeader(leader, "v1");
+        InProcessLeader leaderClient = new InProcessLeader(Map.of(HEALTHY, leader), clock);
         ScriptedController controller = new ScriptedController();
         controller.register(1, 9092);
         fetchers = new ReplicaFetcherManager(
                 0,
                 controller.view(0),
                 (id, host, port) -> leaderClient,
-                new ReplicaFetcherManager.Settings(50, 1, 1 << 20, 10 << 20, HOUR_MS),
-                () -> 0L);
+                new ReplicaFetcherManager.Settings(50, 1, 1 << 20, 10 << 20, BACKOFF_MS),
+                clock);
         fetchers.onBecomeFollower(stuck, 1, 0);
         fetchers.onBecomeFollower(follower, 1, 0);
+        // Caught up and long-polling: the round that was answered with the error is over, its backoff set.
+        waitFor(
+                "the follower caught up and waits for data",
+                () -> follower.logEndOffset() == 1 && leaderClient.polls() > 0);
+        assertThat(leaderClient.asked(STUCK)).isEqualTo(1);
 
-        // When: the leader takes records, one at a time
-        for (int i = 1; i <= 3; i++) {
-            leader.appendAsLeader(batch("v" + i), List.of(new ProducerBatch(-1, (short) -1, -1, -1, 1)), false);
-            leaderClient.dataArrived();
-            int expected = i;
-            // Then: the healthy partition gets each of them, though its neighbour is backing off for an hour
-            waitFor("the follower has " + expected + " records", () -> follower.logEndOffset() == expected);
-        }
+        // When: all of the backoff but its last millisecond passes, and the leader takes a record
+        int pollsBefore = leaderClient.polls();
+        time.advance(BACKOFF_MS - 1);
+        appendOnLeader(leader, "v2");
+        leaderClient.dataArrived();
+
+        // Then: the healthy partition replicates in rounds begun after that, none of which asks the failing one
+        waitFor(
+                "the follower has 2 records and polls again",
+                () -> follower.logEndOffset() == 2 && leaderClient.polls() > pollsBefore);
         assertThat(leaderClient.asked(STUCK))
-                .as("the failing partition waits out its backoff")
+                .as("the failing partition asked again before its backoff was over")
                 .isEqualTo(1);
+
+        // When: the last millisecond passes, and a record ends the poll in flight
+        time.advance(1);
+        appendOnLeader(leader, "v3");
+        leaderClient.dataArrived();
+
+        // Then: the next round asks the failing partition again, and the healthy one has its record
+        waitFor("the failing partition asked again", () -> leaderClient.asked(STUCK) == 2);
+        waitFor("the follower has 3 records", () -> follower.logEndOffset() == 3);
         assertThat(stuck.logEndOffset()).isZero();
     }
 
@@ -107,9 +132,9 @@ class ReplicaFetcherBackoffTest {
         Partition leader = open(HEALTHY, 1);
         Partition doomed = open(STUCK, 0);
         Partition follower = open(HEALTHY, 0);
-        leaderOfDoomed.appendAsLeader(batch("d"), List.of(new ProducerBatch(-1, (short) -1, -1, -1, 1)), false);
-        leader.appendAsLeader(batch("v1"), List.of(new ProducerBatch(-1, (short) -1, -1, -1, 1)), false);
-        InProcessLeader inProcess = new InProcessLeader(Map.of(STUCK, leaderOfDoomed, HEALTHY, leader));
+        appendOnLeader(leaderOfDoomed, "d");
+        appendOnLeader(leader, "v1");
+        InProcessLeader inProcess = new InProcessLeader(Map.of(STUCK, leaderOfDoomed, HEALTHY, leader), clock);
         // When: the doomed partition is deleted (its log closed) while a fetch for it is in flight
         java.util.concurrent.atomic.AtomicBoolean deleted = new java.util.concurrent.atomic.AtomicBoolean();
         LeaderClient deletingDuringFetch = new LeaderClient() {
@@ -140,17 +165,21 @@ class ReplicaFetcherBackoffTest {
                 controller.view(0),
                 (id, host, port) -> deletingDuringFetch,
                 new ReplicaFetcherManager.Settings(50, 1, 1 << 20, 10 << 20, 10),
-                () -> 0L);
+                clock);
         fetchers.setFaultHandler((what, cause) -> faults.add(what + ": " + cause));
         fetchers.onBecomeFollower(doomed, 1, 0);
         fetchers.onBecomeFollower(follower, 1, 0);
 
         // Then: the other partition replicates, and nothing is reported as a fault (which would halt the broker)
         waitFor("the healthy follower has its record", () -> follower.logEndOffset() == 1);
-        leader.appendAsLeader(batch("v2"), List.of(new ProducerBatch(-1, (short) -1, -1, -1, 1)), false);
+        appendOnLeader(leader, "v2");
         inProcess.dataArrived();
         waitFor("the healthy follower has its second record", () -> follower.logEndOffset() == 2);
         assertThat(faults).isEmpty();
+    }
+
+    private static void appendOnLeader(Partition leader, String value) {
+        leader.appendAsLeader(batch(value), List.of(new ProducerBatch(-1, (short) -1, -1, -1, 1)), false);
     }
 
     private static ByteBuffer batch(String value) {
@@ -165,18 +194,26 @@ class ReplicaFetcherBackoffTest {
     /**
      * A leader node in this JVM: partitions it leads answer from their real {@link Partition}, any other with
      * UNKNOWN_EPOCH (as a leader does while its metadata lags). A fetch with nothing to return waits up to its
-     * max wait, or until new data arrives, as the broker's delayed fetch does.
+     * max wait on the test's clock, or until new data arrives, as the broker's delayed fetch does.
      */
     private static final class InProcessLeader implements LeaderClient {
         private final Map<TopicPartition, Partition> led;
+        private final Time clock;
         private final Map<TopicPartition, AtomicInteger> asked = new HashMap<>();
+        private int polls;
 
-        InProcessLeader(Map<TopicPartition, Partition> led) {
+        InProcessLeader(Map<TopicPartition, Partition> led, Time clock) {
             this.led = led;
+            this.clock = clock;
         }
 
         synchronized int asked(TopicPartition tp) {
             return asked.getOrDefault(tp, new AtomicInteger()).get();
+        }
+
+        /** Fetches that found nothing and waited: each one a sign that the fetcher began a round and is idle in it. */
+        synchronized int polls() {
+            return polls;
         }
 
         synchronized void dataArrived() {
@@ -190,31 +227,24 @@ class ReplicaFetcherBackoffTest {
         @Override
         public synchronized Map<TopicPartition, FetchedPartition> fetch(
                 List<FetchTarget> targets, int maxWaitMs, int minBytes, int maxBytes) {
-            Map<TopicPartition, FetchedPartition> result = answer(targets);
-            boolean empty = result.values().stream()
-                    .allMatch(
-                            p -> p.error() == ReplicaError.NONE && !p.records().hasRemaining());
-            // Like a leader's delayed fetch: answer when data arrives or the wait is over, whichever comes first.
-            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(maxWaitMs);
-            while (empty && !Thread.currentThread().isInterrupted()) {
-                long leftMs = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-                if (leftMs <= 0) {
-                    break;
-                }
+            if (isEmpty(answer(targets))) {
+                polls++;
                 try {
-                    wait(leftMs);
+                    clock.waitObject(this, () -> !isEmpty(answer(targets)), clock.milliseconds() + maxWaitMs);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
-                result = answer(targets);
-                empty = result.values().stream()
-                        .allMatch(p ->
-                                p.error() == ReplicaError.NONE && !p.records().hasRemaining());
             }
             for (FetchTarget target : targets) {
                 count(target.topicPartition());
             }
-            return result;
+            return answer(targets);
+        }
+
+        private static boolean isEmpty(Map<TopicPartition, FetchedPartition> answer) {
+            return answer.values().stream()
+                    .allMatch(
+                            p -> p.error() == ReplicaError.NONE && !p.records().hasRemaining());
         }
 
         private Map<TopicPartition, FetchedPartition> answer(List<FetchTarget> targets) {
