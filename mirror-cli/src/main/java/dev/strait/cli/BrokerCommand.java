@@ -34,6 +34,7 @@ import picocli.CommandLine.Parameters;
 public final class BrokerCommand implements Callable<Integer> {
     private static final Logger LOGGER = LoggerFactory.getLogger(BrokerCommand.class);
 
+    @SuppressWarnings("NullAway.Init") // picocli sets this required parameter before call()
     @Parameters(index = "0", paramLabel = "server.properties", description = "The node's configuration file.")
     Path config;
 

@@ -30,6 +30,7 @@ import picocli.CommandLine.Option;
 public final class CanaryCommand implements Callable<Integer> {
     private static final Logger LOGGER = LoggerFactory.getLogger(CanaryCommand.class);
 
+    @SuppressWarnings("NullAway.Init") // picocli sets this required option before call()
     @Option(
             names = "--config",
             required = true,

@@ -2,6 +2,7 @@ package dev.strait.cli;
 
 import dev.strait.mirror.config.ConfigException;
 import java.io.PrintWriter;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 
 /**
@@ -19,7 +20,7 @@ public final class Cli {
         return execute(command, null, args);
     }
 
-    public static int execute(Object command, String name, String[] args) {
+    public static int execute(Object command, @Nullable String name, String[] args) {
         CommandLine cl = new CommandLine(command);
         if (name != null) {
             cl.setCommandName(name);

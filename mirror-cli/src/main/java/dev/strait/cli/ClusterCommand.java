@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -32,6 +33,7 @@ public final class ClusterCommand implements Callable<Integer> {
             paramLabel = "DIR",
             description =
                     "Keep the data here, node i under DIR/node-i (default: a temporary directory, deleted on exit).")
+    @Nullable
     Path dataDir;
 
     @Option(

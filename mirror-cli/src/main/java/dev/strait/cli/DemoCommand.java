@@ -29,11 +29,14 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -120,6 +123,7 @@ public final class DemoCommand implements Callable<Integer> {
             paramLabel = "DIR",
             description = "With --secure: where the CA, the certificates and each user's client settings go, kept "
                     + "after the run (default: a new temporary directory, deleted at the end).")
+    @Nullable
     Path workDir;
 
     @Option(
@@ -127,6 +131,7 @@ public final class DemoCommand implements Callable<Integer> {
             paramLabel = "FILE",
             description = "Where the logs of the brokers, clients, mirror, lag monitor and canary go (default: a new "
                     + "file strait-demo-*.log in the temporary directory).")
+    @Nullable
     Path logFile;
 
     private final Time time = Time.SYSTEM;
@@ -344,10 +349,12 @@ public final class DemoCommand implements Callable<Integer> {
                     "endpoints (now closed): mirror :%d/metrics, lag monitor :%d/status, canary :%d/status%n",
                     mirrorHttp.port(), lagHttp.port(), canaryHttp.port());
             DemoDrill.Result drilled = null;
+            Throwable appError = null;
             if (app != null) {
                 drilled = DemoDrill.run(out, security, source, target, TOPICS.get(0), consumed, time);
-                if (app.error() != null) {
-                    out.println("the drill's application failed: " + app.error());
+                appError = app.error();
+                if (appError != null) {
+                    out.println("the drill's application failed: " + appError);
                 }
                 out.println();
             }
@@ -361,7 +368,7 @@ public final class DemoCommand implements Callable<Integer> {
                         drilled.skipped(),
                         drilled.failoverExit() == 0 ? "" : " (strait failover exited " + drilled.failoverExit() + ")");
             }
-            boolean ok = result.nothingLost() && (drilled == null || drilled.exact() && app.error() == null);
+            boolean ok = result.nothingLost() && (drilled == null || drilled.exact() && appError == null);
             return ok ? Cli.OK : Cli.FAILED;
         } finally {
             mirror.close();
@@ -443,14 +450,7 @@ public final class DemoCommand implements Callable<Integer> {
 
     private int leaderOf(EmbeddedCluster cluster, String topic) throws Exception {
         try (Admin admin = Admin.create(security.admin(cluster.bootstrapServers()))) {
-            return admin.describeTopics(List.of(topic))
-                    .allTopicNames()
-                    .get(30, TimeUnit.SECONDS)
-                    .get(topic)
-                    .partitions()
-                    .get(0)
-                    .leader()
-                    .id();
+            return described(admin, topic, 30).partitions().get(0).leader().id();
         }
     }
 
@@ -461,10 +461,7 @@ public final class DemoCommand implements Callable<Integer> {
         config.put("request.timeout.ms", "3000");
         try (Admin admin = Admin.create(config)) {
             StringBuilder sb = new StringBuilder();
-            admin.describeTopics(List.of(TOPICS.get(0)))
-                    .allTopicNames()
-                    .get(5, TimeUnit.SECONDS)
-                    .get(TOPICS.get(0))
+            described(admin, TOPICS.get(0), 5)
                     .partitions()
                     .forEach(p -> sb.append(TOPICS.get(0))
                             .append('-')
@@ -485,7 +482,17 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private static boolean caughtUp(GroupStatus s, long acked) {
+    /** {@code topic} as the cluster describes it; describeTopics fails rather than leave a named topic out. */
+    private static TopicDescription described(Admin admin, String topic, int timeoutSeconds) throws Exception {
+        return Objects.requireNonNull(
+                admin.describeTopics(List.of(topic))
+                        .allTopicNames()
+                        .get(timeoutSeconds, TimeUnit.SECONDS)
+                        .get(topic),
+                () -> "describeTopics left out " + topic);
+    }
+
+    private static boolean caughtUp(@Nullable GroupStatus s, long acked) {
         if (s == null || s.snapshot().failed()) {
             return false;
         }
@@ -506,7 +513,7 @@ public final class DemoCommand implements Callable<Integer> {
         private final Canary canary;
         private final PrintStream out = System.out;
         private long lastMirrored;
-        private String fault;
+        private @Nullable String fault;
 
         LiveLine(DemoLoad load, MirrorMetrics metrics, Canary canary) {
             this.load = load;
@@ -529,7 +536,7 @@ public final class DemoCommand implements Callable<Integer> {
             fault = null;
         }
 
-        String line(int t, GroupStatus lag) {
+        String line(int t, @Nullable GroupStatus lag) {
             long mirrored = metrics.recordsProduced();
             long rate = mirrored - lastMirrored;
             lastMirrored = mirrored;

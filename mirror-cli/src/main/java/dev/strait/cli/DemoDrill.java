@@ -27,6 +27,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The demo's failover drill. During the run an application (consumer group {@value #GROUP}) reads the orders
@@ -52,7 +53,7 @@ final class DemoDrill {
         private final Thread thread;
         private final AtomicLong consumed = new AtomicLong();
         private volatile boolean running = true;
-        private volatile Throwable error;
+        private volatile @Nullable Throwable error;
 
         /** {@code client}: the source's connection and security settings. */
         App(Properties client, String topic, int recordsPerSecond, Time time) {
@@ -122,6 +123,7 @@ final class DemoDrill {
             stop();
         }
 
+        @Nullable
         Throwable error() {
             return error;
         }

@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -37,6 +38,7 @@ import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How the demo's clusters and clients are secured, or not ({@link #plain()}). Secured ({@code --secure}), both
@@ -84,32 +86,33 @@ final class DemoSecurity implements AutoCloseable {
         }
     }
 
-    private final LocalCa ca;
-    private final Path workDir;
-    private final boolean ownsWorkDir;
-    private final Map<Principal, String> passwords;
-    private final String brokerPassword;
+    /** What a secured run has: the CA, the work directory and a password for every principal and the brokers. */
+    private record Secrets(
+            LocalCa ca, Path workDir, boolean ownsWorkDir, Map<Principal, String> passwords, String brokerPassword) {
+        String password(Principal principal) {
+            return Objects.requireNonNull(passwords.get(principal), () -> "no password made for " + principal);
+        }
+    }
 
-    private DemoSecurity(LocalCa ca, Path workDir, boolean ownsWorkDir, Map<Principal, String> passwords, String bp) {
-        this.ca = ca;
-        this.workDir = workDir;
-        this.ownsWorkDir = ownsWorkDir;
-        this.passwords = passwords;
-        this.brokerPassword = bp;
+    /** Null for a plain run. */
+    private final @Nullable Secrets secrets;
+
+    private DemoSecurity(@Nullable Secrets secrets) {
+        this.secrets = secrets;
     }
 
     static DemoSecurity plain() {
-        return new DemoSecurity(null, null, false, Map.of(), null);
+        return new DemoSecurity(null);
     }
 
     /**
      * Makes the CA, the brokers' certificate and a password for every principal in {@code workDir} (a new
      * temporary directory, deleted on close, when null).
      */
-    static DemoSecurity secured(Path workDir, Time time) {
+    static DemoSecurity secured(@Nullable Path workDir, Time time) {
         boolean owns = workDir == null;
         try {
-            Path dir = owns ? Files.createTempDirectory("strait-demo-secure-") : workDir;
+            Path dir = workDir == null ? Files.createTempDirectory("strait-demo-secure-") : workDir;
             Files.createDirectories(dir);
             ownerOnly(dir, "rwx------");
             Map<Principal, String> passwords = new EnumMap<>(Principal.class);
@@ -119,7 +122,7 @@ final class DemoSecurity implements AutoCloseable {
             LocalCa ca = LocalCa.create(
                     dir.resolve("tls"), password(), "Strait Demo", Instant.ofEpochMilli(time.milliseconds()), 2);
             ca.keyStore("broker");
-            return new DemoSecurity(ca, dir, owns, passwords, password());
+            return new DemoSecurity(new Secrets(ca, dir, owns, passwords, password()));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot make the demo's work directory", e);
         }
@@ -132,25 +135,27 @@ final class DemoSecurity implements AutoCloseable {
     }
 
     boolean secured() {
-        return ca != null;
+        return secrets != null;
     }
 
     /** The broker settings of a secured cluster on {@code builder}; nothing for a plain one. */
     EmbeddedCluster.Builder configure(EmbeddedCluster.Builder builder) {
-        if (!secured()) {
+        Secrets s = secrets;
+        if (s == null) {
             return builder;
         }
         builder.clientListener("SASL_SSL");
-        ca.sslConfigs("", "broker").forEach(builder::brokerConfig);
+        s.ca().sslConfigs("", "broker").forEach(builder::brokerConfig);
         builder.brokerConfig("listener.security.protocol.map", "SASL_SSL:SASL_SSL,CONTROLLER:SSL")
                 .brokerConfig("sasl.enabled.mechanisms", MECHANISM)
                 .brokerConfig("sasl.mechanism.inter.broker.protocol", MECHANISM)
-                .brokerConfig("listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config", jaas("broker", brokerPassword))
+                .brokerConfig(
+                        "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config", jaas("broker", s.brokerPassword()))
                 // The users that must exist before any other can be made: replication's and the admin.
                 .brokerConfig(
                         "strait.bootstrap.scram.credentials",
-                        MECHANISM + "=[name=broker,password=" + brokerPassword + "];" + MECHANISM + "=[name="
-                                + Principal.ADMIN.user + ",password=" + passwords.get(Principal.ADMIN) + "]")
+                        MECHANISM + "=[name=broker,password=" + s.brokerPassword() + "];" + MECHANISM + "=[name="
+                                + Principal.ADMIN.user + ",password=" + s.password(Principal.ADMIN) + "]")
                 // The controller wire: mutual TLS; the brokers' certificate CN=broker,O=... is User:broker.
                 .brokerConfig("listener.name.controller.ssl.client.auth", "required")
                 .brokerConfig(
@@ -165,11 +170,12 @@ final class DemoSecurity implements AutoCloseable {
     Properties client(Principal principal, String bootstrap) {
         Properties p = new Properties();
         p.put("bootstrap.servers", bootstrap);
-        if (secured()) {
+        Secrets s = secrets;
+        if (s != null) {
             p.put("security.protocol", "SASL_SSL");
             p.put("sasl.mechanism", MECHANISM);
-            p.put("sasl.jaas.config", jaas(principal.user, passwords.get(principal)));
-            p.putAll(ca.trustConfigs(""));
+            p.put("sasl.jaas.config", jaas(principal.user, s.password(principal)));
+            p.putAll(s.ca().trustConfigs(""));
         }
         return p;
     }
@@ -316,7 +322,8 @@ final class DemoSecurity implements AutoCloseable {
      * to {@code <work dir>/<user>.properties}.
      */
     void grant(EmbeddedCluster source, EmbeddedCluster target, List<Grant> grants, Time time) throws Exception {
-        if (!secured()) {
+        Secrets s = secrets;
+        if (s == null) {
             return;
         }
         for (Side side : Side.values()) {
@@ -326,7 +333,7 @@ final class DemoSecurity implements AutoCloseable {
                 for (Principal p : Principal.values()) {
                     if (p != Principal.ADMIN) {
                         users.add(new UserScramCredentialUpsertion(
-                                p.user, new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 8192), passwords.get(p)));
+                                p.user, new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 8192), s.password(p)));
                     }
                 }
                 admin.alterUserScramCredentials(users).all().get(30, TimeUnit.SECONDS);
@@ -340,7 +347,7 @@ final class DemoSecurity implements AutoCloseable {
                     cluster, grants.stream().filter(g -> g.side() == side).count(), time);
         }
         for (Principal p : Principal.values()) {
-            Path file = workDir.resolve(p.user + ".properties");
+            Path file = s.workDir().resolve(p.user + ".properties");
             StringBuilder text = new StringBuilder("# " + p.role + " as User:" + p.user + " on the demo's source "
                     + "cluster (for the target put the target's bootstrap.servers: " + target.bootstrapServers()
                     + ")\n");
@@ -380,14 +387,15 @@ final class DemoSecurity implements AutoCloseable {
 
     /** What the terminal says about security: the setup and each tool's principal, never a password. */
     void describe(PrintStream out, List<Grant> grants, int nodes) {
-        if (!secured()) {
+        Secrets s = secrets;
+        if (s == null) {
             return;
         }
         out.printf(
                 "secured: TLS (a CA made for this run: %s) + SASL %s on every client connection%s; ACLs on "
                         + "(StandardAuthorizer, allow.everyone.if.no.acl.found=false), super users User:broker and "
                         + "User:%s%n",
-                ca.trustStore(),
+                s.ca().trustStore(),
                 MECHANISM,
                 nodes > 1 ? ", replication as User:broker over it, mutual TLS between controllers" : "",
                 Principal.ADMIN.user);
@@ -416,7 +424,7 @@ final class DemoSecurity implements AutoCloseable {
         }
         out.printf(
                 "  client settings of each user (passwords inside, readable by you only): %s/<user>.properties%n",
-                workDir);
+                s.workDir());
     }
 
     private static void ownerOnly(Path path, String permissions) throws IOException {
@@ -430,10 +438,11 @@ final class DemoSecurity implements AutoCloseable {
     /** Deletes the work directory if the demo made it. */
     @Override
     public void close() {
-        if (!ownsWorkDir) {
+        Secrets s = secrets;
+        if (s == null || !s.ownsWorkDir()) {
             return;
         }
-        try (Stream<Path> paths = Files.walk(workDir)) {
+        try (Stream<Path> paths = Files.walk(s.workDir())) {
             for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(path);
             }

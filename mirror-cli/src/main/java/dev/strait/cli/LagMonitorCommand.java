@@ -12,6 +12,7 @@ import dev.strait.time.Time;
 import java.nio.file.Path;
 import java.util.Properties;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -44,9 +45,10 @@ public final class LagMonitorCommand implements Callable<Integer> {
                             + "max.lag.records, max.lag.seconds, alert.webhook.url, alert.suppress.ms, audit.interval.ms, "
                             + "audit.max.records, message.handler, message.handler.args (the mirror's, so the audit expects what it "
                             + "writes), status.page.canary.metrics.url, status.page.mirror.metrics.url, status.page.poll.timeout.ms")
+    @Nullable
     Path config;
 
-    static LagMonitorConfig load(Path file) {
+    static LagMonitorConfig load(@Nullable Path file) {
         if (file == null) {
             throw new ConfigException("--config is required: the lag-monitor.properties file");
         }
@@ -110,6 +112,7 @@ public final class LagMonitorCommand implements Callable<Integer> {
             })
     static final class Check implements Callable<Integer> {
         @Option(names = "--config", required = true, paramLabel = "FILE", description = "lag-monitor.properties")
+        @Nullable
         Path config;
 
         @Option(
@@ -224,12 +227,14 @@ public final class LagMonitorCommand implements Callable<Integer> {
             })
     static final class Audit implements Callable<Integer> {
         @Option(names = "--config", required = true, paramLabel = "FILE", description = "lag-monitor.properties")
+        @Nullable
         Path config;
 
         @Option(
                 names = "--topics",
                 paramLabel = "REGEX",
                 description = "Topics to audit (default: the config's topics).")
+        @Nullable
         String topics;
 
         @Option(

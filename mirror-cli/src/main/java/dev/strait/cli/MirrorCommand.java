@@ -27,6 +27,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -54,6 +55,7 @@ import picocli.CommandLine.Option;
 public final class MirrorCommand implements Callable<Integer> {
     private static final Logger LOGGER = LoggerFactory.getLogger(MirrorCommand.class);
 
+    @SuppressWarnings("NullAway.Init") // picocli sets this required option before call()
     @Option(
             names = "--consumer.config",
             required = true,
@@ -63,6 +65,7 @@ public final class MirrorCommand implements Callable<Integer> {
                             + "security settings. enable.auto.commit must not be true.")
     Path consumerConfig;
 
+    @SuppressWarnings("NullAway.Init") // picocli sets this required option before call()
     @Option(
             names = "--producer.config",
             required = true,
@@ -70,6 +73,7 @@ public final class MirrorCommand implements Callable<Integer> {
             description = "Producer properties of the target cluster: bootstrap.servers, security settings, tuning.")
     Path producerConfig;
 
+    @SuppressWarnings("NullAway.Init") // picocli sets this required option before call()
     @Option(
             names = {"--whitelist", "--include"},
             required = true,
@@ -101,6 +105,7 @@ public final class MirrorCommand implements Callable<Integer> {
             description =
                     "The source cluster's address as the companion brokers reach it, when it differs from "
                             + "bootstrap.servers in --consumer.config (e.g. from inside containers). Needs --offset.preserving.")
+    @Nullable
     String offsetPreservingSourceBootstrap;
 
     @Option(
@@ -109,6 +114,7 @@ public final class MirrorCommand implements Callable<Integer> {
             description = "Name the source by a link the companion brokers define in their settings "
                     + "(strait.mirror.link.NAME.bootstrap.servers, security.protocol, ssl.*, sasl.*), for a secured "
                     + "source: the credentials stay in the brokers' configuration. Needs --offset.preserving.")
+    @Nullable
     String offsetPreservingLink;
 
     @Option(
@@ -143,14 +149,17 @@ public final class MirrorCommand implements Callable<Integer> {
             paramLabel = "CLASS",
             description = "A dev.strait.mirror.handler.MessageHandler class on the class path that may transform, "
                     + "drop or multiply records.")
+    @Nullable
     String messageHandler;
 
     @Option(
             names = "--message.handler.args",
             paramLabel = "ARGS",
             description = "A string passed to the message handler's configure method.")
+    @Nullable
     String messageHandlerArgs;
 
+    @SuppressWarnings("NullAway.Init") // picocli sets its default before call()
     @Option(
             names = "--on.source.truncation",
             paramLabel = "fail|skip-and-alert",
@@ -164,6 +173,7 @@ public final class MirrorCommand implements Callable<Integer> {
                     + "divergence point (default: fail).")
     TruncationPolicy onSourceTruncation;
 
+    @SuppressWarnings("NullAway.Init") // picocli sets its default before call()
     @Option(
             names = "--partition.mode",
             paramLabel = "preserve|hash",
@@ -177,12 +187,14 @@ public final class MirrorCommand implements Callable<Integer> {
             names = "--topic.prefix",
             paramLabel = "PREFIX",
             description = "Prefix target topic names, e.g. 'nyc.' writes source topic orders to nyc.orders.")
+    @Nullable
     String topicPrefix;
 
     @Option(
             names = "--topic.rename",
             paramLabel = "PATTERN=REPLACEMENT",
             description = "Rename target topics with a regex over the whole source name, e.g. 'prod\\.(.*)=dr.$1'.")
+    @Nullable
     String topicRename;
 
     @Option(
@@ -212,12 +224,14 @@ public final class MirrorCommand implements Callable<Integer> {
                             + "--sync.group.offsets.interval.ms: exactly, from the provenance of the copies (the first copy at or after "
                             + "the committed source offset). Groups with members on the target are left alone; a target offset is never "
                             + "moved back. Default: no groups.")
+    @Nullable
     String groups;
 
     @Option(
             names = "--groups.exclude",
             paramLabel = "REGEX",
             description = "Groups matching --groups but not to be synced.")
+    @Nullable
     String groupsExclude;
 
     @Option(
@@ -237,6 +251,7 @@ public final class MirrorCommand implements Callable<Integer> {
                     + "--groups and for 'strait failover' with the source unreachable (default: ${DEFAULT-VALUE}).")
     boolean offsetMap;
 
+    @SuppressWarnings("NullAway.Init") // picocli sets its default before call()
     @Option(
             names = "--sync.topic",
             paramLabel = "TOPIC",
@@ -262,6 +277,7 @@ public final class MirrorCommand implements Callable<Integer> {
                     + "message.timestamp.(difference|before|after).max.ms, leader/follower.replication.throttled.replicas, "
                     + "unclean.leader.election.enable, min.insync.replicas, remote.storage.enable, remote.log.*, local.retention.*, "
                     + "strait.mirror.* (a companion cluster's mirror-topic settings).")
+    @Nullable
     String configPropertiesExclude;
 
     @Option(
@@ -300,6 +316,7 @@ public final class MirrorCommand implements Callable<Integer> {
                             + "a free port (default: ${DEFAULT-VALUE}).")
     int metricsPort;
 
+    @SuppressWarnings("NullAway.Init") // picocli sets its default before call()
     @Option(
             names = "--metrics.host",
             paramLabel = "HOST",
@@ -398,6 +415,7 @@ public final class MirrorCommand implements Callable<Integer> {
 
     /** Opens what runs beside the mirror ({@code beside}, e.g. the progress log; null for nothing). */
     private interface Beside {
+        @Nullable
         AutoCloseable open();
     }
 
@@ -540,7 +558,7 @@ public final class MirrorCommand implements Callable<Integer> {
     static final class MirrorFailedException extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
-        MirrorFailedException(String message, Throwable cause) {
+        MirrorFailedException(@Nullable String message, Throwable cause) {
             super(message, cause);
         }
     }

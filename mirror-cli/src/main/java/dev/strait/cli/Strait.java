@@ -27,6 +27,7 @@ import picocli.CommandLine.Command;
             CommandLine.HelpCommand.class
         })
 public final class Strait implements Runnable {
+    @SuppressWarnings("NullAway.Init") // picocli injects the spec when it builds the command line
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 

@@ -13,10 +13,12 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -62,7 +64,10 @@ final class ContainerLaunch {
      * the broker's listeners cannot be read), or null for a one-shot command
      * that must leave the running daemon's health file alone.
      */
-    record Plan(List<String> args, List<ConfigFile> files, String health) {}
+    record Plan(
+            List<String> args,
+            List<ConfigFile> files,
+            @Nullable String health) {}
 
     private final EnvConfig env;
     private final Path runDir;
@@ -200,10 +205,10 @@ final class ContainerLaunch {
         return new Plan(command, List.copyOf(files), health);
     }
 
-    private static OptionSpec configOption(String role, String sub) {
+    private static OptionSpec configOption(String role, @Nullable String sub) {
         CommandLine cl = new CommandLine(role.equals("canary") ? new CanaryCommand() : new LagMonitorCommand());
         if (sub != null) {
-            cl = cl.getSubcommands().get(sub);
+            cl = Objects.requireNonNull(cl.getSubcommands().get(sub), () -> role + " has no subcommand " + sub);
         }
         return cl.getCommandSpec().findOption("--config");
     }
@@ -296,12 +301,12 @@ final class ContainerLaunch {
         return protocol.equals("SSL") || protocol.equals("SASL_SSL");
     }
 
-    private static String base(String explicit, OptionSpec flag) {
+    private static String base(@Nullable String explicit, OptionSpec flag) {
         return explicit == null ? "container defaults" : flag.longestName() + " " + explicit;
     }
 
     /** The address a probe inside the container connects to for a server bound to {@code host}. */
-    private static String probeHost(String host) {
+    private static String probeHost(@Nullable String host) {
         return host == null || host.isBlank() || host.equals("0.0.0.0") || host.equals("::")
                 ? "127.0.0.1"
                 : host.trim();
@@ -315,8 +320,9 @@ final class ContainerLaunch {
         }
     }
 
+    /** The value of a flag that was given or has been given its default ({@link #addDefault}). */
     private static int intFlag(List<String> args, OptionSpec flag) {
-        String value = valueOf(args, flag);
+        String value = Objects.requireNonNull(valueOf(args, flag), () -> flag.longestName() + " has no value");
         try {
             return Integer.parseInt(value.trim());
         } catch (NumberFormatException e) {
@@ -344,7 +350,7 @@ final class ContainerLaunch {
     }
 
     /** The value given for {@code flag}, or null when it is absent. */
-    static String valueOf(List<String> args, OptionSpec flag) {
+    static @Nullable String valueOf(List<String> args, OptionSpec flag) {
         int i = indexOf(args, flag);
         if (i < 0) {
             return null;
@@ -382,7 +388,7 @@ final class ContainerLaunch {
     }
 
     /** {@code STRAIT_MIRROR_ARGS}: whitespace-separated flags; no quoting (use a STRAIT_MIRROR_&lt;FLAG&gt; for spaces). */
-    static List<String> splitArgs(String text) {
+    static List<String> splitArgs(@Nullable String text) {
         List<String> out = new ArrayList<>();
         if (text != null) {
             for (String part : text.trim().split("\\s+")) {

@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -157,7 +158,7 @@ public final class ContainerMain {
         }
     }
 
-    private static String orDefault(String value, String defaultValue) {
+    private static String orDefault(@Nullable String value, String defaultValue) {
         return value == null || value.isBlank() ? defaultValue : value;
     }
 

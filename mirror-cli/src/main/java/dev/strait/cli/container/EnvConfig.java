@@ -6,10 +6,12 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Configuration from environment variables, for the container image: {@code STRAIT_CONSUMER_BOOTSTRAP_SERVERS=a:9092}
@@ -124,14 +126,15 @@ public final class EnvConfig {
             if (e.getValue() == null || e.getValue().isEmpty()) {
                 continue;
             }
-            byGroup.get(group).add(new Setting(name, key, e.getValue()));
+            Objects.requireNonNull(byGroup.get(group), () -> "no settings list for " + group)
+                    .add(new Setting(name, key, e.getValue()));
         }
         Map<Group, List<Setting>> frozen = new EnumMap<>(Group.class);
         byGroup.forEach((g, list) -> frozen.put(g, List.copyOf(list)));
         return new EnvConfig(frozen, launcher);
     }
 
-    private static Group groupOf(String name) {
+    private static @Nullable Group groupOf(String name) {
         for (Group g : Group.values()) {
             if (name.startsWith(g.prefix())) {
                 return g;
@@ -224,7 +227,7 @@ public final class EnvConfig {
      * documentation. Returns null for a name the rule cannot express (characters other than letters, digits,
      * '.', '_' and '-', upper-case letters, or '_' or '-' next to '.').
      */
-    public static String variableOf(Group group, String key) {
+    public static @Nullable String variableOf(Group group, String key) {
         StringBuilder b = new StringBuilder(group.prefix());
         for (int i = 0; i < key.length(); i++) {
             char c = key.charAt(i);
@@ -250,20 +253,20 @@ public final class EnvConfig {
 
     /** The settings of one group, in variable name order. */
     public List<Setting> settings(Group group) {
-        return settings.get(group);
+        return Objects.requireNonNull(settings.get(group), () -> "no settings list for " + group);
     }
 
     /** The settings of one group as properties (setting name → value). */
     public Properties properties(Group group) {
         Properties props = new Properties();
-        for (Setting s : settings.get(group)) {
+        for (Setting s : settings(group)) {
             props.setProperty(s.key(), s.value());
         }
         return props;
     }
 
     /** A launcher variable's value, or null when it is unset. */
-    public String launcher(String name) {
+    public @Nullable String launcher(String name) {
         if (!LAUNCHER_VARIABLES.contains(name)) {
             throw new IllegalArgumentException("not a launcher variable: " + name);
         }

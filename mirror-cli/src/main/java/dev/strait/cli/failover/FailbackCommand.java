@@ -19,9 +19,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -49,9 +51,11 @@ import picocli.CommandLine.Spec;
             "Exit codes: 0 done, 1 partial (groups not moved are named) or a step failed, 2 bad input."
         })
 public final class FailbackCommand implements Callable<Integer> {
+    @SuppressWarnings("NullAway.Init") // picocli injects the spec when it builds the command line
     @Spec
     CommandSpec spec;
 
+    @SuppressWarnings("NullAway.Init") // picocli sets this required option before call()
     @Option(
             names = "--config",
             required = true,
@@ -61,6 +65,7 @@ public final class FailbackCommand implements Callable<Integer> {
     Path config;
 
     @Option(names = "--groups", paramLabel = "REGEX", description = "Consumer groups to move back.")
+    @Nullable
     String groups;
 
     @Option(
@@ -69,6 +74,7 @@ public final class FailbackCommand implements Callable<Integer> {
             description = "Fail back the promoted mirror topics matching REGEX on the target instead of moving groups:"
                     + " the dry run shows per partition where the copies part and what would be saved; --execute"
                     + " does it and waits until the copies catch up (--timeout.ms).")
+    @Nullable
     String mirrorTopics;
 
     @Option(
@@ -76,9 +82,11 @@ public final class FailbackCommand implements Callable<Integer> {
             paramLabel = "NAME",
             description = "With --mirror-topics: the link on the source's brokers (strait.mirror.link.NAME.*) that "
                     + "reaches the target. Default: the target's bootstrap.servers from --config, over PLAINTEXT.")
+    @Nullable
     String mirrorLink;
 
     @Option(names = "--groups.exclude", paramLabel = "REGEX", description = "Groups matching --groups to leave out.")
+    @Nullable
     String groupsExclude;
 
     @Option(names = "--dry-run", description = "Print what would be done (the default).")
@@ -123,7 +131,9 @@ public final class FailbackCommand implements Callable<Integer> {
         if (mirrorLink != null) {
             throw new ConfigException("--mirror-link applies to --mirror-topics only");
         }
-        GroupFilter filter = GroupFilter.of(groups, groupsExclude, "--groups", "--groups.exclude");
+        // MirrorTopicsOption.chosen refused the absence of both --groups and --mirror-topics.
+        GroupFilter filter = GroupFilter.of(
+                Objects.requireNonNull(groups, "--groups"), groupsExclude, "--groups", "--groups.exclude");
         FailoverConfig cfg = FailoverConfig.load(config);
         PrintWriter out = spec.commandLine().getOut();
         try (Failback failback = new Failback(cfg, Time.SYSTEM)) {
@@ -145,7 +155,7 @@ public final class FailbackCommand implements Callable<Integer> {
     }
 
     private Integer failBackMirrorTopics() {
-        Pattern pattern = MirrorTopicsOption.pattern(mirrorTopics);
+        Pattern pattern = MirrorTopicsOption.pattern(Objects.requireNonNull(mirrorTopics, "--mirror-topics"));
         FailoverConfig cfg = FailoverConfig.load(config);
         MirrorSource reach = reachTarget(cfg);
         PrintWriter out = spec.commandLine().getOut();

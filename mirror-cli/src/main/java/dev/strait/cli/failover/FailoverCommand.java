@@ -17,12 +17,14 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -54,9 +56,11 @@ import picocli.CommandLine.Spec;
             "failed, 2 bad input."
         })
 public final class FailoverCommand implements Callable<Integer> {
+    @SuppressWarnings("NullAway.Init") // picocli injects the spec when it builds the command line
     @Spec
     CommandSpec spec;
 
+    @SuppressWarnings("NullAway.Init") // picocli sets this required option before call()
     @Option(
             names = "--config",
             required = true,
@@ -66,6 +70,7 @@ public final class FailoverCommand implements Callable<Integer> {
     Path config;
 
     @Option(names = "--groups", paramLabel = "REGEX", description = "Consumer groups to move.")
+    @Nullable
     String groups;
 
     @Option(
@@ -74,9 +79,11 @@ public final class FailoverCommand implements Callable<Integer> {
             description = "Promote the mirror topics matching REGEX on the target (a companion cluster) instead of "
                     + "moving groups: the dry run lists them per partition with what would be cut, --execute cuts "
                     + "each partition to its last stable offset (moving the records past it aside) and promotes them.")
+    @Nullable
     String mirrorTopics;
 
     @Option(names = "--groups.exclude", paramLabel = "REGEX", description = "Groups matching --groups to leave out.")
+    @Nullable
     String groupsExclude;
 
     @Option(names = "--dry-run", description = "Print what would be done (the default).")
@@ -105,7 +112,9 @@ public final class FailoverCommand implements Callable<Integer> {
         if (MirrorTopicsOption.chosen(groups, mirrorTopics, force, groupsExclude, "promote mirror topics")) {
             return promoteMirrorTopics();
         }
-        GroupFilter filter = GroupFilter.of(groups, groupsExclude, "--groups", "--groups.exclude");
+        // MirrorTopicsOption.chosen refused the absence of both --groups and --mirror-topics.
+        GroupFilter filter = GroupFilter.of(
+                Objects.requireNonNull(groups, "--groups"), groupsExclude, "--groups", "--groups.exclude");
         FailoverConfig cfg = FailoverConfig.load(config);
         PrintWriter out = spec.commandLine().getOut();
         try (FailoverPlanner planner = new FailoverPlanner(cfg, Time.SYSTEM)) {
@@ -152,7 +161,7 @@ public final class FailoverCommand implements Callable<Integer> {
     }
 
     private Integer promoteMirrorTopics() {
-        Pattern pattern = MirrorTopicsOption.pattern(mirrorTopics);
+        Pattern pattern = MirrorTopicsOption.pattern(Objects.requireNonNull(mirrorTopics, "--mirror-topics"));
         FailoverConfig cfg = FailoverConfig.load(config);
         PrintWriter out = spec.commandLine().getOut();
         Properties sourceProps = new Properties();

@@ -3,6 +3,7 @@ package dev.strait.cli.failover;
 import dev.strait.mirror.config.ConfigException;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
+import org.jspecify.annotations.Nullable;
 
 /** {@code --mirror-topics} of failover and failback: which of the two jobs, and the topics' pattern. */
 final class MirrorTopicsOption {
@@ -15,7 +16,12 @@ final class MirrorTopicsOption {
      * @param job what --mirror-topics does, for the message ("promote mirror topics")
      * @return whether the mirror topics are the job
      */
-    static boolean chosen(String groups, String mirrorTopics, boolean force, String groupsExclude, String job) {
+    static boolean chosen(
+            @Nullable String groups,
+            @Nullable String mirrorTopics,
+            boolean force,
+            @Nullable String groupsExclude,
+            String job) {
         if ((groups == null) == (mirrorTopics == null)) {
             throw new ConfigException(
                     "give --groups (move consumer groups) or --mirror-topics (" + job + "), one of" + " them");

@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /** Renders a failover plan (and what executing it did) as a table or as one JSON document. Stateless. */
 final class PlanText {
@@ -17,7 +18,7 @@ final class PlanText {
             PrintWriter out,
             FailoverPlan plan,
             boolean execute,
-            Map<String, FailoverPlanner.GroupResult> results,
+            @Nullable Map<String, FailoverPlanner.GroupResult> results,
             String sourceAddress,
             String targetAddress) {
         out.println("strait failover: "
@@ -128,7 +129,7 @@ final class PlanText {
         return String.format(Locale.ROOT, "%.1f s", s);
     }
 
-    static String json(FailoverPlan plan, boolean execute, Map<String, FailoverPlanner.GroupResult> results) {
+    static String json(FailoverPlan plan, boolean execute, @Nullable Map<String, FailoverPlanner.GroupResult> results) {
         return Json.write(g -> {
             g.writeStartObject();
             g.writeStringField("mode", execute ? "execute" : "dry-run");

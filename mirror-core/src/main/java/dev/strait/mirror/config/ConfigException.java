@@ -1,5 +1,7 @@
 package dev.strait.mirror.config;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Bad user input: a flag, a properties file or a setting that cannot work. The message is one line
  * that names the setting and says what to do; callers print it and exit with code 2.
@@ -11,7 +13,7 @@ public final class ConfigException extends RuntimeException {
         super(message);
     }
 
-    public ConfigException(String message, Throwable cause) {
+    public ConfigException(@Nullable String message, Throwable cause) {
         super(message, cause);
     }
 }

@@ -2,11 +2,12 @@ package dev.strait.mirror.config;
 
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
+import org.jspecify.annotations.Nullable;
 
 /** Which consumer groups to sync: an include regex, an optional exclude regex, never the mirror's own group. */
 public record GroupFilter(Pattern include, Pattern exclude) {
 
-    public static GroupFilter of(String include, String exclude, String includeFlag, String excludeFlag) {
+    public static GroupFilter of(String include, @Nullable String exclude, String includeFlag, String excludeFlag) {
         return new GroupFilter(
                 compile(include, includeFlag),
                 exclude == null || exclude.isBlank() ? null : compile(exclude, excludeFlag));

@@ -1,6 +1,7 @@
 package dev.strait.mirror.config;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the mirror keeps in step on the target besides the records.
@@ -13,7 +14,7 @@ import java.util.Objects;
  * @param topics topic settings, partition counts and ACLs
  */
 public record SyncSettings(
-        GroupFilter groups,
+        @Nullable GroupFilter groups,
         long groupOffsetsIntervalMs,
         boolean offsetMap,
         String syncTopic,

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Which source topic settings the mirror copies to the target: every setting made on the source topic except
@@ -48,7 +49,7 @@ public final class TopicConfigFilter {
     }
 
     /** The defaults plus a comma-separated list of regexes over setting names (null or blank: none). */
-    public static TopicConfigFilter withExtra(String extra) {
+    public static TopicConfigFilter withExtra(@Nullable String extra) {
         List<Pattern> patterns = new ArrayList<>();
         for (String p : DEFAULT_EXCLUDES) {
             patterns.add(Pattern.compile(p));

@@ -3,6 +3,7 @@ package dev.strait.mirror.config;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Maps a source topic name to its target name. Either a prefix ({@code nyc.} makes {@code orders} into
@@ -38,7 +39,7 @@ public final class TopicRenamer {
      * @param prefix a prefix or null
      * @param rule {@code PATTERN=REPLACEMENT} or null
      */
-    public static TopicRenamer of(String prefix, String rule) {
+    public static TopicRenamer of(@Nullable String prefix, @Nullable String rule) {
         Pattern pattern = null;
         String replacement = null;
         if (rule != null && !rule.isBlank()) {

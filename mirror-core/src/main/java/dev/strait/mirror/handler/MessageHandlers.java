@@ -1,6 +1,7 @@
 package dev.strait.mirror.handler;
 
 import dev.strait.mirror.config.ConfigException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Creates the message handler a setting names. The mirror and the lag monitor's audit load it the same way:
@@ -14,7 +15,7 @@ public final class MessageHandlers {
      *                for the error messages
      * @throws ConfigException when the class is missing, cannot be created, is not a handler, or refuses its args
      */
-    public static MessageHandler load(String className, String args, String setting) {
+    public static MessageHandler load(String className, @Nullable String args, String setting) {
         Object instance;
         try {
             instance = Class.forName(className.trim()).getDeclaredConstructor().newInstance();

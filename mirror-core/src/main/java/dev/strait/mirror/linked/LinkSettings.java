@@ -9,6 +9,7 @@ import dev.strait.mirror.config.TopicSyncSettings;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What an offset-preserving mirror ({@code --offset.preserving}) runs with, checked: the mirror process sets up
@@ -57,7 +58,8 @@ public record LinkSettings(
      * As above; {@code link} (null: none) names a link the companion brokers define with the source's address and
      * client security, for a secured source, instead of bootstrap servers.
      */
-    public static LinkSettings of(MirrorSettings settings, String sourceBootstrapOverride, String link) {
+    public static LinkSettings of(
+            MirrorSettings settings, @Nullable String sourceBootstrapOverride, @Nullable String link) {
         refuseRecordChanges(settings);
         Properties consumer = settings.consumerConfig();
         String linkName = link == null ? "" : link.trim();

@@ -3,6 +3,7 @@ package dev.strait.mirror.progress;
 import dev.strait.time.Time;
 import java.io.PrintStream;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One line of progress on stderr for work an operator waits on, redrawn in place: a bar, the count of the total,
@@ -65,7 +66,7 @@ public final class Progress implements AutoCloseable {
     }
 
     /** Progress on stderr: drawn when stderr is a terminal ({@link Terminal}) and the output is not JSON. */
-    public static Progress onStderr(String label, String unit, boolean json, Time time) {
+    public static Progress onStderr(String label, @Nullable String unit, boolean json, Time time) {
         boolean on = !json && Terminal.stderrShowsProgress();
         return new Progress(label, unit, System.err, on, time, DRAW_INTERVAL_MS, Terminal.forced() ? 0 : QUIET_MS);
     }
