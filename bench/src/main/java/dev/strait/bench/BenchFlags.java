@@ -2,6 +2,7 @@ package dev.strait.bench;
 
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -26,7 +27,8 @@ final class BenchFlags {
      *
      * @param mode how the mode is run, e.g. {@code bin/bench sync}
      */
-    static <T> T parseOrExit(String mode, String[] args, Function<String[], T> parse, Supplier<String> usage) {
+    static <T> @Nullable T parseOrExit(
+            String mode, String[] args, Function<String[], T> parse, Supplier<String> usage) {
         try {
             T options = parse.apply(args);
             if (options == null) {

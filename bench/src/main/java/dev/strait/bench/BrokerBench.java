@@ -26,6 +26,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -256,7 +257,7 @@ public final class BrokerBench {
     }
 
     /** The options, or null if help was asked for. */
-    static Options parse(String[] args) {
+    static @Nullable Options parse(String[] args) {
         Flags f = new Flags();
         if (!BenchFlags.parse(f, args)) {
             return null;
@@ -497,7 +498,7 @@ public final class BrokerBench {
     }
 
     /** Runs one measured step: its result, or null when it failed (recorded) and the bench goes on. */
-    private <T> T step(Map<String, String> failures, Process broker, String name, Callable<T> step) {
+    private <T> @Nullable T step(Map<String, String> failures, Process broker, String name, Callable<T> step) {
         if (!broker.isAlive()) {
             failures.put(name, "skipped: broker process has exited");
             stepsDone++;

@@ -26,6 +26,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -104,7 +105,7 @@ public final class FailoverBench {
     }
 
     /** The options, or null if help was asked for. */
-    static Options parse(String[] args) {
+    static @Nullable Options parse(String[] args) {
         Flags f = new Flags();
         if (!BenchFlags.parse(f, args)) {
             return null;

@@ -22,6 +22,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -66,7 +67,7 @@ public final class LagBench {
     }
 
     /** The options, or null if help was asked for. */
-    static Options parse(String[] args) {
+    static @Nullable Options parse(String[] args) {
         Flags f = new Flags();
         if (!BenchFlags.parse(f, args)) {
             return null;

@@ -21,6 +21,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -114,7 +115,7 @@ public final class MirrorBench {
     }
 
     /** The options, or null if help was asked for. */
-    static Options parse(String[] args) {
+    static @Nullable Options parse(String[] args) {
         Flags f = new Flags();
         if (!BenchFlags.parse(f, args)) {
             return null;
@@ -149,7 +150,7 @@ public final class MirrorBench {
      * The arguments of {@code bin/bench mirror-topics ...} without the mode, or null for another mode. bin/bench
      * passes {@code --repo DIR} before the user's arguments, so the mode is the first word after it.
      */
-    static String[] mirrorTopicsArgs(String[] args) {
+    static String @Nullable [] mirrorTopicsArgs(String[] args) {
         int mode = args.length >= 2 && args[0].equals("--repo") ? 2 : 0;
         if (args.length <= mode || !args[mode].equals("mirror-topics")) {
             return null;

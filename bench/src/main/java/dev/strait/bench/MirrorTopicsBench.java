@@ -34,6 +34,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -193,7 +194,7 @@ public final class MirrorTopicsBench {
     }
 
     /** The options, or null if help was asked for. */
-    static Options parse(String[] args) {
+    static @Nullable Options parse(String[] args) {
         Flags f = new Flags();
         if (!BenchFlags.parse(f, args)) {
             return null;
@@ -864,14 +865,14 @@ public final class MirrorTopicsBench {
         return ratio <= limit ? "met" : "not met";
     }
 
-    private static Double ratio(Measured m, Measured reference, ToDoubleFunction<Measured> cpu) {
+    private static @Nullable Double ratio(Measured m, @Nullable Measured reference, ToDoubleFunction<Measured> cpu) {
         if (reference == null || cpu.applyAsDouble(reference) <= 0) {
             return null;
         }
         return cpu.applyAsDouble(m) / cpu.applyAsDouble(reference);
     }
 
-    private static Measured find(List<Measured> runs, Copier copier) {
+    private static @Nullable Measured find(List<Measured> runs, Copier copier) {
         return runs.stream().filter(m -> m.copier() == copier).findFirst().orElse(null);
     }
 }

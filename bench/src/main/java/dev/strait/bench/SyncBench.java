@@ -29,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -86,7 +87,7 @@ public final class SyncBench {
     }
 
     /** The options, or null if help was asked for. */
-    static Options parse(String[] args) {
+    static @Nullable Options parse(String[] args) {
         Flags f = new Flags();
         if (!BenchFlags.parse(f, args)) {
             return null;

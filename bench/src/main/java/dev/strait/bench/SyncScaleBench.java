@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -89,7 +90,7 @@ public final class SyncScaleBench {
     private static final int PARTITIONS_PER_TOPIC = 100;
 
     /** The flags, or null if help was asked for. */
-    static SyncScaleBench parse(String[] args) {
+    static @Nullable SyncScaleBench parse(String[] args) {
         SyncScaleBench bench = new SyncScaleBench();
         return BenchFlags.parse(bench, args) ? bench : null;
     }

@@ -9,6 +9,7 @@ import dev.strait.mirror.config.ConfigException;
 import java.net.URI;
 import java.util.Properties;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The canary's settings, from {@code canary.properties}. Client settings pass through with the
@@ -30,7 +31,7 @@ public record CanaryConfig(
         String canaryId,
         int httpPort,
         String httpHost,
-        URI webhookUrl,
+        @Nullable URI webhookUrl,
         long alertSuppressMs) {
 
     public static CanaryConfig from(Properties p) {

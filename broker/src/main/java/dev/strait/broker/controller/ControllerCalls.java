@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Both ends of the calls nodes make to the active controller, which together make a repeated attempt harmless.
@@ -40,6 +41,7 @@ final class ControllerCalls {
         int leaderId();
 
         /** Handles an attempt in place if this node is the active controller; null if it is not. */
+        @Nullable
         CompletableFuture<ControllerResponse> handleHere(long correlationId, ControllerRequest request);
 
         /** Sends an attempt to another node, best effort. */

@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLServerSocket;
 import javax.net.ssl.SSLSocket;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -295,7 +296,7 @@ final class ControllerChannel implements ControllerTransport {
         }
 
         /** The open outbound socket, connecting (with Hello) if needed; null while the peer is unreachable. */
-        private Socket connected() {
+        private @Nullable Socket connected() {
             Socket current = socket;
             if (current != null && !current.isClosed()) {
                 return current;

@@ -4,6 +4,7 @@ import java.util.Objects;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSession;
+import org.jspecify.annotations.Nullable;
 
 /**
  * TLS of the controller wire, built by the server package from the controller listener's {@code ssl.*} settings:
@@ -22,6 +23,7 @@ public record ControllerTls(
     @FunctionalInterface
     public interface PeerCheck {
         /** Null if the peer may speak; otherwise why not, for the log. */
+        @Nullable
         String refusal(SSLSession session, String host);
     }
 

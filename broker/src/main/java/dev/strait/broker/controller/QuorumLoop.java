@@ -24,6 +24,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.apache.kafka.common.Uuid;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,7 +83,7 @@ final class QuorumLoop {
     /** Whether the publisher has seen an image: not before the Raft node caught up with the quorum. */
     private boolean published;
 
-    private QuorumController controller;
+    private @Nullable QuorumController controller;
     private int controllerEpoch = -1;
     private BrokerState broker;
 
@@ -105,6 +106,7 @@ final class QuorumLoop {
         boolean wantShutdown;
         boolean heartbeatsPaused;
         /** A heartbeat answered with a lease grant, waiting for this node's metadata to reach the answer's offset. */
+        @Nullable
         LeaseGrant leaseGrant;
 
         final CompletableFuture<Void> shutdownDone = new CompletableFuture<>();
@@ -325,7 +327,8 @@ final class QuorumLoop {
         }
 
         @Override
-        public CompletableFuture<ControllerResponse> handleHere(long correlationId, ControllerRequest request) {
+        public @Nullable CompletableFuture<ControllerResponse> handleHere(
+                long correlationId, ControllerRequest request) {
             QuorumController current = activeController();
             return current == null ? null : handleOnce(current, nodeId, correlationId, request);
         }
@@ -451,7 +454,7 @@ final class QuorumLoop {
     // ---------------------------------------------------------------- the controller and its decisions
 
     /** The controller, if this node leads the current epoch; (de)activates it as leadership moves. */
-    private QuorumController activeController() {
+    private @Nullable QuorumController activeController() {
         if (!raft.isLeader()) {
             if (controller != null) {
                 LOGGER.info(

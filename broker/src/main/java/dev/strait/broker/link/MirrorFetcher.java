@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,7 +61,7 @@ public final class MirrorFetcher implements AutoCloseable {
     private volatile boolean running;
     private volatile boolean closing;
     private final Object pause = new Object();
-    private Thread thread;
+    private @Nullable Thread thread;
 
     private record Stopped(int leaderEpoch, MirrorStatus status) {}
 
@@ -177,7 +178,7 @@ public final class MirrorFetcher implements AutoCloseable {
     }
 
     /** The source the mirrors name, connected on first use; null (reported) if their link is not defined here. */
-    private SourceCluster source(String key, List<LedMirror> mirrors) {
+    private @Nullable SourceCluster source(String key, List<LedMirror> mirrors) {
         SourceCluster known = sources.get(key);
         if (known != null) {
             return known;
@@ -246,7 +247,7 @@ public final class MirrorFetcher implements AutoCloseable {
             LedMirror mirror, TopicPartition source, Uuid topicId, int leaderId, int sourceLeaderEpoch) {}
 
     /** Checks the source topic against the mirror's pinned id and finds the source leader; null if not to copy. */
-    private Planned plan(SourceCluster source, LedMirror mirror, TopicInfo topic) {
+    private @Nullable Planned plan(SourceCluster source, LedMirror mirror, TopicInfo topic) {
         String sourceTopic = mirror.spec().sourceTopic();
         if (topic == null || topic.error() == SourceError.UNKNOWN_TOPIC || Uuid.ZERO_UUID.equals(topic.topicId())) {
             source.invalidate();

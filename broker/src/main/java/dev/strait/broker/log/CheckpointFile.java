@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Small text files replaced atomically: write {@code <name>.tmp}, fsync it, rename over the target, fsync the
@@ -36,7 +37,7 @@ final class CheckpointFile {
     }
 
     /** The file's lines, or {@code null} if it does not exist. */
-    static List<String> read(Path file) throws IOException {
+    static @Nullable List<String> read(Path file) throws IOException {
         if (!Files.exists(file)) {
             return null;
         }

@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.CRC32C;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One compaction pass over the closed segments of a {@link PartitionLog} ({@code cleanup.policy=compact}), in three
@@ -258,7 +259,7 @@ public final class CompactionTask {
     }
 
     /** The batch with only its surviving records (the same buffer if all survive), or null if none does. */
-    private ByteBuffer filter(ByteBuffer batch, Map<ByteBuffer, Long> lastOffsets) {
+    private @Nullable ByteBuffer filter(ByteBuffer batch, Map<ByteBuffer, Long> lastOffsets) {
         RecordBatchHeader header = new RecordBatchHeader(batch, 0);
         if (!isCompactable(header)) {
             return batch;

@@ -20,6 +20,12 @@ final class IoBoundary {
         T run() throws IOException;
     }
 
+    /** A storage action with no result that may fail with an I/O error. */
+    @FunctionalInterface
+    interface IoStep {
+        void run() throws IOException;
+    }
+
     // The log's own category: "the log is now offline" is the line operators alert on.
     private static final Logger LOGGER = LoggerFactory.getLogger(PartitionLog.class);
 
@@ -49,10 +55,24 @@ final class IoBoundary {
         try {
             return body.run();
         } catch (IOException e) {
-            offline = true;
-            LOGGER.error("{}{} failed; the log is now offline", logPrefix, action, e);
-            throw new LogStorageException(logPrefix + action + " failed; the log is offline until reopened", e);
+            throw wentOffline(action, e);
         }
+    }
+
+    /** Runs {@code body}, which has no result, as {@link #run(String, IoAction)} does. */
+    void run(String action, IoStep body) {
+        try {
+            body.run();
+        } catch (IOException e) {
+            throw wentOffline(action, e);
+        }
+    }
+
+    /** Takes the log offline after {@code action} failed with {@code e}; returns the exception to throw. */
+    private LogStorageException wentOffline(String action, IOException e) {
+        offline = true;
+        LOGGER.error("{}{} failed; the log is now offline", logPrefix, action, e);
+        return new LogStorageException(logPrefix + action + " failed; the log is offline until reopened", e);
     }
 
     boolean offline() {

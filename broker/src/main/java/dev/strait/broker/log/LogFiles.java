@@ -1,6 +1,7 @@
 package dev.strait.broker.log;
 
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * File names in a partition directory. Segment files are named by their base offset, zero-padded to 20 digits
@@ -50,7 +51,7 @@ final class LogFiles {
     }
 
     /** {first, last} base offsets of a {@code <20 digits>-<20 digits>.swap} file name, or null if it is not one. */
-    static long[] rangeOfSwapFile(String fileName) {
+    static long @Nullable [] rangeOfSwapFile(String fileName) {
         if (!fileName.endsWith(SWAP_SUFFIX)) {
             return null;
         }

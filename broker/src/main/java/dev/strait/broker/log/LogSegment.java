@@ -10,6 +10,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -224,6 +225,7 @@ public final class LogSegment {
      * The position of the first batch whose last offset is >= {@code offset} (paired with that last offset), or
      * {@code null} if the segment has none.
      */
+    @Nullable
     OffsetPosition positionOfBatchContaining(long offset) throws IOException {
         if (offset >= nextOffset) {
             return null;
@@ -357,7 +359,7 @@ public final class LogSegment {
     }
 
     /** Reads the header at {@code position} into {@code header}; returns why the batch is invalid, or null. */
-    private String checkBatchAt(int position, long fileSizeBytes, ByteBuffer header, boolean verifyCrc)
+    private @Nullable String checkBatchAt(int position, long fileSizeBytes, ByteBuffer header, boolean verifyCrc)
             throws IOException {
         long remaining = fileSizeBytes - position;
         if (remaining < RecordBatchHeader.HEADER_SIZE_BYTES) {

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +45,7 @@ final class LogSegments {
     }
 
     /** The segment starting at {@code baseOffset}, or null. */
+    @Nullable
     LogSegment get(long baseOffset) {
         return segments.get(baseOffset);
     }

@@ -173,7 +173,6 @@ public final class PartitionLog implements AutoCloseable {
                 }
             }
             active.append(append.lastOffset(), batches);
-            return null;
         });
         logEndOffset = append.lastOffset() + 1;
         return append.result(logStartOffset);
@@ -218,7 +217,6 @@ public final class PartitionLog implements AutoCloseable {
                 epochCache.assign(leaderEpoch, append.firstOffset());
             }
             active.append(append.lastOffset(), batches);
-            return null;
         });
         logEndOffset = append.lastOffset() + 1;
     }
@@ -325,7 +323,6 @@ public final class PartitionLog implements AutoCloseable {
             if (epochCache.latestStartOffset() >= logEndOffset) {
                 ioBoundary.run("truncate epochs", () -> {
                     epochCache.truncateFromEnd(logEndOffset);
-                    return null;
                 });
             }
             return false;
@@ -338,7 +335,6 @@ public final class PartitionLog implements AutoCloseable {
                 truncateSegmentsTo(offset);
             }
             writeLogState();
-            return null;
         });
         return true;
     }
@@ -356,7 +352,6 @@ public final class PartitionLog implements AutoCloseable {
         ioBoundary.run("truncate fully", () -> {
             truncateFullyAndStartAtUnchecked(offset);
             writeLogState();
-            return null;
         });
     }
 
@@ -408,7 +403,6 @@ public final class PartitionLog implements AutoCloseable {
                 roll();
             }
             segments.deleteBelow(logStartOffset);
-            return null;
         });
         return logStartOffset;
     }
@@ -469,7 +463,6 @@ public final class PartitionLog implements AutoCloseable {
         ioBoundary.run("compaction swap", () -> {
             compaction.complete(task, config);
             writeLogState();
-            return null;
         });
         return true;
     }
@@ -490,7 +483,6 @@ public final class PartitionLog implements AutoCloseable {
         }
         ioBoundary.run("flush", () -> {
             recoveryPoint.flushTo(logEndOffset);
-            return null;
         });
     }
 
@@ -534,7 +526,6 @@ public final class PartitionLog implements AutoCloseable {
         ioBoundary.run("flush", () -> {
             recoveryPoint.flushTo(logEndOffset);
             writeLogState();
-            return null;
         });
     }
 
@@ -557,7 +548,6 @@ public final class PartitionLog implements AutoCloseable {
                 Files.createFile(marker);
             }
             CheckpointFile.fsyncDirectory(dir);
-            return null;
         });
         ioBoundary.markClosed();
     }

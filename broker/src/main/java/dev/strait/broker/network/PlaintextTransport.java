@@ -6,6 +6,7 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import javax.net.ssl.SSLSession;
+import org.jspecify.annotations.Nullable;
 
 /** Plain TCP: reads and writes go straight to the socket, files zero-copy with {@code transferTo}. */
 final class PlaintextTransport implements Transport {
@@ -42,7 +43,7 @@ final class PlaintextTransport implements Transport {
     }
 
     @Override
-    public SSLSession tlsSession() {
+    public @Nullable SSLSession tlsSession() {
         return null;
     }
 

@@ -11,6 +11,7 @@ import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLEngineResult.HandshakeStatus;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLSession;
+import org.jspecify.annotations.Nullable;
 
 /**
  * TLS over a non-blocking socket with the JDK's {@link SSLEngine}, server side.
@@ -268,7 +269,7 @@ final class TlsTransport implements Transport {
     }
 
     @Override
-    public SSLSession tlsSession() {
+    public @Nullable SSLSession tlsSession() {
         return handshakeDone ? engine.getSession() : null;
     }
 

@@ -3,6 +3,7 @@ package dev.strait.broker.network;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import javax.net.ssl.SSLSession;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One connection's byte stream as its processor drives it: plain TCP, or TLS over the JDK's {@code SSLEngine}.
@@ -35,6 +36,7 @@ interface Transport extends TransportChannel {
     boolean flush() throws IOException;
 
     /** The TLS session once the handshake finished; null for plain TCP. */
+    @Nullable
     SSLSession tlsSession();
 
     /** Closes the socket; TLS first sends close_notify, as far as the socket takes it without blocking. */

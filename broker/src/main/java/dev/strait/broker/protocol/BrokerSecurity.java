@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A broker's security, from Kafka's settings: each listener's {@link ListenerSecurity} and the authorizer
@@ -104,7 +105,7 @@ public final class BrokerSecurity {
     }
 
     /** The TLS engines of a listener, or null if it speaks no TLS. */
-    public TlsEngineFactory tlsEngines(String listener) {
+    public @Nullable TlsEngineFactory tlsEngines(String listener) {
         return listener(listener).tlsEngines();
     }
 

@@ -11,6 +11,7 @@ import javax.net.ssl.SSLSession;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Who may speak on a controller listener over mutual TLS, by Kafka's rule for controller requests: with an
@@ -55,7 +56,7 @@ public final class ControllerPeerCheck {
     }
 
     /** Null if the peer may speak; otherwise why not, for the log. */
-    public String refusal(SSLSession session, String host) {
+    public @Nullable String refusal(SSLSession session, String host) {
         if (!authorizerConfigured) {
             return null;
         }

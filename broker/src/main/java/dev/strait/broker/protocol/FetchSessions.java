@@ -12,6 +12,7 @@ import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
 import org.apache.kafka.common.message.FetchRequestData.FetchTopic;
 import org.apache.kafka.common.message.FetchRequestData.ForgottenTopic;
 import org.apache.kafka.common.protocol.Errors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Incremental fetch sessions (KIP-227). A consumer of many partitions sends them all once (session epoch 0); the
@@ -138,7 +139,7 @@ final class FetchSessions {
         return topicIds ? new Key(topicId, null, partition) : new Key(Uuid.ZERO_UUID, topic, partition);
     }
 
-    private Session create(boolean topicIds, long nowMs) {
+    private @Nullable Session create(boolean topicIds, long nowMs) {
         if (slots <= 0) {
             return null;
         }

@@ -11,6 +11,7 @@ import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.FindCoordinatorResponse;
 import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.resource.ResourceType;
+import org.jspecify.annotations.Nullable;
 
 /**
  * FindCoordinator: a group's coordinator is the leader of the group's offsets partition, at its endpoint of the
@@ -84,7 +85,7 @@ final class FindCoordinatorHandler {
     }
 
     /** DESCRIBE on the group or the transactional id, as Kafka's FindCoordinator checks it; null if allowed. */
-    private Errors refusedCoordinatorKey(RequestContext context, boolean group, String key) {
+    private @Nullable Errors refusedCoordinatorKey(RequestContext context, boolean group, String key) {
         if (group) {
             return authorizer.group(context, AclOperation.DESCRIBE, key) ? null : Errors.GROUP_AUTHORIZATION_FAILED;
         }

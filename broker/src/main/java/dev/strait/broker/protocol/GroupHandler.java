@@ -22,6 +22,7 @@ import org.apache.kafka.common.requests.OffsetDeleteRequest;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.requests.SyncGroupRequest;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The classic group protocol and committed offsets on the wire, translated to {@link GroupCoordinator} calls: the
@@ -76,6 +77,7 @@ final class GroupHandler {
      *
      * @return the response, or null if it will be sent later
      */
+    @Nullable
     AbstractResponse handleGroupRequest(NetworkRequest request, RequestContext context, AbstractRequest body) {
         Consumer<AbstractResponse> respond = response -> KafkaApis.sendResponse(request, context, response);
         return switch (context.header.apiKey()) {
@@ -160,13 +162,13 @@ final class GroupHandler {
     }
 
     /** Runs a handler that answers later, through its callback. */
-    private static AbstractResponse later(Runnable handle) {
+    private static @Nullable AbstractResponse later(Runnable handle) {
         handle.run();
         return null;
     }
 
     /** An API about one group: refused if the principal may not act on the group, else as {@link #groups}. */
-    private AbstractResponse oneGroup(
+    private @Nullable AbstractResponse oneGroup(
             RequestContext context, AbstractRequest body, AclOperation operation, String groupId, Runnable handle) {
         if (!authorizer.group(context, operation, groupId)) {
             // As Kafka: checked before anything else, so a principal learns nothing about the group.
@@ -185,7 +187,7 @@ final class GroupHandler {
      * principal may act on; else answers the whole request NOT_COORDINATOR (the client looks its coordinator up
      * again) or COORDINATOR_LOAD_IN_PROGRESS (it retries).
      */
-    private AbstractResponse groups(
+    private @Nullable AbstractResponse groups(
             RequestContext context,
             AbstractRequest body,
             AclOperation operation,

@@ -46,6 +46,7 @@ import org.apache.kafka.common.requests.OffsetDeleteResponse;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.OffsetFetchResponse;
 import org.apache.kafka.common.requests.RequestContext;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A group's committed offsets on the wire (OffsetCommit, OffsetFetch, OffsetDelete), translated to
@@ -266,7 +267,7 @@ final class GroupOffsetsHandler {
     }
 
     /** The partitions an OffsetFetch names (its request topics are of a different class per version); null: all. */
-    private static <T> List<TopicPartitionKey> partitionsAsked(
+    private static <T> @Nullable List<TopicPartitionKey> partitionsAsked(
             List<T> topics, Function<T, String> name, Function<T, List<Integer>> partitions) {
         if (topics == null) {
             return null;

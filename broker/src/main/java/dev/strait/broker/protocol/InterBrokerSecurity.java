@@ -23,6 +23,7 @@ import org.apache.kafka.common.security.scram.internals.ScramMechanism;
 import org.apache.kafka.common.security.scram.internals.ScramSaslClient;
 import org.apache.kafka.common.security.ssl.DefaultSslEngineFactory;
 import org.apache.kafka.common.security.ssl.SslFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How this broker connects to another broker's inter-broker listener (its replica fetchers), as a Kafka broker
@@ -138,7 +139,7 @@ public final class InterBrokerSecurity {
     }
 
     /** The username and password of a client JAAS line, or null. */
-    private static String[] jaasCredentials(String jaas) {
+    private static String @Nullable [] jaasCredentials(String jaas) {
         java.util.regex.Matcher user =
                 java.util.regex.Pattern.compile("username\\s*=\\s*\"([^\"]*)\"").matcher(jaas);
         java.util.regex.Matcher password =

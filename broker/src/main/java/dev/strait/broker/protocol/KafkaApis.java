@@ -47,6 +47,7 @@ import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -298,7 +299,8 @@ public final class KafkaApis implements RequestDispatcher {
         }
     }
 
-    private static AbstractResponse errorResponse(NetworkRequest request, AbstractRequest body, Throwable error) {
+    private static @Nullable AbstractResponse errorResponse(
+            NetworkRequest request, AbstractRequest body, Throwable error) {
         try {
             return body.getErrorResponse(0, error);
         } catch (RuntimeException e) {
@@ -309,7 +311,7 @@ public final class KafkaApis implements RequestDispatcher {
     }
 
     /** @return the response, or null if it was (or will be) sent by other means */
-    private AbstractResponse handle(NetworkRequest request, RequestContext context, AbstractRequest body) {
+    private @Nullable AbstractResponse handle(NetworkRequest request, RequestContext context, AbstractRequest body) {
         ApiKeys key = context.header.apiKey();
         short version = context.apiVersion();
         if (key == ApiKeys.API_VERSIONS) {

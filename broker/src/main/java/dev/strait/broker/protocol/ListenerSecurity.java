@@ -44,6 +44,7 @@ import org.apache.kafka.common.security.scram.internals.ScramSaslServer;
 import org.apache.kafka.common.security.ssl.DefaultSslEngineFactory;
 import org.apache.kafka.common.security.ssl.SslFactory;
 import org.apache.kafka.common.security.ssl.SslPrincipalMapper;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How one listener secures its connections, from Kafka's settings: the security protocol mapped to the
@@ -325,7 +326,7 @@ public final class ListenerSecurity {
     }
 
     /** The TLS engines of this listener's connections; null if it speaks no TLS. */
-    public TlsEngineFactory tlsEngines() {
+    public @Nullable TlsEngineFactory tlsEngines() {
         if (sslFactory == null) {
             return null;
         }

@@ -35,6 +35,7 @@ import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
 import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.resource.ResourceType;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Produce and InitProducerId. Each partition's batches are validated (format, keys on compacted topics) and
@@ -60,6 +61,7 @@ final class ProduceHandler {
     }
 
     /** @return the response, or null if it is sent later (acks=all) or never (acks=0) */
+    @Nullable
     AbstractResponse handleProduceRequest(
             NetworkRequest networkRequest, RequestContext context, ProduceRequest request, short version) {
         ProduceResponseData data = new ProduceResponseData();

@@ -54,6 +54,7 @@ import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.security.scram.internals.ScramFormatter;
 import org.apache.kafka.common.security.scram.internals.ScramMechanism;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The ACL APIs (CreateAcls, DescribeAcls, DeleteAcls: what {@code kafka-acls} sends) and the SCRAM credential APIs
@@ -144,7 +145,7 @@ final class SecurityAdminHandler {
     }
 
     /** Kafka's checks of a new ACL; null when valid. */
-    private static String validate(AclCreation creation) {
+    private static @Nullable String validate(AclCreation creation) {
         ResourceType type = ResourceType.fromCode(creation.resourceType());
         if (type == ResourceType.ANY || type == ResourceType.UNKNOWN) {
             return "Invalid resourceType " + creation.resourceType();
@@ -238,7 +239,7 @@ final class SecurityAdminHandler {
         return new DeleteAclsResponse(data.setFilterResults(results), request.version());
     }
 
-    private Errors refusedAclAccess(RequestContext context, AclOperation operation) {
+    private @Nullable Errors refusedAclAccess(RequestContext context, AclOperation operation) {
         if (!authorizer.enabled()) {
             return Errors.SECURITY_DISABLED;
         }
@@ -363,7 +364,7 @@ final class SecurityAdminHandler {
     }
 
     /** The mechanism of Kafka's code (1 SCRAM-SHA-256, 2 SCRAM-SHA-512), or null. */
-    private static ScramMechanism scramMechanism(byte type) {
+    private static @Nullable ScramMechanism scramMechanism(byte type) {
         for (ScramMechanism mechanism : ScramMechanism.values()) {
             if (mechanism.type() == type) {
                 return mechanism;
@@ -379,7 +380,7 @@ final class SecurityAdminHandler {
     }
 
     /** Kafka's checks shared by deletions and upsertions; null when fine. */
-    private static Refusal check(String user, byte mechanism, Map<String, Integer> counts) {
+    private static @Nullable Refusal check(String user, byte mechanism, Map<String, Integer> counts) {
         if (user == null || user.isEmpty()) {
             return new Refusal(Errors.UNACCEPTABLE_CREDENTIAL, "Username must not be empty");
         }

@@ -46,6 +46,7 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
 import org.apache.kafka.common.requests.RequestContext;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Topic administration: CreateTopics (replicas placed by the controller or by hand) and DeleteTopics,
@@ -390,7 +391,8 @@ final class TopicAdminHandler {
                 || lower.endsWith("scram.credentials");
     }
 
-    private Errors refusedConfigAccess(RequestContext context, byte resourceType, String name, AclOperation op) {
+    private @Nullable Errors refusedConfigAccess(
+            RequestContext context, byte resourceType, String name, AclOperation op) {
         if (resourceType == RESOURCE_TOPIC) {
             return authorizer.topic(context, op, name) ? null : Errors.TOPIC_AUTHORIZATION_FAILED;
         }

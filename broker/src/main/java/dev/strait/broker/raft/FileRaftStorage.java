@@ -17,6 +17,7 @@ import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32C;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,7 +83,7 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
     private long startOffset;
     private long fileEnd;
     private ElectionState electionState;
-    private SnapshotInfo latestSnapshot;
+    private @Nullable SnapshotInfo latestSnapshot;
     private long highWatermark;
     private FileChannel highWatermarkFile;
 
@@ -321,7 +322,7 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
     }
 
     /** Finds the latest snapshot, checks it whole, and deletes older ones (left by an interrupted cleanup). */
-    private SnapshotInfo recoverSnapshots() throws IOException {
+    private @Nullable SnapshotInfo recoverSnapshots() throws IOException {
         TreeMap<OffsetAndEpoch, Path> found = new TreeMap<>((a, b) -> a.offset() != b.offset()
                 ? Long.compare(a.offset(), b.offset())
                 : Integer.compare(a.epoch(), b.epoch()));

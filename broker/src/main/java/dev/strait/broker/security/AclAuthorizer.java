@@ -15,6 +15,7 @@ import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The decisions of Kafka's {@code StandardAuthorizer} over one immutable set of ACLs (our own implementation of
@@ -181,7 +182,7 @@ public final class AclAuthorizer {
     }
 
     /** @return null if the entry does not match the request, else whether it allows */
-    private static Boolean result(Acl acl, KafkaPrincipal principal, String host, AclOperation operation) {
+    private static @Nullable Boolean result(Acl acl, KafkaPrincipal principal, String host, AclOperation operation) {
         AccessControlEntry entry = acl.entry();
         if (!principalMatches(acl, principal) || !hostMatches(entry, host)) {
             return null;

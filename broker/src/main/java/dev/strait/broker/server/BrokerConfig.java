@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -203,7 +204,7 @@ public final class BrokerConfig {
     }
 
     /** The text of {@code setting} as set (trimmed), else its default. */
-    private String raw(BrokerSetting<?> setting) {
+    private @Nullable String raw(BrokerSetting<?> setting) {
         String value = originals.get(setting.name());
         if (value == null) {
             value = setting.defaultValue();
@@ -328,7 +329,7 @@ public final class BrokerConfig {
     }
 
     /** The first of {@code controller.listener.names}, or null. */
-    public String controllerListenerName() {
+    public @Nullable String controllerListenerName() {
         return listeners.controllerListenerName();
     }
 
@@ -341,7 +342,7 @@ public final class BrokerConfig {
     }
 
     /** The first broker listener's security protocol. */
-    public String securityProtocol() {
+    public @Nullable String securityProtocol() {
         return listeners.protocols().get(listenerName);
     }
 

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One broker setting as {@link BrokerSettings} declares it: Kafka's name, its type, default, the values it
@@ -76,6 +77,7 @@ public record BrokerSetting<T>(
     @FunctionalInterface
     public interface Check<T> {
         /** Why {@code value} is refused, or null if it is fine. */
+        @Nullable
         String refusal(T value);
     }
 

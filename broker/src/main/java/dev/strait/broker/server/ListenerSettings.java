@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a node listens and whom it talks to, parsed once from the settings whose values have a format of their own
@@ -81,6 +82,7 @@ final class ListenerSettings {
     }
 
     /** The first of {@code controller.listener.names}, or null. */
+    @Nullable
     String controllerListenerName() {
         return controllerNames.isEmpty() ? null : controllerNames.iterator().next();
     }

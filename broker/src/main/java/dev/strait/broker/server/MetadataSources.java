@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Chooses a node's metadata source from its config: a config that names no controller quorum runs a standalone
@@ -81,7 +82,7 @@ final class MetadataSources {
     }
 
     /** Every broker listener's advertised endpoint, as {@code BrokerServer} computes it; null if a port is 0. */
-    private static List<BrokerRegistration.Endpoint> knownEndpoints(BrokerConfig config) {
+    private static @Nullable List<BrokerRegistration.Endpoint> knownEndpoints(BrokerConfig config) {
         List<BrokerRegistration.Endpoint> endpoints = new ArrayList<>();
         for (BrokerConfig.Listener listener : config.brokerListeners()) {
             int port = config.advertisedListener(listener.name())
@@ -103,7 +104,7 @@ final class MetadataSources {
      * TLS of the controller wire when the controller listener maps to SSL (both for this node's listener and for
      * its connections to the voters); null over PLAINTEXT.
      */
-    private static ControllerTls controllerTls(BrokerConfig config, ControllerPeerCheck peerCheck) {
+    private static @Nullable ControllerTls controllerTls(BrokerConfig config, ControllerPeerCheck peerCheck) {
         if (peerCheck == null) {
             return null;
         }
@@ -122,7 +123,7 @@ final class MetadataSources {
     }
 
     /** Who may connect to the controller listener when it speaks SSL; null over PLAINTEXT. */
-    private static ControllerPeerCheck controllerPeerCheck(BrokerConfig config) {
+    private static @Nullable ControllerPeerCheck controllerPeerCheck(BrokerConfig config) {
         String listener = config.controllerListenerName();
         if (listener == null || !"SSL".equals(config.controllerSecurityProtocol())) {
             return null;

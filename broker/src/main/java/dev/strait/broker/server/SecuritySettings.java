@@ -10,6 +10,7 @@ import dev.strait.broker.protocol.ScramBootstrap;
 import dev.strait.broker.server.BrokerSetting.Scope;
 import dev.strait.broker.server.BrokerSettings.Group;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The settings of {@link Group#SECURITY} in the table {@link BrokerSettings} gathers: listeners' security protocols,
@@ -127,7 +128,7 @@ public final class SecuritySettings {
             "Whether the authorizer allows a request on a resource that no ACL matches.");
 
     /** Why {@code strait.bootstrap.scram.credentials} is refused (never with a password), or null. */
-    private static String scramRefusal(String value) {
+    private static @Nullable String scramRefusal(String value) {
         try {
             ScramBootstrap.parse(value);
             return null;

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A node's settings parsed by {@link BrokerSettings}: each setting's value in its type, the default where it was
@@ -52,7 +53,7 @@ final class SettingValues {
 
     /** The value stored for {@code setting}, which its own {@link BrokerSetting#parse} made, so it is a {@code T}. */
     @SuppressWarnings("unchecked")
-    private <T> T valueOf(BrokerSetting<T> setting) {
+    private <T> @Nullable T valueOf(BrokerSetting<T> setting) {
         return (T) values.get(setting.name());
     }
 

@@ -31,7 +31,7 @@ public record LagMonitorConfig(
         String mirrorGroupId,
         Pattern topics,
         TopicRenamer renamer,
-        URI mirrorMetricsUrl,
+        @Nullable URI mirrorMetricsUrl,
         int httpPort,
         String httpHost,
         int windowSize,

@@ -18,6 +18,7 @@ import org.apache.kafka.clients.consumer.GroupProtocol;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -174,7 +175,7 @@ public final class ClientConfigs {
      * stream's partitions at once. Stable as long as num.streams is; each process needs its own base id. Null for
      * dynamic membership.
      */
-    public static String staticMemberId(Properties user, int streamIndex) {
+    public static @Nullable String staticMemberId(Properties user, int streamIndex) {
         String base = user.getProperty(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
         if (base == null) {
             return null;

@@ -2,6 +2,7 @@ package dev.strait.mirror.config;
 
 import java.net.URI;
 import java.util.Properties;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Typed reads of a properties file for Strait's daemons (lag monitor, canary): each bad value becomes a
@@ -47,7 +48,7 @@ public final class PropertyValues {
     }
 
     /** An http(s) URL, or null when the key is absent. */
-    public static URI url(Properties p, String key) {
+    public static @Nullable URI url(Properties p, String key) {
         String v = p.getProperty(key);
         if (v == null || v.isBlank()) {
             return null;

@@ -8,6 +8,7 @@ import dev.strait.time.Time;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -19,6 +20,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -215,7 +217,7 @@ public final class MirrorEngine implements AutoCloseable {
     }
 
     /** The group offset sync, or null when the offset map is off (for tests and metrics). */
-    public dev.strait.mirror.sync.GroupOffsetSync groupSync() {
+    public dev.strait.mirror.sync.@Nullable GroupOffsetSync groupSync() {
         return syncs == null ? null : syncs.groupSync();
     }
 
@@ -274,7 +276,7 @@ public final class MirrorEngine implements AutoCloseable {
     }
 
     public State state() {
-        return state.get();
+        return Objects.requireNonNull(state.get(), "state");
     }
 
     /**
@@ -314,7 +316,7 @@ public final class MirrorEngine implements AutoCloseable {
     }
 
     /** The error that stopped the mirror, or null. */
-    public Throwable failure() {
+    public @Nullable Throwable failure() {
         return failure.get();
     }
 
@@ -366,7 +368,7 @@ public final class MirrorEngine implements AutoCloseable {
     }
 
     /** The id of a source topic, or null when it cannot be read now (the caller then assumes the worst). */
-    private String sourceTopicId(String topic) {
+    private @Nullable String sourceTopicId(String topic) {
         try {
             return sourceAdmin
                     .describeTopics(List.of(topic))

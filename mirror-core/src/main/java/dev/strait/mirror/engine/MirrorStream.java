@@ -39,6 +39,7 @@ import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.UnreleasedInstanceIdException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -364,7 +365,7 @@ final class MirrorStream implements Runnable {
         return Math.max(0, record.serializedKeySize()) + Math.max(0, record.serializedValueSize());
     }
 
-    private static Long timestampOf(ConsumerRecord<byte[], byte[]> record) {
+    private static @Nullable Long timestampOf(ConsumerRecord<byte[], byte[]> record) {
         return record.timestamp() == ConsumerRecord.NO_TIMESTAMP ? null : record.timestamp();
     }
 

@@ -17,6 +17,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,7 +78,7 @@ final class RecordRouter {
     private final String logPrefix;
     private final Map<TopicPartition, Route> routes = new HashMap<>();
     /** The provenance of the record {@link #route} last dropped by loop prevention: where its original is. */
-    private Provenance droppedCopyOf;
+    private @Nullable Provenance droppedCopyOf;
 
     private final Map<String, TargetTopics.TargetTopic> handlerTopics = new HashMap<>();
 
@@ -198,7 +199,8 @@ final class RecordRouter {
         return Verdict.COPIED;
     }
 
-    /** Where the original of the record last dropped by loop prevention is on the target. */
+    /** Where the original of the record last dropped by loop prevention is on the target; null before any drop. */
+    @Nullable
     Provenance droppedCopyOf() {
         return droppedCopyOf;
     }
@@ -245,7 +247,7 @@ final class RecordRouter {
         return out;
     }
 
-    private static Long timestampOf(ConsumerRecord<byte[], byte[]> record) {
+    private static @Nullable Long timestampOf(ConsumerRecord<byte[], byte[]> record) {
         return record.timestamp() == ConsumerRecord.NO_TIMESTAMP ? null : record.timestamp();
     }
 

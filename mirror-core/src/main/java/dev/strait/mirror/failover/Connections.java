@@ -7,6 +7,7 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The admin clients of a failover or failback, with timeouts short enough that an unreachable cluster is
@@ -45,7 +46,7 @@ final class Connections implements AutoCloseable {
     }
 
     /** The cluster id, or null when the cluster does not answer within a few seconds. */
-    static String clusterId(Admin admin) {
+    static @Nullable String clusterId(Admin admin) {
         try {
             return admin.describeCluster().clusterId().get(PROBE_MS, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {

@@ -8,6 +8,7 @@ import dev.strait.mirror.sync.Translation;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The copies a failback wrote back to the source, per source partition: which target record each one copies
@@ -56,6 +57,7 @@ record CopiesBack(Map<TopicPartition, HistorySnapshot> snapshots, Map<TopicParti
     }
 
     /** Where on {@code source} a group that stopped at {@code targetOffset} on {@code target} resumes, or null. */
+    @Nullable
     Translation translate(TopicPartition source, TopicPartition target, long targetOffset) {
         PartitionIndex index = indexes.get(source);
         return index == null ? null : index.translate(Map.of(target, targetOffset));

@@ -7,6 +7,7 @@ import java.util.TreeSet;
 import java.util.function.Supplier;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one line a failback prints when a cluster refuses one of its steps. Kafka's authorization errors name
@@ -18,7 +19,7 @@ final class Denial {
     private Denial() {}
 
     /** The authorization failure in {@code e}'s cause chain, or null. */
-    static AuthorizationException find(Throwable e) {
+    static @Nullable AuthorizationException find(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof AuthorizationException denied) {
                 return denied;

@@ -7,6 +7,7 @@ import dev.strait.mirror.config.TopicRenamer;
 import java.nio.file.Path;
 import java.util.Properties;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The file {@code strait failover} and {@code strait failback} read: the two clusters' client settings, given
@@ -77,7 +78,7 @@ public final class FailoverConfig {
                 clusterId == null || clusterId.isBlank() ? null : clusterId.trim());
     }
 
-    private static String trimmed(Properties p, String key) {
+    private static @Nullable String trimmed(Properties p, String key) {
         String v = p.getProperty(key);
         return v == null ? null : v.trim();
     }

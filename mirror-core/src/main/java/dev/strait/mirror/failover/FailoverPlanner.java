@@ -28,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -378,7 +379,8 @@ public final class FailoverPlanner implements AutoCloseable {
     }
 
     /** Kafka's message for a refused offset commit names the partitions only: say which grant is missing. */
-    private static String failure(Throwable cause, String group, Map<TopicPartition, OffsetAndMetadata> offsets) {
+    private static @Nullable String failure(
+            Throwable cause, String group, Map<TopicPartition, OffsetAndMetadata> offsets) {
         if (!(cause instanceof org.apache.kafka.common.errors.AuthorizationException)) {
             return cause.getMessage();
         }

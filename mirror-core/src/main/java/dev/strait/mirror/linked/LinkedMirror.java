@@ -7,10 +7,12 @@ import dev.strait.time.Time;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -197,10 +199,10 @@ public final class LinkedMirror implements AutoCloseable {
     }
 
     public State state() {
-        return state.get();
+        return Objects.requireNonNull(state.get(), "state");
     }
 
-    public Throwable failure() {
+    public @Nullable Throwable failure() {
         return failure.get();
     }
 

@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
@@ -88,10 +89,12 @@ final class MirrorTopicAdmin {
     static Config configs(Admin admin, String topic, String cluster) {
         ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
         try {
-            return admin.describeConfigs(List.of(resource))
-                    .all()
-                    .get(TIMEOUT_S, TimeUnit.SECONDS)
-                    .get(resource);
+            return Objects.requireNonNull(
+                    admin.describeConfigs(List.of(resource))
+                            .all()
+                            .get(TIMEOUT_S, TimeUnit.SECONDS)
+                            .get(resource),
+                    "configs of " + topic);
         } catch (ExecutionException | TimeoutException e) {
             throw new LinkException(
                     "cannot read the configs of " + topic + " on the " + cluster + " cluster: " + rootMessage(e));

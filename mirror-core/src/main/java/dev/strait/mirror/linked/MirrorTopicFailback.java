@@ -14,6 +14,7 @@ import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Failback for mirror topics: after a failover promoted mirror topics on the cluster that copied them (the new
@@ -195,7 +196,7 @@ public final class MirrorTopicFailback {
     }
 
     /** Why this topic cannot be failed back, or null if it can. */
-    private TopicResult refusal(
+    private @Nullable TopicResult refusal(
             String topic, String oldSourceTopic, TopicDescription ours, TopicDescription theirs, String newTopicId) {
         if (theirs == null) {
             return refused(topic, oldSourceTopic, Outcome.REFUSED, "the old source has no topic " + oldSourceTopic);

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a mirrored record came from, carried in the {@value #HEADER} header of every record the mirror
@@ -29,13 +30,13 @@ public record Provenance(String originCluster, String sourceCluster, String topi
     }
 
     /** The provenance in a record's headers, or null if it has none or it cannot be read. */
-    public static Provenance from(Headers headers) {
+    public static @Nullable Provenance from(Headers headers) {
         Header header = headers.lastHeader(HEADER);
         return header == null ? null : decode(header.value());
     }
 
     /** Decodes a header value; null when it is not a provenance this version understands. */
-    public static Provenance decode(byte[] value) {
+    public static @Nullable Provenance decode(byte @Nullable [] value) {
         if (value == null || value.length < 1 + 3 + 12 || value[0] != VERSION) {
             return null;
         }
@@ -53,7 +54,7 @@ public record Provenance(String originCluster, String sourceCluster, String topi
     }
 
     /** The origin cluster id of a header value without decoding the rest; null if unreadable. */
-    public static String originOf(byte[] value) {
+    public static @Nullable String originOf(byte @Nullable [] value) {
         if (value == null || value.length < 2 || value[0] != VERSION) {
             return null;
         }

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Resolves translations the offset map alone cannot give:
@@ -238,11 +239,11 @@ public final class BelowResolver {
      * Reads a stretch; null when what is there is not what the folded run says (a read cut short, or the partition
      * changed under the map): the caller then falls back to the checkpoint.
      */
-    private Copies read(Stretch stretch, TopicPartition source) {
+    private @Nullable Copies read(Stretch stretch, TopicPartition source) {
         return decode(stretch, source, reader.read(stretch.target(), stretch.from(), stretch.to()));
     }
 
-    private Copies decode(Stretch stretch, TopicPartition source, TargetReader.Range range) {
+    private @Nullable Copies decode(Stretch stretch, TopicPartition source, TargetReader.Range range) {
         reads++;
         recordsRead += range.reachedTo() - range.from();
         if (range.reachedTo() < stretch.to()) {

@@ -2,6 +2,7 @@ package dev.strait.mirror.sync;
 
 import java.util.Arrays;
 import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The oldest stretch of a target partition's history, folded to keep memory bounded: every copy in target offsets
@@ -39,7 +40,7 @@ public record FoldedRun(TopicPartition source, long[] t, long[] s, long lastT, l
      * as {@code {from, to, sourceAtFrom}}; null when {@code c} is not inside the run ({@code c <= firstS()} or
      * {@code c > lastS}).
      */
-    public long[] bracket(long c) {
+    public long @Nullable [] bracket(long c) {
         if (c <= s[0] || c > lastS) {
             return null;
         }

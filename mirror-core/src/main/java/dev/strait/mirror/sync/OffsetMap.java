@@ -4,6 +4,7 @@ import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where the records of one source cluster landed on the target, per target partition: the positions the
@@ -79,7 +80,7 @@ public final class OffsetMap {
     }
 
     /** The history of {@code target}, or null when nothing is known of it. */
-    public TargetHistory existing(TopicPartition target) {
+    public @Nullable TargetHistory existing(TopicPartition target) {
         return histories.get(target);
     }
 

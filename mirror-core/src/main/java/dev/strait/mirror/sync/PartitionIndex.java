@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An immutable view of one target partition's {@link TargetHistory} over its last complete range
@@ -149,7 +150,7 @@ public final class PartitionIndex {
      * {@code from}, as {@code {from, to, sourceAtFrom}}: when {@code c} lies inside the folded run of {@code source};
      * null otherwise (the translation needs no read).
      */
-    public long[] foldedBracket(TopicPartition source, long c) {
+    public long @Nullable [] foldedBracket(TopicPartition source, long c) {
         return folded != null && folded.source().equals(source) ? folded.bracket(c) : null;
     }
 
@@ -220,7 +221,7 @@ public final class PartitionIndex {
     }
 
     /** The only source partition feeding here, or null when there are several or none. */
-    public TopicPartition onlySource() {
+    public @Nullable TopicPartition onlySource() {
         return feeders.size() == 1 ? feeders.keySet().iterator().next() : null;
     }
 
@@ -228,7 +229,7 @@ public final class PartitionIndex {
      * The translation when {@code source} is the only source partition feeding here (preserve mode): the same
      * answer as {@link #translate(Map)}, without building maps (a round translates every group this way).
      */
-    public Translation translateOnly(TopicPartition source, long c) {
+    public @Nullable Translation translateOnly(TopicPartition source, long c) {
         if (folded != null && folded.source().equals(source) && c <= folded.lastS()) {
             return inFolded(c);
         }
@@ -258,7 +259,7 @@ public final class PartitionIndex {
      * Translates a group's committed offsets ({@code committed}: source partition to next offset to read; other
      * partitions are ignored). Returns null when the group committed none of the source partitions feeding here.
      */
-    public Translation translate(Map<TopicPartition, Long> committed) {
+    public @Nullable Translation translate(Map<TopicPartition, Long> committed) {
         if (from < 0) {
             return null;
         }

@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The records of the sync topic, a compacted topic on the target (default {@value #DEFAULT_TOPIC}). Keys are
@@ -67,7 +68,7 @@ public final class SyncRecords {
     }
 
     /** The key's meaning, or null when it is not one of ours. */
-    public static Key parseKey(byte[] key) {
+    public static @Nullable Key parseKey(byte @Nullable [] key) {
         if (key == null) {
             return null;
         }
@@ -145,7 +146,7 @@ public final class SyncRecords {
     /** A decoded map snapshot and the process that wrote it. */
     public record MapValue(String writer, HistorySnapshot snapshot) {}
 
-    public static MapValue decodeMap(byte[] value) {
+    public static @Nullable MapValue decodeMap(byte @Nullable [] value) {
         return read(value, in -> {
             String writer = in.readUTF();
             TopicPartition target = new TopicPartition(in.readUTF(), in.readInt());
@@ -211,7 +212,7 @@ public final class SyncRecords {
         });
     }
 
-    public static GroupCheckpoint decodeGroup(byte[] value) {
+    public static @Nullable GroupCheckpoint decodeGroup(byte @Nullable [] value) {
         return read(value, in -> {
             String group = in.readUTF();
             long time = in.readLong();
@@ -242,7 +243,7 @@ public final class SyncRecords {
         });
     }
 
-    public static FailoverMarker decodeFailover(byte[] value) {
+    public static @Nullable FailoverMarker decodeFailover(byte @Nullable [] value) {
         return read(value, in -> {
             String topic = in.readUTF();
             long time = in.readLong();
@@ -275,7 +276,7 @@ public final class SyncRecords {
     }
 
     /** Null when the value is a tombstone, of another version, or cannot be read. */
-    private static <T> T read(byte[] value, Reader<T> r) {
+    private static <T> @Nullable T read(byte @Nullable [] value, Reader<T> r) {
         if (value == null || value.length < 1 || value[0] != VERSION) {
             return null;
         }

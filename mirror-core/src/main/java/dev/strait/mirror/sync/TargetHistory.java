@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What is known about one target partition: which of its offsets hold copies of which source records, as
@@ -384,7 +385,7 @@ public final class TargetHistory {
     }
 
     /** The folded run, or null when nothing is folded. */
-    private FoldedRun folded() {
+    private @Nullable FoldedRun folded() {
         if (foldedFeeder < 0) {
             return null;
         }

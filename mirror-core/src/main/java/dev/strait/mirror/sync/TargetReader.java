@@ -23,6 +23,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads what the mirror wrote back from the target: the provenance header of each record in a range, as
@@ -213,7 +214,7 @@ public final class TargetReader implements TargetRecords, AutoCloseable {
         return MapUpkeep.fill(this, history, from, to);
     }
 
-    private Fact factOf(ConsumerRecord<byte[], byte[]> r) {
+    private @Nullable Fact factOf(ConsumerRecord<byte[], byte[]> r) {
         Provenance p = Provenance.from(r.headers());
         if (p == null || !p.sourceCluster().equals(sourceCluster)) {
             return null;

@@ -3,6 +3,7 @@ package dev.strait.mirror.sync;
 import java.util.Collection;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
 
 /** What the offset map's upkeep reads of the target: which incarnation each topic is, and the copies in a range. */
 public interface TargetRecords {
@@ -32,7 +33,8 @@ public interface TargetRecords {
      * The first record at or after {@code offset} that is a copy from {@code source}, reading at most
      * {@code maxRecords}; null when there is none.
      */
-    default Fact firstCopyAtOrAfter(TopicPartition tp, TopicPartition source, long offset, long end, int maxRecords) {
+    default @Nullable Fact firstCopyAtOrAfter(
+            TopicPartition tp, TopicPartition source, long offset, long end, int maxRecords) {
         TargetReader.Range range = read(tp, offset, Math.min(end, offset + maxRecords));
         for (Fact f : range.facts()) {
             if (f.source().equals(source)) {

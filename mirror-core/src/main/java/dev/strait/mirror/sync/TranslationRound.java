@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One round of translation: the offset map's partitions indexed once, then any number of groups translated
@@ -100,7 +101,7 @@ public final class TranslationRound {
         return out;
     }
 
-    public PartitionIndex index(TopicPartition target) {
+    public @Nullable PartitionIndex index(TopicPartition target) {
         return indexes.get(target);
     }
 

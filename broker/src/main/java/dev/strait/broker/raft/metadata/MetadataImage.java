@@ -395,7 +395,7 @@ public final class MetadataImage {
     private TopicImage existingTopic(long offset, MetadataRecord record, UUID topicId) {
         TopicImage topic = topics.get(topicId);
         require(topic != null, offset, record, "unknown topic id " + topicId);
-        return topic;
+        return Objects.requireNonNull(topic, "checked above");
     }
 
     private MetadataImage withNodes(long next, SortedMap<Integer, NodeRegistration> newNodes) {

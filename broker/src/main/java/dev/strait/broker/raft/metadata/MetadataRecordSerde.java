@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Binary form of a {@link MetadataRecord} as stored in a log entry's payload: {@code byte type, byte version},
@@ -279,7 +280,7 @@ public final class MetadataRecordSerde {
         out.write(utf8);
     }
 
-    static String readString(ByteBuffer in) {
+    static @Nullable String readString(ByteBuffer in) {
         int length = in.getInt();
         if (length == -1) {
             return null;
