@@ -319,9 +319,10 @@ public final class DemoCommand implements Callable<Integer> {
             long consumed = app == null ? 0 : app.stop();
             if (app != null) {
                 // Two sync rounds after the application's last commit: the target holds its final position.
-                long rounds = mirror.groupSync().groupMetrics().rounds();
+                var sync = Objects.requireNonNull(mirror.groupSync(), "the demo's mirror runs the group offset sync");
+                long rounds = sync.groupMetrics().rounds();
                 long syncDeadline = time.milliseconds() + TimeUnit.SECONDS.toMillis(60);
-                while (mirror.groupSync().groupMetrics().rounds() < rounds + 2 && time.milliseconds() < syncDeadline) {
+                while (sync.groupMetrics().rounds() < rounds + 2 && time.milliseconds() < syncDeadline) {
                     time.sleep(200);
                 }
             }
