@@ -4,6 +4,7 @@ import dev.strait.time.Time;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -69,28 +70,35 @@ final class MirrorTopicCut {
          */
         static Optional<AskedCut> of(String kind, String id, String offsets) {
             String prefix = kind + "-";
-            if (!id.startsWith(prefix) || id.length() == prefix.length() || offsets.isBlank()) {
+            if (!id.startsWith(prefix) || id.length() == prefix.length()) {
                 return Optional.empty();
             }
-            Map<Integer, Long> parsed = new LinkedHashMap<>();
-            for (String entry : offsets.split(",", -1)) {
-                int colon = entry.indexOf(':');
-                try {
-                    if (colon < 0
-                            || parsed.put(
-                                            Integer.parseInt(
-                                                    entry.substring(0, colon).trim()),
-                                            Long.parseLong(
-                                                    entry.substring(colon + 1).trim()))
-                                    != null) {
-                        return Optional.empty();
-                    }
-                } catch (NumberFormatException e) {
+            return parseOffsets(offsets).map(parsed -> new AskedCut(id, id.substring(prefix.length()), parsed));
+        }
+    }
+
+    /** {@code partition:offset,...} as {@link #cutConfigs} writes it; empty if blank or malformed. */
+    static Optional<Map<Integer, Long>> parseOffsets(String value) {
+        if (value.isBlank()) {
+            return Optional.empty();
+        }
+        Map<Integer, Long> parsed = new LinkedHashMap<>();
+        for (String entry : value.split(",", -1)) {
+            int colon = entry.indexOf(':');
+            if (colon < 0) {
+                return Optional.empty();
+            }
+            try {
+                int partition = Integer.parseInt(entry.substring(0, colon).trim());
+                long offset = Long.parseLong(entry.substring(colon + 1).trim());
+                if (parsed.put(partition, offset) != null) {
                     return Optional.empty();
                 }
+            } catch (NumberFormatException e) {
+                return Optional.empty();
             }
-            return Optional.of(new AskedCut(id, id.substring(prefix.length()), Map.copyOf(parsed)));
         }
+        return Optional.of(Map.copyOf(parsed));
     }
 
     /**
@@ -105,7 +113,7 @@ final class MirrorTopicCut {
      * empty, never expires, and only that run writes it, so a partition's end is what was saved there.
      */
     Map<Integer, Long> savedIn(String sideTopic, Iterable<Integer> partitions) {
-        List<TopicPartition> side = new java.util.ArrayList<>();
+        List<TopicPartition> side = new ArrayList<>();
         partitions.forEach(p -> side.add(new TopicPartition(sideTopic, p)));
         Map<TopicPartition, Long> ends = MirrorTopicAdmin.offsets(admin, side, OffsetSpec.latest(), false);
         Map<Integer, Long> saved = new LinkedHashMap<>();
