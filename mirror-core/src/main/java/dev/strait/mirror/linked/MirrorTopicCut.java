@@ -1,10 +1,14 @@
 package dev.strait.mirror.linked;
 
 import dev.strait.time.Time;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +35,8 @@ final class MirrorTopicCut {
     private static final DateTimeFormatter STAMP =
             DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
     private static final long SETTLE_WAIT_MS = 30_000;
+    /** Kafka's longest topic name. */
+    private static final int MAX_TOPIC_LENGTH = 249;
 
     private final Admin admin;
     private final Properties client;
@@ -53,9 +59,27 @@ final class MirrorTopicCut {
         return STAMP.format(Instant.ofEpochMilli(time.milliseconds()));
     }
 
-    /** The side topic a run saves a topic's cut records in. */
+    /**
+     * The side topic a run saves a topic's cut records in: {@code <topic>.diverged-<stamp>}. Where that would pass
+     * Kafka's 249 characters, the topic's name is shortened and 8 hex digits of its SHA-256 added, so that two long
+     * names sharing a prefix still get two side topics, and a re-run of the same command finds the same one.
+     */
     static String sideTopic(String topic, String stamp) {
-        return topic + ".diverged-" + stamp;
+        String suffix = ".diverged-" + stamp;
+        if (topic.length() + suffix.length() <= MAX_TOPIC_LENGTH) {
+            return topic + suffix;
+        }
+        String digest = HexFormat.of().formatHex(sha256(topic), 0, 4);
+        String kept = topic.substring(0, MAX_TOPIC_LENGTH - suffix.length() - digest.length() - 1);
+        return kept + "-" + digest + suffix;
+    }
+
+    private static byte[] sha256(String text) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
     }
 
     /**
