@@ -7,7 +7,7 @@ import dev.strait.lag.http.StatusServer;
 import dev.strait.lag.status.Status;
 import dev.strait.lag.status.StatusEvaluator.GroupStatus;
 import dev.strait.mirror.config.ClientConfigs;
-import dev.strait.mirror.config.ConfigException;
+import dev.strait.settings.ConfigException;
 import dev.strait.time.Time;
 import java.nio.file.Path;
 import java.util.Properties;
