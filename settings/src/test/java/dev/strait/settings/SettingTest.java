@@ -53,6 +53,55 @@ class SettingTest {
     private static final SettingTable TABLE =
             new SettingTable("test", List.of(PORT, DELAY_MS, ENABLED, MODES, LEVEL, SECRET, NAME));
 
+    @Example
+    void eachRefinementOfASettingChangesOnlyWhatItNames() {
+        Setting.Check<String> check = v -> null;
+        Setting<String> base = Setting.ofString("x.y", "d", Group.ONLY, "Doc.");
+        assertThat(base)
+                .isEqualTo(new Setting<>(
+                        "x.y",
+                        Setting.Type.STRING,
+                        "d",
+                        null,
+                        null,
+                        null,
+                        List.of(),
+                        false,
+                        Setting.Scope.OWN_NAME,
+                        Group.ONLY,
+                        null,
+                        null,
+                        false,
+                        "Doc."));
+        Setting<String> refined = base.between(2, 9)
+                .oneOf("a", "b")
+                .anyCase()
+                .in(Setting.Scope.LISTENER)
+                .checked(check)
+                .defaultIs("words")
+                .set("a");
+        assertThat(refined)
+                .isEqualTo(new Setting<>(
+                        "x.y",
+                        Setting.Type.STRING,
+                        "d",
+                        "words",
+                        2L,
+                        9L,
+                        List.of("a", "b"),
+                        true,
+                        Setting.Scope.LISTENER,
+                        Group.ONLY,
+                        check,
+                        "a",
+                        true,
+                        "Doc."));
+        assertThat(refined.example("b"))
+                .extracting(Setting::example, Setting::inExample, Setting::min)
+                .containsExactly("b", false, 2L);
+        assertThat(base.atLeast(1)).extracting(Setting::min, Setting::max).containsExactly(1L, null);
+    }
+
     @Property
     void anyIntInRangeRoundTripsWhateverTheSpacing(
             @ForAll @IntRange(min = -1, max = 65535) int port, @ForAll @IntRange(min = 0, max = 3) int spaces) {

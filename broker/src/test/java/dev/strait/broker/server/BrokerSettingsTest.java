@@ -39,55 +39,6 @@ class BrokerSettingsTest {
     }
 
     @Test
-    void eachRefinementOfASettingChangesOnlyWhatItNames() {
-        Setting.Check<String> check = v -> null;
-        Setting<String> base = Setting.ofString("x.y", "d", BrokerSettings.Group.NODE, "Doc.");
-        assertThat(base)
-                .isEqualTo(new Setting<>(
-                        "x.y",
-                        Setting.Type.STRING,
-                        "d",
-                        null,
-                        null,
-                        null,
-                        List.of(),
-                        false,
-                        Setting.Scope.OWN_NAME,
-                        BrokerSettings.Group.NODE,
-                        null,
-                        null,
-                        false,
-                        "Doc."));
-        Setting<String> refined = base.between(2, 9)
-                .oneOf("a", "b")
-                .anyCase()
-                .in(Setting.Scope.LISTENER)
-                .checked(check)
-                .defaultIs("words")
-                .set("a");
-        assertThat(refined)
-                .isEqualTo(new Setting<>(
-                        "x.y",
-                        Setting.Type.STRING,
-                        "d",
-                        "words",
-                        2L,
-                        9L,
-                        List.of("a", "b"),
-                        true,
-                        Setting.Scope.LISTENER,
-                        BrokerSettings.Group.NODE,
-                        check,
-                        "a",
-                        true,
-                        "Doc."));
-        assertThat(refined.example("b"))
-                .extracting(Setting::example, Setting::inExample, Setting::min)
-                .containsExactly("b", false, 2L);
-        assertThat(base.atLeast(1)).extracting(Setting::min, Setting::max).containsExactly(1L, null);
-    }
-
-    @Test
     void aBadValueIsOneLineNamingTheKeyTheValueAndWhatIsAllowed() {
         assertRefused(node("num.io.threads", "0"), "Invalid value 0 for configuration num.io.threads: must be >= 1");
         assertRefused(
