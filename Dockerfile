@@ -40,6 +40,7 @@ COPY pom.xml ./
 COPY .mvn/ .mvn/
 COPY build-tools/ build-tools/
 COPY time/pom.xml time/
+COPY settings/pom.xml settings/
 COPY testkit/pom.xml testkit/
 COPY mirror-core/pom.xml mirror-core/
 COPY broker/pom.xml broker/
@@ -52,6 +53,7 @@ RUN mvn -B -q -s /tmp/maven/settings.xml -Dmaven.repo.local=/tmp/maven/repositor
       -pl mirror-cli -am dependency:go-offline
 
 COPY time/src time/src
+COPY settings/src settings/src
 COPY testkit/src testkit/src
 COPY mirror-core/src mirror-core/src
 COPY broker/src broker/src

@@ -1,19 +1,33 @@
 package dev.strait.canary;
 
-import static dev.strait.mirror.config.PropertyValues.number;
+import static dev.strait.canary.CanarySettings.ALARM_THRESHOLD_MS;
+import static dev.strait.canary.CanarySettings.ALERT_SUPPRESS_MS;
+import static dev.strait.canary.CanarySettings.ALERT_WEBHOOK_URL;
+import static dev.strait.canary.CanarySettings.CANARY_ID;
+import static dev.strait.canary.CanarySettings.HTTP_HOST;
+import static dev.strait.canary.CanarySettings.HTTP_PORT;
+import static dev.strait.canary.CanarySettings.INTERVAL_MS;
+import static dev.strait.canary.CanarySettings.LOST_AFTER_MS;
+import static dev.strait.canary.CanarySettings.PARTITIONS;
+import static dev.strait.canary.CanarySettings.REPLICATION_FACTOR;
+import static dev.strait.canary.CanarySettings.TARGET_TOPIC;
+import static dev.strait.canary.CanarySettings.TOPIC;
 import static dev.strait.mirror.config.PropertyValues.prefixed;
 import static dev.strait.mirror.config.PropertyValues.requireBootstrap;
-import static dev.strait.mirror.config.PropertyValues.url;
 
-import dev.strait.mirror.config.ConfigException;
+import dev.strait.settings.ConfigException;
+import dev.strait.settings.SettingValues;
 import java.net.URI;
 import java.util.Properties;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The canary's settings, from {@code canary.properties}. Client settings pass through with the
- * {@code source.} and {@code target.} prefixes. Immutable.
+ * The canary's settings, from {@code canary.properties}: each declared once in {@link CanarySettings} (name, type,
+ * default, range, documentation), from which {@link #from} parses them and {@code docs/reference.md} documents them.
+ * Client settings pass through with the {@code source.} and {@code target.} prefixes. Immutable.
  *
  * @param lostAfterMs  a probe still missing this long after it was sent is counted as lost
  * @param canaryId     tells this canary's probes from other canaries' on the same topic
@@ -34,42 +48,51 @@ public record CanaryConfig(
         @Nullable URI webhookUrl,
         long alertSuppressMs) {
 
+    private static final Logger LOGGER = LoggerFactory.getLogger(CanaryConfig.class);
+
+    /**
+     * The canary's settings from {@code p}: each value parsed and checked against {@link CanarySettings}, a blank
+     * value taken as unset. Keys that are neither a setting nor a {@code source.}/{@code target.} client setting are
+     * logged and ignored.
+     *
+     * @throws ConfigException naming the first bad setting
+     */
     public static CanaryConfig from(Properties p) {
         Properties source = prefixed(p, "source.");
         Properties target = prefixed(p, "target.");
         target.remove("topic");
         requireBootstrap(source, "source.");
         requireBootstrap(target, "target.");
-        String topic = p.getProperty("topic", "strait-canary").trim();
-        if (!topic.matches("[a-zA-Z0-9._-]{1,249}")) {
-            throw new ConfigException("topic must be a valid Kafka topic name, not '" + topic + "'");
+        SettingValues v = CanarySettings.TABLE.parse(p);
+        for (String key : v.unknown()) {
+            if (CanarySettings.CLIENT_PREFIXES.stream().noneMatch(key::startsWith)) {
+                LOGGER.warn(CanarySettings.TABLE.unknownWarning(key));
+            }
         }
-        String targetTopic = p.getProperty("target.topic", topic).trim();
-        long interval = number(p, "interval.ms", 60_000, 1_000, 86_400_000);
-        long threshold = number(p, "alarm.threshold.ms", 2 * interval, 1, Long.MAX_VALUE);
-        long lostAfter = number(p, "lost.after.ms", Math.max(5 * interval, 2 * threshold), 1, Long.MAX_VALUE);
+        String topic = v.get(TOPIC);
+        long interval = v.get(INTERVAL_MS);
+        long threshold = v.find(ALARM_THRESHOLD_MS).orElse(2 * interval);
+        long lostAfter = v.find(LOST_AFTER_MS).orElse(Math.max(5 * interval, 2 * threshold));
         if (lostAfter <= threshold) {
             throw new ConfigException(
                     "lost.after.ms (" + lostAfter + ") must be above alarm.threshold.ms (" + threshold + ")");
-        }
-        String id = p.getProperty("canary.id", "").trim();
-        if (id.isEmpty()) {
-            id = "canary-" + UUID.randomUUID().toString().substring(0, 8);
         }
         return new CanaryConfig(
                 source,
                 target,
                 topic,
-                targetTopic,
-                (int) number(p, "partitions", 3, 1, 10_000),
-                (short) number(p, "replication.factor", -1, -1, 32),
+                v.find(TARGET_TOPIC).orElse(topic),
+                v.get(PARTITIONS),
+                v.get(REPLICATION_FACTOR).shortValue(),
                 interval,
                 threshold,
                 lostAfter,
-                id,
-                (int) number(p, "http.port", -1, -1, 65535),
-                p.getProperty("http.host", "127.0.0.1").trim(),
-                url(p, "alert.webhook.url"),
-                number(p, "alert.suppress.ms", 600_000, 0, Long.MAX_VALUE));
+                v.find(CANARY_ID)
+                        .orElseGet(
+                                () -> "canary-" + UUID.randomUUID().toString().substring(0, 8)),
+                v.get(HTTP_PORT),
+                v.get(HTTP_HOST),
+                v.find(ALERT_WEBHOOK_URL).map(URI::create).orElse(null),
+                v.get(ALERT_SUPPRESS_MS));
     }
 }

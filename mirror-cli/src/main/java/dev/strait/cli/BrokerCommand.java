@@ -3,7 +3,6 @@ package dev.strait.cli;
 import dev.strait.broker.server.BrokerConfig;
 import dev.strait.broker.server.BrokerServer;
 import dev.strait.mirror.config.ClientConfigs;
-import dev.strait.mirror.config.ConfigException;
 import java.nio.file.Path;
 import java.util.Properties;
 import java.util.concurrent.Callable;
@@ -41,12 +40,7 @@ public final class BrokerCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Properties props = ClientConfigs.load(config, "server.properties");
-        BrokerConfig cfg;
-        try {
-            cfg = BrokerConfig.from(props);
-        } catch (dev.strait.broker.server.ConfigException e) {
-            throw new ConfigException(e.getMessage(), e);
-        }
+        BrokerConfig cfg = BrokerConfig.from(props);
         CountDownLatch stopped = new CountDownLatch(1);
         AtomicBoolean fatal = new AtomicBoolean();
         // A fatal error in a background loop (logged by the broker) stops the node: it must not keep serving.

@@ -36,8 +36,9 @@ public final class CanaryCommand implements Callable<Integer> {
             required = true,
             paramLabel = "FILE",
             description =
-                    "canary.properties: source./target. client settings, topic, target.topic, partitions, interval.ms, "
-                            + "alarm.threshold.ms, lost.after.ms, canary.id, http.port, http.host, alert.webhook.url, alert.suppress.ms")
+                    "canary.properties: source./target. client settings, and the canary's own (topic, interval.ms,"
+                            + " alarm.threshold.ms...; every one with its default and range in docs/reference.md, from"
+                            + " the table CanarySettings)")
     Path config;
 
     @Override

@@ -1,6 +1,6 @@
 package dev.strait.cli;
 
-import dev.strait.mirror.config.ConfigException;
+import dev.strait.settings.ConfigException;
 import java.io.PrintWriter;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;

@@ -1,7 +1,7 @@
 package dev.strait.cli;
 
 import dev.strait.broker.server.EmbeddedCluster;
-import dev.strait.mirror.config.ConfigException;
+import dev.strait.settings.ConfigException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -7,7 +7,7 @@ import dev.strait.lag.http.StatusServer;
 import dev.strait.lag.status.Status;
 import dev.strait.lag.status.StatusEvaluator.GroupStatus;
 import dev.strait.mirror.config.ClientConfigs;
-import dev.strait.mirror.config.ConfigException;
+import dev.strait.settings.ConfigException;
 import dev.strait.time.Time;
 import java.nio.file.Path;
 import java.util.Properties;
@@ -38,13 +38,9 @@ public final class LagMonitorCommand implements Callable<Integer> {
     @Option(
             names = "--config",
             paramLabel = "FILE",
-            description =
-                    "Required. lag-monitor.properties: source./target. client settings, mirror.group.id, topics, topic.prefix, "
-                            + "topic.rename, mirror.metrics.url, http.port, window.size, sample.interval.ms, mirror.commit.interval.ms, "
-                            + "stop.after.ms, "
-                            + "max.lag.records, max.lag.seconds, alert.webhook.url, alert.suppress.ms, audit.interval.ms, "
-                            + "audit.max.records, message.handler, message.handler.args (the mirror's, so the audit expects what it "
-                            + "writes), status.page.canary.metrics.url, status.page.mirror.metrics.url, status.page.poll.timeout.ms")
+            description = "Required. lag-monitor.properties: source./target. client settings, and the lag monitor's own"
+                    + " (mirror.group.id, topics, window.size...; every one with its default and range in"
+                    + " docs/reference.md, from the table LagMonitorSettings)")
     @Nullable
     Path config;
 

@@ -3,8 +3,8 @@ package dev.strait.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.strait.mirror.config.ConfigException;
 import dev.strait.mirror.linked.LinkSettings;
+import dev.strait.settings.ConfigException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;

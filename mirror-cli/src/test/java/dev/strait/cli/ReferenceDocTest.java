@@ -17,12 +17,18 @@ class ReferenceDocTest {
                 .as(
                         "docs/reference.md is out of date: build, then regenerate it with java -cp 'mirror-cli/target/classes:"
                                 + "mirror-core/target/classes:lag-monitor/target/classes:canary/target/classes:"
-                                + "broker/target/classes:mirror-cli/target/lib/*' dev.strait.cli.ReferenceDoc .")
+                                + "broker/target/classes:time/target/classes:settings/target/classes:mirror-cli/target/lib/*'"
+                                + " dev.strait.cli.ReferenceDoc .")
                 .isEqualTo(fresh);
         assertThat(fresh)
                 .contains("--consumer.config")
                 .contains("lag-monitor check")
                 .contains("alert.webhook.url")
+                .as("the lag monitor's and the canary's settings come from their tables")
+                .contains("### config/lag-monitor.properties")
+                .contains("| `window.size` | int | `10` | between 2 and 1000 |")
+                .contains("### config/canary.properties")
+                .contains("| `alarm.threshold.ms` | long | 2 x interval.ms |")
                 .as("the broker's settings come from its table")
                 .contains("## Broker settings")
                 .contains("| `num.io.threads` | int |")

@@ -1,9 +1,10 @@
 package dev.strait.broker.server;
 
 import dev.strait.broker.link.SourceLinks;
-import dev.strait.broker.log.LogConfig;
-import dev.strait.broker.partition.TopicConfigs;
 import dev.strait.broker.protocol.ScramBootstrap;
+import dev.strait.settings.ConfigException;
+import dev.strait.settings.Setting;
+import dev.strait.settings.SettingValues;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -43,19 +44,6 @@ import org.slf4j.LoggerFactory;
 public final class BrokerConfig {
 
     private static final Logger LOGGER = LoggerFactory.getLogger(BrokerConfig.class);
-
-    /** Broker-level topic defaults, mapped to the topic config names. */
-    private static final Map<BrokerSetting<?>, String> TOPIC_DEFAULT_NAMES = Map.of(
-            TopicDefaultSettings.LOG_RETENTION_MS, "retention.ms",
-            TopicDefaultSettings.LOG_RETENTION_BYTES, "retention.bytes",
-            TopicDefaultSettings.LOG_SEGMENT_BYTES, "segment.bytes",
-            TopicDefaultSettings.LOG_ROLL_MS, "segment.ms",
-            TopicDefaultSettings.MESSAGE_MAX_BYTES, "max.message.bytes",
-            TopicDefaultSettings.LOG_MESSAGE_TIMESTAMP_TYPE, "message.timestamp.type",
-            TopicDefaultSettings.LOG_CLEANUP_POLICY, "cleanup.policy",
-            TopicDefaultSettings.LOG_INDEX_INTERVAL_BYTES, "index.interval.bytes",
-            TopicDefaultSettings.LOG_CLEANER_DELETE_RETENTION_MS, "delete.retention.ms",
-            TopicDefaultSettings.STRAIT_FLUSH_ON_ACK, LogConfig.FLUSH_ON_ACK);
 
     private final Map<String, String> originals;
     private final int nodeId;
@@ -129,8 +117,7 @@ public final class BrokerConfig {
         this.host = client.host();
         this.port = client.port();
         this.quorum = QuorumSettings.parse(props, nodeId, listeners);
-        BrokerSetting<?> dirsSetting =
-                values.isSet(NodeSettings.LOG_DIRS) ? NodeSettings.LOG_DIRS : NodeSettings.LOG_DIR;
+        Setting<?> dirsSetting = values.isSet(NodeSettings.LOG_DIRS) ? NodeSettings.LOG_DIRS : NodeSettings.LOG_DIR;
         String dirsName = dirsSetting.name();
         String dirs = raw(dirsSetting);
         List<Path> paths = new ArrayList<>();
@@ -143,7 +130,7 @@ public final class BrokerConfig {
             throw new ConfigException(dirsName, dirs, "needs at least one directory");
         }
         this.logDirs = List.copyOf(paths);
-        this.topicDefaults = parseTopicDefaults(values);
+        this.topicDefaults = TopicDefaultSettings.topicDefaults(values, originals);
         this.offsetsTopicReplicationFactor = checkOffsetsTopicReplicationFactor(values);
         this.brokerSessionTimeoutMs = values.get(ClusterSettings.BROKER_SESSION_TIMEOUT_MS);
         this.brokerHeartbeatIntervalMs = values.get(ClusterSettings.BROKER_HEARTBEAT_INTERVAL_MS);
@@ -204,7 +191,7 @@ public final class BrokerConfig {
     }
 
     /** The text of {@code setting} as set (trimmed), else its default. */
-    private @Nullable String raw(BrokerSetting<?> setting) {
+    private @Nullable String raw(Setting<?> setting) {
         String value = originals.get(setting.name());
         if (value == null) {
             value = setting.defaultValue();
@@ -213,7 +200,7 @@ public final class BrokerConfig {
     }
 
     /** {@code value} of {@code setting} as a path, refused here rather than where the path is first used. */
-    private static Path path(BrokerSetting<?> setting, String value) {
+    private static Path path(Setting<?> setting, String value) {
         try {
             return Path.of(value);
         } catch (InvalidPathException e) {
@@ -234,52 +221,12 @@ public final class BrokerConfig {
     }
 
     /**
-     * The topic defaults set here, under topic config names: Kafka's precedence (log.retention.ms over
-     * log.retention.minutes over log.retention.hours; log.roll.ms over log.roll.hours), a negative retention time
-     * meaning "keep for good" (-1) whatever its unit. Unset ones are left to the topic configs' own defaults.
-     */
-    private Map<String, String> parseTopicDefaults(SettingValues values) {
-        Map<String, String> defaults = new LinkedHashMap<>();
-        if (values.isSet(TopicDefaultSettings.LOG_RETENTION_HOURS)) {
-            defaults.put("retention.ms", retentionMs(values.get(TopicDefaultSettings.LOG_RETENTION_HOURS), 3_600_000L));
-        }
-        if (values.isSet(TopicDefaultSettings.LOG_RETENTION_MINUTES)) {
-            defaults.put("retention.ms", retentionMs(values.get(TopicDefaultSettings.LOG_RETENTION_MINUTES), 60_000L));
-        }
-        if (values.isSet(TopicDefaultSettings.LOG_ROLL_HOURS)) {
-            defaults.put("segment.ms", Long.toString(values.get(TopicDefaultSettings.LOG_ROLL_HOURS) * 3_600_000L));
-        }
-        for (Map.Entry<BrokerSetting<?>, String> entry : TOPIC_DEFAULT_NAMES.entrySet()) {
-            if (values.isSet(entry.getKey())) {
-                defaults.put(entry.getValue(), raw(entry.getKey()));
-            }
-        }
-        for (Map.Entry<String, String> entry : defaults.entrySet()) {
-            try {
-                TopicConfigs.validate(Map.of(entry.getKey(), entry.getValue()));
-            } catch (IllegalArgumentException e) {
-                String brokerName = TOPIC_DEFAULT_NAMES.entrySet().stream()
-                        .filter(n -> n.getValue().equals(entry.getKey()))
-                        .map(n -> n.getKey().name())
-                        .findFirst()
-                        .orElse(entry.getKey());
-                throw new ConfigException(brokerName, entry.getValue(), e.getMessage());
-            }
-        }
-        return Collections.unmodifiableMap(defaults);
-    }
-
-    private static String retentionMs(int amount, long unitMs) {
-        return amount < 0 ? "-1" : Long.toString(amount * unitMs);
-    }
-
-    /**
      * {@code offsets.topic.replication.factor}: 3 by default in a cluster, as Kafka. A standalone node is a
      * one-broker cluster for good: there a value above 1 is refused, and unset is -1, the metadata source's own
      * default (one replica).
      */
     private int checkOffsetsTopicReplicationFactor(SettingValues values) {
-        BrokerSetting<Integer> setting = ConsumerGroupSettings.OFFSETS_TOPIC_REPLICATION_FACTOR;
+        Setting<Integer> setting = ConsumerGroupSettings.OFFSETS_TOPIC_REPLICATION_FACTOR;
         int factor = values.get(setting);
         if (hasControllerQuorum()) {
             return factor;
@@ -299,7 +246,7 @@ public final class BrokerConfig {
 
     /**
      * The settings as given, sorted, secrets (passwords, keys, JAAS entries, SCRAM credentials) as
-     * {@value BrokerSetting#HIDDEN}; keys that are no setting are listed by name only.
+     * {@value Setting#HIDDEN}; keys that are no setting are listed by name only.
      */
     @Override
     public String toString() {
@@ -314,7 +261,7 @@ public final class BrokerConfig {
             b.append(separator)
                     .append(key)
                     .append('=')
-                    .append(BrokerSettings.sensitive(key) ? BrokerSetting.HIDDEN : originals.get(key));
+                    .append(BrokerSettings.sensitive(key) ? Setting.HIDDEN : originals.get(key));
             separator = ", ";
         }
         if (!ignored.isEmpty()) {

@@ -26,6 +26,7 @@ import dev.strait.broker.protocol.KafkaApis;
 import dev.strait.broker.protocol.OffsetsTopicLog;
 import dev.strait.broker.protocol.ScramBootstrap;
 import dev.strait.broker.protocol.SourceClusterClient;
+import dev.strait.settings.ConfigException;
 import dev.strait.time.Time;
 import java.io.IOException;
 import java.io.UncheckedIOException;

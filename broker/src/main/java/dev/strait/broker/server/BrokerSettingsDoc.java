@@ -1,7 +1,10 @@
 package dev.strait.broker.server;
 
 import dev.strait.broker.partition.TopicConfigs;
-import dev.strait.broker.server.BrokerSetting.Scope;
+import dev.strait.settings.Setting;
+import dev.strait.settings.Setting.Scope;
+import dev.strait.settings.SettingGroup;
+import dev.strait.settings.SettingsMarkdown;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,12 +17,13 @@ import java.util.List;
  * few a standalone node needs set, the others commented out with their defaults) and as the broker section of
  * {@code docs/reference.md}. {@code BrokerSettingsDocTest} fails when the committed file differs from a fresh
  * rendering; {@code BrokerSettingsDoc <repo-root>} rewrites it. Loads no Kafka or logging class, so the broker's
- * compiled classes alone run it.
+ * and the settings module's compiled classes alone run it.
  */
 public final class BrokerSettingsDoc {
 
     /** The command that rewrites {@code config/broker.properties}, from the repository's root. */
-    public static final String REGENERATE = "mvn -B -o -q -pl broker compile && java -cp broker/target/classes "
+    public static final String REGENERATE = "mvn -B -o -q -pl broker -am compile"
+            + " && java -cp broker/target/classes:settings/target/classes "
             + BrokerSettingsDoc.class.getName() + " .";
 
     private static final int WIDTH = 110;
@@ -56,8 +60,8 @@ public final class BrokerSettingsDoc {
                 "Generated from the settings table, dev.strait.broker.server.BrokerSettings: edit the table, not"
                         + " this file, and regenerate it with");
         b.append("#   ").append(REGENERATE).append('\n');
-        BrokerSettings.Group group = null;
-        for (BrokerSetting<?> setting : BrokerSettings.all()) {
+        SettingGroup group = null;
+        for (Setting<?> setting : BrokerSettings.all()) {
             if (setting.group() != group) {
                 group = setting.group();
                 b.append("\n# ===== ").append(group.title()).append(" =====\n");
@@ -90,36 +94,7 @@ public final class BrokerSettingsDoc {
                 .append(" and generates `config/broker.properties`. A key\nthat is no setting is logged and")
                 .append(" ignored; a bad value stops the broker with one line naming the key, the value and\n")
                 .append("what is allowed. Password settings never appear in logs, messages or DescribeConfigs.\n");
-        BrokerSettings.Group group = null;
-        for (BrokerSetting<?> setting : BrokerSettings.all()) {
-            if (setting.group() != group) {
-                group = setting.group();
-                b.append("\n### ")
-                        .append(group.title())
-                        .append("\n\n")
-                        .append(group.intro())
-                        .append("\n\n| Setting | Type | Default | Allowed | Description |\n")
-                        .append("|---|---|---|---|---|\n");
-            }
-            String name = setting.scope() == Scope.LISTENER_MECHANISM
-                    ? "listener.name.<listener>.<mechanism>." + setting.name()
-                    : setting.name();
-            b.append("| ")
-                    .append(code(name))
-                    .append(" | ")
-                    .append(setting.type().label())
-                    .append(setting.scope() == Scope.LISTENER ? ", per listener" : "")
-                    .append(" | ")
-                    .append(
-                            setting.defaultDoc() == null && setting.defaultValue() != null
-                                    ? code(setting.defaultValue())
-                                    : cell(setting.defaultDocText()))
-                    .append(" | ")
-                    .append(cell(setting.allowedDoc()))
-                    .append(" | ")
-                    .append(cell(setting.doc()))
-                    .append(" |\n");
-        }
+        b.append(SettingsMarkdown.tables(BrokerSettings.all(), "###"));
         topicConfigs(b);
         return b.toString();
     }
@@ -153,7 +128,7 @@ public final class BrokerSettingsDoc {
     }
 
     /** The line under a setting's documentation: its type, what it allows and its default. */
-    private static String summary(BrokerSetting<?> setting) {
+    private static String summary(Setting<?> setting) {
         StringBuilder b = new StringBuilder(setting.type().label());
         if (!setting.allowedDoc().isEmpty()) {
             b.append(", ").append(setting.allowedDoc());
@@ -198,10 +173,10 @@ public final class BrokerSettingsDoc {
     }
 
     private static String code(String value) {
-        return value.isEmpty() ? "(empty)" : "`" + value.replace("|", "\\|") + "`";
+        return SettingsMarkdown.code(value);
     }
 
     private static String cell(String text) {
-        return text.replace("|", "\\|").replace("<", "&lt;");
+        return SettingsMarkdown.cell(text);
     }
 }

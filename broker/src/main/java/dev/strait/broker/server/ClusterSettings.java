@@ -1,10 +1,11 @@
 package dev.strait.broker.server;
 
-import static dev.strait.broker.server.BrokerSetting.ofList;
-import static dev.strait.broker.server.BrokerSetting.ofLong;
-import static dev.strait.broker.server.BrokerSetting.ofString;
+import static dev.strait.settings.Setting.ofList;
+import static dev.strait.settings.Setting.ofLong;
+import static dev.strait.settings.Setting.ofString;
 
 import dev.strait.broker.server.BrokerSettings.Group;
+import dev.strait.settings.Setting;
 import java.util.List;
 
 /**
@@ -14,7 +15,7 @@ import java.util.List;
  */
 public final class ClusterSettings {
 
-    public static final BrokerSetting<List<String>> PROCESS_ROLES = ofList(
+    public static final Setting<List<String>> PROCESS_ROLES = ofList(
                     "process.roles",
                     null,
                     Group.CLUSTER,
@@ -27,7 +28,7 @@ public final class ClusterSettings {
             .defaultIs("none (a standalone node)")
             .example("broker,controller");
 
-    public static final BrokerSetting<List<String>> CONTROLLER_QUORUM_VOTERS = ofList(
+    public static final Setting<List<String>> CONTROLLER_QUORUM_VOTERS = ofList(
                     "controller.quorum.voters",
                     null,
                     Group.CLUSTER,
@@ -36,7 +37,7 @@ public final class ClusterSettings {
             .defaultIs("none (a standalone node)")
             .example("1@host1:9093,2@host2:9093,3@host3:9093");
 
-    public static final BrokerSetting<List<String>> CONTROLLER_LISTENER_NAMES = ofList(
+    public static final Setting<List<String>> CONTROLLER_LISTENER_NAMES = ofList(
                     "controller.listener.names",
                     null,
                     Group.CLUSTER,
@@ -45,7 +46,7 @@ public final class ClusterSettings {
                             + " port its controller.quorum.voters entry names.")
             .example("CONTROLLER");
 
-    public static final BrokerSetting<List<String>> ADVERTISED_LISTENERS = ofList(
+    public static final Setting<List<String>> ADVERTISED_LISTENERS = ofList(
                     "advertised.listeners",
                     null,
                     Group.CLUSTER,
@@ -56,14 +57,14 @@ public final class ClusterSettings {
             .defaultIs("each listener's own address")
             .example("PLAINTEXT://host1:9092");
 
-    public static final BrokerSetting<String> METADATA_LOG_DIR = ofString(
+    public static final Setting<String> METADATA_LOG_DIR = ofString(
                     "metadata.log.dir",
                     null,
                     Group.CLUSTER,
                     "Where the replicated metadata log (and its snapshots) lives.")
             .defaultIs("<the first of log.dirs>/__cluster_metadata-0");
 
-    public static final BrokerSetting<String> STRAIT_BOOT_ID_FILE = ofString(
+    public static final Setting<String> STRAIT_BOOT_ID_FILE = ofString(
             "strait.boot.id.file",
             "/proc/sys/kernel/random/boot_id",
             Group.CLUSTER,
@@ -73,7 +74,7 @@ public final class ClusterSettings {
                     + " reboot it is taken out of every ISR and ELR (KIP-966). Change only to simulate"
                     + " a power loss in tests.");
 
-    public static final BrokerSetting<Long> METADATA_LOG_MAX_RECORD_BYTES_BETWEEN_SNAPSHOTS = ofLong(
+    public static final Setting<Long> METADATA_LOG_MAX_RECORD_BYTES_BETWEEN_SNAPSHOTS = ofLong(
                     "metadata.log.max.record.bytes.between.snapshots",
                     "20971520",
                     Group.CLUSTER,
@@ -82,7 +83,7 @@ public final class ClusterSettings {
                             + " snapshot.")
             .atLeast(1);
 
-    public static final BrokerSetting<Long> METADATA_LOG_MAX_SNAPSHOT_INTERVAL_MS = ofLong(
+    public static final Setting<Long> METADATA_LOG_MAX_SNAPSHOT_INTERVAL_MS = ofLong(
                     "metadata.log.max.snapshot.interval.ms",
                     "3600000",
                     Group.CLUSTER,
@@ -90,7 +91,7 @@ public final class ClusterSettings {
                             + " since; 0 turns this timer off.")
             .atLeast(0);
 
-    public static final BrokerSetting<Long> BROKER_SESSION_TIMEOUT_MS = ofLong(
+    public static final Setting<Long> BROKER_SESSION_TIMEOUT_MS = ofLong(
                     "broker.session.timeout.ms",
                     "9000",
                     Group.CLUSTER,
@@ -99,7 +100,7 @@ public final class ClusterSettings {
                             + " is the last one.")
             .atLeast(1);
 
-    public static final BrokerSetting<Long> BROKER_HEARTBEAT_INTERVAL_MS = ofLong(
+    public static final Setting<Long> BROKER_HEARTBEAT_INTERVAL_MS = ofLong(
                     "broker.heartbeat.interval.ms",
                     "2000",
                     Group.CLUSTER,
@@ -108,7 +109,7 @@ public final class ClusterSettings {
             .atLeast(1);
 
     /** This group's settings, in the order of the documentation. */
-    static final List<BrokerSetting<?>> ALL = List.of(
+    static final List<Setting<?>> ALL = List.of(
             PROCESS_ROLES,
             CONTROLLER_QUORUM_VOTERS,
             CONTROLLER_LISTENER_NAMES,

@@ -1,10 +1,11 @@
 package dev.strait.broker.server;
 
-import static dev.strait.broker.server.BrokerSetting.ofBoolean;
-import static dev.strait.broker.server.BrokerSetting.ofDouble;
-import static dev.strait.broker.server.BrokerSetting.ofLong;
+import static dev.strait.settings.Setting.ofBoolean;
+import static dev.strait.settings.Setting.ofDouble;
+import static dev.strait.settings.Setting.ofLong;
 
 import dev.strait.broker.server.BrokerSettings.Group;
+import dev.strait.settings.Setting;
 import java.util.List;
 
 /**
@@ -14,24 +15,24 @@ import java.util.List;
  */
 public final class CompactionSettings {
 
-    public static final BrokerSetting<Boolean> LOG_CLEANER_ENABLE = ofBoolean(
+    public static final Setting<Boolean> LOG_CLEANER_ENABLE = ofBoolean(
             "log.cleaner.enable",
             "true",
             Group.COMPACTION,
             "Whether topics with cleanup.policy compact are compacted.");
 
-    public static final BrokerSetting<Long> LOG_CLEANER_BACKOFF_MS = ofLong(
+    public static final Setting<Long> LOG_CLEANER_BACKOFF_MS = ofLong(
                     "log.cleaner.backoff.ms", "15000", Group.COMPACTION, "The cleaner's pause between rounds.")
             .atLeast(1);
 
-    public static final BrokerSetting<Long> LOG_CLEANER_DEDUPE_BUFFER_SIZE = ofLong(
+    public static final Setting<Long> LOG_CLEANER_DEDUPE_BUFFER_SIZE = ofLong(
                     "log.cleaner.dedupe.buffer.size",
                     "134217728",
                     Group.COMPACTION,
                     "Memory for the map from key to latest offset that a cleaning pass builds.")
             .atLeast(1);
 
-    public static final BrokerSetting<Double> LOG_CLEANER_IO_MAX_BYTES_PER_SECOND = ofDouble(
+    public static final Setting<Double> LOG_CLEANER_IO_MAX_BYTES_PER_SECOND = ofDouble(
                     "log.cleaner.io.max.bytes.per.second",
                     null,
                     Group.COMPACTION,
@@ -40,7 +41,7 @@ public final class CompactionSettings {
             .defaultIs("no limit");
 
     /** This group's settings, in the order of the documentation. */
-    static final List<BrokerSetting<?>> ALL = List.of(
+    static final List<Setting<?>> ALL = List.of(
             LOG_CLEANER_ENABLE,
             LOG_CLEANER_BACKOFF_MS,
             LOG_CLEANER_DEDUPE_BUFFER_SIZE,

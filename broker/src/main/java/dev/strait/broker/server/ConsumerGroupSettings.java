@@ -1,8 +1,9 @@
 package dev.strait.broker.server;
 
-import static dev.strait.broker.server.BrokerSetting.ofInt;
+import static dev.strait.settings.Setting.ofInt;
 
 import dev.strait.broker.server.BrokerSettings.Group;
+import dev.strait.settings.Setting;
 import java.util.List;
 
 /**
@@ -11,14 +12,14 @@ import java.util.List;
  */
 public final class ConsumerGroupSettings {
 
-    public static final BrokerSetting<Integer> OFFSETS_TOPIC_NUM_PARTITIONS = ofInt(
+    public static final Setting<Integer> OFFSETS_TOPIC_NUM_PARTITIONS = ofInt(
                     "offsets.topic.num.partitions",
                     "5",
                     Group.GROUPS,
                     "Partitions of __consumer_offsets; only read when the topic is created.")
             .atLeast(1);
 
-    public static final BrokerSetting<Integer> OFFSETS_TOPIC_REPLICATION_FACTOR = ofInt(
+    public static final Setting<Integer> OFFSETS_TOPIC_REPLICATION_FACTOR = ofInt(
                     "offsets.topic.replication.factor",
                     "3",
                     Group.GROUPS,
@@ -28,28 +29,28 @@ public final class ConsumerGroupSettings {
             .between(1, Short.MAX_VALUE)
             .defaultIs("3 in a cluster, as Kafka; 1 on a standalone node");
 
-    public static final BrokerSetting<Integer> OFFSETS_TOPIC_SEGMENT_BYTES = ofInt(
+    public static final Setting<Integer> OFFSETS_TOPIC_SEGMENT_BYTES = ofInt(
                     "offsets.topic.segment.bytes",
                     "104857600",
                     Group.GROUPS,
                     "The segment size of __consumer_offsets, which is compacted.")
             .atLeast(1);
 
-    public static final BrokerSetting<Integer> GROUP_INITIAL_REBALANCE_DELAY_MS = ofInt(
+    public static final Setting<Integer> GROUP_INITIAL_REBALANCE_DELAY_MS = ofInt(
                     "group.initial.rebalance.delay.ms",
                     "3000",
                     Group.GROUPS,
                     "How long the first rebalance of an empty group waits for more members to join.")
             .atLeast(0);
 
-    public static final BrokerSetting<Integer> GROUP_MIN_SESSION_TIMEOUT_MS = ofInt(
+    public static final Setting<Integer> GROUP_MIN_SESSION_TIMEOUT_MS = ofInt(
                     "group.min.session.timeout.ms",
                     "6000",
                     Group.GROUPS,
                     "The shortest session timeout a group member may ask for.")
             .atLeast(0);
 
-    public static final BrokerSetting<Integer> GROUP_MAX_SESSION_TIMEOUT_MS = ofInt(
+    public static final Setting<Integer> GROUP_MAX_SESSION_TIMEOUT_MS = ofInt(
                     "group.max.session.timeout.ms",
                     "1800000",
                     Group.GROUPS,
@@ -57,7 +58,7 @@ public final class ConsumerGroupSettings {
             .atLeast(1);
 
     /** This group's settings, in the order of the documentation. */
-    static final List<BrokerSetting<?>> ALL = List.of(
+    static final List<Setting<?>> ALL = List.of(
             OFFSETS_TOPIC_NUM_PARTITIONS,
             OFFSETS_TOPIC_REPLICATION_FACTOR,
             OFFSETS_TOPIC_SEGMENT_BYTES,

@@ -1,6 +1,7 @@
 package dev.strait.broker.server;
 
 import dev.strait.broker.server.BrokerConfig.Listener;
+import dev.strait.settings.ConfigException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;

@@ -11,6 +11,7 @@ import dev.strait.broker.metadata.MetadataSource;
 import dev.strait.broker.protocol.ControllerPeerCheck;
 import dev.strait.broker.protocol.ListenerSecurity;
 import dev.strait.broker.raft.RaftConfig;
+import dev.strait.settings.ConfigException;
 import dev.strait.time.Time;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;

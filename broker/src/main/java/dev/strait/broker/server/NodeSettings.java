@@ -1,10 +1,11 @@
 package dev.strait.broker.server;
 
-import static dev.strait.broker.server.BrokerSetting.ofInt;
-import static dev.strait.broker.server.BrokerSetting.ofList;
-import static dev.strait.broker.server.BrokerSetting.ofString;
+import static dev.strait.settings.Setting.ofInt;
+import static dev.strait.settings.Setting.ofList;
+import static dev.strait.settings.Setting.ofString;
 
 import dev.strait.broker.server.BrokerSettings.Group;
+import dev.strait.settings.Setting;
 import java.util.List;
 
 /**
@@ -14,7 +15,7 @@ import java.util.List;
  */
 public final class NodeSettings {
 
-    public static final BrokerSetting<Integer> NODE_ID = ofInt(
+    public static final Setting<Integer> NODE_ID = ofInt(
                     "node.id",
                     null,
                     Group.NODE,
@@ -23,7 +24,7 @@ public final class NodeSettings {
             .atLeast(0)
             .set("1");
 
-    public static final BrokerSetting<List<String>> LISTENERS = ofList(
+    public static final Setting<List<String>> LISTENERS = ofList(
                     "listeners",
                     "PLAINTEXT://127.0.0.1:9092",
                     Group.NODE,
@@ -35,7 +36,7 @@ public final class NodeSettings {
                             + " SASL_SSL).")
             .set("PLAINTEXT://127.0.0.1:9092");
 
-    public static final BrokerSetting<List<String>> LOG_DIRS = ofList(
+    public static final Setting<List<String>> LOG_DIRS = ofList(
                     "log.dirs",
                     null,
                     Group.NODE,
@@ -44,21 +45,21 @@ public final class NodeSettings {
             .defaultIs("log.dir")
             .set("/tmp/strait-broker-1");
 
-    public static final BrokerSetting<String> LOG_DIR =
+    public static final Setting<String> LOG_DIR =
             ofString("log.dir", "/tmp/strait-logs", Group.NODE, "The log directory when log.dirs is not set.");
 
-    public static final BrokerSetting<Integer> NUM_NETWORK_THREADS = ofInt(
+    public static final Setting<Integer> NUM_NETWORK_THREADS = ofInt(
                     "num.network.threads",
                     "3",
                     Group.NODE,
                     "Threads that read requests from the connections and write the responses back.")
             .atLeast(1);
 
-    public static final BrokerSetting<Integer> NUM_IO_THREADS = ofInt(
+    public static final Setting<Integer> NUM_IO_THREADS = ofInt(
                     "num.io.threads", "8", Group.NODE, "Threads that handle the requests the network threads read.")
             .atLeast(1);
 
-    public static final BrokerSetting<Integer> QUEUED_MAX_REQUESTS = ofInt(
+    public static final Setting<Integer> QUEUED_MAX_REQUESTS = ofInt(
                     "queued.max.requests",
                     "500",
                     Group.NODE,
@@ -66,14 +67,14 @@ public final class NodeSettings {
                             + " reading until the I/O threads catch up.")
             .atLeast(1);
 
-    public static final BrokerSetting<Integer> SOCKET_REQUEST_MAX_BYTES = ofInt(
+    public static final Setting<Integer> SOCKET_REQUEST_MAX_BYTES = ofInt(
                     "socket.request.max.bytes",
                     "104857600",
                     Group.NODE,
                     "The largest request the node reads; a connection that sends a larger one is closed.")
             .atLeast(1);
 
-    public static final BrokerSetting<Integer> STRAIT_METRICS_PORT = ofInt(
+    public static final Setting<Integer> STRAIT_METRICS_PORT = ofInt(
                     "strait.metrics.port",
                     "-1",
                     Group.NODE,
@@ -85,14 +86,14 @@ public final class NodeSettings {
             .atLeast(-1)
             .example("9404");
 
-    public static final BrokerSetting<String> STRAIT_METRICS_HOST = ofString(
+    public static final Setting<String> STRAIT_METRICS_HOST = ofString(
             "strait.metrics.host",
             "0.0.0.0",
             Group.NODE,
             "The address the metrics endpoint (strait.metrics.port) binds to.");
 
     /** This group's settings, in the order of the documentation. */
-    static final List<BrokerSetting<?>> ALL = List.of(
+    static final List<Setting<?>> ALL = List.of(
             NODE_ID,
             LISTENERS,
             LOG_DIRS,

@@ -1,6 +1,7 @@
 package dev.strait.broker.server;
 
 import dev.strait.broker.server.BrokerConfig.Listener;
+import dev.strait.settings.ConfigException;
 import java.util.Collections;
 import java.util.Locale;
 import java.util.Map;

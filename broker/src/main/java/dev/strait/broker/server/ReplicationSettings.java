@@ -1,10 +1,11 @@
 package dev.strait.broker.server;
 
-import static dev.strait.broker.server.BrokerSetting.ofBoolean;
-import static dev.strait.broker.server.BrokerSetting.ofInt;
-import static dev.strait.broker.server.BrokerSetting.ofLong;
+import static dev.strait.settings.Setting.ofBoolean;
+import static dev.strait.settings.Setting.ofInt;
+import static dev.strait.settings.Setting.ofLong;
 
 import dev.strait.broker.server.BrokerSettings.Group;
+import dev.strait.settings.Setting;
 import java.util.List;
 
 /**
@@ -14,14 +15,14 @@ import java.util.List;
  */
 public final class ReplicationSettings {
 
-    public static final BrokerSetting<Integer> DEFAULT_REPLICATION_FACTOR = ofInt(
+    public static final Setting<Integer> DEFAULT_REPLICATION_FACTOR = ofInt(
                     "default.replication.factor",
                     "1",
                     Group.REPLICATION,
                     "Replicas of each partition of a topic created without a replication factor.")
             .atLeast(1);
 
-    public static final BrokerSetting<Integer> MIN_INSYNC_REPLICAS = ofInt(
+    public static final Setting<Integer> MIN_INSYNC_REPLICAS = ofInt(
                     "min.insync.replicas",
                     "1",
                     Group.REPLICATION,
@@ -29,7 +30,7 @@ public final class ReplicationSettings {
                             + " NOT_ENOUGH_REPLICAS. A topic may override it [min.insync.replicas].")
             .atLeast(1);
 
-    public static final BrokerSetting<Boolean> UNCLEAN_LEADER_ELECTION_ENABLE = ofBoolean(
+    public static final Setting<Boolean> UNCLEAN_LEADER_ELECTION_ENABLE = ofBoolean(
                     "unclean.leader.election.enable",
                     "false",
                     Group.REPLICATION,
@@ -39,7 +40,7 @@ public final class ReplicationSettings {
                     ? "not supported: leaders are elected from the in-sync replicas only"
                     : null);
 
-    public static final BrokerSetting<Long> REPLICA_LAG_TIME_MAX_MS = ofLong(
+    public static final Setting<Long> REPLICA_LAG_TIME_MAX_MS = ofLong(
                     "replica.lag.time.max.ms",
                     "30000",
                     Group.REPLICATION,
@@ -47,7 +48,7 @@ public final class ReplicationSettings {
                             + " in-sync replicas.")
             .atLeast(1);
 
-    public static final BrokerSetting<Integer> MAX_INCREMENTAL_FETCH_SESSION_CACHE_SLOTS = ofInt(
+    public static final Setting<Integer> MAX_INCREMENTAL_FETCH_SESSION_CACHE_SLOTS = ofInt(
                     "max.incremental.fetch.session.cache.slots",
                     "1000",
                     Group.REPLICATION,
@@ -56,35 +57,35 @@ public final class ReplicationSettings {
                             + " (every fetch is a full fetch).")
             .atLeast(0);
 
-    public static final BrokerSetting<Integer> REPLICA_FETCH_MAX_BYTES = ofInt(
+    public static final Setting<Integer> REPLICA_FETCH_MAX_BYTES = ofInt(
                     "replica.fetch.max.bytes",
                     "1048576",
                     Group.REPLICATION,
                     "Bytes per partition a follower asks for in one fetch.")
             .atLeast(1);
 
-    public static final BrokerSetting<Integer> REPLICA_FETCH_MIN_BYTES = ofInt(
+    public static final Setting<Integer> REPLICA_FETCH_MIN_BYTES = ofInt(
                     "replica.fetch.min.bytes",
                     "1",
                     Group.REPLICATION,
                     "Bytes a follower's fetch waits for, up to replica.fetch.wait.max.ms.")
             .atLeast(1);
 
-    public static final BrokerSetting<Integer> REPLICA_FETCH_WAIT_MAX_MS = ofInt(
+    public static final Setting<Integer> REPLICA_FETCH_WAIT_MAX_MS = ofInt(
                     "replica.fetch.wait.max.ms",
                     "500",
                     Group.REPLICATION,
                     "How long the leader may hold a follower's fetch waiting for new records.")
             .atLeast(0);
 
-    public static final BrokerSetting<Integer> REPLICA_FETCH_BACKOFF_MS = ofInt(
+    public static final Setting<Integer> REPLICA_FETCH_BACKOFF_MS = ofInt(
                     "replica.fetch.backoff.ms",
                     "1000",
                     Group.REPLICATION,
                     "A follower's pause after a failed fetch before it tries again.")
             .atLeast(0);
 
-    public static final BrokerSetting<Integer> REPLICA_SOCKET_TIMEOUT_MS = ofInt(
+    public static final Setting<Integer> REPLICA_SOCKET_TIMEOUT_MS = ofInt(
                     "replica.socket.timeout.ms",
                     "30000",
                     Group.REPLICATION,
@@ -92,7 +93,7 @@ public final class ReplicationSettings {
             .atLeast(1);
 
     /** This group's settings, in the order of the documentation. */
-    static final List<BrokerSetting<?>> ALL = List.of(
+    static final List<Setting<?>> ALL = List.of(
             DEFAULT_REPLICATION_FACTOR,
             MIN_INSYNC_REPLICAS,
             UNCLEAN_LEADER_ELECTION_ENABLE,

@@ -1,14 +1,15 @@
 package dev.strait.broker.server;
 
-import static dev.strait.broker.server.BrokerSetting.ofBoolean;
-import static dev.strait.broker.server.BrokerSetting.ofClass;
-import static dev.strait.broker.server.BrokerSetting.ofList;
-import static dev.strait.broker.server.BrokerSetting.ofPassword;
-import static dev.strait.broker.server.BrokerSetting.ofString;
+import static dev.strait.settings.Setting.ofBoolean;
+import static dev.strait.settings.Setting.ofClass;
+import static dev.strait.settings.Setting.ofList;
+import static dev.strait.settings.Setting.ofPassword;
+import static dev.strait.settings.Setting.ofString;
 
 import dev.strait.broker.protocol.ScramBootstrap;
-import dev.strait.broker.server.BrokerSetting.Scope;
 import dev.strait.broker.server.BrokerSettings.Group;
+import dev.strait.settings.Setting;
+import dev.strait.settings.Setting.Scope;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -24,7 +25,7 @@ public final class SecuritySettings {
     /** The same authorizer under its own class name (a literal, so that rendering the docs loads no Kafka class). */
     static final String STRAIT_AUTHORIZER = "dev.strait.broker.security.AclAuthorizer";
 
-    public static final BrokerSetting<List<String>> LISTENER_SECURITY_PROTOCOL_MAP = ofList(
+    public static final Setting<List<String>> LISTENER_SECURITY_PROTOCOL_MAP = ofList(
                     "listener.security.protocol.map",
                     null,
                     Group.SECURITY,
@@ -36,7 +37,7 @@ public final class SecuritySettings {
             .defaultIs("a listener named after a protocol speaks it; the controller listener PLAINTEXT")
             .example("SASL_SSL:SASL_SSL,CONTROLLER:SSL");
 
-    public static final BrokerSetting<String> INTER_BROKER_LISTENER_NAME = ofString(
+    public static final Setting<String> INTER_BROKER_LISTENER_NAME = ofString(
                     "inter.broker.listener.name",
                     null,
                     Group.SECURITY,
@@ -45,7 +46,7 @@ public final class SecuritySettings {
                             + " not both.")
             .defaultIs("the only broker listener, else the one named PLAINTEXT");
 
-    public static final BrokerSetting<String> SECURITY_INTER_BROKER_PROTOCOL = ofString(
+    public static final Setting<String> SECURITY_INTER_BROKER_PROTOCOL = ofString(
                     "security.inter.broker.protocol",
                     null,
                     Group.SECURITY,
@@ -55,7 +56,7 @@ public final class SecuritySettings {
             .anyCase()
             .defaultIs("the inter-broker listener's");
 
-    public static final BrokerSetting<List<String>> SASL_ENABLED_MECHANISMS = ofList(
+    public static final Setting<List<String>> SASL_ENABLED_MECHANISMS = ofList(
                     "sasl.enabled.mechanisms",
                     null,
                     Group.SECURITY,
@@ -69,7 +70,7 @@ public final class SecuritySettings {
             .in(Scope.LISTENER)
             .example("SCRAM-SHA-512");
 
-    public static final BrokerSetting<String> SASL_MECHANISM_INTER_BROKER_PROTOCOL = ofString(
+    public static final Setting<String> SASL_MECHANISM_INTER_BROKER_PROTOCOL = ofString(
                     "sasl.mechanism.inter.broker.protocol",
                     null,
                     Group.SECURITY,
@@ -80,7 +81,7 @@ public final class SecuritySettings {
             .anyCase()
             .example("SCRAM-SHA-512");
 
-    public static final BrokerSetting<String> SASL_JAAS_CONFIG = ofPassword(
+    public static final Setting<String> SASL_JAAS_CONFIG = ofPassword(
                     "sasl.jaas.config",
                     null,
                     Group.SECURITY,
@@ -91,7 +92,7 @@ public final class SecuritySettings {
                             + " what this broker's replica fetchers authenticate with.")
             .in(Scope.LISTENER_MECHANISM);
 
-    public static final BrokerSetting<String> STRAIT_BOOTSTRAP_SCRAM_CREDENTIALS = ofPassword(
+    public static final Setting<String> STRAIT_BOOTSTRAP_SCRAM_CREDENTIALS = ofPassword(
                     "strait.bootstrap.scram.credentials",
                     null,
                     Group.SECURITY,
@@ -102,7 +103,7 @@ public final class SecuritySettings {
             .checked(SecuritySettings::scramRefusal)
             .example("SCRAM-SHA-512=[name=admin,password=admin-secret]");
 
-    public static final BrokerSetting<String> AUTHORIZER_CLASS_NAME = ofClass(
+    public static final Setting<String> AUTHORIZER_CLASS_NAME = ofClass(
                     "authorizer.class.name",
                     "",
                     Group.SECURITY,
@@ -112,7 +113,7 @@ public final class SecuritySettings {
             .oneOf("", KAFKA_STANDARD_AUTHORIZER, STRAIT_AUTHORIZER)
             .example(KAFKA_STANDARD_AUTHORIZER);
 
-    public static final BrokerSetting<String> SUPER_USERS = ofString(
+    public static final Setting<String> SUPER_USERS = ofString(
                     "super.users",
                     null,
                     Group.SECURITY,
@@ -121,7 +122,7 @@ public final class SecuritySettings {
                             + " one granted CLUSTER_ACTION).")
             .example("User:admin;User:broker");
 
-    public static final BrokerSetting<Boolean> ALLOW_EVERYONE_IF_NO_ACL_FOUND = ofBoolean(
+    public static final Setting<Boolean> ALLOW_EVERYONE_IF_NO_ACL_FOUND = ofBoolean(
             "allow.everyone.if.no.acl.found",
             "false",
             Group.SECURITY,
@@ -138,7 +139,7 @@ public final class SecuritySettings {
     }
 
     /** This group's settings, in the order of the documentation. */
-    static final List<BrokerSetting<?>> ALL = List.of(
+    static final List<Setting<?>> ALL = List.of(
             LISTENER_SECURITY_PROTOCOL_MAP,
             INTER_BROKER_LISTENER_NAME,
             SECURITY_INTER_BROKER_PROTOCOL,

@@ -1,12 +1,13 @@
 package dev.strait.broker.server;
 
-import static dev.strait.broker.server.BrokerSetting.ofClass;
-import static dev.strait.broker.server.BrokerSetting.ofList;
-import static dev.strait.broker.server.BrokerSetting.ofPassword;
-import static dev.strait.broker.server.BrokerSetting.ofString;
+import static dev.strait.settings.Setting.ofClass;
+import static dev.strait.settings.Setting.ofList;
+import static dev.strait.settings.Setting.ofPassword;
+import static dev.strait.settings.Setting.ofString;
 
-import dev.strait.broker.server.BrokerSetting.Scope;
 import dev.strait.broker.server.BrokerSettings.Group;
+import dev.strait.settings.Setting;
+import dev.strait.settings.Setting.Scope;
 import java.util.List;
 
 /**
@@ -15,26 +16,26 @@ import java.util.List;
  */
 public final class TlsSettings {
 
-    public static final BrokerSetting<String> SSL_KEYSTORE_LOCATION = ofString(
+    public static final Setting<String> SSL_KEYSTORE_LOCATION = ofString(
                     "ssl.keystore.location",
                     null,
                     Group.TLS,
                     "The key store with this node's key and certificate; required on a TLS listener.")
             .in(Scope.LISTENER);
 
-    public static final BrokerSetting<String> SSL_KEYSTORE_PASSWORD = ofPassword(
+    public static final Setting<String> SSL_KEYSTORE_PASSWORD = ofPassword(
                     "ssl.keystore.password", null, Group.TLS, "The key store's password.")
             .in(Scope.LISTENER);
 
-    public static final BrokerSetting<String> SSL_KEYSTORE_TYPE = ofString(
+    public static final Setting<String> SSL_KEYSTORE_TYPE = ofString(
                     "ssl.keystore.type", "JKS", Group.TLS, "The key store's format: JKS, PKCS12 or PEM.")
             .in(Scope.LISTENER);
 
-    public static final BrokerSetting<String> SSL_KEY_PASSWORD = ofPassword(
+    public static final Setting<String> SSL_KEY_PASSWORD = ofPassword(
                     "ssl.key.password", null, Group.TLS, "The password of the key in the key store.")
             .in(Scope.LISTENER);
 
-    public static final BrokerSetting<String> SSL_KEYSTORE_KEY = ofPassword(
+    public static final Setting<String> SSL_KEYSTORE_KEY = ofPassword(
                     "ssl.keystore.key",
                     null,
                     Group.TLS,
@@ -42,14 +43,14 @@ public final class TlsSettings {
                             + " ssl.keystore.type=PEM).")
             .in(Scope.LISTENER);
 
-    public static final BrokerSetting<String> SSL_KEYSTORE_CERTIFICATE_CHAIN = ofPassword(
+    public static final Setting<String> SSL_KEYSTORE_CERTIFICATE_CHAIN = ofPassword(
                     "ssl.keystore.certificate.chain",
                     null,
                     Group.TLS,
                     "The certificate chain of ssl.keystore.key in PEM, inline.")
             .in(Scope.LISTENER);
 
-    public static final BrokerSetting<String> SSL_TRUSTSTORE_LOCATION = ofString(
+    public static final Setting<String> SSL_TRUSTSTORE_LOCATION = ofString(
                     "ssl.truststore.location",
                     null,
                     Group.TLS,
@@ -58,15 +59,15 @@ public final class TlsSettings {
                             + " over TLS.")
             .in(Scope.LISTENER);
 
-    public static final BrokerSetting<String> SSL_TRUSTSTORE_PASSWORD = ofPassword(
+    public static final Setting<String> SSL_TRUSTSTORE_PASSWORD = ofPassword(
                     "ssl.truststore.password", null, Group.TLS, "The trust store's password.")
             .in(Scope.LISTENER);
 
-    public static final BrokerSetting<String> SSL_TRUSTSTORE_TYPE = ofString(
+    public static final Setting<String> SSL_TRUSTSTORE_TYPE = ofString(
                     "ssl.truststore.type", "JKS", Group.TLS, "The trust store's format: JKS, PKCS12 or PEM.")
             .in(Scope.LISTENER);
 
-    public static final BrokerSetting<String> SSL_TRUSTSTORE_CERTIFICATES = ofPassword(
+    public static final Setting<String> SSL_TRUSTSTORE_CERTIFICATES = ofPassword(
                     "ssl.truststore.certificates",
                     null,
                     Group.TLS,
@@ -74,7 +75,7 @@ public final class TlsSettings {
                             + " ssl.truststore.type=PEM).")
             .in(Scope.LISTENER);
 
-    public static final BrokerSetting<String> SSL_CLIENT_AUTH = ofString(
+    public static final Setting<String> SSL_CLIENT_AUTH = ofString(
                     "ssl.client.auth",
                     "none",
                     Group.TLS,
@@ -84,7 +85,7 @@ public final class TlsSettings {
             .oneOf("required", "requested", "none")
             .in(Scope.LISTENER);
 
-    public static final BrokerSetting<String> SSL_PRINCIPAL_MAPPING_RULES = ofString(
+    public static final Setting<String> SSL_PRINCIPAL_MAPPING_RULES = ofString(
                     "ssl.principal.mapping.rules",
                     "DEFAULT",
                     Group.TLS,
@@ -93,7 +94,7 @@ public final class TlsSettings {
                             + " DEFAULT keeps the whole subject.")
             .in(Scope.LISTENER);
 
-    public static final BrokerSetting<String> SSL_ENDPOINT_IDENTIFICATION_ALGORITHM = ofString(
+    public static final Setting<String> SSL_ENDPOINT_IDENTIFICATION_ALGORITHM = ofString(
                     "ssl.endpoint.identification.algorithm",
                     "https",
                     Group.TLS,
@@ -101,41 +102,41 @@ public final class TlsSettings {
                             + " the certificate names the host it dialed: https, or empty not to check.")
             .in(Scope.LISTENER);
 
-    public static final BrokerSetting<String> SSL_PROTOCOL = ofString(
+    public static final Setting<String> SSL_PROTOCOL = ofString(
                     "ssl.protocol", "TLSv1.3", Group.TLS, "The TLS protocol of the SSLContext.")
             .in(Scope.LISTENER);
 
-    public static final BrokerSetting<List<String>> SSL_ENABLED_PROTOCOLS = ofList(
+    public static final Setting<List<String>> SSL_ENABLED_PROTOCOLS = ofList(
                     "ssl.enabled.protocols",
                     "TLSv1.2,TLSv1.3",
                     Group.TLS,
                     "The TLS protocol versions connections may use.")
             .in(Scope.LISTENER);
 
-    public static final BrokerSetting<List<String>> SSL_CIPHER_SUITES = ofList(
+    public static final Setting<List<String>> SSL_CIPHER_SUITES = ofList(
                     "ssl.cipher.suites", null, Group.TLS, "The cipher suites connections may use.")
             .defaultIs("the JVM's")
             .in(Scope.LISTENER);
 
-    public static final BrokerSetting<String> SSL_PROVIDER = ofString(
+    public static final Setting<String> SSL_PROVIDER = ofString(
                     "ssl.provider", null, Group.TLS, "The security provider of the SSLContext.")
             .defaultIs("the JVM's")
             .in(Scope.LISTENER);
 
-    public static final BrokerSetting<String> SSL_KEYMANAGER_ALGORITHM = ofString(
+    public static final Setting<String> SSL_KEYMANAGER_ALGORITHM = ofString(
                     "ssl.keymanager.algorithm", "SunX509", Group.TLS, "The key manager factory's algorithm.")
             .in(Scope.LISTENER);
 
-    public static final BrokerSetting<String> SSL_TRUSTMANAGER_ALGORITHM = ofString(
+    public static final Setting<String> SSL_TRUSTMANAGER_ALGORITHM = ofString(
                     "ssl.trustmanager.algorithm", "PKIX", Group.TLS, "The trust manager factory's algorithm.")
             .in(Scope.LISTENER);
 
-    public static final BrokerSetting<String> SSL_SECURE_RANDOM_IMPLEMENTATION = ofString(
+    public static final Setting<String> SSL_SECURE_RANDOM_IMPLEMENTATION = ofString(
                     "ssl.secure.random.implementation", null, Group.TLS, "The SecureRandom algorithm TLS uses.")
             .defaultIs("the JVM's")
             .in(Scope.LISTENER);
 
-    public static final BrokerSetting<String> SSL_ENGINE_FACTORY_CLASS = ofClass(
+    public static final Setting<String> SSL_ENGINE_FACTORY_CLASS = ofClass(
                     "ssl.engine.factory.class",
                     null,
                     Group.TLS,
@@ -145,7 +146,7 @@ public final class TlsSettings {
             .in(Scope.LISTENER);
 
     /** This group's settings, in the order of the documentation. */
-    static final List<BrokerSetting<?>> ALL = List.of(
+    static final List<Setting<?>> ALL = List.of(
             SSL_KEYSTORE_LOCATION,
             SSL_KEYSTORE_PASSWORD,
             SSL_KEYSTORE_TYPE,

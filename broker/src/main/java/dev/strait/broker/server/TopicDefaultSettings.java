@@ -1,14 +1,22 @@
 package dev.strait.broker.server;
 
-import static dev.strait.broker.server.BrokerSetting.ofBoolean;
-import static dev.strait.broker.server.BrokerSetting.ofInt;
-import static dev.strait.broker.server.BrokerSetting.ofList;
-import static dev.strait.broker.server.BrokerSetting.ofLong;
-import static dev.strait.broker.server.BrokerSetting.ofString;
+import static dev.strait.settings.Setting.ofBoolean;
+import static dev.strait.settings.Setting.ofInt;
+import static dev.strait.settings.Setting.ofList;
+import static dev.strait.settings.Setting.ofLong;
+import static dev.strait.settings.Setting.ofString;
 
+import dev.strait.broker.log.LogConfig;
 import dev.strait.broker.log.RecordBatchHeader;
+import dev.strait.broker.partition.TopicConfigs;
 import dev.strait.broker.server.BrokerSettings.Group;
+import dev.strait.settings.ConfigException;
+import dev.strait.settings.Setting;
+import dev.strait.settings.SettingValues;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The settings of {@link Group#TOPICS} in the table {@link BrokerSettings} gathers: the broker-wide defaults of
@@ -17,21 +25,21 @@ import java.util.List;
  */
 public final class TopicDefaultSettings {
 
-    public static final BrokerSetting<Integer> NUM_PARTITIONS = ofInt(
+    public static final Setting<Integer> NUM_PARTITIONS = ofInt(
                     "num.partitions",
                     "1",
                     Group.TOPICS,
                     "Partitions of a topic created without a partition count (an auto-created topic).")
             .atLeast(1);
 
-    public static final BrokerSetting<Boolean> AUTO_CREATE_TOPICS_ENABLE = ofBoolean(
+    public static final Setting<Boolean> AUTO_CREATE_TOPICS_ENABLE = ofBoolean(
             "auto.create.topics.enable",
             "true",
             Group.TOPICS,
             "Whether a metadata request that asks for a topic that does not exist creates it"
                     + " (with num.partitions and default.replication.factor), as Kafka does.");
 
-    public static final BrokerSetting<Long> LOG_RETENTION_MS = ofLong(
+    public static final Setting<Long> LOG_RETENTION_MS = ofLong(
                     "log.retention.ms",
                     null,
                     Group.TOPICS,
@@ -40,7 +48,7 @@ public final class TopicDefaultSettings {
             .atLeast(-1)
             .defaultIs("log.retention.minutes, else log.retention.hours");
 
-    public static final BrokerSetting<Integer> LOG_RETENTION_MINUTES = ofInt(
+    public static final Setting<Integer> LOG_RETENTION_MINUTES = ofInt(
                     "log.retention.minutes",
                     null,
                     Group.TOPICS,
@@ -49,7 +57,7 @@ public final class TopicDefaultSettings {
             .atLeast(-1)
             .defaultIs("log.retention.hours");
 
-    public static final BrokerSetting<Integer> LOG_RETENTION_HOURS = ofInt(
+    public static final Setting<Integer> LOG_RETENTION_HOURS = ofInt(
                     "log.retention.hours",
                     "168",
                     Group.TOPICS,
@@ -57,7 +65,7 @@ public final class TopicDefaultSettings {
                             + " log.retention.minutes is set; -1 keeps records for good.")
             .atLeast(-1);
 
-    public static final BrokerSetting<Long> LOG_RETENTION_BYTES = ofLong(
+    public static final Setting<Long> LOG_RETENTION_BYTES = ofLong(
                     "log.retention.bytes",
                     "-1",
                     Group.TOPICS,
@@ -65,14 +73,14 @@ public final class TopicDefaultSettings {
                             + " limit [retention.bytes].")
             .atLeast(-1);
 
-    public static final BrokerSetting<Integer> LOG_SEGMENT_BYTES = ofInt(
+    public static final Setting<Integer> LOG_SEGMENT_BYTES = ofInt(
                     "log.segment.bytes",
                     "1073741824",
                     Group.TOPICS,
                     "The size at which a partition's active segment is rolled [segment.bytes].")
             .atLeast(RecordBatchHeader.HEADER_SIZE_BYTES);
 
-    public static final BrokerSetting<Long> LOG_ROLL_MS = ofLong(
+    public static final Setting<Long> LOG_ROLL_MS = ofLong(
                     "log.roll.ms",
                     null,
                     Group.TOPICS,
@@ -81,11 +89,11 @@ public final class TopicDefaultSettings {
             .atLeast(1)
             .defaultIs("log.roll.hours");
 
-    public static final BrokerSetting<Integer> LOG_ROLL_HOURS = ofInt(
+    public static final Setting<Integer> LOG_ROLL_HOURS = ofInt(
                     "log.roll.hours", "168", Group.TOPICS, "log.roll.ms in hours, used when log.roll.ms is not set.")
             .atLeast(1);
 
-    public static final BrokerSetting<Integer> MESSAGE_MAX_BYTES = ofInt(
+    public static final Setting<Integer> MESSAGE_MAX_BYTES = ofInt(
                     "message.max.bytes",
                     "1048588",
                     Group.TOPICS,
@@ -93,7 +101,7 @@ public final class TopicDefaultSettings {
                             + " MESSAGE_TOO_LARGE [max.message.bytes].")
             .atLeast(RecordBatchHeader.HEADER_SIZE_BYTES);
 
-    public static final BrokerSetting<String> LOG_MESSAGE_TIMESTAMP_TYPE = ofString(
+    public static final Setting<String> LOG_MESSAGE_TIMESTAMP_TYPE = ofString(
                     "log.message.timestamp.type",
                     "CreateTime",
                     Group.TOPICS,
@@ -101,7 +109,7 @@ public final class TopicDefaultSettings {
                             + " of append (LogAppendTime) [message.timestamp.type].")
             .oneOf("CreateTime", "LogAppendTime");
 
-    public static final BrokerSetting<List<String>> LOG_CLEANUP_POLICY = ofList(
+    public static final Setting<List<String>> LOG_CLEANUP_POLICY = ofList(
                     "log.cleanup.policy",
                     "delete",
                     Group.TOPICS,
@@ -109,7 +117,7 @@ public final class TopicDefaultSettings {
                             + " each key) or both [cleanup.policy].")
             .oneOf("delete", "compact");
 
-    public static final BrokerSetting<Integer> LOG_INDEX_INTERVAL_BYTES = ofInt(
+    public static final Setting<Integer> LOG_INDEX_INTERVAL_BYTES = ofInt(
                     "log.index.interval.bytes",
                     "4096",
                     Group.TOPICS,
@@ -117,7 +125,7 @@ public final class TopicDefaultSettings {
                             + " [index.interval.bytes].")
             .atLeast(0);
 
-    public static final BrokerSetting<Long> LOG_CLEANER_DELETE_RETENTION_MS = ofLong(
+    public static final Setting<Long> LOG_CLEANER_DELETE_RETENTION_MS = ofLong(
                     "log.cleaner.delete.retention.ms",
                     "86400000",
                     Group.TOPICS,
@@ -126,7 +134,7 @@ public final class TopicDefaultSettings {
                             + " [delete.retention.ms].")
             .atLeast(0);
 
-    public static final BrokerSetting<Boolean> STRAIT_FLUSH_ON_ACK = ofBoolean(
+    public static final Setting<Boolean> STRAIT_FLUSH_ON_ACK = ofBoolean(
             "strait.flush.on.ack",
             "false",
             Group.TOPICS,
@@ -136,7 +144,7 @@ public final class TopicDefaultSettings {
                     + " all nodes losing power at once loses no acknowledged record. Costs produce"
                     + " latency and throughput (docs/benchmarks.md) [flush.on.ack].");
 
-    public static final BrokerSetting<Long> LOG_RETENTION_CHECK_INTERVAL_MS = ofLong(
+    public static final Setting<Long> LOG_RETENTION_CHECK_INTERVAL_MS = ofLong(
                     "log.retention.check.interval.ms",
                     "300000",
                     Group.TOPICS,
@@ -144,7 +152,7 @@ public final class TopicDefaultSettings {
             .atLeast(1);
 
     /** This group's settings, in the order of the documentation. */
-    static final List<BrokerSetting<?>> ALL = List.of(
+    static final List<Setting<?>> ALL = List.of(
             NUM_PARTITIONS,
             AUTO_CREATE_TOPICS_ENABLE,
             LOG_RETENTION_MS,
@@ -162,5 +170,61 @@ public final class TopicDefaultSettings {
             STRAIT_FLUSH_ON_ACK,
             LOG_RETENTION_CHECK_INTERVAL_MS);
 
+    /** The broker-level topic defaults that map one to one to a topic config, with its name. */
+    private static final Map<Setting<?>, String> TOPIC_DEFAULT_NAMES = Map.of(
+            TopicDefaultSettings.LOG_RETENTION_MS, "retention.ms",
+            TopicDefaultSettings.LOG_RETENTION_BYTES, "retention.bytes",
+            TopicDefaultSettings.LOG_SEGMENT_BYTES, "segment.bytes",
+            TopicDefaultSettings.LOG_ROLL_MS, "segment.ms",
+            TopicDefaultSettings.MESSAGE_MAX_BYTES, "max.message.bytes",
+            TopicDefaultSettings.LOG_MESSAGE_TIMESTAMP_TYPE, "message.timestamp.type",
+            TopicDefaultSettings.LOG_CLEANUP_POLICY, "cleanup.policy",
+            TopicDefaultSettings.LOG_INDEX_INTERVAL_BYTES, "index.interval.bytes",
+            TopicDefaultSettings.LOG_CLEANER_DELETE_RETENTION_MS, "delete.retention.ms",
+            TopicDefaultSettings.STRAIT_FLUSH_ON_ACK, LogConfig.FLUSH_ON_ACK);
+
     private TopicDefaultSettings() {}
+
+    /**
+     * The topic defaults that {@code given} (the node's properties, parsed into {@code values}) sets, under topic
+     * config names: Kafka's precedence (log.retention.ms over log.retention.minutes over log.retention.hours;
+     * log.roll.ms over log.roll.hours), a negative retention time meaning "keep for good" (-1) whatever its unit.
+     * Unset ones are left to the topic configs' own defaults.
+     *
+     * @throws ConfigException naming the broker setting whose value no topic config allows
+     */
+    static Map<String, String> topicDefaults(SettingValues values, Map<String, String> given) {
+        Map<String, String> defaults = new LinkedHashMap<>();
+        if (values.isSet(TopicDefaultSettings.LOG_RETENTION_HOURS)) {
+            defaults.put("retention.ms", retentionMs(values.get(TopicDefaultSettings.LOG_RETENTION_HOURS), 3_600_000L));
+        }
+        if (values.isSet(TopicDefaultSettings.LOG_RETENTION_MINUTES)) {
+            defaults.put("retention.ms", retentionMs(values.get(TopicDefaultSettings.LOG_RETENTION_MINUTES), 60_000L));
+        }
+        if (values.isSet(TopicDefaultSettings.LOG_ROLL_HOURS)) {
+            defaults.put("segment.ms", Long.toString(values.get(TopicDefaultSettings.LOG_ROLL_HOURS) * 3_600_000L));
+        }
+        for (Map.Entry<Setting<?>, String> entry : TOPIC_DEFAULT_NAMES.entrySet()) {
+            if (values.isSet(entry.getKey())) {
+                defaults.put(entry.getValue(), given.get(entry.getKey().name()).trim());
+            }
+        }
+        for (Map.Entry<String, String> entry : defaults.entrySet()) {
+            try {
+                TopicConfigs.validate(Map.of(entry.getKey(), entry.getValue()));
+            } catch (IllegalArgumentException e) {
+                String brokerName = TOPIC_DEFAULT_NAMES.entrySet().stream()
+                        .filter(n -> n.getValue().equals(entry.getKey()))
+                        .map(n -> n.getKey().name())
+                        .findFirst()
+                        .orElse(entry.getKey());
+                throw new ConfigException(brokerName, entry.getValue(), e.getMessage());
+            }
+        }
+        return Collections.unmodifiableMap(defaults);
+    }
+
+    private static String retentionMs(int amount, long unitMs) {
+        return amount < 0 ? "-1" : Long.toString(amount * unitMs);
+    }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.strait.broker.raft.RaftConfig;
+import dev.strait.settings.ConfigException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;

@@ -3,6 +3,7 @@ package dev.strait.broker.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.strait.settings.ConfigException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

@@ -2,6 +2,7 @@ package dev.strait.broker.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.strait.settings.Setting;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,7 +28,7 @@ class BrokerSettingsDocTest {
     @Test
     void theGeneratedFileDocumentsEverySettingAndParsesToTheDefaults() throws Exception {
         String text = BrokerSettingsDoc.properties();
-        for (BrokerSetting<?> setting : BrokerSettings.all()) {
+        for (Setting<?> setting : BrokerSettings.all()) {
             assertThat(text).as(setting.name()).contains(setting.name() + "=");
         }
         Properties props = new Properties();
@@ -46,7 +47,7 @@ class BrokerSettingsDocTest {
     @Test
     void everyCommentedDefaultAndExampleIsAccepted() {
         Map<String, String> standalone = Map.of("node.id", "1", "log.dirs", "/tmp/x");
-        for (BrokerSetting<?> setting : BrokerSettings.all()) {
+        for (Setting<?> setting : BrokerSettings.all()) {
             String shown = setting.example() != null ? setting.example() : setting.defaultValue();
             if (shown == null) {
                 continue;
@@ -62,7 +63,7 @@ class BrokerSettingsDocTest {
     @Test
     void theReferenceSectionHasARowPerSetting() {
         String markdown = BrokerSettingsDoc.markdown();
-        for (BrokerSetting<?> setting : BrokerSettings.all()) {
+        for (Setting<?> setting : BrokerSettings.all()) {
             assertThat(markdown).as(setting.name()).contains(setting.name() + "` |");
         }
         assertThat(markdown).contains("### TLS").contains("| `ssl.keystore.password` | password, per listener |");

@@ -3,7 +3,10 @@ package dev.strait.broker.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.strait.broker.server.BrokerSetting.Type;
+import dev.strait.settings.ConfigException;
+import dev.strait.settings.Setting;
+import dev.strait.settings.Setting.Type;
+import dev.strait.settings.SettingValues;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,7 +28,7 @@ import net.jqwik.api.Provide;
 class BrokerSettingsPropertyTest {
 
     /** A setting and a text for it, with the value the text stands for (null when it must be refused). */
-    record Case(BrokerSetting<?> setting, String text, Object value) {}
+    record Case(Setting<?> setting, String text, Object value) {}
 
     @Property(tries = 500)
     void anyAllowedValueParsesBackToItself(@ForAll("allowed") Case c) {
@@ -83,28 +86,28 @@ class BrokerSettingsPropertyTest {
         }
     }
 
-    private static Object found(SettingValues values, BrokerSetting<?> setting) {
+    private static Object found(SettingValues values, Setting<?> setting) {
         return values.find(setting).orElse(null);
     }
 
     /** The settings whose declaration the oracle reads: the four types, without a further check. */
-    private static List<BrokerSetting<?>> settings() {
-        List<BrokerSetting<?>> out = new ArrayList<>();
-        for (BrokerSetting<?> s : BrokerSettings.all()) {
+    private static List<Setting<?>> settings() {
+        List<Setting<?>> out = new ArrayList<>();
+        for (Setting<?> s : BrokerSettings.all()) {
             boolean typed =
                     s.type() == Type.INT || s.type() == Type.LONG || s.type() == Type.BOOLEAN || s.type() == Type.LIST;
-            if (typed && s.check() == null && s.scope() != BrokerSetting.Scope.LISTENER_MECHANISM) {
+            if (typed && s.check() == null && s.scope() != Setting.Scope.LISTENER_MECHANISM) {
                 out.add(s);
             }
         }
         return out;
     }
 
-    private static long low(BrokerSetting<?> s) {
+    private static long low(Setting<?> s) {
         return s.min() != null ? s.min() : s.type() == Type.INT ? Integer.MIN_VALUE : Long.MIN_VALUE;
     }
 
-    private static long high(BrokerSetting<?> s) {
+    private static long high(Setting<?> s) {
         return s.max() != null ? s.max() : s.type() == Type.INT ? Integer.MAX_VALUE : Long.MAX_VALUE;
     }
 
@@ -127,7 +130,7 @@ class BrokerSettingsPropertyTest {
     }
 
     /** A LIST setting's value: elements from its choices (in any case where allowed) or any tokens. */
-    private Arbitrary<Case> list(BrokerSetting<?> s) {
+    private Arbitrary<Case> list(Setting<?> s) {
         Arbitrary<String> element = s.allowed().isEmpty()
                 ? Arbitraries.strings()
                         .withCharRange('a', 'z')
@@ -161,7 +164,7 @@ class BrokerSettingsPropertyTest {
     }
 
     /** A number below the minimum or above the maximum, or text that is no number. */
-    private static Arbitrary<Case> outOfRange(BrokerSetting<?> s) {
+    private static Arbitrary<Case> outOfRange(Setting<?> s) {
         List<Arbitrary<String>> texts = new ArrayList<>();
         texts.add(Arbitraries.strings().alpha().ofMinLength(1).ofMaxLength(6));
         texts.add(Arbitraries.just(""));
@@ -176,7 +179,7 @@ class BrokerSettingsPropertyTest {
     }
 
     /** For a LIST setting with choices, a list holding one element that is none of them. */
-    private static Arbitrary<Case> notAChoice(BrokerSetting<?> s) {
+    private static Arbitrary<Case> notAChoice(Setting<?> s) {
         if (s.allowed().isEmpty()) {
             // Any list is allowed: fall back to a number setting's refusal, so every try still checks one.
             return Arbitraries.of(settings())

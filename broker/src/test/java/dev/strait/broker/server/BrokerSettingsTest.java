@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.strait.broker.security.AclAuthorizer;
+import dev.strait.settings.ConfigException;
+import dev.strait.settings.Setting;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -34,57 +36,6 @@ class BrokerSettingsTest {
                 .as("%s", props)
                 .isInstanceOf(ConfigException.class)
                 .hasMessage(message);
-    }
-
-    @Test
-    void eachRefinementOfASettingChangesOnlyWhatItNames() {
-        BrokerSetting.Check<String> check = v -> null;
-        BrokerSetting<String> base = BrokerSetting.ofString("x.y", "d", BrokerSettings.Group.NODE, "Doc.");
-        assertThat(base)
-                .isEqualTo(new BrokerSetting<>(
-                        "x.y",
-                        BrokerSetting.Type.STRING,
-                        "d",
-                        null,
-                        null,
-                        null,
-                        List.of(),
-                        false,
-                        BrokerSetting.Scope.BROKER,
-                        BrokerSettings.Group.NODE,
-                        null,
-                        null,
-                        false,
-                        "Doc."));
-        BrokerSetting<String> refined = base.between(2, 9)
-                .oneOf("a", "b")
-                .anyCase()
-                .in(BrokerSetting.Scope.LISTENER)
-                .checked(check)
-                .defaultIs("words")
-                .set("a");
-        assertThat(refined)
-                .isEqualTo(new BrokerSetting<>(
-                        "x.y",
-                        BrokerSetting.Type.STRING,
-                        "d",
-                        "words",
-                        2L,
-                        9L,
-                        List.of("a", "b"),
-                        true,
-                        BrokerSetting.Scope.LISTENER,
-                        BrokerSettings.Group.NODE,
-                        check,
-                        "a",
-                        true,
-                        "Doc."));
-        assertThat(refined.example("b"))
-                .extracting(BrokerSetting::example, BrokerSetting::inExample, BrokerSetting::min)
-                .containsExactly("b", false, 2L);
-        assertThat(base.atLeast(1))
-                .extracting(BrokerSetting::min, BrokerSetting::max)
-                .containsExactly(1L, null);
     }
 
     @Test
@@ -213,7 +164,7 @@ class BrokerSettingsTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("Invalid value [hidden] for configuration strait.bootstrap.scram.credentials:")
                 .hasMessageNotContaining("secret-5");
-        for (BrokerSetting<?> setting : BrokerSettings.all()) {
+        for (Setting<?> setting : BrokerSettings.all()) {
             if (setting.name().contains("password") || setting.name().endsWith("jaas.config")) {
                 assertThat(setting.sensitive()).as(setting.name()).isTrue();
             }
@@ -226,8 +177,8 @@ class BrokerSettingsTest {
         ConfigDef kafka = new ConfigDef();
         SslConfigs.addClientSslSupport(kafka);
         for (ConfigDef.ConfigKey key : kafka.configKeys().values()) {
-            BrokerSetting<?> ours = BrokerSettings.get(key.name);
-            assertThat(ours.scope()).as(key.name).isEqualTo(BrokerSetting.Scope.LISTENER);
+            Setting<?> ours = BrokerSettings.get(key.name);
+            assertThat(ours.scope()).as(key.name).isEqualTo(Setting.Scope.LISTENER);
             assertThat(ours.sensitive()).as(key.name).isEqualTo(key.type == ConfigDef.Type.PASSWORD);
             Object kafkaDefault = key.defaultValue instanceof List<?> list
                     ? (list.isEmpty()

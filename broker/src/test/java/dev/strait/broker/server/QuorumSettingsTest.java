@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.strait.broker.server.BrokerConfig.Listener;
+import dev.strait.settings.ConfigException;
 import java.util.HashMap;
 import java.util.Map;
 import org.assertj.core.api.AbstractThrowableAssert;

@@ -1,25 +1,49 @@
 package dev.strait.lag.config;
 
-import static dev.strait.mirror.config.PropertyValues.number;
+import static dev.strait.lag.config.LagMonitorSettings.ALERT_SUPPRESS_MS;
+import static dev.strait.lag.config.LagMonitorSettings.ALERT_WEBHOOK_URL;
+import static dev.strait.lag.config.LagMonitorSettings.AUDIT_INTERVAL_MS;
+import static dev.strait.lag.config.LagMonitorSettings.AUDIT_MAX_RECORDS;
+import static dev.strait.lag.config.LagMonitorSettings.HTTP_HOST;
+import static dev.strait.lag.config.LagMonitorSettings.HTTP_PORT;
+import static dev.strait.lag.config.LagMonitorSettings.MAX_LAG_RECORDS;
+import static dev.strait.lag.config.LagMonitorSettings.MAX_LAG_SECONDS;
+import static dev.strait.lag.config.LagMonitorSettings.MESSAGE_HANDLER;
+import static dev.strait.lag.config.LagMonitorSettings.MESSAGE_HANDLER_ARGS;
+import static dev.strait.lag.config.LagMonitorSettings.MIRROR_COMMIT_INTERVAL_MS;
+import static dev.strait.lag.config.LagMonitorSettings.MIRROR_GROUP_ID;
+import static dev.strait.lag.config.LagMonitorSettings.MIRROR_METRICS_URL;
+import static dev.strait.lag.config.LagMonitorSettings.SAMPLE_INTERVAL_MS;
+import static dev.strait.lag.config.LagMonitorSettings.STATUS_PAGE_CANARY_METRICS_URL;
+import static dev.strait.lag.config.LagMonitorSettings.STATUS_PAGE_MIRROR_METRICS_URL;
+import static dev.strait.lag.config.LagMonitorSettings.STATUS_PAGE_POLL_TIMEOUT_MS;
+import static dev.strait.lag.config.LagMonitorSettings.STOP_AFTER_MS;
+import static dev.strait.lag.config.LagMonitorSettings.TOPICS;
+import static dev.strait.lag.config.LagMonitorSettings.TOPIC_PREFIX;
+import static dev.strait.lag.config.LagMonitorSettings.TOPIC_RENAME;
+import static dev.strait.lag.config.LagMonitorSettings.WINDOW_SIZE;
 import static dev.strait.mirror.config.PropertyValues.prefixed;
 import static dev.strait.mirror.config.PropertyValues.requireBootstrap;
-import static dev.strait.mirror.config.PropertyValues.url;
 
-import dev.strait.mirror.config.ConfigException;
 import dev.strait.mirror.config.TopicRenamer;
 import dev.strait.mirror.handler.MessageHandler;
 import dev.strait.mirror.handler.MessageHandlers;
+import dev.strait.settings.ConfigException;
+import dev.strait.settings.Setting;
+import dev.strait.settings.SettingValues;
 import java.net.URI;
 import java.util.Properties;
 import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The lag monitor's settings, from {@code lag-monitor.properties}. Client settings pass through with the
- * {@code source.} and {@code target.} prefixes (e.g. {@code source.security.protocol}). Immutable, but for the
- * mirror's message handler ({@code message.handler}, may be null), which the audit runs to know what the mirror
- * writes for each source record.
+ * The lag monitor's settings, from {@code lag-monitor.properties}: each declared once in {@link LagMonitorSettings}
+ * (name, type, default, range, documentation), from which {@link #from} parses them and {@code docs/reference.md}
+ * documents them. Client settings pass through with the {@code source.} and {@code target.} prefixes (e.g.
+ * {@code source.security.protocol}). Immutable, but for the mirror's message handler ({@code message.handler}, may be
+ * null), which the audit runs to know what the mirror writes for each source record.
  *
  * <p>The status page ({@code /}) also shows the canary's state and the mirror's group sync when given their metrics
  * endpoints: {@code status.page.canary.metrics.url} and {@code status.page.mirror.metrics.url} (default: {@code
@@ -48,6 +72,8 @@ public record LagMonitorConfig(
         @Nullable URI canaryMetricsUrl,
         @Nullable URI pageMirrorMetricsUrl,
         long pagePollTimeoutMs) {
+
+    private static final Logger LOGGER = LoggerFactory.getLogger(LagMonitorConfig.class);
 
     /** The mirror's default --offset.commit.interval.ms. */
     public static final long DEFAULT_MIRROR_COMMIT_INTERVAL_MS = 60_000;
@@ -100,59 +126,69 @@ public record LagMonitorConfig(
         }
     }
 
+    /**
+     * The lag monitor's settings from {@code p}: each value parsed and checked against {@link LagMonitorSettings},
+     * a blank value taken as unset. Keys that are neither a setting nor a {@code source.}/{@code target.} client
+     * setting are logged and ignored.
+     *
+     * @throws ConfigException naming the first bad setting
+     */
     public static LagMonitorConfig from(Properties p) {
         Properties source = prefixed(p, "source.");
         Properties target = prefixed(p, "target.");
         requireBootstrap(source, "source.");
         requireBootstrap(target, "target.");
-        String group = p.getProperty("mirror.group.id");
-        if (group == null || group.isBlank()) {
-            throw new ConfigException("mirror.group.id is required: the consumer group of the mirror to watch");
-        }
-        Pattern topics;
-        try {
-            topics = Pattern.compile("(?!__)(?:" + p.getProperty("topics", ".*").trim() + ")");
-        } catch (PatternSyntaxException e) {
-            throw new ConfigException("topics is not a valid regex: " + e.getDescription());
-        }
-        TopicRenamer renamer = TopicRenamer.of(p.getProperty("topic.prefix"), p.getProperty("topic.rename"));
-        int window = (int) number(p, "window.size", 10, 2, 1000);
-        long interval = number(p, "sample.interval.ms", 10_000, 100, 3_600_000);
-        URI mirrorMetrics = url(p, "mirror.metrics.url");
-        URI pageMirrorMetrics = url(p, "status.page.mirror.metrics.url");
+        SettingValues v = LagMonitorSettings.TABLE.parse(p);
+        warnUnknown(v);
+        String group = v.find(MIRROR_GROUP_ID)
+                .orElseThrow(() ->
+                        new ConfigException("mirror.group.id is required: the consumer group of the mirror to watch"));
+        URI mirrorMetrics = url(v, MIRROR_METRICS_URL);
+        URI pageMirrorMetrics = url(v, STATUS_PAGE_MIRROR_METRICS_URL);
         return new LagMonitorConfig(
                 source,
                 target,
-                group.trim(),
-                topics,
-                renamer,
+                group,
+                LagMonitorSettings.topicPattern(v.get(TOPICS)),
+                TopicRenamer.of(
+                        v.find(TOPIC_PREFIX).orElse(null), v.find(TOPIC_RENAME).orElse(null)),
                 mirrorMetrics,
-                (int) number(p, "http.port", -1, -1, 65535),
-                p.getProperty("http.host", "127.0.0.1").trim(),
-                window,
-                interval,
-                number(p, "stop.after.ms", 300_000, 1, Long.MAX_VALUE),
-                number(p, "max.lag.records", -1, -1, Long.MAX_VALUE),
-                number(p, "max.lag.seconds", -1, -1, Long.MAX_VALUE),
-                url(p, "alert.webhook.url"),
-                number(p, "alert.suppress.ms", 600_000, 0, Long.MAX_VALUE),
-                number(p, "audit.interval.ms", 60_000, 0, Long.MAX_VALUE),
-                number(p, "audit.max.records", 10_000, 1, 10_000_000),
-                p.getProperty("mirror.commit.interval.ms", "").isBlank()
-                        ? UNKNOWN
-                        : number(p, "mirror.commit.interval.ms", DEFAULT_MIRROR_COMMIT_INTERVAL_MS, 100, 86_400_000),
-                handler(p),
-                url(p, "status.page.canary.metrics.url"),
+                v.get(HTTP_PORT),
+                v.get(HTTP_HOST),
+                v.get(WINDOW_SIZE),
+                v.get(SAMPLE_INTERVAL_MS),
+                v.get(STOP_AFTER_MS),
+                v.get(MAX_LAG_RECORDS),
+                v.get(MAX_LAG_SECONDS),
+                url(v, ALERT_WEBHOOK_URL),
+                v.get(ALERT_SUPPRESS_MS),
+                v.get(AUDIT_INTERVAL_MS),
+                v.get(AUDIT_MAX_RECORDS),
+                v.find(MIRROR_COMMIT_INTERVAL_MS).orElse(UNKNOWN),
+                handler(v),
+                url(v, STATUS_PAGE_CANARY_METRICS_URL),
                 pageMirrorMetrics != null ? pageMirrorMetrics : mirrorMetrics,
-                // Read on the sampling thread: a neighbour that hangs delays a cycle by at most this.
-                number(p, "status.page.poll.timeout.ms", DEFAULT_PAGE_POLL_TIMEOUT_MS, 100, 30_000));
+                v.get(STATUS_PAGE_POLL_TIMEOUT_MS));
+    }
+
+    private static void warnUnknown(SettingValues values) {
+        for (String key : values.unknown()) {
+            if (LagMonitorSettings.CLIENT_PREFIXES.stream().noneMatch(key::startsWith)) {
+                LOGGER.warn(LagMonitorSettings.TABLE.unknownWarning(key));
+            }
+        }
+    }
+
+    /** The URL {@code setting} gives (its table check has refused any other than http and https), or null. */
+    private static @Nullable URI url(SettingValues values, Setting<String> setting) {
+        return values.find(setting).map(URI::create).orElse(null);
     }
 
     /** The mirror's {@code --message.handler}, named again here so that the audit expects what the mirror writes. */
-    private static @Nullable MessageHandler handler(Properties p) {
-        String className = p.getProperty("message.handler", "").trim();
-        String args = p.getProperty("message.handler.args");
-        if (className.isEmpty()) {
+    private static @Nullable MessageHandler handler(SettingValues values) {
+        String args = values.find(MESSAGE_HANDLER_ARGS).orElse(null);
+        String className = values.find(MESSAGE_HANDLER).orElse(null);
+        if (className == null) {
             if (args != null) {
                 throw new ConfigException("message.handler.args needs message.handler");
             }

@@ -4,11 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.strait.lag.FilterAndSplitHandler;
-import dev.strait.mirror.config.ConfigException;
+import dev.strait.settings.ConfigException;
+import java.io.Reader;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
 
-/** The mirror's message handler as the lag monitor's config names it. */
+/** The lag monitor's settings: checked against their table, and the mirror's message handler as they name it. */
 class LagMonitorConfigTest {
     private static Properties base() {
         Properties p = new Properties();
@@ -80,6 +85,59 @@ class LagMonitorConfigTest {
         bad.put("status.page.canary.metrics.url", "canary:9100");
         assertThatThrownBy(() -> LagMonitorConfig.from(bad))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("status.page.canary.metrics.url must be an http:// or https:// URL");
+                .hasMessage("Invalid value canary:9100 for configuration status.page.canary.metrics.url: must be an"
+                        + " http:// or https:// URL");
+    }
+
+    @Test
+    void eachValueIsCheckedAgainstTheTableAndABlankOneIsTheDefault() {
+        Properties p = base();
+        p.put("window.size", "1");
+        assertThatThrownBy(() -> LagMonitorConfig.from(p))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("Invalid value 1 for configuration window.size: must be between 2 and 1000");
+        p.put("window.size", " ");
+        p.put("topics", "prod\\..*");
+        LagMonitorConfig config = LagMonitorConfig.from(p);
+        assertThat(config.windowSize()).isEqualTo(10);
+        assertThat(config.topics().matcher("prod.orders").matches()).isTrue();
+        assertThat(config.topics().matcher("__consumer_offsets").matches()).isFalse();
+        assertThat(config.mirrorCommitIntervalMs()).isEqualTo(LagMonitorConfig.UNKNOWN);
+        p.put("topics", "prod(");
+        assertThatThrownBy(() -> LagMonitorConfig.from(p))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("Invalid value prod( for configuration topics: not a valid regex: ");
+        Properties noGroup = base();
+        noGroup.remove("mirror.group.id");
+        assertThatThrownBy(() -> LagMonitorConfig.from(noGroup))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("mirror.group.id is required: the consumer group of the mirror to watch");
+    }
+
+    @Test
+    void theExampleFileParsesAndEveryKeyInItIsDeclared() throws Exception {
+        // Given: config/lag-monitor.properties with its commented-out lines too
+        Path file = Path.of("..").toAbsolutePath().normalize().resolve("config").resolve("lag-monitor.properties");
+        Properties example = new Properties();
+        Properties everyLine = new Properties();
+        try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            example.load(in);
+        }
+        everyLine.load(new StringReader(
+                Files.readString(file, StandardCharsets.UTF_8).replaceAll("(?m)^#([a-z][a-z.]*=)", "$1")));
+
+        // When
+        LagMonitorConfig config = LagMonitorConfig.from(example);
+
+        // Then
+        assertThat(config.mirrorGroupId()).isEqualTo("strait-mirror");
+        assertThat(config.httpPort()).isEqualTo(9102);
+        for (String key : everyLine.stringPropertyNames()) {
+            assertThat(key.startsWith("source.")
+                            || key.startsWith("target.")
+                            || LagMonitorSettings.TABLE.forKey(key).isPresent())
+                    .as("%s in config/lag-monitor.properties is a setting", key)
+                    .isTrue();
+        }
     }
 }

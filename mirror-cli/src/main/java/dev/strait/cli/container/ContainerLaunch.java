@@ -7,7 +7,7 @@ import dev.strait.cli.Strait;
 import dev.strait.cli.container.EnvConfig.Group;
 import dev.strait.cli.container.EnvConfig.Setting;
 import dev.strait.mirror.config.ClientConfigs;
-import dev.strait.mirror.config.ConfigException;
+import dev.strait.settings.ConfigException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -4,7 +4,7 @@ import dev.strait.cli.Cli;
 import dev.strait.cli.Strait;
 import dev.strait.cli.container.ContainerLaunch.ConfigFile;
 import dev.strait.cli.container.ContainerLaunch.Plan;
-import dev.strait.mirror.config.ConfigException;
+import dev.strait.settings.ConfigException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.StringWriter;

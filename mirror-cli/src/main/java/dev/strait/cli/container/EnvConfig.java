@@ -1,6 +1,6 @@
 package dev.strait.cli.container;
 
-import dev.strait.mirror.config.ConfigException;
+import dev.strait.settings.ConfigException;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;

@@ -2,7 +2,6 @@ package dev.strait.cli.failover;
 
 import dev.strait.cli.Cli;
 import dev.strait.cli.Version;
-import dev.strait.mirror.config.ConfigException;
 import dev.strait.mirror.config.GroupFilter;
 import dev.strait.mirror.failover.Failback;
 import dev.strait.mirror.failover.FailbackPlan;
@@ -12,6 +11,7 @@ import dev.strait.mirror.linked.LinkException;
 import dev.strait.mirror.linked.MirrorSource;
 import dev.strait.mirror.linked.MirrorTopicFailback;
 import dev.strait.mirror.progress.Progress;
+import dev.strait.settings.ConfigException;
 import dev.strait.time.Time;
 import java.io.PrintWriter;
 import java.nio.file.Path;

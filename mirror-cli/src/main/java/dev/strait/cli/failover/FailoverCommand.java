@@ -2,7 +2,6 @@ package dev.strait.cli.failover;
 
 import dev.strait.cli.Cli;
 import dev.strait.cli.Version;
-import dev.strait.mirror.config.ConfigException;
 import dev.strait.mirror.config.GroupFilter;
 import dev.strait.mirror.failover.FailoverConfig;
 import dev.strait.mirror.failover.FailoverPlan;
@@ -10,6 +9,7 @@ import dev.strait.mirror.failover.FailoverPlanner;
 import dev.strait.mirror.linked.LinkException;
 import dev.strait.mirror.linked.MirrorTopicPromotion;
 import dev.strait.mirror.progress.Progress;
+import dev.strait.settings.ConfigException;
 import dev.strait.time.Time;
 import java.io.PrintWriter;
 import java.nio.file.Path;

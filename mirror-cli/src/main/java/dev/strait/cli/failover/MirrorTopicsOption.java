@@ -1,6 +1,6 @@
 package dev.strait.cli.failover;
 
-import dev.strait.mirror.config.ConfigException;
+import dev.strait.settings.ConfigException;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import org.jspecify.annotations.Nullable;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.strait.cli.container.ContainerLaunch.ConfigFile;
 import dev.strait.cli.container.ContainerLaunch.Plan;
 import dev.strait.mirror.config.ClientConfigs;
-import dev.strait.mirror.config.ConfigException;
+import dev.strait.settings.ConfigException;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

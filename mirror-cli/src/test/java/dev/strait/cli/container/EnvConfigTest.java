@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.strait.cli.container.EnvConfig.Group;
 import dev.strait.cli.container.EnvConfig.Setting;
-import dev.strait.mirror.config.ConfigException;
+import dev.strait.settings.ConfigException;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -1,5 +1,6 @@
 package dev.strait.mirror.config;
 
+import dev.strait.settings.ConfigException;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;

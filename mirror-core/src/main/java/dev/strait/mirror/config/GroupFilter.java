@@ -1,5 +1,6 @@
 package dev.strait.mirror.config;
 
+import dev.strait.settings.ConfigException;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import org.jspecify.annotations.Nullable;

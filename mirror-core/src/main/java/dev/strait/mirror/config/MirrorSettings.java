@@ -1,6 +1,7 @@
 package dev.strait.mirror.config;
 
 import dev.strait.mirror.handler.MessageHandler;
+import dev.strait.settings.ConfigException;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.regex.Pattern;

@@ -1,12 +1,12 @@
 package dev.strait.mirror.config;
 
-import java.net.URI;
+import dev.strait.settings.ConfigException;
 import java.util.Properties;
-import org.jspecify.annotations.Nullable;
 
 /**
- * Typed reads of a properties file for Strait's daemons (lag monitor, canary): each bad value becomes a
- * {@link ConfigException} that names the key and the allowed range. Stateless.
+ * The client settings of a daemon's properties file (lag monitor, canary): Kafka's own settings, passed through under
+ * a prefix such as {@code source.}, and the one each needs. The daemons' own settings are declared as tables of
+ * {@code dev.strait.settings.Setting}s. Stateless.
  */
 public final class PropertyValues {
     private PropertyValues() {}
@@ -28,40 +28,5 @@ public final class PropertyValues {
         if (v == null || v.isBlank()) {
             throw new ConfigException(prefix + "bootstrap.servers is required (host:port of the cluster)");
         }
-    }
-
-    public static long number(Properties p, String key, long dflt, long min, long max) {
-        String v = p.getProperty(key);
-        if (v == null || v.isBlank()) {
-            return dflt;
-        }
-        long n;
-        try {
-            n = Long.parseLong(v.trim());
-        } catch (NumberFormatException e) {
-            throw new ConfigException(key + " must be a whole number, not '" + v + "'");
-        }
-        if (n < min || n > max) {
-            throw new ConfigException(key + " must be between " + min + " and " + max + ", not " + n);
-        }
-        return n;
-    }
-
-    /** An http(s) URL, or null when the key is absent. */
-    public static @Nullable URI url(Properties p, String key) {
-        String v = p.getProperty(key);
-        if (v == null || v.isBlank()) {
-            return null;
-        }
-        URI u;
-        try {
-            u = URI.create(v.trim());
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException(key + " is not a valid URL: " + e.getMessage());
-        }
-        if (!"http".equals(u.getScheme()) && !"https".equals(u.getScheme())) {
-            throw new ConfigException(key + " must be an http:// or https:// URL, not '" + v + "'");
-        }
-        return u;
     }
 }

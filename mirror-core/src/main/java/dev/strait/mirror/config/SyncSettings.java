@@ -1,5 +1,6 @@
 package dev.strait.mirror.config;
 
+import dev.strait.settings.ConfigException;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 

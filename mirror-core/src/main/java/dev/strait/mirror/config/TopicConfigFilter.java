@@ -1,5 +1,6 @@
 package dev.strait.mirror.config;
 
+import dev.strait.settings.ConfigException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;

@@ -1,5 +1,7 @@
 package dev.strait.mirror.config;
 
+import dev.strait.settings.ConfigException;
+
 /** What a stream does when its committed position is no longer on the source log. */
 public enum TruncationPolicy {
     /** Log how many records were lost and stop the stream (and the process) with an error. */

@@ -1,9 +1,9 @@
 package dev.strait.mirror.failover;
 
 import dev.strait.mirror.config.ClientConfigs;
-import dev.strait.mirror.config.ConfigException;
 import dev.strait.mirror.config.SyncSettings;
 import dev.strait.mirror.config.TopicRenamer;
+import dev.strait.settings.ConfigException;
 import java.nio.file.Path;
 import java.util.Properties;
 import java.util.Set;

@@ -1,6 +1,6 @@
 package dev.strait.mirror.handler;
 
-import dev.strait.mirror.config.ConfigException;
+import dev.strait.settings.ConfigException;
 import org.jspecify.annotations.Nullable;
 
 /**

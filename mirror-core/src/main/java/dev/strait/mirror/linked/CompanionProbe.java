@@ -1,6 +1,6 @@
 package dev.strait.mirror.linked;
 
-import dev.strait.mirror.config.ConfigException;
+import dev.strait.settings.ConfigException;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;

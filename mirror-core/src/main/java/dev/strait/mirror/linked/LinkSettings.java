@@ -1,11 +1,11 @@
 package dev.strait.mirror.linked;
 
 import dev.strait.mirror.config.ClientConfigs;
-import dev.strait.mirror.config.ConfigException;
 import dev.strait.mirror.config.GroupFilter;
 import dev.strait.mirror.config.MirrorSettings;
 import dev.strait.mirror.config.PartitionMode;
 import dev.strait.mirror.config.TopicSyncSettings;
+import dev.strait.settings.ConfigException;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.regex.Pattern;

@@ -20,7 +20,7 @@ record LinkedClusters(Admin source, Admin target, String sourceId, String target
     static final long TIMEOUT_MS = 30_000;
 
     /**
-     * Connects to both clusters and checks them. Throws {@link dev.strait.mirror.config.ConfigException} (a target
+     * Connects to both clusters and checks them. Throws {@link dev.strait.settings.ConfigException} (a target
      * that is not a companion cluster) or {@link LinkException} (a cluster unreachable, or the same cluster twice),
      * after closing what it opened.
      */

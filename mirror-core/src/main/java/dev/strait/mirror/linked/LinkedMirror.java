@@ -97,7 +97,7 @@ public final class LinkedMirror implements AutoCloseable {
 
     /**
      * Connects to both clusters and checks that the target is a companion cluster, then starts the loop. Throws
-     * {@link dev.strait.mirror.config.ConfigException} (a target that is not a companion cluster) or
+     * {@link dev.strait.settings.ConfigException} (a target that is not a companion cluster) or
      * {@link LinkException} (a cluster unreachable), and starts nothing.
      */
     public synchronized void start() {

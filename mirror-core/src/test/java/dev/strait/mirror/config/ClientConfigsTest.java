@@ -3,6 +3,7 @@ package dev.strait.mirror.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.strait.settings.ConfigException;
 import java.time.Duration;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.CloseOptions;

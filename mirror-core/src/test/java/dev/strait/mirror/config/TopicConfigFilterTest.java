@@ -3,6 +3,7 @@ package dev.strait.mirror.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.strait.settings.ConfigException;
 import org.junit.jupiter.api.Test;
 
 class TopicConfigFilterTest {

@@ -3,13 +3,13 @@ package dev.strait.mirror.linked;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.strait.mirror.config.ConfigException;
 import dev.strait.mirror.config.MirrorSettings;
 import dev.strait.mirror.config.PartitionMode;
 import dev.strait.mirror.config.SyncSettings;
 import dev.strait.mirror.config.TopicConfigFilter;
 import dev.strait.mirror.config.TopicRenamer;
 import dev.strait.mirror.config.TopicSyncSettings;
+import dev.strait.settings.ConfigException;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package dev.strait.broker.server;
+package dev.strait.settings;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -7,13 +7,16 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One broker setting as {@link BrokerSettings} declares it: Kafka's name, its type, default, the values it
+ * One setting of a properties file as its module's table declares it: the name, its type, default, the values it
  * allows, the group it is documented in and one paragraph of documentation. It parses one value into its type
  * {@code T} ({@link Integer}, {@link Long}, {@link Double}, {@link Boolean}, {@link String} or a
  * {@code List<String>}), failing with a {@link ConfigException} that names the setting, the value (never a
- * password's) and what is allowed. The table declares each setting once as a constant of its Java type, so that
- * {@link BrokerConfig} reads a value as {@code values.get(TopicDefaultSettings.LOG_SEGMENT_BYTES)}: no name to
- * mistype and no cast to get wrong.
+ * password's) and what is allowed. A table declares each setting once as a constant of its Java type, so that a
+ * config reads a value as {@code values.get(NodeSettings.NODE_ID)}: no name to mistype and no cast to get wrong.
+ *
+ * <p>Immutable: the factories ({@link #ofInt} etc.) make a setting, and each refinement ({@link #atLeast},
+ * {@link #oneOf}, {@link #checked}...) returns a copy with only what it names changed, so that a table reads as a
+ * list of what is special about each setting.
  *
  * @param <T> the Java type of a parsed value, fixed by {@code type} (see the factories {@link #ofInt} etc.)
  * @param defaultValue the default as it would be written in a file; null when there is none
@@ -23,26 +26,26 @@ import org.jspecify.annotations.Nullable;
  * @param allowed the values a STRING or CLASS setting (or each element of a LIST) may take; empty for any
  * @param ignoreCase whether {@code allowed} is matched ignoring case (the value keeps its case)
  * @param check a further check of the parsed value (formats, unsupported values); null for none
- * @param example the value {@code config/broker.properties} shows (the default when null)
- * @param inExample whether {@code config/broker.properties} sets it (otherwise it is shown commented out)
+ * @param example the value an example file shows (the default when null)
+ * @param inExample whether an example file sets it (otherwise it is shown commented out)
  */
-public record BrokerSetting<T>(
+public record Setting<T>(
         String name,
         Type type,
-        String defaultValue,
-        String defaultDoc,
-        Long min,
-        Long max,
+        @Nullable String defaultValue,
+        @Nullable String defaultDoc,
+        @Nullable Long min,
+        @Nullable Long max,
         List<String> allowed,
         boolean ignoreCase,
         Scope scope,
-        BrokerSettings.Group group,
-        Check<T> check,
-        String example,
+        SettingGroup group,
+        @Nullable Check<T> check,
+        @Nullable String example,
         boolean inExample,
         String doc) {
 
-    /** Kafka's config types, as far as the broker uses them. */
+    /** Kafka's config types, as far as Strait uses them. */
     public enum Type {
         INT("int"),
         LONG("long"),
@@ -64,9 +67,10 @@ public record BrokerSetting<T>(
         }
     }
 
-    /** Where a setting may be given: once for the broker, or also per listener as Kafka's prefixes allow. */
+    /** Where a setting may be given: under its own name only, or also per listener as Kafka's prefixes allow. */
     public enum Scope {
-        BROKER,
+        /** Under its own name only: the default. */
+        OWN_NAME,
         /** Also {@code listener.name.<listener>.<name>}, which overrides it on that listener. */
         LISTENER,
         /** Only as {@code listener.name.<listener>.<mechanism>.<name>} (a JAAS entry per listener and mechanism). */
@@ -84,100 +88,108 @@ public record BrokerSetting<T>(
     /** What a file or a message shows in place of a secret. */
     public static final String HIDDEN = "[hidden]";
 
-    public BrokerSetting {
+    public Setting {
         allowed = List.copyOf(allowed);
     }
 
     /** An INT setting with {@code defaultValue} (null for none); refine it with the methods below. */
-    static BrokerSetting<Integer> ofInt(String name, String defaultValue, BrokerSettings.Group group, String doc) {
+    public static Setting<Integer> ofInt(String name, @Nullable String defaultValue, SettingGroup group, String doc) {
         return of(name, Type.INT, defaultValue, group, doc);
     }
 
-    static BrokerSetting<Long> ofLong(String name, String defaultValue, BrokerSettings.Group group, String doc) {
+    public static Setting<Long> ofLong(String name, @Nullable String defaultValue, SettingGroup group, String doc) {
         return of(name, Type.LONG, defaultValue, group, doc);
     }
 
-    static BrokerSetting<Double> ofDouble(String name, String defaultValue, BrokerSettings.Group group, String doc) {
+    public static Setting<Double> ofDouble(String name, @Nullable String defaultValue, SettingGroup group, String doc) {
         return of(name, Type.DOUBLE, defaultValue, group, doc);
     }
 
-    static BrokerSetting<Boolean> ofBoolean(String name, String defaultValue, BrokerSettings.Group group, String doc) {
+    public static Setting<Boolean> ofBoolean(
+            String name, @Nullable String defaultValue, SettingGroup group, String doc) {
         return of(name, Type.BOOLEAN, defaultValue, group, doc);
     }
 
-    static BrokerSetting<String> ofString(String name, String defaultValue, BrokerSettings.Group group, String doc) {
+    public static Setting<String> ofString(String name, @Nullable String defaultValue, SettingGroup group, String doc) {
         return of(name, Type.STRING, defaultValue, group, doc);
     }
 
-    static BrokerSetting<String> ofPassword(String name, String defaultValue, BrokerSettings.Group group, String doc) {
+    public static Setting<String> ofPassword(
+            String name, @Nullable String defaultValue, SettingGroup group, String doc) {
         return of(name, Type.PASSWORD, defaultValue, group, doc);
     }
 
-    static BrokerSetting<String> ofClass(String name, String defaultValue, BrokerSettings.Group group, String doc) {
+    public static Setting<String> ofClass(String name, @Nullable String defaultValue, SettingGroup group, String doc) {
         return of(name, Type.CLASS, defaultValue, group, doc);
     }
 
-    static BrokerSetting<List<String>> ofList(
-            String name, String defaultValue, BrokerSettings.Group group, String doc) {
+    public static Setting<List<String>> ofList(
+            String name, @Nullable String defaultValue, SettingGroup group, String doc) {
         return of(name, Type.LIST, defaultValue, group, doc);
     }
 
     /** Private so that only the factories above, each pairing a type with its Java type, choose {@code T}. */
-    private static <T> BrokerSetting<T> of(
-            String name, Type type, String defaultValue, BrokerSettings.Group group, String doc) {
-        Draft<T> draft = new Draft<>();
-        draft.name = name;
-        draft.type = type;
-        draft.defaultValue = defaultValue;
-        draft.allowed = List.of();
-        draft.scope = Scope.BROKER;
-        draft.group = group;
-        draft.doc = doc;
-        return draft.build();
+    private static <T> Setting<T> of(
+            String name, Type type, @Nullable String defaultValue, SettingGroup group, String doc) {
+        return new Setting<>(
+                name,
+                type,
+                defaultValue,
+                null,
+                null,
+                null,
+                List.of(),
+                false,
+                Scope.OWN_NAME,
+                group,
+                null,
+                null,
+                false,
+                doc);
     }
 
-    BrokerSetting<T> atLeast(long bound) {
+    public Setting<T> atLeast(long bound) {
         return with(d -> d.min = bound);
     }
 
-    BrokerSetting<T> between(long low, long high) {
+    public Setting<T> between(long low, long high) {
         return with(d -> {
             d.min = low;
             d.max = high;
         });
     }
 
-    BrokerSetting<T> oneOf(String... values) {
+    public Setting<T> oneOf(String... values) {
         return with(d -> d.allowed = List.of(values));
     }
 
-    BrokerSetting<T> anyCase() {
+    public Setting<T> anyCase() {
         return with(d -> d.ignoreCase = true);
     }
 
-    BrokerSetting<T> in(Scope where) {
+    public Setting<T> in(Scope where) {
         return with(d -> d.scope = where);
     }
 
-    BrokerSetting<T> checked(Check<T> further) {
+    public Setting<T> checked(Check<T> further) {
         return with(d -> d.check = further);
     }
 
     /** Documents the default in words (e.g. "the first of log.dirs") where it is no plain value. */
-    BrokerSetting<T> defaultIs(String words) {
+    public Setting<T> defaultIs(String words) {
         return with(d -> d.defaultDoc = words);
     }
 
-    /** The value {@code config/broker.properties} shows, commented out. */
-    BrokerSetting<T> example(String value) {
+    /** The value an example file shows, commented out. */
+    public Setting<T> example(String value) {
         return with(d -> {
             d.example = value;
             d.inExample = false;
         });
     }
 
-    /** The value {@code config/broker.properties} sets. */
-    BrokerSetting<T> set(String value) {
+    /** The value an example file sets. */
+    public Setting<T> set(String value) {
         return with(d -> {
             d.example = value;
             d.inExample = true;
@@ -185,48 +197,60 @@ public record BrokerSetting<T>(
     }
 
     /** A copy of this setting with what {@code change} sets changed. */
-    private BrokerSetting<T> with(Consumer<Draft<T>> change) {
-        Draft<T> draft = new Draft<>();
-        draft.name = name;
-        draft.type = type;
-        draft.defaultValue = defaultValue;
-        draft.defaultDoc = defaultDoc;
-        draft.min = min;
-        draft.max = max;
-        draft.allowed = allowed;
-        draft.ignoreCase = ignoreCase;
-        draft.scope = scope;
-        draft.group = group;
-        draft.check = check;
-        draft.example = example;
-        draft.inExample = inExample;
-        draft.doc = doc;
+    private Setting<T> with(Consumer<Draft<T>> change) {
+        Draft<T> draft = new Draft<>(this);
         change.accept(draft);
         return draft.build();
     }
 
-    /**
-     * A setting's components while the table refines it, so that each refinement names only what it changes and
-     * the table reads as a list of what is special about each setting.
-     */
+    /** A setting's components while a refinement changes some of them. */
     private static final class Draft<T> {
-        String name;
-        Type type;
-        String defaultValue;
+        final String name;
+        final Type type;
+        final @Nullable String defaultValue;
+
+        @Nullable
         String defaultDoc;
+
+        @Nullable
         Long min;
+
+        @Nullable
         Long max;
+
         List<String> allowed;
         boolean ignoreCase;
         Scope scope;
-        BrokerSettings.Group group;
-        Check<T> check;
-        String example;
-        boolean inExample;
-        String doc;
+        final SettingGroup group;
 
-        BrokerSetting<T> build() {
-            return new BrokerSetting<>(
+        @Nullable
+        Check<T> check;
+
+        @Nullable
+        String example;
+
+        boolean inExample;
+        final String doc;
+
+        Draft(Setting<T> from) {
+            name = from.name;
+            type = from.type;
+            defaultValue = from.defaultValue;
+            defaultDoc = from.defaultDoc;
+            min = from.min;
+            max = from.max;
+            allowed = from.allowed;
+            ignoreCase = from.ignoreCase;
+            scope = from.scope;
+            group = from.group;
+            check = from.check;
+            example = from.example;
+            inExample = from.inExample;
+            doc = from.doc;
+        }
+
+        Setting<T> build() {
+            return new Setting<>(
                     name,
                     type,
                     defaultValue,
@@ -266,7 +290,7 @@ public record BrokerSetting<T>(
                 case '\t' -> out.append("\\t");
                 default -> {
                     if (Character.isISOControl(c)) {
-                        out.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
+                        out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
                     } else {
                         out.append(c);
                     }
