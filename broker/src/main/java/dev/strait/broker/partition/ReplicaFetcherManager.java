@@ -135,6 +135,13 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
         private final Map<TopicPartition, Long> delayedUntilMs = new HashMap<>();
 
         private volatile boolean running = true;
+        /**
+         * Set by {@link #add} and {@link #shutdown} (under the thread's lock) to end the backoff in progress early;
+         * cleared as a backoff begins. Volatile because a clock's {@link Time#waitObject} may test its condition
+         * without holding the monitor.
+         */
+        private volatile boolean woken;
+
         private LeaderClient client;
         /** Whether the leader's refusal of this broker's principal was logged since the last accepted fetch. */
         private boolean refusalLogged;
@@ -148,6 +155,7 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
         synchronized void add(Partition partition, int leaderEpoch) {
             followed.put(partition.topicPartition(), new Followed(partition, leaderEpoch));
             delayedUntilMs.remove(partition.topicPartition()); // a new epoch starts afresh
+            woken = true;
             notifyAll();
         }
 
@@ -201,6 +209,7 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
             running = false;
             interrupt();
             synchronized (this) {
+                woken = true;
                 notifyAll();
             }
             closeClient();
@@ -237,18 +246,23 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
             closeClient();
         }
 
-        // Waking early is wanted, not a hazard: add() cuts the backoff short for a partition's new epoch, and a
-        // spurious wake-up only makes one backoff shorter.
-        @SuppressWarnings("WaitNotInLoop")
+        /**
+         * Waits {@code replica.fetch.backoff.ms} on the injected clock (as {@link #awaitReady} does, so a test's manual
+         * clock ends it when it moves), or until {@link #add} brings a partition's new epoch, or shutdown.
+         */
         private void backoff() {
+            long deadlineMs;
             synchronized (this) {
-                try {
-                    if (running) {
-                        wait(Math.max(1, settings.backoffMs()));
-                    }
-                } catch (InterruptedException e) {
-                    running = false;
+                if (!running) {
+                    return;
                 }
+                woken = false;
+                deadlineMs = time.milliseconds() + Math.max(1, settings.backoffMs());
+            }
+            try {
+                time.waitObject(this, () -> !running || woken, deadlineMs);
+            } catch (InterruptedException e) {
+                running = false;
             }
         }
 
