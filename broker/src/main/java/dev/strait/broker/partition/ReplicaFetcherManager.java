@@ -12,11 +12,13 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -142,7 +144,8 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
          */
         private volatile boolean woken;
 
-        private LeaderClient client;
+        /** The connection to the leader, once made; null after a failure closed it. */
+        private @Nullable LeaderClient client;
         /** Whether the leader's refusal of this broker's principal was logged since the last accepted fetch. */
         private boolean refusalLogged;
 
@@ -320,7 +323,8 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
             return ready;
         }
 
-        private synchronized LeaderClient client() throws IOException {
+        /** The connection to the leader, made if needed; null while the leader is not registered (or fenced). */
+        private synchronized @Nullable LeaderClient client() throws IOException {
             if (client == null) {
                 Optional<BrokerRegistration> broker = metadata.brokers().stream()
                         .filter(b -> b.id() == leaderId && !b.fenced())
@@ -399,6 +403,11 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
             return true;
         }
 
+        /** The offset a partition of the answer was fetched from: the leader answers only for what was asked. */
+        private static long fetchedFrom(Map<TopicPartition, Long> offsets, TopicPartition tp) {
+            return Objects.requireNonNull(offsets.get(tp), "a partition in the answer was asked for");
+        }
+
         /** @return whether anything was asked */
         private boolean fetch(LeaderClient leader, List<Followed> snapshot, Set<TopicPartition> failed)
                 throws IOException {
@@ -434,7 +443,7 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
                 if (data.error() == LeaderClient.ReplicaError.OFFSET_OUT_OF_RANGE
                         && f.partition()
                                 .onLeaderLogStartAhead(
-                                        f.leaderEpoch(), offsets.get(entry.getKey()), data.logStartOffset())) {
+                                        f.leaderEpoch(), fetchedFrom(offsets, entry.getKey()), data.logStartOffset())) {
                     LOGGER.info(
                             "[broker {}] {} restarted empty at the leader's log start offset {}",
                             localId,
@@ -457,7 +466,7 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
                     f.partition()
                             .appendAsFollower(
                                     f.leaderEpoch(),
-                                    offsets.get(entry.getKey()),
+                                    fetchedFrom(offsets, entry.getKey()),
                                     data.records(),
                                     data.highWatermark(),
                                     data.logStartOffset());
