@@ -2,6 +2,7 @@ package dev.strait.bench;
 
 import dev.strait.mirror.progress.Progress;
 import dev.strait.time.Time;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The progress of a bench's long phases, on stderr: drawn only when stderr is a terminal (or
@@ -13,7 +14,7 @@ final class BenchProgress {
     private BenchProgress() {}
 
     /** Counts {@code unit} ("records", "partitions"), or steps when {@code unit} is null. */
-    static Progress of(String label, String unit) {
+    static Progress of(String label, @Nullable String unit) {
         return Progress.onStderr(label, unit, false, Time.SYSTEM);
     }
 }

@@ -60,7 +60,6 @@ public final class BrokerBench {
     private final Path work;
     private final ChildProcesses children = new ChildProcesses();
     private final Map<Kind, Measured> results = new EnumMap<>(Kind.class);
-    private String header;
 
     /** Steps done of every broker's, and which broker runs now, for the progress line. */
     private Progress progress = Progress.off();
@@ -79,7 +78,7 @@ public final class BrokerBench {
             int recordBytes,
             int partitions,
             List<Kind> brokers,
-            Path output,
+            @Nullable Path output,
             String heap,
             int latencyRate,
             long latencyRecords,
@@ -92,14 +91,14 @@ public final class BrokerBench {
      * steps that failed and why, in order.
      */
     record Measured(
-            Double startupMs,
-            Long rssIdleMiB,
-            ProducerSummary acks1,
-            ProducerSummary acksAll,
-            ProducerSummary fixedRate,
-            ConsumerSummary consume,
-            Long rssAfterMiB,
-            Long rssPeakMiB,
+            @Nullable Double startupMs,
+            @Nullable Long rssIdleMiB,
+            @Nullable ProducerSummary acks1,
+            @Nullable ProducerSummary acksAll,
+            @Nullable ProducerSummary fixedRate,
+            @Nullable ConsumerSummary consume,
+            @Nullable Long rssAfterMiB,
+            @Nullable Long rssPeakMiB,
             Map<String, String> failures) {}
 
     /** A line of the report: which way is better decides how the ratio reads. */
@@ -281,7 +280,7 @@ public final class BrokerBench {
 
     /** Runs every broker in turn and prints the report; false if any step failed. */
     boolean run() throws IOException {
-        header = header();
+        String header = header();
         System.out.println(header);
         // Per broker: start-up, produce acks=1, produce acks=all, the fixed-rate run if any, consume.
         int steps = options.latencyRate() > 0 ? 5 : 4;
@@ -565,8 +564,9 @@ public final class BrokerBench {
             }
             out.append('\n');
         }
-        for (Kind k : kinds) {
-            results.get(k)
+        for (Map.Entry<Kind, Measured> result : results.entrySet()) {
+            Kind k = result.getKey();
+            result.getValue()
                     .failures()
                     .forEach((step, why) -> out.append("\n**")
                             .append(k.label)

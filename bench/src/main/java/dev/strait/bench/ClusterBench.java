@@ -80,7 +80,7 @@ public final class ClusterBench {
             String heap,
             Duration failoverTimeout,
             Duration stepTimeout,
-            Path output,
+            @Nullable Path output,
             boolean keepLogs,
             int runs,
             Victim victim,
@@ -110,7 +110,11 @@ public final class ClusterBench {
     record Failover(double seconds, int newLeader, long errors, int newController) {}
 
     /** One run of one system; a part is null where its step failed (the kill is known before the failover ends). */
-    record ClusterRun(Double startupMs, ProducerSummary produce, Kill kill, Failover failover) {}
+    record ClusterRun(
+            @Nullable Double startupMs,
+            @Nullable ProducerSummary produce,
+            @Nullable Kill kill,
+            @Nullable Failover failover) {}
 
     /** One node of a 3-node cluster. */
     static final class ClusterNode {
@@ -120,6 +124,8 @@ public final class ClusterBench {
         final int port = KafkaCluster.freePort();
         final int controllerPort = KafkaCluster.freePort();
         final Path dir;
+        /** Null until the run starts the node. */
+        @Nullable
         Process process;
 
         ClusterNode(Kind kind, boolean flushOnAck, int id, Path dir) {
@@ -127,6 +133,11 @@ public final class ClusterBench {
             this.flushOnAck = flushOnAck;
             this.id = id;
             this.dir = dir;
+        }
+
+        /** The node's process, once the run has started it. */
+        Process started() {
+            return Objects.requireNonNull(process, () -> "node " + id + " has not been started");
         }
 
         Path log() {
@@ -426,7 +437,7 @@ public final class ClusterBench {
             say(
                     "  3 nodes up in %.0f ms (pids %s)",
                     startupMs,
-                    nodes.stream().map(n -> String.valueOf(n.process.pid())).collect(Collectors.joining(",")));
+                    nodes.stream().map(n -> String.valueOf(n.started().pid())).collect(Collectors.joining(",")));
             NewTopic topic =
                     new NewTopic(TOPIC, options.partitions(), (short) 3).configs(Map.of("min.insync.replicas", "2"));
             admin.createTopics(List.of(topic)).all().get(60, TimeUnit.SECONDS);
@@ -503,8 +514,9 @@ public final class ClusterBench {
         Exception last = null;
         while (System.nanoTime() < deadline) {
             for (ClusterNode n : nodes) {
-                if (!n.process.isAlive()) {
-                    throw new IllegalStateException("node " + n.id + " exited with " + n.process.exitValue()
+                Process process = n.started();
+                if (!process.isAlive()) {
+                    throw new IllegalStateException("node " + n.id + " exited with " + process.exitValue()
                             + " while starting; log tail:\n" + ChildProcesses.tail(n.log(), 30));
                 }
             }
@@ -543,10 +555,12 @@ public final class ClusterBench {
     }
 
     private static int leaderOf(Admin admin, int partition) throws Exception {
-        TopicDescription d = admin.describeTopics(List.of(TOPIC))
-                .allTopicNames()
-                .get(10, TimeUnit.SECONDS)
-                .get(TOPIC);
+        TopicDescription d = Objects.requireNonNull(
+                admin.describeTopics(List.of(TOPIC))
+                        .allTopicNames()
+                        .get(10, TimeUnit.SECONDS)
+                        .get(TOPIC),
+                "describeTopics answers for the topic it was asked");
         TopicPartitionInfo p = d.partitions().get(partition);
         Node leader = p.leader();
         return leader == null || leader.isEmpty() ? -1 : leader.id();
@@ -557,10 +571,12 @@ public final class ClusterBench {
         if (node < 0) {
             throw new IllegalStateException("--victim controller: describeMetadataQuorum named no active controller");
         }
-        TopicDescription d = admin.describeTopics(List.of(TOPIC))
-                .allTopicNames()
-                .get(10, TimeUnit.SECONDS)
-                .get(TOPIC);
+        TopicDescription d = Objects.requireNonNull(
+                admin.describeTopics(List.of(TOPIC))
+                        .allTopicNames()
+                        .get(10, TimeUnit.SECONDS)
+                        .get(TOPIC),
+                "describeTopics answers for the topic it was asked");
         for (TopicPartitionInfo p : d.partitions()) {
             if (p.leader() != null && !p.leader().isEmpty() && p.leader().id() == node) {
                 return p.partition();
@@ -647,13 +663,13 @@ public final class ClusterBench {
                 if (killNanos.get() == Long.MAX_VALUE && now >= killAt) {
                     killed.put(victim.id, true);
                     killNanos.set(System.nanoTime());
-                    victim.process.destroyForcibly(); // SIGKILL
+                    victim.started().destroyForcibly(); // SIGKILL
                     deadline = killNanos.get() + timeoutNanos;
                     end = deadline;
                     say(
                             "  SIGKILL node %d (pid %d), the leader of %s-%d (active controller: node %d, %s)",
                             victim.id,
-                            victim.process.pid(),
+                            victim.started().pid(),
                             TOPIC,
                             partition,
                             controller,
@@ -860,11 +876,13 @@ public final class ClusterBench {
     }
 
     private static String failoverCell(List<ClusterRun> runs, int run) {
-        if (run >= runs.size() || runs.get(run).failover() == null) {
+        Failover failover = run < runs.size() ? runs.get(run).failover() : null;
+        if (failover == null) {
             return "failed";
         }
-        ClusterRun r = runs.get(run);
-        return seconds(r.failover().seconds()) + (r.kill().controllerKilled() ? " C" : "");
+        // A failover is measured only after its kill was chosen, so the kill is there too.
+        Kill kill = runs.get(run).kill();
+        return seconds(failover.seconds()) + (kill != null && kill.controllerKilled() ? " C" : "");
     }
 
     private static String seconds(double v) {

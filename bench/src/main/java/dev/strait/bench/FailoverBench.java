@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -317,7 +318,7 @@ public final class FailoverBench {
                 Map<Integer, Long> now = target.committedOffsets(PROBE, "source." + TOPIC);
                 if (mm2 < 0 && now.size() == partitions && !now.equals(before)) {
                     mm2 = (System.nanoTime() - start) / 1e9;
-                    mm2Value = now.get(0);
+                    mm2Value = Objects.requireNonNull(now.get(0), "every partition committed, so partition 0 too");
                 }
                 Thread.sleep(50);
             }
@@ -424,14 +425,17 @@ public final class FailoverBench {
             consumer.assign(parts);
             Map<TopicPartition, Long> end = consumer.endOffsets(parts, Duration.ofSeconds(30));
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
-            while (parts.stream().anyMatch(tp -> consumer.position(tp, Duration.ofSeconds(30)) < end.get(tp))
+            while (parts.stream()
+                            .anyMatch(tp -> consumer.position(tp, Duration.ofSeconds(30))
+                                    < Objects.requireNonNull(
+                                            end.get(tp), "endOffsets answers for every partition asked"))
                     && System.nanoTime() < deadline) {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                     String[] pos = new String(r.value(), StandardCharsets.UTF_8).split("/");
                     int p = Integer.parseInt(pos[0]);
                     long n = Long.parseLong(pos[1]);
                     read++;
-                    if (n < consumed.get(p)) {
+                    if (n < Objects.requireNonNull(consumed.get(p), "consumed(g) holds every partition")) {
                         again++;
                     } else {
                         seen.add(p + "/" + n);

@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -260,7 +261,7 @@ public final class MetadataBench {
                 id,
                 voters,
                 "127.0.0.1",
-                voters.get(id).getPort(),
+                Objects.requireNonNull(voters.get(id), "every node is a voter").getPort(),
                 metadataDir(base, id),
                 9_000,
                 2_000,
@@ -341,8 +342,11 @@ public final class MetadataBench {
         await("all nodes agree on every partition", () -> {
             for (int p = 0; p < partitions; p++) {
                 PartitionState first = nodes[0].partitionState(topicId, p).orElse(null);
+                if (first == null) {
+                    return false;
+                }
                 for (QuorumMetadataSource node : nodes) {
-                    if (first == null || !node.partitionState(topicId, p).equals(java.util.Optional.of(first))) {
+                    if (!node.partitionState(topicId, p).equals(java.util.Optional.of(first))) {
                         return false;
                     }
                 }

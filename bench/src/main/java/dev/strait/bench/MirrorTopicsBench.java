@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
@@ -112,7 +113,7 @@ public final class MirrorTopicsBench {
             String heap,
             Duration settle,
             Duration stepTimeout,
-            Path output,
+            @Nullable Path output,
             boolean keepLogs,
             Path repo) {}
 
@@ -129,7 +130,7 @@ public final class MirrorTopicsBench {
             double seconds,
             double copySeconds,
             double copierCpu,
-            Double storageCpu,
+            @Nullable Double storageCpu,
             double copierCpuWhole,
             double jitCpu,
             double sourceCpu,
@@ -301,7 +302,7 @@ public final class MirrorTopicsBench {
                 n.process = children.start(n.command(BrokerNode.jvmOptions(options.heap()), clusterId), n.log());
             }
             for (ClusterNode n : source) {
-                awaitUp(sourceAdmin, n.process, n.log(), 2);
+                awaitUp(sourceAdmin, n.started(), n.log(), 2);
             }
             Map<Integer, List<Integer>> onNode1 = new HashMap<>();
             for (int p = 0; p < options.partitions(); p++) {
@@ -317,7 +318,7 @@ public final class MirrorTopicsBench {
             long backlogBytes = storedBytes(sourceAdmin, 1, TOPIC);
             header = header(backlogBytes);
             System.out.println(header);
-            Process leader = source.get(0).process;
+            Process leader = source.get(0).started();
             for (Copier copier : options.copiers()) {
                 if (children.isClosed()) {
                     break;
@@ -327,7 +328,7 @@ public final class MirrorTopicsBench {
                     Measured m;
                     switch (copier) {
                         case MIRROR_TOPICS -> m = mirrorTopics(bootstrap, leader, sourceEnds);
-                        case FOLLOWER -> m = follower(sourceAdmin, source.get(1).process, leader);
+                        case FOLLOWER -> m = follower(sourceAdmin, source.get(1).started(), leader);
                         default -> {
                             if (target == null) {
                                 target = new BrokerNode(
@@ -338,9 +339,10 @@ public final class MirrorTopicsBench {
                                     awaitUp(admin, targetProcess, target.log(), 1);
                                 }
                             }
+                            Process storing = Objects.requireNonNull(targetProcess, "started with the target");
                             m = copier == Copier.STRAIT
-                                    ? straitMirror(bootstrap, target, targetProcess, leader)
-                                    : mirrorMaker2(bootstrap, target, targetProcess, leader);
+                                    ? straitMirror(bootstrap, target, storing, leader)
+                                    : mirrorMaker2(bootstrap, target, storing, leader);
                         }
                     }
                     results.add(m);
@@ -480,10 +482,12 @@ public final class MirrorTopicsBench {
                         .reassignments()
                         .get(30, TimeUnit.SECONDS)
                         .isEmpty();
-                TopicDescription d = admin.describeTopics(List.of(TOPIC))
-                        .allTopicNames()
-                        .get(30, TimeUnit.SECONDS)
-                        .get(TOPIC);
+                TopicDescription d = Objects.requireNonNull(
+                        admin.describeTopics(List.of(TOPIC))
+                                .allTopicNames()
+                                .get(30, TimeUnit.SECONDS)
+                                .get(TOPIC),
+                        "describeTopics answers for the topic it was asked");
                 long inSync = d.partitions().stream()
                         .filter(i -> i.isr().stream().anyMatch(n -> n.id() == 2))
                         .count();
@@ -587,15 +591,17 @@ public final class MirrorTopicsBench {
                 }
                 Cpu end = new Cpu(mirror, targetProcess, leader);
                 long endNanos = System.nanoTime();
+                // The loop ends once every record is on the target, so after the first one was.
+                Cpu atFirst = Objects.requireNonNull(first, "the first record's CPU reading");
                 return new Measured(
                         copier,
                         (endNanos - start) / 1e9,
                         (endNanos - firstNanos) / 1e9,
-                        end.copier - first.copier,
-                        end.storage - first.storage,
+                        end.copier - atFirst.copier,
+                        end.storage - atFirst.storage,
                         end.copier,
-                        end.jit - first.jit,
-                        end.source - first.source,
+                        end.jit - atFirst.jit,
+                        end.source - atFirst.source,
                         storedBytesOrUnknown(admin, 1, targetTopic));
             } finally {
                 progress = Progress.off();
@@ -617,7 +623,7 @@ public final class MirrorTopicsBench {
         /** The copier's and the storage's JIT compiler threads. */
         final double jit;
 
-        Cpu(Process copier, Process storage, Process source) {
+        Cpu(@Nullable Process copier, @Nullable Process storage, Process source) {
             this.copier = copier == null ? 0 : cpu(copier);
             this.storage = storage == null ? 0 : cpu(storage);
             this.source = cpu(source);
@@ -656,7 +662,7 @@ public final class MirrorTopicsBench {
         idleRate = seconds > 0.5 ? (after - before) / seconds : Double.NaN;
     }
 
-    private static void check(Process p, Path log, long deadline, String what) {
+    private static void check(Process p, @Nullable Path log, long deadline, String what) {
         if (!p.isAlive()) {
             throw new IllegalStateException(what + ": process " + p.pid() + " exited with " + p.exitValue()
                     + (log == null ? "" : "; log tail:\n" + ChildProcesses.tail(log, 20)));
@@ -727,11 +733,12 @@ public final class MirrorTopicsBench {
 
     /** Bytes of {@code topic}'s replicas on {@code broker}'s disks (Admin describeLogDirs). */
     private static long storedBytes(Admin admin, int broker, String topic) throws Exception {
-        return admin
-                .describeLogDirs(List.of(broker))
-                .allDescriptions()
-                .get(30, TimeUnit.SECONDS)
-                .get(broker)
+        return Objects.requireNonNull(
+                        admin.describeLogDirs(List.of(broker))
+                                .allDescriptions()
+                                .get(30, TimeUnit.SECONDS)
+                                .get(broker),
+                        "describeLogDirs answers for the broker asked")
                 .values()
                 .stream()
                 .flatMap(d -> d.replicaInfos().entrySet().stream())
@@ -837,7 +844,8 @@ public final class MirrorTopicsBench {
      * One goal against its reference: the counted ratio decides; the copier-only ratio (where asked) and the ratio
      * without the counted processes' JIT compiler threads (the cold start of a small copy) are shown beside it.
      */
-    private static String goal(String goal, Measured topics, Measured reference, boolean copierOnly, double limit) {
+    private static String goal(
+            String goal, Measured topics, @Nullable Measured reference, boolean copierOnly, double limit) {
         Double counted = ratio(topics, reference, Measured::totalCpu);
         if (counted == null) {
             return "goal: " + goal + ": not measured (its reference did not run)\n";
@@ -850,8 +858,10 @@ public final class MirrorTopicsBench {
                 counted,
                 verdict(counted, limit)));
         if (copierOnly) {
-            double copier = ratio(topics, reference, Measured::copierCpu);
-            line.append(String.format(Locale.ROOT, "; copier only %.3f (%s)", copier, verdict(copier, limit)));
+            Double copier = ratio(topics, reference, Measured::copierCpu);
+            if (copier != null) {
+                line.append(String.format(Locale.ROOT, "; copier only %.3f (%s)", copier, verdict(copier, limit)));
+            }
         }
         Double warm = ratio(topics, reference, m -> m.totalCpu() - m.jitCpu());
         if (warm != null) {

@@ -75,6 +75,7 @@ public final class NemesisBench {
         int runs = 1;
 
         @Option(names = "--seed", paramLabel = "S", description = "Seed of run 1 (default: from the clock).")
+        @Nullable
         Long seed;
 
         @Option(names = "--system", paramLabel = "strait|kafka|both", description = "Which systems.")

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Option;
 
 /**
@@ -12,6 +13,7 @@ import picocli.CommandLine.Option;
  */
 final class ReportFile {
     @Option(names = "--output", paramLabel = "FILE.md", description = "Also write the report here.")
+    @Nullable
     Path path;
 
     /**
@@ -19,7 +21,7 @@ final class ReportFile {
      *
      * @return false when no file was asked for ({@code file} null)
      */
-    static boolean write(Path file, String report) throws IOException {
+    static boolean write(@Nullable Path file, String report) throws IOException {
         if (file == null) {
             return false;
         }

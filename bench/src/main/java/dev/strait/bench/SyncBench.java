@@ -23,6 +23,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -260,7 +261,8 @@ public final class SyncBench {
             // 1 (the mirror's first rounds) + 3 (every group moved) + 1 (nothing moved)
             Progress progress = BenchProgress.of("bench sync: live", null).start(5);
             try {
-                GroupOffsetSync sync = engine.groupSync();
+                GroupOffsetSync sync =
+                        Objects.requireNonNull(engine.groupSync(), "the bench's mirror runs the group offset sync");
                 progress.update(0, "first sync rounds");
                 awaitRounds(sync, 3, Duration.ofMinutes(10), progress, 0);
                 progress.printAbove(

@@ -16,6 +16,7 @@ import java.net.SocketException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -71,11 +72,12 @@ final class ControllerChannel implements ControllerTransport {
     private final Map<Integer, Integer> openConnections = new ConcurrentHashMap<>();
     private final String prefix;
     private volatile boolean closed;
-    private ServerSocket serverSocket;
-    private Thread acceptor;
+    // Set by start() when the node listens; null before (and for a node that does not listen).
+    private @Nullable ServerSocket serverSocket;
+    private @Nullable Thread acceptor;
 
     /** TLS of the wire, or null for plain TCP. */
-    private final ControllerTls tls;
+    private final @Nullable ControllerTls tls;
 
     ControllerChannel(
             int nodeId,
@@ -94,7 +96,7 @@ final class ControllerChannel implements ControllerTransport {
             Map<Integer, InetSocketAddress> voters,
             Receiver receiver,
             Time time,
-            ControllerTls tls) {
+            @Nullable ControllerTls tls) {
         this.tls = tls;
         this.nodeId = nodeId;
         this.bindHost = bindHost;
@@ -122,22 +124,25 @@ final class ControllerChannel implements ControllerTransport {
         if (bindPort < 0) {
             return -1;
         }
+        ServerSocket server;
         if (tls != null) {
             // Accepted sockets handshake on their reader thread, bounded: a peer speaking no TLS, without a trusted
             // certificate where ssl.client.auth=required, or refused by the peer check loses only its connection.
             SSLServerSocket secure = (SSLServerSocket)
                     tls.serverContext().getServerSocketFactory().createServerSocket();
             secure.setSSLParameters(tls.serverParameters());
-            serverSocket = secure;
+            server = secure;
         } else {
-            serverSocket = new ServerSocket();
+            server = new ServerSocket();
         }
-        serverSocket.setReuseAddress(true);
-        serverSocket.bind(new InetSocketAddress(bindHost, bindPort));
-        acceptor = new Thread(this::acceptLoop, "strait-controller-acceptor-" + nodeId);
-        acceptor.setDaemon(true);
-        acceptor.start();
-        return serverSocket.getLocalPort();
+        serverSocket = server;
+        server.setReuseAddress(true);
+        server.bind(new InetSocketAddress(bindHost, bindPort));
+        Thread thread = new Thread(() -> acceptLoop(server), "strait-controller-acceptor-" + nodeId);
+        acceptor = thread;
+        thread.setDaemon(true);
+        thread.start();
+        return server.getLocalPort();
     }
 
     @Override
@@ -196,10 +201,10 @@ final class ControllerChannel implements ControllerTransport {
         }
     }
 
-    private void acceptLoop() {
+    private void acceptLoop(ServerSocket server) {
         while (!closed) {
             try {
-                Socket socket = serverSocket.accept();
+                Socket socket = server.accept();
                 socket.setTcpNoDelay(true);
                 Link link = new Link(-1, null, socket);
                 allLinks.add(link);
@@ -248,15 +253,17 @@ final class ControllerChannel implements ControllerTransport {
 
     /** One connection: outbound ones (address set) reconnect; inbound ones (socket given) live once. */
     private final class Link {
-        private final InetSocketAddress address;
+        /** Where an outbound link connects; null for an inbound one. */
+        private final @Nullable InetSocketAddress address;
+
         private final BlockingQueue<byte[]> queue = new ArrayBlockingQueue<>(QUEUE_FRAMES);
         private volatile int peerId;
-        private volatile Socket socket;
-        private volatile Thread writer;
-        private volatile Thread reader;
+        private volatile @Nullable Socket socket;
+        private volatile @Nullable Thread writer;
+        private volatile @Nullable Thread reader;
         private long retryAfterMs;
 
-        Link(int peerId, InetSocketAddress address, Socket socket) {
+        Link(int peerId, @Nullable InetSocketAddress address, @Nullable Socket socket) {
             this.peerId = peerId;
             this.address = address;
             this.socket = socket;
@@ -318,7 +325,8 @@ final class ControllerChannel implements ControllerTransport {
                 fresh.setTcpNoDelay(true);
                 fresh.connect(address, CONNECT_TIMEOUT_MS);
                 if (fresh instanceof SSLSocket secure) {
-                    secure.setSSLParameters(tls.clientParameters());
+                    secure.setSSLParameters(Objects.requireNonNull(tls, "a TLS socket means TLS")
+                            .clientParameters());
                     secure.setSoTimeout(CONNECT_TIMEOUT_MS * 5);
                     secure.startHandshake();
                     secure.setSoTimeout(0);
@@ -342,7 +350,7 @@ final class ControllerChannel implements ControllerTransport {
         }
 
         void startReader() {
-            Socket current = socket;
+            Socket current = Objects.requireNonNull(socket, "a link starts its reader once it has a socket");
             Thread thread =
                     new Thread(() -> readLoop(current), "strait-controller-reader-" + nodeId + "-" + peerName());
             thread.setDaemon(true);
@@ -418,7 +426,9 @@ final class ControllerChannel implements ControllerTransport {
                 secure.setSoTimeout(CONNECT_TIMEOUT_MS * 5);
                 secure.startHandshake();
                 secure.setSoTimeout(0);
-                refusal = tls.peerCheck().refusal(secure.getSession(), host);
+                refusal = Objects.requireNonNull(tls, "a TLS socket means TLS")
+                        .peerCheck()
+                        .refusal(secure.getSession(), host);
             } catch (SSLException e) {
                 refusal = "TLS handshake failed: " + e.getMessage();
             }

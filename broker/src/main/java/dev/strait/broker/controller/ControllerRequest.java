@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a node asks of the active controller. Immutable values: they cross threads and the wire. Each has one
@@ -81,7 +82,9 @@ public sealed interface ControllerRequest {
      * Starts, replaces or (with {@code targetReplicas} null) cancels the reassignment of one partition (KIP-455):
      * Kafka's AlterPartitionReassignments for one partition.
      */
-    record AlterReassignment(String topic, int partition, List<Integer> targetReplicas) implements ControllerRequest {
+    /** {@code targetReplicas} null: cancel the reassignment in progress. */
+    record AlterReassignment(
+            String topic, int partition, @Nullable List<Integer> targetReplicas) implements ControllerRequest {
         public AlterReassignment {
             Objects.requireNonNull(topic, "topic");
             targetReplicas = targetReplicas == null ? null : List.copyOf(targetReplicas);

@@ -2,6 +2,7 @@ package dev.strait.broker.controller;
 
 import dev.strait.broker.raft.QuorumDescription;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The controller's answer to one {@link ControllerRequest}.
@@ -17,7 +18,12 @@ import java.util.Objects;
  *                the leader; null for every other request
  */
 public record ControllerResponse(
-        Error error, String message, long offset, long value, boolean flag, QuorumDescription quorum) {
+        Error error,
+        String message,
+        long offset,
+        long value,
+        boolean flag,
+        @Nullable QuorumDescription quorum) {
 
     /** Outcomes, each mapped to one of the metadata contract's exception types by the caller. */
     public enum Error {

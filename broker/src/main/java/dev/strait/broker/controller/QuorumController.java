@@ -39,6 +39,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.IntPredicate;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -147,7 +148,8 @@ final class QuorumController {
     private ClusterImage projected;
     private final long activatedAtMs;
     private int placementCursor;
-    private CompletableFuture<Long> lastProposal;
+    /** The commit of the latest proposal not yet waited for; null when there is none. */
+    private @Nullable CompletableFuture<Long> lastProposal;
 
     /**
      * Becomes the active controller over {@code projected} and, before anything else, writes the reconciliation
@@ -262,7 +264,7 @@ final class QuorumController {
             }
             return failed(Error.INVALID_REQUEST, "unknown request " + request);
         } catch (IllegalArgumentException e) {
-            return failed(Error.INVALID_REQUEST, e.getMessage());
+            return failed(Error.INVALID_REQUEST, messageOf(e));
         }
     }
 
@@ -483,7 +485,7 @@ final class QuorumController {
             ReplicaAssignments.check(
                     r.assignments(), id -> projected.image().nodes().containsKey(id));
         } catch (InvalidReplicaAssignmentException e) {
-            return failed(Error.INVALID_REPLICA_ASSIGNMENT, e.getMessage());
+            return failed(Error.INVALID_REPLICA_ASSIGNMENT, messageOf(e));
         }
         List<List<Integer>> isrs = new ArrayList<>();
         try {
@@ -491,7 +493,7 @@ final class QuorumController {
                 isrs.add(unfencedReplicas(r.assignments().get(p), p));
             }
         } catch (InvalidReplicaAssignmentException e) {
-            return failed(Error.INVALID_REPLICA_ASSIGNMENT, e.getMessage());
+            return failed(Error.INVALID_REPLICA_ASSIGNMENT, messageOf(e));
         }
         UUID topicId = topicIds.get();
         while (projected.topic(topicId).isPresent()) {
@@ -531,10 +533,7 @@ final class QuorumController {
         // A partition being reassigned counts the replicas it moves to, not the union it has meanwhile.
         int factor = topic.partitions().isEmpty()
                 ? defaultReplicationFactor
-                : topic.partitions()
-                        .get(topic.partitions().firstKey())
-                        .targetReplicas()
-                        .size();
+                : topic.partitions().values().iterator().next().targetReplicas().size();
         if (!r.assignments().isEmpty()) {
             return createPartitionsAsAssigned(r, topic, current, factor);
         }
@@ -565,7 +564,7 @@ final class QuorumController {
                 isrs.add(unfencedReplicas(r.assignments().get(i), current + i));
             }
         } catch (InvalidReplicaAssignmentException e) {
-            return failed(Error.INVALID_REPLICA_ASSIGNMENT, e.getMessage());
+            return failed(Error.INVALID_REPLICA_ASSIGNMENT, messageOf(e));
         }
         Decision decision = new Decision(projected);
         for (int i = 0; i < r.assignments().size(); i++) {
@@ -657,7 +656,7 @@ final class QuorumController {
     private CompletableFuture<ControllerResponse> alterPartition(AlterPartition r) {
         TopicImage topic = projected.topic(r.topicId()).orElse(null);
         PartitionState state = topic == null ? null : topic.partitions().get(r.partition());
-        if (state == null) {
+        if (topic == null || state == null) {
             return failed(Error.UNKNOWN_TOPIC, "unknown partition " + r.topicId() + "-" + r.partition());
         }
         int partitionEpoch = projected.partitionEpoch(r.topicId(), r.partition());
@@ -738,7 +737,7 @@ final class QuorumController {
     private CompletableFuture<ControllerResponse> alterReassignment(ControllerRequest.AlterReassignment r) {
         TopicImage topic = projected.topic(r.topic()).orElse(null);
         PartitionState state = topic == null ? null : topic.partitions().get(r.partition());
-        if (state == null) {
+        if (topic == null || state == null) {
             return failed(Error.UNKNOWN_TOPIC, "unknown partition " + r.topic() + "-" + r.partition());
         }
         PartitionState next;
@@ -764,7 +763,7 @@ final class QuorumController {
                         r.targetReplicas().size(),
                         id -> projected.image().nodes().containsKey(id));
             } catch (InvalidReplicaAssignmentException e) {
-                return failed(Error.INVALID_REPLICA_ASSIGNMENT, e.getMessage());
+                return failed(Error.INVALID_REPLICA_ASSIGNMENT, messageOf(e));
             }
             next = PartitionReassignments.start(state, r.targetReplicas());
             next = PartitionReassignments.maybeComplete(next, projected::isUnfenced)
@@ -1077,6 +1076,12 @@ final class QuorumController {
         }
         return last.handle(
                 (offset, error) -> error == null ? reply.apply(offset) : ControllerResponse.notController(-1));
+    }
+
+    /** A refusal's message: the exception's, or its name when it has none (a response needs one). */
+    private static String messageOf(Exception e) {
+        String message = e.getMessage();
+        return message != null ? message : e.toString();
     }
 
     private static CompletableFuture<ControllerResponse> failed(Error error, String message) {

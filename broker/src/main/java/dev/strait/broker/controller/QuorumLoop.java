@@ -85,14 +85,14 @@ final class QuorumLoop {
 
     private @Nullable QuorumController controller;
     private int controllerEpoch = -1;
-    private BrokerState broker;
+    private @Nullable BrokerState broker;
 
     /** The Raft leader the loop last saw, for other threads; -1 if none. */
     private volatile int knownLeader = -1;
     /** Whether this node was the active controller after the loop's last round; for the metrics, any thread. */
     private volatile boolean active;
     /** Incarnation id of this process's broker registration, for other threads; null before it registers. */
-    private volatile UUID brokerIncarnation;
+    private volatile @Nullable UUID brokerIncarnation;
     /** This node's epoch as a broker once registered (-1 before): what its clean-shutdown marker records. */
     private volatile long registeredNodeEpoch = -1;
 
@@ -196,7 +196,7 @@ final class QuorumLoop {
     }
 
     /** The loop stops for good (closed, or failed with {@code fatal}): everything still waiting on it fails. */
-    void stop(Throwable fatal) {
+    void stop(@Nullable Throwable fatal) {
         failUnflushed(new IllegalStateException("metadata quorum of node " + nodeId + " stopped", fatal));
         calls.failAll(() -> new IllegalStateException("metadata quorum of node " + nodeId + " stopped", fatal));
         if (broker != null) {
@@ -303,6 +303,7 @@ final class QuorumLoop {
     }
 
     /** The incarnation this process registered the node with, or null; any thread. */
+    @Nullable
     UUID brokerIncarnation() {
         return brokerIncarnation;
     }

@@ -44,6 +44,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.TimeoutException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -456,9 +457,10 @@ public final class QuorumMetadataSource implements MetadataSource {
 
     private volatile ScramView scramView = new ScramView(null, List.of());
 
-    private record AclView(Object source, List<AclEntry> entries) {}
+    /** {@code source}: the image's ACL set these entries were mapped from; null before the first. */
+    private record AclView(@Nullable Object source, List<AclEntry> entries) {}
 
-    private record ScramView(Object source, List<ScramCredentialEntry> entries) {}
+    private record ScramView(@Nullable Object source, List<ScramCredentialEntry> entries) {}
 
     @Override
     public Collection<AclEntry> acls() {
@@ -638,7 +640,7 @@ public final class QuorumMetadataSource implements MetadataSource {
             Thread.currentThread().interrupt();
             throw new TimeoutException("interrupted while waiting for the metadata controller");
         } catch (ExecutionException e) {
-            throw unwrap(e.getCause());
+            throw unwrap(e);
         } catch (java.util.concurrent.TimeoutException e) {
             throw new TimeoutException("no answer from the metadata controller within " + timeoutMs + " ms");
         }
@@ -654,7 +656,7 @@ public final class QuorumMetadataSource implements MetadataSource {
             Thread.currentThread().interrupt();
             throw new TimeoutException("interrupted while waiting for metadata offset " + offset);
         } catch (ExecutionException e) {
-            throw unwrap(e.getCause());
+            throw unwrap(e);
         } catch (java.util.concurrent.TimeoutException e) {
             throw new TimeoutException("node " + settings.nodeId() + " did not see metadata offset " + offset
                     + " committed within " + timeoutMs + " ms");

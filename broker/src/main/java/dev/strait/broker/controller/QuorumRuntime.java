@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,7 +60,7 @@ final class QuorumRuntime implements AutoCloseable {
     private final ReadLease readLease;
 
     private volatile boolean running = true;
-    private volatile Throwable fatal;
+    private volatile @Nullable Throwable fatal;
 
     /**
      * Opens the Raft log, binds the controller listener and starts the loop.
@@ -223,10 +224,12 @@ final class QuorumRuntime implements AutoCloseable {
      * snapshot and the log up to its checkpointed high watermark) still shows its previous incarnation, which
      * says nothing about whether the controller accepted this one.
      */
+    @Nullable
     UUID brokerIncarnation() {
         return loop.brokerIncarnation();
     }
 
+    @Nullable
     Throwable fatalError() {
         return fatal;
     }

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one node needs to take part in the metadata quorum, taken from its broker config by the server package
@@ -41,7 +42,7 @@ public record QuorumSettings(
         long requestTimeoutMs,
         long shutdownTimeoutMs,
         RaftConfig raftConfig,
-        ControllerTls tls,
+        @Nullable ControllerTls tls,
         int defaultMinInsyncReplicas,
         boolean defaultFlushOnAck) {
 
@@ -58,7 +59,7 @@ public record QuorumSettings(
             long requestTimeoutMs,
             long shutdownTimeoutMs,
             RaftConfig raftConfig,
-            ControllerTls tls) {
+            @Nullable ControllerTls tls) {
         this(
                 nodeId,
                 voters,

@@ -11,6 +11,7 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The controller wire's frames for metadata snapshots (KIP-630), kept apart from {@link ControllerWire} so the
@@ -51,7 +52,7 @@ final class SnapshotWire {
             out.writeLong(m.fetchOffset());
             out.writeInt(m.lastFetchedEpoch());
             out.writeLong(m.highWatermark());
-            writeId(out, m.snapshotId());
+            writeId(out, Objects.requireNonNull(m.snapshotId(), "handles() takes only an answer with a snapshot"));
         } else if (message instanceof FetchSnapshotRequest m) {
             out.writeByte(FETCH_SNAPSHOT_REQUEST);
             header(out, m);

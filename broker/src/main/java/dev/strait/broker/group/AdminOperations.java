@@ -94,7 +94,7 @@ final class AdminOperations {
                 groupId,
                 group.state(),
                 group.protocolType == null ? "" : group.protocolType,
-                stable ? group.protocolName : "",
+                stable && group.protocolName != null ? group.protocolName : "",
                 members);
     }
 }

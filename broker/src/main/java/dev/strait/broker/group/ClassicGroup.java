@@ -13,10 +13,12 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,24 +42,43 @@ public final class ClassicGroup {
     /** One member. Mutable; owned by the group. */
     static final class Member {
         String memberId;
-        final String instanceId;
+        /** The static member's {@code group.instance.id}; null for a dynamic member. */
+        final @Nullable String instanceId;
+
         String clientId;
         String clientHost;
         int sessionTimeoutMs;
         int rebalanceTimeoutMs;
+
+        @Nullable
         String protocolType;
+
         List<Protocol> protocols;
         byte[] assignment = new byte[0];
         long lastHeartbeatMs;
+        /** The pending JoinGroup or SyncGroup answer of the member, if any. */
+        @Nullable
         Consumer<JoinResult> awaitingJoin;
+
+        @Nullable
         Consumer<SyncResult> awaitingSync;
 
-        Member(String memberId, String instanceId) {
+        Member(
+                String memberId,
+                @Nullable String instanceId,
+                String clientId,
+                String clientHost,
+                @Nullable String protocolType,
+                List<Protocol> protocols) {
             this.memberId = memberId;
             this.instanceId = instanceId;
+            this.clientId = clientId;
+            this.clientHost = clientHost;
+            this.protocolType = protocolType;
+            this.protocols = protocols;
         }
 
-        byte[] metadata(String protocolName) {
+        byte[] metadata(@Nullable String protocolName) {
             for (Protocol protocol : protocols) {
                 if (protocol.name().equals(protocolName)) {
                     return protocol.metadata();
@@ -70,7 +91,7 @@ public final class ClassicGroup {
     /** A JoinGroup as the rules need it. */
     record JoinRequest(
             String memberId,
-            String instanceId,
+            @Nullable String instanceId,
             String protocolType,
             List<Protocol> protocols,
             int sessionTimeoutMs,
@@ -85,9 +106,16 @@ public final class ClassicGroup {
 
     private GroupState state = GroupState.EMPTY;
     int generation;
+    // Null while the group has no generation (Empty, or Dead).
+    @Nullable
     String protocolType;
+
+    @Nullable
     String protocolName;
+
+    @Nullable
     String leaderId;
+
     final LinkedHashMap<String, Member> members = new LinkedHashMap<>();
     final Map<String, String> staticMembers = new HashMap<>();
     /** Member ids handed out with MEMBER_ID_REQUIRED, to the deadline by which they must join. */
@@ -188,18 +216,21 @@ public final class ClassicGroup {
         ClassicGroup group = new ClassicGroup(groupId, initialRebalanceDelayMs);
         group.protocolType = value.protocolType();
         group.generation = value.generation();
-        group.protocolName = value.protocolName();
-        if (value.members().isEmpty() || value.protocolName() == null) {
+        String protocolName = value.protocolName();
+        group.protocolName = protocolName;
+        if (value.members().isEmpty() || protocolName == null) {
             return group;
         }
         for (GroupRecords.MemberValue stored : value.members()) {
-            Member member = new Member(stored.memberId(), stored.instanceId());
-            member.clientId = stored.clientId();
-            member.clientHost = stored.clientHost();
+            Member member = new Member(
+                    stored.memberId(),
+                    stored.instanceId(),
+                    stored.clientId(),
+                    stored.clientHost(),
+                    value.protocolType(),
+                    List.of(new Protocol(protocolName, stored.subscription())));
             member.rebalanceTimeoutMs = stored.rebalanceTimeoutMs();
             member.sessionTimeoutMs = stored.sessionTimeoutMs();
-            member.protocolType = value.protocolType();
-            member.protocols = List.of(new Protocol(value.protocolName(), stored.subscription()));
             member.assignment = stored.assignment();
             member.lastHeartbeatMs = nowMs;
             group.members.put(member.memberId, member);
@@ -228,12 +259,31 @@ public final class ClassicGroup {
                     member.rebalanceTimeoutMs,
                     member.sessionTimeoutMs,
                     member.metadata(protocolName),
-                    assignments.get(member.memberId)));
+                    Objects.requireNonNull(assignments.get(member.memberId), "an assignment per member")));
         }
         return new OffsetsLog.Entry(
                 GroupRecords.groupKey(groupId),
                 GroupRecords.groupValue(
                         new GroupRecords.GroupValue(protocolType, generation, protocolName, leaderId, stored)));
+    }
+
+    /** The leader of the current generation (a group with members has one). */
+    private String leader() {
+        return Objects.requireNonNull(leaderId, "a group with a generation has a leader");
+    }
+
+    /** The protocol of the current generation (a group with members has one). */
+    private String protocol() {
+        return Objects.requireNonNull(protocolName, "a group with a generation has a protocol");
+    }
+
+    /** A member the caller checked is one (a known member id, or a static member's current id). */
+    private Member member(@Nullable String memberId) {
+        Member member = memberId == null ? null : members.get(memberId);
+        if (member == null) {
+            throw new IllegalStateException("group " + groupId + " has no member " + memberId);
+        }
+        return member;
     }
 
     private OffsetsLog.Entry record() {
@@ -274,7 +324,7 @@ public final class ClassicGroup {
         String instanceId = request.instanceId();
         String newId = (instanceId != null ? instanceId : request.clientId()) + "-" + newMemberId.get();
         if (instanceId != null && staticMembers.containsKey(instanceId)) {
-            Member old = members.get(staticMembers.get(instanceId));
+            Member old = member(staticMembers.get(instanceId));
             if (!supportsProtocolsExcept(old, request.protocolType(), request.protocols())) {
                 out.join(callback, JoinResult.error(GroupError.INCONSISTENT_GROUP_PROTOCOL, ""));
                 return;
@@ -296,7 +346,7 @@ public final class ClassicGroup {
                                 generation,
                                 protocolType,
                                 protocolName,
-                                leaderId,
+                                leader(),
                                 newId,
                                 leader,
                                 leader ? joinMembers() : List.of()));
@@ -343,13 +393,15 @@ public final class ClassicGroup {
 
     private void addMemberAndRebalance(
             JoinRequest request, String memberId, long nowMs, Consumer<JoinResult> callback, GroupResult out) {
-        Member member = new Member(memberId, request.instanceId());
-        member.clientId = request.clientId();
-        member.clientHost = request.clientHost();
+        Member member = new Member(
+                memberId,
+                request.instanceId(),
+                request.clientId(),
+                request.clientHost(),
+                request.protocolType(),
+                List.copyOf(request.protocols()));
         member.sessionTimeoutMs = request.sessionTimeoutMs();
         member.rebalanceTimeoutMs = request.rebalanceTimeoutMs();
-        member.protocolType = request.protocolType();
-        member.protocols = List.copyOf(request.protocols());
         member.lastHeartbeatMs = nowMs;
         member.awaitingJoin = callback;
         if (members.isEmpty()) {
@@ -420,7 +472,7 @@ public final class ClassicGroup {
                                     generation,
                                     protocolType,
                                     protocolName,
-                                    leaderId,
+                                    leader(),
                                     memberId,
                                     false,
                                     leader ? joinMembers() : List.of()));
@@ -494,7 +546,8 @@ public final class ClassicGroup {
         List<JoinMember> all = joinMembers();
         for (Member member : members.values()) {
             boolean leader = member.memberId.equals(leaderId);
-            Consumer<JoinResult> callback = member.awaitingJoin;
+            // The members that did not join again were removed above.
+            Consumer<JoinResult> callback = Objects.requireNonNull(member.awaitingJoin, "a member that joined");
             member.awaitingJoin = null;
             member.lastHeartbeatMs = nowMs;
             member.assignment = new byte[0];
@@ -505,7 +558,7 @@ public final class ClassicGroup {
                             generation,
                             protocolType,
                             protocolName,
-                            leaderId,
+                            leader(),
                             member.memberId,
                             false,
                             leader ? all : List.of()));
@@ -515,7 +568,7 @@ public final class ClassicGroup {
     private List<JoinMember> joinMembers() {
         List<JoinMember> result = new ArrayList<>();
         for (Member member : members.values()) {
-            result.add(new JoinMember(member.memberId, member.instanceId, member.metadata(protocolName)));
+            result.add(new JoinMember(member.memberId, member.instanceId, member.metadata(protocol())));
         }
         return result;
     }
@@ -550,7 +603,7 @@ public final class ClassicGroup {
             out.sync(callback, SyncResult.error(error));
             return;
         }
-        Member member = members.get(memberId);
+        Member member = member(memberId);
         member.lastHeartbeatMs = nowMs;
         switch (state) {
             case PREPARING_REBALANCE:
@@ -566,7 +619,7 @@ public final class ClassicGroup {
                     }
                     out.write(record(complete));
                     for (Member m : members.values()) {
-                        m.assignment = complete.get(m.memberId);
+                        m.assignment = Objects.requireNonNull(complete.get(m.memberId), "complete has every member");
                     }
                     transitionTo(GroupState.STABLE);
                     for (Member m : members.values()) {
@@ -629,7 +682,7 @@ public final class ClassicGroup {
         if (generationId != generation) {
             return GroupError.ILLEGAL_GENERATION;
         }
-        members.get(memberId).lastHeartbeatMs = nowMs;
+        member(memberId).lastHeartbeatMs = nowMs;
         return is(GroupState.PREPARING_REBALANCE) ? GroupError.REBALANCE_IN_PROGRESS : GroupError.NONE;
     }
 
@@ -754,7 +807,7 @@ public final class ClassicGroup {
         if (is(GroupState.COMPLETING_REBALANCE)) {
             return GroupError.REBALANCE_IN_PROGRESS;
         }
-        members.get(memberId).lastHeartbeatMs = nowMs;
+        member(memberId).lastHeartbeatMs = nowMs;
         return GroupError.NONE;
     }
 

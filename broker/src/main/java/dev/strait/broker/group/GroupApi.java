@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The requests and answers of {@link GroupCoordinator}'s API: immutable values, because they cross threads (built on
@@ -16,13 +17,13 @@ public final class GroupApi {
 
     public record Protocol(String name, byte[] metadata) {}
 
-    public record JoinMember(String memberId, String instanceId, byte[] metadata) {}
+    public record JoinMember(String memberId, @Nullable String instanceId, byte[] metadata) {}
 
     public record JoinResult(
             GroupError error,
             int generation,
-            String protocolType,
-            String protocolName,
+            @Nullable String protocolType,
+            @Nullable String protocolName,
             String leaderId,
             String memberId,
             boolean skipAssignment,
@@ -32,18 +33,23 @@ public final class GroupApi {
         }
     }
 
-    public record SyncResult(GroupError error, String protocolType, String protocolName, byte[] assignment) {
+    public record SyncResult(
+            GroupError error,
+            @Nullable String protocolType,
+            @Nullable String protocolName,
+            byte[] assignment) {
         static SyncResult error(GroupError error) {
             return new SyncResult(error, null, null, new byte[0]);
         }
     }
 
     /** A committed offset; a commit timestamp below 0 means "stamp it with the coordinator's clock". */
-    public record OffsetAndMetadata(long offset, int leaderEpoch, String metadata, long commitTimestamp) {}
+    public record OffsetAndMetadata(
+            long offset, int leaderEpoch, @Nullable String metadata, long commitTimestamp) {}
 
     public record TopicPartitionKey(String topic, int partition) {}
 
-    public record LeaveMember(String memberId, String instanceId) {}
+    public record LeaveMember(String memberId, @Nullable String instanceId) {}
 
     /** The outcome of a LeaveGroup: an error for the whole request, or NONE and one error per member. */
     public record LeaveResult(GroupError error, List<GroupError> members) {}
@@ -67,7 +73,7 @@ public final class GroupApi {
 
     public record MemberDescription(
             String memberId,
-            String instanceId,
+            @Nullable String instanceId,
             String clientId,
             String clientHost,
             byte[] metadata,

@@ -24,6 +24,7 @@ import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -385,7 +386,8 @@ public final class GroupCoordinator implements AutoCloseable {
      * error and no offsets, never an empty map that a consumer would take for "no commit". Served only while the
      * node holds its read lease (COORDINATOR_NOT_AVAILABLE otherwise).
      */
-    public void fetchOffsets(String groupId, List<TopicPartitionKey> wanted, Consumer<FetchResult> callerCallback) {
+    public void fetchOffsets(
+            String groupId, @Nullable List<TopicPartitionKey> wanted, Consumer<FetchResult> callerCallback) {
         Consumer<FetchResult> callback = answeredSafely("OffsetFetch", callerCallback);
         GroupShard shard = shard(groupId);
         submit(

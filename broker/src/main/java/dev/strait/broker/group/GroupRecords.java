@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Strait's own record encoding in the offsets topic (not Kafka's). All integers big-endian, strings as
@@ -35,7 +36,11 @@ final class GroupRecords {
     record OffsetKey(String group, String topic, int partition) {}
 
     record GroupValue(
-            String protocolType, int generation, String protocolName, String leaderId, List<MemberValue> members) {
+            @Nullable String protocolType,
+            int generation,
+            @Nullable String protocolName,
+            @Nullable String leaderId,
+            List<MemberValue> members) {
         GroupValue {
             members = List.copyOf(members);
         }
@@ -43,7 +48,7 @@ final class GroupRecords {
 
     record MemberValue(
             String memberId,
-            String instanceId,
+            @Nullable String instanceId,
             String clientId,
             String clientHost,
             int rebalanceTimeoutMs,
@@ -167,7 +172,7 @@ final class GroupRecords {
         }
     }
 
-    private static String emptyToNull(String value) {
+    private static @Nullable String emptyToNull(String value) {
         return value.isEmpty() ? null : value;
     }
 

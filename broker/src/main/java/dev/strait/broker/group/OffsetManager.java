@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The committed offsets of one shard's groups: only what is durable in the offsets partition. A commit enters
@@ -60,7 +61,7 @@ final class OffsetManager {
     }
 
     /** A replayed offset record; a null value is a tombstone. */
-    void load(String groupId, TopicPartitionKey tp, OffsetAndMetadata value) {
+    void load(String groupId, TopicPartitionKey tp, @Nullable OffsetAndMetadata value) {
         if (value == null) {
             Map<TopicPartitionKey, OffsetAndMetadata> offsets = committed.get(groupId);
             if (offsets != null) {
@@ -79,7 +80,7 @@ final class OffsetManager {
     }
 
     /** Committed offsets of a group; {@code wanted} null means all. Partitions without a commit are absent. */
-    Map<TopicPartitionKey, OffsetAndMetadata> fetch(String groupId, List<TopicPartitionKey> wanted) {
+    Map<TopicPartitionKey, OffsetAndMetadata> fetch(String groupId, @Nullable List<TopicPartitionKey> wanted) {
         Map<TopicPartitionKey, OffsetAndMetadata> offsets = committed.getOrDefault(groupId, Map.of());
         Map<TopicPartitionKey, OffsetAndMetadata> result = new LinkedHashMap<>();
         if (wanted == null) {

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The committed-offsets APIs on a shard (OffsetCommit, OffsetFetch, OffsetDelete). Commits and deletions change
@@ -74,7 +75,11 @@ final class OffsetOperations {
         writes.complete(shard, result);
     }
 
-    void fetch(GroupShard shard, String groupId, List<TopicPartitionKey> wanted, Consumer<FetchResult> callback) {
+    void fetch(
+            GroupShard shard,
+            String groupId,
+            @Nullable List<TopicPartitionKey> wanted,
+            Consumer<FetchResult> callback) {
         GroupError unavailable = shard.unavailable();
         if (unavailable == GroupError.NONE && !readLease.getAsBoolean()) {
             // Cut off from the controller for a while: another node may lead the partition by now and have
@@ -101,7 +106,7 @@ final class OffsetOperations {
         ClassicGroup group = shard.groups.get(groupId);
         GroupError refused = group == null ? GroupError.GROUP_ID_NOT_FOUND : group.validateOffsetDelete();
         GroupResult result = new GroupResult();
-        if (refused != GroupError.NONE) {
+        if (group == null || refused != GroupError.NONE) {
             result.respond(
                     () -> callback.accept(new OffsetDeleteResult(refused, Map.of())),
                     error -> callback.accept(new OffsetDeleteResult(error, Map.of())));

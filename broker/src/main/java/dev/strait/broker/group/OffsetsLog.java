@@ -2,6 +2,7 @@ package dev.strait.broker.group;
 
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The durable log behind the coordinator: the partitions of the internal offsets topic. Implemented by the protocol
@@ -13,7 +14,8 @@ import java.util.Optional;
 public interface OffsetsLog {
 
     /** A record; a null value is a tombstone. */
-    record Entry(byte[] key, byte[] value) {}
+    /** {@code value} null: a tombstone. */
+    record Entry(byte[] key, byte @Nullable [] value) {}
 
     /** Where an append ended: the offset after its last record, in the leader epoch it was written in. */
     record Appended(long endOffset, int leaderEpoch) {}
@@ -24,7 +26,7 @@ public interface OffsetsLog {
     /** A record replayed from the log, with its offset. */
     @FunctionalInterface
     interface RecordConsumer {
-        void accept(long offset, byte[] key, byte[] value);
+        void accept(long offset, byte[] key, byte @Nullable [] value);
     }
 
     /** Nothing was appended; {@link #error()} is what the client is told (NOT_COORDINATOR, say). */
@@ -32,7 +34,7 @@ public interface OffsetsLog {
         private static final long serialVersionUID = 1L;
         private final GroupError error;
 
-        public AppendFailedException(GroupError error, String message, Throwable cause) {
+        public AppendFailedException(GroupError error, @Nullable String message, Throwable cause) {
             super(message, cause);
             this.error = error;
         }

@@ -3,6 +3,7 @@ package dev.strait.broker.group;
 import dev.strait.broker.group.GroupApi.TopicPartitionKey;
 import dev.strait.time.Time;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,7 +49,7 @@ final class ShardLoader {
                 shard, new OffsetsLog.Appended(end, position.get().leaderEpoch()), loaded);
     }
 
-    private static void apply(GroupShard shard, byte[] keyBytes, byte[] value, long nowMs) {
+    private static void apply(GroupShard shard, byte[] keyBytes, byte @Nullable [] value, long nowMs) {
         Object key = GroupRecords.readKey(keyBytes);
         if (key instanceof GroupRecords.OffsetKey offsetKey) {
             TopicPartitionKey tp = new TopicPartitionKey(offsetKey.topic(), offsetKey.partition());

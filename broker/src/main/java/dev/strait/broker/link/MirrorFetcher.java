@@ -199,7 +199,7 @@ public final class MirrorFetcher implements AutoCloseable {
                     + SourceLinks.PREFIX + spec.link() + ".bootstrap.servers (and its security settings) on every"
                     + " broker";
         } catch (IllegalArgumentException e) {
-            problem = e.getMessage();
+            problem = why(e);
         }
         for (LedMirror mirror : mirrors) {
             report(mirror, State.LINK_UNDEFINED, -1, problem);
@@ -219,7 +219,7 @@ public final class MirrorFetcher implements AutoCloseable {
             metadata = source.metadata(topics, nowMs, settings.metadataMaxAgeMs());
         } catch (IOException e) {
             for (LedMirror mirror : mirrors) {
-                report(mirror, State.SOURCE_UNREACHABLE, -1, e.getMessage());
+                report(mirror, State.SOURCE_UNREACHABLE, -1, why(e));
             }
             return false;
         }
@@ -247,7 +247,7 @@ public final class MirrorFetcher implements AutoCloseable {
             LedMirror mirror, TopicPartition source, Uuid topicId, int leaderId, int sourceLeaderEpoch) {}
 
     /** Checks the source topic against the mirror's pinned id and finds the source leader; null if not to copy. */
-    private @Nullable Planned plan(SourceCluster source, LedMirror mirror, TopicInfo topic) {
+    private @Nullable Planned plan(SourceCluster source, LedMirror mirror, @Nullable TopicInfo topic) {
         String sourceTopic = mirror.spec().sourceTopic();
         if (topic == null || topic.error() == SourceError.UNKNOWN_TOPIC || Uuid.ZERO_UUID.equals(topic.topicId())) {
             source.invalidate();
@@ -456,6 +456,12 @@ public final class MirrorFetcher implements AutoCloseable {
                 // leadership moved on
             }
         }
+    }
+
+    /** What a failure says: its message, or its name when it has none (a status always says something). */
+    private static String why(Exception e) {
+        String message = e.getMessage();
+        return message != null ? message : e.toString();
     }
 
     private void report(LedMirror mirror, State state, long sourceHighWatermark, String detail) {

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,7 +22,9 @@ final class SourceCluster implements AutoCloseable {
     private final String bootstrapServers;
     private final SourceClient.Factory factory;
     private final Map<Integer, SourceClient> clients = new HashMap<>();
-    private SourceClient.Metadata metadata;
+    /** Null until first fetched. */
+    private SourceClient.@Nullable Metadata metadata;
+
     private long metadataAtMs = Long.MIN_VALUE;
     private boolean stale = true;
 
@@ -48,9 +51,10 @@ final class SourceCluster implements AutoCloseable {
      * @throws IOException if no source broker answered
      */
     SourceClient.Metadata metadata(Collection<String> topics, long nowMs, long maxAgeMs) throws IOException {
-        boolean covers = metadata != null && metadata.topics().keySet().containsAll(topics);
-        if (!stale && covers && nowMs - metadataAtMs < maxAgeMs) {
-            return metadata;
+        SourceClient.Metadata known = metadata;
+        boolean covers = known != null && known.topics().keySet().containsAll(topics);
+        if (!stale && known != null && covers && nowMs - metadataAtMs < maxAgeMs) {
+            return known;
         }
         IOException last = null;
         for (Endpoint endpoint : endpoints()) {

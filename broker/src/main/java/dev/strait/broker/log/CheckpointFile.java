@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,7 +34,7 @@ final class CheckpointFile {
         } catch (AtomicMoveNotSupportedException e) {
             Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
         }
-        fsyncDirectory(file.getParent());
+        fsyncDirectory(Objects.requireNonNull(file.getParent(), "a checkpoint file lives in a directory"));
     }
 
     /** The file's lines, or {@code null} if it does not exist. */

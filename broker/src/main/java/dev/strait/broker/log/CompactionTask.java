@@ -326,7 +326,12 @@ public final class CompactionTask {
 
     /** A record inside an uncompressed batch: where its bytes are, its key (null for none), and what it holds. */
     record KeyedRecord(
-            int position, int sizeInBytes, long offset, long timestampMs, ByteBuffer key, boolean tombstone) {}
+            int position,
+            int sizeInBytes,
+            long offset,
+            long timestampMs,
+            @Nullable ByteBuffer key,
+            boolean tombstone) {}
 
     /**
      * Decodes the records of an uncompressed v2 batch held alone in {@code batch}: length varint, attributes int8,

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -62,6 +63,6 @@ public final class DivergedSuffix {
             channel.force(true);
         }
         Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        CheckpointFile.fsyncDirectory(file.getParent());
+        CheckpointFile.fsyncDirectory(Objects.requireNonNull(file.getParent(), "the file lives in a directory"));
     }
 }

@@ -5,6 +5,8 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A byte range of a segment file, served to a fetch without copying ({@link #transferTo}). It always starts
@@ -21,7 +23,7 @@ import java.nio.channels.WritableByteChannel;
  * @param position  byte position in the file
  * @param sizeBytes number of bytes
  */
-public record FileSlice(FileChannel channel, long position, int sizeBytes) {
+public record FileSlice(@Nullable FileChannel channel, long position, int sizeBytes) {
 
     private static final FileSlice EMPTY = new FileSlice(null, 0, 0);
 
@@ -39,6 +41,11 @@ public record FileSlice(FileChannel channel, long position, int sizeBytes) {
         return EMPTY;
     }
 
+    /** The channel of a slice with bytes in it (only the empty slice has none). */
+    public FileChannel nonEmptyChannel() {
+        return Objects.requireNonNull(channel, "only an empty slice has no channel");
+    }
+
     public boolean isEmpty() {
         return sizeBytes == 0;
     }
@@ -47,7 +54,7 @@ public record FileSlice(FileChannel channel, long position, int sizeBytes) {
     public void transferTo(WritableByteChannel target) throws IOException {
         long done = 0;
         while (done < sizeBytes) {
-            long sent = channel.transferTo(position + done, sizeBytes - done, target);
+            long sent = nonEmptyChannel().transferTo(position + done, sizeBytes - done, target);
             if (sent <= 0) {
                 throw new IOException("transferTo made no progress at position " + (position + done));
             }
@@ -58,8 +65,11 @@ public record FileSlice(FileChannel channel, long position, int sizeBytes) {
     /** Reads the slice into a new heap buffer (tests, replication, small reads). */
     public ByteBuffer readAll() {
         ByteBuffer buffer = ByteBuffer.allocate(sizeBytes);
+        if (sizeBytes == 0) {
+            return buffer.flip();
+        }
         try {
-            FileIo.readFully(channel, buffer, position);
+            FileIo.readFully(nonEmptyChannel(), buffer, position);
         } catch (IOException e) {
             throw new UncheckedIOException("reading " + sizeBytes + " bytes at position " + position, e);
         }

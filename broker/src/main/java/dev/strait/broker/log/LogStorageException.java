@@ -1,6 +1,7 @@
 package dev.strait.broker.log;
 
 import java.io.IOException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An I/O error hit a partition log (KAFKA_STORAGE_ERROR). The log that raised it is marked offline and fails
@@ -10,7 +11,7 @@ import java.io.IOException;
 public final class LogStorageException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    public LogStorageException(String message, IOException cause) {
+    public LogStorageException(String message, @Nullable IOException cause) {
         super(message, cause);
     }
 

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.slf4j.Logger;
@@ -170,7 +171,9 @@ final class PartitionLogLoader {
             }
         }
         for (Path swap : swaps) {
-            long[] range = LogFiles.rangeOfSwapFile(swap.getFileName().toString());
+            // Listed above as a swap file, so its name holds a range.
+            long[] range = Objects.requireNonNull(
+                    LogFiles.rangeOfSwapFile(swap.getFileName().toString()), "a swap file's range");
             LOGGER.warn("{}finishing a compaction swap interrupted by a crash: {}", logPrefix, swap.getFileName());
             for (long baseOffset : logBaseOffsets.subSet(range[0], true, range[1], true)) {
                 deleteSegmentFiles(baseOffset);

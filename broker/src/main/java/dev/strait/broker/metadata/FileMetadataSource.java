@@ -21,6 +21,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.common.Uuid;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link MetadataSource} kept in one properties file, {@code strait-metadata.properties}, in a log directory.
@@ -46,7 +47,9 @@ public final class FileMetadataSource implements MetadataSource {
     private final String clusterId;
     private final int nodeId;
     private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
-    private volatile BrokerRegistration self;
+    /** Null until this node registers. */
+    private volatile @Nullable BrokerRegistration self;
+
     private final Map<String, TopicMetadata> topics = new LinkedHashMap<>();
     private long nextProducerId;
     /** Immutable lists, replaced on change (readers cache by identity). */

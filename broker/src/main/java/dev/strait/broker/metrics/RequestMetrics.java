@@ -7,6 +7,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.DoubleAdder;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Counts and times the requests every listener of a node completes, per Kafka API (Kafka's
@@ -62,7 +63,7 @@ public final class RequestMetrics implements RequestObserver {
     }
 
     @Override
-    public void onCompleted(String api, long latencyNanos, int requestBytes, long responseBytes) {
+    public void onCompleted(@Nullable String api, long latencyNanos, int requestBytes, long responseBytes) {
         bytesIn.add(requestBytes);
         bytesOut.add(responseBytes);
         if (api != null) {

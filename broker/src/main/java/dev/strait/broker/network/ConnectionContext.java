@@ -3,6 +3,7 @@ package dev.strait.broker.network;
 import java.net.InetSocketAddress;
 import java.util.Optional;
 import javax.net.ssl.SSLSession;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the layers above the socket know of one connection: its listener, its peer, its TLS session once the
@@ -17,8 +18,8 @@ public final class ConnectionContext {
     private final String id;
     private final String listenerName;
     private final InetSocketAddress clientAddress;
-    private volatile SSLSession tlsSession;
-    private volatile Object attachment;
+    private volatile @Nullable SSLSession tlsSession;
+    private volatile @Nullable Object attachment;
 
     ConnectionContext(String id, String listenerName, InetSocketAddress clientAddress) {
         this.id = id;
@@ -44,12 +45,12 @@ public final class ConnectionContext {
         return Optional.ofNullable(tlsSession);
     }
 
-    void tlsSession(SSLSession session) {
+    void tlsSession(@Nullable SSLSession session) {
         this.tlsSession = session;
     }
 
     /** What the protocol layer attached to this connection, or null. */
-    public Object attachment() {
+    public @Nullable Object attachment() {
         return attachment;
     }
 

@@ -3,6 +3,7 @@ package dev.strait.broker.network;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One whole request frame (without its size prefix) read from a connection, plus the way back to that connection.
@@ -19,7 +20,7 @@ public final class NetworkRequest {
     private final int requestBytes;
     private final long receivedNanos;
     /** Set by the protocol layer once it parsed the header; read by whichever thread completes the request. */
-    private volatile String api;
+    private volatile @Nullable String api;
 
     NetworkRequest(Processor processor, ConnectionContext connection, ByteBuffer payload, RequestObserver observer) {
         this.processor = processor;
@@ -36,7 +37,7 @@ public final class NetworkRequest {
         this.api = name;
     }
 
-    private void observe(ResponseWriter response) {
+    private void observe(@Nullable ResponseWriter response) {
         observer.onCompleted(
                 api, observer.nanoseconds() - receivedNanos, requestBytes, response == null ? 0 : response.size());
     }

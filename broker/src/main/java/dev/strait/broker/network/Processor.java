@@ -12,10 +12,12 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,7 +44,8 @@ final class Processor implements Runnable {
     private static final long SELECT_TIMEOUT_MS = 300;
     private static final long RETRY_QUEUE_TIMEOUT_MS = 5;
 
-    record Response(String connectionId, ResponseWriter writer, boolean close) {}
+    /** {@code writer} null: nothing to send (the connection is unmuted, or closed). */
+    record Response(String connectionId, @Nullable ResponseWriter writer, boolean close) {}
 
     private final int id;
     private final String listenerName;
@@ -54,7 +57,7 @@ final class Processor implements Runnable {
     private final Queue<NetworkRequest> waitingForQueue = new ArrayDeque<>();
     private final Map<String, Connection> connections = new HashMap<>();
     private final Set<Connection> bufferedReads = new LinkedHashSet<>();
-    private final TlsEngineFactory tls;
+    private final @Nullable TlsEngineFactory tls;
     private final RequestObserver observer;
     private volatile boolean running = true;
     private long connectionCounter;
@@ -65,7 +68,7 @@ final class Processor implements Runnable {
             String listenerName,
             int maxRequestBytes,
             BlockingQueue<NetworkRequest> requestQueue,
-            TlsEngineFactory tls,
+            @Nullable TlsEngineFactory tls,
             RequestObserver observer)
             throws IOException {
         this.id = id;
@@ -285,21 +288,23 @@ final class Processor implements Runnable {
             }
             connection.payload = ByteBuffer.allocate(size);
         }
+        // Allocated above once the size prefix was read, now or in an earlier call.
+        ByteBuffer payload = Objects.requireNonNull(connection.payload, "the frame of a read size prefix");
         int n = 0;
-        if (connection.payload.hasRemaining()) {
-            n = connection.transport.read(connection.payload);
+        if (payload.hasRemaining()) {
+            n = connection.transport.read(payload);
             if (n < 0) {
                 LOGGER.warn(
                         "closing connection {}: peer closed after {} of {} bytes of a request",
                         connection.id,
-                        connection.payload.position(),
-                        connection.payload.capacity());
+                        payload.position(),
+                        payload.capacity());
                 close(connection);
                 return -1;
             }
         }
-        if (!connection.payload.hasRemaining()) {
-            ByteBuffer frame = connection.payload.flip();
+        if (!payload.hasRemaining()) {
+            ByteBuffer frame = payload.flip();
             connection.payload = null;
             connection.sizeBuffer.clear();
             mute(connection);
@@ -388,10 +393,17 @@ final class Processor implements Runnable {
         final SocketChannel channel;
         final Transport transport;
         final ByteBuffer sizeBuffer = ByteBuffer.allocate(4);
+        // Registered right after construction: the key's attachment is this connection.
+        @SuppressWarnings("NullAway.Init")
         SelectionKey key;
+
         boolean ready;
         boolean closeAfterWrite;
+        /** The frame being read, once its size is known; null between frames. */
+        @Nullable
         ByteBuffer payload;
+        /** The response being written; null when none is. */
+        @Nullable
         ResponseWriter writer;
 
         Connection(ConnectionContext context, SocketChannel channel, Transport transport) {

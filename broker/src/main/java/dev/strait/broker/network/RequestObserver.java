@@ -1,5 +1,7 @@
 package dev.strait.broker.network;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Told of every request a listener completes, for the broker's request metrics. Called on whichever thread
  * completes the request (a handler thread, or the thread finishing a delayed operation), so it must be
@@ -15,7 +17,7 @@ public interface RequestObserver {
         }
 
         @Override
-        public void onCompleted(String api, long latencyNanos, int requestBytes, long responseBytes) {}
+        public void onCompleted(@Nullable String api, long latencyNanos, int requestBytes, long responseBytes) {}
     };
 
     /** The monotonic clock latencies are measured with (the network layer reads no clock of its own). */
@@ -30,5 +32,5 @@ public interface RequestObserver {
      * @param requestBytes the frame's size, without its size prefix
      * @param responseBytes the response's size on the wire, 0 if none was sent
      */
-    void onCompleted(String api, long latencyNanos, int requestBytes, long responseBytes);
+    void onCompleted(@Nullable String api, long latencyNanos, int requestBytes, long responseBytes);
 }

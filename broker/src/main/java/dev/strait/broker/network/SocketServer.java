@@ -6,9 +6,11 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +34,7 @@ public final class SocketServer implements AutoCloseable {
             int numIoThreads /* num.io.threads */,
             int queuedMaxRequests /* queued.max.requests */,
             int maxRequestBytes /* socket.request.max.bytes */,
-            TlsEngineFactory tls /* null: plain TCP; else every connection speaks TLS first */) {
+            @Nullable TlsEngineFactory tls /* null: plain TCP; else every connection speaks TLS first */) {
         public Settings {
             if (numNetworkThreads < 1 || numIoThreads < 1 || queuedMaxRequests < 1 || maxRequestBytes < 1) {
                 throw new IllegalArgumentException("thread counts, queue size and request size must be >= 1");
@@ -58,7 +60,9 @@ public final class SocketServer implements AutoCloseable {
     private final BlockingQueue<NetworkRequest> requestQueue;
     private final List<Processor> processors = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
-    private ServerSocketChannel serverChannel;
+    /** Null until {@link #bind}. */
+    private @Nullable ServerSocketChannel serverChannel;
+
     private volatile boolean running;
 
     public SocketServer(Settings settings, RequestDispatcher dispatcher) {
@@ -75,17 +79,24 @@ public final class SocketServer implements AutoCloseable {
 
     /** Binds the listener socket without accepting yet, so that {@link #boundPort()} is known before serving. */
     public synchronized void bind() throws IOException {
-        if (serverChannel != null) {
-            return;
+        bound();
+    }
+
+    private synchronized ServerSocketChannel bound() throws IOException {
+        ServerSocketChannel channel = serverChannel;
+        if (channel != null) {
+            return channel;
         }
-        serverChannel = ServerSocketChannel.open();
-        serverChannel.setOption(java.net.StandardSocketOptions.SO_REUSEADDR, true);
-        serverChannel.bind(new InetSocketAddress(settings.host(), settings.port()));
+        channel = ServerSocketChannel.open();
+        serverChannel = channel;
+        channel.setOption(java.net.StandardSocketOptions.SO_REUSEADDR, true);
+        channel.bind(new InetSocketAddress(settings.host(), settings.port()));
+        return channel;
     }
 
     /** Binds (if not yet bound) and starts all threads. */
     public synchronized void start() throws IOException {
-        bind();
+        ServerSocketChannel channel = bound();
         running = true;
         for (int i = 0; i < settings.numNetworkThreads(); i++) {
             Processor processor = new Processor(
@@ -96,8 +107,8 @@ public final class SocketServer implements AutoCloseable {
         for (int i = 0; i < settings.numIoThreads(); i++) {
             startThread("strait-request-handler-" + settings.listenerName() + "-" + i, this::handleRequests);
         }
-        startThread("strait-acceptor-" + settings.listenerName(), this::acceptConnections);
-        LOGGER.info("listener {} bound to {}", settings.listenerName(), serverChannel.getLocalAddress());
+        startThread("strait-acceptor-" + settings.listenerName(), () -> acceptConnections(channel));
+        LOGGER.info("listener {} bound to {}", settings.listenerName(), channel.getLocalAddress());
     }
 
     private void startThread(String name, Runnable body) {
@@ -120,7 +131,7 @@ public final class SocketServer implements AutoCloseable {
 
     /** The port actually bound (useful with port 0). */
     public int boundPort() {
-        return serverChannel.socket().getLocalPort();
+        return Objects.requireNonNull(serverChannel, "bind() first").socket().getLocalPort();
     }
 
     public String host() {
@@ -132,7 +143,7 @@ public final class SocketServer implements AutoCloseable {
         return requestQueue.size();
     }
 
-    private void acceptConnections() {
+    private void acceptConnections(ServerSocketChannel serverChannel) {
         int next = 0;
         while (running) {
             try {

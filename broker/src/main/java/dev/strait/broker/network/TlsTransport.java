@@ -37,7 +37,9 @@ final class TlsTransport implements Transport {
     private ByteBuffer netIn;
     private ByteBuffer appIn;
     private ByteBuffer netOut;
-    private ByteBuffer fileChunk;
+    /** Allocated on the first file write. */
+    private @Nullable ByteBuffer fileChunk;
+
     private boolean handshakeDone;
     private boolean inboundClosed;
     private int interest = SelectionKey.OP_READ;
@@ -323,25 +325,27 @@ final class TlsTransport implements Transport {
         if (!flush()) {
             return 0;
         }
-        if (fileChunk == null) {
-            fileChunk = ByteBuffer.allocate(FILE_CHUNK_BYTES);
+        ByteBuffer chunk = fileChunk;
+        if (chunk == null) {
+            chunk = ByteBuffer.allocate(FILE_CHUNK_BYTES);
+            fileChunk = chunk;
         }
-        fileChunk.clear();
-        fileChunk.limit((int) Math.min(count, fileChunk.capacity()));
+        chunk.clear();
+        chunk.limit((int) Math.min(count, chunk.capacity()));
         long at = position;
-        while (fileChunk.hasRemaining()) {
-            int n = file.read(fileChunk, at);
+        while (chunk.hasRemaining()) {
+            int n = file.read(chunk, at);
             if (n < 0) {
                 break;
             }
             at += n;
         }
-        fileChunk.flip();
-        if (!fileChunk.hasRemaining()) {
+        chunk.flip();
+        if (!chunk.hasRemaining()) {
             throw new EOFException("file ended at " + position + " before " + count + " more bytes");
         }
         // Bytes of the chunk not taken now are read from the file again on the next call.
-        return write(fileChunk);
+        return write(chunk);
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.strait.broker.partition;
 
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An operation that waits for a condition (e.g. a fetch for min.bytes) or a timeout, whichever comes first, without
@@ -11,7 +12,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public abstract class DelayedOperation {
 
     private final AtomicBoolean completed = new AtomicBoolean();
-    private volatile ScheduledFuture<?> timeout;
+    /** The timeout's task once scheduled. */
+    private volatile @Nullable ScheduledFuture<?> timeout;
 
     /** Whether the operation can complete now. Called from any thread; must be cheap and not block long. */
     protected abstract boolean isSatisfied();

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,7 +41,8 @@ public final class LogCleaner implements AutoCloseable {
     private final Settings settings;
     private final Time time;
     private final String threadName;
-    private ScheduledExecutorService executor;
+    /** Null until startup() (and after shutdown). */
+    private @Nullable ScheduledExecutorService executor;
 
     public LogCleaner(ReplicaManager replicaManager, Settings settings, Time time, int nodeId) {
         this.replicaManager = replicaManager;
@@ -53,12 +55,13 @@ public final class LogCleaner implements AutoCloseable {
         if (executor != null) {
             throw new IllegalStateException("log cleaner already started");
         }
-        executor = Executors.newSingleThreadScheduledExecutor(r -> {
+        ScheduledExecutorService started = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread thread = new Thread(r, threadName);
             thread.setDaemon(true);
             return thread;
         });
-        executor.scheduleWithFixedDelay(
+        executor = started;
+        started.scheduleWithFixedDelay(
                 this::cleanAll, settings.backoffMs(), settings.backoffMs(), TimeUnit.MILLISECONDS);
     }
 

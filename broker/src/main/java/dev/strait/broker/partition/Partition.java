@@ -31,6 +31,7 @@ import java.util.OptionalLong;
 import java.util.TreeSet;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One replica of a partition on this node, owning its {@link PartitionLog} and its replication state machine
@@ -75,7 +76,7 @@ public final class Partition {
     /** Whether the log may hold transactions (a mirror topic's copy), so a restart or truncation reads them again. */
     private boolean tracksTransactions;
     /** The failback cut last applied here, once known (saves reading its file on every metadata change). */
-    private String appliedCutId;
+    private @Nullable String appliedCutId;
 
     private final ProducerStateSnapshots producerSnapshots;
 

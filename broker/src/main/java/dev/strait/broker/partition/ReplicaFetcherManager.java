@@ -12,11 +12,13 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -135,7 +137,15 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
         private final Map<TopicPartition, Long> delayedUntilMs = new HashMap<>();
 
         private volatile boolean running = true;
-        private LeaderClient client;
+        /**
+         * Set by {@link #add} and {@link #shutdown} (under the thread's lock) to end the backoff in progress early;
+         * cleared as a backoff begins. Volatile because a clock's {@link Time#waitObject} may test its condition
+         * without holding the monitor.
+         */
+        private volatile boolean woken;
+
+        /** The connection to the leader, once made; null after a failure closed it. */
+        private @Nullable LeaderClient client;
         /** Whether the leader's refusal of this broker's principal was logged since the last accepted fetch. */
         private boolean refusalLogged;
 
@@ -148,6 +158,7 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
         synchronized void add(Partition partition, int leaderEpoch) {
             followed.put(partition.topicPartition(), new Followed(partition, leaderEpoch));
             delayedUntilMs.remove(partition.topicPartition()); // a new epoch starts afresh
+            woken = true;
             notifyAll();
         }
 
@@ -201,6 +212,7 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
             running = false;
             interrupt();
             synchronized (this) {
+                woken = true;
                 notifyAll();
             }
             closeClient();
@@ -237,18 +249,23 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
             closeClient();
         }
 
-        // Waking early is wanted, not a hazard: add() cuts the backoff short for a partition's new epoch, and a
-        // spurious wake-up only makes one backoff shorter.
-        @SuppressWarnings("WaitNotInLoop")
+        /**
+         * Waits {@code replica.fetch.backoff.ms} on the injected clock (as {@link #awaitReady} does, so a test's manual
+         * clock ends it when it moves), or until {@link #add} brings a partition's new epoch, or shutdown.
+         */
         private void backoff() {
+            long deadlineMs;
             synchronized (this) {
-                try {
-                    if (running) {
-                        wait(Math.max(1, settings.backoffMs()));
-                    }
-                } catch (InterruptedException e) {
-                    running = false;
+                if (!running) {
+                    return;
                 }
+                woken = false;
+                deadlineMs = time.milliseconds() + Math.max(1, settings.backoffMs());
+            }
+            try {
+                time.waitObject(this, () -> !running || woken, deadlineMs);
+            } catch (InterruptedException e) {
+                running = false;
             }
         }
 
@@ -306,7 +323,8 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
             return ready;
         }
 
-        private synchronized LeaderClient client() throws IOException {
+        /** The connection to the leader, made if needed; null while the leader is not registered (or fenced). */
+        private synchronized @Nullable LeaderClient client() throws IOException {
             if (client == null) {
                 Optional<BrokerRegistration> broker = metadata.brokers().stream()
                         .filter(b -> b.id() == leaderId && !b.fenced())
@@ -385,6 +403,11 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
             return true;
         }
 
+        /** The offset a partition of the answer was fetched from: the leader answers only for what was asked. */
+        private static long fetchedFrom(Map<TopicPartition, Long> offsets, TopicPartition tp) {
+            return Objects.requireNonNull(offsets.get(tp), "a partition in the answer was asked for");
+        }
+
         /** @return whether anything was asked */
         private boolean fetch(LeaderClient leader, List<Followed> snapshot, Set<TopicPartition> failed)
                 throws IOException {
@@ -420,7 +443,7 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
                 if (data.error() == LeaderClient.ReplicaError.OFFSET_OUT_OF_RANGE
                         && f.partition()
                                 .onLeaderLogStartAhead(
-                                        f.leaderEpoch(), offsets.get(entry.getKey()), data.logStartOffset())) {
+                                        f.leaderEpoch(), fetchedFrom(offsets, entry.getKey()), data.logStartOffset())) {
                     LOGGER.info(
                             "[broker {}] {} restarted empty at the leader's log start offset {}",
                             localId,
@@ -443,7 +466,7 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
                     f.partition()
                             .appendAsFollower(
                                     f.leaderEpoch(),
-                                    offsets.get(entry.getKey()),
+                                    fetchedFrom(offsets, entry.getKey()),
                                     data.records(),
                                     data.highWatermark(),
                                     data.logStartOffset());

@@ -31,6 +31,7 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -46,6 +47,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -322,7 +324,8 @@ public final class ReplicaManager implements AutoCloseable {
      * offsets) asked this mirror topic's replicas to cut their logs ({@code truncation}), the cut comes first, under the same lock, so that
      * nothing is copied into the old leader epoch after it.
      */
-    private void applyState(Partition partition, PartitionState state, long nowMs, MirrorTruncation truncation) {
+    private void applyState(
+            Partition partition, PartitionState state, long nowMs, @Nullable MirrorTruncation truncation) {
         Optional<Long> cutAt = truncation == null
                 ? Optional.empty()
                 : truncation.offsetOf(partition.topicPartition().partition());
@@ -330,7 +333,10 @@ public final class ReplicaManager implements AutoCloseable {
         if (cutAt.isEmpty()) {
             change = partition.applyAssignment(state, nowMs);
         } else {
-            Partition.CutAndChange done = partition.applyAssignmentAfterCut(state, nowMs, truncation.id(), cutAt.get());
+            // A cut offset comes only from a truncation.
+            String cutId =
+                    Objects.requireNonNull(truncation, "the cut's truncation").id();
+            Partition.CutAndChange done = partition.applyAssignmentAfterCut(state, nowMs, cutId, cutAt.get());
             done.cut()
                     .ifPresent(cut -> LOGGER.warn(
                             "[broker {}] mirror topic cut {}: cut {} to offset {}; its offsets {} to {} are saved in {}",
@@ -536,8 +542,10 @@ public final class ReplicaManager implements AutoCloseable {
 
     /** Replication settings of a topic: replica.lag.time.max.ms and its effective min.insync.replicas. */
     public ReplicationConfig replicationConfigFor(TopicMetadata topic) {
-        int minInsync = Integer.parseInt(
-                effectiveConfigs(topic).get(TopicConfigs.MIN_INSYNC_REPLICAS).trim());
+        int minInsync = Integer.parseInt(Objects.requireNonNull(
+                        effectiveConfigs(topic).get(TopicConfigs.MIN_INSYNC_REPLICAS),
+                        "min.insync.replicas has a broker default")
+                .trim());
         return new ReplicationConfig(replicaLagTimeMaxMs, minInsync, TruncationRule.LEADER_EPOCH);
     }
 

@@ -96,7 +96,8 @@ public final class BrokerSecurity {
     }
 
     /** An authorizer and the ACL collection it was built from. */
-    private record Cached(Collection<AclEntry> source, AclAuthorizer authorizer) {}
+    /** {@code source}: the ACL set the authorizer was built from; null before the first. */
+    private record Cached(@Nullable Collection<AclEntry> source, AclAuthorizer authorizer) {}
 
     /** The security of a listener; a listener not configured here is PLAINTEXT. */
     public ListenerSecurity listener(String name) {

@@ -29,6 +29,7 @@ import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.requests.RequestContext;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,7 +65,10 @@ final class FetchHandler {
      * answered with instead of records (resolved is then empty), or null.
      */
     private record Target(
-            FetchTopic topic, FetchPartition partition, Optional<TopicPartition> resolved, Errors refused) {}
+            FetchTopic topic,
+            FetchPartition partition,
+            Optional<TopicPartition> resolved,
+            @Nullable Errors refused) {}
 
     void handleFetchRequest(NetworkRequest request, RequestContext context, FetchRequest fetchRequest) {
         FetchRequestData data = fetchRequest.data();

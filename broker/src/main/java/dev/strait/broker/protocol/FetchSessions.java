@@ -31,7 +31,8 @@ final class FetchSessions {
     static final long EVICTABLE_IDLE_MS = 120_000;
 
     /** A partition of a session: by topic id (Fetch v13+) or by name (older versions). */
-    record Key(Uuid topicId, String topic, int partition) {}
+    /** {@code topic} null when the session names partitions by topic id. */
+    record Key(Uuid topicId, @Nullable String topic, int partition) {}
 
     /** What a session last told the client about a partition, so unchanged partitions can be left out. */
     record Sent(long highWatermark, long lastStableOffset, long logStartOffset) {}
@@ -56,7 +57,12 @@ final class FetchSessions {
      * How to answer one fetch: an error for the whole fetch; or the topics to read, the session id to answer with,
      * and the session whose unchanged partitions are left out (null for a full answer).
      */
-    record Opened(Errors error, List<FetchTopic> topics, int sessionId, Session incremental, Session recordSent) {
+    record Opened(
+            Errors error,
+            List<FetchTopic> topics,
+            int sessionId,
+            @Nullable Session incremental,
+            @Nullable Session recordSent) {
         static Opened failed(Errors error) {
             return new Opened(error, List.of(), 0, null, null);
         }

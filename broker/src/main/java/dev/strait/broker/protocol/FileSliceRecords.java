@@ -37,7 +37,7 @@ final class FileSliceRecords implements BaseRecords {
         }
         ByteBuffer prefix = ByteBuffer.allocate(BATCH_SIZE_PREFIX_BYTES);
         while (prefix.hasRemaining()) {
-            if (slice.channel().read(prefix, slice.position() + prefix.position()) < 0) {
+            if (slice.nonEmptyChannel().read(prefix, slice.position() + prefix.position()) < 0) {
                 throw new EOFException("slice " + slice + " ends before its first batch header");
             }
         }

@@ -282,7 +282,12 @@ final class GroupOffsetsHandler {
     }
 
     /** One partition of an OffsetFetch answer, whatever the version's classes. */
-    private record FetchedOffset(int partition, long offset, int leaderEpoch, String metadata, Errors error) {}
+    private record FetchedOffset(
+            int partition,
+            long offset,
+            int leaderEpoch,
+            @Nullable String metadata,
+            Errors error) {}
 
     /**
      * The fetched offsets by topic, as the principal may see them: asked for all, the topics it may not DESCRIBE are
@@ -310,7 +315,7 @@ final class GroupOffsetsHandler {
     }
 
     /** Committed offsets, to {@code answer}; requested partitions without a commit map to null. */
-    private void fetch(String groupId, List<TopicPartitionKey> wanted, Consumer<FetchResult> answer) {
+    private void fetch(String groupId, @Nullable List<TopicPartitionKey> wanted, Consumer<FetchResult> answer) {
         coordinator.fetchOffsets(groupId, wanted, fetched -> {
             if (wanted == null || fetched.error() != GroupError.NONE) {
                 answer.accept(fetched);

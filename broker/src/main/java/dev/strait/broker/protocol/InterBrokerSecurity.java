@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.Socket;
 import java.security.NoSuchAlgorithmException;
 import java.util.Map;
+import java.util.Objects;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLSocket;
@@ -38,13 +39,20 @@ public final class InterBrokerSecurity {
             new InterBrokerSecurity(SecurityProtocol.PLAINTEXT, null, null, null, null);
 
     private final SecurityProtocol protocol;
-    private final SslFactory sslFactory;
-    private final String mechanism;
-    private final String username;
-    private final String password;
+    /** Null unless the inter-broker listener speaks SSL. */
+    private final @Nullable SslFactory sslFactory;
+    /** The SASL mechanism and its credentials; null unless the inter-broker listener speaks SASL. */
+    private final @Nullable String mechanism;
+
+    private final @Nullable String username;
+    private final @Nullable String password;
 
     private InterBrokerSecurity(
-            SecurityProtocol protocol, SslFactory sslFactory, String mechanism, String username, String password) {
+            SecurityProtocol protocol,
+            @Nullable SslFactory sslFactory,
+            @Nullable String mechanism,
+            @Nullable String username,
+            @Nullable String password) {
         this.protocol = protocol;
         this.sslFactory = sslFactory;
         this.mechanism = mechanism;
@@ -151,6 +159,7 @@ public final class InterBrokerSecurity {
         return mechanism != null;
     }
 
+    @Nullable
     String mechanism() {
         return mechanism;
     }
@@ -171,6 +180,7 @@ public final class InterBrokerSecurity {
 
     SaslClient newSaslClient() throws SaslException {
         CallbackHandler callbacks = this::handle;
+        String mechanism = Objects.requireNonNull(this.mechanism, "only a SASL listener makes SASL clients");
         if (mechanism.equals("PLAIN")) {
             SaslClient client =
                     Sasl.createSaslClient(new String[] {"PLAIN"}, null, "kafka", "broker", Map.of(), callbacks);
@@ -191,7 +201,8 @@ public final class InterBrokerSecurity {
             if (callback instanceof NameCallback name) {
                 name.setName(username);
             } else if (callback instanceof PasswordCallback secret) {
-                secret.setPassword(password.toCharArray());
+                secret.setPassword(Objects.requireNonNull(password, "a SASL listener has credentials")
+                        .toCharArray());
             } else if (!(callback instanceof ScramExtensionsCallback)) {
                 throw new UnsupportedCallbackException(callback);
             }

@@ -6,6 +6,7 @@ import dev.strait.broker.network.RequestDispatcher;
 import dev.strait.broker.partition.ReplicaManager;
 import java.nio.ByteBuffer;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -82,11 +83,14 @@ public final class KafkaApis implements RequestDispatcher {
     private final TopicAdminHandler topicAdminHandler;
     private final PartitionAdminHandler partitionAdminHandler;
     private final ReassignmentsHandler reassignmentsHandler;
-    private final GroupHandler groupHandler;
+    /** Null without a group coordinator (the group APIs are then not advertised). */
+    private final @Nullable GroupHandler groupHandler;
+
     private final SecurityAdminHandler securityAdminHandler;
     private final LogDirsHandler logDirsHandler;
     /** Null when the metadata source is no Raft quorum: DescribeQuorum is then not advertised. */
-    private final QuorumHandler quorumHandler;
+    /** Null without a metadata quorum (DescribeQuorum is then not advertised). */
+    private final @Nullable QuorumHandler quorumHandler;
 
     private final BrokerSecurity security;
 
@@ -114,7 +118,7 @@ public final class KafkaApis implements RequestDispatcher {
             int defaultNumPartitions,
             boolean autoCreateTopics,
             Map<String, String> brokerConfigs,
-            GroupCoordinator groupCoordinator) {
+            @Nullable GroupCoordinator groupCoordinator) {
         this(
                 endpoint,
                 replicaManager,
@@ -134,7 +138,7 @@ public final class KafkaApis implements RequestDispatcher {
             int defaultNumPartitions,
             boolean autoCreateTopics,
             Map<String, String> brokerConfigs,
-            GroupCoordinator groupCoordinator,
+            @Nullable GroupCoordinator groupCoordinator,
             BrokerSecurity security) {
         this(
                 endpoint,
@@ -159,7 +163,7 @@ public final class KafkaApis implements RequestDispatcher {
             int defaultNumPartitions,
             boolean autoCreateTopics,
             Map<String, String> brokerConfigs,
-            GroupCoordinator groupCoordinator,
+            @Nullable GroupCoordinator groupCoordinator,
             BrokerSecurity security) {
         this.security = security;
         RequestAuthorizer authorizer = new RequestAuthorizer(security.authorizer());
@@ -384,11 +388,13 @@ public final class KafkaApis implements RequestDispatcher {
             case DESCRIBE_LOG_DIRS:
                 return logDirsHandler.handleDescribeLogDirsRequest(context, (DescribeLogDirsRequest) body);
             case DESCRIBE_QUORUM:
-                quorumHandler.handleDescribeQuorumRequest(request, context, (DescribeQuorumRequest) body, version);
+                Objects.requireNonNull(quorumHandler, "DescribeQuorum is advertised only with a quorum")
+                        .handleDescribeQuorumRequest(request, context, (DescribeQuorumRequest) body, version);
                 return null;
             default:
                 if (SupportedApis.GROUP_APIS.contains(key)) {
-                    return groupHandler.handleGroupRequest(request, context, body);
+                    return Objects.requireNonNull(groupHandler, "group APIs are advertised only with a coordinator")
+                            .handleGroupRequest(request, context, body);
                 }
                 throw new IllegalStateException("advertised but not dispatched: " + key);
         }

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
@@ -67,9 +68,10 @@ public final class ListenerSecurity {
     private final SecurityProtocol protocol;
     private final List<String> mechanisms;
     private final Map<String, String> plainUsers;
-    private final ScramCredentialStore scramCredentials;
-    private final SslPrincipalMapper principalMapper;
-    private final SslFactory sslFactory;
+    // Null where the listener does not use them (no SCRAM, no SSL).
+    private final @Nullable ScramCredentialStore scramCredentials;
+    private final @Nullable SslPrincipalMapper principalMapper;
+    private final @Nullable SslFactory sslFactory;
     private final Map<String, Object> clientSideSsl;
 
     private ListenerSecurity(
@@ -77,9 +79,9 @@ public final class ListenerSecurity {
             SecurityProtocol protocol,
             List<String> mechanisms,
             Map<String, String> plainUsers,
-            ScramCredentialStore scramCredentials,
-            SslPrincipalMapper principalMapper,
-            SslFactory sslFactory,
+            @Nullable ScramCredentialStore scramCredentials,
+            @Nullable SslPrincipalMapper principalMapper,
+            @Nullable SslFactory sslFactory,
             Map<String, Object> clientSideSsl) {
         this.listenerName = listenerName;
         this.protocol = protocol;
@@ -354,7 +356,9 @@ public final class ListenerSecurity {
             return new KafkaPrincipal(KafkaPrincipal.USER_TYPE, peer.getName());
         }
         try {
-            return new KafkaPrincipal(KafkaPrincipal.USER_TYPE, principalMapper.getName(peer.getName()));
+            SslPrincipalMapper mapper =
+                    Objects.requireNonNull(principalMapper, "a listener with TLS sessions has a principal mapper");
+            return new KafkaPrincipal(KafkaPrincipal.USER_TYPE, mapper.getName(peer.getName()));
         } catch (IOException e) {
             throw new IllegalStateException("ssl.principal.mapping.rules do not map " + peer.getName(), e);
         }

@@ -31,6 +31,7 @@ import org.apache.kafka.common.requests.DeleteRecordsResponse;
 import org.apache.kafka.common.requests.ElectLeadersRequest;
 import org.apache.kafka.common.requests.ElectLeadersResponse;
 import org.apache.kafka.common.requests.RequestContext;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -225,7 +226,7 @@ final class PartitionAdminHandler {
         }
     }
 
-    private static void setError(CreatePartitionsTopicResult result, Errors error, String message) {
+    private static void setError(CreatePartitionsTopicResult result, Errors error, @Nullable String message) {
         result.setErrorCode(error.code()).setErrorMessage(message);
     }
 

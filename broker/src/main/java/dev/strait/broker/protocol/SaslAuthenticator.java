@@ -2,6 +2,7 @@ package dev.strait.broker.protocol;
 
 import dev.strait.broker.network.NetworkRequest;
 import java.nio.ByteBuffer;
+import java.util.Objects;
 import javax.security.sasl.SaslException;
 import javax.security.sasl.SaslServer;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
@@ -17,6 +18,7 @@ import org.apache.kafka.common.requests.SaslAuthenticateResponse;
 import org.apache.kafka.common.requests.SaslHandshakeRequest;
 import org.apache.kafka.common.requests.SaslHandshakeResponse;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,9 +55,16 @@ final class SaslAuthenticator {
         // Written and read by whichever handler thread has the connection's one request in flight; the network
         // layer's queues order those accesses.
         private State state;
-        private SaslServer server;
-        private String mechanism;
+        /** The SASL exchange in progress: set by the handshake, cleared once it completed. */
+        private @Nullable SaslServer server;
+
+        private @Nullable String mechanism;
         private KafkaPrincipal principal;
+
+        /** The SASL server of an exchange the handshake started (SaslAuthenticate comes only after one). */
+        private SaslServer saslServer() {
+            return Objects.requireNonNull(server, "SaslAuthenticate before SaslHandshake");
+        }
 
         private Session(State state, KafkaPrincipal principal) {
             this.state = state;
@@ -161,7 +170,7 @@ final class SaslAuthenticator {
             NetworkRequest request, RequestContext context, SaslAuthenticateRequest body, Session session) {
         SaslAuthenticateResponseData data = new SaslAuthenticateResponseData();
         try {
-            byte[] token = session.server.evaluateResponse(body.data().authBytes());
+            byte[] token = session.saslServer().evaluateResponse(body.data().authBytes());
             data.setErrorCode(Errors.NONE.code())
                     .setAuthBytes(token == null ? new byte[0] : token)
                     .setSessionLifetimeMs(0);
@@ -194,7 +203,7 @@ final class SaslAuthenticator {
         payload.get(token);
         byte[] answer;
         try {
-            answer = session.server.evaluateResponse(token);
+            answer = session.saslServer().evaluateResponse(token);
         } catch (SaslException | RuntimeException e) {
             failed(request, session, e.getMessage());
             request.closeConnection();
@@ -213,13 +222,14 @@ final class SaslAuthenticator {
     }
 
     private static void completeIfDone(NetworkRequest request, Session session) {
-        if (!session.server.isComplete()) {
+        SaslServer server = session.saslServer();
+        if (!server.isComplete()) {
             return;
         }
-        session.principal = new KafkaPrincipal(KafkaPrincipal.USER_TYPE, session.server.getAuthorizationID());
+        session.principal = new KafkaPrincipal(KafkaPrincipal.USER_TYPE, server.getAuthorizationID());
         session.state = Session.State.COMPLETE;
         try {
-            session.server.dispose();
+            server.dispose();
         } catch (SaslException e) {
             LOGGER.debug("disposing the SASL server: {}", e.toString());
         }
@@ -231,7 +241,7 @@ final class SaslAuthenticator {
                 session.mechanism);
     }
 
-    private static void failed(NetworkRequest request, Session session, String message) {
+    private static void failed(NetworkRequest request, Session session, @Nullable String message) {
         LOGGER.info(
                 "failed authentication with {} on connection {} ({}: {})",
                 request.clientAddress().getAddress().getHostAddress(),

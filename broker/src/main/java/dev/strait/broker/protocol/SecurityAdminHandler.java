@@ -13,6 +13,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.kafka.common.acl.AccessControlEntry;
@@ -287,7 +288,7 @@ final class SecurityAdminHandler {
                 continue;
             }
             DescribeUserScramCredentialsResult result = new DescribeUserScramCredentialsResult().setUser(user.name());
-            if (counts.get(user.name()) > 1) {
+            if (counts.getOrDefault(user.name(), 0) > 1) {
                 result.setErrorCode(Errors.DUPLICATE_RESOURCE.code())
                         .setErrorMessage("Cannot describe SCRAM credentials for the same user twice in a single "
                                 + "request: " + user.name());
@@ -336,14 +337,16 @@ final class SecurityAdminHandler {
         }
         for (ScramCredentialUpsertion upsertion : upsertions) {
             Refusal refusal = !allowed ? Refusal.UNAUTHORIZED : check(upsertion.name(), upsertion.mechanism(), counts);
-            ScramMechanism mechanism = scramMechanism(upsertion.mechanism());
-            if (refusal == null && upsertion.iterations() < mechanism.minIterations()) {
-                refusal = new Refusal(Errors.UNACCEPTABLE_CREDENTIAL, "Too few iterations");
-            } else if (refusal == null && upsertion.iterations() > mechanism.maxIterations()) {
-                refusal = new Refusal(Errors.UNACCEPTABLE_CREDENTIAL, "Too many iterations");
-            }
             if (refusal == null) {
-                upserts.add(credential(upsertion, mechanism));
+                ScramMechanism mechanism = Objects.requireNonNull(
+                        scramMechanism(upsertion.mechanism()), "check() refuses an unknown mechanism");
+                if (upsertion.iterations() < mechanism.minIterations()) {
+                    refusal = new Refusal(Errors.UNACCEPTABLE_CREDENTIAL, "Too few iterations");
+                } else if (upsertion.iterations() > mechanism.maxIterations()) {
+                    refusal = new Refusal(Errors.UNACCEPTABLE_CREDENTIAL, "Too many iterations");
+                } else {
+                    upserts.add(credential(upsertion, mechanism));
+                }
             }
             results.putIfAbsent(upsertion.name(), result(upsertion.name(), refusal));
         }
@@ -384,7 +387,7 @@ final class SecurityAdminHandler {
         if (user == null || user.isEmpty()) {
             return new Refusal(Errors.UNACCEPTABLE_CREDENTIAL, "Username must not be empty");
         }
-        if (counts.get(user) > 1) {
+        if (counts.getOrDefault(user, 0) > 1) {
             return new Refusal(
                     Errors.DUPLICATE_RESOURCE, "Cannot alter the same user more than once in a single request");
         }
@@ -395,7 +398,7 @@ final class SecurityAdminHandler {
         return null;
     }
 
-    private static AlterUserScramCredentialsResult result(String user, Refusal refusal) {
+    private static AlterUserScramCredentialsResult result(String user, @Nullable Refusal refusal) {
         return new AlterUserScramCredentialsResult()
                 .setUser(user)
                 .setErrorCode(

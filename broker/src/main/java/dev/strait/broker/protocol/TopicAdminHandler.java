@@ -223,7 +223,7 @@ final class TopicAdminHandler {
         }
     }
 
-    private static void setError(CreatableTopicResult result, Errors error, String message) {
+    private static void setError(CreatableTopicResult result, Errors error, @Nullable String message) {
         result.setErrorCode(error.code()).setErrorMessage(message);
     }
 
@@ -402,7 +402,7 @@ final class TopicAdminHandler {
         return null;
     }
 
-    private static DescribeConfigsResourceResult describedConfig(String key, String value, byte source) {
+    private static DescribeConfigsResourceResult describedConfig(String key, @Nullable String value, byte source) {
         return new DescribeConfigsResourceResult()
                 .setName(key)
                 .setValue(value)
@@ -413,7 +413,7 @@ final class TopicAdminHandler {
     }
 
     /** The outcome of altering one resource's configs: NONE, or the error and its message. */
-    private record Altered(Errors error, String message) {}
+    private record Altered(Errors error, @Nullable String message) {}
 
     /**
      * Alters one resource's configs, for both AlterConfigs and IncrementalAlterConfigs: ALTER_CONFIGS on the topic

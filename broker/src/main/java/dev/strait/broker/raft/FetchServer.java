@@ -7,6 +7,7 @@ import dev.strait.broker.raft.RaftRole.Leader;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The leader's side of Fetch for one {@link RaftNode}. Each fetch gets exactly one answer: a refusal if this node
@@ -91,9 +92,9 @@ final class FetchServer {
             int epoch,
             FetchError error,
             int leaderId,
-            OffsetAndEpoch divergingEpoch,
+            @Nullable OffsetAndEpoch divergingEpoch,
             List<LogEntry> entries,
-            OffsetAndEpoch snapshotId) {
+            @Nullable OffsetAndEpoch snapshotId) {
         transport.send(new FetchResponse(
                 nodeId,
                 request.source(),

@@ -12,6 +12,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
@@ -85,7 +86,8 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
     private ElectionState electionState;
     private @Nullable SnapshotInfo latestSnapshot;
     private long highWatermark;
-    private FileChannel highWatermarkFile;
+    /** Opened on the first checkpoint. */
+    private @Nullable FileChannel highWatermarkFile;
 
     private FileRaftStorage(Path directory) throws IOException {
         this.directory = directory;
@@ -284,15 +286,17 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
         // newer one cannot outrun the log, whose entries below it were flushed first; a torn one fails its CRC and
         // is ignored.
         try {
-            if (highWatermarkFile == null) {
+            FileChannel file = highWatermarkFile;
+            if (file == null) {
                 // truncated once, so a file left longer by anything else cannot hide every later checkpoint
-                highWatermarkFile = FileChannel.open(
+                file = FileChannel.open(
                         directory.resolve(HIGH_WATERMARK_FILE),
                         StandardOpenOption.CREATE,
                         StandardOpenOption.WRITE,
                         StandardOpenOption.TRUNCATE_EXISTING);
+                highWatermarkFile = file;
             }
-            writeFully(highWatermarkFile, ByteBuffer.wrap(buffer.array()), 0);
+            writeFully(file, ByteBuffer.wrap(buffer.array()), 0);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + directory.resolve(HIGH_WATERMARK_FILE), e);
         }
@@ -338,10 +342,10 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
             return null;
         }
         OffsetAndEpoch latestId = found.lastKey();
-        SnapshotInfo latest = checkSnapshot(latestId, found.get(latestId));
+        Path latestFile = Objects.requireNonNull(found.get(latestId), "the last key's file");
+        SnapshotInfo latest = checkSnapshot(latestId, latestFile);
         for (Path older : found.headMap(latestId, false).values()) {
-            LOGGER.info(
-                    "deleting {}, superseded by {}", older, found.get(latestId).getFileName());
+            LOGGER.info("deleting {}, superseded by {}", older, latestFile.getFileName());
             Files.delete(older);
         }
         return latest;
@@ -461,7 +465,12 @@ public final class FileRaftStorage implements RaftStorage, AutoCloseable {
             addEntry(new LogEntry(epoch, offset, LogEntry.Kind.forCode(kindCode), payload), recordStart);
         }
         fileEnd = position;
-        if (dropped && epochBeforeStart != latestSnapshot.id().epoch()) {
+        // Entries below the start offset exist only behind a snapshot.
+        if (dropped
+                && epochBeforeStart
+                        != Objects.requireNonNull(latestSnapshot, "a start offset above 0 is a snapshot's")
+                                .id()
+                                .epoch()) {
             // the log ended before the snapshot or diverged from it: what follows cannot continue the snapshot
             entries.clear();
         }

@@ -3,6 +3,7 @@ package dev.strait.broker.raft;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.TreeMap;
 
@@ -85,7 +86,8 @@ final class LeaderProgress {
                     .onFetch(fetchOffset, leaderEndOffset, nowMs);
             return;
         }
-        voterActivity.get(replicaId).onFetch(fetchOffset, leaderEndOffset, nowMs);
+        Objects.requireNonNull(voterActivity.get(replicaId), "a voter's activity")
+                .onFetch(fetchOffset, leaderEndOffset, nowMs);
         confirmedEndOffsets.merge(replicaId, fetchOffset, Math::max);
         lastFetchMs.put(replicaId, nowMs);
     }
@@ -100,7 +102,10 @@ final class LeaderProgress {
         for (Map.Entry<Integer, Activity> voter : voterActivity.entrySet()) {
             if (voter.getKey() == selfId) {
                 voters.add(new QuorumDescription.Replica(
-                        selfId, confirmedEndOffsets.get(selfId), OptionalLong.of(nowMs), OptionalLong.of(nowMs)));
+                        selfId,
+                        Objects.requireNonNull(confirmedEndOffsets.get(selfId), "every voter has an end offset"),
+                        OptionalLong.of(nowMs),
+                        OptionalLong.of(nowMs)));
             } else {
                 voters.add(voter.getValue().describe(voter.getKey()));
             }

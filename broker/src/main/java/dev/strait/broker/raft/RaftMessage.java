@@ -3,6 +3,7 @@ package dev.strait.broker.raft;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The messages nodes exchange, modelled on KRaft's Vote, BeginQuorumEpoch, Fetch and FetchSnapshot (see
@@ -56,10 +57,10 @@ public sealed interface RaftMessage {
             int leaderId,
             long fetchOffset,
             int lastFetchedEpoch,
-            OffsetAndEpoch divergingEpoch,
+            @Nullable OffsetAndEpoch divergingEpoch,
             List<LogEntry> entries,
             long highWatermark,
-            OffsetAndEpoch snapshotId)
+            @Nullable OffsetAndEpoch snapshotId)
             implements RaftMessage {
 
         public FetchResponse {
@@ -78,7 +79,7 @@ public sealed interface RaftMessage {
                 int leaderId,
                 long fetchOffset,
                 int lastFetchedEpoch,
-                OffsetAndEpoch divergingEpoch,
+                @Nullable OffsetAndEpoch divergingEpoch,
                 List<LogEntry> entries,
                 long highWatermark) {
             this(

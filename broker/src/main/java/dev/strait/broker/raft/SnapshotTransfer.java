@@ -6,7 +6,9 @@ import dev.strait.broker.raft.RaftMessage.FetchSnapshotRequest;
 import dev.strait.broker.raft.RaftMessage.FetchSnapshotResponse;
 import dev.strait.broker.raft.RaftRole.Follower;
 import dev.strait.broker.raft.RaftRole.Leader;
+import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,7 +49,7 @@ final class SnapshotTransfer {
     private final String logPrefix;
 
     /** The snapshot this follower is downloading from its leader; null when it fetches the log. */
-    private SnapshotDownload download;
+    private @Nullable SnapshotDownload download;
 
     SnapshotTransfer(
             int nodeId,
@@ -177,8 +179,14 @@ final class SnapshotTransfer {
         requestChunk(follower);
     }
 
+    /** The download in progress: callers act only while {@link #downloading} (or on what {@link #expects}). */
+    private SnapshotDownload inProgress() {
+        return Objects.requireNonNull(download, "no snapshot download in progress");
+    }
+
     /** Asks {@code follower}'s leader for the chunk at the download's position; only while {@link #downloading}. */
     void requestChunk(Follower follower) {
+        SnapshotDownload download = inProgress();
         transport.send(new FetchSnapshotRequest(
                 nodeId,
                 follower.leaderId(),
@@ -197,12 +205,13 @@ final class SnapshotTransfer {
 
     /** Takes a response that {@link #expects} says answers the last request, from {@code follower}'s leader. */
     ChunkOutcome accept(Follower follower, FetchSnapshotResponse response) {
+        SnapshotDownload download = inProgress();
         if (response.error() != FetchError.NONE) {
             // SNAPSHOT_NOT_FOUND: the leader took a newer snapshot; POSITION_OUT_OF_RANGE: we and the leader
             // disagree about this one. Either way a fresh fetch tells us which snapshot to get.
             LOGGER.info(
                     "{}snapshot {} download ended by {}; fetching again", logPrefix, download.id(), response.error());
-            download = null;
+            this.download = null;
             return ChunkOutcome.ABANDONED;
         }
         return switch (download.accept(response.size(), response.crc32c(), response.bytes())) {
@@ -224,9 +233,10 @@ final class SnapshotTransfer {
     }
 
     private ChunkOutcome install(Follower follower) {
+        SnapshotDownload download = inProgress();
         OffsetAndEpoch id = download.id();
         byte[] content = download.content();
-        download = null;
+        this.download = null;
         long ours = storage.latestSnapshot().map(SnapshotInfo::endOffset).orElse(0L);
         if (id.offset() <= ours) {
             return ChunkOutcome.ALREADY_COVERED;
@@ -245,6 +255,7 @@ final class SnapshotTransfer {
     }
 
     /** The download in progress, or null when the follower fetches the log. */
+    @Nullable
     SnapshotDownload download() {
         return download;
     }

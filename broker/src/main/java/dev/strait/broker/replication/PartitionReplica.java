@@ -3,10 +3,12 @@ package dev.strait.broker.replication;
 import dev.strait.broker.log.EpochEndOffset;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One replica of one partition: its role and what replication needs to know in it. Not thread-safe: the owner
@@ -41,11 +43,13 @@ public final class PartitionReplica {
     private ReplicationConfig config;
 
     private State state = State.OFFLINE;
-    private PartitionAssignment assignment;
+    /** The controller's latest assignment; null while OFFLINE. */
+    private @Nullable PartitionAssignment assignment;
+
     private long leaderEpochStartOffset;
     private final Map<Integer, FollowerProgress> followers = new HashMap<>();
     /** An ISR change sent to the controller and not answered yet; at most one at a time, as Kafka does. */
-    private IsrChange pendingIsrChange;
+    private @Nullable IsrChange pendingIsrChange;
     /** The epoch a truncating follower asked about. */
     private int queriedEpoch = -1;
 
@@ -53,6 +57,11 @@ public final class PartitionReplica {
         this.localId = localId;
         this.log = log;
         this.config = config;
+    }
+
+    /** The assignment of a replica that has one: every role but OFFLINE acts on it. */
+    private PartitionAssignment current() {
+        return Objects.requireNonNull(assignment, "an OFFLINE replica has no assignment");
     }
 
     public State state() {
@@ -135,13 +144,13 @@ public final class PartitionReplica {
     private void becomeLeader(long nowMs) {
         state = State.LEADER;
         leaderEpochStartOffset = log.logEndOffset();
-        log.assignEpoch(assignment.leaderEpoch(), leaderEpochStartOffset);
+        log.assignEpoch(current().leaderEpoch(), leaderEpochStartOffset);
         followers.clear();
-        for (int replica : assignment.replicas()) {
+        for (int replica : current().replicas()) {
             if (replica != localId) {
                 FollowerProgress progress = new FollowerProgress();
                 // ISR members keep their place for a full lag interval after an election, as in Kafka.
-                progress.lastCaughtUpMs = assignment.isr().contains(replica) ? nowMs : 0;
+                progress.lastCaughtUpMs = current().isr().contains(replica) ? nowMs : 0;
                 followers.put(replica, progress);
             }
         }
@@ -153,8 +162,8 @@ public final class PartitionReplica {
      * forgotten and added ones tracked from nothing, so they join the ISR only once they have caught up.
      */
     private void followReplicaChanges() {
-        followers.keySet().retainAll(assignment.replicas());
-        for (int replica : assignment.replicas()) {
+        followers.keySet().retainAll(current().replicas());
+        for (int replica : current().replicas()) {
             if (replica != localId && !followers.containsKey(replica)) {
                 followers.put(replica, new FollowerProgress());
             }
@@ -231,10 +240,10 @@ public final class PartitionReplica {
         if (state != State.LEADER) {
             return EpochCheck.NOT_LEADER;
         }
-        if (requestEpoch < 0 || requestEpoch == assignment.leaderEpoch()) {
+        if (requestEpoch < 0 || requestEpoch == current().leaderEpoch()) {
             return EpochCheck.OK;
         }
-        return requestEpoch < assignment.leaderEpoch() ? EpochCheck.FENCED : EpochCheck.UNKNOWN_EPOCH;
+        return requestEpoch < current().leaderEpoch() ? EpochCheck.FENCED : EpochCheck.UNKNOWN_EPOCH;
     }
 
     /** Before appending a produce: acks=all needs min.insync.replicas in the ISR. */
@@ -242,7 +251,7 @@ public final class PartitionReplica {
         if (state != State.LEADER) {
             return ProduceCheck.NOT_LEADER;
         }
-        if (acksAll && assignment.isr().size() < config.minInsyncReplicas()) {
+        if (acksAll && current().isr().size() < config.minInsyncReplicas()) {
             return ProduceCheck.NOT_ENOUGH_REPLICAS;
         }
         return ProduceCheck.OK;
@@ -259,7 +268,7 @@ public final class PartitionReplica {
      * done: the high watermark passed it with enough replicas in the ISR.
      */
     public ProduceCheck checkProduceCompletion(long lastOffset, int appendEpoch) {
-        if (state != State.LEADER || assignment.leaderEpoch() != appendEpoch) {
+        if (state != State.LEADER || current().leaderEpoch() != appendEpoch) {
             return ProduceCheck.NOT_LEADER;
         }
         if (log.highWatermark() <= lastOffset) {
@@ -308,15 +317,15 @@ public final class PartitionReplica {
         progress.lastFetchMs = nowMs;
         maybeAdvanceHighWatermark();
         if (pendingIsrChange == null
-                && !assignment.isr().contains(followerId)
+                && !current().isr().contains(followerId)
                 && fetchOffset >= log.highWatermark()
                 && fetchOffset >= leaderEpochStartOffset) {
-            Set<Integer> grown = new TreeSet<>(assignment.isr());
+            Set<Integer> grown = new TreeSet<>(current().isr());
             grown.add(followerId);
             pendingIsrChange = new IsrChange(
                     localId,
-                    assignment.leaderEpoch(),
-                    assignment.partitionEpoch(),
+                    current().leaderEpoch(),
+                    current().partitionEpoch(),
                     grown,
                     brokerEpoch >= 0 ? Map.of(followerId, brokerEpoch) : Map.of());
             maybeAdvanceHighWatermark();
@@ -331,17 +340,18 @@ public final class PartitionReplica {
             return Optional.empty();
         }
         Set<Integer> kept = new TreeSet<>();
-        for (int member : assignment.isr()) {
+        for (int member : current().isr()) {
             FollowerProgress progress = followers.get(member);
             if (member == localId
                     || progress != null && nowMs - progress.lastCaughtUpMs <= config.replicaLagTimeMaxMs()) {
                 kept.add(member);
             }
         }
-        if (kept.size() == assignment.isr().size()) {
+        if (kept.size() == current().isr().size()) {
             return Optional.empty();
         }
-        pendingIsrChange = new IsrChange(localId, assignment.leaderEpoch(), assignment.partitionEpoch(), kept);
+        pendingIsrChange =
+                new IsrChange(localId, current().leaderEpoch(), current().partitionEpoch(), kept);
         return Optional.of(pendingIsrChange);
     }
 
@@ -369,8 +379,9 @@ public final class PartitionReplica {
         if (assignment == null) {
             return Set.of();
         }
-        if (pendingIsrChange == null || !pendingIsrChange.newIsr().containsAll(assignment.isr())) {
-            return assignment.isr();
+        if (pendingIsrChange == null
+                || !pendingIsrChange.newIsr().containsAll(current().isr())) {
+            return current().isr();
         }
         return pendingIsrChange.newIsr();
     }
@@ -393,8 +404,8 @@ public final class PartitionReplica {
         // The committed ISR counts, not the maximal one, as in Kafka: an expansion still pending may be refused,
         // and records committed meanwhile would be missing on the ELR members the controller may elect (issue 22,
         // found by ReplicationSimulationTest with the controller's rules).
-        if (assignment.isr().size()
-                < Math.min(config.minInsyncReplicas(), assignment.replicas().size())) {
+        if (current().isr().size()
+                < Math.min(config.minInsyncReplicas(), current().replicas().size())) {
             return false;
         }
         // Followers report only what they flushed in that mode, so the leader's own flushed end is the last gate.

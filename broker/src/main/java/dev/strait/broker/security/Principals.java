@@ -3,6 +3,7 @@ package dev.strait.broker.security;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
+import org.jspecify.annotations.Nullable;
 
 /** Kafka's textual principals, {@code Type:name} (e.g. {@code User:alice}), as ACLs and {@code super.users} name them. */
 public final class Principals {
@@ -19,7 +20,7 @@ public final class Principals {
     }
 
     /** {@code super.users}: principals separated by semicolons, e.g. {@code User:admin;User:broker}. */
-    public static Set<KafkaPrincipal> parseList(String value) {
+    public static Set<KafkaPrincipal> parseList(@Nullable String value) {
         Set<KafkaPrincipal> principals = new LinkedHashSet<>();
         if (value != null) {
             for (String part : value.split(";")) {

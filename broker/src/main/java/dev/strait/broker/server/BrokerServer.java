@@ -37,12 +37,14 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,20 +71,21 @@ public final class BrokerServer implements AutoCloseable {
     private final Time time;
     private final FaultHandler faults;
     private final AtomicBoolean faulted = new AtomicBoolean();
-    private MetadataSource metadata;
-    private ReplicaFetcherManager fetcherManager;
-    private MirrorFetcher mirrorFetcher;
-    private ScheduledExecutorService scheduler;
-    private ReplicaManager replicaManager;
+    // The parts of a running broker: null until startup() makes them and after shutdown closes them.
+    private @Nullable MetadataSource metadata;
+    private @Nullable ReplicaFetcherManager fetcherManager;
+    private @Nullable MirrorFetcher mirrorFetcher;
+    private @Nullable ScheduledExecutorService scheduler;
+    private @Nullable ReplicaManager replicaManager;
     /** One per broker listener, in the order of {@code listeners}. */
     private final List<SocketServer> socketServers = new ArrayList<>();
 
-    private GroupCoordinator groupCoordinator;
-    private LogCleaner logCleaner;
+    private @Nullable GroupCoordinator groupCoordinator;
+    private @Nullable LogCleaner logCleaner;
     /** Serves /metrics when strait.metrics.port is not -1; null otherwise or when stopped. */
-    private MetricsHttpServer metricsServer;
+    private @Nullable MetricsHttpServer metricsServer;
     /** The inter-broker listener's advertised endpoint: what this node registers as its host and port. */
-    private volatile BrokerEndpoint endpoint;
+    private volatile @Nullable BrokerEndpoint endpoint;
     /** Every broker listener's advertised endpoint, by listener name. */
     private volatile Map<String, BrokerEndpoint> endpoints = Map.of();
 
@@ -122,8 +125,8 @@ public final class BrokerServer implements AutoCloseable {
 
     private BrokerServer(
             BrokerConfig config,
-            FaultHandler faults,
-            MetadataFactory metadataFactory,
+            @Nullable FaultHandler faults,
+            @Nullable MetadataFactory metadataFactory,
             UnaryOperator<LeaderClient.Factory> leaderClients) {
         this.config = config;
         this.time = Time.SYSTEM;
@@ -268,11 +271,13 @@ public final class BrokerServer implements AutoCloseable {
                         listener.name(),
                         advertised.host(),
                         advertised.port(),
-                        config.listenerProtocols().get(listener.name())));
+                        MetadataSources.protocolOf(config, listener.name())));
             }
             endpoints = Collections.unmodifiableMap(bound);
-            endpoint = bound.get(config.interBrokerListenerName());
-            metadata.registerLocalBroker(endpoint.host(), endpoint.port(), MetadataSources.listed(registered));
+            BrokerEndpoint interBroker = Objects.requireNonNull(
+                    bound.get(config.interBrokerListenerName()), "the inter-broker listener is a broker listener");
+            endpoint = interBroker;
+            metadata.registerLocalBroker(interBroker.host(), interBroker.port(), MetadataSources.listed(registered));
             bootstrapScramCredentials();
             boolean offsetsTopicCreated;
             try {
@@ -331,10 +336,11 @@ public final class BrokerServer implements AutoCloseable {
                 logCleaner.startup();
             }
             long isrCheckMs = Math.max(1, config.replicaLagTimeMaxMs() / 2);
+            ReplicaManager replicas = replicaManager;
             scheduler.scheduleWithFixedDelay(
                     () -> {
                         try {
-                            replicaManager.maybeShrinkIsr();
+                            replicas.maybeShrinkIsr();
                         } catch (RuntimeException e) {
                             LOGGER.error("ISR check failed", e);
                         }
@@ -373,7 +379,7 @@ public final class BrokerServer implements AutoCloseable {
         try {
             return BrokerSecurity.create(config.originals(), protocols, source);
         } catch (IllegalArgumentException e) {
-            throw new ConfigException(e.getMessage());
+            throw new ConfigException(MetadataSources.messageOf(e));
         }
     }
 
@@ -384,7 +390,7 @@ public final class BrokerServer implements AutoCloseable {
                     config.interBrokerSaslMechanism(),
                     config.originals());
         } catch (IllegalArgumentException e) {
-            throw new ConfigException(e.getMessage());
+            throw new ConfigException(MetadataSources.messageOf(e));
         }
     }
 
@@ -399,8 +405,8 @@ public final class BrokerServer implements AutoCloseable {
             return;
         }
         ScramBootstrap bootstrap = config.scramBootstrap().get();
-        ScheduledExecutorService executor = scheduler;
-        MetadataSource source = metadata;
+        ScheduledExecutorService executor = Objects.requireNonNull(scheduler, "called by start()");
+        MetadataSource source = Objects.requireNonNull(metadata, "called by start()");
         Runnable attempt = new Runnable() {
             @Override
             public void run() {
@@ -421,7 +427,7 @@ public final class BrokerServer implements AutoCloseable {
     }
 
     private void scheduleOffsetsTopicCreation(OffsetsTopicLog offsetsLog) {
-        ScheduledExecutorService executor = scheduler;
+        ScheduledExecutorService executor = Objects.requireNonNull(scheduler, "called by start()");
         executor.schedule(
                 new Runnable() {
                     @Override
@@ -467,12 +473,12 @@ public final class BrokerServer implements AutoCloseable {
     }
 
     /** The replica layer (tests inspect partitions through it); null when stopped. */
-    public synchronized ReplicaManager replicaManager() {
+    public synchronized @Nullable ReplicaManager replicaManager() {
         return replicaManager;
     }
 
     /** The node's view of the cluster metadata (tests wait on it); null when stopped. */
-    synchronized MetadataSource metadata() {
+    synchronized @Nullable MetadataSource metadata() {
         return metadata;
     }
 
@@ -483,7 +489,8 @@ public final class BrokerServer implements AutoCloseable {
 
     /** The advertised port of the first broker listener (its bound port unless advertised.listeners says else). */
     public int boundPort() {
-        return endpoints.get(config.listenerName()).port();
+        return Objects.requireNonNull(endpoints.get(config.listenerName()), "the broker has not started")
+                .port();
     }
 
     /** {@code host:port} of the first broker listener. */

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A broker cluster inside this JVM for tests and embedding, listening on ephemeral 127.0.0.1 ports:
@@ -36,7 +37,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     private final int[] controllerPorts;
     private final String clientListener;
     /** A second broker listener replicas fetch from, or null; its ports stay fixed across restarts. */
-    private final String replicationListener;
+    private final @Nullable String replicationListener;
 
     private final int[] replicationPorts;
 
@@ -46,7 +47,7 @@ public final class EmbeddedCluster implements AutoCloseable {
             Map<String, String> brokerConfigs,
             int nodes,
             String clientListener,
-            String replicationListener) {
+            @Nullable String replicationListener) {
         this.clientListener = clientListener;
         this.replicationListener = replicationListener;
         this.replicationPorts = new int[nodes];
@@ -129,10 +130,12 @@ public final class EmbeddedCluster implements AutoCloseable {
     /** Builder; all settings optional. */
     public static final class Builder {
         private int nodes = 1;
-        private Path dataDir;
+        /** Null: a temporary directory, deleted on close. */
+        private @Nullable Path dataDir;
+
         private final Map<String, String> brokerConfigs = new LinkedHashMap<>();
         private String clientListener = "PLAINTEXT";
-        private String replicationListener;
+        private @Nullable String replicationListener;
 
         public Builder nodes(int count) {
             if (count < 1 || count > 9) {
@@ -174,10 +177,11 @@ public final class EmbeddedCluster implements AutoCloseable {
         }
 
         public EmbeddedCluster start() {
-            boolean owns = dataDir == null;
+            Path given = dataDir;
+            boolean owns = given == null;
             Path dir;
             try {
-                dir = owns ? Files.createTempDirectory("strait-cluster-") : dataDir;
+                dir = given == null ? Files.createTempDirectory("strait-cluster-") : given;
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot create a data directory", e);
             }

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -96,7 +97,7 @@ final class MetadataSources {
                     listener.name(),
                     BrokerServer.advertisedHost(config, listener),
                     port,
-                    config.listenerProtocols().get(listener.name())));
+                    protocolOf(config, listener.name())));
         }
         return endpoints;
     }
@@ -105,15 +106,17 @@ final class MetadataSources {
      * TLS of the controller wire when the controller listener maps to SSL (both for this node's listener and for
      * its connections to the voters); null over PLAINTEXT.
      */
-    private static @Nullable ControllerTls controllerTls(BrokerConfig config, ControllerPeerCheck peerCheck) {
+    private static @Nullable ControllerTls controllerTls(BrokerConfig config, @Nullable ControllerPeerCheck peerCheck) {
         if (peerCheck == null) {
             return null;
         }
         ListenerSecurity.SocketTls tls;
         try {
-            tls = ListenerSecurity.socketTls(config.controllerListenerName(), config.originals());
+            tls = ListenerSecurity.socketTls(
+                    Objects.requireNonNull(config.controllerListenerName(), "a peer check means a controller listener"),
+                    config.originals());
         } catch (IllegalArgumentException e) {
-            throw new ConfigException(e.getMessage());
+            throw new ConfigException(messageOf(e));
         }
         return new ControllerTls(
                 tls.serverContext(),
@@ -132,7 +135,7 @@ final class MetadataSources {
         try {
             return ControllerPeerCheck.create(listener, config.originals());
         } catch (IllegalArgumentException e) {
-            throw new ConfigException(e.getMessage());
+            throw new ConfigException(messageOf(e));
         }
     }
 
@@ -140,7 +143,8 @@ final class MetadataSources {
         return quorumSettings(config, logDir, controllerPeerCheck(config));
     }
 
-    private static QuorumSettings quorumSettings(BrokerConfig config, Path logDir, ControllerPeerCheck peerCheck) {
+    private static QuorumSettings quorumSettings(
+            BrokerConfig config, Path logDir, @Nullable ControllerPeerCheck peerCheck) {
         Map<Integer, InetSocketAddress> voters = new LinkedHashMap<>();
         config.controllerQuorumVoters()
                 .forEach((id, voter) -> voters.put(id, new InetSocketAddress(voter.host(), voter.port())));
@@ -172,5 +176,18 @@ final class MetadataSources {
                 controllerTls(config, peerCheck),
                 config.minInsyncReplicas(),
                 config.flushOnAck());
+    }
+
+    /** A refusal's message for a ConfigException: the exception's, or its name when it has none. */
+    static String messageOf(Exception e) {
+        String message = e.getMessage();
+        return message != null ? message : e.toString();
+    }
+
+    /** The security protocol of one of the configured listeners (the config maps every listener to one). */
+    static String protocolOf(BrokerConfig config, String listenerName) {
+        return Objects.requireNonNull(
+                config.listenerProtocols().get(listenerName),
+                () -> "no security protocol for listener " + listenerName);
     }
 }

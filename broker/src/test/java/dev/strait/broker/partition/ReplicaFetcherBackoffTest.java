@@ -178,6 +178,117 @@ class ReplicaFetcherBackoffTest {
         assertThat(faults).isEmpty();
     }
 
+    @Test
+    void aThreadBackingOffAfterAFailedConnectionWaitsOnTheInjectedClockUntilItsBackoffIsOver() throws Exception {
+        // Given: node 0 follows a partition led by node 1, whose connection fails every time
+        Partition follower = open(HEALTHY, 0);
+        AtomicInteger connects = new AtomicInteger();
+        FetcherClock fetcherClock = new FetcherClock(time);
+        fetchers = refusingFetchers(connects, fetcherClock);
+        fetchers.onBecomeFollower(follower, 1, 0);
+        waitFor(
+                "the first connection failed and the thread backs off",
+                () -> connects.get() == 1 && fetcherClock.readsSinceConnect() > 0);
+
+        // When: all of the backoff but its last millisecond passes
+        time.advance(BACKOFF_MS - 1);
+        long afterAdvance = fetcherClock.reads();
+
+        // Then: the thread reads the moved clock and goes on waiting
+        waitFor("the fetcher thread looked at the moved clock", () -> fetcherClock.readsSince(afterAdvance) >= 3);
+        assertThat(connects.get())
+                .as("connected again before the backoff was over")
+                .isEqualTo(1);
+
+        // When: the last millisecond passes
+        time.advance(1);
+
+        // Then: the thread connects again
+        waitFor("the thread connects again once the backoff is over", () -> connects.get() == 2);
+    }
+
+    @Test
+    void aNewEpochCutsTheThreadsBackoffShortWithoutTheClockMoving() throws Exception {
+        // Given: the thread backs off after a failed connection, on a clock that does not move
+        Partition follower = open(HEALTHY, 0);
+        AtomicInteger connects = new AtomicInteger();
+        FetcherClock fetcherClock = new FetcherClock(time);
+        fetchers = refusingFetchers(connects, fetcherClock);
+        fetchers.onBecomeFollower(follower, 1, 0);
+        waitFor(
+                "the first connection failed and the thread backs off",
+                () -> connects.get() == 1 && fetcherClock.readsSinceConnect() > 0);
+        long startMs = time.milliseconds();
+
+        // When: the partition's next leader epoch arrives
+        fetchers.onBecomeFollower(follower, 1, 1);
+
+        // Then: the thread connects again at once, with no time passed on its clock
+        waitFor("the thread connects again", () -> connects.get() == 2);
+        assertThat(time.milliseconds()).isEqualTo(startMs);
+    }
+
+    /** Fetchers from node 1 (registered) whose every connection fails, counted in {@code connects}. */
+    private ReplicaFetcherManager refusingFetchers(AtomicInteger connects, FetcherClock fetcherClock) {
+        ScriptedController controller = new ScriptedController();
+        controller.register(1, 9092);
+        return new ReplicaFetcherManager(
+                0,
+                controller.view(0),
+                (id, host, port) -> {
+                    connects.incrementAndGet();
+                    fetcherClock.connecting();
+                    throw new IOException("connection refused (test)");
+                },
+                new ReplicaFetcherManager.Settings(50, 1, 1 << 20, 10 << 20, BACKOFF_MS),
+                fetcherClock);
+    }
+
+    /**
+     * The manual clock as a clock that only tells time (its waits poll it, as {@link #clock}'s do), counting the reads
+     * made by fetcher threads: a count that grows after the test moved the clock shows the waiting thread saw it. After
+     * a failed connection, the fetcher thread reads the clock only in its backoff.
+     */
+    private static final class FetcherClock implements Time {
+        private final ManualTime time;
+        private final java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
+        private volatile long readsAtConnect;
+
+        FetcherClock(ManualTime time) {
+            this.time = time;
+        }
+
+        @Override
+        public long milliseconds() {
+            if (Thread.currentThread().getName().startsWith("strait-replica-fetcher-")) {
+                reads.incrementAndGet();
+            }
+            return time.milliseconds();
+        }
+
+        @Override
+        public long nanoseconds() {
+            return time.nanoseconds();
+        }
+
+        long reads() {
+            return reads.get();
+        }
+
+        long readsSince(long before) {
+            return reads.get() - before;
+        }
+
+        /** Called by the test's connection factory: reads from here on are the backoff's. */
+        void connecting() {
+            readsAtConnect = reads.get();
+        }
+
+        long readsSinceConnect() {
+            return reads.get() - readsAtConnect;
+        }
+    }
+
     private static void appendOnLeader(Partition leader, String value) {
         leader.appendAsLeader(batch(value), List.of(new ProducerBatch(-1, (short) -1, -1, -1, 1)), false);
     }

@@ -14,6 +14,7 @@ import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,10 +28,12 @@ import org.slf4j.LoggerFactory;
 final class EngineSyncs {
     private static final Logger LOGGER = LoggerFactory.getLogger(EngineSyncs.class);
 
-    private final OffsetMap offsetMap;
-    private final GroupOffsetSync groupSync;
-    private final SyncTopic syncTopic;
-    private final TargetReader reader;
+    /** The offset map and the syncs beside it: all null when the offset map is off (or provenance headers are). */
+    private final @Nullable OffsetMap offsetMap;
+
+    private final @Nullable GroupOffsetSync groupSync;
+    private final @Nullable SyncTopic syncTopic;
+    private final @Nullable TargetReader reader;
     private final TargetTopics targetTopics;
     private final long topicIntervalMs;
     private final Time time;
@@ -98,10 +101,12 @@ final class EngineSyncs {
         };
     }
 
+    @Nullable
     OffsetMap offsetMap() {
         return offsetMap;
     }
 
+    @Nullable
     GroupOffsetSync groupSync() {
         return groupSync;
     }

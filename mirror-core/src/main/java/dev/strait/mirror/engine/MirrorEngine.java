@@ -59,12 +59,13 @@ public final class MirrorEngine implements AutoCloseable {
     private final List<Thread> threads = new ArrayList<>();
     private final CountDownLatch terminated = new CountDownLatch(1);
     private final AtomicInteger running = new AtomicInteger();
-    private EngineSyncs syncs;
-    private Admin sourceAdmin;
-    private Admin targetAdmin;
-    private Producer<byte[], byte[]> producer;
-    private String sourceClusterId;
-    private String targetClusterId;
+    // Null until start() connects (and after a start that failed before them).
+    private @Nullable EngineSyncs syncs;
+    private @Nullable Admin sourceAdmin;
+    private @Nullable Admin targetAdmin;
+    private @Nullable Producer<byte[], byte[]> producer;
+    private @Nullable String sourceClusterId;
+    private @Nullable String targetClusterId;
 
     public MirrorEngine(MirrorSettings settings, MirrorMetrics metrics, Time time) {
         this(settings, metrics, time, AcknowledgementListener.NONE);
@@ -301,7 +302,7 @@ public final class MirrorEngine implements AutoCloseable {
 
     /** What /healthz reports: running and not stuck. */
     public String healthDetail() {
-        State s = state.get();
+        State s = Objects.requireNonNull(state.get(), "the state is never null");
         long stall = longestStallMs();
         if (s == State.RUNNING && stall > stallThresholdMs()) {
             return "running but stuck: a stream made no progress for " + stall / 1000
@@ -324,11 +325,13 @@ public final class MirrorEngine implements AutoCloseable {
         return metrics;
     }
 
-    public String sourceClusterId() {
+    /** Null until {@link #start} has reached the source. */
+    public @Nullable String sourceClusterId() {
         return sourceClusterId;
     }
 
-    public String targetClusterId() {
+    /** Null until {@link #start} has reached the target. */
+    public @Nullable String targetClusterId() {
         return targetClusterId;
     }
 
@@ -369,11 +372,16 @@ public final class MirrorEngine implements AutoCloseable {
 
     /** The id of a source topic, or null when it cannot be read now (the caller then assumes the worst). */
     private @Nullable String sourceTopicId(String topic) {
+        Admin admin = sourceAdmin;
+        if (admin == null) {
+            return null;
+        }
         try {
-            return sourceAdmin
-                    .describeTopics(List.of(topic))
-                    .topicNameValues()
-                    .get(topic)
+            return Objects.requireNonNull(
+                            admin.describeTopics(List.of(topic))
+                                    .topicNameValues()
+                                    .get(topic),
+                            "describeTopics answers for the topic it was asked")
                     .get(30, TimeUnit.SECONDS)
                     .topicId()
                     .toString();

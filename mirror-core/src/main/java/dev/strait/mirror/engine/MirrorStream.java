@@ -12,6 +12,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -321,7 +322,7 @@ final class MirrorStream implements Runnable {
         return true;
     }
 
-    private void advance(TopicPartition tp, OffsetAndMetadata next, ConsumerRecord<byte[], byte[]> last) {
+    private void advance(TopicPartition tp, @Nullable OffsetAndMetadata next, ConsumerRecord<byte[], byte[]> last) {
         if (next != null && next.offset() > last.offset()) {
             offsets.advanced(tp, next);
         } else {
@@ -347,7 +348,7 @@ final class MirrorStream implements Runnable {
 
     /** Tells the listener where the target record that a dropped copy stands for is (its provenance says). */
     private void tellOriginal(TopicPartition tp, ConsumerRecord<byte[], byte[]> record) {
-        Provenance p = router.droppedCopyOf();
+        Provenance p = Objects.requireNonNull(router.droppedCopyOf(), "set as the router dropped this copy");
         try {
             listener.original(tp, record.offset(), new TopicPartition(p.topic(), p.partition()), p.offset());
         } catch (RuntimeException e) {
@@ -414,12 +415,14 @@ final class MirrorStream implements Runnable {
         }
 
         @Override
-        public void onCompletion(RecordMetadata metadata, Exception exception) {
+        public void onCompletion(@Nullable RecordMetadata metadata, @Nullable Exception exception) {
             if (exception == null) {
                 long now = time.milliseconds();
                 lastProgressMs = now;
                 metrics.produced(bytes, now - timestampMs);
-                ticket.acknowledged(new TopicPartition(metadata.topic(), metadata.partition()), metadata.offset());
+                RecordMetadata sent =
+                        Objects.requireNonNull(metadata, "Kafka passes the metadata of a send that succeeded");
+                ticket.acknowledged(new TopicPartition(sent.topic(), sent.partition()), sent.offset());
             } else {
                 onSendFailure(ticket, exception);
             }
@@ -527,7 +530,7 @@ final class MirrorStream implements Runnable {
     }
 
     /** Final flush and commit, then close the consumer. Returns the error the stream ends with, if any. */
-    private Throwable finish(Throwable fatal) {
+    private @Nullable Throwable finish(@Nullable Throwable fatal) {
         Throwable result = fatal;
         try {
             commit(new ArrayList<>(offsets.tracked()));

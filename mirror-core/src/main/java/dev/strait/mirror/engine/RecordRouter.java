@@ -65,7 +65,7 @@ final class RecordRouter {
     static final class HandlerFailedException extends KafkaException {
         private static final long serialVersionUID = 1L;
 
-        HandlerFailedException(String message, Throwable cause) {
+        HandlerFailedException(String message, @Nullable Throwable cause) {
             super(message, cause);
         }
     }
@@ -212,14 +212,14 @@ final class RecordRouter {
      * header naming the target only because an application forwarded the headers of its input (Kafka Streams
      * does by default): the target does not hold those.
      */
-    private boolean isCopyOfATargetRecord(Provenance provenance, Route route) {
+    private boolean isCopyOfATargetRecord(@Nullable Provenance provenance, Route route) {
         return provenance != null
                 && provenance.sourceCluster().equals(targetClusterId)
                 && provenance.topic().equals(route.targetTopic);
     }
 
     /** This hop's provenance: the record's first cluster is kept across hops, the rest describes this read. */
-    private byte[] stampFor(Route route, ConsumerRecord<byte[], byte[]> record, Provenance incoming) {
+    private byte[] stampFor(Route route, ConsumerRecord<byte[], byte[]> record, @Nullable Provenance incoming) {
         if (incoming == null || incoming.originCluster().equals(sourceClusterId)) {
             return route.provenance.withOffset(record.offset());
         }
@@ -232,7 +232,7 @@ final class RecordRouter {
      * hop's. Each output gets its own, because the producer freezes a record's headers when it sends it
      * and a handler may hand the same headers (often the input's) to several outputs.
      */
-    private static Headers headersFor(Headers handlerHeaders, byte[] stamp) {
+    private static Headers headersFor(@Nullable Headers handlerHeaders, byte @Nullable [] stamp) {
         RecordHeaders out = new RecordHeaders();
         if (handlerHeaders != null) {
             for (Header h : handlerHeaders) {

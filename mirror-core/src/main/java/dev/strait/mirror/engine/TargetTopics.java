@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,6 +32,7 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidPartitionsException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -211,11 +213,13 @@ public final class TargetTopics {
     private int maxMessageBytes(String targetTopic) {
         ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, targetTopic);
         try {
-            Config config = targetAdmin
-                    .describeConfigs(List.of(resource))
-                    .all()
-                    .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS)
-                    .get(resource);
+            Config config = Objects.requireNonNull(
+                    targetAdmin
+                            .describeConfigs(List.of(resource))
+                            .all()
+                            .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+                            .get(resource),
+                    "describeConfigs answers for the topic it was asked");
             ConfigEntry type = config.get("message.timestamp.type");
             if (type != null && "LogAppendTime".equals(type.value())) {
                 LOGGER.warn(
@@ -267,7 +271,7 @@ public final class TargetTopics {
             if (!(e.getCause() instanceof TopicExistsException)) {
                 throw new MirrorException(
                         "could not create target topic " + targetTopic + ": "
-                                + e.getCause().getMessage()
+                                + MirrorException.causeMessage(e)
                                 + "; create it on the target cluster or give the mirror's producer principal CREATE rights",
                         e.getCause());
             }
@@ -293,7 +297,7 @@ public final class TargetTopics {
             if (!(e.getCause() instanceof InvalidPartitionsException)) {
                 throw new MirrorException(
                         "could not grow target topic " + targetTopic + " from " + from + " to " + to
-                                + " partitions: " + e.getCause().getMessage()
+                                + " partitions: " + MirrorException.causeMessage(e)
                                 + "; add them on the target (kafka-topics --alter "
                                 + "--partitions " + to + ") or grant ALTER on the topic",
                         e.getCause());
@@ -353,7 +357,7 @@ public final class TargetTopics {
         }
     }
 
-    private Map<String, String> copiedConfigs(Config config) {
+    private Map<String, String> copiedConfigs(@Nullable Config config) {
         Map<String, String> out = new HashMap<>();
         if (config == null) {
             return out;
@@ -384,8 +388,7 @@ public final class TargetTopics {
             all.forEach((r, c) -> out.put(r.name(), c));
             return out;
         } catch (ExecutionException e) {
-            throw new MirrorException(
-                    "could not read topic configs: " + e.getCause().getMessage(), e.getCause());
+            throw new MirrorException("could not read topic configs: " + MirrorException.causeMessage(e), e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new MirrorException("interrupted reading topic configs", e);
@@ -482,7 +485,8 @@ public final class TargetTopics {
         } catch (ExecutionException e) {
             throw new MirrorException(
                     "could not alter target topic configs " + ops.keySet() + ": "
-                            + e.getCause().getMessage() + "; grant ALTER_CONFIGS on the target topics",
+                            + MirrorException.causeMessage(e)
+                            + "; grant ALTER_CONFIGS on the target topics",
                     e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -520,10 +524,12 @@ public final class TargetTopics {
 
     private static Optional<Integer> describe(Admin admin, String topic) {
         try {
-            TopicDescription d = admin.describeTopics(List.of(topic))
-                    .allTopicNames()
-                    .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS)
-                    .get(topic);
+            TopicDescription d = Objects.requireNonNull(
+                    admin.describeTopics(List.of(topic))
+                            .allTopicNames()
+                            .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+                            .get(topic),
+                    "describeTopics answers for the topic it was asked");
             return Optional.of(d.partitions().size());
         } catch (ExecutionException e) {
             if (e.getCause() instanceof UnknownTopicOrPartitionException) {

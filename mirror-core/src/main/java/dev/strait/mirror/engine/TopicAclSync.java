@@ -79,7 +79,7 @@ public final class TopicAclSync {
             targetAdmin.createAcls(wanted).all().get(adminTimeoutMs, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             throw new MirrorException(
-                    "could not create ACLs on the target: " + e.getCause().getMessage()
+                    "could not create ACLs on the target: " + MirrorException.causeMessage(e)
                             + "; the mirror's target principal needs ALTER on the cluster",
                     e.getCause());
         } catch (InterruptedException e) {
@@ -123,7 +123,8 @@ public final class TopicAclSync {
             }
             throw new MirrorException(
                     "could not describe ACLs of topic " + topic + ": "
-                            + e.getCause().getMessage() + "; the mirror's principals need DESCRIBE on the cluster",
+                            + MirrorException.causeMessage(e)
+                            + "; the mirror's principals need DESCRIBE on the cluster",
                     e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

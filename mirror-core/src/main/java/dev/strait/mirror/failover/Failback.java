@@ -22,6 +22,7 @@ import org.apache.kafka.clients.admin.RemoveMembersFromConsumerGroupOptions;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthorizationException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code strait failback}: returns to the source after a failover. A reverse mirror (target to source, the
@@ -48,7 +49,7 @@ public final class Failback implements AutoCloseable {
     private final SyncTopic syncTopic;
     private final FailbackReader reader;
     /** What the last {@link #plan} read; {@link #execute} goes on from it. */
-    private FailbackObservation observed;
+    private @Nullable FailbackObservation observed;
 
     public Failback(FailoverConfig config, Time time) {
         this.config = config;
@@ -57,12 +58,13 @@ public final class Failback implements AutoCloseable {
             targetAdmin = connections.admin(config.target(), "strait-failback-target");
             targetCluster = Connections.requireTarget(targetAdmin, config.target());
             sourceAdmin = connections.admin(config.source(), "strait-failback-source");
-            sourceCluster = Connections.clusterId(sourceAdmin);
-            if (sourceCluster == null) {
+            String sourceId = Connections.clusterId(sourceAdmin);
+            if (sourceId == null) {
                 throw new FailoverException(
                         "cannot reach the source cluster at " + config.source().getProperty("bootstrap.servers")
                                 + ": a failback writes to the source, so it must be back first");
             }
+            sourceCluster = sourceId;
             syncTopic = new SyncTopic(config.syncTopic(), config.target(), time);
             SyncContents contents = Denial.guard(
                     "target", "READ", "topic", Set.of(config.syncTopic()), () -> SyncContents.read(syncTopic));

@@ -2,6 +2,7 @@ package dev.strait.mirror.failover;
 
 import java.util.List;
 import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What {@code strait failback} would do (and, after {@code --execute}, did): per failed-over topic, the records
@@ -71,7 +72,7 @@ public record FailbackPlan(
             int activeOnTarget,
             int activeOnSource,
             List<PartitionGroupBack> partitions,
-            String outcome) {}
+            @Nullable String outcome) {}
 
     /**
      * Where a group resumes on one source partition.

@@ -10,11 +10,13 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The decisions of {@code strait failback}, from values {@link Failback} read from both clusters: which topics go
@@ -47,7 +49,10 @@ final class FailbackPlanner {
      * @param outcome the outcome when nothing is written ("nothing to move", "refused: ..."); null when the offsets
      *     are to be written
      */
-    record Move(Map<TopicPartition, Long> offsets, boolean removeMembers, String outcome) {
+    record Move(
+            Map<TopicPartition, Long> offsets,
+            boolean removeMembers,
+            @Nullable String outcome) {
         Move {
             offsets = Map.copyOf(offsets);
         }
@@ -109,7 +114,7 @@ final class FailbackPlanner {
         Map<TopicPartition, Long> readTo = new HashMap<>();
         for (TopicPartition tp : tps) {
             FailoverMarker m = markers.get(tp.topic());
-            long end = ends.get(tp);
+            long end = required(ends, tp, "end offset");
             readTo.put(
                     tp,
                     m != null && m.endOffsets().containsKey(tp.partition())
@@ -132,7 +137,7 @@ final class FailbackPlanner {
                 point = m.endOffsets().get(tp.partition());
             } else {
                 long last = o.forward().index(tp).lastCopyEnd();
-                point = last < 0 ? o.targetStarts().get(tp) : last;
+                point = last < 0 ? required(o.targetStarts(), tp, "start offset") : last;
             }
             points.put(tp, point);
         }
@@ -152,8 +157,8 @@ final class FailbackPlanner {
                 SourceTail.Missing divergent = o.divergence().getOrDefault(sp, new SourceTail.Missing(0, false, -1));
                 parts.add(new FailbackPlan.PartitionBack(
                         p,
-                        points.get(tp),
-                        o.targetEnds().get(tp),
+                        required(points, tp, "failover point"),
+                        required(o.targetEnds(), tp, "end offset"),
                         -1,
                         -1,
                         -1,
@@ -164,7 +169,10 @@ final class FailbackPlanner {
             }
             FailoverMarker m = o.markers().get(topic);
             topics.add(new FailbackPlan.TopicBack(
-                    topic, o.scope().sourceTopicOf().get(topic), m == null ? -1 : m.timeMs(), parts));
+                    topic,
+                    Objects.requireNonNull(o.scope().sourceTopicOf().get(topic), "the scope maps every target topic"),
+                    m == null ? -1 : m.timeMs(),
+                    parts));
         }
         if (o.groups().isEmpty()) {
             // Kafka lists only the groups the principal may DESCRIBE: a missing ACL looks like no group.
@@ -224,7 +232,7 @@ final class FailbackPlanner {
             TopicPartition sp,
             long x,
             long point,
-            GroupCheckpoint checkpoint) {
+            @Nullable GroupCheckpoint checkpoint) {
         PartitionIndex index = forward.index(tp);
         // One source partition in preserve mode; in hash mode every source partition feeding tp.
         Set<TopicPartition> feeders = new TreeSet<>(FailbackObservation.ORDER);
@@ -263,7 +271,7 @@ final class FailbackPlanner {
             TopicPartition sp,
             long x,
             long point,
-            GroupCheckpoint checkpoint,
+            @Nullable GroupCheckpoint checkpoint,
             CopiesBack copies,
             Map<TopicPartition, Long> divergentEnds) {
         long firstUnread = Math.max(0, forward.frontier(sp));
@@ -337,7 +345,7 @@ final class FailbackPlanner {
         sorted.putAll(endsAfter);
         List<String> out = new ArrayList<>();
         sorted.forEach((tp, end) -> {
-            long before = endsAtStart.get(tp);
+            long before = required(endsAtStart, tp, "end offset at the start");
             if (end > before) {
                 out.add(tp + " took " + (end - before) + " records on the target during the failback; "
                         + "they were not copied back: stop the producers on the target and run failback again");
@@ -408,5 +416,14 @@ final class FailbackPlanner {
         }
         return Optional.of("the failover points are kept because " + String.join(", ", notMoved) + " did not move: "
                 + "run failback --execute again to move them (it copies only what is not on the source yet)");
+    }
+
+    /** The offset of {@code tp} in {@code offsets}, which the observation holds for every partition it covers. */
+    private static long required(Map<TopicPartition, Long> offsets, TopicPartition tp, String what) {
+        Long offset = offsets.get(tp);
+        if (offset == null) {
+            throw new IllegalStateException("no " + what + " of " + tp + " was observed");
+        }
+        return offset;
     }
 }

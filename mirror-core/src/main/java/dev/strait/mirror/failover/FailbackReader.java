@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Supplier;
@@ -172,7 +173,8 @@ final class FailbackReader {
                     }
                     // Copies back land after what the forward mirror had copied (and the divergent records).
                     long from = Math.max(0, observed.forward().frontier(sp));
-                    long end = sourceEnds.get(sp);
+                    long end = Objects.requireNonNull(
+                            sourceEnds.get(sp), "the source's end offsets hold every present partition");
                     long reached = reader.fill(reverse.history(sp), from, end);
                     if (reached < end) {
                         throw new FailoverException("could not read " + sp + " on the source from offset " + from

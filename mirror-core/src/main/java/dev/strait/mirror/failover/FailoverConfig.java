@@ -32,10 +32,14 @@ public final class FailoverConfig {
     private final Properties target;
     private final TopicRenamer renamer;
     private final String syncTopic;
-    private final String sourceClusterId;
+    private final @Nullable String sourceClusterId;
 
     private FailoverConfig(
-            Properties source, Properties target, TopicRenamer renamer, String syncTopic, String sourceClusterId) {
+            Properties source,
+            Properties target,
+            TopicRenamer renamer,
+            String syncTopic,
+            @Nullable String sourceClusterId) {
         this.source = source;
         this.target = target;
         this.renamer = renamer;
@@ -114,7 +118,7 @@ public final class FailoverConfig {
     }
 
     /** The source cluster id given in the file, or null. */
-    public String sourceClusterId() {
+    public @Nullable String sourceClusterId() {
         return sourceClusterId;
     }
 

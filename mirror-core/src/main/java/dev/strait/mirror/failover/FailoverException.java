@@ -1,5 +1,7 @@
 package dev.strait.mirror.failover;
 
+import org.jspecify.annotations.Nullable;
+
 /** A failover or failback step that cannot go on; the message says why and what to check. */
 public final class FailoverException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -8,7 +10,7 @@ public final class FailoverException extends RuntimeException {
         super(message);
     }
 
-    public FailoverException(String message, Throwable cause) {
+    public FailoverException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

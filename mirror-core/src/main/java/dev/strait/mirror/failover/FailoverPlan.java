@@ -2,6 +2,7 @@ package dev.strait.mirror.failover;
 
 import java.util.List;
 import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What {@code strait failover} would do (and, with {@code --execute}, does): per group and target partition, the
@@ -33,7 +34,11 @@ public record FailoverPlan(
      * @param problem why the group cannot be moved, or null
      */
     public record GroupPlan(
-            String group, int activeMembers, long positionsTimeMs, List<PartitionPlan> partitions, String problem) {
+            String group,
+            int activeMembers,
+            long positionsTimeMs,
+            List<PartitionPlan> partitions,
+            @Nullable String problem) {
         public long readAgain() {
             return partitions.stream()
                     .mapToLong(p -> Math.max(0, p.readAgain()))

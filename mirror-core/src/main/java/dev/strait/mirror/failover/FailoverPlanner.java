@@ -21,6 +21,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
@@ -78,7 +79,7 @@ public final class FailoverPlanner implements AutoCloseable {
         }
     }
 
-    private String pickSource(String reached, SyncContents contents) {
+    private String pickSource(@Nullable String reached, SyncContents contents) {
         String given = config.sourceClusterId();
         if (reached != null) {
             if (given != null && !given.equals(reached)) {
@@ -200,9 +201,11 @@ public final class FailoverPlanner implements AutoCloseable {
         Map<TopicPartition, FailoverPlan.SourceState> loss = lossBySource(sources, round, savedSourceEnds);
         List<FailoverPlan.GroupPlan> out = new ArrayList<>();
         for (String g : groups) {
-            Map<TopicPartition, Long> pos = positions.get(g);
+            // Both maps hold every group of the positions read.
+            Map<TopicPartition, Long> pos = Objects.requireNonNull(positions.get(g), "positions of a listed group");
             List<FailoverPlan.PartitionPlan> parts = new ArrayList<>();
-            for (Translation t : translated.get(g).values()) {
+            for (Translation t : Objects.requireNonNull(translated.get(g), "translation of a listed group")
+                    .values()) {
                 List<FailoverPlan.SourceState> feeding = new ArrayList<>();
                 PartitionIndex index = round.index(t.target());
                 Set<TopicPartition> feeders = index == null || index.sources().isEmpty()
@@ -262,7 +265,7 @@ public final class FailoverPlanner implements AutoCloseable {
         if (!sourceReachable) {
             for (TopicPartition s : sources) {
                 Long end = savedEnds.get(s);
-                long f = Math.max(0, frontier.get(s));
+                long f = Math.max(0, frontier.getOrDefault(s, -1L));
                 out.put(
                         s,
                         new FailoverPlan.SourceState(
@@ -275,7 +278,7 @@ public final class FailoverPlanner implements AutoCloseable {
         try (SourceTail tail = new SourceTail(config.source(), targetCluster, time, TAIL_COUNT_LIMIT)) {
             for (TopicPartition s : sources) {
                 long end = ends.getOrDefault(s, -1L);
-                long from = Math.max(starts.getOrDefault(s, 0L), Math.max(0, frontier.get(s)));
+                long from = Math.max(starts.getOrDefault(s, 0L), Math.max(0, frontier.getOrDefault(s, -1L)));
                 SourceTail.Missing m = end < 0 ? new SourceTail.Missing(-1, false, -1) : tail.missing(s, from, end);
                 out.put(s, new FailoverPlan.SourceState(s, -1, end, m.records(), m.atLeast(), m.oldestAgeSeconds()));
             }
@@ -291,7 +294,8 @@ public final class FailoverPlanner implements AutoCloseable {
         FAILED
     }
 
-    public record GroupResult(String group, Outcome outcome, String message) {}
+    public record GroupResult(
+            String group, Outcome outcome, @Nullable String message) {}
 
     /**
      * Writes the plan's offsets to the target groups (never to a group with members on the target unless
@@ -365,7 +369,7 @@ public final class FailoverPlanner implements AutoCloseable {
                         .get(Connections.TIMEOUT_MS, TimeUnit.MILLISECONDS);
                 results.add(new GroupResult(g.group(), Outcome.MOVED, offsets.size() + " partitions"));
             } catch (ExecutionException e) {
-                results.add(new GroupResult(g.group(), Outcome.FAILED, failure(e.getCause(), g.group(), offsets)));
+                results.add(new GroupResult(g.group(), Outcome.FAILED, failure(e, g.group(), offsets)));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 results.add(new GroupResult(g.group(), Outcome.FAILED, "interrupted"));
@@ -380,7 +384,8 @@ public final class FailoverPlanner implements AutoCloseable {
 
     /** Kafka's message for a refused offset commit names the partitions only: say which grant is missing. */
     private static @Nullable String failure(
-            Throwable cause, String group, Map<TopicPartition, OffsetAndMetadata> offsets) {
+            ExecutionException e, String group, Map<TopicPartition, OffsetAndMetadata> offsets) {
+        Throwable cause = e.getCause() == null ? e : e.getCause();
         if (!(cause instanceof org.apache.kafka.common.errors.AuthorizationException)) {
             return cause.getMessage();
         }

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
@@ -75,7 +76,7 @@ final class ReverseCopy {
                     break;
                 }
                 if (engine.state() == MirrorEngine.State.FAILED) {
-                    throw failed(engine.failure());
+                    throw failed(Objects.requireNonNull(engine.failure(), "a failed engine holds its failure"));
                 }
                 if (time.milliseconds() > deadline) {
                     throw new FailoverException(

@@ -3,6 +3,7 @@ package dev.strait.mirror.handler;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A pluggable record handler ({@code --message.handler}), as in Kafka's MirrorMaker 1: it sees each source
@@ -21,7 +22,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 public interface MessageHandler {
 
     /** Called once before the first record, with {@code --message.handler.args} (may be null). */
-    default void configure(String args) {}
+    default void configure(@Nullable String args) {}
 
     List<ProducerRecord<byte[], byte[]>> handle(ConsumerRecord<byte[], byte[]> record);
 }

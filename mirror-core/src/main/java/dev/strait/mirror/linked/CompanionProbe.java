@@ -12,6 +12,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Tells a Strait companion cluster from any other Kafka-compatible target by asking it, without creating
@@ -73,7 +74,7 @@ public final class CompanionProbe {
     }
 
     /** Apache Kafka's refusal of a config it does not know. */
-    static boolean refusedAsUnknown(String message) {
+    static boolean refusedAsUnknown(@Nullable String message) {
         return message != null && message.toLowerCase(java.util.Locale.ROOT).contains("unknown");
     }
 }

@@ -2,6 +2,7 @@ package dev.strait.mirror.linked;
 
 import static dev.strait.mirror.linked.LinkedClusters.TIMEOUT_MS;
 
+import dev.strait.mirror.config.GroupFilter;
 import dev.strait.mirror.linked.LinkedTopics.Linked;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.sync.Clusters;
@@ -12,6 +13,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -84,10 +86,11 @@ final class GroupOffsetRound {
             Map<TopicPartition, Long> sourceEnds = Clusters.endOffsets(clusters.source(), sourceTps, TIMEOUT_MS);
             Map<TopicPartition, Long> targetEnds = Clusters.endOffsets(clusters.target(), targetTps, TIMEOUT_MS);
             metrics.linkedLag(GroupPlan.lag(sourceEnds, targetEnds), targetEnds);
-            if (settings.groups() == null) {
+            GroupFilter groups = settings.groups();
+            if (groups == null) {
                 return;
             }
-            long written = copyGroups(mirrored.keySet(), targetEnds);
+            long written = copyGroups(mirrored.keySet(), targetEnds, groups);
             offsetsWritten += written;
             groupMetrics.succeeded(now, written);
         } catch (RuntimeException e) {
@@ -103,13 +106,11 @@ final class GroupOffsetRound {
         }
     }
 
-    private long copyGroups(Set<String> mirrorTopics, Map<TopicPartition, Long> targetEnds) {
+    private long copyGroups(Set<String> mirrorTopics, Map<TopicPartition, Long> targetEnds, GroupFilter groupFilter) {
         Admin sourceAdmin = clusters.source();
         Admin targetAdmin = clusters.target();
         List<String> groups = Clusters.consumerGroups(
-                sourceAdmin,
-                g -> !g.equals(settings.mirrorGroup()) && settings.groups().matches(g),
-                TIMEOUT_MS);
+                sourceAdmin, g -> !g.equals(settings.mirrorGroup()) && groupFilter.matches(g), TIMEOUT_MS);
         Map<String, Map<TopicPartition, Long>> sourceOffsets = new HashMap<>();
         Clusters.committed(sourceAdmin, groups, TIMEOUT_MS).forEach((g, offsets) -> {
             Map<TopicPartition, Long> ours = new HashMap<>();
@@ -135,7 +136,10 @@ final class GroupOffsetRound {
         for (String g : idle) {
             Map<TopicPartition, Long> current = new HashMap<>();
             onTarget.getOrDefault(g, Map.of()).forEach((tp, om) -> current.put(tp, om.offset()));
-            GroupPlan.Writes plan = GroupPlan.plan(sourceOffsets.get(g), targetEnds, current);
+            GroupPlan.Writes plan = GroupPlan.plan(
+                    Objects.requireNonNull(sourceOffsets.get(g), "an idle group is one of sourceOffsets'"),
+                    targetEnds,
+                    current);
             if (plan.writes().isEmpty()) {
                 continue;
             }
@@ -149,7 +153,7 @@ final class GroupOffsetRound {
         for (Map.Entry<String, KafkaFuture<Void>> w : writes.entrySet()) {
             try {
                 w.getValue().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
-                written += sizes.get(w.getKey());
+                written += Objects.requireNonNull(sizes.get(w.getKey()), "sized as its write was sent");
             } catch (ExecutionException e) {
                 Throwable cause = e.getCause();
                 if (!(cause instanceof GroupNotEmptyException
@@ -166,10 +170,8 @@ final class GroupOffsetRound {
             }
         }
         if (!failures.isEmpty()) {
-            throw new LinkException(
-                    "could not write the offsets of " + failures.size() + " groups on the target " + "(first: "
-                            + failures.get(0) + "); written again next round",
-                    null);
+            throw new LinkException("could not write the offsets of " + failures.size() + " groups on the target "
+                    + "(first: " + failures.get(0) + "); written again next round");
         }
         return written;
     }

@@ -1,5 +1,7 @@
 package dev.strait.mirror.linked;
 
+import org.jspecify.annotations.Nullable;
+
 /** The offset-preserving mirror or a mirror-topic promotion could not go on: a cluster unreachable or an admin call failed. */
 public final class LinkException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -8,7 +10,7 @@ public final class LinkException extends RuntimeException {
         super(message);
     }
 
-    public LinkException(String message, Throwable cause) {
+    public LinkException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

@@ -39,7 +39,7 @@ public record LinkSettings(
         String link,
         short replicationFactor,
         TopicSyncSettings topicSync,
-        GroupFilter groups,
+        @Nullable GroupFilter groups,
         String mirrorGroup,
         long discoveryIntervalMs,
         long groupIntervalMs,

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The offset-preserving mirror's admin clients of the source and the target, opened and checked in one step: both
@@ -52,7 +53,7 @@ record LinkedClusters(Admin source, Admin target, String sourceId, String target
         close(source, target);
     }
 
-    private static void close(Admin... admins) {
+    private static void close(@Nullable Admin... admins) {
         for (Admin admin : admins) {
             if (admin != null) {
                 admin.close(Duration.ofSeconds(5));

@@ -72,11 +72,17 @@ public final class LinkedMirror implements AutoCloseable {
 
     private volatile boolean stopRequested;
     // Set in start(), before the loop thread starts (Thread.start publishes them); then only the loop uses them.
+    @SuppressWarnings("NullAway.Init") // set by start() before the loop that uses it
     private LinkedClusters clusters;
+
+    @SuppressWarnings("NullAway.Init") // set by start() before the loop that uses it
     private MirrorTopicRound topicRound;
+
+    @SuppressWarnings("NullAway.Init") // set by start() before the loop that uses it
     private TopicAclRound aclRound;
+
+    @SuppressWarnings("NullAway.Init") // set by start() before the loop that uses it
     private GroupOffsetRound groupRound;
-    private Thread thread;
 
     public LinkedMirror(LinkSettings settings, MirrorMetrics metrics, Time time) {
         this.settings = settings;
@@ -122,7 +128,7 @@ public final class LinkedMirror implements AutoCloseable {
                 clusters.sourceId(),
                 clusters.targetId(),
                 settings.source());
-        thread = new Thread(this::run, "strait-linked-mirror");
+        Thread thread = new Thread(this::run, "strait-linked-mirror");
         thread.start();
     }
 
@@ -168,7 +174,7 @@ public final class LinkedMirror implements AutoCloseable {
         } finally {
             clusters.close();
             state.set(failure.get() == null ? State.STOPPED : State.FAILED);
-            LOGGER.info("Mirror {}", state.get().name().toLowerCase(Locale.ROOT));
+            LOGGER.info("Mirror {}", state().name().toLowerCase(Locale.ROOT));
             terminated.countDown();
         }
     }
@@ -213,7 +219,7 @@ public final class LinkedMirror implements AutoCloseable {
     /** What /healthz reports: the state, how many topics are mirrored and which were skipped, and why. */
     public String healthDetail() {
         Throwable f = failure.get();
-        StringBuilder b = new StringBuilder(state.get().name().toLowerCase(Locale.ROOT));
+        StringBuilder b = new StringBuilder(state().name().toLowerCase(Locale.ROOT));
         if (f != null) {
             return b.append(": ").append(f.getMessage()).toString();
         }

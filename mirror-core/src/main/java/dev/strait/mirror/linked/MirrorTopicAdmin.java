@@ -68,10 +68,12 @@ final class MirrorTopicAdmin {
     /** A topic's description; empty if the cluster has no such topic. */
     static Optional<TopicDescription> describe(Admin admin, String topic, String cluster) {
         try {
-            return Optional.of(admin.describeTopics(List.of(topic))
-                    .allTopicNames()
-                    .get(TIMEOUT_S, TimeUnit.SECONDS)
-                    .get(topic));
+            return Optional.of(Objects.requireNonNull(
+                    admin.describeTopics(List.of(topic))
+                            .allTopicNames()
+                            .get(TIMEOUT_S, TimeUnit.SECONDS)
+                            .get(topic),
+                    "describeTopics answers for the topic it was asked"));
         } catch (ExecutionException e) {
             if (e.getCause() instanceof UnknownTopicOrPartitionException) {
                 return Optional.empty();
@@ -131,6 +133,15 @@ final class MirrorTopicAdmin {
             Thread.currentThread().interrupt();
             throw new LinkException("interrupted while trying to " + what + " " + topic);
         }
+    }
+
+    /** The offset read for {@code key}: the maps {@link #offsets} returns hold every partition asked. */
+    static <K> long offsetOf(Map<K, Long> offsets, K key) {
+        Long offset = offsets.get(key);
+        if (offset == null) {
+            throw new IllegalStateException("no offset was read for " + key);
+        }
+        return offset;
     }
 
     /** Each partition's offset per the spec; -1 for a partition that answered an error. */

@@ -1,5 +1,7 @@
 package dev.strait.mirror.linked;
 
+import static dev.strait.mirror.linked.MirrorTopicAdmin.offsetOf;
+
 import dev.strait.time.Time;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -184,7 +186,7 @@ final class MirrorTopicCut {
         Map<Integer, Long> saved = new LinkedHashMap<>();
         for (Map.Entry<TopicPartition, Long> start : starts.entrySet()) {
             TopicPartition tp = start.getKey();
-            long end = ends.get(tp);
+            long end = offsetOf(ends, tp);
             if (end <= start.getValue()) {
                 continue;
             }

@@ -1,5 +1,7 @@
 package dev.strait.mirror.linked;
 
+import static dev.strait.mirror.linked.MirrorTopicAdmin.offsetOf;
+
 import dev.strait.time.Time;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -7,6 +9,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
@@ -156,8 +159,8 @@ public final class MirrorTopicFailback {
                 .orElse(null);
         String newTopicId = ours.topicId().toString();
         TopicResult refusal = refusal(topic, oldSourceTopic, ours, theirs, newTopicId);
-        if (refusal != null) {
-            return refusal;
+        if (refusal != null || theirs == null) {
+            return Objects.requireNonNull(refusal, "refusal() refuses a topic the old source lacks");
         }
         List<TopicPartition> oldPartitions = new ArrayList<>();
         theirs.partitions().forEach(p -> oldPartitions.add(new TopicPartition(oldSourceTopic, p.partition())));
@@ -183,7 +186,7 @@ public final class MirrorTopicFailback {
         MirrorTopicAdmin.alter(oldSource, oldSourceTopic, resume, "resume copying into");
         Map<TopicPartition, Long> endsAfter = awaitCaughtUp(oldPartitions, at.newEnds(), topic);
         boolean caughtUp = oldPartitions.stream()
-                .allMatch(tp -> endsAfter.get(tp) >= at.newEnds().get(pair.onNewSource(tp)));
+                .allMatch(tp -> offsetOf(endsAfter, tp) >= offsetOf(at.newEnds(), pair.onNewSource(tp)));
         List<PartitionResult> rows =
                 rows(topic, oldPartitions, at.oldEnds(), at.partedAt(), saved, at.newEnds(), endsAfter);
         return new TopicResult(
@@ -197,7 +200,11 @@ public final class MirrorTopicFailback {
 
     /** Why this topic cannot be failed back, or null if it can. */
     private @Nullable TopicResult refusal(
-            String topic, String oldSourceTopic, TopicDescription ours, TopicDescription theirs, String newTopicId) {
+            String topic,
+            String oldSourceTopic,
+            TopicDescription ours,
+            @Nullable TopicDescription theirs,
+            String newTopicId) {
         if (theirs == null) {
             return refused(topic, oldSourceTopic, Outcome.REFUSED, "the old source has no topic " + oldSourceTopic);
         }
@@ -257,11 +264,11 @@ public final class MirrorTopicFailback {
         Map<Integer, Long> partedAt = new LinkedHashMap<>();
         for (TopicPartition tp : oldPartitions) {
             TopicPartition other = pair.onNewSource(tp);
-            long from = Math.max(oldStarts.get(tp), newStarts.get(other));
-            long to = Math.min(oldEnds.get(tp), newEnds.get(other));
+            long from = Math.max(offsetOf(oldStarts, tp), offsetOf(newStarts, other));
+            long to = Math.min(offsetOf(oldEnds, tp), offsetOf(newEnds, other));
             long point;
             if (from >= to) {
-                point = Math.min(from, oldEnds.get(tp)); // nothing in common to compare
+                point = Math.min(from, offsetOf(oldEnds, tp)); // nothing in common to compare
             } else {
                 try (DivergencePoint divergence =
                         new DivergencePoint(oldSourceClient, tp, newSourceClient, other, time)) {
@@ -302,11 +309,11 @@ public final class MirrorTopicFailback {
         for (TopicPartition tp : oldPartitions) {
             rows.add(new PartitionResult(
                     tp.partition(),
-                    oldEnds.get(tp),
-                    partedAt.get(tp.partition()),
+                    offsetOf(oldEnds, tp),
+                    offsetOf(partedAt, tp.partition()),
                     dryRun ? -1 : saved.getOrDefault(tp.partition(), 0L),
-                    newEnds.get(new TopicPartition(topic, tp.partition())),
-                    dryRun ? -1 : endsAfter.get(tp)));
+                    offsetOf(newEnds, new TopicPartition(topic, tp.partition())),
+                    dryRun ? -1 : offsetOf(endsAfter, tp)));
         }
         return rows;
     }
@@ -333,7 +340,7 @@ public final class MirrorTopicFailback {
             Map<TopicPartition, Long> ends =
                     MirrorTopicAdmin.offsets(oldSource, partitions, OffsetSpec.latest(), false);
             boolean done = partitions.stream()
-                    .allMatch(tp -> ends.get(tp) >= newEnds.get(new TopicPartition(topic, tp.partition())));
+                    .allMatch(tp -> offsetOf(ends, tp) >= offsetOf(newEnds, new TopicPartition(topic, tp.partition())));
             if (done || time.milliseconds() >= deadline) {
                 return ends;
             }

@@ -1,11 +1,14 @@
 package dev.strait.mirror.linked;
 
+import static dev.strait.mirror.linked.MirrorTopicAdmin.offsetOf;
+
 import dev.strait.time.Time;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.regex.Pattern;
@@ -212,8 +215,9 @@ public final class MirrorTopicPromotion {
                     target, topic, Map.of(MirrorTopicConfigs.STATE, MirrorTopicConfigs.STATE_PROMOTED), "promote");
             Positions after = positions(mirror.partitions());
             boolean stable = mirror.partitions().stream()
-                    .allMatch(tp -> after.stable().get(tp) >= 0
-                            && after.stable().get(tp).equals(after.ends().get(tp)));
+                    .allMatch(tp -> offsetOf(after.stable(), tp) >= 0
+                            && Objects.equals(
+                                    after.stable().get(tp), after.ends().get(tp)));
             return result(
                     mirror,
                     stable ? Outcome.PROMOTED : Outcome.PROMOTED_UNSTABLE,
@@ -252,8 +256,8 @@ public final class MirrorTopicPromotion {
     private static Map<TopicPartition, Long> cutPoints(List<TopicPartition> partitions, Positions at) {
         Map<TopicPartition, Long> cutAt = new LinkedHashMap<>();
         for (TopicPartition tp : partitions) {
-            long stable = at.stable().get(tp);
-            long end = at.ends().get(tp);
+            long stable = offsetOf(at.stable(), tp);
+            long end = offsetOf(at.ends(), tp);
             if (stable < 0 || end < 0) {
                 throw new LinkException(tp + " did not answer its end and stable offsets");
             }

@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
@@ -29,6 +30,7 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidPartitionsException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -109,9 +111,9 @@ final class MirrorTopicRound {
                         changes++;
                         nowMirrored.put(topic, new Linked(source.partitions(), create.partitions()));
                     } else if (decision instanceof TopicPlan.Keep keep) {
-                        int targetCount = partitions;
+                        int targetCount = Objects.requireNonNull(partitions, "a kept topic is on the target");
                         if (keep.growTo() > 0) {
-                            targetCount = grow(topic, partitions, keep.growTo());
+                            targetCount = grow(topic, targetCount, keep.growTo());
                             changes++;
                         }
                         if (!keep.configChanges().isEmpty()) {
@@ -178,7 +180,7 @@ final class MirrorTopicRound {
             if (!(e.getCause() instanceof TopicExistsException)) {
                 throw new LinkException(
                         "could not create mirror topic " + source.name() + ": "
-                                + e.getCause().getMessage(),
+                                + (e.getCause() == null ? e : e.getCause()).getMessage(),
                         e.getCause());
             }
             // Created by someone else meanwhile: the next round looks at what it is.
@@ -201,7 +203,7 @@ final class MirrorTopicRound {
             if (!(e.getCause() instanceof InvalidPartitionsException)) {
                 throw new LinkException(
                         "could not grow mirror topic " + topic + " from " + from + " to " + to + " partitions: "
-                                + e.getCause().getMessage(),
+                                + (e.getCause() == null ? e : e.getCause()).getMessage(),
                         e.getCause());
             }
             // Grown by someone else meanwhile.
@@ -263,7 +265,7 @@ final class MirrorTopicRound {
     }
 
     /** The settings made on a source topic that the ordinary mirror's filter lets through. */
-    private Map<String, String> copied(Config config) {
+    private Map<String, String> copied(@Nullable Config config) {
         Map<String, String> out = new HashMap<>();
         if (config == null) {
             return out;
@@ -278,7 +280,7 @@ final class MirrorTopicRound {
         return out;
     }
 
-    private static Map<String, String> values(Config config) {
+    private static Map<String, String> values(@Nullable Config config) {
         Map<String, String> out = new HashMap<>();
         if (config != null) {
             for (ConfigEntry e : config.entries()) {

@@ -3,6 +3,7 @@ package dev.strait.mirror.linked;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What to do with the target side of one matching source topic, decided from what both clusters show: create the
@@ -58,12 +59,14 @@ public final class TopicPlan {
      * @param sourceServers   the source servers the mirror configs name
      * @param syncPartitions  whether a mirror with fewer partitions than its source is grown
      */
-    public static Decision decide(Source source, Target target, String sourceServers, boolean syncPartitions) {
+    public static Decision decide(
+            Source source, @Nullable Target target, String sourceServers, boolean syncPartitions) {
         return decide(source, target, MirrorSource.servers(sourceServers), syncPartitions);
     }
 
     /** As above, for a source named by bootstrap servers or by a link. */
-    public static Decision decide(Source source, Target target, MirrorSource mirrorSource, boolean syncPartitions) {
+    public static Decision decide(
+            Source source, @Nullable Target target, MirrorSource mirrorSource, boolean syncPartitions) {
         if (target == null) {
             Map<String, String> configs = new HashMap<>(source.configs());
             configs.keySet().removeIf(MirrorTopicConfigs::isMirrorConfig);
@@ -90,7 +93,7 @@ public final class TopicPlan {
         if (pinned.isEmpty() && !mirrorSource.isNamedIn(c)) {
             String theirs = c.getOrDefault(MirrorTopicConfigs.LINK, "").isBlank()
                     ? c.getOrDefault(MirrorTopicConfigs.SOURCE_BOOTSTRAP_SERVERS, "")
-                    : "link " + c.get(MirrorTopicConfigs.LINK).trim();
+                    : "link " + c.getOrDefault(MirrorTopicConfigs.LINK, "").trim();
             return new Skip("is a mirror of another source (" + theirs + ") on the target");
         }
         int growTo = syncPartitions && source.partitions() > target.partitions() ? source.partitions() : 0;

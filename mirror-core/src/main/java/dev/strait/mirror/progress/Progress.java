@@ -30,7 +30,9 @@ public final class Progress implements AutoCloseable {
     private static final int MAX_DETAIL = 40;
 
     private final String label;
-    private final String unit;
+    /** What is counted ("records"), or null when steps are. */
+    private final @Nullable String unit;
+
     private final PrintStream err;
     private final boolean on;
     private final Time time;
@@ -54,7 +56,14 @@ public final class Progress implements AutoCloseable {
      *     ({@link #update(long, String)}) and the time spent instead of a rate
      * @param on false draws nothing at all
      */
-    public Progress(String label, String unit, PrintStream err, boolean on, Time time, long intervalMs, long quietMs) {
+    public Progress(
+            String label,
+            @Nullable String unit,
+            PrintStream err,
+            boolean on,
+            Time time,
+            long intervalMs,
+            long quietMs) {
         this.label = label;
         this.unit = unit;
         this.err = err;

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.common.TopicPartition;
@@ -44,7 +45,9 @@ public final class BelowResolver {
 
     private final TargetRecords reader;
     private final long readsPerRound;
-    private final Time time;
+    /** Null: no time limit on a round's reads. */
+    private final @Nullable Time time;
+
     private final long readMillisPerRound;
     private long roundStartMs;
     private final Map<TopicPartition, TargetHistory> histories = new HashMap<>();
@@ -76,7 +79,7 @@ public final class BelowResolver {
      * once {@code readMillisPerRound} passed since the round's first read (a read is a fetch from the target: the
      * round stays short).
      */
-    public BelowResolver(TargetRecords reader, long readsPerRound, Time time, long readMillisPerRound) {
+    public BelowResolver(TargetRecords reader, long readsPerRound, @Nullable Time time, long readMillisPerRound) {
         this.reader = reader;
         this.readsPerRound = readsPerRound;
         this.readsLeft = readsPerRound;
@@ -180,7 +183,7 @@ public final class BelowResolver {
                 PartitionIndex index = e.getValue().belowKnown() ? round.index(e.getKey()) : null;
                 TopicPartition only = index == null ? null : index.onlySource();
                 Long c = only == null ? null : committed.get(g).get(only);
-                long[] bracket = c == null ? null : index.foldedBracket(only, c);
+                long[] bracket = index == null || only == null || c == null ? null : index.foldedBracket(only, c);
                 if (bracket != null) {
                     Stretch key = new Stretch(e.getKey(), bracket[0], bracket[1], bracket[2]);
                     if (!stretches.containsKey(key)) {
@@ -212,7 +215,9 @@ public final class BelowResolver {
             Map<TopicPartition, TargetReader.Range> read = reader.readEach(ranges);
             batch.forEach((tp, st) -> {
                 TargetReader.Range range = read.get(tp);
-                Copies copies = range == null ? null : decode(st, needed.get(st), range);
+                Copies copies = range == null
+                        ? null
+                        : decode(st, Objects.requireNonNull(needed.get(st), "a stretch read is a needed one"), range);
                 if (copies != null) {
                     keep(st, copies);
                 }
@@ -336,11 +341,10 @@ public final class BelowResolver {
                 continue;
             }
             TopicPartition only = index.onlySource();
-            long[] bracket = only == null || !committed.containsKey(only)
-                    ? null
-                    : index.foldedBracket(only, committed.get(only));
-            if (bracket != null) {
-                out.put(e.getKey(), inFolded(e.getKey(), only, committed.get(only), bracket));
+            Long onlyCommitted = only == null ? null : committed.get(only);
+            long[] bracket = only == null || onlyCommitted == null ? null : index.foldedBracket(only, onlyCommitted);
+            if (only != null && onlyCommitted != null && bracket != null) {
+                out.put(e.getKey(), inFolded(e.getKey(), only, onlyCommitted, bracket));
                 continue;
             }
             if (index.from() <= start) {
@@ -356,7 +360,7 @@ public final class BelowResolver {
                 continue;
             }
             TopicPartition source = index.sources().iterator().next();
-            long c = committed.get(source);
+            long c = Objects.requireNonNull(committed.get(source), "the group committed on the index's one source");
             String key = e.getKey() + "|" + source + "|" + c + "|" + index.from() + "|" + start;
             Long located = cache.get(key);
             if (located == null) {

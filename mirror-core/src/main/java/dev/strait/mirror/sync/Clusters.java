@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -100,7 +101,7 @@ public final class Clusters {
             try {
                 out.put(
                         g,
-                        futures.get(g)
+                        Objects.requireNonNull(futures.get(g), "describeConsumerGroups answers for every group asked")
                                 .get(timeoutMs, TimeUnit.MILLISECONDS)
                                 .members()
                                 .size());
@@ -189,7 +190,8 @@ public final class Clusters {
         try {
             return f.get(timeoutMs, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
-            throw new SyncException("could not " + what + ": " + e.getCause().getMessage(), e.getCause());
+            throw new SyncException(
+                    "could not " + what + ": " + (e.getCause() == null ? e : e.getCause()).getMessage(), e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new SyncException("interrupted while trying to " + what, e);

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -19,6 +20,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,8 +54,9 @@ public final class GroupOffsetSync implements Runnable {
     private static final long FOLDED_READ_MS_PER_ROUND = 1_000;
 
     /** What to sync; {@code groups} null means only the offset map is kept (no group offsets written). */
+    /** {@code groups} null: no group's offsets are synced (the offset map is kept all the same). */
     public record Settings(
-            GroupFilter groups, long intervalMs, String mirrorGroup, Pattern topics, TopicRenamer renamer) {}
+            @Nullable GroupFilter groups, long intervalMs, String mirrorGroup, Pattern topics, TopicRenamer renamer) {}
 
     private final Settings settings;
     private final Admin sourceAdmin;
@@ -197,12 +200,13 @@ public final class GroupOffsetSync implements Runnable {
             }
             return;
         }
-        if (settings.groups() == null) {
+        GroupFilter groups = settings.groups();
+        if (groups == null) {
             return;
         }
         try (var ignored = groupMetrics.time()) {
             long failedBefore = groupMetrics.consecutiveFailures();
-            RoundStats stats = syncGroups(start);
+            RoundStats stats = syncGroups(start, groups);
             if (failedBefore > 0) {
                 LOGGER.info("Group offset sync works again after {} failed rounds", failedBefore);
             }
@@ -328,11 +332,9 @@ public final class GroupOffsetSync implements Runnable {
         }
     }
 
-    private RoundStats syncGroups(long startMs) {
+    private RoundStats syncGroups(long startMs, GroupFilter groupFilter) {
         List<String> groups = Clusters.consumerGroups(
-                sourceAdmin,
-                g -> !g.equals(settings.mirrorGroup()) && settings.groups().matches(g),
-                TIMEOUT_MS);
+                sourceAdmin, g -> !g.equals(settings.mirrorGroup()) && groupFilter.matches(g), TIMEOUT_MS);
         Map<String, Map<TopicPartition, OffsetAndMetadata>> committed =
                 Clusters.committed(sourceAdmin, groups, TIMEOUT_MS);
         Set<TopicPartition> sourceTps = new HashSet<>();
@@ -367,8 +369,9 @@ public final class GroupOffsetSync implements Runnable {
         List<Map<TopicPartition, Long>> positions = new ArrayList<>();
         List<Map<TopicPartition, Translation>> raw = new ArrayList<>();
         for (String g : names) {
-            positions.add(offsets.get(g));
-            raw.add(round.translate(offsets.get(g)));
+            Map<TopicPartition, Long> groupOffsets = Objects.requireNonNull(offsets.get(g), "one of offsets' groups");
+            positions.add(groupOffsets);
+            raw.add(round.translate(groupOffsets));
         }
         // What lies inside folded runs is read from the target together, before the groups are resolved one by one.
         below.prefetch(round, raw, positions);
@@ -420,7 +423,8 @@ public final class GroupOffsetSync implements Runnable {
             Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
             Map<TopicPartition, Long> known = new HashMap<>();
             Set<TopicPartition> back = rewound.getOrDefault(g, Set.of());
-            for (Translation t : translated.get(g).values()) {
+            for (Translation t : Objects.requireNonNull(translated.get(g), "every idle group was translated")
+                    .values()) {
                 OffsetAndMetadata now = current.get(t.target());
                 if (now != null && t.offset() < now.offset() && fedByAny(t.target(), back)) {
                     LOGGER.info(
@@ -575,7 +579,7 @@ public final class GroupOffsetSync implements Runnable {
             } catch (ExecutionException e) {
                 throw new SyncException(
                         "could not " + what + " in the sync topic: "
-                                + e.getCause().getMessage(),
+                                + (e.getCause() == null ? e : e.getCause()).getMessage(),
                         e.getCause());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

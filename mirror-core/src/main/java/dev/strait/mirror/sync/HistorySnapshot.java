@@ -2,6 +2,7 @@ package dev.strait.mirror.sync;
 
 import java.util.List;
 import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A copy of a {@link TargetHistory}'s knowledge, as persisted in the sync topic: segments
@@ -21,8 +22,8 @@ public record HistorySnapshot(
         int[] len,
         int[] feeder,
         List<long[]> known,
-        String topicId,
-        FoldedRun folded) {
+        @Nullable String topicId,
+        @Nullable FoldedRun folded) {
     public HistorySnapshot(
             TopicPartition target,
             List<TopicPartition> feeders,
@@ -31,7 +32,7 @@ public record HistorySnapshot(
             int[] len,
             int[] feeder,
             List<long[]> known,
-            String topicId) {
+            @Nullable String topicId) {
         this(target, feeders, t, s, len, feeder, known, topicId, null);
     }
 

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,7 +40,7 @@ public final class MapUpkeep {
             Map<TopicPartition, Long> starts,
             Map<TopicPartition, Long> ends,
             long budget,
-            Map<TopicPartition, Long> tailTo) {
+            @Nullable Map<TopicPartition, Long> tailTo) {
         long read = 0;
         int reset = 0;
         boolean complete = true;

@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.apache.kafka.common.TopicPartition;
 import org.jspecify.annotations.Nullable;
 
@@ -54,7 +55,7 @@ public final class PartitionIndex {
 
     private final long[] allEnd;
     /** The folded oldest stretch, when it lies inside {@code [from, to)}; null otherwise. */
-    private final FoldedRun folded;
+    private final @Nullable FoldedRun folded;
 
     private PartitionIndex(
             TopicPartition target,
@@ -63,7 +64,7 @@ public final class PartitionIndex {
             Map<TopicPartition, Feeder> feeders,
             long[] allT,
             long[] allEnd,
-            FoldedRun folded) {
+            @Nullable FoldedRun folded) {
         this.target = target;
         this.from = from;
         this.to = to;
@@ -83,7 +84,7 @@ public final class PartitionIndex {
             int size,
             long from,
             long to,
-            FoldedRun folded) {
+            @Nullable FoldedRun folded) {
         if (from < 0) {
             return new PartitionIndex(target, -1, -1, Map.of(), new long[0], new long[0], null);
         }
@@ -155,11 +156,13 @@ public final class PartitionIndex {
     }
 
     /** The translation of {@code c} at or below the folded run's last copy (see the class comment). */
-    private Translation inFolded(long c) {
-        if (c <= folded.firstS()) {
-            return new Translation(target, folded.firstT(), 0, c < folded.firstS(), 0);
+    private Translation inFolded(FoldedRun run, long c) {
+        if (c <= run.firstS()) {
+            return new Translation(target, run.firstT(), 0, c < run.firstS(), 0);
         }
-        return new Translation(target, folded.bracket(c)[0] + 1, 0, true, 0);
+        // Above the run's first copy and at most its last (the callers' condition): c lies inside the run.
+        long[] bracket = Objects.requireNonNull(run.bracket(c), "c lies inside the folded run");
+        return new Translation(target, bracket[0] + 1, 0, true, 0);
     }
 
     public TopicPartition target() {
@@ -231,7 +234,7 @@ public final class PartitionIndex {
      */
     public @Nullable Translation translateOnly(TopicPartition source, long c) {
         if (folded != null && folded.source().equals(source) && c <= folded.lastS()) {
-            return inFolded(c);
+            return inFolded(folded, c);
         }
         Feeder f = feeders.get(source);
         if (f == null || feeders.size() != 1) {
@@ -279,7 +282,7 @@ public final class PartitionIndex {
             // One source partition feeds a partition with a folded run.
             Long c = committed.get(folded.source());
             if (c != null && c <= folded.lastS()) {
-                return inFolded(c);
+                return inFolded(folded, c);
             }
         }
         long r = NONE;
@@ -431,7 +434,7 @@ public final class PartitionIndex {
             return lastHolders().noSkipBound(c);
         }
 
-        private LastHolders lastHolders;
+        private @Nullable LastHolders lastHolders;
 
         /** Built on first use: an index answers many translations, and one run needs none of it. */
         private LastHolders lastHolders() {

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
@@ -23,6 +24,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The sync topic on the target: a compacted one-partition topic that holds the offset map, the groups' last
@@ -40,8 +42,9 @@ public final class SyncTopic implements AutoCloseable {
     private final String name;
     private final Properties targetClient;
     private final Time time;
-    private KafkaProducer<byte[], byte[]> producer;
-    private KafkaConsumer<byte[], byte[]> tail;
+    // Opened on first use; null until then (and the tail again while the topic is missing).
+    private @Nullable KafkaProducer<byte[], byte[]> producer;
+    private @Nullable KafkaConsumer<byte[], byte[]> tail;
 
     public SyncTopic(String name, Properties targetClient, Time time) {
         this.name = name;
@@ -64,7 +67,8 @@ public final class SyncTopic implements AutoCloseable {
             if (!(e.getCause() instanceof TopicExistsException)) {
                 throw new SyncException(
                         "could not create the sync topic " + name + " on the target: "
-                                + e.getCause().getMessage() + "; create it (compacted, 1 partition) or grant CREATE",
+                                + (e.getCause() == null ? e : e.getCause()).getMessage()
+                                + "; create it (compacted, 1 partition) or grant CREATE",
                         e.getCause());
             }
         } catch (InterruptedException e) {
@@ -76,7 +80,7 @@ public final class SyncTopic implements AutoCloseable {
     }
 
     /** Sends one record; returns a future completed when the target acknowledged it. */
-    public Future<?> write(byte[] key, byte[] value) {
+    public Future<?> write(byte[] key, byte @Nullable [] value) {
         return producer().send(new ProducerRecord<>(name, 0, key, value));
     }
 
@@ -151,7 +155,9 @@ public final class SyncTopic implements AutoCloseable {
             tail.assign(List.of(tp));
             tail.seekToBeginning(List.of(tp));
         }
-        long end = tail.endOffsets(List.of(tp), Duration.ofMillis(TIMEOUT_MS)).get(tp);
+        long end = Objects.requireNonNull(
+                tail.endOffsets(List.of(tp), Duration.ofMillis(TIMEOUT_MS)).get(tp),
+                "endOffsets answers for the partition it was asked");
         long deadline = time.milliseconds() + TIMEOUT_MS;
         while (tail.position(tp, Duration.ofMillis(TIMEOUT_MS)) < end) {
             if (time.milliseconds() > deadline) {

@@ -58,7 +58,7 @@ public final class TargetHistory {
     /** Moves on every change of what is held: the index is built again then. */
     private long changes;
     /** The id of the target topic whose records the facts describe (its incarnation); null while unknown. */
-    private String topicId;
+    private @Nullable String topicId;
     /** {@link #topicId} was checked on the target (not only taken from a snapshot). */
     private boolean confirmed;
     /** Facts came from a snapshot that named no topic id (written before ids were kept): to check on the target. */
@@ -66,7 +66,7 @@ public final class TargetHistory {
     /** Below this offset the cap dropped facts on purpose (-1: never): reading them back would only drop them again. */
     private long cappedBelow = -1;
 
-    private PartitionIndex cached;
+    private @Nullable PartitionIndex cached;
     private long cachedVersion = -1;
 
     /**
@@ -287,10 +287,11 @@ public final class TargetHistory {
         List<long[]> heldKnown = known.all();
         boolean covered = covers(snapshot);
         FoldedRun theirFolded = snapshot.folded();
-        boolean adopt = theirFolded != null && takesOver(theirFolded, mine);
-        if (adopt) {
+        // Their folded run, when it takes over here; null otherwise.
+        FoldedRun adopted = theirFolded != null && takesOver(theirFolded, mine) ? theirFolded : null;
+        if (adopted != null) {
             // The copies held here inside their run are described by it.
-            mine = cut(mine, List.<long[]>of(new long[] {theirFolded.firstT(), theirFolded.lastT() + 1}));
+            mine = cut(mine, List.<long[]>of(new long[] {adopted.firstT(), adopted.lastT() + 1}));
         }
         List<long[]> theirSegs = new ArrayList<>(snapshot.size());
         for (int i = 0; i < snapshot.size(); i++) {
@@ -307,15 +308,15 @@ public final class TargetHistory {
         for (long[] r : snapshot.known()) {
             known.add(r[0], r[1]);
         }
-        if (adopt) {
-            foldedFeeder = feederId(theirFolded.source());
-            cpT = theirFolded.t().clone();
-            cpS = theirFolded.s().clone();
+        if (adopted != null) {
+            foldedFeeder = feederId(adopted.source());
+            cpT = adopted.t().clone();
+            cpS = adopted.s().clone();
             cpSize = cpT.length;
-            foldedLastT = theirFolded.lastT();
-            foldedLastS = theirFolded.lastS();
+            foldedLastT = adopted.lastT();
+            foldedLastS = adopted.lastS();
             cpSpacing = Math.max(1, Long.highestOneBit(Math.max(1, (foldedLastT - cpT[0]) / cpSize)));
-            known.add(theirFolded.firstT(), theirFolded.lastT() + 1);
+            known.add(adopted.firstT(), adopted.lastT() + 1);
         }
         checkFolded();
         changes++;
@@ -789,7 +790,7 @@ public final class TargetHistory {
      * Forgets everything: the target partition was truncated or its topic re-created; what is learnt from now on
      * belongs to target topic {@code topicId} (checked on the target).
      */
-    public synchronized void reset(String topicId) {
+    public synchronized void reset(@Nullable String topicId) {
         clear();
         this.topicId = topicId;
         confirmed = topicId != null;
@@ -810,7 +811,7 @@ public final class TargetHistory {
     }
 
     /** The id of the target topic the facts belong to, or null while unknown. */
-    public synchronized String topicId() {
+    public synchronized @Nullable String topicId() {
         return topicId;
     }
 

@@ -8,6 +8,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -36,7 +37,9 @@ public final class TargetReader implements TargetRecords, AutoCloseable {
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Properties adminProps = new Properties();
-    private Admin admin;
+    /** Opened on first use. */
+    private @Nullable Admin admin;
+
     private final String sourceCluster;
     private final Time time;
     private final long timeoutMs;
@@ -100,7 +103,7 @@ public final class TargetReader implements TargetRecords, AutoCloseable {
                         && !(ex.getCause() instanceof TopicAuthorizationException)) {
                     throw new SyncException(
                             "could not describe target topic " + e.getKey() + ": "
-                                    + ex.getCause().getMessage()
+                                    + (ex.getCause() == null ? ex : ex.getCause()).getMessage()
                                     + "; the mirror's target principal needs DESCRIBE on it",
                             ex.getCause());
                 }
@@ -167,8 +170,8 @@ public final class TargetReader implements TargetRecords, AutoCloseable {
         Map<TopicPartition, Long> logEnds = consumer.endOffsets(wanted, Duration.ofMillis(timeoutMs));
         java.util.Set<TopicPartition> open = new java.util.HashSet<>();
         for (TopicPartition tp : wanted) {
-            long from = ranges.get(tp)[0];
-            long end = Math.min(ranges.get(tp)[1], logEnds.getOrDefault(tp, from));
+            long from = known(ranges, tp)[0];
+            long end = Math.min(known(ranges, tp)[1], logEnds.getOrDefault(tp, from));
             consumer.seek(tp, from);
             facts.put(tp, new ArrayList<>());
             ends.put(tp, end);
@@ -181,19 +184,19 @@ public final class TargetReader implements TargetRecords, AutoCloseable {
         while (!open.isEmpty() && time.milliseconds() < deadline) {
             for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
                 TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-                if (!open.contains(tp) || r.offset() >= ends.get(tp)) {
+                if (!open.contains(tp) || r.offset() >= known(ends, tp)) {
                     continue;
                 }
                 Fact fact = factOf(r);
                 if (fact != null) {
-                    facts.get(tp).add(fact);
+                    known(facts, tp).add(fact);
                 }
             }
             List<TopicPartition> done = new ArrayList<>();
             for (TopicPartition tp : open) {
                 long position = consumer.position(tp, Duration.ofMillis(timeoutMs));
                 positions.put(tp, position);
-                if (position >= ends.get(tp)) {
+                if (position >= known(ends, tp)) {
                     done.add(tp);
                 }
             }
@@ -203,10 +206,15 @@ public final class TargetReader implements TargetRecords, AutoCloseable {
         }
         consumer.resume(consumer.paused());
         for (TopicPartition tp : wanted) {
-            long from = ranges.get(tp)[0];
-            out.put(tp, new Range(from, Math.min(positions.get(tp), ends.get(tp)), facts.get(tp)));
+            long from = known(ranges, tp)[0];
+            out.put(tp, new Range(from, Math.min(known(positions, tp), known(ends, tp)), known(facts, tp)));
         }
         return out;
+    }
+
+    /** What {@link #readEach} keeps for every partition it reads, which was put there before the reading. */
+    private static <V> V known(Map<TopicPartition, V> byPartition, TopicPartition tp) {
+        return Objects.requireNonNull(byPartition.get(tp), "kept for every partition read");
     }
 
     /** Reads a range and teaches it to {@code history}; returns the offset it reached. */

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.common.TopicPartition;
@@ -142,7 +143,8 @@ public final class TranslationRound {
             }
         }
         for (Map.Entry<TopicPartition, Map<TopicPartition, Long>> e : perTarget.entrySet()) {
-            Translation t = indexes.get(e.getKey()).translate(e.getValue());
+            Translation t = Objects.requireNonNull(indexes.get(e.getKey()), "a target of an index")
+                    .translate(e.getValue());
             if (t != null) {
                 out.put(e.getKey(), t);
             }
@@ -161,7 +163,7 @@ public final class TranslationRound {
      * The translation on {@code target} of a source partition with no known copy, when the map knows no copy of
      * any source partition there either ({@code index} null or without sources).
      */
-    private Translation noCopyKnown(TopicPartition target, PartitionIndex index, long end) {
+    private Translation noCopyKnown(TopicPartition target, @Nullable PartitionIndex index, long end) {
         long start = targetStarts.getOrDefault(target, 0L);
         if (end <= start) {
             // An empty partition: nothing to skip or read again.

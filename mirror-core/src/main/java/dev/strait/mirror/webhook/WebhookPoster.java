@@ -83,7 +83,7 @@ public final class WebhookPoster {
             failed("no answer within " + timeout.toMillis() + " ms");
             return false;
         } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
+            Throwable cause = e.getCause() == null ? e : e.getCause();
             failed(
                     cause.getMessage() == null
                             ? cause.getClass().getSimpleName()

@@ -20,6 +20,7 @@ import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The cluster metadata as of some offset of the metadata log: an immutable value. {@link #apply} returns a new
@@ -207,7 +208,9 @@ public final class MetadataImage {
 
     public Optional<TopicImage> topic(String name) {
         UUID id = topicIds.get(name);
-        return id == null ? Optional.empty() : Optional.of(topics.get(id));
+        return id == null
+                ? Optional.empty()
+                : Optional.of(Objects.requireNonNull(topics.get(id), "every topic id named has its topic"));
     }
 
     /** The partition epoch of a partition: 0 when created, +1 per later change; 0 for an unknown one. */
@@ -373,8 +376,7 @@ public final class MetadataImage {
 
     /** Fence/unfence for an older incarnation is a no-op: the node re-registered since the controller decided. */
     private SortedMap<Integer, NodeRegistration> setFenced(long offset, int nodeId, long nodeEpoch, boolean fenced) {
-        NodeRegistration node = nodes.get(nodeId);
-        require(node != null, offset, nodeId, "unknown node");
+        NodeRegistration node = present(nodes.get(nodeId), offset, nodeId, "unknown node");
         if (node.nodeEpoch() != nodeEpoch) {
             return nodes;
         }
@@ -409,6 +411,12 @@ public final class MetadataImage {
 
     private MetadataImage withSecurity(long next, SecurityImage newSecurity) {
         return new MetadataImage(next, nodes, topics, topicIds, partitionEpochs, nextProducerId, newSecurity);
+    }
+
+    /** {@code value}, which the record being replayed needs: else the same refusal as {@link #require}. */
+    private static <T> T present(@Nullable T value, long offset, Object record, String why) {
+        require(value != null, offset, record, why);
+        return Objects.requireNonNull(value);
     }
 
     private static void require(boolean condition, long offset, Object record, String why) {

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Binary form of a whole {@link MetadataImage}: the content of a metadata snapshot. Unlike replaying records,
@@ -256,7 +257,7 @@ public final class MetadataImageSerde {
         return value == 1;
     }
 
-    private static String required(String value, String what) {
+    private static String required(@Nullable String value, String what) {
         if (value == null) {
             throw new IllegalArgumentException("missing " + what);
         }

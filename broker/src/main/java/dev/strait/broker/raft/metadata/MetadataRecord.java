@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The records of the cluster metadata log. The controller writes them through the Raft leader; every node
@@ -129,7 +130,7 @@ public sealed interface MetadataRecord {
     }
 
     /** Sets a topic config; a null value removes the key. */
-    record TopicConfig(UUID topicId, String key, String value) implements MetadataRecord {
+    record TopicConfig(UUID topicId, String key, @Nullable String value) implements MetadataRecord {
         public TopicConfig {
             Objects.requireNonNull(topicId, "topicId");
             Objects.requireNonNull(key, "key");

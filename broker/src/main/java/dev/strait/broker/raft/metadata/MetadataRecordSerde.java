@@ -17,6 +17,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 
@@ -162,24 +163,29 @@ public final class MetadataRecordSerde {
             }
             MetadataRecord record = switch (type) {
                 case REGISTER_NODE ->
-                    new RegisterNode(in.getInt(), readUuid(in), readString(in), in.getInt(), readString(in));
+                    new RegisterNode(in.getInt(), readUuid(in), string(in, "host"), in.getInt(), string(in, "rack"));
                 case REGISTER_NODE_WITH_ENDPOINTS ->
                     new RegisterNode(
-                            in.getInt(), readUuid(in), readString(in), in.getInt(), readString(in), readEndpoints(in));
+                            in.getInt(),
+                            readUuid(in),
+                            string(in, "host"),
+                            in.getInt(),
+                            string(in, "rack"),
+                            readEndpoints(in));
                 case FENCE_NODE -> new FenceNode(in.getInt(), in.getLong());
                 case UNFENCE_NODE -> new UnfenceNode(in.getInt(), in.getLong());
-                case CREATE_TOPIC -> new CreateTopic(readString(in), readUuid(in));
+                case CREATE_TOPIC -> new CreateTopic(string(in, "name"), readUuid(in));
                 case PARTITION_CHANGE, PARTITION_CHANGE_WITH_ELR, PARTITION_CHANGE_WITH_REASSIGNMENT ->
                     readPartitionChange(type, in);
-                case TOPIC_CONFIG -> new TopicConfig(readUuid(in), readString(in), readString(in));
+                case TOPIC_CONFIG -> new TopicConfig(readUuid(in), string(in, "key"), readString(in));
                 case DELETE_TOPIC -> new DeleteTopic(readUuid(in));
                 case PRODUCER_ID_BLOCK -> new ProducerIdBlock(in.getInt(), in.getLong(), in.getInt());
                 case ADD_ACL -> new MetadataRecord.AddAcl(readAcl(in));
                 case REMOVE_ACL -> new MetadataRecord.RemoveAcl(readAcl(in));
                 case SCRAM_CREDENTIAL ->
                     new MetadataRecord.ScramCredential(
-                            readString(in), in.get(), readBytes(in), readBytes(in), readBytes(in), in.getInt());
-                case REMOVE_SCRAM_CREDENTIAL -> new MetadataRecord.RemoveScramCredential(readString(in), in.get());
+                            string(in, "user"), in.get(), readBytes(in), readBytes(in), readBytes(in), in.getInt());
+                case REMOVE_SCRAM_CREDENTIAL -> new MetadataRecord.RemoveScramCredential(string(in, "user"), in.get());
                 default -> throw new IllegalArgumentException("unknown metadata record type " + type);
             };
             if (in.hasRemaining()) {
@@ -265,12 +271,13 @@ public final class MetadataRecordSerde {
         }
         List<MetadataRecord.Endpoint> endpoints = new java.util.ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            endpoints.add(new MetadataRecord.Endpoint(readString(in), readString(in), in.getInt(), readString(in)));
+            endpoints.add(new MetadataRecord.Endpoint(
+                    string(in, "name"), string(in, "host"), in.getInt(), string(in, "protocol")));
         }
         return List.copyOf(endpoints);
     }
 
-    static void writeString(DataOutputStream out, String value) throws IOException {
+    static void writeString(DataOutputStream out, @Nullable String value) throws IOException {
         if (value == null) {
             out.writeInt(-1);
             return;
@@ -278,6 +285,11 @@ public final class MetadataRecordSerde {
         byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
         out.writeInt(utf8.length);
         out.write(utf8);
+    }
+
+    /** A string the record must have: the same null check as the record's constructor, named. */
+    private static String string(ByteBuffer in, String what) {
+        return Objects.requireNonNull(readString(in), what);
     }
 
     static @Nullable String readString(ByteBuffer in) {
@@ -305,7 +317,13 @@ public final class MetadataRecordSerde {
 
     static MetadataRecord.Acl readAcl(ByteBuffer in) {
         return new MetadataRecord.Acl(
-                in.get(), readString(in), in.get(), readString(in), readString(in), in.get(), in.get());
+                in.get(),
+                string(in, "resourceName"),
+                in.get(),
+                string(in, "principal"),
+                string(in, "host"),
+                in.get(),
+                in.get());
     }
 
     static void writeBytes(DataOutputStream out, byte[] value) throws IOException {
