@@ -12,7 +12,7 @@ public final class ConfigException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     /** Kafka's wording: "Invalid value {@code value} for configuration {@code name}: {@code reason}". */
-    public ConfigException(String name, Object value, String reason) {
+    public ConfigException(String name, @Nullable Object value, String reason) {
         super("Invalid value " + value + " for configuration " + name + ": " + reason);
     }
 

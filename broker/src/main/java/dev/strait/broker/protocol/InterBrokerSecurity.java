@@ -65,7 +65,8 @@ public final class InterBrokerSecurity {
      * @param mechanism {@code sasl.mechanism.inter.broker.protocol} (for a SASL listener)
      * @throws IllegalArgumentException naming the missing setting
      */
-    public static InterBrokerSecurity create(ListenerSecurity listener, String mechanism, Map<String, String> props) {
+    public static InterBrokerSecurity create(
+            ListenerSecurity listener, @Nullable String mechanism, Map<String, String> props) {
         SslFactory ssl = null;
         if (listener.usesTls()) {
             ssl = new SslFactory(ConnectionMode.CLIENT, null, false);

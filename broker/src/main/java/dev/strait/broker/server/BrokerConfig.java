@@ -12,6 +12,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -88,11 +89,11 @@ public final class BrokerConfig {
     private final String metricsHost;
     private final Path bootIdFile;
     /** Null when unset: the metadata source then picks its place under the first log dir. */
-    private final Path metadataLogDir;
+    private final @Nullable Path metadataLogDir;
 
     private final long logCleanerIoMaxBytesPerSecond;
-    private final String interBrokerSaslMechanism;
-    private final ScramBootstrap scramBootstrap;
+    private final @Nullable String interBrokerSaslMechanism;
+    private final @Nullable ScramBootstrap scramBootstrap;
 
     /** A listener: its name (upper case), host ({@code 0.0.0.0} when empty) and port. */
     public record Listener(String name, String host, int port) {}
@@ -119,7 +120,7 @@ public final class BrokerConfig {
         this.quorum = QuorumSettings.parse(props, nodeId, listeners);
         Setting<?> dirsSetting = values.isSet(NodeSettings.LOG_DIRS) ? NodeSettings.LOG_DIRS : NodeSettings.LOG_DIR;
         String dirsName = dirsSetting.name();
-        String dirs = raw(dirsSetting);
+        String dirs = Objects.requireNonNullElse(raw(dirsSetting), "");
         List<Path> paths = new ArrayList<>();
         for (String dir : dirs.split(",")) {
             if (!dir.isBlank()) {
@@ -548,7 +549,7 @@ public final class BrokerConfig {
     }
 
     /** {@code sasl.mechanism.inter.broker.protocol}, or null when unset. */
-    public String interBrokerSaslMechanism() {
+    public @Nullable String interBrokerSaslMechanism() {
         return interBrokerSaslMechanism;
     }
 

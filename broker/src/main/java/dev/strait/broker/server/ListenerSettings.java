@@ -10,6 +10,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -34,7 +35,7 @@ final class ListenerSettings {
     private final String listeners;
     private final Set<String> controllerNames;
     private final List<Listener> brokerListeners;
-    private final Listener controllerListener;
+    private final @Nullable Listener controllerListener;
     private final Map<String, String> protocols;
     private final String controllerSecurityProtocol;
     private final Map<String, Listener> advertised;
@@ -42,7 +43,10 @@ final class ListenerSettings {
 
     private ListenerSettings(Map<String, String> props) {
         String value = props.get(NodeSettings.LISTENERS.name());
-        this.listeners = (value == null ? NodeSettings.LISTENERS.defaultValue() : value).trim();
+        this.listeners = (value == null
+                        ? Objects.requireNonNull(NodeSettings.LISTENERS.defaultValue(), "listeners has a default")
+                        : value)
+                .trim();
         this.controllerNames = controllerNames(props.get(ClusterSettings.CONTROLLER_LISTENER_NAMES.name()));
         List<Listener> parsed = parseListeners(NodeSettings.LISTENERS.name(), listeners);
         List<Listener> clients =
@@ -156,7 +160,7 @@ final class ListenerSettings {
         return host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
     }
 
-    private static Set<String> controllerNames(String value) {
+    private static Set<String> controllerNames(@Nullable String value) {
         Set<String> names = new LinkedHashSet<>();
         if (value != null) {
             for (String part : value.split(",")) {
@@ -173,7 +177,7 @@ final class ListenerSettings {
     }
 
     /** The entries of {@code listener.security.protocol.map}, names and protocols upper case. */
-    private static Map<String, String> protocolMap(String value) {
+    private static Map<String, String> protocolMap(@Nullable String value) {
         Map<String, String> map = new LinkedHashMap<>();
         if (value == null || value.isBlank()) {
             return map;
@@ -203,7 +207,7 @@ final class ListenerSettings {
      * The controller wire speaks PLAINTEXT or SSL (mutual TLS); SASL is for client listeners.
      */
     private static Map<String, String> listenerProtocols(
-            String value, Map<String, String> map, List<Listener> listeners, Set<String> controllerNames) {
+            @Nullable String value, Map<String, String> map, List<Listener> listeners, Set<String> controllerNames) {
         Map<String, String> result = new LinkedHashMap<>();
         for (Listener listener : listeners) {
             String protocol = map.get(listener.name());
@@ -273,7 +277,7 @@ final class ListenerSettings {
      * listener speaking it. With neither, a node's only broker listener, else the one named PLAINTEXT (Kafka's
      * default).
      */
-    private String interBrokerListener(String name, String protocol) {
+    private String interBrokerListener(@Nullable String name, @Nullable String protocol) {
         if (name != null && protocol != null) {
             throw new ConfigException(
                     SecuritySettings.SECURITY_INTER_BROKER_PROTOCOL.name(),
@@ -335,7 +339,7 @@ final class ListenerSettings {
     }
 
     /** {@code advertised.listeners} by listener name; a broker listener not named there advertises its own address. */
-    private static Map<String, Listener> advertisedListeners(String value) {
+    private static Map<String, Listener> advertisedListeners(@Nullable String value) {
         if (value == null || value.isBlank()) {
             return Map.of();
         }

@@ -10,6 +10,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The node's place in the controller quorum, parsed once from {@code controller.quorum.voters} and
@@ -55,7 +56,7 @@ final class QuorumSettings {
     }
 
     /** {@code value} of {@code controller.quorum.voters} as voter id to endpoint; empty when null or blank. */
-    static Map<Integer, Listener> parseVoters(String value) {
+    static Map<Integer, Listener> parseVoters(@Nullable String value) {
         if (value == null || value.isBlank()) {
             return Map.of();
         }
@@ -88,7 +89,7 @@ final class QuorumSettings {
      * {@code value} of {@code process.roles}; empty when null. Read from the text as given rather than the table's
      * list, which would skip empty elements this refuses.
      */
-    private static Set<String> parseRoles(String value) {
+    private static Set<String> parseRoles(@Nullable String value) {
         if (value == null) {
             return Set.of();
         }

@@ -17,6 +17,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The settings of {@link Group#TOPICS} in the table {@link BrokerSettings} gathers: the broker-wide defaults of
@@ -206,7 +207,10 @@ public final class TopicDefaultSettings {
         }
         for (Map.Entry<Setting<?>, String> entry : TOPIC_DEFAULT_NAMES.entrySet()) {
             if (values.isSet(entry.getKey())) {
-                defaults.put(entry.getValue(), given.get(entry.getKey().name()).trim());
+                defaults.put(
+                        entry.getValue(),
+                        Objects.requireNonNull(given.get(entry.getKey().name()), "a set setting has a value")
+                                .trim());
             }
         }
         for (Map.Entry<String, String> entry : defaults.entrySet()) {
@@ -218,7 +222,7 @@ public final class TopicDefaultSettings {
                         .map(n -> n.getKey().name())
                         .findFirst()
                         .orElse(entry.getKey());
-                throw new ConfigException(brokerName, entry.getValue(), e.getMessage());
+                throw new ConfigException(brokerName, entry.getValue(), String.valueOf(e.getMessage()));
             }
         }
         return Collections.unmodifiableMap(defaults);

@@ -6,7 +6,7 @@ import java.util.regex.PatternSyntaxException;
 import org.jspecify.annotations.Nullable;
 
 /** Which consumer groups to sync: an include regex, an optional exclude regex, never the mirror's own group. */
-public record GroupFilter(Pattern include, Pattern exclude) {
+public record GroupFilter(Pattern include, @Nullable Pattern exclude) {
 
     public static GroupFilter of(String include, @Nullable String exclude, String includeFlag, String excludeFlag) {
         return new GroupFilter(

@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.Properties;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Everything a mirror engine runs with, validated. Immutable; build it with {@link #builder()}.
@@ -17,7 +18,7 @@ public final class MirrorSettings {
     private final Pattern include;
     private final long offsetCommitIntervalMs;
     private final boolean abortOnSendFailure;
-    private final MessageHandler messageHandler;
+    private final @Nullable MessageHandler messageHandler;
     private final TruncationPolicy onSourceTruncation;
     private final PartitionMode partitionMode;
     private final TopicRenamer renamer;
@@ -26,11 +27,11 @@ public final class MirrorSettings {
     private final long progressIntervalMs;
     private final SyncSettings sync;
 
-    private MirrorSettings(Builder b) {
-        this.consumerConfig = copy(b.consumerConfig);
-        this.producerConfig = copy(b.producerConfig);
+    private MirrorSettings(Builder b, Properties consumerConfig, Properties producerConfig, Pattern include) {
+        this.consumerConfig = copy(consumerConfig);
+        this.producerConfig = copy(producerConfig);
         this.numStreams = b.numStreams;
-        this.include = b.include;
+        this.include = include;
         this.offsetCommitIntervalMs = b.offsetCommitIntervalMs;
         this.abortOnSendFailure = b.abortOnSendFailure;
         this.messageHandler = b.messageHandler;
@@ -80,7 +81,7 @@ public final class MirrorSettings {
     }
 
     /** The user's record handler, or null for plain mirroring. */
-    public MessageHandler messageHandler() {
+    public @Nullable MessageHandler messageHandler() {
         return messageHandler;
     }
 
@@ -122,13 +123,13 @@ public final class MirrorSettings {
 
     /** Validates as it goes: each setter throws {@link ConfigException} with a one-line reason. */
     public static final class Builder {
-        private Properties consumerConfig;
-        private Properties producerConfig;
+        private @Nullable Properties consumerConfig;
+        private @Nullable Properties producerConfig;
         private int numStreams = 1;
-        private Pattern include;
+        private @Nullable Pattern include;
         private long offsetCommitIntervalMs = 60_000;
         private boolean abortOnSendFailure = true;
-        private MessageHandler messageHandler;
+        private @Nullable MessageHandler messageHandler;
         private TruncationPolicy onSourceTruncation = TruncationPolicy.FAIL;
         private PartitionMode partitionMode = PartitionMode.PRESERVE;
         private TopicRenamer renamer = TopicRenamer.identity();
@@ -188,7 +189,7 @@ public final class MirrorSettings {
             return this;
         }
 
-        public Builder messageHandler(MessageHandler handler) {
+        public Builder messageHandler(@Nullable MessageHandler handler) {
             this.messageHandler = handler;
             return this;
         }
@@ -236,6 +237,9 @@ public final class MirrorSettings {
         }
 
         public MirrorSettings build() {
+            Properties consumerConfig = this.consumerConfig;
+            Properties producerConfig = this.producerConfig;
+            Pattern include = this.include;
             if (consumerConfig == null) {
                 throw new ConfigException(
                         "--consumer.config is required (properties of the source cluster and group.id)");
@@ -253,7 +257,7 @@ public final class MirrorSettings {
             // Validate the client configurations now, so bad input fails before anything starts.
             ClientConfigs.consumer(consumerConfig, 0);
             ClientConfigs.producer(producerConfig);
-            return new MirrorSettings(this);
+            return new MirrorSettings(this, consumerConfig, producerConfig, include);
         }
     }
 }

@@ -15,12 +15,16 @@ public final class TopicRenamer {
     private static final TopicRenamer IDENTITY = new TopicRenamer("", null, null, java.util.Map.of());
 
     private final String prefix;
-    private final Pattern pattern;
-    private final String replacement;
+    private final @Nullable Pattern pattern;
+    private final @Nullable String replacement;
     /** Names given one by one (failback's reverse of a rename); consulted first, names not in it are kept. */
     private final java.util.Map<String, String> explicit;
 
-    private TopicRenamer(String prefix, Pattern pattern, String replacement, java.util.Map<String, String> explicit) {
+    private TopicRenamer(
+            String prefix,
+            @Nullable Pattern pattern,
+            @Nullable String replacement,
+            java.util.Map<String, String> explicit) {
         this.prefix = prefix;
         this.pattern = pattern;
         this.replacement = replacement;
@@ -71,7 +75,7 @@ public final class TopicRenamer {
             return mapped;
         }
         String name = sourceTopic;
-        if (pattern != null) {
+        if (pattern != null && replacement != null) {
             Matcher m = pattern.matcher(name);
             if (m.matches()) {
                 name = m.replaceAll(replacement);

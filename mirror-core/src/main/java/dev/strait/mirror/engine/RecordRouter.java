@@ -74,7 +74,7 @@ final class RecordRouter {
     private final Targets targets;
     private final String sourceClusterId;
     private final String targetClusterId;
-    private final MessageHandler handler;
+    private final @Nullable MessageHandler handler;
     private final String logPrefix;
     private final Map<TopicPartition, Route> routes = new HashMap<>();
     /** The provenance of the record {@link #route} last dropped by loop prevention: where its original is. */
