@@ -1,8 +1,8 @@
 package dev.strait.bench;
 
+import dev.strait.broker.controller.QuorumConfig;
 import dev.strait.broker.controller.QuorumEnvironment;
 import dev.strait.broker.controller.QuorumMetadataSource;
-import dev.strait.broker.controller.QuorumSettings;
 import dev.strait.broker.metadata.BrokerRegistration;
 import dev.strait.broker.metadata.PartitionState;
 import dev.strait.broker.metadata.TopicMetadata;
@@ -256,8 +256,8 @@ public final class MetadataBench {
         }
     }
 
-    private static QuorumSettings settings(int id, Map<Integer, InetSocketAddress> voters, Path base, RaftConfig raft) {
-        return new QuorumSettings(
+    private static QuorumConfig settings(int id, Map<Integer, InetSocketAddress> voters, Path base, RaftConfig raft) {
+        return new QuorumConfig(
                 id,
                 voters,
                 "127.0.0.1",

@@ -104,7 +104,7 @@ public final class NemesisBench {
         int rate = 400;
 
         @Option(names = "--session-timeout-ms", paramLabel = "MS", description = "broker.session.timeout.ms.")
-        long sessionTimeoutMs = NemesisCluster.Settings.defaults().sessionTimeoutMs();
+        long sessionTimeoutMs = NemesisCluster.Config.defaults().sessionTimeoutMs();
 
         @Option(names = "--work-dir", paramLabel = "DIR", description = "Where the runs' clusters live.")
         Path workDir = Path.of(System.getProperty("java.io.tmpdir"), "strait-nemesis");
@@ -241,8 +241,8 @@ public final class NemesisBench {
         System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "error");
         WorkloadSpec workload =
                 WorkloadSpec.defaults().withPartitions(o.partitions()).withRate(o.rate());
-        NemesisCluster.Settings base = NemesisCluster.Settings.defaults();
-        NemesisCluster.Settings settings = new NemesisCluster.Settings(
+        NemesisCluster.Config base = NemesisCluster.Config.defaults();
+        NemesisCluster.Config settings = new NemesisCluster.Config(
                         o.sessionTimeoutMs(),
                         Math.max(500, Math.min(base.heartbeatIntervalMs(), o.sessionTimeoutMs() / 3)),
                         base.replicaLagTimeMaxMs(),

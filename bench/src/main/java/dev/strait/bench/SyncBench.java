@@ -2,10 +2,10 @@ package dev.strait.bench;
 
 import com.codahale.metrics.MetricRegistry;
 import dev.strait.mirror.config.GroupFilter;
-import dev.strait.mirror.config.MirrorSettings;
-import dev.strait.mirror.config.SyncSettings;
+import dev.strait.mirror.config.MirrorConfig;
+import dev.strait.mirror.config.SyncConfig;
 import dev.strait.mirror.config.TopicRenamer;
-import dev.strait.mirror.config.TopicSyncSettings;
+import dev.strait.mirror.config.TopicSyncConfig;
 import dev.strait.mirror.engine.MirrorEngine;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.progress.Progress;
@@ -245,16 +245,16 @@ public final class SyncBench {
             consumer.put("group.id", "syncbench-mirror");
             Properties producer = new Properties();
             producer.put("bootstrap.servers", target.bootstrapServers());
-            MirrorSettings settings = MirrorSettings.builder()
+            MirrorConfig settings = MirrorConfig.builder()
                     .consumerConfig(consumer)
                     .producerConfig(producer)
                     .include(topic)
-                    .sync(new SyncSettings(
+                    .sync(new SyncConfig(
                             GroupFilter.of("bench-g.*", null, "--groups", "--groups.exclude"),
                             1000,
                             true,
-                            SyncSettings.DEFAULT_SYNC_TOPIC,
-                            TopicSyncSettings.defaults()))
+                            SyncConfig.DEFAULT_SYNC_TOPIC,
+                            TopicSyncConfig.defaults()))
                     .build();
             MirrorEngine engine = new MirrorEngine(settings, new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
             engine.start();

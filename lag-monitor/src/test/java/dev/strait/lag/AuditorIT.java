@@ -6,7 +6,7 @@ import com.codahale.metrics.MetricRegistry;
 import dev.strait.lag.audit.AuditReport;
 import dev.strait.lag.audit.AuditReport.Kind;
 import dev.strait.lag.audit.Auditor;
-import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.MirrorConfig;
 import dev.strait.mirror.config.PartitionMode;
 import dev.strait.mirror.config.TopicRenamer;
 import dev.strait.mirror.engine.MirrorEngine;
@@ -59,7 +59,7 @@ class AuditorIT {
         Properties c = client(source);
         c.put("group.id", "g-audit");
         MirrorEngine engine = new MirrorEngine(
-                MirrorSettings.builder()
+                MirrorConfig.builder()
                         .consumerConfig(c)
                         .producerConfig(client(target))
                         .include(topic)
@@ -101,7 +101,7 @@ class AuditorIT {
         }
         FilterAndSplitHandler lossy = new FilterAndSplitHandler();
         lossy.configure("lose=43");
-        mirror(topic, "g-audit-filtered", MirrorSettings.builder().messageHandler(lossy));
+        mirror(topic, "g-audit-filtered", MirrorConfig.builder().messageHandler(lossy));
         FilterAndSplitHandler handler = new FilterAndSplitHandler();
         handler.configure(null);
         Map<Integer, long[]> ranges = Map.of(0, new long[] {0, 100}, 1, new long[] {0, 100});
@@ -142,7 +142,7 @@ class AuditorIT {
         try (TestProducer producer = new TestProducer(source.bootstrapServers())) {
             producer.produce(topic, 2, 200);
         }
-        mirror(topic, "g-audit-hashed", MirrorSettings.builder().partitionMode(PartitionMode.HASH));
+        mirror(topic, "g-audit-hashed", MirrorConfig.builder().partitionMode(PartitionMode.HASH));
         Map<Integer, List<ConsumerRecord<byte[], byte[]>>> onTarget =
                 TopicReader.readAll(target.bootstrapServers(), topic);
         assertThat(onTarget.get(0))
@@ -162,7 +162,7 @@ class AuditorIT {
     }
 
     /** Mirrors {@code topic} with {@code settings} until the target holds what the source committed, then stops. */
-    private static void mirror(String topic, String group, MirrorSettings.Builder settings) throws Exception {
+    private static void mirror(String topic, String group, MirrorConfig.Builder settings) throws Exception {
         Properties c = client(source);
         c.put("group.id", group);
         MirrorEngine engine = new MirrorEngine(
@@ -278,7 +278,7 @@ class AuditorIT {
         Properties c = client(source);
         c.put("group.id", "g-audit-promise");
         MirrorEngine engine = new MirrorEngine(
-                MirrorSettings.builder()
+                MirrorConfig.builder()
                         .consumerConfig(c)
                         .producerConfig(client(target))
                         .include(topic)

@@ -13,9 +13,9 @@ import dev.strait.lag.sample.PartitionLag;
 import dev.strait.lag.status.Status;
 import dev.strait.lag.status.StatusEvaluator.GroupStatus;
 import dev.strait.mirror.config.GroupFilter;
-import dev.strait.mirror.config.MirrorSettings;
-import dev.strait.mirror.config.SyncSettings;
-import dev.strait.mirror.config.TopicSyncSettings;
+import dev.strait.mirror.config.MirrorConfig;
+import dev.strait.mirror.config.SyncConfig;
+import dev.strait.mirror.config.TopicSyncConfig;
 import dev.strait.mirror.engine.MirrorEngine;
 import dev.strait.mirror.metrics.MetricsHttpServer;
 import dev.strait.mirror.metrics.MirrorMetrics;
@@ -203,7 +203,7 @@ public final class DemoCommand implements Callable<Integer> {
 
     private int run(PrintStream out, EmbeddedCluster source, EmbeddedCluster target) throws Exception {
         MirrorMetrics mirrorMetrics = new MirrorMetrics(new MetricRegistry());
-        MirrorSettings.Builder settings = MirrorSettings.builder()
+        MirrorConfig.Builder settings = MirrorConfig.builder()
                 .consumerConfig(with(
                         security.client(DemoSecurity.Principal.MIRROR, source.bootstrapServers()),
                         "group.id",
@@ -216,12 +216,12 @@ public final class DemoCommand implements Callable<Integer> {
                 .offsetCommitIntervalMs(COMMIT_INTERVAL_MS);
         if (drill) {
             // The drill's application group, synced every second (the offset map feeds the exact translation).
-            settings.sync(new SyncSettings(
+            settings.sync(new SyncConfig(
                     GroupFilter.of(DemoDrill.GROUP, null, "--groups", "--groups.exclude"),
                     1000,
                     true,
-                    SyncSettings.DEFAULT_SYNC_TOPIC,
-                    TopicSyncSettings.defaults()));
+                    SyncConfig.DEFAULT_SYNC_TOPIC,
+                    TopicSyncConfig.defaults()));
         }
         MirrorEngine mirror = new MirrorEngine(settings.build(), mirrorMetrics, time);
         mirror.start();

@@ -51,7 +51,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class DemoSecurity implements AutoCloseable {
     static final String MECHANISM = "SCRAM-SHA-512";
-    private static final String SYNC_TOPIC = dev.strait.mirror.config.SyncSettings.DEFAULT_SYNC_TOPIC;
+    private static final String SYNC_TOPIC = dev.strait.mirror.config.SyncConfig.DEFAULT_SYNC_TOPIC;
 
     /** Who connects. Each secured principal is {@code User:<user>}. */
     enum Principal {

@@ -4,16 +4,16 @@ import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.jmx.JmxReporter;
 import dev.strait.mirror.config.ClientConfigs;
 import dev.strait.mirror.config.GroupFilter;
-import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.MirrorConfig;
 import dev.strait.mirror.config.PartitionMode;
-import dev.strait.mirror.config.SyncSettings;
+import dev.strait.mirror.config.SyncConfig;
 import dev.strait.mirror.config.TopicConfigFilter;
 import dev.strait.mirror.config.TopicRenamer;
-import dev.strait.mirror.config.TopicSyncSettings;
+import dev.strait.mirror.config.TopicSyncConfig;
 import dev.strait.mirror.config.TruncationPolicy;
 import dev.strait.mirror.engine.MirrorEngine;
 import dev.strait.mirror.handler.MessageHandlers;
-import dev.strait.mirror.linked.LinkSettings;
+import dev.strait.mirror.linked.LinkConfig;
 import dev.strait.mirror.linked.LinkedMirror;
 import dev.strait.mirror.metrics.MetricsHttpServer;
 import dev.strait.mirror.metrics.MirrorMetrics;
@@ -345,7 +345,7 @@ public final class MirrorCommand implements Callable<Integer> {
         if (offsetPreserving) {
             return runLinked(linkSettings());
         }
-        MirrorSettings settings = settings();
+        MirrorConfig settings = settings();
         MetricRegistry registry = new MetricRegistry();
         MirrorMetrics metrics = new MirrorMetrics(registry);
         MirrorEngine engine = new MirrorEngine(settings, metrics, Time.SYSTEM);
@@ -368,7 +368,7 @@ public final class MirrorCommand implements Callable<Integer> {
      * The offset-preserving mirror: the companion cluster copies the records, this process keeps the mirror topics,
      * the groups and the lag in step until it is stopped.
      */
-    private Integer runLinked(LinkSettings link) throws Exception {
+    private Integer runLinked(LinkConfig link) throws Exception {
         MetricRegistry registry = new MetricRegistry();
         MirrorMetrics metrics = new MirrorMetrics(registry);
         LinkedMirror mirror = new LinkedMirror(link, metrics, Time.SYSTEM);
@@ -478,14 +478,14 @@ public final class MirrorCommand implements Callable<Integer> {
         return Cli.OK;
     }
 
-    MirrorSettings settings() {
+    MirrorConfig settings() {
         if (!offsetPreserving && offsetPreservingSourceBootstrap != null) {
             throw new ConfigException("--offset.preserving.source.bootstrap needs --offset.preserving");
         }
         if (!offsetPreserving && offsetPreservingLink != null) {
             throw new ConfigException("--offset.preserving.link needs --offset.preserving");
         }
-        MirrorSettings.Builder b = MirrorSettings.builder()
+        MirrorConfig.Builder b = MirrorConfig.builder()
                 .consumerConfig(ClientConfigs.load(consumerConfig, "--consumer.config"))
                 .producerConfig(ClientConfigs.load(producerConfig, "--producer.config"))
                 .include(include)
@@ -498,12 +498,12 @@ public final class MirrorCommand implements Callable<Integer> {
                 .provenanceHeaders(provenanceHeaders)
                 .targetReplicationFactor(targetReplicationFactor)
                 .progressIntervalMs(progressIntervalMs)
-                .sync(new SyncSettings(
+                .sync(new SyncConfig(
                         groups == null ? null : GroupFilter.of(groups, groupsExclude, "--groups", "--groups.exclude"),
                         syncGroupOffsetsIntervalMs,
                         offsetMap,
                         syncTopic,
-                        new TopicSyncSettings(
+                        new TopicSyncConfig(
                                 syncTopicConfigs,
                                 syncTopicPartitions,
                                 syncTopicAcls,
@@ -525,8 +525,8 @@ public final class MirrorCommand implements Callable<Integer> {
     }
 
     /** The offset-preserving form of the settings, or a {@link ConfigException} naming what cannot be combined. */
-    LinkSettings linkSettings() {
-        return LinkSettings.of(settings(), offsetPreservingSourceBootstrap, offsetPreservingLink);
+    LinkConfig linkSettings() {
+        return LinkConfig.of(settings(), offsetPreservingSourceBootstrap, offsetPreservingLink);
     }
 
     /** {@code fail} or {@code skip-and-alert}. */

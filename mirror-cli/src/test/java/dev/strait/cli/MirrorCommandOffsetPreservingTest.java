@@ -3,7 +3,7 @@ package dev.strait.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.strait.mirror.linked.LinkSettings;
+import dev.strait.mirror.linked.LinkConfig;
 import dev.strait.settings.ConfigException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -92,7 +92,7 @@ class MirrorCommandOffsetPreservingTest {
         assertThat(help).contains("--offset.preserving").contains("--offset.preserving.source.bootstrap");
     }
 
-    private LinkSettings linkSettings(String... extra) {
+    private LinkConfig linkSettings(String... extra) {
         return command(extra).linkSettings();
     }
 

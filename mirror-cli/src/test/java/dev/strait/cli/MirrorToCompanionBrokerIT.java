@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.codahale.metrics.MetricRegistry;
 import dev.strait.broker.server.EmbeddedCluster;
-import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.MirrorConfig;
 import dev.strait.mirror.engine.MirrorEngine;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.testing.MirrorCheck;
@@ -48,7 +48,7 @@ class MirrorToCompanionBrokerIT {
 
             // When
             MirrorEngine engine = new MirrorEngine(
-                    MirrorSettings.builder()
+                    MirrorConfig.builder()
                             .consumerConfig(c)
                             .producerConfig(p)
                             .include("companion\\..*")
@@ -115,7 +115,7 @@ class MirrorToCompanionBrokerIT {
 
             // When
             MirrorEngine engine = new MirrorEngine(
-                    MirrorSettings.builder()
+                    MirrorConfig.builder()
                             .consumerConfig(c)
                             .producerConfig(p)
                             .include(topic)

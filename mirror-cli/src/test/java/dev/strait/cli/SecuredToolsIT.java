@@ -15,9 +15,9 @@ import dev.strait.lag.sample.PartitionLag;
 import dev.strait.lag.status.Status;
 import dev.strait.lag.status.StatusEvaluator.GroupStatus;
 import dev.strait.mirror.config.GroupFilter;
-import dev.strait.mirror.config.MirrorSettings;
-import dev.strait.mirror.config.SyncSettings;
-import dev.strait.mirror.config.TopicSyncSettings;
+import dev.strait.mirror.config.MirrorConfig;
+import dev.strait.mirror.config.SyncConfig;
+import dev.strait.mirror.config.TopicSyncConfig;
 import dev.strait.mirror.engine.MirrorEngine;
 import dev.strait.mirror.failover.Failback;
 import dev.strait.mirror.failover.FailbackPlan;
@@ -99,7 +99,7 @@ class SecuredToolsIT {
 
     private static final String ORDERS = "orders";
     private static final String CANARY_TOPIC = "strait-canary";
-    private static final String SYNC_TOPIC = SyncSettings.DEFAULT_SYNC_TOPIC;
+    private static final String SYNC_TOPIC = SyncConfig.DEFAULT_SYNC_TOPIC;
 
     private static KafkaCluster source;
     private static KafkaCluster target;
@@ -744,18 +744,18 @@ class SecuredToolsIT {
             String group, String include, String syncGroups, Properties consumer, Properties producer) {
         consumer.put("group.id", group);
         consumer.put("metadata.max.age.ms", "1000");
-        MirrorSettings.Builder b = MirrorSettings.builder()
+        MirrorConfig.Builder b = MirrorConfig.builder()
                 .consumerConfig(consumer)
                 .producerConfig(producer)
                 .include(include)
                 .offsetCommitIntervalMs(500);
         if (syncGroups != null) {
-            b.sync(new SyncSettings(
+            b.sync(new SyncConfig(
                     GroupFilter.of(syncGroups, null, "--groups", "--groups.exclude"),
                     500,
                     true,
                     SYNC_TOPIC,
-                    TopicSyncSettings.defaults()));
+                    TopicSyncConfig.defaults()));
         }
         MirrorEngine engine = new MirrorEngine(b.build(), new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
         engine.start();

@@ -108,7 +108,7 @@ final class ControllerChannel implements ControllerTransport {
     }
 
     /** The production transport of a node, from its quorum settings. */
-    static ControllerTransport create(QuorumSettings settings, Time time, Receiver receiver) {
+    static ControllerTransport create(QuorumConfig settings, Time time, Receiver receiver) {
         return new ControllerChannel(
                 settings.nodeId(),
                 settings.listenHost(),

@@ -30,7 +30,7 @@ interface ControllerTransport extends AutoCloseable {
     /** Opens a transport for one node. */
     @FunctionalInterface
     interface Factory {
-        ControllerTransport create(QuorumSettings settings, Time time, Receiver receiver);
+        ControllerTransport create(QuorumConfig settings, Time time, Receiver receiver);
     }
 
     /** Binds this node's listener, if it has one, and starts accepting; returns the bound port or -1. */

@@ -58,7 +58,7 @@ final class QuorumLoop {
 
     private static final long FENCED_HEARTBEAT_MS = 200;
 
-    private final QuorumSettings settings;
+    private final QuorumConfig settings;
     private final Time time;
     private final Random random;
     private final int nodeId;
@@ -126,7 +126,7 @@ final class QuorumLoop {
      * @param publisher receives every new image, on the loop's thread; must only publish it (no blocking)
      */
     QuorumLoop(
-            QuorumSettings settings,
+            QuorumConfig settings,
             Time time,
             Random random,
             RaftStorage storage,

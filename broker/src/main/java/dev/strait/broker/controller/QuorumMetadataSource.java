@@ -76,7 +76,7 @@ public final class QuorumMetadataSource implements MetadataSource {
      */
     static final String CONTROLLER_LISTENER_NAME = "CONTROLLER";
 
-    private final QuorumSettings settings;
+    private final QuorumConfig settings;
     private final String clusterId;
     private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
     private final List<ImageWaiter> waiters = new CopyOnWriteArrayList<>();
@@ -97,7 +97,7 @@ public final class QuorumMetadataSource implements MetadataSource {
 
     private record ImageWaiter(long offset, CompletableFuture<ClusterImage> future) {}
 
-    private QuorumMetadataSource(QuorumSettings settings, QuorumEnvironment environment) {
+    private QuorumMetadataSource(QuorumConfig settings, QuorumEnvironment environment) {
         this.settings = settings;
         this.time = environment.time;
         this.clusterId = settings.clusterId();
@@ -131,7 +131,7 @@ public final class QuorumMetadataSource implements MetadataSource {
      * Opens the metadata log, binds the controller listener (voters) and starts following the quorum. If the
      * quorum loop fails, the environment's fault handler is called and every later mutation fails.
      */
-    public static QuorumMetadataSource open(QuorumSettings settings, QuorumEnvironment environment) {
+    public static QuorumMetadataSource open(QuorumConfig settings, QuorumEnvironment environment) {
         return new QuorumMetadataSource(settings, environment);
     }
 

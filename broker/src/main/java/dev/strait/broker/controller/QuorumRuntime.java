@@ -46,7 +46,7 @@ final class QuorumRuntime implements AutoCloseable {
     private static final int QUEUE_TASKS = 10_000;
     private static final int MAX_TASKS_PER_TURN = 1_000;
 
-    private final QuorumSettings settings;
+    private final QuorumConfig settings;
     private final Time time;
     private final FaultHandler faults;
     private final int nodeId;
@@ -67,7 +67,7 @@ final class QuorumRuntime implements AutoCloseable {
      *
      * @param publisher receives every new image, on the loop thread; must only publish it (no blocking)
      */
-    QuorumRuntime(QuorumSettings settings, QuorumEnvironment environment, Consumer<ClusterImage> publisher) {
+    QuorumRuntime(QuorumConfig settings, QuorumEnvironment environment, Consumer<ClusterImage> publisher) {
         this.settings = settings;
         this.time = environment.time;
         this.faults = environment.faults;

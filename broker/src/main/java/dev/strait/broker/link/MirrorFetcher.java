@@ -40,10 +40,10 @@ public final class MirrorFetcher implements AutoCloseable {
     private static final Logger LOGGER = LoggerFactory.getLogger(MirrorFetcher.class);
 
     /** Tuning; {@link #defaults()} suits a cluster on one machine and a remote source alike. */
-    public record Settings(
+    public record Config(
             int maxWaitMs, int partitionMaxBytes, int maxBytes, long metadataMaxAgeMs, long idleMs, long backoffMs) {
-        public static Settings defaults() {
-            return new Settings(500, 1 << 20, 16 << 20, 30_000, 500, 1_000);
+        public static Config defaults() {
+            return new Config(500, 1 << 20, 16 << 20, 30_000, 500, 1_000);
         }
     }
 
@@ -51,7 +51,7 @@ public final class MirrorFetcher implements AutoCloseable {
     private final MirrorTargets targets;
     private final SourceLinks links;
     private final Time time;
-    private final Settings settings;
+    private final Config settings;
     private final Map<String, SourceCluster> sources = new HashMap<>();
     /** Partitions that must not be copied again until their leader epoch changes (diverged source). */
     private final Map<TopicPartition, Stopped> stopped = new HashMap<>();
@@ -65,7 +65,7 @@ public final class MirrorFetcher implements AutoCloseable {
 
     private record Stopped(int leaderEpoch, MirrorStatus status) {}
 
-    public MirrorFetcher(int nodeId, MirrorTargets targets, SourceLinks links, Time time, Settings settings) {
+    public MirrorFetcher(int nodeId, MirrorTargets targets, SourceLinks links, Time time, Config settings) {
         this.nodeId = nodeId;
         this.targets = targets;
         this.links = links;

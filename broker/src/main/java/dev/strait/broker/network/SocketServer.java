@@ -25,8 +25,8 @@ public final class SocketServer implements AutoCloseable {
     private static final Logger LOGGER = LoggerFactory.getLogger(SocketServer.class);
     private static final long SHUTDOWN_WAIT_MS = 5_000;
 
-    /** Settings, with Kafka's names in the comments. */
-    public record Settings(
+    /** Config, with Kafka's names in the comments. */
+    public record Config(
             String listenerName,
             String host,
             int port,
@@ -35,14 +35,14 @@ public final class SocketServer implements AutoCloseable {
             int queuedMaxRequests /* queued.max.requests */,
             int maxRequestBytes /* socket.request.max.bytes */,
             @Nullable TlsEngineFactory tls /* null: plain TCP; else every connection speaks TLS first */) {
-        public Settings {
+        public Config {
             if (numNetworkThreads < 1 || numIoThreads < 1 || queuedMaxRequests < 1 || maxRequestBytes < 1) {
                 throw new IllegalArgumentException("thread counts, queue size and request size must be >= 1");
             }
         }
 
         /** A plain-TCP listener. */
-        public Settings(
+        public Config(
                 String listenerName,
                 String host,
                 int port,
@@ -54,7 +54,7 @@ public final class SocketServer implements AutoCloseable {
         }
     }
 
-    private final Settings settings;
+    private final Config settings;
     private final RequestDispatcher dispatcher;
     private final RequestObserver observer;
     private final BlockingQueue<NetworkRequest> requestQueue;
@@ -65,12 +65,12 @@ public final class SocketServer implements AutoCloseable {
 
     private volatile boolean running;
 
-    public SocketServer(Settings settings, RequestDispatcher dispatcher) {
+    public SocketServer(Config settings, RequestDispatcher dispatcher) {
         this(settings, dispatcher, RequestObserver.NONE);
     }
 
     /** A listener whose completed requests {@code observer} is told of (the broker's request metrics). */
-    public SocketServer(Settings settings, RequestDispatcher dispatcher, RequestObserver observer) {
+    public SocketServer(Config settings, RequestDispatcher dispatcher, RequestObserver observer) {
         this.settings = settings;
         this.dispatcher = dispatcher;
         this.observer = observer;

@@ -29,8 +29,8 @@ public final class LogCleaner implements AutoCloseable {
     private static final Logger LOGGER = LoggerFactory.getLogger(LogCleaner.class);
 
     /** @param ioMaxBytesPerSecond {@code <= 0} for no limit */
-    public record Settings(long backoffMs, long dedupeBufferBytes, long ioMaxBytesPerSecond) {
-        public Settings {
+    public record Config(long backoffMs, long dedupeBufferBytes, long ioMaxBytesPerSecond) {
+        public Config {
             if (backoffMs < 1 || dedupeBufferBytes < 1) {
                 throw new IllegalArgumentException("backoffMs and dedupeBufferBytes must be >= 1");
             }
@@ -38,13 +38,13 @@ public final class LogCleaner implements AutoCloseable {
     }
 
     private final ReplicaManager replicaManager;
-    private final Settings settings;
+    private final Config settings;
     private final Time time;
     private final String threadName;
     /** Null until startup() (and after shutdown). */
     private @Nullable ScheduledExecutorService executor;
 
-    public LogCleaner(ReplicaManager replicaManager, Settings settings, Time time, int nodeId) {
+    public LogCleaner(ReplicaManager replicaManager, Config settings, Time time, int nodeId) {
         this.replicaManager = replicaManager;
         this.settings = settings;
         this.time = time;

@@ -40,26 +40,24 @@ public final class ReplicaFetcherManager implements ReplicaManager.RoleListener,
     private static final Logger LOGGER = LoggerFactory.getLogger(ReplicaFetcherManager.class);
 
     /** {@code replica.fetch.*} and {@code replica.socket.timeout.ms}, by their Kafka meanings. */
-    public record Settings(
-            int maxWaitMs, int minBytes, int maxBytesPerPartition, int responseMaxBytes, long backoffMs) {}
+    public record Config(int maxWaitMs, int minBytes, int maxBytesPerPartition, int responseMaxBytes, long backoffMs) {}
 
     private final int localId;
     private final MetadataSource metadata;
     private final LeaderClient.Factory clients;
-    private final Settings settings;
+    private final Config settings;
     private final Time time;
     private final Map<Integer, FetcherThread> threads = new HashMap<>();
     private boolean closed;
     private volatile FaultHandler faults = (what, cause) -> {};
 
-    public ReplicaFetcherManager(
-            int localId, MetadataSource metadata, LeaderClient.Factory clients, Settings settings) {
+    public ReplicaFetcherManager(int localId, MetadataSource metadata, LeaderClient.Factory clients, Config settings) {
         this(localId, metadata, clients, settings, Time.SYSTEM);
     }
 
     /** @param time the clock partition backoffs are measured on */
     public ReplicaFetcherManager(
-            int localId, MetadataSource metadata, LeaderClient.Factory clients, Settings settings, Time time) {
+            int localId, MetadataSource metadata, LeaderClient.Factory clients, Config settings, Time time) {
         this.localId = localId;
         this.metadata = metadata;
         this.clients = clients;

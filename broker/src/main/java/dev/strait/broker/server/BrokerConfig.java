@@ -28,8 +28,8 @@ import org.slf4j.LoggerFactory;
  * parsed and checked against it here, once, into the typed fields the getters return (so a bad value, or a
  * setting read under a name or type the table does not declare, fails when the config is built, not when a
  * getter is first called), and keys that are no setting are logged and ignored. What the table cannot
- * say is checked here: the formats of listeners (by {@link ListenerSettings}) and of voters and roles (by
- * {@link QuorumSettings}), and how settings fit together (a controller needs a controller listener, the heartbeat
+ * say is checked here: the formats of listeners (by {@link ListenerConfig}) and of voters and roles (by
+ * {@link QuorumVoters}), and how settings fit together (a controller needs a controller listener, the heartbeat
  * must be shorter than the session, a secured cluster must map its controller listener...).
  *
  * <p>KRaft-style cluster settings: {@code process.roles} ({@code broker,controller} or {@code broker}),
@@ -53,8 +53,8 @@ public final class BrokerConfig {
     private final int port;
     private final List<Path> logDirs;
     private final Map<String, String> topicDefaults;
-    private final ListenerSettings listeners;
-    private final QuorumSettings quorum;
+    private final ListenerConfig listeners;
+    private final QuorumVoters quorum;
     private final int offsetsTopicReplicationFactor;
     private final long brokerSessionTimeoutMs;
     private final long brokerHeartbeatIntervalMs;
@@ -112,12 +112,12 @@ public final class BrokerConfig {
         }
         SettingValues values = BrokerSettings.parse(props);
         this.nodeId = values.get(NodeSettings.NODE_ID);
-        this.listeners = ListenerSettings.parse(props);
+        this.listeners = ListenerConfig.parse(props);
         Listener client = listeners.brokerListeners().get(0);
         this.listenerName = client.name();
         this.host = client.host();
         this.port = client.port();
-        this.quorum = QuorumSettings.parse(props, nodeId, listeners);
+        this.quorum = QuorumVoters.parse(props, nodeId, listeners);
         Setting<?> dirsSetting = values.isSet(NodeSettings.LOG_DIRS) ? NodeSettings.LOG_DIRS : NodeSettings.LOG_DIR;
         String dirsName = dirsSetting.name();
         String dirs = Objects.requireNonNullElse(raw(dirsSetting), "");

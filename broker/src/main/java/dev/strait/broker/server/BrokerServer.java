@@ -187,7 +187,7 @@ public final class BrokerServer implements AutoCloseable {
                             metadata::localBrokerEpoch,
                             config.replicaSocketTimeoutMs(),
                             interBrokerSecurity(security))),
-                    new ReplicaFetcherManager.Settings(
+                    new ReplicaFetcherManager.Config(
                             config.replicaFetchWaitMaxMs(),
                             config.replicaFetchMinBytes(),
                             config.replicaFetchMaxBytes(),
@@ -251,7 +251,7 @@ public final class BrokerServer implements AutoCloseable {
             List<BrokerRegistration.Endpoint> registered = new ArrayList<>();
             for (BrokerConfig.Listener listener : config.brokerListeners()) {
                 SocketServer server = new SocketServer(
-                        new SocketServer.Settings(
+                        new SocketServer.Config(
                                 listener.name(),
                                 listener.host(),
                                 listener.port(),
@@ -308,7 +308,7 @@ public final class BrokerServer implements AutoCloseable {
                             SourceLinks.fromSettings(config.originals()),
                             SourceClusterClient.connector(config.nodeId(), config.replicaSocketTimeoutMs())),
                     time,
-                    MirrorFetcher.Settings.defaults());
+                    MirrorFetcher.Config.defaults());
             mirrorFetcher.start();
             if (config.metricsPort() >= 0) {
                 BrokerMetrics metrics = new BrokerMetrics(
@@ -327,7 +327,7 @@ public final class BrokerServer implements AutoCloseable {
             if (config.logCleanerEnable()) {
                 logCleaner = new LogCleaner(
                         replicaManager,
-                        new LogCleaner.Settings(
+                        new LogCleaner.Config(
                                 config.logCleanerBackoffMs(),
                                 config.logCleanerDedupeBufferSize(),
                                 config.logCleanerIoMaxBytesPerSecond()),

@@ -1,9 +1,9 @@
 package dev.strait.broker.server;
 
 import dev.strait.broker.controller.ControllerTls;
+import dev.strait.broker.controller.QuorumConfig;
 import dev.strait.broker.controller.QuorumEnvironment;
 import dev.strait.broker.controller.QuorumMetadataSource;
-import dev.strait.broker.controller.QuorumSettings;
 import dev.strait.broker.log.FaultHandler;
 import dev.strait.broker.metadata.BrokerRegistration;
 import dev.strait.broker.metadata.FileMetadataSource;
@@ -50,7 +50,7 @@ final class MetadataSources {
         }
         ControllerPeerCheck peerCheck = controllerPeerCheck(config);
         QuorumMetadataSource source = QuorumMetadataSource.open(
-                quorumSettings(config, logDir, peerCheck),
+                quorumConfig(config, logDir, peerCheck),
                 QuorumEnvironment.of(time, new SecureRandom(), faults).withBootIdFile(config.bootIdFile()));
         if (peerCheck != null) {
             peerCheck.bind(source);
@@ -139,11 +139,11 @@ final class MetadataSources {
         }
     }
 
-    static QuorumSettings quorumSettings(BrokerConfig config, Path logDir) {
-        return quorumSettings(config, logDir, controllerPeerCheck(config));
+    static QuorumConfig quorumConfig(BrokerConfig config, Path logDir) {
+        return quorumConfig(config, logDir, controllerPeerCheck(config));
     }
 
-    private static QuorumSettings quorumSettings(
+    private static QuorumConfig quorumConfig(
             BrokerConfig config, Path logDir, @Nullable ControllerPeerCheck peerCheck) {
         Map<Integer, InetSocketAddress> voters = new LinkedHashMap<>();
         config.controllerQuorumVoters()
@@ -158,7 +158,7 @@ final class MetadataSources {
             listenPort = listener.port() != 0 ? listener.port() : self.port();
         }
         Path metadataDir = config.metadataLogDir().orElse(logDir.resolve(METADATA_DIR_NAME));
-        return new QuorumSettings(
+        return new QuorumConfig(
                 config.nodeId(),
                 voters,
                 listenHost,

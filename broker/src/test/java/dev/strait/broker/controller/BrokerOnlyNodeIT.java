@@ -26,8 +26,8 @@ class BrokerOnlyNodeIT {
     @TempDir
     Path dir;
 
-    private QuorumSettings settings(int nodeId, Map<Integer, InetSocketAddress> voters, int listenPort) {
-        return new QuorumSettings(
+    private QuorumConfig settings(int nodeId, Map<Integer, InetSocketAddress> voters, int listenPort) {
+        return new QuorumConfig(
                 nodeId,
                 voters,
                 "127.0.0.1",

@@ -49,8 +49,8 @@ class QuorumDiskFaultsIT {
     private final List<QuorumMetadataSource> nodes = new ArrayList<>();
     private QuorumMetadataSource voter;
 
-    private QuorumSettings settings(int nodeId, Map<Integer, InetSocketAddress> voters, int listenPort) {
-        return new QuorumSettings(
+    private QuorumConfig settings(int nodeId, Map<Integer, InetSocketAddress> voters, int listenPort) {
+        return new QuorumConfig(
                 nodeId,
                 voters,
                 "127.0.0.1",

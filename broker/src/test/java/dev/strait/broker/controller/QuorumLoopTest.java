@@ -67,7 +67,7 @@ class QuorumLoopTest {
     @BeforeEach
     void open() throws IOException {
         Path logDir = dir.resolve("__cluster_metadata-0");
-        QuorumSettings settings = new QuorumSettings(
+        QuorumConfig settings = new QuorumConfig(
                 NODE,
                 Map.of(NODE, new InetSocketAddress("127.0.0.1", 1)),
                 "127.0.0.1",

@@ -97,7 +97,7 @@ final class QuorumTestCluster implements AutoCloseable {
     }
 
     private QuorumMetadataSource open(int id) {
-        QuorumSettings settings = new QuorumSettings(
+        QuorumConfig settings = new QuorumConfig(
                 id,
                 voters,
                 "127.0.0.1",

@@ -32,8 +32,8 @@ class RestartedNodeRegistrationIT {
 
     private final Map<Integer, InetSocketAddress> voters = new LinkedHashMap<>();
 
-    private QuorumSettings settings(int id) {
-        return new QuorumSettings(
+    private QuorumConfig settings(int id) {
+        return new QuorumConfig(
                 id,
                 voters,
                 "127.0.0.1",

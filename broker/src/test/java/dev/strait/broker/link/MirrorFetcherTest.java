@@ -31,7 +31,7 @@ class MirrorFetcherTest {
     private long nowMs = 1_000_000L;
     private final Time time = () -> nowMs;
     private final MirrorFetcher fetcher = new MirrorFetcher(
-            1, targets, new SourceLinks(Map.of(), (name, settings) -> source), time, MirrorFetcher.Settings.defaults());
+            1, targets, new SourceLinks(Map.of(), (name, settings) -> source), time, MirrorFetcher.Config.defaults());
 
     @Test
     void pinsTheSourceTopicIdAndAppendsWhatItFetchedAtTheFetchOffset() {
@@ -125,7 +125,7 @@ class MirrorFetcherTest {
         long pause = fetcher.runOnce();
 
         // Then
-        assertThat(pause).isEqualTo(MirrorFetcher.Settings.defaults().backoffMs());
+        assertThat(pause).isEqualTo(MirrorFetcher.Config.defaults().backoffMs());
         assertThat(fetcher.status())
                 .singleElement()
                 .satisfies(s -> assertThat(s.state()).isEqualTo(State.SOURCE_UNREACHABLE));

@@ -37,7 +37,7 @@ class SocketServerIT {
 
     private static SocketServer start(int queueSize, int ioThreads, RequestDispatcher dispatcher) throws IOException {
         SocketServer server = new SocketServer(
-                new SocketServer.Settings("TEST", "127.0.0.1", 0, 2, ioThreads, queueSize, 1024), dispatcher);
+                new SocketServer.Config("TEST", "127.0.0.1", 0, 2, ioThreads, queueSize, 1024), dispatcher);
         server.start();
         return server;
     }

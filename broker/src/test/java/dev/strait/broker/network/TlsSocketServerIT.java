@@ -93,7 +93,7 @@ class TlsSocketServerIT {
     /** Echoes each frame; a frame "file" is answered with the test file's bytes through transferFrom. */
     private static SocketServer start(TlsEngineFactory tls, RequestDispatcher dispatcher) throws IOException {
         SocketServer server = new SocketServer(
-                new SocketServer.Settings("SSL", "127.0.0.1", 0, 2, 2, 10, 8 * 1024 * 1024, tls), dispatcher);
+                new SocketServer.Config("SSL", "127.0.0.1", 0, 2, 2, 10, 8 * 1024 * 1024, tls), dispatcher);
         server.start();
         return server;
     }

@@ -64,7 +64,7 @@ class LogCleanerTest {
         long kvBytes = size(kv);
         long plainBytes = size(plain);
         LogCleaner cleaner =
-                new LogCleaner(replicaManager, new LogCleaner.Settings(60_000, 1 << 20, 100_000), Time.SYSTEM, 0);
+                new LogCleaner(replicaManager, new LogCleaner.Config(60_000, 1 << 20, 100_000), Time.SYSTEM, 0);
 
         // When
         int compacted = cleaner.cleanAll();

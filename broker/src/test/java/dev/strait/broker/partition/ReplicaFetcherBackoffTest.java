@@ -90,7 +90,7 @@ class ReplicaFetcherBackoffTest {
                 0,
                 controller.view(0),
                 (id, host, port) -> leaderClient,
-                new ReplicaFetcherManager.Settings(50, 1, 1 << 20, 10 << 20, BACKOFF_MS),
+                new ReplicaFetcherManager.Config(50, 1, 1 << 20, 10 << 20, BACKOFF_MS),
                 clock);
         fetchers.onBecomeFollower(stuck, 1, 0);
         fetchers.onBecomeFollower(follower, 1, 0);
@@ -164,7 +164,7 @@ class ReplicaFetcherBackoffTest {
                 0,
                 controller.view(0),
                 (id, host, port) -> deletingDuringFetch,
-                new ReplicaFetcherManager.Settings(50, 1, 1 << 20, 10 << 20, 10),
+                new ReplicaFetcherManager.Config(50, 1, 1 << 20, 10 << 20, 10),
                 clock);
         fetchers.setFaultHandler((what, cause) -> faults.add(what + ": " + cause));
         fetchers.onBecomeFollower(doomed, 1, 0);
@@ -240,7 +240,7 @@ class ReplicaFetcherBackoffTest {
                     fetcherClock.connecting();
                     throw new IOException("connection refused (test)");
                 },
-                new ReplicaFetcherManager.Settings(50, 1, 1 << 20, 10 << 20, BACKOFF_MS),
+                new ReplicaFetcherManager.Config(50, 1, 1 << 20, 10 << 20, BACKOFF_MS),
                 fetcherClock);
     }
 

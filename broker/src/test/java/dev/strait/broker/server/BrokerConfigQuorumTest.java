@@ -3,7 +3,7 @@ package dev.strait.broker.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.strait.broker.controller.QuorumSettings;
+import dev.strait.broker.controller.QuorumConfig;
 import dev.strait.settings.ConfigException;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -105,7 +105,7 @@ class BrokerConfigQuorumTest {
     @Test
     void theQuorumSettingsBindTheVotersPortWhenTheControllerListenerSaysZero() {
         BrokerConfig config = BrokerConfig.from(with("default.replication.factor", "3"));
-        QuorumSettings settings = MetadataSources.quorumSettings(config, Path.of("/logs"));
+        QuorumConfig settings = MetadataSources.quorumConfig(config, Path.of("/logs"));
         assertThat(settings.nodeId()).isEqualTo(1);
         assertThat(settings.isVoter()).isTrue();
         assertThat(settings.listenPort()).isEqualTo(9191);
@@ -117,7 +117,7 @@ class BrokerConfigQuorumTest {
 
         BrokerConfig brokerOnly = BrokerConfig.from(
                 with("node.id", "7", "process.roles", "broker", "listeners", "PLAINTEXT://127.0.0.1:0"));
-        QuorumSettings observer = MetadataSources.quorumSettings(brokerOnly, Path.of("/logs"));
+        QuorumConfig observer = MetadataSources.quorumConfig(brokerOnly, Path.of("/logs"));
         assertThat(observer.isVoter()).isFalse();
         assertThat(observer.listenPort()).isEqualTo(-1);
     }

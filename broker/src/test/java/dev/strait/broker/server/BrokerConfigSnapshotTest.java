@@ -30,7 +30,7 @@ class BrokerConfigSnapshotTest {
     void defaultsAreKafkas() {
         BrokerConfig config = BrokerConfig.from(quorum());
         RaftConfig raft =
-                MetadataSources.quorumSettings(config, Path.of("/tmp/x")).raftConfig();
+                MetadataSources.quorumConfig(config, Path.of("/tmp/x")).raftConfig();
         assertThat(raft.maxRecordBytesBetweenSnapshots()).isEqualTo(20L * 1024 * 1024);
         assertThat(raft.maxSnapshotIntervalMs()).isEqualTo(3_600_000L);
     }
@@ -43,7 +43,7 @@ class BrokerConfigSnapshotTest {
                 "metadata.log.max.snapshot.interval.ms",
                 "0"));
         RaftConfig raft =
-                MetadataSources.quorumSettings(config, Path.of("/tmp/x")).raftConfig();
+                MetadataSources.quorumConfig(config, Path.of("/tmp/x")).raftConfig();
         assertThat(raft.maxRecordBytesBetweenSnapshots()).isEqualTo(4096);
         assertThat(raft.maxSnapshotIntervalMs()).isZero();
     }

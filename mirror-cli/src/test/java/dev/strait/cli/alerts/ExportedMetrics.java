@@ -15,7 +15,7 @@ import dev.strait.lag.status.Status;
 import dev.strait.lag.status.StatusEvaluator.GroupStatus;
 import dev.strait.lag.status.StatusEvaluator.PartitionStatus;
 import dev.strait.mirror.config.TopicRenamer;
-import dev.strait.mirror.config.TopicSyncSettings;
+import dev.strait.mirror.config.TopicSyncConfig;
 import dev.strait.mirror.engine.TargetTopics;
 import dev.strait.mirror.metrics.MetricsHttpServer;
 import dev.strait.mirror.metrics.MirrorMetrics;
@@ -62,12 +62,12 @@ final class ExportedMetrics {
                 null,
                 (short) -1,
                 16_384,
-                TopicSyncSettings.defaults(),
+                TopicSyncConfig.defaults(),
                 TopicRenamer.identity(),
                 Time.SYSTEM,
                 registry);
         new GroupOffsetSync(
-                new GroupOffsetSync.Settings(null, 5_000, "mirror", Pattern.compile(".*"), TopicRenamer.identity()),
+                new GroupOffsetSync.Config(null, 5_000, "mirror", Pattern.compile(".*"), TopicRenamer.identity()),
                 null,
                 null,
                 new OffsetMap("source-cluster", OffsetMap.DEFAULT_MAX_SEGMENTS),

@@ -1,8 +1,8 @@
 package dev.strait.mirror.engine;
 
 import com.codahale.metrics.MetricRegistry;
-import dev.strait.mirror.config.MirrorSettings;
-import dev.strait.mirror.config.SyncSettings;
+import dev.strait.mirror.config.MirrorConfig;
+import dev.strait.mirror.config.SyncConfig;
 import dev.strait.mirror.sync.GroupOffsetSync;
 import dev.strait.mirror.sync.OffsetMap;
 import dev.strait.mirror.sync.SyncTopic;
@@ -42,7 +42,7 @@ final class EngineSyncs {
     private volatile boolean stopRequested;
 
     EngineSyncs(
-            MirrorSettings settings,
+            MirrorConfig settings,
             Admin sourceAdmin,
             Admin targetAdmin,
             Properties targetClient,
@@ -50,7 +50,7 @@ final class EngineSyncs {
             TargetTopics targetTopics,
             MetricRegistry registry,
             Time time) {
-        SyncSettings sync = settings.sync();
+        SyncConfig sync = settings.sync();
         this.targetTopics = targetTopics;
         this.topicIntervalMs = sync.topics().intervalMs();
         this.time = time;
@@ -59,7 +59,7 @@ final class EngineSyncs {
             syncTopic = new SyncTopic(sync.syncTopic(), targetClient, time);
             reader = new TargetReader(targetClient, sourceClusterId, time, 30_000);
             groupSync = new GroupOffsetSync(
-                    new GroupOffsetSync.Settings(
+                    new GroupOffsetSync.Config(
                             sync.groups(),
                             sync.groupOffsetsIntervalMs(),
                             settings.consumerConfig().getProperty("group.id"),

@@ -1,7 +1,7 @@
 package dev.strait.mirror.engine;
 
 import dev.strait.mirror.config.ClientConfigs;
-import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.MirrorConfig;
 import dev.strait.mirror.metrics.ClientMetricsBridge;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.time.Time;
@@ -49,7 +49,7 @@ public final class MirrorEngine implements AutoCloseable {
         FAILED
     }
 
-    private final MirrorSettings settings;
+    private final MirrorConfig settings;
     private final MirrorMetrics metrics;
     private final Time time;
     private final AcknowledgementListener listener;
@@ -67,7 +67,7 @@ public final class MirrorEngine implements AutoCloseable {
     private @Nullable String sourceClusterId;
     private @Nullable String targetClusterId;
 
-    public MirrorEngine(MirrorSettings settings, MirrorMetrics metrics, Time time) {
+    public MirrorEngine(MirrorConfig settings, MirrorMetrics metrics, Time time) {
         this(settings, metrics, time, AcknowledgementListener.NONE);
     }
 
@@ -75,7 +75,7 @@ public final class MirrorEngine implements AutoCloseable {
      * An engine that reports every acknowledged copy to {@code listener} (source partition and offset to
      * target partition and offset), e.g. for offset translation; see {@link AcknowledgementListener}.
      */
-    public MirrorEngine(MirrorSettings settings, MirrorMetrics metrics, Time time, AcknowledgementListener listener) {
+    public MirrorEngine(MirrorConfig settings, MirrorMetrics metrics, Time time, AcknowledgementListener listener) {
         this.settings = settings;
         this.metrics = metrics;
         this.time = time;

@@ -1,7 +1,7 @@
 package dev.strait.mirror.engine;
 
 import dev.strait.mirror.config.ClientConfigs;
-import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.MirrorConfig;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.offsets.OffsetTracker;
 import dev.strait.mirror.provenance.Provenance;
@@ -78,7 +78,7 @@ final class MirrorStream implements Runnable {
 
     private final int index;
     private final String logPrefix;
-    private final MirrorSettings settings;
+    private final MirrorConfig settings;
     private final Consumer<byte[], byte[]> consumer;
     private final Producer<byte[], byte[]> producer;
     private final MirrorMetrics metrics;
@@ -118,7 +118,7 @@ final class MirrorStream implements Runnable {
 
     MirrorStream(
             int index,
-            MirrorSettings settings,
+            MirrorConfig settings,
             Consumer<byte[], byte[]> consumer,
             Producer<byte[], byte[]> producer,
             RecordRouter.Targets targets,

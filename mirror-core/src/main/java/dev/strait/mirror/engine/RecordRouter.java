@@ -1,6 +1,6 @@
 package dev.strait.mirror.engine;
 
-import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.MirrorConfig;
 import dev.strait.mirror.config.PartitionMode;
 import dev.strait.mirror.handler.MessageHandler;
 import dev.strait.mirror.provenance.Provenance;
@@ -70,7 +70,7 @@ final class RecordRouter {
         }
     }
 
-    private final MirrorSettings settings;
+    private final MirrorConfig settings;
     private final Targets targets;
     private final String sourceClusterId;
     private final String targetClusterId;
@@ -83,11 +83,7 @@ final class RecordRouter {
     private final Map<String, TargetTopics.TargetTopic> handlerTopics = new HashMap<>();
 
     RecordRouter(
-            MirrorSettings settings,
-            Targets targets,
-            String sourceClusterId,
-            String targetClusterId,
-            String logPrefix) {
+            MirrorConfig settings, Targets targets, String sourceClusterId, String targetClusterId, String logPrefix) {
         this.settings = settings;
         this.targets = targets;
         this.sourceClusterId = sourceClusterId;

@@ -3,7 +3,7 @@ package dev.strait.mirror.engine;
 import com.codahale.metrics.MetricRegistry;
 import dev.strait.mirror.config.TopicConfigFilter;
 import dev.strait.mirror.config.TopicRenamer;
-import dev.strait.mirror.config.TopicSyncSettings;
+import dev.strait.mirror.config.TopicSyncConfig;
 import dev.strait.mirror.sync.SyncMetrics;
 import dev.strait.time.Time;
 import java.util.ArrayList;
@@ -84,7 +84,7 @@ public final class TargetTopics {
     private final Admin targetAdmin;
     private final short replicationFactor;
     private final int producerBatchBytes;
-    private final TopicSyncSettings sync;
+    private final TopicSyncConfig sync;
     private final TopicRenamer renamer;
     private final Time time;
     private final Map<String, CompletableFuture<TargetTopic>> topics = new ConcurrentHashMap<>();
@@ -105,7 +105,7 @@ public final class TargetTopics {
                 targetAdmin,
                 replicationFactor,
                 producerBatchBytes,
-                TopicSyncSettings.defaults(),
+                TopicSyncConfig.defaults(),
                 TopicRenamer.identity(),
                 Time.SYSTEM,
                 new MetricRegistry());
@@ -116,7 +116,7 @@ public final class TargetTopics {
             Admin targetAdmin,
             short replicationFactor,
             int producerBatchBytes,
-            TopicSyncSettings sync,
+            TopicSyncConfig sync,
             TopicRenamer renamer,
             Time time,
             MetricRegistry registry) {

@@ -1,7 +1,7 @@
 package dev.strait.mirror.failover;
 
 import dev.strait.mirror.config.ClientConfigs;
-import dev.strait.mirror.config.SyncSettings;
+import dev.strait.mirror.config.SyncConfig;
 import dev.strait.mirror.config.TopicRenamer;
 import dev.strait.settings.ConfigException;
 import java.nio.file.Path;
@@ -72,7 +72,7 @@ public final class FailoverConfig {
         require(source, "source");
         require(target, "target");
         String syncTopic =
-                all.getProperty("sync.topic", SyncSettings.DEFAULT_SYNC_TOPIC).trim();
+                all.getProperty("sync.topic", SyncConfig.DEFAULT_SYNC_TOPIC).trim();
         String clusterId = all.getProperty("source.cluster.id");
         return new FailoverConfig(
                 source,

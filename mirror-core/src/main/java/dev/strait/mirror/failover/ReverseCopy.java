@@ -1,12 +1,12 @@
 package dev.strait.mirror.failover;
 
 import com.codahale.metrics.MetricRegistry;
-import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.MirrorConfig;
 import dev.strait.mirror.config.PartitionMode;
-import dev.strait.mirror.config.SyncSettings;
+import dev.strait.mirror.config.SyncConfig;
 import dev.strait.mirror.config.TopicConfigFilter;
 import dev.strait.mirror.config.TopicRenamer;
-import dev.strait.mirror.config.TopicSyncSettings;
+import dev.strait.mirror.config.TopicSyncConfig;
 import dev.strait.mirror.engine.MirrorEngine;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.progress.Progress;
@@ -103,7 +103,7 @@ final class ReverseCopy {
         return out;
     }
 
-    private MirrorSettings settings(Set<TopicPartition> tps) {
+    private MirrorConfig settings(Set<TopicPartition> tps) {
         Properties consumer = config.target();
         consumer.put("group.id", group);
         consumer.put("auto.offset.reset", "none");
@@ -114,19 +114,19 @@ final class ReverseCopy {
         for (String t : topics) {
             include.append(include.length() == 0 ? "" : "|").append(Pattern.quote(t));
         }
-        return MirrorSettings.builder()
+        return MirrorConfig.builder()
                 .consumerConfig(consumer)
                 .producerConfig(producer)
                 .include(include.toString())
                 .offsetCommitIntervalMs(1000)
                 .partitionMode(PartitionMode.PRESERVE)
                 .renamer(TopicRenamer.explicit(sourceTopicOf))
-                .sync(new SyncSettings(
+                .sync(new SyncConfig(
                         null,
-                        SyncSettings.DEFAULT_GROUP_OFFSETS_INTERVAL_MS,
+                        SyncConfig.DEFAULT_GROUP_OFFSETS_INTERVAL_MS,
                         false,
-                        SyncSettings.DEFAULT_SYNC_TOPIC,
-                        new TopicSyncSettings(false, true, false, 60_000, TopicConfigFilter.defaults())))
+                        SyncConfig.DEFAULT_SYNC_TOPIC,
+                        new TopicSyncConfig(false, true, false, 60_000, TopicConfigFilter.defaults())))
                 .build();
     }
 

@@ -40,7 +40,7 @@ final class GroupOffsetRound {
     /** The mirror's logger: its lines read as they did before the rounds left {@link LinkedMirror}. */
     private static final Logger LOGGER = LoggerFactory.getLogger(LinkedMirror.class);
 
-    private final LinkSettings settings;
+    private final LinkConfig settings;
     private final LinkedClusters clusters;
     private final LinkedTopics topics;
     private final MirrorMetrics metrics;
@@ -49,7 +49,7 @@ final class GroupOffsetRound {
     private long offsetsWritten;
 
     GroupOffsetRound(
-            LinkSettings settings,
+            LinkConfig settings,
             LinkedClusters clusters,
             LinkedTopics topics,
             MirrorMetrics metrics,

@@ -25,7 +25,7 @@ record LinkedClusters(Admin source, Admin target, String sourceId, String target
      * that is not a companion cluster) or {@link LinkException} (a cluster unreachable, or the same cluster twice),
      * after closing what it opened.
      */
-    static LinkedClusters connect(LinkSettings settings) {
+    static LinkedClusters connect(LinkConfig settings) {
         Admin source = null;
         Admin target = null;
         try {

@@ -57,7 +57,7 @@ public final class LinkedMirror implements AutoCloseable {
         FAILED
     }
 
-    private final LinkSettings settings;
+    private final LinkConfig settings;
     private final MirrorMetrics metrics;
     private final Time time;
     private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
@@ -84,7 +84,7 @@ public final class LinkedMirror implements AutoCloseable {
     @SuppressWarnings("NullAway.Init") // set by start() before the loop that uses it
     private GroupOffsetRound groupRound;
 
-    public LinkedMirror(LinkSettings settings, MirrorMetrics metrics, Time time) {
+    public LinkedMirror(LinkConfig settings, MirrorMetrics metrics, Time time) {
         this.settings = settings;
         this.metrics = metrics;
         this.time = time;

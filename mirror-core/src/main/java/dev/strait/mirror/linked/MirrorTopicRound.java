@@ -48,7 +48,7 @@ final class MirrorTopicRound {
     /** The mirror's logger: its lines read as they did before the rounds left {@link LinkedMirror}. */
     private static final Logger LOGGER = LoggerFactory.getLogger(LinkedMirror.class);
 
-    private final LinkSettings settings;
+    private final LinkConfig settings;
     private final LinkedClusters clusters;
     private final LinkedTopics topics;
     private final SyncMetrics topicMetrics;
@@ -56,7 +56,7 @@ final class MirrorTopicRound {
     private final Time time;
 
     MirrorTopicRound(
-            LinkSettings settings,
+            LinkConfig settings,
             LinkedClusters clusters,
             LinkedTopics topics,
             SyncMetrics topicMetrics,

@@ -19,12 +19,12 @@ final class TopicAclRound {
     /** The mirror's logger: its lines read as they did before the rounds left {@link LinkedMirror}. */
     private static final Logger LOGGER = LoggerFactory.getLogger(LinkedMirror.class);
 
-    private final LinkSettings settings;
+    private final LinkConfig settings;
     private final TopicAclSync acls;
     private final SyncMetrics metrics;
     private final Time time;
 
-    TopicAclRound(LinkSettings settings, LinkedClusters clusters, SyncMetrics metrics, Time time) {
+    TopicAclRound(LinkConfig settings, LinkedClusters clusters, SyncMetrics metrics, Time time) {
         this.settings = settings;
         this.acls = new TopicAclSync(clusters.source(), clusters.target(), LinkedClusters.TIMEOUT_MS);
         this.metrics = metrics;

@@ -9,7 +9,7 @@
  * configs in step), the group round (GroupOffsetRound: copies idle groups' offsets verbatim and measures the lag,
  * {@link dev.strait.mirror.linked.GroupPlan}) and the ACL round (TopicAclRound, with the engine's
  * {@code TopicAclSync}). No record passes through it, and the record-copying engine does not run beside it.
- * {@link dev.strait.mirror.linked.LinkSettings} refuses the options that would change records or topic names.
+ * {@link dev.strait.mirror.linked.LinkConfig} refuses the options that would change records or topic names.
  *
  * <p>Failover and failback: {@link dev.strait.mirror.linked.MirrorTopicPromotion} promotes mirror topics, each
  * partition cut to its last stable offset; {@link dev.strait.mirror.linked.MirrorTopicFailback} turns the old source's

@@ -55,10 +55,10 @@ public final class GroupOffsetSync implements Runnable {
 
     /** What to sync; {@code groups} null means only the offset map is kept (no group offsets written). */
     /** {@code groups} null: no group's offsets are synced (the offset map is kept all the same). */
-    public record Settings(
+    public record Config(
             @Nullable GroupFilter groups, long intervalMs, String mirrorGroup, Pattern topics, TopicRenamer renamer) {}
 
-    private final Settings settings;
+    private final Config settings;
     private final Admin sourceAdmin;
     private final Admin targetAdmin;
     private final OffsetMap map;
@@ -104,7 +104,7 @@ public final class GroupOffsetSync implements Runnable {
     }
 
     public GroupOffsetSync(
-            Settings settings,
+            Config settings,
             Admin sourceAdmin,
             Admin targetAdmin,
             OffsetMap map,

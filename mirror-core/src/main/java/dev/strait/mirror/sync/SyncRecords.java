@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  * do not read, and then, when the oldest stretch is folded, its {@link FoldedRun}.
  */
 public final class SyncRecords {
-    public static final String DEFAULT_TOPIC = dev.strait.mirror.config.SyncSettings.DEFAULT_SYNC_TOPIC;
+    public static final String DEFAULT_TOPIC = dev.strait.mirror.config.SyncConfig.DEFAULT_SYNC_TOPIC;
     private static final byte VERSION = 1;
     /** Marks the folded run at the end of a map value (after the topic id; readers before it stop at the id). */
     private static final byte FOLDED = 'F';

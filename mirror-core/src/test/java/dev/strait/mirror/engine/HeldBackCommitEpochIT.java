@@ -3,7 +3,7 @@ package dev.strait.mirror.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.codahale.metrics.MetricRegistry;
-import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.MirrorConfig;
 import dev.strait.mirror.handler.MessageHandler;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.testkit.Await;
@@ -56,7 +56,7 @@ class HeldBackCommitEpochIT {
         }
     }
 
-    private static MirrorSettings.Builder settings(KafkaCluster source, KafkaCluster target) {
+    private static MirrorConfig.Builder settings(KafkaCluster source, KafkaCluster target) {
         Properties consumer = new Properties();
         consumer.put("bootstrap.servers", source.bootstrapServers());
         consumer.put("group.id", "g-held-back");
@@ -66,7 +66,7 @@ class HeldBackCommitEpochIT {
         producer.put("delivery.timeout.ms", "6000");
         producer.put("request.timeout.ms", "2000");
         producer.put("linger.ms", "5");
-        return MirrorSettings.builder()
+        return MirrorConfig.builder()
                 .consumerConfig(consumer)
                 .producerConfig(producer)
                 .include("held.back")
@@ -175,7 +175,7 @@ class HeldBackCommitEpochIT {
         }
     }
 
-    private static MirrorEngine start(MirrorSettings settings) {
+    private static MirrorEngine start(MirrorConfig settings) {
         MirrorEngine engine = new MirrorEngine(settings, new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
         engine.start();
         return engine;

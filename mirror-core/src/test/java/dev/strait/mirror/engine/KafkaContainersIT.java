@@ -3,7 +3,7 @@ package dev.strait.mirror.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.codahale.metrics.MetricRegistry;
-import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.MirrorConfig;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.testing.MirrorCheck;
 import dev.strait.testkit.Await;
@@ -93,7 +93,7 @@ class KafkaContainersIT {
         consumer.put("group.id", "g-tc");
         Properties producer = new Properties();
         producer.put("bootstrap.servers", target.getBootstrapServers());
-        MirrorSettings settings = MirrorSettings.builder()
+        MirrorConfig settings = MirrorConfig.builder()
                 .consumerConfig(consumer)
                 .producerConfig(producer)
                 .include("tc\\..*")

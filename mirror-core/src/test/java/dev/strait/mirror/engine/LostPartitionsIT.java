@@ -3,7 +3,7 @@ package dev.strait.mirror.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.codahale.metrics.MetricRegistry;
-import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.MirrorConfig;
 import dev.strait.mirror.handler.MessageHandler;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.provenance.Provenance;
@@ -61,7 +61,7 @@ class LostPartitionsIT {
         }
     }
 
-    private static MirrorSettings settings(String topic, MessageHandler handler) {
+    private static MirrorConfig settings(String topic, MessageHandler handler) {
         Properties consumer = new Properties();
         consumer.put("bootstrap.servers", SharedClusters.source().bootstrapServers());
         consumer.put("group.id", "m-lost");
@@ -71,7 +71,7 @@ class LostPartitionsIT {
         consumer.put("heartbeat.interval.ms", "1000");
         Properties producer = new Properties();
         producer.put("bootstrap.servers", SharedClusters.target().bootstrapServers());
-        return MirrorSettings.builder()
+        return MirrorConfig.builder()
                 .consumerConfig(consumer)
                 .producerConfig(producer)
                 .include(topic)
@@ -157,7 +157,7 @@ class LostPartitionsIT {
         }
     }
 
-    private static MirrorEngine start(MirrorSettings settings) {
+    private static MirrorEngine start(MirrorConfig settings) {
         MirrorEngine engine = new MirrorEngine(settings, new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
         engine.start();
         return engine;

@@ -2,7 +2,7 @@ package dev.strait.mirror.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.MirrorConfig;
 import dev.strait.mirror.config.TopicRenamer;
 import dev.strait.mirror.config.TruncationPolicy;
 import dev.strait.mirror.provenance.Provenance;
@@ -41,11 +41,11 @@ abstract class MirrorEngineSuite {
         this.target = fixture.target();
     }
 
-    private MirrorSettings.Builder settings(String group, String include) {
+    private MirrorConfig.Builder settings(String group, String include) {
         return fixture.settings(group, include);
     }
 
-    private static MirrorEngine start(MirrorSettings settings) {
+    private static MirrorEngine start(MirrorConfig settings) {
         return MirrorFixture.start(settings);
     }
 
@@ -385,13 +385,13 @@ abstract class MirrorEngineSuite {
         String topic = "aa.orders";
         source.createTopic(topic, 2);
         target.createTopic(topic, 2);
-        MirrorSettings toTarget = settings("g-aa-forward", topic).build();
+        MirrorConfig toTarget = settings("g-aa-forward", topic).build();
         Properties back = new Properties();
         back.put("bootstrap.servers", target.bootstrapServers());
         back.put("group.id", "g-aa-back");
         Properties backProducer = new Properties();
         backProducer.put("bootstrap.servers", source.bootstrapServers());
-        MirrorSettings toSource = MirrorSettings.builder()
+        MirrorConfig toSource = MirrorConfig.builder()
                 .consumerConfig(back)
                 .producerConfig(backProducer)
                 .include(topic)
@@ -442,14 +442,14 @@ abstract class MirrorEngineSuite {
     }
 
     /** The reverse mirror of an active-active pair: target to source, same topic names. */
-    private MirrorSettings.Builder backwards(String group, String include) {
+    private MirrorConfig.Builder backwards(String group, String include) {
         Properties back = new Properties();
         back.put("bootstrap.servers", target.bootstrapServers());
         back.put("group.id", group);
         back.put("metadata.max.age.ms", "1000");
         Properties backProducer = new Properties();
         backProducer.put("bootstrap.servers", source.bootstrapServers());
-        return MirrorSettings.builder()
+        return MirrorConfig.builder()
                 .consumerConfig(back)
                 .producerConfig(backProducer)
                 .include(include)

@@ -3,7 +3,7 @@ package dev.strait.mirror.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.codahale.metrics.MetricRegistry;
-import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.MirrorConfig;
 import dev.strait.mirror.config.TruncationPolicy;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.provenance.Provenance;
@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
 class MirrorFaultsOnKafkaIT {
     private static final String PRODUCER_DELIVERY_MS = "6000";
 
-    private static MirrorSettings.Builder settings(
+    private static MirrorConfig.Builder settings(
             String sourceBootstrap, String targetBootstrap, String group, String include) {
         Properties consumer = new Properties();
         consumer.put("bootstrap.servers", sourceBootstrap);
@@ -51,18 +51,18 @@ class MirrorFaultsOnKafkaIT {
         producer.put("delivery.timeout.ms", PRODUCER_DELIVERY_MS);
         producer.put("request.timeout.ms", "2000");
         producer.put("linger.ms", "5");
-        return MirrorSettings.builder()
+        return MirrorConfig.builder()
                 .consumerConfig(consumer)
                 .producerConfig(producer)
                 .include(include)
                 .offsetCommitIntervalMs(500);
     }
 
-    private static MirrorEngine start(MirrorSettings settings) {
+    private static MirrorEngine start(MirrorConfig settings) {
         return start(settings, AcknowledgementListener.NONE);
     }
 
-    private static MirrorEngine start(MirrorSettings settings, AcknowledgementListener listener) {
+    private static MirrorEngine start(MirrorConfig settings, AcknowledgementListener listener) {
         MirrorEngine engine =
                 new MirrorEngine(settings, new MirrorMetrics(new MetricRegistry()), Time.SYSTEM, listener);
         engine.start();

@@ -3,7 +3,7 @@ package dev.strait.mirror.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.codahale.metrics.MetricRegistry;
-import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.MirrorConfig;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.testkit.Await;
 import dev.strait.testkit.SharedClusters;
@@ -30,21 +30,21 @@ final class MirrorFixture {
         return target;
     }
 
-    MirrorSettings.Builder settings(String group, String include) {
+    MirrorConfig.Builder settings(String group, String include) {
         Properties consumer = new Properties();
         consumer.put("bootstrap.servers", source.bootstrapServers());
         consumer.put("group.id", group);
         consumer.put("metadata.max.age.ms", "1000");
         Properties producer = new Properties();
         producer.put("bootstrap.servers", target.bootstrapServers());
-        return MirrorSettings.builder()
+        return MirrorConfig.builder()
                 .consumerConfig(consumer)
                 .producerConfig(producer)
                 .include(include)
                 .offsetCommitIntervalMs(1000);
     }
 
-    static MirrorEngine start(MirrorSettings settings) {
+    static MirrorEngine start(MirrorConfig settings) {
         MirrorEngine engine = new MirrorEngine(settings, new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
         engine.start();
         return engine;

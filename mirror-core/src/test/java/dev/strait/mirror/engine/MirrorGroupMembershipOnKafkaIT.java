@@ -2,7 +2,7 @@ package dev.strait.mirror.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.MirrorConfig;
 import dev.strait.mirror.testing.MirrorCheck;
 import dev.strait.testkit.Await;
 import dev.strait.testkit.LoadGenerator;
@@ -42,8 +42,8 @@ class MirrorGroupMembershipOnKafkaIT {
     private final TestCluster source = fixture.source();
     private final TestCluster target = fixture.target();
 
-    private MirrorSettings.Builder settings(String group, String include, Map<String, String> consumerExtra) {
-        MirrorSettings.Builder b = fixture.settings(group, include);
+    private MirrorConfig.Builder settings(String group, String include, Map<String, String> consumerExtra) {
+        MirrorConfig.Builder b = fixture.settings(group, include);
         Properties consumer = new Properties();
         consumer.putAll(b.build().consumerConfig());
         consumer.putAll(consumerExtra);
@@ -174,7 +174,7 @@ class MirrorGroupMembershipOnKafkaIT {
                         "session.timeout.ms",
                         String.valueOf(CLASSIC_SESSION_TIMEOUT_MS))
                 : Map.of("group.instance.id", "mirror-a", "group.protocol", "consumer");
-        MirrorSettings settings = settings(group, topic, extra).numStreams(2).build();
+        MirrorConfig settings = settings(group, topic, extra).numStreams(2).build();
         MirrorEngine engine = MirrorFixture.start(settings);
         try {
             fixture.awaitTarget(topic, 4_000);
@@ -225,7 +225,7 @@ class MirrorGroupMembershipOnKafkaIT {
         Map<String, String> extra = protocol.equals("classic")
                 ? Map.of("group.instance.id", "mirror-b")
                 : Map.of("group.instance.id", "mirror-b", "group.protocol", "consumer");
-        MirrorSettings settings = settings(group, topic, extra).numStreams(1).build();
+        MirrorConfig settings = settings(group, topic, extra).numStreams(1).build();
         MirrorEngine first = MirrorFixture.start(settings);
         MirrorEngine second = null;
         try {

@@ -3,7 +3,7 @@ package dev.strait.mirror.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.codahale.metrics.MetricRegistry;
-import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.MirrorConfig;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.testkit.Await;
 import dev.strait.testkit.KafkaCluster;
@@ -221,12 +221,12 @@ class MirrorOnSecuredKafkaIT {
                 .isEmpty();
     }
 
-    private static MirrorSettings settings(String group, String include) {
+    private static MirrorConfig settings(String group, String include) {
         Properties consumer = source.clientProperties(MIRROR_USER, MIRROR_PASSWORD);
         consumer.put("group.id", group);
         consumer.put("metadata.max.age.ms", "1000");
         Properties producer = target.clientProperties(MIRROR_USER, MIRROR_PASSWORD);
-        return MirrorSettings.builder()
+        return MirrorConfig.builder()
                 .consumerConfig(consumer)
                 .producerConfig(producer)
                 .include(include)
@@ -234,7 +234,7 @@ class MirrorOnSecuredKafkaIT {
                 .build();
     }
 
-    private static MirrorEngine start(MirrorSettings settings) {
+    private static MirrorEngine start(MirrorConfig settings) {
         MirrorEngine engine = new MirrorEngine(settings, new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
         engine.start();
         return engine;

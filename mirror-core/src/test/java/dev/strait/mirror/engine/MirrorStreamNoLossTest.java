@@ -3,7 +3,7 @@ package dev.strait.mirror.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.codahale.metrics.MetricRegistry;
-import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.MirrorConfig;
 import dev.strait.mirror.handler.MessageHandler;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.provenance.Provenance;
@@ -83,7 +83,7 @@ class MirrorStreamNoLossTest {
             c.put("group.id", "g");
             Properties p = new Properties();
             p.put("bootstrap.servers", "127.0.0.1:1");
-            MirrorSettings.Builder b = MirrorSettings.builder()
+            MirrorConfig.Builder b = MirrorConfig.builder()
                     .consumerConfig(c)
                     .producerConfig(p)
                     .include(TOPIC)
@@ -92,7 +92,7 @@ class MirrorStreamNoLossTest {
             if (withHandler) {
                 b.messageHandler(new ZeroToThreeCopies());
             }
-            MirrorSettings settings = b.build();
+            MirrorConfig settings = b.build();
             RecordRouter.Targets targets = new RecordRouter.Targets() {
                 @Override
                 public TargetTopics.TargetTopic ensure(String sourceTopic, String targetTopic) {

@@ -3,7 +3,7 @@ package dev.strait.mirror.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.codahale.metrics.MetricRegistry;
-import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.MirrorConfig;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.time.ManualTime;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +32,7 @@ class MirrorStreamStallTest {
         c.put("group.id", "g");
         Properties p = new Properties();
         p.put("bootstrap.servers", "127.0.0.1:1");
-        MirrorSettings settings = MirrorSettings.builder()
+        MirrorConfig settings = MirrorConfig.builder()
                 .consumerConfig(c)
                 .producerConfig(p)
                 .include("t")

@@ -1,7 +1,7 @@
 package dev.strait.mirror.engine;
 
 import com.codahale.metrics.MetricRegistry;
-import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.MirrorConfig;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.time.ManualTime;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +33,7 @@ final class StreamHarness {
     final MirrorMetrics metrics = new MirrorMetrics(new MetricRegistry());
     final MirrorStream stream;
 
-    StreamHarness(boolean autoComplete, RecordRouter.Targets targets, Consumer<MirrorSettings.Builder> tune) {
+    StreamHarness(boolean autoComplete, RecordRouter.Targets targets, Consumer<MirrorConfig.Builder> tune) {
         this(autoComplete, targets, new Properties(), tune);
     }
 
@@ -41,7 +41,7 @@ final class StreamHarness {
             boolean autoComplete,
             RecordRouter.Targets targets,
             Properties consumerExtra,
-            Consumer<MirrorSettings.Builder> tune) {
+            Consumer<MirrorConfig.Builder> tune) {
         producer = new MockProducer<>(autoComplete, null, new ByteArraySerializer(), new ByteArraySerializer());
         Properties c = new Properties();
         c.put("bootstrap.servers", "127.0.0.1:1");
@@ -49,7 +49,7 @@ final class StreamHarness {
         c.putAll(consumerExtra);
         Properties p = new Properties();
         p.put("bootstrap.servers", "127.0.0.1:1");
-        MirrorSettings.Builder b = MirrorSettings.builder()
+        MirrorConfig.Builder b = MirrorConfig.builder()
                 .consumerConfig(c)
                 .producerConfig(p)
                 .include(TOPIC)

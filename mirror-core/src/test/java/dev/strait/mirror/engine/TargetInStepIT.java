@@ -3,10 +3,10 @@ package dev.strait.mirror.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.codahale.metrics.MetricRegistry;
-import dev.strait.mirror.config.MirrorSettings;
-import dev.strait.mirror.config.SyncSettings;
+import dev.strait.mirror.config.MirrorConfig;
+import dev.strait.mirror.config.SyncConfig;
 import dev.strait.mirror.config.TopicConfigFilter;
-import dev.strait.mirror.config.TopicSyncSettings;
+import dev.strait.mirror.config.TopicSyncConfig;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.provenance.Provenance;
 import dev.strait.testkit.Await;
@@ -71,27 +71,27 @@ class TargetInStepIT {
         }
     }
 
-    private static MirrorSettings settings(String group, String include, TopicSyncSettings topics) {
+    private static MirrorConfig settings(String group, String include, TopicSyncConfig topics) {
         Properties consumer = new Properties();
         consumer.put("bootstrap.servers", source.bootstrapServers());
         consumer.put("group.id", group);
         consumer.put("metadata.max.age.ms", "1000");
         Properties producer = new Properties();
         producer.put("bootstrap.servers", target.bootstrapServers());
-        return MirrorSettings.builder()
+        return MirrorConfig.builder()
                 .consumerConfig(consumer)
                 .producerConfig(producer)
                 .include(include)
                 .offsetCommitIntervalMs(1000)
-                .sync(new SyncSettings(null, 1000, true, SyncSettings.DEFAULT_SYNC_TOPIC, topics))
+                .sync(new SyncConfig(null, 1000, true, SyncConfig.DEFAULT_SYNC_TOPIC, topics))
                 .build();
     }
 
-    private static TopicSyncSettings everySecond(boolean acls, String extraExcludes) {
-        return new TopicSyncSettings(true, true, acls, 1000, TopicConfigFilter.withExtra(extraExcludes));
+    private static TopicSyncConfig everySecond(boolean acls, String extraExcludes) {
+        return new TopicSyncConfig(true, true, acls, 1000, TopicConfigFilter.withExtra(extraExcludes));
     }
 
-    private static MirrorEngine start(MirrorSettings settings) {
+    private static MirrorEngine start(MirrorConfig settings) {
         MirrorEngine engine = new MirrorEngine(settings, new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
         engine.start();
         return engine;

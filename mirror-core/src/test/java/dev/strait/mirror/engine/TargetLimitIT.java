@@ -3,10 +3,10 @@ package dev.strait.mirror.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.codahale.metrics.MetricRegistry;
-import dev.strait.mirror.config.MirrorSettings;
-import dev.strait.mirror.config.SyncSettings;
+import dev.strait.mirror.config.MirrorConfig;
+import dev.strait.mirror.config.SyncConfig;
 import dev.strait.mirror.config.TopicConfigFilter;
-import dev.strait.mirror.config.TopicSyncSettings;
+import dev.strait.mirror.config.TopicSyncConfig;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.provenance.Provenance;
 import dev.strait.testkit.Await;
@@ -39,7 +39,7 @@ class TargetLimitIT {
     private static final int RAISED = 2 * 1024 * 1024;
     private static final int RECORD_BYTES = 1536 * 1024;
 
-    private static MirrorSettings settings(String group, String topic, long topicSyncMs) {
+    private static MirrorConfig settings(String group, String topic, long topicSyncMs) {
         Properties consumer = new Properties();
         consumer.put("bootstrap.servers", SharedClusters.source().bootstrapServers());
         consumer.put("group.id", group);
@@ -48,18 +48,18 @@ class TargetLimitIT {
         producer.put("bootstrap.servers", SharedClusters.target().bootstrapServers());
         // The producer's own limit on a request: an operator mirroring large records raises it as well.
         producer.put("max.request.size", String.valueOf(4 * 1024 * 1024));
-        return MirrorSettings.builder()
+        return MirrorConfig.builder()
                 .consumerConfig(consumer)
                 .producerConfig(producer)
                 .include(topic)
                 .offsetCommitIntervalMs(1000)
                 .abortOnSendFailure(false)
-                .sync(new SyncSettings(
+                .sync(new SyncConfig(
                         null,
                         1000,
                         true,
-                        SyncSettings.DEFAULT_SYNC_TOPIC,
-                        new TopicSyncSettings(true, true, false, topicSyncMs, TopicConfigFilter.defaults())))
+                        SyncConfig.DEFAULT_SYNC_TOPIC,
+                        new TopicSyncConfig(true, true, false, topicSyncMs, TopicConfigFilter.defaults())))
                 .build();
     }
 
@@ -132,7 +132,7 @@ class TargetLimitIT {
         assertCopiedInOrder(topic, 6);
     }
 
-    private static MirrorEngine start(MirrorSettings settings) {
+    private static MirrorEngine start(MirrorConfig settings) {
         MirrorEngine engine = new MirrorEngine(settings, new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
         engine.start();
         return engine;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.codahale.metrics.MetricRegistry;
 import dev.strait.mirror.config.GroupFilter;
-import dev.strait.mirror.config.MirrorSettings;
-import dev.strait.mirror.config.SyncSettings;
-import dev.strait.mirror.config.TopicSyncSettings;
+import dev.strait.mirror.config.MirrorConfig;
+import dev.strait.mirror.config.SyncConfig;
+import dev.strait.mirror.config.TopicSyncConfig;
 import dev.strait.mirror.engine.MirrorEngine;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.mirror.provenance.Provenance;
@@ -36,7 +36,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 final class DrFixture {
     private DrFixture() {}
 
-    static MirrorSettings.Builder mirror(
+    static MirrorConfig.Builder mirror(
             TestCluster source, TestCluster target, String mirrorGroup, String include, String groups) {
         Properties consumer = new Properties();
         consumer.put("bootstrap.servers", source.bootstrapServers());
@@ -44,17 +44,17 @@ final class DrFixture {
         consumer.put("metadata.max.age.ms", "1000");
         Properties producer = new Properties();
         producer.put("bootstrap.servers", target.bootstrapServers());
-        return MirrorSettings.builder()
+        return MirrorConfig.builder()
                 .consumerConfig(consumer)
                 .producerConfig(producer)
                 .include(include)
                 .offsetCommitIntervalMs(1000)
-                .sync(new SyncSettings(
+                .sync(new SyncConfig(
                         groups == null ? null : GroupFilter.of(groups, null, "--groups", "--groups.exclude"),
                         500,
                         true,
-                        SyncSettings.DEFAULT_SYNC_TOPIC,
-                        TopicSyncSettings.defaults()));
+                        SyncConfig.DEFAULT_SYNC_TOPIC,
+                        TopicSyncConfig.defaults()));
     }
 
     /** The config file of {@code strait failover} and {@code failback} for these clusters ({@code prefix} may be null). */
@@ -68,7 +68,7 @@ final class DrFixture {
         return FailoverConfig.parse(p);
     }
 
-    static MirrorEngine start(MirrorSettings settings) {
+    static MirrorEngine start(MirrorConfig settings) {
         MirrorEngine engine = new MirrorEngine(settings, new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
         engine.start();
         return engine;

@@ -6,8 +6,8 @@ import static dev.strait.mirror.failover.DrFixture.outcome;
 import static dev.strait.mirror.failover.DrFixture.readAsGroup;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.strait.mirror.config.SyncSettings;
-import dev.strait.mirror.config.TopicSyncSettings;
+import dev.strait.mirror.config.SyncConfig;
+import dev.strait.mirror.config.TopicSyncConfig;
 import dev.strait.mirror.engine.MirrorEngine;
 import dev.strait.testkit.Await;
 import dev.strait.testkit.KafkaCluster;
@@ -95,7 +95,7 @@ class RecreatedTargetTopicIT {
             producer.produce(TOPIC, 1, 1_000, 1_500);
         }
         MirrorEngine copier = DrFixture.start(DrFixture.mirror(source, target, "mirror-re", "re\\..*", null)
-                .sync(new SyncSettings(null, 500, false, SyncSettings.DEFAULT_SYNC_TOPIC, TopicSyncSettings.defaults()))
+                .sync(new SyncConfig(null, 500, false, SyncConfig.DEFAULT_SYNC_TOPIC, TopicSyncConfig.defaults()))
                 .build());
         try {
             Await.until(

@@ -28,7 +28,7 @@ class FoldedHistoryTest {
     private static OffsetMap mirrorsMap() {
         OffsetMap map = new OffsetMap("src", OffsetMap.DEFAULT_MAX_SEGMENTS);
         new GroupOffsetSync(
-                new GroupOffsetSync.Settings(null, 1000, "mirror", java.util.regex.Pattern.compile(".*"), null),
+                new GroupOffsetSync.Config(null, 1000, "mirror", java.util.regex.Pattern.compile(".*"), null),
                 null,
                 null,
                 map,

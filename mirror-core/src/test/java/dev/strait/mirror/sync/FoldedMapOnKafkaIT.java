@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.codahale.metrics.MetricRegistry;
 import dev.strait.mirror.config.GroupFilter;
-import dev.strait.mirror.config.MirrorSettings;
-import dev.strait.mirror.config.SyncSettings;
+import dev.strait.mirror.config.MirrorConfig;
+import dev.strait.mirror.config.SyncConfig;
 import dev.strait.mirror.config.TopicRenamer;
-import dev.strait.mirror.config.TopicSyncSettings;
+import dev.strait.mirror.config.TopicSyncConfig;
 import dev.strait.mirror.engine.MirrorEngine;
 import dev.strait.mirror.metrics.MirrorMetrics;
 import dev.strait.testkit.Await;
@@ -105,17 +105,17 @@ class FoldedMapOnKafkaIT {
         consumer.put("isolation.level", "read_committed");
         Properties producer = new Properties();
         producer.put("bootstrap.servers", target.bootstrapServers());
-        MirrorSettings settings = MirrorSettings.builder()
+        MirrorConfig settings = MirrorConfig.builder()
                 .consumerConfig(consumer)
                 .producerConfig(producer)
                 .include("fold\\..*")
                 .offsetCommitIntervalMs(1000)
-                .sync(new SyncSettings(
+                .sync(new SyncConfig(
                         GroupFilter.of("fold-g.*", null, "--groups", "--groups.exclude"),
                         500,
                         true,
-                        SyncSettings.DEFAULT_SYNC_TOPIC,
-                        TopicSyncSettings.defaults()))
+                        SyncConfig.DEFAULT_SYNC_TOPIC,
+                        TopicSyncConfig.defaults()))
                 .build();
         MirrorEngine engine = new MirrorEngine(settings, new MirrorMetrics(new MetricRegistry()), Time.SYSTEM);
         engine.start();

@@ -1,7 +1,7 @@
 package dev.strait.mirror.testing;
 
 import com.codahale.metrics.MetricRegistry;
-import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.MirrorConfig;
 import dev.strait.mirror.engine.MirrorEngine;
 import dev.strait.mirror.handler.MessageHandler;
 import dev.strait.mirror.metrics.MirrorMetrics;
@@ -30,7 +30,7 @@ public final class TestMirror {
         Properties p = new Properties();
         p.put("bootstrap.servers", targetBootstrap);
         MirrorEngine engine = new MirrorEngine(
-                MirrorSettings.builder()
+                MirrorConfig.builder()
                         .consumerConfig(c)
                         .producerConfig(p)
                         .include(topicPattern)

@@ -53,7 +53,7 @@ public final class NemesisCluster implements AutoCloseable {
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
 
     /**
-     * Settings both systems get.
+     * Config both systems get.
      *
      * @param extraConfig node configuration added last (Strait's own {@code strait.*} keys go to Strait nodes only)
      * @param flushOnAck  the fsync mode: acks=all waits until the in-sync replicas synced the records to disk; Strait
@@ -61,7 +61,7 @@ public final class NemesisCluster implements AutoCloseable {
      *                    on leader and followers is flushed before the follower fetches on, so before the ack)
      * @param kafkaElr    Kafka's eligible leader replicas (KIP-966) at format time; no effect on Strait
      */
-    public record Settings(
+    public record Config(
             long sessionTimeoutMs,
             long heartbeatIntervalMs,
             long replicaLagTimeMaxMs,
@@ -69,11 +69,11 @@ public final class NemesisCluster implements AutoCloseable {
             Map<String, String> extraConfig,
             boolean flushOnAck,
             KafkaElr kafkaElr) {
-        public Settings {
+        public Config {
             extraConfig = Map.copyOf(extraConfig);
         }
 
-        public Settings(
+        public Config(
                 long sessionTimeoutMs,
                 long heartbeatIntervalMs,
                 long replicaLagTimeMaxMs,
@@ -89,17 +89,17 @@ public final class NemesisCluster implements AutoCloseable {
                     KafkaElr.DEFAULT);
         }
 
-        public static Settings defaults() {
-            return new Settings(6_000, 1_000, 8_000, "512m", Map.of());
+        public static Config defaults() {
+            return new Config(6_000, 1_000, 8_000, "512m", Map.of());
         }
 
-        public Settings withFlushOnAck(boolean on) {
-            return new Settings(
+        public Config withFlushOnAck(boolean on) {
+            return new Config(
                     sessionTimeoutMs, heartbeatIntervalMs, replicaLagTimeMaxMs, heap, extraConfig, on, kafkaElr);
         }
 
-        public Settings withKafkaElr(KafkaElr elr) {
-            return new Settings(
+        public Config withKafkaElr(KafkaElr elr) {
+            return new Config(
                     sessionTimeoutMs, heartbeatIntervalMs, replicaLagTimeMaxMs, heap, extraConfig, flushOnAck, elr);
         }
     }
@@ -143,7 +143,7 @@ public final class NemesisCluster implements AutoCloseable {
     private final SystemKind kind;
     private final NetNamespaces net;
     private final Path dir;
-    private final Settings settings;
+    private final Config settings;
     private final String clusterId = Uuid.randomUuid().toString();
     private final List<Node> nodes = new ArrayList<>();
     /** Exits the harness did not cause, by pid: a node that crashed is restarted by the next heal, not forgotten. */
@@ -321,7 +321,7 @@ public final class NemesisCluster implements AutoCloseable {
             SystemKind kind,
             NetNamespaces net,
             Path dir,
-            Settings settings,
+            Config settings,
             EventLog events,
             @Nullable Duration writeBackAge) {
         this.writeBackAge = writeBackAge;
@@ -338,13 +338,12 @@ public final class NemesisCluster implements AutoCloseable {
     }
 
     /** Starts every node and waits until each is registered and serves requests. */
-    public static NemesisCluster start(
-            SystemKind kind, NetNamespaces net, Path dir, Settings settings, EventLog events) {
+    public static NemesisCluster start(SystemKind kind, NetNamespaces net, Path dir, Config settings, EventLog events) {
         return start(kind, net, dir, settings, events, null);
     }
 
     /**
-     * As {@link #start(SystemKind, NetNamespaces, Path, Settings, EventLog)}, with every node's data directory on a
+     * As {@link #start(SystemKind, NetNamespaces, Path, Config, EventLog)}, with every node's data directory on a
      * {@link LazyDisk} whose write-back age is {@code writeBackAge} (null: plain directories), so that
      * {@link #powerOff(int)} can lose what a node did not sync.
      */
@@ -352,7 +351,7 @@ public final class NemesisCluster implements AutoCloseable {
             SystemKind kind,
             NetNamespaces net,
             Path dir,
-            Settings settings,
+            Config settings,
             EventLog events,
             @Nullable Duration writeBackAge) {
         NemesisCluster cluster = new NemesisCluster(kind, net, dir, settings, events, writeBackAge);
@@ -432,7 +431,7 @@ public final class NemesisCluster implements AutoCloseable {
         return CLIENT_PORT;
     }
 
-    public Settings settings() {
+    public Config settings() {
         return settings;
     }
 

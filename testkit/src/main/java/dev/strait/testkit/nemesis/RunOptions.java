@@ -24,7 +24,7 @@ public record RunOptions(
         SystemKind system,
         ScheduleSpec schedule,
         WorkloadSpec workload,
-        NemesisCluster.Settings cluster,
+        NemesisCluster.Config cluster,
         Path workDir,
         boolean keepOnAnomaly,
         PrintStream events,
@@ -37,7 +37,7 @@ public record RunOptions(
             SystemKind system,
             ScheduleSpec schedule,
             WorkloadSpec workload,
-            NemesisCluster.Settings cluster,
+            NemesisCluster.Config cluster,
             Path workDir,
             boolean keepOnAnomaly,
             PrintStream events) {

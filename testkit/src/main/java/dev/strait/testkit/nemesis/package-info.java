@@ -42,7 +42,7 @@
  * neither fsynced nor older than the write-back age (30 s) in memory; a power fault SIGKILLs the node and drops them.
  * The lone-leader power cut cuts only replication between a partition's leader and its followers until the ISR is
  * the leader alone, then cuts the leader's power (issue 22's first defect). {@code power-loss-all} cuts every node at
- * once and is only allowed in the fsync mode ({@code NemesisCluster.Settings#flushOnAck}); neither {@code all} nor
+ * once and is only allowed in the fsync mode ({@code NemesisCluster.Config#flushOnAck}); neither {@code all} nor
  * {@code power} selects it.
  *
  * <p>After every run (power or not), every in-sync replica's segment files below the leader's high watermark are read

@@ -32,7 +32,7 @@ final class ShortSchedule {
     }
 
     static RunReport run(SystemKind system, Set<FaultKind> kinds) {
-        NemesisCluster.Settings settings = NemesisCluster.Settings.defaults();
+        NemesisCluster.Config settings = NemesisCluster.Config.defaults();
         WorkloadSpec workload = WorkloadSpec.defaults();
         ScheduleSpec spec =
                 new ScheduleSpec(FAULT_PHASE_MS, settings.sessionTimeoutMs(), 3, workload.partitions(), 500, kinds);

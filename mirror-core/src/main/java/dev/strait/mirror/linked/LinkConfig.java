@@ -2,9 +2,9 @@ package dev.strait.mirror.linked;
 
 import dev.strait.mirror.config.ClientConfigs;
 import dev.strait.mirror.config.GroupFilter;
-import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.MirrorConfig;
 import dev.strait.mirror.config.PartitionMode;
-import dev.strait.mirror.config.TopicSyncSettings;
+import dev.strait.mirror.config.TopicSyncConfig;
 import dev.strait.settings.ConfigException;
 import java.util.Locale;
 import java.util.Properties;
@@ -31,14 +31,14 @@ import org.jspecify.annotations.Nullable;
  * @param groupIntervalMs        how often group offsets are copied and the lag measured
  * @param progressIntervalMs     how often a progress line is logged
  */
-public record LinkSettings(
+public record LinkConfig(
         Properties sourceClient,
         Properties targetClient,
         Pattern topics,
         String sourceBootstrapServers,
         String link,
         short replicationFactor,
-        TopicSyncSettings topicSync,
+        TopicSyncConfig topicSync,
         @Nullable GroupFilter groups,
         String mirrorGroup,
         long discoveryIntervalMs,
@@ -50,7 +50,7 @@ public record LinkSettings(
      * used with it. {@code sourceBootstrapOverride} (null: none) is the source's address as the companion brokers
      * see it, when it differs from the consumer config's.
      */
-    public static LinkSettings of(MirrorSettings settings, String sourceBootstrapOverride) {
+    public static LinkConfig of(MirrorConfig settings, String sourceBootstrapOverride) {
         return of(settings, sourceBootstrapOverride, null);
     }
 
@@ -58,8 +58,8 @@ public record LinkSettings(
      * As above; {@code link} (null: none) names a link the companion brokers define with the source's address and
      * client security, for a secured source, instead of bootstrap servers.
      */
-    public static LinkSettings of(
-            MirrorSettings settings, @Nullable String sourceBootstrapOverride, @Nullable String link) {
+    public static LinkConfig of(
+            MirrorConfig settings, @Nullable String sourceBootstrapOverride, @Nullable String link) {
         refuseRecordChanges(settings);
         Properties consumer = settings.consumerConfig();
         String linkName = link == null ? "" : link.trim();
@@ -94,7 +94,7 @@ public record LinkSettings(
         Properties effective = ClientConfigs.consumer(consumer, 0);
         long discovery =
                 Long.parseLong(effective.getProperty("metadata.max.age.ms").trim());
-        return new LinkSettings(
+        return new LinkConfig(
                 consumer,
                 settings.producerConfig(),
                 settings.subscription(),
@@ -118,7 +118,7 @@ public record LinkSettings(
      * The companion copies batches as they are on the source, so the options that would change records, their
      * partitions or topic names cannot hold; offsets could not be preserved either way.
      */
-    private static void refuseRecordChanges(MirrorSettings settings) {
+    private static void refuseRecordChanges(MirrorConfig settings) {
         String why = ": the companion cluster copies the source's batches unchanged at the source's offsets";
         if (settings.messageHandler() != null) {
             throw new ConfigException("--offset.preserving cannot be combined with --message.handler" + why);

@@ -11,7 +11,7 @@ import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 
 /** The voter and role settings, parsed on their own: good values, and one clear line for each bad one. */
-class QuorumSettingsTest {
+class QuorumVotersTest {
 
     private static final String VOTERS = "controller.quorum.voters";
 
@@ -23,9 +23,9 @@ class QuorumSettingsTest {
         return props;
     }
 
-    private static QuorumSettings parse(int nodeId, String... keyValues) {
+    private static QuorumVoters parse(int nodeId, String... keyValues) {
         Map<String, String> props = props(keyValues);
-        return QuorumSettings.parse(props, nodeId, ListenerSettings.parse(props));
+        return QuorumVoters.parse(props, nodeId, ListenerConfig.parse(props));
     }
 
     private static AbstractThrowableAssert<?, ? extends Throwable> refused(String setting, String... keyValues) {
@@ -38,7 +38,7 @@ class QuorumSettingsTest {
     @Test
     void withNothingSetTheNodeIsStandalone() {
         // When
-        QuorumSettings quorum = parse(1);
+        QuorumVoters quorum = parse(1);
         // Then
         assertThat(quorum.voters()).isEmpty();
         assertThat(quorum.processRoles()).isEmpty();
@@ -46,13 +46,13 @@ class QuorumSettingsTest {
 
     @Test
     void votersAreIdAtHostPortSortedById() {
-        assertThat(QuorumSettings.parseVoters("2@h2:9093, 0@[::1]:9091,1@h1:9092"))
+        assertThat(QuorumVoters.parseVoters("2@h2:9093, 0@[::1]:9091,1@h1:9092"))
                 .containsExactly(
                         Map.entry(0, new Listener("CONTROLLER", "::1", 9091)),
                         Map.entry(1, new Listener("CONTROLLER", "h1", 9092)),
                         Map.entry(2, new Listener("CONTROLLER", "h2", 9093)));
-        assertThat(QuorumSettings.parseVoters(" ")).isEmpty();
-        assertThat(QuorumSettings.parseVoters(null)).isEmpty();
+        assertThat(QuorumVoters.parseVoters(" ")).isEmpty();
+        assertThat(QuorumVoters.parseVoters(null)).isEmpty();
     }
 
     @Test
@@ -67,7 +67,7 @@ class QuorumSettingsTest {
     @Test
     void aVoterHasTheControllerRoleAndAControllerListener() {
         // When
-        QuorumSettings quorum = parse(
+        QuorumVoters quorum = parse(
                 1,
                 "process.roles",
                 "Controller, broker",

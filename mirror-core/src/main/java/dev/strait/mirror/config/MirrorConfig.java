@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * Everything a mirror engine runs with, validated. Immutable; build it with {@link #builder()}.
  */
-public final class MirrorSettings {
+public final class MirrorConfig {
     private final Properties consumerConfig;
     private final Properties producerConfig;
     private final int numStreams;
@@ -25,9 +25,9 @@ public final class MirrorSettings {
     private final boolean provenanceHeaders;
     private final short targetReplicationFactor;
     private final long progressIntervalMs;
-    private final SyncSettings sync;
+    private final SyncConfig sync;
 
-    private MirrorSettings(Builder b, Properties consumerConfig, Properties producerConfig, Pattern include) {
+    private MirrorConfig(Builder b, Properties consumerConfig, Properties producerConfig, Pattern include) {
         this.consumerConfig = copy(consumerConfig);
         this.producerConfig = copy(producerConfig);
         this.numStreams = b.numStreams;
@@ -111,7 +111,7 @@ public final class MirrorSettings {
     }
 
     /** What the mirror keeps in step on the target besides the records: group offsets, the offset map, topics. */
-    public SyncSettings sync() {
+    public SyncConfig sync() {
         return sync;
     }
 
@@ -136,7 +136,7 @@ public final class MirrorSettings {
         private boolean provenanceHeaders = true;
         private short targetReplicationFactor = -1;
         private long progressIntervalMs = 30_000;
-        private SyncSettings sync = SyncSettings.defaults();
+        private SyncConfig sync = SyncConfig.defaults();
 
         private Builder() {}
 
@@ -231,12 +231,12 @@ public final class MirrorSettings {
             return this;
         }
 
-        public Builder sync(SyncSettings sync) {
+        public Builder sync(SyncConfig sync) {
             this.sync = Objects.requireNonNull(sync);
             return this;
         }
 
-        public MirrorSettings build() {
+        public MirrorConfig build() {
             Properties consumerConfig = this.consumerConfig;
             Properties producerConfig = this.producerConfig;
             Pattern include = this.include;
@@ -257,7 +257,7 @@ public final class MirrorSettings {
             // Validate the client configurations now, so bad input fails before anything starts.
             ClientConfigs.consumer(consumerConfig, 0);
             ClientConfigs.producer(producerConfig);
-            return new MirrorSettings(this, consumerConfig, producerConfig, include);
+            return new MirrorConfig(this, consumerConfig, producerConfig, include);
         }
     }
 }

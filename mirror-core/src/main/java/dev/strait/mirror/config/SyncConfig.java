@@ -14,16 +14,16 @@ import org.jspecify.annotations.Nullable;
  * @param syncTopic the compacted topic on the target that holds the offset map and the groups' checkpoints
  * @param topics topic settings, partition counts and ACLs
  */
-public record SyncSettings(
+public record SyncConfig(
         @Nullable GroupFilter groups,
         long groupOffsetsIntervalMs,
         boolean offsetMap,
         String syncTopic,
-        TopicSyncSettings topics) {
+        TopicSyncConfig topics) {
     public static final long DEFAULT_GROUP_OFFSETS_INTERVAL_MS = 5000;
     public static final String DEFAULT_SYNC_TOPIC = "__strait_sync";
 
-    public SyncSettings {
+    public SyncConfig {
         Objects.requireNonNull(syncTopic);
         Objects.requireNonNull(topics);
         if (groupOffsetsIntervalMs < 100) {
@@ -38,8 +38,8 @@ public record SyncSettings(
         }
     }
 
-    public static SyncSettings defaults() {
-        return new SyncSettings(
-                null, DEFAULT_GROUP_OFFSETS_INTERVAL_MS, true, DEFAULT_SYNC_TOPIC, TopicSyncSettings.defaults());
+    public static SyncConfig defaults() {
+        return new SyncConfig(
+                null, DEFAULT_GROUP_OFFSETS_INTERVAL_MS, true, DEFAULT_SYNC_TOPIC, TopicSyncConfig.defaults());
     }
 }

@@ -11,7 +11,7 @@ import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 
 /** The listener settings, parsed on their own: good values, and one clear line for each bad one. */
-class ListenerSettingsTest {
+class ListenerConfigTest {
 
     private static Map<String, String> props(String... keyValues) {
         Map<String, String> props = new HashMap<>();
@@ -22,7 +22,7 @@ class ListenerSettingsTest {
     }
 
     private static AbstractThrowableAssert<?, ? extends Throwable> refused(String setting, String... keyValues) {
-        return assertThatThrownBy(() -> ListenerSettings.parse(props(keyValues)))
+        return assertThatThrownBy(() -> ListenerConfig.parse(props(keyValues)))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("Invalid value ")
                 .hasMessageContaining(" for configuration " + setting + ": ")
@@ -31,7 +31,7 @@ class ListenerSettingsTest {
 
     @Test
     void withNothingSetTheNodeListensOnKafkasDefaultPlaintextListener() {
-        ListenerSettings settings = ListenerSettings.parse(Map.of());
+        ListenerConfig settings = ListenerConfig.parse(Map.of());
         assertThat(settings.brokerListeners()).containsExactly(new Listener("PLAINTEXT", "127.0.0.1", 9092));
         assertThat(settings.protocols()).containsExactly(Map.entry("PLAINTEXT", "PLAINTEXT"));
         assertThat(settings.interBrokerListenerName()).isEqualTo("PLAINTEXT");
@@ -43,7 +43,7 @@ class ListenerSettingsTest {
 
     @Test
     void listenersAreNamedUpperCaseWithEmptyAndBracketedHosts() {
-        ListenerSettings settings = ListenerSettings.parse(props(
+        ListenerConfig settings = ListenerConfig.parse(props(
                 "listeners", " client://:9092, REPLICATION://[::1]:9093 ,controller://127.0.0.1:0",
                 "controller.listener.names", "Controller",
                 "listener.security.protocol.map", "CLIENT:SASL_SSL,replication:ssl,CONTROLLER:SSL",
@@ -96,7 +96,7 @@ class ListenerSettingsTest {
 
     @Test
     void theControllerListenerIsPlaintextOnlyOnAnAllPlaintextNodeWithoutAMap() {
-        ListenerSettings plain = ListenerSettings.parse(
+        ListenerConfig plain = ListenerConfig.parse(
                 props("listeners", "PLAINTEXT://h:1,CONTROLLER://h:2", "controller.listener.names", "CONTROLLER"));
         assertThat(plain.protocols()).containsEntry("CONTROLLER", "PLAINTEXT");
 
@@ -120,7 +120,7 @@ class ListenerSettingsTest {
 
     @Test
     void aBrokerOnlyNodeTakesTheControllerProtocolFromTheMap() {
-        ListenerSettings settings = ListenerSettings.parse(props(
+        ListenerConfig settings = ListenerConfig.parse(props(
                 "listeners", "SSL://h:1",
                 "controller.listener.names", "CONTROLLER",
                 "listener.security.protocol.map", "SSL:SSL,CONTROLLER:SSL"));
@@ -131,7 +131,7 @@ class ListenerSettingsTest {
 
     @Test
     void advertisedListenersNameAReachableAddress() {
-        ListenerSettings settings = ListenerSettings.parse(
+        ListenerConfig settings = ListenerConfig.parse(
                 props("listeners", "PLAINTEXT://:9092", "advertised.listeners", " PLAINTEXT://broker1.example:19092 "));
         assertThat(settings.advertised())
                 .containsExactly(Map.entry("PLAINTEXT", new Listener("PLAINTEXT", "broker1.example", 19092)));
@@ -148,13 +148,13 @@ class ListenerSettingsTest {
     void theInterBrokerListenerIsNamedOrPickedByProtocol() {
         String listeners = "CLIENT://h:1,REPLICATION://h:2";
         String map = "CLIENT:SASL_SSL,REPLICATION:SSL";
-        assertThat(ListenerSettings.parse(props(
+        assertThat(ListenerConfig.parse(props(
                                 "listeners", listeners,
                                 "listener.security.protocol.map", map,
                                 "security.inter.broker.protocol", "ssl"))
                         .interBrokerListenerName())
                 .isEqualTo("REPLICATION");
-        assertThat(ListenerSettings.parse(props("listeners", "SSL://h:1,PLAINTEXT://h:2"))
+        assertThat(ListenerConfig.parse(props("listeners", "SSL://h:1,PLAINTEXT://h:2"))
                         .interBrokerListenerName())
                 .as("Kafka's default with several broker listeners")
                 .isEqualTo("PLAINTEXT");

@@ -8,16 +8,16 @@ import java.util.Objects;
  * {@code filter}), partition counts (grown, never shrunk) and, where both clusters have an authorizer, the
  * READ and DESCRIBE ACLs of mirrored topics (never WRITE: only the mirror writes to a target topic).
  */
-public record TopicSyncSettings(
+public record TopicSyncConfig(
         boolean configs, boolean partitions, boolean acls, long intervalMs, TopicConfigFilter filter) {
-    public TopicSyncSettings {
+    public TopicSyncConfig {
         Objects.requireNonNull(filter);
         if (intervalMs < 1000) {
             throw new ConfigException("--sync.topics.interval.ms must be at least 1000, not " + intervalMs);
         }
     }
 
-    public static TopicSyncSettings defaults() {
-        return new TopicSyncSettings(true, true, false, 60_000, TopicConfigFilter.defaults());
+    public static TopicSyncConfig defaults() {
+        return new TopicSyncConfig(true, true, false, 60_000, TopicConfigFilter.defaults());
     }
 }

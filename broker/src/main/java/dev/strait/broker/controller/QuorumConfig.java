@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  * @param defaultFlushOnAck        {@code strait.flush.on.ack} for topics that do not set {@code flush.on.ack}: their
  *                                 replicas fsync what they acknowledge, so a power loss takes none of it
  */
-public record QuorumSettings(
+public record QuorumConfig(
         int nodeId,
         Map<Integer, InetSocketAddress> voters,
         String listenHost,
@@ -47,7 +47,7 @@ public record QuorumSettings(
         boolean defaultFlushOnAck) {
 
     /** With the default min.insync.replicas of 1 and without the fsync mode by default. */
-    public QuorumSettings(
+    public QuorumConfig(
             int nodeId,
             Map<Integer, InetSocketAddress> voters,
             String listenHost,
@@ -78,7 +78,7 @@ public record QuorumSettings(
     }
 
     /** Over plain TCP. */
-    public QuorumSettings(
+    public QuorumConfig(
             int nodeId,
             Map<Integer, InetSocketAddress> voters,
             String listenHost,
@@ -105,7 +105,7 @@ public record QuorumSettings(
                 null);
     }
 
-    public QuorumSettings {
+    public QuorumConfig {
         voters = Map.copyOf(new TreeMap<>(voters));
         Objects.requireNonNull(metadataLogDir, "metadataLogDir");
         Objects.requireNonNull(raftConfig, "raftConfig");

@@ -24,9 +24,9 @@ import org.jspecify.annotations.Nullable;
  * ({@code inter.broker.listener.name} or {@code security.inter.broker.protocol}). Each bad value fails with a
  * {@link ConfigException} naming its setting. Immutable.
  *
- * <p>The controller quorum's voters, and whether they fit the node's roles, are {@link QuorumSettings}'.
+ * <p>The controller quorum's voters, and whether they fit the node's roles, are {@link QuorumVoters}'.
  */
-final class ListenerSettings {
+final class ListenerConfig {
 
     private static final Pattern LISTENER = Pattern.compile("([A-Za-z_]+)://(\\[[^\\]]*\\]|[^:]*):(\\d+)");
     private static final Set<String> SECURITY_PROTOCOLS = Set.of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL");
@@ -41,7 +41,7 @@ final class ListenerSettings {
     private final Map<String, Listener> advertised;
     private final String interBrokerListenerName;
 
-    private ListenerSettings(Map<String, String> props) {
+    private ListenerConfig(Map<String, String> props) {
         String value = props.get(NodeSettings.LISTENERS.name());
         this.listeners = (value == null
                         ? Objects.requireNonNull(NodeSettings.LISTENERS.defaultValue(), "listeners has a default")
@@ -77,8 +77,8 @@ final class ListenerSettings {
      *
      * @throws ConfigException for the first bad value, naming its setting
      */
-    static ListenerSettings parse(Map<String, String> props) {
-        return new ListenerSettings(props);
+    static ListenerConfig parse(Map<String, String> props) {
+        return new ListenerConfig(props);
     }
 
     /** {@code controller.listener.names}, upper case, in order; empty when unset. */

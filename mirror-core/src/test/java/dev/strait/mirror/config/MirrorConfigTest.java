@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.strait.settings.ConfigException;
 import org.junit.jupiter.api.Test;
 
-class MirrorSettingsTest {
+class MirrorConfigTest {
     @Test
     void subscriptionNeverMatchesInternalTopics() {
-        MirrorSettings s = MirrorSettings.builder()
+        MirrorConfig s = MirrorConfig.builder()
                 .consumerConfig(props("bootstrap.servers", "h:1", "group.id", "g"))
                 .producerConfig(props("bootstrap.servers", "h:2"))
                 .include(".*")
@@ -22,7 +22,7 @@ class MirrorSettingsTest {
 
     @Test
     void commaListsWorkAsInMirrorMaker1() {
-        MirrorSettings.Builder b = MirrorSettings.builder().include("a,b");
+        MirrorConfig.Builder b = MirrorConfig.builder().include("a,b");
 
         assertThat(b.consumerConfig(props("bootstrap.servers", "h:1", "group.id", "g"))
                         .producerConfig(props("bootstrap.servers", "h:2"))
@@ -35,13 +35,13 @@ class MirrorSettingsTest {
 
     @Test
     void rejectsBadValues() {
-        assertThatThrownBy(() -> MirrorSettings.builder().numStreams(0)).hasMessageContaining("--num.streams");
-        assertThatThrownBy(() -> MirrorSettings.builder().include("a(")).hasMessageContaining("regex");
-        assertThatThrownBy(() -> MirrorSettings.builder().offsetCommitIntervalMs(5))
+        assertThatThrownBy(() -> MirrorConfig.builder().numStreams(0)).hasMessageContaining("--num.streams");
+        assertThatThrownBy(() -> MirrorConfig.builder().include("a(")).hasMessageContaining("regex");
+        assertThatThrownBy(() -> MirrorConfig.builder().offsetCommitIntervalMs(5))
                 .isInstanceOf(ConfigException.class);
-        assertThatThrownBy(() -> MirrorSettings.builder().targetReplicationFactor(0))
+        assertThatThrownBy(() -> MirrorConfig.builder().targetReplicationFactor(0))
                 .isInstanceOf(ConfigException.class);
-        assertThatThrownBy(() -> MirrorSettings.builder().build()).hasMessageContaining("--consumer.config");
+        assertThatThrownBy(() -> MirrorConfig.builder().build()).hasMessageContaining("--consumer.config");
         assertThatThrownBy(() -> TruncationPolicy.parse("sometimes")).hasMessageContaining("--on.source.truncation");
     }
 

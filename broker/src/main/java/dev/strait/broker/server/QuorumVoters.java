@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * round. Without voters the node is a standalone one-node cluster. Each bad value fails with a
  * {@link ConfigException} naming its setting. Immutable.
  */
-final class QuorumSettings {
+final class QuorumVoters {
 
     private static final Pattern VOTER = Pattern.compile("(\\d+)@(\\[[^\\]]*\\]|[^:@]+):(\\d+)");
     private static final String VOTERS = ClusterSettings.CONTROLLER_QUORUM_VOTERS.name();
@@ -28,7 +28,7 @@ final class QuorumSettings {
     private final Map<Integer, Listener> voters;
     private final Set<String> processRoles;
 
-    private QuorumSettings(Map<Integer, Listener> voters, Set<String> processRoles) {
+    private QuorumVoters(Map<Integer, Listener> voters, Set<String> processRoles) {
         this.voters = voters;
         this.processRoles = processRoles;
     }
@@ -39,8 +39,8 @@ final class QuorumSettings {
      *
      * @throws ConfigException for the first bad value, or the first setting that does not fit the others, naming it
      */
-    static QuorumSettings parse(Map<String, String> props, int nodeId, ListenerSettings listeners) {
-        QuorumSettings quorum = new QuorumSettings(parseVoters(props.get(VOTERS)), parseRoles(props.get(ROLES)));
+    static QuorumVoters parse(Map<String, String> props, int nodeId, ListenerConfig listeners) {
+        QuorumVoters quorum = new QuorumVoters(parseVoters(props.get(VOTERS)), parseRoles(props.get(ROLES)));
         quorum.check(props, nodeId, listeners);
         return quorum;
     }
@@ -77,7 +77,7 @@ final class QuorumSettings {
             if (port < 1 || port > 65535) {
                 throw new ConfigException(VOTERS, value, "port must be 1..65535 in " + part.trim());
             }
-            Listener endpoint = new Listener("CONTROLLER", ListenerSettings.unbracketed(m.group(2)), port);
+            Listener endpoint = new Listener("CONTROLLER", ListenerConfig.unbracketed(m.group(2)), port);
             if (voters.put(id, endpoint) != null) {
                 throw new ConfigException(VOTERS, value, "voter " + id + " appears twice");
             }
@@ -109,7 +109,7 @@ final class QuorumSettings {
     }
 
     /** How the voters fit the node's roles, id and listeners. */
-    private void check(Map<String, String> props, int nodeId, ListenerSettings listeners) {
+    private void check(Map<String, String> props, int nodeId, ListenerConfig listeners) {
         Set<String> controllerNames = listeners.controllerNames();
         if (voters.isEmpty()) {
             if (!processRoles.isEmpty()) {

@@ -3,21 +3,21 @@ package dev.strait.mirror.linked;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.strait.mirror.config.MirrorSettings;
+import dev.strait.mirror.config.MirrorConfig;
 import dev.strait.mirror.config.PartitionMode;
-import dev.strait.mirror.config.SyncSettings;
+import dev.strait.mirror.config.SyncConfig;
 import dev.strait.mirror.config.TopicConfigFilter;
 import dev.strait.mirror.config.TopicRenamer;
-import dev.strait.mirror.config.TopicSyncSettings;
+import dev.strait.mirror.config.TopicSyncConfig;
 import dev.strait.settings.ConfigException;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
 
-class LinkSettingsTest {
+class LinkConfigTest {
     @Test
     void theBrokersReachTheSourceAtTheConsumerConfigsServersUnlessOverridden() {
-        LinkSettings plain = LinkSettings.of(base().build(), null);
-        LinkSettings overridden = LinkSettings.of(base().build(), "kafka-1:9092, kafka-2:9092");
+        LinkConfig plain = LinkConfig.of(base().build(), null);
+        LinkConfig overridden = LinkConfig.of(base().build(), "kafka-1:9092, kafka-2:9092");
 
         assertThat(plain.sourceBootstrapServers()).isEqualTo("127.0.0.1:9092");
         assertThat(overridden.sourceBootstrapServers()).isEqualTo("kafka-1:9092,kafka-2:9092");
@@ -31,8 +31,8 @@ class LinkSettingsTest {
         Properties c = consumer();
         c.put("metadata.max.age.ms", "2000");
 
-        assertThat(LinkSettings.of(base().build(), null).discoveryIntervalMs()).isEqualTo(30_000);
-        assertThat(LinkSettings.of(base().consumerConfig(c).build(), null).discoveryIntervalMs())
+        assertThat(LinkConfig.of(base().build(), null).discoveryIntervalMs()).isEqualTo(30_000);
+        assertThat(LinkConfig.of(base().consumerConfig(c).build(), null).discoveryIntervalMs())
                 .isEqualTo(2000);
     }
 
@@ -47,13 +47,13 @@ class LinkSettingsTest {
 
     @Test
     void aclSyncIsKept() {
-        LinkSettings withAcls = LinkSettings.of(
-                base().sync(new SyncSettings(
+        LinkConfig withAcls = LinkConfig.of(
+                base().sync(new SyncConfig(
                                 null,
                                 5000,
                                 true,
                                 "__strait_sync",
-                                new TopicSyncSettings(true, true, true, 60_000, TopicConfigFilter.defaults())))
+                                new TopicSyncConfig(true, true, true, 60_000, TopicConfigFilter.defaults())))
                         .build(),
                 null);
         assertThat(withAcls.topicSync().acls()).isTrue();
@@ -64,7 +64,7 @@ class LinkSettingsTest {
         Properties c = consumer();
         c.put("security.protocol", "sasl_ssl");
 
-        assertThatThrownBy(() -> LinkSettings.of(base().consumerConfig(c).build(), null))
+        assertThatThrownBy(() -> LinkConfig.of(base().consumerConfig(c).build(), null))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("security.protocol=SASL_SSL")
                 .hasMessageContaining("--offset.preserving.link");
@@ -72,26 +72,26 @@ class LinkSettingsTest {
 
     @Test
     void aBadSourceAddressForTheBrokersIsRefused() {
-        assertThatThrownBy(() -> LinkSettings.of(base().build(), "kafka-1"))
+        assertThatThrownBy(() -> LinkConfig.of(base().build(), "kafka-1"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("--offset.preserving.source.bootstrap")
                 .hasMessageContaining("'kafka-1' is not host:port");
-        assertThatThrownBy(() -> LinkSettings.of(base().build(), " , "))
+        assertThatThrownBy(() -> LinkConfig.of(base().build(), " , "))
                 .hasMessageContaining("--offset.preserving.source.bootstrap is empty");
     }
 
-    private static void assertRefused(MirrorSettings.Builder b, String flag) {
-        assertThatThrownBy(() -> LinkSettings.of(b.build(), null))
+    private static void assertRefused(MirrorConfig.Builder b, String flag) {
+        assertThatThrownBy(() -> LinkConfig.of(b.build(), null))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("--offset.preserving")
                 .hasMessageContaining(flag)
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
     }
 
-    private static MirrorSettings.Builder base() {
+    private static MirrorConfig.Builder base() {
         Properties p = new Properties();
         p.put("bootstrap.servers", "127.0.0.1:9093");
-        return MirrorSettings.builder()
+        return MirrorConfig.builder()
                 .consumerConfig(consumer())
                 .producerConfig(p)
                 .include(".*");
@@ -111,17 +111,17 @@ class LinkSettingsTest {
         c.put("group.id", "mirror");
         c.put("security.protocol", "SASL_SSL");
 
-        LinkSettings linked = LinkSettings.of(base().consumerConfig(c).build(), null, "dc1");
+        LinkConfig linked = LinkConfig.of(base().consumerConfig(c).build(), null, "dc1");
 
         assertThat(linked.source()).isEqualTo(MirrorSource.link("dc1"));
         assertThat(linked.source().configs("id"))
                 .containsEntry("strait.mirror.link", "dc1")
                 .doesNotContainKey("strait.mirror.source.bootstrap.servers");
-        assertThatThrownBy(() -> LinkSettings.of(base().consumerConfig(c).build(), "x:1", "dc1"))
+        assertThatThrownBy(() -> LinkConfig.of(base().consumerConfig(c).build(), "x:1", "dc1"))
                 .hasMessageContaining("exclude each other");
-        assertThatThrownBy(() -> LinkSettings.of(base().consumerConfig(c).build(), null, "dc 1"))
+        assertThatThrownBy(() -> LinkConfig.of(base().consumerConfig(c).build(), null, "dc 1"))
                 .hasMessageContaining("is not a link name");
-        assertThatThrownBy(() -> LinkSettings.of(base().consumerConfig(c).build(), null, null))
+        assertThatThrownBy(() -> LinkConfig.of(base().consumerConfig(c).build(), null, null))
                 .hasMessageContaining("--offset.preserving.link");
     }
 }
