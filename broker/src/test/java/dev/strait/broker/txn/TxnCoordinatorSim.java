@@ -584,7 +584,7 @@ final class TxnCoordinatorSim {
             trace("lost reply to " + request + ": " + reply);
             return;
         }
-        if (instance.outstanding != request) {
+        if (instance.outstanding == null || instance.outstanding.id() != request.id()) {
             trace("stale reply to " + request + ": " + reply);
             return;
         }
