@@ -57,13 +57,13 @@ public final class TransactionCoordinatorCore {
 
     private final int partition;
     private final int coordinatorEpoch;
-    private final TxnSettings settings;
+    private final TxnConfig settings;
     private final Map<String, TransactionMetadata> transactions;
     private final Map<String, TxnTransition> pending = new HashMap<>();
     private Status status = Status.LOADING;
 
     private TransactionCoordinatorCore(
-            int partition, int coordinatorEpoch, TxnSettings settings, Map<String, TransactionMetadata> state) {
+            int partition, int coordinatorEpoch, TxnConfig settings, Map<String, TransactionMetadata> state) {
         this.partition = partition;
         this.coordinatorEpoch = coordinatorEpoch;
         this.settings = settings;
@@ -75,7 +75,7 @@ public final class TransactionCoordinatorCore {
      * replay yielded ({@link TransactionLoader#replay}); LOADING until {@link #activate}.
      */
     public static TransactionCoordinatorCore loaded(
-            int partition, int coordinatorEpoch, TxnSettings settings, Map<String, TransactionMetadata> replayed) {
+            int partition, int coordinatorEpoch, TxnConfig settings, Map<String, TransactionMetadata> replayed) {
         return new TransactionCoordinatorCore(partition, coordinatorEpoch, settings, replayed);
     }
 

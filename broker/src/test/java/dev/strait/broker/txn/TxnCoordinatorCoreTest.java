@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  */
 class TxnCoordinatorCoreTest {
 
-    private static final TxnSettings SETTINGS = new TxnSettings(60_000, 3_600_000L, "__consumer_offsets");
+    private static final TxnConfig SETTINGS = new TxnConfig(60_000, 3_600_000L, "__consumer_offsets");
     private static final int TIMEOUT_MS = 10_000;
     private static final TxnPartition A0 = new TxnPartition("a", 0);
     private static final TxnPartition A1 = new TxnPartition("a", 1);

@@ -41,7 +41,7 @@ import java.util.TreeSet;
  */
 final class TxnCoordinatorSim {
 
-    static final TxnSettings SETTINGS = new TxnSettings(60_000, 30_000, "__consumer_offsets");
+    static final TxnConfig SETTINGS = new TxnConfig(60_000, 30_000, "__consumer_offsets");
     private static final int TXN_IDS = 3;
     private static final int PARTITIONS = 4;
     private static final int TRACE_SIZE = Integer.getInteger("sim.trace", 80);

@@ -8,11 +8,11 @@ package dev.strait.broker.txn;
  *     (no transaction in progress) is kept
  * @param offsetsTopic the group coordinator's topic, whose partition AddOffsetsToTxn adds
  */
-public record TxnSettings(int maxTransactionTimeoutMs, long transactionalIdExpirationMs, String offsetsTopic) {
+public record TxnConfig(int maxTransactionTimeoutMs, long transactionalIdExpirationMs, String offsetsTopic) {
 
-    public static final TxnSettings DEFAULTS = new TxnSettings(900_000, 604_800_000L, "__consumer_offsets");
+    public static final TxnConfig DEFAULTS = new TxnConfig(900_000, 604_800_000L, "__consumer_offsets");
 
-    public TxnSettings {
+    public TxnConfig {
         if (maxTransactionTimeoutMs <= 0 || transactionalIdExpirationMs <= 0 || offsetsTopic.isEmpty()) {
             throw new IllegalArgumentException("invalid transaction coordinator settings: transaction.max.timeout.ms="
                     + maxTransactionTimeoutMs + ", transactional.id.expiration.ms=" + transactionalIdExpirationMs
