@@ -107,8 +107,8 @@ public final class BrokerSettingsDoc {
                 .append(" the table in\n`dev.strait.broker.partition.TopicConfigSettings`, grouped by what the broker")
                 .append(" does with them. CreateTopics,\nIncrementalAlterConfigs and AlterConfigs accept every valid")
                 .append(" value and refuse a bad one with INVALID_CONFIG naming\nthe config and the value;")
-                .append(" DescribeConfigs shows each with its source. A broker default ([Topic defaults]")
-                .append("(#topic-defaults))\noverrides the built-in default shown here.\n");
+                .append(" DescribeConfigs shows each with its source. A broker default\n([Topic defaults]")
+                .append("(#topic-defaults)) overrides the built-in default shown here.\n");
         b.append(SettingsMarkdown.tables(TopicConfigSettings.all(), "###"));
     }
 
