@@ -22,8 +22,10 @@ import org.jspecify.annotations.Nullable;
  * @param defaultValue the default as it would be written in a file; null when there is none
  * @param defaultDoc how the documentation states the default when it is not a plain value (or null)
  * @param min the smallest number allowed (for DOUBLE, compared as a double); null for no bound
- * @param max the largest number allowed; null for the type's own bound
+ * @param max the largest number allowed (for DOUBLE, compared as a double); null for the type's own bound
  * @param allowed the values a STRING or CLASS setting (or each element of a LIST) may take; empty for any
+ * @param allowedWords how the documentation states what is allowed when a {@code check} decides it (a format, a
+ *     range with a hole) and neither the range nor {@code allowed} says it; null to derive it from them
  * @param ignoreCase whether {@code allowed} is matched ignoring case (the value keeps its case)
  * @param check a further check of the parsed value (formats, unsupported values); null for none
  * @param example the value an example file shows (the default when null)
@@ -37,6 +39,7 @@ public record Setting<T>(
         @Nullable Long min,
         @Nullable Long max,
         List<String> allowed,
+        @Nullable String allowedWords,
         boolean ignoreCase,
         Scope scope,
         SettingGroup group,
@@ -139,6 +142,7 @@ public record Setting<T>(
                 null,
                 null,
                 List.of(),
+                null,
                 false,
                 Scope.OWN_NAME,
                 group,
@@ -173,6 +177,14 @@ public record Setting<T>(
 
     public Setting<T> checked(Check<T> further) {
         return with(d -> d.check = further);
+    }
+
+    /**
+     * Documents what is allowed in words (e.g. "host:port,...") where a {@link #checked check} decides it and the
+     * range or {@link #oneOf} values would not say it.
+     */
+    public Setting<T> allowedIs(String words) {
+        return with(d -> d.allowedWords = words);
     }
 
     /** Documents the default in words (e.g. "the first of log.dirs") where it is no plain value. */
@@ -219,6 +231,10 @@ public record Setting<T>(
         Long max;
 
         List<String> allowed;
+
+        @Nullable
+        String allowedWords;
+
         boolean ignoreCase;
         Scope scope;
         final SettingGroup group;
@@ -240,6 +256,7 @@ public record Setting<T>(
             min = from.min;
             max = from.max;
             allowed = from.allowed;
+            allowedWords = from.allowedWords;
             ignoreCase = from.ignoreCase;
             scope = from.scope;
             group = from.group;
@@ -258,6 +275,7 @@ public record Setting<T>(
                     min,
                     max,
                     allowed,
+                    allowedWords,
                     ignoreCase,
                     scope,
                     group,
@@ -362,7 +380,7 @@ public record Setting<T>(
         } catch (NumberFormatException e) {
             throw new ConfigException(key, shown(raw), "not a number");
         }
-        if (Double.isNaN(parsed) || (min != null && parsed < min)) {
+        if (Double.isNaN(parsed) || (min != null && parsed < min) || (max != null && parsed > max)) {
             throw new ConfigException(key, shown(raw), "must be " + rangeText());
         }
         return parsed;
@@ -430,6 +448,9 @@ public record Setting<T>(
 
     /** What values are allowed, in words, for the documentation ("" when any value of the type is). */
     public String allowedDoc() {
+        if (allowedWords != null) {
+            return allowedWords;
+        }
         if (min != null || max != null) {
             return rangeText();
         }

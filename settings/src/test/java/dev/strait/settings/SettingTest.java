@@ -39,6 +39,11 @@ class SettingTest {
             Setting.ofInt("port", "-1", Group.ONLY, "A port.").between(-1, 65535);
     private static final Setting<Long> DELAY_MS =
             Setting.ofLong("delay.ms", "1000", Group.ONLY, "A delay.").atLeast(1);
+    private static final Setting<Double> RATIO =
+            Setting.ofDouble("ratio", "0.5", Group.ONLY, "A ratio.").between(0, 1);
+    private static final Setting<String> SERVERS = Setting.ofString("servers", "", Group.ONLY, "Servers.")
+            .checked(v -> v.isEmpty() || v.contains(":") ? null : "not host:port")
+            .allowedIs("host:port");
     private static final Setting<Boolean> ENABLED = Setting.ofBoolean("enabled", "false", Group.ONLY, "On or off.");
     private static final Setting<List<String>> MODES =
             Setting.ofList("modes", "", Group.ONLY, "Modes.").oneOf("read", "write");
@@ -51,7 +56,7 @@ class SettingTest {
             Setting.ofString("name", null, Group.ONLY, "A name.").checked(v -> v.contains(" ") ? "no spaces" : null);
 
     private static final SettingTable TABLE =
-            new SettingTable("test", List.of(PORT, DELAY_MS, ENABLED, MODES, LEVEL, SECRET, NAME));
+            new SettingTable("test", List.of(PORT, DELAY_MS, RATIO, SERVERS, ENABLED, MODES, LEVEL, SECRET, NAME));
 
     @Example
     void eachRefinementOfASettingChangesOnlyWhatItNames() {
@@ -66,6 +71,7 @@ class SettingTest {
                         null,
                         null,
                         List.of(),
+                        null,
                         false,
                         Setting.Scope.OWN_NAME,
                         Group.ONLY,
@@ -79,6 +85,7 @@ class SettingTest {
                 .in(Setting.Scope.LISTENER)
                 .checked(check)
                 .defaultIs("words")
+                .allowedIs("a or b, in words")
                 .set("a");
         assertThat(refined)
                 .isEqualTo(new Setting<>(
@@ -89,6 +96,7 @@ class SettingTest {
                         2L,
                         9L,
                         List.of("a", "b"),
+                        "a or b, in words",
                         true,
                         Setting.Scope.LISTENER,
                         Group.ONLY,
@@ -135,6 +143,26 @@ class SettingTest {
         assertThatThrownBy(() -> DELAY_MS.parse("delay.ms", word))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("Invalid value " + word + " for configuration delay.ms: not a number");
+    }
+
+    @Property
+    void aDoubleInItsRangeRoundTripsAndAnyOutsideIsRefused(@ForAll double ratio) {
+        if (ratio >= 0 && ratio <= 1) {
+            assertThat(RATIO.parse("ratio", Double.toString(ratio))).isEqualTo(ratio);
+        } else {
+            assertThatThrownBy(() -> RATIO.parse("ratio", Double.toString(ratio)))
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessage("Invalid value " + ratio + " for configuration ratio: must be between 0 and 1");
+        }
+    }
+
+    @Example
+    void aDoubleRangeRefusesWhatIsNoNumberOrOutsideIt() {
+        assertThat(RATIO.parse("ratio", " 1 ")).isEqualTo(1.0);
+        assertThatThrownBy(() -> RATIO.parse("ratio", "NaN")).hasMessageEndingWith(": must be between 0 and 1");
+        assertThatThrownBy(() -> RATIO.parse("ratio", "Infinity")).hasMessageEndingWith(": must be between 0 and 1");
+        assertThatThrownBy(() -> RATIO.parse("ratio", "1.0000001")).hasMessageEndingWith(": must be between 0 and 1");
+        assertThatThrownBy(() -> RATIO.parse("ratio", "half")).hasMessageEndingWith(": not a number");
     }
 
     @Property
@@ -216,6 +244,8 @@ class SettingTest {
         assertThat(markdown)
                 .startsWith("\n### Only\n\nThe one group.\n\n| Setting | Type | Default | Allowed | Description |")
                 .contains("| `port` | int | `-1` | between -1 and 65535 | A port. |")
+                .contains("| `ratio` | double | `0.5` | between 0 and 1 | A ratio. |")
+                .contains("| `servers` | string | (empty) | host:port | Servers. |")
                 .contains("| `secret` | password | none |  | A secret. |");
     }
 }

@@ -1,11 +1,13 @@
 package dev.strait.broker.log;
 
-import java.util.Map;
+import java.util.Collection;
 import java.util.function.Consumer;
 
 /**
  * The topic configs the log layer acts on, with Kafka's names and defaults. Immutable; a config change means a
- * new instance passed to {@link PartitionLog#updateConfig}.
+ * new instance passed to {@link PartitionLog#updateConfig}. The partition layer's topic config table
+ * ({@code partition.TopicConfigSettings}) parses and checks a topic's configs and builds one from the typed values;
+ * the constructor checks the bounds again, for configs made in code.
  *
  * @param segmentBytes       {@code segment.bytes}: roll the active segment before it would exceed this size
  * @param segmentMs          {@code segment.ms}: roll the active segment once it is this old
@@ -81,24 +83,20 @@ public record LogConfig(
         }
 
         /**
-         * Parses Kafka's list syntax ({@code delete}, {@code compact}, {@code compact,delete} in any order).
+         * The policy of {@code cleanup.policy}'s list, as the topic config table parsed it ({@code delete},
+         * {@code compact} or both, in any order).
          *
          * @throws IllegalArgumentException for an empty list or an unknown policy
          */
-        public static CleanupPolicy forConfigValue(String value) {
-            boolean delete = false;
-            boolean compact = false;
-            for (String part : value.split(",")) {
-                String policy = part.trim();
-                if (policy.equals("delete")) {
-                    delete = true;
-                } else if (policy.equals("compact")) {
-                    compact = true;
-                } else {
+        public static CleanupPolicy forPolicies(Collection<String> policies) {
+            for (String policy : policies) {
+                if (!policy.equals("delete") && !policy.equals("compact")) {
                     throw new IllegalArgumentException(
-                            "cleanup.policy '" + value + "' is invalid; use delete, compact or compact,delete");
+                            "cleanup.policy " + policies + " is invalid; use delete, compact or compact,delete");
                 }
             }
+            boolean delete = policies.contains("delete");
+            boolean compact = policies.contains("compact");
             if (delete && compact) {
                 return COMPACT_DELETE;
             }
@@ -162,65 +160,6 @@ public record LogConfig(
                 DEFAULT_MAX_COMPACTION_LAG_MS,
                 DEFAULT_TIMESTAMP_BEFORE_MAX_MS,
                 DEFAULT_TIMESTAMP_AFTER_MAX_MS);
-    }
-
-    /**
-     * Defaults overridden by topic configs given by their Kafka names.
-     *
-     * @throws IllegalArgumentException naming the setting, for an unknown name or a bad value
-     */
-    public static LogConfig fromTopicConfigs(Map<String, String> configs) {
-        LogConfig config = defaults();
-        for (Map.Entry<String, String> entry : configs.entrySet()) {
-            config = config.with(entry.getKey(), entry.getValue());
-        }
-        return config;
-    }
-
-    private LogConfig with(String name, String value) {
-        try {
-            switch (name) {
-                case "segment.bytes":
-                    return withSegmentBytes(Integer.parseInt(value));
-                case "segment.ms":
-                    return withSegmentMs(Long.parseLong(value));
-                case "retention.ms":
-                    return withRetentionMs(Long.parseLong(value));
-                case "retention.bytes":
-                    return withRetentionBytes(Long.parseLong(value));
-                case "max.message.bytes":
-                    return withMaxMessageBytes(Integer.parseInt(value));
-                case "index.interval.bytes":
-                    return withIndexIntervalBytes(Integer.parseInt(value));
-                case "message.timestamp.type":
-                    return withTimestampType(TimestampType.forConfigValue(value));
-                case "cleanup.policy":
-                    return withCleanupPolicy(CleanupPolicy.forConfigValue(value));
-                case "delete.retention.ms":
-                    return withDeleteRetentionMs(Long.parseLong(value));
-                case FLUSH_ON_ACK:
-                    return withFlushOnAck(parseBoolean(name, value));
-                case "min.compaction.lag.ms":
-                    return withCompactionLags(Long.parseLong(value), maxCompactionLagMs);
-                case "max.compaction.lag.ms":
-                    return withCompactionLags(minCompactionLagMs, Long.parseLong(value));
-                case "message.timestamp.before.max.ms":
-                    return withTimestampLimits(Long.parseLong(value), timestampAfterMaxMs);
-                case "message.timestamp.after.max.ms":
-                    return withTimestampLimits(timestampBeforeMaxMs, Long.parseLong(value));
-                default:
-                    throw new IllegalArgumentException("unknown log config '" + name + "'");
-            }
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " must be a number, got '" + value + "'", e);
-        }
-    }
-
-    private static boolean parseBoolean(String name, String value) {
-        if (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false")) {
-            return Boolean.parseBoolean(value);
-        }
-        throw new IllegalArgumentException(name + " must be true or false, got '" + value + "'");
     }
 
     public LogConfig withFlushOnAck(boolean value) {

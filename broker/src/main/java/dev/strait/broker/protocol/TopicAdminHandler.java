@@ -294,22 +294,16 @@ final class TopicAdminHandler {
         if (!TopicConfigs.supportedKeys().contains(key)) {
             return 2;
         }
-        switch (TopicConfigs.type(key)) {
-            case BOOLEAN:
-                return 1;
-            case STRING:
-                return 2;
-            case INT:
-                return 3;
-            case LONG:
-                return 5;
-            case DOUBLE:
-                return 6;
-            case LIST:
-                return 7;
-            default:
-                throw new AssertionError(key);
-        }
+        return switch (TopicConfigs.type(key)) {
+            case BOOLEAN -> 1;
+            case STRING -> 2;
+            case INT -> 3;
+            case LONG -> 5;
+            case DOUBLE -> 6;
+            case LIST -> 7;
+            case CLASS -> 8;
+            case PASSWORD -> 9;
+        };
     }
 
     /**

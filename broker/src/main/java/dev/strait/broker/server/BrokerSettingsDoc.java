@@ -1,6 +1,6 @@
 package dev.strait.broker.server;
 
-import dev.strait.broker.partition.TopicConfigs;
+import dev.strait.broker.partition.TopicConfigSettings;
 import dev.strait.settings.Setting;
 import dev.strait.settings.Setting.Scope;
 import dev.strait.settings.SettingGroup;
@@ -99,32 +99,17 @@ public final class BrokerSettingsDoc {
         return b.toString();
     }
 
-    /** Every topic config, from {@link TopicConfigs}: what it allows and what the broker does with it. */
+    /** Every topic config, from {@link TopicConfigSettings}: what it allows and what the broker does with it. */
     private static void topicConfigs(StringBuilder b) {
         b.append("\n## Topic configs\n\n")
                 .append(
                         "Every topic config of Apache Kafka 4.1.1, with Kafka's type and default, and Strait's own, from")
-                .append(
-                        " the table in\n`dev.strait.broker.partition.TopicConfigs`. CreateTopics, IncrementalAlterConfigs")
-                .append(
-                        " and AlterConfigs accept\nevery valid value and refuse a bad one with INVALID_CONFIG naming the")
-                .append(" config; DescribeConfigs shows each with\nits source. A broker default ([Topic defaults]")
-                .append("(#topic-defaults)) overrides the built-in default shown here.\n\n")
-                .append("| Config | Type | Default | Allowed | What the broker does with it |\n")
-                .append("|---|---|---|---|---|\n");
-        for (TopicConfigs.Documentation config : TopicConfigs.documentation()) {
-            b.append("| ")
-                    .append(code(config.name()))
-                    .append(" | ")
-                    .append(config.type().name().toLowerCase(java.util.Locale.ROOT))
-                    .append(" | ")
-                    .append(code(config.defaultValue()))
-                    .append(" | ")
-                    .append(cell(config.allowed()))
-                    .append(" | ")
-                    .append(cell(config.effect()))
-                    .append(" |\n");
-        }
+                .append(" the table in\n`dev.strait.broker.partition.TopicConfigSettings`, grouped by what the broker")
+                .append(" does with them. CreateTopics,\nIncrementalAlterConfigs and AlterConfigs accept every valid")
+                .append(" value and refuse a bad one with INVALID_CONFIG naming\nthe config and the value;")
+                .append(" DescribeConfigs shows each with its source. A broker default\n([Topic defaults]")
+                .append("(#topic-defaults)) overrides the built-in default shown here.\n");
+        b.append(SettingsMarkdown.tables(TopicConfigSettings.all(), "###"));
     }
 
     /** The line under a setting's documentation: its type, what it allows and its default. */
@@ -170,13 +155,5 @@ public final class BrokerSettingsDoc {
             lines.add(line.toString());
         }
         return lines;
-    }
-
-    private static String code(String value) {
-        return SettingsMarkdown.code(value);
-    }
-
-    private static String cell(String text) {
-        return SettingsMarkdown.cell(text);
     }
 }

@@ -325,9 +325,9 @@ class PartitionLogCompactionTest {
         assertThat(plain.beginCompaction(MAP_BYTES)).isEmpty();
         assertThat(compacted.deleteSegmentsForRetention()).isZero();
         assertThat(plain.deleteSegmentsForRetention()).isPositive();
-        assertThatThrownBy(() -> LogConfig.CleanupPolicy.forConfigValue("compact,shred"))
+        assertThatThrownBy(() -> LogConfig.CleanupPolicy.forPolicies(List.of("compact", "shred")))
                 .hasMessageContaining("cleanup.policy");
-        assertThat(LogConfig.CleanupPolicy.forConfigValue("delete, compact"))
+        assertThat(LogConfig.CleanupPolicy.forPolicies(List.of("delete", "compact")))
                 .isEqualTo(LogConfig.CleanupPolicy.COMPACT_DELETE);
     }
 

@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -508,26 +507,6 @@ class PartitionLogTest {
         assertThat(reopened.endOffsetForEpoch(1)).isEqualTo(new EpochEndOffset(1, 1));
         assertThat(reopened.append(TestBatches.batch(START_MS, "c"), 4).firstOffset())
                 .isEqualTo(2);
-    }
-
-    @Test
-    void configsParseFromKafkaNames() {
-        LogConfig config = LogConfig.fromTopicConfigs(
-                Map.of("segment.bytes", "2048", "retention.ms", "-1", "message.timestamp.type", "LogAppendTime"));
-
-        assertThat(config.segmentBytes()).isEqualTo(2048);
-        assertThat(config.retentionMs()).isEqualTo(-1);
-        assertThat(config.timestampType()).isEqualTo(TimestampType.LOG_APPEND_TIME);
-        assertThat(config.maxMessageBytes()).isEqualTo(1_048_588);
-        assertThatThrownBy(() -> LogConfig.fromTopicConfigs(Map.of("segment.bytes", "x")))
-                .hasMessageContaining("segment.bytes");
-        assertThat(LogConfig.fromTopicConfigs(Map.of("cleanup.policy", "compact", "delete.retention.ms", "5"))
-                        .cleanupPolicy())
-                .isEqualTo(LogConfig.CleanupPolicy.COMPACT);
-        assertThatThrownBy(() -> LogConfig.fromTopicConfigs(Map.of("cleanup.policy", "shred")))
-                .hasMessageContaining("cleanup.policy 'shred' is invalid");
-        assertThatThrownBy(() -> LogConfig.fromTopicConfigs(Map.of("unclean.leader.election.enable", "true")))
-                .hasMessageContaining("unknown log config 'unclean.leader.election.enable'");
     }
 
     @Test
