@@ -11,16 +11,30 @@ public final class ConfigException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /** Why the value was refused, without the name and value; null when built from a whole message. */
+    private final @Nullable String reason;
+
     /** Kafka's wording: "Invalid value {@code value} for configuration {@code name}: {@code reason}". */
     public ConfigException(String name, @Nullable Object value, String reason) {
         super("Invalid value " + value + " for configuration " + name + ": " + reason);
+        this.reason = reason;
     }
 
     public ConfigException(String message) {
         super(message);
+        this.reason = null;
     }
 
     public ConfigException(@Nullable String message, Throwable cause) {
         super(message, cause);
+        this.reason = null;
+    }
+
+    /**
+     * Why the value was refused, for a caller that names the setting itself (a broker default standing for a topic
+     * config); the whole message when there is no separate reason.
+     */
+    public String reason() {
+        return reason != null ? reason : String.valueOf(getMessage());
     }
 }

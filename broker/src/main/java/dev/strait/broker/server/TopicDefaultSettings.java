@@ -222,7 +222,11 @@ public final class TopicDefaultSettings {
                         .map(n -> n.getKey().name())
                         .findFirst()
                         .orElse(entry.getKey());
-                throw new ConfigException(brokerName, entry.getValue(), String.valueOf(e.getMessage()));
+                // The topic config's own refusal names the topic config; the broker setting was what the user wrote.
+                String reason = e.getCause() instanceof ConfigException refusal
+                        ? refusal.reason() + " (as topic config " + entry.getKey() + ")"
+                        : String.valueOf(e.getMessage());
+                throw new ConfigException(brokerName, entry.getValue(), reason);
             }
         }
         return Collections.unmodifiableMap(defaults);
