@@ -561,12 +561,7 @@ public final class RaftNode {
             transitionToCandidate(nowMs);
             return;
         }
-        OffsetAndEpoch last = lastEntry();
-        for (int other : voters) {
-            if (other != nodeId) {
-                transport.send(new VoteRequest(nodeId, other, epoch(), last, true));
-            }
-        }
+        askForVotes(epoch(), true);
     }
 
     private void transitionToCandidate(long nowMs) {
@@ -584,10 +579,15 @@ public final class RaftNode {
             transitionToLeader(nowMs);
             return;
         }
+        askForVotes(epoch, false);
+    }
+
+    /** Sends every other voter a (pre-)vote request for {@code epoch} with this node's last log entry. */
+    private void askForVotes(int epoch, boolean preVote) {
         OffsetAndEpoch last = lastEntry();
         for (int other : voters) {
             if (other != nodeId) {
-                transport.send(new VoteRequest(nodeId, other, epoch, last, false));
+                transport.send(new VoteRequest(nodeId, other, epoch, last, preVote));
             }
         }
     }
