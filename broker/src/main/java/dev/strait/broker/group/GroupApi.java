@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The requests and answers of {@link GroupCoordinator}'s API: immutable values, because they cross threads (built on
@@ -60,7 +61,16 @@ public final class GroupApi {
         Optional<Set<String>> topics(byte[] metadata);
     }
 
-    public record GroupListing(String groupId, String protocolType, GroupState state) {}
+    /**
+     * A group as ListGroups shows it: {@code type} is "classic" or "consumer"; {@code state} is a classic group's
+     * (null for a consumer group), {@code stateName} the state's name as Kafka reports it.
+     */
+    public record GroupListing(
+            String groupId, String protocolType, @Nullable GroupState state, String type, String stateName) {
+        public GroupListing(String groupId, String protocolType, GroupState state) {
+            this(groupId, protocolType, state, "classic", state.kafkaName());
+        }
+    }
 
     /** An OffsetFetch's answer: NONE and the committed offsets, or why this node cannot serve them now. */
     public record FetchResult(GroupError error, Map<TopicPartitionKey, OffsetAndMetadata> offsets) {}
