@@ -25,8 +25,9 @@ final class AdminOperations {
             callback.accept(unavailable);
             return;
         }
-        if (shard.consumerGroups.containsKey(groupId)) {
-            deleteConsumerGroup(shard, groupId, callback);
+        ConsumerGroup consumerGroup = shard.consumerGroups.get(groupId);
+        if (consumerGroup != null) {
+            deleteConsumerGroup(shard, consumerGroup, callback);
             return;
         }
         ClassicGroup group = shard.groups.get(groupId);
@@ -58,8 +59,8 @@ final class AdminOperations {
     }
 
     /** A consumer group is deleted, offsets and all, if it has no members (NON_EMPTY_GROUP otherwise), as Kafka. */
-    private void deleteConsumerGroup(GroupShard shard, String groupId, Consumer<GroupError> callback) {
-        ConsumerGroup group = shard.consumerGroups.get(groupId);
+    private void deleteConsumerGroup(GroupShard shard, ConsumerGroup group, Consumer<GroupError> callback) {
+        String groupId = group.groupId;
         GroupResult result = new GroupResult();
         if (!group.isEmpty()) {
             result.respond(() -> callback.accept(GroupError.NON_EMPTY_GROUP), callback);

@@ -55,7 +55,8 @@ final class ConsumerAssignors {
             SortedMap<String, AssignmentMember> members,
             Map<String, Integer> partitionCount,
             SortedMap<String, SortedMap<String, SortedSet<Integer>>> result) {
-        for (String topic : new TreeSet<>(partitionCount.keySet())) {
+        for (Map.Entry<String, Integer> topicCount : new TreeMap<>(partitionCount).entrySet()) {
+            String topic = topicCount.getKey();
             List<String> subscribers = new ArrayList<>();
             members.forEach((id, m) -> {
                 if (m.topics().contains(topic)) {
@@ -65,14 +66,14 @@ final class ConsumerAssignors {
             if (subscribers.isEmpty()) {
                 continue;
             }
-            int count = partitionCount.get(topic);
+            int count = topicCount.getValue();
             int base = count / subscribers.size();
             int extra = count % subscribers.size();
             int next = 0;
             for (int i = 0; i < subscribers.size(); i++) {
                 int size = base + (i < extra ? 1 : 0);
                 for (int p = next; p < next + size; p++) {
-                    add(result.get(subscribers.get(i)), topic, p);
+                    add(result, subscribers.get(i), topic, p);
                 }
                 next += size;
             }
@@ -99,31 +100,32 @@ final class ConsumerAssignors {
             keep(e.getKey(), e.getValue(), share.floor(), partitionCount, taken, counts, result);
         }
         for (Map.Entry<String, AssignmentMember> e : members.entrySet()) {
-            int left = extrasLeft.get(e.getValue().topics());
+            int left = extrasLeft.getOrDefault(e.getValue().topics(), 0);
             if (left > 0) {
-                int before = counts.get(e.getKey());
+                int before = counts.getOrDefault(e.getKey(), 0);
                 keep(e.getKey(), e.getValue(), before + 1, partitionCount, taken, counts, result);
-                if (counts.get(e.getKey()) > before) {
+                if (counts.getOrDefault(e.getKey(), 0) > before) {
                     extrasLeft.put(e.getValue().topics(), left - 1);
                 }
             }
         }
         // Pass 2: every partition left goes to the subscribed member with the fewest (ties: lowest member id).
-        for (String topic : new TreeSet<>(partitionCount.keySet())) {
-            for (int p = 0; p < partitionCount.get(topic); p++) {
+        for (Map.Entry<String, Integer> topicCount : new TreeMap<>(partitionCount).entrySet()) {
+            String topic = topicCount.getKey();
+            for (int p = 0; p < topicCount.getValue(); p++) {
                 if (taken.containsKey(new TopicPartition(topic, p))) {
                     continue;
                 }
                 String best = null;
                 for (Map.Entry<String, AssignmentMember> e : members.entrySet()) {
                     if (e.getValue().topics().contains(topic)
-                            && (best == null || counts.get(e.getKey()) < counts.get(best))) {
+                            && (best == null || counts.getOrDefault(e.getKey(), 0) < counts.getOrDefault(best, 0))) {
                         best = e.getKey();
                     }
                 }
                 if (best != null) {
                     counts.merge(best, 1, Integer::sum);
-                    add(result.get(best), topic, p);
+                    add(result, best, topic, p);
                 }
             }
         }
@@ -164,17 +166,23 @@ final class ConsumerAssignors {
             }
             for (int p : owned.getValue()) {
                 TopicPartition tp = new TopicPartition(topic, p);
-                if (p < count && counts.get(memberId) < upTo && !taken.containsKey(tp)) {
+                if (p < count && counts.getOrDefault(memberId, 0) < upTo && !taken.containsKey(tp)) {
                     taken.put(tp, memberId);
                     counts.merge(memberId, 1, Integer::sum);
-                    add(result.get(memberId), topic, p);
+                    add(result, memberId, topic, p);
                 }
             }
         }
     }
 
-    private static void add(SortedMap<String, SortedSet<Integer>> assignment, String topic, int partition) {
-        assignment.computeIfAbsent(topic, t -> new TreeSet<>()).add(partition);
+    private static void add(
+            SortedMap<String, SortedMap<String, SortedSet<Integer>>> result,
+            String memberId,
+            String topic,
+            int partition) {
+        result.computeIfAbsent(memberId, m -> new TreeMap<>())
+                .computeIfAbsent(topic, t -> new TreeSet<>())
+                .add(partition);
     }
 
     private record TopicPartition(String topic, int partition) {}

@@ -226,11 +226,11 @@ final class ConsumerGroup {
             computeTarget();
         }
         SortedMap<String, SortedSet<Integer>> before = copy(member.assigned);
-        reconcile(member, request.ownedPartitions(), nowMs);
+        Map<String, SortedSet<Integer>> owned = request.ownedPartitions();
+        reconcile(member, owned, nowMs);
         boolean sendAssignment = request.memberEpoch() == 0
                 || !before.equals(member.assigned)
-                || request.ownedPartitions() != null
-                        && !request.ownedPartitions().equals(member.assigned);
+                || owned != null && !owned.equals(member.assigned);
         return new HeartbeatResult(
                 GroupError.NONE,
                 null,
@@ -242,7 +242,7 @@ final class ConsumerGroup {
 
     private HeartbeatResult leave(Heartbeat request, long nowMs) {
         Member member = members.get(request.memberId());
-        if (member == null && request.instanceId() != null) {
+        if (member == null) {
             member = byInstanceId(request.instanceId());
         }
         if (member == null) {
@@ -267,13 +267,14 @@ final class ConsumerGroup {
                 return GroupError.INVALID_REQUEST;
             }
         }
-        if (request.serverAssignor() != null && !ConsumerAssignors.isKnown(request.serverAssignor())) {
+        String assignor = request.serverAssignor();
+        if (assignor != null && !ConsumerAssignors.isKnown(assignor)) {
             return GroupError.UNSUPPORTED_ASSIGNOR;
         }
-        if (request.subscribedTopicRegex() != null
-                && !request.subscribedTopicRegex().isEmpty()) {
+        String regex = request.subscribedTopicRegex();
+        if (regex != null && !regex.isEmpty()) {
             try {
-                Pattern.compile(request.subscribedTopicRegex());
+                Pattern.compile(regex);
             } catch (PatternSyntaxException e) {
                 return GroupError.INVALID_REGULAR_EXPRESSION;
             }
@@ -301,9 +302,9 @@ final class ConsumerGroup {
         }
         if (received < member.memberEpoch) {
             // Tolerated only for a member that missed the answer that moved it to its current epoch.
-            boolean lostResponse = received == member.previousMemberEpoch
-                    && request.ownedPartitions() != null
-                    && isSubset(request.ownedPartitions(), member.assigned);
+            Map<String, SortedSet<Integer>> owned = request.ownedPartitions();
+            boolean lostResponse =
+                    received == member.previousMemberEpoch && owned != null && isSubset(owned, member.assigned);
             if (!lostResponse) {
                 return GroupError.FENCED_MEMBER_EPOCH;
             }
@@ -314,27 +315,34 @@ final class ConsumerGroup {
     /** Applies the request's fields; true if what the assignment depends on changed. */
     private static boolean update(Member member, Heartbeat request) {
         boolean changed = false;
-        member.instanceId = request.instanceId() != null ? request.instanceId() : member.instanceId;
-        member.rackId = request.rackId() != null ? request.rackId() : member.rackId;
+        String instanceId = request.instanceId();
+        String rackId = request.rackId();
+        member.instanceId = instanceId != null ? instanceId : member.instanceId;
+        member.rackId = rackId != null ? rackId : member.rackId;
         member.clientId = request.clientId();
         member.clientHost = request.clientHost();
         if (request.rebalanceTimeoutMs() > 0) {
             member.rebalanceTimeoutMs = request.rebalanceTimeoutMs();
         }
-        if (request.subscribedTopicNames() != null
-                && !request.subscribedTopicNames().equals(member.topicNames)) {
-            member.topicNames = List.copyOf(new TreeSet<>(request.subscribedTopicNames()));
-            changed = true;
+        List<String> names = request.subscribedTopicNames();
+        if (names != null) {
+            List<String> sorted = List.copyOf(new TreeSet<>(names));
+            if (!sorted.equals(member.topicNames)) {
+                member.topicNames = sorted;
+                changed = true;
+            }
         }
-        if (request.subscribedTopicRegex() != null) {
-            String regex = request.subscribedTopicRegex().isEmpty() ? null : request.subscribedTopicRegex();
+        String requestedRegex = request.subscribedTopicRegex();
+        if (requestedRegex != null) {
+            String regex = requestedRegex.isEmpty() ? null : requestedRegex;
             if (!Objects.equals(regex, member.topicRegex)) {
                 member.topicRegex = regex;
                 changed = true;
             }
         }
-        if (request.serverAssignor() != null && !request.serverAssignor().equals(member.serverAssignor)) {
-            member.serverAssignor = request.serverAssignor();
+        String assignor = request.serverAssignor();
+        if (assignor != null && !assignor.equals(member.serverAssignor)) {
+            member.serverAssignor = assignor;
             changed = true;
         }
         return changed;
@@ -350,8 +358,9 @@ final class ConsumerGroup {
                 resolved.add(name);
             }
         }
-        if (member.topicRegex != null) {
-            Pattern pattern = Pattern.compile(member.topicRegex);
+        String regex = member.topicRegex;
+        if (regex != null) {
+            Pattern pattern = Pattern.compile(regex);
             for (String topic : existing) {
                 // Internal topics are never matched by a pattern subscription.
                 if (!topic.startsWith("__") && pattern.matcher(topic).matches()) {

@@ -24,6 +24,7 @@ import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -450,7 +451,7 @@ public final class GroupCoordinator implements AutoCloseable {
      */
     public void fetchOffsets(
             String groupId,
-            String memberId,
+            @Nullable String memberId,
             int memberEpoch,
             List<TopicPartitionKey> wanted,
             Consumer<FetchResult> callerCallback) {

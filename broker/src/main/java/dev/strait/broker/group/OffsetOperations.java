@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The committed-offsets APIs on a shard (OffsetCommit, OffsetFetch, OffsetDelete). Commits and deletions change
@@ -87,7 +88,7 @@ final class OffsetOperations {
     void fetch(
             GroupShard shard,
             String groupId,
-            String memberId,
+            @Nullable String memberId,
             int memberEpoch,
             List<TopicPartitionKey> wanted,
             Consumer<FetchResult> callback) {

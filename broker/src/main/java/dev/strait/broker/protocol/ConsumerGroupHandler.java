@@ -107,9 +107,10 @@ final class ConsumerGroupHandler {
                 .setMemberId(result.memberId())
                 .setMemberEpoch(result.memberEpoch())
                 .setHeartbeatIntervalMs(result.heartbeatIntervalMs());
-        if (result.error() == GroupError.NONE && result.assignment() != null) {
+        SortedMap<String, SortedSet<Integer>> assignment = result.assignment();
+        if (result.error() == GroupError.NONE && assignment != null) {
             List<ConsumerGroupHeartbeatResponseData.TopicPartitions> assigned = new ArrayList<>();
-            result.assignment().forEach((topic, partitions) -> {
+            assignment.forEach((topic, partitions) -> {
                 Uuid id = ids.get(topic);
                 if (id != null) {
                     assigned.add(new ConsumerGroupHeartbeatResponseData.TopicPartitions()
