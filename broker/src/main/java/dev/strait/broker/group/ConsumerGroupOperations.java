@@ -47,6 +47,7 @@ final class ConsumerGroupOperations {
             return;
         }
         ConsumerGroup group = shard.consumerGroups.get(groupId);
+        boolean created = group == null;
         if (group == null) {
             ClassicGroup classic = shard.groups.get(groupId);
             if (classic != null && !classic.members.isEmpty()) {
@@ -65,12 +66,17 @@ final class ConsumerGroupOperations {
                 return;
             }
             group = shard.newConsumerGroup(groupId);
-            shard.groups.remove(groupId);
-            shard.consumerGroups.put(groupId, group);
         }
         HeartbeatResult answer = group.heartbeat(request, topics, clock.milliseconds());
         GroupResult result = new GroupResult();
-        maybeWrite(group, result);
+        if (created && !group.isEmpty()) {
+            // A refused first member leaves no group behind; an Empty classic group (offsets only) becomes this one.
+            shard.groups.remove(groupId);
+            shard.consumerGroups.put(groupId, group);
+        }
+        if (!created || !group.isEmpty()) {
+            maybeWrite(group, result);
+        }
         result.respond(
                 () -> callback.accept(answer),
                 error -> callback.accept(HeartbeatResult.error(error, null, request.memberId())));

@@ -168,6 +168,29 @@ class ConsumerGroupCoordinatorTest {
         assertThat(heartbeat(coordinator, "zz", 3, null).get().error()).isEqualTo(GroupError.UNKNOWN_MEMBER_ID);
     }
 
+    @Test
+    void aRefusedFirstMemberLeavesNoGroupBehind() {
+        // Given
+        GroupCoordinator coordinator = coordinator();
+
+        // When
+        AtomicReference<HeartbeatResult> refused = new AtomicReference<>();
+        coordinator.consumerGroupHeartbeat(
+                "g",
+                new Heartbeat("a", 0, null, null, 300_000, List.of("t"), null, "sticky", null, "c", "/h"),
+                TOPICS,
+                refused::set);
+        runAll();
+        AtomicReference<List<GroupApi.GroupListing>> listed = new AtomicReference<>();
+        coordinator.listGroups(listed::set);
+        runAll();
+
+        // Then
+        assertThat(refused.get().error()).isEqualTo(GroupError.UNSUPPORTED_ASSIGNOR);
+        assertThat(listed.get()).isEmpty();
+        assertThat(describe(coordinator).error()).isEqualTo(GroupError.GROUP_ID_NOT_FOUND);
+    }
+
     private static OffsetAndMetadata offset(long offset) {
         return new OffsetAndMetadata(offset, -1, null, -1);
     }
