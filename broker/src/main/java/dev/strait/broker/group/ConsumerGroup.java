@@ -48,7 +48,10 @@ import org.jspecify.annotations.Nullable;
  * previous epoch and the partitions it owns are a subset of what it is given now (a lost response), is
  * FENCED_MEMBER_EPOCH; an unknown member with epoch &gt; 0 is UNKNOWN_MEMBER_ID. A member is removed when its
  * session times out (no heartbeat for {@code sessionTimeoutMs}) or when it does not revoke within its rebalance
- * timeout.
+ * timeout. A static member (with an instance id) that leaves with epoch -2 stays, partitions and all, until a
+ * member with its instance id joins in its place (taking its epoch and partitions, with no new group epoch) or its
+ * session times out; another member joining with a static member's instance id while it is active is
+ * UNRELEASED_INSTANCE_ID.
  *
  * <p>Not thread-safe: used only on its shard's loop.
  */
@@ -102,6 +105,8 @@ final class ConsumerGroup {
         SortedMap<String, SortedSet<Integer>> pendingRevocation = new TreeMap<>();
         long sessionDeadlineMs;
         long revocationDeadlineMs = Long.MAX_VALUE;
+        /** A static member that left with epoch -2: it keeps its assignment until it is replaced or times out. */
+        boolean staticLeft;
 
         Member(String memberId) {
             this.memberId = memberId;
@@ -184,38 +189,13 @@ final class ConsumerGroup {
         if (invalid != GroupError.NONE) {
             return HeartbeatResult.error(invalid, invalidMessage(invalid, request), memberId);
         }
-        Member member = members.get(memberId);
-        boolean bump = false;
-        if (request.memberEpoch() == 0) {
-            if (member == null) {
-                Member holder = byInstanceId(request.instanceId());
-                if (holder != null) {
-                    return HeartbeatResult.error(
-                            GroupError.UNRELEASED_INSTANCE_ID,
-                            "Static member " + request.instanceId() + " is still in use by member " + holder.memberId,
-                            memberId);
-                }
-                member = new Member(memberId);
-                members.put(memberId, member);
-                bump = true;
-            }
-        } else {
-            if (member == null) {
-                return HeartbeatResult.error(
-                        GroupError.UNKNOWN_MEMBER_ID,
-                        "Member " + memberId + " is not a member of group " + groupId + ".",
-                        memberId);
-            }
-            GroupError fenced = checkEpoch(member, request);
-            if (fenced != GroupError.NONE) {
-                return HeartbeatResult.error(
-                        fenced,
-                        "The consumer group member has a greater member epoch (" + request.memberEpoch()
-                                + ") than the one known by the group coordinator (" + member.memberEpoch
-                                + ") or an older epoch that is not its previous one.",
-                        memberId);
-            }
+        Resolved resolved = resolve(request);
+        Member member = resolved.member();
+        if (resolved.refused() != null || member == null) {
+            HeartbeatResult refused = resolved.refused();
+            return refused != null ? refused : HeartbeatResult.error(GroupError.UNKNOWN_MEMBER_ID, null, memberId);
         }
+        boolean bump = resolved.joined();
         bump |= update(member, request);
         member.sessionDeadlineMs = nowMs + sessionTimeoutMs;
         bump |= refreshSubscribedPartitions(topics);
@@ -228,9 +208,7 @@ final class ConsumerGroup {
         SortedMap<String, SortedSet<Integer>> before = copy(member.assigned);
         Map<String, SortedSet<Integer>> owned = request.ownedPartitions();
         reconcile(member, owned, nowMs);
-        boolean sendAssignment = request.memberEpoch() == 0
-                || !before.equals(member.assigned)
-                || owned != null && !owned.equals(member.assigned);
+        boolean sendAssignment = mustSendAssignment(request.memberEpoch(), before, owned, member.assigned);
         return new HeartbeatResult(
                 GroupError.NONE,
                 null,
@@ -238,6 +216,77 @@ final class ConsumerGroup {
                 member.memberEpoch,
                 heartbeatIntervalMs,
                 sendAssignment ? copy(member.assigned) : null);
+    }
+
+    /** The member a heartbeat is from (a new one if it joins), or why it is refused. */
+    private record Resolved(
+            @Nullable Member member,
+            boolean joined,
+            @Nullable HeartbeatResult refused) {}
+
+    private Resolved resolve(Heartbeat request) {
+        String memberId = request.memberId();
+        Member member = members.get(memberId);
+        if (request.memberEpoch() != 0) {
+            return new Resolved(member, false, refuse(member, request));
+        }
+        boolean joined = false;
+        if (member == null) {
+            Member holder = byInstanceId(request.instanceId());
+            if (holder != null && !holder.staticLeft) {
+                return new Resolved(
+                        null,
+                        false,
+                        HeartbeatResult.error(
+                                GroupError.UNRELEASED_INSTANCE_ID,
+                                "Static member " + request.instanceId() + " is still in use by member "
+                                        + holder.memberId,
+                                memberId));
+            }
+            joined = holder == null;
+            member = holder != null ? replaceStaticMember(holder, memberId) : addMember(memberId);
+        }
+        member.staticLeft = false;
+        return new Resolved(member, joined, null);
+    }
+
+    /** The assignment goes out when a member joins, when it changed, or when the member owns something else. */
+    private static boolean mustSendAssignment(
+            int requestEpoch,
+            Map<String, SortedSet<Integer>> before,
+            @Nullable Map<String, SortedSet<Integer>> owned,
+            Map<String, SortedSet<Integer>> assigned) {
+        if (requestEpoch == 0 || !before.equals(assigned)) {
+            return true;
+        }
+        return owned != null && !owned.equals(assigned);
+    }
+
+    private Member addMember(String memberId) {
+        Member member = new Member(memberId);
+        members.put(memberId, member);
+        return member;
+    }
+
+    /** Why a heartbeat of a member already in the group (epoch &gt; 0) is refused, or null if it is not. */
+    private @Nullable HeartbeatResult refuse(@Nullable Member member, Heartbeat request) {
+        String memberId = request.memberId();
+        if (member == null) {
+            return HeartbeatResult.error(
+                    GroupError.UNKNOWN_MEMBER_ID,
+                    "Member " + memberId + " is not a member of group " + groupId + ".",
+                    memberId);
+        }
+        GroupError fenced = checkEpoch(member, request);
+        if (fenced != GroupError.NONE) {
+            return HeartbeatResult.error(
+                    fenced,
+                    "The consumer group member has a greater member epoch (" + request.memberEpoch()
+                            + ") than the one known by the group coordinator (" + member.memberEpoch
+                            + ") or an older epoch that is not its previous one.",
+                    memberId);
+        }
+        return null;
     }
 
     private HeartbeatResult leave(Heartbeat request, long nowMs) {
@@ -251,8 +300,38 @@ final class ConsumerGroup {
                     "Member " + request.memberId() + " is not a member of group " + groupId + ".",
                     request.memberId());
         }
-        remove(member.memberId);
+        if (request.memberEpoch() == ConsumerGroupApi.LEAVE_STATIC_EPOCH && member.instanceId != null) {
+            // A static member away for a while (a restart): it keeps its partitions, nobody else gets them, until
+            // a member with its instance id takes its place or its session times out.
+            member.staticLeft = true;
+        } else {
+            remove(member.memberId);
+        }
         return new HeartbeatResult(GroupError.NONE, null, request.memberId(), request.memberEpoch(), 0, null);
+    }
+
+    /** A static member comes back under a new member id: it takes over the old one's epoch and partitions. */
+    private Member replaceStaticMember(Member old, String memberId) {
+        Member member = new Member(memberId);
+        member.instanceId = old.instanceId;
+        member.rackId = old.rackId;
+        member.topicNames = old.topicNames;
+        member.topicRegex = old.topicRegex;
+        member.serverAssignor = old.serverAssignor;
+        member.rebalanceTimeoutMs = old.rebalanceTimeoutMs;
+        member.memberEpoch = old.memberEpoch;
+        member.previousMemberEpoch = old.previousMemberEpoch;
+        member.state = old.state;
+        member.assigned = old.assigned;
+        member.pendingRevocation = old.pendingRevocation;
+        member.revocationDeadlineMs = old.revocationDeadlineMs;
+        members.remove(old.memberId);
+        members.put(memberId, member);
+        SortedMap<String, SortedSet<Integer>> goal = target.remove(old.memberId);
+        if (goal != null) {
+            target.put(memberId, goal);
+        }
+        return member;
     }
 
     private static GroupError validate(Heartbeat request) {
@@ -297,6 +376,9 @@ final class ConsumerGroup {
 
     private static GroupError checkEpoch(Member member, Heartbeat request) {
         int received = request.memberEpoch();
+        if (member.staticLeft) {
+            return GroupError.FENCED_MEMBER_EPOCH;
+        }
         if (received > member.memberEpoch) {
             return GroupError.FENCED_MEMBER_EPOCH;
         }

@@ -24,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>value = short 0 (version), int groupEpoch, int assignmentEpoch, the subscribed topics' partition counts
  *       (int n, n &times; (topic, int count)), int memberCount and per member: memberId, optional instanceId,
  *       optional rackId, clientId, clientHost, topic names (int n, n &times; name), optional regex, optional
- *       serverAssignor, int rebalanceTimeoutMs, int memberEpoch, int previousMemberEpoch, byte state, assigned,
+ *       serverAssignor, int rebalanceTimeoutMs, int memberEpoch, int previousMemberEpoch, byte state, boolean
+ *       staticLeft (a static member away with epoch -2), assigned,
  *       pendingRevocation and target assignments (each: int topics, per topic: name, int n, n &times; int
  *       partition). An optional string is a boolean, then the string if true.</li>
  * </ul>
@@ -91,6 +92,7 @@ final class ConsumerGroupRecords {
         out.writeInt(member.memberEpoch);
         out.writeInt(member.previousMemberEpoch);
         out.writeByte(member.state.ordinal());
+        out.writeBoolean(member.staticLeft);
         writeAssignment(out, member.assigned);
         writeAssignment(out, member.pendingRevocation);
     }
@@ -140,6 +142,7 @@ final class ConsumerGroupRecords {
         member.memberEpoch = in.readInt();
         member.previousMemberEpoch = in.readInt();
         member.state = ConsumerGroup.MemberState.values()[in.readByte()];
+        member.staticLeft = in.readBoolean();
         member.assigned = readAssignment(in);
         member.pendingRevocation = readAssignment(in);
         return member;

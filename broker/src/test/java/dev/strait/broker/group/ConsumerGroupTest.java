@@ -189,6 +189,53 @@ class ConsumerGroupTest {
     }
 
     @Test
+    void aStaticMemberAwayKeepsItsPartitionsAndItsSuccessorTakesThemOver() {
+        // Given: two members, b static
+        Client a = new Client("a");
+        heartbeatUntilStable(List.of(a));
+        HeartbeatResult joined = group.heartbeat(
+                new Heartbeat("b", 0, "inst-b", null, 300_000, List.of("t"), null, null, null, "c", "/h"),
+                topics,
+                nowMs);
+        Client b = new Client("b");
+        b.epoch = joined.memberEpoch();
+        heartbeatUntilStable(List.of(a, b));
+        SortedMap<String, SortedSet<Integer>> ofB = ConsumerGroup.copy(b.owned);
+        int epoch = group.groupEpoch;
+
+        // When: b leaves with -2, a keeps heartbeating, then b2 joins with b's instance id
+        HeartbeatResult away = group.heartbeat(
+                new Heartbeat("b", -2, "inst-b", null, -1, null, null, null, null, "c", "/h"), topics, nowMs);
+        heartbeatUntilStable(List.of(a));
+        HeartbeatResult taken = group.heartbeat(
+                new Heartbeat("b3", 0, "inst-b", null, 300_000, List.of("t"), null, null, null, "c", "/h"),
+                topics,
+                nowMs);
+
+        // Then
+        assertThat(away.memberEpoch()).isEqualTo(-2);
+        assertThat(a.count()).isEqualTo(3);
+        assertThat(taken.error()).isEqualTo(GroupError.NONE);
+        assertThat(taken.assignment()).isEqualTo(ofB);
+        assertThat(group.groupEpoch).isEqualTo(epoch);
+        assertThat(group.members).containsOnlyKeys("a", "b3");
+    }
+
+    @Test
+    void anActiveStaticMembersInstanceIdIsRefusedToAnother() {
+        // Given
+        group.heartbeat(
+                new Heartbeat("b", 0, "inst", null, 300_000, List.of("t"), null, null, null, "c", "/h"), topics, nowMs);
+
+        // When
+        HeartbeatResult refused = group.heartbeat(
+                new Heartbeat("c", 0, "inst", null, 300_000, List.of("t"), null, null, null, "c", "/h"), topics, nowMs);
+
+        // Then
+        assertThat(refused.error()).isEqualTo(GroupError.UNRELEASED_INSTANCE_ID);
+    }
+
+    @Test
     void aMemberWhoseSessionExpiresIsRemovedAndAMemberThatDoesNotRevokeInTimeToo() {
         // Given
         Client a = new Client("a");
