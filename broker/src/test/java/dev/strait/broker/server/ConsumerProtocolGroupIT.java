@@ -20,12 +20,14 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.SubscriptionPattern;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -313,6 +315,42 @@ class ConsumerProtocolGroupIT {
                 return description;
             }
             consumers.forEach(c -> c.poll(Duration.ofMillis(50)));
+        }
+    }
+
+    @Test
+    void aRegexSubscriptionGetsNewMatchingTopicsAndNewPartitions() throws Exception {
+        // Given: a member subscribed to a pattern the broker resolves (KIP-848 SubscribedTopicRegex)
+        Ownership ownership = new Ownership();
+        createTopic(admin, "kip848-re-1", 2, (short) 1);
+        try (KafkaConsumer<String, String> consumer = consumer(cluster.bootstrapServers(), "kip848-re", "r1")) {
+            consumer.subscribe(new SubscriptionPattern("kip848-re-.*"), ownership.listener("r1"));
+            pollUntil(
+                    List.of(consumer),
+                    new ArrayList<>(),
+                    () -> ownership.of("r1").size() == 2);
+
+            // When: a matching topic appears, and the first one grows
+            createTopic(admin, "kip848-re-2", 1, (short) 1);
+            pollUntil(
+                    List.of(consumer),
+                    new ArrayList<>(),
+                    () -> ownership.of("r1").size() == 3);
+            admin.createPartitions(Map.of("kip848-re-1", NewPartitions.increaseTo(3)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+            pollUntil(
+                    List.of(consumer),
+                    new ArrayList<>(),
+                    () -> ownership.of("r1").size() == 4);
+
+            // Then
+            assertThat(ownership.of("r1"))
+                    .containsExactlyInAnyOrder(
+                            new TopicPartition("kip848-re-1", 0),
+                            new TopicPartition("kip848-re-1", 1),
+                            new TopicPartition("kip848-re-1", 2),
+                            new TopicPartition("kip848-re-2", 0));
         }
     }
 
