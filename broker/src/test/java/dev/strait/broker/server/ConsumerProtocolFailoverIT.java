@@ -16,20 +16,22 @@ import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A consumer group of the KIP-848 protocol survives the loss of its coordinator: on a three-node cluster the node
- * leading the group's {@code __consumer_offsets} partition stops; another node loads the group from the partition
+ * leading the group's {@code __consumer_offsets} partition stops or is killed; another node loads the group from the partition
  * and the members carry on with the same epoch, the same assignment and their committed offsets. Before issue 24 the
  * broker did not serve ConsumerGroupHeartbeat.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class ConsumerProtocolFailoverIT {
 
-    @Test
-    void theGroupKeepsItsEpochAssignmentAndOffsetsWhenTheCoordinatorStops() throws Exception {
+    @ParameterizedTest(name = "coordinator {0}")
+    @ValueSource(strings = {"stopped", "killed"})
+    void theGroupKeepsItsEpochAssignmentAndOffsetsWhenTheCoordinatorGoes(String how) throws Exception {
         try (EmbeddedCluster cluster = EmbeddedCluster.builder()
                         .nodes(3)
                         .brokerConfig("offsets.topic.num.partitions", "3")
@@ -40,7 +42,7 @@ class ConsumerProtocolFailoverIT {
             // Given: two members share a six-partition topic and consumed and committed everything
             String bootstrap = cluster.bootstrapServers();
             String topic = "kip848-failover";
-            String group = "kip848-failover-group";
+            String group = "kip848-failover-group-" + how;
             ConsumerProtocolGroupIT.createTopic(admin, topic, 6, (short) 3);
             ConsumerProtocolGroupIT.produce(bootstrap, topic, 6, "a-", 60);
             ConsumerProtocolGroupIT.Ownership ownership = new ConsumerProtocolGroupIT.Ownership();
@@ -62,8 +64,12 @@ class ConsumerProtocolFailoverIT {
                 Map<String, Set<TopicPartition>> assignmentBefore =
                         new HashMap<>(Map.of("f1", ownership.of("f1"), "f2", ownership.of("f2")));
 
-                // When: the coordinator's node stops
-                cluster.stop(before.coordinator().id());
+                // When: the coordinator's node stops (a controlled shutdown) or is killed (a crash)
+                if (how.equals("killed")) {
+                    cluster.kill(before.coordinator().id());
+                } else {
+                    cluster.stop(before.coordinator().id());
+                }
                 ConsumerProtocolGroupIT.produce(bootstrap, topic, 6, "b-", 30);
                 ConsumerProtocolGroupIT.pollUntil(consumers, consumed, () -> consumed.size() >= 90);
 
