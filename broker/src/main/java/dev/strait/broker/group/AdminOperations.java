@@ -25,6 +25,11 @@ final class AdminOperations {
             callback.accept(unavailable);
             return;
         }
+        ConsumerGroup consumerGroup = shard.consumerGroups.get(groupId);
+        if (consumerGroup != null) {
+            deleteConsumerGroup(shard, consumerGroup, callback);
+            return;
+        }
         ClassicGroup group = shard.groups.get(groupId);
         GroupResult result = new GroupResult();
         if (group == null || group.is(GroupState.DEAD)) {
@@ -53,15 +58,32 @@ final class AdminOperations {
         writes.complete(shard, result);
     }
 
+    /** A consumer group is deleted, offsets and all, if it has no members (NON_EMPTY_GROUP otherwise), as Kafka. */
+    private void deleteConsumerGroup(GroupShard shard, ConsumerGroup group, Consumer<GroupError> callback) {
+        String groupId = group.groupId;
+        GroupResult result = new GroupResult();
+        if (!group.isEmpty()) {
+            result.respond(() -> callback.accept(GroupError.NON_EMPTY_GROUP), callback);
+        } else {
+            shard.offsets.writeDeletion(groupId, result);
+            result.write(new OffsetsLog.Entry(ConsumerGroupRecords.key(groupId), null));
+            shard.consumerGroups.remove(groupId);
+            result.onDurable(() -> shard.offsets.delete(groupId));
+            result.respond(() -> callback.accept(GroupError.NONE), callback);
+        }
+        writes.complete(shard, result);
+    }
+
     /** The shard's groups but the Dead ones. */
     static List<GroupListing> list(GroupShard shard) {
         List<GroupListing> listed = new ArrayList<>();
         for (ClassicGroup group : shard.groups.values()) {
-            if (!group.is(GroupState.DEAD)) {
+            if (!group.is(GroupState.DEAD) && !shard.consumerGroups.containsKey(group.groupId())) {
                 listed.add(new GroupListing(
                         group.groupId(), group.protocolType == null ? "" : group.protocolType, group.state()));
             }
         }
+        listed.addAll(ConsumerGroupOperations.list(shard));
         return listed;
     }
 
@@ -75,7 +97,8 @@ final class AdminOperations {
             return notServed(unavailable, groupId);
         }
         ClassicGroup group = shard.groups.get(groupId);
-        if (group == null) {
+        if (group == null || shard.consumerGroups.containsKey(groupId)) {
+            // As Kafka 4.1.1: DescribeGroups describes classic groups only ("Group ... is not a classic group.").
             return notServed(GroupError.GROUP_ID_NOT_FOUND, groupId);
         }
         List<MemberDescription> members = new ArrayList<>();

@@ -66,7 +66,16 @@ public final class GroupApi {
         Optional<Set<String>> topics(byte[] metadata);
     }
 
-    public record GroupListing(String groupId, String protocolType, GroupState state) {}
+    /**
+     * A group as ListGroups shows it: {@code type} is "classic" or "consumer"; {@code state} is a classic group's
+     * (null for a consumer group), {@code stateName} the state's name as Kafka reports it.
+     */
+    public record GroupListing(
+            String groupId, String protocolType, @Nullable GroupState state, String type, String stateName) {
+        public GroupListing(String groupId, String protocolType, GroupState state) {
+            this(groupId, protocolType, state, "classic", state.kafkaName());
+        }
+    }
 
     /** An OffsetFetch's answer: NONE and the committed offsets, or why this node cannot serve them now. */
     public record FetchResult(GroupError error, Map<TopicPartitionKey, OffsetAndMetadata> offsets) {}

@@ -86,6 +86,7 @@ public final class GroupCoordinator implements AutoCloseable {
     private final MembershipOperations membership;
     private final OffsetOperations offsetOperations;
     private final AdminOperations admin;
+    private final ConsumerGroupOperations consumerGroups;
     private volatile BiConsumer<String, Throwable> faults = (what, cause) -> {};
     private volatile boolean closed;
 
@@ -137,6 +138,18 @@ public final class GroupCoordinator implements AutoCloseable {
         this.membership = new MembershipOperations(clockMs, memberIds, writes);
         this.offsetOperations = new OffsetOperations(clockMs, readLease, writes);
         this.admin = new AdminOperations(writes);
+        this.consumerGroups = new ConsumerGroupOperations(clockMs, writes);
+    }
+
+    /**
+     * The consumer group protocol's timeouts ({@code group.consumer.session.timeout.ms}, default 45000, and
+     * {@code group.consumer.heartbeat.interval.ms}, default 5000); set before {@link #startup}.
+     */
+    public void setConsumerGroupTimeouts(int sessionTimeoutMs, int heartbeatIntervalMs) {
+        for (GroupShard shard : shards) {
+            shard.consumerSessionTimeoutMs = sessionTimeoutMs;
+            shard.consumerHeartbeatIntervalMs = heartbeatIntervalMs;
+        }
     }
 
     /**
@@ -158,7 +171,7 @@ public final class GroupCoordinator implements AutoCloseable {
                     loader.load(shard);
                 }
             });
-            loops.scheduleEvery(shard.index, config.tickMs(), () -> run(shard, () -> membership.expire(shard)));
+            loops.scheduleEvery(shard.index, config.tickMs(), () -> run(shard, () -> expire(shard)));
         }
     }
 
@@ -350,8 +363,50 @@ public final class GroupCoordinator implements AutoCloseable {
     /** Queues an expiry pass to every shard's loop now (the loops also run one every {@code tickMs}). */
     void tick() {
         for (GroupShard shard : shards) {
-            submit(shard, () -> membership.expire(shard));
+            submit(shard, () -> expire(shard));
         }
+    }
+
+    private void expire(GroupShard shard) {
+        membership.expire(shard);
+        consumerGroups.expire(shard);
+    }
+
+    // ------------------------------------------------------------------------------------------------ consumer groups
+
+    /**
+     * Handles a ConsumerGroupHeartbeat (KIP-848); the callback hears the answer on the shard's loop once what the
+     * heartbeat changed is durable.
+     *
+     * @param topics every topic that exists with its partition count, as the caller's metadata shows it now
+     */
+    public void consumerGroupHeartbeat(
+            String groupId,
+            ConsumerGroupApi.Heartbeat request,
+            Map<String, Integer> topics,
+            Consumer<ConsumerGroupApi.HeartbeatResult> callerCallback) {
+        Consumer<ConsumerGroupApi.HeartbeatResult> callback = answeredSafely("ConsumerGroupHeartbeat", callerCallback);
+        if (groupId == null || groupId.isEmpty()) {
+            callback.accept(ConsumerGroupApi.HeartbeatResult.error(
+                    GroupError.INVALID_GROUP_ID, "GroupId can't be empty.", request.memberId()));
+            return;
+        }
+        GroupShard shard = shard(groupId);
+        submit(
+                shard,
+                () -> consumerGroups.heartbeat(shard, groupId, request, topics, callback),
+                () -> callback.accept(
+                        ConsumerGroupApi.HeartbeatResult.error(GroupError.NOT_COORDINATOR, null, request.memberId())));
+    }
+
+    /** The consumer group as ConsumerGroupDescribe shows it, to the callback on the shard's loop. */
+    public void describeConsumerGroup(String groupId, Consumer<ConsumerGroupApi.GroupDescription> callerCallback) {
+        Consumer<ConsumerGroupApi.GroupDescription> callback = answeredSafely("ConsumerGroupDescribe", callerCallback);
+        GroupShard shard = shard(groupId);
+        submit(
+                shard,
+                () -> callback.accept(ConsumerGroupOperations.describe(shard, groupId)),
+                () -> callback.accept(ConsumerGroupOperations.notDescribed(GroupError.NOT_COORDINATOR, null, groupId)));
     }
 
     // ------------------------------------------------------------------------------------------------ offsets
@@ -388,11 +443,24 @@ public final class GroupCoordinator implements AutoCloseable {
      */
     public void fetchOffsets(
             String groupId, @Nullable List<TopicPartitionKey> wanted, Consumer<FetchResult> callerCallback) {
+        fetchOffsets(groupId, null, -1, wanted, callerCallback);
+    }
+
+    /**
+     * As above, for OffsetFetch v9+, which names the member and its epoch: for a consumer group (KIP-848) they are
+     * validated (UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH) unless both are absent (the admin client).
+     */
+    public void fetchOffsets(
+            String groupId,
+            @Nullable String memberId,
+            int memberEpoch,
+            @Nullable List<TopicPartitionKey> wanted,
+            Consumer<FetchResult> callerCallback) {
         Consumer<FetchResult> callback = answeredSafely("OffsetFetch", callerCallback);
         GroupShard shard = shard(groupId);
         submit(
                 shard,
-                () -> offsetOperations.fetch(shard, groupId, wanted, callback),
+                () -> offsetOperations.fetch(shard, groupId, memberId, memberEpoch, wanted, callback),
                 () -> callback.accept(new FetchResult(GroupError.NOT_COORDINATOR, Map.of())));
     }
 

@@ -21,5 +21,16 @@ public enum GroupError {
     /** This node is taking over the group's offsets partition and replays it; the client retries. */
     COORDINATOR_LOAD_IN_PROGRESS,
     /** This node no longer coordinates the group (its offsets partition moved); the client looks it up again. */
-    NOT_COORDINATOR
+    NOT_COORDINATOR,
+    /** ConsumerGroupHeartbeat: the member's epoch is not one the coordinator accepts; it rejoins with epoch 0. */
+    FENCED_MEMBER_EPOCH,
+    /** OffsetCommit / OffsetFetch of a consumer group member: its epoch is not the member's current one. */
+    STALE_MEMBER_EPOCH,
+    /** ConsumerGroupHeartbeat: another member still uses the static member's instance id. */
+    UNRELEASED_INSTANCE_ID,
+    /** ConsumerGroupHeartbeat: the server assignor named is not one this coordinator has. */
+    UNSUPPORTED_ASSIGNOR,
+    /** ConsumerGroupHeartbeat: the subscribed regex does not compile. */
+    INVALID_REGULAR_EXPRESSION,
+    INVALID_REQUEST
 }

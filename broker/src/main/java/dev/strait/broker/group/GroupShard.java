@@ -23,6 +23,11 @@ final class GroupShard {
     final int index;
     final int initialRebalanceDelayMs;
     final Map<String, ClassicGroup> groups = new HashMap<>();
+    /** The consumer groups (KIP-848); a group id is in one of the two maps (an Empty classic group aside). */
+    final Map<String, ConsumerGroup> consumerGroups = new HashMap<>();
+
+    int consumerSessionTimeoutMs = 45_000;
+    int consumerHeartbeatIntervalMs = 5_000;
     final OffsetManager offsets = new OffsetManager();
     final PendingWrites writes = new PendingWrites();
     volatile Status status = Status.NOT_COORDINATOR;
@@ -48,6 +53,10 @@ final class GroupShard {
         return new ClassicGroup(groupId, initialRebalanceDelayMs);
     }
 
+    ConsumerGroup newConsumerGroup(String groupId) {
+        return new ConsumerGroup(groupId, consumerSessionTimeoutMs, consumerHeartbeatIntervalMs);
+    }
+
     /** Drops everything of the shard; whoever waits hears {@code error} now and finds the new coordinator. */
     void reset(GroupError error, long nowMs) {
         status = Status.NOT_COORDINATOR;
@@ -56,6 +65,7 @@ final class GroupShard {
         }
         writes.failAll(error, nowMs);
         groups.clear();
+        consumerGroups.clear();
         offsets.clear();
     }
 }

@@ -35,6 +35,19 @@ final class MembershipOperations {
             callback.accept(JoinResult.error(unavailable, memberId));
             return;
         }
+        ConsumerGroup consumerGroup = shard.consumerGroups.get(groupId);
+        if (consumerGroup != null) {
+            if (!consumerGroup.isEmpty()) {
+                // Kafka 4.1.1 with group.consumer.migration.policy=disabled: a classic member is refused.
+                callback.accept(JoinResult.error(GroupError.INCONSISTENT_GROUP_PROTOCOL, memberId));
+                return;
+            }
+            // An Empty consumer group becomes a classic group (its committed offsets stay).
+            shard.consumerGroups.remove(groupId);
+            GroupResult tombstone = new GroupResult();
+            tombstone.write(new OffsetsLog.Entry(ConsumerGroupRecords.key(groupId), null));
+            writes.complete(shard, tombstone);
+        }
         ClassicGroup group = shard.groups.get(groupId);
         boolean unknownMember = memberId == null || memberId.isEmpty();
         if (group == null) {

@@ -47,8 +47,11 @@ final class OffsetOperations {
         long now = clock.milliseconds();
         ClassicGroup group = shard.groups.get(groupId);
         boolean simple = generation < 0 && (memberId == null || memberId.isEmpty());
+        ConsumerGroup consumerGroup = shard.consumerGroups.get(groupId);
         GroupError error;
-        if (group == null) {
+        if (consumerGroup != null) {
+            error = consumerGroup.validateOffsetCommit(memberId, generation);
+        } else if (group == null) {
             error = simple ? GroupError.NONE : GroupError.ILLEGAL_GENERATION;
         } else {
             error = group.validateOffsetCommit(memberId, instanceId, generation, now);
@@ -68,7 +71,9 @@ final class OffsetOperations {
                         : new OffsetAndMetadata(offset.offset(), offset.leaderEpoch(), offset.metadata(), now)));
         OffsetManager.writeCommit(groupId, stamped, result);
         result.onDurable(() -> {
-            shard.groups.computeIfAbsent(groupId, shard::newGroup);
+            if (!shard.consumerGroups.containsKey(groupId)) {
+                shard.groups.computeIfAbsent(groupId, shard::newGroup);
+            }
             shard.offsets.commit(groupId, stamped);
         });
         result.respond(() -> callback.accept(GroupError.NONE), callback);
@@ -80,7 +85,22 @@ final class OffsetOperations {
             String groupId,
             @Nullable List<TopicPartitionKey> wanted,
             Consumer<FetchResult> callback) {
+        fetch(shard, groupId, null, -1, wanted, callback);
+    }
+
+    /** OffsetFetch v9+ names the member and its epoch; a consumer group's member is validated (Kafka 4.1.1). */
+    void fetch(
+            GroupShard shard,
+            String groupId,
+            @Nullable String memberId,
+            int memberEpoch,
+            @Nullable List<TopicPartitionKey> wanted,
+            Consumer<FetchResult> callback) {
         GroupError unavailable = shard.unavailable();
+        ConsumerGroup consumerGroup = shard.consumerGroups.get(groupId);
+        if (unavailable == GroupError.NONE && consumerGroup != null) {
+            unavailable = consumerGroup.validateOffsetFetch(memberId, memberEpoch);
+        }
         if (unavailable == GroupError.NONE && !readLease.getAsBoolean()) {
             // Cut off from the controller for a while: another node may lead the partition by now and have
             // acknowledged later commits (issue 22). The client finds the coordinator again.

@@ -50,6 +50,9 @@ final class ShardLoader {
     }
 
     private static void apply(GroupShard shard, byte[] keyBytes, byte @Nullable [] value, long nowMs) {
+        if (ConsumerGroupOperations.replay(shard, keyBytes, value, nowMs)) {
+            return;
+        }
         Object key = GroupRecords.readKey(keyBytes);
         if (key instanceof GroupRecords.OffsetKey offsetKey) {
             TopicPartitionKey tp = new TopicPartitionKey(offsetKey.topic(), offsetKey.partition());
@@ -57,13 +60,16 @@ final class ShardLoader {
             if (value != null) {
                 // A group with committed offsets exists (Empty) even if it never had members: it is listed and
                 // can be deleted, as in Kafka.
-                shard.groups.computeIfAbsent(offsetKey.group(), shard::newGroup);
+                if (!shard.consumerGroups.containsKey(offsetKey.group())) {
+                    shard.groups.computeIfAbsent(offsetKey.group(), shard::newGroup);
+                }
             }
         } else {
             String groupId = (String) key;
             if (value == null) {
                 shard.groups.remove(groupId);
             } else {
+                shard.consumerGroups.remove(groupId);
                 shard.groups.put(
                         groupId,
                         ClassicGroup.fromRecord(

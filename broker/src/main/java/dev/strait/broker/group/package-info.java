@@ -1,6 +1,7 @@
 /**
- * The group coordinator for the classic consumer group protocol (JoinGroup / SyncGroup / Heartbeat / LeaveGroup)
- * and committed offsets, modelled on Kafka's. Imports nothing from kafka-clients' protocol classes: the protocol
+ * The group coordinator for the classic consumer group protocol (JoinGroup / SyncGroup / Heartbeat / LeaveGroup),
+ * the consumer group protocol of KIP-848 (ConsumerGroupHeartbeat / ConsumerGroupDescribe) and committed offsets,
+ * modelled on Kafka's. Imports nothing from kafka-clients' protocol classes: the protocol
  * adapter ({@code dev.strait.broker.protocol.GroupHandler}) translates requests into calls on
  * {@link dev.strait.broker.group.GroupCoordinator} and errors from {@link dev.strait.broker.group.GroupError}.
  * <h2>State machine</h2>
@@ -21,6 +22,16 @@
  * operation wrote and completes it once durable, with {@code PendingWrites} the writes not yet durable;
  * {@code ShardLoader} replays a shard's partition when this node becomes its leader;
  * {@link dev.strait.broker.group.ShardLoops} runs the shards ({@code ThreadShardLoops} in the broker).
+ * <h2>Consumer groups (KIP-848)</h2>
+ * Beside classic groups, a shard holds consumer groups of the consumer rebalance protocol
+ * ({@code group.protocol=consumer}): {@link dev.strait.broker.group.GroupCoordinator#consumerGroupHeartbeat} and
+ * {@link dev.strait.broker.group.GroupCoordinator#describeConsumerGroup} run {@code ConsumerGroupOperations} on the
+ * shard's loop; {@code ConsumerGroup} is the pure state machine (group epoch, target assignment computed by
+ * {@code ConsumerAssignors} ({@code uniform}, {@code range}), each member's reconciliation towards it, fencing,
+ * session and revocation timeouts, static members); its whole state is one record in the offsets partition
+ * ({@code ConsumerGroupRecords}), written through the same durable writes as classic groups and replayed by
+ * {@code ShardLoader}. A group id is a classic group or a consumer group; the protocols do not mix in one group
+ * (Kafka with {@code group.consumer.migration.policy=disabled}).
  * <h2>Sharding and threading</h2>
  * One shard per partition of the offsets topic {@code __consumer_offsets} ({@code offsets.topic.num.partitions},
  * default 5); a group's shard is {@code (groupId.hashCode() & 0x7fffffff) % shards}. Each shard is owned by one

@@ -52,21 +52,19 @@ final class GroupAdminHandler {
                     continue;
                 }
                 if (!data.statesFilter().isEmpty()
-                        && data.statesFilter().stream()
-                                .noneMatch(
-                                        s -> s.equalsIgnoreCase(listing.state().kafkaName()))) {
+                        && data.statesFilter().stream().noneMatch(s -> s.equalsIgnoreCase(listing.stateName()))) {
                     continue;
                 }
                 if (!data.typesFilter().isEmpty()
-                        && data.typesFilter().stream().noneMatch(t -> t.equalsIgnoreCase("classic"))) {
+                        && data.typesFilter().stream().noneMatch(t -> t.equalsIgnoreCase(listing.type()))) {
                     continue;
                 }
                 response.groups()
                         .add(new ListedGroup()
                                 .setGroupId(listing.groupId())
                                 .setProtocolType(listing.protocolType())
-                                .setGroupState(listing.state().kafkaName())
-                                .setGroupType("classic"));
+                                .setGroupState(listing.stateName())
+                                .setGroupType(listing.type()));
             }
             respond.accept(new ListGroupsResponse(response));
         });

@@ -1,15 +1,20 @@
 package dev.strait.broker.protocol;
 
 import dev.strait.broker.group.GroupCoordinator;
+import dev.strait.broker.metadata.TopicMetadata;
 import dev.strait.broker.network.NetworkRequest;
+import java.util.Collection;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.OffsetFetchRequestData.OffsetFetchRequestGroup;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ConsumerGroupDescribeRequest;
+import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.DeleteGroupsRequest;
 import org.apache.kafka.common.requests.DescribeGroupsRequest;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
@@ -46,6 +51,7 @@ final class GroupHandler {
     private final GroupMembershipHandler membership;
     private final GroupOffsetsHandler offsets;
     private final GroupAdminHandler admin;
+    private final ConsumerGroupHandler consumerGroups;
 
     /** @param offsetsPartitionLeader the leader of an offsets partition, which coordinates its groups */
     GroupHandler(
@@ -61,12 +67,23 @@ final class GroupHandler {
             FindCoordinatorHandler.CoordinatorLookup offsetsPartitionLeader,
             RequestAuthorizer authorizer,
             GroupOffsetsHandler.PartitionCounts partitionCounts) {
+        this(coordinator, offsetsPartitionLeader, authorizer, partitionCounts, List::of);
+    }
+
+    /** @param topics the topics that exist, for the consumer group protocol (KIP-848) */
+    GroupHandler(
+            GroupCoordinator coordinator,
+            FindCoordinatorHandler.CoordinatorLookup offsetsPartitionLeader,
+            RequestAuthorizer authorizer,
+            GroupOffsetsHandler.PartitionCounts partitionCounts,
+            Supplier<Collection<TopicMetadata>> topics) {
         this.coordinator = coordinator;
         this.authorizer = authorizer;
         this.findCoordinator = new FindCoordinatorHandler(coordinator, offsetsPartitionLeader, authorizer);
         this.membership = new GroupMembershipHandler(coordinator);
         this.offsets = new GroupOffsetsHandler(coordinator, authorizer, partitionCounts);
         this.admin = new GroupAdminHandler(coordinator, authorizer);
+        this.consumerGroups = new ConsumerGroupHandler(coordinator, authorizer, topics);
     }
 
     /**
@@ -150,6 +167,22 @@ final class GroupHandler {
                         AclOperation.DESCRIBE,
                         ((DescribeGroupsRequest) body).data().groups(),
                         () -> admin.handleDescribeGroupsRequest(context, (DescribeGroupsRequest) body, respond));
+            case CONSUMER_GROUP_HEARTBEAT ->
+                oneGroup(
+                        context,
+                        body,
+                        AclOperation.READ,
+                        ((ConsumerGroupHeartbeatRequest) body).data().groupId(),
+                        () -> consumerGroups.handleConsumerGroupHeartbeatRequest(
+                                context, (ConsumerGroupHeartbeatRequest) body, respond));
+            case CONSUMER_GROUP_DESCRIBE ->
+                groups(
+                        context,
+                        body,
+                        AclOperation.DESCRIBE,
+                        ((ConsumerGroupDescribeRequest) body).data().groupIds(),
+                        () -> consumerGroups.handleConsumerGroupDescribeRequest(
+                                context, (ConsumerGroupDescribeRequest) body, respond));
             case DELETE_GROUPS ->
                 groups(
                         context,

@@ -244,7 +244,7 @@ final class GroupOffsetsHandler {
             }
             List<TopicPartitionKey> asked = partitionsAsked(
                     group.topics(), OffsetFetchRequestTopics::name, OffsetFetchRequestTopics::partitionIndexes);
-            fetch(group.groupId(), asked, fetched -> {
+            fetch(group.groupId(), group.memberId(), group.memberEpoch(), asked, fetched -> {
                 answer.setErrorCode(ApiErrors.forGroup(fetched.error()).code());
                 if (fetched.error() == GroupError.NONE) {
                     visibleOffsets(context, fetched, asked == null)
@@ -316,7 +316,17 @@ final class GroupOffsetsHandler {
 
     /** Committed offsets, to {@code answer}; requested partitions without a commit map to null. */
     private void fetch(String groupId, @Nullable List<TopicPartitionKey> wanted, Consumer<FetchResult> answer) {
-        coordinator.fetchOffsets(groupId, wanted, fetched -> {
+        fetch(groupId, null, -1, wanted, answer);
+    }
+
+    /** As above; OffsetFetch v9+ names the member and its epoch, which a consumer group (KIP-848) validates. */
+    private void fetch(
+            String groupId,
+            @Nullable String memberId,
+            int memberEpoch,
+            @Nullable List<TopicPartitionKey> wanted,
+            Consumer<FetchResult> answer) {
+        coordinator.fetchOffsets(groupId, memberId, memberEpoch, wanted, fetched -> {
             if (wanted == null || fetched.error() != GroupError.NONE) {
                 answer.accept(fetched);
                 return;

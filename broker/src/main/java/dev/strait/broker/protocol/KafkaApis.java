@@ -194,7 +194,8 @@ public final class KafkaApis implements RequestDispatcher {
                         topic -> replicaManager
                                 .topic(topic)
                                 .map(t -> t.partitions())
-                                .orElse(0));
+                                .orElse(0),
+                        replicaManager.metadata()::topics);
         this.securityAdminHandler = new SecurityAdminHandler(replicaManager.metadata(), authorizer);
         this.logDirsHandler = new LogDirsHandler(replicaManager, authorizer);
         this.quorumHandler = replicaManager.metadata().hasQuorum()

@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.DescribeClusterResponseData.DescribeClusterBroker;
@@ -117,7 +118,9 @@ final class MetadataHandler {
 
     private MetadataResponseTopic requestedTopicMetadata(
             RequestContext context, MetadataRequestTopic requested, boolean allowAutoCreate) {
-        if (requested.name() == null) {
+        // By id (v10+): the 4.1.1 consumer of a KIP-848 regex subscription asks for its assigned topic ids with an
+        // empty name, not a null one (Kafka looks up every topic with a non-zero id by its id).
+        if (requested.name() == null || requested.name().isEmpty() && !Uuid.ZERO_UUID.equals(requested.topicId())) {
             Optional<TopicMetadata> byId = replicaManager.topic(requested.topicId());
             if (byId.isPresent()
                     && !authorizer.topic(

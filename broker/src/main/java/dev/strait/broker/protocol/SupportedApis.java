@@ -42,7 +42,10 @@ final class SupportedApis {
             ApiKeys.DESCRIBE_LOG_DIRS,
             ApiKeys.DESCRIBE_PRODUCERS);
 
-    /** The classic group protocol and offsets, advertised only when a group coordinator runs. */
+    /**
+     * The group protocols (classic, and the consumer protocol of KIP-848) and offsets, advertised only when a group
+     * coordinator runs.
+     */
     static final Set<ApiKeys> GROUP_APIS = EnumSet.of(
             ApiKeys.FIND_COORDINATOR,
             ApiKeys.JOIN_GROUP,
@@ -54,7 +57,9 @@ final class SupportedApis {
             ApiKeys.LIST_GROUPS,
             ApiKeys.DESCRIBE_GROUPS,
             ApiKeys.DELETE_GROUPS,
-            ApiKeys.OFFSET_DELETE);
+            ApiKeys.OFFSET_DELETE,
+            ApiKeys.CONSUMER_GROUP_HEARTBEAT,
+            ApiKeys.CONSUMER_GROUP_DESCRIBE);
 
     /** Advertised only by a node of a Raft metadata quorum (a standalone node has no quorum to describe). */
     static final Set<ApiKeys> QUORUM_APIS = EnumSet.of(ApiKeys.DESCRIBE_QUORUM);

@@ -83,6 +83,8 @@ public final class BrokerConfig {
     private final int groupInitialRebalanceDelayMs;
     private final int groupMinSessionTimeoutMs;
     private final int groupMaxSessionTimeoutMs;
+    private final int groupConsumerSessionTimeoutMs;
+    private final int groupConsumerHeartbeatIntervalMs;
     private final int numPartitions;
     private final boolean autoCreateTopics;
     private final long retentionCheckIntervalMs;
@@ -161,6 +163,8 @@ public final class BrokerConfig {
         this.groupInitialRebalanceDelayMs = values.get(ConsumerGroupSettings.GROUP_INITIAL_REBALANCE_DELAY_MS);
         this.groupMinSessionTimeoutMs = values.get(ConsumerGroupSettings.GROUP_MIN_SESSION_TIMEOUT_MS);
         this.groupMaxSessionTimeoutMs = values.get(ConsumerGroupSettings.GROUP_MAX_SESSION_TIMEOUT_MS);
+        this.groupConsumerSessionTimeoutMs = values.get(ConsumerGroupSettings.GROUP_CONSUMER_SESSION_TIMEOUT_MS);
+        this.groupConsumerHeartbeatIntervalMs = values.get(ConsumerGroupSettings.GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS);
         this.numPartitions = values.get(TopicDefaultSettings.NUM_PARTITIONS);
         this.autoCreateTopics = values.get(TopicDefaultSettings.AUTO_CREATE_TOPICS_ENABLE);
         this.retentionCheckIntervalMs = values.get(TopicDefaultSettings.LOG_RETENTION_CHECK_INTERVAL_MS);
@@ -534,6 +538,16 @@ public final class BrokerConfig {
     /** {@code group.max.session.timeout.ms} (default 1800000, as Kafka). */
     public int groupMaxSessionTimeoutMs() {
         return groupMaxSessionTimeoutMs;
+    }
+
+    /** {@code group.consumer.session.timeout.ms} (default 45000, as Kafka). */
+    public int groupConsumerSessionTimeoutMs() {
+        return groupConsumerSessionTimeoutMs;
+    }
+
+    /** {@code group.consumer.heartbeat.interval.ms} (default 5000, as Kafka). */
+    public int groupConsumerHeartbeatIntervalMs() {
+        return groupConsumerHeartbeatIntervalMs;
     }
 
     public int numPartitions() {

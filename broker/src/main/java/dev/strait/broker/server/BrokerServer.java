@@ -212,6 +212,8 @@ public final class BrokerServer implements AutoCloseable {
                     time::milliseconds,
                     metadata::holdsReadLease);
             groupCoordinator.setFaultHandler(this::onFault);
+            groupCoordinator.setConsumerGroupTimeouts(
+                    config.groupConsumerSessionTimeoutMs(), config.groupConsumerHeartbeatIntervalMs());
             GroupCoordinator coordinator = groupCoordinator;
             // Registered before startup: a load can only repeat one (loads are idempotent), never be missed.
             replicaManager.addRoleListener(new ReplicaManager.RoleListener() {

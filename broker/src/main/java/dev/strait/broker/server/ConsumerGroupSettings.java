@@ -57,6 +57,21 @@ public final class ConsumerGroupSettings {
                     "The longest session timeout a group member may ask for.")
             .atLeast(1);
 
+    public static final Setting<Integer> GROUP_CONSUMER_SESSION_TIMEOUT_MS = ofInt(
+                    "group.consumer.session.timeout.ms",
+                    "45000",
+                    Group.GROUPS,
+                    "Consumer groups (group.protocol=consumer, KIP-848): a member that sends no heartbeat for this"
+                            + " long leaves the group.")
+            .atLeast(1);
+
+    public static final Setting<Integer> GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS = ofInt(
+                    "group.consumer.heartbeat.interval.ms",
+                    "5000",
+                    Group.GROUPS,
+                    "Consumer groups (group.protocol=consumer, KIP-848): how often members are told to heartbeat.")
+            .atLeast(1);
+
     /** This group's settings, in the order of the documentation. */
     static final List<Setting<?>> ALL = List.of(
             OFFSETS_TOPIC_NUM_PARTITIONS,
@@ -64,7 +79,9 @@ public final class ConsumerGroupSettings {
             OFFSETS_TOPIC_SEGMENT_BYTES,
             GROUP_INITIAL_REBALANCE_DELAY_MS,
             GROUP_MIN_SESSION_TIMEOUT_MS,
-            GROUP_MAX_SESSION_TIMEOUT_MS);
+            GROUP_MAX_SESSION_TIMEOUT_MS,
+            GROUP_CONSUMER_SESSION_TIMEOUT_MS,
+            GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS);
 
     private ConsumerGroupSettings() {}
 }

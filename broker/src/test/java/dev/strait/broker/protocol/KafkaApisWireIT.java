@@ -16,8 +16,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.AddOffsetsToTxnRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
-import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopic;
@@ -37,10 +37,10 @@ import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.SimpleRecord;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.AddOffsetsToTxnRequest;
+import org.apache.kafka.common.requests.AddOffsetsToTxnResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
-import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
-import org.apache.kafka.common.requests.ConsumerGroupHeartbeatResponse;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.CreatePartitionsResponse;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
@@ -120,6 +120,8 @@ class KafkaApisWireIT {
                             Map.entry(ApiKeys.DESCRIBE_GROUPS, "0-6"),
                             Map.entry(ApiKeys.DELETE_GROUPS, "0-2"),
                             Map.entry(ApiKeys.OFFSET_DELETE, "0-0"),
+                            Map.entry(ApiKeys.CONSUMER_GROUP_HEARTBEAT, "0-1"),
+                            Map.entry(ApiKeys.CONSUMER_GROUP_DESCRIBE, "0-1"),
                             Map.entry(ApiKeys.CREATE_PARTITIONS, "0-3"),
                             Map.entry(ApiKeys.DELETE_RECORDS, "0-2"),
                             Map.entry(ApiKeys.SASL_HANDSHAKE, "0-1"),
@@ -138,10 +140,13 @@ class KafkaApisWireIT {
     @Test
     void anApiThatIsNotAdvertisedIsAnsweredWithUnsupportedVersion() throws Exception {
         try (RawClient client = new RawClient()) {
-            ConsumerGroupHeartbeatResponse response = (ConsumerGroupHeartbeatResponse)
-                    client.call(new ConsumerGroupHeartbeatRequest.Builder(new ConsumerGroupHeartbeatRequestData()
-                                    .setGroupId("group")
-                                    .setMemberId("m"))
+            // Transactions are not served (the companion broker has no transaction coordinator).
+            AddOffsetsToTxnResponse response = (AddOffsetsToTxnResponse)
+                    client.call(new AddOffsetsToTxnRequest.Builder(new AddOffsetsToTxnRequestData()
+                                    .setTransactionalId("t")
+                                    .setProducerId(1)
+                                    .setProducerEpoch((short) 0)
+                                    .setGroupId("group"))
                             .build((short) 0));
             assertThat(response.data().errorCode()).isEqualTo(Errors.UNSUPPORTED_VERSION.code());
             assertThat(((ApiVersionsResponse) client.call(new ApiVersionsRequest.Builder().build((short) 4)))
