@@ -175,29 +175,16 @@ class MirrorTopicFailoverIT {
     }
 
     @Test
-    void aTopicWhoseCutCannotBeSavedIsNotPromotedAndCopiesOnUncut() throws Exception {
-        try (KafkaCluster source = KafkaCluster.start("promote-fail-source", 1);
-                CompanionCluster target = CompanionCluster.start("promote-fail-target", 1);
+    void aTopicWhoseNameLeavesNoRoomForTheSuffixIsPromotedWithAShortenedSideTopic() throws Exception {
+        try (KafkaCluster source = KafkaCluster.start("promote-long-source", 1);
+                CompanionCluster target = CompanionCluster.start("promote-long-target", 1);
                 Admin sourceAdmin = admin(source.bootstrapServers());
                 Admin targetAdmin = admin(target.bootstrapServers())) {
-            // Given: a mirror topic whose name is too long for its diverged topic (230 + 25 characters > 249), with a
-            // transaction left open on the source and records after it: 10 plain, 3 open, 2 plain
+            // Given: a mirror topic whose name is too long for "<name>.diverged-<stamp>" (230 + 25 characters > 249),
+            // with a transaction left open on the source and records after it: 10 plain, 3 open, 2 plain
             String topic = "long-" + "x".repeat(225);
             TopicPartition tp = new TopicPartition(topic, 0);
-            sourceAdmin
-                    .createTopics(List.of(new NewTopic(topic, 1, (short) 1)))
-                    .all()
-                    .get(30, TimeUnit.SECONDS);
-            try (KafkaProducer<String, String> plain = producer(source.bootstrapServers(), null)) {
-                send(plain, topic, 0, "v", 10);
-            }
-            KafkaProducer<String, String> open = producer(source.bootstrapServers(), "long-open");
-            open.initTransactions();
-            open.beginTransaction();
-            send(open, topic, 0, "open-", 3);
-            try (KafkaProducer<String, String> plain = producer(source.bootstrapServers(), null)) {
-                send(plain, topic, 0, "after-", 2);
-            }
+            KafkaProducer<String, String> open = openTransactionAfterTen(source, sourceAdmin, topic, "long-open");
             createMirror(targetAdmin, source.bootstrapServers(), topic, 1);
             Await.until("the copy", Duration.ofSeconds(60), () -> offset(targetAdmin, tp, false) == 15);
             Path config = config(source.bootstrapServers(), target.bootstrapServers());
@@ -205,6 +192,53 @@ class MirrorTopicFailoverIT {
             // When: executed
             MirrorProcess.Run run =
                     strait("failover", "--config", config.toString(), "--mirror-topics", "long-.*", "--execute");
+
+            // Then: promoted and cut at the stable offset; the 5 records past it are in a side topic whose name is
+            // the topic's shortened, with a digest, within 249 characters (it used to be refused: no legal name)
+            assertThat(run.code()).as(run.out() + run.err()).isZero();
+            assertThat(run.out()).contains("promoted 1 of 1 mirror topics (1 partitions); 1 partitions cut");
+            assertThat(offset(targetAdmin, tp, false)).isEqualTo(10);
+            assertThat(state(targetAdmin, topic)).isEqualTo("promoted");
+            List<String> side = topicsStartingWith(targetAdmin, "long-x").stream()
+                    .filter(n -> !n.equals(topic))
+                    .toList();
+            assertThat(side).singleElement().satisfies(name -> {
+                assertThat(name).hasSizeLessThanOrEqualTo(249).contains(".diverged-");
+                assertThat(run.out()).contains(name);
+                assertThat(offset(targetAdmin, new TopicPartition(name, 0), false))
+                        .isEqualTo(5);
+            });
+            open.abortTransaction();
+            open.close();
+        }
+    }
+
+    @Test
+    void aTopicWhoseCutCannotBeSavedIsNotPromotedAndCopiesOnUncut() throws Exception {
+        try (KafkaCluster source = KafkaCluster.start("promote-fail-source", 1);
+                CompanionCluster target = CompanionCluster.start("promote-fail-target", 1);
+                Admin sourceAdmin = admin(source.bootstrapServers());
+                Admin targetAdmin = admin(target.bootstrapServers())) {
+            // Given: a mirror topic with a transaction left open on the source and records after it (10 plain, 3
+            // open, 2 plain), and every name its side topic could get in the next two minutes already taken
+            String topic = "taken";
+            TopicPartition tp = new TopicPartition(topic, 0);
+            KafkaProducer<String, String> open = openTransactionAfterTen(source, sourceAdmin, topic, "taken-open");
+            createMirror(targetAdmin, source.bootstrapServers(), topic, 1);
+            Await.until("the copy", Duration.ofSeconds(60), () -> offset(targetAdmin, tp, false) == 15);
+            Path config = config(source.bootstrapServers(), target.bootstrapServers());
+            List<NewTopic> taken = new ArrayList<>();
+            java.time.format.DateTimeFormatter stamp = java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
+                    .withZone(java.time.ZoneOffset.UTC);
+            java.time.Instant now = java.time.Instant.now();
+            for (int s = -2; s <= 120; s++) {
+                taken.add(new NewTopic(topic + ".diverged-" + stamp.format(now.plusSeconds(s)), 1, (short) 1));
+            }
+            targetAdmin.createTopics(taken).all().get(60, TimeUnit.SECONDS);
+
+            // When: executed
+            MirrorProcess.Run run =
+                    strait("failover", "--config", config.toString(), "--mirror-topics", "taken", "--execute");
 
             // Then: not promoted, said why; nothing cut or moved aside, and the topic copies again (not left paused)
             assertThat(run.code()).as(run.out() + run.err()).isEqualTo(1);
@@ -214,8 +248,12 @@ class MirrorTopicFailoverIT {
                     .contains("; nothing was cut, " + topic + " is mirroring again; run the command again");
             assertThat(offset(targetAdmin, tp, false)).isEqualTo(15);
             assertThat(offset(targetAdmin, tp, true)).isEqualTo(10);
-            assertThat(topicsStartingWith(targetAdmin, "long-x")).containsExactly(topic);
             assertThat(state(targetAdmin, topic)).isEqualTo("mirroring");
+            for (NewTopic t : taken) {
+                assertThat(offset(targetAdmin, new TopicPartition(t.name(), 0), false))
+                        .as("nothing moved aside into %s", t.name())
+                        .isZero();
+            }
             try (KafkaProducer<String, String> plain = producer(source.bootstrapServers(), null)) {
                 send(plain, topic, 0, "later-", 1);
             }
@@ -223,6 +261,26 @@ class MirrorTopicFailoverIT {
             open.abortTransaction();
             open.close();
         }
+    }
+
+    /** 10 plain records on {@code topic}, then 3 in a transaction left open, then 2 plain: its producer, open. */
+    private static KafkaProducer<String, String> openTransactionAfterTen(
+            KafkaCluster source, Admin sourceAdmin, String topic, String transactionalId) throws Exception {
+        sourceAdmin
+                .createTopics(List.of(new NewTopic(topic, 1, (short) 1)))
+                .all()
+                .get(30, TimeUnit.SECONDS);
+        try (KafkaProducer<String, String> plain = producer(source.bootstrapServers(), null)) {
+            send(plain, topic, 0, "v", 10);
+        }
+        KafkaProducer<String, String> open = producer(source.bootstrapServers(), transactionalId);
+        open.initTransactions();
+        open.beginTransaction();
+        send(open, topic, 0, "open-", 3);
+        try (KafkaProducer<String, String> plain = producer(source.bootstrapServers(), null)) {
+            send(plain, topic, 0, "after-", 2);
+        }
+        return open;
     }
 
     private Path config(String source, String target) throws Exception {
