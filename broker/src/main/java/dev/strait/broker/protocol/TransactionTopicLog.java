@@ -98,7 +98,7 @@ public final class TransactionTopicLog implements TransactionLog {
         return replicaManager
                 .partition(new TopicPartition(TOPIC, partition))
                 .flatMap(Partition::leaderPosition)
-                .map(p -> new Position(p.highWatermark(), p.leaderEpoch()));
+                .map(p -> new Position(p.highWatermark(), p.logEndOffset(), p.leaderEpoch()));
     }
 
     /** The partition's records up to its log end, for {@code TransactionLoader.replay}; empty unless this node leads. */

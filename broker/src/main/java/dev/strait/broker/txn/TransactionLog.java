@@ -16,7 +16,7 @@ public interface TransactionLog {
     record Appended(long endOffset, int leaderEpoch) {}
 
     /** The partition as its leader sees it now. */
-    record Position(long highWatermark, int leaderEpoch) {}
+    record Position(long highWatermark, long logEndOffset, int leaderEpoch) {}
 
     /** Nothing was appended; {@link #error()} is what the requester is told. */
     final class AppendFailedException extends RuntimeException {
@@ -40,6 +40,6 @@ public interface TransactionLog {
      */
     Appended append(int partition, TransactionRecords.Entry record);
 
-    /** The partition's high watermark and leader epoch if this node leads it, else empty. */
+    /** The partition's high watermark, log end and leader epoch if this node leads it, else empty. */
     Optional<Position> position(int partition);
 }

@@ -38,7 +38,7 @@ class TransactionShardTest {
 
         @Override
         public Optional<Position> position(int partition) {
-            return leading ? Optional.of(new Position(highWatermark, leaderEpoch)) : Optional.empty();
+            return leading ? Optional.of(new Position(highWatermark, records.size(), leaderEpoch)) : Optional.empty();
         }
     }
 
