@@ -14,6 +14,7 @@ import dev.strait.broker.partition.DeleteRecordsRefusedException;
 import dev.strait.broker.partition.Partition;
 import dev.strait.broker.partition.PartitionRoleException;
 import dev.strait.broker.partition.ProducerStateException;
+import dev.strait.broker.txn.TxnError;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
@@ -117,6 +118,18 @@ final class ApiErrors {
 
     /** The wire error of a group coordinator's answer; each {@link GroupError} is named as its Kafka error. */
     static Errors forGroup(GroupError error) {
+        return Errors.valueOf(error.name());
+    }
+
+    /**
+     * The wire error of a transaction coordinator's answer; each {@link TxnError} is named as its Kafka error.
+     * PRODUCER_FENCED is INVALID_PRODUCER_EPOCH to a request version older than it (InitProducerId v3,
+     * AddPartitionsToTxn/AddOffsetsToTxn/EndTxn v1, TxnOffsetCommit v2), as Kafka answers such clients.
+     */
+    static Errors forTxn(TxnError error, boolean clientKnowsProducerFenced) {
+        if (error == TxnError.PRODUCER_FENCED && !clientKnowsProducerFenced) {
+            return Errors.INVALID_PRODUCER_EPOCH;
+        }
         return Errors.valueOf(error.name());
     }
 

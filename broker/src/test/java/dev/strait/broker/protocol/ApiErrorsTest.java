@@ -12,6 +12,7 @@ import dev.strait.broker.metadata.InvalidReplicationFactorException;
 import dev.strait.broker.metadata.TopicExistsException;
 import dev.strait.broker.metadata.UnknownTopicException;
 import dev.strait.broker.partition.PartitionRoleException;
+import dev.strait.broker.txn.TxnError;
 import java.io.IOException;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.protocol.Errors;
@@ -62,5 +63,14 @@ class ApiErrorsTest {
         assertThat(ApiErrors.forCoordinatorWrite(Errors.KAFKA_STORAGE_ERROR)).isEqualTo(GroupError.NOT_COORDINATOR);
         assertThat(ApiErrors.forCoordinatorWrite(Errors.MESSAGE_TOO_LARGE))
                 .isEqualTo(GroupError.INVALID_COMMIT_OFFSET_SIZE);
+    }
+
+    @Test
+    void everyTransactionCoordinatorAnswerHasItsKafkaCode() {
+        for (TxnError error : TxnError.values()) {
+            assertThat(ApiErrors.forTxn(error, true).name()).isEqualTo(error.name());
+        }
+        assertThat(ApiErrors.forTxn(TxnError.PRODUCER_FENCED, false)).isEqualTo(Errors.INVALID_PRODUCER_EPOCH);
+        assertThat(ApiErrors.forTxn(TxnError.INVALID_TXN_STATE, false)).isEqualTo(Errors.INVALID_TXN_STATE);
     }
 }
