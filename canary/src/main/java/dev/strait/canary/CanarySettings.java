@@ -22,30 +22,17 @@ import org.jspecify.annotations.Nullable;
 public final class CanarySettings {
 
     /** The groups the settings are documented in, in order. */
-    public enum Group implements SettingGroup {
-        PROBES(
+    public static final class Group {
+
+        public static final SettingGroup PROBES = new SettingGroup(
                 "Probes",
                 "One probe per partition of the topic every interval.ms, read back from the target; a probe is LATE"
-                        + " after alarm.threshold.ms and LOST when still missing after lost.after.ms."),
-        HTTP("Endpoints and alerts", "/status, /metrics and /healthz, and a JSON POST on every alarm change.");
+                        + " after alarm.threshold.ms and LOST when still missing after lost.after.ms.");
 
-        private final String title;
-        private final String intro;
+        public static final SettingGroup HTTP = new SettingGroup(
+                "Endpoints and alerts", "/status, /metrics and /healthz, and a JSON POST on every alarm change.");
 
-        Group(String title, String intro) {
-            this.title = title;
-            this.intro = intro;
-        }
-
-        @Override
-        public String title() {
-            return title;
-        }
-
-        @Override
-        public String intro() {
-            return intro;
-        }
+        private Group() {}
     }
 
     public static final Setting<String> TOPIC = ofString(

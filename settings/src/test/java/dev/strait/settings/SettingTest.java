@@ -21,18 +21,10 @@ import net.jqwik.api.constraints.StringLength;
  */
 class SettingTest {
 
-    private enum Group implements SettingGroup {
-        ONLY;
+    private static final class Group {
+        static final SettingGroup ONLY = new SettingGroup("Only", "The one group.");
 
-        @Override
-        public String title() {
-            return "Only";
-        }
-
-        @Override
-        public String intro() {
-            return "The one group.";
-        }
+        private Group() {}
     }
 
     private static final Setting<Integer> PORT =

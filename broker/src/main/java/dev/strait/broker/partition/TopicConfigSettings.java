@@ -33,39 +33,30 @@ import org.jspecify.annotations.Nullable;
 public final class TopicConfigSettings {
 
     /** The groups of the reference's "Topic configs" section: what the broker does with a config. */
-    public enum Group implements SettingGroup {
-        LOG("Acted on by the log", "The log applies these to a partition's segments, appends and cleaning."),
-        REPLICATION("Acted on by replication", "The partition's leader applies these to produce requests."),
-        NOT_ACTED_ON(
+    public static final class Group {
+
+        public static final SettingGroup LOG = new SettingGroup(
+                "Acted on by the log", "The log applies these to a partition's segments, appends and cleaning.");
+
+        public static final SettingGroup REPLICATION = new SettingGroup(
+                "Acted on by replication", "The partition's leader applies these to produce requests.");
+
+        public static final SettingGroup NOT_ACTED_ON = new SettingGroup(
                 "Accepted, not acted on",
                 "Accepted and checked as Kafka checks them, and shown by DescribeConfigs, but without effect here, as"
-                        + " in a Kafka cluster without the feature behind them."),
-        TIERED_STORAGE(
+                        + " in a Kafka cluster without the feature behind them.");
+
+        public static final SettingGroup TIERED_STORAGE = new SettingGroup(
                 "Tiered storage",
                 "Accepted and checked, without effect: this cluster has no tiered storage (remote.storage.enable is"
-                        + " false)."),
-        MIRROR(
+                        + " false).");
+
+        public static final SettingGroup MIRROR = new SettingGroup(
                 "Strait's mirror topics",
                 "The source a mirror topic copies, byte for byte and at the same offsets, and a failback's cut;"
                         + " empty on every other topic.");
 
-        private final String title;
-        private final String intro;
-
-        Group(String title, String intro) {
-            this.title = title;
-            this.intro = intro;
-        }
-
-        @Override
-        public String title() {
-            return title;
-        }
-
-        @Override
-        public String intro() {
-            return intro;
-        }
+        private Group() {}
     }
 
     private static final String RECOMPRESSION_ONLY = "Used only when recompressing, which the broker never does.";

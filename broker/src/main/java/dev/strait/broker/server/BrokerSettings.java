@@ -30,46 +30,42 @@ import java.util.Optional;
 public final class BrokerSettings {
 
     /** The groups settings are documented in, in order. */
-    public enum Group implements SettingGroup {
-        NODE("The node", "node.id, listeners and log.dirs are all a standalone node needs."),
-        CLUSTER(
+    public static final class Group {
+
+        public static final SettingGroup NODE =
+                new SettingGroup("The node", "node.id, listeners and log.dirs are all a standalone node needs.");
+
+        public static final SettingGroup CLUSTER = new SettingGroup(
                 "A replicated cluster",
                 "KRaft's names; every node of a cluster is a broker, and a voter of the controller quorum too when"
                         + " process.roles includes controller. Without controller.quorum.voters the node is a"
-                        + " standalone one-node cluster whose metadata is a local file."),
-        REPLICATION("Replication", "How partitions are replicated and followers kept in sync."),
-        TOPICS(
+                        + " standalone one-node cluster whose metadata is a local file.");
+
+        public static final SettingGroup REPLICATION =
+                new SettingGroup("Replication", "How partitions are replicated and followers kept in sync.");
+
+        public static final SettingGroup TOPICS = new SettingGroup(
                 "Topic defaults",
-                "Broker-wide defaults of topic configs; a topic's own config (named in brackets) overrides them."),
-        COMPACTION("Compaction", "The log cleaner, which compacts topics with cleanup.policy compact."),
-        GROUPS("Consumer groups", "The group coordinator and the offsets topic it keeps commits in."),
-        SECURITY(
+                "Broker-wide defaults of topic configs; a topic's own config (named in brackets) overrides them.");
+
+        public static final SettingGroup COMPACTION =
+                new SettingGroup("Compaction", "The log cleaner, which compacts topics with cleanup.policy compact.");
+
+        public static final SettingGroup GROUPS =
+                new SettingGroup("Consumer groups", "The group coordinator and the offsets topic it keeps commits in.");
+
+        public static final SettingGroup SECURITY = new SettingGroup(
                 "Security",
                 "Listeners' security protocols, SASL and authorization. docs/operating.md walks through a secured"
-                        + " cluster, and config/broker-secured.properties is one node of it."),
-        TLS(
+                        + " cluster, and config/broker-secured.properties is one node of it.");
+
+        public static final SettingGroup TLS = new SettingGroup(
                 "TLS",
                 "Kafka's ssl.* settings, applied by Kafka's own SslFactory to every SSL and SASL_SSL listener. Each"
                         + " may be set for one listener only as listener.name.<listener>.<setting>, e.g."
                         + " listener.name.controller.ssl.client.auth=required.");
 
-        private final String title;
-        private final String intro;
-
-        Group(String title, String intro) {
-            this.title = title;
-            this.intro = intro;
-        }
-
-        @Override
-        public String title() {
-            return title;
-        }
-
-        @Override
-        public String intro() {
-            return intro;
-        }
+        private Group() {}
     }
 
     /** Every setting, group by group in the order of {@link Group}, each group in its own class. */

@@ -25,36 +25,28 @@ import org.jspecify.annotations.Nullable;
 public final class LagMonitorSettings {
 
     /** The groups the settings are documented in, in order. */
-    public enum Group implements SettingGroup {
-        MIRROR(
+    public static final class Group {
+
+        public static final SettingGroup MIRROR = new SettingGroup(
                 "The mirror watched",
                 "These name the mirror as its own flags do, so that lag and audit see the topics, names and"
-                        + " records the mirror makes."),
-        STATUS(
+                        + " records the mirror makes.");
+
+        public static final SettingGroup STATUS = new SettingGroup(
                 "Status",
                 "Burrow's rules over a window of samples per partition (docs/operating.md, \"How the lag monitor"
-                        + " decides a status\"), and optional hard thresholds."),
-        AUDIT("Audit", "The record-by-record audit of every committed record (docs/operating.md)."),
-        ALERTS("Alerts", "A log line on every status change, and a JSON POST to a webhook; repeats are suppressed."),
-        HTTP("Status page", "The status page (/), /status, /metrics and /healthz, and what the page shows besides.");
+                        + " decides a status\"), and optional hard thresholds.");
 
-        private final String title;
-        private final String intro;
+        public static final SettingGroup AUDIT =
+                new SettingGroup("Audit", "The record-by-record audit of every committed record (docs/operating.md).");
 
-        Group(String title, String intro) {
-            this.title = title;
-            this.intro = intro;
-        }
+        public static final SettingGroup ALERTS = new SettingGroup(
+                "Alerts", "A log line on every status change, and a JSON POST to a webhook; repeats are suppressed.");
 
-        @Override
-        public String title() {
-            return title;
-        }
+        public static final SettingGroup HTTP = new SettingGroup(
+                "Status page", "The status page (/), /status, /metrics and /healthz, and what the page shows besides.");
 
-        @Override
-        public String intro() {
-            return intro;
-        }
+        private Group() {}
     }
 
     public static final Setting<String> MIRROR_GROUP_ID = ofString(
