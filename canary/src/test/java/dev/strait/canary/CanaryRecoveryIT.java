@@ -6,9 +6,9 @@ import static dev.strait.canary.CanaryFixture.stop;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.strait.mirror.engine.MirrorEngine;
-import dev.strait.testkit.Await;
 import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.SharedClusters;
+import dev.strait.time.Await;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

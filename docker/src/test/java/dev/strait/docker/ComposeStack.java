@@ -1,8 +1,8 @@
 package dev.strait.docker;
 
-import dev.strait.testkit.Await;
 import dev.strait.testkit.Docker;
 import dev.strait.testkit.KafkaCluster;
+import dev.strait.time.Await;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -2,10 +2,10 @@ package dev.strait.docker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.strait.testkit.Await;
 import dev.strait.testkit.Docker;
 import dev.strait.testkit.PromQlNames;
 import dev.strait.testkit.RequiresDocker;
+import dev.strait.time.Await;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

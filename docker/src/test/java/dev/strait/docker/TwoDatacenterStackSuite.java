@@ -3,10 +3,10 @@ package dev.strait.docker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.strait.mirror.testing.MirrorCheck;
-import dev.strait.testkit.Await;
 import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.TestProducer;
 import dev.strait.testkit.TopicReader;
+import dev.strait.time.Await;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -3,11 +3,11 @@ package dev.strait.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.strait.mirror.testing.MirrorCheck;
-import dev.strait.testkit.Await;
 import dev.strait.testkit.LoadGenerator;
 import dev.strait.testkit.SharedClusters;
 import dev.strait.testkit.TestCluster;
 import dev.strait.testkit.TestProducer;
+import dev.strait.time.Await;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

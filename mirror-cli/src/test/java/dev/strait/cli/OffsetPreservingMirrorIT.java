@@ -2,12 +2,12 @@ package dev.strait.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.strait.testkit.Await;
 import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.SharedClusters;
 import dev.strait.testkit.TestCluster;
 import dev.strait.testkit.TestProducer;
 import dev.strait.testkit.TopicReader;
+import dev.strait.time.Await;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

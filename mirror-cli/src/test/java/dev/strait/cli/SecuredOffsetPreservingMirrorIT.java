@@ -2,11 +2,11 @@ package dev.strait.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.strait.testkit.Await;
 import dev.strait.testkit.CompanionCluster;
 import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.KafkaSecurity;
 import dev.strait.testkit.PartitionReads;
+import dev.strait.time.Await;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

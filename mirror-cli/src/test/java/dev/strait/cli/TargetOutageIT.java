@@ -3,10 +3,10 @@ package dev.strait.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.strait.mirror.testing.MirrorCheck;
-import dev.strait.testkit.Await;
 import dev.strait.testkit.KafkaCluster;
 import dev.strait.testkit.LoadGenerator;
 import dev.strait.testkit.SharedClusters;
+import dev.strait.time.Await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

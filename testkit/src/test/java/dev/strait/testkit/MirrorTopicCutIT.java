@@ -3,6 +3,7 @@ package dev.strait.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.strait.broker.server.EmbeddedCluster;
+import dev.strait.time.Await;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.strait.broker.link.SourceClient;
 import dev.strait.broker.protocol.SourceClusterClient;
+import dev.strait.time.Await;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -3,6 +3,7 @@ package dev.strait.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.strait.broker.server.LoopbackPorts;
+import dev.strait.time.Await;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

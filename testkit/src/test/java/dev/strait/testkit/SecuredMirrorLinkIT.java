@@ -2,6 +2,7 @@ package dev.strait.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.strait.time.Await;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;

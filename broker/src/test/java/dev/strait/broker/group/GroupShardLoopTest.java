@@ -3,9 +3,9 @@ package dev.strait.broker.group;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.strait.broker.ManualScheduler;
-import dev.strait.broker.Wait;
 import dev.strait.broker.group.GroupApi.OffsetAndMetadata;
 import dev.strait.broker.group.GroupApi.TopicPartitionKey;
+import dev.strait.time.Await;
 import dev.strait.time.ManualTime;
 import dev.strait.time.Time;
 import java.time.Duration;
@@ -159,7 +159,7 @@ class GroupShardLoopTest {
     }
 
     private static void waitUntil(String what, BooleanSupplier condition) {
-        Wait.until(what, PATIENCE, condition);
+        Await.until(what, PATIENCE, condition);
     }
 
     private static Map<TopicPartitionKey, OffsetAndMetadata> offset(long offset) {

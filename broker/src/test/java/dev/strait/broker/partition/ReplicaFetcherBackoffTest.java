@@ -2,13 +2,13 @@ package dev.strait.broker.partition;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.strait.broker.Wait;
 import dev.strait.broker.log.EpochEndOffset;
 import dev.strait.broker.log.LogConfig;
 import dev.strait.broker.log.PartitionLog;
 import dev.strait.broker.metadata.PartitionState;
 import dev.strait.broker.replication.ReplicationConfig;
 import dev.strait.broker.replication.TruncationRule;
+import dev.strait.time.Await;
 import dev.strait.time.ManualTime;
 import dev.strait.time.Time;
 import java.io.IOException;
@@ -299,7 +299,7 @@ class ReplicaFetcherBackoffTest {
     }
 
     private static void waitFor(String what, BooleanSupplier condition) throws InterruptedException {
-        Wait.until(what, Duration.ofSeconds(20), condition);
+        Await.until(what, Duration.ofSeconds(20), condition);
     }
 
     /**

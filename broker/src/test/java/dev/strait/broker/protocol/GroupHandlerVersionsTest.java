@@ -99,7 +99,7 @@ class GroupHandlerVersionsTest {
     @org.junit.jupiter.api.BeforeEach
     void start() {
         coordinator.startup();
-        dev.strait.broker.Wait.until(
+        dev.strait.time.Await.until(
                 "both shards loaded",
                 java.time.Duration.ofSeconds(30),
                 () -> coordinator.isActive(0) && coordinator.isActive(1));

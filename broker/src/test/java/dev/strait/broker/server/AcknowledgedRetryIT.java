@@ -2,9 +2,9 @@ package dev.strait.broker.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.strait.broker.Wait;
 import dev.strait.broker.log.LogReadResult;
 import dev.strait.broker.partition.Partition;
+import dev.strait.time.Await;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -186,6 +186,6 @@ class AcknowledgedRetryIT {
     }
 
     private static void waitFor(String what, BooleanSupplier condition) {
-        Wait.until(what, Duration.ofSeconds(60), condition);
+        Await.until(what, Duration.ofSeconds(60), condition);
     }
 }

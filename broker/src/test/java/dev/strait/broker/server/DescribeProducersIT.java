@@ -2,7 +2,7 @@ package dev.strait.broker.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.strait.broker.Wait;
+import dev.strait.time.Await;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -64,7 +64,7 @@ class DescribeProducersIT {
                             .configs(Map.of("strait.mirror.source.bootstrap.servers", source.bootstrapServers()))))
                     .all()
                     .get(30, TimeUnit.SECONDS);
-            Wait.until("the copy", Duration.ofSeconds(60), () -> end(targetAdmin) == 10);
+            Await.until("the copy", Duration.ofSeconds(60), () -> end(targetAdmin) == 10);
 
             // Then: the copy holds the same producer, at the same sequence
             assertThat(describe(targetAdmin)).singleElement().satisfies(p -> {

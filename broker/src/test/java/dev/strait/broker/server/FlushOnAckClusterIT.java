@@ -2,8 +2,8 @@ package dev.strait.broker.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.strait.broker.Wait;
 import dev.strait.broker.partition.Partition;
+import dev.strait.time.Await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -130,6 +130,6 @@ class FlushOnAckClusterIT {
     }
 
     private static void waitFor(String what, BooleanSupplier condition) throws InterruptedException {
-        Wait.until(what, Duration.ofSeconds(30), condition);
+        Await.until(what, Duration.ofSeconds(30), condition);
     }
 }

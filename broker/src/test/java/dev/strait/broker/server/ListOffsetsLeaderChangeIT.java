@@ -2,9 +2,9 @@ package dev.strait.broker.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.strait.broker.Wait;
 import dev.strait.broker.metadata.PartitionState;
 import dev.strait.broker.partition.Partition;
+import dev.strait.time.Await;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -92,7 +92,7 @@ class ListOffsetsLeaderChangeIT {
     }
 
     private static void waitFor(String what, BooleanSupplier condition) throws InterruptedException {
-        Wait.until(what, Duration.ofSeconds(60), condition);
+        Await.until(what, Duration.ofSeconds(60), condition);
     }
 
     @Test

@@ -2,7 +2,7 @@ package dev.strait.broker.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.strait.broker.Wait;
+import dev.strait.time.Await;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -141,6 +141,6 @@ class MirrorTopicProducerContinuityIT {
     }
 
     private static void waitFor(String what, BooleanSupplier condition) throws InterruptedException {
-        Wait.until(what, Duration.ofSeconds(60), condition);
+        Await.until(what, Duration.ofSeconds(60), condition);
     }
 }

@@ -2,10 +2,10 @@ package dev.strait.broker.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.strait.broker.Wait;
 import dev.strait.broker.log.LogReadResult;
 import dev.strait.broker.partition.Partition;
 import dev.strait.broker.partition.ProducerBatch;
+import dev.strait.time.Await;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -139,6 +139,6 @@ class RecreatedTopicRestartIT {
     }
 
     private static void waitFor(String what, BooleanSupplier condition) throws InterruptedException {
-        Wait.until(what, Duration.ofSeconds(30), condition);
+        Await.until(what, Duration.ofSeconds(30), condition);
     }
 }

@@ -3,11 +3,11 @@ package dev.strait.broker.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.strait.broker.Wait;
 import dev.strait.broker.log.LogConfig;
 import dev.strait.broker.log.PartitionLog;
 import dev.strait.broker.metadata.PartitionState;
 import dev.strait.broker.partition.Partition;
+import dev.strait.time.Await;
 import dev.strait.time.Time;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -208,7 +208,7 @@ class ReplicatedClusterIT {
     }
 
     private static void waitFor(String what, BooleanSupplier condition) {
-        Wait.until(what, Duration.ofSeconds(60), condition);
+        Await.until(what, Duration.ofSeconds(60), condition);
     }
 
     @Test

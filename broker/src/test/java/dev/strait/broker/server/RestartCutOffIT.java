@@ -2,8 +2,8 @@ package dev.strait.broker.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.strait.broker.Wait;
 import dev.strait.broker.partition.Partition;
+import dev.strait.time.Await;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -244,6 +244,6 @@ class RestartCutOffIT {
     }
 
     private static void waitFor(String what, BooleanSupplier condition) throws InterruptedException {
-        Wait.until(what, Duration.ofSeconds(60), condition);
+        Await.until(what, Duration.ofSeconds(60), condition);
     }
 }

@@ -42,7 +42,7 @@ class MetricsEndpointIT {
                         engine.state() == MirrorEngine.State.RUNNING,
                         engine.state().name()))) {
             fixture.awaitTarget("metrics.t", 600);
-            dev.strait.testkit.Await.until("per-partition position published", Duration.ofSeconds(30), () -> {
+            dev.strait.time.Await.until("per-partition position published", Duration.ofSeconds(30), () -> {
                 try {
                     return get(http.port(), "/metrics")
                             .body()

@@ -3,9 +3,9 @@ package dev.strait.mirror.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.strait.mirror.testing.MirrorCheck;
-import dev.strait.testkit.Await;
 import dev.strait.testkit.TestCluster;
 import dev.strait.testkit.TopicReader;
+import dev.strait.time.Await;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;

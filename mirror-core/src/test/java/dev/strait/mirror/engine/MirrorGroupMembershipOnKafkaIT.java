@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.strait.mirror.config.MirrorConfig;
 import dev.strait.mirror.testing.MirrorCheck;
-import dev.strait.testkit.Await;
 import dev.strait.testkit.LoadGenerator;
 import dev.strait.testkit.TestCluster;
 import dev.strait.testkit.TestProducer;
+import dev.strait.time.Await;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;

@@ -7,10 +7,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.strait.mirror.config.GroupFilter;
 import dev.strait.mirror.engine.MirrorEngine;
-import dev.strait.testkit.Await;
 import dev.strait.testkit.SharedClusters;
 import dev.strait.testkit.TestCluster;
 import dev.strait.testkit.TestProducer;
+import dev.strait.time.Await;
 import dev.strait.time.Time;
 import java.time.Duration;
 import java.util.ArrayList;
