@@ -22,6 +22,7 @@ import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -156,10 +157,17 @@ class ConsumerProtocolGroupIT {
     }
 
     /** Polls every consumer round-robin, committing after each non-empty poll, until the condition holds. */
+    /**
+     * Polls every consumer and commits what it read until {@code done} holds and every read record is committed. A
+     * commit refused with a stale member epoch (the coordinator moved the member to a new epoch while the commit was
+     * on its way, as Kafka's does) is made again after the next poll, which brings the new epoch, as an application
+     * does with a CommitFailedException.
+     */
     static void pollUntil(
             List<KafkaConsumer<String, String>> consumers, Collection<String> consumed, BooleanSupplier done) {
         long deadline = System.currentTimeMillis() + WAIT_MS;
-        while (!done.getAsBoolean()) {
+        Set<KafkaConsumer<String, String>> uncommitted = new HashSet<>();
+        while (!done.getAsBoolean() || !uncommitted.isEmpty()) {
             assertThat(System.currentTimeMillis())
                     .as("condition not reached in time; consumed %d", consumed.size())
                     .isLessThan(deadline);
@@ -169,7 +177,15 @@ class ConsumerProtocolGroupIT {
                     consumed.add(record.value());
                 }
                 if (!records.isEmpty()) {
-                    consumer.commitSync(Duration.ofSeconds(20));
+                    uncommitted.add(consumer);
+                }
+                if (uncommitted.contains(consumer)) {
+                    try {
+                        consumer.commitSync(Duration.ofSeconds(20));
+                        uncommitted.remove(consumer);
+                    } catch (CommitFailedException e) {
+                        // again after the next poll
+                    }
                 }
             }
         }
