@@ -159,8 +159,10 @@ final class ProbeReader {
         if (!fresh.isEmpty()) {
             Map<TopicPartition, Long> since = new HashMap<>();
             fresh.forEach(tp -> since.put(tp, startedMs));
-            Map<TopicPartition, OffsetAndTimestamp> at = consumer.offsetsForTimes(since, Duration.ofSeconds(10));
+            // The ends first: when no record is as new as the canary yet, reading starts at the end as it was
+            // before that question, so a probe copied in between is read, not skipped (it was counted lost).
             Map<TopicPartition, Long> ends = consumer.endOffsets(fresh, Duration.ofSeconds(10));
+            Map<TopicPartition, OffsetAndTimestamp> at = consumer.offsetsForTimes(since, Duration.ofSeconds(10));
             for (TopicPartition tp : fresh) {
                 OffsetAndTimestamp o = at.get(tp);
                 long offset = o == null ? java.util.Objects.requireNonNull(ends.get(tp), "end offset") : o.offset();

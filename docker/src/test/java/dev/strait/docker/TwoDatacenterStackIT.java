@@ -160,6 +160,11 @@ class TwoDatacenterStackIT extends TwoDatacenterStackSuite {
         }
         String expr = PanelScreenshot.runnable(DashboardQueries.all().get(PANEL));
         assertThat(expr).as("the query of %s", PANEL).contains("strait_mirror_records_produced_total");
+        // A rate needs two scrapes in its window; the metrics' first series need only one
+        Await.until("the query of " + PANEL + " has data", SCRAPED, () -> {
+            Long series = prometheus.resultCount(expr);
+            return series != null && series > 0;
+        });
         String url = PanelScreenshot.graphUrl(prometheus.url(), expr);
         String dom = PanelScreenshot.shoot(chromium, url, SCREENSHOT);
         assertThat(PanelScreenshot.problems(dom))
