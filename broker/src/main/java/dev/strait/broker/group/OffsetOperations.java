@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -123,10 +124,17 @@ final class OffsetOperations {
             callback.accept(new OffsetDeleteResult(unavailable, Map.of()));
             return;
         }
+        // A classic group, or else a consumer group (KIP-848): either may hold committed offsets
         ClassicGroup group = shard.groups.get(groupId);
-        GroupError refused = group == null ? GroupError.GROUP_ID_NOT_FOUND : group.validateOffsetDelete();
+        ConsumerGroup consumerGroup = group == null ? shard.consumerGroups.get(groupId) : null;
+        Predicate<String> subscribed = group != null
+                ? topic -> group.isSubscribedTo(topic, subscriptions)
+                : consumerGroup != null ? consumerGroup::isSubscribedTo : topic -> false;
+        GroupError refused = group != null
+                ? group.validateOffsetDelete()
+                : consumerGroup != null ? GroupError.NONE : GroupError.GROUP_ID_NOT_FOUND;
         GroupResult result = new GroupResult();
-        if (group == null || refused != GroupError.NONE) {
+        if (refused != GroupError.NONE) {
             result.respond(
                     () -> callback.accept(new OffsetDeleteResult(refused, Map.of())),
                     error -> callback.accept(new OffsetDeleteResult(error, Map.of())));
@@ -136,7 +144,7 @@ final class OffsetOperations {
         Map<TopicPartitionKey, GroupError> outcome = new LinkedHashMap<>();
         List<TopicPartitionKey> deleted = new ArrayList<>();
         for (TopicPartitionKey tp : partitions) {
-            if (group.isSubscribedTo(tp.topic(), subscriptions)) {
+            if (subscribed.test(tp.topic())) {
                 outcome.put(tp, GroupError.GROUP_SUBSCRIBED_TO_TOPIC);
             } else {
                 outcome.put(tp, GroupError.NONE);

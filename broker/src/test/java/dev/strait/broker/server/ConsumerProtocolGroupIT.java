@@ -36,6 +36,7 @@ import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
+import org.apache.kafka.common.errors.GroupSubscribedToTopicException;
 import org.apache.kafka.common.errors.InconsistentGroupProtocolException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -156,7 +157,6 @@ class ConsumerProtocolGroupIT {
         }
     }
 
-    /** Polls every consumer round-robin, committing after each non-empty poll, until the condition holds. */
     /**
      * Polls every consumer and commits what it read until {@code done} holds and every read record is committed. A
      * commit refused with a stale member epoch (the coordinator moved the member to a new epoch while the commit was
@@ -367,6 +367,39 @@ class ConsumerProtocolGroupIT {
                             new TopicPartition("kip848-re-1", 1),
                             new TopicPartition("kip848-re-1", 2),
                             new TopicPartition("kip848-re-2", 0));
+        }
+    }
+
+    @Test
+    void offsetDeleteRefusesASubscribedTopicAndDeletesAnotherOnce() throws Exception {
+        // Given: a consumer group whose one member reads "od.read" and committed there, and an offset committed by
+        // the admin client on "od.other", which no member reads
+        String bootstrap = cluster.bootstrapServers();
+        String group = "kip848-offset-delete";
+        createTopic(admin, "od.read", 1, (short) 1);
+        createTopic(admin, "od.other", 1, (short) 1);
+        produce(bootstrap, "od.read", 1, "r-", 5);
+        TopicPartition read = new TopicPartition("od.read", 0);
+        TopicPartition other = new TopicPartition("od.other", 0);
+        try (KafkaConsumer<String, String> member = consumer(bootstrap, group, "od-member")) {
+            member.subscribe(List.of("od.read"));
+            Set<String> consumed = ConcurrentHashMap.newKeySet();
+            pollUntil(List.of(member), consumed, () -> consumed.size() == 5);
+            member.commitSync(Map.of(other, new OffsetAndMetadata(0)), Duration.ofSeconds(20));
+
+            // When: OffsetDelete asks for both
+            var result = admin.deleteConsumerGroupOffsets(group, Set.of(read, other));
+
+            // Then: the subscribed topic's offset is refused and kept, the other one is deleted (on the old code the
+            // whole request failed with GROUP_ID_NOT_FOUND: OffsetDelete looked for classic groups only)
+            assertThatThrownBy(() -> result.partitionResult(read).get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(GroupSubscribedToTopicException.class);
+            result.partitionResult(other).get(30, TimeUnit.SECONDS);
+            Map<TopicPartition, OffsetAndMetadata> left = admin.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata()
+                    .get(30, TimeUnit.SECONDS);
+            assertThat(left).containsOnlyKeys(read);
+            assertThat(left.get(read).offset()).isEqualTo(5);
         }
     }
 
