@@ -93,6 +93,17 @@ final class ConsumerGroup {
 
         @Nullable
         String topicRegex;
+        /** {@link #topicRegex} compiled: resolved on every heartbeat, compiled only when it changes. */
+        private @Nullable Pattern compiled;
+
+        private Pattern compiledRegex(String regex) {
+            Pattern now = compiled;
+            if (now == null || !now.pattern().equals(regex)) {
+                now = Pattern.compile(regex);
+                compiled = now;
+            }
+            return now;
+        }
 
         @Nullable
         String serverAssignor;
@@ -442,7 +453,7 @@ final class ConsumerGroup {
         }
         String regex = member.topicRegex;
         if (regex != null) {
-            Pattern pattern = Pattern.compile(regex);
+            Pattern pattern = member.compiledRegex(regex);
             for (String topic : existing) {
                 // Internal topics are never matched by a pattern subscription.
                 if (!topic.startsWith("__") && pattern.matcher(topic).matches()) {

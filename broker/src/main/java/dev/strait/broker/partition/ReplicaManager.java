@@ -88,6 +88,9 @@ public final class ReplicaManager implements AutoCloseable {
     private final MetadataSource metadata;
     private final Path logDir;
     private final Map<String, String> brokerTopicDefaults;
+    /** Parsed log configs by topic id; an entry is replaced when the topic's overrides change. */
+    private final Map<Uuid, ParsedLogConfig> logConfigs = new ConcurrentHashMap<>();
+
     private final Time time;
     private final long replicaLagTimeMaxMs;
     /** ISR changes this node proposed as leader and the controller committed (Kafka's IsrShrinks/IsrExpands). */
@@ -731,6 +734,7 @@ public final class ReplicaManager implements AutoCloseable {
     public synchronized TopicMetadata deleteTopic(String name) {
         TopicMetadata topic = metadata.deleteTopic(name);
         reconcile();
+        logConfigs.remove(topic.topicId());
         LOGGER.info("deleted topic {} ({})", name, topic.topicId());
         return topic;
     }
@@ -846,10 +850,22 @@ public final class ReplicaManager implements AutoCloseable {
         }
     }
 
-    /** The log config in effect for a topic: built-in defaults, broker defaults, topic overrides. */
+    /**
+     * The log config in effect for a topic: built-in defaults, broker defaults, topic overrides. Asked on every
+     * produce, so parsed once per topic and set of overrides (the broker defaults do not change while it runs).
+     */
     public LogConfig logConfigFor(TopicMetadata topic) {
-        return TopicConfigs.toLogConfig(effectiveConfigs(topic));
+        ParsedLogConfig cached = logConfigs.get(topic.topicId());
+        if (cached != null && cached.overrides().equals(topic.configs())) {
+            return cached.config();
+        }
+        LogConfig config = TopicConfigs.toLogConfig(effectiveConfigs(topic));
+        logConfigs.put(topic.topicId(), new ParsedLogConfig(topic.configs(), config));
+        return config;
     }
+
+    /** A topic's log config and the overrides it was parsed from. */
+    private record ParsedLogConfig(Map<String, String> overrides, LogConfig config) {}
 
     private static void validateTopicName(String name) {
         if (name == null || name.isEmpty() || name.equals(".") || name.equals("..")) {

@@ -15,6 +15,7 @@ import dev.strait.settings.Setting;
 import dev.strait.settings.SettingGroup;
 import dev.strait.settings.SettingTable;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -31,6 +32,12 @@ import org.jspecify.annotations.Nullable;
  * {@link TopicConfigs#validate}'s, since a table checks one value at a time. Stateless.
  */
 public final class TopicConfigSettings {
+
+    // Compiled once: every check below runs whenever a topic's configs are parsed
+    private static final Pattern LINK_NAME = Pattern.compile("[A-Za-z0-9_-]*");
+    private static final Pattern TOPIC_ID = Pattern.compile("[A-Za-z0-9_-]{22}");
+    private static final Pattern TRUNCATION_ID = Pattern.compile("[A-Za-z0-9_.-]{0,64}");
+    private static final Pattern PARTITION_BROKER = Pattern.compile("[0-9]+:[0-9]+");
 
     /** The groups of the reference's "Topic configs" section: what the broker does with a config. */
     public static final class Group {
@@ -309,7 +316,7 @@ public final class TopicConfigSettings {
                     Group.MIRROR,
                     "Makes the topic a mirror through the link of that name (strait.mirror.link.<name>.*), instead"
                             + " of strait.mirror.source.bootstrap.servers.")
-            .checked(name -> name.matches("[A-Za-z0-9_-]*") ? null : "a link name is letters, digits, '_' and '-'")
+            .checked(name -> LINK_NAME.matcher(name).matches() ? null : "a link name is letters, digits, '_' and '-'")
             .allowedIs("a link name");
 
     public static final Setting<String> MIRROR_SOURCE_TOPIC = ofString(
@@ -324,7 +331,7 @@ public final class TopicConfigSettings {
                     Group.MIRROR,
                     "The source topic's id when mirroring began: a source topic deleted and re-created is not"
                             + " copied on top.")
-            .checked(id -> id.isEmpty() || id.matches("[A-Za-z0-9_-]{22}")
+            .checked(id -> id.isEmpty() || TOPIC_ID.matcher(id).matches()
                     ? null
                     : "a topic id is 22 characters of base64url, as kafka-topics shows it")
             .allowedIs("a topic id");
@@ -356,7 +363,7 @@ public final class TopicConfigSettings {
                     "",
                     Group.MIRROR,
                     "Names one failback's cut, so each replica makes it once (a restart does not cut again).")
-            .checked(id -> id.matches("[A-Za-z0-9_.-]{0,64}")
+            .checked(id -> TRUNCATION_ID.matcher(id).matches()
                     ? null
                     : "a truncation id is at most 64 letters, digits, '_', '.' and '-'")
             .allowedIs("an id");
@@ -426,7 +433,7 @@ public final class TopicConfigSettings {
             return null;
         }
         for (String pair : replicas) {
-            if (!pair.matches("[0-9]+:[0-9]+")) {
+            if (!PARTITION_BROKER.matcher(pair).matches()) {
                 return "must be * or a list of partition:broker pairs such as 0:101,1:102";
             }
         }
