@@ -82,12 +82,6 @@ final class StackPrometheus {
                 : (long) Double.parseDouble(result.get(0).path("value").get(1).asText());
     }
 
-    /** The number of series {@code expr} gives at this instant, 0 for none; null while Prometheus does not answer. */
-    Long resultCount(String expr) {
-        JsonNode data = data("/api/v1/query?query=" + URLEncoder.encode(expr, StandardCharsets.UTF_8));
-        return data == null ? null : (long) data.path("result").size();
-    }
-
     private JsonNode data(String path) {
         String body = stack.get("PROMETHEUS_PORT", path);
         if (body == null) {

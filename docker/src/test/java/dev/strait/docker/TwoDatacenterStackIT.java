@@ -162,7 +162,7 @@ class TwoDatacenterStackIT extends TwoDatacenterStackSuite {
         assertThat(expr).as("the query of %s", PANEL).contains("strait_mirror_records_produced_total");
         // A rate needs two scrapes in its window; the metrics' first series need only one
         Await.until("the query of " + PANEL + " has data", SCRAPED, () -> {
-            Long series = prometheus.resultCount(expr);
+            Long series = prometheus.seriesCount(expr);
             return series != null && series > 0;
         });
         String url = PanelScreenshot.graphUrl(prometheus.url(), expr);

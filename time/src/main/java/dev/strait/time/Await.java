@@ -30,10 +30,10 @@ public final class Await {
     /** As above; on a time-out the message adds what {@code state} says about where things stand. */
     public static void until(String what, Duration timeout, BooleanSupplier condition, Supplier<String> state) {
         Time time = Time.SYSTEM;
-        long startMs = time.milliseconds();
+        long startMs = time.hiResClockMs();
         long deadlineMs = startMs + timeout.toMillis();
         while (!condition.getAsBoolean()) {
-            long nowMs = time.milliseconds();
+            long nowMs = time.hiResClockMs();
             if (nowMs > deadlineMs) {
                 String now = state.get();
                 throw new AssertionError("timed out after " + timeout.toSeconds() + " s waiting for: " + what

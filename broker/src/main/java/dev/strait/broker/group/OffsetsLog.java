@@ -13,7 +13,6 @@ import org.jspecify.annotations.Nullable;
  */
 public interface OffsetsLog {
 
-    /** A record; a null value is a tombstone. */
     /** {@code value} null: a tombstone. */
     record Entry(byte[] key, byte @Nullable [] value) {}
 

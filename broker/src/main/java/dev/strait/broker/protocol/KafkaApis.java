@@ -88,7 +88,6 @@ public final class KafkaApis implements RequestDispatcher {
 
     private final SecurityAdminHandler securityAdminHandler;
     private final LogDirsHandler logDirsHandler;
-    /** Null when the metadata source is no Raft quorum: DescribeQuorum is then not advertised. */
     /** Null without a metadata quorum (DescribeQuorum is then not advertised). */
     private final @Nullable QuorumHandler quorumHandler;
 

@@ -2,21 +2,19 @@ package dev.strait.broker.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.strait.time.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -323,7 +321,6 @@ class KafkaToolsIT {
                 .contains("retention.ms=123456789");
     }
 
-    /** The whitespace-separated columns of the first output line whose second column is {@code topic}. */
     @Test
     void consumerGroupsDescribesAGroupOnTheConsumerProtocol() throws Exception {
         // Given: a consumer with group.protocol=consumer (KIP-848) holding all three partitions of a topic
@@ -340,19 +337,13 @@ class KafkaToolsIT {
                 "--replication-factor",
                 "1");
         assertThat(create.exitCode()).as(create.toString()).isZero();
-        Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
-        props.put(ConsumerConfig.GROUP_ID_CONFIG, "tool-848-group");
-        props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
-        props.put(ConsumerConfig.CLIENT_ID_CONFIG, "tool-848-client");
-        try (KafkaConsumer<byte[], byte[]> consumer =
-                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        try (KafkaConsumer<String, String> consumer =
+                ConsumerProtocolGroupIT.consumer(bootstrap(), "tool-848-group", "tool-848-client")) {
             consumer.subscribe(List.of("tool-848"));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (consumer.assignment().size() < 3 && System.nanoTime() < deadline) {
+            Await.until("tool-848-client holds the 3 partitions", Duration.ofSeconds(60), () -> {
                 consumer.poll(Duration.ofMillis(200));
-            }
-            assertThat(consumer.assignment()).hasSize(3);
+                return consumer.assignment().size() == 3;
+            });
 
             // When: kafka-consumer-groups describes its state and its members
             KafkaTool.Result state = run(
@@ -376,11 +367,11 @@ class KafkaToolsIT {
 
             // Then: the group is stable on the server-side uniform assignor, with one member holding 3 partitions
             assertThat(state.exitCode()).as(state.toString()).isZero();
-            List<String> stateRow = groupRow(state.stdout(), "tool-848-group");
+            List<String> stateRow = row(state.stdout(), 0, "tool-848-group");
             assertThat(stateRow).as(state.toString()).contains("uniform", "Stable");
             assertThat(stateRow.get(stateRow.size() - 1)).as(state.toString()).isEqualTo("1");
             assertThat(members.exitCode()).as(members.toString()).isZero();
-            List<String> memberRow = groupRow(members.stdout(), "tool-848-group");
+            List<String> memberRow = row(members.stdout(), 0, "tool-848-group");
             assertThat(memberRow).as(members.toString()).contains("tool-848-client");
             assertThat(memberRow.get(memberRow.size() - 1))
                     .as(members.toString())
@@ -388,18 +379,16 @@ class KafkaToolsIT {
         }
     }
 
-    private static List<String> groupRow(String stdout, String group) {
-        return stdout.lines()
-                .map(l -> List.of(l.trim().split("\\s+")))
-                .filter(cols -> cols.size() > 2 && cols.get(0).equals(group))
-                .findFirst()
-                .orElse(List.of());
+    /** The whitespace-separated columns of the first output line whose second column is {@code topic}. */
+    private static List<String> row(String stdout, String topic) {
+        return row(stdout, 1, topic);
     }
 
-    private static List<String> row(String stdout, String topic) {
+    /** The whitespace-separated columns of the first output line whose column {@code column} is {@code value}. */
+    private static List<String> row(String stdout, int column, String value) {
         return stdout.lines()
                 .map(l -> List.of(l.trim().split("\\s+")))
-                .filter(cols -> cols.size() > 2 && cols.get(1).equals(topic))
+                .filter(cols -> cols.size() > 2 && cols.get(column).equals(value))
                 .findFirst()
                 .orElse(List.of());
     }

@@ -348,8 +348,8 @@ final class MirrorStream implements Runnable {
 
     /** Tells the listener where the target record that a dropped copy stands for is (its provenance says). */
     private void tellOriginal(TopicPartition tp, ConsumerRecord<byte[], byte[]> record) {
-        Provenance p = Objects.requireNonNull(router.droppedCopyOf(), "set as the router dropped this copy");
         try {
+            Provenance p = Objects.requireNonNull(router.droppedCopyOf(), "set as the router dropped this copy");
             listener.original(tp, record.offset(), new TopicPartition(p.topic(), p.partition()), p.offset());
         } catch (RuntimeException e) {
             LOGGER.warn(

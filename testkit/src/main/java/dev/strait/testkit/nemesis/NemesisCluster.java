@@ -53,7 +53,7 @@ public final class NemesisCluster implements AutoCloseable {
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
 
     /**
-     * Config both systems get.
+     * The configuration both systems get.
      *
      * @param extraConfig node configuration added last (Strait's own {@code strait.*} keys go to Strait nodes only)
      * @param flushOnAck  the fsync mode: acks=all waits until the in-sync replicas synced the records to disk; Strait
