@@ -670,10 +670,8 @@ public final class ReplicaManager implements AutoCloseable {
             throw new IllegalArgumentException("number of partitions must be >= 1, got " + partitionCount);
         }
         TopicConfigs.validate(configs);
-        if (metadata.topic(name).isPresent()) {
-            throw new TopicExistsException(name);
-        }
         if (validateOnly) {
+            requireAbsentHere(name);
             int brokers = metadata.brokers().size();
             if (replicationFactor > Math.max(1, brokers)) {
                 throw new dev.strait.broker.metadata.InvalidReplicationFactorException("Replication factor: "
@@ -702,10 +700,8 @@ public final class ReplicaManager implements AutoCloseable {
             String name, List<List<Integer>> assignments, Map<String, String> configs, boolean validateOnly) {
         validateTopicName(name);
         TopicConfigs.validate(configs);
-        if (metadata.topic(name).isPresent()) {
-            throw new TopicExistsException(name);
-        }
         if (validateOnly) {
+            requireAbsentHere(name);
             ReplicaAssignments.check(assignments, registeredBrokers()::contains);
             return new TopicMetadata(name, Uuid.ZERO_UUID, assignments.size(), configs);
         }
@@ -866,6 +862,17 @@ public final class ReplicaManager implements AutoCloseable {
 
     /** A topic's log config and the overrides it was parsed from. */
     private record ParsedLogConfig(Map<String, String> overrides, LogConfig config) {}
+
+    /**
+     * A validate-only create's check against this node's view. A real create leaves the check to the metadata source
+     * (the active controller of a quorum): this node's view may not have applied a delete yet that the controller
+     * committed, and refusing on it told a client that had just deleted the topic that it "already exists".
+     */
+    private void requireAbsentHere(String name) {
+        if (metadata.topic(name).isPresent()) {
+            throw new TopicExistsException(name);
+        }
+    }
 
     private static void validateTopicName(String name) {
         if (name == null || name.isEmpty() || name.equals(".") || name.equals("..")) {
