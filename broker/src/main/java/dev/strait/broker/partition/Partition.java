@@ -238,12 +238,105 @@ public final class Partition {
                     epoch,
                     true);
         }
+        int start = batches.position();
+        boolean transactional = hasTransactionalBatch(batches);
+        if (transactional) {
+            markTransactional();
+        }
         int segmentsBefore = log.segmentCount();
         AppendResult result = log.append(batches, epoch);
         producerState.update(producerBatches, result.firstOffset());
+        if (transactional) {
+            // The offsets are assigned in place: the headers now carry the offsets the open transactions start at.
+            ByteBuffer appended = batches.duplicate();
+            appended.position(start);
+            for (RecordBatchHeader batch : RecordBatches.split(appended)) {
+                transactions.onBatch(batch);
+            }
+        }
         snapshotIfRolled(segmentsBefore);
         replica.onLeaderAppend();
         return new LeaderAppend(result, epoch, false);
+    }
+
+    /** What a transaction coordinator's marker came to at this partition. */
+    public enum MarkerOutcome {
+        /** The marker is in the log (or the producer had nothing open here, and Kafka appends it anyway). */
+        APPENDED,
+        /** The producer's epoch here is newer than the marker's: a stale coordinator decision, refused. */
+        PRODUCER_FENCED,
+        /** A newer coordinator already wrote a marker for this producer: this coordinator was replaced. */
+        COORDINATOR_FENCED
+    }
+
+    /** A marker append: the outcome, and where it ended and in which epoch, for acks=all completion. */
+    public record MarkerAppend(MarkerOutcome outcome, long lastOffset, int leaderEpoch) {}
+
+    /**
+     * Ends {@code producerId}'s transaction in this partition with a commit or abort marker, as the leader, at the
+     * request of the transaction coordinator of {@code coordinatorEpoch} (WriteTxnMarkers). A marker whose producer
+     * epoch is newer than the producer's here bumps it, fencing the older producer, as Kafka does when the
+     * coordinator aborts a timed-out transaction. The caller waits for the high watermark to pass
+     * {@link MarkerAppend#lastOffset()} before answering: a marker counts only once replicated.
+     *
+     * @throws PartitionRoleException for NOT_LEADER (nothing appended)
+     */
+    public synchronized MarkerAppend appendMarker(
+            long producerId, short producerEpoch, boolean commit, int coordinatorEpoch, long nowMs) {
+        if (replica.state() != PartitionReplica.State.LEADER) {
+            throw new PartitionRoleException(
+                    PartitionRoleException.Reason.NOT_LEADER,
+                    "node " + replica.localId() + " does not lead " + topicPartition);
+        }
+        int epoch = replica.leaderEpoch();
+        ProducerStateTable.MarkerCheck check = producerState.checkMarker(producerId, producerEpoch, coordinatorEpoch);
+        if (check == ProducerStateTable.MarkerCheck.PRODUCER_FENCED) {
+            return new MarkerAppend(MarkerOutcome.PRODUCER_FENCED, -1, epoch);
+        }
+        if (check == ProducerStateTable.MarkerCheck.COORDINATOR_FENCED) {
+            return new MarkerAppend(MarkerOutcome.COORDINATOR_FENCED, -1, epoch);
+        }
+        markTransactional();
+        ByteBuffer marker = RecordBatches.transactionMarker(
+                producerId,
+                producerEpoch,
+                commit ? RecordBatchHeader.CONTROL_COMMIT : RecordBatchHeader.CONTROL_ABORT,
+                coordinatorEpoch,
+                nowMs);
+        int segmentsBefore = log.segmentCount();
+        AppendResult result = log.append(marker, epoch);
+        producerState.onMarker(producerId, producerEpoch, coordinatorEpoch);
+        transactions.onBatch(new RecordBatchHeader(marker, 0));
+        snapshotIfRolled(segmentsBefore);
+        replica.onLeaderAppend();
+        return new MarkerAppend(MarkerOutcome.APPENDED, result.lastOffset(), epoch);
+    }
+
+    private static boolean hasTransactionalBatch(ByteBuffer batches) {
+        int position = batches.position();
+        while (position + RecordBatchHeader.LOG_OVERHEAD_BYTES <= batches.limit()) {
+            int length = batches.getInt(position + RecordBatchHeader.BATCH_LENGTH_OFFSET);
+            if (position + RecordBatchHeader.LOG_OVERHEAD_BYTES + length > batches.limit()) {
+                return false;
+            }
+            if (new RecordBatchHeader(batches, position).isTransactional()) {
+                return true;
+            }
+            position += RecordBatchHeader.LOG_OVERHEAD_BYTES + length;
+        }
+        return false;
+    }
+
+    /**
+     * From the first transactional batch on, this partition's open and aborted transactions must survive a restart:
+     * a mark in its directory, durable before that batch is, makes the next start read them from the log again.
+     */
+    private void markTransactional() {
+        if (tracksTransactions) {
+            return;
+        }
+        TransactionalMark.write(log.dir());
+        tracksTransactions = true;
     }
 
     /** Whether an acks=all append ending at {@code lastOffset} in {@code appendEpoch} is done. */
@@ -412,6 +505,9 @@ public final class Partition {
                 // An empty log restarted at the leader's log start, which lies inside this batch (DeleteRecords
                 // cuts batches): take the whole batch; the log start moves up to the leader's below.
                 restartEmptyAt(first.baseOffset());
+            }
+            if (!tracksTransactions && batches.stream().anyMatch(RecordBatchHeader::isTransactional)) {
+                markTransactional();
             }
             int segmentsBefore = log.segmentCount();
             log.appendAsFollower(records);
@@ -603,6 +699,11 @@ public final class Partition {
         return out;
     }
 
+    /** Whether this partition's directory says its log holds transactions (read at open). */
+    boolean markedTransactional() {
+        return TransactionalMark.exists(log.dir());
+    }
+
     /** Whether a transaction is open in this partition's log. */
     public synchronized boolean hasOpenTransactions() {
         return transactions.firstUnstableOffset() != Long.MAX_VALUE;
@@ -652,7 +753,11 @@ public final class Partition {
     }
 
     private void trackProducer(RecordBatchHeader batch) {
-        if (batch.producerId() < 0 || batch.isControl()) {
+        if (batch.producerId() < 0) {
+            return;
+        }
+        if (batch.isControl()) {
+            producerState.onMarker(batch.producerId(), batch.producerEpoch(), -1);
             return;
         }
         int count = batch.lastOffsetDelta() + 1;
@@ -684,7 +789,7 @@ public final class Partition {
      * keeps doing so after truncations. Only batch headers and control records are read.
      */
     synchronized void loadTransactions() {
-        tracksTransactions = true;
+        markTransactional();
         transactions.clear();
         forEachBatch(log.logStartOffset(), transactions::onBatch);
     }

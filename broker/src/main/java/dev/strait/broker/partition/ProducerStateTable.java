@@ -38,6 +38,9 @@ final class ProducerStateTable {
 
     private static final class ProducerEntry {
         short epoch;
+        /** The epoch of the coordinator that wrote this producer's last marker here; -1 if unknown (not persisted). */
+        int coordinatorEpoch = -1;
+
         final Deque<CachedBatch> batches = new ArrayDeque<>();
 
         int lastSequence() {
@@ -166,6 +169,44 @@ final class ProducerStateTable {
             }
             offset += batch.recordCount();
         }
+    }
+
+    /** Whether a transaction coordinator's marker may be appended for a producer. */
+    enum MarkerCheck {
+        OK,
+        /** The producer's epoch here is newer than the marker's. */
+        PRODUCER_FENCED,
+        /** A marker of a newer coordinator epoch was written for this producer. */
+        COORDINATOR_FENCED
+    }
+
+    MarkerCheck checkMarker(long producerId, short producerEpoch, int coordinatorEpoch) {
+        ProducerEntry entry = producers.get(producerId);
+        if (entry == null) {
+            return MarkerCheck.OK;
+        }
+        if (producerEpoch < entry.epoch) {
+            return MarkerCheck.PRODUCER_FENCED;
+        }
+        if (coordinatorEpoch < entry.coordinatorEpoch) {
+            return MarkerCheck.COORDINATOR_FENCED;
+        }
+        return MarkerCheck.OK;
+    }
+
+    /**
+     * A marker was appended: a newer producer epoch replaces the producer's (its sequences start over, and the older
+     * epoch is fenced), as the coordinator bumps it when it aborts a timed-out transaction.
+     *
+     * @param coordinatorEpoch the marker's coordinator epoch, or -1 when unknown (a replay of headers only)
+     */
+    void onMarker(long producerId, short producerEpoch, int coordinatorEpoch) {
+        ProducerEntry entry = producers.computeIfAbsent(producerId, id -> new ProducerEntry());
+        if (producerEpoch > entry.epoch) {
+            entry.epoch = producerEpoch;
+            entry.batches.clear();
+        }
+        entry.coordinatorEpoch = Math.max(entry.coordinatorEpoch, coordinatorEpoch);
     }
 
     private static int nextSequence(int sequence) {

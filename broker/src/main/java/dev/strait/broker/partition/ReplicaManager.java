@@ -235,8 +235,9 @@ public final class ReplicaManager implements AutoCloseable {
                     PartitionLog log = openLog(topic, i, logConfig);
                     partition = new Partition(tp, topic.topicId(), log, localId, replicationConfig);
                     partition.loadProducerState();
-                    if (TopicConfigs.isMirror(topic.configs())) {
-                        // Copied from another cluster, the log may hold transactions: find the open and aborted ones.
+                    if (TopicConfigs.isMirror(topic.configs()) || partition.markedTransactional()) {
+                        // Copied from another cluster, or written by transactional producers, the log may hold
+                        // transactions: find the open and aborted ones.
                         partition.loadTransactions();
                     }
                     partitions.put(tp, partition);
@@ -622,6 +623,26 @@ public final class ReplicaManager implements AutoCloseable {
         Partition partition = partition(topicPartition)
                 .orElseThrow(() -> new UnknownTopicException("unknown partition " + topicPartition));
         Partition.LeaderAppend result = partition.appendAsLeader(batches, producerBatches, acksAll);
+        if (partition.flushOnAck()) {
+            flusher.request(partition);
+        }
+        onHighWatermarkMaybeMoved(topicPartition);
+        return result;
+    }
+
+    /**
+     * Appends a transaction marker as the partition's leader (see {@link Partition#appendMarker}) and completes
+     * delayed fetches and produces waiting on it.
+     *
+     * @throws UnknownTopicException if this node has no replica of the partition
+     * @throws PartitionRoleException if this node does not lead it
+     */
+    public Partition.MarkerAppend appendMarker(
+            TopicPartition topicPartition, long producerId, short producerEpoch, boolean commit, int coordinatorEpoch) {
+        Partition partition = partition(topicPartition)
+                .orElseThrow(() -> new UnknownTopicException("unknown partition " + topicPartition));
+        Partition.MarkerAppend result =
+                partition.appendMarker(producerId, producerEpoch, commit, coordinatorEpoch, time.milliseconds());
         if (partition.flushOnAck()) {
             flusher.request(partition);
         }

@@ -15,8 +15,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * FindCoordinator: a group's coordinator is the leader of the group's offsets partition, at its endpoint of the
- * listener the request came in on. Transaction keys are answered COORDINATOR_NOT_AVAILABLE (no transaction
- * coordinator yet). Answers at once, on the handler thread: it reads this node's view of the leaders, no shard.
+ * listener the request came in on; a transactional id's is the leader of its {@code __transaction_state} partition,
+ * which the first such request creates. Answers on the handler thread: it reads this node's view of the leaders, no
+ * shard.
  */
 final class FindCoordinatorHandler {
 
@@ -28,15 +29,29 @@ final class FindCoordinatorHandler {
         Optional<BrokerEndpoint> leader(int partition, String listener);
     }
 
+    /** Where a transactional id's coordinator is, at its endpoint of a listener; empty while there is none. */
+    @FunctionalInterface
+    interface TransactionLookup {
+        Optional<BrokerEndpoint> coordinator(String transactionalId, String listener);
+    }
+
+    /** A node without a transaction coordinator. */
+    static final TransactionLookup NO_TRANSACTIONS = (transactionalId, listener) -> Optional.empty();
+
     private final GroupCoordinator coordinator;
     private final CoordinatorLookup offsetsPartitionLeader;
+    private final TransactionLookup transactions;
     private final RequestAuthorizer authorizer;
 
     /** @param offsetsPartitionLeader the leader of an offsets partition, which coordinates its groups */
     FindCoordinatorHandler(
-            GroupCoordinator coordinator, CoordinatorLookup offsetsPartitionLeader, RequestAuthorizer authorizer) {
+            GroupCoordinator coordinator,
+            CoordinatorLookup offsetsPartitionLeader,
+            TransactionLookup transactions,
+            RequestAuthorizer authorizer) {
         this.coordinator = coordinator;
         this.offsetsPartitionLeader = offsetsPartitionLeader;
+        this.transactions = transactions;
         this.authorizer = authorizer;
     }
 
@@ -68,12 +83,8 @@ final class FindCoordinatorHandler {
         if (refused != null) {
             return coordinator.setErrorCode(refused.code());
         }
-        if (!group) {
-            return coordinator
-                    .setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code())
-                    .setErrorMessage("no transaction coordinator");
-        }
-        Optional<BrokerEndpoint> node = coordinatorOf(key, listener);
+        Optional<BrokerEndpoint> node =
+                group ? coordinatorOf(key, listener) : transactions.coordinator(key == null ? "" : key, listener);
         if (node.isEmpty()) {
             return coordinator.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code());
         }

@@ -77,9 +77,27 @@ final class GroupHandler {
             RequestAuthorizer authorizer,
             GroupOffsetsHandler.PartitionCounts partitionCounts,
             Supplier<Collection<TopicMetadata>> topics) {
+        this(
+                coordinator,
+                offsetsPartitionLeader,
+                FindCoordinatorHandler.NO_TRANSACTIONS,
+                authorizer,
+                partitionCounts,
+                topics);
+    }
+
+    /** @param transactions where FindCoordinator finds a transactional id's coordinator */
+    GroupHandler(
+            GroupCoordinator coordinator,
+            FindCoordinatorHandler.CoordinatorLookup offsetsPartitionLeader,
+            FindCoordinatorHandler.TransactionLookup transactions,
+            RequestAuthorizer authorizer,
+            GroupOffsetsHandler.PartitionCounts partitionCounts,
+            Supplier<Collection<TopicMetadata>> topics) {
         this.coordinator = coordinator;
         this.authorizer = authorizer;
-        this.findCoordinator = new FindCoordinatorHandler(coordinator, offsetsPartitionLeader, authorizer);
+        this.findCoordinator =
+                new FindCoordinatorHandler(coordinator, offsetsPartitionLeader, transactions, authorizer);
         this.membership = new GroupMembershipHandler(coordinator);
         this.offsets = new GroupOffsetsHandler(coordinator, authorizer, partitionCounts);
         this.admin = new GroupAdminHandler(coordinator, authorizer);

@@ -18,6 +18,8 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.AddOffsetsToTxnRequest;
+import org.apache.kafka.common.requests.AddPartitionsToTxnRequest;
 import org.apache.kafka.common.requests.AlterConfigsRequest;
 import org.apache.kafka.common.requests.AlterPartitionReassignmentsRequest;
 import org.apache.kafka.common.requests.AlterUserScramCredentialsRequest;
@@ -36,18 +38,22 @@ import org.apache.kafka.common.requests.DescribeLogDirsRequest;
 import org.apache.kafka.common.requests.DescribeProducersRequest;
 import org.apache.kafka.common.requests.DescribeQuorumRequest;
 import org.apache.kafka.common.requests.DescribeTopicPartitionsRequest;
+import org.apache.kafka.common.requests.DescribeTransactionsRequest;
 import org.apache.kafka.common.requests.DescribeUserScramCredentialsRequest;
 import org.apache.kafka.common.requests.ElectLeadersRequest;
+import org.apache.kafka.common.requests.EndTxnRequest;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.InitProducerIdRequest;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.ListPartitionReassignmentsRequest;
+import org.apache.kafka.common.requests.ListTransactionsRequest;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.WriteTxnMarkersRequest;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -68,7 +74,7 @@ import org.slf4j.LoggerFactory;
  * UNKNOWN_SERVER_ERROR and a logged stack trace.
  *
  * <p>Thread-safe: called concurrently by all handler threads; the handlers are stateless apart from the producer
- * id allocator. Not implemented yet: transactions.
+ * id allocator, and transactions when a {@link TransactionServices} is given.
  */
 public final class KafkaApis implements RequestDispatcher {
 
@@ -90,6 +96,9 @@ public final class KafkaApis implements RequestDispatcher {
     private final LogDirsHandler logDirsHandler;
     /** Null without a metadata quorum (DescribeQuorum is then not advertised). */
     private final @Nullable QuorumHandler quorumHandler;
+
+    private final @Nullable TransactionHandler transactionHandler;
+    private final @Nullable WriteTxnMarkersHandler writeTxnMarkersHandler;
 
     private final BrokerSecurity security;
 
@@ -164,9 +173,43 @@ public final class KafkaApis implements RequestDispatcher {
             Map<String, String> brokerConfigs,
             @Nullable GroupCoordinator groupCoordinator,
             BrokerSecurity security) {
+        this(
+                endpoint,
+                listenerEndpoints,
+                replicaManager,
+                defaultNumPartitions,
+                autoCreateTopics,
+                brokerConfigs,
+                groupCoordinator,
+                security,
+                null);
+    }
+
+    /**
+     * @param transactions the transaction coordinator, or null for none (transactional producers are then refused
+     *     and the transaction APIs not advertised); needs a group coordinator
+     */
+    public KafkaApis(
+            Supplier<BrokerEndpoint> endpoint,
+            Function<String, Optional<BrokerEndpoint>> listenerEndpoints,
+            ReplicaManager replicaManager,
+            int defaultNumPartitions,
+            boolean autoCreateTopics,
+            Map<String, String> brokerConfigs,
+            @Nullable GroupCoordinator groupCoordinator,
+            BrokerSecurity security,
+            @Nullable TransactionServices transactions) {
         this.security = security;
         RequestAuthorizer authorizer = new RequestAuthorizer(security.authorizer());
-        this.produceHandler = new ProduceHandler(replicaManager, authorizer);
+        this.produceHandler = new ProduceHandler(replicaManager, authorizer, transactions != null);
+        if (transactions != null && groupCoordinator != null) {
+            this.transactionHandler = new TransactionHandler(
+                    transactions.coordinator(), replicaManager, authorizer, groupCoordinator::partitionFor);
+            this.writeTxnMarkersHandler = new WriteTxnMarkersHandler(transactions.writer(), authorizer);
+        } else {
+            this.transactionHandler = null;
+            this.writeTxnMarkersHandler = null;
+        }
         this.fetchHandler = new FetchHandler(
                 replicaManager,
                 authorizer,
@@ -184,11 +227,18 @@ public final class KafkaApis implements RequestDispatcher {
                 new TopicAdminHandler(endpoint, replicaManager, defaultNumPartitions, brokerConfigs, authorizer);
         this.partitionAdminHandler = new PartitionAdminHandler(replicaManager, authorizer);
         this.reassignmentsHandler = new ReassignmentsHandler(replicaManager.metadata(), authorizer);
+        MetadataHandler metadata = metadataHandler;
+        FindCoordinatorHandler.TransactionLookup transactionCoordinators = transactions == null
+                ? FindCoordinatorHandler.NO_TRANSACTIONS
+                : (transactionalId, listener) -> transactions
+                        .partitionOf(transactionalId)
+                        .flatMap(p -> metadata.partitionLeader(TransactionTopicLog.TOPIC, p, listener));
         this.groupHandler = groupCoordinator == null
                 ? null
                 : new GroupHandler(
                         groupCoordinator,
                         metadataHandler::offsetsPartitionLeader,
+                        transactionCoordinators,
                         authorizer,
                         topic -> replicaManager
                                 .topic(topic)
@@ -321,7 +371,8 @@ public final class KafkaApis implements RequestDispatcher {
         if (key == ApiKeys.API_VERSIONS) {
             return handleApiVersionsRequest((ApiVersionsRequest) body);
         }
-        if (!SupportedApis.isSupported(key, version, groupHandler != null, quorumHandler != null)) {
+        if (!SupportedApis.isSupported(
+                key, version, groupHandler != null, quorumHandler != null, transactionHandler != null)) {
             return errorResponse(
                     request,
                     body,
@@ -351,7 +402,24 @@ public final class KafkaApis implements RequestDispatcher {
             case DESCRIBE_CLUSTER:
                 return metadataHandler.handleDescribeClusterRequest(context, (DescribeClusterRequest) body);
             case INIT_PRODUCER_ID:
-                return produceHandler.handleInitProducerIdRequest(context, (InitProducerIdRequest) body);
+                InitProducerIdRequest init = (InitProducerIdRequest) body;
+                if (init.data().transactionalId() != null && transactionHandler != null) {
+                    return transactionHandler.handleInitProducerId(request, context, init);
+                }
+                return produceHandler.handleInitProducerIdRequest(context, init);
+            case ADD_PARTITIONS_TO_TXN:
+                return transactions().handleAddPartitionsToTxn(request, context, (AddPartitionsToTxnRequest) body);
+            case ADD_OFFSETS_TO_TXN:
+                return transactions().handleAddOffsetsToTxn(request, context, (AddOffsetsToTxnRequest) body);
+            case END_TXN:
+                return transactions().handleEndTxn(request, context, (EndTxnRequest) body);
+            case DESCRIBE_TRANSACTIONS:
+                return transactions().handleDescribeTransactions(request, context, (DescribeTransactionsRequest) body);
+            case LIST_TRANSACTIONS:
+                return transactions().handleListTransactions(request, context, (ListTransactionsRequest) body);
+            case WRITE_TXN_MARKERS:
+                return Objects.requireNonNull(writeTxnMarkersHandler, "advertised only with transactions")
+                        .handle(request, context, (WriteTxnMarkersRequest) body);
             case OFFSET_FOR_LEADER_EPOCH:
                 return offsetsHandler.handleOffsetForLeaderEpochRequest(context, (OffsetsForLeaderEpochRequest) body);
             case CREATE_PARTITIONS:
@@ -400,6 +468,11 @@ public final class KafkaApis implements RequestDispatcher {
         }
     }
 
+    private TransactionHandler transactions() {
+        return Objects.requireNonNull(
+                transactionHandler, "the transaction APIs are advertised only with a coordinator");
+    }
+
     private AbstractResponse handleApiVersionsRequest(ApiVersionsRequest request) {
         if (request.hasUnsupportedRequestVersion()) {
             return request.getErrorResponse(0, Errors.UNSUPPORTED_VERSION.exception());
@@ -409,7 +482,8 @@ public final class KafkaApis implements RequestDispatcher {
         }
         ApiVersionsResponseData data = new ApiVersionsResponseData()
                 .setErrorCode(Errors.NONE.code())
-                .setApiKeys(SupportedApis.advertised(groupHandler != null, quorumHandler != null))
+                .setApiKeys(SupportedApis.advertised(
+                        groupHandler != null, quorumHandler != null, transactionHandler != null))
                 .setFinalizedFeaturesEpoch(-1);
         return new ApiVersionsResponse(data);
     }

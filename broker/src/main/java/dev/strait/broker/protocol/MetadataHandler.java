@@ -167,7 +167,7 @@ final class MetadataHandler {
     }
 
     static boolean isInternal(String topic) {
-        return OffsetsTopicLog.TOPIC.equals(topic);
+        return OffsetsTopicLog.TOPIC.equals(topic) || TransactionTopicLog.TOPIC.equals(topic);
     }
 
     /** The listener a request arrived on (its name, upper case). */
@@ -238,7 +238,12 @@ final class MetadataHandler {
      * endpoint of {@code listener}.
      */
     Optional<BrokerEndpoint> offsetsPartitionLeader(int partition, String listener) {
-        Optional<TopicMetadata> topic = replicaManager.topic(OffsetsTopicLog.TOPIC);
+        return partitionLeader(OffsetsTopicLog.TOPIC, partition, listener);
+    }
+
+    /** The leader of a partition, at its endpoint of {@code listener}, if it has one and is alive. */
+    Optional<BrokerEndpoint> partitionLeader(String topicName, int partition, String listener) {
+        Optional<TopicMetadata> topic = replicaManager.topic(topicName);
         if (topic.isEmpty()) {
             return Optional.empty();
         }

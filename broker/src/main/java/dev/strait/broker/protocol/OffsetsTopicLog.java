@@ -5,7 +5,6 @@ import dev.strait.broker.log.LogReadResult;
 import dev.strait.broker.metadata.InvalidReplicationFactorException;
 import dev.strait.broker.metadata.TopicExistsException;
 import dev.strait.broker.metadata.TopicMetadata;
-import dev.strait.broker.partition.DelayedOperation;
 import dev.strait.broker.partition.Partition;
 import dev.strait.broker.partition.ReplicaManager;
 import dev.strait.broker.partition.TopicConfigs;
@@ -129,26 +128,13 @@ public final class OffsetsTopicLog implements OffsetsLog {
 
     @Override
     public void awaitReplication(int partition, Appended appended, Runnable onChange) {
-        TopicPartition tp = new TopicPartition(TOPIC, partition);
-        replicaManager
-                .producePurgatory()
-                .tryCompleteElseWatch(
-                        new DelayedOperation() {
-                            @Override
-                            protected boolean isSatisfied() {
-                                Optional<Position> now = position(partition);
-                                return now.isEmpty()
-                                        || now.get().leaderEpoch() != appended.leaderEpoch()
-                                        || now.get().highWatermark() >= appended.endOffset();
-                            }
-
-                            @Override
-                            protected void onComplete() {
-                                onChange.run();
-                            }
-                        },
-                        List.of(tp),
-                        OFFSETS_COMMIT_TIMEOUT_MS);
+        ReplicationWait.await(
+                replicaManager,
+                new TopicPartition(TOPIC, partition),
+                appended.endOffset(),
+                appended.leaderEpoch(),
+                OFFSETS_COMMIT_TIMEOUT_MS,
+                onChange);
     }
 
     @Override

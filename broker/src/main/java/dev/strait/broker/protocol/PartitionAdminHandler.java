@@ -191,12 +191,12 @@ final class PartitionAdminHandler {
             setError(result, Errors.UNKNOWN_TOPIC_OR_PARTITION, "Topic '" + request.name() + "' does not exist.");
             return;
         }
-        if (OffsetsTopicLog.TOPIC.equals(request.name())) {
-            // Groups are mapped to offsets partitions by hash; a new count would orphan their committed offsets.
+        if (MetadataHandler.isInternal(request.name())) {
+            // Groups and transactional ids are mapped to partitions by hash; a new count would orphan their state.
             setError(
                     result,
                     Errors.INVALID_REQUEST,
-                    "Cannot change the partition count of the internal topic " + OffsetsTopicLog.TOPIC + ".");
+                    "Cannot change the partition count of the internal topic " + request.name() + ".");
             return;
         }
         int current = topic.get().partitions();
@@ -262,7 +262,7 @@ final class PartitionAdminHandler {
                 .setPartitionIndex(request.partitionIndex())
                 .setLowWatermark(-1);
         TopicPartition tp = new TopicPartition(topic, request.partitionIndex());
-        if (OffsetsTopicLog.TOPIC.equals(topic)) {
+        if (MetadataHandler.isInternal(topic)) {
             return result.setErrorCode(Errors.INVALID_TOPIC_EXCEPTION.code());
         }
         try {

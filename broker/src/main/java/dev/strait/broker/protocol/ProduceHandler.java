@@ -43,7 +43,8 @@ import org.jspecify.annotations.Nullable;
  * purgatory until every appended partition's high watermark passed its batches in the epoch they were written in.
  * A retried idempotent batch that is already in the log is answered like the first attempt, with its original
  * offsets, and under acks=all only once they are replicated (issue 11, defect 1). Producer ids come from blocks the
- * controller hands out; transactions are not supported yet.
+ * controller hands out. Transactional batches are accepted when a transaction coordinator runs; the coordinator's
+ * markers end them ({@link TxnMarkerWriter}).
  *
  * <p>Thread-safe: a delayed produce is completed exactly once, by whichever thread sees it first (see
  * {@link DelayedOperation}).
@@ -54,10 +55,18 @@ final class ProduceHandler {
     private final ProducerIdManager producerIds;
     private final RequestAuthorizer authorizer;
 
+    /** Whether a transaction coordinator runs, without which transactional batches would stay open for good. */
+    private final boolean transactions;
+
     ProduceHandler(ReplicaManager replicaManager, RequestAuthorizer authorizer) {
+        this(replicaManager, authorizer, false);
+    }
+
+    ProduceHandler(ReplicaManager replicaManager, RequestAuthorizer authorizer, boolean transactions) {
         this.authorizer = authorizer;
         this.replicaManager = replicaManager;
         this.producerIds = new ProducerIdManager(replicaManager.metadata());
+        this.transactions = transactions;
     }
 
     /** @return the response, or null if it is sent later (acks=all) or never (acks=0) */
@@ -65,8 +74,13 @@ final class ProduceHandler {
     AbstractResponse handleProduceRequest(
             NetworkRequest networkRequest, RequestContext context, ProduceRequest request, short version) {
         ProduceResponseData data = new ProduceResponseData();
-        if (request.transactionalId() != null) {
-            throw Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.exception("transactions are not supported yet");
+        String transactionalId = request.transactionalId();
+        if (transactionalId != null
+                && (!transactions
+                        || !authorizer.authorize(
+                                context, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, transactionalId))) {
+            throw Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.exception(
+                    transactions ? null : "this node runs no transaction coordinator");
         }
         short acks = request.acks();
         if (acks != 0 && acks != 1 && acks != -1) {
@@ -97,7 +111,7 @@ final class ProduceHandler {
                 }
                 topicResponse
                         .partitionResponses()
-                        .add(produceToPartition(topic, partitionData, version, acksAll, pending));
+                        .add(produceToPartition(topic, partitionData, version, acksAll, transactionalId, pending));
             }
             data.responses().add(topicResponse);
         }
@@ -122,6 +136,7 @@ final class ProduceHandler {
             PartitionProduceData partitionData,
             short version,
             boolean acksAll,
+            @Nullable String transactionalId,
             List<PendingProduce> pending) {
         PartitionProduceResponse response =
                 new PartitionProduceResponse().setIndex(partitionData.index()).setBaseOffset(-1);
@@ -161,9 +176,11 @@ final class ProduceHandler {
                 if (batch.isControlBatch()) {
                     throw new InvalidRecordException("clients may not write control batches");
                 }
-                if (batch.isTransactional()) {
+                if (batch.isTransactional() && (!transactions || transactionalId == null)) {
                     throw new InvalidRecordException(
-                            "transactional batches need a transactional producer, which this broker does not serve yet");
+                            transactions
+                                    ? "a transactional batch must come with its producer's transactional.id"
+                                    : "transactional batches need a transaction coordinator, which this node does not run");
                 }
                 producerBatches.add(new ProducerBatch(
                         batch.producerId(), batch.producerEpoch(), batch.baseSequence(), batch.lastSequence(), (int)

@@ -29,6 +29,9 @@ public final class ServedApis {
         for (ApiKeys key : SupportedApis.GROUP_APIS) {
             apis.add(api(key, "always (by the group coordinator every node runs)"));
         }
+        for (ApiKeys key : SupportedApis.TRANSACTION_APIS) {
+            apis.add(api(key, "always (by the transaction coordinator every node runs)"));
+        }
         for (ApiKeys key : SupportedApis.QUORUM_APIS) {
             apis.add(api(key, "on a node of a Raft metadata quorum"));
         }

@@ -61,6 +61,21 @@ final class SupportedApis {
             ApiKeys.CONSUMER_GROUP_HEARTBEAT,
             ApiKeys.CONSUMER_GROUP_DESCRIBE);
 
+    /** The transaction coordinator's APIs and WriteTxnMarkers, advertised only when a coordinator runs. */
+    static final Set<ApiKeys> TRANSACTION_APIS = EnumSet.of(
+            ApiKeys.ADD_PARTITIONS_TO_TXN,
+            ApiKeys.ADD_OFFSETS_TO_TXN,
+            ApiKeys.END_TXN,
+            ApiKeys.WRITE_TXN_MARKERS,
+            ApiKeys.DESCRIBE_TRANSACTIONS,
+            ApiKeys.LIST_TRANSACTIONS);
+
+    /**
+     * AddPartitionsToTxn from v4 on is the brokers' batched form (KIP-890's verification), which this broker neither
+     * sends nor serves; clients send v3 at most.
+     */
+    private static final short ADD_PARTITIONS_TO_TXN_MAX_VERSION = 3;
+
     /** Advertised only by a node of a Raft metadata quorum (a standalone node has no quorum to describe). */
     static final Set<ApiKeys> QUORUM_APIS = EnumSet.of(ApiKeys.DESCRIBE_QUORUM);
 
@@ -71,6 +86,9 @@ final class SupportedApis {
     }
 
     static short maxVersion(ApiKeys key) {
+        if (key == ApiKeys.ADD_PARTITIONS_TO_TXN) {
+            return ADD_PARTITIONS_TO_TXN_MAX_VERSION;
+        }
         return key.latestVersion(false);
     }
 
@@ -84,7 +102,14 @@ final class SupportedApis {
     }
 
     static boolean isSupported(ApiKeys key, short version, boolean groups, boolean quorum) {
-        return (IMPLEMENTED.contains(key) || groups && GROUP_APIS.contains(key) || quorum && QUORUM_APIS.contains(key))
+        return isSupported(key, version, groups, quorum, false);
+    }
+
+    static boolean isSupported(ApiKeys key, short version, boolean groups, boolean quorum, boolean transactions) {
+        return (IMPLEMENTED.contains(key)
+                        || groups && GROUP_APIS.contains(key)
+                        || quorum && QUORUM_APIS.contains(key)
+                        || transactions && TRANSACTION_APIS.contains(key))
                 && version >= key.oldestVersion()
                 && version <= maxVersion(key);
     }
@@ -98,8 +123,15 @@ final class SupportedApis {
     }
 
     static ApiVersionCollection advertised(boolean groups, boolean quorum) {
+        return advertised(groups, quorum, false);
+    }
+
+    static ApiVersionCollection advertised(boolean groups, boolean quorum, boolean transactions) {
         ApiVersionCollection collection = new ApiVersionCollection();
         Set<ApiKeys> keys = EnumSet.copyOf(IMPLEMENTED);
+        if (transactions) {
+            keys.addAll(TRANSACTION_APIS);
+        }
         if (groups) {
             keys.addAll(GROUP_APIS);
         }

@@ -27,12 +27,15 @@ import org.apache.kafka.common.record.SimpleRecord;
 /**
  * The transaction coordinator's {@link TransactionLog}: the internal topic {@value #TOPIC}, compacted (the latest
  * value per transactional id survives), written through the replica layer as ordinary uncompressed Kafka v2
- * batches with acks=all, as {@link OffsetsTopicLog} writes the group coordinator's. Not wired into the broker yet
- * (issue 24): nothing creates the topic on a running broker today.
+ * batches with acks=all, as {@link OffsetsTopicLog} writes the group coordinator's. Created when the first transactional producer looks
+ * for its coordinator, as Kafka does.
  */
 public final class TransactionTopicLog implements TransactionLog {
 
     public static final String TOPIC = "__transaction_state";
+
+    /** How long a state write may take to replicate before the wait ends (the shard answers its own timeout). */
+    private static final long WRITE_TIMEOUT_MS = 5_000;
 
     private final ReplicaManager replicaManager;
     private final Time time;
@@ -99,6 +102,17 @@ public final class TransactionTopicLog implements TransactionLog {
                 .partition(new TopicPartition(TOPIC, partition))
                 .flatMap(Partition::leaderPosition)
                 .map(p -> new Position(p.highWatermark(), p.logEndOffset(), p.leaderEpoch()));
+    }
+
+    @Override
+    public void awaitReplication(int partition, Appended appended, Runnable onChange) {
+        ReplicationWait.await(
+                replicaManager,
+                new TopicPartition(TOPIC, partition),
+                appended.endOffset(),
+                appended.leaderEpoch(),
+                WRITE_TIMEOUT_MS,
+                onChange);
     }
 
     /** The partition's records up to its log end, for {@code TransactionLoader.replay}; empty unless this node leads. */

@@ -66,6 +66,11 @@ public final class BrokerConfig {
     private final int queuedMaxRequests;
     private final int socketRequestMaxBytes;
     private final int offsetsTopicNumPartitions;
+    private final int transactionStateLogReplicationFactor;
+    private final int transactionStateLogNumPartitions;
+    private final int transactionMaxTimeoutMs;
+    private final long transactionalIdExpirationMs;
+    private final int transactionCleanupIntervalMs;
     private final int offsetsTopicSegmentBytes;
     private final boolean logCleanerEnable;
     private final long logCleanerBackoffMs;
@@ -134,7 +139,15 @@ public final class BrokerConfig {
         }
         this.logDirs = List.copyOf(paths);
         this.topicDefaults = TopicDefaultSettings.topicDefaults(values, originals);
-        this.offsetsTopicReplicationFactor = checkOffsetsTopicReplicationFactor(values);
+        this.offsetsTopicReplicationFactor =
+                checkInternalTopicReplicationFactor(values, ConsumerGroupSettings.OFFSETS_TOPIC_REPLICATION_FACTOR);
+        this.transactionStateLogReplicationFactor = checkInternalTopicReplicationFactor(
+                values, TransactionSettings.TRANSACTION_STATE_LOG_REPLICATION_FACTOR);
+        this.transactionStateLogNumPartitions = values.get(TransactionSettings.TRANSACTION_STATE_LOG_NUM_PARTITIONS);
+        this.transactionMaxTimeoutMs = values.get(TransactionSettings.TRANSACTION_MAX_TIMEOUT_MS);
+        this.transactionalIdExpirationMs = values.get(TransactionSettings.TRANSACTIONAL_ID_EXPIRATION_MS);
+        this.transactionCleanupIntervalMs =
+                values.get(TransactionSettings.TRANSACTION_ABORT_TIMED_OUT_TRANSACTION_CLEANUP_INTERVAL_MS);
         this.brokerSessionTimeoutMs = values.get(ClusterSettings.BROKER_SESSION_TIMEOUT_MS);
         this.brokerHeartbeatIntervalMs = values.get(ClusterSettings.BROKER_HEARTBEAT_INTERVAL_MS);
         this.metricsPort = values.get(NodeSettings.STRAIT_METRICS_PORT);
@@ -230,8 +243,7 @@ public final class BrokerConfig {
      * one-broker cluster for good: there a value above 1 is refused, and unset is -1, the metadata source's own
      * default (one replica).
      */
-    private int checkOffsetsTopicReplicationFactor(SettingValues values) {
-        Setting<Integer> setting = ConsumerGroupSettings.OFFSETS_TOPIC_REPLICATION_FACTOR;
+    private int checkInternalTopicReplicationFactor(SettingValues values, Setting<Integer> setting) {
         int factor = values.get(setting);
         if (hasControllerQuorum()) {
             return factor;
@@ -429,6 +441,27 @@ public final class BrokerConfig {
     }
 
     /** {@code offsets.topic.num.partitions} (default 5; only used when the offsets topic is created). */
+    /** {@code transaction.state.log.replication.factor}; -1 on a standalone node that left it unset. */
+    public int transactionStateLogReplicationFactor() {
+        return transactionStateLogReplicationFactor;
+    }
+
+    public int transactionStateLogNumPartitions() {
+        return transactionStateLogNumPartitions;
+    }
+
+    public int transactionMaxTimeoutMs() {
+        return transactionMaxTimeoutMs;
+    }
+
+    public long transactionalIdExpirationMs() {
+        return transactionalIdExpirationMs;
+    }
+
+    public int transactionCleanupIntervalMs() {
+        return transactionCleanupIntervalMs;
+    }
+
     public int offsetsTopicNumPartitions() {
         return offsetsTopicNumPartitions;
     }

@@ -26,6 +26,8 @@ import dev.strait.broker.protocol.KafkaApis;
 import dev.strait.broker.protocol.OffsetsTopicLog;
 import dev.strait.broker.protocol.ScramBootstrap;
 import dev.strait.broker.protocol.SourceClusterClient;
+import dev.strait.broker.protocol.TransactionServices;
+import dev.strait.broker.txn.TxnConfig;
 import dev.strait.settings.ConfigException;
 import dev.strait.time.Time;
 import java.io.IOException;
@@ -81,6 +83,7 @@ public final class BrokerServer implements AutoCloseable {
     private final List<SocketServer> socketServers = new ArrayList<>();
 
     private @Nullable GroupCoordinator groupCoordinator;
+    private @Nullable TransactionServices transactions;
     private @Nullable LogCleaner logCleaner;
     /** Serves /metrics when strait.metrics.port is not -1; null otherwise or when stopped. */
     private @Nullable MetricsHttpServer metricsServer;
@@ -239,6 +242,21 @@ public final class BrokerServer implements AutoCloseable {
                 }
             });
             groupCoordinator.startup();
+            transactions = TransactionServices.start(
+                    config.nodeId(),
+                    replicaManager,
+                    groupCoordinator,
+                    interBrokerSecurity(security),
+                    new TransactionServices.Settings(
+                            config.transactionStateLogNumPartitions(),
+                            config.transactionStateLogReplicationFactor(),
+                            new TxnConfig(
+                                    config.transactionMaxTimeoutMs(),
+                                    config.transactionalIdExpirationMs(),
+                                    OffsetsTopicLog.TOPIC),
+                            config.transactionCleanupIntervalMs(),
+                            config.replicaSocketTimeoutMs()),
+                    scheduler);
             KafkaApis apis = new KafkaApis(
                     () -> endpoint,
                     listener -> Optional.ofNullable(endpoints.get(listener)),
@@ -247,7 +265,8 @@ public final class BrokerServer implements AutoCloseable {
                     config.autoCreateTopics(),
                     config.originals(),
                     groupCoordinator,
-                    security);
+                    security,
+                    transactions);
             RequestMetrics requestMetrics = new RequestMetrics(time);
             Map<String, BrokerEndpoint> bound = new LinkedHashMap<>();
             List<BrokerRegistration.Endpoint> registered = new ArrayList<>();
@@ -547,6 +566,10 @@ public final class BrokerServer implements AutoCloseable {
         if (fetcherManager != null) {
             fetcherManager.close();
             fetcherManager = null;
+        }
+        if (transactions != null) {
+            transactions.close();
+            transactions = null;
         }
         if (groupCoordinator != null) {
             groupCoordinator.close();

@@ -19,7 +19,7 @@ import java.util.Optional;
  * <p>Each setting is a {@link Setting} (the shared declaration of the settings module), a constant of its Java type
  * ({@code Setting<Integer> NODE_ID}...), declared in the class of its {@link Group} ({@link NodeSettings},
  * {@link ClusterSettings}, {@link ReplicationSettings}, {@link TopicDefaultSettings}, {@link CompactionSettings},
- * {@link ConsumerGroupSettings}, {@link SecuritySettings}, {@link TlsSettings}), so that {@link BrokerConfig} reads
+ * {@link ConsumerGroupSettings}, {@link TransactionSettings}, {@link SecuritySettings}, {@link TlsSettings}), so that {@link BrokerConfig} reads
  * values by constant rather than by name. This class gathers the groups into one {@link SettingTable}: {@link #all()}
  * lists the settings in the order of the documentation, and settings are found here by name or key (a per-listener
  * key included).
@@ -54,6 +54,11 @@ public final class BrokerSettings {
         public static final SettingGroup GROUPS =
                 new SettingGroup("Consumer groups", "The group coordinator and the offsets topic it keeps commits in.");
 
+        public static final SettingGroup TRANSACTIONS = new SettingGroup(
+                "Transactions",
+                "The transaction coordinator, which serves transactional producers, and the topic it keeps their"
+                        + " state in.");
+
         public static final SettingGroup SECURITY = new SettingGroup(
                 "Security",
                 "Listeners' security protocols, SASL and authorization. docs/operating.md walks through a secured"
@@ -78,6 +83,7 @@ public final class BrokerSettings {
                     TopicDefaultSettings.ALL,
                     CompactionSettings.ALL,
                     ConsumerGroupSettings.ALL,
+                    TransactionSettings.ALL,
                     SecuritySettings.ALL,
                     TlsSettings.ALL));
 

@@ -17,8 +17,7 @@ import org.jspecify.annotations.Nullable;
  * {@code __transaction_state} this node leads, each owned by one loop ({@link Loops}) as the group coordinator's
  * shards are. On leadership a shard replays its partition ({@link TransactionLoader}) and serves once what it
  * replayed is durable (then resends the markers a previous coordinator owed); on loss it resigns. Requests are
- * handed to the shard's loop and answered through a future once their write is durable. Not wired into the broker
- * yet (issue 24).
+ * handed to the shard's loop and answered through a future once their write is durable.
  */
 public final class TransactionCoordinator {
 
@@ -51,7 +50,20 @@ public final class TransactionCoordinator {
             Time clock,
             TransactionShard.MarkerSink markers,
             int partitions) {
-        this.log = log;
+        // Each append also asks to be told when it is durable, so that waiting requests complete without a poll.
+        this.log = new TransactionLog() {
+            @Override
+            public Appended append(int partition, TransactionRecords.Entry record) {
+                Appended appended = log.append(partition, record);
+                log.awaitReplication(partition, appended, () -> onReplicationProgress(partition));
+                return appended;
+            }
+
+            @Override
+            public Optional<Position> position(int partition) {
+                return log.position(partition);
+            }
+        };
         this.replayer = replayer;
         this.loops = loops;
         this.config = config;
@@ -152,6 +164,36 @@ public final class TransactionCoordinator {
                 shard.markersWritten(written, clock.milliseconds());
             }
         });
+    }
+
+    /** The shards of {@code __transaction_state}. */
+    public int partitions() {
+        return partitions;
+    }
+
+    /**
+     * ListTransactions over the shards this node serves; the filters as {@link TransactionCoordinatorCore#listTransactions}.
+     * Completes once every shard answered, on the last one's loop.
+     */
+    public CompletableFuture<List<TransactionListing>> listTransactions(
+            Set<TransactionState> states, Set<Long> producerIds, long minDurationMs) {
+        List<CompletableFuture<List<TransactionListing>>> parts = new java.util.ArrayList<>();
+        for (int partition = 0; partition < partitions; partition++) {
+            int shardId = partition;
+            CompletableFuture<List<TransactionListing>> part = new CompletableFuture<>();
+            loops.execute(shardId, () -> {
+                TransactionShard shard = shards.get(shardId);
+                part.complete(
+                        shard == null || shard.core().status() != TransactionCoordinatorCore.Status.ACTIVE
+                                ? List.of()
+                                : shard.core()
+                                        .listTransactions(states, producerIds, minDurationMs, clock.milliseconds()));
+            });
+            parts.add(part);
+        }
+        return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new))
+                .thenApply(ignored ->
+                        parts.stream().flatMap(p -> p.join().stream()).toList());
     }
 
     /** DescribeTransactions for one id, on its shard's loop. */

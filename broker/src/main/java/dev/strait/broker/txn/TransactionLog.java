@@ -42,4 +42,12 @@ public interface TransactionLog {
 
     /** The partition's high watermark, log end and leader epoch if this node leads it, else empty. */
     Optional<Position> position(int partition);
+
+    /**
+     * Runs {@code onChange} once, on any thread, when the partition's high watermark reaches
+     * {@code appended.endOffset()}, this node stops leading it in that epoch, or a timeout passes; the caller reads
+     * {@link #position} again to tell which. A log whose progress is reported otherwise (a simulation calling
+     * {@link TransactionCoordinator#onReplicationProgress}) need not implement it.
+     */
+    default void awaitReplication(int partition, Appended appended, Runnable onChange) {}
 }

@@ -89,6 +89,7 @@ class GroupHandlerVersionsTest {
     private final FindCoordinatorHandler findCoordinator = new FindCoordinatorHandler(
             coordinator,
             (partition, listener) -> Optional.of(new BrokerEndpoint(0, "127.0.0.1", 9092)),
+            FindCoordinatorHandler.NO_TRANSACTIONS,
             RequestAuthorizer.none());
     private final GroupMembershipHandler membership = new GroupMembershipHandler(coordinator);
     private final GroupOffsetsHandler offsets =

@@ -2,12 +2,14 @@ package dev.strait.broker.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.strait.time.Await;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -38,6 +40,19 @@ class EmbeddedClusterIT {
             assertThat(admin.describeCluster().nodes().get(30, TimeUnit.SECONDS))
                     .hasSize(3);
             admin.createTopics(List.of(new NewTopic("t", 1, (short) 3))).all().get(30, TimeUnit.SECONDS);
+            // CreateTopics answers once the controller committed the topic; the node the admin asks next may not
+            // have applied it yet and answer UNKNOWN_TOPIC_OR_PARTITION (as in Kafka), so wait for it.
+            Await.until("every node knows topic t", Duration.ofSeconds(30), () -> {
+                try {
+                    admin.describeTopics(List.of("t")).allTopicNames().get();
+                    return true;
+                } catch (ExecutionException e) {
+                    return false;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+            });
             TopicDescription before =
                     admin.describeTopics(List.of("t")).allTopicNames().get().get("t");
             assertThat(before.partitions().get(0).replicas()).hasSize(3);
