@@ -75,14 +75,6 @@ final class TransactionHandler {
         this.offsetsPartitionFor = offsetsPartitionFor;
     }
 
-    /** Kafka's answer for a stale producer, which clients before KIP-588 know as INVALID_PRODUCER_EPOCH. */
-    private static Errors errorFor(TxnError error, boolean knowsProducerFenced) {
-        if (error == TxnError.PRODUCER_FENCED && !knowsProducerFenced) {
-            return Errors.INVALID_PRODUCER_EPOCH;
-        }
-        return Errors.valueOf(error.name());
-    }
-
     private boolean mayWrite(RequestContext context, String transactionalId) {
         return authorizer.authorize(context, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, transactionalId);
     }
@@ -116,8 +108,8 @@ final class TransactionHandler {
                 .thenAccept(reply -> answer(
                         request,
                         context,
-                        new InitProducerIdResponse(data.setErrorCode(
-                                        errorFor(reply.error(), knowsFenced).code())
+                        new InitProducerIdResponse(data.setErrorCode(ApiErrors.forTxn(reply.error(), knowsFenced)
+                                        .code())
                                 .setProducerId(reply.producerId())
                                 .setProducerEpoch(reply.producerEpoch()))));
         return null;
@@ -167,7 +159,7 @@ final class TransactionHandler {
                         request,
                         context,
                         addPartitionsAnswer(
-                                transactionalId, uniform(partitions, errorFor(reply.error(), knowsFenced)))));
+                                transactionalId, uniform(partitions, ApiErrors.forTxn(reply.error(), knowsFenced)))));
         return null;
     }
 
@@ -208,8 +200,8 @@ final class TransactionHandler {
                         request,
                         context,
                         new AddOffsetsToTxnResponse(new AddOffsetsToTxnResponseData()
-                                .setErrorCode(
-                                        errorFor(reply.error(), knowsFenced).code()))));
+                                .setErrorCode(ApiErrors.forTxn(reply.error(), knowsFenced)
+                                        .code()))));
         return null;
     }
 
@@ -231,7 +223,7 @@ final class TransactionHandler {
                         request,
                         context,
                         new EndTxnResponse(data.setErrorCode(
-                                errorFor(reply.error(), knowsFenced).code()))));
+                                ApiErrors.forTxn(reply.error(), knowsFenced).code()))));
         return null;
     }
 
@@ -265,7 +257,7 @@ final class TransactionHandler {
                 new DescribeTransactionsResponseData.TransactionState().setTransactionalId(transactionalId);
         TransactionMetadata txn = view.metadata();
         if (view.error() != TxnError.NONE || txn == null) {
-            return state.setErrorCode(Errors.valueOf(view.error().name()).code());
+            return state.setErrorCode(ApiErrors.forTxn(view.error(), true).code());
         }
         Map<String, List<Integer>> byTopic = new TreeMap<>();
         for (TxnPartition p : txn.partitions()) {
