@@ -90,6 +90,28 @@ final class RawKafkaClient implements AutoCloseable {
                 .build((short) 12);
     }
 
+    /**
+     * A Produce (acks=all, v12) of one transactional batch of one record under {@code transactionalId}, epoch 0: what
+     * a producer whose AddPartitionsToTxn never reached the coordinator would write (a hanging transaction).
+     */
+    static ProduceRequest transactionalProduce(
+            TopicPartition tp, String transactionalId, long pid, int sequence, String value, int timeoutMs) {
+        MemoryRecords records = MemoryRecords.withTransactionalRecords(
+                Compression.NONE, pid, (short) 0, sequence, new SimpleRecord(value.getBytes(StandardCharsets.UTF_8)));
+        ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
+        topics.add(new ProduceRequestData.TopicProduceData()
+                .setName(tp.topic())
+                .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
+                        .setIndex(tp.partition())
+                        .setRecords(records))));
+        return ProduceRequest.builder(new ProduceRequestData()
+                        .setTransactionalId(transactionalId)
+                        .setAcks((short) -1)
+                        .setTimeoutMs(timeoutMs)
+                        .setTopicData(topics))
+                .build((short) 12);
+    }
+
     /** The answer for the one partition of a one-partition Produce. */
     static PartitionProduceResponse onlyPartition(ProduceResponse response) {
         return response.data()
