@@ -56,6 +56,11 @@ class GroupHandlerVersionsTest {
         }
 
         @Override
+        public Appended appendTransactional(int partition, long producerId, short producerEpoch, List<Entry> records) {
+            return new Appended(0, 0);
+        }
+
+        @Override
         public Optional<Position> position(int partition) {
             return Optional.of(new Position(0, 0, 0));
         }
