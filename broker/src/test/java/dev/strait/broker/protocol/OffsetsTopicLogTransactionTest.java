@@ -3,18 +3,24 @@ package dev.strait.broker.protocol;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.strait.broker.group.GroupApi;
+import dev.strait.broker.group.GroupCoordinator;
 import dev.strait.broker.group.GroupError;
 import dev.strait.broker.group.OffsetsLog;
 import dev.strait.broker.metadata.FileMetadataSource;
 import dev.strait.broker.partition.ReplicaManager;
+import dev.strait.time.Await;
 import dev.strait.time.Time;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.ControlRecordType;
 import org.apache.kafka.common.record.EndTransactionMarker;
@@ -112,6 +118,70 @@ class OffsetsTopicLogTransactionTest {
                             "5 txn 7 e",
                             "6 marker 7 abort");
             assertThat(end).isEqualTo(7);
+        }
+    }
+
+    private static GroupApi.FetchResult fetch(GroupCoordinator coordinator, boolean requireStable) {
+        CompletableFuture<GroupApi.FetchResult> result = new CompletableFuture<>();
+        coordinator.fetchOffsets("g", null, -1, List.of(TP), requireStable, result::complete);
+        return result.orTimeout(30, TimeUnit.SECONDS).join();
+    }
+
+    private static GroupCoordinator started(OffsetsTopicLog log) {
+        GroupCoordinator coordinator =
+                new GroupCoordinator(new GroupCoordinator.Config(1, 0, 1000, 60_000, 100), log, Time.SYSTEM);
+        coordinator.startup();
+        Await.until("the shard is served", Duration.ofSeconds(30), () -> coordinator.isActive(0));
+        return coordinator;
+    }
+
+    private static final GroupApi.TopicPartitionKey TP = new GroupApi.TopicPartitionKey("t", 0);
+
+    @Test
+    void aCoordinatorOverTheTopicCommitsATransactionsOffsetsOnItsMarkerAndAnotherReplaysThem() throws Exception {
+        try (FileMetadataSource metadata = FileMetadataSource.open(root.resolve("meta"));
+                ReplicaManager node =
+                        new ReplicaManager(metadata, root.resolve("logs"), Map.of(), Time.SYSTEM, scheduler)) {
+            node.startup();
+            OffsetsTopicLog log = new OffsetsTopicLog(node, 1, 1 << 20);
+            assertThat(log.ensureCreated()).isTrue();
+            GroupCoordinator first = started(log);
+            CompletableFuture<GroupError> committed = new CompletableFuture<>();
+            first.commitTransactionalOffsets(
+                    "g",
+                    7,
+                    (short) 0,
+                    "",
+                    null,
+                    -1,
+                    Map.of(TP, new GroupApi.OffsetAndMetadata(10, -1, "", -1)),
+                    committed::complete);
+            assertThat(committed.get(30, TimeUnit.SECONDS)).isEqualTo(GroupError.NONE);
+            assertThat(fetch(first, true).unstable()).containsExactly(TP);
+
+            long marker = node.appendRecords(
+                            new TopicPartition(OffsetsTopicLog.TOPIC, 0),
+                            MemoryRecords.withEndTransactionMarker(
+                                            7, (short) 0, new EndTransactionMarker(ControlRecordType.COMMIT, 0))
+                                    .buffer(),
+                            List.of(),
+                            true)
+                    .result()
+                    .lastOffset();
+            first.completeTransaction(0, 7, true, marker);
+
+            Await.until(
+                    "the transaction's offset is committed",
+                    Duration.ofSeconds(30),
+                    () -> fetch(first, false).offsets().containsKey(TP));
+            assertThat(fetch(first, true).offsets().get(TP).offset()).isEqualTo(10);
+            first.close();
+            GroupCoordinator second = started(log);
+            try {
+                assertThat(fetch(second, true).offsets().get(TP).offset()).isEqualTo(10);
+            } finally {
+                second.close();
+            }
         }
     }
 }
