@@ -93,9 +93,13 @@ final class AdminOperations {
         return tombstoned;
     }
 
-    /** The deletion is durable: the committed offsets go, and what transactions held for the tombstoned partitions. */
+    /**
+     * The deletion is durable: the tombstoned partitions lose their committed offsets and what transactions held for
+     * them, as a replay of the tombstones does. A commit that was appended before the deletion but not durable when
+     * it was asked for has no tombstone and stays, as it does in the log.
+     */
     private static void deleteOffsets(GroupShard shard, String groupId, List<TopicPartitionKey> tombstoned) {
-        shard.offsets.delete(groupId);
+        shard.offsets.delete(groupId, tombstoned);
         tombstoned.forEach(tp -> shard.transactionalOffsets.remove(groupId, tp));
     }
 

@@ -525,7 +525,12 @@ public final class GroupCoordinator implements AutoCloseable {
      * in offsets partition {@code offsetsPartition}. Called on any thread by the writer of the markers; handled on the
      * shard's loop. What the transaction committed there before the marker becomes the groups' committed offsets,
      * except where an ordinary commit was written after it (the later record wins, as Kafka), or is dropped on abort.
-     * Idempotent; a shard this node does not serve ignores it (its next coordinator replays the marker).
+     * Records of the producer after the marker (its next transaction) stay pending. Idempotent; a shard this node
+     * does not serve ignores it (its next coordinator replays the marker).
+     *
+     * <p>Contract: for one producer and partition, call in marker order, e.g. from the durable-write callback of the
+     * marker before the transaction is completed: a marker ends every earlier record of its producer that no
+     * reported marker ended, so a commit reported before the abort that preceded it would commit the aborted offsets.
      */
     public void completeTransaction(int offsetsPartition, long producerId, boolean commit, long markerOffset) {
         if (offsetsPartition < 0 || offsetsPartition >= shards.length) {

@@ -89,10 +89,6 @@ final class OffsetManager {
         }
     }
 
-    void delete(String groupId) {
-        committed.remove(groupId);
-    }
-
     /** Whether the group has a committed offset for the partition. */
     boolean has(String groupId, TopicPartitionKey tp) {
         return committed.getOrDefault(groupId, Map.of()).containsKey(tp);
