@@ -3,8 +3,11 @@ package dev.strait.broker.group;
 import dev.strait.broker.group.GroupApi.GroupDescription;
 import dev.strait.broker.group.GroupApi.GroupListing;
 import dev.strait.broker.group.GroupApi.MemberDescription;
+import dev.strait.broker.group.GroupApi.TopicPartitionKey;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -37,7 +40,7 @@ final class AdminOperations {
         } else if (!group.is(GroupState.EMPTY)) {
             result.respond(() -> callback.accept(GroupError.NON_EMPTY_GROUP), callback);
         } else {
-            shard.offsets.writeDeletion(groupId, result);
+            List<TopicPartitionKey> tombstoned = writeOffsetDeletion(shard, groupId, result);
             result.write(group.tombstone());
             group.transitionTo(GroupState.DEAD);
             result.onDurable(() -> {
@@ -45,7 +48,7 @@ final class AdminOperations {
                 if (current != null && current.members.isEmpty()) {
                     shard.groups.remove(groupId);
                 }
-                shard.offsets.delete(groupId);
+                deleteOffsets(shard, groupId, tombstoned);
             });
             result.onFailed((error, nowMs) -> {
                 // Not deleted (or not yet known to be): the group is Empty again and takes members.
@@ -65,13 +68,39 @@ final class AdminOperations {
         if (!group.isEmpty()) {
             result.respond(() -> callback.accept(GroupError.NON_EMPTY_GROUP), callback);
         } else {
-            shard.offsets.writeDeletion(groupId, result);
+            List<TopicPartitionKey> tombstoned = writeOffsetDeletion(shard, groupId, result);
             result.write(new OffsetsLog.Entry(ConsumerGroupRecords.key(groupId), null));
             shard.consumerGroups.remove(groupId);
-            result.onDurable(() -> shard.offsets.delete(groupId));
+            result.onDurable(() -> deleteOffsets(shard, groupId, tombstoned));
             result.respond(() -> callback.accept(GroupError.NONE), callback);
         }
         writes.complete(shard, result);
+    }
+
+    /**
+     * Tombstones for the group's committed offsets and for the partitions that only an open transaction holds an
+     * offset for: Kafka 4.1 deletes a group with pending transactional offsets so, and a reload then drops those
+     * offsets as this node does, even if their transaction commits later.
+     *
+     * @return the partitions tombstoned
+     */
+    private static List<TopicPartitionKey> writeOffsetDeletion(GroupShard shard, String groupId, GroupResult result) {
+        Set<TopicPartitionKey> partitions =
+                new LinkedHashSet<>(shard.offsets.fetch(groupId, null).keySet());
+        partitions.addAll(shard.transactionalOffsets.partitions(groupId));
+        List<TopicPartitionKey> tombstoned = List.copyOf(partitions);
+        OffsetManager.writeDeletion(groupId, tombstoned, result);
+        return tombstoned;
+    }
+
+    /**
+     * The deletion is durable: the tombstoned partitions lose their committed offsets and what transactions held for
+     * them, as a replay of the tombstones does. A commit that was appended before the deletion but not durable when
+     * it was asked for has no tombstone and stays, as it does in the log.
+     */
+    private static void deleteOffsets(GroupShard shard, String groupId, List<TopicPartitionKey> tombstoned) {
+        shard.offsets.delete(groupId, tombstoned);
+        tombstoned.forEach(tp -> shard.transactionalOffsets.remove(groupId, tp));
     }
 
     /** The shard's groups but the Dead ones. */

@@ -811,6 +811,26 @@ public final class ClassicGroup {
         return GroupError.NONE;
     }
 
+    /**
+     * TxnOffsetCommit, as Kafka validates it: a request that names its member or generation (v3+) must match them; one
+     * that names neither (v0-2, or a producer outside group management) is accepted whatever the group's state,
+     * since those versions carry no identity. No REBALANCE_IN_PROGRESS: the transaction may commit mid-rebalance.
+     */
+    GroupError validateTxnOffsetCommit(String memberId, String instanceId, int generationId) {
+        if (is(GroupState.DEAD)) {
+            return GroupError.COORDINATOR_NOT_AVAILABLE;
+        }
+        boolean anonymous = generationId < 0 && memberId.isEmpty() && instanceId == null;
+        if (anonymous || generationId < 0 && is(GroupState.EMPTY)) {
+            return GroupError.NONE;
+        }
+        GroupError error = validateMember(memberId, instanceId);
+        if (error != GroupError.NONE) {
+            return error;
+        }
+        return generationId == generation ? GroupError.NONE : GroupError.ILLEGAL_GENERATION;
+    }
+
     /** A Dead group whose deletion did not become durable, Empty again with its generation and protocol type. */
     ClassicGroup revived() {
         ClassicGroup group = new ClassicGroup(groupId, initialRebalanceDelayMs);

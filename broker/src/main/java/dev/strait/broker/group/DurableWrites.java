@@ -45,14 +45,20 @@ final class DurableWrites {
         }
         if (!result.records().isEmpty()) {
             OffsetsLog.Appended appended;
+            GroupResult.Producer producer = result.producer();
             try {
-                appended = log.append(shard.index, result.records());
+                appended = producer == null
+                        ? log.append(shard.index, result.records())
+                        : log.appendTransactional(
+                                shard.index, producer.producerId(), producer.producerEpoch(), result.records());
             } catch (OffsetsLog.AppendFailedException e) {
                 LOGGER.info("group coordinator: write to offsets partition {} failed: {}", shard.index, e.getMessage());
                 result.failResponses(e.error());
                 result.runFailureHandlers(e.error(), clock.milliseconds());
                 return;
             }
+            // One batch, one offset per record: the records lie just below where the append ended.
+            result.appendedAt(appended.endOffset() - result.records().size());
             enqueue(shard, appended, result, false);
         } else if (shard.writes.isEmpty()) {
             result.completeDurable();
@@ -67,6 +73,14 @@ final class DurableWrites {
      */
     void completeWhenDurable(GroupShard shard, OffsetsLog.Appended upTo, GroupResult result) {
         enqueue(shard, upTo, result, true);
+    }
+
+    /**
+     * Completes the writes that are durable by now, without waiting for the replica layer's report: a caller that
+     * learnt that the partition is durable past some offset (a transaction marker) sees their changes applied.
+     */
+    void drainDurable(GroupShard shard) {
+        shard.writes.drain(log.position(shard.index), clock.milliseconds());
     }
 
     private void enqueue(GroupShard shard, OffsetsLog.Appended appended, GroupResult result, boolean untilDurable) {

@@ -77,8 +77,18 @@ public final class GroupApi {
         }
     }
 
-    /** An OffsetFetch's answer: NONE and the committed offsets, or why this node cannot serve them now. */
-    public record FetchResult(GroupError error, Map<TopicPartitionKey, OffsetAndMetadata> offsets) {}
+    /**
+     * An OffsetFetch's answer: NONE and the committed offsets, or why this node cannot serve them now. {@code unstable}
+     * (asked with requireStable only) are the partitions that a transaction has offsets pending for: they are left
+     * out of {@code offsets} and answered UNSTABLE_OFFSET_COMMIT, as Kafka, so that the consumer waits for the end of
+     * the transaction instead of reading an offset it is about to replace.
+     */
+    public record FetchResult(
+            GroupError error, Map<TopicPartitionKey, OffsetAndMetadata> offsets, Set<TopicPartitionKey> unstable) {
+        public FetchResult(GroupError error, Map<TopicPartitionKey, OffsetAndMetadata> offsets) {
+            this(error, offsets, Set.of());
+        }
+    }
 
     public record MemberDescription(
             String memberId,

@@ -85,6 +85,7 @@ public final class GroupCoordinator implements AutoCloseable {
     private final ShardLoader loader;
     private final MembershipOperations membership;
     private final OffsetOperations offsetOperations;
+    private final TransactionalOffsetOperations transactionalOffsets;
     private final AdminOperations admin;
     private final ConsumerGroupOperations consumerGroups;
     private volatile BiConsumer<String, Throwable> faults = (what, cause) -> {};
@@ -137,6 +138,7 @@ public final class GroupCoordinator implements AutoCloseable {
         this.loader = new ShardLoader(log, clockMs, writes);
         this.membership = new MembershipOperations(clockMs, memberIds, writes);
         this.offsetOperations = new OffsetOperations(clockMs, readLease, writes);
+        this.transactionalOffsets = new TransactionalOffsetOperations(clockMs, writes);
         this.admin = new AdminOperations(writes);
         this.consumerGroups = new ConsumerGroupOperations(clockMs, writes);
     }
@@ -456,12 +458,86 @@ public final class GroupCoordinator implements AutoCloseable {
             int memberEpoch,
             @Nullable List<TopicPartitionKey> wanted,
             Consumer<FetchResult> callerCallback) {
+        fetchOffsets(groupId, memberId, memberEpoch, wanted, false, callerCallback);
+    }
+
+    /**
+     * As above, for OffsetFetch v7+, which may require stable offsets: then a partition that an open transaction
+     * holds an offset for is in {@link FetchResult#unstable()} instead of {@link FetchResult#offsets()}.
+     */
+    public void fetchOffsets(
+            String groupId,
+            @Nullable String memberId,
+            int memberEpoch,
+            @Nullable List<TopicPartitionKey> wanted,
+            boolean requireStable,
+            Consumer<FetchResult> callerCallback) {
         Consumer<FetchResult> callback = answeredSafely("OffsetFetch", callerCallback);
         GroupShard shard = shard(groupId);
         submit(
                 shard,
-                () -> offsetOperations.fetch(shard, groupId, memberId, memberEpoch, wanted, callback),
+                () -> offsetOperations.fetch(shard, groupId, memberId, memberEpoch, wanted, requireStable, callback),
                 () -> callback.accept(new FetchResult(GroupError.NOT_COORDINATOR, Map.of())));
+    }
+
+    /**
+     * Commits offsets inside the producer's transaction (TxnOffsetCommit): written as a transactional batch of the
+     * producer, so that the offsets partition's producer state fences an old epoch (INVALID_PRODUCER_EPOCH); the
+     * callback hears NONE once it is durable. The offsets are then pending: OffsetFetch serves the group's previous
+     * committed offsets (requireStable: the partitions are unstable) until {@link #completeTransaction} commits or
+     * drops them. {@code memberId}, {@code instanceId} and {@code generation} (TxnOffsetCommit v3+; "", null and -1
+     * before) are validated against the group as Kafka does: a classic group's member and generation, a consumer
+     * group's member and epoch (ILLEGAL_GENERATION if stale). A commit timestamp below 0 is stamped with the
+     * coordinator's clock.
+     */
+    public void commitTransactionalOffsets(
+            String groupId,
+            long producerId,
+            short producerEpoch,
+            String memberId,
+            String instanceId,
+            int generation,
+            Map<TopicPartitionKey, OffsetAndMetadata> offsets,
+            Consumer<GroupError> callerCallback) {
+        Consumer<GroupError> callback = answeredSafely("TxnOffsetCommit", callerCallback);
+        if (groupId == null || groupId.isEmpty()) {
+            callback.accept(GroupError.INVALID_GROUP_ID);
+            return;
+        }
+        GroupShard shard = shard(groupId);
+        submit(
+                shard,
+                () -> transactionalOffsets.commit(
+                        shard,
+                        groupId,
+                        producerId,
+                        producerEpoch,
+                        memberId == null ? "" : memberId,
+                        instanceId,
+                        generation,
+                        offsets,
+                        callback),
+                () -> callback.accept(GroupError.NOT_COORDINATOR));
+    }
+
+    /**
+     * The producer's transaction ended: its commit ({@code commit}) or abort marker is durable at {@code markerOffset}
+     * in offsets partition {@code offsetsPartition}. Called on any thread by the writer of the markers; handled on the
+     * shard's loop. What the transaction committed there before the marker becomes the groups' committed offsets,
+     * except where an ordinary commit was written after it (the later record wins, as Kafka), or is dropped on abort.
+     * Records of the producer after the marker (its next transaction) stay pending. Idempotent; a shard this node
+     * does not serve ignores it (its next coordinator replays the marker).
+     *
+     * <p>Contract: for one producer and partition, call in marker order, e.g. from the durable-write callback of the
+     * marker before the transaction is completed: a marker ends every earlier record of its producer that no
+     * reported marker ended, so a commit reported before the abort that preceded it would commit the aborted offsets.
+     */
+    public void completeTransaction(int offsetsPartition, long producerId, boolean commit, long markerOffset) {
+        if (offsetsPartition < 0 || offsetsPartition >= shards.length) {
+            return;
+        }
+        GroupShard shard = shards[offsetsPartition];
+        submit(shard, () -> transactionalOffsets.complete(shard, producerId, commit, markerOffset));
     }
 
     /**

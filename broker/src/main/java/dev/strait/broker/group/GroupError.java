@@ -32,5 +32,7 @@ public enum GroupError {
     UNSUPPORTED_ASSIGNOR,
     /** ConsumerGroupHeartbeat: the subscribed regex does not compile. */
     INVALID_REGULAR_EXPRESSION,
-    INVALID_REQUEST
+    INVALID_REQUEST,
+    /** TxnOffsetCommit: a newer epoch of the producer wrote to the offsets partition; the producer is fenced. */
+    INVALID_PRODUCER_EPOCH
 }

@@ -3,6 +3,7 @@ package dev.strait.broker.group;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one operation of the coordinator produced: the records to append to the shard's offsets partition, and what
@@ -24,13 +25,43 @@ final class GroupResult {
         void onFailed(GroupError error, long nowMs);
     }
 
+    /** The producer whose transactional batch the records are (TxnOffsetCommit). */
+    record Producer(long producerId, short producerEpoch) {}
+
     private final List<OffsetsLog.Entry> records = new ArrayList<>();
+    private @Nullable Producer producer;
+    /** Where the records went in the log; -1 until they are appended. */
+    private long firstOffset = -1;
+
     private final List<Response> responses = new ArrayList<>();
     private final List<Runnable> onDurable = new ArrayList<>();
     private final List<FailureHandler> onFailed = new ArrayList<>();
 
     void write(OffsetsLog.Entry record) {
         records.add(record);
+    }
+
+    /** The records are written as one transactional batch of the producer, not as an ordinary batch. */
+    void asTransactionOf(long producerId, short producerEpoch) {
+        producer = new Producer(producerId, producerEpoch);
+    }
+
+    @Nullable
+    Producer producer() {
+        return producer;
+    }
+
+    /** The records were appended in one batch starting at {@code offset}. */
+    void appendedAt(long offset) {
+        firstOffset = offset;
+    }
+
+    /**
+     * The log offset of the first record, once appended: the {@code i}th record is at {@code firstOffset() + i}. What
+     * a transaction commits is compared with ordinary commits by these offsets, as Kafka orders them.
+     */
+    long firstOffset() {
+        return firstOffset;
     }
 
     void respond(Runnable send, Consumer<GroupError> fail) {

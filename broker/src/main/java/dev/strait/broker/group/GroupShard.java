@@ -29,6 +29,9 @@ final class GroupShard {
     int consumerSessionTimeoutMs = 45_000;
     int consumerHeartbeatIntervalMs = 5_000;
     final OffsetManager offsets = new OffsetManager();
+    /** Offsets of open transactions, not committed offsets until their transaction commits. */
+    final TransactionalOffsets transactionalOffsets = new TransactionalOffsets();
+
     final PendingWrites writes = new PendingWrites();
     volatile Status status = Status.NOT_COORDINATOR;
 
@@ -67,5 +70,6 @@ final class GroupShard {
         groups.clear();
         consumerGroups.clear();
         offsets.clear();
+        transactionalOffsets.clear();
     }
 }

@@ -19,22 +19,18 @@ import org.jspecify.annotations.Nullable;
  */
 final class OffsetManager {
 
-    private final Map<String, Map<TopicPartitionKey, OffsetAndMetadata>> committed = new HashMap<>();
+    /** A committed offset and where its record is in the log (-1 if unknown), which orders it against a transaction's. */
+    private record Committed(OffsetAndMetadata value, long recordOffset) {}
 
-    /** The records of a commit, one per partition. */
+    private final Map<String, Map<TopicPartitionKey, Committed>> committed = new HashMap<>();
+
+    /** The records of a commit, one per partition, in the map's order. */
     static void writeCommit(String groupId, Map<TopicPartitionKey, OffsetAndMetadata> offsets, GroupResult out) {
         for (Map.Entry<TopicPartitionKey, OffsetAndMetadata> entry : offsets.entrySet()) {
             out.write(new OffsetsLog.Entry(
                     GroupRecords.offsetKey(
                             groupId, entry.getKey().topic(), entry.getKey().partition()),
                     GroupRecords.offsetValue(entry.getValue())));
-        }
-    }
-
-    /** Tombstones for every committed offset of a group. */
-    void writeDeletion(String groupId, GroupResult out) {
-        for (TopicPartitionKey tp : committed.getOrDefault(groupId, Map.of()).keySet()) {
-            out.write(new OffsetsLog.Entry(GroupRecords.offsetKey(groupId, tp.topic(), tp.partition()), null));
         }
     }
 
@@ -51,19 +47,37 @@ final class OffsetManager {
     /** Tombstones for some partitions of a group are durable. */
     void delete(String groupId, Iterable<TopicPartitionKey> partitions) {
         for (TopicPartitionKey tp : partitions) {
-            load(groupId, tp, null);
+            load(groupId, tp, null, -1);
         }
     }
 
-    /** A commit is durable. */
-    void commit(String groupId, Map<TopicPartitionKey, OffsetAndMetadata> offsets) {
-        committed.computeIfAbsent(groupId, g -> new LinkedHashMap<>()).putAll(offsets);
+    /**
+     * A commit is durable; its records start at log offset {@code firstOffset}, one per partition in the map's order
+     * (that of {@link #writeCommit}).
+     */
+    void commit(String groupId, Map<TopicPartitionKey, OffsetAndMetadata> offsets, long firstOffset) {
+        Map<TopicPartitionKey, Committed> group = committed.computeIfAbsent(groupId, g -> new LinkedHashMap<>());
+        long recordOffset = firstOffset;
+        for (Map.Entry<TopicPartitionKey, OffsetAndMetadata> entry : offsets.entrySet()) {
+            group.put(entry.getKey(), new Committed(entry.getValue(), firstOffset < 0 ? -1 : recordOffset++));
+        }
     }
 
-    /** A replayed offset record; a null value is a tombstone. */
-    void load(String groupId, TopicPartitionKey tp, @Nullable OffsetAndMetadata value) {
+    /**
+     * A transaction that wrote {@code value} at {@code recordOffset} committed: it becomes the committed offset unless
+     * an ordinary commit written later in the log holds the partition (Kafka keeps the later record).
+     */
+    void commitTransactional(String groupId, TopicPartitionKey tp, OffsetAndMetadata value, long recordOffset) {
+        Committed existing = committed.getOrDefault(groupId, Map.of()).get(tp);
+        if (existing == null || recordOffset > existing.recordOffset()) {
+            committed.computeIfAbsent(groupId, g -> new LinkedHashMap<>()).put(tp, new Committed(value, recordOffset));
+        }
+    }
+
+    /** A replayed offset record at {@code recordOffset}; a null value is a tombstone. */
+    void load(String groupId, TopicPartitionKey tp, @Nullable OffsetAndMetadata value, long recordOffset) {
         if (value == null) {
-            Map<TopicPartitionKey, OffsetAndMetadata> offsets = committed.get(groupId);
+            Map<TopicPartitionKey, Committed> offsets = committed.get(groupId);
             if (offsets != null) {
                 offsets.remove(tp);
                 if (offsets.isEmpty()) {
@@ -71,25 +85,26 @@ final class OffsetManager {
                 }
             }
         } else {
-            committed.computeIfAbsent(groupId, g -> new LinkedHashMap<>()).put(tp, value);
+            committed.computeIfAbsent(groupId, g -> new LinkedHashMap<>()).put(tp, new Committed(value, recordOffset));
         }
     }
 
-    void delete(String groupId) {
-        committed.remove(groupId);
+    /** Whether the group has a committed offset for the partition. */
+    boolean has(String groupId, TopicPartitionKey tp) {
+        return committed.getOrDefault(groupId, Map.of()).containsKey(tp);
     }
 
     /** Committed offsets of a group; {@code wanted} null means all. Partitions without a commit are absent. */
     Map<TopicPartitionKey, OffsetAndMetadata> fetch(String groupId, @Nullable List<TopicPartitionKey> wanted) {
-        Map<TopicPartitionKey, OffsetAndMetadata> offsets = committed.getOrDefault(groupId, Map.of());
+        Map<TopicPartitionKey, Committed> offsets = committed.getOrDefault(groupId, Map.of());
         Map<TopicPartitionKey, OffsetAndMetadata> result = new LinkedHashMap<>();
         if (wanted == null) {
-            result.putAll(offsets);
+            offsets.forEach((tp, offset) -> result.put(tp, offset.value()));
         } else {
             for (TopicPartitionKey tp : wanted) {
-                OffsetAndMetadata offset = offsets.get(tp);
+                Committed offset = offsets.get(tp);
                 if (offset != null) {
-                    result.put(tp, offset);
+                    result.put(tp, offset.value());
                 }
             }
         }

@@ -8,8 +8,10 @@ import dev.strait.broker.group.GroupApi.TopicPartitionKey;
 import dev.strait.time.Time;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -75,7 +77,7 @@ final class OffsetOperations {
             if (!shard.consumerGroups.containsKey(groupId)) {
                 shard.groups.computeIfAbsent(groupId, shard::newGroup);
             }
-            shard.offsets.commit(groupId, stamped);
+            shard.offsets.commit(groupId, stamped, result.firstOffset());
         });
         result.respond(() -> callback.accept(GroupError.NONE), callback);
         writes.complete(shard, result);
@@ -86,16 +88,21 @@ final class OffsetOperations {
             String groupId,
             @Nullable List<TopicPartitionKey> wanted,
             Consumer<FetchResult> callback) {
-        fetch(shard, groupId, null, -1, wanted, callback);
+        fetch(shard, groupId, null, -1, wanted, false, callback);
     }
 
-    /** OffsetFetch v9+ names the member and its epoch; a consumer group's member is validated (Kafka 4.1.1). */
+    /**
+     * OffsetFetch v9+ names the member and its epoch; a consumer group's member is validated (Kafka 4.1.1). With
+     * {@code requireStable} (v7+) a partition that an open transaction holds an offset for is answered unstable
+     * instead of with its committed offset; without it the committed offset is served, as Kafka.
+     */
     void fetch(
             GroupShard shard,
             String groupId,
             @Nullable String memberId,
             int memberEpoch,
             @Nullable List<TopicPartitionKey> wanted,
+            boolean requireStable,
             Consumer<FetchResult> callback) {
         GroupError unavailable = shard.unavailable();
         ConsumerGroup consumerGroup = shard.consumerGroups.get(groupId);
@@ -107,10 +114,24 @@ final class OffsetOperations {
             // acknowledged later commits (issue 22). The client finds the coordinator again.
             unavailable = GroupError.COORDINATOR_NOT_AVAILABLE;
         }
-        callback.accept(
-                unavailable != GroupError.NONE
-                        ? new FetchResult(unavailable, Map.of())
-                        : new FetchResult(GroupError.NONE, shard.offsets.fetch(groupId, wanted)));
+        if (unavailable != GroupError.NONE) {
+            callback.accept(new FetchResult(unavailable, Map.of()));
+            return;
+        }
+        Map<TopicPartitionKey, OffsetAndMetadata> offsets = shard.offsets.fetch(groupId, wanted);
+        if (!requireStable) {
+            callback.accept(new FetchResult(GroupError.NONE, offsets));
+            return;
+        }
+        // As Kafka: asked for all, only partitions with a committed offset are answered, unstable ones among them.
+        Set<TopicPartitionKey> unstable = new LinkedHashSet<>();
+        for (TopicPartitionKey tp : wanted == null ? List.copyOf(offsets.keySet()) : wanted) {
+            if (shard.transactionalOffsets.isPending(groupId, tp)) {
+                unstable.add(tp);
+                offsets.remove(tp);
+            }
+        }
+        callback.accept(new FetchResult(GroupError.NONE, offsets, unstable));
     }
 
     void delete(
@@ -152,7 +173,11 @@ final class OffsetOperations {
             }
         }
         OffsetManager.writeDeletion(groupId, deleted, result);
-        result.onDurable(() -> shard.offsets.delete(groupId, deleted));
+        result.onDurable(() -> {
+            shard.offsets.delete(groupId, deleted);
+            // As Kafka's replay of a tombstone: an open transaction's offset for the partition goes too.
+            deleted.forEach(tp -> shard.transactionalOffsets.remove(groupId, tp));
+        });
         result.respond(
                 () -> callback.accept(new OffsetDeleteResult(GroupError.NONE, outcome)),
                 error -> callback.accept(new OffsetDeleteResult(error, Map.of())));

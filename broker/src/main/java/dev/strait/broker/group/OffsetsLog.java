@@ -22,10 +22,20 @@ public interface OffsetsLog {
     /** A partition as its leader sees it now. */
     record Position(long highWatermark, long logEndOffset, int leaderEpoch) {}
 
-    /** A record replayed from the log, with its offset. */
-    @FunctionalInterface
+    /**
+     * The records replayed from the log, in offset order, each with its offset: those of ordinary batches, those of
+     * a producer's transactional batches (which count only once that producer's commit marker follows them), and
+     * the control records that end a producer's transaction.
+     */
     interface RecordConsumer {
+        /** A record of a batch written outside any transaction. */
         void accept(long offset, byte[] key, byte @Nullable [] value);
+
+        /** A record of a transactional batch of producer {@code producerId}. */
+        void acceptTransactional(long offset, long producerId, byte[] key, byte @Nullable [] value);
+
+        /** A control record: producer {@code producerId}'s transaction ends here, committed or aborted. */
+        void acceptMarker(long offset, long producerId, boolean commit);
     }
 
     /** Nothing was appended; {@link #error()} is what the client is told (NOT_COORDINATOR, say). */
@@ -49,6 +59,16 @@ public interface OffsetsLog {
      * @throws AppendFailedException if nothing was appended
      */
     Appended append(int partition, List<Entry> records);
+
+    /**
+     * Appends the records to the partition as its leader, in one transactional batch of the producer (TxnOffsetCommit):
+     * the partition's producer state checks the epoch, as for any producer's batch, and picks the batch's sequence.
+     * The records count only once a commit marker of the producer follows them in the log.
+     *
+     * @throws AppendFailedException if nothing was appended; INVALID_PRODUCER_EPOCH if a newer epoch of the producer
+     *                               wrote to the partition (the producer is fenced)
+     */
+    Appended appendTransactional(int partition, long producerId, short producerEpoch, List<Entry> records);
 
     /** The partition's high watermark, log end and leader epoch if this node leads it, else empty. */
     Optional<Position> position(int partition);

@@ -35,7 +35,7 @@ final class ShardLoader {
             return;
         }
         long now = clock.milliseconds();
-        long end = log.replay(partition, (offset, key, value) -> apply(shard, key, value, now));
+        long end = log.replay(partition, new Replay(shard, now));
         shard.status = GroupShard.Status.LOADING;
         // Serve nothing of the replayed tail until it is durable: a new leader's high watermark trails until its
         // followers fetch, and what lies above it could still be lost with this leadership.
@@ -49,20 +49,59 @@ final class ShardLoader {
                 shard, new OffsetsLog.Appended(end, position.get().leaderEpoch()), loaded);
     }
 
-    private static void apply(GroupShard shard, byte[] keyBytes, byte @Nullable [] value, long nowMs) {
+    /**
+     * Applies the replayed records to the shard, in log order: ordinary records as they come (latest wins),
+     * transactional offset commits held until their producer's marker, which commits or drops them.
+     */
+    private static final class Replay implements OffsetsLog.RecordConsumer {
+        private final GroupShard shard;
+        private final long nowMs;
+
+        Replay(GroupShard shard, long nowMs) {
+            this.shard = shard;
+            this.nowMs = nowMs;
+        }
+
+        @Override
+        public void accept(long offset, byte[] key, byte @Nullable [] value) {
+            apply(shard, offset, key, value, nowMs);
+        }
+
+        @Override
+        public void acceptTransactional(long offset, long producerId, byte[] keyBytes, byte @Nullable [] value) {
+            if (value == null
+                    || ConsumerGroupRecords.groupIdOf(keyBytes) != null
+                    || !(GroupRecords.readKey(keyBytes) instanceof GroupRecords.OffsetKey offsetKey)) {
+                // The coordinator writes offset commits only in transactions; anything else counts as written.
+                apply(shard, offset, keyBytes, value, nowMs);
+                return;
+            }
+            TopicPartitionKey tp = new TopicPartitionKey(offsetKey.topic(), offsetKey.partition());
+            shard.transactionalOffsets.add(
+                    producerId, offsetKey.group(), tp, GroupRecords.readOffsetValue(value), offset);
+            ensureGroup(shard, offsetKey.group());
+        }
+
+        @Override
+        public void acceptMarker(long offset, long producerId, boolean commit) {
+            TransactionalOffsetOperations.end(shard, producerId, commit, offset);
+        }
+    }
+
+    private static void apply(GroupShard shard, long offset, byte[] keyBytes, byte @Nullable [] value, long nowMs) {
         if (ConsumerGroupOperations.replay(shard, keyBytes, value, nowMs)) {
             return;
         }
         Object key = GroupRecords.readKey(keyBytes);
         if (key instanceof GroupRecords.OffsetKey offsetKey) {
             TopicPartitionKey tp = new TopicPartitionKey(offsetKey.topic(), offsetKey.partition());
-            shard.offsets.load(offsetKey.group(), tp, value == null ? null : GroupRecords.readOffsetValue(value));
-            if (value != null) {
-                // A group with committed offsets exists (Empty) even if it never had members: it is listed and
-                // can be deleted, as in Kafka.
-                if (!shard.consumerGroups.containsKey(offsetKey.group())) {
-                    shard.groups.computeIfAbsent(offsetKey.group(), shard::newGroup);
-                }
+            shard.offsets.load(
+                    offsetKey.group(), tp, value == null ? null : GroupRecords.readOffsetValue(value), offset);
+            if (value == null) {
+                // As Kafka: a tombstone drops what open transactions hold for the partition too.
+                shard.transactionalOffsets.remove(offsetKey.group(), tp);
+            } else {
+                ensureGroup(shard, offsetKey.group());
             }
         } else {
             String groupId = (String) key;
@@ -75,6 +114,16 @@ final class ShardLoader {
                         ClassicGroup.fromRecord(
                                 groupId, GroupRecords.readGroupValue(value), shard.initialRebalanceDelayMs, nowMs));
             }
+        }
+    }
+
+    /**
+     * A group with committed offsets exists (Empty) even if it never had members: it is listed and can be deleted, as
+     * in Kafka.
+     */
+    private static void ensureGroup(GroupShard shard, String groupId) {
+        if (!shard.consumerGroups.containsKey(groupId)) {
+            shard.groups.computeIfAbsent(groupId, shard::newGroup);
         }
     }
 }

@@ -59,5 +59,16 @@
  * writes in flight. Group membership changes at once in memory (DescribeGroups shows it), but members hear of a
  * completed rebalance only once its record is durable; if it is not, they rebalance again. The log cleaner
  * compacts the offsets topic (latest record per key).
+ * <h2>Transactional offset commits</h2>
+ * TxnOffsetCommit ({@link dev.strait.broker.group.GroupCoordinator#commitTransactionalOffsets}, run by
+ * {@code TransactionalOffsetOperations}) writes the usual offset records as one transactional batch of the producer
+ * ({@link dev.strait.broker.group.OffsetsLog#appendTransactional}: the partition's producer state fences an old
+ * epoch). Once durable they are pending in {@code TransactionalOffsets}, per producer, with their log offsets:
+ * OffsetFetch serves the previous committed offsets, and with requireStable calls those partitions unstable. The
+ * transaction's end arrives as {@link dev.strait.broker.group.GroupCoordinator#completeTransaction} once its
+ * marker is durable (from the transaction markers' writer), or as the marker itself in a replay: a commit makes the
+ * producer's offsets recorded before the marker committed offsets unless an ordinary commit was recorded later (the
+ * later record wins, as Kafka), an abort drops them; an ordinary tombstone drops pending offsets of its partition.
+ * The log cleaner keeps transactional batches and markers whole (they give no key to its map).
  */
 package dev.strait.broker.group;

@@ -27,13 +27,16 @@ import org.apache.kafka.common.requests.OffsetDeleteRequest;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.requests.SyncGroupRequest;
+import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
+import org.apache.kafka.common.resource.ResourceType;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The classic group protocol and committed offsets on the wire, translated to {@link GroupCoordinator} calls: the
  * one entry point of the group APIs, which checks what every group API checks first and hands each API to the
  * class that translates it ({@link GroupMembershipHandler}: JoinGroup, SyncGroup, Heartbeat, LeaveGroup;
- * {@link GroupOffsetsHandler}: OffsetCommit, OffsetFetch, OffsetDelete; {@link GroupAdminHandler}: ListGroups,
+ * {@link GroupOffsetsHandler}: OffsetCommit, OffsetFetch, OffsetDelete; {@link TxnOffsetCommitHandler}:
+ * TxnOffsetCommit; {@link GroupAdminHandler}: ListGroups,
  * DescribeGroups, DeleteGroups; {@link FindCoordinatorHandler}).
  *
  * <p>Every API but FindCoordinator answers from the coordinator's callback, later and on the loop thread of the
@@ -50,6 +53,7 @@ final class GroupHandler {
     private final FindCoordinatorHandler findCoordinator;
     private final GroupMembershipHandler membership;
     private final GroupOffsetsHandler offsets;
+    private final TxnOffsetCommitHandler txnOffsets;
     private final GroupAdminHandler admin;
     private final ConsumerGroupHandler consumerGroups;
 
@@ -100,6 +104,7 @@ final class GroupHandler {
                 new FindCoordinatorHandler(coordinator, offsetsPartitionLeader, transactions, authorizer);
         this.membership = new GroupMembershipHandler(coordinator);
         this.offsets = new GroupOffsetsHandler(coordinator, authorizer, partitionCounts);
+        this.txnOffsets = new TxnOffsetCommitHandler(coordinator, authorizer, partitionCounts);
         this.admin = new GroupAdminHandler(coordinator, authorizer);
         this.consumerGroups = new ConsumerGroupHandler(coordinator, authorizer, topics);
     }
@@ -154,6 +159,7 @@ final class GroupHandler {
                         AclOperation.READ,
                         ((OffsetCommitRequest) body).data().groupId(),
                         () -> offsets.handleOffsetCommitRequest(context, (OffsetCommitRequest) body, respond));
+            case TXN_OFFSET_COMMIT -> txnOffsetCommit(context, (TxnOffsetCommitRequest) body, respond);
             case OFFSET_DELETE ->
                 oneGroup(
                         context,
@@ -210,6 +216,27 @@ final class GroupHandler {
                         () -> admin.handleDeleteGroupsRequest(context, (DeleteGroupsRequest) body, respond));
             default -> throw new IllegalStateException("not a group API: " + context.header.apiKey());
         };
+    }
+
+    /**
+     * TxnOffsetCommit: as Kafka, WRITE on the transactional id is checked first
+     * (TRANSACTIONAL_ID_AUTHORIZATION_FAILED), then READ on the group and the coordination as for OffsetCommit.
+     */
+    private @Nullable AbstractResponse txnOffsetCommit(
+            RequestContext context, TxnOffsetCommitRequest body, Consumer<AbstractResponse> respond) {
+        if (!authorizer.authorize(
+                context,
+                AclOperation.WRITE,
+                ResourceType.TRANSACTIONAL_ID,
+                body.data().transactionalId())) {
+            return body.getErrorResponse(0, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.exception());
+        }
+        return oneGroup(
+                context,
+                body,
+                AclOperation.READ,
+                body.data().groupId(),
+                () -> txnOffsets.handle(context, body, respond));
     }
 
     /** Runs a handler that answers later, through its callback. */

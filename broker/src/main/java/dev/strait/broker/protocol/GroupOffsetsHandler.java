@@ -201,7 +201,7 @@ final class GroupOffsetsHandler {
             // One group; its errors are the whole response's.
             List<TopicPartitionKey> asked = partitionsAsked(
                     data.topics(), OffsetFetchRequestTopic::name, OffsetFetchRequestTopic::partitionIndexes);
-            fetch(data.groupId(), asked, fetched -> {
+            fetch(data.groupId(), null, -1, asked, version >= 7 && data.requireStable(), fetched -> {
                 if (fetched.error() != GroupError.NONE) {
                     respond.accept(request.getErrorResponse(
                             0, ApiErrors.forGroup(fetched.error()).exception()));
@@ -244,7 +244,7 @@ final class GroupOffsetsHandler {
             }
             List<TopicPartitionKey> asked = partitionsAsked(
                     group.topics(), OffsetFetchRequestTopics::name, OffsetFetchRequestTopics::partitionIndexes);
-            fetch(group.groupId(), group.memberId(), group.memberEpoch(), asked, fetched -> {
+            fetch(group.groupId(), group.memberId(), group.memberEpoch(), asked, data.requireStable(), fetched -> {
                 answer.setErrorCode(ApiErrors.forGroup(fetched.error()).code());
                 if (fetched.error() == GroupError.NONE) {
                     visibleOffsets(context, fetched, asked == null)
@@ -303,39 +303,46 @@ final class GroupOffsetsHandler {
                 continue;
             }
             boolean shown = offset != null && allowed;
+            Errors error = !allowed
+                    ? Errors.TOPIC_AUTHORIZATION_FAILED
+                    : fetched.unstable().contains(entry.getKey()) ? Errors.UNSTABLE_OFFSET_COMMIT : Errors.NONE;
             byTopic.computeIfAbsent(entry.getKey().topic(), t -> new ArrayList<>())
                     .add(new FetchedOffset(
                             entry.getKey().partition(),
                             shown ? offset.offset() : -1,
                             shown ? offset.leaderEpoch() : -1,
                             shown ? offset.metadata() : "",
-                            allowed ? Errors.NONE : Errors.TOPIC_AUTHORIZATION_FAILED));
+                            error));
         }
         return byTopic;
     }
 
-    /** Committed offsets, to {@code answer}; requested partitions without a commit map to null. */
-    private void fetch(String groupId, @Nullable List<TopicPartitionKey> wanted, Consumer<FetchResult> answer) {
-        fetch(groupId, null, -1, wanted, answer);
-    }
-
-    /** As above; OffsetFetch v9+ names the member and its epoch, which a consumer group (KIP-848) validates. */
+    /**
+     * Committed offsets, to {@code answer}; requested partitions without a commit map to null, and so do the unstable
+     * ones (requireStable, OffsetFetch v7+), which are answered UNSTABLE_OFFSET_COMMIT. OffsetFetch v9+ names the
+     * member and its epoch, which a consumer group (KIP-848) validates.
+     */
     private void fetch(
             String groupId,
             @Nullable String memberId,
             int memberEpoch,
             @Nullable List<TopicPartitionKey> wanted,
+            boolean requireStable,
             Consumer<FetchResult> answer) {
-        coordinator.fetchOffsets(groupId, memberId, memberEpoch, wanted, fetched -> {
-            if (wanted == null || fetched.error() != GroupError.NONE) {
+        coordinator.fetchOffsets(groupId, memberId, memberEpoch, wanted, requireStable, fetched -> {
+            if (fetched.error() != GroupError.NONE
+                    || wanted == null && fetched.unstable().isEmpty()) {
                 answer.accept(fetched);
                 return;
             }
             Map<TopicPartitionKey, OffsetAndMetadata> result = new LinkedHashMap<>();
-            for (TopicPartitionKey tp : wanted) {
+            for (TopicPartitionKey tp : wanted == null ? fetched.offsets().keySet() : wanted) {
                 result.put(tp, fetched.offsets().get(tp));
             }
-            answer.accept(new FetchResult(GroupError.NONE, result));
+            for (TopicPartitionKey tp : fetched.unstable()) {
+                result.putIfAbsent(tp, null);
+            }
+            answer.accept(new FetchResult(GroupError.NONE, result, fetched.unstable()));
         });
     }
 }

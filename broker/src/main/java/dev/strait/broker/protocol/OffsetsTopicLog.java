@@ -1,11 +1,13 @@
 package dev.strait.broker.protocol;
 
+import dev.strait.broker.group.GroupError;
 import dev.strait.broker.group.OffsetsLog;
 import dev.strait.broker.log.LogReadResult;
 import dev.strait.broker.metadata.InvalidReplicationFactorException;
 import dev.strait.broker.metadata.TopicExistsException;
 import dev.strait.broker.metadata.TopicMetadata;
 import dev.strait.broker.partition.Partition;
+import dev.strait.broker.partition.ProducerBatch;
 import dev.strait.broker.partition.ReplicaManager;
 import dev.strait.broker.partition.TopicConfigs;
 import dev.strait.time.Time;
@@ -16,6 +18,8 @@ import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.ControlRecordType;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.Record;
 import org.apache.kafka.common.record.RecordBatch;
@@ -100,22 +104,79 @@ public final class OffsetsTopicLog implements OffsetsLog {
 
     @Override
     public Appended append(int partition, List<Entry> records) {
+        MemoryRecords batch = MemoryRecords.withRecords(Compression.NONE, simpleRecords(records));
+        try {
+            return appendAsLeader(partition, batch, List.of());
+        } catch (RuntimeException e) {
+            throw new AppendFailedException(
+                    ApiErrors.forCoordinatorWrite(ApiErrors.forException(e)), e.getMessage(), e);
+        }
+    }
+
+    /**
+     * One transactional batch of the producer, appended with its producer fields so that the partition's producer
+     * state checks it like a producer's own batch: an epoch older than one that wrote here is fenced. The producer
+     * sends nothing else to this partition, so the sequence is the one that state expects next: 0 for an epoch it
+     * has not seen (or a producer it does not know), else one past the last. The coordinator's shard loop is the only
+     * writer of the producer's data batches here (markers carry no sequence), so the state cannot move in between.
+     */
+    @Override
+    public Appended appendTransactional(int partition, long producerId, short producerEpoch, List<Entry> records) {
+        TopicPartition tp = new TopicPartition(TOPIC, partition);
+        try {
+            int baseSequence = nextSequence(tp, producerId, producerEpoch);
+            int lastSequence = (int) ((baseSequence + (long) records.size() - 1) % (1L << 31));
+            MemoryRecords batch = MemoryRecords.withTransactionalRecords(
+                    Compression.NONE, producerId, producerEpoch, baseSequence, simpleRecords(records));
+            return appendAsLeader(
+                    partition,
+                    batch,
+                    List.of(new ProducerBatch(producerId, producerEpoch, baseSequence, lastSequence, records.size())));
+        } catch (RuntimeException e) {
+            Errors error = ApiErrors.forException(e);
+            throw new AppendFailedException(
+                    switch (error) {
+                        case INVALID_PRODUCER_EPOCH -> GroupError.INVALID_PRODUCER_EPOCH;
+                        // Only if the sequence above is wrong: not the client's doing, and it cannot retry it.
+                        case OUT_OF_ORDER_SEQUENCE_NUMBER -> GroupError.UNKNOWN_SERVER_ERROR;
+                        default -> ApiErrors.forCoordinatorWrite(error);
+                    },
+                    e.getMessage(),
+                    e);
+        }
+    }
+
+    private int nextSequence(TopicPartition tp, long producerId, short producerEpoch) {
+        Optional<Partition> local = replicaManager.partition(tp);
+        if (local.isEmpty()) {
+            return 0; // the append fails as for any write
+        }
+        for (Partition.ProducerView producer : local.get().producers()) {
+            if (producer.producerId() == producerId) {
+                boolean sameEpoch = producer.epoch() == producerEpoch;
+                return sameEpoch && producer.lastSequence() >= 0 && producer.lastSequence() < Integer.MAX_VALUE
+                        ? producer.lastSequence() + 1
+                        : 0;
+            }
+        }
+        return 0;
+    }
+
+    private SimpleRecord[] simpleRecords(List<Entry> records) {
         SimpleRecord[] simple = new SimpleRecord[records.size()];
         long now = time.milliseconds();
         for (int i = 0; i < simple.length; i++) {
             simple[i] =
                     new SimpleRecord(now, records.get(i).key(), records.get(i).value());
         }
-        MemoryRecords batch = MemoryRecords.withRecords(Compression.NONE, simple);
-        TopicPartition tp = new TopicPartition(TOPIC, partition);
-        try {
-            // As Kafka's coordinator writes: acks=all, so min.insync.replicas applies.
-            Partition.LeaderAppend append = replicaManager.appendRecords(tp, batch.buffer(), List.of(), true);
-            return new Appended(append.result().lastOffset() + 1, append.leaderEpoch());
-        } catch (RuntimeException e) {
-            throw new AppendFailedException(
-                    ApiErrors.forCoordinatorWrite(ApiErrors.forException(e)), e.getMessage(), e);
-        }
+        return simple;
+    }
+
+    /** As Kafka's coordinator writes: acks=all, so min.insync.replicas applies. */
+    private Appended appendAsLeader(int partition, MemoryRecords batch, List<ProducerBatch> producerBatches) {
+        Partition.LeaderAppend append = replicaManager.appendRecords(
+                new TopicPartition(TOPIC, partition), batch.buffer(), producerBatches, true);
+        return new Appended(append.result().lastOffset() + 1, append.leaderEpoch());
     }
 
     @Override
@@ -156,8 +217,7 @@ public final class OffsetsTopicLog implements OffsetsLog {
             for (RecordBatch batch : records.batches()) {
                 for (Record record : batch) {
                     if (record.offset() >= offset) {
-                        consumer.accept(
-                                record.offset(), bytes(record.key()), record.hasValue() ? bytes(record.value()) : null);
+                        replayRecord(batch, record, consumer);
                     }
                 }
                 next = Math.max(next, batch.nextOffset());
@@ -168,6 +228,24 @@ public final class OffsetsTopicLog implements OffsetsLog {
             offset = next;
         }
         return offset;
+    }
+
+    /** A record as the coordinator's replay needs it: plain, of a producer's transaction, or a transaction marker. */
+    private static void replayRecord(RecordBatch batch, Record record, RecordConsumer consumer) {
+        if (batch.isControlBatch()) {
+            ControlRecordType type = ControlRecordType.parse(record.key());
+            if (type == ControlRecordType.COMMIT || type == ControlRecordType.ABORT) {
+                consumer.acceptMarker(record.offset(), batch.producerId(), type == ControlRecordType.COMMIT);
+            }
+            return; // other control records carry nothing for the coordinator
+        }
+        byte[] key = bytes(record.key());
+        byte[] value = record.hasValue() ? bytes(record.value()) : null;
+        if (batch.isTransactional()) {
+            consumer.acceptTransactional(record.offset(), batch.producerId(), key, value);
+        } else {
+            consumer.accept(record.offset(), key, value);
+        }
     }
 
     private static byte[] bytes(ByteBuffer buffer) {

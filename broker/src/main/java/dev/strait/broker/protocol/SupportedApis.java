@@ -58,6 +58,7 @@ final class SupportedApis {
             ApiKeys.DESCRIBE_GROUPS,
             ApiKeys.DELETE_GROUPS,
             ApiKeys.OFFSET_DELETE,
+            ApiKeys.TXN_OFFSET_COMMIT,
             ApiKeys.CONSUMER_GROUP_HEARTBEAT,
             ApiKeys.CONSUMER_GROUP_DESCRIBE);
 

@@ -78,6 +78,30 @@ class ConsumerGroupCoordinatorTest {
     }
 
     @Test
+    void aTransactionalCommitOfAConsumerGroupChecksTheMemberAndItsEpoch() {
+        GroupCoordinator coordinator = coordinator();
+        HeartbeatResult a = heartbeat(coordinator, "a", 0, null).get();
+        Map<TopicPartitionKey, OffsetAndMetadata> offsets = Map.of(new TopicPartitionKey("t", 0), offset(7));
+        AtomicReference<GroupError> current = new AtomicReference<>();
+        AtomicReference<GroupError> stale = new AtomicReference<>();
+        AtomicReference<GroupError> stranger = new AtomicReference<>();
+        AtomicReference<GroupError> anonymous = new AtomicReference<>();
+
+        coordinator.commitTransactionalOffsets("g", 9, (short) 0, "a", null, a.memberEpoch(), offsets, current::set);
+        coordinator.commitTransactionalOffsets("g", 9, (short) 0, "a", null, a.memberEpoch() - 1, offsets, stale::set);
+        coordinator.commitTransactionalOffsets("g", 9, (short) 0, "x", null, a.memberEpoch(), offsets, stranger::set);
+        coordinator.commitTransactionalOffsets("g", 9, (short) 0, "", null, -1, offsets, anonymous::set);
+        runAll();
+
+        assertThat(current.get()).isEqualTo(GroupError.NONE);
+        // As Kafka: a stale member epoch is ILLEGAL_GENERATION to a producer, which knows no member epochs.
+        assertThat(stale.get()).isEqualTo(GroupError.ILLEGAL_GENERATION);
+        assertThat(stranger.get()).isEqualTo(GroupError.UNKNOWN_MEMBER_ID);
+        // As Kafka 4.1: a consumer group with members takes no commit that names no member (TxnOffsetCommit v0-2).
+        assertThat(anonymous.get()).isEqualTo(GroupError.UNKNOWN_MEMBER_ID);
+    }
+
+    @Test
     void aHeartbeatIsAnsweredOnceTheGroupsRecordIsDurable() {
         // Given
         GroupCoordinator coordinator = coordinator();

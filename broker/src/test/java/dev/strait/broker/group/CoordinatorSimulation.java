@@ -67,6 +67,9 @@ final class CoordinatorSimulation {
     /** One partition replicated over a few nodes, as the coordinator sees it through its leader. */
     private final class ReplicatedLog {
         final List<OffsetsLog.Entry> entries = new ArrayList<>();
+        /** Per entry, the producer whose transactional batch wrote it, or -1 for an ordinary one. */
+        final List<Long> producers = new ArrayList<>();
+
         long highWatermark;
         int leaderEpoch;
         final List<Waiter> waiters = new ArrayList<>();
@@ -82,7 +85,22 @@ final class CoordinatorSimulation {
                         throw new AppendFailedException(
                                 GroupError.NOT_COORDINATOR, "leader epoch " + epoch + " is over", null);
                     }
+                    return write(records, -1);
+                }
+
+                @Override
+                public Appended appendTransactional(
+                        int partition, long producerId, short producerEpoch, List<Entry> records) {
+                    if (epoch != leaderEpoch) {
+                        throw new AppendFailedException(
+                                GroupError.NOT_COORDINATOR, "leader epoch " + epoch + " is over", null);
+                    }
+                    return write(records, producerId);
+                }
+
+                private Appended write(List<Entry> records, long producerId) {
                     entries.addAll(records);
+                    records.forEach(r -> producers.add(producerId));
                     for (Entry record : records) {
                         digest(java.util.Arrays.hashCode(record.key()));
                         digest(record.value() == null ? -1 : java.util.Arrays.hashCode(record.value()));
@@ -110,7 +128,16 @@ final class CoordinatorSimulation {
                         return 0;
                     }
                     for (int i = 0; i < entries.size(); i++) {
-                        consumer.accept(i, entries.get(i).key(), entries.get(i).value());
+                        if (producers.get(i) < 0) {
+                            consumer.accept(
+                                    i, entries.get(i).key(), entries.get(i).value());
+                        } else {
+                            consumer.acceptTransactional(
+                                    i,
+                                    producers.get(i),
+                                    entries.get(i).key(),
+                                    entries.get(i).value());
+                        }
                     }
                     return entries.size();
                 }
@@ -135,6 +162,7 @@ final class CoordinatorSimulation {
             trace("failover: epoch " + (leaderEpoch + 1) + " keeps " + keep + " of " + entries.size()
                     + " records (high watermark " + highWatermark + ")");
             entries.subList((int) keep, entries.size()).clear();
+            producers.subList((int) keep, producers.size()).clear();
             leaderEpoch++;
             wake();
         }

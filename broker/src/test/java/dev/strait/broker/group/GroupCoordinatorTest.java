@@ -29,6 +29,15 @@ class GroupCoordinatorTest {
     /** An offsets log in memory whose high watermark follows every append at once, unless the test holds it. */
     static final class MemoryLog implements OffsetsLog {
         final Map<Integer, List<Entry>> partitions = new HashMap<>();
+        /** Per partition, the entries written by a producer's transactional batch, by index: the producer id. */
+        final Map<Integer, Map<Integer, Long>> transactional = new HashMap<>();
+        /** Per partition, the entries that are transaction markers, by index. */
+        final Map<Integer, Map<Integer, Marker>> markers = new HashMap<>();
+        /** Per partition, the latest epoch of each producer that wrote to it (what fences an older one). */
+        final Map<Integer, Map<Long, Short>> producerEpochs = new HashMap<>();
+
+        record Marker(long producerId, boolean commit) {}
+
         final Map<Integer, Long> heldHighWatermark = new HashMap<>();
         final List<Runnable> waiting = new ArrayList<>();
         int leaderEpoch;
@@ -42,6 +51,34 @@ class GroupCoordinatorTest {
             List<Entry> log = partitions.computeIfAbsent(partition, p -> new ArrayList<>());
             log.addAll(records);
             return new Appended(log.size(), leaderEpoch);
+        }
+
+        @Override
+        public synchronized Appended appendTransactional(
+                int partition, long producerId, short producerEpoch, List<Entry> records) {
+            if (!leader) {
+                throw new AppendFailedException(GroupError.NOT_COORDINATOR, "not the leader", null);
+            }
+            Map<Long, Short> epochs = producerEpochs.computeIfAbsent(partition, p -> new HashMap<>());
+            if (epochs.getOrDefault(producerId, (short) -1) > producerEpoch) {
+                throw new AppendFailedException(GroupError.INVALID_PRODUCER_EPOCH, "fenced", null);
+            }
+            epochs.put(producerId, producerEpoch);
+            List<Entry> log = partitions.computeIfAbsent(partition, p -> new ArrayList<>());
+            Map<Integer, Long> byIndex = transactional.computeIfAbsent(partition, p -> new HashMap<>());
+            for (Entry record : records) {
+                byIndex.put(log.size(), producerId);
+                log.add(record);
+            }
+            return new Appended(log.size(), leaderEpoch);
+        }
+
+        /** The transaction coordinator's marker for the producer; returns its offset. */
+        synchronized long appendMarker(int partition, long producerId, boolean commit) {
+            List<Entry> log = partitions.computeIfAbsent(partition, p -> new ArrayList<>());
+            markers.computeIfAbsent(partition, p -> new HashMap<>()).put(log.size(), new Marker(producerId, commit));
+            log.add(new Entry(new byte[0], null));
+            return log.size() - 1;
         }
 
         @Override
@@ -102,8 +139,19 @@ class GroupCoordinatorTest {
         @Override
         public synchronized long replay(int partition, RecordConsumer consumer) {
             List<Entry> log = partitions.getOrDefault(partition, List.of());
+            Map<Integer, Long> byIndex = transactional.getOrDefault(partition, Map.of());
+            Map<Integer, Marker> markersAt = markers.getOrDefault(partition, Map.of());
             for (int i = 0; i < log.size(); i++) {
-                consumer.accept(i, log.get(i).key(), log.get(i).value());
+                Marker marker = markersAt.get(i);
+                Long producerId = byIndex.get(i);
+                if (marker != null) {
+                    consumer.acceptMarker(i, marker.producerId(), marker.commit());
+                } else if (producerId != null) {
+                    consumer.acceptTransactional(
+                            i, producerId, log.get(i).key(), log.get(i).value());
+                } else {
+                    consumer.accept(i, log.get(i).key(), log.get(i).value());
+                }
             }
             return log.size();
         }

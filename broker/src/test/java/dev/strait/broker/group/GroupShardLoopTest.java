@@ -75,6 +75,11 @@ class GroupShardLoopTest {
         }
 
         @Override
+        public Appended appendTransactional(int partition, long producerId, short producerEpoch, List<Entry> records) {
+            return log.appendTransactional(partition, producerId, producerEpoch, records);
+        }
+
+        @Override
         public Optional<Position> position(int partition) {
             return log.position(partition);
         }

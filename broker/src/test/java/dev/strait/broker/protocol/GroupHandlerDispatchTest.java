@@ -20,6 +20,9 @@ import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitRequestData.OffsetCommitRequestPartition;
 import org.apache.kafka.common.message.OffsetCommitRequestData.OffsetCommitRequestTopic;
 import org.apache.kafka.common.message.OffsetCommitResponseData.OffsetCommitResponseTopic;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic;
 import org.apache.kafka.common.network.ClientInformation;
 import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -32,6 +35,7 @@ import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.OffsetCommitResponse;
 import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
@@ -50,11 +54,14 @@ class GroupHandlerDispatchTest {
     private static final KafkaPrincipal ALICE = new KafkaPrincipal(KafkaPrincipal.USER_TYPE, "alice");
     private static final KafkaPrincipal BOB = new KafkaPrincipal(KafkaPrincipal.USER_TYPE, "bob");
 
-    /** Alice may READ group "g" and topic "t"; nobody else may do anything. */
+    /** Alice may READ group "g" and topic "t", and WRITE transactional id "tx"; nobody else may do anything. */
     private static final AclAuthorizer ACLS = new AclAuthorizer(
             Set.of(),
             false,
             List.of(
+                    new AclBinding(
+                            new ResourcePattern(ResourceType.TRANSACTIONAL_ID, "tx", PatternType.LITERAL),
+                            new AccessControlEntry(ALICE.toString(), "*", AclOperation.WRITE, AclPermissionType.ALLOW)),
                     new AclBinding(
                             new ResourcePattern(ResourceType.GROUP, "g", PatternType.LITERAL),
                             new AccessControlEntry(ALICE.toString(), "*", AclOperation.READ, AclPermissionType.ALLOW)),
@@ -67,6 +74,11 @@ class GroupHandlerDispatchTest {
     private static final OffsetsLog NO_LOG = new OffsetsLog() {
         @Override
         public Appended append(int partition, List<Entry> records) {
+            return new Appended(0, 0);
+        }
+
+        @Override
+        public Appended appendTransactional(int partition, long producerId, short producerEpoch, List<Entry> records) {
             return new Appended(0, 0);
         }
 
@@ -142,6 +154,37 @@ class GroupHandlerDispatchTest {
         // Then: each request is judged by its own principal
         assertThat(bob.errorCounts()).containsOnlyKeys(Errors.GROUP_AUTHORIZATION_FAILED);
         assertThat(alice.errorCounts()).containsOnlyKeys(Errors.NOT_COORDINATOR);
+    }
+
+    private static TxnOffsetCommitRequest txnOffsetCommit(String transactionalId) {
+        return new TxnOffsetCommitRequest.Builder(new TxnOffsetCommitRequestData()
+                        .setTransactionalId(transactionalId)
+                        .setGroupId("g")
+                        .setProducerId(1)
+                        .setProducerEpoch((short) 0)
+                        .setTopics(List.of(new TxnOffsetCommitRequestTopic()
+                                .setName("t")
+                                .setPartitions(List.of(new TxnOffsetCommitRequestPartition()
+                                        .setPartitionIndex(0)
+                                        .setCommittedOffset(5))))))
+                .build((short) 4);
+    }
+
+    @Test
+    void aTxnOffsetCommitNeedsWriteOnItsTransactionalIdBeforeTheGroupIsLookedAt() {
+        // Given: the shard is not served, so a request that passes every ACL check is NOT_COORDINATOR
+        GroupHandler handler = handler();
+        RequestContext alice = context(ApiKeys.TXN_OFFSET_COMMIT, (short) 4, ALICE);
+        RequestContext bob = context(ApiKeys.TXN_OFFSET_COMMIT, (short) 4, BOB);
+        // When / Then
+        assertThat(handler.handleGroupRequest(null, alice, txnOffsetCommit("other"))
+                        .errorCounts())
+                .containsOnlyKeys(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+        assertThat(handler.handleGroupRequest(null, bob, txnOffsetCommit("tx")).errorCounts())
+                .containsOnlyKeys(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+        assertThat(handler.handleGroupRequest(null, alice, txnOffsetCommit("tx"))
+                        .errorCounts())
+                .containsOnlyKeys(Errors.NOT_COORDINATOR);
     }
 
     @Test

@@ -25,6 +25,9 @@ import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData.OffsetFetchRequestGroup;
 import org.apache.kafka.common.message.OffsetFetchRequestData.OffsetFetchRequestTopic;
 import org.apache.kafka.common.message.OffsetFetchRequestData.OffsetFetchRequestTopics;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic;
 import org.apache.kafka.common.network.ClientInformation;
 import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -37,6 +40,7 @@ import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.OffsetFetchResponse;
 import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.TxnOffsetCommitResponse;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.junit.jupiter.api.AfterEach;
@@ -52,6 +56,11 @@ class GroupHandlerVersionsTest {
     private static final OffsetsLog NO_LOG = new OffsetsLog() {
         @Override
         public Appended append(int partition, List<Entry> records) {
+            return new Appended(0, 0);
+        }
+
+        @Override
+        public Appended appendTransactional(int partition, long producerId, short producerEpoch, List<Entry> records) {
             return new Appended(0, 0);
         }
 
@@ -306,6 +315,74 @@ class GroupHandlerVersionsTest {
                                     version),
                             respond)),
                     v);
+        }
+    }
+
+    @Test
+    void txnOffsetCommitWorksAtEveryVersionAndItsOffsetsAreUnstableUntilTheTransactionEnds() {
+        TxnOffsetCommitHandler txnOffsets =
+                new TxnOffsetCommitHandler(coordinator, RequestAuthorizer.none(), topic -> 2);
+        for (short v : versions(ApiKeys.TXN_OFFSET_COMMIT)) {
+            TxnOffsetCommitRequestData data = new TxnOffsetCommitRequestData()
+                    .setTransactionalId("tx")
+                    .setGroupId("tg")
+                    .setProducerId(1000 + v)
+                    .setProducerEpoch((short) 0)
+                    .setTopics(List.of(new TxnOffsetCommitRequestTopic()
+                            .setName("t")
+                            .setPartitions(List.of(
+                                    new TxnOffsetCommitRequestPartition()
+                                            .setPartitionIndex(0)
+                                            .setCommittedOffset(5),
+                                    new TxnOffsetCommitRequestPartition()
+                                            .setPartitionIndex(7)
+                                            .setCommittedOffset(5)))));
+            short version = v;
+            TxnOffsetCommitResponse response = (TxnOffsetCommitResponse) answer(respond -> txnOffsets.handle(
+                    context(ApiKeys.TXN_OFFSET_COMMIT, version),
+                    (org.apache.kafka.common.requests.TxnOffsetCommitRequest)
+                            request(ApiKeys.TXN_OFFSET_COMMIT, data, version),
+                    respond));
+            serializes(response, v);
+            assertThat(response.errors())
+                    .containsEntry(new org.apache.kafka.common.TopicPartition("t", 0), Errors.NONE)
+                    .containsEntry(
+                            new org.apache.kafka.common.TopicPartition("t", 7), Errors.UNKNOWN_TOPIC_OR_PARTITION);
+        }
+        for (short v = 7; v <= SupportedApis.maxVersion(ApiKeys.OFFSET_FETCH); v++) {
+            for (boolean requireStable : new boolean[] {true, false}) {
+                OffsetFetchRequestData data = new OffsetFetchRequestData().setRequireStable(requireStable);
+                if (v >= 8) {
+                    data.setGroups(List.of(new OffsetFetchRequestGroup()
+                            .setGroupId("tg")
+                            .setTopics(List.of(
+                                    new OffsetFetchRequestTopics().setName("t").setPartitionIndexes(List.of(0))))));
+                } else {
+                    data.setGroupId("tg")
+                            .setTopics(List.of(
+                                    new OffsetFetchRequestTopic().setName("t").setPartitionIndexes(List.of(0))));
+                }
+                short version = v;
+                OffsetFetchResponse response = (OffsetFetchResponse) answer(respond -> offsets.handleOffsetFetchRequest(
+                        context(ApiKeys.OFFSET_FETCH, version),
+                        (org.apache.kafka.common.requests.OffsetFetchRequest)
+                                request(ApiKeys.OFFSET_FETCH, data, version),
+                        respond));
+                serializes(response, v);
+                short error = v >= 8
+                        ? response.data()
+                                .groups()
+                                .get(0)
+                                .topics()
+                                .get(0)
+                                .partitions()
+                                .get(0)
+                                .errorCode()
+                        : response.data().topics().get(0).partitions().get(0).errorCode();
+                assertThat(Errors.forCode(error))
+                        .as("OffsetFetch v%d requireStable=%s", v, requireStable)
+                        .isEqualTo(requireStable ? Errors.UNSTABLE_OFFSET_COMMIT : Errors.NONE);
+            }
         }
     }
 }

@@ -120,6 +120,7 @@ class KafkaApisWireIT {
                             Map.entry(ApiKeys.DESCRIBE_GROUPS, "0-6"),
                             Map.entry(ApiKeys.DELETE_GROUPS, "0-2"),
                             Map.entry(ApiKeys.OFFSET_DELETE, "0-0"),
+                            Map.entry(ApiKeys.TXN_OFFSET_COMMIT, "0-5"),
                             Map.entry(ApiKeys.CONSUMER_GROUP_HEARTBEAT, "0-1"),
                             Map.entry(ApiKeys.CONSUMER_GROUP_DESCRIBE, "0-1"),
                             Map.entry(ApiKeys.CREATE_PARTITIONS, "0-3"),
