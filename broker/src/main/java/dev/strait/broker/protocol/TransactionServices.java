@@ -78,8 +78,7 @@ public final class TransactionServices implements AutoCloseable {
                 replicaManager,
                 (tp, producerId, commit, markerOffset) -> {
                     if (tp.topic().equals(OffsetsTopicLog.TOPIC)) {
-                        // MERGE: groups.completeTransaction(tp.partition(), producerId, commit, markerOffset);
-                        LOGGER.debug("offsets marker for {} in {} (group {})", producerId, tp, groups);
+                        groups.completeTransaction(tp.partition(), producerId, commit, markerOffset);
                     }
                 },
                 MARKER_TIMEOUT_MS);

@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
-import org.apache.kafka.common.message.AddOffsetsToTxnRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
@@ -33,12 +32,11 @@ import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData.OffsetFor
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.quota.ClientQuotaFilter;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.SimpleRecord;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
-import org.apache.kafka.common.requests.AddOffsetsToTxnRequest;
-import org.apache.kafka.common.requests.AddOffsetsToTxnResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
@@ -47,6 +45,8 @@ import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.CreateTopicsResponse;
 import org.apache.kafka.common.requests.DeleteRecordsRequest;
 import org.apache.kafka.common.requests.DeleteRecordsResponse;
+import org.apache.kafka.common.requests.DescribeClientQuotasRequest;
+import org.apache.kafka.common.requests.DescribeClientQuotasResponse;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
@@ -134,21 +134,23 @@ class KafkaApisWireIT {
                             Map.entry(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, "0-0"),
                             Map.entry(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, "0-0"),
                             Map.entry(ApiKeys.DESCRIBE_LOG_DIRS, "1-4"),
-                            Map.entry(ApiKeys.DESCRIBE_PRODUCERS, "0-0")));
+                            Map.entry(ApiKeys.DESCRIBE_PRODUCERS, "0-0"),
+                            // Transactions; AddPartitionsToTxn up to the clients' v3 (v4+ is the brokers' form).
+                            Map.entry(ApiKeys.ADD_PARTITIONS_TO_TXN, "0-3"),
+                            Map.entry(ApiKeys.ADD_OFFSETS_TO_TXN, "0-4"),
+                            Map.entry(ApiKeys.END_TXN, "0-5"),
+                            Map.entry(ApiKeys.WRITE_TXN_MARKERS, "1-1"),
+                            Map.entry(ApiKeys.DESCRIBE_TRANSACTIONS, "0-0"),
+                            Map.entry(ApiKeys.LIST_TRANSACTIONS, "0-2")));
         }
     }
 
     @Test
     void anApiThatIsNotAdvertisedIsAnsweredWithUnsupportedVersion() throws Exception {
         try (RawClient client = new RawClient()) {
-            // Transactions are not served (the companion broker has no transaction coordinator).
-            AddOffsetsToTxnResponse response = (AddOffsetsToTxnResponse)
-                    client.call(new AddOffsetsToTxnRequest.Builder(new AddOffsetsToTxnRequestData()
-                                    .setTransactionalId("t")
-                                    .setProducerId(1)
-                                    .setProducerEpoch((short) 0)
-                                    .setGroupId("group"))
-                            .build((short) 0));
+            // Client quotas are not served.
+            DescribeClientQuotasResponse response = (DescribeClientQuotasResponse)
+                    client.call(new DescribeClientQuotasRequest.Builder(ClientQuotaFilter.all()).build((short) 0));
             assertThat(response.data().errorCode()).isEqualTo(Errors.UNSUPPORTED_VERSION.code());
             assertThat(((ApiVersionsResponse) client.call(new ApiVersionsRequest.Builder().build((short) 4)))
                             .data()
@@ -158,7 +160,7 @@ class KafkaApisWireIT {
     }
 
     @Test
-    void findCoordinatorAnswersThisNodeForGroupsAndNotAvailableForTransactions() throws Exception {
+    void findCoordinatorAnswersThisNodeForGroupsAndTransactions() throws Exception {
         try (RawClient client = new RawClient()) {
             FindCoordinatorResponse groups = (FindCoordinatorResponse)
                     client.call(new FindCoordinatorRequest.Builder(new FindCoordinatorRequestData()
@@ -177,14 +179,21 @@ class KafkaApisWireIT {
                             .build((short) 3));
             assertThat(old.data().errorCode()).isEqualTo(Errors.NONE.code());
             assertThat(old.data().nodeId()).isZero();
-            FindCoordinatorResponse transactions = (FindCoordinatorResponse)
-                    client.call(new FindCoordinatorRequest.Builder(new FindCoordinatorRequestData()
-                                    .setKeyType((byte) 1)
-                                    .setCoordinatorKeys(List.of("tx")))
-                            .build((short) 6));
-            assertThat(transactions.data().coordinators())
-                    .extracting(c -> c.errorCode())
-                    .containsExactly(Errors.COORDINATOR_NOT_AVAILABLE.code());
+            // The first request for a transactional id creates __transaction_state; this node then leads it.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            FindCoordinatorResponse transactions;
+            do {
+                transactions = (FindCoordinatorResponse)
+                        client.call(new FindCoordinatorRequest.Builder(new FindCoordinatorRequestData()
+                                        .setKeyType((byte) 1)
+                                        .setCoordinatorKeys(List.of("tx")))
+                                .build((short) 6));
+            } while (transactions.data().coordinators().get(0).errorCode() != Errors.NONE.code()
+                    && System.nanoTime() < deadline);
+            assertThat(transactions.data().coordinators()).singleElement().satisfies(c -> {
+                assertThat(c.errorCode()).isEqualTo(Errors.NONE.code());
+                assertThat(c.nodeId()).isZero();
+            });
         }
     }
 

@@ -120,13 +120,17 @@ class StreamsExactlyOnceIT {
         }
         int total = written.values().stream().mapToInt(Integer::intValue).sum();
         Await.until(
-                "the output holds a count for every input record", Duration.ofSeconds(150), () -> outputCount() >= total);
+                "the output holds a count for every input record",
+                Duration.ofSeconds(150),
+                () -> outputCount() >= total);
         Map<String, List<Long>> counts = readOutput();
         for (Map.Entry<String, Integer> key : written.entrySet()) {
             List<Long> expected = IntStream.rangeClosed(1, key.getValue())
                     .mapToObj(Long::valueOf)
                     .toList();
-            assertThat(counts.get(key.getKey())).as("counts of %s", key.getKey()).isEqualTo(expected);
+            assertThat(counts.get(key.getKey()))
+                    .as("counts of %s", key.getKey())
+                    .isEqualTo(expected);
         }
         assertThat(counts.keySet()).isEqualTo(written.keySet());
     }

@@ -289,4 +289,89 @@ class TransactionsIT {
         }
         assertThat(Set.copyOf(committed)).hasSize(4);
     }
+
+    @Test
+    void aConsumeTransformProduceLoopWithAbortsLosesAndDuplicatesNothing() throws Exception {
+        start(3);
+        createTopic("ctp-in", 3, 3);
+        createTopic("ctp-out", 3, 3);
+        int records = 300;
+        Properties plain = new Properties();
+        plain.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        plain.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        try (KafkaProducer<String, String> input =
+                new KafkaProducer<>(plain, new StringSerializer(), new StringSerializer())) {
+            for (int i = 0; i < records; i++) {
+                input.send(new ProducerRecord<>("ctp-in", i % 3, "k", "r" + i));
+            }
+        }
+        Properties consumerProps = new Properties();
+        consumerProps.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        consumerProps.put(ConsumerConfig.GROUP_ID_CONFIG, "ctp");
+        consumerProps.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        consumerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        consumerProps.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        consumerProps.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 20);
+        int batches = 0;
+        int aborted = 0;
+        try (KafkaConsumer<String, String> consumer =
+                        new KafkaConsumer<>(consumerProps, new StringDeserializer(), new StringDeserializer());
+                KafkaProducer<String, String> producer = transactionalProducer("ctp-app")) {
+            producer.initTransactions();
+            consumer.subscribe(List.of("ctp-in"));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (committedOffsets(consumer) < records) {
+                assertThat(System.nanoTime()).as("the loop finishes").isLessThan(deadline);
+                var polled = consumer.poll(Duration.ofMillis(200));
+                if (polled.isEmpty()) {
+                    continue;
+                }
+                producer.beginTransaction();
+                Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> offsets =
+                        new java.util.HashMap<>();
+                for (ConsumerRecord<String, String> r : polled) {
+                    producer.send(new ProducerRecord<>(
+                            "ctp-out", r.partition(), r.key(), r.value().toUpperCase()));
+                    offsets.put(
+                            new TopicPartition(r.topic(), r.partition()),
+                            new org.apache.kafka.clients.consumer.OffsetAndMetadata(r.offset() + 1));
+                }
+                producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
+                if (++batches % 3 == 0) {
+                    // The work of an aborted batch is done again, from the offsets the group committed.
+                    producer.abortTransaction();
+                    aborted++;
+                    for (TopicPartition tp : offsets.keySet()) {
+                        var committed = consumer.committed(java.util.Set.of(tp)).get(tp);
+                        consumer.seek(tp, committed == null ? 0 : committed.offset());
+                    }
+                } else {
+                    producer.commitTransaction();
+                }
+            }
+        }
+        assertThat(aborted).isPositive();
+        List<TopicPartition> out = IntStream.range(0, 3)
+                .mapToObj(p -> new TopicPartition("ctp-out", p))
+                .toList();
+        List<ConsumerRecord<String, String>> read = readAll(out, IsolationLevel.READ_COMMITTED);
+        for (int p = 0; p < 3; p++) {
+            int partition = p;
+            List<String> expected = IntStream.range(0, records)
+                    .filter(i -> i % 3 == partition)
+                    .mapToObj(i -> "R" + i)
+                    .toList();
+            assertThat(values(read, out.get(p))).as("ctp-out-%d", p).isEqualTo(expected);
+        }
+    }
+
+    /** The sum of the group's committed offsets on the input topic's partitions. */
+    private static long committedOffsets(KafkaConsumer<String, String> consumer) {
+        java.util.Set<TopicPartition> in = IntStream.range(0, 3)
+                .mapToObj(p -> new TopicPartition("ctp-in", p))
+                .collect(java.util.stream.Collectors.toSet());
+        return consumer.committed(in).values().stream()
+                .mapToLong(o -> o == null ? 0 : o.offset())
+                .sum();
+    }
 }
