@@ -1,7 +1,8 @@
-package dev.strait.broker.server;
+package dev.strait.broker.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.strait.broker.server.StreamsCountingApp;
 import dev.strait.time.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,7 +15,6 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -33,8 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A Kafka Streams 4.1.1 application with {@code exactly_once_v2} ({@link StreamsCountingApp}, a child JVM) on a
- * three-node companion cluster keeps exact counts through a SIGKILL of the application and a SIGKILL-style crash of
- * a partition leader: read_committed, each key's counts in the output are exactly 1, 2, ..., n, n being how often
+ * three-node companion cluster of separate JVMs ({@link ProcessCluster}) keeps exact counts through a SIGKILL of the
+ * application and a SIGKILL of a partition leader's node: read_committed, each key's counts in the output are exactly 1, 2, ..., n, n being how often
  * the key was written, so no input record was counted twice or lost. Streams' exactly-once needs transactions,
  * TxnOffsetCommit and read_committed fetches, all of which the broker refused before issue 24.
  */
@@ -49,7 +49,7 @@ class StreamsExactlyOnceIT {
     @TempDir
     Path dir;
 
-    private EmbeddedCluster cluster;
+    private ProcessCluster cluster;
     private Process app;
 
     @AfterEach
@@ -63,7 +63,7 @@ class StreamsExactlyOnceIT {
     }
 
     private Admin admin() {
-        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers()));
+        return cluster.admin();
     }
 
     private Process startApp(String name) throws Exception {
@@ -89,13 +89,13 @@ class StreamsExactlyOnceIT {
 
     @Test
     void countsStayExactThroughAnApplicationKillAndALeaderCrash() throws Exception {
-        cluster = EmbeddedCluster.builder()
-                .nodes(3)
-                .brokerConfig("min.insync.replicas", "2")
-                .brokerConfig("broker.session.timeout.ms", "3000")
-                .brokerConfig("broker.heartbeat.interval.ms", "500")
-                .brokerConfig("group.initial.rebalance.delay.ms", "0")
-                .start();
+        cluster = ProcessCluster.start(
+                3,
+                Map.of(
+                        "min.insync.replicas", "2",
+                        "broker.session.timeout.ms", "3000",
+                        "broker.heartbeat.interval.ms", "500",
+                        "group.initial.rebalance.delay.ms", "0"));
         try (Admin admin = admin()) {
             admin.createTopics(List.of(
                             new NewTopic(INPUT, PARTITIONS, (short) 3), new NewTopic(OUTPUT, PARTITIONS, (short) 3)))
@@ -115,7 +115,7 @@ class StreamsExactlyOnceIT {
             int leader = leaderOf(new TopicPartition(INPUT, 0));
             cluster.kill(leader);
             write(producer, 1500, 2100, written);
-            cluster.resume(leader);
+            cluster.restart(leader);
             write(producer, 2100, 2400, written);
         }
         int total = written.values().stream().mapToInt(Integer::intValue).sum();
