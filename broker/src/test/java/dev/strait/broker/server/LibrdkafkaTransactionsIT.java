@@ -86,7 +86,7 @@ class LibrdkafkaTransactionsIT {
                     .get(60, TimeUnit.SECONDS);
         }
 
-        Python.Result run = Python.runScript(
+        ChildRun.Result run = Python.runScript(
                 SCRIPT_TIMEOUT,
                 SCRIPT,
                 List.of(

@@ -3,14 +3,12 @@ package dev.strait.broker.server;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -18,7 +16,7 @@ import org.junit.jupiter.api.Assumptions;
  * non-Java client besides {@link Kcat}, for what kcat cannot do (transactions).
  *
  * <p>{@link #require} decides whether a test that needs it runs, as {@link Kcat#require}: with an interpreter that
- * imports {@code confluent_kafka} it runs; without one the test FAILS in CI ({@link Kcat#inCi}) and is skipped
+ * imports {@code confluent_kafka} it runs; without one the test FAILS in CI ({@link ChildRun#inCi}) and is skipped
  * elsewhere, saying why. {@code .ci/run} installs the package. The interpreter is {@code $STRAIT_PYTHON}, else
  * Debian's {@code /usr/bin/python3} (a pyenv shim first on the PATH would lack Debian's package), else
  * {@code python3}. Every run is bounded; a run that outlives its bound is killed and fails.
@@ -30,20 +28,12 @@ final class Python {
 
     private Python() {}
 
-    /** What a finished run printed and returned. */
-    record Result(int exitCode, String stdout, String stderr) {
-        @Override
-        public String toString() {
-            return "exit code " + exitCode + "\nstdout:\n" + stdout + "\nstderr:\n" + stderr;
-        }
-    }
-
     static void require() {
         String missing = missing();
         if (missing == null) {
             return;
         }
-        if (Kcat.inCi()) {
+        if (ChildRun.inCi()) {
             throw new AssertionError("this test needs python3-confluent-kafka, and CI (CI=" + System.getenv("CI")
                     + ") must run it: " + missing + "; " + HOW);
         }
@@ -53,7 +43,7 @@ final class Python {
     /** Null when the interpreter imports confluent_kafka, else why not. */
     static String missing() {
         try {
-            Result probe = run(CHECK_TIMEOUT, List.of("-c", "import confluent_kafka"));
+            ChildRun.Result probe = run(CHECK_TIMEOUT, List.of("-c", "import confluent_kafka"));
             return probe.exitCode() == 0 ? null : interpreter() + " cannot import confluent_kafka: " + probe;
         } catch (UncheckedIOException e) {
             return "no " + interpreter() + " (" + e.getCause().getMessage() + ")";
@@ -69,7 +59,7 @@ final class Python {
     }
 
     /** Runs the test resource {@code script} (copied to a temporary file) with {@code args}, bounded by {@code timeout}. */
-    static Result runScript(Duration timeout, String script, List<String> args) {
+    static ChildRun.Result runScript(Duration timeout, String script, List<String> args) {
         Path copy = null;
         try {
             copy = Files.createTempFile("strait-python-", ".py");
@@ -86,58 +76,15 @@ final class Python {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot copy " + script + ": " + e.getMessage(), e);
         } finally {
-            delete(copy);
+            ChildRun.delete(copy);
         }
     }
 
     /** Runs {@code python <args>} with no input, bounded by {@code timeout}. */
-    static Result run(Duration timeout, List<String> args) {
+    static ChildRun.Result run(Duration timeout, List<String> args) {
         List<String> command = new ArrayList<>();
         command.add(interpreter());
         command.addAll(args);
-        Path out = null;
-        Path err = null;
-        Process process = null;
-        try {
-            out = Files.createTempFile("strait-python-", ".out");
-            err = Files.createTempFile("strait-python-", ".err");
-            process = new ProcessBuilder(command)
-                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-                    .redirectOutput(out.toFile())
-                    .redirectError(err.toFile())
-                    .start();
-            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                throw new AssertionError("python did not finish within " + timeout.toSeconds() + " s and was killed: "
-                        + String.join(" ", command) + "\nstdout:\n" + read(out) + "\nstderr:\n" + read(err));
-            }
-            return new Result(process.exitValue(), read(out), read(err));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot run " + String.join(" ", command) + ": " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted: " + String.join(" ", command), e);
-        } finally {
-            if (process != null && process.isAlive()) {
-                process.destroyForcibly();
-            }
-            delete(out);
-            delete(err);
-        }
-    }
-
-    private static String read(Path file) throws IOException {
-        return Files.readString(file, StandardCharsets.UTF_8);
-    }
-
-    private static void delete(Path file) {
-        if (file == null) {
-            return;
-        }
-        try {
-            Files.deleteIfExists(file);
-        } catch (IOException ignored) {
-            // a temp file left behind is harmless
-        }
+        return ChildRun.run(command, "", timeout);
     }
 }

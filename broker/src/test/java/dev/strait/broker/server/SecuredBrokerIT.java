@@ -362,7 +362,7 @@ class SecuredBrokerIT {
                         .append(i)
                         .append('\n');
             }
-            Kcat.Result produced = Kcat.run(
+            ChildRun.Result produced = Kcat.run(
                     KCAT_TIMEOUT,
                     input.toString(),
                     List.of("-P", "-F", config.toString(), "-t", topic, "-p", "0", "-K", ":", "-X", "acks=all"));
@@ -370,7 +370,7 @@ class SecuredBrokerIT {
             assertThat(produced.stderr()).as("%s", produced).doesNotContain("ERROR");
             assertThat(endOffset(new TopicPartition(topic, 0))).isEqualTo(count);
 
-            Kcat.Result consumed = Kcat.run(
+            ChildRun.Result consumed = Kcat.run(
                     KCAT_TIMEOUT,
                     "",
                     List.of(
@@ -403,7 +403,7 @@ class SecuredBrokerIT {
         Kcat.require();
         Path config = kcatConfig("not-the-password");
         try {
-            Kcat.Result listed = Kcat.run(KCAT_TIMEOUT, "", List.of("-L", "-F", config.toString(), "-m", "10"));
+            ChildRun.Result listed = Kcat.run(KCAT_TIMEOUT, "", List.of("-L", "-F", config.toString(), "-m", "10"));
             assertThat(listed.exitCode()).as("%s", listed).isNotZero();
             assertThat(listed.stderr()).as("%s", listed).contains("Authentication failed");
             assertThat(listed.stdout()).as("%s", listed).doesNotContain("broker");
@@ -421,7 +421,7 @@ class SecuredBrokerIT {
         allow("User:kcat", ResourceType.TOPIC, topic, PatternType.LITERAL, AclOperation.READ);
         Path config = kcatConfig(KCAT_PASSWORD);
         try {
-            Kcat.Result produced = Kcat.run(
+            ChildRun.Result produced = Kcat.run(
                     KCAT_TIMEOUT,
                     "k:refused\n",
                     List.of("-P", "-F", config.toString(), "-t", topic, "-p", "0", "-K", ":", "-X", "acks=all"));
