@@ -35,7 +35,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Offsets are preserved: a rewritten batch keeps its base offset, last offset delta, leader epoch and producer
  * fields and only loses records, so readers see gaps, as in Kafka. Batches that keep no record are dropped. Records
- * with a null key, control batches and compressed batches (this package does not decompress) are kept as they are.
+ * with a null key, control batches and compressed batches (this package does not decompress) are kept as they are;
+ * records of aborted transactions are dropped.
  *
  * <p>Not thread-safe: one thread (the cleaner) runs a task from begin to complete.
  */
@@ -71,6 +72,9 @@ public final class CompactionTask {
     private final long deleteHorizonMs;
     private final int maxSegmentBytes;
     private final long maxMapBytes;
+    /** Null when the log's transactions are not known: transactional batches are then kept whole. */
+    private final @Nullable AbortedTransactions aborted;
+
     private final List<Group> groups = new ArrayList<>();
     private long dirtyEndOffset;
     private long bytesRead;
@@ -87,6 +91,19 @@ public final class CompactionTask {
             long deleteHorizonMs,
             int maxSegmentBytes,
             long maxMapBytes) {
+        this(dir, logPrefix, segments, sizes, firstDirtyOffset, deleteHorizonMs, maxSegmentBytes, maxMapBytes, null);
+    }
+
+    CompactionTask(
+            Path dir,
+            String logPrefix,
+            List<LogSegment> segments,
+            List<Integer> sizes,
+            long firstDirtyOffset,
+            long deleteHorizonMs,
+            int maxSegmentBytes,
+            long maxMapBytes,
+            @Nullable AbortedTransactions aborted) {
         if (segments.isEmpty() || segments.size() != sizes.size()) {
             throw new IllegalArgumentException(logPrefix + "a compaction needs segments with their sizes");
         }
@@ -98,6 +115,7 @@ public final class CompactionTask {
         this.deleteHorizonMs = deleteHorizonMs;
         this.maxSegmentBytes = maxSegmentBytes;
         this.maxMapBytes = maxMapBytes;
+        this.aborted = aborted;
     }
 
     /**
@@ -184,7 +202,7 @@ public final class CompactionTask {
                 throttle.acquire(batch.remaining());
                 bytesRead += batch.remaining();
                 RecordBatchHeader header = new RecordBatchHeader(batch, 0);
-                if (isCompactable(header)) {
+                if (isCompactable(header) && !isAborted(header)) {
                     for (KeyedRecord record : records(batch, header)) {
                         if (record.key() != null && lastOffsets.put(record.key(), record.offset()) == null) {
                             mapBytes += record.key().remaining() + MAP_ENTRY_OVERHEAD_BYTES;
@@ -264,6 +282,9 @@ public final class CompactionTask {
         if (!isCompactable(header)) {
             return batch;
         }
+        if (isAborted(header)) {
+            return null; // no reader at read_committed ever sees it, and it must not come back as a key's value
+        }
         List<KeyedRecord> records = records(batch, header);
         List<KeyedRecord> kept = new ArrayList<>(records.size());
         for (KeyedRecord record : records) {
@@ -313,15 +334,23 @@ public final class CompactionTask {
     }
 
     /**
-     * Transactional batches (a mirror topic's copy of a transactional source) are kept whole and give no key to the
-     * map: an aborted record would otherwise remove the committed value of its key that read_committed readers see,
-     * and which of them aborted is the partition's knowledge, not the segment's.
+     * Control batches (transaction markers) are kept as they are. Transactional data batches are compacted like any
+     * other once their transaction committed; which transactions aborted is the partition's knowledge, handed in as
+     * {@link AbortedTransactions}, and the task only reads segments below the last stable offset, where every
+     * transaction has ended. Keeping transactional batches whole instead would let a later tombstone of their key
+     * expire and the committed value come back. Without that knowledge (no {@link AbortedTransactions}) they are
+     * kept whole and give no key: an aborted record must never hide a committed value.
      */
-    private static boolean isCompactable(RecordBatchHeader header) {
+    private boolean isCompactable(RecordBatchHeader header) {
         return header.magic() == RecordBatchHeader.MAGIC_V2
                 && header.compressionCodec() == 0
                 && !header.isControl()
-                && !header.isTransactional();
+                && (aborted != null || !header.isTransactional());
+    }
+
+    private boolean isAborted(RecordBatchHeader header) {
+        AbortedTransactions known = aborted;
+        return known != null && header.isTransactional() && known.contains(header.producerId(), header.baseOffset());
     }
 
     /** A record inside an uncompressed batch: where its bytes are, its key (null for none), and what it holds. */

@@ -63,8 +63,16 @@ final class LogCompaction {
     /**
      * A pass over the closed segments below {@code highWatermark}, if they hold data after the cleaner checkpoint or
      * the last pass kept a tombstone that has expired since; see {@link PartitionLog#beginCompaction}.
+     *
+     * @param highWatermark where compaction stops: the high watermark, or the last stable offset if lower
+     * @param aborted the log's aborted transactions, or null if unknown (transactional batches are then kept whole)
      */
-    Optional<CompactionTask> begin(LogConfig config, long highWatermark, long logStartOffset, long maxMapBytes) {
+    Optional<CompactionTask> begin(
+            LogConfig config,
+            long highWatermark,
+            long logStartOffset,
+            long maxMapBytes,
+            @org.jspecify.annotations.Nullable AbortedTransactions aborted) {
         List<LogSegment> closed = new ArrayList<>();
         List<Integer> sizes = new ArrayList<>();
         LogSegment active = segments.active();
@@ -94,7 +102,15 @@ final class LogCompaction {
             return Optional.empty();
         }
         return Optional.of(new CompactionTask(
-                dir, logPrefix, closed, sizes, firstDirtyOffset, deleteHorizonMs, config.segmentBytes(), maxMapBytes));
+                dir,
+                logPrefix,
+                closed,
+                sizes,
+                firstDirtyOffset,
+                deleteHorizonMs,
+                config.segmentBytes(),
+                maxMapBytes,
+                aborted));
     }
 
     /**

@@ -443,7 +443,23 @@ public final class PartitionLog implements AutoCloseable {
         if (!config.cleanupPolicy().compact()) {
             return Optional.empty();
         }
-        return compaction.begin(config, highWatermark, logStartOffset, maxMapBytes);
+        // Transactions unknown here: transactional batches are kept whole.
+        return compaction.begin(config, highWatermark, logStartOffset, maxMapBytes, null);
+    }
+
+    /**
+     * As {@link #beginCompaction(long)} for a log with transactions: only segments below {@code lastStableOffset}
+     * (where every transaction has ended) are compacted, records of aborted transactions are dropped, and committed
+     * transactional records are compacted as any other.
+     */
+    public Optional<CompactionTask> beginCompaction(
+            long maxMapBytes, long lastStableOffset, AbortedTransactions aborted) {
+        ioBoundary.ensureUsable();
+        if (!config.cleanupPolicy().compact()) {
+            return Optional.empty();
+        }
+        return compaction.begin(
+                config, Math.min(highWatermark, lastStableOffset), logStartOffset, maxMapBytes, aborted);
     }
 
     /**

@@ -1048,7 +1048,17 @@ public final class Partition {
     boolean compact(long maxMapBytes, CompactionTask.IoThrottle throttle) throws IOException, InterruptedException {
         Optional<CompactionTask> task;
         synchronized (this) {
-            task = log.beginCompaction(maxMapBytes);
+            java.util.Map<Long, List<TransactionState.Aborted>> abortedByProducer = new java.util.HashMap<>();
+            for (TransactionState.Aborted a : transactions.abortedBetween(0, Long.MAX_VALUE)) {
+                abortedByProducer
+                        .computeIfAbsent(a.producerId(), id -> new java.util.ArrayList<>())
+                        .add(a);
+            }
+            task = log.beginCompaction(
+                    maxMapBytes,
+                    Math.min(log.highWatermark(), transactions.firstUnstableOffset()),
+                    (producerId, offset) -> abortedByProducer.getOrDefault(producerId, List.of()).stream()
+                            .anyMatch(a -> a.firstOffset() <= offset && offset < a.lastOffset()));
         }
         if (task.isEmpty()) {
             return false;

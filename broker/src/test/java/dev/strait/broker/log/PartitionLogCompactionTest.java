@@ -363,6 +363,90 @@ class PartitionLogCompactionTest {
         assertThat(readAll(log)).contains(new KeyedRec(0, "k1", "a1"));
     }
 
+    @Test
+    void aCommittedTransactionalValueDoesNotComeBackWhenALaterTombstoneOfItsKeyExpires() {
+        // Given: k1=t committed in a transaction, then a tombstone of k1; the partition knows no abort
+        PartitionLog log = open();
+        appendTransactional(log, 5L, "k1", "t"); // 0
+        log.append(RecordBatches.transactionMarker(5L, (short) 0, RecordBatchHeader.CONTROL_COMMIT, 0, START_MS), 0);
+        log.updateHighWatermark(log.logEndOffset()); // 1: the commit marker
+        append(log, "k1", null); // 2: tombstone
+        append(log, "x", "active"); // 3, active segment
+        AbortedTransactions noneAborted = (producerId, offset) -> false;
+
+        // When: compacted, then again once the tombstone is past delete.retention.ms
+        compactOnce(log, log.logEndOffset(), noneAborted);
+        time.advance(DELETE_RETENTION_MS + 1);
+        compactOnce(log, log.logEndOffset(), noneAborted);
+
+        // Then: k1 is gone; before, the transactional batch was kept whole and k1=t came back
+        assertThat(readAll(log)).noneMatch(r -> "k1".equals(r.key()));
+    }
+
+    @Test
+    void anAbortedTransactionIsDroppedAndTheCommittedValueOfItsKeyStays() {
+        // Given: k1=a1, then k1=aborted in producer 77's transaction that aborted
+        PartitionLog log = open();
+        append(log, "k1", "a1"); // 0
+        appendTransactional(log, 77L, "k1", "aborted"); // 1
+        log.append(RecordBatches.transactionMarker(77L, (short) 0, RecordBatchHeader.CONTROL_ABORT, 0, START_MS), 0);
+        log.updateHighWatermark(log.logEndOffset()); // 2: the abort marker
+        append(log, "k2", "b1"); // 3
+        append(log, "x", "active"); // 4
+
+        // When
+        compactOnce(log, log.logEndOffset(), (producerId, offset) -> producerId == 77L && offset == 1);
+
+        // Then
+        assertThat(readAll(log)).contains(new KeyedRec(0, "k1", "a1")).noneMatch(r -> "aborted".equals(r.value()));
+    }
+
+    @Test
+    void nothingFromTheLastStableOffsetOnIsCompacted() {
+        // Given: k1 updated twice, but a transaction is open from offset 1 (the last stable offset)
+        PartitionLog log = open();
+        append(log, "k1", "a1"); // 0
+        appendTransactional(log, 9L, "k2", "open"); // 1
+        append(log, "k1", "a2"); // 2
+        append(log, "x", "active"); // 3
+
+        // When
+        compactOnce(log, 1, (producerId, offset) -> false);
+
+        // Then: the segments from the open transaction on were not read, so k1=a1 stays
+        assertThat(readAll(log)).contains(new KeyedRec(0, "k1", "a1"), new KeyedRec(1, "k2", "open"));
+    }
+
+    private void appendTransactional(PartitionLog log, long producerId, String key, String value) {
+        log.append(
+                org.apache.kafka.common.record.MemoryRecords.withTransactionalRecords(
+                                org.apache.kafka.common.compress.Compression.NONE,
+                                producerId,
+                                (short) 0,
+                                0,
+                                new org.apache.kafka.common.record.SimpleRecord(
+                                        time.milliseconds(),
+                                        key.getBytes(StandardCharsets.UTF_8),
+                                        value.getBytes(StandardCharsets.UTF_8)))
+                        .buffer(),
+                0);
+        log.updateHighWatermark(log.logEndOffset());
+    }
+
+    private static void compactOnce(PartitionLog log, long lastStableOffset, AbortedTransactions aborted) {
+        CompactionTask task =
+                log.beginCompaction(MAP_BYTES, lastStableOffset, aborted).orElse(null);
+        if (task == null) {
+            return;
+        }
+        try {
+            task.prepare(CompactionTask.IoThrottle.NONE);
+        } catch (IOException | InterruptedException e) {
+            throw new AssertionError(e);
+        }
+        log.completeCompaction(task);
+    }
+
     private List<KeyedRec> fillWithUpdates(PartitionLog log) {
         for (int i = 0; i < 6; i++) {
             append(log, "k" + (i % 3), "v" + i);
