@@ -111,6 +111,11 @@ public final class TransactionServices implements AutoCloseable {
             @Override
             public void onBecomeLeader(Partition partition, int leaderEpoch) {
                 if (partition.topicPartition().topic().equals(TransactionTopicLog.TOPIC)) {
+                    LOGGER.info(
+                            "node {} loads the transactions of {} as coordinator epoch {}",
+                            localId,
+                            partition.topicPartition(),
+                            leaderEpoch);
                     coordinator.onLeadershipChange(partition.topicPartition().partition(), true, leaderEpoch);
                 }
             }
@@ -118,6 +123,12 @@ public final class TransactionServices implements AutoCloseable {
             @Override
             public void onBecomeFollower(Partition partition, int leaderId, int leaderEpoch) {
                 if (partition.topicPartition().topic().equals(TransactionTopicLog.TOPIC)) {
+                    LOGGER.info(
+                            "node {} no longer coordinates the transactions of {} (led by {} in epoch {})",
+                            localId,
+                            partition.topicPartition(),
+                            leaderId,
+                            leaderEpoch);
                     coordinator.onLeadershipChange(partition.topicPartition().partition(), false, leaderEpoch);
                 }
             }

@@ -28,6 +28,9 @@ public final class TransactionCoordinator {
     }
 
     private final TransactionLog log;
+    /** {@link #log}, whose appends also register for their durability report; what the shards write through. */
+    private final TransactionLog shardLog;
+
     private final Function<Integer, List<TransactionRecords.Entry>> replayer;
     private final Loops loops;
     private final TxnConfig config;
@@ -51,7 +54,8 @@ public final class TransactionCoordinator {
             TransactionShard.MarkerSink markers,
             int partitions) {
         // Each append also asks to be told when it is durable, so that waiting requests complete without a poll.
-        this.log = new TransactionLog() {
+        this.log = log;
+        this.shardLog = new TransactionLog() {
             @Override
             public Appended append(int partition, TransactionRecords.Entry record) {
                 Appended appended = log.append(partition, record);
@@ -93,12 +97,20 @@ public final class TransactionCoordinator {
                 TransactionShard shard = new TransactionShard(
                         TransactionCoordinatorCore.loaded(
                                 partition, leaderEpoch, config, TransactionLoader.replay(records)),
-                        log,
+                        shardLog,
                         markers,
                         writeTimeoutMs);
                 shards.put(partition, shard);
                 loadedUpTo.put(partition, logEnd);
                 maybeActivate(partition, shard);
+                if (shard.core().status() == TransactionCoordinatorCore.Status.LOADING) {
+                    // No write of this shard will report progress while it loads: ask to hear when the high
+                    // watermark reaches what was replayed (a new leader's lags until its followers fetch from it).
+                    log.awaitReplication(
+                            partition,
+                            new TransactionLog.Appended(logEnd, leaderEpoch),
+                            () -> onReplicationProgress(partition));
+                }
             }
         });
     }
@@ -114,11 +126,18 @@ public final class TransactionCoordinator {
         });
     }
 
-    /** Periodic work of a shard: timeouts, expiry, writes that took too long. */
+    /**
+     * Periodic work of a shard: timeouts, expiry, writes that took too long; a loading shard whose replayed records
+     * became durable without a progress report (its wait timed out first) is activated here.
+     */
     public void tick(int partition) {
         loops.execute(partition, () -> {
             TransactionShard shard = shards.get(partition);
-            if (shard != null && shard.core().status() == TransactionCoordinatorCore.Status.ACTIVE) {
+            if (shard == null) {
+                return;
+            }
+            maybeActivate(partition, shard);
+            if (shard.core().status() == TransactionCoordinatorCore.Status.ACTIVE) {
                 shard.tick(clock.milliseconds());
             }
         });

@@ -121,6 +121,23 @@ class TransactionCoordinatorTest {
     }
 
     @Test
+    void aLoadingShardServesOnItsNextTickOnceTheHighWatermarkCaughtUpWithoutAProgressReport() {
+        // Given: a new leader whose high watermark lags its log end (its followers have not fetched from it yet)
+        int partition = coordinator.partitionFor("t");
+        lead(coordinator, partition, 1);
+        coordinator.initProducerId("t", 10_000, null);
+        lead(coordinator, partition, 2);
+        assertThat(coordinator.describe("t").join().error()).isEqualTo(TxnError.COORDINATOR_LOAD_IN_PROGRESS);
+
+        // When: the high watermark catches up, and nothing reports it (no write of the loading shard waits on it)
+        log.replicate(partition);
+        coordinator.tick(partition);
+
+        // Then: before, the shard loaded for good and every request of its ids was COORDINATOR_LOAD_IN_PROGRESS
+        assertThat(coordinator.describe("t").join().error()).isEqualTo(TxnError.NONE);
+    }
+
+    @Test
     void aNewLeaderResendsTheMarkersOfADecidedTransaction() {
         // Given
         int partition = coordinator.partitionFor("t");
