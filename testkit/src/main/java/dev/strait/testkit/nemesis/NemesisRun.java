@@ -137,10 +137,9 @@ public final class NemesisRun {
                     long healed = System.nanoTime();
                     events.log("healed: every link up, every node running; acknowledged so far " + history.ackCount());
 
-                    List<String> topics = new ArrayList<>(List.of(spec.topic(), OFFSETS_TOPIC));
-                    if (txn) {
-                        topics.add(TRANSACTION_STATE_TOPIC);
-                    }
+                    // The transactional workload has no consumer group (Kafka creates no offsets topic then).
+                    List<String> topics =
+                            new ArrayList<>(List.of(spec.topic(), txn ? TRANSACTION_STATE_TOPIC : OFFSETS_TOPIC));
                     topics.addAll(injector.createdTopics());
                     String stillUnhealthy = awaitHealthy(cluster, topics, options.recoveryTimeout());
                     if (stillUnhealthy != null) {
@@ -199,7 +198,7 @@ public final class NemesisRun {
                 sent,
                 acked,
                 sent - acked,
-                history.consumedCount(),
+                txnStats != null ? txnStats.liveReads() : history.consumedCount(),
                 history.failuresByType(),
                 anomalies,
                 (System.nanoTime() - started) / 1_000_000,
@@ -445,7 +444,7 @@ public final class NemesisRun {
             if (!view.brokers().equals(all)) {
                 return "node " + view.node() + " lists brokers " + view.brokers() + ", not " + all;
             }
-            for (String topic : List.of(topics.get(0), OFFSETS_TOPIC)) {
+            for (String topic : List.of(topics.get(0), OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC)) {
                 if (view.topicErrors().containsKey(topic)) {
                     return "node " + view.node() + " answers error "
                             + view.topicErrors().get(topic) + " for " + topic;

@@ -178,6 +178,9 @@ public final class TxnWorkload implements AutoCloseable {
             }
         } catch (InterruptException e) {
             // stopping
+        } catch (RuntimeException e) {
+            events.log("txn producer " + producerTag + " died: " + e);
+            throw e;
         } finally {
             if (producer != null) {
                 close(producer);
@@ -213,6 +216,9 @@ public final class TxnWorkload implements AutoCloseable {
                 }
             }
             if (abort || !allWritten) {
+                if (!allWritten) {
+                    events.log("txn producer " + tag + ": a send of transaction " + txn + " failed; aborting it");
+                }
                 producer.abortTransaction();
                 txns.ended(tag, txn, TxnHistory.Outcome.ABORTED);
                 return true;
@@ -248,6 +254,8 @@ public final class TxnWorkload implements AutoCloseable {
             // initTransactions, or by the coordinator's timeout).
             txns.ended(tag, txn, TxnHistory.Outcome.ABORTED);
             history.failed(e);
+            events.log("txn producer " + tag + ": transaction " + txn + " failed before its commit (" + e
+                    + "); aborted, replacing the producer");
             return false;
         }
     }
@@ -333,6 +341,15 @@ public final class TxnWorkload implements AutoCloseable {
     public void stop() {
         stopping.set(true);
         join(producerThreads, 90_000);
+        for (Thread t : producerThreads) {
+            if (t.isAlive()) {
+                StringBuilder where = new StringBuilder();
+                for (StackTraceElement frame : t.getStackTrace()) {
+                    where.append("\n    at ").append(frame);
+                }
+                events.log(t.getName() + " has not finished its transaction 90 s after stop; it is in" + where);
+            }
+        }
         readersStopping.set(true);
         synchronized (liveReaders) {
             liveReaders.forEach(KafkaConsumer::wakeup);
