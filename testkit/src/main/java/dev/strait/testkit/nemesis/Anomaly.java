@@ -49,7 +49,11 @@ public record Anomaly(Type type, int partition, long count, String detail, boole
         REPLICA_DIVERGED,
         /** After healing, a partition lacked a live leader or a full ISR, or the nodes' metadata disagreed. */
         UNHEALTHY,
-        /** After healing, a partition took no acknowledged write. */
+        /**
+         * After healing, a partition took no acknowledged write; or (transactional workload) the client neither
+         * acknowledged nor failed a send within its delivery timeout, or a producer could not finish a transaction
+         * within 90 s after the workload stopped.
+         */
         STUCK,
         /** A node exited although the nemesis did not stop it. */
         CRASHED,

@@ -106,12 +106,14 @@ public final class NemesisRun {
                 boolean txn = spec.kind() == WorkloadSpec.Kind.TXN;
                 AutoCloseable running;
                 Runnable stop;
+                java.util.function.Supplier<List<String>> stuckProducers = List::of;
                 if (txn) {
                     TxnWorkload workload =
                             new TxnWorkload(spec, cluster.bootstrapServers(), history, txnHistory, events, seed);
                     workload.start();
                     running = workload;
                     stop = workload::stop;
+                    stuckProducers = workload::stuck;
                 } else {
                     Workload workload = new Workload(spec, cluster.bootstrapServers(), history, events);
                     workload.start(admin);
@@ -164,6 +166,9 @@ public final class NemesisRun {
                                         + options.recoveryTimeout().toSeconds() + " s after healing"));
                     }
                     stop.run();
+                }
+                for (String stuckProducer : stuckProducers.get()) {
+                    anomalies.add(new Anomaly(Anomaly.Type.STUCK, -1, 1, stuckProducer));
                 }
                 if (txn) {
                     txnStats = judgeTransactions(cluster, admin, spec, history, txnHistory, anomalies);

@@ -73,6 +73,9 @@ public final class TxnWorkload implements AutoCloseable {
     private final List<Thread> producerThreads = new ArrayList<>();
     private final List<Thread> readerThreads = new ArrayList<>();
     private final List<KafkaConsumer<byte[], byte[]>> liveReaders = new ArrayList<>();
+    /** Liveness failures: sends the client never completed, producers that did not finish after stop. */
+    private final java.util.concurrent.ConcurrentLinkedDeque<String> stuck =
+            new java.util.concurrent.ConcurrentLinkedDeque<>();
 
     public TxnWorkload(
             WorkloadSpec spec, String bootstrap, History history, TxnHistory txns, EventLog events, long seed) {
@@ -171,7 +174,7 @@ public final class TxnWorkload implements AutoCloseable {
                 boolean abort = random.nextInt(100) < ABORT_PERCENT;
                 long txn = number++;
                 txns.begun(producerTag, txn, layout);
-                if (!transact(producer, producerTag, txn, layout, abort)) {
+                if (!transact(producer, producerTag, generation - 1, txn, layout, abort)) {
                     close(producer);
                     producer = null;
                 }
@@ -192,7 +195,12 @@ public final class TxnWorkload implements AutoCloseable {
      * Runs one transaction and records its outcome; false when the producer must be replaced (a step threw).
      */
     private boolean transact(
-            KafkaProducer<byte[], byte[]> producer, String tag, long txn, List<Integer> layout, boolean abort) {
+            KafkaProducer<byte[], byte[]> producer,
+            String tag,
+            int generation,
+            long txn,
+            List<Integer> layout,
+            boolean abort) {
         List<Future<RecordMetadata>> sends = new ArrayList<>();
         try {
             producer.beginTransaction();
@@ -204,15 +212,30 @@ public final class TxnWorkload implements AutoCloseable {
             }
             List<RecordMetadata> written = new ArrayList<>();
             boolean allWritten = true;
-            for (Future<RecordMetadata> f : sends) {
+            // One deadline for all: the client completes every send within delivery.timeout.ms, or should.
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(spec.deliveryTimeoutMs() + 5_000);
+            for (int i = 0; i < sends.size(); i++) {
                 try {
-                    written.add(f.get(spec.deliveryTimeoutMs() + 5_000, TimeUnit.MILLISECONDS));
+                    written.add(sends.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
                 } catch (ExecutionException e) {
                     history.failed(Objects.requireNonNullElse(e.getCause(), e));
                     allWritten = false;
                 } catch (TimeoutException e) {
                     history.failed(e);
                     allWritten = false;
+                    stuck.add(String.format(
+                            java.util.Locale.ROOT,
+                            "producer %s (generation %d): send of %s to p%d neither acknowledged nor failed %d ms"
+                                    + " after it was sent (delivery.timeout.ms %d) at %.1f s",
+                            tag,
+                            generation,
+                            TxnHistory.value(tag, txn, layout.get(i), i),
+                            layout.get(i),
+                            spec.deliveryTimeoutMs() + 5_000,
+                            spec.deliveryTimeoutMs(),
+                            (System.nanoTime() - events.startNanos()) / 1e9));
+                    events.log("txn producer " + tag + ": " + stuck.peekLast());
+                    break;
                 }
             }
             if (abort || !allWritten) {
@@ -347,6 +370,7 @@ public final class TxnWorkload implements AutoCloseable {
                 for (StackTraceElement frame : t.getStackTrace()) {
                     where.append("\n    at ").append(frame);
                 }
+                stuck.add(t.getName() + " had not finished its transaction 90 s after the workload stopped");
                 events.log(t.getName() + " has not finished its transaction 90 s after stop; it is in" + where);
             }
         }
@@ -367,6 +391,14 @@ public final class TxnWorkload implements AutoCloseable {
                 return;
             }
         }
+    }
+
+    /**
+     * Liveness failures seen: a send the client neither acknowledged nor failed within its delivery timeout (and 5 s),
+     * a producer still in a transaction 90 s after {@link #stop()}.
+     */
+    public List<String> stuck() {
+        return List.copyOf(stuck);
     }
 
     @Override
