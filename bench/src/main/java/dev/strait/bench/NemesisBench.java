@@ -1,6 +1,7 @@
 package dev.strait.bench;
 
 import dev.strait.mirror.progress.Progress;
+import dev.strait.testkit.nemesis.Anomaly;
 import dev.strait.testkit.nemesis.FaultKind;
 import dev.strait.testkit.nemesis.NemesisCluster;
 import dev.strait.testkit.nemesis.NemesisRun;
@@ -8,6 +9,7 @@ import dev.strait.testkit.nemesis.RunOptions;
 import dev.strait.testkit.nemesis.RunReport;
 import dev.strait.testkit.nemesis.ScheduleSpec;
 import dev.strait.testkit.nemesis.SystemKind;
+import dev.strait.testkit.nemesis.TxnChecker;
 import dev.strait.testkit.nemesis.WorkloadSpec;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -49,7 +51,8 @@ public final class NemesisBench {
             boolean keepLogs,
             long writeBackAgeS,
             boolean flushOnAck,
-            NemesisCluster.KafkaElr kafkaElr) {}
+            NemesisCluster.KafkaElr kafkaElr,
+            WorkloadSpec.Kind workload) {}
 
     private NemesisBench() {}
 
@@ -100,8 +103,21 @@ public final class NemesisBench {
                 description = "Partitions of the CreateTopics a controller kill interrupts.")
         int createPartitions = 500;
 
-        @Option(names = "--rate", paramLabel = "RECORDS_PER_S", description = "Workload rate.")
-        int rate = 400;
+        @Option(
+                names = "--rate",
+                paramLabel = "RECORDS_PER_S",
+                description = "Workload rate (default 400, with --workload txn 150).")
+        @Nullable
+        Integer rate;
+
+        @Option(
+                names = "--workload",
+                paramLabel = "idempotent|txn",
+                description = "idempotent: idempotent producers and a consumer group. txn: 3 transactional producers"
+                        + " (each transaction 2 records to each of 3 partitions, 20% aborted) and 2 read_committed"
+                        + " readers; checked for aborted records seen, committed records missing, transactions"
+                        + " partly visible, duplicates and reordering.")
+        String workload = "idempotent";
 
         @Option(names = "--session-timeout-ms", paramLabel = "MS", description = "broker.session.timeout.ms.")
         long sessionTimeoutMs = NemesisCluster.Config.defaults().sessionTimeoutMs();
@@ -154,6 +170,8 @@ public final class NemesisBench {
                 : List.of(SystemKind.parse(f.system));
         Set<FaultKind> faults = FaultKind.parseList(f.faults);
         NemesisCluster.KafkaElr kafkaElr = NemesisCluster.KafkaElr.parse(f.kafkaElr);
+        WorkloadSpec.Kind workload = WorkloadSpec.Kind.parse(f.workload);
+        int rate = rate(f.rate, workload);
         if (faults.contains(FaultKind.POWER_LOSS_ALL) && !f.flushOnAck) {
             throw new IllegalArgumentException(FaultKind.POWER_LOSS_ALL.flag()
                     + " needs --flush-on-ack: without fsync before the ack, a power cut of every node loses"
@@ -163,7 +181,7 @@ public final class NemesisBench {
                 || f.faultPhaseS < 10
                 || f.partitions < 1
                 || f.createPartitions < 1
-                || f.rate < 1
+                || rate < 1
                 || f.sessionTimeoutMs < 1000
                 || f.writeBackAgeS < 0) {
             throw new IllegalArgumentException(
@@ -178,13 +196,23 @@ public final class NemesisBench {
                 faults,
                 f.partitions,
                 f.createPartitions,
-                f.rate,
+                rate,
                 f.sessionTimeoutMs,
                 f.workDir,
                 f.keepLogs,
                 f.writeBackAgeS,
                 f.flushOnAck,
-                kafkaElr);
+                kafkaElr,
+                workload);
+    }
+
+    /** The --rate given, or the workload's default rate. */
+    private static int rate(@Nullable Integer given, WorkloadSpec.Kind workload) {
+        if (given != null) {
+            return given;
+        }
+        return (workload == WorkloadSpec.Kind.TXN ? WorkloadSpec.txnDefaults() : WorkloadSpec.defaults())
+                .recordsPerSecond();
     }
 
     /** Per system: runs, minutes, faults, acknowledged records, anomalies, and the seeds that found any. */
@@ -197,8 +225,18 @@ public final class NemesisBench {
         long staleReads;
         final List<Long> anomalousSeeds = new ArrayList<>();
         final List<Long> errorSeeds = new ArrayList<>();
+        final Map<String, Long> anomaliesByType = new java.util.TreeMap<>();
+        TxnChecker.@Nullable Stats transactions;
 
         void add(RunReport r) {
+            TxnChecker.Stats txns = r.transactions();
+            if (txns != null) {
+                TxnChecker.Stats sum = transactions;
+                transactions = sum == null ? txns : sum.plus(txns);
+            }
+            r.anomalies().stream()
+                    .filter(Anomaly::counted)
+                    .forEach(a -> anomaliesByType.merge(a.flag(), a.count(), Long::sum));
             runs++;
             elapsedMs += r.elapsedMs();
             r.faultsInjected().forEach((k, v) -> faults.merge(k, v, Integer::sum));
@@ -216,31 +254,36 @@ public final class NemesisBench {
         String describe(SystemKind system) {
             int total = faults.values().stream().mapToInt(Integer::intValue).sum();
             return String.format(
-                    Locale.ROOT,
-                    "%s: %d runs, %.1f min; %d faults (%s: %s); %,d acknowledged;"
-                            + " anomalies %d%s; reported, not counted %d; harness errors %d%s",
-                    system.label(),
-                    runs,
-                    elapsedMs / 60_000.0,
-                    total,
-                    RunReport.byFamily(faults),
-                    RunReport.byKind(faults),
-                    acknowledged,
-                    anomalies,
-                    anomalousSeeds.isEmpty()
-                            ? ""
-                            : " in " + anomalousSeeds.size() + " runs (seeds " + anomalousSeeds + ")",
-                    staleReads,
-                    errorSeeds.size(),
-                    errorSeeds.isEmpty() ? "" : " (seeds " + errorSeeds + ")");
+                            Locale.ROOT,
+                            "%s: %d runs, %.1f min; %d faults (%s: %s); %,d acknowledged;"
+                                    + " anomalies %d%s; reported, not counted %d; harness errors %d%s",
+                            system.label(),
+                            runs,
+                            elapsedMs / 60_000.0,
+                            total,
+                            RunReport.byFamily(faults),
+                            RunReport.byKind(faults),
+                            acknowledged,
+                            anomalies,
+                            anomalousSeeds.isEmpty()
+                                    ? ""
+                                    : " in " + anomalousSeeds.size() + " runs (seeds " + anomalousSeeds + ")",
+                            staleReads,
+                            errorSeeds.size(),
+                            errorSeeds.isEmpty() ? "" : " (seeds " + errorSeeds + ")")
+                    + (anomaliesByType.isEmpty() ? "" : "\n  anomalies by type: " + anomaliesByType)
+                    + (transactions == null ? "" : "\n  " + transactions.describe());
         }
     }
 
     static int run(Options o) {
         // The clients retry through every fault by design; their per-retry warnings would drown the fault log.
         System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "error");
-        WorkloadSpec workload =
-                WorkloadSpec.defaults().withPartitions(o.partitions()).withRate(o.rate());
+        WorkloadSpec workload = (o.workload() == WorkloadSpec.Kind.TXN
+                        ? WorkloadSpec.txnDefaults()
+                        : WorkloadSpec.defaults())
+                .withPartitions(o.partitions())
+                .withRate(o.rate());
         NemesisCluster.Config base = NemesisCluster.Config.defaults();
         NemesisCluster.Config settings = new NemesisCluster.Config(
                         o.sessionTimeoutMs(),
@@ -253,11 +296,14 @@ public final class NemesisBench {
         ScheduleSpec spec = new ScheduleSpec(
                 o.faultPhaseS() * 1000, o.sessionTimeoutMs(), 3, o.partitions(), o.createPartitions(), o.faults());
         System.out.printf(
-                "bench nemesis: %d run(s) of %s from seed %d; %s%s%s; code %s; %d cores, load average %s%n",
+                "bench nemesis: %d run(s) of %s from seed %d; %s --workload %s --rate %d%s%s; code %s; %d cores,"
+                        + " load average %s%n",
                 o.runs(),
                 o.systems().stream().map(SystemKind::flag).toList(),
                 o.seed(),
                 spec.flags(),
+                o.workload().flag(),
+                o.rate(),
                 o.flushOnAck() ? " --flush-on-ack" : "",
                 o.kafkaElr() == NemesisCluster.KafkaElr.DEFAULT
                         ? ""

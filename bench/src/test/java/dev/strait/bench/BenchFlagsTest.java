@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.strait.testkit.nemesis.FaultKind;
 import dev.strait.testkit.nemesis.NemesisCluster;
 import dev.strait.testkit.nemesis.SystemKind;
+import dev.strait.testkit.nemesis.WorkloadSpec;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -136,7 +137,15 @@ class BenchFlagsTest {
                         true,
                         5,
                         true,
-                        NemesisCluster.KafkaElr.OFF));
+                        NemesisCluster.KafkaElr.OFF,
+                        WorkloadSpec.Kind.IDEMPOTENT));
+        NemesisBench.Options txn = NemesisBench.parse(new String[] {"--workload", "txn"});
+        assertThat(txn.workload()).isEqualTo(WorkloadSpec.Kind.TXN);
+        assertThat(txn.rate()).isEqualTo(WorkloadSpec.txnDefaults().recordsPerSecond());
+        assertThat(NemesisBench.parse(new String[] {"--workload", "txn", "--rate", "90"})
+                        .rate())
+                .isEqualTo(90);
+        assertOneLineError(() -> NemesisBench.parse(new String[] {"--workload", "xa"}), "workload");
         assertThat(NemesisBench.parse(new String[] {"--flush-on-ack", "--faults", "power-loss-all,pause"})
                         .faults())
                 .contains(FaultKind.POWER_LOSS_ALL);

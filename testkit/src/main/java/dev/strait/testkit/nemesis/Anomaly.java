@@ -49,12 +49,32 @@ public record Anomaly(Type type, int partition, long count, String detail, boole
         REPLICA_DIVERGED,
         /** After healing, a partition lacked a live leader or a full ISR, or the nodes' metadata disagreed. */
         UNHEALTHY,
-        /** After healing, a partition took no acknowledged write. */
+        /**
+         * After healing, a partition took no acknowledged write; or (transactional workload) the client neither
+         * acknowledged nor failed a send within its delivery timeout, or a producer could not finish a transaction
+         * within 90 s after the workload stopped.
+         */
         STUCK,
         /** A node exited although the nemesis did not stop it. */
         CRASHED,
         /** The history could not be read back completely. */
-        UNREADABLE;
+        UNREADABLE,
+        /** Transactional workload: a read_committed read returned a record of an aborted transaction. */
+        ABORTED_READ,
+        /** Transactional workload: a record of a committed transaction is missing from the final read_committed read. */
+        COMMITTED_MISSING,
+        /**
+         * Transactional workload: a committed transaction, or one whose commit outcome is unknown, is partly visible
+         * to read_committed (some of its records, not all).
+         */
+        PARTIAL_TRANSACTION,
+        /** Transactional workload: a read returned a record that no transaction wrote, or in another partition. */
+        PHANTOM_READ,
+        /**
+         * Transactional workload: after healing and after every producer stopped, a partition's last stable offset
+         * stayed below its high watermark (a transaction left open).
+         */
+        HANGING_TRANSACTION;
 
         private final boolean counted;
 

@@ -24,6 +24,7 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.jspecify.annotations.Nullable;
@@ -43,6 +44,7 @@ import org.jspecify.annotations.Nullable;
 public final class NemesisRun {
     private static final Duration READ_BACK_TIMEOUT = Duration.ofSeconds(120);
     private static final String OFFSETS_TOPIC = "__consumer_offsets";
+    private static final String TRANSACTION_STATE_TOPIC = "__transaction_state";
 
     private final RunOptions options;
     private final long seed;
@@ -63,6 +65,8 @@ public final class NemesisRun {
         Schedule schedule = schedule();
         long started = System.nanoTime();
         History history = new History(events.startNanos());
+        TxnHistory txnHistory = new TxnHistory();
+        TxnChecker.Stats txnStats = null;
         List<Anomaly> anomalies = new ArrayList<>();
         Map<FaultKind, Integer> injected = Map.of();
         String error = null;
@@ -99,8 +103,24 @@ public final class NemesisRun {
                     throw new IllegalStateException("the workload topic never became healthy: " + unhealthy);
                 }
                 FaultInjector injector = new FaultInjector(cluster, net, admin, spec, events);
-                try (Workload workload = new Workload(spec, cluster.bootstrapServers(), history, events)) {
+                boolean txn = spec.kind() == WorkloadSpec.Kind.TXN;
+                AutoCloseable running;
+                Runnable stop;
+                java.util.function.Supplier<List<String>> stuckProducers = List::of;
+                if (txn) {
+                    TxnWorkload workload =
+                            new TxnWorkload(spec, cluster.bootstrapServers(), history, txnHistory, events, seed);
+                    workload.start();
+                    running = workload;
+                    stop = workload::stop;
+                    stuckProducers = workload::stuck;
+                } else {
+                    Workload workload = new Workload(spec, cluster.bootstrapServers(), history, events);
                     workload.start(admin);
+                    running = workload;
+                    stop = workload::stop;
+                }
+                try (running) {
                     awaitAcks(history, spec.partitions(), System.nanoTime() - 1, Duration.ofSeconds(60), "first");
                     events.log("workload acknowledged on every partition; faults begin");
                     long phase = System.nanoTime();
@@ -119,7 +139,9 @@ public final class NemesisRun {
                     long healed = System.nanoTime();
                     events.log("healed: every link up, every node running; acknowledged so far " + history.ackCount());
 
-                    List<String> topics = new ArrayList<>(List.of(spec.topic(), OFFSETS_TOPIC));
+                    // The transactional workload has no consumer group (Kafka creates no offsets topic then).
+                    List<String> topics =
+                            new ArrayList<>(List.of(spec.topic(), txn ? TRANSACTION_STATE_TOPIC : OFFSETS_TOPIC));
                     topics.addAll(injector.createdTopics());
                     String stillUnhealthy = awaitHealthy(cluster, topics, options.recoveryTimeout());
                     if (stillUnhealthy != null) {
@@ -143,27 +165,16 @@ public final class NemesisRun {
                                 "no write acknowledged within "
                                         + options.recoveryTimeout().toSeconds() + " s after healing"));
                     }
-                    workload.stop();
+                    stop.run();
                 }
-                Map<Integer, Long> committed = finalCommitted(admin, spec);
-                if (committed == null) {
-                    anomalies.add(new Anomaly(
-                            Anomaly.Type.UNREADABLE,
-                            -1,
-                            1,
-                            "the group's committed offsets could"
-                                    + " not be read (twice the same) within 30 s after the consumers stopped"));
+                for (String stuckProducer : stuckProducers.get()) {
+                    anomalies.add(new Anomaly(Anomaly.Type.STUCK, -1, 1, stuckProducer));
+                }
+                if (txn) {
+                    txnStats = judgeTransactions(cluster, admin, spec, history, txnHistory, anomalies);
                 } else {
-                    history.finalCommitted(committed);
+                    judgeLog(cluster, admin, spec, history, anomalies);
                 }
-                events.log("workload stopped: " + history.ackCount() + " acknowledged of " + history.sentCount()
-                        + " sent; reading back");
-                Map<Integer, List<Checker.LogRecord>> log = new TreeMap<>();
-                String unread = readBack(cluster, spec, log);
-                if (unread != null) {
-                    anomalies.add(new Anomaly(Anomaly.Type.UNREADABLE, -1, 1, unread));
-                }
-                anomalies.addAll(Checker.check(history.snapshot(), log, Checker.Rules.of(options.system())));
                 anomalies.addAll(compareReplicas(cluster, admin, spec));
                 for (String exit : cluster.unexpectedExits()) {
                     anomalies.add(new Anomaly(Anomaly.Type.CRASHED, -1, 1, exit));
@@ -192,13 +203,80 @@ public final class NemesisRun {
                 sent,
                 acked,
                 sent - acked,
-                history.consumedCount(),
+                txnStats != null ? txnStats.liveReads() : history.consumedCount(),
                 history.failuresByType(),
                 anomalies,
                 (System.nanoTime() - started) / 1_000_000,
                 error,
                 kept,
-                options.replayCommand(seed));
+                options.replayCommand(seed),
+                txnStats);
+    }
+
+    /** The idempotent workload's verdict: the group's final offsets, the log read back, the {@link Checker}. */
+    private void judgeLog(
+            NemesisCluster cluster, Admin admin, WorkloadSpec spec, History history, List<Anomaly> anomalies) {
+        Map<Integer, Long> committed = finalCommitted(admin, spec);
+        if (committed == null) {
+            anomalies.add(new Anomaly(
+                    Anomaly.Type.UNREADABLE,
+                    -1,
+                    1,
+                    "the group's committed offsets could"
+                            + " not be read (twice the same) within 30 s after the consumers stopped"));
+        } else {
+            history.finalCommitted(committed);
+        }
+        events.log("workload stopped: " + history.ackCount() + " acknowledged of " + history.sentCount()
+                + " sent; reading back");
+        Map<Integer, List<Checker.LogRecord>> log = new TreeMap<>();
+        String unread = readBack(cluster, spec, log);
+        if (unread != null) {
+            anomalies.add(new Anomaly(Anomaly.Type.UNREADABLE, -1, 1, unread));
+        }
+        anomalies.addAll(Checker.check(history.snapshot(), log, Checker.Rules.of(options.system())));
+    }
+
+    /**
+     * The transactional workload's verdict: every partition's last stable offset reaches its high watermark (no
+     * transaction left open), a final read_committed and a final read_uncommitted read from the beginning, the
+     * {@link TxnChecker}.
+     */
+    private TxnChecker.Stats judgeTransactions(
+            NemesisCluster cluster,
+            Admin admin,
+            WorkloadSpec spec,
+            History history,
+            TxnHistory txns,
+            List<Anomaly> anomalies) {
+        // Taken now: a producer that did not stop in time may still end a transaction; it stays open (unknown) here.
+        TxnHistory.Snapshot snapshot = txns.snapshot();
+        events.log("workload stopped: " + txns.outcomes() + " transactions; " + history.ackCount()
+                + " records committed of " + history.sentCount() + " sent; waiting for stable offsets");
+        Duration stableWithin = options.recoveryTimeout().plusMillis(TxnWorkload.TRANSACTION_TIMEOUT_MS);
+        Map<Integer, String> open = TxnWorkload.awaitStable(admin, spec, stableWithin);
+        open.forEach((p, why) -> anomalies.add(new Anomaly(
+                p >= 0 ? Anomaly.Type.HANGING_TRANSACTION : Anomaly.Type.UNREADABLE,
+                p,
+                1,
+                why + " " + stableWithin.toSeconds() + " s after the producers stopped")));
+        Map<Integer, List<Checker.LogRecord>> committed = new TreeMap<>();
+        Map<Integer, List<Checker.LogRecord>> uncommitted = new TreeMap<>();
+        for (IsolationLevel isolation : List.of(IsolationLevel.READ_COMMITTED, IsolationLevel.READ_UNCOMMITTED)) {
+            String unread = TxnWorkload.finalRead(
+                    cluster.bootstrapServers(),
+                    spec,
+                    isolation,
+                    READ_BACK_TIMEOUT,
+                    isolation == IsolationLevel.READ_COMMITTED ? committed : uncommitted);
+            if (unread != null) {
+                anomalies.add(new Anomaly(Anomaly.Type.UNREADABLE, -1, 1, unread));
+            }
+        }
+        TxnChecker.Result result = TxnChecker.check(snapshot, committed, uncommitted);
+        anomalies.addAll(result.anomalies());
+        events.log("transactions judged: " + result.stats().describe());
+        return result.stats();
     }
 
     /**
@@ -371,7 +449,7 @@ public final class NemesisRun {
             if (!view.brokers().equals(all)) {
                 return "node " + view.node() + " lists brokers " + view.brokers() + ", not " + all;
             }
-            for (String topic : List.of(topics.get(0), OFFSETS_TOPIC)) {
+            for (String topic : List.of(topics.get(0), OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC)) {
                 if (view.topicErrors().containsKey(topic)) {
                     return "node " + view.node() + " answers error "
                             + view.topicErrors().get(topic) + " for " + topic;

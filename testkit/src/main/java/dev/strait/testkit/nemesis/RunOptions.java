@@ -69,6 +69,7 @@ public record RunOptions(
     public String replayCommand(long seed) {
         return "bin/bench nemesis --system " + system.flag() + " --runs 1 --seed " + seed + " " + schedule.flags()
                 + " --rate " + workload.recordsPerSecond()
+                + (workload.kind() == WorkloadSpec.Kind.TXN ? " --workload txn" : "")
                 + (FaultKind.anyPower(schedule.kinds()) ? " --write-back-age-s " + writeBackAge.toSeconds() : "")
                 + (cluster.flushOnAck() ? " --flush-on-ack" : "")
                 + (cluster.kafkaElr() == NemesisCluster.KafkaElr.DEFAULT

@@ -26,7 +26,42 @@ public record RunReport(
         long elapsedMs,
         @Nullable String error,
         @Nullable Path keptDirectory,
-        String replay) {
+        String replay,
+        TxnChecker.@Nullable Stats transactions) {
+
+    /** A report of the idempotent workload (no transactions). */
+    public RunReport(
+            SystemKind system,
+            long seed,
+            Schedule schedule,
+            Map<FaultKind, Integer> faultsInjected,
+            long sent,
+            long acknowledged,
+            long notAcknowledged,
+            long consumed,
+            Map<String, Long> sendFailures,
+            List<Anomaly> anomalies,
+            long elapsedMs,
+            @Nullable String error,
+            @Nullable Path keptDirectory,
+            String replay) {
+        this(
+                system,
+                seed,
+                schedule,
+                faultsInjected,
+                sent,
+                acknowledged,
+                notAcknowledged,
+                consumed,
+                sendFailures,
+                anomalies,
+                elapsedMs,
+                error,
+                keptDirectory,
+                replay,
+                null);
+    }
 
     public RunReport {
         Map<FaultKind, Integer> faults = new EnumMap<>(FaultKind.class);
@@ -94,6 +129,9 @@ public record RunReport(
                 consumed,
                 anomalyCount(),
                 observationCount()));
+        if (transactions != null) {
+            sb.append("\n  ").append(transactions.describe());
+        }
         if (!sendFailures.isEmpty()) {
             sb.append("\n  send failures: ").append(sendFailures);
         }

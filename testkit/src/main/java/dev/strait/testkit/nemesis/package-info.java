@@ -24,6 +24,14 @@
  * </ul>
  * {@code NemesisIT} and {@code NemesisKafkaBaselineIT} run one short schedule per system in the build; {@code bin/bench nemesis} runs long campaigns.
  *
+ * <p>Transactions ({@link dev.strait.testkit.nemesis.WorkloadSpec.Kind#TXN}, {@code bin/bench nemesis --workload txn}):
+ * {@link dev.strait.testkit.nemesis.TxnWorkload} runs transactional producers writing each transaction to several
+ * partitions (a seeded fifth aborted) and read_committed readers through the faults; after healing, a final
+ * read_committed and read_uncommitted read, and {@link dev.strait.testkit.nemesis.TxnChecker} counts aborted records
+ * seen, committed records missing, transactions partly visible (a commit that threw may have gone either way, but all
+ * or nothing), duplicates and reordering. {@code TxnNemesisIT} and {@code TxnNemesisKafkaBaselineIT} run the short
+ * schedule with it.
+ *
  * <p>Committed offsets: the verdict is about durability (an acknowledged commit never goes back, the final
  * committed offset is not below any acknowledged commit). An OffsetFetch that answers below a commit acknowledged
  * before it began is a stale read. For Strait (which serves an offset only once the offsets partition's high

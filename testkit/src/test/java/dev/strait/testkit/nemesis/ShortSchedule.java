@@ -32,8 +32,11 @@ final class ShortSchedule {
     }
 
     static RunReport run(SystemKind system, Set<FaultKind> kinds) {
+        return run(system, kinds, WorkloadSpec.defaults());
+    }
+
+    static RunReport run(SystemKind system, Set<FaultKind> kinds, WorkloadSpec workload) {
         NemesisCluster.Config settings = NemesisCluster.Config.defaults();
-        WorkloadSpec workload = WorkloadSpec.defaults();
         ScheduleSpec spec =
                 new ScheduleSpec(FAULT_PHASE_MS, settings.sessionTimeoutMs(), 3, workload.partitions(), 500, kinds);
         RunOptions options =
