@@ -146,10 +146,15 @@ class StreamsExactlyOnceIT {
 
     private static void write(KafkaProducer<String, String> producer, int from, int to, Map<String, Integer> written)
             throws Exception {
+        List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
         for (int i = from; i < to; i++) {
             String key = "k" + (i % KEYS);
-            producer.send(new ProducerRecord<>(INPUT, key, "v" + i)).get(120, TimeUnit.SECONDS);
+            sent.add(producer.send(new ProducerRecord<>(INPUT, key, "v" + i)));
             written.merge(key, 1, Integer::sum);
+        }
+        producer.flush();
+        for (java.util.concurrent.Future<?> one : sent) {
+            one.get(120, TimeUnit.SECONDS); // every input record acknowledged, so each must be counted once
         }
     }
 

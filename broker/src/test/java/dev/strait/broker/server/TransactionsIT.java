@@ -365,6 +365,48 @@ class TransactionsIT {
         }
     }
 
+    @Test
+    void aTransactionPastItsTimeoutIsAbortedAndItsProducerFenced() throws Exception {
+        start(1);
+        createTopic("txn-timeout", 1, 1);
+        TopicPartition tp = new TopicPartition("txn-timeout", 0);
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "app-slow");
+        props.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 2_000);
+        try (KafkaProducer<String, String> producer =
+                        new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
+                Admin admin = admin()) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(tp.topic(), 0, "k", "too-slow")).get(30, TimeUnit.SECONDS);
+            // The coordinator aborts it once its 2 s are up: the last stable offset moves past the abort marker.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            long lastStable = 0;
+            while (lastStable < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(200);
+                lastStable = admin.listOffsets(
+                                Map.of(tp, OffsetSpec.latest()), new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
+                        .partitionResult(tp)
+                        .get(30, TimeUnit.SECONDS)
+                        .offset();
+            }
+            assertThat(lastStable)
+                    .as("the record and the abort marker are below the last stable offset")
+                    .isEqualTo(2);
+            assertThat(admin.describeTransactions(List.of("app-slow"))
+                            .description("app-slow")
+                            .get(30, TimeUnit.SECONDS)
+                            .state()
+                            .toString())
+                    .isEqualTo("CompleteAbort");
+            // The coordinator bumped the epoch when it aborted: the slow producer can no longer commit.
+            assertThatThrownBy(producer::commitTransaction).isInstanceOf(org.apache.kafka.common.KafkaException.class);
+        }
+        assertThat(values(readAll(List.of(tp), IsolationLevel.READ_COMMITTED), tp))
+                .isEmpty();
+    }
+
     /** The sum of the group's committed offsets on the input topic's partitions. */
     private static long committedOffsets(KafkaConsumer<String, String> consumer) {
         java.util.Set<TopicPartition> in = IntStream.range(0, 3)

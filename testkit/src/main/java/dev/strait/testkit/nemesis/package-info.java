@@ -29,8 +29,8 @@
  * partitions (a seeded fifth aborted) and read_committed readers through the faults; after healing, a final
  * read_committed and read_uncommitted read, and {@link dev.strait.testkit.nemesis.TxnChecker} counts aborted records
  * seen, committed records missing, transactions partly visible (a commit that threw may have gone either way, but all
- * or nothing), duplicates and reordering. {@code TxnNemesisIT} and {@code TxnNemesisKafkaBaselineIT} run the short
- * schedule with it.
+ * or nothing), duplicates and reordering. {@code TxnNemesisIT} runs the short schedule with it
+ * against Strait; {@code bin/bench nemesis --workload txn} runs campaigns for either system.
  *
  * <p>Committed offsets: the verdict is about durability (an acknowledged commit never goes back, the final
  * committed offset is not below any acknowledged commit). An OffsetFetch that answers below a commit acknowledged

@@ -11,8 +11,9 @@ import org.junit.jupiter.api.Timeout;
  * The short nemesis schedule of {@link NemesisIT} with the transactional workload ({@link TxnWorkload}) against three
  * Strait nodes: transactional producers (some transactions aborted) and read_committed readers through the faults,
  * then a final read_committed and read_uncommitted read. No aborted record visible, no committed record missing, no
- * transaction partly visible, no duplicate, no reordering ({@link TxnChecker}); a healthy cluster after healing. The
- * same run against Apache Kafka 4.1.1 is {@link TxnNemesisKafkaBaselineIT}.
+ * transaction partly visible, no duplicate, no reordering ({@link TxnChecker}); a healthy cluster after healing. Apache
+ * Kafka 4.1.1 goes through the same workload in {@code bin/bench nemesis --workload txn --system kafka} (not in the
+ * build, whose 25 minutes it would exceed; figures in docs/benchmarks.md).
  */
 class TxnNemesisIT {
     @Test
