@@ -197,7 +197,7 @@ public final class TxnMarkerSender implements AutoCloseable {
             case INVALID_PRODUCER_EPOCH:
             case TRANSACTION_COORDINATOR_FENCED:
                 // A newer coordinator or producer epoch wrote here: this coordinator's decision is stale.
-                LOGGER.warn("transaction markers for {} refused by {} with {}: dropping the round", tp, tp, error);
+                LOGGER.warn("the transaction marker for {} was refused with {}: dropping the round", tp, error);
                 return MarkerRounds.Outcome.STALE_COORDINATOR;
             default:
                 return MarkerRounds.Outcome.RETRY;

@@ -2,6 +2,7 @@ package dev.strait.broker.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.strait.time.Await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -125,15 +126,24 @@ class TransactionToolsIT {
             assertThat(hanging.stdout()).contains("tools-hang");
             tool("abort", "--topic", "tools-hang", "--partition", "0", "--start-offset", "0");
 
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (lastStable(admin, tp) == 0 && System.nanoTime() < deadline) {
-                Thread.sleep(100);
-            }
+            Await.until(
+                    "the abort marker frees the last stable offset",
+                    Duration.ofSeconds(30),
+                    () -> lastStable(admin, tp) > 0);
             assertThat(lastStable(admin, tp)).as("the abort marker ended it").isEqualTo(2);
         }
     }
 
-    private static long lastStable(Admin admin, TopicPartition tp) throws Exception {
+    /** The partition's end for read_committed consumers: its last stable offset. */
+    static long lastStable(Admin admin, TopicPartition tp) {
+        try {
+            return lastStableOrFail(admin, tp);
+        } catch (Exception e) {
+            throw new IllegalStateException("ListOffsets for " + tp + " failed", e);
+        }
+    }
+
+    private static long lastStableOrFail(Admin admin, TopicPartition tp) throws Exception {
         return admin.listOffsets(Map.of(tp, OffsetSpec.latest()), new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
                 .partitionResult(tp)
                 .get(30, TimeUnit.SECONDS)

@@ -3,6 +3,7 @@ package dev.strait.broker.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.strait.time.Await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -381,16 +382,11 @@ class TransactionsIT {
             producer.beginTransaction();
             producer.send(new ProducerRecord<>(tp.topic(), 0, "k", "too-slow")).get(30, TimeUnit.SECONDS);
             // The coordinator aborts it once its 2 s are up: the last stable offset moves past the abort marker.
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            long lastStable = 0;
-            while (lastStable < 2 && System.nanoTime() < deadline) {
-                Thread.sleep(200);
-                lastStable = admin.listOffsets(
-                                Map.of(tp, OffsetSpec.latest()), new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
-                        .partitionResult(tp)
-                        .get(30, TimeUnit.SECONDS)
-                        .offset();
-            }
+            Await.until(
+                    "the coordinator aborts the transaction",
+                    Duration.ofSeconds(30),
+                    () -> TransactionToolsIT.lastStable(admin, tp) >= 2);
+            long lastStable = TransactionToolsIT.lastStable(admin, tp);
             assertThat(lastStable)
                     .as("the record and the abort marker are below the last stable offset")
                     .isEqualTo(2);
