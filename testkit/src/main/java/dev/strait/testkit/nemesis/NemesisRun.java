@@ -3,7 +3,6 @@ package dev.strait.testkit.nemesis;
 import dev.strait.testkit.KafkaCluster;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -11,7 +10,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
@@ -22,7 +20,6 @@ import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
@@ -503,30 +500,11 @@ public final class NemesisRun {
             partitions.add(new TopicPartition(spec.topic(), i));
             log.put(i, new ArrayList<>());
         }
-        long deadline = System.nanoTime() + READ_BACK_TIMEOUT.toNanos();
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> end = new HashMap<>(consumer.endOffsets(partitions, Duration.ofSeconds(60)));
-            while (System.nanoTime() < deadline) {
-                boolean done = true;
-                for (TopicPartition tp : partitions) {
-                    if (consumer.position(tp, Duration.ofSeconds(30)) < Objects.requireNonNull(end.get(tp), "end")) {
-                        done = false;
-                    }
-                }
-                if (done) {
-                    return null;
-                }
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                    if (r.offset()
-                            < Objects.requireNonNull(end.get(new TopicPartition(r.topic(), r.partition())), "end")) {
-                        Objects.requireNonNull(log.get(r.partition()), "partition")
-                                .add(new Checker.LogRecord(r.offset(), new String(r.value(), StandardCharsets.UTF_8)));
-                    }
-                }
-            }
-            return "read back incomplete after " + READ_BACK_TIMEOUT.toSeconds() + " s: end offsets " + end;
+            Map<TopicPartition, Long> missed = ReadToEnd.read(consumer, partitions, READ_BACK_TIMEOUT, log);
+            return missed == null
+                    ? null
+                    : "read back incomplete after " + READ_BACK_TIMEOUT.toSeconds() + " s: end offsets " + missed;
         } catch (RuntimeException e) {
             return "read back failed: " + e;
         }

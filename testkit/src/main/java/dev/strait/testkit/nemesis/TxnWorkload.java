@@ -33,7 +33,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -107,25 +106,11 @@ public final class TxnWorkload implements AutoCloseable {
     }
 
     private Properties producerProps(String transactionalId, int generation) {
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ProducerConfig.CLIENT_ID_CONFIG, transactionalId + "." + generation);
+        Properties p = Workload.producerProps(bootstrap, transactionalId + "." + generation, spec);
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
         p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Integer.toString(TRANSACTION_TIMEOUT_MS));
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "5");
-        p.put(ProducerConfig.RETRIES_CONFIG, Integer.toString(Integer.MAX_VALUE));
-        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(spec.requestTimeoutMs()));
-        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(spec.deliveryTimeoutMs()));
-        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
         // Bounds initTransactions, commitTransaction and abortTransaction: a commit that takes longer is unknown.
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "10000");
-        p.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, "100");
-        p.put(ProducerConfig.RETRY_BACKOFF_MAX_MS_CONFIG, "1000");
-        p.put(ProducerConfig.METADATA_MAX_AGE_CONFIG, "5000");
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         return p;
     }
 
@@ -466,31 +451,12 @@ public final class TxnWorkload implements AutoCloseable {
         for (TopicPartition tp : partitions) {
             out.put(tp.partition(), new ArrayList<>());
         }
-        long deadline = System.nanoTime() + timeout.toNanos();
         try (KafkaConsumer<byte[], byte[]> consumer =
                 new KafkaConsumer<>(readerProps(bootstrap, "nemesis-final-" + isolation, isolation))) {
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> end = new HashMap<>(consumer.endOffsets(partitions, Duration.ofSeconds(60)));
-            while (System.nanoTime() < deadline) {
-                boolean done = true;
-                for (TopicPartition tp : partitions) {
-                    if (consumer.position(tp, Duration.ofSeconds(30)) < Objects.requireNonNull(end.get(tp), "end")) {
-                        done = false;
-                    }
-                }
-                if (done) {
-                    return null;
-                }
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                    if (r.offset()
-                            < Objects.requireNonNull(end.get(new TopicPartition(r.topic(), r.partition())), "end")) {
-                        Objects.requireNonNull(out.get(r.partition()), "partition")
-                                .add(new Checker.LogRecord(r.offset(), new String(r.value(), StandardCharsets.UTF_8)));
-                    }
-                }
-            }
-            return isolation + " read incomplete after " + timeout.toSeconds() + " s: end offsets " + end;
+            Map<TopicPartition, Long> missed = ReadToEnd.read(consumer, partitions, timeout, out);
+            return missed == null
+                    ? null
+                    : isolation + " read incomplete after " + timeout.toSeconds() + " s: end offsets " + missed;
         } catch (RuntimeException e) {
             return isolation + " read failed: " + e;
         }

@@ -82,6 +82,11 @@ public final class Workload implements AutoCloseable {
     }
 
     private Properties producerProps(String clientId) {
+        return producerProps(bootstrap, clientId, spec);
+    }
+
+    /** An idempotent acks=all producer whose timeouts are the spec's, so it retries into the faults. */
+    static Properties producerProps(String bootstrap, String clientId, WorkloadSpec spec) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
