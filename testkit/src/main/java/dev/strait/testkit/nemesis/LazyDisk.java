@@ -1,5 +1,6 @@
 package dev.strait.testkit.nemesis;
 
+import dev.strait.testkit.Docker;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,6 +20,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * A disk that can lose power: a FUSE file system ({@code lazyfs.py}, Python 3 with Debian's {@code python3-fusepy})
@@ -76,6 +78,22 @@ public final class LazyDisk implements AutoCloseable {
                     + probe.output().trim());
         }
         return Optional.empty();
+    }
+
+    /**
+     * Returns when a lazy disk can run here; otherwise fails the calling test in CI (which installs what it needs),
+     * or aborts it (JUnit reports it as skipped) elsewhere, with the reason either way.
+     */
+    public static void require() {
+        Optional<String> why = unavailability();
+        if (why.isEmpty()) {
+            return;
+        }
+        if (Docker.inCi()) {
+            throw new AssertionError("CI must run the lazy disk tests, but " + why.get()
+                    + "; .ci/run installs python3-fusepy and fuse3");
+        }
+        Assumptions.abort("no lazy disk here: " + why.get());
     }
 
     /**

@@ -40,7 +40,7 @@ class PartitionLogPowerLossTest {
 
     @BeforeEach
     void mount() {
-        LazyDiskTest.requireLazyDisk();
+        LazyDisk.require();
         disk = LazyDisk.mount(
                 dir.resolve("backing"), dir.resolve("mnt"), Duration.ofSeconds(30), dir.resolve("lazyfs.log"));
     }

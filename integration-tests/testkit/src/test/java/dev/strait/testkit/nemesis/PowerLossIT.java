@@ -21,7 +21,7 @@ class PowerLossIT {
     @Test
     @Timeout(value = 6, unit = TimeUnit.MINUTES)
     void straitKeepsEveryAcknowledgedRecordThroughPowerCuts() {
-        LazyDiskTest.requireLazyDisk();
+        LazyDisk.require();
         RunReport report = ShortSchedule.run(SystemKind.STRAIT, POWER);
         ShortSchedule.assertClean(report, Set.of());
     }
