@@ -35,7 +35,8 @@ RUN mkdir -p /tmp/maven \
     fi
 
 # The poms alone first: this dependency layer is rebuilt only when a pom changes, not on every source edit.
-# bench/pom.xml and docker/pom.xml are listed in the root pom's modules, so they must be there, but neither is built.
+# bench/pom.xml, docker/pom.xml and the integration-tests poms are listed in the root pom's modules, so they must be there,
+# but none of them is built.
 COPY pom.xml ./
 COPY .mvn/ .mvn/
 COPY build-tools/ build-tools/
@@ -49,6 +50,11 @@ COPY canary/pom.xml canary/
 COPY mirror-cli/pom.xml mirror-cli/
 COPY bench/pom.xml bench/
 COPY docker/pom.xml docker/
+COPY integration-tests/broker/pom.xml integration-tests/broker/
+COPY integration-tests/testkit/pom.xml integration-tests/testkit/
+COPY integration-tests/mirror-core/pom.xml integration-tests/mirror-core/
+COPY integration-tests/lag-monitor/pom.xml integration-tests/lag-monitor/
+COPY integration-tests/canary/pom.xml integration-tests/canary/
 RUN mvn -B -q -s /tmp/maven/settings.xml -Dmaven.repo.local=/tmp/maven/repository \
       -pl mirror-cli -am dependency:go-offline
 
