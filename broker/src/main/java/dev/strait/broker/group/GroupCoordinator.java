@@ -13,13 +13,10 @@ import dev.strait.broker.group.GroupApi.SubscriptionReader;
 import dev.strait.broker.group.GroupApi.SyncResult;
 import dev.strait.broker.group.GroupApi.TopicPartitionKey;
 import dev.strait.time.Time;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -441,29 +438,11 @@ public final class GroupCoordinator implements AutoCloseable {
      * Committed (durable) offsets of a group, to the callback on the shard's loop; {@code wanted} null means all.
      * Partitions without a commit are absent from the map. A shard this node does not serve (yet) answers its
      * error and no offsets, never an empty map that a consumer would take for "no commit". Served only while the
-     * node holds its read lease (COORDINATOR_NOT_AVAILABLE otherwise).
-     */
-    public void fetchOffsets(
-            String groupId, @Nullable List<TopicPartitionKey> wanted, Consumer<FetchResult> callerCallback) {
-        fetchOffsets(groupId, null, -1, wanted, callerCallback);
-    }
-
-    /**
-     * As above, for OffsetFetch v9+, which names the member and its epoch: for a consumer group (KIP-848) they are
-     * validated (UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH) unless both are absent (the admin client).
-     */
-    public void fetchOffsets(
-            String groupId,
-            @Nullable String memberId,
-            int memberEpoch,
-            @Nullable List<TopicPartitionKey> wanted,
-            Consumer<FetchResult> callerCallback) {
-        fetchOffsets(groupId, memberId, memberEpoch, wanted, false, callerCallback);
-    }
-
-    /**
-     * As above, for OffsetFetch v7+, which may require stable offsets: then a partition that an open transaction
-     * holds an offset for is in {@link FetchResult#unstable()} instead of {@link FetchResult#offsets()}.
+     * node holds its read lease (COORDINATOR_NOT_AVAILABLE otherwise). OffsetFetch v9+ names the member and its
+     * epoch: for a consumer group (KIP-848) they are validated (UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH) unless both
+     * are absent (null and -1: the admin client, older versions). With {@code requireStable} (v7+) a partition that
+     * an open transaction holds an offset for is in {@link FetchResult#unstable()} instead of
+     * {@link FetchResult#offsets()}.
      */
     public void fetchOffsets(
             String groupId,
@@ -583,30 +562,7 @@ public final class GroupCoordinator implements AutoCloseable {
      */
     public void listGroups(Consumer<List<GroupListing>> callerCallback) {
         Consumer<List<GroupListing>> callback = answeredSafely("ListGroups", callerCallback);
-        // Each slot is filled on its shard's loop; the last loop to finish reads them all (the counter orders it).
-        AtomicReferenceArray<List<GroupListing>> perShard = new AtomicReferenceArray<>(shards.length);
-        AtomicInteger remaining = new AtomicInteger(shards.length);
-        Runnable oneDone = () -> {
-            if (remaining.decrementAndGet() == 0) {
-                List<GroupListing> all = new ArrayList<>();
-                for (int i = 0; i < perShard.length(); i++) {
-                    List<GroupListing> listed = perShard.get(i);
-                    if (listed != null) {
-                        all.addAll(listed);
-                    }
-                }
-                callback.accept(all);
-            }
-        };
-        for (GroupShard shard : shards) {
-            submit(
-                    shard,
-                    () -> {
-                        perShard.set(shard.index, AdminOperations.list(shard));
-                        oneDone.run();
-                    },
-                    oneDone);
-        }
+        ShardFanOut.collect(shards, this::submit, AdminOperations::list, callback);
     }
 
     /**

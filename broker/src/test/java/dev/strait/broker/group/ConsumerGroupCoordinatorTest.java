@@ -149,11 +149,11 @@ class ConsumerGroupCoordinatorTest {
         assertThat(again.error()).isEqualTo(GroupError.NONE);
         assertThat(again.memberEpoch()).isEqualTo(a.memberEpoch());
         AtomicReference<GroupApi.FetchResult> fetched = new AtomicReference<>();
-        next.fetchOffsets("g", "a", a.memberEpoch(), null, fetched::set);
+        next.fetchOffsets("g", "a", a.memberEpoch(), null, false, fetched::set);
         runAll();
         assertThat(fetched.get().offsets().get(new TopicPartitionKey("t", 0)).offset())
                 .isEqualTo(7);
-        next.fetchOffsets("g", "a", a.memberEpoch() - 1, null, fetched::set);
+        next.fetchOffsets("g", "a", a.memberEpoch() - 1, null, false, fetched::set);
         runAll();
         assertThat(fetched.get().error()).isEqualTo(GroupError.STALE_MEMBER_EPOCH);
     }

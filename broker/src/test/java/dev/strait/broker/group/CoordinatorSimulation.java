@@ -634,7 +634,7 @@ final class CoordinatorSimulation {
         }
         for (String group : List.of("alpha", "beta")) {
             List<GroupApi.FetchResult> answer = new ArrayList<>();
-            coordinator.fetchOffsets(group, null, answer::add);
+            coordinator.fetchOffsets(group, null, -1, null, false, answer::add);
             loops.runAll();
             if (answer.size() != 1 || answer.get(0).error() != GroupError.NONE) {
                 fail("OffsetFetch of " + group + " from the active coordinator answered " + answer);

@@ -218,7 +218,7 @@ class GroupCoordinatorTest {
     private GroupApi.FetchResult fetchResult(
             GroupCoordinator coordinator, String group, List<TopicPartitionKey> wanted) {
         AtomicReference<GroupApi.FetchResult> result = new AtomicReference<>();
-        coordinator.fetchOffsets(group, wanted, result::set);
+        coordinator.fetchOffsets(group, null, -1, wanted, false, result::set);
         runAll();
         return result.get();
     }

@@ -207,7 +207,7 @@ class GroupShardLoopTest {
                 .containsExactly("1 NONE on " + LOOP_THREAD, "2 NONE on " + LOOP_THREAD, "3 NONE on " + LOOP_THREAD);
         assertThat(log.appendThreads).containsExactly(LOOP_THREAD, LOOP_THREAD, LOOP_THREAD);
         AtomicReference<GroupApi.FetchResult> fetched = new AtomicReference<>();
-        coordinator.fetchOffsets("g", null, fetched::set);
+        coordinator.fetchOffsets("g", null, -1, null, false, fetched::set);
         waitUntil("OffsetFetch answered", () -> fetched.get() != null);
         assertThat(fetched.get().offsets().get(new TopicPartitionKey("t", 0)).offset())
                 .isEqualTo(3);
