@@ -371,6 +371,9 @@ public final class MirrorFetcher implements AutoCloseable {
         long logEnd = mirror.logEndOffset();
         try {
             if (answer.records().hasRemaining()) {
+                if (!recordLineage(p, answer)) {
+                    return;
+                }
                 logEnd = targets.append(
                         mirror.partition(), mirror.leaderEpoch(), mirror.logEndOffset(), answer.records());
             }
@@ -397,6 +400,40 @@ public final class MirrorFetcher implements AutoCloseable {
                         nowMs,
                         behindSinceMs,
                         ""));
+    }
+
+    /**
+     * Records the source epochs of the batches about to be copied, before they are appended (the append rewrites
+     * the epoch field to this cluster's): only when the lineage changes, which is when the source's epoch does, or
+     * when the topic's configs lost this partition's entry (another leader's write of the same config replaced it).
+     * A lineage of another source topic id (this topic copied another one before a failback) starts over at the log
+     * end, where this link begins.
+     *
+     * @return false when it could not be recorded: nothing is appended this round
+     */
+    private boolean recordLineage(Planned p, Fetched answer) {
+        LedMirror mirror = p.mirror();
+        String sourceTopicId = p.topicId().toString();
+        java.util.Optional<MirrorLineage> onRecord = targets.lineage(mirror.partition())
+                .filter(l -> l.sourceTopicId().equals(sourceTopicId));
+        MirrorLineage before = onRecord.orElseGet(() -> MirrorLineage.startingAt(sourceTopicId, mirror.logEndOffset()));
+        MirrorLineage after = before.copiedBatches(answer.records());
+        if (onRecord.isPresent() && onRecord.get().equals(after)) {
+            return true;
+        }
+        try {
+            targets.recordLineage(mirror.partition(), mirror.leaderEpoch(), after);
+            return true;
+        } catch (PartitionRoleException e) {
+            return false; // leadership moved on, or the topic was paused or promoted meanwhile
+        } catch (RuntimeException e) {
+            report(
+                    mirror,
+                    State.SOURCE_UNREACHABLE,
+                    answer.highWatermark(),
+                    "cannot record the source epochs of" + " the copy yet (strait.mirror.source.lineage): " + why(e));
+            return false;
+        }
     }
 
     /**

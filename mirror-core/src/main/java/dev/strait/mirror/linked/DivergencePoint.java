@@ -79,8 +79,11 @@ final class DivergencePoint implements AutoCloseable {
         return lo;
     }
 
-    /** Whether the first record at or after {@code offset} (and below {@code end}) is the same on both sides. */
-    private boolean sameAt(long offset, long end) {
+    /**
+     * Whether the first record at or after {@code offset} (and below {@code end}) is the same on both sides; the
+     * failback's cheap check of a parting point found from lineage (the record just below it).
+     */
+    boolean sameAt(long offset, long end) {
         Optional<Fingerprint> mine = firstAtOrAfter(ours, ourPartition, offset, end);
         Optional<Fingerprint> other = firstAtOrAfter(theirs, theirPartition, offset, end);
         return mine.equals(other);

@@ -79,6 +79,20 @@ public record SourceLineage(String sourceTopicId, long linkStartOffset, List<Epo
         return out.toString();
     }
 
+    /**
+     * One partition's lineage from the topic's config value ({@code <partition>=<lineage>;...}, as the companion
+     * brokers write it); empty if it has none or it does not parse.
+     */
+    public static Optional<SourceLineage> ofPartition(String topicValue, int partition) {
+        String prefix = partition + "=";
+        for (String entry : topicValue.split(";")) {
+            if (entry.trim().startsWith(prefix)) {
+                return decode(entry.trim().substring(prefix.length()));
+            }
+        }
+        return Optional.empty();
+    }
+
     /** The lineage {@link #encode()} wrote; empty for a value that does not parse. */
     public static Optional<SourceLineage> decode(String value) {
         String[] parts = value.trim().split(":", -1);
