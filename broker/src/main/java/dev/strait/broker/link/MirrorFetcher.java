@@ -55,6 +55,8 @@ public final class MirrorFetcher implements AutoCloseable {
     private final Map<String, SourceCluster> sources = new HashMap<>();
     /** Partitions that must not be copied again until their leader epoch changes (diverged source). */
     private final Map<TopicPartition, Stopped> stopped = new HashMap<>();
+    /** The source epoch lineage recorded for each partition led here (a cache of the topic configs). */
+    private final Map<TopicPartition, Recorded> lineages = new HashMap<>();
 
     private final Map<TopicPartition, MirrorStatus> status = new LinkedHashMap<>();
     private volatile List<MirrorStatus> published = List.of();
@@ -64,6 +66,12 @@ public final class MirrorFetcher implements AutoCloseable {
     private @Nullable Thread thread;
 
     private record Stopped(int leaderEpoch, MirrorStatus status) {}
+
+    /**
+     * The source epoch lineage this node last recorded (or read) for a partition it leads, and when to read the
+     * topic's configs again to see that it is still there.
+     */
+    private record Recorded(int leaderEpoch, MirrorLineage lineage, long verifyAtMs) {}
 
     public MirrorFetcher(int nodeId, MirrorTargets targets, SourceLinks links, Time time, Config settings) {
         this.nodeId = nodeId;
@@ -128,6 +136,7 @@ public final class MirrorFetcher implements AutoCloseable {
         }
         status.keySet().retainAll(ledNow);
         stopped.keySet().retainAll(ledNow);
+        lineages.keySet().retainAll(ledNow);
         if (led.isEmpty()) {
             publish();
             return settings.idleMs();
@@ -414,15 +423,35 @@ public final class MirrorFetcher implements AutoCloseable {
     private boolean recordLineage(Planned p, Fetched answer) {
         LedMirror mirror = p.mirror();
         String sourceTopicId = p.topicId().toString();
-        java.util.Optional<MirrorLineage> onRecord = targets.lineage(mirror.partition())
+        long nowMs = time.milliseconds();
+        Recorded cached = lineages.get(mirror.partition());
+        java.util.Optional<MirrorLineage> ours = java.util.Optional.ofNullable(cached)
+                .filter(c -> c.leaderEpoch() == mirror.leaderEpoch())
+                .map(Recorded::lineage)
                 .filter(l -> l.sourceTopicId().equals(sourceTopicId));
-        MirrorLineage before = onRecord.orElseGet(() -> MirrorLineage.startingAt(sourceTopicId, mirror.logEndOffset()));
+        long verifyAtMs = cached == null ? nowMs : cached.verifyAtMs();
+        java.util.Optional<MirrorLineage> onRecord;
+        if (ours.isPresent() && nowMs < verifyAtMs) {
+            onRecord = ours;
+        } else {
+            // Read from the topic's configs now and then, not every round: the value holds every partition's.
+            onRecord = targets.lineage(mirror.partition())
+                    .filter(l -> l.sourceTopicId().equals(sourceTopicId));
+        }
+        // Missing from the configs though recorded in this leader epoch: lost to another write; write it again.
+        MirrorLineage before =
+                onRecord.or(() -> ours).orElseGet(() -> MirrorLineage.startingAt(sourceTopicId, mirror.logEndOffset()));
         MirrorLineage after = before.copiedBatches(answer.records());
+        Recorded recorded = new Recorded(mirror.leaderEpoch(), after, nowMs + settings.metadataMaxAgeMs());
         if (onRecord.isPresent() && onRecord.get().equals(after)) {
+            if (verifyAtMs <= nowMs || !ours.equals(onRecord)) {
+                lineages.put(mirror.partition(), recorded);
+            }
             return true;
         }
         try {
             targets.recordLineage(mirror.partition(), mirror.leaderEpoch(), after);
+            lineages.put(mirror.partition(), recorded);
             return true;
         } catch (PartitionRoleException e) {
             return false; // leadership moved on, or the topic was paused or promoted meanwhile

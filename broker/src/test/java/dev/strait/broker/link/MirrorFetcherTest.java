@@ -74,6 +74,30 @@ class MirrorFetcherTest {
     }
 
     @Test
+    void aLineageEntryLostToAnotherWriteOfTheTopicConfigsIsWrittenAgain() {
+        // Given: a lineage recorded at the first copy, then lost (another leader wrote the topic's configs at once)
+        targets.lead(ORDERS_0, 3, 0, SOURCE_ID.toString());
+        source.topic("orders", SOURCE_ID, 1);
+        source.answer(ORDERS_0, SourceClient.SourceError.NONE, 50, 0, batchHeaders(new long[] {0}, 4));
+        fetcher.runOnce();
+        MirrorLineage first = targets.lineages.remove(ORDERS_0);
+        targets.lead(ORDERS_0, 3, 1, SOURCE_ID.toString());
+        source.answer(ORDERS_0, SourceClient.SourceError.NONE, 50, 0, batchHeaders(new long[] {1}, 4));
+
+        // When: the next copy in the same source epoch, and one after the check interval
+        fetcher.runOnce();
+        boolean writtenAtOnce = targets.lineages.containsKey(ORDERS_0);
+        nowMs += MirrorFetcher.Config.defaults().metadataMaxAgeMs();
+        targets.lead(ORDERS_0, 3, 2, SOURCE_ID.toString());
+        source.answer(ORDERS_0, SourceClient.SourceError.NONE, 50, 0, batchHeaders(new long[] {2}, 4));
+        fetcher.runOnce();
+
+        // Then: not read back every round, but written again once checked
+        assertThat(writtenAtOnce).isFalse();
+        assertThat(targets.lineages.get(ORDERS_0)).isEqualTo(first);
+    }
+
+    @Test
     void aSourceTopicRecreatedUnderAnotherIdIsNeverCopiedOnTop() {
         // Given: the copy began on another topic id
         targets.lead(ORDERS_0, 3, 42, "BBBBBBBBBBBBBBBBBBBBBQ");

@@ -21,8 +21,10 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * each side holds records the other never saw. Found by bisection over the offsets both logs hold, comparing the
  * first record at or after each probe on both sides: about two reads per halving.
  *
- * <p>Why records and not leader epochs: a mirror topic's batches carry the epochs of the cluster that holds them
- * (the copy rewrites the field), so epochs do not line up across clusters; the records themselves do.
+ * <p>The fallback only: a mirror topic's batches carry the epochs of the cluster that holds them (the copy rewrites the
+ * field), so a failback finds the point from the source epochs the copying brokers recorded ({@link LineageParting})
+ * and uses records here only where none were recorded (a copy made by an older version), and to check the record
+ * just below a point found from lineage ({@link #sameAt}).
  */
 final class DivergencePoint implements AutoCloseable {
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(30);
