@@ -224,6 +224,72 @@ class MirrorTopicFailbackIT {
         }
     }
 
+    @Test
+    void recordsIdenticalOnBothSidesPastThePartingPointDoNotHideIt() throws Exception {
+        try (CompanionCluster a = CompanionCluster.start("identical-a", 1);
+                CompanionCluster b = CompanionCluster.start("identical-b", 1);
+                Admin adminA = admin(a.bootstrapServers());
+                Admin adminB = admin(b.bootstrapServers())) {
+            // Given: orders on A, mirrored to B, B promoted
+            adminA.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+            produce(a.bootstrapServers(), "a-first", 200);
+            adminB.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1)
+                            .configs(Map.of("strait.mirror.source.bootstrap.servers", a.bootstrapServers()))))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+            Await.until(
+                    "copied to B", Duration.ofSeconds(60), () -> ends(adminB).equals(ends(adminA)));
+            Path aToB = config("a-to-b.properties", a.bootstrapServers(), b.bootstrapServers());
+            MirrorProcess.Run failover = MirrorProcess.strait(
+                    dir, "failover", "--config", aToB.toString(), "--mirror-topics", TOPIC, "--execute");
+            assertThat(failover.code()).as(failover.err()).isZero();
+            long partedAt = ends(adminB).get(0);
+
+            // And: each side writes one record of its own to partition 0, then nine that are the same on both
+            // (same value, no key, same timestamp): records compared by bisection agree past the parting point
+            long timestamp = 1_700_000_000_000L;
+            produceAt(a.bootstrapServers(), timestamp, "a-own", 9);
+            produceAt(b.bootstrapServers(), timestamp, "b-own", 9);
+
+            // When
+            MirrorProcess.Run failback = MirrorProcess.strait(
+                    dir, "failback", "--config", aToB.toString(), "--mirror-topics", TOPIC, "--execute");
+
+            // Then: A's ten records are saved from the parting point on, and A copies B's
+            assertThat(failback.code()).as(failback.err() + failback.out()).isZero();
+            Await.until(
+                    "A caught up with B",
+                    Duration.ofSeconds(60),
+                    () -> ends(adminA).equals(ends(adminB)));
+            List<Row> live = read(b.bootstrapServers(), TOPIC);
+            assertThat(read(a.bootstrapServers(), TOPIC)).isEqualTo(live);
+            assertThat(live)
+                    .filteredOn(r -> r.partition() == 0 && r.offset() == partedAt)
+                    .extracting(Row::value)
+                    .containsExactly("b-own");
+            List<Row> saved = read(a.bootstrapServers(), divergedTopic(adminA));
+            assertThat(saved).hasSize(10).first().satisfies(r -> {
+                assertThat(r.value()).isEqualTo("a-own");
+                assertThat(r.oldOffset()).isEqualTo(partedAt);
+            });
+            assertThat(failback.err()).contains("(from leader-epoch lineage)");
+        }
+    }
+
+    /** To partition 0, in order: {@code first}, then {@code same} records "same", all at {@code timestamp}. */
+    private static void produceAt(String bootstrap, long timestamp, String first, int same) throws Exception {
+        try (KafkaProducer<String, String> producer = producer(bootstrap)) {
+            producer.send(new ProducerRecord<>(TOPIC, 0, timestamp, null, first))
+                    .get(30, TimeUnit.SECONDS);
+            for (int i = 0; i < same; i++) {
+                producer.send(new ProducerRecord<>(TOPIC, 0, timestamp, null, "same"))
+                        .get(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
     private static Map<String, String> mirrorConfigs(Admin admin) throws Exception {
         org.apache.kafka.common.config.ConfigResource resource = new org.apache.kafka.common.config.ConfigResource(
                 org.apache.kafka.common.config.ConfigResource.Type.TOPIC, TOPIC);
