@@ -82,8 +82,16 @@ class MirrorTopicFailbackIT {
             assertThat(failover.code()).as(failover.err()).isZero();
             assertThat(failover.out()).contains("promoted 1 of 1 mirror topics");
 
-            // And: idempotent producers write to B after the copy
+            // And: B's brokers kept the lineage of A's epochs they copied, and the promote its end
             Map<Integer, Long> bEndsAtPromote = ends(adminB);
+            Map<String, String> bConfigs = mirrorConfigs(adminB);
+            assertThat(bConfigs.get("strait.mirror.source.lineage"))
+                    .contains("0=")
+                    .contains(";1=");
+            assertThat(bConfigs.get("strait.mirror.promoted.offsets"))
+                    .isEqualTo("0:" + bEndsAtPromote.get(0) + ",1:" + bEndsAtPromote.get(1));
+
+            // And: idempotent producers write to B after the copy
             List<Acked> onB = produce(b.bootstrapServers(), "b-after", 300);
             acked.addAll(onB);
             for (int p = 0; p < PARTITIONS; p++) {
@@ -108,6 +116,7 @@ class MirrorTopicFailbackIT {
             // Then: A copies B, at B's offsets; A's divergent records are in a topic of their own
             assertThat(failback.code()).as(failback.err() + failback.out()).isZero();
             assertThat(failback.out().trim()).startsWith("{").contains("\"outcome\":\"failed_back\"");
+            assertThat(failback.err()).contains("(from leader-epoch lineage)").doesNotContain("comparing records");
             String diverged = divergedTopic(adminA);
             Await.until(
                     "A caught up with B",
@@ -138,6 +147,9 @@ class MirrorTopicFailbackIT {
                     .as(failbackToB.err() + failbackToB.out())
                     .isZero();
             assertThat(failbackToB.out()).contains("failed back 1 of 1 mirror topics; 0 divergent records saved");
+            assertThat(failbackToB.err())
+                    .contains("(from leader-epoch lineage)")
+                    .doesNotContain("comparing records");
             Await.until(
                     "B caught up with A",
                     Duration.ofSeconds(60),
@@ -146,6 +158,153 @@ class MirrorTopicFailbackIT {
             assertThat(read(b.bootstrapServers(), TOPIC)).isEqualTo(live);
             checkHistory(acked, live, List.of(read(a.bootstrapServers(), diverged)));
         }
+    }
+
+    @Test
+    void aLeaderChangeOnTheOldSourceBeforeTheFailoverGivesTheLineageTwoEpochs() throws Exception {
+        try (CompanionCluster a = CompanionCluster.start("lineage-a", 3);
+                CompanionCluster b = CompanionCluster.start("lineage-b", 1);
+                Admin adminA = admin(a.bootstrapServers());
+                Admin adminB = admin(b.bootstrapServers())) {
+            // Given: orders on A (three nodes), mirrored to B
+            adminA.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 3)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+            List<Acked> acked = new ArrayList<>(produce(a.bootstrapServers(), "a-first", 200));
+            adminB.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1)
+                            .configs(Map.of("strait.mirror.source.bootstrap.servers", a.bootstrapServers()))))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+            Await.until(
+                    "copied to B", Duration.ofSeconds(60), () -> ends(adminB).equals(ends(adminA)));
+
+            // And: partition 0's leader on A dies; its new leader takes writes in a new epoch, B copies them
+            int leader = adminA.describeTopics(List.of(TOPIC))
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(TOPIC)
+                    .partitions()
+                    .get(0)
+                    .leader()
+                    .id();
+            a.killNode(leader);
+            acked.addAll(produce(a.bootstrapServers(), "a-second", 200));
+            a.restartNode(leader);
+            Await.until(
+                    "copied to B again",
+                    Duration.ofSeconds(60),
+                    () -> ends(adminB).equals(ends(adminA)));
+            String lineage = mirrorConfigs(adminB).get("strait.mirror.source.lineage");
+            String partition0 = lineage.substring(lineage.indexOf("0="), lineage.indexOf(';'));
+            assertThat(partition0.split(":")).as(lineage).hasSizeGreaterThanOrEqualTo(4);
+
+            // When: B is promoted, A (whose producers did not move) takes more writes, B takes its own
+            Path aToB = config("a-to-b.properties", a.bootstrapServers(), b.bootstrapServers());
+            MirrorProcess.Run failover = MirrorProcess.strait(
+                    dir, "failover", "--config", aToB.toString(), "--mirror-topics", TOPIC, "--execute");
+            assertThat(failover.code()).as(failover.err()).isZero();
+            acked.addAll(produce(a.bootstrapServers(), "a-after", 100));
+            acked.addAll(produce(b.bootstrapServers(), "b-after", 60));
+            MirrorProcess.Run failback = MirrorProcess.strait(
+                    dir, "failback", "--config", aToB.toString(), "--mirror-topics", TOPIC, "--execute");
+
+            // Then: the parting point came from lineage; A's records after the promote are saved, the rest kept
+            assertThat(failback.code()).as(failback.err() + failback.out()).isZero();
+            assertThat(failback.err()).contains("(from leader-epoch lineage)").doesNotContain("comparing records");
+            String diverged = divergedTopic(adminA);
+            Await.until(
+                    "A caught up with B",
+                    Duration.ofSeconds(60),
+                    () -> ends(adminA).equals(ends(adminB)));
+            List<Row> live = read(b.bootstrapServers(), TOPIC);
+            assertThat(read(a.bootstrapServers(), TOPIC)).isEqualTo(live);
+            List<Row> saved = read(a.bootstrapServers(), diverged);
+            assertThat(saved).hasSize(100).allSatisfy(r -> assertThat(r.value()).startsWith("a-after-"));
+            checkHistory(acked, live, List.of(saved));
+        }
+    }
+
+    @Test
+    void recordsIdenticalOnBothSidesPastThePartingPointDoNotHideIt() throws Exception {
+        try (CompanionCluster a = CompanionCluster.start("identical-a", 1);
+                CompanionCluster b = CompanionCluster.start("identical-b", 1);
+                Admin adminA = admin(a.bootstrapServers());
+                Admin adminB = admin(b.bootstrapServers())) {
+            // Given: orders on A, mirrored to B, B promoted
+            adminA.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+            produce(a.bootstrapServers(), "a-first", 200);
+            adminB.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1)
+                            .configs(Map.of("strait.mirror.source.bootstrap.servers", a.bootstrapServers()))))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+            Await.until(
+                    "copied to B", Duration.ofSeconds(60), () -> ends(adminB).equals(ends(adminA)));
+            Path aToB = config("a-to-b.properties", a.bootstrapServers(), b.bootstrapServers());
+            MirrorProcess.Run failover = MirrorProcess.strait(
+                    dir, "failover", "--config", aToB.toString(), "--mirror-topics", TOPIC, "--execute");
+            assertThat(failover.code()).as(failover.err()).isZero();
+            long partedAt = ends(adminB).get(0);
+
+            // And: each side writes one record of its own to partition 0, then nine that are the same on both
+            // (same value, no key, same timestamp): records compared by bisection agree past the parting point
+            long timestamp = 1_700_000_000_000L;
+            produceAt(a.bootstrapServers(), timestamp, "a-own", 9);
+            produceAt(b.bootstrapServers(), timestamp, "b-own", 9);
+
+            // When
+            MirrorProcess.Run failback = MirrorProcess.strait(
+                    dir, "failback", "--config", aToB.toString(), "--mirror-topics", TOPIC, "--execute");
+
+            // Then: A's ten records are saved from the parting point on, and A copies B's
+            assertThat(failback.code()).as(failback.err() + failback.out()).isZero();
+            Await.until(
+                    "A caught up with B",
+                    Duration.ofSeconds(60),
+                    () -> ends(adminA).equals(ends(adminB)));
+            List<Row> live = read(b.bootstrapServers(), TOPIC);
+            assertThat(read(a.bootstrapServers(), TOPIC)).isEqualTo(live);
+            assertThat(live)
+                    .filteredOn(r -> r.partition() == 0 && r.offset() == partedAt)
+                    .extracting(Row::value)
+                    .containsExactly("b-own");
+            List<Row> saved = read(a.bootstrapServers(), divergedTopic(adminA));
+            assertThat(saved).hasSize(10).first().satisfies(r -> {
+                assertThat(r.value()).isEqualTo("a-own");
+                assertThat(r.oldOffset()).isEqualTo(partedAt);
+            });
+            assertThat(failback.err()).contains("(from leader-epoch lineage)");
+        }
+    }
+
+    /** To partition 0, in order: {@code first}, then {@code same} records "same", all at {@code timestamp}. */
+    private static void produceAt(String bootstrap, long timestamp, String first, int same) throws Exception {
+        try (KafkaProducer<String, String> producer = producer(bootstrap)) {
+            producer.send(new ProducerRecord<>(TOPIC, 0, timestamp, null, first))
+                    .get(30, TimeUnit.SECONDS);
+            for (int i = 0; i < same; i++) {
+                producer.send(new ProducerRecord<>(TOPIC, 0, timestamp, null, "same"))
+                        .get(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private static Map<String, String> mirrorConfigs(Admin admin) throws Exception {
+        org.apache.kafka.common.config.ConfigResource resource = new org.apache.kafka.common.config.ConfigResource(
+                org.apache.kafka.common.config.ConfigResource.Type.TOPIC, TOPIC);
+        Map<String, String> out = new HashMap<>();
+        admin.describeConfigs(List.of(resource))
+                .all()
+                .get(30, TimeUnit.SECONDS)
+                .get(resource)
+                .entries()
+                .forEach(e -> {
+                    if (e.name().startsWith("strait.mirror.") && e.value() != null) {
+                        out.put(e.name(), e.value());
+                    }
+                });
+        return out;
     }
 
     /** Every acknowledged record is exactly once either live at its offset, or saved with that offset. */

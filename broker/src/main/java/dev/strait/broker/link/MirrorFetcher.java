@@ -55,6 +55,8 @@ public final class MirrorFetcher implements AutoCloseable {
     private final Map<String, SourceCluster> sources = new HashMap<>();
     /** Partitions that must not be copied again until their leader epoch changes (diverged source). */
     private final Map<TopicPartition, Stopped> stopped = new HashMap<>();
+    /** The source epoch lineage recorded for each partition led here (a cache of the topic configs). */
+    private final Map<TopicPartition, Recorded> lineages = new HashMap<>();
 
     private final Map<TopicPartition, MirrorStatus> status = new LinkedHashMap<>();
     private volatile List<MirrorStatus> published = List.of();
@@ -64,6 +66,12 @@ public final class MirrorFetcher implements AutoCloseable {
     private @Nullable Thread thread;
 
     private record Stopped(int leaderEpoch, MirrorStatus status) {}
+
+    /**
+     * The source epoch lineage this node last recorded (or read) for a partition it leads, and when to read the
+     * topic's configs again to see that it is still there.
+     */
+    private record Recorded(int leaderEpoch, MirrorLineage lineage, long verifyAtMs) {}
 
     public MirrorFetcher(int nodeId, MirrorTargets targets, SourceLinks links, Time time, Config settings) {
         this.nodeId = nodeId;
@@ -128,6 +136,7 @@ public final class MirrorFetcher implements AutoCloseable {
         }
         status.keySet().retainAll(ledNow);
         stopped.keySet().retainAll(ledNow);
+        lineages.keySet().retainAll(ledNow);
         if (led.isEmpty()) {
             publish();
             return settings.idleMs();
@@ -371,6 +380,9 @@ public final class MirrorFetcher implements AutoCloseable {
         long logEnd = mirror.logEndOffset();
         try {
             if (answer.records().hasRemaining()) {
+                if (!recordLineage(p, answer)) {
+                    return;
+                }
                 logEnd = targets.append(
                         mirror.partition(), mirror.leaderEpoch(), mirror.logEndOffset(), answer.records());
             }
@@ -397,6 +409,60 @@ public final class MirrorFetcher implements AutoCloseable {
                         nowMs,
                         behindSinceMs,
                         ""));
+    }
+
+    /**
+     * Records the source epochs of the batches about to be copied, before they are appended (the append rewrites
+     * the epoch field to this cluster's): only when the lineage changes, which is when the source's epoch does, or
+     * when the topic's configs lost this partition's entry (another leader's write of the same config replaced it).
+     * A lineage of another source topic id (this topic copied another one before a failback) starts over at the log
+     * end, where this link begins.
+     *
+     * @return false when it could not be recorded: nothing is appended this round
+     */
+    private boolean recordLineage(Planned p, Fetched answer) {
+        LedMirror mirror = p.mirror();
+        String sourceTopicId = p.topicId().toString();
+        long nowMs = time.milliseconds();
+        Recorded cached = lineages.get(mirror.partition());
+        java.util.Optional<MirrorLineage> ours = java.util.Optional.ofNullable(cached)
+                .filter(c -> c.leaderEpoch() == mirror.leaderEpoch())
+                .map(Recorded::lineage)
+                .filter(l -> l.sourceTopicId().equals(sourceTopicId));
+        long verifyAtMs = cached == null ? nowMs : cached.verifyAtMs();
+        java.util.Optional<MirrorLineage> onRecord;
+        if (ours.isPresent() && nowMs < verifyAtMs) {
+            onRecord = ours;
+        } else {
+            // Read from the topic's configs now and then, not every round: the value holds every partition's.
+            onRecord = targets.lineage(mirror.partition())
+                    .filter(l -> l.sourceTopicId().equals(sourceTopicId));
+        }
+        // Missing from the configs though recorded in this leader epoch: lost to another write; write it again.
+        MirrorLineage before =
+                onRecord.or(() -> ours).orElseGet(() -> MirrorLineage.startingAt(sourceTopicId, mirror.logEndOffset()));
+        MirrorLineage after = before.copiedBatches(answer.records());
+        Recorded recorded = new Recorded(mirror.leaderEpoch(), after, nowMs + settings.metadataMaxAgeMs());
+        if (onRecord.isPresent() && onRecord.get().equals(after)) {
+            if (verifyAtMs <= nowMs || !ours.equals(onRecord)) {
+                lineages.put(mirror.partition(), recorded);
+            }
+            return true;
+        }
+        try {
+            targets.recordLineage(mirror.partition(), mirror.leaderEpoch(), after);
+            lineages.put(mirror.partition(), recorded);
+            return true;
+        } catch (PartitionRoleException e) {
+            return false; // leadership moved on, or the topic was paused or promoted meanwhile
+        } catch (RuntimeException e) {
+            report(
+                    mirror,
+                    State.SOURCE_UNREACHABLE,
+                    answer.highWatermark(),
+                    "cannot record the source epochs of" + " the copy yet (strait.mirror.source.lineage): " + why(e));
+            return false;
+        }
     }
 
     /**

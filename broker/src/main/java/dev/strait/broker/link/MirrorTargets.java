@@ -2,12 +2,14 @@ package dev.strait.broker.link;
 
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 
 /**
  * The mirror-topic partitions this node leads, and the writes the mirror fetcher makes to them. Every write names
- * the leader epoch it was decided in and is refused (PartitionRoleException) once leadership moved.
+ * the leader epoch it was decided in and is refused ({@link dev.strait.broker.partition.PartitionRoleException}) once
+ * leadership moved.
  */
 public interface MirrorTargets {
 
@@ -33,4 +35,16 @@ public interface MirrorTargets {
 
     /** Records the source topic's id in the mirror topic's configs, so a re-created source is never copied on top. */
     void pinSourceTopicId(String topic, Uuid sourceTopicId);
+
+    /** The partition's source epoch lineage as the topic's configs hold it; empty if none is recorded. */
+    Optional<MirrorLineage> lineage(TopicPartition partition);
+
+    /**
+     * Records the partition's source epoch lineage in the topic's configs, through the controller, while this node
+     * leads it in {@code leaderEpoch} and the topic still copies; the fetcher calls it before it appends the first
+     * batch of a new source epoch.
+     *
+     * @throws PartitionRoleException when leadership moved or the topic no longer copies
+     */
+    void recordLineage(TopicPartition partition, int leaderEpoch, MirrorLineage lineage);
 }

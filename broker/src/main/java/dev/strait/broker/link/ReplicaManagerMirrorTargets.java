@@ -92,6 +92,43 @@ public final class ReplicaManagerMirrorTargets implements MirrorTargets {
         replicaManager.replaceTopicConfigs(topic, configs, false);
     }
 
+    @Override
+    public Optional<MirrorLineage> lineage(TopicPartition partition) {
+        return replicaManager
+                .topic(partition.topic())
+                .map(t -> MirrorLineage.decodeTopic(t.configs().getOrDefault(TopicConfigs.MIRROR_SOURCE_LINEAGE, ""))
+                        .get(partition.partition()));
+    }
+
+    @Override
+    public void recordLineage(TopicPartition partition, int leaderEpoch, MirrorLineage lineage) {
+        // One lock with the admin path's read-modify-write of the configs on this node (ReplicaManager's); a
+        // concurrent write from another node's leader can still replace this one: the fetcher checks and writes again.
+        synchronized (replicaManager) {
+            Partition led = led(partition);
+            if (!led.isLeader() || led.leaderEpoch() != leaderEpoch) {
+                throw new PartitionRoleException(
+                        PartitionRoleException.Reason.FENCED_EPOCH,
+                        partition + " is not led here in epoch " + leaderEpoch);
+            }
+            TopicMetadata current = replicaManager
+                    .topic(partition.topic())
+                    .orElseThrow(() -> new UnknownTopicException("unknown topic '" + partition.topic() + "'"));
+            Optional<MirrorSpec> spec = MirrorSpec.from(current);
+            if (spec.isEmpty() || spec.get().state() != MirrorSpec.State.MIRRORING) {
+                // A pause or promote arrived since the round began: writing the configs read before would undo it.
+                throw new PartitionRoleException(
+                        PartitionRoleException.Reason.NOT_LEADER, partition.topic() + " no longer copies");
+            }
+            Map<String, String> configs = new LinkedHashMap<>(current.configs());
+            Map<Integer, MirrorLineage> all =
+                    MirrorLineage.decodeTopic(configs.getOrDefault(TopicConfigs.MIRROR_SOURCE_LINEAGE, ""));
+            all.put(partition.partition(), lineage);
+            configs.put(TopicConfigs.MIRROR_SOURCE_LINEAGE, MirrorLineage.encodeTopic(all));
+            replicaManager.replaceTopicConfigs(partition.topic(), configs, false);
+        }
+    }
+
     private Partition led(TopicPartition tp) {
         return replicaManager
                 .partition(tp)

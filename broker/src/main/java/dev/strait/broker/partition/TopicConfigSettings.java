@@ -358,6 +358,27 @@ public final class TopicConfigSettings {
             .checked(TopicConfigSettings::truncationOffsetsRefusal)
             .allowedIs("partition:offset,...");
 
+    public static final Setting<String> MIRROR_SOURCE_LINEAGE = ofString(
+                    "strait.mirror.source.lineage",
+                    "",
+                    Group.MIRROR,
+                    "Set by the partition leaders of a mirror topic, not by hand: per partition, the source topic's"
+                            + " id, the offset where this copy began, and the source's leader epochs of the batches"
+                            + " copied with the offset each began at (a copy rewrites the epoch field). A failback"
+                            + " reads it to find where the two copies part, as a Kafka follower does with"
+                            + " OffsetForLeaderEpoch. Written when the source's epoch changes.")
+            .allowedIs("partition=topicId:start[:epoch@offset]...;...");
+
+    public static final Setting<String> MIRROR_PROMOTED_OFFSETS = ofString(
+                    "strait.mirror.promoted.offsets",
+                    "",
+                    Group.MIRROR,
+                    "Set by strait failover --mirror-topics with the promote: each partition's end when it was"
+                            + " promoted (the copy stops there, the topic's own records follow). A failback bounds"
+                            + " the parting point by it.")
+            .checked(TopicConfigSettings::truncationOffsetsRefusal)
+            .allowedIs("partition:offset,...");
+
     public static final Setting<String> MIRROR_TRUNCATE_ID = ofString(
                     MirrorTruncation.ID_CONFIG,
                     "",
@@ -412,7 +433,9 @@ public final class TopicConfigSettings {
                     MIRROR_SOURCE_TOPIC_ID,
                     MIRROR_STATE,
                     MIRROR_TRUNCATE_OFFSETS,
-                    MIRROR_TRUNCATE_ID));
+                    MIRROR_TRUNCATE_ID,
+                    MIRROR_SOURCE_LINEAGE,
+                    MIRROR_PROMOTED_OFFSETS));
 
     private TopicConfigSettings() {}
 

@@ -46,6 +46,9 @@ public final class TopicConfigs {
     /** Names one failback's truncation, so a replica applies it once (a restart does not cut again). */
     public static final String MIRROR_TRUNCATE_ID = MirrorTruncation.ID_CONFIG;
 
+    /** Per partition, the source epochs a mirror topic's leaders copied: see {@link dev.strait.broker.link.MirrorLineage}. */
+    public static final String MIRROR_SOURCE_LINEAGE = TopicConfigSettings.MIRROR_SOURCE_LINEAGE.name();
+
     /** Supported keys with the built-in defaults (Kafka's), in the table's order. */
     public static final Map<String, String> BUILT_IN_DEFAULTS;
 

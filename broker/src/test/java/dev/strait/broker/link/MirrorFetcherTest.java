@@ -54,6 +54,50 @@ class MirrorFetcherTest {
     }
 
     @Test
+    void recordsTheSourceEpochsOfWhatItCopiesBeforeAppendingAndStartsOverForAnotherSourceTopic() {
+        // Given: a copy led here whose lineage names another source topic (it copied that one before a failback)
+        targets.lead(ORDERS_0, 3, 40, SOURCE_ID.toString());
+        targets.lineages.put(ORDERS_0, new MirrorLineage("BBBBBBBBBBBBBBBBBBBBBQ", 0, List.of()));
+        source.topic("orders", SOURCE_ID, 1);
+        source.answer(ORDERS_0, SourceClient.SourceError.NONE, 50, 0, batchHeaders(new long[] {40, 44, 47}, 5, 5, 7));
+
+        // When
+        fetcher.runOnce();
+
+        // Then: a new lineage from the log end, with the source epochs as the batches carried them
+        assertThat(targets.lineages.get(ORDERS_0))
+                .isEqualTo(new MirrorLineage(
+                        SOURCE_ID.toString(),
+                        40,
+                        List.of(new MirrorLineage.EpochStart(5, 40), new MirrorLineage.EpochStart(7, 47))));
+        assertThat(targets.appends).hasSize(1);
+    }
+
+    @Test
+    void aLineageEntryLostToAnotherWriteOfTheTopicConfigsIsWrittenAgain() {
+        // Given: a lineage recorded at the first copy, then lost (another leader wrote the topic's configs at once)
+        targets.lead(ORDERS_0, 3, 0, SOURCE_ID.toString());
+        source.topic("orders", SOURCE_ID, 1);
+        source.answer(ORDERS_0, SourceClient.SourceError.NONE, 50, 0, batchHeaders(new long[] {0}, 4));
+        fetcher.runOnce();
+        MirrorLineage first = targets.lineages.remove(ORDERS_0);
+        targets.lead(ORDERS_0, 3, 1, SOURCE_ID.toString());
+        source.answer(ORDERS_0, SourceClient.SourceError.NONE, 50, 0, batchHeaders(new long[] {1}, 4));
+
+        // When: the next copy in the same source epoch, and one after the check interval
+        fetcher.runOnce();
+        boolean writtenAtOnce = targets.lineages.containsKey(ORDERS_0);
+        nowMs += MirrorFetcher.Config.defaults().metadataMaxAgeMs();
+        targets.lead(ORDERS_0, 3, 2, SOURCE_ID.toString());
+        source.answer(ORDERS_0, SourceClient.SourceError.NONE, 50, 0, batchHeaders(new long[] {2}, 4));
+        fetcher.runOnce();
+
+        // Then: not read back every round, but written again once checked
+        assertThat(writtenAtOnce).isFalse();
+        assertThat(targets.lineages.get(ORDERS_0)).isEqualTo(first);
+    }
+
+    @Test
     void aSourceTopicRecreatedUnderAnotherIdIsNeverCopiedOnTop() {
         // Given: the copy began on another topic id
         targets.lead(ORDERS_0, 3, 42, "BBBBBBBBBBBBBBBBBBBBBQ");
@@ -303,6 +347,7 @@ class MirrorFetcherTest {
     private static final class FakeTargets implements MirrorTargets {
         final Map<TopicPartition, LedMirror> led = new HashMap<>();
         final Map<String, Uuid> pinned = new HashMap<>();
+        final Map<TopicPartition, MirrorLineage> lineages = new HashMap<>();
         final List<String> appends = new ArrayList<>();
         final List<String> restarts = new ArrayList<>();
         final List<String> aborts = new ArrayList<>();
@@ -359,5 +404,28 @@ class MirrorFetcherTest {
         public void pinSourceTopicId(String topic, Uuid sourceTopicId) {
             pinned.put(topic, sourceTopicId);
         }
+
+        @Override
+        public java.util.Optional<MirrorLineage> lineage(TopicPartition partition) {
+            return java.util.Optional.ofNullable(lineages.get(partition));
+        }
+
+        @Override
+        public void recordLineage(TopicPartition partition, int leaderEpoch, MirrorLineage lineage) {
+            lineages.put(partition, lineage);
+        }
+    }
+
+    /** Record batch headers only (base offset, length, partition leader epoch, magic 2), 20 bytes after the length each. */
+    private static byte[] batchHeaders(long[] baseOffsets, int... epochs) {
+        ByteBuffer out = ByteBuffer.allocate(baseOffsets.length * 32);
+        for (int i = 0; i < baseOffsets.length; i++) {
+            out.putLong(baseOffsets[i])
+                    .putInt(20)
+                    .putInt(epochs[i])
+                    .put((byte) 2)
+                    .put(new byte[15]);
+        }
+        return out.array();
     }
 }

@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.function.LongPredicate;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -20,8 +21,10 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * each side holds records the other never saw. Found by bisection over the offsets both logs hold, comparing the
  * first record at or after each probe on both sides: about two reads per halving.
  *
- * <p>Why records and not leader epochs: a mirror topic's batches carry the epochs of the cluster that holds them
- * (the copy rewrites the field), so epochs do not line up across clusters; the records themselves do.
+ * <p>The fallback only: a mirror topic's batches carry the epochs of the cluster that holds them (the copy rewrites the
+ * field), so a failback finds the point from the source epochs the copying brokers recorded ({@link LineageParting})
+ * and uses records here only where none were recorded (a copy made by an older version), and to check the record
+ * just below a point found from lineage ({@link #sameAt}).
  */
 final class DivergencePoint implements AutoCloseable {
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(30);
@@ -56,11 +59,20 @@ final class DivergencePoint implements AutoCloseable {
      * does) and {@code to} (the smaller end): {@code to} when they agree all the way.
      */
     long find(long from, long to) {
+        return bisect(from, to, offset -> sameAt(offset, to));
+    }
+
+    /**
+     * The bisection itself: the first offset in {@code [from, to)} where {@code sameAt} says no, {@code to} if none.
+     * It assumes agreement is a prefix property, which two histories that hold an identical record at the same offset
+     * after parting break (LineagePartingTest shows one); hence only the fallback where lineage is missing.
+     */
+    static long bisect(long from, long to, LongPredicate sameAt) {
         long lo = from;
         long hi = to;
         while (lo < hi) {
             long mid = lo + (hi - lo) / 2;
-            if (sameAt(mid, to)) {
+            if (sameAt.test(mid)) {
                 lo = mid + 1;
             } else {
                 hi = mid;
@@ -69,8 +81,11 @@ final class DivergencePoint implements AutoCloseable {
         return lo;
     }
 
-    /** Whether the first record at or after {@code offset} (and below {@code end}) is the same on both sides. */
-    private boolean sameAt(long offset, long end) {
+    /**
+     * Whether the first record at or after {@code offset} (and below {@code end}) is the same on both sides; the
+     * failback's cheap check of a parting point found from lineage (the record just below it).
+     */
+    boolean sameAt(long offset, long end) {
         Optional<Fingerprint> mine = firstAtOrAfter(ours, ourPartition, offset, end);
         Optional<Fingerprint> other = firstAtOrAfter(theirs, theirPartition, offset, end);
         return mine.equals(other);

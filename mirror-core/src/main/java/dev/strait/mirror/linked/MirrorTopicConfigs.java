@@ -33,6 +33,14 @@ public final class MirrorTopicConfigs {
     /** Names a cut ({@code failback-<time>} or {@code promote-<time>}). */
     public static final String TRUNCATE_ID = "strait.mirror.truncate.id";
 
+    /**
+     * Written by the companion partition leaders, never by the mirror: per partition, the source topic id, the offset
+     * where the copy began and the source epochs of what it copied ({@link SourceLineage}; {@code <p>=<lineage>;...}).
+     */
+    public static final String SOURCE_LINEAGE = "strait.mirror.source.lineage";
+    /** Each partition's end when the topic was promoted ({@code partition:offset,...}); a failback bounds by it. */
+    public static final String PROMOTED_OFFSETS = "strait.mirror.promoted.offsets";
+
     private MirrorTopicConfigs() {}
 
     /** Whether a config name belongs to the mirror contract (never synced from the source, never changed). */

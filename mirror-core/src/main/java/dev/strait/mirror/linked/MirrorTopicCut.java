@@ -149,12 +149,17 @@ final class MirrorTopicCut {
 
     /** The topic configs that ask the brokers to cut each named partition at its offset, once for {@code id}. */
     static Map<String, String> cutConfigs(String id, Map<Integer, Long> offsets) {
-        StringJoiner cut = new StringJoiner(",");
-        offsets.forEach((p, offset) -> cut.add(p + ":" + offset));
         Map<String, String> configs = new LinkedHashMap<>();
         configs.put(MirrorTopicConfigs.TRUNCATE_ID, id);
-        configs.put(MirrorTopicConfigs.TRUNCATE_OFFSETS, cut.toString());
+        configs.put(MirrorTopicConfigs.TRUNCATE_OFFSETS, offsetsValue(offsets));
         return configs;
+    }
+
+    /** {@code partition:offset,...}, as {@link #parseOffsets} reads it. */
+    static String offsetsValue(Map<Integer, Long> offsets) {
+        StringJoiner out = new StringJoiner(",");
+        offsets.forEach((p, offset) -> out.add(p + ":" + offset));
+        return out.toString();
     }
 
     /**

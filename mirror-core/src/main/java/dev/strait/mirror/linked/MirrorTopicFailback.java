@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
@@ -18,6 +19,8 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartition;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Failback for mirror topics: after a failover promoted mirror topics on the cluster that copied them (the new
@@ -28,7 +31,9 @@ import org.jspecify.annotations.Nullable;
  * <ol>
  *   <li>the old source's topic is paused: a mirror of the new source's topic (its id pinned) that refuses
  *       producers and copies nothing yet;</li>
- *   <li>per partition, the point where the two copies part is found ({@link DivergencePoint});</li>
+ *   <li>per partition, the point where the two copies part is found from leader-epoch lineage
+ *       ({@link LineageParting}; the record just below it checked on both sides), or by comparing records
+ *       ({@link DivergencePoint}) where the new source kept no lineage;</li>
  *   <li>what the old source holds past it (written there after the failover, or never copied before it) is saved
  *       into a topic of its own, {@code <topic>.diverged-<time>}, with each record's old offset in a header;</li>
  *   <li>the brokers cut each partition there (and keep the cut batches in a file beside the log too), and
@@ -37,6 +42,8 @@ import org.jspecify.annotations.Nullable;
  * Consumer offsets need no translation: they mean the same records on both sides up to the point of parting.
  */
 public final class MirrorTopicFailback {
+    private static final Logger LOGGER = LoggerFactory.getLogger(MirrorTopicFailback.class);
+
     /**
      * One partition.
      *
@@ -133,7 +140,12 @@ public final class MirrorTopicFailback {
     }
 
     /** One topic being failed back: its name on each side, the old side's description and partitions. */
-    private record Pair(String topic, String oldSourceTopic, TopicDescription old, List<TopicPartition> oldPartitions) {
+    private record Pair(
+            String topic,
+            String oldSourceTopic,
+            TopicDescription old,
+            List<TopicPartition> oldPartitions,
+            Config newSourceConfig) {
         TopicPartition onNewSource(TopicPartition oldPartition) {
             return new TopicPartition(topic, oldPartition.partition());
         }
@@ -164,7 +176,7 @@ public final class MirrorTopicFailback {
         }
         List<TopicPartition> oldPartitions = new ArrayList<>();
         theirs.partitions().forEach(p -> oldPartitions.add(new TopicPartition(oldSourceTopic, p.partition())));
-        Pair pair = new Pair(topic, oldSourceTopic, theirs, oldPartitions);
+        Pair pair = new Pair(topic, oldSourceTopic, theirs, oldPartitions, config);
         if (execute) {
             pause(pair, newTopicId);
         }
@@ -244,6 +256,10 @@ public final class MirrorTopicFailback {
                         : MirrorTopicConfigs.SOURCE_BOOTSTRAP_SERVERS,
                 null);
         pause.put(MirrorTopicConfigs.SOURCE_TOPIC, pair.oldSourceTopic().equals(pair.topic()) ? null : pair.topic());
+        // What this side copied before (an earlier cycle) and where it was promoted are no longer its story: its
+        // brokers start a new lineage where this link begins, at the cut.
+        pause.put(MirrorTopicConfigs.SOURCE_LINEAGE, null);
+        pause.put(MirrorTopicConfigs.PROMOTED_OFFSETS, null);
         MirrorTopicAdmin.alter(oldSource, pair.oldSourceTopic(), pause, "pause");
         cut.awaitSettled(pair.oldPartitions());
     }
@@ -267,17 +283,64 @@ public final class MirrorTopicFailback {
             long from = Math.max(offsetOf(oldStarts, tp), offsetOf(newStarts, other));
             long to = Math.min(offsetOf(oldEnds, tp), offsetOf(newEnds, other));
             long point;
-            if (from >= to) {
-                point = Math.min(from, offsetOf(oldEnds, tp)); // nothing in common to compare
-            } else {
-                try (DivergencePoint divergence =
-                        new DivergencePoint(oldSourceClient, tp, newSourceClient, other, time)) {
+            try (DivergencePoint divergence = new DivergencePoint(oldSourceClient, tp, newSourceClient, other, time)) {
+                Optional<Long> fromLineage = fromLineage(pair, tp, offsetOf(oldEnds, tp));
+                if (fromLineage.isPresent()) {
+                    point = fromLineage.get();
+                    checkBelow(divergence, tp, point, from);
+                    LOGGER.info("{}: the copies part at {} (from leader-epoch lineage)", tp, point);
+                } else if (from >= to) {
+                    point = Math.min(from, offsetOf(oldEnds, tp)); // nothing in common to compare
+                } else {
                     point = divergence.find(from, to);
+                    LOGGER.info("{}: the copies part at {} (records compared by bisection)", tp, point);
                 }
             }
             partedAt.put(tp.partition(), point);
         }
         return new Positions(oldEnds, newEnds, partedAt);
+    }
+
+    /**
+     * Where the partition parts, from leader-epoch lineage ({@link LineageParting}): the new source's record of the
+     * old source's epochs it copied ({@code strait.mirror.source.lineage}, written by its brokers while they copied)
+     * and its end at the promote ({@code strait.mirror.promoted.offsets}), against the old source's own epochs.
+     * Empty when the new source has no lineage of this very topic (a copy made by an older version, or of another
+     * topic id) or no promote offset (promoted by hand): the caller then compares records by bisection.
+     */
+    private Optional<Long> fromLineage(Pair pair, TopicPartition tp, long oldEnd) {
+        String oldTopicId = pair.old().topicId().toString();
+        Optional<SourceLineage> lineage = SourceLineage.ofPartition(
+                        MirrorTopicAdmin.value(pair.newSourceConfig(), MirrorTopicConfigs.SOURCE_LINEAGE),
+                        tp.partition())
+                .filter(l -> l.sourceTopicId().equals(oldTopicId));
+        Optional<Long> promotedAt = MirrorTopicCut.parseOffsets(
+                        MirrorTopicAdmin.value(pair.newSourceConfig(), MirrorTopicConfigs.PROMOTED_OFFSETS))
+                .map(offsets -> offsets.get(tp.partition()));
+        if (lineage.isEmpty() || promotedAt.isEmpty()) {
+            LOGGER.info(
+                    "{}: the new source kept no leader-epoch lineage of this topic{}; comparing records instead",
+                    tp,
+                    lineage.isEmpty() ? "" : " (no promote offset: promoted by hand?)");
+            return Optional.empty();
+        }
+        try (OldSourceEpochs epochs = new OldSourceEpochs(oldSourceClient, tp, time)) {
+            return Optional.of(LineageParting.partingPoint(lineage.get(), promotedAt.get(), epochs, oldEnd));
+        } catch (LinkException e) {
+            LOGGER.warn("{}: {}; comparing records instead", tp, e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * The cheap check of a parting point found from lineage: the record just below it must be the same on both
+     * sides. If not, lineage and contents disagree and nothing is cut.
+     */
+    private static void checkBelow(DivergencePoint divergence, TopicPartition tp, long point, long from) {
+        if (point - 1 >= from && !divergence.sameAt(point - 1, point)) {
+            throw new LinkException(tp + ": leader-epoch lineage says the copies part at " + point + " but the records"
+                    + " at " + (point - 1) + " differ; nothing was cut (compare the two topics by hand)");
+        }
     }
 
     /**

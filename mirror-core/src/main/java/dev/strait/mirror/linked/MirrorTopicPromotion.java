@@ -211,8 +211,15 @@ public final class MirrorTopicPromotion {
                 }
                 awaitCut(topic, cutAt);
             }
-            MirrorTopicAdmin.alter(
-                    target, topic, Map.of(MirrorTopicConfigs.STATE, MirrorTopicConfigs.STATE_PROMOTED), "promote");
+            // Where each partition stands now is where the copy stops: a failback bounds the parting point by it.
+            Map<Integer, Long> promotedAt = new LinkedHashMap<>();
+            for (TopicPartition tp : mirror.partitions()) {
+                promotedAt.put(tp.partition(), cutAt.getOrDefault(tp, offsetOf(before.ends(), tp)));
+            }
+            Map<String, String> promote = new LinkedHashMap<>();
+            promote.put(MirrorTopicConfigs.STATE, MirrorTopicConfigs.STATE_PROMOTED);
+            promote.put(MirrorTopicConfigs.PROMOTED_OFFSETS, MirrorTopicCut.offsetsValue(promotedAt));
+            MirrorTopicAdmin.alter(target, topic, promote, "promote");
             Positions after = positions(mirror.partitions());
             boolean stable = mirror.partitions().stream()
                     .allMatch(tp -> offsetOf(after.stable(), tp) >= 0

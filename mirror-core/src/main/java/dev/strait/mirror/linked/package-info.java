@@ -13,7 +13,9 @@
  *
  * <p>Failover and failback: {@link dev.strait.mirror.linked.MirrorTopicPromotion} promotes mirror topics, each
  * partition cut to its last stable offset; {@link dev.strait.mirror.linked.MirrorTopicFailback} turns the old source's
- * topics into mirrors of the promoted ones, finding where the copies part (DivergencePoint). Both pause a topic,
+ * topics into mirrors of the promoted ones, finding where the copies part from leader-epoch lineage (LineageParting,
+ * with the lineage the companion brokers keep, SourceLineage, and the old source's epochs, OldSourceEpochs; bisection
+ * over records, DivergencePoint, where none was kept). Both pause a topic,
  * save the records past the cut (SuffixCopy, into {@code <topic>.diverged-<time>}) and have the brokers cut
  * (MirrorTopicCut, the steps they share). Imports {@code mirror.config}, {@code mirror.metrics}, {@code mirror.sync}'s admin helpers
  * and, for ACLs only, the engine's {@code TopicAclSync}; the command line imports it.
