@@ -121,6 +121,20 @@ public sealed interface ControllerRequest {
     }
 
     /**
+     * Changes the topic's overrides from {@code base} (what the writer read) to {@code configs}, applied by the
+     * controller to the overrides as they are then ({@link dev.strait.broker.metadata.ConfigPatch}): a change made
+     * meanwhile to other keys is kept.
+     */
+    record PatchConfigs(String name, Map<String, String> base, Map<String, String> configs)
+            implements ControllerRequest {
+        public PatchConfigs {
+            Objects.requireNonNull(name, "name");
+            base = Map.copyOf(base);
+            configs = Map.copyOf(configs);
+        }
+    }
+
+    /**
      * A partition leader asks to change the ISR (Kafka's AlterPartition). {@code brokerEpochs} holds, for replicas
      * the leader adds, the node epoch they fetched with (KIP-903): the controller refuses the addition of a replica
      * that registered again since, as it may have lost what that fetch showed. A replica without an entry is not

@@ -13,6 +13,7 @@ import dev.strait.broker.controller.ControllerRequest.DeleteTopic;
 import dev.strait.broker.controller.ControllerRequest.DescribeQuorum;
 import dev.strait.broker.controller.ControllerRequest.ElectPreferredLeaders;
 import dev.strait.broker.controller.ControllerRequest.Heartbeat;
+import dev.strait.broker.controller.ControllerRequest.PatchConfigs;
 import dev.strait.broker.controller.ControllerRequest.RegisterBroker;
 import dev.strait.broker.raft.LogEntry;
 import dev.strait.broker.raft.OffsetAndEpoch;
@@ -94,6 +95,8 @@ final class ControllerWire {
     private static final byte CREATE_PARTITIONS_WITH_ASSIGNMENTS = 16;
     /** One partition's reassignment (KIP-455): topic, partition, bool cancel, and unless cancelled the target. */
     private static final byte ALTER_REASSIGNMENT = 17;
+    /** AlterConfigs as a difference from what the writer read (a node that predates it answers an unknown request). */
+    private static final byte PATCH_CONFIGS = 18;
 
     /** A frame that is not a valid controller message. */
     static final class MalformedFrameException extends IOException {
@@ -397,6 +400,11 @@ final class ControllerWire {
             out.writeByte(ALTER_CONFIGS);
             out.writeUTF(r.name());
             writeMap(out, r.configs());
+        } else if (request instanceof PatchConfigs r) {
+            out.writeByte(PATCH_CONFIGS);
+            out.writeUTF(r.name());
+            writeMap(out, r.base());
+            writeMap(out, r.configs());
         } else if (request instanceof AlterPartition r) {
             out.writeByte(r.brokerEpochs().isEmpty() ? ALTER_PARTITION : ALTER_PARTITION_WITH_EPOCHS);
             out.writeInt(r.leaderId());
@@ -509,6 +517,11 @@ final class ControllerWire {
             }
             case ALTER_CONFIGS:
                 return new AlterConfigs(in.readUTF(), readMap(in));
+            case PATCH_CONFIGS: {
+                String name = in.readUTF();
+                Map<String, String> base = readMap(in);
+                return new PatchConfigs(name, base, readMap(in));
+            }
             case ALTER_PARTITION:
                 return new AlterPartition(
                         in.readInt(), readUuid(in), in.readInt(), in.readInt(), in.readInt(), readInts(in));

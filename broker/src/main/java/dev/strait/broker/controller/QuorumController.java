@@ -8,9 +8,11 @@ import dev.strait.broker.controller.ControllerRequest.CreateTopic;
 import dev.strait.broker.controller.ControllerRequest.DeleteTopic;
 import dev.strait.broker.controller.ControllerRequest.ElectPreferredLeaders;
 import dev.strait.broker.controller.ControllerRequest.Heartbeat;
+import dev.strait.broker.controller.ControllerRequest.PatchConfigs;
 import dev.strait.broker.controller.ControllerRequest.RegisterBroker;
 import dev.strait.broker.controller.ControllerResponse.Error;
 import dev.strait.broker.controller.PartitionChanges.Eligible;
+import dev.strait.broker.metadata.ConfigPatch;
 import dev.strait.broker.metadata.InvalidReplicaAssignmentException;
 import dev.strait.broker.metadata.MirrorTruncation;
 import dev.strait.broker.metadata.ProducerIdRange;
@@ -243,6 +245,13 @@ final class QuorumController {
                 return createPartitions(r);
             } else if (request instanceof AlterConfigs r) {
                 return alterConfigs(r);
+            } else if (request instanceof PatchConfigs r) {
+                TopicImage topic = projected.topic(r.name()).orElse(null);
+                if (topic == null) {
+                    return failed(Error.UNKNOWN_TOPIC, "unknown topic '" + r.name() + "'");
+                }
+                return alterConfigs(
+                        new AlterConfigs(r.name(), ConfigPatch.apply(topic.configs(), r.base(), r.configs())));
             } else if (request instanceof AlterPartition r) {
                 return alterPartition(r);
             } else if (request instanceof AllocateProducerIds r) {

@@ -8,6 +8,7 @@ import dev.strait.broker.controller.ControllerRequest.CreateTopic;
 import dev.strait.broker.controller.ControllerRequest.DeleteTopic;
 import dev.strait.broker.controller.ControllerRequest.DescribeQuorum;
 import dev.strait.broker.controller.ControllerRequest.ElectPreferredLeaders;
+import dev.strait.broker.controller.ControllerRequest.PatchConfigs;
 import dev.strait.broker.metadata.AclEntry;
 import dev.strait.broker.metadata.BrokerRegistration;
 import dev.strait.broker.metadata.InvalidReplicaAssignmentException;
@@ -403,6 +404,14 @@ public final class QuorumMetadataSource implements MetadataSource {
     @Override
     public TopicMetadata replaceConfigs(String name, Map<String, String> configs) {
         ClusterImage after = mutate(new AlterConfigs(name, configs));
+        return after.topic(name)
+                .map(QuorumMetadataSource::toTopicMetadata)
+                .orElseThrow(() -> new UnknownTopicException("unknown topic '" + name + "'"));
+    }
+
+    @Override
+    public TopicMetadata patchConfigs(String name, Map<String, String> base, Map<String, String> configs) {
+        ClusterImage after = mutate(new PatchConfigs(name, base, configs));
         return after.topic(name)
                 .map(QuorumMetadataSource::toTopicMetadata)
                 .orElseThrow(() -> new UnknownTopicException("unknown topic '" + name + "'"));

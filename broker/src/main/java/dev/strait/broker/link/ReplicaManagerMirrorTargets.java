@@ -89,7 +89,7 @@ public final class ReplicaManagerMirrorTargets implements MirrorTargets {
                 .orElseThrow(() -> new UnknownTopicException("unknown topic '" + topic + "'"));
         Map<String, String> configs = new LinkedHashMap<>(current.configs());
         configs.put(TopicConfigs.MIRROR_SOURCE_TOPIC_ID, sourceTopicId.toString());
-        replicaManager.replaceTopicConfigs(topic, configs, false);
+        replicaManager.changeTopicConfigs(topic, current.configs(), configs, false);
     }
 
     @Override
@@ -102,8 +102,10 @@ public final class ReplicaManagerMirrorTargets implements MirrorTargets {
 
     @Override
     public void recordLineage(TopicPartition partition, int leaderEpoch, MirrorLineage lineage) {
-        // One lock with the admin path's read-modify-write of the configs on this node (ReplicaManager's); a
-        // concurrent write from another node's leader can still replace this one: the fetcher checks and writes again.
+        // One lock with the admin path's read-modify-write of the configs on this node (ReplicaManager's). The write is
+        // a difference from what was read, so a pause or promote another node wrote meanwhile is kept; another
+        // node's leader writing its partition's lineage into the same key at once can still replace this one: the
+        // fetcher checks and writes again.
         synchronized (replicaManager) {
             Partition led = led(partition);
             if (!led.isLeader() || led.leaderEpoch() != leaderEpoch) {
@@ -125,7 +127,7 @@ public final class ReplicaManagerMirrorTargets implements MirrorTargets {
                     MirrorLineage.decodeTopic(configs.getOrDefault(TopicConfigs.MIRROR_SOURCE_LINEAGE, ""));
             all.put(partition.partition(), lineage);
             configs.put(TopicConfigs.MIRROR_SOURCE_LINEAGE, MirrorLineage.encodeTopic(all));
-            replicaManager.replaceTopicConfigs(partition.topic(), configs, false);
+            replicaManager.changeTopicConfigs(partition.topic(), current.configs(), configs, false);
         }
     }
 

@@ -281,6 +281,15 @@ public final class FileMetadataSource implements MetadataSource {
         return updated;
     }
 
+    @Override
+    public synchronized TopicMetadata patchConfigs(String name, Map<String, String> base, Map<String, String> configs) {
+        TopicMetadata old = topics.get(name);
+        if (old == null) {
+            throw new UnknownTopicException("unknown topic '" + name + "'");
+        }
+        return replaceConfigs(name, ConfigPatch.apply(old.configs(), base, configs));
+    }
+
     /** A single node holds every replica: each added partition's list must be this node alone. */
     @Override
     public synchronized TopicMetadata increasePartitions(String name, int newCount, List<List<Integer>> assignments) {

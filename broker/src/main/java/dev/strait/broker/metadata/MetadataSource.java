@@ -136,6 +136,20 @@ public interface MetadataSource extends AutoCloseable {
     TopicMetadata replaceConfigs(String name, Map<String, String> configs);
 
     /**
+     * Changes a topic's config overrides from {@code base} (what the writer read) to {@code configs}: only the keys
+     * that differ between the two move, applied to the overrides as they are now ({@link ConfigPatch}), so that a
+     * change another node made meanwhile to other keys is kept. Sources that several nodes write apply it atomically
+     * where the overrides are decided; this default is for single-writer sources.
+     *
+     * @throws UnknownTopicException if there is none of that name
+     */
+    default TopicMetadata patchConfigs(String name, Map<String, String> base, Map<String, String> configs) {
+        TopicMetadata current =
+                topic(name).orElseThrow(() -> new UnknownTopicException("unknown topic '" + name + "'"));
+        return replaceConfigs(name, ConfigPatch.apply(current.configs(), base, configs));
+    }
+
+    /**
      * Raises a topic's partition count; existing partitions keep their numbers.
      *
      * @throws UnknownTopicException    if there is none of that name

@@ -757,20 +757,23 @@ public final class ReplicaManager implements AutoCloseable {
     }
 
     /**
-     * Replaces a topic's config overrides (or only validates them) and applies them to its logs.
+     * Changes a topic's config overrides from {@code base}, the overrides the caller read, to {@code overrides} (or
+     * only validates them), and applies the result to its logs. Only the keys that differ between the two change,
+     * applied where the overrides are decided ({@link dev.strait.broker.metadata.MetadataSource#patchConfigs}), so a
+     * change another node made meanwhile to other keys (a failback's pause, a promote) is never undone.
      *
      * @throws UnknownTopicException    if there is no such topic
      * @throws IllegalArgumentException for a bad config
      */
-    public synchronized TopicMetadata replaceTopicConfigs(
-            String name, Map<String, String> overrides, boolean validateOnly) {
+    public synchronized TopicMetadata changeTopicConfigs(
+            String name, Map<String, String> base, Map<String, String> overrides, boolean validateOnly) {
         TopicMetadata topic =
                 metadata.topic(name).orElseThrow(() -> new UnknownTopicException("unknown topic '" + name + "'"));
         TopicConfigs.validate(overrides);
         if (validateOnly) {
             return topic.withConfigs(overrides);
         }
-        TopicMetadata updated = metadata.replaceConfigs(name, overrides);
+        TopicMetadata updated = metadata.patchConfigs(name, base, overrides);
         LogConfig logConfig = logConfigFor(updated);
         ReplicationConfig replicationConfig = replicationConfigFor(updated);
         for (int i = 0; i < updated.partitions(); i++) {

@@ -72,7 +72,7 @@ public final class OffsetsTopicLog implements OffsetsLog {
             Map<String, String> merged = new HashMap<>(existing.get().configs());
             merged.putAll(configs);
             if (!merged.equals(existing.get().configs())) {
-                replicaManager.replaceTopicConfigs(TOPIC, merged, false);
+                replicaManager.changeTopicConfigs(TOPIC, existing.get().configs(), merged, false);
             }
         }
     }

@@ -438,7 +438,8 @@ final class TopicAdminHandler {
             TopicMetadata topic = replicaManager
                     .topic(resourceName)
                     .orElseThrow(() -> new UnknownTopicException("unknown topic '" + resourceName + "'"));
-            replicaManager.replaceTopicConfigs(topic.name(), change.apply(topic.configs()), validateOnly);
+            replicaManager.changeTopicConfigs(
+                    topic.name(), topic.configs(), change.apply(topic.configs()), validateOnly);
             return new Altered(Errors.NONE, null);
         } catch (RuntimeException e) {
             return new Altered(ApiErrors.forException(e, Errors.INVALID_CONFIG), e.getMessage());

@@ -75,6 +75,11 @@ class ControllerWireTest {
                 new Request(
                         2, 13, new ControllerRequest.CreatePartitions("t", 5, List.of(List.of(2, 0), List.of(1, 2)))),
                 new Request(2, 14, new ControllerRequest.AlterConfigs("t", Map.of())),
+                new Request(
+                        2,
+                        14,
+                        new ControllerRequest.PatchConfigs(
+                                "t", Map.of("a", "1", "gone", "x"), Map.of("a", "2", "new", "y"))),
                 new Request(2, 15, new ControllerRequest.AlterPartition(2, ID, 1, 4, 9, List.of(2, 0))),
                 new Request(2, 15, new ControllerRequest.AlterPartition(2, ID, 1, 4, 9, List.of(2, 0), Map.of(0, 77L))),
                 new Request(2, 9, new ControllerRequest.RegisterBroker(2, ID, "h", 9092, List.of(), 41)),

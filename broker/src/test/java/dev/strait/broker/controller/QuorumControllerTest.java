@@ -2,10 +2,12 @@ package dev.strait.broker.controller;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.strait.broker.controller.ControllerRequest.AlterConfigs;
 import dev.strait.broker.controller.ControllerRequest.AlterPartition;
 import dev.strait.broker.controller.ControllerRequest.CreatePartitions;
 import dev.strait.broker.controller.ControllerRequest.CreateTopic;
 import dev.strait.broker.controller.ControllerRequest.Heartbeat;
+import dev.strait.broker.controller.ControllerRequest.PatchConfigs;
 import dev.strait.broker.controller.ControllerRequest.RegisterBroker;
 import dev.strait.broker.controller.ControllerResponse.Error;
 import dev.strait.broker.raft.metadata.MetadataImage.NodeRegistration;
@@ -16,6 +18,7 @@ import dev.strait.broker.raft.metadata.MetadataRecord;
 import dev.strait.broker.raft.metadata.MetadataRecord.FenceNode;
 import dev.strait.broker.raft.metadata.MetadataRecordSerde;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -107,6 +110,31 @@ class QuorumControllerTest {
 
     private UUID topicId(String topic) {
         return controller.projected().topic(topic).orElseThrow().topicId();
+    }
+
+    @Test
+    void aConfigChangeReadBeforeAnotherNodesChangeKeepsThatChange() {
+        // Given: a mirror topic, and a pause written by one node after another node read the configs
+        registerAndUnfence(1, 2, 3);
+        Map<String, String> read = Map.of("strait.mirror.state", "mirroring", "retention.ms", "1000");
+        assertThat(call(new CreateTopic("t", 1, 3, read)).error()).isEqualTo(Error.NONE);
+        Map<String, String> paused = new HashMap<>(read);
+        paused.put("strait.mirror.state", "paused");
+        assertThat(call(new PatchConfigs("t", read, paused)).error()).isEqualTo(Error.NONE);
+
+        // When: the other node writes what it read plus its own key, and drops retention.ms
+        Map<String, String> stale = new HashMap<>(read);
+        stale.put("strait.mirror.source.lineage", "0:x");
+        stale.remove("retention.ms");
+        assertThat(call(new PatchConfigs("t", read, stale)).error()).isEqualTo(Error.NONE);
+
+        // Then: the pause stays; only the keys the stale writer changed moved
+        assertThat(controller.projected().topic("t").orElseThrow().configs())
+                .isEqualTo(Map.of("strait.mirror.state", "paused", "strait.mirror.source.lineage", "0:x"));
+        // And: the whole-set request still replaces every override (Kafka's AlterConfigs)
+        assertThat(call(new AlterConfigs("t", read)).error()).isEqualTo(Error.NONE);
+        assertThat(controller.projected().topic("t").orElseThrow().configs()).isEqualTo(read);
+        assertThat(call(new PatchConfigs("u", Map.of(), Map.of())).error()).isEqualTo(Error.UNKNOWN_TOPIC);
     }
 
     @Test
