@@ -65,6 +65,10 @@ final class MirrorStream implements Runnable {
     private static final Logger LOGGER = LoggerFactory.getLogger(MirrorStream.class);
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
     private static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(60);
+    /** How long a stopping stream lets a rebalance complete so that its last commit lands: 50 polls of 200 ms. */
+    private static final int REBALANCE_POLLS_BEFORE_CLOSE = 50;
+
+    private static final Duration REBALANCE_POLL_BEFORE_CLOSE = Duration.ofMillis(200);
     private static final long LAG_PUBLISH_INTERVAL_MS = 1000;
     private static final long FAILURE_LOG_INTERVAL_MS = 1000;
 
@@ -495,10 +499,12 @@ final class MirrorStream implements Runnable {
      * Flushes the producer, then commits for {@code partitions} everything the target acknowledged, never
      * past a failed record. A commit that fails (rebalance, timeout) is logged: the records since the last
      * commit will be mirrored again, as duplicates, never lost.
+     *
+     * @return false when the commit failed because the group is rebalancing (a poll completes the rebalance)
      */
-    private void commit(Collection<TopicPartition> partitions) {
+    private boolean commit(Collection<TopicPartition> partitions) {
         if (partitions.isEmpty()) {
-            return;
+            return true;
         }
         if (!systemicFailure && !sends.pendingBeyondAFailure()) {
             try (var ignored = metrics.timeFlush()) {
@@ -513,12 +519,13 @@ final class MirrorStream implements Runnable {
         // Never past a copy still owed: unacknowledged (whatever flush() promised) or failed and not skipped.
         Map<TopicPartition, OffsetAndMetadata> toCommit = offsets.commitOffsets(partitions, sends.owed());
         if (toCommit.isEmpty()) {
-            return;
+            return true;
         }
         try (var ignored = metrics.timeCommit()) {
             consumer.commitSync(toCommit, COMMIT_TIMEOUT);
             offsets.committed(toCommit);
             LOGGER.debug("{}Committed {}", logPrefix, toCommit);
+            return true;
         } catch (CommitFailedException | RebalanceInProgressException | RetriableException e) {
             metrics.commitFailed();
             LOGGER.warn(
@@ -526,14 +533,37 @@ final class MirrorStream implements Runnable {
                             + "after a restart or rebalance (duplicates, not loss)",
                     logPrefix,
                     e.toString());
+            return !(e instanceof RebalanceInProgressException);
         }
+    }
+
+    /**
+     * The last commit before the consumer closes. A stop that lands while the group rebalances (a process joining
+     * or leaving at the same moment) finds the consumer unable to commit until the rebalance completes, and closing
+     * then would hand every partition over uncommitted (as lost), to be copied again by its next owner. So the
+     * consumer completes the rebalance first, taking no records (every partition it holds paused; records of a
+     * partition it is newly given are dropped uncommitted, its next owner copies them), and commits again: what it
+     * still holds, and what the rebalance takes away through the revocation callback.
+     */
+    private void commitBeforeClose() {
+        for (int attempt = 0; attempt < REBALANCE_POLLS_BEFORE_CLOSE; attempt++) {
+            if (commit(new ArrayList<>(offsets.tracked()))) {
+                return;
+            }
+            consumer.pause(consumer.assignment());
+            consumer.poll(REBALANCE_POLL_BEFORE_CLOSE);
+        }
+        LOGGER.warn(
+                "{}The group kept rebalancing while this stream stopped; its records since the last commit will be "
+                        + "mirrored again by the partitions' next owners (duplicates, not loss)",
+                logPrefix);
     }
 
     /** Final flush and commit, then close the consumer. Returns the error the stream ends with, if any. */
     private @Nullable Throwable finish(@Nullable Throwable fatal) {
         Throwable result = fatal;
         try {
-            commit(new ArrayList<>(offsets.tracked()));
+            commitBeforeClose();
         } catch (Throwable t) {
             LOGGER.warn(
                     "{}Final commit failed: {}; uncommitted records will be mirrored again", logPrefix, t.toString());

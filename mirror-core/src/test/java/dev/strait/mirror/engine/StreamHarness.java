@@ -12,10 +12,12 @@ import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -71,16 +73,30 @@ final class StreamHarness {
                 topic -> null);
     }
 
-    /** A MockConsumer that keeps the last offset committed per partition, readable after the stream closed it. */
+    /**
+     * A MockConsumer that keeps the last offset committed per partition, readable after the stream closed it, and
+     * can be put in the middle of a rebalance: commits are refused as Kafka's client refuses them then, until the
+     * next poll completes it.
+     */
     static final class RecordingConsumer extends MockConsumer<byte[], byte[]> {
         final Map<TopicPartition, OffsetAndMetadata> lastCommitted = new ConcurrentHashMap<>();
+        volatile boolean rebalancing;
 
         RecordingConsumer() {
             super("earliest");
         }
 
         @Override
+        public synchronized ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
+            rebalancing = false;
+            return super.poll(timeout);
+        }
+
+        @Override
         public synchronized void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets) {
+            if (rebalancing) {
+                throw new RebalanceInProgressException("the group is rebalancing (test)");
+            }
             lastCommitted.putAll(offsets);
             super.commitSync(offsets);
         }

