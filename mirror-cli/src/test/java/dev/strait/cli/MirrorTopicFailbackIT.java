@@ -57,16 +57,9 @@ class MirrorTopicFailbackIT {
                 Admin adminA = admin(a.bootstrapServers());
                 Admin adminB = admin(b.bootstrapServers())) {
             // Given: orders on A, mirrored to B, 400 records copied
-            adminA.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1)))
-                    .all()
-                    .get(30, TimeUnit.SECONDS);
+            createTopic(adminA, 1);
             List<Acked> acked = new ArrayList<>(produce(a.bootstrapServers(), "a-before", 400));
-            adminB.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1)
-                            .configs(Map.of("strait.mirror.source.bootstrap.servers", a.bootstrapServers()))))
-                    .all()
-                    .get(30, TimeUnit.SECONDS);
-            Await.until(
-                    "copied to B", Duration.ofSeconds(60), () -> ends(adminB).equals(ends(adminA)));
+            mirrorOnB(adminA, adminB, a.bootstrapServers());
             Path aToB = config("a-to-b.properties", a.bootstrapServers(), b.bootstrapServers());
             Path bToA = config("b-to-a.properties", b.bootstrapServers(), a.bootstrapServers());
 
@@ -167,16 +160,9 @@ class MirrorTopicFailbackIT {
                 Admin adminA = admin(a.bootstrapServers());
                 Admin adminB = admin(b.bootstrapServers())) {
             // Given: orders on A (three nodes), mirrored to B
-            adminA.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 3)))
-                    .all()
-                    .get(30, TimeUnit.SECONDS);
+            createTopic(adminA, 3);
             List<Acked> acked = new ArrayList<>(produce(a.bootstrapServers(), "a-first", 200));
-            adminB.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1)
-                            .configs(Map.of("strait.mirror.source.bootstrap.servers", a.bootstrapServers()))))
-                    .all()
-                    .get(30, TimeUnit.SECONDS);
-            Await.until(
-                    "copied to B", Duration.ofSeconds(60), () -> ends(adminB).equals(ends(adminA)));
+            mirrorOnB(adminA, adminB, a.bootstrapServers());
 
             // And: partition 0's leader on A dies; its new leader takes writes in a new epoch, B copies them
             int leader = adminA.describeTopics(List.of(TOPIC))
@@ -231,16 +217,9 @@ class MirrorTopicFailbackIT {
                 Admin adminA = admin(a.bootstrapServers());
                 Admin adminB = admin(b.bootstrapServers())) {
             // Given: orders on A, mirrored to B, B promoted
-            adminA.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1)))
-                    .all()
-                    .get(30, TimeUnit.SECONDS);
+            createTopic(adminA, 1);
             produce(a.bootstrapServers(), "a-first", 200);
-            adminB.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1)
-                            .configs(Map.of("strait.mirror.source.bootstrap.servers", a.bootstrapServers()))))
-                    .all()
-                    .get(30, TimeUnit.SECONDS);
-            Await.until(
-                    "copied to B", Duration.ofSeconds(60), () -> ends(adminB).equals(ends(adminA)));
+            mirrorOnB(adminA, adminB, a.bootstrapServers());
             Path aToB = config("a-to-b.properties", a.bootstrapServers(), b.bootstrapServers());
             MirrorProcess.Run failover = MirrorProcess.strait(
                     dir, "failover", "--config", aToB.toString(), "--mirror-topics", TOPIC, "--execute");
@@ -279,6 +258,21 @@ class MirrorTopicFailbackIT {
     }
 
     /** To partition 0, in order: {@code first}, then {@code same} records "same", all at {@code timestamp}. */
+    private static void createTopic(Admin admin, int replicationFactor) throws Exception {
+        admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) replicationFactor)))
+                .all()
+                .get(30, TimeUnit.SECONDS);
+    }
+
+    /** Makes B's topic a mirror of A's and waits until it has copied all of it. */
+    private static void mirrorOnB(Admin adminA, Admin adminB, String aBootstrap) throws Exception {
+        adminB.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1)
+                        .configs(Map.of("strait.mirror.source.bootstrap.servers", aBootstrap))))
+                .all()
+                .get(30, TimeUnit.SECONDS);
+        Await.until("copied to B", Duration.ofSeconds(60), () -> ends(adminB).equals(ends(adminA)));
+    }
+
     private static void produceAt(String bootstrap, long timestamp, String first, int same) throws Exception {
         try (KafkaProducer<String, String> producer = producer(bootstrap)) {
             producer.send(new ProducerRecord<>(TOPIC, 0, timestamp, null, first))
