@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.common.TopicPartition;
@@ -195,7 +196,7 @@ public final class MirrorFetcher implements AutoCloseable {
         MirrorSpec spec = mirrors.get(0).spec();
         String problem;
         try {
-            java.util.Optional<SourceLinks.Source> resolved = links.resolve(spec);
+            Optional<SourceLinks.Source> resolved = links.resolve(spec);
             if (resolved.isPresent()) {
                 SourceCluster source = new SourceCluster(
                         resolved.get().name(),
@@ -425,12 +426,12 @@ public final class MirrorFetcher implements AutoCloseable {
         String sourceTopicId = p.topicId().toString();
         long nowMs = time.milliseconds();
         Recorded cached = lineages.get(mirror.partition());
-        java.util.Optional<MirrorLineage> ours = java.util.Optional.ofNullable(cached)
+        Optional<MirrorLineage> ours = Optional.ofNullable(cached)
                 .filter(c -> c.leaderEpoch() == mirror.leaderEpoch())
                 .map(Recorded::lineage)
                 .filter(l -> l.sourceTopicId().equals(sourceTopicId));
         long verifyAtMs = cached == null ? nowMs : cached.verifyAtMs();
-        java.util.Optional<MirrorLineage> onRecord;
+        Optional<MirrorLineage> onRecord;
         if (ours.isPresent() && nowMs < verifyAtMs) {
             onRecord = ours;
         } else {
@@ -460,7 +461,7 @@ public final class MirrorFetcher implements AutoCloseable {
                     mirror,
                     State.SOURCE_UNREACHABLE,
                     answer.highWatermark(),
-                    "cannot record the source epochs of" + " the copy yet (strait.mirror.source.lineage): " + why(e));
+                    "cannot record the source epochs of the copy yet (strait.mirror.source.lineage): " + why(e));
             return false;
         }
     }

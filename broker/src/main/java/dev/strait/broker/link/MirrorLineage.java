@@ -1,5 +1,7 @@
 package dev.strait.broker.link;
 
+import dev.strait.broker.log.RecordBatchHeader;
+import dev.strait.broker.log.RecordBatches;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,24 +65,25 @@ public record MirrorLineage(String sourceTopicId, long linkStartOffset, List<Epo
     }
 
     /**
-     * The lineage after copying {@code records}: whole v2 batches as fetched, read only for their base offset (bytes
-     * 0-7) and partition leader epoch (bytes 12-15), before the append rewrites the epoch.
+     * The lineage after copying {@code records}: whole v2 batches as fetched, read only for their base offset and
+     * partition leader epoch, before the append rewrites the epoch. Lenient where {@link RecordBatches#split} is
+     * strict: what does not parse is left to the append, which refuses it.
      */
     public MirrorLineage copiedBatches(ByteBuffer records) {
         MirrorLineage lineage = this;
         ByteBuffer batches = records.duplicate();
         int position = batches.position();
-        while (batches.limit() - position >= 17) {
-            long baseOffset = batches.getLong(position);
-            int batchLength = batches.getInt(position + 8);
-            int epoch = batches.getInt(position + 12);
+        while (batches.limit() - position >= RecordBatchHeader.MAGIC_OFFSET + 1) {
+            long baseOffset = batches.getLong(position + RecordBatchHeader.BASE_OFFSET_OFFSET);
+            int batchLength = batches.getInt(position + RecordBatchHeader.BATCH_LENGTH_OFFSET);
+            int epoch = batches.getInt(position + RecordBatchHeader.PARTITION_LEADER_EPOCH_OFFSET);
             if (batchLength <= 0) {
                 break;
             }
             if (epoch >= 0) {
                 lineage = lineage.copied(epoch, baseOffset);
             }
-            position += 12 + batchLength;
+            position += RecordBatchHeader.LOG_OVERHEAD_BYTES + batchLength;
         }
         return lineage;
     }
