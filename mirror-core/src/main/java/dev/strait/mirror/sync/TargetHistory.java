@@ -50,6 +50,13 @@ public final class TargetHistory {
     private int pendingOriginals;
     private static final int ORIGINALS_BATCH = 4_096;
     /**
+     * Every original settled so far, as {@code [target, source, length, feeder]} runs (at most maxSegments; the
+     * oldest go first). A read of the target merges as the truth over its range, but it cannot see an original (a
+     * target record with no provenance): without these, a read that ran while the stream dropped copies would erase
+     * the originals learnt meanwhile, and a group would be moved past the records they stand for.
+     */
+    private final List<long[]> originalRuns = new ArrayList<>();
+    /**
      * Moves when this history knows something that the latest snapshot it saw in the sync topic does not (its own
      * acknowledgements and reads, or a snapshot that lacks them): -1 while everything it holds came from snapshots
      * that hold it all, so a process never writes back what it only merged.
@@ -190,6 +197,7 @@ public final class TargetHistory {
         rebuild(segs);
         for (long[] o : originals) {
             known.add(o[0], o[0] + o[2]);
+            keepOriginalRun(o);
         }
         originals.clear();
         pendingOriginals = 0;
@@ -202,6 +210,57 @@ public final class TargetHistory {
         }
         changed();
         capSize();
+    }
+
+    private void keepOriginalRun(long[] o) {
+        if (!originalRuns.isEmpty()) {
+            long[] last = originalRuns.get(originalRuns.size() - 1);
+            if (last[3] == o[3]
+                    && o[0] == last[0] + last[2]
+                    && o[1] == last[1] + last[2]
+                    && last[2] + o[2] <= Integer.MAX_VALUE) {
+                last[2] += o[2];
+                return;
+            }
+        }
+        originalRuns.add(o.clone());
+        if (originalRuns.size() > maxSegments) {
+            originalRuns.sort((a, b) -> Long.compare(a[0], b[0]));
+            originalRuns.subList(0, originalRuns.size() - maxSegments / 2).clear();
+        }
+    }
+
+    /**
+     * The originals held inside {@code [from, to)}, less the target offsets where {@code facts} found a copy: those
+     * a read of that range keeps (it cannot see them; where it found a copy instead, the copy wins).
+     */
+    private List<long[]> originalsWithin(long from, long to, List<Fact> facts) {
+        List<long[]> inside = new ArrayList<>();
+        for (long[] o : originalRuns) {
+            long a = Math.max(from, o[0]);
+            long b = Math.min(to, o[0] + o[2]);
+            if (a < b) {
+                inside.add(new long[] {a, o[1] + (a - o[0]), b - a, o[3]});
+            }
+        }
+        if (inside.isEmpty() || facts.isEmpty()) {
+            return inside;
+        }
+        long[] at = new long[facts.size()];
+        for (int i = 0; i < at.length; i++) {
+            at[i] = facts.get(i).targetOffset();
+        }
+        Arrays.sort(at);
+        List<long[]> taken = new ArrayList<>();
+        for (long offset : at) {
+            long[] last = taken.isEmpty() ? null : taken.get(taken.size() - 1);
+            if (last != null && offset <= last[1]) {
+                last[1] = Math.max(last[1], offset + 1);
+            } else {
+                taken.add(new long[] {offset, offset + 1});
+            }
+        }
+        return cut(inside, taken);
     }
 
     /** What is held changed in a way the persisted snapshots do not know yet. */
@@ -245,6 +304,7 @@ public final class TargetHistory {
             unfoldFrom(keptBelow(Long.MAX_VALUE, from));
         }
         List<long[]> segs = cut(held(), List.<long[]>of(new long[] {from, to}));
+        segs.addAll(originalsWithin(from, to, facts));
         for (Fact fact : facts) {
             segs.add(new long[] {fact.targetOffset(), fact.sourceOffset(), 1, feederId(fact.source())});
         }
@@ -783,6 +843,14 @@ public final class TargetHistory {
             }
         }
         known.dropBelow(knownFrom);
+        originalRuns.removeIf(o -> o[0] + o[2] <= offset);
+        for (long[] o : originalRuns) {
+            if (o[0] < offset) {
+                o[1] += offset - o[0];
+                o[2] -= offset - o[0];
+                o[0] = offset;
+            }
+        }
         changed();
     }
 
@@ -799,6 +867,7 @@ public final class TargetHistory {
 
     private void clear() {
         originals.clear();
+        originalRuns.clear();
         pendingOriginals = 0;
         size = 0;
         known.clear();

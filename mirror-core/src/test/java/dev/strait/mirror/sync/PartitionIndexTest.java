@@ -162,6 +162,35 @@ class PartitionIndexTest {
     }
 
     @Test
+    void aReadOfTheTargetDoesNotForgetOriginalsLearntWhileItRan() {
+        // The race of ci-25 (317 skipped on a move): the upkeep finds B's 0..1999 unknown and reads them back (B's
+        // own records: no provenance, so no copies), and while it reads, the stream drops A's copies of B's 0..816
+        // and learns their originals. The read must not erase them: a read cannot see an original.
+        TargetHistory h = new TargetHistory(TARGET, 1000);
+        copy(h, A, 0, 1999, 2000);
+        for (long s = 2000; s <= 2816; s++) {
+            h.original(A, s, s - 2000);
+        }
+        h.merge(List.of(), 0, 2000);
+        for (long s = 2817; s <= 3999; s++) {
+            h.original(A, s, s - 2000);
+        }
+        // The same answer as activeActiveOnIdenticalNamesNeverSkipsTheOtherSidesRecords: B's 500, not 817.
+        Translation t = h.index().translate(Map.of(A, 2500L));
+        assertThat(t.offset()).isEqualTo(500);
+        assertThat(t.readAgain()).isEqualTo(2000);
+        // A copy the read found where an original was claimed wins: the original is dropped there only.
+        TargetHistory wrong = new TargetHistory(TARGET, 1000);
+        copy(wrong, A, 0, 1999, 2000);
+        for (long s = 2000; s <= 2099; s++) {
+            wrong.original(A, s, s - 2000);
+        }
+        wrong.merge(List.of(new Fact(50, B, 7)), 0, 2000);
+        assertThat(wrong.index().sources()).containsExactlyInAnyOrder(A, B);
+        assertThat(wrong.index().translate(Map.of(A, 2050L, B, 8L)).offset()).isEqualTo(51);
+    }
+
+    @Test
     void interleavedSourcePartitionsNeverSkipAndCountWhatIsReadAgain() {
         // hash mode: A0 B0 A1 B1 A2 B2 ...
         TargetHistory h = history(new long[][] {{0, 0, 0}, {1, 0, 1}, {0, 1, 2}, {1, 1, 3}, {0, 2, 4}, {1, 2, 5}});
