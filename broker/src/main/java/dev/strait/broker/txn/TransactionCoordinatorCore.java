@@ -438,6 +438,11 @@ public final class TransactionCoordinatorCore {
         return new TreeMap<>(transactions);
     }
 
+    /** The durable value of an id, or null when it has none. */
+    public @Nullable TransactionMetadata current(String transactionalId) {
+        return transactions.get(transactionalId);
+    }
+
     /** The transition pending for an id, if any. */
     public @Nullable TxnTransition pending(String transactionalId) {
         return pending.get(transactionalId);

@@ -3,7 +3,9 @@ package dev.strait.broker.txn;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -43,11 +45,21 @@ public final class TransactionShard {
         }
     }
 
+    /** A decided transaction whose markers are all written: {@code prepared} is the value its completion replaces. */
+    private record OwedCompletion(WriteMarkers markers, TransactionMetadata prepared) {}
+
     private final TransactionCoordinatorCore core;
     private final TransactionLog log;
     private final MarkerSink markers;
     private final long writeTimeoutMs;
     private final Deque<Pending> writes = new ArrayDeque<>();
+    /**
+     * Completions not applied yet, by transactional id. The marker sender reports a round once; if the Complete
+     * record cannot be appended then (the partition refuses appends while its ISR is below min.insync.replicas), the
+     * tick writes it again, or the transaction would stay prepared and every request of its id would answer
+     * CONCURRENT_TRANSACTIONS until the next leader change.
+     */
+    private final Map<String, OwedCompletion> completions = new HashMap<>();
 
     /**
      * @param core a {@link TransactionCoordinatorCore#loaded loaded} core (LOADING); {@link #activate} once what it
@@ -100,6 +112,9 @@ public final class TransactionShard {
         for (TxnTransition expire : core.expireTransactionalIds(nowMs)) {
             write(expire, nowMs, reply -> {});
         }
+        for (OwedCompletion owed : List.copyOf(completions.values())) {
+            tryComplete(owed, nowMs);
+        }
         for (Pending pending : writes) {
             if (!pending.answered && pending.appendedAtMs + writeTimeoutMs <= nowMs) {
                 pending.answered = true;
@@ -111,8 +126,34 @@ public final class TransactionShard {
 
     /** Every marker of a decided transaction was written: complete it (CompleteCommit/CompleteAbort). */
     public void markersWritten(WriteMarkers written, long nowMs) {
+        TransactionMetadata prepared = core.current(written.transactionalId());
+        if (prepared == null
+                || !prepared.state().isPrepared()
+                || prepared.producerId() != written.producerId()
+                || prepared.producerEpoch() != written.producerEpoch()) {
+            return; // the transaction moved on (a round a failover overtook)
+        }
+        OwedCompletion owed = new OwedCompletion(written, prepared);
+        completions.put(written.transactionalId(), owed);
+        tryComplete(owed, nowMs);
+    }
+
+    /**
+     * Writes the completion of {@code owed} unless its transaction moved on (completed, or replaced by a newer value:
+     * forgotten) or a write of its id is under way (the next tick looks again).
+     */
+    private void tryComplete(OwedCompletion owed, long nowMs) {
+        String id = owed.markers().transactionalId();
+        if (!owed.prepared().equals(core.current(id))) {
+            completions.remove(id, owed);
+            return;
+        }
+        if (core.pending(id) != null) {
+            return;
+        }
         complete(
-                core.markersWritten(written.transactionalId(), written.producerId(), written.producerEpoch(), nowMs),
+                core.markersWritten(
+                        id, owed.markers().producerId(), owed.markers().producerEpoch(), nowMs),
                 nowMs,
                 reply -> {});
     }
@@ -145,6 +186,7 @@ public final class TransactionShard {
     /** This node no longer leads the partition: nothing queued applies, and its requesters find the new one. */
     public void resign() {
         core.resign();
+        completions.clear();
         List<Pending> dropped = new ArrayList<>(writes);
         writes.clear();
         for (Pending pending : dropped) {

@@ -112,6 +112,49 @@ class TransactionShardTest {
     }
 
     @Test
+    void aCompletionWhoseAppendFailedIsWrittenAgainByTheTick() {
+        // Given: a decided commit whose markers are all written, while the partition refuses appends (ISR below
+        // min.insync.replicas after a node was killed): the first try to complete it is not written
+        shard.activate();
+        init("t", 0);
+        replicateAll();
+        TxnReply producer = last();
+        shard.complete(
+                shard.core().addPartitions("t", producer.producerId(), producer.producerEpoch(), Set.of(A0), 1),
+                1,
+                replies::add);
+        replicateAll();
+        shard.complete(
+                shard.core().endTxn("t", producer.producerId(), producer.producerEpoch(), true, 2), 2, replies::add);
+        replicateAll();
+        log.failAppends = true;
+        shard.markersWritten(markers.get(0), 3);
+        shard.tick(4);
+        assertThat(shard.core().describe("t").metadata().state()).isEqualTo(TransactionState.PREPARE_COMMIT);
+
+        // When: the partition takes appends again (the old code left the transaction in PrepareCommit for good:
+        // every AddPartitionsToTxn of the id answered CONCURRENT_TRANSACTIONS, and the producer hung)
+        log.failAppends = false;
+        shard.tick(5);
+        replicateAll();
+
+        // Then
+        assertThat(shard.core().describe("t").metadata().state()).isEqualTo(TransactionState.COMPLETE_COMMIT);
+        // and a later transaction of the same producer, decided but not yet marked, is not completed by a stale retry
+        shard.complete(
+                shard.core().addPartitions("t", producer.producerId(), producer.producerEpoch(), Set.of(A0), 6),
+                6,
+                replies::add);
+        replicateAll();
+        shard.complete(
+                shard.core().endTxn("t", producer.producerId(), producer.producerEpoch(), true, 7), 7, replies::add);
+        replicateAll();
+        shard.tick(8);
+        replicateAll();
+        assertThat(shard.core().describe("t").metadata().state()).isEqualTo(TransactionState.PREPARE_COMMIT);
+    }
+
+    @Test
     void aLostLeadershipAnswersNotCoordinatorAndAppliesNothing() {
         // Given
         shard.activate();

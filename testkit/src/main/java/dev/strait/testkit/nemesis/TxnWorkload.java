@@ -105,6 +105,42 @@ public final class TxnWorkload implements AutoCloseable {
         }
     }
 
+    /**
+     * What the coordinator says of a transactional id whose send is stuck, for the anomaly's text (the only part of a
+     * failed run a build's summary shows): which node coordinates it, in what state, over which partitions.
+     */
+    private String coordinatorView(String transactionalId) {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", bootstrap);
+        p.put("request.timeout.ms", "3000");
+        p.put("default.api.timeout.ms", "6000");
+        try (Admin admin = Admin.create(p)) {
+            var d = admin.describeTransactions(List.of(transactionalId))
+                    .description(transactionalId)
+                    .get(8, TimeUnit.SECONDS);
+            return String.format(
+                    java.util.Locale.ROOT,
+                    "coordinator %d says %s, producer %d epoch %d, partitions %s, started %s",
+                    d.coordinatorId(),
+                    d.state(),
+                    d.producerId(),
+                    d.producerEpoch(),
+                    d.topicPartitions(),
+                    d.transactionStartTimeMs().isPresent()
+                            ? (System.currentTimeMillis()
+                                                    - d.transactionStartTimeMs().getAsLong())
+                                            / 1000 + " s ago"
+                            : "never");
+        } catch (ExecutionException e) {
+            return "its coordinator does not describe it: " + Objects.requireNonNullElse(e.getCause(), e);
+        } catch (TimeoutException | RuntimeException e) {
+            return "its coordinator does not describe it: " + e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted while describing it";
+        }
+    }
+
     private Properties producerProps(String transactionalId, int generation) {
         Properties p = Workload.producerProps(bootstrap, transactionalId + "." + generation, spec);
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
@@ -209,16 +245,17 @@ public final class TxnWorkload implements AutoCloseable {
                     history.failed(e);
                     allWritten = false;
                     stuck.add(String.format(
-                            java.util.Locale.ROOT,
-                            "producer %s (generation %d): send of %s to p%d neither acknowledged nor failed %d ms"
-                                    + " after it was sent (delivery.timeout.ms %d) at %.1f s",
-                            tag,
-                            generation,
-                            TxnHistory.value(tag, txn, layout.get(i), i),
-                            layout.get(i),
-                            spec.deliveryTimeoutMs() + 5_000,
-                            spec.deliveryTimeoutMs(),
-                            (System.nanoTime() - events.startNanos()) / 1e9));
+                                    java.util.Locale.ROOT,
+                                    "producer %s (generation %d): send of %s to p%d neither acknowledged nor failed %d ms"
+                                            + " after it was sent (delivery.timeout.ms %d) at %.1f s",
+                                    tag,
+                                    generation,
+                                    TxnHistory.value(tag, txn, layout.get(i), i),
+                                    layout.get(i),
+                                    spec.deliveryTimeoutMs() + 5_000,
+                                    spec.deliveryTimeoutMs(),
+                                    (System.nanoTime() - events.startNanos()) / 1e9)
+                            + "; " + coordinatorView("nemesis-txn-" + tag.substring(1)));
                     events.log("txn producer " + tag + ": " + stuck.peekLast());
                     break;
                 }
