@@ -63,6 +63,24 @@ class TransactionShardTest {
         return replies.get(replies.size() - 1);
     }
 
+    /** AddPartitionsToTxn of A0 for {@code producer}'s id "t", made durable. */
+    private void addA0(TxnReply producer, long nowMs) {
+        shard.complete(
+                shard.core().addPartitions("t", producer.producerId(), producer.producerEpoch(), Set.of(A0), nowMs),
+                nowMs,
+                replies::add);
+        replicateAll();
+    }
+
+    /** EndTxn of "t", made durable (its markers are then owed). */
+    private void end(TxnReply producer, boolean commit, long nowMs) {
+        shard.complete(
+                shard.core().endTxn("t", producer.producerId(), producer.producerEpoch(), commit, nowMs),
+                nowMs,
+                replies::add);
+        replicateAll();
+    }
+
     @Test
     void anAnswerWaitsForTheHighWatermark() {
         // Given
@@ -87,11 +105,7 @@ class TransactionShardTest {
         init("t", 0);
         replicateAll();
         TxnReply producer = last();
-        shard.complete(
-                shard.core().addPartitions("t", producer.producerId(), producer.producerEpoch(), Set.of(A0), 1),
-                1,
-                replies::add);
-        replicateAll();
+        addA0(producer, 1);
         shard.complete(
                 shard.core().endTxn("t", producer.producerId(), producer.producerEpoch(), true, 2), 2, replies::add);
         assertThat(markers).isEmpty();
@@ -119,14 +133,8 @@ class TransactionShardTest {
         init("t", 0);
         replicateAll();
         TxnReply producer = last();
-        shard.complete(
-                shard.core().addPartitions("t", producer.producerId(), producer.producerEpoch(), Set.of(A0), 1),
-                1,
-                replies::add);
-        replicateAll();
-        shard.complete(
-                shard.core().endTxn("t", producer.producerId(), producer.producerEpoch(), true, 2), 2, replies::add);
-        replicateAll();
+        addA0(producer, 1);
+        end(producer, true, 2);
         log.failAppends = true;
         shard.markersWritten(markers.get(0), 3);
         shard.tick(4);
@@ -141,14 +149,8 @@ class TransactionShardTest {
         // Then
         assertThat(shard.core().describe("t").metadata().state()).isEqualTo(TransactionState.COMPLETE_COMMIT);
         // and a later transaction of the same producer, decided but not yet marked, is not completed by a stale retry
-        shard.complete(
-                shard.core().addPartitions("t", producer.producerId(), producer.producerEpoch(), Set.of(A0), 6),
-                6,
-                replies::add);
-        replicateAll();
-        shard.complete(
-                shard.core().endTxn("t", producer.producerId(), producer.producerEpoch(), true, 7), 7, replies::add);
-        replicateAll();
+        addA0(producer, 6);
+        end(producer, true, 7);
         shard.tick(8);
         replicateAll();
         assertThat(shard.core().describe("t").metadata().state()).isEqualTo(TransactionState.PREPARE_COMMIT);
@@ -212,11 +214,7 @@ class TransactionShardTest {
         init("t", 0);
         replicateAll();
         TxnReply producer = last();
-        shard.complete(
-                shard.core().addPartitions("t", producer.producerId(), producer.producerEpoch(), Set.of(A0), 1),
-                1,
-                replies::add);
-        replicateAll();
+        addA0(producer, 1);
 
         // When
         shard.tick(20_000);
@@ -235,14 +233,8 @@ class TransactionShardTest {
         init("t", 0);
         replicateAll();
         TxnReply producer = last();
-        shard.complete(
-                shard.core().addPartitions("t", producer.producerId(), producer.producerEpoch(), Set.of(A0), 1),
-                1,
-                replies::add);
-        replicateAll();
-        shard.complete(
-                shard.core().endTxn("t", producer.producerId(), producer.producerEpoch(), false, 2), 2, replies::add);
-        replicateAll();
+        addA0(producer, 1);
+        end(producer, false, 2);
         List<WriteMarkers> before = new ArrayList<>(markers);
 
         // When
