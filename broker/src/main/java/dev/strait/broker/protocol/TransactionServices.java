@@ -102,7 +102,14 @@ public final class TransactionServices implements AutoCloseable {
                     }
                 }),
                 settings.txn(),
-                producerIds::nextProducerId,
+                () -> {
+                    try {
+                        return producerIds.nextProducerId();
+                    } catch (RuntimeException e) {
+                        throw new TransactionCoordinator.ProducerIdsUnavailableException(
+                                "no producer id from the controller: " + e.getMessage(), e);
+                    }
+                },
                 replicaManager.time(),
                 sender::send,
                 partitions);

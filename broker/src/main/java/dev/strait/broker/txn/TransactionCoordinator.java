@@ -21,6 +21,15 @@ import org.jspecify.annotations.Nullable;
  */
 public final class TransactionCoordinator {
 
+    /** Thrown by the producer id supplier when no producer id can be had now (the controller does not answer). */
+    public static final class ProducerIdsUnavailableException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public ProducerIdsUnavailableException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
     /** Runs a shard's tasks one at a time, in order (the broker: a thread per few shards; tests: the caller). */
     @FunctionalInterface
     public interface Loops {
@@ -244,7 +253,17 @@ public final class TransactionCoordinator {
                 return;
             }
             long now = clock.milliseconds();
-            shard.complete(operation.on(shard.core(), now), now, answer::complete);
+            try {
+                shard.complete(operation.on(shard.core(), now), now, answer::complete);
+            } catch (ProducerIdsUnavailableException e) {
+                // The controller hands out producer ids; while it cannot, the client retries.
+                answer.complete(TxnReply.error(TxnError.COORDINATOR_NOT_AVAILABLE));
+            } catch (RuntimeException e) {
+                // A request left unanswered would be retried by the client for good: it hears an error instead, and
+                // the loop logs the failure.
+                answer.complete(TxnReply.error(TxnError.UNKNOWN_SERVER_ERROR));
+                throw e;
+            }
         });
         return answer;
     }

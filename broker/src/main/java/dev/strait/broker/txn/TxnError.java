@@ -30,5 +30,7 @@ public enum TxnError {
     /** DescribeTransactions: no such transactional id here. */
     TRANSACTIONAL_ID_NOT_FOUND,
     /** A malformed request (an empty transactional id, no partitions). */
-    INVALID_REQUEST
+    INVALID_REQUEST,
+    /** The coordinator failed on the request (a broken invariant, logged on the node): the client reports it. */
+    UNKNOWN_SERVER_ERROR
 }

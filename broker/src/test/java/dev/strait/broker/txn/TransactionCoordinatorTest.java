@@ -82,6 +82,56 @@ class TransactionCoordinatorTest {
         return reply.join();
     }
 
+    /** A node whose loop logs a task's failure and goes on, as the broker's does, with the given producer ids. */
+    private TransactionCoordinator nodeWith(
+            java.util.function.LongSupplier producerIds, List<RuntimeException> failed) {
+        return new TransactionCoordinator(
+                log,
+                log::replay,
+                (shard, task) -> {
+                    try {
+                        task.run();
+                    } catch (RuntimeException e) {
+                        failed.add(e);
+                    }
+                },
+                TxnConfig.DEFAULTS,
+                producerIds,
+                time,
+                markers::add,
+                PARTITIONS);
+    }
+
+    @Test
+    void aRequestTheCoordinatorFailsOnIsAnsweredNotLeftHanging() {
+        // Given: the controller does not answer for producer ids; and, on another node, a broken invariant
+        List<RuntimeException> failures = new ArrayList<>();
+        TransactionCoordinator unanswered = nodeWith(
+                () -> {
+                    throw new TransactionCoordinator.ProducerIdsUnavailableException(
+                            "no answer from the controller", new IllegalStateException());
+                },
+                failures);
+        TransactionCoordinator broken = nodeWith(
+                () -> {
+                    throw new IllegalStateException("a broken invariant");
+                },
+                failures);
+        int partition = unanswered.partitionFor("t");
+        lead(unanswered, partition, 3);
+        lead(broken, partition, 3);
+
+        // When
+        CompletableFuture<TxnReply> retry = unanswered.initProducerId("t", 10_000, null);
+        CompletableFuture<TxnReply> fail = broken.initProducerId("t", 10_000, null);
+
+        // Then: the old code completed neither answer (initTransactions hung); now a retriable error, and an error
+        // the client reports with the failure logged on the node
+        assertThat(retry).isCompletedWithValue(TxnReply.error(TxnError.COORDINATOR_NOT_AVAILABLE));
+        assertThat(fail).isCompletedWithValue(TxnReply.error(TxnError.UNKNOWN_SERVER_ERROR));
+        assertThat(failures).hasSize(1);
+    }
+
     @Test
     void aRequestForAShardThisNodeDoesNotLeadIsNotCoordinator() {
         assertThat(coordinator.initProducerId("t", 10_000, null).join())
