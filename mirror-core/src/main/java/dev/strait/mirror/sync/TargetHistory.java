@@ -246,21 +246,11 @@ public final class TargetHistory {
         if (inside.isEmpty() || facts.isEmpty()) {
             return inside;
         }
-        long[] at = new long[facts.size()];
-        for (int i = 0; i < at.length; i++) {
-            at[i] = facts.get(i).targetOffset();
+        KnownRanges taken = new KnownRanges();
+        for (Fact fact : facts) {
+            taken.add(fact.targetOffset(), fact.targetOffset() + 1);
         }
-        Arrays.sort(at);
-        List<long[]> taken = new ArrayList<>();
-        for (long offset : at) {
-            long[] last = taken.isEmpty() ? null : taken.get(taken.size() - 1);
-            if (last != null && offset <= last[1]) {
-                last[1] = Math.max(last[1], offset + 1);
-            } else {
-                taken.add(new long[] {offset, offset + 1});
-            }
-        }
-        return cut(inside, taken);
+        return cut(inside, taken.all());
     }
 
     /** What is held changed in a way the persisted snapshots do not know yet. */
@@ -843,14 +833,9 @@ public final class TargetHistory {
             }
         }
         known.dropBelow(knownFrom);
-        originalRuns.removeIf(o -> o[0] + o[2] <= offset);
-        for (long[] o : originalRuns) {
-            if (o[0] < offset) {
-                o[1] += offset - o[0];
-                o[2] -= offset - o[0];
-                o[0] = offset;
-            }
-        }
+        List<long[]> keptRuns = cut(originalRuns, List.<long[]>of(new long[] {Long.MIN_VALUE, offset}));
+        originalRuns.clear();
+        originalRuns.addAll(keptRuns);
         changed();
     }
 

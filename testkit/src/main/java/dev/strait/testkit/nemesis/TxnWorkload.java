@@ -17,6 +17,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -111,9 +112,9 @@ public final class TxnWorkload implements AutoCloseable {
      */
     private String coordinatorView(String transactionalId) {
         Properties p = new Properties();
-        p.put("bootstrap.servers", bootstrap);
-        p.put("request.timeout.ms", "3000");
-        p.put("default.api.timeout.ms", "6000");
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "3000");
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "6000");
         try (Admin admin = Admin.create(p)) {
             var d = admin.describeTransactions(List.of(transactionalId))
                     .description(transactionalId)
@@ -195,7 +196,7 @@ public final class TxnWorkload implements AutoCloseable {
                 boolean abort = random.nextInt(100) < ABORT_PERCENT;
                 long txn = number++;
                 txns.begun(producerTag, txn, layout);
-                if (!transact(producer, producerTag, generation - 1, txn, layout, abort)) {
+                if (!transact(producer, transactionalId, producerTag, generation - 1, txn, layout, abort)) {
                     close(producer);
                     producer = null;
                 }
@@ -217,6 +218,7 @@ public final class TxnWorkload implements AutoCloseable {
      */
     private boolean transact(
             KafkaProducer<byte[], byte[]> producer,
+            String transactionalId,
             String tag,
             int generation,
             long txn,
@@ -245,17 +247,17 @@ public final class TxnWorkload implements AutoCloseable {
                     history.failed(e);
                     allWritten = false;
                     stuck.add(String.format(
-                                    java.util.Locale.ROOT,
-                                    "producer %s (generation %d): send of %s to p%d neither acknowledged nor failed %d ms"
-                                            + " after it was sent (delivery.timeout.ms %d) at %.1f s",
-                                    tag,
-                                    generation,
-                                    TxnHistory.value(tag, txn, layout.get(i), i),
-                                    layout.get(i),
-                                    spec.deliveryTimeoutMs() + 5_000,
-                                    spec.deliveryTimeoutMs(),
-                                    (System.nanoTime() - events.startNanos()) / 1e9)
-                            + "; " + coordinatorView("nemesis-txn-" + tag.substring(1)));
+                            java.util.Locale.ROOT,
+                            "producer %s (generation %d): send of %s to p%d neither acknowledged nor failed %d ms"
+                                    + " after it was sent (delivery.timeout.ms %d) at %.1f s; %s",
+                            tag,
+                            generation,
+                            TxnHistory.value(tag, txn, layout.get(i), i),
+                            layout.get(i),
+                            spec.deliveryTimeoutMs() + 5_000,
+                            spec.deliveryTimeoutMs(),
+                            (System.nanoTime() - events.startNanos()) / 1e9,
+                            coordinatorView(transactionalId)));
                     events.log("txn producer " + tag + ": " + stuck.peekLast());
                     break;
                 }
